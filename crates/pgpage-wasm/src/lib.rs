@@ -1,0 +1,1 @@
+//! Bindings only: batch calls over typed arrays into the pgpage core.

@@ -1,0 +1,12 @@
+//! pgpage core: PostgreSQL page checksums, page status as the server decides it, and page
+//! decoding. Pure functions over byte slices: no I/O, no printing, no panics on any input.
+#![cfg_attr(not(test), no_std)]
+
+extern crate alloc;
+
+pub mod checksum;
+pub mod layout;
+pub mod verify;
+
+pub use layout::{Endian, BlockSize};
+pub use verify::{PageStatus, PageVerdict};
