@@ -1,1 +1,131 @@
-//! Bindings only: batch calls over typed arrays into the pgpage core.
+//! Bindings only: batch calls over typed arrays into the pgpage core. Results are copied out
+//! as owned typed arrays, so JS never holds a view of wasm memory across an allocation.
+//! Bad arguments become JS exceptions with a message, never a trap.
+
+use pgpage::checksum::pg_checksum_page;
+use pgpage::verify::{matches_block as core_matches_block, verify_page};
+use pgpage::{BlockSize, Endian, PageStatus, PageVerdict};
+use wasm_bindgen::prelude::*;
+
+fn endian(big_endian: bool) -> Endian {
+    if big_endian {
+        Endian::Big
+    } else {
+        Endian::Little
+    }
+}
+
+fn block_size(bytes: u32) -> Result<BlockSize, JsError> {
+    BlockSize::new(bytes).ok_or_else(|| {
+        JsError::new(&format!(
+            "unsupported block size {bytes}: PostgreSQL allows 1024, 2048, 4096, 8192, 16384 or 32768"
+        ))
+    })
+}
+
+/// The verdicts of consecutive pages, one entry per page in each array.
+#[wasm_bindgen]
+pub struct VerifyBatch {
+    status: Vec<u8>,
+    stored: Vec<u16>,
+    computed: Vec<u16>,
+    fold: Vec<u32>,
+}
+
+#[wasm_bindgen]
+impl VerifyBatch {
+    /// Page status codes (`PageStatus::code`: 0 ok, 1 mismatch, 2 zero, 3 new_not_zero,
+    /// 4 bad_header).
+    #[wasm_bindgen(getter)]
+    pub fn status(&self) -> Vec<u8> {
+        self.status.clone()
+    }
+
+    /// pd_checksum as stored.
+    #[wasm_bindgen(getter)]
+    pub fn stored(&self) -> Vec<u16> {
+        self.stored.clone()
+    }
+
+    /// The checksum PostgreSQL would compute; 0 (never a valid checksum) for new pages,
+    /// whose checksum the server does not compute.
+    #[wasm_bindgen(getter)]
+    pub fn computed(&self) -> Vec<u16> {
+        self.computed.clone()
+    }
+
+    /// pg_checksum_block's fold, for `matches_block`.
+    #[wasm_bindgen(getter)]
+    pub fn fold(&self) -> Vec<u32> {
+        self.fold.clone()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> usize {
+        self.status.len()
+    }
+}
+
+/// Verifies the whole pages in `bytes`; the first one is relation-wide block
+/// `first_abs_block`. Bytes past the last whole page are ignored (the caller reports them).
+#[wasm_bindgen]
+pub fn verify(
+    bytes: &[u8],
+    first_abs_block: u32,
+    block_size_bytes: u32,
+    big_endian: bool,
+) -> Result<VerifyBatch, JsError> {
+    let bs = block_size(block_size_bytes)?;
+    let e = endian(big_endian);
+    let pages = bytes.chunks_exact(bs.len());
+    let n = pages.len();
+    let mut out = VerifyBatch {
+        status: Vec::with_capacity(n),
+        stored: Vec::with_capacity(n),
+        computed: Vec::with_capacity(n),
+        fold: Vec::with_capacity(n),
+    };
+    let mut blkno = first_abs_block;
+    for page in pages {
+        let v = verify_page(page, blkno, e);
+        out.status.push(v.status.code());
+        out.stored.push(v.stored);
+        out.computed.push(v.computed.unwrap_or(0));
+        out.fold.push(v.fold);
+        blkno = blkno.wrapping_add(1);
+    }
+    Ok(out)
+}
+
+/// For a mismatched page (its `fold` and `stored` from `verify`): the block of the same file
+/// whose checksum the page carries, nearest to `own_block`; undefined when none.
+#[wasm_bindgen]
+pub fn matches_block(
+    fold: u32,
+    stored: u16,
+    own_block: u32,
+    file_first_block: u32,
+    file_blocks: u32,
+) -> Option<u32> {
+    let verdict = PageVerdict { status: PageStatus::Mismatch, stored, computed: None, fold };
+    core_matches_block(&verdict, own_block, file_first_block, file_blocks)
+}
+
+/// The block size a page claims in pd_pagesize_version, if PostgreSQL supports it.
+#[wasm_bindgen]
+pub fn detect_block_size(page: &[u8], big_endian: bool) -> Option<u32> {
+    BlockSize::from_page(page, endian(big_endian)).map(BlockSize::bytes)
+}
+
+/// The relation-wide block number of block `block_in_file` of segment `segno`.
+#[wasm_bindgen]
+pub fn absolute_block(block_size_bytes: u32, segno: u32, block_in_file: u32) -> Result<u32, JsError> {
+    Ok(block_size(block_size_bytes)?.absolute_block(segno, block_in_file))
+}
+
+/// pg_checksum_page(page, blkno): for the checksum lab and for tests.
+#[wasm_bindgen]
+pub fn checksum_page(page: &[u8], blkno: u32, big_endian: bool) -> Result<u16, JsError> {
+    block_size(u32::try_from(page.len()).unwrap_or(0))?;
+    Ok(pg_checksum_page(page, blkno, endian(big_endian)))
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the wasm bindings twice with wasm-pack (--target web): web/pkg with simd128 and
+# web/pkg-scalar without, chosen at load time with wasm-feature-detect. Then wasm-opt -O3
+# from Debian's binaryen when present (wasm-pack cannot download its own here).
+# Idempotent: skips a build whose output is newer than every Rust source it depends on.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+newest_src=$(find crates/pgpage crates/pgpage-wasm crates/Cargo.toml crates/Cargo.lock \
+  -type f \( -name '*.rs' -o -name '*.toml' -o -name Cargo.lock \) -printf '%T@\n' | sort -n | tail -1)
+
+build() { # out-dir rustflags
+  local out=$1 flags=$2 wasm="$1/pgpage_wasm_bg.wasm"
+  if [ -f "$wasm" ] && [ -f "$out/pgpage_wasm.js" ] &&
+     awk -v a="$(stat -c %Y "$wasm")" -v b="$newest_src" 'BEGIN{exit !(a>=b)}'; then
+    return 0
+  fi
+  echo "build-wasm: $out (RUSTFLAGS='$flags')" >&2
+  # Separate target dirs so the two flavours do not rebuild each other.
+  RUSTFLAGS="$flags" CARGO_TARGET_DIR="crates/target/wasm-$(basename "$out")" \
+    wasm-pack --log-level warn build crates/pgpage-wasm --target web --release \
+    --no-pack --out-dir "../../$out" >&2
+  if command -v wasm-opt >/dev/null; then
+    local feat=()
+    [[ $flags == *simd128* ]] && feat=(--enable-simd)
+    wasm-opt -O3 "${feat[@]}" --enable-bulk-memory --enable-nontrapping-float-to-int \
+      --enable-sign-ext --enable-mutable-globals "$wasm" -o "$wasm.opt" && mv "$wasm.opt" "$wasm"
+  fi
+  rm -f "$out/.gitignore"
+}
+
+build web/pkg '-C target-feature=+simd128'
+build web/pkg-scalar ''

@@ -1,0 +1,42 @@
+// The app lives in web/; `vite build` writes dist/ (wasm included), `vite preview` serves it.
+// The Content-Security-Policy goes into the built page only: the dev server needs inline
+// scripts for hot reload.
+import react from '@vitejs/plugin-react';
+import { defineConfig, type Plugin } from 'vite';
+
+/** No connection beyond the page's own origin; wasm may compile; workers only from self. */
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "worker-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data: blob:",
+  "style-src 'self' 'unsafe-inline'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+function csp(): Plugin {
+  return {
+    name: 'pgpage-csp',
+    apply: 'build',
+    transformIndexHtml: (html) => html.replace('<!--CSP-->', `<meta http-equiv="Content-Security-Policy" content="${CSP}" />`),
+  };
+}
+
+export default defineConfig({
+  root: 'web',
+  base: './',
+  plugins: [react(), csp()],
+  worker: { format: 'es' },
+  build: {
+    outDir: '../dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    assetsInlineLimit: 0,
+  },
+  preview: { host: '127.0.0.1', port: 4173, strictPort: true },
+  server: { host: '127.0.0.1' },
+});

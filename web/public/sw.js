@@ -1,0 +1,43 @@
+// Offline: the app shell and every same-origin asset it fetched, served cache-first after
+// the first visit. It never touches other origins (the CSP forbids them anyway) and never
+// sees the user's files, which are read with File.slice and not fetched.
+const CACHE = 'pgpage-v1';
+
+self.addEventListener('install', (e) => {
+  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(['./', './index.html', './manifest.webmanifest', './icon.svg'])));
+  self.skipWaiting();
+});
+
+self.addEventListener('activate', (e) => {
+  e.waitUntil(
+    caches
+      .keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+self.addEventListener('fetch', (e) => {
+  const url = new URL(e.request.url);
+  if (e.request.method !== 'GET' || url.origin !== self.location.origin) return;
+  e.respondWith(
+    caches.open(CACHE).then(async (c) => {
+      const key = e.request.mode === 'navigate' ? './index.html' : e.request;
+      // Network first for the page itself so a new build is picked up; cache first otherwise.
+      if (e.request.mode === 'navigate') {
+        try {
+          const r = await fetch(e.request);
+          if (r.ok) await c.put('./index.html', r.clone());
+          return r;
+        } catch {
+          return (await c.match(key)) ?? Response.error();
+        }
+      }
+      const hit = await c.match(key);
+      if (hit) return hit;
+      const r = await fetch(e.request);
+      if (r.ok) await c.put(e.request, r.clone());
+      return r;
+    }),
+  );
+});

@@ -1,0 +1,564 @@
+// The inspector: load files, verify them in a worker, summarise, map, list problems and
+// show one page at a time as an annotated hex dump with decoded panels.
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { PageMap } from './components/PageMap';
+import { PageView } from './components/PageView';
+import { keepFromFolder, newEntry, summaryState, type FileEntry } from './files';
+import { BLOCK_SIZES } from './lib/geometry';
+import { checksumWords } from './lib/messages';
+import { emptyCounts, STATUS_NAMES, STATUS_WORDS, type StatusCounts } from './lib/status';
+import type { FromWorker, ProblemPage, ToWorker } from './worker/protocol';
+import { PENDING } from './components/PageMap';
+
+type Theme = 'auto' | 'light' | 'dark';
+export interface Selection {
+  fileId: number;
+  block: number;
+  offset: number;
+}
+const PROBLEM_PAGE = 1000;
+
+function readHash(): { file: string; block: number; offset: number } | null {
+  const h = new URLSearchParams(location.hash.slice(1));
+  const file = h.get('file');
+  if (!file) return null;
+  return { file, block: Number(h.get('block') ?? 0) || 0, offset: Number(h.get('off') ?? 0) || 0 };
+}
+
+async function entriesFromDrop(items: DataTransferItemList): Promise<{ file: File; path: string; fromFolder: boolean }[]> {
+  const out: { file: File; path: string; fromFolder: boolean }[] = [];
+  const walk = async (entry: FileSystemEntry, fromFolder: boolean): Promise<void> => {
+    if (entry.isFile) {
+      const file = await new Promise<File>((res, rej) => (entry as FileSystemFileEntry).file(res, rej));
+      out.push({ file, path: entry.fullPath.replace(/^\//, ''), fromFolder });
+    } else if (entry.isDirectory) {
+      const reader = (entry as FileSystemDirectoryEntry).createReader();
+      for (;;) {
+        const batch = await new Promise<FileSystemEntry[]>((res, rej) => reader.readEntries(res, rej));
+        if (batch.length === 0) break;
+        for (const e of batch) await walk(e, true);
+      }
+    }
+  };
+  const roots = Array.from(items)
+    .map((i) => i.webkitGetAsEntry?.())
+    .filter((e): e is FileSystemEntry => !!e);
+  for (const r of roots) await walk(r, false);
+  return out;
+}
+
+export function App() {
+  const [files, setFiles] = useState<FileEntry[]>([]);
+  const [, bump] = useReducer((x: number) => x + 1, 0);
+  const [sel, setSel] = useState<Selection | null>(null);
+  const [blockSizeOverride, setBlockSizeOverride] = useState<number | null>(null);
+  const [bigEndian, setBigEndian] = useState(false);
+  const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('pgpage-theme') as Theme) ?? 'auto');
+  const [notice, setNotice] = useState<string | null>(null);
+  const [shownProblems, setShownProblems] = useState(PROBLEM_PAGE);
+  const [dragging, setDragging] = useState(false);
+  const workerRef = useRef<Worker | null>(null);
+  const filesRef = useRef<FileEntry[]>([]);
+  filesRef.current = files;
+  const pendingHash = useRef(readHash());
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    localStorage.setItem('pgpage-theme', theme);
+  }, [theme]);
+
+  const worker = useCallback((): Worker => {
+    if (workerRef.current) return workerRef.current;
+    const w = new Worker(new URL('./worker/verify.worker.ts', import.meta.url), { type: 'module' });
+    w.onmessage = (ev: MessageEvent<FromWorker>) => {
+      const m = ev.data;
+      const f = filesRef.current.find((x) => x.id === m.job);
+      if (!f) return;
+      switch (m.type) {
+        case 'start':
+          f.state = 'running';
+          f.blockSize = m.blockSize;
+          f.blocks = m.blocks;
+          f.trailingBytes = m.trailingBytes;
+          f.trailing = m.trailing;
+          f.statuses = new Uint8Array(m.blocks).fill(PENDING);
+          f.startedAt = performance.now();
+          break;
+        case 'progress':
+          f.statuses.set(m.statuses, m.firstBlock);
+          f.problems = f.problems.concat(m.problems);
+          f.bytesDone = m.bytesDone;
+          break;
+        case 'done':
+          f.state = 'done';
+          f.counts = m.counts;
+          f.checksumsDisabled = m.checksumsDisabled;
+          f.elapsedMs = m.elapsedMs;
+          break;
+        case 'error':
+          f.state = 'error';
+          f.message = m.message;
+          break;
+        case 'cancelled':
+          f.state = 'cancelled';
+          break;
+      }
+      setFiles((prev) => prev.slice());
+      bump();
+    };
+    w.onerror = (e) => {
+      for (const f of filesRef.current) {
+        if (f.state === 'queued' || f.state === 'running') {
+          f.state = 'error';
+          f.message = `the verify worker failed: ${e.message}`;
+        }
+      }
+      setFiles((prev) => prev.slice());
+    };
+    workerRef.current = w;
+    return w;
+  }, []);
+
+  const send = useCallback((m: ToWorker) => worker().postMessage(m), [worker]);
+
+  const start = useCallback(
+    (f: FileEntry) => {
+      f.state = 'queued';
+      f.problems = [];
+      f.counts = emptyCounts();
+      f.message = null;
+      f.bytesDone = 0;
+      f.checksumsDisabled = false;
+      send({ type: 'verify', job: f.id, file: f.file, segment: f.segment, blockSize: blockSizeOverride, bigEndian });
+    },
+    [send, blockSizeOverride, bigEndian],
+  );
+
+  const addFiles = useCallback(
+    (list: { file: File; path: string; fromFolder: boolean }[]) => {
+      const kept = list.filter((x) => !x.fromFolder || keepFromFolder(x.path, x.file.name));
+      const skipped = list.length - kept.length;
+      kept.sort((a, b) => a.path.localeCompare(b.path, undefined, { numeric: true }));
+      const entries = kept.map((x) => newEntry(x.file, x.path));
+      if (entries.length === 0) {
+        setNotice(list.length === 0 ? 'No files were chosen.' : `None of the ${list.length} files is a relation file.`);
+        return;
+      }
+      setNotice(skipped > 0 ? `Skipped ${skipped} files that are not relation files.` : null);
+      setFiles((prev) => [...prev, ...entries]);
+      filesRef.current = [...filesRef.current, ...entries];
+      for (const e of entries) start(e);
+      const h = pendingHash.current;
+      const again = h ? entries.find((e) => e.name === h.file || e.path === h.file) : undefined;
+      if (again && h) {
+        pendingHash.current = null;
+        setSel({ fileId: again.id, block: h.block, offset: h.offset });
+      } else {
+        setSel({ fileId: entries[0].id, block: 0, offset: 0 });
+      }
+    },
+    [start],
+  );
+
+  const rerunAll = useCallback(() => {
+    for (const f of filesRef.current) {
+      send({ type: 'cancel', job: f.id });
+    }
+    // New ids so late messages of the cancelled runs are ignored.
+    const fresh = filesRef.current.map((f) => Object.assign(newEntry(f.file, f.path), { segment: f.segment }));
+    const selName = sel ? filesRef.current.find((f) => f.id === sel.fileId)?.path : undefined;
+    filesRef.current = fresh;
+    setFiles(fresh);
+    for (const f of fresh) start(f);
+    const again = fresh.find((f) => f.path === selName);
+    if (again && sel) setSel({ ...sel, fileId: again.id });
+  }, [send, start, sel]);
+
+  const firstRender = useRef(true);
+  useEffect(() => {
+    if (firstRender.current) {
+      firstRender.current = false;
+      return;
+    }
+    rerunAll();
+    // Re-verify only when the options change.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [blockSizeOverride, bigEndian]);
+
+  const allProblems = useMemo(() => files.flatMap((f) => (f.checksumsDisabled ? [] : f.problems.map((p) => ({ f, p })))), [files]);
+
+  const selFile = sel ? files.find((f) => f.id === sel.fileId) ?? null : null;
+
+  // URL hash keeps file, block and offset.
+  useEffect(() => {
+    if (!sel || !selFile) return;
+    history.replaceState(null, '', `#file=${encodeURIComponent(selFile.path)}&block=${sel.block}&off=${sel.offset}`);
+  }, [sel, selFile]);
+
+  const go = useCallback(
+    (delta: number) => {
+      if (!sel || !selFile) return;
+      const max = Math.max(0, (selFile.blocks || Math.ceil(selFile.file.size / (selFile.blockSize ?? 8192))) - 1);
+      setSel({ ...sel, block: Math.min(max, Math.max(0, sel.block + delta)) });
+    },
+    [sel, selFile],
+  );
+  const goProblem = useCallback(
+    (dir: 1 | -1) => {
+      if (allProblems.length === 0) return;
+      const order = (x: { f: FileEntry; p: ProblemPage }) => [files.indexOf(x.f), x.p.block];
+      const cur = sel && selFile ? [files.indexOf(selFile), sel.block] : [-1, -1];
+      const cmp = (a: number[], b: number[]) => a[0] - b[0] || a[1] - b[1];
+      const pick =
+        dir === 1
+          ? allProblems.find((x) => cmp(order(x), cur) > 0) ?? allProblems[0]
+          : [...allProblems].reverse().find((x) => cmp(order(x), cur) < 0) ?? allProblems[allProblems.length - 1];
+      setSel({ fileId: pick.f.id, block: pick.p.block, offset: 0 });
+    },
+    [allProblems, files, sel, selFile],
+  );
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement;
+      if (t.closest('input, select, textarea')) return;
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'g') {
+        e.preventDefault();
+        const v = prompt('Go to block (or 0x offset in the file):');
+        if (!v || !sel || !selFile) return;
+        const bs = selFile.blockSize ?? 8192;
+        if (/^0x/i.test(v.trim())) {
+          const off = parseInt(v.trim(), 16);
+          if (Number.isFinite(off)) setSel({ ...sel, block: Math.floor(off / bs), offset: off % bs });
+        } else if (/^\d+$/.test(v.trim())) {
+          setSel({ ...sel, block: Number(v.trim()), offset: 0 });
+        }
+        return;
+      }
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === '[') go(-1);
+      else if (e.key === ']') go(1);
+      else if (e.key === 'n') goProblem(1);
+      else if (e.key === 'N') goProblem(-1);
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [go, goProblem, sel, selFile]);
+
+  const state = summaryState(files);
+  const total: StatusCounts = emptyCounts();
+  for (const f of files) for (const s of STATUS_NAMES) total[s] += f.counts[s];
+
+  const onDrop = async (e: React.DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    const list = await entriesFromDrop(e.dataTransfer.items);
+    if (list.length === 0) {
+      addFiles(Array.from(e.dataTransfer.files).map((file) => ({ file, path: file.name, fromFolder: false })));
+    } else addFiles(list);
+  };
+
+  return (
+    <div
+      className={`app${dragging ? ' dragging' : ''}`}
+      onDragOver={(e) => {
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(e) => void onDrop(e)}
+    >
+      <header className="top">
+        <h1>pgpage</h1>
+        <span className="tagline">PostgreSQL page inspector — files stay on this machine</span>
+        <label>
+          Block size{' '}
+          <select value={blockSizeOverride ?? 'auto'} onChange={(e) => setBlockSizeOverride(e.target.value === 'auto' ? null : Number(e.target.value))}>
+            <option value="auto">detect</option>
+            {BLOCK_SIZES.map((b) => (
+              <option key={b} value={b}>
+                {b / 1024} kB
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Byte order{' '}
+          <select value={bigEndian ? 'big' : 'little'} onChange={(e) => setBigEndian(e.target.value === 'big')}>
+            <option value="little">little-endian</option>
+            <option value="big">big-endian</option>
+          </select>
+        </label>
+        <button type="button" onClick={() => setTheme(theme === 'auto' ? 'dark' : theme === 'dark' ? 'light' : 'auto')} aria-label="switch theme">
+          Theme: {theme}
+        </button>
+      </header>
+
+      <section className="dropzone" data-testid="dropzone">
+        <p>
+          Drop relation files (<code>base/16384/16385</code>, <code>16385.2</code>, <code>16385_fsm</code>) or a whole data directory here, or{' '}
+          <label className="button">
+            choose files
+            <input
+              type="file"
+              multiple
+              data-testid="file-input"
+              className="visually-hidden"
+              onChange={(e) => {
+                addFiles(Array.from(e.target.files ?? []).map((file) => ({ file, path: file.name, fromFolder: false })));
+                e.target.value = '';
+              }}
+            />
+          </label>{' '}
+          <label className="button">
+            choose a folder
+            <input
+              type="file"
+              data-testid="folder-input"
+              className="visually-hidden"
+              // @ts-expect-error webkitdirectory is not in React's typings
+              webkitdirectory=""
+              onChange={(e) => {
+                addFiles(Array.from(e.target.files ?? []).map((file) => ({ file, path: file.webkitRelativePath || file.name, fromFolder: true })));
+                e.target.value = '';
+              }}
+            />
+          </label>
+        </p>
+        {notice && <p className="notice" role="status">{notice}</p>}
+      </section>
+
+      <section className="summary" data-testid="summary" data-state={state} aria-live="polite">
+        <h2>Summary</h2>
+        {state === 'idle' && <p>No files yet.</p>}
+        {files.length > 0 && (
+          <table className="files">
+            <thead>
+              <tr>
+                <th>file</th>
+                <th>segment</th>
+                <th>fork</th>
+                <th>block size</th>
+                <th>blocks</th>
+                <th>progress</th>
+                {STATUS_NAMES.map((s) => (
+                  <th key={s} title={STATUS_WORDS[s]}>
+                    {s}
+                  </th>
+                ))}
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {files.map((f) => (
+                <FileRow
+                  key={f.id}
+                  f={f}
+                  selected={selFile?.id === f.id}
+                  onSelect={() => setSel({ fileId: f.id, block: 0, offset: 0 })}
+                  onCancel={() => send({ type: 'cancel', job: f.id })}
+                  onSegment={(seg) => {
+                    send({ type: 'cancel', job: f.id });
+                    const fresh = Object.assign(newEntry(f.file, f.path), { segment: seg });
+                    filesRef.current = filesRef.current.map((x) => (x.id === f.id ? fresh : x));
+                    setFiles(filesRef.current);
+                    start(fresh);
+                    if (sel?.fileId === f.id) setSel({ ...sel, fileId: fresh.id });
+                  }}
+                />
+              ))}
+              {files.length > 1 && (
+                <tr className="total">
+                  <td colSpan={6}>all {files.length} files</td>
+                  {STATUS_NAMES.map((s) => (
+                    <td key={s} data-count={s}>
+                      {total[s]}
+                    </td>
+                  ))}
+                  <td />
+                </tr>
+              )}
+            </tbody>
+          </table>
+        )}
+        {state === 'done' && (
+          <p className="verdict" data-testid="verdict">
+            {allProblems.length === 0
+              ? `No problem pages in ${files.filter((f) => f.state === 'done').length} verified files.`
+              : `${allProblems.length} problem pages: the server would refuse to read them.`}
+          </p>
+        )}
+      </section>
+
+      {selFile && selFile.blocks > 0 && (
+        <section className="map">
+          <h2>Page map of {selFile.path}</h2>
+          <PageMap
+            statuses={selFile.statuses}
+            blocks={selFile.blocks}
+            version={selFile.bytesDone}
+            selected={sel?.block ?? null}
+            checksumsDisabled={selFile.checksumsDisabled}
+            onPick={(block) => sel && setSel({ ...sel, block, offset: 0 })}
+          />
+        </section>
+      )}
+
+      <section className="problems">
+        <h2>Problem pages ({allProblems.length})</h2>
+        {allProblems.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th>file</th>
+                <th>block</th>
+                <th>relation block</th>
+                <th>status</th>
+                <th>stored</th>
+                <th>computed</th>
+                <th>hint</th>
+              </tr>
+            </thead>
+            <tbody>
+              {allProblems.slice(0, shownProblems).map(({ f, p }) => (
+                <tr
+                  key={`${f.id}:${p.block}`}
+                  data-testid="problem"
+                  data-file={f.name}
+                  data-block={p.block}
+                  data-status={p.status}
+                  data-stored={p.stored}
+                  data-computed={p.computed ?? ''}
+                  tabIndex={0}
+                  className={sel?.fileId === f.id && sel.block === p.block ? 'current' : undefined}
+                  onClick={() => setSel({ fileId: f.id, block: p.block, offset: 0 })}
+                  onKeyDown={(e) => e.key === 'Enter' && setSel({ fileId: f.id, block: p.block, offset: 0 })}
+                >
+                  <td>{f.path}</td>
+                  <td>{p.block}</td>
+                  <td>{p.absoluteBlock}</td>
+                  <td>{STATUS_WORDS[p.status]}</td>
+                  <td>{checksumWords(p.stored)}</td>
+                  <td>{p.computed === null ? '—' : checksumWords(p.computed)}</td>
+                  <td>{p.matchesBlock !== null ? `this page's checksum is valid for block ${p.matchesBlock}` : ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {allProblems.length > shownProblems && (
+          <button type="button" onClick={() => setShownProblems(shownProblems + PROBLEM_PAGE)}>
+            Show {Math.min(PROBLEM_PAGE, allProblems.length - shownProblems)} more of {allProblems.length - shownProblems}
+          </button>
+        )}
+      </section>
+
+      {selFile && sel && (
+        <PageView
+          key={selFile.id}
+          entry={selFile}
+          block={sel.block}
+          offset={sel.offset}
+          blockSizeOverride={blockSizeOverride}
+          bigEndian={bigEndian}
+          onOffset={(offset) => setSel({ ...sel, offset })}
+          onBlock={(block) => setSel({ ...sel, block, offset: 0 })}
+        />
+      )}
+      <footer className="keys">
+        Keys: <kbd>[</kbd> <kbd>]</kbd> previous/next page, <kbd>n</kbd>/<kbd>N</kbd> next/previous problem, <kbd>Ctrl</kbd>+<kbd>G</kbd> go to block, arrows in the hex view.
+      </footer>
+    </div>
+  );
+}
+
+function FileRow(p: { f: FileEntry; selected: boolean; onSelect(): void; onCancel(): void; onSegment(seg: number): void }) {
+  const { f } = p;
+  const done = f.state === 'done';
+  const total = f.blocks * (f.blockSize ?? 0);
+  const frac = total > 0 ? f.bytesDone / total : done ? 1 : 0;
+  const secs = (performance.now() - f.startedAt) / 1000;
+  const pagesPerSec = done ? (f.blocks / Math.max(f.elapsedMs, 1)) * 1000 : secs > 0 ? f.bytesDone / (f.blockSize ?? 8192) / secs : 0;
+  const eta = !done && frac > 0 ? (secs * (1 - frac)) / frac : 0;
+  return (
+    <>
+      <tr className={p.selected ? 'current' : undefined} data-testid="file" data-file={f.name} data-state={f.state}>
+        <td>
+          <button type="button" className="link" onClick={p.onSelect}>
+            {f.path}
+          </button>
+        </td>
+        <td>
+          <input
+            type="number"
+            min={0}
+            className="segment"
+            aria-label={`segment number of ${f.name}`}
+            defaultValue={f.segment}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') p.onSegment(Math.max(0, Number((e.target as HTMLInputElement).value) | 0));
+            }}
+            onBlur={(e) => {
+              const v = Math.max(0, Number(e.target.value) | 0);
+              if (v !== f.segment) p.onSegment(v);
+            }}
+          />
+        </td>
+        <td>{f.fork}</td>
+        <td>{f.blockSize ?? '?'}</td>
+        <td>{f.blocks}</td>
+        <td>
+          <progress max={1} value={frac} aria-label="progress" /> {f.state}
+          {f.state === 'running' && pagesPerSec > 0 && ` ${Math.round(pagesPerSec)} pages/s, ${eta.toFixed(1)} s left`}
+          {done && ` in ${(f.elapsedMs / 1000).toFixed(2)} s (${Math.round(pagesPerSec)} pages/s)`}
+        </td>
+        {STATUS_NAMES.map((s) => (
+          <td key={s} data-count={s}>
+            {f.counts[s]}
+          </td>
+        ))}
+        <td>
+          {(f.state === 'running' || f.state === 'queued') && (
+            <button type="button" onClick={p.onCancel}>
+              Cancel
+            </button>
+          )}
+        </td>
+      </tr>
+      {(f.message || f.checksumsDisabled || f.trailingBytes > 0 || !f.rel) && (
+        <tr className="file-messages">
+          <td colSpan={13}>
+            {f.message && (
+              <p className="error" role="alert" data-testid="file-error">
+                {f.name}: {f.message}
+              </p>
+            )}
+            {f.checksumsDisabled && (
+              <p className="warn" data-testid="checksums-disabled">
+                {f.name}: every page stores checksum 0 — data checksums appear to be disabled on this cluster, so its pages cannot be verified.
+              </p>
+            )}
+            {f.trailingBytes > 0 && (
+              <p className="warn" data-testid="trailing">
+                {f.name}: the size is not a whole number of pages: {f.trailingBytes} trailing bytes past block {f.blocks - 1} (a truncated or torn file):{' '}
+                <code>
+                  {Array.from(f.trailing?.subarray(0, 32) ?? [])
+                    .map((b) => b.toString(16).padStart(2, '0'))
+                    .join(' ')}
+                  {f.trailingBytes > 32 ? ' …' : ''}
+                </code>
+              </p>
+            )}
+            {!f.rel && (
+              <p className="warn" data-testid="not-relation-name">
+                {f.name}: not a relation file name (like 16385, 16385.2 or 16385_fsm); segment 0 and the main fork are assumed.
+              </p>
+            )}
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,110 @@
+// An annotated hex dump: offset, 16 bytes a row, ASCII. It knows a data provider and a list
+// of spans (field, role, value, doc), nothing about PostgreSQL. Hover shows the field; the
+// arrow keys move a cursor; bytes of `selectedItem` and of `markedFields` are highlighted.
+import { memo, useMemo, type KeyboardEvent, type MouseEvent } from 'react';
+import { byteToSpan, type Span } from '../lib/spans';
+
+export interface ByteProvider {
+  length: number;
+  /** The bytes start..end (end exclusive). */
+  slice(start: number, end: number): Uint8Array;
+}
+
+export interface HexViewProps {
+  data: ByteProvider;
+  /** File offset of byte 0, for the offset column. */
+  baseOffset: number;
+  spans: Span[];
+  /** Fields to mark loudly (data-mismatch="true"), e.g. a checksum that does not match. */
+  markedFields: ReadonlySet<string>;
+  selectedItem: number | null;
+  cursor: number;
+  onCursor(offset: number): void;
+  onHover(span: Span | null, offset: number | null): void;
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+function HexViewImpl(p: HexViewProps) {
+  const bytes = useMemo(() => p.data.slice(0, p.data.length), [p.data]);
+  const map = useMemo(() => byteToSpan(p.spans, bytes.length), [p.spans, bytes.length]);
+
+  const offsetOf = (e: MouseEvent): number | null => {
+    const t = (e.target as HTMLElement).closest('[data-off]');
+    return t ? Number(t.getAttribute('data-off')) : null;
+  };
+  const onKey = (e: KeyboardEvent) => {
+    const step: Record<string, number> = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -16, ArrowDown: 16, PageUp: -256, PageDown: 256 };
+    const d = step[e.key];
+    if (d === undefined) return;
+    e.preventDefault();
+    const next = Math.min(bytes.length - 1, Math.max(0, p.cursor + d));
+    p.onCursor(next);
+    const s = map[next];
+    p.onHover(s >= 0 ? p.spans[s] : null, next);
+  };
+
+  const rows = [];
+  for (let r = 0; r < bytes.length; r += 16) {
+    const hex = [];
+    const ascii = [];
+    for (let i = r; i < Math.min(r + 16, bytes.length); i++) {
+      const s = map[i] >= 0 ? p.spans[map[i]] : undefined;
+      const b = bytes[i];
+      const cls =
+        `b role-${s?.role ?? 'unknown'}` +
+        (s?.item !== undefined && s.item === p.selectedItem ? ' sel' : '') +
+        (i === p.cursor ? ' cursor' : '') +
+        (s?.flagged ? ' flagged' : '');
+      const marked = s !== undefined && p.markedFields.has(s.field);
+      hex.push(
+        <span
+          key={i}
+          className={cls}
+          data-off={i}
+          data-field={s?.field}
+          data-item={s?.item}
+          data-mismatch={marked ? 'true' : undefined}
+        >
+          {HEX[b]}
+        </span>,
+      );
+      ascii.push(
+        <span key={i} className={cls} data-off={i} data-mismatch={marked ? 'true' : undefined}>
+          {b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.'}
+        </span>,
+      );
+    }
+    rows.push(
+      <div className="hexrow" key={r}>
+        <span className="hexoff">{(p.baseOffset + r).toString(16).padStart(8, '0')}</span>
+        <span className="hexbytes">{hex}</span>
+        <span className="hexascii">{ascii}</span>
+      </div>,
+    );
+  }
+  return (
+    <div
+      className="hexview"
+      data-testid="hexview"
+      tabIndex={0}
+      role="grid"
+      aria-label="hex dump of the page; arrow keys move the cursor"
+      onKeyDown={onKey}
+      onMouseOver={(e) => {
+        const off = offsetOf(e);
+        if (off === null) return;
+        const s = map[off];
+        p.onHover(s >= 0 ? p.spans[s] : null, off);
+      }}
+      onClick={(e) => {
+        const off = offsetOf(e);
+        if (off !== null) p.onCursor(off);
+      }}
+    >
+      {rows}
+    </div>
+  );
+}
+
+export const HexView = memo(HexViewImpl);

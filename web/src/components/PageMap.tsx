@@ -1,0 +1,84 @@
+// One cell per block, coloured by status (with a legend that names each colour and
+// letter), drawn on a canvas so a million-block file is still one element. Click jumps.
+import { useEffect, useRef } from 'react';
+import { STATUS_LETTER, STATUS_NAMES, STATUS_WORDS } from '../lib/status';
+
+const PENDING = 255;
+
+export interface PageMapProps {
+  statuses: Uint8Array;
+  blocks: number;
+  version: number;
+  selected: number | null;
+  checksumsDisabled: boolean;
+  onPick(block: number): void;
+}
+
+function colours(el: HTMLElement): string[] {
+  const css = getComputedStyle(el);
+  return STATUS_NAMES.map((s) => css.getPropertyValue(`--status-${s}`).trim() || '#888');
+}
+
+export function cellSize(blocks: number, width: number): number {
+  const target = 360 * width;
+  return Math.max(2, Math.min(14, Math.floor(Math.sqrt(target / Math.max(1, blocks)))));
+}
+
+export function PageMap(p: PageMapProps) {
+  const ref = useRef<HTMLCanvasElement>(null);
+  const width = 640;
+  const cell = cellSize(p.blocks, width);
+  const cols = Math.max(1, Math.floor(width / cell));
+  const rows = Math.max(1, Math.ceil(p.blocks / cols));
+
+  useEffect(() => {
+    const c = ref.current;
+    if (!c) return;
+    const ctx = c.getContext('2d');
+    if (!ctx) return;
+    const pal = colours(c);
+    const pending = getComputedStyle(c).getPropertyValue('--status-pending').trim() || '#ccc';
+    const disabled = getComputedStyle(c).getPropertyValue('--status-disabled').trim() || '#999';
+    ctx.clearRect(0, 0, c.width, c.height);
+    const gap = cell > 3 ? 1 : 0;
+    for (let b = 0; b < p.blocks; b++) {
+      const code = b < p.statuses.length ? p.statuses[b] : PENDING;
+      ctx.fillStyle = code === PENDING ? pending : p.checksumsDisabled && code === 1 ? disabled : (pal[code] ?? '#888');
+      ctx.fillRect((b % cols) * cell, Math.floor(b / cols) * cell, cell - gap, cell - gap);
+    }
+    if (p.selected !== null && p.selected < p.blocks) {
+      ctx.strokeStyle = getComputedStyle(c).getPropertyValue('--fg').trim() || '#000';
+      ctx.lineWidth = 2;
+      ctx.strokeRect((p.selected % cols) * cell - 1, Math.floor(p.selected / cols) * cell - 1, cell + 1, cell + 1);
+    }
+  }, [p.statuses, p.blocks, p.version, p.selected, p.checksumsDisabled, cell, cols]);
+
+  return (
+    <figure className="pagemap">
+      <canvas
+        ref={ref}
+        data-testid="pagemap"
+        width={cols * cell}
+        height={rows * cell}
+        aria-label={`page map of ${p.blocks} blocks`}
+        onClick={(e) => {
+          const r = e.currentTarget.getBoundingClientRect();
+          const b = Math.floor((e.clientY - r.top) / cell) * cols + Math.floor((e.clientX - r.left) / cell);
+          if (b >= 0 && b < p.blocks) p.onPick(b);
+        }}
+      />
+      <figcaption className="legend">
+        {STATUS_NAMES.map((s) => (
+          <span key={s} className="legend-item">
+            <span className={`swatch status-${s}`}>{STATUS_LETTER[s]}</span> {STATUS_WORDS[s]}
+          </span>
+        ))}
+        <span className="legend-item">
+          <span className="swatch status-pending">?</span> not yet verified
+        </span>
+      </figcaption>
+    </figure>
+  );
+}
+
+export { PENDING };

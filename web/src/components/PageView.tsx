@@ -1,0 +1,286 @@
+// One page: its verdict (recomputed here from the bytes), copy buttons with PostgreSQL's own
+// wording, the annotated hex dump and the decoded panels with pageinspect's names.
+import { useEffect, useMemo, useState } from 'react';
+import type { FileEntry } from '../files';
+import { detectBlockSize, HEAD_BYTES } from '../lib/geometry';
+import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
+import { decodePage, type Span } from '../lib/spans';
+import { STATUS_WORDS, statusName, type StatusName } from '../lib/status';
+import { loadWasm } from '../wasm';
+import { HexView, type ByteProvider } from './HexView';
+
+interface Loaded {
+  block: number;
+  bytes: Uint8Array;
+  blockSize: number;
+  status: StatusName;
+  stored: number;
+  computed: number | null;
+  absoluteBlock: number;
+  matchesBlock: number | null;
+}
+
+export interface PageViewProps {
+  entry: FileEntry;
+  block: number;
+  offset: number;
+  blockSizeOverride: number | null;
+  bigEndian: boolean;
+  onOffset(offset: number): void;
+  onBlock(block: number): void;
+}
+
+async function copy(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const ta = document.createElement('textarea');
+    ta.value = text;
+    document.body.append(ta);
+    ta.select();
+    const ok = document.execCommand('copy');
+    ta.remove();
+    return ok;
+  }
+}
+
+export function PageView(p: PageViewProps) {
+  const { entry } = p;
+  const [page, setPage] = useState<Loaded | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [hover, setHover] = useState<{ span: Span | null; off: number | null }>({ span: null, off: null });
+  const [item, setItem] = useState<number | null>(null);
+  const [copied, setCopied] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    void (async () => {
+      try {
+        const file = entry.file;
+        if (file.size === 0) throw new Error('empty file');
+        let bs = p.blockSizeOverride ?? entry.blockSize;
+        if (bs === null) {
+          const d = detectBlockSize(new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer()), !p.bigEndian);
+          bs = d.blockSize ?? 8192;
+        }
+        const blocks = Math.floor(file.size / bs);
+        if (blocks === 0) throw new Error(`the file is shorter than one ${bs}-byte page`);
+        const block = Math.min(p.block, blocks - 1);
+        const [buf, wasm] = await Promise.all([file.slice(block * bs, (block + 1) * bs).arrayBuffer(), loadWasm()]);
+        const bytes = new Uint8Array(buf);
+        const absoluteBlock = wasm.absolute_block(bs, entry.segment, block);
+        const v = wasm.verify(bytes, absoluteBlock, bs, p.bigEndian);
+        const status = statusName(v.status[0]);
+        const stored = v.stored[0];
+        const computed = status === 'zero' || status === 'new_not_zero' ? null : v.computed[0];
+        const fold = v.fold[0];
+        v.free();
+        const first = wasm.absolute_block(bs, entry.segment, 0);
+        const matchesBlock = status === 'mismatch' ? wasm.matches_block(fold, stored, block, first, blocks) ?? null : null;
+        if (live) {
+          setPage({ block, bytes, blockSize: bs, status, stored, computed, absoluteBlock, matchesBlock });
+          setError(null);
+        }
+      } catch (e) {
+        if (live) setError(e instanceof Error ? e.message : String(e));
+      }
+    })();
+    return () => {
+      live = false;
+    };
+  }, [entry, p.block, p.blockSizeOverride, p.bigEndian]);
+
+  const decoded = useMemo(() => (page ? decodePage(page.bytes, !p.bigEndian, entry.fork) : null), [page, p.bigEndian, entry.fork]);
+  const provider: ByteProvider | null = useMemo(
+    () => (page ? { length: page.bytes.length, slice: (s: number, e: number) => page.bytes.subarray(s, e) } : null),
+    [page],
+  );
+  const marked = useMemo(
+    () => new Set<string>(page && page.computed !== null && page.computed !== page.stored ? ['pd_checksum'] : []),
+    [page],
+  );
+
+  if (error) {
+    return (
+      <section className="page" data-testid="page-view">
+        <p className="error" role="alert">
+          {entry.name}, block {p.block}: {error}
+        </p>
+      </section>
+    );
+  }
+  if (!page || !decoded || !provider) return <section className="page" data-testid="page-view" data-state="loading" />;
+
+  const problem = page.status !== 'ok' && page.status !== 'zero';
+  const relpath = relpathOf(entry.relDir, entry.rel?.relfilenode ?? 0, entry.fork);
+  const doCopy = (what: string, text: string) => void copy(text).then((ok) => setCopied(ok ? what : `could not copy ${what}`));
+  const fileOffset = page.block * page.blockSize;
+
+  return (
+    <section className="page" data-testid="page-view" data-file={entry.name} data-block={page.block} data-status={page.status}>
+      <h2>
+        {entry.path}, block {page.block}{' '}
+        <small>
+          (relation block {page.absoluteBlock}, file offset {fileOffset} = 0x{fileOffset.toString(16)})
+        </small>
+      </h2>
+      <nav className="pagenav">
+        <button type="button" onClick={() => p.onBlock(Math.max(0, page.block - 1))} aria-label="previous page">
+          [ previous
+        </button>
+        <button type="button" onClick={() => p.onBlock(page.block + 1)} aria-label="next page">
+          next ]
+        </button>
+      </nav>
+      <p className={`verdict status-text-${page.status}`} data-testid="page-verdict">
+        <strong>{STATUS_WORDS[page.status]}</strong>: stored {checksumWords(page.stored)}
+        {page.computed !== null && <>, computed {checksumWords(page.computed)}</>}
+        {page.matchesBlock !== null && <>. This page's checksum is valid for block {page.matchesBlock}: a misplaced page?</>}
+      </p>
+      {decoded.problems.length > 0 && (
+        <ul className="warn">
+          {decoded.problems.map((m) => (
+            <li key={m}>{m}</li>
+          ))}
+        </ul>
+      )}
+      <div className="copy">
+        Copy:{' '}
+        {problem && page.status === 'mismatch' && page.computed !== null && (
+          <button type="button" onClick={() => doCopy('pg_checksums line', pgChecksumsLine(entry.path, page.block, page.computed!, page.stored))}>
+            pg_checksums line
+          </button>
+        )}
+        {problem && (
+          <button type="button" onClick={() => doCopy('server messages', serverLines(relpath, page.absoluteBlock, page.status, page.computed, page.stored))}>
+            server WARNING/ERROR
+          </button>
+        )}
+        {problem && page.status === 'mismatch' && page.computed !== null && (
+          <button type="button" onClick={() => doCopy('pg_basebackup line', pgBasebackupLine(relpath + (entry.segment ? `.${entry.segment}` : ''), page.block, page.computed!, page.stored))}>
+            pg_basebackup line
+          </button>
+        )}
+        <button type="button" onClick={() => doCopy('hexdump -C', hexdumpC(page.bytes, fileOffset))}>
+          page as hexdump -C
+        </button>
+        {copied && (
+          <span role="status" data-testid="copied">
+            {' '}
+            copied {copied}
+          </span>
+        )}
+      </div>
+      <p className="hover" data-testid="hover" aria-live="polite">
+        {hover.off !== null && (
+          <>
+            offset {hover.off} (0x{hover.off.toString(16)}): {hover.span ? <><code>{hover.span.field}</code> = {hover.span.value} — {hover.span.doc}</> : 'no field'}
+          </>
+        )}
+      </p>
+      <div className="pagebody">
+        <HexView
+          data={provider}
+          baseOffset={fileOffset}
+          spans={decoded.spans}
+          markedFields={marked}
+          selectedItem={item}
+          cursor={p.offset}
+          onCursor={(off) => {
+            p.onOffset(off);
+            const s = decoded.spans.find((x) => off >= x.start && off < x.start + x.len);
+            if (s?.item !== undefined) setItem(s.item);
+          }}
+          onHover={(span, off) => setHover({ span, off })}
+        />
+        <div className="panels">
+          <h3>Page header ({decoded.kind} page)</h3>
+          <table data-testid="header-panel">
+            <tbody>
+              {Object.entries(decoded.header).map(([k, v]) => (
+                <tr key={k} className={k === 'pd_checksum' && marked.size > 0 ? 'mismatch' : undefined}>
+                  <th>{k}</th>
+                  <td>
+                    {v}
+                    {k === 'pd_checksum' && marked.size > 0 && ` ≠ computed ${page.computed}`}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {decoded.linePointers.length > 0 && (
+            <>
+              <h3>Line pointers ({decoded.linePointers.length})</h3>
+              <table data-testid="lp-panel">
+                <thead>
+                  <tr>
+                    <th>lp</th>
+                    <th>lp_off</th>
+                    <th>lp_flags</th>
+                    <th>lp_len</th>
+                    {decoded.kind === 'heap' && (
+                      <>
+                        <th>t_xmin</th>
+                        <th>t_xmax</th>
+                        <th>t_ctid</th>
+                        <th>t_infomask2</th>
+                        <th>t_infomask</th>
+                        <th>t_hoff</th>
+                      </>
+                    )}
+                  </tr>
+                </thead>
+                <tbody>
+                  {decoded.linePointers.map((lp) => {
+                    const t = decoded.tuples.find((x) => x.lp === lp.lp)?.fields ?? {};
+                    return (
+                      <tr
+                        key={lp.lp}
+                        data-lp={lp.lp}
+                        tabIndex={0}
+                        className={(item === lp.lp ? 'sel' : '') + (lp.flagged ? ' flagged' : '')}
+                        onClick={() => setItem(lp.lp)}
+                        onKeyDown={(e) => e.key === 'Enter' && setItem(lp.lp)}
+                      >
+                        <td>{lp.lp}</td>
+                        <td>{lp.lp_off}</td>
+                        <td>{lp.lp_flags}</td>
+                        <td>{lp.lp_len}</td>
+                        {decoded.kind === 'heap' && (
+                          <>
+                            <td>{t.t_xmin ?? ''}</td>
+                            <td>{t.t_xmax ?? ''}</td>
+                            <td>{t.t_ctid ?? ''}</td>
+                            <td>{t.t_infomask2 ?? ''}</td>
+                            <td>{t.t_infomask ?? ''}</td>
+                            <td>{t.t_hoff ?? ''}</td>
+                          </>
+                        )}
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </>
+          )}
+          {Object.keys(decoded.special).length > 0 && (
+            <>
+              <h3>Special space</h3>
+              <table data-testid="special-panel">
+                <tbody>
+                  {Object.entries(decoded.special).map(([k, v]) => (
+                    <tr key={k}>
+                      <th>{k}</th>
+                      <td>{v}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
