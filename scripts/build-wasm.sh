@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the wasm bindings twice with wasm-pack (--target web): web/pkg with simd128 and
 # web/pkg-scalar without, chosen at load time with wasm-feature-detect. Then wasm-opt -O3
-# from Debian's binaryen when present (wasm-pack cannot download its own here).
+# from binaryen when a recent one is present (wasm-pack cannot download its own here).
 # Idempotent: skips a build whose output is newer than every Rust source it depends on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +21,10 @@ build() { # out-dir rustflags
   RUSTFLAGS="$flags" CARGO_TARGET_DIR="crates/target/wasm-$(basename "$out")" \
     wasm-pack --log-level warn build crates/pgpage-wasm --target web --release \
     --no-pack --out-dir "../../$out" >&2
-  if command -v wasm-opt >/dev/null; then
+  # binaryen before 116 rewrites wasm-bindgen's externref table as anyref, which V8 rejects.
+  local wo_version
+  wo_version=$(wasm-opt --version 2>/dev/null | sed -n 's/^wasm-opt version \([0-9]*\).*/\1/p')
+  if [ "${wo_version:-0}" -ge 116 ]; then
     local feat=()
     [[ $flags == *simd128* ]] && feat=(--enable-simd)
     wasm-opt -O3 "${feat[@]}" --enable-bulk-memory --enable-nontrapping-float-to-int \

@@ -1,0 +1,143 @@
+// The wasm bindings under Node, both builds (simd128 and scalar), against the independent
+// checksum oracle and, on a real cluster, against pageinspect's page_checksum().
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cluster, rawPage } from '../pg/cluster';
+import { damagedFile, heapPage, oracleStatus, pgChecksumPage, rng, seal } from '../oracle/pgchecksum';
+
+type Wasm = typeof import('../../web/pkg/pgpage_wasm.js');
+const STATUS = ['ok', 'mismatch', 'zero', 'new_not_zero', 'bad_header'];
+
+async function load(dir: string): Promise<Wasm> {
+  const mod: Wasm = await import(`../../web/${dir}/pgpage_wasm.js`);
+  mod.initSync({ module: readFileSync(join(__dirname, `../../web/${dir}/pgpage_wasm_bg.wasm`)) });
+  return mod;
+}
+
+function verifyAll(w: Wasm, bytes: Uint8Array, firstAbs: number, bs: number) {
+  const r = w.verify(bytes, firstAbs, bs, false);
+  const out = Array.from(r.status, (s, i) => ({
+    block: i,
+    status: STATUS[s],
+    stored: r.stored[i],
+    computed: STATUS[s] === 'zero' || STATUS[s] === 'new_not_zero' ? null : r.computed[i],
+    fold: r.fold[i],
+  }));
+  r.free();
+  return out;
+}
+
+for (const build of ['pkg', 'pkg-scalar']) {
+  describe(`wasm bindings (${build})`, () => {
+    let w: Wasm;
+    beforeAll(async () => {
+      w = await load(build);
+    });
+
+    it('agrees with the oracle on every damage kind, block sizes and segments', () => {
+      for (const bs of [1024, 8192, 32768]) {
+        for (const segment of [0, 2]) {
+          const f = damagedFile(9, segment, bs, bs + segment);
+          const first = w.absolute_block(bs, segment, 0);
+          expect(first).toBe(segment * ((1 << 30) / bs));
+          const got = verifyAll(w, f.bytes, first, bs).map(({ fold: _f, ...rest }) => rest);
+          expect(got).toEqual(f.expected);
+          expect(new Set(got.map((g) => g.status))).toEqual(new Set(STATUS));
+        }
+      }
+    });
+
+    it('names the block a swapped page belongs to', () => {
+      const f = damagedFile(9, 2);
+      const first = w.absolute_block(8192, 2, 0);
+      const got = verifyAll(w, f.bytes, first, 8192);
+      expect(got[5].status).toBe('mismatch');
+      expect(w.matches_block(got[5].fold, got[5].stored, 5, first, 9)).toBe(6);
+      expect(w.matches_block(got[6].fold, got[6].stored, 6, first, 9)).toBe(5);
+      // A bit flip makes a checksum that belongs nowhere in a short file (as a rule).
+      const m = w.matches_block(got[1].fold, got[1].stored, 1, first, 9);
+      if (m !== undefined) expect(pgChecksumPage(f.bytes.subarray(8192, 16384), first + m)).toBe(got[1].stored);
+    });
+
+    it('matches the oracle on random pages and random block numbers', () => {
+      const rand = rng(7);
+      for (let i = 0; i < 300; i++) {
+        const page = heapPage(8192, 1 + (i % 40), rand);
+        for (let k = 0; k < 50; k++) page[Math.floor(rand() * 8192)] = Math.floor(rand() * 256);
+        new DataView(page.buffer).setUint16(14, 1000 + (i % 7000), true); // not new
+        const blkno = Math.floor(rand() * 0xffffffff);
+        expect(w.checksum_page(page, blkno, false)).toBe(pgChecksumPage(page, blkno));
+        seal(page, blkno);
+        const [v] = verifyAll(w, page, blkno, 8192);
+        expect(v.status).toBe(oracleStatus(page, blkno).status);
+      }
+    });
+
+    it('ignores a partial trailing page and detects the block size', () => {
+      const f = damagedFile(3, 0, 4096);
+      const torn = new Uint8Array(f.bytes.length + 100);
+      torn.set(f.bytes);
+      expect(verifyAll(w, torn, 0, 4096)).toHaveLength(3);
+      expect(w.detect_block_size(f.bytes.subarray(0, 4096), false)).toBe(4096);
+      expect(w.detect_block_size(new Uint8Array(10), false)).toBeUndefined();
+    });
+
+    it('throws a JS error with a message on a bad block size, and never traps on garbage', () => {
+      expect(() => w.verify(new Uint8Array(8192), 0, 3000, false)).toThrow(/unsupported block size 3000/);
+      expect(() => w.checksum_page(new Uint8Array(100), 0, false)).toThrow(/block size/);
+      const rand = rng(99);
+      for (const n of [0, 1, 23, 24, 8191, 8193, 3 * 8192 + 5]) {
+        const junk = Uint8Array.from({ length: n }, () => Math.floor(rand() * 256));
+        expect(verifyAll(w, junk, 0xfffffff0, 8192)).toHaveLength(Math.floor(n / 8192));
+        w.detect_block_size(junk, true);
+      }
+    });
+  });
+}
+
+describe('wasm bindings against a real PostgreSQL 15', () => {
+  let c: Cluster;
+  beforeAll(() => {
+    c = Cluster.create('pgpage-wasm');
+    c.sql(`create extension pageinspect;
+      create table t (id int primary key, v text);
+      insert into t select g, repeat(md5(g::text), 1 + g % 7) from generate_series(1, 6000) g;
+      update t set v = 'x' where id % 10 = 0;
+      delete from t where id % 13 = 0;
+      vacuum t;
+      create index t_v on t using hash (v);
+      checkpoint;`);
+  }, 120_000);
+  afterAll(() => c?.destroy());
+
+  it('every page of heap, btree, hash, fsm and vm files checks as page_checksum() says', async () => {
+    const w = await load('pkg');
+    let pages = 0;
+    for (const rel of ['t', 't_pkey', 't_v']) {
+      for (const fork of ['', '_fsm', '_vm']) {
+        const path = c.relationPath(rel) + fork;
+        let bytes: Uint8Array;
+        try {
+          bytes = new Uint8Array(readFileSync(path));
+        } catch {
+          continue; // indexes have no vm fork
+        }
+        const blocks = bytes.length / 8192;
+        const got = verifyAll(w, bytes, 0, 8192);
+        const want = c.rows<{ b: number; c: number; s: number }>(
+          `select b, page_checksum(${rawPage(path, 0).replace('0::bigint', 'b::bigint')}, b) as c,
+                  (page_header(${rawPage(path, 0).replace('0::bigint', 'b::bigint')})).checksum as s
+             from generate_series(0, ${blocks - 1}) b`,
+        );
+        for (const r of want) {
+          expect(got[r.b].stored, `${rel}${fork} block ${r.b}`).toBe(r.s & 0xffff);
+          if (got[r.b].status !== 'zero') expect(got[r.b].computed, `${rel}${fork} block ${r.b}`).toBe(r.c & 0xffff);
+          expect(got[r.b].status).toBe('ok');
+        }
+        pages += blocks;
+      }
+    }
+    expect(pages).toBeGreaterThan(100);
+  });
+});
