@@ -1,0 +1,26 @@
+// Browser tests: the built app (dist/, `npm run build`) served by `vite preview` on loopback,
+// driven in Debian's chromium. Never downloads a browser.
+import { defineConfig } from '@playwright/test';
+
+const port = Number(process.env.PGPAGE_PORT ?? 4317);
+
+export default defineConfig({
+  testDir: 'tests/browser',
+  timeout: 120_000,
+  workers: 1,
+  reporter: [['list']],
+  use: {
+    baseURL: `http://127.0.0.1:${port}/`,
+    headless: true,
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    },
+  },
+  webServer: {
+    command: `npx vite preview --host 127.0.0.1 --port ${port} --strictPort`,
+    url: `http://127.0.0.1:${port}/`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+  },
+});

@@ -1,0 +1,181 @@
+// What a user does: choose relation files, read the summary and the problem list, click a
+// problem and see the marked checksum bytes, move with the keyboard, copy PostgreSQL's
+// lines, meet bad input, reload offline; and nothing is ever sent to another origin.
+import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { pgChecksumPage } from '../oracle/pgchecksum';
+import { checksumless, clean, damaged, makeDir, problemsOf, write, type Made } from './files';
+
+const dir = makeDir();
+const seg0 = damaged(dir, '16385', 12, 0, 1);
+const seg2 = damaged(dir, '16385.2', 9, 2, 2);
+const good = clean(dir, '16390', 20);
+
+function trackRequests(page: Page, baseURL: string): string[] {
+  const foreign: string[] = [];
+  const origin = new URL(baseURL).origin;
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.protocol === 'data:' || u.protocol === 'blob:') return;
+    if (u.origin !== origin || r.postData() !== null) foreign.push(`${r.method()} ${r.url()}`);
+  });
+  return foreign;
+}
+
+async function choose(page: Page, files: Made[]): Promise<void> {
+  await page.locator('[data-testid=file-input]').setInputFiles(files.map((f) => f.path));
+}
+
+test('problem rows equal the expected verdicts, clicking shows the marked checksum bytes', async ({ page, baseURL }) => {
+  const foreign = trackRequests(page, baseURL!);
+  await page.goto('/');
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'idle');
+  await choose(page, [seg0, seg2, good]);
+  // Block 0 of the first file shows at once.
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '0');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16385');
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+
+  const want = [seg0, seg2, good].flatMap((f) =>
+    problemsOf(f).map((e) => ({ file: f.name, block: String(e.block), status: e.status, stored: String(e.stored), computed: e.computed === null ? '' : String(e.computed) })),
+  );
+  expect(want.length).toBe(10);
+  const rows = await page.getByTestId('problem').evaluateAll((els) =>
+    els.map((e) => ({ file: e.dataset.file, block: e.dataset.block, status: e.dataset.status, stored: e.dataset.stored, computed: e.dataset.computed })),
+  );
+  expect(rows).toEqual(want);
+
+  // The swapped pages name each other.
+  await expect(page.locator('[data-testid=problem][data-file="16385.2"][data-block="5"]')).toContainText('valid for block 6');
+
+  const mismatch = page.locator('[data-testid=problem][data-file="16385"][data-block="1"]');
+  await mismatch.click();
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '1');
+  const marked = page.locator('[data-testid=hexview] [data-field=pd_checksum][data-mismatch=true]');
+  await expect(marked).toHaveCount(2);
+  const stored = seg0.expected[1].stored;
+  await expect(marked.nth(0)).toHaveText((stored & 0xff).toString(16).padStart(2, '0'));
+  await expect(marked.nth(1)).toHaveText((stored >> 8).toString(16).padStart(2, '0'));
+
+  // An ok page has the bytes named but not marked.
+  await page.locator('[data-testid=file][data-file="16390"] button.link').click();
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16390');
+  await expect(page.locator('[data-testid=hexview] [data-field=pd_checksum]')).toHaveCount(2);
+  await expect(page.locator('[data-testid=hexview] [data-mismatch=true]')).toHaveCount(0);
+  await expect(page.locator('[data-testid=hexview] [data-field=pd_lower]')).toHaveCount(2);
+
+  expect(foreign).toEqual([]);
+  await expect(page.locator('meta[http-equiv=Content-Security-Policy]')).toHaveAttribute('content', /connect-src 'self'/);
+});
+
+test('keyboard: [ ] move by page, n N by problem', async ({ page }) => {
+  await page.goto('/');
+  await choose(page, [seg0]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  const view = page.getByTestId('page-view');
+  await expect(view).toHaveAttribute('data-block', '0');
+  await page.keyboard.press(']');
+  await expect(view).toHaveAttribute('data-block', '1');
+  await page.keyboard.press(']');
+  await expect(view).toHaveAttribute('data-block', '2');
+  await page.keyboard.press('[');
+  await expect(view).toHaveAttribute('data-block', '1');
+  const problems = problemsOf(seg0).map((e) => String(e.block));
+  await page.keyboard.press('n');
+  await expect(view).toHaveAttribute('data-block', problems[1]);
+  await page.keyboard.press('n');
+  await expect(view).toHaveAttribute('data-block', problems[2]);
+  await page.keyboard.press('Shift+N');
+  await expect(view).toHaveAttribute('data-block', problems[1]);
+  await expect(page).toHaveURL(new RegExp(`#file=16385&block=${problems[1]}`));
+  // Arrow keys in the hex view move the cursor and tell what is under it.
+  await page.getByTestId('hexview').focus();
+  for (let i = 0; i < 8; i++) await page.keyboard.press('ArrowRight');
+  await expect(page.getByTestId('hover')).toContainText('pd_checksum');
+});
+
+test('copy: pg_checksums, server and hexdump -C text', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto('/');
+  await choose(page, [seg0]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await page.locator('[data-testid=problem][data-block="1"]').click();
+  const e = seg0.expected[1];
+  const hex = (v: number) => v.toString(16).toUpperCase();
+  await page.getByRole('button', { name: 'pg_checksums line' }).click();
+  await expect(page.getByTestId('copied')).toContainText('pg_checksums line');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+    `pg_checksums: error: checksum verification failed in file "16385", block 1: calculated checksum ${hex(e.computed!)} but block contains ${hex(e.stored)}`,
+  );
+  await page.getByRole('button', { name: 'server WARNING/ERROR' }).click();
+  await expect(page.getByTestId('copied')).toContainText('server messages');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+    `WARNING:  page verification failed, calculated checksum ${e.computed} but expected ${e.stored}\nERROR:  invalid page in block 1 of relation base/<dboid>/16385`,
+  );
+  await page.getByRole('button', { name: 'page as hexdump -C' }).click();
+  await expect(page.getByTestId('copied')).toContainText('hexdump');
+  const dump = await page.evaluate(() => navigator.clipboard.readText());
+  const first = readFileSync(seg0.path).subarray(8192, 8192 + 16);
+  const hexBytes = Array.from(first, (b) => b.toString(16).padStart(2, '0'));
+  expect(dump.split('\n')[0]).toBe(`00002000  ${hexBytes.slice(0, 8).join(' ')}  ${hexBytes.slice(8).join(' ')}  |${Array.from(first, (b) => (b >= 32 && b < 127 ? String.fromCharCode(b) : '.')).join('')}|`);
+  expect(dump.trimEnd().split('\n').pop()).toBe('00004000');
+});
+
+test('bad input: empty, torn, not a relation file, checksums disabled; the rest stays usable', async ({ page }) => {
+  const d = makeDir();
+  const empty = write(d, '16400', new Uint8Array(0));
+  const tornBytes = new Uint8Array(2 * 8192 + 100);
+  tornBytes.set(readFileSync(good.path).subarray(0, 2 * 8192));
+  tornBytes.fill(0xab, 2 * 8192);
+  const torn = write(d, '16401', tornBytes);
+  const text = write(d, 'notes.txt', new TextEncoder().encode('SELECT 1; -- this is not a relation file\n'.repeat(10)));
+  const off = checksumless(d, '16402', 6);
+  await page.goto('/');
+  await choose(page, [empty, torn, text, off, seg0]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.locator('[data-testid=file][data-file="16400"]')).toHaveAttribute('data-state', 'error');
+  await expect(page.getByTestId('file-error').filter({ hasText: '16400' })).toContainText('empty file');
+  await expect(page.getByTestId('trailing')).toContainText('100 trailing bytes');
+  await expect(page.getByTestId('trailing')).toContainText('ab ab ab');
+  await expect(page.getByTestId('not-relation-name')).toContainText('notes.txt');
+  await expect(page.getByTestId('file-error').filter({ hasText: 'notes.txt' })).toContainText('not a relation file');
+  await expect(page.getByTestId('checksums-disabled')).toContainText('data checksums appear to be disabled');
+  // No flood: the checksum-less file contributes no problem rows; the damaged one still does.
+  await expect(page.locator('[data-testid=problem][data-file="16402"]')).toHaveCount(0);
+  await expect(page.locator('[data-testid=problem][data-file="16385"]')).toHaveCount(problemsOf(seg0).length);
+  await expect(page.locator('[data-testid=file][data-file="16401"] [data-count=ok]')).toHaveText('2');
+});
+
+test('the segment number comes from the name and can be overridden', async ({ page }) => {
+  await page.goto('/');
+  // The same bytes as segment 2, named as segment 0: every sealed page mismatches.
+  const d = makeDir();
+  const renamed = write(d, '16500', readFileSync(seg2.path));
+  await choose(page, [renamed]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.locator('[data-testid=problem][data-status=mismatch]')).toHaveCount(7);
+  const seg = page.getByLabel('segment number of 16500');
+  await seg.fill('2');
+  await seg.press('Enter');
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('problem')).toHaveCount(problemsOf(seg2).length);
+  // The computed checksum shown is the one for the relation-wide block.
+  const e = seg2.expected[1];
+  expect(e.computed).toBe(pgChecksumPage(readFileSync(seg2.path).subarray(8192, 16384), 2 * 131072 + 1));
+  await expect(page.locator('[data-testid=problem][data-block="1"]')).toHaveAttribute('data-computed', String(e.computed));
+});
+
+test('works offline after the first visit', async ({ page, context }) => {
+  await page.goto('/');
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  // Let the worker take control and cache the assets this page loaded.
+  await page.reload();
+  await choose(page, [seg0]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await context.setOffline(true);
+  await page.reload();
+  await choose(page, [seg0]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('problem')).toHaveCount(problemsOf(seg0).length);
+  await context.setOffline(false);
+});
