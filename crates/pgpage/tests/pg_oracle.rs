@@ -6,9 +6,9 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::sync::Mutex;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 
 use pgpage::checksum::{checksum_fold, finish, pg_checksum_page, scalar};
 use pgpage::{BlockSize, Endian};
@@ -20,7 +20,10 @@ fn server_includes() -> PathBuf {
         .arg("--includedir-server")
         .output()
         .unwrap_or_else(|e| panic!("cannot run {pg_config} (postgresql-server-dev-15): {e}"));
-    assert!(out.status.success(), "{pg_config} --includedir-server failed");
+    assert!(
+        out.status.success(),
+        "{pg_config} --includedir-server failed"
+    );
     let dir = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
     assert!(
         dir.join("storage/checksum_impl.h").is_file(),
@@ -35,7 +38,10 @@ fn server_includes() -> PathBuf {
 fn oracle(blcksz: u32) -> PathBuf {
     static BUILT: Mutex<BTreeMap<u32, PathBuf>> = Mutex::new(BTreeMap::new());
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    built.entry(blcksz).or_insert_with(|| build_oracle(blcksz)).clone()
+    built
+        .entry(blcksz)
+        .or_insert_with(|| build_oracle(blcksz))
+        .clone()
 }
 
 fn build_oracle(blcksz: u32) -> PathBuf {
@@ -130,15 +136,24 @@ impl Rng {
 fn scalar_equals_postgres_for_every_block_size() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     for size in BlockSize::ALL {
-        let pages: Vec<(u32, Vec<u8>)> =
-            (0..300).map(|_| (rng.blkno(), rng.page(size as usize))).collect();
+        let pages: Vec<(u32, Vec<u8>)> = (0..300)
+            .map(|_| (rng.blkno(), rng.page(size as usize)))
+            .collect();
         let want = ask_postgres(size, &pages);
         for ((blkno, page), (pg_fold, pg_checksum)) in pages.iter().zip(want) {
             let fold = scalar::checksum_fold(page, Endian::Little);
             assert_eq!(fold, pg_fold, "fold, block size {size}, block {blkno}");
-            assert_eq!(finish(fold, *blkno), pg_checksum, "checksum, block size {size}");
+            assert_eq!(
+                finish(fold, *blkno),
+                pg_checksum,
+                "checksum, block size {size}"
+            );
             assert_eq!(pg_checksum_page(page, *blkno, Endian::Little), pg_checksum);
-            assert_eq!(checksum_fold(page, Endian::Little), pg_fold, "dispatched body");
+            assert_eq!(
+                checksum_fold(page, Endian::Little),
+                pg_fold,
+                "dispatched body"
+            );
         }
     }
 }
@@ -160,12 +175,27 @@ fn big_endian_equals_postgres_on_word_swapped_page() {
             .collect();
         let swapped: Vec<(u32, Vec<u8>)> = be_pages
             .iter()
-            .map(|(b, p)| (*b, p.chunks_exact(4).flat_map(|w| [w[3], w[2], w[1], w[0]]).collect()))
+            .map(|(b, p)| {
+                (
+                    *b,
+                    p.chunks_exact(4)
+                        .flat_map(|w| [w[3], w[2], w[1], w[0]])
+                        .collect(),
+                )
+            })
             .collect();
         let want = ask_postgres(size, &swapped);
         for ((blkno, page), (pg_fold, pg_checksum)) in be_pages.iter().zip(want) {
-            assert_eq!(scalar::checksum_fold(page, Endian::Big), pg_fold, "block size {size}");
-            assert_eq!(checksum_fold(page, Endian::Big), pg_fold, "dispatched, {size}");
+            assert_eq!(
+                scalar::checksum_fold(page, Endian::Big),
+                pg_fold,
+                "block size {size}"
+            );
+            assert_eq!(
+                checksum_fold(page, Endian::Big),
+                pg_fold,
+                "dispatched, {size}"
+            );
             assert_eq!(pg_checksum_page(page, *blkno, Endian::Big), pg_checksum);
         }
     }

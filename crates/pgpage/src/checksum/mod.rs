@@ -25,11 +25,10 @@ pub const PD_CHECKSUM_OFFSET: usize = 8;
 
 /// checksum_impl.h: checksumBaseOffsets, the initial state of each lane.
 pub const BASE_OFFSETS: [u32; N_SUMS] = [
-    0x5B1F36E9, 0xB8525960, 0x02AB50AA, 0x1DE66D2A, 0x79FF467A, 0x9BB9F8A3, 0x217E7CD2,
-    0x83E13D2C, 0xF8D4474F, 0xE39EB970, 0x42C6AE16, 0x993216FA, 0x7B093B5D, 0x98DAFF3C,
-    0xF718902A, 0x0B1C9CDB, 0xE58F764B, 0x187636BC, 0x5D7B3BB1, 0xE73DE7DE, 0x92BEC979,
-    0xCCA6C0B2, 0x304A0979, 0x85AA43D4, 0x783125BB, 0x6CA8EAA2, 0xE407EAC6, 0x4B5CFC3E,
-    0x9FBF8C76, 0x15CA20BE, 0xF2CA9FD3, 0x959BD756,
+    0x5B1F36E9, 0xB8525960, 0x02AB50AA, 0x1DE66D2A, 0x79FF467A, 0x9BB9F8A3, 0x217E7CD2, 0x83E13D2C,
+    0xF8D4474F, 0xE39EB970, 0x42C6AE16, 0x993216FA, 0x7B093B5D, 0x98DAFF3C, 0xF718902A, 0x0B1C9CDB,
+    0xE58F764B, 0x187636BC, 0x5D7B3BB1, 0xE73DE7DE, 0x92BEC979, 0xCCA6C0B2, 0x304A0979, 0x85AA43D4,
+    0x783125BB, 0x6CA8EAA2, 0xE407EAC6, 0x4B5CFC3E, 0x9FBF8C76, 0x15CA20BE, 0xF2CA9FD3, 0x959BD756,
 ];
 
 /// The mask that zeroes pd_checksum inside word 2 of row 0, as that word reads in `endian`.
@@ -85,13 +84,21 @@ pub fn pg_checksum_page(page: &[u8], blkno: u32, endian: Endian) -> u16 {
 /// The block numbers in `first..first + count` (relation-wide) for which a page whose
 /// lanes fold to `fold` would carry the checksum `stored`. Solved arithmetically per 65536
 /// aligned block numbers (2^16 = 1 mod 65535), so it costs O(count / 65536), not O(count).
-pub fn blocks_matching(fold: u32, stored: u16, first: u32, count: u32) -> impl Iterator<Item = u32> {
+pub fn blocks_matching(
+    fold: u32,
+    stored: u16,
+    first: u32,
+    count: u32,
+) -> impl Iterator<Item = u32> {
     let end = u64::from(first).saturating_add(u64::from(count));
     let target = u32::from(stored).wrapping_sub(1);
     let first_chunk = first >> 16;
     let last_chunk = (end.saturating_sub(1) >> 16) as u32;
     let valid = stored != 0 && count != 0;
-    let chunks = valid.then_some(first_chunk..=last_chunk).into_iter().flatten();
+    let chunks = valid
+        .then_some(first_chunk..=last_chunk)
+        .into_iter()
+        .flatten();
     chunks.flat_map(move |c| {
         // x = fold ^ b = (hi ^ c) * 65536 + (lo ^ y), and 65536 = 1 (mod 65535), so
         // x mod 65535 = ((hi ^ c) + (lo ^ y)) mod 65535 with lo ^ y in 0..=65535.
@@ -137,8 +144,9 @@ mod tests {
             let stored = finish(fold, first.wrapping_add(x % count));
             let mut fast: Vec<u32> = blocks_matching(fold, stored, first, count).collect();
             fast.sort_unstable();
-            let slow: Vec<u32> =
-                (first..first + count).filter(|&b| finish(fold, b) == stored).collect();
+            let slow: Vec<u32> = (first..first + count)
+                .filter(|&b| finish(fold, b) == stored)
+                .collect();
             assert_eq!(fast, slow);
             assert!(!fast.is_empty());
         }

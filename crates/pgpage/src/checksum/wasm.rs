@@ -3,8 +3,8 @@
 //! detection inside a module; the page loads a scalar or a SIMD build instead).
 
 use core::arch::wasm32::{
-    i32x4, i32x4_extract_lane, i32x4_mul, i8x16_shuffle, u32x4_shr, u32x4_splat, v128,
-    v128_and, v128_load, v128_xor,
+    i32x4, i32x4_extract_lane, i32x4_mul, i8x16_shuffle, u32x4_shr, u32x4_splat, v128, v128_and,
+    v128_load, v128_xor,
 };
 
 use super::{BASE_OFFSETS, FNV_PRIME, ROW_BYTES};

@@ -4,11 +4,10 @@
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm256_and_si256, _mm256_castsi256_si128, _mm256_extracti128_si256,
-    _mm256_loadu_si256, _mm256_mullo_epi32, _mm256_set1_epi32, _mm256_setr_epi32,
-    _mm256_setr_epi8, _mm256_shuffle_epi8, _mm256_srli_epi32, _mm256_xor_si256,
-    _mm_and_si128, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_mullo_epi32, _mm_set1_epi32,
-    _mm_setr_epi32, _mm_setr_epi8, _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_srli_epi32,
-    _mm_xor_si128,
+    _mm256_loadu_si256, _mm256_mullo_epi32, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_setr_epi8,
+    _mm256_shuffle_epi8, _mm256_srli_epi32, _mm256_xor_si256, _mm_and_si128, _mm_cvtsi128_si32,
+    _mm_loadu_si128, _mm_mullo_epi32, _mm_set1_epi32, _mm_setr_epi32, _mm_setr_epi8,
+    _mm_shuffle_epi32, _mm_shuffle_epi8, _mm_srli_epi32, _mm_xor_si128,
 };
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -191,8 +190,8 @@ fn avx2_comp(sum: __m256i, value: __m256i, prime: __m256i) -> __m256i {
 fn avx2_rows<const BIG: bool>(page: &[u8]) -> u32 {
     let prime = _mm256_set1_epi32(PRIME);
     let swap = _mm256_setr_epi8(
-        3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9,
-        8, 15, 14, 13, 12,
+        3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8,
+        15, 14, 13, 12,
     );
     let load = |row: &[u8], k: usize, first: bool| -> __m256i {
         // SAFETY: `row` comes from chunks_exact(ROW_BYTES), so it holds 128 bytes = 4
@@ -230,7 +229,10 @@ fn avx2_rows<const BIG: bool>(page: &[u8]) -> u32 {
         let s = avx2_comp(avx2_comp(s, zero, prime), zero, prime);
         acc = _mm256_xor_si256(acc, s);
     }
-    let half = _mm_xor_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256::<1>(acc));
+    let half = _mm_xor_si128(
+        _mm256_castsi256_si128(acc),
+        _mm256_extracti128_si256::<1>(acc),
+    );
     let half = _mm_xor_si128(half, _mm_shuffle_epi32::<0b01_00_11_10>(half));
     let half = _mm_xor_si128(half, _mm_shuffle_epi32::<0b10_11_00_01>(half));
     _mm_cvtsi128_si32(half) as u32
@@ -238,17 +240,22 @@ fn avx2_rows<const BIG: bool>(page: &[u8]) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    #![allow(
+        clippy::unwrap_used,
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects
+    )]
     use super::*;
     use crate::checksum::scalar;
     use crate::layout::BlockSize;
     use proptest::prelude::*;
 
+    type Body = fn(&[u8], Endian) -> Option<u32>;
+
     fn page_and_endian() -> impl Strategy<Value = (Vec<u8>, Endian)> {
         let endian = prop_oneof![Just(Endian::Little), Just(Endian::Big)];
-        (prop::sample::select(&BlockSize::ALL[..]), endian).prop_flat_map(|(size, e)| {
-            (prop::collection::vec(any::<u8>(), size as usize), Just(e))
-        })
+        (prop::sample::select(&BlockSize::ALL[..]), endian)
+            .prop_flat_map(|(size, e)| (prop::collection::vec(any::<u8>(), size as usize), Just(e)))
     }
 
     proptest! {
@@ -278,10 +285,15 @@ mod tests {
     /// pd_checksum (bytes 8..10) is ignored in both byte orders; pd_flags next to it is not.
     #[test]
     fn only_pd_checksum_is_masked() {
-        let mut page: Vec<u8> = (0..8192u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+        let mut page: Vec<u8> = (0..8192u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+            .collect();
         for endian in [Endian::Little, Endian::Big] {
-            let bodies: [fn(&[u8], Endian) -> Option<u32>; 3] =
-                [|p, e| Some(scalar::checksum_fold(p, e)), sse41_fold, avx2_fold];
+            let bodies: [Body; 3] = [
+                |p, e| Some(scalar::checksum_fold(p, e)),
+                sse41_fold,
+                avx2_fold,
+            ];
             for body in bodies {
                 let before = body(&page, endian).unwrap();
                 page[8] ^= 0xA5;
@@ -299,7 +311,13 @@ mod tests {
 
     #[test]
     fn dispatch_picks_the_best_body_here() {
-        let want = if has_avx2() { "avx2" } else if has_sse41() { "sse4.1" } else { "scalar" };
+        let want = if has_avx2() {
+            "avx2"
+        } else if has_sse41() {
+            "sse4.1"
+        } else {
+            "scalar"
+        };
         assert_eq!(chosen_body(), want);
     }
 }
