@@ -10,3 +10,5 @@ pub mod verify;
 
 pub use layout::{Endian, BlockSize};
 pub use verify::{PageStatus, PageVerdict};
+pub mod fields;
+pub mod decode;
