@@ -14,3 +14,5 @@ pub mod verify;
 pub use layout::{Endian, BlockSize};
 pub use verify::{PageStatus, PageVerdict};
 pub mod file;
+pub mod fields;
+pub mod decode;

@@ -1,0 +1,113 @@
+//! BRIN pages: BrinSpecialSpace as brin_page_type() names it, the metapage as
+//! brin_metapage_info() shows it, revmap pages as brin_revmap_data() lists them, and the
+//! line pointers of regular pages (brin_page_items() needs the index's descriptor).
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::Serialize;
+
+use super::{
+    free_space, get, line_pointers, meta_spans, special_size, Items, PageHeader, Reader, Spans, Special,
+    LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
+};
+use crate::fields::{Role, BRIN_META_PAGE_DATA, BRIN_SPECIAL_SPACE};
+
+const BRIN_PAGETYPE_META: u16 = 0xF091;
+const BRIN_PAGETYPE_REVMAP: u16 = 0xF092;
+const BRIN_PAGETYPE_REGULAR: u16 = 0xF093;
+const BRIN_META_MAGIC: u32 = 0xA810_9CFA;
+
+/// One brin_revmap_data() row.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RevmapItem {
+    pub pages: String,
+}
+
+/// brin_metapage_info()'s columns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BrinMeta {
+    pub magic: String,
+    pub version: u32,
+    pub pagesperrange: u32,
+    pub lastrevmappage: u32,
+}
+
+/// BrinSpecialSpace's flags and type, with brin_page_type()'s name for the type.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BrinSpecial {
+    pub brin_page_type: String,
+    pub flags: u16,
+    #[serde(rename = "type")]
+    pub page_type: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<BrinMeta>,
+}
+
+pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+    let at = usize::from(header.special);
+    if special_size(header, r.len()) != Some(8) {
+        spans.flag("pd_special", "special space is not sizeof(BrinSpecialSpace)");
+    }
+    spans.table(at, &BRIN_SPECIAL_SPACE, None);
+    // brin_page.h: BrinPageType/BrinPageFlags index the vector from the page's end.
+    let end = r.len();
+    let page_type = r.u16(end.saturating_sub(2)).unwrap_or(0);
+    let flags = r.u16(end.saturating_sub(4)).unwrap_or(0);
+    let name = match page_type {
+        BRIN_PAGETYPE_META => String::from("meta"),
+        BRIN_PAGETYPE_REVMAP => String::from("revmap"),
+        BRIN_PAGETYPE_REGULAR => String::from("regular"),
+        other => format!("unknown ({other:02x})"),
+    };
+    let mut special = BrinSpecial { brin_page_type: name, flags, page_type, meta: None };
+    let items = match page_type {
+        BRIN_PAGETYPE_META => {
+            meta_spans(&BRIN_META_PAGE_DATA, spans);
+            let g = |n| get(r, SIZE_OF_PAGE_HEADER_DATA, &BRIN_META_PAGE_DATA, n);
+            let magic = g("brinMagic");
+            if magic != BRIN_META_MAGIC {
+                spans.flag("brinMagic", "not BRIN_META_MAGIC (0xA8109CFA)");
+            }
+            special.meta = Some(BrinMeta {
+                magic: format!("0x{magic:08X}"),
+                version: g("brinVersion"),
+                pagesperrange: g("pagesPerRange"),
+                lastrevmappage: g("lastRevmapPage"),
+            });
+            free_space(header, spans);
+            Items::Revmap(Vec::new())
+        }
+        BRIN_PAGETYPE_REVMAP => {
+            // brin_revmap.c: REVMAP_PAGE_MAXITEMS TIDs fill the page up to the special space.
+            let n = end.saturating_sub(SIZE_OF_PAGE_HEADER_DATA).saturating_sub(8) / 6;
+            let mut rows = Vec::with_capacity(n);
+            for i in 0..n {
+                let off = SIZE_OF_PAGE_HEADER_DATA.saturating_add(i.saturating_mul(6));
+                let Some(tid) = r.tid(off) else { break };
+                if tid.block != 0 || tid.offset != 0 {
+                    spans.push(off, 6, "rm_tids", Role::Map, None, None);
+                }
+                rows.push(RevmapItem { pages: tid.text() });
+            }
+            Items::Revmap(rows)
+        }
+        _ => {
+            let lps = line_pointers(r, header, spans);
+            for id in &lps {
+                if id.flags == LP_UNUSED || !id.storage_ok(r.len()) {
+                    continue;
+                }
+                // brin_tuple.h: BrinTuple {bt_blkno, bt_info} then the data.
+                let off = usize::from(id.off);
+                spans.push(off, 4, "bt_blkno", Role::TupleHeader, Some(id.lp), None);
+                spans.push(off.saturating_add(4), 1, "bt_info", Role::TupleHeader, Some(id.lp), None);
+                spans.push(off.saturating_add(5), usize::from(id.len).saturating_sub(5), "t_data", Role::TupleData, Some(id.lp), None);
+            }
+            free_space(header, spans);
+            Items::Lines(lps.iter().map(super::ItemId::row).collect())
+        }
+    };
+    (items, Some(Special::Brin(special)))
+}

@@ -1,0 +1,257 @@
+//! B-tree pages: BTPageOpaqueData with bt_page_stats' counts, the metapage as bt_metap()
+//! shows it, and items as bt_page_items() shows them (posting lists, pivot tuples, htid).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::Serialize;
+
+use super::{
+    free_space, get, hex, line_pointers, meta_spans, page_get_free_space, special_size, IndexTuple, Items,
+    PageHeader, Reader, Spans, Special, Tid, LP_DEAD, LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
+};
+use crate::fields::{flag_names, Role, BTPO_FLAGS, BT_META_PAGE_DATA, BT_PAGE_OPAQUE_DATA};
+
+const BTP_LEAF: u16 = 1 << 0;
+const BTP_ROOT: u16 = 1 << 1;
+const BTP_DELETED: u16 = 1 << 2;
+const BTP_META: u16 = 1 << 3;
+const BTP_HALF_DEAD: u16 = 1 << 4;
+const BTP_HAS_FULLXID: u16 = 1 << 8;
+/// nbtree.h: INDEX_ALT_TID_MASK (= INDEX_AM_RESERVED_BIT) and the t_tid offset bits.
+const INDEX_ALT_TID_MASK: u16 = 0x2000;
+const BT_OFFSET_MASK: u16 = 0x0FFF;
+const BT_PIVOT_HEAP_TID_ATTR: u16 = 0x1000;
+const BT_IS_POSTING: u16 = 0x2000;
+/// nbtree.h: BTREE_MAGIC.
+const BTREE_MAGIC: u32 = 0x053162;
+/// nbtree.h: BTREE_NOVAC_VERSION, the first version with the extended metapage fields.
+const BTREE_NOVAC_VERSION: u32 = 3;
+
+/// One bt_page_items() row.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BtreeItem {
+    pub itemoffset: u16,
+    pub ctid: String,
+    pub itemlen: u16,
+    pub nulls: bool,
+    pub vars: bool,
+    pub data: String,
+    pub dead: Option<bool>,
+    pub htid: Option<String>,
+    pub tids: Option<Vec<String>>,
+}
+
+/// bt_metap()'s columns.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BtreeMeta {
+    pub magic: u32,
+    pub version: u32,
+    pub root: u32,
+    pub level: u32,
+    pub fastroot: u32,
+    pub fastlevel: u32,
+    pub last_cleanup_num_delpages: u32,
+    pub last_cleanup_num_tuples: f64,
+    pub allequalimage: bool,
+}
+
+/// BTPageOpaqueData with bt_page_stats()' columns (btpo_* as there; `type` its letter).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BtreeSpecial {
+    pub btpo_prev: u32,
+    pub btpo_next: u32,
+    pub btpo_level: u32,
+    pub btpo_flags: u16,
+    pub btpo_cycleid: u16,
+    pub flags: Vec<&'static str>,
+    #[serde(rename = "type")]
+    pub page_type: String,
+    pub live_items: u32,
+    pub dead_items: u32,
+    pub avg_item_size: u32,
+    pub page_size: u16,
+    pub free_size: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<BtreeMeta>,
+}
+
+fn meta(r: &Reader, spans: &mut Spans) -> BtreeMeta {
+    meta_spans(&BT_META_PAGE_DATA, spans);
+    let base = SIZE_OF_PAGE_HEADER_DATA;
+    let g = |name| get(r, base, &BT_META_PAGE_DATA, name);
+    let magic = g("btm_magic");
+    if magic != BTREE_MAGIC {
+        spans.flag("btm_magic", "not BTREE_MAGIC (0x053162)");
+    }
+    let version = g("btm_version");
+    // bt_metap shows defaults for the fields older versions did not have.
+    let (delpages, tuples, allequal) = if version >= BTREE_NOVAC_VERSION {
+        (
+            g("btm_last_cleanup_num_delpages"),
+            r.f64(base.saturating_add(32)).unwrap_or(0.0),
+            r.u8(base.saturating_add(40)).is_some_and(|b| b != 0),
+        )
+    } else {
+        (0, -1.0, false)
+    };
+    BtreeMeta {
+        magic,
+        version,
+        root: g("btm_root"),
+        level: g("btm_level"),
+        fastroot: g("btm_fastroot"),
+        fastlevel: g("btm_fastlevel"),
+        last_cleanup_num_delpages: delpages,
+        last_cleanup_num_tuples: tuples,
+        allequalimage: allequal,
+    }
+}
+
+/// bt_page_print_tuples for one line pointer.
+fn item(r: &Reader, id: &super::ItemId, leaf: bool, rightmost: bool, spans: &mut Spans) -> BtreeItem {
+    let off = usize::from(id.off);
+    let tup = IndexTuple::read(r, off);
+    let (tid, info) = tup.map_or((Tid { block: 0, offset: 0 }, 0), |t| (t.tid, t.info));
+    let t = IndexTuple { tid, info };
+    let size = t.size();
+    if id.flags == LP_UNUSED {
+        spans.flag("ItemIdData", "LP_UNUSED line pointer on a btree page");
+    }
+    let alt = info & INDEX_ALT_TID_MASK != 0;
+    let is_posting = alt && tid.offset & BT_IS_POSTING != 0;
+    let is_pivot = alt && tid.offset & BT_IS_POSTING == 0;
+    let posting_off = tid.block as usize;
+    let mut dlen = (size as isize).saturating_sub(t.data_offset() as isize);
+    if is_posting {
+        dlen = dlen.saturating_sub((size as isize).saturating_sub(posting_off as isize));
+    } else if is_pivot && tid.offset & BT_PIVOT_HEAP_TID_ATTR != 0 {
+        dlen = dlen.saturating_sub(8);
+    }
+    let data_at = off.saturating_add(t.data_offset());
+    let data = if !(0..=0x1FFF).contains(&dlen) {
+        spans.push(off, size, "IndexTupleData", Role::TupleHeader, Some(id.lp), Some("invalid tuple length"));
+        String::new()
+    } else {
+        let (bytes, complete) = r.bytes(data_at, dlen as usize);
+        if !complete {
+            spans.push(off, size, "IndexTupleData", Role::TupleHeader, Some(id.lp), Some("tuple runs past the page"));
+        }
+        hex(bytes, " ")
+    };
+    if tup.is_some() && dlen >= 0 {
+        spans.table(off, &crate::fields::INDEX_TUPLE_DATA, Some(id.lp));
+        if t.has_nulls() {
+            spans.push(off.saturating_add(8), 4, "t_bits", Role::NullBitmap, Some(id.lp), None);
+        }
+        spans.push(data_at, dlen as usize, "t_data", Role::TupleData, Some(id.lp), None);
+    }
+    let ispivottuple = !leaf || (!rightmost && id.lp == 1);
+    let mut htid = if is_pivot {
+        if tid.offset & BT_PIVOT_HEAP_TID_ATTR != 0 {
+            let at = off.saturating_add(size).saturating_sub(6);
+            spans.push(at, 6, "htid", Role::TupleHeader, Some(id.lp), None);
+            r.tid(at)
+        } else {
+            None
+        }
+    } else if is_posting {
+        r.tid(off.saturating_add(posting_off))
+    } else {
+        Some(tid)
+    };
+    if ispivottuple && !is_pivot {
+        htid = None;
+    }
+    let tids = is_posting.then(|| {
+        let n = usize::from(tid.offset & BT_OFFSET_MASK);
+        let at = off.saturating_add(posting_off);
+        spans.push(at, n.saturating_mul(6), "tids", Role::TupleData, Some(id.lp), None);
+        (0..n).filter_map(|i| r.tid(at.saturating_add(i.saturating_mul(6))).map(Tid::text)).collect()
+    });
+    BtreeItem {
+        itemoffset: id.lp,
+        ctid: tid.text(),
+        itemlen: size as u16,
+        nulls: t.has_nulls(),
+        vars: t.has_varwidths(),
+        data,
+        dead: (!ispivottuple).then_some(id.flags == LP_DEAD),
+        htid: htid.map(Tid::text),
+        tids,
+    }
+}
+
+pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+    let at = usize::from(header.special);
+    if special_size(header, r.len()) != Some(16) {
+        spans.flag("pd_special", "special space is not sizeof(BTPageOpaqueData)");
+    }
+    spans.table(at, &BT_PAGE_OPAQUE_DATA, None);
+    let g = |name| get(r, at, &BT_PAGE_OPAQUE_DATA, name);
+    let flags = g("btpo_flags") as u16;
+    let mut special = BtreeSpecial {
+        btpo_prev: g("btpo_prev"),
+        btpo_next: g("btpo_next"),
+        btpo_level: g("btpo_level"),
+        btpo_flags: flags,
+        btpo_cycleid: g("btpo_cycleid") as u16,
+        flags: flag_names(u32::from(flags), BTPO_FLAGS).collect(),
+        page_type: String::new(),
+        live_items: 0,
+        dead_items: 0,
+        avg_item_size: 0,
+        page_size: header.pagesize,
+        free_size: page_get_free_space(header),
+        meta: None,
+    };
+    // GetBTPageStatistics' page type letter.
+    let deleted = flags & BTP_DELETED != 0;
+    let leaf = flags & BTP_LEAF != 0;
+    special.page_type = String::from(if deleted {
+        if leaf || flags & BTP_HAS_FULLXID == 0 {
+            "d"
+        } else {
+            "D"
+        }
+    } else if flags & (BTP_DELETED | BTP_HALF_DEAD) != 0 {
+        "e"
+    } else if leaf {
+        "l"
+    } else if flags & BTP_ROOT != 0 {
+        "r"
+    } else {
+        "i"
+    });
+    if flags & BTP_META != 0 {
+        special.meta = Some(meta(r, spans));
+        free_space(header, spans);
+        return (Items::Btree(Vec::new()), Some(Special::Btree(special)));
+    }
+    if deleted {
+        // BTDeletedPageData: safexid, and no index tuples to interpret.
+        if flags & BTP_HAS_FULLXID != 0 {
+            spans.push(SIZE_OF_PAGE_HEADER_DATA, 8, "safexid", Role::Meta, None, None);
+        }
+        free_space(header, spans);
+        return (Items::Btree(Vec::new()), Some(Special::Btree(special)));
+    }
+    let lps = line_pointers(r, header, spans);
+    free_space(header, spans);
+    let rightmost = special.btpo_next == 0;
+    let mut item_size = 0u64;
+    let mut rows = Vec::with_capacity(lps.len());
+    for id in &lps {
+        let row = item(r, id, leaf, rightmost, spans);
+        item_size = item_size.saturating_add(u64::from(row.itemlen));
+        if id.flags == LP_DEAD {
+            special.dead_items = special.dead_items.saturating_add(1);
+        } else {
+            special.live_items = special.live_items.saturating_add(1);
+        }
+        rows.push(row);
+    }
+    let n = u64::from(special.live_items.saturating_add(special.dead_items));
+    special.avg_item_size = item_size.checked_div(n).map_or(0, |v| v as u32);
+    (Items::Btree(rows), Some(Special::Btree(special)))
+}

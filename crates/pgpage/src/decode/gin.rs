@@ -1,0 +1,167 @@
+//! GIN pages: GinPageOpaqueData as gin_page_opaque_info() shows it, the metapage as
+//! gin_metapage_info() shows it, compressed posting-list segments of data leaf pages as
+//! gin_leafpage_items() shows them, and line pointers of entry and pending-list pages.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::Serialize;
+
+use super::{
+    free_space, get, index_tuple_spans, line_pointers, meta_spans, pageinspect_flags, special_size, Items,
+    PageHeader, Reader, Spans, Special, Tid, SIZE_OF_PAGE_HEADER_DATA,
+};
+use crate::fields::{Role, GIN_META_PAGE_DATA, GIN_PAGE_OPAQUE_DATA};
+
+const GIN_DATA: u16 = 1 << 0;
+const GIN_LEAF: u16 = 1 << 1;
+const GIN_META: u16 = 1 << 3;
+const GIN_COMPRESSED: u16 = 1 << 7;
+/// ginblock.h: GinDataPageGetData = PageGetContents + MAXALIGN(sizeof(ItemPointerData)).
+const GIN_DATA_START: usize = SIZE_OF_PAGE_HEADER_DATA + 8;
+/// ginpostinglist.c: MaxHeapTuplesPerPageBits.
+const MAX_HEAP_TUPLES_PER_PAGE_BITS: u32 = 11;
+
+/// One gin_leafpage_items() row.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GinLeafItem {
+    pub first_tid: String,
+    pub nbytes: u16,
+    pub tids: Vec<String>,
+}
+
+/// gin_metapage_info()'s columns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GinMeta {
+    pub pending_head: u32,
+    pub pending_tail: u32,
+    pub tail_free_size: u32,
+    pub n_pending_pages: u32,
+    pub n_pending_tuples: i64,
+    pub n_total_pages: u32,
+    pub n_entry_pages: u32,
+    pub n_data_pages: u32,
+    pub n_entries: i64,
+    pub version: i32,
+}
+
+/// gin_page_opaque_info()'s columns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GinSpecial {
+    pub rightlink: u32,
+    pub maxoff: u16,
+    pub flags: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<GinMeta>,
+}
+
+/// ginpostinglist.c: ginPostingListDecode of one GinPostingList segment's varbyte deltas.
+fn decode_segment(first: Tid, bytes: &[u8]) -> Vec<String> {
+    let mut out = alloc::vec![first.text()];
+    let mut val = (u64::from(first.block) << MAX_HEAP_TUPLES_PER_PAGE_BITS) | u64::from(first.offset);
+    let mut it = bytes.iter();
+    while let Some(&b0) = it.next() {
+        let mut delta = u64::from(b0 & 0x7F);
+        let mut more = b0 & 0x80 != 0;
+        let mut shift = 7u32;
+        while more {
+            let Some(&b) = it.next() else { break };
+            // The seventh byte carries eight bits and no continuation.
+            let (bits, cont) = if shift == 42 { (u64::from(b), false) } else { (u64::from(b & 0x7F), b & 0x80 != 0) };
+            delta |= bits.checked_shl(shift).unwrap_or(0);
+            more = cont;
+            shift = shift.saturating_add(7);
+        }
+        val = val.wrapping_add(delta);
+        let block = (val >> MAX_HEAP_TUPLES_PER_PAGE_BITS) as u32;
+        let offset = (val & ((1 << MAX_HEAP_TUPLES_PER_PAGE_BITS) - 1)) as u16;
+        out.push(Tid { block, offset }.text());
+    }
+    out
+}
+
+fn leaf_items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<GinLeafItem> {
+    let end = usize::from(header.lower).min(r.len());
+    let mut at = GIN_DATA_START;
+    let mut rows = Vec::new();
+    let mut n = 0u16;
+    while at < end {
+        let (Some(first), Some(nbytes)) = (r.tid(at), r.u16(at.saturating_add(6))) else { break };
+        n = n.saturating_add(1);
+        spans.push(at, 6, "first", Role::TupleHeader, Some(n), None);
+        spans.push(at.saturating_add(6), 2, "nbytes", Role::TupleHeader, Some(n), None);
+        let data_at = at.saturating_add(8);
+        let len = usize::from(nbytes);
+        let problem = (data_at.saturating_add(len) > end).then_some("segment runs past pd_lower");
+        spans.push(data_at, len, "bytes", Role::TupleData, Some(n), problem);
+        let (bytes, _) = r.bytes(data_at, len.min(end.saturating_sub(data_at)));
+        rows.push(GinLeafItem { first_tid: first.text(), nbytes, tids: decode_segment(first, bytes) });
+        // GinNextPostingListSegment: SHORTALIGN(offsetof(bytes) + nbytes).
+        at = data_at.saturating_add(len).saturating_add(1) & !1;
+    }
+    rows
+}
+
+pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+    let at = usize::from(header.special);
+    if special_size(header, r.len()) != Some(8) {
+        spans.flag("pd_special", "special space is not sizeof(GinPageOpaqueData)");
+    }
+    spans.table(at, &GIN_PAGE_OPAQUE_DATA, None);
+    let g = |name| get(r, at, &GIN_PAGE_OPAQUE_DATA, name);
+    let flags = g("flags") as u16;
+    let maxoff = g("maxoff") as u16;
+    let mut special = GinSpecial {
+        rightlink: g("rightlink"),
+        maxoff,
+        flags: pageinspect_flags(
+            flags,
+            &[
+                (1, "data"),
+                (1 << 1, "leaf"),
+                (1 << 2, "deleted"),
+                (1 << 3, "meta"),
+                (1 << 4, "list"),
+                (1 << 5, "list_fullrow"),
+                (1 << 6, "incomplete_split"),
+                (1 << 7, "compressed"),
+            ],
+        ),
+        meta: None,
+    };
+    let mut items = Items::Lines(Vec::new());
+    if flags & GIN_META != 0 {
+        meta_spans(&GIN_META_PAGE_DATA, spans);
+        let base = SIZE_OF_PAGE_HEADER_DATA;
+        let m = |name| get(r, base, &GIN_META_PAGE_DATA, name);
+        special.meta = Some(GinMeta {
+            pending_head: m("head"),
+            pending_tail: m("tail"),
+            tail_free_size: m("tailFreeSize"),
+            n_pending_pages: m("nPendingPages"),
+            n_pending_tuples: r.i64(base.saturating_add(16)).unwrap_or(0),
+            n_total_pages: m("nTotalPages"),
+            n_entry_pages: m("nEntryPages"),
+            n_data_pages: m("nDataPages"),
+            n_entries: r.i64(base.saturating_add(40)).unwrap_or(0),
+            version: m("ginVersion") as i32,
+        });
+    } else if flags & GIN_DATA != 0 {
+        spans.push(SIZE_OF_PAGE_HEADER_DATA, 6, "rightbound", Role::TupleHeader, None, None);
+        if flags & (GIN_LEAF | GIN_COMPRESSED) == GIN_LEAF | GIN_COMPRESSED {
+            items = Items::GinLeaf(leaf_items(r, header, spans));
+        } else if flags & GIN_LEAF == 0 {
+            // ginblock.h: PostingItem {child_blkno, key}, maxoff of them.
+            for i in 0..maxoff {
+                let off = GIN_DATA_START.saturating_add(usize::from(i).saturating_mul(10));
+                spans.push(off, 10, "PostingItem", Role::TupleData, Some(i.saturating_add(1)), None);
+            }
+        }
+    } else {
+        let lps = line_pointers(r, header, spans);
+        index_tuple_spans(r, &lps, spans);
+        items = Items::Lines(lps.iter().map(super::ItemId::row).collect());
+    }
+    free_space(header, spans);
+    (items, Some(Special::Gin(special)))
+}

@@ -1,0 +1,77 @@
+//! GiST pages: GISTPageOpaqueData as gist_page_opaque_info() shows it and items as
+//! gist_page_items_bytea() shows them.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::Serialize;
+
+use super::{
+    bytea, free_space, get, line_pointers, pageinspect_flags, special_size, IndexTuple, Items, PageHeader, Reader,
+    Spans, Special, LP_DEAD,
+};
+use crate::fields::GIST_PAGE_OPAQUE_DATA;
+
+const F_DELETED: u16 = 1 << 1;
+
+/// One gist_page_items_bytea() row.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GistItem {
+    pub itemoffset: u16,
+    pub ctid: String,
+    pub itemlen: u16,
+    pub dead: bool,
+    pub key_data: String,
+}
+
+/// gist_page_opaque_info()'s columns, plus gist_page_id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GistSpecial {
+    pub lsn: String,
+    pub nsn: String,
+    pub rightlink: u32,
+    pub flags: Vec<String>,
+    pub gist_page_id: u16,
+}
+
+pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+    let at = usize::from(header.special);
+    if special_size(header, r.len()) != Some(16) {
+        spans.flag("pd_special", "special space is not sizeof(GISTPageOpaqueData)");
+    }
+    spans.table(at, &GIST_PAGE_OPAQUE_DATA, None);
+    let g = |name| get(r, at, &GIST_PAGE_OPAQUE_DATA, name);
+    let flags = g("flags") as u16;
+    let special = GistSpecial {
+        lsn: header.lsn.clone(),
+        nsn: r.lsn(at).unwrap_or_else(|| String::from("0/0")),
+        rightlink: g("rightlink"),
+        flags: pageinspect_flags(
+            flags,
+            &[(1, "leaf"), (1 << 1, "deleted"), (1 << 2, "tuples_deleted"), (1 << 3, "follow_right"), (1 << 4, "has_garbage")],
+        ),
+        gist_page_id: g("gist_page_id") as u16,
+    };
+    let mut rows = Vec::new();
+    if flags & F_DELETED != 0 {
+        // gist.h: a deleted page keeps its deleteXid (FullTransactionId) at PageGetContents.
+        spans.push(super::SIZE_OF_PAGE_HEADER_DATA, 8, "deleteXid", crate::fields::Role::Meta, None, None);
+    } else {
+        for id in line_pointers(r, header, spans) {
+            let off = usize::from(id.off);
+            let Some(t) = IndexTuple::read(r, off) else { continue };
+            let size = t.size();
+            t.spans(off, usize::from(id.len), id.lp, spans);
+            let (bytes, _) = r.bytes(off, size);
+            rows.push(GistItem {
+                itemoffset: id.lp,
+                ctid: t.tid.text(),
+                itemlen: size as u16,
+                dead: id.flags == LP_DEAD,
+                key_data: bytea(bytes),
+            });
+        }
+    }
+    free_space(header, spans);
+    (Items::Gist(rows), Some(Special::Gist(special)))
+}

@@ -1,0 +1,166 @@
+//! Hash index pages: HashPageOpaqueData with hash_page_stats()' counts and hash_page_type(),
+//! the metapage as hash_metapage_info() shows it, and hash_page_items() rows.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::Serialize;
+
+use super::{
+    free_space, get, line_pointers, meta_spans, page_get_free_space, special_size, IndexTuple, Items,
+    PageHeader, Reader, Spans, Special, LP_DEAD, SIZE_OF_PAGE_HEADER_DATA,
+};
+use crate::fields::{flag_names, Role, HASHO_FLAG, HASH_MAX_SPLITPOINTS, HASH_META_PAGE_DATA, HASH_PAGE_OPAQUE_DATA};
+
+const LH_OVERFLOW_PAGE: u16 = 1 << 0;
+const LH_BUCKET_PAGE: u16 = 1 << 1;
+const LH_BITMAP_PAGE: u16 = 1 << 2;
+const LH_META_PAGE: u16 = 1 << 3;
+const LH_PAGE_TYPE: u16 = LH_OVERFLOW_PAGE | LH_BUCKET_PAGE | LH_BITMAP_PAGE | LH_META_PAGE;
+/// hash.h: HASH_MAGIC.
+const HASH_MAGIC: u32 = 0x6440640;
+
+/// One hash_page_items() row.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HashItem {
+    pub itemoffset: u16,
+    pub ctid: String,
+    /// The hash code stored as the tuple's only datum.
+    pub data: u32,
+}
+
+/// hash_metapage_info()'s columns.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HashMeta {
+    pub magic: u32,
+    pub version: u32,
+    pub ntuples: f64,
+    pub ffactor: u16,
+    pub bsize: u16,
+    pub bmsize: u16,
+    pub bmshift: u16,
+    pub maxbucket: u32,
+    pub highmask: u32,
+    pub lowmask: u32,
+    pub ovflpoint: u32,
+    pub firstfree: u32,
+    pub nmaps: u32,
+    pub procid: String,
+    pub spares: Vec<u32>,
+    pub mapp: Vec<u32>,
+}
+
+/// HashPageOpaqueData as hash_page_stats() shows it, plus hash_page_type().
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HashSpecial {
+    pub hash_page_type: &'static str,
+    pub live_items: u32,
+    pub dead_items: u32,
+    pub page_size: u16,
+    pub free_size: u32,
+    pub hasho_prevblkno: u32,
+    pub hasho_nextblkno: u32,
+    pub hasho_bucket: u32,
+    pub hasho_flag: u16,
+    pub hasho_page_id: u16,
+    pub flags: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<HashMeta>,
+}
+
+fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
+    meta_spans(&HASH_META_PAGE_DATA, spans);
+    let base = SIZE_OF_PAGE_HEADER_DATA;
+    let g = |name| get(r, base, &HASH_META_PAGE_DATA, name);
+    let magic = g("hashm_magic");
+    if magic != HASH_MAGIC {
+        spans.flag("hashm_magic", "not HASH_MAGIC (0x6440640)");
+    }
+    let spares_at = base.saturating_add(52);
+    let spares = (0..usize::from(HASH_MAX_SPLITPOINTS))
+        .map(|i| r.u32(spares_at.saturating_add(i.saturating_mul(4))).unwrap_or(0))
+        .collect();
+    // hash.h: HASH_MAX_BITMAPS = Min(BLCKSZ / 8, 1024).
+    let max_bitmaps = (r.len() / 8).min(1024);
+    let mapp_at = spares_at.saturating_add(usize::from(HASH_MAX_SPLITPOINTS).saturating_mul(4));
+    spans.push(mapp_at, max_bitmaps.saturating_mul(4), "hashm_mapp", Role::Meta, None, None);
+    let mapp = (0..max_bitmaps).map(|i| r.u32(mapp_at.saturating_add(i.saturating_mul(4))).unwrap_or(0)).collect();
+    HashMeta {
+        magic,
+        version: g("hashm_version"),
+        ntuples: r.f64(base.saturating_add(8)).unwrap_or(0.0),
+        ffactor: g("hashm_ffactor") as u16,
+        bsize: g("hashm_bsize") as u16,
+        bmsize: g("hashm_bmsize") as u16,
+        bmshift: g("hashm_bmshift") as u16,
+        maxbucket: g("hashm_maxbucket"),
+        highmask: g("hashm_highmask"),
+        lowmask: g("hashm_lowmask"),
+        ovflpoint: g("hashm_ovflpoint"),
+        firstfree: g("hashm_firstfree"),
+        nmaps: g("hashm_nmaps"),
+        procid: format!("{}", g("hashm_procid")),
+        spares,
+        mapp,
+    }
+}
+
+pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+    let at = usize::from(header.special);
+    if special_size(header, r.len()) != Some(16) {
+        spans.flag("pd_special", "special space is not sizeof(HashPageOpaqueData)");
+    }
+    spans.table(at, &HASH_PAGE_OPAQUE_DATA, None);
+    let g = |name| get(r, at, &HASH_PAGE_OPAQUE_DATA, name);
+    let flag = g("hasho_flag") as u16;
+    let page_type = match flag & LH_PAGE_TYPE {
+        LH_OVERFLOW_PAGE => "overflow",
+        LH_BUCKET_PAGE => "bucket",
+        LH_BITMAP_PAGE => "bitmap",
+        LH_META_PAGE => "metapage",
+        _ => "unused",
+    };
+    let mut special = HashSpecial {
+        hash_page_type: page_type,
+        live_items: 0,
+        dead_items: 0,
+        page_size: header.pagesize,
+        free_size: page_get_free_space(header),
+        hasho_prevblkno: g("hasho_prevblkno"),
+        hasho_nextblkno: g("hasho_nextblkno"),
+        hasho_bucket: g("hasho_bucket"),
+        hasho_flag: flag,
+        hasho_page_id: g("hasho_page_id") as u16,
+        flags: flag_names(u32::from(flag), HASHO_FLAG).collect(),
+        meta: None,
+    };
+    let mut rows = Vec::new();
+    match flag & LH_PAGE_TYPE {
+        LH_META_PAGE => special.meta = Some(meta(r, spans)),
+        LH_BITMAP_PAGE => {
+            // HashPageGetBitmap: the bitmap's words fill the page's contents.
+            let end = usize::from(header.lower).max(SIZE_OF_PAGE_HEADER_DATA);
+            spans.push(SIZE_OF_PAGE_HEADER_DATA, end.saturating_sub(SIZE_OF_PAGE_HEADER_DATA), "bitmap", Role::Map, None, None);
+        }
+        _ => {
+            for id in line_pointers(r, header, spans) {
+                if id.flags == LP_DEAD {
+                    special.dead_items = special.dead_items.saturating_add(1);
+                } else {
+                    special.live_items = special.live_items.saturating_add(1);
+                }
+                let off = usize::from(id.off);
+                let Some(t) = IndexTuple::read(r, off) else { continue };
+                t.spans(off, usize::from(id.len), id.lp, spans);
+                rows.push(HashItem {
+                    itemoffset: id.lp,
+                    ctid: t.tid.text(),
+                    data: r.u32(off.saturating_add(t.data_offset())).unwrap_or(0),
+                });
+            }
+        }
+    }
+    free_space(header, spans);
+    (Items::Hash(rows), Some(Special::Hash(special)))
+}

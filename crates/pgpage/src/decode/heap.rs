@@ -1,0 +1,198 @@
+//! Heap pages as heap_page_items() shows them (pageinspect/heapfuncs.c), including its
+//! sanity rules for when tuple columns are shown, and sequence pages (one heap tuple of
+//! FormData_pg_sequence_data plus sequence_magic in the special space).
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::Serialize;
+
+use super::{
+    bytea, free_space, get, line_pointers, special_size, ItemId, Items, PageHeader, Reader, Spans, Special,
+    SEQ_MAGIC,
+};
+use crate::fields::{
+    flag_names, Role, FORM_DATA_PG_SEQUENCE_DATA, HEAP_NATTS_MASK, HEAP_TUPLE_HEADER_DATA, SEQUENCE_MAGIC,
+    T_INFOMASK, T_INFOMASK2, T_INFOMASK_COMBINED,
+};
+use crate::layout::maxalign;
+
+/// htup_details.h: SizeofHeapTupleHeader and MinHeapTupleSize.
+const SIZEOF_HEAP_TUPLE_HEADER: usize = 23;
+const MIN_HEAP_TUPLE_SIZE: usize = 24;
+const HEAP_HASNULL: u16 = 0x0001;
+const HEAP_HASOID_OLD: u16 = 0x0008;
+
+/// One heap_page_items() row, plus heap_tuple_infomask_flags()' two arrays.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HeapItem {
+    pub lp: u16,
+    pub lp_off: u16,
+    pub lp_flags: u8,
+    pub lp_len: u16,
+    pub t_xmin: Option<String>,
+    pub t_xmax: Option<String>,
+    /// int4 in pageinspect: t_cid or t_xvac read as signed.
+    pub t_field3: Option<i32>,
+    pub t_ctid: Option<String>,
+    pub t_infomask2: Option<u16>,
+    pub t_infomask: Option<u16>,
+    pub t_hoff: Option<u8>,
+    pub t_bits: Option<String>,
+    pub t_oid: Option<String>,
+    pub t_data: Option<String>,
+    /// heap_tuple_infomask_flags(t_infomask, t_infomask2).raw_flags.
+    pub raw_flags: Option<Vec<&'static str>>,
+    /// heap_tuple_infomask_flags(t_infomask, t_infomask2).combined_flags.
+    pub combined_flags: Option<Vec<&'static str>>,
+}
+
+/// heap_tuple_infomask_flags: every raw bit by name, t_infomask's then t_infomask2's.
+pub fn raw_flags(infomask: u16, infomask2: u16) -> Vec<&'static str> {
+    flag_names(u32::from(infomask), T_INFOMASK)
+        .chain(flag_names(u32::from(infomask2), T_INFOMASK2))
+        .collect()
+}
+
+/// heap_tuple_infomask_flags: the multi-bit combinations that are fully set.
+pub fn combined_flags(infomask: u16) -> Vec<&'static str> {
+    flag_names(u32::from(infomask), T_INFOMASK_COMBINED).collect()
+}
+
+fn item(r: &Reader, id: &ItemId, spans: &mut Spans) -> HeapItem {
+    let mut row = HeapItem {
+        lp: id.lp,
+        lp_off: id.off,
+        lp_flags: id.flags,
+        lp_len: id.len,
+        t_xmin: None,
+        t_xmax: None,
+        t_field3: None,
+        t_ctid: None,
+        t_infomask2: None,
+        t_infomask: None,
+        t_hoff: None,
+        t_bits: None,
+        t_oid: None,
+        t_data: None,
+        raw_flags: None,
+        combined_flags: None,
+    };
+    let off = usize::from(id.off);
+    let len = usize::from(id.len);
+    // heapfuncs.c: ItemIdHasStorage, lp_len >= MinHeapTupleSize, lp_off MAXALIGNed, and the
+    // item inside the page; otherwise every tuple column is NULL.
+    let shown = id.len != 0
+        && len >= MIN_HEAP_TUPLE_SIZE
+        && off == maxalign(off)
+        && off.saturating_add(len) <= r.len();
+    if !shown {
+        if id.len != 0 && matches!(id.flags, super::LP_NORMAL | super::LP_DEAD) {
+            spans.push(off, len, "tuple", Role::TupleData, Some(id.lp), Some("not a heap tuple heap_page_items would show"));
+        }
+        return row;
+    }
+    let t = &HEAP_TUPLE_HEADER_DATA;
+    spans.table(off, t, Some(id.lp));
+    let infomask2 = get(r, off, t, "t_infomask2") as u16;
+    let infomask = get(r, off, t, "t_infomask") as u16;
+    let hoff = get(r, off, t, "t_hoff") as u8;
+    row.t_xmin = Some(format!("{}", get(r, off, t, "t_xmin")));
+    row.t_xmax = Some(format!("{}", get(r, off, t, "t_xmax")));
+    row.t_field3 = Some(get(r, off, t, "t_field3") as i32);
+    row.t_ctid = r.tid(off.saturating_add(12)).map(|t| t.text());
+    row.t_infomask2 = Some(infomask2);
+    row.t_infomask = Some(infomask);
+    row.t_hoff = Some(hoff);
+    row.raw_flags = Some(raw_flags(infomask, infomask2));
+    row.combined_flags = Some(combined_flags(infomask));
+    let hoff_us = usize::from(hoff);
+    let data_start = off.saturating_add(hoff_us);
+    if hoff_us <= len {
+        let (data, _) = r.bytes(data_start, len.saturating_sub(hoff_us));
+        row.t_data = Some(bytea(data));
+        spans.push(data_start, len.saturating_sub(hoff_us), "t_data", Role::TupleData, Some(id.lp), None);
+    } else {
+        spans.flag("t_hoff", "t_hoff past lp_len");
+    }
+    // heapfuncs.c shows t_bits and t_oid only for a sane t_hoff.
+    let hoff_sane = hoff_us >= SIZEOF_HEAP_TUPLE_HEADER && hoff_us <= len && hoff_us == maxalign(hoff_us);
+    if !hoff_sane {
+        spans.flag("t_hoff", "t_hoff below the header, past lp_len or not MAXALIGNed");
+        return row;
+    }
+    let bitmap_at = off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER);
+    let header_end = data_start;
+    let mut bitmap_end = bitmap_at;
+    if infomask & HEAP_HASNULL != 0 {
+        let natts = usize::from(infomask2 & HEAP_NATTS_MASK);
+        let bytes = natts.saturating_add(7) / 8;
+        let (bits, complete) = r.bytes(bitmap_at, bytes);
+        let mut s = String::with_capacity(bytes.saturating_mul(8));
+        for i in 0..bytes.saturating_mul(8) {
+            let byte = bits.get(i / 8).copied().unwrap_or(0);
+            s.push(if byte & (1 << (i % 8)) != 0 { '1' } else { '0' });
+        }
+        row.t_bits = Some(s);
+        bitmap_end = bitmap_at.saturating_add(bytes);
+        let problem = if !complete || bitmap_end > header_end { Some("null bitmap runs past t_hoff") } else { None };
+        spans.push(bitmap_at, bytes, "t_bits", Role::NullBitmap, Some(id.lp), problem);
+    }
+    if infomask & HEAP_HASOID_OLD != 0 {
+        let oid_at = header_end.saturating_sub(4);
+        row.t_oid = r.u32(oid_at).map(|v| format!("{v}"));
+        spans.push(oid_at, 4, "t_oid", Role::TupleHeader, Some(id.lp), None);
+    }
+    if bitmap_end < header_end {
+        spans.push(bitmap_end, header_end.saturating_sub(bitmap_end), "padding", Role::TupleHeader, Some(id.lp), None);
+    }
+    row
+}
+
+fn heap_rows(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<HeapItem> {
+    let lps = line_pointers(r, header, spans);
+    free_space(header, spans);
+    lps.iter().map(|id| item(r, id, spans)).collect()
+}
+
+/// heap_page_items() for every line pointer.
+pub(super) fn items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Items {
+    if special_size(header, r.len()) != Some(0) {
+        spans.flag("pd_special", "a heap page has no special space");
+    }
+    Items::Heap(heap_rows(r, header, spans))
+}
+
+/// A sequence page's sequence_magic and its tuple's FormData_pg_sequence_data.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SequenceSpecial {
+    pub magic: u32,
+    pub last_value: Option<i64>,
+    pub log_cnt: Option<i64>,
+    pub is_called: Option<bool>,
+}
+
+pub(super) fn sequence(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+    let rows = heap_rows(r, header, spans);
+    let at = usize::from(header.special);
+    spans.table(at, &SEQUENCE_MAGIC, None);
+    let magic = get(r, at, &SEQUENCE_MAGIC, "magic");
+    if magic != SEQ_MAGIC {
+        spans.flag("magic", "not SEQ_MAGIC (0x1717)");
+    }
+    let mut special = SequenceSpecial { magic, last_value: None, log_cnt: None, is_called: None };
+    // commands/sequence.c reads the first tuple's data as FormData_pg_sequence_data.
+    if let Some(first) = rows.first() {
+        if let (Some(hoff), Some(_)) = (first.t_hoff, first.t_data.as_ref()) {
+            let base = usize::from(first.lp_off).saturating_add(usize::from(hoff));
+            let t = &FORM_DATA_PG_SEQUENCE_DATA;
+            spans.remove("t_data", Some(first.lp));
+            spans.table(base, t, Some(first.lp));
+            special.last_value = r.i64(base);
+            special.log_cnt = r.i64(base.saturating_add(8));
+            special.is_called = r.u8(base.saturating_add(16)).map(|b| b != 0);
+        }
+    }
+    (Items::Heap(rows), Some(Special::Sequence(special)))
+}

@@ -1,0 +1,746 @@
+//! Page decoding: one page's bytes to pageinspect's columns plus byte spans for the hex view.
+//! The fixed structures come from [`crate::fields`]; variable regions (line pointers, tuples,
+//! special spaces) are walked here and emit spans with the same field names. Bad bytes give
+//! a value plus a flagged span, never an abort: the rest of the page still decodes.
+
+mod brin;
+mod btree;
+mod gin;
+mod gist;
+mod hash;
+mod heap;
+mod maps;
+mod spgist;
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::Write;
+
+use serde::Serialize;
+
+use crate::fields::{Field, Kind, Role, Table, PAGE_HEADER_DATA};
+use crate::layout::{read_u16, read_u32, read_u64, Endian};
+
+pub use brin::{BrinMeta, BrinSpecial, RevmapItem};
+pub use btree::{BtreeItem, BtreeMeta, BtreeSpecial};
+pub use gin::{GinLeafItem, GinMeta, GinSpecial};
+pub use gist::{GistItem, GistSpecial};
+pub use hash::{HashItem, HashMeta, HashSpecial};
+pub use heap::{HeapItem, SequenceSpecial};
+pub use maps::{FsmSpecial, VmSpecial};
+pub use spgist::{SpGistMeta, SpGistSpecial};
+
+/// bufpage.h: SizeOfPageHeaderData; also MAXALIGN(SizeOfPageHeaderData), PageGetContents.
+pub const SIZE_OF_PAGE_HEADER_DATA: usize = 24;
+/// itemid.h: sizeof(ItemIdData).
+pub const SIZE_OF_ITEM_ID: usize = 4;
+
+/// What kind of page this is (CONTRACTS.md `kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PageKind {
+    Heap,
+    Sequence,
+    Btree,
+    Hash,
+    Gist,
+    Gin,
+    Spgist,
+    Brin,
+    Fsm,
+    Vm,
+    Unknown,
+}
+
+impl PageKind {
+    pub const ALL: [PageKind; 11] = [
+        PageKind::Heap,
+        PageKind::Sequence,
+        PageKind::Btree,
+        PageKind::Hash,
+        PageKind::Gist,
+        PageKind::Gin,
+        PageKind::Spgist,
+        PageKind::Brin,
+        PageKind::Fsm,
+        PageKind::Vm,
+        PageKind::Unknown,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageKind::Heap => "heap",
+            PageKind::Sequence => "sequence",
+            PageKind::Btree => "btree",
+            PageKind::Hash => "hash",
+            PageKind::Gist => "gist",
+            PageKind::Gin => "gin",
+            PageKind::Spgist => "spgist",
+            PageKind::Brin => "brin",
+            PageKind::Fsm => "fsm",
+            PageKind::Vm => "vm",
+            PageKind::Unknown => "unknown",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<PageKind> {
+        PageKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// A relation fork (common/relpath.h: forkNames).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fork {
+    #[default]
+    Main,
+    Fsm,
+    Vm,
+    Init,
+}
+
+impl Fork {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fork::Main => "main",
+            Fork::Fsm => "fsm",
+            Fork::Vm => "vm",
+            Fork::Init => "init",
+        }
+    }
+}
+
+/// A relation file's name as PostgreSQL makes it: `<relfilenode>[_<fork>][.<segno>]`.
+/// Returns None for names that are not relation files.
+pub fn parse_relation_file_name(name: &str) -> Option<(Fork, u32)> {
+    let (stem, segment) = match name.split_once('.') {
+        Some((stem, seg)) => {
+            let ok = !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) && !seg.starts_with('0');
+            (stem, if ok { seg.parse::<u32>().ok()? } else { return None })
+        }
+        None => (name, 0),
+    };
+    let (node, fork) = match stem.split_once('_') {
+        Some((node, "fsm")) => (node, Fork::Fsm),
+        Some((node, "vm")) => (node, Fork::Vm),
+        Some((node, "init")) => (node, Fork::Init),
+        Some(_) => return None,
+        None => (stem, Fork::Main),
+    };
+    // Temp relations are t<backend>_<relfilenode>; they have no fork part of their own here.
+    let digits = node.strip_prefix('t').map_or(node, |rest| rest);
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some((fork, segment))
+}
+
+/// How to decode a page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DecodeOptions {
+    pub endian: Endian,
+    /// Decode as this kind instead of the detected one.
+    pub kind: Option<PageKind>,
+    /// The fork the page comes from (FSM and VM pages cannot be told from their bytes).
+    pub fork: Fork,
+}
+
+/// A byte range of the page and the field it belongs to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+    /// The field's name in PostgreSQL's headers (`pd_checksum`, `t_xmin`, `btpo_flags`).
+    pub field: &'static str,
+    pub role: Role,
+    /// The line pointer number (OffsetNumber) this span belongs to, if any.
+    pub item: Option<u16>,
+    /// Why the bytes look wrong, if they do.
+    pub problem: Option<&'static str>,
+}
+
+/// pageinspect's page_header() row (checksum unsigned, as CONTRACTS.md says).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PageHeader {
+    pub lsn: String,
+    pub checksum: u16,
+    /// smallint in page_header(): bits past 0x7FFF show negative, as pageinspect shows them.
+    pub flags: i16,
+    pub lower: u16,
+    pub upper: u16,
+    pub special: u16,
+    pub pagesize: u16,
+    pub version: u8,
+    pub prune_xid: String,
+    /// pd_flags bit names (bufpage.h).
+    #[serde(skip)]
+    pub flag_names: Vec<&'static str>,
+}
+
+/// A line pointer as heap_page_items' first four columns show it; the rows of pages whose
+/// access method has no pageinspect item function.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LinePointer {
+    pub lp: u16,
+    pub lp_off: u16,
+    pub lp_flags: u8,
+    pub lp_len: u16,
+}
+
+/// The items of a page, as the access method's pageinspect function lists them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Items {
+    /// heap_page_items().
+    Heap(Vec<HeapItem>),
+    /// bt_page_items().
+    Btree(Vec<BtreeItem>),
+    /// hash_page_items().
+    Hash(Vec<HashItem>),
+    /// gist_page_items_bytea().
+    Gist(Vec<GistItem>),
+    /// gin_leafpage_items().
+    GinLeaf(Vec<GinLeafItem>),
+    /// brin_revmap_data().
+    Revmap(Vec<RevmapItem>),
+    /// Line pointers only.
+    Lines(Vec<LinePointer>),
+}
+
+impl Items {
+    pub fn len(&self) -> usize {
+        match self {
+            Items::Heap(v) => v.len(),
+            Items::Btree(v) => v.len(),
+            Items::Hash(v) => v.len(),
+            Items::Gist(v) => v.len(),
+            Items::GinLeaf(v) => v.len(),
+            Items::Revmap(v) => v.len(),
+            Items::Lines(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The special space (and metapage, when the page is one), per access method.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Special {
+    Btree(BtreeSpecial),
+    Hash(HashSpecial),
+    Gist(GistSpecial),
+    Gin(GinSpecial),
+    Spgist(SpGistSpecial),
+    Brin(BrinSpecial),
+    Sequence(SequenceSpecial),
+    Fsm(FsmSpecial),
+    Vm(VmSpecial),
+}
+
+/// One decoded page. Serializes as the CONTRACTS.md `inspect --json` block without the
+/// fields that only the caller knows (`block`, `absolute_block`, `status`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DecodedPage {
+    pub kind: PageKind,
+    pub header: PageHeader,
+    pub items: Items,
+    pub special: Option<Special>,
+    /// Byte ranges covering the whole page, sorted and disjoint.
+    #[serde(skip)]
+    pub spans: Vec<Span>,
+}
+
+impl DecodedPage {
+    /// Every flagged span: what looks wrong and where.
+    pub fn problems(&self) -> impl Iterator<Item = &Span> {
+        self.spans.iter().filter(|s| s.problem.is_some())
+    }
+}
+
+/// Endian-aware, bounds-checked reads from one page.
+#[derive(Clone, Copy)]
+pub(crate) struct Reader<'a> {
+    pub b: &'a [u8],
+    pub e: Endian,
+}
+
+/// An ItemPointerData: block (bi_hi << 16 | bi_lo) and offset (ip_posid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tid {
+    pub block: u32,
+    pub offset: u16,
+}
+
+impl Tid {
+    /// tid's output function: `(block,offset)`.
+    pub fn text(self) -> String {
+        format!("({},{})", self.block, self.offset)
+    }
+}
+
+impl<'a> Reader<'a> {
+    pub fn len(&self) -> usize {
+        self.b.len()
+    }
+    pub fn u8(&self, off: usize) -> Option<u8> {
+        self.b.get(off).copied()
+    }
+    pub fn u16(&self, off: usize) -> Option<u16> {
+        read_u16(self.b, off, self.e)
+    }
+    pub fn u32(&self, off: usize) -> Option<u32> {
+        read_u32(self.b, off, self.e)
+    }
+    pub fn i32(&self, off: usize) -> Option<i32> {
+        self.u32(off).map(|v| v as i32)
+    }
+    pub fn i64(&self, off: usize) -> Option<i64> {
+        read_u64(self.b, off, self.e).map(|v| v as i64)
+    }
+    pub fn f64(&self, off: usize) -> Option<f64> {
+        read_u64(self.b, off, self.e).map(f64::from_bits)
+    }
+    /// PageXLogRecPtr {xlogid, xrecoff} as pg_lsn prints it.
+    pub fn lsn(&self, off: usize) -> Option<String> {
+        let hi = self.u32(off)?;
+        let lo = self.u32(off.checked_add(4)?)?;
+        Some(format!("{hi:X}/{lo:X}"))
+    }
+    pub fn tid(&self, off: usize) -> Option<Tid> {
+        let hi = self.u16(off)?;
+        let lo = self.u16(off.checked_add(2)?)?;
+        let offset = self.u16(off.checked_add(4)?)?;
+        Some(Tid { block: (u32::from(hi) << 16) | u32::from(lo), offset })
+    }
+    /// A table field of up to 4 bytes (bit fields extracted) at `base`.
+    pub fn field(&self, base: usize, f: &Field) -> Option<u32> {
+        let at = base.checked_add(usize::from(f.offset))?;
+        let raw = match f.size {
+            1 => u32::from(self.u8(at)?),
+            2 => u32::from(self.u16(at)?),
+            4 => self.u32(at)?,
+            _ => return None,
+        };
+        Some(match f.bits {
+            Some(b) => {
+                let unit = u8::try_from(f.size.saturating_mul(8)).unwrap_or(32);
+                raw.checked_shr(u32::from(b.shift_for(unit, self.e))).unwrap_or(0) & b.mask()
+            }
+            None => raw,
+        })
+    }
+    /// The bytes `[start, start+len)` that exist, and whether all of them did.
+    pub fn bytes(&self, start: usize, len: usize) -> (&'a [u8], bool) {
+        let end = start.saturating_add(len);
+        let s = start.min(self.b.len());
+        let e = end.min(self.b.len());
+        (self.b.get(s..e).unwrap_or(&[]), e.saturating_sub(s) == len)
+    }
+}
+
+/// Lowercase hex of bytes, optionally with a separator (bt_page_items' `data`).
+pub(crate) fn hex(bytes: &[u8], sep: &str) -> String {
+    let mut s = String::with_capacity(bytes.len().saturating_mul(3));
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            s.push_str(sep);
+        }
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// bytea's output as row_to_json prints it: `\x` then lowercase hex.
+pub(crate) fn bytea(bytes: &[u8]) -> String {
+    let mut s = String::from("\\x");
+    s.push_str(&hex(bytes, ""));
+    s
+}
+
+/// The span list being built for a page.
+pub(crate) struct Spans {
+    v: Vec<Span>,
+    len: usize,
+}
+
+impl Spans {
+    fn new(len: usize) -> Spans {
+        Spans { v: Vec::new(), len }
+    }
+
+    /// Adds `[start, start+size)`, clipped to the page; clipping flags it.
+    pub fn push(
+        &mut self,
+        start: usize,
+        size: usize,
+        field: &'static str,
+        role: Role,
+        item: Option<u16>,
+        problem: Option<&'static str>,
+    ) {
+        let end = start.saturating_add(size);
+        let (s, e) = (start.min(self.len), end.min(self.len));
+        let problem = if e < end { problem.or(Some("runs past the end of the page")) } else { problem };
+        if s < e {
+            let to32 = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+            self.v.push(Span { start: to32(s), end: to32(e), field, role, item, problem });
+        }
+    }
+
+    /// One span per field of `table` laid at `base` (bit fields share one span named after
+    /// the structure).
+    pub fn table(&mut self, base: usize, table: &Table, item: Option<u16>) {
+        if table.fields.iter().any(|f| f.bits.is_some()) {
+            let role = table.fields.first().map_or(Role::Unused, |f| f.role);
+            self.push(base, usize::from(table.size), table.name, role, item, None);
+            return;
+        }
+        for f in table.fields {
+            self.push(base.saturating_add(usize::from(f.offset)), usize::from(f.size), f.name, f.role, item, None);
+        }
+    }
+
+    /// Flags the most recent span covering `at` (a value that is out of range or insane).
+    pub fn flag(&mut self, field: &'static str, problem: &'static str) {
+        if let Some(s) = self.v.iter_mut().rev().find(|s| s.field == field) {
+            s.problem.get_or_insert(problem);
+        }
+    }
+
+    /// Drops the spans named `field` of `item` (to replace them with finer ones).
+    pub fn remove(&mut self, field: &'static str, item: Option<u16>) {
+        self.v.retain(|s| !(s.field == field && s.item == item));
+    }
+
+    /// Sorted, disjoint spans covering the page: overlaps are clipped (and flagged), gaps
+    /// become `unused`.
+    fn finish(mut self) -> Vec<Span> {
+        self.v.sort_by_key(|s| (s.start, s.end));
+        let mut out: Vec<Span> = Vec::with_capacity(self.v.len().saturating_mul(2));
+        let mut at = 0u32;
+        for mut s in self.v {
+            if s.start < at {
+                if s.end <= at {
+                    // Wholly inside an earlier span: the earlier span keeps the bytes.
+                    if let Some(prev) = out.last_mut() {
+                        prev.problem.get_or_insert("overlaps another structure");
+                    }
+                    continue;
+                }
+                s.start = at;
+                s.problem.get_or_insert("overlaps another structure");
+            }
+            if s.start > at {
+                out.push(Span { start: at, end: s.start, field: "unused", role: Role::Unused, item: None, problem: None });
+            }
+            at = s.end;
+            out.push(s);
+        }
+        let len = u32::try_from(self.len).unwrap_or(u32::MAX);
+        if at < len {
+            out.push(Span { start: at, end: len, field: "unused", role: Role::Unused, item: None, problem: None });
+        }
+        out
+    }
+}
+
+/// The page header, as page_header() shows it.
+fn decode_header(r: &Reader, spans: &mut Spans) -> PageHeader {
+    spans.table(0, &PAGE_HEADER_DATA, None);
+    let get = |name| PAGE_HEADER_DATA.field(name).and_then(|f| r.field(0, f)).unwrap_or(0);
+    let psv = get("pd_pagesize_version") as u16;
+    let flags = get("pd_flags") as u16;
+    let lower = get("pd_lower") as u16;
+    let upper = get("pd_upper") as u16;
+    let special = get("pd_special") as u16;
+    let names = match PAGE_HEADER_DATA.field("pd_flags").map(|f| f.kind) {
+        Some(Kind::Flags(n)) => crate::fields::flag_names(u32::from(flags), n).collect(),
+        _ => Vec::new(),
+    };
+    let len = r.len();
+    if r.len() >= SIZE_OF_PAGE_HEADER_DATA && r.b.iter().any(|&b| b != 0) {
+        if flags & !crate::verify::PD_VALID_FLAG_BITS != 0 {
+            spans.flag("pd_flags", "bits outside PD_VALID_FLAG_BITS");
+        }
+        if usize::from(lower) < SIZE_OF_PAGE_HEADER_DATA || lower > upper {
+            spans.flag("pd_lower", "pd_lower below the header or above pd_upper");
+        }
+        if upper > special {
+            spans.flag("pd_upper", "pd_upper above pd_special");
+        }
+        if usize::from(special) > len || usize::from(special) % 8 != 0 {
+            spans.flag("pd_special", "pd_special past the page or not MAXALIGNed");
+        }
+        if usize::from(psv & 0xFF00) != len || psv & 0x00FF != 4 {
+            spans.flag("pd_pagesize_version", "page size or layout version differs from the page's");
+        }
+    }
+    PageHeader {
+        lsn: r.lsn(0).unwrap_or_else(|| String::from("0/0")),
+        checksum: get("pd_checksum") as u16,
+        flags: flags as i16,
+        lower,
+        upper,
+        special,
+        pagesize: psv & 0xFF00,
+        version: (psv & 0x00FF) as u8,
+        prune_xid: format!("{}", get("pd_prune_xid")),
+        flag_names: names,
+    }
+}
+
+/// bufpage.h: PageGetMaxOffsetNumber, capped to the line pointers that fit in the page.
+pub(crate) fn max_offset(header: &PageHeader, len: usize, spans: &mut Spans) -> u16 {
+    let lower = usize::from(header.lower);
+    if lower <= SIZE_OF_PAGE_HEADER_DATA {
+        return 0;
+    }
+    let n = (lower.saturating_sub(SIZE_OF_PAGE_HEADER_DATA)) / SIZE_OF_ITEM_ID;
+    let fit = len.saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / SIZE_OF_ITEM_ID;
+    if n > fit {
+        spans.flag("pd_lower", "line pointers would run past the end of the page");
+    }
+    u16::try_from(n.min(fit)).unwrap_or(u16::MAX)
+}
+
+/// An ItemIdData as read from the page.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ItemId {
+    pub lp: u16,
+    pub off: u16,
+    pub flags: u8,
+    pub len: u16,
+}
+
+pub(crate) const LP_UNUSED: u8 = 0;
+pub(crate) const LP_NORMAL: u8 = 1;
+pub(crate) const LP_REDIRECT: u8 = 2;
+pub(crate) const LP_DEAD: u8 = 3;
+
+impl ItemId {
+    pub fn row(&self) -> LinePointer {
+        LinePointer { lp: self.lp, lp_off: self.off, lp_flags: self.flags, lp_len: self.len }
+    }
+    /// The item's bytes lie within the page (and after the line pointers).
+    pub fn storage_ok(&self, len: usize) -> bool {
+        self.len != 0
+            && usize::from(self.off) >= SIZE_OF_PAGE_HEADER_DATA
+            && usize::from(self.off).saturating_add(usize::from(self.len)) <= len
+    }
+}
+
+/// Reads line pointers 1..=max_offset and emits their spans.
+pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<ItemId> {
+    let n = max_offset(header, r.len(), spans);
+    let t = &crate::fields::ITEM_ID_DATA;
+    let get = |base: usize, name: &str| t.field(name).and_then(|f| r.field(base, f)).unwrap_or(0);
+    let mut out = Vec::with_capacity(usize::from(n));
+    for lp in 1..=n {
+        let base = SIZE_OF_PAGE_HEADER_DATA.saturating_add(usize::from(lp.saturating_sub(1)).saturating_mul(SIZE_OF_ITEM_ID));
+        let id = ItemId {
+            lp,
+            off: get(base, "lp_off") as u16,
+            flags: get(base, "lp_flags") as u8,
+            len: get(base, "lp_len") as u16,
+        };
+        let problem = match id.flags {
+            LP_UNUSED if id.len != 0 || id.off != 0 => Some("LP_UNUSED with storage"),
+            LP_NORMAL if id.len == 0 => Some("LP_NORMAL without storage"),
+            LP_REDIRECT if id.len != 0 || id.off == 0 || id.off > n => Some("LP_REDIRECT to no line pointer"),
+            LP_NORMAL | LP_DEAD if id.len != 0 && !id.storage_ok(r.len()) => Some("item lies outside the page"),
+            _ => None,
+        };
+        spans.push(base, SIZE_OF_ITEM_ID, t.name, Role::LinePointer, Some(lp), problem);
+        out.push(id);
+    }
+    out
+}
+
+/// The free space between pd_lower and pd_upper.
+pub(crate) fn free_space(header: &PageHeader, spans: &mut Spans) {
+    let (lower, upper) = (usize::from(header.lower), usize::from(header.upper));
+    if lower < upper && lower >= SIZE_OF_PAGE_HEADER_DATA {
+        spans.push(lower, upper.saturating_sub(lower), "free space", Role::FreeSpace, None, None);
+    }
+}
+
+/// The special space's size (PageGetSpecialSize), None when pd_special is not in the page.
+pub(crate) fn special_size(header: &PageHeader, len: usize) -> Option<usize> {
+    len.checked_sub(usize::from(header.special))
+}
+
+/// hash.h/gist.h/spgist_private.h/brin_page.h: the page ids the access methods keep in the
+/// last two bytes of their special space.
+const HASHO_PAGE_ID: u16 = 0xFF80;
+const GIST_PAGE_ID: u16 = 0xFF81;
+const SPGIST_PAGE_ID: u16 = 0xFF82;
+/// commands/sequence.c: SEQ_MAGIC.
+pub(crate) const SEQ_MAGIC: u32 = 0x1717;
+
+/// The page kind from the special space (size and page ids) and the fork.
+pub fn detect_kind(page: &[u8], endian: Endian, fork: Fork) -> PageKind {
+    match fork {
+        Fork::Fsm => return PageKind::Fsm,
+        Fork::Vm => return PageKind::Vm,
+        Fork::Main | Fork::Init => {}
+    }
+    let r = Reader { b: page, e: endian };
+    let (Some(upper), Some(special)) = (r.u16(14), r.u16(16)) else { return PageKind::Unknown };
+    if upper == 0 {
+        // A new page: nothing says what it belongs to.
+        return PageKind::Unknown;
+    }
+    let special = usize::from(special);
+    let Some(size) = page.len().checked_sub(special) else { return PageKind::Unknown };
+    let page_id = page.len().checked_sub(2).and_then(|at| r.u16(at));
+    match (size, page_id) {
+        (0, _) => PageKind::Heap,
+        (16, Some(HASHO_PAGE_ID)) => PageKind::Hash,
+        (16, Some(GIST_PAGE_ID)) => PageKind::Gist,
+        (8, Some(SPGIST_PAGE_ID)) => PageKind::Spgist,
+        (8, Some(0xF091..=0xF093)) => PageKind::Brin,
+        (8, _) if r.u32(special) == Some(SEQ_MAGIC) => PageKind::Sequence,
+        (16, _) if r.u16(special.saturating_add(12)).is_some_and(|f| f < 1 << 9) => PageKind::Btree,
+        (8, _) => PageKind::Gin,
+        _ => PageKind::Unknown,
+    }
+}
+
+/// Decodes one page. `absolute_block` is the relation-wide block number (VM pages use it to
+/// number the heap blocks they cover). Never panics; short or garbage pages decode to
+/// flagged values.
+pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> DecodedPage {
+    let r = Reader { b: page, e: opts.endian };
+    let mut spans = Spans::new(page.len());
+    let header = decode_header(&r, &mut spans);
+    let kind = opts.kind.unwrap_or_else(|| detect_kind(page, opts.endian, opts.fork));
+    let is_new = header.upper == 0;
+    let (items, special) = if is_new && opts.kind.is_none() {
+        (Items::Lines(Vec::new()), None)
+    } else {
+        match kind {
+            PageKind::Heap => (heap::items(&r, &header, &mut spans), None),
+            PageKind::Sequence => heap::sequence(&r, &header, &mut spans),
+            PageKind::Btree => btree::decode(&r, &header, &mut spans),
+            PageKind::Hash => hash::decode(&r, &header, &mut spans),
+            PageKind::Gist => gist::decode(&r, &header, &mut spans),
+            PageKind::Gin => gin::decode(&r, &header, &mut spans),
+            PageKind::Spgist => spgist::decode(&r, &header, &mut spans),
+            PageKind::Brin => brin::decode(&r, &header, &mut spans),
+            PageKind::Fsm => maps::fsm(&r, &mut spans),
+            PageKind::Vm => maps::vm(&r, absolute_block, &mut spans),
+            PageKind::Unknown => {
+                let lps = line_pointers(&r, &header, &mut spans);
+                free_space(&header, &mut spans);
+                (Items::Lines(lps.iter().map(ItemId::row).collect()), None)
+            }
+        }
+    };
+    DecodedPage { kind, header, items, special, spans: spans.finish() }
+}
+
+/// Spans for generic line-pointer items: the item bytes as one `tuple` span each.
+pub(crate) fn item_spans(r: &Reader, lps: &[ItemId], spans: &mut Spans, field: &'static str) {
+    for id in lps {
+        if id.len != 0 && matches!(id.flags, LP_NORMAL | LP_DEAD) && id.storage_ok(r.len()) {
+            spans.push(usize::from(id.off), usize::from(id.len), field, Role::TupleData, Some(id.lp), None);
+        }
+    }
+}
+
+/// Flag names the way pageinspect's *_opaque_info functions print them: lowercase, without
+/// the prefix, unknown bits as hex.
+pub(crate) fn pageinspect_flags(value: u16, names: &[(u16, &'static str)]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = value;
+    for &(mask, name) in names {
+        if value & mask != 0 {
+            out.push(String::from(name));
+        }
+        rest &= !mask;
+    }
+    if rest != 0 {
+        out.push(format!("{rest:x}"));
+    }
+    out
+}
+
+/// PageGetFreeSpace (bufpage.c): pd_upper - pd_lower less one line pointer, or 0.
+pub(crate) fn page_get_free_space(header: &PageHeader) -> u32 {
+    let space = i32::from(header.upper).saturating_sub(i32::from(header.lower));
+    if space < SIZE_OF_ITEM_ID as i32 {
+        0
+    } else {
+        space.saturating_sub(SIZE_OF_ITEM_ID as i32) as u32
+    }
+}
+
+/// itup.h: IndexTupleData as read at `off`: t_tid, t_info, size and data offset.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IndexTuple {
+    pub tid: Tid,
+    pub info: u16,
+}
+
+impl IndexTuple {
+    pub fn read(r: &Reader, off: usize) -> Option<IndexTuple> {
+        Some(IndexTuple { tid: r.tid(off)?, info: r.u16(off.checked_add(6)?)? })
+    }
+    /// IndexTupleSize: t_info & INDEX_SIZE_MASK.
+    pub fn size(&self) -> usize {
+        usize::from(self.info & 0x1FFF)
+    }
+    pub fn has_nulls(&self) -> bool {
+        self.info & 0x8000 != 0
+    }
+    pub fn has_varwidths(&self) -> bool {
+        self.info & 0x4000 != 0
+    }
+    /// IndexInfoFindDataOffset: MAXALIGN(sizeof(IndexTupleData) [+ IndexAttributeBitMapData]).
+    pub fn data_offset(&self) -> usize {
+        if self.has_nulls() {
+            16
+        } else {
+            8
+        }
+    }
+    /// Emits the tuple's spans at `off` (header, null bitmap, data up to `len`).
+    pub fn spans(&self, off: usize, len: usize, item: u16, spans: &mut Spans) {
+        spans.table(off, &crate::fields::INDEX_TUPLE_DATA, Some(item));
+        if self.has_nulls() {
+            spans.push(off.saturating_add(8), 4, "t_bits", Role::NullBitmap, Some(item), None);
+        }
+        let data = self.data_offset();
+        if len > data {
+            spans.push(off.saturating_add(data), len.saturating_sub(data), "t_data", Role::TupleData, Some(item), None);
+        }
+    }
+}
+
+/// Index tuples behind line pointers as bt_page_items' first columns show them, for pages of
+/// access methods without an item function of their own.
+pub(crate) fn index_tuple_spans(r: &Reader, lps: &[ItemId], spans: &mut Spans) {
+    for id in lps {
+        if id.flags == LP_UNUSED || !id.storage_ok(r.len()) {
+            continue;
+        }
+        let off = usize::from(id.off);
+        if let Some(t) = IndexTuple::read(r, off) {
+            t.spans(off, usize::from(id.len), id.lp, spans);
+        }
+    }
+}
+
+/// The metapage table's spans at PageGetContents.
+pub(crate) fn meta_spans(table: &Table, spans: &mut Spans) {
+    spans.table(SIZE_OF_PAGE_HEADER_DATA, table, None);
+}
+
+/// A field of `table` at `base` (any size up to 4 bytes), 0 when unreadable.
+pub(crate) fn get(r: &Reader, base: usize, table: &Table, name: &str) -> u32 {
+    table.field(name).and_then(|f| r.field(base, f)).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests;
