@@ -83,6 +83,36 @@ for (const build of ['pkg', 'pkg-scalar']) {
       expect(w.detect_block_size(new Uint8Array(10), false)).toBeUndefined();
     });
 
+    it('decodes a page into spans that cover it, with the checksum bytes named', () => {
+      const f = damagedFile(2, 0);
+      const page = f.bytes.subarray(0, 8192);
+      const d = w.decode(page, 0, false, 'main', '');
+      const [start, end, field, item] = [d.start, d.end, d.field, d.item];
+      const names = d.field_names;
+      const docs = d.field_docs;
+      const cols = JSON.parse(d.json);
+      d.free();
+      let at = 0;
+      for (let i = 0; i < start.length; i++) {
+        expect(start[i]).toBe(at);
+        at = end[i];
+      }
+      expect(at).toBe(8192);
+      const byName = (off: number) => names[field[Array.from(start).findLastIndex((s) => s <= off)]];
+      expect([byName(8), byName(9), byName(10)]).toEqual(['pd_checksum', 'pd_checksum', 'pd_flags']);
+      expect(docs[names.indexOf('pd_checksum')]).toMatch(/bufpage\.h/);
+      expect(cols.kind).toBe('heap');
+      expect(cols.header.checksum).toBe(f.expected[0].stored);
+      expect(cols.items).toHaveLength(3);
+      expect(Array.from(item).some((x) => x === 3)).toBe(true);
+      expect(() => w.decode(page, 0, false, 'nonsense', '')).toThrow(/unknown fork/);
+      const rand = rng(5);
+      for (const n of [0, 5, 24, 100, 8192]) {
+        const junk = Uint8Array.from({ length: n }, () => Math.floor(rand() * 256));
+        w.decode(junk, 1, n % 2 === 0, 'main', '').free();
+      }
+    });
+
     it('throws a JS error with a message on a bad block size, and never traps on garbage', () => {
       expect(() => w.verify(new Uint8Array(8192), 0, 3000, false)).toThrow(/unsupported block size 3000/);
       expect(() => w.checksum_page(new Uint8Array(100), 0, false)).toThrow(/block size/);
@@ -139,5 +169,28 @@ describe('wasm bindings against a real PostgreSQL 15', () => {
       }
     }
     expect(pages).toBeGreaterThan(100);
+  });
+
+  it('decoded headers and item counts equal page_header() and heap_page_items()', async () => {
+    const w = await load('pkg');
+    const path = c.relationPath('t');
+    const bytes = new Uint8Array(readFileSync(path));
+    const blocks = bytes.length / 8192;
+    const page = (b: number) => rawPage(path, 0).replace('0::bigint', `${b}::bigint`);
+    const want = c.rows<{ b: number; h: Record<string, unknown>; n: number }>(
+      `select b, row_to_json(page_header(${page(0).replace('0::bigint', 'b::bigint')})) as h,
+              (select count(*) from heap_page_items(${page(0).replace('0::bigint', 'b::bigint')})) as n
+         from generate_series(0, ${blocks - 1}) b`,
+    );
+    for (const r of want) {
+      const d = w.decode(bytes.subarray(r.b * 8192, (r.b + 1) * 8192), r.b, false, 'main', '');
+      const cols = JSON.parse(d.json);
+      d.free();
+      expect(cols.header.lower, `block ${r.b}`).toBe(r.h.lower);
+      expect(cols.header.upper).toBe(r.h.upper);
+      expect(cols.header.lsn).toBe(r.h.lsn);
+      expect(cols.header.checksum).toBe((r.h.checksum as number) & 0xffff);
+      expect(cols.items).toHaveLength(r.n);
+    }
   });
 });

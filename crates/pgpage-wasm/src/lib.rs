@@ -107,7 +107,12 @@ pub fn matches_block(
     file_first_block: u32,
     file_blocks: u32,
 ) -> Option<u32> {
-    let verdict = PageVerdict { status: PageStatus::Mismatch, stored, computed: None, fold };
+    let verdict = PageVerdict {
+        status: PageStatus::Mismatch,
+        stored,
+        computed: None,
+        fold,
+    };
     core_matches_block(&verdict, own_block, file_first_block, file_blocks)
 }
 
@@ -119,7 +124,11 @@ pub fn detect_block_size(page: &[u8], big_endian: bool) -> Option<u32> {
 
 /// The relation-wide block number of block `block_in_file` of segment `segno`.
 #[wasm_bindgen]
-pub fn absolute_block(block_size_bytes: u32, segno: u32, block_in_file: u32) -> Result<u32, JsError> {
+pub fn absolute_block(
+    block_size_bytes: u32,
+    segno: u32,
+    block_in_file: u32,
+) -> Result<u32, JsError> {
     Ok(block_size(block_size_bytes)?.absolute_block(segno, block_in_file))
 }
 
@@ -128,4 +137,172 @@ pub fn absolute_block(block_size_bytes: u32, segno: u32, block_in_file: u32) -> 
 pub fn checksum_page(page: &[u8], blkno: u32, big_endian: bool) -> Result<u16, JsError> {
     block_size(u32::try_from(page.len()).unwrap_or(0))?;
     Ok(pg_checksum_page(page, blkno, endian(big_endian)))
+}
+
+/// One decoded page: spans as parallel typed arrays (field names and problems as indexes
+/// into small string tables) and the pageinspect-style columns as one JSON string.
+#[wasm_bindgen]
+pub struct DecodedPageJs {
+    start: Vec<u32>,
+    end: Vec<u32>,
+    role: Vec<u8>,
+    /// Line pointer number, 0 for none (OffsetNumbers start at 1).
+    item: Vec<u16>,
+    field: Vec<u16>,
+    /// Index into `problems` + 1, 0 for none.
+    problem: Vec<u16>,
+    field_names: Vec<String>,
+    field_docs: Vec<String>,
+    problems: Vec<String>,
+    json: String,
+}
+
+#[wasm_bindgen]
+impl DecodedPageJs {
+    #[wasm_bindgen(getter)]
+    pub fn start(&self) -> Vec<u32> {
+        self.start.clone()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn end(&self) -> Vec<u32> {
+        self.end.clone()
+    }
+    /// `fields::Role::code` per span.
+    #[wasm_bindgen(getter)]
+    pub fn role(&self) -> Vec<u8> {
+        self.role.clone()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn item(&self) -> Vec<u16> {
+        self.item.clone()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn field(&self) -> Vec<u16> {
+        self.field.clone()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn problem(&self) -> Vec<u16> {
+        self.problem.clone()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn field_names(&self) -> Vec<String> {
+        self.field_names.clone()
+    }
+    /// The one-line doc of each field name, from the core's field tables ("" when none).
+    #[wasm_bindgen(getter)]
+    pub fn field_docs(&self) -> Vec<String> {
+        self.field_docs.clone()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn problems(&self) -> Vec<String> {
+        self.problems.clone()
+    }
+    /// `{"kind", "header", "items", "special"}` as `pgpage inspect --json` prints a block.
+    #[wasm_bindgen(getter)]
+    pub fn json(&self) -> String {
+        self.json.clone()
+    }
+}
+
+/// The role names, in `Role::code` order.
+#[wasm_bindgen]
+pub fn role_names() -> Vec<String> {
+    pgpage::fields::Role::ALL
+        .iter()
+        .map(|r| r.as_str().into())
+        .collect()
+}
+
+fn field_doc(name: &str) -> &'static str {
+    pgpage::fields::ALL_TABLES
+        .iter()
+        .find_map(|t| {
+            if t.name == name {
+                Some("")
+            } else {
+                t.field(name).map(|f| f.doc)
+            }
+        })
+        .unwrap_or("")
+}
+
+fn index_of(table: &mut Vec<String>, s: &str) -> u16 {
+    let at = table.iter().position(|x| x == s).unwrap_or_else(|| {
+        table.push(s.into());
+        table.len().saturating_sub(1)
+    });
+    u16::try_from(at).unwrap_or(u16::MAX)
+}
+
+/// Decodes one page with the core decoder. `fork` is `main`, `fsm`, `vm` or `init`; `kind`
+/// overrides detection when it names a kind (`heap`, `btree`, ...), else pass "".
+#[wasm_bindgen]
+pub fn decode(
+    page: &[u8],
+    absolute_block: u32,
+    big_endian: bool,
+    fork: &str,
+    kind: &str,
+) -> Result<DecodedPageJs, JsError> {
+    use pgpage::decode::{decode_page, DecodeOptions, Fork, PageKind};
+    let fork = match fork {
+        "main" | "" => Fork::Main,
+        "fsm" => Fork::Fsm,
+        "vm" => Fork::Vm,
+        "init" => Fork::Init,
+        other => return Err(JsError::new(&format!("unknown fork {other:?}"))),
+    };
+    let kind = match kind {
+        "" => None,
+        k => Some(
+            PageKind::parse(k).ok_or_else(|| JsError::new(&format!("unknown page kind {k:?}")))?,
+        ),
+    };
+    let d = decode_page(
+        page,
+        absolute_block,
+        &DecodeOptions {
+            endian: endian(big_endian),
+            kind,
+            fork,
+        },
+    );
+    let n = d.spans.len();
+    let mut out = DecodedPageJs {
+        start: Vec::with_capacity(n),
+        end: Vec::with_capacity(n),
+        role: Vec::with_capacity(n),
+        item: Vec::with_capacity(n),
+        field: Vec::with_capacity(n),
+        problem: Vec::with_capacity(n),
+        field_names: Vec::new(),
+        field_docs: Vec::new(),
+        problems: Vec::new(),
+        json: String::new(),
+    };
+    for s in &d.spans {
+        out.start.push(s.start);
+        out.end.push(s.end);
+        out.role.push(s.role.code());
+        out.item.push(s.item.unwrap_or(0));
+        out.field.push(index_of(&mut out.field_names, s.field));
+        out.problem.push(match s.problem {
+            Some(p) => index_of(&mut out.problems, p).saturating_add(1),
+            None => 0,
+        });
+    }
+    out.field_docs = out
+        .field_names
+        .iter()
+        .map(|f| field_doc(f).into())
+        .collect();
+    out.json = serde_json::to_string(&serde_json::json!({
+        "kind": d.kind,
+        "header": d.header,
+        "flag_names": d.header.flag_names,
+        "items": d.items,
+        "special": d.special,
+    }))
+    .map_err(|e| JsError::new(&format!("cannot serialize the decoded page: {e}")))?;
+    Ok(out)
 }

@@ -52,10 +52,10 @@ function HexViewImpl(p: HexViewProps) {
       const s = map[i] >= 0 ? p.spans[map[i]] : undefined;
       const b = bytes[i];
       const cls =
-        `b role-${s?.role ?? 'unknown'}` +
+        `b role-${s?.role ?? 'unused'}` +
         (s?.item !== undefined && s.item === p.selectedItem ? ' sel' : '') +
         (i === p.cursor ? ' cursor' : '') +
-        (s?.flagged ? ' flagged' : '');
+        (s?.problem ? ' flagged' : '');
       const marked = s !== undefined && p.markedFields.has(s.field);
       hex.push(
         <span

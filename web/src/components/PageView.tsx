@@ -4,7 +4,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
 import { detectBlockSize, HEAD_BYTES } from '../lib/geometry';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
-import { decodePage, type Span } from '../lib/spans';
+import { decodeWithCore, spanValue, type DecodedPage, type Span } from '../lib/spans';
 import { STATUS_WORDS, statusName, type StatusName } from '../lib/status';
 import { loadWasm } from '../wasm';
 import { HexView, type ByteProvider } from './HexView';
@@ -18,6 +18,7 @@ interface Loaded {
   computed: number | null;
   absoluteBlock: number;
   matchesBlock: number | null;
+  decoded: DecodedPage;
 }
 
 export interface PageViewProps {
@@ -78,8 +79,9 @@ export function PageView(p: PageViewProps) {
         v.free();
         const first = wasm.absolute_block(bs, entry.segment, 0);
         const matchesBlock = status === 'mismatch' ? wasm.matches_block(fold, stored, block, first, blocks) ?? null : null;
+        const decoded = decodeWithCore(wasm, bytes, absoluteBlock, p.bigEndian, entry.fork);
         if (live) {
-          setPage({ block, bytes, blockSize: bs, status, stored, computed, absoluteBlock, matchesBlock });
+          setPage({ block, bytes, blockSize: bs, status, stored, computed, absoluteBlock, matchesBlock, decoded });
           setError(null);
         }
       } catch (e) {
@@ -91,7 +93,7 @@ export function PageView(p: PageViewProps) {
     };
   }, [entry, p.block, p.blockSizeOverride, p.bigEndian]);
 
-  const decoded = useMemo(() => (page ? decodePage(page.bytes, !p.bigEndian, entry.fork) : null), [page, p.bigEndian, entry.fork]);
+  const decoded = page?.decoded ?? null;
   const provider: ByteProvider | null = useMemo(
     () => (page ? { length: page.bytes.length, slice: (s: number, e: number) => page.bytes.subarray(s, e) } : null),
     [page],
@@ -138,11 +140,17 @@ export function PageView(p: PageViewProps) {
         {page.computed !== null && <>, computed {checksumWords(page.computed)}</>}
         {page.matchesBlock !== null && <>. This page's checksum is valid for block {page.matchesBlock}: a misplaced page?</>}
       </p>
-      {decoded.problems.length > 0 && (
-        <ul className="warn">
-          {decoded.problems.map((m) => (
-            <li key={m}>{m}</li>
-          ))}
+      {decoded.spans.some((x) => x.problem) && (
+        <ul className="warn" data-testid="decode-problems">
+          {decoded.spans
+            .filter((x) => x.problem)
+            .slice(0, 20)
+            .map((x) => (
+              <li key={x.start}>
+                <code>{x.field}</code>
+                {x.item !== undefined && ` of item ${x.item}`} at offset {x.start}: {x.problem}
+              </li>
+            ))}
         </ul>
       )}
       <div className="copy">
@@ -175,7 +183,16 @@ export function PageView(p: PageViewProps) {
       <p className="hover" data-testid="hover" aria-live="polite">
         {hover.off !== null && (
           <>
-            offset {hover.off} (0x{hover.off.toString(16)}): {hover.span ? <><code>{hover.span.field}</code> = {hover.span.value} — {hover.span.doc}</> : 'no field'}
+            offset {hover.off} (0x{hover.off.toString(16)}): {hover.span ? (
+              <>
+                <code>{hover.span.field}</code>
+                {hover.span.item !== undefined && ` (item ${hover.span.item})`} = {spanValue(page.bytes, hover.span, !p.bigEndian)}
+                {hover.span.doc && ` — ${hover.span.doc}`}
+                {hover.span.problem && <strong> ⚠ {hover.span.problem}</strong>}
+              </>
+            ) : (
+              'no field'
+            )}
           </>
         )}
       </p>
@@ -199,80 +216,27 @@ export function PageView(p: PageViewProps) {
           <table data-testid="header-panel">
             <tbody>
               {Object.entries(decoded.header).map(([k, v]) => (
-                <tr key={k} className={k === 'pd_checksum' && marked.size > 0 ? 'mismatch' : undefined}>
+                <tr key={k} className={k === 'checksum' && marked.size > 0 ? 'mismatch' : undefined}>
                   <th>{k}</th>
                   <td>
-                    {v}
-                    {k === 'pd_checksum' && marked.size > 0 && ` ≠ computed ${page.computed}`}
+                    {String(v)}
+                    {k === 'flags' && decoded.flag_names.length > 0 && ` ${decoded.flag_names.join('|')}`}
+                    {k === 'checksum' && marked.size > 0 && ` ≠ computed ${page.computed}`}
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
-          {decoded.linePointers.length > 0 && (
+          {decoded.items.length > 0 && <Items items={decoded.items} selected={item} onSelect={setItem} />}
+          {decoded.special && (
             <>
-              <h3>Line pointers ({decoded.linePointers.length})</h3>
-              <table data-testid="lp-panel">
-                <thead>
-                  <tr>
-                    <th>lp</th>
-                    <th>lp_off</th>
-                    <th>lp_flags</th>
-                    <th>lp_len</th>
-                    {decoded.kind === 'heap' && (
-                      <>
-                        <th>t_xmin</th>
-                        <th>t_xmax</th>
-                        <th>t_ctid</th>
-                        <th>t_infomask2</th>
-                        <th>t_infomask</th>
-                        <th>t_hoff</th>
-                      </>
-                    )}
-                  </tr>
-                </thead>
-                <tbody>
-                  {decoded.linePointers.map((lp) => {
-                    const t = decoded.tuples.find((x) => x.lp === lp.lp)?.fields ?? {};
-                    return (
-                      <tr
-                        key={lp.lp}
-                        data-lp={lp.lp}
-                        tabIndex={0}
-                        className={(item === lp.lp ? 'sel' : '') + (lp.flagged ? ' flagged' : '')}
-                        onClick={() => setItem(lp.lp)}
-                        onKeyDown={(e) => e.key === 'Enter' && setItem(lp.lp)}
-                      >
-                        <td>{lp.lp}</td>
-                        <td>{lp.lp_off}</td>
-                        <td>{lp.lp_flags}</td>
-                        <td>{lp.lp_len}</td>
-                        {decoded.kind === 'heap' && (
-                          <>
-                            <td>{t.t_xmin ?? ''}</td>
-                            <td>{t.t_xmax ?? ''}</td>
-                            <td>{t.t_ctid ?? ''}</td>
-                            <td>{t.t_infomask2 ?? ''}</td>
-                            <td>{t.t_infomask ?? ''}</td>
-                            <td>{t.t_hoff ?? ''}</td>
-                          </>
-                        )}
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </>
-          )}
-          {Object.keys(decoded.special).length > 0 && (
-            <>
-              <h3>Special space</h3>
+              <h3>Special space{decoded.kind === 'btree' || decoded.kind === 'hash' ? ' / metapage' : ''}</h3>
               <table data-testid="special-panel">
                 <tbody>
                   {Object.entries(decoded.special).map(([k, v]) => (
                     <tr key={k}>
                       <th>{k}</th>
-                      <td>{v}</td>
+                      <td>{cell(v)}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -282,5 +246,52 @@ export function PageView(p: PageViewProps) {
         </div>
       </div>
     </section>
+  );
+}
+
+function cell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+/** The page's items with pageinspect's columns; a row selects its line pointer's bytes. */
+function Items(p: { items: Record<string, unknown>[]; selected: number | null; onSelect(lp: number): void }) {
+  const cols = Object.keys(p.items[0]);
+  const lpOf = (row: Record<string, unknown>, i: number): number => Number(row.lp ?? row.itemoffset ?? i + 1);
+  return (
+    <>
+      <h3>Items ({p.items.length})</h3>
+      <div className="items-scroll">
+        <table data-testid="items-panel">
+          <thead>
+            <tr>
+              {cols.map((c) => (
+                <th key={c}>{c}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {p.items.map((row, i) => {
+              const lp = lpOf(row, i);
+              return (
+                <tr
+                  key={i}
+                  data-lp={lp}
+                  tabIndex={0}
+                  className={p.selected === lp ? 'sel' : undefined}
+                  onClick={() => p.onSelect(lp)}
+                  onKeyDown={(e) => e.key === 'Enter' && p.onSelect(lp)}
+                >
+                  {cols.map((c) => (
+                    <td key={c}>{cell(row[c])}</td>
+                  ))}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 }
