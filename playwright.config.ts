@@ -1,6 +1,9 @@
 // Browser tests: the built app (dist/, `npm run build`) served by `vite preview` on loopback,
 // driven in Debian's chromium. Never downloads a browser.
 import { defineConfig } from '@playwright/test';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
 
 const port = Number(process.env.PGPAGE_PORT ?? 4317);
 
@@ -20,6 +23,7 @@ export default defineConfig({
   webServer: {
     command: `npx vite preview --host 127.0.0.1 --port ${port} --strictPort`,
     url: `http://127.0.0.1:${port}/`,
+    cwd: root,
     reuseExistingServer: false,
     timeout: 60_000,
   },

@@ -484,7 +484,7 @@ function FileRow(p: { f: FileEntry; selected: boolean; onSelect(): void; onCance
   const eta = !done && frac > 0 ? (secs * (1 - frac)) / frac : 0;
   return (
     <>
-      <tr className={p.selected ? 'current' : undefined} data-testid="file" data-file={f.name} data-state={f.state}>
+      <tr className={p.selected ? "current" : undefined} data-testid="file" data-file={f.name} data-state={f.state} data-elapsed-ms={done ? Math.round(f.elapsedMs) : undefined}>
         <td>
           <button type="button" className="link" onClick={p.onSelect}>
             {f.path}

@@ -1,7 +1,11 @@
 // An annotated hex dump: offset, 16 bytes a row, ASCII. It knows a data provider and a list
 // of spans (field, role, value, doc), nothing about PostgreSQL. Hover shows the field; the
 // arrow keys move a cursor; bytes of `selectedItem` and of `markedFields` are highlighted.
-import { memo, useMemo, type KeyboardEvent, type MouseEvent } from 'react';
+import { memo, useEffect, useMemo, useState, type KeyboardEvent, type MouseEvent } from 'react';
+
+/** Rows rendered in the first frame; the rest follow in later tasks so none runs long. */
+const FIRST_ROWS = 48;
+const ROWS_PER_TASK = 96;
 import { byteToSpan, type Span } from '../lib/spans';
 
 export interface ByteProvider {
@@ -25,9 +29,61 @@ export interface HexViewProps {
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
+interface HexRowProps {
+  row: number;
+  bytes: Uint8Array;
+  map: Int32Array;
+  spans: Span[];
+  markedFields: ReadonlySet<string>;
+  selectedItem: number | null;
+  cursor: number;
+  baseOffset: number;
+}
+
+const HexRow = memo(function HexRow(p: HexRowProps) {
+  const hex = [];
+  const ascii: string[] = [];
+  const r = p.row;
+  for (let i = r; i < Math.min(r + 16, p.bytes.length); i++) {
+    const s = p.map[i] >= 0 ? p.spans[p.map[i]] : undefined;
+    const b = p.bytes[i];
+    const cls =
+      `b role-${s?.role ?? 'unused'}` +
+      (s?.item !== undefined && s.item === p.selectedItem ? ' sel' : '') +
+      (i === p.cursor ? ' cursor' : '') +
+      (s?.problem ? ' flagged' : '');
+    const marked = s !== undefined && p.markedFields.has(s.field);
+    hex.push(
+      <span key={i} className={cls} data-off={i} data-field={s?.field} data-item={s?.item} data-mismatch={marked ? 'true' : undefined}>
+        {HEX[b]}
+      </span>,
+    );
+    ascii.push(b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.');
+  }
+  return (
+    <div className="hexrow">
+      <span className="hexoff">{(p.baseOffset + r).toString(16).padStart(8, '0')}</span>
+      <span className="hexbytes">{hex}</span>
+      <span className="hexascii">{ascii.join('')}</span>
+    </div>
+  );
+});
+
 function HexViewImpl(p: HexViewProps) {
   const bytes = useMemo(() => p.data.slice(0, p.data.length), [p.data]);
   const map = useMemo(() => byteToSpan(p.spans, bytes.length), [p.spans, bytes.length]);
+  const totalRows = Math.ceil(bytes.length / 16);
+  const [shown, setShown] = useState({ bytes, rows: FIRST_ROWS });
+  const rowsShown = shown.bytes === bytes ? shown.rows : FIRST_ROWS;
+  useEffect(() => {
+    if (shown.bytes !== bytes) {
+      setShown({ bytes, rows: FIRST_ROWS });
+      return;
+    }
+    if (shown.rows >= totalRows) return;
+    const t = setTimeout(() => setShown({ bytes, rows: shown.rows + ROWS_PER_TASK }), 0);
+    return () => clearTimeout(t);
+  }, [bytes, shown, totalRows]);
 
   const offsetOf = (e: MouseEvent): number | null => {
     const t = (e.target as HTMLElement).closest('[data-off]');
@@ -45,42 +101,25 @@ function HexViewImpl(p: HexViewProps) {
   };
 
   const rows = [];
-  for (let r = 0; r < bytes.length; r += 16) {
-    const hex = [];
-    const ascii = [];
-    for (let i = r; i < Math.min(r + 16, bytes.length); i++) {
-      const s = map[i] >= 0 ? p.spans[map[i]] : undefined;
-      const b = bytes[i];
-      const cls =
-        `b role-${s?.role ?? 'unused'}` +
-        (s?.item !== undefined && s.item === p.selectedItem ? ' sel' : '') +
-        (i === p.cursor ? ' cursor' : '') +
-        (s?.problem ? ' flagged' : '');
-      const marked = s !== undefined && p.markedFields.has(s.field);
-      hex.push(
-        <span
-          key={i}
-          className={cls}
-          data-off={i}
-          data-field={s?.field}
-          data-item={s?.item}
-          data-mismatch={marked ? 'true' : undefined}
-        >
-          {HEX[b]}
-        </span>,
-      );
-      ascii.push(
-        <span key={i} className={cls} data-off={i} data-mismatch={marked ? 'true' : undefined}>
-          {b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.'}
-        </span>,
-      );
+  for (let r = 0; r < Math.min(bytes.length, rowsShown * 16); r += 16) {
+    // A row re-renders only when the cursor or the selected item touches it.
+    const cursorHere = p.cursor >= r && p.cursor < r + 16 ? p.cursor : -1;
+    let selHere = false;
+    for (let i = r; i < Math.min(r + 16, bytes.length) && p.selectedItem !== null; i++) {
+      if (map[i] >= 0 && p.spans[map[i]].item === p.selectedItem) selHere = true;
     }
     rows.push(
-      <div className="hexrow" key={r}>
-        <span className="hexoff">{(p.baseOffset + r).toString(16).padStart(8, '0')}</span>
-        <span className="hexbytes">{hex}</span>
-        <span className="hexascii">{ascii}</span>
-      </div>,
+      <HexRow
+        key={r}
+        row={r}
+        bytes={bytes}
+        map={map}
+        spans={p.spans}
+        markedFields={p.markedFields}
+        selectedItem={selHere ? p.selectedItem : null}
+        cursor={cursorHere}
+        baseOffset={p.baseOffset}
+      />,
     );
   }
   return (
@@ -89,6 +128,7 @@ function HexViewImpl(p: HexViewProps) {
       data-testid="hexview"
       tabIndex={0}
       role="grid"
+      data-complete={rowsShown >= totalRows ? 'true' : 'false'}
       aria-label="hex dump of the page; arrow keys move the cursor"
       onKeyDown={onKey}
       onMouseOver={(e) => {
