@@ -218,8 +218,13 @@ export function App() {
     [allProblems, files, sel, selFile],
   );
 
+  // One listener for the page's life, reading the latest state through a ref, so a key
+  // pressed between a state change and the next render is never handled with stale state.
+  const keyState = useRef({ go, goProblem, sel, selFile });
+  keyState.current = { go, goProblem, sel, selFile };
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
+      const { go, goProblem, sel, selFile } = keyState.current;
       const t = e.target as HTMLElement;
       if (t.closest('input, select, textarea')) return;
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'g') {
@@ -245,7 +250,7 @@ export function App() {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [go, goProblem, sel, selFile]);
+  }, []);
 
   const state = summaryState(files);
   const total: StatusCounts = emptyCounts();
