@@ -94,6 +94,26 @@ test('keyboard: [ ] move by page, n N by problem', async ({ page }) => {
   await expect(page.getByTestId('hover')).toContainText('pd_checksum');
 });
 
+test('page map: a cell per block coloured by status, click jumps', async ({ page }) => {
+  await page.goto('/');
+  await choose(page, [seg0]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  const map = page.getByTestId('pagemap');
+  // 12 blocks: 14-pixel cells in one row.
+  const colours = await map.evaluate((c: HTMLCanvasElement) => {
+    const ctx = c.getContext('2d')!;
+    return Array.from({ length: 12 }, (_, b) => Array.from(ctx.getImageData(b * 14 + 5, 5, 1, 1).data.slice(0, 3)).join(','));
+  });
+  const byStatus = new Map<string, Set<string>>();
+  seg0.expected.forEach((e, b) => byStatus.set(e.status, (byStatus.get(e.status) ?? new Set()).add(colours[b])));
+  // Same status, same colour; different statuses, different colours.
+  for (const set of byStatus.values()) expect(set.size).toBe(1);
+  expect(new Set([...byStatus.values()].map((x) => [...x][0])).size).toBe(byStatus.size);
+  await map.click({ position: { x: 3 * 14 + 6, y: 6 } });
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '3');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'new_not_zero');
+});
+
 test('copy: pg_checksums, server and hexdump -C text', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.goto('/');
