@@ -2,7 +2,7 @@
 // problem and see the marked checksum bytes, move with the keyboard, copy PostgreSQL's
 // lines, meet bad input, reload offline; and nothing is ever sent to another origin.
 import { expect, test, type Page } from '@playwright/test';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { pgChecksumPage } from '../oracle/pgchecksum';
 import { checksumless, clean, damaged, makeDir, problemsOf, write, type Made } from './files';
 
@@ -198,4 +198,34 @@ test('works offline after the first visit', async ({ page, context }) => {
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
   await expect(page.getByTestId('problem')).toHaveCount(problemsOf(seg0).length);
   await context.setOffline(false);
+});
+
+test('the URL hash brings back file, block and offset when the same file is chosen again', async ({ page }) => {
+  await page.goto('/#file=16385&block=4&off=16');
+  await choose(page, [seg2, seg0]);
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16385');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '4');
+  await expect(page.locator('[data-testid=hexview] .cursor').first()).toHaveAttribute('data-off', '16');
+  // Ctrl+G goes to a block.
+  page.once('dialog', (d) => void d.accept('7'));
+  await page.keyboard.press('Control+g');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '7');
+  await expect(page).toHaveURL(/#file=16385&block=7&off=0/);
+});
+
+test('a long verification shows progress and can be cancelled', async ({ page }) => {
+  const d = makeDir();
+  // 256 MB of sealed-looking pages: long enough to cancel, cheap to write (one page repeated).
+  const one = readFileSync(good.path).subarray(0, 8192);
+  const big = new Uint8Array(256 << 20);
+  for (let o = 0; o < big.length; o += 8192) big.set(one, o);
+  const f = write(d, '16600', big);
+  await page.goto('/');
+  await choose(page, [f]);
+  const row = page.locator('[data-testid=file][data-file="16600"]');
+  await expect(row).toHaveAttribute('data-state', 'running');
+  await row.getByRole('button', { name: 'Cancel' }).click();
+  await expect(row).toHaveAttribute('data-state', 'cancelled');
+  await expect(page.getByTestId('summary')).not.toHaveAttribute('data-state', 'running');
+  rmSync(d, { recursive: true, force: true });
 });
