@@ -229,3 +229,20 @@ test('a long verification shows progress and can be cancelled', async ({ page })
   await expect(page.getByTestId('summary')).not.toHaveAttribute('data-state', 'running');
   rmSync(d, { recursive: true, force: true });
 });
+
+test('selecting an item highlights its line pointer and tuple bytes, and back', async ({ page }) => {
+  await page.goto('/');
+  await choose(page, [good]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('hexview')).toHaveAttribute('data-complete', 'true');
+  await page.locator('[data-testid=items-panel] tr[data-lp="2"]').click();
+  const sel = page.locator('[data-testid=hexview] .b.sel');
+  const fields = await sel.evaluateAll((els) => [...new Set(els.map((e) => e.getAttribute('data-field')))]);
+  expect(fields).toContain('t_xmin');
+  expect(await sel.evaluateAll((els) => els.every((e) => e.getAttribute('data-item') === '2'))).toBe(true);
+  expect(await sel.count()).toBeGreaterThan(40); // 4 line pointer bytes + a 40-byte tuple
+  // Clicking a byte of tuple 3 selects item 3.
+  await page.locator('[data-testid=hexview] [data-item="3"][data-field=t_xmax]').first().click();
+  await expect(page.locator('[data-testid=items-panel] tr[data-lp="3"]')).toHaveClass(/sel/);
+  await expect(page.getByTestId('hover')).toContainText('t_xmax');
+});
