@@ -418,9 +418,14 @@ describe('corrupted relation files against PostgreSQL 15', () => {
       const m = /could not read block (\d+) in file "([^"]*)": read (\d+) of 8192/.exec(t.stderr);
       expect(m, t.stderr).not.toBeNull();
       const tj = verifyJson([p], []);
+      expect(tj.status).toBe(1);
       expect(tj.doc.files[0].blocks).toBe(Number(m![1]));
       expect(tj.doc.files[0].trailing_bytes).toBe(Number(m![3]));
       expect(m![2]).toBe(p);
+      // The same line from us, after the pages pg_checksums never reaches.
+      const th = pgpage(['verify', p]);
+      expect(th.status).toBe(1);
+      expect(th.stderr).toContain(m![0]);
     } finally {
       execFileSync('rm', ['-rf', copyRoot]);
       c.start();
