@@ -2,21 +2,34 @@
 // pageinspect's page_checksum/page_header on every page's raw bytes, and pg_checksums --check
 // on the stopped cluster.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Cluster } from './cluster';
-import { buildCorpus, type CorpusFile } from './corpus';
+import { rmSync } from 'node:fs';
+import { Cluster, pgTempDir } from './cluster';
+import { buildCorpus, CORPUS_DB, listFiles, type CorpusFile } from './corpus';
 import { ensurePgpage, failureLines, parseScanSummary, pgChecksums, pgPages, pgpage, verifyJson } from './pgpage';
 
 describe('verify: clean corpus against PostgreSQL 15', () => {
   let c: Cluster;
   let files: CorpusFile[];
+  let tablespace: string;
 
   beforeAll(() => {
     ensurePgpage();
     c = Cluster.create('pgdiff-verify');
     files = buildCorpus(c);
+    // A tablespace, so the data directory walk goes through pg_tblspc too.
+    tablespace = pgTempDir('pgdiff-verify-ts-');
+    c.sql(`create tablespace ts location '${tablespace}';
+      create table in_ts (id int primary key, v text) tablespace ts;
+      insert into in_ts select g, md5(g::text) from generate_series(1, 5000) g;
+      create index in_ts_v on in_ts (v) tablespace ts;
+      checkpoint;`, CORPUS_DB);
+    files = listFiles(c);
   });
 
-  afterAll(() => c?.destroy());
+  afterAll(() => {
+    c?.destroy();
+    if (tablespace) rmSync(tablespace, { recursive: true, force: true });
+  });
 
   test('every page: computed, stored and status agree with page_checksum/page_header', () => {
     const ams = new Set(files.map((f) => `${f.am || f.relkind}/${f.fork}`));
@@ -71,6 +84,9 @@ describe('verify: clean corpus against PostgreSQL 15', () => {
       expect(theirs.filesScanned).toBeGreaterThan(500);
 
       const json = verifyJson([c.dataDir], []);
+      const inTs = json.doc.files.filter((f) => f.path.startsWith(`${c.dataDir}/pg_tblspc/`));
+      expect(inTs.length, 'files reached through pg_tblspc').toBeGreaterThanOrEqual(2);
+      expect(inTs.reduce((n, f) => n + f.blocks, 0)).toBeGreaterThan(40);
       expect(json.status, json.stderr).toBe(0);
       expect(json.doc.summary.files).toBe(theirs.filesScanned);
       expect(json.doc.summary.blocks).toBe(theirs.blocksScanned);
