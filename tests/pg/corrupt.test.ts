@@ -76,7 +76,10 @@ describe('corrupted relation files against PostgreSQL 15', () => {
       create table src (id int primary key, v int, pad text) with (fillfactor = 90);
       insert into src select g, g, repeat(md5(g::text), 3) from generate_series(1, 5000) g;
       vacuum src;
+      create table tiny (id int, t text);
+      insert into tiny values (1, 'one'), (2, 'two');
       checkpoint;`);
+    const tinyPath = c.relationPath('tiny');
     const heapPath = c.relationPath('src');
     const idxPath = c.relationPath('src_pkey');
     const relfilenode = basename(heapPath);
@@ -183,6 +186,16 @@ describe('corrupted relation files against PostgreSQL 15', () => {
       const b = copy(heap);
       page(b, 12).writeUInt16LE(8188, 16); // pd_special not MAXALIGNed
       cases.push(mk('special_unaligned', b, [[12, 'bad_header']]));
+    }
+    {
+      // The only page of a one-block relation turned to garbage that happens to claim
+      // another block size in pd_pagesize_version (1 in 50 random pages do).
+      const b = Buffer.alloc(BLCKSZ);
+      for (let i = 0; i < BLCKSZ; i++) b[i] = Math.floor(rand() * 256);
+      b.writeUInt16LE(100, 14);
+      b.writeUInt16LE(0x4004, 18);
+      expect(readFileSync(tinyPath).length).toBe(BLCKSZ);
+      cases.push(mk('one_block_garbage', b, [[0, 'mismatch']], { fileName: basename(tinyPath) }));
     }
     // Other forks and access methods.
     {
