@@ -49,8 +49,10 @@ interface Case {
   bytes: Buffer;
   /** Its name: a relfilenode, with a fork or segment suffix where the case needs one. */
   fileName: string;
-  /** Relation-wide number of block 0 (segment * RELSEG_SIZE). */
+  /** Relation-wide number of block 0 (segment * RELSEG_SIZE, in 32 bits as BlockNumber wraps). */
   firstBlock: number;
+  /** The segment number, when firstBlock is not segment * RELSEG_SIZE. */
+  segment?: number;
   /** What the corruption was built to produce; every other block must be fine. */
   intended: Map<number, Status>;
   /** Partner blocks a mismatched page's checksum belongs to (swapped pages). */
@@ -164,6 +166,14 @@ describe('corrupted relation files against PostgreSQL 15', () => {
       firstBlock: 2 * RELSEG_SIZE,
       server: false,
     }));
+    // Past the 32 TB a relation can have, BlockNumber arithmetic wraps, for the server and
+    // for pg_checksums alike: segment 32769 checksums like segment 1.
+    cases.push(mk('wrapped_segment', copy(heap), [...Array(n).keys()].map((b) => [b, 'mismatch'] as [number, Status]), {
+      fileName: `${relfilenode}.32769`,
+      firstBlock: (32769 * RELSEG_SIZE) % 2 ** 32,
+      segment: 32769,
+      server: false,
+    }));
     cases.push(mk('truncated', copy(heap.subarray(0, (n - 2) * BLCKSZ + 3000)), [], { trailing: 3000 }));
     {
       const b = copy(heap);
@@ -260,7 +270,7 @@ describe('corrupted relation files against PostgreSQL 15', () => {
       const theirs = pgRaw.get(k.name)!;
       expect(f.path).toBe(filePath(k));
       expect(f.blocks, k.name).toBe(theirs.length);
-      expect(f.segment, k.name).toBe(k.firstBlock / RELSEG_SIZE);
+      expect(f.segment, k.name).toBe(k.segment ?? k.firstBlock / RELSEG_SIZE);
       expect(f.trailing_bytes, k.name).toBe(k.trailing ?? 0);
       expect(f.pages.length, k.name).toBe(theirs.length);
       for (const p of theirs) {
