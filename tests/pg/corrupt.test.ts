@@ -3,7 +3,7 @@
 // its buffer manager (PageIsVerified's WARNING/ERROR), (c) pg_checksums --check on a stopped
 // copy of the data directory, line by line.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Cluster, pgTempDir, serverVerdicts, type ServerVerdict } from './cluster';
@@ -60,6 +60,8 @@ interface Case {
   /** Read by the server through the buffer manager (a later segment without the earlier ones is never read). */
   server: boolean;
   trailing?: number;
+  /** Blocks to give the server's checksum for their relation-wide number (bad_header ones too). */
+  seal?: number[];
 }
 
 describe('corrupted relation files against PostgreSQL 15', () => {
@@ -224,9 +226,20 @@ describe('corrupted relation files against PostgreSQL 15', () => {
       cases.push(mk('vm_checksum_bit', b, [[0, 'mismatch']], { fileName: `${relfilenode}_vm` }));
     }
 
+    {
+      // A second segment, read by the server behind a full first one: every other page
+      // re-sealed for its relation-wide block, the rest still carrying segment 0's checksums.
+      const even = [...Array(n).keys()].filter((b) => b % 2 === 0);
+      cases.push(mk('segment_one', copy(heap), [...Array(n).keys()].filter((b) => b % 2 === 1).map((b) => [b, 'mismatch'] as [number, Status]), {
+        fileName: `${relfilenode}.1`,
+        firstBlock: RELSEG_SIZE,
+        seal: even,
+      }));
+    }
+
     const seal = (k: Case) => {
-      for (const [b, s] of k.intended) {
-        if (s !== 'bad_header') continue;
+      const blocks = [...(k.seal ?? []), ...[...k.intended].filter(([, s]) => s === 'bad_header').map(([b]) => b)];
+      for (const b of blocks) {
         const p = page(k.bytes, b);
         const sum = c.sql(`select page_checksum(decode('${p.toString('hex')}', 'hex'), ${k.firstBlock + b});`).trim();
         p.writeUInt16LE(u16(Number(sum)), 8);
@@ -335,7 +348,21 @@ describe('corrupted relation files against PostgreSQL 15', () => {
     const targets = served.map((_, i) => c.relationPath(`tgt_${i}`));
     c.stop();
     served.forEach((k, i) => {
-      copyFileSync(filePath(k), targets[i]);
+      if (k.firstBlock === 0) {
+        copyFileSync(filePath(k), targets[i]);
+      } else {
+        // Segments before the file's own: full-length and sparse, all-zero pages as far as the server knows.
+        expect(k.firstBlock % RELSEG_SIZE).toBe(0);
+        for (let seg = 0; seg < k.firstBlock / RELSEG_SIZE; seg++) {
+          const p = seg === 0 ? targets[i] : `${targets[i]}.${seg}`;
+          writeFileSync(p, '');
+          truncateSync(p, RELSEG_SIZE * BLCKSZ);
+          chownPostgres(p);
+        }
+        const p = `${targets[i]}.${k.firstBlock / RELSEG_SIZE}`;
+        copyFileSync(filePath(k), p);
+        chownPostgres(p);
+      }
       chownPostgres(targets[i]);
     });
     c.start();
@@ -352,9 +379,9 @@ describe('corrupted relation files against PostgreSQL 15', () => {
     let warnings = 0;
     served.forEach((k, i) => {
       const f = ours.get(k.name)!;
-      const verdicts: ServerVerdict[] = serverVerdicts(c, `tgt_${i}`, 'main', [...Array(f.blocks).keys()]);
+      const verdicts: ServerVerdict[] = serverVerdicts(c, `tgt_${i}`, 'main', [...Array(f.blocks).keys()].map((b) => k.firstBlock + b));
       for (const v of verdicts) {
-        const o = f.pages[v.block];
+        const o = f.pages[v.block - k.firstBlock];
         const where = `${k.name} block ${v.block}: server ${JSON.stringify(v)}, pgpage ${JSON.stringify(o)}`;
         expect(v.ok, where).toBe(!isProblem(o.status));
         if (!v.ok) {
