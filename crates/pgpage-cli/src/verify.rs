@@ -59,7 +59,7 @@ fn parse_block_size(s: &str) -> Result<BlockSize, String> {
 const CHUNK_BYTES: usize = 1 << 20;
 // The first chunk of a file holds all that block size detection looks at, and chunks end on
 // page boundaries whatever the block size.
-const _: () = assert!(CHUNK_BYTES >= DETECT_HEAD_BYTES && CHUNK_BYTES % 32768 == 0);
+const _: () = assert!(CHUNK_BYTES >= DETECT_HEAD_BYTES && CHUNK_BYTES.is_multiple_of(32768));
 
 /// One relation file to verify.
 struct FileJob {
@@ -150,11 +150,8 @@ pub fn run(args: &VerifyArgs) -> i32 {
         // Returning drops `rx`, so workers stop at their next send if printing failed.
         report.consume(rx, &shared)
     });
-    match written.and_then(|()| report.finish()) {
-        Ok(status) => status,
-        // Output closed (a pipe to `head`) or full: nothing more can be said.
-        Err(_) => 2,
-    }
+    // Output closed (a pipe to `head`) or full: nothing more can be said.
+    written.and_then(|()| report.finish()).unwrap_or(2)
 }
 
 /// Expands one PATH argument into files to verify, or into the reason it cannot be.
@@ -185,24 +182,29 @@ fn expand(args: &VerifyArgs, path: &Path, items: &mut Vec<Item>) {
     }
     let files_before = count_files(items);
     if path.join("base").is_dir() || path.join("global").is_dir() {
-        // pg_checksums' scan order; a tablespace holds one directory per major version.
-        let major = fs::read_to_string(path.join("PG_VERSION"))
-            .ok()
-            .map(|v| v.trim().to_owned())
-            .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
-            .unwrap_or_else(|| "15".to_owned());
-        for sub in ["global", "base", "pg_tblspc"] {
-            let dir = path.join(sub);
-            if dir.is_dir() {
-                let tablespaces = (sub == "pg_tblspc").then_some(major.as_str());
-                scan_dir(args, &format!("{display}/{sub}"), &dir, tablespaces, items);
-            }
-        }
+        scan_data_dir(args, &display, path, items);
     } else {
         scan_dir(args, &display, path, None, items);
     }
     if count_files(items) == files_before {
         items.push(Item::Failed(format!("nothing to verify in \"{display}\": no relation files found")));
+    }
+}
+
+/// pg_checksums' scan order: global, base, pg_tblspc.
+fn scan_data_dir(args: &VerifyArgs, display: &str, path: &Path, items: &mut Vec<Item>) {
+    // A tablespace holds one directory per major version: PG_<major>_<catversion>.
+    let major = fs::read_to_string(path.join("PG_VERSION"))
+        .ok()
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+        .unwrap_or_else(|| "15".to_owned());
+    for sub in ["global", "base", "pg_tblspc"] {
+        let dir = path.join(sub);
+        if dir.is_dir() {
+            let tablespaces = (sub == "pg_tblspc").then_some(major.as_str());
+            scan_dir(args, &format!("{display}/{sub}"), &dir, tablespaces, items);
+        }
     }
 }
 
@@ -223,7 +225,9 @@ fn scan_dir(args: &VerifyArgs, display: &str, dir: &Path, tablespaces: Option<&s
             return;
         }
     };
-    let mut names: Vec<(Option<(u32, Fork, u32)>, String, fs::DirEntry)> = Vec::new();
+    // Sorted by relation file name (numerically), then by name: a stable, readable order.
+    type Entry = (Option<(u32, Fork, u32)>, String, fs::DirEntry);
+    let mut names: Vec<Entry> = Vec::new();
     for entry in entries {
         match entry {
             Ok(entry) => {
@@ -267,6 +271,10 @@ fn scan_dir(args: &VerifyArgs, display: &str, dir: &Path, tablespaces: Option<&s
         } else if kind.is_dir() || (kind.is_symlink() && path.is_dir()) {
             match tablespaces {
                 Some(major) => scan_tablespace(args, &shown, &path, major, items),
+                // A data directory inside a directory (a backup's, say) is scanned as one.
+                None if path.join("PG_VERSION").is_file() && path.join("base").is_dir() => {
+                    scan_data_dir(args, &shown, &path, items);
+                }
                 None => scan_dir(args, &shown, &path, None, items),
             }
         }

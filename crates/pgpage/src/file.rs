@@ -97,7 +97,7 @@ pub fn detect_block_size(head: &[u8], endian: Endian) -> Option<BlockSize> {
             .take(DETECT_PAGES)
             .filter(|page| BlockSize::from_page(page, endian) == Some(size))
             .count();
-        if votes > 0 && best.map_or(true, |(most, _)| votes > most) {
+        if votes > 0 && best.is_none_or(|(most, _)| votes > most) {
             best = Some((votes, size));
         }
     }
