@@ -3,6 +3,9 @@
 #![cfg_attr(not(test), no_std)]
 
 extern crate alloc;
+// Only for runtime CPU feature detection (is_x86_feature_detected!); the core stays no_std.
+#[cfg(all(feature = "std", not(test)))]
+extern crate std;
 
 pub mod checksum;
 pub mod layout;

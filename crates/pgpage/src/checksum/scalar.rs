@@ -29,7 +29,14 @@ pub fn checksum_fold(page: &[u8], endian: Endian) -> u32 {
     if let Some(row) = rows.next() {
         for (j, (s, w)) in sums.iter_mut().zip(row.chunks_exact(4)).enumerate() {
             let v = word(w, endian);
-            comp(s, if j == 2 { v & pd_checksum_mask(endian) } else { v });
+            comp(
+                s,
+                if j == 2 {
+                    v & pd_checksum_mask(endian)
+                } else {
+                    v
+                },
+            );
         }
     }
     for row in rows {

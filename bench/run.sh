@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# npm run bench: pgpage side by side with PostgreSQL 15, in one run, on this machine.
+#   1. checksum kernel, GB/s on one core, pages in cache: PostgreSQL's own checksum_impl.h
+#      (bench/pg_kernel.c) built with Debian's flags and with -O3 -march=native, against every
+#      pgpage body (crates/pgpage/examples/kernel_bench.rs), plus the wasm builds when
+#      bench/wasm-kernel.mjs exists;
+#   2. CLI end to end: `pgpage verify DATADIR` against `pg_checksums --check -D DATADIR` on
+#      the same stopped pgbench cluster, page cache warm, alternating runs, medians and ratio;
+#   3. whatever bench/browser.mjs prints, when it exists (browser end to end, memory).
+# The report goes to stdout and bench/results.md.
+#
+#   bench/run.sh           the full run (makes a pgbench scale 70 cluster once, kept in
+#                          $PGPAGE_BENCH_DIR, default /var/tmp/pgpage-bench)
+#   bench/run.sh --smoke   seconds long, tiny data, report in bench/out/smoke.md; it checks
+#                          that every part still runs and agrees, never how fast it is
+#
+# Hooks for the other parts (run with node when present, given SECONDS PAGES [--smoke]):
+#   bench/wasm-kernel.mjs  prints kernel rows "label<TAB>best GB/s<TAB>median GB/s<TAB>x",
+#                          the same format as pg_kernel.c and kernel_bench.rs, same page mix
+#   bench/browser.mjs      prints its own Markdown section
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export PATH="$HOME/.cargo/bin:$PATH"
+
+smoke=0 smoke_flag=()
+if [[ ${1:-} == --smoke ]]; then
+    smoke=1 smoke_flag=(--smoke)
+fi
+pgbin=${PGBIN:-/usr/lib/postgresql/15/bin}
+out=$root/bench/out
+mkdir -p "$out"
+if ((smoke)); then
+    seconds=0.02 pages=32 runs=2 scale=0 cluster_dir=$out/smoke-cluster report=$out/smoke.md
+else
+    seconds=${BENCH_SECONDS:-0.5} pages=32 runs=${BENCH_RUNS:-7} scale=${BENCH_SCALE:-70}
+    cluster_dir=${PGPAGE_BENCH_DIR:-/var/tmp/pgpage-bench}/pgbench$scale
+    report=$root/bench/results.md
+fi
+
+# Prerequisites: installed by scripts/bootstrap.sh when it exists and something is missing.
+missing() {
+    [[ -x $pgbin/pg_checksums && -x $pgbin/pgbench && -x $pgbin/pg_config ]] || return 0
+    [[ -f /usr/include/postgresql/15/server/storage/checksum_impl.h ]] || return 0
+    command -v cc >/dev/null && command -v cargo >/dev/null && return 1
+    return 0
+}
+if missing; then
+    if [[ -f scripts/bootstrap.sh ]]; then
+        echo "bench: PostgreSQL 15 server/headers or a compiler missing; running scripts/bootstrap.sh all" >&2
+        bash scripts/bootstrap.sh all
+    fi
+    missing && { echo "bench: need postgresql-15, postgresql-server-dev-15, cc and cargo" >&2; exit 2; }
+fi
+
+as_pg=()
+if [[ $(id -u) == 0 ]]; then
+    as_pg=(runuser -u postgres --)
+fi
+
+# --- builds ---------------------------------------------------------------------------------
+echo "bench: building" >&2
+inc=$("$pgbin/pg_config" --includedir-server)
+# shellcheck disable=SC2046 # pg_config --cflags is a list of flags
+cc $("$pgbin/pg_config" --cflags) -I"$inc" bench/pg_kernel.c -o "$out/pg_kernel_debian"
+cc -O3 -march=native -I"$inc" bench/pg_kernel.c -o "$out/pg_kernel_native"
+(cd crates && cargo build --quiet --release -p pgpage --example kernel_bench &&
+    cargo build --quiet --release -p pgpage-cli)
+kernel_bench=$root/crates/target/release/examples/kernel_bench
+# The postgres user may not be able to reach the worktree; run its copy from the cluster dir.
+pgpage_src=$root/crates/target/release/pgpage
+
+# --- 1. kernel --------------------------------------------------------------------------------
+echo "bench: checksum kernels" >&2
+kernel_rows=$(
+    "$out/pg_kernel_debian" "PostgreSQL checksum_impl.h, gcc Debian flags (-O2)" "$seconds" "$pages"
+    "$out/pg_kernel_native" "PostgreSQL checksum_impl.h, gcc -O3 -march=native" "$seconds" "$pages"
+    "$kernel_bench" "$seconds" "$pages"
+    if [[ -f bench/wasm-kernel.mjs ]]; then
+        node bench/wasm-kernel.mjs "$seconds" "$pages" "${smoke_flag[@]}"
+    fi
+)
+native_best=$(awk -F'\t' '/-O3 -march=native/ {print $2}' <<<"$kernel_rows")
+dispatched_best=$(awk -F'\t' '/^pgpage dispatched/ && !/big endian/ {print $2}' <<<"$kernel_rows")
+
+# --- 2. CLI end to end ------------------------------------------------------------------------
+echo "bench: cluster (pgbench scale $scale)" >&2
+data=$(bash bench/cluster.sh "$scale" "$cluster_dir")
+pgpage=$cluster_dir/pgpage
+cp "$pgpage_src" "$pgpage"
+chmod 755 "$pgpage"
+files=$(find "$data/base" "$data/global" -type f | wc -l)
+bytes=$(du -sb "$data/base" "$data/global" | awk '{s += $1} END {print s}')
+
+run_timed() { # label command...: appends "label seconds status" to $out/cli-times
+    local label=$1 t0 t1 status=0
+    shift
+    t0=$EPOCHREALTIME
+    "$@" >"$out/cli-$label.out" 2>&1 || status=$?
+    t1=$EPOCHREALTIME
+    echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}') $status" >>"$out/cli-times"
+}
+: >"$out/cli-times"
+echo "bench: CLI, $runs alternating runs each after one warm-up" >&2
+for i in $(seq 0 "$runs"); do
+    run_timed pgpage "${as_pg[@]}" "$pgpage" verify "$data"
+    run_timed pg_checksums "${as_pg[@]}" "$pgbin/pg_checksums" --check -D "$data"
+    if ((i == 0)); then
+        : >"$out/cli-times" # the first pair only warms the page cache
+    fi
+done
+median() { awk -v l="$1" '$1 == l {print $2}' "$out/cli-times" | sort -n |
+    awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+statuses() { awk -v l="$1" '$1 == l {print $3}' "$out/cli-times" | sort -u | paste -sd,; }
+pgpage_median=$(median pgpage)
+pgc_median=$(median pg_checksums)
+pgpage_status=$(statuses pgpage)
+pgc_status=$(statuses pg_checksums)
+cached=unknown
+if command -v fincore >/dev/null; then
+    cached=$(find "$data/base" "$data/global" -type f -print0 | xargs -0 fincore -bno RES,SIZE 2>/dev/null |
+        awk '{r += $1; s += $2} END {if (s) printf "%.0f%% of the files resident in the page cache", 100 * r / s}')
+fi
+
+# --- report -----------------------------------------------------------------------------------
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a"}'; }
+verdict() {
+    if ((smoke)); then
+        echo "not judged in a smoke run"
+    else
+        awk -v r="$1" -v t="$2" 'BEGIN {print (r != "n/a" && r + 0 >= t) ? "met" : "NOT met"}'
+    fi
+}
+kernel_ratio=$(ratio "$dispatched_best" "$native_best")
+cli_ratio=$(ratio "$pgc_median" "$pgpage_median")
+cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+{
+    if ((smoke)); then
+        echo "# pgpage benchmark (smoke run: tiny data, timings meaningless)"
+    else
+        echo "# pgpage benchmark"
+    fi
+    echo
+    echo "Command: \`npm run bench\` (bench/run.sh), $(date -u '+%Y-%m-%d %H:%M UTC')."
+    echo "CPU: $cpu, $(nproc) cores online (flags: $(grep -m1 -o -w -E 'sse4_1|avx2|avx512f' /proc/cpuinfo | paste -sd' ' -))."
+    echo "Compilers: $(cc --version | head -1); $(rustc --version). PostgreSQL: $("$pgbin/pg_config" --version)."
+    echo "Load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (the machine may be shared)."
+    echo
+    echo "## 1. Checksum kernel (one core, 8 KB pages in cache)"
+    echo
+    echo "$pages pages ($((pages * 8)) KB) checksummed over and over, pg_checksum_page's full work"
+    echo "(fold, block number, reduction) per page; $seconds s per round, 7 rounds, best and median."
+    echo
+    echo "| body | best GB/s | median GB/s | best vs PG -O3 -march=native |"
+    echo "|---|---:|---:|---:|"
+    while IFS=$'\t' read -r label best med _; do
+        echo "| $label | $best | $med | $(ratio "$best" "$native_best")x |"
+    done <<<"$kernel_rows"
+    echo
+    if [[ ! -f bench/wasm-kernel.mjs ]]; then
+        echo "(wasm kernels: bench/wasm-kernel.mjs not present in this checkout.)"
+        echo
+    fi
+    echo "Target: dispatched >= 0.9x PostgreSQL's header at gcc -O3 -march=native: $kernel_ratio x, $(verdict "$kernel_ratio" 0.9)."
+    echo
+    echo "## 2. CLI end to end (stopped cluster, page cache warm)"
+    echo
+    if ((scale == 0)); then made="a bare initdb -k"; else made="pgbench -i -s $scale"; fi
+    echo "Cluster: $made, data checksums on, $files relation files, $((bytes / 1048576)) MB in base/ and global/ ($cached)."
+    echo "One warm-up pair, then $runs alternating runs each; wall time of the whole process."
+    echo
+    echo "| command | median s | runs (s) | exit status |"
+    echo "|---|---:|---|---|"
+    echo "| \`pgpage verify DATADIR\` | $pgpage_median | $(awk '$1 == "pgpage" {print $2}' "$out/cli-times" | paste -sd' ') | $pgpage_status |"
+    echo "| \`pg_checksums --check -D DATADIR\` | $pgc_median | $(awk '$1 == "pg_checksums" {print $2}' "$out/cli-times" | paste -sd' ') | $pgc_status |"
+    echo
+    echo "Ratio pg_checksums / pgpage: $cli_ratio x. Target >= 4x: $(verdict "$cli_ratio" 4)."
+    echo
+    echo "pg_checksums said: $(grep -E 'Blocks scanned|Bad checksums' "$out/cli-pg_checksums.out" | tr -s ' ' | paste -sd';' -)"
+    echo "pgpage said: $(tail -n 4 "$out/cli-pgpage.out" | tr -s ' ' | paste -sd';' -)"
+    if [[ -f bench/browser.mjs ]]; then
+        echo
+        node bench/browser.mjs "$seconds" "$pages" "${smoke_flag[@]}"
+    fi
+} | tee "$report"
+
+# Both tools must agree on the cluster (clean: both exit 0); a bench on wrong answers is void.
+if [[ $pgpage_status != "$pgc_status" ]]; then
+    echo "bench: pgpage exited $pgpage_status but pg_checksums $pgc_status; see $out/cli-*.out" >&2
+    exit 1
+fi

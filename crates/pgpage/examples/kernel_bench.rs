@@ -1,0 +1,92 @@
+//! Kernel benchmark of every checksum body on one core, pages in cache. bench/run.sh runs it
+//! (release build) beside bench/pg_kernel.c, which it mirrors: same random pages, same
+//! rounds, same output line per body.
+//!
+//! Usage: kernel_bench SECONDS PAGES
+//! Prints "label<TAB>best GB/s<TAB>median GB/s<TAB>checksum xor" per body.
+// A benchmark binary, not the core: bad arguments may abort it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(clippy::arithmetic_side_effects, clippy::panic)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use pgpage::checksum::{checksum_fold, dispatched_body, finish, scalar};
+use pgpage::Endian;
+
+const BLCKSZ: usize = 8192;
+const ROUNDS: usize = 7;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let seconds: f64 = args.get(1).map_or(1.0, |s| s.parse().expect("SECONDS"));
+    let npages: usize = args.get(2).map_or(32, |s| s.parse().expect("PAGES"));
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let pages: Vec<u8> = (0..npages * BLCKSZ)
+        .map(|_| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8
+        })
+        .collect();
+
+    let mut bodies: Vec<(String, fn(&[u8], Endian) -> u32)> =
+        vec![("pgpage scalar".into(), scalar::checksum_fold)];
+    #[cfg(target_arch = "x86_64")]
+    {
+        use pgpage::checksum::x86;
+        if x86::has_sse41() {
+            bodies.push(("pgpage sse4.1".into(), |p, e| {
+                x86::sse41_fold(p, e).unwrap_or(0)
+            }));
+        }
+        if x86::has_avx2() {
+            bodies.push(("pgpage avx2".into(), |p, e| {
+                x86::avx2_fold(p, e).unwrap_or(0)
+            }));
+        }
+    }
+    bodies.push((
+        format!("pgpage dispatched ({})", dispatched_body()),
+        checksum_fold,
+    ));
+
+    for (label, body) in bodies {
+        for endian in [Endian::Little, Endian::Big] {
+            let (best, median, sink) = measure(&pages, seconds, body, endian);
+            let label = match endian {
+                Endian::Little => label.clone(),
+                Endian::Big => format!("{label}, big endian"),
+            };
+            println!("{label}\t{best:.2}\t{median:.2}\t{sink}");
+        }
+    }
+}
+
+fn measure(
+    pages: &[u8],
+    seconds: f64,
+    body: fn(&[u8], Endian) -> u32,
+    e: Endian,
+) -> (f64, f64, u16) {
+    let mut sink = 0u16;
+    let mut gbps = [0f64; ROUNDS];
+    for g in &mut gbps {
+        let start = Instant::now();
+        let mut done = 0usize;
+        let elapsed = loop {
+            for (i, page) in pages.chunks_exact(BLCKSZ).enumerate() {
+                sink ^= finish(body(black_box(page), e), (done + i) as u32);
+            }
+            done += pages.len() / BLCKSZ;
+            let t = start.elapsed().as_secs_f64();
+            if t >= seconds {
+                break t;
+            }
+        };
+        *g = (done * BLCKSZ) as f64 / elapsed / 1e9;
+    }
+    gbps.sort_by(f64::total_cmp);
+    (gbps[ROUNDS - 1], gbps[ROUNDS / 2], black_box(sink))
+}
