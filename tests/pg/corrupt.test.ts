@@ -3,8 +3,8 @@
 // its buffer manager (PageIsVerified's WARNING/ERROR), (c) pg_checksums --check on a stopped
 // copy of the data directory, line by line.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Cluster, pgTempDir, serverVerdicts, type ServerVerdict } from './cluster';
 import {
@@ -13,6 +13,7 @@ import {
   failureLines,
   headerSane,
   isProblem,
+  parseScanSummary,
   pgChecksums,
   pgPages,
   pgpage,
@@ -68,6 +69,7 @@ describe('corrupted relation files against PostgreSQL 15', () => {
   let c: Cluster;
   let work: string;
   let cases: Case[];
+  let tablespace: string;
   const filePath = (k: Case) => join(work, k.name, k.fileName);
   // Per case: our verdict, pageinspect's per page, the server's per block.
   const ours = new Map<string, VerifyFile>();
@@ -76,10 +78,13 @@ describe('corrupted relation files against PostgreSQL 15', () => {
   beforeAll(() => {
     ensurePgpage();
     c = Cluster.create('pgdiff-corrupt');
+    tablespace = pgTempDir('pgdiff-corrupt-ts-');
     c.sql(`create extension pageinspect;
       create table src (id int primary key, v int, pad text) with (fillfactor = 90);
       insert into src select g, g, repeat(md5(g::text), 3) from generate_series(1, 5000) g;
       vacuum src;
+      create tablespace ts location '${tablespace}';
+      create table in_ts (x int) tablespace ts;
       create table tiny (id int, t text);
       insert into tiny values (1, 'one'), (2, 'two');
       checkpoint;`);
@@ -260,7 +265,10 @@ describe('corrupted relation files against PostgreSQL 15', () => {
     cases.forEach((k, i) => ours.set(k.name, v.doc.files[i]));
   });
 
-  afterAll(() => c?.destroy());
+  afterAll(() => {
+    c?.destroy();
+    if (tablespace) rmSync(tablespace, { recursive: true, force: true });
+  });
 
   /** What PageIsVerified decides, from pageinspect's answers about the raw bytes. */
   function pgStatus(k: Case, p: PgPage): Status {
@@ -403,6 +411,7 @@ describe('corrupted relation files against PostgreSQL 15', () => {
 
   test('(c) pg_checksums --check on a stopped copy: the same failure lines and exit status', () => {
     const dbOid = c.sql('select oid from pg_database where datname = current_database();').trim();
+    const inTs = c.sql(`select pg_relation_filepath('in_ts');`).trim();
     c.stop();
     const copyRoot = pgTempDir('pgdiff-corrupt-copy-');
     const data = join(copyRoot, 'data');
@@ -421,6 +430,13 @@ describe('corrupted relation files against PostgreSQL 15', () => {
         chownPostgres(p);
         placed.set(k.name, p);
       }
+      // Damage in a shared catalog's directory and in a tablespace (through the copy's
+      // pg_tblspc link) is reported under those paths.
+      const elsewhere = [join(data, 'global', '900100'), join(dirname(join(data, inTs)), '900101')];
+      for (const p of elsewhere) {
+        copyFileSync(filePath(cases.find((x) => x.name === 'data_bit')!), p);
+        chownPostgres(p);
+      }
 
       const theirs = pgChecksums(data);
       const human = pgpage(['verify', data]);
@@ -433,6 +449,7 @@ describe('corrupted relation files against PostgreSQL 15', () => {
       expect(theirs.failures.length).toBeGreaterThan(0);
       // pg_checksums walks directories in readdir order; line by line once both are sorted.
       expect([...ourLines].sort()).toEqual([...theirs.failures].sort());
+      for (const p of elsewhere) expect(theirs.failures.filter((l) => l.includes(`"${p}"`)), p).toHaveLength(1);
       // Within a file, both go block by block.
       const byFile = (lines: string[]) => lines.map((l) => /file "([^"]*)"/.exec(l)![1]);
       for (const file of new Set(byFile(theirs.failures))) {
@@ -444,6 +461,7 @@ describe('corrupted relation files against PostgreSQL 15', () => {
       expect(json.doc.summary.mismatch).toBe(theirs.badChecksums);
       expect(json.doc.summary.files).toBe(theirs.filesScanned);
       expect(json.doc.summary.blocks).toBe(theirs.blocksScanned);
+      expect(parseScanSummary(human.stdout)).toEqual({ files: theirs.filesScanned, blocks: theirs.blocksScanned, bad: theirs.badChecksums });
 
       // What pg_checksums cannot see: pages its PageIsNew shortcut skips, and sane-looking
       // checksums over insane headers. The server rejects both, and so do we.
