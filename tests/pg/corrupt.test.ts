@@ -152,6 +152,19 @@ describe('corrupted relation files against PostgreSQL 15', () => {
       cases.push(mk('torn_page', b, [[torn!, 'mismatch']]));
     }
     {
+      // Torn while the relation was extended: the first half never reached the disk.
+      // pd_upper reads 0, so pg_checksums skips the page; the server refuses it.
+      const b = copy(heap);
+      b.fill(0, 14 * BLCKSZ, 14 * BLCKSZ + 4096);
+      cases.push(mk('torn_new_page', b, [[14, 'new_not_zero']]));
+    }
+    {
+      // ... and the other way round: the second half lost.
+      const b = copy(heap);
+      b.fill(0, 15 * BLCKSZ + 4096, 16 * BLCKSZ);
+      cases.push(mk('torn_lost_half', b, [[15, 'mismatch']]));
+    }
+    {
       const b = copy(heap);
       for (let i = 0; i < BLCKSZ; i++) b[6 * BLCKSZ + i] = Math.floor(rand() * 256);
       if (upperOf(b, 6) === 0) b[6 * BLCKSZ + 14] = 1;
@@ -465,7 +478,7 @@ describe('corrupted relation files against PostgreSQL 15', () => {
 
       // What pg_checksums cannot see: pages its PageIsNew shortcut skips, and sane-looking
       // checksums over insane headers. The server rejects both, and so do we.
-      for (const name of ['upper_zeroed', 'lower_above_upper', 'bad_flags', 'special_unaligned', 'zero_page']) {
+      for (const name of ['upper_zeroed', 'torn_new_page', 'lower_above_upper', 'bad_flags', 'special_unaligned', 'zero_page']) {
         const p = placed.get(name)!;
         expect(theirs.failures.filter((l) => l.includes(`"${p}"`)), name).toEqual([]);
         const f = json.doc.files.find((x) => x.path === p);
@@ -473,7 +486,7 @@ describe('corrupted relation files against PostgreSQL 15', () => {
         const want = [...cases.find((x) => x.name === name)!.intended].filter(([, s]) => isProblem(s));
         expect(f!.pages.map((x) => [x.block, x.status]), name).toEqual(want);
       }
-      expect(json.doc.summary.new_not_zero).toBe(1);
+      expect(json.doc.summary.new_not_zero).toBe(2);
       expect(json.doc.summary.bad_header).toBe(3);
 
       // The truncated file: pg_checksums stops at the partial block; we count its bytes.
