@@ -280,7 +280,7 @@ describe('corrupted relation files against PostgreSQL 15', () => {
 
   afterAll(() => {
     c?.destroy();
-    if (tablespace) rmSync(tablespace, { recursive: true, force: true });
+    for (const d of [tablespace, work]) if (d) rmSync(d, { recursive: true, force: true });
   });
 
   /** What PageIsVerified decides, from pageinspect's answers about the raw bytes. */
