@@ -365,7 +365,7 @@ describe('corrupted relation files against PostgreSQL 15', () => {
 
   test('(b) the server reading each file through its buffer manager agrees block by block', () => {
     const served = cases.filter((k) => k.server);
-    c.sql(served.map((k, i) => `create table tgt_${i} (x int);`).join('\n'));
+    c.sql(served.map((_, i) => `create table tgt_${i} (x int);`).join('\n'));
     const targets = served.map((_, i) => c.relationPath(`tgt_${i}`));
     c.stop();
     served.forEach((k, i) => {
