@@ -195,6 +195,7 @@ describe('corrupted relation files against PostgreSQL 15', () => {
       server: false,
     }));
     cases.push(mk('truncated', copy(heap.subarray(0, (n - 2) * BLCKSZ + 3000)), [], { trailing: 3000 }));
+    cases.push(mk('truncated_in_first_page', copy(heap.subarray(0, 5000)), [], { trailing: 5000 }));
     {
       const b = copy(heap);
       b.fill(0, 13 * BLCKSZ, 14 * BLCKSZ);
@@ -489,24 +490,27 @@ describe('corrupted relation files against PostgreSQL 15', () => {
       expect(json.doc.summary.new_not_zero).toBe(2);
       expect(json.doc.summary.bad_header).toBe(3);
 
-      // The truncated file: pg_checksums stops at the partial block; we count its bytes.
-      const k = cases.find((x) => x.name === 'truncated')!;
-      const p = join(dbDir, '899999');
-      copyFileSync(filePath(k), p);
-      chownPostgres(p);
-      const t = pgChecksums(data, ['-f', '899999']);
-      expect(t.status).toBe(1);
-      const m = /could not read block (\d+) in file "([^"]*)": read (\d+) of 8192/.exec(t.stderr);
-      expect(m, t.stderr).not.toBeNull();
-      const tj = verifyJson([p], []);
-      expect(tj.status).toBe(1);
-      expect(tj.doc.files[0].blocks).toBe(Number(m![1]));
-      expect(tj.doc.files[0].trailing_bytes).toBe(Number(m![3]));
-      expect(m![2]).toBe(p);
-      // The same line from us, after the pages pg_checksums never reaches.
-      const th = pgpage(['verify', p]);
-      expect(th.status).toBe(1);
-      expect(th.stderr).toContain(m![0]);
+      // Truncated files: pg_checksums stops at the partial block; we count its bytes.
+      let truncNode = 899990;
+      for (const k of cases.filter((x) => x.trailing)) {
+        const node = String(truncNode++);
+        const p = join(dbDir, node);
+        copyFileSync(filePath(k), p);
+        chownPostgres(p);
+        const t = pgChecksums(data, ['-f', node]);
+        expect(t.status, k.name).toBe(1);
+        const m = /could not read block (\d+) in file "([^"]*)": read (\d+) of 8192/.exec(t.stderr);
+        expect(m, t.stderr).not.toBeNull();
+        const tj = verifyJson([p], []);
+        expect(tj.status, k.name).toBe(1);
+        expect(tj.doc.files[0].blocks, k.name).toBe(Number(m![1]));
+        expect(tj.doc.files[0].trailing_bytes, k.name).toBe(Number(m![3]));
+        expect(m![2]).toBe(p);
+        // The same line from us, after the pages pg_checksums never reaches.
+        const th = pgpage(['verify', p]);
+        expect(th.status, k.name).toBe(1);
+        expect(th.stderr, k.name).toContain(m![0]);
+      }
     } finally {
       execFileSync('rm', ['-rf', copyRoot]);
       c.start();
