@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -110,6 +111,7 @@ struct UnitResult {
 struct Shared<'a> {
     items: &'a [Item],
     units: &'a [Unit],
+    batches: &'a [Range<usize>],
     preps: Vec<OnceLock<Result<Prepared, String>>>,
     next: AtomicUsize,
     block_size: Option<BlockSize>,
@@ -124,6 +126,7 @@ pub fn run(args: &VerifyArgs) -> i32 {
         expand(args, path, &mut items);
     }
     let units = split_into_units(&items);
+    let batches = batch_units(&units);
     let endian = match args.endian {
         EndianArg::Little => Endian::Little,
         EndianArg::Big => Endian::Big,
@@ -131,6 +134,7 @@ pub fn run(args: &VerifyArgs) -> i32 {
     let shared = Shared {
         items: &items,
         units: &units,
+        batches: &batches,
         preps: items.iter().map(|_| OnceLock::new()).collect(),
         next: AtomicUsize::new(0),
         block_size: args.block_size,
@@ -139,7 +143,7 @@ pub fn run(args: &VerifyArgs) -> i32 {
     };
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .clamp(1, units.len().max(1));
+        .clamp(1, batches.len().max(1));
     let stdout = io::stdout();
     let stderr = io::stderr();
     let mut report = Report::new(args, stdout.lock(), stderr.lock());
@@ -369,19 +373,39 @@ fn split_into_units(items: &[Item]) -> Vec<Unit> {
     units
 }
 
-fn worker(shared: &Shared, tx: &mpsc::SyncSender<(usize, UnitResult)>) {
+/// Groups consecutive units into batches of about CHUNK_BYTES, so that a data directory's
+/// many small files cost one hand-over between threads per batch, not one per file.
+fn batch_units(units: &[Unit]) -> Vec<Range<usize>> {
+    let mut batches = Vec::new();
+    let (mut start, mut bytes) = (0usize, 0usize);
+    for (i, unit) in units.iter().enumerate() {
+        bytes = bytes.saturating_add(unit.len);
+        let end = i.saturating_add(1);
+        if bytes >= CHUNK_BYTES || end.saturating_sub(start) >= 256 || end == units.len() {
+            batches.push(start..end);
+            (start, bytes) = (end, 0);
+        }
+    }
+    batches
+}
+
+fn worker(shared: &Shared, tx: &mpsc::SyncSender<(usize, Vec<UnitResult>)>) {
     let mut buf = vec![0u8; CHUNK_BYTES];
     let mut open: Option<(usize, io::Result<File>)> = None;
     loop {
         let index = shared.next.fetch_add(1, Ordering::Relaxed);
-        let Some(unit) = shared.units.get(index) else {
+        let Some(batch) = shared.batches.get(index) else {
             return;
         };
-        let result = match shared.items.get(unit.item) {
-            Some(Item::File(job)) => verify_unit(shared, unit, job, &mut buf, &mut open),
-            _ => UnitResult::default(),
-        };
-        if tx.send((index, result)).is_err() {
+        let units = shared.units.get(batch.clone()).unwrap_or_default();
+        let results = units
+            .iter()
+            .map(|unit| match shared.items.get(unit.item) {
+                Some(Item::File(job)) => verify_unit(shared, unit, job, &mut buf, &mut open),
+                _ => UnitResult::default(),
+            })
+            .collect();
+        if tx.send((index, results)).is_err() {
             return;
         }
     }
@@ -571,7 +595,7 @@ impl<'a, O: Write, E: Write> Report<'a, O, E> {
 
     fn consume(
         &mut self,
-        rx: mpsc::Receiver<(usize, UnitResult)>,
+        rx: mpsc::Receiver<(usize, Vec<UnitResult>)>,
         shared: &Shared,
     ) -> io::Result<()> {
         if self.args.json {
@@ -579,17 +603,20 @@ impl<'a, O: Write, E: Write> Report<'a, O, E> {
         }
         let mut pending = BTreeMap::new();
         let mut next = 0usize;
-        for (index, result) in rx {
-            pending.insert(index, result);
-            while let Some(result) = pending.remove(&next) {
-                if let (Some(unit), Some(item)) = (
-                    shared.units.get(next),
-                    shared
-                        .units
-                        .get(next)
-                        .and_then(|u| shared.items.get(u.item)),
-                ) {
-                    self.unit(item, unit, result)?;
+        for (index, results) in rx {
+            pending.insert(index, results);
+            while let Some(results) = pending.remove(&next) {
+                let batch = shared.batches.get(next).cloned().unwrap_or_default();
+                for (unit, result) in shared
+                    .units
+                    .get(batch)
+                    .unwrap_or_default()
+                    .iter()
+                    .zip(results)
+                {
+                    if let Some(item) = shared.items.get(unit.item) {
+                        self.unit(item, unit, result)?;
+                    }
                 }
                 next = next.saturating_add(1);
             }
