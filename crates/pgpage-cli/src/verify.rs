@@ -82,6 +82,8 @@ enum Item {
     File(FileJob),
     /// A path or directory that cannot be verified, with the reason.
     Failed(String),
+    /// Something the user should know that does not stop verification.
+    Warning(String),
 }
 
 /// A range of one file's bytes that one thread reads and verifies.
@@ -217,6 +219,14 @@ fn scan_data_dir(args: &VerifyArgs, display: &str, path: &Path, items: &mut Vec<
         .map(|v| v.trim().to_owned())
         .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
         .unwrap_or_else(|| "15".to_owned());
+    // pg_checksums refuses a running cluster; we read it, but pages the server writes while
+    // we read them can come out torn.
+    if path.join("postmaster.pid").exists() {
+        items.push(Item::Warning(format!(
+            "\"{display}/postmaster.pid\" exists: if the server is running, pages it writes \
+             while they are read can show as damaged"
+        )));
+    }
     for sub in ["global", "base", "pg_tblspc"] {
         let dir = path.join(sub);
         if dir.is_dir() {
@@ -351,7 +361,7 @@ fn split_into_units(items: &[Item]) -> Vec<Unit> {
     for (item, it) in items.iter().enumerate() {
         let len = match it {
             Item::File(job) => job.len,
-            Item::Failed(_) => 0,
+            Item::Failed(_) | Item::Warning(_) => 0,
         };
         let mut offset = 0u64;
         loop {
@@ -632,6 +642,7 @@ impl<'a, O: Write, E: Write> Report<'a, O, E> {
     fn unit(&mut self, item: &Item, unit: &Unit, result: UnitResult) -> io::Result<()> {
         let job = match item {
             Item::Failed(reason) => return self.fail(reason),
+            Item::Warning(warning) => return writeln!(self.err, "pgpage: warning: {warning}"),
             Item::File(job) => job,
         };
         if unit.first {
