@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -81,6 +82,8 @@ enum Item {
     File(FileJob),
     /// A path or directory that cannot be verified, with the reason.
     Failed(String),
+    /// Something the user should know that does not stop verification.
+    Warning(String),
 }
 
 /// A range of one file's bytes that one thread reads and verifies.
@@ -110,6 +113,7 @@ struct UnitResult {
 struct Shared<'a> {
     items: &'a [Item],
     units: &'a [Unit],
+    batches: &'a [Range<usize>],
     preps: Vec<OnceLock<Result<Prepared, String>>>,
     next: AtomicUsize,
     block_size: Option<BlockSize>,
@@ -124,6 +128,7 @@ pub fn run(args: &VerifyArgs) -> i32 {
         expand(args, path, &mut items);
     }
     let units = split_into_units(&items);
+    let batches = batch_units(&units);
     let endian = match args.endian {
         EndianArg::Little => Endian::Little,
         EndianArg::Big => Endian::Big,
@@ -131,6 +136,7 @@ pub fn run(args: &VerifyArgs) -> i32 {
     let shared = Shared {
         items: &items,
         units: &units,
+        batches: &batches,
         preps: items.iter().map(|_| OnceLock::new()).collect(),
         next: AtomicUsize::new(0),
         block_size: args.block_size,
@@ -139,7 +145,7 @@ pub fn run(args: &VerifyArgs) -> i32 {
     };
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .clamp(1, units.len().max(1));
+        .clamp(1, batches.len().max(1));
     let stdout = io::stdout();
     let stderr = io::stderr();
     let mut report = Report::new(args, stdout.lock(), stderr.lock());
@@ -213,6 +219,14 @@ fn scan_data_dir(args: &VerifyArgs, display: &str, path: &Path, items: &mut Vec<
         .map(|v| v.trim().to_owned())
         .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
         .unwrap_or_else(|| "15".to_owned());
+    // pg_checksums refuses a running cluster; we read it, but pages the server writes while
+    // we read them can come out torn.
+    if path.join("postmaster.pid").exists() {
+        items.push(Item::Warning(format!(
+            "\"{display}/postmaster.pid\" exists: if the server is running, pages it writes \
+             while they are read can show as damaged"
+        )));
+    }
     for sub in ["global", "base", "pg_tblspc"] {
         let dir = path.join(sub);
         if dir.is_dir() {
@@ -347,7 +361,7 @@ fn split_into_units(items: &[Item]) -> Vec<Unit> {
     for (item, it) in items.iter().enumerate() {
         let len = match it {
             Item::File(job) => job.len,
-            Item::Failed(_) => 0,
+            Item::Failed(_) | Item::Warning(_) => 0,
         };
         let mut offset = 0u64;
         loop {
@@ -369,19 +383,39 @@ fn split_into_units(items: &[Item]) -> Vec<Unit> {
     units
 }
 
-fn worker(shared: &Shared, tx: &mpsc::SyncSender<(usize, UnitResult)>) {
+/// Groups consecutive units into batches of about CHUNK_BYTES, so that a data directory's
+/// many small files cost one hand-over between threads per batch, not one per file.
+fn batch_units(units: &[Unit]) -> Vec<Range<usize>> {
+    let mut batches = Vec::new();
+    let (mut start, mut bytes) = (0usize, 0usize);
+    for (i, unit) in units.iter().enumerate() {
+        bytes = bytes.saturating_add(unit.len);
+        let end = i.saturating_add(1);
+        if bytes >= CHUNK_BYTES || end.saturating_sub(start) >= 256 || end == units.len() {
+            batches.push(start..end);
+            (start, bytes) = (end, 0);
+        }
+    }
+    batches
+}
+
+fn worker(shared: &Shared, tx: &mpsc::SyncSender<(usize, Vec<UnitResult>)>) {
     let mut buf = vec![0u8; CHUNK_BYTES];
     let mut open: Option<(usize, io::Result<File>)> = None;
     loop {
         let index = shared.next.fetch_add(1, Ordering::Relaxed);
-        let Some(unit) = shared.units.get(index) else {
+        let Some(batch) = shared.batches.get(index) else {
             return;
         };
-        let result = match shared.items.get(unit.item) {
-            Some(Item::File(job)) => verify_unit(shared, unit, job, &mut buf, &mut open),
-            _ => UnitResult::default(),
-        };
-        if tx.send((index, result)).is_err() {
+        let units = shared.units.get(batch.clone()).unwrap_or_default();
+        let results = units
+            .iter()
+            .map(|unit| match shared.items.get(unit.item) {
+                Some(Item::File(job)) => verify_unit(shared, unit, job, &mut buf, &mut open),
+                _ => UnitResult::default(),
+            })
+            .collect();
+        if tx.send((index, results)).is_err() {
             return;
         }
     }
@@ -571,7 +605,7 @@ impl<'a, O: Write, E: Write> Report<'a, O, E> {
 
     fn consume(
         &mut self,
-        rx: mpsc::Receiver<(usize, UnitResult)>,
+        rx: mpsc::Receiver<(usize, Vec<UnitResult>)>,
         shared: &Shared,
     ) -> io::Result<()> {
         if self.args.json {
@@ -579,17 +613,20 @@ impl<'a, O: Write, E: Write> Report<'a, O, E> {
         }
         let mut pending = BTreeMap::new();
         let mut next = 0usize;
-        for (index, result) in rx {
-            pending.insert(index, result);
-            while let Some(result) = pending.remove(&next) {
-                if let (Some(unit), Some(item)) = (
-                    shared.units.get(next),
-                    shared
-                        .units
-                        .get(next)
-                        .and_then(|u| shared.items.get(u.item)),
-                ) {
-                    self.unit(item, unit, result)?;
+        for (index, results) in rx {
+            pending.insert(index, results);
+            while let Some(results) = pending.remove(&next) {
+                let batch = shared.batches.get(next).cloned().unwrap_or_default();
+                for (unit, result) in shared
+                    .units
+                    .get(batch)
+                    .unwrap_or_default()
+                    .iter()
+                    .zip(results)
+                {
+                    if let Some(item) = shared.items.get(unit.item) {
+                        self.unit(item, unit, result)?;
+                    }
                 }
                 next = next.saturating_add(1);
             }
@@ -605,6 +642,7 @@ impl<'a, O: Write, E: Write> Report<'a, O, E> {
     fn unit(&mut self, item: &Item, unit: &Unit, result: UnitResult) -> io::Result<()> {
         let job = match item {
             Item::Failed(reason) => return self.fail(reason),
+            Item::Warning(warning) => return writeln!(self.err, "pgpage: warning: {warning}"),
             Item::File(job) => job,
         };
         if unit.first {

@@ -490,6 +490,14 @@ fn data_directory_is_walked_like_pg_checksums() {
         "pgpage: error: checksum verification failed in file \"{d}//base/5/16385\", block 1: "
     )));
     assert!(stdout(&out).contains("Files scanned:   5\nBlocks scanned:  7\nBad checksums:  1\n"));
+
+    // A running server's directory is read, with a warning: pages may be torn mid-write.
+    fs::write(data.join("postmaster.pid"), "4242\n").unwrap();
+    let out = pgpage(&["verify", d]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].starts_with(&format!("pgpage: warning: \"{d}/postmaster.pid\" exists")));
 }
 
 #[test]
