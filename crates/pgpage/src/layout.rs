@@ -29,6 +29,7 @@ impl BlockSize {
         self.0
     }
 
+    #[allow(clippy::len_without_is_empty)] // a block size is never empty; len() reads as "page length"
     pub fn len(self) -> usize {
         self.0 as usize
     }
@@ -100,8 +101,14 @@ mod tests {
     fn segment_arithmetic_matches_relseg_size() {
         assert_eq!(BlockSize::DEFAULT.blocks_per_segment(), 131072);
         assert_eq!(BlockSize::DEFAULT.absolute_block(2, 5), 262149);
-        assert_eq!(BlockSize::new(1024).map(|b| b.blocks_per_segment()), Some(1 << 20));
-        assert_eq!(BlockSize::new(32768).map(|b| b.blocks_per_segment()), Some(1 << 15));
+        assert_eq!(
+            BlockSize::new(1024).map(|b| b.blocks_per_segment()),
+            Some(1 << 20)
+        );
+        assert_eq!(
+            BlockSize::new(32768).map(|b| b.blocks_per_segment()),
+            Some(1 << 15)
+        );
         assert_eq!(BlockSize::new(3000), None);
     }
 
