@@ -142,6 +142,12 @@ pub fn matches_block(
 
 #[cfg(test)]
 mod tests {
+    // Tests may panic: a panic is how they fail.
+    #![allow(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used
+    )]
     use super::*;
     use crate::checksum::pg_checksum_page;
 
