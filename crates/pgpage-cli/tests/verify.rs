@@ -615,3 +615,13 @@ fn verify_leaves_files_untouched() {
     );
     assert_eq!(before, after);
 }
+
+#[test]
+fn a_link_back_up_the_tree_is_walked_once() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("a/b/16385"), &clean_file(2, 0));
+    std::os::unix::fs::symlink("..", dir.path().join("a/b/up")).unwrap();
+    let out = pgpage(&["verify", "--json", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(json(&out)["summary"]["files"], 1);
+}
