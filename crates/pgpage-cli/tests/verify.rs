@@ -5,7 +5,8 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::arithmetic_side_effects
+    clippy::arithmetic_side_effects,
+    clippy::panic
 )]
 
 use std::fs;
@@ -452,7 +453,7 @@ fn data_directory_is_walked_like_pg_checksums() {
     write(&location.join("PG_15_202209061/5/16600"), &clean_file(2, 0));
     write(
         &location.join("PG_14_202107181/5/16700"),
-        &vec![vec![0x55u8; 8192]],
+        &[vec![0x55u8; 8192]],
     );
     fs::create_dir_all(data.join("pg_tblspc")).unwrap();
     std::os::unix::fs::symlink(&location, data.join("pg_tblspc/16599")).unwrap();
