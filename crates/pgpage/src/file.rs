@@ -90,13 +90,14 @@ pub const DETECT_HEAD_BYTES: usize = DETECT_PAGES * 32768;
 /// PostgreSQL supports, the non-new pages (pd_upper != 0) among the first few at offsets of
 /// that size vote when their pd_pagesize_version claims it. The size with most votes wins,
 /// 8 KB on a tie; None when no page claims the size it sits at (all new, or garbage).
+/// Only whole pages vote: the one garbage page of an 8 KB file must not pass for a 16 KB one.
 pub fn detect_block_size(head: &[u8], endian: Endian) -> Option<BlockSize> {
     let mut best: Option<(usize, BlockSize)> = None;
     let default_first = core::iter::once(BlockSize::DEFAULT.bytes())
         .chain(BlockSize::ALL.into_iter().filter(|&s| s != 8192));
     for size in default_first.filter_map(BlockSize::new) {
         let votes = head
-            .chunks(size.len())
+            .chunks_exact(size.len())
             .filter(|page| read_u16(page, 14, endian).is_some_and(|upper| upper != 0))
             .take(DETECT_PAGES)
             .filter(|page| BlockSize::from_page(page, endian) == Some(size))
