@@ -57,8 +57,8 @@ fn parse_block_size(s: &str) -> Result<BlockSize, String> {
 }
 
 /// Bytes read at once. A multiple of every block size, so chunks always hold whole pages;
-/// large enough that syscalls cost nothing, small enough to stay in L2 on the way from the
-/// page cache to the checksum.
+/// large enough that syscalls cost nothing, small enough to stay in cache between the
+/// kernel's copy and the checksum (1 MiB measured as good as 4 MiB and better than 256 KiB).
 const CHUNK_BYTES: usize = 1 << 20;
 // The first chunk of a file holds all that block size detection looks at, and chunks end on
 // page boundaries whatever the block size.
