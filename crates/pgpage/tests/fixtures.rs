@@ -4,7 +4,8 @@
     clippy::indexing_slicing,
     clippy::unwrap_used,
     clippy::expect_used,
-    clippy::panic
+    clippy::panic,
+    clippy::arithmetic_side_effects
 )] // tests may panic
 
 use std::fs;
