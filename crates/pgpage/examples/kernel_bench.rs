@@ -31,8 +31,8 @@ fn main() {
         })
         .collect();
 
-    let mut bodies: Vec<(String, fn(&[u8], Endian) -> u32)> =
-        vec![("pgpage scalar".into(), scalar::checksum_fold)];
+    type Body = fn(&[u8], Endian) -> u32;
+    let mut bodies: Vec<(String, Body)> = vec![("pgpage scalar".into(), scalar::checksum_fold)];
     #[cfg(target_arch = "x86_64")]
     {
         use pgpage::checksum::x86;
