@@ -574,6 +574,14 @@ pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) 
             LP_NORMAL | LP_DEAD if id.len != 0 && !id.storage_ok(r.len()) => {
                 Some("item lies outside the page")
             }
+            LP_NORMAL | LP_DEAD
+                if id.len != 0
+                    && (id.off < header.upper
+                        || usize::from(id.off).saturating_add(usize::from(id.len))
+                            > usize::from(header.special)) =>
+            {
+                Some("item lies outside pd_upper..pd_special")
+            }
             _ => None,
         };
         spans.push(
