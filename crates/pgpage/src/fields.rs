@@ -169,12 +169,42 @@ impl Table {
     }
 }
 
-const fn f(name: &'static str, offset: u16, size: u16, kind: Kind, role: Role, doc: &'static str) -> Field {
-    Field { name, offset, size, bits: None, kind, role, doc }
+const fn f(
+    name: &'static str,
+    offset: u16,
+    size: u16,
+    kind: Kind,
+    role: Role,
+    doc: &'static str,
+) -> Field {
+    Field {
+        name,
+        offset,
+        size,
+        bits: None,
+        kind,
+        role,
+        doc,
+    }
 }
 
-const fn bits(name: &'static str, shift: u8, width: u8, kind: Kind, role: Role, doc: &'static str) -> Field {
-    Field { name, offset: 0, size: 4, bits: Some(Bits { shift, width }), kind, role, doc }
+const fn bits(
+    name: &'static str,
+    shift: u8,
+    width: u8,
+    kind: Kind,
+    role: Role,
+    doc: &'static str,
+) -> Field {
+    Field {
+        name,
+        offset: 0,
+        size: 4,
+        bits: Some(Bits { shift, width }),
+        kind,
+        role,
+        doc,
+    }
 }
 
 // ---------------------------------------------------------------- bufpage.h / itemid.h
@@ -215,9 +245,30 @@ pub const ITEM_ID_DATA: Table = Table {
     name: "ItemIdData",
     size: 4,
     fields: &[
-        bits("lp_off", 0, 15, Kind::U16, Role::LinePointer, "itemid.h: ItemIdData.lp_off, offset to tuple (from start of page)"),
-        bits("lp_flags", 15, 2, Kind::Flags(LP_FLAGS), Role::LinePointer, "itemid.h: ItemIdData.lp_flags, LP_UNUSED/LP_NORMAL/LP_REDIRECT/LP_DEAD"),
-        bits("lp_len", 17, 15, Kind::U16, Role::LinePointer, "itemid.h: ItemIdData.lp_len, byte length of tuple"),
+        bits(
+            "lp_off",
+            0,
+            15,
+            Kind::U16,
+            Role::LinePointer,
+            "itemid.h: ItemIdData.lp_off, offset to tuple (from start of page)",
+        ),
+        bits(
+            "lp_flags",
+            15,
+            2,
+            Kind::Flags(LP_FLAGS),
+            Role::LinePointer,
+            "itemid.h: ItemIdData.lp_flags, LP_UNUSED/LP_NORMAL/LP_REDIRECT/LP_DEAD",
+        ),
+        bits(
+            "lp_len",
+            17,
+            15,
+            Kind::U16,
+            Role::LinePointer,
+            "itemid.h: ItemIdData.lp_len, byte length of tuple",
+        ),
     ],
 };
 
@@ -289,8 +340,22 @@ pub const INDEX_TUPLE_DATA: Table = Table {
     name: "IndexTupleData",
     size: 8,
     fields: &[
-        f("t_tid", 0, 6, Kind::Tid, Role::TupleHeader, "itup.h: IndexTupleData.t_tid, reference TID to heap tuple"),
-        f("t_info", 6, 2, Kind::Flags(T_INFO), Role::TupleHeader, "itup.h: IndexTupleData.t_info, size (INDEX_SIZE_MASK) | var | null bits"),
+        f(
+            "t_tid",
+            0,
+            6,
+            Kind::Tid,
+            Role::TupleHeader,
+            "itup.h: IndexTupleData.t_tid, reference TID to heap tuple",
+        ),
+        f(
+            "t_info",
+            6,
+            2,
+            Kind::Flags(T_INFO),
+            Role::TupleHeader,
+            "itup.h: IndexTupleData.t_info, size (INDEX_SIZE_MASK) | var | null bits",
+        ),
     ],
 };
 
@@ -314,11 +379,46 @@ pub const BT_PAGE_OPAQUE_DATA: Table = Table {
     name: "BTPageOpaqueData",
     size: 16,
     fields: &[
-        f("btpo_prev", 0, 4, Kind::BlockNumber, Role::Special, "nbtree.h: BTPageOpaqueData.btpo_prev, left sibling, or P_NONE if leftmost"),
-        f("btpo_next", 4, 4, Kind::BlockNumber, Role::Special, "nbtree.h: BTPageOpaqueData.btpo_next, right sibling, or P_NONE if rightmost"),
-        f("btpo_level", 8, 4, Kind::U32, Role::Special, "nbtree.h: BTPageOpaqueData.btpo_level, tree level --- zero for leaf pages"),
-        f("btpo_flags", 12, 2, Kind::Flags(BTPO_FLAGS), Role::Special, "nbtree.h: BTPageOpaqueData.btpo_flags, BTP_LEAF, BTP_ROOT, BTP_META ..."),
-        f("btpo_cycleid", 14, 2, Kind::U16, Role::Special, "nbtree.h: BTPageOpaqueData.btpo_cycleid, vacuum cycle ID of latest split"),
+        f(
+            "btpo_prev",
+            0,
+            4,
+            Kind::BlockNumber,
+            Role::Special,
+            "nbtree.h: BTPageOpaqueData.btpo_prev, left sibling, or P_NONE if leftmost",
+        ),
+        f(
+            "btpo_next",
+            4,
+            4,
+            Kind::BlockNumber,
+            Role::Special,
+            "nbtree.h: BTPageOpaqueData.btpo_next, right sibling, or P_NONE if rightmost",
+        ),
+        f(
+            "btpo_level",
+            8,
+            4,
+            Kind::U32,
+            Role::Special,
+            "nbtree.h: BTPageOpaqueData.btpo_level, tree level --- zero for leaf pages",
+        ),
+        f(
+            "btpo_flags",
+            12,
+            2,
+            Kind::Flags(BTPO_FLAGS),
+            Role::Special,
+            "nbtree.h: BTPageOpaqueData.btpo_flags, BTP_LEAF, BTP_ROOT, BTP_META ...",
+        ),
+        f(
+            "btpo_cycleid",
+            14,
+            2,
+            Kind::U16,
+            Role::Special,
+            "nbtree.h: BTPageOpaqueData.btpo_cycleid, vacuum cycle ID of latest split",
+        ),
     ],
 };
 
@@ -409,10 +509,38 @@ pub const GIST_PAGE_OPAQUE_DATA: Table = Table {
     name: "GISTPageOpaqueData",
     size: 16,
     fields: &[
-        f("nsn", 0, 8, Kind::Lsn, Role::Special, "gist.h: GISTPageOpaqueData.nsn, this value must change on page split"),
-        f("rightlink", 8, 4, Kind::BlockNumber, Role::Special, "gist.h: GISTPageOpaqueData.rightlink, next page if any"),
-        f("flags", 12, 2, Kind::Flags(GIST_FLAGS), Role::Special, "gist.h: GISTPageOpaqueData.flags, F_LEAF, F_DELETED ..."),
-        f("gist_page_id", 14, 2, Kind::Magic, Role::Special, "gist.h: GISTPageOpaqueData.gist_page_id, GIST_PAGE_ID (0xFF81)"),
+        f(
+            "nsn",
+            0,
+            8,
+            Kind::Lsn,
+            Role::Special,
+            "gist.h: GISTPageOpaqueData.nsn, this value must change on page split",
+        ),
+        f(
+            "rightlink",
+            8,
+            4,
+            Kind::BlockNumber,
+            Role::Special,
+            "gist.h: GISTPageOpaqueData.rightlink, next page if any",
+        ),
+        f(
+            "flags",
+            12,
+            2,
+            Kind::Flags(GIST_FLAGS),
+            Role::Special,
+            "gist.h: GISTPageOpaqueData.flags, F_LEAF, F_DELETED ...",
+        ),
+        f(
+            "gist_page_id",
+            14,
+            2,
+            Kind::Magic,
+            Role::Special,
+            "gist.h: GISTPageOpaqueData.gist_page_id, GIST_PAGE_ID (0xFF81)",
+        ),
     ],
 };
 
@@ -511,10 +639,38 @@ pub const BRIN_META_PAGE_DATA: Table = Table {
     name: "BrinMetaPageData",
     size: 16,
     fields: &[
-        f("brinMagic", 0, 4, Kind::Magic, Role::Meta, "brin_page.h: BrinMetaPageData.brinMagic, BRIN_META_MAGIC (0xA8109CFA)"),
-        f("brinVersion", 4, 4, Kind::U32, Role::Meta, "brin_page.h: BrinMetaPageData.brinVersion, BRIN_CURRENT_VERSION (1)"),
-        f("pagesPerRange", 8, 4, Kind::BlockNumber, Role::Meta, "brin_page.h: BrinMetaPageData.pagesPerRange, heap blocks summarized per range"),
-        f("lastRevmapPage", 12, 4, Kind::BlockNumber, Role::Meta, "brin_page.h: BrinMetaPageData.lastRevmapPage, last page of the range map"),
+        f(
+            "brinMagic",
+            0,
+            4,
+            Kind::Magic,
+            Role::Meta,
+            "brin_page.h: BrinMetaPageData.brinMagic, BRIN_META_MAGIC (0xA8109CFA)",
+        ),
+        f(
+            "brinVersion",
+            4,
+            4,
+            Kind::U32,
+            Role::Meta,
+            "brin_page.h: BrinMetaPageData.brinVersion, BRIN_CURRENT_VERSION (1)",
+        ),
+        f(
+            "pagesPerRange",
+            8,
+            4,
+            Kind::BlockNumber,
+            Role::Meta,
+            "brin_page.h: BrinMetaPageData.pagesPerRange, heap blocks summarized per range",
+        ),
+        f(
+            "lastRevmapPage",
+            12,
+            4,
+            Kind::BlockNumber,
+            Role::Meta,
+            "brin_page.h: BrinMetaPageData.lastRevmapPage, last page of the range map",
+        ),
     ],
 };
 
@@ -524,7 +680,14 @@ pub const BRIN_META_PAGE_DATA: Table = Table {
 pub const SEQUENCE_MAGIC: Table = Table {
     name: "sequence_magic",
     size: 4,
-    fields: &[f("magic", 0, 4, Kind::Magic, Role::Special, "commands/sequence.c: sequence_magic.magic, SEQ_MAGIC (0x1717)")],
+    fields: &[f(
+        "magic",
+        0,
+        4,
+        Kind::Magic,
+        Role::Special,
+        "commands/sequence.c: sequence_magic.magic, SEQ_MAGIC (0x1717)",
+    )],
 };
 
 /// commands/sequence.h: FormData_pg_sequence_data, the data (after t_hoff) of a sequence
@@ -533,9 +696,30 @@ pub const FORM_DATA_PG_SEQUENCE_DATA: Table = Table {
     name: "FormData_pg_sequence_data",
     size: 17,
     fields: &[
-        f("last_value", 0, 8, Kind::I64, Role::TupleData, "commands/sequence.h: FormData_pg_sequence_data.last_value"),
-        f("log_cnt", 8, 8, Kind::I64, Role::TupleData, "commands/sequence.h: FormData_pg_sequence_data.log_cnt, values pre-logged in WAL"),
-        f("is_called", 16, 1, Kind::Bool, Role::TupleData, "commands/sequence.h: FormData_pg_sequence_data.is_called"),
+        f(
+            "last_value",
+            0,
+            8,
+            Kind::I64,
+            Role::TupleData,
+            "commands/sequence.h: FormData_pg_sequence_data.last_value",
+        ),
+        f(
+            "log_cnt",
+            8,
+            8,
+            Kind::I64,
+            Role::TupleData,
+            "commands/sequence.h: FormData_pg_sequence_data.log_cnt, values pre-logged in WAL",
+        ),
+        f(
+            "is_called",
+            16,
+            1,
+            Kind::Bool,
+            Role::TupleData,
+            "commands/sequence.h: FormData_pg_sequence_data.is_called",
+        ),
     ],
 };
 
@@ -544,7 +728,14 @@ pub const FORM_DATA_PG_SEQUENCE_DATA: Table = Table {
 pub const FSM_PAGE_DATA: Table = Table {
     name: "FSMPageData",
     size: 4,
-    fields: &[f("fp_next_slot", 0, 4, Kind::I32, Role::Map, "storage/fsm_internals.h: FSMPageData.fp_next_slot, next slot to return from search")],
+    fields: &[f(
+        "fp_next_slot",
+        0,
+        4,
+        Kind::I32,
+        Role::Map,
+        "storage/fsm_internals.h: FSMPageData.fp_next_slot, next slot to return from search",
+    )],
 };
 
 /// access/visibilitymapdefs.h: bits per heap block in the VM fork's bitmap.
@@ -585,7 +776,11 @@ pub fn flag_names(value: u32, names: &'static [FlagName]) -> impl Iterator<Item 
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // tests index freely
+    #![allow(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used
+    )] // tests may panic
 
     use super::*;
 
@@ -599,15 +794,36 @@ mod tests {
                     Some(b) => {
                         assert!(b.shift >= bit_end, "{}.{} bits overlap", t.name, fl.name);
                         bit_end = b.shift + b.width;
-                        assert!(usize::from(bit_end) <= usize::from(fl.size) * 8, "{}.{}", t.name, fl.name);
+                        assert!(
+                            usize::from(bit_end) <= usize::from(fl.size) * 8,
+                            "{}.{}",
+                            t.name,
+                            fl.name
+                        );
                     }
                     None => {
-                        assert!(fl.offset >= end, "{}.{} overlaps or is out of order", t.name, fl.name);
+                        assert!(
+                            fl.offset >= end,
+                            "{}.{} overlaps or is out of order",
+                            t.name,
+                            fl.name
+                        );
                         end = fl.end();
                     }
                 }
-                assert!(fl.end() <= t.size, "{}.{} ends past {} bytes", t.name, fl.name, t.size);
-                assert!(fl.doc.contains(".h: ") || fl.doc.contains(".c: "), "{}.{} doc cites no header", t.name, i);
+                assert!(
+                    fl.end() <= t.size,
+                    "{}.{} ends past {} bytes",
+                    t.name,
+                    fl.name,
+                    t.size
+                );
+                assert!(
+                    fl.doc.contains(".h: ") || fl.doc.contains(".c: "),
+                    "{}.{} doc cites no header",
+                    t.name,
+                    i
+                );
             }
         }
     }
@@ -625,7 +841,12 @@ mod tests {
 
     #[test]
     fn item_id_bits_fill_the_word() {
-        let total: u32 = ITEM_ID_DATA.fields.iter().filter_map(|f| f.bits).map(|b| u32::from(b.width)).sum();
+        let total: u32 = ITEM_ID_DATA
+            .fields
+            .iter()
+            .filter_map(|f| f.bits)
+            .map(|b| u32::from(b.width))
+            .sum();
         assert_eq!(total, 32);
         let off = ITEM_ID_DATA.fields[0].bits.unwrap();
         assert_eq!(off.shift_for(32, crate::Endian::Big), 17);
@@ -634,10 +855,18 @@ mod tests {
 
     #[test]
     fn special_spaces_are_maxaligned_sizes() {
-        for t in [&BT_PAGE_OPAQUE_DATA, &HASH_PAGE_OPAQUE_DATA, &GIST_PAGE_OPAQUE_DATA] {
+        for t in [
+            &BT_PAGE_OPAQUE_DATA,
+            &HASH_PAGE_OPAQUE_DATA,
+            &GIST_PAGE_OPAQUE_DATA,
+        ] {
             assert_eq!(t.size, 16, "{}", t.name);
         }
-        for t in [&GIN_PAGE_OPAQUE_DATA, &SPGIST_PAGE_OPAQUE_DATA, &BRIN_SPECIAL_SPACE] {
+        for t in [
+            &GIN_PAGE_OPAQUE_DATA,
+            &SPGIST_PAGE_OPAQUE_DATA,
+            &BRIN_SPECIAL_SPACE,
+        ] {
             assert_eq!(t.size, 8, "{}", t.name);
         }
     }

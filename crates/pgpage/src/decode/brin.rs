@@ -9,8 +9,8 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, line_pointers, meta_spans, special_size, Items, PageHeader, Reader, Spans, Special,
-    LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
+    free_space, get, line_pointers, meta_spans, special_size, Items, PageHeader, Reader, Spans,
+    Special, LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{Role, BRIN_META_PAGE_DATA, BRIN_SPECIAL_SPACE};
 
@@ -45,10 +45,17 @@ pub struct BrinSpecial {
     pub meta: Option<BrinMeta>,
 }
 
-pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+pub(super) fn decode(
+    r: &Reader,
+    header: &PageHeader,
+    spans: &mut Spans,
+) -> (Items, Option<Special>) {
     let at = usize::from(header.special);
     if special_size(header, r.len()) != Some(8) {
-        spans.flag("pd_special", "special space is not sizeof(BrinSpecialSpace)");
+        spans.flag(
+            "pd_special",
+            "special space is not sizeof(BrinSpecialSpace)",
+        );
     }
     spans.table(at, &BRIN_SPECIAL_SPACE, None);
     // brin_page.h: BrinPageType/BrinPageFlags index the vector from the page's end.
@@ -61,7 +68,12 @@ pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Ite
         BRIN_PAGETYPE_REGULAR => String::from("regular"),
         other => format!("unknown ({other:02x})"),
     };
-    let mut special = BrinSpecial { brin_page_type: name, flags, page_type, meta: None };
+    let mut special = BrinSpecial {
+        brin_page_type: name,
+        flags,
+        page_type,
+        meta: None,
+    };
     let items = match page_type {
         BRIN_PAGETYPE_META => {
             meta_spans(&BRIN_META_PAGE_DATA, spans);
@@ -81,7 +93,10 @@ pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Ite
         }
         BRIN_PAGETYPE_REVMAP => {
             // brin_revmap.c: REVMAP_PAGE_MAXITEMS TIDs fill the page up to the special space.
-            let n = end.saturating_sub(SIZE_OF_PAGE_HEADER_DATA).saturating_sub(8) / 6;
+            let n = end
+                .saturating_sub(SIZE_OF_PAGE_HEADER_DATA)
+                .saturating_sub(8)
+                / 6;
             let mut rows = Vec::with_capacity(n);
             for i in 0..n {
                 let off = SIZE_OF_PAGE_HEADER_DATA.saturating_add(i.saturating_mul(6));
@@ -102,8 +117,22 @@ pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Ite
                 // brin_tuple.h: BrinTuple {bt_blkno, bt_info} then the data.
                 let off = usize::from(id.off);
                 spans.push(off, 4, "bt_blkno", Role::TupleHeader, Some(id.lp), None);
-                spans.push(off.saturating_add(4), 1, "bt_info", Role::TupleHeader, Some(id.lp), None);
-                spans.push(off.saturating_add(5), usize::from(id.len).saturating_sub(5), "t_data", Role::TupleData, Some(id.lp), None);
+                spans.push(
+                    off.saturating_add(4),
+                    1,
+                    "bt_info",
+                    Role::TupleHeader,
+                    Some(id.lp),
+                    None,
+                );
+                spans.push(
+                    off.saturating_add(5),
+                    usize::from(id.len).saturating_sub(5),
+                    "t_data",
+                    Role::TupleData,
+                    Some(id.lp),
+                    None,
+                );
             }
             free_space(header, spans);
             Items::Lines(lps.iter().map(super::ItemId::row).collect())

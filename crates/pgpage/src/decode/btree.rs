@@ -7,8 +7,8 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, hex, line_pointers, meta_spans, page_get_free_space, special_size, IndexTuple, Items,
-    PageHeader, Reader, Spans, Special, Tid, LP_DEAD, LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
+    free_space, get, hex, line_pointers, meta_spans, page_get_free_space, special_size, IndexTuple,
+    Items, PageHeader, Reader, Spans, Special, Tid, LP_DEAD, LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{flag_names, Role, BTPO_FLAGS, BT_META_PAGE_DATA, BT_PAGE_OPAQUE_DATA};
 
@@ -109,10 +109,25 @@ fn meta(r: &Reader, spans: &mut Spans) -> BtreeMeta {
 }
 
 /// bt_page_print_tuples for one line pointer.
-fn item(r: &Reader, id: &super::ItemId, leaf: bool, rightmost: bool, spans: &mut Spans) -> BtreeItem {
+fn item(
+    r: &Reader,
+    id: &super::ItemId,
+    leaf: bool,
+    rightmost: bool,
+    spans: &mut Spans,
+) -> BtreeItem {
     let off = usize::from(id.off);
     let tup = IndexTuple::read(r, off);
-    let (tid, info) = tup.map_or((Tid { block: 0, offset: 0 }, 0), |t| (t.tid, t.info));
+    let (tid, info) = tup.map_or(
+        (
+            Tid {
+                block: 0,
+                offset: 0,
+            },
+            0,
+        ),
+        |t| (t.tid, t.info),
+    );
     let t = IndexTuple { tid, info };
     let size = t.size();
     if id.flags == LP_UNUSED {
@@ -130,21 +145,49 @@ fn item(r: &Reader, id: &super::ItemId, leaf: bool, rightmost: bool, spans: &mut
     }
     let data_at = off.saturating_add(t.data_offset());
     let data = if !(0..=0x1FFF).contains(&dlen) {
-        spans.push(off, size, "IndexTupleData", Role::TupleHeader, Some(id.lp), Some("invalid tuple length"));
+        spans.push(
+            off,
+            size,
+            "IndexTupleData",
+            Role::TupleHeader,
+            Some(id.lp),
+            Some("invalid tuple length"),
+        );
         String::new()
     } else {
         let (bytes, complete) = r.bytes(data_at, dlen as usize);
         if !complete {
-            spans.push(off, size, "IndexTupleData", Role::TupleHeader, Some(id.lp), Some("tuple runs past the page"));
+            spans.push(
+                off,
+                size,
+                "IndexTupleData",
+                Role::TupleHeader,
+                Some(id.lp),
+                Some("tuple runs past the page"),
+            );
         }
         hex(bytes, " ")
     };
     if tup.is_some() && dlen >= 0 {
         spans.table(off, &crate::fields::INDEX_TUPLE_DATA, Some(id.lp));
         if t.has_nulls() {
-            spans.push(off.saturating_add(8), 4, "t_bits", Role::NullBitmap, Some(id.lp), None);
+            spans.push(
+                off.saturating_add(8),
+                4,
+                "t_bits",
+                Role::NullBitmap,
+                Some(id.lp),
+                None,
+            );
         }
-        spans.push(data_at, dlen as usize, "t_data", Role::TupleData, Some(id.lp), None);
+        spans.push(
+            data_at,
+            dlen as usize,
+            "t_data",
+            Role::TupleData,
+            Some(id.lp),
+            None,
+        );
     }
     let ispivottuple = !leaf || (!rightmost && id.lp == 1);
     let mut htid = if is_pivot {
@@ -166,8 +209,17 @@ fn item(r: &Reader, id: &super::ItemId, leaf: bool, rightmost: bool, spans: &mut
     let tids = is_posting.then(|| {
         let n = usize::from(tid.offset & BT_OFFSET_MASK);
         let at = off.saturating_add(posting_off);
-        spans.push(at, n.saturating_mul(6), "tids", Role::TupleData, Some(id.lp), None);
-        (0..n).filter_map(|i| r.tid(at.saturating_add(i.saturating_mul(6))).map(Tid::text)).collect()
+        spans.push(
+            at,
+            n.saturating_mul(6),
+            "tids",
+            Role::TupleData,
+            Some(id.lp),
+            None,
+        );
+        (0..n)
+            .filter_map(|i| r.tid(at.saturating_add(i.saturating_mul(6))).map(Tid::text))
+            .collect()
     });
     BtreeItem {
         itemoffset: id.lp,
@@ -182,10 +234,17 @@ fn item(r: &Reader, id: &super::ItemId, leaf: bool, rightmost: bool, spans: &mut
     }
 }
 
-pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+pub(super) fn decode(
+    r: &Reader,
+    header: &PageHeader,
+    spans: &mut Spans,
+) -> (Items, Option<Special>) {
     let at = usize::from(header.special);
     if special_size(header, r.len()) != Some(16) {
-        spans.flag("pd_special", "special space is not sizeof(BTPageOpaqueData)");
+        spans.flag(
+            "pd_special",
+            "special space is not sizeof(BTPageOpaqueData)",
+        );
     }
     spans.table(at, &BT_PAGE_OPAQUE_DATA, None);
     let g = |name| get(r, at, &BT_PAGE_OPAQUE_DATA, name);
@@ -231,7 +290,14 @@ pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Ite
     if deleted {
         // BTDeletedPageData: safexid, and no index tuples to interpret.
         if flags & BTP_HAS_FULLXID != 0 {
-            spans.push(SIZE_OF_PAGE_HEADER_DATA, 8, "safexid", Role::Meta, None, None);
+            spans.push(
+                SIZE_OF_PAGE_HEADER_DATA,
+                8,
+                "safexid",
+                Role::Meta,
+                None,
+                None,
+            );
         }
         free_space(header, spans);
         return (Items::Btree(Vec::new()), Some(Special::Btree(special)));

@@ -8,8 +8,8 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, index_tuple_spans, line_pointers, meta_spans, pageinspect_flags, special_size, Items,
-    PageHeader, Reader, Spans, Special, Tid, SIZE_OF_PAGE_HEADER_DATA,
+    free_space, get, index_tuple_spans, line_pointers, meta_spans, pageinspect_flags, special_size,
+    Items, PageHeader, Reader, Spans, Special, Tid, SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{Role, GIN_META_PAGE_DATA, GIN_PAGE_OPAQUE_DATA};
 
@@ -58,7 +58,8 @@ pub struct GinSpecial {
 /// ginpostinglist.c: ginPostingListDecode of one GinPostingList segment's varbyte deltas.
 fn decode_segment(first: Tid, bytes: &[u8]) -> Vec<String> {
     let mut out = alloc::vec![first.text()];
-    let mut val = (u64::from(first.block) << MAX_HEAP_TUPLES_PER_PAGE_BITS) | u64::from(first.offset);
+    let mut val =
+        (u64::from(first.block) << MAX_HEAP_TUPLES_PER_PAGE_BITS) | u64::from(first.offset);
     let mut it = bytes.iter();
     while let Some(&b0) = it.next() {
         let mut delta = u64::from(b0 & 0x7F);
@@ -67,7 +68,11 @@ fn decode_segment(first: Tid, bytes: &[u8]) -> Vec<String> {
         while more {
             let Some(&b) = it.next() else { break };
             // The seventh byte carries eight bits and no continuation.
-            let (bits, cont) = if shift == 42 { (u64::from(b), false) } else { (u64::from(b & 0x7F), b & 0x80 != 0) };
+            let (bits, cont) = if shift == 42 {
+                (u64::from(b), false)
+            } else {
+                (u64::from(b & 0x7F), b & 0x80 != 0)
+            };
             delta |= bits.checked_shl(shift).unwrap_or(0);
             more = cont;
             shift = shift.saturating_add(7);
@@ -86,26 +91,46 @@ fn leaf_items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<GinLeaf
     let mut rows = Vec::new();
     let mut n = 0u16;
     while at < end {
-        let (Some(first), Some(nbytes)) = (r.tid(at), r.u16(at.saturating_add(6))) else { break };
+        let (Some(first), Some(nbytes)) = (r.tid(at), r.u16(at.saturating_add(6))) else {
+            break;
+        };
         n = n.saturating_add(1);
         spans.push(at, 6, "first", Role::TupleHeader, Some(n), None);
-        spans.push(at.saturating_add(6), 2, "nbytes", Role::TupleHeader, Some(n), None);
+        spans.push(
+            at.saturating_add(6),
+            2,
+            "nbytes",
+            Role::TupleHeader,
+            Some(n),
+            None,
+        );
         let data_at = at.saturating_add(8);
         let len = usize::from(nbytes);
         let problem = (data_at.saturating_add(len) > end).then_some("segment runs past pd_lower");
         spans.push(data_at, len, "bytes", Role::TupleData, Some(n), problem);
         let (bytes, _) = r.bytes(data_at, len.min(end.saturating_sub(data_at)));
-        rows.push(GinLeafItem { first_tid: first.text(), nbytes, tids: decode_segment(first, bytes) });
+        rows.push(GinLeafItem {
+            first_tid: first.text(),
+            nbytes,
+            tids: decode_segment(first, bytes),
+        });
         // GinNextPostingListSegment: SHORTALIGN(offsetof(bytes) + nbytes).
         at = data_at.saturating_add(len).saturating_add(1) & !1;
     }
     rows
 }
 
-pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+pub(super) fn decode(
+    r: &Reader,
+    header: &PageHeader,
+    spans: &mut Spans,
+) -> (Items, Option<Special>) {
     let at = usize::from(header.special);
     if special_size(header, r.len()) != Some(8) {
-        spans.flag("pd_special", "special space is not sizeof(GinPageOpaqueData)");
+        spans.flag(
+            "pd_special",
+            "special space is not sizeof(GinPageOpaqueData)",
+        );
     }
     spans.table(at, &GIN_PAGE_OPAQUE_DATA, None);
     let g = |name| get(r, at, &GIN_PAGE_OPAQUE_DATA, name);
@@ -147,14 +172,28 @@ pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Ite
             version: m("ginVersion") as i32,
         });
     } else if flags & GIN_DATA != 0 {
-        spans.push(SIZE_OF_PAGE_HEADER_DATA, 6, "rightbound", Role::TupleHeader, None, None);
+        spans.push(
+            SIZE_OF_PAGE_HEADER_DATA,
+            6,
+            "rightbound",
+            Role::TupleHeader,
+            None,
+            None,
+        );
         if flags & (GIN_LEAF | GIN_COMPRESSED) == GIN_LEAF | GIN_COMPRESSED {
             items = Items::GinLeaf(leaf_items(r, header, spans));
         } else if flags & GIN_LEAF == 0 {
             // ginblock.h: PostingItem {child_blkno, key}, maxoff of them.
             for i in 0..maxoff {
                 let off = GIN_DATA_START.saturating_add(usize::from(i).saturating_mul(10));
-                spans.push(off, 10, "PostingItem", Role::TupleData, Some(i.saturating_add(1)), None);
+                spans.push(
+                    off,
+                    10,
+                    "PostingItem",
+                    Role::TupleData,
+                    Some(i.saturating_add(1)),
+                    None,
+                );
             }
         }
     } else {

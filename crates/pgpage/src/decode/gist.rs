@@ -7,8 +7,8 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    bytea, free_space, get, line_pointers, pageinspect_flags, special_size, IndexTuple, Items, PageHeader, Reader,
-    Spans, Special, LP_DEAD,
+    bytea, free_space, get, line_pointers, pageinspect_flags, special_size, IndexTuple, Items,
+    PageHeader, Reader, Spans, Special, LP_DEAD,
 };
 use crate::fields::GIST_PAGE_OPAQUE_DATA;
 
@@ -34,10 +34,17 @@ pub struct GistSpecial {
     pub gist_page_id: u16,
 }
 
-pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+pub(super) fn decode(
+    r: &Reader,
+    header: &PageHeader,
+    spans: &mut Spans,
+) -> (Items, Option<Special>) {
     let at = usize::from(header.special);
     if special_size(header, r.len()) != Some(16) {
-        spans.flag("pd_special", "special space is not sizeof(GISTPageOpaqueData)");
+        spans.flag(
+            "pd_special",
+            "special space is not sizeof(GISTPageOpaqueData)",
+        );
     }
     spans.table(at, &GIST_PAGE_OPAQUE_DATA, None);
     let g = |name| get(r, at, &GIST_PAGE_OPAQUE_DATA, name);
@@ -48,18 +55,33 @@ pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Ite
         rightlink: g("rightlink"),
         flags: pageinspect_flags(
             flags,
-            &[(1, "leaf"), (1 << 1, "deleted"), (1 << 2, "tuples_deleted"), (1 << 3, "follow_right"), (1 << 4, "has_garbage")],
+            &[
+                (1, "leaf"),
+                (1 << 1, "deleted"),
+                (1 << 2, "tuples_deleted"),
+                (1 << 3, "follow_right"),
+                (1 << 4, "has_garbage"),
+            ],
         ),
         gist_page_id: g("gist_page_id") as u16,
     };
     let mut rows = Vec::new();
     if flags & F_DELETED != 0 {
         // gist.h: a deleted page keeps its deleteXid (FullTransactionId) at PageGetContents.
-        spans.push(super::SIZE_OF_PAGE_HEADER_DATA, 8, "deleteXid", crate::fields::Role::Meta, None, None);
+        spans.push(
+            super::SIZE_OF_PAGE_HEADER_DATA,
+            8,
+            "deleteXid",
+            crate::fields::Role::Meta,
+            None,
+            None,
+        );
     } else {
         for id in line_pointers(r, header, spans) {
             let off = usize::from(id.off);
-            let Some(t) = IndexTuple::read(r, off) else { continue };
+            let Some(t) = IndexTuple::read(r, off) else {
+                continue;
+            };
             let size = t.size();
             t.spans(off, usize::from(id.len), id.lp, spans);
             let (bytes, _) = r.bytes(off, size);

@@ -8,10 +8,12 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, line_pointers, meta_spans, page_get_free_space, special_size, IndexTuple, Items,
-    PageHeader, Reader, Spans, Special, LP_DEAD, SIZE_OF_PAGE_HEADER_DATA,
+    free_space, get, line_pointers, meta_spans, page_get_free_space, special_size, IndexTuple,
+    Items, PageHeader, Reader, Spans, Special, LP_DEAD, SIZE_OF_PAGE_HEADER_DATA,
 };
-use crate::fields::{flag_names, Role, HASHO_FLAG, HASH_MAX_SPLITPOINTS, HASH_META_PAGE_DATA, HASH_PAGE_OPAQUE_DATA};
+use crate::fields::{
+    flag_names, Role, HASHO_FLAG, HASH_MAX_SPLITPOINTS, HASH_META_PAGE_DATA, HASH_PAGE_OPAQUE_DATA,
+};
 
 const LH_OVERFLOW_PAGE: u16 = 1 << 0;
 const LH_BUCKET_PAGE: u16 = 1 << 1;
@@ -79,13 +81,28 @@ fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
     }
     let spares_at = base.saturating_add(52);
     let spares = (0..usize::from(HASH_MAX_SPLITPOINTS))
-        .map(|i| r.u32(spares_at.saturating_add(i.saturating_mul(4))).unwrap_or(0))
+        .map(|i| {
+            r.u32(spares_at.saturating_add(i.saturating_mul(4)))
+                .unwrap_or(0)
+        })
         .collect();
     // hash.h: HASH_MAX_BITMAPS = Min(BLCKSZ / 8, 1024).
     let max_bitmaps = (r.len() / 8).min(1024);
     let mapp_at = spares_at.saturating_add(usize::from(HASH_MAX_SPLITPOINTS).saturating_mul(4));
-    spans.push(mapp_at, max_bitmaps.saturating_mul(4), "hashm_mapp", Role::Meta, None, None);
-    let mapp = (0..max_bitmaps).map(|i| r.u32(mapp_at.saturating_add(i.saturating_mul(4))).unwrap_or(0)).collect();
+    spans.push(
+        mapp_at,
+        max_bitmaps.saturating_mul(4),
+        "hashm_mapp",
+        Role::Meta,
+        None,
+        None,
+    );
+    let mapp = (0..max_bitmaps)
+        .map(|i| {
+            r.u32(mapp_at.saturating_add(i.saturating_mul(4)))
+                .unwrap_or(0)
+        })
+        .collect();
     HashMeta {
         magic,
         version: g("hashm_version"),
@@ -106,10 +123,17 @@ fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
     }
 }
 
-pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+pub(super) fn decode(
+    r: &Reader,
+    header: &PageHeader,
+    spans: &mut Spans,
+) -> (Items, Option<Special>) {
     let at = usize::from(header.special);
     if special_size(header, r.len()) != Some(16) {
-        spans.flag("pd_special", "special space is not sizeof(HashPageOpaqueData)");
+        spans.flag(
+            "pd_special",
+            "special space is not sizeof(HashPageOpaqueData)",
+        );
     }
     spans.table(at, &HASH_PAGE_OPAQUE_DATA, None);
     let g = |name| get(r, at, &HASH_PAGE_OPAQUE_DATA, name);
@@ -141,7 +165,14 @@ pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Ite
         LH_BITMAP_PAGE => {
             // HashPageGetBitmap: the bitmap's words fill the page's contents.
             let end = usize::from(header.lower).max(SIZE_OF_PAGE_HEADER_DATA);
-            spans.push(SIZE_OF_PAGE_HEADER_DATA, end.saturating_sub(SIZE_OF_PAGE_HEADER_DATA), "bitmap", Role::Map, None, None);
+            spans.push(
+                SIZE_OF_PAGE_HEADER_DATA,
+                end.saturating_sub(SIZE_OF_PAGE_HEADER_DATA),
+                "bitmap",
+                Role::Map,
+                None,
+                None,
+            );
         }
         _ => {
             for id in line_pointers(r, header, spans) {
@@ -151,7 +182,9 @@ pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Ite
                     special.live_items = special.live_items.saturating_add(1);
                 }
                 let off = usize::from(id.off);
-                let Some(t) = IndexTuple::read(r, off) else { continue };
+                let Some(t) = IndexTuple::read(r, off) else {
+                    continue;
+                };
                 t.spans(off, usize::from(id.len), id.lp, spans);
                 rows.push(HashItem {
                     itemoffset: id.lp,

@@ -9,12 +9,12 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    bytea, free_space, get, line_pointers, special_size, ItemId, Items, PageHeader, Reader, Spans, Special,
-    SEQ_MAGIC,
+    bytea, free_space, get, line_pointers, special_size, ItemId, Items, PageHeader, Reader, Spans,
+    Special, SEQ_MAGIC,
 };
 use crate::fields::{
-    flag_names, Role, FORM_DATA_PG_SEQUENCE_DATA, HEAP_NATTS_MASK, HEAP_TUPLE_HEADER_DATA, SEQUENCE_MAGIC,
-    T_INFOMASK, T_INFOMASK2, T_INFOMASK_COMBINED,
+    flag_names, Role, FORM_DATA_PG_SEQUENCE_DATA, HEAP_NATTS_MASK, HEAP_TUPLE_HEADER_DATA,
+    SEQUENCE_MAGIC, T_INFOMASK, T_INFOMASK2, T_INFOMASK_COMBINED,
 };
 use crate::layout::maxalign;
 
@@ -89,7 +89,14 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans) -> HeapItem {
         && off.saturating_add(len) <= r.len();
     if !shown {
         if id.len != 0 && matches!(id.flags, super::LP_NORMAL | super::LP_DEAD) {
-            spans.push(off, len, "tuple", Role::TupleData, Some(id.lp), Some("not a heap tuple heap_page_items would show"));
+            spans.push(
+                off,
+                len,
+                "tuple",
+                Role::TupleData,
+                Some(id.lp),
+                Some("not a heap tuple heap_page_items would show"),
+            );
         }
         return row;
     }
@@ -109,19 +116,34 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans) -> HeapItem {
     row.combined_flags = Some(combined_flags(infomask));
     let hoff_us = usize::from(hoff);
     let data_start = off.saturating_add(hoff_us);
-    if hoff_us <= len {
-        let (data, _) = r.bytes(data_start, len.saturating_sub(hoff_us));
-        row.t_data = Some(bytea(data));
-        spans.push(data_start, len.saturating_sub(hoff_us), "t_data", Role::TupleData, Some(id.lp), None);
-    } else {
-        spans.flag("t_hoff", "t_hoff past lp_len");
-    }
-    // heapfuncs.c shows t_bits and t_oid only for a sane t_hoff.
-    let hoff_sane = hoff_us >= SIZEOF_HEAP_TUPLE_HEADER && hoff_us <= len && hoff_us == maxalign(hoff_us);
+    // heapfuncs.c (15.x) shows t_data, t_bits and t_oid only for a sane t_hoff.
+    let hoff_sane =
+        hoff_us >= SIZEOF_HEAP_TUPLE_HEADER && hoff_us <= len && hoff_us == maxalign(hoff_us);
     if !hoff_sane {
-        spans.flag("t_hoff", "t_hoff below the header, past lp_len or not MAXALIGNed");
+        spans.flag(
+            "t_hoff",
+            "t_hoff below the header, past lp_len or not MAXALIGNed",
+        );
+        spans.push(
+            off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER),
+            len.saturating_sub(SIZEOF_HEAP_TUPLE_HEADER),
+            "t_data",
+            Role::TupleData,
+            Some(id.lp),
+            None,
+        );
         return row;
     }
+    let (data, _) = r.bytes(data_start, len.saturating_sub(hoff_us));
+    row.t_data = Some(bytea(data));
+    spans.push(
+        data_start,
+        len.saturating_sub(hoff_us),
+        "t_data",
+        Role::TupleData,
+        Some(id.lp),
+        None,
+    );
     let bitmap_at = off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER);
     let header_end = data_start;
     let mut bitmap_end = bitmap_at;
@@ -136,8 +158,19 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans) -> HeapItem {
         }
         row.t_bits = Some(s);
         bitmap_end = bitmap_at.saturating_add(bytes);
-        let problem = if !complete || bitmap_end > header_end { Some("null bitmap runs past t_hoff") } else { None };
-        spans.push(bitmap_at, bytes, "t_bits", Role::NullBitmap, Some(id.lp), problem);
+        let problem = if !complete || bitmap_end > header_end {
+            Some("null bitmap runs past t_hoff")
+        } else {
+            None
+        };
+        spans.push(
+            bitmap_at,
+            bytes,
+            "t_bits",
+            Role::NullBitmap,
+            Some(id.lp),
+            problem,
+        );
     }
     if infomask & HEAP_HASOID_OLD != 0 {
         let oid_at = header_end.saturating_sub(4);
@@ -145,7 +178,14 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans) -> HeapItem {
         spans.push(oid_at, 4, "t_oid", Role::TupleHeader, Some(id.lp), None);
     }
     if bitmap_end < header_end {
-        spans.push(bitmap_end, header_end.saturating_sub(bitmap_end), "padding", Role::TupleHeader, Some(id.lp), None);
+        spans.push(
+            bitmap_end,
+            header_end.saturating_sub(bitmap_end),
+            "padding",
+            Role::TupleHeader,
+            Some(id.lp),
+            None,
+        );
     }
     row
 }
@@ -173,7 +213,11 @@ pub struct SequenceSpecial {
     pub is_called: Option<bool>,
 }
 
-pub(super) fn sequence(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+pub(super) fn sequence(
+    r: &Reader,
+    header: &PageHeader,
+    spans: &mut Spans,
+) -> (Items, Option<Special>) {
     let rows = heap_rows(r, header, spans);
     let at = usize::from(header.special);
     spans.table(at, &SEQUENCE_MAGIC, None);
@@ -181,7 +225,12 @@ pub(super) fn sequence(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (I
     if magic != SEQ_MAGIC {
         spans.flag("magic", "not SEQ_MAGIC (0x1717)");
     }
-    let mut special = SequenceSpecial { magic, last_value: None, log_cnt: None, is_called: None };
+    let mut special = SequenceSpecial {
+        magic,
+        last_value: None,
+        log_cnt: None,
+        is_called: None,
+    };
     // commands/sequence.c reads the first tuple's data as FormData_pg_sequence_data.
     if let Some(first) = rows.first() {
         if let (Some(hoff), Some(_)) = (first.t_hoff, first.t_data.as_ref()) {

@@ -39,7 +39,14 @@ pub(super) fn fsm(r: &Reader, spans: &mut Spans) -> (Items, Option<Special>) {
     let nodes = r.len().saturating_sub(nodes_at);
     let non_leaf = (r.len() / 2).saturating_sub(1).min(nodes);
     spans.push(nodes_at, non_leaf, "fp_nodes", Role::Map, None, None);
-    spans.push(nodes_at.saturating_add(non_leaf), nodes.saturating_sub(non_leaf), "fp_nodes", Role::Map, None, None);
+    spans.push(
+        nodes_at.saturating_add(non_leaf),
+        nodes.saturating_sub(non_leaf),
+        "fp_nodes",
+        Role::Map,
+        None,
+        None,
+    );
     let mut text = String::new();
     let (bytes, _) = r.bytes(nodes_at, nodes);
     for (i, &v) in bytes.iter().enumerate() {
@@ -72,7 +79,9 @@ pub(super) fn vm(r: &Reader, absolute_block: u32, spans: &mut Spans) -> (Items, 
             continue;
         }
         for k in 0..4u8 {
-            let blk = first.saturating_add((i as u64).saturating_mul(4)).saturating_add(u64::from(k));
+            let blk = first
+                .saturating_add((i as u64).saturating_mul(4))
+                .saturating_add(u64::from(k));
             let bits = b.checked_shr(u32::from(k).saturating_mul(2)).unwrap_or(0) & 3;
             if bits & 1 != 0 {
                 visible.push(blk);
@@ -82,6 +91,11 @@ pub(super) fn vm(r: &Reader, absolute_block: u32, spans: &mut Spans) -> (Items, 
             }
         }
     }
-    let special = VmSpecial { first_heap_block: first, heap_blocks: per_page as u32, all_visible: visible, all_frozen: frozen };
+    let special = VmSpecial {
+        first_heap_block: first,
+        heap_blocks: per_page as u32,
+        all_visible: visible,
+        all_frozen: frozen,
+    };
     (Items::Lines(Vec::new()), Some(Special::Vm(special)))
 }

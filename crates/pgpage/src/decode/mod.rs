@@ -20,6 +20,7 @@ use core::fmt::Write;
 use serde::Serialize;
 
 use crate::fields::{Field, Kind, Role, Table, PAGE_HEADER_DATA};
+pub use crate::file::Fork;
 use crate::layout::{read_u16, read_u32, read_u64, Endian};
 
 pub use brin::{BrinMeta, BrinSpecial, RevmapItem};
@@ -89,58 +90,24 @@ impl PageKind {
     }
 }
 
-/// A relation fork (common/relpath.h: forkNames).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Fork {
-    #[default]
-    Main,
-    Fsm,
-    Vm,
-    Init,
-}
-
-impl Fork {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Fork::Main => "main",
-            Fork::Fsm => "fsm",
-            Fork::Vm => "vm",
-            Fork::Init => "init",
-        }
-    }
-}
-
-/// A relation file's name as PostgreSQL makes it: `<relfilenode>[_<fork>][.<segno>]`.
-/// Returns None for names that are not relation files.
-pub fn parse_relation_file_name(name: &str) -> Option<(Fork, u32)> {
-    let (stem, segment) = match name.split_once('.') {
-        Some((stem, seg)) => {
-            let ok = !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) && !seg.starts_with('0');
-            (stem, if ok { seg.parse::<u32>().ok()? } else { return None })
-        }
-        None => (name, 0),
-    };
-    let (node, fork) = match stem.split_once('_') {
-        Some((node, "fsm")) => (node, Fork::Fsm),
-        Some((node, "vm")) => (node, Fork::Vm),
-        Some((node, "init")) => (node, Fork::Init),
-        Some(_) => return None,
-        None => (stem, Fork::Main),
-    };
-    // Temp relations are t<backend>_<relfilenode>; they have no fork part of their own here.
-    let digits = node.strip_prefix('t').map_or(node, |rest| rest);
-    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some((fork, segment))
-}
-
 /// How to decode a page.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeOptions {
     pub endian: Endian,
     /// Decode as this kind instead of the detected one.
     pub kind: Option<PageKind>,
     /// The fork the page comes from (FSM and VM pages cannot be told from their bytes).
     pub fork: Fork,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            endian: Endian::Little,
+            kind: None,
+            fork: Fork::Main,
+        }
+    }
 }
 
 /// A byte range of the page and the field it belongs to.
@@ -311,7 +278,10 @@ impl<'a> Reader<'a> {
         let hi = self.u16(off)?;
         let lo = self.u16(off.checked_add(2)?)?;
         let offset = self.u16(off.checked_add(4)?)?;
-        Some(Tid { block: (u32::from(hi) << 16) | u32::from(lo), offset })
+        Some(Tid {
+            block: (u32::from(hi) << 16) | u32::from(lo),
+            offset,
+        })
     }
     /// A table field of up to 4 bytes (bit fields extracted) at `base`.
     pub fn field(&self, base: usize, f: &Field) -> Option<u32> {
@@ -325,7 +295,9 @@ impl<'a> Reader<'a> {
         Some(match f.bits {
             Some(b) => {
                 let unit = u8::try_from(f.size.saturating_mul(8)).unwrap_or(32);
-                raw.checked_shr(u32::from(b.shift_for(unit, self.e))).unwrap_or(0) & b.mask()
+                raw.checked_shr(u32::from(b.shift_for(unit, self.e)))
+                    .unwrap_or(0)
+                    & b.mask()
             }
             None => raw,
         })
@@ -381,10 +353,21 @@ impl Spans {
     ) {
         let end = start.saturating_add(size);
         let (s, e) = (start.min(self.len), end.min(self.len));
-        let problem = if e < end { problem.or(Some("runs past the end of the page")) } else { problem };
+        let problem = if e < end {
+            problem.or(Some("runs past the end of the page"))
+        } else {
+            problem
+        };
         if s < e {
             let to32 = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
-            self.v.push(Span { start: to32(s), end: to32(e), field, role, item, problem });
+            self.v.push(Span {
+                start: to32(s),
+                end: to32(e),
+                field,
+                role,
+                item,
+                problem,
+            });
         }
     }
 
@@ -397,7 +380,14 @@ impl Spans {
             return;
         }
         for f in table.fields {
-            self.push(base.saturating_add(usize::from(f.offset)), usize::from(f.size), f.name, f.role, item, None);
+            self.push(
+                base.saturating_add(usize::from(f.offset)),
+                usize::from(f.size),
+                f.name,
+                f.role,
+                item,
+                None,
+            );
         }
     }
 
@@ -432,14 +422,28 @@ impl Spans {
                 s.problem.get_or_insert("overlaps another structure");
             }
             if s.start > at {
-                out.push(Span { start: at, end: s.start, field: "unused", role: Role::Unused, item: None, problem: None });
+                out.push(Span {
+                    start: at,
+                    end: s.start,
+                    field: "unused",
+                    role: Role::Unused,
+                    item: None,
+                    problem: None,
+                });
             }
             at = s.end;
             out.push(s);
         }
         let len = u32::try_from(self.len).unwrap_or(u32::MAX);
         if at < len {
-            out.push(Span { start: at, end: len, field: "unused", role: Role::Unused, item: None, problem: None });
+            out.push(Span {
+                start: at,
+                end: len,
+                field: "unused",
+                role: Role::Unused,
+                item: None,
+                problem: None,
+            });
         }
         out
     }
@@ -448,7 +452,12 @@ impl Spans {
 /// The page header, as page_header() shows it.
 fn decode_header(r: &Reader, spans: &mut Spans) -> PageHeader {
     spans.table(0, &PAGE_HEADER_DATA, None);
-    let get = |name| PAGE_HEADER_DATA.field(name).and_then(|f| r.field(0, f)).unwrap_or(0);
+    let get = |name| {
+        PAGE_HEADER_DATA
+            .field(name)
+            .and_then(|f| r.field(0, f))
+            .unwrap_or(0)
+    };
     let psv = get("pd_pagesize_version") as u16;
     let flags = get("pd_flags") as u16;
     let lower = get("pd_lower") as u16;
@@ -473,7 +482,10 @@ fn decode_header(r: &Reader, spans: &mut Spans) -> PageHeader {
             spans.flag("pd_special", "pd_special past the page or not MAXALIGNed");
         }
         if usize::from(psv & 0xFF00) != len || psv & 0x00FF != 4 {
-            spans.flag("pd_pagesize_version", "page size or layout version differs from the page's");
+            spans.flag(
+                "pd_pagesize_version",
+                "page size or layout version differs from the page's",
+            );
         }
     }
     PageHeader {
@@ -499,7 +511,10 @@ pub(crate) fn max_offset(header: &PageHeader, len: usize, spans: &mut Spans) -> 
     let n = (lower.saturating_sub(SIZE_OF_PAGE_HEADER_DATA)) / SIZE_OF_ITEM_ID;
     let fit = len.saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / SIZE_OF_ITEM_ID;
     if n > fit {
-        spans.flag("pd_lower", "line pointers would run past the end of the page");
+        spans.flag(
+            "pd_lower",
+            "line pointers would run past the end of the page",
+        );
     }
     u16::try_from(n.min(fit)).unwrap_or(u16::MAX)
 }
@@ -520,7 +535,12 @@ pub(crate) const LP_DEAD: u8 = 3;
 
 impl ItemId {
     pub fn row(&self) -> LinePointer {
-        LinePointer { lp: self.lp, lp_off: self.off, lp_flags: self.flags, lp_len: self.len }
+        LinePointer {
+            lp: self.lp,
+            lp_off: self.off,
+            lp_flags: self.flags,
+            lp_len: self.len,
+        }
     }
     /// The item's bytes lie within the page (and after the line pointers).
     pub fn storage_ok(&self, len: usize) -> bool {
@@ -537,7 +557,8 @@ pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) 
     let get = |base: usize, name: &str| t.field(name).and_then(|f| r.field(base, f)).unwrap_or(0);
     let mut out = Vec::with_capacity(usize::from(n));
     for lp in 1..=n {
-        let base = SIZE_OF_PAGE_HEADER_DATA.saturating_add(usize::from(lp.saturating_sub(1)).saturating_mul(SIZE_OF_ITEM_ID));
+        let base = SIZE_OF_PAGE_HEADER_DATA
+            .saturating_add(usize::from(lp.saturating_sub(1)).saturating_mul(SIZE_OF_ITEM_ID));
         let id = ItemId {
             lp,
             off: get(base, "lp_off") as u16,
@@ -547,11 +568,30 @@ pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) 
         let problem = match id.flags {
             LP_UNUSED if id.len != 0 || id.off != 0 => Some("LP_UNUSED with storage"),
             LP_NORMAL if id.len == 0 => Some("LP_NORMAL without storage"),
-            LP_REDIRECT if id.len != 0 || id.off == 0 || id.off > n => Some("LP_REDIRECT to no line pointer"),
-            LP_NORMAL | LP_DEAD if id.len != 0 && !id.storage_ok(r.len()) => Some("item lies outside the page"),
+            LP_REDIRECT if id.len != 0 || id.off == 0 || id.off > n => {
+                Some("LP_REDIRECT to no line pointer")
+            }
+            LP_NORMAL | LP_DEAD if id.len != 0 && !id.storage_ok(r.len()) => {
+                Some("item lies outside the page")
+            }
+            LP_NORMAL | LP_DEAD
+                if id.len != 0
+                    && (id.off < header.upper
+                        || usize::from(id.off).saturating_add(usize::from(id.len))
+                            > usize::from(header.special)) =>
+            {
+                Some("item lies outside pd_upper..pd_special")
+            }
             _ => None,
         };
-        spans.push(base, SIZE_OF_ITEM_ID, t.name, Role::LinePointer, Some(lp), problem);
+        spans.push(
+            base,
+            SIZE_OF_ITEM_ID,
+            t.name,
+            Role::LinePointer,
+            Some(lp),
+            problem,
+        );
         out.push(id);
     }
     out
@@ -561,7 +601,14 @@ pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) 
 pub(crate) fn free_space(header: &PageHeader, spans: &mut Spans) {
     let (lower, upper) = (usize::from(header.lower), usize::from(header.upper));
     if lower < upper && lower >= SIZE_OF_PAGE_HEADER_DATA {
-        spans.push(lower, upper.saturating_sub(lower), "free space", Role::FreeSpace, None, None);
+        spans.push(
+            lower,
+            upper.saturating_sub(lower),
+            "free space",
+            Role::FreeSpace,
+            None,
+            None,
+        );
     }
 }
 
@@ -586,13 +633,17 @@ pub fn detect_kind(page: &[u8], endian: Endian, fork: Fork) -> PageKind {
         Fork::Main | Fork::Init => {}
     }
     let r = Reader { b: page, e: endian };
-    let (Some(upper), Some(special)) = (r.u16(14), r.u16(16)) else { return PageKind::Unknown };
+    let (Some(upper), Some(special)) = (r.u16(14), r.u16(16)) else {
+        return PageKind::Unknown;
+    };
     if upper == 0 {
         // A new page: nothing says what it belongs to.
         return PageKind::Unknown;
     }
     let special = usize::from(special);
-    let Some(size) = page.len().checked_sub(special) else { return PageKind::Unknown };
+    let Some(size) = page.len().checked_sub(special) else {
+        return PageKind::Unknown;
+    };
     let page_id = page.len().checked_sub(2).and_then(|at| r.u16(at));
     match (size, page_id) {
         (0, _) => PageKind::Heap,
@@ -601,7 +652,12 @@ pub fn detect_kind(page: &[u8], endian: Endian, fork: Fork) -> PageKind {
         (8, Some(SPGIST_PAGE_ID)) => PageKind::Spgist,
         (8, Some(0xF091..=0xF093)) => PageKind::Brin,
         (8, _) if r.u32(special) == Some(SEQ_MAGIC) => PageKind::Sequence,
-        (16, _) if r.u16(special.saturating_add(12)).is_some_and(|f| f < 1 << 9) => PageKind::Btree,
+        (16, _)
+            if r.u16(special.saturating_add(12))
+                .is_some_and(|f| f < 1 << 9) =>
+        {
+            PageKind::Btree
+        }
         (8, _) => PageKind::Gin,
         _ => PageKind::Unknown,
     }
@@ -611,10 +667,15 @@ pub fn detect_kind(page: &[u8], endian: Endian, fork: Fork) -> PageKind {
 /// number the heap blocks they cover). Never panics; short or garbage pages decode to
 /// flagged values.
 pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> DecodedPage {
-    let r = Reader { b: page, e: opts.endian };
+    let r = Reader {
+        b: page,
+        e: opts.endian,
+    };
     let mut spans = Spans::new(page.len());
     let header = decode_header(&r, &mut spans);
-    let kind = opts.kind.unwrap_or_else(|| detect_kind(page, opts.endian, opts.fork));
+    let kind = opts
+        .kind
+        .unwrap_or_else(|| detect_kind(page, opts.endian, opts.fork));
     let is_new = header.upper == 0;
     let (items, special) = if is_new && opts.kind.is_none() {
         (Items::Lines(Vec::new()), None)
@@ -637,14 +698,27 @@ pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> De
             }
         }
     };
-    DecodedPage { kind, header, items, special, spans: spans.finish() }
+    DecodedPage {
+        kind,
+        header,
+        items,
+        special,
+        spans: spans.finish(),
+    }
 }
 
 /// Spans for generic line-pointer items: the item bytes as one `tuple` span each.
 pub(crate) fn item_spans(r: &Reader, lps: &[ItemId], spans: &mut Spans, field: &'static str) {
     for id in lps {
         if id.len != 0 && matches!(id.flags, LP_NORMAL | LP_DEAD) && id.storage_ok(r.len()) {
-            spans.push(usize::from(id.off), usize::from(id.len), field, Role::TupleData, Some(id.lp), None);
+            spans.push(
+                usize::from(id.off),
+                usize::from(id.len),
+                field,
+                Role::TupleData,
+                Some(id.lp),
+                None,
+            );
         }
     }
 }
@@ -685,7 +759,10 @@ pub(crate) struct IndexTuple {
 
 impl IndexTuple {
     pub fn read(r: &Reader, off: usize) -> Option<IndexTuple> {
-        Some(IndexTuple { tid: r.tid(off)?, info: r.u16(off.checked_add(6)?)? })
+        Some(IndexTuple {
+            tid: r.tid(off)?,
+            info: r.u16(off.checked_add(6)?)?,
+        })
     }
     /// IndexTupleSize: t_info & INDEX_SIZE_MASK.
     pub fn size(&self) -> usize {
@@ -709,11 +786,25 @@ impl IndexTuple {
     pub fn spans(&self, off: usize, len: usize, item: u16, spans: &mut Spans) {
         spans.table(off, &crate::fields::INDEX_TUPLE_DATA, Some(item));
         if self.has_nulls() {
-            spans.push(off.saturating_add(8), 4, "t_bits", Role::NullBitmap, Some(item), None);
+            spans.push(
+                off.saturating_add(8),
+                4,
+                "t_bits",
+                Role::NullBitmap,
+                Some(item),
+                None,
+            );
         }
         let data = self.data_offset();
         if len > data {
-            spans.push(off.saturating_add(data), len.saturating_sub(data), "t_data", Role::TupleData, Some(item), None);
+            spans.push(
+                off.saturating_add(data),
+                len.saturating_sub(data),
+                "t_data",
+                Role::TupleData,
+                Some(item),
+                None,
+            );
         }
     }
 }
@@ -739,7 +830,10 @@ pub(crate) fn meta_spans(table: &Table, spans: &mut Spans) {
 
 /// A field of `table` at `base` (any size up to 4 bytes), 0 when unreadable.
 pub(crate) fn get(r: &Reader, base: usize, table: &Table, name: &str) -> u32 {
-    table.field(name).and_then(|f| r.field(base, f)).unwrap_or(0)
+    table
+        .field(name)
+        .and_then(|f| r.field(base, f))
+        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, item_spans, line_pointers, meta_spans, special_size, Items, PageHeader, Reader, Spans, Special,
-    SIZE_OF_PAGE_HEADER_DATA,
+    free_space, get, item_spans, line_pointers, meta_spans, special_size, Items, PageHeader,
+    Reader, Spans, Special, SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{flag_names, SPGIST_FLAGS, SPGIST_META_PAGE_DATA, SPGIST_PAGE_OPAQUE_DATA};
 
@@ -46,10 +46,17 @@ pub struct SpGistSpecial {
     pub meta: Option<SpGistMeta>,
 }
 
-pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Items, Option<Special>) {
+pub(super) fn decode(
+    r: &Reader,
+    header: &PageHeader,
+    spans: &mut Spans,
+) -> (Items, Option<Special>) {
     let at = usize::from(header.special);
     if special_size(header, r.len()) != Some(8) {
-        spans.flag("pd_special", "special space is not sizeof(SpGistPageOpaqueData)");
+        spans.flag(
+            "pd_special",
+            "special space is not sizeof(SpGistPageOpaqueData)",
+        );
     }
     spans.table(at, &SPGIST_PAGE_OPAQUE_DATA, None);
     let g = |name| get(r, at, &SPGIST_PAGE_OPAQUE_DATA, name);
@@ -73,10 +80,16 @@ pub(super) fn decode(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Ite
         let pages = (0..8usize)
             .map(|i| {
                 let e = base.saturating_add(4).saturating_add(i.saturating_mul(8));
-                SpGistLastUsedPage { blkno: r.u32(e).unwrap_or(0), free_space: r.i32(e.saturating_add(4)).unwrap_or(0) }
+                SpGistLastUsedPage {
+                    blkno: r.u32(e).unwrap_or(0),
+                    free_space: r.i32(e.saturating_add(4)).unwrap_or(0),
+                }
             })
             .collect();
-        special.meta = Some(SpGistMeta { magic_number: magic, last_used_pages: pages });
+        special.meta = Some(SpGistMeta {
+            magic_number: magic,
+            last_used_pages: pages,
+        });
     } else {
         let lps = line_pointers(r, header, spans);
         item_spans(r, &lps, spans, "SpGistTuple");

@@ -1,4 +1,9 @@
-#![allow(clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::unwrap_used)] // tests index freely
+#![allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::panic
+)] // tests may panic
 
 use super::*;
 
@@ -17,7 +22,15 @@ fn garbage_of_every_length_decodes() {
                 .collect();
             for kind in PageKind::ALL {
                 for endian in [Endian::Little, Endian::Big] {
-                    let d = decode_page(&page, 7, &DecodeOptions { endian, kind: Some(kind), fork: Fork::Main });
+                    let d = decode_page(
+                        &page,
+                        7,
+                        &DecodeOptions {
+                            endian,
+                            kind: Some(kind),
+                            fork: Fork::Main,
+                        },
+                    );
                     let mut at = 0;
                     for s in &d.spans {
                         assert_eq!(s.start, at);
@@ -32,26 +45,21 @@ fn garbage_of_every_length_decodes() {
 }
 
 #[test]
-fn file_names() {
-    assert_eq!(parse_relation_file_name("16385"), Some((Fork::Main, 0)));
-    assert_eq!(parse_relation_file_name("16385.2"), Some((Fork::Main, 2)));
-    assert_eq!(parse_relation_file_name("16385_fsm"), Some((Fork::Fsm, 0)));
-    assert_eq!(parse_relation_file_name("16385_vm.1"), Some((Fork::Vm, 1)));
-    assert_eq!(parse_relation_file_name("16385_init"), Some((Fork::Init, 0)));
-    assert_eq!(parse_relation_file_name("pg_control"), None);
-    assert_eq!(parse_relation_file_name("16385.02"), None);
-    assert_eq!(parse_relation_file_name("16385_xx"), None);
-}
-
-#[test]
 fn item_id_bitfields_follow_byte_order() {
     // lp_off 8152, LP_NORMAL, lp_len 40 as GCC lays out `lp_off:15 lp_flags:2 lp_len:15`.
     let le_word: u32 = 8152 | (1 << 15) | (40 << 17);
     let be_word: u32 = (8152 << 17) | (1 << 15) | 40;
-    for (endian, bytes) in [(Endian::Little, le_word.to_le_bytes()), (Endian::Big, be_word.to_be_bytes())] {
+    for (endian, bytes) in [
+        (Endian::Little, le_word.to_le_bytes()),
+        (Endian::Big, be_word.to_be_bytes()),
+    ] {
         let mut page = vec![0u8; 8192];
         let put16 = |p: &mut Vec<u8>, at: usize, v: u16| {
-            let b = if endian == Endian::Little { v.to_le_bytes() } else { v.to_be_bytes() };
+            let b = if endian == Endian::Little {
+                v.to_le_bytes()
+            } else {
+                v.to_be_bytes()
+            };
             p[at..at + 2].copy_from_slice(&b);
         };
         put16(&mut page, 12, 28);
@@ -59,9 +67,23 @@ fn item_id_bitfields_follow_byte_order() {
         put16(&mut page, 16, 8192);
         put16(&mut page, 18, 8192 | 4);
         page[24..28].copy_from_slice(&bytes);
-        let d = decode_page(&page, 0, &DecodeOptions { endian, kind: None, fork: Fork::Main });
+        let d = decode_page(
+            &page,
+            0,
+            &DecodeOptions {
+                endian,
+                kind: None,
+                fork: Fork::Main,
+            },
+        );
         assert_eq!(d.kind, PageKind::Heap);
-        let Items::Heap(items) = &d.items else { panic!("heap items") };
-        assert_eq!((items[0].lp_off, items[0].lp_flags, items[0].lp_len), (8152, 1, 40), "{endian:?}");
+        let Items::Heap(items) = &d.items else {
+            panic!("heap items")
+        };
+        assert_eq!(
+            (items[0].lp_off, items[0].lp_flags, items[0].lp_len),
+            (8152, 1, 40),
+            "{endian:?}"
+        );
     }
 }
