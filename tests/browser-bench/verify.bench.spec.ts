@@ -23,7 +23,11 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser }) => {
   await page.evaluate(() => {
     (window as unknown as { longest: number }).longest = 0;
     new PerformanceObserver((l) => {
-      for (const e of l.getEntries()) (window as unknown as { longest: number }).longest = Math.max((window as unknown as { longest: number }).longest, e.duration);
+      for (const e of l.getEntries()) {
+        const w = window as unknown as { longest: number; tasks: string[]; changedAt: number };
+        w.longest = Math.max(w.longest, e.duration);
+        (w.tasks ??= []).push(`${(e.startTime - (w.changedAt ?? 0)).toFixed(0)}+${e.duration.toFixed(0)}`);
+      }
     }).observe({ type: 'longtask', buffered: false });
     const w = window as unknown as { changedAt: number; block0At: number };
     document.addEventListener('change', () => (w.changedAt = performance.now()), true);
@@ -43,6 +47,7 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser }) => {
     const w = window as unknown as { changedAt: number; block0At: number };
     return w.block0At - w.changedAt;
   });
+  const tasks = await page.evaluate(() => (window as unknown as { tasks?: string[] }).tasks ?? []);
 
   // Bare read of the same file by the same page.
   await page.evaluate(() => {
@@ -64,6 +69,7 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser }) => {
     `chromium ${browser.version()}, ${MB} MB (page cache warm):\n` +
       `  verify in worker: ${elapsed} ms = ${mbps(elapsed)} MB/s (wall incl. UI ${wall} ms)\n` +
       `  bare File read:   ${bare.ms.toFixed(0)} ms = ${mbps(bare.ms)} MB/s  -> ratio ${(bare.ms / elapsed).toFixed(2)}\n` +
-      `  block 0 on screen ${inPage.toFixed(0)} ms after the input's change event (${toBlock0} ms from setInputFiles); longest main-thread task ${longest.toFixed(0)} ms`,
+      `  block 0 on screen ${inPage.toFixed(0)} ms after the input's change event (${toBlock0} ms from setInputFiles); longest main-thread task ${longest.toFixed(0)} ms\n` +
+      `  long tasks (start after change + duration, ms): ${tasks.join(' ') || 'none'}`,
   );
 });
