@@ -246,3 +246,26 @@ test('selecting an item highlights its line pointer and tuple bytes, and back', 
   await expect(page.locator('[data-testid=items-panel] tr[data-lp="3"]')).toHaveClass(/sel/);
   await expect(page.getByTestId('hover')).toContainText('t_xmax');
 });
+
+test('drop files on the page; theme switch', async ({ page }) => {
+  await page.goto('/');
+  const bytes = Array.from(readFileSync(seg0.path));
+  const dt = await page.evaluateHandle((b) => {
+    const d = new DataTransfer();
+    d.items.add(new File([new Uint8Array(b)], '16385', { type: 'application/octet-stream' }));
+    return d;
+  }, bytes);
+  await page.dispatchEvent('.app', 'dragover', { dataTransfer: dt });
+  await page.dispatchEvent('.app', 'drop', { dataTransfer: dt });
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('problem')).toHaveCount(problemsOf(seg0).length);
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '0');
+
+  const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await page.getByRole('button', { name: 'switch theme' }).click();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  const dark = await bg();
+  await page.getByRole('button', { name: 'switch theme' }).click();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+  expect(await bg()).not.toBe(dark);
+});
