@@ -245,6 +245,16 @@ test('selecting an item highlights its line pointer and tuple bytes, and back', 
   await page.locator('[data-testid=hexview] [data-item="3"][data-field=t_xmax]').first().click();
   await expect(page.locator('[data-testid=items-panel] tr[data-lp="3"]')).toHaveClass(/sel/);
   await expect(page.getByTestId('hover')).toContainText('t_xmax');
+  // The selected item's tuple as hexdump -C, at its file offsets.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByRole('button', { name: 'item 3 as hexdump -C' }).click();
+  await expect(page.getByTestId('copied')).toContainText('item 3');
+  const dump = await page.evaluate(() => navigator.clipboard.readText());
+  const lp3 = readFileSync(good.path).readUInt32LE(24 + 2 * 4);
+  const off = lp3 & 0x7fff;
+  const len = lp3 >>> 17;
+  expect(dump.split('\n')[0].startsWith(off.toString(16).padStart(8, '0') + '  ')).toBe(true);
+  expect(dump.trimEnd().split('\n').pop()).toBe((off + len).toString(16).padStart(8, '0'));
 });
 
 test('drop files on the page; theme switch', async ({ page }) => {

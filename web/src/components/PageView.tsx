@@ -173,6 +173,20 @@ export function PageView(p: PageViewProps) {
         <button type="button" onClick={() => doCopy('hexdump -C', hexdumpC(page.bytes, fileOffset))}>
           page as hexdump -C
         </button>
+        {item !== null && (
+          <button
+            type="button"
+            onClick={() => {
+              const spans = decoded.spans.filter((x) => x.item === item && x.role !== 'line_pointer');
+              if (spans.length === 0) return;
+              const from = Math.min(...spans.map((x) => x.start));
+              const to = Math.max(...spans.map((x) => x.start + x.len));
+              doCopy(`item ${item} as hexdump -C`, hexdumpC(page.bytes.subarray(from, to), fileOffset + from));
+            }}
+          >
+            item {item} as hexdump -C
+          </button>
+        )}
         {copied && (
           <span role="status" data-testid="copied">
             {' '}
