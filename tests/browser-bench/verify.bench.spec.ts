@@ -64,11 +64,23 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser }) => {
     for (let off = 0; off < f.size; off += 8 << 20) sum += (await f.slice(off, off + (8 << 20)).arrayBuffer()).byteLength;
     return { ms: performance.now() - t, sum };
   });
+  // The same read split in two halves read at once: does reading parallelise?
+  const bare2 = await page.evaluate(async () => {
+    const f = (document.getElementById('bare') as HTMLInputElement).files![0];
+    const t = performance.now();
+    const half = Math.ceil(f.size / 2 / 8192) * 8192;
+    const loop = async (from: number, to: number) => {
+      for (let off = from; off < to; off += 8 << 20) await f.slice(off, Math.min(to, off + (8 << 20))).arrayBuffer();
+    };
+    await Promise.all([loop(0, half), loop(half, f.size)]);
+    return performance.now() - t;
+  });
   const mbps = (ms: number) => (MB / (ms / 1000)).toFixed(0);
   console.log(
     `chromium ${browser.version()}, ${MB} MB (page cache warm):\n` +
       `  verify in worker: ${elapsed} ms = ${mbps(elapsed)} MB/s (wall incl. UI ${wall} ms)\n` +
       `  bare File read:   ${bare.ms.toFixed(0)} ms = ${mbps(bare.ms)} MB/s  -> ratio ${(bare.ms / elapsed).toFixed(2)}\n` +
+      `  bare read, two halves at once: ${bare2.toFixed(0)} ms = ${mbps(bare2)} MB/s\n` +
       `  block 0 on screen ${inPage.toFixed(0)} ms after the input's change event (${toBlock0} ms from setInputFiles); longest main-thread task ${longest.toFixed(0)} ms\n` +
       `  long tasks (start after change + duration, ms): ${tasks.join(' ') || 'none'}`,
   );

@@ -8,6 +8,7 @@ import type { FromWorker, ProblemPage, ToWorker, VerifyRequest } from './protoco
 
 const DEFAULT_CHUNK = 8 << 20;
 const POST_EVERY_MS = 100;
+const READS_AHEAD = 3;
 const cancelled = new Set<number>();
 const queue: VerifyRequest[] = [];
 let busy = false;
@@ -101,16 +102,28 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
     lastPost = performance.now();
   };
 
-  const read = (off: number): Promise<ArrayBuffer> | null =>
-    off < wholeBytes ? file.slice(off, Math.min(off + chunk, wholeBytes)).arrayBuffer() : null;
-  let next = read(0);
-  for (let off = 0; next !== null; off += chunk) {
-    const buf = new Uint8Array(await next);
+  const read = (off: number): Promise<ArrayBuffer> => file.slice(off, Math.min(off + chunk, wholeBytes)).arrayBuffer();
+  // Reads in flight ahead of the chunk being checked, so the wasm never waits for a read it
+  // could have started earlier (Chromium serves concurrent slices at least as fast as one at
+  // a time); memory stays at READS_AHEAD chunks.
+  const inFlight: Promise<ArrayBuffer>[] = [];
+  let nextRead = 0;
+  const fill = (): void => {
+    while (inFlight.length < READS_AHEAD && nextRead < wholeBytes) {
+      const r = read(nextRead);
+      r.catch(() => undefined); // left unawaited after a cancel or an error
+      inFlight.push(r);
+      nextRead += chunk;
+    }
+  };
+  fill();
+  for (let off = 0; off < wholeBytes; off += chunk) {
+    const buf = new Uint8Array(await inFlight.shift()!);
     if (cancelled.has(job)) {
       post({ type: 'cancelled', job });
       return;
     }
-    next = read(off + chunk);
+    fill();
     if (buf.length !== Math.min(chunk, wholeBytes - off)) throw new Error('the file changed size while being read');
     const firstBlock = off / blockSize;
     const batch = wasm.verify(buf, (firstAbs + firstBlock) >>> 0, blockSize, req.bigEndian);
