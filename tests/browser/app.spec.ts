@@ -74,6 +74,8 @@ test('keyboard: [ ] move by page, n N by problem', async ({ page }) => {
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
   const view = page.getByTestId('page-view');
   await expect(view).toHaveAttribute('data-block', '0');
+  // Right after choosing files the picker has the focus; the keys must work from there.
+  await page.getByTestId('file-input').focus();
   await page.keyboard.press(']');
   await expect(view).toHaveAttribute('data-block', '1');
   await page.keyboard.press(']');
@@ -207,6 +209,7 @@ test('the URL hash brings back file, block and offset when the same file is chos
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '4');
   await expect(page.locator('[data-testid=hexview] .cursor').first()).toHaveAttribute('data-off', '16');
   // Ctrl+G goes to a block.
+  await page.getByTestId('file-input').focus();
   page.once('dialog', (d) => void d.accept('7'));
   await page.keyboard.press('Control+g');
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '7');

@@ -226,7 +226,8 @@ export function App() {
     const onKey = (e: KeyboardEvent) => {
       const { go, goProblem, sel, selFile } = keyState.current;
       const t = e.target as HTMLElement;
-      if (t.closest('input, select, textarea')) return;
+      // Typing in a field is not navigation; a focused file picker (after choosing files) is.
+      if (t.closest('select, textarea, input:not([type=file])')) return;
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'g') {
         e.preventDefault();
         const v = prompt('Go to block (or 0x offset in the file):');
