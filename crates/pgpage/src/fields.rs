@@ -85,6 +85,7 @@ pub enum Kind {
     U32,
     I32,
     I64,
+    U64,
     F64,
     Bool,
     /// PageXLogRecPtr: two u32 words, xlogid then xrecoff.
@@ -439,6 +440,13 @@ pub const BT_META_PAGE_DATA: Table = Table {
     ],
 };
 
+/// nbtree.h: BTDeletedPageData, at PageGetContents of a deleted page with BTP_HAS_FULLXID.
+pub const BT_DELETED_PAGE_DATA: Table = Table {
+    name: "BTDeletedPageData",
+    size: 8,
+    fields: &[f("safexid", 0, 8, Kind::U64, Role::Meta, "nbtree.h: BTDeletedPageData.safexid, FullTransactionId after which the page can be recycled")],
+};
+
 // ---------------------------------------------------------------- hash.h
 
 /// hash.h: hasho_flag bits.
@@ -587,6 +595,54 @@ pub const GIN_META_PAGE_DATA: Table = Table {
     ],
 };
 
+/// ginblock.h: GinPostingList, one compressed segment on a posting tree leaf page.
+pub const GIN_POSTING_LIST: Table = Table {
+    name: "GinPostingList",
+    size: 8,
+    fields: &[
+        f(
+            "first",
+            0,
+            6,
+            Kind::Tid,
+            Role::TupleHeader,
+            "ginblock.h: GinPostingList.first, first item in this posting list (unpacked)",
+        ),
+        f(
+            "nbytes",
+            6,
+            2,
+            Kind::U16,
+            Role::TupleHeader,
+            "ginblock.h: GinPostingList.nbytes, number of bytes that follow",
+        ),
+    ],
+};
+
+/// ginblock.h: PostingItem, a downlink on a posting tree internal page.
+pub const POSTING_ITEM: Table = Table {
+    name: "PostingItem",
+    size: 10,
+    fields: &[
+        f(
+            "child_blkno",
+            0,
+            4,
+            Kind::BlockNumber,
+            Role::TupleData,
+            "ginblock.h: PostingItem.child_blkno, BlockIdData of the child page",
+        ),
+        f(
+            "key",
+            4,
+            6,
+            Kind::Tid,
+            Role::TupleData,
+            "ginblock.h: PostingItem.key, high key of the child page",
+        ),
+    ],
+};
+
 // ---------------------------------------------------------------- spgist_private.h
 
 /// spgist_private.h: SpGistPageOpaqueData flags bits.
@@ -674,6 +730,16 @@ pub const BRIN_META_PAGE_DATA: Table = Table {
     ],
 };
 
+/// brin_tuple.h: BrinTuple's fixed part; the null bitmap and data follow.
+pub const BRIN_TUPLE: Table = Table {
+    name: "BrinTuple",
+    size: 5,
+    fields: &[
+        f("bt_blkno", 0, 4, Kind::BlockNumber, Role::TupleHeader, "brin_tuple.h: BrinTuple.bt_blkno, heap blkno that the tuple is for"),
+        f("bt_info", 4, 1, Kind::U8, Role::TupleHeader, "brin_tuple.h: BrinTuple.bt_info, data offset | BRIN_PLACEHOLDER_MASK | BRIN_NULLS_MASK"),
+    ],
+};
+
 // ---------------------------------------------------------------- sequence.c, fsm_internals.h, visibilitymapdefs.h
 
 /// commands/sequence.c: sequence_magic, the special space of a sequence's page.
@@ -752,15 +818,19 @@ pub const ALL_TABLES: &[&Table] = &[
     &INDEX_TUPLE_DATA,
     &BT_PAGE_OPAQUE_DATA,
     &BT_META_PAGE_DATA,
+    &BT_DELETED_PAGE_DATA,
     &HASH_PAGE_OPAQUE_DATA,
     &HASH_META_PAGE_DATA,
     &GIST_PAGE_OPAQUE_DATA,
     &GIN_PAGE_OPAQUE_DATA,
     &GIN_META_PAGE_DATA,
+    &GIN_POSTING_LIST,
+    &POSTING_ITEM,
     &SPGIST_PAGE_OPAQUE_DATA,
     &SPGIST_META_PAGE_DATA,
     &BRIN_SPECIAL_SPACE,
     &BRIN_META_PAGE_DATA,
+    &BRIN_TUPLE,
     &SEQUENCE_MAGIC,
     &FORM_DATA_PG_SEQUENCE_DATA,
     &FSM_PAGE_DATA,
