@@ -676,6 +676,122 @@ pub const SPGIST_META_PAGE_DATA: Table = Table {
     ],
 };
 
+/// spgist_private.h: tupstate values.
+pub const SPGIST_TUPSTATE: &[FlagName] = &[
+    flag(0, "SPGIST_LIVE"),
+    flag(1, "SPGIST_REDIRECT"),
+    flag(2, "SPGIST_DEAD"),
+    flag(3, "SPGIST_PLACEHOLDER"),
+];
+
+/// spgist_private.h: SpGistInnerTupleData; the prefix datum and nodes follow.
+pub const SPGIST_INNER_TUPLE_DATA: Table = Table {
+    name: "SpGistInnerTupleData",
+    size: 6,
+    fields: &[
+        bits(
+            "tupstate",
+            0,
+            2,
+            Kind::Flags(SPGIST_TUPSTATE),
+            Role::TupleHeader,
+            "spgist_private.h: SpGistInnerTupleData.tupstate, LIVE/REDIRECT/DEAD/PLACEHOLDER",
+        ),
+        bits(
+            "allTheSame",
+            2,
+            1,
+            Kind::Bool,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistInnerTupleData.allTheSame, all nodes in tuple are equivalent",
+        ),
+        bits(
+            "nNodes",
+            3,
+            13,
+            Kind::U16,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistInnerTupleData.nNodes, number of nodes within inner tuple",
+        ),
+        bits(
+            "prefixSize",
+            16,
+            16,
+            Kind::U16,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistInnerTupleData.prefixSize, size of prefix, or 0 if none",
+        ),
+        f(
+            "size",
+            4,
+            2,
+            Kind::U16,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistInnerTupleData.size, total size of inner tuple",
+        ),
+    ],
+};
+
+/// spgist_private.h: SpGistLeafTupleData; a null bitmap and the leaf datum follow.
+pub const SPGIST_LEAF_TUPLE_DATA: Table = Table {
+    name: "SpGistLeafTupleData",
+    size: 12,
+    fields: &[
+        bits("tupstate", 0, 2, Kind::Flags(SPGIST_TUPSTATE), Role::TupleHeader, "spgist_private.h: SpGistLeafTupleData.tupstate, LIVE/REDIRECT/DEAD/PLACEHOLDER"),
+        bits("size", 2, 30, Kind::U32, Role::TupleHeader, "spgist_private.h: SpGistLeafTupleData.size, large enough for any palloc'able value"),
+        f("t_info", 4, 2, Kind::U16, Role::TupleHeader, "spgist_private.h: SpGistLeafTupleData.t_info, nextOffset in the chain plus two flag bits"),
+        f("heapPtr", 6, 6, Kind::Tid, Role::TupleHeader, "spgist_private.h: SpGistLeafTupleData.heapPtr, TID of represented heap tuple"),
+    ],
+};
+
+/// spgist_private.h: SpGistDeadTupleData, a REDIRECT, DEAD or PLACEHOLDER tuple.
+pub const SPGIST_DEAD_TUPLE_DATA: Table = Table {
+    name: "SpGistDeadTupleData",
+    size: 16,
+    fields: &[
+        bits(
+            "tupstate",
+            0,
+            2,
+            Kind::Flags(SPGIST_TUPSTATE),
+            Role::TupleHeader,
+            "spgist_private.h: SpGistDeadTupleData.tupstate, REDIRECT/DEAD/PLACEHOLDER",
+        ),
+        bits(
+            "size",
+            2,
+            30,
+            Kind::U32,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistDeadTupleData.size",
+        ),
+        f(
+            "t_info",
+            4,
+            2,
+            Kind::U16,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistDeadTupleData.t_info, not used in dead tuples",
+        ),
+        f(
+            "pointer",
+            6,
+            6,
+            Kind::Tid,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistDeadTupleData.pointer, redirection inside index",
+        ),
+        f(
+            "xid",
+            12,
+            4,
+            Kind::Xid,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistDeadTupleData.xid, ID of xact that inserted this tuple",
+        ),
+    ],
+};
+
 // ---------------------------------------------------------------- brin_page.h
 
 /// brin_page.h: BrinSpecialSpace.vector[MAXALIGN(1)/sizeof(uint16)]: the page type is the
@@ -828,6 +944,9 @@ pub const ALL_TABLES: &[&Table] = &[
     &POSTING_ITEM,
     &SPGIST_PAGE_OPAQUE_DATA,
     &SPGIST_META_PAGE_DATA,
+    &SPGIST_INNER_TUPLE_DATA,
+    &SPGIST_LEAF_TUPLE_DATA,
+    &SPGIST_DEAD_TUPLE_DATA,
     &BRIN_SPECIAL_SPACE,
     &BRIN_META_PAGE_DATA,
     &BRIN_TUPLE,
@@ -858,10 +977,21 @@ mod tests {
     fn rows_are_sorted_disjoint_and_inside_the_structure() {
         for t in ALL_TABLES {
             let mut end = 0u16;
+            let mut unit: Option<u16> = None;
             let mut bit_end = 0u8;
             for (i, fl) in t.fields.iter().enumerate() {
                 match fl.bits {
                     Some(b) => {
+                        if unit != Some(fl.offset) {
+                            assert!(
+                                fl.offset >= end,
+                                "{}.{} overlaps or is out of order",
+                                t.name,
+                                fl.name
+                            );
+                            unit = Some(fl.offset);
+                            bit_end = 0;
+                        }
                         assert!(b.shift >= bit_end, "{}.{} bits overlap", t.name, fl.name);
                         bit_end = b.shift + b.width;
                         assert!(
@@ -871,16 +1001,14 @@ mod tests {
                             fl.name
                         );
                     }
-                    None => {
-                        assert!(
-                            fl.offset >= end,
-                            "{}.{} overlaps or is out of order",
-                            t.name,
-                            fl.name
-                        );
-                        end = fl.end();
-                    }
+                    None => assert!(
+                        fl.offset >= end,
+                        "{}.{} overlaps or is out of order",
+                        t.name,
+                        fl.name
+                    ),
                 }
+                end = end.max(fl.end());
                 assert!(
                     fl.end() <= t.size,
                     "{}.{} ends past {} bytes",
