@@ -87,3 +87,34 @@ fn item_id_bitfields_follow_byte_order() {
         );
     }
 }
+
+#[test]
+fn damaged_line_pointer_is_flagged_and_the_rest_still_decodes() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/heap_hot_redirect/page.bin"
+    );
+    let clean = std::fs::read(path).unwrap();
+    let opts = DecodeOptions::default();
+    let before = decode_page(&clean, 0, &opts);
+    let mut bad = clean.clone();
+    // lp 1: LP_NORMAL, lp_off 8184, lp_len 100: runs past the page.
+    bad[24..28].copy_from_slice(&(8184u32 | (1 << 15) | (100 << 17)).to_le_bytes());
+    let after = decode_page(&bad, 0, &opts);
+    assert_eq!(after.kind, PageKind::Heap);
+    assert_eq!(after.items.len(), before.items.len());
+    let (Items::Heap(a), Items::Heap(b)) = (&after.items, &before.items) else {
+        panic!("heap items")
+    };
+    assert_eq!(
+        a[0].t_xmin, None,
+        "heap_page_items shows no tuple for a line pointer past the page"
+    );
+    assert_eq!(a[1..], b[1..], "the other items decode as before");
+    let flagged: Vec<_> = after.problems().filter(|s| s.item == Some(1)).collect();
+    assert!(
+        flagged.iter().any(|s| s.field == "ItemIdData"),
+        "{flagged:?}"
+    );
+    assert!(before.problems().next().is_none());
+}
