@@ -359,7 +359,7 @@ describe('pgpage inspect --json agrees with pageinspect', () => {
 });
 
 describe('corrupted copies still decode as pageinspect reads them', () => {
-  test('random byte damage in heap and btree pages', () => {
+  test('random byte damage in heap pages', () => {
     const dir = pgTempDir('pgpage-inspect-bad-');
     let rng = 0x2545f491;
     const rand = (n: number) => {
@@ -410,6 +410,7 @@ describe('corrupted copies still decode as pageinspect reads them', () => {
       }
     }
     expectNoMismatches();
+    console.log(`damaged heap pages compared with pageinspect: ${compared}`);
     expect(compared).toBeGreaterThan(30);
   });
 });
