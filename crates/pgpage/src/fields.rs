@@ -85,6 +85,7 @@ pub enum Kind {
     U32,
     I32,
     I64,
+    U64,
     F64,
     Bool,
     /// PageXLogRecPtr: two u32 words, xlogid then xrecoff.
@@ -439,6 +440,13 @@ pub const BT_META_PAGE_DATA: Table = Table {
     ],
 };
 
+/// nbtree.h: BTDeletedPageData, at PageGetContents of a deleted page with BTP_HAS_FULLXID.
+pub const BT_DELETED_PAGE_DATA: Table = Table {
+    name: "BTDeletedPageData",
+    size: 8,
+    fields: &[f("safexid", 0, 8, Kind::U64, Role::Meta, "nbtree.h: BTDeletedPageData.safexid, FullTransactionId after which the page can be recycled")],
+};
+
 // ---------------------------------------------------------------- hash.h
 
 /// hash.h: hasho_flag bits.
@@ -587,6 +595,54 @@ pub const GIN_META_PAGE_DATA: Table = Table {
     ],
 };
 
+/// ginblock.h: GinPostingList, one compressed segment on a posting tree leaf page.
+pub const GIN_POSTING_LIST: Table = Table {
+    name: "GinPostingList",
+    size: 8,
+    fields: &[
+        f(
+            "first",
+            0,
+            6,
+            Kind::Tid,
+            Role::TupleHeader,
+            "ginblock.h: GinPostingList.first, first item in this posting list (unpacked)",
+        ),
+        f(
+            "nbytes",
+            6,
+            2,
+            Kind::U16,
+            Role::TupleHeader,
+            "ginblock.h: GinPostingList.nbytes, number of bytes that follow",
+        ),
+    ],
+};
+
+/// ginblock.h: PostingItem, a downlink on a posting tree internal page.
+pub const POSTING_ITEM: Table = Table {
+    name: "PostingItem",
+    size: 10,
+    fields: &[
+        f(
+            "child_blkno",
+            0,
+            4,
+            Kind::BlockNumber,
+            Role::TupleData,
+            "ginblock.h: PostingItem.child_blkno, BlockIdData of the child page",
+        ),
+        f(
+            "key",
+            4,
+            6,
+            Kind::Tid,
+            Role::TupleData,
+            "ginblock.h: PostingItem.key, high key of the child page",
+        ),
+    ],
+};
+
 // ---------------------------------------------------------------- spgist_private.h
 
 /// spgist_private.h: SpGistPageOpaqueData flags bits.
@@ -617,6 +673,122 @@ pub const SPGIST_META_PAGE_DATA: Table = Table {
     fields: &[
         f("magicNumber", 0, 4, Kind::Magic, Role::Meta, "spgist_private.h: SpGistMetaPageData.magicNumber, SPGIST_MAGIC_NUMBER (0xBA0BABEE)"),
         f("lastUsedPages", 4, 64, Kind::U32Array, Role::Meta, "spgist_private.h: SpGistMetaPageData.lastUsedPages, SpGistLUPCache of {blkno, freeSpace}"),
+    ],
+};
+
+/// spgist_private.h: tupstate values.
+pub const SPGIST_TUPSTATE: &[FlagName] = &[
+    flag(0, "SPGIST_LIVE"),
+    flag(1, "SPGIST_REDIRECT"),
+    flag(2, "SPGIST_DEAD"),
+    flag(3, "SPGIST_PLACEHOLDER"),
+];
+
+/// spgist_private.h: SpGistInnerTupleData; the prefix datum and nodes follow.
+pub const SPGIST_INNER_TUPLE_DATA: Table = Table {
+    name: "SpGistInnerTupleData",
+    size: 6,
+    fields: &[
+        bits(
+            "tupstate",
+            0,
+            2,
+            Kind::Flags(SPGIST_TUPSTATE),
+            Role::TupleHeader,
+            "spgist_private.h: SpGistInnerTupleData.tupstate, LIVE/REDIRECT/DEAD/PLACEHOLDER",
+        ),
+        bits(
+            "allTheSame",
+            2,
+            1,
+            Kind::Bool,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistInnerTupleData.allTheSame, all nodes in tuple are equivalent",
+        ),
+        bits(
+            "nNodes",
+            3,
+            13,
+            Kind::U16,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistInnerTupleData.nNodes, number of nodes within inner tuple",
+        ),
+        bits(
+            "prefixSize",
+            16,
+            16,
+            Kind::U16,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistInnerTupleData.prefixSize, size of prefix, or 0 if none",
+        ),
+        f(
+            "size",
+            4,
+            2,
+            Kind::U16,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistInnerTupleData.size, total size of inner tuple",
+        ),
+    ],
+};
+
+/// spgist_private.h: SpGistLeafTupleData; a null bitmap and the leaf datum follow.
+pub const SPGIST_LEAF_TUPLE_DATA: Table = Table {
+    name: "SpGistLeafTupleData",
+    size: 12,
+    fields: &[
+        bits("tupstate", 0, 2, Kind::Flags(SPGIST_TUPSTATE), Role::TupleHeader, "spgist_private.h: SpGistLeafTupleData.tupstate, LIVE/REDIRECT/DEAD/PLACEHOLDER"),
+        bits("size", 2, 30, Kind::U32, Role::TupleHeader, "spgist_private.h: SpGistLeafTupleData.size, large enough for any palloc'able value"),
+        f("t_info", 4, 2, Kind::U16, Role::TupleHeader, "spgist_private.h: SpGistLeafTupleData.t_info, nextOffset in the chain plus two flag bits"),
+        f("heapPtr", 6, 6, Kind::Tid, Role::TupleHeader, "spgist_private.h: SpGistLeafTupleData.heapPtr, TID of represented heap tuple"),
+    ],
+};
+
+/// spgist_private.h: SpGistDeadTupleData, a REDIRECT, DEAD or PLACEHOLDER tuple.
+pub const SPGIST_DEAD_TUPLE_DATA: Table = Table {
+    name: "SpGistDeadTupleData",
+    size: 16,
+    fields: &[
+        bits(
+            "tupstate",
+            0,
+            2,
+            Kind::Flags(SPGIST_TUPSTATE),
+            Role::TupleHeader,
+            "spgist_private.h: SpGistDeadTupleData.tupstate, REDIRECT/DEAD/PLACEHOLDER",
+        ),
+        bits(
+            "size",
+            2,
+            30,
+            Kind::U32,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistDeadTupleData.size",
+        ),
+        f(
+            "t_info",
+            4,
+            2,
+            Kind::U16,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistDeadTupleData.t_info, not used in dead tuples",
+        ),
+        f(
+            "pointer",
+            6,
+            6,
+            Kind::Tid,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistDeadTupleData.pointer, redirection inside index",
+        ),
+        f(
+            "xid",
+            12,
+            4,
+            Kind::Xid,
+            Role::TupleHeader,
+            "spgist_private.h: SpGistDeadTupleData.xid, ID of xact that inserted this tuple",
+        ),
     ],
 };
 
@@ -671,6 +843,16 @@ pub const BRIN_META_PAGE_DATA: Table = Table {
             Role::Meta,
             "brin_page.h: BrinMetaPageData.lastRevmapPage, last page of the range map",
         ),
+    ],
+};
+
+/// brin_tuple.h: BrinTuple's fixed part; the null bitmap and data follow.
+pub const BRIN_TUPLE: Table = Table {
+    name: "BrinTuple",
+    size: 5,
+    fields: &[
+        f("bt_blkno", 0, 4, Kind::BlockNumber, Role::TupleHeader, "brin_tuple.h: BrinTuple.bt_blkno, heap blkno that the tuple is for"),
+        f("bt_info", 4, 1, Kind::U8, Role::TupleHeader, "brin_tuple.h: BrinTuple.bt_info, data offset | BRIN_PLACEHOLDER_MASK | BRIN_NULLS_MASK"),
     ],
 };
 
@@ -752,15 +934,22 @@ pub const ALL_TABLES: &[&Table] = &[
     &INDEX_TUPLE_DATA,
     &BT_PAGE_OPAQUE_DATA,
     &BT_META_PAGE_DATA,
+    &BT_DELETED_PAGE_DATA,
     &HASH_PAGE_OPAQUE_DATA,
     &HASH_META_PAGE_DATA,
     &GIST_PAGE_OPAQUE_DATA,
     &GIN_PAGE_OPAQUE_DATA,
     &GIN_META_PAGE_DATA,
+    &GIN_POSTING_LIST,
+    &POSTING_ITEM,
     &SPGIST_PAGE_OPAQUE_DATA,
     &SPGIST_META_PAGE_DATA,
+    &SPGIST_INNER_TUPLE_DATA,
+    &SPGIST_LEAF_TUPLE_DATA,
+    &SPGIST_DEAD_TUPLE_DATA,
     &BRIN_SPECIAL_SPACE,
     &BRIN_META_PAGE_DATA,
+    &BRIN_TUPLE,
     &SEQUENCE_MAGIC,
     &FORM_DATA_PG_SEQUENCE_DATA,
     &FSM_PAGE_DATA,
@@ -788,10 +977,21 @@ mod tests {
     fn rows_are_sorted_disjoint_and_inside_the_structure() {
         for t in ALL_TABLES {
             let mut end = 0u16;
+            let mut unit: Option<u16> = None;
             let mut bit_end = 0u8;
             for (i, fl) in t.fields.iter().enumerate() {
                 match fl.bits {
                     Some(b) => {
+                        if unit != Some(fl.offset) {
+                            assert!(
+                                fl.offset >= end,
+                                "{}.{} overlaps or is out of order",
+                                t.name,
+                                fl.name
+                            );
+                            unit = Some(fl.offset);
+                            bit_end = 0;
+                        }
                         assert!(b.shift >= bit_end, "{}.{} bits overlap", t.name, fl.name);
                         bit_end = b.shift + b.width;
                         assert!(
@@ -801,16 +1001,14 @@ mod tests {
                             fl.name
                         );
                     }
-                    None => {
-                        assert!(
-                            fl.offset >= end,
-                            "{}.{} overlaps or is out of order",
-                            t.name,
-                            fl.name
-                        );
-                        end = fl.end();
-                    }
+                    None => assert!(
+                        fl.offset >= end,
+                        "{}.{} overlaps or is out of order",
+                        t.name,
+                        fl.name
+                    ),
                 }
+                end = end.max(fl.end());
                 assert!(
                     fl.end() <= t.size,
                     "{}.{} ends past {} bytes",

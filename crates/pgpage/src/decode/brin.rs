@@ -114,17 +114,8 @@ pub(super) fn decode(
                 if id.flags == LP_UNUSED || !id.storage_ok(r.len()) {
                     continue;
                 }
-                // brin_tuple.h: BrinTuple {bt_blkno, bt_info} then the data.
                 let off = usize::from(id.off);
-                spans.push(off, 4, "bt_blkno", Role::TupleHeader, Some(id.lp), None);
-                spans.push(
-                    off.saturating_add(4),
-                    1,
-                    "bt_info",
-                    Role::TupleHeader,
-                    Some(id.lp),
-                    None,
-                );
+                spans.table(off, &crate::fields::BRIN_TUPLE, Some(id.lp));
                 spans.push(
                     off.saturating_add(5),
                     usize::from(id.len).saturating_sub(5),

@@ -290,12 +290,9 @@ pub(super) fn decode(
     if deleted {
         // BTDeletedPageData: safexid, and no index tuples to interpret.
         if flags & BTP_HAS_FULLXID != 0 {
-            spans.push(
+            spans.table(
                 SIZE_OF_PAGE_HEADER_DATA,
-                8,
-                "safexid",
-                Role::Meta,
-                None,
+                &crate::fields::BT_DELETED_PAGE_DATA,
                 None,
             );
         }

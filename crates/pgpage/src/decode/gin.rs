@@ -95,15 +95,7 @@ fn leaf_items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<GinLeaf
             break;
         };
         n = n.saturating_add(1);
-        spans.push(at, 6, "first", Role::TupleHeader, Some(n), None);
-        spans.push(
-            at.saturating_add(6),
-            2,
-            "nbytes",
-            Role::TupleHeader,
-            Some(n),
-            None,
-        );
+        spans.table(at, &crate::fields::GIN_POSTING_LIST, Some(n));
         let data_at = at.saturating_add(8);
         let len = usize::from(nbytes);
         let problem = (data_at.saturating_add(len) > end).then_some("segment runs past pd_lower");
@@ -186,14 +178,7 @@ pub(super) fn decode(
             // ginblock.h: PostingItem {child_blkno, key}, maxoff of them.
             for i in 0..maxoff {
                 let off = GIN_DATA_START.saturating_add(usize::from(i).saturating_mul(10));
-                spans.push(
-                    off,
-                    10,
-                    "PostingItem",
-                    Role::TupleData,
-                    Some(i.saturating_add(1)),
-                    None,
-                );
+                spans.table(off, &crate::fields::POSTING_ITEM, Some(i.saturating_add(1)));
             }
         }
     } else {

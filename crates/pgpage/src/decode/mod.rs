@@ -374,12 +374,20 @@ impl Spans {
     /// One span per field of `table` laid at `base` (bit fields share one span named after
     /// the structure).
     pub fn table(&mut self, base: usize, table: &Table, item: Option<u16>) {
-        if table.fields.iter().any(|f| f.bits.is_some()) {
+        if table.fields.iter().all(|f| f.bits.is_some()) {
             let role = table.fields.first().map_or(Role::Unused, |f| f.role);
             self.push(base, usize::from(table.size), table.name, role, item, None);
             return;
         }
+        // Bit fields sharing a storage unit get one span, named after the unit's first field.
+        let mut unit = None;
         for f in table.fields {
+            if f.bits.is_some() {
+                if unit == Some(f.offset) {
+                    continue;
+                }
+                unit = Some(f.offset);
+            }
             self.push(
                 base.saturating_add(usize::from(f.offset)),
                 usize::from(f.size),
@@ -704,22 +712,6 @@ pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> De
         items,
         special,
         spans: spans.finish(),
-    }
-}
-
-/// Spans for generic line-pointer items: the item bytes as one `tuple` span each.
-pub(crate) fn item_spans(r: &Reader, lps: &[ItemId], spans: &mut Spans, field: &'static str) {
-    for id in lps {
-        if id.len != 0 && matches!(id.flags, LP_NORMAL | LP_DEAD) && id.storage_ok(r.len()) {
-            spans.push(
-                usize::from(id.off),
-                usize::from(id.len),
-                field,
-                Role::TupleData,
-                Some(id.lp),
-                None,
-            );
-        }
     }
 }
 

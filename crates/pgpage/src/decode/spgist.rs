@@ -6,12 +6,16 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, item_spans, line_pointers, meta_spans, special_size, Items, PageHeader,
-    Reader, Spans, Special, SIZE_OF_PAGE_HEADER_DATA,
+    free_space, get, line_pointers, meta_spans, special_size, Items, PageHeader, Reader, Spans,
+    Special, SIZE_OF_PAGE_HEADER_DATA,
 };
-use crate::fields::{flag_names, SPGIST_FLAGS, SPGIST_META_PAGE_DATA, SPGIST_PAGE_OPAQUE_DATA};
+use crate::fields::{
+    flag_names, Role, SPGIST_DEAD_TUPLE_DATA, SPGIST_FLAGS, SPGIST_INNER_TUPLE_DATA,
+    SPGIST_LEAF_TUPLE_DATA, SPGIST_META_PAGE_DATA, SPGIST_PAGE_OPAQUE_DATA,
+};
 
 const SPGIST_META: u16 = 1 << 0;
+const SPGIST_LEAF: u16 = 1 << 2;
 /// spgist_private.h: SPGIST_MAGIC_NUMBER.
 const SPGIST_MAGIC_NUMBER: u32 = 0xBA0B_ABEE;
 
@@ -92,7 +96,29 @@ pub(super) fn decode(
         });
     } else {
         let lps = line_pointers(r, header, spans);
-        item_spans(r, &lps, spans, "SpGistTuple");
+        let leaf = flags & SPGIST_LEAF != 0;
+        for id in &lps {
+            if id.len == 0 || !id.storage_ok(r.len()) {
+                continue;
+            }
+            let off = usize::from(id.off);
+            let state = get(r, off, &SPGIST_LEAF_TUPLE_DATA, "tupstate");
+            let table = match (state, leaf) {
+                (0, true) => &SPGIST_LEAF_TUPLE_DATA,
+                (0, false) => &SPGIST_INNER_TUPLE_DATA,
+                _ => &SPGIST_DEAD_TUPLE_DATA,
+            };
+            let head = usize::from(table.size).min(usize::from(id.len));
+            spans.table(off, table, Some(id.lp));
+            spans.push(
+                off.saturating_add(head),
+                usize::from(id.len).saturating_sub(head),
+                "t_data",
+                Role::TupleData,
+                Some(id.lp),
+                None,
+            );
+        }
         rows = lps.iter().map(super::ItemId::row).collect();
     }
     free_space(header, spans);

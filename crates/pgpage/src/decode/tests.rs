@@ -87,3 +87,105 @@ fn item_id_bitfields_follow_byte_order() {
         );
     }
 }
+
+#[test]
+fn damaged_line_pointer_is_flagged_and_the_rest_still_decodes() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/heap_hot_redirect/page.bin"
+    );
+    let clean = std::fs::read(path).unwrap();
+    let opts = DecodeOptions::default();
+    let before = decode_page(&clean, 0, &opts);
+    let mut bad = clean.clone();
+    // lp 1: LP_NORMAL, lp_off 8184, lp_len 100: runs past the page.
+    bad[24..28].copy_from_slice(&(8184u32 | (1 << 15) | (100 << 17)).to_le_bytes());
+    let after = decode_page(&bad, 0, &opts);
+    assert_eq!(after.kind, PageKind::Heap);
+    assert_eq!(after.items.len(), before.items.len());
+    let (Items::Heap(a), Items::Heap(b)) = (&after.items, &before.items) else {
+        panic!("heap items")
+    };
+    assert_eq!(
+        a[0].t_xmin, None,
+        "heap_page_items shows no tuple for a line pointer past the page"
+    );
+    assert_eq!(a[1..], b[1..], "the other items decode as before");
+    let flagged: Vec<_> = after.problems().filter(|s| s.item == Some(1)).collect();
+    assert!(
+        flagged.iter().any(|s| s.field == "ItemIdData"),
+        "{flagged:?}"
+    );
+    assert!(before.problems().next().is_none());
+}
+
+/// The heap fixture rewritten as a big-endian server would have laid it out: every header
+/// word byte-swapped and ItemIdData's bit fields allocated from the most significant bit.
+fn to_big_endian_heap(le: &[u8]) -> Vec<u8> {
+    let mut be = le.to_vec();
+    let swap = |p: &mut Vec<u8>, at: usize, n: usize| p[at..at + n].reverse();
+    for (at, n) in [
+        (0, 4),
+        (4, 4),
+        (8, 2),
+        (10, 2),
+        (12, 2),
+        (14, 2),
+        (16, 2),
+        (18, 2),
+        (20, 4),
+    ] {
+        swap(&mut be, at, n);
+    }
+    let lower = u16::from_le_bytes([le[12], le[13]]) as usize;
+    for lp in (24..lower).step_by(4) {
+        let w = u32::from_le_bytes(le[lp..lp + 4].try_into().unwrap());
+        let (off, flags, len) = (w & 0x7FFF, (w >> 15) & 3, w >> 17);
+        be[lp..lp + 4].copy_from_slice(&((off << 17) | (flags << 15) | len).to_be_bytes());
+        if flags == 1 && len > 0 {
+            let t = off as usize;
+            for (at, n) in [
+                (0, 4),
+                (4, 4),
+                (8, 4),
+                (12, 2),
+                (14, 2),
+                (16, 2),
+                (18, 2),
+                (20, 2),
+            ] {
+                swap(&mut be, t + at, n);
+            }
+        }
+    }
+    be
+}
+
+#[test]
+fn big_endian_pages_decode_like_their_little_endian_twins() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/heap_hot_redirect/page.bin"
+    );
+    let le = std::fs::read(path).unwrap();
+    let be = to_big_endian_heap(&le);
+    assert_ne!(le, be);
+    let little = decode_page(&le, 0, &DecodeOptions::default());
+    let big = decode_page(
+        &be,
+        0,
+        &DecodeOptions {
+            endian: Endian::Big,
+            ..DecodeOptions::default()
+        },
+    );
+    assert_eq!(big.kind, PageKind::Heap);
+    assert_eq!(big.header, little.header);
+    assert_eq!(big.items, little.items);
+    assert_eq!(big.spans, little.spans);
+    // Read as little-endian, the same bytes are nonsense: the byte order matters.
+    assert_ne!(
+        decode_page(&be, 0, &DecodeOptions::default()).items,
+        little.items
+    );
+}
