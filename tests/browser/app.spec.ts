@@ -282,3 +282,19 @@ test('drop files on the page; theme switch', async ({ page }) => {
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
   expect(await bg()).not.toBe(dark);
 });
+
+test('a file that changes while being read gets a message, and the page stays usable', async ({ page }) => {
+  const d = makeDir();
+  const f = write(d, '16700', new Uint8Array(0));
+  truncateSync(f.path, 4 * 1024 ** 3);
+  await page.goto('/');
+  await choose(page, [f, seg0]);
+  const row = page.locator('[data-testid=file][data-file="16700"]');
+  await expect(row).toHaveAttribute('data-state', 'running');
+  truncateSync(f.path, 1024 ** 3);
+  await expect(row).toHaveAttribute('data-state', 'error', { timeout: 30_000 });
+  await expect(page.getByTestId('file-error').filter({ hasText: '16700' })).toContainText('changed');
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.locator('[data-testid=problem][data-file="16385"]')).toHaveCount(problemsOf(seg0).length);
+  rmSync(d, { recursive: true, force: true });
+});
