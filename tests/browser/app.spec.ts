@@ -298,3 +298,28 @@ test('a file that changes while being read gets a message, and the page stays us
   await expect(page.locator('[data-testid=problem][data-file="16385"]')).toHaveCount(problemsOf(seg0).length);
   rmSync(d, { recursive: true, force: true });
 });
+
+test('big-endian files verify once the byte order is chosen', async ({ page }) => {
+  // Two pages as a big-endian server writes them: header words in big-endian order.
+  const pages = [0, 1].map((b) => {
+    const p = new Uint8Array(8192);
+    const v = new DataView(p.buffer);
+    v.setUint16(12, 28, false); // pd_lower: one line pointer
+    v.setUint16(14, 8192 - 64, false); // pd_upper
+    v.setUint16(16, 8192, false); // pd_special
+    v.setUint16(18, 8192 | 4, false); // pd_pagesize_version
+    for (let i = 8192 - 64; i < 8192; i++) p[i] = (i * 7 + b) & 0xff;
+    v.setUint16(8, pgChecksumPage(p, b, false), false);
+    return p;
+  });
+  const d = makeDir();
+  const f = write(d, '16800', new Uint8Array([...pages[0], ...pages[1]]));
+  await page.goto('/');
+  await choose(page, [f]);
+  await expect(page.getByTestId('file-error')).toContainText('not a relation file');
+  await page.getByLabel('Byte order').selectOption('big');
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.locator('[data-testid=file][data-file="16800"] [data-count=ok]')).toHaveText('2');
+  await expect(page.getByTestId('problem')).toHaveCount(0);
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
+});
