@@ -1,5 +1,5 @@
-// Verifies one file at a time off the main thread: streams File.slice chunks (one read
-// ahead of the one being checked) through the wasm batch call, and posts statuses and
+// Verifies one file at a time off the main thread: streams File.slice chunks (a few reads
+// in flight ahead of the one being checked) through the wasm batch call, and posts statuses and
 // problem pages at most every 100 ms so the page never gets a flood of messages.
 import { detectBlockSize, HEAD_BYTES } from '../lib/geometry';
 import { emptyCounts, isProblem, statusName } from '../lib/status';
