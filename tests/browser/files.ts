@@ -1,6 +1,6 @@
 // Relation files for the browser tests, written to a temp dir. Synthetic ones carry the
 // oracle's expected verdicts; tests/browser/pg.spec.ts makes real ones with PostgreSQL.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { concat, damagedFile, heapPage, oracleStatus, rng, seal, type SyntheticFile } from '../oracle/pgchecksum';
@@ -11,8 +11,16 @@ export interface Made {
   expected: SyntheticFile['expected'];
 }
 
+const made: string[] = [];
+// Test files go when the test process does (the bench's are hundreds of MB).
+process.on('exit', () => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
 export function makeDir(): string {
-  return mkdtempSync(join(tmpdir(), 'pgpage-browser-'));
+  const d = mkdtempSync(join(tmpdir(), 'pgpage-files-'));
+  made.push(d);
+  return d;
 }
 
 export function write(dir: string, name: string, bytes: Uint8Array, expected: SyntheticFile['expected'] = []): Made {
