@@ -57,7 +57,9 @@ export function App() {
   const [notice, setNotice] = useState<string | null>(null);
   const [shownProblems, setShownProblems] = useState(PROBLEM_PAGE);
   const [dragging, setDragging] = useState(false);
-  const workerRef = useRef<Worker | null>(null);
+  // A small pool: Chromium serves concurrent File reads faster than one stream, so two
+  // files of a data directory verify side by side. A job stays on the worker it started on.
+  const pool = useRef<{ workers: Worker[]; jobs: Map<number, number>; busy: number[] }>({ workers: [], jobs: new Map(), busy: [] });
   const filesRef = useRef<FileEntry[]>([]);
   filesRef.current = files;
   const pendingHash = useRef(readHash());
@@ -67,11 +69,14 @@ export function App() {
     localStorage.setItem('pgpage-theme', theme);
   }, [theme]);
 
-  const worker = useCallback((): Worker => {
-    if (workerRef.current) return workerRef.current;
+  const makeWorker = useCallback((index: number): Worker => {
     const w = new Worker(new URL('./worker/verify.worker.ts', import.meta.url), { type: 'module' });
     w.onmessage = (ev: MessageEvent<FromWorker>) => {
       const m = ev.data;
+      if (m.type === 'done' || m.type === 'error' || m.type === 'cancelled') {
+        const p = pool.current;
+        if (p.jobs.delete(m.job)) p.busy[index]--;
+      }
       const f = filesRef.current.find((x) => x.id === m.job);
       if (!f) return;
       switch (m.type) {
@@ -108,18 +113,35 @@ export function App() {
     };
     w.onerror = (e) => {
       for (const f of filesRef.current) {
-        if (f.state === 'queued' || f.state === 'running') {
+        if ((f.state === 'queued' || f.state === 'running') && pool.current.jobs.get(f.id) === index) {
           f.state = 'error';
           f.message = `the verify worker failed: ${e.message}`;
         }
       }
       setFiles((prev) => prev.slice());
     };
-    workerRef.current = w;
     return w;
   }, []);
 
-  const send = useCallback((m: ToWorker) => worker().postMessage(m), [worker]);
+  const send = useCallback(
+    (m: ToWorker) => {
+      const p = pool.current;
+      if (p.workers.length === 0) {
+        const n = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
+        p.workers = Array.from({ length: n }, (_, i) => makeWorker(i));
+        p.busy = p.workers.map(() => 0);
+      }
+      let index = p.jobs.get(m.job);
+      if (index === undefined) {
+        if (m.type === 'cancel') return;
+        index = p.busy.indexOf(Math.min(...p.busy));
+        p.jobs.set(m.job, index);
+        p.busy[index]++;
+      }
+      p.workers[index].postMessage(m);
+    },
+    [makeWorker],
+  );
 
   const start = useCallback(
     (f: FileEntry) => {
