@@ -1,7 +1,7 @@
 // Verify speed in chromium for a big relation file, beside the speed at which the same page
 // merely reads the same File (slice + arrayBuffer, 8 MiB at a time, no other work).
 import { test } from '@playwright/test';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { concat, heapPage, rng, seal } from '../oracle/pgchecksum';
 import { makeDir } from '../browser/files';
@@ -75,11 +75,23 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser }) => {
     await Promise.all([loop(0, half), loop(half, f.size)]);
     return performance.now() - t;
   });
+  // The same bytes as two segment-sized halves chosen together (two workers).
+  const halfA = join(dir, '16386');
+  const halfB = join(dir, '16387');
+  const all = readFileSync(path);
+  writeFileSync(halfA, all.subarray(0, all.length / 2));
+  writeFileSync(halfB, all.subarray(all.length / 2));
+  await page.goto('/');
+  const t2 = Date.now();
+  await page.locator('[data-testid=file-input]').setInputFiles([halfA, halfB]);
+  await page.locator('[data-testid=summary][data-state=done]').waitFor({ timeout: 600_000 });
+  const twoFiles = Date.now() - t2;
   const mbps = (ms: number) => (MB / (ms / 1000)).toFixed(0);
   console.log(
     `chromium ${browser.version()}, ${MB} MB (page cache warm):\n` +
       `  verify in worker: ${elapsed} ms = ${mbps(elapsed)} MB/s (wall incl. UI ${wall} ms)\n` +
       `  bare File read:   ${bare.ms.toFixed(0)} ms = ${mbps(bare.ms)} MB/s  -> ratio ${(bare.ms / elapsed).toFixed(2)}\n` +
+      `  the same bytes as two files (two workers): ${twoFiles} ms wall = ${mbps(twoFiles)} MB/s\n` +
       `  bare read, two halves at once: ${bare2.toFixed(0)} ms = ${mbps(bare2)} MB/s\n` +
       `  block 0 on screen ${inPage.toFixed(0)} ms after the input's change event (${toBlock0} ms from setInputFiles); longest main-thread task ${longest.toFixed(0)} ms\n` +
       `  long tasks (start after change + duration, ms): ${tasks.join(' ') || 'none'}`,
