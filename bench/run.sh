@@ -67,6 +67,17 @@ cc -O3 -march=native -I"$inc" bench/pg_kernel.c -o "$out/pg_kernel_native"
 (cd crates && cargo build --quiet --release -p pgpage --example kernel_bench &&
     cargo build --quiet --release -p pgpage-cli)
 kernel_bench=$root/crates/target/release/examples/kernel_bench
+# The core's bodies as a bare wasm module, built with and without simd128, timed in Node.
+wasm_builds=()
+if command -v node >/dev/null && rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    for build in simd128 plain; do
+        flags=""
+        [[ $build == simd128 ]] && flags="-C target-feature=+simd128"
+        (cd bench/wasm-kernel && CARGO_TARGET_DIR=$out/wasm-kernel-$build RUSTFLAGS=$flags \
+            cargo build --quiet --release --target wasm32-unknown-unknown)
+        wasm_builds+=("$build")
+    done
+fi
 # The postgres user may not be able to reach the worktree; run its copy from the cluster dir.
 pgpage_src=$root/crates/target/release/pgpage
 
@@ -76,12 +87,20 @@ kernel_rows=$(
     "$out/pg_kernel_debian" "PostgreSQL checksum_impl.h, gcc Debian flags (-O2)" "$seconds" "$pages"
     "$out/pg_kernel_native" "PostgreSQL checksum_impl.h, gcc -O3 -march=native" "$seconds" "$pages"
     "$kernel_bench" "$seconds" "$pages"
+    for build in "${wasm_builds[@]}"; do
+        node bench/wasm-kernel/bench.mjs \
+            "$out/wasm-kernel-$build/wasm32-unknown-unknown/release/pgpage_wasm_kernel.wasm" \
+            "$build build" "$seconds" "$pages"
+    done
     if [[ -f bench/wasm-kernel.mjs ]]; then
         node bench/wasm-kernel.mjs "$seconds" "$pages" "${smoke_flag[@]}"
     fi
 )
 native_best=$(awk -F'\t' '/-O3 -march=native/ {print $2}' <<<"$kernel_rows")
 dispatched_best=$(awk -F'\t' '/^pgpage dispatched/ && !/big endian/ {print $2}' <<<"$kernel_rows")
+sse41_best=$(awk -F'\t' '/^pgpage sse4.1\t/ {print $2}' <<<"$kernel_rows")
+wasm_simd_best=$(awk -F'\t' '/^wasm simd128 body, simd128 build/ {print $2}' <<<"$kernel_rows")
+wasm_plain_best=$(awk -F'\t' '/^wasm scalar body, plain build/ {print $2}' <<<"$kernel_rows")
 
 # --- 2. CLI end to end ------------------------------------------------------------------------
 echo "bench: cluster (pgbench scale $scale)" >&2
@@ -157,11 +176,16 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
         echo "| $label | $best | $med | $(ratio "$best" "$native_best")x |"
     done <<<"$kernel_rows"
     echo
-    if [[ ! -f bench/wasm-kernel.mjs ]]; then
-        echo "(wasm kernels: bench/wasm-kernel.mjs not present in this checkout.)"
-        echo
+    echo "wasm rows: bench/wasm-kernel (the core's bodies exported bare, no bindings) in Node;"
+    echo "the \"plain build\" has no simd128, so its scalar body is truly scalar."
+    echo
+    echo "Targets:"
+    echo "- native dispatch >= 0.9x PostgreSQL's header at gcc -O3 -march=native: $kernel_ratio x, $(verdict "$kernel_ratio" 0.9)."
+    if [[ -n $wasm_simd_best ]]; then
+        r1=$(ratio "$wasm_simd_best" "$sse41_best") r2=$(ratio "$wasm_simd_best" "$wasm_plain_best")
+        echo "- wasm simd128 (Node) >= 0.8x native SSE4.1: $r1 x, $(verdict "$r1" 0.8)."
+        echo "- wasm simd128 (Node) >= 6x wasm scalar (plain build, Node): $r2 x, $(verdict "$r2" 6)."
     fi
-    echo "Target: dispatched >= 0.9x PostgreSQL's header at gcc -O3 -march=native: $kernel_ratio x, $(verdict "$kernel_ratio" 0.9)."
     echo
     echo "## 2. CLI end to end (stopped cluster, page cache warm)"
     echo
