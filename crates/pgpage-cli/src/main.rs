@@ -1,4 +1,32 @@
-//! `pgpage`: argument parsing and printing over the pgpage core (CONTRACTS.md).
+//! `pgpage`: argument parsing and printing over the pgpage core (CONTRACTS.md). Each
+//! subcommand lives in its own module and returns the process exit status.
+
+mod inspect;
+mod verify;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "pgpage", version, about = "Verify and inspect PostgreSQL relation files")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Verify page checksums and headers of relation files or whole data directories.
+    Verify(verify::VerifyArgs),
+    /// Decode the pages of one relation file as pageinspect shows them.
+    Inspect(inspect::InspectArgs),
+}
+
 fn main() {
-    std::process::exit(2);
+    // clap exits with status 2 on usage errors and 0 for --help and --version.
+    let cli = Cli::parse();
+    let status = match &cli.command {
+        Command::Verify(args) => verify::run(args),
+        Command::Inspect(args) => inspect::run(args),
+    };
+    std::process::exit(status);
 }

@@ -13,3 +13,4 @@ pub mod verify;
 
 pub use layout::{Endian, BlockSize};
 pub use verify::{PageStatus, PageVerdict};
+pub mod file;

@@ -1,0 +1,439 @@
+//! `pgpage verify` end to end: pages built and sealed with the core, written to temporary
+//! files and data directories, checked through the binary's exit status, JSON and lines.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use pgpage::checksum::pg_checksum_page;
+use pgpage::Endian;
+use serde_json::Value;
+
+const BLCKSZ: usize = 8192;
+
+/// A plausible heap page of `size` bytes: some line pointers and tuple bytes, sealed with the
+/// checksum for relation-wide block `blkno`.
+fn page(size: usize, blkno: u32, seed: u8, endian: Endian) -> Vec<u8> {
+    let put = |p: &mut Vec<u8>, off: usize, v: u16| {
+        let b = match endian {
+            Endian::Little => v.to_le_bytes(),
+            Endian::Big => v.to_be_bytes(),
+        };
+        p[off..off + 2].copy_from_slice(&b);
+    };
+    let mut p = vec![0u8; size];
+    let upper = size - 256;
+    put(&mut p, 12, 24 + 4 * 4); // pd_lower
+    put(&mut p, 14, upper as u16); // pd_upper
+    put(&mut p, 16, size as u16); // pd_special
+    put(&mut p, 18, size as u16 | 4); // pd_pagesize_version
+    for (i, b) in p[upper..].iter_mut().enumerate() {
+        *b = seed.wrapping_mul(31).wrapping_add(i as u8);
+    }
+    seal(&mut p, blkno, endian);
+    p
+}
+
+fn seal(p: &mut [u8], blkno: u32, endian: Endian) {
+    let c = pg_checksum_page(p, blkno, endian);
+    let b = match endian {
+        Endian::Little => c.to_le_bytes(),
+        Endian::Big => c.to_be_bytes(),
+    };
+    p[8..10].copy_from_slice(&b);
+}
+
+fn stored(p: &[u8]) -> u16 {
+    u16::from_le_bytes([p[8], p[9]])
+}
+
+/// A clean main-fork file of `blocks` 8 KB pages for segment `segno`.
+fn clean_file(blocks: u32, segno: u32) -> Vec<Vec<u8>> {
+    (0..blocks).map(|b| page(BLCKSZ, segno * 131_072 + b, b as u8, Endian::Little)).collect()
+}
+
+fn write(path: &Path, pages: &[Vec<u8>]) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, pages.concat()).unwrap();
+}
+
+fn pgpage(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pgpage")).args(args).output().unwrap()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout))
+    })
+}
+
+fn stderr_lines(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stderr).lines().map(str::to_owned).collect()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    k.sort_unstable();
+    k
+}
+
+#[test]
+fn clean_file_exits_0_with_the_contract_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("16385");
+    write(&path, &clean_file(5, 0));
+    let p = path.to_str().unwrap();
+
+    let out = pgpage(&["verify", "--json", p]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v = json(&out);
+    assert_eq!(keys(&v), ["files", "summary"]);
+    let f = &v["files"][0];
+    assert_eq!(keys(f), ["block_size", "blocks", "fork", "pages", "path", "segment", "trailing_bytes"]);
+    assert_eq!(f["path"], p);
+    assert_eq!((f["segment"].as_u64(), f["fork"].as_str()), (Some(0), Some("main")));
+    assert_eq!((f["block_size"].as_u64(), f["blocks"].as_u64()), (Some(8192), Some(5)));
+    assert_eq!(f["trailing_bytes"], 0);
+    assert_eq!(f["pages"].as_array().unwrap().len(), 0);
+    let s = &v["summary"];
+    assert_eq!(keys(s), ["bad_header", "blocks", "files", "mismatch", "new_not_zero", "ok", "zero"]);
+    assert_eq!((s["files"].as_u64(), s["blocks"].as_u64(), s["ok"].as_u64()), (Some(1), Some(5), Some(5)));
+
+    let out = pgpage(&["verify", p]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stdout(&out),
+        "Checksum operation completed\nFiles scanned:   1\nBlocks scanned:  5\nBad checksums:  0\n"
+    );
+    assert!(out.stderr.is_empty(), "{out:?}");
+}
+
+#[test]
+fn mismatches_print_pg_checksums_lines_and_the_misplaced_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("16385.2");
+    let mut pages = clean_file(6, 2);
+    // Block 1 carries the page written for block 4: a misplaced page.
+    pages[1] = pages[4].clone();
+    // Block 3 has a flipped bit in its tuple data.
+    pages[3][8000] ^= 0x10;
+    write(&path, &pages);
+    let p = path.to_str().unwrap();
+    let abs = |b: u32| 2 * 131_072 + b;
+
+    let out = pgpage(&["verify", "--json", p]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let f = &v["files"][0];
+    assert_eq!(f["segment"], 2);
+    let listed = f["pages"].as_array().unwrap();
+    assert_eq!(listed.len(), 2);
+    let one = &listed[0];
+    assert_eq!(keys(one), ["absolute_block", "block", "computed", "matches_block", "status", "stored"]);
+    assert_eq!(one["block"], 1);
+    assert_eq!(one["absolute_block"], abs(1));
+    assert_eq!(one["status"], "mismatch");
+    assert_eq!(one["stored"], stored(&pages[1]));
+    assert_eq!(one["computed"], pg_checksum_page(&pages[1], abs(1), Endian::Little));
+    assert_eq!(one["matches_block"], 4);
+    let three = &listed[1];
+    assert_eq!(three["block"], 3);
+    assert_eq!(three["computed"], pg_checksum_page(&pages[3], abs(3), Endian::Little));
+    if let Some(m) = three["matches_block"].as_u64() {
+        // Only when the damaged page's checksum happens to fit another block of the file.
+        assert_eq!(pg_checksum_page(&pages[3], abs(m as u32), Endian::Little), stored(&pages[3]));
+    }
+    assert_eq!(v["summary"]["mismatch"], 2);
+    assert_eq!(v["summary"]["ok"], 4);
+
+    let out = pgpage(&["verify", p]);
+    assert_eq!(out.status.code(), Some(1));
+    let errors: Vec<String> = stderr_lines(&out).into_iter().filter(|l| l.contains(": error: ")).collect();
+    let expect = |b: usize| {
+        format!(
+            "pgpage: error: checksum verification failed in file \"{p}\", block {b}: \
+             calculated checksum {:X} but block contains {:X}",
+            pg_checksum_page(&pages[b], abs(b as u32), Endian::Little),
+            stored(&pages[b])
+        )
+    };
+    assert_eq!(errors, [expect(1), expect(3)]);
+    assert!(stderr_lines(&out).contains(&format!(
+        "pgpage: hint: checksum {:X} would be valid for block 4 of this file",
+        stored(&pages[1])
+    )));
+    assert!(stdout(&out).contains("Bad checksums:  2\n"));
+}
+
+#[test]
+fn every_status_and_all_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("16390_fsm.1");
+    let abs = |b: u32| 131_072 + b;
+    let mut pages: Vec<Vec<u8>> = (0..4).map(|b| page(BLCKSZ, abs(b), b as u8, Endian::Little)).collect();
+    pages[1] = vec![0u8; BLCKSZ]; // zero: fine
+    pages[2][14..16].copy_from_slice(&0u16.to_le_bytes()); // pd_upper zeroed: new_not_zero
+    pages[3][12..14].copy_from_slice(&8100u16.to_le_bytes()); // pd_lower > pd_upper
+    seal(&mut pages[3], abs(3), Endian::Little); // ... with a valid checksum: bad_header
+    write(&path, &pages);
+    let p = path.to_str().unwrap();
+
+    let out = pgpage(&["verify", "--json", p]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    assert_eq!(v["files"][0]["fork"], "fsm");
+    assert_eq!(v["files"][0]["segment"], 1);
+    let listed = v["files"][0]["pages"].as_array().unwrap();
+    let statuses: Vec<&str> = listed.iter().map(|p| p["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["new_not_zero", "bad_header"]);
+    assert!(listed[0]["computed"].is_null());
+    assert!(listed[0].get("matches_block").is_none());
+    assert_eq!(listed[1]["computed"], listed[1]["stored"]);
+    let s = &v["summary"];
+    assert_eq!(
+        [&s["ok"], &s["mismatch"], &s["zero"], &s["new_not_zero"], &s["bad_header"], &s["blocks"]],
+        [1, 0, 1, 1, 1, 4]
+    );
+
+    let all = json(&pgpage(&["verify", "--json", "--all", p]));
+    let listed = all["files"][0]["pages"].as_array().unwrap();
+    let statuses: Vec<&str> = listed.iter().map(|p| p["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["ok", "zero", "new_not_zero", "bad_header"]);
+    assert!(listed[1]["computed"].is_null());
+    assert_eq!(listed[0]["absolute_block"], abs(0));
+
+    let out = pgpage(&["verify", p]);
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].starts_with(&format!("pgpage: error: page verification failed in file \"{p}\", block 2: ")));
+    assert!(lines[0].contains("pd_upper is 0"));
+    assert!(lines[1].starts_with(&format!("pgpage: error: page verification failed in file \"{p}\", block 3: ")));
+    assert!(lines[1].contains("header is invalid"));
+    let summary = stdout(&out);
+    assert!(summary.contains("Bad checksums:  0\n"));
+    assert!(summary.contains("New pages not all zeros:  1\n"));
+    assert!(summary.contains("Bad page headers:  1\n"));
+}
+
+#[test]
+fn trailing_bytes_are_a_problem_and_empty_files_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let torn = dir.path().join("16400");
+    let mut bytes = clean_file(2, 0).concat();
+    bytes.extend_from_slice(&[7u8; 100]);
+    fs::write(&torn, &bytes).unwrap();
+    let empty = dir.path().join("16401");
+    fs::write(&empty, b"").unwrap();
+    let (t, e) = (torn.to_str().unwrap(), empty.to_str().unwrap());
+
+    let out = pgpage(&["verify", "--json", t, e]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    assert_eq!(v["files"][0]["blocks"], 2);
+    assert_eq!(v["files"][0]["trailing_bytes"], 100);
+    assert_eq!(v["files"][1]["blocks"], 0);
+    assert_eq!(v["files"][1]["trailing_bytes"], 0);
+    assert_eq!(v["summary"]["files"], 2);
+
+    let out = pgpage(&["verify", t]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr_lines(&out), [format!("pgpage: error: could not read block 2 in file \"{t}\": read 100 of 8192")]);
+
+    let out = pgpage(&["verify", e]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("Blocks scanned:  0\n"));
+
+    // One byte: no page at all, only trailing bytes.
+    let one = dir.path().join("16402");
+    fs::write(&one, [1u8]).unwrap();
+    let v = json(&pgpage(&["verify", "--json", one.to_str().unwrap()]));
+    assert_eq!((v["files"][0]["blocks"].as_u64(), v["files"][0]["trailing_bytes"].as_u64()), (Some(0), Some(1)));
+}
+
+#[test]
+fn unreadable_paths_exit_2_but_the_rest_is_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("16385");
+    let mut pages = clean_file(3, 0);
+    pages[2][5000] ^= 1;
+    write(&good, &pages);
+    let missing = dir.path().join("99999");
+    let (g, m) = (good.to_str().unwrap(), missing.to_str().unwrap());
+
+    let out = pgpage(&["verify", "--json", m, g]);
+    assert_eq!(out.status.code(), Some(2));
+    let v = json(&out);
+    assert_eq!(v["files"].as_array().unwrap().len(), 1);
+    assert_eq!(v["files"][0]["path"], g);
+    assert_eq!(v["summary"]["mismatch"], 1);
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 1);
+    assert!(lines[0].starts_with(&format!("pgpage: error: could not open \"{m}\": ")), "{lines:?}");
+
+    let out = pgpage(&["verify", g, m]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr_lines(&out).len(), 2);
+    assert!(stdout(&out).contains("Bad checksums:  1\n"));
+}
+
+#[test]
+fn nothing_to_verify_and_usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("notes.txt"), "hello").unwrap();
+    fs::write(dir.path().join("pg_control"), [0u8; 8192]).unwrap();
+    let d = dir.path().to_str().unwrap();
+
+    let out = pgpage(&["verify", d]);
+    assert_eq!(out.status.code(), Some(2));
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 1);
+    assert!(lines[0].contains("nothing to verify"), "{lines:?}");
+
+    let out = pgpage(&["verify", "--json", d]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json(&out)["summary"]["files"], 0);
+
+    for args in [
+        &["verify", "--frobnicate", d][..],
+        &["verify"],
+        &["verify", "--block-size", "3000", d],
+        &["verify", "--endian", "middle", d],
+        &["verify", "--segment", "-1", d],
+        &["frobnicate"],
+        &[],
+    ] {
+        let out = pgpage(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty());
+    }
+}
+
+#[test]
+fn data_directory_is_walked_like_pg_checksums() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let d = data.to_str().unwrap();
+    fs::create_dir_all(data.join("base/5/pgsql_tmp")).unwrap();
+    fs::write(data.join("PG_VERSION"), "15\n").unwrap();
+    write(&data.join("global/1262"), &clean_file(1, 0));
+    for skipped in ["global/pg_control", "global/pg_filenode.map", "base/5/pg_internal.init", "base/5/PG_VERSION"] {
+        fs::write(data.join(skipped), [0xAAu8; 8192]).unwrap();
+    }
+    // Temporary files and names that are not relation files are skipped.
+    for skipped in ["base/5/pgsql_tmp/pgsql_tmp12.0", "base/5/t3_16500", "base/5/16385.0", "base/5/junk", "base/5/16385_main"] {
+        fs::write(data.join(skipped), [0xAAu8; 8192]).unwrap();
+    }
+    let mut pages = clean_file(2, 0);
+    pages[1][100] ^= 4;
+    write(&data.join("base/5/16385"), &pages);
+    write(&data.join("base/5/16385.1"), &clean_file(1, 1));
+    write(&data.join("base/5/16385_vm"), &clean_file(1, 0));
+    // A tablespace: pg_tblspc/<oid> links to a location holding PG_15_<catversion>/<db>/.
+    let location = dir.path().join("ts");
+    write(&location.join("PG_15_202209061/5/16600"), &clean_file(2, 0));
+    write(&location.join("PG_14_202107181/5/16700"), &vec![vec![0x55u8; 8192]]);
+    fs::create_dir_all(data.join("pg_tblspc")).unwrap();
+    std::os::unix::fs::symlink(&location, data.join("pg_tblspc/16599")).unwrap();
+
+    let out = pgpage(&["verify", "--json", d]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v = json(&out);
+    let paths: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(
+        paths,
+        [
+            format!("{d}/global/1262"),
+            format!("{d}/base/5/16385"),
+            format!("{d}/base/5/16385.1"),
+            format!("{d}/base/5/16385_vm"),
+            format!("{d}/pg_tblspc/16599/PG_15_202209061/5/16600"),
+        ]
+    );
+    assert_eq!(v["files"][2]["segment"], 1);
+    assert_eq!(v["files"][3]["fork"], "vm");
+    assert_eq!(v["summary"]["blocks"], 7);
+    assert_eq!(v["summary"]["mismatch"], 1);
+
+    // The directory as given, then "/base/...", as pg_checksums builds its paths.
+    let slashed = format!("{d}/");
+    let out = pgpage(&["verify", &slashed]);
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].starts_with(&format!(
+        "pgpage: error: checksum verification failed in file \"{d}//base/5/16385\", block 1: "
+    )));
+    assert!(stdout(&out).contains("Files scanned:   5\nBlocks scanned:  7\nBad checksums:  1\n"));
+}
+
+#[test]
+fn segment_block_size_and_endian_options() {
+    let dir = tempfile::tempdir().unwrap();
+    // Pages of segment 3 in a file whose name says segment 0.
+    let path = dir.path().join("16385");
+    write(&path, &clean_file(2, 3));
+    let p = path.to_str().unwrap();
+    assert_eq!(pgpage(&["verify", p]).status.code(), Some(1));
+    let out = pgpage(&["verify", "--json", "--segment", "3", p]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(json(&out)["files"][0]["segment"], 3);
+
+    // 4 KB pages: detected from pd_pagesize_version; segments are 262144 blocks long.
+    let small = dir.path().join("16386.1");
+    write(&small, &(0..3).map(|b| page(4096, 262_144 + b, 9, Endian::Little)).collect::<Vec<_>>());
+    let s = small.to_str().unwrap();
+    let out = pgpage(&["verify", "--json", s]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v = json(&out);
+    assert_eq!((v["files"][0]["block_size"].as_u64(), v["files"][0]["blocks"].as_u64()), (Some(4096), Some(3)));
+    let forced = json(&pgpage(&["verify", "--json", "--block-size", "8192", s]));
+    assert_eq!(forced["files"][0]["block_size"], 8192);
+    assert_eq!(forced["files"][0]["trailing_bytes"], 4096);
+
+    // Big-endian pages verify only as big-endian.
+    let big = dir.path().join("16387");
+    write(&big, &(0..2).map(|b| page(BLCKSZ, b, 3, Endian::Big)).collect::<Vec<_>>());
+    let b = big.to_str().unwrap();
+    assert_eq!(pgpage(&["verify", "--endian", "big", b]).status.code(), Some(0));
+    assert_eq!(pgpage(&["verify", "--endian", "little", "--block-size", "8192", b]).status.code(), Some(1));
+}
+
+#[test]
+fn large_files_are_verified_in_chunks_in_order() {
+    // Larger than several read chunks, with damage near chunk edges.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("16385");
+    let mut pages = clean_file(700, 0);
+    let damaged = [0usize, 127, 128, 129, 255, 256, 511, 512, 699];
+    for &b in &damaged {
+        pages[b][7000] ^= 0x80;
+    }
+    write(&path, &pages);
+    let v = json(&pgpage(&["verify", "--json", path.to_str().unwrap()]));
+    let blocks: Vec<u64> =
+        v["files"][0]["pages"].as_array().unwrap().iter().map(|p| p["block"].as_u64().unwrap()).collect();
+    assert_eq!(blocks, damaged.map(|b| b as u64));
+    assert_eq!(v["summary"]["ok"], 700 - damaged.len());
+    let all = json(&pgpage(&["verify", "--json", "--all", path.to_str().unwrap()]));
+    let blocks: Vec<u64> =
+        all["files"][0]["pages"].as_array().unwrap().iter().map(|p| p["block"].as_u64().unwrap()).collect();
+    assert_eq!(blocks, (0..700).collect::<Vec<u64>>());
+}
+
+#[test]
+fn verify_leaves_files_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("16385");
+    let mut pages = clean_file(4, 0);
+    pages[0][300] ^= 1;
+    write(&path, &pages);
+    let before = (fs::read(&path).unwrap(), fs::metadata(&path).unwrap().modified().unwrap());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert_eq!(pgpage(&["verify", "--all", path.to_str().unwrap()]).status.code(), Some(1));
+    let after = (fs::read(&path).unwrap(), fs::metadata(&path).unwrap().modified().unwrap());
+    assert_eq!(before, after);
+}

@@ -1,0 +1,366 @@
+//! Whole relation files: what a file name says (relfilenode, fork, segment), which block size
+//! a file was written with, and page-by-page verification of a file fed in chunks of whole
+//! pages. Pure: callers read the bytes (the CLI with pread, the browser with File.slice).
+
+use serde::Serialize;
+
+use crate::layout::{read_u16, BlockSize, Endian};
+use crate::verify::{matches_block, verify_page, PageStatus};
+
+/// relpath.h: ForkNumber, by the suffix PostgreSQL gives each fork's files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fork {
+    Main,
+    Fsm,
+    Vm,
+    Init,
+}
+
+impl Fork {
+    /// relpath.c: forkNames.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fork::Main => "main",
+            Fork::Fsm => "fsm",
+            Fork::Vm => "vm",
+            Fork::Init => "init",
+        }
+    }
+}
+
+/// What a relation file's name says: `relfilenode[_fork][.segno]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RelationFileName {
+    pub relfilenode: u32,
+    pub fork: Fork,
+    pub segno: u32,
+}
+
+/// relpath.h: OIDCHARS, the most digits a relfilenode has in a file name.
+const OIDCHARS: usize = 10;
+
+/// Parses a relation file name as PostgreSQL's parse_filename_for_nontemp_relation (reinit.c)
+/// accepts it: up to ten digits, an optional `_fsm`, `_vm` or `_init` (never `_main`), an
+/// optional `.N`, nothing else. Segment 0 never carries a suffix, so `.0` is refused, as
+/// pg_checksums refuses it. Temporary relations (`t3_16384`) and every non-relation file of a
+/// data directory (pg_control, pg_filenode.map, pg_internal.init, PG_VERSION, ...) give None.
+pub fn parse_relation_file_name(name: &str) -> Option<RelationFileName> {
+    let (rest, segno) = match name.split_once('.') {
+        Some((rest, seg)) => (rest, parse_digits(seg, OIDCHARS).filter(|&s| s != 0)?),
+        None => (name, 0),
+    };
+    let (node, fork) = match rest.split_once('_') {
+        Some((node, "fsm")) => (node, Fork::Fsm),
+        Some((node, "vm")) => (node, Fork::Vm),
+        Some((node, "init")) => (node, Fork::Init),
+        Some(_) => return None,
+        None => (rest, Fork::Main),
+    };
+    Some(RelationFileName { relfilenode: parse_digits(node, OIDCHARS)?, fork, segno })
+}
+
+/// A non-empty run of at most `max` ASCII digits that fits in u32.
+fn parse_digits(s: &str, max: usize) -> Option<u32> {
+    let ok = !s.is_empty() && s.len() <= max && s.bytes().all(|b| b.is_ascii_digit());
+    if ok {
+        s.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// Whether a directory entry of a data directory is temporary and skipped, as pg_checksums
+/// skips names starting with PG_TEMP_FILE_PREFIX and PG_TEMP_FILES_DIR (both `pgsql_tmp`).
+pub fn is_temporary_entry(name: &str) -> bool {
+    name.starts_with("pgsql_tmp")
+}
+
+/// How many pages at `block_size`-aligned offsets of the head of a file are looked at.
+const DETECT_PAGES: usize = 8;
+
+/// Bytes of a file's head that `detect_block_size` needs to see all the pages it looks at.
+pub const DETECT_HEAD_BYTES: usize = DETECT_PAGES * 32768;
+
+/// The block size a file was written with, from the head of the file: for each size
+/// PostgreSQL supports, the non-new pages (pd_upper != 0) among the first few at offsets of
+/// that size vote when their pd_pagesize_version claims it. The size with most votes wins,
+/// 8 KB on a tie; None when no page claims the size it sits at (all new, or garbage).
+pub fn detect_block_size(head: &[u8], endian: Endian) -> Option<BlockSize> {
+    let mut best: Option<(usize, BlockSize)> = None;
+    let default_first =
+        core::iter::once(BlockSize::DEFAULT.bytes()).chain(BlockSize::ALL.into_iter().filter(|&s| s != 8192));
+    for size in default_first.filter_map(BlockSize::new) {
+        let votes = head
+            .chunks(size.len())
+            .filter(|page| read_u16(page, 14, endian).is_some_and(|upper| upper != 0))
+            .take(DETECT_PAGES)
+            .filter(|page| BlockSize::from_page(page, endian) == Some(size))
+            .count();
+        if votes > 0 && best.is_none_or(|(most, _)| votes > most) {
+            best = Some((votes, size));
+        }
+    }
+    best.map(|(_, size)| size)
+}
+
+/// A file's length split into whole pages and the bytes past the last whole page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileExtent {
+    pub blocks: u32,
+    pub trailing_bytes: u32,
+}
+
+impl FileExtent {
+    /// None when the file holds more blocks than a BlockNumber can count.
+    pub fn of_len(len: u64, block_size: BlockSize) -> Option<FileExtent> {
+        let size = u64::from(block_size.bytes());
+        let blocks = u32::try_from(len.checked_div(size)?).ok()?;
+        let trailing_bytes = u32::try_from(len.checked_rem(size)?).ok()?;
+        Some(FileExtent { blocks, trailing_bytes })
+    }
+}
+
+/// What verification found about one page of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageResult {
+    /// Block number within the file.
+    pub block: u32,
+    /// Relation-wide block number, the one the checksum mixes in.
+    pub absolute_block: u32,
+    pub status: PageStatus,
+    pub stored: u16,
+    /// None for new pages (zero, new_not_zero), whose checksum is never computed.
+    pub computed: Option<u16>,
+    /// On a mismatch, the nearest block of this file the stored checksum is valid for.
+    pub matches_block: Option<u32>,
+}
+
+/// Pages per status, summed over chunks, files or a whole run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct StatusCounts {
+    pub ok: u64,
+    pub mismatch: u64,
+    pub zero: u64,
+    pub new_not_zero: u64,
+    pub bad_header: u64,
+}
+
+impl StatusCounts {
+    pub fn add(&mut self, status: PageStatus) {
+        let n = match status {
+            PageStatus::Ok => &mut self.ok,
+            PageStatus::Mismatch => &mut self.mismatch,
+            PageStatus::Zero => &mut self.zero,
+            PageStatus::NewNotZero => &mut self.new_not_zero,
+            PageStatus::BadHeader => &mut self.bad_header,
+        };
+        *n = n.saturating_add(1);
+    }
+
+    pub fn merge(&mut self, other: &StatusCounts) {
+        self.ok = self.ok.saturating_add(other.ok);
+        self.mismatch = self.mismatch.saturating_add(other.mismatch);
+        self.zero = self.zero.saturating_add(other.zero);
+        self.new_not_zero = self.new_not_zero.saturating_add(other.new_not_zero);
+        self.bad_header = self.bad_header.saturating_add(other.bad_header);
+    }
+
+    /// Every page counted.
+    pub fn blocks(&self) -> u64 {
+        [self.ok, self.mismatch, self.zero, self.new_not_zero, self.bad_header]
+            .iter()
+            .fold(0u64, |a, &n| a.saturating_add(n))
+    }
+
+    /// Pages the server would refuse to read.
+    pub fn problems(&self) -> u64 {
+        self.mismatch.saturating_add(self.new_not_zero).saturating_add(self.bad_header)
+    }
+}
+
+/// Verifies the pages of one relation file. It holds only the file's geometry, so chunks
+/// can be verified in any order and on any thread; sum their `StatusCounts` afterwards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileVerifier {
+    pub block_size: BlockSize,
+    pub endian: Endian,
+    pub segno: u32,
+    /// The file's length in whole pages, the range `matches_block` searches.
+    pub blocks: u32,
+}
+
+impl FileVerifier {
+    /// Relation-wide number of the file's block 0.
+    pub fn first_absolute_block(&self) -> u32 {
+        self.block_size.absolute_block(self.segno, 0)
+    }
+
+    /// The pages of `chunk`, whose first page is block `first_block` of the file. A partial
+    /// page at the end of the chunk is not a page and is left out; so are pages past block
+    /// number u32::MAX.
+    pub fn pages<'a>(&self, chunk: &'a [u8], first_block: u32) -> impl Iterator<Item = PageResult> + 'a {
+        let this = *self;
+        let file_first = self.first_absolute_block();
+        chunk
+            .chunks_exact(self.block_size.len())
+            .zip(first_block..=u32::MAX)
+            .map(move |(page, block)| {
+                let absolute_block = this.block_size.absolute_block(this.segno, block);
+                let verdict = verify_page(page, absolute_block, this.endian);
+                PageResult {
+                    block,
+                    absolute_block,
+                    status: verdict.status,
+                    stored: verdict.stored,
+                    computed: verdict.computed,
+                    matches_block: matches_block(&verdict, block, file_first, this.blocks),
+                }
+            })
+    }
+
+    /// Verifies `chunk` (first page = block `first_block`), adds every page to `counts` and
+    /// hands each page for which `keep(status)` holds to `sink`.
+    pub fn verify_chunk(
+        &self,
+        chunk: &[u8],
+        first_block: u32,
+        counts: &mut StatusCounts,
+        keep: impl Fn(PageStatus) -> bool,
+        mut sink: impl FnMut(PageResult),
+    ) {
+        for page in self.pages(chunk, first_block) {
+            counts.add(page.status);
+            if keep(page.status) {
+                sink(page);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    use super::*;
+    use crate::checksum::pg_checksum_page;
+
+    fn name(relfilenode: u32, fork: Fork, segno: u32) -> Option<RelationFileName> {
+        Some(RelationFileName { relfilenode, fork, segno })
+    }
+
+    #[test]
+    fn relation_file_names() {
+        assert_eq!(parse_relation_file_name("16385"), name(16385, Fork::Main, 0));
+        assert_eq!(parse_relation_file_name("16385.2"), name(16385, Fork::Main, 2));
+        assert_eq!(parse_relation_file_name("16385_fsm"), name(16385, Fork::Fsm, 0));
+        assert_eq!(parse_relation_file_name("16385_vm"), name(16385, Fork::Vm, 0));
+        assert_eq!(parse_relation_file_name("16385_init"), name(16385, Fork::Init, 0));
+        assert_eq!(parse_relation_file_name("16385_fsm.1"), name(16385, Fork::Fsm, 1));
+        assert_eq!(parse_relation_file_name("4294967295.7"), name(u32::MAX, Fork::Main, 7));
+        for bad in [
+            "", "16385.", "16385.0", "16385_main", "16385_", "_fsm", ".1", "16385.1.2",
+            "16385_fsm_vm", "4294967296", "12345678901", "t3_16385", "pg_control",
+            "pg_filenode.map", "pg_internal.init", "pg_internal.init.123", "PG_VERSION",
+            "config_exec_params", "pgsql_tmp", "pgsql_tmp123.4", "16385.x", "16385 ", "+16385",
+            "16385.-1", "١٦٣٨٥",
+        ] {
+            assert_eq!(parse_relation_file_name(bad), None, "{bad:?}");
+        }
+        assert!(is_temporary_entry("pgsql_tmp"));
+        assert!(is_temporary_entry("pgsql_tmp1234.0"));
+        assert!(!is_temporary_entry("16385"));
+    }
+
+    /// A sealed page claiming `size` in pd_pagesize_version, written as block `blkno`.
+    fn page(size: usize, blkno: u32, fill: u8) -> Vec<u8> {
+        let mut p = vec![0u8; size];
+        p[12..14].copy_from_slice(&28u16.to_le_bytes());
+        p[14..16].copy_from_slice(&((size - 64) as u16).to_le_bytes());
+        p[16..18].copy_from_slice(&(size as u16).to_le_bytes());
+        p[18..20].copy_from_slice(&((size as u16) | 4).to_le_bytes());
+        for b in &mut p[size - 64..] {
+            *b = fill;
+        }
+        let c = pg_checksum_page(&p, blkno, Endian::Little);
+        p[8..10].copy_from_slice(&c.to_le_bytes());
+        p
+    }
+
+    #[test]
+    fn block_size_detection() {
+        for size in BlockSize::ALL.map(|s| s as usize) {
+            let mut file = vec![0u8; size]; // a new page first
+            for b in 1..4 {
+                file.extend(page(size, b, b as u8));
+            }
+            assert_eq!(detect_block_size(&file, Endian::Little).map(BlockSize::len), Some(size));
+        }
+        assert_eq!(detect_block_size(&[0u8; 65536], Endian::Little), None);
+        assert_eq!(detect_block_size(&[], Endian::Little), None);
+        assert_eq!(detect_block_size(&[0xFF; 100], Endian::Little), None);
+        // A garbage first page is outvoted by the pages after it.
+        let mut file = vec![0x5Au8; 8192];
+        for b in 1..4 {
+            file.extend(page(8192, b, 1));
+        }
+        assert_eq!(detect_block_size(&file, Endian::Little), BlockSize::new(8192));
+    }
+
+    #[test]
+    fn file_extent() {
+        let bs = BlockSize::DEFAULT;
+        assert_eq!(FileExtent::of_len(0, bs), Some(FileExtent { blocks: 0, trailing_bytes: 0 }));
+        assert_eq!(FileExtent::of_len(8193, bs), Some(FileExtent { blocks: 1, trailing_bytes: 1 }));
+        assert_eq!(FileExtent::of_len(u64::MAX, bs), None);
+    }
+
+    #[test]
+    fn verifier_reports_every_status_with_relation_wide_blocks() {
+        let segno = 2;
+        let bs = BlockSize::DEFAULT;
+        let abs = |b: u32| bs.absolute_block(segno, b);
+        let mut file = Vec::new();
+        file.extend(page(8192, abs(0), 1)); // ok
+        file.extend(page(8192, abs(3), 2)); // mismatch: carries block 3's checksum
+        file.extend(vec![0u8; 8192]); // zero
+        let mut not_zero = vec![0u8; 8192];
+        not_zero[100] = 1;
+        file.extend(not_zero); // new_not_zero
+        let mut bad = page(8192, abs(4), 3);
+        bad[12..14].copy_from_slice(&9000u16.to_le_bytes()); // pd_lower past pd_upper
+        let c = pg_checksum_page(&bad, abs(4), Endian::Little);
+        bad[8..10].copy_from_slice(&c.to_le_bytes());
+        file.extend(bad); // bad_header
+        let v = FileVerifier { block_size: bs, endian: Endian::Little, segno, blocks: 5 };
+
+        let all: Vec<PageResult> = v.pages(&file, 0).collect();
+        let statuses: Vec<PageStatus> = all.iter().map(|p| p.status).collect();
+        use PageStatus::*;
+        assert_eq!(statuses, [Ok, Mismatch, Zero, NewNotZero, BadHeader]);
+        assert_eq!(all[1].absolute_block, 262_145);
+        assert_eq!(all[1].matches_block, Some(3));
+        assert_eq!(all[1].computed, Some(pg_checksum_page(&file[8192..16384], 262_145, Endian::Little)));
+        assert_eq!(all[2].computed, None);
+        assert_eq!(all[3].computed, None);
+
+        // Chunks in any order give the same pages and counts as the whole file.
+        let mut counts = StatusCounts::default();
+        let mut kept = Vec::new();
+        for (i, chunk) in file.chunks(2 * 8192).enumerate().rev() {
+            v.verify_chunk(chunk, 2 * i as u32, &mut counts, PageStatus::is_problem, |p| kept.push(p));
+        }
+        kept.sort_by_key(|p| p.block);
+        let problems: Vec<PageResult> = all.iter().copied().filter(|p| p.status.is_problem()).collect();
+        assert_eq!(kept, problems);
+        assert_eq!(counts, StatusCounts { ok: 1, mismatch: 1, zero: 1, new_not_zero: 1, bad_header: 1 });
+        assert_eq!((counts.blocks(), counts.problems()), (5, 3));
+    }
+
+    #[test]
+    fn partial_pages_and_block_number_overflow_do_not_panic() {
+        let v = FileVerifier { block_size: BlockSize::DEFAULT, endian: Endian::Big, segno: u32::MAX, blocks: u32::MAX };
+        assert_eq!(v.pages(&[0u8; 8191], 0).count(), 0);
+        let pages: Vec<PageResult> = v.pages(&[7u8; 3 * 8192], u32::MAX - 1).collect();
+        assert_eq!(pages.iter().map(|p| p.block).collect::<Vec<_>>(), [u32::MAX - 1, u32::MAX]);
+    }
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Installs what pgpage needs and is missing, and nothing else; quick when all is there.
+#   scripts/bootstrap.sh app   Rust wasm target, wasm-bindgen-cli, wasm-pack, npm packages
+#   scripts/bootstrap.sh all   the above plus PostgreSQL 15 (server, contrib, headers),
+#                              Debian's chromium and binaryen, for tests and benchmarks
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+what=${1:-all}
+
+say() { printf 'bootstrap: %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    say "need root to run: $*"; return 1; fi
+}
+
+# --- Debian packages -------------------------------------------------------------------
+need_apt=()
+if [ "$what" = all ]; then
+  [ -x /usr/lib/postgresql/15/bin/postgres ] || need_apt+=(postgresql-15)
+  [ -x /usr/lib/postgresql/15/bin/pg_checksums ] || need_apt+=(postgresql-15)
+  [ -f /usr/share/postgresql/15/extension/pageinspect.control ] || need_apt+=(postgresql-contrib-15 postgresql-15)
+  [ -f /usr/include/postgresql/15/server/storage/checksum_impl.h ] || need_apt+=(postgresql-server-dev-15)
+  [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+  command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
+fi
+command -v wasm-opt >/dev/null || need_apt+=(binaryen)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  say "apt-get install ${need_apt[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  as_root apt-get update -qq
+  # postgresql-contrib-15 is a virtual package on Debian 12 (contrib ships in postgresql-15).
+  as_root apt-get install -y -qq --no-install-recommends $(printf '%s\n' "${need_apt[@]}" | sort -u | grep -v '^postgresql-contrib-15$') >/dev/null
+fi
+
+# --- Rust ------------------------------------------------------------------------------
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+# wasm-pack cannot download wasm-bindgen here, so it must find exactly the pinned one on PATH.
+wb_version=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' crates/pgpage-wasm/Cargo.toml)
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $wb_version" ]; then
+  say "cargo install wasm-bindgen-cli $wb_version"
+  # Its lock file names a webpki-roots the registry here does not serve; unlocked resolves.
+  cargo install --locked --quiet wasm-bindgen-cli --version "$wb_version" 2>/dev/null ||
+    cargo install --quiet --force wasm-bindgen-cli --version "$wb_version"
+fi
+if ! command -v wasm-pack >/dev/null; then
+  say "cargo install wasm-pack"
+  cargo install --locked --quiet wasm-pack
+fi
+
+# --- npm -------------------------------------------------------------------------------
+stamp=node_modules/.pgpage-lock
+if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
+  say "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+  cp package-lock.json "$stamp"
+fi

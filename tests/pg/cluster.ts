@@ -1,0 +1,201 @@
+// A throwaway PostgreSQL 15 cluster for differential tests: initdb -k as the postgres user,
+// a Unix socket in a temp dir, a random port. PostgreSQL is the oracle for everything pgpage
+// claims, so a cluster that cannot start fails the test with the reason; it never skips.
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+export const PG_BINDIR = process.env.PG_BINDIR ?? '/usr/lib/postgresql/15/bin';
+
+const asRoot = userInfo().uid === 0;
+
+function pgUser(): { uid: number; gid: number } {
+  const r = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+  const g = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
+  if (r.status !== 0 || g.status !== 0) throw new Error('no postgres user: is postgresql-15 installed?');
+  return { uid: Number(r.stdout.trim()), gid: Number(g.stdout.trim()) };
+}
+
+/** Runs a PostgreSQL binary, as the postgres user when we are root. */
+export function runPg(bin: string, args: string[], input?: string): SpawnSyncReturns<string> {
+  const exe = join(PG_BINDIR, bin);
+  if (!existsSync(exe)) throw new Error(`${exe} not found: PostgreSQL 15 is not installed (npm test installs it)`);
+  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', exe, ...args]] : [exe, args];
+  return spawnSync(cmd, argv, { encoding: 'utf8', input, maxBuffer: 1 << 30 });
+}
+
+function check(r: SpawnSyncReturns<string>, what: string): string {
+  if (r.error) throw new Error(`${what}: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`${what} failed (${r.status}): ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+/** A directory the postgres user owns, under a fresh temp dir. */
+export function pgTempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  if (asRoot) {
+    const { uid, gid } = pgUser();
+    chownSync(dir, uid, gid);
+  }
+  return dir;
+}
+
+export interface PsqlResult {
+  stdout: string;
+  stderr: string;
+  status: number | null;
+}
+
+export class Cluster {
+  readonly root: string;
+  readonly dataDir: string;
+  readonly sockDir: string;
+  readonly port: number;
+  private running = false;
+
+  private constructor(root: string, port: number) {
+    this.root = root;
+    this.dataDir = join(root, 'data');
+    this.sockDir = root;
+    this.port = port;
+  }
+
+  /** initdb -k and start. */
+  static create(name = 'pgpage'): Cluster {
+    const root = pgTempDir(`${name}-`);
+    const port = 20000 + Math.floor(Math.random() * 30000);
+    const c = new Cluster(root, port);
+    check(
+      runPg('initdb', ['-k', '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C', '-D', c.dataDir]),
+      'initdb',
+    );
+    c.start();
+    return c;
+  }
+
+  start(): void {
+    const opts = `-p ${this.port} -k ${this.sockDir} -c listen_addresses='' -c fsync=off -c shared_buffers=16MB -c autovacuum=off`;
+    check(
+      runPg('pg_ctl', ['-D', this.dataDir, '-o', opts, '-l', join(this.root, 'server.log'), '-w', '-t', '60', 'start']),
+      `pg_ctl start (log: ${this.log()})`,
+    );
+    this.running = true;
+  }
+
+  stop(): void {
+    if (!this.running) return;
+    check(runPg('pg_ctl', ['-D', this.dataDir, '-m', 'fast', '-w', 'stop']), 'pg_ctl stop');
+    this.running = false;
+  }
+
+  restart(): void {
+    this.stop();
+    this.start();
+  }
+
+  /** Stops the server and removes everything. */
+  destroy(): void {
+    try {
+      this.stop();
+    } finally {
+      rmSync(this.root, { recursive: true, force: true });
+    }
+  }
+
+  log(): string {
+    try {
+      return readFileSync(join(this.root, 'server.log'), 'utf8').slice(-2000);
+    } catch {
+      return '(no server log)';
+    }
+  }
+
+  /** psql with the script on stdin; errors do not stop the script unless stopOnError. */
+  psqlRaw(sql: string, db = 'postgres', stopOnError = true): PsqlResult {
+    const r = runPg(
+      'psql',
+      ['-X', '-A', '-t', '-q', '-v', `ON_ERROR_STOP=${stopOnError ? 1 : 0}`, '-h', this.sockDir, '-p', String(this.port), '-U', 'postgres', '-d', db, '-f', '-'],
+      sql,
+    );
+    if (r.error) throw r.error;
+    return { stdout: r.stdout, stderr: r.stderr, status: r.status };
+  }
+
+  /** Runs SQL, throwing with the server's message on error; returns stdout. */
+  sql(sql: string, db = 'postgres'): string {
+    const r = this.psqlRaw(sql, db, true);
+    if (r.status !== 0) throw new Error(`psql failed: ${r.stderr}\n--- SQL ---\n${sql.slice(0, 2000)}`);
+    return r.stdout;
+  }
+
+  /** Rows of a query as row_to_json would give them. */
+  rows<T = Record<string, unknown>>(query: string, db = 'postgres'): T[] {
+    const out = this.sql(`select coalesce(json_agg(q), '[]'::json) from (${query}) q;`, db).trim();
+    return JSON.parse(out) as T[];
+  }
+
+  /** Absolute path of a relation's main-fork file (segment 0). */
+  relationPath(rel: string, db = 'postgres'): string {
+    const p = this.sql(`select pg_relation_filepath('${rel}'::regclass);`, db).trim();
+    return join(this.dataDir, p);
+  }
+}
+
+/** SQL string literal. */
+export function lit(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** pageinspect's view of a page of a file on disk: `page_bytes('path', blockInFile, blockSize)`. */
+export function rawPage(path: string, blockInFile: number, blockSize = 8192): string {
+  return `pg_read_binary_file(${lit(path)}, ${blockInFile}::bigint * ${blockSize}, ${blockSize})`;
+}
+
+export interface ServerVerdict {
+  block: number;
+  /** The page was read without an error. */
+  ok: boolean;
+  /** `WARNING:  page verification failed, calculated checksum X but expected Y`. */
+  warning?: { calculated: number; expected: number };
+  /** The ERROR line, e.g. `invalid page in block 3 of relation base/5/16384`. */
+  error?: string;
+}
+
+/**
+ * What the server says when it reads each block through the buffer manager
+ * (get_raw_page uses ReadBufferExtended, so PageIsVerified runs). The relation's pages must
+ * not be in shared buffers: restart the cluster after replacing its files.
+ */
+export function serverVerdicts(c: Cluster, rel: string, fork: string, blocks: number[], db = 'postgres'): ServerVerdict[] {
+  const script = [`set client_min_messages = warning;`];
+  for (const b of blocks) {
+    script.push(`\\warn @@block ${b}`);
+    script.push(`select length(get_raw_page(${lit(rel)}, ${lit(fork)}, ${b}));`);
+  }
+  const r = c.psqlRaw(script.join('\n') + '\n', db, false);
+  const verdicts = new Map<number, ServerVerdict>();
+  let cur: ServerVerdict | undefined;
+  for (const line of r.stderr.split('\n')) {
+    const m = /^@@block (\d+)$/.exec(line);
+    if (m) {
+      cur = { block: Number(m[1]), ok: true };
+      verdicts.set(cur.block, cur);
+      continue;
+    }
+    if (!cur) continue;
+    const w = /WARNING:\s+page verification failed, calculated checksum (\d+) but expected (\d+)/.exec(line);
+    if (w) cur.warning = { calculated: Number(w[1]), expected: Number(w[2]) };
+    const e = /ERROR:\s+(.*)$/.exec(line);
+    if (e) {
+      cur.ok = false;
+      cur.error = e[1];
+    }
+  }
+  return blocks.map((b) => {
+    const v = verdicts.get(b);
+    if (!v) throw new Error(`no verdict for block ${b}: ${r.stderr.slice(0, 2000)}`);
+    return v;
+  });
+}
