@@ -5,7 +5,8 @@
 #      pgpage body (crates/pgpage/examples/kernel_bench.rs), plus the wasm builds when
 #      bench/wasm-kernel.mjs exists;
 #   2. CLI end to end: `pgpage verify DATADIR` against `pg_checksums --check -D DATADIR` on
-#      the same stopped pgbench cluster, page cache warm, alternating runs, medians and ratio;
+#      the same stopped pgbench cluster, page cache warm, alternating runs, medians and ratio,
+#      beside the bare cost of reading the same files (bench/read_floor.c);
 #   3. whatever bench/browser.mjs prints, when it exists (browser end to end, memory).
 # The report goes to stdout and bench/results.md.
 #
@@ -64,6 +65,7 @@ inc=$("$pgbin/pg_config" --includedir-server)
 # shellcheck disable=SC2046 # pg_config --cflags is a list of flags
 cc $("$pgbin/pg_config" --cflags) -I"$inc" bench/pg_kernel.c -o "$out/pg_kernel_debian"
 cc -O3 -march=native -I"$inc" bench/pg_kernel.c -o "$out/pg_kernel_native"
+cc -O2 -pthread bench/read_floor.c -o "$out/read_floor"
 (cd crates && cargo build --quiet --release -p pgpage --example kernel_bench &&
     cargo build --quiet --release -p pgpage-cli)
 kernel_bench=$root/crates/target/release/examples/kernel_bench
@@ -124,6 +126,10 @@ echo "bench: CLI, $runs alternating runs each after one warm-up" >&2
 for i in $(seq 0 "$runs"); do
     run_timed pgpage "${as_pg[@]}" "$pgpage" verify "$data"
     run_timed pg_checksums "${as_pg[@]}" "$pgbin/pg_checksums" --check -D "$data"
+    # The floor for any tool that reads with read(2): copying the same files out of the
+    # page cache and nothing else, on one core and on every core.
+    run_timed read1 "${as_pg[@]}" sh -c 'find "$1/base" "$1/global" -type f | "$2" 1' sh "$data" "$out/read_floor"
+    run_timed readN "${as_pg[@]}" sh -c 'find "$1/base" "$1/global" -type f | "$2" "$3"' sh "$data" "$out/read_floor" "$(nproc)"
     if ((i == 0)); then
         : >"$out/cli-times" # the first pair only warms the page cache
     fi
@@ -197,8 +203,11 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo "|---|---:|---|---|"
     echo "| \`pgpage verify DATADIR\` | $pgpage_median | $(awk '$1 == "pgpage" {print $2}' "$out/cli-times" | paste -sd' ') | $pgpage_status |"
     echo "| \`pg_checksums --check -D DATADIR\` | $pgc_median | $(awk '$1 == "pg_checksums" {print $2}' "$out/cli-times" | paste -sd' ') | $pgc_status |"
+    echo "| bare read (bench/read_floor.c: pread 1 MB units, no checksum), 1 thread | $(median read1) | $(awk '$1 == "read1" {print $2}' "$out/cli-times" | paste -sd' ') | $(statuses read1) |"
+    echo "| bare read, $(nproc) threads | $(median readN) | $(awk '$1 == "readN" {print $2}' "$out/cli-times" | paste -sd' ') | $(statuses readN) |"
     echo
     echo "Ratio pg_checksums / pgpage: $cli_ratio x. Target >= 4x: $(verdict "$cli_ratio" 4)."
+    echo "Bound for a read(2)-based tool: pg_checksums / bare parallel read = $(ratio "$pgc_median" "$(median readN)") x."
     echo
     echo "pg_checksums said: $(grep -E 'Blocks scanned|Bad checksums' "$out/cli-pg_checksums.out" | tr -s ' ' | paste -sd';' -)"
     echo "pgpage said: $(tail -n 4 "$out/cli-pgpage.out" | tr -s ' ' | paste -sd';' -)"
