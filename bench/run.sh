@@ -196,7 +196,7 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo "## 2. CLI end to end (stopped cluster, page cache warm)"
     echo
     if ((scale == 0)); then made="a bare initdb -k"; else made="pgbench -i -s $scale"; fi
-    echo "Cluster: $made, data checksums on, $files files $((bytes / 1048576)) MB in base/ and global/ ($cached)."
+    echo "Cluster: $made, data checksums on, $files files, $((bytes / 1048576)) MB in base/ and global/ ($cached)."
     echo "One warm-up pair, then $runs alternating runs each; wall time of the whole process."
     echo
     echo "| command | median s | runs (s) | exit status |"
