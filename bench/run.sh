@@ -16,8 +16,9 @@
 #                          that every part still runs and agrees, never how fast it is
 #
 # Hooks for the other parts (run with node when present, given SECONDS PAGES [--smoke]):
-#   bench/wasm-kernel.mjs  prints kernel rows "label<TAB>best GB/s<TAB>median GB/s<TAB>x",
-#                          the same format as pg_kernel.c and kernel_bench.rs, same page mix
+#   bench/wasm-kernel.mjs  prints kernel rows "label<TAB>GB/s<TAB>..." for one round (it is
+#                          called once per round), the format of pg_kernel.c and
+#                          kernel_bench.rs, same page mix
 #   bench/browser.mjs      prints its own Markdown section
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,9 +33,9 @@ pgbin=${PGBIN:-/usr/lib/postgresql/15/bin}
 out=$root/bench/out
 mkdir -p "$out"
 if ((smoke)); then
-    seconds=0.02 pages=32 runs=2 scale=0 cluster_dir=$out/smoke-cluster report=$out/smoke.md
+    seconds=0.02 pages=32 rounds=2 runs=2 scale=0 cluster_dir=$out/smoke-cluster report=$out/smoke.md
 else
-    seconds=${BENCH_SECONDS:-0.5} pages=32 runs=${BENCH_RUNS:-7} scale=${BENCH_SCALE:-70}
+    seconds=${BENCH_SECONDS:-0.5} pages=32 rounds=${BENCH_ROUNDS:-7} runs=${BENCH_RUNS:-7} scale=${BENCH_SCALE:-70}
     cluster_dir=${PGPAGE_BENCH_DIR:-/var/tmp/pgpage-bench}/pgbench$scale
     report=$root/bench/results.md
 fi
@@ -85,19 +86,36 @@ pgpage_src=$root/crates/target/release/pgpage
 
 # --- 1. kernel --------------------------------------------------------------------------------
 echo "bench: checksum kernels" >&2
-kernel_rows=$(
-    "$out/pg_kernel_debian" "PostgreSQL checksum_impl.h, gcc Debian flags (-O2)" "$seconds" "$pages"
-    "$out/pg_kernel_native" "PostgreSQL checksum_impl.h, gcc -O3 -march=native" "$seconds" "$pages"
-    "$kernel_bench" "$seconds" "$pages"
+# Rounds interleave the harnesses (one round of every body, then the next), so that when
+# the machine is shared every body gets samples from the same stretches of time.
+kernel_round() {
+    "$out/pg_kernel_debian" "PostgreSQL checksum_impl.h, gcc Debian flags (-O2)" "$seconds" "$pages" 1
+    "$out/pg_kernel_native" "PostgreSQL checksum_impl.h, gcc -O3 -march=native" "$seconds" "$pages" 1
+    "$kernel_bench" "$seconds" "$pages" 1
     for build in "${wasm_builds[@]}"; do
         node bench/wasm-kernel/bench.mjs \
             "$out/wasm-kernel-$build/wasm32-unknown-unknown/release/pgpage_wasm_kernel.wasm" \
-            "$build build" "$seconds" "$pages"
+            "$build build" "$seconds" "$pages" 1
     done
     if [[ -f bench/wasm-kernel.mjs ]]; then
         node bench/wasm-kernel.mjs "$seconds" "$pages" "${smoke_flag[@]}"
     fi
-)
+}
+kernel_samples=$(for _ in $(seq "$rounds"); do kernel_round; done)
+# label <TAB> best <TAB> median, labels in first-seen order.
+kernel_rows=$(awk -F'\t' '
+    !($1 in n) { order[++labels] = $1 }
+    { n[$1]++; v[$1, n[$1]] = $2 }
+    END {
+        for (i = 1; i <= labels; i++) {
+            l = order[i]; k = n[l]
+            for (a = 1; a <= k; a++) x[a] = v[l, a]
+            for (a = 2; a <= k; a++) for (b = a; b > 1 && x[b - 1] + 0 > x[b] + 0; b--) {
+                t = x[b]; x[b] = x[b - 1]; x[b - 1] = t
+            }
+            printf "%s\t%.2f\t%.2f\n", l, x[k], (k % 2) ? x[(k + 1) / 2] : (x[k / 2] + x[k / 2 + 1]) / 2
+        }
+    }' <<<"$kernel_samples")
 native_best=$(awk -F'\t' '/-O3 -march=native/ {print $2}' <<<"$kernel_rows")
 dispatched_best=$(awk -F'\t' '/^pgpage dispatched/ && !/big endian/ {print $2}' <<<"$kernel_rows")
 sse41_best=$(awk -F'\t' '/^pgpage sse4.1\t/ {print $2}' <<<"$kernel_rows")
@@ -174,7 +192,8 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo "## 1. Checksum kernel (one core, 8 KB pages in cache)"
     echo
     echo "$pages pages ($((pages * 8)) KB) checksummed over and over, pg_checksum_page's full work"
-    echo "(fold, block number, reduction) per page; $seconds s per round, 7 rounds, best and median."
+    echo "(fold, block number, reduction) per page; $seconds s per round, $rounds rounds taken in turn"
+    echo "across all bodies, best and median."
     echo
     echo "| body | best GB/s | median GB/s | best vs PG -O3 -march=native |"
     echo "|---|---:|---:|---:|"

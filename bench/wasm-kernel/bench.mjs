@@ -1,18 +1,18 @@
 // Kernel timing of the wasm bodies in Node, the same way bench/pg_kernel.c and
 // kernel_bench.rs time the native ones: PAGES random 8 KB pages in wasm memory, checksummed
-// over and over (one call per pass) for SECONDS per round, 7 rounds.
-// Usage: node bench.mjs MODULE.wasm BUILD SECONDS PAGES
+// over and over (one call per pass) for SECONDS per round, ROUNDS rounds (default 7).
+// Usage: node bench.mjs MODULE.wasm BUILD SECONDS PAGES [ROUNDS]
 // BUILD names the build in the labels ("simd128 build" or "plain build": without simd128,
 // LLVM cannot auto-vectorize the scalar body, with it it does).
 // Prints "label<TAB>best GB/s<TAB>median GB/s<TAB>xor" per body.
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
-const [wasmPath, build, secondsArg, pagesArg] = process.argv.slice(2);
+const [wasmPath, build, secondsArg, pagesArg, roundsArg] = process.argv.slice(2);
 const seconds = Number(secondsArg);
 const npages = Number(pagesArg);
 const BLCKSZ = 8192;
-const ROUNDS = 7;
+const ROUNDS = Math.max(1, Number(roundsArg ?? 7));
 const { instance } = await WebAssembly.instantiate(readFileSync(wasmPath));
 const { memory, alloc, checksum_pages: checksumPages } = instance.exports;
 const ptr = alloc(npages * BLCKSZ);

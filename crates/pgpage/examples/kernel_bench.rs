@@ -2,8 +2,9 @@
 //! (release build) beside bench/pg_kernel.c, which it mirrors: same random pages, same
 //! rounds, same output line per body.
 //!
-//! Usage: kernel_bench SECONDS PAGES
-//! Prints "label<TAB>best GB/s<TAB>median GB/s<TAB>checksum xor" per body.
+//! Usage: kernel_bench SECONDS PAGES [ROUNDS]
+//! Prints "label<TAB>best GB/s<TAB>median GB/s<TAB>checksum xor" per body, over ROUNDS
+//! rounds (default 7) of SECONDS each.
 // A benchmark binary, not the core: bad arguments may abort it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 #![allow(clippy::arithmetic_side_effects, clippy::panic)]
@@ -15,12 +16,12 @@ use pgpage::checksum::{checksum_fold, dispatched_body, finish, scalar};
 use pgpage::Endian;
 
 const BLCKSZ: usize = 8192;
-const ROUNDS: usize = 7;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let seconds: f64 = args.get(1).map_or(1.0, |s| s.parse().expect("SECONDS"));
     let npages: usize = args.get(2).map_or(32, |s| s.parse().expect("PAGES"));
+    let rounds: usize = args.get(3).map_or(7, |s| s.parse().expect("ROUNDS")).max(1);
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     let pages: Vec<u8> = (0..npages * BLCKSZ)
         .map(|_| {
@@ -54,7 +55,7 @@ fn main() {
 
     for (label, body) in bodies {
         for endian in [Endian::Little, Endian::Big] {
-            let (best, median, sink) = measure(&pages, seconds, body, endian);
+            let (best, median, sink) = measure(&pages, seconds, rounds, body, endian);
             let label = match endian {
                 Endian::Little => label.clone(),
                 Endian::Big => format!("{label}, big endian"),
@@ -67,11 +68,12 @@ fn main() {
 fn measure(
     pages: &[u8],
     seconds: f64,
+    rounds: usize,
     body: fn(&[u8], Endian) -> u32,
     e: Endian,
 ) -> (f64, f64, u16) {
     let mut sink = 0u16;
-    let mut gbps = [0f64; ROUNDS];
+    let mut gbps = vec![0f64; rounds];
     for g in &mut gbps {
         let start = Instant::now();
         let mut done = 0usize;
@@ -88,5 +90,5 @@ fn measure(
         *g = (done * BLCKSZ) as f64 / elapsed / 1e9;
     }
     gbps.sort_by(f64::total_cmp);
-    (gbps[ROUNDS - 1], gbps[ROUNDS / 2], black_box(sink))
+    (gbps[rounds - 1], gbps[rounds / 2], black_box(sink))
 }
