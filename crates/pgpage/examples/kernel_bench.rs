@@ -17,6 +17,9 @@ use pgpage::Endian;
 
 const BLCKSZ: usize = 8192;
 
+/// A checksum body: page and byte order to pg_checksum_block's fold.
+type Body = fn(&[u8], Endian) -> u32;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let seconds: f64 = args.get(1).map_or(1.0, |s| s.parse().expect("SECONDS"));
@@ -32,8 +35,7 @@ fn main() {
         })
         .collect();
 
-    let mut bodies: Vec<(String, fn(&[u8], Endian) -> u32)> =
-        vec![("pgpage scalar".into(), scalar::checksum_fold)];
+    let mut bodies: Vec<(String, Body)> = vec![("pgpage scalar".into(), scalar::checksum_fold)];
     #[cfg(target_arch = "x86_64")]
     {
         use pgpage::checksum::x86;
@@ -65,13 +67,7 @@ fn main() {
     }
 }
 
-fn measure(
-    pages: &[u8],
-    seconds: f64,
-    rounds: usize,
-    body: fn(&[u8], Endian) -> u32,
-    e: Endian,
-) -> (f64, f64, u16) {
+fn measure(pages: &[u8], seconds: f64, rounds: usize, body: Body, e: Endian) -> (f64, f64, u16) {
     let mut sink = 0u16;
     let mut gbps = vec![0f64; rounds];
     for g in &mut gbps {
