@@ -230,6 +230,8 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo
     echo "pg_checksums said: $(grep -E 'Blocks scanned|Bad checksums' "$out/cli-pg_checksums.out" | tr -s ' ' | paste -sd';' -)"
     echo "pgpage said: $(tail -n 4 "$out/cli-pgpage.out" | tr -s ' ' | paste -sd';' -)"
+    echo
+    echo "What bounds these figures, with measurements: bench/NOTES.md."
     if [[ -f bench/browser.mjs ]]; then
         echo
         node bench/browser.mjs "$seconds" "$pages" "${smoke_flag[@]}"
