@@ -7,7 +7,11 @@ mod verify;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser, Debug)]
-#[command(name = "pgpage", version, about = "Verify and inspect PostgreSQL relation files")]
+#[command(
+    name = "pgpage",
+    version,
+    about = "Verify and inspect PostgreSQL relation files"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

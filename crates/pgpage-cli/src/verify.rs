@@ -6,14 +6,15 @@
 use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, OnceLock};
 
 use pgpage::file::{
-    detect_block_size, is_temporary_entry, parse_relation_file_name, FileExtent, FileVerifier, Fork,
-    PageResult, StatusCounts, DETECT_HEAD_BYTES,
+    detect_block_size, is_temporary_entry, parse_relation_file_name, FileExtent, FileVerifier,
+    Fork, PageResult, StatusCounts, DETECT_HEAD_BYTES,
 };
 use pgpage::{BlockSize, Endian, PageStatus};
 
@@ -50,7 +51,9 @@ fn parse_block_size(s: &str) -> Result<BlockSize, String> {
     s.parse::<u32>()
         .ok()
         .and_then(BlockSize::new)
-        .ok_or_else(|| format!("{s} is not a PostgreSQL block size (1024, 2048, 4096, 8192, 16384, 32768)"))
+        .ok_or_else(|| {
+            format!("{s} is not a PostgreSQL block size (1024, 2048, 4096, 8192, 16384, 32768)")
+        })
 }
 
 /// Bytes read at once. A multiple of every block size, so chunks always hold whole pages;
@@ -79,6 +82,8 @@ enum Item {
     File(FileJob),
     /// A path or directory that cannot be verified, with the reason.
     Failed(String),
+    /// Something the user should know that does not stop verification.
+    Warning(String),
 }
 
 /// A range of one file's bytes that one thread reads and verifies.
@@ -108,6 +113,7 @@ struct UnitResult {
 struct Shared<'a> {
     items: &'a [Item],
     units: &'a [Unit],
+    batches: &'a [Range<usize>],
     preps: Vec<OnceLock<Result<Prepared, String>>>,
     next: AtomicUsize,
     block_size: Option<BlockSize>,
@@ -122,6 +128,7 @@ pub fn run(args: &VerifyArgs) -> i32 {
         expand(args, path, &mut items);
     }
     let units = split_into_units(&items);
+    let batches = batch_units(&units);
     let endian = match args.endian {
         EndianArg::Little => Endian::Little,
         EndianArg::Big => Endian::Big,
@@ -129,13 +136,16 @@ pub fn run(args: &VerifyArgs) -> i32 {
     let shared = Shared {
         items: &items,
         units: &units,
+        batches: &batches,
         preps: items.iter().map(|_| OnceLock::new()).collect(),
         next: AtomicUsize::new(0),
         block_size: args.block_size,
         endian,
         keep_all: args.all,
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, units.len().max(1));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, batches.len().max(1));
     let stdout = io::stdout();
     let stderr = io::stderr();
     let mut report = Report::new(args, stdout.lock(), stderr.lock());
@@ -160,12 +170,18 @@ fn expand(args: &VerifyArgs, path: &Path, items: &mut Vec<Item>) {
     let meta = match fs::metadata(path) {
         Ok(m) => m,
         Err(e) => {
-            items.push(Item::Failed(format!("could not open \"{display}\": {}", reason(&e))));
+            items.push(Item::Failed(format!(
+                "could not open \"{display}\": {}",
+                reason(&e)
+            )));
             return;
         }
     };
     if meta.is_file() {
-        let name = path.file_name().and_then(|n| n.to_str()).and_then(parse_relation_file_name);
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(parse_relation_file_name);
         items.push(Item::File(FileJob {
             display,
             path: path.to_path_buf(),
@@ -177,7 +193,9 @@ fn expand(args: &VerifyArgs, path: &Path, items: &mut Vec<Item>) {
         return;
     }
     if !meta.is_dir() {
-        items.push(Item::Failed(format!("\"{display}\" is neither a file nor a directory")));
+        items.push(Item::Failed(format!(
+            "\"{display}\" is neither a file nor a directory"
+        )));
         return;
     }
     let files_before = count_files(items);
@@ -187,7 +205,9 @@ fn expand(args: &VerifyArgs, path: &Path, items: &mut Vec<Item>) {
         scan_dir(args, &display, path, None, items);
     }
     if count_files(items) == files_before {
-        items.push(Item::Failed(format!("nothing to verify in \"{display}\": no relation files found")));
+        items.push(Item::Failed(format!(
+            "nothing to verify in \"{display}\": no relation files found"
+        )));
     }
 }
 
@@ -199,6 +219,14 @@ fn scan_data_dir(args: &VerifyArgs, display: &str, path: &Path, items: &mut Vec<
         .map(|v| v.trim().to_owned())
         .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
         .unwrap_or_else(|| "15".to_owned());
+    // pg_checksums refuses a running cluster; we read it, but pages the server writes while
+    // we read them can come out torn.
+    if path.join("postmaster.pid").exists() {
+        items.push(Item::Warning(format!(
+            "\"{display}/postmaster.pid\" exists: if the server is running, pages it writes \
+             while they are read can show as damaged"
+        )));
+    }
     for sub in ["global", "base", "pg_tblspc"] {
         let dir = path.join(sub);
         if dir.is_dir() {
@@ -217,11 +245,20 @@ fn count_files(items: &[Item]) -> usize {
 /// pg_control, pg_filenode.map, pg_internal.init*, PG_VERSION and config_exec_params),
 /// directories and links to directories entered. In pg_tblspc (`tablespaces` = the major
 /// version), each link is entered through its `PG_<major>_<catversion>` directory.
-fn scan_dir(args: &VerifyArgs, display: &str, dir: &Path, tablespaces: Option<&str>, items: &mut Vec<Item>) {
+fn scan_dir(
+    args: &VerifyArgs,
+    display: &str,
+    dir: &Path,
+    tablespaces: Option<&str>,
+    items: &mut Vec<Item>,
+) {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
-            items.push(Item::Failed(format!("could not open directory \"{display}\": {}", reason(&e))));
+            items.push(Item::Failed(format!(
+                "could not open directory \"{display}\": {}",
+                reason(&e)
+            )));
             return;
         }
     };
@@ -234,12 +271,16 @@ fn scan_dir(args: &VerifyArgs, display: &str, dir: &Path, tablespaces: Option<&s
                 // A name that is not UTF-8 is not a relation file nor a PostgreSQL directory.
                 if let Ok(name) = entry.file_name().into_string() {
                     if !is_temporary_entry(&name) {
-                        let key = parse_relation_file_name(&name).map(|r| (r.relfilenode, r.fork, r.segno));
+                        let key = parse_relation_file_name(&name)
+                            .map(|r| (r.relfilenode, r.fork, r.segno));
                         names.push((key, name, entry));
                     }
                 }
             }
-            Err(e) => items.push(Item::Failed(format!("could not read directory \"{display}\": {}", reason(&e)))),
+            Err(e) => items.push(Item::Failed(format!(
+                "could not read directory \"{display}\": {}",
+                reason(&e)
+            ))),
         }
     }
     names.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
@@ -249,7 +290,10 @@ fn scan_dir(args: &VerifyArgs, display: &str, dir: &Path, tablespaces: Option<&s
         let kind = match entry.file_type() {
             Ok(k) => k,
             Err(e) => {
-                items.push(Item::Failed(format!("could not stat file \"{shown}\": {}", reason(&e))));
+                items.push(Item::Failed(format!(
+                    "could not stat file \"{shown}\": {}",
+                    reason(&e)
+                )));
                 continue;
             }
         };
@@ -266,7 +310,10 @@ fn scan_dir(args: &VerifyArgs, display: &str, dir: &Path, tablespaces: Option<&s
                     fork: name.fork,
                     explicit: false,
                 })),
-                Err(e) => items.push(Item::Failed(format!("could not stat file \"{shown}\": {}", reason(&e)))),
+                Err(e) => items.push(Item::Failed(format!(
+                    "could not stat file \"{shown}\": {}",
+                    reason(&e)
+                ))),
             }
         } else if kind.is_dir() || (kind.is_symlink() && path.is_dir()) {
             match tablespaces {
@@ -282,7 +329,13 @@ fn scan_dir(args: &VerifyArgs, display: &str, dir: &Path, tablespaces: Option<&s
 }
 
 /// Enters one tablespace link of pg_tblspc through its `PG_<major>_<catversion>` directory.
-fn scan_tablespace(args: &VerifyArgs, display: &str, link: &Path, major: &str, items: &mut Vec<Item>) {
+fn scan_tablespace(
+    args: &VerifyArgs,
+    display: &str,
+    link: &Path,
+    major: &str,
+    items: &mut Vec<Item>,
+) {
     let prefix = format!("PG_{major}_");
     let version_dir = fs::read_dir(link).ok().and_then(|entries| {
         let mut names: Vec<String> = entries
@@ -294,7 +347,9 @@ fn scan_tablespace(args: &VerifyArgs, display: &str, link: &Path, major: &str, i
     });
     match version_dir {
         Some(v) => scan_dir(args, &format!("{display}/{v}"), &link.join(&v), None, items),
-        None => items.push(Item::Failed(format!("could not find \"{display}/{prefix}*\": not a tablespace directory"))),
+        None => items.push(Item::Failed(format!(
+            "could not find \"{display}/{prefix}*\": not a tablespace directory"
+        ))),
     }
 }
 
@@ -306,7 +361,7 @@ fn split_into_units(items: &[Item]) -> Vec<Unit> {
     for (item, it) in items.iter().enumerate() {
         let len = match it {
             Item::File(job) => job.len,
-            Item::Failed(_) => 0,
+            Item::Failed(_) | Item::Warning(_) => 0,
         };
         let mut offset = 0u64;
         loop {
@@ -328,19 +383,39 @@ fn split_into_units(items: &[Item]) -> Vec<Unit> {
     units
 }
 
-fn worker(shared: &Shared, tx: &mpsc::SyncSender<(usize, UnitResult)>) {
+/// Groups consecutive units into batches of about CHUNK_BYTES, so that a data directory's
+/// many small files cost one hand-over between threads per batch, not one per file.
+fn batch_units(units: &[Unit]) -> Vec<Range<usize>> {
+    let mut batches = Vec::new();
+    let (mut start, mut bytes) = (0usize, 0usize);
+    for (i, unit) in units.iter().enumerate() {
+        bytes = bytes.saturating_add(unit.len);
+        let end = i.saturating_add(1);
+        if bytes >= CHUNK_BYTES || end.saturating_sub(start) >= 256 || end == units.len() {
+            batches.push(start..end);
+            (start, bytes) = (end, 0);
+        }
+    }
+    batches
+}
+
+fn worker(shared: &Shared, tx: &mpsc::SyncSender<(usize, Vec<UnitResult>)>) {
     let mut buf = vec![0u8; CHUNK_BYTES];
     let mut open: Option<(usize, io::Result<File>)> = None;
     loop {
         let index = shared.next.fetch_add(1, Ordering::Relaxed);
-        let Some(unit) = shared.units.get(index) else {
+        let Some(batch) = shared.batches.get(index) else {
             return;
         };
-        let result = match shared.items.get(unit.item) {
-            Some(Item::File(job)) => verify_unit(shared, unit, job, &mut buf, &mut open),
-            _ => UnitResult::default(),
-        };
-        if tx.send((index, result)).is_err() {
+        let units = shared.units.get(batch.clone()).unwrap_or_default();
+        let results = units
+            .iter()
+            .map(|unit| match shared.items.get(unit.item) {
+                Some(Item::File(job)) => verify_unit(shared, unit, job, &mut buf, &mut open),
+                _ => UnitResult::default(),
+            })
+            .collect();
+        if tx.send((index, results)).is_err() {
             return;
         }
     }
@@ -357,8 +432,11 @@ fn verify_unit(
         // File::open is read-only: verification never writes to its input.
         *open = Some((unit.item, File::open(&job.path)));
     }
-    let (Some((_, file)), Some(cell), Some(data)) = (open.as_ref(), shared.preps.get(unit.item), buf.get_mut(..unit.len))
-    else {
+    let (Some((_, file)), Some(cell), Some(data)) = (
+        open.as_ref(),
+        shared.preps.get(unit.item),
+        buf.get_mut(..unit.len),
+    ) else {
         return UnitResult::default();
     };
     // The thread that reaches a file first settles its block size; when it holds the file's
@@ -366,7 +444,9 @@ fn verify_unit(
     let mut read: Option<(usize, Option<io::Error>)> = None;
     let prep = cell
         .get_or_init(|| {
-            let f = file.as_ref().map_err(|e| format!("could not open file \"{}\": {}", job.display, reason(e)))?;
+            let f = file
+                .as_ref()
+                .map_err(|e| format!("could not open file \"{}\": {}", job.display, reason(e)))?;
             if shared.block_size.is_some() {
                 return prepare(shared, job, &[]);
             }
@@ -377,21 +457,37 @@ fn verify_unit(
                 read = Some((got, err));
                 return prep;
             }
-            let mut head = vec![0u8; usize::try_from(job.len).unwrap_or(DETECT_HEAD_BYTES).min(DETECT_HEAD_BYTES)];
+            let mut head = vec![
+                0u8;
+                usize::try_from(job.len)
+                    .unwrap_or(DETECT_HEAD_BYTES)
+                    .min(DETECT_HEAD_BYTES)
+            ];
             match read_full_at(f, &mut head, 0) {
-                (_, Some(e)) => Err(format!("could not read file \"{}\": {}", job.display, reason(&e))),
+                (_, Some(e)) => Err(format!(
+                    "could not read file \"{}\": {}",
+                    job.display,
+                    reason(&e)
+                )),
                 (got, None) => prepare(shared, job, head.get(..got).unwrap_or_default()),
             }
         })
         .clone();
-    let mut result = UnitResult { prep: Some(prep.clone()), ..UnitResult::default() };
+    let mut result = UnitResult {
+        prep: Some(prep.clone()),
+        ..UnitResult::default()
+    };
     let Ok(prep) = prep else {
         return result;
     };
     let file = match file {
         Ok(f) => f,
         Err(e) => {
-            result.error = Some(format!("could not open file \"{}\": {}", job.display, reason(e)));
+            result.error = Some(format!(
+                "could not open file \"{}\": {}",
+                job.display,
+                reason(e)
+            ));
             return result;
         }
     };
@@ -400,14 +496,21 @@ fn verify_unit(
     let first_block = unit.offset.checked_div(size).unwrap_or(0);
     let pages_left = u64::from(prep.extent.blocks).saturating_sub(first_block);
     let whole_len = (got as u64).min(pages_left.saturating_mul(size));
-    let (Ok(first), Some(whole)) =
-        (u32::try_from(first_block), usize::try_from(whole_len).ok().and_then(|n| data.get(..n)))
-    else {
+    let (Ok(first), Some(whole)) = (
+        u32::try_from(first_block),
+        usize::try_from(whole_len).ok().and_then(|n| data.get(..n)),
+    ) else {
         return result;
     };
     let keep_all = shared.keep_all;
     let pages = &mut result.pages;
-    prep.verifier.verify_chunk(whole, first, &mut result.counts, |s| keep_all || s.is_problem(), |p| pages.push(p));
+    prep.verifier.verify_chunk(
+        whole,
+        first,
+        &mut result.counts,
+        |s| keep_all || s.is_problem(),
+        |p| pages.push(p),
+    );
     if got < unit.len {
         let at = unit.offset.saturating_add(got as u64);
         let block = at.checked_div(size).unwrap_or(0);
@@ -426,11 +529,22 @@ fn verify_unit(
 /// Settles a file's geometry: the block size (given, or detected from the head of the file,
 /// or 8192) and its length in pages.
 fn prepare(shared: &Shared, job: &FileJob, head: &[u8]) -> Result<Prepared, String> {
-    let block_size =
-        shared.block_size.or_else(|| detect_block_size(head, shared.endian)).unwrap_or_default();
-    let extent = FileExtent::of_len(job.len, block_size)
-        .ok_or_else(|| format!("file \"{}\" holds more blocks than a block number can count", job.display))?;
-    let verifier = FileVerifier { block_size, endian: shared.endian, segno: job.segno, blocks: extent.blocks };
+    let block_size = shared
+        .block_size
+        .or_else(|| detect_block_size(head, shared.endian))
+        .unwrap_or_default();
+    let extent = FileExtent::of_len(job.len, block_size).ok_or_else(|| {
+        format!(
+            "file \"{}\" holds more blocks than a block number can count",
+            job.display
+        )
+    })?;
+    let verifier = FileVerifier {
+        block_size,
+        endian: shared.endian,
+        segno: job.segno,
+        blocks: extent.blocks,
+    };
     Ok(Prepared { verifier, extent })
 }
 
@@ -489,19 +603,30 @@ impl<'a, O: Write, E: Write> Report<'a, O, E> {
         }
     }
 
-    fn consume(&mut self, rx: mpsc::Receiver<(usize, UnitResult)>, shared: &Shared) -> io::Result<()> {
+    fn consume(
+        &mut self,
+        rx: mpsc::Receiver<(usize, Vec<UnitResult>)>,
+        shared: &Shared,
+    ) -> io::Result<()> {
         if self.args.json {
             self.out.write_all(b"{\"files\": [")?;
         }
         let mut pending = BTreeMap::new();
         let mut next = 0usize;
-        for (index, result) in rx {
-            pending.insert(index, result);
-            while let Some(result) = pending.remove(&next) {
-                if let (Some(unit), Some(item)) =
-                    (shared.units.get(next), shared.units.get(next).and_then(|u| shared.items.get(u.item)))
+        for (index, results) in rx {
+            pending.insert(index, results);
+            while let Some(results) = pending.remove(&next) {
+                let batch = shared.batches.get(next).cloned().unwrap_or_default();
+                for (unit, result) in shared
+                    .units
+                    .get(batch)
+                    .unwrap_or_default()
+                    .iter()
+                    .zip(results)
                 {
-                    self.unit(item, unit, result)?;
+                    if let Some(item) = shared.items.get(unit.item) {
+                        self.unit(item, unit, result)?;
+                    }
                 }
                 next = next.saturating_add(1);
             }
@@ -517,6 +642,7 @@ impl<'a, O: Write, E: Write> Report<'a, O, E> {
     fn unit(&mut self, item: &Item, unit: &Unit, result: UnitResult) -> io::Result<()> {
         let job = match item {
             Item::Failed(reason) => return self.fail(reason),
+            Item::Warning(warning) => return writeln!(self.err, "pgpage: warning: {warning}"),
             Item::File(job) => job,
         };
         if unit.first {
@@ -564,7 +690,11 @@ impl<'a, O: Write, E: Write> Report<'a, O, E> {
                 prep.extent.trailing_bytes,
             )
         } else if job.explicit && job.len == 0 {
-            writeln!(self.err, "pgpage: warning: file \"{}\" is empty", job.display)
+            writeln!(
+                self.err,
+                "pgpage: warning: file \"{}\" is empty",
+                job.display
+            )
         } else {
             Ok(())
         }
@@ -574,7 +704,9 @@ impl<'a, O: Write, E: Write> Report<'a, O, E> {
         if self.args.json {
             let sep = if self.first_page { "" } else { ", " };
             self.first_page = false;
-            let computed = p.computed.map_or_else(|| "null".to_owned(), |c| c.to_string());
+            let computed = p
+                .computed
+                .map_or_else(|| "null".to_owned(), |c| c.to_string());
             write!(
                 self.out,
                 "{sep}{{\"block\": {}, \"absolute_block\": {}, \"status\": \"{}\", \"stored\": {}, \"computed\": {computed}",
@@ -614,7 +746,9 @@ impl<'a, O: Write, E: Write> Report<'a, O, E> {
             _ => {}
         }
         if self.args.all {
-            let computed = p.computed.map_or_else(|| "-".to_owned(), |c| format!("{c:X}"));
+            let computed = p
+                .computed
+                .map_or_else(|| "-".to_owned(), |c| format!("{c:X}"));
             writeln!(
                 self.out,
                 "file \"{path}\", block {block} (relation block {}): {}, stored checksum {stored:X}, \

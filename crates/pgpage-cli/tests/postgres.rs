@@ -2,7 +2,14 @@
 //! `initdb -k` cluster with a table and an index, stopped, copied and damaged in several
 //! ways; both tools must name the same blocks with the same lines and the same summary.
 //! If PostgreSQL cannot be started, the test fails with the reason.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects, clippy::panic)]
+// Tests index fixed-size test pages and panic on failure; that is their job.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::panic
+)]
 
 use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;
@@ -20,7 +27,10 @@ fn is_root() -> bool {
 fn pg(program: &str, args: &[&str]) -> Output {
     let path = format!("{PGBIN}/{program}");
     let out = if is_root() {
-        Command::new("runuser").args(["-u", "postgres", "--", &path]).args(args).output()
+        Command::new("runuser")
+            .args(["-u", "postgres", "--", &path])
+            .args(args)
+            .output()
     } else {
         Command::new(&path).args(args).output()
     };
@@ -44,12 +54,26 @@ struct Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = pg("pg_ctl", &["-D", self.data.to_str().unwrap(), "-m", "immediate", "-w", "stop"]);
+        let _ = pg(
+            "pg_ctl",
+            &[
+                "-D",
+                self.data.to_str().unwrap(),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+            ],
+        );
     }
 }
 
 fn flip(path: &Path, offset: u64, mask: u8) {
-    let f = OpenOptions::new().read(true).write(true).open(path).unwrap();
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .unwrap();
     let mut b = [0u8];
     f.read_exact_at(&mut b, offset).unwrap();
     f.write_all_at(&[b[0] ^ mask], offset).unwrap();
@@ -69,19 +93,43 @@ fn read_block(path: &Path, block: u64) -> Vec<u8> {
 
 #[test]
 fn mismatch_lines_and_summary_equal_pg_checksums() {
-    let tmp = tempfile::Builder::new().prefix("pgpage-pg").tempdir().unwrap();
+    let tmp = tempfile::Builder::new()
+        .prefix("pgpage-pg")
+        .tempdir()
+        .unwrap();
     let root = tmp.path();
     if is_root() {
-        ok(Command::new("chown").args(["postgres", root.to_str().unwrap()]).output().unwrap(), "chown");
+        ok(
+            Command::new("chown")
+                .args(["postgres", root.to_str().unwrap()])
+                .output()
+                .unwrap(),
+            "chown",
+        );
     }
     let data = root.join("data");
     let d = data.to_str().unwrap();
     let sock = root.to_str().unwrap();
     let port = (20_000 + std::process::id() % 30_000).to_string();
-    ok(pg("initdb", &["-k", "-A", "trust", "--no-sync", "-D", d]), "initdb -k");
+    ok(
+        pg("initdb", &["-k", "-A", "trust", "--no-sync", "-D", d]),
+        "initdb -k",
+    );
     let log = root.join("log");
     let opts = format!("-k {sock} -p {port} -c listen_addresses='' -c fsync=off");
-    let start = pg("pg_ctl", &["-D", d, "-o", &opts, "-l", log.to_str().unwrap(), "-w", "start"]);
+    let start = pg(
+        "pg_ctl",
+        &[
+            "-D",
+            d,
+            "-o",
+            &opts,
+            "-l",
+            log.to_str().unwrap(),
+            "-w",
+            "start",
+        ],
+    );
     let server = Server { data: data.clone() };
     if !start.status.success() {
         panic!(
@@ -90,7 +138,20 @@ fn mismatch_lines_and_summary_equal_pg_checksums() {
             std::fs::read_to_string(&log).unwrap_or_default()
         );
     }
-    let mut args = vec!["-h", sock, "-p", &port, "-d", "postgres", "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1"];
+    let mut args = vec![
+        "-h",
+        sock,
+        "-p",
+        &port,
+        "-d",
+        "postgres",
+        "-X",
+        "-A",
+        "-t",
+        "-q",
+        "-v",
+        "ON_ERROR_STOP=1",
+    ];
     for sql in [
         "create table t (id int primary key, v text)",
         "insert into t select g, md5(g::text) from generate_series(1, 20000) g",
@@ -105,12 +166,21 @@ fn mismatch_lines_and_summary_equal_pg_checksums() {
     let rel: Vec<&str> = out.trim().lines().last().unwrap().split('|').collect();
     let (table, index) = (data.join(rel[0]), data.join(rel[1]));
     // A clean shutdown, or pg_checksums refuses the cluster.
-    ok(pg("pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]), "pg_ctl stop");
+    ok(
+        pg("pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
+        "pg_ctl stop",
+    );
     drop(server);
 
     // Damage a copy, as pg_checksums must be run on a stopped cluster.
     let copy = root.join("copy");
-    ok(Command::new("cp").args(["-a", d, copy.to_str().unwrap()]).output().unwrap(), "cp -a");
+    ok(
+        Command::new("cp")
+            .args(["-a", d, copy.to_str().unwrap()])
+            .output()
+            .unwrap(),
+        "cp -a",
+    );
     let table = copy.join(table.strip_prefix(&data).unwrap());
     let index = copy.join(index.strip_prefix(&data).unwrap());
     flip(&table, 2 * 8192 + 5000, 0x01); // a bit in tuple data
@@ -123,7 +193,10 @@ fn mismatch_lines_and_summary_equal_pg_checksums() {
 
     let c = copy.to_str().unwrap();
     let theirs = pg("pg_checksums", &["--check", "-D", c]);
-    let ours = Command::new(env!("CARGO_BIN_EXE_pgpage")).args(["verify", c]).output().unwrap();
+    let ours = Command::new(env!("CARGO_BIN_EXE_pgpage"))
+        .args(["verify", c])
+        .output()
+        .unwrap();
     assert_eq!(theirs.status.code(), Some(1), "{theirs:?}");
     assert_eq!(ours.status.code(), Some(1), "{ours:?}");
 
@@ -142,15 +215,31 @@ fn mismatch_lines_and_summary_equal_pg_checksums() {
     assert_eq!(got, want);
 
     // The summary, but for "Data checksum version", which is in pg_control, not the pages.
-    let theirs_summary: Vec<String> = String::from_utf8_lossy(&theirs.stdout).lines().take(4).map(str::to_owned).collect();
-    let ours_summary: Vec<String> = String::from_utf8_lossy(&ours.stdout).lines().take(4).map(str::to_owned).collect();
+    let theirs_summary: Vec<String> = String::from_utf8_lossy(&theirs.stdout)
+        .lines()
+        .take(4)
+        .map(str::to_owned)
+        .collect();
+    let ours_summary: Vec<String> = String::from_utf8_lossy(&ours.stdout)
+        .lines()
+        .take(4)
+        .map(str::to_owned)
+        .collect();
     assert_eq!(ours_summary, theirs_summary);
 
     // What pg_checksums cannot say: the page it skipped and where the swapped pages belong.
-    let json = Command::new(env!("CARGO_BIN_EXE_pgpage")).args(["verify", "--json", table.to_str().unwrap()]).output().unwrap();
+    let json = Command::new(env!("CARGO_BIN_EXE_pgpage"))
+        .args(["verify", "--json", table.to_str().unwrap()])
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     let pages = v["files"][0]["pages"].as_array().unwrap();
-    let find = |b: u64| pages.iter().find(|p| p["block"] == b).unwrap_or_else(|| panic!("block {b} not listed: {pages:?}"));
+    let find = |b: u64| {
+        pages
+            .iter()
+            .find(|p| p["block"] == b)
+            .unwrap_or_else(|| panic!("block {b} not listed: {pages:?}"))
+    };
     assert_eq!(find(7)["matches_block"], 8);
     assert_eq!(find(8)["matches_block"], 7);
     assert_eq!(find(10)["status"], "new_not_zero");

@@ -1,6 +1,12 @@
 //! `pgpage verify` end to end: pages built and sealed with the core, written to temporary
 //! files and data directories, checked through the binary's exit status, JSON and lines.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+// Tests index fixed-size test pages and panic on failure; that is their job.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 
 use std::fs;
 use std::path::Path;
@@ -50,7 +56,9 @@ fn stored(p: &[u8]) -> u16 {
 
 /// A clean main-fork file of `blocks` 8 KB pages for segment `segno`.
 fn clean_file(blocks: u32, segno: u32) -> Vec<Vec<u8>> {
-    (0..blocks).map(|b| page(BLCKSZ, segno * 131_072 + b, b as u8, Endian::Little)).collect()
+    (0..blocks)
+        .map(|b| page(BLCKSZ, segno * 131_072 + b, b as u8, Endian::Little))
+        .collect()
 }
 
 fn write(path: &Path, pages: &[Vec<u8>]) {
@@ -59,17 +67,26 @@ fn write(path: &Path, pages: &[Vec<u8>]) {
 }
 
 fn pgpage(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pgpage")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_pgpage"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout))
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
     })
 }
 
 fn stderr_lines(out: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&out.stderr).lines().map(str::to_owned).collect()
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 fn stdout(out: &Output) -> String {
@@ -94,15 +111,46 @@ fn clean_file_exits_0_with_the_contract_json() {
     let v = json(&out);
     assert_eq!(keys(&v), ["files", "summary"]);
     let f = &v["files"][0];
-    assert_eq!(keys(f), ["block_size", "blocks", "fork", "pages", "path", "segment", "trailing_bytes"]);
+    assert_eq!(
+        keys(f),
+        [
+            "block_size",
+            "blocks",
+            "fork",
+            "pages",
+            "path",
+            "segment",
+            "trailing_bytes"
+        ]
+    );
     assert_eq!(f["path"], p);
-    assert_eq!((f["segment"].as_u64(), f["fork"].as_str()), (Some(0), Some("main")));
-    assert_eq!((f["block_size"].as_u64(), f["blocks"].as_u64()), (Some(8192), Some(5)));
+    assert_eq!(
+        (f["segment"].as_u64(), f["fork"].as_str()),
+        (Some(0), Some("main"))
+    );
+    assert_eq!(
+        (f["block_size"].as_u64(), f["blocks"].as_u64()),
+        (Some(8192), Some(5))
+    );
     assert_eq!(f["trailing_bytes"], 0);
     assert_eq!(f["pages"].as_array().unwrap().len(), 0);
     let s = &v["summary"];
-    assert_eq!(keys(s), ["bad_header", "blocks", "files", "mismatch", "new_not_zero", "ok", "zero"]);
-    assert_eq!((s["files"].as_u64(), s["blocks"].as_u64(), s["ok"].as_u64()), (Some(1), Some(5), Some(5)));
+    assert_eq!(
+        keys(s),
+        [
+            "bad_header",
+            "blocks",
+            "files",
+            "mismatch",
+            "new_not_zero",
+            "ok",
+            "zero"
+        ]
+    );
+    assert_eq!(
+        (s["files"].as_u64(), s["blocks"].as_u64(), s["ok"].as_u64()),
+        (Some(1), Some(5), Some(5))
+    );
 
     let out = pgpage(&["verify", p]);
     assert_eq!(out.status.code(), Some(0));
@@ -134,26 +182,48 @@ fn mismatches_print_pg_checksums_lines_and_the_misplaced_block() {
     let listed = f["pages"].as_array().unwrap();
     assert_eq!(listed.len(), 2);
     let one = &listed[0];
-    assert_eq!(keys(one), ["absolute_block", "block", "computed", "matches_block", "status", "stored"]);
+    assert_eq!(
+        keys(one),
+        [
+            "absolute_block",
+            "block",
+            "computed",
+            "matches_block",
+            "status",
+            "stored"
+        ]
+    );
     assert_eq!(one["block"], 1);
     assert_eq!(one["absolute_block"], abs(1));
     assert_eq!(one["status"], "mismatch");
     assert_eq!(one["stored"], stored(&pages[1]));
-    assert_eq!(one["computed"], pg_checksum_page(&pages[1], abs(1), Endian::Little));
+    assert_eq!(
+        one["computed"],
+        pg_checksum_page(&pages[1], abs(1), Endian::Little)
+    );
     assert_eq!(one["matches_block"], 4);
     let three = &listed[1];
     assert_eq!(three["block"], 3);
-    assert_eq!(three["computed"], pg_checksum_page(&pages[3], abs(3), Endian::Little));
+    assert_eq!(
+        three["computed"],
+        pg_checksum_page(&pages[3], abs(3), Endian::Little)
+    );
     if let Some(m) = three["matches_block"].as_u64() {
         // Only when the damaged page's checksum happens to fit another block of the file.
-        assert_eq!(pg_checksum_page(&pages[3], abs(m as u32), Endian::Little), stored(&pages[3]));
+        assert_eq!(
+            pg_checksum_page(&pages[3], abs(m as u32), Endian::Little),
+            stored(&pages[3])
+        );
     }
     assert_eq!(v["summary"]["mismatch"], 2);
     assert_eq!(v["summary"]["ok"], 4);
 
     let out = pgpage(&["verify", p]);
     assert_eq!(out.status.code(), Some(1));
-    let errors: Vec<String> = stderr_lines(&out).into_iter().filter(|l| l.contains(": error: ")).collect();
+    let errors: Vec<String> = stderr_lines(&out)
+        .into_iter()
+        .filter(|l| l.contains(": error: "))
+        .collect();
     let expect = |b: usize| {
         format!(
             "pgpage: error: checksum verification failed in file \"{p}\", block {b}: \
@@ -175,7 +245,9 @@ fn every_status_and_all_pages() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("16390_fsm.1");
     let abs = |b: u32| 131_072 + b;
-    let mut pages: Vec<Vec<u8>> = (0..4).map(|b| page(BLCKSZ, abs(b), b as u8, Endian::Little)).collect();
+    let mut pages: Vec<Vec<u8>> = (0..4)
+        .map(|b| page(BLCKSZ, abs(b), b as u8, Endian::Little))
+        .collect();
     pages[1] = vec![0u8; BLCKSZ]; // zero: fine
     pages[2][14..16].copy_from_slice(&0u16.to_le_bytes()); // pd_upper zeroed: new_not_zero
     pages[3][12..14].copy_from_slice(&8100u16.to_le_bytes()); // pd_lower > pd_upper
@@ -189,20 +261,33 @@ fn every_status_and_all_pages() {
     assert_eq!(v["files"][0]["fork"], "fsm");
     assert_eq!(v["files"][0]["segment"], 1);
     let listed = v["files"][0]["pages"].as_array().unwrap();
-    let statuses: Vec<&str> = listed.iter().map(|p| p["status"].as_str().unwrap()).collect();
+    let statuses: Vec<&str> = listed
+        .iter()
+        .map(|p| p["status"].as_str().unwrap())
+        .collect();
     assert_eq!(statuses, ["new_not_zero", "bad_header"]);
     assert!(listed[0]["computed"].is_null());
     assert!(listed[0].get("matches_block").is_none());
     assert_eq!(listed[1]["computed"], listed[1]["stored"]);
     let s = &v["summary"];
     assert_eq!(
-        [&s["ok"], &s["mismatch"], &s["zero"], &s["new_not_zero"], &s["bad_header"], &s["blocks"]],
+        [
+            &s["ok"],
+            &s["mismatch"],
+            &s["zero"],
+            &s["new_not_zero"],
+            &s["bad_header"],
+            &s["blocks"]
+        ],
         [1, 0, 1, 1, 1, 4]
     );
 
     let all = json(&pgpage(&["verify", "--json", "--all", p]));
     let listed = all["files"][0]["pages"].as_array().unwrap();
-    let statuses: Vec<&str> = listed.iter().map(|p| p["status"].as_str().unwrap()).collect();
+    let statuses: Vec<&str> = listed
+        .iter()
+        .map(|p| p["status"].as_str().unwrap())
+        .collect();
     assert_eq!(statuses, ["ok", "zero", "new_not_zero", "bad_header"]);
     assert!(listed[1]["computed"].is_null());
     assert_eq!(listed[0]["absolute_block"], abs(0));
@@ -210,9 +295,13 @@ fn every_status_and_all_pages() {
     let out = pgpage(&["verify", p]);
     let lines = stderr_lines(&out);
     assert_eq!(lines.len(), 2, "{lines:?}");
-    assert!(lines[0].starts_with(&format!("pgpage: error: page verification failed in file \"{p}\", block 2: ")));
+    assert!(lines[0].starts_with(&format!(
+        "pgpage: error: page verification failed in file \"{p}\", block 2: "
+    )));
     assert!(lines[0].contains("pd_upper is 0"));
-    assert!(lines[1].starts_with(&format!("pgpage: error: page verification failed in file \"{p}\", block 3: ")));
+    assert!(lines[1].starts_with(&format!(
+        "pgpage: error: page verification failed in file \"{p}\", block 3: "
+    )));
     assert!(lines[1].contains("header is invalid"));
     let summary = stdout(&out);
     assert!(summary.contains("Bad checksums:  0\n"));
@@ -242,7 +331,12 @@ fn trailing_bytes_are_a_problem_and_empty_files_are_not() {
 
     let out = pgpage(&["verify", t]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stderr_lines(&out), [format!("pgpage: error: could not read block 2 in file \"{t}\": read 100 of 8192")]);
+    assert_eq!(
+        stderr_lines(&out),
+        [format!(
+            "pgpage: error: could not read block 2 in file \"{t}\": read 100 of 8192"
+        )]
+    );
 
     let out = pgpage(&["verify", e]);
     assert_eq!(out.status.code(), Some(0));
@@ -252,7 +346,13 @@ fn trailing_bytes_are_a_problem_and_empty_files_are_not() {
     let one = dir.path().join("16402");
     fs::write(&one, [1u8]).unwrap();
     let v = json(&pgpage(&["verify", "--json", one.to_str().unwrap()]));
-    assert_eq!((v["files"][0]["blocks"].as_u64(), v["files"][0]["trailing_bytes"].as_u64()), (Some(0), Some(1)));
+    assert_eq!(
+        (
+            v["files"][0]["blocks"].as_u64(),
+            v["files"][0]["trailing_bytes"].as_u64()
+        ),
+        (Some(0), Some(1))
+    );
 }
 
 #[test]
@@ -273,7 +373,10 @@ fn unreadable_paths_exit_2_but_the_rest_is_verified() {
     assert_eq!(v["summary"]["mismatch"], 1);
     let lines = stderr_lines(&out);
     assert_eq!(lines.len(), 1);
-    assert!(lines[0].starts_with(&format!("pgpage: error: could not open \"{m}\": ")), "{lines:?}");
+    assert!(
+        lines[0].starts_with(&format!("pgpage: error: could not open \"{m}\": ")),
+        "{lines:?}"
+    );
 
     let out = pgpage(&["verify", g, m]);
     assert_eq!(out.status.code(), Some(2));
@@ -321,11 +424,22 @@ fn data_directory_is_walked_like_pg_checksums() {
     fs::create_dir_all(data.join("base/5/pgsql_tmp")).unwrap();
     fs::write(data.join("PG_VERSION"), "15\n").unwrap();
     write(&data.join("global/1262"), &clean_file(1, 0));
-    for skipped in ["global/pg_control", "global/pg_filenode.map", "base/5/pg_internal.init", "base/5/PG_VERSION"] {
+    for skipped in [
+        "global/pg_control",
+        "global/pg_filenode.map",
+        "base/5/pg_internal.init",
+        "base/5/PG_VERSION",
+    ] {
         fs::write(data.join(skipped), [0xAAu8; 8192]).unwrap();
     }
     // Temporary files and names that are not relation files are skipped.
-    for skipped in ["base/5/pgsql_tmp/pgsql_tmp12.0", "base/5/t3_16500", "base/5/16385.0", "base/5/junk", "base/5/16385_main"] {
+    for skipped in [
+        "base/5/pgsql_tmp/pgsql_tmp12.0",
+        "base/5/t3_16500",
+        "base/5/16385.0",
+        "base/5/junk",
+        "base/5/16385_main",
+    ] {
         fs::write(data.join(skipped), [0xAAu8; 8192]).unwrap();
     }
     let mut pages = clean_file(2, 0);
@@ -336,14 +450,22 @@ fn data_directory_is_walked_like_pg_checksums() {
     // A tablespace: pg_tblspc/<oid> links to a location holding PG_15_<catversion>/<db>/.
     let location = dir.path().join("ts");
     write(&location.join("PG_15_202209061/5/16600"), &clean_file(2, 0));
-    write(&location.join("PG_14_202107181/5/16700"), &vec![vec![0x55u8; 8192]]);
+    write(
+        &location.join("PG_14_202107181/5/16700"),
+        &vec![vec![0x55u8; 8192]],
+    );
     fs::create_dir_all(data.join("pg_tblspc")).unwrap();
     std::os::unix::fs::symlink(&location, data.join("pg_tblspc/16599")).unwrap();
 
     let out = pgpage(&["verify", "--json", d]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let v = json(&out);
-    let paths: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    let paths: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
     assert_eq!(
         paths,
         [
@@ -368,6 +490,14 @@ fn data_directory_is_walked_like_pg_checksums() {
         "pgpage: error: checksum verification failed in file \"{d}//base/5/16385\", block 1: "
     )));
     assert!(stdout(&out).contains("Files scanned:   5\nBlocks scanned:  7\nBad checksums:  1\n"));
+
+    // A running server's directory is read, with a warning: pages may be torn mid-write.
+    fs::write(data.join("postmaster.pid"), "4242\n").unwrap();
+    let out = pgpage(&["verify", d]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].starts_with(&format!("pgpage: warning: \"{d}/postmaster.pid\" exists")));
 }
 
 #[test]
@@ -384,22 +514,46 @@ fn segment_block_size_and_endian_options() {
 
     // 4 KB pages: detected from pd_pagesize_version; segments are 262144 blocks long.
     let small = dir.path().join("16386.1");
-    write(&small, &(0..3).map(|b| page(4096, 262_144 + b, 9, Endian::Little)).collect::<Vec<_>>());
+    write(
+        &small,
+        &(0..3)
+            .map(|b| page(4096, 262_144 + b, 9, Endian::Little))
+            .collect::<Vec<_>>(),
+    );
     let s = small.to_str().unwrap();
     let out = pgpage(&["verify", "--json", s]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let v = json(&out);
-    assert_eq!((v["files"][0]["block_size"].as_u64(), v["files"][0]["blocks"].as_u64()), (Some(4096), Some(3)));
+    assert_eq!(
+        (
+            v["files"][0]["block_size"].as_u64(),
+            v["files"][0]["blocks"].as_u64()
+        ),
+        (Some(4096), Some(3))
+    );
     let forced = json(&pgpage(&["verify", "--json", "--block-size", "8192", s]));
     assert_eq!(forced["files"][0]["block_size"], 8192);
     assert_eq!(forced["files"][0]["trailing_bytes"], 4096);
 
     // Big-endian pages verify only as big-endian.
     let big = dir.path().join("16387");
-    write(&big, &(0..2).map(|b| page(BLCKSZ, b, 3, Endian::Big)).collect::<Vec<_>>());
+    write(
+        &big,
+        &(0..2)
+            .map(|b| page(BLCKSZ, b, 3, Endian::Big))
+            .collect::<Vec<_>>(),
+    );
     let b = big.to_str().unwrap();
-    assert_eq!(pgpage(&["verify", "--endian", "big", b]).status.code(), Some(0));
-    assert_eq!(pgpage(&["verify", "--endian", "little", "--block-size", "8192", b]).status.code(), Some(1));
+    assert_eq!(
+        pgpage(&["verify", "--endian", "big", b]).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        pgpage(&["verify", "--endian", "little", "--block-size", "8192", b])
+            .status
+            .code(),
+        Some(1)
+    );
 }
 
 #[test]
@@ -414,13 +568,26 @@ fn large_files_are_verified_in_chunks_in_order() {
     }
     write(&path, &pages);
     let v = json(&pgpage(&["verify", "--json", path.to_str().unwrap()]));
-    let blocks: Vec<u64> =
-        v["files"][0]["pages"].as_array().unwrap().iter().map(|p| p["block"].as_u64().unwrap()).collect();
+    let blocks: Vec<u64> = v["files"][0]["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["block"].as_u64().unwrap())
+        .collect();
     assert_eq!(blocks, damaged.map(|b| b as u64));
     assert_eq!(v["summary"]["ok"], 700 - damaged.len());
-    let all = json(&pgpage(&["verify", "--json", "--all", path.to_str().unwrap()]));
-    let blocks: Vec<u64> =
-        all["files"][0]["pages"].as_array().unwrap().iter().map(|p| p["block"].as_u64().unwrap()).collect();
+    let all = json(&pgpage(&[
+        "verify",
+        "--json",
+        "--all",
+        path.to_str().unwrap(),
+    ]));
+    let blocks: Vec<u64> = all["files"][0]["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["block"].as_u64().unwrap())
+        .collect();
     assert_eq!(blocks, (0..700).collect::<Vec<u64>>());
 }
 
@@ -431,9 +598,20 @@ fn verify_leaves_files_untouched() {
     let mut pages = clean_file(4, 0);
     pages[0][300] ^= 1;
     write(&path, &pages);
-    let before = (fs::read(&path).unwrap(), fs::metadata(&path).unwrap().modified().unwrap());
+    let before = (
+        fs::read(&path).unwrap(),
+        fs::metadata(&path).unwrap().modified().unwrap(),
+    );
     std::thread::sleep(std::time::Duration::from_millis(20));
-    assert_eq!(pgpage(&["verify", "--all", path.to_str().unwrap()]).status.code(), Some(1));
-    let after = (fs::read(&path).unwrap(), fs::metadata(&path).unwrap().modified().unwrap());
+    assert_eq!(
+        pgpage(&["verify", "--all", path.to_str().unwrap()])
+            .status
+            .code(),
+        Some(1)
+    );
+    let after = (
+        fs::read(&path).unwrap(),
+        fs::metadata(&path).unwrap().modified().unwrap(),
+    );
     assert_eq!(before, after);
 }

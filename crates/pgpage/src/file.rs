@@ -57,7 +57,11 @@ pub fn parse_relation_file_name(name: &str) -> Option<RelationFileName> {
         Some(_) => return None,
         None => (rest, Fork::Main),
     };
-    Some(RelationFileName { relfilenode: parse_digits(node, OIDCHARS)?, fork, segno })
+    Some(RelationFileName {
+        relfilenode: parse_digits(node, OIDCHARS)?,
+        fork,
+        segno,
+    })
 }
 
 /// A non-empty run of at most `max` ASCII digits that fits in u32.
@@ -86,13 +90,14 @@ pub const DETECT_HEAD_BYTES: usize = DETECT_PAGES * 32768;
 /// PostgreSQL supports, the non-new pages (pd_upper != 0) among the first few at offsets of
 /// that size vote when their pd_pagesize_version claims it. The size with most votes wins,
 /// 8 KB on a tie; None when no page claims the size it sits at (all new, or garbage).
+/// Only whole pages vote: the one garbage page of an 8 KB file must not pass for a 16 KB one.
 pub fn detect_block_size(head: &[u8], endian: Endian) -> Option<BlockSize> {
     let mut best: Option<(usize, BlockSize)> = None;
-    let default_first =
-        core::iter::once(BlockSize::DEFAULT.bytes()).chain(BlockSize::ALL.into_iter().filter(|&s| s != 8192));
+    let default_first = core::iter::once(BlockSize::DEFAULT.bytes())
+        .chain(BlockSize::ALL.into_iter().filter(|&s| s != 8192));
     for size in default_first.filter_map(BlockSize::new) {
         let votes = head
-            .chunks(size.len())
+            .chunks_exact(size.len())
             .filter(|page| read_u16(page, 14, endian).is_some_and(|upper| upper != 0))
             .take(DETECT_PAGES)
             .filter(|page| BlockSize::from_page(page, endian) == Some(size))
@@ -117,7 +122,10 @@ impl FileExtent {
         let size = u64::from(block_size.bytes());
         let blocks = u32::try_from(len.checked_div(size)?).ok()?;
         let trailing_bytes = u32::try_from(len.checked_rem(size)?).ok()?;
-        Some(FileExtent { blocks, trailing_bytes })
+        Some(FileExtent {
+            blocks,
+            trailing_bytes,
+        })
     }
 }
 
@@ -168,14 +176,22 @@ impl StatusCounts {
 
     /// Every page counted.
     pub fn blocks(&self) -> u64 {
-        [self.ok, self.mismatch, self.zero, self.new_not_zero, self.bad_header]
-            .iter()
-            .fold(0u64, |a, &n| a.saturating_add(n))
+        [
+            self.ok,
+            self.mismatch,
+            self.zero,
+            self.new_not_zero,
+            self.bad_header,
+        ]
+        .iter()
+        .fold(0u64, |a, &n| a.saturating_add(n))
     }
 
     /// Pages the server would refuse to read.
     pub fn problems(&self) -> u64 {
-        self.mismatch.saturating_add(self.new_not_zero).saturating_add(self.bad_header)
+        self.mismatch
+            .saturating_add(self.new_not_zero)
+            .saturating_add(self.bad_header)
     }
 }
 
@@ -199,7 +215,11 @@ impl FileVerifier {
     /// The pages of `chunk`, whose first page is block `first_block` of the file. A partial
     /// page at the end of the chunk is not a page and is left out; so are pages past block
     /// number u32::MAX.
-    pub fn pages<'a>(&self, chunk: &'a [u8], first_block: u32) -> impl Iterator<Item = PageResult> + 'a {
+    pub fn pages<'a>(
+        &self,
+        chunk: &'a [u8],
+        first_block: u32,
+    ) -> impl Iterator<Item = PageResult> + 'a {
         let this = *self;
         let file_first = self.first_absolute_block();
         chunk
@@ -240,29 +260,79 @@ impl FileVerifier {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    // Tests index fixed-size test pages and panic on failure; that is their job.
+    #![allow(
+        clippy::unwrap_used,
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects
+    )]
     use super::*;
     use crate::checksum::pg_checksum_page;
 
     fn name(relfilenode: u32, fork: Fork, segno: u32) -> Option<RelationFileName> {
-        Some(RelationFileName { relfilenode, fork, segno })
+        Some(RelationFileName {
+            relfilenode,
+            fork,
+            segno,
+        })
     }
 
     #[test]
     fn relation_file_names() {
-        assert_eq!(parse_relation_file_name("16385"), name(16385, Fork::Main, 0));
-        assert_eq!(parse_relation_file_name("16385.2"), name(16385, Fork::Main, 2));
-        assert_eq!(parse_relation_file_name("16385_fsm"), name(16385, Fork::Fsm, 0));
-        assert_eq!(parse_relation_file_name("16385_vm"), name(16385, Fork::Vm, 0));
-        assert_eq!(parse_relation_file_name("16385_init"), name(16385, Fork::Init, 0));
-        assert_eq!(parse_relation_file_name("16385_fsm.1"), name(16385, Fork::Fsm, 1));
-        assert_eq!(parse_relation_file_name("4294967295.7"), name(u32::MAX, Fork::Main, 7));
+        assert_eq!(
+            parse_relation_file_name("16385"),
+            name(16385, Fork::Main, 0)
+        );
+        assert_eq!(
+            parse_relation_file_name("16385.2"),
+            name(16385, Fork::Main, 2)
+        );
+        assert_eq!(
+            parse_relation_file_name("16385_fsm"),
+            name(16385, Fork::Fsm, 0)
+        );
+        assert_eq!(
+            parse_relation_file_name("16385_vm"),
+            name(16385, Fork::Vm, 0)
+        );
+        assert_eq!(
+            parse_relation_file_name("16385_init"),
+            name(16385, Fork::Init, 0)
+        );
+        assert_eq!(
+            parse_relation_file_name("16385_fsm.1"),
+            name(16385, Fork::Fsm, 1)
+        );
+        assert_eq!(
+            parse_relation_file_name("4294967295.7"),
+            name(u32::MAX, Fork::Main, 7)
+        );
         for bad in [
-            "", "16385.", "16385.0", "16385_main", "16385_", "_fsm", ".1", "16385.1.2",
-            "16385_fsm_vm", "4294967296", "12345678901", "t3_16385", "pg_control",
-            "pg_filenode.map", "pg_internal.init", "pg_internal.init.123", "PG_VERSION",
-            "config_exec_params", "pgsql_tmp", "pgsql_tmp123.4", "16385.x", "16385 ", "+16385",
-            "16385.-1", "١٦٣٨٥",
+            "",
+            "16385.",
+            "16385.0",
+            "16385_main",
+            "16385_",
+            "_fsm",
+            ".1",
+            "16385.1.2",
+            "16385_fsm_vm",
+            "4294967296",
+            "12345678901",
+            "t3_16385",
+            "pg_control",
+            "pg_filenode.map",
+            "pg_internal.init",
+            "pg_internal.init.123",
+            "PG_VERSION",
+            "config_exec_params",
+            "pgsql_tmp",
+            "pgsql_tmp123.4",
+            "16385.x",
+            "16385 ",
+            "+16385",
+            "16385.-1",
+            "١٦٣٨٥",
         ] {
             assert_eq!(parse_relation_file_name(bad), None, "{bad:?}");
         }
@@ -293,7 +363,10 @@ mod tests {
             for b in 1..4 {
                 file.extend(page(size, b, b as u8));
             }
-            assert_eq!(detect_block_size(&file, Endian::Little).map(BlockSize::len), Some(size));
+            assert_eq!(
+                detect_block_size(&file, Endian::Little).map(BlockSize::len),
+                Some(size)
+            );
         }
         assert_eq!(detect_block_size(&[0u8; 65536], Endian::Little), None);
         assert_eq!(detect_block_size(&[], Endian::Little), None);
@@ -303,14 +376,29 @@ mod tests {
         for b in 1..4 {
             file.extend(page(8192, b, 1));
         }
-        assert_eq!(detect_block_size(&file, Endian::Little), BlockSize::new(8192));
+        assert_eq!(
+            detect_block_size(&file, Endian::Little),
+            BlockSize::new(8192)
+        );
     }
 
     #[test]
     fn file_extent() {
         let bs = BlockSize::DEFAULT;
-        assert_eq!(FileExtent::of_len(0, bs), Some(FileExtent { blocks: 0, trailing_bytes: 0 }));
-        assert_eq!(FileExtent::of_len(8193, bs), Some(FileExtent { blocks: 1, trailing_bytes: 1 }));
+        assert_eq!(
+            FileExtent::of_len(0, bs),
+            Some(FileExtent {
+                blocks: 0,
+                trailing_bytes: 0
+            })
+        );
+        assert_eq!(
+            FileExtent::of_len(8193, bs),
+            Some(FileExtent {
+                blocks: 1,
+                trailing_bytes: 1
+            })
+        );
         assert_eq!(FileExtent::of_len(u64::MAX, bs), None);
     }
 
@@ -331,7 +419,12 @@ mod tests {
         let c = pg_checksum_page(&bad, abs(4), Endian::Little);
         bad[8..10].copy_from_slice(&c.to_le_bytes());
         file.extend(bad); // bad_header
-        let v = FileVerifier { block_size: bs, endian: Endian::Little, segno, blocks: 5 };
+        let v = FileVerifier {
+            block_size: bs,
+            endian: Endian::Little,
+            segno,
+            blocks: 5,
+        };
 
         let all: Vec<PageResult> = v.pages(&file, 0).collect();
         let statuses: Vec<PageStatus> = all.iter().map(|p| p.status).collect();
@@ -339,7 +432,14 @@ mod tests {
         assert_eq!(statuses, [Ok, Mismatch, Zero, NewNotZero, BadHeader]);
         assert_eq!(all[1].absolute_block, 262_145);
         assert_eq!(all[1].matches_block, Some(3));
-        assert_eq!(all[1].computed, Some(pg_checksum_page(&file[8192..16384], 262_145, Endian::Little)));
+        assert_eq!(
+            all[1].computed,
+            Some(pg_checksum_page(
+                &file[8192..16384],
+                262_145,
+                Endian::Little
+            ))
+        );
         assert_eq!(all[2].computed, None);
         assert_eq!(all[3].computed, None);
 
@@ -347,20 +447,47 @@ mod tests {
         let mut counts = StatusCounts::default();
         let mut kept = Vec::new();
         for (i, chunk) in file.chunks(2 * 8192).enumerate().rev() {
-            v.verify_chunk(chunk, 2 * i as u32, &mut counts, PageStatus::is_problem, |p| kept.push(p));
+            v.verify_chunk(
+                chunk,
+                2 * i as u32,
+                &mut counts,
+                PageStatus::is_problem,
+                |p| kept.push(p),
+            );
         }
         kept.sort_by_key(|p| p.block);
-        let problems: Vec<PageResult> = all.iter().copied().filter(|p| p.status.is_problem()).collect();
+        let problems: Vec<PageResult> = all
+            .iter()
+            .copied()
+            .filter(|p| p.status.is_problem())
+            .collect();
         assert_eq!(kept, problems);
-        assert_eq!(counts, StatusCounts { ok: 1, mismatch: 1, zero: 1, new_not_zero: 1, bad_header: 1 });
+        assert_eq!(
+            counts,
+            StatusCounts {
+                ok: 1,
+                mismatch: 1,
+                zero: 1,
+                new_not_zero: 1,
+                bad_header: 1
+            }
+        );
         assert_eq!((counts.blocks(), counts.problems()), (5, 3));
     }
 
     #[test]
     fn partial_pages_and_block_number_overflow_do_not_panic() {
-        let v = FileVerifier { block_size: BlockSize::DEFAULT, endian: Endian::Big, segno: u32::MAX, blocks: u32::MAX };
+        let v = FileVerifier {
+            block_size: BlockSize::DEFAULT,
+            endian: Endian::Big,
+            segno: u32::MAX,
+            blocks: u32::MAX,
+        };
         assert_eq!(v.pages(&[0u8; 8191], 0).count(), 0);
         let pages: Vec<PageResult> = v.pages(&[7u8; 3 * 8192], u32::MAX - 1).collect();
-        assert_eq!(pages.iter().map(|p| p.block).collect::<Vec<_>>(), [u32::MAX - 1, u32::MAX]);
+        assert_eq!(
+            pages.iter().map(|p| p.block).collect::<Vec<_>>(),
+            [u32::MAX - 1, u32::MAX]
+        );
     }
 }

@@ -29,6 +29,7 @@ impl BlockSize {
         self.0
     }
 
+    #[allow(clippy::len_without_is_empty)] // a block size is never empty; len() reads as "page length"
     pub fn len(self) -> usize {
         self.0 as usize
     }
@@ -94,14 +95,26 @@ pub fn maxalign(v: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    // Tests may panic: a panic is how they fail.
+    #![allow(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used
+    )]
     use super::*;
 
     #[test]
     fn segment_arithmetic_matches_relseg_size() {
         assert_eq!(BlockSize::DEFAULT.blocks_per_segment(), 131072);
         assert_eq!(BlockSize::DEFAULT.absolute_block(2, 5), 262149);
-        assert_eq!(BlockSize::new(1024).map(|b| b.blocks_per_segment()), Some(1 << 20));
-        assert_eq!(BlockSize::new(32768).map(|b| b.blocks_per_segment()), Some(1 << 15));
+        assert_eq!(
+            BlockSize::new(1024).map(|b| b.blocks_per_segment()),
+            Some(1 << 20)
+        );
+        assert_eq!(
+            BlockSize::new(32768).map(|b| b.blocks_per_segment()),
+            Some(1 << 15)
+        );
         assert_eq!(BlockSize::new(3000), None);
     }
 

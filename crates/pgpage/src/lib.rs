@@ -11,6 +11,6 @@ pub mod checksum;
 pub mod layout;
 pub mod verify;
 
-pub use layout::{Endian, BlockSize};
+pub use layout::{BlockSize, Endian};
 pub use verify::{PageStatus, PageVerdict};
 pub mod file;

@@ -99,7 +99,12 @@ pub fn verify_page(page: &[u8], blkno: u32, endian: Endian) -> PageVerdict {
         } else {
             PageStatus::NewNotZero
         };
-        return PageVerdict { status, stored, computed: None, fold: 0 };
+        return PageVerdict {
+            status,
+            stored,
+            computed: None,
+            fold: 0,
+        };
     }
     let fold = checksum_fold(page, endian);
     let computed = finish(fold, blkno);
@@ -110,7 +115,12 @@ pub fn verify_page(page: &[u8], blkno: u32, endian: Endian) -> PageVerdict {
     } else {
         PageStatus::Ok
     };
-    PageVerdict { status, stored, computed: Some(computed), fold }
+    PageVerdict {
+        status,
+        stored,
+        computed: Some(computed),
+        fold,
+    }
 }
 
 /// For a mismatched page: the block of the same file (numbered within the file) whose
@@ -132,6 +142,12 @@ pub fn matches_block(
 
 #[cfg(test)]
 mod tests {
+    // Tests may panic: a panic is how they fail.
+    #![allow(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used
+    )]
     use super::*;
     use crate::checksum::pg_checksum_page;
 
@@ -151,7 +167,10 @@ mod tests {
 
     #[test]
     fn statuses() {
-        assert_eq!(verify_page(&[0u8; 8192], 3, Endian::Little).status, PageStatus::Zero);
+        assert_eq!(
+            verify_page(&[0u8; 8192], 3, Endian::Little).status,
+            PageStatus::Zero
+        );
 
         let mut p = page_with(24, 8192, 8192);
         seal(&mut p, 3);
@@ -162,7 +181,10 @@ mod tests {
 
         let mut bad = page_with(100, 50, 8192);
         seal(&mut bad, 0);
-        assert_eq!(verify_page(&bad, 0, Endian::Little).status, PageStatus::BadHeader);
+        assert_eq!(
+            verify_page(&bad, 0, Endian::Little).status,
+            PageStatus::BadHeader
+        );
 
         let mut new = page_with(24, 0, 8192);
         seal(&mut new, 0);

@@ -1,0 +1,208 @@
+// The pgpage CLI as the differential tests drive it, and PostgreSQL's answers about raw page
+// bytes on disk (pageinspect over pg_read_binary_file), so each test compares the two.
+import { spawnSync } from 'node:child_process';
+import { chownSync, existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Cluster, lit, runPg } from './cluster';
+
+const CRATES = resolve(dirname(fileURLToPath(import.meta.url)), '../../crates');
+export const PGPAGE_BIN = process.env.PGPAGE_BIN ?? join(CRATES, 'target/release/pgpage');
+
+let built = false;
+
+/**
+ * Builds the CLI (a no-op when it is up to date), so the tests never run a stale binary.
+ * PGPAGE_BIN set by the caller means "use this one as is".
+ */
+export function ensurePgpage(): string {
+  if (built || process.env.PGPAGE_BIN) return PGPAGE_BIN;
+  const r = spawnSync('cargo', ['build', '--release', '-q', '-p', 'pgpage-cli'], { cwd: CRATES, encoding: 'utf8' });
+  if (r.error) throw new Error(`cargo build: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`cargo build --release -p pgpage-cli failed:\n${r.stderr}`);
+  if (!existsSync(PGPAGE_BIN)) throw new Error(`${PGPAGE_BIN} missing after cargo build`);
+  built = true;
+  return PGPAGE_BIN;
+}
+
+export interface RunResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function pgpage(args: string[]): RunResult {
+  const r = spawnSync(ensurePgpage(), args, { encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export type Status = 'ok' | 'mismatch' | 'zero' | 'new_not_zero' | 'bad_header';
+
+export interface VerifyPage {
+  block: number;
+  absolute_block: number;
+  status: Status;
+  stored: number;
+  computed: number | null;
+  matches_block?: number;
+}
+
+export interface VerifyFile {
+  path: string;
+  segment: number;
+  fork: string;
+  block_size: number;
+  blocks: number;
+  trailing_bytes: number;
+  pages: VerifyPage[];
+}
+
+export interface VerifySummary {
+  files: number;
+  blocks: number;
+  ok: number;
+  mismatch: number;
+  zero: number;
+  new_not_zero: number;
+  bad_header: number;
+}
+
+export interface VerifyJson {
+  files: VerifyFile[];
+  summary: VerifySummary;
+}
+
+/** `pgpage verify --json [--all] ...`; returns the parsed document and the exit status. */
+export function verifyJson(paths: string[], opts: string[] = ['--all']): { status: number | null; doc: VerifyJson; stderr: string } {
+  const r = pgpage(['verify', '--json', ...opts, ...paths]);
+  let doc: VerifyJson;
+  try {
+    doc = JSON.parse(r.stdout) as VerifyJson;
+  } catch {
+    throw new Error(`pgpage verify --json printed no JSON (exit ${r.status}): ${r.stderr}\n${r.stdout.slice(0, 500)}`);
+  }
+  return { status: r.status, doc, stderr: r.stderr };
+}
+
+export const isProblem = (s: Status): boolean => s !== 'ok' && s !== 'zero';
+
+/** pageinspect's smallint checksums as the unsigned values pd_checksum holds. */
+export const u16 = (v: number): number => ((v % 65536) + 65536) % 65536;
+
+/** What PostgreSQL says about one page's raw bytes. */
+export interface PgPage {
+  block: number;
+  /** page_checksum(raw, absolute block), unsigned; null for PageIsNew pages. */
+  computed: number | null;
+  /** page_header(raw).checksum, unsigned. */
+  stored: number;
+  flags: number;
+  lower: number;
+  upper: number;
+  special: number;
+}
+
+export interface PgFileQuery {
+  path: string;
+  /** Whole blocks to read. */
+  blocks: number;
+  /** The relation-wide number of the file's block 0. */
+  firstBlock: number;
+}
+
+/**
+ * page_checksum and page_header of every block of every file, read from disk by the server
+ * (pg_read_binary_file). The files must be readable by the postgres user.
+ */
+export function pgPages(c: Cluster, files: PgFileQuery[], db = 'postgres'): PgPage[][] {
+  if (files.length === 0) return [];
+  const values = files.map((f, i) => `(${i}, ${lit(f.path)}, ${f.blocks}, ${f.firstBlock}::bigint)`).join(',\n');
+  const out = c.sql(
+    `select f.i, b, page_checksum(r.p, f.first + b), h.checksum, h.flags, h.lower, h.upper, h.special
+       from (values ${values}) f(i, path, n, first)
+       cross join lateral generate_series(0, f.n - 1) b
+       cross join lateral (select pg_read_binary_file(f.path, b::bigint * 8192, 8192) as p) r
+       cross join lateral page_header(r.p) h
+      order by 1, 2;`,
+    db,
+  );
+  const result: PgPage[][] = files.map(() => []);
+  for (const line of out.split('\n')) {
+    if (!line) continue;
+    const [i, b, computed, stored, flags, lower, upper, special] = line.split('|');
+    result[Number(i)].push({
+      block: Number(b),
+      computed: computed === '' ? null : u16(Number(computed)),
+      stored: u16(Number(stored)),
+      flags: Number(flags),
+      lower: Number(lower),
+      upper: Number(upper),
+      special: Number(special),
+    });
+  }
+  files.forEach((f, i) => {
+    if (result[i].length !== f.blocks) throw new Error(`server read ${result[i].length} of ${f.blocks} blocks of ${f.path}`);
+  });
+  return result;
+}
+
+/** bufpage.c PageIsVerified's header sanity, restated from the server's source for 8 KB pages. */
+export function headerSane(p: { flags: number; lower: number; upper: number; special: number }): boolean {
+  return (p.flags & ~0x7) === 0 && p.lower <= p.upper && p.upper <= p.special && p.special <= 8192 && p.special % 8 === 0;
+}
+
+/** Gives a file to the postgres user (the server reads and owns what we put in its data dir). */
+export function chownPostgres(path: string): void {
+  const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
+  chownSync(path, id('-u'), id('-g'));
+}
+
+/** pg_checksums --check as the postgres user on a stopped data directory. */
+export interface PgChecksumsResult {
+  status: number | null;
+  /** The `checksum verification failed ...` lines, program prefix removed, in output order. */
+  failures: string[];
+  filesScanned?: number;
+  blocksScanned?: number;
+  badChecksums?: number;
+  stdout: string;
+  stderr: string;
+}
+
+const FAILURE = /checksum verification failed in file .*$/;
+
+/** The pg_checksums failure lines of some output, with whatever prefix the program puts before them. */
+export function failureLines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => FAILURE.exec(l)?.[0])
+    .filter((l): l is string => l !== undefined);
+}
+
+export function parseScanSummary(text: string): { files?: number; blocks?: number; bad?: number } {
+  const num = (re: RegExp) => {
+    const m = re.exec(text);
+    return m ? Number(m[1]) : undefined;
+  };
+  return {
+    files: num(/Files scanned:\s+(\d+)/),
+    blocks: num(/Blocks scanned:\s+(\d+)/),
+    bad: num(/Bad checksums:\s+(\d+)/),
+  };
+}
+
+export function pgChecksums(dataDir: string, extra: string[] = []): PgChecksumsResult {
+  const r = runPg('pg_checksums', ['--check', '-D', dataDir, ...extra]);
+  if (r.error) throw r.error;
+  const s = parseScanSummary(r.stdout);
+  return {
+    status: r.status,
+    failures: failureLines(r.stderr),
+    filesScanned: s.files,
+    blocksScanned: s.blocks,
+    badChecksums: s.bad,
+    stdout: r.stdout,
+    stderr: r.stderr,
+  };
+}
