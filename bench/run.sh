@@ -89,8 +89,8 @@ echo "bench: checksum kernels" >&2
 # Rounds interleave the harnesses (one round of every body, then the next), so that when
 # the machine is shared every body gets samples from the same stretches of time.
 kernel_round() {
-    "$out/pg_kernel_debian" "PostgreSQL checksum_impl.h, gcc Debian flags (-O2)" "$seconds" "$pages" 1
-    "$out/pg_kernel_native" "PostgreSQL checksum_impl.h, gcc -O3 -march=native" "$seconds" "$pages" 1
+    "$out/pg_kernel_debian" "PostgreSQL checksum_impl.h, gcc Debian flags (-O2)" "$seconds" "$pages" 1 2>/dev/null
+    "$out/pg_kernel_native" "PostgreSQL checksum_impl.h, gcc -O3 -march=native" "$seconds" "$pages" 1 2>/dev/null
     "$kernel_bench" "$seconds" "$pages" 1
     for build in "${wasm_builds[@]}"; do
         node bench/wasm-kernel/bench.mjs \
@@ -116,6 +116,14 @@ kernel_rows=$(awk -F'\t' '
             printf "%s\t%.2f\t%.2f\n", l, x[k], (k % 2) ? x[(k + 1) / 2] : (x[k / 2] + x[k / 2 + 1]) / 2
         }
     }' <<<"$kernel_samples")
+# Every body was given the same pages: in one byte order all must print the same check.
+checks=$(awk -F'\t' '!/big endian/ {print $4}' <<<"$kernel_samples" | sort -u | wc -l)
+be_checks=$(awk -F'\t' '/big endian/ {print $4}' <<<"$kernel_samples" | sort -u | wc -l)
+if [[ $checks != 1 || $be_checks -gt 1 ]]; then
+    echo "bench: the kernels disagree on the same pages:" >&2
+    awk -F'\t' '{print $4 "\t" $1}' <<<"$kernel_samples" | sort -u >&2
+    exit 1
+fi
 native_best=$(awk -F'\t' '/-O3 -march=native/ {print $2}' <<<"$kernel_rows")
 dispatched_best=$(awk -F'\t' '/^pgpage dispatched/ && !/big endian/ {print $2}' <<<"$kernel_rows")
 sse41_best=$(awk -F'\t' '/^pgpage sse4.1\t/ {print $2}' <<<"$kernel_rows")
@@ -200,6 +208,9 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     while IFS=$'\t' read -r label best med _; do
         echo "| $label | $best | $med | $(ratio "$best" "$native_best")x |"
     done <<<"$kernel_rows"
+    echo
+    echo "Same work checked: on these pages every little-endian body's xor of pg_checksum_page(page i, i)"
+    echo "is $(awk -F'\t' '!/big endian/ {print $4; exit}' <<<"$kernel_samples"), as PostgreSQL's own header computes (the big-endian rows agree among themselves)."
     echo
     echo "wasm rows: bench/wasm-kernel (the core's bodies exported bare, no bindings) in Node;"
     echo "the \"plain build\" has no simd128, so its scalar body is truly scalar."
