@@ -8,6 +8,9 @@
  * ROUNDS rounds (default 7), and prints "LABEL<TAB>best GB/s<TAB>median GB/s<TAB>check", where
  * check is the xor of pg_checksum_page(page i, block i) over the pages: every body given the
  * same pages must print the same check. Mirrors crates/pgpage/examples/kernel_bench.rs.
+ *
+ * With KERNEL_PASSES=N in the environment it instead makes exactly N passes over the pages,
+ * untimed, for counting cycles with perf stat (bench/run.sh subtracts a short run's count).
  */
 #include "postgres.h"
 #include "storage/checksum.h"
@@ -81,6 +84,18 @@ main(int argc, char **argv)
 
 	for (long i = 0; i < npages; i++)
 		check ^= pg_checksum_page(pages + i * BLCKSZ, (BlockNumber) i);
+	if (getenv("KERNEL_PASSES") != NULL)
+	{
+		long		passes = atol(getenv("KERNEL_PASSES"));
+
+		for (long p = 0; p < passes; p++)
+			for (long i = 0; i < npages; i++)
+				sink ^= pg_checksum_page(pages + i * BLCKSZ, (BlockNumber) (p + i));
+		fprintf(stderr, "%u\n", sink);
+		printf("%s\t%u\n", label, check);
+		free(pages);
+		return 0;
+	}
 	for (int r = 0; r < rounds; r++)
 	{
 		double		start = now(),

@@ -124,6 +124,39 @@ if [[ $checks != 1 || $be_checks -gt 1 ]]; then
     awk -F'\t' '{print $4 "\t" $1}' <<<"$kernel_samples" | sort -u >&2
     exit 1
 fi
+# Cycles per page, when perf can count them: fixed work (KERNEL_PASSES), the count of a short
+# run subtracted to drop start-up, best of three. Unlike GB/s, barely moved by other load.
+cycle_rows=""
+if perf stat -x, -e cycles:u true >/dev/null 2>&1; then
+    echo "bench: cycles per page (perf stat)" >&2
+    if ((smoke)); then p1=5 p2=45 reps=1; else p1=20 p2=620 reps=3; fi
+    cycles_of() { perf stat -x, -e cycles:u "$@" 2>&1 >/dev/null | awk -F, '$3 ~ /cycles/ {print $1; exit}'; }
+    per_page() { # label command...
+        local label=$1 best="" c1 c2 v
+        shift
+        for _ in $(seq "$reps"); do
+            c1=$(KERNEL_PASSES=$p1 cycles_of "$@")
+            c2=$(KERNEL_PASSES=$p2 cycles_of "$@")
+            v=$(awk -v a="$c1" -v b="$c2" -v n=$(((p2 - p1) * pages)) 'BEGIN {if (a > 0 && b > a) printf "%.0f", (b - a) / n}')
+            if [[ -n $v && (-z $best || $v -lt $best) ]]; then best=$v; fi
+        done
+        printf '%s\t%s\n' "$label" "${best:-n/a}"
+    }
+    cycle_rows=$(
+        per_page "PostgreSQL checksum_impl.h, gcc Debian flags (-O2)" "$out/pg_kernel_debian" x 1 "$pages"
+        per_page "PostgreSQL checksum_impl.h, gcc -O3 -march=native" "$out/pg_kernel_native" x 1 "$pages"
+        while IFS= read -r label; do
+            KERNEL_BODY=$label per_page "$label" "$kernel_bench" 1 "$pages"
+        done < <(awk -F'\t' '/^pgpage/ && !/big endian/ {print $1}' <<<"$kernel_rows")
+        for build in "${wasm_builds[@]}"; do
+            for body in simd128 scalar; do
+                [[ $build == plain && $body == simd128 ]] && continue
+                KERNEL_BODY=$body per_page "wasm $body body, $build build (Node)" node bench/wasm-kernel/bench.mjs \
+                    "$out/wasm-kernel-$build/wasm32-unknown-unknown/release/pgpage_wasm_kernel.wasm" "$build build" 1 "$pages"
+            done
+        done
+    )
+fi
 native_best=$(awk -F'\t' '/-O3 -march=native/ {print $2}' <<<"$kernel_rows")
 dispatched_best=$(awk -F'\t' '/^pgpage dispatched/ && !/big endian/ {print $2}' <<<"$kernel_rows")
 sse41_best=$(awk -F'\t' '/^pgpage sse4.1\t/ {print $2}' <<<"$kernel_rows")
@@ -209,6 +242,18 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
         echo "| $label | $best | $med | $(ratio "$best" "$native_best")x |"
     done <<<"$kernel_rows"
     echo
+    if [[ -n $cycle_rows ]]; then
+        native_cycles=$(awk -F'\t' '/-O3 -march=native/ {print $2}' <<<"$cycle_rows")
+        echo "Cycles per 8 KB page in user space (\`perf stat -e cycles:u\`, fixed work, start-up"
+        echo "subtracted, best of three): load on a shared machine moves these far less than GB/s."
+        echo
+        echo "| body | cycles/page | PG -O3 -march=native / body |"
+        echo "|---|---:|---:|"
+        while IFS=$'\t' read -r label c; do
+            echo "| $label | $c | $(ratio "$native_cycles" "$c")x |"
+        done <<<"$cycle_rows"
+        echo
+    fi
     echo "Same work checked: on these pages every little-endian body's xor of pg_checksum_page(page i, i)"
     echo "is $(awk -F'\t' '!/big endian/ {print $4; exit}' <<<"$kernel_samples"), as PostgreSQL's own header computes (the big-endian rows agree among themselves)."
     echo
@@ -216,11 +261,18 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo "the \"plain build\" has no simd128, so its scalar body is truly scalar."
     echo
     echo "Targets:"
-    echo "- native dispatch >= 0.9x PostgreSQL's header at gcc -O3 -march=native: $kernel_ratio x, $(verdict "$kernel_ratio" 0.9)."
+    cyc() { awk -F'\t' -v l="$1" '$1 ~ l {print $2; exit}' <<<"$cycle_rows"; }
+    by_cycles() { # faster slower-label faster-label
+        [[ -n $cycle_rows ]] || return 0
+        local r
+        r=$(ratio "$(cyc "$1")" "$(cyc "$2")")
+        echo " By cycles: $r x, $(verdict "$r" "$3")."
+    }
+    echo "- native dispatch >= 0.9x PostgreSQL's header at gcc -O3 -march=native: by best GB/s $kernel_ratio x, $(verdict "$kernel_ratio" 0.9).$(by_cycles '-O3 -march=native' '^pgpage dispatched' 0.9)"
     if [[ -n $wasm_simd_best ]]; then
         r1=$(ratio "$wasm_simd_best" "$sse41_best") r2=$(ratio "$wasm_simd_best" "$wasm_plain_best")
-        echo "- wasm simd128 (Node) >= 0.8x native SSE4.1: $r1 x, $(verdict "$r1" 0.8)."
-        echo "- wasm simd128 (Node) >= 6x wasm scalar (plain build, Node): $r2 x, $(verdict "$r2" 6)."
+        echo "- wasm simd128 (Node) >= 0.8x native SSE4.1: by best GB/s $r1 x, $(verdict "$r1" 0.8).$(by_cycles '^pgpage sse4.1' '^wasm simd128 body' 0.8)"
+        echo "- wasm simd128 (Node) >= 6x wasm scalar (plain build, Node): by best GB/s $r2 x, $(verdict "$r2" 6).$(by_cycles '^wasm scalar body, plain' '^wasm simd128 body' 6)"
     fi
     echo
     echo "## 2. CLI end to end (stopped cluster, page cache warm)"

@@ -6,6 +6,8 @@
 // LLVM cannot auto-vectorize the scalar body, with it it does).
 // Prints "label<TAB>best GB/s<TAB>median GB/s<TAB>check" per body, check being the xor of
 // pg_checksum_page(page i, block i) over the pages, as pg_kernel.c and kernel_bench.rs print.
+// With KERNEL_PASSES=N (and KERNEL_BODY=simd128 or scalar) it makes exactly N untimed passes,
+// for counting cycles with perf stat.
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
@@ -29,9 +31,16 @@ for (let i = 0; i < pages.length; i++) {
 
 const bodies = [['wasm scalar body', 0]];
 if (typeof instance.exports.fold_simd128 === 'function') bodies.push(['wasm simd128 body', 1]);
+const passes = process.env.KERNEL_PASSES;
 for (const [label, simd] of bodies) {
   let sink = 0;
   const check = checksumPages(simd, ptr, BLCKSZ, npages, 0, 0) >>> 0;
+  if (passes !== undefined) {
+    if (process.env.KERNEL_BODY !== (simd ? 'simd128' : 'scalar')) continue;
+    for (let p = 0; p < Number(passes); p++) sink ^= checksumPages(simd, ptr, BLCKSZ, npages, 0, p);
+    console.log(`${label}, ${build}\t${check}${sink === 0.5 ? ' ' : ''}`);
+    continue;
+  }
   const gbps = [];
   for (let r = 0; r < ROUNDS; r++) {
     const start = performance.now();

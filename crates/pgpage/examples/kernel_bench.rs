@@ -6,6 +6,9 @@
 //! Prints "label<TAB>best GB/s<TAB>median GB/s<TAB>check" per body, over ROUNDS rounds
 //! (default 7) of SECONDS each; check is the xor of pg_checksum_page(page i, block i) over
 //! the pages, the same for every body (and pg_kernel.c) in one byte order.
+//!
+//! With KERNEL_PASSES=N (and KERNEL_BODY=label to pick one body) it instead makes exactly N
+//! untimed passes, for counting cycles with perf stat, as pg_kernel.c does.
 // A benchmark binary, not the core: bad arguments may abort it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 #![allow(clippy::arithmetic_side_effects, clippy::panic)]
@@ -56,19 +59,37 @@ fn main() {
         checksum_fold,
     ));
 
+    let passes: Option<usize> = std::env::var("KERNEL_PASSES")
+        .ok()
+        .map(|s| s.parse().expect("KERNEL_PASSES"));
+    let only = std::env::var("KERNEL_BODY").ok();
     for (label, body) in bodies {
         for endian in [Endian::Little, Endian::Big] {
+            let label = match endian {
+                Endian::Little => label.clone(),
+                Endian::Big => format!("{label}, big endian"),
+            };
+            if only.as_ref().is_some_and(|o| *o != label) {
+                continue;
+            }
             let check = pages
                 .chunks_exact(BLCKSZ)
                 .enumerate()
                 .fold(0u32, |x, (i, p)| {
                     x ^ u32::from(finish(body(p, endian), i as u32))
                 });
+            if let Some(passes) = passes {
+                let mut sink = 0u16;
+                for p in 0..passes {
+                    for (i, page) in pages.chunks_exact(BLCKSZ).enumerate() {
+                        sink ^= finish(body(black_box(page), endian), (p + i) as u32);
+                    }
+                }
+                black_box(sink);
+                println!("{label}\t{check}");
+                continue;
+            }
             let (best, median) = measure(&pages, seconds, rounds, body, endian);
-            let label = match endian {
-                Endian::Little => label.clone(),
-                Endian::Big => format!("{label}, big endian"),
-            };
             println!("{label}\t{best:.2}\t{median:.2}\t{check}");
         }
     }
