@@ -5,7 +5,8 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::arithmetic_side_effects
+    clippy::arithmetic_side_effects,
+    clippy::panic
 )]
 
 use std::fs;
@@ -452,7 +453,7 @@ fn data_directory_is_walked_like_pg_checksums() {
     write(&location.join("PG_15_202209061/5/16600"), &clean_file(2, 0));
     write(
         &location.join("PG_14_202107181/5/16700"),
-        &vec![vec![0x55u8; 8192]],
+        &[vec![0x55u8; 8192]],
     );
     fs::create_dir_all(data.join("pg_tblspc")).unwrap();
     std::os::unix::fs::symlink(&location, data.join("pg_tblspc/16599")).unwrap();
@@ -614,4 +615,14 @@ fn verify_leaves_files_untouched() {
         fs::metadata(&path).unwrap().modified().unwrap(),
     );
     assert_eq!(before, after);
+}
+
+#[test]
+fn a_link_back_up_the_tree_is_walked_once() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("a/b/16385"), &clean_file(2, 0));
+    std::os::unix::fs::symlink("..", dir.path().join("a/b/up")).unwrap();
+    let out = pgpage(&["verify", "--json", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(json(&out)["summary"]["files"], 1);
 }

@@ -490,4 +490,24 @@ mod tests {
             [u32::MAX - 1, u32::MAX]
         );
     }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..20_000),
+            size in 0usize..6,
+            segno in proptest::prelude::any::<u32>(),
+            first in proptest::prelude::any::<u32>(),
+            big in proptest::prelude::any::<bool>(),
+        ) {
+            let endian = if big { Endian::Big } else { Endian::Little };
+            let _ = detect_block_size(&bytes, endian);
+            let block_size = BlockSize::new(BlockSize::ALL[size]).unwrap();
+            let v = FileVerifier { block_size, endian, segno, blocks: first.saturating_add(3) };
+            let mut counts = StatusCounts::default();
+            v.verify_chunk(&bytes, first, &mut counts, |_| true, |_| {});
+            let whole = (bytes.len() / block_size.len()) as u64;
+            proptest::prop_assert_eq!(counts.blocks(), whole.min(u64::from(u32::MAX - first) + 1));
+        }
+    }
 }
