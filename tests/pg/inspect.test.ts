@@ -4,10 +4,11 @@
 // (pg_read_binary_file), so no expected value here is ours.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Cluster, lit, pgTempDir, rawPage } from './cluster';
 import { buildCorpus, CORPUS_DB, listFiles, type CorpusFile } from './corpus';
+import { ensurePgpage } from './pgpage';
 
 /** Pages the shared corpus does not reach: GIN posting trees, deleted btree and GiST pages,
  * hash overflow and bitmap pages. */
@@ -31,8 +32,6 @@ vacuum gist_del;
 checkpoint;
 `;
 
-const ROOT = resolve(__dirname, '../..');
-const BIN = join(ROOT, 'crates/target/release/pgpage');
 const BS = 8192;
 
 type Json = Record<string, unknown>;
@@ -114,12 +113,10 @@ function expectedKind(f: CorpusFile): string {
   return f.am;
 }
 
+let BIN = '';
+
 beforeAll(() => {
-  const build = spawnSync('cargo', ['build', '--release', '--quiet', '-p', 'pgpage-cli'], {
-    cwd: join(ROOT, 'crates'),
-    encoding: 'utf8',
-  });
-  if (build.status !== 0) throw new Error(`cargo build failed: ${build.stderr}`);
+  BIN = ensurePgpage();
   cluster = Cluster.create('pgpage-inspect');
   buildCorpus(cluster);
   cluster.sql('create extension if not exists pg_visibility;', CORPUS_DB);

@@ -131,7 +131,11 @@ fn item(
     let t = IndexTuple { tid, info };
     let size = t.size();
     if id.flags == LP_UNUSED {
-        spans.flag("ItemIdData", "LP_UNUSED line pointer on a btree page");
+        spans.flag_item(
+            "ItemIdData",
+            id.lp,
+            "LP_UNUSED line pointer on a btree page",
+        );
     }
     let alt = info & INDEX_ALT_TID_MASK != 0;
     let is_posting = alt && tid.offset & BT_IS_POSTING != 0;

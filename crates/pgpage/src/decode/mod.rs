@@ -2,6 +2,24 @@
 //! The fixed structures come from [`crate::fields`]; variable regions (line pointers, tuples,
 //! special spaces) are walked here and emit spans with the same field names. Bad bytes give
 //! a value plus a flagged span, never an abort: the rest of the page still decodes.
+//!
+//! What `items` and `special` hold per kind (pageinspect's function and column names):
+//! - heap, sequence: `items` = heap_page_items() plus heap_tuple_infomask_flags()' `raw_flags`
+//!   and `combined_flags`; sequence `special` = {magic, last_value, log_cnt, is_called}.
+//! - btree: `items` = bt_page_items(); `special` = BTPageOpaqueData (btpo_*, flag names) with
+//!   bt_page_stats()' type/live_items/dead_items/avg_item_size/page_size/free_size, and on
+//!   the metapage `meta` = bt_metap().
+//! - hash: `items` = hash_page_items(); `special` = hash_page_stats() + hash_page_type(),
+//!   `meta` = hash_metapage_info().
+//! - gist: `items` = gist_page_items_bytea(); `special` = gist_page_opaque_info().
+//! - gin: `special` = gin_page_opaque_info(), `meta` = gin_metapage_info(); `items` =
+//!   gin_leafpage_items() on compressed posting-tree leaves, else line pointers.
+//! - brin: `special` = {brin_page_type, flags, type}, `meta` = brin_metapage_info();
+//!   `items` = brin_revmap_data() rows ({pages}) on revmap pages, else line pointers.
+//! - spgist: `special` = SpGistPageOpaqueData (+ `meta` = SpGistMetaPageData); line pointers.
+//! - fsm: `special` = {fp_next_slot, non_leaf_nodes, leaf_nodes, fsm_page_contents}.
+//! - vm: `special` = {first_heap_block, heap_blocks, all_visible, all_frozen} (heap blocks).
+//! - line pointers are {lp, lp_off, lp_flags, lp_len}, heap_page_items' first columns.
 
 mod brin;
 mod btree;
@@ -399,9 +417,21 @@ impl Spans {
         }
     }
 
-    /// Flags the most recent span covering `at` (a value that is out of range or insane).
+    /// Flags the most recent span named `field` (a value that is out of range or insane).
     pub fn flag(&mut self, field: &'static str, problem: &'static str) {
         if let Some(s) = self.v.iter_mut().rev().find(|s| s.field == field) {
+            s.problem.get_or_insert(problem);
+        }
+    }
+
+    /// Flags the span named `field` that belongs to line pointer `item`.
+    pub fn flag_item(&mut self, field: &'static str, item: u16, problem: &'static str) {
+        if let Some(s) = self
+            .v
+            .iter_mut()
+            .rev()
+            .find(|s| s.field == field && s.item == Some(item))
+        {
             s.problem.get_or_insert(problem);
         }
     }
