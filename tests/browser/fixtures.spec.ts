@@ -55,3 +55,16 @@ for (const name of cases) {
     }
   });
 }
+
+test('a btree metapage shows its special space and metapage fields with pageinspect names', async ({ page }) => {
+  const dir = join(ROOT, 'btree_clean');
+  const file = readdirSync(dir).find((f) => f !== 'expected.json')!;
+  await page.goto('/');
+  await page.locator('[data-testid=file-input]').setInputFiles(join(dir, file));
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '0');
+  const special = page.getByTestId('special-panel');
+  await expect(special.locator('th', { hasText: /^btpo_flags$/ })).toHaveCount(1);
+  await expect(special.locator('th', { hasText: /^meta\.root$/ })).toHaveCount(1);
+  await expect(special).toContainText('BTP_META');
+  await expect(page.getByRole('heading', { name: /btree page/ })).toBeVisible();
+});

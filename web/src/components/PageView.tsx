@@ -247,7 +247,7 @@ export function PageView(p: PageViewProps) {
               <h3>Special space{decoded.kind === 'btree' || decoded.kind === 'hash' ? ' / metapage' : ''}</h3>
               <table data-testid="special-panel">
                 <tbody>
-                  {Object.entries(decoded.special).map(([k, v]) => (
+                  {flatten(decoded.special).map(([k, v]) => (
                     <tr key={k}>
                       <th>{k}</th>
                       <td>{cell(v)}</td>
@@ -263,8 +263,16 @@ export function PageView(p: PageViewProps) {
   );
 }
 
+/** A metapage nested in the special space shows as `meta.root`, `meta.level`, ... rows. */
+function flatten(o: Record<string, unknown>, prefix = ''): [string, unknown][] {
+  return Object.entries(o).flatMap(([k, v]) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? flatten(v as Record<string, unknown>, `${prefix}${k}.`) : [[`${prefix}${k}`, v] as [string, unknown]],
+  );
+}
+
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.join(' | ');
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
 }
