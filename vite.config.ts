@@ -26,10 +26,22 @@ function csp(): Plugin {
   };
 }
 
+/** Lists every built file for the service worker to cache at install (offline after one visit). */
+function precacheList(): Plugin {
+  return {
+    name: 'pgpage-precache',
+    apply: 'build',
+    generateBundle(_, bundle) {
+      const files = Object.keys(bundle).filter((f) => f !== 'index.html');
+      this.emitFile({ type: 'asset', fileName: 'precache.json', source: JSON.stringify(files) });
+    },
+  };
+}
+
 export default defineConfig({
   root: 'web',
   base: './',
-  plugins: [react(), csp()],
+  plugins: [react(), csp(), precacheList()],
   worker: { format: 'es' },
   build: {
     outDir: '../dist',

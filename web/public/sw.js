@@ -1,10 +1,20 @@
 // Offline: the app shell and every same-origin asset it fetched, served cache-first after
 // the first visit. It never touches other origins (the CSP forbids them anyway) and never
 // sees the user's files, which are read with File.slice and not fetched.
-const CACHE = 'pgpage-v1';
+const CACHE = 'pgpage-v2';
 
+// precache.json (written by vite.config.ts) names every built asset, wasm and worker included,
+// so the first visit is enough to work offline.
 self.addEventListener('install', (e) => {
-  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(['./', './index.html', './manifest.webmanifest', './icon.svg'])));
+  e.waitUntil(
+    (async () => {
+      const c = await caches.open(CACHE);
+      const assets = await fetch('./precache.json', { cache: 'no-cache' })
+        .then((r) => (r.ok ? r.json() : []))
+        .catch(() => []);
+      await c.addAll(['./index.html', './manifest.webmanifest', './icon.svg', ...assets.map((a) => `./${a}`)]);
+    })(),
+  );
   self.skipWaiting();
 });
 
@@ -30,10 +40,11 @@ self.addEventListener('fetch', (e) => {
           if (r.ok) await c.put('./index.html', r.clone());
           return r;
         } catch {
-          return (await c.match(key)) ?? Response.error();
+          return (await c.match(key, { ignoreVary: true })) ?? Response.error();
         }
       }
-      const hit = await c.match(key);
+      // ignoreVary: the preview server says Vary: Origin, and install-time fetches carry none.
+      const hit = await c.match(key, { ignoreVary: true });
       if (hit) return hit;
       const r = await fetch(e.request);
       if (r.ok) await c.put(e.request, r.clone());
