@@ -204,7 +204,6 @@ export function App() {
     }
     rerunAll();
     // Re-verify only when the options change.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [blockSizeOverride, bigEndian]);
 
   const allProblems = useMemo(() => files.flatMap((f) => (f.checksumsDisabled ? [] : f.problems.map((p) => ({ f, p })))), [files]);
