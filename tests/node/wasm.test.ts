@@ -113,6 +113,20 @@ for (const build of ['pkg', 'pkg-scalar']) {
       }
     });
 
+    it('detects a file\'s block size as the CLI does, even when page 0 is damaged', async () => {
+      const { detectBlockSize } = await import('../../web/src/lib/geometry');
+      const head = w.detect_head_bytes();
+      for (const bs of [1024, 4096, 8192, 16384, 32768]) {
+        const f = damagedFile(8, 0, bs);
+        expect(detectBlockSize(w, f.bytes.subarray(0, head), false)).toEqual({ blockSize: bs, how: 'detected' });
+        const broken = f.bytes.slice(0, head);
+        broken.fill(0xee, 0, 24);
+        expect(detectBlockSize(w, broken, false).blockSize).toBe(bs);
+      }
+      expect(detectBlockSize(w, new Uint8Array(100), false)).toEqual({ blockSize: 8192, how: 'all-zero' });
+      expect(detectBlockSize(w, new TextEncoder().encode('hello, this is not a relation file'), false).blockSize).toBeNull();
+    });
+
     it('throws a JS error with a message on a bad block size, and never traps on garbage', () => {
       expect(() => w.verify(new Uint8Array(8192), 0, 3000, false)).toThrow(/unsupported block size 3000/);
       expect(() => w.checksum_page(new Uint8Array(100), 0, false)).toThrow(/block size/);

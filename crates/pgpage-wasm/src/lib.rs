@@ -122,6 +122,19 @@ pub fn detect_block_size(page: &[u8], big_endian: bool) -> Option<u32> {
     BlockSize::from_page(page, endian(big_endian)).map(BlockSize::bytes)
 }
 
+/// The block size a file was written with, from its first `detect_head_bytes()` bytes, as
+/// the CLI decides it (pages vote); undefined when no page claims one (all new, or garbage).
+#[wasm_bindgen]
+pub fn detect_file_block_size(head: &[u8], big_endian: bool) -> Option<u32> {
+    pgpage::file::detect_block_size(head, endian(big_endian)).map(BlockSize::bytes)
+}
+
+/// How many bytes of a file's head `detect_file_block_size` looks at.
+#[wasm_bindgen]
+pub fn detect_head_bytes() -> usize {
+    pgpage::file::DETECT_HEAD_BYTES
+}
+
 /// The relation-wide block number of block `block_in_file` of segment `segno`.
 #[wasm_bindgen]
 pub fn absolute_block(

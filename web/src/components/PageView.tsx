@@ -2,7 +2,7 @@
 // wording, the annotated hex dump and the decoded panels with pageinspect's names.
 import { useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
-import { detectBlockSize, HEAD_BYTES } from '../lib/geometry';
+import { detectBlockSize, headBytes } from '../lib/geometry';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { decodeWithCore, spanValue, type DecodedPage, type Span } from '../lib/spans';
 import { STATUS_WORDS, statusName, type StatusName } from '../lib/status';
@@ -60,15 +60,16 @@ export function PageView(p: PageViewProps) {
       try {
         const file = entry.file;
         if (file.size === 0) throw new Error('empty file');
+        const wasm = await loadWasm();
         let bs = p.blockSizeOverride ?? entry.blockSize;
         if (bs === null) {
-          const d = detectBlockSize(new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer()), !p.bigEndian);
+          const d = detectBlockSize(wasm, new Uint8Array(await file.slice(0, headBytes(wasm)).arrayBuffer()), p.bigEndian);
           bs = d.blockSize ?? 8192;
         }
         const blocks = Math.floor(file.size / bs);
         if (blocks === 0) throw new Error(`the file is shorter than one ${bs}-byte page`);
         const block = Math.min(p.block, blocks - 1);
-        const [buf, wasm] = await Promise.all([file.slice(block * bs, (block + 1) * bs).arrayBuffer(), loadWasm()]);
+        const buf = await file.slice(block * bs, (block + 1) * bs).arrayBuffer();
         const bytes = new Uint8Array(buf);
         const absoluteBlock = wasm.absolute_block(bs, entry.segment, block);
         const v = wasm.verify(bytes, absoluteBlock, bs, p.bigEndian);

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { damagedFile } from '../../../tests/oracle/pgchecksum';
 import { summaryState, newEntry } from '../files';
 import { isSkippedDataDirFile, parseRelationFileName, relationDirectory } from './filename';
-import { detectBlockSize } from './geometry';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines, signedInt2 } from './messages';
 import { byteToSpan, spanValue } from './spans';
 
@@ -76,18 +74,7 @@ describe('spans', () => {
   });
 });
 
-describe('geometry and state', () => {
-  it('detects the block size even when page 0 is damaged', () => {
-    for (const bs of [1024, 4096, 8192, 16384]) {
-      const f = damagedFile(5, 0, bs);
-      expect(detectBlockSize(f.bytes.subarray(0, 65536), true)).toEqual({ blockSize: bs, how: 'detected' });
-      const broken = f.bytes.slice(0, 65536);
-      broken.fill(0xee, 0, 24);
-      expect(detectBlockSize(broken, true).blockSize).toBe(bs);
-    }
-    expect(detectBlockSize(new Uint8Array(100), true)).toEqual({ blockSize: 8192, how: 'all-zero' });
-    expect(detectBlockSize(new TextEncoder().encode('hello, this is not a relation file'), true).blockSize).toBeNull();
-  });
+describe('state', () => {
   it('summary state follows the files', () => {
     expect(summaryState([])).toBe('idle');
     const a = newEntry(new File([new Uint8Array(8192)], '16385'), '16385');

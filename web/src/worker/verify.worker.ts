@@ -1,7 +1,7 @@
 // Verifies one file at a time off the main thread: streams File.slice chunks (a few reads
 // in flight ahead of the one being checked) through the wasm batch call, and posts statuses and
 // problem pages at most every 100 ms so the page never gets a flood of messages.
-import { detectBlockSize, HEAD_BYTES } from '../lib/geometry';
+import { detectBlockSize, headBytes } from '../lib/geometry';
 import { emptyCounts, isProblem, statusName } from '../lib/status';
 import { loadWasm } from '../wasm';
 import type { FromWorker, ProblemPage, ToWorker, VerifyRequest } from './protocol';
@@ -59,8 +59,8 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
   const size = file.size;
   let blockSize = req.blockSize;
   if (blockSize === null) {
-    const head = new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer());
-    const d = detectBlockSize(head, !req.bigEndian);
+    const head = new Uint8Array(await file.slice(0, headBytes(wasm)).arrayBuffer());
+    const d = detectBlockSize(wasm, head, req.bigEndian);
     if (d.blockSize === null) {
       throw new Error(
         'not a relation file: no PostgreSQL page header found at its start (choose a block size to verify it anyway)',
