@@ -429,13 +429,29 @@ describe('CLI contract', () => {
     const dir = pgTempDir('pgpage-inspect-cli-');
     const empty = join(dir, '16384');
     writeFileSync(empty, '');
-    const text = join(dir, '16385');
-    writeFileSync(text, 'hello, this is not a relation file\n'.repeat(400));
-    for (const args of [['inspect', empty], ['inspect', text], ['inspect', join(dir, '99999')], ['inspect', '--kind', 'nope', f.path]]) {
+    const notes = join(dir, 'notes.txt');
+    writeFileSync(notes, 'hello, this is not a relation file\n'.repeat(400));
+    const short = join(dir, '16387');
+    writeFileSync(short, Buffer.alloc(100, 1));
+    for (const args of [
+      ['inspect', empty],
+      ['inspect', notes],
+      ['inspect', short],
+      ['inspect', join(dir, '99999')],
+      ['inspect', '--kind', 'nope', f.path],
+      ['inspect', '--endian', 'middle', f.path],
+    ]) {
       const r = run(args);
       expect({ args, status: r.status }).toEqual({ args, status: 2 });
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     }
+    // Text or garbage under a relation file's name is still pages, as for verify: each one a
+    // mismatch with flagged values, exit 1, and the JSON stays whole.
+    const text = join(dir, '16385');
+    writeFileSync(text, 'hello, this is not a relation file\n'.repeat(400));
+    const garbage = inspect(text);
+    expect(garbage.status).toBe(1);
+    expect(garbage.out.blocks.map((b) => b.status)).toEqual(['mismatch']);
     // The segment comes from the `.N` suffix (or --segment) and moves absolute_block, so the
     // checksum no longer matches: exit 1, every block a mismatch.
     const seg = join(dir, '16386.2');
