@@ -429,13 +429,10 @@ describe('CLI contract', () => {
     const dir = pgTempDir('pgpage-inspect-cli-');
     const empty = join(dir, '16384');
     writeFileSync(empty, '');
-    const notes = join(dir, 'notes.txt');
-    writeFileSync(notes, 'hello, this is not a relation file\n'.repeat(400));
     const short = join(dir, '16387');
     writeFileSync(short, Buffer.alloc(100, 1));
     for (const args of [
       ['inspect', empty],
-      ['inspect', notes],
       ['inspect', short],
       ['inspect', join(dir, '99999')],
       ['inspect', '--kind', 'nope', f.path],

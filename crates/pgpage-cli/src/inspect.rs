@@ -107,15 +107,8 @@ fn open(args: &InspectArgs) -> Result<Target, Fatal> {
     };
     let name = args.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let parsed = parse_relation_file_name(name);
-    let (fork, name_segment) = match (parsed, args.segment) {
-        (Some(n), _) => (n.fork, n.segno),
-        (None, Some(_)) => (Fork::Main, 0),
-        (None, None) => {
-            return Err(Fatal(String::from(
-                "not a relation file name (relfilenode[_fsm|_vm|_init][.N]); give --segment to inspect it anyway",
-            )))
-        }
-    };
+    // Any other name is read as segment 0 of a main fork, as verify reads it.
+    let (fork, name_segment) = parsed.map_or((Fork::Main, 0), |n| (n.fork, n.segno));
     let kind = kind.or(match fork {
         Fork::Fsm => Some(PageKind::Fsm),
         Fork::Vm => Some(PageKind::Vm),
