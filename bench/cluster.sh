@@ -12,14 +12,18 @@ dir=$2
 pgbin=${PGBIN:-/usr/lib/postgresql/15/bin}
 data=$dir/data
 
-if [[ -f $dir/ready && $(cat "$dir/ready") == "scale $scale" && -f $data/PG_VERSION ]]; then
-    echo "$data"
-    exit 0
-fi
-
 as_pg=()
 if [[ $(id -u) == 0 ]]; then
     as_pg=(runuser -u postgres --)
+fi
+
+if [[ -f $dir/ready && $(cat "$dir/ready") == "scale $scale" && -f $data/PG_VERSION ]]; then
+    # A server left running (an interrupted load) would make pg_checksums refuse the cluster.
+    if [[ -f $data/postmaster.pid ]]; then
+        "${as_pg[@]}" "$pgbin/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
+    fi
+    echo "$data"
+    exit 0
 fi
 
 rm -rf "$dir"

@@ -3,10 +3,14 @@
  * storage/checksum_impl.h (postgresql-server-dev-15), included as pg_checksums.c does,
  * compiled by bench/run.sh once with Debian's flags and once with -O3 -march=native.
  *
- * Usage: pg_kernel LABEL SECONDS PAGES
+ * Usage: pg_kernel LABEL SECONDS PAGES [ROUNDS]
  * Checksums PAGES random 8 KB pages (kept in cache) over and over for SECONDS per round,
- * 7 rounds, and prints "LABEL<TAB>best GB/s<TAB>median GB/s<TAB>checksum xor" (the xor keeps
- * the compiler from dropping the work). Mirrors crates/pgpage/examples/kernel_bench.rs.
+ * ROUNDS rounds (default 7), and prints "LABEL<TAB>best GB/s<TAB>median GB/s<TAB>check", where
+ * check is the xor of pg_checksum_page(page i, block i) over the pages: every body given the
+ * same pages must print the same check. Mirrors crates/pgpage/examples/kernel_bench.rs.
+ *
+ * With KERNEL_PASSES=N in the environment it instead makes exactly N passes over the pages,
+ * untimed, for counting cycles with perf stat (bench/run.sh subtracts a short run's count).
  */
 #include "postgres.h"
 #include "storage/checksum.h"
@@ -21,7 +25,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define ROUNDS 7
+#define MAX_ROUNDS 100
 
 static double
 now(void)
@@ -50,17 +54,21 @@ main(int argc, char **argv)
 	char	   *pages;
 	uint64		state = 0x9E3779B97F4A7C15ULL;
 	uint32		sink = 0;
-	double		gbps[ROUNDS];
+	uint32		check = 0;
+	double		gbps[MAX_ROUNDS];
+	int			rounds = 7;
 
-	if (argc != 4)
+	if (argc != 4 && argc != 5)
 	{
-		fprintf(stderr, "usage: %s LABEL SECONDS PAGES\n", argv[0]);
+		fprintf(stderr, "usage: %s LABEL SECONDS PAGES [ROUNDS]\n", argv[0]);
 		return 2;
 	}
 	label = argv[1];
 	seconds = atof(argv[2]);
 	npages = atol(argv[3]);
-	if (npages < 1 || seconds <= 0)
+	if (argc == 5)
+		rounds = atoi(argv[4]);
+	if (npages < 1 || seconds <= 0 || rounds < 1 || rounds > MAX_ROUNDS)
 		return 2;
 	pages = aligned_alloc(4096, (size_t) npages * BLCKSZ);
 	if (pages == NULL)
@@ -74,7 +82,21 @@ main(int argc, char **argv)
 		pages[i] = (char) ((state * 0x2545F4914F6CDD1DULL) >> 56);
 	}
 
-	for (int r = 0; r < ROUNDS; r++)
+	for (long i = 0; i < npages; i++)
+		check ^= pg_checksum_page(pages + i * BLCKSZ, (BlockNumber) i);
+	if (getenv("KERNEL_PASSES") != NULL)
+	{
+		long		passes = atol(getenv("KERNEL_PASSES"));
+
+		for (long p = 0; p < passes; p++)
+			for (long i = 0; i < npages; i++)
+				sink ^= pg_checksum_page(pages + i * BLCKSZ, (BlockNumber) (p + i));
+		fprintf(stderr, "%u\n", sink);
+		printf("%s\t%u\n", label, check);
+		free(pages);
+		return 0;
+	}
+	for (int r = 0; r < rounds; r++)
 	{
 		double		start = now(),
 					elapsed;
@@ -89,8 +111,10 @@ main(int argc, char **argv)
 		} while (elapsed < seconds);
 		gbps[r] = (double) done * BLCKSZ / elapsed / 1e9;
 	}
-	qsort(gbps, ROUNDS, sizeof(double), cmp_double);
-	printf("%s\t%.2f\t%.2f\t%u\n", label, gbps[ROUNDS - 1], gbps[ROUNDS / 2], sink);
+	qsort(gbps, rounds, sizeof(double), cmp_double);
+	/* sink is printed to stderr only so that the timed work cannot be dropped */
+	fprintf(stderr, "%u\n", sink);
+	printf("%s\t%.2f\t%.2f\t%u\n", label, gbps[rounds - 1], gbps[rounds / 2], check);
 	free(pages);
 	return 0;
 }

@@ -5,7 +5,8 @@
 #      pgpage body (crates/pgpage/examples/kernel_bench.rs), plus the wasm builds when
 #      bench/wasm-kernel.mjs exists;
 #   2. CLI end to end: `pgpage verify DATADIR` against `pg_checksums --check -D DATADIR` on
-#      the same stopped pgbench cluster, page cache warm, alternating runs, medians and ratio;
+#      the same stopped pgbench cluster, page cache warm, alternating runs, medians and ratio,
+#      beside the bare cost of reading the same files (bench/read_floor.c);
 #   3. whatever bench/browser.mjs prints, when it exists (browser end to end, memory).
 # The report goes to stdout and bench/results.md.
 #
@@ -15,8 +16,9 @@
 #                          that every part still runs and agrees, never how fast it is
 #
 # Hooks for the other parts (run with node when present, given SECONDS PAGES [--smoke]):
-#   bench/wasm-kernel.mjs  prints kernel rows "label<TAB>best GB/s<TAB>median GB/s<TAB>x",
-#                          the same format as pg_kernel.c and kernel_bench.rs, same page mix
+#   bench/wasm-kernel.mjs  prints kernel rows "label<TAB>GB/s<TAB>..." for one round (it is
+#                          called once per round), the format of pg_kernel.c and
+#                          kernel_bench.rs, same page mix
 #   bench/browser.mjs      prints its own Markdown section
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,9 +33,9 @@ pgbin=${PGBIN:-/usr/lib/postgresql/15/bin}
 out=$root/bench/out
 mkdir -p "$out"
 if ((smoke)); then
-    seconds=0.02 pages=32 runs=2 scale=0 cluster_dir=$out/smoke-cluster report=$out/smoke.md
+    seconds=0.02 pages=32 rounds=2 runs=2 scale=0 cluster_dir=$out/smoke-cluster report=$out/smoke.md
 else
-    seconds=${BENCH_SECONDS:-0.5} pages=32 runs=${BENCH_RUNS:-7} scale=${BENCH_SCALE:-70}
+    seconds=${BENCH_SECONDS:-0.5} pages=32 rounds=${BENCH_ROUNDS:-7} runs=${BENCH_RUNS:-7} scale=${BENCH_SCALE:-70}
     cluster_dir=${PGPAGE_BENCH_DIR:-/var/tmp/pgpage-bench}/pgbench$scale
     report=$root/bench/results.md
 fi
@@ -64,24 +66,103 @@ inc=$("$pgbin/pg_config" --includedir-server)
 # shellcheck disable=SC2046 # pg_config --cflags is a list of flags
 cc $("$pgbin/pg_config" --cflags) -I"$inc" bench/pg_kernel.c -o "$out/pg_kernel_debian"
 cc -O3 -march=native -I"$inc" bench/pg_kernel.c -o "$out/pg_kernel_native"
+cc -O2 -pthread bench/read_floor.c -o "$out/read_floor"
 (cd crates && cargo build --quiet --release -p pgpage --example kernel_bench &&
     cargo build --quiet --release -p pgpage-cli)
 kernel_bench=$root/crates/target/release/examples/kernel_bench
+# The core's bodies as a bare wasm module, built with and without simd128, timed in Node.
+wasm_builds=()
+if command -v node >/dev/null && rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    for build in simd128 plain; do
+        flags=""
+        [[ $build == simd128 ]] && flags="-C target-feature=+simd128"
+        (cd bench/wasm-kernel && CARGO_TARGET_DIR=$out/wasm-kernel-$build RUSTFLAGS=$flags \
+            cargo build --quiet --release --target wasm32-unknown-unknown)
+        wasm_builds+=("$build")
+    done
+fi
 # The postgres user may not be able to reach the worktree; run its copy from the cluster dir.
 pgpage_src=$root/crates/target/release/pgpage
 
 # --- 1. kernel --------------------------------------------------------------------------------
 echo "bench: checksum kernels" >&2
-kernel_rows=$(
-    "$out/pg_kernel_debian" "PostgreSQL checksum_impl.h, gcc Debian flags (-O2)" "$seconds" "$pages"
-    "$out/pg_kernel_native" "PostgreSQL checksum_impl.h, gcc -O3 -march=native" "$seconds" "$pages"
-    "$kernel_bench" "$seconds" "$pages"
+# Rounds interleave the harnesses (one round of every body, then the next), so that when
+# the machine is shared every body gets samples from the same stretches of time.
+kernel_round() {
+    "$out/pg_kernel_debian" "PostgreSQL checksum_impl.h, gcc Debian flags (-O2)" "$seconds" "$pages" 1 2>/dev/null
+    "$out/pg_kernel_native" "PostgreSQL checksum_impl.h, gcc -O3 -march=native" "$seconds" "$pages" 1 2>/dev/null
+    "$kernel_bench" "$seconds" "$pages" 1
+    for build in "${wasm_builds[@]}"; do
+        node bench/wasm-kernel/bench.mjs \
+            "$out/wasm-kernel-$build/wasm32-unknown-unknown/release/pgpage_wasm_kernel.wasm" \
+            "$build build" "$seconds" "$pages" 1
+    done
     if [[ -f bench/wasm-kernel.mjs ]]; then
         node bench/wasm-kernel.mjs "$seconds" "$pages" "${smoke_flag[@]}"
     fi
-)
+}
+kernel_samples=$(for _ in $(seq "$rounds"); do kernel_round; done)
+# label <TAB> best <TAB> median, labels in first-seen order.
+kernel_rows=$(awk -F'\t' '
+    !($1 in n) { order[++labels] = $1 }
+    { n[$1]++; v[$1, n[$1]] = $2 }
+    END {
+        for (i = 1; i <= labels; i++) {
+            l = order[i]; k = n[l]
+            for (a = 1; a <= k; a++) x[a] = v[l, a]
+            for (a = 2; a <= k; a++) for (b = a; b > 1 && x[b - 1] + 0 > x[b] + 0; b--) {
+                t = x[b]; x[b] = x[b - 1]; x[b - 1] = t
+            }
+            printf "%s\t%.2f\t%.2f\n", l, x[k], (k % 2) ? x[(k + 1) / 2] : (x[k / 2] + x[k / 2 + 1]) / 2
+        }
+    }' <<<"$kernel_samples")
+# Every body was given the same pages: in one byte order all must print the same check.
+checks=$(awk -F'\t' '!/big endian/ {print $4}' <<<"$kernel_samples" | sort -u | wc -l)
+be_checks=$(awk -F'\t' '/big endian/ {print $4}' <<<"$kernel_samples" | sort -u | wc -l)
+if [[ $checks != 1 || $be_checks -gt 1 ]]; then
+    echo "bench: the kernels disagree on the same pages:" >&2
+    awk -F'\t' '{print $4 "\t" $1}' <<<"$kernel_samples" | sort -u >&2
+    exit 1
+fi
+# Cycles per page, when perf can count them: fixed work (KERNEL_PASSES), the count of a short
+# run subtracted to drop start-up, best of three. Unlike GB/s, barely moved by other load.
+cycle_rows=""
+if perf stat -x, -e cycles:u true >/dev/null 2>&1; then
+    echo "bench: cycles per page (perf stat)" >&2
+    # Node's start-up varies by tens of millions of cycles, so wasm needs far more passes.
+    if ((smoke)); then p1=5 p2=45 wasm_p2=45 reps=1; else p1=20 p2=1020 wasm_p2=20020 reps=3; fi
+    cycles_of() { perf stat -x, -e cycles:u "$@" 2>&1 >/dev/null | awk -F, '$3 ~ /cycles/ {print $1; exit}'; }
+    per_page() { # label command...
+        local label=$1 best="" c1 c2 v
+        shift
+        for _ in $(seq "$reps"); do
+            c1=$(KERNEL_PASSES=$p1 cycles_of "$@")
+            c2=$(KERNEL_PASSES=$p2 cycles_of "$@")
+            v=$(awk -v a="$c1" -v b="$c2" -v n=$(((p2 - p1) * pages)) 'BEGIN {if (a > 0 && b > a) printf "%.0f", (b - a) / n}')
+            if [[ -n $v && (-z $best || $v -lt $best) ]]; then best=$v; fi
+        done
+        printf '%s\t%s\n' "$label" "${best:-n/a}"
+    }
+    cycle_rows=$(
+        per_page "PostgreSQL checksum_impl.h, gcc Debian flags (-O2)" "$out/pg_kernel_debian" x 1 "$pages"
+        per_page "PostgreSQL checksum_impl.h, gcc -O3 -march=native" "$out/pg_kernel_native" x 1 "$pages"
+        while IFS= read -r label; do
+            KERNEL_BODY=$label per_page "$label" "$kernel_bench" 1 "$pages"
+        done < <(awk -F'\t' '/^pgpage/ && !/big endian/ {print $1}' <<<"$kernel_rows")
+        for build in "${wasm_builds[@]}"; do
+            for body in simd128 scalar; do
+                [[ $build == plain && $body == simd128 ]] && continue
+                p2=$wasm_p2 KERNEL_BODY=$body per_page "wasm $body body, $build build (Node)" node bench/wasm-kernel/bench.mjs \
+                    "$out/wasm-kernel-$build/wasm32-unknown-unknown/release/pgpage_wasm_kernel.wasm" "$build build" 1 "$pages"
+            done
+        done
+    )
+fi
 native_best=$(awk -F'\t' '/-O3 -march=native/ {print $2}' <<<"$kernel_rows")
 dispatched_best=$(awk -F'\t' '/^pgpage dispatched/ && !/big endian/ {print $2}' <<<"$kernel_rows")
+sse41_best=$(awk -F'\t' '/^pgpage sse4.1\t/ {print $2}' <<<"$kernel_rows")
+wasm_simd_best=$(awk -F'\t' '/^wasm simd128 body, simd128 build/ {print $2}' <<<"$kernel_rows")
+wasm_plain_best=$(awk -F'\t' '/^wasm scalar body, plain build/ {print $2}' <<<"$kernel_rows")
 
 # --- 2. CLI end to end ------------------------------------------------------------------------
 echo "bench: cluster (pgbench scale $scale)" >&2
@@ -105,6 +186,10 @@ echo "bench: CLI, $runs alternating runs each after one warm-up" >&2
 for i in $(seq 0 "$runs"); do
     run_timed pgpage "${as_pg[@]}" "$pgpage" verify "$data"
     run_timed pg_checksums "${as_pg[@]}" "$pgbin/pg_checksums" --check -D "$data"
+    # The floor for any tool that reads with read(2): copying the same files out of the
+    # page cache and nothing else, on one core and on every core.
+    run_timed read1 "${as_pg[@]}" sh -c 'find "$1/base" "$1/global" -type f | "$2" 1' sh "$data" "$out/read_floor"
+    run_timed readN "${as_pg[@]}" sh -c 'find "$1/base" "$1/global" -type f | "$2" "$3"' sh "$data" "$out/read_floor" "$(nproc)"
     if ((i == 0)); then
         : >"$out/cli-times" # the first pair only warms the page cache
     fi
@@ -149,7 +234,8 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo "## 1. Checksum kernel (one core, 8 KB pages in cache)"
     echo
     echo "$pages pages ($((pages * 8)) KB) checksummed over and over, pg_checksum_page's full work"
-    echo "(fold, block number, reduction) per page; $seconds s per round, 7 rounds, best and median."
+    echo "(fold, block number, reduction) per page; $seconds s per round, $rounds rounds taken in turn"
+    echo "across all bodies, best and median."
     echo
     echo "| body | best GB/s | median GB/s | best vs PG -O3 -march=native |"
     echo "|---|---:|---:|---:|"
@@ -157,27 +243,59 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
         echo "| $label | $best | $med | $(ratio "$best" "$native_best")x |"
     done <<<"$kernel_rows"
     echo
-    if [[ ! -f bench/wasm-kernel.mjs ]]; then
-        echo "(wasm kernels: bench/wasm-kernel.mjs not present in this checkout.)"
+    if [[ -n $cycle_rows ]]; then
+        native_cycles=$(awk -F'\t' '/-O3 -march=native/ {print $2}' <<<"$cycle_rows")
+        echo "Cycles per 8 KB page in user space (\`perf stat -e cycles:u\`, fixed work, start-up"
+        echo "subtracted, best of three): load on a shared machine moves these far less than GB/s."
+        echo
+        echo "| body | cycles/page | PG -O3 -march=native / body |"
+        echo "|---|---:|---:|"
+        while IFS=$'\t' read -r label c; do
+            echo "| $label | $c | $(ratio "$native_cycles" "$c")x |"
+        done <<<"$cycle_rows"
         echo
     fi
-    echo "Target: dispatched >= 0.9x PostgreSQL's header at gcc -O3 -march=native: $kernel_ratio x, $(verdict "$kernel_ratio" 0.9)."
+    echo "Same work checked: on these pages every little-endian body's xor of pg_checksum_page(page i, i)"
+    echo "is $(awk -F'\t' '!/big endian/ {print $4; exit}' <<<"$kernel_samples"), as PostgreSQL's own header computes (the big-endian rows agree among themselves)."
+    echo
+    echo "wasm rows: bench/wasm-kernel (the core's bodies exported bare, no bindings) in Node;"
+    echo "the \"plain build\" has no simd128, so its scalar body is truly scalar."
+    echo
+    echo "Targets:"
+    cyc() { awk -F'\t' -v l="$1" '$1 ~ l {print $2; exit}' <<<"$cycle_rows"; }
+    by_cycles() { # faster slower-label faster-label
+        [[ -n $cycle_rows ]] || return 0
+        local r
+        r=$(ratio "$(cyc "$1")" "$(cyc "$2")")
+        echo " By cycles: $r x, $(verdict "$r" "$3")."
+    }
+    echo "- native dispatch >= 0.9x PostgreSQL's header at gcc -O3 -march=native: by best GB/s $kernel_ratio x, $(verdict "$kernel_ratio" 0.9).$(by_cycles '-O3 -march=native' '^pgpage dispatched' 0.9)"
+    if [[ -n $wasm_simd_best ]]; then
+        r1=$(ratio "$wasm_simd_best" "$sse41_best") r2=$(ratio "$wasm_simd_best" "$wasm_plain_best")
+        echo "- wasm simd128 (Node) >= 0.8x native SSE4.1: by best GB/s $r1 x, $(verdict "$r1" 0.8).$(by_cycles '^pgpage sse4.1' '^wasm simd128 body' 0.8)"
+        echo "- wasm simd128 (Node) >= 6x wasm scalar (plain build, Node): by best GB/s $r2 x, $(verdict "$r2" 6).$(by_cycles '^wasm scalar body, plain' '^wasm simd128 body' 6)"
+    fi
     echo
     echo "## 2. CLI end to end (stopped cluster, page cache warm)"
     echo
     if ((scale == 0)); then made="a bare initdb -k"; else made="pgbench -i -s $scale"; fi
-    echo "Cluster: $made, data checksums on, $files relation files, $((bytes / 1048576)) MB in base/ and global/ ($cached)."
+    echo "Cluster: $made, data checksums on, $files files, $((bytes / 1048576)) MB in base/ and global/ ($cached)."
     echo "One warm-up pair, then $runs alternating runs each; wall time of the whole process."
     echo
     echo "| command | median s | runs (s) | exit status |"
     echo "|---|---:|---|---|"
     echo "| \`pgpage verify DATADIR\` | $pgpage_median | $(awk '$1 == "pgpage" {print $2}' "$out/cli-times" | paste -sd' ') | $pgpage_status |"
     echo "| \`pg_checksums --check -D DATADIR\` | $pgc_median | $(awk '$1 == "pg_checksums" {print $2}' "$out/cli-times" | paste -sd' ') | $pgc_status |"
+    echo "| bare read (bench/read_floor.c: pread 1 MB units, no checksum), 1 thread | $(median read1) | $(awk '$1 == "read1" {print $2}' "$out/cli-times" | paste -sd' ') | $(statuses read1) |"
+    echo "| bare read, $(nproc) threads | $(median readN) | $(awk '$1 == "readN" {print $2}' "$out/cli-times" | paste -sd' ') | $(statuses readN) |"
     echo
     echo "Ratio pg_checksums / pgpage: $cli_ratio x. Target >= 4x: $(verdict "$cli_ratio" 4)."
+    echo "Bound for a read(2)-based tool: pg_checksums / bare parallel read = $(ratio "$pgc_median" "$(median readN)") x."
     echo
     echo "pg_checksums said: $(grep -E 'Blocks scanned|Bad checksums' "$out/cli-pg_checksums.out" | tr -s ' ' | paste -sd';' -)"
     echo "pgpage said: $(tail -n 4 "$out/cli-pgpage.out" | tr -s ' ' | paste -sd';' -)"
+    echo
+    echo "What bounds these figures, with measurements: bench/NOTES.md."
     if [[ -f bench/browser.mjs ]]; then
         echo
         node bench/browser.mjs "$seconds" "$pages" "${smoke_flag[@]}"
