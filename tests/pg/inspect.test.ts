@@ -412,6 +412,50 @@ describe('corrupted copies still decode as pageinspect reads them', () => {
   });
 });
 
+describe('damaged btree pages', () => {
+  test('LP_DEAD bits, LSN and cycle ids changed: bt_page_items and the header follow', () => {
+    // Only damage that keeps every tuple where its line pointer says: bt_page_items trusts
+    // line pointers and tuple sizes, so other damage could make it read past the page.
+    const dir = pgTempDir('pgpage-inspect-bt-');
+    const f = files.find((x) => x.rel === 'bt_multi' && x.fork === 'main')!;
+    const blocks = Math.min(f.blocks, 30);
+    const bad = Buffer.from(readFileSync(f.path).subarray(0, blocks * BS));
+    let deadBits = 0;
+    for (let b = 1; b < blocks; b++) {
+      const base = b * BS;
+      bad[base + 3] ^= 0x5a; // pd_lsn
+      bad[base + BS - 2] ^= 0x01; // btpo_cycleid
+      const lower = bad.readUInt16LE(base + 12);
+      for (let lp = base + 24 + 4; lp < base + lower; lp += 4 * 7) {
+        const w = bad.readUInt32LE(lp);
+        if (((w >>> 15) & 3) === 1) {
+          bad.writeUInt32LE((w | (3 << 15)) >>> 0, lp); // LP_NORMAL -> LP_DEAD
+          deadBits++;
+        }
+      }
+    }
+    const path = join(dir, f.path.split('/').pop()!);
+    writeFileSync(path, bad);
+    chmodSync(path, 0o644);
+    const { out } = inspect(path);
+    const pg = perBlock<Json>(
+      path,
+      blocks,
+      `${HEADER}, case when b = 0 then null else (select json_agg(x) from bt_page_items(p) x) end as items`,
+    );
+    for (const row of pg.filter((r) => r.b > 0)) {
+      const ours = out.blocks[row.b];
+      expectColumns(ours.header, header(row.header as Json), `bt damaged ${row.b} header`);
+      expectRows(ours.items, row.items as Json[] | null, `bt damaged ${row.b} items`);
+      expect(ours.status).toBe('mismatch');
+    }
+    expectNoMismatches();
+    const dead = out.blocks.flatMap((b) => b.items).filter((i) => i.dead === true).length;
+    expect(deadBits).toBeGreaterThan(50);
+    expect(dead).toBeGreaterThan(0);
+  });
+});
+
 describe('CLI contract', () => {
   function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
     return spawnSync(BIN, args, { encoding: 'utf8' });
@@ -429,13 +473,26 @@ describe('CLI contract', () => {
     const dir = pgTempDir('pgpage-inspect-cli-');
     const empty = join(dir, '16384');
     writeFileSync(empty, '');
-    const text = join(dir, '16385');
-    writeFileSync(text, 'hello, this is not a relation file\n'.repeat(400));
-    for (const args of [['inspect', empty], ['inspect', text], ['inspect', join(dir, '99999')], ['inspect', '--kind', 'nope', f.path]]) {
+    const short = join(dir, '16387');
+    writeFileSync(short, Buffer.alloc(100, 1));
+    for (const args of [
+      ['inspect', empty],
+      ['inspect', short],
+      ['inspect', join(dir, '99999')],
+      ['inspect', '--kind', 'nope', f.path],
+      ['inspect', '--endian', 'middle', f.path],
+    ]) {
       const r = run(args);
       expect({ args, status: r.status }).toEqual({ args, status: 2 });
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     }
+    // Text or garbage under a relation file's name is still pages, as for verify: each one a
+    // mismatch with flagged values, exit 1, and the JSON stays whole.
+    const text = join(dir, '16385');
+    writeFileSync(text, 'hello, this is not a relation file\n'.repeat(400));
+    const garbage = inspect(text);
+    expect(garbage.status).toBe(1);
+    expect(garbage.out.blocks.map((b) => b.status)).toEqual(['mismatch']);
     // The segment comes from the `.N` suffix (or --segment) and moves absolute_block, so the
     // checksum no longer matches: exit 1, every block a mismatch.
     const seg = join(dir, '16386.2');

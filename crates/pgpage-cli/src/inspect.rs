@@ -68,7 +68,9 @@ pub fn run(args: &InspectArgs) -> i32 {
     match inspect(args) {
         Ok(status) => status,
         Err(Fatal(reason)) => {
-            eprintln!("pgpage inspect: {}: {reason}", args.path.display());
+            if !reason.is_empty() {
+                eprintln!("pgpage inspect: {}: {reason}", args.path.display());
+            }
             2
         }
     }
@@ -105,15 +107,8 @@ fn open(args: &InspectArgs) -> Result<Target, Fatal> {
     };
     let name = args.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let parsed = parse_relation_file_name(name);
-    let (fork, name_segment) = match (parsed, args.segment) {
-        (Some(n), _) => (n.fork, n.segno),
-        (None, Some(_)) => (Fork::Main, 0),
-        (None, None) => {
-            return Err(Fatal(String::from(
-                "not a relation file name (relfilenode[_fsm|_vm|_init][.N]); give --segment to inspect it anyway",
-            )))
-        }
-    };
+    // Any other name is read as segment 0 of a main fork, as verify reads it.
+    let (fork, name_segment) = parsed.map_or((Fork::Main, 0), |n| (n.fork, n.segno));
     let kind = kind.or(match fork {
         Fork::Fsm => Some(PageKind::Fsm),
         Fork::Vm => Some(PageKind::Vm),
@@ -129,15 +124,13 @@ fn open(args: &InspectArgs) -> Result<Target, Fatal> {
         return Err(Fatal(String::from("empty file: no pages to inspect")));
     }
     let block_size = match args.block_size {
-        Some(b) => BlockSize::new(b).ok_or_else(|| Fatal(format!("--block-size {b} is not one of 1024..32768")))?,
+        Some(b) => BlockSize::new(b)
+            .ok_or_else(|| Fatal(format!("--block-size {b} is not one of 1024..32768")))?,
         None => match detect_block_size(&read_head(&file, len), endian) {
             Some(b) => b,
-            None if read_head(&file, len).iter().all(|&b| b == 0) => BlockSize::DEFAULT,
-            None => {
-                return Err(Fatal(String::from(
-                    "not a relation file: no page header claims a PostgreSQL block size (give --block-size to force)",
-                )))
-            }
+            // As verify (and pg_checksums) do: garbage pages are still pages, of the default
+            // size; each decodes to flagged values and a mismatch status.
+            None => BlockSize::DEFAULT,
         },
     };
     let size = u64::from(block_size.bytes());
@@ -189,7 +182,11 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let path = args.path.display().to_string();
-    let write_err = |e: io::Error| Fatal(format!("writing output: {e}"));
+    let write_err = |e: io::Error| match e.kind() {
+        // The reader went away (`| head`): nothing more to say, as verify does.
+        io::ErrorKind::BrokenPipe => Fatal(String::new()),
+        _ => Fatal(format!("writing output: {e}")),
+    };
     if args.json {
         #[derive(Serialize)]
         struct Head<'a> {
@@ -251,7 +248,7 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
             if i > 0 {
                 out.write_all(b",").map_err(write_err)?;
             }
-            serde_json::to_writer(&mut out, &b).map_err(|e| Fatal(e.to_string()))?;
+            serde_json::to_writer(&mut out, &b).map_err(|e| write_err(io::Error::from(e)))?;
         } else {
             print_text(&mut out, block, absolute, status.as_str(), &decoded).map_err(write_err)?;
         }

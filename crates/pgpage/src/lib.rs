@@ -13,6 +13,6 @@ pub mod verify;
 
 pub use layout::{BlockSize, Endian};
 pub use verify::{PageStatus, PageVerdict};
-pub mod file;
-pub mod fields;
 pub mod decode;
+pub mod fields;
+pub mod file;
