@@ -18,7 +18,7 @@ build() { # out-dir rustflags
   fi
   echo "build-wasm: $out (RUSTFLAGS='$flags')" >&2
   # Separate target dirs so the two flavours do not rebuild each other.
-  RUSTFLAGS="$flags" CARGO_TARGET_DIR="crates/target/wasm-$(basename "$out")" \
+  RUSTFLAGS="$flags" CARGO_TARGET_DIR="$PWD/crates/target/wasm-$(basename "$out")" \
     wasm-pack --log-level warn build crates/pgpage-wasm --target web --release \
     --no-pack --out-dir "../../$out" >&2
   # binaryen before 116 rewrites wasm-bindgen's externref table as anyref, which V8 rejects.
