@@ -10,6 +10,7 @@ export default defineConfig({
           name: 'web',
           include: ['web/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -18,6 +19,7 @@ export default defineConfig({
           include: ['tests/node/**/*.test.ts'],
           environment: 'node',
           testTimeout: 60_000,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -29,6 +31,8 @@ export default defineConfig({
           hookTimeout: 600_000,
           // Each file starts its own cluster; two at once is what two cores carry.
           maxWorkers: 2,
+          // Projects with their own maxWorkers run as groups of their own, one after another.
+          sequence: { groupOrder: 2 },
         },
       },
     ],
