@@ -1,0 +1,25 @@
+// Browser end to end for bench/run.sh: runs the Playwright bench (tests/browser-bench) in
+// Debian's chromium against the built app and prints its figures as a Markdown section.
+// Usage: node bench/browser.mjs SECONDS PAGES [--smoke]   (a smoke run verifies 16 MB)
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+if (!existsSync('dist/index.html')) spawnSync('bash', ['scripts/build.sh'], { stdio: 'inherit' });
+
+const smoke = process.argv.includes('--smoke');
+const mb = smoke ? '16' : (process.env.PGPAGE_BENCH_MB ?? '1024');
+const r = spawnSync('npx', ['playwright', 'test', '-c', 'tests/browser-bench', '--reporter=list'], {
+  encoding: 'utf8',
+  env: { ...process.env, PGPAGE_BENCH_MB: mb },
+  maxBuffer: 1 << 26,
+});
+const lines = (r.stdout ?? '').split('\n');
+const start = lines.findIndex((l) => l.startsWith('chromium '));
+console.log(`\n## 3. Browser end to end (${mb} MB relation file)\n`);
+if (r.status !== 0 || start < 0) {
+  console.log('The browser bench failed:\n```\n' + (r.stdout + r.stderr).slice(-3000) + '\n```');
+  process.exit(1);
+}
+const body = lines.slice(start, start + 7).filter((l) => /\S/.test(l));
+console.log('```\n' + body.join('\n') + '\n```');
+if (smoke) console.log('(smoke run: timings meaningless)');
