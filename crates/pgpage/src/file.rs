@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::layout::{read_u16, BlockSize, Endian};
-use crate::verify::{matches_block, verify_page, PageStatus};
+use crate::verify::{header_is_sane, matches_block, verify_page, PageStatus};
 
 /// relpath.h: ForkNumber, by the suffix PostgreSQL gives each fork's files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -90,7 +90,8 @@ pub const DETECT_HEAD_BYTES: usize = DETECT_PAGES * 32768;
 /// PostgreSQL supports, the non-new pages (pd_upper != 0) among the first few at offsets of
 /// that size vote when their pd_pagesize_version claims it. The size with most votes wins,
 /// 8 KB on a tie; None when no page claims the size it sits at (all new, or garbage).
-/// Only whole pages vote: the one garbage page of an 8 KB file must not pass for a 16 KB one.
+/// Only whole pages with a sane header vote: the one garbage page of an 8 KB file must not
+/// pass for a 16 KB one.
 pub fn detect_block_size(head: &[u8], endian: Endian) -> Option<BlockSize> {
     let mut best: Option<(usize, BlockSize)> = None;
     let default_first = core::iter::once(BlockSize::DEFAULT.bytes())
@@ -101,6 +102,9 @@ pub fn detect_block_size(head: &[u8], endian: Endian) -> Option<BlockSize> {
             .filter(|page| read_u16(page, 14, endian).is_some_and(|upper| upper != 0))
             .take(DETECT_PAGES)
             .filter(|page| BlockSize::from_page(page, endian) == Some(size))
+            // A garbage page claims some size one time in 40; it must also pass
+            // PageIsVerified's header sanity at that size to be believed.
+            .filter(|page| header_is_sane(page, endian))
             .count();
         if votes > 0 && best.is_none_or(|(most, _)| votes > most) {
             best = Some((votes, size));
@@ -268,6 +272,32 @@ mod tests {
     )]
     use super::*;
     use crate::checksum::pg_checksum_page;
+
+    #[test]
+    fn a_garbage_page_claiming_16k_does_not_set_the_block_size() {
+        // Block 0 garbage whose pd_pagesize_version says 16 KB, block 1 all zeros: the server
+        // and pg_checksums read two 8 KB pages; so must we.
+        let mut file = vec![0u8; 16384];
+        let mut x = 0x2545_F491u32;
+        for b in file[..8192].iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            *b = x as u8;
+        }
+        file[18..20].copy_from_slice(&(16384u16 | 4).to_le_bytes());
+        file[10..12].copy_from_slice(&0xFFF0u16.to_le_bytes()); // pd_flags: invalid bits
+        assert_eq!(detect_block_size(&file, Endian::Little), None);
+        // The same page with a sane 16 KB header is believed.
+        file[10..12].copy_from_slice(&0u16.to_le_bytes());
+        file[12..14].copy_from_slice(&24u16.to_le_bytes());
+        file[14..16].copy_from_slice(&16000u16.to_le_bytes());
+        file[16..18].copy_from_slice(&16384u16.to_le_bytes());
+        assert_eq!(
+            detect_block_size(&file, Endian::Little),
+            BlockSize::new(16384)
+        );
+    }
 
     fn name(relfilenode: u32, fork: Fork, segno: u32) -> Option<RelationFileName> {
         Some(RelationFileName {
