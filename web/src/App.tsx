@@ -4,6 +4,7 @@ import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'r
 import { PageMap } from './components/PageMap';
 import { PageView } from './components/PageView';
 import { keepFromFolder, newEntry, summaryState, type FileEntry } from './files';
+import { FORKS, type Fork } from './lib/filename';
 import { BLOCK_SIZES } from './lib/geometry';
 import { checksumWords } from './lib/messages';
 import { emptyCounts, STATUS_NAMES, STATUS_WORDS, type StatusCounts } from './lib/status';
@@ -394,6 +395,11 @@ export function App() {
                     start(fresh);
                     if (sel?.fileId === f.id) setSel({ ...sel, fileId: fresh.id });
                   }}
+                  onFork={(fork) => {
+                    // The checksum does not depend on the fork, only how pages decode: no re-verify.
+                    filesRef.current = filesRef.current.map((x) => (x.id === f.id ? { ...x, fork } : x));
+                    setFiles(filesRef.current);
+                  }}
                 />
               ))}
               {files.length > 1 && (
@@ -501,7 +507,14 @@ export function App() {
   );
 }
 
-function FileRow(p: { f: FileEntry; selected: boolean; onSelect(): void; onCancel(): void; onSegment(seg: number): void }) {
+function FileRow(p: {
+  f: FileEntry;
+  selected: boolean;
+  onSelect(): void;
+  onCancel(): void;
+  onSegment(seg: number): void;
+  onFork(fork: Fork): void;
+}) {
   const { f } = p;
   const done = f.state === 'done';
   const total = f.blocks * (f.blockSize ?? 0);
@@ -533,7 +546,15 @@ function FileRow(p: { f: FileEntry; selected: boolean; onSelect(): void; onCance
             }}
           />
         </td>
-        <td>{f.fork}</td>
+        <td>
+          <select aria-label={`fork of ${f.name}`} data-testid="fork" value={f.fork} onChange={(e) => p.onFork(e.target.value as Fork)}>
+            {FORKS.map((k) => (
+              <option key={k} value={k}>
+                {k}
+              </option>
+            ))}
+          </select>
+        </td>
         <td>{f.blockSize ?? '?'}</td>
         <td>{f.blocks}</td>
         <td>

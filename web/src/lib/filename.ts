@@ -2,7 +2,8 @@
 // The segment number feeds the checksum's relation-wide block number; the fork picks the
 // page kind (fsm and vm pages have no line pointers).
 
-export type Fork = 'main' | 'fsm' | 'vm' | 'init';
+export const FORKS = ['main', 'fsm', 'vm', 'init'] as const;
+export type Fork = (typeof FORKS)[number];
 
 export interface RelationName {
   relfilenode: number;

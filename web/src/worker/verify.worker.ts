@@ -63,7 +63,7 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
     const d = detectBlockSize(wasm, head, req.bigEndian);
     if (d.blockSize === null) {
       throw new Error(
-        'not a relation file: no PostgreSQL page header found at its start (choose a block size to verify it anyway)',
+        `not a relation file: no sane PostgreSQL page header at its start in ${req.bigEndian ? 'big' : 'little'}-endian order (choose the other byte order, or a block size to verify it anyway)`,
       );
     }
     blockSize = d.blockSize;
