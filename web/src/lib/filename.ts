@@ -21,8 +21,9 @@ export function parseRelationFileName(name: string): RelationName | null {
   const relfilenode = Number(m[1]);
   const segment = m[3] === undefined ? 0 : Number(m[3]);
   // Oids and segment numbers are 32-bit; the `.0` suffix is never written by the server.
+  // `.02` reads as segment 2, as pg_checksums' atoi() and the core read it.
   if (relfilenode === 0 || relfilenode > 0xffffffff || segment > 0xffffffff) return null;
-  if (m[3] !== undefined && (segment === 0 || m[3].startsWith('0'))) return null;
+  if (m[3] !== undefined && segment === 0) return null;
   return { relfilenode, fork: (m[2] as Fork | undefined) ?? 'main', segment };
 }
 

@@ -11,9 +11,11 @@ describe('relation file names', () => {
     expect(parseRelationFileName('16385_fsm')).toEqual({ relfilenode: 16385, fork: 'fsm', segment: 0 });
     expect(parseRelationFileName('16385_vm.3')).toEqual({ relfilenode: 16385, fork: 'vm', segment: 3 });
     expect(parseRelationFileName('base/5/16385_init')).toEqual({ relfilenode: 16385, fork: 'init', segment: 0 });
+    // pg_checksums reads the segment with atoi(), so a leading zero still names segment 2.
+    expect(parseRelationFileName('16385.02')).toEqual({ relfilenode: 16385, fork: 'main', segment: 2 });
   });
   it('rejects what is not a relation file', () => {
-    for (const n of ['pg_control', 'PG_VERSION', '16385.0', '16385.02', '16385_xyz', 'x16385', '', '0', '16385.', '99999999999'])
+    for (const n of ['pg_control', 'PG_VERSION', '16385.0', '16385_xyz', 'x16385', '', '0', '16385.', '99999999999'])
       expect(parseRelationFileName(n), n).toBeNull();
   });
   it('finds the database directory and the skip list', () => {
