@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, line_pointers, meta_spans, special_size, Items, PageHeader, Reader, Spans,
+    free_space, get, line_pointers, meta_spans, special_opaque, Items, PageHeader, Reader, Spans,
     Special, LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{Role, BRIN_META_PAGE_DATA, BRIN_SPECIAL_SPACE};
@@ -50,14 +50,13 @@ pub(super) fn decode(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let at = usize::from(header.special);
-    if special_size(header, r.len()) != Some(8) {
-        spans.flag(
-            "pd_special",
-            "special space is not sizeof(BrinSpecialSpace)",
-        );
-    }
-    spans.table(at, &BRIN_SPECIAL_SPACE, None);
+    special_opaque(
+        r,
+        header,
+        spans,
+        &BRIN_SPECIAL_SPACE,
+        "special space is not sizeof(BrinSpecialSpace)",
+    );
     // brin_page.h: BrinPageType/BrinPageFlags index the vector from the page's end.
     let end = r.len();
     let page_type = r.u16(end.saturating_sub(2)).unwrap_or(0);

@@ -7,8 +7,9 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, hex, line_pointers, meta_spans, page_get_free_space, special_size, IndexTuple,
-    Items, PageHeader, Reader, Spans, Special, Tid, LP_DEAD, LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
+    free_space, get, hex, line_pointers, meta_spans, page_get_free_space, special_opaque,
+    IndexTuple, Items, PageHeader, Reader, Spans, Special, Tid, LP_DEAD, LP_UNUSED,
+    SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{flag_names, Role, BTPO_FLAGS, BT_META_PAGE_DATA, BT_PAGE_OPAQUE_DATA};
 
@@ -243,14 +244,13 @@ pub(super) fn decode(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let at = usize::from(header.special);
-    if special_size(header, r.len()) != Some(16) {
-        spans.flag(
-            "pd_special",
-            "special space is not sizeof(BTPageOpaqueData)",
-        );
-    }
-    spans.table(at, &BT_PAGE_OPAQUE_DATA, None);
+    let at = special_opaque(
+        r,
+        header,
+        spans,
+        &BT_PAGE_OPAQUE_DATA,
+        "special space is not sizeof(BTPageOpaqueData)",
+    );
     let g = |name| get(r, at, &BT_PAGE_OPAQUE_DATA, name);
     let flags = g("btpo_flags") as u16;
     let mut special = BtreeSpecial {

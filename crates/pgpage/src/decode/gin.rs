@@ -8,8 +8,8 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, index_tuple_spans, line_pointers, meta_spans, pageinspect_flags, special_size,
-    Items, PageHeader, Reader, Spans, Special, Tid, SIZE_OF_PAGE_HEADER_DATA,
+    free_space, get, index_tuple_spans, line_pointers, meta_spans, pageinspect_flags,
+    special_opaque, Items, PageHeader, Reader, Spans, Special, Tid, SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{Role, GIN_META_PAGE_DATA, GIN_PAGE_OPAQUE_DATA};
 
@@ -117,14 +117,13 @@ pub(super) fn decode(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let at = usize::from(header.special);
-    if special_size(header, r.len()) != Some(8) {
-        spans.flag(
-            "pd_special",
-            "special space is not sizeof(GinPageOpaqueData)",
-        );
-    }
-    spans.table(at, &GIN_PAGE_OPAQUE_DATA, None);
+    let at = special_opaque(
+        r,
+        header,
+        spans,
+        &GIN_PAGE_OPAQUE_DATA,
+        "special space is not sizeof(GinPageOpaqueData)",
+    );
     let g = |name| get(r, at, &GIN_PAGE_OPAQUE_DATA, name);
     let flags = g("flags") as u16;
     let maxoff = g("maxoff") as u16;

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    bytea, free_space, get, line_pointers, pageinspect_flags, special_size, IndexTuple, Items,
+    bytea, free_space, get, line_pointers, pageinspect_flags, special_opaque, IndexTuple, Items,
     PageHeader, Reader, Spans, Special, LP_DEAD,
 };
 use crate::fields::GIST_PAGE_OPAQUE_DATA;
@@ -39,14 +39,13 @@ pub(super) fn decode(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let at = usize::from(header.special);
-    if special_size(header, r.len()) != Some(16) {
-        spans.flag(
-            "pd_special",
-            "special space is not sizeof(GISTPageOpaqueData)",
-        );
-    }
-    spans.table(at, &GIST_PAGE_OPAQUE_DATA, None);
+    let at = special_opaque(
+        r,
+        header,
+        spans,
+        &GIST_PAGE_OPAQUE_DATA,
+        "special space is not sizeof(GISTPageOpaqueData)",
+    );
     let g = |name| get(r, at, &GIST_PAGE_OPAQUE_DATA, name);
     let flags = g("flags") as u16;
     let special = GistSpecial {

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, line_pointers, meta_spans, page_get_free_space, special_size, IndexTuple,
+    free_space, get, line_pointers, meta_spans, page_get_free_space, special_opaque, IndexTuple,
     Items, PageHeader, Reader, Spans, Special, LP_DEAD, SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{
@@ -128,14 +128,13 @@ pub(super) fn decode(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let at = usize::from(header.special);
-    if special_size(header, r.len()) != Some(16) {
-        spans.flag(
-            "pd_special",
-            "special space is not sizeof(HashPageOpaqueData)",
-        );
-    }
-    spans.table(at, &HASH_PAGE_OPAQUE_DATA, None);
+    let at = special_opaque(
+        r,
+        header,
+        spans,
+        &HASH_PAGE_OPAQUE_DATA,
+        "special space is not sizeof(HashPageOpaqueData)",
+    );
     let g = |name| get(r, at, &HASH_PAGE_OPAQUE_DATA, name);
     let flag = g("hasho_flag") as u16;
     let page_type = match flag & LH_PAGE_TYPE {

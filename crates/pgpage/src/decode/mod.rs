@@ -655,6 +655,23 @@ pub(crate) fn special_size(header: &PageHeader, len: usize) -> Option<usize> {
     len.checked_sub(usize::from(header.special))
 }
 
+/// Spans the special space as the access method's opaque data `table`, flagging pd_special
+/// (with `wrong_size`) when the space is not that size; returns where the space starts.
+pub(crate) fn special_opaque(
+    r: &Reader,
+    header: &PageHeader,
+    spans: &mut Spans,
+    table: &Table,
+    wrong_size: &'static str,
+) -> usize {
+    let at = usize::from(header.special);
+    if special_size(header, r.len()) != Some(usize::from(table.size)) {
+        spans.flag("pd_special", wrong_size);
+    }
+    spans.table(at, table, None);
+    at
+}
+
 /// hash.h/gist.h/spgist_private.h/brin_page.h: the page ids the access methods keep in the
 /// last two bytes of their special space.
 const HASHO_PAGE_ID: u16 = 0xFF80;

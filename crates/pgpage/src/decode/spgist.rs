@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, line_pointers, meta_spans, special_size, Items, PageHeader, Reader, Spans,
+    free_space, get, line_pointers, meta_spans, special_opaque, Items, PageHeader, Reader, Spans,
     Special, SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{
@@ -55,14 +55,13 @@ pub(super) fn decode(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let at = usize::from(header.special);
-    if special_size(header, r.len()) != Some(8) {
-        spans.flag(
-            "pd_special",
-            "special space is not sizeof(SpGistPageOpaqueData)",
-        );
-    }
-    spans.table(at, &SPGIST_PAGE_OPAQUE_DATA, None);
+    let at = special_opaque(
+        r,
+        header,
+        spans,
+        &SPGIST_PAGE_OPAQUE_DATA,
+        "special space is not sizeof(SpGistPageOpaqueData)",
+    );
     let g = |name| get(r, at, &SPGIST_PAGE_OPAQUE_DATA, name);
     let flags = g("flags") as u16;
     let mut special = SpGistSpecial {
