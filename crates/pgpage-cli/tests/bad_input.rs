@@ -316,3 +316,152 @@ fn bad_files_do_not_stop_the_good_ones() {
     fs::remove_dir_all(&d).unwrap();
     fs::remove_dir_all(&empty_dir).unwrap();
 }
+
+#[test]
+fn a_file_that_shrinks_while_being_read_is_named_and_the_others_still_verified() {
+    let d = dir("shrink");
+    let good = d.join("17300");
+    fs::write(
+        &good,
+        [sealed_page(0, |_| {}), sealed_page(1, |_| {})].concat(),
+    )
+    .unwrap();
+    let shrinking = d.join("17301");
+    // The race with the reader is real, so try until the truncation lands mid-read; a run
+    // that finished first (or started after) must simply be a clean run.
+    let mut seen = false;
+    for (attempt, delay_ms) in [5u64, 20, 50, 100, 200, 400].into_iter().enumerate() {
+        let f = fs::File::create(&shrinking).unwrap();
+        f.set_len(8 << 30).unwrap(); // sparse: all-zero pages, fine for the server
+        let child = Command::new(env!("CARGO_BIN_EXE_pgpage"))
+            .args([
+                "verify",
+                "--json",
+                shrinking.to_str().unwrap(),
+                good.to_str().unwrap(),
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        f.set_len(1 << 20).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("attempt {attempt}: --json stays valid JSON: {e}"));
+        let good_entry = v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"].as_str() == good.to_str())
+            .cloned()
+            .expect("the good file is still verified");
+        assert_eq!(good_entry["blocks"].as_u64(), Some(2));
+        assert_eq!(good_entry["pages"].as_array().map(Vec::len), Some(0));
+        if err.contains("shrank while being read") {
+            assert_eq!(out.status.code(), Some(2), "attempt {attempt}: {err}");
+            let line = err.lines().find(|l| l.contains("shrank")).unwrap();
+            // pg_checksums' wording: could not read block N in file "F": read K of 8192.
+            let rest = line
+                .strip_prefix("pgpage: error: could not read block ")
+                .unwrap_or_else(|| panic!("{line}"));
+            let (block, rest) = rest.split_once(' ').unwrap();
+            let tail = format!("in file \"{}\": read ", shrinking.display());
+            let rest = rest.strip_prefix(&tail).unwrap_or_else(|| panic!("{line}"));
+            let (got, _) = rest
+                .split_once(" of 8192 ")
+                .unwrap_or_else(|| panic!("{line}"));
+            let (block, got) = (block.parse::<u64>().unwrap(), got.parse::<u64>().unwrap());
+            assert!(got < 8192 && block * 8192 + got < 8 << 30, "{line}");
+            seen = true;
+            break;
+        }
+        assert!(
+            matches!(out.status.code(), Some(0) | Some(2)),
+            "attempt {attempt}: {err}"
+        );
+    }
+    assert!(
+        seen,
+        "the truncation never landed while the file was being read"
+    );
+    fs::remove_dir_all(&d).unwrap();
+}
+
+/// Runs pgpage to the end and returns its output with its peak resident set in KiB
+/// (wait4's ru_maxrss), which is what "flat memory" means for a user's machine.
+fn pgpage_peak_rss(args: &[&str]) -> (Output, i64) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgpage"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut b).unwrap();
+        b
+    });
+    let err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut stderr, &mut b).unwrap();
+        b
+    });
+    let pid = i32::try_from(child.id()).unwrap();
+    let mut status = 0;
+    // SAFETY: zeroed rusage is a valid value for wait4 to fill; pid is our own child, which
+    // is reaped here and never waited for again through `child`.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; the pointers are to live locals.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    std::mem::forget(child);
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let output = Output {
+        status: std::os::unix::process::ExitStatusExt::from_raw(status),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    };
+    assert_eq!(output.status.code(), code);
+    (output, usage.ru_maxrss)
+}
+
+#[test]
+fn a_5_gb_sparse_file_and_a_set_of_segments_verify_in_flat_memory() {
+    let d = dir("big");
+    // Segments of 1 GB (16385, 16385.1) and one 5 GB file.
+    let mut args = vec!["verify".to_owned(), "--json".to_owned()];
+    for seg in 0..2 {
+        let p = d.join(if seg == 0 {
+            "16385".into()
+        } else {
+            format!("16385.{seg}")
+        });
+        fs::File::create(&p).unwrap().set_len(1 << 30).unwrap();
+        args.push(p.to_str().unwrap().to_owned());
+    }
+    let big = d.join("16390");
+    let f = fs::File::create(&big).unwrap();
+    f.set_len(5 << 30).unwrap();
+    // One real page at the very end, damaged, so the whole file is really read.
+    let mut last = sealed_page(5 * 131_072 - 1, |_| {});
+    last[100] ^= 1;
+    std::os::unix::fs::FileExt::write_at(&f, &last, (5 << 30) - BLCKSZ as u64).unwrap();
+    args.push(big.to_str().unwrap().to_owned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (out, peak_kib) = pgpage_peak_rss(&args);
+    assert_eq!(checked(&out, "5 GB"), 1, "one damaged page");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["blocks"].as_u64(), Some(7 * 131_072));
+    assert_eq!(v["summary"]["zero"].as_u64(), Some(7 * 131_072 - 1));
+    assert_eq!(v["summary"]["mismatch"].as_u64(), Some(1));
+    let bad = &v["files"][2]["pages"][0];
+    assert_eq!(bad["block"].as_u64(), Some(5 * 131_072 - 1));
+    // Two threads' 4 MiB buffers and the results of problem pages only: far under 64 MiB
+    // for 7 GB read, and no growth with the size of the input.
+    eprintln!("peak RSS verifying 7 GB: {peak_kib} KiB");
+    assert!(peak_kib < 64 * 1024, "peak RSS {peak_kib} KiB");
+    fs::remove_dir_all(&d).unwrap();
+}
