@@ -6,7 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { oracleStatus } from '../oracle/pgchecksum';
 import type { SampleManifest } from '../../web/src/samples';
-import { TOUR_STEPS } from '../../web/src/tour/steps';
+import { stepHighlight, TOUR_STEPS } from '../../web/src/tour/steps';
 
 const DIR = new URL('../../public/samples/', import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL('manifest.json', DIR), 'utf8')) as SampleManifest;
@@ -115,7 +115,8 @@ test('the tour: every step shows its page and outlines its bytes; keys and Close
     await expect(tour.locator('h2')).toContainText(s.title);
     await expect(view).toHaveAttribute('data-file', sample.file);
     await expect(view).toHaveAttribute('data-block', String(s.block));
-    const range = s.highlight === 'change' ? { start: sample.change!.offset, end: sample.change!.offset + sample.change!.length } : s.highlight;
+    const range = stepHighlight(s, sample);
+    expect(range.end).toBeGreaterThan(range.start);
     await expect(view.getByTestId('hexview')).toHaveAttribute('data-complete', 'true');
     await expect(lit).toHaveCount(range.end - range.start);
     await expect(lit.first()).toHaveAttribute('data-off', String(range.start));

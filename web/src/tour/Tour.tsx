@@ -5,7 +5,7 @@ import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 
 import type { ByteRange } from '../components/HexView';
 import type { FileEntry } from '../files';
 import { loadSampleManifest, samplePath, type Sample, type SampleManifest } from '../samples';
-import { TOUR_STEPS } from './steps';
+import { stepHighlight, TOUR_STEPS } from './steps';
 
 /** What the app shows for a step: the page and what PageView outlines on it. */
 export interface TourView {
@@ -59,8 +59,7 @@ export function Tour(p: TourProps) {
     const key = `${step}:${entry.id}`;
     if (shown.current === key) return;
     shown.current = key;
-    const change = sample.change;
-    const highlight = s.highlight === 'change' ? (change ? { start: change.offset, end: change.offset + Math.min(change.length, 8192) } : { start: 0, end: 0 }) : s.highlight;
+    const highlight = stepHighlight(s, sample);
     p.show({ fileId: entry.id, block: s.block, highlight, item: s.item, header: s.header });
     // The page loads and its hex rows render over a few frames: scroll to the outlined bytes
     // of this step's page (not the previous one's) once they exist.

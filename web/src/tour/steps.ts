@@ -31,6 +31,15 @@ const BLCKSZ = 8192;
 /** RELSEG_SIZE: blocks per 1 GB segment file at 8 KB pages (pg_config.h). */
 const RELSEG_SIZE = 131072;
 
+/** The bytes a step outlines on its page: its own range, or the sample's change within the page. */
+export function stepHighlight(step: TourStep, sample: Sample): ByteRange {
+  if (step.highlight !== 'change') return step.highlight;
+  const c = sample.change;
+  // Nothing to outline when the change is elsewhere; the unit test holds every step to a range.
+  if (!c || c.block !== step.block) return { start: 0, end: 0 };
+  return { start: c.offset, end: Math.min(c.offset + c.length, BLCKSZ) };
+}
+
 function pageOf(m: SampleManifest, role: string, block: number): SamplePage {
   const page = m.samples.find((s) => s.role === role)?.pages[block];
   if (!page) throw new Error(`the samples have no ${role} block ${block}`);
