@@ -66,7 +66,7 @@ export const TOUR_STEPS: TourStep[] = [
     header: true,
     text: () => [
       `Every page starts with PageHeaderData (bufpage.h), 24 bytes in the server's byte order (little-endian here):`,
-      `\`pd_lsn\` (8 bytes: the WAL position of the page's last change), \`pd_checksum\` (2), \`pd_flags\` (2), \`pd_lower\` (2: end of the line pointers), \`pd_upper\` (2: start of the tuples), \`pd_special\` (2: start of the index's special space; 8192 on a heap, which has none), \`pd_pagesize_version\` (2: page size | layout version 4) and \`pd_prune_xid\` (4).`,
+      `\`pd_lsn\` (8 bytes: the WAL position of the page's last change), \`pd_checksum\` (2), \`pd_flags\` (2), \`pd_lower\` (2: end of the line pointers), \`pd_upper\` (2: start of the tuples), \`pd_special\` (2: start of the special space an index or a sequence keeps at the end; 8192 on a heap, which has none), \`pd_pagesize_version\` (2: page size | layout version 4) and \`pd_prune_xid\` (4).`,
       `The decoded header is outlined beside the hex dump.`,
     ],
   },
