@@ -2,6 +2,7 @@
 // The Content-Security-Policy goes into the built page only: the dev server needs inline
 // scripts for hot reload.
 import react from '@vitejs/plugin-react';
+import { readdirSync } from 'node:fs';
 import { defineConfig, type Plugin } from 'vite';
 
 /** No connection beyond the page's own origin; wasm may compile; workers only from self. */
@@ -26,13 +27,24 @@ function csp(): Plugin {
   };
 }
 
-/** Lists every built file for the service worker to cache at install (offline after one visit). */
+/**
+ * Lists every built file for the service worker to cache at install (offline after one visit),
+ * and the files of public/ (icon, manifest, the PostgreSQL samples), which Vite copies
+ * without putting them in the bundle.
+ */
 function precacheList(): Plugin {
+  let publicDir = '';
   return {
     name: 'pgpage-precache',
     apply: 'build',
+    configResolved(config) {
+      publicDir = config.publicDir;
+    },
     generateBundle(_, bundle) {
-      const files = Object.keys(bundle).filter((f) => f !== 'index.html');
+      const copied = readdirSync(publicDir, { recursive: true, withFileTypes: true })
+        .filter((d) => d.isFile() && d.name !== 'sw.js')
+        .map((d) => `${d.parentPath.slice(publicDir.length + 1)}/${d.name}`.replace(/^\//, ''));
+      const files = [...Object.keys(bundle).filter((f) => f !== 'index.html'), ...copied];
       this.emitFile({ type: 'asset', fileName: 'precache.json', source: JSON.stringify(files) });
     },
   };
@@ -41,6 +53,8 @@ function precacheList(): Plugin {
 export default defineConfig({
   root: 'web',
   base: './',
+  // Static files (icon, web manifest, service worker, samples) live in the repository's public/.
+  publicDir: '../public',
   plugins: [react(), csp(), precacheList()],
   worker: { format: 'es' },
   build: {

@@ -3,6 +3,8 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { PageMap } from './components/PageMap';
 import { PageView } from './components/PageView';
+import { SamplesPicker, useSampleLoader } from './components/Samples';
+import { Tour, type TourView } from './tour/Tour';
 import { keepFromFolder, newEntry, summaryState, type FileEntry } from './files';
 import { FORKS, type Fork } from './lib/filename';
 import { BLOCK_SIZES } from './lib/geometry';
@@ -58,6 +60,7 @@ export function App() {
   const [notice, setNotice] = useState<string | null>(null);
   const [shownProblems, setShownProblems] = useState(PROBLEM_PAGE);
   const [dragging, setDragging] = useState(false);
+  const [tour, setTour] = useState<{ open: boolean; view: TourView | null }>({ open: false, view: null });
   // A small pool: Chromium serves concurrent File reads faster than one stream, so two
   // files of a data directory verify side by side. A job stays on the worker it started on.
   const pool = useRef<{ workers: Worker[]; jobs: Map<number, number>; busy: number[] }>({ workers: [], jobs: new Map(), busy: [] });
@@ -182,6 +185,12 @@ export function App() {
     },
     [start],
   );
+
+  const loadSamples = useSampleLoader(filesRef, addFiles);
+  const showTourView = useCallback((view: TourView) => {
+    setTour({ open: true, view });
+    setSel({ fileId: view.fileId, block: view.block, offset: view.highlight.start });
+  }, []);
 
   const rerunAll = useCallback(() => {
     for (const f of filesRef.current) {
@@ -319,6 +328,9 @@ export function App() {
             <option value="big">big-endian</option>
           </select>
         </label>
+        <button type="button" data-testid="tour-start" onClick={() => setTour({ open: true, view: null })}>
+          Tour
+        </button>
         <button type="button" onClick={() => setTheme(theme === 'auto' ? 'dark' : theme === 'dark' ? 'light' : 'auto')} aria-label="switch theme">
           Theme: {theme}
         </button>
@@ -355,6 +367,7 @@ export function App() {
             />
           </label>
         </p>
+        <SamplesPicker load={loadSamples} />
         {notice && <p className="notice" role="status">{notice}</p>}
       </section>
 
@@ -498,8 +511,12 @@ export function App() {
           bigEndian={bigEndian}
           onOffset={(offset) => setSel({ ...sel, offset })}
           onBlock={(block) => setSel({ ...sel, block, offset: 0 })}
+          {...(tour.view && tour.view.fileId === sel.fileId && tour.view.block === sel.block
+            ? { highlight: tour.view.highlight, highlightItem: tour.view.item, highlightHeader: tour.view.header }
+            : {})}
         />
       )}
+      {tour.open && <Tour files={files} loadSamples={loadSamples} show={showTourView} onClose={() => setTour({ open: false, view: null })} />}
       <footer className="keys">
         Keys: <kbd>[</kbd> <kbd>]</kbd> previous/next page, <kbd>n</kbd>/<kbd>N</kbd> next/previous problem, <kbd>Ctrl</kbd>+<kbd>G</kbd> go to block, arrows in the hex view.
       </footer>

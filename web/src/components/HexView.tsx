@@ -1,6 +1,7 @@
 // An annotated hex dump: offset, 16 bytes a row, ASCII. It knows a data provider and a list
 // of spans (field, role, value, doc), nothing about PostgreSQL. Hover shows the field; the
-// arrow keys move a cursor; bytes of `selectedItem` and of `markedFields` are highlighted.
+// arrow keys move a cursor; bytes of `selectedItem` and of `markedFields` are highlighted, and
+// an optional byte range is outlined (the guided tour points at bytes with it).
 import { memo, useEffect, useMemo, useState, type KeyboardEvent, type MouseEvent } from 'react';
 
 /** Rows rendered in the first frame; the rest follow in later tasks so none runs long. */
@@ -14,6 +15,12 @@ export interface ByteProvider {
   slice(start: number, end: number): Uint8Array;
 }
 
+/** Bytes start..end (end exclusive) of the page. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 export interface HexViewProps {
   data: ByteProvider;
   /** File offset of byte 0, for the offset column. */
@@ -22,6 +29,8 @@ export interface HexViewProps {
   /** Fields to mark loudly (data-mismatch="true"), e.g. a checksum that does not match. */
   markedFields: ReadonlySet<string>;
   selectedItem: number | null;
+  /** Bytes to outline (data-highlight="true"). */
+  highlight?: ByteRange;
   cursor: number;
   onCursor(offset: number): void;
   onHover(span: Span | null, offset: number | null): void;
@@ -36,6 +45,7 @@ interface HexRowProps {
   spans: Span[];
   markedFields: ReadonlySet<string>;
   selectedItem: number | null;
+  highlight?: ByteRange;
   cursor: number;
   baseOffset: number;
 }
@@ -52,9 +62,10 @@ const HexRow = memo(function HexRow(p: HexRowProps) {
       (s?.item !== undefined && s.item === p.selectedItem ? ' sel' : '') +
       (i === p.cursor ? ' cursor' : '') +
       (s?.problem ? ' flagged' : '');
+    const lit = p.highlight !== undefined && i >= p.highlight.start && i < p.highlight.end;
     const marked = s !== undefined && p.markedFields.has(s.field);
     hex.push(
-      <span key={i} className={cls} data-off={i} data-field={s?.field} data-item={s?.item} data-mismatch={marked ? 'true' : undefined}>
+      <span key={i} className={lit ? `${cls} hl` : cls} data-highlight={lit ? 'true' : undefined} data-off={i} data-field={s?.field} data-item={s?.item} data-mismatch={marked ? 'true' : undefined}>
         {HEX[b]}
       </span>,
     );
@@ -117,6 +128,7 @@ function HexViewImpl(p: HexViewProps) {
         spans={p.spans}
         markedFields={p.markedFields}
         selectedItem={selHere ? p.selectedItem : null}
+        highlight={p.highlight && p.highlight.start < r + 16 && p.highlight.end > r ? p.highlight : undefined}
         cursor={cursorHere}
         baseOffset={p.baseOffset}
       />,

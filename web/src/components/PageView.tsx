@@ -7,7 +7,7 @@ import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, 
 import { decodeWithCore, spanValue, type DecodedPage, type Span } from '../lib/spans';
 import { STATUS_WORDS, statusName, type StatusName } from '../lib/status';
 import { loadWasm } from '../wasm';
-import { HexView, type ByteProvider } from './HexView';
+import { HexView, type ByteProvider, type ByteRange } from './HexView';
 
 interface Loaded {
   block: number;
@@ -29,6 +29,10 @@ export interface PageViewProps {
   bigEndian: boolean;
   onOffset(offset: number): void;
   onBlock(block: number): void;
+  /** What the guided tour points at on this page: bytes, an item to select, the header panel. */
+  highlight?: ByteRange;
+  highlightItem?: number;
+  highlightHeader?: boolean;
 }
 
 async function copy(text: string): Promise<boolean> {
@@ -53,6 +57,9 @@ export function PageView(p: PageViewProps) {
   const [hover, setHover] = useState<{ span: Span | null; off: number | null }>({ span: null, off: null });
   const [item, setItem] = useState<number | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
+  useEffect(() => {
+    if (p.highlightItem !== undefined) setItem(p.highlightItem);
+  }, [p.highlightItem]);
 
   useEffect(() => {
     let live = true;
@@ -218,6 +225,7 @@ export function PageView(p: PageViewProps) {
           spans={decoded.spans}
           markedFields={marked}
           selectedItem={item}
+          highlight={p.highlight}
           cursor={p.offset}
           onCursor={(off) => {
             p.onOffset(off);
@@ -228,7 +236,7 @@ export function PageView(p: PageViewProps) {
         />
         <div className="panels">
           <h3>Page header ({decoded.kind} page)</h3>
-          <table data-testid="header-panel">
+          <table data-testid="header-panel" className={p.highlightHeader ? 'hl' : undefined} data-highlight={p.highlightHeader ? 'true' : undefined}>
             <tbody>
               {Object.entries(decoded.header).map(([k, v]) => (
                 <tr key={k} className={k === 'checksum' && marked.size > 0 ? 'mismatch' : undefined}>

@@ -1,10 +1,10 @@
 // Offline: the app shell and every same-origin asset it fetched, served cache-first after
 // the first visit. It never touches other origins (the CSP forbids them anyway) and never
 // sees the user's files, which are read with File.slice and not fetched.
-const CACHE = 'pgpage-v2';
+const CACHE = 'pgpage-v3';
 
 // precache.json (written by vite.config.ts) names every built asset, wasm and worker included,
-// so the first visit is enough to work offline.
+// and public/'s files (the samples too), so the first visit is enough to work offline.
 self.addEventListener('install', (e) => {
   e.waitUntil(
     (async () => {
@@ -12,7 +12,7 @@ self.addEventListener('install', (e) => {
       const assets = await fetch('./precache.json', { cache: 'no-cache' })
         .then((r) => (r.ok ? r.json() : []))
         .catch(() => []);
-      await c.addAll(['./index.html', './manifest.webmanifest', './icon.svg', ...assets.map((a) => `./${a}`)]);
+      await c.addAll(['./index.html', ...assets.map((a) => `./${a}`)]);
     })(),
   );
   self.skipWaiting();
