@@ -1,6 +1,7 @@
 // An annotated hex dump: offset, 16 bytes a row, ASCII. It knows a data provider and a list
 // of spans (field, role, value, doc), nothing about PostgreSQL. Hover shows the field; the
 // arrow keys move a cursor; bytes of `selectedItem` and of `markedFields` are highlighted.
+// Given `onEditByte`, hex digits typed at the cursor overwrite its byte, high nibble first.
 import { memo, useEffect, useMemo, useState, type KeyboardEvent, type MouseEvent } from 'react';
 
 /** Rows rendered in the first frame; the rest follow in later tasks so none runs long. */
@@ -25,6 +26,10 @@ export interface HexViewProps {
   cursor: number;
   onCursor(offset: number): void;
   onHover(span: Span | null, offset: number | null): void;
+  /** Editing: a hex digit typed at the cursor asks for its byte to become `value`. */
+  onEditByte?(offset: number, value: number): void;
+  /** Bytes to mark as edited (data-edited="true"). */
+  editedOffsets?: ReadonlySet<number>;
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
@@ -38,6 +43,7 @@ interface HexRowProps {
   selectedItem: number | null;
   cursor: number;
   baseOffset: number;
+  edited: ReadonlySet<number> | undefined;
 }
 
 const HexRow = memo(function HexRow(p: HexRowProps) {
@@ -51,10 +57,19 @@ const HexRow = memo(function HexRow(p: HexRowProps) {
       `b role-${s?.role ?? 'unused'}` +
       (s?.item !== undefined && s.item === p.selectedItem ? ' sel' : '') +
       (i === p.cursor ? ' cursor' : '') +
-      (s?.problem ? ' flagged' : '');
+      (s?.problem ? ' flagged' : '') +
+      (p.edited?.has(i) ? ' edited' : '');
     const marked = s !== undefined && p.markedFields.has(s.field);
     hex.push(
-      <span key={i} className={cls} data-off={i} data-field={s?.field} data-item={s?.item} data-mismatch={marked ? 'true' : undefined}>
+      <span
+        key={i}
+        className={cls}
+        data-off={i}
+        data-field={s?.field}
+        data-item={s?.item}
+        data-mismatch={marked ? 'true' : undefined}
+        data-edited={p.edited?.has(i) ? 'true' : undefined}
+      >
         {HEX[b]}
       </span>,
     );
@@ -73,17 +88,21 @@ function HexViewImpl(p: HexViewProps) {
   const bytes = useMemo(() => p.data.slice(0, p.data.length), [p.data]);
   const map = useMemo(() => byteToSpan(p.spans, bytes.length), [p.spans, bytes.length]);
   const totalRows = Math.ceil(bytes.length / 16);
-  const [shown, setShown] = useState({ bytes, rows: FIRST_ROWS });
-  const rowsShown = shown.bytes === bytes ? shown.rows : FIRST_ROWS;
+  // Rows render progressively for a new page, not again after an edit of the same one.
+  const pageKey = `${p.baseOffset}:${bytes.length}`;
+  const [shown, setShown] = useState({ pageKey, rows: FIRST_ROWS });
+  const rowsShown = shown.pageKey === pageKey ? shown.rows : FIRST_ROWS;
   useEffect(() => {
-    if (shown.bytes !== bytes) {
-      setShown({ bytes, rows: FIRST_ROWS });
+    if (shown.pageKey !== pageKey) {
+      setShown({ pageKey, rows: FIRST_ROWS });
       return;
     }
     if (shown.rows >= totalRows) return;
-    const t = setTimeout(() => setShown({ bytes, rows: shown.rows + ROWS_PER_TASK }), 0);
+    const t = setTimeout(() => setShown({ pageKey, rows: shown.rows + ROWS_PER_TASK }), 0);
     return () => clearTimeout(t);
-  }, [bytes, shown, totalRows]);
+  }, [pageKey, shown, totalRows]);
+  // The high nibble typed at this offset; the next digit there completes the byte.
+  const [highAt, setHighAt] = useState<number | null>(null);
 
   const offsetOf = (e: MouseEvent): number | null => {
     const t = (e.target as HTMLElement).closest('[data-off]');
@@ -92,8 +111,23 @@ function HexViewImpl(p: HexViewProps) {
   const onKey = (e: KeyboardEvent) => {
     const step: Record<string, number> = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -16, ArrowDown: 16, PageUp: -256, PageDown: 256 };
     const d = step[e.key];
+    if (p.onEditByte && /^[0-9a-f]$/i.test(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      const nibble = parseInt(e.key, 16);
+      const old = bytes[p.cursor];
+      if (highAt === p.cursor) {
+        p.onEditByte(p.cursor, (old & 0xf0) | nibble);
+        setHighAt(null);
+        p.onCursor(Math.min(bytes.length - 1, p.cursor + 1));
+      } else {
+        p.onEditByte(p.cursor, (nibble << 4) | (old & 0x0f));
+        setHighAt(p.cursor);
+      }
+      return;
+    }
     if (d === undefined) return;
     e.preventDefault();
+    setHighAt(null);
     const next = Math.min(bytes.length - 1, Math.max(0, p.cursor + d));
     p.onCursor(next);
     const s = map[next];
@@ -119,6 +153,7 @@ function HexViewImpl(p: HexViewProps) {
         selectedItem={selHere ? p.selectedItem : null}
         cursor={cursorHere}
         baseOffset={p.baseOffset}
+        edited={p.editedOffsets}
       />,
     );
   }
@@ -129,7 +164,7 @@ function HexViewImpl(p: HexViewProps) {
       tabIndex={0}
       role="grid"
       data-complete={rowsShown >= totalRows ? 'true' : 'false'}
-      aria-label="hex dump of the page; arrow keys move the cursor"
+      aria-label={`hex dump of the page; arrow keys move the cursor${p.onEditByte ? '; hex digits overwrite the byte at the cursor' : ''}`}
       onKeyDown={onKey}
       onMouseOver={(e) => {
         const off = offsetOf(e);
@@ -139,7 +174,9 @@ function HexViewImpl(p: HexViewProps) {
       }}
       onClick={(e) => {
         const off = offsetOf(e);
-        if (off !== null) p.onCursor(off);
+        if (off === null) return;
+        setHighAt(null);
+        p.onCursor(off);
       }}
     >
       {rows}
