@@ -135,6 +135,14 @@ test('experiments: detection counts equal the oracle; every bit flipped once', a
   await expect(lane).toHaveAttribute('data-state', 'done');
   await expect(lane).toHaveAttribute('data-detected', String(oracleDetected({ kind: 'same_lane', flips: 2, trials: 400, seed: 7 }, 400)));
   await expect(page.locator('[data-testid=lab-result][data-kind=random][data-flips="2"]')).toHaveAttribute('data-state', 'done');
+
+  // Every same-lane pair (the node tests hold the count against the oracle on a 1 KB page).
+  await page.getByTestId('lab-run-same-lane-all').click();
+  const pairs = page.locator('[data-testid=lab-result][data-kind=same_lane_all]');
+  await expect(pairs).toHaveAttribute('data-state', 'done', { timeout: 90_000 });
+  await expect(pairs).toHaveAttribute('data-trials', '2063376');
+  await expect(pairs).toHaveAttribute('data-fold-differs', '2063376');
+  console.log(`every same-lane pair on block 0: ${await pairs.getAttribute('data-detected')}/2063376 detected; ${(await pairs.innerText()).replace(/\s+/g, ' ')}`);
 });
 
 test('cancel stops a long run', async ({ page }) => {

@@ -17,28 +17,28 @@ async function load(dir: string): Promise<Wasm> {
 const BLOCK = 7;
 const page = seal(heapPage(8192, 30, rng(11)), BLOCK);
 
-function run(w: Wasm, spec: ExperimentSpec, batchPages?: number): Tally {
+function run(w: Wasm, spec: ExperimentSpec, batchPages?: number, p = page): Tally {
   const verify = (pages: Uint8Array) => {
-    const v = w.verify(pages, 0, 8192, false);
+    const v = w.verify(pages, 0, p.length, false);
     const r = { status: v.status, fold: v.fold };
     v.free();
     return r;
   };
   let last: Tally | null = null;
-  for (const t of runExperiment(verify, page, BLOCK, spec, false, batchPages)) last = { ...t };
+  for (const t of runExperiment(verify, p, BLOCK, spec, false, batchPages)) last = { ...t };
   return last!;
 }
 
 /** The oracle's count of trials whose checksum differs from the unmutated page's. */
-function oracleDetected(spec: ExperimentSpec, trials: number): { detected: number; flips: number[][] } {
-  const original = pgChecksumPage(page, BLOCK);
-  const next = trialSource(spec, 8192, false);
+function oracleDetected(spec: ExperimentSpec, trials: number, p = page): { detected: number; flips: number[][] } {
+  const original = pgChecksumPage(p, BLOCK);
+  const next = trialSource(spec, p.length, false);
   let detected = 0;
   const flips: number[][] = [];
   for (let t = 0; t < trials; t++) {
     const bits = next(t);
     flips.push(bits);
-    const copy = page.slice();
+    const copy = p.slice();
     for (const b of bits) copy[b >> 3] ^= 1 << (b & 7);
     if (pgChecksumPage(copy, BLOCK) !== original) detected++;
   }
@@ -97,6 +97,25 @@ for (const build of ['pkg', 'pkg-scalar']) {
       console.log(`${build}: same-lane pairs ${t.detected}/${t.trials} detected, fold differs ${t.foldDiffers}`);
     });
 
+    it('every same-lane pair: counted as the oracle counts on a 1 KB page; the 32-bit sum always differs on 8 KB', () => {
+      const small = seal(heapPage(1024, 5, rng(12)), BLOCK);
+      const spec: ExperimentSpec = { kind: 'same_lane_all', flips: 2, trials: 0, seed: 1 };
+      const t1 = run(w, spec, undefined, small);
+      // 8 rows a lane: 28 pairs × 32 lanes × 32 bits, less pd_checksum's 16 bits × 7 partners.
+      expect(t1.trials).toBe(28 * 32 * 32 - 16 * 7);
+      expect(t1.detected).toBe(oracleDetected(spec, t1.trials, small).detected);
+      expect(t1.foldDiffers).toBe(t1.trials);
+      const t8 = run(w, spec);
+      expect(t8.trials).toBe(2_063_376);
+      expect(t8.foldDiffers).toBe(2_063_376);
+      for (const bits of t8.undetected) {
+        const copy = page.slice();
+        for (const b of bits) copy[b >> 3] ^= 1 << (b & 7);
+        expect(pgChecksumPage(copy, BLOCK)).toBe(pgChecksumPage(page, BLOCK));
+      }
+      console.log(`${build}: every same-lane pair ${t8.detected}/${t8.trials} detected, fold differs ${t8.foldDiffers}`);
+    });
+
     it('checksum_rounds XORs every page checksum, block numbers from 0, each round', () => {
       const r = rng(3);
       const pages = new Uint8Array(8192 * 5);
@@ -113,6 +132,25 @@ for (const build of ['pkg', 'pkg-scalar']) {
 }
 
 describe('same-lane pairs', () => {
+  it('every pair once, in the order of an independent enumeration', () => {
+    const next = trialSource({ kind: 'same_lane_all', flips: 2, trials: 0, seed: 1 }, 8192, false);
+    let n = 0;
+    let wrong = 0;
+    for (let bit = 0; bit < 32; bit++)
+      for (let lane = 0; lane < 32; lane++)
+        for (let r1 = 0; r1 < 64; r1++)
+          for (let r2 = r1 + 1; r2 < 64; r2++) {
+            // Little-endian: bit `bit` of word w is byte 4w + bit/8, bit bit%8.
+            const a = (4 * (r1 * 32 + lane) + (bit >> 3)) * 8 + (bit & 7);
+            const b = (4 * (r2 * 32 + lane) + (bit >> 3)) * 8 + (bit & 7);
+            if ((a >= 64 && a < 80) || (b >= 64 && b < 80)) continue;
+            const got = next(n++);
+            if (got.length !== 2 || got[0] !== a || got[1] !== b) wrong++;
+          }
+    expect(wrong).toBe(0);
+    expect(n).toBe(2_063_376);
+  });
+
   it('flip the same bit of two words of one lane (words i and i + 32k, k ≥ 1)', () => {
     const next = trialSource({ kind: 'same_lane', flips: 2, trials: 2000, seed: 5 }, 8192, false);
     const lanesSeen = new Set<number>();

@@ -46,6 +46,16 @@ interface HexRowProps {
   edited: ReadonlySet<number> | undefined;
 }
 
+/** An edit makes a new byte array and edited set: a row re-renders only if its own bytes changed. */
+function sameRow(a: HexRowProps, b: HexRowProps): boolean {
+  for (const k of ['row', 'map', 'spans', 'markedFields', 'selectedItem', 'cursor', 'baseOffset'] as const) if (a[k] !== b[k]) return false;
+  if (a.bytes.length !== b.bytes.length) return false;
+  for (let i = a.row; i < Math.min(a.row + 16, a.bytes.length); i++) {
+    if (a.bytes[i] !== b.bytes[i] || (a.edited?.has(i) ?? false) !== (b.edited?.has(i) ?? false)) return false;
+  }
+  return true;
+}
+
 const HexRow = memo(function HexRow(p: HexRowProps) {
   const hex = [];
   const ascii: string[] = [];
@@ -82,7 +92,7 @@ const HexRow = memo(function HexRow(p: HexRowProps) {
       <span className="hexascii">{ascii.join('')}</span>
     </div>
   );
-});
+}, sameRow);
 
 function HexViewImpl(p: HexViewProps) {
   const bytes = useMemo(() => p.data.slice(0, p.data.length), [p.data]);

@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'react';
 import './lab.css';
 import type { LoadedPage } from '../lib/verdict';
-import { flippableBits } from './bits';
+import { flippableBits, sameLanePairCount } from './bits';
 import { flipsPerTrial, trialsOf, type ExperimentKind, type ExperimentSpec, type Tally } from './experiment';
 import type { BenchRow, FromLab, ToLab } from './protocol';
 
@@ -22,7 +22,8 @@ interface Run {
 const KIND_WORDS: Record<ExperimentKind, string> = {
   random: 'random bits',
   exhaustive: 'every single bit once',
-  same_lane: 'same bit of two words in one lane',
+  same_lane: 'same bit of two words in one lane, at random',
+  same_lane_all: 'same bit of two words in one lane, every pair',
 };
 const BENCH_BYTES = 32 << 20;
 const MAX_TRIALS = 1_000_000;
@@ -139,6 +140,9 @@ export function LabPanel({ page, bigEndian }: { page: LoadedPage; bigEndian: boo
           >
             Same bit twice in one lane vs two random bits
           </button>{' '}
+          <button type="button" data-testid="lab-run-same-lane-all" disabled={!checksummed || busy} onClick={() => start([{ kind: 'same_lane_all', flips: 2, trials: 0, seed }])}>
+            Every same-lane pair ({fmt(sameLanePairCount(page.bytes.length))} trials)
+          </button>{' '}
           <button type="button" data-testid="lab-cancel" disabled={!busy} onClick={cancel}>
             Cancel
           </button>
@@ -175,6 +179,7 @@ export function LabPanel({ page, bigEndian }: { page: LoadedPage; bigEndian: boo
                   <td>{KIND_WORDS[r.kind]}</td>
                   <td>
                     {r.state === 'done' ? fmt(r.total) : <progress max={r.total} value={t?.trials ?? 0} aria-label={`trials done of ${r.total}`} />}
+                    {r.elapsedMs !== null && ` in ${(r.elapsedMs / 1000).toFixed(2)} s`}
                     {r.state === 'cancelled' && ' cancelled'}
                     {r.state === 'error' && ` error: ${r.message}`}
                   </td>
@@ -241,7 +246,7 @@ export function LabPanel({ page, bigEndian }: { page: LoadedPage; bigEndian: boo
       )}
       {bench?.rows && bench.rows.length > 0 && (
         <p className="labhint">
-          {fmt(bench.pages)} pages of {bench.blockSize} bytes, 8 rounds in one call, best of 3, minus a 1-round call (which the copy into wasm memory costs alike).
+          {fmt(bench.pages)} pages of {bench.blockSize} bytes, 8 rounds in one call, best of 5, minus a 1-round call (which the copy into wasm memory costs alike).
         </p>
       )}
     </details>

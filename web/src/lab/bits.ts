@@ -77,3 +77,28 @@ export function sameLaneBits(rand: () => number, pageBytes: number, bigEndian: b
     if (!isChecksumBit(a) && !isChecksumBit(b)) return [a, b];
   }
 }
+
+/** Pairs `sameLanePairs` visits: 32 bits × 32 lanes × every two rows, less pd_checksum's. */
+export function sameLanePairCount(pageBytes: number): number {
+  const rows = pageBytes / 4 / LANES;
+  const pairs = (rows * (rows - 1)) / 2;
+  // pd_checksum is 16 bits of word 2 (row 0), each paired with the lane's other rows.
+  return 32 * LANES * pairs - CHECKSUM_BITS * (rows - 1);
+}
+
+/** Every same-lane pair once: for each bit of the word, each lane, rows r1 < r2. */
+export function* sameLanePairs(pageBytes: number, bigEndian: boolean): Generator<[number, number]> {
+  const rows = pageBytes / 4 / LANES;
+  for (let bitInWord = 0; bitInWord < 32; bitInWord++) {
+    for (let lane = 0; lane < LANES; lane++) {
+      for (let r1 = 0; r1 < rows; r1++) {
+        const a = bitOfWord(r1 * LANES + lane, bitInWord, bigEndian);
+        if (isChecksumBit(a)) continue;
+        for (let r2 = r1 + 1; r2 < rows; r2++) {
+          const b = bitOfWord(r2 * LANES + lane, bitInWord, bigEndian);
+          if (!isChecksumBit(b)) yield [a, b];
+        }
+      }
+    }
+  }
+}

@@ -1,15 +1,16 @@
 // The checksum lab's bit-flip experiments, independent of where they run: a batch of
 // mutated copies of one page goes through the core's `verify` in one call, and each copy's
 // checksum at the page's own block number is held against the unmutated page's.
-import { flippableBits, flipBit, nthFlippableBit, randomBits, sameLaneBits, xorshift32 } from './bits';
+import { flippableBits, flipBit, nthFlippableBit, randomBits, sameLaneBits, sameLanePairCount, sameLanePairs, xorshift32 } from './bits';
 
-export type ExperimentKind = 'random' | 'exhaustive' | 'same_lane';
+/** same_lane draws same-lane pairs at random; same_lane_all visits every one once. */
+export type ExperimentKind = 'random' | 'exhaustive' | 'same_lane' | 'same_lane_all';
 
 export interface ExperimentSpec {
   kind: ExperimentKind;
-  /** Bits flipped per trial (random only; exhaustive flips 1, same_lane 2). */
+  /** Bits flipped per trial (random only; exhaustive flips 1, the same-lane kinds 2). */
   flips: number;
-  /** Trials (ignored by exhaustive: one per flippable bit). */
+  /** Trials (ignored by exhaustive and same_lane_all, which visit every case once). */
   trials: number;
   seed: number;
 }
@@ -42,8 +43,11 @@ const UNDETECTED_KEPT = 5;
 
 export const flipsPerTrial = (spec: ExperimentSpec): number => (spec.kind === 'random' ? spec.flips : spec.kind === 'exhaustive' ? 1 : 2);
 
-export const trialsOf = (spec: ExperimentSpec, pageBytes: number): number =>
-  spec.kind === 'exhaustive' ? flippableBits(pageBytes) : spec.trials;
+export function trialsOf(spec: ExperimentSpec, pageBytes: number): number {
+  if (spec.kind === 'exhaustive') return flippableBits(pageBytes);
+  if (spec.kind === 'same_lane_all') return sameLanePairCount(pageBytes);
+  return spec.trials;
+}
 
 /** The flips of trial 0, 1, 2, ... in order: the same sequence for the same spec. */
 export function trialSource(spec: ExperimentSpec, pageBytes: number, bigEndian: boolean): (trial: number) => number[] {
@@ -55,6 +59,10 @@ export function trialSource(spec: ExperimentSpec, pageBytes: number, bigEndian: 
       return () => randomBits(rand, pageBytes, spec.flips);
     case 'same_lane':
       return () => sameLaneBits(rand, pageBytes, bigEndian);
+    case 'same_lane_all': {
+      const pairs = sameLanePairs(pageBytes, bigEndian);
+      return () => pairs.next().value ?? [];
+    }
   }
 }
 

@@ -83,7 +83,7 @@ async function loadBuild(build: BuildName): Promise<Wasm> {
 }
 
 const ROUNDS = 8;
-const REPEATS = 3;
+const REPEATS = 5;
 
 /**
  * ns per page of `pg_checksum_page` in one build: the best of a few calls of 1 + ROUNDS

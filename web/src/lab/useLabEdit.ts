@@ -3,7 +3,7 @@
 // is never written; edited pages leave memory only through "Download edited copy".
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
-import { decodeWithCore } from '../lib/spans';
+import { decodeWithCore, type Span } from '../lib/spans';
 import { pageVerdict, type LoadedPage } from '../lib/verdict';
 import { loadWasm, type Wasm } from '../wasm';
 import { download, spliceEdits } from './splice';
@@ -23,6 +23,14 @@ export interface LabEdit {
 }
 
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Most edits leave the page's layout as it was: keeping the spans array spares the hex view a full re-render. */
+const sameSpans = (a: readonly Span[], b: readonly Span[]): boolean =>
+  a.length === b.length &&
+  a.every((x, i) => {
+    const y = b[i];
+    return x.start === y.start && x.len === y.len && x.field === y.field && x.role === y.role && x.item === y.item && x.problem === y.problem && x.doc === y.doc;
+  });
 
 export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry, bigEndian: boolean): LabEdit {
   const [editing, setEditing] = useState(false);
@@ -47,6 +55,7 @@ export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry, bigEndia
     };
     const verdict = pageVerdict(wasm, edited, g);
     const decoded = decodeWithCore(wasm, edited, verdict.absoluteBlock, bigEndian, entry.fork);
+    if (sameSpans(decoded.spans, loaded.decoded.spans)) decoded.spans = loaded.decoded.spans;
     return { ...loaded, ...verdict, bytes: edited, decoded };
   }, [loaded, edited, wasm, entry, bigEndian]);
 
