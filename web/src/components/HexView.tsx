@@ -111,8 +111,8 @@ function HexViewImpl(p: HexViewProps) {
     const t = setTimeout(() => setShown({ pageKey, rows: shown.rows + ROWS_PER_TASK }), 0);
     return () => clearTimeout(t);
   }, [pageKey, shown, totalRows]);
-  // The high nibble typed at this offset; the next digit there completes the byte.
-  const [highAt, setHighAt] = useState<number | null>(null);
+  // The high nibble typed at this offset of this page; the next digit there completes the byte.
+  const [high, setHigh] = useState<{ at: number; pageKey: string } | null>(null);
 
   const offsetOf = (e: MouseEvent): number | null => {
     const t = (e.target as HTMLElement).closest('[data-off]');
@@ -125,19 +125,19 @@ function HexViewImpl(p: HexViewProps) {
       e.preventDefault();
       const nibble = parseInt(e.key, 16);
       const old = bytes[p.cursor];
-      if (highAt === p.cursor) {
+      if (high?.at === p.cursor && high.pageKey === pageKey) {
         p.onEditByte(p.cursor, (old & 0xf0) | nibble);
-        setHighAt(null);
+        setHigh(null);
         p.onCursor(Math.min(bytes.length - 1, p.cursor + 1));
       } else {
         p.onEditByte(p.cursor, (nibble << 4) | (old & 0x0f));
-        setHighAt(p.cursor);
+        setHigh({ at: p.cursor, pageKey });
       }
       return;
     }
     if (d === undefined) return;
     e.preventDefault();
-    setHighAt(null);
+    setHigh(null);
     const next = Math.min(bytes.length - 1, Math.max(0, p.cursor + d));
     p.onCursor(next);
     const s = map[next];
@@ -185,7 +185,7 @@ function HexViewImpl(p: HexViewProps) {
       onClick={(e) => {
         const off = offsetOf(e);
         if (off === null) return;
-        setHighAt(null);
+        setHigh(null);
         p.onCursor(off);
       }}
     >

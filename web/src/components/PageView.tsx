@@ -250,7 +250,7 @@ export function PageView(p: PageViewProps) {
           )}
         </div>
       </div>
-      <LabPanel page={page} bigEndian={p.bigEndian} />
+      <LabPanel page={page} edited={(lab.editedOffsets?.size ?? 0) > 0} bigEndian={p.bigEndian} />
     </section>
   );
 }

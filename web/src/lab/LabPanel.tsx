@@ -10,6 +10,9 @@ import type { BenchRow, FromLab, ToLab } from './protocol';
 
 interface Run {
   job: number;
+  /** The page it ran on: block within the file, and whether it was the lab's edited copy. */
+  block: number;
+  edited: boolean;
   kind: ExperimentKind;
   flips: number;
   total: number;
@@ -33,7 +36,7 @@ const clampInt = (v: string, lo: number, hi: number): number => Math.min(hi, Mat
 
 let nextJob = 1;
 
-export function LabPanel({ page, bigEndian }: { page: LoadedPage; bigEndian: boolean }) {
+export function LabPanel({ page, edited, bigEndian }: { page: LoadedPage; edited: boolean; bigEndian: boolean }) {
   const worker = useRef<Worker | null>(null);
   const [runs, setRuns] = useState<Run[]>([]);
   const [bench, setBench] = useState<{ job: number; rows: BenchRow[] | null; pages: number; blockSize: number; error?: string } | null>(null);
@@ -81,7 +84,7 @@ export function LabPanel({ page, bigEndian }: { page: LoadedPage; bigEndian: boo
     const added = specs.map((spec): Run => {
       const job = nextJob++;
       send({ type: 'experiment', job, page: page.bytes.slice(), absoluteBlock: page.absoluteBlock, bigEndian, spec });
-      return { job, kind: spec.kind, flips: flipsPerTrial(spec), total: trialsOf(spec, page.bytes.length), tally: null, state: 'queued', elapsedMs: null };
+      return { job, block: page.block, edited, kind: spec.kind, flips: flipsPerTrial(spec), total: trialsOf(spec, page.bytes.length), tally: null, state: 'queued', elapsedMs: null };
     });
     setRuns(added);
   };
@@ -152,6 +155,7 @@ export function LabPanel({ page, bigEndian }: { page: LoadedPage; bigEndian: boo
         <table className="labresults" data-testid="lab-results">
           <thead>
             <tr>
+              <th>page</th>
               <th>flips</th>
               <th>which bits</th>
               <th>trials</th>
@@ -175,6 +179,10 @@ export function LabPanel({ page, bigEndian }: { page: LoadedPage; bigEndian: boo
                   data-detected={t?.detected ?? 0}
                   data-fold-differs={t?.foldDiffers ?? 0}
                 >
+                  <td>
+                    block {r.block}
+                    {r.edited && ' (edited)'}
+                  </td>
                   <td>{r.flips}</td>
                   <td>{KIND_WORDS[r.kind]}</td>
                   <td>
