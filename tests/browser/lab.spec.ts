@@ -134,7 +134,10 @@ test('experiments: detection counts equal the oracle; every bit flipped once', a
   const lane = page.locator('[data-testid=lab-result][data-kind=same_lane]');
   await expect(lane).toHaveAttribute('data-state', 'done');
   await expect(lane).toHaveAttribute('data-detected', String(oracleDetected({ kind: 'same_lane', flips: 2, trials: 400, seed: 7 }, 400)));
-  await expect(page.locator('[data-testid=lab-result][data-kind=random][data-flips="2"]')).toHaveAttribute('data-state', 'done');
+  // Its companion, two random bits with the same seed, comes after the first run's rows.
+  const pair = page.locator('[data-testid=lab-result][data-kind=random][data-flips="2"]').last();
+  await expect(pair).toHaveAttribute('data-state', 'done');
+  await expect(pair).toHaveAttribute('data-detected', String(oracleDetected({ kind: 'random', flips: 2, trials: 400, seed: 7 }, 400)));
 
   // Every same-lane pair (the node tests hold the count against the oracle on a 1 KB page).
   await page.getByTestId('lab-run-same-lane-all').click();
@@ -143,6 +146,10 @@ test('experiments: detection counts equal the oracle; every bit flipped once', a
   await expect(pairs).toHaveAttribute('data-trials', '2063376');
   await expect(pairs).toHaveAttribute('data-fold-differs', '2063376');
   console.log(`every same-lane pair on block 0: ${await pairs.getAttribute('data-detected')}/2063376 detected; ${(await pairs.innerText()).replace(/\s+/g, ' ')}`);
+  // Earlier rows stay for comparison until cleared.
+  await expect(rows).toHaveCount(3 + 1 + 2 + 1);
+  await page.getByTestId('lab-clear').click();
+  await expect(rows).toHaveCount(0);
 });
 
 test('cancel stops a long run', async ({ page }) => {

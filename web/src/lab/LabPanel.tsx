@@ -30,6 +30,7 @@ const KIND_WORDS: Record<ExperimentKind, string> = {
 };
 const BENCH_BYTES = 32 << 20;
 const MAX_TRIALS = 1_000_000;
+const MAX_ROWS = 40;
 const fmt = (n: number): string => n.toLocaleString('en-US');
 const pct = (a: number, b: number): string => (b === 0 ? '—' : `${((100 * a) / b).toFixed(4)}%`);
 const clampInt = (v: string, lo: number, hi: number): number => Math.min(hi, Math.max(lo, Math.floor(Number(v)) || lo));
@@ -86,7 +87,8 @@ export function LabPanel({ page, edited, bigEndian }: { page: LoadedPage; edited
       send({ type: 'experiment', job, page: page.bytes.slice(), absoluteBlock: page.absoluteBlock, bigEndian, spec });
       return { job, block: page.block, edited, kind: spec.kind, flips: flipsPerTrial(spec), total: trialsOf(spec, page.bytes.length), tally: null, state: 'queued', elapsedMs: null };
     });
-    setRuns(added);
+    // Earlier rows stay, for comparison (the newest last), up to a screenful.
+    setRuns((rs) => [...rs, ...added].slice(-MAX_ROWS));
   };
   const cancel = (): void => {
     for (const r of runs) if (r.state === 'queued' || r.state === 'running') send({ type: 'cancel', job: r.job });
@@ -148,6 +150,9 @@ export function LabPanel({ page, edited, bigEndian }: { page: LoadedPage; edited
           </button>{' '}
           <button type="button" data-testid="lab-cancel" disabled={!busy} onClick={cancel}>
             Cancel
+          </button>{' '}
+          <button type="button" data-testid="lab-clear" disabled={busy || runs.length === 0} onClick={() => setRuns([])}>
+            Clear results
           </button>
         </div>
       </div>
