@@ -97,6 +97,17 @@ test('edit a byte: mismatch as the oracle computes it, back to ok, fix checksum,
   await expect(verdict).toHaveAttribute('data-stored', String(original.readUInt16LE(8)));
   await expect(page.locator('[data-testid=hexview] [data-edited=true]')).toHaveCount(0);
 
+  // The decoded panels follow the copy: pd_lower (bytes 12..13) typed to 0x0030.
+  const lower = page.getByTestId('header-panel').locator('tr', { has: page.locator('th', { hasText: /^lower$/ }) }).locator('td');
+  await expect(lower).toHaveText(String(original.readUInt16LE(12)));
+  await page.locator('[data-testid=hexview] [data-off="12"]').click();
+  await page.keyboard.type('30');
+  await expect(lower).toHaveText('48');
+  await expect(view).toHaveAttribute('data-status', 'mismatch');
+  await page.getByTestId('lab-revert').click();
+  await expect(lower).toHaveText(String(original.readUInt16LE(12)));
+  await expect(view).toHaveAttribute('data-status', 'ok');
+
   // The user's file was only read.
   const after = statSync(good.path);
   expect(after.mtimeMs).toBe(before.mtimeMs);

@@ -48,7 +48,7 @@ interface HexRowProps {
 
 /** An edit makes a new byte array and edited set: a row re-renders only if its own bytes changed. */
 function sameRow(a: HexRowProps, b: HexRowProps): boolean {
-  for (const k of ['row', 'map', 'spans', 'markedFields', 'selectedItem', 'cursor', 'baseOffset'] as const) if (a[k] !== b[k]) return false;
+  for (const k of Object.keys(a) as (keyof HexRowProps)[]) if (k !== 'bytes' && k !== 'edited' && a[k] !== b[k]) return false;
   if (a.bytes.length !== b.bytes.length) return false;
   for (let i = a.row; i < Math.min(a.row + 16, a.bytes.length); i++) {
     if (a.bytes[i] !== b.bytes[i] || (a.edited?.has(i) ?? false) !== (b.edited?.has(i) ?? false)) return false;
@@ -98,20 +98,22 @@ function HexViewImpl(p: HexViewProps) {
   const bytes = useMemo(() => p.data.slice(0, p.data.length), [p.data]);
   const map = useMemo(() => byteToSpan(p.spans, bytes.length), [p.spans, bytes.length]);
   const totalRows = Math.ceil(bytes.length / 16);
-  // Rows render progressively for a new page, not again after an edit of the same one.
-  const pageKey = `${p.baseOffset}:${bytes.length}`;
-  const [shown, setShown] = useState({ pageKey, rows: FIRST_ROWS });
-  const rowsShown = shown.pageKey === pageKey ? shown.rows : FIRST_ROWS;
+  // Rows render progressively when the spans are new (a new page, or an edit that changed
+  // its layout), not after an edit that left the spans as they were.
+  const { spans } = p;
+  const [shown, setShown] = useState({ spans, rows: FIRST_ROWS });
+  const rowsShown = shown.spans === spans ? shown.rows : FIRST_ROWS;
   useEffect(() => {
-    if (shown.pageKey !== pageKey) {
-      setShown({ pageKey, rows: FIRST_ROWS });
+    if (shown.spans !== spans) {
+      setShown({ spans, rows: FIRST_ROWS });
       return;
     }
     if (shown.rows >= totalRows) return;
-    const t = setTimeout(() => setShown({ pageKey, rows: shown.rows + ROWS_PER_TASK }), 0);
+    const t = setTimeout(() => setShown({ spans, rows: shown.rows + ROWS_PER_TASK }), 0);
     return () => clearTimeout(t);
-  }, [pageKey, shown, totalRows]);
+  }, [spans, shown, totalRows]);
   // The high nibble typed at this offset of this page; the next digit there completes the byte.
+  const pageKey = `${p.baseOffset}:${bytes.length}`;
   const [high, setHigh] = useState<{ at: number; pageKey: string } | null>(null);
 
   const offsetOf = (e: MouseEvent): number | null => {

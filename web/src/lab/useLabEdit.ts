@@ -24,7 +24,8 @@ export interface LabEdit {
 
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** Most edits leave the page's layout as it was: keeping the spans array spares the hex view a full re-render. */
+/** Most edits leave the page's layout as it was: keeping the spans array tells the hex view
+ * to re-render only the edited row. */
 const sameSpans = (a: readonly Span[], b: readonly Span[]): boolean =>
   a.length === b.length &&
   a.every((x, i) => {
