@@ -152,6 +152,29 @@ pub fn checksum_page(page: &[u8], blkno: u32, big_endian: bool) -> Result<u16, J
     Ok(pg_checksum_page(page, blkno, endian(big_endian)))
 }
 
+/// The checksum lab's benchmark: `pg_checksum_page` over every whole page of `bytes`,
+/// `rounds` times, inside one call, so the timing is the kernel's and not the copy of the
+/// buffer into wasm memory. Returns the XOR of every checksum (a sink the optimizer keeps).
+#[wasm_bindgen]
+pub fn checksum_rounds(
+    bytes: &[u8],
+    block_size_bytes: u32,
+    big_endian: bool,
+    rounds: u32,
+) -> Result<u32, JsError> {
+    let bs = block_size(block_size_bytes)?;
+    let e = endian(big_endian);
+    let mut sink = 0u32;
+    for _ in 0..rounds {
+        let mut blkno = 0u32;
+        for page in bytes.chunks_exact(bs.len()) {
+            sink ^= u32::from(pg_checksum_page(page, blkno, e));
+            blkno = blkno.wrapping_add(1);
+        }
+    }
+    Ok(sink)
+}
+
 /// One decoded page: spans as parallel typed arrays (field names and problems as indexes
 /// into small string tables) and the pageinspect-style columns as one JSON string.
 #[wasm_bindgen]

@@ -2,6 +2,7 @@
 // of spans (field, role, value, doc), nothing about PostgreSQL. Hover shows the field; the
 // arrow keys move a cursor; bytes of `selectedItem` and of `markedFields` are highlighted, and
 // an optional byte range is outlined (the guided tour points at bytes with it).
+// Given `onEditByte`, hex digits typed at the cursor overwrite its byte, high nibble first.
 import { memo, useEffect, useMemo, useState, type KeyboardEvent, type MouseEvent } from 'react';
 
 /** Rows rendered in the first frame; the rest follow in later tasks so none runs long. */
@@ -34,6 +35,10 @@ export interface HexViewProps {
   cursor: number;
   onCursor(offset: number): void;
   onHover(span: Span | null, offset: number | null): void;
+  /** Editing: a hex digit typed at the cursor asks for its byte to become `value`. */
+  onEditByte?(offset: number, value: number): void;
+  /** Bytes to mark as edited (data-edited="true"). */
+  editedOffsets?: ReadonlySet<number>;
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
@@ -48,6 +53,17 @@ interface HexRowProps {
   highlight?: ByteRange;
   cursor: number;
   baseOffset: number;
+  edited: ReadonlySet<number> | undefined;
+}
+
+/** An edit makes a new byte array and edited set: a row re-renders only if its own bytes changed. */
+function sameRow(a: HexRowProps, b: HexRowProps): boolean {
+  for (const k of Object.keys(a) as (keyof HexRowProps)[]) if (k !== 'bytes' && k !== 'edited' && a[k] !== b[k]) return false;
+  if (a.bytes.length !== b.bytes.length) return false;
+  for (let i = a.row; i < Math.min(a.row + 16, a.bytes.length); i++) {
+    if (a.bytes[i] !== b.bytes[i] || (a.edited?.has(i) ?? false) !== (b.edited?.has(i) ?? false)) return false;
+  }
+  return true;
 }
 
 const HexRow = memo(function HexRow(p: HexRowProps) {
@@ -61,11 +77,21 @@ const HexRow = memo(function HexRow(p: HexRowProps) {
       `b role-${s?.role ?? 'unused'}` +
       (s?.item !== undefined && s.item === p.selectedItem ? ' sel' : '') +
       (i === p.cursor ? ' cursor' : '') +
-      (s?.problem ? ' flagged' : '');
+      (s?.problem ? ' flagged' : '') +
+      (p.edited?.has(i) ? ' edited' : '');
     const lit = p.highlight !== undefined && i >= p.highlight.start && i < p.highlight.end;
     const marked = s !== undefined && p.markedFields.has(s.field);
     hex.push(
-      <span key={i} className={lit ? `${cls} hl` : cls} data-highlight={lit ? 'true' : undefined} data-off={i} data-field={s?.field} data-item={s?.item} data-mismatch={marked ? 'true' : undefined}>
+      <span
+        key={i}
+        className={lit ? `${cls} hl` : cls}
+        data-highlight={lit ? 'true' : undefined}
+        data-off={i}
+        data-field={s?.field}
+        data-item={s?.item}
+        data-mismatch={marked ? 'true' : undefined}
+        data-edited={p.edited?.has(i) ? 'true' : undefined}
+      >
         {HEX[b]}
       </span>,
     );
@@ -78,23 +104,29 @@ const HexRow = memo(function HexRow(p: HexRowProps) {
       <span className="hexascii">{ascii.join('')}</span>
     </div>
   );
-});
+}, sameRow);
 
 function HexViewImpl(p: HexViewProps) {
   const bytes = useMemo(() => p.data.slice(0, p.data.length), [p.data]);
   const map = useMemo(() => byteToSpan(p.spans, bytes.length), [p.spans, bytes.length]);
   const totalRows = Math.ceil(bytes.length / 16);
-  const [shown, setShown] = useState({ bytes, rows: FIRST_ROWS });
-  const rowsShown = shown.bytes === bytes ? shown.rows : FIRST_ROWS;
+  // Rows render progressively when the spans are new (a new page, or an edit that changed
+  // its layout), not after an edit that left the spans as they were.
+  const { spans } = p;
+  const [shown, setShown] = useState({ spans, rows: FIRST_ROWS });
+  const rowsShown = shown.spans === spans ? shown.rows : FIRST_ROWS;
   useEffect(() => {
-    if (shown.bytes !== bytes) {
-      setShown({ bytes, rows: FIRST_ROWS });
+    if (shown.spans !== spans) {
+      setShown({ spans, rows: FIRST_ROWS });
       return;
     }
     if (shown.rows >= totalRows) return;
-    const t = setTimeout(() => setShown({ bytes, rows: shown.rows + ROWS_PER_TASK }), 0);
+    const t = setTimeout(() => setShown({ spans, rows: shown.rows + ROWS_PER_TASK }), 0);
     return () => clearTimeout(t);
-  }, [bytes, shown, totalRows]);
+  }, [spans, shown, totalRows]);
+  // The high nibble typed at this offset of this page; the next digit there completes the byte.
+  const pageKey = `${p.baseOffset}:${bytes.length}`;
+  const [high, setHigh] = useState<{ at: number; pageKey: string } | null>(null);
 
   const offsetOf = (e: MouseEvent): number | null => {
     const t = (e.target as HTMLElement).closest('[data-off]');
@@ -103,8 +135,23 @@ function HexViewImpl(p: HexViewProps) {
   const onKey = (e: KeyboardEvent) => {
     const step: Record<string, number> = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -16, ArrowDown: 16, PageUp: -256, PageDown: 256 };
     const d = step[e.key];
+    if (p.onEditByte && /^[0-9a-f]$/i.test(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      const nibble = parseInt(e.key, 16);
+      const old = bytes[p.cursor];
+      if (high?.at === p.cursor && high.pageKey === pageKey) {
+        p.onEditByte(p.cursor, (old & 0xf0) | nibble);
+        setHigh(null);
+        p.onCursor(Math.min(bytes.length - 1, p.cursor + 1));
+      } else {
+        p.onEditByte(p.cursor, (nibble << 4) | (old & 0x0f));
+        setHigh({ at: p.cursor, pageKey });
+      }
+      return;
+    }
     if (d === undefined) return;
     e.preventDefault();
+    setHigh(null);
     const next = Math.min(bytes.length - 1, Math.max(0, p.cursor + d));
     p.onCursor(next);
     const s = map[next];
@@ -131,6 +178,7 @@ function HexViewImpl(p: HexViewProps) {
         highlight={p.highlight && p.highlight.start < r + 16 && p.highlight.end > r ? p.highlight : undefined}
         cursor={cursorHere}
         baseOffset={p.baseOffset}
+        edited={p.editedOffsets}
       />,
     );
   }
@@ -141,7 +189,7 @@ function HexViewImpl(p: HexViewProps) {
       tabIndex={0}
       role="grid"
       data-complete={rowsShown >= totalRows ? 'true' : 'false'}
-      aria-label="hex dump of the page; arrow keys move the cursor"
+      aria-label={`hex dump of the page; arrow keys move the cursor${p.onEditByte ? '; hex digits overwrite the byte at the cursor' : ''}`}
       onKeyDown={onKey}
       onMouseOver={(e) => {
         const off = offsetOf(e);
@@ -151,7 +199,9 @@ function HexViewImpl(p: HexViewProps) {
       }}
       onClick={(e) => {
         const off = offsetOf(e);
-        if (off !== null) p.onCursor(off);
+        if (off === null) return;
+        setHigh(null);
+        p.onCursor(off);
       }}
     >
       {rows}

@@ -4,22 +4,14 @@ import { useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
 import { detectBlockSize, headBytes } from '../lib/geometry';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
-import { decodeWithCore, spanValue, type DecodedPage, type Span } from '../lib/spans';
-import { STATUS_WORDS, statusName, type StatusName } from '../lib/status';
+import { decodeWithCore, spanValue, type Span } from '../lib/spans';
+import { STATUS_WORDS } from '../lib/status';
+import { pageVerdict, type LoadedPage } from '../lib/verdict';
+import { EditBar } from '../lab/EditBar';
+import { LabPanel } from '../lab/LabPanel';
+import { useLabEdit } from '../lab/useLabEdit';
 import { loadWasm } from '../wasm';
 import { HexView, type ByteProvider, type ByteRange } from './HexView';
-
-interface Loaded {
-  block: number;
-  bytes: Uint8Array;
-  blockSize: number;
-  status: StatusName;
-  stored: number;
-  computed: number | null;
-  absoluteBlock: number;
-  matchesBlock: number | null;
-  decoded: DecodedPage;
-}
 
 export interface PageViewProps {
   entry: FileEntry;
@@ -52,7 +44,7 @@ async function copy(text: string): Promise<boolean> {
 
 export function PageView(p: PageViewProps) {
   const { entry } = p;
-  const [page, setPage] = useState<Loaded | null>(null);
+  const [loaded, setPage] = useState<LoadedPage | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [hover, setHover] = useState<{ span: Span | null; off: number | null }>({ span: null, off: null });
   const [item, setItem] = useState<number | null>(null);
@@ -78,18 +70,10 @@ export function PageView(p: PageViewProps) {
         const block = Math.min(p.block, blocks - 1);
         const buf = await file.slice(block * bs, (block + 1) * bs).arrayBuffer();
         const bytes = new Uint8Array(buf);
-        const absoluteBlock = wasm.absolute_block(bs, entry.segment, block);
-        const v = wasm.verify(bytes, absoluteBlock, bs, p.bigEndian);
-        const status = statusName(v.status[0]);
-        const stored = v.stored[0];
-        const computed = status === 'zero' || status === 'new_not_zero' ? null : v.computed[0];
-        const fold = v.fold[0];
-        v.free();
-        const first = wasm.absolute_block(bs, entry.segment, 0);
-        const matchesBlock = status === 'mismatch' ? wasm.matches_block(fold, stored, block, first, blocks) ?? null : null;
-        const decoded = decodeWithCore(wasm, bytes, absoluteBlock, p.bigEndian, entry.fork);
+        const verdict = pageVerdict(wasm, bytes, { block, blockSize: bs, segment: entry.segment, blocks, bigEndian: p.bigEndian });
+        const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, p.bigEndian, entry.fork);
         if (live) {
-          setPage({ block, bytes, blockSize: bs, status, stored, computed, absoluteBlock, matchesBlock, decoded });
+          setPage({ block, bytes, blockSize: bs, decoded, ...verdict });
           setError(null);
         }
       } catch (e) {
@@ -101,6 +85,9 @@ export function PageView(p: PageViewProps) {
     };
   }, [entry, p.block, p.blockSizeOverride, p.bigEndian]);
 
+  // In lab mode `page` is the edited copy, verdict and decoding recomputed from its bytes.
+  const lab = useLabEdit(loaded, entry, p.bigEndian);
+  const page = lab.page;
   const decoded = page?.decoded ?? null;
   const provider: ByteProvider | null = useMemo(
     () => (page ? { length: page.bytes.length, slice: (s: number, e: number) => page.bytes.subarray(s, e) } : null),
@@ -143,7 +130,8 @@ export function PageView(p: PageViewProps) {
           next ]
         </button>
       </nav>
-      <p className={`verdict status-text-${page.status}`} data-testid="page-verdict">
+      <EditBar lab={lab} />
+      <p className={`verdict status-text-${page.status}`} data-testid="page-verdict" data-stored={page.stored} data-computed={page.computed ?? ''}>
         <strong>{STATUS_WORDS[page.status]}</strong>: stored {checksumWords(page.stored)}
         {page.computed !== null && <>, computed {checksumWords(page.computed)}</>}
         {page.matchesBlock !== null && <>. This page's checksum is valid for block {page.matchesBlock}: a misplaced page?</>}
@@ -233,6 +221,8 @@ export function PageView(p: PageViewProps) {
             if (s?.item !== undefined) setItem(s.item);
           }}
           onHover={(span, off) => setHover({ span, off })}
+          onEditByte={lab.onEditByte}
+          editedOffsets={lab.editedOffsets}
         />
         <div className="panels">
           <h3>Page header ({decoded.kind} page)</h3>
@@ -268,6 +258,7 @@ export function PageView(p: PageViewProps) {
           )}
         </div>
       </div>
+      <LabPanel page={page} edited={(lab.editedOffsets?.size ?? 0) > 0} bigEndian={p.bigEndian} />
     </section>
   );
 }

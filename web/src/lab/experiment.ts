@@ -1,0 +1,112 @@
+// The checksum lab's bit-flip experiments, independent of where they run: a batch of
+// mutated copies of one page goes through the core's `verify` in one call, and each copy's
+// checksum at the page's own block number is held against the unmutated page's.
+import { flippableBits, flipBit, nthFlippableBit, randomBits, sameLaneBits, sameLanePairCount, sameLanePairs, xorshift32 } from './bits';
+
+/** same_lane draws same-lane pairs at random; same_lane_all visits every one once. */
+export type ExperimentKind = 'random' | 'exhaustive' | 'same_lane' | 'same_lane_all';
+
+export interface ExperimentSpec {
+  kind: ExperimentKind;
+  /** Bits flipped per trial (random only; exhaustive flips 1, the same-lane kinds 2). */
+  flips: number;
+  /** Trials (ignored by exhaustive and same_lane_all, which visit every case once). */
+  trials: number;
+  seed: number;
+}
+
+export interface Tally {
+  trials: number;
+  /** Trials whose pg_checksum_page differs from the unmutated page's (or whose pd_upper
+   * became 0: the server rejects such a page without a checksum). */
+  detected: number;
+  /** Trials whose 32-bit fold (pg_checksum_block, before `% 65535 + 1`) differs. */
+  foldDiffers: number;
+  /** The flipped bits (byte * 8 + bit) of the first few undetected trials. */
+  undetected: number[][];
+}
+
+/** What the experiments need of the core's `verify`: status codes and folds of the pages. */
+export type BatchVerify = (pages: Uint8Array) => { status: Uint8Array; fold: Uint32Array };
+
+/** `PageStatus::code` of a page with pd_upper = 0 that is not all zeros. */
+const NEW_NOT_ZERO = 3;
+
+/**
+ * pg_checksum_page's last step (checksum_impl.h): `(fold ^ blkno) % 65535 + 1`. Done here
+ * because `verify` numbers a batch's pages consecutively, and every copy is the same block.
+ */
+export const finishChecksum = (fold: number, blkno: number): number => (((fold ^ blkno) >>> 0) % 65535) + 1;
+
+export const BATCH_PAGES = 256;
+const UNDETECTED_KEPT = 5;
+
+export const flipsPerTrial = (spec: ExperimentSpec): number => (spec.kind === 'random' ? spec.flips : spec.kind === 'exhaustive' ? 1 : 2);
+
+export function trialsOf(spec: ExperimentSpec, pageBytes: number): number {
+  if (spec.kind === 'exhaustive') return flippableBits(pageBytes);
+  if (spec.kind === 'same_lane_all') return sameLanePairCount(pageBytes);
+  return spec.trials;
+}
+
+/** The flips of trial 0, 1, 2, ... in order: the same sequence for the same spec. */
+export function trialSource(spec: ExperimentSpec, pageBytes: number, bigEndian: boolean): (trial: number) => number[] {
+  const rand = xorshift32(spec.seed);
+  switch (spec.kind) {
+    case 'exhaustive':
+      return (t) => [nthFlippableBit(t)];
+    case 'random':
+      return () => randomBits(rand, pageBytes, spec.flips);
+    case 'same_lane':
+      return () => sameLaneBits(rand, pageBytes, bigEndian);
+    case 'same_lane_all': {
+      const pairs = sameLanePairs(pageBytes, bigEndian);
+      return () => pairs.next().value ?? [];
+    }
+  }
+}
+
+/**
+ * Runs `spec` on `page` (relation-wide block `absBlock`), yielding the running tally after
+ * each batch so the caller can report progress, yield to its event loop, or stop.
+ */
+export function* runExperiment(
+  verify: BatchVerify,
+  page: Uint8Array,
+  absBlock: number,
+  spec: ExperimentSpec,
+  bigEndian: boolean,
+  batchPages = BATCH_PAGES,
+): Generator<Tally, void> {
+  const size = page.length;
+  const total = trialsOf(spec, size);
+  const n = Math.max(1, Math.min(batchPages, total));
+  const buf = new Uint8Array(n * size);
+  for (let i = 0; i < n; i++) buf.set(page, i * size);
+  const ref = verify(buf.subarray(0, size));
+  const original = finishChecksum(ref.fold[0], absBlock);
+  const originalFold = ref.fold[0];
+  const next = trialSource(spec, size, bigEndian);
+  const tally: Tally = { trials: 0, detected: 0, foldDiffers: 0, undetected: [] };
+  while (tally.trials < total) {
+    const count = Math.min(n, total - tally.trials);
+    const flips: number[][] = [];
+    for (let i = 0; i < count; i++) {
+      const bits = next(tally.trials + i);
+      for (const b of bits) flipBit(buf, i * size, b);
+      flips.push(bits);
+    }
+    const got = verify(buf.subarray(0, count * size));
+    for (let i = 0; i < count; i++) {
+      // A flip that zeroes pd_upper makes a "new" page the server rejects unverified.
+      const rejected = got.status[i] === NEW_NOT_ZERO;
+      if (rejected || got.fold[i] !== originalFold) tally.foldDiffers++;
+      if (rejected || finishChecksum(got.fold[i], absBlock) !== original) tally.detected++;
+      else if (tally.undetected.length < UNDETECTED_KEPT) tally.undetected.push(flips[i]);
+      // Flipping back restores the copy for the next batch.
+      for (const b of flips[i]) flipBit(buf, i * size, b);
+    }
+    tally.trials += count;
+    yield tally;
+  }
+}
