@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { PageMap } from './components/PageMap';
 import { PageView } from './components/PageView';
+import { PngButton } from './components/Share';
 import { keepFromFolder, newEntry, summaryState, type FileEntry } from './files';
 import { FORKS, type Fork } from './lib/filename';
 import { BLOCK_SIZES } from './lib/geometry';
@@ -428,6 +429,7 @@ export function App() {
       {selFile && selFile.blocks > 0 && (
         <section className="map">
           <h2>Page map of {selFile.path}</h2>
+          {sel && <PngButton entry={selFile} block={sel.block} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} what="page map" suffix="-map" testid="png-map" />}
           <PageMap
             statuses={selFile.statuses}
             blocks={selFile.blocks}
@@ -441,6 +443,9 @@ export function App() {
 
       <section className="problems">
         <h2>Problem pages ({allProblems.length})</h2>
+        {selFile && sel && allProblems.length > 0 && (
+          <PngButton entry={selFile} block={sel.block} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} what="problem list" suffix="-problems" testid="png-problems" />
+        )}
         {allProblems.length > 0 && (
           <table>
             <thead>

@@ -8,6 +8,7 @@ import { decodeWithCore, spanValue, type DecodedPage, type Span } from '../lib/s
 import { STATUS_WORDS, statusName, type StatusName } from '../lib/status';
 import { loadWasm } from '../wasm';
 import { HexView, type ByteProvider } from './HexView';
+import { PageShare } from './Share';
 
 interface Loaded {
   block: number;
@@ -195,6 +196,7 @@ export function PageView(p: PageViewProps) {
           </span>
         )}
       </div>
+      <PageShare entry={entry} block={page.block} blockSizeOverride={p.blockSizeOverride} bigEndian={p.bigEndian} />
       <p className="hover" data-testid="hover" aria-live="polite">
         {hover.off !== null && (
           <>
