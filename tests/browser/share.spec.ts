@@ -25,6 +25,7 @@ const int2 = (v: number) => (v > 32767 ? v - 65536 : v);
 /** Clicks an export button; returns the downloaded PNG decoded (signature and CRCs checked). */
 async function exportPng(page: Page, button: string, section: Locator, name: string) {
   const box = (await section.boundingBox())!;
+  const shot = PNG.sync.read(await section.screenshot());
   const downloading = page.waitForEvent('download');
   await page.getByTestId(button).click();
   const dl = await downloading;
@@ -33,7 +34,7 @@ async function exportPng(page: Page, button: string, section: Locator, name: str
   expect(Array.from(bytes.subarray(0, 8))).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   const png = PNG.sync.read(bytes, { checkCRC: true });
   await expect(page.getByTestId(`${button}-status`)).toContainText(`saved ${name} and copied the picture`);
-  return { png, box, bytes: bytes.length };
+  return { png, box, shot };
 }
 
 /** Dark and light pixels in rows [y0, y1): text on a background, not a blank strip. */
@@ -49,6 +50,29 @@ function inkIn(png: PNG, y0: number, y1: number): { dark: number; light: number 
     }
   }
   return { dark, light };
+}
+
+/**
+ * The share of pixels of `shot` (the browser's screenshot of the element) that differ clearly
+ * in `png`, at the best of three vertical alignments: the element sits at a fractional y on
+ * the page, which the screenshot rounds.
+ */
+function differingShare(png: PNG, shot: PNG): number {
+  expect(Math.abs(shot.width - png.width)).toBeLessThanOrEqual(1);
+  const w = Math.min(png.width, shot.width);
+  const h = Math.min(png.height, shot.height) - 1;
+  const share = (dy: number) => {
+    let differ = 0;
+    for (let y = 1; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const i = ((y + dy) * png.width + x) * 4;
+        const j = (y * shot.width + x) * 4;
+        if ([0, 1, 2].some((k) => Math.abs(png.data[i + k] - shot.data[j + k]) > 64)) differ++;
+      }
+    }
+    return differ / (w * (h - 1));
+  };
+  return Math.min(share(-1), share(0), share(1));
 }
 
 async function clipboardPng(page: Page): Promise<{ types: string[]; width: number; height: number }> {
@@ -93,7 +117,7 @@ test('PNG of the page view, page map and problem list: element size plus a burne
   ];
   for (const c of cases) {
     const t0 = Date.now();
-    const { png, box } = await exportPng(page, c.button, c.section, c.name);
+    const { png, box, shot } = await exportPng(page, c.button, c.section, c.name);
     const longest = await longestTask(page);
     console.log(`${c.name}: ${png.width}x${png.height} in ${Date.now() - t0} ms, longest main-thread task ${longest} ms`);
     // The clone yields to the event loop; what is left is the browser rasterizing the SVG.
@@ -108,6 +132,9 @@ test('PNG of the page view, page map and problem list: element size plus a burne
     // The element itself is in the picture, not an empty canvas.
     const body = inkIn(png, 0, elementHeight);
     expect(body.dark, c.name).toBeGreaterThan(500);
+    // And laid out as on the page: against the browser's own screenshot of the element.
+    // What may differ: the pressed button (disabled while rendering) and its focus ring.
+    expect(differingShare(png, shot), c.name).toBeLessThan(0.04);
     const clip = await clipboardPng(page);
     expect(clip.types).toContain('image/png');
     expect([clip.width, clip.height]).toEqual([png.width, png.height]);

@@ -59,6 +59,13 @@ export async function renderWithBand(el: HTMLElement, info: Promise<BandInfo>): 
     // System fonts only: nothing to fetch, and the CSP would refuse anything remote anyway.
     font: false,
     filter: (n) => !away.has(n),
+    // On the page the first and last children's margins collapse through the element and lie
+    // outside its box; alone in the picture they would not, and would push the content down.
+    onCloneNode: (root) => {
+      if (!(root instanceof Element)) return;
+      (root.firstElementChild as HTMLElement | null)?.style.setProperty('margin-top', '0');
+      (root.lastElementChild as HTMLElement | null)?.style.setProperty('margin-bottom', '0');
+    },
     // Cloning copies every computed style and runs as one task unless it yields: give the
     // event loop a turn every few tens of milliseconds so the page stays responsive.
     onCloneEachNode: () => {
