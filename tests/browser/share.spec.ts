@@ -141,6 +141,21 @@ test('PNG of the page view, page map and problem list: element size plus a burne
   }
 });
 
+test('a browser that refuses the clipboard still gets the PNG, and is told why', async ({ page }) => {
+  // As Chromium does for a page without the permission, or Firefox for images.
+  await page.addInitScript(() => {
+    navigator.clipboard.write = () => Promise.reject(new DOMException('Write permission denied.', 'NotAllowedError'));
+  });
+  await page.goto('/');
+  await choose(page, [seg0]);
+  const downloading = page.waitForEvent('download');
+  await page.getByTestId('png-problems').click();
+  expect((await downloading).suggestedFilename()).toBe('pgpage-16385-block0-problems.png');
+  await expect(page.getByTestId('png-problems-status')).toContainText(
+    'saved pgpage-16385-block0-problems.png; the browser did not allow copying the picture (Write permission denied.)',
+  );
+});
+
 test('a large page map exports without long main-thread tasks', async ({ page }) => {
   const d = makeDir();
   // 131,072 new pages (1 GB, sparse): the largest map cells of 2 pixels.
