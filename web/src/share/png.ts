@@ -68,7 +68,13 @@ export async function renderWithBand(el: HTMLElement, info: Promise<BandInfo>): 
     },
     // Cloning copies every computed style and runs as one task unless it yields: give the
     // event loop a turn every few tens of milliseconds so the page stays responsive.
-    onCloneEachNode: () => {
+    onCloneEachNode: (cloned) => {
+      // A table's height was copied as it is on the page, with every row: without the rows
+      // left out it would stretch the ones kept and push them out of the box.
+      if (cloned instanceof HTMLTableElement || cloned instanceof HTMLTableSectionElement) {
+        cloned.style.removeProperty('height');
+        cloned.style.removeProperty('block-size');
+      }
       if (performance.now() - slice < 30) return;
       return new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => {
         slice = performance.now();
