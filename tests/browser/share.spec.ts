@@ -203,6 +203,29 @@ test('the Markdown report holds what the oracle computes for the page and pg_che
   expect(md).toMatch(/pgpage \d+\.\d+\.\d+/);
 });
 
+test('one Markdown report of every problem page of every file, segment-aware', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto('/');
+  await choose(page, [seg0, seg2]);
+  await page.getByTestId('copy-report-all').click();
+  await expect(page.getByTestId('copy-report-all-status')).toContainText('copied the report');
+  const md = await page.evaluate(() => navigator.clipboard.readText());
+  await expect(page.getByTestId('report-all')).toHaveValue(md);
+  const want = [seg0, seg2].flatMap((f) => problemsOf(f).map((e) => ({ f, e })));
+  expect(md.split('\n')[0]).toBe(`# pgpage report: ${want.length} problem pages in 2 files`);
+  const sections = md.split(/^## /m).slice(1);
+  expect(sections.map((x) => x.split('\n')[0])).toEqual(want.map(({ f, e }) => `\`${f.name}\`, block ${e.block}`));
+  // A mismatch in segment 2: the checksum is the one for the relation-wide block.
+  const i = want.findIndex(({ f, e }) => f === seg2 && e.status === 'mismatch');
+  const { e } = want[i];
+  const computed = pgChecksumPage(new Uint8Array(readFileSync(seg2.path).subarray(e.block * 8192, (e.block + 1) * 8192)), 2 * 131072 + e.block);
+  expect(computed).toBe(e.computed);
+  expect(sections[i]).toContain(`relation-wide block ${2 * 131072 + e.block}`);
+  expect(sections[i]).toContain(
+    `pg_checksums: error: checksum verification failed in file "16385.2", block ${e.block}: calculated checksum ${computed.toString(16).toUpperCase()} but block contains ${e.stored.toString(16).toUpperCase()}`,
+  );
+});
+
 test('a copied link opened by a colleague who chooses the same file lands on the same block and offset', async ({ page, context, browser }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.goto('/');

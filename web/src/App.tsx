@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { PageMap } from './components/PageMap';
 import { PageView } from './components/PageView';
-import { PngButton } from './components/Share';
+import { PngButton, ProblemsReport } from './components/Share';
 import { keepFromFolder, newEntry, summaryState, type FileEntry } from './files';
 import { FORKS, type Fork } from './lib/filename';
 import { BLOCK_SIZES } from './lib/geometry';
@@ -446,6 +446,7 @@ export function App() {
         {selFile && sel && allProblems.length > 0 && (
           <PngButton entry={selFile} block={sel.block} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} what="problem list" suffix="-problems" testid="png-problems" />
         )}
+        {allProblems.length > 0 && <ProblemsReport problems={allProblems.map(({ f, p }) => ({ entry: f, block: p.block }))} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} />}
         {allProblems.length > 0 && (
           <table>
             <thead>

@@ -3,7 +3,7 @@
 // each is one element wired in with a line wherever it sits.
 import { useState } from 'react';
 import type { FileEntry } from '../files';
-import { markdownReport } from '../lib/report';
+import { markdownReport, markdownReportAll } from '../lib/report';
 import { pngName, type BandInfo } from '../share/band';
 import { fileSummary, readReportPage } from '../share/page';
 import { exportPng } from '../share/png';
@@ -110,14 +110,65 @@ export function PageShare(p: SharedPage) {
           {msg}
         </span>
       )}
-      {report !== null && (
-        <div className="report" role="dialog" aria-label="Markdown report">
-          <textarea data-testid="report" readOnly value={report} rows={16} onFocus={(e) => e.currentTarget.select()} />
-          <button type="button" onClick={() => setReport(null)}>
-            Close
-          </button>
-        </div>
+      {report !== null && <ReportBox text={report} testid="report" onClose={() => setReport(null)} />}
+    </div>
+  );
+}
+
+/** The report as copied, so the user sees what goes out and can copy it by hand. */
+function ReportBox(p: { text: string; testid: string; onClose(): void }) {
+  return (
+    <div className="report" role="dialog" aria-label="Markdown report">
+      <textarea data-testid={p.testid} readOnly value={p.text} rows={16} onFocus={(e) => e.currentTarget.select()} />
+      <button type="button" onClick={p.onClose}>
+        Close
+      </button>
+    </div>
+  );
+}
+
+/** Pages in the all-problems report: enough for any bug report, short enough to paste. */
+const MAX_REPORT_PAGES = 50;
+
+/** One Markdown report of every problem page of every file (the first 50 in full). */
+export function ProblemsReport(p: { problems: { entry: FileEntry; block: number }[]; blockSizeOverride: number | null; bigEndian: boolean }) {
+  const [report, setReport] = useState<string | null>(null);
+  const [msg, setMsg] = useState<string | null>(null);
+  return (
+    <div className="share-row" data-noprint="">
+      <button
+        type="button"
+        data-testid="copy-report-all"
+        onClick={() => {
+          const shown = p.problems.slice(0, MAX_REPORT_PAGES);
+          const files = [...new Set(p.problems.map((x) => x.entry))];
+          const text = Promise.all(shown.map((x) => readReportPage(x.entry, x.block, p.blockSizeOverride, p.bigEndian))).then((pages) =>
+            markdownReportAll(
+              pages,
+              files.map((f) => ({ path: f.path, summary: fileSummary(f) })),
+              p.problems.length - shown.length,
+              VERSION,
+            ),
+          );
+          const copied = clipboardWrite('text/plain', text.then(textBlob));
+          text.then(
+            (t) => {
+              setReport(t);
+              return copied.then((ok) => setMsg(ok ? 'copied the report' : 'the browser did not allow copying the report: select it and copy by hand'));
+            },
+            (err: unknown) => setMsg(`could not make the report: ${err instanceof Error ? err.message : String(err)}`),
+          );
+        }}
+      >
+        Copy Markdown report of all problem pages
+      </button>
+      {msg && (
+        <span role="status" data-testid="copy-report-all-status">
+          {' '}
+          {msg}
+        </span>
       )}
+      {report !== null && <ReportBox text={report} testid="report-all" onClose={() => setReport(null)} />}
     </div>
   );
 }

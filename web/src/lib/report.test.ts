@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pgChecksumPage } from '../../../tests/oracle/pgchecksum';
 import { reportPage, type PagePlace } from '../share/page';
-import { firstDifference, markdownReport, type FileSummary } from './report';
+import { firstDifference, markdownReport, markdownReportAll, type FileSummary } from './report';
 
 type Wasm = typeof import('../../pkg/pgpage_wasm.js');
 
@@ -111,6 +111,30 @@ describe('Markdown report', () => {
     const md = markdownReport(page, summary, '9.9.9-test');
     expect(md).toContain('Nothing: the server reads this page without complaint.');
     expect(md).not.toContain('pg_checksums: error');
+  });
+
+  it('puts every problem page of every file in one post, the counts first and one footer', () => {
+    const flipped = original.slice();
+    flipped[FLIPPED] ^= 0xff;
+    // pd_upper = 0 on a page that is not all zeros: the server rejects it, pg_checksums skips it.
+    const newNotZero = original.slice();
+    newNotZero[14] = 0;
+    newNotZero[15] = 0;
+    const other = { ...place, path: 'base/16384/16391', relpath: 'base/16384/16391', block: 0 };
+    const pages = [reportPage(wasm, flipped, place), reportPage(wasm, newNotZero, other)];
+    expect(pages.map((p) => p.status)).toEqual(['mismatch', 'new_not_zero']);
+    const otherSummary: FileSummary = { blocks: 1, counts: { ok: 0, mismatch: 0, zero: 0, new_not_zero: 1, bad_header: 0 }, pending: 0 };
+    const md = markdownReportAll(pages, [{ path: place.path, summary }, { path: other.path, summary: otherSummary }], 1, '9.9.9-test');
+    expect(md.startsWith('# pgpage report: 3 problem pages in 2 files\n')).toBe(true);
+    expect(md).toContain('- `base/16384/16391`: 1 blocks: 1 new_not_zero (');
+    expect(md).toContain('The first 2 problem pages follow; 1 more are left out.');
+    const sections = md.split(/^## /m).slice(1);
+    expect(sections.map((x) => x.split('\n')[0])).toEqual(['`base/16384/16390`, block 1', '`base/16384/16391`, block 0']);
+    expect(sections[0]).toContain(`calculated checksum ${pgChecksumPage(flipped, expected.block).toString(16).toUpperCase()} but block contains`);
+    expect(sections[1]).toContain('ERROR:  invalid page in block 0 of relation base/16384/16391');
+    expect(sections[1]).toContain('`pg_checksums --check` does not report it');
+    expect(sections[1]).toContain('| upper | pd_upper | 0 |');
+    expect(md.match(/Produced locally by pgpage 9\.9\.9-test/g)).toHaveLength(1);
   });
 
   it('finds the first differing run', () => {

@@ -82,10 +82,13 @@ export function summaryLine(path: string, s: FileSummary): string {
   return `\`${path}\`: ${s.blocks} blocks: ${parts.join(', ') || 'none verified'}.`;
 }
 
-export function markdownReport(p: ReportPage, file: FileSummary, version: string): string {
+const footer = (version: string) => ['---', `Produced locally by pgpage ${version} in the browser: the files were read on this machine and nothing was uploaded.`];
+
+/** One page's part under a `##` title: facts, header, messages, bytes. */
+function pageSection(p: ReportPage, title: string): string[] {
   const fileOffset = p.block * p.blockSize;
   const out: string[] = [];
-  out.push(`## pgpage report: \`${p.path}\`, block ${p.block}`, '');
+  out.push(`## ${title}\`${p.path}\`, block ${p.block}`, '');
   out.push(`- **Status:** ${p.status} — ${STATUS_WORDS[p.status]}`);
   out.push(
     `- **Where:** file \`${p.path}\` (segment ${p.segment}, ${p.fork} fork, relation \`${p.relpath}\`), block ${p.block} of the file = relation-wide block ${p.absoluteBlock}, file offset ${fileOffset} (0x${fileOffset.toString(16)}), ${p.blockSize}-byte pages, ${p.kind} page`,
@@ -93,7 +96,7 @@ export function markdownReport(p: ReportPage, file: FileSummary, version: string
   out.push(`- **Stored checksum** (pd_checksum): ${checksumWords(p.stored)}`);
   out.push(`- **Computed checksum** (pg_checksum_page for block ${p.absoluteBlock}): ${p.computed === null ? 'none (a new page is not checksummed)' : checksumWords(p.computed)}`);
   if (p.matchesBlock !== null) out.push(`- The stored checksum is valid for block ${p.matchesBlock} of this file: a misplaced page?`);
-  out.push('', "### Page header (pageinspect's `page_header()`)", '', '| page_header() | PageHeaderData | value |', '| --- | --- | --- |');
+  out.push('', `### Page header (pageinspect's \`page_header()\`)`, '', '| page_header() | PageHeaderData | value |', '| --- | --- | --- |');
   for (const [column, field] of HEADER_FIELDS) out.push(`| ${column} | ${field} | ${headerValue(p, column)} |`);
 
   out.push('', '### What PostgreSQL prints');
@@ -122,7 +125,25 @@ export function markdownReport(p: ReportPage, file: FileSummary, version: string
     out.push('', `A checksum mismatch says that some bytes of the page changed, not which: the damage can be anywhere in its ${p.blockSize} bytes.`);
   }
 
-  out.push('', '### The whole file', '', summaryLine(p.path, file));
-  out.push('', '---', `Produced locally by pgpage ${version} in the browser: the file was read on this machine and nothing was uploaded.`);
+  return out;
+}
+
+export function markdownReport(p: ReportPage, file: FileSummary, version: string): string {
+  const out = pageSection(p, 'pgpage report: ');
+  out.push('', '### The whole file', '', summaryLine(p.path, file), '', ...footer(version));
+  return out.join('\n') + '\n';
+}
+
+/**
+ * Every problem page of every file in one post: the files' counts first, then each page as
+ * in the one-page report. `omitted` problem pages past the ones given are counted, not shown.
+ */
+export function markdownReportAll(pages: ReportPage[], files: { path: string; summary: FileSummary }[], omitted: number, version: string): string {
+  const total = pages.length + omitted;
+  const out = [`# pgpage report: ${total} problem pages in ${files.length} files`, ''];
+  for (const f of files) out.push(`- ${summaryLine(f.path, f.summary)}`);
+  if (omitted > 0) out.push('', `The first ${pages.length} problem pages follow; ${omitted} more are left out.`);
+  for (const p of pages) out.push('', ...pageSection(p, ''));
+  out.push('', ...footer(version));
   return out.join('\n') + '\n';
 }
