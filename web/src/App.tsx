@@ -446,7 +446,7 @@ export function App() {
         {selFile && sel && allProblems.length > 0 && (
           <PngButton entry={selFile} block={sel.block} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} what="problem list" suffix="-problems" testid="png-problems" />
         )}
-        {allProblems.length > 0 && <ProblemsReport problems={allProblems.map(({ f, p }) => ({ entry: f, block: p.block }))} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} />}
+        {allProblems.length > 0 && <ProblemsReport problems={allProblems} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} />}
         {allProblems.length > 0 && (
           <table>
             <thead>

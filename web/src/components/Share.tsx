@@ -131,7 +131,7 @@ function ReportBox(p: { text: string; testid: string; onClose(): void }) {
 const MAX_REPORT_PAGES = 50;
 
 /** One Markdown report of every problem page of every file (the first 50 in full). */
-export function ProblemsReport(p: { problems: { entry: FileEntry; block: number }[]; blockSizeOverride: number | null; bigEndian: boolean }) {
+export function ProblemsReport(p: { problems: { f: FileEntry; p: { block: number } }[]; blockSizeOverride: number | null; bigEndian: boolean }) {
   const [report, setReport] = useState<string | null>(null);
   const [msg, setMsg] = useState<string | null>(null);
   return (
@@ -141,8 +141,8 @@ export function ProblemsReport(p: { problems: { entry: FileEntry; block: number 
         data-testid="copy-report-all"
         onClick={() => {
           const shown = p.problems.slice(0, MAX_REPORT_PAGES);
-          const files = [...new Set(p.problems.map((x) => x.entry))];
-          const text = Promise.all(shown.map((x) => readReportPage(x.entry, x.block, p.blockSizeOverride, p.bigEndian))).then((pages) =>
+          const files = [...new Set(p.problems.map((x) => x.f))];
+          const text = Promise.all(shown.map((x) => readReportPage(x.f, x.p.block, p.blockSizeOverride, p.bigEndian))).then((pages) =>
             markdownReportAll(
               pages,
               files.map((f) => ({ path: f.path, summary: fileSummary(f) })),
