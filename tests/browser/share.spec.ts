@@ -101,9 +101,14 @@ async function longestTask(page: Page): Promise<number> {
   });
 }
 
-test('PNG of the page view, page map and problem list: element size plus a burned-in band, also on the clipboard', async ({ page, context }) => {
+test('PNG of the page view, page map and problem list: element size plus a burned-in band, also on the clipboard', async ({ page, context, baseURL }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  // The renderer must live within the page's CSP: no refusals, no requests elsewhere.
+  const refused: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && refused.push(m.text()));
+  page.on('request', (r) => !/^(data|blob):/.test(r.url()) && new URL(r.url()).origin !== new URL(baseURL!).origin && refused.push(r.url()));
   await page.goto('/');
+  await page.evaluate(() => document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP refused ${e.blockedURI} (${e.violatedDirective})`)));
   await choose(page, [seg0]);
   await page.locator('[data-testid=problem][data-block="1"]').click();
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '1');
@@ -139,6 +144,7 @@ test('PNG of the page view, page map and problem list: element size plus a burne
     expect(clip.types).toContain('image/png');
     expect([clip.width, clip.height]).toEqual([png.width, png.height]);
   }
+  expect(refused).toEqual([]);
 });
 
 test('a browser that refuses the clipboard still gets the PNG, and is told why', async ({ page }) => {
