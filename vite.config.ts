@@ -2,7 +2,7 @@
 // The Content-Security-Policy goes into the built page only: the dev server needs inline
 // scripts for hot reload.
 import react from '@vitejs/plugin-react';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { defineConfig, type Plugin } from 'vite';
 
 /** No connection beyond the page's own origin; wasm may compile; workers only from self. */
@@ -50,11 +50,15 @@ function precacheList(): Plugin {
   };
 }
 
+/** package.json's version, burned into exported pictures and reports. */
+const version = (JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 export default defineConfig({
   root: 'web',
   base: './',
   // Static files (icon, web manifest, service worker, samples) live in the repository's public/.
   publicDir: '../public',
+  define: { __PGPAGE_VERSION__: JSON.stringify(version) },
   plugins: [react(), csp(), precacheList()],
   worker: { format: 'es' },
   build: {

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'r
 import { PageMap } from './components/PageMap';
 import { PageView } from './components/PageView';
 import { SamplesPicker, useSampleLoader } from './components/Samples';
+import { PngButton, ProblemsReport } from './components/Share';
 import { Tour, type TourView } from './tour/Tour';
 import { keepFromFolder, newEntry, summaryState, type FileEntry } from './files';
 import { FORKS, type Fork } from './lib/filename';
@@ -441,6 +442,7 @@ export function App() {
       {selFile && selFile.blocks > 0 && (
         <section className="map">
           <h2>Page map of {selFile.path}</h2>
+          {sel && <PngButton entry={selFile} block={sel.block} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} what="page map" suffix="-map" testid="png-map" />}
           <PageMap
             statuses={selFile.statuses}
             blocks={selFile.blocks}
@@ -454,6 +456,10 @@ export function App() {
 
       <section className="problems">
         <h2>Problem pages ({allProblems.length})</h2>
+        {selFile && sel && allProblems.length > 0 && (
+          <PngButton entry={selFile} block={sel.block} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} what="problem list" suffix="-problems" testid="png-problems" />
+        )}
+        {allProblems.length > 0 && <ProblemsReport problems={allProblems} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} />}
         {allProblems.length > 0 && (
           <table>
             <thead>

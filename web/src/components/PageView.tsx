@@ -12,6 +12,7 @@ import { LabPanel } from '../lab/LabPanel';
 import { useLabEdit } from '../lab/useLabEdit';
 import { loadWasm } from '../wasm';
 import { HexView, type ByteProvider, type ByteRange } from './HexView';
+import { PageShare } from './Share';
 
 export interface PageViewProps {
   entry: FileEntry;
@@ -190,6 +191,7 @@ export function PageView(p: PageViewProps) {
           </span>
         )}
       </div>
+      <PageShare entry={entry} block={page.block} blockSizeOverride={p.blockSizeOverride} bigEndian={p.bigEndian} />
       <p className="hover" data-testid="hover" aria-live="polite">
         {hover.off !== null && (
           <>

@@ -1,0 +1,145 @@
+// The Markdown report of a real page: a PostgreSQL-made fixture (tests/fixtures/btree_leaf,
+// with pageinspect's answers) with one byte flipped, decoded by the core's wasm build as the
+// app does. Checksums come from the independent oracle, header values from pageinspect, and
+// the hexdump -C rows from a formatting written here.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { pgChecksumPage } from '../../../tests/oracle/pgchecksum';
+import { reportPage, type PagePlace } from '../share/page';
+import { firstDifference, markdownReport, markdownReportAll, type FileSummary } from './report';
+
+type Wasm = typeof import('../../pkg/pgpage_wasm.js');
+
+const fixture = join(__dirname, '../../../tests/fixtures/btree_leaf');
+const original = new Uint8Array(readFileSync(join(fixture, 'page.bin')));
+const expected = JSON.parse(readFileSync(join(fixture, 'expected.json'), 'utf8')) as {
+  block: number;
+  checksum: number;
+  header: Record<string, string | number>;
+};
+const place: PagePlace = {
+  path: 'base/16384/16390',
+  relpath: 'base/16384/16390',
+  segment: 0,
+  fork: 'main',
+  block: expected.block,
+  blockSize: 8192,
+  fileBlocks: 2,
+  bigEndian: false,
+};
+const summary: FileSummary = { blocks: 2, counts: { ok: 1, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 }, pending: 0 };
+const FLIPPED = 4000;
+
+const hex4 = (v: number) => v.toString(16).toUpperCase().padStart(4, '0');
+const int2 = (v: number) => (v > 32767 ? v - 65536 : v);
+
+/** One `hexdump -C` row of `page` at page offset `at`, as hexdump prints it. */
+function hexdumpRow(page: Uint8Array, at: number, fileOffset: number): string {
+  const b = Array.from(page.subarray(at, at + 16));
+  const h = b.map((x) => x.toString(16).padStart(2, '0'));
+  const ascii = b.map((c) => (c >= 32 && c < 127 ? String.fromCharCode(c) : '.')).join('');
+  return `${fileOffset.toString(16).padStart(8, '0')}  ${h.slice(0, 8).join(' ')}  ${h.slice(8).join(' ')}  |${ascii}|`;
+}
+
+let wasm: Wasm;
+beforeAll(async () => {
+  // The built bindings (npm run build), loaded from disk as under Node.
+  wasm = await import('../../pkg/pgpage_wasm.js');
+  wasm.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+});
+
+describe('Markdown report', () => {
+  it('reports a damaged page with the oracle checksum, pageinspect header, both messages and hexdump rows', () => {
+    const damaged = original.slice();
+    damaged[FLIPPED] ^= 0xff;
+    const stored = expected.checksum;
+    const computed = pgChecksumPage(damaged, expected.block);
+    expect(computed).not.toBe(stored);
+    const diff = firstDifference(original, damaged);
+    expect(diff).toEqual({ start: FLIPPED, end: FLIPPED + 1 });
+    const page = { ...reportPage(wasm, damaged, place), damage: { ...diff!, why: 'differs from the copy on the standby' } };
+    const md = markdownReport(page, summary, '9.9.9-test');
+
+    expect(md).toContain(`**Status:** mismatch`);
+    expect(md).toContain(`relation-wide block ${expected.block}`);
+    // Stored and computed in decimal, hex and pageinspect's signed int2 (56814 is -8722).
+    expect(int2(stored)).toBeLessThan(0);
+    expect(md).toContain(`**Stored checksum** (pd_checksum): ${stored} (0x${hex4(stored)}, int2 ${int2(stored)})`);
+    expect(md).toContain(`): ${computed} (0x${hex4(computed)}, int2 ${int2(computed)})`);
+    expect(md).toContain(
+      `pg_checksums: error: checksum verification failed in file "base/16384/16390", block ${expected.block}: calculated checksum ${computed.toString(16).toUpperCase()} but block contains ${stored.toString(16).toUpperCase()}`,
+    );
+    expect(md).toContain(
+      `WARNING:  page verification failed, calculated checksum ${computed} but expected ${stored}\nERROR:  invalid page in block ${expected.block} of relation base/16384/16390`,
+    );
+
+    // Every page_header() column, with pageinspect's value for these bytes.
+    const fields: Record<string, string> = { lsn: 'pd_lsn', flags: 'pd_flags', lower: 'pd_lower', upper: 'pd_upper', special: 'pd_special', pagesize: 'pd_pagesize_version', version: 'pd_pagesize_version', prune_xid: 'pd_prune_xid' };
+    for (const [column, field] of Object.entries(fields)) expect(md).toContain(`| ${column} | ${field} | ${expected.header[column]} |`);
+    expect(md).toContain(`| checksum | pd_checksum | ${expected.header.checksum} (0x${hex4(Number(expected.header.checksum))}, int2 ${int2(Number(expected.header.checksum))}) |`);
+
+    // The header rows, then rows around the flipped byte, at file offsets.
+    const base = expected.block * 8192;
+    const head = [0, 16, 32, 48].map((r) => hexdumpRow(damaged, r, base + r));
+    expect(md).toContain(['```', `$ hexdump -C -s ${base} -n 64 base/16384/16390`, ...head, (base + 64).toString(16).padStart(8, '0'), '```'].join('\n'));
+    const from = Math.floor(FLIPPED / 16) * 16 - 32;
+    const around = [0, 16, 32, 48, 64].map((r) => hexdumpRow(damaged, from + r, base + from + r));
+    expect(md).toContain(['```', `$ hexdump -C -s ${base + from} -n 80 base/16384/16390`, ...around, (base + from + 80).toString(16).padStart(8, '0'), '```'].join('\n'));
+    expect(around[2]).toContain((damaged[FLIPPED] ?? 0).toString(16).padStart(2, '0'));
+    expect(md).toContain('Around page offset 4000: differs from the copy on the standby.');
+
+    expect(md).toContain('`base/16384/16390`: 2 blocks: 1 ok (checksum OK), 1 mismatch (checksum mismatch).');
+    expect(md).toContain('pgpage 9.9.9-test');
+    expect(md).toMatch(/nothing was uploaded/);
+  });
+
+  it('says the damage could be anywhere when only the checksum tells', () => {
+    const damaged = original.slice();
+    damaged[FLIPPED] ^= 0x01;
+    const page = reportPage(wasm, damaged, place);
+    expect(page.damage).toBeNull();
+    const md = markdownReport(page, summary, '9.9.9-test');
+    expect(md).toContain('the damage can be anywhere in its 8192 bytes');
+    expect(md.match(/\$ hexdump -C/g)).toHaveLength(1);
+  });
+
+  it('reports the intact page as fine, with the checksum pageinspect computed', () => {
+    const page = reportPage(wasm, original.slice(), place);
+    expect(page.status).toBe('ok');
+    expect(page.computed).toBe(expected.checksum);
+    const md = markdownReport(page, summary, '9.9.9-test');
+    expect(md).toContain('Nothing: the server reads this page without complaint.');
+    expect(md).not.toContain('pg_checksums: error');
+  });
+
+  it('puts every problem page of every file in one post, the counts first and one footer', () => {
+    const flipped = original.slice();
+    flipped[FLIPPED] ^= 0xff;
+    // pd_upper = 0 on a page that is not all zeros: the server rejects it, pg_checksums skips it.
+    const newNotZero = original.slice();
+    newNotZero[14] = 0;
+    newNotZero[15] = 0;
+    const other = { ...place, path: 'base/16384/16391', relpath: 'base/16384/16391', block: 0 };
+    const pages = [reportPage(wasm, flipped, place), reportPage(wasm, newNotZero, other)];
+    expect(pages.map((p) => p.status)).toEqual(['mismatch', 'new_not_zero']);
+    const otherSummary: FileSummary = { blocks: 1, counts: { ok: 0, mismatch: 0, zero: 0, new_not_zero: 1, bad_header: 0 }, pending: 0 };
+    const md = markdownReportAll(pages, [{ path: place.path, summary }, { path: other.path, summary: otherSummary }], 1, '9.9.9-test');
+    expect(md.startsWith('# pgpage report: 3 problem pages in 2 files\n')).toBe(true);
+    expect(md).toContain('- `base/16384/16391`: 1 blocks: 1 new_not_zero (');
+    expect(md).toContain('The first 2 problem pages follow; 1 more are left out.');
+    const sections = md.split(/^## /m).slice(1);
+    expect(sections.map((x) => x.split('\n')[0])).toEqual(['`base/16384/16390`, block 1', '`base/16384/16391`, block 0']);
+    expect(sections[0]).toContain(`calculated checksum ${pgChecksumPage(flipped, expected.block).toString(16).toUpperCase()} but block contains`);
+    expect(sections[1]).toContain('ERROR:  invalid page in block 0 of relation base/16384/16391');
+    expect(sections[1]).toContain('`pg_checksums --check` does not report it');
+    expect(sections[1]).toContain('| upper | pd_upper | 0 |');
+    expect(md.match(/Produced locally by pgpage 9\.9\.9-test/g)).toHaveLength(1);
+  });
+
+  it('finds the first differing run', () => {
+    expect(firstDifference(new Uint8Array([1, 2, 3, 4]), new Uint8Array([1, 9, 9, 4]))).toEqual({ start: 1, end: 3 });
+    expect(firstDifference(new Uint8Array([1, 2]), new Uint8Array([1, 2]))).toBeNull();
+    expect(firstDifference(new Uint8Array([1, 2]), new Uint8Array([1, 2, 3]))).toEqual({ start: 2, end: 3 });
+  });
+});

@@ -1,0 +1,87 @@
+// Reads one page of a loaded file for the share actions (report, picture band), the way the
+// page view does: bytes, the core's verdict and decoding, and the file's page-map summary.
+import { PENDING } from '../components/PageMap';
+import type { FileEntry } from '../files';
+import { relpathOf } from '../lib/messages';
+import type { FileSummary, ReportPage } from '../lib/report';
+import { decodeWithCore } from '../lib/spans';
+import { emptyCounts, STATUS_NAMES, statusName } from '../lib/status';
+import { loadWasm, type Wasm } from '../wasm';
+
+/** Where a page sits: what the report says about it beyond its bytes. */
+export interface PagePlace {
+  path: string;
+  relpath: string;
+  segment: number;
+  fork: string;
+  block: number;
+  blockSize: number;
+  /** Whole pages in the file, for the block a misplaced page belongs to. */
+  fileBlocks: number;
+  bigEndian: boolean;
+}
+
+/** The core's verdict and decoding of one page, for the report. */
+export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace): ReportPage {
+  const absoluteBlock = wasm.absolute_block(at.blockSize, at.segment, at.block);
+  const v = wasm.verify(bytes, absoluteBlock, at.blockSize, at.bigEndian);
+  const status = statusName(v.status[0]);
+  const stored = v.stored[0];
+  const computed = status === 'zero' || status === 'new_not_zero' ? null : v.computed[0];
+  const fold = v.fold[0];
+  v.free();
+  const first = wasm.absolute_block(at.blockSize, at.segment, 0);
+  const matchesBlock = status === 'mismatch' ? (wasm.matches_block(fold, stored, at.block, first, at.fileBlocks) ?? null) : null;
+  const decoded = decodeWithCore(wasm, bytes, absoluteBlock, at.bigEndian, at.fork);
+  // The decoder's first complaint is the best guess at where the damage is.
+  const flagged = decoded.spans.find((s) => s.problem);
+  return {
+    path: at.path,
+    relpath: at.relpath,
+    segment: at.segment,
+    fork: at.fork,
+    block: at.block,
+    absoluteBlock,
+    blockSize: at.blockSize,
+    bytes,
+    kind: decoded.kind,
+    status,
+    stored,
+    computed,
+    matchesBlock,
+    header: decoded.header,
+    flagNames: decoded.flag_names,
+    damage: flagged ? { start: flagged.start, end: flagged.start + Math.max(1, flagged.len), why: `the decoder flags \`${flagged.field}\`: ${flagged.problem}` } : null,
+  };
+}
+
+/** Reads a page of a loaded file as the page view does and makes its report data. */
+export async function readReportPage(entry: FileEntry, block: number, blockSizeOverride: number | null, bigEndian: boolean): Promise<ReportPage> {
+  const wasm = await loadWasm();
+  // The worker has detected the block size by the time anyone asks for a report; before
+  // that, PostgreSQL's default is the honest guess.
+  const blockSize = blockSizeOverride ?? entry.blockSize ?? 8192;
+  const bytes = new Uint8Array(await entry.file.slice(block * blockSize, (block + 1) * blockSize).arrayBuffer());
+  if (bytes.length < blockSize) throw new Error(`block ${block} is past the end of ${entry.name}`);
+  return reportPage(wasm, bytes, {
+    path: entry.path,
+    relpath: relpathOf(entry.relDir, entry.rel?.relfilenode ?? 0, entry.fork),
+    segment: entry.segment,
+    fork: entry.fork,
+    block,
+    blockSize,
+    fileBlocks: Math.floor(entry.file.size / blockSize),
+    bigEndian,
+  });
+}
+
+/** Counts per status from the page map's codes; blocks not verified yet count as pending. */
+export function fileSummary(entry: FileEntry): FileSummary {
+  const counts = emptyCounts();
+  let pending = Math.max(0, entry.blocks - entry.statuses.length);
+  for (const code of entry.statuses) {
+    if (code === PENDING) pending++;
+    else counts[STATUS_NAMES[code] ?? 'mismatch']++;
+  }
+  return { blocks: entry.blocks, counts, pending };
+}
