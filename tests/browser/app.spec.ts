@@ -3,7 +3,7 @@
 // lines, meet bad input, reload offline; and nothing is ever sent to another origin.
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync, rmSync, truncateSync } from 'node:fs';
-import { pgChecksumPage } from '../oracle/pgchecksum';
+import { concat, heapPage, oracleStatus, pgChecksumPage, rng, seal } from '../oracle/pgchecksum';
 import { checksumless, clean, damaged, makeDir, problemsOf, write, type Made } from './files';
 
 const dir = makeDir();
@@ -155,8 +155,9 @@ test('bad input: empty, torn, not a relation file, checksums disabled; the rest 
   await page.goto('/');
   await choose(page, [empty, torn, text, off, seg0]);
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
-  await expect(page.locator('[data-testid=file][data-file="16400"]')).toHaveAttribute('data-state', 'error');
-  await expect(page.getByTestId('file-error').filter({ hasText: '16400' })).toContainText('empty file');
+  // An empty relation file is normal (a new or truncated relation): a note, not an error.
+  await expect(page.locator('[data-testid=file][data-file="16400"]')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('empty-file')).toContainText('16400: empty file');
   await expect(page.getByTestId('trailing')).toContainText('100 trailing bytes');
   await expect(page.getByTestId('trailing')).toContainText('ab ab ab');
   await expect(page.getByTestId('not-relation-name')).toContainText('notes.txt');
@@ -314,9 +315,9 @@ test('big-endian files verify once the byte order is chosen', async ({ page }) =
   await page.goto('/');
   await choose(page, [f]);
   // Read as little-endian (the default), pd_pagesize_version claims 1 kB pages, but no
-  // header is sane at that size (the detection is the core's, as in the CLI): the page says
-  // so and points at the byte order.
-  await expect(page.getByTestId('file-error').filter({ hasText: '16800' })).toContainText('little-endian');
+  // header is sane at that size (the detection is the core's, as in the CLI): read as 8 kB
+  // pages as pg_checksums would, and the page says so and points at the byte order.
+  await expect(page.getByTestId('assumed-block-size').filter({ hasText: '16800' })).toContainText('little-endian');
   await page.getByLabel('Byte order').selectOption('big');
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
   await expect(page.locator('[data-testid=file][data-file="16800"] [data-count=ok]')).toHaveText('2');
@@ -335,4 +336,88 @@ test('the fork can be overridden: an FSM page saved without its _fsm suffix deco
   await expect(header).toContainText('(fsm page)');
   // Verification does not depend on the fork: the counts stay as they were.
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+});
+
+// Issue 5's bad-input matrix, in the browser: every file gets its verdict or its message, the
+// other files stay usable, and the tab keeps answering while a big file verifies.
+test('bad-input matrix: each file its message or verdict, the rest usable, the tab responsive', async ({ page }) => {
+  const d = makeDir();
+  const r = rng(77);
+  const noise = (n: number) => Uint8Array.from({ length: n }, () => Math.floor(r() * 256));
+  const sealed = (b: number, edit: (v: DataView) => void = () => {}) => {
+    const p = heapPage(8192, 5, r);
+    edit(new DataView(p.buffer));
+    return seal(p, b);
+  };
+  const expectOf = (bytes: Uint8Array) =>
+    Array.from({ length: Math.floor(bytes.length / 8192) }, (_, b) => ({ block: b, ...oracleStatus(bytes.subarray(b * 8192, (b + 1) * 8192), b) }));
+  const make = (name: string, bytes: Uint8Array) => write(d, name, bytes, expectOf(bytes));
+  const oneByte = make('16410', Uint8Array.of(7));
+  const halfPage = make('16411', noise(4096));
+  const randomPages = make('16412', noise(3 * 8192));
+  const allFF = make('16413', new Uint8Array(2 * 8192).fill(0xff));
+  // Block 1's header claims 16 kB; the file is still read as 8 kB pages, as the server does.
+  const claims16k = make('16414', concat([sealed(0), sealed(1, (v) => v.setUint16(18, 16384 | 4, true)), sealed(2)]));
+  // pd_lower past pd_upper: line pointers claimed past the free space.
+  const lowerPastUpper = make('16415', concat([sealed(0, (v) => (v.setUint16(12, 8000, true), v.setUint16(14, 100, true)))]));
+  const big = write(d, '16416', new Uint8Array(0));
+  truncateSync(big.path, 1024 ** 3);
+  const matrix = [oneByte, halfPage, randomPages, allFF, claims16k, lowerPastUpper];
+  // The oracle's verdicts are what the CLI's matrix promises: noise and 0xFF fail, the
+  // 16 kB claim passes, pd_lower > pd_upper is a bad header.
+  expect(problemsOf(randomPages).map((e) => e.status)).toEqual(['mismatch', 'mismatch', 'mismatch']);
+  expect(problemsOf(allFF).map((e) => e.status)).toEqual(['mismatch', 'mismatch']);
+  expect(problemsOf(claims16k)).toEqual([]);
+  expect(problemsOf(lowerPastUpper).map((e) => e.status)).toEqual(['bad_header']);
+
+  await page.goto('/');
+  await choose(page, [big, ...matrix, good]);
+  // While the 1 GB file verifies, timers on the page still fire promptly.
+  await expect(page.locator('[data-testid=file][data-file="16416"]')).toHaveAttribute('data-state', 'running');
+  const worstGap = await page.evaluate(
+    () =>
+      new Promise<number>((resolve) => {
+        let last = performance.now();
+        let worst = 0;
+        const started = last;
+        const tick = () => {
+          const now = performance.now();
+          worst = Math.max(worst, now - last);
+          last = now;
+          if (now - started < 1500) setTimeout(tick, 10);
+          else resolve(worst);
+        };
+        setTimeout(tick, 10);
+      }),
+  );
+  expect(worstGap).toBeLessThan(500);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+
+  // Named like relation files but with no sane header at their start: read as 8 kB pages,
+  // as pg_checksums does, and said so.
+  for (const f of [oneByte, halfPage]) {
+    await expect(page.locator('[data-testid=file][data-file="' + f.name + '"] [data-count=ok]')).toHaveText('0');
+    await expect(page.getByTestId('trailing').filter({ hasText: f.name })).toContainText(`${f.name === '16410' ? 1 : 4096} trailing bytes`);
+  }
+  for (const f of [oneByte, halfPage, randomPages, allFF, lowerPastUpper]) {
+    await expect(page.getByTestId('assumed-block-size').filter({ hasText: f.name })).toContainText('read as 8 kB pages');
+  }
+  await expect(page.getByTestId('assumed-block-size').filter({ hasText: '16414' })).toHaveCount(0);
+  const rows = await page.getByTestId('problem').evaluateAll((els) => els.map((e) => `${e.dataset.file}/${e.dataset.block}/${e.dataset.status}/${e.dataset.stored}/${e.dataset.computed}`));
+  const want = [...matrix, good].flatMap((f) => problemsOf(f).map((e) => `${f.name}/${e.block}/${e.status}/${e.stored}/${e.computed ?? ''}`));
+  expect(rows).toEqual(want);
+  await expect(page.locator('[data-testid=file][data-file="16414"] [data-count=ok]')).toHaveText('3');
+  await expect(page.locator('[data-testid=file][data-file="16416"] [data-count=zero]')).toHaveText(String(1024 ** 3 / 8192));
+
+  // Each bad page still opens: the decoder flags what it cannot read, the rest decodes.
+  await page.locator('[data-testid=problem][data-file="16415"]').click();
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'bad_header');
+  await expect(page.getByTestId('decode-problems')).toBeVisible();
+  await page.locator('[data-testid=problem][data-file="16413"][data-block="1"]').click();
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16413');
+  await expect(page.locator('[data-testid=hexview] [data-field=pd_checksum][data-mismatch=true]')).toHaveCount(2);
+  // And the good file is still there to read.
+  await page.locator('[data-testid=file][data-file="16390"] button.link').click();
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
+  rmSync(d, { recursive: true, force: true });
 });

@@ -88,6 +88,7 @@ export function App() {
         case 'start':
           f.state = 'running';
           f.blockSize = m.blockSize;
+          f.blockSizeAssumed = m.blockSizeAssumed;
           f.blocks = m.blocks;
           f.trailingBytes = m.trailingBytes;
           f.trailing = m.trailing;
@@ -399,6 +400,7 @@ export function App() {
                   key={f.id}
                   f={f}
                   selected={selFile?.id === f.id}
+                  bigEndian={bigEndian}
                   onSelect={() => setSel({ fileId: f.id, block: 0, offset: 0 })}
                   onCancel={() => send({ type: 'cancel', job: f.id })}
                   onSegment={(seg) => {
@@ -533,6 +535,7 @@ export function App() {
 function FileRow(p: {
   f: FileEntry;
   selected: boolean;
+  bigEndian: boolean;
   onSelect(): void;
   onCancel(): void;
   onSegment(seg: number): void;
@@ -598,12 +601,22 @@ function FileRow(p: {
           )}
         </td>
       </tr>
-      {(f.message || f.checksumsDisabled || f.trailingBytes > 0 || !f.rel) && (
+      {(f.message || f.checksumsDisabled || f.trailingBytes > 0 || !f.rel || f.blockSizeAssumed || (done && f.file.size === 0)) && (
         <tr className="file-messages">
           <td colSpan={13}>
             {f.message && (
               <p className="error" role="alert" data-testid="file-error">
                 {f.name}: {f.message}
+              </p>
+            )}
+            {done && f.file.size === 0 && (
+              <p className="note" data-testid="empty-file">
+                {f.name}: empty file, no pages to verify (PostgreSQL leaves new and truncated relations empty).
+              </p>
+            )}
+            {f.blockSizeAssumed && (
+              <p className="warn" data-testid="assumed-block-size">
+                {f.name}: no sane page header at its start in {p.bigEndian ? 'big' : 'little'}-endian order, so the block size could not be detected: read as 8 kB pages, as pg_checksums does. Choose a block size or the other byte order above if that is wrong.
               </p>
             )}
             {f.checksumsDisabled && (

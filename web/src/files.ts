@@ -17,6 +17,8 @@ export interface FileEntry {
   fork: Fork;
   state: FileState;
   blockSize: number | null;
+  /** No sane header at the file's start: 8 kB pages assumed, as pg_checksums does. */
+  blockSizeAssumed: boolean;
   blocks: number;
   trailingBytes: number;
   trailing: Uint8Array | null;
@@ -45,6 +47,7 @@ export function newEntry(file: File, path: string): FileEntry {
     fork: rel?.fork ?? 'main',
     state: 'queued',
     blockSize: null,
+    blockSizeAssumed: false,
     blocks: 0,
     trailingBytes: 0,
     trailing: null,

@@ -29,7 +29,7 @@ export interface ProblemPage {
 }
 
 export type FromWorker =
-  | { type: 'start'; job: number; blockSize: number; blocks: number; trailingBytes: number; trailing: Uint8Array }
+  | { type: 'start'; job: number; blockSize: number; blockSizeAssumed: boolean; blocks: number; trailingBytes: number; trailing: Uint8Array }
   | {
       type: 'progress';
       job: number;

@@ -1,6 +1,7 @@
 // Verifies one file at a time off the main thread: streams File.slice chunks (a few reads
 // in flight ahead of the one being checked) through the wasm batch call, and posts statuses and
 // problem pages at most every 100 ms so the page never gets a flood of messages.
+import { parseRelationFileName } from '../lib/filename';
 import { detectBlockSize, headBytes } from '../lib/geometry';
 import { emptyCounts, isProblem, statusName } from '../lib/status';
 import { loadWasm } from '../wasm';
@@ -55,23 +56,30 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
   const { file, job } = req;
   const wasm = await loadWasm();
   const t0 = performance.now();
-  if (file.size === 0) throw new Error('empty file: a relation file holds whole pages');
   const size = file.size;
   let blockSize = req.blockSize;
+  let blockSizeAssumed = false;
   if (blockSize === null) {
     const head = new Uint8Array(await file.slice(0, headBytes(wasm)).arrayBuffer());
     const d = detectBlockSize(wasm, head, req.bigEndian);
-    if (d.blockSize === null) {
+    // A file named like a relation file whose head is all damage is read as 8 kB pages, as
+    // the CLI and pg_checksums do, so its pages get their verdicts; empty relation files
+    // (new or truncated relations) are normal. Anything else is not ours to judge.
+    if (d.blockSize !== null) {
+      blockSize = d.blockSize;
+    } else if (parseRelationFileName(file.name) !== null) {
+      blockSize = 8192;
+      blockSizeAssumed = size > 0;
+    } else {
       throw new Error(
         `not a relation file: no sane PostgreSQL page header at its start in ${req.bigEndian ? 'big' : 'little'}-endian order (choose the other byte order, or a block size to verify it anyway)`,
       );
     }
-    blockSize = d.blockSize;
   }
   const blocks = Math.floor(size / blockSize);
   const trailingBytes = size - blocks * blockSize;
   const trailing = new Uint8Array(trailingBytes > 0 ? await file.slice(blocks * blockSize, size).arrayBuffer() : new ArrayBuffer(0));
-  post({ type: 'start', job, blockSize, blocks, trailingBytes, trailing }, [trailing.buffer]);
+  post({ type: 'start', job, blockSize, blockSizeAssumed, blocks, trailingBytes, trailing }, [trailing.buffer]);
 
   const firstAbs = wasm.absolute_block(blockSize, req.segment, 0);
   const chunk = Math.max(blockSize, Math.floor((req.chunkBytes ?? DEFAULT_CHUNK) / blockSize) * blockSize);
