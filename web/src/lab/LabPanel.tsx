@@ -31,7 +31,9 @@ const KIND_WORDS: Record<ExperimentKind, string> = {
 const BENCH_BYTES = 32 << 20;
 const MAX_TRIALS = 1_000_000;
 const MAX_ROWS = 40;
-const fmt = (n: number): string => n.toLocaleString('en-US');
+// Thousands separated by hand: the first toLocaleString call loads ICU data, a 30 ms task
+// on the main thread just as a dropped file's first page renders.
+const fmt = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 const pct = (a: number, b: number): string => (b === 0 ? '—' : `${((100 * a) / b).toFixed(4)}%`);
 const clampInt = (v: string, lo: number, hi: number): number => Math.min(hi, Math.max(lo, Math.floor(Number(v)) || lo));
 
@@ -95,13 +97,17 @@ export function LabPanel({ page, edited, bigEndian }: { page: LoadedPage; edited
     if (bench && bench.rows === null) send({ type: 'cancel', job: bench.job });
   };
 
+  const [open, setOpen] = useState(false);
   const scalar = bench?.rows?.find((r) => r.build === 'scalar')?.nsPerPage ?? null;
 
   return (
-    <details className="lab" data-testid="lab">
+    // Closed, only the summary renders: the page view's first paint stays light.
+    <details className="lab" data-testid="lab" onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>
         <h2>Checksum lab</h2>
       </summary>
+      {open && (
+        <>
       <p className="labhint">
         Flip bits of a copy of this page (block {page.absoluteBlock}{page.bytes.length !== 8192 && `, ${page.bytes.length}-byte pages`}) and count how often
         PostgreSQL's checksum notices: a trial is detected when pg_checksum_page differs from the unmodified page's. pd_checksum's own 16 bits are never flipped.
@@ -261,6 +267,8 @@ export function LabPanel({ page, edited, bigEndian }: { page: LoadedPage; edited
         <p className="labhint">
           {fmt(bench.pages)} pages of {bench.blockSize} bytes, 8 rounds in one call, best of 5, minus a 1-round call (which the copy into wasm memory costs alike).
         </p>
+      )}
+        </>
       )}
     </details>
   );
