@@ -10,7 +10,7 @@ const smoke = process.argv.includes('--smoke');
 const mb = smoke ? '16' : (process.env.PGPAGE_BENCH_MB ?? '1024');
 const r = spawnSync('npx', ['playwright', 'test', '-c', 'tests/browser-bench', '--reporter=list'], {
   encoding: 'utf8',
-  env: { ...process.env, PGPAGE_BENCH_MB: mb },
+  env: { ...process.env, PGPAGE_BENCH_MB: mb, PGPAGE_BENCH_SET_MB: smoke ? '64' : (process.env.PGPAGE_BENCH_SET_MB ?? '4096') },
   maxBuffer: 1 << 26,
 });
 const lines = (r.stdout ?? '').split('\n');
@@ -20,6 +20,10 @@ if (r.status !== 0 || start < 0) {
   console.log('The browser bench failed:\n```\n' + (r.stdout + r.stderr).slice(-3000) + '\n```');
   process.exit(1);
 }
-const body = lines.slice(start, start + 7).filter((l) => /\S/.test(l));
+const body = lines.slice(start, start + 9).filter((l) => /\S/.test(l));
+const memory = lines.filter((l) => l.startsWith('memory: ')).map((l) => l.slice('memory: '.length));
 console.log('```\n' + body.join('\n') + '\n```');
+console.log(`\n### Memory (${smoke ? '64' : (process.env.PGPAGE_BENCH_SET_MB ?? '4096')} MB set of segment files)\n`);
+console.log('```\n' + memory.join('\n') + '\n```');
+console.log('Target: flat, under 256 MB of growth for a 4 GB set.');
 if (smoke) console.log('(smoke run: timings meaningless)');

@@ -1,14 +1,14 @@
 // Verify speed in chromium for a big relation file, beside the speed at which the same page
 // merely reads the same File (slice + arrayBuffer, 8 MiB at a time, no other work).
 import { test } from '@playwright/test';
-import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { concat, heapPage, rng, seal } from '../oracle/pgchecksum';
 import { makeDir } from '../browser/files';
 
 const MB = Number(process.env.PGPAGE_BENCH_MB ?? 512);
 
-test(`verify ${MB} MB in chromium`, async ({ page, browser }) => {
+test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
   const dir = makeDir();
   const path = join(dir, '16385');
   const fd = openSync(path, 'w');
@@ -75,6 +75,41 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser }) => {
     await Promise.all([loop(0, half), loop(half, f.size)]);
     return performance.now() - t;
   });
+  // FileReaderSync in module-less workers, one and two (halves): the other reading methods.
+  // The app's CSP allows no blob: workers, so these run on a bare page of the same origin.
+  // (A context without the app's service worker, which would answer that URL itself.)
+  const bareContext = await browser.newContext({ baseURL, serviceWorkers: 'block' });
+  const barePage = await bareContext.newPage();
+  await barePage.route('**/bare-read.html', (r) => r.fulfill({ contentType: 'text/html', body: '<!doctype html><input type=file id=bare>' }));
+  await barePage.goto('/bare-read.html');
+  await barePage.locator('#bare').setInputFiles(path);
+  const sync = await barePage.evaluate(async () => {
+    const f = (document.getElementById('bare') as HTMLInputElement).files![0];
+    const src = `onmessage = (e) => {
+      const { f, from, to } = e.data; const r = new FileReaderSync();
+      for (let off = from; off < to; off += 8 << 20) r.readAsArrayBuffer(f.slice(off, Math.min(to, off + (8 << 20))));
+      postMessage(0);
+    };`;
+    const url = URL.createObjectURL(new Blob([src], { type: 'text/javascript' }));
+    const run = (n: number) =>
+      new Promise<number>((resolve) => {
+        const part = Math.ceil(f.size / n / 8192) * 8192;
+        const workers = Array.from({ length: n }, () => new Worker(url));
+        let left = n;
+        const t = performance.now();
+        workers.forEach((w, i) => {
+          w.onmessage = () => {
+            w.terminate();
+            if (--left === 0) resolve(performance.now() - t);
+          };
+          w.postMessage({ f, from: i * part, to: Math.min(f.size, (i + 1) * part) });
+        });
+      });
+    return { one: await run(1), two: await run(2) };
+  });
+  await bareContext.close();
+  const fastest = Math.min(bare.ms, bare2, sync.one, sync.two);
+
   // The same bytes as two segment-sized halves chosen together (two workers).
   const halfA = join(dir, '16386');
   const halfB = join(dir, '16387');
@@ -93,7 +128,56 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser }) => {
       `  bare File read:   ${bare.ms.toFixed(0)} ms = ${mbps(bare.ms)} MB/s  -> ratio ${(bare.ms / elapsed).toFixed(2)}\n` +
       `  the same bytes as two files (two workers): ${twoFiles} ms wall = ${mbps(twoFiles)} MB/s\n` +
       `  bare read, two halves at once: ${bare2.toFixed(0)} ms = ${mbps(bare2)} MB/s\n` +
+      `  FileReaderSync in a worker: ${sync.one.toFixed(0)} ms = ${mbps(sync.one)} MB/s; in two workers (halves): ${sync.two.toFixed(0)} ms = ${mbps(sync.two)} MB/s\n` +
+      `  verify vs the fastest reading method found (${mbps(fastest)} MB/s): ratio ${(fastest / elapsed).toFixed(2)}\n` +
       `  block 0 on screen ${inPage.toFixed(0)} ms after the input's change event (${toBlock0} ms from setInputFiles); longest main-thread task ${longest.toFixed(0)} ms\n` +
       `  long tasks (start after change + duration, ms): ${tasks.join(' ') || 'none'}`,
+  );
+});
+
+// Memory while verifying a set of segment files (sparse: all-zero pages, read in full): the
+// resident size of chromium's renderer processes (the page and its workers), sampled.
+const SET_MB = Number(process.env.PGPAGE_BENCH_SET_MB ?? 4096);
+
+function rendererRssKiB(): number {
+  let sum = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      sum += m ? Number(m[1]) : 0;
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return sum;
+}
+
+test(`memory while verifying a ${SET_MB} MB set of segment files`, async ({ page, browser }) => {
+  const dir = makeDir();
+  const segMB = Math.min(1024, SET_MB);
+  const paths: string[] = [];
+  for (let s = 0; s * segMB < SET_MB; s++) {
+    const p = join(dir, s === 0 ? '16385' : `16385.${s}`);
+    closeSync(openSync(p, 'w'));
+    truncateSync(p, segMB << 20);
+    paths.push(p);
+  }
+  await page.goto('/');
+  await page.locator('[data-testid=summary][data-state=idle]').waitFor();
+  const before = rendererRssKiB();
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, rendererRssKiB())), 50);
+  const t0 = Date.now();
+  await page.locator('[data-testid=file-input]').setInputFiles(paths);
+  await page.locator('[data-testid=summary][data-state=done]').waitFor({ timeout: 600_000 });
+  const ms = Date.now() - t0;
+  clearInterval(timer);
+  peak = Math.max(peak, rendererRssKiB());
+  const zero = await page.locator('[data-testid=summary] tr.total [data-count=zero], [data-testid=summary] [data-testid=file] [data-count=zero]').first().textContent();
+  const mb = (k: number) => (k / 1024).toFixed(0);
+  console.log(
+    `memory: chromium ${browser.version()}, ${paths.length} segment files of ${segMB} MB (${SET_MB} MB, sparse, page cache warm), verified in ${ms} ms:\n` +
+      `memory:   renderer processes' RSS before ${mb(before)} MB, peak ${mb(peak)} MB, growth ${mb(peak - before)} MB (first row's zero pages: ${zero})`,
   );
 });
