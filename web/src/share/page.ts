@@ -5,7 +5,8 @@ import type { FileEntry } from '../files';
 import { relpathOf } from '../lib/messages';
 import type { FileSummary, ReportPage } from '../lib/report';
 import { decodeWithCore } from '../lib/spans';
-import { emptyCounts, STATUS_NAMES, statusName } from '../lib/status';
+import { emptyCounts, STATUS_NAMES } from '../lib/status';
+import { pageVerdict } from '../lib/verdict';
 import { loadWasm, type Wasm } from '../wasm';
 
 /** Where a page sits: what the report says about it beyond its bytes. */
@@ -23,15 +24,7 @@ export interface PagePlace {
 
 /** The core's verdict and decoding of one page, for the report. */
 export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace): ReportPage {
-  const absoluteBlock = wasm.absolute_block(at.blockSize, at.segment, at.block);
-  const v = wasm.verify(bytes, absoluteBlock, at.blockSize, at.bigEndian);
-  const status = statusName(v.status[0]);
-  const stored = v.stored[0];
-  const computed = status === 'zero' || status === 'new_not_zero' ? null : v.computed[0];
-  const fold = v.fold[0];
-  v.free();
-  const first = wasm.absolute_block(at.blockSize, at.segment, 0);
-  const matchesBlock = status === 'mismatch' ? (wasm.matches_block(fold, stored, at.block, first, at.fileBlocks) ?? null) : null;
+  const { status, stored, computed, absoluteBlock, matchesBlock } = pageVerdict(wasm, bytes, { ...at, blocks: at.fileBlocks });
   const decoded = decodeWithCore(wasm, bytes, absoluteBlock, at.bigEndian, at.fork);
   // The decoder's first complaint is the best guess at where the damage is.
   const flagged = decoded.spans.find((s) => s.problem);
