@@ -10,6 +10,8 @@ const port = Number(process.env.PGPAGE_PORT ?? 4317);
 export default defineConfig({
   testDir: 'tests/browser',
   timeout: 120_000,
+  // A shared 2-core CI machine can take seconds to read a file: waiting is not a weaker check.
+  expect: { timeout: 15_000 },
   workers: 1,
   reporter: [['list']],
   use: {
