@@ -1,5 +1,6 @@
 // Verify speed in chromium for a big relation file, beside the speed at which the same page
-// merely reads the same File (slice + arrayBuffer, 8 MiB at a time, no other work).
+// merely reads the same File (slice + arrayBuffer, 8 MiB at a time, no other work), and
+// beside the other ways of reading it (two at once, FileReaderSync in workers, a stream).
 import { test } from '@playwright/test';
 import { closeSync, openSync, readdirSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -105,10 +106,20 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
           w.postMessage({ f, from: i * part, to: Math.min(f.size, (i + 1) * part) });
         });
       });
-    return { one: await run(1), two: await run(2) };
+    // A byte stream of the whole file read into one reused buffer (BYOB), as the app reads.
+    const t = performance.now();
+    const reader = f.stream().getReader({ mode: 'byob' });
+    let buf = new ArrayBuffer(8 << 20);
+    for (;;) {
+      const r = await reader.read(new Uint8Array(buf));
+      if (r.value) buf = r.value.buffer as ArrayBuffer;
+      if (r.done) break;
+    }
+    const stream = performance.now() - t;
+    return { one: await run(1), two: await run(2), stream };
   });
   await bareContext.close();
-  const fastest = Math.min(bare.ms, bare2, sync.one, sync.two);
+  const fastest = Math.min(bare.ms, bare2, sync.one, sync.two, sync.stream);
 
   // The same bytes as two segment-sized halves chosen together (two workers).
   const halfA = join(dir, '16386');
@@ -129,6 +140,7 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
       `  the same bytes as two files (two workers): ${twoFiles} ms wall = ${mbps(twoFiles)} MB/s\n` +
       `  bare read, two halves at once: ${bare2.toFixed(0)} ms = ${mbps(bare2)} MB/s\n` +
       `  FileReaderSync in a worker: ${sync.one.toFixed(0)} ms = ${mbps(sync.one)} MB/s; in two workers (halves): ${sync.two.toFixed(0)} ms = ${mbps(sync.two)} MB/s\n` +
+      `  File.stream() with a BYOB reader, one reused buffer: ${sync.stream.toFixed(0)} ms = ${mbps(sync.stream)} MB/s\n` +
       `  verify vs the fastest reading method found (${mbps(fastest)} MB/s): ratio ${(fastest / elapsed).toFixed(2)}\n` +
       `  block 0 on screen ${inPage.toFixed(0)} ms after the input's change event (${toBlock0} ms from setInputFiles); longest main-thread task ${longest.toFixed(0)} ms\n` +
       `  long tasks (start after change + duration, ms): ${tasks.join(' ') || 'none'}`,
