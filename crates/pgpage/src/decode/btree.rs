@@ -308,24 +308,16 @@ pub(super) fn decode(
     let rightmost = special.btpo_next == 0;
     let mut item_size = 0u64;
     let mut rows = Vec::with_capacity(lps.len());
-    // On a real page the items' storage adds up to less than the page. Garbage line pointers
-    // can all point at the same bytes, and decoding each (hex data, posting lists) took
-    // seconds in wasm: past four pages' worth of item bytes the rest are flagged, not decoded.
-    let budget = r.len().saturating_mul(4);
-    let mut decoded = 0usize;
+    let mut budget = super::ItemBudget::new(r.len());
     for id in &lps {
-        if decoded > budget {
-            spans.flag_item(
-                "ItemIdData",
-                id.lp,
-                "items overlap far beyond the page: this and later items are not decoded",
-            );
+        if !budget.allows(id.lp, spans) {
             break;
         }
         let row = item(r, id, leaf, rightmost, spans);
-        decoded = decoded
-            .saturating_add(usize::from(row.itemlen))
-            .saturating_add(row.tids.as_ref().map_or(0, |t| t.len().saturating_mul(6)));
+        budget.spend(
+            usize::from(row.itemlen)
+                .saturating_add(row.tids.as_ref().map_or(0, |t| t.len().saturating_mul(6))),
+        );
         item_size = item_size.saturating_add(u64::from(row.itemlen));
         if id.flags == LP_DEAD {
             special.dead_items = special.dead_items.saturating_add(1);

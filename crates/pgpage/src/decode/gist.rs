@@ -76,24 +76,17 @@ pub(super) fn decode(
             None,
         );
     } else {
-        // As for btree: overlapping garbage items are not hex-printed past four pages' worth.
-        let budget = r.len().saturating_mul(4);
-        let mut decoded = 0usize;
+        let mut budget = super::ItemBudget::new(r.len());
         for id in line_pointers(r, header, spans) {
             let off = usize::from(id.off);
             let Some(t) = IndexTuple::read(r, off) else {
                 continue;
             };
             let size = t.size();
-            if decoded > budget {
-                spans.flag_item(
-                    "ItemIdData",
-                    id.lp,
-                    "items overlap far beyond the page: this and later items are not decoded",
-                );
+            if !budget.allows(id.lp, spans) {
                 break;
             }
-            decoded = decoded.saturating_add(size);
+            budget.spend(size);
             t.spans(off, usize::from(id.len), id.lp, spans);
             let (bytes, _) = r.bytes(off, size);
             rows.push(GistItem {

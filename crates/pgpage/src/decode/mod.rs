@@ -541,6 +541,41 @@ fn decode_header(r: &Reader, spans: &mut Spans) -> PageHeader {
 }
 
 /// bufpage.h: PageGetMaxOffsetNumber, capped to the line pointers that fit in the page.
+/// Item bytes decoded so far on one page. On a real page the items' storage adds up to less
+/// than the page; garbage line pointers can all point at the same bytes, and decoding each
+/// again (hex data, posting lists) took seconds in wasm. Past four pages' worth, the rest of
+/// the items are flagged, not decoded.
+pub(crate) struct ItemBudget {
+    spent: usize,
+    limit: usize,
+}
+
+impl ItemBudget {
+    pub(crate) fn new(page_len: usize) -> Self {
+        Self {
+            spent: 0,
+            limit: page_len.saturating_mul(4),
+        }
+    }
+
+    /// Whether item `lp` may still be decoded; when not, it is flagged.
+    pub(crate) fn allows(&self, lp: u16, spans: &mut Spans) -> bool {
+        if self.spent <= self.limit {
+            return true;
+        }
+        spans.flag_item(
+            "ItemIdData",
+            lp,
+            "items overlap far beyond the page: this and later items are not decoded",
+        );
+        false
+    }
+
+    pub(crate) fn spend(&mut self, bytes: usize) {
+        self.spent = self.spent.saturating_add(bytes);
+    }
+}
+
 pub(crate) fn max_offset(header: &PageHeader, len: usize, spans: &mut Spans) -> u16 {
     let lower = usize::from(header.lower);
     if lower <= SIZE_OF_PAGE_HEADER_DATA {
