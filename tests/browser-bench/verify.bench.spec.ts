@@ -2,10 +2,10 @@
 // merely reads the same File (slice + arrayBuffer, 8 MiB at a time, no other work), and
 // beside the other ways of reading it (two at once, FileReaderSync in workers, a stream).
 import { test } from '@playwright/test';
-import { closeSync, openSync, readdirSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { concat, heapPage, rng, seal } from '../oracle/pgchecksum';
-import { makeDir } from '../browser/files';
+import { makeDir, rendererRssKiB } from '../browser/files';
 
 const MB = Number(process.env.PGPAGE_BENCH_MB ?? 512);
 
@@ -150,20 +150,6 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
 // Memory while verifying a set of segment files (sparse: all-zero pages, read in full): the
 // resident size of chromium's renderer processes (the page and its workers), sampled.
 const SET_MB = Number(process.env.PGPAGE_BENCH_SET_MB ?? 4096);
-
-function rendererRssKiB(): number {
-  let sum = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      sum += m ? Number(m[1]) : 0;
-    } catch {
-      // gone between the listing and the read
-    }
-  }
-  return sum;
-}
 
 test(`memory while verifying a ${SET_MB} MB set of segment files`, async ({ page, browser }) => {
   const dir = makeDir();

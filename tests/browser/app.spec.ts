@@ -297,7 +297,7 @@ test('a file that changes while being read gets a message, and the page stays us
   rmSync(d, { recursive: true, force: true });
 });
 
-test('big-endian files verify once the byte order is chosen', async ({ page }) => {
+test('big-endian files are detected as such and verify; the byte order can be chosen per file and for all', async ({ page }) => {
   // Two pages as a big-endian server writes them: header words in big-endian order.
   const pages = [0, 1].map((b) => {
     const p = new Uint8Array(8192);
@@ -313,16 +313,33 @@ test('big-endian files verify once the byte order is chosen', async ({ page }) =
   const d = makeDir();
   const f = write(d, '16800', new Uint8Array([...pages[0], ...pages[1]]));
   await page.goto('/');
-  await choose(page, [f]);
-  // Read as little-endian (the default), pd_pagesize_version claims 1 kB pages, but no
-  // header is sane at that size (the detection is the core's, as in the CLI): read as 8 kB
-  // pages as pg_checksums would, and the page says so and points at the byte order.
-  await expect(page.getByTestId('assumed-block-size').filter({ hasText: '16800' })).toContainText('little-endian');
-  await page.getByLabel('Byte order').selectOption('big');
+  const little = clean(d, '16801', 3);
+  await page.goto('/');
+  await choose(page, [f, little]);
+  // Nothing chosen: the headers say big-endian (read little-endian, pd_pagesize_version
+  // would claim pages of no sane size), so the pages verify as a big-endian server's.
+  const row = (name: string) => page.locator(`[data-testid=file][data-file="${name}"]`);
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
-  await expect(page.locator('[data-testid=file][data-file="16800"] [data-count=ok]')).toHaveText('2');
+  await expect(row('16800').locator('[data-count=ok]')).toHaveText('2');
+  await expect(row('16800').getByTestId('byte-order')).toHaveAttribute('data-effective', 'big');
+  await expect(row('16801').getByTestId('byte-order')).toHaveAttribute('data-effective', 'little');
+  await expect(page.getByTestId('byte-order-detected').filter({ hasText: '16800' })).toBeVisible();
+  await expect(page.getByTestId('byte-order-detected')).toHaveCount(1);
   await expect(page.getByTestId('problem')).toHaveCount(0);
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
+  // Told little-endian, this file alone: no sane header in that order, so it is read as
+  // 8 kB pages as pg_checksums would, and its pages fail; the other file is untouched.
+  await page.getByLabel('byte order of 16800').selectOption('little');
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('assumed-block-size').filter({ hasText: '16800' })).toContainText('little-endian order');
+  await expect(page.getByTestId('problem')).toHaveCount(2);
+  await expect(row('16801').locator('[data-count=ok]')).toHaveText('3');
+  // Big-endian for all files: now the little-endian file is the one whose pages fail.
+  await page.getByLabel('byte order of all files').selectOption('big');
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(row('16800').locator('[data-count=ok]')).toHaveText('2');
+  await expect(row('16801').locator('[data-count=ok]')).toHaveText('0');
+  await expect(page.getByTestId('assumed-block-size').filter({ hasText: '16801' })).toContainText('big-endian order');
 });
 
 test('the fork can be overridden: an FSM page saved without its _fsm suffix decodes as FSM once told', async ({ page }) => {

@@ -1,6 +1,6 @@
 // Relation files for the browser tests, written to a temp dir. Synthetic ones carry the
 // oracle's expected verdicts; tests/browser/pg.spec.ts makes real ones with PostgreSQL.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { concat, damagedFile, heapPage, oracleStatus, rng, seal, type SyntheticFile } from '../oracle/pgchecksum';
@@ -47,3 +47,37 @@ export function checksumless(dir: string, name: string, blocks: number): Made {
 }
 
 export const problemsOf = (m: Made) => m.expected.filter((e) => e.status !== 'ok' && e.status !== 'zero');
+
+/**
+ * Resident memory of the renderer processes (the page and its workers) of the chromium this
+ * test process started, in KiB. Other browsers on the machine do not count: a renderer is
+ * ours when this process is among its ancestors.
+ */
+export function rendererRssKiB(): number {
+  const parent = new Map<number, number>();
+  const renderers: number[] = [];
+  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      // /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('--type=renderer')) renderers.push(Number(d));
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  const ours = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; p = parent.get(p) ?? 0, hops++) if (p === process.pid) return true;
+    return false;
+  };
+  let sum = 0;
+  for (const pid of renderers.filter(ours)) {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      sum += m ? Number(m[1]) : 0;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
+}

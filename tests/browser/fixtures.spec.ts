@@ -41,7 +41,7 @@ for (const name of cases) {
       );
       expect(rows).toEqual(want);
       const row = page.locator(`[data-testid=file][data-file="${file}"]`);
-      await expect(row.locator('td').nth(4)).toHaveText(String(f.blocks));
+      await expect(row.getByTestId('blocks')).toHaveText(String(f.blocks));
       for (const s of ['ok', 'mismatch', 'zero', 'new_not_zero', 'bad_header']) {
         await expect(row.locator(`[data-count=${s}]`)).toHaveText(String(f.pages.filter((p) => p.status === s).length));
       }

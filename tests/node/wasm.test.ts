@@ -113,18 +113,29 @@ for (const build of ['pkg', 'pkg-scalar']) {
       }
     });
 
-    it('detects a file\'s block size as the CLI does, even when page 0 is damaged', async () => {
-      const { detectBlockSize } = await import('../../web/src/lib/geometry');
+    it('detects a file\'s block size as the CLI does, even when page 0 is damaged, and its byte order', async () => {
+      const { DETECT, fileGeometry } = await import('../../web/src/lib/geometry');
       const head = w.detect_head_bytes();
+      const little = { blockSize: null, byteOrder: 'little' } as const;
+      const big = { blockSize: null, byteOrder: 'big' } as const;
       for (const bs of [1024, 4096, 8192, 16384, 32768]) {
         const f = damagedFile(8, 0, bs);
-        expect(detectBlockSize(w, f.bytes.subarray(0, head), false)).toEqual({ blockSize: bs, how: 'detected' });
+        expect(fileGeometry(w, f.bytes.subarray(0, head), DETECT, true)).toEqual({ blockSize: bs, bigEndian: false, blockSizeAssumed: false, byteOrderDetected: false });
         const broken = f.bytes.slice(0, head);
         broken.fill(0xee, 0, 24);
-        expect(detectBlockSize(w, broken, false).blockSize).toBe(bs);
+        expect(fileGeometry(w, broken, little, false)).toMatchObject({ blockSize: bs, bigEndian: false });
+        // The same pages with every header word swapped, as a big-endian server writes them.
+        const swapped = swapHeaders(f.bytes.slice(0, head), bs);
+        expect(fileGeometry(w, swapped, DETECT, true)).toEqual({ blockSize: bs, bigEndian: true, blockSizeAssumed: false, byteOrderDetected: true });
+        expect(fileGeometry(w, swapped, big, true)).toEqual({ blockSize: bs, bigEndian: true, blockSizeAssumed: false, byteOrderDetected: false });
+        // Told little-endian, the swapped head has no sane header: 8 kB pages as pg_checksums reads.
+        expect(fileGeometry(w, swapped, little, true)).toEqual({ blockSize: 8192, bigEndian: false, blockSizeAssumed: true, byteOrderDetected: false });
+        expect(fileGeometry(w, swapped, { blockSize: 4096, byteOrder: 'detect' }, true)).toMatchObject({ blockSize: 4096, bigEndian: true });
       }
-      expect(detectBlockSize(w, new Uint8Array(100), false)).toEqual({ blockSize: 8192, how: 'all-zero' });
-      expect(detectBlockSize(w, new TextEncoder().encode('hello, this is not a relation file'), false).blockSize).toBeNull();
+      expect(fileGeometry(w, new Uint8Array(100), DETECT, false)).toEqual({ blockSize: 8192, bigEndian: false, blockSizeAssumed: false, byteOrderDetected: false });
+      const text = new TextEncoder().encode('hello, this is not a relation file');
+      expect(fileGeometry(w, text, DETECT, false)).toEqual({ error: expect.stringMatching(/not a relation file.*either byte order/) });
+      expect(fileGeometry(w, text, DETECT, true)).toMatchObject({ blockSize: 8192, blockSizeAssumed: true });
     });
 
     it('throws a JS error with a message on a bad block size, and never traps on garbage', () => {
@@ -260,3 +271,18 @@ describe('wasm bindings against a real PostgreSQL 15', () => {
     }
   });
 });
+
+/** Each page's 24-byte header as a big-endian server lays it out: every field byte-swapped. */
+function swapHeaders(bytes: Uint8Array, bs: number): Uint8Array {
+  // PageHeaderData (bufpage.h): pd_lsn as two u32, pd_checksum, pd_flags, pd_lower, pd_upper,
+  // pd_special, pd_pagesize_version (u16 each), pd_prune_xid (u32).
+  const widths = [4, 4, 2, 2, 2, 2, 2, 2, 4];
+  for (let p = 0; p + 24 <= bytes.length; p += bs) {
+    let at = p;
+    for (const n of widths) {
+      bytes.subarray(at, at + n).reverse();
+      at += n;
+    }
+  }
+  return bytes;
+}

@@ -6,12 +6,14 @@ import { PageView } from './components/PageView';
 import { SamplesPicker, useSampleLoader } from './components/Samples';
 import { PngButton, ProblemsReport } from './components/Share';
 import { Tour, type TourView } from './tour/Tour';
-import { keepFromFolder, newEntry, summaryState, type FileEntry } from './files';
+import { keepFromFolder, mergeByBlock, newEntry, summaryState, type FileEntry } from './files';
 import { FORKS, type Fork } from './lib/filename';
-import { BLOCK_SIZES } from './lib/geometry';
+import { BLOCK_SIZES, BYTE_ORDER_CHOICES, DETECT, orderName, type ByteOrderChoice, type GeometryChoice } from './lib/geometry';
 import { checksumWords } from './lib/messages';
 import { emptyCounts, STATUS_NAMES, STATUS_WORDS, type StatusCounts } from './lib/status';
-import type { FromWorker, ProblemPage, ToWorker } from './worker/protocol';
+import type { FromWorker, ProblemPage } from './worker/protocol';
+import { VerifyPool } from './worker/pool';
+import { loadWasm } from './wasm';
 import { PENDING } from './components/PageMap';
 
 type Theme = 'auto' | 'light' | 'dark';
@@ -55,16 +57,16 @@ export function App() {
   const [files, setFiles] = useState<FileEntry[]>([]);
   const [, bump] = useReducer((x: number) => x + 1, 0);
   const [sel, setSel] = useState<Selection | null>(null);
-  const [blockSizeOverride, setBlockSizeOverride] = useState<number | null>(null);
-  const [bigEndian, setBigEndian] = useState(false);
+  // What the header's selects chose for all files; each file's row can choose for itself.
+  const [allChoice, setAllChoice] = useState<GeometryChoice>(DETECT);
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('pgpage-theme') as Theme) ?? 'auto');
   const [notice, setNotice] = useState<string | null>(null);
   const [shownProblems, setShownProblems] = useState(PROBLEM_PAGE);
   const [dragging, setDragging] = useState(false);
   const [tour, setTour] = useState<{ open: boolean; view: TourView | null }>({ open: false, view: null });
-  // A small pool: Chromium serves concurrent File reads faster than one stream, so two
-  // files of a data directory verify side by side. A job stays on the worker it started on.
-  const pool = useRef<{ workers: Worker[]; jobs: Map<number, number>; busy: number[] }>({ workers: [], jobs: new Map(), busy: [] });
+  // Two workers: Chromium serves concurrent File reads faster than one stream, so two files
+  // of a data directory verify side by side.
+  const pool = useRef<VerifyPool | null>(null);
   const filesRef = useRef<FileEntry[]>([]);
   filesRef.current = files;
   const pendingHash = useRef(readHash());
@@ -74,80 +76,68 @@ export function App() {
     localStorage.setItem('pgpage-theme', theme);
   }, [theme]);
 
-  const makeWorker = useCallback((index: number): Worker => {
-    const w = new Worker(new URL('./worker/verify.worker.ts', import.meta.url), { type: 'module' });
-    w.onmessage = (ev: MessageEvent<FromWorker>) => {
-      const m = ev.data;
-      if (m.type === 'done' || m.type === 'error' || m.type === 'cancelled') {
-        const p = pool.current;
-        if (p.jobs.delete(m.job)) p.busy[index]--;
-      }
-      const f = filesRef.current.find((x) => x.id === m.job);
-      if (!f) return;
-      switch (m.type) {
-        case 'start':
-          f.state = 'running';
-          f.blockSize = m.blockSize;
-          f.blockSizeAssumed = m.blockSizeAssumed;
-          f.blocks = m.blocks;
-          f.trailingBytes = m.trailingBytes;
-          f.trailing = m.trailing;
-          f.statuses = new Uint8Array(m.blocks).fill(PENDING);
-          f.startedAt = performance.now();
-          break;
-        case 'progress':
-          f.statuses.set(m.statuses, m.firstBlock);
-          f.problems = f.problems.concat(m.problems);
-          f.bytesDone = m.bytesDone;
-          break;
-        case 'done':
-          f.state = 'done';
-          f.counts = m.counts;
-          f.checksumsDisabled = m.checksumsDisabled;
-          f.elapsedMs = m.elapsedMs;
-          break;
-        case 'error':
-          f.state = 'error';
-          f.message = m.message;
-          break;
-        case 'cancelled':
-          f.state = 'cancelled';
-          break;
-      }
-      setFiles((prev) => prev.slice());
-      bump();
-    };
-    w.onerror = (e) => {
-      for (const f of filesRef.current) {
-        if ((f.state === 'queued' || f.state === 'running') && pool.current.jobs.get(f.id) === index) {
-          f.state = 'error';
-          f.message = `the verify worker failed: ${e.message}`;
-        }
-      }
-      setFiles((prev) => prev.slice());
-    };
-    return w;
+  const deliver = useCallback((m: FromWorker) => {
+    const f = filesRef.current.find((x) => x.id === m.job);
+    if (!f) return;
+    switch (m.type) {
+      case 'start':
+        f.state = 'running';
+        f.blockSize = m.geometry.blockSize;
+        f.bigEndian = m.geometry.bigEndian;
+        f.blockSizeAssumed = m.geometry.blockSizeAssumed;
+        f.byteOrderDetected = m.geometry.byteOrderDetected;
+        f.blocks = m.blocks;
+        f.trailingBytes = m.trailingBytes;
+        f.trailing = m.trailing;
+        f.statuses = new Uint8Array(m.blocks).fill(PENDING);
+        f.startedAt = performance.now();
+        break;
+      case 'progress':
+        for (const r of m.runs) f.statuses.set(r.statuses, r.firstBlock);
+        f.problems = mergeByBlock(f.problems, m.problems);
+        f.bytesDone = m.bytesDone;
+        break;
+      case 'done':
+        f.state = 'done';
+        f.counts = m.counts;
+        f.checksumsDisabled = m.checksumsDisabled;
+        f.elapsedMs = m.elapsedMs;
+        break;
+      case 'error':
+        f.state = 'error';
+        f.message = m.message;
+        break;
+      case 'cancelled':
+        f.state = 'cancelled';
+        break;
+    }
+    setFiles((prev) => prev.slice());
+    bump();
   }, []);
 
-  const send = useCallback(
-    (m: ToWorker) => {
-      const p = pool.current;
-      if (p.workers.length === 0) {
-        const n = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
-        p.workers = Array.from({ length: n }, (_, i) => makeWorker(i));
-        p.busy = p.workers.map(() => 0);
-      }
-      let index = p.jobs.get(m.job);
-      if (index === undefined) {
-        if (m.type === 'cancel') return;
-        index = p.busy.indexOf(Math.min(...p.busy));
-        p.jobs.set(m.job, index);
-        p.busy[index]++;
-      }
-      p.workers[index].postMessage(m);
-    },
-    [makeWorker],
-  );
+  const ensurePool = useCallback((): VerifyPool => {
+    const n = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
+    pool.current ??= new VerifyPool(
+      Array.from({ length: n }, () => new Worker(new URL('./worker/verify.worker.ts', import.meta.url), { type: 'module' })),
+      deliver,
+    );
+    return pool.current;
+  }, [deliver]);
+
+  // While the page waits for files, load the wasm module here and start the workers (each
+  // loads its own): the first drop then costs a page read and a render, not compilation.
+  useEffect(() => {
+    const warm = () => {
+      void loadWasm();
+      ensurePool();
+    };
+    if ('requestIdleCallback' in window) {
+      const h = requestIdleCallback(warm, { timeout: 1000 });
+      return () => cancelIdleCallback(h);
+    }
+    const h = setTimeout(warm, 200);
+    return () => clearTimeout(h);
+  }, [ensurePool]);
 
   const start = useCallback(
     (f: FileEntry) => {
@@ -157,9 +147,9 @@ export function App() {
       f.message = null;
       f.bytesDone = 0;
       f.checksumsDisabled = false;
-      send({ type: 'verify', job: f.id, file: f.file, segment: f.segment, blockSize: blockSizeOverride, bigEndian });
+      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, segment: f.segment, choice: f.choice });
     },
-    [send, blockSizeOverride, bigEndian],
+    [ensurePool],
   );
 
   const addFiles = useCallback(
@@ -167,7 +157,7 @@ export function App() {
       const kept = list.filter((x) => !x.fromFolder || keepFromFolder(x.path, x.file.name));
       const skipped = list.length - kept.length;
       kept.sort((a, b) => a.path.localeCompare(b.path, undefined, { numeric: true }));
-      const entries = kept.map((x) => newEntry(x.file, x.path));
+      const entries = kept.map((x) => newEntry(x.file, x.path, allChoice));
       if (entries.length === 0) {
         setNotice(list.length === 0 ? 'No files were chosen.' : `None of the ${list.length} files is a relation file.`);
         return;
@@ -185,7 +175,7 @@ export function App() {
         setSel({ fileId: entries[0].id, block: 0, offset: 0 });
       }
     },
-    [start],
+    [start, allChoice],
   );
 
   const loadSamples = useSampleLoader(filesRef, addFiles);
@@ -194,29 +184,30 @@ export function App() {
     setSel({ fileId: view.fileId, block: view.block, offset: view.highlight.start });
   }, []);
 
-  const rerunAll = useCallback(() => {
-    for (const f of filesRef.current) {
-      send({ type: 'cancel', job: f.id });
-    }
-    // New ids so late messages of the cancelled runs are ignored.
-    const fresh = filesRef.current.map((f) => Object.assign(newEntry(f.file, f.path), { segment: f.segment }));
-    const selName = sel ? filesRef.current.find((f) => f.id === sel.fileId)?.path : undefined;
-    filesRef.current = fresh;
-    setFiles(fresh);
-    for (const f of fresh) start(f);
-    const again = fresh.find((f) => f.path === selName);
-    if (again && sel) setSel({ ...sel, fileId: again.id });
-  }, [send, start, sel]);
-
-  const firstRender = useRef(true);
-  useEffect(() => {
-    if (firstRender.current) {
-      firstRender.current = false;
-      return;
-    }
-    rerunAll();
-    // Re-verify only when the options change.
-  }, [blockSizeOverride, bigEndian]);
+  // Verifies files again with other settings: each a new entry (a new id, so late messages
+  // of the cancelled run are ignored), the selection following its file.
+  const rerun = useCallback(
+    (which: (f: FileEntry) => boolean, change: (f: FileEntry) => Partial<FileEntry>) => {
+      const fresh = filesRef.current.map((f) => {
+        if (!which(f)) return f;
+        ensurePool().cancel(f.id);
+        return Object.assign(newEntry(f.file, f.path, f.choice), { segment: f.segment, fork: f.fork }, change(f));
+      });
+      const old = filesRef.current;
+      filesRef.current = fresh;
+      setFiles(fresh);
+      fresh.forEach((f, i) => f !== old[i] && start(f));
+      if (sel) {
+        const i = old.findIndex((f) => f.id === sel.fileId);
+        if (i >= 0 && fresh[i] !== old[i]) setSel({ ...sel, fileId: fresh[i].id });
+      }
+    },
+    [ensurePool, start, sel],
+  );
+  const chooseForAll = (c: GeometryChoice) => {
+    setAllChoice(c);
+    rerun(() => true, () => ({ choice: c }));
+  };
 
   const allProblems = useMemo(() => files.flatMap((f) => (f.checksumsDisabled ? [] : f.problems.map((p) => ({ f, p })))), [files]);
 
@@ -314,21 +305,11 @@ export function App() {
         <span className="tagline">PostgreSQL page inspector — files stay on this machine</span>
         <label>
           Block size{' '}
-          <select value={blockSizeOverride ?? 'auto'} onChange={(e) => setBlockSizeOverride(e.target.value === 'auto' ? null : Number(e.target.value))}>
-            <option value="auto">detect</option>
-            {BLOCK_SIZES.map((b) => (
-              <option key={b} value={b}>
-                {b / 1024} kB
-              </option>
-            ))}
-          </select>
+          <BlockSizeSelect label="block size of all files" value={allChoice.blockSize} onChange={(blockSize) => chooseForAll({ ...allChoice, blockSize })} />
         </label>
         <label>
           Byte order{' '}
-          <select value={bigEndian ? 'big' : 'little'} onChange={(e) => setBigEndian(e.target.value === 'big')}>
-            <option value="little">little-endian</option>
-            <option value="big">big-endian</option>
-          </select>
+          <ByteOrderSelect label="byte order of all files" value={allChoice.byteOrder} onChange={(byteOrder) => chooseForAll({ ...allChoice, byteOrder })} />
         </label>
         <button type="button" data-testid="tour-start" onClick={() => setTour({ open: true, view: null })}>
           Tour
@@ -384,6 +365,7 @@ export function App() {
                 <th>segment</th>
                 <th>fork</th>
                 <th>block size</th>
+                <th>byte order</th>
                 <th>blocks</th>
                 <th>progress</th>
                 {STATUS_NAMES.map((s) => (
@@ -400,17 +382,10 @@ export function App() {
                   key={f.id}
                   f={f}
                   selected={selFile?.id === f.id}
-                  bigEndian={bigEndian}
                   onSelect={() => setSel({ fileId: f.id, block: 0, offset: 0 })}
-                  onCancel={() => send({ type: 'cancel', job: f.id })}
-                  onSegment={(seg) => {
-                    send({ type: 'cancel', job: f.id });
-                    const fresh = Object.assign(newEntry(f.file, f.path), { segment: seg });
-                    filesRef.current = filesRef.current.map((x) => (x.id === f.id ? fresh : x));
-                    setFiles(filesRef.current);
-                    start(fresh);
-                    if (sel?.fileId === f.id) setSel({ ...sel, fileId: fresh.id });
-                  }}
+                  onCancel={() => ensurePool().cancel(f.id)}
+                  onSegment={(segment) => rerun((x) => x.id === f.id, () => ({ segment }))}
+                  onChoice={(choice) => rerun((x) => x.id === f.id, () => ({ choice }))}
                   onFork={(fork) => {
                     // The checksum does not depend on the fork, only how pages decode: no re-verify.
                     filesRef.current = filesRef.current.map((x) => (x.id === f.id ? { ...x, fork } : x));
@@ -420,7 +395,7 @@ export function App() {
               ))}
               {files.length > 1 && (
                 <tr className="total">
-                  <td colSpan={6}>all {files.length} files</td>
+                  <td colSpan={7}>all {files.length} files</td>
                   {STATUS_NAMES.map((s) => (
                     <td key={s} data-count={s}>
                       {total[s]}
@@ -444,7 +419,7 @@ export function App() {
       {selFile && selFile.blocks > 0 && (
         <section className="map">
           <h2>Page map of {selFile.path}</h2>
-          {sel && <PngButton entry={selFile} block={sel.block} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} what="page map" suffix="-map" testid="png-map" />}
+          {sel && <PngButton entry={selFile} block={sel.block} what="page map" suffix="-map" testid="png-map" />}
           <PageMap
             statuses={selFile.statuses}
             blocks={selFile.blocks}
@@ -459,9 +434,9 @@ export function App() {
       <section className="problems">
         <h2>Problem pages ({allProblems.length})</h2>
         {selFile && sel && allProblems.length > 0 && (
-          <PngButton entry={selFile} block={sel.block} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} what="problem list" suffix="-problems" testid="png-problems" />
+          <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" />
         )}
-        {allProblems.length > 0 && <ProblemsReport problems={allProblems} blockSizeOverride={blockSizeOverride} bigEndian={bigEndian} />}
+        {allProblems.length > 0 && <ProblemsReport problems={allProblems} />}
         {allProblems.length > 0 && (
           <table>
             <thead>
@@ -515,8 +490,6 @@ export function App() {
           entry={selFile}
           block={sel.block}
           offset={sel.offset}
-          blockSizeOverride={blockSizeOverride}
-          bigEndian={bigEndian}
           onOffset={(offset) => setSel({ ...sel, offset })}
           onBlock={(block) => setSel({ ...sel, block, offset: 0 })}
           {...(tour.view && tour.view.fileId === sel.fileId && tour.view.block === sel.block
@@ -532,13 +505,46 @@ export function App() {
   );
 }
 
+/** The block size chosen, or 'detect'; `found` is what detection settled on, shown in that option. */
+function BlockSizeSelect(p: { label: string; value: number | null; found?: number | null; onChange(v: number | null): void }) {
+  return (
+    <select
+      aria-label={p.label}
+      data-testid="block-size"
+      data-effective={p.found ?? undefined}
+      value={p.value ?? 'auto'}
+      onChange={(e) => p.onChange(e.target.value === 'auto' ? null : Number(e.target.value))}
+    >
+      <option value="auto">{p.found ? `detect: ${p.found / 1024} kB` : 'detect'}</option>
+      {BLOCK_SIZES.map((b) => (
+        <option key={b} value={b}>
+          {b / 1024} kB
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function ByteOrderSelect(p: { label: string; value: ByteOrderChoice; found?: boolean | null; onChange(v: ByteOrderChoice): void }) {
+  const found = p.found === undefined || p.found === null ? null : p.found ? 'big' : 'little';
+  return (
+    <select aria-label={p.label} data-testid="byte-order" data-effective={found ?? undefined} value={p.value} onChange={(e) => p.onChange(e.target.value as ByteOrderChoice)}>
+      {BYTE_ORDER_CHOICES.map((o) => (
+        <option key={o} value={o}>
+          {o !== 'detect' ? `${o}-endian` : found ? `detect: ${found}` : 'detect'}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 function FileRow(p: {
   f: FileEntry;
   selected: boolean;
-  bigEndian: boolean;
   onSelect(): void;
   onCancel(): void;
   onSegment(seg: number): void;
+  onChoice(c: GeometryChoice): void;
   onFork(fork: Fork): void;
 }) {
   const { f } = p;
@@ -581,8 +587,13 @@ function FileRow(p: {
             ))}
           </select>
         </td>
-        <td>{f.blockSize ?? '?'}</td>
-        <td>{f.blocks}</td>
+        <td>
+          <BlockSizeSelect label={`block size of ${f.name}`} value={f.choice.blockSize} found={f.blockSize} onChange={(blockSize) => p.onChoice({ ...f.choice, blockSize })} />
+        </td>
+        <td>
+          <ByteOrderSelect label={`byte order of ${f.name}`} value={f.choice.byteOrder} found={f.bigEndian} onChange={(byteOrder) => p.onChoice({ ...f.choice, byteOrder })} />
+        </td>
+        <td data-testid="blocks">{f.blocks}</td>
         <td>
           <progress max={1} value={frac} aria-label="progress" /> {f.state}
           {f.state === 'running' && pagesPerSec > 0 && ` ${Math.round(pagesPerSec)} pages/s, ${eta.toFixed(1)} s left`}
@@ -601,9 +612,9 @@ function FileRow(p: {
           )}
         </td>
       </tr>
-      {(f.message || f.checksumsDisabled || f.trailingBytes > 0 || !f.rel || f.blockSizeAssumed || (done && f.file.size === 0)) && (
+      {(f.message || f.checksumsDisabled || f.trailingBytes > 0 || !f.rel || f.blockSizeAssumed || f.byteOrderDetected || (done && f.file.size === 0)) && (
         <tr className="file-messages">
-          <td colSpan={13}>
+          <td colSpan={14}>
             {f.message && (
               <p className="error" role="alert" data-testid="file-error">
                 {f.name}: {f.message}
@@ -616,7 +627,12 @@ function FileRow(p: {
             )}
             {f.blockSizeAssumed && (
               <p className="warn" data-testid="assumed-block-size">
-                {f.name}: no sane page header at its start in {p.bigEndian ? 'big' : 'little'}-endian order, so the block size could not be detected: read as 8 kB pages, as pg_checksums does. Choose a block size or the other byte order above if that is wrong.
+                {f.name}: no sane page header at its start in {f.choice.byteOrder === 'detect' ? 'either byte order' : `${orderName(f.choice.byteOrder === 'big')} order`}, so the block size could not be detected: read as 8 kB pages, as pg_checksums does. Choose a block size or a byte order if that is wrong.
+              </p>
+            )}
+            {f.byteOrderDetected && (
+              <p className="note" data-testid="byte-order-detected">
+                {f.name}: its pages are big-endian (a big-endian server wrote them), detected from their headers; checksums are computed on big-endian words, as that server does.
               </p>
             )}
             {f.checksumsDisabled && (

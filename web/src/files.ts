@@ -1,4 +1,5 @@
 // The loaded files and what verification found, as the page keeps them.
+import { DETECT, type GeometryChoice } from './lib/geometry';
 import { isSkippedDataDirFile, parseRelationFileName, relationDirectory, type Fork, type RelationName } from './lib/filename';
 import { emptyCounts, type StatusCounts } from './lib/status';
 import type { ProblemPage } from './worker/protocol';
@@ -16,9 +17,15 @@ export interface FileEntry {
   segment: number;
   fork: Fork;
   state: FileState;
+  /** Block size and byte order as the user chose them for this file (or all files). */
+  choice: GeometryChoice;
+  /** As the verify worker settled them from the choice and the file's head; null until then. */
   blockSize: number | null;
+  bigEndian: boolean | null;
   /** No sane header at the file's start: 8 kB pages assumed, as pg_checksums does. */
   blockSizeAssumed: boolean;
+  /** Big-endian pages found in the head without being told (a big-endian server's files). */
+  byteOrderDetected: boolean;
   blocks: number;
   trailingBytes: number;
   trailing: Uint8Array | null;
@@ -34,7 +41,7 @@ export interface FileEntry {
 
 let nextId = 1;
 
-export function newEntry(file: File, path: string): FileEntry {
+export function newEntry(file: File, path: string, choice: GeometryChoice = DETECT): FileEntry {
   const rel = parseRelationFileName(file.name);
   return {
     id: nextId++,
@@ -46,8 +53,11 @@ export function newEntry(file: File, path: string): FileEntry {
     segment: rel?.segment ?? 0,
     fork: rel?.fork ?? 'main',
     state: 'queued',
+    choice,
     blockSize: null,
+    bigEndian: null,
     blockSizeAssumed: false,
+    byteOrderDetected: false,
     blocks: 0,
     trailingBytes: 0,
     trailing: null,
@@ -74,4 +84,16 @@ export function summaryState(files: FileEntry[]): SummaryState {
   if (files.some((f) => f.state === 'queued' || f.state === 'running')) return 'running';
   if (files.every((f) => f.state === 'error')) return 'error';
   return 'done';
+}
+
+/** Two lists of problem pages, each in block order, as one in block order (the verify
+ * worker reads regions of a file at once, so their problems come interleaved). */
+export function mergeByBlock(a: ProblemPage[], b: ProblemPage[]): ProblemPage[] {
+  if (b.length === 0) return a;
+  if (a.length === 0 || a[a.length - 1].block < b[0].block) return a.concat(b);
+  const out: ProblemPage[] = new Array<ProblemPage>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < out.length; k++) out[k] = j >= b.length || (i < a.length && a[i].block < b[j].block) ? a[i++] : b[j++];
+  return out;
 }

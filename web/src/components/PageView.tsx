@@ -2,7 +2,7 @@
 // wording, the annotated hex dump and the decoded panels with pageinspect's names.
 import { useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
-import { detectBlockSize, headBytes } from '../lib/geometry';
+import { fileGeometry, headBytes } from '../lib/geometry';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { decodeWithCore, spanValue, type Span } from '../lib/spans';
 import { STATUS_WORDS } from '../lib/status';
@@ -18,8 +18,6 @@ export interface PageViewProps {
   entry: FileEntry;
   block: number;
   offset: number;
-  blockSizeOverride: number | null;
-  bigEndian: boolean;
   onOffset(offset: number): void;
   onBlock(block: number): void;
   /** What the guided tour points at on this page: bytes, an item to select, the header panel. */
@@ -61,20 +59,23 @@ export function PageView(p: PageViewProps) {
         const file = entry.file;
         if (file.size === 0) throw new Error('empty file');
         const wasm = await loadWasm();
-        let bs = p.blockSizeOverride ?? entry.blockSize;
-        if (bs === null) {
-          const d = detectBlockSize(wasm, new Uint8Array(await file.slice(0, headBytes(wasm)).arrayBuffer()), p.bigEndian);
-          bs = d.blockSize ?? 8192;
+        // Block 0 shows before the worker has settled the geometry: read it here the same way.
+        let bs = entry.blockSize;
+        let bigEndian = entry.bigEndian;
+        if (bs === null || bigEndian === null) {
+          const g = fileGeometry(wasm, new Uint8Array(await file.slice(0, headBytes(wasm)).arrayBuffer()), entry.choice, true);
+          bs = 'error' in g ? 8192 : g.blockSize;
+          bigEndian = 'error' in g ? entry.choice.byteOrder === 'big' : g.bigEndian;
         }
         const blocks = Math.floor(file.size / bs);
         if (blocks === 0) throw new Error(`the file is shorter than one ${bs}-byte page`);
         const block = Math.min(p.block, blocks - 1);
         const buf = await file.slice(block * bs, (block + 1) * bs).arrayBuffer();
         const bytes = new Uint8Array(buf);
-        const verdict = pageVerdict(wasm, bytes, { block, blockSize: bs, segment: entry.segment, blocks, bigEndian: p.bigEndian });
-        const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, p.bigEndian, entry.fork);
+        const verdict = pageVerdict(wasm, bytes, { block, blockSize: bs, segment: entry.segment, blocks, bigEndian });
+        const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork);
         if (live) {
-          setPage({ block, bytes, blockSize: bs, decoded, ...verdict });
+          setPage({ block, bytes, blockSize: bs, bigEndian, decoded, ...verdict });
           setError(null);
         }
       } catch (e) {
@@ -84,10 +85,10 @@ export function PageView(p: PageViewProps) {
     return () => {
       live = false;
     };
-  }, [entry, p.block, p.blockSizeOverride, p.bigEndian]);
+  }, [entry, p.block]);
 
   // In lab mode `page` is the edited copy, verdict and decoding recomputed from its bytes.
-  const lab = useLabEdit(loaded, entry, p.bigEndian);
+  const lab = useLabEdit(loaded, entry);
   const page = lab.page;
   const decoded = page?.decoded ?? null;
   const provider: ByteProvider | null = useMemo(
@@ -191,14 +192,14 @@ export function PageView(p: PageViewProps) {
           </span>
         )}
       </div>
-      <PageShare entry={entry} block={page.block} blockSizeOverride={p.blockSizeOverride} bigEndian={p.bigEndian} />
+      <PageShare entry={entry} block={page.block} />
       <p className="hover" data-testid="hover" aria-live="polite">
         {hover.off !== null && (
           <>
             offset {hover.off} (0x{hover.off.toString(16)}): {hover.span ? (
               <>
                 <code>{hover.span.field}</code>
-                {hover.span.item !== undefined && ` (item ${hover.span.item})`} = {spanValue(page.bytes, hover.span, !p.bigEndian)}
+                {hover.span.item !== undefined && ` (item ${hover.span.item})`} = {spanValue(page.bytes, hover.span, !page.bigEndian)}
                 {hover.span.doc && ` — ${hover.span.doc}`}
                 {hover.span.problem && <strong> ⚠ {hover.span.problem}</strong>}
               </>
@@ -260,7 +261,7 @@ export function PageView(p: PageViewProps) {
           )}
         </div>
       </div>
-      <LabPanel page={page} edited={(lab.editedOffsets?.size ?? 0) > 0} bigEndian={p.bigEndian} />
+      <LabPanel page={page} edited={(lab.editedOffsets?.size ?? 0) > 0} />
     </section>
   );
 }

@@ -13,8 +13,6 @@ import '../share/print.css';
 export interface SharedPage {
   entry: FileEntry;
   block: number;
-  blockSizeOverride: number | null;
-  bigEndian: boolean;
 }
 
 /** Writes to the clipboard, starting inside the click even while `data` is still coming: some browsers allow no later start. */
@@ -49,7 +47,7 @@ export function PngButton(p: SharedPage & { what: string; suffix: string; testid
           if (!el) return;
           setBusy(true);
           setMsg(null);
-          const info: Promise<BandInfo> = readReportPage(p.entry, p.block, p.blockSizeOverride, p.bigEndian).then((r) => ({
+          const info: Promise<BandInfo> = readReportPage(p.entry, p.block).then((r) => ({
             what: p.what,
             path: r.path,
             block: r.block,
@@ -88,7 +86,7 @@ export function PageShare(p: SharedPage) {
         type="button"
         data-testid="copy-report"
         onClick={() => {
-          const text = readReportPage(p.entry, p.block, p.blockSizeOverride, p.bigEndian).then((r) => markdownReport(r, fileSummary(p.entry), VERSION));
+          const text = readReportPage(p.entry, p.block).then((r) => markdownReport(r, fileSummary(p.entry), VERSION));
           const copied = clipboardWrite('text/plain', text.then(textBlob));
           text.then(
             (t) => {
@@ -131,7 +129,7 @@ function ReportBox(p: { text: string; testid: string; onClose(): void }) {
 const MAX_REPORT_PAGES = 50;
 
 /** One Markdown report of every problem page of every file (the first 50 in full). */
-export function ProblemsReport(p: { problems: { f: FileEntry; p: { block: number } }[]; blockSizeOverride: number | null; bigEndian: boolean }) {
+export function ProblemsReport(p: { problems: { f: FileEntry; p: { block: number } }[] }) {
   const [report, setReport] = useState<string | null>(null);
   const [msg, setMsg] = useState<string | null>(null);
   return (
@@ -142,7 +140,7 @@ export function ProblemsReport(p: { problems: { f: FileEntry; p: { block: number
         onClick={() => {
           const shown = p.problems.slice(0, MAX_REPORT_PAGES);
           const files = [...new Set(p.problems.map((x) => x.f))];
-          const text = Promise.all(shown.map((x) => readReportPage(x.f, x.p.block, p.blockSizeOverride, p.bigEndian))).then((pages) =>
+          const text = Promise.all(shown.map((x) => readReportPage(x.f, x.p.block))).then((pages) =>
             markdownReportAll(
               pages,
               files.map((f) => ({ path: f.path, summary: fileSummary(f) })),

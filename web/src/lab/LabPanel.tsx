@@ -39,7 +39,7 @@ const clampInt = (v: string, lo: number, hi: number): number => Math.min(hi, Mat
 
 let nextJob = 1;
 
-export function LabPanel({ page, edited, bigEndian }: { page: LoadedPage; edited: boolean; bigEndian: boolean }) {
+export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }) {
   const worker = useRef<Worker | null>(null);
   const [runs, setRuns] = useState<Run[]>([]);
   const [bench, setBench] = useState<{ job: number; rows: BenchRow[] | null; pages: number; blockSize: number; error?: string } | null>(null);
@@ -86,7 +86,7 @@ export function LabPanel({ page, edited, bigEndian }: { page: LoadedPage; edited
   const start = (specs: ExperimentSpec[]): void => {
     const added = specs.map((spec): Run => {
       const job = nextJob++;
-      send({ type: 'experiment', job, page: page.bytes.slice(), absoluteBlock: page.absoluteBlock, bigEndian, spec });
+      send({ type: 'experiment', job, page: page.bytes.slice(), absoluteBlock: page.absoluteBlock, bigEndian: page.bigEndian, spec });
       return { job, block: page.block, edited, kind: spec.kind, flips: flipsPerTrial(spec), total: trialsOf(spec, page.bytes.length), tally: null, state: 'queued', elapsedMs: null };
     });
     // Earlier rows stay, for comparison (the newest last), up to a screenful.

@@ -33,7 +33,7 @@ const sameSpans = (a: readonly Span[], b: readonly Span[]): boolean =>
     return x.start === y.start && x.len === y.len && x.field === y.field && x.role === y.role && x.item === y.item && x.problem === y.problem && x.doc === y.doc;
   });
 
-export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry, bigEndian: boolean): LabEdit {
+export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry): LabEdit {
   const [editing, setEditing] = useState(false);
   // Block within the file → its edited bytes. A page of another block size is not an edit.
   const [edits, setEdits] = useState<ReadonlyMap<number, Uint8Array>>(new Map());
@@ -52,13 +52,13 @@ export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry, bigEndia
       blockSize: loaded.blockSize,
       segment: entry.segment,
       blocks: Math.floor(entry.file.size / loaded.blockSize),
-      bigEndian,
+      bigEndian: loaded.bigEndian,
     };
     const verdict = pageVerdict(wasm, edited, g);
-    const decoded = decodeWithCore(wasm, edited, verdict.absoluteBlock, bigEndian, entry.fork);
+    const decoded = decodeWithCore(wasm, edited, verdict.absoluteBlock, loaded.bigEndian, entry.fork);
     if (sameSpans(decoded.spans, loaded.decoded.spans)) decoded.spans = loaded.decoded.spans;
     return { ...loaded, ...verdict, bytes: edited, decoded };
-  }, [loaded, edited, wasm, entry, bigEndian]);
+  }, [loaded, edited, wasm, entry]);
 
   const editedOffsets = useMemo(() => {
     if (!loaded || !editing) return undefined;
@@ -93,7 +93,7 @@ export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry, bigEndia
     fixChecksum: () => {
       if (page?.computed == null) return;
       const computed = page.computed;
-      put((b) => new DataView(b.buffer, b.byteOffset, b.byteLength).setUint16(8, computed, !bigEndian));
+      put((b) => new DataView(b.buffer, b.byteOffset, b.byteLength).setUint16(8, computed, !page.bigEndian));
     },
     downloadEdited: () => {
       if (!loaded) return;

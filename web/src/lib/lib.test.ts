@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { summaryState, newEntry } from '../files';
+import { mergeByBlock, summaryState, newEntry } from '../files';
+import type { ProblemPage } from '../worker/protocol';
 import { isSkippedDataDirFile, parseRelationFileName, relationDirectory } from './filename';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines, signedInt2 } from './messages';
 import { byteToSpan, spanValue } from './spans';
@@ -87,5 +88,30 @@ describe('state', () => {
     expect(summaryState([a, b])).toBe('done');
     a.state = 'error';
     expect(summaryState([a, b])).toBe('error');
+  });
+});
+
+describe('problem pages from regions read at once', () => {
+  const page = (block: number): ProblemPage => ({ block, absoluteBlock: block, status: 'mismatch', stored: 1, computed: 2, matchesBlock: null });
+  it('merge into block order, whatever order the regions report in', () => {
+    const rand = (() => {
+      let x = 7;
+      return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+    })();
+    for (let trial = 0; trial < 50; trial++) {
+      const blocks = Array.from({ length: 200 }, (_, i) => i).filter(() => rand() < 0.3);
+      // Two regions, each reporting its own blocks in order, in messages of random sizes.
+      const half = 100;
+      const regions = [blocks.filter((b) => b < half), blocks.filter((b) => b >= half)];
+      let list: ProblemPage[] = [];
+      while (regions.some((r) => r.length > 0)) {
+        const r = regions[rand() < 0.5 ? 0 : 1];
+        const msg = r.splice(0, Math.floor(rand() * 5)).map(page);
+        list = mergeByBlock(list, msg);
+      }
+      expect(list.map((p) => p.block)).toEqual(blocks);
+    }
+    const a = [page(1)];
+    expect(mergeByBlock(a, [])).toBe(a);
   });
 });

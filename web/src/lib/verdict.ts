@@ -18,6 +18,7 @@ export interface LoadedPage extends Verdict {
   block: number;
   bytes: Uint8Array;
   blockSize: number;
+  bigEndian: boolean;
   decoded: DecodedPage;
 }
 

@@ -49,11 +49,12 @@ export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace): Report
 }
 
 /** Reads a page of a loaded file as the page view does and makes its report data. */
-export async function readReportPage(entry: FileEntry, block: number, blockSizeOverride: number | null, bigEndian: boolean): Promise<ReportPage> {
+export async function readReportPage(entry: FileEntry, block: number): Promise<ReportPage> {
   const wasm = await loadWasm();
-  // The worker has detected the block size by the time anyone asks for a report; before
-  // that, PostgreSQL's default is the honest guess.
-  const blockSize = blockSizeOverride ?? entry.blockSize ?? 8192;
+  // The worker has settled the geometry by the time anyone asks for a report; before that,
+  // the choice or PostgreSQL's default is the honest guess.
+  const blockSize = entry.blockSize ?? entry.choice.blockSize ?? 8192;
+  const bigEndian = entry.bigEndian ?? entry.choice.byteOrder === 'big';
   const bytes = new Uint8Array(await entry.file.slice(block * blockSize, (block + 1) * blockSize).arrayBuffer());
   if (bytes.length < blockSize) throw new Error(`block ${block} is past the end of ${entry.name}`);
   return reportPage(wasm, bytes, {

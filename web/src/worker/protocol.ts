@@ -1,4 +1,5 @@
 // The one typed message module between the page and the verify worker.
+import type { Geometry, GeometryChoice } from '../lib/geometry';
 import type { StatusCounts, StatusName } from '../lib/status';
 
 export interface VerifyRequest {
@@ -6,10 +7,11 @@ export interface VerifyRequest {
   job: number;
   file: File;
   segment: number;
-  /** null: detect from the file. */
-  blockSize: number | null;
-  bigEndian: boolean;
+  /** Block size and byte order as chosen; what is not chosen comes from the file's head. */
+  choice: GeometryChoice;
   chunkBytes?: number;
+  /** Concurrent byte streams over the file (the benchmark compares them). */
+  streams?: number;
 }
 
 export interface CancelRequest {
@@ -28,14 +30,20 @@ export interface ProblemPage {
   matchesBlock: number | null;
 }
 
+export interface StatusRun {
+  /** Block (within the file) of statuses[0]. */
+  firstBlock: number;
+  statuses: Uint8Array;
+}
+
 export type FromWorker =
-  | { type: 'start'; job: number; blockSize: number; blockSizeAssumed: boolean; blocks: number; trailingBytes: number; trailing: Uint8Array }
+  | { type: 'start'; job: number; geometry: Geometry; blocks: number; trailingBytes: number; trailing: Uint8Array }
   | {
       type: 'progress';
       job: number;
-      /** Block (within the file) of statuses[0]. */
-      firstBlock: number;
-      statuses: Uint8Array;
+      /** Statuses of runs of consecutive blocks, in no particular order. */
+      runs: StatusRun[];
+      /** In block order. */
       problems: ProblemPage[];
       bytesDone: number;
     }
