@@ -14,6 +14,7 @@ import { emptyCounts, STATUS_NAMES, STATUS_WORDS, type StatusCounts } from './li
 import type { FromWorker, ProblemPage } from './worker/protocol';
 import { VerifyPool } from './worker/pool';
 import { loadWasm } from './wasm';
+import { headOf } from './lib/head';
 import { PENDING } from './components/PageMap';
 
 type Theme = 'auto' | 'light' | 'dark';
@@ -165,7 +166,10 @@ export function App() {
       setNotice(skipped > 0 ? `Skipped ${skipped} files that are not relation files.` : null);
       setFiles((prev) => [...prev, ...entries]);
       filesRef.current = [...filesRef.current, ...entries];
-      for (const e of entries) start(e);
+      // The first file's head (and so its block 0) is read before the workers start streaming.
+      void headOf(entries[0])
+        .catch(() => undefined)
+        .then(() => entries.filter((e) => filesRef.current.includes(e)).forEach(start));
       const h = pendingHash.current;
       const again = h ? entries.find((e) => e.name === h.file || e.path === h.file) : undefined;
       if (again && h) {

@@ -2,7 +2,8 @@
 // wording, the annotated hex dump and the decoded panels with pageinspect's names.
 import { useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
-import { fileGeometry, headBytes } from '../lib/geometry';
+import { fileGeometry } from '../lib/geometry';
+import { headOf } from '../lib/head';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { decodeWithCore, spanValue, type Span } from '../lib/spans';
 import { STATUS_WORDS } from '../lib/status';
@@ -59,19 +60,20 @@ export function PageView(p: PageViewProps) {
         const file = entry.file;
         if (file.size === 0) throw new Error('empty file');
         const wasm = await loadWasm();
+        const head = await headOf(entry);
         // Block 0 shows before the worker has settled the geometry: read it here the same way.
         let bs = entry.blockSize;
         let bigEndian = entry.bigEndian;
         if (bs === null || bigEndian === null) {
-          const g = fileGeometry(wasm, new Uint8Array(await file.slice(0, headBytes(wasm)).arrayBuffer()), entry.choice, true);
+          const g = fileGeometry(wasm, head, entry.choice, true);
           bs = 'error' in g ? 8192 : g.blockSize;
           bigEndian = 'error' in g ? entry.choice.byteOrder === 'big' : g.bigEndian;
         }
         const blocks = Math.floor(file.size / bs);
         if (blocks === 0) throw new Error(`the file is shorter than one ${bs}-byte page`);
         const block = Math.min(p.block, blocks - 1);
-        const buf = await file.slice(block * bs, (block + 1) * bs).arrayBuffer();
-        const bytes = new Uint8Array(buf);
+        const bytes =
+          (block + 1) * bs <= head.length ? head.slice(block * bs, (block + 1) * bs) : new Uint8Array(await file.slice(block * bs, (block + 1) * bs).arrayBuffer());
         const verdict = pageVerdict(wasm, bytes, { block, blockSize: bs, segment: entry.segment, blocks, bigEndian });
         const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork);
         if (live) {
