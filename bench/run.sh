@@ -2,8 +2,8 @@
 # npm run bench: pgpage side by side with PostgreSQL 15, in one run, on this machine.
 #   1. checksum kernel, GB/s on one core, pages in cache: PostgreSQL's own checksum_impl.h
 #      (bench/pg_kernel.c) built with Debian's flags and with -O3 -march=native, against every
-#      pgpage body (crates/pgpage/examples/kernel_bench.rs), plus the wasm builds when
-#      bench/wasm-kernel.mjs exists;
+#      pgpage body (crates/pgpage/examples/kernel_bench.rs), plus the core's wasm bodies
+#      (bench/wasm-kernel, with and without simd128) in Node and in headless Chromium;
 #   2. CLI end to end: `pgpage verify DATADIR` against `pg_checksums --check -D DATADIR` on
 #      the same stopped pgbench cluster, page cache warm, alternating runs, medians and ratio,
 #      beside the bare cost of reading the same files (bench/read_floor.c);
@@ -15,10 +15,7 @@
 #   bench/run.sh --smoke   seconds long, tiny data, report in bench/out/smoke.md; it checks
 #                          that every part still runs and agrees, never how fast it is
 #
-# Hooks for the other parts (run with node when present, given SECONDS PAGES [--smoke]):
-#   bench/wasm-kernel.mjs  prints kernel rows "label<TAB>GB/s<TAB>..." for one round (it is
-#                          called once per round), the format of pg_kernel.c and
-#                          kernel_bench.rs, same page mix
+# Hook for the other part (run with node when present, given SECONDS PAGES [--smoke]):
 #   bench/browser.mjs      prints its own Markdown section
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,6 +78,13 @@ if command -v node >/dev/null && rustup target list --installed 2>/dev/null | gr
         wasm_builds+=("$build")
     done
 fi
+# The same modules timed in Debian's chromium (Playwright from node_modules, never a
+# downloaded browser), when both are there.
+chromium=${PGPAGE_CHROMIUM:-/usr/bin/chromium}
+in_chromium=0
+if ((${#wasm_builds[@]})) && [[ -x $chromium && -d node_modules/@playwright/test ]]; then
+    in_chromium=1
+fi
 # The postgres user may not be able to reach the worktree; run its copy from the cluster dir.
 pgpage_src=$root/crates/target/release/pgpage
 
@@ -97,11 +101,28 @@ kernel_round() {
             "$out/wasm-kernel-$build/wasm32-unknown-unknown/release/pgpage_wasm_kernel.wasm" \
             "$build build" "$seconds" "$pages" 1
     done
-    if [[ -f bench/wasm-kernel.mjs ]]; then
-        node bench/wasm-kernel.mjs "$seconds" "$pages" "${smoke_flag[@]}"
+    # One browser per round, launched before its clock starts, so that its rows sample the
+    # same stretches of time as the others.
+    if ((in_chromium)); then
+        local specs=() build
+        for build in "${wasm_builds[@]}"; do
+            specs+=("$out/wasm-kernel-$build/wasm32-unknown-unknown/release/pgpage_wasm_kernel.wasm=$build build")
+        done
+        PGPAGE_CHROMIUM=$chromium node bench/wasm-kernel/chromium.mjs "$seconds" "$pages" 1 "${specs[@]}"
     fi
 }
 kernel_samples=$(for _ in $(seq "$rounds"); do kernel_round; done)
+# A harness that failed in a round left its rows out; without them the agreement check below
+# would pass on less than it claims. Every label must come once per round, from every engine.
+short=$(cut -f1 <<<"$kernel_samples" | sort | uniq -c | awk -v r="$rounds" '$1 != r')
+engines_missing=""
+if ((${#wasm_builds[@]})) && ! grep -q '(Node ' <<<"$kernel_samples"; then engines_missing+=" Node"; fi
+if ((in_chromium)) && ! grep -q '(Chromium ' <<<"$kernel_samples"; then engines_missing+=" Chromium"; fi
+if [[ -n $short || -n $engines_missing ]]; then
+    echo "bench: kernel rows missing (harness failed?):$engines_missing" >&2
+    cut -f1 <<<"$kernel_samples" | sort | uniq -c >&2
+    exit 1
+fi
 # label <TAB> best <TAB> median, labels in first-seen order.
 kernel_rows=$(awk -F'\t' '
     !($1 in n) { order[++labels] = $1 }
@@ -162,8 +183,10 @@ fi
 native_best=$(awk -F'\t' '/-O3 -march=native/ {print $2}' <<<"$kernel_rows")
 dispatched_best=$(awk -F'\t' '/^pgpage dispatched/ && !/big endian/ {print $2}' <<<"$kernel_rows")
 sse41_best=$(awk -F'\t' '/^pgpage sse4.1\t/ {print $2}' <<<"$kernel_rows")
-wasm_simd_best=$(awk -F'\t' '/^wasm simd128 body, simd128 build/ {print $2}' <<<"$kernel_rows")
-wasm_plain_best=$(awk -F'\t' '/^wasm scalar body, plain build/ {print $2}' <<<"$kernel_rows")
+wasm_best() { # body build engine
+    awk -F'\t' -v l="wasm $1 body, $2 build ($3 " 'index($1, l) == 1 {print $2; exit}' <<<"$kernel_rows"
+}
+chromium_version=$(grep -o -m1 '(Chromium [^)]*)' <<<"$kernel_samples" | tr -d '()' || true)
 
 # --- 2. CLI end to end ------------------------------------------------------------------------
 echo "bench: cluster (pgbench scale $scale)" >&2
@@ -259,8 +282,16 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo "Same work checked: on these pages every little-endian body's xor of pg_checksum_page(page i, i)"
     echo "is $(awk -F'\t' '!/big endian/ {print $4; exit}' <<<"$kernel_samples"), as PostgreSQL's own header computes (the big-endian rows agree among themselves)."
     echo
-    echo "wasm rows: bench/wasm-kernel (the core's bodies exported bare, no bindings) in Node;"
-    echo "the \"plain build\" has no simd128, so its scalar body is truly scalar."
+    echo "wasm rows: bench/wasm-kernel (the core's bodies exported bare, no bindings), timed by"
+    if [[ -n $chromium_version ]]; then
+        echo "bench/wasm-kernel/kernel.mjs in Node $(node --version) and, the same code, in headless $chromium_version"
+        echo "($chromium driven by Playwright; launch and load untimed)."
+    else
+        echo "bench/wasm-kernel/kernel.mjs in Node $(node --version) (Chromium not measured: no $chromium"
+        echo "or no node_modules/@playwright/test)."
+    fi
+    echo "Each body first runs 0.1 s untimed, so that V8 has tiered it up from Liftoff. The"
+    echo "\"plain build\" has no simd128, so its scalar body is truly scalar."
     echo
     echo "Targets:"
     cyc() { awk -F'\t' -v l="$1" '$1 ~ l {print $2; exit}' <<<"$cycle_rows"; }
@@ -271,11 +302,18 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
         echo " By cycles: $r x, $(verdict "$r" "$3")."
     }
     echo "- native dispatch >= 0.9x PostgreSQL's header at gcc -O3 -march=native: by best GB/s $kernel_ratio x, $(verdict "$kernel_ratio" 0.9).$(by_cycles '-O3 -march=native' '^pgpage dispatched' 0.9)"
-    if [[ -n $wasm_simd_best ]]; then
-        r1=$(ratio "$wasm_simd_best" "$sse41_best") r2=$(ratio "$wasm_simd_best" "$wasm_plain_best")
-        echo "- wasm simd128 (Node) >= 0.8x native SSE4.1: by best GB/s $r1 x, $(verdict "$r1" 0.8).$(by_cycles '^pgpage sse4.1' '^wasm simd128 body' 0.8)"
-        echo "- wasm simd128 (Node) >= 6x wasm scalar (plain build, Node): by best GB/s $r2 x, $(verdict "$r2" 6).$(by_cycles '^wasm scalar body, plain' '^wasm simd128 body' 6)"
-    fi
+    for engine in Node Chromium; do
+        simd=$(wasm_best simd128 simd128 "$engine") plain=$(wasm_best scalar plain "$engine")
+        [[ -n $simd ]] || continue
+        r1=$(ratio "$simd" "$sse41_best") r2=$(ratio "$simd" "$plain")
+        c1="" c2="" # perf counts Node's cycles only
+        if [[ $engine == Node ]]; then
+            c1=$(by_cycles '^pgpage sse4.1' '^wasm simd128 body' 0.8)
+            c2=$(by_cycles '^wasm scalar body, plain' '^wasm simd128 body' 6)
+        fi
+        echo "- wasm simd128 ($engine) >= 0.8x native SSE4.1: by best GB/s $r1 x, $(verdict "$r1" 0.8).$c1"
+        echo "- wasm simd128 ($engine) >= 6x wasm scalar (plain build, $engine): by best GB/s $r2 x, $(verdict "$r2" 6).$c2"
+    done
     echo
     echo "## 2. CLI end to end (stopped cluster, page cache warm)"
     echo
