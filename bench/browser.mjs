@@ -20,9 +20,11 @@ if (r.status !== 0 || start < 0) {
   console.log('The browser bench failed:\n```\n' + (r.stdout + r.stderr).slice(-3000) + '\n```');
   process.exit(1);
 }
-const body = lines.slice(start, start + 9).filter((l) => /\S/.test(l));
+const body = lines.slice(start, start + 10).filter((l) => /\S/.test(l));
+const targets = lines.filter((l) => l.startsWith('target: ')).map((l) => `- ${l.slice('target: '.length)}`);
 const memory = lines.filter((l) => l.startsWith('memory: ')).map((l) => l.slice('memory: '.length));
 console.log('```\n' + body.join('\n') + '\n```');
+console.log('\nTargets:\n' + targets.join('\n'));
 console.log(`\n### Memory (${smoke ? '64' : (process.env.PGPAGE_BENCH_SET_MB ?? '4096')} MB set of segment files)\n`);
 console.log('```\n' + memory.join('\n') + '\n```');
 console.log('Target: flat, under 256 MB of growth for a 4 GB set.');

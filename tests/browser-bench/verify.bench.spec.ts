@@ -20,35 +20,47 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
   }
   closeSync(fd);
 
+  // A drop as a user makes it: the page loaded a moment before (it warms its workers while
+  // idle). Returns the time from the input's change event to block 0's hex dump on screen
+  // and, when asked to wait for the verdicts, the worker's elapsed time and the long tasks.
+  const drop = async (waitDone: boolean) => {
+    await page.goto('/');
+    await page.waitForTimeout(1500);
+    await page.evaluate(() => {
+      const w = window as unknown as { longest: number; tasks: string[]; changedAt: number; block0At: number };
+      w.longest = 0;
+      new PerformanceObserver((l) => {
+        for (const e of l.getEntries()) {
+          w.longest = Math.max(w.longest, e.duration);
+          (w.tasks ??= []).push(`${(e.startTime - (w.changedAt ?? 0)).toFixed(0)}+${e.duration.toFixed(0)}`);
+        }
+      }).observe({ type: 'longtask', buffered: false });
+      document.addEventListener('change', () => (w.changedAt = performance.now()), true);
+      new MutationObserver(() => {
+        if (!w.block0At && document.querySelector('[data-testid=page-view][data-block="0"] [data-testid=hexview]')) w.block0At = performance.now();
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    const t0 = Date.now();
+    await page.locator('[data-testid=file-input]').setInputFiles(path);
+    await page.locator('[data-testid=page-view][data-block="0"] [data-testid=hexview]').waitFor();
+    if (waitDone) await page.locator('[data-testid=summary][data-state=done]').waitFor({ timeout: 600_000 });
+    const wall = Date.now() - t0;
+    const elapsed = waitDone ? Number(await page.locator('[data-testid=file]').getAttribute('data-elapsed-ms')) : 0;
+    const w = await page.evaluate(() => {
+      const w = window as unknown as { longest: number; tasks?: string[]; changedAt: number; block0At: number };
+      return { longest: w.longest, tasks: w.tasks ?? [], block0: w.block0At - w.changedAt };
+    });
+    return { ...w, wall, elapsed };
+  };
+  const full = await drop(true);
+  const { elapsed, wall, longest, tasks } = full;
+  // Block 0 again on four more drops (each on a fresh page, verification left running).
+  const block0s = [full.block0];
+  for (let i = 0; i < 4; i++) block0s.push((await drop(false)).block0);
+  block0s.sort((x, y) => x - y);
+  const block0Median = block0s[2];
+  // A fresh page: the last drop's verification must not run beside the bare reads.
   await page.goto('/');
-  await page.evaluate(() => {
-    (window as unknown as { longest: number }).longest = 0;
-    new PerformanceObserver((l) => {
-      for (const e of l.getEntries()) {
-        const w = window as unknown as { longest: number; tasks: string[]; changedAt: number };
-        w.longest = Math.max(w.longest, e.duration);
-        (w.tasks ??= []).push(`${(e.startTime - (w.changedAt ?? 0)).toFixed(0)}+${e.duration.toFixed(0)}`);
-      }
-    }).observe({ type: 'longtask', buffered: false });
-    const w = window as unknown as { changedAt: number; block0At: number };
-    document.addEventListener('change', () => (w.changedAt = performance.now()), true);
-    new MutationObserver(() => {
-      if (!w.block0At && document.querySelector('[data-testid=page-view][data-block="0"] [data-testid=hexview]')) w.block0At = performance.now();
-    }).observe(document.body, { childList: true, subtree: true });
-  });
-  const t0 = Date.now();
-  await page.locator('[data-testid=file-input]').setInputFiles(path);
-  await page.locator('[data-testid=page-view][data-block="0"] [data-testid=hexview]').waitFor();
-  const toBlock0 = Date.now() - t0;
-  await page.locator('[data-testid=summary][data-state=done]').waitFor({ timeout: 600_000 });
-  const wall = Date.now() - t0;
-  const elapsed = Number(await page.locator('[data-testid=file]').getAttribute('data-elapsed-ms'));
-  const longest = await page.evaluate(() => (window as unknown as { longest: number }).longest);
-  const inPage = await page.evaluate(() => {
-    const w = window as unknown as { changedAt: number; block0At: number };
-    return w.block0At - w.changedAt;
-  });
-  const tasks = await page.evaluate(() => (window as unknown as { tasks?: string[] }).tasks ?? []);
 
   // Bare read of the same file by the same page.
   await page.evaluate(() => {
@@ -150,8 +162,14 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
       `  FileReaderSync in a worker: ${sync.one.toFixed(0)} ms = ${mbps(sync.one)} MB/s; in two workers (halves): ${sync.two.toFixed(0)} ms = ${mbps(sync.two)} MB/s\n` +
       `  File.stream() with a BYOB reader, one reused buffer: ${sync.stream.toFixed(0)} ms = ${mbps(sync.stream)} MB/s; two streams over halves at once (as the app reads): ${sync.stream2.toFixed(0)} ms = ${mbps(sync.stream2)} MB/s; four: ${sync.stream4.toFixed(0)} ms = ${mbps(sync.stream4)} MB/s\n` +
       `  verify vs the fastest reading method found (${mbps(fastest)} MB/s): ratio ${(fastest / elapsed).toFixed(2)}\n` +
-      `  block 0 on screen ${inPage.toFixed(0)} ms after the input's change event (${toBlock0} ms from setInputFiles); longest main-thread task ${longest.toFixed(0)} ms\n` +
+      `  block 0 on screen after the input's change event, 5 drops: median ${block0Median.toFixed(0)} ms (${block0s.map((x) => x.toFixed(0)).join(', ')}); longest main-thread task while verifying ${longest.toFixed(0)} ms\n` +
       `  long tasks (start after change + duration, ms): ${tasks.join(' ') || 'none'}`,
+  );
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  console.log(
+    `target: verify >= 0.95 of the fastest reading method found: ${(fastest / elapsed).toFixed(2)}, ${met(fastest / elapsed >= 0.95)}\n` +
+      `target: block 0 within 200 ms of the drop: median ${block0Median.toFixed(0)} ms, worst ${block0s[4].toFixed(0)} ms, ${met(block0s[4] <= 200)}\n` +
+      `target: no main-thread task over 50 ms while verifying: longest ${longest.toFixed(0)} ms, ${met(longest <= 50)}`,
   );
 });
 
