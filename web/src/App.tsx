@@ -213,6 +213,10 @@ export function App() {
     rerun(() => true, () => ({ choice: c }));
   };
 
+  // Stable, so the page view (memoized) skips the renders that progress messages cause.
+  const setOffset = useCallback((offset: number) => setSel((s) => s && { ...s, offset }), []);
+  const setBlock = useCallback((block: number) => setSel((s) => s && { ...s, block, offset: 0 }), []);
+
   const allProblems = useMemo(() => files.flatMap((f) => (f.checksumsDisabled ? [] : f.problems.map((p) => ({ f, p })))), [files]);
 
   const selFile = sel ? files.find((f) => f.id === sel.fileId) ?? null : null;
@@ -494,8 +498,8 @@ export function App() {
           entry={selFile}
           block={sel.block}
           offset={sel.offset}
-          onOffset={(offset) => setSel({ ...sel, offset })}
-          onBlock={(block) => setSel({ ...sel, block, offset: 0 })}
+          onOffset={setOffset}
+          onBlock={setBlock}
           {...(tour.view && tour.view.fileId === sel.fileId && tour.view.block === sel.block
             ? { highlight: tour.view.highlight, highlightItem: tour.view.item, highlightHeader: tour.view.header }
             : {})}

@@ -1,6 +1,6 @@
 // One page: its verdict (recomputed here from the bytes), copy buttons with PostgreSQL's own
 // wording, the annotated hex dump and the decoded panels with pageinspect's names.
-import { useEffect, useMemo, useState } from 'react';
+import { memo, useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
 import { fileGeometry } from '../lib/geometry';
 import { headOf } from '../lib/head';
@@ -42,7 +42,11 @@ async function copy(text: string): Promise<boolean> {
   }
 }
 
-export function PageView(p: PageViewProps) {
+/**
+ * Memoized: the app re-renders ten times a second per verifying file, and the page's own
+ * props (the entry object, block, offset) do not change with that progress.
+ */
+export const PageView = memo(function PageView(p: PageViewProps) {
   const { entry } = p;
   const [loaded, setPage] = useState<LoadedPage | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -266,7 +270,7 @@ export function PageView(p: PageViewProps) {
       <LabPanel page={page} edited={(lab.editedOffsets?.size ?? 0) > 0} />
     </section>
   );
-}
+});
 
 /** A metapage nested in the special space shows as `meta.root`, `meta.level`, ... rows. */
 function flatten(o: Record<string, unknown>, prefix = ''): [string, unknown][] {
