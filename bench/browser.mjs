@@ -28,4 +28,9 @@ console.log('\nTargets:\n' + targets.join('\n'));
 console.log(`\n### Memory (${smoke ? '64' : (process.env.PGPAGE_BENCH_SET_MB ?? '4096')} MB set of segment files)\n`);
 console.log('```\n' + memory.join('\n') + '\n```');
 console.log('Target: flat, under 256 MB of growth for a 4 GB set.');
+const datadir = lines.filter((l) => l.startsWith('datadir: ')).map((l) => l.slice('datadir: '.length));
+if (datadir.length > 0) {
+  console.log(`\n### A whole data directory (the CLI section's cluster, chosen with the folder picker)\n`);
+  console.log('```\n' + datadir.join('\n') + '\n```');
+}
 if (smoke) console.log('(smoke run: timings meaningless)');

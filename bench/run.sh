@@ -337,7 +337,7 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo "What bounds these figures, with measurements: bench/NOTES.md."
     if [[ -f bench/browser.mjs ]]; then
         echo
-        node bench/browser.mjs "$seconds" "$pages" "${smoke_flag[@]}"
+        PGPAGE_BENCH_DATADIR=$data node bench/browser.mjs "$seconds" "$pages" "${smoke_flag[@]}"
     fi
 } | tee "$report"
 

@@ -207,3 +207,35 @@ test(`memory while verifying a ${SET_MB} MB set of segment files`, async ({ page
       `memory:   renderer processes' RSS before ${mb(before)} MB, peak ${mb(peak)} MB, growth ${mb(peak - before)} MB (first row's zero pages: ${zero})`,
   );
 });
+
+// A whole data directory chosen with the folder picker: hundreds of small files and a few
+// big ones, the case that stresses the page (one row and three messages per file).
+const DATADIR = process.env.PGPAGE_BENCH_DATADIR;
+
+test('a whole data directory', async ({ page, browser }) => {
+  test.skip(!DATADIR, 'PGPAGE_BENCH_DATADIR names no data directory (bench/run.sh sets it)');
+  await page.goto('/');
+  await page.waitForTimeout(1500);
+  await page.evaluate(() => {
+    const w = window as unknown as { tasks: number[]; changedAt: number };
+    w.tasks = [];
+    document.addEventListener('change', () => (w.changedAt = performance.now()), true);
+    new PerformanceObserver((l) => {
+      for (const e of l.getEntries()) w.tasks.push(e.duration);
+    }).observe({ type: 'longtask', buffered: false });
+  });
+  const t0 = Date.now();
+  await page.locator('[data-testid=folder-input]').setInputFiles(DATADIR!);
+  await page.locator('[data-testid=summary][data-state=done]').waitFor({ timeout: 600_000 });
+  const ms = Date.now() - t0;
+  const r = await page.evaluate(() => {
+    const w = window as unknown as { tasks: number[] };
+    const count = (s: string) => Number(document.querySelector(`[data-testid=summary] tr.total [data-count=${s}]`)?.textContent ?? 0);
+    return { tasks: w.tasks, ok: count('ok'), zero: count('zero'), files: document.querySelector('[data-testid=summary] tr.total td')?.textContent ?? '' };
+  });
+  const over50 = r.tasks.filter((d) => d > 50);
+  console.log(
+    `datadir: chromium ${browser.version()}, ${r.files}, ${r.ok + r.zero} pages ok or new: ${ms} ms from choosing the folder to the last verdict\n` +
+      `datadir: main-thread tasks over 50 ms: ${over50.length}, longest ${Math.max(0, ...r.tasks).toFixed(0)} ms`,
+  );
+});

@@ -4,7 +4,7 @@
 import { expect, test } from '@playwright/test';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { Cluster, serverVerdicts, type ServerVerdict } from '../pg/cluster';
+import { Cluster, runPg, serverVerdicts, type ServerVerdict } from '../pg/cluster';
 import { makeDir } from './files';
 
 interface Rel {
@@ -109,4 +109,37 @@ test('corrupted PostgreSQL files: problem rows are what the server says', async 
   // The swapped heap pages name each other.
   const heap = basename(rels[0].relpath);
   await expect(page.locator(`[data-testid=problem][data-file="${heap}"][data-block="7"]`)).toContainText('valid for block 9');
+});
+
+test('a whole data directory: the files and pages pg_checksums --check counts, hundreds of rows paged', async ({ page }) => {
+  const d = Cluster.create('pgpage-datadir');
+  try {
+    d.sql(`create table a (id int primary key, v text);
+      insert into a select g, repeat('y', g % 90) from generate_series(1, 20000) g;
+      create index on a (v);
+      checkpoint;`);
+    d.stop();
+    const r = runPg('pg_checksums', ['--check', '-D', d.dataDir]);
+    expect(r.status, r.stderr).toBe(0);
+    const count = (what: string) => Number(new RegExp(`${what}:\\s+(\\d+)`).exec(r.stdout)?.[1]);
+    const files = count('Files scanned');
+    const blocks = count('Blocks scanned');
+    expect(count('Bad checksums')).toBe(0);
+    expect(files).toBeGreaterThan(200); // a fresh cluster's catalogs: more rows than one page of them
+
+    await page.goto('/');
+    await page.getByTestId('folder-input').setInputFiles(d.dataDir);
+    await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+    // pg_control, pg_wal, the config files... are not relation files and are not counted.
+    await expect(page.locator('[data-testid=summary] tr.total td').first()).toHaveText(`all ${files} files`);
+    const total = async (s: string) => Number(await page.locator(`[data-testid=summary] tr.total [data-count=${s}]`).textContent());
+    expect((await total('ok')) + (await total('zero'))).toBe(blocks);
+    await expect(page.getByTestId('problem')).toHaveCount(0);
+    // The table shows the first hundred files and offers the rest.
+    await expect(page.getByTestId('file')).toHaveCount(100);
+    await page.getByTestId('more-files').click();
+    await expect(page.getByTestId('file')).toHaveCount(Math.min(200, files));
+  } finally {
+    d.destroy();
+  }
 });

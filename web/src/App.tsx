@@ -1,6 +1,6 @@
 // The inspector: load files, verify them in a worker, summarise, map, list problems and
 // show one page at a time as an annotated hex dump with decoded panels.
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { PageMap } from './components/PageMap';
 import { PageView } from './components/PageView';
 import { SamplesPicker, useSampleLoader } from './components/Samples';
@@ -24,6 +24,9 @@ export interface Selection {
   offset: number;
 }
 const PROBLEM_PAGE = 1000;
+// A data directory is hundreds of files: a table of them all took 0.5 s to lay out and
+// 100-200 ms again at every frame of progress. The totals row counts every file.
+const FILE_PAGE = 100;
 
 function readHash(): { file: string; block: number; offset: number } | null {
   const h = new URLSearchParams(location.hash.slice(1));
@@ -56,13 +59,14 @@ async function entriesFromDrop(items: DataTransferItemList): Promise<{ file: Fil
 
 export function App() {
   const [files, setFiles] = useState<FileEntry[]>([]);
-  const [, bump] = useReducer((x: number) => x + 1, 0);
+  const renderQueued = useRef(false);
   const [sel, setSel] = useState<Selection | null>(null);
   // What the header's selects chose for all files; each file's row can choose for itself.
   const [allChoice, setAllChoice] = useState<GeometryChoice>(DETECT);
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('pgpage-theme') as Theme) ?? 'auto');
   const [notice, setNotice] = useState<string | null>(null);
   const [shownProblems, setShownProblems] = useState(PROBLEM_PAGE);
+  const [shownFiles, setShownFiles] = useState(FILE_PAGE);
   const [dragging, setDragging] = useState(false);
   const [tour, setTour] = useState<{ open: boolean; view: TourView | null }>({ open: false, view: null });
   // Two workers: Chromium serves concurrent File reads faster than one stream, so two files
@@ -112,8 +116,14 @@ export function App() {
         f.state = 'cancelled';
         break;
     }
-    setFiles((prev) => prev.slice());
-    bump();
+    f.version++;
+    // Messages come in bursts (a data directory is hundreds of files): one render per frame.
+    if (renderQueued.current) return;
+    renderQueued.current = true;
+    requestAnimationFrame(() => {
+      renderQueued.current = false;
+      setFiles((prev) => prev.slice());
+    });
   }, []);
 
   const ensurePool = useCallback((): VerifyPool => {
@@ -142,13 +152,14 @@ export function App() {
 
   const start = useCallback(
     (f: FileEntry) => {
+      f.version++;
       f.state = 'queued';
       f.problems = [];
       f.counts = emptyCounts();
       f.message = null;
       f.bytesDone = 0;
       f.checksumsDisabled = false;
-      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, segment: f.segment, choice: f.choice });
+      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, size: f.size, segment: f.segment, choice: f.choice });
     },
     [ensurePool],
   );
@@ -208,6 +219,24 @@ export function App() {
     },
     [ensurePool, start, sel],
   );
+  // One object for every row, the same across renders (rows are memoized); it reaches the
+  // latest state through a ref.
+  const rowState = useRef({ rerun, ensurePool });
+  rowState.current = { rerun, ensurePool };
+  const rowActions: RowActions = useMemo(
+    () => ({
+      select: (f) => setSel({ fileId: f.id, block: 0, offset: 0 }),
+      cancel: (f) => rowState.current.ensurePool().cancel(f.id),
+      segment: (f, segment) => rowState.current.rerun((x) => x.id === f.id, () => ({ segment })),
+      choice: (f, choice) => rowState.current.rerun((x) => x.id === f.id, () => ({ choice })),
+      fork: (f, fork) => {
+        // The checksum does not depend on the fork, only how pages decode: no re-verify.
+        filesRef.current = filesRef.current.map((x) => (x.id === f.id ? { ...x, fork } : x));
+        setFiles(filesRef.current);
+      },
+    }),
+    [],
+  );
   const chooseForAll = (c: GeometryChoice) => {
     setAllChoice(c);
     rerun(() => true, () => ({ choice: c }));
@@ -230,7 +259,7 @@ export function App() {
   const go = useCallback(
     (delta: number) => {
       if (!sel || !selFile) return;
-      const max = Math.max(0, (selFile.blocks || Math.ceil(selFile.file.size / (selFile.blockSize ?? 8192))) - 1);
+      const max = Math.max(0, (selFile.blocks || Math.ceil(selFile.size / (selFile.blockSize ?? 8192))) - 1);
       setSel({ ...sel, block: Math.min(max, Math.max(0, sel.block + delta)) });
     },
     [sel, selFile],
@@ -385,22 +414,19 @@ export function App() {
               </tr>
             </thead>
             <tbody>
-              {files.map((f) => (
-                <FileRow
-                  key={f.id}
-                  f={f}
-                  selected={selFile?.id === f.id}
-                  onSelect={() => setSel({ fileId: f.id, block: 0, offset: 0 })}
-                  onCancel={() => ensurePool().cancel(f.id)}
-                  onSegment={(segment) => rerun((x) => x.id === f.id, () => ({ segment }))}
-                  onChoice={(choice) => rerun((x) => x.id === f.id, () => ({ choice }))}
-                  onFork={(fork) => {
-                    // The checksum does not depend on the fork, only how pages decode: no re-verify.
-                    filesRef.current = filesRef.current.map((x) => (x.id === f.id ? { ...x, fork } : x));
-                    setFiles(filesRef.current);
-                  }}
-                />
+              {files.slice(0, shownFiles).map((f) => (
+                <FileRow key={f.id} f={f} version={f.version} selected={selFile?.id === f.id} actions={rowActions} />
               ))}
+              {files.length > shownFiles && (
+                <tr>
+                  <td colSpan={14}>
+                    <button type="button" data-testid="more-files" onClick={() => setShownFiles(shownFiles + FILE_PAGE)}>
+                      Show {Math.min(FILE_PAGE, files.length - shownFiles)} more of {files.length - shownFiles} files
+                    </button>{' '}
+                    ({files.filter((f) => f.state === 'done').length} of {files.length} verified)
+                  </td>
+                </tr>
+              )}
               {files.length > 1 && (
                 <tr className="total">
                   <td colSpan={7}>all {files.length} files</td>
@@ -546,16 +572,17 @@ function ByteOrderSelect(p: { label: string; value: ByteOrderChoice; found?: boo
   );
 }
 
-function FileRow(p: {
-  f: FileEntry;
-  selected: boolean;
-  onSelect(): void;
-  onCancel(): void;
-  onSegment(seg: number): void;
-  onChoice(c: GeometryChoice): void;
-  onFork(fork: Fork): void;
-}) {
-  const { f } = p;
+interface RowActions {
+  select(f: FileEntry): void;
+  cancel(f: FileEntry): void;
+  segment(f: FileEntry, segment: number): void;
+  choice(f: FileEntry, c: GeometryChoice): void;
+  fork(f: FileEntry, fork: Fork): void;
+}
+
+/** A file's row, re-rendered only when its entry's version (or the selection) changes. */
+const FileRow = memo(function FileRow(p: { f: FileEntry; version: number; selected: boolean; actions: RowActions }) {
+  const { f, actions: a } = p;
   const done = f.state === 'done';
   const total = f.blocks * (f.blockSize ?? 0);
   const frac = total > 0 ? f.bytesDone / total : done ? 1 : 0;
@@ -566,7 +593,7 @@ function FileRow(p: {
     <>
       <tr className={p.selected ? "current" : undefined} data-testid="file" data-file={f.name} data-state={f.state} data-elapsed-ms={done ? Math.round(f.elapsedMs) : undefined}>
         <td>
-          <button type="button" className="link" onClick={p.onSelect}>
+          <button type="button" className="link" onClick={() => a.select(f)}>
             {f.path}
           </button>
         </td>
@@ -578,16 +605,16 @@ function FileRow(p: {
             aria-label={`segment number of ${f.name}`}
             defaultValue={f.segment}
             onKeyDown={(e) => {
-              if (e.key === 'Enter') p.onSegment(Math.max(0, Number((e.target as HTMLInputElement).value) | 0));
+              if (e.key === 'Enter') a.segment(f, Math.max(0, Number((e.target as HTMLInputElement).value) | 0));
             }}
             onBlur={(e) => {
               const v = Math.max(0, Number(e.target.value) | 0);
-              if (v !== f.segment) p.onSegment(v);
+              if (v !== f.segment) a.segment(f, v);
             }}
           />
         </td>
         <td>
-          <select aria-label={`fork of ${f.name}`} data-testid="fork" value={f.fork} onChange={(e) => p.onFork(e.target.value as Fork)}>
+          <select aria-label={`fork of ${f.name}`} data-testid="fork" value={f.fork} onChange={(e) => a.fork(f, e.target.value as Fork)}>
             {FORKS.map((k) => (
               <option key={k} value={k}>
                 {k}
@@ -596,10 +623,10 @@ function FileRow(p: {
           </select>
         </td>
         <td>
-          <BlockSizeSelect label={`block size of ${f.name}`} value={f.choice.blockSize} found={f.blockSize} onChange={(blockSize) => p.onChoice({ ...f.choice, blockSize })} />
+          <BlockSizeSelect label={`block size of ${f.name}`} value={f.choice.blockSize} found={f.blockSize} onChange={(blockSize) => a.choice(f, { ...f.choice, blockSize })} />
         </td>
         <td>
-          <ByteOrderSelect label={`byte order of ${f.name}`} value={f.choice.byteOrder} found={f.bigEndian} onChange={(byteOrder) => p.onChoice({ ...f.choice, byteOrder })} />
+          <ByteOrderSelect label={`byte order of ${f.name}`} value={f.choice.byteOrder} found={f.bigEndian} onChange={(byteOrder) => a.choice(f, { ...f.choice, byteOrder })} />
         </td>
         <td data-testid="blocks">{f.blocks}</td>
         <td>
@@ -614,13 +641,13 @@ function FileRow(p: {
         ))}
         <td>
           {(f.state === 'running' || f.state === 'queued') && (
-            <button type="button" onClick={p.onCancel}>
+            <button type="button" onClick={() => a.cancel(f)}>
               Cancel
             </button>
           )}
         </td>
       </tr>
-      {(f.message || f.checksumsDisabled || f.trailingBytes > 0 || !f.rel || f.blockSizeAssumed || f.byteOrderDetected || (done && f.file.size === 0)) && (
+      {(f.message || f.checksumsDisabled || f.trailingBytes > 0 || !f.rel || f.blockSizeAssumed || f.byteOrderDetected || (done && f.size === 0)) && (
         <tr className="file-messages">
           <td colSpan={14}>
             {f.message && (
@@ -628,7 +655,7 @@ function FileRow(p: {
                 {f.name}: {f.message}
               </p>
             )}
-            {done && f.file.size === 0 && (
+            {done && f.size === 0 && (
               <p className="note" data-testid="empty-file">
                 {f.name}: empty file, no pages to verify (PostgreSQL leaves new and truncated relations empty).
               </p>
@@ -669,4 +696,4 @@ function FileRow(p: {
       )}
     </>
   );
-}
+});

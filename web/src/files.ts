@@ -9,6 +9,9 @@ export type FileState = 'queued' | 'running' | 'done' | 'error' | 'cancelled';
 export interface FileEntry {
   id: number;
   file: File;
+  /** file.size, read once when first needed: for files of a chosen folder Chromium asks the
+   * disk at each read of it (0.3 ms each). */
+  readonly size: number;
   name: string;
   /** Relative path when a folder was chosen or dropped, else the name. */
   path: string;
@@ -37,15 +40,23 @@ export interface FileEntry {
   checksumsDisabled: boolean;
   startedAt: number;
   elapsedMs: number;
+  /** Bumped whenever the worker's news changes the entry in place (its row re-renders then). */
+  version: number;
 }
 
 let nextId = 1;
 
 export function newEntry(file: File, path: string, choice: GeometryChoice = DETECT): FileEntry {
   const rel = parseRelationFileName(file.name);
+  let size: number | undefined;
   return {
     id: nextId++,
     file,
+    // Read when first needed, not for hundreds of files in the task that adds them.
+    get size(): number {
+      size ??= file.size;
+      return size;
+    },
     name: file.name,
     path,
     rel,
@@ -69,6 +80,7 @@ export function newEntry(file: File, path: string, choice: GeometryChoice = DETE
     checksumsDisabled: false,
     startedAt: 0,
     elapsedMs: 0,
+    version: 0,
   };
 }
 

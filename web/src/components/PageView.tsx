@@ -62,7 +62,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
     void (async () => {
       try {
         const file = entry.file;
-        if (file.size === 0) throw new Error('empty file');
+        if (entry.size === 0) throw new Error('empty file');
         const wasm = await loadWasm();
         const head = await headOf(entry);
         // Block 0 shows before the worker has settled the geometry: read it here the same way.
@@ -73,7 +73,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           bs = 'error' in g ? 8192 : g.blockSize;
           bigEndian = 'error' in g ? entry.choice.byteOrder === 'big' : g.bigEndian;
         }
-        const blocks = Math.floor(file.size / bs);
+        const blocks = Math.floor(entry.size / bs);
         if (blocks === 0) throw new Error(`the file is shorter than one ${bs}-byte page`);
         const block = Math.min(p.block, blocks - 1);
         const bytes =

@@ -51,7 +51,7 @@ export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry): LabEdit
       block: loaded.block,
       blockSize: loaded.blockSize,
       segment: entry.segment,
-      blocks: Math.floor(entry.file.size / loaded.blockSize),
+      blocks: Math.floor(entry.size / loaded.blockSize),
       bigEndian: loaded.bigEndian,
     };
     const verdict = pageVerdict(wasm, edited, g);

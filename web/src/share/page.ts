@@ -64,7 +64,7 @@ export async function readReportPage(entry: FileEntry, block: number): Promise<R
     fork: entry.fork,
     block,
     blockSize,
-    fileBlocks: Math.floor(entry.file.size / blockSize),
+    fileBlocks: Math.floor(entry.size / blockSize),
     bigEndian,
   });
 }

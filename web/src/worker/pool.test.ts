@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VerifyPool, type PoolWorker } from './pool';
+import { MAX_HANDED, MAX_HANDED_BYTES, VerifyPool, type PoolWorker } from './pool';
 import type { FromWorker, VerifyRequest } from './protocol';
 
 class FakeWorker implements PoolWorker {
@@ -14,32 +14,48 @@ class FakeWorker implements PoolWorker {
   }
 }
 
-const req = (job: number): VerifyRequest => ({ type: 'verify', job, file: new File([], String(job)), segment: 0, choice: { blockSize: null, byteOrder: 'detect' } });
+const req = (job: number, size = 0): VerifyRequest => ({ type: 'verify', job, file: new File([], String(job)), size, segment: 0, choice: { blockSize: null, byteOrder: 'detect' } });
 const jobs = (w: FakeWorker) => w.got.map((m) => `${(m as { type: string }).type}:${(m as { job: number }).job}`);
 
 describe('verify pool', () => {
-  it('gives each worker one file at a time and the next waiting file to whichever is free', () => {
+  it('hands small files a few at a time, holds nothing back behind a big one', () => {
     const [a, b] = [new FakeWorker(), new FakeWorker()];
     const seen: FromWorker[] = [];
     const pool = new VerifyPool([a, b], (m) => seen.push(m));
-    for (const j of [1, 2, 3, 4]) pool.verify(req(j));
-    expect([jobs(a), jobs(b)]).toEqual([['verify:1'], ['verify:2']]);
-    // The small file on b is done long before the big one on a: b takes both that wait.
+    pool.verify(req(1, 5 * 1024 ** 3));
+    for (let j = 2; j <= 20; j++) pool.verify(req(j, 8192));
+    // a has the big file and takes nothing more; b takes MAX_HANDED small ones at once.
+    expect(jobs(a)).toEqual(['verify:1']);
+    expect(jobs(b)).toEqual(Array.from({ length: MAX_HANDED }, (_, i) => `verify:${i + 2}`));
+    // Each finished file makes room for the next waiting one, on the worker that has room.
     b.say({ type: 'done', job: 2, counts: { ok: 0, mismatch: 0, zero: 0, new_not_zero: 0, bad_header: 0 }, checksumsDisabled: false, elapsedMs: 1 });
-    expect(jobs(b)).toEqual(['verify:2', 'verify:3']);
+    expect(jobs(b).at(-1)).toBe(`verify:${MAX_HANDED + 2}`);
     b.say({ type: 'error', job: 3, message: 'x' });
-    expect(jobs(b)).toEqual(['verify:2', 'verify:3', 'verify:4']);
+    expect(jobs(b).at(-1)).toBe(`verify:${MAX_HANDED + 3}`);
     expect(jobs(a)).toEqual(['verify:1']);
     expect(seen.map((m) => `${m.type}:${m.job}`)).toEqual(['done:2', 'error:3']);
   });
 
-  it('cancels a running file in its worker and a waiting one at once', () => {
-    const [a] = [new FakeWorker()];
+  it('hands over no more than MAX_HANDED_BYTES beyond the first file', () => {
+    const a = new FakeWorker();
+    const pool = new VerifyPool([a], () => undefined);
+    const mb = 1 << 20;
+    for (const [j, size] of [[1, 100 * mb], [2, 40 * mb], [3, 40 * mb]]) pool.verify(req(j, size));
+    expect(jobs(a)).toEqual(['verify:1']);
+    a.say({ type: 'cancelled', job: 1 });
+    // 40 + 40 MB is more than MAX_HANDED_BYTES: the second waits.
+    expect(MAX_HANDED_BYTES).toBeLessThan(80 * mb);
+    expect(jobs(a)).toEqual(['verify:1', 'verify:2']);
+  });
+
+  it('cancels a handed file in its worker and a waiting one at once', () => {
+    const a = new FakeWorker();
     const seen: FromWorker[] = [];
     const pool = new VerifyPool([a], (m) => seen.push(m));
-    pool.verify(req(1));
-    pool.verify(req(2));
-    pool.verify(req(3));
+    const big = 1 << 30;
+    pool.verify(req(1, big));
+    pool.verify(req(2, big));
+    pool.verify(req(3, big));
     pool.cancel(2);
     expect(seen.map((m) => `${m.type}:${m.job}`)).toEqual(['cancelled:2']);
     pool.cancel(1);
@@ -48,14 +64,22 @@ describe('verify pool', () => {
     expect(jobs(a)).toEqual(['verify:1', 'cancel:1', 'verify:3']);
   });
 
-  it('a worker that fails reports its file as an error and goes on with the next', () => {
-    const a = new FakeWorker();
+  it('a worker that fails reports what it held as errors and gets nothing more', () => {
+    const [a, b] = [new FakeWorker(), new FakeWorker()];
     const seen: FromWorker[] = [];
-    const pool = new VerifyPool([a], (m) => seen.push(m));
-    pool.verify(req(1));
-    pool.verify(req(2));
+    const pool = new VerifyPool([a, b], (m) => seen.push(m));
+    const big = 1 << 30;
+    pool.verify(req(1, big));
+    pool.verify(req(2, big));
+    pool.verify(req(3, big));
     a.onerror!({ message: 'boom' } as ErrorEvent);
     expect(seen).toEqual([{ type: 'error', job: 1, message: 'the verify worker failed: boom' }]);
-    expect(jobs(a)).toEqual(['verify:1', 'verify:2']);
+    expect(jobs(a)).toEqual(['verify:1']);
+    b.say({ type: 'done', job: 2, counts: { ok: 0, mismatch: 0, zero: 0, new_not_zero: 0, bad_header: 0 }, checksumsDisabled: false, elapsedMs: 1 });
+    expect(jobs(b)).toEqual(['verify:2', 'verify:3']);
+    // With no worker left, what waits fails at once instead of waiting for ever.
+    pool.verify(req(4, big));
+    b.onerror!({ message: 'gone' } as ErrorEvent);
+    expect(seen.slice(-2).map((m) => `${m.type}:${m.job}`)).toEqual(['error:3', 'error:4']);
   });
 });

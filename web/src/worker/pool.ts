@@ -1,6 +1,7 @@
-// The verify workers as a pool with one queue: each worker verifies one file at a time and
-// takes the next waiting file when it is done, so a 5 GB file on one worker does not hold
-// back the small files queued behind it while the other worker is idle.
+// The verify workers as a pool with one queue. A worker busy with a big file takes nothing
+// more, so the small files behind it go to the other worker; small files are handed over a
+// few at a time, so a worker never waits for the page to send it the next one (a data
+// directory is hundreds of small files, and the page may be busy drawing).
 import type { FromWorker, VerifyRequest } from './protocol';
 
 /** The part of a Worker the pool uses (a fake one in tests). */
@@ -10,29 +11,42 @@ export interface PoolWorker {
   onerror: ((ev: ErrorEvent) => void) | null;
 }
 
+/** Files handed to one worker at once: at most this many, and this many bytes beyond the first. */
+export const MAX_HANDED = 8;
+export const MAX_HANDED_BYTES = 64 << 20;
+
 export class VerifyPool {
-  private readonly running: (number | null)[];
+  /** Per worker, the jobs handed to it and not yet finished, in the order it takes them. */
+  private readonly handed: { job: number; bytes: number }[][];
   private readonly waiting: VerifyRequest[] = [];
+  /** Workers that failed (e.g. their module did not load): they get nothing more. */
+  private readonly failed: (string | null)[];
 
   constructor(
     private readonly workers: PoolWorker[],
     private readonly deliver: (m: FromWorker) => void,
   ) {
-    this.running = workers.map(() => null);
+    this.handed = workers.map(() => []);
+    this.failed = workers.map(() => null);
     workers.forEach((w, i) => {
       w.onmessage = (ev) => {
         const m = ev.data;
-        if ((m.type === 'done' || m.type === 'error' || m.type === 'cancelled') && this.running[i] === m.job) {
-          this.running[i] = null;
-          this.dispatch();
+        if (m.type === 'done' || m.type === 'error' || m.type === 'cancelled') {
+          const at = this.handed[i].findIndex((h) => h.job === m.job);
+          if (at >= 0) {
+            this.handed[i].splice(at, 1);
+            this.dispatch();
+          }
         }
         deliver(m);
       };
       w.onerror = (ev) => {
-        const job = this.running[i];
-        if (job === null) return;
-        this.running[i] = null;
-        deliver({ type: 'error', job, message: `the verify worker failed: ${ev.message}` });
+        // The worker's state is unknown: everything handed to it fails, and it gets no more.
+        const message = `the verify worker failed: ${ev.message}`;
+        const lost = this.handed[i];
+        this.handed[i] = [];
+        this.failed[i] = message;
+        for (const h of lost) deliver({ type: 'error', job: h.job, message });
         this.dispatch();
       };
     });
@@ -44,7 +58,7 @@ export class VerifyPool {
   }
 
   cancel(job: number): void {
-    const i = this.running.indexOf(job);
+    const i = this.handed.findIndex((hs) => hs.some((h) => h.job === job));
     if (i >= 0) {
       this.workers[i].postMessage({ type: 'cancel', job });
       return;
@@ -56,12 +70,33 @@ export class VerifyPool {
     }
   }
 
+  private takes(i: number, bytes: number): boolean {
+    if (this.failed[i] !== null) return false;
+    const hs = this.handed[i];
+    if (hs.length === 0) return true;
+    const total = hs.reduce((a, h) => a + h.bytes, 0);
+    return hs.length < MAX_HANDED && total + bytes <= MAX_HANDED_BYTES;
+  }
+
   private dispatch(): void {
-    for (let i = 0; i < this.workers.length && this.waiting.length > 0; i++) {
-      if (this.running[i] !== null) continue;
-      const req = this.waiting.shift()!;
-      this.running[i] = req.job;
-      this.workers[i].postMessage(req);
+    while (this.waiting.length > 0) {
+      const next = this.waiting[0];
+      // The least loaded worker that takes it.
+      let best = -1;
+      for (let i = 0; i < this.workers.length; i++) {
+        if (!this.takes(i, next.size)) continue;
+        if (best < 0 || this.handed[i].length < this.handed[best].length) best = i;
+      }
+      if (best < 0) {
+        // No worker left at all: what waits can never run.
+        const reason = this.failed.every((f) => f !== null) ? this.failed[0] : null;
+        if (reason === null) return;
+        for (const r of this.waiting.splice(0)) this.deliver({ type: 'error', job: r.job, message: reason });
+        return;
+      }
+      this.waiting.shift();
+      this.handed[best].push({ job: next.job, bytes: next.size });
+      this.workers[best].postMessage(next);
     }
   }
 }

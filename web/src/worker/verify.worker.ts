@@ -13,6 +13,8 @@ const DEFAULT_CHUNK = 2 << 20;
 /** Concurrent byte streams over one file, and the least bytes that earn a stream its own. */
 const DEFAULT_STREAMS = 2;
 const MIN_STREAM_BYTES = 64 << 20;
+/** Files up to this size are read with one arrayBuffer() call. */
+const WHOLE_FILE_BYTES = 4 << 20;
 const POST_EVERY_MS = 100;
 const cancelled = new Set<number>();
 const queue: VerifyRequest[] = [];
@@ -66,13 +68,18 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
   // A file named like a relation file whose head is all damage is read as 8 kB pages, as the
   // CLI and pg_checksums do, so its pages get their verdicts; empty relation files (new or
   // truncated relations) are normal. Anything else is not ours to judge.
-  const head = new Uint8Array(await file.slice(0, headBytes(wasm)).arrayBuffer());
+  // A small file (most of a data directory) is read in one go: one read instead of three.
+  const whole = size <= WHOLE_FILE_BYTES ? new Uint8Array(await file.arrayBuffer()) : null;
+  if (whole && whole.length !== size) throw new Error('the file changed size while being read');
+  const head = whole ? whole.subarray(0, headBytes(wasm)) : new Uint8Array(await file.slice(0, headBytes(wasm)).arrayBuffer());
   const g = fileGeometry(wasm, head, req.choice, parseRelationFileName(file.name) !== null);
   if ('error' in g) throw new Error(g.error);
   const { blockSize, bigEndian } = g;
   const blocks = Math.floor(size / blockSize);
   const trailingBytes = size - blocks * blockSize;
-  const trailing = new Uint8Array(trailingBytes > 0 ? await file.slice(blocks * blockSize, size).arrayBuffer() : new ArrayBuffer(0));
+  const trailing = whole
+    ? whole.slice(blocks * blockSize)
+    : new Uint8Array(trailingBytes > 0 ? await file.slice(blocks * blockSize, size).arrayBuffer() : new ArrayBuffer(0));
   post({ type: 'start', job, geometry: g, blocks, trailingBytes, trailing }, [trailing.buffer]);
 
   const firstAbs = wasm.absolute_block(blockSize, req.segment, 0);
@@ -172,7 +179,11 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
   };
   const perStream = Math.ceil(chunks / streams) * chunk;
   try {
-    await Promise.all(Array.from({ length: streams }, (_, i) => region(i * perStream, Math.min(wholeBytes, (i + 1) * perStream))));
+    if (whole) {
+      for (let off = 0; off < wholeBytes; off += chunk) verifyChunk(whole.subarray(off, Math.min(wholeBytes, off + chunk)), off / blockSize);
+    } else {
+      await Promise.all(Array.from({ length: streams }, (_, i) => region(i * perStream, Math.min(wholeBytes, (i + 1) * perStream))));
+    }
   } finally {
     stopped = true;
     for (const r of readers) void r.cancel().catch(() => undefined);
