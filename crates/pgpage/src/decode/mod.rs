@@ -551,10 +551,10 @@ fn decode_header(r: &Reader, spans: &mut Spans) -> PageHeader {
 }
 
 /// Item bytes decoded so far on one page: the bytes the rows print (hex data, posting
-/// lists), not the size t_info claims (garbage claims 0 and prints 8 kB). On a real page
-/// the items' storage adds up to less than the page; garbage line pointers can all point at
-/// the same bytes, and decoding each again took seconds in wasm. Past four pages' worth, the
-/// rest of the items are flagged, not decoded.
+/// lists, heap t_data and t_bits), not the size t_info claims (garbage claims 0 and prints
+/// 8 kB). On a real page the items' storage adds up to less than the page; garbage line
+/// pointers can all point at the same bytes, and decoding each again took seconds in wasm.
+/// Past four pages' worth, the rest of the items are flagged, not decoded.
 pub(crate) struct ItemBudget {
     spent: usize,
     limit: usize,
