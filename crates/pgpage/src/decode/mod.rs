@@ -33,7 +33,6 @@ mod spgist;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::fmt::Write;
 
 use serde::Serialize;
 
@@ -329,14 +328,17 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Lowercase hex of bytes, optionally with a separator (bt_page_items' `data`).
+/// Lowercase hex of bytes, optionally with a separator (bt_page_items' `data`). Two digit
+/// pushes per byte, not `write!`: formatting machinery was half of decoding a page.
 pub(crate) fn hex(bytes: &[u8], sep: &str) -> String {
     let mut s = String::with_capacity(bytes.len().saturating_mul(3));
-    for (i, b) in bytes.iter().enumerate() {
+    let digit = |v: u8| char::from_digit(u32::from(v), 16).unwrap_or('0');
+    for (i, &b) in bytes.iter().enumerate() {
         if i > 0 {
             s.push_str(sep);
         }
-        let _ = write!(s, "{b:02x}");
+        s.push(digit(b >> 4));
+        s.push(digit(b & 0xF));
     }
     s
 }

@@ -255,3 +255,11 @@ fn overlapping_heap_tuples_stop_decoding_instead_of_printing_the_same_bytes() {
         .iter()
         .any(|s| s.problem.is_some_and(|p| p.contains("items overlap"))));
 }
+
+#[test]
+fn hex_prints_every_byte_as_format_does() {
+    let all: Vec<u8> = (0..=255).collect();
+    let expected: Vec<String> = all.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(hex(&all, " "), expected.join(" "));
+    assert_eq!(bytea(&all), format!("\\x{}", expected.concat()));
+}
