@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{
     free_space, get, hex, line_pointers, meta_spans, page_get_free_space, special_opaque,
-    IndexTuple, Items, PageHeader, Reader, Spans, Special, Tid, LP_DEAD, LP_UNUSED,
+    IndexTuple, ItemBudget, Items, PageHeader, Reader, Spans, Special, Tid, LP_DEAD, LP_UNUSED,
     SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{flag_names, Role, BTPO_FLAGS, BT_META_PAGE_DATA, BT_PAGE_OPAQUE_DATA};
@@ -109,13 +109,14 @@ fn meta(r: &Reader, spans: &mut Spans) -> BtreeMeta {
     }
 }
 
-/// bt_page_print_tuples for one line pointer.
+/// bt_page_print_tuples for one line pointer; the bytes it prints are spent from `budget`.
 fn item(
     r: &Reader,
     id: &super::ItemId,
     leaf: bool,
     rightmost: bool,
     spans: &mut Spans,
+    budget: &mut ItemBudget,
 ) -> BtreeItem {
     let off = usize::from(id.off);
     let tup = IndexTuple::read(r, off);
@@ -131,13 +132,6 @@ fn item(
     );
     let t = IndexTuple { tid, info };
     let size = t.size();
-    if id.flags == LP_UNUSED {
-        spans.flag_item(
-            "ItemIdData",
-            id.lp,
-            "LP_UNUSED line pointer on a btree page",
-        );
-    }
     let alt = info & INDEX_ALT_TID_MASK != 0;
     let is_posting = alt && tid.offset & BT_IS_POSTING != 0;
     let is_pivot = alt && tid.offset & BT_IS_POSTING == 0;
@@ -161,6 +155,7 @@ fn item(
         String::new()
     } else {
         let (bytes, complete) = r.bytes(data_at, dlen as usize);
+        budget.spend(bytes.len());
         if !complete {
             spans.push(
                 off,
@@ -222,9 +217,12 @@ fn item(
             Some(id.lp),
             None,
         );
-        (0..n)
-            .filter_map(|i| r.tid(at.saturating_add(i.saturating_mul(6))).map(Tid::text))
-            .collect()
+        // The list stops at the page's end: garbage can claim 4,095 tids there, item after item.
+        let tids: Vec<String> = (0..n)
+            .map_while(|i| r.tid(at.saturating_add(i.saturating_mul(6))).map(Tid::text))
+            .collect();
+        budget.spend(tids.len().saturating_mul(6));
+        tids
     });
     BtreeItem {
         itemoffset: id.lp,
@@ -308,16 +306,12 @@ pub(super) fn decode(
     let rightmost = special.btpo_next == 0;
     let mut item_size = 0u64;
     let mut rows = Vec::with_capacity(lps.len());
-    let mut budget = super::ItemBudget::new(r.len());
+    let mut budget = ItemBudget::new(r.len());
     for id in &lps {
         if !budget.allows(id.lp, spans) {
             break;
         }
-        let row = item(r, id, leaf, rightmost, spans);
-        budget.spend(
-            usize::from(row.itemlen)
-                .saturating_add(row.tids.as_ref().map_or(0, |t| t.len().saturating_mul(6))),
-        );
+        let row = item(r, id, leaf, rightmost, spans, &mut budget);
         item_size = item_size.saturating_add(u64::from(row.itemlen));
         if id.flags == LP_DEAD {
             special.dead_items = special.dead_items.saturating_add(1);
@@ -326,6 +320,13 @@ pub(super) fn decode(
         }
         rows.push(row);
     }
+    let decoded = rows.len();
+    spans.flag_line_pointers("LP_UNUSED line pointer on a btree page", |lp| {
+        usize::from(lp) <= decoded
+            && lps
+                .get(usize::from(lp.saturating_sub(1)))
+                .is_some_and(|id| id.flags == LP_UNUSED)
+    });
     let n = u64::from(special.live_items.saturating_add(special.dead_items));
     special.avg_item_size = item_size.checked_div(n).map_or(0, |v| v as u32);
     (Items::Btree(rows), Some(Special::Btree(special)))

@@ -9,8 +9,8 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    bytea, free_space, get, line_pointers, special_size, ItemId, Items, PageHeader, Reader, Spans,
-    Special, SEQ_MAGIC,
+    bytea, free_space, get, line_pointers, special_size, ItemBudget, ItemId, Items, PageHeader,
+    Reader, Spans, Special, SEQ_MAGIC,
 };
 use crate::fields::{
     flag_names, Role, FORM_DATA_PG_SEQUENCE_DATA, HEAP_NATTS_MASK, HEAP_TUPLE_HEADER_DATA,
@@ -60,7 +60,8 @@ pub fn combined_flags(infomask: u16) -> Vec<&'static str> {
     flag_names(u32::from(infomask), T_INFOMASK_COMBINED).collect()
 }
 
-fn item(r: &Reader, id: &ItemId, spans: &mut Spans) -> HeapItem {
+/// One heap_page_items() row; the bytes it prints are spent from `budget`.
+fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> HeapItem {
     let mut row = HeapItem {
         lp: id.lp,
         lp_off: id.off,
@@ -135,6 +136,7 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans) -> HeapItem {
         return row;
     }
     let (data, _) = r.bytes(data_start, len.saturating_sub(hoff_us));
+    budget.spend(data.len());
     row.t_data = Some(bytea(data));
     spans.push(
         data_start,
@@ -151,6 +153,7 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans) -> HeapItem {
         let natts = usize::from(infomask2 & HEAP_NATTS_MASK);
         let bytes = natts.saturating_add(7) / 8;
         let (bits, complete) = r.bytes(bitmap_at, bytes);
+        budget.spend(bytes);
         let mut s = String::with_capacity(bytes.saturating_mul(8));
         for i in 0..bytes.saturating_mul(8) {
             let byte = bits.get(i / 8).copied().unwrap_or(0);
@@ -193,10 +196,18 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans) -> HeapItem {
 fn heap_rows(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<HeapItem> {
     let lps = line_pointers(r, header, spans);
     free_space(header, spans);
-    lps.iter().map(|id| item(r, id, spans)).collect()
+    let mut budget = ItemBudget::new(r.len());
+    let mut rows = Vec::with_capacity(lps.len());
+    for id in &lps {
+        if !budget.allows(id.lp, spans) {
+            break;
+        }
+        rows.push(item(r, id, spans, &mut budget));
+    }
+    rows
 }
 
-/// heap_page_items() for every line pointer.
+/// heap_page_items() for every line pointer, until items overlap past the item budget.
 pub(super) fn items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Items {
     if special_size(header, r.len()) != Some(0) {
         spans.flag("pd_special", "a heap page has no special space");

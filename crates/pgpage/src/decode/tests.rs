@@ -225,3 +225,41 @@ fn overlapping_garbage_items_stop_decoding_instead_of_repeating_the_same_bytes()
         .iter()
         .any(|s| s.problem.is_some_and(|p| p.contains("items overlap"))));
 }
+
+#[test]
+fn overlapping_heap_tuples_stop_decoding_instead_of_printing_the_same_bytes() {
+    // 1,000 line pointers at one 4 kB tuple: each row would print its t_data again (8 MB of
+    // hex here; 520 MB and 7 s for a 32 kB page of them).
+    let mut page = vec![0u8; 8192];
+    let put16 = |p: &mut [u8], at: usize, v: u16| p[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    put16(&mut page, 12, (24 + 1000 * 4) as u16); // pd_lower
+    put16(&mut page, 14, 4096); // pd_upper
+    put16(&mut page, 16, 8192); // pd_special: none
+    put16(&mut page, 18, 8192 | 4);
+    for lp in 0..1000 {
+        let v: u32 = 4096 | (1 << 15) | (4096 << 17); // lp_off 4096, LP_NORMAL, lp_len 4096
+        page[24 + lp * 4..28 + lp * 4].copy_from_slice(&v.to_le_bytes());
+    }
+    page[4096 + 22] = 24; // t_hoff
+    let d = decode_page(&page, 0, &DecodeOptions::default());
+    let Items::Heap(rows) = &d.items else {
+        panic!("a heap page: {:?}", d.kind)
+    };
+    assert!(!rows.is_empty() && rows.len() < 20, "{} rows", rows.len());
+    assert!(rows[0]
+        .t_data
+        .as_ref()
+        .is_some_and(|t| t.len() == 2 + 2 * 4072));
+    assert!(d
+        .spans
+        .iter()
+        .any(|s| s.problem.is_some_and(|p| p.contains("items overlap"))));
+}
+
+#[test]
+fn hex_prints_every_byte_as_format_does() {
+    let all: Vec<u8> = (0..=255).collect();
+    let expected: Vec<String> = all.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(hex(&all, " "), expected.join(" "));
+    assert_eq!(bytea(&all), format!("\\x{}", expected.concat()));
+}
