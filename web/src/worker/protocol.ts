@@ -12,8 +12,6 @@ export interface VerifyRequest {
   /** Block size and byte order as chosen; what is not chosen comes from the file's head. */
   choice: GeometryChoice;
   chunkBytes?: number;
-  /** Concurrent byte streams over the file (the benchmark compares them). */
-  streams?: number;
 }
 
 export interface CancelRequest {

@@ -149,7 +149,7 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
   // and serves several streams of one file faster than one, while this thread checksums
   // what has come. Regions are whole chunks, so every chunk but the file's last is full.
   const chunks = Math.ceil(wholeBytes / chunk);
-  const streams = Math.max(1, Math.min(req.streams ?? DEFAULT_STREAMS, Math.floor(wholeBytes / MIN_STREAM_BYTES), chunks));
+  const streams = Math.max(1, Math.min(DEFAULT_STREAMS, Math.floor(wholeBytes / MIN_STREAM_BYTES), chunks));
   const readers: ReadableStreamBYOBReader[] = [];
   // Set when the job is cancelled or a region failed: the other regions stop reading.
   let stopped = false;
