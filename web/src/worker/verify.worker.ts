@@ -66,12 +66,12 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
   const wasm = await loadWasm();
   const t0 = performance.now();
   const size = file.size;
-  // A file named like a relation file whose head is all damage is read as 8 kB pages, as the
-  // CLI and pg_checksums do, so its pages get their verdicts; empty relation files (new or
-  // truncated relations) are normal. Anything else is not ours to judge.
   // A small file (most of a data directory) is read in one go: one read instead of three.
   const whole = size <= WHOLE_FILE_BYTES ? new Uint8Array(await file.arrayBuffer()) : null;
   if (whole && whole.length !== size) throw new Error('the file changed size while being read');
+  // A file named like a relation file whose head is all damage is read as 8 kB pages, as the
+  // CLI and pg_checksums do, so its pages get their verdicts; empty relation files (new or
+  // truncated relations) are normal. Anything else is not ours to judge.
   const head = whole ? whole.subarray(0, headBytes(wasm)) : new Uint8Array(await file.slice(0, headBytes(wasm)).arrayBuffer());
   const g = fileGeometry(wasm, head, req.choice, parseRelationFileName(file.name) !== null);
   if ('error' in g) throw new Error(g.error);
@@ -183,7 +183,8 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
     if (whole) {
       for (let off = 0; off < wholeBytes; off += chunk) verifyChunk(whole.subarray(off, Math.min(wholeBytes, off + chunk)), off / blockSize);
     } else {
-      await Promise.all(Array.from({ length: streams }, (_, i) => region(i * perStream, Math.min(wholeBytes, (i + 1) * perStream))));
+      const starts = Array.from({ length: streams }, (_, i) => i * perStream).filter((from) => from < wholeBytes);
+      await Promise.all(starts.map((from) => region(from, Math.min(wholeBytes, from + perStream))));
     }
   } finally {
     stopped = true;
