@@ -27,6 +27,8 @@ const PROBLEM_PAGE = 1000;
 // A data directory is hundreds of files: a table of them all took 0.5 s to lay out and
 // 100-200 ms again at every frame of progress. The totals row counts every file.
 const FILE_PAGE = 100;
+// One collator: localeCompare with options builds one per call (a data directory sorts ~10,000 pairs).
+const byPath = new Intl.Collator(undefined, { numeric: true });
 
 function readHash(): { file: string; block: number; offset: number } | null {
   const h = new URLSearchParams(location.hash.slice(1));
@@ -161,7 +163,7 @@ export function App() {
       f.message = null;
       f.bytesDone = 0;
       f.checksumsDisabled = false;
-      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, size: f.size, segment: f.segment, choice: f.choice });
+      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, segment: f.segment, choice: f.choice }, () => f.size);
     },
     [ensurePool],
   );
@@ -170,7 +172,7 @@ export function App() {
     (list: { file: File; path: string; fromFolder: boolean }[]) => {
       const kept = list.filter((x) => !x.fromFolder || keepFromFolder(x.path, x.file.name));
       const skipped = list.length - kept.length;
-      kept.sort((a, b) => a.path.localeCompare(b.path, undefined, { numeric: true }));
+      kept.sort((a, b) => byPath.compare(a.path, b.path));
       const entries = kept.map((x) => newEntry(x.file, x.path, allChoice));
       if (entries.length === 0) {
         setNotice(list.length === 0 ? 'No files were chosen.' : `None of the ${list.length} files is a relation file.`);

@@ -14,7 +14,8 @@ class FakeWorker implements PoolWorker {
   }
 }
 
-const req = (job: number, size = 0): VerifyRequest => ({ type: 'verify', job, file: new File([], String(job)), size, segment: 0, choice: { blockSize: null, byteOrder: 'detect' } });
+const req = (job: number): VerifyRequest => ({ type: 'verify', job, file: new File([], String(job)), segment: 0, choice: { blockSize: null, byteOrder: 'detect' } });
+const add = (pool: VerifyPool, job: number, size = 0) => pool.verify(req(job), () => size);
 const jobs = (w: FakeWorker) => w.got.map((m) => `${(m as { type: string }).type}:${(m as { job: number }).job}`);
 
 describe('verify pool', () => {
@@ -22,8 +23,8 @@ describe('verify pool', () => {
     const [a, b] = [new FakeWorker(), new FakeWorker()];
     const seen: FromWorker[] = [];
     const pool = new VerifyPool([a, b], (m) => seen.push(m));
-    pool.verify(req(1, 5 * 1024 ** 3));
-    for (let j = 2; j <= 20; j++) pool.verify(req(j, 8192));
+    add(pool, 1, 5 * 1024 ** 3);
+    for (let j = 2; j <= 20; j++) add(pool, j, 8192);
     // a has the big file and takes nothing more; b takes MAX_HANDED small ones at once.
     expect(jobs(a)).toEqual(['verify:1']);
     expect(jobs(b)).toEqual(Array.from({ length: MAX_HANDED }, (_, i) => `verify:${i + 2}`));
@@ -40,7 +41,7 @@ describe('verify pool', () => {
     const a = new FakeWorker();
     const pool = new VerifyPool([a], () => undefined);
     const mb = 1 << 20;
-    for (const [j, size] of [[1, 100 * mb], [2, 40 * mb], [3, 40 * mb]]) pool.verify(req(j, size));
+    for (const [j, size] of [[1, 100 * mb], [2, 40 * mb], [3, 40 * mb]]) add(pool, j, size);
     expect(jobs(a)).toEqual(['verify:1']);
     a.say({ type: 'cancelled', job: 1 });
     // 40 + 40 MB is more than MAX_HANDED_BYTES: the second waits.
@@ -53,9 +54,9 @@ describe('verify pool', () => {
     const seen: FromWorker[] = [];
     const pool = new VerifyPool([a], (m) => seen.push(m));
     const big = 1 << 30;
-    pool.verify(req(1, big));
-    pool.verify(req(2, big));
-    pool.verify(req(3, big));
+    add(pool, 1, big);
+    add(pool, 2, big);
+    add(pool, 3, big);
     pool.cancel(2);
     expect(seen.map((m) => `${m.type}:${m.job}`)).toEqual(['cancelled:2']);
     pool.cancel(1);
@@ -69,16 +70,16 @@ describe('verify pool', () => {
     const seen: FromWorker[] = [];
     const pool = new VerifyPool([a, b], (m) => seen.push(m));
     const big = 1 << 30;
-    pool.verify(req(1, big));
-    pool.verify(req(2, big));
-    pool.verify(req(3, big));
+    add(pool, 1, big);
+    add(pool, 2, big);
+    add(pool, 3, big);
     a.onerror!({ message: 'boom' } as ErrorEvent);
     expect(seen).toEqual([{ type: 'error', job: 1, message: 'the verify worker failed: boom' }]);
     expect(jobs(a)).toEqual(['verify:1']);
     b.say({ type: 'done', job: 2, counts: { ok: 0, mismatch: 0, zero: 0, new_not_zero: 0, bad_header: 0 }, checksumsDisabled: false, elapsedMs: 1 });
     expect(jobs(b)).toEqual(['verify:2', 'verify:3']);
     // With no worker left, what waits fails at once instead of waiting for ever.
-    pool.verify(req(4, big));
+    add(pool, 4, big);
     b.onerror!({ message: 'gone' } as ErrorEvent);
     expect(seen.slice(-2).map((m) => `${m.type}:${m.job}`)).toEqual(['error:3', 'error:4']);
   });

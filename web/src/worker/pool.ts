@@ -18,7 +18,8 @@ export const MAX_HANDED_BYTES = 64 << 20;
 export class VerifyPool {
   /** Per worker, the jobs handed to it and not yet finished, in the order it takes them. */
   private readonly handed: { job: number; bytes: number }[][];
-  private readonly waiting: VerifyRequest[] = [];
+  /** Each with its file's size, asked for only when the file is next to go (see FileEntry.size). */
+  private readonly waiting: { req: VerifyRequest; size: () => number }[] = [];
   /** Workers that failed (e.g. their module did not load): they get nothing more. */
   private readonly failed: (string | null)[];
 
@@ -52,8 +53,8 @@ export class VerifyPool {
     });
   }
 
-  verify(req: VerifyRequest): void {
-    this.waiting.push(req);
+  verify(req: VerifyRequest, size: () => number): void {
+    this.waiting.push({ req, size });
     this.dispatch();
   }
 
@@ -63,7 +64,7 @@ export class VerifyPool {
       this.workers[i].postMessage({ type: 'cancel', job });
       return;
     }
-    const w = this.waiting.findIndex((r) => r.job === job);
+    const w = this.waiting.findIndex((r) => r.req.job === job);
     if (w >= 0) {
       this.waiting.splice(w, 1);
       this.deliver({ type: 'cancelled', job });
@@ -81,22 +82,23 @@ export class VerifyPool {
   private dispatch(): void {
     while (this.waiting.length > 0) {
       const next = this.waiting[0];
+      const bytes = next.size();
       // The least loaded worker that takes it.
       let best = -1;
       for (let i = 0; i < this.workers.length; i++) {
-        if (!this.takes(i, next.size)) continue;
+        if (!this.takes(i, bytes)) continue;
         if (best < 0 || this.handed[i].length < this.handed[best].length) best = i;
       }
       if (best < 0) {
         // No worker left at all: what waits can never run.
         const reason = this.failed.every((f) => f !== null) ? this.failed[0] : null;
         if (reason === null) return;
-        for (const r of this.waiting.splice(0)) this.deliver({ type: 'error', job: r.job, message: reason });
+        for (const r of this.waiting.splice(0)) this.deliver({ type: 'error', job: r.req.job, message: reason });
         return;
       }
       this.waiting.shift();
-      this.handed[best].push({ job: next.job, bytes: next.size });
-      this.workers[best].postMessage(next);
+      this.handed[best].push({ job: next.req.job, bytes });
+      this.workers[best].postMessage(next.req);
     }
   }
 }

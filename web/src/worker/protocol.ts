@@ -6,8 +6,6 @@ export interface VerifyRequest {
   type: 'verify';
   job: number;
   file: File;
-  /** file.size as the page read it when the file was added. */
-  size: number;
   segment: number;
   /** Block size and byte order as chosen; what is not chosen comes from the file's head. */
   choice: GeometryChoice;
