@@ -2,8 +2,7 @@
 // wording, the annotated hex dump and the decoded panels with pageinspect's names.
 import { memo, useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
-import { fileGeometry } from '../lib/geometry';
-import { headOf } from '../lib/head';
+import { entryGeometry } from '../lib/head';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { decodeWithCore, spanValue, type Span } from '../lib/spans';
 import { STATUS_WORDS } from '../lib/status';
@@ -64,15 +63,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         const file = entry.file;
         if (entry.size === 0) throw new Error('empty file');
         const wasm = await loadWasm();
-        const head = await headOf(entry);
-        // Block 0 shows before the worker has settled the geometry: read it here the same way.
-        let bs = entry.blockSize;
-        let bigEndian = entry.bigEndian;
-        if (bs === null || bigEndian === null) {
-          const g = fileGeometry(wasm, head, entry.choice, true);
-          bs = 'error' in g ? 8192 : g.blockSize;
-          bigEndian = 'error' in g ? entry.choice.byteOrder === 'big' : g.bigEndian;
-        }
+        // Block 0 shows before the worker has settled the geometry: read it the same way.
+        const { head, blockSize: bs, bigEndian } = await entryGeometry(entry);
         const blocks = Math.floor(entry.size / bs);
         if (blocks === 0) throw new Error(`the file is shorter than one ${bs}-byte page`);
         const block = Math.min(p.block, blocks - 1);

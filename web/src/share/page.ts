@@ -4,6 +4,7 @@ import { PENDING } from '../components/PageMap';
 import type { FileEntry } from '../files';
 import { relpathOf } from '../lib/messages';
 import type { FileSummary, ReportPage } from '../lib/report';
+import { entryGeometry } from '../lib/head';
 import { decodeWithCore } from '../lib/spans';
 import { emptyCounts, STATUS_NAMES } from '../lib/status';
 import { pageVerdict } from '../lib/verdict';
@@ -51,10 +52,7 @@ export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace): Report
 /** Reads a page of a loaded file as the page view does and makes its report data. */
 export async function readReportPage(entry: FileEntry, block: number): Promise<ReportPage> {
   const wasm = await loadWasm();
-  // The worker has settled the geometry by the time anyone asks for a report; before that,
-  // the choice or PostgreSQL's default is the honest guess.
-  const blockSize = entry.blockSize ?? entry.choice.blockSize ?? 8192;
-  const bigEndian = entry.bigEndian ?? entry.choice.byteOrder === 'big';
+  const { blockSize, bigEndian } = await entryGeometry(entry);
   const bytes = new Uint8Array(await entry.file.slice(block * blockSize, (block + 1) * blockSize).arrayBuffer());
   if (bytes.length < blockSize) throw new Error(`block ${block} is past the end of ${entry.name}`);
   return reportPage(wasm, bytes, {
