@@ -2,7 +2,8 @@
 // problem and see the marked checksum bytes, move with the keyboard, copy PostgreSQL's
 // lines, meet bad input, reload offline; and nothing is ever sent to another origin.
 import { expect, test, type Page } from '@playwright/test';
-import { readFileSync, rmSync, truncateSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { concat, heapPage, oracleStatus, pgChecksumPage, rng, seal } from '../oracle/pgchecksum';
 import { checksumless, clean, damaged, makeDir, problemsOf, write, type Made } from './files';
 
@@ -437,4 +438,45 @@ test('bad-input matrix: each file its message or verdict, the rest usable, the t
   await page.locator('[data-testid=file][data-file="16390"] button.link').click();
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
   rmSync(d, { recursive: true, force: true });
+});
+
+// Files of 64 MB and more are shared between the two verify workers (each reads and checks a
+// part); whether a file has checksums is decided from all parts. Sparse files with a few real
+// pages: part 0 of the first holds only new pages and one page storing checksum 0, part 1
+// sealed pages and a damaged one; the second file stores 0 in both parts.
+test('a file shared between the workers: one set of verdicts, checksums decided from every part', async ({ page }) => {
+  const d = makeDir();
+  const blocks = (72 << 20) / 8192;
+  const r = rng(9);
+  const sparse = (name: string, pages: Map<number, Uint8Array>): Made => {
+    const path = join(d, name);
+    const fd = openSync(path, 'w');
+    for (const [b, p] of pages) writeSync(fd, p, 0, p.length, b * 8192);
+    closeSync(fd);
+    truncateSync(path, blocks * 8192);
+    const expected = [...pages].map(([b, p]) => ({ block: b, ...oracleStatus(p, b) }));
+    return { path, name, expected };
+  };
+  const withChecksums = new Map<number, Uint8Array>([[10, heapPage(8192, 3, r)]]);
+  for (let b = 6000; b < 6010; b++) withChecksums.set(b, seal(heapPage(8192, 4, r), b));
+  withChecksums.get(6005)![8000] ^= 0x01;
+  const a = sparse('16700', withChecksums);
+  const b = sparse('16701', new Map([[5, heapPage(8192, 2, r)], [9000, heapPage(8192, 2, r)]]));
+  // The oracle agrees on what the pages are: 10 stores 0, 6005 is damaged, the rest sealed.
+  expect(problemsOf(a).map((e) => [e.block, e.status, e.stored])).toEqual([[10, 'mismatch', 0], [6005, 'mismatch', a.expected.find((e) => e.block === 6005)!.stored]]);
+  await page.goto('/');
+  await choose(page, [a, b]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  const rowA = page.locator('[data-testid=file][data-file="16700"]');
+  await expect(rowA.locator('[data-count=ok]')).toHaveText('9');
+  await expect(rowA.locator('[data-count=mismatch]')).toHaveText('2');
+  await expect(rowA.locator('[data-count=zero]')).toHaveText(String(blocks - 11));
+  const got = await page.locator('[data-testid=problem][data-file="16700"]').evaluateAll((rows) =>
+    rows.map((r) => [r.getAttribute('data-block'), r.getAttribute('data-status'), r.getAttribute('data-stored'), r.getAttribute('data-computed')]),
+  );
+  expect(got).toEqual(problemsOf(a).map((e) => [String(e.block), e.status, String(e.stored), String(e.computed)]));
+  await expect(page.getByTestId('checksums-disabled')).toHaveCount(1);
+  await expect(page.getByTestId('checksums-disabled')).toContainText('16701: every page stores checksum 0');
+  await expect(page.locator('[data-testid=problem][data-file="16701"]')).toHaveCount(0);
+  await expect(page.locator('[data-testid=file][data-file="16701"] [data-count=mismatch]')).toHaveText('2');
 });

@@ -5,12 +5,19 @@ import { simd } from 'wasm-feature-detect';
 export type Wasm = typeof import('../pkg/pgpage_wasm.js');
 
 let loading: Promise<Wasm> | null = null;
+let memory: WebAssembly.Memory | null = null;
 
 export function loadWasm(): Promise<Wasm> {
   loading ??= (async () => {
     const mod: Wasm = (await simd()) ? await import('../pkg/pgpage_wasm.js') : await import('../pkg-scalar/pgpage_wasm.js');
-    await mod.default();
+    memory = (await mod.default()).memory;
     return mod;
   })();
   return loading;
+}
+
+/** The loaded module's memory as bytes: a new view each call, since memory may have grown. */
+export function wasmBytes(): Uint8Array {
+  if (!memory) throw new Error('the wasm module is not loaded');
+  return new Uint8Array(memory.buffer);
 }

@@ -97,6 +97,58 @@ pub fn verify(
     Ok(out)
 }
 
+/// `verify` over an input buffer that lives in wasm memory for as long as the verifier: the
+/// caller writes each chunk at `input()` (a byte offset into the module's memory) and calls
+/// `verify(len, ...)`. `verify(bytes, ...)` allocates, copies and frees its argument on every
+/// call; for a file read in chunks this copies each chunk once, into memory that stays
+/// cached, and allocates nothing per chunk.
+#[wasm_bindgen]
+pub struct ChunkVerifier {
+    input: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl ChunkVerifier {
+    /// A verifier whose input holds `capacity` bytes.
+    #[wasm_bindgen(constructor)]
+    #[must_use]
+    pub fn new(capacity: usize) -> ChunkVerifier {
+        ChunkVerifier {
+            input: vec![0; capacity],
+        }
+    }
+
+    /// Where the input starts in the module's memory (`memory.buffer`), in bytes. Stable for
+    /// the verifier's life; a view of it must be made again after memory grows.
+    #[must_use]
+    pub fn input(&self) -> usize {
+        self.input.as_ptr() as usize
+    }
+
+    /// How many bytes the input holds.
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.input.len()
+    }
+
+    /// `verify` over the first `len` bytes of the input.
+    pub fn verify(
+        &self,
+        len: usize,
+        first_abs_block: u32,
+        block_size_bytes: u32,
+        big_endian: bool,
+    ) -> Result<VerifyBatch, JsError> {
+        let bytes = self.input.get(..len).ok_or_else(|| {
+            JsError::new(&format!(
+                "{len} bytes do not fit the verifier's {} byte input",
+                self.input.len()
+            ))
+        })?;
+        verify(bytes, first_abs_block, block_size_bytes, big_endian)
+    }
+}
+
 /// For a mismatched page (its `fold` and `stored` from `verify`): the block of the same file
 /// whose checksum the page carries, nearest to `own_block`; undefined when none.
 #[wasm_bindgen]

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_HANDED, MAX_HANDED_BYTES, VerifyPool, type PoolWorker } from './pool';
-import type { FromWorker, VerifyRequest } from './protocol';
+import { MAX_HANDED, MAX_HANDED_BYTES, PART_ALIGN, SPLIT_BYTES, VerifyPool, type PoolWorker } from './pool';
+import type { FromWorker, PartDone, VerifyRequest } from './protocol';
 
 class FakeWorker implements PoolWorker {
   got: unknown[] = [];
@@ -23,7 +23,8 @@ describe('verify pool', () => {
     const [a, b] = [new FakeWorker(), new FakeWorker()];
     const seen: FromWorker[] = [];
     const pool = new VerifyPool([a, b], (m) => seen.push(m));
-    add(pool, 1, 5 * 1024 ** 3);
+    // Big, but not big enough to be shared between the workers.
+    add(pool, 1, SPLIT_BYTES - 1);
     for (let j = 2; j <= 20; j++) add(pool, j, 8192);
     // a has the big file and takes nothing more; b takes MAX_HANDED small ones at once.
     expect(jobs(a)).toEqual(['verify:1']);
@@ -69,7 +70,7 @@ describe('verify pool', () => {
     const [a, b] = [new FakeWorker(), new FakeWorker()];
     const seen: FromWorker[] = [];
     const pool = new VerifyPool([a, b], (m) => seen.push(m));
-    const big = 1 << 30;
+    const big = SPLIT_BYTES - 1;
     add(pool, 1, big);
     add(pool, 2, big);
     add(pool, 3, big);
@@ -82,5 +83,121 @@ describe('verify pool', () => {
     add(pool, 4, big);
     b.onerror!({ message: 'gone' } as ErrorEvent);
     expect(seen.slice(-2).map((m) => `${m.type}:${m.job}`)).toEqual(['error:3', 'error:4']);
+  });
+
+  const counts = (ok: number, mismatch = 0) => ({ ok, mismatch, zero: 0, new_not_zero: 0, bad_header: 0 });
+  const partDone = (index: number, saw: boolean, held: number[] = []): PartDone => ({
+    index,
+    sawStoredChecksum: saw,
+    headerPages: 10,
+    firstAbsBlock: 1000,
+    heldBlocks: Uint32Array.from(held),
+    heldComputed: Uint16Array.from(held, (b) => b + 1),
+    heldMatches: Float64Array.from(held, () => NaN),
+  });
+  const start = (job: number): FromWorker => ({
+    type: 'start',
+    job,
+    geometry: { blockSize: 8192, bigEndian: false, blockSizeAssumed: false, byteOrderDetected: true },
+    blocks: 100,
+    trailingBytes: 0,
+    trailing: new Uint8Array(0),
+  });
+  const partsOf = (w: FakeWorker) => w.got.filter((m) => (m as VerifyRequest).type === 'verify').map((m) => (m as VerifyRequest).part);
+
+  it('shares a big file between the workers and makes their messages those of one file', () => {
+    const [a, b] = [new FakeWorker(), new FakeWorker()];
+    const seen: FromWorker[] = [];
+    let t = 0;
+    const pool = new VerifyPool([a, b], (m) => seen.push(m), () => t);
+    const size = 3 * SPLIT_BYTES + 12345;
+    add(pool, 1, size);
+    const [pa] = partsOf(a);
+    const [pb] = partsOf(b);
+    expect(pa).toEqual({ index: 0, from: 0, to: pb!.from });
+    expect(pb!.index).toBe(1);
+    expect(pb!.from % PART_ALIGN).toBe(0);
+    expect(pb!.to).toBeGreaterThanOrEqual(size);
+    // Part 1 is quicker than part 0's 'start': its progress waits, so the page never sees
+    // a file's blocks before the file.
+    b.say({ type: 'progress', job: 1, runs: [{ firstBlock: 50, statuses: new Uint8Array(2) }], problems: [], bytesDone: 7, part: 1 });
+    expect(seen).toEqual([]);
+    a.say(start(1));
+    a.say({ type: 'progress', job: 1, runs: [], problems: [], bytesDone: 5, part: 0 });
+    expect(seen.map((m) => m.type)).toEqual(['start', 'progress', 'progress']);
+    expect(seen.slice(1).map((m) => (m as { bytesDone: number }).bytesDone)).toEqual([7, 12]);
+    t = 42;
+    a.say({ type: 'done', job: 1, counts: counts(50), checksumsDisabled: false, elapsedMs: 1, part: partDone(0, true) });
+    expect(seen).toHaveLength(3);
+    b.say({ type: 'done', job: 1, counts: counts(49, 1), checksumsDisabled: false, elapsedMs: 1, part: partDone(1, true) });
+    expect(seen.at(-1)).toEqual({ type: 'done', job: 1, counts: counts(99, 1), checksumsDisabled: false, elapsedMs: 42 });
+    // Both workers are free again.
+    add(pool, 2, 8192);
+    add(pool, 3, 8192);
+    expect(jobs(a).at(-1)).toBe('verify:2');
+    expect(jobs(b).at(-1)).toBe('verify:3');
+  });
+
+  it('decides from every part whether a shared file has checksums', () => {
+    const [a, b] = [new FakeWorker(), new FakeWorker()];
+    const seen: FromWorker[] = [];
+    const pool = new VerifyPool([a, b], (m) => seen.push(m));
+    add(pool, 1, 2 * SPLIT_BYTES);
+    add(pool, 2, 2 * SPLIT_BYTES);
+    a.say(start(1));
+    // Part 0 saw only pages storing 0 and held two back; part 1 saw stored checksums: the
+    // file has checksums, so the held-back pages are mismatches after all.
+    a.say({ type: 'done', job: 1, counts: counts(0, 2), checksumsDisabled: true, elapsedMs: 1, part: partDone(0, false, [4, 3]) });
+    b.say({ type: 'done', job: 1, counts: counts(5), checksumsDisabled: false, elapsedMs: 1, part: partDone(1, true) });
+    const problems = seen.filter((m) => m.type === 'progress').flatMap((m) => (m as { problems: unknown[] }).problems);
+    expect(problems).toEqual([
+      { block: 3, absoluteBlock: 1003, status: 'mismatch', stored: 0, computed: 4, matchesBlock: null },
+      { block: 4, absoluteBlock: 1004, status: 'mismatch', stored: 0, computed: 5, matchesBlock: null },
+    ]);
+    expect(seen.at(-1)).toMatchObject({ type: 'done', job: 1, checksumsDisabled: false });
+    // No part saw a stored checksum: checksums are off, and nothing is a problem.
+    seen.length = 0;
+    b.say(start(2));
+    a.say({ type: 'done', job: 2, counts: counts(0, 3), checksumsDisabled: true, elapsedMs: 1, part: partDone(0, false, [1, 2, 3]) });
+    b.say({ type: 'done', job: 2, counts: counts(0, 3), checksumsDisabled: true, elapsedMs: 1, part: partDone(1, false, [60]) });
+    expect(seen.map((m) => m.type)).toEqual(['start', 'done']);
+    expect(seen.at(-1)).toMatchObject({ checksumsDisabled: true, counts: counts(0, 6) });
+  });
+
+  it('a shared file that fails in one part fails once and stops its other part', () => {
+    const [a, b] = [new FakeWorker(), new FakeWorker()];
+    const seen: FromWorker[] = [];
+    const pool = new VerifyPool([a, b], (m) => seen.push(m));
+    add(pool, 1, 2 * SPLIT_BYTES);
+    b.say({ type: 'error', job: 1, message: 'the file changed size while being read' });
+    expect(seen).toEqual([{ type: 'error', job: 1, message: 'the file changed size while being read' }]);
+    expect(jobs(a)).toEqual(['verify:1', 'cancel:1']);
+    a.say(start(1));
+    a.say({ type: 'cancelled', job: 1 });
+    expect(seen).toHaveLength(1);
+    add(pool, 2, 8192);
+    expect(jobs(a).at(-1)).toBe('verify:2');
+  });
+
+  it('cancels a shared file in both workers and says so once', () => {
+    const [a, b] = [new FakeWorker(), new FakeWorker()];
+    const seen: FromWorker[] = [];
+    const pool = new VerifyPool([a, b], (m) => seen.push(m));
+    add(pool, 1, 2 * SPLIT_BYTES);
+    a.say(start(1));
+    pool.cancel(1);
+    expect(jobs(a).at(-1)).toBe('cancel:1');
+    expect(jobs(b).at(-1)).toBe('cancel:1');
+    a.say({ type: 'cancelled', job: 1 });
+    // A part that finished before it heard of the cancel still ends the file as cancelled.
+    b.say({ type: 'done', job: 1, counts: counts(5), checksumsDisabled: false, elapsedMs: 1, part: partDone(1, true) });
+    expect(seen.map((m) => m.type)).toEqual(['start', 'cancelled']);
+  });
+
+  it('with one worker, a big file is not split', () => {
+    const a = new FakeWorker();
+    const pool = new VerifyPool([a], () => undefined);
+    add(pool, 1, 4 * SPLIT_BYTES);
+    expect(partsOf(a)).toEqual([undefined]);
   });
 });

@@ -10,6 +10,10 @@ export interface VerifyRequest {
   /** Block size and byte order as chosen; what is not chosen comes from the file's head. */
   choice: GeometryChoice;
   chunkBytes?: number;
+  /** Verify only the whole pages in bytes [from, to) of the file (both multiples of every
+   * block size), as part `index` of a file the pool shares between workers. Part 0 sends
+   * 'start'; every part sends 'progress' and 'done' with `part` filled in. */
+  part?: { index: number; from: number; to: number };
 }
 
 export interface CancelRequest {
@@ -28,6 +32,22 @@ export interface ProblemPage {
   matchesBlock: number | null;
 }
 
+/** What a part knows that only the whole file can decide: whether its file has data
+ * checksums. Mismatches of pages that store 0 are held back until a page of the file shows a
+ * stored checksum; a part that saw none hands its held-back pages over (as typed arrays: a
+ * file without checksums holds back every page). */
+export interface PartDone {
+  index: number;
+  sawStoredChecksum: boolean;
+  headerPages: number;
+  /** The relation-wide block number of the file's block 0. */
+  firstAbsBlock: number;
+  heldBlocks: Uint32Array;
+  heldComputed: Uint16Array;
+  /** matchesBlock, NaN for none. */
+  heldMatches: Float64Array;
+}
+
 export interface StatusRun {
   /** Block (within the file) of statuses[0]. */
   firstBlock: number;
@@ -44,7 +64,9 @@ export type FromWorker =
       /** In block order. */
       problems: ProblemPage[];
       bytesDone: number;
+      /** Of a shared file: the part whose bytesDone this is. */
+      part?: number;
     }
-  | { type: 'done'; job: number; counts: StatusCounts; checksumsDisabled: boolean; elapsedMs: number }
+  | { type: 'done'; job: number; counts: StatusCounts; checksumsDisabled: boolean; elapsedMs: number; part?: PartDone }
   | { type: 'error'; job: number; message: string }
   | { type: 'cancelled'; job: number };

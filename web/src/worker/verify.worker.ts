@@ -4,8 +4,9 @@
 import { parseRelationFileName } from '../lib/filename';
 import { fileGeometry, headBytes } from '../lib/geometry';
 import { emptyCounts, isProblem, statusName } from '../lib/status';
-import { loadWasm } from '../wasm';
-import type { FromWorker, ProblemPage, StatusRun, ToWorker, VerifyRequest } from './protocol';
+import { loadWasm, wasmBytes, type Wasm } from '../wasm';
+import type { ChunkVerifier } from '../../pkg/pgpage_wasm.js';
+import type { FromWorker, PartDone, ProblemPage, StatusRun, ToWorker, VerifyRequest } from './protocol';
 
 // 2 MiB: the wasm call's copy and checksum of a chunk read moments ago run from cache
 // (1 GB in Chromium: 173-278 ms in wasm.verify at 2 MiB against 230-361 ms at 8 MiB).
@@ -20,6 +21,16 @@ const POST_EVERY_MS = 100;
 const cancelled = new Set<number>();
 const queue: VerifyRequest[] = [];
 let busy = false;
+
+// One input buffer in wasm memory for the worker's life: each chunk is copied into it, with
+// no allocation per chunk.
+let verifier: ChunkVerifier | null = null;
+function verifierFor(wasm: Wasm, bytes: number): ChunkVerifier {
+  if (verifier && verifier.capacity() >= bytes) return verifier;
+  verifier?.free();
+  verifier = new wasm.ChunkVerifier(bytes);
+  return verifier;
+}
 
 const post = (m: FromWorker, transfer: Transferable[] = []): void => postMessage(m, { transfer });
 // Compile the module as soon as the worker starts, before the first file arrives.
@@ -62,12 +73,12 @@ function readError(e: unknown): string {
 }
 
 async function verifyFile(req: VerifyRequest): Promise<void> {
-  const { file, job } = req;
+  const { file, job, part } = req;
   const wasm = await loadWasm();
   const t0 = performance.now();
   const size = file.size;
   // A small file (most of a data directory) is read in one go: one read instead of three.
-  const whole = size <= WHOLE_FILE_BYTES ? new Uint8Array(await file.arrayBuffer()) : null;
+  const whole = size <= WHOLE_FILE_BYTES && !part ? new Uint8Array(await file.arrayBuffer()) : null;
   if (whole && whole.length !== size) throw new Error('the file changed size while being read');
   // A file named like a relation file whose head is all damage is read as 8 kB pages, as the
   // CLI and pg_checksums do, so its pages get their verdicts; empty relation files (new or
@@ -78,14 +89,19 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
   const { blockSize, bigEndian } = g;
   const blocks = Math.floor(size / blockSize);
   const trailingBytes = size - blocks * blockSize;
-  const trailing = whole
-    ? whole.slice(blocks * blockSize)
-    : new Uint8Array(trailingBytes > 0 ? await file.slice(blocks * blockSize, size).arrayBuffer() : new ArrayBuffer(0));
-  post({ type: 'start', job, geometry: g, blocks, trailingBytes, trailing }, [trailing.buffer]);
+  // Of a file shared between workers, part 0 says what the file is.
+  if (!part || part.index === 0) {
+    const trailing = whole
+      ? whole.slice(blocks * blockSize)
+      : new Uint8Array(trailingBytes > 0 ? await file.slice(blocks * blockSize, size).arrayBuffer() : new ArrayBuffer(0));
+    post({ type: 'start', job, geometry: g, blocks, trailingBytes, trailing }, [trailing.buffer]);
+  }
 
   const firstAbs = wasm.absolute_block(blockSize, req.segment, 0);
   const chunk = Math.max(blockSize, Math.floor((req.chunkBytes ?? DEFAULT_CHUNK) / blockSize) * blockSize);
   const wholeBytes = blocks * blockSize;
+  const fromByte = part ? Math.min(part.from, wholeBytes) : 0;
+  const toByte = part ? Math.min(part.to, wholeBytes) : wholeBytes;
   const counts = emptyCounts();
   // Data checksums off: every page with a header stores 0. Hold stored-0 problems back until
   // a page shows a non-zero checksum, so a checksum-less file is one message, not a flood.
@@ -100,14 +116,16 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
   let lastPost = performance.now();
   const flush = (): void => {
     pendingProblems.sort((x, y) => x.block - y.block);
-    post({ type: 'progress', job, runs: pendingRuns, problems: pendingProblems, bytesDone }, pendingRuns.map((r) => r.statuses.buffer));
+    post({ type: 'progress', job, runs: pendingRuns, problems: pendingProblems, bytesDone, part: part?.index }, pendingRuns.map((r) => r.statuses.buffer));
     pendingRuns = [];
     pendingProblems = [];
     lastPost = performance.now();
   };
 
   const verifyChunk = (buf: Uint8Array, firstBlock: number): void => {
-    const batch = wasm.verify(buf, (firstAbs + firstBlock) >>> 0, blockSize, bigEndian);
+    const v = verifierFor(wasm, chunk);
+    wasmBytes().set(buf, v.input());
+    const batch = v.verify(buf.length, (firstAbs + firstBlock) >>> 0, blockSize, bigEndian);
     const status = batch.status;
     const stored = batch.stored;
     const computed = batch.computed;
@@ -120,7 +138,8 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
         headerPages++;
         if (stored[i] !== 0 && !sawStoredChecksum) {
           sawStoredChecksum = true;
-          pendingProblems.push(...heldBack);
+          // (Not push(...heldBack): a spread of 100,000 pages overflows the stack.)
+          pendingProblems = pendingProblems.concat(heldBack);
           heldBack = [];
         }
       }
@@ -148,8 +167,8 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
   // it answers File.slice().arrayBuffer() (and leaves no buffer per chunk for the GC),
   // and serves several streams of one file faster than one, while this thread checksums
   // what has come. Regions are whole chunks, so every chunk but the file's last is full.
-  const chunks = Math.ceil(wholeBytes / chunk);
-  const streams = Math.max(1, Math.min(DEFAULT_STREAMS, Math.floor(wholeBytes / MIN_STREAM_BYTES), chunks));
+  const chunks = Math.ceil((toByte - fromByte) / chunk);
+  const streams = Math.max(1, Math.min(DEFAULT_STREAMS, Math.floor((toByte - fromByte) / MIN_STREAM_BYTES), chunks));
   const readers: ReadableStreamBYOBReader[] = [];
   // Set when the job is cancelled or a region failed: the other regions stop reading.
   let stopped = false;
@@ -183,8 +202,8 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
     if (whole) {
       for (let off = 0; off < wholeBytes; off += chunk) verifyChunk(whole.subarray(off, Math.min(wholeBytes, off + chunk)), off / blockSize);
     } else {
-      const starts = Array.from({ length: streams }, (_, i) => i * perStream).filter((from) => from < wholeBytes);
-      await Promise.all(starts.map((from) => region(from, Math.min(wholeBytes, from + perStream))));
+      const starts = Array.from({ length: streams }, (_, i) => fromByte + i * perStream).filter((from) => from < toByte);
+      await Promise.all(starts.map((from) => region(from, Math.min(toByte, from + perStream))));
     }
   } finally {
     stopped = true;
@@ -195,7 +214,22 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
     return;
   }
   const checksumsDisabled = !sawStoredChecksum && headerPages > 0;
-  if (!checksumsDisabled) pendingProblems.push(...heldBack);
+  if (part) {
+    // Whether the file has checksums is the pool's to decide from every part.
+    flush();
+    const held: PartDone = {
+      index: part.index,
+      sawStoredChecksum,
+      headerPages,
+      firstAbsBlock: firstAbs,
+      heldBlocks: Uint32Array.from(heldBack, (p) => p.block),
+      heldComputed: Uint16Array.from(heldBack, (p) => p.computed ?? 0),
+      heldMatches: Float64Array.from(heldBack, (p) => p.matchesBlock ?? NaN),
+    };
+    post({ type: 'done', job, counts, checksumsDisabled, elapsedMs: performance.now() - t0, part: held }, [held.heldBlocks.buffer, held.heldComputed.buffer, held.heldMatches.buffer]);
+    return;
+  }
+  if (!checksumsDisabled) pendingProblems = pendingProblems.concat(heldBack);
   flush();
   post({ type: 'done', job, counts, checksumsDisabled, elapsedMs: performance.now() - t0 });
 }
