@@ -24,6 +24,8 @@ export interface PageViewProps {
   highlight?: ByteRange;
   highlightItem?: number;
   highlightHeader?: boolean;
+  /** Files are being verified: the hex dump renders what is seen first (HexView's hold). */
+  hold?: boolean;
 }
 
 async function copy(text: string): Promise<boolean> {
@@ -224,6 +226,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           onHover={(span, off) => setHover({ span, off })}
           onEditByte={lab.onEditByte}
           editedOffsets={lab.editedOffsets}
+          hold={p.hold}
         />
         <div className="panels">
           <h3>Page header ({decoded.kind} page)</h3>
