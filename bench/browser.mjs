@@ -20,7 +20,7 @@ if (r.status !== 0 || start < 0) {
   console.log('The browser bench failed:\n```\n' + (r.stdout + r.stderr).slice(-3000) + '\n```');
   process.exit(1);
 }
-const body = lines.slice(start, start + 10).filter((l) => /\S/.test(l));
+const body = lines.slice(start, start + 12).filter((l) => /\S/.test(l));
 const targets = lines.filter((l) => l.startsWith('target: ')).map((l) => `- ${l.slice('target: '.length)}`);
 const memory = lines.filter((l) => l.startsWith('memory: ')).map((l) => l.slice('memory: '.length));
 console.log('```\n' + body.join('\n') + '\n```');
