@@ -480,3 +480,34 @@ test('a file shared between the workers: one set of verdicts, checksums decided 
   await expect(page.locator('[data-testid=problem][data-file="16701"]')).toHaveCount(0);
   await expect(page.locator('[data-testid=file][data-file="16701"] [data-count=mismatch]')).toHaveText('2');
 });
+
+// While files verify, the page view's hex dump renders its first screenful and the rest when
+// the reader reaches for it (the rows share the two cores with the workers otherwise).
+test('while files verify, the hex dump renders the rest of the page when it is scrolled', async ({ page }) => {
+  const d = makeDir();
+  const big = write(d, '16800', new Uint8Array(0));
+  truncateSync(big.path, 4 * 1024 ** 3);
+  await page.goto('/');
+  await choose(page, [good, big]);
+  const row = page.locator('[data-testid=file][data-file="16800"]');
+  await expect(row).toHaveAttribute('data-state', 'running');
+  const hex = page.getByTestId('hexview');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16390');
+  await expect(hex.locator('.hexrow').first()).toBeVisible();
+  // Unheld, the rest follows within a few tasks; held, it does not come.
+  await page.waitForTimeout(500);
+  await expect(row).toHaveAttribute('data-state', 'running');
+  await expect(hex).toHaveAttribute('data-complete', 'false');
+  const shown = await hex.locator('.hexrow').count();
+  expect(shown).toBeLessThan(8192 / 16);
+  // The dump has its full height already: the rows to come take their room.
+  const heights = await hex.evaluate((el) => ({ scroll: el.scrollHeight, row: (el.querySelector('.hexrow') as HTMLElement).getBoundingClientRect().height }));
+  expect(heights.scroll).toBeGreaterThan(heights.row * 500);
+  await expect(row).toHaveAttribute('data-state', 'running');
+  await hex.evaluate((el) => el.scrollBy(0, 4000));
+  await expect(hex).toHaveAttribute('data-complete', 'true');
+  await expect(hex.locator('.hexrow')).toHaveCount(8192 / 16);
+  await row.getByRole('button', { name: 'Cancel' }).click();
+  await expect(row).toHaveAttribute('data-state', 'cancelled');
+  rmSync(d, { recursive: true, force: true });
+});

@@ -220,6 +220,9 @@ function HexViewImpl(p: HexViewProps) {
       }}
     >
       {rows}
+      {/* The rows still to come take their room, so the dump has its full height (and a
+          scroll bar to reach them by) from the start. */}
+      {rowsShown < totalRows && <div className="hexrest" aria-hidden="true" style={{ height: `${(totalRows - rowsShown) * 1.35}em` }} />}
     </div>
   );
 }
