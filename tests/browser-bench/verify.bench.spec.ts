@@ -103,9 +103,11 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
       for (let off = from; off < to; off += 8 << 20) r.readAsArrayBuffer(f.slice(off, Math.min(to, off + (8 << 20))));
       postMessage(0);
     };`;
-    const url = URL.createObjectURL(new Blob([src], { type: 'text/javascript' }));
-    const run = (n: number) =>
+    // Workers made from `source`, each told { f, from, to, streams } for its share of the
+    // file; resolves with the time until the last one answers.
+    const inWorkers = (source: string, n: number, streams = 1) =>
       new Promise<number>((resolve) => {
+        const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
         const part = Math.ceil(f.size / n / 8192) * 8192;
         const workers = Array.from({ length: n }, () => new Worker(url));
         let left = n;
@@ -115,9 +117,10 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
             w.terminate();
             if (--left === 0) resolve(performance.now() - t);
           };
-          w.postMessage({ f, from: i * part, to: Math.min(f.size, (i + 1) * part) });
+          w.postMessage({ f, from: i * part, to: Math.min(f.size, (i + 1) * part), streams });
         });
       });
+    const run = (n: number) => inWorkers(src, n);
     // Byte streams over consecutive regions at once, each into one reused buffer (BYOB):
     // one stream, and two as the app reads a big file.
     const streams = async (n: number): Promise<number> => {
@@ -138,8 +141,8 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
     };
     // As the app reads a big file: two workers, each four byte streams over its half.
     const wsrc = `onmessage = async (e) => {
-      const { f, from, to, n } = e.data; const part = Math.ceil((to - from) / n / 8192) * 8192;
-      await Promise.all(Array.from({ length: n }, async (_, i) => {
+      const { f, from, to, streams } = e.data; const part = Math.ceil((to - from) / streams / 8192) * 8192;
+      await Promise.all(Array.from({ length: streams }, async (_, i) => {
         const a = from + i * part, b = Math.min(to, a + part); if (a >= b) return;
         const reader = f.slice(a, b).stream().getReader({ mode: 'byob' });
         let buf = new ArrayBuffer(2 << 20);
@@ -147,21 +150,7 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
       }));
       postMessage(0);
     };`;
-    const wurl = URL.createObjectURL(new Blob([wsrc], { type: 'text/javascript' }));
-    const workerStreams = (workers: number, n: number) =>
-      new Promise<number>((resolve) => {
-        const part = Math.ceil(f.size / workers / 8192) * 8192;
-        const ws = Array.from({ length: workers }, () => new Worker(wurl));
-        let left = workers;
-        const t = performance.now();
-        ws.forEach((w, i) => {
-          w.onmessage = () => {
-            w.terminate();
-            if (--left === 0) resolve(performance.now() - t);
-          };
-          w.postMessage({ f, from: i * part, to: Math.min(f.size, (i + 1) * part), n });
-        });
-      });
+    const workerStreams = (workers: number, n: number) => inWorkers(wsrc, workers, n);
     return { one: await run(1), two: await run(2), stream: await streams(1), stream2: await streams(2), stream4: await streams(4), workers2x4: await workerStreams(2, 4) };
   });
   await bareContext.close();

@@ -16,13 +16,18 @@ class FakeWorker implements PoolWorker {
 
 const req = (job: number): VerifyRequest => ({ type: 'verify', job, file: new File([], String(job)), segment: 0, choice: { blockSize: null, byteOrder: 'detect' } });
 const add = (pool: VerifyPool, job: number, size = 0) => pool.verify(req(job), () => size);
+/** Two fake workers, a pool over them, and what the pool delivered. */
+function twoWorkers(now?: () => number) {
+  const [a, b] = [new FakeWorker(), new FakeWorker()];
+  const seen: FromWorker[] = [];
+  const pool = new VerifyPool([a, b], (m) => seen.push(m), now);
+  return { a, b, seen, pool };
+}
 const jobs = (w: FakeWorker) => w.got.map((m) => `${(m as { type: string }).type}:${(m as { job: number }).job}`);
 
 describe('verify pool', () => {
   it('hands small files a few at a time, holds nothing back behind a big one', () => {
-    const [a, b] = [new FakeWorker(), new FakeWorker()];
-    const seen: FromWorker[] = [];
-    const pool = new VerifyPool([a, b], (m) => seen.push(m));
+    const { a, b, seen, pool } = twoWorkers();
     // Big, but not big enough to be shared between the workers.
     add(pool, 1, SPLIT_BYTES - 1);
     for (let j = 2; j <= 20; j++) add(pool, j, 8192);
@@ -67,9 +72,7 @@ describe('verify pool', () => {
   });
 
   it('a worker that fails reports what it held as errors and gets nothing more', () => {
-    const [a, b] = [new FakeWorker(), new FakeWorker()];
-    const seen: FromWorker[] = [];
-    const pool = new VerifyPool([a, b], (m) => seen.push(m));
+    const { a, b, seen, pool } = twoWorkers();
     const big = SPLIT_BYTES - 1;
     add(pool, 1, big);
     add(pool, 2, big);
@@ -106,10 +109,8 @@ describe('verify pool', () => {
   const partsOf = (w: FakeWorker) => w.got.filter((m) => (m as VerifyRequest).type === 'verify').map((m) => (m as VerifyRequest).part);
 
   it('shares a big file between the workers and makes their messages those of one file', () => {
-    const [a, b] = [new FakeWorker(), new FakeWorker()];
-    const seen: FromWorker[] = [];
     let t = 0;
-    const pool = new VerifyPool([a, b], (m) => seen.push(m), () => t);
+    const { a, b, seen, pool } = twoWorkers(() => t);
     const size = 3 * SPLIT_BYTES + 12345;
     add(pool, 1, size);
     const [pa] = partsOf(a);
@@ -139,9 +140,7 @@ describe('verify pool', () => {
   });
 
   it('decides from every part whether a shared file has checksums', () => {
-    const [a, b] = [new FakeWorker(), new FakeWorker()];
-    const seen: FromWorker[] = [];
-    const pool = new VerifyPool([a, b], (m) => seen.push(m));
+    const { a, b, seen, pool } = twoWorkers();
     add(pool, 1, 2 * SPLIT_BYTES);
     add(pool, 2, 2 * SPLIT_BYTES);
     a.say(start(1));
@@ -165,9 +164,7 @@ describe('verify pool', () => {
   });
 
   it('a shared file that fails in one part fails once and stops its other part', () => {
-    const [a, b] = [new FakeWorker(), new FakeWorker()];
-    const seen: FromWorker[] = [];
-    const pool = new VerifyPool([a, b], (m) => seen.push(m));
+    const { a, b, seen, pool } = twoWorkers();
     add(pool, 1, 2 * SPLIT_BYTES);
     b.say({ type: 'error', job: 1, message: 'the file changed size while being read' });
     expect(seen).toEqual([{ type: 'error', job: 1, message: 'the file changed size while being read' }]);
@@ -180,9 +177,7 @@ describe('verify pool', () => {
   });
 
   it('cancels a shared file in both workers and says so once', () => {
-    const [a, b] = [new FakeWorker(), new FakeWorker()];
-    const seen: FromWorker[] = [];
-    const pool = new VerifyPool([a, b], (m) => seen.push(m));
+    const { a, b, seen, pool } = twoWorkers();
     add(pool, 1, 2 * SPLIT_BYTES);
     a.say(start(1));
     pool.cancel(1);
