@@ -6,8 +6,8 @@
 import { memo, useEffect, useMemo, useState, type KeyboardEvent, type MouseEvent } from 'react';
 
 /** Rows rendered in the first frame; the rest follow in later tasks so none runs long. */
-const FIRST_ROWS = 48;
-const ROWS_PER_TASK = 96;
+const FIRST_ROWS = 32;
+const ROWS_PER_TASK = 64;
 import { byteToSpan, type Span } from '../lib/spans';
 
 export interface ByteProvider {
