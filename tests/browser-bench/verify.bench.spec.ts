@@ -52,11 +52,15 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
     });
     return { ...w, wall, elapsed };
   };
-  const full = await drop(true);
-  const { elapsed, wall, longest, tasks } = full;
-  // Block 0 again on four more drops (each on a fresh page, verification left running).
-  const block0s = [full.block0];
-  for (let i = 0; i < 4; i++) block0s.push((await drop(false)).block0);
+  // Three verifications (the machine's other work moves one run by up to 1.5x): the median.
+  const fulls: Awaited<ReturnType<typeof drop>>[] = [];
+  for (let i = 0; i < 3; i++) fulls.push(await drop(true));
+  const { elapsed, wall } = [...fulls].sort((x, y) => x.elapsed - y.elapsed)[1];
+  const longest = Math.max(...fulls.map((f) => f.longest));
+  const tasks = fulls.flatMap((f) => f.tasks);
+  // Block 0 again on two more drops (each on a fresh page, verification left running).
+  const block0s = fulls.map((f) => f.block0);
+  for (let i = 0; i < 2; i++) block0s.push((await drop(false)).block0);
   block0s.sort((x, y) => x - y);
   const block0Median = block0s[2];
   // A fresh page: the last drop's verification must not run beside the bare reads.
@@ -167,11 +171,17 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
       stream: await timed('one stream', streams(1)),
       stream2: await timed('two streams', streams(2)),
       stream4: await timed('four streams', streams(4)),
-      workers2x4: await timed('two workers, four streams each', workerStreams(2, 4)),
+      // The app's own way of reading, three times: the median, as for the verifications.
+      workers2x4runs: [
+        await timed('two workers, four streams each', workerStreams(2, 4)),
+        await timed('two workers, four streams each', workerStreams(2, 4)),
+        await timed('two workers, four streams each', workerStreams(2, 4)),
+      ],
     };
   });
   await bareContext.close();
-  const fastest = Math.min(...[bare.ms, bare2, sync.one, sync.two, sync.stream, sync.stream2, sync.stream4, sync.workers2x4].filter((x) => !Number.isNaN(x)));
+  const workers2x4 = [...sync.workers2x4runs].sort((x, y) => x - y)[1];
+  const fastest = Math.min(...[bare.ms, bare2, sync.one, sync.two, sync.stream, sync.stream2, sync.stream4, workers2x4].filter((x) => !Number.isNaN(x)));
 
   // The same bytes as two segment-sized halves chosen together (two workers).
   const halfA = join(dir, '16386');
@@ -187,13 +197,13 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
   const mbps = (ms: number) => (MB / (ms / 1000)).toFixed(0);
   console.log(
     `chromium ${browser.version()}, ${MB} MB (page cache warm):\n` +
-      `  verify in worker: ${elapsed} ms = ${mbps(elapsed)} MB/s (wall incl. UI ${wall} ms)\n` +
+      `  verify in worker: ${elapsed} ms = ${mbps(elapsed)} MB/s, median of 3 drops (${fulls.map((f) => f.elapsed).join(', ')}; wall incl. UI ${wall} ms)\n` +
       `  bare File read:   ${bare.ms.toFixed(0)} ms = ${mbps(bare.ms)} MB/s  -> ratio ${(bare.ms / elapsed).toFixed(2)}\n` +
       `  the same bytes as two files (two workers): ${twoFiles} ms wall = ${mbps(twoFiles)} MB/s\n` +
       `  bare read, two halves at once: ${bare2.toFixed(0)} ms = ${mbps(bare2)} MB/s\n` +
       `  FileReaderSync in a worker: ${sync.one.toFixed(0)} ms = ${mbps(sync.one)} MB/s; in two workers (halves): ${sync.two.toFixed(0)} ms = ${mbps(sync.two)} MB/s\n` +
       `  File.stream() with a BYOB reader, one reused buffer: ${sync.stream.toFixed(0)} ms = ${mbps(sync.stream)} MB/s; two streams over halves at once (as the app reads): ${sync.stream2.toFixed(0)} ms = ${mbps(sync.stream2)} MB/s; four: ${sync.stream4.toFixed(0)} ms = ${mbps(sync.stream4)} MB/s\n` +
-      `  as the app reads a big file (two workers, four BYOB streams each over its half), no verification: ${sync.workers2x4.toFixed(0)} ms = ${mbps(sync.workers2x4)} MB/s -> ratio ${(sync.workers2x4 / elapsed).toFixed(2)}\n` +
+      `  as the app reads a big file (two workers, four BYOB streams each over its half), no verification: median of 3 ${workers2x4.toFixed(0)} ms (${sync.workers2x4runs.map((x) => x.toFixed(0)).join(', ')}) = ${mbps(workers2x4)} MB/s -> ratio ${(workers2x4 / elapsed).toFixed(2)}\n` +
       `  verify vs the fastest reading method found (${mbps(fastest)} MB/s): ratio ${(fastest / elapsed).toFixed(2)}\n` +
       `  block 0 on screen after the input's change event, 5 drops: median ${block0Median.toFixed(0)} ms (${block0s.map((x) => x.toFixed(0)).join(', ')}); longest main-thread task while verifying ${longest.toFixed(0)} ms\n` +
       `  long tasks (start after change + duration, ms): ${tasks.join(' ') || 'none'}`,
