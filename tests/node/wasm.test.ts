@@ -9,9 +9,12 @@ import { damagedFile, heapPage, oracleStatus, pgChecksumPage, rng, seal } from '
 type Wasm = typeof import('../../web/pkg/pgpage_wasm.js');
 const STATUS = ['ok', 'mismatch', 'zero', 'new_not_zero', 'bad_header'];
 
+/** Each loaded module's memory, for the bindings that take their input in place. */
+const memories = new Map<Wasm, WebAssembly.Memory>();
+
 async function load(dir: string): Promise<Wasm> {
   const mod: Wasm = await import(`../../web/${dir}/pgpage_wasm.js`);
-  mod.initSync({ module: readFileSync(join(__dirname, `../../web/${dir}/pgpage_wasm_bg.wasm`)) });
+  memories.set(mod, mod.initSync({ module: readFileSync(join(__dirname, `../../web/${dir}/pgpage_wasm_bg.wasm`)) }).memory);
   return mod;
 }
 
@@ -45,6 +48,30 @@ for (const build of ['pkg', 'pkg-scalar']) {
           expect(got).toEqual(f.expected);
           expect(new Set(got.map((g) => g.status))).toEqual(new Set(STATUS));
         }
+      }
+    });
+
+    it('ChunkVerifier: chunks written into its input, as the verify worker does, get the oracle\'s verdicts', () => {
+      for (const bs of [1024, 8192]) {
+        const f = damagedFile(9, 2, bs, bs + 2);
+        const first = w.absolute_block(bs, 2, 0);
+        // One verifier for every chunk: a 4-page input reused, the last chunk shorter.
+        const v = new w.ChunkVerifier(4 * bs);
+        expect(v.capacity()).toBe(4 * bs);
+        const got: { block: number; status: string; stored: number; computed: number | null }[] = [];
+        for (let off = 0; off < f.bytes.length; off += 4 * bs) {
+          const chunk = f.bytes.subarray(off, Math.min(f.bytes.length, off + 4 * bs));
+          new Uint8Array(memories.get(w)!.buffer).set(chunk, v.input());
+          const r = v.verify(chunk.length, first + off / bs, bs, false);
+          Array.from(r.status, (s, i) => {
+            const status = STATUS[s];
+            got.push({ block: off / bs + i, status, stored: r.stored[i], computed: status === 'zero' || status === 'new_not_zero' ? null : r.computed[i] });
+          });
+          r.free();
+        }
+        expect(got).toEqual(f.expected);
+        expect(() => v.verify(4 * bs + 1, 0, bs, false)).toThrow(/do not fit the verifier's/);
+        v.free();
       }
     });
 
