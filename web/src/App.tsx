@@ -10,7 +10,7 @@ import { keepFromFolder, mergeByBlock, newEntry, summaryState, type FileEntry } 
 import { FORKS, type Fork } from './lib/filename';
 import { BLOCK_SIZES, BYTE_ORDER_CHOICES, DETECT, orderName, type ByteOrderChoice, type GeometryChoice } from './lib/geometry';
 import { checksumWords } from './lib/messages';
-import { emptyCounts, STATUS_NAMES, STATUS_WORDS, type StatusCounts } from './lib/status';
+import { addCounts, emptyCounts, STATUS_NAMES, STATUS_WORDS, type StatusCounts } from './lib/status';
 import type { FromWorker, ProblemPage } from './worker/protocol';
 import { VerifyPool } from './worker/pool';
 import { loadWasm } from './wasm';
@@ -339,7 +339,7 @@ export function App() {
 
   const state = summaryState(files);
   const total: StatusCounts = emptyCounts();
-  for (const f of files) for (const s of STATUS_NAMES) total[s] += f.counts[s];
+  for (const f of files) addCounts(total, f.counts);
 
   const onDrop = async (e: React.DragEvent) => {
     e.preventDefault();

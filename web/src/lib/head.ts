@@ -1,6 +1,7 @@
-// The head of a loaded file, read once: the page view and the share actions decide the geometry
-// from it (until the worker has settled it) and the page view shows block 0 out of it, and the app starts verifying only once it is in, so the first page's
-// read does not queue behind the verify workers' streams.
+// The head of a loaded file, read once: the page view and the share actions decide the
+// geometry from it (until the worker has settled it) and the page view shows block 0 out of
+// it, and the app starts verifying only once it is in, so the first page's read does not
+// queue behind the verify workers' streams.
 import type { FileEntry } from '../files';
 import { loadWasm } from '../wasm';
 import { fileGeometry, headBytes } from './geometry';

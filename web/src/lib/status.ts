@@ -34,3 +34,8 @@ export type StatusCounts = Record<StatusName, number>;
 export function emptyCounts(): StatusCounts {
   return { ok: 0, mismatch: 0, zero: 0, new_not_zero: 0, bad_header: 0 };
 }
+
+/** Adds `more` into `into`. */
+export function addCounts(into: StatusCounts, more: StatusCounts): void {
+  for (const s of STATUS_NAMES) into[s] += more[s];
+}

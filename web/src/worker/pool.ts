@@ -3,7 +3,7 @@
 // few at a time, so a worker never waits for the page to send it the next one (a data
 // directory is hundreds of small files, and the page may be busy drawing). A big file is
 // shared: each worker verifies a part of it, and the pool makes their messages one file's.
-import type { StatusCounts } from '../lib/status';
+import { addCounts, emptyCounts, type StatusCounts } from '../lib/status';
 import type { FromWorker, PartDone, ProblemPage, VerifyRequest } from './protocol';
 
 /** The part of a Worker the pool uses (a fake one in tests). */
@@ -45,6 +45,9 @@ interface Shared {
   t0: number;
 }
 
+/** A shared file's bytes verified so far, over all its parts. */
+const bytesDone = (s: Shared): number => s.bytesDone.reduce((a, b) => a + b, 0);
+
 export class VerifyPool {
   /** Per worker, the jobs (and parts) handed to it and not yet finished, in the order it takes them. */
   private readonly handed: { job: number; bytes: number }[][];
@@ -73,9 +76,7 @@ export class VerifyPool {
             this.dispatch();
           }
         }
-        const s = this.shared.get(m.job);
-        if (s) this.fromPart(m.job, s, m);
-        else deliver(m);
+        this.route(m);
       };
       w.onerror = (ev) => {
         // The worker's state is unknown: everything handed to it fails, and it gets no more.
@@ -83,11 +84,7 @@ export class VerifyPool {
         const lost = this.handed[i];
         this.handed[i] = [];
         this.failed[i] = message;
-        for (const h of lost) {
-          const s = this.shared.get(h.job);
-          if (s) this.fromPart(h.job, s, { type: 'error', job: h.job, message });
-          else deliver({ type: 'error', job: h.job, message });
-        }
+        for (const h of lost) this.route({ type: 'error', job: h.job, message });
         this.dispatch();
       };
     });
@@ -130,27 +127,34 @@ export class VerifyPool {
   /** Replaces a big file waiting first in the queue by one part per live worker. */
   private split(next: Waiting, bytes: number): void {
     const live = this.failed.filter((f) => f === null).length;
-    if (live < 2 || bytes < SPLIT_BYTES || next.req.part) return;
+    if (live < 2 || bytes < SPLIT_BYTES) return;
     const per = Math.ceil(bytes / live / PART_ALIGN) * PART_ALIGN;
     const parts: Waiting[] = [];
     for (let p = 0; p * per < bytes; p++) {
       const to = p === live - 1 ? Number.MAX_SAFE_INTEGER : (p + 1) * per;
       parts.push({ req: { ...next.req, part: { index: p, from: p * per, to } }, size: () => Math.min(bytes, to) - p * per });
     }
-    const zero = { ok: 0, mismatch: 0, zero: 0, new_not_zero: 0, bad_header: 0 };
     this.shared.set(next.req.job, {
       parts: parts.length,
       ended: 0,
       started: false,
       early: [],
       bytesDone: parts.map(() => 0),
-      counts: zero,
+      counts: emptyCounts(),
       done: [],
       failed: null,
       cancelled: false,
       t0: this.now(),
     });
     this.waiting.splice(0, 1, ...parts);
+  }
+
+  /** A worker's message (or one the pool says for a worker): a shared file's part goes
+   * through fromPart, anything else to the page as it is. */
+  private route(m: FromWorker): void {
+    const s = this.shared.get(m.job);
+    if (s) this.fromPart(m.job, s, m);
+    else this.deliver(m);
   }
 
   /** A message of one part of a shared file: becomes the file's, or waits for its turn. */
@@ -170,14 +174,14 @@ export class VerifyPool {
           return;
         }
         s.bytesDone[m.part ?? 0] = m.bytesDone;
-        this.deliver({ ...m, bytesDone: s.bytesDone.reduce((a, b) => a + b, 0) });
+        this.deliver({ ...m, bytesDone: bytesDone(s) });
         return;
       case 'done':
         if (live && !s.started) {
           s.early.push(m);
           return;
         }
-        for (const k of Object.keys(s.counts) as (keyof StatusCounts)[]) s.counts[k] += m.counts[k];
+        addCounts(s.counts, m.counts);
         if (m.part) s.done.push(m.part);
         s.ended++;
         break;
@@ -244,7 +248,7 @@ export class VerifyPool {
       }
       if (held.length > 0) {
         held.sort((a, b) => a.block - b.block);
-        this.deliver({ type: 'progress', job, runs: [], problems: held, bytesDone: s.bytesDone.reduce((a, b) => a + b, 0) });
+        this.deliver({ type: 'progress', job, runs: [], problems: held, bytesDone: bytesDone(s) });
       }
     }
     this.deliver({ type: 'done', job, counts: s.counts, checksumsDisabled: !saw && headerPages > 0, elapsedMs: this.now() - s.t0 });
@@ -269,11 +273,7 @@ export class VerifyPool {
         // No worker left at all: what waits can never run.
         const reason = this.failed.every((f) => f !== null) ? this.failed[0] : null;
         if (reason === null) return;
-        for (const r of this.waiting.splice(0)) {
-          const s = this.shared.get(r.req.job);
-          if (s) this.fromPart(r.req.job, s, { type: 'error', job: r.req.job, message: reason });
-          else this.deliver({ type: 'error', job: r.req.job, message: reason });
-        }
+        for (const r of this.waiting.splice(0)) this.route({ type: 'error', job: r.req.job, message: reason });
         return;
       }
       this.waiting.shift();
