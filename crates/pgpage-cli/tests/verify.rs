@@ -385,6 +385,80 @@ fn unreadable_paths_exit_2_but_the_rest_is_verified() {
     assert!(stdout(&out).contains("Bad checksums:  1\n"));
 }
 
+/// A relation file its user may not read (mode 000): named with the system's reason, exit 2,
+/// and the readable files beside it still verified, whether named alone or met in a walk.
+/// Root reads every file, so under root the binary runs as nobody (65534).
+#[test]
+fn a_file_without_read_permission_exits_2_and_the_rest_is_verified() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let mode = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    mode(dir.path(), 0o755);
+    // A copy of the binary that the other user can run wherever the checkout lives.
+    let bin = dir.path().join("pgpage");
+    fs::copy(env!("CARGO_BIN_EXE_pgpage"), &bin).unwrap();
+    mode(&bin, 0o755);
+    let db = dir.path().join("base").join("5");
+    let (good, locked) = (db.join("16385"), db.join("16386"));
+    let mut pages = clean_file(3, 0);
+    pages[1][6000] ^= 4;
+    write(&good, &pages);
+    write(&locked, &clean_file(2, 0));
+    for d in [dir.path().join("base"), db.clone()] {
+        mode(&d, 0o755);
+    }
+    mode(&good, 0o644);
+    mode(&locked, 0o000);
+    let run = |args: &[&str]| {
+        let mut c = Command::new(&bin);
+        c.args(args);
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        if unsafe { libc::geteuid() } == 0 {
+            c.uid(65534).gid(65534);
+        }
+        c.output().unwrap()
+    };
+    let (g, l) = (good.to_str().unwrap(), locked.to_str().unwrap());
+    let reason = format!("pgpage: error: could not open file \"{l}\": Permission denied");
+
+    let out = run(&["verify", "--json", l, g]);
+    assert_eq!(out.status.code(), Some(2), "{:?}", stderr_lines(&out));
+    assert_eq!(stderr_lines(&out), [reason.clone()]);
+    let v = json(&out);
+    assert_eq!(v["files"].as_array().unwrap().len(), 1);
+    assert_eq!(v["files"][0]["path"], g);
+    assert_eq!(
+        (
+            v["summary"]["ok"].as_u64(),
+            v["summary"]["mismatch"].as_u64()
+        ),
+        (Some(2), Some(1))
+    );
+
+    let out = run(&["verify", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_lines(&out).contains(&reason),
+        "{:?}",
+        stderr_lines(&out)
+    );
+    let text = stdout(&out);
+    assert!(text.contains("Files scanned:   1\n"), "{text}");
+    assert!(text.contains("Blocks scanned:  3\n"), "{text}");
+    assert!(text.contains("Bad checksums:  1\n"), "{text}");
+
+    let out = run(&["inspect", l]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr_lines(&out),
+        [format!("pgpage inspect: {l}: permission denied")]
+    );
+    // The tests' own user still reads it: the refusal was the mode, and nothing changed it.
+    mode(&locked, 0o644);
+    assert_eq!(fs::read(&locked).unwrap(), clean_file(2, 0).concat());
+}
+
 #[test]
 fn nothing_to_verify_and_usage_errors_exit_2() {
     let dir = tempfile::tempdir().unwrap();
