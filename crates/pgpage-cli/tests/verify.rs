@@ -424,7 +424,7 @@ fn a_file_without_read_permission_exits_2_and_the_rest_is_verified() {
 
     let out = run(&["verify", "--json", l, g]);
     assert_eq!(out.status.code(), Some(2), "{:?}", stderr_lines(&out));
-    assert_eq!(stderr_lines(&out), [reason.clone()]);
+    assert_eq!(stderr_lines(&out), [reason.as_str()]);
     let v = json(&out);
     assert_eq!(v["files"].as_array().unwrap().len(), 1);
     assert_eq!(v["files"][0]["path"], g);
