@@ -2,7 +2,7 @@
 // problem and see the marked checksum bytes, move with the keyboard, copy PostgreSQL's
 // lines, meet bad input, reload offline; and nothing is ever sent to another origin.
 import { expect, test, type Page } from '@playwright/test';
-import { closeSync, openSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { concat, heapPage, oracleStatus, pgChecksumPage, rng, seal } from '../oracle/pgchecksum';
 import { checksumless, clean, damaged, makeDir, problemsOf, write, type Made } from './files';
@@ -168,6 +168,34 @@ test('bad input: empty, torn, not a relation file, checksums disabled; the rest 
   await expect(page.locator('[data-testid=problem][data-file="16402"]')).toHaveCount(0);
   await expect(page.locator('[data-testid=problem][data-file="16385"]')).toHaveCount(problemsOf(seg0).length);
   await expect(page.locator('[data-testid=file][data-file="16401"] [data-count=ok]')).toHaveText('2');
+});
+
+test('a folder without relation files: one message, the files already loaded still usable', async ({ page }) => {
+  const d = makeDir();
+  const text = new TextEncoder().encode('not a relation file\n');
+  for (const name of ['PG_VERSION', 'pg_control', 'postgresql.conf', 'pg_wal/000000010000000000000001']) {
+    mkdirSync(join(d, 'data', name, '..'), { recursive: true });
+    writeFileSync(join(d, 'data', name), text);
+  }
+  await page.goto('/');
+  await choose(page, [seg0]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await page.getByTestId('folder-input').setInputFiles(join(d, 'data'));
+  await expect(page.getByRole('status').filter({ hasText: 'relation file' })).toHaveText('None of the 4 files is a relation file.');
+  await expect(page.getByTestId('file')).toHaveCount(1);
+  await page.locator('[data-testid=problem][data-file="16385"]').first().click();
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16385');
+  // Made a data directory: its relation file is verified; an SLRU segment named like a
+  // relation file (pg_xact/0001) is skipped with the rest, as pg_checksums skips it.
+  mkdirSync(join(d, 'data', 'base', '5'), { recursive: true });
+  mkdirSync(join(d, 'data', 'pg_xact'));
+  write(join(d, 'data', 'base', '5'), '16391', readFileSync(good.path));
+  write(join(d, 'data', 'pg_xact'), '0001', new Uint8Array(8192).fill(0x55));
+  await page.getByTestId('folder-input').setInputFiles(join(d, 'data'));
+  await expect(page.getByRole('status').filter({ hasText: 'relation file' })).toHaveText('Skipped 5 files that are not relation files.');
+  await expect(page.getByTestId('file')).toHaveCount(2);
+  await expect(page.locator('[data-testid=file][data-file="16391"] [data-count=ok]')).toHaveText('20');
+  rmSync(d, { recursive: true, force: true });
 });
 
 test('the segment number comes from the name and can be overridden', async ({ page }) => {

@@ -6,7 +6,7 @@ import { PageView } from './components/PageView';
 import { SamplesPicker, useSampleLoader } from './components/Samples';
 import { PngButton, ProblemsReport } from './components/Share';
 import { Tour, type TourView } from './tour/Tour';
-import { keepFromFolder, mergeByBlock, newEntry, summaryState, type FileEntry } from './files';
+import { folderFilter, mergeByBlock, newEntry, summaryState, type FileEntry } from './files';
 import { FORKS, type Fork } from './lib/filename';
 import { BLOCK_SIZES, BYTE_ORDER_CHOICES, DETECT, orderName, type ByteOrderChoice, type GeometryChoice } from './lib/geometry';
 import { checksumWords } from './lib/messages';
@@ -183,7 +183,8 @@ export function App() {
 
   const addFiles = useCallback(
     (list: { file: File; path: string; fromFolder: boolean }[]) => {
-      const kept = list.filter((x) => !x.fromFolder || keepFromFolder(x.path, x.file.name));
+      const keep = folderFilter(list.filter((x) => x.fromFolder).map((x) => x.path));
+      const kept = list.filter((x) => !x.fromFolder || keep(x.path));
       const skipped = list.length - kept.length;
       kept.sort((a, b) => byPath.compare(a.path, b.path));
       const entries = kept.map((x) => newEntry(x.file, x.path, allChoice));

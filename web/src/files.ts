@@ -84,9 +84,17 @@ export function newEntry(file: File, path: string, choice: GeometryChoice = DETE
   };
 }
 
-/** Which of a folder's files to verify: relation files, minus pg_checksums' skip list. */
-export function keepFromFolder(path: string, name: string): boolean {
-  return parseRelationFileName(name) !== null && !isSkippedDataDirFile(path);
+/**
+ * Which of a folder drop's files to verify: relation files, minus pg_checksums' skip list; and
+ * in a folder that is a data directory (it holds base/N, global or pg_tblspc files) only those
+ * under base/, global/ and pg_tblspc/, the directories pg_checksums scans: pg_xact/0001 or
+ * pg_multixact/offsets/0002 are named like relation files but are SLRU segments, not pages.
+ */
+export function folderFilter(paths: readonly string[]): (path: string) => boolean {
+  const root = (p: string) => p.split('/')[0];
+  const dataDirs = new Set(paths.filter((p) => relationDirectory(p) !== null).map(root));
+  return (path) =>
+    parseRelationFileName(path) !== null && !isSkippedDataDirFile(path) && (!dataDirs.has(root(path)) || relationDirectory(path) !== null);
 }
 
 export type SummaryState = 'idle' | 'running' | 'done' | 'error';

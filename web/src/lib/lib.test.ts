@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeByBlock, summaryState, newEntry } from '../files';
+import { folderFilter, mergeByBlock, summaryState, newEntry } from '../files';
 import type { ProblemPage } from '../worker/protocol';
 import { isSkippedDataDirFile, parseRelationFileName, relationDirectory } from './filename';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines, signedInt2 } from './messages';
@@ -27,6 +27,18 @@ describe('relation file names', () => {
     expect(isSkippedDataDirFile('base/5/pg_internal.init')).toBe(true);
     expect(isSkippedDataDirFile('base/5/t3_16385')).toBe(true);
     expect(isSkippedDataDirFile('base/5/16385')).toBe(false);
+  });
+  it('keeps from a data directory only what pg_checksums scans, from other folders every relation file', () => {
+    const data = ['pgdata/base/1/1259', 'pgdata/global/1262', 'pgdata/global/pg_control', 'pgdata/pg_xact/0001',
+      'pgdata/pg_multixact/offsets/0002', 'pgdata/pg_tblspc/16400/PG_15_202209061/5/16401.1', 'pgdata/16385'];
+    const copies = ['copies/16385', 'copies/16385_fsm', 'copies/pg_xact/0001', 'copies/notes.txt'];
+    const keep = folderFilter([...data, ...copies]);
+    expect([...data, ...copies].filter(keep)).toEqual([
+      'pgdata/base/1/1259', 'pgdata/global/1262', 'pgdata/pg_tblspc/16400/PG_15_202209061/5/16401.1',
+      'copies/16385', 'copies/16385_fsm', 'copies/pg_xact/0001',
+    ]);
+    // A database directory dropped on its own is not a data directory: all its files count.
+    expect(['16384/16385', '16384/pg_filenode.map'].filter(folderFilter(['16384/16385', '16384/pg_filenode.map']))).toEqual(['16384/16385']);
   });
 });
 
