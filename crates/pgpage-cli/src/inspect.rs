@@ -2,7 +2,7 @@
 //! (CONTRACTS.md `inspect --json`), or as readable text. Reads the file read-only, one page
 //! at a time, and prints as it goes.
 
-use std::fs::File;
+use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
@@ -12,6 +12,8 @@ use pgpage::file::{detect_block_size, parse_relation_file_name, Fork, DETECT_HEA
 use pgpage::layout::{BlockSize, Endian};
 use pgpage::verify::verify_page;
 use serde::Serialize;
+
+use crate::input::open_regular;
 
 #[derive(clap::Args, Debug)]
 pub struct InspectArgs {
@@ -114,12 +116,12 @@ fn open(args: &InspectArgs) -> Result<Target, Fatal> {
         Fork::Vm => Some(PageKind::Vm),
         Fork::Main | Fork::Init => None,
     });
-    let file = File::open(&args.path).map_err(|e| Fatal(io_reason(&e)))?;
-    let meta = file.metadata().map_err(|e| Fatal(io_reason(&e)))?;
-    if meta.is_dir() {
-        return Err(Fatal(String::from("is a directory, not a relation file")));
+    // Named explicitly, a FIFO or a device is refused before it is opened.
+    if fs::metadata(&args.path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return Err(Fatal(String::from("not a regular file")));
     }
-    let len = meta.len();
+    let file = open_regular(&args.path).map_err(|e| Fatal(io_reason(&e)))?;
+    let len = file.metadata().map_err(|e| Fatal(io_reason(&e)))?.len();
     if len == 0 {
         return Err(Fatal(String::from("empty file: no pages to inspect")));
     }
@@ -157,6 +159,7 @@ fn io_reason(e: &io::Error) -> String {
     match e.kind() {
         io::ErrorKind::NotFound => String::from("no such file"),
         io::ErrorKind::PermissionDenied => String::from("permission denied"),
+        io::ErrorKind::IsADirectory => String::from("is a directory, not a relation file"),
         _ => e.to_string(),
     }
 }

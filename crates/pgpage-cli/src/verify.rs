@@ -19,6 +19,8 @@ use pgpage::file::{
 };
 use pgpage::{BlockSize, Endian, PageStatus};
 
+use crate::input::open_regular;
+
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum EndianArg {
     Little,
@@ -556,8 +558,8 @@ fn verify_unit(
     open: &mut Option<(usize, io::Result<File>)>,
 ) -> UnitResult {
     if open.as_ref().map(|(i, _)| *i) != Some(unit.item) {
-        // File::open is read-only: verification never writes to its input.
-        *open = Some((unit.item, File::open(&job.path)));
+        // Opened read-only: verification never writes to its input.
+        *open = Some((unit.item, open_regular(&job.path)));
     }
     let (Some((_, file)), Some(cell), Some(data)) = (
         open.as_ref(),

@@ -266,6 +266,67 @@ fn a_page_claiming_another_size_is_read_as_the_server_reads_it() {
     fs::remove_dir_all(&d).unwrap();
 }
 
+/// Runs pgpage, failing the test (and killing pgpage) if it has not ended within 20 s: the
+/// inputs below would block a plain open() forever.
+fn pgpage_within(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgpage"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run pgpage");
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("pgpage {args:?} still running after 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_fifo_or_a_device_is_refused_at_once_and_the_rest_verified() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = dir("fifo");
+    let fifo = d.join("17300");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let good = d.join("17301");
+    fs::write(&good, sealed_page(0, |_| {})).unwrap();
+    let (f, g) = (fifo.to_str().unwrap(), good.to_str().unwrap());
+
+    let out = pgpage_within(&["verify", "--json", f, "/dev/zero", g]);
+    assert_eq!(checked(&out, "fifo verify"), 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [
+            format!("pgpage: error: \"{f}\" is neither a file nor a directory"),
+            String::from("pgpage: error: \"/dev/zero\" is neither a file nor a directory"),
+        ]
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["ok"].as_u64(), Some(1));
+
+    for path in [f, "/dev/zero"] {
+        let out = pgpage_within(&["inspect", path]);
+        assert_eq!(checked(&out, "fifo inspect"), 2);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).trim_end(),
+            format!("pgpage inspect: {path}: not a regular file")
+        );
+    }
+    // In a directory walk a FIFO named like a relation file is passed over, as pg_checksums
+    // passes over everything that is not a regular file.
+    let out = pgpage_within(&["verify", d.to_str().unwrap()]);
+    assert_eq!(checked(&out, "fifo walk"), 0);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Files scanned:   1\n"));
+    fs::remove_dir_all(&d).unwrap();
+}
+
 #[test]
 fn bad_files_do_not_stop_the_good_ones() {
     let d = dir("mixed");
