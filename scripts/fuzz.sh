@@ -6,7 +6,8 @@
 #   scripts/fuzz.sh TARGET [RUNS]     TARGET: page_status | file_verify | page_decode | inspect_json
 # FUZZ_SANITIZER=none runs without AddressSanitizer (the default is cargo fuzz's, address):
 # the core is safe Rust but for its SIMD loads, and the decode targets run several times
-# faster without it. FUZZ_JOBS=N runs N fuzzing processes on one corpus.
+# faster without it. FUZZ_JOBS=N runs N fuzzing processes on one corpus, RUNS runs each
+# (logs in crates/fuzz-N.log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
