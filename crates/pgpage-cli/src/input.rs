@@ -1,22 +1,32 @@
 //! Opening the files the user names or a walk finds: read-only, and never blocking.
 
-use std::fs::{File, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-/// Opens a regular file read-only. With O_NONBLOCK, opening a FIFO returns at once instead of
-/// waiting for a writer (for a regular file the flag changes nothing); whatever the open
-/// finds is then refused unless it is a regular file, so a FIFO swapped in after the walk's
-/// stat cannot hang a thread.
+/// Opens a regular file read-only, refusing anything else. What the path names is looked at
+/// first, so a FIFO or a device is never opened (opening one can block or act). The open
+/// itself uses O_NONBLOCK (no effect on a regular file) and what it found is looked at again,
+/// so a FIFO swapped in after that first look cannot hang a thread either.
 pub fn open_regular(path: &Path) -> io::Result<File> {
+    regular(&fs::metadata(path)?)?;
+    open_nonblocking(path)
+}
+
+/// The open of `open_regular`, without the first look: what a swap would meet.
+fn open_nonblocking(path: &Path) -> io::Result<File> {
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(path)?;
-    let meta = file.metadata()?;
+    regular(&file.metadata()?)?;
+    Ok(file)
+}
+
+fn regular(meta: &fs::Metadata) -> io::Result<()> {
     if meta.is_file() {
-        Ok(file)
+        Ok(())
     } else if meta.is_dir() {
         Err(io::Error::from(io::ErrorKind::IsADirectory))
     } else {
@@ -41,13 +51,16 @@ mod tests {
         let c = CString::new(fifo.as_os_str().as_bytes()).unwrap();
         // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        // Without O_NONBLOCK this open would wait for a writer forever: it runs on a thread
-        // so that such a regression fails the test instead of hanging it.
+        let e = open_regular(&fifo).expect_err("a FIFO is not a relation file");
+        assert_eq!(e.to_string(), "not a regular file");
+        // A FIFO swapped in after the first look: without O_NONBLOCK this open would wait
+        // for a writer forever. It runs on a thread so that such a regression fails the test
+        // instead of hanging it.
         let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || tx.send(open_regular(&fifo).map(drop)));
+        std::thread::spawn(move || tx.send(open_nonblocking(&fifo).map(drop)));
         let e = rx
             .recv_timeout(std::time::Duration::from_secs(10))
-            .expect("open_regular returns for a FIFO")
+            .expect("the open returns for a FIFO")
             .expect_err("a FIFO is not a relation file");
         assert_eq!(e.to_string(), "not a regular file");
         let e = open_regular(dir.path()).expect_err("a directory is not a relation file");

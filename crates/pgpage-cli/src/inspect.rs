@@ -2,7 +2,7 @@
 //! (CONTRACTS.md `inspect --json`), or as readable text. Reads the file read-only, one page
 //! at a time, and prints as it goes.
 
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
@@ -116,10 +116,6 @@ fn open(args: &InspectArgs) -> Result<Target, Fatal> {
         Fork::Vm => Some(PageKind::Vm),
         Fork::Main | Fork::Init => None,
     });
-    // Named explicitly, a FIFO or a device is refused before it is opened.
-    if fs::metadata(&args.path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        return Err(Fatal(String::from("not a regular file")));
-    }
     let file = open_regular(&args.path).map_err(|e| Fatal(io_reason(&e)))?;
     let len = file.metadata().map_err(|e| Fatal(io_reason(&e)))?.len();
     if len == 0 {
