@@ -2,10 +2,10 @@
 // problem and see the marked checksum bytes, move with the keyboard, copy PostgreSQL's
 // lines, meet bad input, reload offline; and nothing is ever sent to another origin.
 import { expect, test, type Page } from '@playwright/test';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { concat, heapPage, oracleStatus, pgChecksumPage, rng, seal } from '../oracle/pgchecksum';
-import { checksumless, clean, damaged, makeDir, problemsOf, write, type Made } from './files';
+import { checksumless, clean, damaged, makeDir, problemsOf, sparse, write, type Made } from './files';
 
 const dir = makeDir();
 const seg0 = damaged(dir, '16385', 12, 0, 1);
@@ -246,8 +246,7 @@ test('the URL hash brings back file, block and offset when the same file is chos
 test('a long verification shows progress and can be cancelled', async ({ page }) => {
   const d = makeDir();
   // A 4 GB sparse file of new pages: instant to make, seconds to read, so Cancel is in time.
-  const f = write(d, '16600', new Uint8Array(0));
-  truncateSync(f.path, 4 * 1024 ** 3);
+  const f = sparse(d, '16600', 4 * 1024 ** 3);
   await page.goto('/');
   await choose(page, [f]);
   const row = page.locator('[data-testid=file][data-file="16600"]');
@@ -312,8 +311,7 @@ test('drop files on the page; theme switch', async ({ page }) => {
 
 test('a file that changes while being read gets a message, and the page stays usable', async ({ page }) => {
   const d = makeDir();
-  const f = write(d, '16700', new Uint8Array(0));
-  truncateSync(f.path, 4 * 1024 ** 3);
+  const f = sparse(d, '16700', 4 * 1024 ** 3);
   await page.goto('/');
   await choose(page, [f, seg0]);
   const row = page.locator('[data-testid=file][data-file="16700"]');
@@ -406,8 +404,7 @@ test('bad-input matrix: each file its message or verdict, the rest usable, the t
   const claims16k = make('16414', concat([sealed(0), sealed(1, (v) => v.setUint16(18, 16384 | 4, true)), sealed(2)]));
   // pd_lower past pd_upper: line pointers claimed past the free space.
   const lowerPastUpper = make('16415', concat([sealed(0, (v) => (v.setUint16(12, 8000, true), v.setUint16(14, 100, true)))]));
-  const big = write(d, '16416', new Uint8Array(0));
-  truncateSync(big.path, 1024 ** 3);
+  const big = sparse(d, '16416', 1024 ** 3);
   const matrix = [oneByte, halfPage, randomPages, allFF, claims16k, lowerPastUpper];
   // The oracle's verdicts are what the CLI's matrix promises: noise and 0xFF fail, the
   // 16 kB claim passes, pd_lower > pd_upper is a bad header.
@@ -476,20 +473,11 @@ test('a file shared between the workers: one set of verdicts, checksums decided 
   const d = makeDir();
   const blocks = (72 << 20) / 8192;
   const r = rng(9);
-  const sparse = (name: string, pages: Map<number, Uint8Array>): Made => {
-    const path = join(d, name);
-    const fd = openSync(path, 'w');
-    for (const [b, p] of pages) writeSync(fd, p, 0, p.length, b * 8192);
-    closeSync(fd);
-    truncateSync(path, blocks * 8192);
-    const expected = [...pages].map(([b, p]) => ({ block: b, ...oracleStatus(p, b) }));
-    return { path, name, expected };
-  };
   const withChecksums = new Map<number, Uint8Array>([[10, heapPage(8192, 3, r)]]);
   for (let b = 6000; b < 6010; b++) withChecksums.set(b, seal(heapPage(8192, 4, r), b));
   withChecksums.get(6005)![8000] ^= 0x01;
-  const a = sparse('16700', withChecksums);
-  const b = sparse('16701', new Map([[5, heapPage(8192, 2, r)], [9000, heapPage(8192, 2, r)]]));
+  const a = sparse(d, '16700', blocks * 8192, withChecksums);
+  const b = sparse(d, '16701', blocks * 8192, new Map([[5, heapPage(8192, 2, r)], [9000, heapPage(8192, 2, r)]]));
   // The oracle agrees on what the pages are: 10 stores 0, 6005 is damaged, the rest sealed.
   expect(problemsOf(a).map((e) => [e.block, e.status, e.stored])).toEqual([[10, 'mismatch', 0], [6005, 'mismatch', a.expected.find((e) => e.block === 6005)!.stored]]);
   await page.goto('/');
@@ -513,8 +501,7 @@ test('a file shared between the workers: one set of verdicts, checksums decided 
 // the reader reaches for it (the rows share the two cores with the workers otherwise).
 test('while files verify, the hex dump renders the rest of the page when it is scrolled', async ({ page }) => {
   const d = makeDir();
-  const big = write(d, '16800', new Uint8Array(0));
-  truncateSync(big.path, 4 * 1024 ** 3);
+  const big = sparse(d, '16800', 4 * 1024 ** 3);
   await page.goto('/');
   await choose(page, [good, big]);
   const row = page.locator('[data-testid=file][data-file="16800"]');

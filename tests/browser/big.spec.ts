@@ -1,22 +1,15 @@
 // Big and odd files in the browser: a 5 GB sparse file and a set of 1 GB segment files
 // verify to the last page with the tab's memory flat (bounded far below what it read).
 import { expect, test } from '@playwright/test';
-import { closeSync, openSync, rmSync, truncateSync } from 'node:fs';
-import { join } from 'node:path';
-import { makeDir, rendererRssKiB } from './files';
+import { rmSync } from 'node:fs';
+import { makeDir, rendererRssKiB, sparse } from './files';
 
 const GiB = 1024 ** 3;
 
 test('a 5 GB sparse file and three 1 GB segments verify with flat memory', async ({ page }) => {
   test.setTimeout(300_000);
   const d = makeDir();
-  const sparse = (name: string, bytes: number) => {
-    const p = join(d, name);
-    closeSync(openSync(p, 'w'));
-    truncateSync(p, bytes);
-    return p;
-  };
-  const files = [sparse('16500', 5 * GiB), sparse('16501', GiB), sparse('16501.1', GiB), sparse('16501.2', GiB)];
+  const files = [sparse(d, '16500', 5 * GiB), sparse(d, '16501', GiB), sparse(d, '16501.1', GiB), sparse(d, '16501.2', GiB)].map((f) => f.path);
   await page.goto('/');
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'idle');
   // The page starts its workers while idle; measure from after that.

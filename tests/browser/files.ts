@@ -1,6 +1,6 @@
 // Relation files for the browser tests, written to a temp dir. Synthetic ones carry the
 // oracle's expected verdicts; tests/browser/pg.spec.ts makes real ones with PostgreSQL.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { concat, damagedFile, heapPage, oracleStatus, rng, seal, type SyntheticFile } from '../oracle/pgchecksum';
@@ -27,6 +27,17 @@ export function write(dir: string, name: string, bytes: Uint8Array, expected: Sy
   const path = join(dir, name);
   writeFileSync(path, bytes);
   return { path, name, expected };
+}
+
+/** A sparse file of `bytes` bytes: new (all-zero) 8 kB pages but for `pages` (by block),
+ * written in their places; instant to make, as long to read as any file of its size. */
+export function sparse(dir: string, name: string, bytes: number, pages = new Map<number, Uint8Array>()): Made {
+  const path = join(dir, name);
+  const fd = openSync(path, 'w');
+  for (const [b, p] of pages) writeSync(fd, p, 0, p.length, b * 8192);
+  closeSync(fd);
+  truncateSync(path, bytes);
+  return { path, name, expected: [...pages].map(([b, p]) => ({ block: b, ...oracleStatus(p, b) })) };
 }
 
 export function damaged(dir: string, name: string, blocks: number, segment: number, seed = 1): Made {

@@ -3,11 +3,11 @@
 // picture on the clipboard), the Markdown report against the oracle, a link a colleague
 // opens to land on the same spot, and the print stylesheet.
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { readFileSync, truncateSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import { pgChecksumPage } from '../oracle/pgchecksum';
 import { bandHeight } from '../../web/src/share/band';
-import { damaged, makeDir, problemsOf, write, type Made } from './files';
+import { damaged, makeDir, problemsOf, sparse, type Made } from './files';
 
 const dir = makeDir();
 const seg0 = damaged(dir, '16385', 12, 0, 1);
@@ -165,8 +165,7 @@ test('a browser that refuses the clipboard still gets the PNG, and is told why',
 test('a large page map exports without long main-thread tasks', async ({ page }) => {
   const d = makeDir();
   // 131,072 new pages (1 GB, sparse): the largest map cells of 2 pixels.
-  const big = write(d, '16900', new Uint8Array(0));
-  truncateSync(big.path, 131072 * 8192);
+  const big = sparse(d, '16900', 131072 * 8192);
   await page.goto('/');
   await choose(page, [big]);
   await watchLongTasks(page);
