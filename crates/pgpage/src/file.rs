@@ -113,6 +113,97 @@ pub fn detect_block_size(head: &[u8], endian: Endian) -> Option<BlockSize> {
     best.map(|(_, size)| size)
 }
 
+/// What the user chose for a file's geometry; `None` leaves it to the file's head.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GeometryChoice {
+    pub block_size: Option<BlockSize>,
+    pub endian: Option<Endian>,
+}
+
+/// The block size and byte order a file is read with, and how they were decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Geometry {
+    pub block_size: BlockSize,
+    pub endian: Endian,
+    /// No sane header at the head in any byte order tried: 8 kB pages assumed, as
+    /// pg_checksums reads any file.
+    pub block_size_assumed: bool,
+    /// Big-endian pages were found in the head without being asked for (a big-endian
+    /// server's files).
+    pub byte_order_detected: bool,
+}
+
+/// Why a file is not read as pages at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotARelationFile {
+    /// Whether both byte orders were tried.
+    pub tried_both_orders: bool,
+    pub endian: Endian,
+}
+
+impl core::fmt::Display for NotARelationFile {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let tried = if self.tried_both_orders {
+            "either byte order"
+        } else if self.endian == Endian::Big {
+            "big-endian order"
+        } else {
+            "little-endian order"
+        };
+        write!(
+            f,
+            "not a relation file: no sane PostgreSQL page header at its start in {tried} (choose a block size to verify it anyway)"
+        )
+    }
+}
+
+/// A file's geometry from its head (`DETECT_HEAD_BYTES` of it, or all of a shorter file),
+/// trying little- then big-endian unless a byte order is chosen. A head of nothing but zeros
+/// is a file of new pages at the default size; a head with no sane header is read as 8 kB
+/// pages when the file is named like a relation file (pg_checksums reads any such file),
+/// and is not a relation file otherwise.
+pub fn file_geometry(
+    head: &[u8],
+    choice: GeometryChoice,
+    named_like_relation: bool,
+) -> Result<Geometry, NotARelationFile> {
+    let orders: &[Endian] = match choice.endian {
+        None => &[Endian::Little, Endian::Big],
+        Some(Endian::Little) => &[Endian::Little],
+        Some(Endian::Big) => &[Endian::Big],
+    };
+    for &endian in orders {
+        if let Some(size) = detect_block_size(head, endian) {
+            return Ok(Geometry {
+                block_size: choice.block_size.unwrap_or(size),
+                endian,
+                block_size_assumed: false,
+                byte_order_detected: choice.endian.is_none() && endian == Endian::Big,
+            });
+        }
+    }
+    let endian = choice.endian.unwrap_or_default();
+    let plain = |block_size, block_size_assumed| Geometry {
+        block_size,
+        endian,
+        block_size_assumed,
+        byte_order_detected: false,
+    };
+    if let Some(size) = choice.block_size {
+        return Ok(plain(size, false));
+    }
+    if head.iter().all(|&b| b == 0) {
+        return Ok(plain(BlockSize::DEFAULT, false));
+    }
+    if named_like_relation {
+        return Ok(plain(BlockSize::DEFAULT, true));
+    }
+    Err(NotARelationFile {
+        tried_both_orders: choice.endian.is_none(),
+        endian,
+    })
+}
+
 /// A file's length split into whole pages and the bytes past the last whole page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileExtent {
@@ -272,6 +363,42 @@ mod tests {
     )]
     use super::*;
     use crate::checksum::pg_checksum_page;
+
+    #[test]
+    fn geometry_tries_both_byte_orders_and_says_why_it_refuses() {
+        let mut page = vec![0u8; 8192];
+        page[12..14].copy_from_slice(&24u16.to_be_bytes());
+        page[14..16].copy_from_slice(&8000u16.to_be_bytes());
+        page[16..18].copy_from_slice(&8192u16.to_be_bytes());
+        page[18..20].copy_from_slice(&(8192u16 | 4).to_be_bytes());
+        let g = file_geometry(&page, GeometryChoice::default(), false).unwrap();
+        assert_eq!((g.endian, g.block_size.bytes()), (Endian::Big, 8192));
+        assert!(g.byte_order_detected && !g.block_size_assumed);
+        // Told little-endian, the same page has no sane header: refused unless named.
+        let little = GeometryChoice {
+            endian: Some(Endian::Little),
+            ..GeometryChoice::default()
+        };
+        let e = file_geometry(&page, little, false).unwrap_err();
+        assert!(e.to_string().contains("little-endian order"), "{e}");
+        let g = file_geometry(&page, little, true).unwrap();
+        assert!(g.block_size_assumed && g.endian == Endian::Little);
+        // All zeros: new pages at the default size, nothing assumed.
+        let g = file_geometry(&[0u8; 100], GeometryChoice::default(), false).unwrap();
+        assert!(!g.block_size_assumed && g.block_size == BlockSize::DEFAULT);
+        // A chosen block size wins over the head's.
+        let choice = GeometryChoice {
+            block_size: BlockSize::new(4096),
+            endian: None,
+        };
+        assert_eq!(
+            file_geometry(&page, choice, false)
+                .unwrap()
+                .block_size
+                .bytes(),
+            4096
+        );
+    }
 
     #[test]
     fn a_garbage_page_claiming_16k_does_not_set_the_block_size() {

@@ -16,3 +16,4 @@ pub use verify::{PageStatus, PageVerdict};
 pub mod decode;
 pub mod fields;
 pub mod file;
+pub mod findings;

@@ -1,0 +1,122 @@
+//! The registry of findings: every problem pgpage reports about a page, a structure or a file,
+//! each with its message, the PostgreSQL rule it mirrors (source file and function) and how
+//! strong its evidence is. verify, decode, the CLI, the browser and the reports all name a
+//! finding by its variant; none of them words a problem of its own.
+
+use serde::Serialize;
+
+/// How much a finding proves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Evidence {
+    /// The server itself decides it the same way (a checksum it recomputes, a header or a
+    /// short read it refuses): the page cannot be read as it is.
+    Server,
+    /// Bytes PostgreSQL never writes (a structural rule the server or amcheck checks later).
+    Structural,
+    /// Two independent signs agree (a checksum valid for another block AND the page's own
+    /// tuple ids naming that block).
+    Corroborated,
+    /// One weak sign that chance explains at stated odds (a bare 16-bit checksum match).
+    Candidate,
+    /// Not a problem: a fact about the file worth saying (checksums off in the cluster).
+    Note,
+}
+
+/// Where PostgreSQL makes the same decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Rule {
+    /// Path in PostgreSQL's source tree, `src/` left out.
+    pub file: &'static str,
+    pub function: &'static str,
+}
+
+macro_rules! findings {
+    ($( $(#[$doc:meta])* $variant:ident => $code:literal, $evidence:ident, $file:literal, $function:literal, $message:literal; )*) => {
+        /// Every finding pgpage reports. Fieldless, so it crosses the wasm boundary as a
+        /// small code; what a finding is about (the block, the other block) travels beside it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+        #[serde(rename_all = "snake_case")]
+        #[repr(u16)]
+        pub enum Finding {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Finding {
+            pub const ALL: &'static [Finding] = &[ $( Finding::$variant, )* ];
+
+            /// A stable name for JSON and tests.
+            pub fn code(self) -> &'static str {
+                match self { $( Finding::$variant => $code, )* }
+            }
+
+            /// One line, in PostgreSQL's words where the server or amcheck has them.
+            pub fn message(self) -> &'static str {
+                match self { $( Finding::$variant => $message, )* }
+            }
+
+            pub fn rule(self) -> Rule {
+                match self { $( Finding::$variant => Rule { file: $file, function: $function }, )* }
+            }
+
+            pub fn evidence(self) -> Evidence {
+                match self { $( Finding::$variant => Evidence::$evidence, )* }
+            }
+        }
+    };
+}
+
+findings! {
+    /// The stored pd_checksum differs from pg_checksum_page's.
+    ChecksumMismatch => "checksum_mismatch", Server,
+        "backend/storage/page/bufpage.c", "PageIsVerified",
+        "page verification failed: the stored checksum differs from the computed one";
+    /// pd_upper is 0 but the page is not all zeros.
+    NewPageNotZero => "new_page_not_zero", Server,
+        "backend/storage/page/bufpage.c", "PageIsVerified",
+        "pd_upper is 0 (a new page) but the page is not all zeros: the server rejects it";
+    /// pd_flags has bits outside PD_VALID_FLAG_BITS.
+    HeaderFlagsInvalid => "header_flags_invalid", Server,
+        "backend/storage/page/bufpage.c", "PageIsVerified",
+        "pd_flags has bits outside PD_VALID_FLAG_BITS";
+    /// pd_lower > pd_upper.
+    HeaderLowerAboveUpper => "header_lower_above_upper", Server,
+        "backend/storage/page/bufpage.c", "PageIsVerified",
+        "pd_lower is above pd_upper";
+    /// pd_upper > pd_special.
+    HeaderUpperAboveSpecial => "header_upper_above_special", Server,
+        "backend/storage/page/bufpage.c", "PageIsVerified",
+        "pd_upper is above pd_special";
+    /// pd_special past the block size.
+    HeaderSpecialPastPage => "header_special_past_page", Server,
+        "backend/storage/page/bufpage.c", "PageIsVerified",
+        "pd_special is past the end of the page";
+    /// pd_special not MAXALIGNed.
+    HeaderSpecialNotAligned => "header_special_not_aligned", Server,
+        "backend/storage/page/bufpage.c", "PageIsVerified",
+        "pd_special is not MAXALIGNed";
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_every_rule_names_a_c_file() {
+        let mut codes: alloc::vec::Vec<&str> = Finding::ALL.iter().map(|f| f.code()).collect();
+        codes.sort_unstable();
+        let n = codes.len();
+        codes.dedup();
+        assert_eq!(codes.len(), n, "two findings share a code");
+        for f in Finding::ALL {
+            let r = f.rule();
+            assert!(
+                r.file.ends_with(".c") || r.file.ends_with(".h"),
+                "{f:?}: {}",
+                r.file
+            );
+            assert!(!r.function.is_empty() && !f.message().is_empty());
+        }
+    }
+}
