@@ -1,9 +1,12 @@
-//! Opening the files the user names or a walk finds: read-only, and never blocking.
+//! Opening and reading the files the user names or a walk finds: read-only, never blocking
+//! on what is not a regular file, and saying how much a read got when a file ends early.
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
+
+use pgpage::file::DETECT_HEAD_BYTES;
 
 /// Opens a regular file read-only, refusing anything else. What the path names is looked at
 /// first, so a FIFO or a device is never opened (opening one can block or act). The open
@@ -34,6 +37,35 @@ fn regular(meta: &fs::Metadata) -> io::Result<()> {
             io::ErrorKind::InvalidInput,
             "not a regular file",
         ))
+    }
+}
+
+/// Fills `buf` from `offset` with pread; returns how much was read and the error, if any,
+/// that stopped it short of the end of the file. Fewer bytes without an error means the file
+/// ended first: past its length as it was when the read was planned, it shrank meanwhile.
+pub fn read_full_at(file: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error>) {
+    let mut done = 0usize;
+    while let Some(rest) = buf.get_mut(done..).filter(|r| !r.is_empty()) {
+        match file.read_at(rest, offset.saturating_add(done as u64)) {
+            Ok(0) => break,
+            Ok(n) => done = done.saturating_add(n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (done, Some(e)),
+        }
+    }
+    (done, None)
+}
+
+/// The head of a file of `len` bytes that the core's file_geometry looks at.
+pub fn read_head(file: &File, len: u64) -> io::Result<Vec<u8>> {
+    let want = usize::try_from(len).map_or(DETECT_HEAD_BYTES, |n| n.min(DETECT_HEAD_BYTES));
+    let mut head = vec![0u8; want];
+    match read_full_at(file, &mut head, 0) {
+        (_, Some(e)) => Err(e),
+        (got, None) => {
+            head.truncate(got);
+            Ok(head)
+        }
     }
 }
 

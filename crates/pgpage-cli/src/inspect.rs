@@ -8,12 +8,12 @@ use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
 use pgpage::decode::{decode_page, DecodeOptions, DecodedPage, PageKind};
-use pgpage::file::{detect_block_size, parse_relation_file_name, Fork, DETECT_HEAD_BYTES};
-use pgpage::layout::{BlockSize, Endian};
+use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry};
 use pgpage::verify::verify_page;
 use serde::Serialize;
 
-use crate::input::open_regular;
+use crate::args::{io_reason, KindArg, ReadAs};
+use crate::input::{open_regular, read_head};
 
 #[derive(clap::Args, Debug)]
 pub struct InspectArgs {
@@ -24,17 +24,10 @@ pub struct InspectArgs {
     #[arg(long)]
     pub block: Option<u32>,
     /// Page kind instead of the detected one.
-    #[arg(long)]
-    pub kind: Option<String>,
-    /// Segment number instead of the one in the file name's `.N` suffix.
-    #[arg(long)]
-    pub segment: Option<u32>,
-    /// Block size instead of the one detected from pd_pagesize_version.
-    #[arg(long)]
-    pub block_size: Option<u32>,
-    /// Byte order of the server that wrote the file.
-    #[arg(long, default_value = "little")]
-    pub endian: String,
+    #[arg(long, value_enum)]
+    pub kind: Option<KindArg>,
+    #[command(flatten)]
+    pub read_as: ReadAs,
     pub path: PathBuf,
 }
 
@@ -55,11 +48,12 @@ struct BlockOut<'a> {
 
 /// What the file is, resolved from its name, the options and its first pages.
 struct Target {
+    /// The path as printed.
+    display: String,
     file: File,
     fork: Fork,
     segment: u32,
-    block_size: BlockSize,
-    endian: Endian,
+    geometry: Geometry,
     kind: Option<PageKind>,
     blocks: u32,
     trailing_bytes: u64,
@@ -71,116 +65,82 @@ pub fn run(args: &InspectArgs) -> i32 {
         Ok(status) => status,
         Err(Fatal(reason)) => {
             if !reason.is_empty() {
-                eprintln!("pgpage inspect: {}: {reason}", args.path.display());
+                eprintln!("pgpage: error: {reason}");
             }
             2
         }
     }
 }
 
-/// The head of the file that block size detection looks at.
-fn read_head(file: &File, len: u64) -> Vec<u8> {
-    let mut head = vec![0u8; usize::try_from(len.min(DETECT_HEAD_BYTES as u64)).unwrap_or(0)];
-    match file.read_exact_at(&mut head, 0) {
-        Ok(()) => head,
-        Err(_) => Vec::new(),
-    }
-}
-
 fn open(args: &InspectArgs) -> Result<Target, Fatal> {
-    let endian = match args.endian.as_str() {
-        "little" => Endian::Little,
-        "big" => Endian::Big,
-        other => {
-            return Err(Fatal(format!(
-                "--endian must be little or big, not {other:?}"
-            )))
-        }
-    };
-    let kind = match &args.kind {
-        Some(k) => Some(PageKind::parse(k).ok_or_else(|| {
-            let names: Vec<&str> = PageKind::ALL.iter().map(|k| k.as_str()).collect();
-            Fatal(format!(
-                "unknown --kind {k:?} (one of {})",
-                names.join(", ")
-            ))
-        })?),
-        None => None,
-    };
+    let display = args.path.display().to_string();
     let name = args.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let parsed = parse_relation_file_name(name);
     // Any other name is read as segment 0 of a main fork, as verify reads it.
     let (fork, name_segment) = parsed.map_or((Fork::Main, 0), |n| (n.fork, n.segno));
-    let kind = kind.or(match fork {
+    let kind = args.kind.map(|k| k.0).or(match fork {
         Fork::Fsm => Some(PageKind::Fsm),
         Fork::Vm => Some(PageKind::Vm),
         Fork::Main | Fork::Init => None,
     });
-    let file = open_regular(&args.path).map_err(|e| Fatal(io_reason(&e)))?;
-    let len = file.metadata().map_err(|e| Fatal(io_reason(&e)))?.len();
-    if len == 0 {
-        return Err(Fatal(String::from("empty file: no pages to inspect")));
-    }
-    let block_size = match args.block_size {
-        Some(b) => BlockSize::new(b)
-            .ok_or_else(|| Fatal(format!("--block-size {b} is not one of 1024..32768")))?,
-        None => match detect_block_size(&read_head(&file, len), endian) {
-            Some(b) => b,
-            // As verify (and pg_checksums) do: garbage pages are still pages, of the default
-            // size; each decodes to flagged values and a mismatch status.
-            None => BlockSize::DEFAULT,
-        },
+    let failed = |what: &str, e: io::Error| {
+        Fatal(format!(
+            "could not {what} file \"{display}\": {}",
+            io_reason(&e)
+        ))
     };
-    let size = u64::from(block_size.bytes());
+    let file = open_regular(&args.path).map_err(|e| failed("open", e))?;
+    let len = file.metadata().map_err(|e| failed("stat", e))?.len();
+    let head = read_head(&file, len).map_err(|e| failed("read", e))?;
+    // A file of garbage is still pages of the default size when named like a relation file
+    // (each decodes to flagged values and a mismatch status), as verify and pg_checksums
+    // read it.
+    let geometry = file_geometry(&head, args.read_as.geometry_choice(), parsed.is_some())
+        .map_err(|why| Fatal(format!("file \"{display}\" is {why}")))?;
+    let size = u64::from(geometry.block_size.bytes());
     let blocks = u32::try_from(len.checked_div(size).unwrap_or(0))
-        .map_err(|_| Fatal(String::from("file too large")))?;
-    if blocks == 0 {
+        .map_err(|_| Fatal(format!("file \"{display}\" is too large")))?;
+    if blocks == 0 && len > 0 {
         return Err(Fatal(format!(
-            "{len} bytes: less than one {size}-byte page"
+            "file \"{display}\" is {len} bytes: less than one {size}-byte page"
         )));
     }
     Ok(Target {
+        display,
         file,
         fork,
-        segment: args.segment.unwrap_or(name_segment),
-        block_size,
-        endian,
+        segment: args.read_as.segment.unwrap_or(name_segment),
+        geometry,
         kind,
         blocks,
         trailing_bytes: len.checked_rem(size).unwrap_or(0),
     })
 }
 
-fn io_reason(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => String::from("no such file"),
-        io::ErrorKind::PermissionDenied => String::from("permission denied"),
-        io::ErrorKind::IsADirectory => String::from("is a directory, not a relation file"),
-        _ => e.to_string(),
-    }
-}
-
 fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
     let t = open(args)?;
     let range = match args.block {
         Some(b) if b >= t.blocks => {
-            return Err(Fatal(format!(
-                "block {b} out of range: the file has {} blocks (0..{})",
-                t.blocks,
-                t.blocks.saturating_sub(1)
-            )))
+            return Err(Fatal(match t.blocks {
+                0 => format!("block {b} out of range: the file has no blocks"),
+                n => format!(
+                    "block {b} out of range: the file has {n} blocks (0..{})",
+                    n.saturating_sub(1)
+                ),
+            }))
         }
         Some(b) => b..b.saturating_add(1),
         None => 0..t.blocks,
     };
+    let (block_size, endian) = (t.geometry.block_size, t.geometry.endian);
     let opts = DecodeOptions {
-        endian: t.endian,
+        endian,
         kind: t.kind,
         fork: t.fork,
     };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let path = args.path.display().to_string();
+    let path = &t.display;
     let write_err = |e: io::Error| match e.kind() {
         // The reader went away (`| head`): nothing more to say, as verify does.
         io::ErrorKind::BrokenPipe => Fatal(String::new()),
@@ -193,23 +153,31 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
             segment: u32,
             fork: &'static str,
             block_size: u32,
+            /// Added to the contract's keys: the byte order the file was read in.
+            endian: pgpage::Endian,
         }
         let head = Head {
-            path: &path,
+            path,
             segment: t.segment,
             fork: t.fork.as_str(),
-            block_size: t.block_size.bytes(),
+            block_size: block_size.bytes(),
+            endian,
         };
         let head = serde_json::to_string(&head).map_err(|e| Fatal(e.to_string()))?;
         // Streamed: the head object without its closing brace, then the blocks one by one.
         write!(out, "{},\"blocks\":[", head.trim_end_matches('}')).map_err(write_err)?;
     } else {
+        let big_endian = match (endian, t.geometry.byte_order_detected) {
+            (pgpage::Endian::Big, true) => ", big-endian (detected: a big-endian server's file)",
+            (pgpage::Endian::Big, false) => ", big-endian",
+            (pgpage::Endian::Little, _) => "",
+        };
         writeln!(
             out,
-            "{path}: segment {}, fork {}, block size {}, {} blocks{}",
+            "{path}: segment {}, fork {}, block size {}{big_endian}, {} blocks{}",
             t.segment,
             t.fork.as_str(),
-            t.block_size.bytes(),
+            block_size.bytes(),
             t.blocks,
             if t.trailing_bytes > 0 {
                 format!(", {} trailing bytes", t.trailing_bytes)
@@ -219,17 +187,27 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         )
         .map_err(write_err)?;
     }
-    let mut page = vec![0u8; t.block_size.len()];
+    if t.blocks == 0 {
+        // An empty file is a relation of no pages (an unlogged table's _init fork, a table
+        // truncated to nothing): nothing to decode, nothing wrong, as verify says it.
+        eprintln!("pgpage: warning: file \"{path}\" is empty");
+    }
+    let mut page = vec![0u8; block_size.len()];
     let mut problems = 0u32;
     for (i, block) in range.enumerate() {
         t.file
             .read_exact_at(
                 &mut page,
-                u64::from(block).saturating_mul(u64::from(t.block_size.bytes())),
+                u64::from(block).saturating_mul(u64::from(block_size.bytes())),
             )
-            .map_err(|e| Fatal(format!("reading block {block}: {}", io_reason(&e))))?;
-        let absolute = t.block_size.absolute_block(t.segment, block);
-        let status = verify_page(&page, absolute, t.endian).status;
+            .map_err(|e| {
+                Fatal(format!(
+                    "could not read block {block} in file \"{path}\": {}",
+                    io_reason(&e)
+                ))
+            })?;
+        let absolute = block_size.absolute_block(t.segment, block);
+        let status = verify_page(&page, absolute, endian).status;
         if status.is_problem() {
             problems = problems.saturating_add(1);
         }

@@ -1,6 +1,7 @@
 //! `pgpage`: argument parsing and printing over the pgpage core (CONTRACTS.md). Each
 //! subcommand lives in its own module and returns the process exit status.
 
+mod args;
 mod input;
 mod inspect;
 mod verify;

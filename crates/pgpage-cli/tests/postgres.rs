@@ -91,13 +91,21 @@ fn read_block(path: &Path, block: u64) -> Vec<u8> {
     b
 }
 
-#[test]
-fn mismatch_lines_and_summary_equal_pg_checksums() {
+/// A stopped `initdb -k` cluster in a temporary directory, after `sql` ran in it; the
+/// output of the last statement.
+struct Cluster {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    data: PathBuf,
+    last: String,
+}
+
+fn cluster(sql: &[&str]) -> Cluster {
     let tmp = tempfile::Builder::new()
         .prefix("pgpage-pg")
         .tempdir()
         .unwrap();
-    let root = tmp.path();
+    let root = tmp.path().to_path_buf();
     if is_root() {
         ok(
             Command::new("chown")
@@ -110,7 +118,10 @@ fn mismatch_lines_and_summary_equal_pg_checksums() {
     let data = root.join("data");
     let d = data.to_str().unwrap();
     let sock = root.to_str().unwrap();
-    let port = (20_000 + std::process::id() % 30_000).to_string();
+    // Each cluster of this run on its own port: the tests run at the same time.
+    static CLUSTERS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = CLUSTERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let port = (20_000 + (std::process::id() * 2 + n) % 30_000).to_string();
     ok(
         pg("initdb", &["-k", "-A", "trust", "--no-sync", "-D", d]),
         "initdb -k",
@@ -152,25 +163,39 @@ fn mismatch_lines_and_summary_equal_pg_checksums() {
         "-v",
         "ON_ERROR_STOP=1",
     ];
-    for sql in [
-        "create table t (id int primary key, v text)",
-        "insert into t select g, md5(g::text) from generate_series(1, 20000) g",
-        "delete from t where id % 7 = 0",
-        "vacuum t",
-        "checkpoint",
-        "select pg_relation_filepath('t'), pg_relation_filepath('t_pkey')",
-    ] {
+    for sql in sql {
         args.extend(["-c", sql]);
     }
     let out = ok(pg("psql", &args), "psql");
-    let rel: Vec<&str> = out.trim().lines().last().unwrap().split('|').collect();
-    let (table, index) = (data.join(rel[0]), data.join(rel[1]));
+    let last = out.trim().lines().last().unwrap_or_default().to_owned();
     // A clean shutdown, or pg_checksums refuses the cluster.
     ok(
         pg("pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
         "pg_ctl stop",
     );
     drop(server);
+    Cluster {
+        _tmp: tmp,
+        root,
+        data,
+        last,
+    }
+}
+
+#[test]
+fn mismatch_lines_and_summary_equal_pg_checksums() {
+    let cluster = cluster(&[
+        "create table t (id int primary key, v text)",
+        "insert into t select g, md5(g::text) from generate_series(1, 20000) g",
+        "delete from t where id % 7 = 0",
+        "vacuum t",
+        "checkpoint",
+        "select pg_relation_filepath('t'), pg_relation_filepath('t_pkey')",
+    ]);
+    let (root, data) = (&cluster.root, &cluster.data);
+    let d = data.to_str().unwrap();
+    let rel: Vec<&str> = cluster.last.split('|').collect();
+    let (table, index) = (data.join(rel[0]), data.join(rel[1]));
 
     // Damage a copy, as pg_checksums must be run on a stopped cluster.
     let copy = root.join("copy");
@@ -181,8 +206,8 @@ fn mismatch_lines_and_summary_equal_pg_checksums() {
             .unwrap(),
         "cp -a",
     );
-    let table = copy.join(table.strip_prefix(&data).unwrap());
-    let index = copy.join(index.strip_prefix(&data).unwrap());
+    let table = copy.join(table.strip_prefix(data).unwrap());
+    let index = copy.join(index.strip_prefix(data).unwrap());
     flip(&table, 2 * 8192 + 5000, 0x01); // a bit in tuple data
     flip(&table, 5 * 8192 + 8, 0xFF); // the checksum itself
     let (b7, b8) = (read_block(&table, 7), read_block(&table, 8));
@@ -244,4 +269,116 @@ fn mismatch_lines_and_summary_equal_pg_checksums() {
     assert_eq!(find(8)["matches_block"], 7);
     assert_eq!(find(10)["status"], "new_not_zero");
     assert_eq!(find(2)["status"], "mismatch");
+}
+
+/// pgpage's and pg_checksums' stderr lines of one kind, with pg_checksums' program name
+/// replaced by ours, sorted (pg_checksums walks in readdir's order).
+fn lines_of(out: &Output, ours: bool, pick: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut lines: Vec<String> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| pick(l))
+        .map(|l| {
+            if ours {
+                l.to_owned()
+            } else {
+                l.replacen("pg_checksums: ", "pgpage: ", 1)
+            }
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+fn pgpage(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pgpage"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn summary(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .take(4)
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn verbose_filenode_and_progress_as_pg_checksums_prints_them() {
+    let cluster = cluster(&[
+        "create table t (id int primary key, v text)",
+        "insert into t select g, md5(g::text) from generate_series(1, 3000) g",
+        "vacuum t",
+        // An unlogged table: its _init fork is an empty file.
+        "create unlogged table u (id int)",
+        "checkpoint",
+        "select pg_relation_filenode('t'), pg_relation_filepath('u')",
+    ]);
+    let d = cluster.data.to_str().unwrap();
+    let rel: Vec<&str> = cluster.last.split('|').collect();
+    let (filenode, unlogged) = (rel[0], cluster.data.join(rel[1]));
+    let verified = |l: &str| l.contains("checksums verified in file");
+
+    // -v: one line per file, in pg_checksums' words, for every file it checks.
+    let theirs = pg("pg_checksums", &["--check", "-v", "-D", d]);
+    let ours = pgpage(&["verify", "-v", d]);
+    assert_eq!(theirs.status.code(), Some(0), "{theirs:?}");
+    assert_eq!(ours.status.code(), Some(0), "{ours:?}");
+    let want = lines_of(&theirs, false, verified);
+    assert!(want.len() > 900, "pg_checksums -v: {} files", want.len());
+    assert_eq!(lines_of(&ours, true, verified), want);
+    assert!(want.contains(&format!(
+        "pgpage: checksums verified in file \"{}_init\"",
+        unlogged.display()
+    )));
+    assert_eq!(summary(&ours), summary(&theirs));
+
+    // -f: that relation's files only (main, fsm, vm), in every directory.
+    let theirs = pg("pg_checksums", &["--check", "-v", "-f", filenode, "-D", d]);
+    let ours = pgpage(&["verify", "-v", "-f", filenode, d]);
+    assert_eq!(ours.status.code(), Some(0), "{ours:?}");
+    let want = lines_of(&theirs, false, verified);
+    assert_eq!(want.len(), 3, "{want:#?}");
+    assert_eq!(lines_of(&ours, true, verified), want);
+    assert_eq!(summary(&ours), summary(&theirs));
+    // pg_checksums takes a data directory; -f means nothing for a file.
+    let table = cluster.data.join(format!("base/5/{filenode}"));
+    let out = pgpage(&["verify", "-f", filenode, table.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+
+    // -P: progress lines in pg_checksums' format, ending at the same total.
+    let theirs = pg("pg_checksums", &["--check", "-P", "-D", d]);
+    let ours = pgpage(&["verify", "-P", d]);
+    let progress = |out: &Output| -> Vec<String> {
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    let (theirs, ours) = (progress(&theirs), progress(&ours));
+    for line in theirs.iter().chain(&ours) {
+        let (mb, rest) = line
+            .split_once(" MB (")
+            .unwrap_or_else(|| panic!("{line:?}"));
+        let (done, total) = mb.split_once('/').unwrap();
+        let percent = rest.strip_suffix("%) computed").unwrap();
+        for n in [done, total, percent] {
+            assert!(n.parse::<u64>().is_ok(), "{line:?}");
+        }
+    }
+    assert_eq!(ours.last(), theirs.last());
+    assert!(ours.last().unwrap().contains("(100%)"), "{ours:?}");
+
+    // inspect of the empty _init fork: a relation of no pages, not an error.
+    let init = format!("{}_init", unlogged.display());
+    let out = pgpage(&["inspect", "--json", &init]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["fork"], "init");
+    assert_eq!(v["blocks"], serde_json::json!([]));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        format!("pgpage: warning: file \"{init}\" is empty")
+    );
 }

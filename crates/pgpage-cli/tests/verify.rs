@@ -117,6 +117,7 @@ fn clean_file_exits_0_with_the_contract_json() {
         [
             "block_size",
             "blocks",
+            "endian",
             "fork",
             "pages",
             "path",
@@ -452,7 +453,9 @@ fn a_file_without_read_permission_exits_2_and_the_rest_is_verified() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         stderr_lines(&out),
-        [format!("pgpage inspect: {l}: permission denied")]
+        [format!(
+            "pgpage: error: could not open file \"{l}\": Permission denied"
+        )]
     );
     // The tests' own user still reads it: the refusal was the mode, and nothing changed it.
     mode(&locked, 0o644);

@@ -1,0 +1,88 @@
+//! `pgpage verify`: the paths walked (walk), their files read in large chunks (read) on every
+//! core (pool), and what was found printed in input order (report, json). Page status, file
+//! names and file geometry are the core's business (pgpage::file).
+
+mod json;
+mod pool;
+mod read;
+mod report;
+mod walk;
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::args::ReadAs;
+use read::{Plan, Reader};
+use report::Report;
+use walk::WalkOptions;
+
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    /// Print JSON (CONTRACTS.md `verify --json`).
+    #[arg(long)]
+    pub json: bool,
+    /// List every page, not only the problem pages.
+    #[arg(long)]
+    pub all: bool,
+    #[command(flatten)]
+    pub read_as: ReadAs,
+    /// Check only the files of the relation with this filenode, in every database and
+    /// tablespace (pg_checksums -f); every PATH must then be a data directory.
+    #[arg(short = 'f', long, value_name = "FILENODE")]
+    pub filenode: Option<u32>,
+    /// Show progress on stderr, as pg_checksums -P does.
+    #[arg(short = 'P', long)]
+    pub progress: bool,
+    /// Name each file on stderr once it is checked, as pg_checksums -v does.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Relation files (16385, 16385.2, 16385_fsm, ...) or directories (a data directory is
+    /// walked like pg_checksums: global/, base/, pg_tblspc/).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Runs the command; returns the exit status.
+pub fn run(args: &VerifyArgs) -> i32 {
+    if args.filenode.is_some() {
+        // pg_checksums -f selects among a data directory's files; a file or another
+        // directory has no such selection to make.
+        if let Some(p) = args.paths.iter().find(|p| !walk::is_data_directory(p)) {
+            eprintln!(
+                "pgpage: error: option -f/--filenode needs data directories, and \"{}\" is not one",
+                p.display()
+            );
+            return 2;
+        }
+    }
+    let items = walk::expand_all(
+        &args.paths,
+        WalkOptions {
+            segment: args.read_as.segment,
+            filenode: args.filenode,
+        },
+    );
+    let plan = Plan::new(&items, args.read_as.geometry_choice(), args.all);
+    let options = report::Options {
+        json: args.json,
+        all: args.all,
+        verbose: args.verbose,
+        progress: args.progress,
+    };
+    let total_bytes = items
+        .iter()
+        .fold(0u64, |n, i| n.saturating_add(i.file_len()));
+    let stdout = io::stdout();
+    let stderr = io::stderr();
+    let mut report = Report::new(options, stdout.lock(), stderr.lock(), total_bytes);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let printed = pool::run(
+        plan.batches.len(),
+        threads,
+        Reader::new,
+        |reader, index| plan.work(reader, index),
+        |handover| report.consume(handover, &plan),
+    );
+    // Output closed (a pipe to `head`) or full: nothing more can be said.
+    printed.and_then(|()| report.finish()).unwrap_or(2)
+}

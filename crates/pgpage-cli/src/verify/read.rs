@@ -1,0 +1,308 @@
+//! Reading the files: cut into large page-aligned chunks, grouped into batches for the pool,
+//! each chunk read with pread into a page-aligned buffer and handed to the core's verifier.
+//! A file's geometry (block size, byte order) is settled once, by the core's file_geometry
+//! on the file's head, by whichever thread reaches the file first.
+
+use std::fs::File;
+use std::io;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use pgpage::file::{
+    file_geometry, FileExtent, FileVerifier, Geometry, GeometryChoice, PageResult, StatusCounts,
+    DETECT_HEAD_BYTES,
+};
+
+use super::walk::{FileJob, Item};
+use crate::args::io_reason;
+use crate::input::{open_regular, read_full_at, read_head};
+
+/// Bytes read at once: a multiple of every block size, so chunks always hold whole pages,
+/// and large enough that syscalls and hand-overs between threads cost nothing (bench/NOTES.md).
+const CHUNK_BYTES: usize = 1 << 22;
+/// The alignment of the read buffer: a memory page.
+const PAGE_ALIGN: usize = 4096;
+// The first chunk of a file holds all that geometry detection looks at, and chunks end on
+// page boundaries whatever the block size.
+const _: () = assert!(CHUNK_BYTES >= DETECT_HEAD_BYTES && CHUNK_BYTES.is_multiple_of(32768));
+/// Most units in a batch: a data directory's many small files are handed over together.
+const UNITS_PER_BATCH: usize = 256;
+
+/// A range of one file's bytes that one thread reads and verifies.
+pub struct Unit {
+    pub item: usize,
+    pub offset: u64,
+    pub len: usize,
+    pub first: bool,
+    pub last: bool,
+}
+
+/// A file's geometry and the verifier it makes.
+#[derive(Clone, Copy)]
+pub struct Prepared {
+    pub geometry: Geometry,
+    pub verifier: FileVerifier,
+    pub extent: FileExtent,
+}
+
+/// What one unit came to.
+#[derive(Default)]
+pub struct UnitResult {
+    /// The file's geometry, or why it could not be settled; on every unit, so the printer
+    /// has it at the file's first.
+    pub prep: Option<Result<Prepared, String>>,
+    pub counts: StatusCounts,
+    /// The pages to print: problem pages, or every page with `--all`.
+    pub pages: Vec<PageResult>,
+    /// Bytes read, for progress.
+    pub read: u64,
+    /// Why the unit stopped short.
+    pub error: Option<String>,
+}
+
+/// The work of one run: the files, cut into units and batches.
+pub struct Plan<'a> {
+    pub items: &'a [Item],
+    pub units: Vec<Unit>,
+    pub batches: Vec<Range<usize>>,
+    preps: Vec<OnceLock<Result<Prepared, String>>>,
+    choice: GeometryChoice,
+    keep_all: bool,
+}
+
+impl<'a> Plan<'a> {
+    pub fn new(items: &'a [Item], choice: GeometryChoice, keep_all: bool) -> Plan<'a> {
+        let units = split_into_units(items);
+        let batches = batch_units(&units);
+        Plan {
+            items,
+            units,
+            batches,
+            preps: items.iter().map(|_| OnceLock::new()).collect(),
+            choice,
+            keep_all,
+        }
+    }
+
+    /// The units of batch `index`.
+    pub fn batch(&self, index: usize) -> &[Unit] {
+        self.batches
+            .get(index)
+            .and_then(|b| self.units.get(b.clone()))
+            .unwrap_or_default()
+    }
+
+    /// Reads and verifies every unit of batch `index`.
+    pub fn work(&self, reader: &mut Reader, index: usize) -> Vec<UnitResult> {
+        self.batch(index)
+            .iter()
+            .map(|unit| match self.items.get(unit.item) {
+                Some(Item::File(job)) => self.verify_unit(reader, unit, job),
+                _ => UnitResult::default(),
+            })
+            .collect()
+    }
+
+    fn verify_unit(&self, reader: &mut Reader, unit: &Unit, job: &FileJob) -> UnitResult {
+        if reader.open.as_ref().map(|(i, _)| *i) != Some(unit.item) {
+            // Opened read-only: verification never writes to its input.
+            reader.open = Some((unit.item, open_regular(&job.path)));
+        }
+        let (Some((_, file)), Some(cell), Some(data)) = (
+            reader.open.as_ref(),
+            self.preps.get(unit.item),
+            reader.buf.as_mut().get_mut(..unit.len),
+        ) else {
+            return UnitResult::default();
+        };
+        let cannot_open =
+            |e: &io::Error| format!("could not open file \"{}\": {}", job.display, io_reason(e));
+        // The thread that holds the file's first chunk detects from that chunk, which it then
+        // verifies without reading it again.
+        let mut first_read: Option<(usize, Option<io::Error>)> = None;
+        let prep = cell
+            .get_or_init(|| {
+                let f = file.as_ref().map_err(cannot_open)?;
+                if self.choice.block_size.is_some() && self.choice.endian.is_some() {
+                    return prepare(self.choice, job, &[]);
+                }
+                if unit.offset == 0 {
+                    let (got, err) = read_full_at(f, data, 0);
+                    let head = data.get(..got.min(DETECT_HEAD_BYTES)).unwrap_or_default();
+                    let prep = prepare(self.choice, job, head);
+                    first_read = Some((got, err));
+                    return prep;
+                }
+                match read_head(f, job.len) {
+                    Ok(head) => prepare(self.choice, job, &head),
+                    Err(e) => Err(format!(
+                        "could not read file \"{}\": {}",
+                        job.display,
+                        io_reason(&e)
+                    )),
+                }
+            })
+            .clone();
+        let mut result = UnitResult {
+            prep: Some(prep.clone()),
+            ..UnitResult::default()
+        };
+        let Ok(prep) = prep else {
+            return result;
+        };
+        let file = match file {
+            Ok(f) => f,
+            // Another thread opened it and settled its geometry; this open failed.
+            Err(e) => {
+                result.error = Some(cannot_open(e));
+                return result;
+            }
+        };
+        let (got, err) = first_read.unwrap_or_else(|| read_full_at(file, data, unit.offset));
+        result.read = got as u64;
+        let size = u64::from(prep.verifier.block_size.bytes());
+        let first_block = unit.offset.checked_div(size).unwrap_or(0);
+        let pages_left = u64::from(prep.extent.blocks).saturating_sub(first_block);
+        let whole_len = (got as u64).min(pages_left.saturating_mul(size));
+        let (Ok(first), Some(whole)) = (
+            u32::try_from(first_block),
+            usize::try_from(whole_len).ok().and_then(|n| data.get(..n)),
+        ) else {
+            return result;
+        };
+        let keep_all = self.keep_all;
+        let pages = &mut result.pages;
+        prep.verifier.verify_chunk(
+            whole,
+            first,
+            &mut result.counts,
+            |s| keep_all || s.is_problem(),
+            |p| pages.push(p),
+        );
+        if got < unit.len {
+            let at = unit.offset.saturating_add(got as u64);
+            let block = at.checked_div(size).unwrap_or(0);
+            let partial = at.checked_rem(size).unwrap_or(0);
+            let display = &job.display;
+            result.error = Some(match err {
+                Some(e) => format!(
+                    "could not read block {block} in file \"{display}\": {}",
+                    io_reason(&e)
+                ),
+                None => format!(
+                    "could not read block {block} in file \"{display}\": read {partial} of {size} \
+                     (the file shrank while being read)"
+                ),
+            });
+        }
+        result
+    }
+}
+
+/// What one thread keeps between units: its read buffer and the file it has open.
+pub struct Reader {
+    buf: AlignedBuf,
+    open: Option<(usize, io::Result<File>)>,
+}
+
+impl Reader {
+    pub fn new() -> Reader {
+        Reader {
+            buf: AlignedBuf::new(),
+            open: None,
+        }
+    }
+}
+
+/// CHUNK_BYTES starting on a memory page. The kernel copies page cache pages into this
+/// buffer, at a quarter of the speed when the destination is not page aligned, and malloc's
+/// large blocks start 16 bytes into a page (bench/NOTES.md).
+struct AlignedBuf {
+    backing: Vec<u8>,
+    skip: usize,
+}
+
+impl AlignedBuf {
+    fn new() -> AlignedBuf {
+        let backing = vec![0u8; CHUNK_BYTES.saturating_add(PAGE_ALIGN)];
+        let skip = backing.as_ptr().align_offset(PAGE_ALIGN).min(PAGE_ALIGN);
+        AlignedBuf { backing, skip }
+    }
+
+    fn as_mut(&mut self) -> &mut [u8] {
+        self.backing
+            .get_mut(self.skip..)
+            .and_then(|b| b.get_mut(..CHUNK_BYTES))
+            .unwrap_or_default()
+    }
+}
+
+/// Settles a file's geometry: block size and byte order as chosen or as the core detects
+/// them from the head of the file, and its length in pages.
+fn prepare(choice: GeometryChoice, job: &FileJob, head: &[u8]) -> Result<Prepared, String> {
+    let geometry = file_geometry(head, choice, job.named_like_relation)
+        .map_err(|why| format!("file \"{}\" is {why}", job.display))?;
+    let extent = FileExtent::of_len(job.len, geometry.block_size).ok_or_else(|| {
+        format!(
+            "file \"{}\" holds more blocks than a block number can count",
+            job.display
+        )
+    })?;
+    let verifier = FileVerifier {
+        block_size: geometry.block_size,
+        endian: geometry.endian,
+        segno: job.segno,
+        blocks: extent.blocks,
+    };
+    Ok(Prepared {
+        geometry,
+        verifier,
+        extent,
+    })
+}
+
+/// Cuts files into CHUNK_BYTES ranges; every item gets at least one unit so that it is
+/// reported in order.
+fn split_into_units(items: &[Item]) -> Vec<Unit> {
+    let mut units = Vec::new();
+    let chunk = CHUNK_BYTES as u64;
+    for (item, it) in items.iter().enumerate() {
+        let len = it.file_len();
+        let mut offset = 0u64;
+        loop {
+            let this = len.saturating_sub(offset).min(chunk);
+            let next = offset.saturating_add(this);
+            units.push(Unit {
+                item,
+                offset,
+                len: usize::try_from(this).unwrap_or(CHUNK_BYTES),
+                first: offset == 0,
+                last: next >= len,
+            });
+            if next >= len {
+                break;
+            }
+            offset = next;
+        }
+    }
+    units
+}
+
+/// Groups consecutive units into batches of about CHUNK_BYTES, so that a data directory's
+/// many small files cost one hand-over between threads per batch, not one per file.
+fn batch_units(units: &[Unit]) -> Vec<Range<usize>> {
+    let mut batches = Vec::new();
+    let (mut start, mut bytes) = (0usize, 0usize);
+    for (i, unit) in units.iter().enumerate() {
+        bytes = bytes.saturating_add(unit.len);
+        let end = i.saturating_add(1);
+        if bytes >= CHUNK_BYTES
+            || end.saturating_sub(start) >= UNITS_PER_BATCH
+            || end == units.len()
+        {
+            batches.push(start..end);
+            (start, bytes) = (end, 0);
+        }
+    }
+    batches
+}
