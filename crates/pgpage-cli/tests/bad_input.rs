@@ -363,6 +363,19 @@ fn bad_files_do_not_stop_the_good_ones() {
     assert_eq!(good_entry["pages"].as_array().map(Vec::len), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("17201"), "the missing path is named: {err}");
+    // Not named like a relation file and without one sane page header: the core's
+    // file_geometry says it is not one, and how to read it anyway.
+    let t = text.to_str().unwrap();
+    assert!(
+        err.contains(&format!(
+            "pgpage: error: file \"{t}\" is not a relation file: no sane PostgreSQL page header \
+             at its start in either byte order (choose a block size to verify it anyway)\n"
+        )),
+        "{err}"
+    );
+    let out = pgpage(&["verify", "--block-size", "8192", t]);
+    assert_eq!(checked(&out, "text file as pages"), 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains(": read 5 of 8192"));
 
     let empty_dir = dir("empty");
     fs::write(empty_dir.join("README"), "no relation files here").unwrap();
@@ -524,5 +537,36 @@ fn a_5_gb_sparse_file_and_a_set_of_segments_verify_in_flat_memory() {
     // for 7 GB read, and no growth with the size of the input.
     eprintln!("peak RSS verifying 7 GB: {peak_kib} KiB");
     assert!(peak_kib < 64 * 1024, "peak RSS {peak_kib} KiB");
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn an_empty_file_is_a_relation_of_no_pages_for_inspect_as_for_verify() {
+    let d = dir("empty-inspect");
+    let path = d.join("17400_init");
+    fs::write(&path, b"").unwrap();
+    let p = path.to_str().unwrap();
+    let note = format!("pgpage: warning: file \"{p}\" is empty");
+    for json in [true, false] {
+        let args: &[&str] = if json {
+            &["inspect", "--json", p]
+        } else {
+            &["inspect", p]
+        };
+        let out = pgpage(args);
+        assert_eq!(checked(&out, "empty inspect"), 0);
+        assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end(), note);
+        if json {
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(
+                (v["fork"].as_str(), v["blocks"].as_array().map(Vec::len)),
+                (Some("init"), Some(0))
+            );
+        } else {
+            assert!(String::from_utf8_lossy(&out.stdout).contains(", 0 blocks"));
+        }
+    }
+    let out = pgpage(&["inspect", "--block", "0", p]);
+    assert_eq!(checked(&out, "empty inspect --block 0"), 2);
     fs::remove_dir_all(&d).unwrap();
 }

@@ -703,3 +703,74 @@ fn a_link_back_up_the_tree_is_walked_once() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(json(&out)["summary"]["files"], 1);
 }
+
+#[test]
+fn progress_only_when_asked_in_pg_checksums_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("16385");
+    // 3 MiB: 384 pages.
+    write(&path, &clean_file(384, 0));
+    let p = path.to_str().unwrap();
+
+    let out = pgpage(&["verify", p]);
+    assert!(out.stderr.is_empty(), "{out:?}");
+    for args in [
+        &["verify", "-P", p][..],
+        &["verify", "--progress", "--json", p],
+    ] {
+        let out = pgpage(args);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let lines = stderr_lines(&out);
+        // At most one report a second and one at the end; on a pipe, one line each.
+        assert!(!lines.is_empty() && lines.len() <= 3, "{lines:?}");
+        for line in &lines {
+            let (mb, percent) = line
+                .strip_suffix("%) computed")
+                .and_then(|l| l.split_once(" MB ("))
+                .unwrap_or_else(|| panic!("{line:?}"));
+            let (done, total) = mb.split_once('/').unwrap();
+            assert_eq!(total, "3", "{line:?}");
+            assert!(done.parse::<u32>().unwrap() <= 3 && percent.parse::<u32>().unwrap() <= 100);
+        }
+        assert_eq!(lines.last().unwrap(), "3/3 MB (100%) computed");
+    }
+    // The JSON on stdout is untouched by it.
+    let out = pgpage(&["verify", "-P", "--json", p]);
+    assert_eq!(json(&out)["summary"]["ok"], 384);
+}
+
+#[test]
+fn verbose_names_each_file_read_to_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let (good, torn, empty) = (
+        dir.path().join("16385"),
+        dir.path().join("16386"),
+        dir.path().join("16387"),
+    );
+    let mut pages = clean_file(3, 0);
+    pages[1][5000] ^= 1;
+    write(&good, &pages);
+    let mut bytes = clean_file(1, 0).concat();
+    bytes.extend_from_slice(&[1u8; 10]);
+    fs::write(&torn, bytes).unwrap();
+    fs::write(&empty, b"").unwrap();
+    let (g, t, e) = (
+        good.to_str().unwrap(),
+        torn.to_str().unwrap(),
+        empty.to_str().unwrap(),
+    );
+    let out = pgpage(&["verify", "-v", g, t, e]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = stderr_lines(&out);
+    assert_eq!(
+        lines[1..],
+        [
+            format!("pgpage: checksums verified in file \"{g}\""),
+            format!("pgpage: error: could not read block 1 in file \"{t}\": read 10 of 8192"),
+            format!("pgpage: warning: file \"{e}\" is empty"),
+            format!("pgpage: checksums verified in file \"{e}\""),
+        ],
+        "{lines:#?}"
+    );
+    assert!(lines[0].contains("block 1: calculated checksum"));
+}
