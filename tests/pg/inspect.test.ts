@@ -475,8 +475,12 @@ describe('CLI contract', () => {
     writeFileSync(empty, '');
     const short = join(dir, '16387');
     writeFileSync(short, Buffer.alloc(100, 1));
+    // An empty file is a relation of no pages (an unlogged table's _init fork), as for verify.
+    const none = run(['inspect', '--json', empty]);
+    expect(none.status).toBe(0);
+    expect((JSON.parse(none.stdout) as { blocks: unknown[] }).blocks).toEqual([]);
+    expect(none.stderr.trim().split('\n')).toHaveLength(1);
     for (const args of [
-      ['inspect', empty],
       ['inspect', short],
       ['inspect', join(dir, '99999')],
       ['inspect', '--kind', 'nope', f.path],

@@ -53,6 +53,8 @@ export interface VerifyFile {
   segment: number;
   fork: string;
   block_size: number;
+  /** The byte order the file was read in, detected unless --endian chose it. */
+  endian: 'little' | 'big';
   blocks: number;
   trailing_bytes: number;
   pages: VerifyPage[];

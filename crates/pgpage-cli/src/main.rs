@@ -6,6 +6,7 @@ mod input;
 mod inspect;
 mod verify;
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser, Debug)]
@@ -28,11 +29,42 @@ enum Command {
 }
 
 fn main() {
-    // clap exits with status 2 on usage errors and 0 for --help and --version.
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version (stdout, exit 0), and the help a bare `pgpage` asks for.
+        Err(e)
+            if !e.use_stderr()
+                || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            eprintln!("pgpage: error: {}", one_line(&e));
+            std::process::exit(2);
+        }
+    };
     let status = match &cli.command {
         Command::Verify(args) => verify::run(args),
         Command::Inspect(args) => inspect::run(args),
     };
     std::process::exit(status);
+}
+
+/// A usage error in the one line CONTRACTS.md promises for exit status 2: clap's message with
+/// its details (possible values, the usage) on the same line, without clap's "error: " and
+/// its pointer to --help, which the line ends with instead.
+fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut line = String::new();
+    for part in text.lines().map(str::trim) {
+        if part.is_empty() || part.starts_with("For more information") {
+            continue;
+        }
+        match part.strip_prefix("Usage:") {
+            Some(usage) => line.push_str(&format!("; usage:{usage}")),
+            None if line.is_empty() => line.push_str(part.strip_prefix("error: ").unwrap_or(part)),
+            None => line.push_str(&format!(" {part}")),
+        }
+    }
+    format!("{line} (try --help)")
 }

@@ -486,12 +486,20 @@ fn nothing_to_verify_and_usage_errors_exit_2() {
         &["verify", "--endian", "middle", d],
         &["verify", "--segment", "-1", d],
         &["frobnicate"],
-        &[],
+        &["inspect", "--kind", "table", d],
+        &["inspect", "--endian", "middle", d],
     ] {
         let out = pgpage(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(!out.stderr.is_empty());
+        // CONTRACTS.md: a one-line reason.
+        let lines = stderr_lines(&out);
+        assert_eq!(lines.len(), 1, "{args:?}: {lines:#?}");
+        assert!(lines[0].starts_with("pgpage: error: "), "{lines:?}");
     }
+    // A bare `pgpage` asks for the help.
+    let out = pgpage(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage: pgpage <COMMAND>"));
 }
 
 #[test]
