@@ -4,10 +4,7 @@
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use pgpage::control::{
-    decode_control, state_words, ControlFile, ControlValue, PG_CONTROL_FILE_SIZE,
-};
-use serde_json::{Map, Value};
+use pgpage::control::{decode_control, ControlFile, PG_CONTROL_FILE_SIZE};
 
 use crate::input::open_regular;
 
@@ -70,23 +67,8 @@ pub fn run(args: &ControlArgs) -> i32 {
 }
 
 fn print_json(c: &ControlFile) -> io::Result<()> {
-    let mut obj = Map::new();
-    for (name, value) in &c.columns {
-        let v = match value {
-            ControlValue::Int(i) => Value::from(*i),
-            ControlValue::Bool(b) => Value::from(*b),
-            ControlValue::Text(t) => Value::from(t.as_str()),
-        };
-        obj.insert((*name).to_string(), v);
-    }
-    obj.insert("state".into(), Value::from(state_words(c.state)));
-    obj.insert("crc_ok".into(), Value::from(c.crc_ok()));
-    obj.insert(
-        "endian".into(),
-        serde_json::to_value(c.endian).unwrap_or(Value::Null),
-    );
     let mut out = io::stdout().lock();
-    serde_json::to_writer(&mut out, &Value::Object(obj))?;
+    serde_json::to_writer(&mut out, c)?;
     writeln!(out)
 }
 

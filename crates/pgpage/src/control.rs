@@ -142,6 +142,22 @@ pub struct ControlExtra {
     pub mock_authentication_nonce: [u8; 32],
 }
 
+/// CONTRACTS.md `control --json`: every column by its function's name, then `state`
+/// (pg_controldata's words), `crc_ok` and `endian`.
+impl Serialize for ControlFile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.columns.len().saturating_add(3)))?;
+        for (name, value) in &self.columns {
+            m.serialize_entry(name, value)?;
+        }
+        m.serialize_entry("state", state_words(self.state))?;
+        m.serialize_entry("crc_ok", &self.crc_ok())?;
+        m.serialize_entry("endian", &self.endian)?;
+        m.end()
+    }
+}
+
 impl ControlFile {
     pub fn crc_ok(&self) -> bool {
         self.crc_stored == self.crc_computed
