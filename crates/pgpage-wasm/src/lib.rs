@@ -394,3 +394,19 @@ pub fn decode(
     .map_err(|e| JsError::new(&format!("cannot serialize the decoded page: {e}")))?;
     Ok(out)
 }
+
+/// `global/pg_control` decoded: the JSON object of `pgpage control --json` (the
+/// pg_control_*() columns, `state`, `crc_ok`, `endian`) with `releases` (the PostgreSQL
+/// versions that write this control version) and `text` (pg_controldata's report) added.
+/// Throws with the reason when the file is truncated or of an unknown version.
+#[wasm_bindgen]
+pub fn decode_control(bytes: &[u8]) -> Result<String, JsError> {
+    let c = pgpage::control::decode_control(bytes).map_err(|e| JsError::new(&e.to_string()))?;
+    let mut v = serde_json::to_value(&c)
+        .map_err(|e| JsError::new(&format!("cannot serialize pg_control: {e}")))?;
+    if let Some(m) = v.as_object_mut() {
+        m.insert("releases".into(), c.releases.into());
+        m.insert("text".into(), c.controldata_text().into());
+    }
+    Ok(v.to_string())
+}

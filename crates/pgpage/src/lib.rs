@@ -8,6 +8,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod checksum;
+pub mod control;
 pub mod layout;
 pub mod verify;
 
