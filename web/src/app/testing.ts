@@ -16,7 +16,8 @@ export function problem(block: number, patch: Partial<ProblemPage> = {}): Proble
  * makes scrollTo scroll, as a browser would lay out a scroll box of rows; returns the undo. */
 export function layout(className: string, box: number, row: number): () => void {
   const proto = HTMLElement.prototype;
-  const saved = ['offsetHeight', 'offsetWidth', 'clientHeight', 'clientWidth', 'scrollHeight'].map((k) => [k, Object.getOwnPropertyDescriptor(proto, k) ?? Object.getOwnPropertyDescriptor(Element.prototype, k)!] as const);
+  // Own descriptors to put back; the others (Element's) come back by deleting ours.
+  const saved = ['offsetHeight', 'offsetWidth', 'clientHeight', 'clientWidth', 'scrollHeight'].map((k) => [k, Object.getOwnPropertyDescriptor(proto, k)] as const);
   const rect = proto.getBoundingClientRect;
   const h = (el: HTMLElement) => (el.classList.contains(className) ? box : row);
   for (const k of ['offsetHeight', 'clientHeight']) Object.defineProperty(proto, k, { configurable: true, get: function (this: HTMLElement) { return h(this); } });
@@ -33,7 +34,10 @@ export function layout(className: string, box: number, row: number): () => void 
   } as typeof proto.scrollTo;
   return () => {
     proto.scrollTo = scrollTo;
-    for (const [k, d] of saved) Object.defineProperty(proto, k, d);
+    for (const [k, d] of saved) {
+      if (d) Object.defineProperty(proto, k, d);
+      else Reflect.deleteProperty(proto, k);
+    }
     proto.getBoundingClientRect = rect;
   };
 }
