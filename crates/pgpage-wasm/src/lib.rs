@@ -191,9 +191,13 @@ pub fn detect_head_bytes() -> usize {
 #[wasm_bindgen]
 #[derive(Clone, Copy)]
 pub struct FileGeometry {
+    #[wasm_bindgen(readonly)]
     pub block_size: u32,
+    #[wasm_bindgen(readonly)]
     pub big_endian: bool,
+    #[wasm_bindgen(readonly)]
     pub block_size_assumed: bool,
+    #[wasm_bindgen(readonly)]
     pub byte_order_detected: bool,
 }
 
