@@ -68,4 +68,18 @@ describe('fileGeometry through the core', () => {
       error: 'unsupported block size 3000: PostgreSQL allows 1024, 2048, 4096, 8192, 16384 or 32768',
     });
   });
+
+  it('answers arbitrary heads with a geometry or a sentence, never a trap', () => {
+    let x = 0x2545f491;
+    const next = () => ((x ^= x << 13), (x ^= x >>> 17), (x ^= x << 5), x >>> 0);
+    const orders = ['detect', 'little', 'big'] as const;
+    for (let i = 0; i < 300; i++) {
+      const bytes = new Uint8Array(next() % 70000).map(() => next() & 0xff);
+      // Now and then a sane-looking pd_pagesize_version at the start.
+      if (bytes.length >= 20 && i % 3 === 0) bytes.set([0x04, 0x20], 18);
+      const g = fileGeometry(w, bytes, choice(i % 4 === 0 ? 8192 : null, orders[i % 3]), i % 2 === 0);
+      if ('error' in g) expect(g.error).toMatch(/^not a relation file: /);
+      else expect([1024, 2048, 4096, 8192, 16384, 32768]).toContain(g.blockSize);
+    }
+  });
 });
