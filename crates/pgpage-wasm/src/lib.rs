@@ -187,6 +187,44 @@ pub fn detect_head_bytes() -> usize {
     pgpage::file::DETECT_HEAD_BYTES
 }
 
+/// `pgpage::file::Geometry` as plain values.
+#[wasm_bindgen]
+#[derive(Clone, Copy)]
+pub struct FileGeometry {
+    #[wasm_bindgen(readonly)]
+    pub block_size: u32,
+    #[wasm_bindgen(readonly)]
+    pub big_endian: bool,
+    #[wasm_bindgen(readonly)]
+    pub block_size_assumed: bool,
+    #[wasm_bindgen(readonly)]
+    pub byte_order_detected: bool,
+}
+
+/// The block size and byte order a file is read with, from its first `detect_head_bytes()`
+/// bytes and what the user chose (undefined: detect); throws the core's sentence when the
+/// file is not a relation file.
+#[wasm_bindgen]
+pub fn file_geometry(
+    head: &[u8],
+    block_size_bytes: Option<u32>,
+    big_endian: Option<bool>,
+    named_like_relation: bool,
+) -> Result<FileGeometry, JsError> {
+    let choice = pgpage::file::GeometryChoice {
+        block_size: block_size_bytes.map(block_size).transpose()?,
+        endian: big_endian.map(endian),
+    };
+    let g = pgpage::file::file_geometry(head, choice, named_like_relation)
+        .map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(FileGeometry {
+        block_size: g.block_size.bytes(),
+        big_endian: g.endian == Endian::Big,
+        block_size_assumed: g.block_size_assumed,
+        byte_order_detected: g.byte_order_detected,
+    })
+}
+
 /// The relation-wide block number of block `block_in_file` of segment `segno`.
 #[wasm_bindgen]
 pub fn absolute_block(

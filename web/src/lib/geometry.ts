@@ -1,11 +1,9 @@
-// A file's geometry (block size and byte order) from its head, as the CLI decides the block
-// size (pgpage::file::detect_block_size through wasm: the first pages vote with their
-// pd_pagesize_version), tried in both byte orders unless one is chosen. One function serves
-// the verify worker and the page view, so both read a file the same way.
+// A file's geometry (block size and byte order) as the core decides it from the file's head
+// (pgpage::file::file_geometry through wasm), for the verify worker and the page view alike,
+// and the choices the page offers the user.
 import type { Wasm } from '../wasm';
 
 export const BLOCK_SIZES = [1024, 2048, 4096, 8192, 16384, 32768] as const;
-export const DEFAULT_BLOCK_SIZE = 8192;
 
 export type ByteOrderChoice = 'detect' | 'little' | 'big';
 export const BYTE_ORDER_CHOICES: readonly ByteOrderChoice[] = ['detect', 'little', 'big'];
@@ -35,23 +33,16 @@ export function orderName(bigEndian: boolean): string {
   return bigEndian ? 'big-endian' : 'little-endian';
 }
 
-/**
- * The file's geometry, or a reason why it is not a relation file. A head of nothing but
- * zeros is a file of new pages at the default size; a head with no sane header is read as
- * 8 kB pages when the file is named like a relation file (as pg_checksums reads any file).
- */
+/** The file's geometry, or the core's sentence saying why it is not a relation file. */
 export function fileGeometry(w: Wasm, head: Uint8Array, choice: GeometryChoice, relationName: boolean): Geometry | { error: string } {
-  const orders = choice.byteOrder === 'detect' ? [false, true] : [choice.byteOrder === 'big'];
-  for (const bigEndian of orders) {
-    const size = w.detect_file_block_size(head, bigEndian);
-    if (size !== undefined) {
-      return { blockSize: choice.blockSize ?? size, bigEndian, blockSizeAssumed: false, byteOrderDetected: choice.byteOrder === 'detect' && bigEndian };
-    }
+  const bigEndian = choice.byteOrder === 'detect' ? undefined : choice.byteOrder === 'big';
+  let g;
+  try {
+    g = w.file_geometry(head, choice.blockSize ?? undefined, bigEndian, relationName);
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) };
   }
-  const bigEndian = choice.byteOrder === 'big';
-  if (choice.blockSize !== null) return { blockSize: choice.blockSize, bigEndian, blockSizeAssumed: false, byteOrderDetected: false };
-  if (head.every((b) => b === 0)) return { blockSize: DEFAULT_BLOCK_SIZE, bigEndian, blockSizeAssumed: false, byteOrderDetected: false };
-  if (relationName) return { blockSize: DEFAULT_BLOCK_SIZE, bigEndian, blockSizeAssumed: head.length > 0, byteOrderDetected: false };
-  const tried = choice.byteOrder === 'detect' ? 'either byte order' : `${orderName(bigEndian)} order`;
-  return { error: `not a relation file: no sane PostgreSQL page header at its start in ${tried} (choose a block size to verify it anyway)` };
+  const out = { blockSize: g.block_size, bigEndian: g.big_endian, blockSizeAssumed: g.block_size_assumed, byteOrderDetected: g.byte_order_detected };
+  g.free();
+  return out;
 }

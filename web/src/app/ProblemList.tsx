@@ -1,0 +1,128 @@
+// The problem list: one row per problem page of all files (the contract's
+// [data-testid=problem] rows); clicking one, or Enter on it, shows that page. Up to
+// ALL_IN_DOM rows are all in the document (tests and users' scripts read them); a longer list
+// renders the rows in view only, and scrolls to the selected one.
+import { memo, useEffect, useRef } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { checksumWords } from '../lib/messages';
+import { STATUS_WORDS } from '../lib/status';
+import type { ProblemRef, Selection } from './selection';
+import './lists.css';
+
+/** The contract's promise: this many problem rows are all in the DOM. */
+export const ALL_IN_DOM = 1000;
+const ROW_ESTIMATE = 24;
+const OVERSCAN = 20;
+
+interface ListProps {
+  problems: readonly ProblemRef[];
+  sel: Selection | null;
+  onPick(s: Selection): void;
+}
+
+export function ProblemList(p: ListProps) {
+  if (p.problems.length === 0) return null;
+  return p.problems.length <= ALL_IN_DOM ? <AllRows {...p} /> : <RowsInView {...p} />;
+}
+
+function Head() {
+  return (
+    <thead>
+      <tr>
+        <th>file</th>
+        <th>block</th>
+        <th>relation block</th>
+        <th>status</th>
+        <th>stored</th>
+        <th>computed</th>
+        <th>hint</th>
+      </tr>
+    </thead>
+  );
+}
+
+const isSelected = (x: ProblemRef, sel: Selection | null) => sel !== null && sel.fileId === x.f.id && sel.block === x.p.block;
+
+function AllRows(p: ListProps) {
+  return (
+    <table className="problems">
+      <Head />
+      <tbody>
+        {p.problems.map((x) => (
+          <ProblemRow key={`${x.f.id}:${x.p.block}`} x={x} current={isSelected(x, p.sel)} onPick={p.onPick} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function RowsInView(p: ListProps) {
+  const box = useRef<HTMLDivElement>(null);
+  const v = useVirtualizer({
+    count: p.problems.length,
+    getScrollElement: () => box.current,
+    estimateSize: () => ROW_ESTIMATE,
+    getItemKey: (i) => `${p.problems[i].f.id}:${p.problems[i].p.block}`,
+    overscan: OVERSCAN,
+  });
+  // `n` and `N` pick problems out of view: bring the picked row into the box.
+  const selectedAt = p.sel ? p.problems.findIndex((x) => isSelected(x, p.sel)) : -1;
+  useEffect(() => {
+    if (selectedAt >= 0) v.scrollToIndex(selectedAt, { align: 'auto' });
+  }, [selectedAt, v]);
+  const items = v.getVirtualItems();
+  const before = items.length > 0 ? items[0].start : 0;
+  const after = items.length > 0 ? v.getTotalSize() - items[items.length - 1].end : 0;
+  return (
+    <div className="list-scroll" ref={box} data-testid="problems-scroll">
+      <table className="problems">
+        <Head />
+        <tbody>
+          {before > 0 && (
+            <tr className="spacer" aria-hidden="true" style={{ height: before }}>
+              <td colSpan={7} />
+            </tr>
+          )}
+          {items.map((it) => {
+            const x = p.problems[it.index];
+            return <ProblemRow key={it.key} x={x} index={it.index} measure={v.measureElement} current={isSelected(x, p.sel)} onPick={p.onPick} />;
+          })}
+          {after > 0 && (
+            <tr className="spacer" aria-hidden="true" style={{ height: after }}>
+              <td colSpan={7} />
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const ProblemRow = memo(function ProblemRow(p: { x: ProblemRef; current: boolean; onPick(s: Selection): void; index?: number; measure?(el: Element | null): void }) {
+  const { f, p: page } = p.x;
+  const pick = () => p.onPick({ fileId: f.id, block: page.block, offset: 0 });
+  return (
+    <tr
+      ref={p.measure}
+      data-index={p.index}
+      data-testid="problem"
+      data-file={f.name}
+      data-block={page.block}
+      data-status={page.status}
+      data-stored={page.stored}
+      data-computed={page.computed ?? ''}
+      tabIndex={0}
+      className={p.current ? 'current' : undefined}
+      onClick={pick}
+      onKeyDown={(e) => e.key === 'Enter' && pick()}
+    >
+      <td>{f.path}</td>
+      <td>{page.block}</td>
+      <td>{page.absoluteBlock}</td>
+      <td>{STATUS_WORDS[page.status]}</td>
+      <td>{checksumWords(page.stored)}</td>
+      <td>{page.computed === null ? '—' : checksumWords(page.computed)}</td>
+      <td>{page.matchesBlock !== null ? `this page's checksum is valid for block ${page.matchesBlock}` : ''}</td>
+    </tr>
+  );
+});

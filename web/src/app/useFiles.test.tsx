@@ -1,0 +1,109 @@
+// The files store with the real worker pool over fake workers: adding files (a data
+// directory's filter, the notices), the workers' news reaching the entries, and choices that
+// verify a file again as a fresh entry while the fork only changes how pages decode.
+import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { FileEntry } from '../files';
+import type { FromWorker, VerifyRequest } from '../worker/protocol';
+import { useFiles, type ChosenFile } from './useFiles';
+
+vi.mock('../wasm', () => ({ loadWasm: () => new Promise(() => {}) }));
+vi.mock('../lib/head', () => ({ headOf: () => Promise.resolve(new Uint8Array(0)) }));
+
+class FakeWorker {
+  static all: FakeWorker[] = [];
+  posted: (VerifyRequest | { type: 'cancel'; job: number })[] = [];
+  onmessage: ((ev: MessageEvent<FromWorker>) => void) | null = null;
+  onerror: ((ev: ErrorEvent) => void) | null = null;
+  constructor() {
+    FakeWorker.all.push(this);
+  }
+  postMessage(m: VerifyRequest | { type: 'cancel'; job: number }) {
+    this.posted.push(m);
+  }
+  send(m: FromWorker) {
+    this.onmessage?.({ data: m } as MessageEvent<FromWorker>);
+  }
+}
+
+const chosen = (path: string, fromFolder = false, bytes = 8192 * 2): ChosenFile => ({ file: new File([new Uint8Array(bytes)], path.split('/').pop()!), path, fromFolder });
+const requests = () => FakeWorker.all.flatMap((w) => w.posted.filter((m): m is VerifyRequest => m.type === 'verify'));
+const workerOf = (job: number) => FakeWorker.all.find((w) => w.posted.some((m) => m.type === 'verify' && m.job === job))!;
+const counts = { ok: 1, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 };
+
+describe('useFiles', () => {
+  beforeEach(() => {
+    FakeWorker.all = [];
+    vi.stubGlobal('Worker', FakeWorker);
+  });
+  afterEach(() => {
+    cleanup();
+    vi.unstubAllGlobals();
+  });
+
+  it('adds a data directory as pg_checksums scans it, and says what it skipped', async () => {
+    const { result } = renderHook(() => useFiles(() => {}));
+    let out!: ReturnType<typeof result.current.actions.add>;
+    act(() => {
+      out = result.current.actions.add(
+        ['pgdata/base/5/16385.10', 'pgdata/base/5/16385.2', 'pgdata/global/pg_control', 'pgdata/pg_xact/0000', 'pgdata/base/5/16385'].map((p) => chosen(p, true)),
+      );
+    });
+    expect(out.added.map((f) => f.path)).toEqual(['pgdata/base/5/16385', 'pgdata/base/5/16385.2', 'pgdata/base/5/16385.10']);
+    expect(out.notice).toBe('Skipped 2 files that are not relation files.');
+    expect(result.current.files.map((f) => f.segment)).toEqual([0, 2, 10]);
+    // Two workers take them: each file once, whichever takes it.
+    await waitFor(() => expect(requests().map((r) => r.segment).sort((x, y) => x - y)).toEqual([0, 2, 10]));
+    act(() => void expect(result.current.actions.add([chosen('notes.txt', true)]).notice).toBe('None of the 1 files is a relation file.'));
+    act(() => void expect(result.current.actions.add([]).notice).toBe('No files were chosen.'));
+    // A file chosen on its own is verified whatever its name.
+    act(() => void expect(result.current.actions.add([chosen('notes.txt')]).added).toHaveLength(1));
+  });
+
+  it("writes the workers' news into the entries", async () => {
+    const { result } = renderHook(() => useFiles(() => {}));
+    act(() => void result.current.actions.add([chosen('16385')]));
+    await waitFor(() => expect(requests()).toHaveLength(1));
+    const job = requests()[0].job;
+    const w = workerOf(job);
+    act(() => {
+      w.send({ type: 'start', job, geometry: { blockSize: 8192, bigEndian: false, blockSizeAssumed: false, byteOrderDetected: false }, blocks: 2, trailingBytes: 0, trailing: new Uint8Array(0) });
+      w.send({ type: 'progress', job, runs: [{ firstBlock: 0, statuses: Uint8Array.from([0, 1]) }], problems: [{ block: 1, absoluteBlock: 1, status: 'mismatch', stored: 5, computed: 6, matchesBlock: null }], bytesDone: 16384 });
+      w.send({ type: 'done', job, counts, checksumsDisabled: false, elapsedMs: 3 });
+    });
+    await waitFor(() => expect(result.current.files[0].state).toBe('done'));
+    const f = result.current.files[0];
+    expect([f.blockSize, f.blocks, Array.from(f.statuses), f.problems.map((p) => p.block), f.counts]).toEqual([8192, 2, [0, 1], [1], counts]);
+  });
+
+  it('verifies a file again as a fresh entry when its choices change, but not for its fork', async () => {
+    const replaced: [FileEntry, FileEntry][] = [];
+    const { result } = renderHook(() => useFiles((a, b) => replaced.push([a, b])));
+    act(() => void result.current.actions.add([chosen('16385'), chosen('16386')]));
+    await waitFor(() => expect(requests()).toHaveLength(2));
+    const [a, b] = result.current.files;
+    act(() => result.current.actions.segment(a, 3));
+    const a2 = result.current.files[0];
+    expect(a2.id).not.toBe(a.id);
+    expect([a2.segment, a2.path]).toEqual([3, '16385']);
+    expect(result.current.files[1]).toBe(b);
+    expect(replaced).toEqual([[a, a2]]);
+    expect(requests().find((r) => r.job === a2.id)).toMatchObject({ segment: 3, choice: a.choice });
+    // The old run is cancelled: its late news is ignored.
+    expect(FakeWorker.all.some((w) => w.posted.some((m) => m.type === 'cancel' && m.job === a.id))).toBe(true);
+
+    act(() => result.current.actions.fork(b, 'fsm'));
+    expect(result.current.files[1]).toMatchObject({ id: b.id, fork: 'fsm' });
+    expect(requests()).toHaveLength(3);
+
+    act(() => result.current.actions.chooseForAll({ blockSize: 16384, byteOrder: 'big' }));
+    expect(result.current.allChoice).toEqual({ blockSize: 16384, byteOrder: 'big' });
+    const now = result.current.files.map((f) => requests().find((r) => r.job === f.id)?.choice);
+    expect(now).toEqual([{ blockSize: 16384, byteOrder: 'big' }, { blockSize: 16384, byteOrder: 'big' }]);
+    expect(result.current.files[1].fork).toBe('fsm');
+    // Files added later take the choice too.
+    let added!: FileEntry[];
+    act(() => void (added = result.current.actions.add([chosen('16387')]).added));
+    expect(added[0].choice).toEqual({ blockSize: 16384, byteOrder: 'big' });
+  });
+});

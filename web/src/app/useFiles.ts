@@ -1,0 +1,247 @@
+// The files store: the loaded files, their verification by the worker pool, and the choices
+// that verify them again. Everything else on the page reads files from here and changes them
+// only through its actions.
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { PENDING } from '../components/PageMap';
+import { folderFilter, mergeByBlock, newEntry, type FileEntry } from '../files';
+import type { Fork } from '../lib/filename';
+import { DETECT, type GeometryChoice } from '../lib/geometry';
+import { headOf } from '../lib/head';
+import { emptyCounts } from '../lib/status';
+import { loadWasm } from '../wasm';
+import { VerifyPool } from '../worker/pool';
+import type { FromWorker } from '../worker/protocol';
+
+/** A file as the pickers and drops hand it over. */
+export interface ChosenFile {
+  file: File;
+  /** Relative path when a folder was chosen or dropped, else the name. */
+  path: string;
+  fromFolder: boolean;
+}
+
+/** The store's actions: stable across renders, so memoized rows can take them. */
+export interface FilesActions {
+  /** Adds files and starts verifying them; returns the new entries (in path order) and what
+   * to tell the user (skipped files, nothing usable). */
+  add(list: ChosenFile[]): { added: FileEntry[]; notice: string | null };
+  cancel(f: FileEntry): void;
+  segment(f: FileEntry, segment: number): void;
+  choice(f: FileEntry, c: GeometryChoice): void;
+  fork(f: FileEntry, fork: Fork): void;
+  /** Chooses the geometry of every file, loaded and to come. */
+  chooseForAll(c: GeometryChoice): void;
+}
+
+export interface FilesStore {
+  files: FileEntry[];
+  /** The latest files, for callbacks that run between a change and its render. */
+  filesRef: RefObject<FileEntry[]>;
+  allChoice: GeometryChoice;
+  actions: FilesActions;
+}
+
+/** Progress of the files renders at most this often (ms): 4 times a second is steady to the
+ * eye, and half the renders of the workers' 100 ms messages. */
+const PROGRESS_RENDER_MS = 250;
+// One collator: localeCompare with options builds one per call, and a data directory sorts
+// thousands of pairs.
+const byPath = new Intl.Collator(undefined, { numeric: true });
+
+/**
+ * @param onReplace called when verifying again replaces an entry by a fresh one (a new id, so
+ *   late messages of the cancelled run are ignored): whatever refers to the old id follows.
+ */
+export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void): FilesStore {
+  const [files, setFiles] = useState<FileEntry[]>([]);
+  const filesRef = useRef<FileEntry[]>([]);
+  filesRef.current = files;
+  const [allChoice, setAllChoice] = useState<GeometryChoice>(DETECT);
+  const allChoiceRef = useRef(allChoice);
+  allChoiceRef.current = allChoice;
+  const onReplaceRef = useRef(onReplace);
+  onReplaceRef.current = onReplace;
+  // The next render of the files (when it is due, its timer) and when the last one ran.
+  const renderAt = useRef<number | null>(null);
+  const renderTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const lastRender = useRef(0);
+  const pool = useRef<VerifyPool | null>(null);
+
+  const deliver = useCallback((m: FromWorker) => {
+    const f = filesRef.current.find((x) => x.id === m.job);
+    if (!f) return;
+    applyMessage(f, m);
+    // A data directory's messages come in bursts: one render for a burst, in a task of its
+    // own rather than in an animation frame, where it would lengthen the frame's layout and
+    // paint. Progress renders less often still: rendering shares the two cores with the
+    // workers and the browser's file reading, and every render repaints the page map.
+    const now = performance.now();
+    const due = m.type === 'progress' ? Math.max(now, lastRender.current + PROGRESS_RENDER_MS) : now;
+    if (renderAt.current !== null && renderAt.current <= due) return;
+    if (renderTimer.current !== null) clearTimeout(renderTimer.current);
+    renderAt.current = due;
+    renderTimer.current = setTimeout(() => {
+      renderTimer.current = null;
+      renderAt.current = null;
+      lastRender.current = performance.now();
+      setFiles((prev) => prev.slice());
+    }, due - now);
+  }, []);
+  useEffect(
+    () => () => {
+      if (renderTimer.current !== null) clearTimeout(renderTimer.current);
+    },
+    [],
+  );
+
+  const ensurePool = useCallback((): VerifyPool => {
+    // Two workers: Chromium serves concurrent File reads faster than one stream, so two files
+    // of a data directory verify side by side.
+    const n = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
+    pool.current ??= new VerifyPool(
+      Array.from({ length: n }, () => new Worker(new URL('../worker/verify.worker.ts', import.meta.url), { type: 'module' })),
+      deliver,
+    );
+    return pool.current;
+  }, [deliver]);
+
+  // While the page waits for files, load the wasm module here and start the workers (each
+  // loads its own): the first drop then costs a page read and a render, not compilation.
+  useEffect(() => {
+    const warm = () => {
+      void loadWasm();
+      ensurePool();
+    };
+    if ('requestIdleCallback' in window) {
+      const h = requestIdleCallback(warm, { timeout: 1000 });
+      return () => cancelIdleCallback(h);
+    }
+    const h = setTimeout(warm, 200);
+    return () => clearTimeout(h);
+  }, [ensurePool]);
+
+  const start = useCallback(
+    (f: FileEntry) => {
+      f.version++;
+      f.state = 'queued';
+      f.problems = [];
+      f.counts = emptyCounts();
+      f.message = null;
+      f.bytesDone = 0;
+      f.checksumsDisabled = false;
+      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, segment: f.segment, choice: f.choice }, () => f.size);
+    },
+    [ensurePool],
+  );
+
+  const replace = useCallback((fresh: FileEntry[]) => {
+    filesRef.current = fresh;
+    setFiles(fresh);
+  }, []);
+
+  // Verifies files again with other settings, each as a fresh entry.
+  const rerun = useCallback(
+    (which: (f: FileEntry) => boolean, change: (f: FileEntry) => Partial<FileEntry>) => {
+      const old = filesRef.current;
+      const fresh = old.map((f) => {
+        if (!which(f)) return f;
+        ensurePool().cancel(f.id);
+        return Object.assign(newEntry(f.file, f.path, f.choice), { segment: f.segment, fork: f.fork }, change(f));
+      });
+      replace(fresh);
+      fresh.forEach((f, i) => {
+        if (f === old[i]) return;
+        start(f);
+        onReplaceRef.current(old[i], f);
+      });
+    },
+    [ensurePool, start, replace],
+  );
+
+  const actions: FilesActions = useMemo(
+    () => ({
+      add(list) {
+        const keep = folderFilter(list.filter((x) => x.fromFolder).map((x) => x.path));
+        const kept = list.filter((x) => !x.fromFolder || keep(x.path));
+        if (kept.length === 0) {
+          return { added: [], notice: list.length === 0 ? 'No files were chosen.' : `None of the ${list.length} files is a relation file.` };
+        }
+        const skipped = list.length - kept.length;
+        kept.sort((a, b) => byPath.compare(a.path, b.path));
+        const added = kept.map((x) => newEntry(x.file, x.path, allChoiceRef.current));
+        replace([...filesRef.current, ...added]);
+        // The first file's head is read, and its block 0 drawn, before the workers start
+        // streaming: the page view's first render would otherwise share the two cores with
+        // both workers and the browser's reading.
+        void headOf(added[0])
+          .catch(() => undefined)
+          .then(afterPaint)
+          .then(() => added.filter((e) => filesRef.current.includes(e)).forEach(start));
+        return { added, notice: skipped > 0 ? `Skipped ${skipped} files that are not relation files.` : null };
+      },
+      cancel: (f) => ensurePool().cancel(f.id),
+      segment: (f, segment) => rerun((x) => x.id === f.id, () => ({ segment })),
+      choice: (f, choice) => rerun((x) => x.id === f.id, () => ({ choice })),
+      // The checksum does not depend on the fork, only how pages decode: no verifying again.
+      fork: (f, fork) => replace(filesRef.current.map((x) => (x.id === f.id ? { ...x, fork } : x))),
+      chooseForAll(c) {
+        setAllChoice(c);
+        allChoiceRef.current = c;
+        rerun(() => true, () => ({ choice: c }));
+      },
+    }),
+    [ensurePool, rerun, replace, start],
+  );
+
+  return { files, filesRef, allChoice, actions };
+}
+
+/** A worker's news, written into its file's entry (whose version then changes, so its row renders). */
+function applyMessage(f: FileEntry, m: FromWorker): void {
+  switch (m.type) {
+    case 'start':
+      f.state = 'running';
+      f.blockSize = m.geometry.blockSize;
+      f.bigEndian = m.geometry.bigEndian;
+      f.blockSizeAssumed = m.geometry.blockSizeAssumed;
+      f.byteOrderDetected = m.geometry.byteOrderDetected;
+      f.blocks = m.blocks;
+      f.trailingBytes = m.trailingBytes;
+      f.trailing = m.trailing;
+      f.statuses = new Uint8Array(m.blocks).fill(PENDING);
+      f.startedAt = performance.now();
+      break;
+    case 'progress':
+      for (const r of m.runs) f.statuses.set(r.statuses, r.firstBlock);
+      f.problems = mergeByBlock(f.problems, m.problems);
+      f.bytesDone = m.bytesDone;
+      break;
+    case 'done':
+      f.state = 'done';
+      f.counts = m.counts;
+      f.checksumsDisabled = m.checksumsDisabled;
+      f.elapsedMs = m.elapsedMs;
+      break;
+    case 'error':
+      f.state = 'error';
+      f.message = m.message;
+      break;
+    case 'cancelled':
+      f.state = 'cancelled';
+      break;
+  }
+  f.version++;
+}
+
+/** Resolves after the next frame is drawn (or after 150 ms, when no frame comes: a hidden tab). */
+function afterPaint(): Promise<void> {
+  return new Promise((resolve) => {
+    const cap = setTimeout(resolve, 150);
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        clearTimeout(cap);
+        resolve();
+      }, 0),
+    );
+  });
+}
