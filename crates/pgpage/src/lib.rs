@@ -17,3 +17,4 @@ pub mod decode;
 pub mod fields;
 pub mod file;
 pub mod findings;
+pub mod scan;
