@@ -434,7 +434,7 @@ fn parts_merged_in_any_order_equal_one_scan() {
                 for b in w[0]..w[1] {
                     s.chunk(&file[b * BS..(b + 1) * BS], b as u32);
                 }
-                if next(&mut x) % 2 == 0 {
+                if next(&mut x) & 1 == 0 {
                     s = FileScan::import(&s.export()).unwrap();
                 }
                 s
