@@ -936,3 +936,67 @@ fn btree_links(page: &[u8], endian: Endian) -> Option<(u32, u32)> {
     let next = read_u32(page, special.checked_add(4)?, endian)?;
     (cycle <= MAX_BT_CYCLE_ID && (prev, next) != (P_NONE, P_NONE)).then_some((prev, next))
 }
+
+#[cfg(test)]
+mod tests {
+    // Tests may panic: a panic is how they fail.
+    #![allow(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used
+    )]
+    use super::*;
+    use crate::file::{file_geometry, GeometryChoice};
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40_000),
+            segno in proptest::prelude::any::<u32>(),
+            first in proptest::prelude::any::<u32>(),
+            big in proptest::prelude::any::<bool>(),
+        ) {
+            let choice = GeometryChoice {
+                block_size: None,
+                endian: Some(if big { Endian::Big } else { Endian::Little }),
+            };
+            let g = file_geometry(&bytes, choice, true).unwrap();
+            let mut scan = FileScan::new(g, segno, u64::MAX >> 27).unwrap();
+            scan.chunk(&bytes, first);
+            scan.chunk(&bytes, 0);
+            let exported = scan.export();
+            let back = FileScan::import(&exported).unwrap();
+            proptest::prop_assert_eq!(&back, &scan);
+            for known in [ChecksumsKnown::On, ChecksumsKnown::Off, ChecksumsKnown::Unknown] {
+                let _ = scan.finish(known);
+            }
+            // Cut or garbled exports are refused, never a panic.
+            for cut in [0, 5, exported.len() / 2, exported.len().saturating_sub(1)] {
+                proptest::prop_assert!(FileScan::import(&exported[..cut]).is_err());
+            }
+            let _ = FileScan::import(&bytes);
+        }
+    }
+
+    #[test]
+    fn big_endian_tuples_name_their_block() {
+        // A big-endian heap page with two self-pointing tuples naming block 0x0001_0002.
+        let mut p = vec![0u8; 8192];
+        let be =
+            |p: &mut [u8], off: usize, v: u16| p[off..off + 2].copy_from_slice(&v.to_be_bytes());
+        be(&mut p, 12, 32);
+        be(&mut p, 14, 8000);
+        be(&mut p, 16, 8192);
+        for (lp, off) in [(1u32, 8000u32), (2, 8100)] {
+            let id = (off << 17) | (1 << 15) | 40;
+            let at = 24 + 4 * (lp as usize - 1);
+            p[at..at + 4].copy_from_slice(&id.to_be_bytes());
+            let off = off as usize;
+            be(&mut p, off + 12, 1);
+            be(&mut p, off + 14, 2);
+            be(&mut p, off + 16, lp as u16);
+        }
+        assert_eq!(heap_tuple_block(&p, Endian::Big), Some(0x0001_0002));
+        assert_eq!(heap_tuple_block(&p, Endian::Little), None);
+    }
+}
