@@ -193,7 +193,9 @@ pub fn verify_page(page: &[u8], blkno: u32, endian: Endian) -> PageVerdict {
 }
 
 /// For a mismatched page: the block of the same file (numbered within the file) whose
-/// checksum the page carries, the nearest to `own_block`. `file_first_block` is the
+/// checksum the page carries, the nearest to `own_block`. A bare 16-bit match, which chance
+/// explains in any big file: `scan::FileScan` claims a misplaced page only with corroboration
+/// and shows this only as a candidate with its odds. `file_first_block` is the
 /// relation-wide number of the file's block 0 and `file_blocks` its length in blocks.
 pub fn matches_block(
     verdict: &PageVerdict,
