@@ -413,12 +413,15 @@ impl FileScan {
             });
         }
         let first = self.first_absolute_block();
-        let shift = if off {
-            None
-        } else {
-            checksum_shift(&rows, first)
-        }
-        .or_else(|| tuple_shift(&rows, first, c.tuple_pages));
+        let per_segment = self.geometry.block_size.blocks_per_segment();
+        // Tuples name their block exactly; checksums only up to their aliases.
+        let shift = tuple_shift(&rows, first, c.tuple_pages).or_else(|| {
+            if off {
+                None
+            } else {
+                checksum_shift(&rows, first, per_segment)
+            }
+        });
         if let Some(shift) = shift {
             let pages = rows
                 .iter()
@@ -429,7 +432,6 @@ impl FileScan {
                 .count();
             let pages = u32::try_from(pages).unwrap_or(u32::MAX);
             let written = first.wrapping_add(shift);
-            let per_segment = self.geometry.block_size.blocks_per_segment();
             findings.push(match written.checked_rem(per_segment) {
                 Some(0) => FileFinding::WrittenAsSegment {
                     segno: written.checked_div(per_segment).unwrap_or(0),
@@ -644,8 +646,13 @@ const SHIFT_SAMPLE: usize = 8;
 const SHIFT_AGREEING: usize = 3;
 
 /// The shift (relation block the pages were written at minus their position) that most of
-/// a sample of mismatching pages verify under, when at least three do.
-fn checksum_shift(rows: &[Row], first: u32) -> Option<u32> {
+/// a sample of mismatching pages verify under, when at least three do. The checksum mixes
+/// the block number in by xor and a sum modulo 65535, so a page's checksum is also valid at
+/// blocks related to the true one by a few bits of both halves (block 5's page verified at
+/// 131075 here) far more often than one in 65,535: of the shifts the sample agrees on, the
+/// one most of all mismatching pages verify under wins, then a whole segment's, then the
+/// smallest.
+fn checksum_shift(rows: &[Row], first: u32, per_segment: u32) -> Option<u32> {
     let mismatches: Vec<&Row> = rows
         .iter()
         .filter(|r| r.status == PageStatus::Mismatch && r.stored != 0)
@@ -659,22 +666,37 @@ fn checksum_shift(rows: &[Row], first: u32) -> Option<u32> {
         .filter_map(|i| mismatches.get(i.saturating_mul(n).checked_div(k)?).copied())
         .collect();
     let needed = (k / 2).saturating_add(1).max(SHIFT_AGREEING);
+    let agreeing = |rows: &[&Row], shift: u32| {
+        rows.iter()
+            .filter(|r| r.valid_at(r.absolute(first).wrapping_add(shift)))
+            .count()
+    };
     // Any agreeing majority includes one of the first k - needed + 1 sample pages.
     let anchors = k.saturating_sub(needed).saturating_add(1);
-    for anchor in sample.iter().take(anchors) {
-        let at = anchor.absolute(first);
-        for written in blocks_matching(anchor.fold, anchor.stored, 0, u32::MAX) {
-            let shift = written.wrapping_sub(at);
-            let agree = sample
-                .iter()
-                .filter(|r| r.valid_at(r.absolute(first).wrapping_add(shift)))
-                .count();
-            if agree >= needed {
-                return Some(shift);
-            }
-        }
-    }
-    None
+    let mut shifts: Vec<u32> = sample
+        .iter()
+        .take(anchors)
+        .flat_map(|anchor| {
+            let at = anchor.absolute(first);
+            blocks_matching(anchor.fold, anchor.stored, 0, u32::MAX)
+                .map(move |written| written.wrapping_sub(at))
+        })
+        .filter(|&shift| agreeing(&sample, shift) >= needed)
+        .collect();
+    shifts.sort_unstable();
+    shifts.dedup();
+    shifts.into_iter().max_by_key(|&shift| {
+        let aligned = first
+            .wrapping_add(shift)
+            .checked_rem(per_segment)
+            .is_some_and(|r| r == 0);
+        let size = shift.min(shift.wrapping_neg());
+        (
+            agreeing(&mismatches, shift),
+            aligned,
+            core::cmp::Reverse(size),
+        )
+    })
 }
 
 /// The shift most pages' own tuples agree on, when at least three pages and more than half

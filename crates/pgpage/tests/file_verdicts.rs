@@ -462,3 +462,75 @@ fn chance_odds_follow_the_binomial() {
     assert!((c.expected - 2.000_03).abs() < 1e-4);
     assert_eq!(Chance::of(0, 0).probability, 0.0);
 }
+
+#[test]
+fn a_torn_page_shows_its_tuples_naming_the_next_block() {
+    // Block 126 torn: its first 3 kB as written for 126, the rest (most of its tuples) as
+    // written for 127, from the same page of the server.
+    let t = &heap_templates()[0];
+    let mut file: Vec<u8> = (0..130).flat_map(|b| retarget(t, b)).collect();
+    let next = retarget(t, 127);
+    file[126 * BS + 3072..127 * BS].copy_from_slice(&next[3072..]);
+    let v = verdict(&file, 0, ChecksumsKnown::Unknown);
+    assert_eq!(v.pages.len(), 1);
+    let r = row(&v, 126);
+    assert_eq!((r.status, r.tuple_block), (PageStatus::Mismatch, Some(127)));
+    assert_eq!(
+        r.findings,
+        [Finding::ChecksumMismatch, Finding::HeapTidOtherBlock]
+    );
+    assert_eq!(r.misplaced, None);
+    // With checksums off, the tuples are the only sign, and they are shown.
+    for p in file.chunks_mut(BS) {
+        set_u16(p, 8, 0);
+    }
+    let v = verdict(&file, 0, ChecksumsKnown::Unknown);
+    assert!(v.checksums_disabled);
+    assert_eq!(v.pages.len(), 1);
+    assert_eq!(row(&v, 126).status, PageStatus::Ok);
+    assert_eq!(row(&v, 126).findings, [Finding::HeapTidOtherBlock]);
+}
+
+#[test]
+fn a_page_of_another_segment_is_claimed_there() {
+    // A file of segment 1 whose block 3 holds the page written for relation block 100.
+    let t = &heap_templates()[1];
+    let mut file: Vec<u8> = (0..6).flat_map(|b| retarget(t, 131_072 + b)).collect();
+    file[3 * BS..4 * BS].copy_from_slice(&retarget(t, 100));
+    let v = verdict(&file, 1, ChecksumsKnown::Unknown);
+    assert_eq!(row(&v, 3).status, PageStatus::Mismatch);
+    let m = row(&v, 3).misplaced.unwrap();
+    assert!(m.is_claim());
+    assert_eq!((m.block, m.segno, m.block_in_segment), (100, 0, 100));
+}
+
+#[test]
+fn a_misnamed_file_without_tuples_is_named_by_its_checksums() {
+    // The btree's pages named as segment 2, and resealed as segment 1 then named segment 3:
+    // no tuple speaks, the checksums alone name the segment, past their aliases.
+    let btree = read("public/samples/16437");
+    let v = verdict(&btree, 2, ChecksumsKnown::Unknown);
+    assert_eq!(
+        v.findings,
+        [FileFinding::WrittenAsSegment { segno: 0, pages: 5 }]
+    );
+    assert!(v.pages.iter().all(|p| p.misplaced.is_none()));
+    let mut resealed = btree.clone();
+    for (b, p) in resealed.chunks_mut(BS).enumerate() {
+        seal(p, 131_072 + b as u32);
+    }
+    let v = verdict(&resealed, 3, ChecksumsKnown::Unknown);
+    assert_eq!(
+        v.findings,
+        [FileFinding::WrittenAsSegment { segno: 1, pages: 5 }]
+    );
+    // Cut at its start: block 0 gone, the rest were written one block further on.
+    let v = verdict(&btree[BS..], 0, ChecksumsKnown::Unknown);
+    assert_eq!(
+        v.findings,
+        [FileFinding::WrittenAtOffset {
+            first_block: 1,
+            pages: 4
+        }]
+    );
+}
