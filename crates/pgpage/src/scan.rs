@@ -136,6 +136,14 @@ pub struct PageRow {
     pub tuple_block: Option<u32>,
 }
 
+impl PageRow {
+    /// Where the page was written, when something besides its checksum says so: what
+    /// `verify --json` prints as `matches_block` (CONTRACTS.md).
+    pub fn claim(&self) -> Option<Misplaced> {
+        self.misplaced.filter(Misplaced::is_claim)
+    }
+}
+
 /// A finding about the whole file, with what fills its message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "code", rename_all = "snake_case")]

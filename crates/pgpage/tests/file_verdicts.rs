@@ -86,8 +86,8 @@ fn claims(v: &FileVerdict) -> Vec<(u32, u32, Finding)> {
     v.pages
         .iter()
         .filter_map(|p| {
-            let m = p.misplaced?;
-            m.is_claim().then_some((p.block, m.block, m.finding))
+            let m = p.claim()?;
+            Some((p.block, m.block, m.finding))
         })
         .collect()
 }
