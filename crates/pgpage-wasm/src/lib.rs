@@ -448,3 +448,393 @@ pub fn decode_control(bytes: &[u8]) -> Result<String, JsError> {
     }
     Ok(v.to_string())
 }
+
+// ---- File verdicts: geometry, the file scan (chunks, parts, finish) and the folder filter,
+// each decided by the core (pgpage::file, pgpage::scan, pgpage::datadir). ----
+
+use pgpage::file::{Geometry, GeometryChoice};
+use pgpage::findings::Finding;
+use pgpage::scan::{ChecksumsKnown, FileScan, FileVerdict};
+
+/// Block size (0: detect) and byte order ("": detect, "little", "big") as the user chose.
+fn geometry_choice(block_size_bytes: u32, byte_order: &str) -> Result<GeometryChoice, JsError> {
+    let block_size = match block_size_bytes {
+        0 => None,
+        n => Some(block_size(n)?),
+    };
+    let endian = match byte_order {
+        "" => None,
+        "little" => Some(Endian::Little),
+        "big" => Some(Endian::Big),
+        other => {
+            return Err(JsError::new(&format!(
+                "unknown byte order {other:?}: little, big or \"\" to detect"
+            )))
+        }
+    };
+    Ok(GeometryChoice { block_size, endian })
+}
+
+fn geometry_of(
+    head: &[u8],
+    block_size_bytes: u32,
+    byte_order: &str,
+    named_like_relation: bool,
+) -> Result<Geometry, JsError> {
+    let choice = geometry_choice(block_size_bytes, byte_order)?;
+    pgpage::file::file_geometry(head, choice, named_like_relation)
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn serialize_error(e: serde_json::Error) -> JsError {
+    JsError::new(&format!("cannot serialize: {e}"))
+}
+
+/// What a relation file's name says, `{"relfilenode", "fork", "segno"}` as JSON; undefined
+/// when the name is no relation file's.
+#[wasm_bindgen]
+pub fn relation_file_name(name: &str) -> Option<String> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let n = pgpage::file::parse_relation_file_name(base)?;
+    serde_json::to_string(&serde_json::json!({
+        "relfilenode": n.relfilenode,
+        "fork": n.fork,
+        "segno": n.segno,
+    }))
+    .ok()
+}
+
+/// Which of a folder's files to verify (1) or leave (0), in order: `datadir::folder_filter`.
+#[wasm_bindgen]
+pub fn folder_filter(paths: Vec<String>) -> Vec<u8> {
+    pgpage::datadir::folder_filter(&paths)
+        .into_iter()
+        .map(u8::from)
+        .collect()
+}
+
+/// The database directory of a relative path (`base/16384`), undefined for none.
+#[wasm_bindgen]
+pub fn relation_directory(path: &str) -> Option<String> {
+    pgpage::datadir::relation_directory(path)
+}
+
+/// Every finding, in the order of the codes `FileVerdictJs.finding_codes` holds:
+/// `[{"code", "message", "evidence", "file", "function"}]` as JSON.
+#[wasm_bindgen]
+pub fn findings_table() -> Result<String, JsError> {
+    let rows: Vec<serde_json::Value> = Finding::ALL
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "code": f.code(),
+                "message": f.message(),
+                "evidence": f.evidence(),
+                "file": f.rule().file,
+                "function": f.rule().function,
+            })
+        })
+        .collect();
+    serde_json::to_string(&rows).map_err(serialize_error)
+}
+
+fn finding_index(f: Finding) -> u16 {
+    Finding::ALL
+        .iter()
+        .position(|&g| g == f)
+        .and_then(|i| u16::try_from(i).ok())
+        .unwrap_or(u16::MAX)
+}
+
+/// One file's verification, fed chunks of whole pages in any order; a part's state crosses
+/// to another worker as `export()` bytes and joins with `merge`.
+#[wasm_bindgen]
+pub struct FileScanJs {
+    scan: FileScan,
+    input: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl FileScanJs {
+    /// A scan of a file of `file_len` bytes, segment `segno`, whose geometry is decided
+    /// from `head` and the choice as `file_geometry` decides it.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        head: &[u8],
+        file_len: f64,
+        segno: u32,
+        block_size_bytes: u32,
+        byte_order: &str,
+        named_like_relation: bool,
+    ) -> Result<FileScanJs, JsError> {
+        let g = geometry_of(head, block_size_bytes, byte_order, named_like_relation)?;
+        // A JS number holds integers exactly up to 2^53; a file length is one of them.
+        let ok = file_len.is_finite() && file_len >= 0.0 && file_len.fract() == 0.0;
+        let max_exact = 9_007_199_254_740_992.0;
+        if !ok || file_len > max_exact {
+            return Err(JsError::new(&format!("bad file length {file_len}")));
+        }
+        let len = file_len as u64;
+        let scan = FileScan::new(g, segno, len).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(FileScanJs {
+            scan,
+            input: Vec::new(),
+        })
+    }
+
+    /// A scan from another worker's `export()`.
+    pub fn import(exported: &[u8]) -> Result<FileScanJs, JsError> {
+        let scan = FileScan::import(exported).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(FileScanJs {
+            scan,
+            input: Vec::new(),
+        })
+    }
+
+    /// The geometry the scan reads with, as `file_geometry` returns it.
+    pub fn geometry(&self) -> Result<String, JsError> {
+        serde_json::to_string(&self.scan.geometry()).map_err(serialize_error)
+    }
+
+    /// Whole pages of the file.
+    #[wasm_bindgen(getter)]
+    pub fn blocks(&self) -> u32 {
+        self.scan.extent().blocks
+    }
+
+    /// Bytes past the last whole page.
+    #[wasm_bindgen(getter)]
+    pub fn trailing_bytes(&self) -> u32 {
+        self.scan.extent().trailing_bytes
+    }
+
+    /// The relation-wide number of the file's block 0.
+    #[wasm_bindgen(getter)]
+    pub fn first_absolute_block(&self) -> u32 {
+        self.scan.first_absolute_block()
+    }
+
+    /// Verifies the whole pages of `bytes` (the first is block `first_block` of the file)
+    /// and returns their status codes (`PageStatus::code`, as with checksums on; `finish`
+    /// may judge a mismatch `ok` or `bad_header` when checksums turn out to be off).
+    pub fn chunk(&mut self, bytes: &[u8], first_block: u32) -> Vec<u8> {
+        chunk_codes(&mut self.scan, bytes, first_block)
+    }
+
+    /// An input buffer of at least `capacity` bytes in wasm memory, for `chunk_input`; its
+    /// byte offset into `memory.buffer`. A view of it must be made again after any call.
+    pub fn reserve_input(&mut self, capacity: usize) -> usize {
+        if self.input.len() < capacity {
+            self.input = vec![0; capacity];
+        }
+        self.input.as_ptr() as usize
+    }
+
+    /// `chunk` over the first `len` bytes of the input buffer: the chunk is copied into
+    /// wasm memory once, by the caller, and nothing is allocated for it.
+    pub fn chunk_input(&mut self, len: usize, first_block: u32) -> Result<Vec<u8>, JsError> {
+        let bytes = self.input.get(..len).ok_or_else(|| {
+            JsError::new(&format!(
+                "{len} bytes do not fit the scan's {} byte input",
+                self.input.len()
+            ))
+        })?;
+        Ok(chunk_codes(&mut self.scan, bytes, first_block))
+    }
+
+    /// The scan's state as bytes, to send to the worker that merges the parts.
+    pub fn export(&self) -> Vec<u8> {
+        self.scan.export()
+    }
+
+    /// Adds a part of the same file, as another worker's `export()` gave it.
+    pub fn merge(&mut self, exported: &[u8]) -> Result<(), JsError> {
+        let other = FileScan::import(exported).map_err(|e| JsError::new(&e.to_string()))?;
+        self.scan
+            .merge(&other)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// The file's verdict once every part is in. `checksums`: 0 unknown (the file decides),
+    /// 1 on, 2 off (pg_control's data_page_checksum_version). `path` names the file in the
+    /// findings' messages.
+    pub fn finish(&self, checksums: u8, path: &str) -> Result<FileVerdictJs, JsError> {
+        let known = ChecksumsKnown::from_code(checksums).ok_or_else(|| {
+            JsError::new(&format!("checksums {checksums}: 0 unknown, 1 on or 2 off"))
+        })?;
+        FileVerdictJs::of(&self.scan.finish(known), path)
+    }
+}
+
+fn chunk_codes(scan: &mut FileScan, bytes: &[u8], first_block: u32) -> Vec<u8> {
+    let pages = bytes
+        .len()
+        .checked_div(scan.geometry().block_size.len())
+        .unwrap_or(0);
+    let mut codes = Vec::with_capacity(pages);
+    scan.chunk_statuses(bytes, first_block, |s| codes.push(s.code()));
+    codes
+}
+
+/// A file's verdict: its listed pages as parallel typed arrays, the rest as JSON.
+#[wasm_bindgen]
+pub struct FileVerdictJs {
+    block: Vec<u32>,
+    absolute_block: Vec<u32>,
+    status: Vec<u8>,
+    stored: Vec<u16>,
+    computed: Vec<u16>,
+    tuple_block: Vec<u32>,
+    misplaced_block: Vec<u32>,
+    misplaced_kind: Vec<u8>,
+    misplaced_matches: Vec<u32>,
+    finding_start: Vec<u32>,
+    finding_codes: Vec<u16>,
+    json: String,
+}
+
+/// No block: InvalidBlockNumber, which no page has.
+const NO_BLOCK: u32 = u32::MAX;
+
+impl FileVerdictJs {
+    fn of(v: &FileVerdict, path: &str) -> Result<FileVerdictJs, JsError> {
+        let n = v.pages.len();
+        let mut out = FileVerdictJs {
+            block: Vec::with_capacity(n),
+            absolute_block: Vec::with_capacity(n),
+            status: Vec::with_capacity(n),
+            stored: Vec::with_capacity(n),
+            computed: Vec::with_capacity(n),
+            tuple_block: Vec::with_capacity(n),
+            misplaced_block: Vec::with_capacity(n),
+            misplaced_kind: Vec::with_capacity(n),
+            misplaced_matches: Vec::with_capacity(n),
+            finding_start: Vec::with_capacity(n.saturating_add(1)),
+            finding_codes: Vec::new(),
+            json: String::new(),
+        };
+        let mut chance = None;
+        for p in &v.pages {
+            out.block.push(p.block);
+            out.absolute_block.push(p.absolute_block);
+            out.status.push(p.status.code());
+            out.stored.push(p.stored);
+            out.computed.push(p.computed.unwrap_or(0));
+            out.tuple_block.push(p.tuple_block.unwrap_or(NO_BLOCK));
+            let m = p.misplaced;
+            out.misplaced_block.push(m.map_or(NO_BLOCK, |m| m.block));
+            out.misplaced_kind.push(match m {
+                None => 0,
+                Some(m) if m.is_claim() => 1,
+                Some(_) => 2,
+            });
+            let c = m.and_then(|m| m.chance);
+            out.misplaced_matches.push(c.map_or(0, |c| c.matches));
+            chance = chance.or(c);
+            out.finding_start
+                .push(u32::try_from(out.finding_codes.len()).unwrap_or(u32::MAX));
+            out.finding_codes
+                .extend(p.findings.iter().map(|&f| finding_index(f)));
+        }
+        out.finding_start
+            .push(u32::try_from(out.finding_codes.len()).unwrap_or(u32::MAX));
+        let findings: Vec<serde_json::Value> = v
+            .findings
+            .iter()
+            .map(|f| {
+                let mut j = serde_json::to_value(f).unwrap_or_default();
+                if let Some(o) = j.as_object_mut() {
+                    o.insert("message".into(), f.describe(path).into());
+                    o.insert("evidence".into(), serde_json::json!(f.finding().evidence()));
+                }
+                j
+            })
+            .collect();
+        out.json = serde_json::to_string(&serde_json::json!({
+            "geometry": v.geometry,
+            "segno": v.segno,
+            "blocks": v.blocks,
+            "trailing_bytes": v.trailing_bytes,
+            "checksums_disabled": v.checksums_disabled,
+            "problem": v.is_problem(),
+            "counts": v.counts,
+            "findings": findings,
+            "chance": chance.map(|c| serde_json::json!({
+                "searched": c.searched,
+                "expected": c.expected,
+                "probability": c.probability,
+            })),
+        }))
+        .map_err(serialize_error)?;
+        Ok(out)
+    }
+}
+
+#[wasm_bindgen]
+impl FileVerdictJs {
+    /// Listed pages: problem pages and pages with a finding, in block order.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> usize {
+        self.block.len()
+    }
+    /// Block within the file.
+    #[wasm_bindgen(getter)]
+    pub fn block(&self) -> Vec<u32> {
+        self.block.clone()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn absolute_block(&self) -> Vec<u32> {
+        self.absolute_block.clone()
+    }
+    /// `PageStatus::code` as the verdict judges it (checksums on or off).
+    #[wasm_bindgen(getter)]
+    pub fn status(&self) -> Vec<u8> {
+        self.status.clone()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn stored(&self) -> Vec<u16> {
+        self.stored.clone()
+    }
+    /// 0 (never a checksum) when the server computes none: new pages, checksums off.
+    #[wasm_bindgen(getter)]
+    pub fn computed(&self) -> Vec<u16> {
+        self.computed.clone()
+    }
+    /// The block the page's own tuples name; 4294967295 for none.
+    #[wasm_bindgen(getter)]
+    pub fn tuple_block(&self) -> Vec<u32> {
+        self.tuple_block.clone()
+    }
+    /// Relation-wide block the page was written for; 4294967295 for none.
+    #[wasm_bindgen(getter)]
+    pub fn misplaced_block(&self) -> Vec<u32> {
+        self.misplaced_block.clone()
+    }
+    /// 0 none, 1 claimed (corroborated), 2 candidate (a bare checksum match; the odds are
+    /// the JSON's `chance`).
+    #[wasm_bindgen(getter)]
+    pub fn misplaced_kind(&self) -> Vec<u8> {
+        self.misplaced_kind.clone()
+    }
+    /// For a candidate, how many blocks of the file its checksum is valid for.
+    #[wasm_bindgen(getter)]
+    pub fn misplaced_matches(&self) -> Vec<u32> {
+        self.misplaced_matches.clone()
+    }
+    /// Page i's findings are `finding_codes[finding_start[i]..finding_start[i + 1]]`.
+    #[wasm_bindgen(getter)]
+    pub fn finding_start(&self) -> Vec<u32> {
+        self.finding_start.clone()
+    }
+    /// Indexes into `findings_table()`.
+    #[wasm_bindgen(getter)]
+    pub fn finding_codes(&self) -> Vec<u16> {
+        self.finding_codes.clone()
+    }
+    /// `{"geometry", "segno", "blocks", "trailing_bytes", "checksums_disabled", "problem",
+    /// "counts", "findings": [{"code", ..., "message", "evidence"}], "chance"}`.
+    #[wasm_bindgen(getter)]
+    pub fn json(&self) -> String {
+        self.json.clone()
+    }
+}

@@ -58,7 +58,8 @@ pub fn parse_relation_file_name(name: &str) -> Option<RelationFileName> {
         None => (rest, Fork::Main),
     };
     Some(RelationFileName {
-        relfilenode: parse_digits(node, OIDCHARS)?,
+        // InvalidOid names no relation: GetNewRelFileNumber never returns it.
+        relfilenode: parse_digits(node, OIDCHARS).filter(|&n| n != 0)?,
         fork,
         segno,
     })
@@ -476,6 +477,8 @@ mod tests {
             "16385_fsm_vm",
             "4294967296",
             "12345678901",
+            "0",
+            "0_fsm.1",
             "t3_16385",
             "pg_control",
             "pg_filenode.map",

@@ -95,6 +95,54 @@ findings! {
     HeaderSpecialNotAligned => "header_special_not_aligned", Server,
         "backend/storage/page/bufpage.c", "PageIsVerified",
         "pd_special is not MAXALIGNed";
+
+    // ---- File verdicts (verify.rs header_check, scan.rs): short reads, checksums off,
+    // misplaced pages and files, heap tuple ids. ----
+    /// A page shorter than PageHeaderData: the server never reads one (mdread fails first).
+    HeaderIncomplete => "header_incomplete", Server,
+        "include/storage/bufpage.h", "SizeOfPageHeaderData",
+        "the page is shorter than its 24-byte header";
+    /// Bytes past the last whole page: the server's read of that block comes up short.
+    /// PostgreSQL 17 and later word it "could not read blocks N..N in file ...: read only K
+    /// of BLCKSZ bytes" (mdreadv).
+    ReadShort => "read_short", Server,
+        "backend/storage/smgr/md.c", "mdread",
+        "could not read block %u in file \"%s\": read only %d of %d bytes";
+    /// Data checksums are off (pg_control says so, or no page of the file stores one): only
+    /// PageIsVerified's header checks and structural findings count.
+    ChecksumsDisabled => "checksums_disabled", Note,
+        "backend/storage/page/bufpage.c", "PageIsVerifiedExtended",
+        "data checksums are disabled: pages are checked by their header only";
+    /// Pages of the file verify as another segment of the relation: a misnamed or misplaced
+    /// segment file. Several pages agree on the same shift, which chance does not explain.
+    FileWrittenAsSegment => "file_written_as_segment", Corroborated,
+        "backend/storage/smgr/md.c", "_mdfd_segpath",
+        "these pages were written as segment %u of the relation";
+    /// Pages of the file verify at a fixed offset from their position (a file copied into
+    /// another one at an offset, or cut at its start).
+    FileWrittenAtOffset => "file_written_at_offset", Corroborated,
+        "backend/storage/page/checksum.c", "pg_checksum_page",
+        "these pages were written as relation blocks %u and on";
+    /// The stored checksum is valid for block B and the page's own heap tuples (t_ctid
+    /// pointing at themselves) name block B.
+    MisplacedByTupleIds => "misplaced_by_tuple_ids", Corroborated,
+        "backend/access/heap/hio.c", "RelationPutHeapTuple",
+        "this page was written as block %u: its checksum is valid there and its tuples' t_ctid name it";
+    /// The stored checksum is valid for block B and the btree sibling links agree: the left
+    /// sibling's btpo_next or the right sibling's btpo_prev is B.
+    MisplacedBySiblingLinks => "misplaced_by_sibling_links", Corroborated,
+        "contrib/amcheck/verify_nbtree.c", "bt_recheck_sibling_links",
+        "this page was written as block %u: its checksum is valid there and its siblings' links name it";
+    /// The stored checksum is valid for another block of the searched range, and nothing
+    /// else says so: a 16-bit checksum matches about one block in 65,535 by chance.
+    ChecksumMatchesOtherBlock => "checksum_matches_other_block", Candidate,
+        "backend/storage/page/checksum.c", "pg_checksum_page",
+        "the stored checksum is also valid for block %u, which chance explains at the stated odds";
+    /// A heap page whose own tuples (t_ctid pointing at themselves, never updated) name
+    /// another block than the one the page sits at: a torn or misplaced page.
+    HeapTidOtherBlock => "heap_tid_other_block", Structural,
+        "backend/access/heap/hio.c", "RelationPutHeapTuple",
+        "the page's tuples name block %u in their t_ctid, not the block the page is at";
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::checksum::{blocks_matching, checksum_fold, finish};
+use crate::findings::Finding;
 use crate::layout::{maxalign, read_u16, Endian};
 
 /// bufpage.h: PD_VALID_FLAG_BITS.
@@ -72,21 +73,89 @@ pub struct PageVerdict {
     pub fold: u32,
 }
 
-/// PageIsVerified's header sanity: valid flag bits, pd_lower <= pd_upper <= pd_special <=
-/// block size, pd_special MAXALIGNed. The block size is the page's length.
-pub fn header_is_sane(page: &[u8], endian: Endian) -> bool {
+/// Which of PageIsVerified's header rules a page breaks (bufpage.c PageIsVerifiedExtended:
+/// valid flag bits, pd_lower <= pd_upper <= pd_special <= BLCKSZ, pd_special MAXALIGNed),
+/// as a set of findings. The block size is the page's length.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct HeaderCheck(u8);
+
+impl HeaderCheck {
+    /// The rules in the order PageIsVerified tests them; bit i of the set is rule i.
+    const RULES: [Finding; 6] = [
+        Finding::HeaderIncomplete,
+        Finding::HeaderFlagsInvalid,
+        Finding::HeaderLowerAboveUpper,
+        Finding::HeaderUpperAboveSpecial,
+        Finding::HeaderSpecialPastPage,
+        Finding::HeaderSpecialNotAligned,
+    ];
+
+    /// Every rule holds: the server lets the page into the buffer pool.
+    pub fn is_sane(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The rules the page breaks.
+    pub fn findings(self) -> impl Iterator<Item = Finding> {
+        Self::RULES
+            .into_iter()
+            .zip(0u32..)
+            .filter(move |&(_, bit)| self.0 & (1u8 << bit) != 0)
+            .map(|(f, _)| f)
+    }
+
+    /// The set as one byte, for compact storage (`from_bits` reads it back).
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+
+    pub fn from_bits(bits: u8) -> HeaderCheck {
+        HeaderCheck(bits & 0x3F)
+    }
+
+    fn with(self, finding: Finding, broken: bool) -> HeaderCheck {
+        let bit = Self::RULES
+            .iter()
+            .position(|&f| f == finding)
+            .map_or(0, |i| 1u8 << i);
+        if broken {
+            HeaderCheck(self.0 | bit)
+        } else {
+            self
+        }
+    }
+}
+
+/// PageIsVerified's header sanity rules a page breaks. A page too short for its header breaks
+/// `HeaderIncomplete` and nothing else is tested.
+pub fn header_check(page: &[u8], endian: Endian) -> HeaderCheck {
     let field = |off| read_u16(page, off, endian);
     let (Some(flags), Some(lower), Some(upper), Some(special)) =
         (field(10), field(12), field(14), field(16))
     else {
-        return false;
+        return HeaderCheck::default().with(Finding::HeaderIncomplete, true);
     };
     let special = usize::from(special);
-    flags & !PD_VALID_FLAG_BITS == 0
-        && lower <= upper
-        && usize::from(upper) <= special
-        && special <= page.len()
-        && special == maxalign(special)
+    HeaderCheck::default()
+        .with(
+            Finding::HeaderFlagsInvalid,
+            flags & !PD_VALID_FLAG_BITS != 0,
+        )
+        .with(Finding::HeaderLowerAboveUpper, lower > upper)
+        .with(
+            Finding::HeaderUpperAboveSpecial,
+            usize::from(upper) > special,
+        )
+        .with(Finding::HeaderSpecialPastPage, special > page.len())
+        .with(
+            Finding::HeaderSpecialNotAligned,
+            special != maxalign(special),
+        )
+}
+
+/// PageIsVerified's header sanity: `header_check` finds nothing.
+pub fn header_is_sane(page: &[u8], endian: Endian) -> bool {
+    header_check(page, endian).is_sane()
 }
 
 /// Decides one page's status. `blkno` is relation-wide (`segno * RELSEG_SIZE + block`).
@@ -124,7 +193,9 @@ pub fn verify_page(page: &[u8], blkno: u32, endian: Endian) -> PageVerdict {
 }
 
 /// For a mismatched page: the block of the same file (numbered within the file) whose
-/// checksum the page carries, the nearest to `own_block`. `file_first_block` is the
+/// checksum the page carries, the nearest to `own_block`. A bare 16-bit match, which chance
+/// explains in any big file: `scan::FileScan` claims a misplaced page only with corroboration
+/// and shows this only as a candidate with its odds. `file_first_block` is the
 /// relation-wide number of the file's block 0 and `file_blocks` its length in blocks.
 pub fn matches_block(
     verdict: &PageVerdict,
@@ -190,6 +261,55 @@ mod tests {
         seal(&mut new, 0);
         let v = verify_page(&new, 0, Endian::Little);
         assert_eq!((v.status, v.computed), (PageStatus::NewNotZero, None));
+    }
+
+    #[test]
+    fn header_check_names_each_rule_page_is_verified_tests() {
+        let check = |p: &[u8]| {
+            header_check(p, Endian::Little)
+                .findings()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(check(&page_with(24, 8000, 8192)), []);
+        assert_eq!(
+            check(&page_with(9000, 8000, 8192)),
+            [Finding::HeaderLowerAboveUpper]
+        );
+        assert_eq!(
+            check(&page_with(24, 8190, 8184)),
+            [Finding::HeaderUpperAboveSpecial]
+        );
+        assert_eq!(
+            check(&page_with(24, 8000, 8200)),
+            [Finding::HeaderSpecialPastPage]
+        );
+        assert_eq!(
+            check(&page_with(24, 8000, 8180)),
+            [Finding::HeaderSpecialNotAligned]
+        );
+        let mut flags = page_with(24, 8000, 8192);
+        flags[10] = 0x08;
+        assert_eq!(check(&flags), [Finding::HeaderFlagsInvalid]);
+        // Every rule at once, in PageIsVerified's order.
+        let mut all = page_with(9000, 8500, 8197);
+        all[10] = 0xF0;
+        assert_eq!(
+            check(&all),
+            [
+                Finding::HeaderFlagsInvalid,
+                Finding::HeaderLowerAboveUpper,
+                Finding::HeaderUpperAboveSpecial,
+                Finding::HeaderSpecialPastPage,
+                Finding::HeaderSpecialNotAligned
+            ]
+        );
+        assert_eq!(check(&[0u8; 17]), [Finding::HeaderIncomplete]);
+        let bits = header_check(&all, Endian::Little).bits();
+        assert_eq!(
+            HeaderCheck::from_bits(bits),
+            header_check(&all, Endian::Little)
+        );
+        assert!(header_is_sane(&page_with(24, 8000, 8192), Endian::Little));
     }
 
     #[test]

@@ -519,17 +519,20 @@ fn decode_header(r: &Reader, spans: &mut Spans) -> PageHeader {
     };
     let len = r.len();
     if r.len() >= SIZE_OF_PAGE_HEADER_DATA && r.b.iter().any(|&b| b != 0) {
-        if flags & !crate::verify::PD_VALID_FLAG_BITS != 0 {
-            spans.flag("pd_flags", "bits outside PD_VALID_FLAG_BITS");
+        // PageIsVerified's rules come from the one header check; the two after it are
+        // structural rules the server applies later (PageAddItem, the page layout).
+        for finding in crate::verify::header_check(r.b, r.e).findings() {
+            use crate::findings::Finding as F;
+            let field = match finding {
+                F::HeaderFlagsInvalid => "pd_flags",
+                F::HeaderLowerAboveUpper => "pd_lower",
+                F::HeaderUpperAboveSpecial => "pd_upper",
+                _ => "pd_special",
+            };
+            spans.flag(field, finding.message());
         }
-        if usize::from(lower) < SIZE_OF_PAGE_HEADER_DATA || lower > upper {
-            spans.flag("pd_lower", "pd_lower below the header or above pd_upper");
-        }
-        if upper > special {
-            spans.flag("pd_upper", "pd_upper above pd_special");
-        }
-        if usize::from(special) > len || usize::from(special) % 8 != 0 {
-            spans.flag("pd_special", "pd_special past the page or not MAXALIGNed");
+        if usize::from(lower) < SIZE_OF_PAGE_HEADER_DATA {
+            spans.flag("pd_lower", "pd_lower is below the end of the page header");
         }
         if usize::from(psv & 0xFF00) != len || psv & 0x00FF != 4 {
             spans.flag(
