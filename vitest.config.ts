@@ -1,6 +1,12 @@
 // Test projects: TypeScript units (web/), wasm bindings under Node (tests/node/), and the
-// PostgreSQL differential tests (tests/pg/), which start their own throwaway clusters.
+// PostgreSQL differential tests (tests/pg/), which start their own throwaway clusters of
+// every version 13-18 (projects pg13 ... pg18; `pg` is 15).
 import { defineConfig } from 'vitest/config';
+
+const PG_VERSIONS = [15, 13, 14, 16, 17, 18] as const;
+/** The suites every version runs: pg_control, corrupted copies, every access method against
+ * pageinspect, random pages against page_checksum, the clean corpus against pg_checksums. */
+const EVERY_VERSION = ['control', 'corrupt', 'inspect', 'random', 'verify'];
 
 export default defineConfig({
   test: {
@@ -22,19 +28,22 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
-      {
+      // The PostgreSQL differential suites, once per version 13-18, one version after another
+      // (each file starts its own cluster; two at once is what two cores carry). `pg` is 15
+      // and also holds the committed fixtures and samples, which PostgreSQL 15 made.
+      ...PG_VERSIONS.map((version, i) => ({
         test: {
-          name: 'pg',
-          include: ['tests/pg/**/*.test.ts'],
+          name: version === 15 ? 'pg' : `pg${version}`,
+          include: version === 15 ? ['tests/pg/**/*.test.ts'] : EVERY_VERSION.map((f) => `tests/pg/${f}.test.ts`),
           environment: 'node',
+          env: { PGPAGE_PG_VERSION: String(version) },
           testTimeout: 600_000,
           hookTimeout: 600_000,
-          // Each file starts its own cluster; two at once is what two cores carry.
           maxWorkers: 2,
           // Projects with their own maxWorkers run as groups of their own, one after another.
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 2 + i },
         },
-      },
+      })),
     ],
   },
 });

@@ -18,18 +18,29 @@ export type PgVersion = (typeof PG_VERSIONS)[number];
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
+/**
+ * The version a test run holds pgpage against: vitest runs the pg suites once per version
+ * (projects pg13 ... pg18 set PGPAGE_PG_VERSION), 15 when nothing says otherwise.
+ */
+export const PG_VERSION: PgVersion = (() => {
+  const v = Number(process.env.PGPAGE_PG_VERSION ?? 15);
+  if (!(PG_VERSIONS as readonly number[]).includes(v)) throw new Error(`PGPAGE_PG_VERSION=${v}: not one of ${PG_VERSIONS.join(', ')}`);
+  return v as PgVersion;
+})();
+
 /** The server binaries (initdb, pg_ctl, postgres) of a version. */
 export function binDir(version: PgVersion): string {
   return version === 15 ? PG_BINDIR : join(ROOT, 'node_modules', `postgres-${version}`, 'native', 'bin');
 }
 
 /**
- * pg_controldata that reads a version's pg_control: Debian's 15 reads control version 1300
- * (13-16), the PyPI wheel's 18 reads 1800; nothing here reads 17's 1700. Null when none.
+ * A client tool (pg_controldata, pg_checksums) that reads a version's cluster: Debian's 15
+ * reads control version 1300 (13-16), the PyPI wheel's 18 reads 1800; nothing here reads
+ * 17's 1700, so 17 has none. Null when none.
  */
-export function controldataBin(version: PgVersion): string | null {
-  if (version === 18) return join(ROOT, '.tools', 'pg18', 'bin', 'pg_controldata');
-  return version === 17 ? null : join(PG_BINDIR, 'pg_controldata');
+export function toolBin(tool: 'pg_controldata' | 'pg_checksums', version: PgVersion): string | null {
+  if (version === 18) return join(ROOT, '.tools', 'pg18', 'bin', tool);
+  return version === 17 ? null : join(PG_BINDIR, tool);
 }
 
 const asRoot = userInfo().uid === 0;
@@ -92,7 +103,7 @@ export class Cluster {
   }
 
   /** initdb -k and start. */
-  static create(name = 'pgpage', version: PgVersion = 15): Cluster {
+  static create(name = 'pgpage', version: PgVersion = PG_VERSION): Cluster {
     const root = pgTempDir(`${name}-${version}-`);
     const port = 20000 + Math.floor(Math.random() * 30000);
     const c = new Cluster(root, port, version);

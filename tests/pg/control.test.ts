@@ -1,4 +1,4 @@
-// pg_control of every PostgreSQL version 13-18 against the server's own pg_control_*()
+// pg_control of the run's PostgreSQL version (vitest runs it for each of 13-18) against the server's own pg_control_*()
 // functions (queried, then the server stopped with -m immediate so the file is what they
 // read) and against pg_controldata where one reads that control version; a corrupted copy
 // (bad CRC), a truncated one and an unknown version are named.
@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { Cluster, PG_VERSIONS, controldataBin, pgTempDir } from './cluster';
+import { Cluster, PG_VERSION, pgTempDir, toolBin } from './cluster';
 import { chownPostgres, pgpage } from './pgpage';
 
 type Json = Record<string, unknown>;
@@ -28,7 +28,8 @@ afterAll(() => {
   for (const c of made) c.destroy();
 });
 
-describe.each(PG_VERSIONS)('pg_control of PostgreSQL %i', (version) => {
+describe(`pg_control of PostgreSQL ${PG_VERSION}`, () => {
+  const version = PG_VERSION;
   let cluster: Cluster;
   let expected: Json;
 
@@ -54,7 +55,7 @@ describe.each(PG_VERSIONS)('pg_control of PostgreSQL %i', (version) => {
   });
 
   test('prints what pg_controldata prints, where one reads this version', () => {
-    const bin = controldataBin(version);
+    const bin = toolBin('pg_controldata', version);
     // PostgreSQL 17's pg_control (1700) has no pg_controldata on this machine to compare with.
     if (bin === null) {
       expect(version).toBe(17);
@@ -83,7 +84,7 @@ describe.each(PG_VERSIONS)('pg_control of PostgreSQL %i', (version) => {
     const text = pgpage(['control', bad]);
     expect(text.status).toBe(1);
     expect(text.stderr).toContain('calculated CRC checksum does not match value stored in control file');
-    const bin = controldataBin(version);
+    const bin = toolBin('pg_controldata', version);
     if (bin !== null) {
       // pg_controldata warns too (15 on stdout before the report, 18 on stderr) and prints
       // the same untrustworthy values.

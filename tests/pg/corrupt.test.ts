@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Cluster, pgTempDir, serverVerdicts, type ServerVerdict } from './cluster';
+import { Cluster, PG_VERSION, pgTempDir, serverVerdicts, type ServerVerdict } from './cluster';
 import {
   chownPostgres,
   ensurePgpage,
@@ -14,7 +14,7 @@ import {
   headerSane,
   isProblem,
   parseScanSummary,
-  pgChecksums,
+  NO_PG_CHECKSUMS, pgChecksums,
   pgPages,
   pgpage,
   u16,
@@ -65,7 +65,7 @@ interface Case {
   seal?: number[];
 }
 
-describe('corrupted relation files against PostgreSQL 15', () => {
+describe(`corrupted relation files against PostgreSQL ${PG_VERSION}`, () => {
   let c: Cluster;
   let work: string;
   let cases: Case[];
@@ -423,7 +423,7 @@ describe('corrupted relation files against PostgreSQL 15', () => {
     expect(warnings).toBeGreaterThan(0);
   }
 
-  test('(c) pg_checksums --check on a stopped copy: the same failure lines and exit status', () => {
+  test.skipIf(NO_PG_CHECKSUMS)('(c) pg_checksums --check on a stopped copy: the same failure lines and exit status', () => {
     const dbOid = c.sql('select oid from pg_database where datname = current_database();').trim();
     const inTs = c.sql(`select pg_relation_filepath('in_ts');`).trim();
     c.stop();

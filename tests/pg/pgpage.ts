@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Cluster, lit, runPg } from './cluster';
+import { Cluster, PG_VERSION, lit, runPg, toolBin, type PgVersion } from './cluster';
 
 const CRATES = resolve(dirname(fileURLToPath(import.meta.url)), '../../crates');
 export const PGPAGE_BIN = process.env.PGPAGE_BIN ?? join(CRATES, 'target/release/pgpage');
@@ -194,8 +194,17 @@ export function parseScanSummary(text: string): { files?: number; blocks?: numbe
   };
 }
 
-export function pgChecksums(dataDir: string, extra: string[] = []): PgChecksumsResult {
-  const r = runPg('pg_checksums', ['--check', '-D', dataDir, ...extra]);
+/**
+ * No pg_checksums on this machine reads a cluster of the run's version (PostgreSQL 17): the
+ * tests that compare with it are skipped for that version, named as skipped.
+ */
+export const NO_PG_CHECKSUMS = toolBin('pg_checksums', PG_VERSION) === null;
+
+/** pg_checksums --check of a cluster of the run's version (PG_VERSION unless given). */
+export function pgChecksums(dataDir: string, extra: string[] = [], version: PgVersion = PG_VERSION): PgChecksumsResult {
+  const bin = toolBin('pg_checksums', version);
+  if (bin === null) throw new Error(`no pg_checksums here reads a PostgreSQL ${version} cluster`);
+  const r = runPg(bin, ['--check', '-D', dataDir, ...extra]);
   if (r.error) throw r.error;
   const s = parseScanSummary(r.stdout);
   return {
