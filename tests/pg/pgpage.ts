@@ -1,7 +1,7 @@
 // The pgpage CLI as the differential tests drive it, and PostgreSQL's answers about raw page
 // bytes on disk (pageinspect over pg_read_binary_file), so each test compares the two.
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync } from 'node:fs';
+import { chownSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cluster, PG_VERSION, lit, runPg, toolBin, type PgVersion } from './cluster';
@@ -138,9 +138,9 @@ export function pgPages(c: Cluster, files: PgFileQuery[], db = 'postgres'): PgPa
       computed: computed === '' ? null : u16(Number(computed)),
       stored: u16(Number(stored)),
       flags: Number(flags),
-      lower: Number(lower),
-      upper: Number(upper),
-      special: Number(special),
+      lower: u16(Number(lower)),
+      upper: u16(Number(upper)),
+      special: u16(Number(special)),
     });
   }
   files.forEach((f, i) => {
@@ -200,12 +200,46 @@ export function parseScanSummary(text: string): { files?: number; blocks?: numbe
  */
 export const NO_PG_CHECKSUMS = toolBin('pg_checksums', PG_VERSION) === null;
 
+/**
+ * Debian's pg_checksums 15 reads the files of 13, 14 and 16 (control version 1300), but looks
+ * for a tablespace's files under its own PG_15_<catversion> directory. For the time of a run,
+ * each tablespace gets that name as a link to its real PG_<version>_<catversion> directory.
+ */
+function crossVersionTablespaceLinks(dataDir: string, version: PgVersion): { link: string; target: string }[] {
+  if (version === 15 || version === 18) return [];
+  const catversion = /#define\s+CATALOG_VERSION_NO\s+(\d+)/.exec(readFileSync('/usr/include/postgresql/15/server/catalog/catversion.h', 'utf8'));
+  if (!catversion) throw new Error('no CATALOG_VERSION_NO in PostgreSQL 15\'s catversion.h');
+  const own = `PG_15_${catversion[1]}`;
+  const links: { link: string; target: string }[] = [];
+  const tblspc = join(dataDir, 'pg_tblspc');
+  for (const oid of existsSync(tblspc) ? readdirSync(tblspc) : []) {
+    const location = join(tblspc, oid);
+    const real = readdirSync(location).find((d) => d.startsWith(`PG_${version}_`));
+    if (!real) continue;
+    const link = join(location, own);
+    symlinkSync(real, link);
+    links.push({ link, target: join(location, real) });
+  }
+  return links;
+}
+
 /** pg_checksums --check of a cluster of the run's version (PG_VERSION unless given). */
 export function pgChecksums(dataDir: string, extra: string[] = [], version: PgVersion = PG_VERSION): PgChecksumsResult {
   const bin = toolBin('pg_checksums', version);
   if (bin === null) throw new Error(`no pg_checksums here reads a PostgreSQL ${version} cluster`);
-  const r = runPg(bin, ['--check', '-D', dataDir, ...extra]);
+  const links = crossVersionTablespaceLinks(dataDir, version);
+  let r: ReturnType<typeof runPg>;
+  try {
+    r = runPg(bin, ['--check', '-D', dataDir, ...extra]);
+  } finally {
+    for (const l of links) rmSync(l.link);
+  }
   if (r.error) throw r.error;
+  // Paths through the links name the tablespace's own directory again.
+  for (const l of links) {
+    r.stdout = r.stdout.split(l.link).join(l.target);
+    r.stderr = r.stderr.split(l.link).join(l.target);
+  }
   const s = parseScanSummary(r.stdout);
   return {
     status: r.status,
