@@ -322,8 +322,8 @@ fn print_text(
             "  problem: bytes {}..{} {}{item}: {}",
             p.start,
             p.end,
-            p.field,
-            p.problem.unwrap_or("")
+            p.field.qualified(),
+            p.problem.map_or("", |f| f.message())
         )?;
     }
     Ok(())

@@ -227,8 +227,10 @@ pub fn checksum_rounds(
     Ok(sink)
 }
 
-/// One decoded page: spans as parallel typed arrays (field names and problems as indexes
-/// into small string tables) and the pageinspect-style columns as one JSON string.
+/// One decoded page: spans as parallel typed arrays, each span's field a handle (an index
+/// into the per-handle tables: bare name, qualified name, pageinspect column, doc, value
+/// kind), its problem a finding (an index into the per-finding tables), and the
+/// pageinspect-style columns as one JSON string.
 #[wasm_bindgen]
 pub struct DecodedPageJs {
     start: Vec<u32>,
@@ -237,11 +239,19 @@ pub struct DecodedPageJs {
     /// Line pointer number, 0 for none (OffsetNumbers start at 1).
     item: Vec<u16>,
     field: Vec<u16>,
-    /// Index into `problems` + 1, 0 for none.
+    /// Index into the finding tables + 1, 0 for none.
     problem: Vec<u16>,
+    /// The span's value formatted by its row's kind (LSN as X/Y, TID as (b,o), flags by name).
+    value: Vec<String>,
+    field_codes: Vec<u16>,
     field_names: Vec<String>,
+    field_qualified: Vec<String>,
+    field_columns: Vec<String>,
     field_docs: Vec<String>,
+    field_kinds: Vec<String>,
     problems: Vec<String>,
+    problem_codes: Vec<String>,
+    problem_rules: Vec<String>,
     json: String,
 }
 
@@ -264,6 +274,7 @@ impl DecodedPageJs {
     pub fn item(&self) -> Vec<u16> {
         self.item.clone()
     }
+    /// Per span, an index into the `field_*` tables.
     #[wasm_bindgen(getter)]
     pub fn field(&self) -> Vec<u16> {
         self.field.clone()
@@ -273,17 +284,53 @@ impl DecodedPageJs {
         self.problem.clone()
     }
     #[wasm_bindgen(getter)]
+    pub fn value(&self) -> Vec<String> {
+        self.value.clone()
+    }
+    /// `SpanField::code` of each handle: a row as table << 8 | index.
+    #[wasm_bindgen(getter)]
+    pub fn field_codes(&self) -> Vec<u16> {
+        self.field_codes.clone()
+    }
+    /// The bare PostgreSQL name (`pd_checksum`; `ItemIdData` for a line pointer's word).
+    #[wasm_bindgen(getter)]
     pub fn field_names(&self) -> Vec<String> {
         self.field_names.clone()
     }
-    /// The one-line doc of each field name, from the core's field tables ("" when none).
+    /// `Structure.member` (`GinPageOpaqueData.flags`).
+    #[wasm_bindgen(getter)]
+    pub fn field_qualified(&self) -> Vec<String> {
+        self.field_qualified.clone()
+    }
+    /// pageinspect's column for the field ("" when none shows it).
+    #[wasm_bindgen(getter)]
+    pub fn field_columns(&self) -> Vec<String> {
+        self.field_columns.clone()
+    }
+    /// The row's one-line doc, citing its own structure's header.
     #[wasm_bindgen(getter)]
     pub fn field_docs(&self) -> Vec<String> {
         self.field_docs.clone()
     }
+    /// The row's value kind (`lsn`, `xid`, `tid`, `flags`, `enum`, ...; "" for regions).
+    #[wasm_bindgen(getter)]
+    pub fn field_kinds(&self) -> Vec<String> {
+        self.field_kinds.clone()
+    }
+    /// Each finding's message.
     #[wasm_bindgen(getter)]
     pub fn problems(&self) -> Vec<String> {
         self.problems.clone()
+    }
+    /// Each finding's stable code (`Finding::code`).
+    #[wasm_bindgen(getter)]
+    pub fn problem_codes(&self) -> Vec<String> {
+        self.problem_codes.clone()
+    }
+    /// Each finding's PostgreSQL rule, `file: function`.
+    #[wasm_bindgen(getter)]
+    pub fn problem_rules(&self) -> Vec<String> {
+        self.problem_rules.clone()
     }
     /// `{"kind", "header", "items", "special"}` as `pgpage inspect --json` prints a block.
     #[wasm_bindgen(getter)]
@@ -301,22 +348,9 @@ pub fn role_names() -> Vec<String> {
         .collect()
 }
 
-fn field_doc(name: &str) -> &'static str {
-    pgpage::fields::ALL_TABLES
-        .iter()
-        .find_map(|t| {
-            if t.name == name {
-                Some("")
-            } else {
-                t.field(name).map(|f| f.doc)
-            }
-        })
-        .unwrap_or("")
-}
-
-fn index_of(table: &mut Vec<String>, s: &str) -> u16 {
-    let at = table.iter().position(|x| x == s).unwrap_or_else(|| {
-        table.push(s.into());
+fn index_of<T: PartialEq + Copy>(table: &mut Vec<T>, x: T) -> u16 {
+    let at = table.iter().position(|y| *y == x).unwrap_or_else(|| {
+        table.push(x);
         table.len().saturating_sub(1)
     });
     u16::try_from(at).unwrap_or(u16::MAX)
@@ -333,6 +367,8 @@ pub fn decode(
     kind: &str,
 ) -> Result<DecodedPageJs, JsError> {
     use pgpage::decode::{decode_page, DecodeOptions, Fork, PageKind};
+    use pgpage::fields::SpanField;
+    use pgpage::findings::Finding;
     let fork = match fork {
         "main" | "" => Fork::Main,
         "fsm" => Fork::Fsm,
@@ -356,6 +392,8 @@ pub fn decode(
         },
     );
     let n = d.spans.len();
+    let mut handles: Vec<SpanField> = Vec::new();
+    let mut findings: Vec<Finding> = Vec::new();
     let mut out = DecodedPageJs {
         start: Vec::with_capacity(n),
         end: Vec::with_capacity(n),
@@ -363,27 +401,52 @@ pub fn decode(
         item: Vec::with_capacity(n),
         field: Vec::with_capacity(n),
         problem: Vec::with_capacity(n),
+        value: Vec::with_capacity(n),
+        field_codes: Vec::new(),
         field_names: Vec::new(),
+        field_qualified: Vec::new(),
+        field_columns: Vec::new(),
         field_docs: Vec::new(),
+        field_kinds: Vec::new(),
         problems: Vec::new(),
+        problem_codes: Vec::new(),
+        problem_rules: Vec::new(),
         json: String::new(),
     };
+    let e = endian(big_endian);
     for s in &d.spans {
         out.start.push(s.start);
         out.end.push(s.end);
         out.role.push(s.role.code());
         out.item.push(s.item.unwrap_or(0));
-        out.field.push(index_of(&mut out.field_names, s.field));
+        out.field.push(index_of(&mut handles, s.field));
         out.problem.push(match s.problem {
-            Some(p) => index_of(&mut out.problems, p).saturating_add(1),
+            Some(p) => index_of(&mut findings, p).saturating_add(1),
             None => 0,
         });
+        let bytes = page
+            .get(s.start as usize..s.end as usize)
+            .unwrap_or_default();
+        out.value.push(s.field.format(bytes, e));
     }
-    out.field_docs = out
-        .field_names
-        .iter()
-        .map(|f| field_doc(f).into())
-        .collect();
+    for h in &handles {
+        let row = h.field();
+        out.field_codes.push(h.code());
+        out.field_names.push(h.name().into());
+        out.field_qualified.push(h.qualified());
+        out.field_columns
+            .push(row.and_then(|f| f.column).unwrap_or_default().into());
+        out.field_docs.push(h.doc().into());
+        out.field_kinds
+            .push(row.map(|f| f.kind.as_str()).unwrap_or_default().into());
+    }
+    for f in &findings {
+        out.problems.push(f.message().into());
+        out.problem_codes.push(f.code().into());
+        let r = f.rule();
+        out.problem_rules
+            .push(format!("{}: {}", r.file, r.function));
+    }
     out.json = serde_json::to_string(&serde_json::json!({
         "kind": d.kind,
         "header": d.header,

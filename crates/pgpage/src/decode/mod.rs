@@ -36,8 +36,12 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::fields::{Field, Kind, Role, Table, PAGE_HEADER_DATA};
+use crate::fields::{
+    index_tuple_data, item_id_data, page_header_data, Field, Role, SpanField, Table,
+    PAGE_HEADER_DATA,
+};
 pub use crate::file::Fork;
+use crate::findings::Finding;
 use crate::layout::{read_u16, read_u32, read_u64, Endian};
 
 pub use brin::{BrinMeta, BrinSpecial, RevmapItem};
@@ -132,13 +136,13 @@ impl Default for DecodeOptions {
 pub struct Span {
     pub start: u32,
     pub end: u32,
-    /// The field's name in PostgreSQL's headers (`pd_checksum`, `t_xmin`, `btpo_flags`).
-    pub field: &'static str,
+    /// Its row in its structure's table (`PageHeaderData.pd_checksum`), or the region.
+    pub field: SpanField,
     pub role: Role,
     /// The line pointer number (OffsetNumber) this span belongs to, if any.
     pub item: Option<u16>,
     /// Why the bytes look wrong, if they do.
-    pub problem: Option<&'static str>,
+    pub problem: Option<Finding>,
 }
 
 /// pageinspect's page_header() row (checksum unsigned, as CONTRACTS.md says).
@@ -300,6 +304,10 @@ impl<'a> Reader<'a> {
             offset,
         })
     }
+    /// A table field of up to 4 bytes (bit fields extracted) at `base`, 0 when unreadable.
+    pub fn get(&self, base: usize, f: &Field) -> u32 {
+        self.field(base, f).unwrap_or(0)
+    }
     /// A table field of up to 4 bytes (bit fields extracted) at `base`.
     pub fn field(&self, base: usize, f: &Field) -> Option<u32> {
         let at = base.checked_add(usize::from(f.offset))?;
@@ -361,20 +369,38 @@ impl Spans {
         Spans { v: Vec::new(), len }
     }
 
-    /// Adds `[start, start+size)`, clipped to the page; clipping flags it.
+    /// Adds `[start, start+size)` as `field`, clipped to the page; clipping flags it.
     pub fn push(
         &mut self,
         start: usize,
         size: usize,
-        field: &'static str,
+        field: &Field,
+        item: Option<u16>,
+        problem: Option<Finding>,
+    ) {
+        self.push_region(
+            start,
+            size,
+            SpanField::Field(field.id),
+            field.role,
+            item,
+            problem,
+        );
+    }
+
+    fn push_region(
+        &mut self,
+        start: usize,
+        size: usize,
+        field: SpanField,
         role: Role,
         item: Option<u16>,
-        problem: Option<&'static str>,
+        problem: Option<Finding>,
     ) {
         let end = start.saturating_add(size);
         let (s, e) = (start.min(self.len), end.min(self.len));
         let problem = if e < end {
-            problem.or(Some("runs past the end of the page"))
+            problem.or(Some(Finding::SpanPastPage))
         } else {
             problem
         };
@@ -391,17 +417,14 @@ impl Spans {
         }
     }
 
-    /// One span per field of `table` laid at `base` (bit fields share one span named after
-    /// the structure).
+    /// One span per fixed field of `table` laid at `base`; bit fields sharing a storage unit
+    /// get one span, named by the unit's first row. Variable parts are the decoder's to walk.
     pub fn table(&mut self, base: usize, table: &Table, item: Option<u16>) {
-        if table.fields.iter().all(|f| f.bits.is_some()) {
-            let role = table.fields.first().map_or(Role::Unused, |f| f.role);
-            self.push(base, usize::from(table.size), table.name, role, item, None);
-            return;
-        }
-        // Bit fields sharing a storage unit get one span, named after the unit's first field.
         let mut unit = None;
         for f in table.fields {
+            if f.size == 0 {
+                continue;
+            }
             if f.bits.is_some() {
                 if unit == Some(f.offset) {
                     continue;
@@ -411,28 +434,29 @@ impl Spans {
             self.push(
                 base.saturating_add(usize::from(f.offset)),
                 usize::from(f.size),
-                f.name,
-                f.role,
+                f,
                 item,
                 None,
             );
         }
     }
 
-    /// Flags the most recent span named `field` (a value that is out of range or insane).
-    pub fn flag(&mut self, field: &'static str, problem: &'static str) {
-        if let Some(s) = self.v.iter_mut().rev().find(|s| s.field == field) {
+    /// Flags the most recent span of `field` (a value that is out of range or insane).
+    pub fn flag(&mut self, field: &Field, problem: Finding) {
+        let id = SpanField::Field(field.id);
+        if let Some(s) = self.v.iter_mut().rev().find(|s| s.field == id) {
             s.problem.get_or_insert(problem);
         }
     }
 
-    /// Flags the span named `field` that belongs to line pointer `item`.
-    pub fn flag_item(&mut self, field: &'static str, item: u16, problem: &'static str) {
+    /// Flags the span of `field` that belongs to line pointer `item`.
+    pub fn flag_item(&mut self, field: &Field, item: u16, problem: Finding) {
+        let id = SpanField::Field(field.id);
         if let Some(s) = self
             .v
             .iter_mut()
             .rev()
-            .find(|s| s.field == field && s.item == Some(item))
+            .find(|s| s.field == id && s.item == Some(item))
         {
             s.problem.get_or_insert(problem);
         }
@@ -440,17 +464,19 @@ impl Spans {
 
     /// Flags the line pointers `which` picks, in one pass: flag_item for each of thousands of
     /// garbage line pointers searched the spans each time (quadratic, milliseconds a page).
-    pub fn flag_line_pointers(&mut self, problem: &'static str, which: impl Fn(u16) -> bool) {
+    pub fn flag_line_pointers(&mut self, problem: Finding, which: impl Fn(u16) -> bool) {
+        let id = SpanField::Field(item_id_data::LP_OFF.id);
         for s in &mut self.v {
-            if s.field == crate::fields::ITEM_ID_DATA.name && s.item.is_some_and(&which) {
+            if s.field == id && s.item.is_some_and(&which) {
                 s.problem.get_or_insert(problem);
             }
         }
     }
 
-    /// Drops the spans named `field` of `item` (to replace them with finer ones).
-    pub fn remove(&mut self, field: &'static str, item: Option<u16>) {
-        self.v.retain(|s| !(s.field == field && s.item == item));
+    /// Drops the spans of `field` of `item` (to replace them with finer ones).
+    pub fn remove(&mut self, field: &Field, item: Option<u16>) {
+        let id = SpanField::Field(field.id);
+        self.v.retain(|s| !(s.field == id && s.item == item));
     }
 
     /// Sorted, disjoint spans covering the page: overlaps are clipped (and flagged), gaps
@@ -464,18 +490,18 @@ impl Spans {
                 if s.end <= at {
                     // Wholly inside an earlier span: the earlier span keeps the bytes.
                     if let Some(prev) = out.last_mut() {
-                        prev.problem.get_or_insert("overlaps another structure");
+                        prev.problem.get_or_insert(Finding::SpanOverlap);
                     }
                     continue;
                 }
                 s.start = at;
-                s.problem.get_or_insert("overlaps another structure");
+                s.problem.get_or_insert(Finding::SpanOverlap);
             }
             if s.start > at {
                 out.push(Span {
                     start: at,
                     end: s.start,
-                    field: "unused",
+                    field: SpanField::Unused,
                     role: Role::Unused,
                     item: None,
                     problem: None,
@@ -489,7 +515,7 @@ impl Spans {
             out.push(Span {
                 start: at,
                 end: len,
-                field: "unused",
+                field: SpanField::Unused,
                 role: Role::Unused,
                 item: None,
                 problem: None,
@@ -502,52 +528,57 @@ impl Spans {
 /// The page header, as page_header() shows it.
 fn decode_header(r: &Reader, spans: &mut Spans) -> PageHeader {
     spans.table(0, &PAGE_HEADER_DATA, None);
-    let get = |name| {
-        PAGE_HEADER_DATA
-            .field(name)
-            .and_then(|f| r.field(0, f))
-            .unwrap_or(0)
-    };
-    let psv = get("pd_pagesize_version") as u16;
-    let flags = get("pd_flags") as u16;
-    let lower = get("pd_lower") as u16;
-    let upper = get("pd_upper") as u16;
-    let special = get("pd_special") as u16;
-    let names = match PAGE_HEADER_DATA.field("pd_flags").map(|f| f.kind) {
-        Some(Kind::Flags(n)) => crate::fields::flag_names(u32::from(flags), n).collect(),
-        _ => Vec::new(),
-    };
+    let get = |f: &Field| r.get(0, f);
+    let psv = get(&page_header_data::PD_PAGESIZE_VERSION) as u16;
+    let flags = get(&page_header_data::PD_FLAGS) as u16;
+    let lower = get(&page_header_data::PD_LOWER) as u16;
+    let upper = get(&page_header_data::PD_UPPER) as u16;
+    let special = get(&page_header_data::PD_SPECIAL) as u16;
+    let names = crate::fields::flag_names(u32::from(flags), crate::fields::PD_FLAGS).collect();
     let len = r.len();
     if r.len() >= SIZE_OF_PAGE_HEADER_DATA && r.b.iter().any(|&b| b != 0) {
         if flags & !crate::verify::PD_VALID_FLAG_BITS != 0 {
-            spans.flag("pd_flags", "bits outside PD_VALID_FLAG_BITS");
+            spans.flag(&page_header_data::PD_FLAGS, Finding::HeaderFlagsInvalid);
         }
-        if usize::from(lower) < SIZE_OF_PAGE_HEADER_DATA || lower > upper {
-            spans.flag("pd_lower", "pd_lower below the header or above pd_upper");
+        if usize::from(lower) < SIZE_OF_PAGE_HEADER_DATA {
+            spans.flag(&page_header_data::PD_LOWER, Finding::HeaderLowerBelowHeader);
+        } else if lower > upper {
+            spans.flag(&page_header_data::PD_LOWER, Finding::HeaderLowerAboveUpper);
         }
         if upper > special {
-            spans.flag("pd_upper", "pd_upper above pd_special");
+            spans.flag(
+                &page_header_data::PD_UPPER,
+                Finding::HeaderUpperAboveSpecial,
+            );
         }
-        if usize::from(special) > len || usize::from(special) % 8 != 0 {
-            spans.flag("pd_special", "pd_special past the page or not MAXALIGNed");
+        if usize::from(special) > len {
+            spans.flag(
+                &page_header_data::PD_SPECIAL,
+                Finding::HeaderSpecialPastPage,
+            );
+        } else if usize::from(special) % 8 != 0 {
+            spans.flag(
+                &page_header_data::PD_SPECIAL,
+                Finding::HeaderSpecialNotAligned,
+            );
         }
         if usize::from(psv & 0xFF00) != len || psv & 0x00FF != 4 {
             spans.flag(
-                "pd_pagesize_version",
-                "page size or layout version differs from the page's",
+                &page_header_data::PD_PAGESIZE_VERSION,
+                Finding::HeaderPageSizeVersion,
             );
         }
     }
     PageHeader {
         lsn: r.lsn(0).unwrap_or_else(|| String::from("0/0")),
-        checksum: get("pd_checksum") as u16,
+        checksum: get(&page_header_data::PD_CHECKSUM) as u16,
         flags: flags as i16,
         lower,
         upper,
         special,
         pagesize: psv & 0xFF00,
         version: (psv & 0x00FF) as u8,
-        prune_xid: format!("{}", get("pd_prune_xid")),
+        prune_xid: format!("{}", get(&page_header_data::PD_PRUNE_XID)),
         flag_names: names,
     }
 }
@@ -575,11 +606,7 @@ impl ItemBudget {
         if self.spent <= self.limit {
             return true;
         }
-        spans.flag_item(
-            "ItemIdData",
-            lp,
-            "items overlap far beyond the page: this and later items are not decoded",
-        );
+        spans.flag_item(&item_id_data::LP_OFF, lp, Finding::ItemsOverlapFar);
         false
     }
 
@@ -597,10 +624,7 @@ pub(crate) fn max_offset(header: &PageHeader, len: usize, spans: &mut Spans) -> 
     let n = (lower.saturating_sub(SIZE_OF_PAGE_HEADER_DATA)) / SIZE_OF_ITEM_ID;
     let fit = len.saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / SIZE_OF_ITEM_ID;
     if n > fit {
-        spans.flag(
-            "pd_lower",
-            "line pointers would run past the end of the page",
-        );
+        spans.flag(&page_header_data::PD_LOWER, Finding::LinePointersPastPage);
     }
     u16::try_from(n.min(fit)).unwrap_or(u16::MAX)
 }
@@ -639,26 +663,24 @@ impl ItemId {
 /// Reads line pointers 1..=max_offset and emits their spans.
 pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<ItemId> {
     let n = max_offset(header, r.len(), spans);
-    let t = &crate::fields::ITEM_ID_DATA;
-    let get = |base: usize, name: &str| t.field(name).and_then(|f| r.field(base, f)).unwrap_or(0);
     let mut out = Vec::with_capacity(usize::from(n));
     for lp in 1..=n {
         let base = SIZE_OF_PAGE_HEADER_DATA
             .saturating_add(usize::from(lp.saturating_sub(1)).saturating_mul(SIZE_OF_ITEM_ID));
         let id = ItemId {
             lp,
-            off: get(base, "lp_off") as u16,
-            flags: get(base, "lp_flags") as u8,
-            len: get(base, "lp_len") as u16,
+            off: r.get(base, &item_id_data::LP_OFF) as u16,
+            flags: r.get(base, &item_id_data::LP_FLAGS) as u8,
+            len: r.get(base, &item_id_data::LP_LEN) as u16,
         };
         let problem = match id.flags {
-            LP_UNUSED if id.len != 0 || id.off != 0 => Some("LP_UNUSED with storage"),
-            LP_NORMAL if id.len == 0 => Some("LP_NORMAL without storage"),
+            LP_UNUSED if id.len != 0 || id.off != 0 => Some(Finding::LpUnusedWithStorage),
+            LP_NORMAL if id.len == 0 => Some(Finding::LpNormalWithoutStorage),
             LP_REDIRECT if id.len != 0 || id.off == 0 || id.off > n => {
-                Some("LP_REDIRECT to no line pointer")
+                Some(Finding::LpRedirectOutOfRange)
             }
             LP_NORMAL | LP_DEAD if id.len != 0 && !id.storage_ok(r.len()) => {
-                Some("item lies outside the page")
+                Some(Finding::ItemPastPage)
             }
             LP_NORMAL | LP_DEAD
                 if id.len != 0
@@ -666,15 +688,14 @@ pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) 
                         || usize::from(id.off).saturating_add(usize::from(id.len))
                             > usize::from(header.special)) =>
             {
-                Some("item lies outside pd_upper..pd_special")
+                Some(Finding::ItemOutsideUpperSpecial)
             }
             _ => None,
         };
         spans.push(
             base,
             SIZE_OF_ITEM_ID,
-            t.name,
-            Role::LinePointer,
+            &item_id_data::LP_OFF,
             Some(lp),
             problem,
         );
@@ -687,10 +708,10 @@ pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) 
 pub(crate) fn free_space(header: &PageHeader, spans: &mut Spans) {
     let (lower, upper) = (usize::from(header.lower), usize::from(header.upper));
     if lower < upper && lower >= SIZE_OF_PAGE_HEADER_DATA {
-        spans.push(
+        spans.push_region(
             lower,
             upper.saturating_sub(lower),
-            "free space",
+            SpanField::FreeSpace,
             Role::FreeSpace,
             None,
             None,
@@ -704,17 +725,16 @@ pub(crate) fn special_size(header: &PageHeader, len: usize) -> Option<usize> {
 }
 
 /// Spans the special space as the access method's opaque data `table`, flagging pd_special
-/// (with `wrong_size`) when the space is not that size; returns where the space starts.
+/// when the space is not that size; returns where the space starts.
 pub(crate) fn special_opaque(
     r: &Reader,
     header: &PageHeader,
     spans: &mut Spans,
     table: &Table,
-    wrong_size: &'static str,
 ) -> usize {
     let at = usize::from(header.special);
     if special_size(header, r.len()) != Some(usize::from(table.size)) {
-        spans.flag("pd_special", wrong_size);
+        spans.flag(&page_header_data::PD_SPECIAL, Finding::SpecialSizeWrong);
     }
     spans.table(at, table, None);
     at
@@ -847,8 +867,8 @@ pub(crate) struct IndexTuple {
 impl IndexTuple {
     pub fn read(r: &Reader, off: usize) -> Option<IndexTuple> {
         Some(IndexTuple {
-            tid: r.tid(off)?,
-            info: r.u16(off.checked_add(6)?)?,
+            tid: r.tid(off.checked_add(usize::from(index_tuple_data::T_TID.offset))?)?,
+            info: r.field(off, &index_tuple_data::T_INFO)? as u16,
         })
     }
     /// IndexTupleSize: t_info & INDEX_SIZE_MASK.
@@ -876,8 +896,7 @@ impl IndexTuple {
             spans.push(
                 off.saturating_add(8),
                 4,
-                "t_bits",
-                Role::NullBitmap,
+                &index_tuple_data::T_BITS,
                 Some(item),
                 None,
             );
@@ -887,8 +906,7 @@ impl IndexTuple {
             spans.push(
                 off.saturating_add(data),
                 len.saturating_sub(data),
-                "t_data",
-                Role::TupleData,
+                &index_tuple_data::T_DATA,
                 Some(item),
                 None,
             );
@@ -913,14 +931,6 @@ pub(crate) fn index_tuple_spans(r: &Reader, lps: &[ItemId], spans: &mut Spans) {
 /// The metapage table's spans at PageGetContents.
 pub(crate) fn meta_spans(table: &Table, spans: &mut Spans) {
     spans.table(SIZE_OF_PAGE_HEADER_DATA, table, None);
-}
-
-/// A field of `table` at `base` (any size up to 4 bytes), 0 when unreadable.
-pub(crate) fn get(r: &Reader, base: usize, table: &Table, name: &str) -> u32 {
-    table
-        .field(name)
-        .and_then(|f| r.field(base, f))
-        .unwrap_or(0)
 }
 
 #[cfg(test)]
