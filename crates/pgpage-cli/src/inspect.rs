@@ -7,7 +7,7 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
-use pgpage::decode::{decode_page, DecodeOptions, DecodedPage, PageKind};
+use pgpage::decode::{decode_page, file_kind, DecodeOptions, DecodedPage, PageKind};
 use pgpage::file::{detect_block_size, parse_relation_file_name, Fork, DETECT_HEAD_BYTES};
 use pgpage::layout::{BlockSize, Endian};
 use pgpage::verify::verify_page;
@@ -173,10 +173,17 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         Some(b) => b..b.saturating_add(1),
         None => 0..t.blocks,
     };
+    let bytes = u64::from(t.blocks).saturating_mul(u64::from(t.block_size.bytes()));
+    let head = read_head(&t.file, bytes);
     let opts = DecodeOptions {
         endian: t.endian,
         kind: t.kind,
         fork: t.fork,
+        file_kind: Some(file_kind(
+            t.fork,
+            head.chunks_exact(t.block_size.len()),
+            t.endian,
+        )),
     };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());

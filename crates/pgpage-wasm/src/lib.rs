@@ -3,6 +3,7 @@
 //! Bad arguments become JS exceptions with a message, never a trap.
 
 use pgpage::checksum::pg_checksum_page;
+use pgpage::decode::{Fork, PageKind};
 use pgpage::verify::{matches_block as core_matches_block, verify_page};
 use pgpage::{BlockSize, Endian, PageStatus, PageVerdict};
 use wasm_bindgen::prelude::*;
@@ -356,8 +357,48 @@ fn index_of<T: PartialEq + Copy>(table: &mut Vec<T>, x: T) -> u16 {
     u16::try_from(at).unwrap_or(u16::MAX)
 }
 
+fn parse_fork(fork: &str) -> Result<Fork, JsError> {
+    match fork {
+        "main" | "" => Ok(Fork::Main),
+        "fsm" => Ok(Fork::Fsm),
+        "vm" => Ok(Fork::Vm),
+        "init" => Ok(Fork::Init),
+        other => Err(JsError::new(&format!("unknown fork {other:?}"))),
+    }
+}
+
+/// "" for none, else a kind's name.
+fn parse_kind(kind: &str) -> Result<Option<PageKind>, JsError> {
+    match kind {
+        "" => Ok(None),
+        k => PageKind::parse(k)
+            .map(Some)
+            .ok_or_else(|| JsError::new(&format!("unknown page kind {k:?}"))),
+    }
+}
+
+/// The kind of a file's pages (`pgpage::decode::file_kind`) from its whole pages in `head`
+/// (the first `detect_head_bytes()` bytes do): its fork, its metapage, its pages' majority.
+#[wasm_bindgen]
+pub fn file_kind(
+    head: &[u8],
+    block_size_bytes: u32,
+    big_endian: bool,
+    fork: &str,
+) -> Result<String, JsError> {
+    let bs = block_size(block_size_bytes)?;
+    let kind = pgpage::decode::file_kind(
+        parse_fork(fork)?,
+        head.chunks_exact(bs.len()),
+        endian(big_endian),
+    );
+    Ok(kind.as_str().into())
+}
+
 /// Decodes one page with the core decoder. `fork` is `main`, `fsm`, `vm` or `init`; `kind`
-/// overrides detection when it names a kind (`heap`, `btree`, ...), else pass "".
+/// overrides detection when it names a kind (`heap`, `btree`, ...), else pass ""; `file_kind`
+/// is the file's kind (from `file_kind`), which a page that does not show its own decodes
+/// as; undefined or "" for none.
 #[wasm_bindgen]
 pub fn decode(
     page: &[u8],
@@ -365,23 +406,14 @@ pub fn decode(
     big_endian: bool,
     fork: &str,
     kind: &str,
+    file_kind: Option<String>,
 ) -> Result<DecodedPageJs, JsError> {
-    use pgpage::decode::{decode_page, DecodeOptions, Fork, PageKind};
+    use pgpage::decode::{decode_page, DecodeOptions};
     use pgpage::fields::SpanField;
     use pgpage::findings::Finding;
-    let fork = match fork {
-        "main" | "" => Fork::Main,
-        "fsm" => Fork::Fsm,
-        "vm" => Fork::Vm,
-        "init" => Fork::Init,
-        other => return Err(JsError::new(&format!("unknown fork {other:?}"))),
-    };
-    let kind = match kind {
-        "" => None,
-        k => Some(
-            PageKind::parse(k).ok_or_else(|| JsError::new(&format!("unknown page kind {k:?}")))?,
-        ),
-    };
+    let fork = parse_fork(fork)?;
+    let kind = parse_kind(kind)?;
+    let file_kind = parse_kind(file_kind.as_deref().unwrap_or_default())?;
     let d = decode_page(
         page,
         absolute_block,
@@ -389,6 +421,7 @@ pub fn decode(
             endian: endian(big_endian),
             kind,
             fork,
+            file_kind,
         },
     );
     let n = d.spans.len();

@@ -18,7 +18,7 @@ use crate::fields::{
 };
 use crate::findings::Finding;
 
-const BRIN_PAGETYPE_META: u16 = 0xF091;
+pub(crate) const BRIN_PAGETYPE_META: u16 = 0xF091;
 const BRIN_PAGETYPE_REVMAP: u16 = 0xF092;
 const BRIN_PAGETYPE_REGULAR: u16 = 0xF093;
 const BRIN_META_MAGIC: u32 = 0xA810_9CFA;

@@ -119,6 +119,9 @@ pub struct DecodeOptions {
     pub kind: Option<PageKind>,
     /// The fork the page comes from (FSM and VM pages cannot be told from their bytes).
     pub fork: Fork,
+    /// The kind of the page's file ([`file_kind`]): a page that does not show its kind, or
+    /// shows another, is decoded as this one and flagged.
+    pub file_kind: Option<PageKind>,
 }
 
 impl Default for DecodeOptions {
@@ -127,6 +130,7 @@ impl Default for DecodeOptions {
             endian: Endian::Little,
             kind: None,
             fork: Fork::Main,
+            file_kind: None,
         }
     }
 }
@@ -786,6 +790,59 @@ pub fn detect_kind(page: &[u8], endian: Endian, fork: Fork) -> PageKind {
     }
 }
 
+/// Whether `page`, of `kind`, is its access method's metapage (block 0 of an index).
+fn is_metapage(page: &[u8], kind: PageKind, endian: Endian) -> bool {
+    let r = Reader { b: page, e: endian };
+    let special = r.get(0, &page_header_data::PD_SPECIAL) as usize;
+    let (field, meta): (&Field, u32) = match kind {
+        PageKind::Btree => (&crate::fields::bt_page_opaque_data::BTPO_FLAGS, 1 << 3),
+        PageKind::Hash => (&crate::fields::hash_page_opaque_data::HASHO_FLAG, 1 << 3),
+        PageKind::Gin => (&crate::fields::gin_page_opaque_data::FLAGS, 1 << 3),
+        PageKind::Spgist => (&crate::fields::spgist_page_opaque_data::FLAGS, 1 << 0),
+        PageKind::Brin => {
+            let t = &crate::fields::brin_special_space::TYPE;
+            return r.field(special, t) == Some(u32::from(brin::BRIN_PAGETYPE_META));
+        }
+        _ => return false,
+    };
+    r.field(special, field).is_some_and(|v| v & meta != 0)
+}
+
+/// The kind of a relation file's pages, as a PostgreSQL expert tells it: the fork suffix
+/// for FSM and VM; otherwise an index's metapage, else the kind most of the readable pages
+/// show on their own. A damaged page then decodes as its file's kind
+/// ([`DecodeOptions::file_kind`]) instead of `unknown`.
+pub fn file_kind<'a>(
+    fork: Fork,
+    pages: impl IntoIterator<Item = &'a [u8]>,
+    endian: Endian,
+) -> PageKind {
+    match fork {
+        Fork::Fsm => return PageKind::Fsm,
+        Fork::Vm => return PageKind::Vm,
+        Fork::Main | Fork::Init => {}
+    }
+    let mut votes = [0u32; PageKind::ALL.len()];
+    for page in pages {
+        let kind = detect_kind(page, endian, fork);
+        if is_metapage(page, kind, endian) {
+            return kind;
+        }
+        if let Some(v) = votes.get_mut(kind as usize) {
+            *v = v.saturating_add(1);
+        }
+    }
+    // The first kind with the most votes; `unknown` never wins over a kind seen.
+    let mut best = PageKind::Unknown;
+    let mut most = 0;
+    for (k, &v) in PageKind::ALL.iter().zip(&votes) {
+        if *k != PageKind::Unknown && v > most {
+            (best, most) = (*k, v);
+        }
+    }
+    best
+}
+
 /// Decodes one page. `absolute_block` is the relation-wide block number (VM pages use it to
 /// number the heap blocks they cover). Never panics; short or garbage pages decode to
 /// flagged values.
@@ -796,11 +853,21 @@ pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> De
     };
     let mut spans = Spans::new(page.len());
     let header = decode_header(&r, &mut spans);
-    let kind = opts
-        .kind
-        .unwrap_or_else(|| detect_kind(page, opts.endian, opts.fork));
+    let own = detect_kind(page, opts.endian, opts.fork);
     let is_new = header.upper == 0;
-    let (items, special) = if is_new && opts.kind.is_none() {
+    let kind = match (opts.kind, opts.file_kind) {
+        (Some(k), _) => k,
+        // An all-zero page is new, fine as it is: nothing to decode as the file's kind.
+        (None, Some(file)) if file != own && file != PageKind::Unknown && !all_zero(page) => {
+            spans.flag(&page_header_data::PD_SPECIAL, Finding::KindFromFile);
+            file
+        }
+        _ => own,
+    };
+    if is_new && !all_zero(page) && page.len() >= SIZE_OF_PAGE_HEADER_DATA {
+        spans.flag(&page_header_data::PD_UPPER, Finding::NewPageNotZero);
+    }
+    let (items, special) = if is_new && opts.kind.is_none() && kind == own {
         (Items::Lines(Vec::new()), None)
     } else {
         match kind {
@@ -828,6 +895,10 @@ pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> De
         special,
         spans: spans.finish(),
     }
+}
+
+fn all_zero(page: &[u8]) -> bool {
+    page.iter().all(|&b| b == 0)
 }
 
 /// Flag names the way pageinspect's *_opaque_info functions print them: lowercase, without

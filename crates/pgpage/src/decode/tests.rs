@@ -29,6 +29,7 @@ fn garbage_of_every_length_decodes() {
                             endian,
                             kind: Some(kind),
                             fork: Fork::Main,
+                            file_kind: None,
                         },
                     );
                     let mut at = 0;
@@ -74,6 +75,7 @@ fn item_id_bitfields_follow_byte_order() {
                 endian,
                 kind: None,
                 fork: Fork::Main,
+                file_kind: None,
             },
         );
         assert_eq!(d.kind, PageKind::Heap);
