@@ -322,6 +322,9 @@ fn print_text(
             writeln!(out, "    {}", pairs(row))?;
         }
     }
+    for f in &d.findings {
+        writeln!(out, "  note: {}", f.message())?;
+    }
     for p in d.problems() {
         let item = p.item.map(|i| format!(" (item {i})")).unwrap_or_default();
         writeln!(

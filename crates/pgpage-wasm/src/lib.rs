@@ -242,6 +242,8 @@ pub struct DecodedPageJs {
     field: Vec<u16>,
     /// Index into the finding tables + 1, 0 for none.
     problem: Vec<u16>,
+    /// Findings about the page as a whole (decoded as its file's kind): finding table indexes.
+    page_problems: Vec<u16>,
     /// The span's value formatted by its row's kind (LSN as X/Y, TID as (b,o), flags by name).
     value: Vec<String>,
     field_codes: Vec<u16>,
@@ -283,6 +285,11 @@ impl DecodedPageJs {
     #[wasm_bindgen(getter)]
     pub fn problem(&self) -> Vec<u16> {
         self.problem.clone()
+    }
+    /// Findings about the page as a whole, as indexes into the finding tables.
+    #[wasm_bindgen(getter)]
+    pub fn page_problems(&self) -> Vec<u16> {
+        self.page_problems.clone()
     }
     #[wasm_bindgen(getter)]
     pub fn value(&self) -> Vec<String> {
@@ -434,6 +441,7 @@ pub fn decode(
         item: Vec::with_capacity(n),
         field: Vec::with_capacity(n),
         problem: Vec::with_capacity(n),
+        page_problems: Vec::new(),
         value: Vec::with_capacity(n),
         field_codes: Vec::new(),
         field_names: Vec::new(),
@@ -461,6 +469,9 @@ pub fn decode(
             .get(s.start as usize..s.end as usize)
             .unwrap_or_default();
         out.value.push(s.field.format(bytes, e));
+    }
+    for f in &d.findings {
+        out.page_problems.push(index_of(&mut findings, *f));
     }
     for h in &handles {
         let row = h.field();

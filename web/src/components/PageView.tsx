@@ -140,6 +140,11 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         {page.computed !== null && <>, computed {checksumWords(page.computed)}</>}
         {page.matchesBlock !== null && <>. This page's checksum is valid for block {page.matchesBlock}: a misplaced page?</>}
       </p>
+      {decoded.notes.length > 0 && (
+        <p className="note" data-testid="decode-notes">
+          {decoded.notes.join(' ')}
+        </p>
+      )}
       {decoded.spans.some((x) => x.problem) && (
         <ul className="warn" data-testid="decode-problems">
           {decoded.spans

@@ -39,6 +39,8 @@ export interface DecodedColumns {
 
 export interface DecodedPage extends DecodedColumns {
   spans: Span[];
+  /** Findings about the page as a whole (decoded as its file's kind), as messages. */
+  notes: string[];
 }
 
 /** The kind of a file's pages as the core decides it (fork, metapage, the pages' majority),
@@ -73,8 +75,9 @@ export function decodeWithCore(w: Wasm, page: Uint8Array, absoluteBlock: number,
         rule: p < 0 ? undefined : rules[p],
       };
     });
+    const notes = Array.from(d.page_problems, (p) => problems[p]);
     const cols = JSON.parse(d.json) as DecodedColumns;
-    return { ...cols, items: cols.items ?? [], spans };
+    return { ...cols, items: cols.items ?? [], spans, notes };
   } finally {
     d.free();
   }

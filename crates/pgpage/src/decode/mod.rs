@@ -241,6 +241,9 @@ pub struct DecodedPage {
     /// Byte ranges covering the whole page, sorted and disjoint.
     #[serde(skip)]
     pub spans: Vec<Span>,
+    /// Findings about the page as a whole, not one span's bytes (decoded as its file's kind).
+    #[serde(skip)]
+    pub findings: Vec<Finding>,
 }
 
 impl DecodedPage {
@@ -366,11 +369,24 @@ pub(crate) fn bytea(bytes: &[u8]) -> String {
 pub(crate) struct Spans {
     v: Vec<Span>,
     len: usize,
+    /// Findings about the page as a whole ([`DecodedPage::findings`]).
+    notes: Vec<Finding>,
 }
 
 impl Spans {
     fn new(len: usize) -> Spans {
-        Spans { v: Vec::new(), len }
+        Spans {
+            v: Vec::new(),
+            len,
+            notes: Vec::new(),
+        }
+    }
+
+    /// A finding about the page as a whole, not one span's bytes.
+    pub fn note(&mut self, finding: Finding) {
+        if !self.notes.contains(&finding) {
+            self.notes.push(finding);
+        }
     }
 
     /// Adds `[start, start+size)` as `field`, clipped to the page; clipping flags it.
@@ -619,18 +635,16 @@ impl ItemBudget {
     }
 }
 
-/// bufpage.h: PageGetMaxOffsetNumber, capped to the line pointers that fit in the page.
-pub(crate) fn max_offset(header: &PageHeader, len: usize, spans: &mut Spans) -> u16 {
+/// bufpage.h: PageGetMaxOffsetNumber, capped to the line pointers that fit in the page;
+/// whether pd_lower counts more (pageinspect reads those past the page's end).
+fn max_offset(header: &PageHeader, len: usize) -> (u16, bool) {
     let lower = usize::from(header.lower);
     if lower <= SIZE_OF_PAGE_HEADER_DATA {
-        return 0;
+        return (0, false);
     }
     let n = (lower.saturating_sub(SIZE_OF_PAGE_HEADER_DATA)) / SIZE_OF_ITEM_ID;
     let fit = len.saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / SIZE_OF_ITEM_ID;
-    if n > fit {
-        spans.flag(&page_header_data::PD_LOWER, Finding::LinePointersPastPage);
-    }
-    u16::try_from(n.min(fit)).unwrap_or(u16::MAX)
+    (u16::try_from(n.min(fit)).unwrap_or(u16::MAX), n > fit)
 }
 
 /// An ItemIdData as read from the page.
@@ -666,7 +680,7 @@ impl ItemId {
 
 /// Reads line pointers 1..=max_offset and emits their spans.
 pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<ItemId> {
-    let n = max_offset(header, r.len(), spans);
+    let (n, past_page) = max_offset(header, r.len());
     let mut out = Vec::with_capacity(usize::from(n));
     for lp in 1..=n {
         let base = SIZE_OF_PAGE_HEADER_DATA
@@ -704,6 +718,9 @@ pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) 
             problem,
         );
         out.push(id);
+    }
+    if past_page {
+        spans.note(Finding::LinePointersPastPage);
     }
     out
 }
@@ -859,7 +876,7 @@ pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> De
         (Some(k), _) => k,
         // An all-zero page is new, fine as it is: nothing to decode as the file's kind.
         (None, Some(file)) if file != own && file != PageKind::Unknown && !all_zero(page) => {
-            spans.flag(&page_header_data::PD_SPECIAL, Finding::KindFromFile);
+            spans.note(Finding::KindFromFile);
             file
         }
         _ => own,
@@ -893,6 +910,7 @@ pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> De
         header,
         items,
         special,
+        findings: core::mem::take(&mut spans.notes),
         spans: spans.finish(),
     }
 }
