@@ -13,8 +13,8 @@ use super::{
     Special, LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{
-    brin_meta_page_data, brin_tuple, revmap_contents, Field, BRIN_META_PAGE_DATA,
-    BRIN_SPECIAL_SPACE, BRIN_TUPLE,
+    brin_meta_page_data, brin_special_space, brin_tuple, revmap_contents, Field,
+    BRIN_META_PAGE_DATA, BRIN_SPECIAL_SPACE, BRIN_TUPLE,
 };
 use crate::findings::Finding;
 
@@ -57,8 +57,9 @@ pub(super) fn decode(
     special_opaque(r, header, spans, &BRIN_SPECIAL_SPACE);
     // brin_page.h: BrinPageType/BrinPageFlags index the vector from the page's end.
     let end = r.len();
-    let page_type = r.u16(end.saturating_sub(2)).unwrap_or(0);
-    let flags = r.u16(end.saturating_sub(4)).unwrap_or(0);
+    let vector = end.saturating_sub(usize::from(BRIN_SPECIAL_SPACE.size));
+    let page_type = r.get(vector, &brin_special_space::TYPE) as u16;
+    let flags = r.get(vector, &brin_special_space::FLAGS) as u16;
     let name = match page_type {
         BRIN_PAGETYPE_META => String::from("meta"),
         BRIN_PAGETYPE_REVMAP => String::from("revmap"),

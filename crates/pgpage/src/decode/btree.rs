@@ -177,7 +177,7 @@ fn item(
         spans.table(off, &crate::fields::INDEX_TUPLE_DATA, Some(id.lp));
         if t.has_nulls() {
             spans.push(
-                off.saturating_add(8),
+                super::at(off, &index_tuple_data::T_BITS),
                 4,
                 &index_tuple_data::T_BITS,
                 Some(id.lp),

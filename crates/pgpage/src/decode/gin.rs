@@ -95,12 +95,15 @@ fn leaf_items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<GinLeaf
     let mut rows = Vec::new();
     let mut n = 0u16;
     while at < end {
-        let (Some(first), Some(nbytes)) = (r.tid(at), r.u16(at.saturating_add(6))) else {
+        let (Some(first), Some(nbytes)) = (
+            r.tid(super::at(at, &gin_posting_list::FIRST)),
+            r.field(at, &gin_posting_list::NBYTES).map(|v| v as u16),
+        ) else {
             break;
         };
         n = n.saturating_add(1);
         spans.table(at, &crate::fields::GIN_POSTING_LIST, Some(n));
-        let data_at = at.saturating_add(8);
+        let data_at = super::at(at, &gin_posting_list::BYTES);
         let len = usize::from(nbytes);
         let problem = (data_at.saturating_add(len) > end).then_some(Finding::GinSegmentPastLower);
         spans.push(data_at, len, &gin_posting_list::BYTES, Some(n), problem);
@@ -153,11 +156,15 @@ pub(super) fn decode(
             pending_tail: m(&gin_meta_page_data::TAIL),
             tail_free_size: m(&gin_meta_page_data::TAIL_FREE_SIZE),
             n_pending_pages: m(&gin_meta_page_data::N_PENDING_PAGES),
-            n_pending_tuples: r.i64(base.saturating_add(16)).unwrap_or(0),
+            n_pending_tuples: r
+                .i64(super::at(base, &gin_meta_page_data::N_PENDING_HEAP_TUPLES))
+                .unwrap_or(0),
             n_total_pages: m(&gin_meta_page_data::N_TOTAL_PAGES),
             n_entry_pages: m(&gin_meta_page_data::N_ENTRY_PAGES),
             n_data_pages: m(&gin_meta_page_data::N_DATA_PAGES),
-            n_entries: r.i64(base.saturating_add(40)).unwrap_or(0),
+            n_entries: r
+                .i64(super::at(base, &gin_meta_page_data::N_ENTRIES))
+                .unwrap_or(0),
             version: m(&gin_meta_page_data::GIN_VERSION) as i32,
         });
     } else if flags & GIN_DATA != 0 {

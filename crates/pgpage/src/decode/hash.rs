@@ -81,7 +81,7 @@ fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
     if magic != HASH_MAGIC {
         spans.flag(&hash_meta_page_data::HASHM_MAGIC, Finding::MetaMagicWrong);
     }
-    let spares_at = base.saturating_add(52);
+    let spares_at = super::at(base, &hash_meta_page_data::HASHM_SPARES);
     let spares = (0..usize::from(HASH_MAX_SPLITPOINTS))
         .map(|i| {
             r.u32(spares_at.saturating_add(i.saturating_mul(4)))
@@ -90,7 +90,7 @@ fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
         .collect();
     // hash.h: HASH_MAX_BITMAPS = Min(BLCKSZ / 8, 1024).
     let max_bitmaps = (r.len() / 8).min(1024);
-    let mapp_at = spares_at.saturating_add(usize::from(HASH_MAX_SPLITPOINTS).saturating_mul(4));
+    let mapp_at = super::at(base, &hash_meta_page_data::HASHM_MAPP);
     spans.push(
         mapp_at,
         max_bitmaps.saturating_mul(4),
@@ -107,7 +107,9 @@ fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
     HashMeta {
         magic,
         version: g(&hash_meta_page_data::HASHM_VERSION),
-        ntuples: r.f64(base.saturating_add(8)).unwrap_or(0.0),
+        ntuples: r
+            .f64(super::at(base, &hash_meta_page_data::HASHM_NTUPLES))
+            .unwrap_or(0.0),
         ffactor: g(&hash_meta_page_data::HASHM_FFACTOR) as u16,
         bsize: g(&hash_meta_page_data::HASHM_BSIZE) as u16,
         bmsize: g(&hash_meta_page_data::HASHM_BMSIZE) as u16,

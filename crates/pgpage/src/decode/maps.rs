@@ -34,8 +34,8 @@ pub struct VmSpecial {
 pub(super) fn fsm(r: &Reader, spans: &mut Spans) -> (Items, Option<Special>) {
     let base = SIZE_OF_PAGE_HEADER_DATA;
     spans.table(base, &FSM_PAGE_DATA, None);
-    let next_slot = r.i32(base).unwrap_or(0);
-    let nodes_at = base.saturating_add(4);
+    let next_slot = r.get(base, &fsm_page_data::FP_NEXT_SLOT) as i32;
+    let nodes_at = super::at(base, &fsm_page_data::FP_NODES);
     let nodes = r.len().saturating_sub(nodes_at);
     let non_leaf = (r.len() / 2).saturating_sub(1).min(nodes);
     spans.push(nodes_at, non_leaf, &fsm_page_data::FP_NODES, None, None);

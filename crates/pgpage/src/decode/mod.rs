@@ -590,7 +590,9 @@ fn decode_header(r: &Reader, spans: &mut Spans) -> PageHeader {
         }
     }
     PageHeader {
-        lsn: r.lsn(0).unwrap_or_else(|| String::from("0/0")),
+        lsn: r
+            .lsn(at(0, &page_header_data::PD_LSN))
+            .unwrap_or_else(|| String::from("0/0")),
         checksum: get(&page_header_data::PD_CHECKSUM) as u16,
         flags: flags as i16,
         lower,
@@ -777,7 +779,10 @@ pub fn detect_kind(page: &[u8], endian: Endian, fork: Fork) -> PageKind {
         Fork::Main | Fork::Init => {}
     }
     let r = Reader { b: page, e: endian };
-    let (Some(upper), Some(special)) = (r.u16(14), r.u16(16)) else {
+    let (Some(upper), Some(special)) = (
+        r.field(0, &page_header_data::PD_UPPER).map(|v| v as u16),
+        r.field(0, &page_header_data::PD_SPECIAL).map(|v| v as u16),
+    ) else {
         return PageKind::Unknown;
     };
     if upper == 0 {
@@ -797,7 +802,7 @@ pub fn detect_kind(page: &[u8], endian: Endian, fork: Fork) -> PageKind {
         (8, Some(0xF091..=0xF093)) => PageKind::Brin,
         (8, _) if r.u32(special) == Some(SEQ_MAGIC) => PageKind::Sequence,
         (16, _)
-            if r.u16(special.saturating_add(12))
+            if r.field(special, &crate::fields::bt_page_opaque_data::BTPO_FLAGS)
                 .is_some_and(|f| f < 1 << 9) =>
         {
             PageKind::Btree
@@ -983,7 +988,7 @@ impl IndexTuple {
         spans.table(off, &crate::fields::INDEX_TUPLE_DATA, Some(item));
         if self.has_nulls() {
             spans.push(
-                off.saturating_add(8),
+                at(off, &index_tuple_data::T_BITS),
                 4,
                 &index_tuple_data::T_BITS,
                 Some(item),
@@ -1015,6 +1020,11 @@ pub(crate) fn index_tuple_spans(r: &Reader, lps: &[ItemId], spans: &mut Spans) {
             t.spans(off, usize::from(id.len), id.lp, spans);
         }
     }
+}
+
+/// Where row `f` of a structure laid at `base` starts.
+pub(crate) fn at(base: usize, f: &Field) -> usize {
+    base.saturating_add(usize::from(f.offset))
 }
 
 /// The metapage table's spans at PageGetContents.

@@ -82,7 +82,8 @@ pub(super) fn decode(
         }
         let pages = (0..8usize)
             .map(|i| {
-                let e = base.saturating_add(4).saturating_add(i.saturating_mul(8));
+                let e = super::at(base, &spgist_meta_page_data::LAST_USED_PAGES)
+                    .saturating_add(i.saturating_mul(8));
                 SpGistLastUsedPage {
                     blkno: r.u32(e).unwrap_or(0),
                     free_space: r.i32(e.saturating_add(4)).unwrap_or(0),
