@@ -1,6 +1,7 @@
-//! Every fixed on-disk structure pgpage decodes, described once: one table per structure,
-//! one row per field, with PostgreSQL's own names. Decoders, hex-view colours, tooltips and
-//! docs all read these tables; variable regions are walked by code that emits the same spans.
+//! Every on-disk structure pgpage decodes, described once: one table per structure, one row
+//! per field, with PostgreSQL's own names, pageinspect's column, the value's kind and a doc
+//! citing the header. Decoders read values through the rows' handles, spans name their row
+//! ([`SpanField`]), and hex colours, tooltips, the header panel and docs read the same row.
 
 use alloc::format;
 use alloc::string::String;

@@ -102,6 +102,13 @@ export const PageView = memo(function PageView(p: PageViewProps) {
     [page],
   );
 
+  // page_header()'s columns by the header rows that show them (pd_pagesize_version shows as
+  // both pagesize and version).
+  const headerRows = new Map<string, Span>();
+  for (const x of decoded?.spans ?? []) if (x.role === 'header' && x.column !== undefined) headerRows.set(x.column, x);
+  const psv = headerRows.get('pagesize');
+  if (psv) headerRows.set('version', psv);
+
   if (error) {
     return (
       <section className="page" data-testid="page-view">
@@ -226,7 +233,10 @@ export const PageView = memo(function PageView(p: PageViewProps) {
             <tbody>
               {Object.entries(decoded.header).map(([k, v]) => (
                 <tr key={k} className={k === 'checksum' && marked.size > 0 ? 'mismatch' : undefined}>
-                  <th>{k}</th>
+                  {/* The column's own row: page_header()'s `lower` is PageHeaderData.pd_lower. */}
+                  <th title={headerRows.get(k)?.doc} data-qualified={headerRows.get(k)?.qualified}>
+                    {k}
+                  </th>
                   <td>
                     {String(v)}
                     {k === 'flags' && decoded.flag_names.length > 0 && ` ${decoded.flag_names.join('|')}`}

@@ -1,7 +1,9 @@
 //! Page decoding: one page's bytes to pageinspect's columns plus byte spans for the hex view.
-//! The fixed structures come from [`crate::fields`]; variable regions (line pointers, tuples,
-//! special spaces) are walked here and emit spans with the same field names. Bad bytes give
-//! a value plus a flagged span, never an abort: the rest of the page still decodes.
+//! The structures come from [`crate::fields`]: values are read through their rows' handles
+//! and every span names its row; variable regions (line pointers, tuples, special spaces)
+//! are walked here. Bad bytes give a value plus a span flagged with a [`Finding`], never an
+//! abort: the rest of the page still decodes. A page that does not show its kind decodes as
+//! its file's ([`file_kind`]).
 //!
 //! What `items` and `special` hold per kind (pageinspect's function and column names):
 //! - heap, sequence: `items` = heap_page_items() plus heap_tuple_infomask_flags()' `raw_flags`
