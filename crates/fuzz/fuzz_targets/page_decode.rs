@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let endian = if head & 1 == 0 { Endian::Little } else { Endian::Big };
     let kind = PageKind::ALL.get(usize::from(head >> 1) % (PageKind::ALL.len() + 1)).copied();
     let fork = [Fork::Main, Fork::Fsm, Fork::Vm, Fork::Init][usize::from(head >> 5) & 3];
-    let d = decode_page(page, u32::from(head), &DecodeOptions { endian, kind, fork });
+    let d = decode_page(page, u32::from(head), &DecodeOptions { endian, kind, fork, file_kind: None });
     let mut at = 0u32;
     for s in &d.spans {
         assert!(s.start == at && s.end > s.start, "spans must tile the page: {at} {s:?}");

@@ -7,7 +7,7 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
-use pgpage::decode::{decode_page, DecodeOptions, DecodedPage, PageKind};
+use pgpage::decode::{decode_page, file_kind, DecodeOptions, DecodedPage, PageKind};
 use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry};
 use pgpage::verify::verify_page;
 use serde::Serialize;
@@ -54,6 +54,8 @@ struct Target {
     fork: Fork,
     segment: u32,
     geometry: Geometry,
+    /// The file's first pages, which decided its geometry and decide its kind.
+    head: Vec<u8>,
     kind: Option<PageKind>,
     blocks: u32,
     trailing_bytes: u64,
@@ -111,6 +113,7 @@ fn open(args: &InspectArgs) -> Result<Target, Fatal> {
         fork,
         segment: args.read_as.segment.unwrap_or(name_segment),
         geometry,
+        head,
         kind,
         blocks,
         trailing_bytes: len.checked_rem(size).unwrap_or(0),
@@ -137,6 +140,13 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         endian,
         kind: t.kind,
         fork: t.fork,
+        // The file's kind from its head (fork, metapage, most pages), so a damaged page
+        // decodes as what its file holds.
+        file_kind: Some(file_kind(
+            t.fork,
+            t.head.chunks_exact(block_size.len()),
+            endian,
+        )),
     };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -293,6 +303,9 @@ fn print_text(
             writeln!(out, "    {}", pairs(row))?;
         }
     }
+    for f in &d.findings {
+        writeln!(out, "  note: {}", f.message())?;
+    }
     for p in d.problems() {
         let item = p.item.map(|i| format!(" (item {i})")).unwrap_or_default();
         writeln!(
@@ -300,8 +313,8 @@ fn print_text(
             "  problem: bytes {}..{} {}{item}: {}",
             p.start,
             p.end,
-            p.field,
-            p.problem.unwrap_or("")
+            p.field.qualified(),
+            p.problem.map_or("", |f| f.message())
         )?;
     }
     Ok(())

@@ -3,6 +3,7 @@
 //! Bad arguments become JS exceptions with a message, never a trap.
 
 use pgpage::checksum::pg_checksum_page;
+use pgpage::decode::{Fork, PageKind};
 use pgpage::verify::{matches_block as core_matches_block, verify_page};
 use pgpage::{BlockSize, Endian, PageStatus, PageVerdict};
 use wasm_bindgen::prelude::*;
@@ -265,8 +266,10 @@ pub fn checksum_rounds(
     Ok(sink)
 }
 
-/// One decoded page: spans as parallel typed arrays (field names and problems as indexes
-/// into small string tables) and the pageinspect-style columns as one JSON string.
+/// One decoded page: spans as parallel typed arrays, each span's field a handle (an index
+/// into the per-handle tables: bare name, qualified name, pageinspect column, doc, value
+/// kind), its problem a finding (an index into the per-finding tables), and the
+/// pageinspect-style columns as one JSON string.
 #[wasm_bindgen]
 pub struct DecodedPageJs {
     start: Vec<u32>,
@@ -275,11 +278,21 @@ pub struct DecodedPageJs {
     /// Line pointer number, 0 for none (OffsetNumbers start at 1).
     item: Vec<u16>,
     field: Vec<u16>,
-    /// Index into `problems` + 1, 0 for none.
+    /// Index into the finding tables + 1, 0 for none.
     problem: Vec<u16>,
+    /// Findings about the page as a whole (decoded as its file's kind): finding table indexes.
+    page_problems: Vec<u16>,
+    /// The span's value formatted by its row's kind (LSN as X/Y, TID as (b,o), flags by name).
+    value: Vec<String>,
+    field_codes: Vec<u16>,
     field_names: Vec<String>,
+    field_qualified: Vec<String>,
+    field_columns: Vec<String>,
     field_docs: Vec<String>,
+    field_kinds: Vec<String>,
     problems: Vec<String>,
+    problem_codes: Vec<String>,
+    problem_rules: Vec<String>,
     json: String,
 }
 
@@ -302,6 +315,7 @@ impl DecodedPageJs {
     pub fn item(&self) -> Vec<u16> {
         self.item.clone()
     }
+    /// Per span, an index into the `field_*` tables.
     #[wasm_bindgen(getter)]
     pub fn field(&self) -> Vec<u16> {
         self.field.clone()
@@ -310,18 +324,59 @@ impl DecodedPageJs {
     pub fn problem(&self) -> Vec<u16> {
         self.problem.clone()
     }
+    /// Findings about the page as a whole, as indexes into the finding tables.
+    #[wasm_bindgen(getter)]
+    pub fn page_problems(&self) -> Vec<u16> {
+        self.page_problems.clone()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn value(&self) -> Vec<String> {
+        self.value.clone()
+    }
+    /// `SpanField::code` of each handle: a row as table << 8 | index.
+    #[wasm_bindgen(getter)]
+    pub fn field_codes(&self) -> Vec<u16> {
+        self.field_codes.clone()
+    }
+    /// The bare PostgreSQL name (`pd_checksum`; `ItemIdData` for a line pointer's word).
     #[wasm_bindgen(getter)]
     pub fn field_names(&self) -> Vec<String> {
         self.field_names.clone()
     }
-    /// The one-line doc of each field name, from the core's field tables ("" when none).
+    /// `Structure.member` (`GinPageOpaqueData.flags`).
+    #[wasm_bindgen(getter)]
+    pub fn field_qualified(&self) -> Vec<String> {
+        self.field_qualified.clone()
+    }
+    /// pageinspect's column for the field ("" when none shows it).
+    #[wasm_bindgen(getter)]
+    pub fn field_columns(&self) -> Vec<String> {
+        self.field_columns.clone()
+    }
+    /// The row's one-line doc, citing its own structure's header.
     #[wasm_bindgen(getter)]
     pub fn field_docs(&self) -> Vec<String> {
         self.field_docs.clone()
     }
+    /// The row's value kind (`lsn`, `xid`, `tid`, `flags`, `enum`, ...; "" for regions).
+    #[wasm_bindgen(getter)]
+    pub fn field_kinds(&self) -> Vec<String> {
+        self.field_kinds.clone()
+    }
+    /// Each finding's message.
     #[wasm_bindgen(getter)]
     pub fn problems(&self) -> Vec<String> {
         self.problems.clone()
+    }
+    /// Each finding's stable code (`Finding::code`).
+    #[wasm_bindgen(getter)]
+    pub fn problem_codes(&self) -> Vec<String> {
+        self.problem_codes.clone()
+    }
+    /// Each finding's PostgreSQL rule, `file: function`.
+    #[wasm_bindgen(getter)]
+    pub fn problem_rules(&self) -> Vec<String> {
+        self.problem_rules.clone()
     }
     /// `{"kind", "header", "items", "special"}` as `pgpage inspect --json` prints a block.
     #[wasm_bindgen(getter)]
@@ -339,29 +394,56 @@ pub fn role_names() -> Vec<String> {
         .collect()
 }
 
-fn field_doc(name: &str) -> &'static str {
-    pgpage::fields::ALL_TABLES
-        .iter()
-        .find_map(|t| {
-            if t.name == name {
-                Some("")
-            } else {
-                t.field(name).map(|f| f.doc)
-            }
-        })
-        .unwrap_or("")
-}
-
-fn index_of(table: &mut Vec<String>, s: &str) -> u16 {
-    let at = table.iter().position(|x| x == s).unwrap_or_else(|| {
-        table.push(s.into());
+fn index_of<T: PartialEq + Copy>(table: &mut Vec<T>, x: T) -> u16 {
+    let at = table.iter().position(|y| *y == x).unwrap_or_else(|| {
+        table.push(x);
         table.len().saturating_sub(1)
     });
     u16::try_from(at).unwrap_or(u16::MAX)
 }
 
+fn parse_fork(fork: &str) -> Result<Fork, JsError> {
+    match fork {
+        "main" | "" => Ok(Fork::Main),
+        "fsm" => Ok(Fork::Fsm),
+        "vm" => Ok(Fork::Vm),
+        "init" => Ok(Fork::Init),
+        other => Err(JsError::new(&format!("unknown fork {other:?}"))),
+    }
+}
+
+/// "" for none, else a kind's name.
+fn parse_kind(kind: &str) -> Result<Option<PageKind>, JsError> {
+    match kind {
+        "" => Ok(None),
+        k => PageKind::parse(k)
+            .map(Some)
+            .ok_or_else(|| JsError::new(&format!("unknown page kind {k:?}"))),
+    }
+}
+
+/// The kind of a file's pages (`pgpage::decode::file_kind`) from its whole pages in `head`
+/// (the first `detect_head_bytes()` bytes do): its fork, its metapage, its pages' majority.
+#[wasm_bindgen]
+pub fn file_kind(
+    head: &[u8],
+    block_size_bytes: u32,
+    big_endian: bool,
+    fork: &str,
+) -> Result<String, JsError> {
+    let bs = block_size(block_size_bytes)?;
+    let kind = pgpage::decode::file_kind(
+        parse_fork(fork)?,
+        head.chunks_exact(bs.len()),
+        endian(big_endian),
+    );
+    Ok(kind.as_str().into())
+}
+
 /// Decodes one page with the core decoder. `fork` is `main`, `fsm`, `vm` or `init`; `kind`
-/// overrides detection when it names a kind (`heap`, `btree`, ...), else pass "".
+/// overrides detection when it names a kind (`heap`, `btree`, ...), else pass ""; `file_kind`
+/// is the file's kind (from `file_kind`), which a page that does not show its own decodes
+/// as; undefined or "" for none.
 #[wasm_bindgen]
 pub fn decode(
     page: &[u8],
@@ -369,21 +451,14 @@ pub fn decode(
     big_endian: bool,
     fork: &str,
     kind: &str,
+    file_kind: Option<String>,
 ) -> Result<DecodedPageJs, JsError> {
-    use pgpage::decode::{decode_page, DecodeOptions, Fork, PageKind};
-    let fork = match fork {
-        "main" | "" => Fork::Main,
-        "fsm" => Fork::Fsm,
-        "vm" => Fork::Vm,
-        "init" => Fork::Init,
-        other => return Err(JsError::new(&format!("unknown fork {other:?}"))),
-    };
-    let kind = match kind {
-        "" => None,
-        k => Some(
-            PageKind::parse(k).ok_or_else(|| JsError::new(&format!("unknown page kind {k:?}")))?,
-        ),
-    };
+    use pgpage::decode::{decode_page, DecodeOptions};
+    use pgpage::fields::SpanField;
+    use pgpage::findings::Finding;
+    let fork = parse_fork(fork)?;
+    let kind = parse_kind(kind)?;
+    let file_kind = parse_kind(file_kind.as_deref().unwrap_or_default())?;
     let d = decode_page(
         page,
         absolute_block,
@@ -391,9 +466,12 @@ pub fn decode(
             endian: endian(big_endian),
             kind,
             fork,
+            file_kind,
         },
     );
     let n = d.spans.len();
+    let mut handles: Vec<SpanField> = Vec::new();
+    let mut findings: Vec<Finding> = Vec::new();
     let mut out = DecodedPageJs {
         start: Vec::with_capacity(n),
         end: Vec::with_capacity(n),
@@ -401,27 +479,56 @@ pub fn decode(
         item: Vec::with_capacity(n),
         field: Vec::with_capacity(n),
         problem: Vec::with_capacity(n),
+        page_problems: Vec::new(),
+        value: Vec::with_capacity(n),
+        field_codes: Vec::new(),
         field_names: Vec::new(),
+        field_qualified: Vec::new(),
+        field_columns: Vec::new(),
         field_docs: Vec::new(),
+        field_kinds: Vec::new(),
         problems: Vec::new(),
+        problem_codes: Vec::new(),
+        problem_rules: Vec::new(),
         json: String::new(),
     };
+    let e = endian(big_endian);
     for s in &d.spans {
         out.start.push(s.start);
         out.end.push(s.end);
         out.role.push(s.role.code());
         out.item.push(s.item.unwrap_or(0));
-        out.field.push(index_of(&mut out.field_names, s.field));
+        out.field.push(index_of(&mut handles, s.field));
         out.problem.push(match s.problem {
-            Some(p) => index_of(&mut out.problems, p).saturating_add(1),
+            Some(p) => index_of(&mut findings, p).saturating_add(1),
             None => 0,
         });
+        let bytes = page
+            .get(s.start as usize..s.end as usize)
+            .unwrap_or_default();
+        out.value.push(s.field.format(bytes, e));
     }
-    out.field_docs = out
-        .field_names
-        .iter()
-        .map(|f| field_doc(f).into())
-        .collect();
+    for f in &d.findings {
+        out.page_problems.push(index_of(&mut findings, *f));
+    }
+    for h in &handles {
+        let row = h.field();
+        out.field_codes.push(h.code());
+        out.field_names.push(h.name().into());
+        out.field_qualified.push(h.qualified());
+        out.field_columns
+            .push(row.and_then(|f| f.column).unwrap_or_default().into());
+        out.field_docs.push(h.doc().into());
+        out.field_kinds
+            .push(row.map(|f| f.kind.as_str()).unwrap_or_default().into());
+    }
+    for f in &findings {
+        out.problems.push(f.message().into());
+        out.problem_codes.push(f.code().into());
+        let r = f.rule();
+        out.problem_rules
+            .push(format!("{}: {}", r.file, r.function));
+    }
     out.json = serde_json::to_string(&serde_json::json!({
         "kind": d.kind,
         "header": d.header,

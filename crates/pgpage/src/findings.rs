@@ -143,6 +143,100 @@ findings! {
     HeapTidOtherBlock => "heap_tid_other_block", Structural,
         "backend/access/heap/hio.c", "RelationPutHeapTuple",
         "the page's tuples name block %u in their t_ctid, not the block the page is at";
+
+    // ---- decode: a page's structures (line pointers, tuples, special spaces) -------------
+    /// A structure the decoder laid out runs past the page's last byte.
+    SpanPastPage => "span_past_page", Structural,
+        "include/storage/bufpage.h", "PageGetItem",
+        "the structure runs past the end of the page";
+    /// Two structures claim the same bytes (tuples overlapping each other or the header).
+    SpanOverlap => "span_overlap", Structural,
+        "backend/storage/page/bufpage.c", "PageRepairFragmentation",
+        "corrupted line pointer: the item overlaps another structure";
+    /// pd_lower is below the page header (PageIsVerified tests only pd_lower <= pd_upper).
+    HeaderLowerBelowHeader => "header_lower_below_header", Structural,
+        "include/storage/bufpage.h", "PageGetMaxOffsetNumber",
+        "pd_lower is below the end of the page header";
+    /// pd_pagesize_version does not say the page's own size and layout version 4.
+    HeaderPageSizeVersion => "header_pagesize_version", Structural,
+        "include/storage/bufpage.h", "PageGetPageSize",
+        "pd_pagesize_version differs from the page's size or layout version 4";
+    /// pd_lower counts line pointers past the page's end; pageinspect reads them there (beyond
+    /// the page), pgpage stops at the end.
+    LinePointersPastPage => "line_pointers_past_page", Structural,
+        "include/storage/bufpage.h", "PageGetMaxOffsetNumber",
+        "pd_lower counts line pointers past the end of the page: only those within it are listed";
+    /// Garbage line pointers point at the same bytes again and again.
+    ItemsOverlapFar => "items_overlap_far", Structural,
+        "backend/storage/page/bufpage.c", "PageRepairFragmentation",
+        "items overlap far beyond the page: this and later items are not decoded";
+    /// ItemIdSetUnused clears lp_off and lp_len.
+    LpUnusedWithStorage => "lp_unused_with_storage", Structural,
+        "include/storage/itemid.h", "ItemIdSetUnused",
+        "line pointer is LP_UNUSED but has an offset or a length";
+    /// An LP_NORMAL line pointer always has storage.
+    LpNormalWithoutStorage => "lp_normal_without_storage", Structural,
+        "include/storage/itemid.h", "ItemIdHasStorage",
+        "line pointer is LP_NORMAL but has no length";
+    /// A redirect names no line pointer of the page.
+    LpRedirectOutOfRange => "lp_redirect_out_of_range", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "line pointer redirection to item at offset that precedes minimum offset or exceeds maximum offset";
+    /// lp_off + lp_len past the page.
+    ItemPastPage => "item_past_page", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "line pointer to page offset with length ends beyond maximum page offset";
+    /// The item lies outside pd_upper..pd_special, where items are stored.
+    ItemOutsideUpperSpecial => "item_outside_upper_special", Structural,
+        "backend/storage/page/bufpage.c", "PageIndexTupleDelete",
+        "corrupted line pointer: the item lies outside pd_upper..pd_special";
+    /// heap_page_items shows no tuple columns for it (lp_off not MAXALIGNed, lp_len below a
+    /// tuple header, or past the page).
+    HeapItemNotTuple => "heap_item_not_tuple", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "line pointer to page offset is not maximally aligned, or its length is less than the minimum tuple header size";
+    /// t_hoff below SizeofHeapTupleHeader, past lp_len or not MAXALIGNed.
+    HeapHoffInvalid => "heap_hoff_invalid", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_header",
+        "data begins at offset beyond the tuple length, or tuple data does not begin where t_hoff should say";
+    /// The null bitmap t_infomask2's natts needs does not end by t_hoff.
+    HeapNullBitmapPastHoff => "heap_null_bitmap_past_hoff", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_header",
+        "tuple data should begin after the null bitmap, but t_hoff is before its end";
+    /// Heap pages are PageInit'ed with no special space.
+    HeapHasSpecial => "heap_has_special", Structural,
+        "backend/access/heap/hio.c", "RelationGetBufferForTuple",
+        "pd_special leaves a special space, which heap pages do not have";
+    /// The special space is not the access method's opaque data size (_bt_checkpage,
+    /// _hash_checkpage, gistcheckpage and the others check it alike).
+    SpecialSizeWrong => "special_size_wrong", Server,
+        "backend/access/nbtree/nbtpage.c", "_bt_checkpage",
+        "index contains corrupted page: the special space is not the size of the access method's opaque data";
+    /// The metapage magic is not the access method's.
+    MetaMagicWrong => "meta_magic_wrong", Server,
+        "backend/access/nbtree/nbtpage.c", "_bt_getmeta",
+        "index is not of its access method: the metapage's magic number is wrong";
+    /// sequence_magic is not SEQ_MAGIC.
+    SequenceMagicWrong => "sequence_magic_wrong", Server,
+        "backend/commands/sequence.c", "read_seq_tuple",
+        "bad magic number in sequence";
+    /// IndexTupleSize does not fit the tuple's own layout.
+    IndexTupleSizeWrong => "index_tuple_size_wrong", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_target_page_check",
+        "index tuple size does not equal lp_len";
+    /// nbtree never leaves a line pointer LP_UNUSED.
+    BtreeLpInvalid => "btree_lp_invalid", Structural,
+        "contrib/amcheck/verify_nbtree.c", "PageGetItemIdCareful",
+        "invalid line pointer storage in index";
+    /// A compressed posting list segment runs past pd_lower.
+    GinSegmentPastLower => "gin_segment_past_lower", Structural,
+        "include/access/ginblock.h", "GinDataLeafPageGetPostingListSize",
+        "posting list segment runs past pd_lower";
+    /// The page does not say its kind (a new page with tuples, garbage special space); it is
+    /// decoded as the kind of its file.
+    KindFromFile => "kind_from_file", Note,
+        "include/storage/bufpage.h", "PageIsNew",
+        "the page does not show its kind: decoded as its file's kind";
 }
 
 #[cfg(test)]

@@ -78,6 +78,7 @@ fn every_fixture_matches_pageinspect() {
             endian: Endian::Little,
             kind: None,
             fork,
+            file_kind: None,
         };
         let decoded = decode_page(&page, block, &opts);
         let kind = PageKind::parse(expected["kind"].as_str().unwrap()).unwrap();
@@ -139,6 +140,7 @@ fn damaged_fixtures_still_decode() {
                         endian: Endian::Little,
                         kind: Some(kind),
                         fork: Fork::Main,
+                        file_kind: None,
                     },
                 );
                 assert_eq!(

@@ -34,7 +34,16 @@ fn page_decode(data: &[u8]) -> usize {
         .get(usize::from(head >> 1) % (PageKind::ALL.len() + 1))
         .copied();
     let fork = [Fork::Main, Fork::Fsm, Fork::Vm, Fork::Init][usize::from(head >> 5) & 3];
-    let d = decode_page(page, u32::from(head), &DecodeOptions { endian, kind, fork });
+    let d = decode_page(
+        page,
+        u32::from(head),
+        &DecodeOptions {
+            endian,
+            kind,
+            fork,
+            file_kind: None,
+        },
+    );
     let mut at = 0u32;
     for s in &d.spans {
         assert!(

@@ -4,7 +4,7 @@ import { memo, useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
-import { decodeWithCore, spanValue, type Span } from '../lib/spans';
+import { decodeWithCore, fileKindOf, type Span } from '../lib/spans';
 import { STATUS_WORDS } from '../lib/status';
 import { pageVerdict, type LoadedPage } from '../lib/verdict';
 import { EditBar } from '../lab/EditBar';
@@ -13,6 +13,7 @@ import { useLabEdit } from '../lab/useLabEdit';
 import { loadWasm } from '../wasm';
 import { HexView, type ByteProvider, type ByteRange } from './HexView';
 import { PageShare } from './Share';
+import { SpanTip } from './SpanTip';
 
 export interface PageViewProps {
   entry: FileEntry;
@@ -73,7 +74,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         const bytes =
           (block + 1) * bs <= head.length ? head.slice(block * bs, (block + 1) * bs) : new Uint8Array(await file.slice(block * bs, (block + 1) * bs).arrayBuffer());
         const verdict = pageVerdict(wasm, bytes, { block, blockSize: bs, segment: entry.segment, blocks, bigEndian });
-        const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork);
+        // A page that does not show its kind (pd_upper zeroed, garbage) decodes as its file's.
+        const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork, fileKindOf(wasm, head, bs, bigEndian, entry.fork));
         if (live) {
           setPage({ block, bytes, blockSize: bs, bigEndian, decoded, ...verdict });
           setError(null);
@@ -99,6 +101,13 @@ export const PageView = memo(function PageView(p: PageViewProps) {
     () => new Set<string>(page && page.computed !== null && page.computed !== page.stored ? ['pd_checksum'] : []),
     [page],
   );
+
+  // page_header()'s columns by the header rows that show them (pd_pagesize_version shows as
+  // both pagesize and version).
+  const headerRows = new Map<string, Span>();
+  for (const x of decoded?.spans ?? []) if (x.role === 'header' && x.column !== undefined) headerRows.set(x.column, x);
+  const psv = headerRows.get('pagesize');
+  if (psv) headerRows.set('version', psv);
 
   if (error) {
     return (
@@ -138,14 +147,19 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         {page.computed !== null && <>, computed {checksumWords(page.computed)}</>}
         {page.matchesBlock !== null && <>. This page's checksum is valid for block {page.matchesBlock}: a misplaced page?</>}
       </p>
+      {decoded.notes.length > 0 && (
+        <p className="note" data-testid="decode-notes">
+          {decoded.notes.join(' ')}
+        </p>
+      )}
       {decoded.spans.some((x) => x.problem) && (
         <ul className="warn" data-testid="decode-problems">
           {decoded.spans
             .filter((x) => x.problem)
             .slice(0, 20)
             .map((x) => (
-              <li key={x.start}>
-                <code>{x.field}</code>
+              <li key={x.start} title={x.rule}>
+                <code>{x.qualified}</code>
                 {x.item !== undefined && ` of item ${x.item}`} at offset {x.start}: {x.problem}
               </li>
             ))}
@@ -193,22 +207,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         )}
       </div>
       <PageShare entry={entry} block={page.block} />
-      <p className="hover" data-testid="hover" aria-live="polite">
-        {hover.off !== null && (
-          <>
-            offset {hover.off} (0x{hover.off.toString(16)}): {hover.span ? (
-              <>
-                <code>{hover.span.field}</code>
-                {hover.span.item !== undefined && ` (item ${hover.span.item})`} = {spanValue(page.bytes, hover.span, !page.bigEndian)}
-                {hover.span.doc && ` — ${hover.span.doc}`}
-                {hover.span.problem && <strong> ⚠ {hover.span.problem}</strong>}
-              </>
-            ) : (
-              'no field'
-            )}
-          </>
-        )}
-      </p>
+      <SpanTip span={hover.span} off={hover.off} />
       <div className="pagebody">
         <HexView
           data={provider}
@@ -234,7 +233,10 @@ export const PageView = memo(function PageView(p: PageViewProps) {
             <tbody>
               {Object.entries(decoded.header).map(([k, v]) => (
                 <tr key={k} className={k === 'checksum' && marked.size > 0 ? 'mismatch' : undefined}>
-                  <th>{k}</th>
+                  {/* The column's own row: page_header()'s `lower` is PageHeaderData.pd_lower. */}
+                  <th title={headerRows.get(k)?.doc} data-qualified={headerRows.get(k)?.qualified}>
+                    {k}
+                  </th>
                   <td>
                     {String(v)}
                     {k === 'flags' && decoded.flag_names.length > 0 && ` ${decoded.flag_names.join('|')}`}

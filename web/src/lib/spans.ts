@@ -1,17 +1,31 @@
 // Spans over one page's bytes as the core decoder (pgpage::decode, through the wasm
-// bindings) emits them: field name as in PostgreSQL's headers, role (the hex colour), the
-// line pointer it belongs to and what looks wrong. The hex view reads only spans and bytes.
+// bindings) emits them: the field's row (bare and qualified name, pageinspect column, doc,
+// value formatted by its kind), role (the hex colour), the line pointer it belongs to and the
+// finding, if the bytes look wrong. The hex view reads only spans and bytes.
 import type { Wasm } from '../wasm';
 
 export interface Span {
   start: number;
   len: number;
+  /** The bare PostgreSQL name (`pd_checksum`; `ItemIdData` for a line pointer's word). */
   field: string;
+  /** `Structure.member` (`GinPageOpaqueData.flags`), or the region's name. */
+  qualified: string;
+  /** pageinspect's column for the field, if one shows it (`lsn` for pd_lsn). */
+  column?: string;
+  /** The row's value kind (`lsn`, `tid`, `flags`, `enum`, ...), if the span is a row. */
+  kind?: string;
   role: string;
   /** Line pointer number (OffsetNumber, from 1), if the span belongs to one. */
   item?: number;
+  /** The row's one-line doc, citing its own structure's header. */
   doc: string;
+  /** The bytes' value as the core formats the row's kind (LSN as X/Y, flags by name). */
+  value: string;
+  /** The finding's message, if the bytes look wrong. */
   problem?: string;
+  /** The finding's PostgreSQL rule (`file: function`). */
+  rule?: string;
 }
 
 /** pageinspect's columns for the page, as `pgpage inspect --json` prints a block. */
@@ -25,43 +39,48 @@ export interface DecodedColumns {
 
 export interface DecodedPage extends DecodedColumns {
   spans: Span[];
+  /** Findings about the page as a whole (decoded as its file's kind), as messages. */
+  notes: string[];
+}
+
+/** The kind of a file's pages as the core decides it (fork, metapage, the pages' majority),
+ * from its head; a page that does not show its kind decodes as this one. */
+export function fileKindOf(w: Wasm, head: Uint8Array, blockSize: number, bigEndian: boolean, fork: string): string {
+  return w.file_kind(head, blockSize, bigEndian, fork);
 }
 
 /** Decodes a page with the core and turns its typed arrays into spans. */
-export function decodeWithCore(w: Wasm, page: Uint8Array, absoluteBlock: number, bigEndian: boolean, fork: string): DecodedPage {
-  const d = w.decode(page, absoluteBlock >>> 0, bigEndian, fork, '');
+export function decodeWithCore(w: Wasm, page: Uint8Array, absoluteBlock: number, bigEndian: boolean, fork: string, fileKind?: string): DecodedPage {
+  const d = w.decode(page, absoluteBlock >>> 0, bigEndian, fork, '', fileKind);
   try {
     const roles = w.role_names();
-    const [start, end, role, item, field, problem] = [d.start, d.end, d.role, d.item, d.field, d.problem];
-    const names = d.field_names;
-    const docs = d.field_docs;
-    const problems = d.problems;
-    const spans: Span[] = Array.from(start, (s, i) => ({
-      start: s,
-      len: end[i] - s,
-      field: names[field[i]] ?? '?',
-      role: roles[role[i]] ?? 'unused',
-      item: item[i] === 0 ? undefined : item[i],
-      doc: docs[field[i]] ?? '',
-      problem: problem[i] === 0 ? undefined : problems[problem[i] - 1],
-    }));
+    const [start, end, role, item, field, problem, value] = [d.start, d.end, d.role, d.item, d.field, d.problem, d.value];
+    const [names, qualified, columns, docs, kinds] = [d.field_names, d.field_qualified, d.field_columns, d.field_docs, d.field_kinds];
+    const [problems, rules] = [d.problems, d.problem_rules];
+    const spans: Span[] = Array.from(start, (s, i) => {
+      const h = field[i];
+      const p = problem[i] - 1;
+      return {
+        start: s,
+        len: end[i] - s,
+        field: names[h] ?? '?',
+        qualified: qualified[h] ?? '?',
+        column: columns[h] || undefined,
+        kind: kinds[h] || undefined,
+        role: roles[role[i]] ?? 'unused',
+        item: item[i] === 0 ? undefined : item[i],
+        doc: docs[h] ?? '',
+        value: value[i] ?? '',
+        problem: p < 0 ? undefined : problems[p],
+        rule: p < 0 ? undefined : rules[p],
+      };
+    });
+    const notes = Array.from(d.page_problems, (p) => problems[p]);
     const cols = JSON.parse(d.json) as DecodedColumns;
-    return { ...cols, items: cols.items ?? [], spans };
+    return { ...cols, items: cols.items ?? [], spans, notes };
   } finally {
     d.free();
   }
-}
-
-/** The integer a span of 1, 2 or 4 bytes holds, else its bytes in hex: for the hover line. */
-export function spanValue(page: Uint8Array, s: Span, littleEndian: boolean): string {
-  const b = page.subarray(s.start, s.start + s.len);
-  if (b.length === 1 || b.length === 2 || b.length === 4) {
-    const v = new DataView(b.buffer, b.byteOffset, b.length);
-    const n = b.length === 1 ? v.getUint8(0) : b.length === 2 ? v.getUint16(0, littleEndian) : v.getUint32(0, littleEndian);
-    return `${n} (0x${n.toString(16)})`;
-  }
-  const shown = Array.from(b.subarray(0, 16), (x) => x.toString(16).padStart(2, '0')).join(' ');
-  return `${b.length} bytes${b.length > 0 ? `: ${shown}${b.length > 16 ? ' …' : ''}` : ''}`;
 }
 
 /** For each byte of the page, the index of its span (-1 where none). */

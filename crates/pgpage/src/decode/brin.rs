@@ -9,12 +9,16 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, line_pointers, meta_spans, special_opaque, Items, PageHeader, Reader, Spans,
+    free_space, line_pointers, meta_spans, special_opaque, Items, PageHeader, Reader, Spans,
     Special, LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
 };
-use crate::fields::{Role, BRIN_META_PAGE_DATA, BRIN_SPECIAL_SPACE};
+use crate::fields::{
+    brin_meta_page_data, brin_special_space, brin_tuple, revmap_contents, Field,
+    BRIN_META_PAGE_DATA, BRIN_SPECIAL_SPACE, BRIN_TUPLE,
+};
+use crate::findings::Finding;
 
-const BRIN_PAGETYPE_META: u16 = 0xF091;
+pub(crate) const BRIN_PAGETYPE_META: u16 = 0xF091;
 const BRIN_PAGETYPE_REVMAP: u16 = 0xF092;
 const BRIN_PAGETYPE_REGULAR: u16 = 0xF093;
 const BRIN_META_MAGIC: u32 = 0xA810_9CFA;
@@ -50,17 +54,12 @@ pub(super) fn decode(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    special_opaque(
-        r,
-        header,
-        spans,
-        &BRIN_SPECIAL_SPACE,
-        "special space is not sizeof(BrinSpecialSpace)",
-    );
+    special_opaque(r, header, spans, &BRIN_SPECIAL_SPACE);
     // brin_page.h: BrinPageType/BrinPageFlags index the vector from the page's end.
     let end = r.len();
-    let page_type = r.u16(end.saturating_sub(2)).unwrap_or(0);
-    let flags = r.u16(end.saturating_sub(4)).unwrap_or(0);
+    let vector = end.saturating_sub(usize::from(BRIN_SPECIAL_SPACE.size));
+    let page_type = r.get(vector, &brin_special_space::TYPE) as u16;
+    let flags = r.get(vector, &brin_special_space::FLAGS) as u16;
     let name = match page_type {
         BRIN_PAGETYPE_META => String::from("meta"),
         BRIN_PAGETYPE_REVMAP => String::from("revmap"),
@@ -76,16 +75,16 @@ pub(super) fn decode(
     let items = match page_type {
         BRIN_PAGETYPE_META => {
             meta_spans(&BRIN_META_PAGE_DATA, spans);
-            let g = |n| get(r, SIZE_OF_PAGE_HEADER_DATA, &BRIN_META_PAGE_DATA, n);
-            let magic = g("brinMagic");
+            let g = |f: &Field| r.get(SIZE_OF_PAGE_HEADER_DATA, f);
+            let magic = g(&brin_meta_page_data::BRIN_MAGIC);
             if magic != BRIN_META_MAGIC {
-                spans.flag("brinMagic", "not BRIN_META_MAGIC (0xA8109CFA)");
+                spans.flag(&brin_meta_page_data::BRIN_MAGIC, Finding::MetaMagicWrong);
             }
             special.meta = Some(BrinMeta {
                 magic: format!("0x{magic:08X}"),
-                version: g("brinVersion"),
-                pagesperrange: g("pagesPerRange"),
-                lastrevmappage: g("lastRevmapPage"),
+                version: g(&brin_meta_page_data::BRIN_VERSION),
+                pagesperrange: g(&brin_meta_page_data::PAGES_PER_RANGE),
+                lastrevmappage: g(&brin_meta_page_data::LAST_REVMAP_PAGE),
             });
             free_space(header, spans);
             Items::Revmap(Vec::new())
@@ -101,7 +100,7 @@ pub(super) fn decode(
                 let off = SIZE_OF_PAGE_HEADER_DATA.saturating_add(i.saturating_mul(6));
                 let Some(tid) = r.tid(off) else { break };
                 if tid.block != 0 || tid.offset != 0 {
-                    spans.push(off, 6, "rm_tids", Role::Map, None, None);
+                    spans.push(off, 6, &revmap_contents::RM_TIDS, None, None);
                 }
                 rows.push(RevmapItem { pages: tid.text() });
             }
@@ -114,12 +113,12 @@ pub(super) fn decode(
                     continue;
                 }
                 let off = usize::from(id.off);
-                spans.table(off, &crate::fields::BRIN_TUPLE, Some(id.lp));
+                let head = usize::from(BRIN_TUPLE.size);
+                spans.table(off, &BRIN_TUPLE, Some(id.lp));
                 spans.push(
-                    off.saturating_add(5),
-                    usize::from(id.len).saturating_sub(5),
-                    "t_data",
-                    Role::TupleData,
+                    off.saturating_add(head),
+                    usize::from(id.len).saturating_sub(head),
+                    &brin_tuple::T_DATA,
                     Some(id.lp),
                     None,
                 );

@@ -7,11 +7,15 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, hex, line_pointers, meta_spans, page_get_free_space, special_opaque,
-    IndexTuple, ItemBudget, Items, PageHeader, Reader, Spans, Special, Tid, LP_DEAD, LP_UNUSED,
+    free_space, hex, line_pointers, meta_spans, page_get_free_space, special_opaque, IndexTuple,
+    ItemBudget, Items, PageHeader, Reader, Spans, Special, Tid, LP_DEAD, LP_UNUSED,
     SIZE_OF_PAGE_HEADER_DATA,
 };
-use crate::fields::{flag_names, Role, BTPO_FLAGS, BT_META_PAGE_DATA, BT_PAGE_OPAQUE_DATA};
+use crate::fields::{
+    bt_meta_page_data, bt_page_opaque_data, btree_tuple, flag_names, index_tuple_data, Field,
+    BTPO_FLAGS, BT_META_PAGE_DATA, BT_PAGE_OPAQUE_DATA,
+};
+use crate::findings::Finding;
 
 const BTP_LEAF: u16 = 1 << 0;
 const BTP_ROOT: u16 = 1 << 1;
@@ -80,18 +84,21 @@ pub struct BtreeSpecial {
 fn meta(r: &Reader, spans: &mut Spans) -> BtreeMeta {
     meta_spans(&BT_META_PAGE_DATA, spans);
     let base = SIZE_OF_PAGE_HEADER_DATA;
-    let g = |name| get(r, base, &BT_META_PAGE_DATA, name);
-    let magic = g("btm_magic");
+    let g = |f: &Field| r.get(base, f);
+    let magic = g(&bt_meta_page_data::BTM_MAGIC);
     if magic != BTREE_MAGIC {
-        spans.flag("btm_magic", "not BTREE_MAGIC (0x053162)");
+        spans.flag(&bt_meta_page_data::BTM_MAGIC, Finding::MetaMagicWrong);
     }
-    let version = g("btm_version");
+    let version = g(&bt_meta_page_data::BTM_VERSION);
     // bt_metap shows defaults for the fields older versions did not have.
     let (delpages, tuples, allequal) = if version >= BTREE_NOVAC_VERSION {
         (
-            g("btm_last_cleanup_num_delpages"),
-            r.f64(base.saturating_add(32)).unwrap_or(0.0),
-            r.u8(base.saturating_add(40)).is_some_and(|b| b != 0),
+            g(&bt_meta_page_data::BTM_LAST_CLEANUP_NUM_DELPAGES),
+            r.f64(base.saturating_add(usize::from(
+                bt_meta_page_data::BTM_LAST_CLEANUP_NUM_HEAP_TUPLES.offset,
+            )))
+            .unwrap_or(0.0),
+            g(&bt_meta_page_data::BTM_ALLEQUALIMAGE) != 0,
         )
     } else {
         (0, -1.0, false)
@@ -99,10 +106,10 @@ fn meta(r: &Reader, spans: &mut Spans) -> BtreeMeta {
     BtreeMeta {
         magic,
         version,
-        root: g("btm_root"),
-        level: g("btm_level"),
-        fastroot: g("btm_fastroot"),
-        fastlevel: g("btm_fastlevel"),
+        root: g(&bt_meta_page_data::BTM_ROOT),
+        level: g(&bt_meta_page_data::BTM_LEVEL),
+        fastroot: g(&bt_meta_page_data::BTM_FASTROOT),
+        fastlevel: g(&bt_meta_page_data::BTM_FASTLEVEL),
         last_cleanup_num_delpages: delpages,
         last_cleanup_num_tuples: tuples,
         allequalimage: allequal,
@@ -147,10 +154,9 @@ fn item(
         spans.push(
             off,
             size,
-            "IndexTupleData",
-            Role::TupleHeader,
+            &index_tuple_data::TUPLE,
             Some(id.lp),
-            Some("invalid tuple length"),
+            Some(Finding::IndexTupleSizeWrong),
         );
         String::new()
     } else {
@@ -160,10 +166,9 @@ fn item(
             spans.push(
                 off,
                 size,
-                "IndexTupleData",
-                Role::TupleHeader,
+                &index_tuple_data::TUPLE,
                 Some(id.lp),
-                Some("tuple runs past the page"),
+                Some(Finding::ItemPastPage),
             );
         }
         hex(bytes, " ")
@@ -172,10 +177,9 @@ fn item(
         spans.table(off, &crate::fields::INDEX_TUPLE_DATA, Some(id.lp));
         if t.has_nulls() {
             spans.push(
-                off.saturating_add(8),
+                super::at(off, &index_tuple_data::T_BITS),
                 4,
-                "t_bits",
-                Role::NullBitmap,
+                &index_tuple_data::T_BITS,
                 Some(id.lp),
                 None,
             );
@@ -183,8 +187,7 @@ fn item(
         spans.push(
             data_at,
             dlen as usize,
-            "t_data",
-            Role::TupleData,
+            &index_tuple_data::T_DATA,
             Some(id.lp),
             None,
         );
@@ -193,7 +196,7 @@ fn item(
     let mut htid = if is_pivot {
         if tid.offset & BT_PIVOT_HEAP_TID_ATTR != 0 {
             let at = off.saturating_add(size).saturating_sub(6);
-            spans.push(at, 6, "htid", Role::TupleHeader, Some(id.lp), None);
+            spans.push(at, 6, &btree_tuple::HTID, Some(id.lp), None);
             r.tid(at)
         } else {
             None
@@ -212,8 +215,7 @@ fn item(
         spans.push(
             at,
             n.saturating_mul(6),
-            "tids",
-            Role::TupleData,
+            &btree_tuple::TIDS,
             Some(id.lp),
             None,
         );
@@ -242,21 +244,15 @@ pub(super) fn decode(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let at = special_opaque(
-        r,
-        header,
-        spans,
-        &BT_PAGE_OPAQUE_DATA,
-        "special space is not sizeof(BTPageOpaqueData)",
-    );
-    let g = |name| get(r, at, &BT_PAGE_OPAQUE_DATA, name);
-    let flags = g("btpo_flags") as u16;
+    let at = special_opaque(r, header, spans, &BT_PAGE_OPAQUE_DATA);
+    let g = |f: &Field| r.get(at, f);
+    let flags = g(&bt_page_opaque_data::BTPO_FLAGS) as u16;
     let mut special = BtreeSpecial {
-        btpo_prev: g("btpo_prev"),
-        btpo_next: g("btpo_next"),
-        btpo_level: g("btpo_level"),
+        btpo_prev: g(&bt_page_opaque_data::BTPO_PREV),
+        btpo_next: g(&bt_page_opaque_data::BTPO_NEXT),
+        btpo_level: g(&bt_page_opaque_data::BTPO_LEVEL),
         btpo_flags: flags,
-        btpo_cycleid: g("btpo_cycleid") as u16,
+        btpo_cycleid: g(&bt_page_opaque_data::BTPO_CYCLEID) as u16,
         flags: flag_names(u32::from(flags), BTPO_FLAGS).collect(),
         page_type: String::new(),
         live_items: 0,
@@ -321,7 +317,7 @@ pub(super) fn decode(
         rows.push(row);
     }
     let decoded = rows.len();
-    spans.flag_line_pointers("LP_UNUSED line pointer on a btree page", |lp| {
+    spans.flag_line_pointers(Finding::BtreeLpInvalid, |lp| {
         usize::from(lp) <= decoded
             && lps
                 .get(usize::from(lp.saturating_sub(1)))

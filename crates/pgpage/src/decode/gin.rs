@@ -8,10 +8,14 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, index_tuple_spans, line_pointers, meta_spans, pageinspect_flags,
-    special_opaque, Items, PageHeader, Reader, Spans, Special, Tid, SIZE_OF_PAGE_HEADER_DATA,
+    free_space, index_tuple_spans, line_pointers, meta_spans, pageinspect_flags, special_opaque,
+    Items, PageHeader, Reader, Spans, Special, Tid, SIZE_OF_PAGE_HEADER_DATA,
 };
-use crate::fields::{Role, GIN_META_PAGE_DATA, GIN_PAGE_OPAQUE_DATA};
+use crate::fields::{
+    gin_meta_page_data, gin_page_opaque_data, gin_posting_list, Field, GIN_DATA_PAGE,
+    GIN_META_PAGE_DATA, GIN_PAGE_OPAQUE_DATA,
+};
+use crate::findings::Finding;
 
 const GIN_DATA: u16 = 1 << 0;
 const GIN_LEAF: u16 = 1 << 1;
@@ -91,15 +95,18 @@ fn leaf_items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<GinLeaf
     let mut rows = Vec::new();
     let mut n = 0u16;
     while at < end {
-        let (Some(first), Some(nbytes)) = (r.tid(at), r.u16(at.saturating_add(6))) else {
+        let (Some(first), Some(nbytes)) = (
+            r.tid(super::at(at, &gin_posting_list::FIRST)),
+            r.field(at, &gin_posting_list::NBYTES).map(|v| v as u16),
+        ) else {
             break;
         };
         n = n.saturating_add(1);
         spans.table(at, &crate::fields::GIN_POSTING_LIST, Some(n));
-        let data_at = at.saturating_add(8);
+        let data_at = super::at(at, &gin_posting_list::BYTES);
         let len = usize::from(nbytes);
-        let problem = (data_at.saturating_add(len) > end).then_some("segment runs past pd_lower");
-        spans.push(data_at, len, "bytes", Role::TupleData, Some(n), problem);
+        let problem = (data_at.saturating_add(len) > end).then_some(Finding::GinSegmentPastLower);
+        spans.push(data_at, len, &gin_posting_list::BYTES, Some(n), problem);
         let (bytes, _) = r.bytes(data_at, len.min(end.saturating_sub(data_at)));
         rows.push(GinLeafItem {
             first_tid: first.text(),
@@ -117,18 +124,12 @@ pub(super) fn decode(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let at = special_opaque(
-        r,
-        header,
-        spans,
-        &GIN_PAGE_OPAQUE_DATA,
-        "special space is not sizeof(GinPageOpaqueData)",
-    );
-    let g = |name| get(r, at, &GIN_PAGE_OPAQUE_DATA, name);
-    let flags = g("flags") as u16;
-    let maxoff = g("maxoff") as u16;
+    let at = special_opaque(r, header, spans, &GIN_PAGE_OPAQUE_DATA);
+    let g = |f: &Field| r.get(at, f);
+    let flags = g(&gin_page_opaque_data::FLAGS) as u16;
+    let maxoff = g(&gin_page_opaque_data::MAXOFF) as u16;
     let mut special = GinSpecial {
-        rightlink: g("rightlink"),
+        rightlink: g(&gin_page_opaque_data::RIGHTLINK),
         maxoff,
         flags: pageinspect_flags(
             flags,
@@ -149,28 +150,25 @@ pub(super) fn decode(
     if flags & GIN_META != 0 {
         meta_spans(&GIN_META_PAGE_DATA, spans);
         let base = SIZE_OF_PAGE_HEADER_DATA;
-        let m = |name| get(r, base, &GIN_META_PAGE_DATA, name);
+        let m = |f: &Field| r.get(base, f);
         special.meta = Some(GinMeta {
-            pending_head: m("head"),
-            pending_tail: m("tail"),
-            tail_free_size: m("tailFreeSize"),
-            n_pending_pages: m("nPendingPages"),
-            n_pending_tuples: r.i64(base.saturating_add(16)).unwrap_or(0),
-            n_total_pages: m("nTotalPages"),
-            n_entry_pages: m("nEntryPages"),
-            n_data_pages: m("nDataPages"),
-            n_entries: r.i64(base.saturating_add(40)).unwrap_or(0),
-            version: m("ginVersion") as i32,
+            pending_head: m(&gin_meta_page_data::HEAD),
+            pending_tail: m(&gin_meta_page_data::TAIL),
+            tail_free_size: m(&gin_meta_page_data::TAIL_FREE_SIZE),
+            n_pending_pages: m(&gin_meta_page_data::N_PENDING_PAGES),
+            n_pending_tuples: r
+                .i64(super::at(base, &gin_meta_page_data::N_PENDING_HEAP_TUPLES))
+                .unwrap_or(0),
+            n_total_pages: m(&gin_meta_page_data::N_TOTAL_PAGES),
+            n_entry_pages: m(&gin_meta_page_data::N_ENTRY_PAGES),
+            n_data_pages: m(&gin_meta_page_data::N_DATA_PAGES),
+            n_entries: r
+                .i64(super::at(base, &gin_meta_page_data::N_ENTRIES))
+                .unwrap_or(0),
+            version: m(&gin_meta_page_data::GIN_VERSION) as i32,
         });
     } else if flags & GIN_DATA != 0 {
-        spans.push(
-            SIZE_OF_PAGE_HEADER_DATA,
-            6,
-            "rightbound",
-            Role::TupleHeader,
-            None,
-            None,
-        );
+        spans.table(SIZE_OF_PAGE_HEADER_DATA, &GIN_DATA_PAGE, None);
         if flags & (GIN_LEAF | GIN_COMPRESSED) == GIN_LEAF | GIN_COMPRESSED {
             items = Items::GinLeaf(leaf_items(r, header, spans));
         } else if flags & GIN_LEAF == 0 {

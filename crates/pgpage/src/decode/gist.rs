@@ -7,10 +7,12 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    bytea, free_space, get, line_pointers, pageinspect_flags, special_opaque, IndexTuple, Items,
+    bytea, free_space, line_pointers, pageinspect_flags, special_opaque, IndexTuple, Items,
     PageHeader, Reader, Spans, Special, LP_DEAD,
 };
-use crate::fields::GIST_PAGE_OPAQUE_DATA;
+use crate::fields::{
+    gist_page_opaque_data, Field, GIST_DELETED_PAGE_CONTENTS, GIST_PAGE_OPAQUE_DATA,
+};
 
 const F_DELETED: u16 = 1 << 1;
 
@@ -39,19 +41,13 @@ pub(super) fn decode(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let at = special_opaque(
-        r,
-        header,
-        spans,
-        &GIST_PAGE_OPAQUE_DATA,
-        "special space is not sizeof(GISTPageOpaqueData)",
-    );
-    let g = |name| get(r, at, &GIST_PAGE_OPAQUE_DATA, name);
-    let flags = g("flags") as u16;
+    let at = special_opaque(r, header, spans, &GIST_PAGE_OPAQUE_DATA);
+    let g = |f: &Field| r.get(at, f);
+    let flags = g(&gist_page_opaque_data::FLAGS) as u16;
     let special = GistSpecial {
         lsn: header.lsn.clone(),
         nsn: r.lsn(at).unwrap_or_else(|| String::from("0/0")),
-        rightlink: g("rightlink"),
+        rightlink: g(&gist_page_opaque_data::RIGHTLINK),
         flags: pageinspect_flags(
             flags,
             &[
@@ -62,17 +58,14 @@ pub(super) fn decode(
                 (1 << 4, "has_garbage"),
             ],
         ),
-        gist_page_id: g("gist_page_id") as u16,
+        gist_page_id: g(&gist_page_opaque_data::GIST_PAGE_ID) as u16,
     };
     let mut rows = Vec::new();
     if flags & F_DELETED != 0 {
         // gist.h: a deleted page keeps its deleteXid (FullTransactionId) at PageGetContents.
-        spans.push(
+        spans.table(
             super::SIZE_OF_PAGE_HEADER_DATA,
-            8,
-            "deleteXid",
-            crate::fields::Role::Meta,
-            None,
+            &GIST_DELETED_PAGE_CONTENTS,
             None,
         );
     } else {

@@ -8,12 +8,14 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, line_pointers, meta_spans, page_get_free_space, special_opaque, IndexTuple,
-    Items, PageHeader, Reader, Spans, Special, LP_DEAD, SIZE_OF_PAGE_HEADER_DATA,
+    free_space, line_pointers, meta_spans, page_get_free_space, special_opaque, IndexTuple, Items,
+    PageHeader, Reader, Spans, Special, LP_DEAD, SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{
-    flag_names, Role, HASHO_FLAG, HASH_MAX_SPLITPOINTS, HASH_META_PAGE_DATA, HASH_PAGE_OPAQUE_DATA,
+    flag_names, hash_bitmap_page, hash_meta_page_data, hash_page_opaque_data, Field, HASHO_FLAG,
+    HASH_MAX_SPLITPOINTS, HASH_META_PAGE_DATA, HASH_PAGE_OPAQUE_DATA,
 };
+use crate::findings::Finding;
 
 const LH_OVERFLOW_PAGE: u16 = 1 << 0;
 const LH_BUCKET_PAGE: u16 = 1 << 1;
@@ -74,12 +76,12 @@ pub struct HashSpecial {
 fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
     meta_spans(&HASH_META_PAGE_DATA, spans);
     let base = SIZE_OF_PAGE_HEADER_DATA;
-    let g = |name| get(r, base, &HASH_META_PAGE_DATA, name);
-    let magic = g("hashm_magic");
+    let g = |f: &Field| r.get(base, f);
+    let magic = g(&hash_meta_page_data::HASHM_MAGIC);
     if magic != HASH_MAGIC {
-        spans.flag("hashm_magic", "not HASH_MAGIC (0x6440640)");
+        spans.flag(&hash_meta_page_data::HASHM_MAGIC, Finding::MetaMagicWrong);
     }
-    let spares_at = base.saturating_add(52);
+    let spares_at = super::at(base, &hash_meta_page_data::HASHM_SPARES);
     let spares = (0..usize::from(HASH_MAX_SPLITPOINTS))
         .map(|i| {
             r.u32(spares_at.saturating_add(i.saturating_mul(4)))
@@ -88,12 +90,11 @@ fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
         .collect();
     // hash.h: HASH_MAX_BITMAPS = Min(BLCKSZ / 8, 1024).
     let max_bitmaps = (r.len() / 8).min(1024);
-    let mapp_at = spares_at.saturating_add(usize::from(HASH_MAX_SPLITPOINTS).saturating_mul(4));
+    let mapp_at = super::at(base, &hash_meta_page_data::HASHM_MAPP);
     spans.push(
         mapp_at,
         max_bitmaps.saturating_mul(4),
-        "hashm_mapp",
-        Role::Meta,
+        &hash_meta_page_data::HASHM_MAPP,
         None,
         None,
     );
@@ -105,19 +106,21 @@ fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
         .collect();
     HashMeta {
         magic,
-        version: g("hashm_version"),
-        ntuples: r.f64(base.saturating_add(8)).unwrap_or(0.0),
-        ffactor: g("hashm_ffactor") as u16,
-        bsize: g("hashm_bsize") as u16,
-        bmsize: g("hashm_bmsize") as u16,
-        bmshift: g("hashm_bmshift") as u16,
-        maxbucket: g("hashm_maxbucket"),
-        highmask: g("hashm_highmask"),
-        lowmask: g("hashm_lowmask"),
-        ovflpoint: g("hashm_ovflpoint"),
-        firstfree: g("hashm_firstfree"),
-        nmaps: g("hashm_nmaps"),
-        procid: format!("{}", g("hashm_procid")),
+        version: g(&hash_meta_page_data::HASHM_VERSION),
+        ntuples: r
+            .f64(super::at(base, &hash_meta_page_data::HASHM_NTUPLES))
+            .unwrap_or(0.0),
+        ffactor: g(&hash_meta_page_data::HASHM_FFACTOR) as u16,
+        bsize: g(&hash_meta_page_data::HASHM_BSIZE) as u16,
+        bmsize: g(&hash_meta_page_data::HASHM_BMSIZE) as u16,
+        bmshift: g(&hash_meta_page_data::HASHM_BMSHIFT) as u16,
+        maxbucket: g(&hash_meta_page_data::HASHM_MAXBUCKET),
+        highmask: g(&hash_meta_page_data::HASHM_HIGHMASK),
+        lowmask: g(&hash_meta_page_data::HASHM_LOWMASK),
+        ovflpoint: g(&hash_meta_page_data::HASHM_OVFLPOINT),
+        firstfree: g(&hash_meta_page_data::HASHM_FIRSTFREE),
+        nmaps: g(&hash_meta_page_data::HASHM_NMAPS),
+        procid: format!("{}", g(&hash_meta_page_data::HASHM_PROCID)),
         spares,
         mapp,
     }
@@ -128,15 +131,9 @@ pub(super) fn decode(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let at = special_opaque(
-        r,
-        header,
-        spans,
-        &HASH_PAGE_OPAQUE_DATA,
-        "special space is not sizeof(HashPageOpaqueData)",
-    );
-    let g = |name| get(r, at, &HASH_PAGE_OPAQUE_DATA, name);
-    let flag = g("hasho_flag") as u16;
+    let at = special_opaque(r, header, spans, &HASH_PAGE_OPAQUE_DATA);
+    let g = |f: &Field| r.get(at, f);
+    let flag = g(&hash_page_opaque_data::HASHO_FLAG) as u16;
     let page_type = match flag & LH_PAGE_TYPE {
         LH_OVERFLOW_PAGE => "overflow",
         LH_BUCKET_PAGE => "bucket",
@@ -150,11 +147,11 @@ pub(super) fn decode(
         dead_items: 0,
         page_size: header.pagesize,
         free_size: page_get_free_space(header),
-        hasho_prevblkno: g("hasho_prevblkno"),
-        hasho_nextblkno: g("hasho_nextblkno"),
-        hasho_bucket: g("hasho_bucket"),
+        hasho_prevblkno: g(&hash_page_opaque_data::HASHO_PREVBLKNO),
+        hasho_nextblkno: g(&hash_page_opaque_data::HASHO_NEXTBLKNO),
+        hasho_bucket: g(&hash_page_opaque_data::HASHO_BUCKET),
         hasho_flag: flag,
-        hasho_page_id: g("hasho_page_id") as u16,
+        hasho_page_id: g(&hash_page_opaque_data::HASHO_PAGE_ID) as u16,
         flags: flag_names(u32::from(flag), HASHO_FLAG).collect(),
         meta: None,
     };
@@ -167,8 +164,7 @@ pub(super) fn decode(
             spans.push(
                 SIZE_OF_PAGE_HEADER_DATA,
                 end.saturating_sub(SIZE_OF_PAGE_HEADER_DATA),
-                "bitmap",
-                Role::Map,
+                &hash_bitmap_page::BITMAP,
                 None,
                 None,
             );

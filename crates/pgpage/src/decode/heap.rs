@@ -9,17 +9,19 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    bytea, free_space, get, line_pointers, special_size, ItemBudget, ItemId, Items, PageHeader,
-    Reader, Spans, Special, SEQ_MAGIC,
+    bytea, free_space, line_pointers, special_size, ItemBudget, ItemId, Items, PageHeader, Reader,
+    Spans, Special, SEQ_MAGIC,
 };
 use crate::fields::{
-    flag_names, Role, FORM_DATA_PG_SEQUENCE_DATA, HEAP_NATTS_MASK, HEAP_TUPLE_HEADER_DATA,
-    SEQUENCE_MAGIC, T_INFOMASK, T_INFOMASK2, T_INFOMASK_COMBINED,
+    flag_names, form_data_pg_sequence_data as seq_data, heap_tuple_header_data as htup,
+    page_header_data, sequence_magic, FORM_DATA_PG_SEQUENCE_DATA, HEAP_NATTS_MASK,
+    HEAP_TUPLE_HEADER_DATA, SEQUENCE_MAGIC, T_INFOMASK, T_INFOMASK2, T_INFOMASK_COMBINED,
 };
+use crate::findings::Finding;
 use crate::layout::maxalign;
 
 /// htup_details.h: SizeofHeapTupleHeader and MinHeapTupleSize.
-const SIZEOF_HEAP_TUPLE_HEADER: usize = 23;
+const SIZEOF_HEAP_TUPLE_HEADER: usize = HEAP_TUPLE_HEADER_DATA.size as usize;
 const MIN_HEAP_TUPLE_SIZE: usize = 24;
 const HEAP_HASNULL: u16 = 0x0001;
 const HEAP_HASOID_OLD: u16 = 0x0008;
@@ -93,23 +95,24 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
             spans.push(
                 off,
                 len,
-                "tuple",
-                Role::TupleData,
+                &htup::TUPLE,
                 Some(id.lp),
-                Some("not a heap tuple heap_page_items would show"),
+                Some(Finding::HeapItemNotTuple),
             );
         }
         return row;
     }
     let t = &HEAP_TUPLE_HEADER_DATA;
     spans.table(off, t, Some(id.lp));
-    let infomask2 = get(r, off, t, "t_infomask2") as u16;
-    let infomask = get(r, off, t, "t_infomask") as u16;
-    let hoff = get(r, off, t, "t_hoff") as u8;
-    row.t_xmin = Some(format!("{}", get(r, off, t, "t_xmin")));
-    row.t_xmax = Some(format!("{}", get(r, off, t, "t_xmax")));
-    row.t_field3 = Some(get(r, off, t, "t_field3") as i32);
-    row.t_ctid = r.tid(off.saturating_add(12)).map(|t| t.text());
+    let infomask2 = r.get(off, &htup::T_INFOMASK2) as u16;
+    let infomask = r.get(off, &htup::T_INFOMASK) as u16;
+    let hoff = r.get(off, &htup::T_HOFF) as u8;
+    row.t_xmin = Some(format!("{}", r.get(off, &htup::T_XMIN)));
+    row.t_xmax = Some(format!("{}", r.get(off, &htup::T_XMAX)));
+    row.t_field3 = Some(r.get(off, &htup::T_FIELD3) as i32);
+    row.t_ctid = r
+        .tid(off.saturating_add(usize::from(htup::T_CTID.offset)))
+        .map(|t| t.text());
     row.t_infomask2 = Some(infomask2);
     row.t_infomask = Some(infomask);
     row.t_hoff = Some(hoff);
@@ -121,15 +124,11 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
     let hoff_sane =
         hoff_us >= SIZEOF_HEAP_TUPLE_HEADER && hoff_us <= len && hoff_us == maxalign(hoff_us);
     if !hoff_sane {
-        spans.flag(
-            "t_hoff",
-            "t_hoff below the header, past lp_len or not MAXALIGNed",
-        );
+        spans.flag(&htup::T_HOFF, Finding::HeapHoffInvalid);
         spans.push(
             off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER),
             len.saturating_sub(SIZEOF_HEAP_TUPLE_HEADER),
-            "t_data",
-            Role::TupleData,
+            &htup::T_DATA,
             Some(id.lp),
             None,
         );
@@ -141,8 +140,7 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
     spans.push(
         data_start,
         len.saturating_sub(hoff_us),
-        "t_data",
-        Role::TupleData,
+        &htup::T_DATA,
         Some(id.lp),
         None,
     );
@@ -162,30 +160,22 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
         row.t_bits = Some(s);
         bitmap_end = bitmap_at.saturating_add(bytes);
         let problem = if !complete || bitmap_end > header_end {
-            Some("null bitmap runs past t_hoff")
+            Some(Finding::HeapNullBitmapPastHoff)
         } else {
             None
         };
-        spans.push(
-            bitmap_at,
-            bytes,
-            "t_bits",
-            Role::NullBitmap,
-            Some(id.lp),
-            problem,
-        );
+        spans.push(bitmap_at, bytes, &htup::T_BITS, Some(id.lp), problem);
     }
     if infomask & HEAP_HASOID_OLD != 0 {
         let oid_at = header_end.saturating_sub(4);
         row.t_oid = r.u32(oid_at).map(|v| format!("{v}"));
-        spans.push(oid_at, 4, "t_oid", Role::TupleHeader, Some(id.lp), None);
+        spans.push(oid_at, 4, &htup::T_OID, Some(id.lp), None);
     }
     if bitmap_end < header_end {
         spans.push(
             bitmap_end,
             header_end.saturating_sub(bitmap_end),
-            "padding",
-            Role::TupleHeader,
+            &htup::PADDING,
             Some(id.lp),
             None,
         );
@@ -210,7 +200,7 @@ fn heap_rows(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<HeapItem
 /// heap_page_items() for every line pointer, until items overlap past the item budget.
 pub(super) fn items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Items {
     if special_size(header, r.len()) != Some(0) {
-        spans.flag("pd_special", "a heap page has no special space");
+        spans.flag(&page_header_data::PD_SPECIAL, Finding::HeapHasSpecial);
     }
     Items::Heap(heap_rows(r, header, spans))
 }
@@ -232,9 +222,9 @@ pub(super) fn sequence(
     let rows = heap_rows(r, header, spans);
     let at = usize::from(header.special);
     spans.table(at, &SEQUENCE_MAGIC, None);
-    let magic = get(r, at, &SEQUENCE_MAGIC, "magic");
+    let magic = r.get(at, &sequence_magic::MAGIC);
     if magic != SEQ_MAGIC {
-        spans.flag("magic", "not SEQ_MAGIC (0x1717)");
+        spans.flag(&sequence_magic::MAGIC, Finding::SequenceMagicWrong);
     }
     let mut special = SequenceSpecial {
         magic,
@@ -247,11 +237,12 @@ pub(super) fn sequence(
         if let (Some(hoff), Some(_)) = (first.t_hoff, first.t_data.as_ref()) {
             let base = usize::from(first.lp_off).saturating_add(usize::from(hoff));
             let t = &FORM_DATA_PG_SEQUENCE_DATA;
-            spans.remove("t_data", Some(first.lp));
+            spans.remove(&htup::T_DATA, Some(first.lp));
             spans.table(base, t, Some(first.lp));
-            special.last_value = r.i64(base);
-            special.log_cnt = r.i64(base.saturating_add(8));
-            special.is_called = r.u8(base.saturating_add(16)).map(|b| b != 0);
+            let at = |f: &crate::fields::Field| base.saturating_add(usize::from(f.offset));
+            special.last_value = r.i64(at(&seq_data::LAST_VALUE));
+            special.log_cnt = r.i64(at(&seq_data::LOG_CNT));
+            special.is_called = r.field(base, &seq_data::IS_CALLED).map(|b| b != 0);
         }
     }
     (Items::Heap(rows), Some(Special::Sequence(special)))

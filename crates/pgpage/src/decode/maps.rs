@@ -9,7 +9,7 @@ use core::fmt::Write;
 use serde::Serialize;
 
 use super::{Items, Reader, Spans, Special, SIZE_OF_PAGE_HEADER_DATA};
-use crate::fields::{Role, FSM_PAGE_DATA};
+use crate::fields::{fsm_page_data, visibility_map_contents, FSM_PAGE_DATA};
 
 /// fsm_page_contents()'s text and FSMPageData.fp_next_slot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -34,16 +34,15 @@ pub struct VmSpecial {
 pub(super) fn fsm(r: &Reader, spans: &mut Spans) -> (Items, Option<Special>) {
     let base = SIZE_OF_PAGE_HEADER_DATA;
     spans.table(base, &FSM_PAGE_DATA, None);
-    let next_slot = r.i32(base).unwrap_or(0);
-    let nodes_at = base.saturating_add(4);
+    let next_slot = r.get(base, &fsm_page_data::FP_NEXT_SLOT) as i32;
+    let nodes_at = super::at(base, &fsm_page_data::FP_NODES);
     let nodes = r.len().saturating_sub(nodes_at);
     let non_leaf = (r.len() / 2).saturating_sub(1).min(nodes);
-    spans.push(nodes_at, non_leaf, "fp_nodes", Role::Map, None, None);
+    spans.push(nodes_at, non_leaf, &fsm_page_data::FP_NODES, None, None);
     spans.push(
         nodes_at.saturating_add(non_leaf),
         nodes.saturating_sub(non_leaf),
-        "fp_nodes",
-        Role::Map,
+        &fsm_page_data::FP_NODES,
         None,
         None,
     );
@@ -68,7 +67,7 @@ pub(super) fn vm(r: &Reader, absolute_block: u32, spans: &mut Spans) -> (Items, 
     // visibilitymap.c: MAPSIZE bytes after the header, HEAPBLOCKS_PER_BYTE = 4.
     let base = SIZE_OF_PAGE_HEADER_DATA;
     let map = r.len().saturating_sub(base);
-    spans.push(base, map, "bits", Role::Map, None, None);
+    spans.push(base, map, &visibility_map_contents::BITS, None, None);
     let per_page = (map as u64).saturating_mul(4);
     let first = u64::from(absolute_block).saturating_mul(per_page);
     let (bytes, _) = r.bytes(base, map);

@@ -1,7 +1,9 @@
 //! Page decoding: one page's bytes to pageinspect's columns plus byte spans for the hex view.
-//! The fixed structures come from [`crate::fields`]; variable regions (line pointers, tuples,
-//! special spaces) are walked here and emit spans with the same field names. Bad bytes give
-//! a value plus a flagged span, never an abort: the rest of the page still decodes.
+//! The structures come from [`crate::fields`]: values are read through their rows' handles
+//! and every span names its row; variable regions (line pointers, tuples, special spaces)
+//! are walked here. Bad bytes give a value plus a span flagged with a [`Finding`], never an
+//! abort: the rest of the page still decodes. A page that does not show its kind decodes as
+//! its file's ([`file_kind`]).
 //!
 //! What `items` and `special` hold per kind (pageinspect's function and column names):
 //! - heap, sequence: `items` = heap_page_items() plus heap_tuple_infomask_flags()' `raw_flags`
@@ -36,8 +38,12 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::fields::{Field, Kind, Role, Table, PAGE_HEADER_DATA};
+use crate::fields::{
+    index_tuple_data, item_id_data, page_header_data, Field, Role, SpanField, Table,
+    PAGE_HEADER_DATA,
+};
 pub use crate::file::Fork;
+use crate::findings::Finding;
 use crate::layout::{read_u16, read_u32, read_u64, Endian};
 
 pub use brin::{BrinMeta, BrinSpecial, RevmapItem};
@@ -115,6 +121,9 @@ pub struct DecodeOptions {
     pub kind: Option<PageKind>,
     /// The fork the page comes from (FSM and VM pages cannot be told from their bytes).
     pub fork: Fork,
+    /// The kind of the page's file ([`file_kind`]): a page that does not show its kind, or
+    /// shows another, is decoded as this one and flagged.
+    pub file_kind: Option<PageKind>,
 }
 
 impl Default for DecodeOptions {
@@ -123,6 +132,7 @@ impl Default for DecodeOptions {
             endian: Endian::Little,
             kind: None,
             fork: Fork::Main,
+            file_kind: None,
         }
     }
 }
@@ -132,13 +142,13 @@ impl Default for DecodeOptions {
 pub struct Span {
     pub start: u32,
     pub end: u32,
-    /// The field's name in PostgreSQL's headers (`pd_checksum`, `t_xmin`, `btpo_flags`).
-    pub field: &'static str,
+    /// Its row in its structure's table (`PageHeaderData.pd_checksum`), or the region.
+    pub field: SpanField,
     pub role: Role,
     /// The line pointer number (OffsetNumber) this span belongs to, if any.
     pub item: Option<u16>,
     /// Why the bytes look wrong, if they do.
-    pub problem: Option<&'static str>,
+    pub problem: Option<Finding>,
 }
 
 /// pageinspect's page_header() row (checksum unsigned, as CONTRACTS.md says).
@@ -233,6 +243,9 @@ pub struct DecodedPage {
     /// Byte ranges covering the whole page, sorted and disjoint.
     #[serde(skip)]
     pub spans: Vec<Span>,
+    /// Findings about the page as a whole, not one span's bytes (decoded as its file's kind).
+    #[serde(skip)]
+    pub findings: Vec<Finding>,
 }
 
 impl DecodedPage {
@@ -300,6 +313,10 @@ impl<'a> Reader<'a> {
             offset,
         })
     }
+    /// A table field of up to 4 bytes (bit fields extracted) at `base`, 0 when unreadable.
+    pub fn get(&self, base: usize, f: &Field) -> u32 {
+        self.field(base, f).unwrap_or(0)
+    }
     /// A table field of up to 4 bytes (bit fields extracted) at `base`.
     pub fn field(&self, base: usize, f: &Field) -> Option<u32> {
         let at = base.checked_add(usize::from(f.offset))?;
@@ -354,27 +371,58 @@ pub(crate) fn bytea(bytes: &[u8]) -> String {
 pub(crate) struct Spans {
     v: Vec<Span>,
     len: usize,
+    /// Findings about the page as a whole ([`DecodedPage::findings`]).
+    notes: Vec<Finding>,
 }
 
 impl Spans {
     fn new(len: usize) -> Spans {
-        Spans { v: Vec::new(), len }
+        Spans {
+            v: Vec::new(),
+            len,
+            notes: Vec::new(),
+        }
     }
 
-    /// Adds `[start, start+size)`, clipped to the page; clipping flags it.
+    /// A finding about the page as a whole, not one span's bytes.
+    pub fn note(&mut self, finding: Finding) {
+        if !self.notes.contains(&finding) {
+            self.notes.push(finding);
+        }
+    }
+
+    /// Adds `[start, start+size)` as `field`, clipped to the page; clipping flags it.
     pub fn push(
         &mut self,
         start: usize,
         size: usize,
-        field: &'static str,
+        field: &Field,
+        item: Option<u16>,
+        problem: Option<Finding>,
+    ) {
+        self.push_region(
+            start,
+            size,
+            SpanField::Field(field.id),
+            field.role,
+            item,
+            problem,
+        );
+    }
+
+    fn push_region(
+        &mut self,
+        start: usize,
+        size: usize,
+        field: SpanField,
         role: Role,
         item: Option<u16>,
-        problem: Option<&'static str>,
+        problem: Option<Finding>,
     ) {
         let end = start.saturating_add(size);
         let (s, e) = (start.min(self.len), end.min(self.len));
         let problem = if e < end {
-            problem.or(Some("runs past the end of the page"))
+            problem.or(Some(Finding::SpanPastPage))
         } else {
             problem
         };
@@ -391,17 +439,14 @@ impl Spans {
         }
     }
 
-    /// One span per field of `table` laid at `base` (bit fields share one span named after
-    /// the structure).
+    /// One span per fixed field of `table` laid at `base`; bit fields sharing a storage unit
+    /// get one span, named by the unit's first row. Variable parts are the decoder's to walk.
     pub fn table(&mut self, base: usize, table: &Table, item: Option<u16>) {
-        if table.fields.iter().all(|f| f.bits.is_some()) {
-            let role = table.fields.first().map_or(Role::Unused, |f| f.role);
-            self.push(base, usize::from(table.size), table.name, role, item, None);
-            return;
-        }
-        // Bit fields sharing a storage unit get one span, named after the unit's first field.
         let mut unit = None;
         for f in table.fields {
+            if f.size == 0 {
+                continue;
+            }
             if f.bits.is_some() {
                 if unit == Some(f.offset) {
                     continue;
@@ -411,28 +456,29 @@ impl Spans {
             self.push(
                 base.saturating_add(usize::from(f.offset)),
                 usize::from(f.size),
-                f.name,
-                f.role,
+                f,
                 item,
                 None,
             );
         }
     }
 
-    /// Flags the most recent span named `field` (a value that is out of range or insane).
-    pub fn flag(&mut self, field: &'static str, problem: &'static str) {
-        if let Some(s) = self.v.iter_mut().rev().find(|s| s.field == field) {
+    /// Flags the most recent span of `field` (a value that is out of range or insane).
+    pub fn flag(&mut self, field: &Field, problem: Finding) {
+        let id = SpanField::Field(field.id);
+        if let Some(s) = self.v.iter_mut().rev().find(|s| s.field == id) {
             s.problem.get_or_insert(problem);
         }
     }
 
-    /// Flags the span named `field` that belongs to line pointer `item`.
-    pub fn flag_item(&mut self, field: &'static str, item: u16, problem: &'static str) {
+    /// Flags the span of `field` that belongs to line pointer `item`.
+    pub fn flag_item(&mut self, field: &Field, item: u16, problem: Finding) {
+        let id = SpanField::Field(field.id);
         if let Some(s) = self
             .v
             .iter_mut()
             .rev()
-            .find(|s| s.field == field && s.item == Some(item))
+            .find(|s| s.field == id && s.item == Some(item))
         {
             s.problem.get_or_insert(problem);
         }
@@ -440,17 +486,19 @@ impl Spans {
 
     /// Flags the line pointers `which` picks, in one pass: flag_item for each of thousands of
     /// garbage line pointers searched the spans each time (quadratic, milliseconds a page).
-    pub fn flag_line_pointers(&mut self, problem: &'static str, which: impl Fn(u16) -> bool) {
+    pub fn flag_line_pointers(&mut self, problem: Finding, which: impl Fn(u16) -> bool) {
+        let id = SpanField::Field(item_id_data::LP_OFF.id);
         for s in &mut self.v {
-            if s.field == crate::fields::ITEM_ID_DATA.name && s.item.is_some_and(&which) {
+            if s.field == id && s.item.is_some_and(&which) {
                 s.problem.get_or_insert(problem);
             }
         }
     }
 
-    /// Drops the spans named `field` of `item` (to replace them with finer ones).
-    pub fn remove(&mut self, field: &'static str, item: Option<u16>) {
-        self.v.retain(|s| !(s.field == field && s.item == item));
+    /// Drops the spans of `field` of `item` (to replace them with finer ones).
+    pub fn remove(&mut self, field: &Field, item: Option<u16>) {
+        let id = SpanField::Field(field.id);
+        self.v.retain(|s| !(s.field == id && s.item == item));
     }
 
     /// Sorted, disjoint spans covering the page: overlaps are clipped (and flagged), gaps
@@ -464,18 +512,18 @@ impl Spans {
                 if s.end <= at {
                     // Wholly inside an earlier span: the earlier span keeps the bytes.
                     if let Some(prev) = out.last_mut() {
-                        prev.problem.get_or_insert("overlaps another structure");
+                        prev.problem.get_or_insert(Finding::SpanOverlap);
                     }
                     continue;
                 }
                 s.start = at;
-                s.problem.get_or_insert("overlaps another structure");
+                s.problem.get_or_insert(Finding::SpanOverlap);
             }
             if s.start > at {
                 out.push(Span {
                     start: at,
                     end: s.start,
-                    field: "unused",
+                    field: SpanField::Unused,
                     role: Role::Unused,
                     item: None,
                     problem: None,
@@ -489,7 +537,7 @@ impl Spans {
             out.push(Span {
                 start: at,
                 end: len,
-                field: "unused",
+                field: SpanField::Unused,
                 role: Role::Unused,
                 item: None,
                 problem: None,
@@ -502,55 +550,48 @@ impl Spans {
 /// The page header, as page_header() shows it.
 fn decode_header(r: &Reader, spans: &mut Spans) -> PageHeader {
     spans.table(0, &PAGE_HEADER_DATA, None);
-    let get = |name| {
-        PAGE_HEADER_DATA
-            .field(name)
-            .and_then(|f| r.field(0, f))
-            .unwrap_or(0)
-    };
-    let psv = get("pd_pagesize_version") as u16;
-    let flags = get("pd_flags") as u16;
-    let lower = get("pd_lower") as u16;
-    let upper = get("pd_upper") as u16;
-    let special = get("pd_special") as u16;
-    let names = match PAGE_HEADER_DATA.field("pd_flags").map(|f| f.kind) {
-        Some(Kind::Flags(n)) => crate::fields::flag_names(u32::from(flags), n).collect(),
-        _ => Vec::new(),
-    };
+    let get = |f: &Field| r.get(0, f);
+    let psv = get(&page_header_data::PD_PAGESIZE_VERSION) as u16;
+    let flags = get(&page_header_data::PD_FLAGS) as u16;
+    let lower = get(&page_header_data::PD_LOWER) as u16;
+    let upper = get(&page_header_data::PD_UPPER) as u16;
+    let special = get(&page_header_data::PD_SPECIAL) as u16;
+    let names = crate::fields::flag_names(u32::from(flags), crate::fields::PD_FLAGS).collect();
     let len = r.len();
     if r.len() >= SIZE_OF_PAGE_HEADER_DATA && r.b.iter().any(|&b| b != 0) {
-        // PageIsVerified's rules come from the one header check; the two after it are
-        // structural rules the server applies later (PageAddItem, the page layout).
+        // PageIsVerified's rules come from the one header check; pd_lower below the header
+        // and pd_pagesize_version are structural rules the server applies elsewhere.
         for finding in crate::verify::header_check(r.b, r.e).findings() {
-            use crate::findings::Finding as F;
             let field = match finding {
-                F::HeaderFlagsInvalid => "pd_flags",
-                F::HeaderLowerAboveUpper => "pd_lower",
-                F::HeaderUpperAboveSpecial => "pd_upper",
-                _ => "pd_special",
+                Finding::HeaderFlagsInvalid => &page_header_data::PD_FLAGS,
+                Finding::HeaderLowerAboveUpper => &page_header_data::PD_LOWER,
+                Finding::HeaderUpperAboveSpecial => &page_header_data::PD_UPPER,
+                _ => &page_header_data::PD_SPECIAL,
             };
-            spans.flag(field, finding.message());
+            spans.flag(field, finding);
         }
         if usize::from(lower) < SIZE_OF_PAGE_HEADER_DATA {
-            spans.flag("pd_lower", "pd_lower is below the end of the page header");
+            spans.flag(&page_header_data::PD_LOWER, Finding::HeaderLowerBelowHeader);
         }
         if usize::from(psv & 0xFF00) != len || psv & 0x00FF != 4 {
             spans.flag(
-                "pd_pagesize_version",
-                "page size or layout version differs from the page's",
+                &page_header_data::PD_PAGESIZE_VERSION,
+                Finding::HeaderPageSizeVersion,
             );
         }
     }
     PageHeader {
-        lsn: r.lsn(0).unwrap_or_else(|| String::from("0/0")),
-        checksum: get("pd_checksum") as u16,
+        lsn: r
+            .lsn(at(0, &page_header_data::PD_LSN))
+            .unwrap_or_else(|| String::from("0/0")),
+        checksum: get(&page_header_data::PD_CHECKSUM) as u16,
         flags: flags as i16,
         lower,
         upper,
         special,
         pagesize: psv & 0xFF00,
         version: (psv & 0x00FF) as u8,
-        prune_xid: format!("{}", get("pd_prune_xid")),
+        prune_xid: format!("{}", get(&page_header_data::PD_PRUNE_XID)),
         flag_names: names,
     }
 }
@@ -578,11 +619,7 @@ impl ItemBudget {
         if self.spent <= self.limit {
             return true;
         }
-        spans.flag_item(
-            "ItemIdData",
-            lp,
-            "items overlap far beyond the page: this and later items are not decoded",
-        );
+        spans.flag_item(&item_id_data::LP_OFF, lp, Finding::ItemsOverlapFar);
         false
     }
 
@@ -591,21 +628,16 @@ impl ItemBudget {
     }
 }
 
-/// bufpage.h: PageGetMaxOffsetNumber, capped to the line pointers that fit in the page.
-pub(crate) fn max_offset(header: &PageHeader, len: usize, spans: &mut Spans) -> u16 {
+/// bufpage.h: PageGetMaxOffsetNumber, capped to the line pointers that fit in the page;
+/// whether pd_lower counts more (pageinspect reads those past the page's end).
+fn max_offset(header: &PageHeader, len: usize) -> (u16, bool) {
     let lower = usize::from(header.lower);
     if lower <= SIZE_OF_PAGE_HEADER_DATA {
-        return 0;
+        return (0, false);
     }
     let n = (lower.saturating_sub(SIZE_OF_PAGE_HEADER_DATA)) / SIZE_OF_ITEM_ID;
     let fit = len.saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / SIZE_OF_ITEM_ID;
-    if n > fit {
-        spans.flag(
-            "pd_lower",
-            "line pointers would run past the end of the page",
-        );
-    }
-    u16::try_from(n.min(fit)).unwrap_or(u16::MAX)
+    (u16::try_from(n.min(fit)).unwrap_or(u16::MAX), n > fit)
 }
 
 /// An ItemIdData as read from the page.
@@ -641,27 +673,25 @@ impl ItemId {
 
 /// Reads line pointers 1..=max_offset and emits their spans.
 pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<ItemId> {
-    let n = max_offset(header, r.len(), spans);
-    let t = &crate::fields::ITEM_ID_DATA;
-    let get = |base: usize, name: &str| t.field(name).and_then(|f| r.field(base, f)).unwrap_or(0);
+    let (n, past_page) = max_offset(header, r.len());
     let mut out = Vec::with_capacity(usize::from(n));
     for lp in 1..=n {
         let base = SIZE_OF_PAGE_HEADER_DATA
             .saturating_add(usize::from(lp.saturating_sub(1)).saturating_mul(SIZE_OF_ITEM_ID));
         let id = ItemId {
             lp,
-            off: get(base, "lp_off") as u16,
-            flags: get(base, "lp_flags") as u8,
-            len: get(base, "lp_len") as u16,
+            off: r.get(base, &item_id_data::LP_OFF) as u16,
+            flags: r.get(base, &item_id_data::LP_FLAGS) as u8,
+            len: r.get(base, &item_id_data::LP_LEN) as u16,
         };
         let problem = match id.flags {
-            LP_UNUSED if id.len != 0 || id.off != 0 => Some("LP_UNUSED with storage"),
-            LP_NORMAL if id.len == 0 => Some("LP_NORMAL without storage"),
+            LP_UNUSED if id.len != 0 || id.off != 0 => Some(Finding::LpUnusedWithStorage),
+            LP_NORMAL if id.len == 0 => Some(Finding::LpNormalWithoutStorage),
             LP_REDIRECT if id.len != 0 || id.off == 0 || id.off > n => {
-                Some("LP_REDIRECT to no line pointer")
+                Some(Finding::LpRedirectOutOfRange)
             }
             LP_NORMAL | LP_DEAD if id.len != 0 && !id.storage_ok(r.len()) => {
-                Some("item lies outside the page")
+                Some(Finding::ItemPastPage)
             }
             LP_NORMAL | LP_DEAD
                 if id.len != 0
@@ -669,19 +699,21 @@ pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) 
                         || usize::from(id.off).saturating_add(usize::from(id.len))
                             > usize::from(header.special)) =>
             {
-                Some("item lies outside pd_upper..pd_special")
+                Some(Finding::ItemOutsideUpperSpecial)
             }
             _ => None,
         };
         spans.push(
             base,
             SIZE_OF_ITEM_ID,
-            t.name,
-            Role::LinePointer,
+            &item_id_data::LP_OFF,
             Some(lp),
             problem,
         );
         out.push(id);
+    }
+    if past_page {
+        spans.note(Finding::LinePointersPastPage);
     }
     out
 }
@@ -690,10 +722,10 @@ pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) 
 pub(crate) fn free_space(header: &PageHeader, spans: &mut Spans) {
     let (lower, upper) = (usize::from(header.lower), usize::from(header.upper));
     if lower < upper && lower >= SIZE_OF_PAGE_HEADER_DATA {
-        spans.push(
+        spans.push_region(
             lower,
             upper.saturating_sub(lower),
-            "free space",
+            SpanField::FreeSpace,
             Role::FreeSpace,
             None,
             None,
@@ -707,17 +739,16 @@ pub(crate) fn special_size(header: &PageHeader, len: usize) -> Option<usize> {
 }
 
 /// Spans the special space as the access method's opaque data `table`, flagging pd_special
-/// (with `wrong_size`) when the space is not that size; returns where the space starts.
+/// when the space is not that size; returns where the space starts.
 pub(crate) fn special_opaque(
     r: &Reader,
     header: &PageHeader,
     spans: &mut Spans,
     table: &Table,
-    wrong_size: &'static str,
 ) -> usize {
     let at = usize::from(header.special);
     if special_size(header, r.len()) != Some(usize::from(table.size)) {
-        spans.flag("pd_special", wrong_size);
+        spans.flag(&page_header_data::PD_SPECIAL, Finding::SpecialSizeWrong);
     }
     spans.table(at, table, None);
     at
@@ -739,7 +770,10 @@ pub fn detect_kind(page: &[u8], endian: Endian, fork: Fork) -> PageKind {
         Fork::Main | Fork::Init => {}
     }
     let r = Reader { b: page, e: endian };
-    let (Some(upper), Some(special)) = (r.u16(14), r.u16(16)) else {
+    let (Some(upper), Some(special)) = (
+        r.field(0, &page_header_data::PD_UPPER).map(|v| v as u16),
+        r.field(0, &page_header_data::PD_SPECIAL).map(|v| v as u16),
+    ) else {
         return PageKind::Unknown;
     };
     if upper == 0 {
@@ -759,7 +793,7 @@ pub fn detect_kind(page: &[u8], endian: Endian, fork: Fork) -> PageKind {
         (8, Some(0xF091..=0xF093)) => PageKind::Brin,
         (8, _) if r.u32(special) == Some(SEQ_MAGIC) => PageKind::Sequence,
         (16, _)
-            if r.u16(special.saturating_add(12))
+            if r.field(special, &crate::fields::bt_page_opaque_data::BTPO_FLAGS)
                 .is_some_and(|f| f < 1 << 9) =>
         {
             PageKind::Btree
@@ -767,6 +801,59 @@ pub fn detect_kind(page: &[u8], endian: Endian, fork: Fork) -> PageKind {
         (8, _) => PageKind::Gin,
         _ => PageKind::Unknown,
     }
+}
+
+/// Whether `page`, of `kind`, is its access method's metapage (block 0 of an index).
+fn is_metapage(page: &[u8], kind: PageKind, endian: Endian) -> bool {
+    let r = Reader { b: page, e: endian };
+    let special = r.get(0, &page_header_data::PD_SPECIAL) as usize;
+    let (field, meta): (&Field, u32) = match kind {
+        PageKind::Btree => (&crate::fields::bt_page_opaque_data::BTPO_FLAGS, 1 << 3),
+        PageKind::Hash => (&crate::fields::hash_page_opaque_data::HASHO_FLAG, 1 << 3),
+        PageKind::Gin => (&crate::fields::gin_page_opaque_data::FLAGS, 1 << 3),
+        PageKind::Spgist => (&crate::fields::spgist_page_opaque_data::FLAGS, 1 << 0),
+        PageKind::Brin => {
+            let t = &crate::fields::brin_special_space::TYPE;
+            return r.field(special, t) == Some(u32::from(brin::BRIN_PAGETYPE_META));
+        }
+        _ => return false,
+    };
+    r.field(special, field).is_some_and(|v| v & meta != 0)
+}
+
+/// The kind of a relation file's pages, as a PostgreSQL expert tells it: the fork suffix
+/// for FSM and VM; otherwise an index's metapage, else the kind most of the readable pages
+/// show on their own. A damaged page then decodes as its file's kind
+/// ([`DecodeOptions::file_kind`]) instead of `unknown`.
+pub fn file_kind<'a>(
+    fork: Fork,
+    pages: impl IntoIterator<Item = &'a [u8]>,
+    endian: Endian,
+) -> PageKind {
+    match fork {
+        Fork::Fsm => return PageKind::Fsm,
+        Fork::Vm => return PageKind::Vm,
+        Fork::Main | Fork::Init => {}
+    }
+    let mut votes = [0u32; PageKind::ALL.len()];
+    for page in pages {
+        let kind = detect_kind(page, endian, fork);
+        if is_metapage(page, kind, endian) {
+            return kind;
+        }
+        if let Some(v) = votes.get_mut(kind as usize) {
+            *v = v.saturating_add(1);
+        }
+    }
+    // The first kind with the most votes; `unknown` never wins over a kind seen.
+    let mut best = PageKind::Unknown;
+    let mut most = 0;
+    for (k, &v) in PageKind::ALL.iter().zip(&votes) {
+        if *k != PageKind::Unknown && v > most {
+            (best, most) = (*k, v);
+        }
+    }
+    best
 }
 
 /// Decodes one page. `absolute_block` is the relation-wide block number (VM pages use it to
@@ -779,11 +866,21 @@ pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> De
     };
     let mut spans = Spans::new(page.len());
     let header = decode_header(&r, &mut spans);
-    let kind = opts
-        .kind
-        .unwrap_or_else(|| detect_kind(page, opts.endian, opts.fork));
+    let own = detect_kind(page, opts.endian, opts.fork);
     let is_new = header.upper == 0;
-    let (items, special) = if is_new && opts.kind.is_none() {
+    let kind = match (opts.kind, opts.file_kind) {
+        (Some(k), _) => k,
+        // An all-zero page is new, fine as it is: nothing to decode as the file's kind.
+        (None, Some(file)) if file != own && file != PageKind::Unknown && !all_zero(page) => {
+            spans.note(Finding::KindFromFile);
+            file
+        }
+        _ => own,
+    };
+    if is_new && !all_zero(page) && page.len() >= SIZE_OF_PAGE_HEADER_DATA {
+        spans.flag(&page_header_data::PD_UPPER, Finding::NewPageNotZero);
+    }
+    let (items, special) = if is_new && opts.kind.is_none() && kind == own {
         (Items::Lines(Vec::new()), None)
     } else {
         match kind {
@@ -809,8 +906,13 @@ pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> De
         header,
         items,
         special,
+        findings: core::mem::take(&mut spans.notes),
         spans: spans.finish(),
     }
+}
+
+fn all_zero(page: &[u8]) -> bool {
+    page.iter().all(|&b| b == 0)
 }
 
 /// Flag names the way pageinspect's *_opaque_info functions print them: lowercase, without
@@ -850,8 +952,8 @@ pub(crate) struct IndexTuple {
 impl IndexTuple {
     pub fn read(r: &Reader, off: usize) -> Option<IndexTuple> {
         Some(IndexTuple {
-            tid: r.tid(off)?,
-            info: r.u16(off.checked_add(6)?)?,
+            tid: r.tid(off.checked_add(usize::from(index_tuple_data::T_TID.offset))?)?,
+            info: r.field(off, &index_tuple_data::T_INFO)? as u16,
         })
     }
     /// IndexTupleSize: t_info & INDEX_SIZE_MASK.
@@ -877,10 +979,9 @@ impl IndexTuple {
         spans.table(off, &crate::fields::INDEX_TUPLE_DATA, Some(item));
         if self.has_nulls() {
             spans.push(
-                off.saturating_add(8),
+                at(off, &index_tuple_data::T_BITS),
                 4,
-                "t_bits",
-                Role::NullBitmap,
+                &index_tuple_data::T_BITS,
                 Some(item),
                 None,
             );
@@ -890,8 +991,7 @@ impl IndexTuple {
             spans.push(
                 off.saturating_add(data),
                 len.saturating_sub(data),
-                "t_data",
-                Role::TupleData,
+                &index_tuple_data::T_DATA,
                 Some(item),
                 None,
             );
@@ -913,17 +1013,14 @@ pub(crate) fn index_tuple_spans(r: &Reader, lps: &[ItemId], spans: &mut Spans) {
     }
 }
 
+/// Where row `f` of a structure laid at `base` starts.
+pub(crate) fn at(base: usize, f: &Field) -> usize {
+    base.saturating_add(usize::from(f.offset))
+}
+
 /// The metapage table's spans at PageGetContents.
 pub(crate) fn meta_spans(table: &Table, spans: &mut Spans) {
     spans.table(SIZE_OF_PAGE_HEADER_DATA, table, None);
-}
-
-/// A field of `table` at `base` (any size up to 4 bytes), 0 when unreadable.
-pub(crate) fn get(r: &Reader, base: usize, table: &Table, name: &str) -> u32 {
-    table
-        .field(name)
-        .and_then(|f| r.field(base, f))
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -6,13 +6,16 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, get, line_pointers, meta_spans, special_opaque, Items, PageHeader, Reader, Spans,
+    free_space, line_pointers, meta_spans, special_opaque, Items, PageHeader, Reader, Spans,
     Special, SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{
-    flag_names, Role, SPGIST_DEAD_TUPLE_DATA, SPGIST_FLAGS, SPGIST_INNER_TUPLE_DATA,
-    SPGIST_LEAF_TUPLE_DATA, SPGIST_META_PAGE_DATA, SPGIST_PAGE_OPAQUE_DATA,
+    flag_names, spgist_dead_tuple_data, spgist_inner_tuple_data, spgist_leaf_tuple_data,
+    spgist_meta_page_data, spgist_page_opaque_data, Field, SPGIST_DEAD_TUPLE_DATA, SPGIST_FLAGS,
+    SPGIST_INNER_TUPLE_DATA, SPGIST_LEAF_TUPLE_DATA, SPGIST_META_PAGE_DATA,
+    SPGIST_PAGE_OPAQUE_DATA,
 };
+use crate::findings::Finding;
 
 const SPGIST_META: u16 = 1 << 0;
 const SPGIST_LEAF: u16 = 1 << 2;
@@ -55,20 +58,14 @@ pub(super) fn decode(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let at = special_opaque(
-        r,
-        header,
-        spans,
-        &SPGIST_PAGE_OPAQUE_DATA,
-        "special space is not sizeof(SpGistPageOpaqueData)",
-    );
-    let g = |name| get(r, at, &SPGIST_PAGE_OPAQUE_DATA, name);
-    let flags = g("flags") as u16;
+    let at = special_opaque(r, header, spans, &SPGIST_PAGE_OPAQUE_DATA);
+    let g = |f: &Field| r.get(at, f);
+    let flags = g(&spgist_page_opaque_data::FLAGS) as u16;
     let mut special = SpGistSpecial {
         flags,
-        n_redirection: g("nRedirection") as u16,
-        n_placeholder: g("nPlaceholder") as u16,
-        spgist_page_id: g("spgist_page_id") as u16,
+        n_redirection: g(&spgist_page_opaque_data::N_REDIRECTION) as u16,
+        n_placeholder: g(&spgist_page_opaque_data::N_PLACEHOLDER) as u16,
+        spgist_page_id: g(&spgist_page_opaque_data::SPGIST_PAGE_ID) as u16,
         flag_names: flag_names(u32::from(flags), SPGIST_FLAGS).collect(),
         meta: None,
     };
@@ -76,13 +73,17 @@ pub(super) fn decode(
     if flags & SPGIST_META != 0 {
         meta_spans(&SPGIST_META_PAGE_DATA, spans);
         let base = SIZE_OF_PAGE_HEADER_DATA;
-        let magic = get(r, base, &SPGIST_META_PAGE_DATA, "magicNumber");
+        let magic = r.get(base, &spgist_meta_page_data::MAGIC_NUMBER);
         if magic != SPGIST_MAGIC_NUMBER {
-            spans.flag("magicNumber", "not SPGIST_MAGIC_NUMBER (0xBA0BABEE)");
+            spans.flag(
+                &spgist_meta_page_data::MAGIC_NUMBER,
+                Finding::MetaMagicWrong,
+            );
         }
         let pages = (0..8usize)
             .map(|i| {
-                let e = base.saturating_add(4).saturating_add(i.saturating_mul(8));
+                let e = super::at(base, &spgist_meta_page_data::LAST_USED_PAGES)
+                    .saturating_add(i.saturating_mul(8));
                 SpGistLastUsedPage {
                     blkno: r.u32(e).unwrap_or(0),
                     free_space: r.i32(e.saturating_add(4)).unwrap_or(0),
@@ -101,19 +102,18 @@ pub(super) fn decode(
                 continue;
             }
             let off = usize::from(id.off);
-            let state = get(r, off, &SPGIST_LEAF_TUPLE_DATA, "tupstate");
-            let table = match (state, leaf) {
-                (0, true) => &SPGIST_LEAF_TUPLE_DATA,
-                (0, false) => &SPGIST_INNER_TUPLE_DATA,
-                _ => &SPGIST_DEAD_TUPLE_DATA,
+            let state = r.get(off, &spgist_leaf_tuple_data::TUPSTATE);
+            let (table, data) = match (state, leaf) {
+                (0, true) => (&SPGIST_LEAF_TUPLE_DATA, &spgist_leaf_tuple_data::T_DATA),
+                (0, false) => (&SPGIST_INNER_TUPLE_DATA, &spgist_inner_tuple_data::T_DATA),
+                _ => (&SPGIST_DEAD_TUPLE_DATA, &spgist_dead_tuple_data::T_DATA),
             };
             let head = usize::from(table.size).min(usize::from(id.len));
             spans.table(off, table, Some(id.lp));
             spans.push(
                 off.saturating_add(head),
                 usize::from(id.len).saturating_sub(head),
-                "t_data",
-                Role::TupleData,
+                data,
                 Some(id.lp),
                 None,
             );
