@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Cluster, lit, pgTempDir, rawPage } from './cluster';
+import { Cluster, PG_VERSION, lit, pgTempDir, rawPage } from './cluster';
 import { buildCorpus, CORPUS_DB, listFiles, type CorpusFile } from './corpus';
 import { ensurePgpage } from './pgpage';
 
@@ -158,14 +158,20 @@ describe('pgpage inspect --json agrees with pageinspect', () => {
                         from heap_page_items(p) x) as items`);
           break;
         case 'btree':
-          pgCols.push(`case when b = 0 then null else (select json_agg(x) from bt_page_items(p) x) end as items`);
+          // pageinspect 13 refuses a deleted leaf ("not a valid btree leaf page": its btpo
+          // holds an xid, not level 0); 14 on list its items.
+          pgCols.push(`case when b = 0 then null ${PG_VERSION === 13 ? `when (get_byte(p, 8188) & 4) <> 0 then '"refused"'::json` : ''}
+                        else (select json_agg(x) from bt_page_items(p) x) end as items`);
           break;
         case 'hash':
           pgCols.push(`case when (select upper from page_header(p)) = 0 then null else hash_page_type(p) end as hash_page_type`);
           break;
         case 'gist':
-          pgCols.push(`(select row_to_json(x) from gist_page_opaque_info(p) x) as opaque`);
-          pgCols.push(`(select json_agg(x) from gist_page_items_bytea(p) x) as items`);
+          // pageinspect has no GiST functions before 14.
+          if (PG_VERSION >= 14) {
+            pgCols.push(`(select row_to_json(x) from gist_page_opaque_info(p) x) as opaque`);
+            pgCols.push(`(select json_agg(x) from gist_page_items_bytea(p) x) as items`);
+          }
           break;
         case 'gin':
           pgCols.push(`(select row_to_json(x) from gin_page_opaque_info(p) x) as opaque`);
@@ -204,14 +210,16 @@ describe('pgpage inspect --json agrees with pageinspect', () => {
           case 'heap':
           case 'sequence':
           case 'btree':
-            if (am !== 'btree' || b !== 0) expectRows(ours.items, row.items as Json[] | null, `${w} items`);
+            if ((am !== 'btree' || b !== 0) && row.items !== 'refused') expectRows(ours.items, row.items as Json[] | null, `${w} items`);
             break;
           case 'hash':
             expect(special.hash_page_type, w).toBe(row.hash_page_type);
             break;
           case 'gist':
-            expectColumns(special, row.opaque as Json, `${w} gist_page_opaque_info`);
-            expectRows(ours.items, row.items as Json[] | null, `${w} gist items`);
+            if (PG_VERSION >= 14) {
+              expectColumns(special, row.opaque as Json, `${w} gist_page_opaque_info`);
+              expectRows(ours.items, row.items as Json[] | null, `${w} gist items`);
+            }
             break;
           case 'gin':
             expectColumns(special, row.opaque as Json, `${w} gin_page_opaque_info`);
@@ -260,7 +268,9 @@ describe('pgpage inspect --json agrees with pageinspect', () => {
       );
       for (const s of stats) {
         const { blkno, ...cols } = s;
-        expectColumns(out.blocks[blkno as number].special as Json, cols, `${f.rel} bt_page_stats ${blkno}`);
+        // bt_page_stats of 13 fills only `type` and `btpo` (the xid) of a deleted page.
+        const want = PG_VERSION === 13 && cols.type === 'd' ? { type: cols.type, btpo: cols.btpo } : cols;
+        expectColumns(out.blocks[blkno as number].special as Json, want, `${f.rel} bt_page_stats ${blkno}`);
       }
     }
     expectNoMismatches();

@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use pgpage::decode::{decode_page, file_kind, DecodeOptions, DecodedPage, PageKind};
 use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry};
@@ -28,7 +28,27 @@ pub struct InspectArgs {
     pub kind: Option<KindArg>,
     #[command(flatten)]
     pub read_as: ReadAs,
+    /// Name the columns as this PostgreSQL major version's pageinspect does; by default the
+    /// version of the data directory the file is in (PG_VERSION), else the newest names.
+    #[arg(long, value_name = "MAJOR")]
+    pub pg_version: Option<u32>,
     pub path: PathBuf,
+}
+
+/// The major version of the cluster a relation file belongs to: the PG_VERSION of its
+/// database directory (every `base/DB/` and the data directory hold one) or of the data
+/// directory above `global/`, or its tablespace directory's name (`PG_16_...`).
+fn cluster_version(path: &Path) -> Option<u32> {
+    let dir = path.parent()?;
+    for candidate in [dir.join("PG_VERSION"), dir.parent()?.join("PG_VERSION")] {
+        if let Ok(bytes) = std::fs::read(&candidate) {
+            if let Some(v) = pgpage::datadir::parse_pg_version(&bytes) {
+                return Some(v);
+            }
+        }
+    }
+    let tablespace = dir.parent()?.file_name()?.to_str()?;
+    pgpage::datadir::tablespace_dir_version(tablespace)
 }
 
 /// Why inspect cannot run (exit status 2).
@@ -136,6 +156,7 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         None => 0..t.blocks,
     };
     let (block_size, endian) = (t.geometry.block_size, t.geometry.endian);
+    let pg_version = args.pg_version.or_else(|| cluster_version(&args.path));
     let opts = DecodeOptions {
         endian,
         kind: t.kind,
@@ -165,6 +186,9 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
             block_size: u32,
             /// Added to the contract's keys: the byte order the file was read in.
             endian: pgpage::Endian,
+            /// Added: the PostgreSQL major version whose pageinspect names the columns.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pg_version: Option<u32>,
         }
         let head = Head {
             path,
@@ -172,6 +196,7 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
             fork: t.fork.as_str(),
             block_size: block_size.bytes(),
             endian,
+            pg_version,
         };
         let head = serde_json::to_string(&head).map_err(|e| Fatal(e.to_string()))?;
         // Streamed: the head object without its closing brace, then the blocks one by one.
@@ -221,7 +246,10 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         if status.is_problem() {
             problems = problems.saturating_add(1);
         }
-        let decoded = decode_page(&page, absolute, &opts);
+        let mut decoded = decode_page(&page, absolute, &opts);
+        if let Some(v) = pg_version {
+            decoded.name_for(v);
+        }
         if args.json {
             let b = BlockOut {
                 block,

@@ -77,6 +77,29 @@ pub fn folder_filter<S: AsRef<str>>(paths: &[S]) -> Vec<bool> {
         .collect()
 }
 
+/// The major version a `PG_VERSION` file names (`13\n` .. `18\n`; `9.6` gives 9), as the
+/// server writes it in the data directory and in every database directory.
+pub fn parse_pg_version(contents: &[u8]) -> Option<u32> {
+    let text = core::str::from_utf8(contents).ok()?.trim();
+    let major = text.split('.').next()?;
+    if major.is_empty() || major.len() > 3 || !major.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    major.parse().ok()
+}
+
+/// The major version a tablespace's version directory names: `PG_16_202307071` gives 16
+/// (relpath.h: TABLESPACE_VERSION_DIRECTORY).
+pub fn tablespace_dir_version(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix("PG_")?;
+    let (major, catversion) = rest.split_once('_')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(major) || !digits(catversion) {
+        return None;
+    }
+    parse_pg_version(major.as_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     // Cases from the browser's tests of the TypeScript this replaces (web/src/lib/lib.test.ts).
@@ -165,5 +188,18 @@ mod tests {
             folder_filter(&["16384/16385", "16384/pg_filenode.map"]),
             [true, false]
         );
+    }
+
+    #[test]
+    fn versions_from_pg_version_files_and_tablespace_directories() {
+        assert_eq!(parse_pg_version(b"13\n"), Some(13));
+        assert_eq!(parse_pg_version(b"18"), Some(18));
+        assert_eq!(parse_pg_version(b"9.6\n"), Some(9));
+        assert_eq!(parse_pg_version(b""), None);
+        assert_eq!(parse_pg_version(b"abc"), None);
+        assert_eq!(parse_pg_version(&[0xFF, 0xFE]), None);
+        assert_eq!(tablespace_dir_version("PG_16_202307071"), Some(16));
+        assert_eq!(tablespace_dir_version("PG_16_"), None);
+        assert_eq!(tablespace_dir_version("16384"), None);
     }
 }

@@ -56,7 +56,12 @@ pub struct BtreeMeta {
     pub level: u32,
     pub fastroot: u32,
     pub fastlevel: u32,
-    pub last_cleanup_num_delpages: u32,
+    /// PostgreSQL 14 on; 13's bt_metap shows the same word as `oldest_xact`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_cleanup_num_delpages: Option<u32>,
+    /// PostgreSQL 13: btm_oldest_btpo_xact, a TransactionId (see `BtreeSpecial::name_for`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oldest_xact: Option<String>,
     pub last_cleanup_num_tuples: f64,
     pub allequalimage: bool,
 }
@@ -66,7 +71,12 @@ pub struct BtreeMeta {
 pub struct BtreeSpecial {
     pub btpo_prev: u32,
     pub btpo_next: u32,
-    pub btpo_level: u32,
+    /// PostgreSQL 14 on; 13's bt_page_stats calls the same word `btpo` (a union of the level
+    /// and, on deleted pages, an xid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub btpo_level: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub btpo: Option<u32>,
     pub btpo_flags: u16,
     pub btpo_cycleid: u16,
     pub flags: Vec<&'static str>,
@@ -79,6 +89,23 @@ pub struct BtreeSpecial {
     pub free_size: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub meta: Option<BtreeMeta>,
+}
+
+impl BtreeSpecial {
+    /// Names the columns as `major`'s pageinspect does: 13's bt_page_stats has `btpo` where
+    /// 14 on have `btpo_level`, and its bt_metap `oldest_xact` (an xid) where 14 on have
+    /// `last_cleanup_num_delpages` (nbtree.h: the same 4 bytes, reinterpreted in 14).
+    pub fn name_for(&mut self, major: u32) {
+        if major >= 14 {
+            return;
+        }
+        self.btpo = self.btpo_level.take().or(self.btpo);
+        if let Some(m) = self.meta.as_mut() {
+            if let Some(v) = m.last_cleanup_num_delpages.take() {
+                m.oldest_xact = Some(alloc::format!("{v}"));
+            }
+        }
+    }
 }
 
 fn meta(r: &Reader, spans: &mut Spans) -> BtreeMeta {
@@ -110,7 +137,8 @@ fn meta(r: &Reader, spans: &mut Spans) -> BtreeMeta {
         level: g(&bt_meta_page_data::BTM_LEVEL),
         fastroot: g(&bt_meta_page_data::BTM_FASTROOT),
         fastlevel: g(&bt_meta_page_data::BTM_FASTLEVEL),
-        last_cleanup_num_delpages: delpages,
+        last_cleanup_num_delpages: Some(delpages),
+        oldest_xact: None,
         last_cleanup_num_tuples: tuples,
         allequalimage: allequal,
     }
@@ -250,7 +278,8 @@ pub(super) fn decode(
     let mut special = BtreeSpecial {
         btpo_prev: g(&bt_page_opaque_data::BTPO_PREV),
         btpo_next: g(&bt_page_opaque_data::BTPO_NEXT),
-        btpo_level: g(&bt_page_opaque_data::BTPO_LEVEL),
+        btpo_level: Some(g(&bt_page_opaque_data::BTPO_LEVEL)),
+        btpo: None,
         btpo_flags: flags,
         btpo_cycleid: g(&bt_page_opaque_data::BTPO_CYCLEID) as u16,
         flags: flag_names(u32::from(flags), BTPO_FLAGS).collect(),

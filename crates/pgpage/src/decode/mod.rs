@@ -249,6 +249,14 @@ pub struct DecodedPage {
 }
 
 impl DecodedPage {
+    /// Names the columns as pageinspect of PostgreSQL `major` names them (the newest names
+    /// unless told): only btree's changed between 13 and 18.
+    pub fn name_for(&mut self, major: u32) {
+        if let Some(Special::Btree(b)) = self.special.as_mut() {
+            b.name_for(major);
+        }
+    }
+
     /// Every flagged span: what looks wrong and where.
     pub fn problems(&self) -> impl Iterator<Item = &Span> {
         self.spans.iter().filter(|s| s.problem.is_some())
