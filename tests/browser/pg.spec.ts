@@ -108,7 +108,7 @@ test('corrupted PostgreSQL files: problem rows are what the server says', async 
   }
   // The swapped heap pages name each other.
   const heap = basename(rels[0].relpath);
-  await expect(page.locator(`[data-testid=problem][data-file="${heap}"][data-block="7"]`)).toContainText('valid for block 9');
+  await expect(page.locator(`[data-testid=problem][data-file="${heap}"][data-block="7"]`)).toContainText('written for block 9');
 });
 
 test('a whole data directory: the files and pages pg_checksums --check counts, hundreds of rows in a scrolling box', async ({ page }) => {
