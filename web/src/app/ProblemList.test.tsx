@@ -46,7 +46,9 @@ describe('ProblemList', () => {
     expect(hint(candidate, { ...chance, searched: 120, expected: 120 / 65535 })).toContain('about 0.0018 expected matches in the 120 blocks searched');
     const elsewhere = problem(4, { misplaced: { block: 131077, claim: true, by: 'misplaced_by_sibling_links', matches: 1, inFile: null } });
     expect(hint(elsewhere, null)).toBe("written for relation block 131077: its checksum is valid there and its btree siblings' links name it");
-    expect(hint(problem(4, { absoluteBlock: 4, tupleBlock: 127 }), null)).toBe("its tuples' t_ctid name relation block 127");
+    expect(hint(problem(4, { absoluteBlock: 4, tupleBlock: 127, findings: ['checksum_mismatch', 'heap_tid_other_block'] }), null)).toBe("its tuples' t_ctid name relation block 127");
+    // Tuples that name another block because the whole file was written elsewhere: the file's finding says it once.
+    expect(hint(problem(4, { absoluteBlock: 262148, tupleBlock: 4 }), null)).toBe('');
     expect(hint(problem(4), null)).toBe('');
   });
 

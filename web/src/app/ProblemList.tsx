@@ -150,7 +150,7 @@ export function hint(p: ProblemPage, chance: Chance | null): string {
     const odds = chance ? `${about(chance.expected)} expected matches in the ${chance.searched} blocks searched` : 'unknown';
     return `checksum also valid for ${where(m.block, m.inFile)} — chance: ${odds}; not a claim`;
   }
-  if (p.tupleBlock !== null && p.tupleBlock !== p.absoluteBlock) return `its tuples' t_ctid name relation block ${p.tupleBlock}`;
+  if (p.tupleBlock !== null && p.findings.includes('heap_tid_other_block')) return `its tuples' t_ctid name relation block ${p.tupleBlock}`;
   return '';
 }
 
