@@ -59,13 +59,17 @@ describe('ProblemList', () => {
         { code: 'file_written_as_segment', message: 'these pages were written as segment 0 of the relation (4 pages verify there)' },
       ],
     });
-    const v = render(<FileFindings files={[f, entry('16402')]} />);
+    const off = { code: 'checksums_disabled', message: 'data checksums are disabled: pages are checked by their header only' };
+    const v = render(<FileFindings files={[f, entry('16402'), entry('16403', { findings: [off] }), entry('16404', { findings: [off] }), entry('16405', { findings: [off], checksums: 2 })]} />);
     const rows = v.getAllByTestId('file-finding');
     expect(rows.map((r) => ({ ...r.dataset }))).toEqual([
+      // Checksums off once for the files whose pages say so; pg_control's panel says it for 16405.
+      { testid: 'file-finding', code: 'checksums_disabled', files: '2' },
       { testid: 'file-finding', file: '16401', code: 'read_short', block: '3' },
       { testid: 'file-finding', file: '16401', code: 'file_written_as_segment' },
     ]);
-    expect(rows[0].textContent).toBe('16401, block 3: could not read block 3 in file "base/5/16401": read only 1234 of 8192 bytes');
+    expect(rows[0].textContent).toBe('2 files (16403, 16404): no page stores a checksum: data checksums are disabled: pages are checked by their header only');
+    expect(rows[1].textContent).toBe('16401, block 3: could not read block 3 in file "base/5/16401": read only 1234 of 8192 bytes');
   });
 
   it('renders nothing without problems', () => {

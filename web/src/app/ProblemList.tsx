@@ -154,13 +154,23 @@ export function hint(p: ProblemPage, chance: Chance | null): string {
   return '';
 }
 
-/** The core's findings about whole files, once per file: a short read at its block, data
- * checksums off, pages written as another segment. */
+/** The core's findings about whole files, once per file: a short read at its block, pages
+ * written as another segment. Checksums off is said once for all the files whose own pages
+ * say so (where pg_control says so, its panel does). */
 export function FileFindings({ files }: { files: readonly FileEntry[] }) {
-  const rows = files.flatMap((f) => f.findings.map((x) => ({ f, x })));
-  if (rows.length === 0) return null;
+  const off = 'checksums_disabled';
+  const rows = files.flatMap((f) => f.findings.filter((x) => x.code !== off).map((x) => ({ f, x })));
+  const offFiles = files.filter((f) => f.checksums !== 2 && f.findings.some((x) => x.code === off));
+  if (rows.length === 0 && offFiles.length === 0) return null;
+  const names = offFiles.slice(0, 5).map((f) => f.path);
   return (
     <ul className="file-findings">
+      {offFiles.length > 0 && (
+        <li data-testid="file-finding" data-code={off} data-files={offFiles.length}>
+          {offFiles.length === 1 ? <code>{names[0]}</code> : `${offFiles.length} files (${names.join(', ')}${offFiles.length > names.length ? ', …' : ''})`}: no page stores a checksum:{' '}
+          {offFiles[0].findings.find((x) => x.code === off)?.message}
+        </li>
+      )}
       {rows.map(({ f, x }) => (
         <li key={`${f.id}:${x.code}`} data-testid="file-finding" data-file={f.name} data-code={x.code} data-block={x.block}>
           <code>{f.path}</code>
