@@ -11,6 +11,7 @@ const ROOT = fileURLToPath(new URL('../fixtures/verify/', import.meta.url));
 
 interface Expected {
   path: string;
+  block_size: number;
   blocks: number;
   trailing_bytes: number;
   pages: { block: number; status: string; stored: number; computed: number | null; matches_block?: number }[];

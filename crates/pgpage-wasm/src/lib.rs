@@ -539,6 +539,16 @@ pub fn problem_statuses() -> Vec<u8> {
         .collect()
 }
 
+/// pg_checksum_page's last step for each fold, as block `blkno`: the checksum lab's trials
+/// are copies of one block.
+#[wasm_bindgen]
+pub fn checksums_at(folds: &[u32], blkno: u32) -> Vec<u16> {
+    folds
+        .iter()
+        .map(|&f| pgpage::checksum::finish(f, blkno))
+        .collect()
+}
+
 /// The block sizes PostgreSQL can be built with, for the page's choices.
 #[wasm_bindgen]
 pub fn block_sizes() -> Vec<u32> {
