@@ -30,7 +30,7 @@ describe('pg_control of a drop', () => {
   });
 
   it('reads pg_control with its PG_VERSION, and says why one cannot be decoded', async () => {
-    const file = (name: string, bytes: Uint8Array | string) => new File([bytes], name);
+    const file = (name: string, bytes: BlobPart) => new File([bytes], name);
     const list = [
       { file: file('pg_control', new Uint8Array(8192).fill(0x55)), path: 'pgdata/global/pg_control' },
       { file: file('PG_VERSION', '15\n'), path: 'pgdata/PG_VERSION' },
