@@ -108,7 +108,7 @@ test('corrupted PostgreSQL files: problem rows are what the server says', async 
   }
   // The swapped heap pages name each other.
   const heap = basename(rels[0].relpath);
-  await expect(page.locator(`[data-testid=problem][data-file="${heap}"][data-block="7"]`)).toContainText('valid for block 9');
+  await expect(page.locator(`[data-testid=problem][data-file="${heap}"][data-block="7"]`)).toContainText('written for block 9');
 });
 
 test('a whole data directory: the files and pages pg_checksums --check counts, hundreds of rows in a scrolling box', async ({ page }) => {
@@ -142,6 +142,53 @@ test('a whole data directory: the files and pages pg_checksums --check counts, h
     await page.getByTestId('files-scroll').evaluate((box) => box.scrollTo(0, box.scrollHeight));
     await expect(rows.first()).not.toHaveAttribute('data-file', first!);
     expect(await rows.count()).toBeGreaterThan(5);
+  } finally {
+    d.destroy();
+  }
+});
+
+// Issue 16: a dropped data directory's pg_control is decoded and shown, and what it says of
+// data checksums decides every file's verdict: with checksums on, a damaged pd_checksum is a
+// mismatch; after pg_checksums --disable (which rewrites only pg_control) the same page is one
+// the server reads, and no checksum message is offered.
+test('a data directory with pg_control: its panel, and checksums on or off as pg_control says', async ({ page }) => {
+  const d = Cluster.create('pgpage-control');
+  try {
+    d.sql(`create table t (id int, v text);
+      insert into t select g, repeat('z', 50) from generate_series(1, 500) g;
+      checkpoint;`);
+    const file = d.relationPath('t');
+    const name = basename(file);
+    d.stop();
+    const bytes = readFileSync(file);
+    bytes[8] ^= 0x5a; // block 0's pd_checksum
+    writeFileSync(file, bytes);
+
+    await page.goto('/');
+    await page.getByTestId('folder-input').setInputFiles(d.dataDir);
+    await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+    const panel = page.getByTestId('control');
+    await expect(panel).toHaveAttribute('data-checksums', '1');
+    await expect(panel).toHaveAttribute('data-crc-ok', 'true');
+    await expect(page.getByTestId('control-version')).toContainText('15 (pg_control version 1300');
+    await expect(page.getByTestId('control-checksums')).toContainText('on (data_page_checksum_version 1)');
+    await expect(page.getByTestId('control-block-size')).toHaveText('8192');
+    await expect(page.getByTestId('control-state')).toHaveText('shut down');
+    await expect(page.getByTestId('control-crc')).toContainText('matches');
+    await expect(page.locator(`[data-testid=problem][data-file="${name}"]`)).toHaveCount(1);
+    await expect(page.locator(`[data-testid=problem][data-file="${name}"]`)).toHaveAttribute('data-status', 'mismatch');
+
+    const r = runPg('pg_checksums', ['--disable', '-D', d.dataDir]);
+    expect(r.status, r.stderr).toBe(0);
+    await page.goto('/');
+    await page.getByTestId('folder-input').setInputFiles(d.dataDir);
+    await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+    await expect(page.getByTestId('control')).toHaveAttribute('data-checksums', '0');
+    await expect(page.getByTestId('control-checksums')).toContainText('checksums are off in this cluster');
+    await expect(page.getByTestId('problem')).toHaveCount(0);
+    // Said once, by the panel: no file repeats it.
+    await expect(page.getByTestId('file-finding')).toHaveCount(0);
+    await expect(page.getByTestId('verdict')).toContainText('No problem pages');
   } finally {
     d.destroy();
   }

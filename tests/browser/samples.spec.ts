@@ -73,8 +73,8 @@ test('Load samples: the problem rows are what PostgreSQL said about the sample p
   await expect(page.getByTestId('file')).toHaveCount(manifest.samples.length);
   // The swapped pages name each other.
   const swapped = sampleOf('swapped_pages').file;
-  await expect(page.locator(`[data-testid=problem][data-file="${swapped}"][data-block="1"]`)).toContainText('valid for block 2');
-  await expect(page.locator(`[data-testid=problem][data-file="${swapped}"][data-block="2"]`)).toContainText('valid for block 1');
+  await expect(page.locator(`[data-testid=problem][data-file="${swapped}"][data-block="1"]`)).toContainText("written for block 2: its checksum is valid there and its tuples' t_ctid name it");
+  await expect(page.locator(`[data-testid=problem][data-file="${swapped}"][data-block="2"]`)).toContainText('written for block 1');
 });
 
 test('one sample from the list, with its description', async ({ page }) => {

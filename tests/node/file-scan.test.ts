@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { FileVerdictJs } from '../../web/pkg/pgpage_wasm.js';
+import { pgChecksumPage } from '../oracle/pgchecksum';
 
 type Wasm = typeof import('../../web/pkg/pgpage_wasm.js');
 const root = join(__dirname, '../..');
@@ -95,5 +96,20 @@ describe('file verdicts from the core', () => {
     expect(JSON.parse(w.relation_file_name('base/5/16385_vm.3')!)).toEqual({ relfilenode: 16385, fork: 'vm', segno: 3 });
     expect(w.relation_file_name('pg_control')).toBeUndefined();
     expect(() => w.file_geometry(new Uint8Array(100).fill(0x55), undefined, undefined, false)).toThrow(/not a relation file/);
+  });
+
+  it('gives the page its tables: status names in code order, problems, block sizes, the checksum finish', () => {
+    // CONTRACTS.md's status names, and the server's refusals among them.
+    const names = w.status_names();
+    expect(names).toEqual(['ok', 'mismatch', 'zero', 'new_not_zero', 'bad_header']);
+    expect([...w.problem_statuses()].map((c) => names[c])).toEqual(['mismatch', 'new_not_zero', 'bad_header']);
+    // configure's --with-blocksize choices.
+    expect([...w.block_sizes()]).toEqual([1024, 2048, 4096, 8192, 16384, 32768]);
+    // The lab's trials: a page's fold finished as any block is the oracle's checksum there.
+    const page = new Uint8Array(readFileSync(join(root, 'public/samples/16427'))).subarray(0, BS);
+    const v = w.verify(page, 0, BS, false);
+    const fold = v.fold;
+    v.free();
+    for (const blkno of [0, 1, 7, 131072, 0xfffffffe]) expect(w.checksums_at(fold, blkno)[0]).toBe(pgChecksumPage(page, blkno));
   });
 });

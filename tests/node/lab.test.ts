@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { heapPage, pgChecksumPage, rng, seal } from '../oracle/pgchecksum';
-import { runExperiment, trialSource, type ExperimentSpec, type Tally } from '../../web/src/lab/experiment';
+import { coreBatchVerify, runExperiment, trialSource, type ExperimentSpec, type Tally } from '../../web/src/lab/experiment';
 
 type Wasm = typeof import('../../web/pkg/pgpage_wasm.js');
 
@@ -18,12 +18,7 @@ const BLOCK = 7;
 const page = seal(heapPage(8192, 30, rng(11)), BLOCK);
 
 function run(w: Wasm, spec: ExperimentSpec, batchPages?: number, p = page): Tally {
-  const verify = (pages: Uint8Array) => {
-    const v = w.verify(pages, 0, p.length, false);
-    const r = { status: v.status, fold: v.fold };
-    v.free();
-    return r;
-  };
+  const verify = coreBatchVerify(w, p.length, false);
   let last: Tally | null = null;
   for (const t of runExperiment(verify, p, BLOCK, spec, false, batchPages)) last = { ...t };
   return last!;

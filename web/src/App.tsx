@@ -11,7 +11,8 @@ import { Tour, type TourView } from './tour/Tour';
 import { summaryState, type FileEntry } from './files';
 import { FilePickers, useDrop } from './app/drop';
 import { BlockSizeSelect, ByteOrderSelect, FilesTable } from './app/FilesTable';
-import { ProblemList } from './app/ProblemList';
+import { ControlPanel } from './app/ControlPanel';
+import { FileFindings, ProblemList } from './app/ProblemList';
 import { problemsOf, type Selection } from './app/selection';
 import { useFiles, type ChosenFile } from './app/useFiles';
 import { useKeys } from './app/useKeys';
@@ -28,7 +29,7 @@ function readHash(): { file: string; block: number; offset: number } | null {
 export function App() {
   const [sel, setSel] = useState<Selection | null>(null);
   const onReplace = useCallback((old: FileEntry, fresh: FileEntry) => setSel((s) => (s && s.fileId === old.id ? { ...s, fileId: fresh.id } : s)), []);
-  const { files, filesRef, allChoice, actions } = useFiles(onReplace);
+  const { files, filesRef, allChoice, controls, actions } = useFiles(onReplace);
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('pgpage-theme') as Theme) ?? 'auto');
   const [notice, setNotice] = useState<string | null>(null);
   const [tour, setTour] = useState<{ open: boolean; view: TourView | null }>({ open: false, view: null });
@@ -41,8 +42,8 @@ export function App() {
 
   // New files show the page the URL named (once, for a reload), else the first one's block 0.
   const addFiles = useCallback(
-    (list: ChosenFile[]) => {
-      const { added, notice } = actions.add(list);
+    async (list: ChosenFile[]) => {
+      const { added, notice } = await actions.add(list);
       setNotice(notice);
       if (added.length === 0) return;
       const h = pendingHash.current;
@@ -81,6 +82,8 @@ export function App() {
   }, [sel, selFile]);
 
   const state = summaryState(files);
+  // Files the server cannot read whole though no page is a problem: a short read.
+  const shortFiles = files.filter((f) => f.findings.some((x) => x.block !== undefined)).length;
 
   return (
     <div className={`app${drop.dragging ? ' dragging' : ''}`} {...drop.handlers}>
@@ -116,15 +119,17 @@ export function App() {
         )}
       </section>
 
+      {controls.length > 0 && <ControlPanel controls={controls} />}
+
       <section className="summary" data-testid="summary" data-state={state} aria-live="polite">
         <h2>Summary</h2>
         {state === 'idle' && <p>No files yet.</p>}
         {files.length > 0 && <FilesTable files={files} selectedId={selFile?.id ?? null} actions={rowActions} />}
         {state === 'done' && (
           <p className="verdict" data-testid="verdict">
-            {allProblems.length === 0
+            {allProblems.length === 0 && shortFiles === 0
               ? `No problem pages in ${files.filter((f) => f.state === 'done').length} verified files.`
-              : `${allProblems.length} problem pages: the server would refuse to read them.`}
+              : `${allProblems.length} problem pages${shortFiles > 0 ? ` and ${shortFiles} files that end in a partial page` : ''}: the server would refuse to read them.`}
           </p>
         )}
       </section>
@@ -138,7 +143,8 @@ export function App() {
             blocks={selFile.blocks}
             version={selFile.bytesDone}
             selected={sel?.block ?? null}
-            checksumsDisabled={selFile.checksumsDisabled}
+            // pg_control said so: the chunks' mismatches are no problem while the verdict is due.
+            checksumsDisabled={selFile.checksumsDisabled || selFile.checksums === 2}
             onPick={setBlock}
           />
         </section>
@@ -150,6 +156,7 @@ export function App() {
           <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" />
         )}
         {allProblems.length > 0 && <ProblemsReport problems={allProblems} />}
+        <FileFindings files={files} />
         <ProblemList problems={allProblems} sel={sel} onPick={setSel} />
       </section>
 

@@ -1,8 +1,34 @@
 // The loaded files and what verification found, as the page keeps them.
 import { DETECT, type GeometryChoice } from './lib/geometry';
-import { isSkippedDataDirFile, parseRelationFileName, relationDirectory, type Fork, type RelationName } from './lib/filename';
 import { emptyCounts, type StatusCounts } from './lib/status';
-import type { ProblemPage } from './worker/protocol';
+import type { Wasm } from './wasm';
+import type { Chance, ChecksumsCode, FileFinding, ProblemPage } from './worker/protocol';
+
+/** The forks a relation file can hold (the fork picks how pages decode). */
+export const FORKS = ['main', 'fsm', 'vm', 'init'] as const;
+export type Fork = (typeof FORKS)[number];
+
+/** What a relation file's name says, as the core parses it. */
+export interface RelationName {
+  relfilenode: number;
+  fork: Fork;
+  segment: number;
+}
+
+/** A file's name and path as the core reads them. */
+export interface FileNames {
+  rel: RelationName | null;
+  /** The database directory of its path (`base/16384`), null for none. */
+  relDir: string | null;
+}
+
+export const NO_NAMES: FileNames = { rel: null, relDir: null };
+
+export function namesOf(w: Wasm, path: string): FileNames {
+  const json = w.relation_file_name(path);
+  const n = json === undefined ? null : (JSON.parse(json) as { relfilenode: number; fork: Fork; segno: number });
+  return { rel: n && { relfilenode: n.relfilenode, fork: n.fork, segment: n.segno }, relDir: w.relation_directory(path) ?? null };
+}
 
 export type FileState = 'queued' | 'running' | 'done' | 'error' | 'cancelled';
 
@@ -34,7 +60,16 @@ export interface FileEntry {
   trailing: Uint8Array | null;
   statuses: Uint8Array;
   counts: StatusCounts;
+  /** The pages the core's verdict lists (problem pages and pages with a finding), in block order. */
   problems: ProblemPage[];
+  /** The verdict's findings about the whole file (a short read, checksums off, a misnamed segment). */
+  findings: FileFinding[];
+  /** The odds of a bare checksum match, when some page has a candidate block. */
+  chance: Chance | null;
+  /** The verdict: the server would fail to read some block of the file. */
+  problem: boolean;
+  /** What pg_control beside the file says of data checksums (0: nothing known). */
+  checksums: ChecksumsCode;
   bytesDone: number;
   message: string | null;
   checksumsDisabled: boolean;
@@ -46,8 +81,8 @@ export interface FileEntry {
 
 let nextId = 1;
 
-export function newEntry(file: File, path: string, choice: GeometryChoice = DETECT): FileEntry {
-  const rel = parseRelationFileName(file.name);
+export function newEntry(file: File, path: string, choice: GeometryChoice = DETECT, names: FileNames = NO_NAMES, checksums: ChecksumsCode = 0): FileEntry {
+  const { rel, relDir } = names;
   let size: number | undefined;
   return {
     id: nextId++,
@@ -60,7 +95,7 @@ export function newEntry(file: File, path: string, choice: GeometryChoice = DETE
     name: file.name,
     path,
     rel,
-    relDir: relationDirectory(path),
+    relDir,
     segment: rel?.segment ?? 0,
     fork: rel?.fork ?? 'main',
     state: 'queued',
@@ -75,6 +110,10 @@ export function newEntry(file: File, path: string, choice: GeometryChoice = DETE
     statuses: new Uint8Array(0),
     counts: emptyCounts(),
     problems: [],
+    findings: [],
+    chance: null,
+    problem: false,
+    checksums,
     bytesDone: 0,
     message: null,
     checksumsDisabled: false,
@@ -84,19 +123,6 @@ export function newEntry(file: File, path: string, choice: GeometryChoice = DETE
   };
 }
 
-/**
- * Which of a folder drop's files to verify: relation files, minus pg_checksums' skip list; and
- * in a folder that is a data directory (it holds base/N, global or pg_tblspc files) only those
- * under base/, global/ and pg_tblspc/, the directories pg_checksums scans: pg_xact/0001 or
- * pg_multixact/offsets/0002 are named like relation files but are SLRU segments, not pages.
- */
-export function folderFilter(paths: readonly string[]): (path: string) => boolean {
-  const root = (p: string) => p.split('/')[0];
-  const dataDirs = new Set(paths.filter((p) => relationDirectory(p) !== null).map(root));
-  return (path) =>
-    parseRelationFileName(path) !== null && !isSkippedDataDirFile(path) && (!dataDirs.has(root(path)) || relationDirectory(path) !== null);
-}
-
 export type SummaryState = 'idle' | 'running' | 'done' | 'error';
 
 export function summaryState(files: FileEntry[]): SummaryState {
@@ -104,16 +130,4 @@ export function summaryState(files: FileEntry[]): SummaryState {
   if (files.some((f) => f.state === 'queued' || f.state === 'running')) return 'running';
   if (files.every((f) => f.state === 'error')) return 'error';
   return 'done';
-}
-
-/** Two lists of problem pages, each in block order, as one in block order (the verify
- * worker reads regions of a file at once, so their problems come interleaved). */
-export function mergeByBlock(a: ProblemPage[], b: ProblemPage[]): ProblemPage[] {
-  if (b.length === 0) return a;
-  if (a.length === 0 || a[a.length - 1].block < b[0].block) return a.concat(b);
-  const out: ProblemPage[] = new Array<ProblemPage>(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  for (let k = 0; k < out.length; k++) out[k] = j >= b.length || (i < a.length && a[i].block < b[j].block) ? a[i++] : b[j++];
-  return out;
 }

@@ -626,6 +626,42 @@ pub fn relation_directory(path: &str) -> Option<String> {
     pgpage::datadir::relation_directory(path)
 }
 
+/// The page statuses' contract names (CONTRACTS.md `status`), indexed by the codes that
+/// `FileScanJs.chunk` and `FileVerdictJs.status` hold.
+#[wasm_bindgen]
+pub fn status_names() -> Vec<String> {
+    (0..=u8::MAX)
+        .map_while(PageStatus::from_code)
+        .map(|s| s.as_str().into())
+        .collect()
+}
+
+/// The codes of the statuses the server refuses to read (`PageStatus::is_problem`).
+#[wasm_bindgen]
+pub fn problem_statuses() -> Vec<u8> {
+    (0..=u8::MAX)
+        .map_while(PageStatus::from_code)
+        .filter(|s| s.is_problem())
+        .map(PageStatus::code)
+        .collect()
+}
+
+/// pg_checksum_page's last step for each fold, as block `blkno`: the checksum lab's trials
+/// are copies of one block.
+#[wasm_bindgen]
+pub fn checksums_at(folds: &[u32], blkno: u32) -> Vec<u16> {
+    folds
+        .iter()
+        .map(|&f| pgpage::checksum::finish(f, blkno))
+        .collect()
+}
+
+/// The block sizes PostgreSQL can be built with, for the page's choices.
+#[wasm_bindgen]
+pub fn block_sizes() -> Vec<u32> {
+    BlockSize::ALL.to_vec()
+}
+
 /// Every finding, in the order of the codes `FileVerdictJs.finding_codes` holds:
 /// `[{"code", "message", "evidence", "file", "function"}]` as JSON.
 #[wasm_bindgen]

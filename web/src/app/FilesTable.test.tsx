@@ -1,10 +1,13 @@
 // The files table: a row per file with its counts and messages, the totals over every file,
 // the row's choices handed to the store's actions, and only the rows in view rendered.
-import { act, cleanup, fireEvent, render } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FileEntry } from '../files';
 import { FilesTable } from './FilesTable';
 import { entry, layout } from './testing';
+
+// The block sizes come from the core.
+vi.mock('../wasm', () => ({ loadWasm: async () => (await import('./testing')).coreWasm() }));
 
 function actions() {
   return { select: vi.fn(), cancel: vi.fn(), segment: vi.fn(), choice: vi.fn(), fork: vi.fn() };
@@ -20,8 +23,14 @@ describe('FilesTable', () => {
   it('shows each file with its counts and messages, and totals every file', () => {
     undo = layout('list-scroll', 600, 30);
     const files = [
-      entry('16385', { counts: { ok: 3, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 } }),
-      entry('16385.1', { trailingBytes: 1234, trailing: Uint8Array.from([0xde, 0xad]), blocks: 3 }),
+      entry('16385', { rel: { relfilenode: 16385, fork: 'main', segment: 0 }, counts: { ok: 3, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 } }),
+      entry('16385.1', {
+        rel: { relfilenode: 16385, fork: 'main', segment: 1 },
+        trailingBytes: 1234,
+        trailing: Uint8Array.from([0xde, 0xad]),
+        blocks: 3,
+        findings: [{ code: 'read_short', block: 3, message: 'could not read block 3 in file "16385.1": read only 1234 of 8192 bytes' }],
+      }),
       entry('notes', { state: 'error', message: 'not a relation file: no sane PostgreSQL page header' }),
     ];
     const v = render(<FilesTable files={files} selectedId={files[1].id} actions={actions()} />);
@@ -29,7 +38,7 @@ describe('FilesTable', () => {
     expect(rows.map((r) => r.dataset.file)).toEqual(['16385', '16385.1', 'notes']);
     expect(rows[1].className).toBe('current');
     expect(rows[0].querySelector('[data-count=mismatch]')?.textContent).toBe('1');
-    expect(v.getByTestId('trailing').textContent).toContain('1234 trailing bytes past block 2');
+    expect(v.getByTestId('trailing').textContent).toContain('16385.1: could not read block 3 in file "16385.1": read only 1234 of 8192 bytes');
     expect(v.getByTestId('trailing').textContent).toContain('de ad');
     expect(v.getByTestId('file-error').textContent).toBe('notes: not a relation file: no sane PostgreSQL page header');
     expect(v.getByTestId('not-relation-name').textContent).toContain('notes:');
@@ -38,7 +47,7 @@ describe('FilesTable', () => {
     expect(total.querySelector('[data-count=ok]')?.textContent).toBe(String(3 + 2 + 2));
   });
 
-  it('hands the row choices to the actions', () => {
+  it('hands the row choices to the actions', async () => {
     undo = layout('list-scroll', 600, 30);
     const f = entry('16385');
     const a = actions();
@@ -51,6 +60,8 @@ describe('FilesTable', () => {
     expect(a.segment).toHaveBeenCalledWith(f, 2);
     fireEvent.change(v.getByLabelText('fork of 16385'), { target: { value: 'fsm' } });
     expect(a.fork).toHaveBeenCalledWith(f, 'fsm');
+    // The core's block sizes are offered once its bindings are in.
+    await waitFor(() => expect(v.getByLabelText('block size of 16385').querySelectorAll('option')).toHaveLength(7));
     fireEvent.change(v.getByLabelText('block size of 16385'), { target: { value: '16384' } });
     expect(a.choice).toHaveBeenCalledWith(f, { blockSize: 16384, byteOrder: 'detect' });
     fireEvent.change(v.getByLabelText('byte order of 16385'), { target: { value: 'big' } });

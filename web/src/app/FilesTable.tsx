@@ -1,11 +1,11 @@
 // The files table: one row per loaded file with its choices (segment, fork, block size, byte
 // order), progress and counts, its messages beneath, and a totals row. Only the rows in view
 // are rendered: a data directory is hundreds of files, each re-rendering as it verifies.
-import { memo, useRef } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { FileEntry } from '../files';
-import { FORKS, type Fork } from '../lib/filename';
-import { BLOCK_SIZES, BYTE_ORDER_CHOICES, orderName, type ByteOrderChoice } from '../lib/geometry';
+import { FORKS, type FileEntry, type Fork } from '../files';
+import { loadWasm } from '../wasm';
+import { BYTE_ORDER_CHOICES, orderName, type ByteOrderChoice } from '../lib/geometry';
 import { addCounts, emptyCounts, STATUS_NAMES, STATUS_WORDS } from '../lib/status';
 import type { FilesActions } from './useFiles';
 import './lists.css';
@@ -172,6 +172,7 @@ const FileRows = memo(function FileRows(p: {
 function FileMessages({ f }: { f: FileEntry }) {
   const done = f.state === 'done';
   if (!(f.message || f.checksumsDisabled || f.trailingBytes > 0 || !f.rel || f.blockSizeAssumed || f.byteOrderDetected || (done && f.size === 0))) return null;
+  const short = f.findings.find((x) => x.block !== undefined);
   return (
     <tr className="file-messages">
       <td colSpan={COLUMNS}>
@@ -198,12 +199,16 @@ function FileMessages({ f }: { f: FileEntry }) {
         )}
         {f.checksumsDisabled && (
           <p className="warn" data-testid="checksums-disabled">
-            {f.name}: every page stores checksum 0 — data checksums appear to be disabled on this cluster, so its pages cannot be verified.
+            {f.name}:{' '}
+            {f.checksums === 2
+              ? 'checksums are off in this cluster (pg_control)'
+              : 'every page stores checksum 0 — data checksums appear to be disabled on this cluster'}
+            : pages are verified by their headers only, as the server reads them.
           </p>
         )}
         {f.trailingBytes > 0 && (
           <p className="warn" data-testid="trailing">
-            {f.name}: the size is not a whole number of pages: {f.trailingBytes} trailing bytes past block {f.blocks - 1} (a truncated or torn file):{' '}
+            {short ? `${f.name}: ${short.message}` : `${f.name}: ${f.trailingBytes} bytes past the last whole page`} (a truncated or torn file):{' '}
             <code>
               {Array.from(f.trailing?.subarray(0, 32) ?? [])
                 .map((b) => b.toString(16).padStart(2, '0'))
@@ -224,6 +229,7 @@ function FileMessages({ f }: { f: FileEntry }) {
 
 /** The block size chosen, or 'detect'; `found` is what detection settled on, shown in that option. */
 export function BlockSizeSelect(p: { label: string; value: number | null; found?: number | null; onChange(v: number | null): void }) {
+  const sizes = useBlockSizes();
   return (
     <select
       aria-label={p.label}
@@ -233,13 +239,31 @@ export function BlockSizeSelect(p: { label: string; value: number | null; found?
       onChange={(e) => p.onChange(e.target.value === 'auto' ? null : Number(e.target.value))}
     >
       <option value="auto">{p.found ? `detect: ${p.found / 1024} kB` : 'detect'}</option>
-      {BLOCK_SIZES.map((b) => (
+      {sizes.map((b) => (
         <option key={b} value={b}>
           {b / 1024} kB
         </option>
       ))}
     </select>
   );
+}
+
+// The block sizes PostgreSQL can be built with, as the core lists them (once loaded).
+let blockSizes: number[] = [];
+function useBlockSizes(): readonly number[] {
+  const [sizes, setSizes] = useState(blockSizes);
+  useEffect(() => {
+    if (sizes.length > 0) return;
+    let live = true;
+    void loadWasm().then((w) => {
+      blockSizes = Array.from(w.block_sizes());
+      if (live) setSizes(blockSizes);
+    });
+    return () => {
+      live = false;
+    };
+  }, [sizes]);
+  return sizes;
 }
 
 export function ByteOrderSelect(p: { label: string; value: ByteOrderChoice; found?: boolean | null; onChange(v: ByteOrderChoice): void }) {

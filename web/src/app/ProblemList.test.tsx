@@ -3,7 +3,7 @@
 // renders the rows in view and scrolls the selected one into view.
 import { act, cleanup, fireEvent, render } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ALL_IN_DOM, ProblemList } from './ProblemList';
+import { ALL_IN_DOM, FileFindings, hint, ProblemList } from './ProblemList';
 import type { ProblemRef } from './selection';
 import { entry, layout, problem } from './testing';
 
@@ -20,7 +20,7 @@ describe('ProblemList', () => {
   it('lists each problem page with the contract attributes, and picks one on click or Enter', () => {
     const f = entry('16385.2');
     const problems: ProblemRef[] = [
-      { f, p: problem(3, { absoluteBlock: 262147, matchesBlock: 5 }) },
+      { f, p: problem(3, { absoluteBlock: 262147, misplaced: { block: 262149, claim: true, by: 'misplaced_by_tuple_ids', matches: 1, inFile: 5 } }) },
       { f, p: problem(7, { status: 'new_not_zero', stored: 0, computed: null, absoluteBlock: 262151 }) },
     ];
     const onPick = vi.fn();
@@ -31,12 +31,45 @@ describe('ProblemList', () => {
     ]);
     const [first, second] = v.getAllByTestId('problem');
     expect(first.textContent).toContain('262147');
-    expect(first.textContent).toContain("this page's checksum is valid for block 5");
+    expect(first.textContent).toContain("written for block 5: its checksum is valid there and its tuples' t_ctid name it");
     expect(second.className).toBe('current');
     fireEvent.click(first);
     expect(onPick).toHaveBeenLastCalledWith({ fileId: f.id, block: 3, offset: 0 });
     fireEvent.keyDown(second, { key: 'Enter' });
     expect(onPick).toHaveBeenLastCalledWith({ fileId: f.id, block: 7, offset: 0 });
+  });
+
+  it('says a candidate with its odds, never as a claim, and a block of another segment as the relation\'s', () => {
+    const chance = { searched: 131072, expected: 131072 / 65535, probability: 0.86 };
+    const candidate = problem(4, { misplaced: { block: 9, claim: false, by: 'checksum_matches_other_block', matches: 2, inFile: 9 } });
+    expect(hint(candidate, chance)).toBe('checksum also valid for block 9 — chance: about 2 expected matches in the 131072 blocks searched; not a claim');
+    expect(hint(candidate, { ...chance, searched: 120, expected: 120 / 65535 })).toContain('about 0.0018 expected matches in the 120 blocks searched');
+    const elsewhere = problem(4, { misplaced: { block: 131077, claim: true, by: 'misplaced_by_sibling_links', matches: 1, inFile: null } });
+    expect(hint(elsewhere, null)).toBe("written for relation block 131077: its checksum is valid there and its btree siblings' links name it");
+    expect(hint(problem(4, { absoluteBlock: 4, tupleBlock: 127, findings: ['checksum_mismatch', 'heap_tid_other_block'] }), null)).toBe("its tuples' t_ctid name relation block 127");
+    // Tuples that name another block because the whole file was written elsewhere: the file's finding says it once.
+    expect(hint(problem(4, { absoluteBlock: 262148, tupleBlock: 4 }), null)).toBe('');
+    expect(hint(problem(4), null)).toBe('');
+  });
+
+  it('shows each file finding once, at its block when it has one', () => {
+    const f = entry('16401', {
+      findings: [
+        { code: 'read_short', block: 3, message: 'could not read block 3 in file "base/5/16401": read only 1234 of 8192 bytes' },
+        { code: 'file_written_as_segment', message: 'these pages were written as segment 0 of the relation (4 pages verify there)' },
+      ],
+    });
+    const off = { code: 'checksums_disabled', message: 'data checksums are disabled: pages are checked by their header only' };
+    const v = render(<FileFindings files={[f, entry('16402'), entry('16403', { findings: [off] }), entry('16404', { findings: [off] }), entry('16405', { findings: [off], checksums: 2 })]} />);
+    const rows = v.getAllByTestId('file-finding');
+    expect(rows.map((r) => ({ ...r.dataset }))).toEqual([
+      // Checksums off once for the files whose pages say so; pg_control's panel says it for 16405.
+      { testid: 'file-finding', code: 'checksums_disabled', files: '2' },
+      { testid: 'file-finding', file: '16401', code: 'read_short', block: '3' },
+      { testid: 'file-finding', file: '16401', code: 'file_written_as_segment' },
+    ]);
+    expect(rows[0].textContent).toBe('2 files (16403, 16404): no page stores a checksum: data checksums are disabled: pages are checked by their header only');
+    expect(rows[1].textContent).toBe('16401, block 3: could not read block 3 in file "base/5/16401": read only 1234 of 8192 bytes');
   });
 
   it('renders nothing without problems', () => {

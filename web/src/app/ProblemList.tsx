@@ -6,6 +6,8 @@ import { memo, useEffect, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { checksumWords } from '../lib/messages';
 import { STATUS_WORDS } from '../lib/status';
+import type { FileEntry } from '../files';
+import type { Chance, ProblemPage } from '../worker/protocol';
 import type { ProblemRef, Selection } from './selection';
 import './lists.css';
 
@@ -122,7 +124,59 @@ const ProblemRow = memo(function ProblemRow(p: { x: ProblemRef; current: boolean
       <td>{STATUS_WORDS[page.status]}</td>
       <td>{checksumWords(page.stored)}</td>
       <td>{page.computed === null ? '—' : checksumWords(page.computed)}</td>
-      <td>{page.matchesBlock !== null ? `this page's checksum is valid for block ${page.matchesBlock}` : ''}</td>
+      <td data-testid="hint" data-claim={page.misplaced?.claim ? page.misplaced.block : undefined}>
+        {hint(page, f.chance)}
+      </td>
     </tr>
   );
 });
+
+/** What corroborates a claimed block, by the core's finding. */
+const CLAIMED_BY: Record<string, string> = {
+  misplaced_by_tuple_ids: "its tuples' t_ctid name it",
+  misplaced_by_sibling_links: "its btree siblings' links name it",
+};
+
+/** `about 0.0018`, `about 2`: expected chance matches, to two figures. */
+const about = (x: number): string => `about ${x >= 10 ? Math.round(x) : Number(x.toPrecision(2))}`;
+
+/** The row's hint from the core's verdict: where the page was written (a claim, said with
+ * its evidence), a candidate block with the odds of chance, or the block its tuples name. */
+export function hint(p: ProblemPage, chance: Chance | null): string {
+  const m = p.misplaced;
+  const where = (b: number, inFile: number | null) => (inFile !== null ? `block ${inFile}` : `relation block ${b}`);
+  if (m?.claim) return `written for ${where(m.block, m.inFile)}: its checksum is valid there and ${CLAIMED_BY[m.by] ?? 'other evidence agrees'}`;
+  if (m) {
+    const odds = chance ? `${about(chance.expected)} expected matches in the ${chance.searched} blocks searched` : 'unknown';
+    return `checksum also valid for ${where(m.block, m.inFile)} — chance: ${odds}; not a claim`;
+  }
+  if (p.tupleBlock !== null && p.findings.includes('heap_tid_other_block')) return `its tuples' t_ctid name relation block ${p.tupleBlock}`;
+  return '';
+}
+
+/** The core's findings about whole files, once per file: a short read at its block, pages
+ * written as another segment. Checksums off is said once for all the files whose own pages
+ * say so (where pg_control says so, its panel does). */
+export function FileFindings({ files }: { files: readonly FileEntry[] }) {
+  const off = 'checksums_disabled';
+  const rows = files.flatMap((f) => f.findings.filter((x) => x.code !== off).map((x) => ({ f, x })));
+  const offFiles = files.filter((f) => f.checksums !== 2 && f.findings.some((x) => x.code === off));
+  if (rows.length === 0 && offFiles.length === 0) return null;
+  const names = offFiles.slice(0, 5).map((f) => f.path);
+  return (
+    <ul className="file-findings">
+      {offFiles.length > 0 && (
+        <li data-testid="file-finding" data-code={off} data-files={offFiles.length}>
+          {offFiles.length === 1 ? <code>{names[0]}</code> : `${offFiles.length} files (${names.join(', ')}${offFiles.length > names.length ? ', …' : ''})`}: no page stores a checksum:{' '}
+          {offFiles[0].findings.find((x) => x.code === off)?.message}
+        </li>
+      )}
+      {rows.map(({ f, x }) => (
+        <li key={`${f.id}:${x.code}`} data-testid="file-finding" data-file={f.name} data-code={x.code} data-block={x.block}>
+          <code>{f.path}</code>
+          {x.block !== undefined && `, block ${x.block}`}: {x.message}
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -15,8 +15,7 @@ export interface ProblemRef {
   p: ProblemPage;
 }
 
-/** Every problem page of the files, file by file in block order. A file whose checksums are
- * disabled has no checksum problems to list: its mismatches are not the server's. */
+/** Every problem page of the files' verdicts, file by file in block order. */
 export function problemsOf(files: readonly FileEntry[]): ProblemRef[] {
-  return files.flatMap((f) => (f.checksumsDisabled ? [] : f.problems.map((p) => ({ f, p }))));
+  return files.flatMap((f) => f.problems.filter((p) => p.problem).map((p) => ({ f, p })));
 }

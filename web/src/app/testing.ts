@@ -1,6 +1,9 @@
 // Test helpers for the app's parts: entries as the store makes them, and layout for jsdom,
 // which lays nothing out (every box 0 px), so a virtualized list would show no rows.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { newEntry, type FileEntry } from '../files';
+import type { Wasm } from '../wasm';
 import { emptyCounts } from '../lib/status';
 import type { ProblemPage } from '../worker/protocol';
 
@@ -9,7 +12,7 @@ export function entry(name: string, patch: Partial<FileEntry> = {}): FileEntry {
 }
 
 export function problem(block: number, patch: Partial<ProblemPage> = {}): ProblemPage {
-  return { block, absoluteBlock: block, status: 'mismatch', stored: 100 + block, computed: 200 + block, matchesBlock: null, ...patch };
+  return { block, absoluteBlock: block, status: 'mismatch', code: 1, problem: true, stored: 100 + block, computed: 200 + block, misplaced: null, tupleBlock: null, findings: ['checksum_mismatch'], ...patch };
 }
 
 /** Gives boxes of `className` a height of `box` px and every other element `row` px, and
@@ -40,4 +43,16 @@ export function layout(className: string, box: number, row: number): () => void 
     }
     proto.getBoundingClientRect = rect;
   };
+}
+
+let wasm: Wasm | null = null;
+
+/** The core's bindings as built (web/pkg), loaded from disk: for `vi.mock('../wasm')`. */
+export async function coreWasm(): Promise<Wasm> {
+  if (!wasm) {
+    const w: Wasm = await import('../../pkg/pgpage_wasm.js');
+    w.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+    wasm = w;
+  }
+  return wasm;
 }

@@ -7,7 +7,8 @@ import type { FileEntry } from '../files';
 import type { FromWorker, VerifyRequest } from '../worker/protocol';
 import { useFiles, type ChosenFile } from './useFiles';
 
-vi.mock('../wasm', () => ({ loadWasm: () => new Promise(() => {}) }));
+// The core's bindings as built (names, the folder filter, pg_control), loaded from disk.
+vi.mock('../wasm', () => ({ loadWasm: async () => (await import('./testing')).coreWasm() }));
 vi.mock('../lib/head', () => ({ headOf: () => Promise.resolve(new Uint8Array(0)) }));
 
 class FakeWorker {
@@ -43,9 +44,9 @@ describe('useFiles', () => {
 
   it('adds a data directory as pg_checksums scans it, and says what it skipped', async () => {
     const { result } = renderHook(() => useFiles(() => {}));
-    let out!: ReturnType<typeof result.current.actions.add>;
-    act(() => {
-      out = result.current.actions.add(
+    let out!: Awaited<ReturnType<typeof result.current.actions.add>>;
+    await act(async () => {
+      out = await result.current.actions.add(
         ['pgdata/base/5/16385.10', 'pgdata/base/5/16385.2', 'pgdata/global/pg_control', 'pgdata/pg_xact/0000', 'pgdata/base/5/16385'].map((p) => chosen(p, true)),
       );
     });
@@ -54,32 +55,39 @@ describe('useFiles', () => {
     expect(result.current.files.map((f) => f.segment)).toEqual([0, 2, 10]);
     // Two workers take them: each file once, whichever takes it.
     await waitFor(() => expect(requests().map((r) => r.segment).sort((x, y) => x - y)).toEqual([0, 2, 10]));
-    act(() => void expect(result.current.actions.add([chosen('notes.txt', true)]).notice).toBe('None of the 1 files is a relation file.'));
-    act(() => void expect(result.current.actions.add([]).notice).toBe('No files were chosen.'));
+    await act(async () => void expect((await result.current.actions.add([chosen('notes.txt', true)])).notice).toBe('None of the 1 files is a relation file.'));
+    await act(async () => void expect((await result.current.actions.add([])).notice).toBe('No files were chosen.'));
     // A file chosen on its own is verified whatever its name.
-    act(() => void expect(result.current.actions.add([chosen('notes.txt')]).added).toHaveLength(1));
+    await act(async () => void expect((await result.current.actions.add([chosen('notes.txt')])).added).toHaveLength(1));
   });
 
   it("writes the workers' news into the entries", async () => {
     const { result } = renderHook(() => useFiles(() => {}));
-    act(() => void result.current.actions.add([chosen('16385')]));
+    await act(async () => void (await result.current.actions.add([chosen('16385')])));
     await waitFor(() => expect(requests()).toHaveLength(1));
     const job = requests()[0].job;
     const w = workerOf(job);
     act(() => {
       w.send({ type: 'start', job, geometry: { blockSize: 8192, bigEndian: false, blockSizeAssumed: false, byteOrderDetected: false }, blocks: 2, trailingBytes: 0, trailing: new Uint8Array(0) });
-      w.send({ type: 'progress', job, runs: [{ firstBlock: 0, statuses: Uint8Array.from([0, 1]) }], problems: [{ block: 1, absoluteBlock: 1, status: 'mismatch', stored: 5, computed: 6, matchesBlock: null }], bytesDone: 16384 });
-      w.send({ type: 'done', job, counts, checksumsDisabled: false, elapsedMs: 3 });
+      w.send({ type: 'progress', job, runs: [{ firstBlock: 0, statuses: Uint8Array.from([0, 1]) }], bytesDone: 16384 });
+    });
+    await waitFor(() => expect(Array.from(result.current.files[0].statuses)).toEqual([0, 1]));
+    const page = { block: 1, absoluteBlock: 1, status: 'bad_header' as const, code: 4, problem: true, stored: 0, computed: null, misplaced: null, tupleBlock: null, findings: ['header_lower_past_upper'] };
+    const finding = { code: 'checksums_disabled', message: 'data checksums are disabled: pages are checked by their header only' };
+    act(() => {
+      // Checksums off: the chunks' mismatch (1) is ok (0) but for the page the verdict lists.
+      w.send({ type: 'done', job, elapsedMs: 3, result: { counts, checksumsDisabled: true, problem: true, pages: [page], remap: [[1, 0]], findings: [finding], chance: null } });
     });
     await waitFor(() => expect(result.current.files[0].state).toBe('done'));
     const f = result.current.files[0];
-    expect([f.blockSize, f.blocks, Array.from(f.statuses), f.problems.map((p) => p.block), f.counts]).toEqual([8192, 2, [0, 1], [1], counts]);
+    expect([f.blockSize, f.blocks, Array.from(f.statuses), f.problems, f.findings, f.counts, f.checksumsDisabled]).toEqual([8192, 2, [0, 4], [page], [finding], counts, true]);
+    expect(requests()[0]).toMatchObject({ path: '16385', checksums: 0 });
   });
 
   it('verifies a file again as a fresh entry when its choices change, but not for its fork', async () => {
     const replaced: [FileEntry, FileEntry][] = [];
     const { result } = renderHook(() => useFiles((a, b) => replaced.push([a, b])));
-    act(() => void result.current.actions.add([chosen('16385'), chosen('16386')]));
+    await act(async () => void (await result.current.actions.add([chosen('16385'), chosen('16386')])));
     await waitFor(() => expect(requests()).toHaveLength(2));
     const [a, b] = result.current.files;
     act(() => result.current.actions.segment(a, 3));
@@ -103,7 +111,7 @@ describe('useFiles', () => {
     expect(result.current.files[1].fork).toBe('fsm');
     // Files added later take the choice too.
     let added!: FileEntry[];
-    act(() => void (added = result.current.actions.add([chosen('16387')]).added));
+    await act(async () => void (added = (await result.current.actions.add([chosen('16387')])).added));
     expect(added[0].choice).toEqual({ blockSize: 16384, byteOrder: 'big' });
   });
 });

@@ -3,14 +3,14 @@
 // only through its actions.
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { PENDING } from '../components/PageMap';
-import { folderFilter, mergeByBlock, newEntry, type FileEntry } from '../files';
-import type { Fork } from '../lib/filename';
+import { namesOf, newEntry, type FileEntry, type Fork } from '../files';
 import { DETECT, type GeometryChoice } from '../lib/geometry';
 import { headOf } from '../lib/head';
 import { emptyCounts } from '../lib/status';
 import { loadWasm } from '../wasm';
 import { VerifyPool } from '../worker/pool';
 import type { FromWorker } from '../worker/protocol';
+import { checksumsFor, readControls, type ClusterControl } from './control';
 
 /** A file as the pickers and drops hand it over. */
 export interface ChosenFile {
@@ -23,8 +23,9 @@ export interface ChosenFile {
 /** The store's actions: stable across renders, so memoized rows can take them. */
 export interface FilesActions {
   /** Adds files and starts verifying them; returns the new entries (in path order) and what
-   * to tell the user (skipped files, nothing usable). */
-  add(list: ChosenFile[]): { added: FileEntry[]; notice: string | null };
+   * to tell the user (skipped files, nothing usable). A data directory's pg_control (or one
+   * dropped beside the files) is decoded, and says whether its files have checksums. */
+  add(list: ChosenFile[]): Promise<{ added: FileEntry[]; notice: string | null }>;
   cancel(f: FileEntry): void;
   segment(f: FileEntry, segment: number): void;
   choice(f: FileEntry, c: GeometryChoice): void;
@@ -38,6 +39,8 @@ export interface FilesStore {
   /** The latest files, for callbacks that run between a change and its render. */
   filesRef: RefObject<FileEntry[]>;
   allChoice: GeometryChoice;
+  /** The pg_control files of the drops so far. */
+  controls: ClusterControl[];
   actions: FilesActions;
 }
 
@@ -57,7 +60,9 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
   const filesRef = useRef<FileEntry[]>([]);
   filesRef.current = files;
   const [allChoice, setAllChoice] = useState<GeometryChoice>(DETECT);
+  const [controls, setControls] = useState<ClusterControl[]>([]);
   const allChoiceRef = useRef(allChoice);
+  const controlsRef = useRef<ClusterControl[]>([]);
   allChoiceRef.current = allChoice;
   const onReplaceRef = useRef(onReplace);
   onReplaceRef.current = onReplace;
@@ -71,6 +76,8 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
     const f = filesRef.current.find((x) => x.id === m.job);
     if (!f) return;
     applyMessage(f, m);
+    // The verdict is in: a new object, so what shows one of its pages (memoized) reads it again.
+    if (m.type === 'done') filesRef.current = filesRef.current.map((x) => (x === f ? { ...f } : x));
     // A data directory's messages come in bursts: one render for a burst, in a task of its
     // own rather than in an animation frame, where it would lengthen the frame's layout and
     // paint. Progress renders less often still: rendering shares the two cores with the
@@ -84,7 +91,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       renderTimer.current = null;
       renderAt.current = null;
       lastRender.current = performance.now();
-      setFiles((prev) => prev.slice());
+      setFiles(filesRef.current.slice());
     }, due - now);
   }, []);
   useEffect(
@@ -125,11 +132,16 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       f.version++;
       f.state = 'queued';
       f.problems = [];
+      f.findings = [];
+      f.chance = null;
+      f.problem = false;
       f.counts = emptyCounts();
       f.message = null;
       f.bytesDone = 0;
       f.checksumsDisabled = false;
-      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, segment: f.segment, choice: f.choice }, () => f.size);
+      // The core names the file in its messages as the server would: base/5/16385.2.
+      const path = f.relDir ? `${f.relDir}/${f.name}` : f.name;
+      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, path, segment: f.segment, checksums: f.checksums, choice: f.choice }, () => f.size);
     },
     [ensurePool],
   );
@@ -146,7 +158,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       const fresh = old.map((f) => {
         if (!which(f)) return f;
         ensurePool().cancel(f.id);
-        return Object.assign(newEntry(f.file, f.path, f.choice), { segment: f.segment, fork: f.fork }, change(f));
+        return Object.assign(newEntry(f.file, f.path, f.choice, f, f.checksums), { segment: f.segment, fork: f.fork }, change(f));
       });
       replace(fresh);
       fresh.forEach((f, i) => {
@@ -160,15 +172,28 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
 
   const actions: FilesActions = useMemo(
     () => ({
-      add(list) {
-        const keep = folderFilter(list.filter((x) => x.fromFolder).map((x) => x.path));
-        const kept = list.filter((x) => !x.fromFolder || keep(x.path));
+      async add(list) {
+        const w = await loadWasm();
+        const fresh = await readControls(w, list);
+        const known = [...controlsRef.current, ...fresh];
+        if (fresh.length > 0) {
+          controlsRef.current = known;
+          setControls(known);
+        }
+        const folder = list.filter((x) => x.fromFolder);
+        const keep = w.folder_filter(folder.map((x) => x.path));
+        const skip = new Set(folder.filter((_, i) => keep[i] === 0));
+        // A pg_control or PG_VERSION dropped loose was read above, not a relation file.
+        const isControl = (x: ChosenFile) => x.path.endsWith('pg_control') || x.path.endsWith('PG_VERSION');
+        const kept = list.filter((x) => !skip.has(x) && !(fresh.length > 0 && isControl(x)));
         if (kept.length === 0) {
+          // A control file alone is what was asked for: its panel says the rest.
+          if (fresh.some((c) => c.control)) return { added: [], notice: null };
           return { added: [], notice: list.length === 0 ? 'No files were chosen.' : `None of the ${list.length} files is a relation file.` };
         }
         const skipped = list.length - kept.length;
         kept.sort((a, b) => byPath.compare(a.path, b.path));
-        const added = kept.map((x) => newEntry(x.file, x.path, allChoiceRef.current));
+        const added = kept.map((x) => newEntry(x.file, x.path, allChoiceRef.current, namesOf(w, x.path), checksumsFor(known, x.path)));
         replace([...filesRef.current, ...added]);
         // The first file's head is read, and its block 0 drawn, before the workers start
         // streaming: the page view's first render would otherwise share the two cores with
@@ -193,7 +218,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
     [ensurePool, rerun, replace, start],
   );
 
-  return { files, filesRef, allChoice, actions };
+  return { files, filesRef, allChoice, controls, actions };
 }
 
 /** A worker's news, written into its file's entry (whose version then changes, so its row renders). */
@@ -213,15 +238,25 @@ function applyMessage(f: FileEntry, m: FromWorker): void {
       break;
     case 'progress':
       for (const r of m.runs) f.statuses.set(r.statuses, r.firstBlock);
-      f.problems = mergeByBlock(f.problems, m.problems);
       f.bytesDone = m.bytesDone;
       break;
-    case 'done':
+    case 'done': {
       f.state = 'done';
-      f.counts = m.counts;
-      f.checksumsDisabled = m.checksumsDisabled;
       f.elapsedMs = m.elapsedMs;
+      const r = m.result;
+      if (!r) break;
+      f.counts = r.counts;
+      f.checksumsDisabled = r.checksumsDisabled;
+      f.problems = r.pages;
+      f.findings = r.findings;
+      f.chance = r.chance;
+      f.problem = r.problem;
+      // The page map shows the verdict: with checksums off a mismatch is no problem, and
+      // the pages the verdict lists have its status.
+      for (const [from, to] of r.remap) f.statuses = f.statuses.map((c) => (c === from ? to : c));
+      for (const p of r.pages) f.statuses[p.block] = p.code;
       break;
+    }
     case 'error':
       f.state = 'error';
       f.message = m.message;

@@ -6,7 +6,7 @@ import { entryGeometry } from '../lib/head';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { decodeWithCore, fileKindOf, type Span } from '../lib/spans';
 import { STATUS_WORDS } from '../lib/status';
-import { pageVerdict, type LoadedPage } from '../lib/verdict';
+import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { EditBar } from '../lab/EditBar';
 import { LabPanel } from '../lab/LabPanel';
 import { useLabEdit } from '../lab/useLabEdit';
@@ -73,7 +73,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         const block = Math.min(p.block, blocks - 1);
         const bytes =
           (block + 1) * bs <= head.length ? head.slice(block * bs, (block + 1) * bs) : new Uint8Array(await file.slice(block * bs, (block + 1) * bs).arrayBuffer());
-        const verdict = pageVerdict(wasm, bytes, { block, blockSize: bs, segment: entry.segment, blocks, bigEndian });
+        const verdict = pageVerdict(wasm, bytes, { block, blockSize: bs, segment: entry.segment, blocks, bigEndian, ...fileContext(entry, block) });
         // A page that does not show its kind (pd_upper zeroed, garbage) decodes as its file's.
         const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork, fileKindOf(wasm, head, bs, bigEndian, entry.fork));
         if (live) {

@@ -4,7 +4,7 @@ import { useCallback, useRef, useState, type RefObject } from 'react';
 import type { FileEntry } from '../files';
 import { fetchSamples, loadSampleManifest, samplePath, type Sample, type SampleManifest } from '../samples';
 
-type AddFiles = (list: { file: File; path: string; fromFolder: boolean }[]) => void;
+type AddFiles = (list: { file: File; path: string; fromFolder: boolean }[]) => void | Promise<void>;
 
 /** Adds the given samples that are neither loaded nor being fetched. */
 export function useSampleLoader(files: RefObject<FileEntry[]>, addFiles: AddFiles): (samples: Sample[]) => Promise<void> {
@@ -15,7 +15,7 @@ export function useSampleLoader(files: RefObject<FileEntry[]>, addFiles: AddFile
       if (missing.length === 0) return;
       for (const s of missing) fetching.current.add(s.file);
       try {
-        addFiles(await fetchSamples(missing));
+        await addFiles(await fetchSamples(missing));
       } finally {
         for (const s of missing) fetching.current.delete(s.file);
       }

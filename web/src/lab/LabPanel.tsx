@@ -3,7 +3,7 @@
 // by the lab worker. The main thread only posts requests and renders at most 10 tallies a second.
 import { useEffect, useRef, useState } from 'react';
 import './lab.css';
-import type { LoadedPage } from '../lib/verdict';
+import type { LoadedPage } from '../lib/pageVerdict';
 import { flippableBits, sameLanePairCount } from './bits';
 import { flipsPerTrial, trialsOf, type ExperimentKind, type ExperimentSpec, type Tally } from './experiment';
 import type { BenchRow, FromLab, ToLab } from './protocol';

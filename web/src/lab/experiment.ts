@@ -1,6 +1,7 @@
 // The checksum lab's bit-flip experiments, independent of where they run: a batch of
 // mutated copies of one page goes through the core's `verify` in one call, and each copy's
 // checksum at the page's own block number is held against the unmutated page's.
+import type { Wasm } from '../wasm';
 import { flippableBits, flipBit, nthFlippableBit, randomBits, sameLaneBits, sameLanePairCount, sameLanePairs, xorshift32 } from './bits';
 
 /** same_lane draws same-lane pairs at random; same_lane_all visits every one once. */
@@ -26,17 +27,21 @@ export interface Tally {
   undetected: number[][];
 }
 
-/** What the experiments need of the core's `verify`: status codes and folds of the pages. */
-export type BatchVerify = (pages: Uint8Array) => { status: Uint8Array; fold: Uint32Array };
+/** What the experiments need of the core for a batch of copies of one page: whether the
+ * server rejects each unverified (a new page that is not all zeros), its checksum's fold, and
+ * its checksum as block `absBlock`. */
+export type BatchVerify = (pages: Uint8Array, absBlock: number) => { rejected: ArrayLike<boolean>; fold: Uint32Array; checksum: ArrayLike<number> };
 
-/** `PageStatus::code` of a page with pd_upper = 0 that is not all zeros. */
-const NEW_NOT_ZERO = 3;
-
-/**
- * pg_checksum_page's last step (checksum_impl.h): `(fold ^ blkno) % 65535 + 1`. Done here
- * because `verify` numbers a batch's pages consecutively, and every copy is the same block.
- */
-export const finishChecksum = (fold: number, blkno: number): number => (((fold ^ blkno) >>> 0) % 65535) + 1;
+/** The core's `verify` and checksum finish as a BatchVerify. */
+export function coreBatchVerify(w: Wasm, blockSize: number, bigEndian: boolean): BatchVerify {
+  const rejectedCode = w.status_names().indexOf('new_not_zero');
+  return (pages, absBlock) => {
+    const v = w.verify(pages, 0, blockSize, bigEndian);
+    const { status, fold } = v;
+    v.free();
+    return { rejected: Array.from(status, (s) => s === rejectedCode), fold, checksum: w.checksums_at(fold, absBlock) };
+  };
+}
 
 export const BATCH_PAGES = 256;
 const UNDETECTED_KEPT = 5;
@@ -83,8 +88,8 @@ export function* runExperiment(
   const n = Math.max(1, Math.min(batchPages, total));
   const buf = new Uint8Array(n * size);
   for (let i = 0; i < n; i++) buf.set(page, i * size);
-  const ref = verify(buf.subarray(0, size));
-  const original = finishChecksum(ref.fold[0], absBlock);
+  const ref = verify(buf.subarray(0, size), absBlock);
+  const original = ref.checksum[0];
   const originalFold = ref.fold[0];
   const next = trialSource(spec, size, bigEndian);
   const tally: Tally = { trials: 0, detected: 0, foldDiffers: 0, undetected: [] };
@@ -96,12 +101,12 @@ export function* runExperiment(
       for (const b of bits) flipBit(buf, i * size, b);
       flips.push(bits);
     }
-    const got = verify(buf.subarray(0, count * size));
+    const got = verify(buf.subarray(0, count * size), absBlock);
     for (let i = 0; i < count; i++) {
       // A flip that zeroes pd_upper makes a "new" page the server rejects unverified.
-      const rejected = got.status[i] === NEW_NOT_ZERO;
+      const rejected = got.rejected[i];
       if (rejected || got.fold[i] !== originalFold) tally.foldDiffers++;
-      if (rejected || finishChecksum(got.fold[i], absBlock) !== original) tally.detected++;
+      if (rejected || got.checksum[i] !== original) tally.detected++;
       else if (tally.undetected.length < UNDETECTED_KEPT) tally.undetected.push(flips[i]);
       // Flipping back restores the copy for the next batch.
       for (const b of flips[i]) flipBit(buf, i * size, b);

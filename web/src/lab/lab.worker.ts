@@ -2,7 +2,7 @@
 // and the benchmark of both wasm builds, off the main thread, one job at a time, with
 // progress at most every 100 ms and cancel between batches.
 import { loadWasm, type Wasm } from '../wasm';
-import { runExperiment, trialsOf, type Tally } from './experiment';
+import { coreBatchVerify, runExperiment, trialsOf, type Tally } from './experiment';
 import type { BenchRequest, BenchRow, BuildName, ExperimentRequest, FromLab, ToLab } from './protocol';
 
 const POST_EVERY_MS = 100;
@@ -45,12 +45,7 @@ const copyTally = (t: Tally): Tally => ({ ...t, undetected: t.undetected.map((u)
 
 async function experiment(req: ExperimentRequest): Promise<void> {
   const wasm = await loadWasm();
-  const verify = (pages: Uint8Array) => {
-    const v = wasm.verify(pages, 0, req.page.length, req.bigEndian);
-    const r = { status: v.status, fold: v.fold };
-    v.free();
-    return r;
-  };
+  const verify = coreBatchVerify(wasm, req.page.length, req.bigEndian);
   const total = trialsOf(req.spec, req.page.length);
   const t0 = performance.now();
   let lastPost = t0;

@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
 import { decodeWithCore, type Span } from '../lib/spans';
-import { pageVerdict, type LoadedPage } from '../lib/verdict';
+import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { loadWasm, type Wasm } from '../wasm';
 import { download, spliceEdits } from './splice';
 
@@ -53,6 +53,8 @@ export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry): LabEdit
       segment: entry.segment,
       blocks: Math.floor(entry.size / loaded.blockSize),
       bigEndian: loaded.bigEndian,
+      // The edited bytes are not the file's: only what the file says of checksums holds.
+      checksums: fileContext(entry, loaded.block).checksums,
     };
     const verdict = pageVerdict(wasm, edited, g);
     const decoded = decodeWithCore(wasm, edited, verdict.absoluteBlock, loaded.bigEndian, entry.fork);

@@ -3,8 +3,6 @@
 // and the choices the page offers the user.
 import type { Wasm } from '../wasm';
 
-export const BLOCK_SIZES = [1024, 2048, 4096, 8192, 16384, 32768] as const;
-
 export type ByteOrderChoice = 'detect' | 'little' | 'big';
 export const BYTE_ORDER_CHOICES: readonly ByteOrderChoice[] = ['detect', 'little', 'big'];
 

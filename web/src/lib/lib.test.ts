@@ -1,44 +1,22 @@
-import { describe, expect, it } from 'vitest';
-import { folderFilter, mergeByBlock, summaryState, newEntry } from '../files';
-import type { ProblemPage } from '../worker/protocol';
-import { isSkippedDataDirFile, parseRelationFileName, relationDirectory } from './filename';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { namesOf, summaryState, newEntry } from '../files';
+import type { Wasm } from '../wasm';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines, signedInt2 } from './messages';
 import { byteToSpan } from './spans';
 
-describe('relation file names', () => {
-  it('parses segment and fork', () => {
-    expect(parseRelationFileName('16385')).toEqual({ relfilenode: 16385, fork: 'main', segment: 0 });
-    expect(parseRelationFileName('16385.2')).toEqual({ relfilenode: 16385, fork: 'main', segment: 2 });
-    expect(parseRelationFileName('16385_fsm')).toEqual({ relfilenode: 16385, fork: 'fsm', segment: 0 });
-    expect(parseRelationFileName('16385_vm.3')).toEqual({ relfilenode: 16385, fork: 'vm', segment: 3 });
-    expect(parseRelationFileName('base/5/16385_init')).toEqual({ relfilenode: 16385, fork: 'init', segment: 0 });
-    // pg_checksums reads the segment with atoi(), so a leading zero still names segment 2.
-    expect(parseRelationFileName('16385.02')).toEqual({ relfilenode: 16385, fork: 'main', segment: 2 });
+describe('file names, as the core reads them', () => {
+  let w: Wasm;
+  beforeAll(async () => {
+    w = await import('../../pkg/pgpage_wasm.js');
+    w.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
   });
-  it('rejects what is not a relation file', () => {
-    for (const n of ['pg_control', 'PG_VERSION', '16385.0', '16385_xyz', 'x16385', '', '0', '16385.', '99999999999'])
-      expect(parseRelationFileName(n), n).toBeNull();
-  });
-  it('finds the database directory and the skip list', () => {
-    expect(relationDirectory('data/base/16384/16385.1')).toBe('base/16384');
-    expect(relationDirectory('global/1262')).toBe('global');
-    expect(relationDirectory('16385')).toBeNull();
-    expect(isSkippedDataDirFile('global/pg_control')).toBe(true);
-    expect(isSkippedDataDirFile('base/5/pg_internal.init')).toBe(true);
-    expect(isSkippedDataDirFile('base/5/t3_16385')).toBe(true);
-    expect(isSkippedDataDirFile('base/5/16385')).toBe(false);
-  });
-  it('keeps from a data directory only what pg_checksums scans, from other folders every relation file', () => {
-    const data = ['pgdata/base/1/1259', 'pgdata/global/1262', 'pgdata/global/pg_control', 'pgdata/pg_xact/0001',
-      'pgdata/pg_multixact/offsets/0002', 'pgdata/pg_tblspc/16400/PG_15_202209061/5/16401.1', 'pgdata/16385'];
-    const copies = ['copies/16385', 'copies/16385_fsm', 'copies/pg_xact/0001', 'copies/notes.txt'];
-    const keep = folderFilter([...data, ...copies]);
-    expect([...data, ...copies].filter(keep)).toEqual([
-      'pgdata/base/1/1259', 'pgdata/global/1262', 'pgdata/pg_tblspc/16400/PG_15_202209061/5/16401.1',
-      'copies/16385', 'copies/16385_fsm', 'copies/pg_xact/0001',
-    ]);
-    // A database directory dropped on its own is not a data directory: all its files count.
-    expect(['16384/16385', '16384/pg_filenode.map'].filter(folderFilter(['16384/16385', '16384/pg_filenode.map']))).toEqual(['16384/16385']);
+  it('an entry takes its name and directory from the core', () => {
+    expect(namesOf(w, 'pgdata/base/16384/16385_vm.3')).toEqual({ rel: { relfilenode: 16385, fork: 'vm', segment: 3 }, relDir: 'base/16384' });
+    expect(namesOf(w, 'copies/pg_control')).toEqual({ rel: null, relDir: null });
+    const e = newEntry(new File([], '16385.2'), 'base/5/16385.2', undefined, namesOf(w, 'base/5/16385.2'), 2);
+    expect([e.segment, e.fork, e.relDir, e.checksums]).toEqual([2, 'main', 'base/5', 2]);
   });
 });
 
@@ -96,30 +74,5 @@ describe('state', () => {
     expect(summaryState([a, b])).toBe('done');
     a.state = 'error';
     expect(summaryState([a, b])).toBe('error');
-  });
-});
-
-describe('problem pages from regions read at once', () => {
-  const page = (block: number): ProblemPage => ({ block, absoluteBlock: block, status: 'mismatch', stored: 1, computed: 2, matchesBlock: null });
-  it('merge into block order, whatever order the regions report in', () => {
-    const rand = (() => {
-      let x = 7;
-      return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-    })();
-    for (let trial = 0; trial < 50; trial++) {
-      const blocks = Array.from({ length: 200 }, (_, i) => i).filter(() => rand() < 0.3);
-      // Two regions, each reporting its own blocks in order, in messages of random sizes.
-      const half = 100;
-      const regions = [blocks.filter((b) => b < half), blocks.filter((b) => b >= half)];
-      let list: ProblemPage[] = [];
-      while (regions.some((r) => r.length > 0)) {
-        const r = regions[rand() < 0.5 ? 0 : 1];
-        const msg = r.splice(0, Math.floor(rand() * 5)).map(page);
-        list = mergeByBlock(list, msg);
-      }
-      expect(list.map((p) => p.block)).toEqual(blocks);
-    }
-    const a = [page(1)];
-    expect(mergeByBlock(a, [])).toBe(a);
   });
 });

@@ -95,7 +95,7 @@ function pageSection(p: ReportPage, title: string): string[] {
   );
   out.push(`- **Stored checksum** (pd_checksum): ${checksumWords(p.stored)}`);
   out.push(`- **Computed checksum** (pg_checksum_page for block ${p.absoluteBlock}): ${p.computed === null ? 'none (a new page is not checksummed)' : checksumWords(p.computed)}`);
-  if (p.matchesBlock !== null) out.push(`- The stored checksum is valid for block ${p.matchesBlock} of this file: a misplaced page?`);
+  if (p.matchesBlock !== null) out.push(`- Written for relation block ${p.matchesBlock}: its stored checksum is valid there and the page's own evidence agrees (a misplaced page).`);
   out.push('', `### Page header (pageinspect's \`page_header()\`)`, '', '| page_header() | PageHeaderData | value |', '| --- | --- | --- |');
   for (const [column, field] of HEADER_FIELDS) out.push(`| ${column} | ${field} | ${headerValue(p, column)} |`);
 

@@ -1,5 +1,6 @@
-// Page status codes as the wasm bindings return them (pgpage::verify::PageStatus::code, its
-// declaration order) and the contract's names for them.
+// The contract's page status names (CONTRACTS.md `status`; the core's `status_names()` gives
+// them in the order of its codes, which the page map's palette follows) and how the page
+// words them. Which status is a problem is the core's to say (the verdict's rows).
 
 export const STATUS_NAMES = ['ok', 'mismatch', 'zero', 'new_not_zero', 'bad_header'] as const;
 export type StatusName = (typeof STATUS_NAMES)[number];
@@ -20,14 +21,6 @@ export const STATUS_LETTER: Record<StatusName, string> = {
   new_not_zero: 'N',
   bad_header: 'H',
 };
-
-export function statusName(code: number): StatusName {
-  return STATUS_NAMES[code] ?? 'mismatch';
-}
-
-export function isProblem(s: StatusName): boolean {
-  return s !== 'ok' && s !== 'zero';
-}
 
 export type StatusCounts = Record<StatusName, number>;
 

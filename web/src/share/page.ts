@@ -7,7 +7,7 @@ import type { FileSummary, ReportPage } from '../lib/report';
 import { entryGeometry } from '../lib/head';
 import { decodeWithCore } from '../lib/spans';
 import { emptyCounts, STATUS_NAMES } from '../lib/status';
-import { pageVerdict } from '../lib/verdict';
+import { fileContext, pageVerdict, type PageGeometry } from '../lib/pageVerdict';
 import { loadWasm, type Wasm } from '../wasm';
 
 /** Where a page sits: what the report says about it beyond its bytes. */
@@ -21,11 +21,13 @@ export interface PagePlace {
   /** Whole pages in the file, for the block a misplaced page belongs to. */
   fileBlocks: number;
   bigEndian: boolean;
+  /** What the file's verdict knows: checksums on or off, the page's row. */
+  context?: Pick<PageGeometry, 'checksums' | 'row'>;
 }
 
 /** The core's verdict and decoding of one page, for the report. */
 export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace): ReportPage {
-  const { status, stored, computed, absoluteBlock, matchesBlock } = pageVerdict(wasm, bytes, { ...at, blocks: at.fileBlocks });
+  const { status, stored, computed, absoluteBlock, matchesBlock } = pageVerdict(wasm, bytes, { ...at, ...at.context, blocks: at.fileBlocks });
   const decoded = decodeWithCore(wasm, bytes, absoluteBlock, at.bigEndian, at.fork);
   // The decoder's first complaint is the best guess at where the damage is.
   const flagged = decoded.spans.find((s) => s.problem);
@@ -64,6 +66,7 @@ export async function readReportPage(entry: FileEntry, block: number): Promise<R
     blockSize,
     fileBlocks: Math.floor(entry.size / blockSize),
     bigEndian,
+    context: fileContext(entry, block),
   });
 }
 

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { parseRelationFileName } from '../lib/filename';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { namesOf } from '../files';
+import type { Wasm } from '../wasm';
 import type { SampleManifest } from '../samples';
 import manifestJson from '../../../public/samples/manifest.json';
 import { stepHighlight, TOUR_STEPS } from './steps';
@@ -14,9 +17,14 @@ const sample = (role: string) => {
 };
 
 describe('the samples', () => {
+  let w: Wasm;
+  beforeAll(async () => {
+    w = await import('../../pkg/pgpage_wasm.js');
+    w.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+  });
   it('take fork and segment from their file names, as dropped files do', () => {
     for (const s of manifest.samples) {
-      const rel = parseRelationFileName(s.file);
+      const { rel } = namesOf(w, s.file);
       expect(rel, s.file).not.toBeNull();
       expect({ fork: rel!.fork, segment: rel!.segment }, s.file).toEqual({ fork: s.fork, segment: s.segment });
       expect(new Set(manifest.samples.map((x) => x.file)).size).toBe(manifest.samples.length);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_HANDED, MAX_HANDED_BYTES, PART_ALIGN, SPLIT_BYTES, VerifyPool, type PoolWorker } from './pool';
-import type { FromWorker, PartDone, VerifyRequest } from './protocol';
+import type { FinishRequest, FromWorker, VerifyRequest } from './protocol';
 
 class FakeWorker implements PoolWorker {
   got: unknown[] = [];
@@ -14,7 +14,7 @@ class FakeWorker implements PoolWorker {
   }
 }
 
-const req = (job: number): VerifyRequest => ({ type: 'verify', job, file: new File([], String(job)), segment: 0, choice: { blockSize: null, byteOrder: 'detect' } });
+const req = (job: number): VerifyRequest => ({ type: 'verify', job, file: new File([], String(job)), path: String(job), segment: 0, checksums: 0, choice: { blockSize: null, byteOrder: 'detect' } });
 const add = (pool: VerifyPool, job: number, size = 0) => pool.verify(req(job), () => size);
 /** Two fake workers, a pool over them, and what the pool delivered. */
 function twoWorkers(now?: () => number) {
@@ -35,7 +35,7 @@ describe('verify pool', () => {
     expect(jobs(a)).toEqual(['verify:1']);
     expect(jobs(b)).toEqual(Array.from({ length: MAX_HANDED }, (_, i) => `verify:${i + 2}`));
     // Each finished file makes room for the next waiting one, on the worker that has room.
-    b.say({ type: 'done', job: 2, counts: { ok: 0, mismatch: 0, zero: 0, new_not_zero: 0, bad_header: 0 }, checksumsDisabled: false, elapsedMs: 1 });
+    b.say({ type: 'done', job: 2, elapsedMs: 1 });
     expect(jobs(b).at(-1)).toBe(`verify:${MAX_HANDED + 2}`);
     b.say({ type: 'error', job: 3, message: 'x' });
     expect(jobs(b).at(-1)).toBe(`verify:${MAX_HANDED + 3}`);
@@ -80,7 +80,7 @@ describe('verify pool', () => {
     a.onerror!({ message: 'boom' } as ErrorEvent);
     expect(seen).toEqual([{ type: 'error', job: 1, message: 'the verify worker failed: boom' }]);
     expect(jobs(a)).toEqual(['verify:1']);
-    b.say({ type: 'done', job: 2, counts: { ok: 0, mismatch: 0, zero: 0, new_not_zero: 0, bad_header: 0 }, checksumsDisabled: false, elapsedMs: 1 });
+    b.say({ type: 'done', job: 2, elapsedMs: 1 });
     expect(jobs(b)).toEqual(['verify:2', 'verify:3']);
     // With no worker left, what waits fails at once instead of waiting for ever.
     add(pool, 4, big);
@@ -88,16 +88,8 @@ describe('verify pool', () => {
     expect(seen.slice(-2).map((m) => `${m.type}:${m.job}`)).toEqual(['error:3', 'error:4']);
   });
 
-  const counts = (ok: number, mismatch = 0) => ({ ok, mismatch, zero: 0, new_not_zero: 0, bad_header: 0 });
-  const partDone = (index: number, saw: boolean, held: number[] = []): PartDone => ({
-    index,
-    sawStoredChecksum: saw,
-    headerPages: 10,
-    firstAbsBlock: 1000,
-    heldBlocks: Uint32Array.from(held),
-    heldComputed: Uint16Array.from(held, (b) => b + 1),
-    heldMatches: Float64Array.from(held, () => NaN),
-  });
+  const partDone = (index: number) => ({ index, scan: Uint8Array.of(index, 7) });
+  const result = { counts: { ok: 99, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 }, checksumsDisabled: false, problem: true, pages: [], remap: [], findings: [], chance: null };
   const start = (job: number): FromWorker => ({
     type: 'start',
     job,
@@ -121,46 +113,29 @@ describe('verify pool', () => {
     expect(pb!.to).toBeGreaterThanOrEqual(size);
     // Part 1 is quicker than part 0's 'start': its progress waits, so the page never sees
     // a file's blocks before the file.
-    b.say({ type: 'progress', job: 1, runs: [{ firstBlock: 50, statuses: new Uint8Array(2) }], problems: [], bytesDone: 7, part: 1 });
+    b.say({ type: 'progress', job: 1, runs: [{ firstBlock: 50, statuses: new Uint8Array(2) }], bytesDone: 7, part: 1 });
     expect(seen).toEqual([]);
     a.say(start(1));
-    a.say({ type: 'progress', job: 1, runs: [], problems: [], bytesDone: 5, part: 0 });
+    a.say({ type: 'progress', job: 1, runs: [], bytesDone: 5, part: 0 });
     expect(seen.map((m) => m.type)).toEqual(['start', 'progress', 'progress']);
     expect(seen.slice(1).map((m) => (m as { bytesDone: number }).bytesDone)).toEqual([7, 12]);
     t = 42;
-    a.say({ type: 'done', job: 1, counts: counts(50), checksumsDisabled: false, elapsedMs: 1, part: partDone(0, true) });
+    a.say({ type: 'done', job: 1, elapsedMs: 1, part: partDone(0) });
     expect(seen).toHaveLength(3);
-    b.say({ type: 'done', job: 1, counts: counts(49, 1), checksumsDisabled: false, elapsedMs: 1, part: partDone(1, true) });
-    expect(seen.at(-1)).toEqual({ type: 'done', job: 1, counts: counts(99, 1), checksumsDisabled: false, elapsedMs: 42 });
+    b.say({ type: 'done', job: 1, elapsedMs: 1, part: partDone(1) });
+    // Every part is in: one worker merges their scans (in part order) and decides the verdict.
+    const finish = [...a.got, ...b.got].filter((m) => (m as FinishRequest).type === 'finish') as FinishRequest[];
+    expect(finish).toEqual([{ type: 'finish', job: 1, parts: [partDone(0).scan, partDone(1).scan], path: '1', checksums: 0 }]);
+    expect(seen).toHaveLength(3);
+    const merger = a.got.includes(finish[0]) ? a : b;
+    t = 50;
+    merger.say({ type: 'done', job: 1, elapsedMs: 2, result });
+    expect(seen.at(-1)).toEqual({ type: 'done', job: 1, elapsedMs: 50, result });
     // Both workers are free again.
     add(pool, 2, 8192);
     add(pool, 3, 8192);
     expect(jobs(a).at(-1)).toBe('verify:2');
     expect(jobs(b).at(-1)).toBe('verify:3');
-  });
-
-  it('decides from every part whether a shared file has checksums', () => {
-    const { a, b, seen, pool } = twoWorkers();
-    add(pool, 1, 2 * SPLIT_BYTES);
-    add(pool, 2, 2 * SPLIT_BYTES);
-    a.say(start(1));
-    // Part 0 saw only pages storing 0 and held two back; part 1 saw stored checksums: the
-    // file has checksums, so the held-back pages are mismatches after all.
-    a.say({ type: 'done', job: 1, counts: counts(0, 2), checksumsDisabled: true, elapsedMs: 1, part: partDone(0, false, [4, 3]) });
-    b.say({ type: 'done', job: 1, counts: counts(5), checksumsDisabled: false, elapsedMs: 1, part: partDone(1, true) });
-    const problems = seen.filter((m) => m.type === 'progress').flatMap((m) => (m as { problems: unknown[] }).problems);
-    expect(problems).toEqual([
-      { block: 3, absoluteBlock: 1003, status: 'mismatch', stored: 0, computed: 4, matchesBlock: null },
-      { block: 4, absoluteBlock: 1004, status: 'mismatch', stored: 0, computed: 5, matchesBlock: null },
-    ]);
-    expect(seen.at(-1)).toMatchObject({ type: 'done', job: 1, checksumsDisabled: false });
-    // No part saw a stored checksum: checksums are off, and nothing is a problem.
-    seen.length = 0;
-    b.say(start(2));
-    a.say({ type: 'done', job: 2, counts: counts(0, 3), checksumsDisabled: true, elapsedMs: 1, part: partDone(0, false, [1, 2, 3]) });
-    b.say({ type: 'done', job: 2, counts: counts(0, 3), checksumsDisabled: true, elapsedMs: 1, part: partDone(1, false, [60]) });
-    expect(seen.map((m) => m.type)).toEqual(['start', 'done']);
-    expect(seen.at(-1)).toMatchObject({ checksumsDisabled: true, counts: counts(0, 6) });
   });
 
   it('a shared file that fails in one part fails once and stops its other part', () => {
@@ -185,7 +160,7 @@ describe('verify pool', () => {
     expect(jobs(b).at(-1)).toBe('cancel:1');
     a.say({ type: 'cancelled', job: 1 });
     // A part that finished before it heard of the cancel still ends the file as cancelled.
-    b.say({ type: 'done', job: 1, counts: counts(5), checksumsDisabled: false, elapsedMs: 1, part: partDone(1, true) });
+    b.say({ type: 'done', job: 1, elapsedMs: 1, part: partDone(1) });
     expect(seen.map((m) => m.type)).toEqual(['start', 'cancelled']);
   });
 

@@ -2,9 +2,9 @@
 // more, so the small files behind it go to the other worker; small files are handed over a
 // few at a time, so a worker never waits for the page to send it the next one (a data
 // directory is hundreds of small files, and the page may be busy drawing). A big file is
-// shared: each worker verifies a part of it, and the pool makes their messages one file's.
-import { addCounts, emptyCounts, type StatusCounts } from '../lib/status';
-import type { FromWorker, PartDone, ProblemPage, VerifyRequest } from './protocol';
+// shared: each worker verifies a part of it, the pool makes their messages one file's, and
+// one worker merges the parts' scans into the core's verdict of the file.
+import type { FinishRequest, FromWorker, VerifyRequest } from './protocol';
 
 /** The part of a Worker the pool uses (a fake one in tests). */
 export interface PoolWorker {
@@ -30,6 +30,8 @@ interface Waiting {
 
 /** A file shared between workers, until its last part ends. */
 interface Shared {
+  /** The file's request, as the page made it. */
+  req: VerifyRequest;
   parts: number;
   /** Parts that ended (done, error or cancelled). */
   ended: number;
@@ -37,8 +39,8 @@ interface Shared {
   /** Messages of parts that came before part 0's 'start'. */
   early: FromWorker[];
   bytesDone: number[];
-  counts: StatusCounts;
-  done: PartDone[];
+  /** Each part's exported scan, by part index. */
+  scans: Uint8Array[];
   /** Set once the job's end has been delivered (an error) or asked for (cancel). */
   failed: string | null;
   cancelled: boolean;
@@ -56,6 +58,8 @@ export class VerifyPool {
   /** Workers that failed (e.g. their module did not load): they get nothing more. */
   private readonly failed: (string | null)[];
   private readonly shared = new Map<number, Shared>();
+  /** Shared files whose verdict a worker is deciding from their parts: when they started. */
+  private readonly finishing = new Map<number, number>();
 
   constructor(
     private readonly workers: PoolWorker[],
@@ -135,13 +139,13 @@ export class VerifyPool {
       parts.push({ req: { ...next.req, part: { index: p, from: p * per, to } }, size: () => Math.min(bytes, to) - p * per });
     }
     this.shared.set(next.req.job, {
+      req: next.req,
       parts: parts.length,
       ended: 0,
       started: false,
       early: [],
       bytesDone: parts.map(() => 0),
-      counts: emptyCounts(),
-      done: [],
+      scans: [],
       failed: null,
       cancelled: false,
       t0: this.now(),
@@ -153,8 +157,19 @@ export class VerifyPool {
    * through fromPart, anything else to the page as it is. */
   private route(m: FromWorker): void {
     const s = this.shared.get(m.job);
-    if (s) this.fromPart(m.job, s, m);
-    else this.deliver(m);
+    if (s) {
+      this.fromPart(m.job, s, m);
+      return;
+    }
+    const t0 = this.finishing.get(m.job);
+    if (t0 !== undefined && m.type !== 'start' && m.type !== 'progress') {
+      this.finishing.delete(m.job);
+      if (m.type === 'done') {
+        this.deliver({ ...m, elapsedMs: this.now() - t0 });
+        return;
+      }
+    }
+    this.deliver(m);
   }
 
   /** A message of one part of a shared file: becomes the file's, or waits for its turn. */
@@ -181,8 +196,7 @@ export class VerifyPool {
           s.early.push(m);
           return;
         }
-        addCounts(s.counts, m.counts);
-        if (m.part) s.done.push(m.part);
+        if (m.part) s.scans[m.part.index] = m.part.scan;
         s.ended++;
         break;
       case 'error':
@@ -228,30 +242,31 @@ export class VerifyPool {
       this.deliver({ type: 'cancelled', job });
       return;
     }
-    const saw = s.done.some((d) => d.sawStoredChecksum);
-    const headerPages = s.done.reduce((a, d) => a + d.headerPages, 0);
-    if (saw) {
-      // The file has checksums: the pages a part held back are mismatches after all.
-      const held: ProblemPage[] = [];
-      for (const d of s.done) {
-        if (d.sawStoredChecksum) continue;
-        for (let k = 0; k < d.heldBlocks.length; k++) {
-          held.push({
-            block: d.heldBlocks[k],
-            absoluteBlock: (d.firstAbsBlock + d.heldBlocks[k]) >>> 0,
-            status: 'mismatch',
-            stored: 0,
-            computed: d.heldComputed[k],
-            matchesBlock: Number.isNaN(d.heldMatches[k]) ? null : d.heldMatches[k],
-          });
-        }
-      }
-      if (held.length > 0) {
-        held.sort((a, b) => a.block - b.block);
-        this.deliver({ type: 'progress', job, runs: [], problems: held, bytesDone: bytesDone(s) });
+    this.finishing.set(job, s.t0);
+    const req: FinishRequest = { type: 'finish', job, parts: s.scans, path: s.req.path, checksums: s.req.checksums };
+    this.hand(req, 0);
+  }
+
+  /** Hands a request to the least loaded live worker; false when none is left. */
+  private hand(req: VerifyRequest | FinishRequest, bytes: number): boolean {
+    let best = -1;
+    for (let i = 0; i < this.workers.length; i++) {
+      if (!this.takes(i, bytes)) continue;
+      if (best < 0 || this.handed[i].length < this.handed[best].length) best = i;
+    }
+    if (best < 0) {
+      // The verdict is owed even when every worker is busy: the least loaded live one.
+      if (req.type !== 'finish') return false;
+      best = this.failed.findIndex((f) => f === null);
+      if (best < 0) {
+        this.finishing.delete(req.job);
+        this.deliver({ type: 'error', job: req.job, message: this.failed[0] ?? 'no verify worker' });
+        return true;
       }
     }
-    this.deliver({ type: 'done', job, counts: s.counts, checksumsDisabled: !saw && headerPages > 0, elapsedMs: this.now() - s.t0 });
+    this.handed[best].push({ job: req.job, bytes });
+    this.workers[best].postMessage(req);
+    return true;
   }
 
   private dispatch(): void {
@@ -263,13 +278,7 @@ export class VerifyPool {
         next = this.waiting[0];
         bytes = next.size();
       }
-      // The least loaded worker that takes it.
-      let best = -1;
-      for (let i = 0; i < this.workers.length; i++) {
-        if (!this.takes(i, bytes)) continue;
-        if (best < 0 || this.handed[i].length < this.handed[best].length) best = i;
-      }
-      if (best < 0) {
+      if (!this.hand(next.req, bytes)) {
         // No worker left at all: what waits can never run.
         const reason = this.failed.every((f) => f !== null) ? this.failed[0] : null;
         if (reason === null) return;
@@ -277,8 +286,6 @@ export class VerifyPool {
         return;
       }
       this.waiting.shift();
-      this.handed[best].push({ job: next.req.job, bytes });
-      this.workers[best].postMessage(next.req);
     }
   }
 }

@@ -2,11 +2,18 @@
 import type { Geometry, GeometryChoice } from '../lib/geometry';
 import type { StatusCounts, StatusName } from '../lib/status';
 
+/** What pg_control says of data checksums, as `FileScanJs.finish` takes it: 0 unknown (the
+ * file decides), 1 on, 2 off. */
+export type ChecksumsCode = 0 | 1 | 2;
+
 export interface VerifyRequest {
   type: 'verify';
   job: number;
   file: File;
+  /** The file as the server names it, for the core's messages (`base/5/16385.2`). */
+  path: string;
   segment: number;
+  checksums: ChecksumsCode;
   /** Block size and byte order as chosen; what is not chosen comes from the file's head. */
   choice: GeometryChoice;
   chunkBytes?: number;
@@ -16,41 +23,90 @@ export interface VerifyRequest {
   part?: { index: number; from: number; to: number };
 }
 
+/** The verdict of a file whose parts were verified apart: their exported scans, merged. */
+export interface FinishRequest {
+  type: 'finish';
+  job: number;
+  parts: Uint8Array[];
+  path: string;
+  checksums: ChecksumsCode;
+}
+
 export interface CancelRequest {
   type: 'cancel';
   job: number;
 }
 
-export type ToWorker = VerifyRequest | CancelRequest;
+export type ToWorker = VerifyRequest | FinishRequest | CancelRequest;
 
+/** The block a mismatching page was written for, as the core's verdict says. */
+export interface Misplaced {
+  /** Relation-wide block number. */
+  block: number;
+  /** Something besides the checksum agrees (a claim); else a candidate, chance at its odds. */
+  claim: boolean;
+  /** The finding that says so (`misplaced_by_tuple_ids`, `misplaced_by_sibling_links`,
+   * `checksum_matches_other_block`). */
+  by: string;
+  /** For a candidate: blocks of the searched range its checksum is valid for. */
+  matches: number;
+  /** The same block within this file, null when it is another segment's. */
+  inFile: number | null;
+}
+
+/** A page the core's verdict lists: a problem page, or a page with a finding. */
 export interface ProblemPage {
   block: number;
   absoluteBlock: number;
   status: StatusName;
+  /** The status's code, as the page map holds it. */
+  code: number;
+  /** The server refuses to read the page (the core's `PageStatus::is_problem`). */
+  problem: boolean;
   stored: number;
+  /** null when the server computes none: new pages, checksums off. */
   computed: number | null;
-  matchesBlock: number | null;
+  misplaced: Misplaced | null;
+  /** The block the page's own heap tuples name, when a majority agree. */
+  tupleBlock: number | null;
+  /** Finding codes (`findings_table()`), the status's first. */
+  findings: string[];
 }
 
-/** What a part knows that only the whole file can decide: whether its file has data
- * checksums. Mismatches of pages that store 0 are held back until a page of the file shows a
- * stored checksum; a part that saw none hands its held-back pages over (as typed arrays: a
- * file without checksums holds back every page). */
-export interface PartDone {
-  index: number;
-  sawStoredChecksum: boolean;
-  headerPages: number;
-  /** The relation-wide block number of the file's block 0. */
-  firstAbsBlock: number;
-  heldBlocks: Uint32Array;
-  heldComputed: Uint16Array;
-  /** matchesBlock, NaN for none. */
-  heldMatches: Float64Array;
+/** A finding about the whole file, with its message filled in by the core. */
+export interface FileFinding {
+  code: string;
+  message: string;
+  /** For a short read: the block that reads short. */
+  block?: number;
+}
+
+/** The odds of a bare checksum match over the range searched. */
+export interface Chance {
+  searched: number;
+  expected: number;
+  probability: number;
+}
+
+/** One file's verdict, as `FileScanJs.finish` decides it. */
+export interface FileResult {
+  counts: StatusCounts;
+  checksumsDisabled: boolean;
+  /** The server would fail to read some block of the file (a problem page or a short read). */
+  problem: boolean;
+  /** In block order. */
+  pages: ProblemPage[];
+  /** Status codes the chunks gave that the verdict judges otherwise for the pages it does
+   * not list (with checksums off, a mismatch is ok): [chunk's code, verdict's code]. */
+  remap: [number, number][];
+  findings: FileFinding[];
+  chance: Chance | null;
 }
 
 export interface StatusRun {
   /** Block (within the file) of statuses[0]. */
   firstBlock: number;
+  /** Status codes as chunks see them (checksums on); the verdict settles them. */
   statuses: Uint8Array;
 }
 
@@ -61,12 +117,11 @@ export type FromWorker =
       job: number;
       /** Statuses of runs of consecutive blocks, in no particular order. */
       runs: StatusRun[];
-      /** In block order. */
-      problems: ProblemPage[];
       bytesDone: number;
       /** Of a shared file: the part whose bytesDone this is. */
       part?: number;
     }
-  | { type: 'done'; job: number; counts: StatusCounts; checksumsDisabled: boolean; elapsedMs: number; part?: PartDone }
+  /** A whole file's end carries its verdict; a part's end carries its exported scan. */
+  | { type: 'done'; job: number; elapsedMs: number; result?: FileResult; part?: { index: number; scan: Uint8Array } }
   | { type: 'error'; job: number; message: string }
   | { type: 'cancelled'; job: number };

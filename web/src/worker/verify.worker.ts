@@ -1,12 +1,12 @@
 // Verifies one file at a time off the main thread: streams the file in chunks into one reused
-// buffer (a BYOB reader) through the wasm batch call, and posts statuses and
-// problem pages at most every 100 ms so the page never gets a flood of messages.
-import { parseRelationFileName } from '../lib/filename';
+// buffer (a BYOB reader) through the core's file scan (FileScanJs), posts the chunks' status
+// codes for the page map at most every 100 ms so the page never gets a flood of messages, and
+// ends with the core's verdict of the file (or, for a part of a shared file, its exported scan).
 import { fileGeometry, headBytes } from '../lib/geometry';
-import { emptyCounts, isProblem, statusName } from '../lib/status';
+import type { StatusName } from '../lib/status';
 import { loadWasm, wasmBytes, type Wasm } from '../wasm';
-import type { ChunkVerifier } from '../../pkg/pgpage_wasm.js';
-import type { FromWorker, PartDone, ProblemPage, StatusRun, ToWorker, VerifyRequest } from './protocol';
+import type { FileVerdictJs } from '../../pkg/pgpage_wasm.js';
+import type { FileFinding, FileResult, FinishRequest, FromWorker, ProblemPage, StatusRun, ToWorker, VerifyRequest } from './protocol';
 
 // 2 MiB: the wasm call's copy and checksum of a chunk read moments ago run from cache
 // (1 GB in Chromium: 173-278 ms in wasm.verify at 2 MiB against 230-361 ms at 8 MiB).
@@ -27,18 +27,8 @@ const cancelled = new Set<number>();
 // 50 ms, none when a global held the readers). This worker has not been seen to stall, even
 // with a collection every 500 allocations; what kept its streams alive is not promised.
 const reading = new Set<ReadableStreamBYOBReader>();
-const queue: VerifyRequest[] = [];
+const queue: (VerifyRequest | FinishRequest)[] = [];
 let busy = false;
-
-// One input buffer in wasm memory for the worker's life: each chunk is copied into it, with
-// no allocation per chunk.
-let verifier: ChunkVerifier | null = null;
-function verifierFor(wasm: Wasm, bytes: number): ChunkVerifier {
-  if (verifier && verifier.capacity() >= bytes) return verifier;
-  verifier?.free();
-  verifier = new wasm.ChunkVerifier(bytes);
-  return verifier;
-}
 
 const post = (m: FromWorker, transfer: Transferable[] = []): void => postMessage(m, { transfer });
 // Compile the module as soon as the worker starts, before the first file arrives.
@@ -64,7 +54,8 @@ async function pump(): Promise<void> {
       continue;
     }
     try {
-      await verifyFile(req);
+      if (req.type === 'finish') await finishParts(req);
+      else await verifyFile(req);
     } catch (e) {
       post({ type: 'error', job: req.job, message: readError(e) });
     }
@@ -89,155 +80,190 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
   const whole = size <= WHOLE_FILE_BYTES && !part ? new Uint8Array(await file.arrayBuffer()) : null;
   if (whole && whole.length !== size) throw new Error('the file changed size while being read');
   // A file named like a relation file whose head is all damage is read as 8 kB pages, as the
-  // CLI and pg_checksums do, so its pages get their verdicts; empty relation files (new or
-  // truncated relations) are normal. Anything else is not ours to judge.
+  // CLI and pg_checksums do; anything else is not ours to judge (the core decides both).
   const head = whole ? whole.subarray(0, headBytes(wasm)) : new Uint8Array(await file.slice(0, headBytes(wasm)).arrayBuffer());
-  const g = fileGeometry(wasm, head, req.choice, parseRelationFileName(file.name) !== null);
+  const named = wasm.relation_file_name(file.name) !== undefined;
+  const g = fileGeometry(wasm, head, req.choice, named);
   if ('error' in g) throw new Error(g.error);
-  const { blockSize, bigEndian } = g;
-  const blocks = Math.floor(size / blockSize);
-  const trailingBytes = size - blocks * blockSize;
-  // Of a file shared between workers, part 0 says what the file is.
-  if (!part || part.index === 0) {
-    const trailing = whole
-      ? whole.slice(blocks * blockSize)
-      : new Uint8Array(trailingBytes > 0 ? await file.slice(blocks * blockSize, size).arrayBuffer() : new ArrayBuffer(0));
-    post({ type: 'start', job, geometry: g, blocks, trailingBytes, trailing }, [trailing.buffer]);
-  }
-
-  const firstAbs = wasm.absolute_block(blockSize, req.segment, 0);
-  const chunk = Math.max(blockSize, Math.floor((req.chunkBytes ?? DEFAULT_CHUNK) / blockSize) * blockSize);
-  const wholeBytes = blocks * blockSize;
-  const fromByte = part ? Math.min(part.from, wholeBytes) : 0;
-  const toByte = part ? Math.min(part.to, wholeBytes) : wholeBytes;
-  const counts = emptyCounts();
-  // Data checksums off: every page with a header stores 0. Hold stored-0 problems back until
-  // a page shows a non-zero checksum, so a checksum-less file is one message, not a flood.
-  let sawStoredChecksum = false;
-  let headerPages = 0;
-  let heldBack: ProblemPage[] = [];
-
-  // Statuses go out as runs of consecutive blocks, problems in block order within a message.
-  let pendingRuns: StatusRun[] = [];
-  let pendingProblems: ProblemPage[] = [];
-  let bytesDone = 0;
-  let lastPost = performance.now();
-  const flush = (): void => {
-    pendingProblems.sort((x, y) => x.block - y.block);
-    post({ type: 'progress', job, runs: pendingRuns, problems: pendingProblems, bytesDone, part: part?.index }, pendingRuns.map((r) => r.statuses.buffer));
-    pendingRuns = [];
-    pendingProblems = [];
-    lastPost = performance.now();
-  };
-
-  const verifyChunk = (buf: Uint8Array, firstBlock: number): void => {
-    const v = verifierFor(wasm, chunk);
-    wasmBytes().set(buf, v.input());
-    const batch = v.verify(buf.length, (firstAbs + firstBlock) >>> 0, blockSize, bigEndian);
-    const status = batch.status;
-    const stored = batch.stored;
-    const computed = batch.computed;
-    const fold = batch.fold;
-    batch.free();
-    for (let i = 0; i < status.length; i++) {
-      const s = statusName(status[i]);
-      counts[s]++;
-      if (s === 'ok' || s === 'mismatch' || s === 'bad_header') {
-        headerPages++;
-        if (stored[i] !== 0 && !sawStoredChecksum) {
-          sawStoredChecksum = true;
-          // (Not push(...heldBack): a spread of 100,000 pages overflows the stack.)
-          pendingProblems = pendingProblems.concat(heldBack);
-          heldBack = [];
-        }
-      }
-      if (!isProblem(s)) continue;
-      const block = firstBlock + i;
-      const m = s === 'mismatch' ? wasm.matches_block(fold[i], stored[i], block, firstAbs, blocks) : undefined;
-      const p: ProblemPage = {
-        block,
-        absoluteBlock: (firstAbs + block) >>> 0,
-        status: s,
-        stored: stored[i],
-        computed: s === 'new_not_zero' ? null : computed[i],
-        matchesBlock: m ?? null,
-      };
-      if (!sawStoredChecksum && stored[i] === 0 && s === 'mismatch') heldBack.push(p);
-      else pendingProblems.push(p);
-    }
-    pendingRuns.push({ firstBlock, statuses: status });
-    bytesDone += buf.length;
-    if (performance.now() - lastPost >= POST_EVERY_MS) flush();
-  };
-
-  // The whole pages are read as a few byte streams over consecutive regions at once, each
-  // into one reused buffer (a BYOB reader): Chromium streams a File about twice as fast as
-  // it answers File.slice().arrayBuffer() (and leaves no buffer per chunk for the GC),
-  // and serves several streams of one file faster than one, while this thread checksums
-  // what has come. Regions are whole chunks, so every chunk but the file's last is full.
-  const chunks = Math.ceil((toByte - fromByte) / chunk);
-  const streams = Math.max(1, Math.min(DEFAULT_STREAMS, Math.floor((toByte - fromByte) / MIN_STREAM_BYTES), chunks));
-  // Set when the job is cancelled or a region failed: the other regions stop reading.
-  let stopped = false;
-  const region = async (from: number, to: number): Promise<void> => {
-    const reader = file.slice(from, to).stream().getReader({ mode: 'byob' });
-    reading.add(reader);
-    let spare = new ArrayBuffer(Math.min(chunk, to - from));
-    for (let off = from; off < to && !stopped; off += chunk) {
-      const want = Math.min(chunk, to - off);
-      let got = 0;
-      while (got < want) {
-        let r: ReadableStreamReadResult<Uint8Array>;
-        try {
-          r = await reader.read(new Uint8Array(spare, got, want - got));
-        } catch (e) {
-          if (stopped) return;
-          throw new Error(`the file could not be read: it changed or was removed while being read; drop it again (${e instanceof Error ? e.message : String(e)})`);
-        }
-        if (r.value) spare = r.value.buffer as ArrayBuffer;
-        if (r.done) break;
-        got += r.value!.byteLength;
-      }
-      if (cancelled.has(job)) stopped = true;
-      if (stopped) return;
-      if (got !== want) throw new Error('the file changed size while being read');
-      verifyChunk(new Uint8Array(spare, 0, got), off / blockSize);
-    }
-  };
-  const perStream = Math.ceil(chunks / streams) * chunk;
+  const { blockSize } = g;
+  const byteOrder = req.choice.byteOrder === 'detect' ? '' : req.choice.byteOrder;
+  const scan = new wasm.FileScanJs(head, size, req.segment, req.choice.blockSize ?? 0, byteOrder, named);
   try {
-    if (whole) {
-      for (let off = 0; off < wholeBytes; off += chunk) verifyChunk(whole.subarray(off, Math.min(wholeBytes, off + chunk)), off / blockSize);
-    } else {
-      const starts = Array.from({ length: streams }, (_, i) => fromByte + i * perStream).filter((from) => from < toByte);
-      await Promise.all(starts.map((from) => region(from, Math.min(toByte, from + perStream))));
+    const blocks = scan.blocks;
+    const trailingBytes = scan.trailing_bytes;
+    // Of a file shared between workers, part 0 says what the file is.
+    if (!part || part.index === 0) {
+      const trailing = whole
+        ? whole.slice(blocks * blockSize)
+        : new Uint8Array(trailingBytes > 0 ? await file.slice(blocks * blockSize, size).arrayBuffer() : new ArrayBuffer(0));
+      post({ type: 'start', job, geometry: g, blocks, trailingBytes, trailing }, [trailing.buffer]);
     }
-  } finally {
-    stopped = true;
-    for (const r of reading) void r.cancel().catch(() => undefined);
-    reading.clear();
-  }
-  if (cancelled.has(job)) {
-    post({ type: 'cancelled', job });
-    return;
-  }
-  const checksumsDisabled = !sawStoredChecksum && headerPages > 0;
-  if (part) {
-    // Whether the file has checksums is the pool's to decide from every part.
-    flush();
-    const held: PartDone = {
-      index: part.index,
-      sawStoredChecksum,
-      headerPages,
-      firstAbsBlock: firstAbs,
-      heldBlocks: Uint32Array.from(heldBack, (p) => p.block),
-      heldComputed: Uint16Array.from(heldBack, (p) => p.computed ?? 0),
-      heldMatches: Float64Array.from(heldBack, (p) => p.matchesBlock ?? NaN),
+
+    const chunk = Math.max(blockSize, Math.floor((req.chunkBytes ?? DEFAULT_CHUNK) / blockSize) * blockSize);
+    const wholeBytes = blocks * blockSize;
+    const fromByte = part ? Math.min(part.from, wholeBytes) : 0;
+    const toByte = part ? Math.min(part.to, wholeBytes) : wholeBytes;
+
+    // Statuses go out as runs of consecutive blocks.
+    let pendingRuns: StatusRun[] = [];
+    let bytesDone = 0;
+    let lastPost = performance.now();
+    const flush = (): void => {
+      post({ type: 'progress', job, runs: pendingRuns, bytesDone, part: part?.index }, pendingRuns.map((r) => r.statuses.buffer));
+      pendingRuns = [];
+      lastPost = performance.now();
     };
-    post({ type: 'done', job, counts, checksumsDisabled, elapsedMs: performance.now() - t0, part: held }, [held.heldBlocks.buffer, held.heldComputed.buffer, held.heldMatches.buffer]);
-    return;
+    // Streamed chunks are copied once into the scan's input buffer in wasm memory.
+    let input = -1;
+    const verifyChunk = (buf: Uint8Array, firstBlock: number, streamed: boolean): void => {
+      let statuses: Uint8Array;
+      if (streamed) {
+        if (input < 0) input = scan.reserve_input(chunk);
+        wasmBytes().set(buf, input);
+        statuses = scan.chunk_input(buf.length, firstBlock);
+      } else {
+        statuses = scan.chunk(buf, firstBlock);
+      }
+      pendingRuns.push({ firstBlock, statuses });
+      bytesDone += buf.length;
+      if (performance.now() - lastPost >= POST_EVERY_MS) flush();
+    };
+
+    // The whole pages are read as a few byte streams over consecutive regions at once, each
+    // into one reused buffer (a BYOB reader): Chromium streams a File about twice as fast as
+    // it answers File.slice().arrayBuffer() (and leaves no buffer per chunk for the GC),
+    // and serves several streams of one file faster than one, while this thread checksums
+    // what has come. Regions are whole chunks, so every chunk but the file's last is full.
+    const chunks = Math.ceil((toByte - fromByte) / chunk);
+    const streams = Math.max(1, Math.min(DEFAULT_STREAMS, Math.floor((toByte - fromByte) / MIN_STREAM_BYTES), chunks));
+    // Set when the job is cancelled or a region failed: the other regions stop reading.
+    let stopped = false;
+    const region = async (from: number, to: number): Promise<void> => {
+      const reader = file.slice(from, to).stream().getReader({ mode: 'byob' });
+      reading.add(reader);
+      let spare = new ArrayBuffer(Math.min(chunk, to - from));
+      for (let off = from; off < to && !stopped; off += chunk) {
+        const want = Math.min(chunk, to - off);
+        let got = 0;
+        while (got < want) {
+          let r: ReadableStreamReadResult<Uint8Array>;
+          try {
+            r = await reader.read(new Uint8Array(spare, got, want - got));
+          } catch (e) {
+            if (stopped) return;
+            throw new Error(`the file could not be read: it changed or was removed while being read; drop it again (${e instanceof Error ? e.message : String(e)})`);
+          }
+          if (r.value) spare = r.value.buffer as ArrayBuffer;
+          if (r.done) break;
+          got += r.value!.byteLength;
+        }
+        if (cancelled.has(job)) stopped = true;
+        if (stopped) return;
+        if (got !== want) throw new Error('the file changed size while being read');
+        verifyChunk(new Uint8Array(spare, 0, got), off / blockSize, true);
+      }
+    };
+    const perStream = Math.ceil(chunks / streams) * chunk;
+    try {
+      if (whole) {
+        for (let off = 0; off < wholeBytes; off += chunk) verifyChunk(whole.subarray(off, Math.min(wholeBytes, off + chunk)), off / blockSize, false);
+      } else {
+        const starts = Array.from({ length: streams }, (_, i) => fromByte + i * perStream).filter((from) => from < toByte);
+        await Promise.all(starts.map((from) => region(from, Math.min(toByte, from + perStream))));
+      }
+    } finally {
+      stopped = true;
+      for (const r of reading) void r.cancel().catch(() => undefined);
+      reading.clear();
+    }
+    if (cancelled.has(job)) {
+      post({ type: 'cancelled', job });
+      return;
+    }
+    flush();
+    if (part) {
+      // The file's verdict is decided once, from every part's scan (the pool asks for it).
+      const exported = scan.export();
+      post({ type: 'done', job, elapsedMs: performance.now() - t0, part: { index: part.index, scan: exported } }, [exported.buffer]);
+      return;
+    }
+    const result = resultOf(wasm, scan.finish(req.checksums, req.path), scan.first_absolute_block, scan.blocks);
+    post({ type: 'done', job, elapsedMs: performance.now() - t0, result });
+  } finally {
+    scan.free();
   }
-  if (!checksumsDisabled) pendingProblems = pendingProblems.concat(heldBack);
-  flush();
-  post({ type: 'done', job, counts, checksumsDisabled, elapsedMs: performance.now() - t0 });
+}
+
+/** Merges the parts' scans of a shared file and decides its verdict. */
+async function finishParts(req: FinishRequest): Promise<void> {
+  const wasm = await loadWasm();
+  const t0 = performance.now();
+  const [first, ...rest] = req.parts;
+  const scan = wasm.FileScanJs.import(first);
+  try {
+    for (const p of rest) scan.merge(p);
+    post({ type: 'done', job: req.job, elapsedMs: performance.now() - t0, result: resultOf(wasm, scan.finish(req.checksums, req.path), scan.first_absolute_block, scan.blocks) });
+  } finally {
+    scan.free();
+  }
+}
+
+// The core's tables, read once per worker.
+let tables: { status: StatusName[]; problem: Set<number>; findings: string[] } | null = null;
+
+/** The core's verdict as plain values for the page; `first` is the relation-wide number of
+ * the file's block 0, `blocks` its whole pages. */
+export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: number): FileResult {
+  tables ??= {
+    status: wasm.status_names() as StatusName[],
+    problem: new Set(wasm.problem_statuses()),
+    findings: (JSON.parse(wasm.findings_table()) as { code: string }[]).map((f) => f.code),
+  };
+  const t = tables;
+  const j = JSON.parse(v.json) as {
+    checksums_disabled: boolean;
+    problem: boolean;
+    counts: FileResult['counts'];
+    findings: FileFinding[];
+    chance: FileResult['chance'];
+  };
+  const [block, abs, status, stored, computed] = [v.block, v.absolute_block, v.status, v.stored, v.computed];
+  const [tuple, mBlock, mKind, mMatches, start, codes] = [v.tuple_block, v.misplaced_block, v.misplaced_kind, v.misplaced_matches, v.finding_start, v.finding_codes];
+  v.free();
+  const NONE = 0xffffffff;
+  const pages: ProblemPage[] = new Array<ProblemPage>(block.length);
+  for (let i = 0; i < block.length; i++) {
+    const findings = Array.from(codes.subarray(start[i], start[i + 1]), (c) => t.findings[c]);
+    pages[i] = {
+      block: block[i],
+      absoluteBlock: abs[i],
+      status: t.status[status[i]],
+      code: status[i],
+      problem: t.problem.has(status[i]),
+      stored: stored[i],
+      // 0 is never a checksum (1..65535): the server computes none.
+      computed: computed[i] === 0 ? null : computed[i],
+      misplaced:
+        mKind[i] === 0
+          ? null
+          : {
+              block: mBlock[i],
+              claim: mKind[i] === 1,
+              by: findings.find((f) => f.startsWith('misplaced_by_') || f === 'checksum_matches_other_block') ?? '',
+              matches: mMatches[i],
+              inFile: mBlock[i] - first >= 0 && mBlock[i] - first < blocks ? mBlock[i] - first : null,
+            },
+      tupleBlock: tuple[i] === NONE ? null : tuple[i],
+      findings,
+    };
+  }
+  return {
+    counts: j.counts,
+    checksumsDisabled: j.checksums_disabled,
+    problem: j.problem,
+    pages,
+    remap: j.checksums_disabled ? [[t.status.indexOf('mismatch'), t.status.indexOf('ok')]] : [],
+    findings: j.findings.map((f) => ({ code: f.code, message: f.message, ...(f.block !== undefined ? { block: f.block } : {}) })),
+    chance: j.chance,
+  };
 }

@@ -1,0 +1,45 @@
+// A drop's pg_control: found where a data directory keeps it (or dropped loose), read with its
+// PG_VERSION, decoded by the core; and which files its checksum version governs.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Wasm } from '../wasm';
+import { checksumsFor, readControls, type ClusterControl } from './control';
+import { coreWasm } from './testing';
+
+const control = (root: string, version: number, crcOk = true): ClusterControl => ({
+  root,
+  path: `${root}global/pg_control`,
+  pgVersion: '15',
+  control: { data_page_checksum_version: version, crc_ok: crcOk },
+  error: null,
+});
+
+describe('pg_control of a drop', () => {
+  let w: Wasm;
+  beforeAll(async () => {
+    w = await coreWasm();
+  });
+
+  it("says each file's checksums by the longest directory it lies in, when its CRC holds", () => {
+    const cs = [control('a/', 1), control('a/b/', 0), control('c/', 0, false)];
+    expect(checksumsFor(cs, 'a/base/5/16385')).toBe(1);
+    expect(checksumsFor(cs, 'a/b/base/5/16385')).toBe(2);
+    // A damaged pg_control says nothing: the files decide.
+    expect(checksumsFor(cs, 'c/base/5/16385')).toBe(0);
+    expect(checksumsFor(cs, 'elsewhere/16385')).toBe(0);
+    expect(checksumsFor([control('', 0)], '16385')).toBe(2);
+  });
+
+  it('reads pg_control with its PG_VERSION, and says why one cannot be decoded', async () => {
+    const file = (name: string, bytes: BlobPart) => new File([bytes], name);
+    const list = [
+      { file: file('pg_control', new Uint8Array(8192).fill(0x55)), path: 'pgdata/global/pg_control' },
+      { file: file('PG_VERSION', '15\n'), path: 'pgdata/PG_VERSION' },
+      { file: file('16385', new Uint8Array(8192)), path: 'pgdata/base/5/16385' },
+    ];
+    const [c, ...rest] = await readControls(w, list);
+    expect(rest).toEqual([]);
+    expect([c.root, c.path, c.pgVersion, c.control]).toEqual(['pgdata/', 'pgdata/global/pg_control', '15', null]);
+    expect(c.error).toMatch(/\S/);
+    expect(await readControls(w, list.slice(1))).toEqual([]);
+  });
+});

@@ -1,0 +1,59 @@
+// A data directory's global/pg_control and PG_VERSION, read when a directory (or a pg_control
+// beside relation files) is dropped: the core decodes pg_control, and what it says of data
+// checksums decides how every file of that directory is verified.
+import type { Wasm } from '../wasm';
+import type { ChecksumsCode } from '../worker/protocol';
+
+/** A dropped data directory's control file, as the panel shows it. */
+export interface ClusterControl {
+  /** The dropped directory's path prefix (`pgdata/`, or '' for files dropped loose). */
+  root: string;
+  /** pg_control's path as dropped. */
+  path: string;
+  /** PG_VERSION's first line, null when it was not dropped. */
+  pgVersion: string | null;
+  /** `decode_control`'s object: the pg_control_*() columns, `state`, `crc_ok`, `releases`, `text`. */
+  control: Record<string, unknown> | null;
+  /** Why pg_control could not be decoded. */
+  error: string | null;
+}
+
+/** A file as the pickers and drops hand it over (only what this module reads). */
+interface Dropped {
+  file: File;
+  path: string;
+}
+
+/** The directory part of a path, with its trailing slash ('' at the top). */
+const dirOf = (path: string): string => path.slice(0, path.lastIndexOf('/') + 1);
+
+/** Every pg_control of a drop (global/pg_control of a data directory, or a pg_control dropped
+ * beside relation files), decoded, with the PG_VERSION beside it. */
+export async function readControls(w: Wasm, list: readonly Dropped[]): Promise<ClusterControl[]> {
+  const out: ClusterControl[] = [];
+  for (const c of list.filter((x) => x.path === 'pg_control' || x.path.endsWith('/pg_control'))) {
+    const dir = dirOf(c.path);
+    const root = dir.endsWith('global/') ? dir.slice(0, -'global/'.length) : dir;
+    const version = list.find((x) => x.path === `${root}PG_VERSION`);
+    const pgVersion = version ? (await version.file.text()).split('\n')[0].trim() : null;
+    try {
+      const control = JSON.parse(w.decode_control(new Uint8Array(await c.file.arrayBuffer()))) as Record<string, unknown>;
+      out.push({ root, path: c.path, pgVersion, control, error: null });
+    } catch (e) {
+      out.push({ root, path: c.path, pgVersion, control: null, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return out;
+}
+
+/** What a file's cluster says of data checksums: the pg_control of the longest root its path
+ * starts with (a decodable one whose CRC holds), else nothing known. */
+export function checksumsFor(controls: readonly ClusterControl[], path: string): ChecksumsCode {
+  let best: ClusterControl | null = null;
+  for (const c of controls) {
+    if (!c.control || c.control.crc_ok !== true || !path.startsWith(c.root)) continue;
+    if (!best || c.root.length > best.root.length) best = c;
+  }
+  if (!best?.control) return 0;
+  return best.control.data_page_checksum_version === 0 ? 2 : 1;
+}
