@@ -8,9 +8,11 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::checksum::{blocks_matching, finish as checksum_finish};
+use crate::decode::{Reader, LP_NORMAL, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
+use crate::fields::HEAP_TUPLE_HEADER_DATA;
 use crate::file::{FileExtent, Geometry, StatusCounts};
 use crate::findings::Finding;
-use crate::layout::{read_u16, read_u32, BlockSize, Endian};
+use crate::layout::{BlockSize, Endian};
 use crate::verify::{header_check, verify_page, HeaderCheck, PageStatus};
 
 /// What the caller knows of the cluster's data checksums.
@@ -886,49 +888,30 @@ impl Context<'_> {
 /// nbtree.h: P_NONE, the link of a page without that sibling (block 0 is the metapage).
 const P_NONE: u32 = 0;
 
-/// bufpage.h: SizeOfPageHeaderData; itemid.h: sizeof(ItemIdData).
-const PAGE_HEADER: usize = 24;
-const ITEM_ID: usize = 4;
-/// itemid.h: LP_NORMAL.
-const LP_NORMAL: u32 = 1;
-/// htup_details.h: SizeofHeapTupleHeader, and the offsets of t_xmax and t_ctid in it.
-const HEAP_TUPLE_HEADER: usize = 23;
-const T_XMAX: usize = 4;
-const T_CTID: usize = 12;
-
 /// The block a heap page's own tuples name: the server writes a tuple's own TID into its
 /// t_ctid (hio.c RelationPutHeapTuple) and changes it only when it updates the tuple, which
 /// sets t_xmax. So tuples with t_xmax 0 whose t_ctid offset is their own line pointer name
-/// the block they were written on; the block a majority of them name, if any.
+/// the block they were written on; the block a majority of them name, if any. Fields are
+/// read through their rows in `fields`, as the decoder reads them.
 fn heap_tuple_block(page: &[u8], endian: Endian) -> Option<u32> {
-    let special = usize::from(read_u16(page, 16, endian)?);
-    if special != page.len() {
+    use crate::fields::{heap_tuple_header_data as htup, item_id_data, page_header_data};
+    let r = Reader { b: page, e: endian };
+    if usize::try_from(r.field(0, &page_header_data::PD_SPECIAL)?).ok()? != page.len() {
         return None;
     }
-    let lower = usize::from(read_u16(page, 12, endian)?);
-    let items = lower.saturating_sub(PAGE_HEADER) / ITEM_ID;
+    let lower = usize::try_from(r.field(0, &page_header_data::PD_LOWER)?).ok()?;
+    let items = lower.saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / SIZE_OF_ITEM_ID;
     let own = |lp: usize| -> Option<u32> {
-        let id = read_u32(
-            page,
-            PAGE_HEADER.checked_add(lp.checked_mul(ITEM_ID)?)?,
-            endian,
-        )?;
-        // itemid.h: lp_off:15, lp_flags:2, lp_len:15, allocated from the high bit on
-        // big-endian compilers.
-        let (off, flags, len) = match endian {
-            Endian::Little => (id & 0x7FFF, (id >> 15) & 3, id >> 17),
-            Endian::Big => (id >> 17, (id >> 15) & 3, id & 0x7FFF),
-        };
-        let off = usize::try_from(off).ok()?;
-        if flags != LP_NORMAL || (len as usize) < HEAP_TUPLE_HEADER {
+        let base = SIZE_OF_PAGE_HEADER_DATA.checked_add(lp.checked_mul(SIZE_OF_ITEM_ID)?)?;
+        let flags = r.field(base, &item_id_data::LP_FLAGS)?;
+        let len = r.field(base, &item_id_data::LP_LEN)?;
+        let off = usize::try_from(r.field(base, &item_id_data::LP_OFF)?).ok()?;
+        if flags != u32::from(LP_NORMAL) || len < u32::from(HEAP_TUPLE_HEADER_DATA.size) {
             return None;
         }
-        let xmax = read_u32(page, off.checked_add(T_XMAX)?, endian)?;
-        let hi = read_u16(page, off.checked_add(T_CTID)?, endian)?;
-        let lo = read_u16(page, off.checked_add(T_CTID + 2)?, endian)?;
-        let posid = read_u16(page, off.checked_add(T_CTID + 4)?, endian)?;
-        (xmax == 0 && usize::from(posid) == lp.checked_add(1)?)
-            .then_some((u32::from(hi) << 16) | u32::from(lo))
+        let xmax = r.field(off, &htup::T_XMAX)?;
+        let tid = r.tid(off.checked_add(usize::from(htup::T_CTID.offset))?)?;
+        (xmax == 0 && usize::from(tid.offset) == lp.checked_add(1)?).then_some(tid.block)
     };
     // Boyer-Moore majority vote, then a count to confirm it.
     let (mut candidate, mut votes) = (0u32, 0usize);
@@ -950,20 +933,21 @@ fn heap_tuple_block(page: &[u8], endian: Endian) -> Option<u32> {
     (same.saturating_mul(2) > all).then_some(candidate)
 }
 
-/// nbtree.h: sizeof(BTPageOpaqueData) and MAX_BT_CYCLE_ID (hash, GiST and SP-GiST pages
-/// keep a page id above it where btree keeps btpo_cycleid).
-const BT_OPAQUE: usize = 16;
-const MAX_BT_CYCLE_ID: u16 = 0xFF7F;
+/// nbtree.h: MAX_BT_CYCLE_ID (hash, GiST and SP-GiST pages keep a page id above it where
+/// btree keeps btpo_cycleid).
+const MAX_BT_CYCLE_ID: u32 = 0xFF7F;
 
 /// A btree page's btpo_prev and btpo_next, unless both are P_NONE.
 fn btree_links(page: &[u8], endian: Endian) -> Option<(u32, u32)> {
-    let special = usize::from(read_u16(page, 16, endian)?);
-    if page.len().checked_sub(special)? != BT_OPAQUE {
+    use crate::fields::{bt_page_opaque_data as bt, page_header_data, BT_PAGE_OPAQUE_DATA};
+    let r = Reader { b: page, e: endian };
+    let special = usize::try_from(r.field(0, &page_header_data::PD_SPECIAL)?).ok()?;
+    if page.len().checked_sub(special)? != usize::from(BT_PAGE_OPAQUE_DATA.size) {
         return None;
     }
-    let cycle = read_u16(page, special.checked_add(14)?, endian)?;
-    let prev = read_u32(page, special, endian)?;
-    let next = read_u32(page, special.checked_add(4)?, endian)?;
+    let cycle = r.field(special, &bt::BTPO_CYCLEID)?;
+    let prev = r.field(special, &bt::BTPO_PREV)?;
+    let next = r.field(special, &bt::BTPO_NEXT)?;
     (cycle <= MAX_BT_CYCLE_ID && (prev, next) != (P_NONE, P_NONE)).then_some((prev, next))
 }
 
