@@ -209,7 +209,10 @@ fn mismatches_print_pg_checksums_lines_and_a_bare_match_only_as_a_candidate() {
     );
     assert!(one.get("matches_block").is_none(), "{one}");
     let c = &one["candidate"];
-    assert_eq!((c["block"].as_u64(), c["searched"].as_u64()), (Some(4), Some(6)));
+    assert_eq!(
+        (c["block"].as_u64(), c["searched"].as_u64()),
+        (Some(4), Some(6))
+    );
     assert!(c["matches"].as_u64().unwrap() >= 1);
     // 6 blocks searched of 65,535 checksum values.
     let expected = c["expected_chance_matches"].as_f64().unwrap();
@@ -257,7 +260,11 @@ fn mismatches_print_pg_checksums_lines_and_a_bare_match_only_as_a_candidate() {
          of this file, which chance explains at the stated odds (0.0001 chance matches \
          expected in the 6 blocks searched)"
     );
-    assert!(stderr_lines(&out).contains(&hint), "{:#?}", stderr_lines(&out));
+    assert!(
+        stderr_lines(&out).contains(&hint),
+        "{:#?}",
+        stderr_lines(&out)
+    );
     assert!(stdout(&out).contains("Bad checksums:  2\n"));
 }
 

@@ -168,6 +168,18 @@ impl<O: Write, E: Write> Report<O, E> {
     }
 
     fn begin_file(&mut self, job: &FileJob, prep: &Prepared) -> io::Result<()> {
+        let g = prep.geometry;
+        if let Some(size) = prep.pages_block_size {
+            writeln!(
+                self.err,
+                "pgpage: warning: file \"{}\" holds pages of {} bytes, but pg_control says the \
+                 cluster's block size is {}: it is verified with {}, as the server reads it",
+                job.display,
+                size.bytes(),
+                g.block_size.bytes(),
+                g.block_size.bytes()
+            )?;
+        }
         if self.json.is_some() {
             return Ok(());
         }
@@ -178,7 +190,6 @@ impl<O: Write, E: Write> Report<O, E> {
                 job.display
             )?;
         }
-        let g = prep.geometry;
         if g.byte_order_detected && g.endian == Endian::Big && !self.said_big_endian {
             // Once: a big-endian server's cluster would otherwise say it for every file.
             self.said_big_endian = true;
@@ -187,17 +198,6 @@ impl<O: Write, E: Write> Report<O, E> {
                 "pgpage: file \"{}\" holds big-endian pages (a big-endian server's): it and \
                  every such file are verified in that byte order",
                 job.display
-            )?;
-        }
-        if let Some(size) = prep.pages_block_size {
-            writeln!(
-                self.err,
-                "pgpage: warning: file \"{}\" holds pages of {} bytes, but pg_control says the \
-                 cluster's block size is {}: it is verified with {}, as the server reads it",
-                job.display,
-                size.bytes(),
-                g.block_size.bytes(),
-                g.block_size.bytes()
             )?;
         }
         Ok(())
