@@ -907,32 +907,65 @@ fn heap_tuple_block(page: &[u8], endian: Endian) -> Option<u32> {
     }
     let lower = usize::from(read_u16(page, 12, endian)?);
     let items = lower.saturating_sub(PAGE_HEADER) / ITEM_ID;
-    let own = |lp: usize| -> Option<u32> {
-        let id = read_u32(
-            page,
-            PAGE_HEADER.checked_add(lp.checked_mul(ITEM_ID)?)?,
-            endian,
-        )?;
+    // The line pointer array in one bounds check (pd_lower past the page: as far as it goes).
+    let array = page.get(PAGE_HEADER..)?;
+    let ids = array
+        .get(..items.saturating_mul(ITEM_ID).min(array.len()))?
+        .chunks_exact(ITEM_ID)
+        .zip(1usize..);
+    let own = |(id, lp): (&[u8], usize)| -> Option<u32> {
+        let id: [u8; ITEM_ID] = id.try_into().ok()?;
+        let id = match endian {
+            Endian::Little => u32::from_le_bytes(id),
+            Endian::Big => u32::from_be_bytes(id),
+        };
         // itemid.h: lp_off:15, lp_flags:2, lp_len:15, allocated from the high bit on
         // big-endian compilers.
         let (off, flags, len) = match endian {
             Endian::Little => (id & 0x7FFF, (id >> 15) & 3, id >> 17),
             Endian::Big => (id >> 17, (id >> 15) & 3, id & 0x7FFF),
         };
-        let off = usize::try_from(off).ok()?;
         if flags != LP_NORMAL || (len as usize) < HEAP_TUPLE_HEADER {
             return None;
         }
-        let xmax = read_u32(page, off.checked_add(T_XMAX)?, endian)?;
-        let hi = read_u16(page, off.checked_add(T_CTID)?, endian)?;
-        let lo = read_u16(page, off.checked_add(T_CTID + 2)?, endian)?;
-        let posid = read_u16(page, off.checked_add(T_CTID + 4)?, endian)?;
-        (xmax == 0 && usize::from(posid) == lp.checked_add(1)?)
-            .then_some((u32::from(hi) << 16) | u32::from(lo))
+        // t_xmax through t_ctid in one bounds check: this runs for every tuple of every page.
+        let off = usize::try_from(off).ok()?.checked_add(T_XMAX)?;
+        let head: &[u8; T_CTID + 6 - T_XMAX] = page.get(off..)?.first_chunk()?;
+        let [x0, x1, x2, x3, _, _, _, _, h0, h1, l0, l1, p0, p1] = *head;
+        let (xmax, hi, lo, posid) = match endian {
+            Endian::Little => (
+                u32::from_le_bytes([x0, x1, x2, x3]),
+                u16::from_le_bytes([h0, h1]),
+                u16::from_le_bytes([l0, l1]),
+                u16::from_le_bytes([p0, p1]),
+            ),
+            Endian::Big => (
+                u32::from_be_bytes([x0, x1, x2, x3]),
+                u16::from_be_bytes([h0, h1]),
+                u16::from_be_bytes([l0, l1]),
+                u16::from_be_bytes([p0, p1]),
+            ),
+        };
+        (xmax == 0 && usize::from(posid) == lp).then_some((u32::from(hi) << 16) | u32::from(lo))
     };
-    // Boyer-Moore majority vote, then a count to confirm it.
+    // One backend writes a page's tuples at one block, so nearly always the first tuple's
+    // block is every tuple's: counted in one pass, and only a page where it has no majority
+    // gets the Boyer-Moore vote, then a count to confirm it.
+    // Once more than half of all line pointers name it, no count of the rest can change that.
+    let (mut first, mut same, mut all) = (None::<u32>, 0usize, 0usize);
+    for b in ids.clone().filter_map(own) {
+        let f = *first.get_or_insert(b);
+        all = all.saturating_add(1);
+        same = same.saturating_add(usize::from(b == f));
+        if same.saturating_mul(2) > items {
+            return first;
+        }
+    }
+    if same.saturating_mul(2) > all {
+        return first;
+    }
     let (mut candidate, mut votes) = (0u32, 0usize);
-    for b in (0..items).filter_map(own) {
+    for b in ids.clone().filter_map(own) {
         if votes == 0 {
             candidate = b;
         }
@@ -943,7 +976,7 @@ fn heap_tuple_block(page: &[u8], endian: Endian) -> Option<u32> {
         };
     }
     let (mut same, mut all) = (0usize, 0usize);
-    for b in (0..items).filter_map(own) {
+    for b in ids.clone().filter_map(own) {
         all = all.saturating_add(1);
         same = same.saturating_add(usize::from(b == candidate));
     }
