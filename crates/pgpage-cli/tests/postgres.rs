@@ -616,6 +616,28 @@ fn data_directories_of_every_version_are_named() {
         );
         assert!(out.stderr.is_empty(), "{out:?}");
 
+        if version == 18 {
+            // A damaged pg_control (its CRC no longer matches, where 18 moved it): said, and
+            // each file decides instead; verification goes on.
+            flip(&data.join("global/pg_control"), 100, 0x01);
+            let out = pgpage(&["verify", "--json", d]);
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let c = &v["clusters"][0];
+            assert_eq!(
+                (&c["crc_ok"], &c["checksums"]),
+                (&false.into(), &"unknown".into())
+            );
+            assert_eq!(v["summary"]["mismatch"], 0);
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr).trim_end(),
+                format!(
+                    "pgpage: warning: calculated CRC checksum does not match value stored in \
+                     control file \"{d}/global/pg_control\": block size and data checksums are \
+                     decided from each file's pages"
+                )
+            );
+        }
         if version == 16 {
             // Two 4 kB pages with sane headers, in a cluster of 8 kB pages.
             let mut page = vec![0u8; 4096];

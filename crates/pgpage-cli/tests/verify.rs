@@ -817,3 +817,42 @@ fn verbose_names_each_file_read_to_its_end() {
     );
     assert!(lines[0].contains("block 1: calculated checksum"));
 }
+
+/// A file named as segment 2 whose pages were all written as segment 0: one sentence for the
+/// file, the server's mismatch line for each page, and no per-page guesses.
+#[test]
+fn a_file_written_as_another_segment_is_named_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("16385.2");
+    write(&path, &clean_file(5, 0));
+    let p = path.to_str().unwrap();
+
+    let v = json(&pgpage(&["verify", "--json", p]));
+    let f = &v["files"][0];
+    assert_eq!(
+        f["findings"],
+        serde_json::json!([{"code": "file_written_as_segment", "segno": 0, "pages": 5,
+            "message": "these pages were written as segment 0 of the relation (5 pages verify there)"}])
+    );
+    let pages = f["pages"].as_array().unwrap();
+    assert_eq!(pages.len(), 5);
+    for page in pages {
+        assert_eq!(page["status"], "mismatch");
+        assert_eq!(page["findings"], serde_json::json!(["checksum_mismatch"]));
+    }
+
+    let out = pgpage(&["verify", p]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 6, "{lines:#?}");
+    assert_eq!(
+        lines[0],
+        format!(
+            "pgpage: hint: file \"{p}\": these pages were written as segment 0 of the relation \
+             (5 pages verify there)"
+        )
+    );
+    assert!(lines[1..]
+        .iter()
+        .all(|l| l.contains("checksum verification failed")));
+}
