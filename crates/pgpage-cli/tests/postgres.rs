@@ -530,20 +530,26 @@ fn checksums_off_cluster_only_header_findings_count_as_the_server_reads_them() {
         "{text}"
     );
 
-    // The file alone, without its pg_control: no page stores a checksum, so the file says
-    // that checksums are off, and the verdict is the same.
-    let out = pgpage(&["verify", "--json", t]);
-    assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let f = &v["files"][0];
-    assert_eq!(f["findings"][0]["code"], "checksums_disabled");
-    assert_eq!(f["findings"][0]["from_pages"], true);
-    let pages = f["pages"].as_array().unwrap();
-    assert_eq!(pages.len(), 1);
-    assert_eq!(
-        (&pages[0]["block"], &pages[0]["status"]),
-        (&3.into(), &"bad_header".into())
-    );
+    // The file named alone is judged with its data directory's pg_control; a copy of it
+    // elsewhere has none, but no page stores a checksum, so the file says that checksums
+    // are off. The verdict is the same.
+    let copy = root.join("16384");
+    std::fs::copy(&table, &copy).unwrap();
+    for (file, from_pages) in [(t, false), (copy.to_str().unwrap(), true)] {
+        let out = pgpage(&["verify", "--json", file]);
+        assert_eq!(out.status.code(), Some(1));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["clusters"].is_array(), !from_pages, "{file}");
+        let f = &v["files"][0];
+        assert_eq!(f["findings"][0]["code"], "checksums_disabled");
+        assert_eq!(f["findings"][0]["from_pages"], from_pages);
+        let pages = f["pages"].as_array().unwrap();
+        assert_eq!(pages.len(), 1);
+        assert_eq!(
+            (&pages[0]["block"], &pages[0]["status"]),
+            (&3.into(), &"bad_header".into())
+        );
+    }
 
     // The server refuses exactly that page.
     let (_server, port) = start(root, data);

@@ -2,7 +2,7 @@
 //! pg_checksums' scan_directory walks a data directory (global/, base/, pg_tblspc/; temporary
 //! entries and everything that is not a relation file name passed over). Nothing is opened.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -80,6 +80,7 @@ pub fn expand_all(paths: &[PathBuf], options: WalkOptions) -> Walked {
         items: Vec::new(),
         clusters: Vec::new(),
         cluster: None,
+        named_clusters: HashMap::new(),
         visited: HashSet::new(),
     };
     for path in paths {
@@ -98,6 +99,8 @@ struct Walk {
     clusters: Vec<Cluster>,
     /// The data directory being walked.
     cluster: Option<usize>,
+    /// Data directories of files named on the command line, by path.
+    named_clusters: HashMap<PathBuf, usize>,
     visited: HashSet<(u64, u64)>,
 }
 
@@ -125,6 +128,7 @@ impl Walk {
                 .file_name()
                 .and_then(|n| n.to_str())
                 .and_then(parse_relation_file_name);
+            let cluster = self.cluster_of_file(path);
             self.items.push(Item::File(FileJob {
                 display,
                 path: path.to_path_buf(),
@@ -133,7 +137,7 @@ impl Walk {
                 fork: name.map_or(Fork::Main, |n| n.fork),
                 named_like_relation: name.is_some(),
                 explicit: true,
-                cluster: None,
+                cluster,
             }));
             return;
         }
@@ -154,9 +158,9 @@ impl Walk {
         }
     }
 
-    /// pg_checksums' scan order: global, base, pg_tblspc; pg_control and PG_VERSION read
-    /// first.
-    fn data_dir(&mut self, display: &str, path: &Path) {
+    /// Reads a data directory's pg_control and PG_VERSION, says what the user must know of
+    /// them before its files, and keeps them; their index in `clusters`.
+    fn read_cluster(&mut self, display: &str, path: &Path) -> usize {
         let cluster = Cluster::read(display, path);
         for warning in cluster.warnings() {
             self.items.push(Item::Warning(warning));
@@ -168,13 +172,52 @@ impl Walk {
                  checked by their headers only, and a stored checksum means nothing"
             )));
         }
-        // A tablespace holds one directory per major version: PG_<major>_<catversion>.
-        let major = cluster
-            .pg_version
-            .clone()
-            .unwrap_or_else(|| "15".to_owned());
-        let outer = self.cluster.replace(self.clusters.len());
         self.clusters.push(cluster);
+        self.clusters.len().saturating_sub(1)
+    }
+
+    /// The data directory a file named on the command line lies in (`D/base/5/16385`,
+    /// `D/global/1262`, `D/pg_tblspc/16400/PG_16_.../5/16385` as given, links not followed),
+    /// so that a file is judged with its cluster's pg_control as a walk judges it: a cluster
+    /// whose checksums were turned off keeps stale checksums in its pages. Read once per
+    /// directory.
+    fn cluster_of_file(&mut self, path: &Path) -> Option<usize> {
+        let dir = path.ancestors().skip(2).take(4).find(|d| {
+            let d = if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            };
+            d.join("global").join("pg_control").is_file() && d.join("PG_VERSION").is_file()
+        })?;
+        let top = path.strip_prefix(dir).ok()?.components().next()?;
+        if !["base", "global", "pg_tblspc"].contains(&top.as_os_str().to_str()?) {
+            return None;
+        }
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        if let Some(&i) = self.named_clusters.get(dir) {
+            return Some(i);
+        }
+        let i = self.read_cluster(&dir.to_string_lossy(), dir);
+        self.named_clusters.insert(dir.to_path_buf(), i);
+        Some(i)
+    }
+
+    /// pg_checksums' scan order: global, base, pg_tblspc; pg_control and PG_VERSION read
+    /// first.
+    fn data_dir(&mut self, display: &str, path: &Path) {
+        let cluster = self.read_cluster(display, path);
+        // A tablespace holds one directory per major version: PG_<major>_<catversion>.
+        let major = self
+            .clusters
+            .get(cluster)
+            .and_then(|c| c.pg_version.clone())
+            .unwrap_or_else(|| "15".to_owned());
+        let outer = self.cluster.replace(cluster);
         // pg_checksums refuses a running cluster; we read it, but pages the server writes
         // while we read them can come out torn.
         if path.join("postmaster.pid").exists() {
