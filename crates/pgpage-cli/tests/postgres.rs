@@ -678,3 +678,53 @@ fn data_directories_of_every_version_are_named() {
         }
     }
 }
+
+/// Checksums turned off with pg_checksums --disable: pages keep the checksums they had, and
+/// the server writes pages it changes without one, so their stored checksums go stale. The
+/// cluster's pg_control says checksums are off, and verify believes it, for the data
+/// directory and for one of its files named alone; a copy of that file outside any data
+/// directory has only its pages to go by, and they store checksums.
+#[test]
+fn stale_checksums_after_pg_checksums_disable_are_not_mismatches() {
+    let cluster = cluster(&[
+        "create table t (id int, v text)",
+        "insert into t select g, md5(g::text) from generate_series(1, 3000) g",
+        "checkpoint",
+        "select pg_relation_filepath('t')",
+    ]);
+    let (root, data) = (&cluster.root, &cluster.data);
+    let d = data.to_str().unwrap();
+    ok(
+        pg("pg_checksums", &["--disable", "-D", d]),
+        "pg_checksums --disable",
+    );
+    let (server, port) = start(root, data);
+    ok(
+        psql(root, &port, &["update t set v = v || 'x'", "checkpoint"]),
+        "update",
+    );
+    ok(
+        pg("pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
+        "pg_ctl stop",
+    );
+    drop(server);
+    let table = data.join(&cluster.last);
+
+    let out = pgpage(&["verify", d]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .contains("Bad checksums:  0\nData checksum version: 0\n"));
+    let out = pgpage(&["verify", table.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+
+    let copy = root.join("16384");
+    std::fs::copy(&table, &copy).unwrap();
+    let out = pgpage(&["verify", "--json", copy.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["summary"]["mismatch"].as_u64().unwrap() > 0,
+        "{}",
+        v["summary"]
+    );
+}
