@@ -45,7 +45,14 @@ export interface VerifyPage {
   status: Status;
   stored: number;
   computed: number | null;
+  /** Where the page was written, when its tuples or siblings agree with its checksum. */
   matches_block?: number;
+  /** The segment of matches_block, when it is not the file's. */
+  matches_segment?: number;
+  /** A bare checksum match in the file, with the odds that chance explains it. */
+  candidate?: { block: number; matches: number; searched: number; expected_chance_matches: number; chance_probability: number };
+  /** The registry's codes of the findings about the page. */
+  findings?: string[];
 }
 
 export interface VerifyFile {
@@ -57,6 +64,8 @@ export interface VerifyFile {
   endian: 'little' | 'big';
   blocks: number;
   trailing_bytes: number;
+  /** Findings about the whole file (short read, checksums off, written as another segment). */
+  findings?: { code: string; message: string }[];
   pages: VerifyPage[];
 }
 

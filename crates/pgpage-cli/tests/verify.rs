@@ -163,8 +163,11 @@ fn clean_file_exits_0_with_the_contract_json() {
     assert!(out.stderr.is_empty(), "{out:?}");
 }
 
+/// A page copied over another one, whose bytes name no block (no tuples, no sibling links):
+/// its checksum is valid where it was copied from, but a 16-bit match is what chance gives
+/// one block in 65,535, so it is a candidate with its odds, never `matches_block`.
 #[test]
-fn mismatches_print_pg_checksums_lines_and_the_misplaced_block() {
+fn mismatches_print_pg_checksums_lines_and_a_bare_match_only_as_a_candidate() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("16385.2");
     let mut pages = clean_file(6, 2);
@@ -189,8 +192,9 @@ fn mismatches_print_pg_checksums_lines_and_the_misplaced_block() {
         [
             "absolute_block",
             "block",
+            "candidate",
             "computed",
-            "matches_block",
+            "findings",
             "status",
             "stored"
         ]
@@ -203,14 +207,28 @@ fn mismatches_print_pg_checksums_lines_and_the_misplaced_block() {
         one["computed"],
         pg_checksum_page(&pages[1], abs(1), Endian::Little)
     );
-    assert_eq!(one["matches_block"], 4);
+    assert!(one.get("matches_block").is_none(), "{one}");
+    let c = &one["candidate"];
+    assert_eq!(
+        (c["block"].as_u64(), c["searched"].as_u64()),
+        (Some(4), Some(6))
+    );
+    assert!(c["matches"].as_u64().unwrap() >= 1);
+    // 6 blocks searched of 65,535 checksum values.
+    let expected = c["expected_chance_matches"].as_f64().unwrap();
+    assert!((expected - 6.0 / 65535.0).abs() < 1e-12, "{c}");
+    assert_eq!(
+        one["findings"],
+        serde_json::json!(["checksum_mismatch", "checksum_matches_other_block"])
+    );
     let three = &listed[1];
     assert_eq!(three["block"], 3);
     assert_eq!(
         three["computed"],
         pg_checksum_page(&pages[3], abs(3), Endian::Little)
     );
-    if let Some(m) = three["matches_block"].as_u64() {
+    assert!(three.get("matches_block").is_none(), "{three}");
+    if let Some(m) = three["candidate"]["block"].as_u64() {
         // Only when the damaged page's checksum happens to fit another block of the file.
         assert_eq!(
             pg_checksum_page(&pages[3], abs(m as u32), Endian::Little),
@@ -235,10 +253,18 @@ fn mismatches_print_pg_checksums_lines_and_the_misplaced_block() {
         )
     };
     assert_eq!(errors, [expect(1), expect(3)]);
-    assert!(stderr_lines(&out).contains(&format!(
-        "pgpage: hint: checksum {:X} would be valid for block 4 of this file",
-        stored(&pages[1])
-    )));
+    // In a file this small, the bare match is worth a hint, with its odds and never as a
+    // claim.
+    let hint = format!(
+        "pgpage: hint: file \"{p}\", block 1: the stored checksum is also valid for block 4 \
+         of this file, which chance explains at the stated odds (0.0001 chance matches \
+         expected in the 6 blocks searched)"
+    );
+    assert!(
+        stderr_lines(&out).contains(&hint),
+        "{:#?}",
+        stderr_lines(&out)
+    );
     assert!(stdout(&out).contains("Bad checksums:  2\n"));
 }
 
@@ -336,7 +362,7 @@ fn trailing_bytes_are_a_problem_and_empty_files_are_not() {
     assert_eq!(
         stderr_lines(&out),
         [format!(
-            "pgpage: error: could not read block 2 in file \"{t}\": read 100 of 8192"
+            "pgpage: error: could not read block 2 in file \"{t}\": read only 100 of 8192 bytes"
         )]
     );
 
@@ -571,8 +597,15 @@ fn data_directory_is_walked_like_pg_checksums() {
     let slashed = format!("{d}/");
     let out = pgpage(&["verify", &slashed]);
     let lines = stderr_lines(&out);
-    assert_eq!(lines.len(), 1, "{lines:?}");
-    assert!(lines[0].starts_with(&format!(
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    // The garbage pg_control is said, and each file's pages decide instead.
+    assert!(
+        lines[0].starts_with(&format!(
+            "pgpage: warning: \"{d}//global/pg_control\": unknown pg_control version"
+        )),
+        "{lines:?}"
+    );
+    assert!(lines[1].starts_with(&format!(
         "pgpage: error: checksum verification failed in file \"{d}//base/5/16385\", block 1: "
     )));
     assert!(stdout(&out).contains("Files scanned:   5\nBlocks scanned:  7\nBad checksums:  1\n"));
@@ -582,8 +615,8 @@ fn data_directory_is_walked_like_pg_checksums() {
     let out = pgpage(&["verify", d]);
     assert_eq!(out.status.code(), Some(1));
     let lines = stderr_lines(&out);
-    assert_eq!(lines.len(), 2, "{lines:?}");
-    assert!(lines[0].starts_with(&format!("pgpage: warning: \"{d}/postmaster.pid\" exists")));
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(lines[1].starts_with(&format!("pgpage: warning: \"{d}/postmaster.pid\" exists")));
 }
 
 #[test]
@@ -774,11 +807,52 @@ fn verbose_names_each_file_read_to_its_end() {
         lines[1..],
         [
             format!("pgpage: checksums verified in file \"{g}\""),
-            format!("pgpage: error: could not read block 1 in file \"{t}\": read 10 of 8192"),
+            format!(
+                "pgpage: error: could not read block 1 in file \"{t}\": read only 10 of 8192 bytes"
+            ),
             format!("pgpage: warning: file \"{e}\" is empty"),
             format!("pgpage: checksums verified in file \"{e}\""),
         ],
         "{lines:#?}"
     );
     assert!(lines[0].contains("block 1: calculated checksum"));
+}
+
+/// A file named as segment 2 whose pages were all written as segment 0: one sentence for the
+/// file, the server's mismatch line for each page, and no per-page guesses.
+#[test]
+fn a_file_written_as_another_segment_is_named_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("16385.2");
+    write(&path, &clean_file(5, 0));
+    let p = path.to_str().unwrap();
+
+    let v = json(&pgpage(&["verify", "--json", p]));
+    let f = &v["files"][0];
+    assert_eq!(
+        f["findings"],
+        serde_json::json!([{"code": "file_written_as_segment", "segno": 0, "pages": 5,
+            "message": "these pages were written as segment 0 of the relation (5 pages verify there)"}])
+    );
+    let pages = f["pages"].as_array().unwrap();
+    assert_eq!(pages.len(), 5);
+    for page in pages {
+        assert_eq!(page["status"], "mismatch");
+        assert_eq!(page["findings"], serde_json::json!(["checksum_mismatch"]));
+    }
+
+    let out = pgpage(&["verify", p]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 6, "{lines:#?}");
+    assert_eq!(
+        lines[0],
+        format!(
+            "pgpage: hint: file \"{p}\": these pages were written as segment 0 of the relation \
+             (5 pages verify there)"
+        )
+    );
+    assert!(lines[1..]
+        .iter()
+        .all(|l| l.contains("checksum verification failed")));
 }

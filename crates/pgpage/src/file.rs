@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::layout::{read_u16, BlockSize, Endian};
-use crate::verify::{header_is_sane, matches_block, verify_page, PageStatus};
+use crate::verify::{header_is_sane, PageStatus};
 
 /// relpath.h: ForkNumber, by the suffix PostgreSQL gives each fork's files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -225,21 +225,6 @@ impl FileExtent {
     }
 }
 
-/// What verification found about one page of a file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PageResult {
-    /// Block number within the file.
-    pub block: u32,
-    /// Relation-wide block number, the one the checksum mixes in.
-    pub absolute_block: u32,
-    pub status: PageStatus,
-    pub stored: u16,
-    /// None for new pages (zero, new_not_zero), whose checksum is never computed.
-    pub computed: Option<u16>,
-    /// On a mismatch, the nearest block of this file the stored checksum is valid for.
-    pub matches_block: Option<u32>,
-}
-
 /// Pages per status, summed over chunks, files or a whole run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct StatusCounts {
@@ -288,69 +273,6 @@ impl StatusCounts {
         self.mismatch
             .saturating_add(self.new_not_zero)
             .saturating_add(self.bad_header)
-    }
-}
-
-/// Verifies the pages of one relation file. It holds only the file's geometry, so chunks
-/// can be verified in any order and on any thread; sum their `StatusCounts` afterwards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileVerifier {
-    pub block_size: BlockSize,
-    pub endian: Endian,
-    pub segno: u32,
-    /// The file's length in whole pages, the range `matches_block` searches.
-    pub blocks: u32,
-}
-
-impl FileVerifier {
-    /// Relation-wide number of the file's block 0.
-    pub fn first_absolute_block(&self) -> u32 {
-        self.block_size.absolute_block(self.segno, 0)
-    }
-
-    /// The pages of `chunk`, whose first page is block `first_block` of the file. A partial
-    /// page at the end of the chunk is not a page and is left out; so are pages past block
-    /// number u32::MAX.
-    pub fn pages<'a>(
-        &self,
-        chunk: &'a [u8],
-        first_block: u32,
-    ) -> impl Iterator<Item = PageResult> + 'a {
-        let this = *self;
-        let file_first = self.first_absolute_block();
-        chunk
-            .chunks_exact(self.block_size.len())
-            .zip(first_block..=u32::MAX)
-            .map(move |(page, block)| {
-                let absolute_block = this.block_size.absolute_block(this.segno, block);
-                let verdict = verify_page(page, absolute_block, this.endian);
-                PageResult {
-                    block,
-                    absolute_block,
-                    status: verdict.status,
-                    stored: verdict.stored,
-                    computed: verdict.computed,
-                    matches_block: matches_block(&verdict, block, file_first, this.blocks),
-                }
-            })
-    }
-
-    /// Verifies `chunk` (first page = block `first_block`), adds every page to `counts` and
-    /// hands each page for which `keep(status)` holds to `sink`.
-    pub fn verify_chunk(
-        &self,
-        chunk: &[u8],
-        first_block: u32,
-        counts: &mut StatusCounts,
-        keep: impl Fn(PageStatus) -> bool,
-        mut sink: impl FnMut(PageResult),
-    ) {
-        for page in self.pages(chunk, first_block) {
-            counts.add(page.status);
-            if keep(page.status) {
-                sink(page);
-            }
-        }
     }
 }
 
@@ -563,7 +485,8 @@ mod tests {
     }
 
     #[test]
-    fn verifier_reports_every_status_with_relation_wide_blocks() {
+    fn scans_report_every_status_with_relation_wide_blocks_in_any_chunk_order() {
+        use crate::scan::{ChecksumsKnown, FileScan};
         let segno = 2;
         let bs = BlockSize::DEFAULT;
         let abs = |b: u32| bs.absolute_block(segno, b);
@@ -579,51 +502,37 @@ mod tests {
         let c = pg_checksum_page(&bad, abs(4), Endian::Little);
         bad[8..10].copy_from_slice(&c.to_le_bytes());
         file.extend(bad); // bad_header
-        let v = FileVerifier {
-            block_size: bs,
-            endian: Endian::Little,
-            segno,
-            blocks: 5,
-        };
-
-        let all: Vec<PageResult> = v.pages(&file, 0).collect();
-        let statuses: Vec<PageStatus> = all.iter().map(|p| p.status).collect();
+        let g = file_geometry(&file, GeometryChoice::default(), true).unwrap();
+        let mut whole = FileScan::new(g, segno, file.len() as u64).unwrap();
+        let mut statuses = Vec::new();
+        whole.chunk_statuses(&file, 0, |s| statuses.push(s));
         use PageStatus::*;
         assert_eq!(statuses, [Ok, Mismatch, Zero, NewNotZero, BadHeader]);
-        assert_eq!(all[1].absolute_block, 262_145);
-        assert_eq!(all[1].matches_block, Some(3));
+        let verdict = whole.finish(ChecksumsKnown::On);
+        let listed: Vec<(u32, u32, PageStatus)> = verdict
+            .pages
+            .iter()
+            .map(|p| (p.block, p.absolute_block, p.status))
+            .collect();
         assert_eq!(
-            all[1].computed,
+            listed,
+            [
+                (1, 262_145, Mismatch),
+                (3, 262_147, NewNotZero),
+                (4, 262_148, BadHeader)
+            ]
+        );
+        assert_eq!(
+            verdict.pages[0].computed,
             Some(pg_checksum_page(
                 &file[8192..16384],
                 262_145,
                 Endian::Little
             ))
         );
-        assert_eq!(all[2].computed, None);
-        assert_eq!(all[3].computed, None);
-
-        // Chunks in any order give the same pages and counts as the whole file.
-        let mut counts = StatusCounts::default();
-        let mut kept = Vec::new();
-        for (i, chunk) in file.chunks(2 * 8192).enumerate().rev() {
-            v.verify_chunk(
-                chunk,
-                2 * i as u32,
-                &mut counts,
-                PageStatus::is_problem,
-                |p| kept.push(p),
-            );
-        }
-        kept.sort_by_key(|p| p.block);
-        let problems: Vec<PageResult> = all
-            .iter()
-            .copied()
-            .filter(|p| p.status.is_problem())
-            .collect();
-        assert_eq!(kept, problems);
+        assert_eq!(verdict.pages[1].computed, None);
         assert_eq!(
-            counts,
+            verdict.counts,
             StatusCounts {
                 ok: 1,
                 mismatch: 1,
@@ -632,23 +541,19 @@ mod tests {
                 bad_header: 1
             }
         );
-        assert_eq!((counts.blocks(), counts.problems()), (5, 3));
-    }
+        assert_eq!((verdict.counts.blocks(), verdict.counts.problems()), (5, 3));
 
-    #[test]
-    fn partial_pages_and_block_number_overflow_do_not_panic() {
-        let v = FileVerifier {
-            block_size: BlockSize::DEFAULT,
-            endian: Endian::Big,
-            segno: u32::MAX,
-            blocks: u32::MAX,
-        };
-        assert_eq!(v.pages(&[0u8; 8191], 0).count(), 0);
-        let pages: Vec<PageResult> = v.pages(&[7u8; 3 * 8192], u32::MAX - 1).collect();
-        assert_eq!(
-            pages.iter().map(|p| p.block).collect::<Vec<_>>(),
-            [u32::MAX - 1, u32::MAX]
-        );
+        // Chunks in any order, each its own scan, merged: the same verdict.
+        let mut parts: Option<FileScan> = None;
+        for (i, chunk) in file.chunks(2 * 8192).enumerate().rev() {
+            let mut part = FileScan::new(g, segno, file.len() as u64).unwrap();
+            part.chunk(chunk, 2 * i as u32);
+            match &mut parts {
+                None => parts = Some(part),
+                Some(p) => p.merge(&part).unwrap(),
+            }
+        }
+        assert_eq!(parts.unwrap().finish(ChecksumsKnown::On), verdict);
     }
 
     proptest::proptest! {
@@ -663,11 +568,13 @@ mod tests {
             let endian = if big { Endian::Big } else { Endian::Little };
             let _ = detect_block_size(&bytes, endian);
             let block_size = BlockSize::new(BlockSize::ALL[size]).unwrap();
-            let v = FileVerifier { block_size, endian, segno, blocks: first.saturating_add(3) };
-            let mut counts = StatusCounts::default();
-            v.verify_chunk(&bytes, first, &mut counts, |_| true, |_| {});
+            let geometry = Geometry { block_size, endian, block_size_assumed: false, byte_order_detected: false };
+            let len = u64::from(first.saturating_add(3)) * block_size.len() as u64;
+            let mut scan = crate::scan::FileScan::new(geometry, segno, len).unwrap();
+            scan.chunk(&bytes, first);
+            let counts = scan.finish(crate::scan::ChecksumsKnown::On).counts;
             let whole = (bytes.len() / block_size.len()) as u64;
-            proptest::prop_assert_eq!(counts.blocks(), whole.min(u64::from(u32::MAX - first) + 1));
+            proptest::prop_assert_eq!(counts.blocks(), whole.min(u64::from(first.saturating_add(3) - first)));
         }
     }
 }

@@ -891,31 +891,81 @@ const P_NONE: u32 = 0;
 /// The block a heap page's own tuples name: the server writes a tuple's own TID into its
 /// t_ctid (hio.c RelationPutHeapTuple) and changes it only when it updates the tuple, which
 /// sets t_xmax. So tuples with t_xmax 0 whose t_ctid offset is their own line pointer name
-/// the block they were written on; the block a majority of them name, if any. Fields are
-/// read through their rows in `fields`, as the decoder reads them.
+/// the block they were written on; the block a majority of them name, if any. It runs for
+/// every tuple of every page the CLI verifies, so the line pointer array and each tuple's
+/// t_xmax..t_ctid are taken in one bounds check each; offsets and bit fields are the rows
+/// of `fields`, which the decoder reads too.
 fn heap_tuple_block(page: &[u8], endian: Endian) -> Option<u32> {
     use crate::fields::{heap_tuple_header_data as htup, item_id_data, page_header_data};
+    const XMAX: usize = htup::T_XMAX.offset as usize;
+    const CTID: usize = htup::T_CTID.offset as usize;
+    const SPAN: usize = CTID + 6 - XMAX;
     let r = Reader { b: page, e: endian };
     if usize::try_from(r.field(0, &page_header_data::PD_SPECIAL)?).ok()? != page.len() {
         return None;
     }
     let lower = usize::try_from(r.field(0, &page_header_data::PD_LOWER)?).ok()?;
     let items = lower.saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / SIZE_OF_ITEM_ID;
-    let own = |lp: usize| -> Option<u32> {
-        let base = SIZE_OF_PAGE_HEADER_DATA.checked_add(lp.checked_mul(SIZE_OF_ITEM_ID)?)?;
-        let flags = r.field(base, &item_id_data::LP_FLAGS)?;
-        let len = r.field(base, &item_id_data::LP_LEN)?;
-        let off = usize::try_from(r.field(base, &item_id_data::LP_OFF)?).ok()?;
-        if flags != u32::from(LP_NORMAL) || len < u32::from(HEAP_TUPLE_HEADER_DATA.size) {
+    // The line pointer array in one bounds check (pd_lower past the page: as far as it goes).
+    let array = page.get(SIZE_OF_PAGE_HEADER_DATA..)?;
+    let ids = array
+        .get(..items.saturating_mul(SIZE_OF_ITEM_ID).min(array.len()))?
+        .chunks_exact(SIZE_OF_ITEM_ID)
+        .zip(1usize..);
+    let bits = |f: &crate::fields::Field, word: u32| match f.bits {
+        Some(b) => {
+            word.checked_shr(u32::from(b.shift_for(32, endian)))
+                .unwrap_or(0)
+                & b.mask()
+        }
+        None => 0,
+    };
+    let word = |b: [u8; 4]| match endian {
+        Endian::Little => u32::from_le_bytes(b),
+        Endian::Big => u32::from_be_bytes(b),
+    };
+    let half = |b: [u8; 2]| match endian {
+        Endian::Little => u16::from_le_bytes(b),
+        Endian::Big => u16::from_be_bytes(b),
+    };
+    let own = |(id, lp): (&[u8], usize)| -> Option<u32> {
+        let id = word(id.try_into().ok()?);
+        if bits(&item_id_data::LP_FLAGS, id) != u32::from(LP_NORMAL)
+            || bits(&item_id_data::LP_LEN, id) < u32::from(HEAP_TUPLE_HEADER_DATA.size)
+        {
             return None;
         }
-        let xmax = r.field(off, &htup::T_XMAX)?;
-        let tid = r.tid(off.checked_add(usize::from(htup::T_CTID.offset))?)?;
-        (xmax == 0 && usize::from(tid.offset) == lp.checked_add(1)?).then_some(tid.block)
+        let off = usize::try_from(bits(&item_id_data::LP_OFF, id))
+            .ok()?
+            .checked_add(XMAX)?;
+        let head: &[u8; SPAN] = page.get(off..)?.first_chunk()?;
+        let [x0, x1, x2, x3, _, _, _, _, h0, h1, l0, l1, p0, p1] = *head;
+        let (xmax, hi, lo, posid) = (
+            word([x0, x1, x2, x3]),
+            half([h0, h1]),
+            half([l0, l1]),
+            half([p0, p1]),
+        );
+        (xmax == 0 && usize::from(posid) == lp).then_some((u32::from(hi) << 16) | u32::from(lo))
     };
-    // Boyer-Moore majority vote, then a count to confirm it.
+    // One backend writes a page's tuples at one block, so nearly always the first tuple's
+    // block is every tuple's: counted in one pass, and only a page where it has no majority
+    // gets the Boyer-Moore vote, then a count to confirm it.
+    // Once more than half of all line pointers name it, no count of the rest can change that.
+    let (mut first, mut same, mut all) = (None::<u32>, 0usize, 0usize);
+    for b in ids.clone().filter_map(own) {
+        let f = *first.get_or_insert(b);
+        all = all.saturating_add(1);
+        same = same.saturating_add(usize::from(b == f));
+        if same.saturating_mul(2) > items {
+            return first;
+        }
+    }
+    if same.saturating_mul(2) > all {
+        return first;
+    }
     let (mut candidate, mut votes) = (0u32, 0usize);
-    for b in (0..items).filter_map(own) {
+    for b in ids.clone().filter_map(own) {
         if votes == 0 {
             candidate = b;
         }
@@ -926,7 +976,7 @@ fn heap_tuple_block(page: &[u8], endian: Endian) -> Option<u32> {
         };
     }
     let (mut same, mut all) = (0usize, 0usize);
-    for b in (0..items).filter_map(own) {
+    for b in ids.filter_map(own) {
         all = all.saturating_add(1);
         same = same.saturating_add(usize::from(b == candidate));
     }

@@ -1,18 +1,21 @@
 //! `verify --json` (CONTRACTS.md), written as results arrive: a serde struct for every
 //! object, a formatter for the contract's spacing, and the frame around them (the files
-//! array one file per line, each file's pages streamed so that `--all` over a big cluster
-//! never holds a file's pages in memory).
+//! array one file per line, each written once its verdict is in).
 
 use std::io::{self, Write};
 
-use pgpage::file::{Fork, PageResult, StatusCounts};
-use pgpage::Endian;
+use pgpage::file::{Fork, StatusCounts};
+use pgpage::findings::Finding;
+use pgpage::scan::{FileFinding, PageRow};
+use pgpage::{Endian, PageStatus};
 use serde::Serialize;
 use serde_json::ser::Formatter;
 
-/// One file, but for its pages, which follow it.
+use super::cluster::ClusterJson;
+
+/// One file with its pages.
 #[derive(Serialize)]
-pub struct FileHead<'a> {
+pub struct FileJson<'a> {
     pub path: &'a str,
     pub segment: u32,
     pub fork: Fork,
@@ -21,18 +24,113 @@ pub struct FileHead<'a> {
     pub endian: Endian,
     pub blocks: u32,
     pub trailing_bytes: u32,
+    /// Added: the block size the file's pages claim, when it is not the cluster's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages_block_size: Option<u32>,
+    /// Added: findings about the whole file (a short read, checksums off, pages written as
+    /// another segment), each with its code, message and values.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<serde_json::Value>,
+    pub pages: Vec<Page>,
+}
+
+/// A file finding as JSON: the registry's code and the message with its values filled in,
+/// then the values themselves.
+pub fn file_finding(f: &FileFinding, path: &str) -> serde_json::Value {
+    let mut v = serde_json::to_value(f).unwrap_or_default();
+    if let Some(map) = v.as_object_mut() {
+        map.insert("code".into(), f.finding().code().into());
+        map.insert("message".into(), f.describe(path).into());
+    }
+    v
 }
 
 #[derive(Serialize)]
-struct Page {
-    block: u32,
-    absolute_block: u32,
-    status: &'static str,
-    stored: u16,
-    /// null for new pages, whose checksum is never computed.
-    computed: Option<u16>,
+pub struct Page {
+    pub block: u32,
+    pub absolute_block: u32,
+    pub status: &'static str,
+    pub stored: u16,
+    /// null for new pages, whose checksum is never computed, and when checksums are off.
+    pub computed: Option<u16>,
+    /// Where the page was written, when its own tuples or its siblings' links agree with its
+    /// checksum (CONTRACTS.md): a block of this file, or of `matches_segment`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    matches_block: Option<u32>,
+    pub matches_block: Option<u32>,
+    /// Added: the segment of `matches_block`, when it is not this file's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matches_segment: Option<u32>,
+    /// Added: a block of this file the stored checksum is also valid for, with nothing else
+    /// agreeing, and the odds that chance explains it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidate: Option<Candidate>,
+    /// Added: the registry's codes of every finding about the page.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<&'static str>,
+}
+
+#[derive(Serialize)]
+pub struct Candidate {
+    /// Block within the file.
+    pub block: u32,
+    /// Blocks of the file the stored checksum is valid for, and blocks searched.
+    pub matches: u32,
+    pub searched: u32,
+    /// Chance matches expected in the searched blocks (searched / 65535), and the
+    /// probability of at least one.
+    pub expected_chance_matches: f64,
+    pub chance_probability: f64,
+}
+
+impl Page {
+    /// A page of the file's verdict; `segno` and `first` (the relation-wide number of its
+    /// block 0) place the blocks it names.
+    pub fn of_row(row: &PageRow, segno: u32, first: u32) -> Page {
+        let claim = row.claim();
+        let candidate = row
+            .misplaced
+            .filter(|m| !m.is_claim())
+            .and_then(|m| Some((m, m.chance?)))
+            .map(|(m, chance)| Candidate {
+                block: m.block.wrapping_sub(first),
+                matches: chance.matches,
+                searched: chance.searched,
+                expected_chance_matches: chance.expected,
+                chance_probability: chance.probability,
+            });
+        Page {
+            block: row.block,
+            absolute_block: row.absolute_block,
+            status: row.status.as_str(),
+            stored: row.stored,
+            computed: row.computed,
+            matches_block: claim.map(|m| m.block_in_segment),
+            matches_segment: claim.map(|m| m.segno).filter(|&s| s != segno),
+            candidate,
+            findings: row.findings.iter().map(|f| Finding::code(*f)).collect(),
+        }
+    }
+
+    /// A page the verdict does not list: fine as the server reads it.
+    pub fn plain(
+        block: u32,
+        absolute_block: u32,
+        status: PageStatus,
+        stored: u16,
+        computed: Option<u16>,
+    ) -> Page {
+        Page {
+            block,
+            absolute_block,
+            status: status.as_str(),
+            stored,
+            computed,
+            matches_block: None,
+            matches_segment: None,
+            candidate: None,
+            findings: Vec::new(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -81,50 +179,26 @@ fn write_value(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
 #[derive(Default)]
 pub struct JsonStream {
     files: u64,
-    pages_in_file: u64,
 }
 
 impl JsonStream {
-    pub fn begin(out: &mut impl Write) -> io::Result<JsonStream> {
-        out.write_all(b"{\"files\": [")?;
+    /// Opens the document; `clusters` (an addition to the contract's keys) are the data
+    /// directories walked, listed when there are any.
+    pub fn begin(out: &mut impl Write, clusters: &[ClusterJson]) -> io::Result<JsonStream> {
+        out.write_all(b"{")?;
+        if !clusters.is_empty() {
+            out.write_all(b"\"clusters\": ")?;
+            write_value(out, &clusters)?;
+            out.write_all(b", ")?;
+        }
+        out.write_all(b"\"files\": [")?;
         Ok(JsonStream::default())
     }
 
-    pub fn file(&mut self, out: &mut impl Write, head: &FileHead) -> io::Result<()> {
+    pub fn file(&mut self, out: &mut impl Write, file: &FileJson) -> io::Result<()> {
         out.write_all(if self.files == 0 { b"\n" } else { b",\n" })?;
         self.files = self.files.saturating_add(1);
-        self.pages_in_file = 0;
-        // The head object, then its pages inside it as they come: the head is serialized
-        // whole and its closing brace left for end_file.
-        let mut object = Vec::with_capacity(256);
-        write_value(&mut object, head)?;
-        if object.pop() != Some(b'}') {
-            return Err(io::Error::other("a file's JSON head is not an object"));
-        }
-        out.write_all(&object)?;
-        out.write_all(b", \"pages\": [")
-    }
-
-    pub fn page(&mut self, out: &mut impl Write, p: &PageResult) -> io::Result<()> {
-        if self.pages_in_file > 0 {
-            out.write_all(b", ")?;
-        }
-        self.pages_in_file = self.pages_in_file.saturating_add(1);
-        write_value(
-            out,
-            &Page {
-                block: p.block,
-                absolute_block: p.absolute_block,
-                status: p.status.as_str(),
-                stored: p.stored,
-                computed: p.computed,
-                matches_block: p.matches_block,
-            },
-        )
-    }
-
-    pub fn end_file(&mut self, out: &mut impl Write) -> io::Result<()> {
-        out.write_all(b"]}")
+        write_value(out, file)
     }
 
     pub fn finish(self, out: &mut impl Write, files: u64, c: &StatusCounts) -> io::Result<()> {
@@ -149,13 +223,16 @@ impl JsonStream {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use pgpage::PageStatus;
 
     #[test]
     fn the_contract_bytes() {
         let mut out = Vec::new();
-        let mut s = JsonStream::begin(&mut out).unwrap();
-        let head = |path| FileHead {
+        let mut s = JsonStream::begin(&mut out, &[]).unwrap();
+        let page = |block, computed, matches_block| Page {
+            matches_block,
+            ..Page::plain(block, 262_144 + block, PageStatus::Mismatch, 981, computed)
+        };
+        let file = |path, pages| FileJson {
             path,
             segment: 2,
             fork: Fork::Main,
@@ -163,21 +240,20 @@ mod tests {
             endian: Endian::Little,
             blocks: 331,
             trailing_bytes: 0,
+            pages_block_size: None,
+            findings: Vec::new(),
+            pages,
         };
-        s.file(&mut out, &head("base/5/16427.2")).unwrap();
-        let page = |block, computed, matches_block| PageResult {
-            block,
-            absolute_block: 262_144 + block,
-            status: PageStatus::Mismatch,
-            stored: 981,
-            computed,
-            matches_block,
-        };
-        s.page(&mut out, &page(0, Some(985), Some(4))).unwrap();
-        s.page(&mut out, &page(1, None, None)).unwrap();
-        s.end_file(&mut out).unwrap();
-        s.file(&mut out, &head("a \"quoted\"\npath")).unwrap();
-        s.end_file(&mut out).unwrap();
+        s.file(
+            &mut out,
+            &file(
+                "base/5/16427.2",
+                vec![page(0, Some(985), Some(4)), page(1, None, None)],
+            ),
+        )
+        .unwrap();
+        s.file(&mut out, &file("a \"quoted\"\npath", Vec::new()))
+            .unwrap();
         let counts = StatusCounts {
             ok: 1,
             mismatch: 331,

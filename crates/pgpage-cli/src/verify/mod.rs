@@ -2,6 +2,7 @@
 //! core (pool), and what was found printed in input order (report, json). Page status, file
 //! names and file geometry are the core's business (pgpage::file).
 
+mod cluster;
 mod json;
 mod pool;
 mod read;
@@ -55,14 +56,15 @@ pub fn run(args: &VerifyArgs) -> i32 {
             return 2;
         }
     }
-    let items = walk::expand_all(
+    let walked = walk::expand_all(
         &args.paths,
         WalkOptions {
             segment: args.read_as.segment,
             filenode: args.filenode,
         },
     );
-    let plan = Plan::new(&items, args.read_as.geometry_choice(), args.all);
+    let (items, clusters) = (&walked.items, &walked.clusters);
+    let plan = Plan::new(items, clusters, args.read_as.geometry_choice(), args.all);
     let options = report::Options {
         json: args.json,
         all: args.all,
@@ -84,5 +86,5 @@ pub fn run(args: &VerifyArgs) -> i32 {
         |handover| report.consume(handover, &plan),
     );
     // Output closed (a pipe to `head`) or full: nothing more can be said.
-    printed.and_then(|()| report.finish()).unwrap_or(2)
+    printed.and_then(|()| report.finish(clusters)).unwrap_or(2)
 }

@@ -1,7 +1,8 @@
 //! Reading the files: cut into large page-aligned chunks, grouped into batches for the pool,
-//! each chunk read with pread into a page-aligned buffer and handed to the core's verifier.
-//! A file's geometry (block size, byte order) is settled once, by the core's file_geometry
-//! on the file's head, by whichever thread reaches the file first.
+//! each chunk read with pread into a page-aligned buffer and scanned by the core (one
+//! `FileScan` per chunk, merged in order by the report). A file's geometry (block size, byte
+//! order) is settled once, by its cluster's pg_control or the core's file_geometry on the
+//! file's head, by whichever thread reaches the file first.
 
 use std::fs::File;
 use std::io;
@@ -9,10 +10,13 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use pgpage::file::{
-    file_geometry, FileExtent, FileVerifier, Geometry, GeometryChoice, PageResult, StatusCounts,
-    DETECT_HEAD_BYTES,
+    detect_block_size, file_geometry, FileExtent, Geometry, GeometryChoice, DETECT_HEAD_BYTES,
 };
+use pgpage::layout::read_u16;
+use pgpage::scan::FileScan;
+use pgpage::{BlockSize, PageStatus};
 
+use super::cluster::Cluster;
 use super::walk::{FileJob, Item};
 use crate::args::io_reason;
 use crate::input::{open_regular, read_full_at, read_head};
@@ -37,12 +41,22 @@ pub struct Unit {
     pub last: bool,
 }
 
-/// A file's geometry and the verifier it makes.
+/// A file's geometry and length in pages.
 #[derive(Clone, Copy)]
 pub struct Prepared {
     pub geometry: Geometry,
-    pub verifier: FileVerifier,
     pub extent: FileExtent,
+    /// The block size the file's own pages claim, where it differs from the cluster's
+    /// pg_control, which the file is read with.
+    pub pages_block_size: Option<BlockSize>,
+}
+
+/// A page as `--all` lists it before the file's verdict: its status with checksums on.
+#[derive(Clone, Copy)]
+pub struct ListedPage {
+    pub block: u32,
+    pub status: PageStatus,
+    pub stored: u16,
 }
 
 /// What one unit came to.
@@ -51,9 +65,10 @@ pub struct UnitResult {
     /// The file's geometry, or why it could not be settled; on every unit, so the printer
     /// has it at the file's first.
     pub prep: Option<Result<Prepared, String>>,
-    pub counts: StatusCounts,
-    /// The pages to print: problem pages, or every page with `--all`.
-    pub pages: Vec<PageResult>,
+    /// The unit's pages, scanned; the report merges a file's scans and finishes them.
+    pub scan: Option<FileScan>,
+    /// With `--all`, every page of the unit.
+    pub pages: Vec<ListedPage>,
     /// Bytes read, for progress.
     pub read: u64,
     /// Why the unit stopped short.
@@ -63,6 +78,7 @@ pub struct UnitResult {
 /// The work of one run: the files, cut into units and batches.
 pub struct Plan<'a> {
     pub items: &'a [Item],
+    pub clusters: &'a [Cluster],
     pub units: Vec<Unit>,
     pub batches: Vec<Range<usize>>,
     preps: Vec<OnceLock<Result<Prepared, String>>>,
@@ -71,17 +87,28 @@ pub struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    pub fn new(items: &'a [Item], choice: GeometryChoice, keep_all: bool) -> Plan<'a> {
+    pub fn new(
+        items: &'a [Item],
+        clusters: &'a [Cluster],
+        choice: GeometryChoice,
+        keep_all: bool,
+    ) -> Plan<'a> {
         let units = split_into_units(items);
         let batches = batch_units(&units);
         Plan {
             items,
+            clusters,
             units,
             batches,
             preps: items.iter().map(|_| OnceLock::new()).collect(),
             choice,
             keep_all,
         }
+    }
+
+    /// The data directory a file was found in.
+    pub fn cluster(&self, job: &FileJob) -> Option<&Cluster> {
+        job.cluster.and_then(|i| self.clusters.get(i))
     }
 
     /// The units of batch `index`.
@@ -120,21 +147,23 @@ impl<'a> Plan<'a> {
         // The thread that holds the file's first chunk detects from that chunk, which it then
         // verifies without reading it again.
         let mut first_read: Option<(usize, Option<io::Error>)> = None;
+        let cluster = self.cluster(job);
         let prep = cell
             .get_or_init(|| {
                 let f = file.as_ref().map_err(cannot_open)?;
+                // What the user chose is not checked against the pages; pg_control is.
                 if self.choice.block_size.is_some() && self.choice.endian.is_some() {
-                    return prepare(self.choice, job, &[]);
+                    return prepare(self.choice, None, job, &[]);
                 }
                 if unit.offset == 0 {
                     let (got, err) = read_full_at(f, data, 0);
                     let head = data.get(..got.min(DETECT_HEAD_BYTES)).unwrap_or_default();
-                    let prep = prepare(self.choice, job, head);
+                    let prep = prepare(self.choice, cluster, job, head);
                     first_read = Some((got, err));
                     return prep;
                 }
                 match read_head(f, job.len) {
-                    Ok(head) => prepare(self.choice, job, &head),
+                    Ok(head) => prepare(self.choice, cluster, job, &head),
                     Err(e) => Err(format!(
                         "could not read file \"{}\": {}",
                         job.display,
@@ -160,7 +189,7 @@ impl<'a> Plan<'a> {
         };
         let (got, err) = first_read.unwrap_or_else(|| read_full_at(file, data, unit.offset));
         result.read = got as u64;
-        let size = u64::from(prep.verifier.block_size.bytes());
+        let size = u64::from(prep.geometry.block_size.bytes());
         let first_block = unit.offset.checked_div(size).unwrap_or(0);
         let pages_left = u64::from(prep.extent.blocks).saturating_sub(first_block);
         let whole_len = (got as u64).min(pages_left.saturating_mul(size));
@@ -170,15 +199,30 @@ impl<'a> Plan<'a> {
         ) else {
             return result;
         };
-        let keep_all = self.keep_all;
-        let pages = &mut result.pages;
-        prep.verifier.verify_chunk(
-            whole,
-            first,
-            &mut result.counts,
-            |s| keep_all || s.is_problem(),
-            |p| pages.push(p),
-        );
+        // A file's length was settled when its scan was planned: FileScan::new fails only
+        // where prepare already did.
+        let Ok(mut scan) = FileScan::new(prep.geometry, job.segno, job.len) else {
+            return result;
+        };
+        if self.keep_all {
+            let endian = prep.geometry.endian;
+            let mut stored = whole
+                .chunks_exact(prep.geometry.block_size.len())
+                .map(|page| read_u16(page, 8, endian).unwrap_or(0));
+            let pages = &mut result.pages;
+            let mut block = first;
+            scan.chunk_statuses(whole, first, |status| {
+                pages.push(ListedPage {
+                    block,
+                    status,
+                    stored: stored.next().unwrap_or(0),
+                });
+                block = block.saturating_add(1);
+            });
+        } else {
+            scan.chunk(whole, first);
+        }
+        result.scan = Some(scan);
         if got < unit.len {
             let at = unit.offset.saturating_add(got as u64);
             let block = at.checked_div(size).unwrap_or(0);
@@ -237,27 +281,35 @@ impl AlignedBuf {
     }
 }
 
-/// Settles a file's geometry: block size and byte order as chosen or as the core detects
-/// them from the head of the file, and its length in pages.
-fn prepare(choice: GeometryChoice, job: &FileJob, head: &[u8]) -> Result<Prepared, String> {
-    let geometry = file_geometry(head, choice, job.named_like_relation)
-        .map_err(|why| format!("file \"{}\" is {why}", job.display))?;
+/// Settles a file's geometry: block size and byte order as chosen, as the cluster's
+/// pg_control gives them, or as the core detects them from the head of the file; and its
+/// length in pages. A file whose pages claim another block size than pg_control's is read
+/// with pg_control's (as the server reads it) and the pages' claim kept to be said.
+fn prepare(
+    choice: GeometryChoice,
+    cluster: Option<&Cluster>,
+    job: &FileJob,
+    head: &[u8],
+) -> Result<Prepared, String> {
+    let not_a_relation = |why| format!("file \"{}\" is {why}", job.display);
+    let wanted = cluster.map_or(choice, |c| c.geometry_choice(choice));
+    let geometry = file_geometry(head, wanted, job.named_like_relation).map_err(not_a_relation)?;
+    // Only pages whose headers claim a size speak: all-new pages say nothing.
+    let pages_block_size = if wanted.block_size.is_some() && choice.block_size.is_none() {
+        detect_block_size(head, geometry.endian).filter(|&d| d != geometry.block_size)
+    } else {
+        None
+    };
     let extent = FileExtent::of_len(job.len, geometry.block_size).ok_or_else(|| {
         format!(
             "file \"{}\" holds more blocks than a block number can count",
             job.display
         )
     })?;
-    let verifier = FileVerifier {
-        block_size: geometry.block_size,
-        endian: geometry.endian,
-        segno: job.segno,
-        blocks: extent.blocks,
-    };
     Ok(Prepared {
         geometry,
-        verifier,
         extent,
+        pages_block_size,
     })
 }
 

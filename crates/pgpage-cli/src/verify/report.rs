@@ -1,16 +1,20 @@
-//! What `verify` says, in input order as results arrive from the pool: pg_checksums' lines
-//! (errors, `-v`'s files, `-P`'s progress) and summary, or the contract's JSON; and the exit
-//! status.
+//! What `verify` says, in input order as results arrive from the pool: each file's scans
+//! merged and finished into the core's verdict, then pg_checksums' lines (errors, `-v`'s
+//! files, `-P`'s progress), the verdict's findings and the summary, or the contract's JSON;
+//! and the exit status.
 
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use pgpage::file::{PageResult, StatusCounts};
+use pgpage::file::StatusCounts;
+use pgpage::findings::Finding;
+use pgpage::scan::{ChecksumsKnown, FileFinding, FileScan, FileVerdict, Misplaced, PageRow};
 use pgpage::{Endian, PageStatus};
 
-use super::json::{FileHead, JsonStream};
+use super::cluster::Cluster;
+use super::json::{file_finding, FileJson, JsonStream, Page};
 use super::pool::Handover;
-use super::read::{Plan, Prepared, Unit, UnitResult};
+use super::read::{ListedPage, Plan, Prepared, Unit, UnitResult};
 use super::walk::{FileJob, Item};
 
 /// What the user asked to be told.
@@ -20,6 +24,20 @@ pub struct Options {
     pub all: bool,
     pub verbose: bool,
     pub progress: bool,
+}
+
+/// A candidate (a bare checksum match) is worth a human's attention only when chance
+/// explains it rarely: in a file of under about 650 blocks.
+const CANDIDATE_HINT_BELOW: f64 = 0.01;
+
+/// The file being printed: its geometry, and its scans merged so far.
+struct Current {
+    prep: Prepared,
+    scan: Option<FileScan>,
+    /// With `--all`, every page as the units listed it.
+    listed: Vec<ListedPage>,
+    /// It could not be read to its end.
+    failed: bool,
 }
 
 pub struct Report<O: Write, E: Write> {
@@ -33,10 +51,9 @@ pub struct Report<O: Write, E: Write> {
     truncated: u64,
     cannot_run: bool,
     /// The file being printed, unless its geometry could not be settled.
-    current: Option<Prepared>,
-    /// The file being printed could not be read to its end.
-    current_failed: bool,
+    current: Option<Current>,
     said_big_endian: bool,
+    said_checksums_off: bool,
 }
 
 impl<O: Write, E: Write> Report<O, E> {
@@ -59,15 +76,16 @@ impl<O: Write, E: Write> Report<O, E> {
             truncated: 0,
             cannot_run: false,
             current: None,
-            current_failed: false,
             said_big_endian: false,
+            said_checksums_off: false,
         }
     }
 
     /// Prints every batch the pool finishes, in order, until it has finished them all.
     pub fn consume(&mut self, handover: &Handover<Vec<UnitResult>>, plan: &Plan) -> io::Result<()> {
         if self.options.json {
-            self.json = Some(JsonStream::begin(&mut self.out)?);
+            let clusters: Vec<_> = plan.clusters.iter().map(Cluster::json).collect();
+            self.json = Some(JsonStream::begin(&mut self.out, &clusters)?);
         }
         loop {
             let ready = handover.take();
@@ -77,7 +95,7 @@ impl<O: Write, E: Write> Report<O, E> {
             for (index, results) in ready {
                 for (unit, result) in plan.batch(index).iter().zip(results) {
                     if let Some(item) = plan.items.get(unit.item) {
-                        self.unit(item, unit, result)?;
+                        self.unit(item, unit, result, plan)?;
                     }
                 }
             }
@@ -89,34 +107,49 @@ impl<O: Write, E: Write> Report<O, E> {
         writeln!(self.err, "pgpage: error: {reason}")
     }
 
-    fn unit(&mut self, item: &Item, unit: &Unit, result: UnitResult) -> io::Result<()> {
+    fn unit(
+        &mut self,
+        item: &Item,
+        unit: &Unit,
+        result: UnitResult,
+        plan: &Plan,
+    ) -> io::Result<()> {
         let job = match item {
             Item::Failed(reason) => return self.fail(reason),
             Item::Warning(warning) => return writeln!(self.err, "pgpage: warning: {warning}"),
+            Item::Note(note) if !self.options.json => return writeln!(self.err, "pgpage: {note}"),
+            Item::Note(_) => return Ok(()),
             Item::File(job) => job,
         };
         if unit.first {
             self.current = None;
-            self.current_failed = false;
             match result.prep {
                 Some(Ok(prep)) => {
                     self.files = self.files.saturating_add(1);
-                    self.current = Some(prep);
+                    self.current = Some(Current {
+                        prep,
+                        scan: None,
+                        listed: Vec::new(),
+                        failed: false,
+                    });
                     self.begin_file(job, &prep)?;
                 }
                 Some(Err(reason)) => return self.fail(&reason),
                 None => {}
             }
         }
-        let Some(prep) = self.current else {
+        let Some(current) = &mut self.current else {
             return Ok(());
         };
-        self.counts.merge(&result.counts);
-        for page in &result.pages {
-            self.page(job, page)?;
+        match (&mut current.scan, result.scan) {
+            (_, None) => {}
+            (None, Some(scan)) => current.scan = Some(scan),
+            // Parts of one file, read with its one geometry: they always merge.
+            (Some(mine), Some(part)) => mine.merge(&part).unwrap_or_default(),
         }
+        current.listed.extend(result.pages);
         if let Some(reason) = &result.error {
-            self.current_failed = true;
+            current.failed = true;
             self.fail(reason)?;
         }
         if let Some(progress) = &mut self.progress {
@@ -124,25 +157,31 @@ impl<O: Write, E: Write> Report<O, E> {
             progress.report(&mut self.err, false)?;
         }
         if unit.last {
-            self.end_file(job, &prep)?;
+            if let Some(current) = self.current.take() {
+                let checksums = plan
+                    .cluster(job)
+                    .map_or(ChecksumsKnown::Unknown, Cluster::checksums);
+                self.end_file(job, current, checksums)?;
+            }
         }
         Ok(())
     }
 
     fn begin_file(&mut self, job: &FileJob, prep: &Prepared) -> io::Result<()> {
-        if let Some(json) = &mut self.json {
-            return json.file(
-                &mut self.out,
-                &FileHead {
-                    path: &job.display,
-                    segment: job.segno,
-                    fork: job.fork,
-                    block_size: prep.geometry.block_size.bytes(),
-                    endian: prep.geometry.endian,
-                    blocks: prep.extent.blocks,
-                    trailing_bytes: prep.extent.trailing_bytes,
-                },
-            );
+        let g = prep.geometry;
+        if let Some(size) = prep.pages_block_size {
+            writeln!(
+                self.err,
+                "pgpage: warning: file \"{}\" holds pages of {} bytes, but pg_control says the \
+                 cluster's block size is {}: it is verified with {}, as the server reads it",
+                job.display,
+                size.bytes(),
+                g.block_size.bytes(),
+                g.block_size.bytes()
+            )?;
+        }
+        if self.json.is_some() {
+            return Ok(());
         }
         if job.explicit && job.len == 0 {
             writeln!(
@@ -151,7 +190,6 @@ impl<O: Write, E: Write> Report<O, E> {
                 job.display
             )?;
         }
-        let g = prep.geometry;
         if g.byte_order_detected && g.endian == Endian::Big && !self.said_big_endian {
             // Once: a big-endian server's cluster would otherwise say it for every file.
             self.said_big_endian = true;
@@ -165,73 +203,36 @@ impl<O: Write, E: Write> Report<O, E> {
         Ok(())
     }
 
-    fn page(&mut self, job: &FileJob, p: &PageResult) -> io::Result<()> {
-        if let Some(json) = &mut self.json {
-            return json.page(&mut self.out, p);
-        }
-        let (path, block, stored) = (&job.display, p.block, p.stored);
-        match (p.status, p.computed) {
-            (PageStatus::Mismatch, Some(computed)) => {
-                // pg_checksums.c: scan_file's message, word for word.
-                writeln!(
-                    self.err,
-                    "pgpage: error: checksum verification failed in file \"{path}\", block {block}: \
-                     calculated checksum {computed:X} but block contains {stored:X}"
-                )?;
-                if let Some(m) = p.matches_block {
-                    writeln!(
-                        self.err,
-                        "pgpage: hint: checksum {stored:X} would be valid for block {m} of this file"
-                    )?;
-                }
-            }
-            (PageStatus::NewNotZero, _) => writeln!(
-                self.err,
-                "pgpage: error: page verification failed in file \"{path}\", block {block}: \
-                 pd_upper is 0 but the page is not all zeros"
-            )?,
-            (PageStatus::BadHeader, _) => writeln!(
-                self.err,
-                "pgpage: error: page verification failed in file \"{path}\", block {block}: \
-                 checksum {stored:X} is correct but the page header is invalid"
-            )?,
-            _ => {}
-        }
-        if self.options.all {
-            let computed = p
-                .computed
-                .map_or_else(|| "-".to_owned(), |c| format!("{c:X}"));
-            writeln!(
-                self.out,
-                "file \"{path}\", block {block} (relation block {}): {}, stored checksum {stored:X}, \
-                 calculated {computed}",
-                p.absolute_block,
-                p.status.as_str()
-            )?;
-        }
-        Ok(())
-    }
-
-    fn end_file(&mut self, job: &FileJob, prep: &Prepared) -> io::Result<()> {
-        let trailing = prep.extent.trailing_bytes;
-        if trailing > 0 {
+    /// The file's verdict, from its merged scans: counted, then printed.
+    fn end_file(
+        &mut self,
+        job: &FileJob,
+        current: Current,
+        checksums: ChecksumsKnown,
+    ) -> io::Result<()> {
+        let prep = current.prep;
+        let scan = match current.scan {
+            Some(scan) => scan,
+            // No unit read a page (an empty file, or a read that failed at once).
+            None => match FileScan::new(prep.geometry, job.segno, job.len) {
+                Ok(scan) => scan,
+                Err(e) => return self.fail(&format!("file \"{}\": {e}", job.display)),
+            },
+        };
+        let mut failed = current.failed;
+        let verdict = scan.finish(checksums);
+        self.counts.merge(&verdict.counts);
+        if verdict.trailing_bytes > 0 {
             self.truncated = self.truncated.saturating_add(1);
-            self.current_failed = true;
-            if self.json.is_none() {
-                // pg_checksums.c: scan_file's message for a short read (where it gives up).
-                writeln!(
-                    self.err,
-                    "pgpage: error: could not read block {} in file \"{}\": read {trailing} of {}",
-                    prep.extent.blocks,
-                    job.display,
-                    prep.verifier.block_size.bytes()
-                )?;
-            }
+            failed = true;
         }
-        if let Some(json) = &mut self.json {
-            json.end_file(&mut self.out)?;
+        let first = scan.first_absolute_block();
+        if self.json.is_some() {
+            self.json_file(job, &prep, &verdict, &current.listed, first)?;
+        } else {
+            self.human_file(job, &verdict, &current.listed, first)?;
         }
-        if self.options.verbose && !self.current_failed {
+        if self.options.verbose && !failed {
             // pg_checksums.c: scan_file's pg_log_info, once the file was read to its end
             // (where pg_checksums gave up on a file, it never says it).
             writeln!(
@@ -243,8 +244,207 @@ impl<O: Write, E: Write> Report<O, E> {
         Ok(())
     }
 
+    fn json_file(
+        &mut self,
+        job: &FileJob,
+        prep: &Prepared,
+        verdict: &FileVerdict,
+        listed: &[ListedPage],
+        first: u32,
+    ) -> io::Result<()> {
+        let segno = job.segno;
+        let pages = if self.options.all {
+            let mut rows = verdict.pages.iter().peekable();
+            listed
+                .iter()
+                .map(|p| match rows.next_if(|r| r.block == p.block) {
+                    Some(row) => Page::of_row(row, segno, first),
+                    None => {
+                        let (status, computed) = fine(p, verdict.checksums_disabled);
+                        Page::plain(
+                            p.block,
+                            first.wrapping_add(p.block),
+                            status,
+                            p.stored,
+                            computed,
+                        )
+                    }
+                })
+                .collect()
+        } else {
+            verdict
+                .pages
+                .iter()
+                .filter(|r| r.status.is_problem())
+                .map(|r| Page::of_row(r, segno, first))
+                .collect()
+        };
+        let file = FileJson {
+            path: &job.display,
+            segment: segno,
+            fork: job.fork,
+            block_size: prep.geometry.block_size.bytes(),
+            endian: prep.geometry.endian,
+            blocks: verdict.blocks,
+            trailing_bytes: verdict.trailing_bytes,
+            pages_block_size: prep.pages_block_size.map(|s| s.bytes()),
+            findings: verdict
+                .findings
+                .iter()
+                .map(|f| file_finding(f, &job.display))
+                .collect(),
+            pages,
+        };
+        match &mut self.json {
+            Some(json) => json.file(&mut self.out, &file),
+            None => Ok(()),
+        }
+    }
+
+    fn human_file(
+        &mut self,
+        job: &FileJob,
+        verdict: &FileVerdict,
+        listed: &[ListedPage],
+        first: u32,
+    ) -> io::Result<()> {
+        let path = &job.display;
+        for f in &verdict.findings {
+            match f {
+                FileFinding::WrittenAsSegment { .. } | FileFinding::WrittenAtOffset { .. } => {
+                    writeln!(
+                        self.err,
+                        "pgpage: hint: file \"{path}\": {}",
+                        f.describe(path)
+                    )?;
+                }
+                FileFinding::ChecksumsDisabled { from_pages: true } if !self.said_checksums_off => {
+                    // Once, as for big-endian files: every file of such a cluster says it.
+                    self.said_checksums_off = true;
+                    writeln!(
+                        self.err,
+                        "pgpage: file \"{path}\" stores no page checksum: data checksums are \
+                         taken as disabled, and it and every such file are checked by their \
+                         page headers only"
+                    )?;
+                }
+                _ => {}
+            }
+        }
+        let cx = Places {
+            segno: job.segno,
+            first,
+            blocks: verdict.blocks,
+        };
+        for row in &verdict.pages {
+            self.row(path, row, &cx)?;
+        }
+        if self.options.all {
+            let mut rows = verdict.pages.iter().peekable();
+            for p in listed {
+                let absolute = first.wrapping_add(p.block);
+                let (status, stored, computed) = match rows.next_if(|r| r.block == p.block) {
+                    Some(r) => (r.status, r.stored, r.computed),
+                    None => {
+                        let (status, computed) = fine(p, verdict.checksums_disabled);
+                        (status, p.stored, computed)
+                    }
+                };
+                let computed = computed.map_or_else(|| "-".to_owned(), |c| format!("{c:X}"));
+                writeln!(
+                    self.out,
+                    "file \"{path}\", block {} (relation block {absolute}): {}, stored checksum \
+                     {stored:X}, calculated {computed}",
+                    p.block,
+                    status.as_str()
+                )?;
+            }
+        }
+        for f in &verdict.findings {
+            if let FileFinding::ReadShort { .. } = f {
+                writeln!(self.err, "pgpage: error: {}", f.describe(path))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A page of the verdict, in pg_checksums' and the server's words, then what the core
+    /// found about where it belongs.
+    fn row(&mut self, path: &str, row: &PageRow, cx: &Places) -> io::Result<()> {
+        let (block, stored) = (row.block, row.stored);
+        match (row.status, row.computed) {
+            (PageStatus::Mismatch, Some(computed)) => {
+                // pg_checksums.c: scan_file's message, word for word.
+                writeln!(
+                    self.err,
+                    "pgpage: error: checksum verification failed in file \"{path}\", block {block}: \
+                     calculated checksum {computed:X} but block contains {stored:X}"
+                )?;
+            }
+            (PageStatus::NewNotZero, _) => writeln!(
+                self.err,
+                "pgpage: error: page verification failed in file \"{path}\", block {block}: \
+                 pd_upper is 0 but the page is not all zeros"
+            )?,
+            (PageStatus::BadHeader, computed) => {
+                let rules: Vec<&str> = row
+                    .findings
+                    .iter()
+                    .filter(|f| f.evidence() == pgpage::findings::Evidence::Server)
+                    .map(|f| f.message())
+                    .collect();
+                let rules = rules.join("; ");
+                match computed {
+                    Some(_) => writeln!(
+                        self.err,
+                        "pgpage: error: page verification failed in file \"{path}\", block {block}: \
+                         checksum {stored:X} is correct but the page header is invalid: {rules}"
+                    )?,
+                    None => writeln!(
+                        self.err,
+                        "pgpage: error: page verification failed in file \"{path}\", block {block}: \
+                         the page header is invalid: {rules}"
+                    )?,
+                }
+            }
+            _ => {}
+        }
+        match row.misplaced {
+            Some(m) if m.is_claim() => writeln!(
+                self.err,
+                "pgpage: hint: file \"{path}\", block {block}: {}",
+                cx.fill(m.finding, &m)
+            )?,
+            Some(m) => {
+                if let Some(chance) = m.chance.filter(|c| c.probability < CANDIDATE_HINT_BELOW) {
+                    writeln!(
+                        self.err,
+                        "pgpage: hint: file \"{path}\", block {block}: {} ({:.4} chance matches \
+                         expected in the {} blocks searched)",
+                        cx.fill(m.finding, &m),
+                        chance.expected,
+                        chance.searched
+                    )?;
+                }
+            }
+            None => {
+                if let Some(t) = row
+                    .tuple_block
+                    .filter(|_| row.findings.contains(&Finding::HeapTidOtherBlock))
+                {
+                    writeln!(
+                        self.err,
+                        "pgpage: warning: file \"{path}\", block {block}: {}",
+                        cx.fill_block(Finding::HeapTidOtherBlock.message(), t)
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Prints the summary and returns the exit status.
-    pub fn finish(&mut self) -> io::Result<i32> {
+    pub fn finish(&mut self, clusters: &[Cluster]) -> io::Result<i32> {
         if let Some(progress) = &mut self.progress {
             progress.report(&mut self.err, true)?;
         }
@@ -253,12 +453,20 @@ impl<O: Write, E: Write> Report<O, E> {
             json.finish(&mut self.out, self.files, &c)?;
         } else if self.files > 0 {
             self.err.flush()?;
-            // pg_checksums.c: main's summary, minus "Data checksum version", which lives in
-            // pg_control and not in the pages.
+            // pg_checksums.c: main's summary.
             writeln!(self.out, "Checksum operation completed")?;
             writeln!(self.out, "Files scanned:   {}", self.files)?;
             writeln!(self.out, "Blocks scanned:  {}", c.blocks())?;
             writeln!(self.out, "Bad checksums:  {}", c.mismatch)?;
+            // pg_checksums reads it from the one cluster it checks.
+            if let [cluster] = clusters {
+                if let Some(v) = cluster
+                    .trusted()
+                    .and_then(|c| c.data_page_checksum_version())
+                {
+                    writeln!(self.out, "Data checksum version: {v}")?;
+                }
+            }
             if c.new_not_zero > 0 {
                 writeln!(self.out, "New pages not all zeros:  {}", c.new_not_zero)?;
             }
@@ -267,6 +475,9 @@ impl<O: Write, E: Write> Report<O, E> {
             }
             if self.truncated > 0 {
                 writeln!(self.out, "Files with trailing bytes:  {}", self.truncated)?;
+            }
+            for cluster in clusters {
+                writeln!(self.out, "{}", cluster.describe())?;
             }
         }
         self.err.flush()?;
@@ -278,6 +489,54 @@ impl<O: Write, E: Write> Report<O, E> {
         } else {
             0
         })
+    }
+}
+
+/// A page the verdict does not list is fine as the server reads it: a mismatch there is one
+/// of a cluster with checksums off (its header is sane), whose checksum the server never
+/// computes.
+fn fine(p: &ListedPage, checksums_off: bool) -> (PageStatus, Option<u16>) {
+    match p.status {
+        PageStatus::Zero => (PageStatus::Zero, None),
+        _ if checksums_off => (PageStatus::Ok, None),
+        _ => (PageStatus::Ok, Some(p.stored)),
+    }
+}
+
+/// Where the file sits in its relation, to name the blocks a finding points at.
+struct Places {
+    segno: u32,
+    first: u32,
+    blocks: u32,
+}
+
+impl Places {
+    /// A relation-wide block as a human finds it: in this file, or in another segment.
+    fn name(&self, absolute: u32, m: Option<&Misplaced>) -> String {
+        match m {
+            Some(m) if m.segno != self.segno => {
+                format!("block {} of segment {}", m.block_in_segment, m.segno)
+            }
+            Some(m) => format!("block {} of this file", m.block_in_segment),
+            None => format!("relation block {absolute}"),
+        }
+    }
+
+    fn fill(&self, finding: Finding, m: &Misplaced) -> String {
+        finding
+            .message()
+            .replacen("block %u", &self.name(m.block, Some(m)), 1)
+    }
+
+    fn fill_block(&self, message: &str, absolute: u32) -> String {
+        let name = match absolute
+            .checked_sub(self.first)
+            .filter(|&b| b < self.blocks)
+        {
+            Some(within) => format!("block {within} of this file"),
+            None => self.name(absolute, None),
+        };
+        message.replacen("block %u", &name, 1)
     }
 }
 

@@ -2,13 +2,15 @@
 //! pg_checksums' scan_directory walks a data directory (global/, base/, pg_tblspc/; temporary
 //! entries and everything that is not a relation file name passed over). Nothing is opened.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use pgpage::file::{is_temporary_entry, parse_relation_file_name, Fork, RelationFileName};
+use pgpage::scan::ChecksumsKnown;
 
+use super::cluster::Cluster;
 use crate::args::io_reason;
 
 /// What the walk is told beyond the paths.
@@ -34,6 +36,8 @@ pub struct FileJob {
     pub named_like_relation: bool,
     /// Named on the command line rather than found in a directory.
     pub explicit: bool,
+    /// The data directory it was found in: an index into `Walked::clusters`.
+    pub cluster: Option<usize>,
 }
 
 /// What a PATH argument expanded to, in output order.
@@ -43,13 +47,16 @@ pub enum Item {
     Failed(String),
     /// Something the user should know that does not stop verification.
     Warning(String),
+    /// A fact human output states before the files it concerns (checksums off in a
+    /// cluster); JSON says it in its own keys.
+    Note(String),
 }
 
 impl Item {
     pub fn file_len(&self) -> u64 {
         match self {
             Item::File(job) => job.len,
-            Item::Failed(_) | Item::Warning(_) => 0,
+            Item::Failed(_) | Item::Warning(_) | Item::Note(_) => 0,
         }
     }
 }
@@ -60,23 +67,40 @@ pub fn is_data_directory(path: &Path) -> bool {
     path.join("base").is_dir() || path.join("global").is_dir()
 }
 
+/// The files to verify, in output order, and the data directories they were found in.
+pub struct Walked {
+    pub items: Vec<Item>,
+    pub clusters: Vec<Cluster>,
+}
+
 /// Expands every PATH argument, in order.
-pub fn expand_all(paths: &[PathBuf], options: WalkOptions) -> Vec<Item> {
+pub fn expand_all(paths: &[PathBuf], options: WalkOptions) -> Walked {
     let mut walk = Walk {
         options,
         items: Vec::new(),
+        clusters: Vec::new(),
+        cluster: None,
+        named_clusters: HashMap::new(),
         visited: HashSet::new(),
     };
     for path in paths {
         walk.expand(path);
     }
-    walk.items
+    Walked {
+        items: walk.items,
+        clusters: walk.clusters,
+    }
 }
 
 /// What the walk found so far, and the directories it has been in.
 struct Walk {
     options: WalkOptions,
     items: Vec<Item>,
+    clusters: Vec<Cluster>,
+    /// The data directory being walked.
+    cluster: Option<usize>,
+    /// Data directories of files named on the command line, by path.
+    named_clusters: HashMap<PathBuf, usize>,
     visited: HashSet<(u64, u64)>,
 }
 
@@ -104,6 +128,7 @@ impl Walk {
                 .file_name()
                 .and_then(|n| n.to_str())
                 .and_then(parse_relation_file_name);
+            let cluster = self.cluster_of_file(path);
             self.items.push(Item::File(FileJob {
                 display,
                 path: path.to_path_buf(),
@@ -112,6 +137,7 @@ impl Walk {
                 fork: name.map_or(Fork::Main, |n| n.fork),
                 named_like_relation: name.is_some(),
                 explicit: true,
+                cluster,
             }));
             return;
         }
@@ -132,14 +158,66 @@ impl Walk {
         }
     }
 
-    /// pg_checksums' scan order: global, base, pg_tblspc.
+    /// Reads a data directory's pg_control and PG_VERSION, says what the user must know of
+    /// them before its files, and keeps them; their index in `clusters`.
+    fn read_cluster(&mut self, display: &str, path: &Path) -> usize {
+        let cluster = Cluster::read(display, path);
+        for warning in cluster.warnings() {
+            self.items.push(Item::Warning(warning));
+        }
+        if cluster.checksums() == ChecksumsKnown::Off {
+            // pg_checksums' words, where it refuses to check such a cluster.
+            self.items.push(Item::Note(format!(
+                "data checksums are not enabled in cluster \"{display}\": its pages are \
+                 checked by their headers only, and a stored checksum means nothing"
+            )));
+        }
+        self.clusters.push(cluster);
+        self.clusters.len().saturating_sub(1)
+    }
+
+    /// The data directory a file named on the command line lies in (`D/base/5/16385`,
+    /// `D/global/1262`, `D/pg_tblspc/16400/PG_16_.../5/16385` as given, links not followed),
+    /// so that a file is judged with its cluster's pg_control as a walk judges it: a cluster
+    /// whose checksums were turned off keeps stale checksums in its pages. Read once per
+    /// directory.
+    fn cluster_of_file(&mut self, path: &Path) -> Option<usize> {
+        let dir = path.ancestors().skip(2).take(4).find(|d| {
+            let d = if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            };
+            d.join("global").join("pg_control").is_file() && d.join("PG_VERSION").is_file()
+        })?;
+        let top = path.strip_prefix(dir).ok()?.components().next()?;
+        if !["base", "global", "pg_tblspc"].contains(&top.as_os_str().to_str()?) {
+            return None;
+        }
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        if let Some(&i) = self.named_clusters.get(dir) {
+            return Some(i);
+        }
+        let i = self.read_cluster(&dir.to_string_lossy(), dir);
+        self.named_clusters.insert(dir.to_path_buf(), i);
+        Some(i)
+    }
+
+    /// pg_checksums' scan order: global, base, pg_tblspc; pg_control and PG_VERSION read
+    /// first.
     fn data_dir(&mut self, display: &str, path: &Path) {
+        let cluster = self.read_cluster(display, path);
         // A tablespace holds one directory per major version: PG_<major>_<catversion>.
-        let major = fs::read_to_string(path.join("PG_VERSION"))
-            .ok()
-            .map(|v| v.trim().to_owned())
-            .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+        let major = self
+            .clusters
+            .get(cluster)
+            .and_then(|c| c.pg_version.clone())
             .unwrap_or_else(|| "15".to_owned());
+        let outer = self.cluster.replace(cluster);
         // pg_checksums refuses a running cluster; we read it, but pages the server writes
         // while we read them can come out torn.
         if path.join("postmaster.pid").exists() {
@@ -155,6 +233,7 @@ impl Walk {
                 self.dir(&format!("{display}/{sub}"), &dir, tablespaces);
             }
         }
+        self.cluster = outer;
     }
 
     /// Walks a directory as pg_checksums' scan_directory does: temporary entries skipped,
@@ -230,6 +309,7 @@ impl Walk {
                         fork: rel.fork,
                         named_like_relation: true,
                         explicit: false,
+                        cluster: self.cluster,
                     })),
                     Err(e) => self.fail(format!(
                         "could not stat file \"{shown}\": {}",

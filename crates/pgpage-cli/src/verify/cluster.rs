@@ -1,0 +1,223 @@
+//! What a data directory says about itself before its files are read: the major version in
+//! PG_VERSION and global/pg_control (block size, byte order, data checksums on or off). Its
+//! files are then read with the cluster's block size and judged with its checksum setting;
+//! a pg_control that cannot be read or trusted is said, and each file decides for itself.
+
+use std::io::Read;
+use std::path::Path;
+
+use pgpage::control::{decode_control, ControlFile, PG_CONTROL_FILE_SIZE};
+use pgpage::file::GeometryChoice;
+use pgpage::scan::ChecksumsKnown;
+use pgpage::BlockSize;
+use serde::Serialize;
+
+use crate::args::io_reason;
+use crate::input::open_regular;
+
+/// One data directory walked.
+pub struct Cluster {
+    /// The directory as given.
+    pub display: String,
+    /// PG_VERSION's major version, as the file holds it.
+    pub pg_version: Option<String>,
+    /// pg_control, decoded even when its CRC does not match.
+    pub control: Option<ControlFile>,
+    /// Why pg_control is not used, in words for a warning.
+    pub distrust: Option<String>,
+}
+
+impl Cluster {
+    pub fn read(display: &str, path: &Path) -> Cluster {
+        let pg_version = std::fs::read_to_string(path.join("PG_VERSION"))
+            .ok()
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
+        let shown = format!("{display}/global/pg_control");
+        let mut bytes = Vec::with_capacity(PG_CONTROL_FILE_SIZE);
+        let read = open_regular(&path.join("global").join("pg_control")).and_then(|f| {
+            f.take(PG_CONTROL_FILE_SIZE as u64)
+                .read_to_end(&mut bytes)
+                .map(|_| ())
+        });
+        let fallback = "block size and data checksums are decided from each file's pages";
+        let (control, distrust) = match read.map(|()| decode_control(&bytes)) {
+            Err(e) => (
+                None,
+                Some(format!(
+                    "could not read control file \"{shown}\": {}: {fallback}",
+                    io_reason(&e)
+                )),
+            ),
+            Ok(Err(e)) => (None, Some(format!("\"{shown}\": {e}: {fallback}"))),
+            // pg_controldata's words for a bad CRC.
+            Ok(Ok(c)) if !c.crc_ok() => (
+                Some(c),
+                Some(format!(
+                    "calculated CRC checksum does not match value stored in control file \
+                     \"{shown}\": {fallback}"
+                )),
+            ),
+            Ok(Ok(c)) if c.block_size().and_then(BlockSize::new).is_none() => (
+                Some(c),
+                Some(format!(
+                    "control file \"{shown}\" gives no PostgreSQL block size: {fallback}"
+                )),
+            ),
+            Ok(Ok(c)) => (Some(c), None),
+        };
+        Cluster {
+            display: display.to_owned(),
+            pg_version,
+            control,
+            distrust,
+        }
+    }
+
+    /// pg_control when it can be trusted.
+    pub fn trusted(&self) -> Option<&ControlFile> {
+        self.control.as_ref().filter(|_| self.distrust.is_none())
+    }
+
+    /// What the cluster's files are judged with.
+    pub fn checksums(&self) -> ChecksumsKnown {
+        match self
+            .trusted()
+            .and_then(ControlFile::data_page_checksum_version)
+        {
+            Some(0) => ChecksumsKnown::Off,
+            Some(_) => ChecksumsKnown::On,
+            None => ChecksumsKnown::Unknown,
+        }
+    }
+
+    /// The cluster's block size and byte order, where the user chose none.
+    pub fn geometry_choice(&self, user: GeometryChoice) -> GeometryChoice {
+        let Some(c) = self.trusted() else {
+            return user;
+        };
+        GeometryChoice {
+            block_size: user
+                .block_size
+                .or_else(|| c.block_size().and_then(BlockSize::new)),
+            endian: user.endian.or(Some(c.endian)),
+        }
+    }
+
+    /// Warnings to print before the cluster's files: an untrusted pg_control, a PG_VERSION
+    /// that pg_control contradicts.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.distrust.iter().cloned().collect();
+        if let (Some(v), Some(c)) = (&self.pg_version, self.trusted()) {
+            if !releases_hold(c.releases, v) {
+                out.push(format!(
+                    "\"{}/PG_VERSION\" says {v}, but pg_control version {} is written by \
+                     PostgreSQL {}",
+                    self.display, c.pg_control_version, c.releases
+                ));
+            }
+        }
+        out
+    }
+
+    /// The one line human output gives the cluster.
+    pub fn describe(&self) -> String {
+        let version = match (&self.pg_version, &self.control) {
+            (Some(v), Some(c)) => format!(
+                "PostgreSQL {v} (pg_control version {}, written by {})",
+                c.pg_control_version, c.releases
+            ),
+            (Some(v), None) => format!("PostgreSQL {v}"),
+            (None, Some(c)) => format!(
+                "PostgreSQL {} (pg_control version {}; no PG_VERSION)",
+                c.releases, c.pg_control_version
+            ),
+            (None, None) => "PostgreSQL version unknown (no PG_VERSION, no pg_control)".to_owned(),
+        };
+        match self.trusted() {
+            Some(c) => {
+                let n = |v: Option<u32>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
+                let checksums = match c.data_page_checksum_version() {
+                    Some(0) => "data checksums off".to_owned(),
+                    v => format!("data checksum version {}", n(v)),
+                };
+                format!(
+                    "Data directory \"{}\": {version}, block size {}, WAL segment size {}, {checksums}",
+                    self.display,
+                    n(c.block_size()),
+                    n(c.wal_segment_size()),
+                )
+            }
+            None => format!(
+                "Data directory \"{}\": {version}, pg_control not used",
+                self.display
+            ),
+        }
+    }
+
+    pub fn json(&self) -> ClusterJson<'_> {
+        let c = self.control.as_ref();
+        ClusterJson {
+            path: &self.display,
+            pg_version: self.pg_version.as_deref(),
+            pg_control_version: c.map(|c| c.pg_control_version),
+            data_page_checksum_version: c.and_then(ControlFile::data_page_checksum_version),
+            block_size: c.and_then(ControlFile::block_size),
+            wal_segment_size: c.and_then(ControlFile::wal_segment_size),
+            crc_ok: c.map(ControlFile::crc_ok),
+            checksums: match self.checksums() {
+                ChecksumsKnown::On => "on",
+                ChecksumsKnown::Off => "off",
+                ChecksumsKnown::Unknown => "unknown",
+            },
+            control_error: self.distrust.as_deref(),
+        }
+    }
+}
+
+/// Whether a PG_VERSION major (`16`, or `9.6` style) is among pg_control's releases
+/// (`13-16`, `17`).
+fn releases_hold(releases: &str, version: &str) -> bool {
+    let major = |s: &str| s.split('.').next().and_then(|m| m.parse::<u32>().ok());
+    let Some(v) = major(version) else {
+        return true;
+    };
+    match releases.split_once('-') {
+        Some((lo, hi)) => major(lo)
+            .zip(major(hi))
+            .is_none_or(|(lo, hi)| (lo..=hi).contains(&v)),
+        None => major(releases).is_none_or(|r| r == v),
+    }
+}
+
+/// `verify --json`'s `clusters` entries (an addition to CONTRACTS.md's keys).
+#[derive(Serialize)]
+pub struct ClusterJson<'a> {
+    pub path: &'a str,
+    pub pg_version: Option<&'a str>,
+    pub pg_control_version: Option<u32>,
+    pub data_page_checksum_version: Option<u32>,
+    pub block_size: Option<u32>,
+    pub wal_segment_size: Option<u32>,
+    pub crc_ok: Option<bool>,
+    /// How the cluster's files were judged: `on`, `off` (header checks only) or `unknown`
+    /// (pg_control not used: each file decides).
+    pub checksums: &'static str,
+    /// Why pg_control was not used.
+    pub control_error: Option<&'a str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pg_version_against_control_releases() {
+        assert!(releases_hold("13-16", "16"));
+        assert!(releases_hold("13-16", "13"));
+        assert!(!releases_hold("13-16", "17"));
+        assert!(releases_hold("18", "18"));
+        assert!(!releases_hold("18", "9.6"));
+        assert!(releases_hold("17", "devel"));
+    }
+}
