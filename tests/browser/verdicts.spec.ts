@@ -118,14 +118,6 @@ test('swapped pages: each claims the other, said by what, as the CLI claims them
   await expect(page.locator('[data-testid=problem][data-block="1"] [data-testid=hint]')).toHaveText("written for block 2: its checksum is valid there and its tuples' t_ctid name it");
 });
 
-// The CLI on this branch does not yet decide a file's verdict with the core's FileScan (its
-// helper brings it): it counts a checksum-less file's pages as mismatches.
-const cliLacksChecksumsOff = (() => {
-  const r = spawnSync(CLI, ['verify', '--json', checksumsOff.path], { encoding: 'utf8' });
-  const f = (JSON.parse(r.stdout) as { files: CliFile[] }).files[0];
-  return f.pages.some((p) => p.status === 'mismatch' && p.stored === 0);
-})();
-
 test('checksums off: only the page the server refuses (pd_lower 9000), no checksum message anywhere', async ({ page }) => {
   await choose(page, [checksumsOff]);
   const v = await browserVerdict(page, checksumsOff.name);
@@ -149,7 +141,7 @@ test('checksums off: only the page the server refuses (pd_lower 9000), no checks
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
   await expect(page.getByRole('button', { name: 'server WARNING/ERROR' })).toHaveCount(0);
 
-  test.fail(cliLacksChecksumsOff, 'the CLI counts a checksum-less file as mismatches until it decides with the core');
+  // The CLI decides with the same core function.
   expect(v).toEqual(cliVerdict(cli(checksumsOff.path).file));
 });
 
