@@ -110,6 +110,24 @@ for (const build of ['pkg', 'pkg-scalar']) {
       expect(w.detect_block_size(new Uint8Array(10), false)).toBeUndefined();
     });
 
+    it("names a btree's columns as the cluster's pageinspect does: 13's btpo and oldest_xact", () => {
+      // public/samples/16437: a btree PostgreSQL 15 wrote (block 0 the metapage, 1 a leaf).
+      const file = readFileSync(join(__dirname, '../../public/samples/16437'));
+      const special = (b: number, v?: number) => {
+        const d = w.decode(file.subarray(b * 8192, (b + 1) * 8192), b, false, 'main', '', undefined, v);
+        const j = JSON.parse(d.json) as { special: Record<string, unknown> & { meta?: Record<string, unknown> } };
+        d.free();
+        return j.special;
+      };
+      const [meta, meta13] = [special(0).meta!, special(0, 13).meta!];
+      expect(meta13.oldest_xact).toBe(String(meta.last_cleanup_num_delpages));
+      expect('last_cleanup_num_delpages' in meta13).toBe(false);
+      const [leaf, leaf13, leaf14] = [special(1), special(1, 13), special(1, 14)];
+      expect(leaf13.btpo).toBe(leaf.btpo_level);
+      expect('btpo_level' in leaf13).toBe(false);
+      expect(leaf14).toEqual(leaf);
+    });
+
     it('decodes a page into spans that cover it, with the checksum bytes named', () => {
       const f = damagedFile(2, 0);
       const page = f.bytes.subarray(0, 8192);

@@ -70,6 +70,8 @@ export interface FileEntry {
   problem: boolean;
   /** What pg_control beside the file says of data checksums (0: nothing known). */
   checksums: ChecksumsCode;
+  /** Its cluster's PostgreSQL major version (PG_VERSION beside pg_control), null when unknown. */
+  pgVersion: number | null;
   bytesDone: number;
   message: string | null;
   checksumsDisabled: boolean;
@@ -81,7 +83,14 @@ export interface FileEntry {
 
 let nextId = 1;
 
-export function newEntry(file: File, path: string, choice: GeometryChoice = DETECT, names: FileNames = NO_NAMES, checksums: ChecksumsCode = 0): FileEntry {
+export function newEntry(
+  file: File,
+  path: string,
+  choice: GeometryChoice = DETECT,
+  names: FileNames = NO_NAMES,
+  checksums: ChecksumsCode = 0,
+  pgVersion: number | null = null,
+): FileEntry {
   const { rel, relDir } = names;
   let size: number | undefined;
   return {
@@ -114,6 +123,7 @@ export function newEntry(file: File, path: string, choice: GeometryChoice = DETE
     chance: null,
     problem: false,
     checksums,
+    pgVersion,
     bytesDone: 0,
     message: null,
     checksumsDisabled: false,

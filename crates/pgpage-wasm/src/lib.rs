@@ -443,7 +443,8 @@ pub fn file_kind(
 /// Decodes one page with the core decoder. `fork` is `main`, `fsm`, `vm` or `init`; `kind`
 /// overrides detection when it names a kind (`heap`, `btree`, ...), else pass ""; `file_kind`
 /// is the file's kind (from `file_kind`), which a page that does not show its own decodes
-/// as; undefined or "" for none.
+/// as; undefined or "" for none. `pg_version` (the cluster's PG_VERSION) names the columns as
+/// that version's pageinspect does; undefined for the newest names.
 #[wasm_bindgen]
 pub fn decode(
     page: &[u8],
@@ -452,6 +453,7 @@ pub fn decode(
     fork: &str,
     kind: &str,
     file_kind: Option<String>,
+    pg_version: Option<u32>,
 ) -> Result<DecodedPageJs, JsError> {
     use pgpage::decode::{decode_page, DecodeOptions};
     use pgpage::fields::SpanField;
@@ -459,7 +461,7 @@ pub fn decode(
     let fork = parse_fork(fork)?;
     let kind = parse_kind(kind)?;
     let file_kind = parse_kind(file_kind.as_deref().unwrap_or_default())?;
-    let d = decode_page(
+    let mut d = decode_page(
         page,
         absolute_block,
         &DecodeOptions {
@@ -469,6 +471,10 @@ pub fn decode(
             file_kind,
         },
     );
+    // pageinspect's column names of the cluster's version, when its PG_VERSION is known.
+    if let Some(v) = pg_version {
+        d.name_for(v);
+    }
     let n = d.spans.len();
     let mut handles: Vec<SpanField> = Vec::new();
     let mut findings: Vec<Finding> = Vec::new();
@@ -538,6 +544,12 @@ pub fn decode(
     }))
     .map_err(|e| JsError::new(&format!("cannot serialize the decoded page: {e}")))?;
     Ok(out)
+}
+
+/// The major version a `PG_VERSION` file names; undefined when it names none.
+#[wasm_bindgen]
+pub fn pg_version(contents: &[u8]) -> Option<u32> {
+    pgpage::datadir::parse_pg_version(contents)
 }
 
 /// `global/pg_control` decoded: the JSON object of `pgpage control --json` (the

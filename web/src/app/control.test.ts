@@ -2,13 +2,13 @@
 // PG_VERSION, decoded by the core; and which files its checksum version governs.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Wasm } from '../wasm';
-import { checksumsFor, readControls, type ClusterControl } from './control';
+import { checksumsFor, readControls, versionFor, type ClusterControl } from './control';
 import { coreWasm } from './testing';
 
-const control = (root: string, version: number, crcOk = true): ClusterControl => ({
+const control = (root: string, version: number, crcOk = true, pgVersion = 15): ClusterControl => ({
   root,
   path: `${root}global/pg_control`,
-  pgVersion: '15',
+  pgVersion,
   control: { data_page_checksum_version: version, crc_ok: crcOk },
   error: null,
 });
@@ -29,6 +29,14 @@ describe('pg_control of a drop', () => {
     expect(checksumsFor([control('', 0)], '16385')).toBe(2);
   });
 
+  it("says each file's PostgreSQL version by the same rule, so pages are named as its pageinspect names them", () => {
+    const cs = [control('a/', 1, true, 13), control('a/b/', 1, true, 18), control('c/', 1, false, 16)];
+    expect(versionFor(cs, 'a/base/5/16385')).toBe(13);
+    expect(versionFor(cs, 'a/b/base/5/16385')).toBe(18);
+    expect(versionFor(cs, 'c/base/5/16385')).toBeNull();
+    expect(versionFor(cs, 'elsewhere/16385')).toBeNull();
+  });
+
   it('reads pg_control with its PG_VERSION, and says why one cannot be decoded', async () => {
     const file = (name: string, bytes: BlobPart) => new File([bytes], name);
     const list = [
@@ -38,7 +46,7 @@ describe('pg_control of a drop', () => {
     ];
     const [c, ...rest] = await readControls(w, list);
     expect(rest).toEqual([]);
-    expect([c.root, c.path, c.pgVersion, c.control]).toEqual(['pgdata/', 'pgdata/global/pg_control', '15', null]);
+    expect([c.root, c.path, c.pgVersion, c.control]).toEqual(['pgdata/', 'pgdata/global/pg_control', 15, null]);
     expect(c.error).toMatch(/\S/);
     expect(await readControls(w, list.slice(1))).toEqual([]);
   });

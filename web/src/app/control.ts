@@ -10,8 +10,8 @@ export interface ClusterControl {
   root: string;
   /** pg_control's path as dropped. */
   path: string;
-  /** PG_VERSION's first line, null when it was not dropped. */
-  pgVersion: string | null;
+  /** The major version PG_VERSION names (the core reads it), null when it was not dropped. */
+  pgVersion: number | null;
   /** `decode_control`'s object: the pg_control_*() columns, `state`, `crc_ok`, `releases`, `text`. */
   control: Record<string, unknown> | null;
   /** Why pg_control could not be decoded. */
@@ -35,7 +35,7 @@ export async function readControls(w: Wasm, list: readonly Dropped[]): Promise<C
     const dir = dirOf(c.path);
     const root = dir.endsWith('global/') ? dir.slice(0, -'global/'.length) : dir;
     const version = list.find((x) => x.path === `${root}PG_VERSION`);
-    const pgVersion = version ? (await version.file.text()).split('\n')[0].trim() : null;
+    const pgVersion = version ? (w.pg_version(new Uint8Array(await version.file.arrayBuffer())) ?? null) : null;
     try {
       const control = JSON.parse(w.decode_control(new Uint8Array(await c.file.arrayBuffer()))) as Record<string, unknown>;
       out.push({ root, path: c.path, pgVersion, control, error: null });
@@ -46,14 +46,25 @@ export async function readControls(w: Wasm, list: readonly Dropped[]): Promise<C
   return out;
 }
 
-/** What a file's cluster says of data checksums: the pg_control of the longest root its path
- * starts with (a decodable one whose CRC holds), else nothing known. */
-export function checksumsFor(controls: readonly ClusterControl[], path: string): ChecksumsCode {
+/** A file's cluster: the pg_control of the longest root its path starts with (a decodable one
+ * whose CRC holds), else null. */
+function clusterFor(controls: readonly ClusterControl[], path: string): ClusterControl | null {
   let best: ClusterControl | null = null;
   for (const c of controls) {
     if (!c.control || c.control.crc_ok !== true || !path.startsWith(c.root)) continue;
     if (!best || c.root.length > best.root.length) best = c;
   }
-  if (!best?.control) return 0;
-  return best.control.data_page_checksum_version === 0 ? 2 : 1;
+  return best;
+}
+
+/** What a file's cluster says of data checksums, 0 when nothing is known. */
+export function checksumsFor(controls: readonly ClusterControl[], path: string): ChecksumsCode {
+  const c = clusterFor(controls, path)?.control;
+  if (!c) return 0;
+  return c.data_page_checksum_version === 0 ? 2 : 1;
+}
+
+/** The PostgreSQL major version of a file's cluster (its PG_VERSION), null when unknown. */
+export function versionFor(controls: readonly ClusterControl[], path: string): number | null {
+  return clusterFor(controls, path)?.pgVersion ?? null;
 }

@@ -10,7 +10,7 @@ import { emptyCounts } from '../lib/status';
 import { loadWasm } from '../wasm';
 import { VerifyPool } from '../worker/pool';
 import type { FromWorker } from '../worker/protocol';
-import { checksumsFor, readControls, type ClusterControl } from './control';
+import { checksumsFor, readControls, versionFor, type ClusterControl } from './control';
 
 /** A file as the pickers and drops hand it over. */
 export interface ChosenFile {
@@ -193,7 +193,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
         }
         const skipped = list.length - kept.length;
         kept.sort((a, b) => byPath.compare(a.path, b.path));
-        const added = kept.map((x) => newEntry(x.file, x.path, allChoiceRef.current, namesOf(w, x.path), checksumsFor(known, x.path)));
+        const added = kept.map((x) => newEntry(x.file, x.path, allChoiceRef.current, namesOf(w, x.path), checksumsFor(known, x.path), versionFor(known, x.path)));
         replace([...filesRef.current, ...added]);
         // The first file's head is read, and its block 0 drawn, before the workers start
         // streaming: the page view's first render would otherwise share the two cores with

@@ -74,8 +74,9 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         const bytes =
           (block + 1) * bs <= head.length ? head.slice(block * bs, (block + 1) * bs) : new Uint8Array(await file.slice(block * bs, (block + 1) * bs).arrayBuffer());
         const verdict = pageVerdict(wasm, bytes, { block, blockSize: bs, segment: entry.segment, blocks, bigEndian, ...fileContext(entry, block) });
-        // A page that does not show its kind (pd_upper zeroed, garbage) decodes as its file's.
-        const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork, fileKindOf(wasm, head, bs, bigEndian, entry.fork));
+        // A page that does not show its kind (pd_upper zeroed, garbage) decodes as its file's;
+        // its columns are named as its cluster's pageinspect names them.
+        const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork, fileKindOf(wasm, head, bs, bigEndian, entry.fork), entry.pgVersion ?? undefined);
         if (live) {
           setPage({ block, bytes, blockSize: bs, bigEndian, decoded, ...verdict });
           setError(null);
