@@ -174,7 +174,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           </button>
         )}
         {problem && (
-          <button type="button" onClick={() => doCopy('server messages', serverLines(relpath, page.absoluteBlock, page.status, page.computed, page.stored))}>
+          <button type="button" onClick={() => doCopy('server messages', serverLines(relpath, page.absoluteBlock, page.status, page.computed, page.stored, entry.pgVersion))}>
             server WARNING/ERROR
           </button>
         )}

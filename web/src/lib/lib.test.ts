@@ -34,6 +34,9 @@ describe('messages', () => {
       'WARNING:  page verification failed, calculated checksum 2748 but expected 31\nERROR:  invalid page in block 131075 of relation base/5/16385',
     );
     expect(serverLines('base/5/16385_fsm', 2, 'new_not_zero', null, 0)).toBe('ERROR:  invalid page in block 2 of relation base/5/16385_fsm');
+    // PostgreSQL 18: the checksum failure is a LOG line the client does not see; the path is quoted.
+    expect(serverLines('base/5/16385', 3, 'mismatch', 2748, 31, 18)).toBe('ERROR:  invalid page in block 3 of relation "base/5/16385"');
+    expect(serverLines('base/5/16385', 3, 'mismatch', 2748, 31, 17)).toMatch(/^WARNING: {2}page verification failed/);
     expect(pgBasebackupLine('base/5/16385.1', 3, 0xabc, 0x1f)).toBe(
       'WARNING:  checksum verification failed in file "./base/5/16385.1", block 3: calculated ABC but expected 1F',
     );
