@@ -190,6 +190,7 @@ pub struct DecodedPageJs {
     field_docs: Vec<String>,
     field_kinds: Vec<String>,
     problems: Vec<String>,
+    problem_codes: Vec<String>,
     problem_rules: Vec<String>,
     json: String,
 }
@@ -260,6 +261,11 @@ impl DecodedPageJs {
     #[wasm_bindgen(getter)]
     pub fn problems(&self) -> Vec<String> {
         self.problems.clone()
+    }
+    /// Each finding's stable code (`Finding::code`).
+    #[wasm_bindgen(getter)]
+    pub fn problem_codes(&self) -> Vec<String> {
+        self.problem_codes.clone()
     }
     /// Each finding's PostgreSQL rule, `file: function`.
     #[wasm_bindgen(getter)]
@@ -381,6 +387,7 @@ pub fn decode(
         field_docs: Vec::new(),
         field_kinds: Vec::new(),
         problems: Vec::new(),
+        problem_codes: Vec::new(),
         problem_rules: Vec::new(),
         json: String::new(),
     };
@@ -415,6 +422,7 @@ pub fn decode(
     }
     for f in &findings {
         out.problems.push(f.message().into());
+        out.problem_codes.push(f.code().into());
         let r = f.rule();
         out.problem_rules
             .push(format!("{}: {}", r.file, r.function));
