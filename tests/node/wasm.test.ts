@@ -31,6 +31,14 @@ function verifyAll(w: Wasm, bytes: Uint8Array, firstAbs: number, bs: number) {
   return out;
 }
 
+/** The relation-wide number of block 0 of segment `segno`, as the core's file scan places it. */
+function firstBlock(w: Wasm, bytes: Uint8Array, segno: number, bs: number): number {
+  const scan = new w.FileScanJs(bytes.subarray(0, w.detect_head_bytes()), bytes.length, segno, bs, 'little', true);
+  const first = scan.first_absolute_block;
+  scan.free();
+  return first;
+}
+
 for (const build of ['pkg', 'pkg-scalar']) {
   describe(`wasm bindings (${build})`, () => {
     let w: Wasm;
@@ -42,7 +50,7 @@ for (const build of ['pkg', 'pkg-scalar']) {
       for (const bs of [1024, 8192, 32768]) {
         for (const segment of [0, 2]) {
           const f = damagedFile(9, segment, bs, bs + segment);
-          const first = w.absolute_block(bs, segment, 0);
+          const first = firstBlock(w, f.bytes, segment, bs);
           expect(first).toBe(segment * ((1 << 30) / bs));
           const got = verifyAll(w, f.bytes, first, bs).map(({ fold: _f, ...rest }) => rest);
           expect(got).toEqual(f.expected);
@@ -51,40 +59,68 @@ for (const build of ['pkg', 'pkg-scalar']) {
       }
     });
 
-    it('ChunkVerifier: chunks written into its input, as the verify worker does, get the oracle\'s verdicts', () => {
+    it('FileScanJs: chunks written into its input, as the verify worker does, get the oracle\'s verdicts', () => {
       for (const bs of [1024, 8192]) {
         const f = damagedFile(9, 2, bs, bs + 2);
-        const first = w.absolute_block(bs, 2, 0);
-        // One verifier for every chunk: a 4-page input reused, the last chunk shorter.
-        const v = new w.ChunkVerifier(4 * bs);
-        expect(v.capacity()).toBe(4 * bs);
-        const got: { block: number; status: string; stored: number; computed: number | null }[] = [];
+        const scan = new w.FileScanJs(f.bytes.subarray(0, w.detect_head_bytes()), f.bytes.length, 2, bs, 'little', true);
+        expect(scan.first_absolute_block).toBe(2 * ((1 << 30) / bs));
+        // One input for every chunk: 4 pages reserved once and reused, the last chunk shorter.
+        const input = scan.reserve_input(4 * bs);
+        const codes: number[] = [];
         for (let off = 0; off < f.bytes.length; off += 4 * bs) {
           const chunk = f.bytes.subarray(off, Math.min(f.bytes.length, off + 4 * bs));
-          new Uint8Array(memories.get(w)!.buffer).set(chunk, v.input());
-          const r = v.verify(chunk.length, first + off / bs, bs, false);
-          Array.from(r.status, (s, i) => {
-            const status = STATUS[s];
-            got.push({ block: off / bs + i, status, stored: r.stored[i], computed: status === 'zero' || status === 'new_not_zero' ? null : r.computed[i] });
-          });
-          r.free();
+          expect(scan.reserve_input(chunk.length)).toBe(input);
+          new Uint8Array(memories.get(w)!.buffer).set(chunk, input);
+          codes.push(...scan.chunk_input(chunk.length, off / bs));
         }
-        expect(got).toEqual(f.expected);
-        expect(() => v.verify(4 * bs + 1, 0, bs, false)).toThrow(/do not fit the verifier's/);
+        expect(() => scan.chunk_input(4 * bs + 1, 0)).toThrow(/do not fit the scan's/);
+        // Checksums on, as the oracle judges: the verdict lists the problem pages with their
+        // checksums; a page it leaves out is fine, so its checksum is the one it stores.
+        const v = scan.finish(1, 'base/5/16385.2');
+        const listed = new Map(Array.from(v.block, (b, i) => [b, i]));
+        const got = codes.map((code, b) => {
+          const status = STATUS[code];
+          const at = listed.get(b);
+          if (at === undefined) {
+            expect(['ok', 'zero'], `block ${b}`).toContain(status);
+            const stored = new DataView(f.bytes.buffer, f.bytes.byteOffset + b * bs).getUint16(8, true);
+            return { block: b, status, stored, computed: status === 'zero' ? null : stored };
+          }
+          expect(STATUS[v.status[at]], `block ${b}`).toBe(status);
+          return { block: b, status, stored: v.stored[at], computed: status === 'zero' || status === 'new_not_zero' ? null : v.computed[at] };
+        });
         v.free();
+        scan.free();
+        expect(got).toEqual(f.expected);
       }
     });
 
-    it('names the block a swapped page belongs to', () => {
+    it('names the block a swapped page belongs to: a candidate, as nothing but its checksum says so', () => {
       const f = damagedFile(9, 2);
-      const first = w.absolute_block(8192, 2, 0);
+      const scan = new w.FileScanJs(f.bytes.subarray(0, w.detect_head_bytes()), f.bytes.length, 2, 0, '', true);
+      const first = scan.first_absolute_block;
+      expect(first).toBe(2 * 131072);
       const got = verifyAll(w, f.bytes, first, 8192);
       expect(got[5].status).toBe('mismatch');
-      expect(w.matches_block(got[5].fold, got[5].stored, 5, first, 9)).toBe(6);
-      expect(w.matches_block(got[6].fold, got[6].stored, 6, first, 9)).toBe(5);
-      // A bit flip makes a checksum that belongs nowhere in a short file (as a rule).
-      const m = w.matches_block(got[1].fold, got[1].stored, 1, first, 9);
-      if (m !== undefined) expect(pgChecksumPage(f.bytes.subarray(8192, 16384), first + m)).toBe(got[1].stored);
+      scan.chunk(f.bytes, 0);
+      const v = scan.finish(1, 'base/5/16385.2');
+      const page = (b: number) => {
+        const at = Array.from(v.block).indexOf(b);
+        expect(at, `block ${b} is listed`).toBeGreaterThanOrEqual(0);
+        return { kind: v.misplaced_kind[at], block: v.misplaced_block[at], matches: v.misplaced_matches[at] };
+      };
+      // The oracle's pages carry random tuples (no t_ctid of their own) and no btree links, so
+      // the evidence rule allows no claim: each is a candidate naming the nearest valid block.
+      expect(page(5)).toMatchObject({ kind: 2, block: first + 6 });
+      expect(page(6)).toMatchObject({ kind: 2, block: first + 5 });
+      expect(page(5).matches).toBeGreaterThanOrEqual(1);
+      // A bit flip makes a checksum that belongs nowhere in a short file (as a rule); if it
+      // does, it is only a candidate, and the page's checksum is valid there.
+      const one = page(1);
+      expect(one.kind).not.toBe(1);
+      if (one.kind === 2) expect(pgChecksumPage(f.bytes.subarray(8192, 16384), one.block)).toBe(got[1].stored);
+      v.free();
+      scan.free();
     });
 
     it('matches the oracle on random pages and random block numbers', () => {
@@ -94,7 +130,7 @@ for (const build of ['pkg', 'pkg-scalar']) {
         for (let k = 0; k < 50; k++) page[Math.floor(rand() * 8192)] = Math.floor(rand() * 256);
         new DataView(page.buffer).setUint16(14, 1000 + (i % 7000), true); // not new
         const blkno = Math.floor(rand() * 0xffffffff);
-        expect(w.checksum_page(page, blkno, false)).toBe(pgChecksumPage(page, blkno));
+        expect(verifyAll(w, page, blkno, 8192)[0].computed).toBe(pgChecksumPage(page, blkno));
         seal(page, blkno);
         const [v] = verifyAll(w, page, blkno, 8192);
         expect(v.status).toBe(oracleStatus(page, blkno).status);
@@ -106,8 +142,12 @@ for (const build of ['pkg', 'pkg-scalar']) {
       const torn = new Uint8Array(f.bytes.length + 100);
       torn.set(f.bytes);
       expect(verifyAll(w, torn, 0, 4096)).toHaveLength(3);
-      expect(w.detect_block_size(f.bytes.subarray(0, 4096), false)).toBe(4096);
-      expect(w.detect_block_size(new Uint8Array(10), false)).toBeUndefined();
+      // One page claims its size; 10 bytes claim none: 8 kB assumed, as pg_checksums reads a
+      // relation file, or not a relation file when not named like one. Zeros are new pages.
+      expect(w.file_geometry(f.bytes.subarray(0, 4096), undefined, false, true)).toMatchObject({ block_size: 4096, block_size_assumed: false });
+      expect(w.file_geometry(new Uint8Array(10).fill(0x55), undefined, false, true)).toMatchObject({ block_size: 8192, block_size_assumed: true });
+      expect(() => w.file_geometry(new Uint8Array(10).fill(0x55), undefined, false, false)).toThrow(/not a relation file/);
+      expect(w.file_geometry(new Uint8Array(10), undefined, false, false)).toMatchObject({ block_size: 8192, block_size_assumed: false });
     });
 
     it("names a btree's columns as the cluster's pageinspect does: 13's btpo and oldest_xact", () => {
@@ -185,12 +225,14 @@ for (const build of ['pkg', 'pkg-scalar']) {
 
     it('throws a JS error with a message on a bad block size, and never traps on garbage', () => {
       expect(() => w.verify(new Uint8Array(8192), 0, 3000, false)).toThrow(/unsupported block size 3000/);
-      expect(() => w.checksum_page(new Uint8Array(100), 0, false)).toThrow(/block size/);
+      expect(() => new w.FileScanJs(new Uint8Array(8192), 8192, 0, 3000, '', true)).toThrow(/unsupported block size 3000/);
+      expect(() => w.file_geometry(new Uint8Array(8192), 3000, false, true)).toThrow(/unsupported block size 3000/);
+      expect(() => w.checksum_rounds(new Uint8Array(8192), 3000, false, 1)).toThrow(/unsupported block size 3000/);
       const rand = rng(99);
       for (const n of [0, 1, 23, 24, 8191, 8193, 3 * 8192 + 5]) {
         const junk = Uint8Array.from({ length: n }, () => Math.floor(rand() * 256));
         expect(verifyAll(w, junk, 0xfffffff0, 8192)).toHaveLength(Math.floor(n / 8192));
-        w.detect_block_size(junk, true);
+        w.file_geometry(junk, undefined, true, true).free();
       }
     });
 
@@ -216,6 +258,41 @@ for (const build of ['pkg', 'pkg-scalar']) {
         }
         inputs.push(p);
       }
+      const sizes = [1024, 2048, 4096, 8192, 16384, 32768, 3000];
+      const choices = [0, ...sizes];
+      // Every FileScanJs call on arbitrary bytes: any geometry choice (some bad), chunks at any
+      // block, the input buffer, parts crossing as export() bytes (and as garbage), finish.
+      const fileScan = (b: Uint8Array, i: number, blkno: number) => {
+        const order = ['', 'little', 'big', 'middle'][i % 4];
+        const lengths = [b.length, b.length, b.length * 3 + 1, -1, 2 ** 53 + 2, 0.5];
+        const s = new w.FileScanJs(b.subarray(0, w.detect_head_bytes()), lengths[i % lengths.length], blkno >>> 20, choices[i % choices.length], order, i % 3 !== 0);
+        const path = String.fromCharCode(...b.subarray(0, 40));
+        try {
+          JSON.parse(s.geometry());
+          void [s.blocks, s.trailing_bytes, s.first_absolute_block];
+          // A second worker's part through the input buffer, crossing as export() bytes.
+          const part = w.FileScanJs.import(s.export());
+          const at = part.reserve_input(b.length);
+          new Uint8Array(memories.get(w)!.buffer, at, b.length).set(b);
+          part.chunk_input(b.length, i % 3);
+          s.merge(part.export());
+          part.free();
+          for (const step of [() => s.chunk(b, i % 2 === 0 ? 0 : blkno), () => s.merge(b)]) {
+            try {
+              step();
+            } catch (e) {
+              expect(e).not.toBeInstanceOf(WebAssembly.RuntimeError);
+              expect(String((e as Error).message)).not.toBe('');
+            }
+          }
+          const v = s.finish(i % 4, path);
+          JSON.parse(v.json);
+          void [v.length, v.block, v.absolute_block, v.status, v.stored, v.computed, v.tuple_block, v.misplaced_block, v.misplaced_kind, v.misplaced_matches, v.finding_start, v.finding_codes];
+          v.free();
+        } finally {
+          s.free();
+        }
+      };
       const noTrap = (what: string, f: () => unknown) => {
         try {
           f();
@@ -231,19 +308,34 @@ for (const build of ['pkg', 'pkg-scalar']) {
         const be = i % 2 === 1;
         noTrap(`${what} verify`, () => w.verify(b, blkno, 8192, be).free());
         noTrap(`${what} verify 1k`, () => w.verify(b, blkno, 1024, be).free());
-        noTrap(`${what} detect`, () => w.detect_block_size(b, be));
-        noTrap(`${what} detect file`, () => w.detect_file_block_size(b, be));
-        noTrap(`${what} checksum_page`, () => w.checksum_page(b, blkno, be));
-        noTrap(`${what} matches_block`, () => w.matches_block(blkno, b.length & 0xffff, i, blkno >>> 1, b.length));
-        const d = w.decode(b, blkno, be, forks[i % forks.length], kinds[i % kinds.length]);
+        noTrap(`${what} checksum_rounds`, () => w.checksum_rounds(b, sizes[i % sizes.length], be, 1));
+        noTrap(`${what} checksums_at`, () => {
+          const v = w.verify(b, blkno, 1024, be);
+          w.checksums_at(v.fold, blkno);
+          v.free();
+        });
+        noTrap(`${what} file_geometry`, () => w.file_geometry(b, choices[i % choices.length] || undefined, i % 3 === 2 ? undefined : be, i % 4 < 2).free());
+        noTrap(`${what} file_kind`, () => w.file_kind(b, sizes[i % sizes.length], be, forks[i % forks.length]));
+        noTrap(`${what} pg_version`, () => w.pg_version(b));
+        noTrap(`${what} decode_control`, () => w.decode_control(b));
+        const name = String.fromCharCode(...b.subarray(0, 300));
+        noTrap(`${what} names`, () => [w.relation_file_name(name), w.relation_directory(name), w.folder_filter([name, `base/1/${name}`])]);
+        noTrap(`${what} FileScanJs`, () => fileScan(b, i, blkno));
+        noTrap(`${what} FileScanJs.import`, () => w.FileScanJs.import(b).free());
+        const fileKind = i % 5 === 0 ? undefined : kinds[(i * 7) % kinds.length];
+        const pgVersion = [undefined, 0, 12, 13, 14, 15, 18, 99, 0xffffffff][i % 9];
+        const d = w.decode(b, blkno, be, forks[i % forks.length], kinds[i % kinds.length], fileKind, pgVersion);
         expect(() => JSON.parse(d.json), what).not.toThrow();
+        void [d.role, d.field, d.problem, d.page_problems, d.value, d.field_names, d.field_qualified, d.field_columns, d.field_docs, d.field_kinds, d.problems, d.problem_rules];
         expect(d.start.length, what).toBe(d.end.length);
         for (let k = 0; k < d.start.length; k++) expect(d.end[k], what).toBeLessThanOrEqual(Math.max(b.length, d.start[k]));
         d.free();
       });
       // Still a working instance.
       const page = seal(heapPage(8192, 7, rand), 3);
-      expect(w.checksum_page(page, 3, false)).toBe(pgChecksumPage(page, 3));
+      expect(verifyAll(w, page, 3, 8192)[0]).toMatchObject({ status: 'ok', computed: pgChecksumPage(page, 3) });
+      expect([w.role_names().length, w.status_names().length, w.problem_statuses().length, w.block_sizes().length, w.detect_head_bytes()].every((n) => n > 0)).toBe(true);
+      expect(JSON.parse(w.findings_table()).length).toBeGreaterThan(0);
     });
   });
 }

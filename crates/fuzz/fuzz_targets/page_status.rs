@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::verify::{matches_block, verify_page, PageStatus};
+use pgpage::checksum::{blocks_matching, finish};
+use pgpage::verify::{verify_page, PageStatus};
 use pgpage::Endian;
 
 fuzz_target!(|data: &[u8]| {
@@ -13,7 +14,12 @@ fuzz_target!(|data: &[u8]| {
     let v = verify_page(page, blkno, endian);
     let new = matches!(v.status, PageStatus::Zero | PageStatus::NewNotZero);
     assert_eq!(v.computed.is_none(), new);
-    if let Some(b) = matches_block(&v, 3, blkno, 1 << 17) {
-        assert!(b < 1 << 17);
+    // The blocks a mismatch's checksum is valid for, which `scan::FileScan` weighs: each
+    // inside the searched range, each one the stored checksum is valid for.
+    if v.status == PageStatus::Mismatch {
+        for b in blocks_matching(v.fold, v.stored, blkno, 1 << 17) {
+            assert!(b.wrapping_sub(blkno) < 1 << 17);
+            assert_eq!(finish(v.fold, b), v.stored);
+        }
     }
 });

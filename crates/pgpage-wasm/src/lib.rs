@@ -4,8 +4,8 @@
 
 use pgpage::checksum::pg_checksum_page;
 use pgpage::decode::{Fork, PageKind};
-use pgpage::verify::{matches_block as core_matches_block, verify_page};
-use pgpage::{BlockSize, Endian, PageStatus, PageVerdict};
+use pgpage::verify::verify_page;
+use pgpage::{BlockSize, Endian, PageStatus};
 use wasm_bindgen::prelude::*;
 
 fn endian(big_endian: bool) -> Endian {
@@ -55,7 +55,8 @@ impl VerifyBatch {
         self.computed.clone()
     }
 
-    /// pg_checksum_block's fold, for `matches_block`.
+    /// pg_checksum_block's fold before the block number is mixed in: the lab's "fold
+    /// differs" tally, and `checksums_at` finishes it for any block.
     #[wasm_bindgen(getter)]
     pub fn fold(&self) -> Vec<u32> {
         self.fold.clone()
@@ -98,91 +99,7 @@ pub fn verify(
     Ok(out)
 }
 
-/// `verify` over an input buffer that lives in wasm memory for as long as the verifier: the
-/// caller writes each chunk at `input()` (a byte offset into the module's memory) and calls
-/// `verify(len, ...)`. `verify(bytes, ...)` allocates, copies and frees its argument on every
-/// call; for a file read in chunks this copies each chunk once, into memory that stays
-/// cached, and allocates nothing per chunk.
-#[wasm_bindgen]
-pub struct ChunkVerifier {
-    input: Vec<u8>,
-}
-
-#[wasm_bindgen]
-impl ChunkVerifier {
-    /// A verifier whose input holds `capacity` bytes.
-    #[wasm_bindgen(constructor)]
-    #[must_use]
-    pub fn new(capacity: usize) -> ChunkVerifier {
-        ChunkVerifier {
-            input: vec![0; capacity],
-        }
-    }
-
-    /// Where the input starts in the module's memory (`memory.buffer`), in bytes. Stable for
-    /// the verifier's life; a view of it must be made again after memory grows.
-    #[must_use]
-    pub fn input(&self) -> usize {
-        self.input.as_ptr() as usize
-    }
-
-    /// How many bytes the input holds.
-    #[must_use]
-    pub fn capacity(&self) -> usize {
-        self.input.len()
-    }
-
-    /// `verify` over the first `len` bytes of the input.
-    pub fn verify(
-        &self,
-        len: usize,
-        first_abs_block: u32,
-        block_size_bytes: u32,
-        big_endian: bool,
-    ) -> Result<VerifyBatch, JsError> {
-        let bytes = self.input.get(..len).ok_or_else(|| {
-            JsError::new(&format!(
-                "{len} bytes do not fit the verifier's {} byte input",
-                self.input.len()
-            ))
-        })?;
-        verify(bytes, first_abs_block, block_size_bytes, big_endian)
-    }
-}
-
-/// For a mismatched page (its `fold` and `stored` from `verify`): the block of the same file
-/// whose checksum the page carries, nearest to `own_block`; undefined when none.
-#[wasm_bindgen]
-pub fn matches_block(
-    fold: u32,
-    stored: u16,
-    own_block: u32,
-    file_first_block: u32,
-    file_blocks: u32,
-) -> Option<u32> {
-    let verdict = PageVerdict {
-        status: PageStatus::Mismatch,
-        stored,
-        computed: None,
-        fold,
-    };
-    core_matches_block(&verdict, own_block, file_first_block, file_blocks)
-}
-
-/// The block size a page claims in pd_pagesize_version, if PostgreSQL supports it.
-#[wasm_bindgen]
-pub fn detect_block_size(page: &[u8], big_endian: bool) -> Option<u32> {
-    BlockSize::from_page(page, endian(big_endian)).map(BlockSize::bytes)
-}
-
-/// The block size a file was written with, from its first `detect_head_bytes()` bytes, as
-/// the CLI decides it (pages vote); undefined when no page claims one (all new, or garbage).
-#[wasm_bindgen]
-pub fn detect_file_block_size(head: &[u8], big_endian: bool) -> Option<u32> {
-    pgpage::file::detect_block_size(head, endian(big_endian)).map(BlockSize::bytes)
-}
-
-/// How many bytes of a file's head `detect_file_block_size` looks at.
+/// How many bytes of a file's head `file_geometry` and `FileScanJs` look at.
 #[wasm_bindgen]
 pub fn detect_head_bytes() -> usize {
     pgpage::file::DETECT_HEAD_BYTES
@@ -226,23 +143,6 @@ pub fn file_geometry(
     })
 }
 
-/// The relation-wide block number of block `block_in_file` of segment `segno`.
-#[wasm_bindgen]
-pub fn absolute_block(
-    block_size_bytes: u32,
-    segno: u32,
-    block_in_file: u32,
-) -> Result<u32, JsError> {
-    Ok(block_size(block_size_bytes)?.absolute_block(segno, block_in_file))
-}
-
-/// pg_checksum_page(page, blkno): for the checksum lab and for tests.
-#[wasm_bindgen]
-pub fn checksum_page(page: &[u8], blkno: u32, big_endian: bool) -> Result<u16, JsError> {
-    block_size(u32::try_from(page.len()).unwrap_or(0))?;
-    Ok(pg_checksum_page(page, blkno, endian(big_endian)))
-}
-
 /// The checksum lab's benchmark: `pg_checksum_page` over every whole page of `bytes`,
 /// `rounds` times, inside one call, so the timing is the kernel's and not the copy of the
 /// buffer into wasm memory. Returns the XOR of every checksum (a sink the optimizer keeps).
@@ -284,7 +184,6 @@ pub struct DecodedPageJs {
     page_problems: Vec<u16>,
     /// The span's value formatted by its row's kind (LSN as X/Y, TID as (b,o), flags by name).
     value: Vec<String>,
-    field_codes: Vec<u16>,
     field_names: Vec<String>,
     field_qualified: Vec<String>,
     field_columns: Vec<String>,
@@ -332,11 +231,6 @@ impl DecodedPageJs {
     #[wasm_bindgen(getter)]
     pub fn value(&self) -> Vec<String> {
         self.value.clone()
-    }
-    /// `SpanField::code` of each handle: a row as table << 8 | index.
-    #[wasm_bindgen(getter)]
-    pub fn field_codes(&self) -> Vec<u16> {
-        self.field_codes.clone()
     }
     /// The bare PostgreSQL name (`pd_checksum`; `ItemIdData` for a line pointer's word).
     #[wasm_bindgen(getter)]
@@ -487,7 +381,6 @@ pub fn decode(
         problem: Vec::with_capacity(n),
         page_problems: Vec::new(),
         value: Vec::with_capacity(n),
-        field_codes: Vec::new(),
         field_names: Vec::new(),
         field_qualified: Vec::new(),
         field_columns: Vec::new(),
@@ -519,7 +412,6 @@ pub fn decode(
     }
     for h in &handles {
         let row = h.field();
-        out.field_codes.push(h.code());
         out.field_names.push(h.name().into());
         out.field_qualified.push(h.qualified());
         out.field_columns

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::checksum::{blocks_matching, checksum_fold, finish};
+use crate::checksum::{checksum_fold, finish};
 use crate::findings::Finding;
 use crate::layout::{maxalign, read_u16, Endian};
 
@@ -192,25 +192,6 @@ pub fn verify_page(page: &[u8], blkno: u32, endian: Endian) -> PageVerdict {
     }
 }
 
-/// For a mismatched page: the block of the same file (numbered within the file) whose
-/// checksum the page carries, the nearest to `own_block`. A bare 16-bit match, which chance
-/// explains in any big file: `scan::FileScan` claims a misplaced page only with corroboration
-/// and shows this only as a candidate with its odds. `file_first_block` is the
-/// relation-wide number of the file's block 0 and `file_blocks` its length in blocks.
-pub fn matches_block(
-    verdict: &PageVerdict,
-    own_block: u32,
-    file_first_block: u32,
-    file_blocks: u32,
-) -> Option<u32> {
-    if verdict.status != PageStatus::Mismatch {
-        return None;
-    }
-    blocks_matching(verdict.fold, verdict.stored, file_first_block, file_blocks)
-        .map(|abs| abs.wrapping_sub(file_first_block))
-        .min_by_key(|&b| (b.abs_diff(own_block), b))
-}
-
 #[cfg(test)]
 mod tests {
     // Tests may panic: a panic is how they fail.
@@ -220,7 +201,7 @@ mod tests {
         clippy::unwrap_used
     )]
     use super::*;
-    use crate::checksum::pg_checksum_page;
+    use crate::checksum::{blocks_matching, pg_checksum_page};
 
     fn page_with(lower: u16, upper: u16, special: u16) -> Vec<u8> {
         let mut p = vec![0u8; 8192];
@@ -248,7 +229,10 @@ mod tests {
         assert_eq!(verify_page(&p, 3, Endian::Little).status, PageStatus::Ok);
         let v = verify_page(&p, 4, Endian::Little);
         assert_eq!(v.status, PageStatus::Mismatch);
-        assert_eq!(matches_block(&v, 4, 0, 10), Some(3));
+        // The fold and stored checksum of the verdict find the block the page was sealed for
+        // (what `scan::FileScan` then weighs as a claim or a candidate).
+        let found: Vec<u32> = blocks_matching(v.fold, v.stored, 0, 10).collect();
+        assert_eq!(found, [3]);
 
         let mut bad = page_with(100, 50, 8192);
         seal(&mut bad, 0);
