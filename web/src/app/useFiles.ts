@@ -158,7 +158,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       const fresh = old.map((f) => {
         if (!which(f)) return f;
         ensurePool().cancel(f.id);
-        return Object.assign(newEntry(f.file, f.path, f.choice, f, f.checksums), { segment: f.segment, fork: f.fork }, change(f));
+        return Object.assign(newEntry(f.file, f.path, f.choice, f, f.checksums, f.pgVersion), { segment: f.segment, fork: f.fork }, change(f));
       });
       replace(fresh);
       fresh.forEach((f, i) => {
