@@ -57,7 +57,9 @@ export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry): LabEdit
       checksums: fileContext(entry, loaded.block).checksums,
     };
     const verdict = pageVerdict(wasm, edited, g);
-    const decoded = decodeWithCore(wasm, edited, verdict.absoluteBlock, loaded.bigEndian, entry.fork);
+    // Decoded as the file's page was (its file's kind, its cluster's names), so an edit that
+    // breaks the page keeps its structure in view.
+    const decoded = decodeWithCore(wasm, edited, verdict.absoluteBlock, loaded.bigEndian, entry.fork, loaded.decoded.kind, entry.pgVersion ?? undefined);
     if (sameSpans(decoded.spans, loaded.decoded.spans)) decoded.spans = loaded.decoded.spans;
     return { ...loaded, ...verdict, bytes: edited, decoded };
   }, [loaded, edited, wasm, entry]);

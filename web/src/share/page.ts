@@ -47,7 +47,7 @@ export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace): Report
     matchesBlock,
     header: decoded.header,
     flagNames: decoded.flag_names,
-    damage: flagged ? { start: flagged.start, end: flagged.start + Math.max(1, flagged.len), why: `the decoder flags \`${flagged.field}\`: ${flagged.problem}` } : null,
+    damage: flagged ? { start: flagged.start, end: flagged.start + Math.max(1, flagged.len), why: `the decoder flags \`${flagged.qualified}\`: ${flagged.problem}` } : null,
   };
 }
 
