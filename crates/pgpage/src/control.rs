@@ -213,6 +213,16 @@ impl ControlFile {
                 None => String::new(),
             }
         };
+        // A boolean column in pg_controldata's words for it.
+        let words = |name: &str, yes: &'static str, no: &'static str| {
+            String::from(
+                if matches!(self.get(name), Some(ControlValue::Bool(true))) {
+                    yes
+                } else {
+                    no
+                },
+            )
+        };
         let x = &self.extra;
         let mut lines: Vec<(&str, String)> = Vec::with_capacity(56);
         lines.push((
@@ -314,16 +324,7 @@ impl ControlFile {
         ));
         lines.push((
             "End-of-backup record required:        ",
-            String::from(
-                if matches!(
-                    self.get("end_of_backup_record_required"),
-                    Some(ControlValue::Bool(true))
-                ) {
-                    "yes"
-                } else {
-                    "no"
-                },
-            ),
+            words("end_of_backup_record_required", "yes", "no"),
         ));
         lines.push((
             "wal_level setting:                    ",
@@ -399,16 +400,7 @@ impl ControlFile {
         ));
         lines.push((
             "Float8 argument passing:              ",
-            String::from(
-                if matches!(
-                    self.get("float8_pass_by_value"),
-                    Some(ControlValue::Bool(true))
-                ) {
-                    "by value"
-                } else {
-                    "by reference"
-                },
-            ),
+            words("float8_pass_by_value", "by value", "by reference"),
         ));
         lines.push((
             "Data page checksum version:           ",
