@@ -19,6 +19,9 @@ use pgpage::checksum::pg_checksum_page;
 use pgpage::Endian;
 use serde_json::Value;
 
+mod common;
+use common::pgpage;
+
 const BLCKSZ: usize = 8192;
 
 fn put(p: &mut [u8], off: usize, v: u16) {
@@ -52,13 +55,6 @@ fn pseudo_random(n: usize, mut x: u64) -> Vec<u8> {
             x as u8
         })
         .collect()
-}
-
-fn pgpage(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pgpage"))
-        .args(args)
-        .output()
-        .expect("run pgpage")
 }
 
 /// Exit status and stderr that a user can read: one line per reason, no panic.

@@ -11,24 +11,15 @@
 )]
 
 use std::fs;
-use std::process::{Command, Output};
 
 use pgpage::checksum::pg_checksum_page;
 use pgpage::Endian;
 use serde_json::Value;
 
+mod common;
+use common::{json, pgpage};
+
 const BLCKSZ: usize = 8192;
-
-fn pgpage(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pgpage"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {out:?}"))
-}
 
 fn sample() -> Vec<u8> {
     fs::read(concat!(

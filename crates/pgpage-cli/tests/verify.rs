@@ -17,6 +17,9 @@ use pgpage::checksum::pg_checksum_page;
 use pgpage::Endian;
 use serde_json::Value;
 
+mod common;
+use common::{json, pgpage};
+
 const BLCKSZ: usize = 8192;
 
 /// A plausible heap page of `size` bytes: some line pointers and tuple bytes, sealed with the
@@ -65,22 +68,6 @@ fn clean_file(blocks: u32, segno: u32) -> Vec<Vec<u8>> {
 fn write(path: &Path, pages: &[Vec<u8>]) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, pages.concat()).unwrap();
-}
-
-fn pgpage(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pgpage"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
 }
 
 fn stderr_lines(out: &Output) -> Vec<String> {
