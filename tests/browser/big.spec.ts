@@ -1,6 +1,6 @@
 // Big and odd files in the browser: a 5 GB sparse file and a set of 1 GB segment files
 // verify to the last page with the tab's memory flat (bounded far below what it read).
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { rmSync } from 'node:fs';
 import { makeDir, rendererRssKiB, sparse } from './files';
 

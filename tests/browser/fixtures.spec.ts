@@ -2,7 +2,7 @@
 // expected.json, the server's answers): chosen in the page, the problem rows, the per-file
 // counts, the misplaced-page hints and the trailing bytes must be what expected.json says.
 // A new case folder is picked up without touching this file.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

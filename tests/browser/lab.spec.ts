@@ -1,7 +1,7 @@
 // The checksum lab: edit a byte of a page's in-memory copy and watch the verdict follow the
 // independent JS checksum, fix the checksum, download the edited copy (the file on disk never
 // changes); bit-flip experiments counted as the oracle counts them; the two-build benchmark.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './test';
 import { readFileSync, statSync } from 'node:fs';
 import { pgChecksumPage } from '../oracle/pgchecksum';
 import { trialSource, type ExperimentSpec } from '../../web/src/lab/experiment';

@@ -1,7 +1,7 @@
 // Long lists: more than 1,000 problem pages (where the contract lets the list render only the
 // rows in view) stay readable: the counts are complete, the first rows are there, and `N`
 // brings the last problem page's row into the list, selected.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { concat, heapPage, oracleStatus, rng, seal } from '../oracle/pgchecksum';
 import { makeDir, write } from './files';
 

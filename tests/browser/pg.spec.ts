@@ -1,7 +1,7 @@
 // Real PostgreSQL 15 relation files, clean and corrupted, dropped on the page: the problem
 // rows must be exactly the blocks the server refuses to read, with its checksums, and the
 // copied server lines must be the server's own.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './test';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Cluster, runPg, serverVerdicts, type ServerVerdict } from '../pg/cluster';

@@ -2,7 +2,7 @@
 // loading them shows exactly the problems PostgreSQL's page_checksum() found, which an
 // independent checksum recomputes here from the bytes; they load offline after one visit;
 // the tour walks every step and points at the right bytes of the right page.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './test';
 import { readFileSync } from 'node:fs';
 import { oracleStatus } from '../oracle/pgchecksum';
 import type { SampleManifest } from '../../web/src/samples';

@@ -2,7 +2,7 @@
 // problem pages with the same statuses and checksums, the same claimed blocks, the same
 // counts, and a partial last page as the server's short read at its block. The CLI is run
 // here on the very files the page is given.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './test';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
