@@ -16,7 +16,7 @@ async function choose(page: Page, files: Made[]): Promise<void> {
   await page.locator('[data-testid=file-input]').setInputFiles(files.map((f) => f.path));
 }
 
-test('problem rows equal the expected verdicts, clicking shows the marked checksum bytes', async ({ page, baseURL }) => {
+test('problem rows equal the expected verdicts, clicking shows the marked checksum bytes', async ({ page }) => {
   await page.goto('/');
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'idle');
   await choose(page, [seg0, seg2, good]);

@@ -101,7 +101,7 @@ async function longestTask(page: Page): Promise<number> {
   });
 }
 
-test('PNG of the page view, page map and problem list: element size plus a burned-in band, also on the clipboard', async ({ page, context, baseURL }) => {
+test('PNG of the page view, page map and problem list: element size plus a burned-in band, also on the clipboard', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   // The renderer must live within the page's CSP: no refusals (the request recorder sees any request elsewhere).
   const refused: string[] = [];
