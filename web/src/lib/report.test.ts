@@ -137,6 +137,19 @@ describe('Markdown report', () => {
     expect(md.match(/Produced locally by pgpage 9\.9\.9-test/g)).toHaveLength(1);
   });
 
+  it('decodes a heap page whose pd_upper was zeroed as its file\'s kind, as the page view does', () => {
+    // pageinspect still lists such a page's tuples; the report must not call it `unknown`.
+    const heap = new Uint8Array(readFileSync(join(__dirname, '../../../tests/fixtures/heap_hot_redirect/page.bin')));
+    heap[14] = 0;
+    heap[15] = 0;
+    const at: PagePlace = { ...place, path: 'base/5/16400', relpath: 'base/5/16400', block: 0, fileBlocks: 1 };
+    expect(reportPage(wasm, heap, at).kind).toBe('unknown');
+    const page = reportPage(wasm, heap, { ...at, fileKind: 'heap' });
+    expect(page.kind).toBe('heap');
+    expect(page.header.upper).toBe(0);
+    expect(Number(page.header.lower)).toBeGreaterThan(24);
+  });
+
   it('finds the first differing run', () => {
     expect(firstDifference(new Uint8Array([1, 2, 3, 4]), new Uint8Array([1, 9, 9, 4]))).toEqual({ start: 1, end: 3 });
     expect(firstDifference(new Uint8Array([1, 2]), new Uint8Array([1, 2]))).toBeNull();

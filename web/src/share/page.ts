@@ -5,7 +5,7 @@ import type { FileEntry } from '../files';
 import { relpathOf } from '../lib/messages';
 import type { FileSummary, ReportPage } from '../lib/report';
 import { entryGeometry } from '../lib/head';
-import { decodeWithCore } from '../lib/spans';
+import { decodeWithCore, fileKindOf } from '../lib/spans';
 import { emptyCounts, STATUS_NAMES } from '../lib/status';
 import { fileContext, pageVerdict, type PageGeometry } from '../lib/pageVerdict';
 import { loadWasm, type Wasm } from '../wasm';
@@ -21,6 +21,10 @@ export interface PagePlace {
   /** Whole pages in the file, for the block a misplaced page belongs to. */
   fileBlocks: number;
   bigEndian: boolean;
+  /** The file's kind (core's `file_kind`): a page that does not show its own decodes as it. */
+  fileKind?: string;
+  /** PG_VERSION of the page's cluster, when dropped: pageinspect's names differ by version. */
+  pgVersion?: number;
   /** What the file's verdict knows: checksums on or off, the page's row. */
   context?: Pick<PageGeometry, 'checksums' | 'row'>;
 }
@@ -28,7 +32,7 @@ export interface PagePlace {
 /** The core's verdict and decoding of one page, for the report. */
 export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace): ReportPage {
   const { status, stored, computed, absoluteBlock, matchesBlock } = pageVerdict(wasm, bytes, { ...at, ...at.context, blocks: at.fileBlocks });
-  const decoded = decodeWithCore(wasm, bytes, absoluteBlock, at.bigEndian, at.fork);
+  const decoded = decodeWithCore(wasm, bytes, absoluteBlock, at.bigEndian, at.fork, at.fileKind, at.pgVersion);
   // The decoder's first complaint is the best guess at where the damage is.
   const flagged = decoded.spans.find((s) => s.problem);
   return {
@@ -54,7 +58,7 @@ export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace): Report
 /** Reads a page of a loaded file as the page view does and makes its report data. */
 export async function readReportPage(entry: FileEntry, block: number): Promise<ReportPage> {
   const wasm = await loadWasm();
-  const { blockSize, bigEndian } = await entryGeometry(entry);
+  const { head, blockSize, bigEndian } = await entryGeometry(entry);
   const bytes = new Uint8Array(await entry.file.slice(block * blockSize, (block + 1) * blockSize).arrayBuffer());
   if (bytes.length < blockSize) throw new Error(`block ${block} is past the end of ${entry.name}`);
   return reportPage(wasm, bytes, {
@@ -66,6 +70,8 @@ export async function readReportPage(entry: FileEntry, block: number): Promise<R
     blockSize,
     fileBlocks: Math.floor(entry.size / blockSize),
     bigEndian,
+    fileKind: fileKindOf(wasm, head, blockSize, bigEndian, entry.fork),
+    pgVersion: entry.pgVersion ?? undefined,
     context: fileContext(entry, block),
   });
 }
