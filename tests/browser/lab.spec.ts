@@ -3,7 +3,7 @@
 // changes); bit-flip experiments counted as the oracle counts them; the two-build benchmark.
 import { expect, test, type Page } from './test';
 import { readFileSync, statSync } from 'node:fs';
-import { pgChecksumPage } from '../oracle/pgchecksum';
+import { ORACLE_LAYOUT, pgChecksumPage } from '../oracle/pgchecksum';
 import { trialSource, type ExperimentSpec } from '../../web/src/lab/experiment';
 import { clean, makeDir } from './files';
 
@@ -24,7 +24,7 @@ function oracleDetected(spec: ExperimentSpec, trials: number): number {
   // A Uint8Array copy: a Buffer's slice() would be a view, and flips would pile up.
   const original = Uint8Array.from(readFileSync(good.path).subarray(0, 8192));
   const sum = pgChecksumPage(original, 0);
-  const next = trialSource(spec, 8192, false);
+  const next = trialSource(ORACLE_LAYOUT, spec, 8192, false);
   let detected = 0;
   for (let t = 0; t < trials; t++) {
     const copy = original.slice();

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { heapPage, pgChecksumPage, rng, seal } from '../oracle/pgchecksum';
+import { heapPage, ORACLE_LAYOUT, pgChecksumPage, rng, seal } from '../oracle/pgchecksum';
 import { coreBatchVerify, runExperiment, trialSource, type ExperimentSpec, type Tally } from '../../web/src/lab/experiment';
 
 type Wasm = typeof import('../../web/pkg/pgpage_wasm.js');
@@ -20,14 +20,14 @@ const page = seal(heapPage(8192, 30, rng(11)), BLOCK);
 function run(w: Wasm, spec: ExperimentSpec, batchPages?: number, p = page): Tally {
   const verify = coreBatchVerify(w, p.length, false);
   let last: Tally | null = null;
-  for (const t of runExperiment(verify, p, BLOCK, spec, false, batchPages)) last = { ...t };
+  for (const t of runExperiment(verify, ORACLE_LAYOUT, p, BLOCK, spec, false, batchPages)) last = { ...t };
   return last!;
 }
 
 /** The oracle's count of trials whose checksum differs from the unmutated page's. */
 function oracleDetected(spec: ExperimentSpec, trials: number, p = page): { detected: number; flips: number[][] } {
   const original = pgChecksumPage(p, BLOCK);
-  const next = trialSource(spec, p.length, false);
+  const next = trialSource(ORACLE_LAYOUT, spec, p.length, false);
   let detected = 0;
   const flips: number[][] = [];
   for (let t = 0; t < trials; t++) {
@@ -128,7 +128,7 @@ for (const build of ['pkg', 'pkg-scalar']) {
 
 describe('same-lane pairs', () => {
   it('every pair once, in the order of an independent enumeration', () => {
-    const next = trialSource({ kind: 'same_lane_all', flips: 2, trials: 0, seed: 1 }, 8192, false);
+    const next = trialSource(ORACLE_LAYOUT, { kind: 'same_lane_all', flips: 2, trials: 0, seed: 1 }, 8192, false);
     let n = 0;
     let wrong = 0;
     for (let bit = 0; bit < 32; bit++)
@@ -147,7 +147,7 @@ describe('same-lane pairs', () => {
   });
 
   it('flip the same bit of two words of one lane (words i and i + 32k, k ≥ 1)', () => {
-    const next = trialSource({ kind: 'same_lane', flips: 2, trials: 2000, seed: 5 }, 8192, false);
+    const next = trialSource(ORACLE_LAYOUT, { kind: 'same_lane', flips: 2, trials: 2000, seed: 5 }, 8192, false);
     const lanesSeen = new Set<number>();
     for (let t = 0; t < 2000; t++) {
       const z = new Uint8Array(8192);

@@ -16,6 +16,10 @@ function baseOffsets(): Uint32Array {
 
 let offsets: Uint32Array | null = null;
 
+/** Where pg_checksum_page reads a page (checksum_impl.h's N_SUMS lanes, bufpage.h's
+ * pd_checksum at bytes 8..9), in the lab's terms, for tests that hold the core's against it. */
+export const ORACLE_LAYOUT = { lanes: 32, checksumFirstBit: 8 * 8, checksumBits: 16 } as const;
+
 /** pg_checksum_page(page, blkno), little-endian server unless told otherwise. */
 export function pgChecksumPage(page: Uint8Array, blkno: number, littleEndian = true): number {
   offsets ??= baseOffsets();

@@ -560,6 +560,21 @@ pub fn checksums_at(folds: &[u32], blkno: u32) -> Vec<u16> {
         .collect()
 }
 
+/// How pg_checksum_page reads a page (checksum_impl.h), for the lab's bit addressing:
+/// `[N_SUMS, pd_checksum's byte offset, its bytes]`.
+#[wasm_bindgen]
+pub fn checksum_layout() -> Vec<u32> {
+    let pd_checksum = pgpage::fields::page_header_data::PD_CHECKSUM;
+    [
+        pgpage::checksum::N_SUMS,
+        usize::from(pd_checksum.offset),
+        usize::from(pd_checksum.size),
+    ]
+    .iter()
+    .map(|&v| u32::try_from(v).unwrap_or(u32::MAX))
+    .collect()
+}
+
 /// The block sizes PostgreSQL can be built with, for the page's choices.
 #[wasm_bindgen]
 pub fn block_sizes() -> Vec<u32> {

@@ -4,7 +4,8 @@
 import { useEffect, useRef, useState } from 'react';
 import './lab.css';
 import type { LoadedPage } from '../lib/pageVerdict';
-import { flippableBits, sameLanePairCount } from './bits';
+import { loadWasm } from '../wasm';
+import { checksumLayout, flippableBits, sameLanePairCount, type ChecksumLayout } from './bits';
 import { flipsPerTrial, trialsOf, type ExperimentKind, type ExperimentSpec, type Tally } from './experiment';
 import type { BenchRow, FromLab, ToLab } from './protocol';
 
@@ -47,7 +48,17 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
   const [trials, setTrials] = useState(10_000);
   const [seed, setSeed] = useState(1);
 
+  // Where the checksum reads a page comes from the core, for the trial counts.
+  const [layout, setLayout] = useState<ChecksumLayout | null>(null);
+
   useEffect(() => () => worker.current?.terminate(), []);
+  useEffect(() => {
+    let live = true;
+    void loadWasm().then((w) => live && setLayout(checksumLayout(w)));
+    return () => {
+      live = false;
+    };
+  }, []);
 
   const onMessage = (ev: MessageEvent<FromLab>) => {
     const m = ev.data;
@@ -80,14 +91,15 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
     worker.current.postMessage(m);
   };
 
-  const checksummed = page.computed !== null;
+  const checksummed = page.computed !== null && layout !== null;
   const busy = runs.some((r) => r.state === 'queued' || r.state === 'running') || (bench !== null && bench.rows === null);
 
   const start = (specs: ExperimentSpec[]): void => {
+    if (layout === null) return;
     const added = specs.map((spec): Run => {
       const job = nextJob++;
       send({ type: 'experiment', job, page: page.bytes.slice(), absoluteBlock: page.absoluteBlock, bigEndian: page.bigEndian, spec });
-      return { job, block: page.block, edited, kind: spec.kind, flips: flipsPerTrial(spec), total: trialsOf(spec, page.bytes.length), tally: null, state: 'queued', elapsedMs: null };
+      return { job, block: page.block, edited, kind: spec.kind, flips: flipsPerTrial(spec), total: trialsOf(layout, spec, page.bytes.length), tally: null, state: 'queued', elapsedMs: null };
     });
     // Earlier rows stay, for comparison (the newest last), up to a screenful.
     setRuns((rs) => [...rs, ...added].slice(-MAX_ROWS));
@@ -136,7 +148,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
             Flip random bits
           </button>{' '}
           <button type="button" data-testid="lab-run-exhaustive" disabled={!checksummed || busy} onClick={() => start([{ kind: 'exhaustive', flips: 1, trials: 0, seed }])}>
-            Flip every bit once ({fmt(flippableBits(page.bytes.length))} trials)
+            Flip every bit once ({layout ? fmt(flippableBits(layout, page.bytes.length)) : '…'} trials)
           </button>{' '}
           <button
             type="button"
@@ -152,7 +164,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
             Same bit twice in one lane vs two random bits
           </button>{' '}
           <button type="button" data-testid="lab-run-same-lane-all" disabled={!checksummed || busy} onClick={() => start([{ kind: 'same_lane_all', flips: 2, trials: 0, seed }])}>
-            Every same-lane pair ({fmt(sameLanePairCount(page.bytes.length))} trials)
+            Every same-lane pair ({layout ? fmt(sameLanePairCount(layout, page.bytes.length)) : '…'} trials)
           </button>{' '}
           <button type="button" data-testid="lab-cancel" disabled={!busy} onClick={cancel}>
             Cancel

@@ -2,7 +2,7 @@
 // mutated copies of one page goes through the core's `verify` in one call, and each copy's
 // checksum at the page's own block number is held against the unmutated page's.
 import type { Wasm } from '../wasm';
-import { flippableBits, flipBit, nthFlippableBit, randomBits, sameLaneBits, sameLanePairCount, sameLanePairs, xorshift32 } from './bits';
+import { flippableBits, flipBit, nthFlippableBit, randomBits, sameLaneBits, sameLanePairCount, sameLanePairs, xorshift32, type ChecksumLayout } from './bits';
 
 /** same_lane draws same-lane pairs at random; same_lane_all visits every one once. */
 export type ExperimentKind = 'random' | 'exhaustive' | 'same_lane' | 'same_lane_all';
@@ -48,24 +48,24 @@ const UNDETECTED_KEPT = 5;
 
 export const flipsPerTrial = (spec: ExperimentSpec): number => (spec.kind === 'random' ? spec.flips : spec.kind === 'exhaustive' ? 1 : 2);
 
-export function trialsOf(spec: ExperimentSpec, pageBytes: number): number {
-  if (spec.kind === 'exhaustive') return flippableBits(pageBytes);
-  if (spec.kind === 'same_lane_all') return sameLanePairCount(pageBytes);
+export function trialsOf(L: ChecksumLayout, spec: ExperimentSpec, pageBytes: number): number {
+  if (spec.kind === 'exhaustive') return flippableBits(L, pageBytes);
+  if (spec.kind === 'same_lane_all') return sameLanePairCount(L, pageBytes);
   return spec.trials;
 }
 
 /** The flips of trial 0, 1, 2, ... in order: the same sequence for the same spec. */
-export function trialSource(spec: ExperimentSpec, pageBytes: number, bigEndian: boolean): (trial: number) => number[] {
+export function trialSource(L: ChecksumLayout, spec: ExperimentSpec, pageBytes: number, bigEndian: boolean): (trial: number) => number[] {
   const rand = xorshift32(spec.seed);
   switch (spec.kind) {
     case 'exhaustive':
-      return (t) => [nthFlippableBit(t)];
+      return (t) => [nthFlippableBit(L, t)];
     case 'random':
-      return () => randomBits(rand, pageBytes, spec.flips);
+      return () => randomBits(L, rand, pageBytes, spec.flips);
     case 'same_lane':
-      return () => sameLaneBits(rand, pageBytes, bigEndian);
+      return () => sameLaneBits(L, rand, pageBytes, bigEndian);
     case 'same_lane_all': {
-      const pairs = sameLanePairs(pageBytes, bigEndian);
+      const pairs = sameLanePairs(L, pageBytes, bigEndian);
       return () => pairs.next().value ?? [];
     }
   }
@@ -77,6 +77,7 @@ export function trialSource(spec: ExperimentSpec, pageBytes: number, bigEndian: 
  */
 export function* runExperiment(
   verify: BatchVerify,
+  L: ChecksumLayout,
   page: Uint8Array,
   absBlock: number,
   spec: ExperimentSpec,
@@ -84,14 +85,14 @@ export function* runExperiment(
   batchPages = BATCH_PAGES,
 ): Generator<Tally, void> {
   const size = page.length;
-  const total = trialsOf(spec, size);
+  const total = trialsOf(L, spec, size);
   const n = Math.max(1, Math.min(batchPages, total));
   const buf = new Uint8Array(n * size);
   for (let i = 0; i < n; i++) buf.set(page, i * size);
   const ref = verify(buf.subarray(0, size), absBlock);
   const original = ref.checksum[0];
   const originalFold = ref.fold[0];
-  const next = trialSource(spec, size, bigEndian);
+  const next = trialSource(L, spec, size, bigEndian);
   const tally: Tally = { trials: 0, detected: 0, foldDiffers: 0, undetected: [] };
   while (tally.trials < total) {
     const count = Math.min(n, total - tally.trials);

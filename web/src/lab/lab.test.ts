@@ -1,7 +1,10 @@
 // The lab's pure logic: bit addressing and lanes read back through DataView as
 // checksum_impl.h reads words, the flips of each trial, and the splice for the download.
-import { describe, expect, it } from 'vitest';
-import { bitOfWord, flipBit, flippableBits, isChecksumBit, nthFlippableBit, randomBits, sameLaneBits, wordBit, xorshift32 } from './bits';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ORACLE_LAYOUT } from '../../../tests/oracle/pgchecksum';
+import { bitOfWord, checksumLayout, flipBit, flippableBits, isChecksumBit, nthFlippableBit, randomBits, sameLaneBits, wordBit, xorshift32, type ChecksumLayout } from './bits';
 import { spliceEdits } from './splice';
 
 /** The one set 32-bit word of a page with one bit set, read in the given byte order. */
@@ -14,11 +17,23 @@ function setWord(bit: number, littleEndian: boolean): { word: number; value: num
   return { word, value: words[word] };
 }
 
+let L: ChecksumLayout;
+beforeAll(async () => {
+  // The core's layout, from the built bindings as the lab worker loads them.
+  const wasm = await import('../../pkg/pgpage_wasm.js');
+  wasm.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+  L = checksumLayout(wasm);
+});
+
 describe('bit addressing', () => {
+  it('takes the lanes and pd_checksum\'s place from the core, as checksum_impl.h and bufpage.h define them', () => {
+    expect(L).toEqual(ORACLE_LAYOUT);
+  });
+
   it('names the word, the bit within it and the lane as the checksum reads the page', () => {
     for (const bigEndian of [false, true]) {
       for (let bit = 0; bit < 65536; bit += 37) {
-        const w = wordBit(bit, bigEndian);
+        const w = wordBit(L, bit, bigEndian);
         const got = setWord(bit, !bigEndian);
         expect(w.word).toBe(got.word);
         expect(2 ** w.bitInWord).toBe(got.value);
@@ -27,43 +42,43 @@ describe('bit addressing', () => {
       }
     }
     // pd_checksum's first bit: word 2 (lane 2), bit 0 little-endian, bit 24 big-endian.
-    expect(wordBit(64, false)).toEqual({ word: 2, bitInWord: 0, lane: 2 });
-    expect(wordBit(64, true)).toEqual({ word: 2, bitInWord: 24, lane: 2 });
+    expect(wordBit(L, 64, false)).toEqual({ word: 2, bitInWord: 0, lane: 2 });
+    expect(wordBit(L, 64, true)).toEqual({ word: 2, bitInWord: 24, lane: 2 });
   });
 
   it('the exhaustive run visits every bit but pd_checksum’s exactly once', () => {
-    expect(flippableBits(8192)).toBe(65_520);
+    expect(flippableBits(L, 8192)).toBe(65_520);
     const seen = new Uint8Array(65536);
-    for (let n = 0; n < 65_520; n++) seen[nthFlippableBit(n)]++;
+    for (let n = 0; n < 65_520; n++) seen[nthFlippableBit(L, n)]++;
     for (let bit = 0; bit < 65536; bit++) expect(seen[bit]).toBe(bit >= 64 && bit < 80 ? 0 : 1);
-    expect(isChecksumBit(63)).toBe(false);
-    expect(isChecksumBit(64)).toBe(true);
-    expect(isChecksumBit(79)).toBe(true);
-    expect(isChecksumBit(80)).toBe(false);
+    expect(isChecksumBit(L, 63)).toBe(false);
+    expect(isChecksumBit(L, 64)).toBe(true);
+    expect(isChecksumBit(L, 79)).toBe(true);
+    expect(isChecksumBit(L, 80)).toBe(false);
   });
 
   it('random trials flip distinct bits outside pd_checksum, repeatably from a seed', () => {
     const a = xorshift32(9);
     const b = xorshift32(9);
     for (let t = 0; t < 500; t++) {
-      const bits = randomBits(a, 8192, 16);
+      const bits = randomBits(L, a, 8192, 16);
       expect(new Set(bits).size).toBe(16);
-      expect(bits.every((x) => x >= 0 && x < 65536 && !isChecksumBit(x))).toBe(true);
-      expect(randomBits(b, 8192, 16)).toEqual(bits);
+      expect(bits.every((x) => x >= 0 && x < 65536 && !isChecksumBit(L, x))).toBe(true);
+      expect(randomBits(L, b, 8192, 16)).toEqual(bits);
     }
   });
 
   it('same-lane trials flip the same bit of two distinct words 32k apart, big-endian too', () => {
     const r = xorshift32(3);
     for (let t = 0; t < 500; t++) {
-      const [x, y] = sameLaneBits(r, 8192, true);
+      const [x, y] = sameLaneBits(L, r, 8192, true);
       // Read big-endian, as a big-endian server's checksum reads its words.
       const a = setWord(x, false);
       const b = setWord(y, false);
       expect(a.word).not.toBe(b.word);
       expect(Math.abs(b.word - a.word) % 32).toBe(0);
       expect(a.value).toBe(b.value);
-      expect(isChecksumBit(x) || isChecksumBit(y)).toBe(false);
+      expect(isChecksumBit(L, x) || isChecksumBit(L, y)).toBe(false);
     }
   });
 

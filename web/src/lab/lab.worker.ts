@@ -2,6 +2,7 @@
 // and the benchmark of both wasm builds, off the main thread, one job at a time, with
 // progress at most every 100 ms and cancel between batches.
 import { loadWasm, type Wasm } from '../wasm';
+import { checksumLayout } from './bits';
 import { coreBatchVerify, runExperiment, trialsOf, type Tally } from './experiment';
 import type { BenchRequest, BenchRow, BuildName, ExperimentRequest, FromLab, ToLab } from './protocol';
 
@@ -46,12 +47,13 @@ const copyTally = (t: Tally): Tally => ({ ...t, undetected: t.undetected.map((u)
 async function experiment(req: ExperimentRequest): Promise<void> {
   const wasm = await loadWasm();
   const verify = coreBatchVerify(wasm, req.page.length, req.bigEndian);
-  const total = trialsOf(req.spec, req.page.length);
+  const layout = checksumLayout(wasm);
+  const total = trialsOf(layout, req.spec, req.page.length);
   const t0 = performance.now();
   let lastPost = t0;
   let lastYield = t0;
   let tally: Tally = { trials: 0, detected: 0, foldDiffers: 0, undetected: [] };
-  for (const t of runExperiment(verify, req.page, req.absoluteBlock, req.spec, req.bigEndian)) {
+  for (const t of runExperiment(verify, layout, req.page, req.absoluteBlock, req.spec, req.bigEndian)) {
     tally = t;
     const now = performance.now();
     if (now - lastYield >= YIELD_EVERY_MS) {
