@@ -721,10 +721,20 @@ impl FileScanJs {
     /// 1 on, 2 off (pg_control's data_page_checksum_version). `path` names the file in the
     /// findings' messages.
     pub fn finish(&self, checksums: u8, path: &str) -> Result<FileVerdictJs, JsError> {
-        let known = ChecksumsKnown::from_code(checksums).ok_or_else(|| {
-            JsError::new(&format!("checksums {checksums}: 0 unknown, 1 on or 2 off"))
-        })?;
-        FileVerdictJs::of(&self.scan.finish(known), path)
+        FileVerdictJs::of(&self.scan.finish(checksums_known(checksums)?), path)
+    }
+
+    /// The verdict of a scan of one page, `page` at file block `block`, listing that page
+    /// whether or not it is a problem (`FileVerdict::row_for`): the page view's verdict.
+    pub fn finish_page(
+        &self,
+        checksums: u8,
+        block: u32,
+        page: &[u8],
+    ) -> Result<FileVerdictJs, JsError> {
+        let mut verdict = self.scan.finish(checksums_known(checksums)?);
+        verdict.pages = vec![verdict.row_for(block, page)];
+        FileVerdictJs::of(&verdict, "")
     }
 }
 
@@ -753,6 +763,12 @@ pub struct FileVerdictJs {
     finding_start: Vec<u32>,
     finding_codes: Vec<u16>,
     json: String,
+}
+
+/// What is known of the cluster's data checksums: 0 unknown, 1 on, 2 off.
+fn checksums_known(code: u8) -> Result<ChecksumsKnown, JsError> {
+    ChecksumsKnown::from_code(code)
+        .ok_or_else(|| JsError::new(&format!("checksums {code}: 0 unknown, 1 on or 2 off")))
 }
 
 /// No block: InvalidBlockNumber, which no page has.

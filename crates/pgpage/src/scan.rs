@@ -217,6 +217,32 @@ impl FileVerdict {
     pub fn is_problem(&self) -> bool {
         self.counts.problems() > 0 || self.trailing_bytes > 0
     }
+
+    /// Page `block`'s row, whose bytes are `page`: the listed one, or, for a page the verdict
+    /// does not list (the server reads it without complaint), one made from its bytes, with
+    /// the checksum only where the server computes one.
+    pub fn row_for(&self, block: u32, page: &[u8]) -> PageRow {
+        if let Some(row) = self.pages.iter().find(|r| r.block == block) {
+            return row.clone();
+        }
+        let absolute_block = self.geometry.block_size.absolute_block(self.segno, block);
+        let v = verify_page(page, absolute_block, self.geometry.endian);
+        // Unlisted, so fine as the server sees it: a mismatch only where checksums are off.
+        let status = match v.status {
+            PageStatus::Mismatch => PageStatus::Ok,
+            s => s,
+        };
+        PageRow {
+            block,
+            absolute_block,
+            status,
+            stored: v.stored,
+            computed: v.computed.filter(|_| !self.checksums_disabled),
+            findings: Vec::new(),
+            misplaced: None,
+            tuple_block: None,
+        }
+    }
 }
 
 /// Pages by status as chunks see them (checksums on), with mismatches split by header
@@ -1040,6 +1066,48 @@ mod tests {
             }
             let _ = FileScan::import(&bytes);
         }
+    }
+
+    #[test]
+    fn row_for_lists_any_page_as_the_verdict_judges_it() {
+        // A page PostgreSQL wrote (tests/fixtures), at its own block, with the checksum
+        // pageinspect's page_checksum gave for it stored in pd_checksum.
+        let mut sealed =
+            include_bytes!("../../../tests/fixtures/heap_hot_redirect/page.bin").to_vec();
+        let expected: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../tests/fixtures/heap_hot_redirect/expected.json"
+        ))
+        .unwrap();
+        let block = u32::try_from(expected["block"].as_u64().unwrap()).unwrap();
+        let checksum = u16::try_from(expected["checksum"].as_u64().unwrap()).unwrap();
+        sealed[8..10].copy_from_slice(&checksum.to_le_bytes());
+        let page = &sealed[..];
+        let g = file_geometry(page, GeometryChoice::default(), true).unwrap();
+        let file_len = (u64::from(block) + 1) * 8192;
+        let verdict_of = |bytes: &[u8], known| {
+            let mut scan = FileScan::new(g, 0, file_len).unwrap();
+            scan.chunk(bytes, block);
+            scan.finish(known)
+        };
+
+        let fine = verdict_of(page, ChecksumsKnown::On);
+        assert!(fine.pages.is_empty());
+        let row = fine.row_for(block, page);
+        assert_eq!((row.block, row.absolute_block), (block, block));
+        assert_eq!(row.status, PageStatus::Ok);
+        assert_eq!((row.stored, row.computed), (checksum, Some(checksum)));
+
+        let mut damaged = page.to_vec();
+        damaged[5000] ^= 1;
+        let on = verdict_of(&damaged, ChecksumsKnown::On);
+        assert_eq!(on.row_for(block, &damaged), on.pages[0]);
+        assert_eq!(on.pages[0].status, PageStatus::Mismatch);
+
+        // Checksums off: the server reads the page, and computes no checksum.
+        let off = verdict_of(&damaged, ChecksumsKnown::Off);
+        assert!(off.pages.is_empty());
+        let row = off.row_for(block, &damaged);
+        assert_eq!((row.status, row.computed), (PageStatus::Ok, None));
     }
 
     #[test]

@@ -6,6 +6,7 @@ import type { Wasm } from '../wasm';
 import type { ChecksumsCode, Misplaced, ProblemPage } from '../worker/protocol';
 import type { DecodedPage } from './spans';
 import type { StatusName } from './status';
+import { resultOf } from '../worker/result';
 
 export interface Verdict {
   status: StatusName;
@@ -51,47 +52,14 @@ export function fileContext(entry: FileEntry, block: number): Pick<PageGeometry,
   return { checksums: entry.checksumsDisabled ? 2 : 1, row: entry.problems.find((p) => p.block === block) ?? null };
 }
 
-let names: StatusName[] | null = null;
-
 export function pageVerdict(wasm: Wasm, bytes: Uint8Array, g: PageGeometry): Verdict {
-  names ??= wasm.status_names() as StatusName[];
   const blocks = Math.max(g.blocks, g.block + 1);
   const scan = new wasm.FileScanJs(bytes, blocks * g.blockSize, g.segment, g.blockSize, g.bigEndian ? 'big' : 'little', true);
-  let listed: ProblemPage | null;
-  let off: boolean;
-  let first: number;
+  let listed: ProblemPage;
   try {
-    first = scan.first_absolute_block;
-    const [code] = scan.chunk(bytes, g.block);
-    const v = scan.finish(g.checksums ?? 0, '');
-    off = (JSON.parse(v.json) as { checksums_disabled: boolean }).checksums_disabled;
-    const at = v.block.indexOf(g.block);
-    listed =
-      at < 0
-        ? null
-        : {
-            block: g.block,
-            absoluteBlock: v.absolute_block[at],
-            status: names[v.status[at]],
-            code: v.status[at],
-            problem: true,
-            stored: v.stored[at],
-            computed: v.computed[at] === 0 ? null : v.computed[at],
-            misplaced:
-              v.misplaced_kind[at] === 0 ? null : { block: v.misplaced_block[at], claim: v.misplaced_kind[at] === 1, by: '', matches: v.misplaced_matches[at], inFile: null },
-            tupleBlock: null,
-            findings: [],
-          };
-    v.free();
-    if (!listed) {
-      // Not listed: fine as the server sees it (a mismatch only when checksums are on).
-      const status = names[code] === 'mismatch' ? 'ok' : names[code];
-      const one = wasm.verify(bytes, (first + g.block) >>> 0, g.blockSize, g.bigEndian);
-      const stored = one.stored[0];
-      const computed = one.computed[0];
-      one.free();
-      listed = { block: g.block, absoluteBlock: (first + g.block) >>> 0, status, code, problem: false, stored, computed: off || status === 'zero' || status === 'new_not_zero' ? null : computed, misplaced: null, tupleBlock: null, findings: [] };
-    }
+    scan.chunk(bytes, g.block);
+    // The core lists this page whether or not it is a problem, as the file's verdict would.
+    listed = resultOf(wasm, scan.finish_page(g.checksums ?? 0, g.block, bytes), scan.first_absolute_block, blocks).pages[0];
   } finally {
     scan.free();
   }

@@ -3,10 +3,9 @@
 // codes for the page map at most every 100 ms so the page never gets a flood of messages, and
 // ends with the core's verdict of the file (or, for a part of a shared file, its exported scan).
 import { fileGeometry, headBytes } from '../lib/geometry';
-import type { StatusName } from '../lib/status';
-import { loadWasm, wasmBytes, type Wasm } from '../wasm';
-import type { FileVerdictJs } from '../../pkg/pgpage_wasm.js';
-import type { FileFinding, FileResult, FinishRequest, FromWorker, ProblemPage, StatusRun, ToWorker, VerifyRequest } from './protocol';
+import { loadWasm, wasmBytes } from '../wasm';
+import type { FinishRequest, FromWorker, StatusRun, ToWorker, VerifyRequest } from './protocol';
+import { resultOf } from './result';
 
 // 2 MiB: the wasm call's copy and checksum of a chunk read moments ago run from cache
 // (1 GB in Chromium: 173-278 ms in wasm.verify at 2 MiB against 230-361 ms at 8 MiB).
@@ -206,64 +205,4 @@ async function finishParts(req: FinishRequest): Promise<void> {
   } finally {
     scan.free();
   }
-}
-
-// The core's tables, read once per worker.
-let tables: { status: StatusName[]; problem: Set<number>; findings: string[] } | null = null;
-
-/** The core's verdict as plain values for the page; `first` is the relation-wide number of
- * the file's block 0, `blocks` its whole pages. */
-export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: number): FileResult {
-  tables ??= {
-    status: wasm.status_names() as StatusName[],
-    problem: new Set(wasm.problem_statuses()),
-    findings: (JSON.parse(wasm.findings_table()) as { code: string }[]).map((f) => f.code),
-  };
-  const t = tables;
-  const j = JSON.parse(v.json) as {
-    checksums_disabled: boolean;
-    problem: boolean;
-    counts: FileResult['counts'];
-    findings: FileFinding[];
-    chance: FileResult['chance'];
-  };
-  const [block, abs, status, stored, computed] = [v.block, v.absolute_block, v.status, v.stored, v.computed];
-  const [tuple, mBlock, mKind, mMatches, start, codes] = [v.tuple_block, v.misplaced_block, v.misplaced_kind, v.misplaced_matches, v.finding_start, v.finding_codes];
-  v.free();
-  const NONE = 0xffffffff;
-  const pages: ProblemPage[] = new Array<ProblemPage>(block.length);
-  for (let i = 0; i < block.length; i++) {
-    const findings = Array.from(codes.subarray(start[i], start[i + 1]), (c) => t.findings[c]);
-    pages[i] = {
-      block: block[i],
-      absoluteBlock: abs[i],
-      status: t.status[status[i]],
-      code: status[i],
-      problem: t.problem.has(status[i]),
-      stored: stored[i],
-      // 0 is never a checksum (1..65535): the server computes none.
-      computed: computed[i] === 0 ? null : computed[i],
-      misplaced:
-        mKind[i] === 0
-          ? null
-          : {
-              block: mBlock[i],
-              claim: mKind[i] === 1,
-              by: findings.find((f) => f.startsWith('misplaced_by_') || f === 'checksum_matches_other_block') ?? '',
-              matches: mMatches[i],
-              inFile: mBlock[i] - first >= 0 && mBlock[i] - first < blocks ? mBlock[i] - first : null,
-            },
-      tupleBlock: tuple[i] === NONE ? null : tuple[i],
-      findings,
-    };
-  }
-  return {
-    counts: j.counts,
-    checksumsDisabled: j.checksums_disabled,
-    problem: j.problem,
-    pages,
-    remap: j.checksums_disabled ? [[t.status.indexOf('mismatch'), t.status.indexOf('ok')]] : [],
-    findings: j.findings.map((f) => ({ code: f.code, message: f.message, ...(f.block !== undefined ? { block: f.block } : {}) })),
-    chance: j.chance,
-  };
 }
