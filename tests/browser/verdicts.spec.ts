@@ -4,10 +4,10 @@
 // here on the very files the page is given.
 import { expect, test, type Page } from './test';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeDir, write, type Made } from './files';
+import { checksumless, clean, damaged, makeDir, sparse, write, type Made } from './files';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'crates/target/release/pgpage');
@@ -143,6 +143,52 @@ test('checksums off: only the page the server refuses (pd_lower 9000), no checks
 
   // The CLI decides with the same core function.
   expect(v).toEqual(cliVerdict(cli(checksumsOff.path).file));
+});
+
+// Every other file the tests hold: the samples, the verify fixtures, each single-page
+// fixture as a file of its own (its checksum is for the block PostgreSQL wrote it at, which
+// the file's block 0 may not be), and the synthetic files of the other browser tests. Loaded
+// a few at a time, so every file's row is in view.
+function everyTestFile(): Made[] {
+  const d = makeDir();
+  const out: Made[] = [];
+  for (const n of readdirSync(SAMPLES).filter((n) => n !== 'manifest.json')) out.push({ path: join(SAMPLES, n), name: n, expected: [] });
+  // Fixture directories reuse relfilenodes: each file gets its own, its fork and segment kept.
+  const verifyDir = join(ROOT, 'tests/fixtures/verify');
+  let node = 17000;
+  for (const c of readdirSync(verifyDir).filter((c) => statSync(join(verifyDir, c)).isDirectory())) {
+    for (const n of readdirSync(join(verifyDir, c)).filter((n) => /^\d+/.test(n))) {
+      const name = n.replace(/^\d+/, String(node++));
+      out.push(write(d, name, readFileSync(join(verifyDir, c, n))));
+    }
+  }
+  const fixtures = join(ROOT, 'tests/fixtures');
+  for (const c of readdirSync(fixtures).filter((c) => statSync(join(fixtures, c)).isDirectory() && c !== 'verify')) {
+    const kind = c.startsWith('fsm') ? '_fsm' : c === 'vm' ? '_vm' : '';
+    out.push(write(d, `${node++}${kind}`, readFileSync(join(fixtures, c, 'page.bin'))));
+  }
+  out.push(damaged(d, '17300', 12, 0, 1), damaged(d, '17301.2', 9, 2, 2), clean(d, '17302', 20), checksumless(d, '17303', 6));
+  const heapPages = new Map([[3, readFileSync(join(SAMPLES, '16427')).subarray(BS, 2 * BS)]]);
+  out.push(sparse(d, '17304', 64 * BS, heapPages));
+  return out;
+}
+
+test('every test file: the same verdict in the browser as `pgpage verify --json`', async ({ page }) => {
+  const files = everyTestFile();
+  expect(files.length).toBeGreaterThan(40);
+  const per = 8;
+  const statuses = new Set<string>();
+  for (let i = 0; i < files.length; i += per) {
+    const group = files.slice(i, i + per);
+    await choose(page, group);
+    for (const f of group) {
+      const want = cliVerdict(cli(f.path).file);
+      expect(await browserVerdict(page, f.name), f.name).toEqual(want);
+      for (const r of want.rows) statuses.add(r.claim === null ? r.status : `${r.status} claimed`);
+    }
+  }
+  // The files hold the cases worth comparing: each problem status and a claimed block.
+  expect([...statuses].sort()).toEqual(['bad_header', 'mismatch', 'mismatch claimed', 'new_not_zero']);
 });
 
 test('the CLI the tests run is the one built from this tree', () => {
