@@ -121,47 +121,9 @@ fn damaged_line_pointer_is_flagged_and_the_rest_still_decodes() {
     assert!(before.problems().next().is_none());
 }
 
-/// The heap fixture rewritten as a big-endian server would have laid it out: every header
-/// word byte-swapped and ItemIdData's bit fields allocated from the most significant bit.
-fn to_big_endian_heap(le: &[u8]) -> Vec<u8> {
-    let mut be = le.to_vec();
-    let swap = |p: &mut Vec<u8>, at: usize, n: usize| p[at..at + n].reverse();
-    for (at, n) in [
-        (0, 4),
-        (4, 4),
-        (8, 2),
-        (10, 2),
-        (12, 2),
-        (14, 2),
-        (16, 2),
-        (18, 2),
-        (20, 4),
-    ] {
-        swap(&mut be, at, n);
-    }
-    let lower = u16::from_le_bytes([le[12], le[13]]) as usize;
-    for lp in (24..lower).step_by(4) {
-        let w = u32::from_le_bytes(le[lp..lp + 4].try_into().unwrap());
-        let (off, flags, len) = (w & 0x7FFF, (w >> 15) & 3, w >> 17);
-        be[lp..lp + 4].copy_from_slice(&((off << 17) | (flags << 15) | len).to_be_bytes());
-        if flags == 1 && len > 0 {
-            let t = off as usize;
-            for (at, n) in [
-                (0, 4),
-                (4, 4),
-                (8, 4),
-                (12, 2),
-                (14, 2),
-                (16, 2),
-                (18, 2),
-                (20, 2),
-            ] {
-                swap(&mut be, t + at, n);
-            }
-        }
-    }
-    be
-}
+#[path = "../../tests/support/big_endian.rs"]
+mod big_endian;
+use big_endian::to_big_endian_heap;
 
 #[test]
 fn big_endian_pages_decode_like_their_little_endian_twins() {
