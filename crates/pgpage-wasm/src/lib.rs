@@ -836,6 +836,11 @@ impl FileVerdictJs {
             "checksums_disabled": v.checksums_disabled,
             "problem": v.is_problem(),
             "counts": v.counts,
+            "remap": (0..=u8::MAX)
+                .map_while(PageStatus::from_code)
+                .filter(|&s| v.judged(s) != s)
+                .map(|s| [s.code(), v.judged(s).code()])
+                .collect::<Vec<_>>(),
             "findings": findings,
             "chance": chance.map(|c| serde_json::json!({
                 "searched": c.searched,
@@ -910,7 +915,8 @@ impl FileVerdictJs {
         self.finding_codes.clone()
     }
     /// `{"geometry", "segno", "blocks", "trailing_bytes", "checksums_disabled", "problem",
-    /// "counts", "findings": [{"code", ..., "message", "evidence"}], "chance"}`.
+    /// "counts", "remap": [[chunk status code, status as judged]] for pages it does not list,
+    /// "findings": [{"code", ..., "message", "evidence"}], "chance"}`.
     #[wasm_bindgen(getter)]
     pub fn json(&self) -> String {
         self.json.clone()

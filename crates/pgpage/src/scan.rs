@@ -218,6 +218,16 @@ impl FileVerdict {
         self.counts.problems() > 0 || self.trailing_bytes > 0
     }
 
+    /// A status as a chunk saw it (checksums on) as this verdict judges a page it does not
+    /// list: with checksums off the server never compares them, so a mismatch is no problem.
+    /// (A page the verdict lists has its row's status.)
+    pub fn judged(&self, status: PageStatus) -> PageStatus {
+        match status {
+            PageStatus::Mismatch if self.checksums_disabled => PageStatus::Ok,
+            s => s,
+        }
+    }
+
     /// Page `block`'s row, whose bytes are `page`: the listed one, or, for a page the verdict
     /// does not list (the server reads it without complaint), one made from its bytes, with
     /// the checksum only where the server computes one.
@@ -227,15 +237,10 @@ impl FileVerdict {
         }
         let absolute_block = self.geometry.block_size.absolute_block(self.segno, block);
         let v = verify_page(page, absolute_block, self.geometry.endian);
-        // Unlisted, so fine as the server sees it: a mismatch only where checksums are off.
-        let status = match v.status {
-            PageStatus::Mismatch => PageStatus::Ok,
-            s => s,
-        };
         PageRow {
             block,
             absolute_block,
-            status,
+            status: self.judged(v.status),
             stored: v.stored,
             computed: v.computed.filter(|_| !self.checksums_disabled),
             findings: Vec::new(),

@@ -21,6 +21,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     checksums_disabled: boolean;
     problem: boolean;
     counts: FileResult['counts'];
+    remap: FileResult['remap'];
     findings: FileFinding[];
     chance: FileResult['chance'];
   };
@@ -59,7 +60,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     checksumsDisabled: j.checksums_disabled,
     problem: j.problem,
     pages,
-    remap: j.checksums_disabled ? [[t.status.indexOf('mismatch'), t.status.indexOf('ok')]] : [],
+    remap: j.remap,
     findings: j.findings.map((f) => ({ code: f.code, message: f.message, ...(f.block !== undefined ? { block: f.block } : {}) })),
     chance: j.chance,
   };
