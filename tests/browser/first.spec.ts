@@ -139,7 +139,7 @@ test('each file shows the kind the core reads: heap, btree, gin, gist, spgist, b
   await shots(page, info, 'kinds');
 });
 
-test('an empty file is a normal state, and an all-zero page between rows is said in words', async ({ page }, info) => {
+test('an empty file is a normal state, and an all-zero page between rows is said in words', async ({ page, context }, info) => {
   const d = makeDir();
   writeFileSync(join(d, '16500_init'), new Uint8Array(0));
   const rows = heap(5, 7);
@@ -165,6 +165,10 @@ test('an empty file is a normal state, and an all-zero page between rows is said
   );
   await expect(page.getByTestId('affected-file')).toHaveAttribute('data-file', '16501');
   await shots(page, info, 'empty-and-zero');
+  // The report carries it, in the core's words, under its file.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByTestId('copy-report-all').click();
+  await expect(page.getByTestId('report-all')).toContainText('- note: block 2: all-zero page between pages with rows');
   await note.getByRole('button').click();
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '2');
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16501');

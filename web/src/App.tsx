@@ -14,7 +14,7 @@ import { BlockSizeSelect, ByteOrderSelect, FilesTable } from './app/FilesTable';
 import { ControlPanel } from './app/ControlPanel';
 import { FileFindings, ProblemList } from './app/ProblemList';
 import { ambiguousWords, resolveFileRef } from './app/fileRef';
-import { AffectedFiles, Verdict } from './app/Verdict';
+import { AffectedFiles, Verdict, zeroRuns } from './app/Verdict';
 import { problemsOf, type Selection } from './app/selection';
 import { useFiles, type ChosenFile } from './app/useFiles';
 import { useKeys } from './app/useKeys';
@@ -89,6 +89,8 @@ export function App() {
   }, [sel, selFile]);
 
   const state = summaryState(files);
+  // Files whose verdict has notes the report should carry (zero pages between rows).
+  const noted = useMemo(() => files.filter((f) => zeroRuns(f).length > 0), [files]);
 
   return (
     <div className={`app${drop.dragging ? ' dragging' : ''}`} {...drop.handlers}>
@@ -137,7 +139,7 @@ export function App() {
           {selFile && sel && allProblems.length > 0 && (
             <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" />
           )}
-          {allProblems.length > 0 && <ProblemsReport problems={allProblems} />}
+          {(allProblems.length > 0 || noted.length > 0) && <ProblemsReport problems={allProblems} noted={noted} />}
           <FileFindings files={files} onPick={setSel} />
           <ProblemList problems={allProblems} sel={sel} onPick={setSel} />
         </section>

@@ -39,6 +39,7 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
   const zeros = files.filter((f) => zeroRuns(f).length > 0);
   const ok = p.problems.length === 0 && short === 0;
   const verified = files.filter((f) => f.state === 'done').length;
+  const pagesOfZeros = zeros.reduce((n, f) => n + zeroPages(f), 0);
   return (
     <div className="verdict-box" data-verdict={ok ? 'ok' : 'problems'}>
       <p className={`verdict verdict-line ${ok ? 'ok' : 'bad'}`} data-testid="verdict">
@@ -49,11 +50,8 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
       {zeros.length > 0 && (
         <p className="verdict-note" data-testid="verdict-notes">
           {ok ? 'But ' : 'Also '}
-          {plural(
-            zeros.reduce((n, f) => n + zeroPages(f), 0),
-            'all-zero page',
-          )}{' '}
-          between pages with rows in {plural(zeros.length, 'file')}: the server reads them as empty new pages, so any rows they held are gone.
+          {plural(pagesOfZeros, 'all-zero page')} between pages with rows in {plural(zeros.length, 'file')}:{' '}
+          {pagesOfZeros === 1 ? 'the server reads it as an empty new page, so any rows it held are gone.' : 'the server reads them as empty new pages, so any rows they held are gone.'}
         </p>
       )}
     </div>
