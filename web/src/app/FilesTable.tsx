@@ -174,7 +174,6 @@ function RelationRow(p: { g: RelationGroup; open: boolean; onToggle(): void; ind
       <tr className={`relation${problems > 0 ? ' has-problems' : ''}`} data-testid="relation" data-relation={p.g.label} data-folder={folderOf(files[0].path)} data-files={files.length}>
         <td>
           <button type="button" className="disclosure" aria-expanded={p.open} aria-label={`${p.open ? 'close' : 'open'} relation ${p.g.label} (${files.length} files)`} onClick={p.onToggle}>
-            <span className="dir">{folderOf(files[0].path) && `${folderOf(files[0].path)}/`}</span>
             {p.g.label}
           </button>
         </td>
