@@ -109,6 +109,11 @@ test('same-named files of a backup and the live copy are told apart, also by lin
   // The link carries the path: it names the live copy, not the backup.
   await expect(page).toHaveURL(/#file=copies%2Flive%2Fbase%2F5%2F16427&block=2&off=0$/);
   await shots(page, info, 'backup-and-live');
+  // A link pasted while the files are loaded opens the file it names.
+  await page.evaluate(() => (location.hash = '#file=copies%2Fbackup%2Fbase%2F5%2F16427&block=3'));
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '3');
+  await expect(page.locator('[data-testid=file][data-path="copies/backup/base/5/16427"]')).toHaveClass(/current/);
+  await page.getByTestId('problem').click();
 
   // The link opens that file after a reload and the same drop.
   const link = page.url();

@@ -82,6 +82,20 @@ export function App() {
   const selFile = sel ? files.find((f) => f.id === sel.fileId) ?? null : null;
   useKeys({ files, problems: allProblems, sel, setSel });
 
+  // A link pasted while files are loaded opens its page, or says why it cannot.
+  useEffect(() => {
+    const onHash = () => {
+      const h = readHash();
+      if (!h) return;
+      const found = resolveFileRef(filesRef.current, h.file);
+      if ('file' in found) setSel({ fileId: found.file.id, block: h.block, offset: h.offset });
+      else if ('ambiguous' in found) setNotice(ambiguousWords(h.file, found.ambiguous));
+      else pendingHash.current = h;
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, [filesRef]);
+
   // The URL's hash keeps file, block and offset.
   useEffect(() => {
     if (!sel || !selFile) return;
