@@ -148,7 +148,7 @@ export function App() {
         </div>
         <AffectedFiles files={files} onPick={setSel} />
 
-        <section className="problems">
+        <section className="problems" hidden={files.length === 0}>
           <h3>Problem pages ({allProblems.length})</h3>
           {selFile && sel && allProblems.length > 0 && (
             <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" />
