@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 const PG_VERSIONS = [15, 13, 14, 16, 17, 18] as const;
 /** The suites every version runs: pg_control, corrupted copies, every access method against
  * pageinspect, random pages against page_checksum, the clean corpus against pg_checksums. */
-const EVERY_VERSION = ['control', 'corrupt', 'inspect', 'random', 'verify'];
+const EVERY_VERSION = ['control', 'corrupt', 'inspect', 'random', 'verify', 'zeroed'];
 
 export default defineConfig({
   test: {

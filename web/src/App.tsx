@@ -13,6 +13,8 @@ import { FilePickers, useDrop } from './app/drop';
 import { BlockSizeSelect, ByteOrderSelect, FilesTable } from './app/FilesTable';
 import { ControlPanel } from './app/ControlPanel';
 import { FileFindings, ProblemList } from './app/ProblemList';
+import { ambiguousWords, resolveFileRef } from './app/fileRef';
+import { AffectedFiles, Verdict, zeroRuns } from './app/Verdict';
 import { problemsOf, type Selection } from './app/selection';
 import { useFiles, type ChosenFile } from './app/useFiles';
 import { useKeys } from './app/useKeys';
@@ -47,15 +49,20 @@ export function App() {
       setNotice(notice);
       if (added.length === 0) return;
       const h = pendingHash.current;
-      const again = h ? added.find((e) => e.name === h.file || e.path === h.file) : undefined;
-      if (again && h) {
+      // The link's file by its path, or by a bare name (older links) when one file has it.
+      const found = h ? resolveFileRef(filesRef.current, h.file) : null;
+      if (found && 'ambiguous' in found && h) {
         pendingHash.current = null;
-        setSel({ fileId: again.id, block: h.block, offset: h.offset });
+        setNotice(ambiguousWords(h.file, found.ambiguous));
+      }
+      if (found && 'file' in found && h) {
+        pendingHash.current = null;
+        setSel({ fileId: found.file.id, block: h.block, offset: h.offset });
       } else {
         setSel({ fileId: added[0].id, block: 0, offset: 0 });
       }
     },
-    [actions],
+    [actions, filesRef],
   );
   const drop = useDrop(addFiles);
 
@@ -75,6 +82,20 @@ export function App() {
   const selFile = sel ? files.find((f) => f.id === sel.fileId) ?? null : null;
   useKeys({ files, problems: allProblems, sel, setSel });
 
+  // A link pasted while files are loaded opens its page, or says why it cannot.
+  useEffect(() => {
+    const onHash = () => {
+      const h = readHash();
+      if (!h) return;
+      const found = resolveFileRef(filesRef.current, h.file);
+      if ('file' in found) setSel({ fileId: found.file.id, block: h.block, offset: h.offset });
+      else if ('ambiguous' in found) setNotice(ambiguousWords(h.file, found.ambiguous));
+      else pendingHash.current = h;
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, [filesRef]);
+
   // The URL's hash keeps file, block and offset.
   useEffect(() => {
     if (!sel || !selFile) return;
@@ -82,8 +103,8 @@ export function App() {
   }, [sel, selFile]);
 
   const state = summaryState(files);
-  // Files the server cannot read whole though no page is a problem: a short read.
-  const shortFiles = files.filter((f) => f.findings.some((x) => x.block !== undefined)).length;
+  // Files whose verdict has notes the report should carry (zero pages between rows).
+  const noted = useMemo(() => files.filter((f) => zeroRuns(f).length > 0), [files]);
 
   return (
     <div className={`app${drop.dragging ? ' dragging' : ''}`} {...drop.handlers}>
@@ -119,20 +140,33 @@ export function App() {
         )}
       </section>
 
-      {controls.length > 0 && <ControlPanel controls={controls} />}
-
-      <section className="summary" data-testid="summary" data-state={state} aria-live="polite">
+      <section className="summary" data-testid="summary" data-state={state}>
         <h2>Summary</h2>
-        {state === 'idle' && <p>No files yet.</p>}
-        {files.length > 0 && <FilesTable files={files} selectedId={selFile?.id ?? null} actions={rowActions} />}
-        {state === 'done' && (
-          <p className="verdict" data-testid="verdict">
-            {allProblems.length === 0 && shortFiles === 0
-              ? `No problem pages in ${files.filter((f) => f.state === 'done').length} verified files.`
-              : `${allProblems.length} problem pages${shortFiles > 0 ? ` and ${shortFiles} files that end in a partial page` : ''}: the server would refuse to read them.`}
-          </p>
+        <div aria-live="polite">
+          {state === 'idle' && <p>No files yet.</p>}
+          <Verdict files={files} problems={allProblems} state={state} />
+        </div>
+        <AffectedFiles files={files} onPick={setSel} />
+
+        <section className="problems" hidden={files.length === 0}>
+          <h3>Problem pages ({allProblems.length})</h3>
+          {selFile && sel && allProblems.length > 0 && (
+            <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" />
+          )}
+          {(allProblems.length > 0 || noted.length > 0) && <ProblemsReport problems={allProblems} noted={noted} />}
+          <FileFindings files={files} onPick={setSel} />
+          <ProblemList problems={allProblems} sel={sel} onPick={setSel} />
+        </section>
+
+        {files.length > 0 && (
+          <>
+            <h3>Files ({files.length.toLocaleString('en-US')}) by folder and relation</h3>
+            <FilesTable files={files} selectedId={selFile?.id ?? null} actions={rowActions} />
+          </>
         )}
       </section>
+
+      {controls.length > 0 && <ControlPanel controls={controls} />}
 
       {selFile && selFile.blocks > 0 && (
         <section className="map">
@@ -150,17 +184,17 @@ export function App() {
         </section>
       )}
 
-      <section className="problems">
-        <h2>Problem pages ({allProblems.length})</h2>
-        {selFile && sel && allProblems.length > 0 && (
-          <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" />
-        )}
-        {allProblems.length > 0 && <ProblemsReport problems={allProblems} />}
-        <FileFindings files={files} />
-        <ProblemList problems={allProblems} sel={sel} onPick={setSel} />
-      </section>
+      {selFile && selFile.state === 'done' && selFile.size === 0 && (
+        <section className="empty-file-view" data-testid="empty-file-view">
+          <h2>{selFile.path}</h2>
+          <p>
+            An empty file: no pages to show. That is a normal state: an unlogged table's init fork is empty, and so is a relation created but never written to (or
+            truncated).
+          </p>
+        </section>
+      )}
 
-      {selFile && sel && (
+      {selFile && sel && !(selFile.state === 'done' && selFile.size === 0) && (
         <PageView
           key={selFile.id}
           entry={selFile}

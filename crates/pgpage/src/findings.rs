@@ -144,6 +144,14 @@ findings! {
         "backend/access/heap/hio.c", "RelationPutHeapTuple",
         "the page's tuples name block %u in their t_ctid, not the block the page is at";
 
+    // ---- First screen (issue 15): pages the server accepts that still cost rows. ----
+    /// An all-zero page before a later heap page with line pointers, in the same file:
+    /// PageIsVerified accepts it as a new page (PageIsNew), so its rows, if it held any, are
+    /// gone without an error. Relation extension leaves such pages too, hence a note.
+    ZeroPageBetweenRows => "zero_page_between_rows", Note,
+        "backend/storage/page/bufpage.c", "PageIsVerified",
+        "all-zero page between pages with rows: the server reads it as an empty new page, so any rows it held are gone; a backup or WAL image may hold them";
+
     // ---- decode: a page's structures (line pointers, tuples, special spaces) -------------
     /// A structure the decoder laid out runs past the page's last byte.
     SpanPastPage => "span_past_page", Structural,

@@ -162,6 +162,8 @@ pub enum FileFinding {
     WrittenAsSegment { segno: u32, pages: u32 },
     /// `pages` of the file verify with its block 0 as relation block `first_block`.
     WrittenAtOffset { first_block: u32, pages: u32 },
+    /// `pages` all-zero pages from `block` on, before a later heap page with line pointers.
+    ZeroPageBetweenRows { block: u32, pages: u32 },
 }
 
 impl FileFinding {
@@ -171,6 +173,7 @@ impl FileFinding {
             FileFinding::ChecksumsDisabled { .. } => Finding::ChecksumsDisabled,
             FileFinding::WrittenAsSegment { .. } => Finding::FileWrittenAsSegment,
             FileFinding::WrittenAtOffset { .. } => Finding::FileWrittenAtOffset,
+            FileFinding::ZeroPageBetweenRows { .. } => Finding::ZeroPageBetweenRows,
         }
     }
 
@@ -193,6 +196,15 @@ impl FileFinding {
             FileFinding::WrittenAtOffset { first_block, pages } => format!(
                 "these pages were written as relation blocks {first_block} and on ({pages} pages verify there)"
             ),
+            FileFinding::ZeroPageBetweenRows { block, pages } => {
+                let what = Finding::ZeroPageBetweenRows.message();
+                match block.checked_add(pages).and_then(|end| end.checked_sub(1)) {
+                    Some(last) if last != block => {
+                        format!("blocks {block} to {last} ({pages} pages): {what}")
+                    }
+                    _ => format!("block {block}: {what}"),
+                }
+            }
         }
     }
 }
@@ -311,6 +323,11 @@ pub struct FileScan {
     saw_stored_checksum: bool,
     rows: Vec<Row>,
     links: Vec<Link>,
+    /// All-zero pages as runs of blocks [start, end), in the order chunks met them.
+    zero_runs: Vec<(u32, u32)>,
+    /// The last block that is a heap page with line pointers: zero pages before it are
+    /// `ZeroPageBetweenRows`.
+    last_heap_items: Option<u32>,
 }
 
 impl FileScan {
@@ -327,6 +344,8 @@ impl FileScan {
             saw_stored_checksum: false,
             rows: Vec::new(),
             links: Vec::new(),
+            zero_runs: Vec::new(),
+            last_heap_items: None,
         })
     }
 
@@ -381,6 +400,14 @@ impl FileScan {
         };
         *count = count.saturating_add(1);
         let readable = !new && header.is_sane();
+        if v.status == PageStatus::Zero {
+            match self.zero_runs.last_mut() {
+                Some((_, end)) if *end == block => *end = block.saturating_add(1),
+                _ => self.zero_runs.push((block, block.saturating_add(1))),
+            }
+        } else if readable && heap_has_items(page, endian) {
+            self.last_heap_items = self.last_heap_items.max(Some(block));
+        }
         let tuple_block = readable.then(|| heap_tuple_block(page, endian)).flatten();
         if tuple_block.is_some() {
             self.counts.tuple_pages = self.counts.tuple_pages.saturating_add(1);
@@ -420,6 +447,8 @@ impl FileScan {
         self.saw_stored_checksum |= other.saw_stored_checksum;
         self.rows.extend_from_slice(&other.rows);
         self.links.extend_from_slice(&other.links);
+        self.zero_runs.extend_from_slice(&other.zero_runs);
+        self.last_heap_items = self.last_heap_items.max(other.last_heap_items);
         Ok(())
     }
 
@@ -453,6 +482,7 @@ impl FileScan {
                 from_pages: checksums == ChecksumsKnown::Unknown,
             });
         }
+        findings.extend(self.zero_pages_between_rows());
         let first = self.first_absolute_block();
         let per_segment = self.geometry.block_size.blocks_per_segment();
         // Tuples name their block exactly; checksums only up to their aliases.
@@ -520,11 +550,39 @@ impl FileScan {
     }
 }
 
+impl FileScan {
+    /// The runs of all-zero pages before the file's last heap page with line pointers.
+    fn zero_pages_between_rows(&self) -> Vec<FileFinding> {
+        let Some(last) = self.last_heap_items else {
+            return Vec::new();
+        };
+        let mut runs = self.zero_runs.clone();
+        runs.sort_unstable();
+        // Chunks cut runs apart: join the pieces that touch.
+        let mut joined: Vec<(u32, u32)> = Vec::with_capacity(runs.len());
+        for (start, end) in runs {
+            match joined.last_mut() {
+                Some((_, e)) if *e >= start => *e = (*e).max(end),
+                _ => joined.push((start, end)),
+            }
+        }
+        joined
+            .into_iter()
+            .filter(|&(start, _)| start < last)
+            .map(|(start, end)| FileFinding::ZeroPageBetweenRows {
+                block: start,
+                pages: end.min(last).saturating_sub(start),
+            })
+            .collect()
+    }
+}
+
 /// Exported scans start with this, then a version byte.
 const MAGIC: &[u8; 4] = b"PGFS";
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 const ROW_BYTES: usize = 16;
 const LINK_BYTES: usize = 13;
+const RUN_BYTES: usize = 8;
 /// `tuple_block` None in an exported row (InvalidBlockNumber, never a block).
 const NO_BLOCK: u32 = u32::MAX;
 
@@ -553,8 +611,10 @@ impl FileScan {
             out.extend_from_slice(&n.to_le_bytes());
         }
         let len32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        out.extend_from_slice(&self.last_heap_items.unwrap_or(NO_BLOCK).to_le_bytes());
         out.extend_from_slice(&len32(self.rows.len()).to_le_bytes());
         out.extend_from_slice(&len32(self.links.len()).to_le_bytes());
+        out.extend_from_slice(&len32(self.zero_runs.len()).to_le_bytes());
         for r in &self.rows {
             out.extend_from_slice(&r.block.to_le_bytes());
             out.extend_from_slice(&r.fold.to_le_bytes());
@@ -568,6 +628,10 @@ impl FileScan {
             out.extend_from_slice(&l.prev.to_le_bytes());
             out.extend_from_slice(&l.next.to_le_bytes());
             out.push(u8::from(l.in_place));
+        }
+        for (start, end) in &self.zero_runs {
+            out.extend_from_slice(&start.to_le_bytes());
+            out.extend_from_slice(&end.to_le_bytes());
         }
         out
     }
@@ -598,11 +662,14 @@ impl FileScan {
         for n in scan.counts.fields() {
             *n = r.u64()?;
         }
+        scan.last_heap_items = Some(r.u32()?).filter(|&b| b != NO_BLOCK);
         let rows = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
         let links = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
-        let expected = rows
-            .checked_mul(ROW_BYTES)
-            .and_then(|n| n.checked_add(links.checked_mul(LINK_BYTES)?));
+        let zero_runs = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
+        let expected = rows.checked_mul(ROW_BYTES).and_then(|n| {
+            n.checked_add(links.checked_mul(LINK_BYTES)?)?
+                .checked_add(zero_runs.checked_mul(RUN_BYTES)?)
+        });
         if expected != Some(r.0.len()) {
             return Err(ScanError::NotAScan);
         }
@@ -631,6 +698,10 @@ impl FileScan {
                 next: r.u32()?,
                 in_place: r.u8()? != 0,
             });
+        }
+        scan.zero_runs.reserve_exact(zero_runs);
+        for _ in 0..zero_runs {
+            scan.zero_runs.push((r.u32()?, r.u32()?));
         }
         Ok(scan)
     }
@@ -758,6 +829,16 @@ fn tuple_shift(rows: &[Row], first: u32, tuple_pages: u64) -> Option<u32> {
         .max_by_key(|&(_, n)| n)?;
     let agree = u64::try_from(agree).unwrap_or(u64::MAX);
     (agree >= SHIFT_AGREEING as u64 && agree.saturating_mul(2) > tuple_pages).then_some(shift)
+}
+
+/// Whether a page is laid out as a heap page (no special space) with line pointers: a page
+/// that held rows. VM and FSM pages have no special space either, but no line pointers.
+fn heap_has_items(page: &[u8], endian: Endian) -> bool {
+    use crate::fields::page_header_data;
+    let r = Reader { b: page, e: endian };
+    let field = |f| r.field(0, f).and_then(|v| usize::try_from(v).ok());
+    field(&page_header_data::PD_SPECIAL) == Some(page.len())
+        && field(&page_header_data::PD_LOWER).is_some_and(|l| l > SIZE_OF_PAGE_HEADER_DATA)
 }
 
 /// Mismatched btree pages with their fold and stored checksum, for the sibling-link search;

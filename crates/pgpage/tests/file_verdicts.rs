@@ -534,3 +534,81 @@ fn a_misnamed_file_without_tuples_is_named_by_its_checksums() {
         }]
     );
 }
+
+fn zero_runs(v: &FileVerdict) -> Vec<(u32, u32)> {
+    v.findings
+        .iter()
+        .filter_map(|f| match *f {
+            FileFinding::ZeroPageBetweenRows { block, pages } => Some((block, pages)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn an_all_zero_page_before_a_page_with_rows_is_a_note_that_counts_nothing() {
+    // The server's sample (public/samples/90002): block 2 of the heap overwritten by zeros.
+    let file = read("public/samples/90002");
+    let v = verdict(&file, 0, ChecksumsKnown::Unknown);
+    assert_eq!(zero_runs(&v), [(2, 1)]);
+    let f = &v.findings[0];
+    assert_eq!(f.finding().evidence(), Evidence::Note);
+    assert!(f
+        .describe("x")
+        .starts_with("block 2: all-zero page between pages with rows"));
+    // As pg_checksums counts it: a new page, nothing wrong, no page listed.
+    assert_eq!((v.counts.zero, v.counts.ok, v.counts.problems()), (1, 3, 0));
+    assert!(!v.is_problem() && v.pages.is_empty());
+
+    // Zero pages after the last page with rows are a relation extended, not rows lost.
+    let mut tail = read("public/samples/16427");
+    tail.extend(std::iter::repeat_n(0u8, 3 * BS));
+    assert_eq!(zero_runs(&verdict(&tail, 0, ChecksumsKnown::Unknown)), []);
+    // The free space map's pages have no line pointers: its zero pages say nothing.
+    let mut fsm = vec![0u8; BS];
+    fsm.extend(read("public/samples/16427_fsm"));
+    assert_eq!(zero_runs(&verdict(&fsm, 0, ChecksumsKnown::Unknown)), []);
+}
+
+#[test]
+fn zero_runs_cut_by_parts_are_joined_and_end_at_the_last_page_with_rows() {
+    let heap = read("public/samples/16427");
+    let page = |b: usize| heap[b * BS..(b + 1) * BS].to_vec();
+    // Blocks: 0 rows, 1-4 zero, 5 rows, 6 zero, 7 rows, 8-9 zero (the end).
+    let layout = [
+        Some(0),
+        None,
+        None,
+        None,
+        None,
+        Some(1),
+        None,
+        Some(2),
+        None,
+        None,
+    ];
+    let file: Vec<u8> = layout
+        .iter()
+        .flat_map(|b| b.map_or_else(|| vec![0u8; BS], page))
+        .collect();
+    let g = geometry(&file);
+    let one = verdict(&file, 0, ChecksumsKnown::On);
+    assert_eq!(zero_runs(&one), [(1, 4), (6, 1)]);
+    assert_eq!(
+        one.findings[0].describe("x"),
+        format!(
+            "blocks 1 to 4 (4 pages): {}",
+            Finding::ZeroPageBetweenRows.message()
+        )
+    );
+    // Parts of two or three blocks, merged last part first, through export and import.
+    let mut whole = FileScan::new(g, 0, file.len() as u64).unwrap();
+    for (start, end) in [(8usize, 10usize), (5, 8), (3, 5), (0, 3)] {
+        let mut part = FileScan::new(g, 0, file.len() as u64).unwrap();
+        part.chunk(&file[start * BS..end * BS], start as u32);
+        whole
+            .merge(&FileScan::import(&part.export()).unwrap())
+            .unwrap();
+    }
+    assert_eq!(whole.finish(ChecksumsKnown::On), one);
+}

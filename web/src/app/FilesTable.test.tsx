@@ -8,6 +8,8 @@ import { entry, layout } from './testing';
 
 // The block sizes come from the core.
 vi.mock('../wasm', () => ({ loadWasm: async () => (await import('./testing')).coreWasm() }));
+// jsdom's File cannot be read: the kind is decided from a head of all-zero pages.
+vi.mock('../lib/head', () => ({ headOf: async () => new Uint8Array(8192) }));
 
 function actions() {
   return { select: vi.fn(), cancel: vi.fn(), segment: vi.fn(), choice: vi.fn(), fork: vi.fn() };
@@ -36,7 +38,7 @@ describe('FilesTable', () => {
     const v = render(<FilesTable files={files} selectedId={files[1].id} actions={actions()} />);
     const rows = v.getAllByTestId('file');
     expect(rows.map((r) => r.dataset.file)).toEqual(['16385', '16385.1', 'notes']);
-    expect(rows[1].className).toBe('current');
+    expect(rows[1].classList.contains('current')).toBe(true);
     expect(rows[0].querySelector('[data-count=mismatch]')?.textContent).toBe('1');
     expect(v.getByTestId('trailing').textContent).toContain('16385.1: could not read block 3 in file "16385.1": read only 1234 of 8192 bytes');
     expect(v.getByTestId('trailing').textContent).toContain('de ad');
@@ -92,5 +94,42 @@ describe('FilesTable', () => {
     expect(shown()).not.toContain(20000);
     // The totals still count every file.
     expect(v.container.querySelector('tr.total td')?.textContent).toBe('all 500 files');
+  });
+});
+
+describe('FilesTable groups', () => {
+  let undo = () => {};
+  afterEach(() => {
+    cleanup();
+    undo();
+  });
+  const rel = (path: string, relfilenode: number, fork: 'main' | 'fsm' | 'vm' = 'main') =>
+    Object.assign(entry(path.slice(path.lastIndexOf('/') + 1), { rel: { relfilenode, fork, segment: 0 }, fork }), { path });
+
+  it('groups by folder and relation, tells same-named files apart by folder, and shows the core kind', async () => {
+    undo = layout('list-scroll', 900, 30);
+    const files = [rel('backup/base/5/16427', 16427), rel('live/base/5/16427', 16427), rel('live/base/5/16427_fsm', 16427, 'fsm')];
+    const v = render(<FilesTable files={files} selectedId={null} actions={actions()} />);
+    expect(v.getAllByTestId('folder').map((r) => r.dataset.folder)).toEqual(['backup/base/5', 'live/base/5']);
+    expect(v.getAllByTestId('file').map((r) => r.dataset.path)).toEqual(['backup/base/5/16427', 'live/base/5/16427', 'live/base/5/16427_fsm']);
+    const relation = v.getByTestId('relation');
+    expect(relation.dataset).toMatchObject({ relation: '16427', folder: 'live/base/5', files: '2' });
+    // The kind comes from the core (file_kind: the fsm fork is fsm whatever its bytes).
+    await waitFor(() => expect(v.getAllByTestId('kind').map((k) => k.textContent)).toContain('fsm'));
+    // A relation closes to one row; a folder to its heading.
+    fireEvent.click(v.getByRole('button', { name: /close relation 16427/ }));
+    expect(v.getAllByTestId('file').map((r) => r.dataset.path)).toEqual(['backup/base/5/16427']);
+    fireEvent.click(v.getByRole('button', { name: 'backup/base/5/' }));
+    expect(v.queryAllByTestId('file')).toHaveLength(0);
+  });
+
+  it('starts a data directory closed: one row per relation', () => {
+    undo = layout('list-scroll', 900, 30);
+    const files = Array.from({ length: 30 }, (_, i) => [rel(`d/base/5/${16400 + i}`, 16400 + i), rel(`d/base/5/${16400 + i}_fsm`, 16400 + i, 'fsm')]).flat();
+    const v = render(<FilesTable files={files} selectedId={files[3].id} actions={actions()} />);
+    expect(v.getAllByTestId('relation')).toHaveLength(30);
+    // The selected file's relation shows it.
+    expect(v.getAllByTestId('file').map((r) => r.dataset.path)).toEqual(['d/base/5/16401', 'd/base/5/16401_fsm']);
+    expect(v.container.querySelector('tr.total td')?.textContent).toBe('all 60 files');
   });
 });

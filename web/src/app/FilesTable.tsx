@@ -1,12 +1,16 @@
-// The files table: one row per loaded file with its choices (segment, fork, block size, byte
-// order), progress and counts, its messages beneath, and a totals row. Only the rows in view
-// are rendered: a data directory is hundreds of files, each re-rendering as it verifies.
-import { memo, useEffect, useRef, useState } from 'react';
+// The files table: the loaded files grouped by folder (the dropped path's), then by relation
+// (a relfilenode's segments and forks as one row that opens), each file's row with its kind
+// (the core's), choices (segment, fork, block size, byte order), progress and counts, its
+// messages beneath, and a totals row. Only the rows in view are rendered: a data directory is
+// thousands of files, each re-rendering as it verifies.
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { FORKS, type FileEntry, type Fork } from '../files';
 import { loadWasm } from '../wasm';
 import { BYTE_ORDER_CHOICES, orderName, type ByteOrderChoice } from '../lib/geometry';
-import { addCounts, emptyCounts, STATUS_NAMES, STATUS_WORDS } from '../lib/status';
+import { STATUS_NAMES, STATUS_WORDS } from '../lib/status';
+import { countsOf, folderOf, groupFiles, type RelationGroup } from './groups';
+import { useFileKind } from './kind';
 import type { FilesActions } from './useFiles';
 import './lists.css';
 
@@ -14,24 +18,61 @@ import './lists.css';
 const ROW_ESTIMATE = 30;
 /** Rows rendered beyond each edge of the box, so scrolling shows rows before they are measured. */
 const OVERSCAN = 10;
-const COLUMNS = 7 + STATUS_NAMES.length + 1;
+const COLUMNS = 8 + STATUS_NAMES.length + 1;
+/** Up to this many files, every relation shows its files open; a data directory's start closed. */
+export const OPEN_UP_TO = 50;
 
 type RowActions = Pick<FilesActions, 'cancel' | 'segment' | 'choice' | 'fork'> & { select(f: FileEntry): void };
 
+/** One rendered row of the grouped table. */
+type Row = { type: 'folder'; folder: string; files: FileEntry[] } | { type: 'relation'; g: RelationGroup; open: boolean } | { type: 'file'; f: FileEntry; grouped: boolean };
+
+const rowKey = (r: Row): string => (r.type === 'folder' ? `d:${r.folder}` : r.type === 'relation' ? `r:${r.g.key}` : `f:${r.f.id}`);
+
 export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number | null; actions: RowActions }) {
   const box = useRef<HTMLDivElement>(null);
+  // Relations (and folders) whose open state differs from the default.
+  const [flipped, setFlipped] = useState<ReadonlySet<string>>(new Set());
+  const flip = (key: string) =>
+    setFlipped((s) => {
+      const n = new Set(s);
+      if (!n.delete(key)) n.add(key);
+      return n;
+    });
+  const groups = useMemo(() => groupFiles(p.files), [p.files]);
+  const openByDefault = p.files.length <= OPEN_UP_TO;
+  const selected = p.files.find((f) => f.id === p.selectedId);
+  const rows = useMemo(() => {
+    const out: Row[] = [];
+    const showFolders = groups.length > 1 || (groups[0] !== undefined && groups[0].folder !== '');
+    for (const d of groups) {
+      const files = d.relations.flatMap((r) => r.files);
+      if (showFolders) out.push({ type: 'folder', folder: d.folder, files });
+      if (showFolders && flipped.has(`d:${d.folder}`)) continue;
+      for (const g of d.relations) {
+        if (g.files.length === 1) {
+          out.push({ type: 'file', f: g.files[0], grouped: false });
+          continue;
+        }
+        // The selected file's relation shows it, whatever its default.
+        const open = (openByDefault !== flipped.has(g.key)) || g.files.some((f) => f === selected);
+        out.push({ type: 'relation', g, open });
+        if (open) for (const f of g.files) out.push({ type: 'file', f, grouped: true });
+      }
+    }
+    return out;
+  }, [groups, flipped, openByDefault, selected]);
   const v = useVirtualizer({
-    count: p.files.length,
+    count: rows.length,
     getScrollElement: () => box.current,
     estimateSize: () => ROW_ESTIMATE,
-    getItemKey: (i) => p.files[i].id,
+    getItemKey: (i) => rowKey(rows[i]),
     overscan: OVERSCAN,
   });
   const items = v.getVirtualItems();
   const before = items.length > 0 ? items[0].start : 0;
   const after = items.length > 0 ? v.getTotalSize() - items[items.length - 1].end : 0;
-  const total = emptyCounts();
-  for (const f of p.files) addCounts(total, f.counts);
+  const total = countsOf(p.files);
   const waiting = p.files.filter((f) => f.state === 'queued' || f.state === 'running').length;
   return (
     <div className="list-scroll" ref={box} data-testid="files-scroll">
@@ -39,6 +80,7 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
         <thead>
           <tr>
             <th>file</th>
+            <th title="the kind of its pages, as the core reads them: heap, btree, gin, gist, spgist, brin, hash, sequence, fsm, vm">kind</th>
             <th>segment</th>
             <th>fork</th>
             <th>block size</th>
@@ -55,14 +97,17 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
         </thead>
         {before > 0 && <Spacer height={before} />}
         {items.map((it) => {
-          const f = p.files[it.index];
-          return <FileRows key={f.id} f={f} version={f.version} index={it.index} measure={v.measureElement} selected={p.selectedId === f.id} actions={p.actions} />;
+          const r = rows[it.index];
+          const common = { index: it.index, measure: v.measureElement };
+          if (r.type === 'folder') return <FolderRow key={it.key} {...common} folder={r.folder} files={r.files} open={!flipped.has(`d:${r.folder}`)} onToggle={() => flip(`d:${r.folder}`)} />;
+          if (r.type === 'relation') return <RelationRow key={it.key} {...common} g={r.g} open={r.open} onToggle={() => flip(r.g.key)} />;
+          return <FileRows key={it.key} {...common} f={r.f} version={r.f.version} grouped={r.grouped} selected={p.selectedId === r.f.id} actions={p.actions} />;
         })}
         {after > 0 && <Spacer height={after} />}
         {p.files.length > 1 && (
           <tfoot>
             <tr className="total">
-              <td colSpan={7}>
+              <td colSpan={8}>
                 all {p.files.length} files{waiting > 0 && `, ${waiting} still verifying`}
               </td>
               {STATUS_NAMES.map((s) => (
@@ -90,6 +135,65 @@ function Spacer(p: { height: number }) {
   );
 }
 
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** A folder of the drop: how many files and problem pages it holds; it opens and closes. */
+function FolderRow(p: { folder: string; files: FileEntry[]; open: boolean; onToggle(): void; index: number; measure(el: Element | null): void }) {
+  const problems = p.files.reduce((n, f) => n + f.problems.filter((x) => x.problem).length, 0);
+  return (
+    <tbody ref={p.measure} data-index={p.index}>
+      <tr className="folder" data-testid="folder" data-folder={p.folder}>
+        <td colSpan={COLUMNS}>
+          <button type="button" className="disclosure" aria-expanded={p.open} onClick={p.onToggle}>
+            {p.folder === '' ? 'files chosen one by one' : `${p.folder}/`}
+          </button>{' '}
+          <span className="group-counts">
+            {plural(p.files.length, 'file')}
+            {problems > 0 ? <strong className="error">, {plural(problems, 'problem page')}</strong> : ''}
+          </span>
+        </td>
+      </tr>
+    </tbody>
+  );
+}
+
+/** A relation's files (segments and forks) as one row: its kind (its main fork's), forks,
+ * blocks and counts added. */
+function RelationRow(p: { g: RelationGroup; open: boolean; onToggle(): void; index: number; measure(el: Element | null): void }) {
+  const { files } = p.g;
+  const main = files.find((f) => f.fork === 'main') ?? files[0];
+  const kind = useFileKind(main);
+  const counts = countsOf(files);
+  const forks = [...new Set(files.map((f) => f.fork))];
+  const segments = files.filter((f) => f.fork === 'main').length;
+  const blocks = files.reduce((n, f) => n + f.blocks, 0);
+  const waiting = files.filter((f) => f.state === 'queued' || f.state === 'running').length;
+  const problems = files.reduce((n, f) => n + f.problems.filter((x) => x.problem).length, 0);
+  return (
+    <tbody ref={p.measure} data-index={p.index}>
+      <tr className={`relation${problems > 0 ? ' has-problems' : ''}`} data-testid="relation" data-relation={p.g.label} data-folder={folderOf(files[0].path)} data-files={files.length}>
+        <td>
+          <button type="button" className="disclosure" aria-expanded={p.open} aria-label={`${p.open ? 'close' : 'open'} relation ${p.g.label} (${files.length} files)`} onClick={p.onToggle}>
+            {p.g.label}
+          </button>
+        </td>
+        <td data-testid="kind">{kind ?? ''}</td>
+        <td>{segments > 1 ? `0–${segments - 1}` : ''}</td>
+        <td>{forks.join(', ')}</td>
+        <td colSpan={2}>{plural(files.length, 'file')}</td>
+        <td>{blocks}</td>
+        <td>{waiting > 0 ? `${waiting} verifying` : 'done'}</td>
+        {STATUS_NAMES.map((s) => (
+          <td key={s} data-count={s}>
+            {counts[s]}
+          </td>
+        ))}
+        <td />
+      </tr>
+    </tbody>
+  );
+}
+
 /** A file's row and its messages, re-rendered only when its entry's version (or the selection) changes. */
 const FileRows = memo(function FileRows(p: {
   f: FileEntry;
@@ -97,9 +201,13 @@ const FileRows = memo(function FileRows(p: {
   index: number;
   measure(el: Element | null): void;
   selected: boolean;
+  /** Under its relation's row. */
+  grouped: boolean;
   actions: RowActions;
 }) {
   const { f, actions: a } = p;
+  const kind = useFileKind(f);
+  const dir = folderOf(f.path);
   const done = f.state === 'done';
   const total = f.blocks * (f.blockSize ?? 0);
   const frac = total > 0 ? f.bytesDone / total : done ? 1 : 0;
@@ -108,12 +216,21 @@ const FileRows = memo(function FileRows(p: {
   const eta = !done && frac > 0 ? (secs * (1 - frac)) / frac : 0;
   return (
     <tbody ref={p.measure} data-index={p.index}>
-      <tr className={p.selected ? 'current' : undefined} data-testid="file" data-file={f.name} data-state={f.state} data-elapsed-ms={done ? Math.round(f.elapsedMs) : undefined}>
+      <tr
+        className={[p.selected ? 'current' : '', p.grouped ? 'grouped' : ''].filter(Boolean).join(' ') || undefined}
+        data-testid="file"
+        data-file={f.name}
+        data-path={f.path}
+        data-state={f.state}
+        data-elapsed-ms={done ? Math.round(f.elapsedMs) : undefined}
+      >
         <td>
           <button type="button" className="link" onClick={() => a.select(f)}>
-            {f.path}
+            {dir && <span className="dir">{dir}/</span>}
+            {f.name}
           </button>
         </td>
+        <td data-testid="kind">{done && f.size === 0 ? 'empty' : (kind ?? '')}</td>
         <td>
           <input
             type="number"
@@ -172,7 +289,7 @@ const FileRows = memo(function FileRows(p: {
 function FileMessages({ f }: { f: FileEntry }) {
   const done = f.state === 'done';
   if (!(f.message || f.checksumsDisabled || f.trailingBytes > 0 || !f.rel || f.blockSizeAssumed || f.byteOrderDetected || (done && f.size === 0))) return null;
-  const short = f.findings.find((x) => x.block !== undefined);
+  const short = f.findings.find((x) => x.code === 'read_short');
   return (
     <tr className="file-messages">
       <td colSpan={COLUMNS}>
@@ -183,7 +300,7 @@ function FileMessages({ f }: { f: FileEntry }) {
         )}
         {done && f.size === 0 && (
           <p className="note" data-testid="empty-file">
-            {f.name}: empty file, no pages to verify (PostgreSQL leaves new and truncated relations empty).
+            {f.name}: empty file, no pages: a normal state, as for an unlogged table's init fork or a relation never written to (or truncated).
           </p>
         )}
         {f.blockSizeAssumed && (

@@ -26,8 +26,8 @@ describe('ProblemList', () => {
     const onPick = vi.fn();
     const v = render(<ProblemList problems={problems} sel={{ fileId: f.id, block: 7, offset: 12 }} onPick={onPick} />);
     expect(rowsOf(v.container)).toEqual([
-      { testid: 'problem', file: '16385.2', block: '3', status: 'mismatch', stored: '103', computed: '203' },
-      { testid: 'problem', file: '16385.2', block: '7', status: 'new_not_zero', stored: '0', computed: '' },
+      { testid: 'problem', file: '16385.2', path: '16385.2', block: '3', status: 'mismatch', stored: '103', computed: '203' },
+      { testid: 'problem', file: '16385.2', path: '16385.2', block: '7', status: 'new_not_zero', stored: '0', computed: '' },
     ]);
     const [first, second] = v.getAllByTestId('problem');
     expect(first.textContent).toContain('262147');
@@ -65,8 +65,8 @@ describe('ProblemList', () => {
     expect(rows.map((r) => ({ ...r.dataset }))).toEqual([
       // Checksums off once for the files whose pages say so; pg_control's panel says it for 16405.
       { testid: 'file-finding', code: 'checksums_disabled', files: '2' },
-      { testid: 'file-finding', file: '16401', code: 'read_short', block: '3' },
-      { testid: 'file-finding', file: '16401', code: 'file_written_as_segment' },
+      { testid: 'file-finding', file: '16401', path: '16401', code: 'read_short', block: '3' },
+      { testid: 'file-finding', file: '16401', path: '16401', code: 'file_written_as_segment' },
     ]);
     expect(rows[0].textContent).toBe('2 files (16403, 16404): no page stores a checksum: data checksums are disabled: pages are checked by their header only');
     expect(rows[1].textContent).toBe('16401, block 3: could not read block 3 in file "base/5/16401": read only 1234 of 8192 bytes');
@@ -99,5 +99,23 @@ describe('ProblemList', () => {
     });
     expect(shown()).toContain(8000);
     expect(v.container.querySelector('[data-block="8000"]')?.className).toBe('current');
+  });
+});
+
+describe('FileFindings notes', () => {
+  afterEach(cleanup);
+
+  it('says zero pages between rows in the core words, neutral, and opens their block', () => {
+    const message = 'blocks 4 to 6 (3 pages): all-zero page between pages with rows: the server reads it as an empty new page, so any rows it held are gone; a backup or WAL image may hold them';
+    const f = Object.assign(entry('16427'), { path: 'live/base/5/16427' }, { findings: [{ code: 'zero_page_between_rows', block: 4, pages: 3, evidence: 'note', message }] });
+    const onPick = vi.fn();
+    const v = render(<FileFindings files={[f]} onPick={onPick} />);
+    const row = v.getByTestId('file-finding');
+    expect(row.className).toBe('note');
+    expect(row.dataset).toMatchObject({ code: 'zero_page_between_rows', block: '4', pages: '3', path: 'live/base/5/16427' });
+    // The core's message names the blocks: not said twice.
+    expect(row.textContent).toBe(`live/base/5/16427: ${message}`);
+    fireEvent.click(v.getByRole('button', { name: 'live/base/5/16427' }));
+    expect(onPick).toHaveBeenCalledWith({ fileId: f.id, block: 4, offset: 0 });
   });
 });

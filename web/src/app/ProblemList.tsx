@@ -109,6 +109,7 @@ const ProblemRow = memo(function ProblemRow(p: { x: ProblemRef; current: boolean
       data-index={p.index}
       data-testid="problem"
       data-file={f.name}
+      data-path={f.path}
       data-block={page.block}
       data-status={page.status}
       data-stored={page.stored}
@@ -155,11 +156,12 @@ export function hint(p: ProblemPage, chance: Chance | null): string {
 }
 
 /** The core's findings about whole files, once per file: a short read at its block, pages
- * written as another segment. Checksums off is said once for all the files whose own pages
- * say so (where pg_control says so, its panel does). */
-export function FileFindings({ files }: { files: readonly FileEntry[] }) {
+ * written as another segment, all-zero pages between pages with rows (a note: the server
+ * reads them, but rows may be gone). Checksums off is said once for all the files whose own
+ * pages say so (where pg_control says so, its panel does). A finding at a block opens it. */
+export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; onPick?(s: Selection): void }) {
   const off = 'checksums_disabled';
-  const rows = files.flatMap((f) => f.findings.filter((x) => x.code !== off).map((x) => ({ f, x })));
+  const rows = files.flatMap((f) => f.findings.filter((x) => x.code !== off).map((x, i) => ({ f, x, i })));
   const offFiles = files.filter((f) => f.checksums !== 2 && f.findings.some((x) => x.code === off));
   if (rows.length === 0 && offFiles.length === 0) return null;
   const names = offFiles.slice(0, 5).map((f) => f.path);
@@ -171,12 +173,32 @@ export function FileFindings({ files }: { files: readonly FileEntry[] }) {
           {offFiles[0].findings.find((x) => x.code === off)?.message}
         </li>
       )}
-      {rows.map(({ f, x }) => (
-        <li key={`${f.id}:${x.code}`} data-testid="file-finding" data-file={f.name} data-code={x.code} data-block={x.block}>
-          <code>{f.path}</code>
-          {x.block !== undefined && `, block ${x.block}`}: {x.message}
-        </li>
-      ))}
+      {rows.map(({ f, x, i }) => {
+        // The core's message names the block itself for zero pages ("block 7: ...").
+        const block = x.block !== undefined && x.code !== 'zero_page_between_rows' ? `, block ${x.block}` : '';
+        const open = x.block !== undefined && onPick ? () => onPick({ fileId: f.id, block: x.block ?? 0, offset: 0 }) : null;
+        return (
+          <li
+            key={`${f.id}:${x.code}:${i}`}
+            className={x.evidence === 'note' ? 'note' : undefined}
+            data-testid="file-finding"
+            data-file={f.name}
+            data-path={f.path}
+            data-code={x.code}
+            data-block={x.block}
+            data-pages={x.pages}
+          >
+            {open ? (
+              <button type="button" className="link" onClick={open}>
+                {f.path}
+              </button>
+            ) : (
+              <code>{f.path}</code>
+            )}
+            {block}: {x.message}
+          </li>
+        );
+      })}
     </ul>
   );
 }

@@ -129,7 +129,8 @@ function ReportBox(p: { text: string; testid: string; onClose(): void }) {
 const MAX_REPORT_PAGES = 50;
 
 /** One Markdown report of every problem page of every file (the first 50 in full). */
-export function ProblemsReport(p: { problems: { f: FileEntry; p: { block: number } }[] }) {
+/** `noted`: files with notes but no problem page (zero pages between rows), listed too. */
+export function ProblemsReport(p: { problems: { f: FileEntry; p: { block: number } }[]; noted?: readonly FileEntry[] }) {
   const [report, setReport] = useState<string | null>(null);
   const [msg, setMsg] = useState<string | null>(null);
   return (
@@ -139,7 +140,7 @@ export function ProblemsReport(p: { problems: { f: FileEntry; p: { block: number
         data-testid="copy-report-all"
         onClick={() => {
           const shown = p.problems.slice(0, MAX_REPORT_PAGES);
-          const files = [...new Set(p.problems.map((x) => x.f))];
+          const files = [...new Set([...p.problems.map((x) => x.f), ...(p.noted ?? [])])];
           const text = Promise.all(shown.map((x) => readReportPage(x.f, x.p.block))).then((pages) =>
             markdownReportAll(
               pages,

@@ -123,10 +123,13 @@ describe('Markdown report', () => {
     const other = { ...place, path: 'base/16384/16391', relpath: 'base/16384/16391', block: 0 };
     const pages = [reportPage(wasm, flipped, place), reportPage(wasm, newNotZero, other)];
     expect(pages.map((p) => p.status)).toEqual(['mismatch', 'new_not_zero']);
-    const otherSummary: FileSummary = { blocks: 1, counts: { ok: 0, mismatch: 0, zero: 0, new_not_zero: 1, bad_header: 0 }, pending: 0 };
+    const zeroNote = 'block 3: all-zero page between pages with rows: the server reads it as an empty new page, so any rows it held are gone; a backup or WAL image may hold them';
+    const otherSummary: FileSummary = { blocks: 1, counts: { ok: 0, mismatch: 0, zero: 0, new_not_zero: 1, bad_header: 0 }, pending: 0, notes: [zeroNote] };
     const md = markdownReportAll(pages, [{ path: place.path, summary }, { path: other.path, summary: otherSummary }], 1, '9.9.9-test');
     expect(md.startsWith('# pgpage report: 3 problem pages in 2 files\n')).toBe(true);
     expect(md).toContain('- `base/16384/16391`: 1 blocks: 1 new_not_zero (');
+    // The core's notes on pages the server accepts, under their file.
+    expect(md).toContain(`\n  - note: ${zeroNote}\n`);
     expect(md).toContain('The first 2 problem pages follow; 1 more are left out.');
     const sections = md.split(/^## /m).slice(1);
     expect(sections.map((x) => x.split('\n')[0])).toEqual(['`base/16384/16390`, block 1', '`base/16384/16391`, block 0']);

@@ -32,6 +32,9 @@ export interface FileSummary {
   counts: StatusCounts;
   /** Blocks not verified yet. */
   pending: number;
+  /** The core's notes about the file's pages that the server reads though rows may be gone
+   * there (all-zero pages between pages with rows), in its words. */
+  notes?: string[];
 }
 
 /** page_header()'s column, the PageHeaderData field it shows (bufpage.h). */
@@ -141,7 +144,10 @@ export function markdownReport(p: ReportPage, file: FileSummary, version: string
 export function markdownReportAll(pages: ReportPage[], files: { path: string; summary: FileSummary }[], omitted: number, version: string): string {
   const total = pages.length + omitted;
   const out = [`# pgpage report: ${total} problem pages in ${files.length} files`, ''];
-  for (const f of files) out.push(`- ${summaryLine(f.path, f.summary)}`);
+  for (const f of files) {
+    out.push(`- ${summaryLine(f.path, f.summary)}`);
+    for (const n of f.summary.notes ?? []) out.push(`  - note: ${n}`);
+  }
   if (omitted > 0) out.push('', `The first ${pages.length} problem pages follow; ${omitted} more are left out.`);
   for (const p of pages) out.push('', ...pageSection(p, ''));
   out.push('', ...footer(version));

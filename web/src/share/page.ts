@@ -84,5 +84,6 @@ export function fileSummary(entry: FileEntry): FileSummary {
     if (code === PENDING) pending++;
     else counts[STATUS_NAMES[code] ?? 'mismatch']++;
   }
-  return { blocks: entry.blocks, counts, pending };
+  const notes = entry.findings.filter((x) => x.evidence === 'note' && x.code !== 'checksums_disabled').map((x) => x.message);
+  return { blocks: entry.blocks, counts, pending, ...(notes.length > 0 ? { notes } : {}) };
 }

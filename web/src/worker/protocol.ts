@@ -77,8 +77,12 @@ export interface ProblemPage {
 export interface FileFinding {
   code: string;
   message: string;
-  /** For a short read: the block that reads short. */
+  /** For a short read: the block that reads short; for zero pages between rows, the first. */
   block?: number;
+  /** For zero pages between rows: how many, from `block` on. */
+  pages?: number;
+  /** The registry's evidence (`server`, `corroborated`, `note`...): a note is no problem. */
+  evidence?: string;
 }
 
 /** The odds of a bare checksum match over the range searched. */

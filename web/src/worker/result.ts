@@ -61,7 +61,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     problem: j.problem,
     pages,
     remap: j.remap,
-    findings: j.findings.map((f) => ({ code: f.code, message: f.message, ...(f.block !== undefined ? { block: f.block } : {}) })),
+    findings: j.findings.map((f) => ({ code: f.code, message: f.message, evidence: f.evidence, ...(f.block !== undefined ? { block: f.block } : {}), ...(f.pages !== undefined ? { pages: f.pages } : {}) })),
     chance: j.chance,
   };
 }

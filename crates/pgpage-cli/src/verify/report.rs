@@ -328,6 +328,15 @@ impl<O: Write, E: Write> Report<O, E> {
                          page headers only"
                     )?;
                 }
+                FileFinding::ZeroPageBetweenRows { .. } => {
+                    // Not a problem for the server (and for the exit status), but rows may
+                    // be lost there: said, never counted.
+                    writeln!(
+                        self.err,
+                        "pgpage: note: file \"{path}\", {}",
+                        f.describe(path)
+                    )?;
+                }
                 _ => {}
             }
         }

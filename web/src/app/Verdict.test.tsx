@@ -1,0 +1,57 @@
+// The first screen's verdict: problem pages and the files they are in, notes beside them
+// (never counted), and the affected files with what is wrong in each.
+import { cleanup, fireEvent, render } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { problemsOf } from './selection';
+import { entry, problem } from './testing';
+import { AffectedFiles, Verdict } from './Verdict';
+
+vi.mock('../wasm', () => ({ loadWasm: async () => (await import('./testing')).coreWasm() }));
+
+const zeroNote = { code: 'zero_page_between_rows', block: 2, pages: 1, evidence: 'note', message: 'block 2: all-zero page between pages with rows: ...' };
+
+describe('Verdict', () => {
+  afterEach(cleanup);
+
+  it('says no problem pages, and the zero pages between rows as a note', () => {
+    const files = [entry('16427', { findings: [zeroNote] }), entry('16430')];
+    const v = render(<Verdict files={files} problems={problemsOf(files)} state="done" />);
+    expect(v.getByTestId('verdict').textContent).toBe('No problem pages in 2 verified files.');
+    expect(v.getByTestId('verdict-notes').textContent).toBe(
+      'But 1 all-zero page between pages with rows in 1 file: the server reads it as an empty new page, so any rows it held are gone.',
+    );
+  });
+
+  it('counts problem pages and the files they are in', () => {
+    const files = [entry('a', { problems: [problem(1), problem(5)], problem: true }), entry('b', { problems: [problem(0)], problem: true }), entry('c')];
+    const v = render(<Verdict files={files} problems={problemsOf(files)} state="done" />);
+    expect(v.getByTestId('verdict').textContent).toBe('3 problem pages in 2 files of 3: the server would refuse to read them.');
+    expect(v.queryByTestId('verdict-notes')).toBeNull();
+  });
+
+  it('shows progress while files verify', () => {
+    const files = [entry('a', { state: 'running' }), entry('b')];
+    const v = render(<Verdict files={files} problems={[]} state="running" />);
+    expect(v.getByTestId('verdict-progress').textContent).toBe('Verifying: 1 of 2 files done…');
+  });
+});
+
+describe('AffectedFiles', () => {
+  afterEach(cleanup);
+
+  it('lists the files with problems or notes, by path, and opens the first page to look at', () => {
+    const bad = Object.assign(entry('16427', { problems: [problem(3)], problem: true }), { path: 'live/base/5/16427' });
+    const noted = Object.assign(entry('16427', { findings: [zeroNote] }), { path: 'backup/base/5/16427' });
+    const onPick = vi.fn();
+    const v = render(<AffectedFiles files={[bad, noted, entry('16430')]} onPick={onPick} />);
+    const rows = v.getAllByTestId('affected-file');
+    expect(rows.map((r) => [r.dataset.path, r.className])).toEqual([
+      ['live/base/5/16427', 'bad'],
+      ['backup/base/5/16427', 'note'],
+    ]);
+    expect(rows[0].textContent).toContain('1 problem page');
+    expect(rows[1].textContent).toContain('1 all-zero page between pages with rows');
+    fireEvent.click(v.getByRole('button', { name: 'backup/base/5/16427' }));
+    expect(onPick).toHaveBeenCalledWith({ fileId: noted.id, block: 2, offset: 0 });
+  });
+});

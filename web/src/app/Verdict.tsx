@@ -1,0 +1,97 @@
+// The first thing the page says once files are in: is anything wrong, and where. The verdict
+// counts the core's problem pages and the files they are in; the affected files follow, each
+// with what is wrong in it, and a link to its first problem page. Notes (pages the server
+// accepts though rows may be gone there) are said beside it, never counted as problems.
+import type { FileEntry } from '../files';
+import type { FileFinding } from '../worker/protocol';
+import type { ProblemRef, Selection } from './selection';
+import { useFileKind } from './kind';
+import './first.css';
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** The core's finding for all-zero pages before a page with rows (findings.rs). */
+export const ZERO_BETWEEN_ROWS = 'zero_page_between_rows';
+
+/** Zero pages between rows of a file's verdict, as (first block, pages) runs. */
+export function zeroRuns(f: FileEntry): FileFinding[] {
+  return f.findings.filter((x) => x.code === ZERO_BETWEEN_ROWS);
+}
+
+const zeroPages = (f: FileEntry) => zeroRuns(f).reduce((n, x) => n + (x.pages ?? 1), 0);
+const problemPages = (f: FileEntry) => f.problems.filter((p) => p.problem).length;
+/** What the core's verdict lists against the file: problem pages, a short read, notes. */
+const affected = (f: FileEntry) => f.problem || zeroRuns(f).length > 0;
+
+export function Verdict(p: { files: readonly FileEntry[]; problems: readonly ProblemRef[]; state: string }) {
+  const { files } = p;
+  if (p.state === 'running') {
+    const done = files.filter((f) => f.state !== 'queued' && f.state !== 'running').length;
+    return (
+      <p className="verdict-line running" data-testid="verdict-progress">
+        Verifying: {done.toLocaleString('en-US')} of {plural(files.length, 'file')} done{p.problems.length > 0 ? `, ${plural(p.problems.length, 'problem page')} so far` : ''}…
+      </p>
+    );
+  }
+  if (p.state !== 'done') return null;
+  const problemFiles = files.filter((f) => f.problem).length;
+  const short = files.filter((f) => f.findings.some((x) => x.code === 'read_short')).length;
+  const zeros = files.filter((f) => zeroRuns(f).length > 0);
+  const ok = p.problems.length === 0 && short === 0;
+  const verified = files.filter((f) => f.state === 'done').length;
+  const pagesOfZeros = zeros.reduce((n, f) => n + zeroPages(f), 0);
+  return (
+    <div className="verdict-box" data-verdict={ok ? 'ok' : 'problems'}>
+      <p className={`verdict verdict-line ${ok ? 'ok' : 'bad'}`} data-testid="verdict">
+        {ok
+          ? `No problem pages in ${verified} verified files.`
+          : `${plural(p.problems.length, 'problem page')}${short > 0 ? ` and ${plural(short, 'file')} that end in a partial page` : ''} in ${plural(problemFiles, 'file')} of ${files.length.toLocaleString('en-US')}: the server would refuse to read them.`}
+      </p>
+      {zeros.length > 0 && (
+        <p className="verdict-note" data-testid="verdict-notes">
+          {ok ? 'But ' : 'Also '}
+          {plural(pagesOfZeros, 'all-zero page')} between pages with rows in {plural(zeros.length, 'file')}:{' '}
+          {pagesOfZeros === 1 ? 'the server reads it as an empty new page, so any rows it held are gone.' : 'the server reads them as empty new pages, so any rows they held are gone.'}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The files the verdict names, with what is wrong in each; a click shows its first page to look at. */
+export function AffectedFiles(p: { files: readonly FileEntry[]; onPick(s: Selection): void }) {
+  const list = p.files.filter(affected);
+  if (list.length === 0) return null;
+  return (
+    <div className="affected">
+      <h3>Affected files ({list.length.toLocaleString('en-US')})</h3>
+      <ul>
+        {list.slice(0, 200).map((f) => (
+          <Affected key={f.id} f={f} onPick={p.onPick} />
+        ))}
+        {list.length > 200 && <li>… and {plural(list.length - 200, 'more file')}, in the files table below.</li>}
+      </ul>
+    </div>
+  );
+}
+
+function Affected({ f, onPick }: { f: FileEntry; onPick(s: Selection): void }) {
+  const kind = useFileKind(f);
+  const pages = problemPages(f);
+  const short = f.findings.find((x) => x.code === 'read_short');
+  const zeros = zeroPages(f);
+  const first = f.problems.find((x) => x.problem)?.block ?? short?.block ?? zeroRuns(f)[0]?.block ?? 0;
+  const what = [
+    pages > 0 && plural(pages, 'problem page'),
+    short && `a partial last block (${short.block})`,
+    zeros > 0 && `${plural(zeros, 'all-zero page')} between pages with rows`,
+  ].filter(Boolean);
+  return (
+    <li data-testid="affected-file" data-path={f.path} data-file={f.name} data-problems={pages} className={f.problem ? 'bad' : 'note'}>
+      <button type="button" className="link" onClick={() => onPick({ fileId: f.id, block: first, offset: 0 })}>
+        {f.path}
+      </button>{' '}
+      <span className="kind">{kind ?? ''}</span> {what.join(', ')}
+    </li>
+  );
+}
