@@ -16,6 +16,8 @@ import { FileFindings, ProblemList } from './app/ProblemList';
 import { problemsOf, type Selection } from './app/selection';
 import { useFiles, type ChosenFile } from './app/useFiles';
 import { useKeys } from './app/useKeys';
+import { GoToDialog } from './app/GoToDialog';
+import { setReportControls } from './share/cluster';
 
 type Theme = 'auto' | 'light' | 'dark';
 
@@ -73,7 +75,11 @@ export function App() {
 
   const allProblems = useMemo(() => problemsOf(files), [files]);
   const selFile = sel ? files.find((f) => f.id === sel.fileId) ?? null : null;
-  useKeys({ files, problems: allProblems, sel, setSel });
+  // The reports name the cluster of the pg_control files dropped.
+  useEffect(() => setReportControls(controls), [controls]);
+  const [goTo, setGoTo] = useState(false);
+  const openGoTo = useCallback(() => setGoTo(true), []);
+  useKeys({ files, problems: allProblems, sel, setSel, openGoTo });
 
   // The URL's hash keeps file, block and offset.
   useEffect(() => {
@@ -153,7 +159,7 @@ export function App() {
       <section className="problems">
         <h2>Problem pages ({allProblems.length})</h2>
         {selFile && sel && allProblems.length > 0 && (
-          <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" />
+          <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" problems={allProblems} />
         )}
         {allProblems.length > 0 && <ProblemsReport problems={allProblems} />}
         <FileFindings files={files} />
@@ -172,6 +178,17 @@ export function App() {
           {...(tour.view && tour.view.fileId === sel.fileId && tour.view.block === sel.block
             ? { highlight: tour.view.highlight, highlightItem: tour.view.item, highlightHeader: tour.view.header }
             : {})}
+        />
+      )}
+      {goTo && selFile && (
+        <GoToDialog
+          files={files}
+          entry={selFile}
+          onGo={(to) => {
+            setSel(to);
+            setGoTo(false);
+          }}
+          onClose={() => setGoTo(false)}
         />
       )}
       {tour.open && <Tour files={files} loadSamples={loadSamples} show={showTourView} onClose={() => setTour({ open: false, view: null })} />}
