@@ -4,6 +4,7 @@
 // phone sizes, light and dark, are kept as test artifacts.
 import { expect, test, type Page } from './test';
 import { damaged, makeDir, type Made } from './files';
+import { shots } from './shots';
 
 const dir = makeDir();
 // 16385.2: segment 2, 9 blocks; 16385: segment 0 of the same relation, 12 blocks.
@@ -23,23 +24,6 @@ async function goTo(page: Page, text: string): Promise<void> {
   await expect(input).toBeFocused();
   await input.fill(text);
   await input.press('Enter');
-}
-
-async function shots(page: Page, name: string): Promise<void> {
-  for (const [w, h] of [
-    [1440, 900],
-    [390, 844],
-  ]) {
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.setViewportSize({ width: w, height: h });
-      const path = test.info().outputPath(`${name}-${w}x${h}-${scheme}.png`);
-      await page.screenshot({ path });
-      await test.info().attach(`${name} ${w}x${h} ${scheme}`, { path, contentType: 'image/png' });
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 1280, height: 720 });
 }
 
 test('Ctrl+G goes to a block, a relation-wide block or a byte offset of the shown file', async ({ page }) => {
@@ -81,16 +65,19 @@ test('Ctrl+G refuses abc, -5, a block past the end and a segment not loaded, say
   await input.fill('-5');
   await input.press('Enter');
   await expect(error).toHaveText('-5 is negative: blocks are numbered from 0');
+  // Past the end of 16385.2; as the server numbers blocks, 9 is in segment 0.
   await input.fill('9');
   await input.press('Enter');
-  await expect(error).toHaveText('block 9 is past the end: the file has 9 blocks (0 to 8)');
+  await expect(error).toHaveText(
+    '9 is past the end of 16385.2 (9 blocks, 0 to 8); as the server numbers blocks (relation-wide), it is block 9 of segment file 16385, which is not loaded: drop it too to see it',
+  );
   await input.fill('0x12000');
   await input.press('Enter');
   await expect(error).toContainText('is past the end');
   // Relation block 131075 is block 3 of segment 1, 16385.1, which was not dropped.
   await input.fill('131075');
   await input.press('Enter');
-  await expect(error).toHaveText('relation block 131075 is block 3 of segment file 16385.1, which is not loaded: drop it too to see it');
+  await expect(error).toContainText('131075 is past the end of 16385.2 (9 blocks, 0 to 8); as the server numbers blocks (relation-wide), it is block 3 of segment file 16385.1, which is not loaded');
   await shots(page, 'goto-refused');
   // Nothing moved while it refused, and the URL says so.
   await expect(view).toHaveAttribute('data-block', '2');

@@ -58,7 +58,8 @@ export function GoToDialog(p: GoToProps) {
     const other = segmentFile(p.files, p.entry, to.segno);
     const name = to.file ?? `segment ${to.segno}`;
     if (!other) {
-      setWhy(`relation block ${to.relation_block} is block ${to.block} of segment file ${name}, which is not loaded: drop it too to see it`);
+      const past = fileBlocks > 0 ? `past the end of ${p.entry.name} (${fileBlocks} blocks, 0 to ${fileBlocks - 1}); as ` : 'as ';
+      setWhy(`${to.relation_block} is ${past}the server numbers blocks (relation-wide), it is block ${to.block} of segment file ${name}, which is not loaded: drop it too to see it`);
       return;
     }
     if (to.block >= (other.blocks || Infinity)) {

@@ -39,19 +39,37 @@ function scrollBoxes(el: HTMLElement): HTMLElement[] {
 }
 
 /**
- * Scroll boxes holding tables (the item list, the problem list) are shown whole in the
- * picture: they are marked for the clone, and the picture grows by what they hide.
+ * Scroll boxes holding tables (the item list, the problem list) are shown at their full
+ * height in the picture: they are marked for the clone, and the picture grows by the rows
+ * they hide. Not wider: a heap page's t_data column can make its table thousands of pixels
+ * wide, and a picture that wide is no use pasted anywhere; the columns shown are the first.
  */
 function expandTables(el: HTMLElement): { boxes: HTMLElement[]; width: number; height: number } {
   const boxes = scrollBoxes(el).filter((b) => b !== el && b.querySelector('table') !== null && b.querySelector('.hexrow') === null);
   let height = el.offsetHeight;
-  let width = el.offsetWidth;
   for (const b of boxes) {
     b.setAttribute(EXPAND, '');
     height += Math.max(0, b.scrollHeight - b.clientHeight);
-    width = Math.max(width, el.offsetWidth + Math.max(0, b.scrollWidth - b.clientWidth));
   }
-  return { boxes, width, height };
+  return { boxes, width: el.offsetWidth, height };
+}
+
+/**
+ * `measure` run with the element's controls taken out of the layout, as they are out of the
+ * picture, so that sizes and positions are the picture's. They are back before the task ends:
+ * no frame is painted in between, so nothing moves on the screen.
+ */
+function laidOutWithoutControls<T>(el: HTMLElement, measure: () => T): T {
+  const hidden = [...el.querySelectorAll<HTMLElement>(CONTROLS)].map((c) => [c, c.style.getPropertyValue('display'), c.style.getPropertyPriority('display')] as const);
+  for (const [c] of hidden) c.style.setProperty('display', 'none', 'important');
+  try {
+    return measure();
+  } finally {
+    for (const [c, v, prio] of hidden) {
+      if (v) c.style.setProperty('display', v, prio);
+      else c.style.removeProperty('display');
+    }
+  }
 }
 
 /** The page map canvas's rows, for block numbers beside them (PageMap's data-cols/-cell). */
@@ -96,8 +114,7 @@ async function loadedSandbox(): Promise<HTMLIFrameElement> {
 export async function renderWithBand(el: HTMLElement, lines: Promise<string[]>): Promise<HTMLCanvasElement> {
   const scale = window.devicePixelRatio || 1;
   const away = scrolledAway(el);
-  const grown = expandTables(el);
-  const map = mapRows(el);
+  const { grown, map } = laidOutWithoutControls(el, () => ({ grown: expandTables(el), map: mapRows(el) }));
   let slice = performance.now();
   const context = await createContext(el, {
     scale,
@@ -125,7 +142,7 @@ export async function renderWithBand(el: HTMLElement, lines: Promise<string[]>):
       }
       if (cloned instanceof HTMLElement && cloned.hasAttribute(EXPAND)) {
         cloned.removeAttribute(EXPAND);
-        for (const [k, v] of [['overflow', 'visible'], ['max-height', 'none'], ['height', 'auto'], ['max-width', 'none']]) cloned.style.setProperty(k, v, 'important');
+        for (const [k, v] of [['overflow', 'hidden'], ['max-height', 'none'], ['height', 'auto']]) cloned.style.setProperty(k, v, 'important');
       }
       if (performance.now() - slice < 30) return;
       return new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => {
@@ -168,7 +185,7 @@ export async function renderWithBand(el: HTMLElement, lines: Promise<string[]>):
     // A label every few rows, so that labels of small cells do not overlap.
     const every = Math.max(1, Math.ceil(14 / map.cell));
     for (let r = 0; r < map.rows; r += every) {
-      ctx.fillText(String(r * map.cols), gutter + (map.left - 3) * scale, (map.top + (r + 0.5) * map.cell) * scale);
+      ctx.fillText(String(r * map.cols), gutter - 4 * scale, (map.top + (r + 0.5) * map.cell) * scale);
     }
     ctx.textAlign = 'left';
   }
