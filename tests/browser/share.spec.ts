@@ -190,7 +190,7 @@ test('PNG exports show tables whole, the page map with block numbers, and a dark
   // numbers are drawn: 0 and 45 for 60 blocks at 45 a row.
   const mapBody = map.png.height - Math.round(bandHeight(map.caption.length) * dpr);
   const numbers = inkIn(map.png, 0, mapBody, 0, Math.floor(gutter * 0.75));
-  expect(numbers.dark).toBeGreaterThan(30);
+  expect(numbers.dark).toBeGreaterThan(15);
   expect(map.caption[0]).toBe('16400 — page map of 60 blocks, 45 a row, the first block of each row numbered at its left');
   expect(map.caption[1]).toBe('60 mismatch');
 
@@ -233,10 +233,14 @@ test('a large page map exports without long main-thread tasks', async ({ page })
   await choose(page, [big]);
   await watchLongTasks(page);
   const t0 = Date.now();
-  const { png, box } = await exportPng(page, 'png-map', page.locator('section.map'), 'pgpage-16900-block0-map.png');
+  const { png, box, caption } = await exportPng(page, 'png-map', page.locator('section.map'), 'pgpage-16900-block0-map.png');
   const ms = Date.now() - t0;
   const dpr = await page.evaluate(() => devicePixelRatio);
-  expect(Math.abs(png.height - Math.round(box.height * dpr) - Math.round(bandHeight(BAND_LINES) * dpr))).toBeLessThanOrEqual(1);
+  // The map's height (the export button is left out), the band below it.
+  const body = png.height - Math.round(bandHeight(caption.length) * dpr);
+  expect(body).toBeLessThanOrEqual(Math.round(box.height * dpr));
+  expect(body).toBeGreaterThan(Math.round((await page.getByTestId('pagemap').boundingBox())!.height * dpr));
+  expect(caption[0]).toMatch(/^16900 — page map of 131072 blocks, \d+ a row/);
   const longest = await longestTask(page);
   console.log(`large map ${png.width}x${png.height}: exported in ${ms} ms, longest main-thread task ${Math.round(longest)} ms`);
   expect(longest).toBeLessThan(1000);
