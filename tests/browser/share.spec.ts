@@ -4,7 +4,7 @@
 // the clipboard), the Markdown report against the oracle, a link a colleague
 // opens to land on the same spot, and the print stylesheet.
 import { expect, test, type Locator, type Page } from './test';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import { pgChecksumPage } from '../oracle/pgchecksum';
 import { bandHeight } from '../../web/src/share/band';
@@ -178,7 +178,6 @@ test('PNG exports show tables whole, the page map with block numbers, and a dark
   const list = await exportPng(page, 'png-problems', page.locator('section.problems'), 'pgpage-16400-block0-problems.png');
   const listBody = list.png.height - Math.round(bandHeight(list.caption.length) * dpr);
   expect(listBody).toBeGreaterThanOrEqual(Math.round(table.height * dpr));
-  await test.info().attach('page view PNG with every item', { body: PNG.sync.write(leaf.png), contentType: 'image/png' });
   expect(list.caption[0]).toBe('Problem pages: 60 pages in 1 file (60 mismatch) — problem list');
   expect(list.caption[1]).toBe('16400 (mismatch) blocks 0-59');
 
@@ -202,7 +201,12 @@ test('PNG exports show tables whole, the page map with block numbers, and a dark
   const area = (dark.png.height - bandTop - 3) * dark.png.width;
   expect(bandInk.dark / area).toBeGreaterThan(0.8);
   expect(bandInk.light).toBeGreaterThan(100);
-  const attach = async (name: string, png: PNG) => test.info().attach(name, { body: PNG.sync.write(png), contentType: 'image/png' });
+  const attach = async (name: string, png: PNG) => {
+    const path = test.info().outputPath(`${name.replace(/ /g, '-')}.png`);
+    writeFileSync(path, PNG.sync.write(png));
+    await test.info().attach(name, { path, contentType: 'image/png' });
+  };
+  await attach('page view PNG with every item', leaf.png);
   await attach('problem list PNG', list.png);
   await attach('page map PNG', map.png);
   await attach('dark page view PNG', dark.png);

@@ -7,8 +7,9 @@
 import { createContext, destroyContext, domToCanvas } from 'modern-screenshot';
 import { BAND_LINE_PX, BAND_PAD_PX, bandHeight } from './band';
 
-/** The app's controls: buttons, fields, the share rows; none of them is content. */
-const CONTROLS = 'button, select, input, textarea, [data-noprint]';
+/** The app's controls: buttons, fields, the share rows, the page view's row of copy buttons;
+ * none of them is content. */
+const CONTROLS = 'button, select, input, textarea, [data-noprint], .copy';
 /** Marks, for the clone, a scroll box shown at its full height. */
 const EXPAND = 'data-pgpage-expand';
 
@@ -136,7 +137,9 @@ export async function renderWithBand(el: HTMLElement, lines: Promise<string[]>):
     onCloneEachNode: (cloned) => {
       // A table's height was copied as it is on the page, with every row: without the rows
       // left out it would stretch the ones kept and push them out of the box.
-      if (cloned instanceof HTMLTableElement || cloned instanceof HTMLTableSectionElement) {
+      // Every element's height was copied as it is on the page: without the controls left
+      // out and with the tables shown whole, each box is as tall as what it now holds.
+      if (cloned instanceof HTMLElement && !(cloned instanceof HTMLCanvasElement || cloned instanceof HTMLImageElement || cloned instanceof HTMLVideoElement)) {
         cloned.style.removeProperty('height');
         cloned.style.removeProperty('block-size');
       }
