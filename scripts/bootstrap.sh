@@ -22,6 +22,8 @@ if [ "$what" = all ]; then
   [ -x /usr/lib/postgresql/15/bin/pg_checksums ] || need_apt+=(postgresql-15)
   [ -f /usr/share/postgresql/15/extension/pageinspect.control ] || need_apt+=(postgresql-contrib-15 postgresql-15)
   [ -f /usr/include/postgresql/15/server/storage/checksum_impl.h ] || need_apt+=(postgresql-server-dev-15)
+  # The pg_filedump -fi text of `inspect --filedump` and the web's copy is held against it.
+  command -v pg_filedump >/dev/null || need_apt+=(postgresql-filedump)
   [ -x /usr/bin/chromium ] || need_apt+=(chromium)
   command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
 fi

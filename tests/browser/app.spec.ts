@@ -225,8 +225,9 @@ test('the URL hash brings back file, block and offset when the same file is chos
   await expect(page.locator('[data-testid=hexview] .cursor').first()).toHaveAttribute('data-off', '16');
   // Ctrl+G goes to a block.
   await page.getByTestId('file-input').focus();
-  page.once('dialog', (d) => void d.accept('7'));
   await page.keyboard.press('Control+g');
+  await page.getByTestId('goto-input').fill('7');
+  await page.getByTestId('goto-input').press('Enter');
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '7');
   await expect(page).toHaveURL(/#file=16385&block=7&off=0/);
 });

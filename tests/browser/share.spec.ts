@@ -1,18 +1,41 @@
 // Sharing what the page shows: PNG pictures of the page view, page map and problem list
-// (decoded here: size against the element, a caption band burned into the pixels, the same
-// picture on the clipboard), the Markdown report against the oracle, a link a colleague
+// (decoded here: size against the element, a caption band saying what the picture shows,
+// block numbers beside the map, tables whole, a dark band in dark mode, the same picture on
+// the clipboard), the Markdown report against the oracle, a link a colleague
 // opens to land on the same spot, and the print stylesheet.
 import { expect, test, type Locator, type Page } from './test';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import { pgChecksumPage } from '../oracle/pgchecksum';
 import { bandHeight } from '../../web/src/share/band';
-import { damaged, makeDir, problemsOf, sparse, type Made } from './files';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { concat, heapPage, rng, seal } from '../oracle/pgchecksum';
+import { damaged, makeDir, problemsOf, sparse, write, type Made } from './files';
+import { shots } from './shots';
 
 const dir = makeDir();
 const seg0 = damaged(dir, '16385', 12, 0, 1);
 const seg2 = damaged(dir, '16385.2', 9, 2, 2);
 const BAND_LINES = 3;
+// 60 pages, each with one flipped byte: a problem list longer than its scroll box.
+const manyRng = rng(9);
+const many = write(
+  dir,
+  '16400',
+  concat(
+    Array.from({ length: 60 }, (_, b) => {
+      const p = seal(heapPage(8192, 4, manyRng), b);
+      p[8000] ^= 1;
+      return p;
+    }),
+  ),
+);
+// Pages PostgreSQL 15 made (tests/fixtures): a btree metapage and leaf as blocks 0 and 1 of
+// an index file, heap pages (nulls and frozen; a HOT chain with a redirect) of a table file.
+const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`../fixtures/${name}/page.bin`, import.meta.url)));
+const btree = write(dir, '16501', concat([fixture('btree_meta'), fixture('btree_leaf')]));
+const heap = write(dir, '16502', concat([fixture('heap_nulls_frozen'), fixture('heap_hot_redirect')]));
 
 async function choose(page: Page, files: Made[]): Promise<void> {
   await page.locator('[data-testid=file-input]').setInputFiles(files.map((f) => f.path));
@@ -25,7 +48,6 @@ const int2 = (v: number) => (v > 32767 ? v - 65536 : v);
 /** Clicks an export button; returns the downloaded PNG decoded (signature and CRCs checked). */
 async function exportPng(page: Page, button: string, section: Locator, name: string) {
   const box = (await section.boundingBox())!;
-  const shot = PNG.sync.read(await section.screenshot());
   const downloading = page.waitForEvent('download');
   await page.getByTestId(button).click();
   const dl = await downloading;
@@ -33,16 +55,18 @@ async function exportPng(page: Page, button: string, section: Locator, name: str
   const bytes = readFileSync((await dl.path())!);
   expect(Array.from(bytes.subarray(0, 8))).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   const png = PNG.sync.read(bytes, { checkCRC: true });
-  await expect(page.getByTestId(`${button}-status`)).toContainText(`saved ${name} and copied the picture`);
-  return { png, box, shot };
+  const status = page.getByTestId(`${button}-status`);
+  await expect(status).toContainText(`saved ${name} and copied the picture`);
+  const caption = ((await status.getAttribute('data-caption')) ?? '').split('\n');
+  return { png, box, caption };
 }
 
-/** Dark and light pixels in rows [y0, y1): text on a background, not a blank strip. */
-function inkIn(png: PNG, y0: number, y1: number): { dark: number; light: number } {
+/** Dark and light pixels in rows [y0, y1) (and columns [x0, x1)): text on a background, not a blank strip. */
+function inkIn(png: PNG, y0: number, y1: number, x0 = 0, x1 = png.width): { dark: number; light: number } {
   let dark = 0;
   let light = 0;
   for (let y = y0; y < y1; y++) {
-    for (let x = 0; x < png.width; x++) {
+    for (let x = x0; x < x1; x++) {
       const i = (y * png.width + x) * 4;
       const lum = 0.299 * png.data[i] + 0.587 * png.data[i + 1] + 0.114 * png.data[i + 2];
       if (lum < 90) dark++;
@@ -50,29 +74,6 @@ function inkIn(png: PNG, y0: number, y1: number): { dark: number; light: number 
     }
   }
   return { dark, light };
-}
-
-/**
- * The share of pixels of `shot` (the browser's screenshot of the element) that differ clearly
- * in `png`, at the best of three vertical alignments: the element sits at a fractional y on
- * the page, which the screenshot rounds.
- */
-function differingShare(png: PNG, shot: PNG): number {
-  expect(Math.abs(shot.width - png.width)).toBeLessThanOrEqual(1);
-  const w = Math.min(png.width, shot.width);
-  const h = Math.min(png.height, shot.height) - 1;
-  const share = (dy: number) => {
-    let differ = 0;
-    for (let y = 1; y < h; y++) {
-      for (let x = 0; x < w; x++) {
-        const i = ((y + dy) * png.width + x) * 4;
-        const j = (y * shot.width + x) * 4;
-        if ([0, 1, 2].some((k) => Math.abs(png.data[i + k] - shot.data[j + k]) > 64)) differ++;
-      }
-    }
-    return differ / (w * (h - 1));
-  };
-  return Math.min(share(-1), share(0), share(1));
 }
 
 async function clipboardPng(page: Page): Promise<{ types: string[]; width: number; height: number }> {
@@ -101,7 +102,7 @@ async function longestTask(page: Page): Promise<number> {
   });
 }
 
-test('PNG of the page view, page map and problem list: element size plus a burned-in band, also on the clipboard', async ({ page, context }) => {
+test('PNG of the page view, page map and problem list: the content with a band saying what it shows, also on the clipboard', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   // The renderer must live within the page's CSP: no refusals (the request recorder sees any request elsewhere).
   const refused: string[] = [];
@@ -114,36 +115,103 @@ test('PNG of the page view, page map and problem list: element size plus a burne
   await expect(page.getByTestId('hexview')).toHaveAttribute('data-complete', 'true');
   const dpr = await page.evaluate(() => devicePixelRatio);
   await watchLongTasks(page);
+  const n = problemsOf(seg0).length;
   const cases = [
-    { button: 'png-page', section: page.getByTestId('page-view'), name: 'pgpage-16385-block1.png' },
-    { button: 'png-map', section: page.locator('section.map'), name: 'pgpage-16385-block1-map.png' },
-    { button: 'png-problems', section: page.locator('section.problems'), name: 'pgpage-16385-block1-problems.png' },
+    { button: 'png-page', section: page.getByTestId('page-view'), name: 'pgpage-16385-block1.png', first: /^16385, block 1 \(relation block 1\) — page view$/ },
+    { button: 'png-map', section: page.locator('section.map'), name: 'pgpage-16385-block1-map.png', first: /^16385 — page map of 12 blocks, \d+ a row, the first block of each row numbered at its left$/ },
+    // The list's caption describes the list, not the block shown.
+    { button: 'png-problems', section: page.locator('section.problems'), name: 'pgpage-16385-block1-problems.png', first: new RegExp(`^Problem pages: ${n} pages in 1 file \\(.*\\) — problem list$`) },
   ];
   for (const c of cases) {
     const t0 = Date.now();
-    const { png, box, shot } = await exportPng(page, c.button, c.section, c.name);
+    const { png, box, caption } = await exportPng(page, c.button, c.section, c.name);
     const longest = await longestTask(page);
+    // Timings are the benchmark's to hold; here they are only reported.
     console.log(`${c.name}: ${png.width}x${png.height} in ${Date.now() - t0} ms, longest main-thread task ${longest} ms`);
-    // The clone yields to the event loop; what is left is the browser rasterizing the SVG.
-    expect(longest, c.name).toBeLessThan(1500);
-    const elementHeight = Math.round(box.height * dpr);
-    expect(Math.abs(png.width - Math.round(box.width * dpr)), c.name).toBeLessThanOrEqual(1);
-    expect(Math.abs(png.height - elementHeight - Math.round(bandHeight(BAND_LINES) * dpr)), c.name).toBeLessThanOrEqual(1);
+    expect(caption[0], c.name).toMatch(c.first);
+    expect(caption, c.name).toHaveLength(BAND_LINES);
+    expect(caption[2]).toMatch(/^pgpage \d+\.\d+\.\d+ — made locally, nothing uploaded$/);
+    const band = Math.round(bandHeight(caption.length) * dpr);
+    const body = png.height - band;
+    // The element's width (the map adds a gutter of block numbers); its height less the
+    // controls left out, plus the item rows its scroll box hides.
+    expect(png.width, c.name).toBeGreaterThanOrEqual(Math.round(box.width * dpr) - 1);
+    expect(png.width, c.name).toBeLessThanOrEqual(Math.round(box.width * dpr) + 80 * dpr);
+    expect(body, c.name).toBeGreaterThan(Math.round(box.height * dpr * 0.5));
     // The band is drawn text: dark glyphs on a light strip.
-    const band = inkIn(png, elementHeight + 2, png.height);
-    expect(band.dark, c.name).toBeGreaterThan(200);
-    expect(band.light, c.name).toBeGreaterThan(png.width * 20);
-    // The element itself is in the picture, not an empty canvas.
-    const body = inkIn(png, 0, elementHeight);
-    expect(body.dark, c.name).toBeGreaterThan(500);
-    // And laid out as on the page: against the browser's own screenshot of the element.
-    // What may differ: the pressed button (disabled while rendering) and its focus ring.
-    expect(differingShare(png, shot), c.name).toBeLessThan(0.04);
+    const ink = inkIn(png, body + 2, png.height);
+    expect(ink.dark, c.name).toBeGreaterThan(200);
+    expect(ink.light, c.name).toBeGreaterThan(png.width * 20);
+    expect(inkIn(png, 0, body).dark, c.name).toBeGreaterThan(500);
     const clip = await clipboardPng(page);
     expect(clip.types).toContain('image/png');
     expect([clip.width, clip.height]).toEqual([png.width, png.height]);
   }
   expect(refused).toEqual([]);
+});
+
+test('PNG exports show tables whole, the page map with block numbers, and a dark band in dark mode', async ({ page, context }) => {
+  // Four pictures, one of a page with 367 item rows, on a shared 2-core machine.
+  test.setTimeout(300_000);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto('/');
+  // The btree leaf's 367 items scroll in the page view; the picture holds every row.
+  await choose(page, [btree]);
+  await page.keyboard.press('Control+g');
+  await page.getByTestId('goto-input').fill('1');
+  await page.getByTestId('goto-input').press('Enter');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '1');
+  await expect(page.getByTestId('hexview')).toHaveAttribute('data-complete', 'true');
+  const dpr = await page.evaluate(() => devicePixelRatio);
+  const items = page.getByTestId('page-view').locator('.items-scroll');
+  const { hidden, full } = await items.evaluate((el) => ({ hidden: el.scrollHeight - el.clientHeight, full: el.scrollHeight }));
+  expect(hidden).toBeGreaterThan(2000);
+  const leaf = await exportPng(page, 'png-page', page.getByTestId('page-view'), 'pgpage-16501-block1.png');
+  const leafBody = leaf.png.height - Math.round(bandHeight(leaf.caption.length) * dpr);
+  expect(leafBody).toBeGreaterThan(Math.round(full * dpr));
+
+  await page.goto('about:blank');
+  await page.goto('/');
+  await choose(page, [many]);
+  await expect(page.locator('[data-testid=problem]')).toHaveCount(60);
+  const table = (await page.locator('section.problems table.problems').boundingBox())!;
+  const list = await exportPng(page, 'png-problems', page.locator('section.problems'), 'pgpage-16400-block0-problems.png');
+  const listBody = list.png.height - Math.round(bandHeight(list.caption.length) * dpr);
+  expect(listBody).toBeGreaterThanOrEqual(Math.round(table.height * dpr));
+  expect(list.caption[0]).toBe('Problem pages: 60 pages in 1 file (60 mismatch) — problem list');
+  expect(list.caption[1]).toBe('16400 (mismatch) blocks 0-59');
+
+  // The page map: wider than the element by a gutter that carries the rows' block numbers.
+  const map = await exportPng(page, 'png-map', page.locator('section.map'), 'pgpage-16400-block0-map.png');
+  const gutter = map.png.width - Math.round(map.box.width * dpr);
+  expect(gutter).toBeGreaterThan(10);
+  // Left of where the section's own content starts (its heading at the padding), only the
+  // numbers are drawn: 0 and 45 for 60 blocks at 45 a row.
+  const mapBody = map.png.height - Math.round(bandHeight(map.caption.length) * dpr);
+  const numbers = inkIn(map.png, 0, mapBody, 0, Math.floor(gutter * 0.75));
+  expect(numbers.dark).toBeGreaterThan(15);
+  expect(map.caption[0]).toBe('16400 — page map of 60 blocks, 45 a row, the first block of each row numbered at its left');
+  expect(map.caption[1]).toBe('60 mismatch');
+
+  // Dark mode: the band takes the theme's dark panel, with light text.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const dark = await exportPng(page, 'png-page', page.getByTestId('page-view'), 'pgpage-16400-block0.png');
+  const bandTop = dark.png.height - Math.round(bandHeight(dark.caption.length) * dpr);
+  const bandInk = inkIn(dark.png, bandTop + 3, dark.png.height);
+  const area = (dark.png.height - bandTop - 3) * dark.png.width;
+  expect(bandInk.dark / area).toBeGreaterThan(0.8);
+  expect(bandInk.light).toBeGreaterThan(100);
+  const attach = async (name: string, png: PNG) => {
+    const path = test.info().outputPath(`${name.replace(/ /g, '-')}.png`);
+    writeFileSync(path, PNG.sync.write(png));
+    await test.info().attach(name, { path, contentType: 'image/png' });
+  };
+  await attach('page view PNG with every item', leaf.png);
+  await attach('problem list PNG', list.png);
+  await attach('page map PNG', map.png);
+  await attach('dark page view PNG', dark.png);
+  await page.emulateMedia({ colorScheme: null });
+  await shots(page, 'share-after-exports');
 });
 
 test('a browser that refuses the clipboard still gets the PNG, and is told why', async ({ page }) => {
@@ -169,10 +237,14 @@ test('a large page map exports without long main-thread tasks', async ({ page })
   await choose(page, [big]);
   await watchLongTasks(page);
   const t0 = Date.now();
-  const { png, box } = await exportPng(page, 'png-map', page.locator('section.map'), 'pgpage-16900-block0-map.png');
+  const { png, box, caption } = await exportPng(page, 'png-map', page.locator('section.map'), 'pgpage-16900-block0-map.png');
   const ms = Date.now() - t0;
   const dpr = await page.evaluate(() => devicePixelRatio);
-  expect(Math.abs(png.height - Math.round(box.height * dpr) - Math.round(bandHeight(BAND_LINES) * dpr))).toBeLessThanOrEqual(1);
+  // The map's height (the export button is left out), the band below it.
+  const body = png.height - Math.round(bandHeight(caption.length) * dpr);
+  expect(body).toBeLessThanOrEqual(Math.round(box.height * dpr));
+  expect(body).toBeGreaterThan(Math.round((await page.getByTestId('pagemap').boundingBox())!.height * dpr));
+  expect(caption[0]).toMatch(/^16900 — page map of 131072 blocks, \d+ a row/);
   const longest = await longestTask(page);
   console.log(`large map ${png.width}x${png.height}: exported in ${ms} ms, longest main-thread task ${Math.round(longest)} ms`);
   expect(longest).toBeLessThan(1000);
@@ -207,7 +279,7 @@ test('the Markdown report holds what the oracle computes for the page and pg_che
   expect(md).toMatch(/pgpage \d+\.\d+\.\d+/);
 });
 
-test('one Markdown report of every problem page of every file, segment-aware', async ({ page, context }) => {
+test('one Markdown report of every problem page of every file: a summary, pages in full, an appendix row each, segment-aware', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.goto('/');
   await choose(page, [seg0, seg2]);
@@ -217,17 +289,49 @@ test('one Markdown report of every problem page of every file, segment-aware', a
   await expect(page.getByTestId('report-all')).toHaveValue(md);
   const want = [seg0, seg2].flatMap((f) => problemsOf(f).map((e) => ({ f, e })));
   expect(md.split('\n')[0]).toBe(`# pgpage report: ${want.length} problem pages in 2 files`);
-  const sections = md.split(/^## /m).slice(1);
-  expect(sections.map((x) => x.split('\n')[0])).toEqual(want.map(({ f, e }) => `\`${f.name}\`, block ${e.block}`));
+  expect(md).toMatch(/^Made by pgpage \d+\.\d+\.\d+\. PostgreSQL version unknown \(no PG_VERSION dropped\), little-endian, 8192-byte pages\.$/m);
+  // The first five pages in full, then one appendix row per problem page.
+  const sections = md.split(/^### /m).slice(1);
+  expect(sections.map((x) => x.split('\n')[0])).toEqual(want.slice(0, 5).map(({ f, e }) => `\`${f.name}\`, block ${e.block}`));
+  const appendix = md.slice(md.indexOf('## Appendix: every problem page')).split('\n').filter((l) => l.startsWith('| `'));
+  expect(appendix).toHaveLength(want.length);
   // A mismatch in segment 2: the checksum is the one for the relation-wide block.
   const i = want.findIndex(({ f, e }) => f === seg2 && e.status === 'mismatch');
   const { e } = want[i];
   const computed = pgChecksumPage(new Uint8Array(readFileSync(seg2.path).subarray(e.block * 8192, (e.block + 1) * 8192)), 2 * 131072 + e.block);
   expect(computed).toBe(e.computed);
-  expect(sections[i]).toContain(`relation-wide block ${2 * 131072 + e.block}`);
-  expect(sections[i]).toContain(
-    `pg_checksums: error: checksum verification failed in file "16385.2", block ${e.block}: calculated checksum ${computed.toString(16).toUpperCase()} but block contains ${e.stored.toString(16).toUpperCase()}`,
-  );
+  expect(appendix[i]).toMatch(new RegExp(`^\\| \`16385\\.2\` \\| ${e.block} \\| ${2 * 131072 + e.block} \\| mismatch \\| ${e.stored} \\| ${computed} \\|`));
+  await shots(page, 'report-all');
+});
+
+test('Copy as pg_filedump -fi gives what pg_filedump 14.1 prints for the block', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const withoutFileLine = (s: string) =>
+    s
+      .split('\n')
+      .filter((l) => !l.startsWith('* File: '))
+      .join('\n');
+  for (const [f, block] of [
+    [btree, 0],
+    [btree, 1],
+    [heap, 0],
+    [heap, 1],
+  ] as const) {
+    // A link to the block, as a colleague would open it (a fresh page: the link is read once).
+    await page.goto('about:blank');
+    await page.goto(`/#file=${f.name}&block=${block}&off=0`);
+    await choose(page, [btree, heap]);
+    await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', f.name);
+    await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(block));
+    await page.getByTestId('copy-filedump').click();
+    await expect(page.getByTestId('share-status')).toContainText('copied the pg_filedump -fi text');
+    const ours = await page.evaluate(() => navigator.clipboard.readText());
+    await expect(page.getByTestId('filedump')).toHaveValue(ours);
+    expect(ours).toContain(`* File: ${f.name}\n* Options used: -f -i -R ${block}\n`);
+    const theirs = execFileSync('pg_filedump', ['-f', '-i', '-R', String(block), f.path], { encoding: 'utf8' });
+    expect(withoutFileLine(ours), `${f.name} block ${block}`).toBe(withoutFileLine(theirs));
+  }
+  await shots(page, 'filedump');
 });
 
 test('a copied link opened by a colleague who chooses the same file lands on the same block and offset', async ({ page, context, browser }) => {

@@ -18,6 +18,8 @@ import { AffectedFiles, Verdict, zeroRuns } from './app/Verdict';
 import { problemsOf, type Selection } from './app/selection';
 import { useFiles, type ChosenFile } from './app/useFiles';
 import { useKeys } from './app/useKeys';
+import { GoToDialog } from './app/GoToDialog';
+import { setReportControls } from './share/cluster';
 
 type Theme = 'auto' | 'light' | 'dark';
 
@@ -80,7 +82,11 @@ export function App() {
 
   const allProblems = useMemo(() => problemsOf(files), [files]);
   const selFile = sel ? files.find((f) => f.id === sel.fileId) ?? null : null;
-  useKeys({ files, problems: allProblems, sel, setSel });
+  // The reports name the cluster of the pg_control files dropped.
+  useEffect(() => setReportControls(controls), [controls]);
+  const [goTo, setGoTo] = useState(false);
+  const openGoTo = useCallback(() => setGoTo(true), []);
+  useKeys({ files, problems: allProblems, sel, setSel, openGoTo });
 
   // A link pasted while files are loaded opens its page, or says why it cannot.
   useEffect(() => {
@@ -151,7 +157,7 @@ export function App() {
         <section className="problems" hidden={files.length === 0}>
           <h3>Problem pages ({allProblems.length})</h3>
           {selFile && sel && allProblems.length > 0 && (
-            <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" />
+            <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" problems={allProblems} />
           )}
           {(allProblems.length > 0 || noted.length > 0) && <ProblemsReport problems={allProblems} noted={noted} />}
           <FileFindings files={files} onPick={setSel} />
@@ -206,6 +212,17 @@ export function App() {
           {...(tour.view && tour.view.fileId === sel.fileId && tour.view.block === sel.block
             ? { highlight: tour.view.highlight, highlightItem: tour.view.item, highlightHeader: tour.view.header }
             : {})}
+        />
+      )}
+      {goTo && selFile && (
+        <GoToDialog
+          files={files}
+          entry={selFile}
+          onGo={(to) => {
+            setSel(to);
+            setGoTo(false);
+          }}
+          onClose={() => setGoTo(false)}
         />
       )}
       {tour.open && <Tour files={files} loadSamples={loadSamples} show={showTourView} onClose={() => setTour({ open: false, view: null })} />}

@@ -18,8 +18,12 @@ use crate::input::{open_regular, read_head};
 #[derive(clap::Args, Debug)]
 pub struct InspectArgs {
     /// Print JSON (CONTRACTS.md `inspect --json`).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "filedump")]
     pub json: bool,
+    /// Print what `pg_filedump -f -i` prints (`-f -i -R N` with `--block N`), the format
+    /// pasted into pgsql-hackers threads.
+    #[arg(long)]
+    pub filedump: bool,
     /// Only this block (numbered within the file).
     #[arg(long)]
     pub block: Option<u32>,
@@ -201,6 +205,9 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         let head = serde_json::to_string(&head).map_err(|e| Fatal(e.to_string()))?;
         // Streamed: the head object without its closing brace, then the blocks one by one.
         write!(out, "{},\"blocks\":[", head.trim_end_matches('}')).map_err(write_err)?;
+    } else if args.filedump {
+        let banner = pgpage::filedump::filedump_banner(path, args.block);
+        out.write_all(banner.as_bytes()).map_err(write_err)?;
     } else {
         let big_endian = match (endian, t.geometry.byte_order_detected) {
             (pgpage::Endian::Big, true) => ", big-endian (detected: a big-endian server's file)",
@@ -264,12 +271,22 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
                 out.write_all(b",").map_err(write_err)?;
             }
             serde_json::to_writer(&mut out, &b).map_err(|e| write_err(io::Error::from(e)))?;
+        } else if args.filedump {
+            let text = pgpage::filedump::filedump_block(&page, block, endian);
+            out.write_all(text.as_bytes()).map_err(write_err)?;
         } else {
             print_text(&mut out, block, absolute, status.as_str(), &decoded).map_err(write_err)?;
         }
     }
     if args.json {
         writeln!(out, "]}}").map_err(write_err)?;
+    } else if args.filedump {
+        // pg_filedump counts the block after the last; an empty file has read none.
+        let end = match (t.blocks, args.block) {
+            (0, _) => String::from("Error: Premature end of file encountered.\n"),
+            (n, b) => pgpage::filedump::filedump_end(b.unwrap_or(n.wrapping_sub(1)), b.is_some()),
+        };
+        out.write_all(end.as_bytes()).map_err(write_err)?;
     }
     out.flush().map_err(write_err)?;
     Ok(if problems > 0 { 1 } else { 0 })

@@ -728,3 +728,67 @@ fn stale_checksums_after_pg_checksums_disable_are_not_mismatches() {
         v["summary"]
     );
 }
+
+/// `inspect --filedump` against Debian's pg_filedump 14.1 (postgresql-filedump) on the files of
+/// a PostgreSQL 15 table and its btree index: the same text, byte for byte, apart from the
+/// banner's file name line (pg_filedump names the file as it was given, so does pgpage).
+#[test]
+fn filedump_text_equals_pg_filedump() {
+    let tool = [
+        "/usr/bin/pg_filedump",
+        "/usr/lib/postgresql/15/bin/pg_filedump",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).exists())
+    .expect(
+        "pg_filedump not found: apt-get install postgresql-filedump (scripts/bootstrap.sh does)",
+    );
+    let c = cluster(&[
+        "create table t (id int primary key, v text, n int)",
+        "insert into t select g, repeat('v', g % 50), case when g % 3 = 0 then null else g end from generate_series(1, 2000) g",
+        "update t set v = 'hot' where id % 17 = 0",
+        "delete from t where id % 29 = 0",
+        "checkpoint",
+        "select pg_relation_filepath('t') || ' ' || pg_relation_filepath('t_pkey')",
+    ]);
+    let (heap, index) = c.last.split_once(' ').unwrap();
+    let without_file_line = |s: &str| {
+        s.lines()
+            .filter(|l| !l.starts_with("* File: "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let cases: [(&str, Option<&str>); 6] = [
+        (heap, Some("0")),
+        (heap, Some("3")),
+        (heap, Some("10")),
+        (index, Some("0")),
+        (index, Some("1")),
+        (index, None),
+    ];
+    for (rel, block) in cases {
+        let file = c.data.join(rel);
+        let file = file.to_str().unwrap();
+        let mut theirs_args = vec!["-f", "-i"];
+        let mut ours_args = vec!["inspect", "--filedump"];
+        if let Some(b) = block {
+            theirs_args.extend(["-R", b]);
+            ours_args.extend(["--block", b]);
+        }
+        theirs_args.push(file);
+        ours_args.push(file);
+        let theirs = Command::new(tool).args(&theirs_args).output().unwrap();
+        let ours = pgpage(&ours_args);
+        assert!(ours.status.code().is_some_and(|s| s < 2), "{ours:?}");
+        let (theirs, ours) = (
+            String::from_utf8(theirs.stdout).unwrap(),
+            String::from_utf8(ours.stdout).unwrap(),
+        );
+        assert!(theirs.contains("<Data> -----") || theirs.contains("BTree Meta Data"));
+        assert_eq!(
+            without_file_line(&ours),
+            without_file_line(&theirs),
+            "{rel} block {block:?}"
+        );
+    }
+}

@@ -515,6 +515,31 @@ pub fn relation_file_name(name: &str) -> Option<String> {
     .ok()
 }
 
+/// What Ctrl+G's text goes to in the file `name` (segment `segno`, `blocks` whole pages):
+/// `pgpage::file::go_to`'s answer as JSON (`{"to": "block", "block", "offset",
+/// "relation_block", "read_as"}` or `{"to": "other_segment", "segno", "block",
+/// "relation_block", "file"}`); throws the sentence saying why it refuses the text.
+#[wasm_bindgen]
+pub fn go_to(
+    text: &str,
+    name: &str,
+    segno: u32,
+    block_size_bytes: u32,
+    blocks: u32,
+) -> Result<String, JsError> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let to = pgpage::file::go_to(text, base, segno, block_size(block_size_bytes)?, blocks)
+        .map_err(|why| JsError::new(&why))?;
+    serde_json::to_string(&to).map_err(serialize_error)
+}
+
+/// What `pg_filedump -f -i -R block FILE` prints for one page (`pgpage::filedump`), `file`
+/// named in its banner as the user has it.
+#[wasm_bindgen]
+pub fn filedump_fi(file: &str, page: &[u8], block: u32, big_endian: bool) -> String {
+    pgpage::filedump::filedump_fi(file, page, block, endian(big_endian))
+}
+
 /// Which of a folder's files to verify (1) or leave (0), in order: `datadir::folder_filter`.
 #[wasm_bindgen]
 pub fn folder_filter(paths: Vec<String>) -> Vec<u8> {

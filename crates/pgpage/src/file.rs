@@ -276,6 +276,140 @@ impl StatusCounts {
     }
 }
 
+/// Where Ctrl+G's "go to" lands, for the page view.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "to", rename_all = "snake_case")]
+pub enum GoTo {
+    /// A block of this file, and the byte of it the cursor goes to; `read_as` says how the
+    /// text was taken.
+    Block {
+        block: u32,
+        offset: u32,
+        relation_block: u32,
+        read_as: &'static str,
+    },
+    /// A relation-wide block that lives in another segment file of the relation.
+    OtherSegment {
+        segno: u32,
+        block: u32,
+        relation_block: u32,
+        /// That segment file's name (`16427.3`), or None when this file's name is not a
+        /// relation file's.
+        file: Option<alloc::string::String>,
+    },
+}
+
+/// The name of segment `segno` of the relation whose file is `name` (same relfilenode and
+/// fork), as md.c names it.
+fn segment_file_name(name: &str, segno: u32) -> Option<alloc::string::String> {
+    let n = parse_relation_file_name(name)?;
+    let fork = match n.fork {
+        Fork::Main => "",
+        Fork::Fsm => "_fsm",
+        Fork::Vm => "_vm",
+        Fork::Init => "_init",
+    };
+    Some(if segno == 0 {
+        alloc::format!("{}{fork}", n.relfilenode)
+    } else {
+        alloc::format!("{}{fork}.{segno}", n.relfilenode)
+    })
+}
+
+/// Reads what the user typed to go to: a block of the file (`6`); a relation-wide block
+/// number as the server prints it (`262150` in segment 2 of 8 kB pages is block 6 of the
+/// file; one of another segment says which file holds it); a byte offset in the file
+/// (`0x1f000` or `@126976`), going to the page holding it. `name` is the file's name,
+/// `segno` its segment, `blocks` its whole pages. Refusals say why, in a sentence.
+pub fn go_to(
+    text: &str,
+    name: &str,
+    segno: u32,
+    block_size: BlockSize,
+    blocks: u32,
+) -> Result<GoTo, alloc::string::String> {
+    use alloc::format;
+    let t = text.trim();
+    let per_segment = block_size.blocks_per_segment();
+    let last = || match blocks {
+        0 => alloc::string::String::from("the file has no blocks"),
+        n => format!("the file has {n} blocks (0 to {})", n.saturating_sub(1)),
+    };
+    let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"));
+    if let Some(digits) = hex
+        .map(|h| (h, 16))
+        .or(t.strip_prefix('@').map(|d| (d, 10)))
+    {
+        let (digits, radix) = digits;
+        let offset = u64::from_str_radix(digits, radix)
+            .ok()
+            .filter(|_| !digits.is_empty() && !digits.starts_with(['+', '-']))
+            .ok_or_else(|| {
+                format!("\"{t}\" is not a byte offset: write it as 0x1f000 or @126976")
+            })?;
+        let size = u64::from(block_size.bytes());
+        let block = offset.checked_div(size).unwrap_or(0);
+        let within = offset.checked_rem(size).unwrap_or(0);
+        let file_bytes = u64::from(blocks).saturating_mul(size);
+        return match u32::try_from(block) {
+            Ok(block) if block < blocks => Ok(GoTo::Block {
+                block,
+                offset: u32::try_from(within).unwrap_or(0),
+                relation_block: block_size.absolute_block(segno, block),
+                read_as: "byte offset",
+            }),
+            _ => Err(format!(
+                "byte offset {t} ({offset}) is past the end: the file has {file_bytes} bytes in whole pages; {}",
+                last()
+            )),
+        };
+    }
+    if let Some(rest) = t.strip_prefix('-') {
+        if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("{t} is negative: blocks are numbered from 0"));
+        }
+    }
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "\"{t}\" is not a block number or a byte offset (a block such as 6 or 262150, or a byte offset such as 0x1f000 or @126976)"
+        ));
+    }
+    let Ok(n) = t.parse::<u32>() else {
+        return Err(format!(
+            "{t} is larger than any block number (the largest is {})",
+            u32::MAX - 1
+        ));
+    };
+    if n < blocks {
+        return Ok(GoTo::Block {
+            block: n,
+            offset: 0,
+            relation_block: block_size.absolute_block(segno, n),
+            read_as: "block of this file",
+        });
+    }
+    // Past this file's end: the server's relation-wide block numbers are the other reading.
+    let seg = n.checked_div(per_segment).unwrap_or(0);
+    let in_seg = n.checked_rem(per_segment).unwrap_or(n);
+    if seg == segno {
+        if segno > 0 && in_seg < blocks {
+            return Ok(GoTo::Block {
+                block: in_seg,
+                offset: 0,
+                relation_block: n,
+                read_as: "relation-wide block",
+            });
+        }
+        return Err(format!("block {n} is past the end: {}", last()));
+    }
+    Ok(GoTo::OtherSegment {
+        segno: seg,
+        block: in_seg,
+        relation_block: n,
+        file: segment_file_name(name, seg),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     // Tests index fixed-size test pages and panic on failure; that is their job.
@@ -576,5 +710,79 @@ mod tests {
             let whole = (bytes.len() / block_size.len()) as u64;
             proptest::prop_assert_eq!(counts.blocks(), whole.min(u64::from(first.saturating_add(3) - first)));
         }
+    }
+
+    #[test]
+    fn go_to_reads_blocks_relation_blocks_and_offsets() {
+        let bs = BlockSize::DEFAULT;
+        // 16427.2 of 331 blocks: 262150 = 2 * 131072 + 6, the server's number for block 6.
+        let to = |t: &str| go_to(t, "16427.2", 2, bs, 331);
+        assert_eq!(
+            to("6"),
+            Ok(GoTo::Block {
+                block: 6,
+                offset: 0,
+                relation_block: 262150,
+                read_as: "block of this file"
+            })
+        );
+        assert_eq!(
+            to(" 262150 "),
+            Ok(GoTo::Block {
+                block: 6,
+                offset: 0,
+                relation_block: 262150,
+                read_as: "relation-wide block"
+            })
+        );
+        assert_eq!(
+            to("393217"),
+            Ok(GoTo::OtherSegment {
+                segno: 3,
+                block: 1,
+                relation_block: 393217,
+                file: Some("16427.3".into())
+            })
+        );
+        assert_eq!(
+            go_to("7", "16427_fsm", 0, bs, 3),
+            Err("block 7 is past the end: the file has 3 blocks (0 to 2)".into())
+        );
+        assert_eq!(
+            go_to("131073", "16427_vm", 0, bs, 3),
+            Ok(GoTo::OtherSegment {
+                segno: 1,
+                block: 1,
+                relation_block: 131073,
+                file: Some("16427_vm.1".into())
+            })
+        );
+        // 0x1f000 = 126976 = 15 * 8192 + 4096.
+        let at = Ok(GoTo::Block {
+            block: 15,
+            offset: 4096,
+            relation_block: 262159,
+            read_as: "byte offset",
+        });
+        assert_eq!(to("0x1f000"), at);
+        assert_eq!(to("@126976"), at);
+        assert!(to("0x").unwrap_err().contains("not a byte offset"));
+        assert!(to("0xfffffff").unwrap_err().contains("past the end"));
+        assert!(to("abc")
+            .unwrap_err()
+            .contains("\"abc\" is not a block number"));
+        assert_eq!(
+            to("-5"),
+            Err("-5 is negative: blocks are numbered from 0".into())
+        );
+        assert!(to("99999999999")
+            .unwrap_err()
+            .contains("larger than any block"));
+        // 16 kB pages: 65536 blocks a segment.
+        let big = BlockSize::new(16384).unwrap();
+        assert!(matches!(
+            go_to("65537", "5.1", 1, big, 10),
+            Ok(GoTo::Block { block: 1, .. })
+        ));
     }
 }

@@ -18,5 +18,6 @@ pub mod datadir;
 pub mod decode;
 pub mod fields;
 pub mod file;
+pub mod filedump;
 pub mod findings;
 pub mod scan;

@@ -48,7 +48,7 @@ export async function readControls(w: Wasm, list: readonly Dropped[]): Promise<C
 
 /** A file's cluster: the pg_control of the longest root its path starts with (a decodable one
  * whose CRC holds), else null. */
-function clusterFor(controls: readonly ClusterControl[], path: string): ClusterControl | null {
+export function clusterFor(controls: readonly ClusterControl[], path: string): ClusterControl | null {
   let best: ClusterControl | null = null;
   for (const c of controls) {
     if (!c.control || c.control.crc_ok !== true || !path.startsWith(c.root)) continue;

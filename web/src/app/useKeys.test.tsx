@@ -4,7 +4,7 @@
 import { cleanup, fireEvent, render, renderHook } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Selection } from './selection';
-import { nextProblem, parseGoTo, stepBlock, useKeys } from './useKeys';
+import { nextProblem, stepBlock, useKeys } from './useKeys';
 import { entry, problem } from './testing';
 
 const a = entry('16385', { blocks: 4 });
@@ -38,13 +38,6 @@ describe('navigation', () => {
     expect(nextProblem(files, problems, at(a, 1), -1)).toEqual(at(b, 9));
     expect(nextProblem(files, [], at(a, 1), 1)).toBeNull();
   });
-
-  it('reads a block number or a 0x byte offset', () => {
-    expect(parseGoTo(' 12 ', 8192)).toEqual({ block: 12, offset: 0 });
-    expect(parseGoTo('0x4010', 8192)).toEqual({ block: 2, offset: 16 });
-    expect(parseGoTo('0X10', 1024)).toEqual({ block: 0, offset: 16 });
-    for (const bad of ['', 'x', '-1', '0x', '1.5', '0xzz']) expect(parseGoTo(bad, 8192), bad).toBeNull();
-  });
 });
 
 describe('useKeys', () => {
@@ -53,9 +46,11 @@ describe('useKeys', () => {
     vi.restoreAllMocks();
   });
 
+  const openGoTo = vi.fn();
   function setup(sel: Selection | null) {
     const setSel = vi.fn();
-    renderHook(() => useKeys({ files, problems, sel, setSel }));
+    openGoTo.mockClear();
+    renderHook(() => useKeys({ files, problems, sel, setSel, openGoTo }));
     return setSel;
   }
 
@@ -69,13 +64,12 @@ describe('useKeys', () => {
     expect(setSel).toHaveBeenLastCalledWith(at(a, 3));
     fireEvent.keyDown(window, { key: 'N' });
     expect(setSel).toHaveBeenLastCalledWith(at(b, 9));
-    vi.spyOn(window, 'prompt').mockReturnValue('0x2004');
     fireEvent.keyDown(window, { key: 'g', ctrlKey: true });
-    expect(setSel).toHaveBeenLastCalledWith(at(a, 1, 4));
-    expect(setSel).toHaveBeenCalledTimes(5);
+    expect(openGoTo).toHaveBeenCalledTimes(1);
+    expect(setSel).toHaveBeenCalledTimes(4);
     // Other modifiers are the browser's.
     fireEvent.keyDown(window, { key: 'n', altKey: true });
-    expect(setSel).toHaveBeenCalledTimes(5);
+    expect(setSel).toHaveBeenCalledTimes(4);
   });
 
   it('leaves keys typed into fields alone, but not those on the file picker', () => {
@@ -95,9 +89,9 @@ describe('useKeys', () => {
   it('does nothing without a selection but n, which picks the first problem', () => {
     const setSel = setup(null);
     fireEvent.keyDown(window, { key: ']' });
-    vi.spyOn(window, 'prompt').mockReturnValue('3');
     fireEvent.keyDown(window, { key: 'g', ctrlKey: true });
     expect(setSel).not.toHaveBeenCalled();
+    expect(openGoTo).not.toHaveBeenCalled();
     fireEvent.keyDown(window, { key: 'n' });
     expect(setSel).toHaveBeenCalledWith(at(a, 1));
   });

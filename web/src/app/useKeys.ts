@@ -1,5 +1,5 @@
 // The page's keys: `[` `]` the previous and next block of the shown file, `n` `N` the next
-// and previous problem page of all files, Ctrl+G a block (or 0x byte offset in the file).
+// and previous problem page of all files, Ctrl+G the go-to dialog (app/GoToDialog.tsx).
 import { useEffect, useRef } from 'react';
 import type { FileEntry } from '../files';
 import type { ProblemRef, Selection } from './selection';
@@ -9,6 +9,8 @@ export interface KeysState {
   problems: readonly ProblemRef[];
   sel: Selection | null;
   setSel(s: Selection): void;
+  /** Opens the go-to dialog for the shown page (Ctrl+G). */
+  openGoTo(): void;
 }
 
 /** Blocks of a file, before its verification has counted them from its size. */
@@ -33,17 +35,6 @@ export function nextProblem(files: readonly FileEntry[], problems: readonly Prob
   return { fileId: pick.f.id, block: pick.p.block, offset: 0 };
 }
 
-/** What Ctrl+G's prompt asked for: a block number, or a 0x byte offset in the file. */
-export function parseGoTo(text: string, blockSize: number): { block: number; offset: number } | null {
-  const v = text.trim();
-  if (/^0x[0-9a-f]+$/i.test(v)) {
-    const off = parseInt(v, 16);
-    return { block: Math.floor(off / blockSize), offset: off % blockSize };
-  }
-  if (/^\d+$/.test(v)) return { block: Number(v), offset: 0 };
-  return null;
-}
-
 export function useKeys(state: KeysState): void {
   // One listener for the page's life, reading the latest state through a ref, so a key
   // pressed between a state change and the next render is never handled with stale state.
@@ -51,16 +42,14 @@ export function useKeys(state: KeysState): void {
   latest.current = state;
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const { files, problems, sel, setSel } = latest.current;
+      const { files, problems, sel, setSel, openGoTo } = latest.current;
       const t = e.target as HTMLElement;
       // Typing in a field is not navigation; a focused file picker (after choosing files) is.
       if (t.closest?.('select, textarea, input:not([type=file])')) return;
       const f = sel ? files.find((x) => x.id === sel.fileId) : undefined;
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'g') {
         e.preventDefault();
-        const v = prompt('Go to block (or 0x offset in the file):');
-        const to = v && sel && f ? parseGoTo(v, f.blockSize ?? 8192) : null;
-        if (to && sel) setSel({ ...sel, ...to });
+        if (sel && f) openGoTo();
         return;
       }
       if (e.ctrlKey || e.metaKey || e.altKey) return;

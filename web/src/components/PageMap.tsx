@@ -88,6 +88,9 @@ export function PageMap(p: PageMapProps) {
       <canvas
         ref={ref}
         data-testid="pagemap"
+        // For the PNG export's block numbers beside the rows (share/png.ts).
+        data-cols={cols}
+        data-cell={cell}
         width={cols * cell}
         height={rows * cell}
         aria-label={`page map of ${p.blocks} blocks`}

@@ -3,9 +3,10 @@
 // each is one element wired in with a line wherever it sits.
 import { useState } from 'react';
 import type { FileEntry } from '../files';
-import { markdownReport, markdownReportAll } from '../lib/report';
-import { pngName, type BandInfo } from '../share/band';
-import { fileSummary, readReportPage } from '../share/page';
+import { DETAILED_PAGES, markdownReport, markdownReportAll, type ProblemRow } from '../lib/report';
+import type { ProblemPage } from '../worker/protocol';
+import { bandLines, listBandLines, mapBandLines, pngName } from '../share/band';
+import { fileSummary, readFiledump, readReportPage } from '../share/page';
 import { exportPng } from '../share/png';
 import { VERSION } from '../share/version';
 import '../share/print.css';
@@ -29,12 +30,27 @@ function clipboardWrite(type: string, data: Promise<Blob>): Promise<boolean> {
 
 const textBlob = (t: string) => new Blob([t], { type: 'text/plain' });
 
+/** The band's lines for what the picture shows: the page, the file's map, or the list. */
+function captionOf(p: SharedPage & { what: string; problems?: readonly { f: FileEntry; p: ProblemPage }[] }, el: HTMLElement): Promise<string[]> {
+  if (p.what === 'problem list') {
+    return Promise.resolve(listBandLines((p.problems ?? []).map((x) => ({ path: x.f.path, block: x.p.block, status: x.p.status })), VERSION));
+  }
+  if (p.what === 'page map') {
+    const s = fileSummary(p.entry);
+    const cols = Number(el.querySelector<HTMLCanvasElement>('canvas[data-cols]')?.dataset.cols ?? 0);
+    return Promise.resolve(mapBandLines(p.entry.path, s.blocks, cols, s.counts, s.pending, VERSION));
+  }
+  return readReportPage(p.entry, p.block).then((r) =>
+    bandLines({ what: p.what, path: r.path, block: r.block, absoluteBlock: r.absoluteBlock, status: r.status, stored: r.stored, computed: r.computed, version: VERSION }),
+  );
+}
+
 /**
- * Exports the `<section>` it sits in as a PNG with a caption band naming the shown page.
- * While rendering the button is only disabled: a changed label would be in the picture.
+ * Exports the `<section>` it sits in as a PNG with a caption band saying what it shows. The
+ * picture leaves the app's controls out, this button among them.
  */
-export function PngButton(p: SharedPage & { what: string; suffix: string; testid: string }) {
-  const [msg, setMsg] = useState<string | null>(null);
+export function PngButton(p: SharedPage & { what: string; suffix: string; testid: string; problems?: readonly { f: FileEntry; p: ProblemPage }[] }) {
+  const [msg, setMsg] = useState<{ text: string; caption: string } | null>(null);
   const [busy, setBusy] = useState(false);
   return (
     <span className="share" data-noprint="">
@@ -47,27 +63,21 @@ export function PngButton(p: SharedPage & { what: string; suffix: string; testid
           if (!el) return;
           setBusy(true);
           setMsg(null);
-          const info: Promise<BandInfo> = readReportPage(p.entry, p.block).then((r) => ({
-            what: p.what,
-            path: r.path,
-            block: r.block,
-            absoluteBlock: r.absoluteBlock,
-            status: r.status,
-            stored: r.stored,
-            computed: r.computed,
-            version: VERSION,
-          }));
-          exportPng(el, info, pngName(p.entry.path, p.block, p.suffix))
-            .then(setMsg, (err: unknown) => setMsg(`could not make the picture: ${err instanceof Error ? err.message : String(err)}`))
+          const lines = captionOf(p, el);
+          exportPng(el, lines, pngName(p.entry.path, p.block, p.suffix))
+            .then(
+              async (text) => setMsg({ text, caption: (await lines).join('\n') }),
+              (err: unknown) => setMsg({ text: `could not make the picture: ${err instanceof Error ? err.message : String(err)}`, caption: '' }),
+            )
             .finally(() => setBusy(false));
         }}
       >
         PNG of the {p.what}
       </button>
       {msg && (
-        <span role="status" data-testid={`${p.testid}-status`}>
+        <span role="status" data-testid={`${p.testid}-status`} data-caption={msg.caption}>
           {' '}
-          {msg}
+          {msg.text}
         </span>
       )}
     </span>
@@ -77,6 +87,7 @@ export function PngButton(p: SharedPage & { what: string; suffix: string; testid
 /** The page view's share row: picture, Markdown report (shown as it is copied), link. */
 export function PageShare(p: SharedPage) {
   const [report, setReport] = useState<string | null>(null);
+  const [filedump, setFiledump] = useState<string | null>(null);
   const [msg, setMsg] = useState<string | null>(null);
   const say = (ok: boolean, what: string) => setMsg(ok ? `copied ${what}` : `the browser did not allow copying ${what}: select it and copy by hand`);
   return (
@@ -90,6 +101,7 @@ export function PageShare(p: SharedPage) {
           const copied = clipboardWrite('text/plain', text.then(textBlob));
           text.then(
             (t) => {
+              setFiledump(null);
               setReport(t);
               return copied.then((ok) => say(ok, 'the Markdown report'));
             },
@@ -98,6 +110,25 @@ export function PageShare(p: SharedPage) {
         }}
       >
         Copy Markdown report
+      </button>{' '}
+      <button
+        type="button"
+        data-testid="copy-filedump"
+        title="The text pg_filedump -f -i -R prints for this block, as pasted into pgsql-hackers threads"
+        onClick={() => {
+          const text = readFiledump(p.entry, p.block);
+          const copied = clipboardWrite('text/plain', text.then(textBlob));
+          text.then(
+            (t) => {
+              setReport(null);
+              setFiledump(t);
+              return copied.then((ok) => say(ok, 'the pg_filedump -fi text'));
+            },
+            (err: unknown) => setMsg(`could not make the pg_filedump text: ${err instanceof Error ? err.message : String(err)}`),
+          );
+        }}
+      >
+        Copy as pg_filedump -fi
       </button>{' '}
       <button type="button" data-testid="copy-link" onClick={() => void clipboardWrite('text/plain', Promise.resolve(textBlob(location.href))).then((ok) => say(ok, 'the link to this page'))}>
         Copy link
@@ -109,14 +140,15 @@ export function PageShare(p: SharedPage) {
         </span>
       )}
       {report !== null && <ReportBox text={report} testid="report" onClose={() => setReport(null)} />}
+      {filedump !== null && <ReportBox text={filedump} testid="filedump" label="pg_filedump -fi text" onClose={() => setFiledump(null)} />}
     </div>
   );
 }
 
 /** The report as copied, so the user sees what goes out and can copy it by hand. */
-function ReportBox(p: { text: string; testid: string; onClose(): void }) {
+function ReportBox(p: { text: string; testid: string; label?: string; onClose(): void }) {
   return (
-    <div className="report" role="dialog" aria-label="Markdown report">
+    <div className="report" role="dialog" aria-label={p.label ?? 'Markdown report'}>
       <textarea data-testid={p.testid} readOnly value={p.text} rows={16} onFocus={(e) => e.currentTarget.select()} />
       <button type="button" onClick={p.onClose}>
         Close
@@ -125,12 +157,16 @@ function ReportBox(p: { text: string; testid: string; onClose(): void }) {
   );
 }
 
-/** Pages in the all-problems report: enough for any bug report, short enough to paste. */
-const MAX_REPORT_PAGES = 50;
+/** A problem page's appendix row: where, status, checksums and what else is known. */
+function problemRow(f: FileEntry, p: ProblemPage): ProblemRow {
+  const note = p.misplaced?.claim ? `written for relation block ${p.misplaced.block}` : p.findings.filter((x) => x !== p.status).join(', ');
+  return { path: f.path, block: p.block, absoluteBlock: p.absoluteBlock, status: p.status, stored: p.stored, computed: p.computed, note };
+}
 
-/** One Markdown report of every problem page of every file (the first 50 in full). */
-/** `noted`: files with notes but no problem page (zero pages between rows), listed too. */
-export function ProblemsReport(p: { problems: { f: FileEntry; p: { block: number } }[]; noted?: readonly FileEntry[] }) {
+/** One Markdown report of every problem page of every file: a summary, the first few pages
+ * in full and an appendix row per page. `noted`: files with notes but no problem page (zero
+ * pages between rows), listed too. */
+export function ProblemsReport(p: { problems: { f: FileEntry; p: ProblemPage }[]; noted?: readonly FileEntry[] }) {
   const [report, setReport] = useState<string | null>(null);
   const [msg, setMsg] = useState<string | null>(null);
   return (
@@ -139,14 +175,16 @@ export function ProblemsReport(p: { problems: { f: FileEntry; p: { block: number
         type="button"
         data-testid="copy-report-all"
         onClick={() => {
-          const shown = p.problems.slice(0, MAX_REPORT_PAGES);
+          const shown = p.problems.slice(0, DETAILED_PAGES);
           const files = [...new Set([...p.problems.map((x) => x.f), ...(p.noted ?? [])])];
           const text = Promise.all(shown.map((x) => readReportPage(x.f, x.p.block))).then((pages) =>
             markdownReportAll(
+              p.problems.map((x) => problemRow(x.f, x.p)),
               pages,
               files.map((f) => ({ path: f.path, summary: fileSummary(f) })),
-              p.problems.length - shown.length,
               VERSION,
+              // One cluster line when every page comes from one cluster.
+              new Set(pages.map((x) => x.cluster)).size === 1 ? pages[0]?.cluster : undefined,
             ),
           );
           const copied = clipboardWrite('text/plain', text.then(textBlob));

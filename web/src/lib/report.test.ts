@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pgChecksumPage } from '../../../tests/oracle/pgchecksum';
 import { reportPage, type PagePlace } from '../share/page';
-import { firstDifference, markdownReport, markdownReportAll, type FileSummary } from './report';
+import { blockRanges, cell, clusterLine, firstDifference, markdownReport, markdownReportAll, plural, type FileSummary, type ProblemRow } from './report';
 
 type Wasm = typeof import('../../pkg/pgpage_wasm.js');
 
@@ -113,7 +113,7 @@ describe('Markdown report', () => {
     expect(md).not.toContain('pg_checksums: error');
   });
 
-  it('puts every problem page of every file in one post, the counts first and one footer', () => {
+  it('puts every problem page of every file in one post: a summary, pages in full, an appendix row each', () => {
     const flipped = original.slice();
     flipped[FLIPPED] ^= 0xff;
     // pd_upper = 0 on a page that is not all zeros: the server rejects it, pg_checksums skips it.
@@ -125,18 +125,35 @@ describe('Markdown report', () => {
     expect(pages.map((p) => p.status)).toEqual(['mismatch', 'new_not_zero']);
     const zeroNote = 'block 3: all-zero page between pages with rows: the server reads it as an empty new page, so any rows it held are gone; a backup or WAL image may hold them';
     const otherSummary: FileSummary = { blocks: 1, counts: { ok: 0, mismatch: 0, zero: 0, new_not_zero: 1, bad_header: 0 }, pending: 0, notes: [zeroNote] };
-    const md = markdownReportAll(pages, [{ path: place.path, summary }, { path: other.path, summary: otherSummary }], 1, '9.9.9-test');
-    expect(md.startsWith('# pgpage report: 3 problem pages in 2 files\n')).toBe(true);
-    expect(md).toContain('- `base/16384/16391`: 1 blocks: 1 new_not_zero (');
+    // 464 mismatching pages in a big file, as in the issue: blocks 0-399 and 500-563.
+    const big = [...Array(400).keys(), ...Array.from({ length: 64 }, (_, i) => 500 + i)];
+    const rows: ProblemRow[] = [
+      ...big.map((b) => ({ path: place.path, block: b, absoluteBlock: b, status: 'mismatch' as const, stored: 1, computed: 2, note: b === 7 ? 'a | b' : '' })),
+      { path: other.path, block: 0, absoluteBlock: 0, status: 'new_not_zero', stored: 0, computed: null, note: '' },
+    ];
+    const md = markdownReportAll(rows, pages, [{ path: place.path, summary }, { path: other.path, summary: otherSummary }], '9.9.9-test', 'PostgreSQL 15 (PG_VERSION)');
+    expect(md.startsWith('# pgpage report: 465 problem pages in 2 files\n')).toBe(true);
+    expect(md).toContain('Made by pgpage 9.9.9-test. PostgreSQL 15 (PG_VERSION).');
+    expect(md).toContain('- `base/16384/16391`: 1 block: 1 new_not_zero (');
     // The core's notes on pages the server accepts, under their file.
     expect(md).toContain(`\n  - note: ${zeroNote}\n`);
-    expect(md).toContain('The first 2 problem pages follow; 1 more are left out.');
-    const sections = md.split(/^## /m).slice(1);
+    // The summary: one row per file and status, with block ranges, not one line per page.
+    expect(md).toContain('| `base/16384/16390` | mismatch (checksum mismatch) | 464 | 0-399, 500-563 |');
+    expect(md).toContain('| `base/16384/16391` | new_not_zero (');
+    const summaryPart = md.slice(0, md.indexOf('## Pages in detail'));
+    expect(summaryPart.split('\n').length).toBeLessThan(20);
+    expect(md).toContain('In full: the first 2 problem pages of 465; every one is in the appendix.');
+    const sections = md.split(/^### /m).slice(1);
     expect(sections.map((x) => x.split('\n')[0])).toEqual(['`base/16384/16390`, block 1', '`base/16384/16391`, block 0']);
     expect(sections[0]).toContain(`calculated checksum ${pgChecksumPage(flipped, expected.block).toString(16).toUpperCase()} but block contains`);
     expect(sections[1]).toContain('ERROR:  invalid page in block 0 of relation base/16384/16391');
     expect(sections[1]).toContain('`pg_checksums --check` does not report it');
     expect(sections[1]).toContain('| upper | pd_upper | 0 |');
+    // The appendix: every page, one table row each, a | in a note escaped.
+    const appendix = md.slice(md.indexOf('## Appendix: every problem page'));
+    expect(appendix.split('\n').filter((l) => l.startsWith('| `'))).toHaveLength(465);
+    expect(appendix).toContain('| `base/16384/16390` | 7 | 7 | mismatch | 1 | 2 | a \\| b |');
+    expect(appendix).toContain('| `base/16384/16391` | 0 | 0 | new_not_zero | 0 | — |  |');
     expect(md.match(/Produced locally by pgpage 9\.9\.9-test/g)).toHaveLength(1);
   });
 
@@ -151,6 +168,32 @@ describe('Markdown report', () => {
     expect(page.kind).toBe('heap');
     expect(page.header.upper).toBe(0);
     expect(Number(page.header.lower)).toBeGreaterThan(24);
+  });
+
+  it('escapes | in table cells so pd_flags names keep the header table whole', () => {
+    const page = { ...reportPage(wasm, original.slice(), place), header: { ...reportPage(wasm, original.slice(), place).header, flags: 5 }, flagNames: ['PD_HAS_FREE_LINES', 'PD_ALL_VISIBLE'] };
+    const md = markdownReport(page, summary, '9.9.9-test');
+    const row = md.split('\n').find((l) => l.startsWith('| flags |'))!;
+    expect(row).toBe('| flags | pd_flags | 5 (PD_HAS_FREE_LINES \\| PD_ALL_VISIBLE) |');
+    // Three cells: the unescaped pipes are the row's own.
+    expect(row.split(/(?<!\\)\|/).length - 2).toBe(3);
+    expect(cell('a|b\nc')).toBe('a\\|b c');
+  });
+
+  it('says 1 file, 2 files, and names the cluster and platform when known', () => {
+    expect(plural(1, 'file')).toBe('1 file');
+    expect(plural(2, 'file')).toBe('2 files');
+    expect(plural(0, 'block')).toBe('0 blocks');
+    const one: FileSummary = { blocks: 1, counts: { ok: 1, mismatch: 0, zero: 0, new_not_zero: 0, bad_header: 0 }, pending: 0 };
+    const md = markdownReport({ ...reportPage(wasm, original.slice(), place), cluster: 'PostgreSQL 15 (PG_VERSION), little-endian, 8192-byte pages' }, one, '9.9.9-test');
+    expect(md).toContain('`base/16384/16390`: 1 block: 1 ok');
+    expect(md).toContain('- **Cluster:** PostgreSQL 15 (PG_VERSION), little-endian, 8192-byte pages');
+    expect(md).toContain('pgpage 9.9.9-test');
+    expect(
+      clusterLine({ pgVersion: 15, control: { pg_control_version: 1300, catalog_version_no: 202209061, releases: '13-16', max_data_alignment: 8, data_page_checksum_version: 1 }, bigEndian: false, blockSize: 8192 }),
+    ).toBe('PostgreSQL 15 (PG_VERSION), pg_control version 1300 (written by 13-16), catalog version 202209061, MAXALIGN 8, data checksum version 1, little-endian, 8192-byte pages');
+    expect(clusterLine({ pgVersion: null, control: null, bigEndian: true, blockSize: 4096 })).toBe('PostgreSQL version unknown (no PG_VERSION dropped), big-endian, 4096-byte pages');
+    expect(blockRanges([5, 1, 2, 3, 9, 10])).toBe('1-3, 5, 9-10');
   });
 
   it('finds the first differing run', () => {

@@ -25,6 +25,56 @@ export interface ReportPage {
   flagNames: string[];
   /** Bytes known or suspected to be damaged (page offsets, end exclusive), with why. */
   damage: { start: number; end: number; why: string } | null;
+  /** The cluster and platform the file comes from, as far as they are known (clusterLine). */
+  cluster?: string;
+}
+
+/** What is known of a file's cluster: PG_VERSION, pg_control (decode_control's object), its
+ * byte order and block size. */
+export interface ClusterFacts {
+  pgVersion: number | null;
+  control: Record<string, unknown> | null;
+  bigEndian: boolean;
+  blockSize: number;
+}
+
+/** One sentence on the server and platform that wrote the file: the version from PG_VERSION,
+ * pg_control's versions and alignment, the byte order and page size read from the pages. */
+export function clusterLine(c: ClusterFacts): string {
+  const parts: string[] = [];
+  parts.push(c.pgVersion !== null ? `PostgreSQL ${c.pgVersion} (PG_VERSION)` : 'PostgreSQL version unknown (no PG_VERSION dropped)');
+  const ctl = c.control;
+  if (ctl) {
+    const releases = typeof ctl.releases === 'string' && ctl.releases ? ` (written by ${ctl.releases})` : '';
+    parts.push(`pg_control version ${String(ctl.pg_control_version)}${releases}, catalog version ${String(ctl.catalog_version_no)}`);
+    if (ctl.max_data_alignment !== undefined) parts.push(`MAXALIGN ${String(ctl.max_data_alignment)}`);
+    if (ctl.data_page_checksum_version !== undefined) parts.push(`data checksum version ${String(ctl.data_page_checksum_version)}`);
+  }
+  parts.push(`${c.bigEndian ? 'big' : 'little'}-endian`, `${c.blockSize}-byte pages`);
+  return parts.join(', ');
+}
+
+/** `n thing` or `n things`. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** A Markdown table cell: a `|` inside would end the cell, a line break the row. */
+export function cell(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+/** Sorted block numbers as runs: `0-99, 120, 130-329`. */
+export function blockRanges(blocks: readonly number[]): string {
+  const sorted = [...new Set(blocks)].sort((a, b) => a - b);
+  const runs: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    runs.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return runs.join(', ');
 }
 
 export interface FileSummary {
@@ -82,7 +132,7 @@ function headerValue(p: ReportPage, column: string): string {
 export function summaryLine(path: string, s: FileSummary): string {
   const parts = STATUS_NAMES.filter((k) => s.counts[k] > 0).map((k) => `${s.counts[k]} ${k} (${STATUS_WORDS[k]})`);
   if (s.pending > 0) parts.push(`${s.pending} not verified yet`);
-  return `\`${path}\`: ${s.blocks} blocks: ${parts.join(', ') || 'none verified'}.`;
+  return `\`${path}\`: ${plural(s.blocks, 'block')}: ${parts.join(', ') || 'none verified'}.`;
 }
 
 const footer = (version: string) => ['---', `Produced locally by pgpage ${version} in the browser: the files were read on this machine and nothing was uploaded.`];
@@ -98,9 +148,10 @@ function pageSection(p: ReportPage, title: string): string[] {
   );
   out.push(`- **Stored checksum** (pd_checksum): ${checksumWords(p.stored)}`);
   out.push(`- **Computed checksum** (pg_checksum_page for block ${p.absoluteBlock}): ${p.computed === null ? 'none (a new page is not checksummed)' : checksumWords(p.computed)}`);
+  if (p.cluster) out.push(`- **Cluster:** ${p.cluster}`);
   if (p.matchesBlock !== null) out.push(`- Written for relation block ${p.matchesBlock}: its stored checksum is valid there and the page's own evidence agrees (a misplaced page).`);
   out.push('', `### Page header (pageinspect's \`page_header()\`)`, '', '| page_header() | PageHeaderData | value |', '| --- | --- | --- |');
-  for (const [column, field] of HEADER_FIELDS) out.push(`| ${column} | ${field} | ${headerValue(p, column)} |`);
+  for (const [column, field] of HEADER_FIELDS) out.push(`| ${column} | ${field} | ${cell(headerValue(p, column))} |`);
 
   out.push('', '### What PostgreSQL prints');
   if (p.status === 'ok' || p.status === 'zero') {
@@ -137,19 +188,55 @@ export function markdownReport(p: ReportPage, file: FileSummary, version: string
   return out.join('\n') + '\n';
 }
 
+/** One problem page as the problem list knows it, for the summary and the appendix. */
+export interface ProblemRow {
+  path: string;
+  block: number;
+  absoluteBlock: number;
+  status: StatusName;
+  stored: number;
+  computed: number | null;
+  /** A short note: the block a misplaced page was written for, a finding. */
+  note: string;
+}
+
+/** Pages shown in full in the all-problems report; the appendix lists every one. */
+export const DETAILED_PAGES = 5;
+
 /**
- * Every problem page of every file in one post: the files' counts first, then each page as
- * in the one-page report. `omitted` problem pages past the ones given are counted, not shown.
+ * Every problem page of every file in one post: a short summary first (each file's counts,
+ * then per file and status the number of pages and their block ranges), the first few pages
+ * in full as in the one-page report, and an appendix table with one row per problem page.
  */
-export function markdownReportAll(pages: ReportPage[], files: { path: string; summary: FileSummary }[], omitted: number, version: string): string {
-  const total = pages.length + omitted;
-  const out = [`# pgpage report: ${total} problem pages in ${files.length} files`, ''];
+export function markdownReportAll(rows: readonly ProblemRow[], detailed: readonly ReportPage[], files: { path: string; summary: FileSummary }[], version: string, cluster?: string): string {
+  const out = [`# pgpage report: ${plural(rows.length, 'problem page')} in ${plural(files.length, 'file')}`, ''];
+  out.push(`Made by pgpage ${version}.${cluster ? ` ${cluster}.` : ''}`, '', '## Summary', '');
   for (const f of files) {
     out.push(`- ${summaryLine(f.path, f.summary)}`);
-    for (const n of f.summary.notes ?? []) out.push(`  - note: ${n}`);
+    for (const n of f.summary.notes ?? []) out.push(`  - note: ${cell(n)}`);
   }
-  if (omitted > 0) out.push('', `The first ${pages.length} problem pages follow; ${omitted} more are left out.`);
-  for (const p of pages) out.push('', ...pageSection(p, ''));
+  out.push('', '| file | status | pages | blocks |', '| --- | --- | --- | --- |');
+  const groups = new Map<string, ProblemRow[]>();
+  for (const r of rows) {
+    const key = `${r.path}\u0000${r.status}`;
+    const g = groups.get(key);
+    if (g) g.push(r);
+    else groups.set(key, [r]);
+  }
+  for (const g of groups.values()) {
+    const { path, status } = g[0];
+    out.push(`| \`${cell(path)}\` | ${status} (${cell(STATUS_WORDS[status])}) | ${g.length} | ${blockRanges(g.map((r) => r.block))} |`);
+  }
+  if (detailed.length > 0) {
+    const which = detailed.length < rows.length ? `the first ${plural(detailed.length, 'problem page')} of ${rows.length}; every one is in the appendix` : plural(detailed.length, 'problem page');
+    out.push('', `## Pages in detail`, '', `In full: ${which}.`);
+  }
+  for (const p of detailed) out.push('', ...pageSection(p, '').map((l) => (l.startsWith('#') ? `#${l}` : l)));
+  out.push('', '## Appendix: every problem page', '', '| file | block | relation block | status | stored | computed | note |', '| --- | --- | --- | --- | --- | --- | --- |');
+  for (const r of rows) {
+    const computed = r.computed === null ? '—' : String(r.computed);
+    out.push(`| \`${cell(r.path)}\` | ${r.block} | ${r.absoluteBlock} | ${r.status} | ${r.stored} | ${computed} | ${cell(r.note)} |`);
+  }
   out.push('', ...footer(version));
   return out.join('\n') + '\n';
 }

@@ -1,6 +1,6 @@
 // The caption burned into exported pictures and their file names.
 import { describe, expect, it } from 'vitest';
-import { bandHeight, bandLines, BAND_LINE_PX, BAND_PAD_PX, pngName } from './band';
+import { bandHeight, bandLines, BAND_LINE_PX, BAND_PAD_PX, listBandLines, mapBandLines, pngName } from './band';
 
 describe('picture band', () => {
   it('names file, block, relation block, both checksums in three forms, status and version', () => {
@@ -19,5 +19,32 @@ describe('picture band', () => {
   it('makes one file name of a path', () => {
     expect(pngName('16385', 1)).toBe('pgpage-16385-block1.png');
     expect(pngName('data/base/5/16385.2', 12, '-map')).toBe('pgpage-data-base-5-16385.2-block12-map.png');
+  });
+  it('describes the problem list, not one block', () => {
+    const lines = listBandLines(
+      [
+        { path: 'base/5/16385', block: 1, status: 'mismatch' },
+        { path: 'base/5/16385', block: 2, status: 'mismatch' },
+        { path: 'base/5/16385', block: 3, status: 'mismatch' },
+        { path: 'base/5/16385.2', block: 9, status: 'new_not_zero' },
+      ],
+      '1.2.3',
+    );
+    expect(lines).toEqual([
+      'Problem pages: 4 pages in 2 files (3 mismatch, 1 new_not_zero) — problem list',
+      'base/5/16385 (mismatch) blocks 1-3; base/5/16385.2 (new_not_zero) blocks 9',
+      'pgpage 1.2.3 — made locally, nothing uploaded',
+    ]);
+    expect(listBandLines([{ path: 'x', block: 0, status: 'zero' }], '1')[0]).toBe('Problem pages: 1 page in 1 file (1 zero) — problem list');
+    const many = listBandLines(Array.from({ length: 300 }, (_, i) => ({ path: `f${i}`, block: i, status: 'mismatch' as const })), '1');
+    expect(many[1].length).toBe(160);
+    expect(many[1].endsWith('…')).toBe(true);
+  });
+  it('describes the page map layout and counts', () => {
+    expect(mapBandLines('16385', 331, 64, { ok: 300, mismatch: 31, zero: 0, new_not_zero: 0, bad_header: 0 }, 0, '1.2.3')).toEqual([
+      '16385 — page map of 331 blocks, 64 a row, the first block of each row numbered at its left',
+      '300 ok, 31 mismatch',
+      'pgpage 1.2.3 — made locally, nothing uploaded',
+    ]);
   });
 });

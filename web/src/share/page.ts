@@ -9,6 +9,7 @@ import { decodeWithCore, fileKindOf } from '../lib/spans';
 import { emptyCounts, STATUS_NAMES } from '../lib/status';
 import { fileContext, pageVerdict, type PageGeometry } from '../lib/pageVerdict';
 import { loadWasm, type Wasm } from '../wasm';
+import { clusterOf } from './cluster';
 
 /** Where a page sits: what the report says about it beyond its bytes. */
 export interface PagePlace {
@@ -61,7 +62,7 @@ export async function readReportPage(entry: FileEntry, block: number): Promise<R
   const { head, blockSize, bigEndian } = await entryGeometry(entry);
   const bytes = new Uint8Array(await entry.file.slice(block * blockSize, (block + 1) * blockSize).arrayBuffer());
   if (bytes.length < blockSize) throw new Error(`block ${block} is past the end of ${entry.name}`);
-  return reportPage(wasm, bytes, {
+  const page = reportPage(wasm, bytes, {
     path: entry.path,
     relpath: relpathOf(entry.relDir, entry.rel?.relfilenode ?? 0, entry.fork),
     segment: entry.segment,
@@ -74,6 +75,17 @@ export async function readReportPage(entry: FileEntry, block: number): Promise<R
     pgVersion: entry.pgVersion ?? undefined,
     context: fileContext(entry, block),
   });
+  return { ...page, cluster: clusterOf(entry, blockSize, bigEndian) };
+}
+
+/** What `pg_filedump -f -i -R BLOCK FILE` prints for a page of a loaded file (the core's
+ * formatter), naming the file by its path as the user has it. */
+export async function readFiledump(entry: FileEntry, block: number): Promise<string> {
+  const wasm = await loadWasm();
+  const { blockSize, bigEndian } = await entryGeometry(entry);
+  const bytes = new Uint8Array(await entry.file.slice(block * blockSize, (block + 1) * blockSize).arrayBuffer());
+  if (bytes.length < blockSize) throw new Error(`block ${block} is past the end of ${entry.name}`);
+  return wasm.filedump_fi(entry.path, bytes, block, bigEndian);
 }
 
 /** Counts per status from the page map's codes; blocks not verified yet count as pending. */

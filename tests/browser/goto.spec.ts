@@ -1,0 +1,108 @@
+// Ctrl+G: a dialog with a labelled field that takes a block of the file, a relation-wide
+// block as the server prints it, or a byte offset; refuses with a reason it shows, never
+// clamping; Escape closes it and focus goes back where it was. Screenshots at desktop and
+// phone sizes, light and dark, are kept as test artifacts.
+import { expect, test, type Page } from './test';
+import { damaged, makeDir, type Made } from './files';
+import { shots } from './shots';
+
+const dir = makeDir();
+// 16385.2: segment 2, 9 blocks; 16385: segment 0 of the same relation, 12 blocks.
+const seg2 = damaged(dir, '16385.2', 9, 2, 2);
+const seg0 = damaged(dir, '16385', 12, 0, 1);
+
+async function choose(page: Page, files: Made[]): Promise<void> {
+  await page.locator('[data-testid=file-input]').setInputFiles(files.map((f) => f.path));
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 30_000 });
+}
+
+async function goTo(page: Page, text: string): Promise<void> {
+  await page.keyboard.press('Control+g');
+  const dialog = page.getByRole('dialog', { name: 'Go to' });
+  await expect(dialog).toBeVisible();
+  const input = dialog.getByLabel(/Block, relation block or byte offset/);
+  await expect(input).toBeFocused();
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+test('Ctrl+G goes to a block, a relation-wide block or a byte offset of the shown file', async ({ page }) => {
+  await page.goto('/');
+  await choose(page, [seg2]);
+  const view = page.getByTestId('page-view');
+  await expect(view).toHaveAttribute('data-block', '0');
+
+  await goTo(page, '3');
+  await expect(view).toHaveAttribute('data-block', '3');
+  await expect(page.getByTestId('goto')).toHaveCount(0);
+
+  // The server's number for block 6 of segment 2: 2 * 131072 + 6.
+  await goTo(page, '262150');
+  await expect(view).toHaveAttribute('data-block', '6');
+  await expect(page).toHaveURL(/#file=16385\.2&block=6&off=0$/);
+
+  // 0x2000 is the first byte of block 1; @8200 is byte 8 of it.
+  await goTo(page, '0x2000');
+  await expect(view).toHaveAttribute('data-block', '1');
+  await goTo(page, '@8200');
+  await expect(page).toHaveURL(/&block=1&off=8$/);
+  await expect(page.locator('[data-testid=hexview] .cursor')).toHaveAttribute('data-off', '8');
+});
+
+test('Ctrl+G refuses abc, -5, a block past the end and a segment not loaded, saying why, and Escape puts focus back', async ({ page }) => {
+  await page.goto('/');
+  await choose(page, [seg2]);
+  const view = page.getByTestId('page-view');
+  await goTo(page, '2');
+  await expect(view).toHaveAttribute('data-block', '2');
+  const url = page.url();
+  const error = page.getByTestId('goto-error');
+  const input = page.getByTestId('goto-input');
+
+  await goTo(page, 'abc');
+  await expect(error).toContainText('"abc" is not a block number or a byte offset');
+  await expect(input).toHaveAttribute('aria-invalid', 'true');
+  await input.fill('-5');
+  await input.press('Enter');
+  await expect(error).toHaveText('-5 is negative: blocks are numbered from 0');
+  // Past the end of 16385.2; as the server numbers blocks, 9 is in segment 0.
+  await input.fill('9');
+  await input.press('Enter');
+  await expect(error).toHaveText(
+    '9 is past the end of 16385.2 (9 blocks, 0 to 8); as the server numbers blocks (relation-wide), it is block 9 of segment file 16385, which is not loaded: drop it too to see it',
+  );
+  await input.fill('0x12000');
+  await input.press('Enter');
+  await expect(error).toContainText('is past the end');
+  // Relation block 131075 is block 3 of segment 1, 16385.1, which was not dropped.
+  await input.fill('131075');
+  await input.press('Enter');
+  await expect(error).toContainText('131075 is past the end of 16385.2 (9 blocks, 0 to 8); as the server numbers blocks (relation-wide), it is block 3 of segment file 16385.1, which is not loaded');
+  await shots(page, 'goto-refused');
+  // Nothing moved while it refused, and the URL says so.
+  await expect(view).toHaveAttribute('data-block', '2');
+  expect(page.url()).toBe(url);
+
+  // Escape closes it, and focus returns to what had it (the problem row clicked).
+  await input.press('Escape');
+  await expect(page.getByTestId('goto')).toHaveCount(0);
+  const row = page.locator('[data-testid=problem]').first();
+  await row.focus();
+  await page.keyboard.press('Control+g');
+  await expect(page.getByTestId('goto-input')).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('goto')).toHaveCount(0);
+  await expect(row).toBeFocused();
+});
+
+test('Ctrl+G opens the segment file that holds a relation-wide block when it is loaded', async ({ page }) => {
+  await page.goto('/');
+  await choose(page, [seg2, seg0]);
+  await page.locator('[data-testid=problem][data-file="16385.2"]').first().click();
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16385.2');
+  // 10 is past the end of 16385.2 (9 blocks): the server's relation block 10 is in segment 0.
+  await goTo(page, '10');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16385');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '10');
+  await shots(page, 'goto-other-segment');
+});
