@@ -52,7 +52,7 @@ pub use gin::{GinLeafItem, GinMeta, GinSpecial};
 pub use gist::{GistItem, GistSpecial};
 pub use hash::{HashItem, HashMeta, HashSpecial};
 pub use heap::{HeapItem, SequenceSpecial};
-pub use maps::{FsmSpecial, VmSpecial};
+pub use maps::{fsm_tree, vm_bits, FsmShape, FsmSpecial, FsmTree, FsmTreeLevel, VmBits, VmSpecial};
 pub use spgist::{SpGistMeta, SpGistSpecial};
 
 /// bufpage.h: SizeOfPageHeaderData; also MAXALIGN(SizeOfPageHeaderData), PageGetContents.
