@@ -466,7 +466,8 @@ impl MapPageJs {
         self.values.clone()
     }
     /// VM: `{"first_heap_block", "heap_blocks"}`; FSM: `{"shape", "level", "logical_page",
-    /// "heap_blocks_per_slot", "first_heap_block", "levels": [{"depth", "first_node", "nodes"}]}`.
+    /// "heap_blocks_per_slot", "first_heap_block", "levels": [{"depth", "first_node", "nodes"}],
+    /// "avail_by_category"}` (the free bytes each category stands for, 256 of them).
     #[wasm_bindgen(getter)]
     pub fn json(&self) -> String {
         self.json.clone()
@@ -488,7 +489,12 @@ pub fn map_page(page: &[u8], absolute_block: u32, fork: &str) -> Result<MapPageJ
         }
         Fork::Fsm => {
             let mut t = pgpage::decode::fsm_tree(page, absolute_block);
-            let json = serde_json::to_string(&t).map_err(serialize_error)?;
+            let mut v = serde_json::to_value(&t).map_err(serialize_error)?;
+            if let Some(o) = v.as_object_mut() {
+                let avail: Vec<u32> = (0..=u8::MAX).map(|c| t.shape.avail(c)).collect();
+                o.insert("avail_by_category".into(), avail.into());
+            }
+            let json = v.to_string();
             Ok(MapPageJs {
                 values: core::mem::take(&mut t.nodes),
                 json,

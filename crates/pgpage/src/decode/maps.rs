@@ -80,6 +80,10 @@ pub struct FsmShape {
     /// freespace.c: FSM_TREE_DEPTH, 3 when SlotsPerFSMPage >= 1626 (enough for 2^32 heap
     /// blocks), else 4. The root is level FSM_TREE_DEPTH - 1, the leaves' level 0.
     pub tree_depth: u32,
+    /// freespace.c: FSM_CAT_STEP, BLCKSZ / FSM_CATEGORIES (256) bytes per category.
+    pub cat_step: u32,
+    /// freespace.c: MaxFSMRequestSize (MaxHeapTupleSize), what category 255 stands for.
+    pub max_request: u32,
 }
 
 impl FsmShape {
@@ -95,6 +99,20 @@ impl FsmShape {
             non_leaf_nodes: to32(non_leaf),
             slots_per_page: to32(slots),
             tree_depth: if slots >= 1626 { 3 } else { 4 },
+            cat_step: to32(page_len / 256),
+            // htup_details.h: MaxHeapTupleSize, BLCKSZ - MAXALIGN(SizeofPageHeaderData +
+            // sizeof(ItemIdData)).
+            max_request: to32(page_len.saturating_sub(crate::layout::maxalign(
+                SIZE_OF_PAGE_HEADER_DATA.saturating_add(super::SIZE_OF_ITEM_ID),
+            ))),
+        }
+    }
+
+    /// freespace.c: fsm_space_cat_to_avail, the free bytes a category stands for (at least).
+    pub fn avail(self, category: u8) -> u32 {
+        match category {
+            255 => self.max_request,
+            c => self.cat_step.saturating_mul(u32::from(c)),
         }
     }
 
@@ -305,6 +323,7 @@ mod tests {
             (s.nodes, s.non_leaf_nodes, s.slots_per_page, s.tree_depth),
             (8164, 4095, 4069, 3)
         );
+        assert_eq!((s.avail(0), s.avail(3), s.avail(255)), (0, 96, 8160));
         // 1 kB pages: 996 nodes, 511 non-leaf, 485 slots < 1626, so four levels.
         let s = FsmShape::of(1024);
         assert_eq!(
