@@ -215,7 +215,7 @@ function FsmTree(p: { map: FsmMap; block: number }) {
                 caption={`leaf slots ${from} to ${to - 1}`}
                 from={from}
                 to={to}
-                label={(i) => (firstHeap === null || perSlot === null ? `slot ${i}` : `slot ${i} · ${firstHeap + i * perSlot}`)}
+                label={(i) => (firstHeap === null || perSlot === null ? `slot ${i}` : `slot ${i}, heap ${firstHeap + i * perSlot}`)}
                 cell={(i) => {
                   const v = map.nodes[leaves.first_node + i];
                   return (

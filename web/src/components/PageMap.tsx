@@ -53,6 +53,15 @@ export function blockWords(block: number, code: number | undefined, checksumsDis
 export function PageMap(p: PageMapProps) {
   const ref = useRef<HTMLCanvasElement>(null);
   const [tip, setTip] = useState<{ block: number; x: number; y: number } | null>(null);
+  // How wide the canvas is drawn (a narrow screen scales it down): the axes' label spacing.
+  const [drawnWidth, setDrawnWidth] = useState<number | null>(null);
+  useEffect(() => {
+    const c = ref.current;
+    if (!c || typeof ResizeObserver === 'undefined') return;
+    const o = new ResizeObserver(() => setDrawnWidth(c.getBoundingClientRect().width));
+    o.observe(c);
+    return () => o.disconnect();
+  }, []);
   const width = 640;
   const cell = cellSize(p.blocks, width);
   const cols = Math.max(1, Math.floor(width / cell));
@@ -111,9 +120,10 @@ export function PageMap(p: PageMapProps) {
 
   // Labels every `colStep` columns and `rowStep` rows, placed in percent of the drawn canvas
   // so they stay on their cells when a narrow screen scales it down.
-  const colStep = axisStep(cell, 36);
-  const rowStep = axisStep(cell, 14);
   const w = cols * cell;
+  const drawnCell = drawnWidth ? (cell * drawnWidth) / w : cell;
+  const colStep = axisStep(drawnCell, 36);
+  const rowStep = axisStep(drawnCell, 14);
   const h = rows * cell;
   const colTicks = [];
   for (let c = 0; c < cols; c += colStep) colTicks.push(c);
