@@ -14,6 +14,7 @@ import { useLabEdit } from '../lab/useLabEdit';
 import { loadWasm, type Wasm } from '../wasm';
 import { HexView, type ByteProvider, type ByteRange } from './HexView';
 import { MapPanel } from './MapPanel';
+import './pageview.css';
 import { PageShare } from './Share';
 import { SpanTip } from './SpanTip';
 
@@ -212,10 +213,12 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         <button type="button" onClick={() => doCopy('hexdump -C', hexdumpC(page.bytes, fileOffset))}>
           page as hexdump -C
         </button>
-        {/* Always there, so that selecting an item by clicking a byte does not add a button
-            above the dump and move the dump under the pointer. */}
+        {/* Always there and as wide for any item number, so that selecting an item by
+            clicking a byte does not add or widen a button above the dump and move the dump
+            under the pointer. */}
         <button
           type="button"
+          className="copy-item"
           disabled={item === null}
           data-testid="copy-item"
           onClick={() => {
@@ -226,7 +229,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
             doCopy(`item ${item} as hexdump -C`, hexdumpC(page.bytes.subarray(from, to), fileOffset + from));
           }}
         >
-          selected item as hexdump -C
+          {item === null ? 'item as hexdump -C' : `item ${item} as hexdump -C`}
         </button>
         {copied && (
           <span role="status" data-testid="copied">
