@@ -399,9 +399,12 @@ const Items = memo(function Items(p: {
                 >
                   {cols.map((c) => {
                     const s = byCell.get(`${lp}:${c}`);
+                    const text = cell(row[c]);
+                    // Opaque bytes (t_data, data) show cut to one line; the title holds them whole.
+                    const whole = s === undefined || s.kind === 'bytes' || s.kind === undefined;
                     return (
-                      <td key={c} data-col={c} title={s?.value} onMouseEnter={s ? () => p.onHover(s) : undefined}>
-                        {cell(row[c])}
+                      <td key={c} data-col={c} title={whole ? text || undefined : s.value} onMouseEnter={s ? () => p.onHover(s) : undefined}>
+                        {text}
                       </td>
                     );
                   })}
