@@ -427,15 +427,83 @@ pub fn decode(
         out.problem_rules
             .push(format!("{}: {}", r.file, r.function));
     }
-    out.json = serde_json::to_string(&serde_json::json!({
-        "kind": d.kind,
-        "header": d.header,
-        "flag_names": d.header.flag_names,
-        "items": d.items,
-        "special": d.special,
-    }))
+    // Serialized from the core's structs, never through a serde_json::Value: a Value's
+    // object sorts its keys, and the columns must keep pageinspect's order.
+    out.json = serde_json::to_string(&PageColumns {
+        kind: d.kind,
+        header: &d.header,
+        flag_names: &d.header.flag_names,
+        items: &d.items,
+        special: &d.special,
+    })
     .map_err(|e| JsError::new(&format!("cannot serialize the decoded page: {e}")))?;
     Ok(out)
+}
+
+/// The decoded page's columns in the core's declaration order, which is pageinspect's.
+#[derive(serde::Serialize)]
+struct PageColumns<'a> {
+    kind: PageKind,
+    header: &'a pgpage::decode::PageHeader,
+    flag_names: &'a [&'static str],
+    items: &'a pgpage::decode::Items,
+    special: &'a Option<pgpage::decode::Special>,
+}
+
+/// A VM or FSM page as a map: `values` per heap block (VM: VISIBILITYMAP_ALL_VISIBLE 1 |
+/// VISIBILITYMAP_ALL_FROZEN 2) or per tree node (FSM: fp_nodes' free-space categories), and
+/// the rest as JSON (`pgpage::decode::VmBits` or `FsmTree`).
+#[wasm_bindgen]
+pub struct MapPageJs {
+    values: Vec<u8>,
+    json: String,
+}
+
+#[wasm_bindgen]
+impl MapPageJs {
+    #[wasm_bindgen(getter)]
+    pub fn values(&self) -> Vec<u8> {
+        self.values.clone()
+    }
+    /// VM: `{"first_heap_block", "heap_blocks"}`; FSM: `{"shape", "level", "logical_page",
+    /// "heap_blocks_per_slot", "first_heap_block", "levels": [{"depth", "first_node", "nodes"}],
+    /// "avail_by_category"}` (the free bytes each category stands for, 256 of them).
+    #[wasm_bindgen(getter)]
+    pub fn json(&self) -> String {
+        self.json.clone()
+    }
+}
+
+/// The map a page of the `vm` or `fsm` fork holds, as the core reads it; `absolute_block` is
+/// the page's relation-wide block number in its fork (it says which heap blocks it covers).
+#[wasm_bindgen]
+pub fn map_page(page: &[u8], absolute_block: u32, fork: &str) -> Result<MapPageJs, JsError> {
+    match parse_fork(fork)? {
+        Fork::Vm => {
+            let mut m = pgpage::decode::vm_bits(page, absolute_block);
+            let json = serde_json::to_string(&m).map_err(serialize_error)?;
+            Ok(MapPageJs {
+                values: core::mem::take(&mut m.bits),
+                json,
+            })
+        }
+        Fork::Fsm => {
+            let mut t = pgpage::decode::fsm_tree(page, absolute_block);
+            let mut v = serde_json::to_value(&t).map_err(serialize_error)?;
+            if let Some(o) = v.as_object_mut() {
+                let avail: Vec<u32> = (0..=u8::MAX).map(|c| t.shape.avail(c)).collect();
+                o.insert("avail_by_category".into(), avail.into());
+            }
+            let json = v.to_string();
+            Ok(MapPageJs {
+                values: core::mem::take(&mut t.nodes),
+                json,
+            })
+        }
+        other => Err(JsError::new(&format!(
+            "a {other:?} fork page holds no visibility or free space map"
+        ))),
+    }
 }
 
 /// The major version a `PG_VERSION` file names; undefined when it names none.

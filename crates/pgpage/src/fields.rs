@@ -268,13 +268,25 @@ impl Field {
                 }),
             Kind::Magic => int().map(|v| format!("0x{v:X}")),
             Kind::Flags(names) => int().map(|v| {
-                let set: Vec<&str> = flag_names(v as u32, names).collect();
+                let mut set: Vec<String> = flag_names(v as u32, names).map(String::from).collect();
+                // t_infomask2's low bits are no flags but the tuple's attribute count.
+                if core::ptr::eq(names, T_INFOMASK2) {
+                    set.push(format!("natts={}", v & u64::from(HEAP_NATTS_MASK)));
+                }
                 if set.is_empty() {
                     format!("0x{v:X}")
                 } else {
                     format!("0x{v:X} {}", set.join("|"))
                 }
             }),
+            Kind::Xid => {
+                int().map(
+                    |v| match TRANSAM_XIDS.iter().find(|x| u64::from(x.mask) == v) {
+                        Some(x) => format!("{v} ({})", x.name),
+                        None => format!("{v}"),
+                    },
+                )
+            }
             Kind::Enum(names) => {
                 int().map(|v| match names.iter().find(|n| u64::from(n.mask) == v) {
                     Some(n) => format!("{v} {}", n.name),
@@ -285,13 +297,9 @@ impl Field {
             Kind::I32 => int().map(|v| format!("{}", v as u32 as i32)),
             Kind::I64 => int().map(|v| format!("{}", v as i64)),
             Kind::F64 => int().map(|v| format!("{}", f64::from_bits(v))),
-            Kind::U8
-            | Kind::U16
-            | Kind::U32
-            | Kind::U64
-            | Kind::Xid
-            | Kind::Oid
-            | Kind::BlockNumber => int().map(|v| format!("{v}")),
+            Kind::U8 | Kind::U16 | Kind::U32 | Kind::U64 | Kind::Oid | Kind::BlockNumber => {
+                int().map(|v| format!("{v}"))
+            }
             Kind::U32Array | Kind::Bytes => None,
         };
         text.unwrap_or_else(|| format!("{} bytes", b.len()))
@@ -597,6 +605,13 @@ pub const T_INFOMASK2: &[FlagName] = &[
     flag(0x2000, "HEAP_KEYS_UPDATED"),
     flag(0x4000, "HEAP_HOT_UPDATED"),
     flag(0x8000, "HEAP_ONLY_TUPLE"),
+];
+
+/// access/transam.h: the special TransactionIds below FirstNormalTransactionId.
+pub const TRANSAM_XIDS: &[FlagName] = &[
+    flag(0, "InvalidTransactionId"),
+    flag(1, "BootstrapTransactionId"),
+    flag(2, "FrozenTransactionId"),
 ];
 
 /// htup_details.h: HEAP_NATTS_MASK.
@@ -1384,6 +1399,27 @@ mod tests {
         assert_eq!(
             page_header_data::PD_FLAGS.format(&[5, 0], e),
             "0x5 PD_HAS_FREE_LINES|PD_ALL_VISIBLE"
+        );
+        // Only the bits that are set: 0x0902 is HEAP_HASVARWIDTH, XMIN_COMMITTED, XMAX_INVALID.
+        assert_eq!(
+            heap_tuple_header_data::T_INFOMASK.format(&[0x02, 0x09], e),
+            "0x902 HEAP_HASVARWIDTH|HEAP_XMIN_COMMITTED|HEAP_XMAX_INVALID"
+        );
+        assert_eq!(
+            heap_tuple_header_data::T_INFOMASK2.format(&[0x03, 0x40], e),
+            "0x4003 HEAP_HOT_UPDATED|natts=3"
+        );
+        assert_eq!(
+            heap_tuple_header_data::T_XMAX.format(&[0; 4], e),
+            "0 (InvalidTransactionId)"
+        );
+        assert_eq!(
+            heap_tuple_header_data::T_XMIN.format(&[2, 0, 0, 0], e),
+            "2 (FrozenTransactionId)"
+        );
+        assert_eq!(
+            heap_tuple_header_data::T_XMIN.format(&[0xe6, 2, 0, 0], e),
+            "742"
         );
         // lp_off 8160, LP_NORMAL, lp_len 32: (32 << 17) | (1 << 15) | 8160.
         let word = ((32u32 << 17) | (1 << 15) | 8160).to_le_bytes();

@@ -49,3 +49,28 @@ describe('HexView editing', () => {
     expect(v.container.querySelector('[data-edited=true]')!.getAttribute('data-off')).toBe('2');
   });
 });
+
+describe('HexView reveal', () => {
+  afterEach(() => {
+    cleanup();
+    vi.restoreAllMocks();
+  });
+
+  it('scrolls its own box to the row of the byte asked for, and only when it is out of view', () => {
+    // jsdom lays nothing out: rows 16 px high, a box 160 px (10 rows) high.
+    vi.spyOn(HTMLElement.prototype, 'offsetHeight', 'get').mockReturnValue(16);
+    vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(160);
+    const bytes = new Uint8Array(8192);
+    const data = { length: bytes.length, slice: (s: number, e: number) => bytes.subarray(s, e) };
+    const props = { data, baseOffset: 0, spans: [], markedFields: new Set<string>(), selectedItem: null, cursor: 0, onHover: () => undefined, onCursor: () => undefined };
+    const v = render(<HexView {...props} reveal={{ start: 8000, n: 1 }} />);
+    const box = v.getByTestId('hexview');
+    // Row 500 at 8000 px, a third of the box from its top.
+    expect(box.scrollTop).toBe(500 * 16 - 160 / 3);
+    // A byte already in view leaves the scroll alone.
+    v.rerender(<HexView {...props} reveal={{ start: 8000 + 32, n: 2 }} />);
+    expect(box.scrollTop).toBe(500 * 16 - 160 / 3);
+    v.rerender(<HexView {...props} reveal={{ start: 0, n: 3 }} />);
+    expect(box.scrollTop).toBe(0);
+  });
+});

@@ -3,7 +3,7 @@
 // arrow keys move a cursor; bytes of `selectedItem` and of `markedFields` are highlighted, and
 // an optional byte range is outlined (the guided tour points at bytes with it).
 // Given `onEditByte`, hex digits typed at the cursor overwrite its byte, high nibble first.
-import { memo, useEffect, useMemo, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 
 /** Rows rendered in the first frame; the rest follow in later tasks so none runs long. */
 const FIRST_ROWS = 32;
@@ -30,6 +30,8 @@ export interface HexViewProps {
   /** Fields to mark loudly (data-mismatch="true"), e.g. a checksum that does not match. */
   markedFields: ReadonlySet<string>;
   selectedItem: number | null;
+  /** Scroll the dump (its own scroll box only) so that byte `start` shows; a new `n` asks again. */
+  reveal?: { start: number; n: number };
   /** Bytes to outline (data-highlight="true"). */
   highlight?: ByteRange;
   cursor: number;
@@ -128,6 +130,22 @@ function HexViewImpl(p: HexViewProps) {
     return Math.ceil(end / 16);
   }, [p.cursor, p.highlight, p.selectedItem, spans]);
   const holding = p.hold === true && !reached && rowsShown >= needed;
+  const box = useRef<HTMLDivElement>(null);
+  const revealAt = p.reveal?.start;
+  const revealN = p.reveal?.n;
+  useEffect(() => {
+    const el = box.current;
+    if (!el || revealAt === undefined) return;
+    // Every row has the same height and the rows not rendered yet keep their room, so the
+    // byte's row is at a known place whether or not it is rendered.
+    const rowH = el.querySelector<HTMLElement>('.hexrow')?.offsetHeight ?? 16;
+    const pad = parseFloat(getComputedStyle(el).paddingTop) || 0;
+    const top = pad + Math.floor(revealAt / 16) * rowH;
+    if (top < el.scrollTop || top + rowH > el.scrollTop + el.clientHeight) el.scrollTop = Math.max(0, top - el.clientHeight / 3);
+    // On a narrow screen the dump may be above the view: bring it in, the window only as far as needed.
+    const r = el.getBoundingClientRect();
+    if (r.bottom < 0 || r.top > window.innerHeight) el.scrollIntoView({ block: 'nearest' });
+  }, [revealAt, revealN]);
   useEffect(() => {
     if (shown.spans !== spans) {
       setShown({ spans, rows: FIRST_ROWS });
@@ -197,6 +215,7 @@ function HexViewImpl(p: HexViewProps) {
   }
   return (
     <div
+      ref={box}
       className="hexview"
       data-testid="hexview"
       tabIndex={0}

@@ -1,6 +1,8 @@
 // One cell per block, coloured by status (with a legend that names each colour and
-// letter), drawn on a canvas so a million-block file is still one element. Click jumps.
-import { useEffect, useRef } from 'react';
+// letter), drawn on a canvas so a million-block file is still one element. Click jumps;
+// hovering names the block and its status; axes give the block numbers of rows and columns.
+import { useEffect, useRef, useState } from 'react';
+import './pageview.css';
 import { STATUS_LETTER, STATUS_NAMES, STATUS_WORDS } from '../lib/status';
 
 const PENDING = 255;
@@ -25,8 +27,41 @@ export function cellSize(blocks: number, width: number): number {
   return Math.max(2, Math.min(14, Math.floor(Math.sqrt(target / Math.max(1, blocks)))));
 }
 
+/** The smallest of 1, 2, 5, 10, 20, 50, ... cells whose run is at least `px` wide. */
+export function axisStep(cell: number, px: number): number {
+  for (let k = 1; ; k *= 10) for (const m of [1, 2, 5]) if (m * k * cell >= px) return m * k;
+}
+
+/** The block under a point of the canvas, whose drawn size may be scaled from its own. */
+export function blockAt(x: number, y: number, drawn: { width: number; height: number }, canvas: { width: number; height: number }, cell: number, cols: number): number {
+  const sx = drawn.width > 0 ? canvas.width / drawn.width : 1;
+  const sy = drawn.height > 0 ? canvas.height / drawn.height : 1;
+  const col = Math.floor((x * sx) / cell);
+  if (col < 0 || col >= cols) return -1;
+  return Math.floor((y * sy) / cell) * cols + col;
+}
+
+/** What the page map says of a block: its number and status in the legend's words. */
+export function blockWords(block: number, code: number | undefined, checksumsDisabled: boolean): string {
+  if (code === undefined || code === PENDING) return `block ${block}: not yet verified`;
+  const name = STATUS_NAMES[code];
+  if (name === undefined) return `block ${block}`;
+  if (checksumsDisabled && name === 'mismatch') return `block ${block}: checksums are off (not checked)`;
+  return `block ${block}: ${STATUS_WORDS[name]}`;
+}
+
 export function PageMap(p: PageMapProps) {
   const ref = useRef<HTMLCanvasElement>(null);
+  const [tip, setTip] = useState<{ block: number; x: number; y: number } | null>(null);
+  // How wide the canvas is drawn (a narrow screen scales it down): the axes' label spacing.
+  const [drawnWidth, setDrawnWidth] = useState<number | null>(null);
+  useEffect(() => {
+    const c = ref.current;
+    if (!c || typeof ResizeObserver === 'undefined') return;
+    const o = new ResizeObserver(() => setDrawnWidth(c.getBoundingClientRect().width));
+    o.observe(c);
+    return () => o.disconnect();
+  }, []);
   const width = 640;
   const cell = cellSize(p.blocks, width);
   const cols = Math.max(1, Math.floor(width / cell));
@@ -83,23 +118,76 @@ export function PageMap(p: PageMapProps) {
     }
   }, [p.statuses, p.blocks, p.version, p.selected, p.checksumsDisabled, cell, cols]);
 
+  // Labels every `colStep` columns and `rowStep` rows, placed in percent of the drawn canvas
+  // so they stay on their cells when a narrow screen scales it down.
+  const w = cols * cell;
+  const drawnCell = drawnWidth ? (cell * drawnWidth) / w : cell;
+  const colStep = axisStep(drawnCell, 36);
+  const rowStep = axisStep(drawnCell, 14);
+  const h = rows * cell;
+  const colTicks = [];
+  for (let c = 0; c < cols; c += colStep) colTicks.push(c);
+  const rowTicks = [];
+  for (let r = 0; r < rows; r += rowStep) rowTicks.push(r);
+  const pick = (e: { clientX: number; clientY: number; currentTarget: HTMLCanvasElement }): number => {
+    const r = e.currentTarget.getBoundingClientRect();
+    const b = blockAt(e.clientX - r.left, e.clientY - r.top, r, e.currentTarget, cell, cols);
+    return b >= 0 && b < p.blocks ? b : -1;
+  };
   return (
     <figure className="pagemap">
-      <canvas
-        ref={ref}
-        data-testid="pagemap"
-        // For the PNG export's block numbers beside the rows (share/png.ts).
-        data-cols={cols}
-        data-cell={cell}
-        width={cols * cell}
-        height={rows * cell}
-        aria-label={`page map of ${p.blocks} blocks`}
-        onClick={(e) => {
-          const r = e.currentTarget.getBoundingClientRect();
-          const b = Math.floor((e.clientY - r.top) / cell) * cols + Math.floor((e.clientX - r.left) / cell);
-          if (b >= 0 && b < p.blocks) p.onPick(b);
-        }}
-      />
+      <div className="pagemap-plot" data-testid="pagemap-plot">
+        <div className="pagemap-corner" aria-hidden="true">
+          block
+        </div>
+        <div className="pagemap-cols" data-testid="pagemap-cols" aria-hidden="true" style={{ maxWidth: w }}>
+          {colTicks.map((c) => (
+            <span key={c} style={{ left: `${(c / cols) * 100}%` }}>
+              +{c}
+            </span>
+          ))}
+        </div>
+        <div className="pagemap-rows" data-testid="pagemap-rows" aria-hidden="true">
+          {rowTicks.map((r) => (
+            <span key={r} style={{ top: `${(r / rows) * 100}%` }}>
+              {r * cols}
+            </span>
+          ))}
+        </div>
+        <div className="pagemap-canvas">
+          <canvas
+            ref={ref}
+            data-testid="pagemap"
+            // For the PNG export's block numbers beside the rows (share/png.ts).
+            data-cols={cols}
+            data-cell={cell}
+            width={w}
+            height={h}
+            aria-label={`page map of ${p.blocks} blocks, ${cols} a row; rows are labelled with their first block`}
+            onClick={(e) => {
+              const b = pick(e);
+              if (b >= 0) p.onPick(b);
+            }}
+            onMouseMove={(e) => {
+              const b = pick(e);
+              const r = e.currentTarget.getBoundingClientRect();
+              setTip(b < 0 ? null : { block: b, x: e.clientX - r.left, y: e.clientY - r.top });
+            }}
+            onMouseLeave={() => setTip(null)}
+          />
+          {tip && (
+            <div
+              className="pagemap-tip"
+              role="tooltip"
+              data-testid="pagemap-tip"
+              data-block={tip.block}
+              style={{ left: tip.x, top: tip.y, transform: tip.x > w / 2 ? 'translate(calc(-100% - 8px), 8px)' : 'translate(12px, 8px)' }}
+            >
+              {blockWords(tip.block, tip.block < p.statuses.length ? p.statuses[tip.block] : undefined, p.checksumsDisabled)}
+            </div>
+          )}
+        </div>
+      </div>
       <figcaption className="legend">
         {STATUS_NAMES.map((s) => (
           <span key={s} className="legend-item">

@@ -1,17 +1,20 @@
 // One page: its verdict (recomputed here from the bytes), copy buttons with PostgreSQL's own
 // wording, the annotated hex dump and the decoded panels with pageinspect's names.
-import { memo, useEffect, useMemo, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
 import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
+import { mapPage } from '../lib/maps';
 import { decodeWithCore, fileKindOf, type Span } from '../lib/spans';
 import { STATUS_WORDS } from '../lib/status';
 import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { EditBar } from '../lab/EditBar';
 import { LabPanel } from '../lab/LabPanel';
 import { useLabEdit } from '../lab/useLabEdit';
-import { loadWasm } from '../wasm';
+import { loadWasm, type Wasm } from '../wasm';
 import { HexView, type ByteProvider, type ByteRange } from './HexView';
+import { MapPanel } from './MapPanel';
+import './pageview.css';
 import { PageShare } from './Share';
 import { SpanTip } from './SpanTip';
 
@@ -54,10 +57,20 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   const [error, setError] = useState<string | null>(null);
   const [hover, setHover] = useState<{ span: Span | null; off: number | null }>({ span: null, off: null });
   const [item, setItem] = useState<number | null>(null);
+  // Where a selection asks the other view to scroll: the hex dump to the item's tuple when a
+  // row is picked, the items table to the row when a byte is. `n` repeats a request.
+  const [reveal, setReveal] = useState<{ to: 'hex' | 'row'; n: number } | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
+  const wasmRef = useRef<Wasm | null>(null);
+  const select = useCallback((lp: number | null, to: 'hex' | 'row') => {
+    setItem(lp);
+    setReveal((r) => ({ to, n: (r?.n ?? 0) + 1 }));
+  }, []);
+  const pickRow = useCallback((lp: number) => select(lp, 'hex'), [select]);
+  const hoverSpan = useCallback((span: Span | null) => setHover({ span, off: span ? span.start : null }), []);
   useEffect(() => {
-    if (p.highlightItem !== undefined) setItem(p.highlightItem);
-  }, [p.highlightItem]);
+    if (p.highlightItem !== undefined) select(p.highlightItem, 'hex');
+  }, [p.highlightItem, select]);
 
   useEffect(() => {
     let live = true;
@@ -66,6 +79,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         const file = entry.file;
         if (entry.size === 0) throw new Error('empty file');
         const wasm = await loadWasm();
+        wasmRef.current = wasm;
         // Block 0 shows before the worker has settled the geometry: read it the same way.
         const { head, blockSize: bs, bigEndian } = await entryGeometry(entry);
         const blocks = Math.floor(entry.size / bs);
@@ -98,6 +112,19 @@ export const PageView = memo(function PageView(p: PageViewProps) {
     () => (page ? { length: page.bytes.length, slice: (s: number, e: number) => page.bytes.subarray(s, e) } : null),
     [page],
   );
+  // A VM or FSM page's map, from the (possibly edited) bytes.
+  const map = useMemo(
+    () => (page && wasmRef.current ? mapPage(wasmRef.current, page.bytes, page.absoluteBlock, entry.fork) : null),
+    [page, entry.fork],
+  );
+  // The tuple bytes of the selected item (its line pointer's target), where the dump scrolls.
+  const itemStart = useMemo(() => {
+    if (!decoded || item === null) return null;
+    const own = decoded.spans.filter((x) => x.item === item);
+    const tuple = own.filter((x) => x.role !== 'line_pointer');
+    const at = (tuple.length > 0 ? tuple : own).map((x) => x.start);
+    return at.length > 0 ? Math.min(...at) : null;
+  }, [decoded, item]);
   const marked = useMemo(
     () => new Set<string>(page && page.computed !== null && page.computed !== page.stored ? ['pd_checksum'] : []),
     [page],
@@ -186,20 +213,24 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         <button type="button" onClick={() => doCopy('hexdump -C', hexdumpC(page.bytes, fileOffset))}>
           page as hexdump -C
         </button>
-        {item !== null && (
-          <button
-            type="button"
-            onClick={() => {
-              const spans = decoded.spans.filter((x) => x.item === item && x.role !== 'line_pointer');
-              if (spans.length === 0) return;
-              const from = Math.min(...spans.map((x) => x.start));
-              const to = Math.max(...spans.map((x) => x.start + x.len));
-              doCopy(`item ${item} as hexdump -C`, hexdumpC(page.bytes.subarray(from, to), fileOffset + from));
-            }}
-          >
-            item {item} as hexdump -C
-          </button>
-        )}
+        {/* Always there and as wide for any item number, so that selecting an item by
+            clicking a byte does not add or widen a button above the dump and move the dump
+            under the pointer. */}
+        <button
+          type="button"
+          className="copy-item"
+          disabled={item === null}
+          data-testid="copy-item"
+          onClick={() => {
+            const spans = decoded.spans.filter((x) => x.item === item && x.role !== 'line_pointer');
+            if (spans.length === 0) return;
+            const from = Math.min(...spans.map((x) => x.start));
+            const to = Math.max(...spans.map((x) => x.start + x.len));
+            doCopy(`item ${item} as hexdump -C`, hexdumpC(page.bytes.subarray(from, to), fileOffset + from));
+          }}
+        >
+          {item === null ? 'item as hexdump -C' : `item ${item} as hexdump -C`}
+        </button>
         {copied && (
           <span role="status" data-testid="copied">
             {' '}
@@ -216,12 +247,13 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           spans={decoded.spans}
           markedFields={marked}
           selectedItem={item}
+          reveal={reveal?.to === 'hex' && itemStart !== null ? { start: itemStart, n: reveal.n } : undefined}
           highlight={p.highlight}
           cursor={p.offset}
           onCursor={(off) => {
             p.onOffset(off);
             const s = decoded.spans.find((x) => off >= x.start && off < x.start + x.len);
-            if (s?.item !== undefined) setItem(s.item);
+            if (s?.item !== undefined) select(s.item, 'row');
           }}
           onHover={(span, off) => setHover({ span, off })}
           onEditByte={lab.onEditByte}
@@ -238,7 +270,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
                   <th title={headerRows.get(k)?.doc} data-qualified={headerRows.get(k)?.qualified}>
                     {k}
                   </th>
-                  <td>
+                  <td title={headerRows.get(k)?.value} onMouseEnter={() => hoverSpan(headerRows.get(k) ?? null)}>
                     {String(v)}
                     {k === 'flags' && decoded.flag_names.length > 0 && ` ${decoded.flag_names.join('|')}`}
                     {k === 'checksum' && marked.size > 0 && ` ≠ computed ${page.computed}`}
@@ -247,18 +279,35 @@ export const PageView = memo(function PageView(p: PageViewProps) {
               ))}
             </tbody>
           </table>
-          {decoded.items.length > 0 && <Items items={decoded.items} selected={item} onSelect={setItem} />}
+          {decoded.items.length > 0 && (
+            <Items
+              items={decoded.items}
+              spans={decoded.spans}
+              selected={item}
+              reveal={reveal?.to === 'row' ? reveal.n : 0}
+              onSelect={pickRow}
+              onHover={hoverSpan}
+            />
+          )}
+          {map && <MapPanel map={map} block={page.block} />}
           {decoded.special && (
             <>
-              <h3>Special space{decoded.kind === 'btree' || decoded.kind === 'hash' ? ' / metapage' : ''}</h3>
+              {/* A map page has no special space: its fields are the map's (the grid above
+                  shows the VM's bit lists). */}
+              <h3>{map ? `${map.kind === 'vm' ? 'Visibility' : 'Free space'} map page fields` : `Special space${decoded.kind === 'btree' || decoded.kind === 'hash' ? ' / metapage' : ''}`}</h3>
               <table data-testid="special-panel">
                 <tbody>
-                  {flatten(decoded.special).map(([k, v]) => (
-                    <tr key={k}>
-                      <th>{k}</th>
-                      <td>{cell(v)}</td>
-                    </tr>
-                  ))}
+                  {flatten(decoded.special)
+                    .filter(([k]) => !(map?.kind === 'vm' && (k === 'all_visible' || k === 'all_frozen')))
+                    .map(([k, v]) => (
+                      <tr key={k}>
+                        <th>{k}</th>
+                        <td>
+                          {cell(v)}
+                          {map?.kind === 'vm' && k === 'heap_blocks' && ' (a capacity: heap blocks one VM page can describe, not the table’s size)'}
+                        </td>
+                      </tr>
+                    ))}
                 </tbody>
               </table>
             </>
@@ -284,14 +333,49 @@ function cell(v: unknown): string {
   return String(v);
 }
 
-/** The page's items with pageinspect's columns; a row selects its line pointer's bytes. */
-function Items(p: { items: Record<string, unknown>[]; selected: number | null; onSelect(lp: number): void }) {
+/** The line pointer's columns, which one ItemIdData word holds. */
+const LINE_POINTER_COLUMNS = new Set(['lp', 'lp_off', 'lp_flags', 'lp_len', 'itemoffset']);
+
+/**
+ * The page's items in pageinspect's column order (the core's), one row per item; a row
+ * selects its item, and a cell's title and the hover line give the value as the core
+ * decodes its bytes (t_ctid as (0,1), t_infomask by its set bits' names, XIDs by name).
+ */
+const Items = memo(function Items(p: {
+  items: Record<string, unknown>[];
+  spans: Span[];
+  selected: number | null;
+  /** Changes when a byte of the dump selected an item: its row scrolls into the table's view. */
+  reveal: number;
+  onSelect(lp: number): void;
+  onHover(span: Span | null): void;
+}) {
   const cols = Object.keys(p.items[0]);
   const lpOf = (row: Record<string, unknown>, i: number): number => Number(row.lp ?? row.itemoffset ?? i + 1);
+  const byCell = useMemo(() => {
+    const m = new Map<string, Span>();
+    for (const s of p.spans) {
+      if (s.item === undefined) continue;
+      if (s.role === 'line_pointer') for (const c of LINE_POINTER_COLUMNS) m.set(`${s.item}:${c}`, s);
+      else if (s.column !== undefined && !m.has(`${s.item}:${s.column}`)) m.set(`${s.item}:${s.column}`, s);
+    }
+    return m;
+  }, [p.spans]);
+  const scroller = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const box = scroller.current;
+    if (!p.reveal || !box || p.selected === null) return;
+    const row = box.querySelector<HTMLElement>(`tr[data-lp="${p.selected}"]`);
+    if (!row) return;
+    // The table's own scroll only: the window stays put, since the pointer is on the dump.
+    const head = box.querySelector('thead')?.getBoundingClientRect().height ?? 0;
+    const top = row.offsetTop - head;
+    if (top < box.scrollTop || row.offsetTop + row.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+  }, [p.reveal, p.selected]);
   return (
     <>
       <h3>Items ({p.items.length})</h3>
-      <div className="items-scroll">
+      <div className="items-scroll" ref={scroller} onMouseLeave={() => p.onHover(null)}>
         <table data-testid="items-panel">
           <thead>
             <tr>
@@ -308,13 +392,22 @@ function Items(p: { items: Record<string, unknown>[]; selected: number | null; o
                   key={i}
                   data-lp={lp}
                   tabIndex={0}
+                  aria-selected={p.selected === lp}
                   className={p.selected === lp ? 'sel' : undefined}
                   onClick={() => p.onSelect(lp)}
                   onKeyDown={(e) => e.key === 'Enter' && p.onSelect(lp)}
                 >
-                  {cols.map((c) => (
-                    <td key={c}>{cell(row[c])}</td>
-                  ))}
+                  {cols.map((c) => {
+                    const s = byCell.get(`${lp}:${c}`);
+                    const text = cell(row[c]);
+                    // Opaque bytes (t_data, data) show cut to one line; the title holds them whole.
+                    const whole = s === undefined || s.kind === 'bytes' || s.kind === undefined;
+                    return (
+                      <td key={c} data-col={c} title={whole ? text || undefined : s.value} onMouseEnter={s ? () => p.onHover(s) : undefined}>
+                        {text}
+                      </td>
+                    );
+                  })}
                 </tr>
               );
             })}
@@ -323,4 +416,4 @@ function Items(p: { items: Record<string, unknown>[]; selected: number | null; o
       </div>
     </>
   );
-}
+});

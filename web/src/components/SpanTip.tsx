@@ -1,31 +1,39 @@
 // The hover line of the hex dump: the byte's offset and its span's own row, as the core
-// describes it: `Structure.member`, pageinspect's column, the value formatted by the row's
-// kind, the doc citing the structure's header, and the finding if the bytes look wrong.
+// describes it: `Structure.member`, the value formatted by the row's kind, the finding if
+// the bytes look wrong, pageinspect's column and the doc citing the structure's header, in
+// that order: the line has a fixed height (nothing may move under the pointer), so on a
+// narrow screen what gets cut is the doc, never the value; the title holds all of it.
 import type { Span } from '../lib/spans';
 
 export function SpanTip(p: { span: Span | null; off: number | null }) {
   const s = p.span;
   return (
-    <p className="hover" data-testid="hover" aria-live="polite" data-qualified={s?.qualified}>
+    <p
+      className="hover"
+      data-testid="hover"
+      aria-live="polite"
+      data-qualified={s?.qualified}
+      title={s && p.off !== null ? `offset ${p.off}: ${s.qualified} = ${s.value}${s.problem ? ` ⚠ ${s.problem}` : ''}${s.doc ? ` — ${s.doc}` : ''}` : undefined}
+    >
       {p.off !== null && (
         <>
           offset {p.off} (0x{p.off.toString(16)}):{' '}
           {s ? (
             <>
-              <code>{s.qualified}</code>
-              {s.column !== undefined && <> (pageinspect {s.column})</>}
-              {s.item !== undefined && ` (item ${s.item})`} = <span data-testid="hover-value">{s.value}</span>
-              {s.doc && (
-                <>
-                  {' — '}
-                  <span data-testid="hover-doc">{s.doc}</span>
-                </>
-              )}
+              <code>{s.qualified}</code> = <span data-testid="hover-value">{s.value}</span>
+              {s.item !== undefined && ` (item ${s.item})`}
               {s.problem && (
                 <strong title={s.rule}>
                   {' '}
                   ⚠ {s.problem}
                 </strong>
+              )}
+              {s.column !== undefined && <> · pageinspect {s.column}</>}
+              {s.doc && (
+                <>
+                  {' — '}
+                  <span data-testid="hover-doc">{s.doc}</span>
+                </>
               )}
             </>
           ) : (

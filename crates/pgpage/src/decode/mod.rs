@@ -19,8 +19,14 @@
 //! - brin: `special` = {brin_page_type, flags, type}, `meta` = brin_metapage_info();
 //!   `items` = brin_revmap_data() rows ({pages}) on revmap pages, else line pointers.
 //! - spgist: `special` = SpGistPageOpaqueData (+ `meta` = SpGistMetaPageData); line pointers.
-//! - fsm: `special` = {fp_next_slot, non_leaf_nodes, leaf_nodes, fsm_page_contents}.
-//! - vm: `special` = {first_heap_block, heap_blocks, all_visible, all_frozen} (heap blocks).
+//! - fsm: `special` = {fp_next_slot, non_leaf_nodes, leaf_nodes, fsm_page_contents}; the
+//!   page as a tree ([`fsm_tree`]): its level in the FSM from its block's place in the fork,
+//!   its nodes by depth, the heap blocks its leaf slots stand for.
+//! - vm: `special` = {first_heap_block, heap_blocks, all_visible, all_frozen} (heap blocks;
+//!   heap_blocks is the page's capacity); every heap block's two bits: [`vm_bits`].
+//!
+//! Every struct serializes its fields in pageinspect's column order: callers that keep it
+//! (serializing the structs, not a sorted map) show the columns as the server does.
 //! - line pointers are {lp, lp_off, lp_flags, lp_len}, heap_page_items' first columns.
 
 mod brin;
@@ -52,7 +58,7 @@ pub use gin::{GinLeafItem, GinMeta, GinSpecial};
 pub use gist::{GistItem, GistSpecial};
 pub use hash::{HashItem, HashMeta, HashSpecial};
 pub use heap::{HeapItem, SequenceSpecial};
-pub use maps::{FsmSpecial, VmSpecial};
+pub use maps::{fsm_tree, vm_bits, FsmShape, FsmSpecial, FsmTree, FsmTreeLevel, VmBits, VmSpecial};
 pub use spgist::{SpGistMeta, SpGistSpecial};
 
 /// bufpage.h: SizeOfPageHeaderData; also MAXALIGN(SizeOfPageHeaderData), PageGetContents.
