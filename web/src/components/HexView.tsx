@@ -202,6 +202,8 @@ function HexViewImpl(p: HexViewProps) {
       tabIndex={0}
       role="grid"
       data-complete={rowsShown >= totalRows ? 'true' : 'false'}
+      // Rows held back while files verify: a state tests wait on instead of a time.
+      data-held={holding ? 'true' : 'false'}
       aria-label={`hex dump of the page; arrow keys move the cursor${p.onEditByte ? '; hex digits overwrite the byte at the cursor' : ''}`}
       onKeyDown={onKey}
       onScroll={() => setReached(true)}

@@ -17,7 +17,7 @@ interface Run {
   flips: number;
   total: number;
   tally: Tally | null;
-  state: 'queued' | 'running' | 'done' | 'cancelled' | 'error';
+  state: 'queued' | 'running' | 'paused' | 'done' | 'cancelled' | 'error';
   elapsedMs: number | null;
   message?: string;
 }
@@ -46,6 +46,8 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
   const [maxFlips, setMaxFlips] = useState(4);
   const [trials, setTrials] = useState(10_000);
   const [seed, setSeed] = useState(1);
+  // Experiments stop between batches while paused; a run started then waits before its first trial.
+  const [paused, setPaused] = useState(false);
 
   useEffect(() => () => worker.current?.terminate(), []);
 
@@ -62,6 +64,8 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
         switch (m.type) {
           case 'progress':
             return { ...r, tally: m.tally, state: 'running' };
+          case 'paused':
+            return { ...r, tally: m.tally, state: 'paused' };
           case 'done':
             return { ...r, tally: m.tally, state: 'done', elapsedMs: m.elapsedMs };
           case 'cancelled':
@@ -81,7 +85,8 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
   };
 
   const checksummed = page.computed !== null;
-  const busy = runs.some((r) => r.state === 'queued' || r.state === 'running') || (bench !== null && bench.rows === null);
+  const live = (r: Run) => r.state === 'queued' || r.state === 'running' || r.state === 'paused';
+  const busy = runs.some(live) || (bench !== null && bench.rows === null);
 
   const start = (specs: ExperimentSpec[]): void => {
     const added = specs.map((spec): Run => {
@@ -93,7 +98,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
     setRuns((rs) => [...rs, ...added].slice(-MAX_ROWS));
   };
   const cancel = (): void => {
-    for (const r of runs) if (r.state === 'queued' || r.state === 'running') send({ type: 'cancel', job: r.job });
+    for (const r of runs) if (live(r)) send({ type: 'cancel', job: r.job });
     if (bench && bench.rows === null) send({ type: 'cancel', job: bench.job });
   };
 
@@ -154,6 +159,17 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
           <button type="button" data-testid="lab-run-same-lane-all" disabled={!checksummed || busy} onClick={() => start([{ kind: 'same_lane_all', flips: 2, trials: 0, seed }])}>
             Every same-lane pair ({fmt(sameLanePairCount(page.bytes.length))} trials)
           </button>{' '}
+          <button
+            type="button"
+            data-testid="lab-pause"
+            data-paused={paused}
+            onClick={() => {
+              send({ type: paused ? 'resume' : 'pause' });
+              setPaused(!paused);
+            }}
+          >
+            {paused ? 'Resume' : 'Pause'}
+          </button>{' '}
           <button type="button" data-testid="lab-cancel" disabled={!busy} onClick={cancel}>
             Cancel
           </button>{' '}
@@ -199,6 +215,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
                   <td>
                     {r.state === 'done' ? fmt(r.total) : <progress max={r.total} value={t?.trials ?? 0} aria-label={`trials done of ${r.total}`} />}
                     {r.elapsedMs !== null && ` in ${(r.elapsedMs / 1000).toFixed(2)} s`}
+                    {r.state === 'paused' && ' paused'}
                     {r.state === 'cancelled' && ' cancelled'}
                     {r.state === 'error' && ` error: ${r.message}`}
                   </td>
@@ -217,7 +234,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
         <button
           type="button"
           data-testid="lab-bench"
-          disabled={busy}
+          disabled={busy || paused}
           onClick={() => {
             const job = nextJob++;
             setBench({ job, rows: null, pages: 0, blockSize: 8192 });
