@@ -86,7 +86,8 @@ export function App() {
   const shortFiles = files.filter((f) => f.findings.some((x) => x.block !== undefined)).length;
 
   return (
-    <div className={`app${drop.dragging ? ' dragging' : ''}`} {...drop.handlers}>
+    // One landmark for everything: the header's controls and the keys line belong to the tool.
+    <main className={`app${drop.dragging ? ' dragging' : ''}`} {...drop.handlers}>
       <header className="top">
         <h1>pgpage</h1>
         <span className="tagline">PostgreSQL page inspector — files stay on this machine</span>
@@ -178,6 +179,6 @@ export function App() {
       <footer className="keys">
         Keys: <kbd>[</kbd> <kbd>]</kbd> previous/next page, <kbd>n</kbd>/<kbd>N</kbd> next/previous problem, <kbd>Ctrl</kbd>+<kbd>G</kbd> go to block, arrows in the hex view.
       </footer>
-    </div>
+    </main>
   );
 }

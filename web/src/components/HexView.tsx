@@ -200,7 +200,9 @@ function HexViewImpl(p: HexViewProps) {
       className="hexview"
       data-testid="hexview"
       tabIndex={0}
-      role="grid"
+      // Keys go to the dump, not to a screen reader's browse mode; what the cursor is on is
+      // announced by the hover line (a live region), not by 8,192 byte cells.
+      role="application"
       data-complete={rowsShown >= totalRows ? 'true' : 'false'}
       // Rows held back while files verify: a state tests wait on instead of a time.
       data-held={holding ? 'true' : 'false'}

@@ -134,7 +134,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           (relation block {page.absoluteBlock}, file offset {fileOffset} = 0x{fileOffset.toString(16)})
         </small>
       </h2>
-      <nav className="pagenav">
+      <nav className="pagenav" aria-label="pages of the file">
         <button type="button" onClick={() => p.onBlock(Math.max(0, page.block - 1))} aria-label="previous page">
           [ previous
         </button>
@@ -309,8 +309,13 @@ function Items(p: { items: Record<string, unknown>[]; selected: number | null; o
                   data-lp={lp}
                   tabIndex={0}
                   className={p.selected === lp ? 'sel' : undefined}
+                  aria-selected={p.selected === lp}
                   onClick={() => p.onSelect(lp)}
-                  onKeyDown={(e) => e.key === 'Enter' && p.onSelect(lp)}
+                  onKeyDown={(e) => {
+                    if (e.key !== 'Enter' && e.key !== ' ') return;
+                    e.preventDefault();
+                    p.onSelect(lp);
+                  }}
                 >
                   {cols.map((c) => (
                     <td key={c}>{cell(row[c])}</td>

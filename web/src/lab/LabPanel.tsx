@@ -179,6 +179,8 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
         </div>
       </div>
       {runs.length > 0 && (
+        // Wider than a phone: it scrolls in this box, which the keyboard can reach.
+        <div className="lab-scroll" tabIndex={0} role="region" aria-label="experiment results">
         <table className="labresults" data-testid="lab-results">
           <thead>
             <tr>
@@ -228,6 +230,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
             })}
           </tbody>
         </table>
+        </div>
       )}
       <h3>Speed of the two wasm builds on this machine</h3>
       <p>
@@ -247,6 +250,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
         {bench?.error && <span role="status">{bench.error}</span>}
       </p>
       {bench?.rows && bench.rows.length > 0 && (
+        <div className="lab-scroll" tabIndex={0} role="region" aria-label="benchmark results">
         <table data-testid="lab-bench-table">
           <thead>
             <tr>
@@ -279,6 +283,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
             })}
           </tbody>
         </table>
+        </div>
       )}
       {bench?.rows && bench.rows.length > 0 && (
         <p className="labhint">
