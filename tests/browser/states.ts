@@ -1,7 +1,7 @@
 // The app's main states, reached as a user reaches them, for the tests that look at every
 // state alike: the layout at phone and desktop widths, axe, and the screenshots kept as test
 // artifacts. Each waits on the state's own attributes, never on time.
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, type Page } from './test';
 import { clean, damaged, makeDir, type Made } from './files';
@@ -32,6 +32,7 @@ function controlDir(): string {
   copyFileSync(join(data, 'global', 'pg_control'), join(out, 'global', 'pg_control'));
   copyFileSync(join(data, 'PG_VERSION'), join(out, 'PG_VERSION'));
   copyFileSync(seg0.path, join(out, 'base', '5', '16385'));
+  rmSync(root, { recursive: true, force: true });
   dataDir = out;
   return out;
 }
