@@ -163,17 +163,54 @@ test('experiments: detection counts equal the oracle; every bit flipped once', a
   await expect(rows).toHaveCount(0);
 });
 
-test('cancel stops a long run', async ({ page }) => {
+// Paused, the worker stops between batches and a run started then waits before its first
+// trial: the states below follow from the clicks alone, however fast the machine.
+test('pause holds a run before its first trial, resume finishes it, cancel stops a paused run', async ({ page }) => {
+  await openBlock0(page);
+  await page.getByTestId('lab').locator('summary').click();
+  await page.getByTestId('lab-max-flips').fill('1');
+  await page.getByTestId('lab-trials').fill('400');
+  await page.getByTestId('lab-seed').fill('3');
+  await page.getByTestId('lab-pause').click();
+  await expect(page.getByTestId('lab-pause')).toHaveAttribute('data-paused', 'true');
+  await page.getByTestId('lab-run-random').click();
+  const row = page.getByTestId('lab-result');
+  await expect(row).toHaveAttribute('data-state', 'paused');
+  await expect(row).toHaveAttribute('data-trials', '0');
+  await expect(page.getByTestId('lab-bench')).toBeDisabled();
+  await page.getByTestId('lab-pause').click();
+  await expect(row).toHaveAttribute('data-state', 'done');
+  await expect(row).toHaveAttribute('data-trials', '400');
+  await expect(row).toHaveAttribute('data-detected', String(oracleDetected({ kind: 'random', flips: 1, trials: 400, seed: 3 }, 400)));
+
+  // A long run, paused before it starts, is cancelled with nothing counted.
+  await page.getByTestId('lab-pause').click();
+  await page.getByTestId('lab-trials').fill('1000000');
+  await page.getByTestId('lab-run-random').click();
+  const long = row.last();
+  await expect(long).toHaveAttribute('data-state', 'paused');
+  await page.getByTestId('lab-cancel').click();
+  await expect(long).toHaveAttribute('data-state', 'cancelled');
+  await expect(long).toHaveAttribute('data-trials', '0');
+  await expect(page.getByTestId('lab-cancel')).toBeDisabled();
+});
+
+// Cancel while running: whenever it lands, the run ends cancelled with what it had counted,
+// or done with every trial if it was faster than the click; never anything else.
+test('cancel stops a running run where it is', async ({ page }) => {
   await openBlock0(page);
   await page.getByTestId('lab').locator('summary').click();
   await page.getByTestId('lab-max-flips').fill('1');
   await page.getByTestId('lab-trials').fill('1000000');
   await page.getByTestId('lab-run-random').click();
   const row = page.getByTestId('lab-result');
-  await expect(row).toHaveAttribute('data-state', 'running');
-  await page.getByTestId('lab-cancel').click();
-  await expect(row).toHaveAttribute('data-state', 'cancelled');
-  expect(Number(await row.getAttribute('data-trials'))).toBeLessThan(1_000_000);
+  await expect(row).toHaveAttribute('data-state', /running|done/);
+  await page.getByTestId('lab-cancel').click({ force: true });
+  await expect(row).toHaveAttribute('data-state', /cancelled|done/);
+  const trials = Number(await row.getAttribute('data-trials'));
+  if ((await row.getAttribute('data-state')) === 'done') expect(trials).toBe(1_000_000);
+  else expect(trials).toBeLessThan(1_000_000);
+  await expect(page.getByTestId('lab-cancel')).toBeDisabled();
 });
 
 test('benchmark: a row per wasm build with positive figures', async ({ page }) => {

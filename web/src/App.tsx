@@ -113,7 +113,8 @@ export function App() {
   const noted = useMemo(() => files.filter((f) => zeroRuns(f).length > 0), [files]);
 
   return (
-    <div className={`app${drop.dragging ? ' dragging' : ''}`} {...drop.handlers}>
+    // One landmark for everything: the header's controls and the keys line belong to the tool.
+    <main className={`app${drop.dragging ? ' dragging' : ''}`} {...drop.handlers}>
       <header className="top">
         <h1>pgpage</h1>
         <span className="tagline">PostgreSQL page inspector — files stay on this machine</span>
@@ -229,6 +230,6 @@ export function App() {
       <footer className="keys">
         Keys: <kbd>[</kbd> <kbd>]</kbd> previous/next page, <kbd>n</kbd>/<kbd>N</kbd> next/previous problem, <kbd>Ctrl</kbd>+<kbd>G</kbd> go to block, arrows in the hex view.
       </footer>
-    </div>
+    </main>
   );
 }

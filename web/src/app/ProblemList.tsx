@@ -116,8 +116,14 @@ const ProblemRow = memo(function ProblemRow(p: { x: ProblemRef; current: boolean
       data-computed={page.computed ?? ''}
       tabIndex={0}
       className={p.current ? 'current' : undefined}
+      aria-current={p.current ? 'true' : undefined}
       onClick={pick}
-      onKeyDown={(e) => e.key === 'Enter' && pick()}
+      onKeyDown={(e) => {
+        // As a button: Enter or Space (which would otherwise scroll the page).
+        if (e.key !== 'Enter' && e.key !== ' ') return;
+        e.preventDefault();
+        pick();
+      }}
     >
       <td>{f.path}</td>
       <td>{page.block}</td>

@@ -219,8 +219,12 @@ function HexViewImpl(p: HexViewProps) {
       className="hexview"
       data-testid="hexview"
       tabIndex={0}
-      role="grid"
+      // Keys go to the dump, not to a screen reader's browse mode; what the cursor is on is
+      // announced by the hover line (a live region), not by 8,192 byte cells.
+      role="application"
       data-complete={rowsShown >= totalRows ? 'true' : 'false'}
+      // Rows held back while files verify: a state tests wait on instead of a time.
+      data-held={holding ? 'true' : 'false'}
       aria-label={`hex dump of the page; arrow keys move the cursor${p.onEditByte ? '; hex digits overwrite the byte at the cursor' : ''}`}
       onKeyDown={onKey}
       onScroll={() => setReached(true)}

@@ -161,7 +161,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           (relation block {page.absoluteBlock}, file offset {fileOffset} = 0x{fileOffset.toString(16)})
         </small>
       </h2>
-      <nav className="pagenav">
+      <nav className="pagenav" aria-label="pages of the file">
         <button type="button" onClick={() => p.onBlock(Math.max(0, page.block - 1))} aria-label="previous page">
           [ previous
         </button>
@@ -394,8 +394,13 @@ const Items = memo(function Items(p: {
                   tabIndex={0}
                   aria-selected={p.selected === lp}
                   className={p.selected === lp ? 'sel' : undefined}
+                  aria-selected={p.selected === lp}
                   onClick={() => p.onSelect(lp)}
-                  onKeyDown={(e) => e.key === 'Enter' && p.onSelect(lp)}
+                  onKeyDown={(e) => {
+                    if (e.key !== 'Enter' && e.key !== ' ') return;
+                    e.preventDefault();
+                    p.onSelect(lp);
+                  }}
                 >
                   {cols.map((c) => {
                     const s = byCell.get(`${lp}:${c}`);

@@ -18,7 +18,7 @@ interface Run {
   flips: number;
   total: number;
   tally: Tally | null;
-  state: 'queued' | 'running' | 'done' | 'cancelled' | 'error';
+  state: 'queued' | 'running' | 'paused' | 'done' | 'cancelled' | 'error';
   elapsedMs: number | null;
   message?: string;
 }
@@ -47,6 +47,8 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
   const [maxFlips, setMaxFlips] = useState(4);
   const [trials, setTrials] = useState(10_000);
   const [seed, setSeed] = useState(1);
+  // Experiments stop between batches while paused; a run started then waits before its first trial.
+  const [paused, setPaused] = useState(false);
 
   // Where the checksum reads a page comes from the core, for the trial counts.
   const [layout, setLayout] = useState<ChecksumLayout | null>(null);
@@ -73,6 +75,8 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
         switch (m.type) {
           case 'progress':
             return { ...r, tally: m.tally, state: 'running' };
+          case 'paused':
+            return { ...r, tally: m.tally, state: 'paused' };
           case 'done':
             return { ...r, tally: m.tally, state: 'done', elapsedMs: m.elapsedMs };
           case 'cancelled':
@@ -92,7 +96,8 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
   };
 
   const checksummed = page.computed !== null && layout !== null;
-  const busy = runs.some((r) => r.state === 'queued' || r.state === 'running') || (bench !== null && bench.rows === null);
+  const live = (r: Run) => r.state === 'queued' || r.state === 'running' || r.state === 'paused';
+  const busy = runs.some(live) || (bench !== null && bench.rows === null);
 
   const start = (specs: ExperimentSpec[]): void => {
     if (layout === null) return;
@@ -105,7 +110,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
     setRuns((rs) => [...rs, ...added].slice(-MAX_ROWS));
   };
   const cancel = (): void => {
-    for (const r of runs) if (r.state === 'queued' || r.state === 'running') send({ type: 'cancel', job: r.job });
+    for (const r of runs) if (live(r)) send({ type: 'cancel', job: r.job });
     if (bench && bench.rows === null) send({ type: 'cancel', job: bench.job });
   };
 
@@ -166,6 +171,17 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
           <button type="button" data-testid="lab-run-same-lane-all" disabled={!checksummed || busy} onClick={() => start([{ kind: 'same_lane_all', flips: 2, trials: 0, seed }])}>
             Every same-lane pair ({layout ? fmt(sameLanePairCount(layout, page.bytes.length)) : '…'} trials)
           </button>{' '}
+          <button
+            type="button"
+            data-testid="lab-pause"
+            data-paused={paused}
+            onClick={() => {
+              send({ type: paused ? 'resume' : 'pause' });
+              setPaused(!paused);
+            }}
+          >
+            {paused ? 'Resume' : 'Pause'}
+          </button>{' '}
           <button type="button" data-testid="lab-cancel" disabled={!busy} onClick={cancel}>
             Cancel
           </button>{' '}
@@ -175,6 +191,8 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
         </div>
       </div>
       {runs.length > 0 && (
+        // Wider than a phone: it scrolls in this box, which the keyboard can reach.
+        <div className="lab-scroll" tabIndex={0} role="region" aria-label="experiment results">
         <table className="labresults" data-testid="lab-results">
           <thead>
             <tr>
@@ -211,6 +229,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
                   <td>
                     {r.state === 'done' ? fmt(r.total) : <progress max={r.total} value={t?.trials ?? 0} aria-label={`trials done of ${r.total}`} />}
                     {r.elapsedMs !== null && ` in ${(r.elapsedMs / 1000).toFixed(2)} s`}
+                    {r.state === 'paused' && ' paused'}
                     {r.state === 'cancelled' && ' cancelled'}
                     {r.state === 'error' && ` error: ${r.message}`}
                   </td>
@@ -223,13 +242,14 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
             })}
           </tbody>
         </table>
+        </div>
       )}
       <h3>Speed of the two wasm builds on this machine</h3>
       <p>
         <button
           type="button"
           data-testid="lab-bench"
-          disabled={busy}
+          disabled={busy || paused}
           onClick={() => {
             const job = nextJob++;
             setBench({ job, rows: null, pages: 0, blockSize: 8192 });
@@ -242,6 +262,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
         {bench?.error && <span role="status">{bench.error}</span>}
       </p>
       {bench?.rows && bench.rows.length > 0 && (
+        <div className="lab-scroll" tabIndex={0} role="region" aria-label="benchmark results">
         <table data-testid="lab-bench-table">
           <thead>
             <tr>
@@ -274,6 +295,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
             })}
           </tbody>
         </table>
+        </div>
       )}
       {bench?.rows && bench.rows.length > 0 && (
         <p className="labhint">

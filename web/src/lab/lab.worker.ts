@@ -1,6 +1,6 @@
 // The checksum lab's worker: bit-flip experiments in batches through the core's `verify`
 // and the benchmark of both wasm builds, off the main thread, one job at a time, with
-// progress at most every 100 ms and cancel between batches.
+// progress at most every 100 ms, and cancel, pause and resume between batches.
 import { loadWasm, type Wasm } from '../wasm';
 import { checksumLayout } from './bits';
 import { coreBatchVerify, runExperiment, trialsOf, type Tally } from './experiment';
@@ -12,6 +12,9 @@ const YIELD_EVERY_MS = 50;
 const cancelled = new Set<number>();
 const queue: (ExperimentRequest | BenchRequest)[] = [];
 let busy = false;
+let paused = false;
+/** Wakes an experiment waiting while paused (on resume or cancel). */
+let wake: (() => void) | null = null;
 
 const post = (m: FromLab): void => postMessage(m);
 const nextTask = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
@@ -20,6 +23,12 @@ self.onmessage = (ev: MessageEvent<ToLab>) => {
   const m = ev.data;
   if (m.type === 'cancel') {
     cancelled.add(m.job);
+    wake?.();
+    return;
+  }
+  if (m.type === 'pause' || m.type === 'resume') {
+    paused = m.type === 'pause';
+    if (!paused) wake?.();
     return;
   }
   queue.push(m);
@@ -52,24 +61,40 @@ async function experiment(req: ExperimentRequest): Promise<void> {
   const t0 = performance.now();
   let lastPost = t0;
   let lastYield = t0;
+  /** Time spent paused, left out of the run's elapsed time. */
+  let pausedMs = 0;
   let tally: Tally = { trials: 0, detected: 0, foldDiffers: 0, undetected: [] };
+  /** False when the job was cancelled (and said so). */
+  const goOn = async (): Promise<boolean> => {
+    if (paused && !cancelled.has(req.job)) {
+      post({ type: 'paused', job: req.job, tally: copyTally(tally), total });
+      const from = performance.now();
+      while (paused && !cancelled.has(req.job)) await new Promise<void>((r) => (wake = r));
+      wake = null;
+      pausedMs += performance.now() - from;
+      if (!cancelled.has(req.job)) post({ type: 'progress', job: req.job, tally: copyTally(tally), total });
+    }
+    if (cancelled.has(req.job)) {
+      post({ type: 'cancelled', job: req.job });
+      return false;
+    }
+    return true;
+  };
+  if (!(await goOn())) return;
   for (const t of runExperiment(verify, layout, req.page, req.absoluteBlock, req.spec, req.bigEndian)) {
     tally = t;
     const now = performance.now();
     if (now - lastYield >= YIELD_EVERY_MS) {
       await nextTask();
       lastYield = performance.now();
-      if (cancelled.has(req.job)) {
-        post({ type: 'cancelled', job: req.job });
-        return;
-      }
+      if (!(await goOn())) return;
     }
     if (now - lastPost >= POST_EVERY_MS) {
       post({ type: 'progress', job: req.job, tally: copyTally(t), total });
       lastPost = now;
     }
   }
-  post({ type: 'done', job: req.job, tally: copyTally(tally), total, elapsedMs: performance.now() - t0 });
+  post({ type: 'done', job: req.job, tally: copyTally(tally), total, elapsedMs: performance.now() - t0 - pausedMs });
 }
 
 /** Both builds, loaded here whatever the page picked: the benchmark compares them. */

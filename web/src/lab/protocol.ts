@@ -24,7 +24,11 @@ export interface CancelRequest {
   job: number;
 }
 
-export type ToLab = ExperimentRequest | BenchRequest | CancelRequest;
+/** Experiments stop between batches until resumed (or cancelled); a job sent while paused
+ * starts paused, before its first trial. */
+export type PauseRequest = { type: 'pause' } | { type: 'resume' };
+
+export type ToLab = ExperimentRequest | BenchRequest | CancelRequest | PauseRequest;
 
 export type BuildName = 'simd128' | 'scalar';
 
@@ -39,5 +43,6 @@ export type FromLab =
   | { type: 'progress'; job: number; tally: Tally; total: number }
   | { type: 'done'; job: number; tally: Tally; total: number; elapsedMs: number }
   | { type: 'bench'; job: number; rows: BenchRow[]; pages: number; blockSize: number }
+  | { type: 'paused'; job: number; tally: Tally; total: number }
   | { type: 'error'; job: number; message: string }
   | { type: 'cancelled'; job: number };

@@ -91,7 +91,7 @@ export function Tour(p: TourProps) {
   };
 
   return (
-    <aside className="tour" data-testid="tour" data-step={step + 1} role="dialog" aria-labelledby="tour-title" onKeyDown={onKey}>
+    <div className="tour" data-testid="tour" data-step={step + 1} role="dialog" aria-labelledby="tour-title" onKeyDown={onKey}>
       <h2 id="tour-title">
         {s.title}{' '}
         <small>
@@ -106,7 +106,7 @@ export function Tour(p: TourProps) {
       {manifest && sample && page
         ? s.text({ manifest, sample, page }).map((t, i) => <p key={i}>{withCode(t)}</p>)
         : !error && <p>Loading the samples…</p>}
-      <nav className="tour-buttons">
+      <nav className="tour-buttons" aria-label="tour steps">
         <button type="button" onClick={() => go(step - 1)} disabled={step === 0}>
           Back
         </button>
@@ -120,6 +120,6 @@ export function Tour(p: TourProps) {
       <p className="tour-keys">
         <kbd>←</kbd> <kbd>→</kbd> step, <kbd>Esc</kbd> closes.
       </p>
-    </aside>
+    </div>
   );
 }

@@ -1,0 +1,116 @@
+// The app's main states, reached as a user reaches them, for the tests that look at every
+// state alike: the layout at phone and desktop widths, axe, and the screenshots kept as test
+// artifacts. Each waits on the state's own attributes, never on time.
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, type Page } from './test';
+import { clean, damaged, makeDir, type Made } from './files';
+import { pgTempDir, runPg } from '../pg/cluster';
+
+const dir = makeDir();
+const seg0 = damaged(dir, '16385', 12, 0, 1);
+const good = clean(dir, '16390', 6);
+
+async function choose(page: Page, files: Made[]): Promise<void> {
+  await page.locator('[data-testid=file-input]').setInputFiles(files.map((f) => f.path));
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', /\d+/);
+}
+
+/** A data directory of initdb's (pg_control, PG_VERSION) with the damaged file in base/5. */
+let dataDir: string | null = null;
+function controlDir(): string {
+  if (dataDir) return dataDir;
+  const root = pgTempDir('pgpage-states-');
+  const data = join(root, 'data');
+  const r = runPg('initdb', ['-k', '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C', '-D', data]);
+  if (r.status !== 0) throw new Error(`initdb: ${r.stderr}`);
+  // Only what the panel needs and one relation file: the whole catalog would be 1,000 rows.
+  const out = join(dir, 'cluster');
+  mkdirSync(join(out, 'global'), { recursive: true });
+  mkdirSync(join(out, 'base', '5'), { recursive: true });
+  copyFileSync(join(data, 'global', 'pg_control'), join(out, 'global', 'pg_control'));
+  copyFileSync(join(data, 'PG_VERSION'), join(out, 'PG_VERSION'));
+  copyFileSync(seg0.path, join(out, 'base', '5', '16385'));
+  rmSync(root, { recursive: true, force: true });
+  dataDir = out;
+  return out;
+}
+
+export interface AppState {
+  name: string;
+  /** From a fresh page.goto('/') to the state, settled. */
+  reach(page: Page): Promise<void>;
+}
+
+export const STATES: AppState[] = [
+  {
+    name: 'start',
+    reach: async (page) => {
+      await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'idle');
+    },
+  },
+  {
+    name: 'problems',
+    reach: async (page) => {
+      await choose(page, [seg0, good]);
+      await expect(page.getByTestId('problem').first()).toBeVisible();
+    },
+  },
+  {
+    name: 'page',
+    // A problem page opened from the list, an item selected in its table.
+    reach: async (page) => {
+      await choose(page, [seg0, good]);
+      await page.locator('[data-testid=problem][data-block="1"]').click();
+      await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '1');
+      await expect(page.getByTestId('hexview')).toHaveAttribute('data-complete', 'true');
+      const item = page.locator('[data-testid=items-panel] tr[data-lp="2"]');
+      // Its first cell: the row is wider than a phone, and a click at its middle would scroll
+      // the table's box sideways.
+      await item.locator('td').first().click();
+      await expect(item).toHaveClass(/sel/);
+      await page.getByTestId('page-view').scrollIntoViewIfNeeded();
+    },
+  },
+  {
+    name: 'lab',
+    // Edit mode with a byte changed, the lab open with a finished experiment.
+    reach: async (page) => {
+      await choose(page, [good]);
+      await expect(page.getByTestId('hexview')).toHaveAttribute('data-complete', 'true');
+      await page.getByTestId('lab-edit').click();
+      await page.locator('[data-testid=hexview] [data-off="8150"]').click();
+      await page.keyboard.type('5a');
+      await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'mismatch');
+      await page.getByTestId('lab').locator('summary').click();
+      await page.getByTestId('lab-max-flips').fill('2');
+      await page.getByTestId('lab-trials').fill('200');
+      await page.getByTestId('lab-run-random').click();
+      await expect(page.locator('[data-testid=lab-result][data-state=done]')).toHaveCount(2);
+      await page.getByTestId('lab').scrollIntoViewIfNeeded();
+    },
+  },
+  {
+    name: 'tour',
+    // The third step: line pointers, an item outlined on a sample page.
+    reach: async (page) => {
+      await page.getByTestId('tour-start').click();
+      const tour = page.getByTestId('tour');
+      await expect(tour).toHaveAttribute('data-step', '1');
+      await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+      await tour.getByRole('button', { name: 'Next' }).click();
+      await tour.getByRole('button', { name: 'Next' }).click();
+      await expect(tour).toHaveAttribute('data-step', '3');
+      await expect(page.locator('[data-testid=hexview] [data-highlight=true]').first()).toBeInViewport();
+    },
+  },
+  {
+    name: 'control',
+    reach: async (page) => {
+      await page.getByTestId('folder-input').setInputFiles(controlDir());
+      await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+      await expect(page.getByTestId('control')).toHaveAttribute('data-crc-ok', 'true');
+    },
+  },
+];
