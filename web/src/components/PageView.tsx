@@ -394,7 +394,6 @@ const Items = memo(function Items(p: {
                   tabIndex={0}
                   aria-selected={p.selected === lp}
                   className={p.selected === lp ? 'sel' : undefined}
-                  aria-selected={p.selected === lp}
                   onClick={() => p.onSelect(lp)}
                   onKeyDown={(e) => {
                     if (e.key !== 'Enter' && e.key !== ' ') return;
