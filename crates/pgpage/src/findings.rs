@@ -237,6 +237,36 @@ findings! {
     KindFromFile => "kind_from_file", Note,
         "include/storage/bufpage.h", "PageIsNew",
         "the page does not show its kind: decoded as its file's kind";
+
+    // ---- catalogs and visibility (catalog/, visibility.rs): names from the files ---------
+    /// pg_filenode.map is not the size of this version's RelMapFile.
+    RelMapWrongSize => "relmap_wrong_size", Server,
+        "backend/utils/cache/relmapper.c", "read_relmap_file",
+        "could not read file \"%s\": read %d of %zu";
+    /// Its magic is not RELMAPPER_FILEMAGIC, or num_mappings is out of range.
+    RelMapInvalidData => "relmap_invalid_data", Server,
+        "backend/utils/cache/relmapper.c", "read_relmap_file",
+        "relation mapping file \"%s\" contains invalid data";
+    /// Its stored CRC-32C differs from the one computed over the mappings.
+    RelMapIncorrectChecksum => "relmap_incorrect_checksum", Server,
+        "backend/utils/cache/relmapper.c", "read_relmap_file",
+        "relation mapping file \"%s\" contains incorrect checksum";
+    /// The pg_xact segment or page holding a transaction's status is not there.
+    XactStatusUnavailable => "xact_status_unavailable", Server,
+        "backend/access/transam/slru.c", "SlruReportIOError",
+        "could not access status of transaction %u";
+    /// The pg_multixact offsets or members of a MultiXact are not there (or not sane).
+    MultiXactMembersUnavailable => "multixact_members_unavailable", Server,
+        "backend/access/transam/multixact.c", "GetMultiXactIdMembers",
+        "could not access status of MultiXactId %u";
+    /// A catalog's file (pg_class, pg_database, ...) is not there or cannot be read.
+    CatalogFileMissing => "catalog_file_missing", Server,
+        "backend/storage/smgr/md.c", "mdopenfork",
+        "could not open file \"%s\": %m";
+    /// A catalog's file has no row for a catalog pgpage needs (its pg_class row is gone).
+    CatalogRowMissing => "catalog_row_missing", Structural,
+        "backend/utils/cache/relcache.c", "RelationBuildDesc",
+        "could not find pg_class tuple for the catalog";
 }
 
 #[cfg(test)]

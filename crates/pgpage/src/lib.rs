@@ -14,9 +14,11 @@ pub mod verify;
 
 pub use layout::{BlockSize, Endian};
 pub use verify::{PageStatus, PageVerdict};
+pub mod catalog;
 pub mod datadir;
 pub mod decode;
 pub mod fields;
 pub mod file;
 pub mod findings;
 pub mod scan;
+pub mod visibility;
