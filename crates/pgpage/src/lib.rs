@@ -20,3 +20,4 @@ pub mod fields;
 pub mod file;
 pub mod findings;
 pub mod scan;
+pub mod tuple;
