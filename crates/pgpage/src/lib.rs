@@ -21,4 +21,5 @@ pub mod fields;
 pub mod file;
 pub mod findings;
 pub mod scan;
+pub mod tuple;
 pub mod visibility;
