@@ -11,22 +11,17 @@ use serde::Serialize;
 
 use crate::findings::Finding;
 use crate::layout::{read_u32, Endian};
+use crate::tuple::{
+    TupleHeader, HEAP_MOVED_IN, HEAP_MOVED_OFF, HEAP_XMAX_COMMITTED, HEAP_XMAX_EXCL_LOCK,
+    HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_KEYSHR_LOCK, HEAP_XMAX_LOCK_ONLY,
+    HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID,
+};
 
 /// slru.h: SLRU_PAGES_PER_SEGMENT.
 const SLRU_PAGES_PER_SEGMENT: u32 = 32;
 
-// htup_details.h: t_infomask bits.
-const HEAP_XMAX_KEYSHR_LOCK: u16 = 0x0010;
-const HEAP_XMAX_EXCL_LOCK: u16 = 0x0040;
-const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
-const HEAP_LOCK_MASK: u16 = 0x0050 | HEAP_XMAX_KEYSHR_LOCK;
-const HEAP_XMIN_COMMITTED: u16 = 0x0100;
-const HEAP_XMIN_INVALID: u16 = 0x0200;
-const HEAP_XMAX_COMMITTED: u16 = 0x0400;
-const HEAP_XMAX_INVALID: u16 = 0x0800;
-const HEAP_XMAX_IS_MULTI: u16 = 0x1000;
-const HEAP_MOVED_OFF: u16 = 0x4000;
-const HEAP_MOVED_IN: u16 = 0x8000;
+/// htup_details.h: HEAP_LOCK_MASK (HEAP_XMAX_SHR_LOCK is EXCL | KEYSHR).
+const HEAP_LOCK_MASK: u16 = HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_KEYSHR_LOCK;
 
 /// transam.h: BootstrapTransactionId and FrozenTransactionId, committed by definition.
 const BOOTSTRAP_XID: u32 = 1;
@@ -256,19 +251,6 @@ impl TransactionLog {
     }
 }
 
-/// The header fields of a heap tuple that decide its visibility.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TupleHeader {
-    pub t_xmin: u32,
-    pub t_xmax: u32,
-    /// t_cid or, for a tuple moved by a pre-9.0 VACUUM FULL, t_xvac.
-    pub t_field3: u32,
-    pub t_infomask: u16,
-    pub t_infomask2: u16,
-    /// Whether t_ctid names another tuple than this one (it was updated there).
-    pub ctid_elsewhere: bool,
-}
-
 /// What became of a tuple version, as a new transaction sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -295,9 +277,14 @@ pub fn xmax_is_locked_only(infomask: u16) -> bool {
         || infomask & (HEAP_XMAX_IS_MULTI | HEAP_LOCK_MASK) == HEAP_XMAX_EXCL_LOCK
 }
 
-/// HeapTupleSatisfiesMVCC for a snapshot taken after every transaction ended. Err names why
-/// the status could not be read (a pg_xact or pg_multixact segment missing or short).
-pub fn tuple_state(t: &TupleHeader, log: &TransactionLog) -> Result<TupleState, Finding> {
+/// HeapTupleSatisfiesMVCC for a snapshot taken after every transaction ended, for the tuple
+/// at `tid` (block, line pointer). Err names why the status could not be read (a pg_xact or
+/// pg_multixact segment missing or short).
+pub fn tuple_state(
+    t: &TupleHeader,
+    tid: (u32, u16),
+    log: &TransactionLog,
+) -> Result<TupleState, Finding> {
     let m = t.t_infomask;
     if m & HEAP_XMIN_COMMITTED == 0 {
         if m & HEAP_XMIN_INVALID != 0 {
@@ -326,7 +313,9 @@ pub fn tuple_state(t: &TupleHeader, log: &TransactionLog) -> Result<TupleState, 
     } else {
         m & HEAP_XMAX_COMMITTED != 0 || log.xid_status(t.t_xmax)?.did_commit()
     };
-    Ok(match (deleted, t.ctid_elsewhere) {
+    // A deleted tuple's t_ctid stays its own; an updated one's names its successor.
+    let ctid_elsewhere = (t.t_ctid_block, t.t_ctid_offset) != tid;
+    Ok(match (deleted, ctid_elsewhere) {
         (false, _) => TupleState::Live,
         (true, true) => TupleState::Updated,
         (true, false) => TupleState::Deleted,
@@ -362,9 +351,11 @@ mod tests {
             t_xmin: xmin,
             t_xmax: xmax,
             t_field3: 0,
-            t_infomask: infomask,
+            t_ctid_block: 0,
+            t_ctid_offset: 1,
             t_infomask2: 0,
-            ctid_elsewhere: false,
+            t_infomask: infomask,
+            t_hoff: 24,
         }
     }
 
@@ -392,7 +383,7 @@ mod tests {
     #[test]
     fn hint_bits_then_pg_xact() {
         let log = log_with(&[(10, 1), (11, 2), (12, 3)]);
-        let state = |h: TupleHeader| tuple_state(&h, &log);
+        let state = |h: TupleHeader| tuple_state(&h, (0, 1), &log);
         // Inserted, never deleted (xmax 0 carries HEAP_XMAX_INVALID once hinted; without
         // it, xid 0 is not committed).
         assert_eq!(state(header(10, 0, 0)), Ok(TupleState::Live));
@@ -438,7 +429,7 @@ mod tests {
             Ok(TupleState::Live)
         );
         let mut updated = header(10, 10, HEAP_XMAX_COMMITTED);
-        updated.ctid_elsewhere = true;
+        updated.t_ctid_offset = 2;
         assert_eq!(state(updated), Ok(TupleState::Updated));
         assert_eq!(
             state(header(10, 99_999_999, 0)),
@@ -483,7 +474,7 @@ mod tests {
         assert_eq!(log.multixact_update_xid(3), Ok(Some(24)));
         let multi = |m, lock_only: bool| {
             let mask = HEAP_XMAX_IS_MULTI | if lock_only { HEAP_XMAX_LOCK_ONLY } else { 0 };
-            tuple_state(&header(10, m, mask), &log)
+            tuple_state(&header(10, m, mask), (0, 1), &log)
         };
         assert_eq!(multi(1, true), Ok(TupleState::Live));
         assert_eq!(multi(1, false), Ok(TupleState::Live));

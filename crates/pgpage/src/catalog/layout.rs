@@ -5,6 +5,8 @@
 
 use alloc::vec::Vec;
 
+use serde::Serialize;
+
 use crate::tuple::{Align, Attribute};
 
 /// One column of a catalog: pg_attribute's attname, atttypid, attlen, attalign, attbyval and
@@ -55,7 +57,6 @@ const BOOL: u32 = 16;
 const CHAR: u32 = 18;
 const NAME: u32 = 19;
 const INT2: u32 = 21;
-const INT2VECTOR: u32 = 22;
 const INT4: u32 = 23;
 const REGPROC: u32 = 24;
 const TEXT: u32 = 25;
@@ -73,7 +74,8 @@ pub const NEWEST: u32 = 18;
 
 /// The catalogs pgpage reads, with their OIDs (pg_*_d.h: RelationRelationId and the
 /// others) and where their files are found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Catalog {
     PgDatabase,
     PgTablespace,
@@ -159,10 +161,7 @@ impl Catalog {
 /// A catalog's columns in one version, in attnum order; empty for a version these tables do
 /// not describe.
 pub fn columns(catalog: Catalog, major: u32) -> impl Iterator<Item = &'static CatalogColumn> {
-    catalog
-        .table()
-        .iter()
-        .filter(move |c| c.holds_for(major))
+    catalog.table().iter().filter(move |c| c.holds_for(major))
 }
 
 /// The tuple descriptor heap_deform_tuple needs for a catalog in one version.
@@ -343,7 +342,16 @@ pub const PG_TYPE: &[CatalogColumn] = &[
     col("typtypmod", INT4, 4, b'i', true, true, 13, 18),
     col("typndims", INT4, 4, b'i', true, true, 13, 18),
     col("typcollation", OID, 4, b'i', true, true, 13, 18),
-    col("typdefaultbin", PG_NODE_TREE, -1, b'i', false, false, 13, 18),
+    col(
+        "typdefaultbin",
+        PG_NODE_TREE,
+        -1,
+        b'i',
+        false,
+        false,
+        13,
+        18,
+    ),
     col("typdefault", TEXT, -1, b'i', false, false, 13, 18),
     col("typacl", ACLITEM_ARRAY, -1, b'i', false, false, 13, 15),
     col("typacl", ACLITEM_ARRAY, -1, b'd', false, false, 16, 18),
@@ -356,4 +364,3 @@ pub const PG_ENUM: &[CatalogColumn] = &[
     col("enumsortorder", FLOAT4, 4, b'i', true, true, 13, 18),
     col("enumlabel", NAME, 64, b'c', false, true, 13, 18),
 ];
-
