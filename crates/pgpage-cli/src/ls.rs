@@ -1,0 +1,683 @@
+//! `pgpage ls`: every relation with storage in every database of a data directory, named
+//! from the catalogs on disk (CONTRACTS.md `ls --json`), with its forks, blocks and problem
+//! pages; files no catalog row claims are listed unnamed. The catalogs are read by the core
+//! (pgpage::catalog); this module finds and reads their files.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use pgpage::catalog::layout::Catalog;
+use pgpage::catalog::names::{
+    database_relations, NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID,
+};
+use pgpage::catalog::read::{
+    class_rows, database_rows, oid_name_rows, CatalogFile, CatalogProblem, DatabaseRow,
+};
+use pgpage::catalog::relmap::{read_relmap, RelMap};
+use pgpage::control::ControlValue;
+use pgpage::datadir::{is_skipped_data_dir_file, parse_pg_version, tablespace_dir_version};
+use pgpage::file::{parse_relation_file_name, Fork, Geometry};
+use pgpage::scan::{ChecksumsKnown, FileScan};
+use pgpage::visibility::{slru_segment_number, SlruKind, TransactionLog};
+use pgpage::{BlockSize, Endian};
+use serde::Serialize;
+
+use crate::args::io_reason;
+use crate::input::{open_regular, read_full_at};
+use crate::verify::cluster::Cluster;
+
+#[derive(clap::Args, Debug)]
+pub struct LsArgs {
+    /// Print one JSON object: {"relations": [...]}.
+    #[arg(long)]
+    pub json: bool,
+    /// The data directory.
+    pub datadir: PathBuf,
+}
+
+/// One relation file of a directory: fork, segment and length.
+#[derive(Clone, Copy, Debug)]
+struct DirFile {
+    fork: Fork,
+    segno: u32,
+    len: u64,
+}
+
+/// One entry of the listing (CONTRACTS.md `ls --json`).
+#[derive(Serialize, Debug)]
+struct Entry {
+    database_oid: u32,
+    database: Option<String>,
+    tablespace_oid: u32,
+    relfilenode: u32,
+    oid: Option<u32>,
+    schema: Option<String>,
+    name: Option<String>,
+    relkind: Option<char>,
+    am: Option<String>,
+    toast_relfilenode: Option<u32>,
+    forks: Vec<&'static str>,
+    blocks: u64,
+    problems: u64,
+}
+
+/// What the run needs from the data directory, and what went wrong so far.
+struct Ls {
+    root: PathBuf,
+    display: String,
+    major: u32,
+    block_size: BlockSize,
+    endian: Endian,
+    checksums: ChecksumsKnown,
+    log: TransactionLog,
+    /// pg_tblspc/OID/PG_MAJOR_CATVERSION of each tablespace with a link.
+    tablespaces: BTreeMap<u32, PathBuf>,
+    /// Lines for stderr, each a damaged or skipped thing.
+    damage: Vec<String>,
+}
+
+/// Runs the command; returns the exit status.
+pub fn run(args: &LsArgs) -> i32 {
+    let mut ls = match Ls::open(&args.datadir) {
+        Ok(ls) => ls,
+        Err(reason) => {
+            eprintln!("pgpage ls: {reason}");
+            return 2;
+        }
+    };
+    let entries = ls.entries();
+    let printed = if args.json {
+        print_json(&entries)
+    } else {
+        print_text(&entries)
+    };
+    for line in &ls.damage {
+        eprintln!("pgpage ls: {line}");
+    }
+    if let Err(e) = printed {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("pgpage ls: {e}");
+        }
+        return 2;
+    }
+    i32::from(!ls.damage.is_empty())
+}
+
+/// A file's bytes, or the reason it cannot be read in the server's words.
+fn read_file(path: &Path, shown: &str) -> Result<Vec<u8>, String> {
+    fs::read(path).map_err(|e| format!("could not open file \"{shown}\": {}", io_reason(&e)))
+}
+
+impl Ls {
+    fn open(root: &Path) -> Result<Ls, String> {
+        let display = root.display().to_string();
+        if let Err(e) = fs::read_dir(root) {
+            return Err(format!(
+                "could not open directory \"{display}\": {}",
+                io_reason(&e)
+            ));
+        }
+        let version = fs::read(root.join("PG_VERSION")).map_err(|e| {
+            format!(
+                "could not read \"{display}/PG_VERSION\": {}: not a data directory",
+                io_reason(&e)
+            )
+        })?;
+        let major = parse_pg_version(&version)
+            .ok_or_else(|| format!("\"{display}/PG_VERSION\" names no PostgreSQL version"))?;
+        if !(pgpage::catalog::layout::OLDEST..=pgpage::catalog::layout::NEWEST).contains(&major)
+        {
+            return Err(format!(
+                "PostgreSQL {major} data directory \"{display}\": pgpage reads the catalogs of PostgreSQL 13 to 18"
+            ));
+        }
+        let cluster = Cluster::read(&display, root);
+        let mut damage = cluster.warnings();
+        let (block_size, endian) = match cluster.trusted() {
+            Some(c) => (
+                c.block_size()
+                    .and_then(BlockSize::new)
+                    .unwrap_or(BlockSize::DEFAULT),
+                c.endian,
+            ),
+            None => (BlockSize::DEFAULT, Endian::Little),
+        };
+        let mut log = TransactionLog::new(block_size.len(), endian);
+        for (dir, kind) in [
+            ("pg_xact", SlruKind::Xact),
+            ("pg_multixact/offsets", SlruKind::MultiXactOffsets),
+            ("pg_multixact/members", SlruKind::MultiXactMembers),
+        ] {
+            let Ok(entries) = fs::read_dir(root.join(dir)) else {
+                damage.push(format!(
+                    "could not open directory \"{display}/{dir}\": transaction status unknown"
+                ));
+                continue;
+            };
+            for e in entries.flatten() {
+                let name = e.file_name();
+                let Some(segno) = name.to_str().and_then(slru_segment_number) else {
+                    continue;
+                };
+                match fs::read(e.path()) {
+                    Ok(bytes) => log.add_segment(kind, segno, bytes),
+                    Err(err) => damage.push(format!(
+                        "could not read file \"{display}/{dir}/{}\": {}",
+                        name.to_string_lossy(),
+                        io_reason(&err)
+                    )),
+                }
+            }
+        }
+        if let Some(c) = cluster.trusted() {
+            let num = |name| match c.get(name) {
+                Some(ControlValue::Text(t)) => t.parse::<u32>().ok(),
+                Some(ControlValue::Int(i)) => u32::try_from(*i).ok(),
+                _ => None,
+            };
+            if let (Some(multi), Some(offset)) = (num("next_multixact_id"), num("next_multi_offset"))
+            {
+                log.set_next_multi(multi, offset);
+            }
+        }
+        let mut tablespaces = BTreeMap::new();
+        if let Ok(entries) = fs::read_dir(root.join("pg_tblspc")) {
+            for e in entries.flatten() {
+                let Some(oid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                    continue;
+                };
+                // The link's target holds one PG_MAJOR_CATVERSION directory per server
+                // version that used it; ours is the one of our major version.
+                let found = fs::read_dir(e.path()).ok().and_then(|dirs| {
+                    dirs.flatten().find(|d| {
+                        d.file_name()
+                            .to_str()
+                            .and_then(tablespace_dir_version)
+                            .is_some_and(|v| v == major)
+                    })
+                });
+                if let Some(d) = found {
+                    tablespaces.insert(
+                        oid,
+                        Path::new("pg_tblspc").join(e.file_name()).join(d.file_name()),
+                    );
+                }
+            }
+        }
+        Ok(Ls {
+            root: root.to_path_buf(),
+            display,
+            major,
+            block_size,
+            endian,
+            checksums: cluster.checksums(),
+            log,
+            tablespaces,
+            damage,
+        })
+    }
+
+    /// The directory (relative to the data directory) of a database's files in a tablespace.
+    fn directory(&self, tablespace: u32, database: u32) -> Option<PathBuf> {
+        match tablespace {
+            GLOBALTABLESPACE_OID => Some(PathBuf::from("global")),
+            DEFAULTTABLESPACE_OID => Some(Path::new("base").join(database.to_string())),
+            t => self
+                .tablespaces
+                .get(&t)
+                .map(|d| d.join(database.to_string())),
+        }
+    }
+
+    fn shown(&self, rel: &Path) -> String {
+        format!("{}/{}", self.display, rel.display())
+    }
+
+    /// A pg_filenode.map, its findings named.
+    fn relmap(&mut self, dir: &Path) -> RelMap {
+        let rel = dir.join("pg_filenode.map");
+        let shown = self.shown(&rel);
+        match read_file(&self.root.join(&rel), &shown) {
+            Ok(bytes) => {
+                let map = read_relmap(&bytes, self.major, self.endian);
+                for f in &map.findings {
+                    self.damage
+                        .push(format!("\"{shown}\": {} ({})", f.message(), f.code()));
+                }
+                map
+            }
+            Err(reason) => {
+                self.damage.push(reason);
+                RelMap::default()
+            }
+        }
+    }
+
+    /// A catalog's relation file, every segment in order; None (and named) when missing.
+    fn catalog_bytes(&mut self, dir: &Path, relfilenode: u32) -> Option<Vec<u8>> {
+        let mut bytes = Vec::new();
+        for segno in 0u32.. {
+            let name = match segno {
+                0 => relfilenode.to_string(),
+                n => format!("{relfilenode}.{n}"),
+            };
+            let rel = dir.join(name);
+            match fs::read(self.root.join(&rel)) {
+                Ok(b) => bytes.extend_from_slice(&b),
+                Err(_) if segno > 0 => break,
+                Err(e) => {
+                    self.damage.push(format!(
+                        "could not open file \"{}\": {}",
+                        self.shown(&rel),
+                        io_reason(&e)
+                    ));
+                    return None;
+                }
+            }
+        }
+        Some(bytes)
+    }
+
+    fn catalog_file<'a>(&self, bytes: &'a [u8]) -> CatalogFile<'a> {
+        CatalogFile {
+            bytes,
+            block_size: self.block_size,
+            endian: self.endian,
+            checksums: self.checksums != ChecksumsKnown::Off,
+        }
+    }
+
+    fn name_problems(&mut self, problems: &[CatalogProblem], dir: &Path, relfilenode: u32) {
+        let file = self.shown(&dir.join(relfilenode.to_string()));
+        for p in problems {
+            let at = match (p.block, p.lp) {
+                (Some(b), Some(lp)) => format!(", block {b}, item {lp}"),
+                (Some(b), None) => format!(", block {b}"),
+                _ => String::new(),
+            };
+            let left_out = if p.lp.is_some() { "row" } else { "rows" };
+            self.damage.push(format!(
+                "{} \"{file}\"{at}: {} ({}): its {left_out} left out",
+                p.catalog.name(),
+                p.finding.message(),
+                p.finding.code()
+            ));
+        }
+    }
+
+    /// Reads a catalog by its file's number; the rows `read` makes of it.
+    fn read_catalog<T>(
+        &mut self,
+        dir: &Path,
+        relfilenode: Option<u32>,
+        catalog: Catalog,
+        read: impl Fn(&CatalogFile, &TransactionLog, &mut Vec<CatalogProblem>) -> Vec<T>,
+    ) -> Vec<T> {
+        let Some(relfilenode) = relfilenode else {
+            self.damage.push(format!(
+                "{}: no file for {} (neither pg_filenode.map nor pg_class names one): its rows are left out",
+                self.shown(dir),
+                catalog.name()
+            ));
+            return Vec::new();
+        };
+        let Some(bytes) = self.catalog_bytes(dir, relfilenode) else {
+            return Vec::new();
+        };
+        let mut problems = Vec::new();
+        let rows = read(&self.catalog_file(&bytes), &self.log, &mut problems);
+        self.name_problems(&problems, dir, relfilenode);
+        rows
+    }
+
+    /// Every relation named from the catalogs, then every unclaimed file, in order.
+    fn entries(&mut self) -> Vec<Entry> {
+        let major = self.major;
+        let global = PathBuf::from("global");
+        let shared = self.relmap(&global);
+        let databases: Vec<DatabaseRow> = self.read_catalog(
+            &global,
+            shared.filenumber(Catalog::PgDatabase.oid()),
+            Catalog::PgDatabase,
+            |f, log, p| database_rows(f, major, log, p),
+        );
+        let mut named: Vec<(Option<String>, NamedRelation)> = Vec::new();
+        let mut shared_seen = BTreeSet::new();
+        for db in &databases {
+            let Some(dir) = self.directory(db.dattablespace, db.oid) else {
+                self.damage.push(format!(
+                    "database \"{}\" is in tablespace {}, which has no directory under pg_tblspc: its relations are not listed",
+                    db.datname, db.dattablespace
+                ));
+                continue;
+            };
+            if !self.root.join(&dir).is_dir() {
+                continue;
+            }
+            let local = self.relmap(&dir);
+            let classes = self.read_catalog(
+                &dir,
+                local.filenumber(Catalog::PgClass.oid()),
+                Catalog::PgClass,
+                |f, log, p| class_rows(f, major, log, p),
+            );
+            // pg_namespace and pg_am are not mapped: pg_class names their files (VACUUM
+            // FULL of either gives them a new one).
+            let node_of = |catalog: Catalog| {
+                classes
+                    .iter()
+                    .find(|c| c.oid == catalog.oid())
+                    .map(|c| c.relfilenode)
+                    .filter(|n| *n != 0)
+                    .or_else(|| local.filenumber(catalog.oid()))
+            };
+            let (nsp_node, am_node) = (node_of(Catalog::PgNamespace), node_of(Catalog::PgAm));
+            let namespaces = self.read_catalog(&dir, nsp_node, Catalog::PgNamespace, |f, log, p| {
+                oid_name_rows(f, Catalog::PgNamespace, "nspname", major, log, p)
+            });
+            let ams = self.read_catalog(&dir, am_node, Catalog::PgAm, |f, log, p| {
+                oid_name_rows(f, Catalog::PgAm, "amname", major, log, p)
+            });
+            let (relations, unmapped) = database_relations(
+                db.oid,
+                db.dattablespace,
+                &classes,
+                &namespaces,
+                &ams,
+                &local,
+                &shared,
+            );
+            for u in unmapped {
+                self.damage.push(format!(
+                    "database \"{}\": relation \"{}\" (oid {}) is mapped but no pg_filenode.map names its file",
+                    db.datname, u.name, u.oid
+                ));
+            }
+            for r in relations {
+                if r.database_oid == 0 {
+                    if shared_seen.insert(r.oid) {
+                        named.push((None, r));
+                    }
+                } else {
+                    named.push((Some(db.datname.clone()), r));
+                }
+            }
+        }
+        let names: BTreeMap<u32, &str> =
+            databases.iter().map(|d| (d.oid, &*d.datname)).collect();
+        self.listing(named, &names)
+    }
+
+    /// Joins the named relations with the files on disk; files nobody claims come last in
+    /// their directory's order.
+    fn listing(
+        &mut self,
+        named: Vec<(Option<String>, NamedRelation)>,
+        databases: &BTreeMap<u32, &str>,
+    ) -> Vec<Entry> {
+        // Every directory that holds relation files: global, base/N, pg_tblspc/T/PG_x/N.
+        let mut dirs: BTreeMap<(u32, u32), PathBuf> = BTreeMap::new();
+        dirs.insert((GLOBALTABLESPACE_OID, 0), PathBuf::from("global"));
+        let mut spaces: Vec<(u32, PathBuf)> = vec![(DEFAULTTABLESPACE_OID, PathBuf::from("base"))];
+        spaces.extend(self.tablespaces.iter().map(|(t, p)| (*t, p.clone())));
+        for (t, base) in spaces {
+            let Ok(entries) = fs::read_dir(self.root.join(&base)) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                if let Some(db) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) {
+                    dirs.insert((t, db), base.join(e.file_name()));
+                }
+            }
+        }
+        let mut files: BTreeMap<(u32, u32), BTreeMap<u32, Vec<DirFile>>> = BTreeMap::new();
+        for (key, dir) in &dirs {
+            let Ok(entries) = fs::read_dir(self.root.join(dir)) else {
+                continue;
+            };
+            let by_node = files.entry(*key).or_default();
+            for e in entries.flatten() {
+                let name = e.file_name();
+                let Some(name) = name.to_str() else { continue };
+                if is_skipped_data_dir_file(name) {
+                    continue;
+                }
+                let (Some(parsed), Ok(meta)) = (parse_relation_file_name(name), e.metadata())
+                else {
+                    continue;
+                };
+                if meta.is_file() {
+                    by_node.entry(parsed.relfilenode).or_default().push(DirFile {
+                        fork: parsed.fork,
+                        segno: parsed.segno,
+                        len: meta.len(),
+                    });
+                }
+            }
+        }
+        let mut entries = Vec::new();
+        let mut claimed: BTreeSet<(u32, u32, u32)> = BTreeSet::new();
+        for (database, r) in named {
+            let key = (r.tablespace_oid, r.database_oid);
+            claimed.insert((key.0, key.1, r.relfilenode));
+            let found = files
+                .get(&key)
+                .and_then(|f| f.get(&r.relfilenode))
+                .cloned()
+                .unwrap_or_default();
+            let dir = dirs.get(&key).cloned();
+            let (forks, blocks, problems) = self.measure(dir.as_deref(), r.relfilenode, &found);
+            entries.push(Entry {
+                database_oid: r.database_oid,
+                database,
+                tablespace_oid: r.tablespace_oid,
+                relfilenode: r.relfilenode,
+                oid: Some(r.oid),
+                schema: r.schema,
+                name: Some(r.name),
+                relkind: Some(r.relkind),
+                am: r.am,
+                toast_relfilenode: r.toast_relfilenode,
+                forks,
+                blocks,
+                problems,
+            });
+        }
+        for ((tablespace, database), by_node) in &files {
+            let dir = dirs.get(&(*tablespace, *database)).cloned();
+            for (node, found) in by_node {
+                if claimed.contains(&(*tablespace, *database, *node)) {
+                    continue;
+                }
+                let (forks, blocks, problems) = self.measure(dir.as_deref(), *node, found);
+                entries.push(Entry {
+                    database_oid: *database,
+                    database: databases.get(database).map(|s| (*s).to_owned()),
+                    tablespace_oid: *tablespace,
+                    relfilenode: *node,
+                    oid: None,
+                    schema: None,
+                    name: None,
+                    relkind: None,
+                    am: None,
+                    toast_relfilenode: None,
+                    forks,
+                    blocks,
+                    problems,
+                });
+            }
+        }
+        entries.sort_by(|a, b| {
+            (a.database_oid, a.tablespace_oid, a.relfilenode).cmp(&(
+                b.database_oid,
+                b.tablespace_oid,
+                b.relfilenode,
+            ))
+        });
+        entries
+    }
+
+    /// A relation's forks, its main fork's blocks and its problem pages (verify's verdict
+    /// of each file, pgpage::scan).
+    fn measure(
+        &mut self,
+        dir: Option<&Path>,
+        relfilenode: u32,
+        found: &[DirFile],
+    ) -> (Vec<&'static str>, u64, u64) {
+        let forks: BTreeSet<Fork> = found.iter().map(|f| f.fork).collect();
+        let bytes = u64::from(self.block_size.bytes());
+        let blocks = found
+            .iter()
+            .filter(|f| f.fork == Fork::Main)
+            .map(|f| f.len.checked_div(bytes).unwrap_or(0))
+            .sum();
+        let mut problems = 0u64;
+        if let Some(dir) = dir {
+            for f in found {
+                let suffix = match f.fork {
+                    Fork::Main => String::new(),
+                    other => format!("_{}", other.as_str()),
+                };
+                let seg = match f.segno {
+                    0 => String::new(),
+                    n => format!(".{n}"),
+                };
+                let rel = dir.join(format!("{relfilenode}{suffix}{seg}"));
+                match self.scan(&self.root.join(&rel), f) {
+                    Ok(n) => problems = problems.saturating_add(n),
+                    Err(e) => self.damage.push(format!(
+                        "could not read file \"{}\": {}",
+                        self.shown(&rel),
+                        io_reason(&e)
+                    )),
+                }
+            }
+        }
+        (forks.into_iter().map(Fork::as_str).collect(), blocks, problems)
+    }
+
+    /// verify's count of problem pages in one file.
+    fn scan(&self, path: &Path, f: &DirFile) -> io::Result<u64> {
+        let geometry = Geometry {
+            block_size: self.block_size,
+            endian: self.endian,
+            block_size_assumed: false,
+            byte_order_detected: false,
+        };
+        let mut scan = FileScan::new(geometry, f.segno, f.len)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+        let file = open_regular(path)?;
+        let page = self.block_size.len();
+        let mut buf = vec![0u8; page.saturating_mul(256)];
+        let mut offset = 0u64;
+        let mut block = 0u32;
+        loop {
+            let (got, err) = read_full_at(&file, &mut buf, offset);
+            if let Some(e) = err {
+                return Err(e);
+            }
+            let pages = got.checked_div(page).unwrap_or(0);
+            let whole = pages.saturating_mul(page);
+            if let Some(chunk) = buf.get(..whole) {
+                scan.chunk(chunk, block);
+            }
+            if got < buf.len() {
+                break;
+            }
+            offset = offset.saturating_add(got as u64);
+            block = block.saturating_add(u32::try_from(pages).unwrap_or(u32::MAX));
+        }
+        Ok(scan.finish(self.checksums).counts.problems())
+    }
+}
+
+fn print_json(entries: &[Entry]) -> io::Result<()> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    serde_json::to_writer(&mut out, &serde_json::json!({ "relations": entries }))?;
+    writeln!(out)?;
+    out.flush()
+}
+
+/// quote_ident's rule: lower-case letters, digits and underscores, not starting with a
+/// digit, print as they are; anything else in double quotes.
+fn quote_ident(s: &str) -> String {
+    let plain = !s.is_empty()
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if plain {
+        s.to_owned()
+    } else {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    }
+}
+
+fn print_text(entries: &[Entry]) -> io::Result<()> {
+    let header = [
+        "database",
+        "relation",
+        "relkind",
+        "am",
+        "relfilenode",
+        "forks",
+        "blocks",
+        "problems",
+    ];
+    let rows: Vec<[String; 8]> = entries
+        .iter()
+        .map(|e| {
+            let relation = match (&e.schema, &e.name) {
+                (Some(s), Some(n)) => format!("{}.{}", quote_ident(s), quote_ident(n)),
+                (None, Some(n)) => quote_ident(n),
+                _ => "(no catalog row)".to_owned(),
+            };
+            [
+                e.database.clone().unwrap_or_else(|| match e.database_oid {
+                    0 => "(shared)".to_owned(),
+                    oid => format!("({oid})"),
+                }),
+                relation,
+                e.relkind.map(String::from).unwrap_or_default(),
+                e.am.clone().unwrap_or_default(),
+                e.relfilenode.to_string(),
+                e.forks.join(","),
+                e.blocks.to_string(),
+                e.problems.to_string(),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(str::len);
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    let line = |out: &mut dyn Write, cells: &[&str]| -> io::Result<()> {
+        let mut text = String::new();
+        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+            let pad = w.saturating_sub(cell.chars().count());
+            // Numbers right-aligned, words left-aligned, as psql aligns them.
+            if i >= 4 && i != 5 {
+                text.push_str(&" ".repeat(pad));
+                text.push_str(cell);
+            } else {
+                text.push_str(cell);
+                text.push_str(&" ".repeat(pad));
+            }
+            if i < cells.len().saturating_sub(1) {
+                text.push_str("  ");
+            }
+        }
+        writeln!(out, "{}", text.trim_end())
+    };
+    line(&mut out, &header)?;
+    for row in &rows {
+        let cells: Vec<&str> = row.iter().map(String::as_str).collect();
+        line(&mut out, &cells)?;
+    }
+    out.flush()
+}
