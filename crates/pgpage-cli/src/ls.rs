@@ -127,8 +127,7 @@ impl Ls {
         })?;
         let major = parse_pg_version(&version)
             .ok_or_else(|| format!("\"{display}/PG_VERSION\" names no PostgreSQL version"))?;
-        if !(pgpage::catalog::layout::OLDEST..=pgpage::catalog::layout::NEWEST).contains(&major)
-        {
+        if !(pgpage::catalog::layout::OLDEST..=pgpage::catalog::layout::NEWEST).contains(&major) {
             return Err(format!(
                 "PostgreSQL {major} data directory \"{display}\": pgpage reads the catalogs of PostgreSQL 13 to 18"
             ));
@@ -177,7 +176,8 @@ impl Ls {
                 Some(ControlValue::Int(i)) => u32::try_from(*i).ok(),
                 _ => None,
             };
-            if let (Some(multi), Some(offset)) = (num("next_multixact_id"), num("next_multi_offset"))
+            if let (Some(multi), Some(offset)) =
+                (num("next_multixact_id"), num("next_multi_offset"))
             {
                 log.set_next_multi(multi, offset);
             }
@@ -201,7 +201,9 @@ impl Ls {
                 if let Some(d) = found {
                     tablespaces.insert(
                         oid,
-                        Path::new("pg_tblspc").join(e.file_name()).join(d.file_name()),
+                        Path::new("pg_tblspc")
+                            .join(e.file_name())
+                            .join(d.file_name()),
                     );
                 }
             }
@@ -374,9 +376,10 @@ impl Ls {
                     .or_else(|| local.filenumber(catalog.oid()))
             };
             let (nsp_node, am_node) = (node_of(Catalog::PgNamespace), node_of(Catalog::PgAm));
-            let namespaces = self.read_catalog(&dir, nsp_node, Catalog::PgNamespace, |f, log, p| {
-                oid_name_rows(f, Catalog::PgNamespace, "nspname", major, log, p)
-            });
+            let namespaces =
+                self.read_catalog(&dir, nsp_node, Catalog::PgNamespace, |f, log, p| {
+                    oid_name_rows(f, Catalog::PgNamespace, "nspname", major, log, p)
+                });
             let ams = self.read_catalog(&dir, am_node, Catalog::PgAm, |f, log, p| {
                 oid_name_rows(f, Catalog::PgAm, "amname", major, log, p)
             });
@@ -405,8 +408,7 @@ impl Ls {
                 }
             }
         }
-        let names: BTreeMap<u32, &str> =
-            databases.iter().map(|d| (d.oid, &*d.datname)).collect();
+        let names: BTreeMap<u32, &str> = databases.iter().map(|d| (d.oid, &*d.datname)).collect();
         self.listing(named, &names)
     }
 
@@ -449,11 +451,14 @@ impl Ls {
                     continue;
                 };
                 if meta.is_file() {
-                    by_node.entry(parsed.relfilenode).or_default().push(DirFile {
-                        fork: parsed.fork,
-                        segno: parsed.segno,
-                        len: meta.len(),
-                    });
+                    by_node
+                        .entry(parsed.relfilenode)
+                        .or_default()
+                        .push(DirFile {
+                            fork: parsed.fork,
+                            segno: parsed.segno,
+                            len: meta.len(),
+                        });
                 }
             }
         }
@@ -556,7 +561,11 @@ impl Ls {
                 }
             }
         }
-        (forks.into_iter().map(Fork::as_str).collect(), blocks, problems)
+        (
+            forks.into_iter().map(Fork::as_str).collect(),
+            blocks,
+            problems,
+        )
     }
 
     /// verify's count of problem pages in one file.
