@@ -8,19 +8,12 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use pgpage::catalog::layout::Catalog;
-use pgpage::catalog::names::{
-    database_relations, NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID,
-};
-use pgpage::catalog::read::{
-    class_rows, database_rows, oid_name_rows, CatalogFile, CatalogProblem, DatabaseRow,
-};
-use pgpage::catalog::relmap::{read_relmap, RelMap};
+use pgpage::catalog::names::{NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID};
+use pgpage::catalog::reader::{CatalogReader, ReadWith};
 use pgpage::control::ControlValue;
-use pgpage::datadir::{is_skipped_data_dir_file, parse_pg_version, tablespace_dir_version};
+use pgpage::datadir::{is_skipped_data_dir_file, parse_pg_version};
 use pgpage::file::{parse_relation_file_name, Fork, Geometry};
 use pgpage::scan::{ChecksumsKnown, FileScan};
-use pgpage::visibility::{slru_segment_number, SlruKind, TransactionLog};
 use pgpage::{BlockSize, Endian};
 use serde::Serialize;
 
@@ -71,7 +64,7 @@ struct Ls {
     block_size: BlockSize,
     endian: Endian,
     checksums: ChecksumsKnown,
-    log: TransactionLog,
+    next_multi: Option<(u32, u32)>,
     /// pg_tblspc/OID/PG_MAJOR_CATVERSION of each tablespace with a link.
     tablespaces: BTreeMap<u32, PathBuf>,
     /// Lines for stderr, each a damaged or skipped thing.
@@ -108,11 +101,6 @@ pub fn run(args: &LsArgs) -> i32 {
     i32::from(!ls.damage.is_empty())
 }
 
-/// A file's bytes, or the reason it cannot be read in the server's words.
-fn read_file(path: &Path, shown: &str) -> Result<Vec<u8>, String> {
-    fs::read(path).map_err(|e| format!("could not open file \"{shown}\": {}", io_reason(&e)))
-}
-
 impl Ls {
     fn open(root: &Path) -> Result<Ls, String> {
         let display = root.display().to_string();
@@ -136,7 +124,7 @@ impl Ls {
             ));
         }
         let cluster = Cluster::read(&display, root);
-        let mut damage = cluster.warnings();
+        let damage = cluster.warnings();
         let (block_size, endian) = match cluster.trusted() {
             Some(c) => (
                 c.block_size()
@@ -146,71 +134,15 @@ impl Ls {
             ),
             None => (BlockSize::DEFAULT, Endian::Little),
         };
-        let mut log = TransactionLog::new(block_size.len(), endian);
-        for (dir, kind) in [
-            ("pg_xact", SlruKind::Xact),
-            ("pg_multixact/offsets", SlruKind::MultiXactOffsets),
-            ("pg_multixact/members", SlruKind::MultiXactMembers),
-        ] {
-            let Ok(entries) = fs::read_dir(root.join(dir)) else {
-                damage.push(format!(
-                    "could not open directory \"{display}/{dir}\": transaction status unknown"
-                ));
-                continue;
-            };
-            for e in entries.flatten() {
-                let name = e.file_name();
-                let Some(segno) = name.to_str().and_then(slru_segment_number) else {
-                    continue;
-                };
-                match fs::read(e.path()) {
-                    Ok(bytes) => log.add_segment(kind, segno, bytes),
-                    Err(err) => damage.push(format!(
-                        "could not read file \"{display}/{dir}/{}\": {}",
-                        name.to_string_lossy(),
-                        io_reason(&err)
-                    )),
-                }
-            }
-        }
-        if let Some(c) = cluster.trusted() {
+        // pg_control's nextMulti and nextMultiOffset bound the newest MultiXact's members.
+        let next_multi = cluster.trusted().and_then(|c| {
             let num = |name| match c.get(name) {
                 Some(ControlValue::Text(t)) => t.parse::<u32>().ok(),
                 Some(ControlValue::Int(i)) => u32::try_from(*i).ok(),
                 _ => None,
             };
-            if let (Some(multi), Some(offset)) =
-                (num("next_multixact_id"), num("next_multi_offset"))
-            {
-                log.set_next_multi(multi, offset);
-            }
-        }
-        let mut tablespaces = BTreeMap::new();
-        if let Ok(entries) = fs::read_dir(root.join("pg_tblspc")) {
-            for e in entries.flatten() {
-                let Some(oid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-                    continue;
-                };
-                // The link's target holds one PG_MAJOR_CATVERSION directory per server
-                // version that used it; ours is the one of our major version.
-                let found = fs::read_dir(e.path()).ok().and_then(|dirs| {
-                    dirs.flatten().find(|d| {
-                        d.file_name()
-                            .to_str()
-                            .and_then(tablespace_dir_version)
-                            .is_some_and(|v| v == major)
-                    })
-                });
-                if let Some(d) = found {
-                    tablespaces.insert(
-                        oid,
-                        Path::new("pg_tblspc")
-                            .join(e.file_name())
-                            .join(d.file_name()),
-                    );
-                }
-            }
-        }
+            Some((num("next_multixact_id")?, num("next_multi_offset")?))
+        });
         Ok(Ls {
             root: root.to_path_buf(),
             display,
@@ -218,201 +150,92 @@ impl Ls {
             block_size,
             endian,
             checksums: cluster.checksums(),
-            log,
-            tablespaces,
+            next_multi,
+            tablespaces: BTreeMap::new(),
             damage,
             buf: Vec::new(),
         })
-    }
-
-    /// The directory (relative to the data directory) of a database's files in a tablespace.
-    fn directory(&self, tablespace: u32, database: u32) -> Option<PathBuf> {
-        match tablespace {
-            GLOBALTABLESPACE_OID => Some(PathBuf::from("global")),
-            DEFAULTTABLESPACE_OID => Some(Path::new("base").join(database.to_string())),
-            t => self
-                .tablespaces
-                .get(&t)
-                .map(|d| d.join(database.to_string())),
-        }
     }
 
     fn shown(&self, rel: &Path) -> String {
         format!("{}/{}", self.display, rel.display())
     }
 
-    /// A pg_filenode.map, its findings named.
-    fn relmap(&mut self, dir: &Path) -> RelMap {
-        let rel = dir.join("pg_filenode.map");
-        let shown = self.shown(&rel);
-        match read_file(&self.root.join(&rel), &shown) {
-            Ok(bytes) => {
-                let map = read_relmap(&bytes, self.major, self.endian);
-                for f in &map.findings {
-                    self.damage
-                        .push(format!("\"{shown}\": {} ({})", f.message(), f.code()));
-                }
-                map
-            }
-            Err(reason) => {
-                self.damage.push(reason);
-                RelMap::default()
-            }
-        }
-    }
-
-    /// A catalog's relation file, every segment in order; None (and named) when missing.
-    fn catalog_bytes(&mut self, dir: &Path, relfilenode: u32) -> Option<Vec<u8>> {
-        let mut bytes = Vec::new();
-        for segno in 0u32.. {
-            let name = match segno {
-                0 => relfilenode.to_string(),
-                n => format!("{relfilenode}.{n}"),
-            };
-            let rel = dir.join(name);
-            match fs::read(self.root.join(&rel)) {
-                Ok(b) => bytes.extend_from_slice(&b),
-                Err(_) if segno > 0 => break,
-                Err(e) => {
-                    self.damage.push(format!(
-                        "could not open file \"{}\": {}",
-                        self.shown(&rel),
-                        io_reason(&e)
-                    ));
-                    return None;
-                }
+    /// Every path of the directories the catalogs and the transaction status live in,
+    /// relative to the data directory: what the core's reader chooses from.
+    fn paths(&self) -> Vec<String> {
+        let list = |rel: &str| -> Vec<String> {
+            fs::read_dir(self.root.join(rel))
+                .map(|d| {
+                    d.flatten()
+                        .filter_map(|e| e.file_name().to_str().map(|n| format!("{rel}/{n}")))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let mut dirs = vec![
+            "global".to_owned(),
+            "pg_xact".to_owned(),
+            "pg_multixact/offsets".to_owned(),
+            "pg_multixact/members".to_owned(),
+        ];
+        dirs.extend(list("base"));
+        for link in list("pg_tblspc") {
+            for version in list(&link) {
+                dirs.extend(list(&version));
             }
         }
-        Some(bytes)
+        dirs.iter().flat_map(|d| list(d)).collect()
     }
 
-    fn catalog_file<'a>(&self, bytes: &'a [u8]) -> CatalogFile<'a> {
-        CatalogFile {
-            bytes,
+    /// Every relation named from the catalogs (the core's CatalogReader, fed from disk),
+    /// then every unclaimed file, in order.
+    fn entries(&mut self) -> Vec<Entry> {
+        let with = ReadWith {
+            major: self.major,
             block_size: self.block_size,
             endian: self.endian,
             checksums: self.checksums != ChecksumsKnown::Off,
-        }
-    }
-
-    fn name_problems(&mut self, problems: &[CatalogProblem], dir: &Path, relfilenode: u32) {
-        let file = self.shown(&dir.join(relfilenode.to_string()));
-        for p in problems {
-            let at = match (p.block, p.lp) {
-                (Some(b), Some(lp)) => format!(", block {b}, item {lp}"),
-                (Some(b), None) => format!(", block {b}"),
-                _ => String::new(),
-            };
-            let left_out = if p.lp.is_some() { "row" } else { "rows" };
-            self.damage.push(format!(
-                "{} \"{file}\"{at}: {} ({}): its {left_out} left out",
-                p.catalog.name(),
-                p.finding.message(),
-                p.finding.code()
-            ));
-        }
-    }
-
-    /// Reads a catalog by its file's number; the rows `read` makes of it.
-    fn read_catalog<T>(
-        &mut self,
-        dir: &Path,
-        relfilenode: Option<u32>,
-        catalog: Catalog,
-        read: impl Fn(&CatalogFile, &TransactionLog, &mut Vec<CatalogProblem>) -> Vec<T>,
-    ) -> Vec<T> {
-        let Some(relfilenode) = relfilenode else {
-            self.damage.push(format!(
-                "{}: no file for {} (neither pg_filenode.map nor pg_class names one): its rows are left out",
-                self.shown(dir),
-                catalog.name()
-            ));
-            return Vec::new();
+            next_multi: self.next_multi,
         };
-        let Some(bytes) = self.catalog_bytes(dir, relfilenode) else {
-            return Vec::new();
-        };
-        let mut problems = Vec::new();
-        let rows = read(&self.catalog_file(&bytes), &self.log, &mut problems);
-        self.name_problems(&problems, dir, relfilenode);
-        rows
-    }
-
-    /// Every relation named from the catalogs, then every unclaimed file, in order.
-    fn entries(&mut self) -> Vec<Entry> {
-        let major = self.major;
-        let global = PathBuf::from("global");
-        let shared = self.relmap(&global);
-        let databases: Vec<DatabaseRow> = self.read_catalog(
-            &global,
-            shared.filenumber(Catalog::PgDatabase.oid()),
-            Catalog::PgDatabase,
-            |f, log, p| database_rows(f, major, log, p),
-        );
-        let mut named: Vec<(Option<String>, NamedRelation)> = Vec::new();
-        let mut shared_seen = BTreeSet::new();
-        for db in &databases {
-            let Some(dir) = self.directory(db.dattablespace, db.oid) else {
-                self.damage.push(format!(
-                    "database \"{}\" is in tablespace {}, which has no directory under pg_tblspc: its relations are not listed",
-                    db.datname, db.dattablespace
-                ));
-                continue;
-            };
-            if !self.root.join(&dir).is_dir() {
-                continue;
+        let mut reader = CatalogReader::new(self.paths(), with, &format!("{}/", self.display));
+        loop {
+            let wanted = reader.wanted();
+            if wanted.is_empty() {
+                break;
             }
-            let local = self.relmap(&dir);
-            let classes = self.read_catalog(
-                &dir,
-                local.filenumber(Catalog::PgClass.oid()),
-                Catalog::PgClass,
-                |f, log, p| class_rows(f, major, log, p),
-            );
-            // pg_namespace and pg_am are not mapped: pg_class names their files (VACUUM
-            // FULL of either gives them a new one).
-            let node_of = |catalog: Catalog| {
-                classes
-                    .iter()
-                    .find(|c| c.oid == catalog.oid())
-                    .map(|c| c.relfilenode)
-                    .filter(|n| *n != 0)
-                    .or_else(|| local.filenumber(catalog.oid()))
-            };
-            let (nsp_node, am_node) = (node_of(Catalog::PgNamespace), node_of(Catalog::PgAm));
-            let namespaces =
-                self.read_catalog(&dir, nsp_node, Catalog::PgNamespace, |f, log, p| {
-                    oid_name_rows(f, Catalog::PgNamespace, "nspname", major, log, p)
-                });
-            let ams = self.read_catalog(&dir, am_node, Catalog::PgAm, |f, log, p| {
-                oid_name_rows(f, Catalog::PgAm, "amname", major, log, p)
-            });
-            let (relations, unmapped) = database_relations(
-                db.oid,
-                db.dattablespace,
-                &classes,
-                &namespaces,
-                &ams,
-                &local,
-                &shared,
-            );
-            for u in unmapped {
-                self.damage.push(format!(
-                    "database \"{}\": relation \"{}\" (oid {}) is mapped but no pg_filenode.map names its file",
-                    db.datname, u.name, u.oid
-                ));
-            }
-            for r in relations {
-                if r.database_oid == 0 {
-                    if shared_seen.insert(r.oid) {
-                        named.push((None, r));
+            for path in wanted {
+                let bytes = match fs::read(self.root.join(&path)) {
+                    Ok(b) => Some(b),
+                    Err(e) => {
+                        self.damage.push(format!(
+                            "could not read file \"{}/{path}\": {}",
+                            self.display,
+                            io_reason(&e)
+                        ));
+                        None
                     }
-                } else {
-                    named.push((Some(db.datname.clone()), r));
-                }
+                };
+                reader.give(&path, bytes);
             }
         }
-        let names: BTreeMap<u32, &str> = databases.iter().map(|d| (d.oid, &*d.datname)).collect();
+        let listing = reader.finish();
+        self.damage.extend(listing.damage);
+        self.tablespaces = listing
+            .tablespaces
+            .into_iter()
+            .map(|(oid, dir)| (oid, PathBuf::from(dir)))
+            .collect();
+        let names: BTreeMap<u32, String> = listing
+            .databases
+            .iter()
+            .map(|d| (d.oid, d.datname.clone()))
+            .collect();
+        let named = listing
+            .relations
+            .into_iter()
+            .map(|l| (l.database, l.relation))
+            .collect();
         self.listing(named, &names)
     }
 
@@ -421,7 +244,7 @@ impl Ls {
     fn listing(
         &mut self,
         named: Vec<(Option<String>, NamedRelation)>,
-        databases: &BTreeMap<u32, &str>,
+        databases: &BTreeMap<u32, String>,
     ) -> Vec<Entry> {
         // Every directory that holds relation files: global, base/N, pg_tblspc/T/PG_x/N.
         let mut dirs: BTreeMap<(u32, u32), PathBuf> = BTreeMap::new();
@@ -503,7 +326,7 @@ impl Ls {
                 let (forks, blocks, problems) = self.measure(dir.as_deref(), *node, found);
                 entries.push(Entry {
                     database_oid: *database,
-                    database: databases.get(database).map(|s| (*s).to_owned()),
+                    database: databases.get(database).cloned(),
                     tablespace_oid: *tablespace,
                     relfilenode: *node,
                     oid: None,

@@ -5,4 +5,5 @@
 pub mod layout;
 pub mod names;
 pub mod read;
+pub mod reader;
 pub mod relmap;
