@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use pgpage::catalog::names::{NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID};
 use pgpage::catalog::reader::{CatalogReader, ReadWith};
-use pgpage::control::ControlValue;
 use pgpage::datadir::{is_skipped_data_dir_file, parse_pg_version};
 use pgpage::file::{parse_relation_file_name, Fork, Geometry};
 use pgpage::scan::{ChecksumsKnown, FileScan};
@@ -125,32 +124,15 @@ impl Ls {
         }
         let cluster = Cluster::read(&display, root);
         let damage = cluster.warnings();
-        let (block_size, endian) = match cluster.trusted() {
-            Some(c) => (
-                c.block_size()
-                    .and_then(BlockSize::new)
-                    .unwrap_or(BlockSize::DEFAULT),
-                c.endian,
-            ),
-            None => (BlockSize::DEFAULT, Endian::Little),
-        };
-        // pg_control's nextMulti and nextMultiOffset bound the newest MultiXact's members.
-        let next_multi = cluster.trusted().and_then(|c| {
-            let num = |name| match c.get(name) {
-                Some(ControlValue::Text(t)) => t.parse::<u32>().ok(),
-                Some(ControlValue::Int(i)) => u32::try_from(*i).ok(),
-                _ => None,
-            };
-            Some((num("next_multixact_id")?, num("next_multi_offset")?))
-        });
+        let with = ReadWith::from_control(major, cluster.trusted());
         Ok(Ls {
             root: root.to_path_buf(),
             display,
             major,
-            block_size,
-            endian,
+            block_size: with.block_size,
+            endian: with.endian,
             checksums: cluster.checksums(),
-            next_multi,
+            next_multi: with.next_multi,
             tablespaces: BTreeMap::new(),
             damage,
             buf: Vec::new(),

@@ -20,6 +20,7 @@ use super::read::{
     OidName,
 };
 use super::relmap::{read_relmap, RelMap};
+use crate::control::{ControlFile, ControlValue};
 use crate::datadir::tablespace_dir_version;
 use crate::file::parse_relation_file_name;
 use crate::layout::{BlockSize, Endian};
@@ -35,6 +36,37 @@ pub struct ReadWith {
     pub checksums: bool,
     /// pg_control's nextMulti and nextMultiOffset, when known.
     pub next_multi: Option<(u32, u32)>,
+}
+
+impl ReadWith {
+    /// From pg_control, when it can be trusted; else 8 kB little-endian pages with
+    /// checksums judged on (a mismatch is named rather than passed over).
+    pub fn from_control(major: u32, control: Option<&ControlFile>) -> ReadWith {
+        let Some(c) = control else {
+            return ReadWith {
+                major,
+                block_size: BlockSize::DEFAULT,
+                endian: Endian::Little,
+                checksums: true,
+                next_multi: None,
+            };
+        };
+        let num = |name| match c.get(name) {
+            Some(ControlValue::Text(t)) => t.parse::<u32>().ok(),
+            Some(ControlValue::Int(i)) => u32::try_from(*i).ok(),
+            _ => None,
+        };
+        ReadWith {
+            major,
+            block_size: c
+                .block_size()
+                .and_then(BlockSize::new)
+                .unwrap_or(BlockSize::DEFAULT),
+            endian: c.endian,
+            checksums: c.data_page_checksum_version() != Some(0),
+            next_multi: num("next_multixact_id").zip(num("next_multi_offset")),
+        }
+    }
 }
 
 /// One relation with storage and the database it is listed under (None for shared ones).
