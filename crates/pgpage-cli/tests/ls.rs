@@ -208,6 +208,13 @@ const OBJECTS: &[&str] = &[
     "INSERT INTO in_ts VALUES (1)",
     "VACUUM FULL pg_class",
     "VACUUM FULL pg_am",
+    "CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')",
+    "ALTER TYPE mood ADD VALUE 'meh' BEFORE 'ok'",
+    "CREATE DOMAIN posint AS int CHECK (VALUE > 0)",
+    "CREATE TABLE typed (a mood, b posint, c int[], d text, e int)",
+    "INSERT INTO typed VALUES ('meh', 1, '{1,2}', 'x', 5)",
+    "ALTER TABLE typed DROP COLUMN d",
+    "ALTER TABLE typed ADD COLUMN f int DEFAULT 42",
     // After the rewrite, so that the old pg_class version stays as a dead tuple.
     "ALTER TABLE vf RENAME TO vf_renamed",
     "BEGIN; CREATE TABLE aborted_t (x int); ROLLBACK",
@@ -276,6 +283,159 @@ fn layouts_equal_the_servers(s: &Server, version: u32) {
     }
 }
 
+/// The server's pg_attribute, pg_type and pg_enum rows for table `typed` of database
+/// postgres (an enum, a domain, an array, a dropped column, a fast default), and the files
+/// of those catalogs.
+struct ColumnsAnswer {
+    attributes: Vec<String>,
+    types: Vec<String>,
+    enums: Vec<String>,
+    files: [String; 3],
+}
+
+impl ColumnsAnswer {
+    fn ask(s: &Server) -> ColumnsAnswer {
+        let lines = |sql: &str| -> Vec<String> {
+            s.psql("postgres", &[sql])
+                .lines()
+                .map(str::to_owned)
+                .collect()
+        };
+        let attributes = lines(
+            "SELECT attrelid, attname, atttypid, attlen, attnum, atttypmod, attbyval, attalign,
+                    attnotnull, atthasmissing, attisdropped, attmissingval IS NOT NULL
+             FROM pg_attribute WHERE attrelid = 'typed'::regclass ORDER BY attnum",
+        );
+        let types = lines(
+            "SELECT oid, typname, typnamespace, typlen, typbyval, typtype, typalign, typelem,
+                    typbasetype, typtypmod, typrelid FROM pg_type
+             WHERE oid IN (SELECT atttypid FROM pg_attribute WHERE attrelid = 'typed'::regclass)
+                OR typname IN ('mood', 'posint', '_int4', 'int4') ORDER BY oid",
+        );
+        let enums = lines(
+            "SELECT oid, enumtypid, enumsortorder, enumlabel FROM pg_enum
+             WHERE enumtypid = 'mood'::regtype ORDER BY enumsortorder",
+        );
+        let files = lines(
+            "SELECT pg_relation_filepath('pg_attribute'), pg_relation_filepath('pg_type'),
+                    pg_relation_filepath('pg_enum')",
+        );
+        let files: Vec<String> = files[0].split('|').map(str::to_owned).collect();
+        ColumnsAnswer {
+            attributes,
+            types,
+            enums,
+            files: [files[0].clone(), files[1].clone(), files[2].clone()],
+        }
+    }
+
+    /// The same rows read by the core from the stopped cluster's files.
+    fn held_against_the_files(&self, data: &Path, version: u32) {
+        use pgpage::catalog::read::{attribute_rows, enum_rows, type_rows, CatalogFile};
+        use pgpage::visibility::{slru_segment_number, SlruKind, TransactionLog};
+        let mut log = TransactionLog::new(8192, pgpage::Endian::Little);
+        for e in std::fs::read_dir(data.join("pg_xact")).unwrap().flatten() {
+            let segno = slru_segment_number(e.file_name().to_str().unwrap()).unwrap();
+            log.add_segment(SlruKind::Xact, segno, std::fs::read(e.path()).unwrap());
+        }
+        let bytes: Vec<Vec<u8>> = self
+            .files
+            .iter()
+            .map(|f| std::fs::read(data.join(f)).unwrap())
+            .collect();
+        let file = |i: usize| CatalogFile {
+            bytes: &bytes[i],
+            block_size: pgpage::BlockSize::DEFAULT,
+            endian: pgpage::Endian::Little,
+            checksums: true,
+        };
+        let tf = |b: bool| if b { "t" } else { "f" };
+        let mut problems = Vec::new();
+        let relid: u32 = self.attributes[0]
+            .split('|')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let mut attrs: Vec<_> = attribute_rows(&file(0), version, &log, &mut problems)
+            .into_iter()
+            .filter(|a| a.attrelid == relid)
+            .collect();
+        attrs.sort_by_key(|a| a.attnum);
+        let attrs: Vec<String> = attrs
+            .iter()
+            .map(|a| {
+                format!(
+                    "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+                    a.attrelid,
+                    a.attname,
+                    a.atttypid,
+                    a.attlen,
+                    a.attnum,
+                    a.atttypmod,
+                    tf(a.attbyval),
+                    char::from(a.attalign),
+                    tf(a.attnotnull),
+                    tf(a.atthasmissing),
+                    tf(a.attisdropped),
+                    tf(a.attmissingval.is_some())
+                )
+            })
+            .collect();
+        assert_eq!(
+            attrs, self.attributes,
+            "pg_attribute in PostgreSQL {version}"
+        );
+        let wanted: BTreeSet<u32> = self
+            .types
+            .iter()
+            .map(|t| t.split('|').next().unwrap().parse().unwrap())
+            .collect();
+        let mut types: Vec<_> = type_rows(&file(1), version, &log, &mut problems)
+            .into_iter()
+            .filter(|t| wanted.contains(&t.oid))
+            .collect();
+        types.sort_by_key(|t| t.oid);
+        let types: Vec<String> = types
+            .iter()
+            .map(|t| {
+                format!(
+                    "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+                    t.oid,
+                    t.typname,
+                    t.typnamespace,
+                    t.typlen,
+                    tf(t.typbyval),
+                    char::from(t.typtype),
+                    char::from(t.typalign),
+                    t.typelem,
+                    t.typbasetype,
+                    t.typtypmod,
+                    t.typrelid
+                )
+            })
+            .collect();
+        assert_eq!(types, self.types, "pg_type in PostgreSQL {version}");
+        let mood: u32 = self.enums[0].split('|').nth(1).unwrap().parse().unwrap();
+        let mut enums: Vec<_> = enum_rows(&file(2), version, &log, &mut problems)
+            .into_iter()
+            .filter(|e| e.enumtypid == mood)
+            .collect();
+        enums.sort_by(|a, b| a.enumsortorder.total_cmp(&b.enumsortorder));
+        let enums: Vec<String> = enums
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}|{}|{}|{}",
+                    e.oid, e.enumtypid, e.enumsortorder, e.enumlabel
+                )
+            })
+            .collect();
+        assert_eq!(enums, self.enums, "pg_enum in PostgreSQL {version}");
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+}
+
 fn ls_json(data: &Path) -> (Output, Value) {
     let out = pgpage(&["ls", "--json", data.to_str().unwrap()]);
     let v = json(&out);
@@ -298,12 +458,14 @@ fn ls_equals_the_server(version: u32) {
     for db in ["postgres", "second", "third"] {
         s.psql(db, OBJECTS);
     }
+    let columns = ColumnsAnswer::ask(&s);
     let mut expected = BTreeMap::new();
     for db in ["postgres", "second", "third", "template1"] {
         expected.extend(server_relations(&s, db));
     }
     s.stop();
 
+    columns.held_against_the_files(&s.data, version);
     let (out, v) = ls_json(&s.data);
     assert_eq!(
         out.status.code(),

@@ -154,6 +154,30 @@ impl<'r, 'a> Row<'r, 'a> {
     pub fn bool(&self, attname: &str) -> Option<bool> {
         self.char(attname).map(|b| b != 0)
     }
+
+    /// An int2 column.
+    pub fn int2(&self, attname: &str) -> Option<i16> {
+        self.get(attname)
+            .filter(|v| v.len() == 2)
+            .and_then(|v| read_u16(v, 0, self.endian))
+            .map(|v| v as i16)
+    }
+
+    /// An int4 column.
+    pub fn int4(&self, attname: &str) -> Option<i32> {
+        self.oid(attname).map(|v| v as i32)
+    }
+
+    /// A float4 column.
+    pub fn float4(&self, attname: &str) -> Option<f32> {
+        self.oid(attname).map(f32::from_bits)
+    }
+
+    /// A column's stored bytes as heap_deform_tuple gives them (a varlena with its header);
+    /// None for NULL.
+    pub fn bytes(&self, attname: &str) -> Option<&'a [u8]> {
+        self.get(attname)
+    }
 }
 
 /// Reads a catalog's visible rows into `T`s; a row `build` cannot make (a NOT NULL column
@@ -294,6 +318,112 @@ pub fn oid_name_rows(
         Some(OidName {
             oid: r.oid("oid")?,
             name: r.name(column)?,
+        })
+    })
+}
+
+/// pg_attribute: what describes a table's columns for deforming and printing its rows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AttributeRow {
+    pub attrelid: u32,
+    pub attname: String,
+    pub atttypid: u32,
+    pub attlen: i16,
+    pub attnum: i16,
+    pub atttypmod: i32,
+    pub attbyval: bool,
+    pub attalign: u8,
+    pub attnotnull: bool,
+    pub atthasmissing: bool,
+    pub attisdropped: bool,
+    /// attmissingval as stored: a one-element anyarray varlena (None when NULL).
+    pub attmissingval: Option<Vec<u8>>,
+}
+
+/// pg_type: what prints a value of the type (domains' base types, arrays' element types).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TypeRow {
+    pub oid: u32,
+    pub typname: String,
+    pub typnamespace: u32,
+    pub typlen: i16,
+    pub typbyval: bool,
+    pub typtype: u8,
+    pub typalign: u8,
+    pub typelem: u32,
+    pub typbasetype: u32,
+    pub typtypmod: i32,
+    pub typrelid: u32,
+}
+
+/// pg_enum: an enum's labels in their sort order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnumRow {
+    pub oid: u32,
+    pub enumtypid: u32,
+    pub enumsortorder: f32,
+    pub enumlabel: String,
+}
+
+pub fn attribute_rows(
+    file: &CatalogFile,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<AttributeRow> {
+    catalog_rows(file, Catalog::PgAttribute, major, log, problems, |r| {
+        Some(AttributeRow {
+            attrelid: r.oid("attrelid")?,
+            attname: r.name("attname")?,
+            atttypid: r.oid("atttypid")?,
+            attlen: r.int2("attlen")?,
+            attnum: r.int2("attnum")?,
+            atttypmod: r.int4("atttypmod")?,
+            attbyval: r.bool("attbyval")?,
+            attalign: r.char("attalign")?,
+            attnotnull: r.bool("attnotnull")?,
+            atthasmissing: r.bool("atthasmissing")?,
+            attisdropped: r.bool("attisdropped")?,
+            attmissingval: r.bytes("attmissingval").map(<[u8]>::to_vec),
+        })
+    })
+}
+
+pub fn type_rows(
+    file: &CatalogFile,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<TypeRow> {
+    catalog_rows(file, Catalog::PgType, major, log, problems, |r| {
+        Some(TypeRow {
+            oid: r.oid("oid")?,
+            typname: r.name("typname")?,
+            typnamespace: r.oid("typnamespace")?,
+            typlen: r.int2("typlen")?,
+            typbyval: r.bool("typbyval")?,
+            typtype: r.char("typtype")?,
+            typalign: r.char("typalign")?,
+            typelem: r.oid("typelem")?,
+            typbasetype: r.oid("typbasetype")?,
+            typtypmod: r.int4("typtypmod")?,
+            typrelid: r.oid("typrelid")?,
+        })
+    })
+}
+
+pub fn enum_rows(
+    file: &CatalogFile,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<EnumRow> {
+    catalog_rows(file, Catalog::PgEnum, major, log, problems, |r| {
+        Some(EnumRow {
+            oid: r.oid("oid")?,
+            enumtypid: r.oid("enumtypid")?,
+            enumsortorder: r.float4("enumsortorder")?,
+            enumlabel: r.name("enumlabel")?,
         })
     })
 }
