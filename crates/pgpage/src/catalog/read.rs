@@ -427,3 +427,68 @@ pub fn enum_rows(
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects
+    )]
+    use super::*;
+    use crate::catalog::relmap::read_relmap;
+    use crate::visibility::SlruKind;
+    use alloc::vec;
+    use proptest::prelude::*;
+
+    /// A page whose header passes PageIsVerified's checks (checksums off), so that the line
+    /// pointers and tuples, random as they are, get read.
+    fn sane_header(page: &mut [u8], lower: u16, upper: u16) {
+        let len = page.len() as u16;
+        let lower = 24 + lower % (len - 24);
+        let upper = lower + upper % (len - lower);
+        page[10..12].copy_from_slice(&0u16.to_le_bytes());
+        page[12..14].copy_from_slice(&lower.to_le_bytes());
+        page[14..16].copy_from_slice(&upper.max(1).to_le_bytes());
+        page[16..18].copy_from_slice(&len.to_le_bytes());
+        page[18..20].copy_from_slice(&(len | 4).to_le_bytes());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn any_bytes_read_as_catalogs_never_panic(
+            seed in proptest::collection::vec(any::<u8>(), 2 * 1024),
+            lower in any::<u16>(),
+            upper in any::<u16>(),
+            major in 13u32..=18,
+            xact in proptest::collection::vec(any::<u8>(), 0..64),
+        ) {
+            let mut bytes = seed.clone();
+            sane_header(&mut bytes[..1024], lower, upper);
+            let mut log = TransactionLog::new(1024, Endian::Little);
+            log.add_segment(SlruKind::Xact, 0, xact.clone());
+            log.add_segment(SlruKind::MultiXactOffsets, 0, seed.clone());
+            log.add_segment(SlruKind::MultiXactMembers, 0, xact);
+            let file = CatalogFile {
+                bytes: &bytes,
+                block_size: BlockSize::new(1024).unwrap(),
+                endian: Endian::Little,
+                checksums: false,
+            };
+            for catalog in Catalog::ALL {
+                let mut problems = vec![];
+                visible_rows(&file, catalog, major, &log, &mut problems, |_| {});
+            }
+            let mut problems = vec![];
+            class_rows(&file, major, &log, &mut problems);
+            attribute_rows(&file, major, &log, &mut problems);
+            let _ = read_relmap(&seed[..major as usize * 30], major, Endian::Big);
+            for multi in [0u32, 1, 2, 255, u32::MAX] {
+                let _ = log.multixact_members(multi);
+                let _ = log.xid_status(multi);
+            }
+        }
+    }
+}
