@@ -604,6 +604,34 @@ fn damaged_pg_class(s: &Server, clean: &Value) {
         "{after} of {before} still named"
     );
     assert_eq!(after + unnamed, before, "every file is still listed");
+
+    // A byte of an unused slot of the database's pg_filenode.map changed: the server
+    // refuses the map for its CRC; ls names it and still finds every mapped catalog.
+    let copy2 = s.root.join("copy2");
+    ok(
+        Command::new("cp")
+            .args(["-a", s.data.to_str().unwrap(), copy2.to_str().unwrap()])
+            .output()
+            .unwrap(),
+        "cp -a",
+    );
+    let map = copy2
+        .join("base")
+        .join(db.to_string())
+        .join("pg_filenode.map");
+    let f = std::fs::OpenOptions::new().write(true).open(&map).unwrap();
+    f.write_all_at(&[0xA5], 480).unwrap();
+    let (out, v) = ls_json(&copy2);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "relation mapping file \"{}\" contains incorrect checksum",
+            map.display()
+        )) && stderr.contains("relmap_incorrect_checksum"),
+        "{stderr}"
+    );
+    assert_eq!(in_db(&v, true), before, "every relation still named");
 }
 
 #[test]

@@ -23,6 +23,7 @@ use super::relmap::{read_relmap, RelMap};
 use crate::control::{ControlFile, ControlValue};
 use crate::datadir::tablespace_dir_version;
 use crate::file::parse_relation_file_name;
+use crate::findings::Finding;
 use crate::layout::{BlockSize, Endian};
 use crate::visibility::{slru_segment_number, SlruKind, TransactionLog};
 
@@ -352,9 +353,16 @@ impl CatalogReader {
         match self.files.remove(&path).flatten() {
             Some(bytes) => {
                 let map = read_relmap(&bytes, self.with.major, self.with.endian);
+                let size = super::relmap::relmap_file_size(self.with.major);
                 for f in &map.findings {
-                    self.damage
-                        .push(format!("\"{shown}\": {} ({})", f.message(), f.code()));
+                    let words = match f {
+                        Finding::RelMapWrongSize => format!(
+                            "could not read file \"{shown}\": read {} of {size}",
+                            bytes.len()
+                        ),
+                        _ => f.message().replace("\"%s\"", &format!("\"{shown}\"")),
+                    };
+                    self.damage.push(format!("{words} ({})", f.code()));
                 }
                 map
             }
@@ -423,10 +431,11 @@ impl CatalogReader {
                 _ => String::new(),
             };
             let left_out = if p.lp.is_some() { "row" } else { "rows" };
+            // The server's words, without the xid or MultiXact it would name.
+            let words = p.finding.message().replace(" %u", "");
             self.damage.push(format!(
-                "{} \"{file}\"{at}: {} ({}): its {left_out} left out",
+                "{} \"{file}\"{at}: {words} ({}): its {left_out} left out",
                 p.catalog.name(),
-                p.finding.message(),
                 p.finding.code()
             ));
         }
