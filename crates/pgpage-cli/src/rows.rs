@@ -413,7 +413,17 @@ fn chunk(f: &HeapFile, start: u64, end: u64, writer: &RowWriter, toast: &Option<
                 offset: lp,
             };
             match writer.row(tuple, ctid, &mut fetch, &mut c.text) {
-                Ok(()) => c.rows = c.rows.saturating_add(1),
+                Ok(note) => {
+                    c.rows = c.rows.saturating_add(1);
+                    if let Some(n) = note {
+                        c.warnings.push(format!(
+                            "pgpage: warning: {}: {}",
+                            at(Some(lp)),
+                            n.message
+                        ));
+                        c.problems = c.problems.saturating_add(1);
+                    }
+                }
                 Err(p) => {
                     let col = p.column.map_or_else(String::new, |n| {
                         format!(" (attribute {})", n.saturating_add(1))

@@ -137,14 +137,16 @@ impl RowWriter {
     }
 
     /// Appends `tuple`'s line to `out`; on a problem nothing is appended. `fetch` returns
-    /// an external value's reassembled chunks.
+    /// an external value's reassembled chunks. Ok(Some(note)): the line was printed but is
+    /// uncertain (a type list longer than the tuple's attributes: NULLs printed where a
+    /// column added later would show its default).
     pub fn row(
         &self,
         tuple: &[u8],
         ctid: Ctid,
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
-    ) -> Result<(), RowProblem> {
+    ) -> Result<Option<RowProblem>, RowProblem> {
         let e = self.endian;
         let mut datums = Vec::with_capacity(self.attrs.len());
         let used = tuple::deform(tuple, &self.attrs, e, &mut datums).map_err(|d| RowProblem {
@@ -171,6 +173,19 @@ impl RowWriter {
                     ),
                 });
             }
+        }
+        let mut note = None;
+        if self.check_fit && header.natts() < self.attrs.len() {
+            let f = Finding::TupleAttributesFewer;
+            note = Some(RowProblem {
+                finding: f,
+                column: Some(header.natts()),
+                message: format!(
+                    "the tuple has {} attributes, the type list {}: the rest printed as NULL (a column added later with a default would show that default)",
+                    header.natts(),
+                    self.attrs.len()
+                ),
+            });
         }
         let mut texts: Vec<Option<String>> = Vec::with_capacity(datums.len());
         for (i, (col, d)) in self.columns.iter().zip(&datums).enumerate() {
@@ -216,7 +231,7 @@ impl RowWriter {
                 out.push_str("}\n");
             }
         }
-        Ok(())
+        Ok(note)
     }
 }
 
