@@ -94,6 +94,7 @@ pub fn run(args: &RowsArgs) -> i32 {
         &args.toast,
         &toast_name,
         args.read_as.geometry_choice(),
+        args.read_as.segment,
         &mut out,
     );
     let flushed = out.flush();
@@ -194,7 +195,11 @@ struct HeapFile {
     segment: u32,
 }
 
-fn open_heap(path: &Path, choice: GeometryChoice) -> Result<HeapFile, String> {
+fn open_heap(
+    path: &Path,
+    choice: GeometryChoice,
+    segment: Option<u32>,
+) -> Result<HeapFile, String> {
     let display = path.display().to_string();
     let file = open_regular(path)
         .map_err(|e| format!("could not open file \"{display}\": {}", io_reason(&e)))?;
@@ -216,13 +221,14 @@ fn open_heap(path: &Path, choice: GeometryChoice) -> Result<HeapFile, String> {
         len,
         block_size: geometry.block_size,
         endian: geometry.endian,
-        segment: name.map_or(0, |n| n.segno),
+        segment: segment.unwrap_or(name.map_or(0, |n| n.segno)),
     })
 }
 
 /// Streams the visible rows of a heap relation (its segment files `paths`, its TOAST
 /// relation's files `toast_paths`) to `out`, warning on stderr about each tuple or page left
-/// out. `check_fit` holds every tuple to the column list's length (a type list, not a
+/// out. `segment` overrides the segment number of the files' names (for a file named
+/// otherwise: the block numbers printed and the checksums' block numbers). `check_fit` holds every tuple to the column list's length (a type list, not a
 /// catalog). Errors are only what stops the run (a file that cannot be opened or written).
 #[allow(clippy::too_many_arguments)] // the relation's parts, each plainly named
 pub fn stream_rows(
@@ -233,11 +239,12 @@ pub fn stream_rows(
     toast_paths: &[PathBuf],
     toast_name: &str,
     choice: GeometryChoice,
+    segment: Option<u32>,
     out: &mut dyn Write,
 ) -> Result<Summary, String> {
     let mut files = paths
         .iter()
-        .map(|p| open_heap(p, choice))
+        .map(|p| open_heap(p, choice, segment))
         .collect::<Result<Vec<_>, _>>()?;
     files.sort_by_key(|f| f.segment);
     let endian = files.first().map_or(Endian::Little, |f| f.endian);
@@ -457,7 +464,7 @@ fn index_toast(
     let mut endian = Endian::Little;
     let mut block_size = BlockSize::DEFAULT;
     for (fi, p) in paths.iter().enumerate() {
-        let f = open_heap(p, choice)?;
+        let f = open_heap(p, choice, None)?;
         endian = f.endian;
         block_size = f.block_size;
         let bs = f.block_size.len();
