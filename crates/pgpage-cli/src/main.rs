@@ -6,6 +6,7 @@ mod control;
 mod input;
 mod inspect;
 mod ls;
+mod rows;
 mod verify;
 
 use clap::error::ErrorKind;
@@ -32,6 +33,8 @@ enum Command {
     Control(control::ControlArgs),
     /// List every relation of a data directory, named from its catalogs, with its files.
     Ls(ls::LsArgs),
+    /// Print the visible rows of a table's files as COPY prints them (CSV, text or JSON).
+    Rows(rows::RowsArgs),
 }
 
 fn main() {
@@ -54,6 +57,7 @@ fn main() {
         Command::Inspect(args) => inspect::run(args),
         Command::Control(args) => control::run(args),
         Command::Ls(args) => ls::run(args),
+        Command::Rows(args) => rows::run(args),
     };
     std::process::exit(status);
 }

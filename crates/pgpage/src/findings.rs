@@ -290,8 +290,8 @@ findings! {
         "backend/access/common/heaptuple.c", "heap_deform_tuple",
         "the tuple has bytes left over after its last attribute: the type list does not fit";
     /// The tuple has fewer attributes than the type list and no missing values fill them.
-    TupleAttributesFewer => "tuple_attributes_fewer", Note,
-        "backend/access/common/heaptuple.c", "heap_deform_tuple",
+    TupleAttributesFewer => "tuple_attributes_fewer", Candidate,
+        "backend/access/common/heaptuple.c", "getmissingattr",
         "the tuple has fewer attributes than the type list: the rest read as NULL";
     /// A datum's bytes are not a value of its type (a wrong length, a bad header).
     ValueInvalid => "value_invalid", Structural,

@@ -153,7 +153,9 @@ impl TupleHeader {
 /// `attrs`: the attribute's stored bytes (attlen bytes, a whole varlena with its header, a
 /// cstring with its NUL), or None for NULL. Entries are pushed onto `out` (cleared first) so
 /// a caller can reuse one vector for every tuple; on an error `out` holds the attributes
-/// decoded before the problem.
+/// decoded before the problem. Ok holds how many bytes after t_hoff the attributes used:
+/// a tuple's data ends exactly there (heap_fill_tuple pads nothing at the end), so fewer
+/// than the tuple has means the descriptors do not fit it.
 ///
 /// heap_deform_tuple's rules: attributes past t_infomask2's count read as their missing value
 /// or NULL (getmissingattr), NULLs come from the bitmap when HEAP_HASNULL is set, every
@@ -164,7 +166,7 @@ pub fn deform<'a>(
     attrs: &'a [Attribute],
     e: Endian,
     out: &mut Vec<Option<&'a [u8]>>,
-) -> Result<(), DeformError> {
+) -> Result<usize, DeformError> {
     out.clear();
     let header =
         TupleHeader::read(tuple, e).ok_or(DeformError::header(Finding::HeapItemNotTuple))?;
@@ -236,7 +238,7 @@ pub fn deform<'a>(
         out.push(data.get(off..end));
         off = end;
     }
-    Ok(())
+    Ok(off)
 }
 
 /// varatt.h: vartag_external values and their pointer sizes (VARTAG_SIZE).

@@ -110,7 +110,7 @@ pub fn visible_rows(
                 }
             }
             match deform(tuple, &attrs, file.endian, &mut values) {
-                Ok(()) => visit(&values),
+                Ok(_) => visit(&values),
                 Err(e) => problems.push(problem(block, Some(lp), e.finding)),
             }
         }
