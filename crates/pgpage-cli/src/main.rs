@@ -5,6 +5,8 @@ mod args;
 mod control;
 mod input;
 mod inspect;
+mod ls;
+mod rows;
 mod verify;
 
 use clap::error::ErrorKind;
@@ -29,6 +31,10 @@ enum Command {
     Inspect(inspect::InspectArgs),
     /// Decode global/pg_control as pg_controldata and the pg_control_*() functions show it.
     Control(control::ControlArgs),
+    /// List every relation of a data directory, named from its catalogs, with its files.
+    Ls(ls::LsArgs),
+    /// Print the visible rows of a table's files as COPY prints them (CSV, text or JSON).
+    Rows(rows::RowsArgs),
 }
 
 fn main() {
@@ -50,6 +56,8 @@ fn main() {
         Command::Verify(args) => verify::run(args),
         Command::Inspect(args) => inspect::run(args),
         Command::Control(args) => control::run(args),
+        Command::Ls(args) => ls::run(args),
+        Command::Rows(args) => rows::run(args),
     };
     std::process::exit(status);
 }

@@ -1015,3 +1015,68 @@ impl FileVerdictJs {
         self.json.clone()
     }
 }
+
+/// The names of a dropped data directory's relations (`pgpage::catalog::reader`), read in
+/// steps so that JS can fetch each file with `File.arrayBuffer()`: built from every path of
+/// the directory (relative to it, `/`-separated) and its `PG_VERSION` and
+/// `global/pg_control`; `wanted()` names the files to pass next with `give(path, bytes)`
+/// (undefined for a file that cannot be read) until it returns an empty array; `finish()`
+/// returns the listing as JSON: `{"relations": [{"database", "database_oid",
+/// "tablespace_oid", "relfilenode", "oid", "schema", "name", "relkind", "relpersistence",
+/// "am", "toast_relfilenode"}], "databases": [{"oid", "datname", "dattablespace",
+/// "datistemplate"}], "tablespaces": {"OID": "pg_tblspc/OID/PG_..."}, "damage": [line]}`,
+/// the relations as `pgpage ls --json` names them (without forks, blocks and problems,
+/// which the browser has from its own scan of the files).
+#[wasm_bindgen]
+pub struct CatalogReader {
+    inner: Option<pgpage::catalog::reader::CatalogReader>,
+}
+
+#[wasm_bindgen]
+impl CatalogReader {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        paths: Vec<String>,
+        pg_version: &[u8],
+        pg_control: &[u8],
+    ) -> Result<CatalogReader, JsError> {
+        use pgpage::catalog::layout::{NEWEST, OLDEST};
+        let major = pgpage::datadir::parse_pg_version(pg_version)
+            .ok_or_else(|| JsError::new("PG_VERSION names no PostgreSQL version"))?;
+        if !(OLDEST..=NEWEST).contains(&major) {
+            return Err(JsError::new(&format!(
+                "PostgreSQL {major}: pgpage reads the catalogs of PostgreSQL 13 to 18"
+            )));
+        }
+        let control = pgpage::control::decode_control(pg_control)
+            .ok()
+            .filter(|c| c.crc_ok());
+        let with = pgpage::catalog::reader::ReadWith::from_control(major, control.as_ref());
+        Ok(CatalogReader {
+            inner: Some(pgpage::catalog::reader::CatalogReader::new(paths, with, "")),
+        })
+    }
+
+    /// The paths to `give` next; empty when `finish` can be called.
+    pub fn wanted(&mut self) -> Vec<String> {
+        self.inner
+            .as_mut()
+            .map(pgpage::catalog::reader::CatalogReader::wanted)
+            .unwrap_or_default()
+    }
+
+    pub fn give(&mut self, path: &str, bytes: Option<Vec<u8>>) {
+        if let Some(r) = self.inner.as_mut() {
+            r.give(path, bytes);
+        }
+    }
+
+    /// The listing as JSON (see the type's doc); throws when called twice.
+    pub fn finish(&mut self) -> Result<String, JsError> {
+        let reader = self
+            .inner
+            .take()
+            .ok_or_else(|| JsError::new("the catalog reader has finished already"))?;
+        serde_json::to_string(&reader.finish()).map_err(|e| JsError::new(&e.to_string()))
+    }
+}

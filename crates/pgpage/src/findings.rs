@@ -245,6 +245,94 @@ findings! {
     KindFromFile => "kind_from_file", Note,
         "include/storage/bufpage.h", "PageIsNew",
         "the page does not show its kind: decoded as its file's kind";
+
+    // ---- catalogs and visibility (catalog/, visibility.rs): names from the files ---------
+    /// pg_filenode.map is not the size of this version's RelMapFile.
+    RelMapWrongSize => "relmap_wrong_size", Server,
+        "backend/utils/cache/relmapper.c", "read_relmap_file",
+        "could not read file \"%s\": read %d of %zu";
+    /// Its magic is not RELMAPPER_FILEMAGIC, or num_mappings is out of range.
+    RelMapInvalidData => "relmap_invalid_data", Server,
+        "backend/utils/cache/relmapper.c", "read_relmap_file",
+        "relation mapping file \"%s\" contains invalid data";
+    /// Its stored CRC-32C differs from the one computed over the mappings.
+    RelMapIncorrectChecksum => "relmap_incorrect_checksum", Server,
+        "backend/utils/cache/relmapper.c", "read_relmap_file",
+        "relation mapping file \"%s\" contains incorrect checksum";
+    /// The pg_xact segment or page holding a transaction's status is not there.
+    XactStatusUnavailable => "xact_status_unavailable", Server,
+        "backend/access/transam/slru.c", "SlruReportIOError",
+        "could not access status of transaction %u";
+    /// The pg_multixact offsets or members of a MultiXact are not there (or not sane).
+    MultiXactMembersUnavailable => "multixact_members_unavailable", Server,
+        "backend/access/transam/multixact.c", "GetMultiXactIdMembers",
+        "could not access status of MultiXactId %u";
+    /// A catalog's file (pg_class, pg_database, ...) is not there or cannot be read.
+    CatalogFileMissing => "catalog_file_missing", Server,
+        "backend/storage/smgr/md.c", "mdopenfork",
+        "could not open file \"%s\": %m";
+    /// A catalog's file has no row for a catalog pgpage needs (its pg_class row is gone).
+    CatalogRowMissing => "catalog_row_missing", Structural,
+        "backend/utils/cache/relcache.c", "RelationBuildDesc",
+        "could not find pg_class tuple for the catalog";
+
+    // ---- tuple and value decoding (tuple.rs, value/, toast): rows out of heap tuples -----
+    /// An attribute's bytes run past the tuple's lp_len (a wrong type list, or damage).
+    TupleAttributePastEnd => "tuple_attribute_past_end", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_attribute",
+        "attribute ends beyond total tuple length";
+    /// An attribute descriptor's attlen is none of >0, -1 (varlena), -2 (cstring).
+    AttributeLengthInvalid => "attribute_length_invalid", Structural,
+        "include/access/tupmacs.h", "att_addlength_pointer",
+        "attribute length is neither positive, -1 (varlena) nor -2 (cstring)";
+    /// An external varlena whose tag is not VARTAG_ONDISK (memory pointers never reach disk).
+    VarlenaTagUnexpected => "varlena_tag_unexpected", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_attribute",
+        "toasted attribute has unexpected TOAST tag";
+    /// A 4-byte varlena header whose length is below the header's own 4 bytes.
+    VarlenaSizeInvalid => "varlena_size_invalid", Structural,
+        "include/varatt.h", "VARSIZE_4B",
+        "varlena header claims a length shorter than its header";
+    /// The type list ends before the tuple's data does (pg_filedump -D's check).
+    TupleBytesLeftOver => "tuple_bytes_left_over", Structural,
+        "backend/access/common/heaptuple.c", "heap_deform_tuple",
+        "the tuple has bytes left over after its last attribute: the type list does not fit";
+    /// The tuple has fewer attributes than the type list and no missing values fill them.
+    TupleAttributesFewer => "tuple_attributes_fewer", Candidate,
+        "backend/access/common/heaptuple.c", "getmissingattr",
+        "the tuple has fewer attributes than the type list: the rest read as NULL";
+    /// A datum's bytes are not a value of its type (a wrong length, a bad header).
+    ValueInvalid => "value_invalid", Structural,
+        "backend/utils/fmgr/fmgr.c", "OutputFunctionCall",
+        "the stored bytes are not a valid value of the attribute's type";
+    /// pglz data that does not decompress to exactly its declared size.
+    PglzCorrupt => "pglz_corrupt", Server,
+        "backend/access/common/toast_compression.c", "pglz_decompress_datum",
+        "compressed pglz data is corrupt";
+    /// lz4 data that does not decompress to exactly its declared size.
+    Lz4Corrupt => "lz4_corrupt", Server,
+        "backend/access/common/toast_compression.c", "lz4_decompress_datum",
+        "compressed lz4 data is corrupt";
+    /// va_tcinfo's compression method is neither pglz nor lz4.
+    CompressionMethodInvalid => "compression_method_invalid", Server,
+        "backend/access/common/detoast.c", "toast_decompress_datum",
+        "invalid compression method id %d";
+    /// No chunk of the TOAST value with this chunk_seq was found.
+    ToastChunkMissing => "toast_chunk_missing", Server,
+        "backend/access/heap/heaptoast.c", "heap_fetch_toast_slice",
+        "missing chunk number %d for toast value %u in %s";
+    /// A chunk_seq past the value's last chunk.
+    ToastChunkNumberUnexpected => "toast_chunk_number_unexpected", Server,
+        "backend/access/heap/heaptoast.c", "heap_fetch_toast_slice",
+        "unexpected chunk number %d (out of range %d..%d) for toast value %u in %s";
+    /// A chunk whose chunk_data is not TOAST_MAX_CHUNK_SIZE long (or the remainder, last).
+    ToastChunkSizeUnexpected => "toast_chunk_size_unexpected", Server,
+        "backend/access/heap/heaptoast.c", "heap_fetch_toast_slice",
+        "unexpected chunk size %d (expected %d) in chunk %d of %d for toast value %u in %s";
+    /// An external TOAST pointer with no TOAST relation files given to read it from.
+    ToastRelationMissing => "toast_relation_missing", Note,
+        "backend/access/common/detoast.c", "toast_fetch_datum",
+        "the value is stored in a TOAST relation that was not given";
 }
 
 #[cfg(test)]

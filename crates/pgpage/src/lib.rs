@@ -14,10 +14,18 @@ pub mod verify;
 
 pub use layout::{BlockSize, Endian};
 pub use verify::{PageStatus, PageVerdict};
+pub mod catalog;
+pub mod compress;
+pub mod copy;
 pub mod datadir;
 pub mod decode;
 pub mod fields;
 pub mod file;
 pub mod filedump;
 pub mod findings;
+pub mod rows;
 pub mod scan;
+pub mod toast;
+pub mod tuple;
+pub mod value;
+pub mod visibility;

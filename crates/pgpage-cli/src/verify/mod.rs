@@ -2,7 +2,7 @@
 //! core (pool), and what was found printed in input order (report, json). Page status, file
 //! names and file geometry are the core's business (pgpage::file).
 
-mod cluster;
+pub mod cluster;
 mod json;
 mod pool;
 mod read;

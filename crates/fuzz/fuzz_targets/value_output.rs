@@ -1,0 +1,35 @@
+//! Any bytes as any column type's stored value (and as a tuple of such columns) in either
+//! byte order: an output or a finding, never a panic or a hang.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use pgpage::rows::{Column, Ctid, RowFormat, RowWriter};
+use pgpage::toast::{detoast, ValueProblem};
+use pgpage::value::{output, Type};
+use pgpage::Endian;
+
+const TYPES: &[&str] = &[
+    "bool", "int2", "int4", "int8", "oid", "float4", "float8", "numeric", "text", "name",
+    "char", "bytea", "date", "time", "timetz", "timestamp", "timestamptz", "interval", "uuid",
+    "json", "jsonb", "inet", "cidr", "macaddr", "macaddr8", "bit", "varbit", "int4[]",
+    "text[]", "numeric[]", "jsonb[]", "int8[]", "int4range", "numrange", "tstzrange",
+    "daterange", "int8range",
+];
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&head, rest)) = data.split_first() else { return };
+    let endian = if head & 0x80 == 0 { Endian::Little } else { Endian::Big };
+    let ty = Type::from_name(TYPES[usize::from(head & 0x7F) % TYPES.len()]).unwrap();
+    let mut s = String::new();
+    let _ = output(&ty, rest, endian, &mut s);
+    let mut fetch = |_: &pgpage::tuple::ToastPointer| -> Result<Vec<u8>, ValueProblem> { Ok(rest.to_vec()) };
+    if let Ok(v) = detoast(rest, endian, &mut fetch) {
+        let _ = output(&ty, &v, endian, &mut s);
+    }
+    // The same bytes as a heap tuple of three columns of the type, and a type list's check.
+    let cols = (0..3)
+        .map(|i| Column::of_type(format!("c{i}"), ty.clone()))
+        .collect();
+    let w = RowWriter::new(cols, RowFormat::Json, endian, true);
+    let _ = w.row(rest, Ctid { block: 0, offset: 1 }, &mut fetch, &mut s);
+});

@@ -1,0 +1,537 @@
+//! `pgpage rows`: the visible rows of a heap relation's files as COPY prints them
+//! (CONTRACTS.md `rows`). The `--types` form takes the columns from a type list, as
+//! pg_filedump -D does; `stream_rows` takes any column list, so a catalog plugs in there.
+//! Pages are read in chunks, two chunks at a time on scoped threads, printed in order.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use pgpage::copy::CopyFormat;
+use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
+use pgpage::layout::read_u16;
+use pgpage::rows::{visibility, Column, Ctid, RowFormat, RowWriter, Visibility};
+use pgpage::toast::{chunk_attributes, chunk_of, reassemble, toast_max_chunk_size, ValueProblem};
+use pgpage::tuple::{ToastPointer, TupleHeader};
+use pgpage::value::Type;
+use pgpage::verify::{header_is_sane, verify_page, PageStatus};
+use pgpage::{BlockSize, Endian};
+
+use crate::args::{io_reason, ReadAs};
+use crate::input::{open_regular, read_full_at, read_head};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    Csv,
+    Text,
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RowsArgs {
+    /// csv (COPY's CSV), text (COPY's text format) or json (one object per line).
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: FormatArg,
+    /// The table's column types in order, as pg_filedump -D takes them (int4,text,...).
+    #[arg(long, value_delimiter = ',', value_name = "TYPE[,TYPE...]")]
+    pub types: Vec<String>,
+    /// A file (segment) of the table's TOAST relation; repeat for each segment.
+    #[arg(long, value_name = "FILE")]
+    pub toast: Vec<PathBuf>,
+    #[command(flatten)]
+    pub read_as: ReadAs,
+    /// The table's files (its segments), or DATADIR RELATION once catalogs are read.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Blocks per unit of work: 2 MB of 8 kB pages.
+const CHUNK_BLOCKS: u64 = 256;
+const LP_NORMAL: u8 = 1;
+
+pub fn run(args: &RowsArgs) -> i32 {
+    if args.types.is_empty() {
+        eprintln!(
+            "pgpage: error: rows without --types needs a data directory's catalogs, which this \
+             build does not read yet; give the column types with --types"
+        );
+        return 2;
+    }
+    let mut columns = Vec::with_capacity(args.types.len());
+    for (i, name) in args.types.iter().enumerate() {
+        match Type::from_name(name) {
+            Some(ty) => columns.push(Column::of_type(format!("col{}", i.saturating_add(1)), ty)),
+            None => {
+                eprintln!("pgpage: error: unknown type \"{}\" in --types", name.trim());
+                return 2;
+            }
+        }
+    }
+    let format = match args.format {
+        FormatArg::Csv => RowFormat::Copy(CopyFormat::Csv),
+        FormatArg::Text => RowFormat::Copy(CopyFormat::Text),
+        FormatArg::Json => RowFormat::Json,
+    };
+    // Without a catalog the TOAST relation's name is a guess: pg_toast_<table oid>, and a
+    // table never rewritten has its oid as its file's name.
+    let toast_name = args
+        .paths
+        .first()
+        .and_then(|p| p.file_name()?.to_str())
+        .and_then(parse_relation_file_name)
+        .map_or_else(
+            || "pg_toast".to_owned(),
+            |n| format!("pg_toast_{}", n.relfilenode),
+        );
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let result = stream_rows(
+        columns,
+        format,
+        true,
+        &args.paths,
+        &args.toast,
+        &toast_name,
+        args.read_as.geometry_choice(),
+        args.read_as.segment,
+        &mut out,
+    );
+    let flushed = out.flush();
+    match (result, flushed) {
+        (Err(e), _) => {
+            eprintln!("pgpage: error: {e}");
+            2
+        }
+        (Ok(_), Err(e)) => {
+            eprintln!(
+                "pgpage: error: could not write to stdout: {}",
+                io_reason(&e)
+            );
+            2
+        }
+        (Ok(summary), Ok(())) => {
+            summary.report();
+            i32::from(summary.problems > 0)
+        }
+    }
+}
+
+/// What a run found, for stderr and the exit status.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub rows: u64,
+    pub invisible: u64,
+    pub undecided: u64,
+    pub problems: u64,
+}
+
+impl Summary {
+    fn report(&self) {
+        if self.undecided > 0 {
+            eprintln!(
+                "pgpage: warning: {} tuples could not be decided from their hint bits (pg_xact \
+                 is not read): printed as visible",
+                self.undecided
+            );
+        }
+        if self.problems > 0 {
+            eprintln!(
+                "pgpage: {} rows printed; {} tuples or pages left out (named above)",
+                self.rows, self.problems
+            );
+        }
+    }
+}
+
+/// One TOAST chunk's place: file, byte offset of the tuple, its length.
+#[derive(Clone, Copy)]
+struct ChunkAt {
+    file: usize,
+    at: u64,
+    len: u16,
+}
+
+struct Toast {
+    files: Vec<File>,
+    chunks: HashMap<u32, Vec<(i32, ChunkAt)>>,
+    max_chunk: usize,
+    name: String,
+    endian: Endian,
+}
+
+impl Toast {
+    fn fetch(&self, p: &ToastPointer) -> Result<Vec<u8>, ValueProblem> {
+        let empty = Vec::new();
+        let locs = self.chunks.get(&p.va_valueid).unwrap_or(&empty);
+        let mut tuples = Vec::with_capacity(locs.len());
+        for (seq, at) in locs {
+            let mut buf = vec![0u8; usize::from(at.len)];
+            if let Some(f) = self.files.get(at.file) {
+                read_full_at(f, &mut buf, at.at);
+            }
+            tuples.push((*seq, buf));
+        }
+        let attrs = chunk_attributes();
+        let mut scratch = Vec::new();
+        let mut parts: Vec<(i32, Vec<u8>)> = Vec::with_capacity(tuples.len());
+        for (seq, t) in &tuples {
+            if let Some((_, _, data)) = chunk_of(t, &attrs, self.endian, &mut scratch) {
+                parts.push((*seq, data.to_vec()));
+            }
+        }
+        let refs: Vec<(i32, &[u8])> = parts.iter().map(|(s, d)| (*s, d.as_slice())).collect();
+        reassemble(p, &refs, self.max_chunk, &self.name)
+    }
+}
+
+/// A relation file opened, its geometry decided and its segment number known.
+struct HeapFile {
+    display: String,
+    file: File,
+    len: u64,
+    block_size: BlockSize,
+    endian: Endian,
+    segment: u32,
+}
+
+fn open_heap(
+    path: &Path,
+    choice: GeometryChoice,
+    segment: Option<u32>,
+) -> Result<HeapFile, String> {
+    let display = path.display().to_string();
+    let file = open_regular(path)
+        .map_err(|e| format!("could not open file \"{display}\": {}", io_reason(&e)))?;
+    let len = file
+        .metadata()
+        .map_err(|e| format!("could not stat file \"{display}\": {}", io_reason(&e)))?
+        .len();
+    let head = read_head(&file, len)
+        .map_err(|e| format!("could not read file \"{display}\": {}", io_reason(&e)))?;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(parse_relation_file_name);
+    let geometry = file_geometry(&head, choice, name.is_some())
+        .map_err(|e| format!("file \"{display}\": {e}"))?;
+    Ok(HeapFile {
+        display,
+        file,
+        len,
+        block_size: geometry.block_size,
+        endian: geometry.endian,
+        segment: segment.unwrap_or(name.map_or(0, |n| n.segno)),
+    })
+}
+
+/// Streams the visible rows of a heap relation (its segment files `paths`, its TOAST
+/// relation's files `toast_paths`) to `out`, warning on stderr about each tuple or page left
+/// out. `segment` overrides the segment number of the files' names (for a file named
+/// otherwise: the block numbers printed and the checksums' block numbers). `check_fit` holds every tuple to the column list's length (a type list, not a
+/// catalog). Errors are only what stops the run (a file that cannot be opened or written).
+#[allow(clippy::too_many_arguments)] // the relation's parts, each plainly named
+pub fn stream_rows(
+    columns: Vec<Column>,
+    format: RowFormat,
+    check_fit: bool,
+    paths: &[PathBuf],
+    toast_paths: &[PathBuf],
+    toast_name: &str,
+    choice: GeometryChoice,
+    segment: Option<u32>,
+    out: &mut dyn Write,
+) -> Result<Summary, String> {
+    let mut files = paths
+        .iter()
+        .map(|p| open_heap(p, choice, segment))
+        .collect::<Result<Vec<_>, _>>()?;
+    files.sort_by_key(|f| f.segment);
+    let endian = files.first().map_or(Endian::Little, |f| f.endian);
+    let mut summary = Summary::default();
+    let toast = index_toast(toast_paths, toast_name, choice, &mut summary)?;
+    let writer = RowWriter::new(columns, format, endian, check_fit);
+    for f in &files {
+        let bs = f.block_size.len() as u64;
+        let blocks = f.len.checked_div(bs).unwrap_or(0);
+        let trailing = f.len.checked_rem(bs).unwrap_or(0);
+        if trailing != 0 {
+            eprintln!(
+                "pgpage: warning: file \"{}\": {} bytes past the last whole page are not read",
+                f.display, trailing
+            );
+            summary.problems = summary.problems.saturating_add(1);
+        }
+        let mut start = 0u64;
+        while start < blocks {
+            // Two chunks at once, one per core; their output is printed in block order.
+            let ranges: Vec<(u64, u64)> = (0..2u64)
+                .map(|i| {
+                    let s = start.saturating_add(i.saturating_mul(CHUNK_BLOCKS));
+                    (s.min(blocks), s.saturating_add(CHUNK_BLOCKS).min(blocks))
+                })
+                .filter(|(s, e)| s < e)
+                .collect();
+            let results: Vec<Chunk> = std::thread::scope(|scope| {
+                let handles: Vec<_> = ranges
+                    .iter()
+                    .map(|&(s, e)| {
+                        let (writer, toast) = (&writer, &toast);
+                        scope.spawn(move || chunk(f, s, e, writer, toast))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Chunk::failed()))
+                    .collect()
+            });
+            for c in results {
+                for w in &c.warnings {
+                    eprintln!("{w}");
+                }
+                out.write_all(c.text.as_bytes())
+                    .map_err(|e| format!("could not write to stdout: {}", io_reason(&e)))?;
+                summary.rows = summary.rows.saturating_add(c.rows);
+                summary.invisible = summary.invisible.saturating_add(c.invisible);
+                summary.undecided = summary.undecided.saturating_add(c.undecided);
+                summary.problems = summary.problems.saturating_add(c.problems);
+            }
+            start = start.saturating_add(2 * CHUNK_BLOCKS);
+        }
+    }
+    Ok(summary)
+}
+
+/// The output of a run of blocks.
+#[derive(Default)]
+struct Chunk {
+    text: String,
+    warnings: Vec<String>,
+    rows: u64,
+    invisible: u64,
+    undecided: u64,
+    problems: u64,
+}
+
+impl Chunk {
+    fn failed() -> Chunk {
+        Chunk {
+            warnings: vec!["pgpage: warning: a worker stopped unexpectedly".to_owned()],
+            problems: 1,
+            ..Chunk::default()
+        }
+    }
+}
+
+/// Whether a page can be read for rows; a reason when it cannot.
+fn page_problem(page: &[u8], absolute: u32, endian: Endian) -> Option<String> {
+    let verdict = verify_page(page, absolute, endian);
+    match verdict.status {
+        PageStatus::Ok | PageStatus::Zero => None,
+        // A stored checksum of 0 is a cluster without data checksums: only the header counts.
+        PageStatus::Mismatch if verdict.stored == 0 && header_is_sane(page, endian) => None,
+        PageStatus::Mismatch => Some(format!(
+            "page verification failed, calculated checksum {} but expected {}",
+            verdict.computed.unwrap_or(0),
+            verdict.stored
+        )),
+        other => Some(format!("invalid page ({})", other.as_str())),
+    }
+}
+
+fn chunk(f: &HeapFile, start: u64, end: u64, writer: &RowWriter, toast: &Option<Toast>) -> Chunk {
+    let mut c = Chunk::default();
+    let bs = f.block_size.len();
+    let e = f.endian;
+    let mut page = vec![0u8; bs];
+    let mut fetch = |p: &ToastPointer| match toast {
+        Some(t) => t.fetch(p),
+        None => Err(ValueProblem::from(
+            pgpage::findings::Finding::ToastRelationMissing,
+        )),
+    };
+    for block in start..end {
+        let (got, err) = read_full_at(&f.file, &mut page, block.saturating_mul(bs as u64));
+        let absolute = f.block_size.absolute_block(f.segment, block as u32);
+        let at = |lp: Option<u16>| match lp {
+            Some(lp) => format!("file \"{}\", block {absolute}, offset {lp}", f.display),
+            None => format!("file \"{}\", block {absolute}", f.display),
+        };
+        if got < bs {
+            let why = err.map_or_else(|| "the file ended".to_owned(), |e| io_reason(&e));
+            c.warnings.push(format!(
+                "pgpage: warning: {}: could not read the page: {why}",
+                at(None)
+            ));
+            c.problems = c.problems.saturating_add(1);
+            continue;
+        }
+        if let Some(why) = page_problem(&page, absolute, e) {
+            c.warnings.push(format!(
+                "pgpage: warning: {}: {why}; its rows are left out",
+                at(None)
+            ));
+            c.problems = c.problems.saturating_add(1);
+            continue;
+        }
+        let lower = usize::from(read_u16(&page, 12, e).unwrap_or(0));
+        let nlp = lower.saturating_sub(24) / 4;
+        for i in 0..nlp {
+            let lp = i.saturating_add(1) as u16;
+            let Some(word) =
+                pgpage::layout::read_u32(&page, i.saturating_mul(4).saturating_add(24), e)
+            else {
+                break;
+            };
+            let (off, flags, len) = match e {
+                Endian::Little => (word & 0x7FFF, (word >> 15) & 3, word >> 17),
+                Endian::Big => (word >> 17, (word >> 15) & 3, word & 0x7FFF),
+            };
+            if flags as u8 != LP_NORMAL {
+                continue;
+            }
+            let (off, len) = (off as usize, len as usize);
+            let Some(tuple) = page.get(off..off.saturating_add(len)).filter(|_| off >= 24) else {
+                c.warnings.push(format!(
+                    "pgpage: warning: {}: line pointer to page offset {off} with length {len} ends beyond maximum page offset {bs}; left out",
+                    at(Some(lp))
+                ));
+                c.problems = c.problems.saturating_add(1);
+                continue;
+            };
+            let Some(h) = TupleHeader::read(tuple, e) else {
+                c.warnings.push(format!(
+                    "pgpage: warning: {}: tuple shorter than its header; left out",
+                    at(Some(lp))
+                ));
+                c.problems = c.problems.saturating_add(1);
+                continue;
+            };
+            match visibility(&h) {
+                Visibility::Invisible => {
+                    c.invisible = c.invisible.saturating_add(1);
+                    continue;
+                }
+                Visibility::Undecided => c.undecided = c.undecided.saturating_add(1),
+                Visibility::Visible => {}
+            }
+            let ctid = Ctid {
+                block: absolute,
+                offset: lp,
+            };
+            match writer.row(tuple, ctid, &mut fetch, &mut c.text) {
+                Ok(note) => {
+                    c.rows = c.rows.saturating_add(1);
+                    if let Some(n) = note {
+                        c.warnings.push(format!(
+                            "pgpage: warning: {}: {}",
+                            at(Some(lp)),
+                            n.message
+                        ));
+                        c.problems = c.problems.saturating_add(1);
+                    }
+                }
+                Err(p) => {
+                    let col = p.column.map_or_else(String::new, |n| {
+                        format!(" (attribute {})", n.saturating_add(1))
+                    });
+                    c.warnings.push(format!(
+                        "pgpage: warning: {}{col}: {}; left out",
+                        at(Some(lp)),
+                        p.message
+                    ));
+                    c.problems = c.problems.saturating_add(1);
+                }
+            }
+        }
+    }
+    c
+}
+
+/// Reads every page of the TOAST files and notes where each chunk is.
+fn index_toast(
+    paths: &[PathBuf],
+    name: &str,
+    choice: GeometryChoice,
+    summary: &mut Summary,
+) -> Result<Option<Toast>, String> {
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let mut files = Vec::new();
+    let mut chunks: HashMap<u32, Vec<(i32, ChunkAt)>> = HashMap::new();
+    let attrs = chunk_attributes();
+    let mut endian = Endian::Little;
+    let mut block_size = BlockSize::DEFAULT;
+    for (fi, p) in paths.iter().enumerate() {
+        let f = open_heap(p, choice, None)?;
+        endian = f.endian;
+        block_size = f.block_size;
+        let bs = f.block_size.len();
+        let mut page = vec![0u8; bs];
+        for block in 0..f.len.checked_div(bs as u64).unwrap_or(0) {
+            let (got, _) = read_full_at(&f.file, &mut page, block.saturating_mul(bs as u64));
+            let absolute = f.block_size.absolute_block(f.segment, block as u32);
+            if got < bs {
+                continue;
+            }
+            if let Some(why) = page_problem(&page, absolute, f.endian) {
+                eprintln!(
+                    "pgpage: warning: file \"{}\", block {absolute}: {why}; its TOAST chunks are left out",
+                    f.display
+                );
+                summary.problems = summary.problems.saturating_add(1);
+                continue;
+            }
+            let lower = usize::from(read_u16(&page, 12, f.endian).unwrap_or(0));
+            let mut scratch = Vec::new();
+            for i in 0..lower.saturating_sub(24) / 4 {
+                let Some(word) = pgpage::layout::read_u32(
+                    &page,
+                    i.saturating_mul(4).saturating_add(24),
+                    f.endian,
+                ) else {
+                    break;
+                };
+                let (off, flags, len) = match f.endian {
+                    Endian::Little => (word & 0x7FFF, (word >> 15) & 3, word >> 17),
+                    Endian::Big => (word >> 17, (word >> 15) & 3, word & 0x7FFF),
+                };
+                let (off, len) = (off as usize, len as usize);
+                let Some(t) = page
+                    .get(off..off.saturating_add(len))
+                    .filter(|_| flags as u8 == LP_NORMAL)
+                else {
+                    continue;
+                };
+                let Some(h) = TupleHeader::read(t, f.endian) else {
+                    continue;
+                };
+                if visibility(&h) == Visibility::Invisible {
+                    continue;
+                }
+                if let Some((id, seq, _)) = chunk_of(t, &attrs, f.endian, &mut scratch) {
+                    chunks.entry(id).or_default().push((
+                        seq,
+                        ChunkAt {
+                            file: fi,
+                            at: block.saturating_mul(bs as u64).saturating_add(off as u64),
+                            len: len as u16,
+                        },
+                    ));
+                }
+            }
+        }
+        files.push(f.file);
+    }
+    for v in chunks.values_mut() {
+        v.sort_by_key(|(seq, _)| *seq);
+    }
+    Ok(Some(Toast {
+        files,
+        chunks,
+        max_chunk: toast_max_chunk_size(block_size.len()),
+        name: name.to_owned(),
+        endian,
+    }))
+}

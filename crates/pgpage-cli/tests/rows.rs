@@ -1,0 +1,479 @@
+//! `pgpage rows --types` against the server's own COPY, for PostgreSQL 13 to 18: a table of
+//! every type issue 17 lists with NULLs and odd values, TOASTed values (inline compressed,
+//! external pglz, external uncompressed, lz4 where the server has it), deleted, aborted
+//! and updated rows; after a CHECKPOINT the table's files must print byte for byte what
+//! `COPY (SELECT * FROM t ORDER BY ctid) TO STDOUT` printed. Then damaged copies: each
+//! problem named on stderr, never a wrong value, exit status 1.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::panic
+)]
+
+mod common;
+
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::pgpage;
+
+fn is_root() -> bool {
+    let out = Command::new("id").arg("-u").output().expect("id -u");
+    String::from_utf8_lossy(&out.stdout).trim() == "0"
+}
+
+/// The server binaries of a version: Debian's 15, the npm packages' others (tests/pg/cluster.ts).
+fn bin_dir(version: u32) -> String {
+    if version == 15 {
+        return "/usr/lib/postgresql/15/bin".to_owned();
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    format!(
+        "{}/node_modules/postgres-{version}/native/bin",
+        root.display()
+    )
+}
+
+fn run(bin: &str, program: &str, args: &[&str]) -> Output {
+    let path = format!("{bin}/{program}");
+    let out = if is_root() {
+        Command::new("runuser")
+            .args(["-u", "postgres", "--", &path])
+            .args(args)
+            .output()
+    } else {
+        Command::new(&path).args(args).output()
+    };
+    out.unwrap_or_else(|e| panic!("cannot run {path}: {e}"))
+}
+
+fn ok(out: Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A running cluster of one version in a temporary directory; stopped when dropped.
+struct Cluster {
+    _tmp: tempfile::TempDir,
+    bin: String,
+    root: PathBuf,
+    data: PathBuf,
+    port: String,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let d = self.data.to_str().unwrap();
+        let _ = run(
+            &self.bin,
+            "pg_ctl",
+            &["-D", d, "-m", "immediate", "-w", "stop"],
+        );
+    }
+}
+
+impl Cluster {
+    fn start(version: u32) -> Cluster {
+        let bin = bin_dir(version);
+        let tmp = tempfile::Builder::new()
+            .prefix("pgpage-rows")
+            .tempdir()
+            .unwrap();
+        if is_root() {
+            ok(
+                Command::new("chown")
+                    .args(["postgres", tmp.path().to_str().unwrap()])
+                    .output()
+                    .unwrap(),
+                "chown",
+            );
+        }
+        let root = tmp.path().to_path_buf();
+        let data = root.join("data");
+        let d = data.to_str().unwrap();
+        ok(
+            run(
+                &bin,
+                "initdb",
+                &[
+                    "-k",
+                    "-A",
+                    "trust",
+                    "-U",
+                    "postgres",
+                    "-E",
+                    "UTF8",
+                    "--locale=C",
+                    "--no-sync",
+                    "-D",
+                    d,
+                ],
+            ),
+            &format!("initdb {version}"),
+        );
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let port = (21_000 + (std::process::id() * 7 + n * 100 + version) % 20_000).to_string();
+        let opts = format!(
+            "-k {} -p {port} -c listen_addresses='' -c fsync=off",
+            root.display()
+        );
+        let log = root.join("log");
+        let start = run(
+            &bin,
+            "pg_ctl",
+            &[
+                "-D",
+                d,
+                "-o",
+                &opts,
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "start",
+            ],
+        );
+        let cluster = Cluster {
+            _tmp: tmp,
+            bin,
+            root,
+            data,
+            port,
+        };
+        assert!(
+            start.status.success(),
+            "PostgreSQL {version} did not start: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        cluster
+    }
+
+    fn psql(&self, sql: &[&str]) -> String {
+        let mut args = vec![
+            "-h",
+            self.root.to_str().unwrap(),
+            "-p",
+            &self.port,
+            "-d",
+            "postgres",
+            "-U",
+            "postgres",
+            "-X",
+            "-A",
+            "-t",
+            "-q",
+            "-v",
+            "ON_ERROR_STOP=1",
+        ];
+        for s in sql {
+            args.extend(["-c", s]);
+        }
+        // Debian's psql 15 is the client for every server (tests/pg/cluster.ts).
+        ok(run(&bin_dir(15), "psql", &args), &sql.join("; "))
+    }
+
+    /// Stops the server, leaving its files for the test to damage.
+    fn stop(&self) {
+        let d = self.data.to_str().unwrap();
+        ok(
+            run(&self.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
+            "pg_ctl stop",
+        );
+    }
+
+    /// COPY's CSV of a table under CONTRACTS.md's settings.
+    fn copy(&self, table: &str) -> String {
+        self.psql(&[
+            "set timezone = 'UTC'",
+            "set datestyle = 'ISO, MDY'",
+            "set intervalstyle = postgres",
+            "set extra_float_digits = 1",
+            "set bytea_output = hex",
+            &format!("copy (select * from {table} order by ctid) to stdout (format csv)"),
+        ])
+    }
+
+    fn file(&self, sql_path: &str) -> PathBuf {
+        self.data.join(self.psql(&[sql_path]).trim())
+    }
+}
+
+const TYPES: &str = "bool,int2,int4,int8,oid,float4,float8,numeric,text,varchar,bpchar,name,\
+\"char\",bytea,date,time,timetz,timestamp,timestamptz,interval,uuid,json,jsonb,inet,cidr,\
+macaddr,macaddr8,bit,varbit,int4[],text[],numeric[],float8[],int4range,numrange,tstzrange,\
+daterange,int8range,tsrange,text,text";
+
+const CREATE: &str = "create table t (b bool, i2 int2, i4 int4, i8 int8, o oid, f4 float4, \
+f8 float8, n numeric, tx text, vc varchar(10), bc char(5), nm name, ch \"char\", by bytea, \
+d date, tm time, ttz timetz, ts timestamp, tstz timestamptz, iv interval, u uuid, j json, \
+jb jsonb, ip inet, ci cidr, m macaddr, m8 macaddr8, bt bit(5), vb varbit, ai int4[], \
+at text[], an numeric[], af float8[], r4 int4range, rn numrange, rts tstzrange, \
+rd daterange, r8 int8range, rt tsrange, ext text, lz text)";
+
+const ROWS: &[&str] = &[
+    "insert into t values (true, -32768, 2147483647, -9223372036854775808, 4294967295, 'NaN', \
+     '-0', 'NaN', 'héllo \"x\", y ✓', 'v', 'ab', 'nm', 'c', '\\x00ff', '4713-01-01 BC', \
+     '24:00:00', '23:59:59.999999-12:34', 'infinity', '-infinity', '-1 days +02:03:00', \
+     'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{\"a\": [1, 2.5]}', \
+     '{\"b\": {\"c\": null, \"a\": [true, false, 1e-5, \"x\\ny\\u0001\"]}, \"\": 0, \"long key\": {}}', \
+     '2001:db8::1/64', '10.0.0.0/8', '08:00:2b:01:02:03', '08:00:2b:01:02:03:04:05', '10101', \
+     '', '[0:2]={1,NULL,3}', '{{\"a b\",\"NULL\"},{\"\",null}}', '{1.5,NaN,-0.001}', \
+     '{-0,Infinity,1e-300}', 'empty', '(,5.5]', '[\"2024-01-02 03:04:05+00\",infinity)', \
+     '[2024-01-01,2024-02-01)', '(,)', '[\"2000-01-01 00:00:00\",\"2000-01-02 00:00:00\"]', \
+     null, null)",
+    "insert into t values (false, 1, 2, 3, 4, 'Infinity', 1.5e300, \
+     '-12345678901234567890.000123', E'tab\\there\\nnewline\\\\back\\r', '', '', '', '', '', \
+     '2000-01-01', '00:00:00', '00:00:00+00', '2024-01-02 03:04:05.123456', \
+     '0001-01-01 00:00:00+00 BC', '1 year 2 mons 3 days 04:05:06.5', null, '\"\"', '[]', \
+     '::ffff:1.2.3.4', '::/0', null, null, '00000', '1', '{}', '{}', '{}', '{}', '[1,10)', \
+     '[1.5,2.5]', null, null, null, null, null, null)",
+    "insert into t (i4, n, f4, f8, ai, jb) values \
+     (10, 0.000001, 1e-40, 1e-310, '[-5:-4][2:3]={{1,2},{3,4}}', '\"scalar\"'), \
+     (11, 1e300, 3.4e38, 123456789012345678, '{{{1}},{{2}}}', '12.50'), \
+     (12, -0.5, -1.5, 0.1, array[null]::int4[], 'null'), \
+     (13, 0.00000000000000000000000000000000000000000000000000000000000000000000001, 100000, \
+      1e15, null, '{\"a\": {\"b\": [[], {}]}}')",
+    // Compressed inline, external pglz, external uncompressed.
+    "insert into t (i4, tx, jb, at) select 20, repeat('x', 5000), \
+     jsonb_build_object('k', repeat('y', 3000)), array[repeat('z', 3000)]",
+    "insert into t (i4, tx) select 21, string_agg(md5(g::text), '') from generate_series(1, 2000) g",
+    "alter table t alter column ext set storage external",
+    "insert into t (i4, ext) select 22, repeat('e', 10000)",
+    "delete from t where i4 = 11",
+    "update t set i8 = 42 where i4 = 12",
+    "begin",
+    "insert into t (i4) values (99)",
+    "rollback",
+];
+
+fn csv_equals_copy(version: u32) {
+    let c = Cluster::start(version);
+    c.psql(&[CREATE]);
+    c.psql(ROWS);
+    let lz4 = c.psql(&[
+        "select count(*) from pg_settings where name = 'default_toast_compression' \
+         and 'lz4' = any(enumvals)",
+    ]);
+    if lz4.trim() == "1" {
+        c.psql(&[
+            "alter table t alter column lz set compression lz4",
+            "insert into t (i4, lz) select 30, repeat('lz4 ', 3000)",
+            "insert into t (i4, lz) select 31, string_agg(md5(g::text), '') from generate_series(1, 1500) g",
+        ]);
+    }
+    if version >= 17 {
+        c.psql(&["insert into t (i4, iv) values (40, 'infinity'), (41, '-infinity')"]);
+    }
+    // The server's COPY sets the hint bits that rows reads; the checkpoint writes them.
+    let expected = c.copy("t");
+    c.psql(&["checkpoint"]);
+    let heap = c.file("select pg_relation_filepath('t')");
+    let toast =
+        c.file("select pg_relation_filepath(reltoastrelid) from pg_class where relname = 't'");
+    let out = pgpage(&[
+        "rows",
+        "--types",
+        TYPES,
+        "--toast",
+        toast.to_str().unwrap(),
+        heap.to_str().unwrap(),
+    ]);
+    let got = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "PostgreSQL {version}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (n, (a, b)) in expected.lines().zip(got.lines()).enumerate() {
+        assert_eq!(a, b, "PostgreSQL {version}, line {}", n + 1);
+    }
+    assert_eq!(got, expected, "PostgreSQL {version}");
+    assert!(expected.lines().count() >= 9, "{expected}");
+    eprintln!(
+        "PostgreSQL {version}: {} rows equal to COPY (lz4: {})",
+        expected.lines().count(),
+        lz4.trim() == "1"
+    );
+}
+
+#[test]
+fn csv_equals_copy_13() {
+    csv_equals_copy(13);
+}
+
+#[test]
+fn csv_equals_copy_14() {
+    csv_equals_copy(14);
+}
+
+#[test]
+fn csv_equals_copy_15() {
+    csv_equals_copy(15);
+}
+
+#[test]
+fn csv_equals_copy_16() {
+    csv_equals_copy(16);
+}
+
+#[test]
+fn csv_equals_copy_17() {
+    csv_equals_copy(17);
+}
+
+#[test]
+fn csv_equals_copy_18() {
+    csv_equals_copy(18);
+}
+
+/// Text format and JSON lines on a small table.
+#[test]
+fn text_format_equals_copy_and_json_has_ctid() {
+    let c = Cluster::start(15);
+    c.psql(&[
+        "create table s (a int4, b text)",
+        "insert into s values (1, E'a\\tb\\\\c'), (2, null), (3, '')",
+    ]);
+    let expected = c.psql(&["copy (select * from s order by ctid) to stdout"]);
+    c.psql(&["checkpoint"]);
+    let heap = c.file("select pg_relation_filepath('s')");
+    let out = pgpage(&[
+        "rows",
+        "--format",
+        "text",
+        "--types",
+        "int4,text",
+        heap.to_str().unwrap(),
+    ]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    let out = pgpage(&[
+        "rows",
+        "--format",
+        "json",
+        "--types",
+        "int4,text",
+        heap.to_str().unwrap(),
+    ]);
+    let first = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    let v: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(v["ctid"], "(0,1)");
+    assert_eq!(v["col2"], "a\tb\\c");
+}
+
+fn patch(path: &Path, offset: u64, bytes: &[u8]) {
+    let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.write_all_at(bytes, offset).unwrap();
+}
+
+fn read(path: &Path, offset: u64, len: usize) -> Vec<u8> {
+    let f = std::fs::File::open(path).unwrap();
+    let mut b = vec![0u8; len];
+    f.read_exact_at(&mut b, offset).unwrap();
+    b
+}
+
+/// lp_off and lp_len of a line pointer on block 0.
+fn item(path: &Path, lp: u64) -> (u64, u64) {
+    let w = u32::from_le_bytes(read(path, 24 + (lp - 1) * 4, 4).try_into().unwrap());
+    (u64::from(w & 0x7FFF), u64::from(w >> 17))
+}
+
+/// Damage is named with file, block and offset; other rows still come out; no value is
+/// printed wrong. Checksums are off so the damaged bytes are read rather than the page
+/// refused.
+#[test]
+fn damaged_tuples_and_toast_are_named_never_printed_wrong() {
+    let c = Cluster::start(15);
+    c.psql(&[
+        "create table d (a int4, b text)",
+        "alter table d alter column b set storage extended",
+        "insert into d values (1, 'one'), (2, repeat('x', 5000)), (3, (select string_agg(md5(g::text), '') \
+         from generate_series(1, 1000) g)), (4, 'four')",
+        "select count(*) from d",
+        "checkpoint",
+    ]);
+    let heap = c.file("select pg_relation_filepath('d')");
+    let toast =
+        c.file("select pg_relation_filepath(reltoastrelid) from pg_class where relname = 'd'");
+    let (h, t) = (heap.to_str().unwrap(), toast.to_str().unwrap());
+    c.stop();
+    // Turn checksums off in the copies' eyes: zero pd_checksum of the pages we damage.
+    patch(&heap, 8, &[0, 0]);
+
+    // A type list that does not fit: every tuple named, nothing printed.
+    let out = pgpage(&["rows", "--types", "int8,text", h]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("file \"{h}\", block 0, offset 1")),
+        "{err}"
+    );
+
+    // Without the TOAST files: the external value is named, the others print.
+    let out = pgpage(&["rows", "--types", "int4,text", h]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text.starts_with("1,one\n2,xxxx") && text.ends_with("4,four\n"),
+        "{text}"
+    );
+    assert!(!text.contains("\n3,"), "{text}");
+    assert!(err.contains("offset 3 (attribute 2)"), "{err}");
+
+    // A missing chunk: zero the TOAST file's first page.
+    let toast_copy = toast.with_extension("copy");
+    std::fs::copy(&toast, &toast_copy).unwrap();
+    patch(&toast_copy, 0, &vec![0u8; 8192]);
+    let out = pgpage(&[
+        "rows",
+        "--types",
+        "int4,text",
+        "--toast",
+        toast_copy.to_str().unwrap(),
+        h,
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("missing chunk number 0 for toast value"),
+        "{err}"
+    );
+
+    // Compressed data that does not decompress to its declared size: raise row 2's rawsize.
+    let (off, _) = item(&heap, 2);
+    let data = off + 24 + 4; // t_hoff 24, then int4 a, then the varlena at an aligned offset
+    let tcinfo = u32::from_le_bytes(read(&heap, data + 4, 4).try_into().unwrap());
+    patch(&heap, data + 4, &(tcinfo + 1).to_le_bytes());
+    // A varlena length past the page: row 1's text claims 1 GB.
+    let (off1, _) = item(&heap, 1);
+    patch(&heap, off1 + 24 + 4, &(0x3FFF_FFF0u32 << 2).to_le_bytes());
+    let out = pgpage(&["rows", "--types", "int4,text", "--toast", t, h]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        err.contains("offset 2 (attribute 2): compressed pglz data is corrupt"),
+        "{err}"
+    );
+    assert!(
+        err.contains("offset 1 (attribute 2): attribute ends beyond total tuple length"),
+        "{err}"
+    );
+    assert!(
+        text.starts_with("3,") && text.ends_with("4,four\n"),
+        "{text}"
+    );
+}

@@ -1,0 +1,494 @@
+//! Catalog rows out of a catalog's heap file: the tuple versions a new transaction sees,
+//! split by the version's column layout, every page or tuple that cannot be read named and
+//! left out while the rest is read.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::Serialize;
+
+use super::layout::{attributes, columns, Catalog};
+use crate::decode::Reader;
+use crate::fields::item_id_data;
+use crate::findings::Finding;
+use crate::layout::{read_u16, read_u32, BlockSize, Endian};
+use crate::tuple::{deform, TupleHeader};
+use crate::verify::{header_check, verify_page, PageStatus};
+use crate::visibility::{tuple_state, TransactionLog};
+
+/// bufpage.h: SizeOfPageHeaderData, and itemid.h's LP_NORMAL.
+const SIZE_OF_PAGE_HEADER: usize = 24;
+const LP_NORMAL: u32 = 1;
+
+/// Something in a catalog that could not be read: which catalog, where, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CatalogProblem {
+    pub catalog: Catalog,
+    /// Block of the catalog's relation (segments counted), None for the file as a whole.
+    pub block: Option<u32>,
+    /// Line pointer of the tuple, None for the whole page.
+    pub lp: Option<u16>,
+    pub finding: Finding,
+}
+
+/// A catalog's relation file as read: all its segments' bytes, in order.
+#[derive(Clone, Copy, Debug)]
+pub struct CatalogFile<'a> {
+    pub bytes: &'a [u8],
+    pub block_size: BlockSize,
+    pub endian: Endian,
+    /// pg_control's data_page_checksum_version is not 0: a checksum mismatch is a damaged
+    /// page. Without checksums, only PageIsVerified's header checks count.
+    pub checksums: bool,
+}
+
+/// Why the server would refuse a page, or None when it reads it.
+fn page_problem(page: &[u8], block: u32, file: &CatalogFile) -> Option<Finding> {
+    let verdict = verify_page(page, block, file.endian);
+    let header = || header_check(page, file.endian).findings().next();
+    match verdict.status {
+        PageStatus::Ok | PageStatus::Zero => None,
+        PageStatus::Mismatch if file.checksums => Some(Finding::ChecksumMismatch),
+        PageStatus::Mismatch | PageStatus::BadHeader => header(),
+        PageStatus::NewNotZero => Some(Finding::NewPageNotZero),
+    }
+}
+
+/// Calls `visit` with the attributes of every tuple of `file` a new transaction would see
+/// (heap_deform_tuple's slices, one per column of the catalog's layout in `major`). Pages
+/// the server would refuse, tuples that do not split and statuses that cannot be read are
+/// pushed onto `problems`.
+pub fn visible_rows(
+    file: &CatalogFile,
+    catalog: Catalog,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+    mut visit: impl FnMut(&[Option<&[u8]>]),
+) {
+    let attrs = attributes(catalog, major);
+    let mut values = Vec::with_capacity(attrs.len());
+    let problem = |block, lp, finding| CatalogProblem {
+        catalog,
+        block: Some(block),
+        lp,
+        finding,
+    };
+    for (block, page) in (0u32..).zip(file.bytes.chunks_exact(file.block_size.len())) {
+        if let Some(finding) = page_problem(page, block, file) {
+            problems.push(problem(block, None, finding));
+            continue;
+        }
+        let lower = usize::from(read_u16(page, 12, file.endian).unwrap_or(0));
+        let count = lower.saturating_sub(SIZE_OF_PAGE_HEADER) / 4;
+        let r = Reader {
+            b: page,
+            e: file.endian,
+        };
+        for lp in 1..=u16::try_from(count).unwrap_or(0) {
+            let at = SIZE_OF_PAGE_HEADER.saturating_add(usize::from(lp.saturating_sub(1)) * 4);
+            if r.field(at, &item_id_data::LP_FLAGS) != Some(LP_NORMAL) {
+                continue;
+            }
+            let off = r.get(at, &item_id_data::LP_OFF) as usize;
+            let len = r.get(at, &item_id_data::LP_LEN) as usize;
+            let Some(tuple) = page.get(off..off.saturating_add(len)) else {
+                problems.push(problem(block, Some(lp), Finding::ItemPastPage));
+                continue;
+            };
+            let Some(header) = TupleHeader::read(tuple, file.endian) else {
+                problems.push(problem(block, Some(lp), Finding::HeapItemNotTuple));
+                continue;
+            };
+            let state = tuple_state(&header, (block, lp), log);
+            match state {
+                Ok(s) if s.is_visible() => {}
+                Ok(_) => continue,
+                Err(finding) => {
+                    problems.push(problem(block, Some(lp), finding));
+                    continue;
+                }
+            }
+            match deform(tuple, &attrs, file.endian, &mut values) {
+                Ok(_) => visit(&values),
+                Err(e) => problems.push(problem(block, Some(lp), e.finding)),
+            }
+        }
+    }
+}
+
+/// One catalog row's columns by name, for the layout of one version.
+pub struct Row<'r, 'a> {
+    names: &'r [&'static str],
+    values: &'r [Option<&'a [u8]>],
+    endian: Endian,
+}
+
+impl<'r, 'a> Row<'r, 'a> {
+    fn get(&self, attname: &str) -> Option<&'a [u8]> {
+        let i = self.names.iter().position(|n| *n == attname)?;
+        self.values.get(i).copied().flatten()
+    }
+
+    /// An oid (or regproc, xid, int4 read unsigned) column.
+    pub fn oid(&self, attname: &str) -> Option<u32> {
+        self.get(attname)
+            .filter(|v| v.len() == 4)
+            .and_then(|v| read_u32(v, 0, self.endian))
+    }
+
+    /// A name column: NAMEDATALEN bytes, NUL-padded, in the database's encoding (shown as
+    /// UTF-8, invalid bytes replaced).
+    pub fn name(&self, attname: &str) -> Option<String> {
+        let v = self.get(attname)?;
+        let end = v.iter().position(|&b| b == 0).unwrap_or(v.len());
+        v.get(..end)
+            .map(|s| String::from_utf8_lossy(s).into_owned())
+    }
+
+    /// A "char" column.
+    pub fn char(&self, attname: &str) -> Option<u8> {
+        self.get(attname).and_then(|v| v.first().copied())
+    }
+
+    pub fn bool(&self, attname: &str) -> Option<bool> {
+        self.char(attname).map(|b| b != 0)
+    }
+
+    /// An int2 column.
+    pub fn int2(&self, attname: &str) -> Option<i16> {
+        self.get(attname)
+            .filter(|v| v.len() == 2)
+            .and_then(|v| read_u16(v, 0, self.endian))
+            .map(|v| v as i16)
+    }
+
+    /// An int4 column.
+    pub fn int4(&self, attname: &str) -> Option<i32> {
+        self.oid(attname).map(|v| v as i32)
+    }
+
+    /// A float4 column.
+    pub fn float4(&self, attname: &str) -> Option<f32> {
+        self.oid(attname).map(f32::from_bits)
+    }
+
+    /// A column's stored bytes as heap_deform_tuple gives them (a varlena with its header);
+    /// None for NULL.
+    pub fn bytes(&self, attname: &str) -> Option<&'a [u8]> {
+        self.get(attname)
+    }
+}
+
+/// Reads a catalog's visible rows into `T`s; a row `build` cannot make (a NOT NULL column
+/// that is NULL or of the wrong size) is a problem, not a row.
+pub fn catalog_rows<T>(
+    file: &CatalogFile,
+    catalog: Catalog,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+    build: impl Fn(&Row) -> Option<T>,
+) -> Vec<T> {
+    let names: Vec<&'static str> = columns(catalog, major).map(|c| c.attname).collect();
+    let mut rows = Vec::new();
+    let mut invalid = 0usize;
+    visible_rows(file, catalog, major, log, problems, |values| {
+        let row = Row {
+            names: &names,
+            values,
+            endian: file.endian,
+        };
+        match build(&row) {
+            Some(t) => rows.push(t),
+            None => invalid = invalid.saturating_add(1),
+        }
+    });
+    if invalid > 0 {
+        problems.push(CatalogProblem {
+            catalog,
+            block: None,
+            lp: None,
+            finding: Finding::ValueInvalid,
+        });
+    }
+    rows
+}
+
+/// pg_database: the columns `ls` needs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DatabaseRow {
+    pub oid: u32,
+    pub datname: String,
+    pub dattablespace: u32,
+    pub datistemplate: bool,
+}
+
+/// pg_tablespace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TablespaceRow {
+    pub oid: u32,
+    pub spcname: String,
+}
+
+/// pg_class: the columns that name a relation's files.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClassRow {
+    pub oid: u32,
+    pub relname: String,
+    pub relnamespace: u32,
+    pub relam: u32,
+    pub relfilenode: u32,
+    pub reltablespace: u32,
+    pub reltoastrelid: u32,
+    pub relisshared: bool,
+    pub relpersistence: u8,
+    pub relkind: u8,
+}
+
+/// pg_namespace and pg_am: an oid and its name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OidName {
+    pub oid: u32,
+    pub name: String,
+}
+
+pub fn database_rows(
+    file: &CatalogFile,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<DatabaseRow> {
+    catalog_rows(file, Catalog::PgDatabase, major, log, problems, |r| {
+        Some(DatabaseRow {
+            oid: r.oid("oid")?,
+            datname: r.name("datname")?,
+            dattablespace: r.oid("dattablespace")?,
+            datistemplate: r.bool("datistemplate")?,
+        })
+    })
+}
+
+pub fn tablespace_rows(
+    file: &CatalogFile,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<TablespaceRow> {
+    catalog_rows(file, Catalog::PgTablespace, major, log, problems, |r| {
+        Some(TablespaceRow {
+            oid: r.oid("oid")?,
+            spcname: r.name("spcname")?,
+        })
+    })
+}
+
+pub fn class_rows(
+    file: &CatalogFile,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<ClassRow> {
+    catalog_rows(file, Catalog::PgClass, major, log, problems, |r| {
+        Some(ClassRow {
+            oid: r.oid("oid")?,
+            relname: r.name("relname")?,
+            relnamespace: r.oid("relnamespace")?,
+            relam: r.oid("relam")?,
+            relfilenode: r.oid("relfilenode")?,
+            reltablespace: r.oid("reltablespace")?,
+            reltoastrelid: r.oid("reltoastrelid")?,
+            relisshared: r.bool("relisshared")?,
+            relpersistence: r.char("relpersistence")?,
+            relkind: r.char("relkind")?,
+        })
+    })
+}
+
+/// A catalog's oid and one name column: pg_namespace's nspname, pg_am's amname.
+pub fn oid_name_rows(
+    file: &CatalogFile,
+    catalog: Catalog,
+    column: &str,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<OidName> {
+    catalog_rows(file, catalog, major, log, problems, |r| {
+        Some(OidName {
+            oid: r.oid("oid")?,
+            name: r.name(column)?,
+        })
+    })
+}
+
+/// pg_attribute: what describes a table's columns for deforming and printing its rows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AttributeRow {
+    pub attrelid: u32,
+    pub attname: String,
+    pub atttypid: u32,
+    pub attlen: i16,
+    pub attnum: i16,
+    pub atttypmod: i32,
+    pub attbyval: bool,
+    pub attalign: u8,
+    pub attnotnull: bool,
+    pub atthasmissing: bool,
+    pub attisdropped: bool,
+    /// attmissingval as stored: a one-element anyarray varlena (None when NULL).
+    pub attmissingval: Option<Vec<u8>>,
+}
+
+/// pg_type: what prints a value of the type (domains' base types, arrays' element types).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TypeRow {
+    pub oid: u32,
+    pub typname: String,
+    pub typnamespace: u32,
+    pub typlen: i16,
+    pub typbyval: bool,
+    pub typtype: u8,
+    pub typalign: u8,
+    pub typelem: u32,
+    pub typbasetype: u32,
+    pub typtypmod: i32,
+    pub typrelid: u32,
+}
+
+/// pg_enum: an enum's labels in their sort order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnumRow {
+    pub oid: u32,
+    pub enumtypid: u32,
+    pub enumsortorder: f32,
+    pub enumlabel: String,
+}
+
+pub fn attribute_rows(
+    file: &CatalogFile,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<AttributeRow> {
+    catalog_rows(file, Catalog::PgAttribute, major, log, problems, |r| {
+        Some(AttributeRow {
+            attrelid: r.oid("attrelid")?,
+            attname: r.name("attname")?,
+            atttypid: r.oid("atttypid")?,
+            attlen: r.int2("attlen")?,
+            attnum: r.int2("attnum")?,
+            atttypmod: r.int4("atttypmod")?,
+            attbyval: r.bool("attbyval")?,
+            attalign: r.char("attalign")?,
+            attnotnull: r.bool("attnotnull")?,
+            atthasmissing: r.bool("atthasmissing")?,
+            attisdropped: r.bool("attisdropped")?,
+            attmissingval: r.bytes("attmissingval").map(<[u8]>::to_vec),
+        })
+    })
+}
+
+pub fn type_rows(
+    file: &CatalogFile,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<TypeRow> {
+    catalog_rows(file, Catalog::PgType, major, log, problems, |r| {
+        Some(TypeRow {
+            oid: r.oid("oid")?,
+            typname: r.name("typname")?,
+            typnamespace: r.oid("typnamespace")?,
+            typlen: r.int2("typlen")?,
+            typbyval: r.bool("typbyval")?,
+            typtype: r.char("typtype")?,
+            typalign: r.char("typalign")?,
+            typelem: r.oid("typelem")?,
+            typbasetype: r.oid("typbasetype")?,
+            typtypmod: r.int4("typtypmod")?,
+            typrelid: r.oid("typrelid")?,
+        })
+    })
+}
+
+pub fn enum_rows(
+    file: &CatalogFile,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<EnumRow> {
+    catalog_rows(file, Catalog::PgEnum, major, log, problems, |r| {
+        Some(EnumRow {
+            oid: r.oid("oid")?,
+            enumtypid: r.oid("enumtypid")?,
+            enumsortorder: r.float4("enumsortorder")?,
+            enumlabel: r.name("enumlabel")?,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects
+    )]
+    use super::*;
+    use crate::catalog::relmap::read_relmap;
+    use crate::visibility::SlruKind;
+    use alloc::vec;
+    use proptest::prelude::*;
+
+    /// A page whose header passes PageIsVerified's checks (checksums off), so that the line
+    /// pointers and tuples, random as they are, get read.
+    fn sane_header(page: &mut [u8], lower: u16, upper: u16) {
+        let len = page.len() as u16;
+        let lower = 24 + lower % (len - 24);
+        let upper = lower + upper % (len - lower);
+        page[10..12].copy_from_slice(&0u16.to_le_bytes());
+        page[12..14].copy_from_slice(&lower.to_le_bytes());
+        page[14..16].copy_from_slice(&upper.max(1).to_le_bytes());
+        page[16..18].copy_from_slice(&len.to_le_bytes());
+        page[18..20].copy_from_slice(&(len | 4).to_le_bytes());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn any_bytes_read_as_catalogs_never_panic(
+            seed in proptest::collection::vec(any::<u8>(), 2 * 1024),
+            lower in any::<u16>(),
+            upper in any::<u16>(),
+            major in 13u32..=18,
+            xact in proptest::collection::vec(any::<u8>(), 0..64),
+        ) {
+            let mut bytes = seed.clone();
+            sane_header(&mut bytes[..1024], lower, upper);
+            let mut log = TransactionLog::new(1024, Endian::Little);
+            log.add_segment(SlruKind::Xact, 0, xact.clone());
+            log.add_segment(SlruKind::MultiXactOffsets, 0, seed.clone());
+            log.add_segment(SlruKind::MultiXactMembers, 0, xact);
+            let file = CatalogFile {
+                bytes: &bytes,
+                block_size: BlockSize::new(1024).unwrap(),
+                endian: Endian::Little,
+                checksums: false,
+            };
+            for catalog in Catalog::ALL {
+                let mut problems = vec![];
+                visible_rows(&file, catalog, major, &log, &mut problems, |_| {});
+            }
+            let mut problems = vec![];
+            class_rows(&file, major, &log, &mut problems);
+            attribute_rows(&file, major, &log, &mut problems);
+            let _ = read_relmap(&seed[..major as usize * 30], major, Endian::Big);
+            for multi in [0u32, 1, 2, 255, u32::MAX] {
+                let _ = log.multixact_members(multi);
+                let _ = log.xid_status(multi);
+            }
+        }
+    }
+}

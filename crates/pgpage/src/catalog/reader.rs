@@ -1,0 +1,494 @@
+//! The names of a data directory's relations, read the way a caller without a file system
+//! can drive it: the reader is told every path the directory holds, asks for the files it
+//! needs next (the SLRUs, the maps, pg_database, then each database's pg_class, pg_namespace
+//! and pg_am), is given their bytes, and in the end lists the relations and what it could not
+//! read. The CLI answers with reads from disk, the browser with File.arrayBuffer().
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use serde::Serialize;
+
+use super::layout::Catalog;
+use super::names::{
+    database_relations, NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID,
+};
+use super::read::{
+    class_rows, database_rows, oid_name_rows, CatalogFile, CatalogProblem, ClassRow, DatabaseRow,
+    OidName,
+};
+use super::relmap::{read_relmap, RelMap};
+use crate::control::{ControlFile, ControlValue};
+use crate::datadir::tablespace_dir_version;
+use crate::file::parse_relation_file_name;
+use crate::findings::Finding;
+use crate::layout::{BlockSize, Endian};
+use crate::visibility::{slru_segment_number, SlruKind, TransactionLog};
+
+/// How the directory's pages are read.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadWith {
+    pub major: u32,
+    pub block_size: BlockSize,
+    pub endian: Endian,
+    /// Data checksums are on (pg_control), so a mismatch is a damaged page.
+    pub checksums: bool,
+    /// pg_control's nextMulti and nextMultiOffset, when known.
+    pub next_multi: Option<(u32, u32)>,
+}
+
+impl ReadWith {
+    /// From pg_control, when it can be trusted; else 8 kB little-endian pages with
+    /// checksums judged on (a mismatch is named rather than passed over).
+    pub fn from_control(major: u32, control: Option<&ControlFile>) -> ReadWith {
+        let Some(c) = control else {
+            return ReadWith {
+                major,
+                block_size: BlockSize::DEFAULT,
+                endian: Endian::Little,
+                checksums: true,
+                next_multi: None,
+            };
+        };
+        let num = |name| match c.get(name) {
+            Some(ControlValue::Text(t)) => t.parse::<u32>().ok(),
+            Some(ControlValue::Int(i)) => u32::try_from(*i).ok(),
+            _ => None,
+        };
+        ReadWith {
+            major,
+            block_size: c
+                .block_size()
+                .and_then(BlockSize::new)
+                .unwrap_or(BlockSize::DEFAULT),
+            endian: c.endian,
+            checksums: c.data_page_checksum_version() != Some(0),
+            next_multi: num("next_multixact_id").zip(num("next_multi_offset")),
+        }
+    }
+}
+
+/// One relation with storage and the database it is listed under (None for shared ones).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ListedRelation {
+    pub database: Option<String>,
+    #[serde(flatten)]
+    pub relation: NamedRelation,
+}
+
+/// What the catalogs say: the relations, the databases, each tablespace's directory, and
+/// one line per thing that could not be read.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CatalogListing {
+    pub relations: Vec<ListedRelation>,
+    pub databases: Vec<DatabaseRow>,
+    /// pg_tblspc/OID/PG_MAJOR_CATVERSION by tablespace OID.
+    pub tablespaces: BTreeMap<u32, String>,
+    pub damage: Vec<String>,
+}
+
+/// One database's catalogs as they are read.
+#[derive(Default)]
+struct DatabaseState {
+    map: Option<RelMap>,
+    classes: Option<Vec<ClassRow>>,
+    namespaces: Option<Vec<OidName>>,
+    ams: Option<Vec<OidName>>,
+}
+
+/// The reader (see the module's doc).
+pub struct CatalogReader {
+    with: ReadWith,
+    /// How paths are shown in messages (the data directory's name and a `/`).
+    shown: String,
+    paths: BTreeSet<String>,
+    files: BTreeMap<String, Option<Vec<u8>>>,
+    log: Option<TransactionLog>,
+    shared: Option<RelMap>,
+    databases: Option<Vec<DatabaseRow>>,
+    states: BTreeMap<u32, DatabaseState>,
+    tablespaces: BTreeMap<u32, String>,
+    damage: Vec<String>,
+}
+
+fn is_slru(path: &str) -> Option<(SlruKind, u32)> {
+    let (dir, name) = path.rsplit_once('/')?;
+    let kind = match dir {
+        "pg_xact" => SlruKind::Xact,
+        "pg_multixact/offsets" => SlruKind::MultiXactOffsets,
+        "pg_multixact/members" => SlruKind::MultiXactMembers,
+        _ => return None,
+    };
+    Some((kind, slru_segment_number(name)?))
+}
+
+impl CatalogReader {
+    /// `paths`: every file of the data directory, relative to it, `/`-separated.
+    pub fn new(paths: impl IntoIterator<Item = String>, with: ReadWith, shown: &str) -> Self {
+        let paths: BTreeSet<String> = paths.into_iter().collect();
+        let mut tablespaces = BTreeMap::new();
+        for p in &paths {
+            let mut parts = p.split('/');
+            if let (Some("pg_tblspc"), Some(oid), Some(dir)) =
+                (parts.next(), parts.next(), parts.next())
+            {
+                // A link's target holds one PG_MAJOR_CATVERSION directory per server version
+                // that used it; ours is the one of our major version.
+                if tablespace_dir_version(dir) == Some(with.major) {
+                    if let Ok(oid) = oid.parse::<u32>() {
+                        tablespaces.insert(oid, format!("pg_tblspc/{oid}/{dir}"));
+                    }
+                }
+            }
+        }
+        CatalogReader {
+            with,
+            shown: String::from(shown),
+            paths,
+            files: BTreeMap::new(),
+            log: None,
+            shared: None,
+            databases: None,
+            states: BTreeMap::new(),
+            tablespaces,
+            damage: Vec::new(),
+        }
+    }
+
+    /// Gives the bytes of a path `wanted` asked for; None when it could not be read (named
+    /// by the caller; the reader goes on without it).
+    pub fn give(&mut self, path: &str, bytes: Option<Vec<u8>>) {
+        self.files.insert(String::from(path), bytes);
+    }
+
+    /// The directory of a database's files in a tablespace.
+    pub fn directory(&self, tablespace: u32, database: u32) -> Option<String> {
+        match tablespace {
+            GLOBALTABLESPACE_OID => Some(String::from("global")),
+            DEFAULTTABLESPACE_OID => Some(format!("base/{database}")),
+            t => self.tablespaces.get(&t).map(|d| format!("{d}/{database}")),
+        }
+    }
+
+    /// The files of a relation's main fork, segment 0 first, as the path list has them.
+    fn segments(&self, dir: &str, relfilenode: u32) -> Vec<String> {
+        let mut segs: Vec<(u32, String)> = self
+            .paths
+            .range(format!("{dir}/{relfilenode}")..)
+            .take_while(|p| p.starts_with(&format!("{dir}/{relfilenode}")))
+            .filter_map(|p| {
+                let name = p.rsplit('/').next()?;
+                let f = parse_relation_file_name(name)?;
+                (f.relfilenode == relfilenode && f.fork == crate::file::Fork::Main)
+                    .then(|| (f.segno, p.clone()))
+            })
+            .collect();
+        segs.sort();
+        segs.into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// Paths of `want` not given yet.
+    fn missing(&self, want: &[String]) -> Vec<String> {
+        want.iter()
+            .filter(|p| !self.files.contains_key(*p))
+            .cloned()
+            .collect()
+    }
+
+    /// The next files to give; empty when the reader has all it needs.
+    pub fn wanted(&mut self) -> Vec<String> {
+        if self.log.is_none() {
+            let slru: Vec<String> = self
+                .paths
+                .iter()
+                .filter(|p| is_slru(p).is_some())
+                .cloned()
+                .collect();
+            let missing = self.missing(&slru);
+            if !missing.is_empty() {
+                return missing;
+            }
+            self.build_log(&slru);
+        }
+        if self.shared.is_none() {
+            let map = String::from("global/pg_filenode.map");
+            let missing = self.missing(core::slice::from_ref(&map));
+            if !missing.is_empty() && self.paths.contains(&map) {
+                return missing;
+            }
+            self.shared = Some(self.relmap("global"));
+        }
+        if self.databases.is_none() {
+            let node = self
+                .shared
+                .as_ref()
+                .and_then(|m| m.filenumber(Catalog::PgDatabase.oid()));
+            let want = node.map(|n| self.segments("global", n)).unwrap_or_default();
+            let missing = self.missing(&want);
+            if !missing.is_empty() {
+                return missing;
+            }
+            let rows = self.read("global", node, Catalog::PgDatabase, |f, with, log, p| {
+                database_rows(f, with.major, log, p)
+            });
+            for db in &rows {
+                if db.dattablespace != DEFAULTTABLESPACE_OID
+                    && !self.tablespaces.contains_key(&db.dattablespace)
+                {
+                    self.damage.push(format!(
+                        "database \"{}\" is in tablespace {}, which has no directory under pg_tblspc: its relations are not listed",
+                        db.datname, db.dattablespace
+                    ));
+                }
+            }
+            self.databases = Some(rows);
+        }
+        let dbs: Vec<(u32, String)> = self
+            .databases
+            .iter()
+            .flatten()
+            .filter_map(|d| Some((d.oid, self.directory(d.dattablespace, d.oid)?)))
+            .filter(|(_, dir)| {
+                let prefix = format!("{dir}/");
+                self.paths
+                    .range(prefix.clone()..)
+                    .next()
+                    .is_some_and(|p| p.starts_with(&prefix))
+            })
+            .collect();
+        let mut want = Vec::new();
+        for (oid, dir) in &dbs {
+            want.extend(self.database_step(*oid, dir));
+        }
+        want
+    }
+
+    /// One database's next files, or its catalogs read when they are there.
+    fn database_step(&mut self, oid: u32, dir: &str) -> Vec<String> {
+        let state = self.states.entry(oid).or_default();
+        if state.map.is_none() {
+            let map = format!("{dir}/pg_filenode.map");
+            if self.paths.contains(&map) && !self.files.contains_key(&map) {
+                return alloc::vec![map];
+            }
+            let m = self.relmap(dir);
+            self.states.entry(oid).or_default().map = Some(m);
+        }
+        let state = self.states.entry(oid).or_default();
+        if state.classes.is_none() {
+            let node = state
+                .map
+                .as_ref()
+                .and_then(|m| m.filenumber(Catalog::PgClass.oid()));
+            let want = node.map(|n| self.segments(dir, n)).unwrap_or_default();
+            let missing = self.missing(&want);
+            if !missing.is_empty() {
+                return missing;
+            }
+            let rows = self.read(dir, node, Catalog::PgClass, |f, with, log, p| {
+                class_rows(f, with.major, log, p)
+            });
+            self.states.entry(oid).or_default().classes = Some(rows);
+        }
+        let state = self.states.entry(oid).or_default();
+        if state.namespaces.is_some() {
+            return Vec::new();
+        }
+        // pg_namespace and pg_am are not mapped: pg_class names their files (VACUUM FULL
+        // of either gives them a new one).
+        let node_of = |catalog: Catalog| {
+            state
+                .classes
+                .iter()
+                .flatten()
+                .find(|c| c.oid == catalog.oid())
+                .map(|c| c.relfilenode)
+                .filter(|n| *n != 0)
+                .or_else(|| state.map.as_ref()?.filenumber(catalog.oid()))
+        };
+        let (nsp, am) = (node_of(Catalog::PgNamespace), node_of(Catalog::PgAm));
+        let mut want = nsp.map(|n| self.segments(dir, n)).unwrap_or_default();
+        want.extend(am.map(|n| self.segments(dir, n)).unwrap_or_default());
+        let missing = self.missing(&want);
+        if !missing.is_empty() {
+            return missing;
+        }
+        let namespaces = self.read(dir, nsp, Catalog::PgNamespace, |f, with, log, p| {
+            oid_name_rows(f, Catalog::PgNamespace, "nspname", with.major, log, p)
+        });
+        let ams = self.read(dir, am, Catalog::PgAm, |f, with, log, p| {
+            oid_name_rows(f, Catalog::PgAm, "amname", with.major, log, p)
+        });
+        let state = self.states.entry(oid).or_default();
+        state.namespaces = Some(namespaces);
+        state.ams = Some(ams);
+        Vec::new()
+    }
+
+    fn build_log(&mut self, slru: &[String]) {
+        let mut log = TransactionLog::new(self.with.block_size.len(), self.with.endian);
+        if let Some((multi, offset)) = self.with.next_multi {
+            log.set_next_multi(multi, offset);
+        }
+        if !slru.iter().any(|p| p.starts_with("pg_xact/")) {
+            self.damage.push(format!(
+                "no segment of \"{}pg_xact\": the status of transactions without hint bits is unknown",
+                self.shown
+            ));
+        }
+        for p in slru {
+            if let (Some((kind, segno)), Some(Some(bytes))) = (is_slru(p), self.files.remove(p)) {
+                log.add_segment(kind, segno, bytes);
+            }
+        }
+        self.log = Some(log);
+    }
+
+    /// A pg_filenode.map, its findings named.
+    fn relmap(&mut self, dir: &str) -> RelMap {
+        let path = format!("{dir}/pg_filenode.map");
+        let shown = format!("{}{path}", self.shown);
+        match self.files.remove(&path).flatten() {
+            Some(bytes) => {
+                let map = read_relmap(&bytes, self.with.major, self.with.endian);
+                let size = super::relmap::relmap_file_size(self.with.major);
+                for f in &map.findings {
+                    let words = match f {
+                        Finding::RelMapWrongSize => format!(
+                            "could not read file \"{shown}\": read {} of {size}",
+                            bytes.len()
+                        ),
+                        _ => f.message().replace("\"%s\"", &format!("\"{shown}\"")),
+                    };
+                    self.damage.push(format!("{words} ({})", f.code()));
+                }
+                map
+            }
+            None => {
+                self.damage.push(format!(
+                    "could not read file \"{shown}\": mapped catalogs cannot be found"
+                ));
+                RelMap::default()
+            }
+        }
+    }
+
+    /// Reads a catalog from its segments (given), naming what goes wrong.
+    fn read<T>(
+        &mut self,
+        dir: &str,
+        relfilenode: Option<u32>,
+        catalog: Catalog,
+        read: impl Fn(&CatalogFile, &ReadWith, &TransactionLog, &mut Vec<CatalogProblem>) -> Vec<T>,
+    ) -> Vec<T> {
+        let Some(node) = relfilenode else {
+            self.damage.push(format!(
+                "\"{}{dir}\": no file for {} (neither pg_filenode.map nor pg_class names one): its rows are left out",
+                self.shown,
+                catalog.name()
+            ));
+            return Vec::new();
+        };
+        let segs = self.segments(dir, node);
+        let file = format!("{}{dir}/{node}", self.shown);
+        if segs.first().map(String::as_str) != Some(&format!("{dir}/{node}")) {
+            self.damage.push(format!(
+                "could not open file \"{file}\": no such file: the rows of {} are left out",
+                catalog.name()
+            ));
+            return Vec::new();
+        }
+        let mut bytes = Vec::new();
+        for s in &segs {
+            match self.files.remove(s).flatten() {
+                Some(b) => bytes.extend_from_slice(&b),
+                None => {
+                    self.damage.push(format!(
+                        "could not read file \"{}{s}\": the rows of {} from it on are left out",
+                        self.shown,
+                        catalog.name()
+                    ));
+                    break;
+                }
+            }
+        }
+        let f = CatalogFile {
+            bytes: &bytes,
+            block_size: self.with.block_size,
+            endian: self.with.endian,
+            checksums: self.with.checksums,
+        };
+        let mut problems = Vec::new();
+        let empty = TransactionLog::new(self.with.block_size.len(), self.with.endian);
+        let log = self.log.as_ref().unwrap_or(&empty);
+        let rows = read(&f, &self.with, log, &mut problems);
+        for p in &problems {
+            let at = match (p.block, p.lp) {
+                (Some(b), Some(lp)) => format!(", block {b}, item {lp}"),
+                (Some(b), None) => format!(", block {b}"),
+                _ => String::new(),
+            };
+            let left_out = if p.lp.is_some() { "row" } else { "rows" };
+            // The server's words, without the xid or MultiXact it would name.
+            let words = p.finding.message().replace(" %u", "");
+            self.damage.push(format!(
+                "{} \"{file}\"{at}: {words} ({}): its {left_out} left out",
+                p.catalog.name(),
+                p.finding.code()
+            ));
+        }
+        rows
+    }
+
+    /// The relations named, each database's once and shared catalogs once (database 0).
+    pub fn finish(mut self) -> CatalogListing {
+        let shared = self.shared.take().unwrap_or_default();
+        let databases = self.databases.take().unwrap_or_default();
+        let mut relations = Vec::new();
+        let mut shared_seen = BTreeSet::new();
+        for db in &databases {
+            let Some(state) = self.states.get(&db.oid) else {
+                continue;
+            };
+            let empty = Vec::new();
+            let (relations_of, unmapped) = database_relations(
+                db.oid,
+                db.dattablespace,
+                state.classes.as_ref().unwrap_or(&empty),
+                state.namespaces.as_deref().unwrap_or_default(),
+                state.ams.as_deref().unwrap_or_default(),
+                state.map.as_ref().unwrap_or(&RelMap::default()),
+                &shared,
+            );
+            for u in unmapped {
+                self.damage.push(format!(
+                    "database \"{}\": relation \"{}\" (oid {}) is mapped but no pg_filenode.map names its file",
+                    db.datname, u.name, u.oid
+                ));
+            }
+            for r in relations_of {
+                if r.database_oid == 0 {
+                    if shared_seen.insert(r.oid) {
+                        relations.push(ListedRelation {
+                            database: None,
+                            relation: r,
+                        });
+                    }
+                } else {
+                    relations.push(ListedRelation {
+                        database: Some(db.datname.to_string()),
+                        relation: r,
+                    });
+                }
+            }
+        }
+        CatalogListing {
+            relations,
+            databases,
+            tablespaces: self.tablespaces,
+            damage: self.damage,
+        }
+    }
+}

@@ -1,0 +1,403 @@
+//! Column values as PostgreSQL's output functions print them (the settings of
+//! CONTRACTS.md's `rows`: DateStyle ISO, TimeZone UTC, IntervalStyle postgres,
+//! extra_float_digits 1, bytea_output hex). A type is named as pg_type names it; what the
+//! server would print is either produced exactly or refused with a finding, never guessed.
+
+mod array;
+mod datetime;
+mod jsonb;
+mod net;
+mod numeric;
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::Write;
+
+use crate::findings::Finding;
+use crate::layout::Endian;
+use crate::tuple::{self, Align, Attribute, Varlena};
+
+pub use numeric::float;
+
+/// A column's type, as far as its output function needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Type {
+    Bool,
+    Int2,
+    Int4,
+    Int8,
+    /// oid, and xid/cid/regproc-like unsigned 4-byte types.
+    Oid,
+    Float4,
+    Float8,
+    Numeric,
+    Text,
+    Varchar,
+    Bpchar,
+    Name,
+    /// The one-byte `"char"`.
+    Char,
+    Bytea,
+    Date,
+    Time,
+    TimeTz,
+    Timestamp,
+    TimestampTz,
+    Interval,
+    Uuid,
+    Json,
+    Jsonb,
+    Inet,
+    Cidr,
+    MacAddr,
+    MacAddr8,
+    Bit,
+    VarBit,
+    Array(Box<Type>),
+    Range(Box<Type>),
+    /// An enum: pg_enum's (oid, enumlabel) pairs of the type.
+    Enum(Vec<(u32, String)>),
+    /// A type without an output function here: printed as its name and its bytes in hex.
+    Unknown {
+        name: String,
+        attlen: i16,
+        attalign: Align,
+    },
+}
+
+impl Type {
+    /// A built-in type by its pg_type.typname, a common SQL alias (integer, bigint, text,
+    /// "double precision", ...) or an array of one (`int4[]`, `_int4`); None if unknown.
+    pub fn from_name(name: &str) -> Option<Type> {
+        let n = name.trim();
+        if let Some(elem) = n.strip_suffix("[]") {
+            return Type::from_name(elem).map(|t| Type::Array(Box::new(t)));
+        }
+        if let Some(elem) = n.strip_prefix('_') {
+            return Type::from_name(elem).map(|t| Type::Array(Box::new(t)));
+        }
+        let lower = n.to_ascii_lowercase();
+        Some(match lower.as_str() {
+            "bool" | "boolean" => Type::Bool,
+            "int2" | "smallint" | "smallserial" => Type::Int2,
+            "int4" | "int" | "integer" | "serial" => Type::Int4,
+            "int8" | "bigint" | "bigserial" => Type::Int8,
+            "oid" | "xid" | "cid" | "regclass" | "regtype" | "regproc" => Type::Oid,
+            "float4" | "real" => Type::Float4,
+            "float8" | "float" | "double precision" => Type::Float8,
+            "numeric" | "decimal" => Type::Numeric,
+            "text" => Type::Text,
+            "varchar" | "character varying" => Type::Varchar,
+            "bpchar" | "character" => Type::Bpchar,
+            "name" => Type::Name,
+            "char" | "\"char\"" => Type::Char,
+            "bytea" => Type::Bytea,
+            "date" => Type::Date,
+            "time" | "time without time zone" => Type::Time,
+            "timetz" | "time with time zone" => Type::TimeTz,
+            "timestamp" | "timestamp without time zone" => Type::Timestamp,
+            "timestamptz" | "timestamp with time zone" => Type::TimestampTz,
+            "interval" => Type::Interval,
+            "uuid" => Type::Uuid,
+            "json" => Type::Json,
+            "jsonb" => Type::Jsonb,
+            "inet" => Type::Inet,
+            "cidr" => Type::Cidr,
+            "macaddr" => Type::MacAddr,
+            "macaddr8" => Type::MacAddr8,
+            "bit" => Type::Bit,
+            "varbit" | "bit varying" => Type::VarBit,
+            "int4range" => Type::Range(Box::new(Type::Int4)),
+            "int8range" => Type::Range(Box::new(Type::Int8)),
+            "numrange" => Type::Range(Box::new(Type::Numeric)),
+            "daterange" => Type::Range(Box::new(Type::Date)),
+            "tsrange" => Type::Range(Box::new(Type::Timestamp)),
+            "tstzrange" => Type::Range(Box::new(Type::TimestampTz)),
+            _ => return None,
+        })
+    }
+
+    /// typlen and typalign, which place the type's bytes in a tuple, array or range.
+    pub fn layout(&self) -> (i16, Align) {
+        use Align::{Char as C, Double as D, Int as I, Short as S};
+        match self {
+            Type::Bool | Type::Char => (1, C),
+            Type::Int2 => (2, S),
+            Type::Int4 | Type::Oid | Type::Float4 | Type::Date | Type::Enum(_) => (4, I),
+            Type::Int8 | Type::Float8 | Type::Time | Type::Timestamp | Type::TimestampTz => (8, D),
+            Type::TimeTz => (12, D),
+            Type::Interval => (16, D),
+            Type::Uuid => (16, C),
+            Type::Name => (64, C),
+            Type::MacAddr => (6, I),
+            Type::MacAddr8 => (8, I),
+            Type::Numeric
+            | Type::Text
+            | Type::Varchar
+            | Type::Bpchar
+            | Type::Bytea
+            | Type::Json
+            | Type::Jsonb
+            | Type::Inet
+            | Type::Cidr
+            | Type::Bit
+            | Type::VarBit => (-1, I),
+            // An array or range is aligned like its element, at least 'i'.
+            Type::Array(t) | Type::Range(t) => match t.layout().1 {
+                D => (-1, D),
+                _ => (-1, I),
+            },
+            Type::Unknown {
+                attlen, attalign, ..
+            } => (*attlen, *attalign),
+        }
+    }
+
+    /// The attribute descriptor `tuple::deform` takes for a column of this type.
+    pub fn attribute(&self) -> Attribute {
+        let (attlen, attalign) = self.layout();
+        Attribute::of_type(attlen, attalign, attlen > 0 && attlen <= 8)
+    }
+
+    /// The type's name, as format_type prints it for built-ins.
+    pub fn name(&self) -> String {
+        let s = match self {
+            Type::Bool => "boolean",
+            Type::Int2 => "smallint",
+            Type::Int4 => "integer",
+            Type::Int8 => "bigint",
+            Type::Oid => "oid",
+            Type::Float4 => "real",
+            Type::Float8 => "double precision",
+            Type::Numeric => "numeric",
+            Type::Text => "text",
+            Type::Varchar => "character varying",
+            Type::Bpchar => "character",
+            Type::Name => "name",
+            Type::Char => "\"char\"",
+            Type::Bytea => "bytea",
+            Type::Date => "date",
+            Type::Time => "time without time zone",
+            Type::TimeTz => "time with time zone",
+            Type::Timestamp => "timestamp without time zone",
+            Type::TimestampTz => "timestamp with time zone",
+            Type::Interval => "interval",
+            Type::Uuid => "uuid",
+            Type::Json => "json",
+            Type::Jsonb => "jsonb",
+            Type::Inet => "inet",
+            Type::Cidr => "cidr",
+            Type::MacAddr => "macaddr",
+            Type::MacAddr8 => "macaddr8",
+            Type::Bit => "bit",
+            Type::VarBit => "bit varying",
+            Type::Array(t) => {
+                let mut n = t.name();
+                n.push_str("[]");
+                return n;
+            }
+            Type::Range(t) => {
+                return String::from(match **t {
+                    Type::Int4 => "int4range",
+                    Type::Int8 => "int8range",
+                    Type::Numeric => "numrange",
+                    Type::Date => "daterange",
+                    Type::Timestamp => "tsrange",
+                    Type::TimestampTz => "tstzrange",
+                    _ => "anyrange",
+                })
+            }
+            Type::Enum(_) => "enum",
+            Type::Unknown { name, .. } => return name.clone(),
+        };
+        String::from(s)
+    }
+}
+
+/// The output function of `ty` applied to `v`: for a fixed-width type its attlen bytes, for
+/// a varlena its payload after the header, already decompressed and fetched from TOAST
+/// (VARDATA_ANY of the detoasted value), for a cstring its bytes without the NUL.
+pub fn output(ty: &Type, v: &[u8], e: Endian, out: &mut String) -> Result<(), Finding> {
+    let fixed = |n: usize| -> Result<&[u8], Finding> {
+        (v.len() == n).then_some(v).ok_or(Finding::ValueInvalid)
+    };
+    match ty {
+        Type::Bool => out.push(if tuple::bool(v).ok_or(Finding::ValueInvalid)? {
+            't'
+        } else {
+            'f'
+        }),
+        Type::Int2 => {
+            let _ = write!(out, "{}", tuple::int2(v, e).ok_or(Finding::ValueInvalid)?);
+        }
+        Type::Int4 => {
+            let _ = write!(out, "{}", tuple::int4(v, e).ok_or(Finding::ValueInvalid)?);
+        }
+        Type::Int8 => {
+            let _ = write!(out, "{}", tuple::int8(v, e).ok_or(Finding::ValueInvalid)?);
+        }
+        Type::Oid => {
+            let _ = write!(out, "{}", tuple::oid(v, e).ok_or(Finding::ValueInvalid)?);
+        }
+        Type::Float4 => {
+            let bits = tuple::oid(v, e).ok_or(Finding::ValueInvalid)?;
+            float(f64::from(f32::from_bits(bits)), true, out);
+        }
+        Type::Float8 => {
+            let bits = tuple::int8(v, e).ok_or(Finding::ValueInvalid)?;
+            float(f64::from_bits(bits as u64), false, out);
+        }
+        Type::Numeric => numeric::numeric(v, e, out)?,
+        Type::Text | Type::Varchar | Type::Bpchar | Type::Json => out.push_str(utf8(v)?),
+        Type::Name => out.push_str(utf8(tuple::name(fixed(64)?))?),
+        Type::Char => char_out(tuple::char(v).ok_or(Finding::ValueInvalid)?, out),
+        Type::Bytea => {
+            out.push_str("\\x");
+            hex(v, out);
+        }
+        Type::Date => datetime::date(tuple::int4(v, e).ok_or(Finding::ValueInvalid)?, out),
+        Type::Time => datetime::time(tuple::int8(v, e).ok_or(Finding::ValueInvalid)?, out),
+        Type::TimeTz => {
+            let v = fixed(12)?;
+            let t = tuple::int8(v.get(..8).unwrap_or_default(), e);
+            let z = tuple::int4(v.get(8..).unwrap_or_default(), e);
+            let (Some(t), Some(z)) = (t, z) else {
+                return Err(Finding::ValueInvalid);
+            };
+            datetime::timetz(t, z, out);
+        }
+        Type::Timestamp | Type::TimestampTz => datetime::timestamp(
+            tuple::int8(v, e).ok_or(Finding::ValueInvalid)?,
+            *ty == Type::TimestampTz,
+            out,
+        ),
+        Type::Interval => {
+            let v = fixed(16)?;
+            let t = tuple::int8(v.get(..8).unwrap_or_default(), e);
+            let d = tuple::int4(v.get(8..12).unwrap_or_default(), e);
+            let m = tuple::int4(v.get(12..).unwrap_or_default(), e);
+            let (Some(t), Some(d), Some(m)) = (t, d, m) else {
+                return Err(Finding::ValueInvalid);
+            };
+            datetime::interval(t, d, m, out);
+        }
+        Type::Uuid => net::uuid(fixed(16)?, out),
+        Type::Jsonb => jsonb::jsonb(v, e, out)?,
+        Type::Inet => net::inet(v, false, out)?,
+        Type::Cidr => net::inet(v, true, out)?,
+        Type::MacAddr => net::macaddr(fixed(6)?, out),
+        Type::MacAddr8 => net::macaddr(fixed(8)?, out),
+        Type::Bit | Type::VarBit => {
+            let len = tuple::int4(v.get(..4).unwrap_or_default(), e)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or(Finding::ValueInvalid)?;
+            let bits = v.get(4..).unwrap_or_default();
+            if bits.len() != len.div_ceil(8) {
+                return Err(Finding::ValueInvalid);
+            }
+            for i in 0..len {
+                let byte = bits.get(i / 8).copied().unwrap_or(0);
+                out.push(if byte & (0x80 >> (i % 8)) != 0 {
+                    '1'
+                } else {
+                    '0'
+                });
+            }
+        }
+        Type::Array(elem) => array::array(v, elem, e, out)?,
+        Type::Range(sub) => array::range(v, sub, e, out)?,
+        Type::Enum(labels) => {
+            let oid = tuple::oid(v, e).ok_or(Finding::ValueInvalid)?;
+            let (_, label) = labels
+                .iter()
+                .find(|(o, _)| *o == oid)
+                .ok_or(Finding::ValueInvalid)?;
+            out.push_str(label);
+        }
+        Type::Unknown { name, .. } => {
+            out.push_str(name);
+            out.push_str(":\\x");
+            hex(v, out);
+        }
+    }
+    Ok(())
+}
+
+/// An element of an array or a bound of a range: stored bytes (a varlena with its header,
+/// never compressed or external there).
+fn element(ty: &Type, stored: &[u8], e: Endian, out: &mut String) -> Result<(), Finding> {
+    match ty.layout().0 {
+        -1 => match Varlena::parse(stored, e).map_err(|_| Finding::ValueInvalid)? {
+            Varlena::Inline(p) => output(ty, p, e, out),
+            _ => Err(Finding::ValueInvalid),
+        },
+        -2 => output(ty, stored.strip_suffix(&[0]).unwrap_or(stored), e, out),
+        _ => output(ty, stored, e, out),
+    }
+}
+
+fn utf8(v: &[u8]) -> Result<&str, Finding> {
+    core::str::from_utf8(v).map_err(|_| Finding::ValueInvalid)
+}
+
+/// charout: the byte itself if ASCII, none for 0, "\ooo" for high bytes (PostgreSQL 15+;
+/// 13 and 14 print the raw byte, which is not valid UTF-8 text either way).
+fn char_out(c: u8, out: &mut String) {
+    match c {
+        0 => {}
+        1..=0x7F => out.push(char::from(c)),
+        _ => {
+            let _ = write!(out, "\\{c:03o}");
+        }
+    }
+}
+
+fn hex(v: &[u8], out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(v.len().saturating_mul(2));
+    for &b in v {
+        out.push(char::from(
+            HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0'),
+        ));
+        out.push(char::from(
+            HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0'),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn names_parse_and_arrays_nest() {
+        assert_eq!(Type::from_name("INTEGER"), Some(Type::Int4));
+        assert_eq!(
+            Type::from_name("_text"),
+            Some(Type::Array(Box::new(Type::Text)))
+        );
+        assert_eq!(
+            Type::from_name("int8[]").unwrap().layout(),
+            (-1, Align::Double)
+        );
+        assert_eq!(Type::from_name("point"), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_output_survives_random_bytes(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+            let names = ["bool", "int2", "int4", "int8", "float4", "float8", "numeric", "text",
+                "name", "char", "bytea", "date", "time", "timetz", "timestamp", "timestamptz",
+                "interval", "uuid", "jsonb", "inet", "cidr", "macaddr", "macaddr8", "varbit",
+                "int4[]", "text[]", "numeric[]", "jsonb[]", "int8range", "numrange", "tstzrange"];
+            for n in names {
+                let t = Type::from_name(n).unwrap();
+                let mut s = String::new();
+                let _ = output(&t, &bytes, Endian::Little, &mut s);
+                let _ = output(&t, &bytes, Endian::Big, &mut s);
+            }
+        }
+    }
+}
