@@ -125,6 +125,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
     const at = (tuple.length > 0 ? tuple : own).map((x) => x.start);
     return at.length > 0 ? Math.min(...at) : null;
   }, [decoded, item]);
+  // A tour step outlines its own bytes of the item (its line pointer, say): the dump shows those.
+  const revealStart = p.highlight && p.highlightItem === item ? p.highlight.start : itemStart;
   const marked = useMemo(
     () => new Set<string>(page && page.computed !== null && page.computed !== page.stored ? ['pd_checksum'] : []),
     [page],
@@ -247,7 +249,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           spans={decoded.spans}
           markedFields={marked}
           selectedItem={item}
-          reveal={reveal?.to === 'hex' && itemStart !== null ? { start: itemStart, n: reveal.n } : undefined}
+          reveal={reveal?.to === 'hex' && revealStart !== null ? { start: revealStart, n: reveal.n } : undefined}
           highlight={p.highlight}
           cursor={p.offset}
           onCursor={(off) => {
