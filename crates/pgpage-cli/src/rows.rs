@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 
 use pgpage::copy::CopyFormat;
 use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
-use pgpage::layout::read_u16;
 use pgpage::rows::{visibility, Column, Ctid, RowFormat, RowWriter, Visibility};
 use pgpage::toast::{chunk_attributes, chunk_of, reassemble, toast_max_chunk_size, ValueProblem};
-use pgpage::tuple::{ToastPointer, TupleHeader};
+use pgpage::tuple::{heap_items, ToastPointer, TupleHeader};
 use pgpage::value::Type;
 use pgpage::verify::{header_is_sane, verify_page, PageStatus};
+use pgpage::visibility::TransactionLog;
 use pgpage::{BlockSize, Endian};
 
 use crate::args::{io_reason, ReadAs};
@@ -48,7 +48,6 @@ pub struct RowsArgs {
 
 /// Blocks per unit of work: 2 MB of 8 kB pages.
 const CHUNK_BLOCKS: u64 = 256;
-const LP_NORMAL: u8 = 1;
 
 pub fn run(args: &RowsArgs) -> i32 {
     if args.types.is_empty() {
@@ -343,6 +342,8 @@ fn chunk(f: &HeapFile, start: u64, end: u64, writer: &RowWriter, toast: &Option<
     let mut c = Chunk::default();
     let bs = f.block_size.len();
     let e = f.endian;
+    // No pg_xact in this form: the hint bits decide what they can (`rows::visibility`).
+    let log = TransactionLog::new(bs, e);
     let mut page = vec![0u8; bs];
     let mut fetch = |p: &ToastPointer| match toast {
         Some(t) => t.fetch(p),
@@ -374,24 +375,9 @@ fn chunk(f: &HeapFile, start: u64, end: u64, writer: &RowWriter, toast: &Option<
             c.problems = c.problems.saturating_add(1);
             continue;
         }
-        let lower = usize::from(read_u16(&page, 12, e).unwrap_or(0));
-        let nlp = lower.saturating_sub(24) / 4;
-        for i in 0..nlp {
-            let lp = i.saturating_add(1) as u16;
-            let Some(word) =
-                pgpage::layout::read_u32(&page, i.saturating_mul(4).saturating_add(24), e)
-            else {
-                break;
-            };
-            let (off, flags, len) = match e {
-                Endian::Little => (word & 0x7FFF, (word >> 15) & 3, word >> 17),
-                Endian::Big => (word >> 17, (word >> 15) & 3, word & 0x7FFF),
-            };
-            if flags as u8 != LP_NORMAL {
-                continue;
-            }
-            let (off, len) = (off as usize, len as usize);
-            let Some(tuple) = page.get(off..off.saturating_add(len)).filter(|_| off >= 24) else {
+        for item in heap_items(&page, e) {
+            let (lp, off, len) = (item.lp, item.off, item.len);
+            let Some(tuple) = item.tuple else {
                 c.warnings.push(format!(
                     "pgpage: warning: {}: line pointer to page offset {off} with length {len} ends beyond maximum page offset {bs}; left out",
                     at(Some(lp))
@@ -407,7 +393,7 @@ fn chunk(f: &HeapFile, start: u64, end: u64, writer: &RowWriter, toast: &Option<
                 c.problems = c.problems.saturating_add(1);
                 continue;
             };
-            match visibility(&h) {
+            match visibility(&h, (absolute, lp), &log) {
                 Visibility::Invisible => {
                     c.invisible = c.invisible.saturating_add(1);
                     continue;
@@ -483,31 +469,18 @@ fn index_toast(
                 summary.problems = summary.problems.saturating_add(1);
                 continue;
             }
-            let lower = usize::from(read_u16(&page, 12, f.endian).unwrap_or(0));
             let mut scratch = Vec::new();
-            for i in 0..lower.saturating_sub(24) / 4 {
-                let Some(word) = pgpage::layout::read_u32(
-                    &page,
-                    i.saturating_mul(4).saturating_add(24),
-                    f.endian,
-                ) else {
-                    break;
-                };
-                let (off, flags, len) = match f.endian {
-                    Endian::Little => (word & 0x7FFF, (word >> 15) & 3, word >> 17),
-                    Endian::Big => (word >> 17, (word >> 15) & 3, word & 0x7FFF),
-                };
-                let (off, len) = (off as usize, len as usize);
-                let Some(t) = page
-                    .get(off..off.saturating_add(len))
-                    .filter(|_| flags as u8 == LP_NORMAL)
-                else {
+            let log = TransactionLog::new(bs, f.endian);
+            for item in heap_items(&page, f.endian) {
+                let (off, len) = (item.off, item.len);
+                let Some(t) = item.tuple else {
                     continue;
                 };
                 let Some(h) = TupleHeader::read(t, f.endian) else {
                     continue;
                 };
-                if visibility(&h) == Visibility::Invisible {
+                let absolute = f.block_size.absolute_block(f.segment, block as u32);
+                if visibility(&h, (absolute, item.lp), &log) == Visibility::Invisible {
                     continue;
                 }
                 if let Some((id, seq, _)) = chunk_of(t, &attrs, f.endian, &mut scratch) {

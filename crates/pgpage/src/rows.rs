@@ -12,12 +12,9 @@ use crate::copy::{self, CopyFormat};
 use crate::findings::Finding;
 use crate::layout::Endian;
 use crate::toast::{detoast, ValueProblem};
-use crate::tuple::{
-    self, Attribute, ToastPointer, TupleHeader, HEAP_MOVED_IN, HEAP_MOVED_OFF, HEAP_XMAX_COMMITTED,
-    HEAP_XMAX_EXCL_LOCK, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_KEYSHR_LOCK,
-    HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID,
-};
+use crate::tuple::{self, Attribute, ToastPointer, TupleHeader};
 use crate::value::{output, Type};
+use crate::visibility::{tuple_state, TransactionLog};
 
 /// One column of the relation, in attribute number order; dropped ones are kept (their
 /// bytes still take room in old tuples) and left out of the output.
@@ -51,38 +48,15 @@ pub enum Visibility {
     Undecided,
 }
 
-/// htup_details.h HEAP_XMAX_IS_LOCKED_ONLY.
-fn xmax_is_locked_only(infomask: u16) -> bool {
-    infomask & HEAP_XMAX_LOCK_ONLY != 0
-        || infomask & (HEAP_XMAX_IS_MULTI | HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_KEYSHR_LOCK)
-            == HEAP_XMAX_EXCL_LOCK
-}
-
-/// HeapTupleSatisfiesMVCC's reading of hint bits for a snapshot taken now, with no
-/// transaction in progress: a frozen or committed xmin inserts, an invalid one aborted; an
-/// invalid or lock-only xmax does not delete, a committed one does; anything else needs
-/// the commit log.
-pub fn visibility(h: &TupleHeader) -> Visibility {
-    let m = h.t_infomask;
-    let xmin_committed = m & HEAP_XMIN_COMMITTED != 0;
-    if m & HEAP_XMIN_INVALID != 0 && !xmin_committed {
-        return Visibility::Invisible;
+/// Whether a new transaction sees the tuple at `tid` (block, line pointer), as
+/// `visibility::tuple_state` decides it from hint bits first, then the transaction log; with
+/// a log that lacks the status (none given, as for `rows --types`), the tuple is undecided.
+pub fn visibility(h: &TupleHeader, tid: (u32, u16), log: &TransactionLog) -> Visibility {
+    match tuple_state(h, tid, log) {
+        Ok(s) if s.is_visible() => Visibility::Visible,
+        Ok(_) => Visibility::Invisible,
+        Err(_) => Visibility::Undecided,
     }
-    // FrozenTransactionId and BootstrapTransactionId are committed without a hint.
-    let xmin_known = xmin_committed || matches!(h.t_xmin, 1 | 2);
-    if !xmin_known || m & (HEAP_MOVED_OFF | HEAP_MOVED_IN) != 0 {
-        return Visibility::Undecided;
-    }
-    if m & HEAP_XMAX_INVALID != 0 || h.t_xmax == 0 || xmax_is_locked_only(m) {
-        return Visibility::Visible;
-    }
-    if m & HEAP_XMAX_IS_MULTI != 0 {
-        return Visibility::Undecided;
-    }
-    if m & HEAP_XMAX_COMMITTED != 0 {
-        return Visibility::Invisible;
-    }
-    Visibility::Undecided
 }
 
 /// The output shape of `rows`.
@@ -274,14 +248,17 @@ mod tests {
     #[test]
     fn hint_bits_decide_what_they_can() {
         use Visibility::*;
-        assert_eq!(visibility(&h(0x0900, 700, 0)), Visible);
-        assert_eq!(visibility(&h(0x0200 | 0x0800, 700, 0)), Invisible);
-        assert_eq!(visibility(&h(0x0300, 700, 800)), Undecided);
-        assert_eq!(visibility(&h(0x0100 | 0x0400, 700, 800)), Invisible);
-        assert_eq!(visibility(&h(0x0100 | 0x0080, 700, 800)), Visible);
-        assert_eq!(visibility(&h(0x0100 | 0x0040, 700, 800)), Visible);
-        assert_eq!(visibility(&h(0x0100 | 0x1000, 700, 800)), Undecided);
-        assert_eq!(visibility(&h(0x0800, 700, 0)), Undecided);
-        assert_eq!(visibility(&h(0x0800, 2, 0)), Visible);
+        // No pg_xact: only what the hint bits and the special xids say is decided.
+        let log = TransactionLog::new(8192, Endian::Little);
+        let v = |m, xmin, xmax| visibility(&h(m, xmin, xmax), (0, 1), &log);
+        assert_eq!(v(0x0900, 700, 0), Visible);
+        assert_eq!(v(0x0200 | 0x0800, 700, 0), Invisible);
+        assert_eq!(v(0x0300, 700, 800), Undecided);
+        assert_eq!(v(0x0100 | 0x0400, 700, 800), Invisible);
+        assert_eq!(v(0x0100 | 0x0080, 700, 800), Visible);
+        assert_eq!(v(0x0100 | 0x0040, 700, 800), Visible);
+        assert_eq!(v(0x0100 | 0x1000, 700, 800), Undecided);
+        assert_eq!(v(0x0800, 700, 0), Undecided);
+        assert_eq!(v(0x0800, 2, 0), Visible);
     }
 }

@@ -149,6 +149,52 @@ impl TupleHeader {
     }
 }
 
+/// A normal line pointer of a heap page and the bytes it points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeapItem<'a> {
+    /// Its line pointer number (1-based, as ctid's offset).
+    pub lp: u16,
+    pub off: usize,
+    pub len: usize,
+    /// The tuple's bytes; None when they do not lie between the page header and the page's
+    /// end (bufpage.h ItemIdHasStorage, PageGetItem).
+    pub tuple: Option<&'a [u8]>,
+}
+
+/// Every LP_NORMAL line pointer of a heap page (pd_lower says how many there are), read
+/// through ItemIdData's field rows, with its tuple's bytes when they lie within the page.
+pub fn heap_items(page: &[u8], endian: Endian) -> impl Iterator<Item = HeapItem<'_>> {
+    use crate::decode::{SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
+    use crate::fields::{item_id_data, page_header_data};
+    let r = crate::decode::Reader { b: page, e: endian };
+    let lower = r.field(0, &page_header_data::PD_LOWER).unwrap_or(0);
+    let count = usize::try_from(lower)
+        .unwrap_or(0)
+        .saturating_sub(SIZE_OF_PAGE_HEADER_DATA)
+        / SIZE_OF_ITEM_ID;
+    (1..=u16::try_from(count).unwrap_or(u16::MAX)).filter_map(move |lp| {
+        let at = usize::from(lp)
+            .saturating_sub(1)
+            .saturating_mul(SIZE_OF_ITEM_ID)
+            .saturating_add(SIZE_OF_PAGE_HEADER_DATA);
+        let flags = r.field(at, &item_id_data::LP_FLAGS)?;
+        if flags != u32::from(crate::decode::LP_NORMAL) {
+            return None;
+        }
+        let off = usize::try_from(r.get(at, &item_id_data::LP_OFF)).unwrap_or(usize::MAX);
+        let len = usize::try_from(r.get(at, &item_id_data::LP_LEN)).unwrap_or(usize::MAX);
+        let tuple = page
+            .get(off..off.saturating_add(len))
+            .filter(|_| off >= SIZE_OF_PAGE_HEADER_DATA);
+        Some(HeapItem {
+            lp,
+            off,
+            len,
+            tuple,
+        })
+    })
+}
+
 /// Splits `tuple` (a heap tuple's bytes, lp_len long) into one entry per attribute of
 /// `attrs`: the attribute's stored bytes (attlen bytes, a whole varlena with its header, a
 /// cstring with its NUL), or None for NULL. Entries are pushed onto `out` (cleared first) so

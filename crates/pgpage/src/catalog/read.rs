@@ -8,17 +8,11 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::layout::{attributes, columns, Catalog};
-use crate::decode::Reader;
-use crate::fields::item_id_data;
 use crate::findings::Finding;
 use crate::layout::{read_u16, read_u32, BlockSize, Endian};
-use crate::tuple::{deform, TupleHeader};
+use crate::tuple::{deform, heap_items, TupleHeader};
 use crate::verify::{header_check, verify_page, PageStatus};
 use crate::visibility::{tuple_state, TransactionLog};
-
-/// bufpage.h: SizeOfPageHeaderData, and itemid.h's LP_NORMAL.
-const SIZE_OF_PAGE_HEADER: usize = 24;
-const LP_NORMAL: u32 = 1;
 
 /// Something in a catalog that could not be read: which catalog, where, and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -79,20 +73,9 @@ pub fn visible_rows(
             problems.push(problem(block, None, finding));
             continue;
         }
-        let lower = usize::from(read_u16(page, 12, file.endian).unwrap_or(0));
-        let count = lower.saturating_sub(SIZE_OF_PAGE_HEADER) / 4;
-        let r = Reader {
-            b: page,
-            e: file.endian,
-        };
-        for lp in 1..=u16::try_from(count).unwrap_or(0) {
-            let at = SIZE_OF_PAGE_HEADER.saturating_add(usize::from(lp.saturating_sub(1)) * 4);
-            if r.field(at, &item_id_data::LP_FLAGS) != Some(LP_NORMAL) {
-                continue;
-            }
-            let off = r.get(at, &item_id_data::LP_OFF) as usize;
-            let len = r.get(at, &item_id_data::LP_LEN) as usize;
-            let Some(tuple) = page.get(off..off.saturating_add(len)) else {
+        for item in heap_items(page, file.endian) {
+            let lp = item.lp;
+            let Some(tuple) = item.tuple else {
                 problems.push(problem(block, Some(lp), Finding::ItemPastPage));
                 continue;
             };
