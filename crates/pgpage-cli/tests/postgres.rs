@@ -18,6 +18,9 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "../../pgpage/tests/support/pg_filedump.rs"]
+mod support;
+
 const PGBIN: &str = "/usr/lib/postgresql/15/bin";
 
 fn is_root() -> bool {
@@ -734,15 +737,7 @@ fn stale_checksums_after_pg_checksums_disable_are_not_mismatches() {
 /// banner's file name line (pg_filedump names the file as it was given, so does pgpage).
 #[test]
 fn filedump_text_equals_pg_filedump() {
-    let tool = [
-        "/usr/bin/pg_filedump",
-        "/usr/lib/postgresql/15/bin/pg_filedump",
-    ]
-    .into_iter()
-    .find(|p| Path::new(p).exists())
-    .expect(
-        "pg_filedump not found: apt-get install postgresql-filedump (scripts/bootstrap.sh does)",
-    );
+    let tool = support::pg_filedump();
     let c = cluster(&[
         "create table t (id int primary key, v text, n int)",
         "insert into t select g, repeat('v', g % 50), case when g % 3 = 0 then null else g end from generate_series(1, 2000) g",
@@ -752,12 +747,6 @@ fn filedump_text_equals_pg_filedump() {
         "select pg_relation_filepath('t') || ' ' || pg_relation_filepath('t_pkey')",
     ]);
     let (heap, index) = c.last.split_once(' ').unwrap();
-    let without_file_line = |s: &str| {
-        s.lines()
-            .filter(|l| !l.starts_with("* File: "))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     let cases: [(&str, Option<&str>); 6] = [
         (heap, Some("0")),
         (heap, Some("3")),
@@ -786,8 +775,8 @@ fn filedump_text_equals_pg_filedump() {
         );
         assert!(theirs.contains("<Data> -----") || theirs.contains("BTree Meta Data"));
         assert_eq!(
-            without_file_line(&ours),
-            without_file_line(&theirs),
+            support::without_file_line(&ours),
+            support::without_file_line(&theirs),
             "{rel} block {block:?}"
         );
     }

@@ -514,6 +514,13 @@ const fn var(name: &'static str, offset: u16, kind: Kind, role: Role, doc: &'sta
 
 // ---------------------------------------------------------------- bufpage.h / itemid.h
 
+/// bufpage.h: PageGetPageSize, the page size in pd_pagesize_version's high byte.
+pub const PAGE_SIZE_MASK: u16 = 0xFF00;
+/// bufpage.h: PageGetPageLayoutVersion, the layout version in pd_pagesize_version's low byte.
+pub const PAGE_LAYOUT_VERSION_MASK: u16 = 0x00FF;
+/// bufpage.h: PG_PAGE_LAYOUT_VERSION, the layout every server since 8.3 writes.
+pub const PG_PAGE_LAYOUT_VERSION: u16 = 4;
+
 /// bufpage.h: pd_flags bits.
 pub const PD_FLAGS: &[FlagName] = &[
     flag(0x0001, "PD_HAS_FREE_LINES"),
@@ -573,9 +580,14 @@ structure! {
 
 // ---------------------------------------------------------------- htup_details.h
 
+/// htup_details.h: HEAP_HASNULL, the tuple has a null bitmap (t_bits).
+pub const HEAP_HASNULL: u32 = 0x0001;
+/// htup_details.h: HEAP_XMIN_FROZEN, XMIN_COMMITTED and XMIN_INVALID both set.
+pub const HEAP_XMIN_FROZEN: u32 = 0x0300;
+
 /// htup_details.h: t_infomask bits, in heap_tuple_infomask_flags' order.
 pub const T_INFOMASK: &[FlagName] = &[
-    flag(0x0001, "HEAP_HASNULL"),
+    flag(HEAP_HASNULL, "HEAP_HASNULL"),
     flag(0x0002, "HEAP_HASVARWIDTH"),
     flag(0x0004, "HEAP_HASEXTERNAL"),
     flag(0x0008, "HEAP_HASOID_OLD"),
@@ -596,7 +608,7 @@ pub const T_INFOMASK: &[FlagName] = &[
 /// htup_details.h: combinations heap_tuple_infomask_flags reports as combined_flags.
 pub const T_INFOMASK_COMBINED: &[FlagName] = &[
     flag(0x0050, "HEAP_XMAX_SHR_LOCK"),
-    flag(0x0300, "HEAP_XMIN_FROZEN"),
+    flag(HEAP_XMIN_FROZEN, "HEAP_XMIN_FROZEN"),
     flag(0xC000, "HEAP_MOVED"),
 ];
 
@@ -636,11 +648,18 @@ structure! {
 
 // ---------------------------------------------------------------- itup.h
 
+/// itup.h: INDEX_SIZE_MASK, the tuple's size in t_info's low 13 bits.
+pub const INDEX_SIZE_MASK: u16 = 0x1FFF;
+/// itup.h: INDEX_VAR_MASK, the tuple has variable-width attributes.
+pub const INDEX_VAR_MASK: u32 = 0x4000;
+/// itup.h: INDEX_NULL_MASK, the tuple has a null bitmap.
+pub const INDEX_NULL_MASK: u32 = 0x8000;
+
 /// itup.h: t_info bits (the low 13 bits are INDEX_SIZE_MASK).
 pub const T_INFO: &[FlagName] = &[
     flag(0x2000, "INDEX_AM_RESERVED_BIT"),
-    flag(0x4000, "INDEX_VAR_MASK"),
-    flag(0x8000, "INDEX_NULL_MASK"),
+    flag(INDEX_VAR_MASK, "INDEX_VAR_MASK"),
+    flag(INDEX_NULL_MASK, "INDEX_NULL_MASK"),
 ];
 
 structure! {
@@ -669,12 +688,17 @@ structure! {
 
 // ---------------------------------------------------------------- nbtree.h
 
+/// nbtree.h: BTP_DELETED, the page is in the free-space chain.
+pub const BTP_DELETED: u32 = 1 << 2;
+/// nbtree.h: BTP_META, the metapage.
+pub const BTP_META: u32 = 1 << 3;
+
 /// nbtree.h: btpo_flags bits.
 pub const BTPO_FLAGS: &[FlagName] = &[
     flag(1 << 0, "BTP_LEAF"),
     flag(1 << 1, "BTP_ROOT"),
-    flag(1 << 2, "BTP_DELETED"),
-    flag(1 << 3, "BTP_META"),
+    flag(BTP_DELETED, "BTP_DELETED"),
+    flag(BTP_META, "BTP_META"),
     flag(1 << 4, "BTP_HALF_DEAD"),
     flag(1 << 5, "BTP_SPLIT_END"),
     flag(1 << 6, "BTP_HAS_GARBAGE"),
@@ -925,11 +949,14 @@ structure! {
 
 // ---------------------------------------------------------------- spgist_private.h
 
+/// spgist_private.h: SPGIST_LEAF, a leaf page.
+pub const SPGIST_LEAF: u32 = 1 << 2;
+
 /// spgist_private.h: SpGistPageOpaqueData flags bits.
 pub const SPGIST_FLAGS: &[FlagName] = &[
     flag(1 << 0, "SPGIST_META"),
     flag(1 << 1, "SPGIST_DELETED"),
-    flag(1 << 2, "SPGIST_LEAF"),
+    flag(SPGIST_LEAF, "SPGIST_LEAF"),
     flag(1 << 3, "SPGIST_NULLS"),
 ];
 
@@ -1002,6 +1029,9 @@ structure! {
         ),
     T_DATA = var("t_data", 6, Kind::Bytes, Role::TupleData, "spgist_private.h: SpGistInnerTupleData's prefix datum and SpGistNodeTuple nodes"),
 }
+
+/// spgist_private.h: SGLT_NEXTOFFSET_MASK, the next leaf's offset in t_info's low 14 bits.
+pub const SGLT_NEXTOFFSET_MASK: u16 = 0x3FFF;
 
 structure! {
     SPGIST_LEAF_TUPLE_DATA, spgist_leaf_tuple_data, 17, "SpGistLeafTupleData", 12,
@@ -1217,6 +1247,23 @@ structure! {
     BITS = var("bits", 0, Kind::Bytes, Role::Map, "access/visibilitymapdefs.h: VISIBILITYMAP_ALL_VISIBLE and VISIBILITYMAP_ALL_FROZEN bits, two per heap block"),
 }
 
+// ---------------------------------------------------------------- parts of other structures
+
+structure! {
+    PAGE_XLOG_REC_PTR, page_xlog_rec_ptr, 31, "PageXLogRecPtr", 8,
+    "bufpage.h: PageXLogRecPtr, an LSN stored as two 32-bit halves (pd_lsn, GISTPageOpaqueData.nsn).";
+    XLOGID = f("xlogid", 0, 4, Kind::U32, Role::Header, "bufpage.h: PageXLogRecPtr.xlogid, high bits"),
+    XRECOFF = f("xrecoff", 4, 4, Kind::U32, Role::Header, "bufpage.h: PageXLogRecPtr.xrecoff, low bits"),
+}
+
+structure! {
+    ITEM_POINTER_DATA, item_pointer_data, 32, "ItemPointerData", 6,
+    "itemptr.h: ItemPointerData, a TID: ip_blkid (block.h's BlockIdData) and ip_posid.";
+    BI_HI = f("bi_hi", 0, 2, Kind::U16, Role::TupleHeader, "block.h: BlockIdData.bi_hi, the block number's high 16 bits"),
+    BI_LO = f("bi_lo", 2, 2, Kind::U16, Role::TupleHeader, "block.h: BlockIdData.bi_lo, the block number's low 16 bits"),
+    IP_POSID = f("ip_posid", 4, 2, Kind::U16, Role::TupleHeader, "itemptr.h: ItemPointerData.ip_posid, the line pointer's number (from 1)"),
+}
+
 /// Every table, for docs and the table tests.
 pub const ALL_TABLES: &[&Table] = &[
     &PAGE_HEADER_DATA,
@@ -1250,6 +1297,8 @@ pub const ALL_TABLES: &[&Table] = &[
     &HASH_BITMAP_PAGE,
     &REVMAP_CONTENTS,
     &VISIBILITY_MAP_CONTENTS,
+    &PAGE_XLOG_REC_PTR,
+    &ITEM_POINTER_DATA,
 ];
 
 /// The names of the flags set in `value`, in table order; bits with no name are left out.

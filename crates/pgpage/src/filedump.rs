@@ -6,24 +6,22 @@
 use alloc::string::String;
 use core::fmt::{Arguments, Write};
 
-use crate::layout::{maxalign, read_u16, read_u32, Endian};
+use crate::decode::{Reader, SEQ_MAGIC};
+use crate::fields::{
+    self, bt_meta_page_data as btm, bt_page_opaque_data as btpo, gin_page_opaque_data as gin,
+    gist_page_opaque_data as gist, hash_page_opaque_data as hasho, heap_tuple_header_data as htup,
+    index_tuple_data as itup, item_id_data as lp, item_pointer_data as ip, page_header_data as pd,
+    page_xlog_rec_ptr as lsn, spgist_inner_tuple_data as spgi, spgist_leaf_tuple_data as spgl,
+    spgist_page_opaque_data as spgo, Field, FlagName, Table,
+};
+use crate::layout::{maxalign, Endian};
 
-/// bufpage.h: SizeOfPageHeaderData, where the line pointer array starts.
-const PAGE_HEADER: usize = 24;
-/// htup_details.h: offsetof(HeapTupleHeaderData, t_bits).
-const T_BITS: usize = 23;
-/// nbtree.h: BTP_META, and MAX_BT_CYCLE_ID (the largest btpo_cycleid; the page ids of hash,
-/// GiST and SP-GiST pages lie above it).
-const BTP_META: u16 = 1 << 3;
-const MAX_BT_CYCLE_ID: u16 = 0xFF7F;
-const HASHO_PAGE_ID: u16 = 0xFF80;
-const GIST_PAGE_ID: u16 = 0xFF81;
-const SPGIST_PAGE_ID: u16 = 0xFF82;
-/// sequence.c: SEQ_MAGIC in a sequence page's special space.
-const SEQUENCE_MAGIC: u32 = 0x1717;
-/// spgist_private.h: SPGIST_LEAF in SpGistPageOpaqueData.flags.
-const SPGIST_LEAF: u16 = 1 << 2;
-const SPGIST_TUPSTATES: [&str; 4] = ["LIVE", "REDIRECT", "DEAD", "PLACEHOLDER"];
+/// nbtree.h: MAX_BT_CYCLE_ID, the largest btpo_cycleid; the page ids of hash, GiST and
+/// SP-GiST pages, kept in the same last two bytes, lie above it.
+const MAX_BT_CYCLE_ID: u32 = 0xFF7F;
+const HASHO_PAGE_ID: u32 = 0xFF80;
+const GIST_PAGE_ID: u32 = 0xFF81;
+const SPGIST_PAGE_ID: u32 = 0xFF82;
 
 /// What pg_filedump takes the special section for (its GetSpecialSectionType).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -49,56 +47,58 @@ enum ItemKind {
     SpgLeaf,
 }
 
-struct Page<'a> {
-    b: &'a [u8],
-    e: Endian,
+/// A structure's size in bytes (without a flexible array tail).
+fn size(t: &Table) -> usize {
+    usize::from(t.size)
+}
+
+/// Where a row starts in the structure at `base`.
+fn at(base: usize, f: &Field) -> usize {
+    base.saturating_add(usize::from(f.offset))
 }
 
 /// Reads past the page give 0: pg_filedump reads whatever memory follows, which no page's
 /// own bytes decide; its bounds checks, which decide what is printed, are kept as they are.
+struct Page<'a>(Reader<'a>);
+
 impl Page<'_> {
     fn u8(&self, off: usize) -> u8 {
-        self.b.get(off).copied().unwrap_or(0)
-    }
-    fn u16(&self, off: usize) -> u16 {
-        read_u16(self.b, off, self.e).unwrap_or(0)
-    }
-    fn u32(&self, off: usize) -> u32 {
-        read_u32(self.b, off, self.e).unwrap_or(0)
+        self.0.u8(off).unwrap_or(0)
     }
     fn len(&self) -> usize {
-        self.b.len()
+        self.0.len()
     }
-    /// A GCC bitfield of `width` bits that is the `lsb_first`-th from the low end of the word
-    /// on a little-endian machine; a big-endian one allocates from the high end.
-    fn bits(&self, word: u32, lsb_first: u32, width: u32) -> u32 {
-        let shift = match self.e {
-            Endian::Little => lsb_first,
-            Endian::Big => 32u32.saturating_sub(lsb_first.saturating_add(width)),
-        };
-        let mask = 1u32
-            .checked_shl(width)
-            .map_or(u32::MAX, |m| m.wrapping_sub(1));
-        word.checked_shr(shift).unwrap_or(0) & mask
+    /// Row `f` of the structure at `base`, bit fields extracted as the page's byte order
+    /// allocates them.
+    fn get(&self, base: usize, f: &Field) -> u32 {
+        self.0.get(base, f)
+    }
+    /// A row of two bytes or fewer.
+    fn half(&self, base: usize, f: &Field) -> u16 {
+        u16::try_from(self.get(base, f)).unwrap_or(u16::MAX)
+    }
+    /// The ItemPointerData in row `f` of the structure at `base`: its block and offset.
+    fn tid(&self, base: usize, f: &Field) -> (u32, u16) {
+        let tid = at(base, f);
+        let block = (self.get(tid, &ip::BI_HI) << 16) | self.get(tid, &ip::BI_LO);
+        (block, self.half(tid, &ip::IP_POSID))
+    }
+    /// The PageXLogRecPtr in row `f` of the structure at `base`: xlogid and xrecoff.
+    fn lsn(&self, base: usize, f: &Field) -> (u32, u32) {
+        let ptr = at(base, f);
+        (self.get(ptr, &lsn::XLOGID), self.get(ptr, &lsn::XRECOFF))
     }
     /// `ItemIdData` number `x` (from 1): lp_off, lp_flags, lp_len.
     fn item_id(&self, x: usize) -> (u32, u32, u32) {
-        let at = x
+        let base = x
             .saturating_sub(1)
-            .saturating_mul(4)
-            .saturating_add(PAGE_HEADER);
-        let w = self.u32(at);
+            .saturating_mul(size(&fields::ITEM_ID_DATA))
+            .saturating_add(size(&fields::PAGE_HEADER_DATA));
         (
-            self.bits(w, 0, 15),
-            self.bits(w, 15, 2),
-            self.bits(w, 17, 15),
+            self.get(base, &lp::LP_OFF),
+            self.get(base, &lp::LP_FLAGS),
+            self.get(base, &lp::LP_LEN),
         )
-    }
-    /// An ItemPointerData's block (bi_hi, bi_lo) and offset.
-    fn tid(&self, at: usize) -> (u32, u16) {
-        let hi = u32::from(self.u16(at));
-        let lo = u32::from(self.u16(at.saturating_add(2)));
-        ((hi << 16) | lo, self.u16(at.saturating_add(4)))
     }
 }
 
@@ -111,18 +111,37 @@ impl Out {
     }
 }
 
-/// The names of the bits of `value` set in `names`, `|`-joined, in table order.
-fn flag_names(value: u32, names: &[(u32, &str)]) -> String {
+/// `names` `|`-joined.
+fn joined<'n>(names: impl Iterator<Item = &'n str>) -> String {
     let mut s = String::new();
-    for &(bit, name) in names {
-        if value & bit != 0 {
-            if !s.is_empty() {
-                s.push('|');
-            }
-            s.push_str(name);
+    for name in names {
+        if !s.is_empty() {
+            s.push('|');
         }
+        s.push_str(name);
     }
     s
+}
+
+/// pg_filedump's names of the bits of `value` set in its table `names`, in table order.
+fn words<'n>(value: u32, names: &'n [(u32, &'n str)]) -> impl Iterator<Item = &'n str> {
+    names
+        .iter()
+        .filter(move |&&(bit, _)| value & bit != 0)
+        .map(|&(_, name)| name)
+}
+
+/// PostgreSQL's names of the flags set in `value`, without `prefix`, which pg_filedump drops.
+fn unprefixed(value: u32, names: &'static [FlagName], prefix: &str) -> String {
+    joined(fields::flag_names(value, names).map(|n| n.strip_prefix(prefix).unwrap_or(n)))
+}
+
+/// The name of enum value `value`, without `prefix`.
+fn enum_name(value: u32, names: &'static [FlagName], prefix: &str) -> &'static str {
+    names
+        .iter()
+        .find(|n| n.mask == value)
+        .map_or("", |n| n.name.strip_prefix(prefix).unwrap_or(n.name))
 }
 
 /// pg_filedump's FormatBinary: 16 bytes a row in four words, then the printable ASCII.
@@ -165,79 +184,101 @@ fn binary(o: &mut Out, p: &Page, len: usize, start: usize) {
 }
 
 fn special_type(p: &Page, special: usize) -> Special {
-    let size = p.len();
-    if size <= PAGE_HEADER {
+    let len = p.len();
+    if len <= size(&fields::PAGE_HEADER_DATA) {
         return Special::Unknown;
     }
-    if special == 0 || special > size {
+    if special == 0 || special > len {
         return Special::Boundary;
     }
-    let ptype = p.u16(size.saturating_sub(2));
-    match size.saturating_sub(special) {
-        0 => Special::None,
-        8 if p.u32(special) == SEQUENCE_MAGIC => Special::Sequence,
-        8 if ptype == SPGIST_PAGE_ID => Special::Spgist,
-        8 => Special::Gin,
-        16 if ptype <= MAX_BT_CYCLE_ID => Special::Btree,
-        16 if ptype == HASHO_PAGE_ID => Special::Hash,
-        16 if ptype == GIST_PAGE_ID => Special::Gist,
-        _ => Special::Unknown,
+    // The page's last two bytes: btpo_cycleid, or the page id of a hash, GiST or SP-GiST page.
+    let ptype = p.get(
+        len.saturating_sub(size(&fields::BT_PAGE_OPAQUE_DATA)),
+        &btpo::BTPO_CYCLEID,
+    );
+    let special_size = len.saturating_sub(special);
+    let sized_as = |t: &Table| special_size == maxalign(size(t));
+    if special_size == 0 {
+        Special::None
+    } else if sized_as(&fields::SEQUENCE_MAGIC)
+        && p.get(special, &fields::sequence_magic::MAGIC) == SEQ_MAGIC
+    {
+        Special::Sequence
+    } else if sized_as(&fields::SPGIST_PAGE_OPAQUE_DATA) && ptype == SPGIST_PAGE_ID {
+        Special::Spgist
+    } else if sized_as(&fields::GIN_PAGE_OPAQUE_DATA) {
+        Special::Gin
+    } else if sized_as(&fields::BT_PAGE_OPAQUE_DATA) && ptype <= MAX_BT_CYCLE_ID {
+        Special::Btree
+    } else if sized_as(&fields::HASH_PAGE_OPAQUE_DATA) && ptype == HASHO_PAGE_ID {
+        Special::Hash
+    } else if sized_as(&fields::GIST_PAGE_OPAQUE_DATA) && ptype == GIST_PAGE_ID {
+        Special::Gist
+    } else {
+        Special::Unknown
     }
 }
 
 /// nbtree.h: a btree metapage, told by its special size (from pd_pagesize_version, as
 /// PageGetSpecialSize does), cycle id and BTP_META.
 fn is_btree_meta(p: &Page, page_size: u16, special: u16) -> bool {
-    if page_size.wrapping_sub(special) != 16 {
+    if usize::from(page_size.wrapping_sub(special)) != maxalign(size(&fields::BT_PAGE_OPAQUE_DATA))
+    {
         return false;
     }
     let s = usize::from(special);
-    p.u16(s.saturating_add(14)) <= MAX_BT_CYCLE_ID && p.u16(s.saturating_add(12)) & BTP_META != 0
+    p.get(s, &btpo::BTPO_CYCLEID) <= MAX_BT_CYCLE_ID
+        && p.get(s, &btpo::BTPO_FLAGS) & fields::BTP_META != 0
 }
 
 /// The `-f -i` text of one block, from pg_filedump's "Block N ****" line through the blank
 /// lines after the special section: what it prints for that block of a file. `page` is the
 /// whole block (its length is the block size); `block` is its number within the file.
 pub fn filedump_block(page: &[u8], block: u32, endian: Endian) -> String {
-    let p = Page { b: page, e: endian };
+    let p = Page(Reader { b: page, e: endian });
     let mut o = Out(String::new());
-    let size = p.len();
+    let len = p.len();
+    let header = size(&fields::PAGE_HEADER_DATA);
+    let item_id = size(&fields::ITEM_ID_DATA);
     o.put(format_args!(
         "\nBlock {block:4} ********************************************************\n<Header> -----\n"
     ));
-    if size < PAGE_HEADER {
+    if len < header {
         o.put(format_args!(
-            " Error: End of block encountered within the header. Bytes read: {size:4}.\n\n"
+            " Error: End of block encountered within the header. Bytes read: {len:4}.\n\n"
         ));
-        binary(&mut o, &p, size, 0);
+        binary(&mut o, &p, len, 0);
         return o.0;
     }
-    let lower = p.u16(12);
-    let upper = p.u16(14);
-    let special = p.u16(16);
-    let pagesize_version = p.u16(18);
-    let page_size = pagesize_version & 0xFF00;
-    let version = pagesize_version & 0x00FF;
-    let max_offset = usize::from(lower).saturating_sub(PAGE_HEADER) / 4;
-    let mut header_bytes = PAGE_HEADER;
+    let lower = p.half(0, &pd::PD_LOWER);
+    let upper = p.half(0, &pd::PD_UPPER);
+    let special = p.half(0, &pd::PD_SPECIAL);
+    let pagesize_version = p.half(0, &pd::PD_PAGESIZE_VERSION);
+    let page_size = pagesize_version & fields::PAGE_SIZE_MASK;
+    let version = pagesize_version & fields::PAGE_LAYOUT_VERSION_MASK;
+    let max_offset = usize::from(lower)
+        .saturating_sub(header)
+        .checked_div(item_id)
+        .unwrap_or(0);
+    let mut header_bytes = header;
     let mut eof = false;
     if max_offset > 0 {
-        let with_items = max_offset.saturating_mul(4).saturating_add(PAGE_HEADER);
-        if size < with_items {
-            header_bytes = size;
+        let with_items = max_offset.saturating_mul(item_id).saturating_add(header);
+        if len < with_items {
+            header_bytes = len;
             eof = true;
         } else {
             header_bytes = with_items;
         }
     }
-    let flags = p.u16(10);
-    let flag_string = flag_names(
-        u32::from(flags),
-        &[(1, "HAS_FREE_LINES"), (2, "PAGE_FULL"), (4, "ALL_VISIBLE")],
-    );
-    let offset = u32::try_from(size).unwrap_or(u32::MAX).wrapping_mul(block);
+    let flags = p.get(0, &pd::PD_FLAGS);
+    let flag_string = unprefixed(flags, fields::PD_FLAGS, "PD_");
+    let offset = u32::try_from(len).unwrap_or(u32::MAX).wrapping_mul(block);
     // pd_upper - pd_lower is computed in int and printed unsigned, so it wraps when negative.
-    let free = (i32::from(upper).wrapping_sub(i32::from(lower))) as u32;
+    let free = i32::from(upper)
+        .wrapping_sub(i32::from(lower))
+        .cast_unsigned();
+    let (logid, recoff) = p.lsn(0, &pd::PD_LSN);
     o.put(format_args!(
         " Block Offset: 0x{offset:08x}         Offsets: Lower    {lower:4} (0x{lower:04x})\n"
     ));
@@ -245,56 +286,57 @@ pub fn filedump_block(page: &[u8], block: u32, endian: Endian) -> String {
         " Block: Size {page_size:4}  Version {version:4}            Upper    {upper:4} (0x{upper:04x})\n"
     ));
     o.put(format_args!(
-        " LSN:  logid {:6} recoff 0x{:08x}      Special  {special:4} (0x{special:04x})\n",
-        p.u32(0) as i32,
-        p.u32(4)
+        " LSN:  logid {:6} recoff 0x{recoff:08x}      Special  {special:4} (0x{special:04x})\n",
+        logid.cast_signed()
     ));
     o.put(format_args!(
         " Items: {max_offset:4}                      Free Space: {free:4}\n"
     ));
     o.put(format_args!(
         " Checksum: 0x{:04x}  Prune XID: 0x{:08x}  Flags: 0x{flags:04x} ({flag_string})\n",
-        p.u16(8),
-        p.u32(20)
+        p.get(0, &pd::PD_CHECKSUM),
+        p.get(0, &pd::PD_PRUNE_XID)
     ));
     o.put(format_args!(
         " Length (including item array): {header_bytes}\n\n"
     ));
     let meta = is_btree_meta(&p, page_size, special);
     if meta {
+        // PageGetContents: the metapage follows the MAXALIGNed page header.
+        let m = maxalign(header);
         o.put(format_args!(
             " BTree Meta Data:  Magic (0x{:08x})   Version ({})\n",
-            p.u32(24),
-            p.u32(28)
+            p.get(m, &btm::BTM_MAGIC),
+            p.get(m, &btm::BTM_VERSION)
         ));
         o.put(format_args!(
             "                   Root:     Block ({})  Level ({})\n",
-            p.u32(32),
-            p.u32(36)
+            p.get(m, &btm::BTM_ROOT),
+            p.get(m, &btm::BTM_LEVEL)
         ));
         o.put(format_args!(
             "                   FastRoot: Block ({})  Level ({})\n\n",
-            p.u32(40),
-            p.u32(44)
+            p.get(m, &btm::BTM_FASTROOT),
+            p.get(m, &btm::BTM_FASTLEVEL)
         ));
-        // nbtree.h: sizeof(BTMetaPageData).
-        header_bytes = header_bytes.saturating_add(48);
+        // sizeof(BTMetaPageData), padded to its double's alignment.
+        header_bytes = header_bytes.saturating_add(maxalign(size(&fields::BT_META_PAGE_DATA)));
     }
     let (lower, upper, special_u) = (usize::from(lower), usize::from(upper), usize::from(special));
-    if max_offset > size
-        || version != 4
-        || upper > size
+    if max_offset > len
+        || version != fields::PG_PAGE_LAYOUT_VERSION
+        || upper > len
         || upper > special_u
-        || lower < PAGE_HEADER.saturating_sub(4)
-        || lower > size
+        || lower < header.saturating_sub(item_id)
+        || lower > len
         || upper < lower
-        || special_u > size
+        || special_u > len
     {
         o.0.push_str(" Error: Invalid header information.\n\n");
     }
     if eof {
         o.put(format_args!(
-            " Error: End of block encountered within the header. Bytes read: {size:4}.\n\n"
+            " Error: End of block encountered within the header. Bytes read: {len:4}.\n\n"
         ));
     }
     binary(&mut o, &p, header_bytes, 0);
@@ -326,22 +368,24 @@ fn items(o: &mut Out, p: &Page, max_offset: usize, special: Special, special_at:
     }
     let kind = match special {
         Special::Btree | Special::Hash | Special::Gist | Special::Gin => ItemKind::Index,
-        Special::Spgist if p.u16(special_at) & SPGIST_LEAF != 0 => ItemKind::SpgLeaf,
+        Special::Spgist if p.get(special_at, &spgo::FLAGS) & fields::SPGIST_LEAF != 0 => {
+            ItemKind::SpgLeaf
+        }
         Special::Spgist => ItemKind::SpgInner,
         _ => ItemKind::Heap,
     };
     for x in 1..=max_offset {
         let (off, flags, len) = p.item_id(x);
-        let flag_text = match flags {
-            0 => "UNUSED",
-            1 => "NORMAL",
-            2 => "REDIRECT",
-            _ => "DEAD",
-        };
+        let flag_text = enum_name(flags, fields::LP_FLAGS, "LP_");
         o.put(format_args!(
             " Item {x:3} -- Length: {len:4}  Offset: {off:4} (0x{off:04x})  Flags: {flag_text}\n"
         ));
-        let end = off.saturating_add(len) as usize;
+        // lp_off and lp_len are 15 bits each: no sum of them overflows.
+        let (off, len) = (
+            usize::try_from(off).unwrap_or(usize::MAX),
+            usize::try_from(len).unwrap_or(usize::MAX),
+        );
+        let end = off.saturating_add(len);
         if end > p.len() {
             o.put(format_args!(
                 "  Error: Item contents extend beyond block.\n         BlockSize<{}> Bytes Read<{}> Item Start<{end}>.\n",
@@ -350,7 +394,6 @@ fn items(o: &mut Out, p: &Page, max_offset: usize, special: Special, special_at:
             ));
             continue;
         }
-        let (off, len) = (off as usize, len as usize);
         item(o, p, len, off, kind);
         binary(o, p, len, off);
         if x == max_offset {
@@ -361,22 +404,21 @@ fn items(o: &mut Out, p: &Page, max_offset: usize, special: Special, special_at:
 
 /// pg_filedump's FormatItem: the item's header as a heap, index or SP-GiST tuple.
 fn item(o: &mut Out, p: &Page, len: usize, at: usize, kind: ItemKind) {
-    let field = |d: usize| at.saturating_add(d);
     match kind {
         ItemKind::Index => {
-            if len < 6 {
+            if len < size(&fields::ITEM_POINTER_DATA) {
                 if len > 0 {
                     o.0.push_str("  Error: This item does not look like an index item.\n");
                 }
                 return;
             }
-            let (blk, pos) = p.tid(at);
-            let info = p.u16(field(6));
-            let tuple_size = info & 0x1FFF;
+            let (blk, pos) = p.tid(at, &itup::T_TID);
+            let info = p.half(at, &itup::T_INFO);
+            let tuple_size = info & fields::INDEX_SIZE_MASK;
             o.put(format_args!(
                 "  Block Id: {blk}  linp Index: {pos}  Size: {tuple_size}\n  Has Nulls: {}  Has Varwidths: {}\n\n",
-                u8::from(info & 0x8000 != 0),
-                u8::from(info & 0x4000 != 0)
+                u8::from(u32::from(info) & fields::INDEX_NULL_MASK != 0),
+                u8::from(u32::from(info) & fields::INDEX_VAR_MASK != 0)
             ));
             if len != usize::from(tuple_size) {
                 o.put(format_args!(
@@ -385,21 +427,15 @@ fn item(o: &mut Out, p: &Page, len: usize, at: usize, kind: ItemKind) {
             }
         }
         ItemKind::SpgInner => {
-            if len < 8 {
-                if len > 0 {
-                    o.0.push_str("  Error: This item does not look like an SPGiST item.\n");
-                }
+            // SGITHDRSZ: the MAXALIGNed header, where the prefix starts.
+            let head = maxalign(size(&fields::SPGIST_INNER_TUPLE_DATA));
+            let Some(state) = spgist_state(o, p, len, at, head) else {
                 return;
-            }
-            let w = p.u32(at);
-            let state = SPGIST_TUPSTATES
-                .get(p.bits(w, 0, 2) as usize)
-                .copied()
-                .unwrap_or("");
-            let all_the_same = p.bits(w, 2, 1);
-            let n_nodes = p.bits(w, 3, 13);
-            let prefix = p.bits(w, 16, 16) as usize;
-            let tuple_size = p.u16(field(4));
+            };
+            let all_the_same = p.get(at, &spgi::ALL_THE_SAME);
+            let n_nodes = p.get(at, &spgi::N_NODES);
+            let prefix = usize::from(p.half(at, &spgi::PREFIX_SIZE));
+            let tuple_size = p.half(at, &spgi::SIZE);
             o.put(format_args!(
                 "  State: {state}  allTheSame: {all_the_same} nNodes: {n_nodes} prefixSize: {prefix}\n\n"
             ));
@@ -408,59 +444,72 @@ fn item(o: &mut Out, p: &Page, len: usize, at: usize, kind: ItemKind) {
                     "  Error: Item size difference. Given <{len}>, Internal <{tuple_size}>.\n"
                 ));
             } else if prefix == maxalign(prefix) {
-                let head = prefix.saturating_add(8);
+                let head = prefix.saturating_add(head);
                 if head <= len {
                     binary(o, p, head, at);
                 }
-                let mut node = head;
-                for i in 0..n_nodes {
-                    if node.saturating_add(8) > len {
-                        break;
-                    }
-                    let (blk, pos) = p.tid(field(node));
-                    let info = p.u16(field(node).saturating_add(6));
-                    let node_size = usize::from(info & 0x1FFF);
-                    o.put(format_args!(
-                        "  Node {i:2}:  Downlink: {blk}/{pos}  Size: {node_size}  Null: {}\n",
-                        u8::from(info & 0x8000 != 0)
-                    ));
-                    if node.saturating_add(node_size) <= len {
-                        binary(o, p, node_size, field(node));
-                    }
-                    if node_size != maxalign(node_size) {
-                        break;
-                    }
-                    node = node.saturating_add(node_size);
-                }
+                spgist_nodes(o, p, len, at, head, n_nodes);
             }
             o.0.push('\n');
         }
         ItemKind::SpgLeaf => {
-            // SGLTHDRSZ is 16 with or without the null bitmap byte.
-            if len < 16 {
-                if len > 0 {
-                    o.0.push_str("  Error: This item does not look like an SPGiST item.\n");
-                }
+            // SGLTHDRSZ is the MAXALIGNed header, with or without the null bitmap byte.
+            let head = maxalign(size(&fields::SPGIST_LEAF_TUPLE_DATA));
+            let Some(state) = spgist_state(o, p, len, at, head) else {
                 return;
-            }
-            let w = p.u32(at);
-            let state = SPGIST_TUPSTATES
-                .get(p.bits(w, 0, 2) as usize)
-                .copied()
-                .unwrap_or("");
-            let tuple_size = p.bits(w, 2, 30);
-            let next = p.u16(field(4)) & 0x3FFF;
-            let (blk, pos) = p.tid(field(6));
+            };
+            let tuple_size = p.get(at, &spgl::SIZE);
+            let next = p.half(at, &spgl::T_INFO) & fields::SGLT_NEXTOFFSET_MASK;
+            let (blk, pos) = p.tid(at, &spgl::HEAP_PTR);
             o.put(format_args!(
                 "  State: {state}  nextOffset: {next}  Block Id: {blk}  linp Index: {pos}\n\n"
             ));
-            if len as u64 != u64::from(tuple_size) {
+            if u64::try_from(len).ok() != Some(u64::from(tuple_size)) {
                 o.put(format_args!(
                     "  Error: Item size difference. Given <{len}>, Internal <{tuple_size}>.\n"
                 ));
             }
         }
         ItemKind::Heap => heap_item(o, p, len, at),
+    }
+}
+
+/// An SP-GiST tuple's tupstate as pg_filedump names it, or `None` (with pg_filedump's error
+/// for a non-empty item) when the item is shorter than the tuple's header `head`. Inner and
+/// leaf tuples keep tupstate in the same two bits.
+fn spgist_state(o: &mut Out, p: &Page, len: usize, at: usize, head: usize) -> Option<&'static str> {
+    if len < head {
+        if len > 0 {
+            o.0.push_str("  Error: This item does not look like an SPGiST item.\n");
+        }
+        return None;
+    }
+    let state = p.get(at, &spgl::TUPSTATE);
+    Some(enum_name(state, fields::SPGIST_TUPSTATE, "SPGIST_"))
+}
+
+/// An inner tuple's nodes (SpGistNodeTupleData, which is an IndexTupleData) from `node` on,
+/// while they fit in the item and stay MAXALIGNed.
+fn spgist_nodes(o: &mut Out, p: &Page, len: usize, at: usize, mut node: usize, n_nodes: u32) {
+    for i in 0..n_nodes {
+        if node.saturating_add(size(&fields::INDEX_TUPLE_DATA)) > len {
+            break;
+        }
+        let base = at.saturating_add(node);
+        let (blk, pos) = p.tid(base, &itup::T_TID);
+        let info = p.half(base, &itup::T_INFO);
+        let node_size = usize::from(info & fields::INDEX_SIZE_MASK);
+        o.put(format_args!(
+            "  Node {i:2}:  Downlink: {blk}/{pos}  Size: {node_size}  Null: {}\n",
+            u8::from(u32::from(info) & fields::INDEX_NULL_MASK != 0)
+        ));
+        if node.saturating_add(node_size) <= len {
+            binary(o, p, node_size, base);
+        }
+        if node_size != maxalign(node_size) {
+            break;
+        }
+        node = node.saturating_add(node_size);
     }
 }
 
@@ -483,54 +532,52 @@ const INFOMASK: [(u32, &str); 15] = [
     (0x8000, "MOVED_IN"),
 ];
 const INFOMASK2: [(u32, &str); 3] = [
-    (0x2000 << 16, "KEYS_UPDATED"),
-    (0x4000 << 16, "HOT_UPDATED"),
-    (0x8000 << 16, "HEAP_ONLY"),
+    (0x2000, "KEYS_UPDATED"),
+    (0x4000, "HOT_UPDATED"),
+    (0x8000, "HEAP_ONLY"),
 ];
 
 fn heap_item(o: &mut Out, p: &Page, len: usize, at: usize) {
-    let field = |d: usize| at.saturating_add(d);
-    if len < maxalign(T_BITS) {
+    let t_bits = usize::from(htup::T_BITS.offset);
+    // sizeof(HeapTupleHeaderData): its 23 fixed bytes padded to 24.
+    if len < maxalign(size(&fields::HEAP_TUPLE_HEADER_DATA)) {
         if len > 0 {
             o.0.push_str("  Error: This item does not look like a heap item.\n");
         }
         return;
     }
-    let infomask = p.u16(field(20));
-    let infomask2 = p.u16(field(18));
+    let infomask = p.get(at, &htup::T_INFOMASK);
+    let infomask2 = p.get(at, &htup::T_INFOMASK2);
     // HeapTupleHeaderGetXmin: a frozen tuple (XMIN_COMMITTED and XMIN_INVALID) shows
     // FrozenTransactionId, whatever its raw t_xmin.
-    let xmin = if infomask & 0x0300 == 0x0300 {
+    let xmin = if infomask & fields::HEAP_XMIN_FROZEN == fields::HEAP_XMIN_FROZEN {
         2
     } else {
-        p.u32(at)
+        p.get(at, &htup::T_XMIN)
     };
     o.put(format_args!(
         "  XMIN: {xmin}  XMAX: {}  CID|XVAC: {}",
-        p.u32(field(4)),
-        p.u32(field(8))
+        p.get(at, &htup::T_XMAX),
+        p.get(at, &htup::T_FIELD3)
     ));
-    let (blk, pos) = p.tid(field(12));
-    let natts = infomask2 & 0x07FF;
-    let hoff = p.u8(field(22));
+    let (blk, pos) = p.tid(at, &htup::T_CTID);
+    let natts = infomask2 & u32::from(fields::HEAP_NATTS_MASK);
+    let hoff = p.get(at, &htup::T_HOFF);
     o.put(format_args!(
         "\n  Block Id: {blk}  linp Index: {pos}   Attributes: {natts}   Size: {hoff}\n"
     ));
-    let both = u32::from(infomask) | (u32::from(infomask2) << 16);
-    let mut names = flag_names(both, &INFOMASK);
-    let more = flag_names(both, &INFOMASK2);
-    if !names.is_empty() && !more.is_empty() {
-        names.push('|');
-    }
-    names.push_str(&more);
+    let names = joined(words(infomask, &INFOMASK).chain(words(infomask2, &INFOMASK2)));
     o.put(format_args!("  infomask: 0x{infomask:04x} ({names}) \n"));
-    let bitmap = if infomask & 1 != 0 {
-        usize::from(natts).saturating_add(7) / 8
+    let bitmap = if infomask & fields::HEAP_HASNULL != 0 {
+        usize::try_from(natts)
+            .unwrap_or(usize::MAX)
+            .saturating_add(7)
+            / 8
     } else {
         0
     };
-    let computed = maxalign(T_BITS.saturating_add(bitmap));
-    if computed != usize::from(hoff) {
+    let computed = maxalign(t_bits.saturating_add(bitmap));
+    if u32::try_from(computed).ok() != Some(hoff) {
         o.put(format_args!(
             "  Error: Computed header length not equal to header size.\n         Computed <{computed}>  Header: <{hoff}>\n"
         ));
@@ -539,7 +586,7 @@ fn heap_item(o: &mut Out, p: &Page, len: usize, at: usize) {
         for x in 0..bitmap {
             o.put(format_args!(
                 "[{x}]: 0x{:02x} ",
-                p.u8(field(T_BITS).saturating_add(x))
+                p.u8(at.saturating_add(t_bits).saturating_add(x))
             ));
             if x & 3 == 3 && x < bitmap.saturating_sub(1) {
                 o.0.push_str("\n          ");
@@ -553,17 +600,16 @@ fn heap_item(o: &mut Out, p: &Page, len: usize, at: usize) {
 /// pg_filedump's FormatSpecial: the special section as the kind it guessed, then in hex.
 fn special_section(o: &mut Out, p: &Page, kind: Special, at: usize) {
     o.0.push_str("<Special Section> -----\n");
-    let u16at = |d: usize| p.u16(at.saturating_add(d));
-    let u32at = |d: usize| p.u32(at.saturating_add(d));
+    let get = |f: &Field| p.get(at, f);
     match kind {
         Special::Unknown | Special::Boundary => {
             o.0.push_str(" Error: Invalid special section encountered.\n");
         }
-        Special::Sequence => o.put(format_args!(" Sequence: 0x{SEQUENCE_MAGIC:08x}\n")),
+        Special::Sequence => o.put(format_args!(" Sequence: 0x{SEQ_MAGIC:08x}\n")),
         Special::Btree => {
-            let flags = u16at(12);
-            let names = flag_names(
-                u32::from(flags),
+            let flags = get(&btpo::BTPO_FLAGS);
+            let names = joined(words(
+                flags,
                 &[
                     (1, "LEAF"),
                     (2, "ROOT"),
@@ -574,51 +620,50 @@ fn special_section(o: &mut Out, p: &Page, kind: Special, at: usize) {
                     (64, "HASGARBAGE"),
                     (128, "INCOMPLETESPLIT"),
                 ],
-            );
+            ));
             o.put(format_args!(
                 " BTree Index Section:\n  Flags: 0x{flags:04x} ({names})\n  Blocks: Previous ({})  Next ({})  {} ({})  CycleId ({})\n\n",
-                u32at(0) as i32,
-                u32at(4) as i32,
-                if flags & 4 != 0 { "Next XID" } else { "Level" },
-                u32at(8) as i32,
-                u16at(14)
+                get(&btpo::BTPO_PREV).cast_signed(),
+                get(&btpo::BTPO_NEXT).cast_signed(),
+                if flags & fields::BTP_DELETED != 0 { "Next XID" } else { "Level" },
+                get(&btpo::BTPO_LEVEL).cast_signed(),
+                get(&btpo::BTPO_CYCLEID)
             ));
         }
         Special::Hash => {
-            let flags = u16at(12);
-            let names = flag_names(
-                u32::from(flags),
+            let flags = get(&hasho::HASHO_FLAG);
+            let names = joined(words(
+                flags,
                 &[(1, "OVERFLOW"), (2, "BUCKET"), (4, "BITMAP"), (8, "META")],
-            );
+            ));
             o.put(format_args!(
                 " Hash Index Section:\n  Flags: 0x{flags:04x} ({names})\n  Bucket Number: 0x{:04x}\n  Blocks: Previous ({})  Next ({})\n\n",
-                u32at(8),
-                u32at(0) as i32,
-                u32at(4) as i32
+                get(&hasho::HASHO_BUCKET),
+                get(&hasho::HASHO_PREVBLKNO).cast_signed(),
+                get(&hasho::HASHO_NEXTBLKNO).cast_signed()
             ));
         }
         Special::Gist => {
-            let flags = u16at(12);
-            let names = flag_names(
-                u32::from(flags),
+            let flags = get(&gist::FLAGS);
+            let names = joined(words(
+                flags,
                 &[
                     (1, "LEAF"),
                     (2, "DELETED"),
                     (4, "TUPLES_DELETED"),
                     (8, "FOLLOW_RIGHT"),
                 ],
-            );
+            ));
+            let (hi, lo) = p.lsn(at, &gist::NSN);
             o.put(format_args!(
-                " GIST Index Section:\n  NSN: 0x{:08x}/0x{:08x}\n  RightLink: {}\n  Flags: 0x{flags:08x} ({names})\n\n",
-                u32at(0),
-                u32at(4),
-                u32at(8) as i32
+                " GIST Index Section:\n  NSN: 0x{hi:08x}/0x{lo:08x}\n  RightLink: {}\n  Flags: 0x{flags:08x} ({names})\n\n",
+                get(&gist::RIGHTLINK).cast_signed()
             ));
         }
         Special::Gin => {
-            let flags = u16at(6);
-            let names = flag_names(
-                u32::from(flags),
+            let flags = get(&gin::FLAGS);
+            let names = joined(words(
+                flags,
                 &[
                     (1, "DATA"),
                     (2, "LEAF"),
@@ -629,23 +674,20 @@ fn special_section(o: &mut Out, p: &Page, kind: Special, at: usize) {
                     (64, "INCOMPLETESPLIT"),
                     (128, "COMPRESSED"),
                 ],
-            );
+            ));
             o.put(format_args!(
                 " GIN Index Section:\n  Flags: 0x{flags:08x} ({names})  Maxoff: {}\n  Blocks: RightLink ({})\n\n",
-                u16at(4),
-                u32at(0) as i32
+                get(&gin::MAXOFF),
+                get(&gin::RIGHTLINK).cast_signed()
             ));
         }
         Special::Spgist => {
-            let flags = u16at(0);
-            let names = flag_names(
-                u32::from(flags),
-                &[(1, "META"), (2, "DELETED"), (4, "LEAF"), (8, "NULLS")],
-            );
+            let flags = get(&spgo::FLAGS);
+            let names = unprefixed(flags, fields::SPGIST_FLAGS, "SPGIST_");
             o.put(format_args!(
                 " SPGIST Index Section:\n  Flags: 0x{flags:08x} ({names})\n  nRedirection: {}\n  nPlaceholder: {}\n\n",
-                u16at(2),
-                u16at(4)
+                get(&spgo::N_REDIRECTION),
+                get(&spgo::N_PLACEHOLDER)
             ));
         }
         Special::None => {}
@@ -681,7 +723,7 @@ pub fn filedump_end(last_block: u32, range: bool) -> String {
     let _ = write!(
         s,
         "\n*** End of {why} Encountered. Last Block Read: {} ***\n",
-        last_block as i32
+        last_block.cast_signed()
     );
     s
 }

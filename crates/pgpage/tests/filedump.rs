@@ -10,25 +10,14 @@ use std::process::Command;
 use pgpage::filedump::filedump_fi;
 use pgpage::Endian;
 
-fn without_file_line(s: &str) -> String {
-    s.lines()
-        .filter(|l| !l.starts_with("* File: "))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+#[path = "support/pg_filedump.rs"]
+mod support;
+use support::{pg_filedump, without_file_line};
 
 #[test]
 fn every_fixture_page_reads_as_pg_filedump_prints_it() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
-    let tool = [
-        "/usr/bin/pg_filedump",
-        "/usr/lib/postgresql/15/bin/pg_filedump",
-    ]
-    .into_iter()
-    .find(|p| Path::new(p).exists())
-    .expect(
-        "pg_filedump not found: apt-get install postgresql-filedump (scripts/bootstrap.sh does)",
-    );
+    let tool = pg_filedump();
     let mut cases: Vec<_> = std::fs::read_dir(&fixtures)
         .unwrap()
         .map(|e| e.unwrap().path().join("page.bin"))
