@@ -580,35 +580,51 @@ structure! {
 
 // ---------------------------------------------------------------- htup_details.h
 
-/// htup_details.h: HEAP_HASNULL, the tuple has a null bitmap (t_bits).
-pub const HEAP_HASNULL: u32 = 0x0001;
-/// htup_details.h: HEAP_XMIN_FROZEN, XMIN_COMMITTED and XMIN_INVALID both set.
-pub const HEAP_XMIN_FROZEN: u32 = 0x0300;
+/// htup_details.h: the t_infomask bits that deforming, visibility and pg_filedump read; the
+/// flag table below names every bit.
+pub const HEAP_HASNULL: u16 = 0x0001;
+pub const HEAP_XMAX_KEYSHR_LOCK: u16 = 0x0010;
+pub const HEAP_XMAX_EXCL_LOCK: u16 = 0x0040;
+pub const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
+pub const HEAP_XMIN_COMMITTED: u16 = 0x0100;
+pub const HEAP_XMIN_INVALID: u16 = 0x0200;
+/// XMIN_COMMITTED and XMIN_INVALID both set.
+pub const HEAP_XMIN_FROZEN: u16 = HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID;
+pub const HEAP_XMAX_COMMITTED: u16 = 0x0400;
+pub const HEAP_XMAX_INVALID: u16 = 0x0800;
+pub const HEAP_XMAX_IS_MULTI: u16 = 0x1000;
+pub const HEAP_MOVED_OFF: u16 = 0x4000;
+pub const HEAP_MOVED_IN: u16 = 0x8000;
+
+/// A t_infomask bit's row in the flag tables (their masks are u32).
+const fn bit(mask: u16, name: &'static str) -> FlagName {
+    flag(mask as u32, name)
+}
 
 /// htup_details.h: t_infomask bits, in heap_tuple_infomask_flags' order.
 pub const T_INFOMASK: &[FlagName] = &[
-    flag(HEAP_HASNULL, "HEAP_HASNULL"),
+    bit(HEAP_HASNULL, "HEAP_HASNULL"),
     flag(0x0002, "HEAP_HASVARWIDTH"),
     flag(0x0004, "HEAP_HASEXTERNAL"),
     flag(0x0008, "HEAP_HASOID_OLD"),
-    flag(0x0010, "HEAP_XMAX_KEYSHR_LOCK"),
+    bit(HEAP_XMAX_KEYSHR_LOCK, "HEAP_XMAX_KEYSHR_LOCK"),
     flag(0x0020, "HEAP_COMBOCID"),
-    flag(0x0040, "HEAP_XMAX_EXCL_LOCK"),
-    flag(0x0080, "HEAP_XMAX_LOCK_ONLY"),
-    flag(0x0100, "HEAP_XMIN_COMMITTED"),
-    flag(0x0200, "HEAP_XMIN_INVALID"),
-    flag(0x0400, "HEAP_XMAX_COMMITTED"),
-    flag(0x0800, "HEAP_XMAX_INVALID"),
-    flag(0x1000, "HEAP_XMAX_IS_MULTI"),
+    bit(HEAP_XMAX_EXCL_LOCK, "HEAP_XMAX_EXCL_LOCK"),
+    bit(HEAP_XMAX_LOCK_ONLY, "HEAP_XMAX_LOCK_ONLY"),
+    bit(HEAP_XMIN_COMMITTED, "HEAP_XMIN_COMMITTED"),
+    bit(HEAP_XMIN_INVALID, "HEAP_XMIN_INVALID"),
+    bit(HEAP_XMAX_COMMITTED, "HEAP_XMAX_COMMITTED"),
+    bit(HEAP_XMAX_INVALID, "HEAP_XMAX_INVALID"),
+    bit(HEAP_XMAX_IS_MULTI, "HEAP_XMAX_IS_MULTI"),
     flag(0x2000, "HEAP_UPDATED"),
-    flag(0x4000, "HEAP_MOVED_OFF"),
-    flag(0x8000, "HEAP_MOVED_IN"),
+    bit(HEAP_MOVED_OFF, "HEAP_MOVED_OFF"),
+    bit(HEAP_MOVED_IN, "HEAP_MOVED_IN"),
 ];
 
 /// htup_details.h: combinations heap_tuple_infomask_flags reports as combined_flags.
 pub const T_INFOMASK_COMBINED: &[FlagName] = &[
     flag(0x0050, "HEAP_XMAX_SHR_LOCK"),
-    flag(HEAP_XMIN_FROZEN, "HEAP_XMIN_FROZEN"),
+    bit(HEAP_XMIN_FROZEN, "HEAP_XMIN_FROZEN"),
     flag(0xC000, "HEAP_MOVED"),
 ];
 

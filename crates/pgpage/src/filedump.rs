@@ -550,11 +550,12 @@ fn heap_item(o: &mut Out, p: &Page, len: usize, at: usize) {
     let infomask2 = p.get(at, &htup::T_INFOMASK2);
     // HeapTupleHeaderGetXmin: a frozen tuple (XMIN_COMMITTED and XMIN_INVALID) shows
     // FrozenTransactionId, whatever its raw t_xmin.
-    let xmin = if infomask & fields::HEAP_XMIN_FROZEN == fields::HEAP_XMIN_FROZEN {
-        2
-    } else {
-        p.get(at, &htup::T_XMIN)
-    };
+    let xmin =
+        if infomask & u32::from(fields::HEAP_XMIN_FROZEN) == u32::from(fields::HEAP_XMIN_FROZEN) {
+            2
+        } else {
+            p.get(at, &htup::T_XMIN)
+        };
     o.put(format_args!(
         "  XMIN: {xmin}  XMAX: {}  CID|XVAC: {}",
         p.get(at, &htup::T_XMAX),
@@ -568,7 +569,7 @@ fn heap_item(o: &mut Out, p: &Page, len: usize, at: usize) {
     ));
     let names = joined(words(infomask, &INFOMASK).chain(words(infomask2, &INFOMASK2)));
     o.put(format_args!("  infomask: 0x{infomask:04x} ({names}) \n"));
-    let bitmap = if infomask & fields::HEAP_HASNULL != 0 {
+    let bitmap = if infomask & u32::from(fields::HEAP_HASNULL) != 0 {
         usize::try_from(natts)
             .unwrap_or(usize::MAX)
             .saturating_add(7)

@@ -10,19 +10,11 @@ use crate::layout::{read_u16, read_u32, Endian};
 
 /// htup_details.h: offsetof(HeapTupleHeaderData, t_bits).
 pub const SIZEOF_HEAP_TUPLE_HEADER: usize = 23;
-/// htup_details.h: t_infomask bits that deforming and visibility read.
-pub const HEAP_HASNULL: u16 = 0x0001;
-pub const HEAP_XMAX_KEYSHR_LOCK: u16 = 0x0010;
-pub const HEAP_XMAX_EXCL_LOCK: u16 = 0x0040;
-pub const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
-pub const HEAP_XMIN_COMMITTED: u16 = 0x0100;
-pub const HEAP_XMIN_INVALID: u16 = 0x0200;
-pub const HEAP_XMIN_FROZEN: u16 = HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID;
-pub const HEAP_XMAX_COMMITTED: u16 = 0x0400;
-pub const HEAP_XMAX_INVALID: u16 = 0x0800;
-pub const HEAP_XMAX_IS_MULTI: u16 = 0x1000;
-pub const HEAP_MOVED_OFF: u16 = 0x4000;
-pub const HEAP_MOVED_IN: u16 = 0x8000;
+pub use crate::fields::{
+    HEAP_HASNULL, HEAP_MOVED_IN, HEAP_MOVED_OFF, HEAP_XMAX_COMMITTED, HEAP_XMAX_EXCL_LOCK,
+    HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_KEYSHR_LOCK, HEAP_XMAX_LOCK_ONLY,
+    HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID,
+};
 
 /// pg_type.typalign: the alignment an attribute's stored bytes start at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,6 +12,7 @@ use super::{
     bytea, free_space, line_pointers, special_size, ItemBudget, ItemId, Items, PageHeader, Reader,
     Spans, Special, SEQ_MAGIC,
 };
+use crate::fields::HEAP_HASNULL;
 use crate::fields::{
     flag_names, form_data_pg_sequence_data as seq_data, heap_tuple_header_data as htup,
     page_header_data, sequence_magic, FORM_DATA_PG_SEQUENCE_DATA, HEAP_NATTS_MASK,
@@ -23,7 +24,6 @@ use crate::layout::maxalign;
 /// htup_details.h: SizeofHeapTupleHeader and MinHeapTupleSize.
 const SIZEOF_HEAP_TUPLE_HEADER: usize = HEAP_TUPLE_HEADER_DATA.size as usize;
 const MIN_HEAP_TUPLE_SIZE: usize = 24;
-const HEAP_HASNULL: u16 = 0x0001;
 const HEAP_HASOID_OLD: u16 = 0x0008;
 
 /// One heap_page_items() row, plus heap_tuple_infomask_flags()' two arrays.
