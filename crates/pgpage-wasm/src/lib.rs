@@ -653,6 +653,46 @@ pub fn checksums_at(folds: &[u32], blkno: u32) -> Vec<u16> {
         .collect()
 }
 
+/// pg_checksums' line for a page whose checksum fails, as `pg_checksums --check` prints it.
+#[wasm_bindgen]
+pub fn pg_checksums_line(path: &str, block_in_file: u32, computed: u16, stored: u16) -> String {
+    format!(
+        "pg_checksums: error: {}",
+        pgpage::messages::pg_checksums_failure(path, block_in_file, computed, stored)
+    )
+}
+
+/// The server's lines reading the page (`messages::server_read_lines`); `status` a
+/// contract status name, `major` PG_VERSION when known.
+#[wasm_bindgen]
+pub fn server_lines(
+    relpath: &str,
+    absolute_block: u32,
+    status: &str,
+    computed: Option<u16>,
+    stored: u16,
+    major: Option<u32>,
+) -> Result<String, JsError> {
+    let status = (0..=u8::MAX)
+        .map_while(PageStatus::from_code)
+        .find(|s| s.as_str() == status)
+        .ok_or_else(|| JsError::new(&format!("no page status {status:?}")))?;
+    Ok(pgpage::messages::server_read_lines(
+        relpath,
+        absolute_block,
+        status,
+        computed,
+        stored,
+        major,
+    ))
+}
+
+/// pg_basebackup's per-block warning (`messages::pg_basebackup_warning`).
+#[wasm_bindgen]
+pub fn pg_basebackup_line(path: &str, block_in_file: u32, computed: u16, stored: u16) -> String {
+    pgpage::messages::pg_basebackup_warning(path, block_in_file, computed, stored)
+}
+
 /// How pg_checksum_page reads a page (checksum_impl.h), for the lab's bit addressing:
 /// `[N_SUMS, pd_checksum's byte offset, its bytes]`.
 #[wasm_bindgen]

@@ -23,6 +23,7 @@ pub mod fields;
 pub mod file;
 pub mod filedump;
 pub mod findings;
+pub mod messages;
 pub mod rows;
 pub mod scan;
 pub mod toast;

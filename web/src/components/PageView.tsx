@@ -198,17 +198,17 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       <div className="copy">
         Copy:{' '}
         {problem && page.status === 'mismatch' && page.computed !== null && (
-          <button type="button" onClick={() => doCopy('pg_checksums line', pgChecksumsLine(entry.path, page.block, page.computed!, page.stored))}>
+          <button type="button" onClick={() => doCopy('pg_checksums line', pgChecksumsLine(wasmRef.current!, entry.path, page.block, page.computed!, page.stored))}>
             pg_checksums line
           </button>
         )}
         {problem && (
-          <button type="button" onClick={() => doCopy('server messages', serverLines(relpath, page.absoluteBlock, page.status, page.computed, page.stored, entry.pgVersion))}>
+          <button type="button" onClick={() => doCopy('server messages', serverLines(wasmRef.current!, relpath, page.absoluteBlock, page.status, page.computed, page.stored, entry.pgVersion))}>
             server WARNING/ERROR
           </button>
         )}
         {problem && page.status === 'mismatch' && page.computed !== null && (
-          <button type="button" onClick={() => doCopy('pg_basebackup line', pgBasebackupLine(relpath + (entry.segment ? `.${entry.segment}` : ''), page.block, page.computed!, page.stored))}>
+          <button type="button" onClick={() => doCopy('pg_basebackup line', pgBasebackupLine(wasmRef.current!, relpath + (entry.segment ? `.${entry.segment}` : ''), page.block, page.computed!, page.stored))}>
             pg_basebackup line
           </button>
         )}

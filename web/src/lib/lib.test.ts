@@ -21,23 +21,28 @@ describe('file names, as the core reads them', () => {
 });
 
 describe('messages', () => {
+  let w: Wasm;
+  beforeAll(async () => {
+    w = await import('../../pkg/pgpage_wasm.js');
+    w.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+  });
   it('formats checksums the three ways', () => {
     expect(signedInt2(0xffff)).toBe(-1);
     expect(signedInt2(0x7fff)).toBe(32767);
     expect(checksumWords(40000)).toBe('40000 (0x9C40, int2 -25536)');
   });
-  it('writes PostgreSQL lines', () => {
-    expect(pgChecksumsLine('base/5/16385', 3, 0xabc, 0x1f)).toBe(
+  it('writes PostgreSQL lines, in the core\'s words', () => {
+    expect(pgChecksumsLine(w, 'base/5/16385', 3, 0xabc, 0x1f)).toBe(
       'pg_checksums: error: checksum verification failed in file "base/5/16385", block 3: calculated checksum ABC but block contains 1F',
     );
-    expect(serverLines('base/5/16385', 131075, 'mismatch', 2748, 31)).toBe(
+    expect(serverLines(w, 'base/5/16385', 131075, 'mismatch', 2748, 31)).toBe(
       'WARNING:  page verification failed, calculated checksum 2748 but expected 31\nERROR:  invalid page in block 131075 of relation base/5/16385',
     );
-    expect(serverLines('base/5/16385_fsm', 2, 'new_not_zero', null, 0)).toBe('ERROR:  invalid page in block 2 of relation base/5/16385_fsm');
+    expect(serverLines(w, 'base/5/16385_fsm', 2, 'new_not_zero', null, 0)).toBe('ERROR:  invalid page in block 2 of relation base/5/16385_fsm');
     // PostgreSQL 18: the checksum failure is a LOG line the client does not see; the path is quoted.
-    expect(serverLines('base/5/16385', 3, 'mismatch', 2748, 31, 18)).toBe('ERROR:  invalid page in block 3 of relation "base/5/16385"');
-    expect(serverLines('base/5/16385', 3, 'mismatch', 2748, 31, 17)).toMatch(/^WARNING: {2}page verification failed/);
-    expect(pgBasebackupLine('base/5/16385.1', 3, 0xabc, 0x1f)).toBe(
+    expect(serverLines(w, 'base/5/16385', 3, 'mismatch', 2748, 31, 18)).toBe('ERROR:  invalid page in block 3 of relation "base/5/16385"');
+    expect(serverLines(w, 'base/5/16385', 3, 'mismatch', 2748, 31, 17)).toMatch(/^WARNING: {2}page verification failed/);
+    expect(pgBasebackupLine(w, 'base/5/16385.1', 3, 0xabc, 0x1f)).toBe(
       'WARNING:  checksum verification failed in file "./base/5/16385.1", block 3: calculated ABC but expected 1F',
     );
     expect(relpathOf('base/5', 16385, 'vm')).toBe('base/5/16385_vm');

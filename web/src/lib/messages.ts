@@ -2,6 +2,8 @@
 // theirs would appear: pg_checksums, the server's read path (bufpage.c + bufmgr.c),
 // pg_basebackup, and `hexdump -C` for the bytes.
 
+import type { Wasm } from '../wasm';
+
 const hexUpper = (v: number): string => v.toString(16).toUpperCase();
 
 /** pageinspect shows pd_checksum as a signed int2 (page_header's `checksum smallint`). */
@@ -14,38 +16,24 @@ export function checksumWords(v: number): string {
   return `${v} (0x${hexUpper(v).padStart(4, '0')}, int2 ${signedInt2(v)})`;
 }
 
-/** pg_checksums.c: scan_file's failure line. `path` as the user would pass it. */
-export function pgChecksumsLine(path: string, blockInFile: number, computed: number, stored: number): string {
-  return `pg_checksums: error: checksum verification failed in file "${path}", block ${blockInFile}: calculated checksum ${hexUpper(computed)} but block contains ${hexUpper(stored)}`;
+/** The lines PostgreSQL's tools print about a page, in the core's words (crates/pgpage
+ * messages.rs): pg_checksums, the server reading it (18's differ), pg_basebackup. */
+export type MessageCore = Pick<Wasm, 'pg_checksums_line' | 'server_lines' | 'pg_basebackup_line'>;
+
+/** `pg_checksums --check`'s failure line; `path` as the user would pass it. */
+export function pgChecksumsLine(w: MessageCore, path: string, blockInFile: number, computed: number, stored: number): string {
+  return w.pg_checksums_line(path, blockInFile, computed, stored);
 }
 
-/**
- * The server reading the page: bufpage.c PageIsVerified's WARNING (only for a checksum
- * mismatch) then bufmgr.c's ERROR with the relation-wide block and relpath() (no segment).
- * PostgreSQL 18 reads through its AIO path: the checksum failure is logged at LOG level, which
- * a client does not see by default, and the ERROR quotes the path (`pgVersion` when known;
- * held against each server in tests/pg/cluster.ts' serverVerdicts).
- */
-export function serverLines(
-  relpath: string,
-  absoluteBlock: number,
-  status: string,
-  computed: number | null,
-  stored: number,
-  pgVersion: number | null = null,
-): string {
-  const lines: string[] = [];
-  const aio = pgVersion !== null && pgVersion >= 18;
-  if (status === 'mismatch' && computed !== null && !aio) {
-    lines.push(`WARNING:  page verification failed, calculated checksum ${computed} but expected ${stored}`);
-  }
-  lines.push(`ERROR:  invalid page in block ${absoluteBlock} of relation ${aio ? `"${relpath}"` : relpath}`);
-  return lines.join('\n');
+/** The server reading the page: its WARNING (where a client sees it) and ERROR; `pgVersion`
+ * PG_VERSION when known. */
+export function serverLines(w: MessageCore, relpath: string, absoluteBlock: number, status: string, computed: number | null, stored: number, pgVersion: number | null = null): string {
+  return w.server_lines(relpath, absoluteBlock, status, computed ?? undefined, stored, pgVersion ?? undefined);
 }
 
-/** basebackup.c (PostgreSQL 15): sendFile's per-block warning. */
-export function pgBasebackupLine(path: string, blockInFile: number, computed: number, stored: number): string {
-  return `WARNING:  checksum verification failed in file "./${path.replace(/^\.\//, '')}", block ${blockInFile}: calculated ${hexUpper(computed)} but expected ${hexUpper(stored)}`;
+/** pg_basebackup's per-block warning. */
+export function pgBasebackupLine(w: MessageCore, path: string, blockInFile: number, computed: number, stored: number): string {
+  return w.pg_basebackup_line(path, blockInFile, computed, stored);
 }
 
 /** relpath() for a relation file: `base/DB/REL[_fork]`, the segment dropped. */

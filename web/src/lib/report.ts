@@ -1,7 +1,7 @@
 // The Markdown report of one page for a bug report or a mailing-list post: where the page
 // is, its checksums in every form people quote, the header as page_header() shows it, what
 // PostgreSQL's tools would print, `hexdump -C` excerpts and the file's page-map summary.
-import { checksumWords, hexdumpC, pgChecksumsLine, serverLines } from './messages';
+import { checksumWords, hexdumpC } from './messages';
 import { STATUS_NAMES, STATUS_WORDS, type StatusCounts, type StatusName } from './status';
 
 export interface ReportPage {
@@ -27,6 +27,9 @@ export interface ReportPage {
   damage: { start: number; end: number; why: string } | null;
   /** The cluster and platform the file comes from, as far as they are known (clusterLine). */
   cluster?: string;
+  /** What PostgreSQL prints about the page, in the core's words: the server reading it, and
+   * pg_checksums (null where it reports nothing: new pages, header-only problems). */
+  said: { server: string; pgChecksums: string | null };
 }
 
 /** What is known of a file's cluster: PG_VERSION, pg_control (decode_control's object), its
@@ -157,9 +160,9 @@ function pageSection(p: ReportPage, title: string): string[] {
   if (p.status === 'ok' || p.status === 'zero') {
     out.push('', 'Nothing: the server reads this page without complaint.');
   } else {
-    out.push('', 'The server, reading the page (bufpage.c, bufmgr.c):', '', '```', serverLines(p.relpath, p.absoluteBlock, p.status, p.computed, p.stored), '```');
-    if (p.status === 'mismatch' && p.computed !== null) {
-      out.push('', '`pg_checksums --check`:', '', '```', pgChecksumsLine(p.path, p.block, p.computed, p.stored), '```');
+    out.push('', 'The server, reading the page (bufpage.c, bufmgr.c):', '', '```', p.said.server, '```');
+    if (p.said.pgChecksums !== null) {
+      out.push('', '`pg_checksums --check`:', '', '```', p.said.pgChecksums, '```');
     } else {
       out.push('', `\`pg_checksums --check\` does not report it (it skips new pages and does not check headers).`);
     }

@@ -2,7 +2,7 @@
 // page view does: bytes, the core's verdict and decoding, and the file's page-map summary.
 import { PENDING } from '../components/PageMap';
 import type { FileEntry } from '../files';
-import { relpathOf } from '../lib/messages';
+import { pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import type { FileSummary, ReportPage } from '../lib/report';
 import { entryGeometry } from '../lib/head';
 import { decodeWithCore, fileKindOf } from '../lib/spans';
@@ -52,6 +52,10 @@ export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace): Report
     matchesBlock,
     header: decoded.header,
     flagNames: decoded.flag_names,
+    said: {
+      server: serverLines(wasm, at.relpath, absoluteBlock, status, computed, stored, at.pgVersion ?? null),
+      pgChecksums: status === 'mismatch' && computed !== null ? pgChecksumsLine(wasm, at.path, at.block, computed, stored) : null,
+    },
     damage: flagged ? { start: flagged.start, end: flagged.start + Math.max(1, flagged.len), why: `the decoder flags \`${flagged.qualified}\`: ${flagged.problem}` } : null,
   };
 }

@@ -386,8 +386,8 @@ impl<O: Write, E: Write> Report<O, E> {
                 // pg_checksums.c: scan_file's message, word for word.
                 writeln!(
                     self.err,
-                    "pgpage: error: checksum verification failed in file \"{path}\", block {block}: \
-                     calculated checksum {computed:X} but block contains {stored:X}"
+                    "pgpage: error: {}",
+                    pgpage::messages::pg_checksums_failure(path, block, computed, stored)
                 )?;
             }
             (PageStatus::NewNotZero, _) => writeln!(
