@@ -6,10 +6,11 @@
 use std::fs;
 use std::path::PathBuf;
 
-use pgpage::catalog::columns::table_columns;
+use pgpage::catalog::columns::{table_columns, TypeCatalogs};
 use pgpage::catalog::layout::Catalog;
 use pgpage::catalog::read::{
-    attribute_rows, class_rows, enum_rows, oid_name_rows, type_rows, CatalogProblem, DatabaseRow,
+    attribute_rows, class_rows, enum_rows, oid_name_rows, range_rows, type_rows, CatalogProblem,
+    DatabaseRow,
 };
 use pgpage::catalog::reader::CatalogListing;
 
@@ -224,8 +225,15 @@ fn prepare(args: &RowsArgs) -> Result<i32, String> {
     let types = type_rows(&ls.catalog_file(&bytes), major, &log, &mut problems);
     let bytes = catalog_bytes(&mut ls, Catalog::PgEnum);
     let enums = enum_rows(&ls.catalog_file(&bytes), major, &log, &mut problems);
+    let bytes = catalog_bytes(&mut ls, Catalog::PgRange);
+    let ranges = range_rows(&ls.catalog_file(&bytes), major, &log, &mut problems);
     name_problems(&mut ls, &problems);
-    let columns = table_columns(class.oid, &attributes, &types, &enums, ls.endian);
+    let catalogs = TypeCatalogs {
+        types: &types,
+        enums: &enums,
+        ranges: &ranges,
+    };
+    let columns = table_columns(class.oid, &attributes, catalogs, ls.endian);
     if columns.is_empty() {
         report_damage(&ls);
         return Err(format!(

@@ -494,10 +494,13 @@ fn damaged_tuples_and_toast_are_named_never_printed_wrong() {
 /// is the table's name, `{odd}` the mixed-case table's in the quoted schema.
 const CATALOG_TABLE: &[&str] = &[
     "create table {t} (id int4, m mood, d posint, arr text[], moods mood[], gone text, \
-     note text, n numeric, ts timestamptz, ds posint[]) with (autovacuum_enabled = off)",
+     note text, n numeric, ts timestamptz, ds posint[], fr floatrange, ir int4range, \
+     trs textrange[]) with (autovacuum_enabled = off)",
     "insert into {t} select g, (array['sad','ok','happy','meh'])[g % 4 + 1]::mood, g, \
      array['a' || g, null, 'x y'], array['happy', 'meh']::mood[], 'drop me', 'n' || g, \
-     g * 1.5, '2024-01-01'::timestamptz + g * interval '1 hour', array[g, g + 1]::posint[] \
+     g * 1.5, '2024-01-01'::timestamptz + g * interval '1 hour', array[g, g + 1]::posint[], \
+     floatrange(g / 3.0, g, '(]'), int4range(g, g * 2), \
+     array[textrange('a', 'b' || g), 'empty', textrange(null, 'z \"q')] \
      from generate_series(1, 30) g",
     "insert into {t} (id, note) values (100, repeat('toast', 3000))",
     "insert into {t} (id, note) select 101, string_agg(md5(g::text), '') from generate_series(1, 300) g",
@@ -527,6 +530,8 @@ fn catalog_rows_equal_copy(version: u32) {
             "create type mood as enum ('sad', 'ok', 'happy')",
             "alter type mood add value 'meh' before 'ok'",
             "create domain posint as int4 check (value > 0)",
+            "create type floatrange as range (subtype = float8)",
+            "create type textrange as range (subtype = text, collation = \"C\")",
             "create schema \"Odd Schema\"",
         ],
     );

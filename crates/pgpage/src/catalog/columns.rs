@@ -1,12 +1,13 @@
 //! A table's columns from its catalog rows: pg_attribute's layout of each attribute (dropped
 //! ones kept, fast defaults from attmissingval), pg_type's output type (domains as their base
-//! type, arrays of their element type, enums with pg_enum's labels), as `rows` prints them.
+//! type, arrays of their element type, enums with pg_enum's labels, ranges of pg_range's
+//! subtype), as `rows` prints them.
 
 use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::read::{AttributeRow, EnumRow, TypeRow};
+use super::read::{AttributeRow, EnumRow, RangeRow, TypeRow};
 use crate::layout::{read_u32, Endian};
 use crate::rows::Column;
 use crate::tuple::{varlena_size, Align, Attribute, Varlena};
@@ -19,13 +20,20 @@ pub const PG_CATALOG_NAMESPACE: u32 = 11;
 /// loop in damaged catalogs.
 const MAX_DEPTH: usize = 16;
 
+/// The type catalogs a column's output type is found in.
+#[derive(Clone, Copy, Debug)]
+pub struct TypeCatalogs<'a> {
+    pub types: &'a [TypeRow],
+    pub enums: &'a [EnumRow],
+    pub ranges: &'a [RangeRow],
+}
+
 /// The columns of relation `relid` in attribute number order (attnum > 0). Attributes whose
 /// type cannot be printed come out as `Type::Unknown` (hex with the type's name).
 pub fn table_columns(
     relid: u32,
     attributes: &[AttributeRow],
-    types: &[TypeRow],
-    enums: &[EnumRow],
+    catalogs: TypeCatalogs,
     e: Endian,
 ) -> Vec<Column> {
     let mut atts: Vec<&AttributeRow> = attributes
@@ -44,7 +52,7 @@ pub fn table_columns(
                     attalign,
                 }
             } else {
-                type_of(a.atttypid, types, enums, 0)
+                type_of(a.atttypid, catalogs, 0)
             };
             let missing = a
                 .attmissingval
@@ -67,8 +75,8 @@ pub fn table_columns(
 }
 
 /// The output type of pg_type row `oid`.
-pub fn type_of(oid: u32, types: &[TypeRow], enums: &[EnumRow], depth: usize) -> Type {
-    let Some(t) = types.iter().find(|t| t.oid == oid) else {
+pub fn type_of(oid: u32, catalogs: TypeCatalogs, depth: usize) -> Type {
+    let Some(t) = catalogs.types.iter().find(|t| t.oid == oid) else {
         return Type::Unknown {
             name: alloc::format!("type {oid}"),
             attlen: -1,
@@ -85,9 +93,13 @@ pub fn type_of(oid: u32, types: &[TypeRow], enums: &[EnumRow], depth: usize) -> 
     }
     let next = depth.saturating_add(1);
     let ty = match t.typtype {
-        b'd' => type_of(t.typbasetype, types, enums, next),
+        b'd' => type_of(t.typbasetype, catalogs, next),
         b'e' => {
-            let mut labels: Vec<&EnumRow> = enums.iter().filter(|e| e.enumtypid == oid).collect();
+            let mut labels: Vec<&EnumRow> = catalogs
+                .enums
+                .iter()
+                .filter(|e| e.enumtypid == oid)
+                .collect();
             labels.sort_by(|a, b| a.enumsortorder.total_cmp(&b.enumsortorder));
             Type::Enum(
                 labels
@@ -99,11 +111,15 @@ pub fn type_of(oid: u32, types: &[TypeRow], enums: &[EnumRow], depth: usize) -> 
         // IsTrueArrayType: a varlena with an element type (not a fixed-length "array" such
         // as name or point).
         b'b' if t.typelem != 0 && t.typlen == -1 => {
-            Type::Array(Box::new(type_of(t.typelem, types, enums, next)))
+            Type::Array(Box::new(type_of(t.typelem, catalogs, next)))
         }
-        b'b' | b'r' if t.typnamespace == PG_CATALOG_NAMESPACE => {
+        b'b' if t.typnamespace == PG_CATALOG_NAMESPACE => {
             Type::from_name(&t.typname).unwrap_or_else(unknown)
         }
+        b'r' => match catalogs.ranges.iter().find(|r| r.rngtypid == oid) {
+            Some(r) => Type::Range(Box::new(type_of(r.rngsubtype, catalogs, next))),
+            None => unknown(),
+        },
         _ => unknown(),
     };
     // A built-in name whose layout differs from the row's is not the type we know.
@@ -169,6 +185,11 @@ mod tests {
             typrelid: 0,
         };
         let types = vec![row(1, 2), row(2, 1)];
-        assert!(matches!(type_of(1, &types, &[], 0), Type::Unknown { .. }));
+        let catalogs = TypeCatalogs {
+            types: &types,
+            enums: &[],
+            ranges: &[],
+        };
+        assert!(matches!(type_of(1, catalogs, 0), Type::Unknown { .. }));
     }
 }
