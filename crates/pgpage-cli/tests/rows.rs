@@ -509,6 +509,18 @@ const CATALOG_TABLE: &[&str] = &[
     "alter table {t} add column fd2 text default 'later, \"quoted\"'",
     "alter table {t} add column fd3 mood default 'meh'",
     "insert into {t} (id, fd2) values (200, null)",
+    // A MultiXact of a locker and an updater (a subtransaction), and one of lockers only.
+    "begin",
+    "select id from {t} where id = 8 for share",
+    "savepoint a",
+    "update {t} set note = 'multi' where id = 8",
+    "commit",
+    "begin",
+    "select id from {t} where id = 9 for share",
+    "savepoint b",
+    "select id from {t} where id = 9 for update",
+    "commit",
+    // The aborted transaction comes last: no later scan sets its tuples' hint bits.
     "delete from {t} where id in (3, 101)",
     "update {t} set note = 'updated' where id = 5",
     "begin",
@@ -552,6 +564,14 @@ fn catalog_rows_equal_copy(version: u32) {
     c.psql_in("shop", &["create view v as select id from twin"]);
     let expected = c.copy_in("shop", "twin");
     let expected_odd = c.copy_in("shop", "\"Odd Schema\".\"Mixed Twin\"");
+    let expected_text = c.psql_in(
+        "shop",
+        &[
+            "set timezone = 'UTC'",
+            "set extra_float_digits = 1",
+            "copy (select * from twin order by ctid) to stdout",
+        ],
+    );
     c.psql(&["checkpoint"]);
     c.stop();
     let data = c.data.to_str().unwrap();
@@ -579,6 +599,13 @@ fn catalog_rows_equal_copy(version: u32) {
         }
         assert_eq!(&got, want, "PostgreSQL {version} {relation}");
     }
+    let out = pgpage(&["rows", "--format", "text", data, "t"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        expected_text,
+        "PostgreSQL {version} --format text"
+    );
     assert_eq!(expected.lines().count(), 31, "{expected}");
     assert_eq!(expected_odd.lines().count(), 2, "{expected_odd}");
     for (args, words) in [
