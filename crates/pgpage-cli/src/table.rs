@@ -331,7 +331,40 @@ fn quote_ident(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn the_default_database_is_the_only_users_one() {
+        let db = |oid, name: &str, template| DatabaseRow {
+            oid,
+            datname: name.to_owned(),
+            dattablespace: 1663,
+            datistemplate: template,
+        };
+        let mut listing = CatalogListing {
+            databases: vec![
+                db(1, "template1", true),
+                db(4, "template0", true),
+                db(5, "postgres", false),
+                db(16384, "shop", false),
+            ],
+            ..CatalogListing::default()
+        };
+        assert_eq!(choose_database(&listing, None).map(|d| d.oid), Ok(16384));
+        assert_eq!(
+            choose_database(&listing, Some("postgres")).map(|d| d.oid),
+            Ok(5)
+        );
+        listing.databases.push(db(16385, "other", false));
+        let err = choose_database(&listing, None).unwrap_err();
+        assert!(
+            err.contains("template1, template0, postgres, shop, other"),
+            "{err}"
+        );
+        let err = choose_database(&listing, Some("nope")).unwrap_err();
+        assert!(err.starts_with("database \"nope\" does not exist"), "{err}");
+    }
 
     #[test]
     fn relation_names_read_as_sql_reads_them() {

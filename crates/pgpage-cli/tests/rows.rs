@@ -606,6 +606,22 @@ fn catalog_rows_equal_copy(version: u32) {
         expected_text,
         "PostgreSQL {version} --format text"
     );
+    // JSON lines: keyed by the catalog's column names, the dropped one left out.
+    let out = pgpage(&["rows", "--format", "json", data, "t"]);
+    assert_eq!(out.status.code(), Some(0));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 31);
+    let first = lines[0].as_object().unwrap();
+    for key in [
+        "ctid", "xmin", "xmax", "id", "m", "d", "fd", "fd2", "fd3", "trs",
+    ] {
+        assert!(first.contains_key(key), "{key} in {first:?}");
+    }
+    assert!(!first.contains_key("gone"), "{first:?}");
+    assert_eq!(first["fd3"], "meh", "{first:?}");
     assert_eq!(expected.lines().count(), 31, "{expected}");
     assert_eq!(expected_odd.lines().count(), 2, "{expected_odd}");
     for (args, words) in [
