@@ -531,11 +531,20 @@ const CATALOG_TABLE: &[&str] = &[
     "create table {odd} (\"Col A\" int, \"b,\" text) with (autovacuum_enabled = off)",
     "insert into {odd} values (1, 'a'), (2, null), (3, 'x\"y')",
     "delete from {odd} where \"Col A\" = 2",
+    // A table and its TOAST table in a tablespace of their own.
+    "create table {t}_spaced (a int, b text) tablespace spc",
+    "insert into {t}_spaced select g, (select string_agg(md5((g * 1000 + h)::text), '') \
+     from generate_series(1, 100 * g) h) from generate_series(1, 5) g",
 ];
 
 fn catalog_rows_equal_copy(version: u32) {
     let c = Cluster::start(version);
-    c.psql(&["create database shop"]);
+    let spc = c.root.join("spc");
+    ok(run("/bin", "mkdir", &[spc.to_str().unwrap()]), "mkdir");
+    c.psql(&[
+        "create database shop",
+        &format!("create tablespace spc location '{}'", spc.display()),
+    ]);
     c.psql_in(
         "shop",
         &[
@@ -564,6 +573,7 @@ fn catalog_rows_equal_copy(version: u32) {
     c.psql_in("shop", &["create view v as select id from twin"]);
     let expected = c.copy_in("shop", "twin");
     let expected_odd = c.copy_in("shop", "\"Odd Schema\".\"Mixed Twin\"");
+    let expected_spaced = c.copy_in("shop", "twin_spaced");
     let expected_text = c.psql_in(
         "shop",
         &[
@@ -579,6 +589,7 @@ fn catalog_rows_equal_copy(version: u32) {
         ("t", None, &expected),
         ("public.T", Some("shop"), &expected),
         ("\"Odd Schema\".\"Mixed Case\"", None, &expected_odd),
+        ("t_spaced", None, &expected_spaced),
     ] {
         let mut args = vec!["rows"];
         if let Some(d) = database {
@@ -624,6 +635,7 @@ fn catalog_rows_equal_copy(version: u32) {
     assert_eq!(first["fd3"], "meh", "{first:?}");
     assert_eq!(expected.lines().count(), 31, "{expected}");
     assert_eq!(expected_odd.lines().count(), 2, "{expected_odd}");
+    assert_eq!(expected_spaced.lines().count(), 5);
     for (args, words) in [
         (
             vec!["rows", data, "nosuch"],
