@@ -9,10 +9,12 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use pgpage::catalog::names::{NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID};
-use pgpage::catalog::reader::{CatalogReader, ReadWith};
+use pgpage::catalog::read::CatalogFile;
+use pgpage::catalog::reader::{CatalogListing, CatalogReader, ReadWith};
 use pgpage::datadir::{is_skipped_data_dir_file, parse_pg_version};
 use pgpage::file::{parse_relation_file_name, Fork, Geometry};
 use pgpage::scan::{ChecksumsKnown, FileScan};
+use pgpage::visibility::{slru_segment_number, SlruKind, TransactionLog};
 use pgpage::{BlockSize, Endian};
 use serde::Serialize;
 
@@ -55,19 +57,20 @@ struct Entry {
     problems: u64,
 }
 
-/// What the run needs from the data directory, and what went wrong so far.
-struct Ls {
-    root: PathBuf,
-    display: String,
-    major: u32,
-    block_size: BlockSize,
-    endian: Endian,
+/// What the run needs from the data directory, and what went wrong so far (also what
+/// `rows` reads a data directory's catalogs with).
+pub(crate) struct Ls {
+    pub(crate) root: PathBuf,
+    pub(crate) display: String,
+    pub(crate) major: u32,
+    pub(crate) block_size: BlockSize,
+    pub(crate) endian: Endian,
     checksums: ChecksumsKnown,
     next_multi: Option<(u32, u32)>,
     /// pg_tblspc/OID/PG_MAJOR_CATVERSION of each tablespace with a link.
     tablespaces: BTreeMap<u32, PathBuf>,
     /// Lines for stderr, each a damaged or skipped thing.
-    damage: Vec<String>,
+    pub(crate) damage: Vec<String>,
     /// One read buffer for every file scanned: most files are small, and zeroing a fresh
     /// buffer per file costs more than reading it.
     buf: Vec<u8>,
@@ -101,7 +104,7 @@ pub fn run(args: &LsArgs) -> i32 {
 }
 
 impl Ls {
-    fn open(root: &Path) -> Result<Ls, String> {
+    pub(crate) fn open(root: &Path) -> Result<Ls, String> {
         let display = root.display().to_string();
         if let Err(e) = fs::read_dir(root) {
             return Err(format!(
@@ -145,7 +148,7 @@ impl Ls {
 
     /// Every path of the directories the catalogs and the transaction status live in,
     /// relative to the data directory: what the core's reader chooses from.
-    fn paths(&self) -> Vec<String> {
+    pub(crate) fn paths(&self) -> Vec<String> {
         let list = |rel: &str| -> Vec<String> {
             fs::read_dir(self.root.join(rel))
                 .map(|d| {
@@ -170,9 +173,25 @@ impl Ls {
         dirs.iter().flat_map(|d| list(d)).collect()
     }
 
-    /// Every relation named from the catalogs (the core's CatalogReader, fed from disk),
-    /// then every unclaimed file, in order.
+    /// Every relation named from the catalogs, then every unclaimed file, in order.
     fn entries(&mut self) -> Vec<Entry> {
+        let listing = self.catalogs();
+        let names: BTreeMap<u32, String> = listing
+            .databases
+            .iter()
+            .map(|d| (d.oid, d.datname.clone()))
+            .collect();
+        let named = listing
+            .relations
+            .into_iter()
+            .map(|l| (l.database, l.relation))
+            .collect();
+        self.listing(named, &names)
+    }
+
+    /// What the catalogs name (the core's CatalogReader, fed from disk); what could not be
+    /// read is added to `damage`.
+    pub(crate) fn catalogs(&mut self) -> CatalogListing {
         let with = ReadWith {
             major: self.major,
             block_size: self.block_size,
@@ -201,24 +220,86 @@ impl Ls {
                 reader.give(&path, bytes);
             }
         }
-        let listing = reader.finish();
-        self.damage.extend(listing.damage);
+        let mut listing = reader.finish();
+        self.damage.append(&mut listing.damage);
         self.tablespaces = listing
             .tablespaces
-            .into_iter()
-            .map(|(oid, dir)| (oid, PathBuf::from(dir)))
-            .collect();
-        let names: BTreeMap<u32, String> = listing
-            .databases
             .iter()
-            .map(|d| (d.oid, d.datname.clone()))
+            .map(|(oid, dir)| (*oid, PathBuf::from(dir)))
             .collect();
-        let named = listing
-            .relations
-            .into_iter()
-            .map(|l| (l.database, l.relation))
-            .collect();
-        self.listing(named, &names)
+        listing
+    }
+
+    /// pg_xact's and pg_multixact's segments, read from disk, for the visibility of tuples
+    /// whose hint bits do not say; a segment that cannot be read is named in `damage`.
+    pub(crate) fn transaction_log(&mut self) -> TransactionLog {
+        let mut log = TransactionLog::new(self.block_size.len(), self.endian);
+        if let Some((multi, offset)) = self.next_multi {
+            log.set_next_multi(multi, offset);
+        }
+        for path in self.paths() {
+            let Some((dir, name)) = path.rsplit_once('/') else {
+                continue;
+            };
+            let kind = match dir {
+                "pg_xact" => SlruKind::Xact,
+                "pg_multixact/offsets" => SlruKind::MultiXactOffsets,
+                "pg_multixact/members" => SlruKind::MultiXactMembers,
+                _ => continue,
+            };
+            let Some(segno) = slru_segment_number(name) else {
+                continue;
+            };
+            match fs::read(self.root.join(&path)) {
+                Ok(bytes) => log.add_segment(kind, segno, bytes),
+                Err(e) => self.damage.push(format!(
+                    "could not read file \"{}/{path}\": {}",
+                    self.display,
+                    io_reason(&e)
+                )),
+            }
+        }
+        log
+    }
+
+    /// A catalog's bytes as the core's catalog readers take them.
+    pub(crate) fn catalog_file<'a>(&self, bytes: &'a [u8]) -> CatalogFile<'a> {
+        CatalogFile {
+            bytes,
+            block_size: self.block_size,
+            endian: self.endian,
+            checksums: self.checksums != ChecksumsKnown::Off,
+        }
+    }
+
+    /// The main fork's segment files of a relation in `dir` (relative to the data
+    /// directory), segment 0 first.
+    pub(crate) fn segment_files(&self, dir: &Path, relfilenode: u32) -> Vec<PathBuf> {
+        let mut segs: Vec<(u32, PathBuf)> = fs::read_dir(self.root.join(dir))
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|e| {
+                        let f = parse_relation_file_name(e.file_name().to_str()?)?;
+                        (f.relfilenode == relfilenode && f.fork == Fork::Main)
+                            .then(|| (f.segno, e.path()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        segs.sort();
+        segs.into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// The directory of a database's files in a tablespace, relative to the data directory.
+    pub(crate) fn directory(&self, tablespace: u32, database: u32) -> Option<PathBuf> {
+        match tablespace {
+            GLOBALTABLESPACE_OID => Some(PathBuf::from("global")),
+            DEFAULTTABLESPACE_OID => Some(PathBuf::from(format!("base/{database}"))),
+            t => self
+                .tablespaces
+                .get(&t)
+                .map(|d| d.join(database.to_string())),
+        }
     }
 
     /// Joins the named relations with the files on disk; files nobody claims come last in

@@ -7,6 +7,7 @@ mod input;
 mod inspect;
 mod ls;
 mod rows;
+mod table;
 mod verify;
 
 use clap::error::ErrorKind;

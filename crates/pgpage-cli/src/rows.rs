@@ -36,12 +36,17 @@ pub struct RowsArgs {
     /// The table's column types in order, as pg_filedump -D takes them (int4,text,...).
     #[arg(long, value_delimiter = ',', value_name = "TYPE[,TYPE...]")]
     pub types: Vec<String>,
+    /// With DATADIR RELATION: the database the relation is in (default: the only one that
+    /// is not a template or postgres).
+    #[arg(long, value_name = "NAME")]
+    pub database: Option<String>,
     /// A file (segment) of the table's TOAST relation; repeat for each segment.
     #[arg(long, value_name = "FILE")]
     pub toast: Vec<PathBuf>,
     #[command(flatten)]
     pub read_as: ReadAs,
-    /// The table's files (its segments), or DATADIR RELATION once catalogs are read.
+    /// With --types, the table's files (its segments); else DATADIR RELATION, the relation
+    /// named `schema.name` or `name` (schema public), SQL quoting allowed.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
 }
@@ -51,11 +56,7 @@ const CHUNK_BLOCKS: u64 = 256;
 
 pub fn run(args: &RowsArgs) -> i32 {
     if args.types.is_empty() {
-        eprintln!(
-            "pgpage: error: rows without --types needs a data directory's catalogs, which this \
-             build does not read yet; give the column types with --types"
-        );
-        return 2;
+        return crate::table::run(args);
     }
     let mut columns = Vec::with_capacity(args.types.len());
     for (i, name) in args.types.iter().enumerate() {
@@ -67,11 +68,6 @@ pub fn run(args: &RowsArgs) -> i32 {
             }
         }
     }
-    let format = match args.format {
-        FormatArg::Csv => RowFormat::Copy(CopyFormat::Csv),
-        FormatArg::Text => RowFormat::Copy(CopyFormat::Text),
-        FormatArg::Json => RowFormat::Json,
-    };
     // Without a catalog the TOAST relation's name is a guess: pg_toast_<table oid>, and a
     // table never rewritten has its oid as its file's name.
     let toast_name = args
@@ -83,15 +79,56 @@ pub fn run(args: &RowsArgs) -> i32 {
             || "pg_toast".to_owned(),
             |n| format!("pg_toast_{}", n.relfilenode),
         );
+    // No pg_xact in this form: the hint bits decide what they can (`rows::visibility`).
+    let log = TransactionLog::new(BlockSize::DEFAULT.len(), Endian::Little);
+    let relation = Relation {
+        paths: &args.paths,
+        toast_paths: &args.toast,
+        toast_name: &toast_name,
+        log: &log,
+    };
+    print_rows(columns, args, true, &relation, false)
+}
+
+impl FormatArg {
+    pub fn row_format(self) -> RowFormat {
+        match self {
+            FormatArg::Csv => RowFormat::Copy(CopyFormat::Csv),
+            FormatArg::Text => RowFormat::Copy(CopyFormat::Text),
+            FormatArg::Json => RowFormat::Json,
+        }
+    }
+}
+
+/// A heap relation's files and what its rows are read with.
+pub struct Relation<'a> {
+    /// Its main fork's segments.
+    pub paths: &'a [PathBuf],
+    /// Its TOAST relation's segments.
+    pub toast_paths: &'a [PathBuf],
+    /// The TOAST relation's name, for the server's messages about missing chunks.
+    pub toast_name: &'a str,
+    /// pg_xact and pg_multixact (empty when not read: hint bits only).
+    pub log: &'a TransactionLog,
+}
+
+/// Streams the rows to stdout and reports on stderr; returns the exit status. `damaged`:
+/// something was already named on stderr as left out (exit status 1 even when the rows
+/// are all there).
+pub fn print_rows(
+    columns: Vec<Column>,
+    args: &RowsArgs,
+    check_fit: bool,
+    relation: &Relation,
+    damaged: bool,
+) -> i32 {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let result = stream_rows(
         columns,
-        format,
-        true,
-        &args.paths,
-        &args.toast,
-        &toast_name,
+        args.format.row_format(),
+        check_fit,
+        relation,
         args.read_as.geometry_choice(),
         args.read_as.segment,
         &mut out,
@@ -110,8 +147,8 @@ pub fn run(args: &RowsArgs) -> i32 {
             2
         }
         (Ok(summary), Ok(())) => {
-            summary.report();
-            i32::from(summary.problems > 0)
+            summary.report(relation.log.has_xact());
+            i32::from(summary.problems > 0 || damaged)
         }
     }
 }
@@ -126,11 +163,16 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn report(&self) {
+    fn report(&self, xact_read: bool) {
         if self.undecided > 0 {
+            let why = if xact_read {
+                "nor pg_xact"
+            } else {
+                "(pg_xact is not read)"
+            };
             eprintln!(
-                "pgpage: warning: {} tuples could not be decided from their hint bits (pg_xact \
-                 is not read): printed as visible",
+                "pgpage: warning: {} tuples could not be decided from their hint bits {why}: \
+                 printed as visible",
                 self.undecided
             );
         }
@@ -224,31 +266,29 @@ fn open_heap(
     })
 }
 
-/// Streams the visible rows of a heap relation (its segment files `paths`, its TOAST
-/// relation's files `toast_paths`) to `out`, warning on stderr about each tuple or page left
-/// out. `segment` overrides the segment number of the files' names (for a file named
+/// Streams the visible rows of a heap relation to `out`, warning on stderr about each tuple
+/// or page left out. `segment` overrides the segment number of the files' names (for a file named
 /// otherwise: the block numbers printed and the checksums' block numbers). `check_fit` holds every tuple to the column list's length (a type list, not a
 /// catalog). Errors are only what stops the run (a file that cannot be opened or written).
-#[allow(clippy::too_many_arguments)] // the relation's parts, each plainly named
 pub fn stream_rows(
     columns: Vec<Column>,
     format: RowFormat,
     check_fit: bool,
-    paths: &[PathBuf],
-    toast_paths: &[PathBuf],
-    toast_name: &str,
+    relation: &Relation,
     choice: GeometryChoice,
     segment: Option<u32>,
     out: &mut dyn Write,
 ) -> Result<Summary, String> {
-    let mut files = paths
+    let log = relation.log;
+    let mut files = relation
+        .paths
         .iter()
         .map(|p| open_heap(p, choice, segment))
         .collect::<Result<Vec<_>, _>>()?;
     files.sort_by_key(|f| f.segment);
     let endian = files.first().map_or(Endian::Little, |f| f.endian);
     let mut summary = Summary::default();
-    let toast = index_toast(toast_paths, toast_name, choice, &mut summary)?;
+    let toast = index_toast(relation, choice, &mut summary)?;
     let writer = RowWriter::new(columns, format, endian, check_fit);
     for f in &files {
         let bs = f.block_size.len() as u64;
@@ -276,7 +316,7 @@ pub fn stream_rows(
                     .iter()
                     .map(|&(s, e)| {
                         let (writer, toast) = (&writer, &toast);
-                        scope.spawn(move || chunk(f, s, e, writer, toast))
+                        scope.spawn(move || chunk(f, s, e, writer, toast, log))
                     })
                     .collect();
                 handles
@@ -338,12 +378,17 @@ fn page_problem(page: &[u8], absolute: u32, endian: Endian) -> Option<String> {
     }
 }
 
-fn chunk(f: &HeapFile, start: u64, end: u64, writer: &RowWriter, toast: &Option<Toast>) -> Chunk {
+fn chunk(
+    f: &HeapFile,
+    start: u64,
+    end: u64,
+    writer: &RowWriter,
+    toast: &Option<Toast>,
+    log: &TransactionLog,
+) -> Chunk {
     let mut c = Chunk::default();
     let bs = f.block_size.len();
     let e = f.endian;
-    // No pg_xact in this form: the hint bits decide what they can (`rows::visibility`).
-    let log = TransactionLog::new(bs, e);
     let mut page = vec![0u8; bs];
     let mut fetch = |p: &ToastPointer| match toast {
         Some(t) => t.fetch(p),
@@ -393,7 +438,7 @@ fn chunk(f: &HeapFile, start: u64, end: u64, writer: &RowWriter, toast: &Option<
                 c.problems = c.problems.saturating_add(1);
                 continue;
             };
-            match visibility(&h, (absolute, lp), &log) {
+            match visibility(&h, (absolute, lp), log) {
                 Visibility::Invisible => {
                     c.invisible = c.invisible.saturating_add(1);
                     continue;
@@ -436,11 +481,11 @@ fn chunk(f: &HeapFile, start: u64, end: u64, writer: &RowWriter, toast: &Option<
 
 /// Reads every page of the TOAST files and notes where each chunk is.
 fn index_toast(
-    paths: &[PathBuf],
-    name: &str,
+    relation: &Relation,
     choice: GeometryChoice,
     summary: &mut Summary,
 ) -> Result<Option<Toast>, String> {
+    let (paths, name) = (relation.toast_paths, relation.toast_name);
     if paths.is_empty() {
         return Ok(None);
     }
@@ -470,7 +515,6 @@ fn index_toast(
                 continue;
             }
             let mut scratch = Vec::new();
-            let log = TransactionLog::new(bs, f.endian);
             for item in heap_items(&page, f.endian) {
                 let (off, len) = (item.off, item.len);
                 let Some(t) = item.tuple else {
@@ -480,7 +524,7 @@ fn index_toast(
                     continue;
                 };
                 let absolute = f.block_size.absolute_block(f.segment, block as u32);
-                if visibility(&h, (absolute, item.lp), &log) == Visibility::Invisible {
+                if visibility(&h, (absolute, item.lp), relation.log) == Visibility::Invisible {
                     continue;
                 }
                 if let Some((id, seq, _)) = chunk_of(t, &attrs, f.endian, &mut scratch) {

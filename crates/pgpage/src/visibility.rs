@@ -132,6 +132,11 @@ impl TransactionLog {
         }
     }
 
+    /// Whether any pg_xact segment was given (else only hint bits decide).
+    pub fn has_xact(&self) -> bool {
+        !self.xact.segments.is_empty()
+    }
+
     /// Adds one segment file's contents.
     pub fn add_segment(&mut self, kind: SlruKind, segment: u32, bytes: Vec<u8>) {
         let slru = match kind {

@@ -85,10 +85,11 @@ pub enum Catalog {
     PgAttribute,
     PgType,
     PgEnum,
+    PgRange,
 }
 
 impl Catalog {
-    pub const ALL: [Catalog; 8] = [
+    pub const ALL: [Catalog; 9] = [
         Catalog::PgDatabase,
         Catalog::PgTablespace,
         Catalog::PgClass,
@@ -97,6 +98,7 @@ impl Catalog {
         Catalog::PgAttribute,
         Catalog::PgType,
         Catalog::PgEnum,
+        Catalog::PgRange,
     ];
 
     pub fn name(self) -> &'static str {
@@ -109,6 +111,7 @@ impl Catalog {
             Catalog::PgAttribute => "pg_attribute",
             Catalog::PgType => "pg_type",
             Catalog::PgEnum => "pg_enum",
+            Catalog::PgRange => "pg_range",
         }
     }
 
@@ -123,6 +126,7 @@ impl Catalog {
             Catalog::PgAttribute => 1249,
             Catalog::PgType => 1247,
             Catalog::PgEnum => 3501,
+            Catalog::PgRange => 3541,
         }
     }
 
@@ -154,6 +158,7 @@ impl Catalog {
             Catalog::PgAttribute => PG_ATTRIBUTE,
             Catalog::PgType => PG_TYPE,
             Catalog::PgEnum => PG_ENUM,
+            Catalog::PgRange => PG_RANGE,
         }
     }
 }
@@ -363,4 +368,15 @@ pub const PG_ENUM: &[CatalogColumn] = &[
     col("enumtypid", OID, 4, b'i', true, true, 13, 18),
     col("enumsortorder", FLOAT4, 4, b'i', true, true, 13, 18),
     col("enumlabel", NAME, 64, b'c', false, true, 13, 18),
+];
+
+/// catalog/pg_range.h: FormData_pg_range (rngmultitypid from 14 on, with multiranges).
+pub const PG_RANGE: &[CatalogColumn] = &[
+    col("rngtypid", OID, 4, b'i', true, true, 13, 18),
+    col("rngsubtype", OID, 4, b'i', true, true, 13, 18),
+    col("rngmultitypid", OID, 4, b'i', true, true, 14, 18),
+    col("rngcollation", OID, 4, b'i', true, true, 13, 18),
+    col("rngsubopc", OID, 4, b'i', true, true, 13, 18),
+    col("rngcanonical", REGPROC, 4, b'i', true, true, 13, 18),
+    col("rngsubdiff", REGPROC, 4, b'i', true, true, 13, 18),
 ];

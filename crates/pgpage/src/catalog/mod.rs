@@ -2,6 +2,7 @@
 //! (pg_filenode.map, pg_database, pg_class, ...), each catalog's row shape per PostgreSQL
 //! version, and the relation list `pgpage ls` and the browser show.
 
+pub mod columns;
 pub mod layout;
 pub mod names;
 pub mod read;

@@ -411,6 +411,27 @@ pub fn enum_rows(
     })
 }
 
+/// pg_range: a range type and its subtype.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RangeRow {
+    pub rngtypid: u32,
+    pub rngsubtype: u32,
+}
+
+pub fn range_rows(
+    file: &CatalogFile,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<RangeRow> {
+    catalog_rows(file, Catalog::PgRange, major, log, problems, |r| {
+        Some(RangeRow {
+            rngtypid: r.oid("rngtypid")?,
+            rngsubtype: r.oid("rngsubtype")?,
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(
