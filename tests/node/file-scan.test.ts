@@ -65,6 +65,14 @@ describe('file verdicts from the core', () => {
         evidence: 'server',
         message: 'could not read block 12 in file "base/5/16427": read only 1234 of 8192 bytes',
       },
+      // The fixture's block 7 is all zeros (expected.json: `zero`) and heap pages follow it.
+      {
+        code: 'zero_page_between_rows',
+        block: 7,
+        pages: 1,
+        evidence: 'note',
+        message: 'block 7: all-zero page between pages with rows: the server reads it as an empty new page, so any rows it held are gone; a backup or WAL image may hold them',
+      },
     ]);
     expect(whole.json.problem).toBe(true);
   });
