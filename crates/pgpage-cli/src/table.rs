@@ -291,20 +291,7 @@ fn prepare(args: &RowsArgs) -> Result<i32, String> {
 
 /// The catalogs' unreadable pages and tuples, as `ls` names them.
 fn name_problems(ls: &mut Ls, problems: &[CatalogProblem]) {
-    for p in problems {
-        let at = match (p.block, p.lp) {
-            (Some(b), Some(lp)) => format!(", block {b}, item {lp}"),
-            (Some(b), None) => format!(", block {b}"),
-            _ => String::new(),
-        };
-        let left_out = if p.lp.is_some() { "row" } else { "rows" };
-        let words = p.finding.message().replace(" %u", "");
-        ls.damage.push(format!(
-            "{}{at}: {words} ({}): its {left_out} left out",
-            p.catalog.name(),
-            p.finding.code()
-        ));
-    }
+    ls.damage.extend(problems.iter().map(|p| p.describe(None)));
 }
 
 fn report_damage(ls: &Ls) {

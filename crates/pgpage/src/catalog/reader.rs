@@ -425,19 +425,7 @@ impl CatalogReader {
         let log = self.log.as_ref().unwrap_or(&empty);
         let rows = read(&f, &self.with, log, &mut problems);
         for p in &problems {
-            let at = match (p.block, p.lp) {
-                (Some(b), Some(lp)) => format!(", block {b}, item {lp}"),
-                (Some(b), None) => format!(", block {b}"),
-                _ => String::new(),
-            };
-            let left_out = if p.lp.is_some() { "row" } else { "rows" };
-            // The server's words, without the xid or MultiXact it would name.
-            let words = p.finding.message().replace(" %u", "");
-            self.damage.push(format!(
-                "{} \"{file}\"{at}: {words} ({}): its {left_out} left out",
-                p.catalog.name(),
-                p.finding.code()
-            ));
+            self.damage.push(p.describe(Some(&file)));
         }
         rows
     }
