@@ -232,6 +232,11 @@ impl Ls {
 
     /// pg_xact's and pg_multixact's segments, read from disk, for the visibility of tuples
     /// whose hint bits do not say; a segment that cannot be read is named in `damage`.
+    /// Data checksums on or off, as pg_control says if it can be trusted.
+    pub(crate) fn checksums(&self) -> ChecksumsKnown {
+        self.checksums
+    }
+
     pub(crate) fn transaction_log(&mut self) -> TransactionLog {
         let mut log = TransactionLog::new(self.block_size.len(), self.endian);
         if let Some((multi, offset)) = self.next_multi {

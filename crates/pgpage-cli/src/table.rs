@@ -279,6 +279,7 @@ fn prepare(args: &RowsArgs) -> Result<i32, String> {
         toast_paths: &toast_paths,
         toast_name: &toast_name,
         log: &log,
+        checksums: ls.checksums(),
     };
     Ok(print_rows(
         columns,
