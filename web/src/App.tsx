@@ -20,6 +20,7 @@ import { useFiles, type ChosenFile } from './app/useFiles';
 import { useKeys } from './app/useKeys';
 import { GoToDialog } from './app/GoToDialog';
 import { setReportControls } from './share/cluster';
+import { blocksPerSegmentFor } from './app/control';
 
 type Theme = 'auto' | 'light' | 'dark';
 
@@ -85,6 +86,8 @@ export function App() {
   // The reports name the cluster of the pg_control files dropped.
   useEffect(() => setReportControls(controls), [controls]);
   const [goTo, setGoTo] = useState(false);
+  // How Ctrl+G read a relation-wide block number, shown while its page is.
+  const [goToNote, setGoToNote] = useState<{ fileId: number; block: number; text: string } | null>(null);
   const openGoTo = useCallback(() => setGoTo(true), []);
   useKeys({ files, problems: allProblems, sel, setSel, openGoTo });
 
@@ -201,6 +204,11 @@ export function App() {
         </section>
       )}
 
+      {goToNote && sel && goToNote.fileId === sel.fileId && goToNote.block === sel.block && (
+        <p className="goto-note" role="status" data-testid="goto-note">
+          {goToNote.text}
+        </p>
+      )}
       {selFile && sel && !(selFile.state === 'done' && selFile.size === 0) && (
         <PageView
           key={selFile.id}
@@ -219,8 +227,10 @@ export function App() {
         <GoToDialog
           files={files}
           entry={selFile}
-          onGo={(to) => {
+          blocksPerSegment={blocksPerSegmentFor(controls, selFile.path)}
+          onGo={(to, note) => {
             setSel(to);
+            setGoToNote(note === null ? null : { fileId: to.fileId, block: to.block, text: note });
             setGoTo(false);
           }}
           onClose={() => setGoTo(false)}
