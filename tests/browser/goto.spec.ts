@@ -3,7 +3,7 @@
 // clamping; Escape closes it and focus goes back where it was. Screenshots at desktop and
 // phone sizes, light and dark, are kept as test artifacts.
 import { expect, test, type Page } from './test';
-import { damaged, makeDir, type Made } from './files';
+import { damaged, makeDir, problemsOf, type Made } from './files';
 import { shots } from './shots';
 import { segsizeDir } from './states';
 
@@ -33,7 +33,8 @@ test('Ctrl+G goes to a block, a relation-wide block or a byte offset of the show
   await page.goto('/');
   await choose(page, [seg2]);
   const view = page.getByTestId('page-view');
-  await expect(view).toHaveAttribute('data-block', '0');
+  // Opened at its first problem page.
+  await expect(view).toHaveAttribute('data-block', String(problemsOf(seg2)[0].block));
 
   await goTo(page, '3');
   await expect(view).toHaveAttribute('data-block', '3');

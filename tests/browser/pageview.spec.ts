@@ -14,11 +14,12 @@ import { damaged, makeDir, problemsOf } from './files';
 const sample = (name: string) => fileURLToPath(new URL(`../../public/samples/${name}`, import.meta.url));
 const BS = 8192;
 
-async function open(page: Page, files: string[]): Promise<void> {
+/** Opens the files; the first shows `block`, its first problem page (0 when it has none). */
+async function open(page: Page, files: string[], block = 0): Promise<void> {
   await page.goto('/');
   await page.getByTestId('file-input').setInputFiles(files);
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
-  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '0');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(block));
 }
 
 async function toBlock(page: Page, block: number): Promise<void> {
@@ -200,7 +201,7 @@ test.describe('page view', () => {
   test('the page map names the block under the pointer and numbers its rows and columns', async ({ page }, testInfo) => {
     const dir = makeDir();
     const f = damaged(dir, '16385', 300, 0, 3);
-    await open(page, [f.path]);
+    await open(page, [f.path], problemsOf(f)[0].block);
     const canvas = page.getByTestId('pagemap');
     const width = await canvas.evaluate((c: HTMLCanvasElement) => c.width);
     // The canvas is perRow x rows cells of one size, the last row the only one not full.

@@ -163,6 +163,10 @@ export const STATES: AppState[] = [
       await page.getByTestId('folder-input').setInputFiles(segsizeDir());
       await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
       await expect(page.getByTestId('control')).toHaveAttribute('data-crc-ok', 'true');
+      // The page view in sight: its panels are laid out only when near the viewport
+      // (content-visibility), as the user who scrolled to it sees them.
+      await expect(page.getByTestId('hexview')).toHaveAttribute('data-complete', 'true');
+      await page.getByTestId('page-view').scrollIntoViewIfNeeded();
       await page.keyboard.press('Control+g');
       await expect(page.getByTestId('goto-segment')).toHaveAttribute('data-assumed', 'false');
       await page.getByTestId('goto-input').fill('1030');
