@@ -239,6 +239,49 @@ test.describe('page view', () => {
     });
   });
 
+  test('the page map by keyboard alone: Tab to it, arrows move a named cell, Enter opens that page', async ({ page }, testInfo) => {
+    const dir = makeDir();
+    const f = damaged(dir, '16385', 300, 0, 3);
+    const first = problemsOf(f)[0].block;
+    await open(page, [f.path], first);
+    const canvas = page.getByTestId('pagemap');
+    await expect(canvas).toHaveAccessibleName(/^page map of 300 blocks/);
+    // Tab from the top of the page until the map has the focus: it is on the keyboard's path.
+    await page.locator('body').focus();
+    let tabs = 0;
+    while (!(await canvas.evaluate((c) => c === document.activeElement))) {
+      expect(++tabs, 'Tab presses before the page map').toBeLessThan(200);
+      await page.keyboard.press('Tab');
+    }
+    // The highlighted cell starts at the page shown, its words live for a screen reader.
+    const live = page.getByTestId('pagemap-focus');
+    await expect(live).toHaveAttribute('data-block', String(first));
+    await expect(live).toHaveText(new RegExp(`^block ${first}: `));
+    const perRow = Number(await canvas.getAttribute('data-cols'));
+    // Two to the right and one down, never leaving the file.
+    const want = Math.min(299, first + 2 + perRow);
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    await expect(live).toHaveAttribute('data-block', String(want));
+    const status = f.expected[want].status;
+    // Its status as the core names it (the verdict's words follow it).
+    await expect(live).toHaveText(new RegExp(`^block ${want}: ${status} — .+\\. Enter opens it\\.$`));
+    await expect(page.getByTestId('pagemap-tip')).toHaveAttribute('data-block', String(want));
+    await shots(page, testInfo, 'pagemap-keyboard', () => page.locator('.pagemap'), async () => {
+      await canvas.focus();
+      await expect(live).toHaveAttribute('data-block', String(want));
+    });
+    await canvas.focus();
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(want));
+    await expect(page).toHaveURL(new RegExp(`&block=${want}&`));
+    // Ctrl+End: the last block.
+    await canvas.focus();
+    await page.keyboard.press('Control+End');
+    await expect(live).toHaveAttribute('data-block', '299');
+  });
+
   for (const vp of VIEWPORTS) {
     test(`nothing moves under the pointer in the hex view at ${vp.width}x${vp.height}`, async ({ page }, testInfo) => {
       await page.setViewportSize(vp);

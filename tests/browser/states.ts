@@ -174,4 +174,17 @@ export const STATES: AppState[] = [
       await expect(page.getByTestId('goto-error')).toContainText('segment file 16385.1');
     },
   },
+  {
+    name: 'map-keyboard',
+    // The page map with the keyboard's focus: a cell highlighted and named by its tooltip.
+    reach: async (page) => {
+      await choose(page, [seg0, good]);
+      const map = page.getByTestId('pagemap');
+      await map.focus();
+      await page.keyboard.press('ArrowRight');
+      await expect(page.getByTestId('pagemap-focus')).toHaveText(/^block \d+: /);
+      await expect(page.getByTestId('pagemap-tip')).toBeVisible();
+      await map.scrollIntoViewIfNeeded();
+    },
+  },
 ];
