@@ -38,6 +38,8 @@ function copyOf(el: HTMLElement, away: Set<Element>): { copy: HTMLElement; canva
     if (n instanceof Element && (away.has(n) || n.matches(CONTROLS))) return null;
     const c = n.cloneNode(false);
     if (n instanceof HTMLCanvasElement) canvases.set(c as HTMLCanvasElement, n);
+    // Ids stay unique on the page while the copy is in it (labels and ARIA point at them).
+    if (c instanceof Element) c.removeAttribute('id');
     for (let k = n.firstChild; k; k = k.nextSibling) {
       const kc = copy(k);
       if (kc) c.appendChild(kc);
