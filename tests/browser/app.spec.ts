@@ -20,10 +20,10 @@ test('problem rows equal the expected verdicts, clicking shows the marked checks
   await page.goto('/');
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'idle');
   await choose(page, [seg0, seg2, good]);
-  // Block 0 of the first file shows at once.
-  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '0');
+  // The first file shows at once, and once verified at its first problem page.
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16385');
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(problemsOf(seg0)[0].block));
 
   const want = [seg0, seg2, good].flatMap((f) =>
     problemsOf(f).map((e) => ({ file: f.name, block: String(e.block), status: e.status, stored: String(e.stored), computed: e.computed === null ? '' : String(e.computed) })),
@@ -56,11 +56,46 @@ test('problem rows equal the expected verdicts, clicking shows the marked checks
   await expect(page.locator('meta[http-equiv=Content-Security-Policy]')).toHaveAttribute('content', /connect-src 'self'/);
 });
 
+test('a file opens at its first problem page, unless the link names a block', async ({ page }) => {
+  const first = String(problemsOf(seg0)[0].block);
+  expect(first).not.toBe('0');
+  const view = page.getByTestId('page-view');
+  await page.goto('/');
+  await choose(page, [seg0, good]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(view).toHaveAttribute('data-block', first);
+  await expect(page).toHaveURL(new RegExp(`#file=16385&block=${first}&`));
+  // From the files table: a clean file at block 0, a damaged one at its first problem page.
+  await page.locator('[data-testid=file][data-file="16390"] button.link').click();
+  await expect(view).toHaveAttribute('data-file', '16390');
+  await expect(view).toHaveAttribute('data-block', '0');
+  await page.locator('[data-testid=file][data-file="16385"] button.link').click();
+  await expect(view).toHaveAttribute('data-file', '16385');
+  await expect(view).toHaveAttribute('data-block', first);
+
+  // A link that names block 0 keeps it; one that names only the file opens its first problem.
+  await page.goto('/#file=16385&block=0&off=0');
+  await page.reload();
+  await choose(page, [seg0]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('problem')).toHaveCount(problemsOf(seg0).length);
+  await expect(view).toHaveAttribute('data-block', '0');
+  await page.goto('/#file=16385');
+  await page.reload();
+  await choose(page, [seg0]);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(view).toHaveAttribute('data-block', first);
+});
+
 test('keyboard: [ ] move by page, n N by problem', async ({ page }) => {
   await page.goto('/');
   await choose(page, [seg0]);
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
   const view = page.getByTestId('page-view');
+  const problems = problemsOf(seg0).map((e) => String(e.block));
+  // It opens at the first problem page; block 0 is a click on the map's first cell away.
+  await expect(view).toHaveAttribute('data-block', problems[0]);
+  await page.getByTestId('pagemap').click({ position: { x: 1, y: 1 } });
   await expect(view).toHaveAttribute('data-block', '0');
   // Right after choosing files the picker has the focus; the keys must work from there.
   await page.getByTestId('file-input').focus();
@@ -70,7 +105,6 @@ test('keyboard: [ ] move by page, n N by problem', async ({ page }) => {
   await expect(view).toHaveAttribute('data-block', '2');
   await page.keyboard.press('[');
   await expect(view).toHaveAttribute('data-block', '1');
-  const problems = problemsOf(seg0).map((e) => String(e.block));
   await page.keyboard.press('n');
   await expect(view).toHaveAttribute('data-block', problems[1]);
   await page.keyboard.press('n');
@@ -287,7 +321,7 @@ test('drop files on the page; theme switch', async ({ page }) => {
   await page.dispatchEvent('.app', 'drop', { dataTransfer: dt });
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
   await expect(page.getByTestId('problem')).toHaveCount(problemsOf(seg0).length);
-  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '0');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(problemsOf(seg0)[0].block));
 
   const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   await page.getByRole('button', { name: 'switch theme' }).click();

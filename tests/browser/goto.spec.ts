@@ -3,8 +3,11 @@
 // clamping; Escape closes it and focus goes back where it was. Screenshots at desktop and
 // phone sizes, light and dark, are kept as test artifacts.
 import { expect, test, type Page } from './test';
-import { damaged, makeDir, type Made } from './files';
+import { damaged, makeDir, problemsOf, type Made } from './files';
 import { shots } from './shots';
+import { segsizeDir } from './states';
+
+const ASSUMED = '131,072 blocks per segment assumed (1 GB segments, the default: no pg_control of this file\'s data directory was dropped)';
 
 const dir = makeDir();
 // 16385.2: segment 2, 9 blocks; 16385: segment 0 of the same relation, 12 blocks.
@@ -30,7 +33,8 @@ test('Ctrl+G goes to a block, a relation-wide block or a byte offset of the show
   await page.goto('/');
   await choose(page, [seg2]);
   const view = page.getByTestId('page-view');
-  await expect(view).toHaveAttribute('data-block', '0');
+  // Opened at its first problem page.
+  await expect(view).toHaveAttribute('data-block', String(problemsOf(seg2)[0].block));
 
   await goTo(page, '3');
   await expect(view).toHaveAttribute('data-block', '3');
@@ -40,6 +44,8 @@ test('Ctrl+G goes to a block, a relation-wide block or a byte offset of the show
   await goTo(page, '262150');
   await expect(view).toHaveAttribute('data-block', '6');
   await expect(page).toHaveURL(/#file=16385\.2&block=6&off=0$/);
+  // No pg_control was dropped: the page says the segment size was assumed.
+  await expect(page.getByTestId('goto-note')).toHaveText(`Block 6 of 16385.2: relation block 262,150 read with ${ASSUMED}.`);
 
   // 0x2000 is the first byte of block 1; @8200 is byte 8 of it.
   await goTo(page, '0x2000');
@@ -69,7 +75,7 @@ test('Ctrl+G refuses abc, -5, a block past the end and a segment not loaded, say
   await input.fill('9');
   await input.press('Enter');
   await expect(error).toHaveText(
-    '9 is past the end of 16385.2 (9 blocks, 0 to 8); as the server numbers blocks (relation-wide), it is block 9 of segment file 16385, which is not loaded: drop it too to see it',
+    `9 is past the end of 16385.2 (9 blocks, 0 to 8); as the server numbers blocks (relation-wide, ${ASSUMED}), it is block 9 of segment file 16385, which is not loaded: drop it too to see it`,
   );
   await input.fill('0x12000');
   await input.press('Enter');
@@ -77,7 +83,9 @@ test('Ctrl+G refuses abc, -5, a block past the end and a segment not loaded, say
   // Relation block 131075 is block 3 of segment 1, 16385.1, which was not dropped.
   await input.fill('131075');
   await input.press('Enter');
-  await expect(error).toContainText('131075 is past the end of 16385.2 (9 blocks, 0 to 8); as the server numbers blocks (relation-wide), it is block 3 of segment file 16385.1, which is not loaded');
+  await expect(error).toContainText('131075 is past the end of 16385.2 (9 blocks, 0 to 8); as the server numbers blocks (relation-wide, 131,072 blocks per segment assumed');
+  await expect(error).toContainText('it is block 3 of segment file 16385.1, which is not loaded');
+  await expect(page.getByTestId('goto-segment')).toHaveAttribute('data-assumed', 'true');
   await shots(page, 'goto-refused');
   // Nothing moved while it refused, and the URL says so.
   await expect(view).toHaveAttribute('data-block', '2');
@@ -105,4 +113,29 @@ test('Ctrl+G opens the segment file that holds a relation-wide block when it is 
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16385');
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '10');
   await shots(page, 'goto-other-segment');
+});
+
+test("Ctrl+G reads relation-wide blocks with the segment size of the data directory's pg_control", async ({ page }) => {
+  await page.goto('/');
+  // pg_control says 1,024 blocks per segment (a server built --with-segsize-blocks=1024).
+  await page.getByTestId('folder-input').setInputFiles(segsizeDir());
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 30_000 });
+  await expect(page.getByTestId('control')).toHaveAttribute('data-crc-ok', 'true');
+  const view = page.getByTestId('page-view');
+  await expect(view).toHaveAttribute('data-file', '16385.2');
+
+  await page.keyboard.press('Control+g');
+  await expect(page.getByTestId('goto-segment')).toHaveText('1,024 blocks per segment, as pg_control records (RELSEG_SIZE)');
+  await expect(page.getByTestId('goto-segment')).toHaveAttribute('data-assumed', 'false');
+  await page.keyboard.press('Escape');
+  // 2054 = 2 × 1024 + 6: block 6 of segment 2, where 1 GB segments would put it in segment 0.
+  await goTo(page, '2054');
+  await expect(view).toHaveAttribute('data-block', '6');
+  await expect(page.getByTestId('goto-note')).toHaveText('Block 6 of 16385.2: relation block 2,054 read with 1,024 blocks per segment, as pg_control records (RELSEG_SIZE).');
+  // 1030 = 1 × 1024 + 6: in segment 1, which was not dropped.
+  await goTo(page, '1030');
+  await expect(page.getByTestId('goto-error')).toContainText(
+    '1030 is past the end of 16385.2 (9 blocks, 0 to 8); as the server numbers blocks (relation-wide, 1,024 blocks per segment, as pg_control records (RELSEG_SIZE)), it is block 6 of segment file 16385.1',
+  );
+  await shots(page, 'goto-segment-size-from-pg-control');
 });

@@ -14,11 +14,12 @@ import { damaged, makeDir, problemsOf } from './files';
 const sample = (name: string) => fileURLToPath(new URL(`../../public/samples/${name}`, import.meta.url));
 const BS = 8192;
 
-async function open(page: Page, files: string[]): Promise<void> {
+/** Opens the files; the first shows `block`, its first problem page (0 when it has none). */
+async function open(page: Page, files: string[], block = 0): Promise<void> {
   await page.goto('/');
   await page.getByTestId('file-input').setInputFiles(files);
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
-  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '0');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(block));
 }
 
 async function toBlock(page: Page, block: number): Promise<void> {
@@ -200,7 +201,7 @@ test.describe('page view', () => {
   test('the page map names the block under the pointer and numbers its rows and columns', async ({ page }, testInfo) => {
     const dir = makeDir();
     const f = damaged(dir, '16385', 300, 0, 3);
-    await open(page, [f.path]);
+    await open(page, [f.path], problemsOf(f)[0].block);
     const canvas = page.getByTestId('pagemap');
     const width = await canvas.evaluate((c: HTMLCanvasElement) => c.width);
     // The canvas is perRow x rows cells of one size, the last row the only one not full.
@@ -236,6 +237,49 @@ test.describe('page view', () => {
       await canvas.hover({ position: { x: ((b % perRow) + 0.5) * px, y: (Math.floor(b / perRow) + 0.5) * px } });
       await expect(page.getByTestId('pagemap-tip')).toHaveAttribute('data-block', String(b));
     });
+  });
+
+  test('the page map by keyboard alone: Tab to it, arrows move a named cell, Enter opens that page', async ({ page }, testInfo) => {
+    const dir = makeDir();
+    const f = damaged(dir, '16385', 300, 0, 3);
+    const first = problemsOf(f)[0].block;
+    await open(page, [f.path], first);
+    const canvas = page.getByTestId('pagemap');
+    await expect(canvas).toHaveAccessibleName(/^page map of 300 blocks/);
+    // Tab from the top of the page until the map has the focus: it is on the keyboard's path.
+    await page.locator('body').focus();
+    let tabs = 0;
+    while (!(await canvas.evaluate((c) => c === document.activeElement))) {
+      expect(++tabs, 'Tab presses before the page map').toBeLessThan(200);
+      await page.keyboard.press('Tab');
+    }
+    // The highlighted cell starts at the page shown, its words live for a screen reader.
+    const live = page.getByTestId('pagemap-focus');
+    await expect(live).toHaveAttribute('data-block', String(first));
+    await expect(live).toHaveText(new RegExp(`^block ${first}: `));
+    const perRow = Number(await canvas.getAttribute('data-cols'));
+    // Two to the right and one down, never leaving the file.
+    const want = Math.min(299, first + 2 + perRow);
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    await expect(live).toHaveAttribute('data-block', String(want));
+    const status = f.expected[want].status;
+    // Its status as the core names it (the verdict's words follow it).
+    await expect(live).toHaveText(new RegExp(`^block ${want}: ${status} — .+\\. Enter opens it\\.$`));
+    await expect(page.getByTestId('pagemap-tip')).toHaveAttribute('data-block', String(want));
+    await shots(page, testInfo, 'pagemap-keyboard', () => page.locator('.pagemap'), async () => {
+      await canvas.focus();
+      await expect(live).toHaveAttribute('data-block', String(want));
+    });
+    await canvas.focus();
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(want));
+    await expect(page).toHaveURL(new RegExp(`&block=${want}&`));
+    // Ctrl+End: the last block.
+    await canvas.focus();
+    await page.keyboard.press('Control+End');
+    await expect(live).toHaveAttribute('data-block', '299');
   });
 
   for (const vp of VIEWPORTS) {

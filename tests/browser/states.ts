@@ -1,11 +1,12 @@
 // The app's main states, reached as a user reaches them, for the tests that look at every
 // state alike: the layout at phone and desktop widths, axe, and the screenshots kept as test
 // artifacts. Each waits on the state's own attributes, never on time.
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, type Page } from './test';
 import { clean, damaged, makeDir, type Made } from './files';
-import { pgTempDir, runPg } from '../pg/cluster';
+import { PG_BINDIR, pgTempDir, runPg } from '../pg/cluster';
 
 const dir = makeDir();
 const seg0 = damaged(dir, '16385', 12, 0, 1);
@@ -34,6 +35,47 @@ function controlDir(): string {
   copyFileSync(seg0.path, join(out, 'base', '5', '16385'));
   rmSync(root, { recursive: true, force: true });
   dataDir = out;
+  return out;
+}
+
+/** CRC-32C (Castagnoli, reflected, inverted in and out: pg_crc32c.h), written out here so the
+ * rewritten pg_control below is checked by pg_controldata, not by pgpage's own CRC. */
+function crc32c(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * A data directory of a server built with 1,024 blocks per segment (PostgreSQL 16's
+ * `--with-segsize-blocks=1024`): initdb's pg_control with blocks_per_segment rewritten and its
+ * CRC made anew, held by pg_controldata; beside it base/5/16385.2 of 9 blocks. Relation
+ * block 2054 is then block 6 of that file (2 × 1024 + 6); with 1 GB segments it would be in
+ * segment 0.
+ */
+let segDir: string | null = null;
+export function segsizeDir(): string {
+  if (segDir) return segDir;
+  const out = join(controlDir(), '..', 'segsize');
+  mkdirSync(join(out, 'global'), { recursive: true });
+  mkdirSync(join(out, 'base', '5'), { recursive: true });
+  copyFileSync(join(controlDir(), 'PG_VERSION'), join(out, 'PG_VERSION'));
+  const control = new Uint8Array(readFileSync(join(controlDir(), 'global', 'pg_control')));
+  const v = new DataView(control.buffer);
+  // pg_control.h (version 1300, PostgreSQL 13-16): relseg_size at 220, crc at 288.
+  if (v.getUint32(8, true) !== 1300) throw new Error(`pg_control version ${v.getUint32(8, true)}: the offsets below are 1300's`);
+  v.setUint32(220, 1024, true);
+  v.setUint32(288, crc32c(control.subarray(0, 288)), true);
+  writeFileSync(join(out, 'global', 'pg_control'), control);
+  const said = spawnSync(join(PG_BINDIR, 'pg_controldata'), [out], { encoding: 'utf8' });
+  if (said.status !== 0 || /CRC/i.test(said.stderr + said.stdout) || !/Blocks per segment of large relation:\s+1024$/m.test(said.stdout)) {
+    throw new Error(`pg_controldata does not read the rewritten pg_control: ${said.stderr}${said.stdout}`);
+  }
+  copyFileSync(damaged(dir, '16385.2', 9, 2, 2).path, join(out, 'base', '5', '16385.2'));
+  segDir = out;
   return out;
 }
 
@@ -111,6 +153,38 @@ export const STATES: AppState[] = [
       await page.getByTestId('folder-input').setInputFiles(controlDir());
       await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
       await expect(page.getByTestId('control')).toHaveAttribute('data-crc-ok', 'true');
+    },
+  },
+  {
+    name: 'goto-segment',
+    // Ctrl+G in a data directory whose pg_control says 1,024 blocks per segment: the dialog
+    // reads relation block 1030 with it and says the segment file that holds it.
+    reach: async (page) => {
+      await page.getByTestId('folder-input').setInputFiles(segsizeDir());
+      await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+      await expect(page.getByTestId('control')).toHaveAttribute('data-crc-ok', 'true');
+      // The page view in sight: its panels are laid out only when near the viewport
+      // (content-visibility), as the user who scrolled to it sees them.
+      await expect(page.getByTestId('hexview')).toHaveAttribute('data-complete', 'true');
+      await page.getByTestId('page-view').scrollIntoViewIfNeeded();
+      await page.keyboard.press('Control+g');
+      await expect(page.getByTestId('goto-segment')).toHaveAttribute('data-assumed', 'false');
+      await page.getByTestId('goto-input').fill('1030');
+      await page.getByTestId('goto-input').press('Enter');
+      await expect(page.getByTestId('goto-error')).toContainText('segment file 16385.1');
+    },
+  },
+  {
+    name: 'map-keyboard',
+    // The page map with the keyboard's focus: a cell highlighted and named by its tooltip.
+    reach: async (page) => {
+      await choose(page, [seg0, good]);
+      const map = page.getByTestId('pagemap');
+      await map.focus();
+      await page.keyboard.press('ArrowRight');
+      await expect(page.getByTestId('pagemap-focus')).toHaveText(/^block \d+: /);
+      await expect(page.getByTestId('pagemap-tip')).toBeVisible();
+      await map.scrollIntoViewIfNeeded();
     },
   },
 ];

@@ -14,20 +14,23 @@ import { BlockSizeSelect, ByteOrderSelect, FilesTable } from './app/FilesTable';
 import { ControlPanel } from './app/ControlPanel';
 import { FileFindings, ProblemList } from './app/ProblemList';
 import { ambiguousWords, resolveFileRef } from './app/fileRef';
-import { AffectedFiles, Verdict, zeroRuns } from './app/Verdict';
+import { AffectedFiles, firstPageToSee, Verdict, zeroRuns } from './app/Verdict';
 import { problemsOf, type Selection } from './app/selection';
 import { useFiles, type ChosenFile } from './app/useFiles';
 import { useKeys } from './app/useKeys';
 import { GoToDialog } from './app/GoToDialog';
 import { setReportControls } from './share/cluster';
+import { blocksPerSegmentFor } from './app/control';
 
 type Theme = 'auto' | 'light' | 'dark';
 
-function readHash(): { file: string; block: number; offset: number } | null {
+/** The page a link names; `block` null when it names only the file. */
+function readHash(): { file: string; block: number | null; offset: number } | null {
   const h = new URLSearchParams(location.hash.slice(1));
   const file = h.get('file');
   if (!file) return null;
-  return { file, block: Number(h.get('block') ?? 0) || 0, offset: Number(h.get('off') ?? 0) || 0 };
+  const block = h.get('block');
+  return { file, block: block === null ? null : Number(block) || 0, offset: Number(h.get('off') ?? 0) || 0 };
 }
 
 export function App() {
@@ -38,6 +41,15 @@ export function App() {
   const [notice, setNotice] = useState<string | null>(null);
   const [tour, setTour] = useState<{ open: boolean; view: TourView | null }>({ open: false, view: null });
   const pendingHash = useRef(readHash());
+  // A file opened without a block named, before its verdict was known: it shows block 0 at
+  // once and moves to the page the verdict points at (firstPageToSee) when it comes, unless
+  // the user has moved meanwhile.
+  const opening = useRef<number | null>(null);
+  const open = useCallback((f: FileEntry) => {
+    const at = f.state === 'done' ? firstPageToSee(f) : null;
+    opening.current = f.state === 'done' ? null : f.id;
+    setSel({ fileId: f.id, block: at ?? 0, offset: 0 });
+  }, []);
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -59,12 +71,13 @@ export function App() {
       }
       if (found && 'file' in found && h) {
         pendingHash.current = null;
-        setSel({ fileId: found.file.id, block: h.block, offset: h.offset });
+        if (h.block === null) open(found.file);
+        else setSel({ fileId: found.file.id, block: h.block, offset: h.offset });
       } else {
-        setSel({ fileId: added[0].id, block: 0, offset: 0 });
+        open(added[0]);
       }
     },
-    [actions, filesRef],
+    [actions, filesRef, open],
   );
   const drop = useDrop(addFiles);
 
@@ -74,7 +87,7 @@ export function App() {
     setSel({ fileId: view.fileId, block: view.block, offset: view.highlight.start });
   }, []);
 
-  const rowActions = useMemo(() => ({ ...actions, select: (f: FileEntry) => setSel({ fileId: f.id, block: 0, offset: 0 }) }), [actions]);
+  const rowActions = useMemo(() => ({ ...actions, select: open }), [actions, open]);
 
   // Stable, so the page view (memoized) skips the renders that progress messages cause.
   const setOffset = useCallback((offset: number) => setSel((s) => s && { ...s, offset }), []);
@@ -85,6 +98,8 @@ export function App() {
   // The reports name the cluster of the pg_control files dropped.
   useEffect(() => setReportControls(controls), [controls]);
   const [goTo, setGoTo] = useState(false);
+  // How Ctrl+G read a relation-wide block number, shown while its page is.
+  const [goToNote, setGoToNote] = useState<{ fileId: number; block: number; text: string } | null>(null);
   const openGoTo = useCallback(() => setGoTo(true), []);
   useKeys({ files, problems: allProblems, sel, setSel, openGoTo });
 
@@ -94,13 +109,31 @@ export function App() {
       const h = readHash();
       if (!h) return;
       const found = resolveFileRef(filesRef.current, h.file);
-      if ('file' in found) setSel({ fileId: found.file.id, block: h.block, offset: h.offset });
+      if ('file' in found) {
+        if (h.block === null) open(found.file);
+        else setSel({ fileId: found.file.id, block: h.block, offset: h.offset });
+      }
       else if ('ambiguous' in found) setNotice(ambiguousWords(h.file, found.ambiguous));
       else pendingHash.current = h;
     };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
-  }, [filesRef]);
+  }, [filesRef, open]);
+
+  // The opened file's verdict is in: go to its first problem page, if the user is still at block 0.
+  useEffect(() => {
+    const id = opening.current;
+    if (id === null || !sel) return;
+    if (sel.fileId !== id || sel.block !== 0 || sel.offset !== 0) {
+      opening.current = null;
+      return;
+    }
+    const f = files.find((x) => x.id === id);
+    if (!f || f.state === 'queued' || f.state === 'running') return;
+    opening.current = null;
+    const at = f.state === 'done' ? firstPageToSee(f) : null;
+    if (at !== null && at !== 0) setSel({ fileId: id, block: at, offset: 0 });
+  }, [files, sel]);
 
   // The URL's hash keeps file, block and offset.
   useEffect(() => {
@@ -201,6 +234,11 @@ export function App() {
         </section>
       )}
 
+      {goToNote && sel && goToNote.fileId === sel.fileId && goToNote.block === sel.block && (
+        <p className="goto-note" role="status" data-testid="goto-note">
+          {goToNote.text}
+        </p>
+      )}
       {selFile && sel && !(selFile.state === 'done' && selFile.size === 0) && (
         <PageView
           key={selFile.id}
@@ -219,8 +257,10 @@ export function App() {
         <GoToDialog
           files={files}
           entry={selFile}
-          onGo={(to) => {
+          blocksPerSegment={blocksPerSegmentFor(controls, selFile.path)}
+          onGo={(to, note) => {
             setSel(to);
+            setGoToNote(note === null ? null : { fileId: to.fileId, block: to.block, text: note });
             setGoTo(false);
           }}
           onClose={() => setGoTo(false)}

@@ -583,10 +583,12 @@ pub fn relation_file_name(name: &str) -> Option<String> {
     .ok()
 }
 
-/// What Ctrl+G's text goes to in the file `name` (segment `segno`, `blocks` whole pages):
-/// `pgpage::file::go_to`'s answer as JSON (`{"to": "block", "block", "offset",
-/// "relation_block", "read_as"}` or `{"to": "other_segment", "segno", "block",
-/// "relation_block", "file"}`); throws the sentence saying why it refuses the text.
+/// What Ctrl+G's text goes to in the file `name` (segment `segno`, `blocks` whole pages),
+/// relation-wide numbers read with `blocks_per_segment` (pg_control's; 0 when unknown: the
+/// default is assumed): `pgpage::file::go_to`'s answer as JSON (`{"to": "block", "block",
+/// "offset", "relation_block", "read_as", ...}` or `{"to": "other_segment", "segno", "block",
+/// "relation_block", "file", ...}`, both with `blocks_per_segment` and
+/// `blocks_per_segment_assumed`); throws the sentence saying why it refuses the text.
 #[wasm_bindgen]
 pub fn go_to(
     text: &str,
@@ -594,10 +596,18 @@ pub fn go_to(
     segno: u32,
     block_size_bytes: u32,
     blocks: u32,
+    blocks_per_segment: u32,
 ) -> Result<String, JsError> {
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    let to = pgpage::file::go_to(text, base, segno, block_size(block_size_bytes)?, blocks)
-        .map_err(|why| JsError::new(&why))?;
+    let to = pgpage::file::go_to(
+        text,
+        base,
+        segno,
+        block_size(block_size_bytes)?,
+        blocks,
+        Some(blocks_per_segment),
+    )
+    .map_err(|why| JsError::new(&why))?;
     serde_json::to_string(&to).map_err(serialize_error)
 }
 

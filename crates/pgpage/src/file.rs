@@ -287,6 +287,10 @@ pub enum GoTo {
         offset: u32,
         relation_block: u32,
         read_as: &'static str,
+        /// The segment size the relation-wide numbers were read with, and whether it was
+        /// assumed (RELSEG_SIZE's default) rather than given (pg_control's).
+        blocks_per_segment: u32,
+        blocks_per_segment_assumed: bool,
     },
     /// A relation-wide block that lives in another segment file of the relation.
     OtherSegment {
@@ -296,6 +300,8 @@ pub enum GoTo {
         /// That segment file's name (`16427.3`), or None when this file's name is not a
         /// relation file's.
         file: Option<alloc::string::String>,
+        blocks_per_segment: u32,
+        blocks_per_segment_assumed: bool,
     },
 }
 
@@ -320,17 +326,24 @@ fn segment_file_name(name: &str, segno: u32) -> Option<alloc::string::String> {
 /// number as the server prints it (`262150` in segment 2 of 8 kB pages is block 6 of the
 /// file; one of another segment says which file holds it); a byte offset in the file
 /// (`0x1f000` or `@126976`), going to the page holding it. `name` is the file's name,
-/// `segno` its segment, `blocks` its whole pages. Refusals say why, in a sentence.
+/// `segno` its segment, `blocks` its whole pages. `blocks_per_segment` is the cluster's
+/// RELSEG_SIZE as pg_control records it (a server built `--with-segsize` has segments other
+/// than 1 GB); None or 0 assumes 1 GB segments, and the answer says which. Refusals say why,
+/// in a sentence.
 pub fn go_to(
     text: &str,
     name: &str,
     segno: u32,
     block_size: BlockSize,
     blocks: u32,
+    blocks_per_segment: Option<u32>,
 ) -> Result<GoTo, alloc::string::String> {
     use alloc::format;
     let t = text.trim();
-    let per_segment = block_size.blocks_per_segment();
+    let given = blocks_per_segment.filter(|&n| n > 0);
+    let per_segment = given.unwrap_or_else(|| block_size.blocks_per_segment());
+    let assumed = given.is_none();
+    let relation_block = |block: u32| segno.wrapping_mul(per_segment).wrapping_add(block);
     let last = || match blocks {
         0 => alloc::string::String::from("the file has no blocks"),
         n => format!("the file has {n} blocks (0 to {})", n.saturating_sub(1)),
@@ -355,8 +368,10 @@ pub fn go_to(
             Ok(block) if block < blocks => Ok(GoTo::Block {
                 block,
                 offset: u32::try_from(within).unwrap_or(0),
-                relation_block: block_size.absolute_block(segno, block),
+                relation_block: relation_block(block),
                 read_as: "byte offset",
+                blocks_per_segment: per_segment,
+                blocks_per_segment_assumed: assumed,
             }),
             _ => Err(format!(
                 "byte offset {t} ({offset}) is past the end: the file has {file_bytes} bytes in whole pages; {}",
@@ -384,8 +399,10 @@ pub fn go_to(
         return Ok(GoTo::Block {
             block: n,
             offset: 0,
-            relation_block: block_size.absolute_block(segno, n),
+            relation_block: relation_block(n),
             read_as: "block of this file",
+            blocks_per_segment: per_segment,
+            blocks_per_segment_assumed: assumed,
         });
     }
     // Past this file's end: the server's relation-wide block numbers are the other reading.
@@ -398,6 +415,8 @@ pub fn go_to(
                 offset: 0,
                 relation_block: n,
                 read_as: "relation-wide block",
+                blocks_per_segment: per_segment,
+                blocks_per_segment_assumed: assumed,
             });
         }
         return Err(format!("block {n} is past the end: {}", last()));
@@ -407,6 +426,8 @@ pub fn go_to(
         block: in_seg,
         relation_block: n,
         file: segment_file_name(name, seg),
+        blocks_per_segment: per_segment,
+        blocks_per_segment_assumed: assumed,
     })
 }
 
@@ -715,25 +736,21 @@ mod tests {
     #[test]
     fn go_to_reads_blocks_relation_blocks_and_offsets() {
         let bs = BlockSize::DEFAULT;
+        // A block as go_to answers it with 1 GB segments assumed.
+        let block = |block, offset, relation_block, read_as| GoTo::Block {
+            block,
+            offset,
+            relation_block,
+            read_as,
+            blocks_per_segment: 131072,
+            blocks_per_segment_assumed: true,
+        };
         // 16427.2 of 331 blocks: 262150 = 2 * 131072 + 6, the server's number for block 6.
-        let to = |t: &str| go_to(t, "16427.2", 2, bs, 331);
-        assert_eq!(
-            to("6"),
-            Ok(GoTo::Block {
-                block: 6,
-                offset: 0,
-                relation_block: 262150,
-                read_as: "block of this file"
-            })
-        );
+        let to = |t: &str| go_to(t, "16427.2", 2, bs, 331, None);
+        assert_eq!(to("6"), Ok(block(6, 0, 262150, "block of this file")));
         assert_eq!(
             to(" 262150 "),
-            Ok(GoTo::Block {
-                block: 6,
-                offset: 0,
-                relation_block: 262150,
-                read_as: "relation-wide block"
-            })
+            Ok(block(6, 0, 262150, "relation-wide block"))
         );
         assert_eq!(
             to("393217"),
@@ -741,29 +758,28 @@ mod tests {
                 segno: 3,
                 block: 1,
                 relation_block: 393217,
-                file: Some("16427.3".into())
+                file: Some("16427.3".into()),
+                blocks_per_segment: 131072,
+                blocks_per_segment_assumed: true,
             })
         );
         assert_eq!(
-            go_to("7", "16427_fsm", 0, bs, 3),
+            go_to("7", "16427_fsm", 0, bs, 3, None),
             Err("block 7 is past the end: the file has 3 blocks (0 to 2)".into())
         );
         assert_eq!(
-            go_to("131073", "16427_vm", 0, bs, 3),
+            go_to("131073", "16427_vm", 0, bs, 3, Some(0)),
             Ok(GoTo::OtherSegment {
                 segno: 1,
                 block: 1,
                 relation_block: 131073,
-                file: Some("16427_vm.1".into())
+                file: Some("16427_vm.1".into()),
+                blocks_per_segment: 131072,
+                blocks_per_segment_assumed: true,
             })
         );
         // 0x1f000 = 126976 = 15 * 8192 + 4096.
-        let at = Ok(GoTo::Block {
-            block: 15,
-            offset: 4096,
-            relation_block: 262159,
-            read_as: "byte offset",
-        });
+        let at = Ok(block(15, 4096, 262159, "byte offset"));
         assert_eq!(to("0x1f000"), at);
         assert_eq!(to("@126976"), at);
         assert!(to("0x").unwrap_err().contains("not a byte offset"));
@@ -781,8 +797,57 @@ mod tests {
         // 16 kB pages: 65536 blocks a segment.
         let big = BlockSize::new(16384).unwrap();
         assert!(matches!(
-            go_to("65537", "5.1", 1, big, 10),
-            Ok(GoTo::Block { block: 1, .. })
+            go_to("65537", "5.1", 1, big, 10, None),
+            Ok(GoTo::Block {
+                block: 1,
+                blocks_per_segment: 65536,
+                ..
+            })
         ));
+    }
+
+    #[test]
+    fn go_to_reads_relation_blocks_with_pg_controls_segment_size() {
+        // A server built --with-segsize-blocks=1024 (PostgreSQL 16's configure option; 8 MB
+        // segments of 8 kB pages): segment 2 starts at relation block 2 * 1024 = 2048.
+        let bs = BlockSize::DEFAULT;
+        let to = |t: &str| go_to(t, "16427.2", 2, bs, 9, Some(1024));
+        let read = |block, relation_block, read_as| {
+            Ok(GoTo::Block {
+                block,
+                offset: 0,
+                relation_block,
+                read_as,
+                blocks_per_segment: 1024,
+                blocks_per_segment_assumed: false,
+            })
+        };
+        assert_eq!(to("2054"), read(6, 2054, "relation-wide block"));
+        assert_eq!(to("3"), read(3, 2051, "block of this file"));
+        assert_eq!(
+            to("1030"),
+            Ok(GoTo::OtherSegment {
+                segno: 1,
+                block: 6,
+                relation_block: 1030,
+                file: Some("16427.1".into()),
+                blocks_per_segment: 1024,
+                blocks_per_segment_assumed: false,
+            })
+        );
+        // Read with 1 GB segments, the same number is in segment 0.
+        assert!(matches!(
+            go_to("2054", "16427.2", 2, bs, 9, None),
+            Ok(GoTo::OtherSegment {
+                segno: 0,
+                block: 2054,
+                ..
+            })
+        ));
+        // Past the end of this segment's 9 blocks but within its 1024.
+        assert_eq!(
+            to("2060"),
+            Err("block 2060 is past the end: the file has 9 blocks (0 to 8)".into())
+        );
     }
 }

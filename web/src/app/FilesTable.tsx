@@ -92,7 +92,10 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
                 {s}
               </th>
             ))}
-            <th />
+            {/* The Cancel buttons' column: named for screen readers (axe's empty-table-header). */}
+            <th>
+              <span className="visually-hidden">cancel</span>
+            </th>
           </tr>
         </thead>
         {before > 0 && <Spacer height={before} />}

@@ -1,6 +1,8 @@
 // Ctrl+G: a modal dialog that takes a block of the shown file, a relation-wide block number as
 // the server prints it, or a byte offset, and says why it refuses what it cannot go to. The
 // core reads the text (pgpage::file::go_to); this finds the segment file another one names.
+// Relation-wide numbers are read with the segment size pg_control records when the file's data
+// directory was dropped with it, and the dialog says when 1 GB segments were assumed instead.
 import { useEffect, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
@@ -8,15 +10,31 @@ import { loadWasm } from '../wasm';
 import type { Selection } from './selection';
 import './goto.css';
 
+/** How the core read the segment size: from pg_control, or RELSEG_SIZE's default assumed. */
+interface SegmentSize {
+  blocks_per_segment: number;
+  blocks_per_segment_assumed: boolean;
+}
+
 type GoTo =
-  | { to: 'block'; block: number; offset: number; relation_block: number; read_as: string }
-  | { to: 'other_segment'; segno: number; block: number; relation_block: number; file: string | null };
+  | ({ to: 'block'; block: number; offset: number; relation_block: number; read_as: string } & SegmentSize)
+  | ({ to: 'other_segment'; segno: number; block: number; relation_block: number; file: string | null } & SegmentSize);
 
 export interface GoToProps {
   files: readonly FileEntry[];
   entry: FileEntry;
-  onGo(sel: Selection): void;
+  /** RELSEG_SIZE as the file's cluster's pg_control records it, null when none was dropped. */
+  blocksPerSegment: number | null;
+  /** Goes there; `note` says how a relation-wide number was read, for the page to show. */
+  onGo(sel: Selection, note: string | null): void;
   onClose(): void;
+}
+
+/** The segment size a relation-wide number was read with, and where it came from. */
+export function segmentWords(s: SegmentSize): string {
+  return s.blocks_per_segment_assumed
+    ? `${s.blocks_per_segment.toLocaleString('en-US')} blocks per segment assumed (1 GB segments, the default: no pg_control of this file's data directory was dropped)`
+    : `${s.blocks_per_segment.toLocaleString('en-US')} blocks per segment, as pg_control records (RELSEG_SIZE)`;
 }
 
 /** The loaded file holding segment `segno` of `entry`'s relation fork, if any. */
@@ -30,6 +48,7 @@ export function GoToDialog(p: GoToProps) {
   const [text, setText] = useState('');
   const [why, setWhy] = useState<string | null>(null);
   const [blocks, setBlocks] = useState<number | null>(null);
+  const [segment, setSegment] = useState<SegmentSize | null>(null);
   useEffect(() => {
     const back = document.activeElement as HTMLElement | null;
     const d = ref.current;
@@ -37,36 +56,48 @@ export function GoToDialog(p: GoToProps) {
     if (d && !d.open) d.showModal();
     return () => back?.focus?.();
   }, []);
-  useEffect(() => {
-    void entryGeometry(p.entry).then(({ blockSize }) => setBlocks(p.entry.blocks || Math.floor(p.entry.size / blockSize)));
-  }, [p.entry]);
-
-  const go = async () => {
+  const ask = async (what: string): Promise<{ to: GoTo; fileBlocks: number }> => {
     const [wasm, { blockSize }] = await Promise.all([loadWasm(), entryGeometry(p.entry)]);
     const fileBlocks = p.entry.blocks || Math.floor(p.entry.size / blockSize);
+    return { to: JSON.parse(wasm.go_to(what, p.entry.name, p.entry.segment, blockSize, fileBlocks, p.blocksPerSegment ?? 0)) as GoTo, fileBlocks };
+  };
+  useEffect(() => {
+    void entryGeometry(p.entry).then(({ blockSize }) => setBlocks(p.entry.blocks || Math.floor(p.entry.size / blockSize)));
+    // Block 0's answer carries the segment size the core reads relation blocks with, for the help.
+    ask('0').then(
+      ({ to }) => setSegment(to),
+      () => setSegment(null),
+    );
+  }, [p.entry, p.blocksPerSegment]);
+
+  const go = async () => {
     let to: GoTo;
+    let fileBlocks: number;
     try {
-      to = JSON.parse(wasm.go_to(text, p.entry.name, p.entry.segment, blockSize, fileBlocks)) as GoTo;
+      ({ to, fileBlocks } = await ask(text));
     } catch (e) {
       setWhy(e instanceof Error ? e.message : String(e));
       return;
     }
+    const relationWide = `relation block ${to.relation_block.toLocaleString('en-US')} read with ${segmentWords(to)}`;
     if (to.to === 'block') {
-      p.onGo({ fileId: p.entry.id, block: to.block, offset: to.offset });
+      p.onGo({ fileId: p.entry.id, block: to.block, offset: to.offset }, to.read_as === 'relation-wide block' ? `Block ${to.block} of ${p.entry.name}: ${relationWide}.` : null);
       return;
     }
     const other = segmentFile(p.files, p.entry, to.segno);
     const name = to.file ?? `segment ${to.segno}`;
     if (!other) {
       const past = fileBlocks > 0 ? `past the end of ${p.entry.name} (${fileBlocks} blocks, 0 to ${fileBlocks - 1}); as ` : 'as ';
-      setWhy(`${to.relation_block} is ${past}the server numbers blocks (relation-wide), it is block ${to.block} of segment file ${name}, which is not loaded: drop it too to see it`);
+      setWhy(
+        `${to.relation_block} is ${past}the server numbers blocks (relation-wide, ${segmentWords(to)}), it is block ${to.block} of segment file ${name}, which is not loaded: drop it too to see it`,
+      );
       return;
     }
     if (to.block >= (other.blocks || Infinity)) {
-      setWhy(`relation block ${to.relation_block} is block ${to.block} of segment file ${name}, past its end (${other.blocks} blocks)`);
+      setWhy(`relation block ${to.relation_block} is block ${to.block} of segment file ${name}, past its end (${other.blocks} blocks; ${segmentWords(to)})`);
       return;
     }
-    p.onGo({ fileId: other.id, block: to.block, offset: 0 });
+    p.onGo({ fileId: other.id, block: to.block, offset: 0 }, `Block ${to.block} of ${other.name}: ${relationWide}.`);
   };
 
   return (
@@ -105,7 +136,16 @@ export function GoToDialog(p: GoToProps) {
         />
         <p id="goto-help" className="goto-help">
           A block of this file{blocks !== null && blocks > 0 ? ` (0 to ${blocks - 1})` : ''}; a relation-wide block number as the server prints it in its errors
-          (for segment <code>.N</code>, N × blocks per segment + block); or a byte offset in the file, <code>0x1f000</code> or <code>@126976</code>, going to the page that holds it.
+          (for segment <code>.N</code>, N × blocks per segment + block
+          {segment && (
+            <>
+              {'; '}
+              <span data-testid="goto-segment" data-assumed={segment.blocks_per_segment_assumed}>
+                {segmentWords(segment)}
+              </span>
+            </>
+          )}
+          ); or a byte offset in the file, <code>0x1f000</code> or <code>@126976</code>, going to the page that holds it.
         </p>
         <p id="goto-error" role="alert" data-testid="goto-error" className="goto-error">
           {why}

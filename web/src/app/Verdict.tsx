@@ -58,6 +58,12 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
   );
 }
 
+/** The page of a verified file a DBA came for: its first problem page, else the block of a
+ * short read, else the first all-zero page between rows; null when the verdict names none. */
+export function firstPageToSee(f: FileEntry): number | null {
+  return f.problems.find((x) => x.problem)?.block ?? f.findings.find((x) => x.code === 'read_short')?.block ?? zeroRuns(f)[0]?.block ?? null;
+}
+
 /** The files the verdict names, with what is wrong in each; a click shows its first page to look at. */
 export function AffectedFiles(p: { files: readonly FileEntry[]; onPick(s: Selection): void }) {
   const list = p.files.filter(affected);
@@ -80,7 +86,7 @@ function Affected({ f, onPick }: { f: FileEntry; onPick(s: Selection): void }) {
   const pages = problemPages(f);
   const short = f.findings.find((x) => x.code === 'read_short');
   const zeros = zeroPages(f);
-  const first = f.problems.find((x) => x.problem)?.block ?? short?.block ?? zeroRuns(f)[0]?.block ?? 0;
+  const first = firstPageToSee(f) ?? 0;
   const what = [
     pages > 0 && plural(pages, 'problem page'),
     short && `a partial last block (${short.block})`,

@@ -2,7 +2,7 @@
 // PG_VERSION, decoded by the core; and which files its checksum version governs.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Wasm } from '../wasm';
-import { checksumsFor, readControls, versionFor, type ClusterControl } from './control';
+import { blocksPerSegmentFor, checksumsFor, readControls, versionFor, type ClusterControl } from './control';
 import { coreWasm } from './testing';
 
 const control = (root: string, version: number, crcOk = true, pgVersion = 15): ClusterControl => ({
@@ -35,6 +35,16 @@ describe('pg_control of a drop', () => {
     expect(versionFor(cs, 'a/b/base/5/16385')).toBe(18);
     expect(versionFor(cs, 'c/base/5/16385')).toBeNull();
     expect(versionFor(cs, 'elsewhere/16385')).toBeNull();
+  });
+
+  it("says each file's segment size (RELSEG_SIZE) by the same rule, null when no pg_control tells", () => {
+    const withSeg = (root: string, n: unknown, crcOk = true): ClusterControl => ({ ...control(root, 1, crcOk), control: { crc_ok: crcOk, blocks_per_segment: n } });
+    const cs = [withSeg('a/', 1024), withSeg('a/b/', 131072), withSeg('c/', 1024, false), withSeg('d/', 0)];
+    expect(blocksPerSegmentFor(cs, 'a/base/5/16385.2')).toBe(1024);
+    expect(blocksPerSegmentFor(cs, 'a/b/base/5/16385.2')).toBe(131072);
+    expect(blocksPerSegmentFor(cs, 'c/base/5/16385.2')).toBeNull();
+    expect(blocksPerSegmentFor(cs, 'd/base/5/16385.2')).toBeNull();
+    expect(blocksPerSegmentFor(cs, '16385.2')).toBeNull();
   });
 
   it('reads pg_control with its PG_VERSION, and says why one cannot be decoded', async () => {

@@ -68,3 +68,10 @@ export function checksumsFor(controls: readonly ClusterControl[], path: string):
 export function versionFor(controls: readonly ClusterControl[], path: string): number | null {
   return clusterFor(controls, path)?.pgVersion ?? null;
 }
+
+/** RELSEG_SIZE of a file's cluster as pg_control records it (`blocks_per_segment`), null when
+ * no pg_control is known for it: relation-wide block numbers then assume 1 GB segments. */
+export function blocksPerSegmentFor(controls: readonly ClusterControl[], path: string): number | null {
+  const n = clusterFor(controls, path)?.control?.blocks_per_segment;
+  return typeof n === 'number' && n > 0 ? n : null;
+}

@@ -1,9 +1,12 @@
 // One cell per block, coloured by status (with a legend that names each colour and
 // letter), drawn on a canvas so a million-block file is still one element. Click jumps;
 // hovering names the block and its status; axes give the block numbers of rows and columns.
-import { useEffect, useRef, useState } from 'react';
+// The keyboard has the same path: Tab to the map, arrows move a highlighted cell (named in a
+// live text and the tooltip), Enter opens its page.
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import './pageview.css';
-import { STATUS_LETTER, STATUS_NAMES, STATUS_WORDS } from '../lib/status';
+import { STATUS_LETTER, STATUS_NAMES, STATUS_WORDS, type StatusName } from '../lib/status';
+import { loadWasm } from '../wasm';
 
 const PENDING = 255;
 const NOT_PAINTED = 254;
@@ -41,18 +44,61 @@ export function blockAt(x: number, y: number, drawn: { width: number; height: nu
   return Math.floor((y * sy) / cell) * cols + col;
 }
 
-/** What the page map says of a block: its number and status in the legend's words. */
-export function blockWords(block: number, code: number | undefined, checksumsDisabled: boolean): string {
+/** What the page map says of a block: its number, its status as the core names it (`names`:
+ * wasm `status_names`, indexed by code) and in the legend's words. */
+export function blockWords(block: number, code: number | undefined, checksumsDisabled: boolean, names: readonly string[] | null): string {
   if (code === undefined || code === PENDING) return `block ${block}: not yet verified`;
-  const name = STATUS_NAMES[code];
+  const name = names?.[code];
   if (name === undefined) return `block ${block}`;
   if (checksumsDisabled && name === 'mismatch') return `block ${block}: checksums are off (not checked)`;
-  return `block ${block}: ${STATUS_WORDS[name]}`;
+  const words = STATUS_WORDS[name as StatusName] as string | undefined;
+  return words === undefined ? `block ${block}: ${name}` : `block ${block}: ${name} — ${words}`;
+}
+
+/** The cell the keys move to from `at` in a map of `blocks` blocks, `cols` a row; null for a
+ * key the map does not take. Arrows by a cell and a row, Page Up/Down by ten rows, Home/End
+ * to the row's ends, Ctrl+Home/End to the first and last block. */
+export function keyStep(key: string, ctrl: boolean, at: number, blocks: number, cols: number): number | null {
+  const last = blocks - 1;
+  const rowStart = at - (at % cols);
+  const moves: Record<string, number> = {
+    ArrowRight: at + 1,
+    ArrowLeft: at - 1,
+    ArrowDown: at + cols,
+    ArrowUp: at - cols,
+    PageDown: at + 10 * cols,
+    PageUp: at - 10 * cols,
+    Home: ctrl ? 0 : rowStart,
+    End: ctrl ? last : rowStart + cols - 1,
+  };
+  const to = Object.hasOwn(moves, key) ? moves[key] : null;
+  return to === null ? null : Math.max(0, Math.min(last, to));
+}
+
+// The core's status names, read once.
+let coreNames: string[] | null = null;
+function useStatusNames(): readonly string[] | null {
+  const [names, setNames] = useState(coreNames);
+  useEffect(() => {
+    if (names) return;
+    let live = true;
+    void loadWasm().then((w) => {
+      coreNames ??= w.status_names();
+      if (live) setNames(coreNames);
+    });
+    return () => {
+      live = false;
+    };
+  }, [names]);
+  return names;
 }
 
 export function PageMap(p: PageMapProps) {
   const ref = useRef<HTMLCanvasElement>(null);
+  const names = useStatusNames();
   const [tip, setTip] = useState<{ block: number; x: number; y: number } | null>(null);
+  // The keyboard's highlighted cell, while the map has the focus.
+  const [cursor, setCursor] = useState<number | null>(null);
   // How wide the canvas is drawn (a narrow screen scales it down): the axes' label spacing.
   const [drawnWidth, setDrawnWidth] = useState<number | null>(null);
   useEffect(() => {
@@ -116,7 +162,15 @@ export function PageMap(p: PageMapProps) {
       ctx.lineWidth = 2;
       ctx.strokeRect((p.selected % cols) * cell - 1, Math.floor(p.selected / cols) * cell - 1, cell + 1, cell + 1);
     }
-  }, [p.statuses, p.blocks, p.version, p.selected, p.checksumsDisabled, cell, cols]);
+    if (cursor !== null && cursor < p.blocks) {
+      // Dashed in the accent colour, and a size larger: told apart from the page shown.
+      ctx.strokeStyle = style.getPropertyValue('--accent').trim() || '#336791';
+      ctx.lineWidth = 2;
+      ctx.setLineDash([3, 2]);
+      ctx.strokeRect((cursor % cols) * cell - 2, Math.floor(cursor / cols) * cell - 2, cell + 3, cell + 3);
+      ctx.setLineDash([]);
+    }
+  }, [p.statuses, p.blocks, p.version, p.selected, p.checksumsDisabled, cell, cols, cursor]);
 
   // Labels every `colStep` columns and `rowStep` rows, placed in percent of the drawn canvas
   // so they stay on their cells when a narrow screen scales it down.
@@ -133,6 +187,26 @@ export function PageMap(p: PageMapProps) {
     const r = e.currentTarget.getBoundingClientRect();
     const b = blockAt(e.clientX - r.left, e.clientY - r.top, r, e.currentTarget, cell, cols);
     return b >= 0 && b < p.blocks ? b : -1;
+  };
+  const words = (b: number) => blockWords(b, b < p.statuses.length ? p.statuses[b] : undefined, p.checksumsDisabled, names);
+  // The tooltip at the highlighted cell's lower right, in the drawn canvas's pixels.
+  const tipAtCell = (b: number) => {
+    const k = drawnCell;
+    return { block: b, x: ((b % cols) + 1) * k, y: (Math.floor(b / cols) + 1) * k };
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLCanvasElement>) => {
+    if (p.blocks === 0) return;
+    const at = cursor ?? p.selected ?? 0;
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      p.onPick(at);
+      return;
+    }
+    const to = keyStep(e.key, e.ctrlKey || e.metaKey, at, p.blocks, cols);
+    if (to === null) return;
+    e.preventDefault();
+    setCursor(to);
+    setTip(tipAtCell(to));
   };
   return (
     <figure className="pagemap">
@@ -163,7 +237,22 @@ export function PageMap(p: PageMapProps) {
             data-cell={cell}
             width={w}
             height={h}
-            aria-label={`page map of ${p.blocks} blocks, ${cols} a row; rows are labelled with their first block`}
+            tabIndex={0}
+            role="application"
+            aria-roledescription="page map"
+            aria-label={`page map of ${p.blocks} blocks, ${cols} a row; rows are labelled with their first block. Arrow keys move, Enter opens the page`}
+            aria-describedby="pagemap-focus"
+            data-cursor={cursor ?? undefined}
+            onKeyDown={onKeyDown}
+            onFocus={() => {
+              const at = Math.min(cursor ?? p.selected ?? 0, Math.max(0, p.blocks - 1));
+              setCursor(at);
+              setTip(tipAtCell(at));
+            }}
+            onBlur={() => {
+              setCursor(null);
+              setTip(null);
+            }}
             onClick={(e) => {
               const b = pick(e);
               if (b >= 0) p.onPick(b);
@@ -183,11 +272,14 @@ export function PageMap(p: PageMapProps) {
               data-block={tip.block}
               style={{ left: tip.x, top: tip.y, transform: tip.x > w / 2 ? 'translate(calc(-100% - 8px), 8px)' : 'translate(12px, 8px)' }}
             >
-              {blockWords(tip.block, tip.block < p.statuses.length ? p.statuses[tip.block] : undefined, p.checksumsDisabled)}
+              {words(tip.block)}
             </div>
           )}
         </div>
       </div>
+      <p id="pagemap-focus" className="visually-hidden" aria-live="polite" data-testid="pagemap-focus" data-block={cursor ?? undefined}>
+        {cursor !== null && cursor < p.blocks ? `${words(cursor)}. Enter opens it.` : ''}
+      </p>
       <figcaption className="legend">
         {STATUS_NAMES.map((s) => (
           <span key={s} className="legend-item">

@@ -262,7 +262,9 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           editedOffsets={lab.editedOffsets}
           hold={p.hold}
         />
-        <div className="panels">
+        {/* One element per block: out of view the panels keep the size they last had (content-
+            visibility: auto), and another block's size let its tables spill over what follows. */}
+        <div className="panels" key={page.block}>
           <h3>Page header ({decoded.kind} page)</h3>
           <table data-testid="header-panel" className={p.highlightHeader ? 'hl' : undefined} data-highlight={p.highlightHeader ? 'true' : undefined}>
             <tbody>

@@ -50,7 +50,7 @@ function captionOf(p: SharedPage & { what: string; problems?: readonly { f: File
  * picture leaves the app's controls out, this button among them.
  */
 export function PngButton(p: SharedPage & { what: string; suffix: string; testid: string; problems?: readonly { f: FileEntry; p: ProblemPage }[] }) {
-  const [msg, setMsg] = useState<{ text: string; caption: string } | null>(null);
+  const [msg, setMsg] = useState<{ text: string; caption: string; slices?: number } | null>(null);
   const [busy, setBusy] = useState(false);
   return (
     <span className="share" data-noprint="">
@@ -66,7 +66,7 @@ export function PngButton(p: SharedPage & { what: string; suffix: string; testid
           const lines = captionOf(p, el);
           exportPng(el, lines, pngName(p.entry.path, p.block, p.suffix))
             .then(
-              async (text) => setMsg({ text, caption: (await lines).join('\n') }),
+              async ({ text, slices }) => setMsg({ text, caption: (await lines).join('\n'), slices }),
               (err: unknown) => setMsg({ text: `could not make the picture: ${err instanceof Error ? err.message : String(err)}`, caption: '' }),
             )
             .finally(() => setBusy(false));
@@ -75,7 +75,8 @@ export function PngButton(p: SharedPage & { what: string; suffix: string; testid
         PNG of the {p.what}
       </button>
       {msg && (
-        <span role="status" data-testid={`${p.testid}-status`} data-caption={msg.caption}>
+        // data-slices: how many tasks painted the picture (each short: the page stays responsive).
+        <span role="status" data-testid={`${p.testid}-status`} data-caption={msg.caption} data-slices={msg.slices}>
           {' '}
           {msg.text}
         </span>

@@ -1,26 +1,26 @@
-// Pictures of the page view, the page map and the problem list: the element rendered to a
-// canvas (modern-screenshot: SVG foreignObject, data: and blob: images only, so the CSP
-// holds), a caption band burned in with fillText, then a PNG download and a clipboard copy.
-// The picture shows the content: the app's own controls are left out, tables in scroll boxes
-// are shown whole, the page map gets block numbers beside its rows, and the band takes the
-// theme's colours.
-import { createContext, destroyContext, domToCanvas } from 'modern-screenshot';
+// Pictures of the page view, the page map and the problem list, painted from the page's own
+// layout: a copy of the element, laid out off screen with its tables unboxed, is walked
+// element by element and drawn on a canvas (backgrounds, borders, text in its computed font
+// and colour, the map's canvas), yielding to the event loop every few milliseconds so that
+// no task holds the main thread for long; then a caption band is burned in with fillText, and
+// the PNG is downloaded and copied. The picture shows the content: the app's own controls are
+// left out, tables in scroll boxes are shown whole in both directions, the page map gets block
+// numbers beside its rows, and the band takes the theme's colours.
 import { BAND_LINE_PX, BAND_PAD_PX, bandHeight } from './band';
 
 /** The app's controls: buttons, fields, the share rows, the page view's row of copy buttons;
- * none of them is content. */
-const CONTROLS = 'button, select, input, textarea, [data-noprint], .copy';
-/** Marks, for the clone, a scroll box shown at its full height. */
-const EXPAND = 'data-pgpage-expand';
+ * none of them is content. Visually hidden texts are for screen readers only. */
+const CONTROLS = 'button, select, input, textarea, [data-noprint], .copy, .visually-hidden';
+/** How long one task may paint before it yields (the long-task line is 50 ms). */
+const SLICE_MS = 12;
 
 /**
- * Hex dump rows scrolled out of sight. Leaving them out of the clone is what keeps it fast:
- * the renderer copies every computed style of every node it clones, and a page's hex dump
- * alone has 8,192 byte nodes. The picture shows the rows the user sees there.
+ * Hex dump rows scrolled out of sight. The picture shows the rows the user sees there (a
+ * page's dump is 512 rows; the content worth sharing is on screen).
  */
-function scrolledAway(el: HTMLElement): WeakSet<Node> {
-  const away = new WeakSet<Node>();
-  for (const box of scrollBoxes(el)) {
+function scrolledAway(el: HTMLElement): Set<Element> {
+  const away = new Set<Element>();
+  for (const box of el.querySelectorAll<HTMLElement>('.hexview')) {
     const seen = box.getBoundingClientRect();
     for (const row of box.querySelectorAll('.hexrow')) {
       const r = row.getBoundingClientRect();
@@ -30,47 +30,140 @@ function scrolledAway(el: HTMLElement): WeakSet<Node> {
   return away;
 }
 
-/** The element and its descendants that scroll vertically. */
-function scrollBoxes(el: HTMLElement): HTMLElement[] {
-  return [el, ...el.querySelectorAll<HTMLElement>('*')].filter((box) => {
-    if (box.scrollHeight <= box.clientHeight + 1 && box.scrollWidth <= box.clientWidth + 1) return false;
-    const { overflowY, overflowX } = getComputedStyle(box);
-    return ['auto', 'scroll'].includes(overflowY) || ['auto', 'scroll'].includes(overflowX);
-  });
-}
-
-/**
- * Scroll boxes holding tables (the item list, the problem list) are shown at their full
- * height in the picture: they are marked for the clone, and the picture grows by the rows
- * they hide. Not wider: a heap page's t_data column can make its table thousands of pixels
- * wide, and a picture that wide is no use pasted anywhere; the columns shown are the first.
- */
-function expandTables(el: HTMLElement): { boxes: HTMLElement[]; width: number; height: number } {
-  const boxes = scrollBoxes(el).filter((b) => b !== el && b.querySelector('table') !== null && b.querySelector('.hexrow') === null);
-  let height = el.offsetHeight;
-  for (const b of boxes) {
-    b.setAttribute(EXPAND, '');
-    height += Math.max(0, b.scrollHeight - b.clientHeight);
-  }
-  return { boxes, width: el.offsetWidth, height };
-}
-
-/**
- * `measure` run with the element's controls taken out of the layout, as they are out of the
- * picture, so that sizes and positions are the picture's. They are back before the task ends:
- * no frame is painted in between, so nothing moves on the screen.
- */
-function laidOutWithoutControls<T>(el: HTMLElement, measure: () => T): T {
-  const hidden = [...el.querySelectorAll<HTMLElement>(CONTROLS)].map((c) => [c, c.style.getPropertyValue('display'), c.style.getPropertyPriority('display')] as const);
-  for (const [c] of hidden) c.style.setProperty('display', 'none', 'important');
-  try {
-    return measure();
-  } finally {
-    for (const [c, v, prio] of hidden) {
-      if (v) c.style.setProperty('display', v, prio);
-      else c.style.removeProperty('display');
+/** A copy of `el` without its controls and the hex rows out of sight, canvases paired with
+ * the originals whose pictures they stand for. */
+function copyOf(el: HTMLElement, away: Set<Element>): { copy: HTMLElement; canvases: Map<HTMLCanvasElement, HTMLCanvasElement> } {
+  const canvases = new Map<HTMLCanvasElement, HTMLCanvasElement>();
+  const copy = (n: Node): Node | null => {
+    if (n instanceof Element && (away.has(n) || n.matches(CONTROLS))) return null;
+    const c = n.cloneNode(false);
+    if (n instanceof HTMLCanvasElement) canvases.set(c as HTMLCanvasElement, n);
+    // Ids stay unique on the page while the copy is in it (labels and ARIA point at them).
+    if (c instanceof Element) c.removeAttribute('id');
+    for (let k = n.firstChild; k; k = k.nextSibling) {
+      const kc = copy(k);
+      if (kc) c.appendChild(kc);
     }
-  }
+    return c;
+  };
+  return { copy: copy(el) as HTMLElement, canvases };
+}
+
+/** Rules for the copy: every part laid out (not skipped as off screen), scroll boxes opened
+ * to their whole content, headers in their place rather than stuck to a scroll box. */
+const COPY_CSS = `
+.pgpage-png, .pgpage-png * { content-visibility: visible !important; }
+.pgpage-png .items-scroll, .pgpage-png .list-scroll, .pgpage-png .lab-scroll, .pgpage-png .mapgrid, .pgpage-png .hexview,
+.pgpage-png [data-png-open] { max-height: none !important; height: auto !important; overflow: visible !important; }
+.pgpage-png .items-scroll, .pgpage-png .list-scroll, .pgpage-png [data-png-open] { width: max-content !important; max-width: none !important; }
+.pgpage-png th, .pgpage-png thead, .pgpage-png tr { position: static !important; }
+`;
+
+/** Marks the element's scroll boxes that hold a table, for the copy to open them whatever
+ * their class; the marks are unmarked once the copy is made (they change nothing on the page). */
+function markTableBoxes(el: HTMLElement): () => void {
+  const boxes = [...el.querySelectorAll<HTMLElement>('*')].filter((b) => {
+    if (b.querySelector('table') === null) return false;
+    const { overflowX, overflowY } = getComputedStyle(b);
+    return [overflowX, overflowY].some((o) => o === 'auto' || o === 'scroll');
+  });
+  for (const b of boxes) b.setAttribute('data-png-open', '');
+  return () => boxes.forEach((b) => b.removeAttribute('data-png-open'));
+}
+
+const TRANSPARENT = /^(transparent|rgba\(0, 0, 0, 0\))$/;
+
+/** Paints `root` (laid out) into `ctx`, in CSS pixels from its corner; yields every SLICE_MS.
+ * Returns how many times it yielded. */
+async function paint(root: HTMLElement, ctx: CanvasRenderingContext2D, canvases: Map<HTMLCanvasElement, HTMLCanvasElement>): Promise<number> {
+  const origin = root.getBoundingClientRect();
+  const range = document.createRange();
+  const fonts = new Map<string, { asc: number; desc: number }>();
+  let slices = 0;
+  let sliceStart = performance.now();
+  const metrics = (font: string) => {
+    let m = fonts.get(font);
+    if (!m) {
+      ctx.font = font;
+      const t = ctx.measureText('Mg');
+      m = { asc: t.fontBoundingBoxAscent, desc: t.fontBoundingBoxDescent };
+      fonts.set(font, m);
+    }
+    return m;
+  };
+  const text = (s: string, r: DOMRect, font: string, color: string) => {
+    if (r.width <= 0 || r.height <= 0) return;
+    const m = metrics(font);
+    ctx.font = font;
+    ctx.fillStyle = color;
+    ctx.fillText(s, r.left - origin.left, r.top - origin.top + (r.height - (m.asc + m.desc)) / 2 + m.asc);
+  };
+  const visit = async (el: Element): Promise<void> => {
+    const cs = getComputedStyle(el);
+    if (cs.display === 'none') return;
+    const shown = cs.visibility !== 'hidden';
+    const r = el.getBoundingClientRect();
+    if (shown && r.width > 0 && r.height > 0) {
+      const x = r.left - origin.left;
+      const y = r.top - origin.top;
+      if (!TRANSPARENT.test(cs.backgroundColor)) {
+        ctx.fillStyle = cs.backgroundColor;
+        ctx.fillRect(x, y, r.width, r.height);
+      }
+      const side = (w: string, style: string, color: string, draw: (w: number) => void) => {
+        const px = parseFloat(w);
+        if (px > 0 && style !== 'none' && style !== 'hidden' && !TRANSPARENT.test(color)) {
+          ctx.fillStyle = color;
+          draw(px);
+        }
+      };
+      side(cs.borderTopWidth, cs.borderTopStyle, cs.borderTopColor, (w) => ctx.fillRect(x, y, r.width, w));
+      side(cs.borderBottomWidth, cs.borderBottomStyle, cs.borderBottomColor, (w) => ctx.fillRect(x, y + r.height - w, r.width, w));
+      side(cs.borderLeftWidth, cs.borderLeftStyle, cs.borderLeftColor, (w) => ctx.fillRect(x, y, w, r.height));
+      side(cs.borderRightWidth, cs.borderRightStyle, cs.borderRightColor, (w) => ctx.fillRect(x + r.width - w, y, w, r.height));
+      const original = el instanceof HTMLCanvasElement ? canvases.get(el) : undefined;
+      if (original) ctx.drawImage(original, x, y, r.width, r.height);
+    }
+    const pre = cs.whiteSpace.startsWith('pre') || cs.whiteSpace === 'break-spaces';
+    for (let k = el.firstChild; k; k = k.nextSibling) {
+      if (k instanceof Element) {
+        await visit(k);
+      } else if (shown && k.nodeType === Node.TEXT_NODE) {
+        const data = (k as Text).data;
+        if (!data.trim()) continue;
+        range.selectNodeContents(k);
+        const rects = range.getClientRects();
+        if (rects.length === 1) {
+          text(pre ? data : data.replace(/\s+/g, ' '), rects[0], cs.font, cs.color);
+        } else if (rects.length > 1) {
+          // Wrapped: each word (or each character of a word broken across lines) where it lies.
+          for (const w of data.matchAll(/\S+\s*/g)) {
+            range.setStart(k, w.index);
+            range.setEnd(k, w.index + w[0].length);
+            const wr = range.getClientRects();
+            if (wr.length <= 1) {
+              if (wr.length === 1) text(w[0].trimEnd(), wr[0], cs.font, cs.color);
+              continue;
+            }
+            for (let i = 0; i < w[0].length; i++) {
+              range.setStart(k, w.index + i);
+              range.setEnd(k, w.index + i + 1);
+              const cr = range.getClientRects();
+              if (cr.length > 0 && w[0][i].trim()) text(w[0][i], cr[0], cs.font, cs.color);
+            }
+          }
+        }
+      }
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await new Promise<void>((resolve) => setTimeout(resolve, 0));
+        slices++;
+        sliceStart = performance.now();
+      }
+    }
+  };
+  await visit(root);
+  range.detach();
+  return slices;
 }
 
 /** The page map canvas's rows, for block numbers beside them (PageMap's data-cols/-cell). */
@@ -92,97 +185,98 @@ function bandColours(): { bg: string; fg: string; rule: string } {
   return { bg: v('--panel', '#f5f7fa'), fg: v('--fg', '#1b1d21'), rule: v('--accent', '#336791') };
 }
 
-/**
- * The renderer reads default styles from a hidden srcdoc iframe it makes on first use; if
- * the clone yields to the event loop, that iframe finishes loading mid-clone and swaps its
- * document. Handing it one that has already loaded lets the clone yield safely.
- */
-async function loadedSandbox(): Promise<HTMLIFrameElement> {
-  const frame = document.createElement('iframe');
-  frame.width = '0';
-  frame.height = '0';
-  frame.style.visibility = 'hidden';
-  frame.style.position = 'fixed';
-  frame.setAttribute('aria-hidden', 'true');
-  const loaded = new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
-  frame.srcdoc = '<!DOCTYPE html><meta charset="UTF-8"><title></title><body>';
-  document.body.append(frame);
-  await loaded;
-  return frame;
+/** Chromium's largest canvas side and area; a wider picture is drawn at a smaller scale. */
+const MAX_SIDE = 32_000;
+const MAX_AREA = 200_000_000;
+
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** The element as a canvas at the screen's pixel ratio, with the band of `lines` below it;
+ * `slices`: how many tasks painted it. */
+export async function renderWithBand(el: HTMLElement, lines: Promise<string[]>): Promise<{ canvas: HTMLCanvasElement; slices: number }> {
+  const away = scrolledAway(el);
+  const unmark = markTableBoxes(el);
+  const { copy, canvases } = copyOf(el, away);
+  unmark();
+  const map = mapRows(el);
+  const style = document.createElement('style');
+  style.textContent = COPY_CSS;
+  copy.classList.add('pgpage-png');
+  copy.setAttribute('aria-hidden', 'true');
+  copy.removeAttribute('data-testid');
+  copy.style.setProperty('position', 'absolute', 'important');
+  copy.style.setProperty('left', '-100000px', 'important');
+  copy.style.setProperty('top', '0', 'important');
+  copy.style.setProperty('width', `${el.getBoundingClientRect().width}px`, 'important');
+  copy.style.setProperty('margin', '0', 'important');
+  copy.style.setProperty('pointer-events', 'none', 'important');
+  // Its margins would collapse through the element on the page; alone they push the content.
+  (copy.firstElementChild as HTMLElement | null)?.style.setProperty('margin-top', '0');
+  (copy.lastElementChild as HTMLElement | null)?.style.setProperty('margin-bottom', '0');
+  copy.prepend(style);
+  // Beside the original, so every rule that reaches it reaches the copy.
+  (el.parentElement ?? document.body).append(copy);
+  try {
+    await nextTask();
+    const box = copy.getBoundingClientRect();
+    // Tables opened wider than the element widen the picture: nothing is cut.
+    let width = box.width;
+    for (const b of copy.querySelectorAll<HTMLElement>('[data-png-open], table')) width = Math.max(width, b.getBoundingClientRect().right - box.left);
+    const height = Math.max(box.height, copy.scrollHeight);
+    const text = await lines;
+    const bandPx = bandHeight(text.length);
+    let scale = window.devicePixelRatio || 1;
+    scale = Math.min(scale, MAX_SIDE / width, MAX_SIDE / (height + bandPx), Math.sqrt(MAX_AREA / (width * (height + bandPx))));
+    await nextTask();
+    // One canvas for all: the gutter of map row numbers, the element's picture, the band.
+    const gutter = map ? gutterWidth(map, scale) : 0;
+    const out = document.createElement('canvas');
+    out.width = Math.ceil(width * scale) + gutter;
+    const shotHeight = Math.ceil(height * scale);
+    out.height = shotHeight + Math.round(bandPx * scale);
+    const ctx = out.getContext('2d');
+    if (!ctx) throw new Error('this browser gives no 2D canvas');
+    ctx.fillStyle = getComputedStyle(document.body).backgroundColor;
+    ctx.fillRect(0, 0, out.width, shotHeight);
+    await nextTask();
+    ctx.save();
+    ctx.translate(gutter, 0);
+    ctx.scale(scale, scale);
+    ctx.textBaseline = 'alphabetic';
+    const slices = await paint(copy, ctx, canvases);
+    ctx.restore();
+    drawGutterAndBand(ctx, out, shotHeight, gutter, scale, map, text);
+    return { canvas: out, slices: slices + 3 };
+  } finally {
+    copy.remove();
+  }
 }
 
-/** The element as a canvas at the screen's pixel ratio, with the band of `lines` below it. */
-export async function renderWithBand(el: HTMLElement, lines: Promise<string[]>): Promise<HTMLCanvasElement> {
-  const scale = window.devicePixelRatio || 1;
-  const away = scrolledAway(el);
-  const { grown, map } = laidOutWithoutControls(el, () => ({ grown: expandTables(el), map: mapRows(el) }));
-  let slice = performance.now();
-  const context = await createContext(el, {
-    scale,
-    width: grown.width,
-    height: grown.height,
-    backgroundColor: getComputedStyle(document.body).backgroundColor,
-    // System fonts only: nothing to fetch, and the CSP would refuse anything remote anyway.
-    font: false,
-    filter: (n) => !away.has(n) && !(n instanceof Element && n.matches(CONTROLS)),
-    // On the page the first and last children's margins collapse through the element and lie
-    // outside its box; alone in the picture they would not, and would push the content down.
-    onCloneNode: (root) => {
-      if (!(root instanceof Element)) return;
-      (root.firstElementChild as HTMLElement | null)?.style.setProperty('margin-top', '0');
-      (root.lastElementChild as HTMLElement | null)?.style.setProperty('margin-bottom', '0');
-    },
-    // Cloning copies every computed style and runs as one task unless it yields: give the
-    // event loop a turn every few tens of milliseconds so the page stays responsive.
-    onCloneEachNode: (cloned) => {
-      // A table's height was copied as it is on the page, with every row: without the rows
-      // left out it would stretch the ones kept and push them out of the box.
-      // Every element's height was copied as it is on the page: without the controls left
-      // out and with the tables shown whole, each box is as tall as what it now holds.
-      if (cloned instanceof HTMLElement && !(cloned instanceof HTMLCanvasElement || cloned instanceof HTMLImageElement || cloned instanceof HTMLVideoElement)) {
-        cloned.style.removeProperty('height');
-        cloned.style.removeProperty('block-size');
-      }
-      if (cloned instanceof HTMLElement && cloned.hasAttribute(EXPAND)) {
-        cloned.removeAttribute(EXPAND);
-        for (const [k, v] of [['overflow', 'hidden'], ['max-height', 'none'], ['height', 'auto']]) cloned.style.setProperty(k, v, 'important');
-      }
-      if (performance.now() - slice < 30) return;
-      return new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => {
-        slice = performance.now();
-      });
-    },
-  });
-  let shot: HTMLCanvasElement;
-  try {
-    context.sandbox = await loadedSandbox();
-    shot = await domToCanvas(context);
-  } finally {
-    destroyContext(context);
-    for (const b of grown.boxes) b.removeAttribute(EXPAND);
-  }
-  const text = await lines;
-  const band = Math.round(bandHeight(text.length) * scale);
-  const colours = bandColours();
-  const font = (px: number) => `${px}px ui-monospace, 'DejaVu Sans Mono', monospace`;
-  // Block numbers beside the map's rows: a gutter as wide as the largest one.
-  let gutter = 0;
+const bandFont = (px: number) => `${px}px ui-monospace, 'DejaVu Sans Mono', monospace`;
+
+/** Room at the map's left for the largest row number. */
+function gutterWidth(map: NonNullable<ReturnType<typeof mapRows>>, scale: number): number {
   const probe = document.createElement('canvas').getContext('2d');
-  if (map && probe) {
-    probe.font = font(11 * scale);
-    gutter = Math.ceil(probe.measureText(String((map.rows - 1) * map.cols)).width + 8 * scale);
-  }
-  const out = document.createElement('canvas');
-  out.width = shot.width + gutter;
-  out.height = shot.height + band;
-  const ctx = out.getContext('2d');
-  if (!ctx) throw new Error('this browser gives no 2D canvas');
-  ctx.fillStyle = getComputedStyle(document.body).backgroundColor;
-  ctx.fillRect(0, 0, out.width, shot.height);
-  ctx.drawImage(shot, gutter, 0);
+  if (!probe) return 0;
+  probe.font = bandFont(11 * scale);
+  return Math.ceil(probe.measureText(String((map.rows - 1) * map.cols)).width + 8 * scale);
+}
+
+/** The map's row numbers in the gutter at the left, and the caption band below the picture. */
+function drawGutterAndBand(
+  ctx: CanvasRenderingContext2D,
+  out: HTMLCanvasElement,
+  shotHeight: number,
+  gutter: number,
+  scale: number,
+  map: ReturnType<typeof mapRows>,
+  text: string[],
+): void {
+  const band = out.height - shotHeight;
+  const colours = bandColours();
   if (map && gutter > 0) {
     ctx.fillStyle = colours.fg;
-    ctx.font = font(11 * scale);
+    ctx.font = bandFont(11 * scale);
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
     // A label every few rows, so that labels of small cells do not overlap.
@@ -193,29 +287,38 @@ export async function renderWithBand(el: HTMLElement, lines: Promise<string[]>):
     ctx.textAlign = 'left';
   }
   ctx.fillStyle = colours.bg;
-  ctx.fillRect(0, shot.height, out.width, band);
+  ctx.fillRect(0, shotHeight, out.width, band);
   ctx.fillStyle = colours.rule;
-  ctx.fillRect(0, shot.height, out.width, Math.max(1, Math.round(2 * scale)));
+  ctx.fillRect(0, shotHeight, out.width, Math.max(1, Math.round(2 * scale)));
   ctx.fillStyle = colours.fg;
   ctx.textBaseline = 'middle';
   const room = out.width - 2 * BAND_PAD_PX * scale;
   text.forEach((line, i) => {
     // A narrow element gets smaller text rather than a cut-off caption.
     let px = 14 * scale;
-    ctx.font = font(px);
+    ctx.font = bandFont(px);
     const w = ctx.measureText(line).width;
     if (w > room) {
       px = Math.max(6 * scale, (px * room) / w);
-      ctx.font = font(px);
+      ctx.font = bandFont(px);
     }
-    ctx.fillText(line, BAND_PAD_PX * scale, shot.height + (BAND_PAD_PX + (i + 0.5) * BAND_LINE_PX) * scale);
+    ctx.fillText(line, BAND_PAD_PX * scale, shotHeight + (BAND_PAD_PX + (i + 0.5) * BAND_LINE_PX) * scale);
   });
-  return out;
 }
 
-/** PNG encoding happens off the main thread in the browser's own toBlob. */
-export function toPng(c: HTMLCanvasElement): Promise<Blob> {
-  return new Promise((resolve, reject) => c.toBlob((b) => (b ? resolve(b) : reject(new Error('the picture could not be encoded'))), 'image/png'));
+/** Encodes the picture in a worker (png.worker.ts), off the main thread. */
+export async function toPng(c: HTMLCanvasElement): Promise<Blob> {
+  const bmp = await createImageBitmap(c);
+  const worker = new Worker(new URL('./png.worker.ts', import.meta.url), { type: 'module' });
+  try {
+    return await new Promise<Blob>((resolve, reject) => {
+      worker.onmessage = (e: MessageEvent<Blob | { error: string }>) => (e.data instanceof Blob ? resolve(e.data) : reject(new Error(e.data.error)));
+      worker.onerror = () => reject(new Error('the picture could not be encoded'));
+      worker.postMessage(bmp, [bmp]);
+    });
+  } finally {
+    worker.terminate();
+  }
 }
 
 export function download(blob: Blob, name: string): void {
@@ -229,12 +332,13 @@ export function download(blob: Blob, name: string): void {
 }
 
 /**
- * Renders, downloads and copies. The clipboard write starts inside the click (a pending
+ * Renders, downloads and copies; `slices` says in how many tasks it was painted. The clipboard write starts inside the click (a pending
  * ClipboardItem keeps the user's activation while the picture renders). Resolves to a
  * sentence for the user: what happened, including a refusal by the browser.
  */
-export async function exportPng(el: HTMLElement, lines: Promise<string[]>, name: string): Promise<string> {
-  const png = renderWithBand(el, lines).then(toPng);
+export async function exportPng(el: HTMLElement, lines: Promise<string[]>, name: string): Promise<{ text: string; slices: number }> {
+  const rendered = renderWithBand(el, lines);
+  const png = rendered.then((r) => toPng(r.canvas));
   let refused: Promise<unknown>;
   try {
     refused = navigator.clipboard.write([new ClipboardItem({ 'image/png': png })]).then(
@@ -246,7 +350,8 @@ export async function exportPng(el: HTMLElement, lines: Promise<string[]>, name:
   }
   const blob = await png;
   download(blob, name);
+  const { slices } = await rendered;
   const why = await refused;
-  if (why === null) return `saved ${name} and copied the picture`;
-  return `saved ${name}; the browser did not allow copying the picture (${why instanceof Error ? why.message : String(why)})`;
+  if (why === null) return { text: `saved ${name} and copied the picture`, slices };
+  return { text: `saved ${name}; the browser did not allow copying the picture (${why instanceof Error ? why.message : String(why)})`, slices };
 }
