@@ -10,9 +10,10 @@ use pgpage::catalog::columns::{table_columns, TypeCatalogs};
 use pgpage::catalog::layout::Catalog;
 use pgpage::catalog::read::{
     attribute_rows, class_rows, enum_rows, oid_name_rows, range_rows, type_rows, CatalogProblem,
-    DatabaseRow,
 };
-use pgpage::catalog::reader::CatalogListing;
+use pgpage::catalog::table::{
+    choose_database, find_class, parse_relation_name, quote_ident, toast_of,
+};
 
 use crate::args::io_reason;
 use crate::ls::Ls;
@@ -26,98 +27,6 @@ pub fn run(args: &RowsArgs) -> i32 {
             eprintln!("pgpage: error: {reason}");
             2
         }
-    }
-}
-
-/// A relation name as SQL reads it: unquoted parts folded to lower case, `"..."` parts
-/// kept as written (`""` a quote), parts split at dots outside quotes. One part is in
-/// schema public.
-pub fn parse_relation_name(text: &str) -> Result<(String, String), String> {
-    let bad = |why: &str| format!("invalid relation name \"{text}\": {why}");
-    let mut parts = vec![String::new()];
-    let mut quoted = Vec::from([false]);
-    let mut chars = text.trim().chars().peekable();
-    while let Some(c) = chars.next() {
-        let (Some(part), Some(q)) = (parts.last_mut(), quoted.last_mut()) else {
-            break;
-        };
-        match c {
-            '"' => {
-                if !part.is_empty() || *q {
-                    return Err(bad("a quote in the middle of a name"));
-                }
-                *q = true;
-                loop {
-                    match chars.next() {
-                        Some('"') if chars.peek() == Some(&'"') => {
-                            chars.next();
-                            part.push('"');
-                        }
-                        Some('"') => break,
-                        Some(c) => part.push(c),
-                        None => return Err(bad("an unterminated quoted name")),
-                    }
-                }
-                if part.is_empty() {
-                    return Err(bad("a zero-length quoted name"));
-                }
-            }
-            '.' => {
-                if part.is_empty() {
-                    return Err(bad("an empty name"));
-                }
-                parts.push(String::new());
-                quoted.push(false);
-            }
-            c if *q => return Err(bad(&format!("'{c}' after a quoted name"))),
-            c if c.is_whitespace() => return Err(bad("a space outside quotes")),
-            c => part.push(c.to_ascii_lowercase()),
-        }
-    }
-    match <[String; 2]>::try_from(parts.clone()) {
-        Ok([schema, name]) if !name.is_empty() => Ok((schema, name)),
-        _ => match <[String; 1]>::try_from(parts) {
-            Ok([name]) if !name.is_empty() => Ok(("public".to_owned(), name)),
-            _ => Err(bad("expected schema.name or name")),
-        },
-    }
-}
-
-/// The database `--database` names, or the only one that is not a template or postgres.
-fn choose_database<'a>(
-    listing: &'a CatalogListing,
-    wanted: Option<&str>,
-) -> Result<&'a DatabaseRow, String> {
-    let all = || {
-        listing
-            .databases
-            .iter()
-            .map(|d| d.datname.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if let Some(name) = wanted {
-        return listing
-            .databases
-            .iter()
-            .find(|d| d.datname == name)
-            .ok_or_else(|| {
-                format!(
-                    "database \"{name}\" does not exist; the databases are: {}",
-                    all()
-                )
-            });
-    }
-    let mut user = listing
-        .databases
-        .iter()
-        .filter(|d| !d.datistemplate && d.datname != "postgres");
-    match (user.next(), user.next()) {
-        (Some(d), None) => Ok(d),
-        _ => Err(format!(
-            "which database? give --database, one of: {}",
-            all()
-        )),
     }
 }
 
@@ -138,7 +47,7 @@ fn prepare(args: &RowsArgs) -> Result<i32, String> {
     let (schema, name) = parse_relation_name(&relation)?;
     let mut ls = Ls::open(datadir)?;
     let listing = ls.catalogs();
-    let db = choose_database(&listing, args.database.as_deref())?;
+    let db = choose_database(&listing.databases, args.database.as_deref())?;
     let log = ls.transaction_log();
 
     // The catalogs of the database, from the files `ls` named.
@@ -189,36 +98,15 @@ fn prepare(args: &RowsArgs) -> Result<i32, String> {
         &log,
         &mut problems,
     );
-    let namespace = namespaces.iter().find(|n| n.name == schema);
-    let class = namespace.and_then(|n| {
-        classes
-            .iter()
-            .find(|c| c.relnamespace == n.oid && c.relname == name)
-    });
+    let class = match find_class(&classes, &namespaces, &schema, &name, &db.datname) {
+        Ok(class) => class,
+        Err(why) => {
+            name_problems(&mut ls, &problems);
+            report_damage(&ls);
+            return Err(why);
+        }
+    };
     let shown = format!("{}.{}", quote_ident(&schema), quote_ident(&name));
-    let Some(class) = class else {
-        name_problems(&mut ls, &problems);
-        report_damage(&ls);
-        return Err(format!(
-            "relation {shown} does not exist in database \"{}\"",
-            db.datname
-        ));
-    };
-    let kind = match class.relkind {
-        b'r' | b'm' | b't' => None,
-        b'v' => Some("a view"),
-        b'c' => Some("a composite type"),
-        b'f' => Some("a foreign table"),
-        b'p' => Some("a partitioned table (its rows are in its partitions)"),
-        b'i' | b'I' => Some("an index"),
-        b'S' => Some("a sequence"),
-        _ => Some("not a table"),
-    };
-    if let Some(kind) = kind {
-        return Err(format!(
-            "relation {shown} is {kind}: it has no heap rows to print"
-        ));
-    }
     let bytes = catalog_bytes(&mut ls, Catalog::PgAttribute);
     let attributes = attribute_rows(&ls.catalog_file(&bytes), major, &log, &mut problems);
     let bytes = catalog_bytes(&mut ls, Catalog::PgType);
@@ -257,13 +145,9 @@ fn prepare(args: &RowsArgs) -> Result<i32, String> {
             "relation {shown}: its files are not in the data directory"
         ));
     }
-    let (toast_paths, toast_name) = match class.reltoastrelid {
-        0 => (Vec::new(), String::new()),
-        toast => {
-            let name = classes
-                .iter()
-                .find(|c| c.oid == toast)
-                .map_or_else(|| format!("pg_toast_{}", class.oid), |c| c.relname.clone());
+    let (toast_paths, toast_name) = match toast_of(class, &classes) {
+        None => (Vec::new(), String::new()),
+        Some((toast, name)) => {
             let paths = files_of(&ls, toast).unwrap_or_default();
             if paths.is_empty() {
                 ls.damage.push(format!(
@@ -298,78 +182,5 @@ fn name_problems(ls: &mut Ls, problems: &[CatalogProblem]) {
 fn report_damage(ls: &Ls) {
     for line in &ls.damage {
         eprintln!("pgpage: warning: {line}");
-    }
-}
-
-/// quote_ident: a name as SQL would need it written.
-fn quote_ident(name: &str) -> String {
-    let plain = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if plain {
-        name.to_owned()
-    } else {
-        format!("\"{}\"", name.replace('"', "\"\""))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn the_default_database_is_the_only_users_one() {
-        let db = |oid, name: &str, template| DatabaseRow {
-            oid,
-            datname: name.to_owned(),
-            dattablespace: 1663,
-            datistemplate: template,
-        };
-        let mut listing = CatalogListing {
-            databases: vec![
-                db(1, "template1", true),
-                db(4, "template0", true),
-                db(5, "postgres", false),
-                db(16384, "shop", false),
-            ],
-            ..CatalogListing::default()
-        };
-        assert_eq!(choose_database(&listing, None).map(|d| d.oid), Ok(16384));
-        assert_eq!(
-            choose_database(&listing, Some("postgres")).map(|d| d.oid),
-            Ok(5)
-        );
-        listing.databases.push(db(16385, "other", false));
-        let err = choose_database(&listing, None).unwrap_err();
-        assert!(
-            err.contains("template1, template0, postgres, shop, other"),
-            "{err}"
-        );
-        let err = choose_database(&listing, Some("nope")).unwrap_err();
-        assert!(err.starts_with("database \"nope\" does not exist"), "{err}");
-    }
-
-    #[test]
-    fn relation_names_read_as_sql_reads_them() {
-        let ok = |s: &str, schema: &str, name: &str| {
-            assert_eq!(
-                parse_relation_name(s),
-                Ok((schema.to_owned(), name.to_owned())),
-                "{s}"
-            );
-        };
-        ok("Orders", "public", "orders");
-        ok("Sales.Orders", "sales", "orders");
-        ok("\"Odd Schema\".\"Mixed Case\"", "Odd Schema", "Mixed Case");
-        ok("\"a.b\"", "public", "a.b");
-        ok("\"say \"\"hi\"\"\"", "public", "say \"hi\"");
-        for bad in ["", "a.b.c", "a.", ".a", "\"a", "\"\"", "a b", "\"a\"b"] {
-            assert!(parse_relation_name(bad).is_err(), "{bad}");
-        }
     }
 }
