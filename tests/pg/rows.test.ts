@@ -44,7 +44,7 @@ function wasmRows(relation: string, format: 'csv' | 'text') {
   const { reader, table } = openTable(w, files, relation, format, 'postgres');
   const salvage = emptySalvage(table.damage);
   let text = '';
-  for (const t of readRows(w, reader, files, { paths: table.paths, toastPaths: table.toast_paths, blockSize: table.block_size }, salvage)) text += t;
+  for (const t of readRows(reader, files, { paths: table.paths, toastPaths: table.toast_paths, blockSize: table.block_size }, salvage)) text += t;
   const columns = JSON.parse(reader.columns()) as { name: string; type: string; dropped: boolean }[];
   reader.free();
   return { text, salvage, columns, table };
@@ -118,7 +118,7 @@ test(`PostgreSQL ${PG_VERSION}: a type list gives the CLI's rows and names tuple
     const reader = w.RowsReader.from_types(types, 'csv', 8192, false, 'pg_toast');
     const salvage = emptySalvage();
     let out = '';
-    for (const t of readRows(w, reader, files, { paths: [path], toastPaths: [], blockSize: 8192 }, salvage)) out += t;
+    for (const t of readRows(reader, files, { paths: [path], toastPaths: [], blockSize: 8192 }, salvage)) out += t;
     reader.free();
     return { out, salvage };
   };

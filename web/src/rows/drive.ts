@@ -3,6 +3,9 @@
 // PostgreSQL rules are in the core; this only walks files in page runs and sums up.
 import type { Wasm } from '../wasm';
 
+/** The core's rows reader as the wasm bindings give it. */
+export type RowsReader = ReturnType<Wasm['RowsReader']['from_types']>;
+
 /** Synchronous access to a relation's files (a dropped data directory or single files). */
 export interface SyncFiles {
   /** Every path, relative to the data directory, `/`-separated. */
@@ -82,7 +85,7 @@ export function openTable(
   relation: string,
   format: RowsFormat,
   database?: string,
-): { reader: InstanceType<Wasm['RowsReader']>; table: TableInfo } {
+): { reader: RowsReader; table: TableInfo } {
   const version = readWhole(files, 'PG_VERSION');
   if (!version) throw new Error('PG_VERSION is not in the data directory');
   const control = readWhole(files, 'global/pg_control') ?? new Uint8Array();
@@ -104,8 +107,7 @@ export const RUN_PAGES = 256;
 /** Reads every page of the source's TOAST files into the reader's chunk index, then its heap
  * files run by run, yielding each run's text and adding to `salvage` as it goes. */
 export function* readRows(
-  w: Wasm,
-  reader: InstanceType<Wasm['RowsReader']>,
+  reader: RowsReader,
   files: SyncFiles,
   source: RowsSource,
   salvage: Salvage,
