@@ -3,7 +3,7 @@
 // salvage summary beside the download. Columns from the catalogs of a dropped data
 // directory, else from a type list the user types.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { salvageText, type ColumnInfo, type RowsFormat, type Salvage } from './drive';
 import type { FromRows, RowsFile, ColumnsFrom } from './protocol';
@@ -27,7 +27,7 @@ function download(url: string, name: string): void {
 }
 
 export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) {
-  const catalog = catalogSource(p.entry, p.files);
+  const catalog = useMemo(() => catalogSource(p.entry), [p.entry]);
   const [types, setTypes] = useState('');
   const [state, setState] = useState<State>('idle');
   const [error, setError] = useState<string | null>(null);

@@ -1,7 +1,7 @@
 // The page view's selected heap tuple as columns: names and types from the catalogs of the
 // file's data directory, else from a type list the user types (the core's fit check warns
 // when the tuple's length does not fit it). Decoded in the rows worker.
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
 import type { FromRows, TupleMessage } from './protocol';
 import { catalogSource, typesSource } from './source';
@@ -9,7 +9,7 @@ import './rows.css';
 
 export function TupleColumns(p: { entry: FileEntry; files: readonly FileEntry[]; page: Uint8Array; lp: number }) {
   const { entry, files, page, lp } = p;
-  const catalog = catalogSource(entry, files);
+  const catalog = useMemo(() => catalogSource(entry), [entry]);
   const [types, setTypes] = useState('');
   const [got, setGot] = useState<TupleMessage | { error: string } | null>(null);
   const wanted = catalog !== null || types.trim() !== '';
