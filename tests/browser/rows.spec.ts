@@ -112,3 +112,29 @@ test('a heap tuple shows its columns from the catalogs', async ({ page }) => {
   await expect(cols.getByTestId('tuple-column').first()).toContainText(`id`);
   await expect(cols.getByTestId('tuple-column').first()).toContainText(first[0]);
 });
+
+test('a heap file alone: a type list gives its rows and columns, a list that does not fit is named', async ({ page }) => {
+  await page.goto('/');
+  await page.getByTestId('file-input').setInputFiles(`${c.dataDir}/${relpath}`);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
+  const types = 'int4,text,numeric,timestamptz,text,text[]';
+  const lines = text.split('\n').filter((l) => l !== '');
+  const view = page.getByTestId('rows-view');
+  await view.getByTestId('rows-types').fill(types);
+  await view.getByTestId('rows-open').click();
+  await expect(view).toHaveAttribute('data-state', 'done');
+  await expect(view.getByTestId('rows-row').first().getByRole('cell').first()).toHaveText(lines[0].split('\t')[0]);
+
+  await page.locator('[data-testid=items-panel] tbody tr').first().click();
+  const cols = page.getByTestId('tuple-columns');
+  await cols.getByTestId('tuple-types').fill(types);
+  await expect(cols).toHaveAttribute('data-state', 'done');
+  await expect(cols.getByTestId('tuple-column')).toHaveCount(6);
+  await expect(cols.getByTestId('tuple-column').nth(1)).toContainText(lines[0].split('\t')[1]);
+  await cols.getByTestId('tuple-types').fill('int4,int8');
+  await expect(cols.getByTestId('tuple-problem')).toContainText('does not fit');
+  expect((await axe(page)).blocking).toEqual([]);
+  await cols.scrollIntoViewIfNeeded();
+  await shots(page, 'tuple-columns-types');
+});
