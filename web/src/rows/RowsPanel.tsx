@@ -6,7 +6,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { salvageText, type ColumnInfo, type RowsFormat, type Salvage } from './drive';
-import type { FromRows, RowsFile, ColumnsFrom } from './protocol';
+import { SHOWN_MAX, type ColumnsFrom, type FromRows, type RowsFile } from './protocol';
 import { catalogSource, typesSource } from './source';
 import './rows.css';
 
@@ -154,6 +154,7 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
         <p className="rows-progress" aria-live="polite" data-testid="rows-progress">
           {salvage.rows.toLocaleString('en-US')} rows from {salvage.pagesRead.toLocaleString('en-US')} of {salvage.pagesTotal.toLocaleString('en-US')} pages
           {salvage.pagesLost.length > 0 && `; ${salvage.pagesLost.length} pages lost`}
+          {salvage.rows > count && count >= SHOWN_MAX && `; the first ${SHOWN_MAX.toLocaleString('en-US')} shown, every row exported`}
         </p>
       )}
       {count > 0 && (

@@ -48,6 +48,10 @@ export interface OpenedMessage {
   columns: ColumnInfo[];
 }
 
+/** Rows the view holds at most (the rest are counted, and exported): a page keeps a few
+ * hundred MB at most, whatever the table's size. */
+export const SHOWN_MAX = 200_000;
+
 /** A run of rows, each its columns' texts (null for NULL), and the salvage so far. */
 export interface RowsMessage {
   type: 'rows';

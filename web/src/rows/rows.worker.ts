@@ -5,7 +5,7 @@
 import { loadWasm, type Wasm } from '../wasm';
 import { emptySalvage, openTable, readRows, salvageText, segmentFirstBlock, type RowsFormat, type RowsReader, type RowsSource, type Salvage, type SyncFiles } from './drive';
 import { copyTextRows } from './copyText';
-import type { ColumnsFrom, FromRows, RowsFile, ToRows } from './protocol';
+import { SHOWN_MAX, type ColumnsFrom, type FromRows, type RowsFile, type ToRows } from './protocol';
 
 /** The worker-only synchronous reader (not in the DOM library's types). */
 declare const FileReaderSync: { new (): { readAsArrayBuffer(blob: Blob): ArrayBuffer } };
@@ -105,10 +105,26 @@ async function handle(m: ToRows): Promise<void> {
     const columns = JSON.parse(o.reader.columns());
     const salvage: Salvage = emptySalvage(o.damage);
     if (m.type === 'open') post({ type: 'opened', job: m.job, title: o.title, columns });
-    const parts: string[] = [];
+    // The export's text goes into a Blob every 32 MB (the browser may keep a Blob on disk),
+    // so the worker's heap holds one part of it, not the table.
+    let blob = new Blob([]);
+    let parts: string[] = [];
+    let held = 0;
+    let shown = 0;
     for (const text of readRows(o.reader, files, o.source, salvage)) {
-      if (m.type === 'open') post({ type: 'rows', job: m.job, rows: copyTextRows(text), salvage });
-      else parts.push(text);
+      if (m.type === 'open') {
+        const rows = shown < SHOWN_MAX ? copyTextRows(text).slice(0, SHOWN_MAX - shown) : [];
+        shown += rows.length;
+        post({ type: 'rows', job: m.job, rows, salvage });
+        continue;
+      }
+      parts.push(text);
+      held += text.length;
+      if (held > 32 << 20) {
+        blob = new Blob([blob, ...parts]);
+        parts = [];
+        held = 0;
+      }
     }
     if (m.type === 'open') {
       post({ type: 'done', job: m.job, salvage });
@@ -118,7 +134,7 @@ async function handle(m: ToRows): Promise<void> {
     post({
       type: 'exported',
       job: m.job,
-      url: URL.createObjectURL(new Blob(parts, { type: m.format === 'csv' ? 'text/csv' : 'text/plain' })),
+      url: URL.createObjectURL(new Blob([blob, ...parts], { type: m.format === 'csv' ? 'text/csv' : 'text/plain' })),
       summaryUrl: URL.createObjectURL(new Blob([summary], { type: 'text/plain' })),
       summary,
       salvage,
