@@ -7,8 +7,8 @@ const PG_VERSIONS = [15, 13, 14, 16, 17, 18] as const;
 /** The suites every version runs: pg_control, corrupted copies, every access method against
  * pageinspect, random pages against page_checksum, the clean corpus against pg_checksums,
  * the page view's column order and VM/FSM maps against pageinspect and pg_visibility, a
- * zeroed page between rows against the server's count. */
-const EVERY_VERSION = ['control', 'corrupt', 'inspect', 'pageview', 'random', 'verify', 'zeroed'];
+ * zeroed page between rows against the server's count, the browser's rows against COPY. */
+const EVERY_VERSION = ['control', 'corrupt', 'inspect', 'pageview', 'random', 'rows', 'verify', 'zeroed'];
 
 export default defineConfig({
   test: {

@@ -2,6 +2,7 @@
 // show one page at a time as an annotated hex dump with decoded panels. The parts live in
 // app/ (the files store, the files table, the problem list, keys, drops); this file wires
 // them to the selection and lays out the page.
+import { RowsPanel } from './rows/RowsPanel';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { PageMap } from './components/PageMap';
 import { PageView } from './components/PageView';
@@ -224,6 +225,8 @@ export function App() {
         </section>
       )}
 
+      {selFile && selFile.fork === 'main' && selFile.state === 'done' && selFile.blocks > 0 && <RowsPanel key={selFile.id} entry={selFile} files={files} />}
+
       {selFile && selFile.state === 'done' && selFile.size === 0 && (
         <section className="empty-file-view" data-testid="empty-file-view">
           <h2>{selFile.path}</h2>
@@ -248,6 +251,7 @@ export function App() {
           onOffset={setOffset}
           onBlock={setBlock}
           hold={state === 'running'}
+          files={files}
           {...(tour.view && tour.view.fileId === sel.fileId && tour.view.block === sel.block
             ? { highlight: tour.view.highlight, highlightItem: tour.view.item, highlightHeader: tour.view.header }
             : {})}

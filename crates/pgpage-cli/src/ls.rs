@@ -9,7 +9,6 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use pgpage::catalog::names::{NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID};
-use pgpage::catalog::read::CatalogFile;
 use pgpage::catalog::reader::{CatalogListing, CatalogReader, ReadWith};
 use pgpage::datadir::{is_skipped_data_dir_file, parse_pg_version};
 use pgpage::file::{parse_relation_file_name, Fork, Geometry};
@@ -191,14 +190,11 @@ impl Ls {
     /// What the catalogs name (the core's CatalogReader, fed from disk); what could not be
     /// read is added to `damage`.
     pub(crate) fn catalogs(&mut self) -> CatalogListing {
-        let with = ReadWith {
-            major: self.major,
-            block_size: self.block_size,
-            endian: self.endian,
-            checksums: self.checksums != ChecksumsKnown::Off,
-            next_multi: self.next_multi,
-        };
-        let mut reader = CatalogReader::new(self.paths(), with, &format!("{}/", self.display));
+        let mut reader = CatalogReader::new(
+            self.paths(),
+            self.read_with(),
+            &format!("{}/", self.display),
+        );
         loop {
             let wanted = reader.wanted();
             if wanted.is_empty() {
@@ -229,49 +225,20 @@ impl Ls {
         listing
     }
 
-    /// Data checksums on or off, as pg_control says if it can be trusted.
-    pub(crate) fn checksums(&self) -> ChecksumsKnown {
-        self.checksums
-    }
-
-    /// A catalog's bytes as the core's catalog readers take them.
-    pub(crate) fn catalog_file<'a>(&self, bytes: &'a [u8]) -> CatalogFile<'a> {
-        CatalogFile {
-            bytes,
+    /// How the directory's catalog pages are read.
+    pub(crate) fn read_with(&self) -> ReadWith {
+        ReadWith {
+            major: self.major,
             block_size: self.block_size,
             endian: self.endian,
             checksums: self.checksums != ChecksumsKnown::Off,
+            next_multi: self.next_multi,
         }
     }
 
-    /// The main fork's segment files of a relation in `dir` (relative to the data
-    /// directory), segment 0 first.
-    pub(crate) fn segment_files(&self, dir: &Path, relfilenode: u32) -> Vec<PathBuf> {
-        let mut segs: Vec<(u32, PathBuf)> = fs::read_dir(self.root.join(dir))
-            .map(|d| {
-                d.flatten()
-                    .filter_map(|e| {
-                        let f = parse_relation_file_name(e.file_name().to_str()?)?;
-                        (f.relfilenode == relfilenode && f.fork == Fork::Main)
-                            .then(|| (f.segno, e.path()))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        segs.sort();
-        segs.into_iter().map(|(_, p)| p).collect()
-    }
-
-    /// The directory of a database's files in a tablespace, relative to the data directory.
-    pub(crate) fn directory(&self, tablespace: u32, database: u32) -> Option<PathBuf> {
-        match tablespace {
-            GLOBALTABLESPACE_OID => Some(PathBuf::from("global")),
-            DEFAULTTABLESPACE_OID => Some(PathBuf::from(format!("base/{database}"))),
-            t => self
-                .tablespaces
-                .get(&t)
-                .map(|d| d.join(database.to_string())),
-        }
+    /// Data checksums on or off, as pg_control says if it can be trusted.
+    pub(crate) fn checksums(&self) -> ChecksumsKnown {
+        self.checksums
     }
 
     /// Joins the named relations with the files on disk; files nobody claims come last in

@@ -8,6 +8,8 @@ use pgpage::verify::verify_page;
 use pgpage::{BlockSize, Endian, PageStatus};
 use wasm_bindgen::prelude::*;
 
+mod rows;
+
 fn endian(big_endian: bool) -> Endian {
     if big_endian {
         Endian::Big

@@ -159,6 +159,16 @@ pub struct Ctid {
     pub offset: u16,
 }
 
+/// A tuple's columns as `RowWriter::values` reads them.
+#[derive(Clone, Debug)]
+pub struct Values {
+    pub header: TupleHeader,
+    /// Each column that is not dropped: its output text, None for NULL.
+    pub texts: Vec<Option<String>>,
+    /// As `RowWriter::row`'s note.
+    pub note: Option<RowProblem>,
+}
+
 /// A relation's columns, ready to turn tuples into lines.
 pub struct RowWriter {
     columns: Vec<Column>,
@@ -292,15 +302,13 @@ impl RowWriter {
         self.row_as(tuple, ctid, None, fetch, out)
     }
 
-    /// `row`, led by ctid, xmin, xmax and `state` when a state is given (all versions).
-    fn row_as(
+    /// The output text of each column that is not dropped, as `row` prints them, and the
+    /// tuple's header: the page view's columns.
+    pub fn values(
         &self,
         tuple: &[u8],
-        ctid: Ctid,
-        state: Option<&str>,
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
-        out: &mut String,
-    ) -> Result<Option<RowProblem>, RowProblem> {
+    ) -> Result<Values, RowProblem> {
         let e = self.endian;
         let mut datums = Vec::with_capacity(self.attrs.len());
         let used = tuple::deform(tuple, &self.attrs, e, &mut datums).map_err(|d| RowProblem {
@@ -364,6 +372,27 @@ impl RowWriter {
             output(&col.ty, &payload, e, &mut s).map_err(|f| problem(ValueProblem::from(f)))?;
             texts.push(Some(s));
         }
+        Ok(Values {
+            header,
+            texts,
+            note,
+        })
+    }
+
+    /// `row`, led by ctid, xmin, xmax and `state` when a state is given (all versions).
+    fn row_as(
+        &self,
+        tuple: &[u8],
+        ctid: Ctid,
+        state: Option<&str>,
+        fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
+        out: &mut String,
+    ) -> Result<Option<RowProblem>, RowProblem> {
+        let Values {
+            header,
+            texts,
+            note,
+        } = self.values(tuple, fetch)?;
         match self.format {
             RowFormat::Copy(f) => match state {
                 None => copy::row(f, texts.iter().map(|t| t.as_deref()), out),

@@ -1,6 +1,7 @@
 // The files store: the loaded files, their verification by the worker pool, and the choices
 // that verify them again. Everything else on the page reads files from here and changes them
 // only through its actions.
+import { rememberDropped } from '../rows/dropped';
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { PENDING } from '../components/PageMap';
 import { namesOf, newEntry, type FileEntry, type Fork } from '../files';
@@ -174,6 +175,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
     () => ({
       async add(list) {
         const w = await loadWasm();
+        rememberDropped(list);
         const fresh = await readControls(w, list);
         const known = [...controlsRef.current, ...fresh];
         if (fresh.length > 0) {

@@ -1,5 +1,6 @@
 // One page: its verdict (recomputed here from the bytes), copy buttons with PostgreSQL's own
 // wording, the annotated hex dump and the decoded panels with pageinspect's names.
+import { TupleColumns } from '../rows/TupleColumns';
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
@@ -30,6 +31,8 @@ export interface PageViewProps {
   highlightHeader?: boolean;
   /** Files are being verified: the hex dump renders what is seen first (HexView's hold). */
   hold?: boolean;
+  /** Every loaded file: a heap tuple's columns come from its data directory's catalogs. */
+  files?: readonly FileEntry[];
 }
 
 async function copy(text: string): Promise<boolean> {
@@ -293,6 +296,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
               onHover={hoverSpan}
             />
           )}
+          {decoded.kind === 'heap' && item !== null && p.files && <TupleColumns entry={entry} files={p.files} page={page.bytes} lp={item} />}
           {map && <MapPanel map={map} block={page.block} />}
           {decoded.special && (
             <>

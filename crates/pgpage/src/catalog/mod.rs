@@ -8,3 +8,4 @@ pub mod names;
 pub mod read;
 pub mod reader;
 pub mod relmap;
+pub mod table;

@@ -127,6 +127,36 @@ fn is_slru(path: &str) -> Option<(SlruKind, u32)> {
     Some((kind, slru_segment_number(name)?))
 }
 
+/// The directory of a database's files in a tablespace; `tablespaces` as
+/// `CatalogListing::tablespaces`.
+pub fn relation_directory(
+    tablespaces: &BTreeMap<u32, String>,
+    tablespace: u32,
+    database: u32,
+) -> Option<String> {
+    match tablespace {
+        GLOBALTABLESPACE_OID => Some(String::from("global")),
+        DEFAULTTABLESPACE_OID => Some(format!("base/{database}")),
+        t => tablespaces.get(&t).map(|d| format!("{d}/{database}")),
+    }
+}
+
+/// The files of a relation's main fork in `dir`, segment 0 first, as `paths` has them.
+pub fn relation_segments(paths: &BTreeSet<String>, dir: &str, relfilenode: u32) -> Vec<String> {
+    let mut segs: Vec<(u32, String)> = paths
+        .range(format!("{dir}/{relfilenode}")..)
+        .take_while(|p| p.starts_with(&format!("{dir}/{relfilenode}")))
+        .filter_map(|p| {
+            let name = p.rsplit('/').next()?;
+            let f = parse_relation_file_name(name)?;
+            (f.relfilenode == relfilenode && f.fork == crate::file::Fork::Main)
+                .then(|| (f.segno, p.clone()))
+        })
+        .collect();
+    segs.sort();
+    segs.into_iter().map(|(_, p)| p).collect()
+}
+
 impl CatalogReader {
     /// `paths`: every file of the data directory, relative to it, `/`-separated.
     pub fn new(paths: impl IntoIterator<Item = String>, with: ReadWith, shown: &str) -> Self {
@@ -168,28 +198,11 @@ impl CatalogReader {
 
     /// The directory of a database's files in a tablespace.
     pub fn directory(&self, tablespace: u32, database: u32) -> Option<String> {
-        match tablespace {
-            GLOBALTABLESPACE_OID => Some(String::from("global")),
-            DEFAULTTABLESPACE_OID => Some(format!("base/{database}")),
-            t => self.tablespaces.get(&t).map(|d| format!("{d}/{database}")),
-        }
+        relation_directory(&self.tablespaces, tablespace, database)
     }
 
-    /// The files of a relation's main fork, segment 0 first, as the path list has them.
     fn segments(&self, dir: &str, relfilenode: u32) -> Vec<String> {
-        let mut segs: Vec<(u32, String)> = self
-            .paths
-            .range(format!("{dir}/{relfilenode}")..)
-            .take_while(|p| p.starts_with(&format!("{dir}/{relfilenode}")))
-            .filter_map(|p| {
-                let name = p.rsplit('/').next()?;
-                let f = parse_relation_file_name(name)?;
-                (f.relfilenode == relfilenode && f.fork == crate::file::Fork::Main)
-                    .then(|| (f.segno, p.clone()))
-            })
-            .collect();
-        segs.sort();
-        segs.into_iter().map(|(_, p)| p).collect()
+        relation_segments(&self.paths, dir, relfilenode)
     }
 
     /// Paths of `want` not given yet.

@@ -1,0 +1,451 @@
+//! Rows out in the browser: a `RowsReader` a worker feeds with runs of pages, its columns
+//! from a type list or from the catalogs (`TableReader`, driven by wanted/give as
+//! `CatalogReader` is); TOAST chunks are indexed from the TOAST relation's pages and read
+//! back through a synchronous JS callback (FileReaderSync in a worker), so no value's
+//! chunks are held in memory longer than its row takes.
+
+use pgpage::catalog::table::Table;
+use pgpage::copy::CopyFormat;
+use pgpage::rows::{page_problem, Column, RowFormat, RowWriter};
+use pgpage::scan::ChecksumsKnown;
+use pgpage::toast::{ChunkIndex, ValueProblem};
+use pgpage::tuple::{heap_items, ToastPointer};
+use pgpage::value::Type;
+use pgpage::visibility::TransactionLog;
+use pgpage::Endian;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::{block_size, endian};
+
+#[wasm_bindgen]
+extern "C" {
+    /// `{ read(file, offset, length) }`: `length` bytes at byte `offset` of the TOAST
+    /// relation's file number `file` (as passed to `add_toast_pages`), or undefined when
+    /// they cannot be read.
+    pub type ChunkSource;
+    #[wasm_bindgen(method, catch)]
+    fn read(
+        this: &ChunkSource,
+        file: u32,
+        offset: f64,
+        length: u32,
+    ) -> Result<Option<Vec<u8>>, JsValue>;
+}
+
+/// One TOAST chunk tuple's place: file number, byte offset, length.
+#[derive(Clone, Copy, Debug)]
+struct ChunkAt {
+    file: u32,
+    at: f64,
+    len: usize,
+}
+
+/// A page, or a tuple of it, that gave no row (or gave one with a note).
+#[derive(Serialize)]
+struct LeftOutJs {
+    block: u32,
+    offset: Option<u16>,
+    attnum: Option<usize>,
+    message: String,
+    printed: bool,
+}
+
+#[derive(Serialize)]
+struct ColumnJs<'a> {
+    name: &'a str,
+    #[serde(rename = "type")]
+    ty: String,
+    dropped: bool,
+}
+
+#[derive(Serialize)]
+struct TableJs<'a> {
+    shown: &'a str,
+    oid: u32,
+    paths: &'a [String],
+    toast_paths: &'a [String],
+    toast_name: &'a str,
+    damage: &'a [String],
+    block_size: u32,
+    big_endian: bool,
+}
+
+fn row_format(format: &str) -> Result<RowFormat, JsError> {
+    match format {
+        "csv" => Ok(RowFormat::Copy(CopyFormat::Csv)),
+        "text" => Ok(RowFormat::Copy(CopyFormat::Text)),
+        "json" => Ok(RowFormat::Json),
+        other => Err(JsError::new(&format!(
+            "unknown rows format \"{other}\": csv, text or json"
+        ))),
+    }
+}
+
+/// The columns of a type list as `pgpage rows --types` reads it (`int4,text,...`).
+fn type_list(types: &str) -> Result<Vec<Column>, JsError> {
+    let mut columns = Vec::new();
+    for (i, name) in types.split(',').enumerate() {
+        let ty = Type::from_name(name).ok_or_else(|| {
+            JsError::new(&format!(
+                "unknown type \"{}\" in the type list",
+                name.trim()
+            ))
+        })?;
+        columns.push(Column::of_type(format!("col{}", i.saturating_add(1)), ty));
+    }
+    Ok(columns)
+}
+
+/// What one run of pages gave: its text, and the counts and left-out items as JSON.
+#[wasm_bindgen]
+pub struct RowsChunk {
+    text: String,
+    json: String,
+}
+
+#[wasm_bindgen]
+impl RowsChunk {
+    /// The rows, in the reader's format.
+    #[wasm_bindgen(getter)]
+    pub fn text(&self) -> String {
+        self.text.clone()
+    }
+    /// `{"rows", "invisible", "undecided", "pages": [rows per page], "left_out": [{"block",
+    /// "offset", "attnum", "message", "printed"}]}`.
+    #[wasm_bindgen(getter)]
+    pub fn json(&self) -> String {
+        self.json.clone()
+    }
+}
+
+#[derive(Serialize)]
+struct ChunkJs {
+    rows: u64,
+    invisible: u64,
+    undecided: u64,
+    pages: Vec<u64>,
+    left_out: Vec<LeftOutJs>,
+}
+
+/// A heap relation's rows read page run by page run (see the module's doc).
+#[wasm_bindgen]
+pub struct RowsReader {
+    writer: RowWriter,
+    log: TransactionLog,
+    checksums: ChecksumsKnown,
+    endian: Endian,
+    block_size: usize,
+    toast: ChunkIndex<ChunkAt>,
+    /// The catalog form's table as JSON; "null" for a type list.
+    table: String,
+}
+
+impl RowsReader {
+    fn fetch<'a>(
+        &'a self,
+        source: Option<&'a ChunkSource>,
+    ) -> impl FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem> + 'a {
+        move |p: &ToastPointer| {
+            self.toast.fetch(p, |c| {
+                let s = source?;
+                let len = u32::try_from(c.len).ok()?;
+                s.read(c.file, c.at, len).ok().flatten()
+            })
+        }
+    }
+}
+
+#[wasm_bindgen]
+impl RowsReader {
+    /// A reader of files whose columns are `types` (`int4,text,...`), each tuple held to
+    /// the list's length (the fit check); `format` csv, text or json; pages of `block_size`
+    /// bytes. No pg_xact: hint bits decide what they can, the rest is printed as visible.
+    pub fn from_types(
+        types: &str,
+        format: &str,
+        block_size_bytes: u32,
+        big_endian: bool,
+        toast_name: &str,
+    ) -> Result<RowsReader, JsError> {
+        let columns = type_list(types)?;
+        let bs = block_size(block_size_bytes)?.len();
+        let e = endian(big_endian);
+        Ok(RowsReader {
+            writer: RowWriter::new(columns, row_format(format)?, e, true),
+            log: TransactionLog::new(bs, e),
+            checksums: ChecksumsKnown::Unknown,
+            endian: e,
+            block_size: bs,
+            toast: ChunkIndex::new(toast_name.to_owned(), bs, e),
+            table: String::from("null"),
+        })
+    }
+
+    /// `[{"name", "type", "dropped"}]` in attribute number order.
+    pub fn columns(&self) -> Result<String, JsError> {
+        let cols: Vec<ColumnJs> = self
+            .writer
+            .columns()
+            .iter()
+            .map(|c| ColumnJs {
+                name: &c.name,
+                ty: c.ty.name(),
+                dropped: c.attribute.attisdropped,
+            })
+            .collect();
+        serde_json::to_string(&cols).map_err(crate::serialize_error)
+    }
+
+    /// The catalog form's table: `{"shown", "oid", "paths", "toast_paths", "toast_name",
+    /// "damage", "block_size", "big_endian"}`, paths relative to the data directory; `null`
+    /// for a type list.
+    #[wasm_bindgen(getter)]
+    pub fn table(&self) -> String {
+        self.table.clone()
+    }
+
+    /// Notes the chunks of whole TOAST pages `bytes` (relation-wide block `first_absolute`
+    /// first) that sit at byte `offset` of TOAST file number `file`. Returns the pages left
+    /// out (damaged) as `[{"block", "message"}]`.
+    pub fn add_toast_pages(
+        &mut self,
+        bytes: &[u8],
+        file: u32,
+        offset: f64,
+        first_absolute: u32,
+    ) -> Result<String, JsError> {
+        let mut lost = Vec::new();
+        for (i, page) in bytes.chunks_exact(self.block_size).enumerate() {
+            let absolute = first_absolute.saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
+            if let Some(why) = page_problem(page, absolute, self.endian, self.checksums) {
+                lost.push(LeftOutJs {
+                    block: absolute,
+                    offset: None,
+                    attnum: None,
+                    message: why,
+                    printed: false,
+                });
+                continue;
+            }
+            let start = offset + (i as f64) * (self.block_size as f64);
+            self.toast
+                .add_page(page, absolute, &self.log, |off, len| ChunkAt {
+                    file,
+                    at: start + off as f64,
+                    len,
+                });
+        }
+        serde_json::to_string(&lost).map_err(crate::serialize_error)
+    }
+
+    /// The rows of whole pages `bytes` (relation-wide block `first_absolute` first);
+    /// `source` reads TOAST chunks (undefined: external values are named missing).
+    pub fn pages(
+        &self,
+        bytes: &[u8],
+        first_absolute: u32,
+        source: Option<ChunkSource>,
+    ) -> Result<RowsChunk, JsError> {
+        let mut text = String::new();
+        let mut got = ChunkJs {
+            rows: 0,
+            invisible: 0,
+            undecided: 0,
+            pages: Vec::new(),
+            left_out: Vec::new(),
+        };
+        let mut fetch = self.fetch(source.as_ref());
+        for (i, page) in bytes.chunks_exact(self.block_size).enumerate() {
+            let absolute = first_absolute.saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
+            let r = self.writer.page(
+                page,
+                absolute,
+                self.checksums,
+                &self.log,
+                &mut fetch,
+                &mut text,
+            );
+            got.rows = got.rows.saturating_add(r.rows);
+            got.invisible = got.invisible.saturating_add(r.invisible);
+            got.undecided = got.undecided.saturating_add(r.undecided);
+            got.pages.push(r.rows);
+            got.left_out
+                .extend(r.left_out.into_iter().map(|l| LeftOutJs {
+                    block: absolute,
+                    offset: l.offset,
+                    attnum: l.attnum,
+                    message: l.message,
+                    printed: l.printed,
+                }));
+        }
+        let json = serde_json::to_string(&got).map_err(crate::serialize_error)?;
+        Ok(RowsChunk { text, json })
+    }
+
+    /// One tuple's columns for the page view: `{"columns": [{"name", "type", "value"}],
+    /// "problem": null or {"message", "attnum"}, "note": null or a message}`, `value` the
+    /// output text or null for NULL; dropped columns left out.
+    pub fn tuple(
+        &self,
+        page: &[u8],
+        lp: u16,
+        source: Option<ChunkSource>,
+    ) -> Result<String, JsError> {
+        #[derive(Serialize)]
+        struct Value<'a> {
+            name: &'a str,
+            #[serde(rename = "type")]
+            ty: String,
+            value: Option<String>,
+        }
+        #[derive(Serialize)]
+        struct Problem {
+            message: String,
+            attnum: Option<usize>,
+        }
+        #[derive(Serialize)]
+        struct TupleJs<'a> {
+            columns: Vec<Value<'a>>,
+            problem: Option<Problem>,
+            note: Option<String>,
+        }
+        let item = heap_items(page, self.endian)
+            .find(|i| i.lp == lp)
+            .ok_or_else(|| JsError::new(&format!("item {lp} is not a tuple")))?;
+        let tuple = item
+            .tuple
+            .ok_or_else(|| JsError::new(&format!("item {lp} ends beyond the page")))?;
+        let mut fetch = self.fetch(source.as_ref());
+        let live = self
+            .writer
+            .columns()
+            .iter()
+            .filter(|c| !c.attribute.attisdropped);
+        let shown = match self.writer.values(tuple, &mut fetch) {
+            Ok(v) => TupleJs {
+                columns: live
+                    .zip(v.texts)
+                    .map(|(c, v)| Value {
+                        name: &c.name,
+                        ty: c.ty.name(),
+                        value: v,
+                    })
+                    .collect(),
+                problem: None,
+                note: v.note.map(|n| n.message),
+            },
+            Err(p) => TupleJs {
+                columns: live
+                    .map(|c| Value {
+                        name: &c.name,
+                        ty: c.ty.name(),
+                        value: None,
+                    })
+                    .collect(),
+                problem: Some(Problem {
+                    message: p.message,
+                    attnum: p.column.map(|c| c.saturating_add(1)),
+                }),
+                note: None,
+            },
+        };
+        serde_json::to_string(&shown).map_err(crate::serialize_error)
+    }
+}
+
+/// A table of a dropped data directory found for its rows (`pgpage::catalog::table`):
+/// built like `CatalogReader` plus the database (undefined: the only user database) and
+/// the relation (`schema.name`, SQL quoting allowed); `wanted()`/`give()` until `wanted()`
+/// is empty, then `finish(format)` gives the table's `RowsReader` (or throws why not:
+/// no such relation, a view, ...).
+#[wasm_bindgen]
+pub struct TableReader {
+    inner: Option<pgpage::catalog::table::TableReader>,
+}
+
+#[wasm_bindgen]
+impl TableReader {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        paths: Vec<String>,
+        pg_version: &[u8],
+        pg_control: &[u8],
+        database: Option<String>,
+        relation: String,
+    ) -> Result<TableReader, JsError> {
+        use pgpage::catalog::layout::{NEWEST, OLDEST};
+        let major = pgpage::datadir::parse_pg_version(pg_version)
+            .ok_or_else(|| JsError::new("PG_VERSION names no PostgreSQL version"))?;
+        if !(OLDEST..=NEWEST).contains(&major) {
+            return Err(JsError::new(&format!(
+                "PostgreSQL {major}: pgpage reads the catalogs of PostgreSQL 13 to 18"
+            )));
+        }
+        let control = pgpage::control::decode_control(pg_control)
+            .ok()
+            .filter(|c| c.crc_ok());
+        let checksums = match control.as_ref().map(|c| c.data_page_checksum_version()) {
+            Some(Some(0)) => ChecksumsKnown::Off,
+            Some(Some(_)) => ChecksumsKnown::On,
+            _ => ChecksumsKnown::Unknown,
+        };
+        let with = pgpage::catalog::reader::ReadWith::from_control(major, control.as_ref());
+        Ok(TableReader {
+            inner: Some(pgpage::catalog::table::TableReader::new(
+                paths, "", with, checksums, database, relation,
+            )),
+        })
+    }
+
+    /// The paths to `give` next; empty when `finish` can be called.
+    pub fn wanted(&mut self) -> Vec<String> {
+        self.inner
+            .as_mut()
+            .map(pgpage::catalog::table::TableReader::wanted)
+            .unwrap_or_default()
+    }
+
+    pub fn give(&mut self, path: &str, bytes: Option<Vec<u8>>) {
+        if let Some(r) = self.inner.as_mut() {
+            r.give(path, bytes);
+        }
+    }
+
+    /// The table's reader in `format` (csv, text or json); throws when the table cannot be
+    /// read, or when called twice.
+    pub fn finish(&mut self, format: &str) -> Result<RowsReader, JsError> {
+        let reader = self
+            .inner
+            .take()
+            .ok_or_else(|| JsError::new("the table reader has finished already"))?;
+        let format = row_format(format)?;
+        let t: Table = reader.finish().map_err(|r| {
+            let mut lines = r.damage;
+            lines.push(r.reason);
+            JsError::new(&lines.join("\n"))
+        })?;
+        let bs = t.with.block_size.len();
+        let e = t.with.endian;
+        let table = serde_json::to_string(&TableJs {
+            shown: &t.shown,
+            oid: t.oid,
+            paths: &t.paths,
+            toast_paths: &t.toast_paths,
+            toast_name: &t.toast_name,
+            damage: &t.damage,
+            block_size: u32::try_from(bs).unwrap_or(0),
+            big_endian: e == Endian::Big,
+        })
+        .map_err(crate::serialize_error)?;
+        Ok(RowsReader {
+            writer: RowWriter::new(t.columns, format, e, false),
+            log: t.log,
+            checksums: t.checksums,
+            endian: e,
+            block_size: bs,
+            toast: ChunkIndex::new(t.toast_name, bs, e),
+            table,
+        })
+    }
+}

@@ -1,0 +1,140 @@
+// A PostgreSQL-made data directory dropped on the page: a table's Rows view holds the rows
+// the server's COPY printed before it stopped, its CSV export is that COPY byte for byte,
+// a damaged page is named in the salvage summary, and a heap tuple shows its columns.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { axe } from './axe';
+import { shots } from './shots';
+import { expect, test, type Page } from './test';
+import { Cluster } from '../pg/cluster';
+
+const COPY_SETTINGS = `set timezone = 'UTC'; set datestyle = 'ISO, MDY'; set intervalstyle = postgres; set extra_float_digits = 1; set bytea_output = hex;`;
+const BAD = 1;
+
+let c: Cluster;
+let csv: string;
+let text: string;
+let relpath: string;
+let perBlock: { b: number; n: number }[];
+
+test.beforeAll(() => {
+  c = Cluster.create('pgpage-rows-browser');
+  c.sql(`create table orders (id int, who text, total numeric, at timestamptz, note text, tags text[]);
+    alter table orders alter column note set storage external;
+    insert into orders select g, 'customer ' || g, g * 2.25, '2025-03-01 12:00:00+00'::timestamptz + g * interval '1 minute',
+      case when g % 40 = 0 then (select string_agg(md5(g::text || i::text), '') from generate_series(1, 150) i) when g % 9 = 0 then null else E'line\\nbreak, "quoted"' end,
+      array['a', 'b c']
+    from generate_series(1, 800) g;
+    delete from orders where id % 13 = 0;
+    checkpoint;`);
+  const copy = (format: string) => c.sql(`${COPY_SETTINGS} copy (select * from orders order by ctid) to stdout (format ${format});`);
+  csv = copy('csv');
+  text = copy('text');
+  perBlock = c.rows<{ b: number; n: number }>(`select (ctid::text::point)[0]::int as b, count(*)::int as n from orders group by 1 order by 1`);
+  relpath = c.sql(`select pg_relation_filepath('orders');`).trim();
+  c.stop();
+});
+test.afterAll(() => c?.destroy());
+
+async function openRows(page: Page) {
+  // The link opens the table's file once the folder is chosen (the files list is virtualized).
+  await page.goto(`/#file=${basename(c.dataDir)}/${relpath}&block=0`);
+  await page.getByTestId('folder-input').setInputFiles(c.dataDir);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+  const view = page.getByTestId('rows-view');
+  await view.getByTestId('rows-open').click();
+  await expect(view).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+  return view;
+}
+
+test('Rows view: the rows COPY printed, exported byte for byte', async ({ page }) => {
+  const view = await openRows(page);
+  const lines = text.split('\n').filter((l) => l !== '');
+  await expect(view).toHaveAttribute('data-rows', String(lines.length));
+  await expect(view.getByRole('heading', { level: 2 })).toContainText('public.orders');
+  // The first rows in view are the first lines of COPY's text output, NULL shown as NULL.
+  const first = view.getByTestId('rows-row').first();
+  await expect(first.getByRole('cell')).toHaveText(lines[0].split('\t').map((f) => (f === '\\N' ? 'NULL' : f.replace(/\\n/g, '\n'))));
+  await expect(view.getByTestId('rows-salvage')).toContainText(`rows recovered: ${lines.length}`);
+  await expect(view.getByTestId('rows-salvage')).toContainText('pages lost: 0');
+
+  const download = page.waitForEvent('download');
+  await view.getByTestId('rows-export-csv').click();
+  const d = await download;
+  expect(d.suggestedFilename()).toMatch(/\.csv$/);
+  expect(readFileSync((await d.path())!, 'utf8')).toBe(csv);
+  const textDownload = page.waitForEvent('download');
+  await view.getByTestId('rows-export-text').click();
+  expect(readFileSync((await (await textDownload).path())!, 'utf8')).toBe(text);
+
+  expect((await axe(page)).blocking).toEqual([]);
+  await view.scrollIntoViewIfNeeded();
+  await shots(page, 'rows-view');
+});
+
+test('Rows view: a damaged page is left out and named in the salvage summary', async ({ page }) => {
+  const file = `${c.dataDir}/${relpath}`;
+  const clean = readFileSync(file);
+  const bad = Buffer.from(clean);
+  bad[BAD * 8192 + 8000] ^= 0xff;
+  writeFileSync(file, bad);
+  try {
+    const view = await openRows(page);
+    const lost = perBlock.find((r) => r.b === BAD)?.n ?? 0;
+    expect(lost).toBeGreaterThan(0);
+    const total = perBlock.reduce((n, r) => n + r.n, 0);
+    await expect(view).toHaveAttribute('data-rows', String(total - lost));
+    const summary = view.getByTestId('rows-salvage');
+    await expect(summary).toContainText('pages lost: 1');
+    await expect(summary).toContainText(new RegExp(`block ${BAD}: page verification failed, calculated checksum \\d+ but expected \\d+`));
+    // The export holds every other row as COPY printed it, the summary beside it.
+    const download = page.waitForEvent('download');
+    await view.getByTestId('rows-export-csv').click();
+    const got = readFileSync((await (await download).path())!, 'utf8');
+    const kept = new Set(csv.split('\n'));
+    expect(got.split('\n').every((l) => kept.has(l))).toBe(true);
+    await expect(view.getByTestId('rows-summary-link')).toBeVisible();
+    await shots(page, 'rows-view-damaged');
+  } finally {
+    writeFileSync(file, clean);
+  }
+});
+
+test('a heap tuple shows its columns from the catalogs', async ({ page }) => {
+  await openRows(page);
+  const pv = page.getByTestId('page-view');
+  await expect(pv).toHaveAttribute('data-status', 'ok');
+  await page.locator('[data-testid=items-panel] tbody tr').first().click();
+  const cols = page.getByTestId('tuple-columns');
+  await expect(cols).toHaveAttribute('data-state', 'done');
+  const first = text.split('\n')[0].split('\t');
+  await expect(cols.getByTestId('tuple-column')).toHaveCount(first.length);
+  await expect(cols.getByTestId('tuple-column').first()).toContainText(`id`);
+  await expect(cols.getByTestId('tuple-column').first()).toContainText(first[0]);
+});
+
+test('a heap file alone: a type list gives its rows and columns, a list that does not fit is named', async ({ page }) => {
+  await page.goto('/');
+  await page.getByTestId('file-input').setInputFiles(`${c.dataDir}/${relpath}`);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
+  const types = 'int4,text,numeric,timestamptz,text,text[]';
+  const lines = text.split('\n').filter((l) => l !== '');
+  const view = page.getByTestId('rows-view');
+  await view.getByTestId('rows-types').fill(types);
+  await view.getByTestId('rows-open').click();
+  await expect(view).toHaveAttribute('data-state', 'done');
+  await expect(view.getByTestId('rows-row').first().getByRole('cell').first()).toHaveText(lines[0].split('\t')[0]);
+
+  await page.locator('[data-testid=items-panel] tbody tr').first().click();
+  const cols = page.getByTestId('tuple-columns');
+  await cols.getByTestId('tuple-types').fill(types);
+  await expect(cols).toHaveAttribute('data-state', 'done');
+  await expect(cols.getByTestId('tuple-column')).toHaveCount(6);
+  await expect(cols.getByTestId('tuple-column').nth(1)).toContainText(lines[0].split('\t')[1]);
+  await cols.getByTestId('tuple-types').fill('int4,int8');
+  await expect(cols.getByTestId('tuple-problem')).toContainText('does not fit');
+  expect((await axe(page)).blocking).toEqual([]);
+  await cols.scrollIntoViewIfNeeded();
+  await shots(page, 'tuple-columns-types');
+});

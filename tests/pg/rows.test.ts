@@ -1,0 +1,132 @@
+// The browser's rows (the wasm RowsReader and TableReader driven by web/src/rows/drive.ts,
+// as the rows worker drives them) against the server's COPY and `pgpage rows` on the same
+// data directory: byte for byte, also with a damaged page, which both leave out and name.
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { emptySalvage, openTable, readRows, type SyncFiles } from '../../web/src/rows/drive';
+import { Cluster, PG_VERSION } from './cluster';
+import { ensurePgpage, pgpage } from './pgpage';
+
+type Wasm = typeof import('../../web/pkg/pgpage_wasm.js');
+let w: Wasm;
+let c: Cluster;
+
+const COPY_SETTINGS = `set timezone = 'UTC'; set datestyle = 'ISO, MDY'; set intervalstyle = postgres; set extra_float_digits = 1; set bytea_output = hex;`;
+
+function dirFiles(root: string): SyncFiles {
+  const paths: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) paths.push(relative(root, p).split('\\').join('/'));
+    }
+  };
+  walk(root);
+  return {
+    paths,
+    size: (p) => statSync(join(root, p)).size,
+    read: (p, offset, length) => {
+      const fd = openSync(join(root, p), 'r');
+      try {
+        const b = new Uint8Array(length);
+        return readSync(fd, b, 0, length, offset) === length ? b : undefined;
+      } finally {
+        closeSync(fd);
+      }
+    },
+  };
+}
+
+function wasmRows(relation: string, format: 'csv' | 'text') {
+  const files = dirFiles(c.dataDir);
+  const { reader, table } = openTable(w, files, relation, format, 'postgres');
+  const salvage = emptySalvage(table.damage);
+  let text = '';
+  for (const t of readRows(reader, files, { paths: table.paths, toastPaths: table.toast_paths, blockSize: table.block_size }, salvage)) text += t;
+  const columns = JSON.parse(reader.columns()) as { name: string; type: string; dropped: boolean }[];
+  reader.free();
+  return { text, salvage, columns, table };
+}
+
+beforeAll(async () => {
+  ensurePgpage();
+  w = await import('../../web/pkg/pgpage_wasm.js');
+  w.initSync({ module: readFileSync(join(__dirname, '../../web/pkg/pgpage_wasm_bg.wasm')) });
+  c = Cluster.create('pgpage-rows-web');
+});
+afterAll(() => c?.destroy());
+
+test(`PostgreSQL ${PG_VERSION}: the browser's rows equal COPY and pgpage rows, a damaged page left out and named`, () => {
+  c.sql(`
+    create type mood as enum ('sad', 'ok', 'happy');
+    create table "Odd ""T""" (id int, gone text, n numeric, f float8, t text, b bytea, ts timestamptz, m mood, a int[], j jsonb, u uuid);
+    alter table "Odd ""T""" alter column t set storage external;
+    insert into "Odd ""T"""
+      select g, 'x', g * 1.5, g / 7.0, case when g % 50 = 0 then (select string_agg(md5(g::text || i::text), '') from generate_series(1, 200) i)
+        when g % 11 = 0 then null else 'row ' || g || E'\\ttab,"q"' end,
+        decode(lpad(to_hex(g), 8, '0'), 'hex'), '2024-01-01 00:00:00+00'::timestamptz + g * interval '1 hour',
+        (array['sad', 'ok', 'happy'])[1 + g % 3]::mood, array[g, null, g + 1], jsonb_build_object('g', g, 'k', array[1, 2]),
+        md5(g::text)::uuid
+      from generate_series(1, 1500) g;
+    alter table "Odd ""T""" drop column gone;
+    delete from "Odd ""T""" where id % 97 = 0;
+    checkpoint;`);
+  const copy = (format: string) => c.sql(`${COPY_SETTINGS} copy (select * from "Odd ""T""" order by ctid) to stdout (format ${format});`);
+  const csv = copy('csv');
+  const text = copy('text');
+  const perBlock = c.rows<{ b: number; n: number }>(`select (ctid::text::point)[0]::int as b, count(*)::int as n from "Odd ""T""" group by 1 order by 1`);
+  expect(perBlock.length).toBeGreaterThan(3);
+  const file = c.relationPath('"Odd ""T"""');
+  c.stop();
+
+  const relation = `"Odd ""T"""`;
+  const got = wasmRows(relation, 'csv');
+  expect(got.text).toBe(csv);
+  expect(wasmRows(relation, 'text').text).toBe(text);
+  expect(got.salvage.rows).toBe(perBlock.reduce((n, r) => n + r.n, 0));
+  expect(got.salvage.pagesLost).toEqual([]);
+  expect(got.columns.filter((col) => !col.dropped).map((col) => col.name)).toEqual(['id', 'n', 'f', 't', 'b', 'ts', 'm', 'a', 'j', 'u']);
+  const cli = pgpage(['rows', '--database', 'postgres', c.dataDir, relation]);
+  expect(cli.status).toBe(0);
+  expect(got.text).toBe(cli.stdout);
+
+  // A damaged page (its checksum no longer matches): its rows are left out, the rest come out.
+  const BAD = 2;
+  const bytes = readFileSync(file);
+  bytes[BAD * 8192 + 8192 - 100] ^= 0xff;
+  writeFileSync(file, bytes);
+  const damaged = wasmRows(relation, 'csv');
+  const cliDamaged = pgpage(['rows', '--database', 'postgres', c.dataDir, relation]);
+  expect(cliDamaged.status).toBe(1);
+  expect(damaged.text).toBe(cliDamaged.stdout);
+  expect(damaged.salvage.pagesLost).toEqual([{ block: BAD, message: expect.stringMatching(/^page verification failed, calculated checksum \d+ but expected \d+$/) }]);
+  expect(damaged.salvage.rows).toBe(got.salvage.rows - (perBlock.find((r) => r.b === BAD)?.n ?? 0));
+  const kept = csv.split('\n').filter((l) => l !== '');
+  expect(damaged.text.split('\n').filter((l) => l !== '').every((l) => kept.includes(l))).toBe(true);
+});
+
+test(`PostgreSQL ${PG_VERSION}: a type list gives the CLI's rows and names tuples that do not fit`, () => {
+  c.start();
+  c.sql(`create table typed (a int4, b text, c int8); insert into typed select g, 'v' || g, g * 1000 from generate_series(1, 300) g; checkpoint;`);
+  const file = c.relationPath('typed');
+  c.stop();
+  const files = dirFiles(c.dataDir);
+  const path = relative(c.dataDir, file);
+  const run = (types: string) => {
+    const reader = w.RowsReader.from_types(types, 'csv', 8192, false, 'pg_toast');
+    const salvage = emptySalvage();
+    let out = '';
+    for (const t of readRows(reader, files, { paths: [path], toastPaths: [], blockSize: 8192 }, salvage)) out += t;
+    reader.free();
+    return { out, salvage };
+  };
+  const ok = run('int4,text,int8');
+  const cli = pgpage(['rows', '--types', 'int4,text,int8', file]);
+  expect(ok.out).toBe(cli.stdout);
+  expect(ok.salvage.rows).toBe(300);
+  const bad = run('int4,int8');
+  expect(bad.salvage.rows).toBe(0);
+  expect(bad.salvage.tuples[0].message).toMatch(/does not fit/);
+});

@@ -1,0 +1,187 @@
+// Drives the core's rows reader (wasm `RowsReader`, `TableReader`) over files read
+// synchronously: FileReaderSync in the rows worker, fs.readSync in the Node tests. All
+// PostgreSQL rules are in the core; this only walks files in page runs and sums up.
+import type { Wasm } from '../wasm';
+
+/** The core's rows reader as the wasm bindings give it. */
+export type RowsReader = ReturnType<Wasm['RowsReader']['from_types']>;
+
+/** Synchronous access to a relation's files (a dropped data directory or single files). */
+export interface SyncFiles {
+  /** Every path, relative to the data directory, `/`-separated. */
+  paths: string[];
+  size(path: string): number;
+  /** `length` bytes at `offset`, or undefined when they cannot be read. */
+  read(path: string, offset: number, length: number): Uint8Array | undefined;
+}
+
+export type RowsFormat = 'csv' | 'text';
+
+/** A page, or a tuple of it, that gave no row; `printed`: a note on a row given all the same. */
+export interface LeftOut {
+  block: number;
+  offset: number | null;
+  attnum: number | null;
+  message: string;
+  printed: boolean;
+}
+
+export interface ColumnInfo {
+  name: string;
+  type: string;
+  dropped: boolean;
+}
+
+/** What the table reader found (catalog form only). */
+export interface TableInfo {
+  shown: string;
+  oid: number;
+  paths: string[];
+  toast_paths: string[];
+  toast_name: string;
+  damage: string[];
+  block_size: number;
+  big_endian: boolean;
+}
+
+/** Where a relation's rows are: its segments and its TOAST relation's, with how to read. */
+export interface RowsSource {
+  paths: string[];
+  toastPaths: string[];
+  blockSize: number;
+}
+
+/** Running totals of a read, for the progress line and the salvage summary. */
+export interface Salvage {
+  rows: number;
+  invisible: number;
+  undecided: number;
+  pagesRead: number;
+  pagesTotal: number;
+  /** Pages of the table left out whole, by block, with the reason. */
+  pagesLost: { block: number; message: string }[];
+  /** Tuples left out, and rows given with a note. */
+  tuples: LeftOut[];
+  /** TOAST pages left out, by block of the TOAST relation. */
+  toastPagesLost: { block: number; message: string }[];
+  /** Lines the catalogs' reader could not read. */
+  damage: string[];
+}
+
+/** 1 GB segments: a segment's first relation-wide block (RELSEG_SIZE of the default build). */
+export function segmentFirstBlock(path: string, blockSize: number): number {
+  const m = /\.(\d+)$/.exec(path);
+  return m ? Number(m[1]) * Math.floor(2 ** 30 / blockSize) : 0;
+}
+
+function readWhole(files: SyncFiles, path: string): Uint8Array | undefined {
+  return files.read(path, 0, files.size(path));
+}
+
+/** A table of a data directory found through its catalogs; throws the core's reason. */
+export function openTable(
+  w: Wasm,
+  files: SyncFiles,
+  relation: string,
+  format: RowsFormat,
+  database?: string,
+): { reader: RowsReader; table: TableInfo } {
+  const version = readWhole(files, 'PG_VERSION');
+  if (!version) throw new Error('PG_VERSION is not in the data directory');
+  const control = readWhole(files, 'global/pg_control') ?? new Uint8Array();
+  const t = new w.TableReader(files.paths, version, control, database, relation);
+  try {
+    for (let want = t.wanted(); want.length > 0; want = t.wanted()) {
+      for (const p of want) t.give(p, readWhole(files, p));
+    }
+    const reader = t.finish(format);
+    return { reader, table: JSON.parse(reader.table) as TableInfo };
+  } finally {
+    t.free();
+  }
+}
+
+/** Pages per run: 256 pages (2 MB of 8 kB pages), a few ms of work each. */
+export const RUN_PAGES = 256;
+
+/** Reads every page of the source's TOAST files into the reader's chunk index, then its heap
+ * files run by run, yielding each run's text and adding to `salvage` as it goes. */
+export function* readRows(
+  reader: RowsReader,
+  files: SyncFiles,
+  source: RowsSource,
+  salvage: Salvage,
+): Generator<string, void, void> {
+  const bs = source.blockSize;
+  const run = RUN_PAGES * bs;
+  for (const [i, p] of source.toastPaths.entries()) {
+    const size = files.size(p);
+    const whole = size - (size % bs);
+    for (let at = 0; at < whole; at += run) {
+      const bytes = files.read(p, at, Math.min(run, whole - at));
+      if (!bytes) break;
+      const lost = JSON.parse(reader.add_toast_pages(bytes, i, at, segmentFirstBlock(p, bs) + at / bs)) as LeftOut[];
+      salvage.toastPagesLost.push(...lost.map((l) => ({ block: l.block, message: l.message })));
+    }
+  }
+  const chunks = {
+    read(file: number, offset: number, length: number): Uint8Array | undefined {
+      const p = source.toastPaths[file];
+      return p === undefined ? undefined : files.read(p, offset, length);
+    },
+  };
+  salvage.pagesTotal = source.paths.reduce((n, p) => n + Math.floor(files.size(p) / bs), 0);
+  for (const p of source.paths) {
+    const size = files.size(p);
+    const whole = size - (size % bs);
+    const first = segmentFirstBlock(p, bs);
+    for (let at = 0; at < whole; at += run) {
+      const len = Math.min(run, whole - at);
+      const bytes = files.read(p, at, len);
+      if (!bytes) {
+        for (let b = at / bs; b < (at + len) / bs; b++) salvage.pagesLost.push({ block: first + b, message: 'could not read the page' });
+        continue;
+      }
+      const got = reader.pages(bytes, first + at / bs, chunks);
+      const json = JSON.parse(got.json) as { rows: number; invisible: number; undecided: number; left_out: LeftOut[] };
+      const text = got.text;
+      got.free();
+      salvage.rows += json.rows;
+      salvage.invisible += json.invisible;
+      salvage.undecided += json.undecided;
+      salvage.pagesRead += len / bs;
+      for (const l of json.left_out) {
+        if (l.offset === null) salvage.pagesLost.push({ block: l.block, message: l.message });
+        else salvage.tuples.push(l);
+      }
+      yield text;
+    }
+  }
+}
+
+export function emptySalvage(damage: string[] = []): Salvage {
+  return { rows: 0, invisible: 0, undecided: 0, pagesRead: 0, pagesTotal: 0, pagesLost: [], tuples: [], toastPagesLost: [], damage };
+}
+
+/** The salvage summary as plain text, a file of its own beside the export (no comment lines
+ * in the export itself, so it loads with COPY FROM as it is). */
+export function salvageText(what: string, s: Salvage): string {
+  const lines = [`pgpage rows: ${what}`, `rows recovered: ${s.rows}`, `pages read: ${s.pagesRead} of ${s.pagesTotal}`];
+  lines.push(`pages lost: ${s.pagesLost.length}`);
+  for (const p of s.pagesLost) lines.push(`  block ${p.block}: ${p.message}`);
+  const toast = s.tuples.filter((t) => !t.printed && /toast value/.test(t.message));
+  lines.push(`TOAST values missing: ${toast.length}`);
+  for (const t of toast) lines.push(`  block ${t.block}, offset ${t.offset}: ${t.message}`);
+  const other = s.tuples.filter((t) => !toast.includes(t));
+  if (other.length > 0) {
+    lines.push(`tuples left out or noted: ${other.length}`);
+    for (const t of other) lines.push(`  block ${t.block}, offset ${t.offset}${t.attnum ? ` (attribute ${t.attnum})` : ''}: ${t.message}${t.printed ? ' (row given)' : ''}`);
+  }
+  if (s.toastPagesLost.length > 0) {
+    lines.push(`TOAST pages lost: ${s.toastPagesLost.length}`);
+    for (const p of s.toastPagesLost) lines.push(`  block ${p.block}: ${p.message}`);
+  }
+  if (s.undecided > 0) lines.push(`tuples neither hint bits nor pg_xact decide, given as visible: ${s.undecided}`);
+  for (const d of s.damage) lines.push(`catalog: ${d}`);
+  return lines.join('\n') + '\n';
+}
