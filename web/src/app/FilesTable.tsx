@@ -56,7 +56,8 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
       const open = new Map<string, boolean>();
       for (const g of d.relations) {
         if (g.ancestors.some((a) => !open.get(a))) continue;
-        if (g.files.length === 1 && !g.relation) {
+        // A named relation (or one no pg_class row claims) has its row, even with one file.
+        if (g.files.length === 1 && !g.relation && !g.unclaimed) {
           out.push({ type: 'file', f: g.files[0], grouped: false, depth: 0 });
           continue;
         }
@@ -178,7 +179,7 @@ function RelationRow(p: { g: RelationGroup; open: boolean; onToggle(): void; ind
   const waiting = files.filter((f) => f.state === 'queued' || f.state === 'running').length;
   const problems = files.reduce((n, f) => n + f.problems.filter((x) => x.problem).length, 0);
   const rel = p.g.relation;
-  const what = rel ? rel.kind : p.g.key.includes('#unclaimed:') ? 'not in pg_class' : null;
+  const what = rel ? rel.kind : p.g.unclaimed ? 'not in pg_class' : null;
   return (
     <tbody ref={p.measure} data-index={p.index}>
       <tr

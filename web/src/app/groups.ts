@@ -24,6 +24,8 @@ export interface RelationGroup {
   ancestors: string[];
   /** The label of the relation it is listed under (an index's table). */
   parent: string | null;
+  /** Files of a data directory whose catalogs were read, but that no pg_class row claims. */
+  unclaimed: boolean;
 }
 
 export interface FolderGroup {
@@ -78,7 +80,7 @@ function folderGroups(files: readonly FileEntry[], keyPrefix = '', title: (folde
     const label = f.rel ? String(f.rel.relfilenode) : f.name;
     const key = `${keyPrefix}${folder}/${f.rel ? label : `:${label}`}`;
     let g = rels.get(key);
-    if (!g) rels.set(key, (g = { key, label, files: [], relation: null, depth: 0, ancestors: [], parent: null }));
+    if (!g) rels.set(key, (g = { key, label, files: [], relation: null, depth: 0, ancestors: [], parent: null, unclaimed: false }));
     g.files.push(f);
   }
   return [...folders].map(([folder, rels]) => ({ folder: `${keyPrefix}${folder}`, title: title(folder), database, relations: [...rels.values()] }));
@@ -128,7 +130,7 @@ function catalogGroups(c: ClusterCatalog, files: readonly FileEntry[]): FolderGr
     const groups: RelationGroup[] = [];
     const walk = (r: CatalogRelation, depth: number, ancestors: string[], parent: string | null) => {
       const key = `${c.root}#${r.index}`;
-      groups.push({ key, label: qualified(r), files: own.get(r.index) ?? [], relation: r, depth, ancestors, parent });
+      groups.push({ key, label: qualified(r), files: own.get(r.index) ?? [], relation: r, depth, ancestors, parent, unclaimed: false });
       for (const ch of (children.get(r.index) ?? []).sort(order)) walk(ch, depth + 1, [...ancestors, key], qualified(r));
     };
     for (const r of tops.get(db)!.sort(order)) walk(r, 0, [], null);
@@ -137,7 +139,7 @@ function catalogGroups(c: ClusterCatalog, files: readonly FileEntry[]): FolderGr
   if (unclaimed.length > 0) {
     // Labelled by their place in the directory: base/5/16999.
     const relations = folderGroups(unclaimed, `${c.root}#unclaimed:`).flatMap((g) =>
-      g.relations.map((r) => ({ ...r, label: r.files[0].rel ? `${folderOf(r.files[0].path).slice(c.root.length)}/${r.label}` : r.label })),
+      g.relations.map((r) => ({ ...r, unclaimed: true, label: r.files[0].rel ? `${folderOf(r.files[0].path).slice(c.root.length)}/${r.label}` : r.label })),
     );
     out.push({ folder: `${c.root}#unclaimed`, title: titled(NOT_IN_PG_CLASS), database: NOT_IN_PG_CLASS, relations });
   }
