@@ -1063,7 +1063,7 @@ impl FileVerdictJs {
 /// (undefined for a file that cannot be read) until it returns an empty array; `finish()`
 /// returns the listing as JSON: `{"relations": [{"database", "database_oid",
 /// "tablespace_oid", "relfilenode", "oid", "schema", "name", "relkind", "relpersistence",
-/// "am", "toast_relfilenode", "index_of", "kind", "parent"}], "databases": [{"oid",
+/// "am", "toast_relfilenode", "index_of", "kind", "parent", "user"}], "databases": [{"oid",
 /// "datname", "dattablespace", "datistemplate"}], "tablespaces": {"OID":
 /// "pg_tblspc/OID/PG_..."}, "damage": [line], "files": [{"relation", "page_kind"}]}`, the
 /// relations as `pgpage ls --json` names them (without forks, blocks and problems, which
@@ -1084,6 +1084,8 @@ struct WebRelation<'a> {
     listed: &'a pgpage::catalog::reader::ListedRelation,
     kind: &'static str,
     parent: Option<usize>,
+    /// Made after initdb (a user's relation, not a system catalog's).
+    user: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -1151,7 +1153,7 @@ impl CatalogReader {
             .inner
             .take()
             .ok_or_else(|| JsError::new("the catalog reader has finished already"))?;
-        use pgpage::catalog::names::{file_page_kind, relkind_words};
+        use pgpage::catalog::names::{file_page_kind, relkind_words, FIRST_NORMAL_OBJECT_ID};
         let listing = reader.finish();
         let parents = listing.parents();
         let claims = listing.claims(self.paths.iter().map(String::as_str));
@@ -1184,6 +1186,7 @@ impl CatalogReader {
                     listed,
                     kind: relkind_words(listed.relation.relkind),
                     parent,
+                    user: listed.relation.oid >= FIRST_NORMAL_OBJECT_ID,
                 })
                 .collect(),
             databases: &listing.databases,

@@ -16,6 +16,9 @@ use crate::file::Fork;
 /// pg_tablespace_d.h: DEFAULTTABLESPACE_OID (base/) and GLOBALTABLESPACE_OID (global/).
 pub const DEFAULTTABLESPACE_OID: u32 = 1663;
 pub const GLOBALTABLESPACE_OID: u32 = 1664;
+/// transam.h: FirstNormalObjectId: objects made after initdb (users' relations) have OIDs
+/// from here on.
+pub const FIRST_NORMAL_OBJECT_ID: u32 = 16384;
 
 /// pg_class.h: RELKIND_HAS_STORAGE: tables, indexes, sequences, TOAST tables and
 /// materialized views have files; views, composite types, foreign and partitioned tables
