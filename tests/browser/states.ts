@@ -2,7 +2,7 @@
 // state alike: the layout at phone and desktop widths, axe, and the screenshots kept as test
 // artifacts. Each waits on the state's own attributes, never on time.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, type Page } from './test';
 import { clean, damaged, makeDir, type Made } from './files';
@@ -79,6 +79,30 @@ export function segsizeDir(): string {
   return out;
 }
 
+/** A whole data directory of initdb's, named from its catalogs; `damaged`: with a bad
+ * checksum on block 0 of database postgres' pg_class. */
+const namesDirs = new Map<boolean, string>();
+function namesDir(damaged: boolean): string {
+  const known = namesDirs.get(damaged);
+  if (known) return known;
+  const root = pgTempDir('pgpage-names-');
+  const data = join(root, 'data');
+  const r = runPg('initdb', ['-k', '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C', '-D', data]);
+  if (r.status !== 0) throw new Error(`initdb: ${r.stderr}`);
+  const out = join(dir, damaged ? 'damaged' : 'pgdata');
+  cpSync(data, out, { recursive: true, filter: (src) => !/\/pg_wal\/./.test(src) });
+  rmSync(root, { recursive: true, force: true });
+  if (damaged) {
+    // pg_class is mapped; initdb gives it the file named by its oid.
+    const f = join(out, 'base', '5', '1259');
+    const b = readFileSync(f);
+    b[8000] ^= 0x10;
+    writeFileSync(f, b);
+  }
+  namesDirs.set(damaged, out);
+  return out;
+}
+
 export interface AppState {
   name: string;
   /** From a fresh page.goto('/') to the state, settled. */
@@ -145,6 +169,31 @@ export const STATES: AppState[] = [
       await tour.getByRole('button', { name: 'Next' }).click();
       await expect(tour).toHaveAttribute('data-step', '3');
       await expect(page.locator('[data-testid=hexview] [data-highlight=true]').first()).toBeInViewport();
+    },
+  },
+  {
+    name: 'names',
+    // A data directory listed by database and relation, a catalog table open to its indexes.
+    reach: async (page) => {
+      await page.getByTestId('folder-input').setInputFiles(namesDir(false));
+      await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 90_000 });
+      await expect(page.getByTestId('catalog')).toHaveAttribute('data-state', 'done');
+      const row = page.locator('[data-testid=relation][data-relation="pg_catalog.pg_aggregate"]');
+      await row.getByRole('button').click();
+      await expect(page.locator('[data-testid=relation][data-parent="pg_catalog.pg_aggregate"]').first()).toBeVisible();
+      await page.getByTestId('files-scroll').scrollIntoViewIfNeeded();
+    },
+  },
+  {
+    name: 'catalog-damaged',
+    // A bad checksum on a pg_class page: named, and the relations whose rows it held listed
+    // as not in pg_class.
+    reach: async (page) => {
+      await page.getByTestId('folder-input').setInputFiles(namesDir(true));
+      await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 90_000 });
+      await expect(page.getByTestId('catalog-damage')).toHaveCount(1);
+      await expect(page.getByTestId('affected-relation').first()).toBeVisible();
+      await page.getByTestId('catalog').scrollIntoViewIfNeeded();
     },
   },
   {

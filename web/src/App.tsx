@@ -13,6 +13,7 @@ import { summaryState, type FileEntry } from './files';
 import { FilePickers, useDrop } from './app/drop';
 import { BlockSizeSelect, ByteOrderSelect, FilesTable } from './app/FilesTable';
 import { ControlPanel } from './app/ControlPanel';
+import { CatalogNotes } from './app/CatalogNotes';
 import { FileFindings, ProblemList } from './app/ProblemList';
 import { ambiguousWords, resolveFileRef } from './app/fileRef';
 import { AffectedFiles, firstPageToSee, Verdict, zeroRuns } from './app/Verdict';
@@ -37,7 +38,7 @@ function readHash(): { file: string; block: number | null; offset: number } | nu
 export function App() {
   const [sel, setSel] = useState<Selection | null>(null);
   const onReplace = useCallback((old: FileEntry, fresh: FileEntry) => setSel((s) => (s && s.fileId === old.id ? { ...s, fileId: fresh.id } : s)), []);
-  const { files, filesRef, allChoice, controls, actions } = useFiles(onReplace);
+  const { files, filesRef, allChoice, controls, catalogs, actions } = useFiles(onReplace);
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('pgpage-theme') as Theme) ?? 'auto');
   const [notice, setNotice] = useState<string | null>(null);
   const [tour, setTour] = useState<{ open: boolean; view: TourView | null }>({ open: false, view: null });
@@ -199,9 +200,12 @@ export function App() {
           <ProblemList problems={allProblems} sel={sel} onPick={setSel} />
         </section>
 
+        <CatalogNotes catalogs={catalogs} />
         {files.length > 0 && (
           <>
-            <h3>Files ({files.length.toLocaleString('en-US')}) by folder and relation</h3>
+            <h3>
+              Files ({files.length.toLocaleString('en-US')}) by {catalogs.some((c) => c.state === 'done') ? 'database and relation' : 'folder and relation'}
+            </h3>
             <FilesTable files={files} selectedId={selFile?.id ?? null} actions={rowActions} />
           </>
         )}

@@ -1,6 +1,7 @@
 // The loaded files and what verification found, as the page keeps them.
 import { DETECT, type GeometryChoice } from './lib/geometry';
 import { emptyCounts, type StatusCounts } from './lib/status';
+import type { Naming } from './app/catalog';
 import type { Wasm } from './wasm';
 import type { Chance, ChecksumsCode, FileFinding, ProblemPage } from './worker/protocol';
 
@@ -43,6 +44,9 @@ export interface FileEntry {
   path: string;
   rel: RelationName | null;
   relDir: string | null;
+  /** The relation its data directory's catalogs say it is; null until they are read, or
+   * when there are none (files dropped loose, catalogs that could not be read). */
+  naming: Naming | null;
   segment: number;
   fork: Fork;
   state: FileState;
@@ -105,6 +109,7 @@ export function newEntry(
     path,
     rel,
     relDir,
+    naming: null,
     segment: rel?.segment ?? 0,
     fork: rel?.fork ?? 'main',
     state: 'queued',

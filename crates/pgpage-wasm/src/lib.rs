@@ -1075,13 +1075,44 @@ impl FileVerdictJs {
 /// (undefined for a file that cannot be read) until it returns an empty array; `finish()`
 /// returns the listing as JSON: `{"relations": [{"database", "database_oid",
 /// "tablespace_oid", "relfilenode", "oid", "schema", "name", "relkind", "relpersistence",
-/// "am", "toast_relfilenode"}], "databases": [{"oid", "datname", "dattablespace",
-/// "datistemplate"}], "tablespaces": {"OID": "pg_tblspc/OID/PG_..."}, "damage": [line]}`,
-/// the relations as `pgpage ls --json` names them (without forks, blocks and problems,
-/// which the browser has from its own scan of the files).
+/// "am", "toast_relfilenode", "index_of", "kind", "parent", "user"}], "databases": [{"oid",
+/// "datname", "dattablespace", "datistemplate"}], "tablespaces": {"OID":
+/// "pg_tblspc/OID/PG_..."}, "damage": [line], "files": [{"relation", "page_kind"}]}`, the
+/// relations as `pgpage ls --json` names them (without forks, blocks and problems, which
+/// the browser has from its own scan of the files), each with its relkind in words and the
+/// index in `relations` of the relation it is listed under (`CatalogListing::parents`);
+/// `files` has one entry per path the reader was built with: the index of the relation
+/// that claims it (null for none) and the kind of its pages from the catalog (null when
+/// the catalog does not say).
 #[wasm_bindgen]
 pub struct CatalogReader {
     inner: Option<pgpage::catalog::reader::CatalogReader>,
+    paths: Vec<String>,
+}
+
+#[derive(serde::Serialize)]
+struct WebRelation<'a> {
+    #[serde(flatten)]
+    listed: &'a pgpage::catalog::reader::ListedRelation,
+    kind: &'static str,
+    parent: Option<usize>,
+    /// Made after initdb (a user's relation, not a system catalog's).
+    user: bool,
+}
+
+#[derive(serde::Serialize)]
+struct WebFile {
+    relation: Option<usize>,
+    page_kind: Option<&'static str>,
+}
+
+#[derive(serde::Serialize)]
+struct WebListing<'a> {
+    relations: Vec<WebRelation<'a>>,
+    databases: &'a [pgpage::catalog::read::DatabaseRow],
+    tablespaces: &'a std::collections::BTreeMap<u32, String>,
+    damage: &'a [String],
+    files: Vec<WebFile>,
 }
 
 #[wasm_bindgen]
@@ -1105,7 +1136,12 @@ impl CatalogReader {
             .filter(|c| c.crc_ok());
         let with = pgpage::catalog::reader::ReadWith::from_control(major, control.as_ref());
         Ok(CatalogReader {
-            inner: Some(pgpage::catalog::reader::CatalogReader::new(paths, with, "")),
+            inner: Some(pgpage::catalog::reader::CatalogReader::new(
+                paths.iter().cloned(),
+                with,
+                "",
+            )),
+            paths,
         })
     }
 
@@ -1129,6 +1165,47 @@ impl CatalogReader {
             .inner
             .take()
             .ok_or_else(|| JsError::new("the catalog reader has finished already"))?;
-        serde_json::to_string(&reader.finish()).map_err(|e| JsError::new(&e.to_string()))
+        use pgpage::catalog::names::{file_page_kind, relkind_words, FIRST_NORMAL_OBJECT_ID};
+        let listing = reader.finish();
+        let parents = listing.parents();
+        let claims = listing.claims(self.paths.iter().map(String::as_str));
+        let files = self
+            .paths
+            .iter()
+            .zip(claims)
+            .map(|(path, relation)| {
+                let fork = path
+                    .rsplit('/')
+                    .next()
+                    .and_then(pgpage::file::parse_relation_file_name)
+                    .map(|f| f.fork);
+                let rel = relation.and_then(|i| listing.relations.get(i));
+                let page_kind = fork.zip(rel).and_then(|(fork, r)| {
+                    file_page_kind(fork, r.relation.relkind, r.relation.am.as_deref())
+                });
+                WebFile {
+                    relation,
+                    page_kind: page_kind.map(PageKind::as_str),
+                }
+            })
+            .collect();
+        let web = WebListing {
+            relations: listing
+                .relations
+                .iter()
+                .zip(parents)
+                .map(|(listed, parent)| WebRelation {
+                    listed,
+                    kind: relkind_words(listed.relation.relkind),
+                    parent,
+                    user: listed.relation.oid >= FIRST_NORMAL_OBJECT_ID,
+                })
+                .collect(),
+            databases: &listing.databases,
+            tablespaces: &listing.tablespaces,
+            damage: &listing.damage,
+            files,
+        };
+        serde_json::to_string(&web).map_err(serialize_error)
     }
 }

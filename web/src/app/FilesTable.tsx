@@ -1,5 +1,6 @@
-// The files table: the loaded files grouped by folder (the dropped path's), then by relation
-// (a relfilenode's segments and forks as one row that opens), each file's row with its kind
+// The files table: the loaded files grouped by database and relation where a data
+// directory's catalogs name them (a table's TOAST table and indexes under it), else by folder
+// (the dropped path's) and relfilenode (segments and forks as one row that opens), each file's row with its kind
 // (the core's), choices (segment, fork, block size, byte order), progress and counts, its
 // messages beneath, and a totals row. Only the rows in view are rendered: a data directory is
 // thousands of files, each re-rendering as it verifies.
@@ -9,7 +10,7 @@ import { FORKS, type FileEntry, type Fork } from '../files';
 import { loadWasm } from '../wasm';
 import { BYTE_ORDER_CHOICES, orderName, type ByteOrderChoice } from '../lib/geometry';
 import { STATUS_NAMES, STATUS_WORDS } from '../lib/status';
-import { countsOf, folderOf, groupFiles, type RelationGroup } from './groups';
+import { countsOf, folderOf, groupFiles, type FolderGroup, type RelationGroup } from './groups';
 import { useFileKind } from './kind';
 import type { FilesActions } from './useFiles';
 import './lists.css';
@@ -25,9 +26,9 @@ export const OPEN_UP_TO = 50;
 type RowActions = Pick<FilesActions, 'cancel' | 'segment' | 'choice' | 'fork'> & { select(f: FileEntry): void };
 
 /** One rendered row of the grouped table. */
-type Row = { type: 'folder'; folder: string; files: FileEntry[] } | { type: 'relation'; g: RelationGroup; open: boolean } | { type: 'file'; f: FileEntry; grouped: boolean };
+type Row = { type: 'folder'; d: FolderGroup; files: FileEntry[] } | { type: 'relation'; g: RelationGroup; open: boolean } | { type: 'file'; f: FileEntry; grouped: boolean; depth: number };
 
-const rowKey = (r: Row): string => (r.type === 'folder' ? `d:${r.folder}` : r.type === 'relation' ? `r:${r.g.key}` : `f:${r.f.id}`);
+const rowKey = (r: Row): string => (r.type === 'folder' ? `d:${r.d.folder}` : r.type === 'relation' ? `r:${r.g.key}` : `f:${r.f.id}`);
 
 export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number | null; actions: RowActions }) {
   const box = useRef<HTMLDivElement>(null);
@@ -47,17 +48,23 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
     const showFolders = groups.length > 1 || (groups[0] !== undefined && groups[0].folder !== '');
     for (const d of groups) {
       const files = d.relations.flatMap((r) => r.files);
-      if (showFolders) out.push({ type: 'folder', folder: d.folder, files });
+      if (showFolders) out.push({ type: 'folder', d, files });
       if (showFolders && flipped.has(`d:${d.folder}`)) continue;
+      // The selected file's relation shows it, whatever its default, and so do the tables it
+      // is listed under.
+      const holds = new Set(d.relations.filter((g) => g.files.some((f) => f === selected)).flatMap((g) => [g.key, ...g.ancestors]));
+      const open = new Map<string, boolean>();
       for (const g of d.relations) {
-        if (g.files.length === 1) {
-          out.push({ type: 'file', f: g.files[0], grouped: false });
+        if (g.ancestors.some((a) => !open.get(a))) continue;
+        // A named relation (or one no pg_class row claims) has its row, even with one file.
+        if (g.files.length === 1 && !g.relation && !g.unclaimed) {
+          out.push({ type: 'file', f: g.files[0], grouped: false, depth: 0 });
           continue;
         }
-        // The selected file's relation shows it, whatever its default.
-        const open = (openByDefault !== flipped.has(g.key)) || g.files.some((f) => f === selected);
-        out.push({ type: 'relation', g, open });
-        if (open) for (const f of g.files) out.push({ type: 'file', f, grouped: true });
+        const o = openByDefault !== flipped.has(g.key) || holds.has(g.key);
+        open.set(g.key, o);
+        out.push({ type: 'relation', g, open: o });
+        if (o) for (const f of g.files) out.push({ type: 'file', f, grouped: true, depth: g.depth });
       }
     }
     return out;
@@ -102,9 +109,9 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
         {items.map((it) => {
           const r = rows[it.index];
           const common = { index: it.index, measure: v.measureElement };
-          if (r.type === 'folder') return <FolderRow key={it.key} {...common} folder={r.folder} files={r.files} open={!flipped.has(`d:${r.folder}`)} onToggle={() => flip(`d:${r.folder}`)} />;
+          if (r.type === 'folder') return <FolderRow key={it.key} {...common} d={r.d} files={r.files} open={!flipped.has(`d:${r.d.folder}`)} onToggle={() => flip(`d:${r.d.folder}`)} />;
           if (r.type === 'relation') return <RelationRow key={it.key} {...common} g={r.g} open={r.open} onToggle={() => flip(r.g.key)} />;
-          return <FileRows key={it.key} {...common} f={r.f} version={r.f.version} grouped={r.grouped} selected={p.selectedId === r.f.id} actions={p.actions} />;
+          return <FileRows key={it.key} {...common} f={r.f} version={r.f.version} grouped={r.grouped} depth={r.depth} selected={p.selectedId === r.f.id} actions={p.actions} />;
         })}
         {after > 0 && <Spacer height={after} />}
         {p.files.length > 1 && (
@@ -140,15 +147,17 @@ function Spacer(p: { height: number }) {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
-/** A folder of the drop: how many files and problem pages it holds; it opens and closes. */
-function FolderRow(p: { folder: string; files: FileEntry[]; open: boolean; onToggle(): void; index: number; measure(el: Element | null): void }) {
+/** A folder of the drop (or a database of a data directory): how many files and problem
+ * pages it holds; it opens and closes. */
+function FolderRow(p: { d: FolderGroup; files: FileEntry[]; open: boolean; onToggle(): void; index: number; measure(el: Element | null): void }) {
   const problems = p.files.reduce((n, f) => n + f.problems.filter((x) => x.problem).length, 0);
+  const { folder, title } = p.d;
   return (
     <tbody ref={p.measure} data-index={p.index}>
-      <tr className="folder" data-testid="folder" data-folder={p.folder}>
+      <tr className="folder" data-testid="folder" data-folder={folder} data-database={p.d.database ?? undefined}>
         <td colSpan={COLUMNS}>
           <button type="button" className="disclosure" aria-expanded={p.open} onClick={p.onToggle}>
-            {p.folder === '' ? 'files chosen one by one' : `${p.folder}/`}
+            {title ?? (folder === '' ? 'files chosen one by one' : `${folder}/`)}
           </button>{' '}
           <span className="group-counts">
             {plural(p.files.length, 'file')}
@@ -164,21 +173,40 @@ function FolderRow(p: { folder: string; files: FileEntry[]; open: boolean; onTog
  * blocks and counts added. */
 function RelationRow(p: { g: RelationGroup; open: boolean; onToggle(): void; index: number; measure(el: Element | null): void }) {
   const { files } = p.g;
-  const main = files.find((f) => f.fork === 'main') ?? files[0];
-  const kind = useFileKind(main);
+  const main: FileEntry | undefined = files.find((f) => f.fork === 'main') ?? files[0];
+  const kind = useFileKind(main ?? null);
   const counts = countsOf(files);
   const forks = [...new Set(files.map((f) => f.fork))];
   const segments = files.filter((f) => f.fork === 'main').length;
   const blocks = files.reduce((n, f) => n + f.blocks, 0);
   const waiting = files.filter((f) => f.state === 'queued' || f.state === 'running').length;
   const problems = files.reduce((n, f) => n + f.problems.filter((x) => x.problem).length, 0);
+  const rel = p.g.relation;
+  const what = rel ? rel.kind : p.g.unclaimed ? 'not in pg_class' : null;
   return (
     <tbody ref={p.measure} data-index={p.index}>
-      <tr className={`relation${problems > 0 ? ' has-problems' : ''}`} data-testid="relation" data-relation={p.g.label} data-folder={folderOf(files[0].path)} data-files={files.length}>
-        <td>
-          <button type="button" className="disclosure" aria-expanded={p.open} aria-label={`${p.open ? 'close' : 'open'} relation ${p.g.label} (${files.length} files)`} onClick={p.onToggle}>
+      <tr
+        className={`relation${problems > 0 ? ' has-problems' : ''}`}
+        data-testid="relation"
+        data-relation={p.g.label}
+        data-relkind={rel?.relkind}
+        data-depth={p.g.depth}
+        data-parent={p.g.parent ?? undefined}
+        data-folder={files.length > 0 ? folderOf(files[0].path) : undefined}
+        data-files={files.length}
+        data-problems={problems}
+      >
+        <td style={p.g.depth > 0 ? { paddingLeft: `${p.g.depth * 1.25}rem` } : undefined}>
+          <button type="button" className="disclosure" aria-expanded={p.open} aria-label={`${p.open ? 'close' : 'open'} ${what ?? 'relation'} ${p.g.label} (${files.length} files)`} onClick={p.onToggle}>
             {p.g.label}
           </button>
+          {what && (
+            <span className="relkind" data-testid="relkind">
+              {' '}
+              {what}
+            </span>
+          )}
+          {problems > 0 && <strong className="error"> {plural(problems, 'problem page')}</strong>}
         </td>
         <td data-testid="kind">{kind ?? ''}</td>
         <td>{segments > 1 ? `0–${segments - 1}` : ''}</td>
@@ -206,6 +234,8 @@ const FileRows = memo(function FileRows(p: {
   selected: boolean;
   /** Under its relation's row. */
   grouped: boolean;
+  /** Its relation's depth under its table. */
+  depth: number;
   actions: RowActions;
 }) {
   const { f, actions: a } = p;
@@ -227,7 +257,7 @@ const FileRows = memo(function FileRows(p: {
         data-state={f.state}
         data-elapsed-ms={done ? Math.round(f.elapsedMs) : undefined}
       >
-        <td>
+        <td style={p.depth > 0 ? { paddingLeft: `${p.depth * 1.25 + 1}rem` } : undefined}>
           <button type="button" className="link" onClick={() => a.select(f)}>
             {dir && <span className="dir">{dir}/</span>}
             {f.name}

@@ -6,6 +6,7 @@ import type { FileEntry } from '../files';
 import type { FileFinding } from '../worker/protocol';
 import type { ProblemRef, Selection } from './selection';
 import { useFileKind } from './kind';
+import { relationWords } from './catalog';
 import './first.css';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
@@ -47,6 +48,7 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
           ? `No problem pages in ${verified} verified files.`
           : `${plural(p.problems.length, 'problem page')}${short > 0 ? ` and ${plural(short, 'file')} that end in a partial page` : ''} in ${plural(problemFiles, 'file')} of ${files.length.toLocaleString('en-US')}: the server would refuse to read them.`}
       </p>
+      {!ok && <AffectedRelations files={files} />}
       {zeros.length > 0 && (
         <p className="verdict-note" data-testid="verdict-notes">
           {ok ? 'But ' : 'Also '}
@@ -62,6 +64,31 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
  * short read, else the first all-zero page between rows; null when the verdict names none. */
 export function firstPageToSee(f: FileEntry): number | null {
   return f.problems.find((x) => x.problem)?.block ?? f.findings.find((x) => x.code === 'read_short')?.block ?? zeroRuns(f)[0]?.block ?? null;
+}
+
+/** The relations the problem pages are in, as the catalogs name them, with their counts. */
+function AffectedRelations({ files }: { files: readonly FileEntry[] }) {
+  const by = new Map<string, number>();
+  for (const f of files) {
+    const pages = problemPages(f);
+    const words = f.naming && relationWords(f.naming);
+    if (pages === 0 || !words) continue;
+    by.set(words, (by.get(words) ?? 0) + pages);
+  }
+  if (by.size === 0) return null;
+  const list = [...by].sort((a, b) => b[1] - a[1]);
+  return (
+    <p className="verdict-note" data-testid="verdict-relations">
+      In {plural(list.length, 'relation')}:{' '}
+      {list.slice(0, 20).map(([words, pages], i) => (
+        <span key={words} data-testid="affected-relation" data-relation={words} data-problems={pages}>
+          {i > 0 && '; '}
+          <strong>{words}</strong> ({plural(pages, 'problem page')})
+        </span>
+      ))}
+      {list.length > 20 && `; and ${plural(list.length - 20, 'more relation')} in the files table below`}.
+    </p>
+  );
 }
 
 /** The files the verdict names, with what is wrong in each; a click shows its first page to look at. */
@@ -92,11 +119,13 @@ function Affected({ f, onPick }: { f: FileEntry; onPick(s: Selection): void }) {
     short && `a partial last block (${short.block})`,
     zeros > 0 && `${plural(zeros, 'all-zero page')} between pages with rows`,
   ].filter(Boolean);
+  const words = f.naming && relationWords(f.naming);
   return (
-    <li data-testid="affected-file" data-path={f.path} data-file={f.name} data-problems={pages} className={f.problem ? 'bad' : 'note'}>
+    <li data-testid="affected-file" data-path={f.path} data-file={f.name} data-problems={pages} data-relation={words ?? undefined} className={f.problem ? 'bad' : 'note'}>
       <button type="button" className="link" onClick={() => onPick({ fileId: f.id, block: first, offset: 0 })}>
         {f.path}
       </button>{' '}
+      {words && <span className="relation-name">{words}</span>}{' '}
       <span className="kind">{kind ?? ''}</span> {what.join(', ')}
     </li>
   );

@@ -1,6 +1,7 @@
-// A file's kind (heap, btree, gin, ..., fsm, vm) as the core decides it from the file's fork
-// and head (`file_kind`: the fork suffix, an index's metapage, its pages' majority). Read once
-// per file and geometry, when its row is first shown.
+// A file's kind (heap, btree, gin, ..., fsm, vm): from its data directory's catalogs where
+// they name it (relkind and access method, the core's `file_page_kind`), else as the core
+// decides it from the file's fork and head (`file_kind`: the fork suffix, an index's
+// metapage, its pages' majority), read once per file and geometry when its row is first shown.
 import { useEffect, useState } from 'react';
 import type { FileEntry } from '../files';
 import { headOf } from '../lib/head';
@@ -24,10 +25,13 @@ export function kindOf(f: FileEntry): Promise<string> | null {
   return k;
 }
 
-export function useFileKind(f: FileEntry): string | null {
+export function useFileKind(f: FileEntry | null): string | null {
   const [kind, setKind] = useState<{ key: string; kind: string } | null>(null);
-  const key = `${f.fork}/${f.blockSize}/${f.bigEndian}`;
+  // The catalog's kind is for the fork the file's name says; a fork the user chose differs.
+  const fromCatalog = f?.naming?.pageKind && f.rel?.fork === f.fork ? f.naming.pageKind : null;
+  const key = f ? `${f.fork}/${f.blockSize}/${f.bigEndian}` : '';
   useEffect(() => {
+    if (!f || fromCatalog) return;
     const p = kindOf(f);
     if (!p) return;
     let live = true;
@@ -38,6 +42,7 @@ export function useFileKind(f: FileEntry): string | null {
     return () => {
       live = false;
     };
-  }, [key, f]);
+  }, [key, f, fromCatalog]);
+  if (fromCatalog) return fromCatalog;
   return kind && kind.key === key ? kind.kind : null;
 }

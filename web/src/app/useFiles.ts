@@ -12,6 +12,7 @@ import { loadWasm } from '../wasm';
 import { VerifyPool } from '../worker/pool';
 import type { FromWorker } from '../worker/protocol';
 import { checksumsFor, readControls, versionFor, type ClusterControl } from './control';
+import { nameEntries, readCatalog, type ClusterCatalog } from './catalog';
 
 /** A file as the pickers and drops hand it over. */
 export interface ChosenFile {
@@ -42,6 +43,8 @@ export interface FilesStore {
   allChoice: GeometryChoice;
   /** The pg_control files of the drops so far. */
   controls: ClusterControl[];
+  /** The catalogs of the data directories dropped so far, as they are read. */
+  catalogs: ClusterCatalog[];
   actions: FilesActions;
 }
 
@@ -62,6 +65,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
   filesRef.current = files;
   const [allChoice, setAllChoice] = useState<GeometryChoice>(DETECT);
   const [controls, setControls] = useState<ClusterControl[]>([]);
+  const [catalogs, setCatalogs] = useState<ClusterCatalog[]>([]);
   const allChoiceRef = useRef(allChoice);
   const controlsRef = useRef<ClusterControl[]>([]);
   allChoiceRef.current = allChoice;
@@ -159,7 +163,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       const fresh = old.map((f) => {
         if (!which(f)) return f;
         ensurePool().cancel(f.id);
-        return Object.assign(newEntry(f.file, f.path, f.choice, f, f.checksums, f.pgVersion), { segment: f.segment, fork: f.fork }, change(f));
+        return Object.assign(newEntry(f.file, f.path, f.choice, f, f.checksums, f.pgVersion), { segment: f.segment, fork: f.fork, naming: f.naming }, change(f));
       });
       replace(fresh);
       fresh.forEach((f, i) => {
@@ -181,6 +185,16 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
         if (fresh.length > 0) {
           controlsRef.current = known;
           setControls(known);
+        }
+        // A data directory's catalogs are read in a worker beside the verifying: its files
+        // are named when they come.
+        for (const c of fresh.filter((x) => x.control && x.path === `${x.root}global/pg_control`)) {
+          const reading: ClusterCatalog = { root: c.root, state: 'reading', relations: [], damage: [], error: null };
+          setCatalogs((cs) => [...cs, reading]);
+          void readCatalog(c.root, list).then(({ catalog, names }) => {
+            setCatalogs((cs) => cs.map((x) => (x === reading ? catalog : x)));
+            if (nameEntries(filesRef.current, names)) replace(filesRef.current.slice());
+          });
         }
         const folder = list.filter((x) => x.fromFolder);
         const keep = w.folder_filter(folder.map((x) => x.path));
@@ -220,7 +234,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
     [ensurePool, rerun, replace, start],
   );
 
-  return { files, filesRef, allChoice, controls, actions };
+  return { files, filesRef, allChoice, controls, catalogs, actions };
 }
 
 /** A worker's news, written into its file's entry (whose version then changes, so its row renders). */

@@ -63,6 +63,10 @@ describe('Markdown report', () => {
 
     expect(md).toContain(`**Status:** mismatch`);
     expect(md).toContain(`relation-wide block ${expected.block}`);
+    expect(md).not.toContain('**Relation:**');
+    // With the catalogs' name of the relation, the report says which table the file is.
+    const named = markdownReport({ ...page, relation: 'shop / public.orders_pkey (index of public.orders)' }, summary, '9.9.9-test');
+    expect(named).toContain('- **Relation:** `shop / public.orders_pkey (index of public.orders)`');
     // Stored and computed in decimal, hex and pageinspect's signed int2 (56814 is -8722).
     expect(int2(stored)).toBeLessThan(0);
     expect(md).toContain(`**Stored checksum** (pd_checksum): ${stored} (0x${hex4(stored)}, int2 ${int2(stored)})`);

@@ -27,6 +27,9 @@ export interface ReportPage {
   damage: { start: number; end: number; why: string } | null;
   /** The cluster and platform the file comes from, as far as they are known (clusterLine). */
   cluster?: string;
+  /** The relation its data directory's catalogs say the file is: `database / schema.table`,
+   * with what it is of (`(index of public.orders)`). */
+  relation?: string;
   /** What PostgreSQL prints about the page, in the core's words: the server reading it, and
    * pg_checksums (null where it reports nothing: new pages, header-only problems). */
   said: { server: string; pgChecksums: string | null };
@@ -146,6 +149,7 @@ function pageSection(p: ReportPage, title: string): string[] {
   const out: string[] = [];
   out.push(`## ${title}\`${p.path}\`, block ${p.block}`, '');
   out.push(`- **Status:** ${p.status} — ${STATUS_WORDS[p.status]}`);
+  if (p.relation) out.push(`- **Relation:** \`${p.relation}\` (from the data directory's catalogs)`);
   out.push(
     `- **Where:** file \`${p.path}\` (segment ${p.segment}, ${p.fork} fork, relation \`${p.relpath}\`), block ${p.block} of the file = relation-wide block ${p.absoluteBlock}, file offset ${fileOffset} (0x${fileOffset.toString(16)}), ${p.blockSize}-byte pages, ${p.kind} page`,
   );

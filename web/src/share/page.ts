@@ -4,6 +4,7 @@ import { PENDING } from '../components/PageMap';
 import type { FileEntry } from '../files';
 import { pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import type { FileSummary, ReportPage } from '../lib/report';
+import { relationWords } from '../app/catalog';
 import { entryGeometry } from '../lib/head';
 import { decodeWithCore, fileKindOf } from '../lib/spans';
 import { emptyCounts, STATUS_NAMES } from '../lib/status';
@@ -79,7 +80,8 @@ export async function readReportPage(entry: FileEntry, block: number): Promise<R
     pgVersion: entry.pgVersion ?? undefined,
     context: fileContext(entry, block),
   });
-  return { ...page, cluster: clusterOf(entry, blockSize, bigEndian) };
+  const relation = entry.naming ? relationWords(entry.naming) : null;
+  return { ...page, cluster: clusterOf(entry, blockSize, bigEndian), ...(relation ? { relation } : {}) };
 }
 
 /** What `pg_filedump -f -i -R BLOCK FILE` prints for a page of a loaded file (the core's

@@ -61,6 +61,8 @@ const INT4: u32 = 23;
 const REGPROC: u32 = 24;
 const TEXT: u32 = 25;
 const OID: u32 = 26;
+const INT2VECTOR: u32 = 22;
+const OIDVECTOR: u32 = 30;
 const XID: u32 = 28;
 const PG_NODE_TREE: u32 = 194;
 const FLOAT4: u32 = 700;
@@ -86,10 +88,11 @@ pub enum Catalog {
     PgType,
     PgEnum,
     PgRange,
+    PgIndex,
 }
 
 impl Catalog {
-    pub const ALL: [Catalog; 9] = [
+    pub const ALL: [Catalog; 10] = [
         Catalog::PgDatabase,
         Catalog::PgTablespace,
         Catalog::PgClass,
@@ -99,6 +102,7 @@ impl Catalog {
         Catalog::PgType,
         Catalog::PgEnum,
         Catalog::PgRange,
+        Catalog::PgIndex,
     ];
 
     pub fn name(self) -> &'static str {
@@ -112,6 +116,7 @@ impl Catalog {
             Catalog::PgType => "pg_type",
             Catalog::PgEnum => "pg_enum",
             Catalog::PgRange => "pg_range",
+            Catalog::PgIndex => "pg_index",
         }
     }
 
@@ -127,6 +132,7 @@ impl Catalog {
             Catalog::PgType => 1247,
             Catalog::PgEnum => 3501,
             Catalog::PgRange => 3541,
+            Catalog::PgIndex => 2610,
         }
     }
 
@@ -159,6 +165,7 @@ impl Catalog {
             Catalog::PgType => PG_TYPE,
             Catalog::PgEnum => PG_ENUM,
             Catalog::PgRange => PG_RANGE,
+            Catalog::PgIndex => PG_INDEX,
         }
     }
 }
@@ -379,4 +386,29 @@ pub const PG_RANGE: &[CatalogColumn] = &[
     col("rngsubopc", OID, 4, b'i', true, true, 13, 18),
     col("rngcanonical", REGPROC, 4, b'i', true, true, 13, 18),
     col("rngsubdiff", REGPROC, 4, b'i', true, true, 13, 18),
+];
+
+/// catalog/pg_index.h: FormData_pg_index (indnullsnotdistinct from 15 on).
+pub const PG_INDEX: &[CatalogColumn] = &[
+    col("indexrelid", OID, 4, b'i', true, true, 13, 18),
+    col("indrelid", OID, 4, b'i', true, true, 13, 18),
+    col("indnatts", INT2, 2, b's', true, true, 13, 18),
+    col("indnkeyatts", INT2, 2, b's', true, true, 13, 18),
+    col("indisunique", BOOL, 1, b'c', true, true, 13, 18),
+    col("indnullsnotdistinct", BOOL, 1, b'c', true, true, 15, 18),
+    col("indisprimary", BOOL, 1, b'c', true, true, 13, 18),
+    col("indisexclusion", BOOL, 1, b'c', true, true, 13, 18),
+    col("indimmediate", BOOL, 1, b'c', true, true, 13, 18),
+    col("indisclustered", BOOL, 1, b'c', true, true, 13, 18),
+    col("indisvalid", BOOL, 1, b'c', true, true, 13, 18),
+    col("indcheckxmin", BOOL, 1, b'c', true, true, 13, 18),
+    col("indisready", BOOL, 1, b'c', true, true, 13, 18),
+    col("indislive", BOOL, 1, b'c', true, true, 13, 18),
+    col("indisreplident", BOOL, 1, b'c', true, true, 13, 18),
+    col("indkey", INT2VECTOR, -1, b'i', false, true, 13, 18),
+    col("indcollation", OIDVECTOR, -1, b'i', false, true, 13, 18),
+    col("indclass", OIDVECTOR, -1, b'i', false, true, 13, 18),
+    col("indoption", INT2VECTOR, -1, b'i', false, true, 13, 18),
+    col("indexprs", PG_NODE_TREE, -1, b'i', false, false, 13, 18),
+    col("indpred", PG_NODE_TREE, -1, b'i', false, false, 13, 18),
 ];

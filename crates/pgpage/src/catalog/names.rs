@@ -10,16 +10,66 @@ use serde::Serialize;
 
 use super::read::{ClassRow, OidName};
 use super::relmap::RelMap;
+use crate::decode::PageKind;
+use crate::file::Fork;
 
 /// pg_tablespace_d.h: DEFAULTTABLESPACE_OID (base/) and GLOBALTABLESPACE_OID (global/).
 pub const DEFAULTTABLESPACE_OID: u32 = 1663;
 pub const GLOBALTABLESPACE_OID: u32 = 1664;
+/// transam.h: FirstNormalObjectId: objects made after initdb (users' relations) have OIDs
+/// from here on.
+pub const FIRST_NORMAL_OBJECT_ID: u32 = 16384;
 
 /// pg_class.h: RELKIND_HAS_STORAGE: tables, indexes, sequences, TOAST tables and
 /// materialized views have files; views, composite types, foreign and partitioned tables
 /// and partitioned indexes do not.
 pub fn relkind_has_storage(relkind: u8) -> bool {
     matches!(relkind, b'r' | b'i' | b'S' | b't' | b'm')
+}
+
+/// A relkind in words, as pg_class.h's RELKIND_* comments and psql's `\\d` name them.
+pub fn relkind_words(relkind: char) -> &'static str {
+    match relkind {
+        'r' => "table",
+        'i' => "index",
+        'S' => "sequence",
+        't' => "TOAST table",
+        'v' => "view",
+        'm' => "materialized view",
+        'c' => "composite type",
+        'f' => "foreign table",
+        'p' => "partitioned table",
+        'I' => "partitioned index",
+        _ => "relation",
+    }
+}
+
+/// The kind of a relation file's pages from the catalog: the free space map and visibility
+/// map forks have their own pages; the main and init forks have the access method's
+/// (heap for tables, TOAST tables and materialized views; the index's access method, whose
+/// pg_am name is the page kind's). None for an access method pgpage does not decode.
+pub fn file_page_kind(fork: Fork, relkind: char, am: Option<&str>) -> Option<PageKind> {
+    match fork {
+        Fork::Fsm => return Some(PageKind::Fsm),
+        Fork::Vm => return Some(PageKind::Vm),
+        Fork::Main | Fork::Init => {}
+    }
+    match (relkind, am) {
+        ('S', _) => Some(PageKind::Sequence),
+        ('r' | 't' | 'm', Some("heap")) => Some(PageKind::Heap),
+        ('i', Some(am)) => PageKind::parse(am).filter(|k| {
+            matches!(
+                k,
+                PageKind::Btree
+                    | PageKind::Hash
+                    | PageKind::Gist
+                    | PageKind::Gin
+                    | PageKind::Spgist
+                    | PageKind::Brin
+            )
+        }),
+        _ => None,
+    }
 }
 
 /// One relation with storage, named.
@@ -179,11 +229,53 @@ mod tests {
         assert_eq!(named[0].schema.as_deref(), Some("pg_catalog"));
         assert_eq!(named[0].am.as_deref(), Some("heap"));
         assert_eq!(
+            file_page_kind(Fork::Main, named[0].relkind, named[0].am.as_deref()),
+            Some(PageKind::Heap)
+        );
+        assert_eq!(
             unmapped,
             [Unmapped {
                 oid: 1249,
                 name: "pg_attribute".into()
             }]
         );
+    }
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+
+    #[test]
+    fn page_kinds_from_relkind_and_access_method() {
+        assert_eq!(
+            file_page_kind(Fork::Main, 'i', Some("btree")),
+            Some(PageKind::Btree)
+        );
+        assert_eq!(
+            file_page_kind(Fork::Init, 'i', Some("gin")),
+            Some(PageKind::Gin)
+        );
+        assert_eq!(
+            file_page_kind(Fork::Main, 'S', None),
+            Some(PageKind::Sequence)
+        );
+        assert_eq!(
+            file_page_kind(Fork::Main, 't', Some("heap")),
+            Some(PageKind::Heap)
+        );
+        assert_eq!(
+            file_page_kind(Fork::Fsm, 'i', Some("btree")),
+            Some(PageKind::Fsm)
+        );
+        assert_eq!(
+            file_page_kind(Fork::Vm, 'r', Some("heap")),
+            Some(PageKind::Vm)
+        );
+        // An access method named like a page kind but not an index's, or one not decoded.
+        assert_eq!(file_page_kind(Fork::Main, 'i', Some("heap")), None);
+        assert_eq!(file_page_kind(Fork::Main, 'i', Some("bloom")), None);
+        assert_eq!(file_page_kind(Fork::Main, 'r', Some("columnar")), None);
+        assert_eq!(relkind_words('t'), "TOAST table");
     }
 }

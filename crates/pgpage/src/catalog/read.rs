@@ -330,6 +330,27 @@ pub fn oid_name_rows(
     })
 }
 
+/// pg_index: which table an index is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct IndexRow {
+    pub indexrelid: u32,
+    pub indrelid: u32,
+}
+
+pub fn index_rows(
+    file: &CatalogFile,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<IndexRow> {
+    catalog_rows(file, Catalog::PgIndex, major, log, problems, |r| {
+        Some(IndexRow {
+            indexrelid: r.oid("indexrelid")?,
+            indrelid: r.oid("indrelid")?,
+        })
+    })
+}
+
 /// pg_attribute: what describes a table's columns for deforming and printing its rows.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AttributeRow {
@@ -519,6 +540,7 @@ mod tests {
             }
             let mut problems = vec![];
             class_rows(&file, major, &log, &mut problems);
+            index_rows(&file, major, &log, &mut problems);
             attribute_rows(&file, major, &log, &mut problems);
             let _ = read_relmap(&seed[..major as usize * 30], major, Endian::Big);
             for multi in [0u32, 1, 2, 255, u32::MAX] {

@@ -16,8 +16,8 @@ use super::names::{
     database_relations, NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID,
 };
 use super::read::{
-    class_rows, database_rows, oid_name_rows, CatalogFile, CatalogProblem, ClassRow, DatabaseRow,
-    OidName,
+    class_rows, database_rows, index_rows, oid_name_rows, CatalogFile, CatalogProblem, ClassRow,
+    DatabaseRow, IndexRow, OidName,
 };
 use super::relmap::{read_relmap, RelMap};
 use crate::control::{ControlFile, ControlValue};
@@ -76,6 +76,8 @@ pub struct ListedRelation {
     pub database: Option<String>,
     #[serde(flatten)]
     pub relation: NamedRelation,
+    /// For an index, the oid of its table (pg_index.indrelid), in the same database.
+    pub index_of: Option<u32>,
 }
 
 /// What the catalogs say: the relations, the databases, each tablespace's directory, and
@@ -92,6 +94,66 @@ pub struct CatalogListing {
     pub log: Option<TransactionLog>,
 }
 
+impl CatalogListing {
+    /// The directory of a database's files in a tablespace, as relpath.c lays it out.
+    pub fn directory(&self, tablespace: u32, database: u32) -> Option<String> {
+        relation_directory(&self.tablespaces, tablespace, database)
+    }
+
+    /// For each path of the data directory (relative to it, `/`-separated), the index in
+    /// `relations` of the relation whose file it is: its directory is the relation's
+    /// database's in its tablespace, and its name is the relation's relfilenode (any fork or
+    /// segment). None for a file no catalog row claims, or no relation file at all.
+    pub fn claims<'p>(&self, paths: impl IntoIterator<Item = &'p str>) -> Vec<Option<usize>> {
+        let mut by_file: BTreeMap<(String, u32), usize> = BTreeMap::new();
+        for (i, r) in self.relations.iter().enumerate() {
+            let rel = &r.relation;
+            if let Some(dir) = self.directory(rel.tablespace_oid, rel.database_oid) {
+                by_file.entry((dir, rel.relfilenode)).or_insert(i);
+            }
+        }
+        paths
+            .into_iter()
+            .map(|p| {
+                let (dir, name) = p.rsplit_once('/')?;
+                let f = parse_relation_file_name(name)?;
+                by_file.get(&(String::from(dir), f.relfilenode)).copied()
+            })
+            .collect()
+    }
+
+    /// For each relation, the one it is listed under: an index under its table (pg_index),
+    /// a TOAST table under the table whose reltoastrelid it is (so the TOAST index comes
+    /// under the TOAST table). None for a table, sequence or materialized view.
+    pub fn parents(&self) -> Vec<Option<usize>> {
+        let mut by_oid: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+        let mut by_toast: BTreeMap<(u32, u32, u32), usize> = BTreeMap::new();
+        for (i, r) in self.relations.iter().enumerate() {
+            let rel = &r.relation;
+            by_oid.entry((rel.database_oid, rel.oid)).or_insert(i);
+            if let Some(t) = rel.toast_relfilenode {
+                // A TOAST table is made in its table's tablespace and moves with it.
+                by_toast
+                    .entry((rel.database_oid, rel.tablespace_oid, t))
+                    .or_insert(i);
+            }
+        }
+        self.relations
+            .iter()
+            .map(|r| {
+                let rel = &r.relation;
+                match (r.index_of, rel.relkind) {
+                    (Some(table), _) => by_oid.get(&(rel.database_oid, table)).copied(),
+                    (None, 't') => by_toast
+                        .get(&(rel.database_oid, rel.tablespace_oid, rel.relfilenode))
+                        .copied(),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+}
+
 /// One database's catalogs as they are read.
 #[derive(Default)]
 struct DatabaseState {
@@ -99,6 +161,7 @@ struct DatabaseState {
     classes: Option<Vec<ClassRow>>,
     namespaces: Option<Vec<OidName>>,
     ams: Option<Vec<OidName>>,
+    indexes: Option<Vec<IndexRow>>,
 }
 
 /// The reader (see the module's doc).
@@ -324,9 +387,14 @@ impl CatalogReader {
                 .filter(|n| *n != 0)
                 .or_else(|| state.map.as_ref()?.filenumber(catalog.oid()))
         };
-        let (nsp, am) = (node_of(Catalog::PgNamespace), node_of(Catalog::PgAm));
+        let (nsp, am, index) = (
+            node_of(Catalog::PgNamespace),
+            node_of(Catalog::PgAm),
+            node_of(Catalog::PgIndex),
+        );
         let mut want = nsp.map(|n| self.segments(dir, n)).unwrap_or_default();
         want.extend(am.map(|n| self.segments(dir, n)).unwrap_or_default());
+        want.extend(index.map(|n| self.segments(dir, n)).unwrap_or_default());
         let missing = self.missing(&want);
         if !missing.is_empty() {
             return missing;
@@ -337,9 +405,15 @@ impl CatalogReader {
         let ams = self.read(dir, am, Catalog::PgAm, |f, with, log, p| {
             oid_name_rows(f, Catalog::PgAm, "amname", with.major, log, p)
         });
+        // Which table an index is of names the listing's tree only: without pg_index the
+        // relations are still named.
+        let indexes = self.read(dir, index, Catalog::PgIndex, |f, with, log, p| {
+            index_rows(f, with.major, log, p)
+        });
         let state = self.states.entry(oid).or_default();
         state.namespaces = Some(namespaces);
         state.ams = Some(ams);
+        state.indexes = Some(indexes);
         Vec::new()
     }
 
@@ -472,18 +546,27 @@ impl CatalogReader {
                     db.datname, u.name, u.oid
                 ));
             }
+            let index_of: BTreeMap<u32, u32> = state
+                .indexes
+                .iter()
+                .flatten()
+                .map(|i| (i.indexrelid, i.indrelid))
+                .collect();
             for r in relations_of {
+                let index_of = index_of.get(&r.oid).copied();
                 if r.database_oid == 0 {
                     if shared_seen.insert(r.oid) {
                         relations.push(ListedRelation {
                             database: None,
                             relation: r,
+                            index_of,
                         });
                     }
                 } else {
                     relations.push(ListedRelation {
                         database: Some(db.datname.to_string()),
                         relation: r,
+                        index_of,
                     });
                 }
             }
@@ -495,5 +578,93 @@ impl CatalogReader {
             damage: self.damage,
             log: self.log,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use alloc::vec;
+
+    fn listed(database_oid: u32, tablespace_oid: u32, relfilenode: u32) -> ListedRelation {
+        ListedRelation {
+            database: None,
+            relation: NamedRelation {
+                database_oid,
+                tablespace_oid,
+                relfilenode,
+                oid: relfilenode,
+                schema: None,
+                name: String::from("r"),
+                relkind: 'r',
+                relpersistence: 'p',
+                am: None,
+                toast_relfilenode: None,
+            },
+            index_of: None,
+        }
+    }
+
+    #[test]
+    fn indexes_and_toast_are_listed_under_their_tables() {
+        let mut table = listed(5, 1663, 16384);
+        table.relation.toast_relfilenode = Some(16387);
+        let mut toast = listed(5, 1663, 16387);
+        toast.relation.relkind = 't';
+        let mut toast_index = listed(5, 1663, 16389);
+        toast_index.index_of = Some(16387);
+        let mut index = listed(5, 1663, 16390);
+        index.index_of = Some(16384);
+        // The same relfilenode as the TOAST table, in another database.
+        let mut elsewhere = listed(4, 1663, 16387);
+        elsewhere.relation.relkind = 't';
+        let listing = CatalogListing {
+            relations: vec![table, toast, toast_index, index, elsewhere],
+            ..CatalogListing::default()
+        };
+        assert_eq!(listing.parents(), [None, Some(0), Some(1), Some(0), None]);
+    }
+
+    #[test]
+    fn paths_are_claimed_by_directory_and_relfilenode() {
+        let mut tablespaces = BTreeMap::new();
+        tablespaces.insert(16500, String::from("pg_tblspc/16500/PG_16_202307071"));
+        let listing = CatalogListing {
+            relations: vec![
+                listed(5, 1663, 16384),
+                listed(0, 1664, 1262),
+                listed(5, 16500, 16390),
+            ],
+            tablespaces,
+            ..CatalogListing::default()
+        };
+        let claims = listing.claims([
+            "base/5/16384",
+            "base/5/16384_fsm",
+            "base/5/16384.1",
+            "base/1/16384",
+            "global/1262",
+            "base/5/1262",
+            "pg_tblspc/16500/PG_16_202307071/5/16390_vm",
+            "base/5/16391",
+            "pg_xact/0000",
+            "base/5/pg_filenode.map",
+        ]);
+        assert_eq!(
+            claims,
+            [
+                Some(0),
+                Some(0),
+                Some(0),
+                None,
+                Some(1),
+                None,
+                Some(2),
+                None,
+                None,
+                None
+            ]
+        );
     }
 }

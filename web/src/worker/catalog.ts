@@ -1,0 +1,45 @@
+// The one typed message module between the page and the catalog worker, which reads a
+// dropped data directory's catalogs (the core's CatalogReader) off the main thread.
+
+export interface CatalogRequest {
+  type: 'catalog';
+  job: number;
+  /** Every file of the data directory, relative to it, `/`-separated. */
+  paths: string[];
+  /** The files of `paths`, in the same order. */
+  files: File[];
+  pgVersion: Uint8Array;
+  control: Uint8Array;
+}
+
+/** One relation as the core's listing names it (`CatalogReader.finish`). */
+export interface ListedRelationJson {
+  database: string | null;
+  database_oid: number;
+  tablespace_oid: number;
+  relfilenode: number;
+  oid: number;
+  schema: string | null;
+  name: string;
+  relkind: string;
+  relpersistence: string;
+  am: string | null;
+  toast_relfilenode: number | null;
+  index_of: number | null;
+  /** The relkind in words: table, index, TOAST table, sequence, materialized view. */
+  kind: string;
+  /** The index in `relations` of the relation it is listed under (its table). */
+  parent: number | null;
+  /** Made after initdb. */
+  user: boolean;
+}
+
+export interface ListingJson {
+  relations: ListedRelationJson[];
+  databases: { oid: number; datname: string; dattablespace: number; datistemplate: boolean }[];
+  damage: string[];
+  /** One per path of the request: the relation that claims it and its pages' kind. */
+  files: { relation: number | null; page_kind: string | null }[];
+}
+
+export type FromCatalogWorker = { type: 'listing'; job: number; listing: ListingJson; elapsedMs: number } | { type: 'error'; job: number; message: string };
