@@ -92,12 +92,16 @@ pub struct RowWriter {
     /// Whether the attribute list is a guess to be checked against each tuple's length and
     /// natts (a `--types` list), not the relation's catalog.
     check_fit: bool,
+    /// Columns printed (not dropped): COPY quotes `\\.` only in a row of one.
+    visible: usize,
 }
 
 impl RowWriter {
     pub fn new(columns: Vec<Column>, format: RowFormat, endian: Endian, check_fit: bool) -> Self {
         let attrs = columns.iter().map(|c| c.attribute.clone()).collect();
+        let visible = columns.iter().filter(|c| !c.attribute.attisdropped).count();
         RowWriter {
+            visible,
             columns,
             attrs,
             format,
@@ -161,13 +165,52 @@ impl RowWriter {
                 ),
             });
         }
-        let mut texts: Vec<Option<String>> = Vec::with_capacity(datums.len());
-        for (i, (col, d)) in self.columns.iter().zip(&datums).enumerate() {
+        // Written straight into `out`; a problem in any column takes the whole line back.
+        let start = out.len();
+        if let Err(p) = self.fields(&datums, &header, ctid, fetch, out) {
+            out.truncate(start);
+            return Err(p);
+        }
+        Ok(note)
+    }
+
+    /// The line of a deformed tuple, appended to `out`.
+    fn fields(
+        &self,
+        datums: &[Option<&[u8]>],
+        header: &TupleHeader,
+        ctid: Ctid,
+        fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
+        out: &mut String,
+    ) -> Result<(), RowProblem> {
+        let e = self.endian;
+        if self.format == RowFormat::Json {
+            let _ = write!(
+                out,
+                "{{\"ctid\":\"({},{})\",\"xmin\":\"{}\",\"xmax\":\"{}\"",
+                ctid.block, ctid.offset, header.t_xmin, header.t_xmax
+            );
+        }
+        let mut first = true;
+        for (i, (col, d)) in self.columns.iter().zip(datums).enumerate() {
             if col.attribute.attisdropped {
                 continue;
             }
+            match self.format {
+                RowFormat::Copy(f) if !first => out.push(copy::delimiter(f)),
+                RowFormat::Copy(_) => {}
+                RowFormat::Json => {
+                    out.push(',');
+                    json_string(&col.name, out);
+                    out.push(':');
+                }
+            }
+            first = false;
             let Some(stored) = d else {
-                texts.push(None);
+                match self.format {
+                    RowFormat::Copy(f) => out.push_str(copy::null(f)),
+                    RowFormat::Json => out.push_str("null"),
+                }
                 continue;
             };
             let problem = |p: ValueProblem| RowProblem {
@@ -175,37 +218,26 @@ impl RowWriter {
                 column: Some(i),
                 message: p.message,
             };
-            let mut s = String::new();
             let payload = match col.attribute.attlen {
                 -1 => detoast(stored, e, fetch).map_err(problem)?,
                 -2 => alloc::borrow::Cow::Borrowed(stored.strip_suffix(&[0]).unwrap_or(stored)),
                 _ => alloc::borrow::Cow::Borrowed(*stored),
             };
-            output(&col.ty, &payload, e, &mut s).map_err(|f| problem(ValueProblem::from(f)))?;
-            texts.push(Some(s));
-        }
-        match self.format {
-            RowFormat::Copy(f) => copy::row(f, texts.iter().map(|t| t.as_deref()), out),
-            RowFormat::Json => {
-                let _ = write!(
-                    out,
-                    "{{\"ctid\":\"({},{})\",\"xmin\":\"{}\",\"xmax\":\"{}\"",
-                    ctid.block, ctid.offset, header.t_xmin, header.t_xmax
-                );
-                let names = self.columns.iter().filter(|c| !c.attribute.attisdropped);
-                for (col, t) in names.zip(&texts) {
-                    out.push(',');
-                    json_string(&col.name, out);
-                    out.push(':');
-                    match t {
-                        Some(t) => json_string(t, out),
-                        None => out.push_str("null"),
-                    }
+            let at = out.len();
+            output(&col.ty, &payload, e, out).map_err(|f| problem(ValueProblem::from(f)))?;
+            match self.format {
+                RowFormat::Copy(f) => copy::finish_field(f, out, at, self.visible == 1),
+                RowFormat::Json => {
+                    let text = out.split_off(at);
+                    json_string(&text, out);
                 }
-                out.push_str("}\n");
             }
         }
-        Ok(note)
+        match self.format {
+            RowFormat::Copy(_) => out.push('\n'),
+            RowFormat::Json => out.push_str("}\n"),
+        }
+        Ok(())
     }
 }
 

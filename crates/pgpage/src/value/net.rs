@@ -111,7 +111,7 @@ pub fn macaddr(p: &[u8], out: &mut String) {
         if i > 0 {
             out.push(':');
         }
-        let _ = write!(out, "{b:02x}");
+        super::push_hex_byte(out, *b);
     }
 }
 
@@ -121,7 +121,7 @@ pub fn uuid(p: &[u8], out: &mut String) {
         if matches!(i, 4 | 6 | 8 | 10) {
             out.push('-');
         }
-        let _ = write!(out, "{b:02x}");
+        super::push_hex_byte(out, *b);
     }
 }
 
