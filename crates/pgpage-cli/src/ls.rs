@@ -14,7 +14,6 @@ use pgpage::catalog::reader::{CatalogListing, CatalogReader, ReadWith};
 use pgpage::datadir::{is_skipped_data_dir_file, parse_pg_version};
 use pgpage::file::{parse_relation_file_name, Fork, Geometry};
 use pgpage::scan::{ChecksumsKnown, FileScan};
-use pgpage::visibility::{slru_segment_number, SlruKind, TransactionLog};
 use pgpage::{BlockSize, Endian};
 use serde::Serialize;
 
@@ -230,36 +229,9 @@ impl Ls {
         listing
     }
 
-    /// pg_xact's and pg_multixact's segments, read from disk, for the visibility of tuples
-    /// whose hint bits do not say; a segment that cannot be read is named in `damage`.
-    pub(crate) fn transaction_log(&mut self) -> TransactionLog {
-        let mut log = TransactionLog::new(self.block_size.len(), self.endian);
-        if let Some((multi, offset)) = self.next_multi {
-            log.set_next_multi(multi, offset);
-        }
-        for path in self.paths() {
-            let Some((dir, name)) = path.rsplit_once('/') else {
-                continue;
-            };
-            let kind = match dir {
-                "pg_xact" => SlruKind::Xact,
-                "pg_multixact/offsets" => SlruKind::MultiXactOffsets,
-                "pg_multixact/members" => SlruKind::MultiXactMembers,
-                _ => continue,
-            };
-            let Some(segno) = slru_segment_number(name) else {
-                continue;
-            };
-            match fs::read(self.root.join(&path)) {
-                Ok(bytes) => log.add_segment(kind, segno, bytes),
-                Err(e) => self.damage.push(format!(
-                    "could not read file \"{}/{path}\": {}",
-                    self.display,
-                    io_reason(&e)
-                )),
-            }
-        }
-        log
+    /// Data checksums on or off, as pg_control says if it can be trusted.
+    pub(crate) fn checksums(&self) -> ChecksumsKnown {
+        self.checksums
     }
 
     /// A catalog's bytes as the core's catalog readers take them.

@@ -3,18 +3,17 @@
 //! pg_filedump -D does; `stream_rows` takes any column list, so a catalog plugs in there.
 //! Pages are read in chunks, two chunks at a time on scoped threads, printed in order.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use pgpage::copy::CopyFormat;
 use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
-use pgpage::rows::{visibility, Column, Ctid, RowFormat, RowWriter, Visibility};
-use pgpage::toast::{chunk_attributes, chunk_of, reassemble, toast_max_chunk_size, ValueProblem};
-use pgpage::tuple::{heap_items, ToastPointer, TupleHeader};
+use pgpage::rows::{page_problem, Column, RowFormat, RowWriter, Versions};
+use pgpage::scan::ChecksumsKnown;
+use pgpage::toast::{ChunkIndex, ValueProblem};
+use pgpage::tuple::ToastPointer;
 use pgpage::value::Type;
-use pgpage::verify::{header_is_sane, verify_page, PageStatus};
 use pgpage::visibility::TransactionLog;
 use pgpage::{BlockSize, Endian};
 
@@ -40,6 +39,11 @@ pub struct RowsArgs {
     /// is not a template or postgres).
     #[arg(long, value_name = "NAME")]
     pub database: Option<String>,
+    /// Every tuple version, dead, aborted and updated-away ones too (as pg_dirtyread shows
+    /// them), led by the columns ctid, xmin, xmax and state (live, aborted, deleted,
+    /// updated, undecided).
+    #[arg(long)]
+    pub all_versions: bool,
     /// A file (segment) of the table's TOAST relation; repeat for each segment.
     #[arg(long, value_name = "FILE")]
     pub toast: Vec<PathBuf>,
@@ -86,6 +90,7 @@ pub fn run(args: &RowsArgs) -> i32 {
         toast_paths: &args.toast,
         toast_name: &toast_name,
         log: &log,
+        checksums: ChecksumsKnown::Unknown,
     };
     print_rows(columns, args, true, &relation, false)
 }
@@ -110,6 +115,8 @@ pub struct Relation<'a> {
     pub toast_name: &'a str,
     /// pg_xact and pg_multixact (empty when not read: hint bits only).
     pub log: &'a TransactionLog,
+    /// Data checksums on or off as pg_control says, if it says.
+    pub checksums: ChecksumsKnown,
 }
 
 /// Streams the rows to stdout and reports on stderr; returns the exit status. `damaged`:
@@ -124,15 +131,7 @@ pub fn print_rows(
 ) -> i32 {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let result = stream_rows(
-        columns,
-        args.format.row_format(),
-        check_fit,
-        relation,
-        args.read_as.geometry_choice(),
-        args.read_as.segment,
-        &mut out,
-    );
+    let result = stream_rows(columns, args, check_fit, relation, &mut out);
     let flushed = out.flush();
     match (result, flushed) {
         (Err(e), _) => {
@@ -185,44 +184,26 @@ impl Summary {
     }
 }
 
-/// One TOAST chunk's place: file, byte offset of the tuple, its length.
+/// One TOAST chunk tuple's place: file, byte offset, length.
 #[derive(Clone, Copy)]
 struct ChunkAt {
     file: usize,
     at: u64,
-    len: u16,
+    len: usize,
 }
 
 struct Toast {
     files: Vec<File>,
-    chunks: HashMap<u32, Vec<(i32, ChunkAt)>>,
-    max_chunk: usize,
-    name: String,
-    endian: Endian,
+    index: ChunkIndex<ChunkAt>,
 }
 
 impl Toast {
     fn fetch(&self, p: &ToastPointer) -> Result<Vec<u8>, ValueProblem> {
-        let empty = Vec::new();
-        let locs = self.chunks.get(&p.va_valueid).unwrap_or(&empty);
-        let mut tuples = Vec::with_capacity(locs.len());
-        for (seq, at) in locs {
-            let mut buf = vec![0u8; usize::from(at.len)];
-            if let Some(f) = self.files.get(at.file) {
-                read_full_at(f, &mut buf, at.at);
-            }
-            tuples.push((*seq, buf));
-        }
-        let attrs = chunk_attributes();
-        let mut scratch = Vec::new();
-        let mut parts: Vec<(i32, Vec<u8>)> = Vec::with_capacity(tuples.len());
-        for (seq, t) in &tuples {
-            if let Some((_, _, data)) = chunk_of(t, &attrs, self.endian, &mut scratch) {
-                parts.push((*seq, data.to_vec()));
-            }
-        }
-        let refs: Vec<(i32, &[u8])> = parts.iter().map(|(s, d)| (*s, d.as_slice())).collect();
-        reassemble(p, &refs, self.max_chunk, &self.name)
+        self.index.fetch(p, |c| {
+            let mut buf = vec![0u8; c.len];
+            let (got, _) = read_full_at(self.files.get(c.file)?, &mut buf, c.at);
+            (got == c.len).then_some(buf)
+        })
     }
 }
 
@@ -266,20 +247,24 @@ fn open_heap(
     })
 }
 
-/// Streams the visible rows of a heap relation to `out`, warning on stderr about each tuple
-/// or page left out. `segment` overrides the segment number of the files' names (for a file named
-/// otherwise: the block numbers printed and the checksums' block numbers). `check_fit` holds every tuple to the column list's length (a type list, not a
-/// catalog). Errors are only what stops the run (a file that cannot be opened or written).
+/// Streams the rows of a heap relation to `out` as `args` asks (format, all versions, how
+/// to read the files: `--segment` overrides the segment number of the files' names, for a
+/// file named otherwise), warning on stderr about each tuple or page left out. `check_fit`
+/// holds every tuple to the column list's length (a type list, not a catalog). Errors are
+/// only what stops the run (a file that cannot be opened or written).
 pub fn stream_rows(
     columns: Vec<Column>,
-    format: RowFormat,
+    args: &RowsArgs,
     check_fit: bool,
     relation: &Relation,
-    choice: GeometryChoice,
-    segment: Option<u32>,
     out: &mut dyn Write,
 ) -> Result<Summary, String> {
-    let log = relation.log;
+    let (choice, segment) = (args.read_as.geometry_choice(), args.read_as.segment);
+    let versions = if args.all_versions {
+        Versions::All
+    } else {
+        Versions::Visible
+    };
     let mut files = relation
         .paths
         .iter()
@@ -289,7 +274,8 @@ pub fn stream_rows(
     let endian = files.first().map_or(Endian::Little, |f| f.endian);
     let mut summary = Summary::default();
     let toast = index_toast(relation, choice, &mut summary)?;
-    let writer = RowWriter::new(columns, format, endian, check_fit);
+    let writer = RowWriter::new(columns, args.format.row_format(), endian, check_fit)
+        .with_versions(versions);
     for f in &files {
         let bs = f.block_size.len() as u64;
         let blocks = f.len.checked_div(bs).unwrap_or(0);
@@ -316,7 +302,7 @@ pub fn stream_rows(
                     .iter()
                     .map(|&(s, e)| {
                         let (writer, toast) = (&writer, &toast);
-                        scope.spawn(move || chunk(f, s, e, writer, toast, log))
+                        scope.spawn(move || chunk(f, s, e, writer, toast, relation))
                     })
                     .collect();
                 handles
@@ -362,33 +348,16 @@ impl Chunk {
     }
 }
 
-/// Whether a page can be read for rows; a reason when it cannot.
-fn page_problem(page: &[u8], absolute: u32, endian: Endian) -> Option<String> {
-    let verdict = verify_page(page, absolute, endian);
-    match verdict.status {
-        PageStatus::Ok | PageStatus::Zero => None,
-        // A stored checksum of 0 is a cluster without data checksums: only the header counts.
-        PageStatus::Mismatch if verdict.stored == 0 && header_is_sane(page, endian) => None,
-        PageStatus::Mismatch => Some(format!(
-            "page verification failed, calculated checksum {} but expected {}",
-            verdict.computed.unwrap_or(0),
-            verdict.stored
-        )),
-        other => Some(format!("invalid page ({})", other.as_str())),
-    }
-}
-
 fn chunk(
     f: &HeapFile,
     start: u64,
     end: u64,
     writer: &RowWriter,
     toast: &Option<Toast>,
-    log: &TransactionLog,
+    relation: &Relation,
 ) -> Chunk {
     let mut c = Chunk::default();
     let bs = f.block_size.len();
-    let e = f.endian;
     let mut page = vec![0u8; bs];
     let mut fetch = |p: &ToastPointer| match toast {
         Some(t) => t.fetch(p),
@@ -412,68 +381,32 @@ fn chunk(
             c.problems = c.problems.saturating_add(1);
             continue;
         }
-        if let Some(why) = page_problem(&page, absolute, e) {
+        let rows = writer.page(
+            &page,
+            absolute,
+            relation.checksums,
+            relation.log,
+            &mut fetch,
+            &mut c.text,
+        );
+        c.rows = c.rows.saturating_add(rows.rows);
+        c.invisible = c.invisible.saturating_add(rows.invisible);
+        c.undecided = c.undecided.saturating_add(rows.undecided);
+        for l in rows.left_out {
+            let attribute = l
+                .attnum
+                .map_or_else(String::new, |n| format!(" (attribute {n})"));
+            let what = match (l.printed, l.offset) {
+                (true, _) => String::new(),
+                (false, None) => "; its rows are left out".to_owned(),
+                (false, Some(_)) => "; left out".to_owned(),
+            };
             c.warnings.push(format!(
-                "pgpage: warning: {}: {why}; its rows are left out",
-                at(None)
+                "pgpage: warning: {}{attribute}: {}{what}",
+                at(l.offset),
+                l.message
             ));
             c.problems = c.problems.saturating_add(1);
-            continue;
-        }
-        for item in heap_items(&page, e) {
-            let (lp, off, len) = (item.lp, item.off, item.len);
-            let Some(tuple) = item.tuple else {
-                c.warnings.push(format!(
-                    "pgpage: warning: {}: line pointer to page offset {off} with length {len} ends beyond maximum page offset {bs}; left out",
-                    at(Some(lp))
-                ));
-                c.problems = c.problems.saturating_add(1);
-                continue;
-            };
-            let Some(h) = TupleHeader::read(tuple, e) else {
-                c.warnings.push(format!(
-                    "pgpage: warning: {}: tuple shorter than its header; left out",
-                    at(Some(lp))
-                ));
-                c.problems = c.problems.saturating_add(1);
-                continue;
-            };
-            match visibility(&h, (absolute, lp), log) {
-                Visibility::Invisible => {
-                    c.invisible = c.invisible.saturating_add(1);
-                    continue;
-                }
-                Visibility::Undecided => c.undecided = c.undecided.saturating_add(1),
-                Visibility::Visible => {}
-            }
-            let ctid = Ctid {
-                block: absolute,
-                offset: lp,
-            };
-            match writer.row(tuple, ctid, &mut fetch, &mut c.text) {
-                Ok(note) => {
-                    c.rows = c.rows.saturating_add(1);
-                    if let Some(n) = note {
-                        c.warnings.push(format!(
-                            "pgpage: warning: {}: {}",
-                            at(Some(lp)),
-                            n.message
-                        ));
-                        c.problems = c.problems.saturating_add(1);
-                    }
-                }
-                Err(p) => {
-                    let col = p.column.map_or_else(String::new, |n| {
-                        format!(" (attribute {})", n.saturating_add(1))
-                    });
-                    c.warnings.push(format!(
-                        "pgpage: warning: {}{col}: {}; left out",
-                        at(Some(lp)),
-                        p.message
-                    ));
-                    c.problems = c.problems.saturating_add(1);
-                }
-            }
         }
     }
     c
@@ -485,28 +418,26 @@ fn index_toast(
     choice: GeometryChoice,
     summary: &mut Summary,
 ) -> Result<Option<Toast>, String> {
-    let (paths, name) = (relation.toast_paths, relation.toast_name);
+    let paths = relation.toast_paths;
     if paths.is_empty() {
         return Ok(None);
     }
     let mut files = Vec::new();
-    let mut chunks: HashMap<u32, Vec<(i32, ChunkAt)>> = HashMap::new();
-    let attrs = chunk_attributes();
-    let mut endian = Endian::Little;
-    let mut block_size = BlockSize::DEFAULT;
+    let mut index: Option<ChunkIndex<ChunkAt>> = None;
     for (fi, p) in paths.iter().enumerate() {
         let f = open_heap(p, choice, None)?;
-        endian = f.endian;
-        block_size = f.block_size;
         let bs = f.block_size.len();
+        let index = index
+            .get_or_insert_with(|| ChunkIndex::new(relation.toast_name.to_owned(), bs, f.endian));
         let mut page = vec![0u8; bs];
         for block in 0..f.len.checked_div(bs as u64).unwrap_or(0) {
-            let (got, _) = read_full_at(&f.file, &mut page, block.saturating_mul(bs as u64));
+            let start = block.saturating_mul(bs as u64);
+            let (got, _) = read_full_at(&f.file, &mut page, start);
             let absolute = f.block_size.absolute_block(f.segment, block as u32);
             if got < bs {
                 continue;
             }
-            if let Some(why) = page_problem(&page, absolute, f.endian) {
+            if let Some(why) = page_problem(&page, absolute, f.endian, relation.checksums) {
                 eprintln!(
                     "pgpage: warning: file \"{}\", block {absolute}: {why}; its TOAST chunks are left out",
                     f.display
@@ -514,41 +445,13 @@ fn index_toast(
                 summary.problems = summary.problems.saturating_add(1);
                 continue;
             }
-            let mut scratch = Vec::new();
-            for item in heap_items(&page, f.endian) {
-                let (off, len) = (item.off, item.len);
-                let Some(t) = item.tuple else {
-                    continue;
-                };
-                let Some(h) = TupleHeader::read(t, f.endian) else {
-                    continue;
-                };
-                let absolute = f.block_size.absolute_block(f.segment, block as u32);
-                if visibility(&h, (absolute, item.lp), relation.log) == Visibility::Invisible {
-                    continue;
-                }
-                if let Some((id, seq, _)) = chunk_of(t, &attrs, f.endian, &mut scratch) {
-                    chunks.entry(id).or_default().push((
-                        seq,
-                        ChunkAt {
-                            file: fi,
-                            at: block.saturating_mul(bs as u64).saturating_add(off as u64),
-                            len: len as u16,
-                        },
-                    ));
-                }
-            }
+            index.add_page(&page, absolute, relation.log, |off, len| ChunkAt {
+                file: fi,
+                at: start.saturating_add(off as u64),
+                len,
+            });
         }
         files.push(f.file);
     }
-    for v in chunks.values_mut() {
-        v.sort_by_key(|(seq, _)| *seq);
-    }
-    Ok(Some(Toast {
-        files,
-        chunks,
-        max_chunk: toast_max_chunk_size(block_size.len()),
-        name: name.to_owned(),
-        endian,
-    }))
+    Ok(index.map(|index| Toast { files, index }))
 }

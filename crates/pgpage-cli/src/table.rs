@@ -13,6 +13,7 @@ use pgpage::catalog::read::{
     DatabaseRow,
 };
 use pgpage::catalog::reader::CatalogListing;
+use pgpage::visibility::TransactionLog;
 
 use crate::args::io_reason;
 use crate::ls::Ls;
@@ -137,9 +138,13 @@ fn prepare(args: &RowsArgs) -> Result<i32, String> {
     let relation = relation.to_string_lossy();
     let (schema, name) = parse_relation_name(&relation)?;
     let mut ls = Ls::open(datadir)?;
-    let listing = ls.catalogs();
+    let mut listing = ls.catalogs();
+    // pg_xact and pg_multixact, as read for the catalogs.
+    let log = listing
+        .log
+        .take()
+        .unwrap_or_else(|| TransactionLog::new(ls.block_size.len(), ls.endian));
     let db = choose_database(&listing, args.database.as_deref())?;
-    let log = ls.transaction_log();
 
     // The catalogs of the database, from the files `ls` named.
     let catalog_bytes = |ls: &mut Ls, catalog: Catalog| -> Vec<u8> {
@@ -279,6 +284,7 @@ fn prepare(args: &RowsArgs) -> Result<i32, String> {
         toast_paths: &toast_paths,
         toast_name: &toast_name,
         log: &log,
+        checksums: ls.checksums(),
     };
     Ok(print_rows(
         columns,

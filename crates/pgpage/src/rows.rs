@@ -11,10 +11,12 @@ use core::fmt::Write;
 use crate::copy::{self, CopyFormat};
 use crate::findings::Finding;
 use crate::layout::Endian;
+use crate::scan::ChecksumsKnown;
 use crate::toast::{detoast, ValueProblem};
-use crate::tuple::{self, Attribute, ToastPointer, TupleHeader};
+use crate::tuple::{self, heap_items, Attribute, ToastPointer, TupleHeader};
 use crate::value::{output, Type};
-use crate::visibility::{tuple_state, TransactionLog};
+use crate::verify::{header_is_sane, verify_page, PageStatus};
+use crate::visibility::{tuple_state, TransactionLog, TupleState};
 
 /// One column of the relation, in attribute number order; dropped ones are kept (their
 /// bytes still take room in old tuples) and left out of the output.
@@ -59,6 +61,80 @@ pub fn visibility(h: &TupleHeader, tid: (u32, u16), log: &TransactionLog) -> Vis
     }
 }
 
+/// Whether the rows of a page can be read; the reason, in the server's words where it has
+/// them, when they cannot. With checksums off (pg_control's data_page_checksum_version 0) only
+/// the header counts; when that is not known (files without their cluster), a stored
+/// pd_checksum of 0 is taken as a cluster without checksums, since a cluster with them never
+/// stores 0 (pg_checksum_page maps 0 to 1).
+pub fn page_problem(
+    page: &[u8],
+    absolute: u32,
+    endian: Endian,
+    checksums: ChecksumsKnown,
+) -> Option<String> {
+    let verdict = verify_page(page, absolute, endian);
+    let checksums_off = checksums == ChecksumsKnown::Off
+        || (checksums == ChecksumsKnown::Unknown && verdict.stored == 0);
+    match verdict.status {
+        PageStatus::Ok | PageStatus::Zero => None,
+        PageStatus::Mismatch if checksums_off && header_is_sane(page, endian) => None,
+        PageStatus::Mismatch if checksums_off => Some(String::from(
+            "invalid page (its header breaks PageIsVerified's rules)",
+        )),
+        PageStatus::Mismatch => Some(format!(
+            "page verification failed, calculated checksum {} but expected {}",
+            verdict.computed.unwrap_or(0),
+            verdict.stored
+        )),
+        other => Some(format!("invalid page ({})", other.as_str())),
+    }
+}
+
+/// Which tuple versions a run prints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Versions {
+    /// The rows a new transaction would see.
+    #[default]
+    Visible,
+    /// Every version on the page, dead, aborted and updated-away ones too (pg_dirtyread's
+    /// view), each led by ctid, xmin, xmax and its state.
+    All,
+}
+
+/// A tuple version's state as `--all-versions` prints it.
+pub fn state_name(state: Result<TupleState, Finding>) -> &'static str {
+    match state {
+        Ok(TupleState::Live) => "live",
+        Ok(TupleState::Aborted) => "aborted",
+        Ok(TupleState::Deleted) => "deleted",
+        Ok(TupleState::Updated) => "updated",
+        Err(_) => "undecided",
+    }
+}
+
+/// A page, or a tuple on it, that gave no row (or gave one with a warning).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeftOut {
+    /// The line pointer; None for the whole page.
+    pub offset: Option<u16>,
+    /// The attribute (1-based) the problem was found at.
+    pub attnum: Option<usize>,
+    pub message: String,
+    /// The row was printed all the same (a note, not an omission).
+    pub printed: bool,
+}
+
+/// What one page gave.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageRows {
+    pub rows: u64,
+    /// Tuples a new transaction would not see (left out unless all versions are asked for).
+    pub invisible: u64,
+    /// Tuples whose state neither hint bits nor the transaction log decide: printed.
+    pub undecided: u64,
+    pub left_out: Vec<LeftOut>,
+}
+
 /// The output shape of `rows`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowFormat {
@@ -94,6 +170,7 @@ pub struct RowWriter {
     check_fit: bool,
     /// Columns printed (not dropped): COPY quotes `\\.` only in a row of one.
     visible: usize,
+    versions: Versions,
 }
 
 impl RowWriter {
@@ -107,7 +184,98 @@ impl RowWriter {
             format,
             endian,
             check_fit,
+            versions: Versions::Visible,
         }
+    }
+
+    /// The same writer printing the versions asked for.
+    pub fn with_versions(mut self, versions: Versions) -> Self {
+        self.versions = versions;
+        self
+    }
+
+    /// Every row of one page (relation-wide block `absolute`) appended to `out`, in line
+    /// pointer order, and what was left out and why. `checksums` as `page_problem` takes it.
+    pub fn page(
+        &self,
+        page: &[u8],
+        absolute: u32,
+        checksums: ChecksumsKnown,
+        log: &TransactionLog,
+        fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
+        out: &mut String,
+    ) -> PageRows {
+        let mut got = PageRows::default();
+        let e = self.endian;
+        if let Some(why) = page_problem(page, absolute, e, checksums) {
+            got.left_out.push(LeftOut {
+                offset: None,
+                attnum: None,
+                message: why,
+                printed: false,
+            });
+            return got;
+        }
+        let bs = page.len();
+        for item in heap_items(page, e) {
+            let lp = item.lp;
+            let left_out = |message: String| LeftOut {
+                offset: Some(lp),
+                attnum: None,
+                message,
+                printed: false,
+            };
+            let Some(tuple) = item.tuple else {
+                got.left_out.push(left_out(format!(
+                    "line pointer to page offset {} with length {} ends beyond maximum page offset {bs}",
+                    item.off, item.len
+                )));
+                continue;
+            };
+            let Some(h) = TupleHeader::read(tuple, e) else {
+                got.left_out
+                    .push(left_out(String::from("tuple shorter than its header")));
+                continue;
+            };
+            let state = tuple_state(&h, (absolute, lp), log);
+            let state_shown = match (self.versions, state) {
+                (Versions::Visible, Ok(s)) if !s.is_visible() => {
+                    got.invisible = got.invisible.saturating_add(1);
+                    continue;
+                }
+                (Versions::Visible, _) => None,
+                (Versions::All, s) => Some(state_name(s)),
+            };
+            match state {
+                Err(_) => got.undecided = got.undecided.saturating_add(1),
+                Ok(s) if !s.is_visible() => got.invisible = got.invisible.saturating_add(1),
+                Ok(_) => {}
+            }
+            let ctid = Ctid {
+                block: absolute,
+                offset: lp,
+            };
+            match self.row_as(tuple, ctid, state_shown, fetch, out) {
+                Ok(note) => {
+                    got.rows = got.rows.saturating_add(1);
+                    if let Some(n) = note {
+                        got.left_out.push(LeftOut {
+                            offset: Some(lp),
+                            attnum: None,
+                            message: n.message,
+                            printed: true,
+                        });
+                    }
+                }
+                Err(p) => got.left_out.push(LeftOut {
+                    offset: Some(lp),
+                    attnum: p.column.map(|c| c.saturating_add(1)),
+                    message: p.message,
+                    printed: false,
+                }),
+            }
+        }
+        got
     }
 
     pub fn columns(&self) -> &[Column] {
@@ -122,6 +290,18 @@ impl RowWriter {
         &self,
         tuple: &[u8],
         ctid: Ctid,
+        fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
+        out: &mut String,
+    ) -> Result<Option<RowProblem>, RowProblem> {
+        self.row_as(tuple, ctid, None, fetch, out)
+    }
+
+    /// `row`, led by ctid, xmin, xmax and `state` when a state is given (all versions).
+    fn row_as(
+        &self,
+        tuple: &[u8],
+        ctid: Ctid,
+        state: Option<&str>,
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
     ) -> Result<Option<RowProblem>, RowProblem> {
@@ -167,7 +347,7 @@ impl RowWriter {
         }
         // Written straight into `out`; a problem in any column takes the whole line back.
         let start = out.len();
-        if let Err(p) = self.fields(&datums, &header, ctid, fetch, out) {
+        if let Err(p) = self.fields(&datums, &header, ctid, state, fetch, out) {
             out.truncate(start);
             return Err(p);
         }
@@ -180,18 +360,43 @@ impl RowWriter {
         datums: &[Option<&[u8]>],
         header: &TupleHeader,
         ctid: Ctid,
+        state: Option<&str>,
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
     ) -> Result<(), RowProblem> {
         let e = self.endian;
-        if self.format == RowFormat::Json {
-            let _ = write!(
-                out,
-                "{{\"ctid\":\"({},{})\",\"xmin\":\"{}\",\"xmax\":\"{}\"",
-                ctid.block, ctid.offset, header.t_xmin, header.t_xmax
-            );
-        }
         let mut first = true;
+        match (self.format, state) {
+            (RowFormat::Json, _) => {
+                let _ = write!(
+                    out,
+                    "{{\"ctid\":\"({},{})\",\"xmin\":\"{}\",\"xmax\":\"{}\"",
+                    ctid.block, ctid.offset, header.t_xmin, header.t_xmax
+                );
+                if let Some(state) = state {
+                    let _ = write!(out, ",\"state\":\"{state}\"");
+                }
+            }
+            (RowFormat::Copy(f), Some(state)) => {
+                let lead = [
+                    format!("({},{})", ctid.block, ctid.offset),
+                    format!("{}", header.t_xmin),
+                    format!("{}", header.t_xmax),
+                    String::from(state),
+                ];
+                for (i, t) in lead.iter().enumerate() {
+                    if i > 0 {
+                        out.push(copy::delimiter(f));
+                    }
+                    let at = out.len();
+                    out.push_str(t);
+                    copy::finish_field(f, out, at, false);
+                }
+                first = false;
+            }
+            (RowFormat::Copy(_), None) => {}
+        }
+        let single = state.is_none() && self.visible == 1;
         for (i, (col, d)) in self.columns.iter().zip(datums).enumerate() {
             if col.attribute.attisdropped {
                 continue;
@@ -226,7 +431,7 @@ impl RowWriter {
             let at = out.len();
             output(&col.ty, &payload, e, out).map_err(|f| problem(ValueProblem::from(f)))?;
             match self.format {
-                RowFormat::Copy(f) => copy::finish_field(f, out, at, self.visible == 1),
+                RowFormat::Copy(f) => copy::finish_field(f, out, at, single),
                 RowFormat::Json => {
                     let text = out.split_off(at);
                     json_string(&text, out);
@@ -262,6 +467,12 @@ fn json_string(s: &str, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
+    // Tests may panic: a panic is how they fail.
+    #![allow(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used
+    )]
     use super::*;
 
     fn h(infomask: u16, xmin: u32, xmax: u32) -> TupleHeader {
@@ -292,5 +503,50 @@ mod tests {
         assert_eq!(v(0x0100 | 0x1000, 700, 800), Undecided);
         assert_eq!(v(0x0800, 700, 0), Undecided);
         assert_eq!(v(0x0800, 2, 0), Visible);
+    }
+
+    #[test]
+    fn page_problem_judges_checksums_as_pg_control_says() {
+        // A heap page PostgreSQL wrote, with the checksum pageinspect's page_checksum gave.
+        let mut page =
+            include_bytes!("../../../tests/fixtures/heap_hot_redirect/page.bin").to_vec();
+        let expected: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../tests/fixtures/heap_hot_redirect/expected.json"
+        ))
+        .unwrap();
+        let block = u32::try_from(expected["block"].as_u64().unwrap()).unwrap();
+        let checksum = u16::try_from(expected["checksum"].as_u64().unwrap()).unwrap();
+        let e = Endian::Little;
+        page[8..10].copy_from_slice(&checksum.to_le_bytes());
+        for known in [
+            ChecksumsKnown::On,
+            ChecksumsKnown::Off,
+            ChecksumsKnown::Unknown,
+        ] {
+            assert_eq!(page_problem(&page, block, e, known), None, "{known:?}");
+        }
+        // The same page at another block: its checksum fails where checksums are on.
+        let other = block.wrapping_add(1);
+        let on = page_problem(&page, other, e, ChecksumsKnown::On).unwrap();
+        assert!(
+            on.starts_with("page verification failed, calculated checksum "),
+            "{on}"
+        );
+        assert!(on.ends_with(&format!("but expected {checksum}")), "{on}");
+        assert_eq!(page_problem(&page, other, e, ChecksumsKnown::Off), None);
+        assert!(page_problem(&page, other, e, ChecksumsKnown::Unknown).is_some());
+        // Stored 0: a cluster without checksums when nothing else says.
+        page[8..10].copy_from_slice(&[0, 0]);
+        assert_eq!(page_problem(&page, block, e, ChecksumsKnown::Unknown), None);
+        assert!(page_problem(&page, block, e, ChecksumsKnown::On).is_some());
+        // A broken header is refused whatever the checksums.
+        page[12..14].copy_from_slice(&0xfff0u16.to_le_bytes());
+        for known in [
+            ChecksumsKnown::On,
+            ChecksumsKnown::Off,
+            ChecksumsKnown::Unknown,
+        ] {
+            assert!(page_problem(&page, block, e, known).is_some(), "{known:?}");
+        }
     }
 }

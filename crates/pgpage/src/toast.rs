@@ -3,6 +3,7 @@
 //! does, checked as it checks them, and detoasting of a stored varlena (detoast.c).
 
 use alloc::borrow::Cow;
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -10,7 +11,8 @@ use alloc::vec::Vec;
 use crate::compress::decompress;
 use crate::findings::Finding;
 use crate::layout::{maxalign, Endian};
-use crate::tuple::{self, Align, Attribute, ToastPointer, Varlena};
+use crate::tuple::{self, heap_items, Align, Attribute, ToastPointer, TupleHeader, Varlena};
+use crate::visibility::{tuple_state, TransactionLog};
 
 /// A problem with one value, in the server's words where it has them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,6 +60,88 @@ pub fn chunk_of<'a>(
     match Varlena::parse((*scratch.get(2)?)?, e).ok()? {
         Varlena::Inline(data) => Some((id, seq, data)),
         _ => None,
+    }
+}
+
+/// Where each value's chunks are in a TOAST relation, found by reading its pages (no index
+/// needed: heap_fetch_toast_slice would use pg_toast_N_index, which may be damaged too).
+/// `L` is the caller's handle on a chunk tuple's bytes (a file and offset, or the bytes).
+#[derive(Clone, Debug)]
+pub struct ChunkIndex<L> {
+    chunks: BTreeMap<u32, Vec<(i32, L)>>,
+    max_chunk: usize,
+    name: String,
+    endian: Endian,
+}
+
+impl<L> ChunkIndex<L> {
+    /// An empty index of the TOAST relation `name` (for messages), read with `block_size`
+    /// pages in `endian`.
+    pub fn new(name: String, block_size: usize, endian: Endian) -> Self {
+        ChunkIndex {
+            chunks: BTreeMap::new(),
+            max_chunk: toast_max_chunk_size(block_size),
+            name,
+            endian,
+        }
+    }
+
+    /// Notes the chunks of one page (relation-wide block `absolute`) that a new transaction
+    /// sees (a chunk of a deleted value is not the value's); `at(offset, length)` makes the
+    /// handle on a chunk tuple within the page.
+    pub fn add_page(
+        &mut self,
+        page: &[u8],
+        absolute: u32,
+        log: &TransactionLog,
+        mut at: impl FnMut(usize, usize) -> L,
+    ) {
+        let attrs = chunk_attributes();
+        let mut scratch = Vec::new();
+        for item in heap_items(page, self.endian) {
+            let Some(t) = item.tuple else { continue };
+            let Some(h) = TupleHeader::read(t, self.endian) else {
+                continue;
+            };
+            if tuple_state(&h, (absolute, item.lp), log).is_ok_and(|s| !s.is_visible()) {
+                continue;
+            }
+            if let Some((id, seq, _)) = chunk_of(t, &attrs, self.endian, &mut scratch) {
+                self.chunks
+                    .entry(id)
+                    .or_default()
+                    .push((seq, at(item.off, item.len)));
+            }
+        }
+    }
+
+    /// The value `p` points to, its chunks' tuples read through `read` and put together as
+    /// `reassemble` does; a chunk `read` cannot give counts as missing.
+    pub fn fetch(
+        &self,
+        p: &ToastPointer,
+        mut read: impl FnMut(&L) -> Option<Vec<u8>>,
+    ) -> Result<Vec<u8>, ValueProblem> {
+        let mut locs: Vec<&(i32, L)> = self
+            .chunks
+            .get(&p.va_valueid)
+            .map(|v| v.iter().collect())
+            .unwrap_or_default();
+        locs.sort_by_key(|(seq, _)| *seq);
+        let tuples: Vec<(i32, Vec<u8>)> = locs
+            .iter()
+            .filter_map(|(seq, l)| Some((*seq, read(l)?)))
+            .collect();
+        let attrs = chunk_attributes();
+        let mut scratch = Vec::new();
+        let mut parts: Vec<(i32, &[u8])> = Vec::with_capacity(tuples.len());
+        for (seq, t) in &tuples {
+            scratch.clear();
+            if let Some((_, _, data)) = chunk_of(t, &attrs, self.endian, &mut scratch) {
+                parts.push((*seq, data));
+            }
+        }
+        reassemble(p, &parts, self.max_chunk, &self.name)
     }
 }
 

@@ -87,6 +87,9 @@ pub struct CatalogListing {
     /// pg_tblspc/OID/PG_MAJOR_CATVERSION by tablespace OID.
     pub tablespaces: BTreeMap<u32, String>,
     pub damage: Vec<String>,
+    /// pg_xact and pg_multixact as read for the catalogs, for the rows of the relations.
+    #[serde(skip)]
+    pub log: Option<TransactionLog>,
 }
 
 /// One database's catalogs as they are read.
@@ -477,6 +480,7 @@ impl CatalogReader {
             databases,
             tablespaces: self.tablespaces,
             damage: self.damage,
+            log: self.log,
         }
     }
 }
