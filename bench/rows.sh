@@ -5,6 +5,8 @@
 # Markdown section on stdout.
 #
 #   bench/rows.sh PGPAGE [--smoke]
+#   PGPAGE_BASELINE=OLD-PGPAGE bench/rows.sh PGPAGE   also times another build of pgpage in
+#                                                  the same rounds (before/after a change)
 #
 # The cluster (bench/rows-cluster.sh) is made once and kept in $PGPAGE_BENCH_DIR (default
 # /var/tmp/pgpage-bench); the full run's table is about 1.2 GB, the smoke run's 12 MB. The
@@ -79,6 +81,9 @@ timed() { # label command...
 }
 for i in $(seq 0 "$runs"); do
     timed rows "$pgpage" rows --types "$types" --toast "$data/$toast" "${segments[@]}"
+    if [[ -n ${PGPAGE_BASELINE:-} ]]; then
+        timed baseline "$PGPAGE_BASELINE" rows --types "$types" --toast "$data/$toast" "${segments[@]}"
+    fi
     timed copy "${psql[@]}" -c "$copy_sql"
     if [[ -n $filedump ]]; then
         timed filedump bash -c 'for s in "${@:3}"; do "$1" -D "$2" "$s" || exit; done' _ "$filedump" "$filedump_types" "${segments[@]}"
@@ -118,6 +123,9 @@ echo
 echo "| command | median s | runs (s) | CPU s (median) | max RSS MB | exit status |"
 echo "|---|---:|---|---:|---:|---|"
 echo "| \`pgpage rows --types $types --toast TOAST FILE...\` | $rows_s | $(runs_of rows) | $(cpu rows) | $rss_mb | $(statuses rows) |"
+if [[ -n ${PGPAGE_BASELINE:-} ]]; then
+    echo "| the same with $PGPAGE_BASELINE | $(col baseline 2 | median) | $(runs_of baseline) | $(cpu baseline) | $(col baseline 5 | sort -n | tail -1 | awk '{printf "%.0f", $1 / 1024}') | $(statuses baseline) |"
+fi
 echo "| \`psql -c \"$copy_sql\"\` (the work is the server's; CPU and RSS are psql's) | $copy_s | $(runs_of copy) | $(cpu copy) | | $(statuses copy) |"
 if [[ -n $filedump ]]; then
     echo "| \`pg_filedump -D $filedump_types\` on each segment ($("$filedump" -h 2>&1 | awk '/^Version/ {print $1, $2; exit}')) | $fd_s | $(runs_of filedump) | $(cpu filedump) | $fd_rss_mb | $(statuses filedump) |"

@@ -55,23 +55,42 @@ pub fn csv(s: &str, single_attr: bool, out: &mut String) {
         return;
     }
     out.push('"');
-    // The quote is ASCII, so every piece between quotes is whole UTF-8.
-    let mut pieces = s.split('"');
-    if let Some(first) = pieces.next() {
-        out.push_str(first);
+    // The quote is ASCII, so the runs between quotes are whole UTF-8.
+    let mut from = 0;
+    for (i, b) in s.bytes().enumerate() {
+        if b == b'"' {
+            out.push_str(s.get(from..=i).unwrap_or_default());
+            from = i;
+        }
     }
-    for piece in pieces {
-        out.push_str("\"\"");
-        out.push_str(piece);
-    }
+    out.push_str(s.get(from..).unwrap_or_default());
     out.push('"');
 }
 
 /// Whether CopyAttributeOutCSV quotes `s`.
 pub fn csv_needs_quotes(s: &str, single_attr: bool) -> bool {
-    s.is_empty()
-        || (single_attr && s == "\\.")
-        || s.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    s.is_empty() || (single_attr && s == "\\.") || has_csv_special(s.as_bytes())
+}
+
+/// Whether `s` holds `,` `"` LF or CR: eight bytes at a time (the test of every text
+/// field), each byte xor'd with each special and tested for zero (Bit Twiddling Hacks'
+/// haszero).
+fn has_csv_special(s: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const SPECIALS: [u64; 4] = [ONES * 0x2c, ONES * 0x22, ONES * 0x0a, ONES * 0x0d];
+    let zero_in = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS != 0;
+    let mut words = s.chunks_exact(8);
+    for w in &mut words {
+        let v = u64::from_le_bytes(w.try_into().unwrap_or([0xff; 8]));
+        if SPECIALS.iter().any(|&c| zero_in(v ^ c)) {
+            return true;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
 }
 
 /// CopyAttributeOutText's escape for a byte, if it has one.
@@ -129,6 +148,14 @@ mod tests {
         }
         s.push('\n');
         s
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn specials_found_as_a_byte_scan_finds_them(s in "[a-z,\"\r\n\\\\.é]{0,40}") {
+            let slow = s.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'));
+            proptest::prop_assert_eq!(has_csv_special(s.as_bytes()), slow);
+        }
     }
 
     // Expected lines: what COPY ... TO STDOUT prints for the same fields.
