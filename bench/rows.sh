@@ -42,7 +42,7 @@ port=$((20000 + RANDOM % 20000))
 stop() { "${as_pg[@]}" "$pgbin/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true; rm -rf "$sock"; }
 trap stop EXIT
 "${as_pg[@]}" "$pgbin/pg_ctl" -D "$data" -l "$dir/server.log" -w \
-    -o "-k $sock -p $port -c listen_addresses='' -c max_locks_per_transaction=512" start >/dev/null
+    -o "-k $sock -p $port -c listen_addresses='' -c max_locks_per_transaction=512 -c autovacuum=off" start >/dev/null
 psql=("${as_pg[@]}" "$pgbin/psql" -X -q -At -h "$sock" -p "$port" -d postgres)
 IFS='|' read -r heap toast < <("${psql[@]}" -c \
     "SELECT pg_relation_filepath(oid), pg_relation_filepath(reltoastrelid) FROM pg_class WHERE oid = 't'::regclass")
@@ -68,15 +68,23 @@ copy_lines=$(wc -l <"$out/rows-copy.csv")
 rm -f "$out/rows-copy.csv" "$out/rows-pgpage.csv"
 listed=$("$pgpage" ls "$data" | wc -l)
 
-# label wall user sys maxrss_kb status, one line per run.
+# label wall user sys maxrss_kb status server_cpu, one line per run. server_cpu: what the
+# server's backends used (user + system), from the postmaster's reaped children's times: a
+# backend's CPU is added there when it exits after its psql disconnects.
 times=$out/rows-times
 : >"$times"
+tick=$(getconf CLK_TCK)
+postmaster=$(head -1 "$data/postmaster.pid")
+reaped() { awk '{print $16 + $17}' "/proc/$postmaster/stat"; }
 timed() { # label command...
-    local label=$1 status=0 t
+    local label=$1 status=0 t c0 c1
     shift
     t=$(mktemp)
+    c0=$(reaped)
     /usr/bin/time -o "$t" -f '%e %U %S %M' "$@" >/dev/null 2>>"$out/rows-$label.err" || status=$?
-    echo "$label $(tail -1 "$t") $status" >>"$times"
+    sleep 0.3 # the backend reaped
+    c1=$(reaped)
+    echo "$label $(tail -1 "$t") $status $(awk -v a="$c0" -v b="$c1" -v t="$tick" 'BEGIN {printf "%.2f", (b - a) / t}')" >>"$times"
     rm -f "$t"
 }
 for i in $(seq 0 "$runs"); do
@@ -122,20 +130,23 @@ echo "checked equal to COPY's, byte for byte."
 echo
 echo "| command | median s | runs (s) | CPU s (median) | max RSS MB | exit status |"
 echo "|---|---:|---|---:|---:|---|"
+srv() { col "$1" 7 | median; }
 echo "| \`pgpage rows --types $types --toast TOAST FILE...\` | $rows_s | $(runs_of rows) | $(cpu rows) | $rss_mb | $(statuses rows) |"
 if [[ -n ${PGPAGE_BASELINE:-} ]]; then
     echo "| the same with $PGPAGE_BASELINE | $(col baseline 2 | median) | $(runs_of baseline) | $(cpu baseline) | $(col baseline 5 | sort -n | tail -1 | awk '{printf "%.0f", $1 / 1024}') | $(statuses baseline) |"
 fi
-echo "| \`psql -c \"$copy_sql\"\` (the work is the server's; CPU and RSS are psql's) | $copy_s | $(runs_of copy) | $(cpu copy) | | $(statuses copy) |"
+echo "| \`psql -c \"$copy_sql\"\` (CPU: psql's + the backend's) | $copy_s | $(runs_of copy) | $(cpu copy) + $(srv copy) | | $(statuses copy) |"
 if [[ -n $filedump ]]; then
     echo "| \`pg_filedump -D $filedump_types\` on each segment ($("$filedump" -h 2>&1 | awk '/^Version/ {print $1, $2; exit}')) | $fd_s | $(runs_of filedump) | $(cpu filedump) | $fd_rss_mb | $(statuses filedump) |"
 fi
 echo "| \`pgpage ls DATADIR\` ($classes pg_class rows, $with_storage with storage; $listed lines) | $ls_s | $(runs_of ls) | $(cpu ls) | $ls_rss_mb | $(statuses ls) |"
-echo "| \`psql -c \"SELECT ... FROM pg_class ...\"\` (names and pg_relation_filenode of every relation) | $list_s | $(runs_of list) | $(cpu list) | | $(statuses list) |"
+echo "| \`psql -c \"SELECT ... FROM pg_class ...\"\` (names and pg_relation_filenode of every relation; CPU: psql's + the backend's) | $list_s | $(runs_of list) | $(cpu list) + $(srv list) | | $(statuses list) |"
 echo
 r_copy=$(ratio "$copy_s" "$rows_s") r_fd=$(ratio "$fd_s" "$rows_s")
 echo "Targets:"
 echo "- rows >= 2x COPY: COPY / pgpage = $r_copy x, $(verdict "$r_copy" 2)."
+r_cpu=$(ratio "$(awk -v a="$(cpu copy)" -v b="$(srv copy)" 'BEGIN {print a + b}')" "$(cpu rows)")
+echo "  By CPU time (load on a shared machine moves it less): COPY's (backend + psql) / pgpage's = $r_cpu x; pgpage's CPU / wall = $(ratio "$(cpu rows)" "$rows_s") cores busy."
 echo "- rows faster than pg_filedump -D: pg_filedump / pgpage = $r_fd x, $(verdict "$r_fd" 1.0001)."
 echo "- rows RSS under 200 MB with 200 kB TOAST values: $rss_mb MB, $( ((smoke)) && echo "not judged in a smoke run" || { ((rss_mb < 200)) && echo met || echo "NOT met"; })."
 echo "- ls of $with_storage relations under 1 s: $ls_s s, $( ((smoke)) && echo "not judged in a smoke run" || awk -v s="$ls_s" 'BEGIN {print (s + 0 < 1) ? "met" : "NOT met"}')."
