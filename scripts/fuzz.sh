@@ -4,7 +4,7 @@
 # public/samples/*), each behind the one head byte every target reads first. Unseeded, the
 # file_verify target plateaued at 61 edges in 4M runs: random bytes never grow into a page.
 #   scripts/fuzz.sh TARGET [RUNS]     TARGET: page_status | file_verify | page_decode | inspect_json
-#                                     | value_output | pglz | toast_reassemble
+#                                     | value_output | pglz | toast_reassemble | catalog_reader
 # FUZZ_SANITIZER=none runs without AddressSanitizer (the default is cargo fuzz's, address):
 # the core is safe Rust but for its SIMD loads, and the decode targets run several times
 # faster without it. FUZZ_JOBS=N runs N fuzzing processes on one corpus, RUNS runs each

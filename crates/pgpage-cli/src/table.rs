@@ -235,14 +235,19 @@ fn prepare(args: &RowsArgs) -> Result<i32, String> {
     name_problems(&mut ls, &problems);
     let catalogs = TypeCatalogs {
         types: &types,
+        attributes: &attributes,
         enums: &enums,
         ranges: &ranges,
     };
-    let columns = table_columns(class.oid, &attributes, catalogs, ls.endian);
-    if columns.is_empty() {
+    let columns = table_columns(class.oid, catalogs, ls.endian);
+    // A pg_attribute page left out for damage may have held some of the columns: printing
+    // rows with the others would print every value after a gap under the wrong column.
+    if columns.len() != usize::try_from(class.relnatts).unwrap_or(0) {
         report_damage(&ls);
         return Err(format!(
-            "relation {shown}: pg_attribute has no columns for it"
+            "relation {shown}: pg_attribute has {} of its {} columns (see the damage named above): its rows cannot be split",
+            columns.len(),
+            class.relnatts
         ));
     }
 

@@ -18,127 +18,12 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{bin_dir, is_root, json, ok, pgpage, run_pg};
+use common::{json, ok, pgpage, run_pg, Cluster};
 use pgpage::catalog::layout::{columns, Catalog};
 use serde_json::Value;
-
-/// A running server of one version in a temporary directory the postgres user owns;
-/// stopped at once (immediate) if the test fails before its clean shutdown.
-struct Server {
-    _tmp: tempfile::TempDir,
-    bin: String,
-    root: PathBuf,
-    data: PathBuf,
-    port: String,
-    stopped: bool,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if !self.stopped {
-            let _ = self.pg_ctl(&["-m", "immediate", "-w", "stop"]);
-        }
-    }
-}
-
-impl Server {
-    fn start(version: u32) -> Server {
-        let tmp = tempfile::Builder::new()
-            .prefix("pgpage-ls")
-            .tempdir()
-            .unwrap();
-        if is_root() {
-            ok(
-                Command::new("chown")
-                    .args(["postgres", tmp.path().to_str().unwrap()])
-                    .output()
-                    .unwrap(),
-                "chown",
-            );
-        }
-        let root = tmp.path().to_path_buf();
-        let data = root.join("data");
-        let bin = bin_dir(version);
-        ok(
-            run_pg(
-                &bin,
-                "initdb",
-                &[
-                    "-k",
-                    "-A",
-                    "trust",
-                    "-U",
-                    "postgres",
-                    "--no-sync",
-                    "-D",
-                    data.to_str().unwrap(),
-                ],
-            ),
-            "initdb",
-        );
-        let port = (21_000 + (std::process::id() * 7 + version) % 30_000).to_string();
-        let mut server = Server {
-            _tmp: tmp,
-            bin,
-            root,
-            data,
-            port,
-            stopped: true,
-        };
-        let opts = format!(
-            "-k {} -p {} -c listen_addresses='' -c fsync=off",
-            server.root.display(),
-            server.port
-        );
-        let log = server.root.join("log");
-        let started = server.pg_ctl(&["-o", &opts, "-l", log.to_str().unwrap(), "-w", "start"]);
-        server.stopped = !started.status.success();
-        assert!(
-            started.status.success(),
-            "PostgreSQL {version} did not start: {}",
-            std::fs::read_to_string(&log).unwrap_or_default()
-        );
-        server
-    }
-
-    fn pg_ctl(&self, args: &[&str]) -> Output {
-        let mut all = vec!["-D", self.data.to_str().unwrap()];
-        all.extend(args);
-        run_pg(&self.bin, "pg_ctl", &all)
-    }
-
-    /// psql 15 (the only psql installed) on database `db`, one statement per `-c`.
-    fn psql(&self, db: &str, sql: &[&str]) -> String {
-        let mut args = vec![
-            "-h",
-            self.root.to_str().unwrap(),
-            "-p",
-            &self.port,
-            "-U",
-            "postgres",
-            "-d",
-            db,
-            "-X",
-            "-A",
-            "-t",
-            "-q",
-            "-v",
-            "ON_ERROR_STOP=1",
-        ];
-        for s in sql {
-            args.extend(["-c", s]);
-        }
-        ok(run_pg(&bin_dir(15), "psql", &args), "psql")
-    }
-
-    fn stop(&mut self) {
-        ok(self.pg_ctl(&["-m", "fast", "-w", "stop"]), "pg_ctl stop");
-        self.stopped = true;
-    }
-}
 
 /// What every database gets.
 const OBJECTS: &[&str] = &[
@@ -182,8 +67,8 @@ const OBJECTS: &[&str] = &[
 
 /// The server's answer for every relation with storage of database `db`, keyed by
 /// (database_oid, oid); shared catalogs under database 0.
-fn server_relations(s: &Server, db: &str) -> BTreeMap<(u64, u64), Value> {
-    let out = s.psql(
+fn server_relations(s: &Cluster, db: &str) -> BTreeMap<(u64, u64), Value> {
+    let out = s.psql_in(
         db,
         &["SELECT json_agg(json_build_object(
             'database_oid', CASE WHEN c.relisshared THEN 0 ELSE d.oid::int8 END,
@@ -214,9 +99,9 @@ fn server_relations(s: &Server, db: &str) -> BTreeMap<(u64, u64), Value> {
 }
 
 /// The catalog layouts of pgpage::catalog::layout against the server's pg_attribute.
-fn layouts_equal_the_servers(s: &Server, version: u32) {
+fn layouts_equal_the_servers(s: &Cluster, version: u32) {
     for catalog in Catalog::ALL {
-        let out = s.psql(
+        let out = s.psql_in(
             "postgres",
             &[&format!(
                 "SELECT attname, atttypid, attlen, attalign, attbyval, attnotnull FROM pg_attribute
@@ -254,9 +139,9 @@ struct ColumnsAnswer {
 }
 
 impl ColumnsAnswer {
-    fn ask(s: &Server) -> ColumnsAnswer {
+    fn ask(s: &Cluster) -> ColumnsAnswer {
         let lines = |sql: &str| -> Vec<String> {
-            s.psql("postgres", &[sql])
+            s.psql_in("postgres", &[sql])
                 .lines()
                 .map(str::to_owned)
                 .collect()
@@ -403,11 +288,11 @@ fn ls_json(data: &Path) -> (Output, Value) {
 }
 
 fn ls_equals_the_server(version: u32) {
-    let mut s = Server::start(version);
+    let mut s = Cluster::start(version);
     layouts_equal_the_servers(&s, version);
     let ts = s.root.join("ts");
     run_pg("/bin", "mkdir", &[ts.to_str().unwrap()]);
-    s.psql(
+    s.psql_in(
         "postgres",
         &[
             &format!("CREATE TABLESPACE ts LOCATION '{}'", ts.display()),
@@ -416,7 +301,7 @@ fn ls_equals_the_server(version: u32) {
         ],
     );
     for db in ["postgres", "second", "third"] {
-        s.psql(db, OBJECTS);
+        s.psql_in(db, OBJECTS);
     }
     let columns = ColumnsAnswer::ask(&s);
     let mut expected = BTreeMap::new();
@@ -520,7 +405,7 @@ fn ls_equals_the_server(version: u32) {
 /// A copy with one pg_class block of database postgres scrambled: that block is named on
 /// stderr (file, block, reason), exit 1, the other relations still listed and the files of
 /// those whose rows were lost listed unnamed.
-fn damaged_pg_class(s: &Server, clean: &Value) {
+fn damaged_pg_class(s: &Cluster, clean: &Value) {
     let copy = s.root.join("copy");
     ok(
         Command::new("cp")

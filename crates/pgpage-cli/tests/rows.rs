@@ -15,167 +15,9 @@
 mod common;
 
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use common::{bin_dir, is_root, ok, pgpage, run_pg};
-
-/// A running cluster of one version in a temporary directory; stopped when dropped.
-struct Cluster {
-    _tmp: tempfile::TempDir,
-    bin: String,
-    root: PathBuf,
-    data: PathBuf,
-    port: String,
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        let d = self.data.to_str().unwrap();
-        let _ = run_pg(
-            &self.bin,
-            "pg_ctl",
-            &["-D", d, "-m", "immediate", "-w", "stop"],
-        );
-    }
-}
-
-impl Cluster {
-    fn start(version: u32) -> Cluster {
-        let bin = bin_dir(version);
-        let tmp = tempfile::Builder::new()
-            .prefix("pgpage-rows")
-            .tempdir()
-            .unwrap();
-        if is_root() {
-            ok(
-                Command::new("chown")
-                    .args(["postgres", tmp.path().to_str().unwrap()])
-                    .output()
-                    .unwrap(),
-                "chown",
-            );
-        }
-        let root = tmp.path().to_path_buf();
-        let data = root.join("data");
-        let d = data.to_str().unwrap();
-        ok(
-            run_pg(
-                &bin,
-                "initdb",
-                &[
-                    "-k",
-                    "-A",
-                    "trust",
-                    "-U",
-                    "postgres",
-                    "-E",
-                    "UTF8",
-                    "--locale=C",
-                    "--no-sync",
-                    "-D",
-                    d,
-                ],
-            ),
-            &format!("initdb {version}"),
-        );
-        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let port = (21_000 + (std::process::id() * 7 + n * 100 + version) % 20_000).to_string();
-        let opts = format!(
-            "-k {} -p {port} -c listen_addresses='' -c fsync=off",
-            root.display()
-        );
-        let log = root.join("log");
-        let start = run_pg(
-            &bin,
-            "pg_ctl",
-            &[
-                "-D",
-                d,
-                "-o",
-                &opts,
-                "-l",
-                log.to_str().unwrap(),
-                "-w",
-                "start",
-            ],
-        );
-        let cluster = Cluster {
-            _tmp: tmp,
-            bin,
-            root,
-            data,
-            port,
-        };
-        assert!(
-            start.status.success(),
-            "PostgreSQL {version} did not start: {}",
-            std::fs::read_to_string(&log).unwrap_or_default()
-        );
-        cluster
-    }
-
-    fn psql(&self, sql: &[&str]) -> String {
-        self.psql_in("postgres", sql)
-    }
-
-    fn psql_in(&self, database: &str, sql: &[&str]) -> String {
-        let mut args = vec![
-            "-h",
-            self.root.to_str().unwrap(),
-            "-p",
-            &self.port,
-            "-d",
-            database,
-            "-U",
-            "postgres",
-            "-X",
-            "-A",
-            "-t",
-            "-q",
-            "-v",
-            "ON_ERROR_STOP=1",
-        ];
-        for s in sql {
-            args.extend(["-c", s]);
-        }
-        // Debian's psql 15 is the client for every server (tests/pg/cluster.ts).
-        ok(run_pg(&bin_dir(15), "psql", &args), &sql.join("; "))
-    }
-
-    /// Stops the server, leaving its files for the test to damage.
-    fn stop(&self) {
-        let d = self.data.to_str().unwrap();
-        ok(
-            run_pg(&self.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
-            "pg_ctl stop",
-        );
-    }
-
-    /// COPY's CSV of a table under CONTRACTS.md's settings.
-    fn copy(&self, table: &str) -> String {
-        self.copy_in("postgres", table)
-    }
-
-    fn copy_in(&self, database: &str, table: &str) -> String {
-        self.psql_in(
-            database,
-            &[
-                "set timezone = 'UTC'",
-                "set datestyle = 'ISO, MDY'",
-                "set intervalstyle = postgres",
-                "set extra_float_digits = 1",
-                "set bytea_output = hex",
-                &format!("copy (select * from {table} order by ctid) to stdout (format csv)"),
-            ],
-        )
-    }
-
-    fn file(&self, sql_path: &str) -> PathBuf {
-        self.data.join(self.psql(&[sql_path]).trim())
-    }
-}
+use common::{ok, pgpage, run_pg, Cluster};
 
 const TYPES: &str = "bool,int2,int4,int8,oid,float4,float8,numeric,text,varchar,bpchar,name,\
 \"char\",bytea,date,time,timetz,timestamp,timestamptz,interval,uuid,json,jsonb,inet,cidr,\
@@ -367,7 +209,7 @@ fn item(path: &Path, lp: u64) -> (u64, u64) {
 /// refused.
 #[test]
 fn damaged_tuples_and_toast_are_named_never_printed_wrong() {
-    let c = Cluster::start(15);
+    let mut c = Cluster::start(15);
     c.psql(&[
         "create table d (a int4, b text)",
         "alter table d alter column b set storage extended",
@@ -480,6 +322,13 @@ const CATALOG_TABLE: &[&str] = &[
     "savepoint b",
     "select id from {t} where id = 9 for update",
     "commit",
+    // Composite columns: a type of its own (with a dropped attribute), a table's row type,
+    // and an array of the first.
+    "alter table {t} add column cp pair, add column cps pair[], add column it item",
+    r#"insert into {t} (id, cp, cps, it) values
+     (300, '(1,"x y",2.5)', array['(1,a,2)'::pair, null, '(,,)'::pair, '(2,"",)'::pair],
+      row(7, 'q (r)')),
+     (301, '(-3,"a\"b\\c,(d)",NaN)', '{}', null)"#,
     // The aborted transaction comes last: no later scan sets its tuples' hint bits.
     "delete from {t} where id in (3, 101)",
     "update {t} set note = 'updated' where id = 5",
@@ -497,8 +346,38 @@ const CATALOG_TABLE: &[&str] = &[
      from generate_series(1, 100 * g) h) from generate_series(1, 5) g",
 ];
 
+/// Multiranges (PostgreSQL 14+) of a built-in range and of textrange, one of more than
+/// MULTIRANGE_ITEM_OFFSET_STRIDE ranges; run after CATALOG_TABLE for `{t}`.
+const MULTIRANGES: &[&str] = &[
+    "alter table {t} add column mr int4multirange, add column mt textmultirange",
+    r#"insert into {t} (id, mr, mt) values
+     (400, '{[1,3),[5,7)}', '{[a,"b c"),["x\"y",z]}'),
+     (401, '{}', '{}'),
+     (402, '{[1,2),[3,4),[5,6),[7,8),[9,10),[11,12)}', '{(,"")}')"#,
+];
+
+/// In database shop after both tables: partitions (one with an odd name), a matview, and a
+/// table of several pages to damage.
+const MORE: &[&str] = &[
+    "create table pt (k int, v text) partition by range (k)",
+    "create table pt_1 partition of pt for values from (0) to (10)",
+    "create table \"Odd Schema\".\"pt 2\" partition of pt for values from (10) to (100)",
+    "insert into pt select g, 'v' || g from generate_series(0, 40) g",
+    "delete from pt where k in (3, 20)",
+    "create materialized view mv as select id, note, cp, cps from twin where id < 10 or id >= 300",
+    "create table big (id int, s text) with (autovacuum_enabled = off)",
+    "insert into big select g, md5(g::text) from generate_series(1, 1000) g",
+];
+
+/// Flips `len` bytes in the middle of block `block` of `path`.
+fn damage_block(path: &Path, block: u64, len: usize) {
+    let at = block * 8192 + 4000;
+    let bytes: Vec<u8> = read(path, at, len).iter().map(|b| b ^ 0xA5).collect();
+    patch(path, at, &bytes);
+}
+
 fn catalog_rows_equal_copy(version: u32) {
-    let c = Cluster::start(version);
+    let mut c = Cluster::start(version);
     let spc = c.root.join("spc");
     ok(run_pg("/bin", "mkdir", &[spc.to_str().unwrap()]), "mkdir");
     c.psql(&[
@@ -514,6 +393,9 @@ fn catalog_rows_equal_copy(version: u32) {
             "create type floatrange as range (subtype = float8)",
             "create type textrange as range (subtype = text, collation = \"C\")",
             "create schema \"Odd Schema\"",
+            "create type pair as (a int4, gone text, \"b c\" text, n numeric)",
+            "alter type pair drop attribute gone",
+            "create table item (x int, y text)",
         ],
     );
     // The twin gets the same statements and gives the expected COPY; `t` itself is never
@@ -530,10 +412,42 @@ fn catalog_rows_equal_copy(version: u32) {
         let sql: Vec<&str> = sql.iter().map(String::as_str).collect();
         c.psql_in("shop", &sql);
     }
+    // Values written before an attribute was added lack it: NULL.
+    c.psql_in(
+        "shop",
+        &[
+            "alter type pair add attribute extra int cascade",
+            "insert into twin (id, cp) values (302, '(5,x,1,9)')",
+            "insert into t (id, cp) values (302, '(5,x,1,9)')",
+        ],
+    );
+    if version >= 14 {
+        for t in ["twin", "t"] {
+            let sql: Vec<String> = MULTIRANGES.iter().map(|s| s.replace("{t}", t)).collect();
+            let sql: Vec<&str> = sql.iter().map(String::as_str).collect();
+            c.psql_in("shop", &sql);
+        }
+    }
+    c.psql_in("shop", MORE);
     c.psql_in("shop", &["create view v as select id from twin"]);
     let expected = c.copy_in("shop", "twin");
     let expected_odd = c.copy_in("shop", "\"Odd Schema\".\"Mixed Twin\"");
     let expected_spaced = c.copy_in("shop", "twin_spaced");
+    let expected_pt_1 = c.copy_in("shop", "pt_1");
+    let expected_pt_2 = c.copy_in("shop", "\"Odd Schema\".\"pt 2\"");
+    let expected_mv = c.copy_in("shop", "mv");
+    // The rows of big not on its block 1, which is damaged below.
+    let expected_big = c.copy_in("shop", "big where (ctid::text::point)[0] <> 1");
+    let big = c.psql_in("shop", &["select pg_relation_filepath('big')"]);
+    let big = big.trim().to_owned();
+    let pg_attribute = c.psql_in("shop", &["select pg_relation_filepath('pg_attribute')"]);
+    let pg_class = c.psql_in("shop", &["select pg_relation_filepath('pg_class')"]);
+    let block_of = |sql: &str| -> u64 { c.psql_in("shop", &[sql]).trim().parse().unwrap() };
+    let attribute_block = block_of(
+        "select max((ctid::text::point)[0]) from pg_attribute where attrelid = 't'::regclass",
+    );
+    let class_block =
+        block_of("select (ctid::text::point)[0] from pg_class where oid = 't'::regclass");
     let expected_text = c.psql_in(
         "shop",
         &[
@@ -550,6 +464,9 @@ fn catalog_rows_equal_copy(version: u32) {
         ("public.T", Some("shop"), &expected),
         ("\"Odd Schema\".\"Mixed Case\"", None, &expected_odd),
         ("t_spaced", None, &expected_spaced),
+        ("pt_1", None, &expected_pt_1),
+        ("\"Odd Schema\".\"pt 2\"", None, &expected_pt_2),
+        ("mv", None, &expected_mv),
     ] {
         let mut args = vec!["rows"];
         if let Some(d) = database {
@@ -584,7 +501,8 @@ fn catalog_rows_equal_copy(version: u32) {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 31);
+    let rows = if version >= 14 { 37 } else { 34 };
+    assert_eq!(lines.len(), rows);
     let first = lines[0].as_object().unwrap();
     for key in [
         "ctid", "xmin", "xmax", "id", "m", "d", "fd", "fd2", "fd3", "trs",
@@ -593,7 +511,10 @@ fn catalog_rows_equal_copy(version: u32) {
     }
     assert!(!first.contains_key("gone"), "{first:?}");
     assert_eq!(first["fd3"], "meh", "{first:?}");
-    assert_eq!(expected.lines().count(), 31, "{expected}");
+    assert_eq!(expected.lines().count(), rows, "{expected}");
+    assert_eq!(expected_pt_1.lines().count(), 9, "{expected_pt_1}");
+    assert_eq!(expected_pt_2.lines().count(), 30, "{expected_pt_2}");
+    assert!(expected_mv.lines().count() >= 10, "{expected_mv}");
     assert_eq!(expected_odd.lines().count(), 2, "{expected_odd}");
     assert_eq!(expected_spaced.lines().count(), 5);
     for (args, words) in [
@@ -606,6 +527,7 @@ fn catalog_rows_equal_copy(version: u32) {
             "database \"nope\" does not exist",
         ),
         (vec!["rows", data, "v"], "is a view"),
+        (vec!["rows", data, "pt"], "is a partitioned table"),
         (
             vec!["rows", "--database", "postgres", data, "t"],
             "does not exist in database \"postgres\"",
@@ -629,6 +551,53 @@ fn catalog_rows_equal_copy(version: u32) {
     assert!(err.contains("pg_xact"), "{err}");
     assert_ne!(String::from_utf8_lossy(&out.stdout), expected);
     std::fs::rename(c.data.join("pg_xact.away"), &xact).unwrap();
+
+    // A damaged heap page: its rows are named and left out, every other row comes out.
+    damage_block(&c.data.join(&big), 1, 16);
+    let out = pgpage(&["rows", data, "big"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "PostgreSQL {version}: {err}");
+    assert!(
+        err.contains(&big) && err.contains("block 1"),
+        "PostgreSQL {version}: {err}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        expected_big,
+        "PostgreSQL {version}: big without block 1"
+    );
+    assert!(expected_big.lines().count() > 800, "{expected_big}");
+
+    // A damaged pg_attribute page that held t's columns: named, and no row printed under
+    // columns that may be the wrong ones.
+    damage_block(&c.data.join(pg_attribute.trim()), attribute_block, 16);
+    let out = pgpage(&["rows", data, "t"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "PostgreSQL {version}: {err}");
+    assert!(out.stdout.is_empty(), "PostgreSQL {version}");
+    let names = |catalog: &str, block: u64| {
+        err.lines()
+            .any(|l| l.contains(catalog) && l.contains(&format!(", block {block}:")))
+    };
+    assert!(
+        names("pg_attribute", attribute_block),
+        "PostgreSQL {version}: {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    // A damaged pg_class page that held t's row: named, and t not found.
+    damage_block(&c.data.join(pg_class.trim()), class_block, 16);
+    let out = pgpage(&["rows", data, "t"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "PostgreSQL {version}: {err}");
+    assert!(out.stdout.is_empty(), "PostgreSQL {version}");
+    let names = |catalog: &str, block: u64| {
+        err.lines()
+            .any(|l| l.contains(catalog) && l.contains(&format!(", block {block}:")))
+    };
+    assert!(
+        names("pg_class", class_block) && err.contains("relation public.t does not exist"),
+        "PostgreSQL {version}: {err}"
+    );
     eprintln!(
         "PostgreSQL {version}: rows DATADIR RELATION equal to COPY ({} + {} rows)",
         expected.lines().count(),

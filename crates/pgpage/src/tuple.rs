@@ -248,27 +248,7 @@ pub fn deform<'a>(
             -1 if data.get(off).is_some_and(|&b| b != 0) => off,
             _ => att.attalign.align(off),
         };
-        let len = match att.attlen {
-            n if n > 0 => usize::from(n.unsigned_abs()),
-            -1 => {
-                let rest = data
-                    .get(off..)
-                    .filter(|r| !r.is_empty())
-                    .ok_or(at(Finding::TupleAttributePastEnd))?;
-                match varlena_size(rest, e) {
-                    Ok(n) => n,
-                    Err(f) => return Err(at(f)),
-                }
-            }
-            -2 => {
-                let rest = data.get(off..).unwrap_or_default();
-                rest.iter()
-                    .position(|&b| b == 0)
-                    .and_then(|n| n.checked_add(1))
-                    .ok_or(at(Finding::TupleAttributePastEnd))?
-            }
-            _ => return Err(at(Finding::AttributeLengthInvalid)),
-        };
+        let len = datum_len(data.get(off..).unwrap_or_default(), att.attlen, e).map_err(at)?;
         let end = off
             .checked_add(len)
             .filter(|&end| end <= data.len())
@@ -277,6 +257,22 @@ pub fn deform<'a>(
         off = end;
     }
     Ok(off)
+}
+
+/// att_addlength_pointer: the length of the datum of an attribute of `attlen` that starts at
+/// `rest[0]` (attlen bytes, a varlena's VARSIZE_ANY, a cstring with its NUL). Whether those
+/// bytes are all there is the caller's check.
+pub fn datum_len(rest: &[u8], attlen: i16, e: Endian) -> Result<usize, Finding> {
+    match attlen {
+        n if n > 0 => Ok(usize::from(n.unsigned_abs())),
+        -1 => varlena_size(rest, e),
+        -2 => rest
+            .iter()
+            .position(|&b| b == 0)
+            .and_then(|n| n.checked_add(1))
+            .ok_or(Finding::TupleAttributePastEnd),
+        _ => Err(Finding::AttributeLengthInvalid),
+    }
 }
 
 /// varatt.h: vartag_external values and their pointer sizes (VARTAG_SIZE).

@@ -1,10 +1,12 @@
 //! What every CLI test file runs: the built binary, its stdout read as JSON, and PostgreSQL's
-//! own programs of each version, as the postgres user when the tests run as root.
+//! own programs of each version, as the postgres user when the tests run as root, and a
+//! throwaway cluster of a version to run them on.
 // Each test file is a crate of its own and uses a part of this module.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::Value;
 
@@ -64,4 +66,156 @@ pub fn ok(out: Output, what: &str) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A running server of one version (`initdb -k`, UTF8, C locale) in a temporary directory
+/// the postgres user owns; stopped at once (immediate) if the test ends before its clean
+/// shutdown.
+pub struct Cluster {
+    _tmp: tempfile::TempDir,
+    pub bin: String,
+    pub root: PathBuf,
+    pub data: PathBuf,
+    pub port: String,
+    stopped: bool,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        if !self.stopped {
+            let _ = self.pg_ctl(&["-m", "immediate", "-w", "stop"]);
+        }
+    }
+}
+
+impl Cluster {
+    pub fn start(version: u32) -> Cluster {
+        let tmp = tempfile::Builder::new()
+            .prefix("pgpage-cluster")
+            .tempdir()
+            .unwrap();
+        if is_root() {
+            ok(
+                Command::new("chown")
+                    .args(["postgres", tmp.path().to_str().unwrap()])
+                    .output()
+                    .unwrap(),
+                "chown",
+            );
+        }
+        let root = tmp.path().to_path_buf();
+        let data = root.join("data");
+        let bin = bin_dir(version);
+        ok(
+            run_pg(
+                &bin,
+                "initdb",
+                &[
+                    "-k",
+                    "-A",
+                    "trust",
+                    "-U",
+                    "postgres",
+                    "-E",
+                    "UTF8",
+                    "--locale=C",
+                    "--no-sync",
+                    "-D",
+                    data.to_str().unwrap(),
+                ],
+            ),
+            &format!("initdb {version}"),
+        );
+        // Each cluster of a test binary on its own port: the tests run at the same time.
+        static N: AtomicU32 = AtomicU32::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let port = (21_000 + (std::process::id() * 7 + n * 100 + version) % 20_000).to_string();
+        let mut cluster = Cluster {
+            _tmp: tmp,
+            bin,
+            root,
+            data,
+            port,
+            stopped: true,
+        };
+        let opts = format!(
+            "-k {} -p {} -c listen_addresses='' -c fsync=off",
+            cluster.root.display(),
+            cluster.port
+        );
+        let log = cluster.root.join("log");
+        let started = cluster.pg_ctl(&["-o", &opts, "-l", log.to_str().unwrap(), "-w", "start"]);
+        cluster.stopped = !started.status.success();
+        assert!(
+            started.status.success(),
+            "PostgreSQL {version} did not start: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        cluster
+    }
+
+    pub fn pg_ctl(&self, args: &[&str]) -> Output {
+        let mut all = vec!["-D", self.data.to_str().unwrap()];
+        all.extend(args);
+        run_pg(&self.bin, "pg_ctl", &all)
+    }
+
+    /// psql on database postgres, one statement per `-c`, stopping at the first error.
+    pub fn psql(&self, sql: &[&str]) -> String {
+        self.psql_in("postgres", sql)
+    }
+
+    pub fn psql_in(&self, database: &str, sql: &[&str]) -> String {
+        let mut args = vec![
+            "-h",
+            self.root.to_str().unwrap(),
+            "-p",
+            &self.port,
+            "-d",
+            database,
+            "-U",
+            "postgres",
+            "-X",
+            "-A",
+            "-t",
+            "-q",
+            "-v",
+            "ON_ERROR_STOP=1",
+        ];
+        for s in sql {
+            args.extend(["-c", s]);
+        }
+        // Debian's psql 15 is the client for every server (tests/pg/cluster.ts).
+        ok(run_pg(&bin_dir(15), "psql", &args), &sql.join("; "))
+    }
+
+    /// A clean shutdown, leaving the files for the test to read or damage.
+    pub fn stop(&mut self) {
+        ok(self.pg_ctl(&["-m", "fast", "-w", "stop"]), "pg_ctl stop");
+        self.stopped = true;
+    }
+
+    /// COPY's CSV of `select * from {from} order by ctid` under CONTRACTS.md's settings.
+    pub fn copy_in(&self, database: &str, from: &str) -> String {
+        self.psql_in(
+            database,
+            &[
+                "set timezone = 'UTC'",
+                "set datestyle = 'ISO, MDY'",
+                "set intervalstyle = postgres",
+                "set extra_float_digits = 1",
+                "set bytea_output = hex",
+                &format!("copy (select * from {from} order by ctid) to stdout (format csv)"),
+            ],
+        )
+    }
+
+    pub fn copy(&self, table: &str) -> String {
+        self.copy_in("postgres", table)
+    }
+
+    /// The file a query of database postgres names (pg_relation_filepath).
+    pub fn file(&self, sql_path: &str) -> PathBuf {
+        self.data.join(self.psql(&[sql_path]).trim())
+    }
 }

@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 use super::read::{AttributeRow, EnumRow, RangeRow, TypeRow};
 use crate::layout::{read_u32, Endian};
 use crate::rows::Column;
-use crate::tuple::{varlena_size, Align, Attribute, Varlena};
+use crate::tuple::{datum_len, Align, Attribute, Varlena};
 use crate::value::Type;
 
 /// pg_namespace_d.h: PG_CATALOG_NAMESPACE, where the built-in types are.
@@ -24,19 +24,21 @@ const MAX_DEPTH: usize = 16;
 #[derive(Clone, Copy, Debug)]
 pub struct TypeCatalogs<'a> {
     pub types: &'a [TypeRow],
+    /// pg_attribute, for the attributes of composite types.
+    pub attributes: &'a [AttributeRow],
     pub enums: &'a [EnumRow],
     pub ranges: &'a [RangeRow],
 }
 
 /// The columns of relation `relid` in attribute number order (attnum > 0). Attributes whose
 /// type cannot be printed come out as `Type::Unknown` (hex with the type's name).
-pub fn table_columns(
-    relid: u32,
-    attributes: &[AttributeRow],
-    catalogs: TypeCatalogs,
-    e: Endian,
-) -> Vec<Column> {
-    let mut atts: Vec<&AttributeRow> = attributes
+pub fn table_columns(relid: u32, catalogs: TypeCatalogs, e: Endian) -> Vec<Column> {
+    columns_of(relid, catalogs, e, 0)
+}
+
+fn columns_of(relid: u32, catalogs: TypeCatalogs, e: Endian, depth: usize) -> Vec<Column> {
+    let mut atts: Vec<&AttributeRow> = catalogs
+        .attributes
         .iter()
         .filter(|a| a.attrelid == relid && a.attnum > 0)
         .collect();
@@ -52,7 +54,7 @@ pub fn table_columns(
                     attalign,
                 }
             } else {
-                type_of(a.atttypid, catalogs, 0)
+                type_of(a.atttypid, catalogs, e, depth)
             };
             let missing = a
                 .attmissingval
@@ -75,7 +77,7 @@ pub fn table_columns(
 }
 
 /// The output type of pg_type row `oid`.
-pub fn type_of(oid: u32, catalogs: TypeCatalogs, depth: usize) -> Type {
+pub fn type_of(oid: u32, catalogs: TypeCatalogs, e: Endian, depth: usize) -> Type {
     let Some(t) = catalogs.types.iter().find(|t| t.oid == oid) else {
         return Type::Unknown {
             name: alloc::format!("type {oid}"),
@@ -93,7 +95,7 @@ pub fn type_of(oid: u32, catalogs: TypeCatalogs, depth: usize) -> Type {
     }
     let next = depth.saturating_add(1);
     let ty = match t.typtype {
-        b'd' => type_of(t.typbasetype, catalogs, next),
+        b'd' => type_of(t.typbasetype, catalogs, e, next),
         b'e' => {
             let mut labels: Vec<&EnumRow> = catalogs
                 .enums
@@ -111,15 +113,32 @@ pub fn type_of(oid: u32, catalogs: TypeCatalogs, depth: usize) -> Type {
         // IsTrueArrayType: a varlena with an element type (not a fixed-length "array" such
         // as name or point).
         b'b' if t.typelem != 0 && t.typlen == -1 => {
-            Type::Array(Box::new(type_of(t.typelem, catalogs, next)))
+            Type::Array(Box::new(type_of(t.typelem, catalogs, e, next)))
         }
         b'b' if t.typnamespace == PG_CATALOG_NAMESPACE => {
             Type::from_name(&t.typname).unwrap_or_else(unknown)
         }
         b'r' => match catalogs.ranges.iter().find(|r| r.rngtypid == oid) {
-            Some(r) => Type::Range(Box::new(type_of(r.rngsubtype, catalogs, next))),
+            Some(r) => Type::Range(Box::new(type_of(r.rngsubtype, catalogs, e, next))),
             None => unknown(),
         },
+        b'm' => match catalogs.ranges.iter().find(|r| r.rngmultitypid == oid) {
+            Some(r) => Type::Multirange(Box::new(type_of(r.rngsubtype, catalogs, e, next))),
+            None => unknown(),
+        },
+        // A row type: its relation's attributes.
+        b'c' => {
+            let columns = columns_of(t.typrelid, catalogs, e, next);
+            if columns.is_empty() {
+                unknown()
+            } else {
+                Type::Composite {
+                    name: t.typname.clone(),
+                    attributes: columns.into_iter().map(|c| (c.ty, c.attribute)).collect(),
+                    align: Align::from_typalign(t.typalign).unwrap_or(Align::Double),
+                }
+            }
+        }
         _ => unknown(),
     };
     // A built-in name whose layout differs from the row's is not the type we know.
@@ -145,11 +164,7 @@ pub fn missing_value(attmissingval: &[u8], attlen: i16, e: Endian) -> Option<Vec
     }
     // ARR_DATA_OFFSET without a bitmap: MAXALIGN(16 + 8 * ndim) from the 4-byte header.
     let data = payload.get(20..)?;
-    let len = match attlen {
-        n if n > 0 => usize::from(n.unsigned_abs()),
-        -1 => varlena_size(data, e).ok()?,
-        _ => data.iter().position(|&b| b == 0)?.checked_add(1)?,
-    };
+    let len = datum_len(data, attlen, e).ok()?;
     data.get(..len).map(<[u8]>::to_vec)
 }
 
@@ -187,9 +202,13 @@ mod tests {
         let types = vec![row(1, 2), row(2, 1)];
         let catalogs = TypeCatalogs {
             types: &types,
+            attributes: &[],
             enums: &[],
             ranges: &[],
         };
-        assert!(matches!(type_of(1, catalogs, 0), Type::Unknown { .. }));
+        assert!(matches!(
+            type_of(1, catalogs, Endian::Little, 0),
+            Type::Unknown { .. }
+        ));
     }
 }

@@ -124,6 +124,7 @@ mod tests {
             relisshared: shared,
             relpersistence: b'p',
             relkind,
+            relnatts: 1,
         }
     }
 

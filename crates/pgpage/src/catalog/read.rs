@@ -248,6 +248,9 @@ pub struct ClassRow {
     pub relisshared: bool,
     pub relpersistence: u8,
     pub relkind: u8,
+    /// The number of user columns, dropped ones included: how many pg_attribute rows with
+    /// attnum > 0 the relation has.
+    pub relnatts: i16,
 }
 
 /// pg_namespace and pg_am: an oid and its name.
@@ -305,6 +308,7 @@ pub fn class_rows(
             relisshared: r.bool("relisshared")?,
             relpersistence: r.char("relpersistence")?,
             relkind: r.char("relkind")?,
+            relnatts: r.int2("relnatts")?,
         })
     })
 }
@@ -432,11 +436,13 @@ pub fn enum_rows(
     })
 }
 
-/// pg_range: a range type and its subtype.
+/// pg_range: a range type, its subtype and its multirange type.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RangeRow {
     pub rngtypid: u32,
     pub rngsubtype: u32,
+    /// The range's multirange type; 0 before PostgreSQL 14, which had none.
+    pub rngmultitypid: u32,
 }
 
 pub fn range_rows(
@@ -449,6 +455,11 @@ pub fn range_rows(
         Some(RangeRow {
             rngtypid: r.oid("rngtypid")?,
             rngsubtype: r.oid("rngsubtype")?,
+            rngmultitypid: if major >= 14 {
+                r.oid("rngmultitypid")?
+            } else {
+                0
+            },
         })
     })
 }

@@ -8,7 +8,7 @@ use core::fmt::Write;
 use super::{element, Type};
 use crate::findings::Finding;
 use crate::layout::{read_u32, Endian};
-use crate::tuple::varlena_size;
+use crate::tuple::{datum_len, Align};
 
 /// Every dimension's product past this is damage: MaxArraySize.
 const MAX_ARRAY_SIZE: u64 = 0x3FFF_FFFF / 8;
@@ -86,15 +86,7 @@ pub fn array(p: &[u8], elem: &Type, e: Endian, out: &mut String) -> Result<(), F
         } else {
             off = att.attalign.align(off);
             let rest = data.get(off..).ok_or(Finding::ValueInvalid)?;
-            let len = match att.attlen {
-                n if n > 0 => usize::from(n.unsigned_abs()),
-                -1 => varlena_size(rest, e).map_err(|_| Finding::ValueInvalid)?,
-                _ => rest
-                    .iter()
-                    .position(|&b| b == 0)
-                    .and_then(|n| n.checked_add(1))
-                    .ok_or(Finding::ValueInvalid)?,
-            };
+            let len = datum_len(rest, att.attlen, e).map_err(|_| Finding::ValueInvalid)?;
             let bytes = rest.get(..len).ok_or(Finding::ValueInvalid)?;
             off = off.saturating_add(len);
             text.clear();
@@ -177,6 +169,70 @@ const RANGE_UB_INF: u8 = 0x10;
 pub fn range(p: &[u8], sub: &Type, e: Endian, out: &mut String) -> Result<(), Finding> {
     let (&flags, body) = p.split_last().ok_or(Finding::ValueInvalid)?;
     let data = body.get(4..).ok_or(Finding::ValueInvalid)?;
+    range_bounds(flags, data, sub, e, out)
+}
+
+/// multirangetypes.h: MULTIRANGE_ITEM_OFF_BIT, an item that holds an offset, not a length.
+const MULTIRANGE_ITEM_OFF_BIT: u32 = 0x8000_0000;
+
+/// multirange_out of a multirange's payload (multirangetypes.h's MultirangeType after its
+/// varlena header): multirangetypid, rangeCount, rangeCount - 1 items (every fourth an
+/// offset, the others lengths), one flags byte per range, then each range's bounds as a
+/// range stores them, the whole aligned as the range type (`range_align`).
+pub fn multirange(
+    p: &[u8],
+    sub: &Type,
+    range_align: Align,
+    e: Endian,
+    out: &mut String,
+) -> Result<(), Finding> {
+    let count = read_u32(p, 4, e).ok_or(Finding::ValueInvalid)? as usize;
+    out.push('{');
+    if count == 0 {
+        out.push('}');
+        return Ok(());
+    }
+    let items_at = 8usize;
+    let flags_at = items_at.saturating_add(count.saturating_sub(1).saturating_mul(4));
+    let flags = p
+        .get(flags_at..flags_at.saturating_add(count))
+        .ok_or(Finding::ValueInvalid)?;
+    // MultirangeGetBoundariesPtr aligns from the start of the value, 4 bytes before `p`.
+    let bounds_at = range_align
+        .align(flags_at.saturating_add(count).saturating_add(4))
+        .saturating_sub(4);
+    let bounds = p.get(bounds_at..).ok_or(Finding::ValueInvalid)?;
+    let item = |i: usize| read_u32(p, items_at.saturating_add(i.saturating_mul(4)), e);
+    for (i, &f) in flags.iter().enumerate() {
+        // multirange_get_bounds_offset: lengths summed back to the nearest offset.
+        let mut offset = 0usize;
+        let mut j = i;
+        while j > 0 {
+            let it = item(j.saturating_sub(1)).ok_or(Finding::ValueInvalid)?;
+            offset = offset.saturating_add((it & !MULTIRANGE_ITEM_OFF_BIT) as usize);
+            if it & MULTIRANGE_ITEM_OFF_BIT != 0 {
+                break;
+            }
+            j = j.saturating_sub(1);
+        }
+        if i > 0 {
+            out.push(',');
+        }
+        let data = bounds.get(offset..).ok_or(Finding::ValueInvalid)?;
+        range_bounds(f, data, sub, e, out)?;
+    }
+    out.push('}');
+    Ok(())
+}
+
+/// range_out from a range's flags and the bytes of its bounds (after rangetypid).
+fn range_bounds(
+    flags: u8,
+    data: &[u8],
+    sub: &Type,
+    e: Endian,
+    out: &mut String,
+) -> Result<(), Finding> {
     if flags & RANGE_EMPTY != 0 {
         out.push_str("empty");
         return Ok(());
@@ -188,15 +244,7 @@ pub fn range(p: &[u8], sub: &Type, e: Endian, out: &mut String) -> Result<(), Fi
             *off = att.attalign.align(*off);
         }
         let rest = data.get(*off..).ok_or(Finding::ValueInvalid)?;
-        let len = match att.attlen {
-            n if n > 0 => usize::from(n.unsigned_abs()),
-            -1 => varlena_size(rest, e).map_err(|_| Finding::ValueInvalid)?,
-            _ => rest
-                .iter()
-                .position(|&b| b == 0)
-                .and_then(|n| n.checked_add(1))
-                .ok_or(Finding::ValueInvalid)?,
-        };
+        let len = datum_len(rest, att.attlen, e).map_err(|_| Finding::ValueInvalid)?;
         let bytes = rest.get(..len).ok_or(Finding::ValueInvalid)?;
         *off = off.saturating_add(len);
         Ok(bytes)

@@ -56,6 +56,16 @@ pub enum Type {
     VarBit,
     Array(Box<Type>),
     Range(Box<Type>),
+    /// A multirange of ranges of the subtype (PostgreSQL 14+).
+    Multirange(Box<Type>),
+    /// A composite (a table's row type or CREATE TYPE ... AS): pg_type's typname and
+    /// typalign, and every attribute of its typrelid in attnum order, dropped ones included
+    /// (they hold a place in the stored tuple).
+    Composite {
+        name: String,
+        attributes: Vec<(Type, Attribute)>,
+        align: Align,
+    },
     /// An enum: pg_enum's (oid, enumlabel) pairs of the type.
     Enum(Vec<(u32, String)>),
     /// A type without an output function here: printed as its name and its bytes in hex.
@@ -114,6 +124,12 @@ impl Type {
             "daterange" => Type::Range(Box::new(Type::Date)),
             "tsrange" => Type::Range(Box::new(Type::Timestamp)),
             "tstzrange" => Type::Range(Box::new(Type::TimestampTz)),
+            "int4multirange" => Type::Multirange(Box::new(Type::Int4)),
+            "int8multirange" => Type::Multirange(Box::new(Type::Int8)),
+            "nummultirange" => Type::Multirange(Box::new(Type::Numeric)),
+            "datemultirange" => Type::Multirange(Box::new(Type::Date)),
+            "tsmultirange" => Type::Multirange(Box::new(Type::Timestamp)),
+            "tstzmultirange" => Type::Multirange(Box::new(Type::TimestampTz)),
             _ => return None,
         })
     }
@@ -144,10 +160,11 @@ impl Type {
             | Type::Bit
             | Type::VarBit => (-1, I),
             // An array or range is aligned like its element, at least 'i'.
-            Type::Array(t) | Type::Range(t) => match t.layout().1 {
+            Type::Array(t) | Type::Range(t) | Type::Multirange(t) => match t.layout().1 {
                 D => (-1, D),
                 _ => (-1, I),
             },
+            Type::Composite { align, .. } => (-1, *align),
             Type::Unknown {
                 attlen, attalign, ..
             } => (*attlen, *attalign),
@@ -208,6 +225,18 @@ impl Type {
                     _ => "anyrange",
                 })
             }
+            Type::Multirange(t) => {
+                return String::from(match **t {
+                    Type::Int4 => "int4multirange",
+                    Type::Int8 => "int8multirange",
+                    Type::Numeric => "nummultirange",
+                    Type::Date => "datemultirange",
+                    Type::Timestamp => "tsmultirange",
+                    Type::TimestampTz => "tstzmultirange",
+                    _ => "anymultirange",
+                })
+            }
+            Type::Composite { name, .. } => return name.clone(),
             Type::Enum(_) => "enum",
             Type::Unknown { name, .. } => return name.clone(),
         };
@@ -308,6 +337,11 @@ pub fn output(ty: &Type, v: &[u8], e: Endian, out: &mut String) -> Result<(), Fi
         }
         Type::Array(elem) => array::array(v, elem, e, out)?,
         Type::Range(sub) => array::range(v, sub, e, out)?,
+        Type::Multirange(sub) => {
+            let range_align = Type::Range(sub.clone()).layout().1;
+            array::multirange(v, sub, range_align, e, out)?;
+        }
+        Type::Composite { attributes, .. } => record(v, attributes, e, out)?,
         Type::Enum(labels) => {
             let oid = tuple::oid(v, e).ok_or(Finding::ValueInvalid)?;
             let (_, label) = labels
@@ -336,6 +370,77 @@ fn element(ty: &Type, stored: &[u8], e: Endian, out: &mut String) -> Result<(), 
         -2 => output(ty, stored.strip_suffix(&[0]).unwrap_or(stored), e, out),
         _ => output(ty, stored, e, out),
     }
+}
+
+/// record_out of a composite's payload: a HeapTupleHeader whose first 4 bytes (t_len, where
+/// a heap tuple has t_xmin) are the varlena header left off `p`; each attribute that is not
+/// dropped printed, a NULL as nothing, quoted as record_out quotes.
+fn record(
+    p: &[u8],
+    attributes: &[(Type, Attribute)],
+    e: Endian,
+    out: &mut String,
+) -> Result<(), Finding> {
+    // Offsets in the tuple (t_hoff, alignment) count from its header, the varlena's.
+    let mut tuple = Vec::with_capacity(p.len().saturating_add(4));
+    tuple.extend_from_slice(&[0; 4]);
+    tuple.extend_from_slice(p);
+    let attrs: Vec<Attribute> = attributes.iter().map(|(_, a)| a.clone()).collect();
+    let mut values = Vec::with_capacity(attrs.len());
+    tuple::deform(&tuple, &attrs, e, &mut values).map_err(|_| Finding::ValueInvalid)?;
+    out.push('(');
+    let mut text = String::new();
+    let mut first = true;
+    for ((ty, att), value) in attributes.iter().zip(&values) {
+        if att.attisdropped {
+            continue;
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        let Some(stored) = value else { continue };
+        text.clear();
+        match ty.layout().0 {
+            // A field may be compressed inline (never external: the server flattens those
+            // into the composite when it forms it).
+            -1 => {
+                let mut refuse = |_: &tuple::ToastPointer| {
+                    Err(crate::toast::ValueProblem::from(Finding::ValueInvalid))
+                };
+                let v = crate::toast::detoast(stored, e, &mut refuse).map_err(|p| p.finding)?;
+                output(ty, &v, e, &mut text)?;
+            }
+            _ => element(ty, stored, e, &mut text)?,
+        }
+        quote_record_field(&text, out);
+    }
+    out.push(')');
+    Ok(())
+}
+
+/// record_out's quoting: empty, or holding a quote, backslash, parenthesis, comma or
+/// isspace character; quotes and backslashes doubled.
+fn quote_record_field(s: &str, out: &mut String) {
+    let needs = s.is_empty()
+        || s.bytes().any(|b| {
+            matches!(
+                b,
+                b'"' | b'\\' | b'(' | b')' | b',' | b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C
+            )
+        });
+    if !needs {
+        out.push_str(s);
+        return;
+    }
+    out.push('"');
+    for c in s.chars() {
+        if c == '"' || c == '\\' {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('"');
 }
 
 fn utf8(v: &[u8]) -> Result<&str, Finding> {
