@@ -15,7 +15,7 @@ const r = spawnSync('npx', ['playwright', 'test', '-c', 'tests/browser-bench', '
 });
 const lines = (r.stdout ?? '').split('\n');
 const start = lines.findIndex((l) => l.startsWith('chromium '));
-console.log(`\n## 3. Browser end to end (${mb} MB relation file)\n`);
+console.log(`\n## 4. Browser end to end (${mb} MB relation file)\n`);
 if (r.status !== 0 || start < 0) {
   console.log('The browser bench failed:\n```\n' + (r.stdout + r.stderr).slice(-3000) + '\n```');
   process.exit(1);

@@ -7,7 +7,10 @@
 #   2. CLI end to end: `pgpage verify DATADIR` against `pg_checksums --check -D DATADIR` on
 #      the same stopped pgbench cluster, page cache warm, alternating runs, medians and ratio,
 #      beside the bare cost of reading the same files (bench/read_floor.c);
-#   3. whatever bench/browser.mjs prints, when it exists (browser end to end, memory).
+#   3. `pgpage rows` against the server's COPY and pg_filedump -D on a 1.2 GB table, and
+#      `pgpage ls` of 10,000 relations (bench/rows.sh, its cluster made once by
+#      bench/rows-cluster.sh);
+#   4. whatever bench/browser.mjs prints, when it exists (browser end to end, memory).
 # The report goes to stdout and bench/results.md.
 #
 #   bench/run.sh           the full run (makes a pgbench scale 70 cluster once, kept in
@@ -233,6 +236,10 @@ if command -v fincore >/dev/null; then
         awk '{r += $1; s += $2} END {if (s) printf "%.0f%% of the files resident in the page cache", 100 * r / s}')
 fi
 
+# --- 3. rows and ls ---------------------------------------------------------------------------
+echo "bench: rows and ls" >&2
+rows_report=$(bash bench/rows.sh "$pgpage_src" "${smoke_flag[@]}")
+
 # --- report -----------------------------------------------------------------------------------
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && a > 0 && b > 0) printf "%.2f", a / b; else print "n/a"}'; }
 verdict() {
@@ -336,6 +343,9 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     echo
     echo "pg_checksums said: $(grep -E 'Blocks scanned|Bad checksums' "$out/cli-pg_checksums.out" | tr -s ' ' | paste -sd';' -)"
     echo "pgpage said: $(tail -n 4 "$out/cli-pgpage.out" | tr -s ' ' | paste -sd';' -)"
+    echo
+    echo
+    echo "$rows_report"
     echo
     echo "What bounds these figures, with measurements: bench/NOTES.md."
     if [[ -f bench/browser.mjs ]]; then

@@ -56,6 +56,33 @@ pub fn read_full_at(file: &File, buf: &mut [u8], offset: u64) -> (usize, Option<
     (done, None)
 }
 
+/// The alignment of read buffers: a memory page.
+const PAGE_ALIGN: usize = 4096;
+
+/// A read buffer starting on a memory page. The kernel copies page cache pages into such a
+/// buffer at four times the speed it copies into one that is not page aligned, and malloc's
+/// large blocks start 16 bytes into a page (bench/NOTES.md).
+pub struct AlignedBuf {
+    backing: Vec<u8>,
+    skip: usize,
+    len: usize,
+}
+
+impl AlignedBuf {
+    pub fn new(len: usize) -> AlignedBuf {
+        let backing = vec![0u8; len.saturating_add(PAGE_ALIGN)];
+        let skip = backing.as_ptr().align_offset(PAGE_ALIGN).min(PAGE_ALIGN);
+        AlignedBuf { backing, skip, len }
+    }
+
+    pub fn as_mut(&mut self) -> &mut [u8] {
+        self.backing
+            .get_mut(self.skip..)
+            .and_then(|b| b.get_mut(..self.len))
+            .unwrap_or_default()
+    }
+}
+
 /// The head of a file of `len` bytes that the core's file_geometry looks at.
 pub fn read_head(file: &File, len: u64) -> io::Result<Vec<u8>> {
     let want = usize::try_from(len).map_or(DETECT_HEAD_BYTES, |n| n.min(DETECT_HEAD_BYTES));

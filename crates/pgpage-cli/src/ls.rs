@@ -17,7 +17,7 @@ use pgpage::{BlockSize, Endian};
 use serde::Serialize;
 
 use crate::args::io_reason;
-use crate::input::{open_regular, read_full_at};
+use crate::input::{open_regular, read_full_at, AlignedBuf};
 use crate::verify::cluster::Cluster;
 
 #[derive(clap::Args, Debug)]
@@ -28,6 +28,10 @@ pub struct LsArgs {
     /// The data directory.
     pub datadir: PathBuf,
 }
+
+/// Bytes read at once when a file is scanned for problem pages: 2 MiB, whole pages of every
+/// block size.
+const SCAN_BYTES: usize = 1 << 21;
 
 /// One relation file of a directory: fork, segment and length.
 #[derive(Clone, Copy, Debug)]
@@ -70,8 +74,9 @@ pub(crate) struct Ls {
     /// Lines for stderr, each a damaged or skipped thing.
     pub(crate) damage: Vec<String>,
     /// One read buffer for every file scanned: most files are small, and zeroing a fresh
-    /// buffer per file costs more than reading it.
-    buf: Vec<u8>,
+    /// buffer per file costs more than reading it. Page aligned: big files are read into it
+    /// four times as fast (input::AlignedBuf).
+    buf: AlignedBuf,
 }
 
 /// Runs the command; returns the exit status.
@@ -136,7 +141,7 @@ impl Ls {
             next_multi: with.next_multi,
             tablespaces: BTreeMap::new(),
             damage,
-            buf: Vec::new(),
+            buf: AlignedBuf::new(SCAN_BYTES),
         })
     }
 
@@ -380,8 +385,8 @@ impl Ls {
                     n => format!(".{n}"),
                 };
                 let rel = dir.join(format!("{relfilenode}{suffix}{seg}"));
-                let mut buf = std::mem::take(&mut self.buf);
-                let scanned = self.scan(&self.root.join(&rel), f, &mut buf);
+                let mut buf = std::mem::replace(&mut self.buf, AlignedBuf::new(0));
+                let scanned = self.scan(&self.root.join(&rel), f, buf.as_mut());
                 self.buf = buf;
                 match scanned {
                     Ok(n) => problems = problems.saturating_add(n),
@@ -401,7 +406,7 @@ impl Ls {
     }
 
     /// verify's count of problem pages in one file.
-    fn scan(&self, path: &Path, f: &DirFile, buf: &mut Vec<u8>) -> io::Result<u64> {
+    fn scan(&self, path: &Path, f: &DirFile, buf: &mut [u8]) -> io::Result<u64> {
         if f.len == 0 {
             return Ok(0);
         }
@@ -415,12 +420,7 @@ impl Ls {
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
         let file = open_regular(path)?;
         let page = self.block_size.len();
-        let want = usize::try_from(f.len)
-            .unwrap_or(usize::MAX)
-            .min(page.saturating_mul(256));
-        if buf.len() < want {
-            buf.resize(want, 0);
-        }
+        let want = usize::try_from(f.len).unwrap_or(usize::MAX).min(SCAN_BYTES);
         let buf = buf.get_mut(..want).unwrap_or_default();
         let mut offset = 0u64;
         let mut block = 0u32;

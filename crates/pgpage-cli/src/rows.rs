@@ -1,11 +1,16 @@
 //! `pgpage rows`: the visible rows of a heap relation's files as COPY prints them
 //! (CONTRACTS.md `rows`). The `--types` form takes the columns from a type list, as
 //! pg_filedump -D does; `stream_rows` takes any column list, so a catalog plugs in there.
-//! Pages are read in chunks, two chunks at a time on scoped threads, printed in order.
+//! Pages are read in units of CHUNK_BLOCKS, one pread each, decoded by a worker per core
+//! and printed in block order by the calling thread.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
 
 use pgpage::copy::CopyFormat;
 use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
@@ -18,7 +23,7 @@ use pgpage::visibility::TransactionLog;
 use pgpage::{BlockSize, Endian};
 
 use crate::args::{io_reason, ReadAs};
-use crate::input::{open_regular, read_full_at, read_head};
+use crate::input::{open_regular, read_full_at, read_head, AlignedBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -276,7 +281,8 @@ pub fn stream_rows(
     let toast = index_toast(relation, choice, &mut summary)?;
     let writer = RowWriter::new(columns, args.format.row_format(), endian, check_fit)
         .with_versions(versions);
-    for f in &files {
+    let mut units = Vec::new();
+    for (fi, f) in files.iter().enumerate() {
         let bs = f.block_size.len() as u64;
         let blocks = f.len.checked_div(bs).unwrap_or(0);
         let trailing = f.len.checked_rem(bs).unwrap_or(0);
@@ -289,41 +295,95 @@ pub fn stream_rows(
         }
         let mut start = 0u64;
         while start < blocks {
-            // Two chunks at once, one per core; their output is printed in block order.
-            let ranges: Vec<(u64, u64)> = (0..2u64)
-                .map(|i| {
-                    let s = start.saturating_add(i.saturating_mul(CHUNK_BLOCKS));
-                    (s.min(blocks), s.saturating_add(CHUNK_BLOCKS).min(blocks))
-                })
-                .filter(|(s, e)| s < e)
-                .collect();
-            let results: Vec<Chunk> = std::thread::scope(|scope| {
-                let handles: Vec<_> = ranges
-                    .iter()
-                    .map(|&(s, e)| {
-                        let (writer, toast) = (&writer, &toast);
-                        scope.spawn(move || chunk(f, s, e, writer, toast, relation))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|_| Chunk::failed()))
-                    .collect()
-            });
-            for c in results {
-                for w in &c.warnings {
-                    eprintln!("{w}");
-                }
-                out.write_all(c.text.as_bytes())
-                    .map_err(|e| format!("could not write to stdout: {}", io_reason(&e)))?;
-                summary.rows = summary.rows.saturating_add(c.rows);
-                summary.invisible = summary.invisible.saturating_add(c.invisible);
-                summary.undecided = summary.undecided.saturating_add(c.undecided);
-                summary.problems = summary.problems.saturating_add(c.problems);
-            }
-            start = start.saturating_add(2 * CHUNK_BLOCKS);
+            let end = start.saturating_add(CHUNK_BLOCKS).min(blocks);
+            units.push((fi, start, end));
+            start = end;
         }
     }
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    // A text buffer per unit in flight, handed back after printing: memory stays bounded
+    // (a few times 2 MB of pages' text) and the buffers' pages are faulted in once.
+    let in_flight = workers.saturating_mul(2).saturating_add(2);
+    let (free_tx, free_rx) = mpsc::sync_channel::<String>(in_flight);
+    for _ in 0..in_flight {
+        let _ = free_tx.send(String::new());
+    }
+    let free_rx = Mutex::new(free_rx);
+    let next = AtomicUsize::new(0);
+    let (done_tx, done_rx) = mpsc::channel::<(usize, Chunk)>();
+    let largest_block = files.iter().map(|f| f.block_size.len()).max().unwrap_or(0);
+    std::thread::scope(|scope| -> Result<(), String> {
+        // Dropped when this returns, before the workers are joined: on an error they find
+        // no more buffers and stop.
+        let free_tx = free_tx;
+        for _ in 0..workers {
+            let done_tx = done_tx.clone();
+            let (units, files, writer, toast, free_rx, next) =
+                (&units, &files, &writer, &toast, &free_rx, &next);
+            scope.spawn(move || {
+                let mut buf = AlignedBuf::new(largest_block.saturating_mul(CHUNK_BLOCKS as usize));
+                loop {
+                    // A buffer first, then a unit: every unit taken is one being decoded, so
+                    // the printer always gets the unit it waits for.
+                    let text = match free_rx.lock().map(|rx| rx.recv()) {
+                        Ok(Ok(text)) => text,
+                        _ => return,
+                    };
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(fi, start, end)) = units.get(i) else {
+                        return;
+                    };
+                    let Some(f) = files.get(fi) else {
+                        return;
+                    };
+                    let c = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        chunk(f, (start, end), writer, toast, relation, buf.as_mut(), text)
+                    }))
+                    .unwrap_or_else(|_| Chunk::failed());
+                    if done_tx.send((i, c)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        // Units come back in any order; they are printed in block order.
+        let mut waiting = BTreeMap::new();
+        let mut want = 0usize;
+        while want < units.len() {
+            let c = match waiting.remove(&want) {
+                Some(c) => c,
+                None => match done_rx.recv() {
+                    Ok((i, c)) if i == want => c,
+                    Ok((i, c)) => {
+                        waiting.insert(i, c);
+                        continue;
+                    }
+                    // Every worker gone before the last unit (cannot happen: a worker
+                    // stops only when the units are all taken).
+                    Err(_) => {
+                        eprintln!("pgpage: warning: the workers stopped unexpectedly");
+                        summary.problems = summary.problems.saturating_add(1);
+                        break;
+                    }
+                },
+            };
+            for w in &c.warnings {
+                eprintln!("{w}");
+            }
+            out.write_all(c.text.as_bytes())
+                .map_err(|e| format!("could not write to stdout: {}", io_reason(&e)))?;
+            summary.rows = summary.rows.saturating_add(c.rows);
+            summary.invisible = summary.invisible.saturating_add(c.invisible);
+            summary.undecided = summary.undecided.saturating_add(c.undecided);
+            summary.problems = summary.problems.saturating_add(c.problems);
+            let mut text = c.text;
+            text.clear();
+            let _ = free_tx.send(text);
+            want = want.saturating_add(1);
+        }
+        Ok(())
+    })?;
     Ok(summary)
 }
 
@@ -348,41 +408,62 @@ impl Chunk {
     }
 }
 
+/// Decodes blocks `start..end` of a file, read with one pread into `buf` (room for the
+/// whole unit), their text into `text`.
 fn chunk(
     f: &HeapFile,
-    start: u64,
-    end: u64,
+    (start, end): (u64, u64),
     writer: &RowWriter,
     toast: &Option<Toast>,
     relation: &Relation,
+    buf: &mut [u8],
+    text: String,
 ) -> Chunk {
-    let mut c = Chunk::default();
+    let mut c = Chunk {
+        text,
+        ..Chunk::default()
+    };
     let bs = f.block_size.len();
-    let mut page = vec![0u8; bs];
     let mut fetch = |p: &ToastPointer| match toast {
         Some(t) => t.fetch(p),
         None => Err(ValueProblem::from(
             pgpage::findings::Finding::ToastRelationMissing,
         )),
     };
-    for block in start..end {
-        let (got, err) = read_full_at(&f.file, &mut page, block.saturating_mul(bs as u64));
+    let want = usize::try_from(end.saturating_sub(start))
+        .unwrap_or(0)
+        .saturating_mul(bs);
+    let buf = buf.get_mut(..want).unwrap_or_default();
+    let (got, _) = read_full_at(&f.file, buf, start.saturating_mul(bs as u64));
+    let mut page_buf = Vec::new();
+    for (block, at) in (start..end).zip((0..want).step_by(bs.max(1))) {
         let absolute = f.block_size.absolute_block(f.segment, block as u32);
-        let at = |lp: Option<u16>| match lp {
+        let at_msg = |lp: Option<u16>| match lp {
             Some(lp) => format!("file \"{}\", block {absolute}, offset {lp}", f.display),
             None => format!("file \"{}\", block {absolute}", f.display),
         };
-        if got < bs {
-            let why = err.map_or_else(|| "the file ended".to_owned(), |e| io_reason(&e));
-            c.warnings.push(format!(
-                "pgpage: warning: {}: could not read the page: {why}",
-                at(None)
-            ));
-            c.problems = c.problems.saturating_add(1);
-            continue;
-        }
+        // Past a short read each page is read again on its own, so that the error or the
+        // file's end is said for exactly the pages it took.
+        let page = match buf.get(at..at.saturating_add(bs)) {
+            Some(page) if at.saturating_add(bs) <= got => page,
+            _ => {
+                page_buf.resize(bs, 0);
+                let (got, err) =
+                    read_full_at(&f.file, &mut page_buf, block.saturating_mul(bs as u64));
+                if got < bs {
+                    let why = err.map_or_else(|| "the file ended".to_owned(), |e| io_reason(&e));
+                    c.warnings.push(format!(
+                        "pgpage: warning: {}: could not read the page: {why}",
+                        at_msg(None)
+                    ));
+                    c.problems = c.problems.saturating_add(1);
+                    continue;
+                }
+                &page_buf
+            }
+        };
         let rows = writer.page(
-            &page,
+            page,
             absolute,
             relation.checksums,
             relation.log,
@@ -403,7 +484,7 @@ fn chunk(
             };
             c.warnings.push(format!(
                 "pgpage: warning: {}{attribute}: {}{what}",
-                at(l.offset),
+                at_msg(l.offset),
                 l.message
             ));
             c.problems = c.problems.saturating_add(1);

@@ -178,13 +178,17 @@ pub struct RowWriter {
     /// Whether the attribute list is a guess to be checked against each tuple's length and
     /// natts (a `--types` list), not the relation's catalog.
     check_fit: bool,
+    /// Columns printed (not dropped): COPY quotes `\\.` only in a row of one.
+    visible: usize,
     versions: Versions,
 }
 
 impl RowWriter {
     pub fn new(columns: Vec<Column>, format: RowFormat, endian: Endian, check_fit: bool) -> Self {
         let attrs = columns.iter().map(|c| c.attribute.clone()).collect();
+        let visible = columns.iter().filter(|c| !c.attribute.attisdropped).count();
         RowWriter {
+            visible,
             columns,
             attrs,
             format,
@@ -309,6 +313,35 @@ impl RowWriter {
         tuple: &[u8],
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
     ) -> Result<Values, RowProblem> {
+        let (datums, header, note) = self.deformed(tuple)?;
+        let mut texts = Vec::with_capacity(datums.len());
+        for (i, (col, d)) in self.columns.iter().zip(&datums).enumerate() {
+            if col.attribute.attisdropped {
+                continue;
+            }
+            texts.push(match d {
+                None => None,
+                Some(stored) => {
+                    let mut s = String::new();
+                    self.value(i, stored, fetch, &mut s)?;
+                    Some(s)
+                }
+            });
+        }
+        Ok(Values {
+            header,
+            texts,
+            note,
+        })
+    }
+
+    /// The tuple's datums and header, held to the type list when it is one; the note as
+    /// `row` gives it.
+    #[allow(clippy::type_complexity)]
+    fn deformed<'t>(
+        &'t self,
+        tuple: &'t [u8],
+    ) -> Result<(Vec<Option<&'t [u8]>>, TupleHeader, Option<RowProblem>), RowProblem> {
         let e = self.endian;
         let mut datums = Vec::with_capacity(self.attrs.len());
         let used = tuple::deform(tuple, &self.attrs, e, &mut datums).map_err(|d| RowProblem {
@@ -349,34 +382,33 @@ impl RowWriter {
                 ),
             });
         }
-        let mut texts: Vec<Option<String>> = Vec::with_capacity(datums.len());
-        for (i, (col, d)) in self.columns.iter().zip(&datums).enumerate() {
-            if col.attribute.attisdropped {
-                continue;
-            }
-            let Some(stored) = d else {
-                texts.push(None);
-                continue;
-            };
-            let problem = |p: ValueProblem| RowProblem {
-                finding: p.finding,
-                column: Some(i),
-                message: p.message,
-            };
-            let mut s = String::new();
-            let payload = match col.attribute.attlen {
-                -1 => detoast(stored, e, fetch).map_err(problem)?,
-                -2 => alloc::borrow::Cow::Borrowed(stored.strip_suffix(&[0]).unwrap_or(stored)),
-                _ => alloc::borrow::Cow::Borrowed(*stored),
-            };
-            output(&col.ty, &payload, e, &mut s).map_err(|f| problem(ValueProblem::from(f)))?;
-            texts.push(Some(s));
-        }
-        Ok(Values {
-            header,
-            texts,
-            note,
-        })
+        Ok((datums, header, note))
+    }
+
+    /// Column `i`'s value, `stored` as the tuple holds it, appended to `out` in its type's
+    /// output (TOASTed values fetched and decompressed).
+    fn value(
+        &self,
+        i: usize,
+        stored: &[u8],
+        fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
+        out: &mut String,
+    ) -> Result<(), RowProblem> {
+        let e = self.endian;
+        let problem = |p: ValueProblem| RowProblem {
+            finding: p.finding,
+            column: Some(i),
+            message: p.message,
+        };
+        let Some(col) = self.columns.get(i) else {
+            return Ok(());
+        };
+        let payload = match col.attribute.attlen {
+            -1 => detoast(stored, e, fetch).map_err(problem)?,
+            -2 => alloc::borrow::Cow::Borrowed(stored.strip_suffix(&[0]).unwrap_or(stored)),
+            _ => alloc::borrow::Cow::Borrowed(stored),
+        };
+        output(&col.ty, &payload, e, out).map_err(|f| problem(ValueProblem::from(f)))
     }
 
     /// `row`, led by ctid, xmin, xmax and `state` when a state is given (all versions).
@@ -388,26 +420,29 @@ impl RowWriter {
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
     ) -> Result<Option<RowProblem>, RowProblem> {
-        let Values {
-            header,
-            texts,
-            note,
-        } = self.values(tuple, fetch)?;
-        match self.format {
-            RowFormat::Copy(f) => match state {
-                None => copy::row(f, texts.iter().map(|t| t.as_deref()), out),
-                Some(state) => {
-                    let lead = [
-                        format!("({},{})", ctid.block, ctid.offset),
-                        format!("{}", header.t_xmin),
-                        format!("{}", header.t_xmax),
-                        String::from(state),
-                    ];
-                    let lead = lead.iter().map(|t| Some(t.as_str()));
-                    copy::row(f, lead.chain(texts.iter().map(|t| t.as_deref())), out)
-                }
-            },
-            RowFormat::Json => {
+        let (datums, header, note) = self.deformed(tuple)?;
+        // Written straight into `out`; a problem in any column takes the whole line back.
+        let start = out.len();
+        if let Err(p) = self.fields(&datums, &header, ctid, state, fetch, out) {
+            out.truncate(start);
+            return Err(p);
+        }
+        Ok(note)
+    }
+
+    /// The line of a deformed tuple, appended to `out`.
+    fn fields(
+        &self,
+        datums: &[Option<&[u8]>],
+        header: &TupleHeader,
+        ctid: Ctid,
+        state: Option<&str>,
+        fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
+        out: &mut String,
+    ) -> Result<(), RowProblem> {
+        let mut first = true;
+        match (self.format, state) {
+            (RowFormat::Json, _) => {
                 let _ = write!(
                     out,
                     "{{\"ctid\":\"({},{})\",\"xmin\":\"{}\",\"xmax\":\"{}\"",
@@ -416,20 +451,63 @@ impl RowWriter {
                 if let Some(state) = state {
                     let _ = write!(out, ",\"state\":\"{state}\"");
                 }
-                let names = self.columns.iter().filter(|c| !c.attribute.attisdropped);
-                for (col, t) in names.zip(&texts) {
+            }
+            (RowFormat::Copy(f), Some(state)) => {
+                let lead = [
+                    format!("({},{})", ctid.block, ctid.offset),
+                    format!("{}", header.t_xmin),
+                    format!("{}", header.t_xmax),
+                    String::from(state),
+                ];
+                for (i, t) in lead.iter().enumerate() {
+                    if i > 0 {
+                        out.push(copy::delimiter(f));
+                    }
+                    let at = out.len();
+                    out.push_str(t);
+                    copy::finish_field(f, out, at, false);
+                }
+                first = false;
+            }
+            (RowFormat::Copy(_), None) => {}
+        }
+        let single = state.is_none() && self.visible == 1;
+        for (i, (col, d)) in self.columns.iter().zip(datums).enumerate() {
+            if col.attribute.attisdropped {
+                continue;
+            }
+            match self.format {
+                RowFormat::Copy(f) if !first => out.push(copy::delimiter(f)),
+                RowFormat::Copy(_) => {}
+                RowFormat::Json => {
                     out.push(',');
                     json_string(&col.name, out);
                     out.push(':');
-                    match t {
-                        Some(t) => json_string(t, out),
-                        None => out.push_str("null"),
-                    }
                 }
-                out.push_str("}\n");
+            }
+            first = false;
+            let Some(stored) = d else {
+                match self.format {
+                    RowFormat::Copy(f) => out.push_str(copy::null(f)),
+                    RowFormat::Json => out.push_str("null"),
+                }
+                continue;
+            };
+            let at = out.len();
+            self.value(i, stored, fetch, out)?;
+            match self.format {
+                RowFormat::Copy(f) => copy::finish_field(f, out, at, single),
+                RowFormat::Json => {
+                    let text = out.split_off(at);
+                    json_string(&text, out);
+                }
             }
         }
-        Ok(note)
+        match self.format {
+            RowFormat::Copy(_) => out.push('\n'),
+            RowFormat::Json => out.push_str("}\n"),
+        }
+        Ok(())
     }
 }
 

@@ -19,13 +19,11 @@ use pgpage::{BlockSize, PageStatus};
 use super::cluster::Cluster;
 use super::walk::{FileJob, Item};
 use crate::args::io_reason;
-use crate::input::{open_regular, read_full_at, read_head};
+use crate::input::{open_regular, read_full_at, read_head, AlignedBuf};
 
 /// Bytes read at once: a multiple of every block size, so chunks always hold whole pages,
 /// and large enough that syscalls and hand-overs between threads cost nothing (bench/NOTES.md).
 const CHUNK_BYTES: usize = 1 << 22;
-/// The alignment of the read buffer: a memory page.
-const PAGE_ALIGN: usize = 4096;
 // The first chunk of a file holds all that geometry detection looks at, and chunks end on
 // page boundaries whatever the block size.
 const _: () = assert!(CHUNK_BYTES >= DETECT_HEAD_BYTES && CHUNK_BYTES.is_multiple_of(32768));
@@ -252,32 +250,9 @@ pub struct Reader {
 impl Reader {
     pub fn new() -> Reader {
         Reader {
-            buf: AlignedBuf::new(),
+            buf: AlignedBuf::new(CHUNK_BYTES),
             open: None,
         }
-    }
-}
-
-/// CHUNK_BYTES starting on a memory page. The kernel copies page cache pages into this
-/// buffer, at a quarter of the speed when the destination is not page aligned, and malloc's
-/// large blocks start 16 bytes into a page (bench/NOTES.md).
-struct AlignedBuf {
-    backing: Vec<u8>,
-    skip: usize,
-}
-
-impl AlignedBuf {
-    fn new() -> AlignedBuf {
-        let backing = vec![0u8; CHUNK_BYTES.saturating_add(PAGE_ALIGN)];
-        let skip = backing.as_ptr().align_offset(PAGE_ALIGN).min(PAGE_ALIGN);
-        AlignedBuf { backing, skip }
-    }
-
-    fn as_mut(&mut self) -> &mut [u8] {
-        self.backing
-            .get_mut(self.skip..)
-            .and_then(|b| b.get_mut(..CHUNK_BYTES))
-            .unwrap_or_default()
     }
 }
 

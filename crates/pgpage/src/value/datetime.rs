@@ -5,6 +5,8 @@
 use alloc::string::String;
 use core::fmt::Write;
 
+use super::push_uint;
+
 const POSTGRES_EPOCH_JDATE: i64 = 2_451_545;
 const USECS_PER_SEC: i64 = 1_000_000;
 const USECS_PER_MINUTE: i64 = 60 * USECS_PER_SEC;
@@ -47,8 +49,26 @@ fn push_ymd(out: &mut String, year: i64) -> bool {
     } else {
         1i64.wrapping_sub(year)
     };
-    let _ = write!(out, "{shown:04}");
+    push_uint(out, shown.unsigned_abs(), 4);
     year <= 0
+}
+
+/// "-MM-DD" after the year.
+fn push_month_day(out: &mut String, m: u32, d: u32) {
+    out.push('-');
+    push_uint(out, u64::from(m), 2);
+    out.push('-');
+    push_uint(out, u64::from(d), 2);
+}
+
+/// `{:02}` of a signed number, as `write!` prints it: the sign counts in the width.
+fn push_signed(out: &mut String, v: i64, width: usize) {
+    if v < 0 {
+        out.push('-');
+        push_uint(out, v.unsigned_abs(), width.saturating_sub(1));
+    } else {
+        push_uint(out, v.unsigned_abs(), width);
+    }
 }
 
 /// date_out: "YYYY-MM-DD", " BC", "infinity", "-infinity".
@@ -59,7 +79,7 @@ pub fn date(days: i32, out: &mut String) {
         _ => {
             let (y, m, d) = j2date(i64::from(days).wrapping_add(POSTGRES_EPOCH_JDATE));
             let bc = push_ymd(out, y);
-            let _ = write!(out, "-{m:02}-{d:02}");
+            push_month_day(out, m, d);
             if bc {
                 out.push_str(" BC");
             }
@@ -69,7 +89,7 @@ pub fn date(days: i32, out: &mut String) {
 
 /// AppendSeconds with MAX_TIMESTAMP_PRECISION: "SS" and the fraction without trailing zeros.
 fn push_seconds(out: &mut String, sec: i64, fsec: i64) {
-    let _ = write!(out, "{:02}", sec.unsigned_abs());
+    push_uint(out, sec.unsigned_abs(), 2);
     if fsec != 0 {
         let mut f = fsec.unsigned_abs();
         let mut width = 6usize;
@@ -77,7 +97,8 @@ fn push_seconds(out: &mut String, sec: i64, fsec: i64) {
             f /= 10;
             width = width.saturating_sub(1);
         }
-        let _ = write!(out, ".{f:0width$}");
+        out.push('.');
+        push_uint(out, f, width);
     }
 }
 
@@ -86,7 +107,10 @@ fn push_time_of_day(out: &mut String, t: i64) {
     let t = t % USECS_PER_HOUR;
     let min = t / USECS_PER_MINUTE;
     let t = t % USECS_PER_MINUTE;
-    let _ = write!(out, "{hour:02}:{min:02}:");
+    push_signed(out, hour, 2);
+    out.push(':');
+    push_signed(out, min, 2);
+    out.push(':');
     push_seconds(out, t / USECS_PER_SEC, t % USECS_PER_SEC);
 }
 
@@ -130,7 +154,8 @@ pub fn timestamp(usecs: i64, with_zone: bool, out: &mut String) {
     }
     let (y, m, d) = j2date(date.wrapping_add(POSTGRES_EPOCH_JDATE));
     let bc = push_ymd(out, y);
-    let _ = write!(out, "-{m:02}-{d:02} ");
+    push_month_day(out, m, d);
+    out.push(' ');
     push_time_of_day(out, t);
     if with_zone {
         out.push_str("+00");

@@ -154,21 +154,28 @@ fn aligned(bytes: &[u8], abs: usize) -> &[u8] {
 fn escape_json(s: &[u8], out: &mut String) -> Result<(), Finding> {
     let s = core::str::from_utf8(s).map_err(|_| Finding::ValueInvalid)?;
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
+    // Every escaped character is ASCII, so the runs between them are whole UTF-8.
+    let mut from = 0;
+    for (i, b) in s.bytes().enumerate() {
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            continue;
+        }
+        out.push_str(s.get(from..i).unwrap_or_default());
+        from = i.saturating_add(1);
+        match b {
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            _ => {
+                let _ = write!(out, "\\u{:04x}", b);
             }
-            c => out.push(c),
         }
     }
+    out.push_str(s.get(from..).unwrap_or_default());
     out.push('"');
     Ok(())
 }

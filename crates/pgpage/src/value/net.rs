@@ -111,18 +111,31 @@ pub fn macaddr(p: &[u8], out: &mut String) {
         if i > 0 {
             out.push(':');
         }
-        let _ = write!(out, "{b:02x}");
+        super::push_hex_byte(out, *b);
     }
 }
 
 /// uuid_out: 8-4-4-4-12 lowercase hex.
 pub fn uuid(p: &[u8], out: &mut String) {
+    // Laid out on the stack and appended once: 36 String::push calls cost more than the
+    // rest of the work.
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut text = [b'-'; 36];
+    let mut at = 0usize;
     for (i, b) in p.iter().enumerate() {
         if matches!(i, 4 | 6 | 8 | 10) {
-            out.push('-');
+            at = at.saturating_add(1);
         }
-        let _ = write!(out, "{b:02x}");
+        for nibble in [b >> 4, b & 15] {
+            if let Some(slot) = text.get_mut(at) {
+                *slot = HEX.get(usize::from(nibble)).copied().unwrap_or(b'0');
+            }
+            at = at.saturating_add(1);
+        }
     }
+    out.push_str(
+        core::str::from_utf8(text.get(..at.min(36)).unwrap_or_default()).unwrap_or_default(),
+    );
 }
 
 #[cfg(test)]

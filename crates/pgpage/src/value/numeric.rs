@@ -2,7 +2,6 @@
 //! (shortest round-trip digits, laid out as src/common/d2s.c's to_chars does), numeric_out.
 
 use alloc::string::String;
-use core::fmt::Write;
 
 use crate::findings::Finding;
 use crate::layout::{read_u16, Endian};
@@ -38,28 +37,36 @@ pub fn float(v: f64, is_float4: bool, out: &mut String) {
         None => (s, 0),
     };
     // Ryu prints digits with a point somewhere; bring them to d1 d2 ... x 10^(point - 1).
-    let mut digits = String::new();
+    // At most 17 significant digits: a buffer on the stack, not a String per value.
+    let mut buf = [0u8; 24];
+    let mut n = 0usize;
     let mut point: i32 = 0;
     let mut seen_point = false;
-    for c in mantissa.chars() {
-        if c == '.' {
+    for c in mantissa.bytes() {
+        if c == b'.' {
             seen_point = true;
         } else if c.is_ascii_digit() {
-            if digits.is_empty() && c == '0' {
+            if n == 0 && c == b'0' {
                 if seen_point {
                     point = point.saturating_sub(1);
                 }
                 continue;
             }
-            digits.push(c);
+            if let Some(slot) = buf.get_mut(n) {
+                *slot = c;
+                n = n.saturating_add(1);
+            }
             if !seen_point {
                 point = point.saturating_add(1);
             }
         }
     }
-    while digits.ends_with('0') {
-        digits.pop();
-    }
+    let digits = buf.get(..n).unwrap_or_default();
+    let digits = match digits.iter().rposition(|&d| d != b'0') {
+        Some(last) => digits.get(..=last).unwrap_or_default(),
+        None => &[],
+    };
+    let digits = core::str::from_utf8(digits).unwrap_or_default();
     let display = point.saturating_sub(1).saturating_add(exp10);
     if negative {
         out.push('-');
@@ -72,11 +79,11 @@ pub fn float(v: f64, is_float4: bool, out: &mut String) {
             for _ in 0..display.saturating_neg().saturating_sub(1) {
                 out.push('0');
             }
-            out.push_str(&digits);
+            out.push_str(digits);
         } else {
             let int_digits = display.saturating_add(1);
             if n <= int_digits {
-                out.push_str(&digits);
+                out.push_str(digits);
                 for _ in 0..int_digits.saturating_sub(n) {
                     out.push('0');
                 }
@@ -95,7 +102,9 @@ pub fn float(v: f64, is_float4: bool, out: &mut String) {
             out.push_str(rest);
         }
         let sign = if display < 0 { '-' } else { '+' };
-        let _ = write!(out, "e{sign}{:02}", display.unsigned_abs());
+        out.push('e');
+        out.push(sign);
+        super::push_uint(out, u64::from(display.unsigned_abs()), 2);
     }
 }
 
@@ -181,11 +190,7 @@ pub fn numeric(p: &[u8], e: Endian, out: &mut String) -> Result<(), Finding> {
     } else {
         for i in 0..=weight {
             let d = digit(i)?;
-            if i == 0 {
-                let _ = write!(out, "{d}");
-            } else {
-                let _ = write!(out, "{d:04}");
-            }
+            super::push_uint(out, u64::from(d), if i == 0 { 1 } else { 4 });
         }
     }
     if dscale > 0 {
