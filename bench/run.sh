@@ -7,7 +7,9 @@
 #   2. CLI end to end: `pgpage verify DATADIR` against `pg_checksums --check -D DATADIR` on
 #      the same stopped pgbench cluster, page cache warm, alternating runs, medians and ratio,
 #      beside the bare cost of reading the same files (bench/read_floor.c);
-#   3. whatever bench/browser.mjs prints, when it exists (browser end to end, memory).
+#   3. whatever bench/browser.mjs prints, when it exists (browser end to end, memory);
+#   4. bench/damage.sh: bit-flip localisation per page, and `pgpage diff` of two 1 GB copies
+#      beside `cmp -l` and the bare read of both.
 # The report goes to stdout and bench/results.md.
 #
 #   bench/run.sh           the full run (makes a pgbench scale 70 cluster once, kept in
@@ -342,6 +344,8 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
         echo
         PGPAGE_BENCH_DATADIR=$data node bench/browser.mjs "$seconds" "$pages" "${smoke_flag[@]}"
     fi
+    echo
+    bash bench/damage.sh "${smoke_flag[@]}"
 } | tee "$report"
 
 # Both tools must agree on the cluster (clean: both exit 0); a bench on wrong answers is void.

@@ -380,3 +380,49 @@ fn copies_made_by_postgresql_differ_where_their_bytes_do() {
     let v = json(&diff(&dir_a, &dir_b));
     assert_eq!(v["files"][0]["summary"]["different"], differing);
 }
+
+// ---- inspect --bit-flips ----------------------------------------------------------------
+
+/// A real heap page (block 0, its pageinspect checksum stored) with one bit flipped: the
+/// flipped bit is listed, structurally valid, with the odds in words; a sound page gets none.
+#[test]
+fn inspect_bit_flips_lists_the_flipped_bit_with_the_odds() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/heap_nulls_frozen");
+    let mut page = std::fs::read(dir.join("page.bin")).unwrap();
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    assert_eq!(expected["block"], 0);
+    let checksum = expected["checksum"].as_u64().unwrap() as u16;
+    page[8..10].copy_from_slice(&checksum.to_le_bytes());
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("16384");
+    std::fs::write(&file, &page).unwrap();
+    let f = file.to_str().unwrap();
+    let sound = json(&pgpage(&["inspect", "--json", "--bit-flips", f]));
+    assert!(sound["blocks"][0].get("bit_flips").is_none());
+    page[7000] ^= 0x20;
+    std::fs::write(&file, &page).unwrap();
+    let out = pgpage(&["inspect", "--json", "--bit-flips", f]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let flips = &v["blocks"][0]["bit_flips"];
+    assert_eq!(flips["searched"], 65536);
+    let cands = flips["candidates"].as_array().unwrap();
+    let truth = cands
+        .iter()
+        .find(|c| c["offset"] == 7000 && c["bit"] == 5)
+        .unwrap_or_else(|| panic!("{flips}"));
+    assert_eq!(truth["structurally_valid"], true);
+    assert_eq!(
+        cands[0]["structurally_valid"], true,
+        "valid candidates first"
+    );
+    assert!((flips["chance"]["expected"].as_f64().unwrap() - 65536.0 / 65535.0).abs() < 1e-9);
+    assert!(flips["note"]
+        .as_str()
+        .unwrap()
+        .contains("evidence, not proof"));
+    let text = pgpage(&["inspect", "--bit-flips", f]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("byte 7000 bit 5"), "{text}");
+}

@@ -3,15 +3,15 @@
 //! the flip, with the odds that a candidate is chance.
 //!
 //! A bit of word j of a row only enters lane j of pg_checksum_block, so a flip is judged by
-//! recomputing that one lane from the flipped row on, the other 31 lanes' results kept; the 32
-//! bits of one word run side by side (independent lanes the compiler vectorises).
+//! recomputing that one lane from the flipped row on, the other 31 lanes' results kept; all
+//! flips of a lane run side by side (independent values the compiler vectorises).
 
 use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::checksum::{finish, pd_checksum_mask, FNV_PRIME, N_SUMS, ROW_BYTES};
 use crate::checksum::{BASE_OFFSETS, PD_CHECKSUM_OFFSET};
-use crate::decode::{decode_page, DecodeOptions};
+use crate::decode::{decode_page, DecodeOptions, DecodedPage};
 use crate::findings::{Evidence, Finding};
 use crate::layout::{read_u16, Endian};
 use crate::scan::Chance;
@@ -59,6 +59,43 @@ fn word_bit(word_at: usize, b: u32, endian: Endian) -> PageBit {
     }
 }
 
+/// One lane's final value (after the two rounds of zeros) for each flip of each of its
+/// words: `live[32 * r + b]` for bit b of the word in row r. Row by row, every flip started
+/// so far takes the next word in one pass over a contiguous array, which vectorises.
+#[inline(always)]
+fn lane_search(col: &[u32], base: u32, live: &mut Vec<u32>) {
+    live.clear();
+    let mut s = base;
+    for &w in col {
+        for v in live.iter_mut() {
+            *v = comp(*v, w);
+        }
+        live.extend((0..32u32).map(|b| comp(s, w ^ (1u32 << b))));
+        s = comp(s, w);
+    }
+    for v in live.iter_mut() {
+        *v = comp(comp(*v, 0), 0);
+    }
+}
+
+/// `lane_search` with AVX2's 8-wide multiply when the CPU has it (the CLI's build targets
+/// plain x86-64, whose SSE2 has no 32-bit vector multiply).
+fn lane_finals(col: &[u32], base: u32, live: &mut Vec<u32>) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::checksum::x86::has_avx2() {
+        // SAFETY: the CPU has AVX2, checked just above.
+        unsafe { lane_search_avx2(col, base, live) };
+        return;
+    }
+    lane_search(col, base, live);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lane_search_avx2(col: &[u32], base: u32, live: &mut Vec<u32>) {
+    lane_search(col, base, live);
+}
+
 /// Every bit whose flip makes `page`'s stored pd_checksum equal pg_checksum_page(flipped,
 /// `blkno`), in page order: bits of pd_checksum itself (the stored value changes, the
 /// computed one stays) and bits elsewhere (the computed one changes). Empty when the page is
@@ -91,14 +128,12 @@ pub fn checksum_candidates(page: &[u8], blkno: u32, endian: Endian) -> Vec<PageB
             v
         }
     };
-    // Lane words column by column, and each lane's state before each row.
+    // Lane words column by column.
     let mut columns: Vec<u32> = Vec::with_capacity(page.len() / 4);
-    let mut before: Vec<u32> = Vec::with_capacity(page.len() / 4);
     let mut finals = [0u32; N_SUMS];
     for (j, (&base, fin)) in BASE_OFFSETS.iter().zip(finals.iter_mut()).enumerate() {
         let mut s = base;
         for r in 0..rows {
-            before.push(s);
             let w = word(r, j);
             columns.push(w);
             s = comp(s, w);
@@ -108,35 +143,22 @@ pub fn checksum_candidates(page: &[u8], blkno: u32, endian: Endian) -> Vec<PageB
     let fold = finals.iter().fold(0u32, |a, &f| a ^ f);
     let computed = finish(fold, blkno);
 
-    let mut lanes = columns
-        .chunks_exact(rows.max(1))
-        .zip(before.chunks_exact(rows.max(1)));
-    for (j, fin) in finals.iter().enumerate() {
-        let Some((col, states)) = lanes.next() else {
-            break;
-        };
+    let mut live = Vec::with_capacity(rows.saturating_mul(32));
+    let lanes = columns.chunks_exact(rows.max(1));
+    for (j, ((col, fin), &base)) in lanes.zip(&finals).zip(&BASE_OFFSETS).enumerate() {
+        lane_finals(col, base, &mut live);
         let others = fold ^ fin;
-        for (r, (&w, &s0)) in col.iter().zip(states).enumerate() {
-            let mut s = [0u32; 32];
-            for (b, v) in s.iter_mut().enumerate() {
-                *v = comp(s0, w ^ (1u32 << b));
+        for (i, &v) in live.iter().enumerate() {
+            let (r, b) = (i / 32, (i % 32) as u32);
+            // pd_checksum's own bits are masked out of the word: handled below.
+            if r == 0 && j == 2 && pd_checksum_mask(endian) & (1u32 << b) == 0 {
+                continue;
             }
-            for &later in col.iter().skip(r.saturating_add(1)) {
-                for v in s.iter_mut() {
-                    *v = comp(*v, later);
-                }
-            }
-            let at = r
-                .saturating_mul(ROW_BYTES)
-                .saturating_add(j.saturating_mul(4));
-            for (b, v) in (0u32..).zip(s) {
-                // pd_checksum's own bits are masked out of the word: handled below.
-                if r == 0 && j == 2 && pd_checksum_mask(endian) & (1u32 << b) == 0 {
-                    continue;
-                }
-                if finish(others ^ comp(comp(v, 0), 0), blkno) == stored {
-                    found.push(word_bit(at, b, endian));
-                }
+            if finish(others ^ v, blkno) == stored {
+                let at = r
+                    .saturating_mul(ROW_BYTES)
+                    .saturating_add(j.saturating_mul(4));
+                found.push(word_bit(at, b, endian));
             }
         }
     }
@@ -178,6 +200,8 @@ pub struct FlipCandidate {
 /// The result of localising one page.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BitFlips {
+    /// What each candidate is: `ChecksumBitFlipCandidate` (Evidence::Candidate).
+    pub finding: Finding,
     /// Bits tried: every bit of the page.
     pub searched: u32,
     /// Structural findings on the page as it is, for comparison with each candidate's.
@@ -190,12 +214,12 @@ pub struct BitFlips {
 }
 
 /// The findings that say a page is structurally unsound: PageIsVerified's header rules and
-/// the decoder's flagged structures and page-wide findings, notes left out.
-fn structural_findings(page: &[u8], blkno: u32, opts: &DecodeOptions) -> Vec<Finding> {
-    let mut out: Vec<Finding> = crate::verify::header_check(page, opts.endian)
+/// the decoder's flagged structures and page-wide findings (of `decoded`, the page decoded),
+/// notes left out.
+fn structural_findings(page: &[u8], decoded: &DecodedPage, endian: Endian) -> Vec<Finding> {
+    let mut out: Vec<Finding> = crate::verify::header_check(page, endian)
         .findings()
         .collect();
-    let decoded = decode_page(page, blkno, opts);
     out.extend(decoded.problems().filter_map(|s| s.problem));
     out.extend(decoded.findings.iter().copied());
     out.retain(|f| f.evidence() != Evidence::Note);
@@ -209,7 +233,7 @@ fn structural_findings(page: &[u8], blkno: u32, opts: &DecodeOptions) -> Vec<Fin
 /// whose checksum matches, or a new page the server never checksums, has no candidates.
 pub fn localise(page: &[u8], blkno: u32, opts: &DecodeOptions) -> BitFlips {
     let searched = u32::try_from(page.len().saturating_mul(8)).unwrap_or(u32::MAX);
-    let findings_before = structural_findings(page, blkno, opts);
+    let findings_before = structural_findings(page, &decode_page(page, blkno, opts), opts.endian);
     let verdict = verify_page(page, blkno, opts.endian);
     let bits = if verdict.status == PageStatus::Mismatch {
         checksum_candidates(page, blkno, opts.endian)
@@ -225,8 +249,8 @@ pub fn localise(page: &[u8], blkno: u32, opts: &DecodeOptions) -> BitFlips {
         if matches!(status, PageStatus::Zero | PageStatus::NewNotZero) {
             continue;
         }
-        let findings = structural_findings(&flipped, blkno, opts);
         let decoded = decode_page(&flipped, blkno, opts);
+        let findings = structural_findings(&flipped, &decoded, opts.endian);
         let field = decoded
             .spans
             .iter()
@@ -251,6 +275,7 @@ pub fn localise(page: &[u8], blkno: u32, opts: &DecodeOptions) -> BitFlips {
     candidates.sort_by_key(|c| (!c.structurally_valid, c.findings.len(), c.offset, c.bit));
     let matches = u32::try_from(candidates.len()).unwrap_or(u32::MAX);
     BitFlips {
+        finding: Finding::ChecksumBitFlipCandidate,
         searched,
         findings_before,
         candidates,
