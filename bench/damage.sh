@@ -40,13 +40,20 @@ if [[ ! -f $a || $(stat -c %s "$a") != $((mb << 20)) ]]; then
     done
 fi
 : >"$out/damage-times"
+# CPU time (user + system, from /usr/bin/time when there is one) beside wall time: on a
+# shared machine the wall time mostly says how busy the other tenants were.
+timer=()
+[[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f '%U %S' -o "$out/damage-cpu")
 timed() { # label command...
-    local label=$1 t0 t1 status=0
+    local label=$1 t0 t1 status=0 cpu=n/a
     shift
     t0=$EPOCHREALTIME
-    "$@" >"$out/damage-$label.out" 2>&1 || status=$?
+    "${timer[@]}" "$@" >"$out/damage-$label.out" 2>&1 || status=$?
     t1=$EPOCHREALTIME
-    echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}') $status" >>"$out/damage-times"
+    if ((${#timer[@]})); then
+        cpu=$(awk 'END {printf "%.2f", $1 + $2}' "$out/damage-cpu")
+    fi
+    echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}') $status $cpu" >>"$out/damage-times"
 }
 for i in $(seq 0 "$runs"); do
     timed diff "$pgpage" diff "$a" "$b"
@@ -54,7 +61,7 @@ for i in $(seq 0 "$runs"); do
     timed read sh -c 'printf "%s\n%s\n" "$1" "$2" | "$3" 1' sh "$a" "$b" "$out/read_floor"
     ((i == 0)) && : >"$out/damage-times" # the first round only warms the page cache
 done
-median() { awk -v l="$1" '$1 == l {print $2}' "$out/damage-times" | sort -n |
+median() { awk -v l="$1" -v c="${2:-2}" '$1 == l {print $c}' "$out/damage-times" | sort -n |
     awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 statuses() { awk -v l="$1" '$1 == l {print $3}' "$out/damage-times" | sort -u | paste -sd,; }
 listed=$(grep -c ': different' "$out/damage-diff.out" || true)
@@ -74,8 +81,10 @@ echo
 echo "\`pgpage diff A B\` of two $mb MB copies differing in 5 pages (found: $listed), page cache warm,"
 echo "$runs alternating runs after one warm-up, median wall time:"
 echo
-echo "| command | median s | exit status |"
-echo "|---|---:|---|"
-echo "| \`pgpage diff A B\` | $(median diff) | $(statuses diff) |"
-echo "| \`cmp -l A B\` (reads both to the end) | $(median cmp) | $(statuses cmp) |"
-echo "| bare read of A and B (bench/read_floor.c, pread 1 MB units, 1 thread) | $(median read) | $(statuses read) |"
+echo "| command | median wall s | median CPU s (user + system) | exit status |"
+echo "|---|---:|---:|---|"
+echo "| \`pgpage diff A B\` | $(median diff) | $(median diff 4) | $(statuses diff) |"
+echo "| \`cmp -l A B\` (reads both to the end) | $(median cmp) | $(median cmp 4) | $(statuses cmp) |"
+echo "| bare read of A and B (bench/read_floor.c, pread 1 MB units, 1 thread) | $(median read) | $(median read 4) | $(statuses read) |"
+echo
+echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (the machine may be shared)."

@@ -339,7 +339,7 @@ fn open_pair(pa: &Path, pb: &Path, a: &str, b: &str) -> Result<(Copy, Copy, usiz
     let size = g.block_size.len();
     let copy = |file: File, len: u64, shown: &str| {
         let page = size as u64;
-        let trailing = len % page;
+        let trailing = len.checked_rem(page).unwrap_or(0);
         if trailing > 0 {
             eprintln!(
                 "pgpage: warning: file \"{shown}\" has {trailing} bytes past its last whole page: its last block is incomplete and not compared"
@@ -348,7 +348,7 @@ fn open_pair(pa: &Path, pb: &Path, a: &str, b: &str) -> Result<(Copy, Copy, usiz
         Copy {
             file,
             whole: len.saturating_sub(trailing),
-            blocks: len / page,
+            blocks: len.checked_div(page).unwrap_or(0),
         }
     };
     Ok((copy(fa, la, a), copy(fb, lb, b), size, g.endian))

@@ -106,7 +106,7 @@ pub fn checksum_candidates(page: &[u8], blkno: u32, endian: Endian) -> Vec<PageB
     let Some(stored) = read_u16(page, PD_CHECKSUM_OFFSET, endian) else {
         return found;
     };
-    if page.len() % ROW_BYTES != 0 {
+    if !page.len().is_multiple_of(ROW_BYTES) {
         return found;
     }
     let rows = page.len() / ROW_BYTES;

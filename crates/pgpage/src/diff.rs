@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::layout::{read_u16, read_u32, Endian};
 
 /// The unit a disk writes atomically: a torn page differs in whole sectors.
-pub const SECTOR_BYTES: usize = 512;
+pub const SECTOR_BYTES: u32 = 512;
 
 /// Which copy holds a page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -109,7 +109,7 @@ pub fn compare_pages(block: u32, a: &[u8], b: &[u8], endian: Endian) -> Option<P
         bytes_changed = bytes_changed.saturating_add(1);
         bits_set = bits_set.saturating_add((!x & y).count_ones());
         bits_cleared = bits_cleared.saturating_add((x & !y).count_ones());
-        let sector = i / SECTOR_BYTES as u32;
+        let sector = i / SECTOR_BYTES;
         if sectors.last() != Some(&sector) {
             sectors.push(sector);
         }
