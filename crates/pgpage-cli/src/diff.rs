@@ -193,7 +193,7 @@ impl Printer {
             }
         } else if single || listed {
             writeln!(out, "{}", summary_line(path, s))?;
-            if !s.is_equal() && single {
+            if s.different > 0 && single {
                 writeln!(out, "{}", self.damage_line())?;
             }
         }
