@@ -10,7 +10,9 @@
 #   3. `pgpage rows` against the server's COPY and pg_filedump -D on a 1.2 GB table, and
 #      `pgpage ls` of 10,000 relations (bench/rows.sh, its cluster made once by
 #      bench/rows-cluster.sh);
-#   4. whatever bench/browser.mjs prints, when it exists (browser end to end, memory).
+#   4. whatever bench/browser.mjs prints, when it exists (browser end to end, memory);
+#   5. bench/damage.sh: bit-flip localisation per page, and `pgpage diff` of two 1 GB copies
+#      beside `cmp -l` and the bare read of both.
 # The report goes to stdout and bench/results.md.
 #
 #   bench/run.sh           the full run (makes a pgbench scale 70 cluster once, kept in
@@ -352,6 +354,8 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
         echo
         PGPAGE_BENCH_DATADIR=$data node bench/browser.mjs "$seconds" "$pages" "${smoke_flag[@]}"
     fi
+    echo
+    bash bench/damage.sh "${smoke_flag[@]}"
 } | tee "$report"
 
 # Both tools must agree on the cluster (clean: both exit 0); a bench on wrong answers is void.

@@ -7,6 +7,7 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use pgpage::bitflip::{localise, odds_sentence, BitFlips};
 use pgpage::decode::{decode_page, file_kind, DecodeOptions, DecodedPage, PageKind};
 use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry};
 use pgpage::verify::verify_page;
@@ -36,6 +37,10 @@ pub struct InspectArgs {
     /// version of the data directory the file is in (PG_VERSION), else the newest names.
     #[arg(long, value_name = "MAJOR")]
     pub pg_version: Option<u32>,
+    /// On a checksum mismatch, list every single bit whose flip makes the stored checksum
+    /// valid, structurally valid flips first, with the odds of a chance match.
+    #[arg(long, conflicts_with = "filedump")]
+    pub bit_flips: bool,
     pub path: PathBuf,
 }
 
@@ -68,6 +73,17 @@ struct BlockOut<'a> {
     header: &'a pgpage::decode::PageHeader,
     items: &'a pgpage::decode::Items,
     special: &'a Option<pgpage::decode::Special>,
+    /// Added with --bit-flips, on mismatching pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bit_flips: Option<BitFlipsOut<'a>>,
+}
+
+/// `bit_flips` of a block: the core's result and the odds in words.
+#[derive(Serialize)]
+struct BitFlipsOut<'a> {
+    #[serde(flatten)]
+    flips: &'a BitFlips,
+    note: String,
 }
 
 /// What the file is, resolved from its name, the options and its first pages.
@@ -257,6 +273,8 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         if let Some(v) = pg_version {
             decoded.name_for(v);
         }
+        let flips = (args.bit_flips && status == pgpage::PageStatus::Mismatch)
+            .then(|| localise(&page, absolute, &opts));
         if args.json {
             let b = BlockOut {
                 block,
@@ -266,6 +284,10 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
                 header: &decoded.header,
                 items: &decoded.items,
                 special: &decoded.special,
+                bit_flips: flips.as_ref().map(|flips| BitFlipsOut {
+                    flips,
+                    note: odds_sentence(flips),
+                }),
             };
             if i > 0 {
                 out.write_all(b",").map_err(write_err)?;
@@ -276,6 +298,9 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
             out.write_all(text.as_bytes()).map_err(write_err)?;
         } else {
             print_text(&mut out, block, absolute, status.as_str(), &decoded).map_err(write_err)?;
+            if let Some(flips) = &flips {
+                print_flips(&mut out, flips).map_err(write_err)?;
+            }
         }
     }
     if args.json {
@@ -360,6 +385,25 @@ fn print_text(
             p.end,
             p.field.qualified(),
             p.problem.map_or("", |f| f.message())
+        )?;
+    }
+    Ok(())
+}
+
+/// The candidates, one a line, after the odds.
+fn print_flips(out: &mut impl Write, flips: &BitFlips) -> io::Result<()> {
+    writeln!(out, "  bit flips: {}", odds_sentence(flips))?;
+    for c in &flips.candidates {
+        let verdict = if c.structurally_valid {
+            String::from("structurally valid after the flip")
+        } else {
+            let codes: Vec<&str> = c.findings.iter().map(|f| f.code()).collect();
+            format!("still wrong after the flip: {}", codes.join(", "))
+        };
+        writeln!(
+            out,
+            "    byte {} bit {} (0x{:02x} -> 0x{:02x}) in {}: {verdict}",
+            c.offset, c.bit, c.byte, c.flipped, c.field
         )?;
     }
     Ok(())

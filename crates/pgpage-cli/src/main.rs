@@ -3,6 +3,7 @@
 
 mod args;
 mod control;
+mod diff;
 mod input;
 mod inspect;
 mod ls;
@@ -36,6 +37,8 @@ enum Command {
     Ls(ls::LsArgs),
     /// Print the visible rows of a table's files as COPY prints them (CSV, text or JSON).
     Rows(rows::RowsArgs),
+    /// Compare two copies of a relation file (or two data directories) page by page.
+    Diff(diff::DiffArgs),
 }
 
 fn main() {
@@ -59,6 +62,7 @@ fn main() {
         Command::Control(args) => control::run(args),
         Command::Ls(args) => ls::run(args),
         Command::Rows(args) => rows::run(args),
+        Command::Diff(args) => diff::run(args),
     };
     std::process::exit(status);
 }

@@ -246,6 +246,13 @@ findings! {
         "include/storage/bufpage.h", "PageIsNew",
         "the page does not show its kind: decoded as its file's kind";
 
+    // ---- damage analysis (issue 18: bitflip.rs, diff.rs): one bit, two copies ----------
+    /// Flipping this one bit makes the stored checksum valid. With 65,536 bits and a 16-bit
+    /// checksum about one such flip per page is expected by chance: evidence, not proof.
+    ChecksumBitFlipCandidate => "checksum_bit_flip_candidate", Candidate,
+        "backend/storage/page/checksum.c", "pg_checksum_page",
+        "flipping bit %u of byte %u makes the stored checksum valid; about one such flip per page is expected by chance";
+
     // ---- catalogs and visibility (catalog/, visibility.rs): names from the files ---------
     /// pg_filenode.map is not the size of this version's RelMapFile.
     RelMapWrongSize => "relmap_wrong_size", Server,

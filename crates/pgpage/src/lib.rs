@@ -14,11 +14,13 @@ pub mod verify;
 
 pub use layout::{BlockSize, Endian};
 pub use verify::{PageStatus, PageVerdict};
+pub mod bitflip;
 pub mod catalog;
 pub mod compress;
 pub mod copy;
 pub mod datadir;
 pub mod decode;
+pub mod diff;
 pub mod fields;
 pub mod file;
 pub mod filedump;

@@ -208,3 +208,106 @@ fn big_endian_equals_postgres_on_word_swapped_page() {
         }
     }
 }
+
+/// Real PostgreSQL pages (tests/fixtures, with the checksum pageinspect's page_checksum
+/// gave), their stored checksum set, each hit by one random bit flip: the flipped bit is
+/// among the bit-flip candidates, and every candidate, applied, gives a page whose checksum
+/// by the core's scalar body AND by PostgreSQL's checksum_impl.h equals the stored one.
+mod bit_flips {
+    use super::*;
+    use pgpage::bitflip::{checksum_candidates, localise, PageBit};
+    use pgpage::decode::DecodeOptions;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// (name, page with pd_checksum stored, relation-wide block).
+    fn fixture_pages() -> Vec<(String, Vec<u8>, u32)> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let Ok(mut page) = std::fs::read(path.join("page.bin")) else {
+                continue;
+            };
+            let expected: Value =
+                serde_json::from_str(&std::fs::read_to_string(path.join("expected.json")).unwrap())
+                    .unwrap();
+            let block = expected["block"].as_u64().unwrap() as u32;
+            let checksum = expected["checksum"].as_u64().unwrap() as u16;
+            page[8..10].copy_from_slice(&checksum.to_le_bytes());
+            assert_eq!(pg_checksum_page(&page, block, Endian::Little), checksum);
+            out.push((
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                page,
+                block,
+            ));
+        }
+        out.sort();
+        assert!(out.len() >= 10, "fixtures missing");
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+        #[test]
+        fn the_flipped_bit_is_a_candidate_and_every_candidate_verifies(
+            which in any::<prop::sample::Index>(),
+            offset in 0u32..8192,
+            bit in 0u8..8,
+        ) {
+            let pages = fixture_pages();
+            let (name, good, block) = &pages[which.index(pages.len())];
+            let truth = PageBit { offset, bit };
+            let damaged = truth.apply(good);
+            let stored = u16::from_le_bytes([damaged[8], damaged[9]]);
+            let bits = checksum_candidates(&damaged, *block, Endian::Little);
+            prop_assert!(bits.contains(&truth), "{name}: {truth:?} not among {bits:?}");
+            let repaired: Vec<(u32, Vec<u8>)> =
+                bits.iter().map(|b| (*block, b.apply(&damaged))).collect();
+            let pg = ask_postgres(8192, &repaired);
+            for ((b, (_, page)), (_, pg_checksum)) in bits.iter().zip(&repaired).zip(pg) {
+                let now = u16::from_le_bytes([page[8], page[9]]);
+                // A flip inside pd_checksum changes the stored value itself.
+                let want = if (8..10).contains(&b.offset) { now } else { stored };
+                prop_assert_eq!(finish(scalar::checksum_fold(page, Endian::Little), *block), want);
+                prop_assert_eq!(pg_checksum, want, "{} {:?}", name, b);
+            }
+            // The ranked form lists the same bits, the true one among them unless it made a
+            // new page (pd_upper cleared), which the server never checksums.
+            let ranked = localise(&damaged, *block, &DecodeOptions::default());
+            let upper = u16::from_le_bytes([good[14], good[15]]);
+            let clears_upper = (14..16).contains(&offset)
+                && upper == 1u16 << ((offset - 14) * 8 + u32::from(bit));
+            prop_assert_eq!(
+                ranked.candidates.iter().any(|c| c.offset == offset && c.bit == bit),
+                !clears_upper
+            );
+            prop_assert_eq!(ranked.searched, 65536);
+        }
+    }
+
+    /// A sound page has no candidates, and the true flip of a damaged one gives back the
+    /// findings the sound page had (none, for these pages the server wrote).
+    #[test]
+    fn the_true_flip_restores_a_structurally_valid_page() {
+        for (name, good, block) in fixture_pages() {
+            let damaged = PageBit {
+                offset: 4000,
+                bit: 3,
+            }
+            .apply(&good);
+            let ranked = localise(&damaged, block, &DecodeOptions::default());
+            let truth = ranked
+                .candidates
+                .iter()
+                .find(|c| c.offset == 4000 && c.bit == 3)
+                .unwrap_or_else(|| panic!("{name}: true flip missing"));
+            let before = localise(&good, block, &DecodeOptions::default());
+            assert!(
+                before.candidates.is_empty(),
+                "{name}: a sound page has no candidates"
+            );
+            assert_eq!(truth.findings, before.findings_before, "{name}");
+        }
+    }
+}
