@@ -543,9 +543,21 @@ mod tests {
             let names = ["bool", "int2", "int4", "int8", "float4", "float8", "numeric", "text",
                 "name", "char", "bytea", "date", "time", "timetz", "timestamp", "timestamptz",
                 "interval", "uuid", "jsonb", "inet", "cidr", "macaddr", "macaddr8", "varbit",
-                "int4[]", "text[]", "numeric[]", "jsonb[]", "int8range", "numrange", "tstzrange"];
-            for n in names {
-                let t = Type::from_name(n).unwrap();
+                "int4[]", "text[]", "numeric[]", "jsonb[]", "int8range", "numrange", "tstzrange",
+                "int4multirange", "nummultirange", "tstzmultirange"];
+            let mut types: Vec<Type> = names.iter().map(|n| Type::from_name(n).unwrap()).collect();
+            // A composite of some of them, a dropped attribute between.
+            let mut attributes: Vec<(Type, Attribute)> =
+                types.iter().take(9).map(|t| (t.clone(), t.attribute())).collect();
+            if let Some((_, a)) = attributes.get_mut(3) {
+                a.attisdropped = true;
+            }
+            types.push(Type::Composite {
+                name: String::from("pair"),
+                attributes,
+                align: Align::Double,
+            });
+            for t in types {
                 let mut s = String::new();
                 let _ = output(&t, &bytes, Endian::Little, &mut s);
                 let _ = output(&t, &bytes, Endian::Big, &mut s);
