@@ -229,8 +229,6 @@ export function App() {
         </section>
       )}
 
-      {selFile && selFile.fork === 'main' && selFile.state === 'done' && selFile.blocks > 0 && <RowsPanel key={selFile.id} entry={selFile} files={files} />}
-
       {selFile && selFile.state === 'done' && selFile.size === 0 && (
         <section className="empty-file-view" data-testid="empty-file-view">
           <h2>{selFile.path}</h2>
@@ -261,6 +259,8 @@ export function App() {
             : {})}
         />
       )}
+      {/* Below the page view: its state changing moves nothing under the pointer. */}
+      {selFile && selFile.fork === 'main' && selFile.state === 'done' && selFile.blocks > 0 && <RowsPanel key={`rows-${selFile.id}`} entry={selFile} files={files} />}
       {goTo && selFile && (
         <GoToDialog
           files={files}

@@ -296,7 +296,6 @@ export const PageView = memo(function PageView(p: PageViewProps) {
               onHover={hoverSpan}
             />
           )}
-          {decoded.kind === 'heap' && item !== null && p.files && <TupleColumns entry={entry} files={p.files} page={page.bytes} lp={item} />}
           {map && <MapPanel map={map} block={page.block} />}
           {decoded.special && (
             <>
@@ -322,6 +321,9 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           )}
         </div>
       </div>
+      {/* Below the hex view and the panels, so that its rows arriving move nothing under the
+          pointer. */}
+      {decoded.kind === 'heap' && item !== null && p.files && <TupleColumns entry={entry} files={p.files} page={page.bytes} lp={item} />}
       <LabPanel page={page} edited={(lab.editedOffsets?.size ?? 0) > 0} />
     </section>
   );

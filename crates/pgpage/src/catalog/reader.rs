@@ -92,6 +92,10 @@ pub struct CatalogListing {
     /// pg_xact and pg_multixact as read for the catalogs, for the rows of the relations.
     #[serde(skip)]
     pub log: Option<TransactionLog>,
+    /// Each database's pg_filenode.map, by database oid: where its mapped catalogs are
+    /// when pg_class cannot say.
+    #[serde(skip)]
+    pub maps: BTreeMap<u32, RelMap>,
 }
 
 impl CatalogListing {
@@ -577,6 +581,11 @@ impl CatalogReader {
             tablespaces: self.tablespaces,
             damage: self.damage,
             log: self.log,
+            maps: self
+                .states
+                .into_iter()
+                .filter_map(|(db, state)| Some((db, state.map?)))
+                .collect(),
         }
     }
 }

@@ -306,7 +306,26 @@ impl TableReader {
     }
 
     fn catalog_paths(&self, db: u32, catalog: Catalog) -> Vec<String> {
-        self.relation_paths(db, catalog.oid())
+        let paths = self.relation_paths(db, catalog.oid());
+        if paths.is_empty() {
+            return self.catalog_paths_unlisted(db, catalog).unwrap_or_default();
+        }
+        paths
+    }
+
+    /// A catalog's files when pg_class gave no row for it (its page damaged): a mapped
+    /// catalog's file is the one pg_filenode.map names, another's is named by its oid, as
+    /// initdb makes it (VACUUM FULL would have given it another, which only pg_class knows).
+    fn catalog_paths_unlisted(&self, db: u32, catalog: Catalog) -> Option<Vec<String>> {
+        let listing = self.listing.as_ref()?;
+        let node = if catalog.is_mapped() {
+            listing.maps.get(&db)?.filenumber(catalog.oid())?
+        } else {
+            catalog.oid()
+        };
+        let space = listing.databases.iter().find(|d| d.oid == db)?.dattablespace;
+        let dir = relation_directory(&listing.tablespaces, space, db)?;
+        Some(relation_segments(&self.paths, &dir, node))
     }
 
     /// The catalog's bytes, its segments in order, naming what is missing.
@@ -314,6 +333,16 @@ impl TableReader {
         let paths = self.catalog_paths(db, catalog);
         if paths.is_empty() {
             damage.push(format!("no file for {}", catalog.name()));
+        } else if self.relation_paths(db, catalog.oid()).is_empty() {
+            let from = if catalog.is_mapped() {
+                "as pg_filenode.map names it"
+            } else {
+                "by its oid, as initdb names it"
+            };
+            damage.push(format!(
+                "pg_class gave no row for {} (a damaged page?): its file is taken {from}",
+                catalog.name()
+            ));
         }
         let mut bytes = Vec::new();
         for p in paths {
