@@ -136,8 +136,12 @@ test('checksums off: only the page the server refuses (pd_lower 9000), no checks
   const lines = await page.evaluate(() => navigator.clipboard.readText());
   expect(lines).not.toContain('WARNING');
   expect(lines).toMatch(/^ERROR: {2}invalid page in block 2 of relation /);
-  // A page the server reads: no problem, and no mismatch marked.
+  // The file opens at the page the server refuses; the page before it the server reads: no
+  // problem, and no mismatch marked.
   await page.locator('[data-testid=file][data-file="16504"] button.link').click();
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '2');
+  await page.keyboard.press('[');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', '1');
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
   await expect(page.getByRole('button', { name: 'server WARNING/ERROR' })).toHaveCount(0);
 
