@@ -1115,6 +1115,26 @@ struct WebListing<'a> {
     files: Vec<WebFile>,
 }
 
+/// The major version a data directory's catalogs are read as (PG_VERSION, 13 to 18) and its
+/// pg_control when its CRC holds.
+pub(crate) fn catalog_cluster(
+    pg_version: &[u8],
+    pg_control: &[u8],
+) -> Result<(u32, Option<pgpage::control::ControlFile>), JsError> {
+    use pgpage::catalog::layout::{NEWEST, OLDEST};
+    let major = pgpage::datadir::parse_pg_version(pg_version)
+        .ok_or_else(|| JsError::new("PG_VERSION names no PostgreSQL version"))?;
+    if !(OLDEST..=NEWEST).contains(&major) {
+        return Err(JsError::new(&format!(
+            "PostgreSQL {major}: pgpage reads the catalogs of PostgreSQL 13 to 18"
+        )));
+    }
+    let control = pgpage::control::decode_control(pg_control)
+        .ok()
+        .filter(|c| c.crc_ok());
+    Ok((major, control))
+}
+
 #[wasm_bindgen]
 impl CatalogReader {
     #[wasm_bindgen(constructor)]
@@ -1123,17 +1143,7 @@ impl CatalogReader {
         pg_version: &[u8],
         pg_control: &[u8],
     ) -> Result<CatalogReader, JsError> {
-        use pgpage::catalog::layout::{NEWEST, OLDEST};
-        let major = pgpage::datadir::parse_pg_version(pg_version)
-            .ok_or_else(|| JsError::new("PG_VERSION names no PostgreSQL version"))?;
-        if !(OLDEST..=NEWEST).contains(&major) {
-            return Err(JsError::new(&format!(
-                "PostgreSQL {major}: pgpage reads the catalogs of PostgreSQL 13 to 18"
-            )));
-        }
-        let control = pgpage::control::decode_control(pg_control)
-            .ok()
-            .filter(|c| c.crc_ok());
+        let (major, control) = catalog_cluster(pg_version, pg_control)?;
         let with = pgpage::catalog::reader::ReadWith::from_control(major, control.as_ref());
         Ok(CatalogReader {
             inner: Some(pgpage::catalog::reader::CatalogReader::new(

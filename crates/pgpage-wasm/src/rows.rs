@@ -374,17 +374,7 @@ impl TableReader {
         database: Option<String>,
         relation: String,
     ) -> Result<TableReader, JsError> {
-        use pgpage::catalog::layout::{NEWEST, OLDEST};
-        let major = pgpage::datadir::parse_pg_version(pg_version)
-            .ok_or_else(|| JsError::new("PG_VERSION names no PostgreSQL version"))?;
-        if !(OLDEST..=NEWEST).contains(&major) {
-            return Err(JsError::new(&format!(
-                "PostgreSQL {major}: pgpage reads the catalogs of PostgreSQL 13 to 18"
-            )));
-        }
-        let control = pgpage::control::decode_control(pg_control)
-            .ok()
-            .filter(|c| c.crc_ok());
+        let (major, control) = crate::catalog_cluster(pg_version, pg_control)?;
         let checksums = match control.as_ref().map(|c| c.data_page_checksum_version()) {
             Some(Some(0)) => ChecksumsKnown::Off,
             Some(Some(_)) => ChecksumsKnown::On,

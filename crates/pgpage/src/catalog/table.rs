@@ -323,7 +323,11 @@ impl TableReader {
         } else {
             catalog.oid()
         };
-        let space = listing.databases.iter().find(|d| d.oid == db)?.dattablespace;
+        let space = listing
+            .databases
+            .iter()
+            .find(|d| d.oid == db)?
+            .dattablespace;
         let dir = relation_directory(&listing.tablespaces, space, db)?;
         Some(relation_segments(&self.paths, &dir, node))
     }
