@@ -13,14 +13,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
 mod common;
-use common::{is_root, json, ok, pgpage, run_pg};
-
-const PGBIN: &str = "/usr/lib/postgresql/15/bin";
+use common::{json, pgpage, Cluster};
 
 /// The fixture pages a real PostgreSQL wrote (tests/fixtures/*/page.bin), as one file.
 fn fixture_file() -> Vec<u8> {
@@ -206,42 +204,10 @@ fn bad_input_is_named_never_a_panic() {
 
 // ---- PostgreSQL 15: copies the server made ------------------------------------------------
 
-fn pg(program: &str, args: &[&str]) -> Output {
-    run_pg(PGBIN, program, args)
-}
-
-/// Stops the server however the test ends.
-struct Server(PathBuf);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let d = self.0.to_str().unwrap();
-        let _ = pg("pg_ctl", &["-D", d, "-m", "immediate", "-w", "stop"]);
-    }
-}
-
-fn psql(root: &Path, port: &str, sql: &str) -> String {
-    let r = root.to_str().unwrap();
-    let args = [
-        "-h", r, "-p", port, "-d", "postgres", "-X", "-A", "-t", "-q",
-    ];
-    let mut all: Vec<&str> = args.to_vec();
-    all.extend(["-v", "ON_ERROR_STOP=1"]);
-    // One `-c` per statement: VACUUM cannot share a transaction.
-    for one in sql.split("; ") {
-        all.extend(["-c", one]);
-    }
-    ok(pg("psql", &all), sql)
-}
-
 /// pd_lsn of every block as the server's pageinspect reads it.
-fn server_lsns(root: &Path, port: &str) -> BTreeMap<u64, u64> {
-    let rows = psql(
-        root,
-        port,
-        "SELECT b, (page_header(get_raw_page('t', b::int))).lsn \
-         FROM generate_series(0, pg_relation_size('t') / 8192 - 1) b",
-    );
+fn server_lsns(c: &Cluster) -> BTreeMap<u64, u64> {
+    let rows = c.psql(&["SELECT b, (page_header(get_raw_page('t', b::int))).lsn \
+         FROM generate_series(0, pg_relation_size('t') / 8192 - 1) b"]);
     rows.lines()
         .map(|l| {
             let (b, lsn) = l.split_once('|').unwrap();
@@ -255,78 +221,34 @@ fn server_lsns(root: &Path, port: &str) -> BTreeMap<u64, u64> {
 
 #[test]
 fn copies_made_by_postgresql_differ_where_their_bytes_do() {
-    let tmp = tempfile::Builder::new()
-        .prefix("pgpage-diff")
-        .tempdir()
-        .unwrap();
-    let root = tmp.path();
-    if is_root() {
-        ok(
-            Command::new("chown")
-                .args(["postgres", root.to_str().unwrap()])
-                .output()
-                .unwrap(),
-            "chown",
-        );
-    }
-    let data = root.join("data");
-    let d = data.to_str().unwrap();
-    ok(
-        pg("initdb", &["-k", "-A", "trust", "--no-sync", "-D", d]),
-        "initdb",
-    );
-    let port = (21_000 + std::process::id() % 20_000).to_string();
-    let opts = format!(
-        "-k {} -p {port} -c listen_addresses='' -c fsync=off",
-        root.display()
-    );
-    let log = root.join("log");
-    let started = pg(
-        "pg_ctl",
-        &[
-            "-D",
-            d,
-            "-o",
-            &opts,
-            "-l",
-            log.to_str().unwrap(),
-            "-w",
-            "start",
-        ],
-    );
-    let server = Server(data.clone());
-    assert!(
-        started.status.success(),
-        "PostgreSQL 15 did not start: {}",
-        std::fs::read_to_string(&log).unwrap_or_default()
-    );
-    psql(root, &port, "CREATE EXTENSION pageinspect");
-    psql(
-        root,
-        &port,
-        "CREATE TABLE t (id int, v text) WITH (autovacuum_enabled = off); \
-         INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 3000) g; \
-         VACUUM t; CHECKPOINT",
-    );
-    let file = data.join(psql(root, &port, "SELECT pg_relation_filepath('t')").trim());
+    let mut c = Cluster::start(15);
+    let root = c.root.clone();
+    c.psql(&[
+        "CREATE EXTENSION pageinspect",
+        "CREATE TABLE t (id int, v text) WITH (autovacuum_enabled = off)",
+        "INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 3000) g",
+        "VACUUM t",
+        "CHECKPOINT",
+    ]);
+    let file = c.file("SELECT pg_relation_filepath('t')");
     let name = file.file_name().unwrap().to_owned();
     let (dir_a, dir_b) = (root.join("a"), root.join("b"));
     std::fs::create_dir(&dir_a).unwrap();
     std::fs::create_dir(&dir_b).unwrap();
     let (copy_a, copy_b) = (dir_a.join(&name), dir_b.join(&name));
-    let lsn_a = server_lsns(root, &port);
+    let lsn_a = server_lsns(&c);
     std::fs::copy(&file, &copy_a).unwrap();
     // Updates in a few pages, a delete in another, rows added past the end (pages only B
     // has), then a checkpoint writes them all.
-    psql(
-        root,
-        &port,
-        "UPDATE t SET v = 'updated' WHERE id % 700 = 0; DELETE FROM t WHERE id = 1500; \
-         INSERT INTO t SELECT g, repeat('y', 100) FROM generate_series(3001, 3300) g; CHECKPOINT",
-    );
-    let lsn_b = server_lsns(root, &port);
+    c.psql(&[
+        "UPDATE t SET v = 'updated' WHERE id % 700 = 0",
+        "DELETE FROM t WHERE id = 1500",
+        "INSERT INTO t SELECT g, repeat('y', 100) FROM generate_series(3001, 3300) g",
+        "CHECKPOINT",
+    ]);
+    let lsn_b = server_lsns(&c);
     std::fs::copy(&file, &copy_b).unwrap();
-    drop(server);
+    c.stop();
 
     let (a, b) = (
         std::fs::read(&copy_a).unwrap(),
