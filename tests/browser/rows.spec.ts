@@ -66,6 +66,10 @@ test('Rows view: the rows COPY printed, exported byte for byte', async ({ page }
   const textDownload = page.waitForEvent('download');
   await view.getByTestId('rows-export-text').click();
   expect(readFileSync((await (await textDownload).path())!, 'utf8')).toBe(text);
+  // The salvage summary link still downloads after the worker that wrote it is gone.
+  const summaryDownload = page.waitForEvent('download');
+  await view.getByTestId('rows-summary-link').click();
+  expect(readFileSync((await (await summaryDownload).path())!, 'utf8')).toContain(`rows recovered: ${lines.length}`);
 
   expect((await axe(page)).blocking).toEqual([]);
   await view.scrollIntoViewIfNeeded();

@@ -16,14 +16,16 @@ function newWorker(): Worker {
   return new Worker(new URL('./rows.worker.ts', import.meta.url), { type: 'module' });
 }
 
-/** Starts a download of a Blob URL the worker made. */
-function download(url: string, name: string): void {
+/** Starts a download of a Blob; its URL is freed once the browser has had time to read it. */
+function download(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = name;
   document.body.append(a);
   a.click();
   a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) {
@@ -39,11 +41,13 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
   const [exported, setExported] = useState<{ summaryUrl: string; summary: string; name: string } | null>(null);
   const rows = useRef<(string | null)[][]>([]);
   const workers = useRef<Worker[]>([]);
+  const summaryUrl = useRef<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
 
   useEffect(
     () => () => {
       for (const w of workers.current) w.terminate();
+      if (summaryUrl.current) URL.revokeObjectURL(summaryUrl.current);
     },
     [],
   );
@@ -93,8 +97,10 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
       const m = e.data;
       if (m.type === 'exported') {
         const name = `${base}.${format === 'csv' ? 'csv' : 'copy.txt'}`;
-        download(m.url, name);
-        setExported({ summaryUrl: m.summaryUrl, summary: m.summary, name: `${base}.salvage.txt` });
+        download(m.blob, name);
+        if (summaryUrl.current) URL.revokeObjectURL(summaryUrl.current);
+        summaryUrl.current = URL.createObjectURL(new Blob([m.summary], { type: 'text/plain' }));
+        setExported({ summaryUrl: summaryUrl.current, summary: m.summary, name: `${base}.salvage.txt` });
         setSalvage(m.salvage);
         setExporting(null);
         w.terminate();

@@ -74,12 +74,12 @@ export interface TupleMessage {
   note: string | null;
 }
 
-/** An export made: the rows and the salvage summary as Blob URLs of the worker's. */
+/** An export made: the rows as a Blob. A Blob URL belongs to the context that made it and
+ * dies with it, so the page, not the worker (terminated once it answers), makes the URLs. */
 export interface ExportedMessage {
   type: 'exported';
   job: number;
-  url: string;
-  summaryUrl: string;
+  blob: Blob;
   summary: string;
   salvage: Salvage;
 }

@@ -134,8 +134,7 @@ async function handle(m: ToRows): Promise<void> {
     post({
       type: 'exported',
       job: m.job,
-      url: URL.createObjectURL(new Blob([blob, ...parts], { type: m.format === 'csv' ? 'text/csv' : 'text/plain' })),
-      summaryUrl: URL.createObjectURL(new Blob([summary], { type: 'text/plain' })),
+      blob: new Blob([blob, ...parts], { type: m.format === 'csv' ? 'text/csv' : 'text/plain' }),
       summary,
       salvage,
     });
