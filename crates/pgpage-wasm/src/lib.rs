@@ -8,6 +8,7 @@ use pgpage::verify::verify_page;
 use pgpage::{BlockSize, Endian, PageStatus};
 use wasm_bindgen::prelude::*;
 
+mod damage;
 mod rows;
 
 fn endian(big_endian: bool) -> Endian {
