@@ -1,0 +1,200 @@
+// The playground's plumbing under Node: PGlite (PostgreSQL 18 in WebAssembly) runs every
+// lesson; after each statement and a CHECKPOINT, every file of every relation, read from
+// PGlite's own file system, decodes in pgpage's wasm core to exactly what the same server's
+// pageinspect says of the same bytes, and its checksums verify as page_checksum() computes them.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pageinspect } from '@electric-sql/pglite/contrib/pageinspect';
+import { pg_buffercache } from '@electric-sql/pglite/contrib/pg_buffercache';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LESSONS } from '../../web/src/playground/lessons';
+import { RELATIONS_SQL, relationFiles, type PlayFile, type PlayRelation } from '../../web/src/playground/relations';
+
+type Wasm = typeof import('../../web/pkg/pgpage_wasm.js');
+type Json = Record<string, unknown>;
+
+const BS = 8192;
+const STATUS = ['ok', 'mismatch', 'zero', 'new_not_zero', 'bad_header'];
+
+let w: Wasm;
+let pg: PGlite;
+
+function readRel(path: string): Uint8Array {
+  return pg.Module.FS.readFile(`${PGlite.paths.PGDATA}/${path}`) as Uint8Array;
+}
+function exists(path: string): boolean {
+  return pg.Module.FS.analyzePath(`${PGlite.paths.PGDATA}/${path}`).exists;
+}
+
+async function snapshot(): Promise<{ file: PlayFile; bytes: Uint8Array }[]> {
+  await pg.exec('checkpoint');
+  const rels = (await pg.query<PlayRelation>(RELATIONS_SQL)).rows;
+  return relationFiles(rels, exists).map((file) => ({ file, bytes: readRel(file.path) }));
+}
+
+/** What pageinspect says of one page's bytes, as the contract's `inspect --json` names it. */
+async function pageinspectOf(page: Uint8Array, block: number, am: string, fork: string): Promise<Json> {
+  const cols = [`(select row_to_json(h) from page_header($1::bytea) h) as header`, `page_checksum($1::bytea, ${block}) as checksum`];
+  if (fork === 'main' && am === 'heap') {
+    cols.push(`(select json_agg(row_to_json(x)::jsonb || coalesce((select to_jsonb(fl) from
+                heap_tuple_infomask_flags(x.t_infomask, x.t_infomask2) fl), '{}'::jsonb))
+                from heap_page_items($1::bytea) x) as items`);
+  }
+  if (fork === 'main' && am === 'btree' && block > 0) cols.push(`(select json_agg(x) from bt_page_items($1::bytea) x) as items`);
+  if (fork === 'fsm') cols.push(`fsm_page_contents($1::bytea) as fsm`);
+  return (await pg.query<Json>(`select ${cols.join(', ')}`, [page])).rows[0];
+}
+
+let mismatches: string[] = [];
+let compared = 0;
+function expectColumns(ours: Json | undefined, theirs: Json, where: string): void {
+  for (const [k, v] of Object.entries(theirs)) {
+    compared++;
+    const o = JSON.stringify(ours?.[k]);
+    if (o !== JSON.stringify(v)) mismatches.push(`${where}: ${k}: ours ${o}, PostgreSQL ${JSON.stringify(v)}`);
+  }
+}
+
+/** Every page of every file: pgpage's decode against pageinspect, its checksum against page_checksum. */
+async function expectAgrees(files: { file: PlayFile; bytes: Uint8Array }[], where: string): Promise<void> {
+  for (const { file, bytes } of files) {
+    expect(bytes.length % BS, `${file.path} whole pages`).toBe(0);
+    const blocks = bytes.length / BS;
+    const fileKind = blocks > 0 ? w.file_kind(bytes.subarray(0, Math.min(bytes.length, w.detect_head_bytes())), BS, false, file.fork) : '';
+    const v = w.verify(bytes, 0, BS, false);
+    const status = Array.from(v.status, (s) => STATUS[s]);
+    const stored = Array.from(v.stored);
+    v.free();
+    for (let b = 0; b < blocks; b++) {
+      const page = bytes.subarray(b * BS, (b + 1) * BS);
+      const at = `${where}: ${file.relation.name} ${file.path} block ${b}`;
+      const theirs = await pageinspectOf(page, b, file.relation.am, file.fork);
+      const header = theirs.header as Json;
+      // An all-zero page (a VM or FSM extended ahead) has no checksum; the server accepts it.
+      if (header.upper === 0) {
+        expect(status[b], at).toBe('zero');
+        continue;
+      }
+      expect(status[b], at).toBe('ok');
+      expect(stored[b], at).toBe((theirs.checksum as number) & 0xffff);
+      // The buffer's copy is the file's page but for pd_checksum: the server sets the checksum
+      // only in the copy it writes (PageSetChecksumCopy), so the buffer keeps 0 or whatever
+      // an older read brought in.
+      const raw = (await pg.query<{ p: Uint8Array }>(`select get_raw_page($1::int::oid::regclass::text, $2, $3) as p`, [file.relation.oid, file.fork, b])).rows[0].p;
+      const differ = Array.from(raw.keys()).filter((i) => raw[i] !== page[i] && i !== 8 && i !== 9);
+      expect(differ.slice(0, 10), `${at}: bytes where the file is not the buffer's page`).toEqual([]);
+
+      const d = w.decode(page, b, false, file.fork, '', fileKind, 18);
+      const ours = JSON.parse(d.json) as { kind: string; header: Json; items?: Json[]; special: Json | null };
+      d.free();
+      expectColumns(ours.header, { ...header, checksum: (header.checksum as number) & 0xffff }, `${at} header`);
+      if (theirs.items !== undefined) {
+        const t = (theirs.items as Json[] | null) ?? [];
+        if ((ours.items ?? []).length !== t.length) mismatches.push(`${at}: ${ours.items?.length} items, PostgreSQL ${t.length}`);
+        t.forEach((row, i) => expectColumns(ours.items?.[i], row, `${at} item ${i + 1}`));
+      }
+      if (theirs.fsm !== undefined) expectColumns(ours.special ?? {}, { fsm_page_contents: theirs.fsm }, `${at} fsm`);
+    }
+  }
+  const found = mismatches;
+  mismatches = [];
+  expect(found.slice(0, 20), `${found.length} mismatches`).toEqual([]);
+}
+
+/** The decoded items of a relation's main fork, every block, in order. */
+function itemsOf(files: { file: PlayFile; bytes: Uint8Array }[], name: string): Json[][] {
+  const f = files.find((x) => x.file.relation.name === name && x.file.fork === 'main');
+  if (!f) throw new Error(`no ${name}`);
+  const kind = w.file_kind(f.bytes.subarray(0, Math.min(f.bytes.length, w.detect_head_bytes())), BS, false, 'main');
+  return Array.from({ length: f.bytes.length / BS }, (_, b) => {
+    const d = w.decode(f.bytes.subarray(b * BS, (b + 1) * BS), b, false, 'main', '', kind, 18);
+    const items = (JSON.parse(d.json) as { items?: Json[] }).items ?? [];
+    d.free();
+    return items;
+  });
+}
+
+beforeAll(async () => {
+  w = await import('../../web/pkg/pgpage_wasm.js');
+  w.initSync({ module: readFileSync(join(__dirname, '../../web/pkg/pgpage_wasm_bg.wasm')) });
+  pg = await PGlite.create({ extensions: { pageinspect, pg_buffercache } });
+  await pg.exec('create extension pageinspect; create extension pg_buffercache');
+}, 120_000);
+
+afterAll(async () => {
+  await pg?.close();
+});
+
+describe('PGlite playground: the files agree with pageinspect', () => {
+  it('the server is PostgreSQL 18 with data checksums on', async () => {
+    const r = (await pg.query<{ v: string; c: string }>(`select current_setting('server_version_num') v, current_setting('data_checksums') c`)).rows[0];
+    expect(r.v.slice(0, 2)).toBe('18');
+    expect(r.c).toBe('on');
+  });
+
+  it('every lesson, statement by statement', { timeout: 600_000 }, async () => {
+    const after = new Map<string, { file: PlayFile; bytes: Uint8Array }[]>();
+    for (const lesson of LESSONS) {
+      for (const [i, step] of lesson.steps.entries()) {
+        await pg.exec(step.sql);
+        const files = await snapshot();
+        await expectAgrees(files, `${lesson.id} step ${i + 1}`);
+        after.set(`${lesson.id}/${i + 1}`, files);
+      }
+    }
+    console.log(`PGlite lessons: ${compared} pageinspect columns compared`);
+    expect(compared).toBeGreaterThan(10_000);
+
+    // What each lesson says happened, seen in pgpage's decode (the flags by pageinspect's names).
+    const flags = (it: Json) => (it.raw_flags as string[] | undefined) ?? [];
+    const hot = itemsOf(after.get('hot/2')!, 'stock')[0];
+    expect(hot.filter((x) => flags(x).includes('HEAP_HOT_UPDATED')).length).toBe(1);
+    expect(hot.filter((x) => flags(x).includes('HEAP_ONLY_TUPLE')).length).toBe(1);
+    const pkeyBefore = itemsOf(after.get('hot/2')!, 'stock_pkey').flat().length;
+    const pkeyAfter = itemsOf(after.get('hot/3')!, 'stock_pkey').flat().length;
+    expect(pkeyAfter).toBe(pkeyBefore + 1);
+
+    const deleted = itemsOf(after.get('vacuum/2')!, 'gone')[0];
+    expect(deleted.filter((x) => x.t_xmax !== '0').length).toBe(30);
+    const vacuumed = after.get('vacuum/3')!;
+    // Row 60 was deleted too: its line pointer was the last, and VACUUM cuts unused ones off
+    // the end of the array (PageTruncateLinePointerArray).
+    const kept = itemsOf(vacuumed, 'gone')[0];
+    expect(kept.length).toBe(59);
+    expect(kept.filter((x) => x.lp_flags === 0).length).toBe(29);
+    expect(vacuumed.filter((x) => x.file.relation.name === 'gone').map((x) => x.file.fork)).toEqual(['main', 'fsm', 'vm']);
+
+    const toast = after.get('toast/3')!;
+    const docsToast = toast.find((x) => x.file.relation.owner === 'docs' && x.file.relation.relkind === 't')!;
+    expect(toast.find((x) => x.file.relation.owner === 'docs' && x.file.relation.relkind === 't' && x.file.fork === 'main')?.bytes.length).toBeGreaterThan(0);
+    expect(itemsOf(after.get('toast/2')!, docsToast.file.relation.name).flat().length, 'compressed inline: no chunks').toBe(0);
+    expect(itemsOf(toast, docsToast.file.relation.name).flat().length, 'external: chunks').toBeGreaterThan(5);
+
+    const leaves = (key: string) => itemsOf(after.get(key)!, 'nums_n').length;
+    expect(leaves('split/2')).toBe(2);
+    expect(leaves('split/3')).toBeGreaterThan(3);
+
+    const node = (key: string) => after.get(key)!.find((x) => x.file.relation.name === 'big')!.file.relation.filenode;
+    expect(node('vacuum-full/2')).not.toBe(node('vacuum-full/1'));
+  });
+
+  it('a flipped bit in the file: the server says so, and ignore_checksum_failure reads on', async () => {
+    await pg.exec(`create table victim (id int, v text); insert into victim select g, 'row ' || g from generate_series(1, 20) g`);
+    const [file] = await snapshot().then((fs) => fs.filter((f) => f.file.relation.name === 'victim' && f.file.fork === 'main'));
+    const page = file.bytes.slice(0, BS);
+    // The last byte of the first row's tuple, the last letter of its text: 'row 1' becomes 'row !'.
+    const lp = (await pg.query<{ end: number }>(`select lp_off + lp_len - 1 as end from heap_page_items(get_raw_page('victim', 0)) where lp = 1`)).rows[0];
+    page[lp.end] ^= 0x10;
+    pg.Module.FS.writeFile(`${PGlite.paths.PGDATA}/${file.file.path}`, page);
+    // The server still has the good page in shared buffers: evict it, so the next read is the file.
+    await pg.exec(`select pg_buffercache_evict(bufferid) from pg_buffercache where relfilenode = pg_relation_filenode('victim')`);
+    await expect(pg.query('select count(*) from victim')).rejects.toThrow(/invalid page in block 0 of relation "?base\/5\/\d+"?/);
+    await pg.exec('set ignore_checksum_failure = on');
+    const n = (await pg.query<{ n: number }>('select count(*)::int as n from victim')).rows[0].n;
+    expect(n).toBe(20);
+    const first = (await pg.query<{ v: string }>('select v from victim where id = 1')).rows[0].v;
+    expect(first).toBe('row !');
+    await pg.exec('reset ignore_checksum_failure');
+  });
+});
