@@ -8,6 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pageinspect } from '@electric-sql/pglite/contrib/pageinspect';
 import { pg_buffercache } from '@electric-sql/pglite/contrib/pg_buffercache';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pageinspectSql } from '../../web/src/playground/ask';
 import { LESSONS } from '../../web/src/playground/lessons';
 import { RELATIONS_SQL, relationFiles, type PlayFile, type PlayRelation } from '../../web/src/playground/relations';
 
@@ -33,17 +34,10 @@ async function snapshot(): Promise<{ file: PlayFile; bytes: Uint8Array }[]> {
   return relationFiles(rels, exists).map((file) => ({ file, bytes: readRel(file.path) }));
 }
 
-/** What pageinspect says of one page's bytes, as the contract's `inspect --json` names it. */
+/** What pageinspect says of one page's bytes: the playground's own "Ask PostgreSQL" query. */
 async function pageinspectOf(page: Uint8Array, block: number, am: string, fork: string): Promise<Json> {
-  const cols = [`(select row_to_json(h) from page_header($1::bytea) h) as header`, `page_checksum($1::bytea, ${block}) as checksum`];
-  if (fork === 'main' && am === 'heap') {
-    cols.push(`(select json_agg(row_to_json(x)::jsonb || coalesce((select to_jsonb(fl) from
-                heap_tuple_infomask_flags(x.t_infomask, x.t_infomask2) fl), '{}'::jsonb))
-                from heap_page_items($1::bytea) x) as items`);
-  }
-  if (fork === 'main' && am === 'btree' && block > 0) cols.push(`(select json_agg(x) from bt_page_items($1::bytea) x) as items`);
-  if (fork === 'fsm') cols.push(`fsm_page_contents($1::bytea) as fsm`);
-  return (await pg.query<Json>(`select ${cols.join(', ')}`, [page])).rows[0];
+  const kind = fork === 'main' ? am : fork;
+  return (await pg.query<Json>(pageinspectSql(kind, block), [page])).rows[0];
 }
 
 let mismatches: string[] = [];

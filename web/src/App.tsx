@@ -3,7 +3,7 @@
 // app/ (the files store, the files table, the problem list, keys, drops); this file wires
 // them to the selection and lays out the page.
 import { RowsPanel } from './rows/RowsPanel';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { PageMap } from './components/PageMap';
 import { PageView } from './components/PageView';
 import { SamplesPicker, useSampleLoader } from './components/Samples';
@@ -25,6 +25,9 @@ import { setReportControls } from './share/cluster';
 import { blocksPerSegmentFor } from './app/control';
 
 type Theme = 'auto' | 'light' | 'dark';
+
+// The playground (PGlite, ~5 MB gzipped) is a chunk of its own, fetched when first opened.
+const Playground = lazy(() => import('./playground/Playground'));
 
 /** The page a link names; `block` null when it names only the file. */
 function readHash(): { file: string; block: number | null; offset: number } | null {
@@ -88,6 +91,10 @@ export function App() {
     setTour({ open: true, view });
     setSel({ fileId: view.fileId, block: view.block, offset: view.highlight.start });
   }, []);
+
+  const [play, setPlay] = useState(false);
+  const playAdd = useCallback(async (list: ChosenFile[]) => (await actions.add(list)).added, [actions]);
+  const playOpen = useCallback((f: FileEntry, block: number) => setSel({ fileId: f.id, block, offset: 0 }), []);
 
   const rowActions = useMemo(() => ({ ...actions, select: open }), [actions, open]);
 
@@ -161,6 +168,9 @@ export function App() {
           Byte order{' '}
           <ByteOrderSelect label="byte order of all files" value={allChoice.byteOrder} onChange={(byteOrder) => actions.chooseForAll({ ...allChoice, byteOrder })} />
         </label>
+        <button type="button" data-testid="playground-start" onClick={() => setPlay(true)} disabled={play}>
+          Playground
+        </button>
         <button type="button" data-testid="tour-start" onClick={() => setTour({ open: true, view: null })}>
           Tour
         </button>
@@ -181,6 +191,12 @@ export function App() {
           </p>
         )}
       </section>
+
+      {play && (
+        <Suspense fallback={<p role="status" data-testid="playground-chunk">Loading the playground…</p>}>
+          <Playground add={playAdd} open={playOpen} shown={selFile && sel ? { entry: selFile, block: sel.block } : null} onClose={() => setPlay(false)} />
+        </Suspense>
+      )}
 
       <section className="summary" data-testid="summary" data-state={state}>
         <h2>Summary</h2>

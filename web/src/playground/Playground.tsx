@@ -1,0 +1,430 @@
+// The playground: a SQL editor over a real PostgreSQL (PGlite, in its own worker). Every
+// statement ends in a snapshot of every relation's files, which the app opens like dropped
+// files, so the page map, hex dump and decoded panels are the inspector's own. Snapshots step
+// back and forth and compare; lessons type the statements for you; "Ask PostgreSQL" shows
+// pageinspect's answer for the page on screen.
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import type { ChosenFile } from '../app/useFiles';
+import type { FileEntry } from '../files';
+import { AskPostgres } from './AskPostgres';
+import { LESSONS, type Lesson } from './lessons';
+import type { FromPlay, ResultSet, ServerError, SnapFileMsg, StartPhase, ToPlay } from './protocol';
+import type { PlayRelation } from './relations';
+import { SnapshotDiff } from './SnapshotDiff';
+import './playground.css';
+
+export interface PlaygroundProps {
+  /** Adds files to the inspector (as a drop does) and returns their entries. */
+  add(list: ChosenFile[]): Promise<FileEntry[]>;
+  /** Shows a page of a loaded file. */
+  open(entry: FileEntry, block: number): void;
+  /** The page on screen, for "Ask PostgreSQL". */
+  shown: { entry: FileEntry; block: number } | null;
+  onClose(): void;
+}
+
+/** One file of a snapshot, as the inspector holds it. */
+export interface SnapFile {
+  relation: PlayRelation;
+  fork: 'main' | 'fsm' | 'vm';
+  path: string;
+  entry: FileEntry;
+  /** Its bytes differ from the previous snapshot's (or it is new). */
+  changed: boolean;
+}
+
+export interface Snapshot {
+  step: number;
+  sql: string;
+  error: ServerError | null;
+  results: ResultSet[];
+  notices: string[];
+  files: SnapFile[];
+  note: string | null;
+  ms: number;
+}
+
+type Boot = { state: 'loading'; phase: StartPhase; received: number; total: number } | { state: 'ready'; version: string } | { state: 'error'; message: string };
+
+const mb = (n: number) => (n / 1048576).toFixed(1);
+
+/** `code` spans in a lesson's text. */
+function withCode(text: string): ReactNode[] {
+  return text.split('`').map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part));
+}
+
+let nextJob = 1;
+
+export default function Playground(p: PlaygroundProps) {
+  const worker = useRef<Worker | null>(null);
+  const [boot, setBoot] = useState<Boot>({ state: 'loading', phase: 'download', received: 0, total: 0 });
+  const [sql, setSql] = useState("create table t (id int primary key, v text);\ninsert into t values (1, 'hello');");
+  const [running, setRunning] = useState<{ job: number; sql: string; replay: boolean } | null>(null);
+  const [snaps, setSnaps] = useState<Snapshot[]>([]);
+  const [at, setAt] = useState(-1);
+  const [compare, setCompare] = useState(false);
+  const [lesson, setLesson] = useState<{ lesson: Lesson; next: number } | null>(null);
+  const [cancelled, setCancelled] = useState<string | null>(null);
+  // The statements that ran, replayed into a new server after a cancel.
+  const history = useRef<string[]>([]);
+  const pending = useRef(new Map<number, (m: FromPlay) => void>());
+  const snapsRef = useRef<Snapshot[]>([]);
+  snapsRef.current = snaps;
+  const { add, open } = p;
+
+  const startWorker = useCallback(() => {
+    const w = new Worker(new URL('./pglite.worker.ts', import.meta.url), { type: 'module' });
+    w.onmessage = (e: MessageEvent<FromPlay>) => {
+      const m = e.data;
+      if (m.type === 'progress') setBoot({ state: 'loading', phase: m.phase, received: m.received, total: m.total });
+      else if (m.type === 'ready') setBoot({ state: 'ready', version: m.version });
+      else if (m.type === 'fatal') setBoot({ state: 'error', message: m.message });
+      else {
+        const done = pending.current.get(m.job);
+        pending.current.delete(m.job);
+        done?.(m);
+      }
+    };
+    w.onerror = (e) => setBoot({ state: 'error', message: e.message || 'the PostgreSQL worker failed to start' });
+    worker.current = w;
+    return w;
+  }, []);
+
+  useEffect(() => {
+    const w = startWorker();
+    return () => w.terminate();
+  }, [startWorker]);
+
+  const request = useCallback(<T extends FromPlay>(m: ToPlay, transfer: Transferable[] = []): Promise<T> => {
+    return new Promise((resolve) => {
+      pending.current.set(m.job, resolve as (m: FromPlay) => void);
+      worker.current?.postMessage(m, transfer);
+    });
+  }, []);
+
+  /** The snapshot's files as the inspector's entries: a file that did not change keeps its entry. */
+  const toSnapshot = useCallback(
+    async (step: number, files: SnapFileMsg[]): Promise<SnapFile[]> => {
+      const prev = new Map((snapsRef.current.at(-1)?.files ?? []).map((f) => [f.path, f]));
+      const fresh = files.filter((f) => f.bytes !== null || !prev.has(f.path));
+      const chosen: ChosenFile[] = fresh.map((f) => ({
+        file: new File([f.bytes ?? new Uint8Array(0)], f.path.split('/').pop()!),
+        path: `playground/${step}/${f.path}`,
+        fromFolder: true,
+      }));
+      const entries = chosen.length > 0 ? await add(chosen) : [];
+      const byPath = new Map(entries.map((e) => [e.path, e]));
+      return files.flatMap((f): SnapFile[] => {
+        const entry = byPath.get(`playground/${step}/${f.path}`) ?? prev.get(f.path)?.entry;
+        return entry ? [{ relation: f.relation, fork: f.fork, path: f.path, entry, changed: f.bytes !== null }] : [];
+      });
+    },
+    [add],
+  );
+
+  /** Opens what a statement changed: the first changed table's (or index's) first changed page. */
+  const showChanged = useCallback(
+    async (s: Snapshot, before: Snapshot | undefined) => {
+      const f = s.files.find((x) => x.changed && x.fork === 'main' && x.entry.size > 0) ?? s.files.find((x) => x.entry.size > 0);
+      if (!f) return;
+      const old = before?.files.find((x) => x.path === f.path);
+      let block = 0;
+      if (old && old.entry.size > 0) {
+        const [a, b] = await Promise.all([old.entry.file.arrayBuffer(), f.entry.file.arrayBuffer()]);
+        const x = new Uint8Array(a);
+        const y = new Uint8Array(b);
+        for (let i = 0; i < y.length; i++) {
+          if (x[i] !== y[i]) {
+            block = Math.floor(i / 8192);
+            break;
+          }
+        }
+      }
+      open(f.entry, block);
+    },
+    [open],
+  );
+
+  const run = useCallback(
+    async (text: string) => {
+      if (running || boot.state !== 'ready' || text.trim() === '') return;
+      const job = nextJob++;
+      setRunning({ job, sql: text, replay: false });
+      setCancelled(null);
+      const m = await request<Extract<FromPlay, { type: 'result' }>>({ type: 'run', job, sql: text, snapshot: true });
+      if (!m.error) history.current.push(text);
+      const step = snapsRef.current.length + 1;
+      const files = m.files ? await toSnapshot(step, m.files) : snapsRef.current.at(-1)?.files ?? [];
+      const s: Snapshot = { step, sql: text, error: m.error, results: m.results, notices: m.notices, files, note: m.snapshotNote, ms: m.ms };
+      const before = snapsRef.current.at(-1);
+      snapsRef.current = [...snapsRef.current, s];
+      setSnaps(snapsRef.current);
+      setAt(snapsRef.current.length - 1);
+      setRunning(null);
+      await showChanged(s, before);
+    },
+    [running, boot.state, request, toSnapshot, showChanged],
+  );
+
+  /** Ends the statement by ending its server; a new one replays the statements that ran. */
+  const cancel = useCallback(async () => {
+    if (!running) return;
+    worker.current?.terminate();
+    pending.current.clear();
+    setCancelled(running.sql);
+    setBoot({ state: 'loading', phase: 'download', received: 0, total: 0 });
+    startWorker();
+    const replay = history.current.join(';\n');
+    const job = nextJob++;
+    setRunning({ job, sql: replay, replay: true });
+    if (replay) await request({ type: 'run', job, sql: replay, snapshot: false });
+    else await request({ type: 'run', job, sql: 'select 1', snapshot: false });
+    setRunning(null);
+  }, [running, startWorker, request]);
+
+  // The worker is up again after a cancel: the replay queued above now runs.
+  const ready = boot.state === 'ready';
+
+  const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      void run(sql);
+    }
+  };
+
+  const lessonStep = async () => {
+    if (!lesson) return;
+    const step = lesson.lesson.steps[lesson.next];
+    if (!step) return;
+    setSql(step.sql);
+    setLesson({ lesson: lesson.lesson, next: lesson.next + 1 });
+    await run(step.sql);
+  };
+
+  const cur = at >= 0 ? snaps[at] : null;
+  const prev = at > 0 ? snaps[at - 1] : null;
+  const state = boot.state === 'error' ? 'error' : !ready ? 'loading' : running ? 'running' : 'ready';
+  const said = lesson && lesson.next > 0 ? lesson.lesson.steps[lesson.next - 1] : null;
+
+  return (
+    <section className="playground" data-testid="playground" data-state={state}>
+      <header className="play-head">
+        <h2>Playground</h2>
+        <span className="play-version" data-testid="play-version">
+          {boot.state === 'ready' ? `PostgreSQL ${boot.version} (PGlite), data checksums on, in this tab` : ''}
+        </span>
+        <button type="button" onClick={p.onClose}>
+          Close playground
+        </button>
+      </header>
+
+      {boot.state === 'loading' && (
+        <div className="play-loading" role="status" data-testid="play-loading">
+          {boot.phase === 'download' ? (
+            <>
+              Loading PostgreSQL: {mb(boot.received)} MB{boot.total > 0 ? ` of ${mb(boot.total)} MB` : ''}, then initdb (a few seconds)…
+              <progress max={boot.total || 1} value={boot.total ? boot.received : 0} />
+            </>
+          ) : (
+            <>Loading pageinspect…</>
+          )}
+          {cancelled !== null && <p>Restarting after the cancel; the statements that ran before are run again.</p>}
+        </div>
+      )}
+      {boot.state === 'error' && (
+        <p className="error" role="alert" data-testid="play-fatal">
+          PostgreSQL could not start: {boot.message}
+        </p>
+      )}
+
+      <div className="play-lessons">
+        <label>
+          Lesson{' '}
+          <select
+            data-testid="lesson-select"
+            value={lesson?.lesson.id ?? ''}
+            onChange={(e) => {
+              const l = LESSONS.find((x) => x.id === e.target.value);
+              setLesson(l ? { lesson: l, next: 0 } : null);
+              if (l) setSql(l.steps[0].sql);
+            }}
+          >
+            <option value="">(none: free SQL)</option>
+            {LESSONS.map((l) => (
+              <option key={l.id} value={l.id}>
+                {l.title}
+              </option>
+            ))}
+          </select>
+        </label>
+        {lesson && (
+          <>
+            <button type="button" data-testid="lesson-next" disabled={!ready || running !== null || lesson.next >= lesson.lesson.steps.length} onClick={() => void lessonStep()}>
+              {lesson.next >= lesson.lesson.steps.length ? 'Lesson done' : `Run step ${lesson.next + 1} of ${lesson.lesson.steps.length}`}
+            </button>
+            {said && (
+              <p className="lesson-say" data-testid="lesson-say">
+                {withCode(said.say)}
+              </p>
+            )}
+          </>
+        )}
+      </div>
+
+      <textarea
+        className="play-sql"
+        data-testid="play-sql"
+        aria-label="SQL"
+        spellCheck={false}
+        rows={5}
+        value={sql}
+        onChange={(e) => setSql(e.target.value)}
+        onKeyDown={onKey}
+      />
+      <div className="play-buttons">
+        <button type="button" data-testid="play-run" disabled={!ready || running !== null} onClick={() => void run(sql)}>
+          Run (Ctrl+Enter)
+        </button>
+        <button type="button" data-testid="play-cancel" disabled={running === null || running.replay} onClick={() => void cancel()}>
+          Cancel
+        </button>
+        {running && !running.replay && <span role="status">Running…</span>}
+      </div>
+      {cancelled !== null && ready && !running && (
+        <p className="notice" role="status" data-testid="play-cancelled">
+          Cancelled: the server was stopped and started again with the statements that ran before it; the cancelled one left nothing behind.
+        </p>
+      )}
+
+      {cur && (
+        <div className="play-snap" data-testid="play-snapshot" data-step={cur.step}>
+          <div className="play-steps">
+            <button type="button" data-testid="snap-back" disabled={at <= 0} onClick={() => setAt(at - 1)} aria-label="previous snapshot">
+              ←
+            </button>
+            <span>
+              Snapshot {cur.step} of {snaps.length}: <code className="play-stmt">{cur.sql.length > 80 ? `${cur.sql.slice(0, 80)}…` : cur.sql}</code> ({Math.round(cur.ms)} ms)
+            </span>
+            <button type="button" data-testid="snap-forward" disabled={at >= snaps.length - 1} onClick={() => setAt(at + 1)} aria-label="next snapshot">
+              →
+            </button>
+            <label>
+              <input type="checkbox" data-testid="snap-compare" checked={compare} onChange={(e) => setCompare(e.target.checked)} disabled={!prev} /> compare with snapshot{' '}
+              {prev?.step ?? ''}
+            </label>
+          </div>
+          {cur.error && <ServerErrorView error={cur.error} sql={cur.sql} />}
+          {cur.notices.map((n, i) => (
+            <p key={i} className="notice">
+              {n}
+            </p>
+          ))}
+          {cur.note && <p className="notice">{cur.note}</p>}
+          {cur.results.filter((r) => r.fields.length > 0).slice(-1).map((r, i) => <ResultTable key={i} r={r} />)}
+          <FilesList snap={cur} open={open} shown={p.shown} />
+          {compare && prev && <SnapshotDiff a={prev} b={cur} open={open} />}
+        </div>
+      )}
+      {p.shown && ready && <AskPostgres key={`${p.shown.entry.id}:${p.shown.block}`} entry={p.shown.entry} block={p.shown.block} request={request} nextJob={() => nextJob++} />}
+    </section>
+  );
+}
+
+function ServerErrorView({ error, sql }: { error: ServerError; sql: string }) {
+  // The caret under the position the server names, as psql prints it.
+  let where: string | null = null;
+  if (error.position !== undefined) {
+    const before = sql.slice(0, error.position - 1);
+    const lineStart = before.lastIndexOf('\n') + 1;
+    const lineEnd = sql.indexOf('\n', lineStart);
+    const line = sql.slice(lineStart, lineEnd < 0 ? undefined : lineEnd);
+    where = `${line}\n${' '.repeat(before.length - lineStart)}^`;
+  }
+  return (
+    <div className="error play-error" role="alert" data-testid="play-error" data-code={error.code ?? ''}>
+      <strong>{error.severity ?? 'ERROR'}:</strong> <span data-testid="play-error-message">{error.message}</span>
+      {error.code && <span className="play-code"> (SQLSTATE {error.code})</span>}
+      {where && <pre>{where}</pre>}
+      {error.detail && <p>DETAIL: {error.detail}</p>}
+      {error.hint && <p>HINT: {error.hint}</p>}
+    </div>
+  );
+}
+
+function ResultTable({ r }: { r: ResultSet }) {
+  return (
+    <div className="play-result">
+      <table data-testid="play-result">
+        <thead>
+          <tr>
+            {r.fields.map((f, i) => (
+              <th key={i}>{f}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {r.rows.map((row, i) => (
+            <tr key={i}>
+              {row.map((v, j) => (
+                <td key={j}>{v.length > 120 ? `${v.slice(0, 120)}…` : v}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="play-count">
+        ({r.rowCount} {r.rowCount === 1 ? 'row' : 'rows'}
+        {r.rowCount > r.rows.length ? `, the first ${r.rows.length} shown` : ''})
+      </p>
+    </div>
+  );
+}
+
+const ROLE: Record<string, string> = { r: 'table', i: 'index', t: 'TOAST table', S: 'sequence', m: 'materialized view' };
+
+function FilesList({ snap, open, shown }: { snap: Snapshot; open(e: FileEntry, block: number): void; shown: PlaygroundProps['shown'] }) {
+  if (snap.files.length === 0) return <p className="notice">No relations in the public schema yet.</p>;
+  return (
+    <table className="play-files" data-testid="play-files">
+      <thead>
+        <tr>
+          <th>relation</th>
+          <th>kind</th>
+          <th>file</th>
+          <th>pages</th>
+          <th>this statement</th>
+        </tr>
+      </thead>
+      <tbody>
+        {snap.files.map((f) => (
+          <tr
+            key={f.path}
+            data-testid="play-file"
+            data-relation={f.relation.name}
+            data-fork={f.fork}
+            data-changed={f.changed ? 'true' : 'false'}
+            data-filenode={f.relation.filenode}
+            className={shown?.entry.id === f.entry.id ? 'sel' : undefined}
+          >
+            <td>
+              {f.relation.name}
+              {f.relation.owner && f.relation.owner !== f.relation.name ? <span className="play-owner"> of {f.relation.owner}</span> : null}
+            </td>
+            <td>
+              {ROLE[f.relation.relkind] ?? f.relation.relkind}
+              {f.relation.am && f.relation.relkind !== 'r' && f.relation.relkind !== 't' ? ` (${f.relation.am})` : ''}
+              {f.fork !== 'main' ? `, ${f.fork === 'fsm' ? 'free space map' : 'visibility map'}` : ''}
+            </td>
+            <td>
+              <button type="button" className="link" data-testid="play-open" disabled={f.entry.size === 0} onClick={() => open(f.entry, 0)}>
+                {f.path}
+              </button>
+            </td>
+            <td>{f.entry.size / 8192}</td>
+            <td>{f.changed ? 'changed' : ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,180 @@
+// Two snapshots compared: files that appeared or went away (a new relfilenode after VACUUM
+// FULL), and per changed page the changed bytes and header fields (the core's diff_page) and
+// the decoded item columns that changed (t_xmax set, infomask flags, lp_flags, a new line
+// pointer), which is what a lesson asks the learner to look at.
+import { useEffect, useState } from 'react';
+import type { FileEntry } from '../files';
+import { decodeWithCore, fileKindOf } from '../lib/spans';
+import { loadWasm, type Wasm } from '../wasm';
+import type { Snapshot, SnapFile } from './Playground';
+
+const BS = 8192;
+
+/** One changed column of an item (or a header field, or the file itself). */
+export interface FieldDiff {
+  field: string;
+  a: string;
+  b: string;
+}
+
+export interface PageDiffRow {
+  relation: string;
+  fork: string;
+  path: string;
+  block: number;
+  /** only_a / only_b: the page is in one snapshot only (the file grew or shrank). */
+  state: 'different' | 'only_a' | 'only_b';
+  bytesChanged: number;
+  ranges: [number, number][];
+  fields: FieldDiff[];
+}
+
+export interface SnapshotComparison {
+  /** Relations whose file changed name: VACUUM FULL, TRUNCATE, REINDEX. */
+  filenodes: { relation: string; a: number; b: number }[];
+  added: string[];
+  removed: string[];
+  pages: PageDiffRow[];
+}
+
+// Columns that restate the bytes or repeat another column.
+const SKIP = new Set(['t_data', 'data', 'lp_off']);
+
+function value(v: unknown): string {
+  if (v === undefined) return '-';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function itemChanges(w: Wasm, a: Uint8Array | null, b: Uint8Array | null, block: number, fork: string, kindA: string, kindB: string): FieldDiff[] {
+  const ia = a ? decodeWithCore(w, a, block, false, fork, kindA, 18).items : [];
+  const ib = b ? decodeWithCore(w, b, block, false, fork, kindB, 18).items : [];
+  const out: FieldDiff[] = [];
+  for (let i = 0; i < Math.max(ia.length, ib.length); i++) {
+    const x = ia[i];
+    const y = ib[i];
+    if (!x || !y) {
+      out.push({ field: `item ${i + 1}`, a: x ? 'present' : '-', b: y ? 'present' : '-' });
+      continue;
+    }
+    for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) {
+      if (SKIP.has(k)) continue;
+      const [vx, vy] = [value(x[k]), value(y[k])];
+      if (vx !== vy) out.push({ field: `item ${i + 1} ${k}`, a: vx, b: vy });
+    }
+  }
+  return out;
+}
+
+async function bytesOf(e: FileEntry): Promise<Uint8Array> {
+  return new Uint8Array(await e.file.arrayBuffer());
+}
+
+/** Compares every file two snapshots share, page by page. */
+export async function compareSnapshots(w: Wasm, a: Snapshot, b: Snapshot): Promise<SnapshotComparison> {
+  const inA = new Map(a.files.map((f) => [f.path, f]));
+  const inB = new Map(b.files.map((f) => [f.path, f]));
+  const filenodes: SnapshotComparison['filenodes'] = [];
+  for (const f of b.files) {
+    const old = a.files.find((x) => x.relation.oid === f.relation.oid && x.fork === 'main');
+    if (f.fork === 'main' && old && old.relation.filenode !== f.relation.filenode) filenodes.push({ relation: f.relation.name, a: old.relation.filenode, b: f.relation.filenode });
+  }
+  const pages: PageDiffRow[] = [];
+  const pairs: [SnapFile | undefined, SnapFile][] = b.files.map((f) => [inA.get(f.path), f]);
+  for (const [fa, fb] of pairs) {
+    if (fa && fa.entry === fb.entry) continue;
+    const [x, y] = await Promise.all([fa ? bytesOf(fa.entry) : Promise.resolve(new Uint8Array(0)), bytesOf(fb.entry)]);
+    const kind = (bytes: Uint8Array) => (bytes.length >= BS ? fileKindOf(w, bytes.subarray(0, Math.min(bytes.length, w.detect_head_bytes())), BS, false, fb.fork) : '');
+    const [kx, ky] = [kind(x), kind(y)];
+    const blocks = Math.max(x.length, y.length) / BS;
+    for (let block = 0; block < blocks; block++) {
+      const pa = block * BS < x.length ? x.subarray(block * BS, (block + 1) * BS) : null;
+      const pb = block * BS < y.length ? y.subarray(block * BS, (block + 1) * BS) : null;
+      const base = { relation: fb.relation.name, fork: fb.fork, path: fb.path, block };
+      if (pa && pb) {
+        const d = JSON.parse(w.diff_page(block, pa, pb, false)) as { page: { bytes_changed: number; ranges: [number, number][] } | null; fields: FieldDiff[] };
+        if (!d.page) continue;
+        pages.push({ ...base, state: 'different', bytesChanged: d.page.bytes_changed, ranges: d.page.ranges, fields: [...d.fields, ...itemChanges(w, pa, pb, block, fb.fork, kx, ky)] });
+      } else {
+        pages.push({ ...base, state: pa ? 'only_a' : 'only_b', bytesChanged: BS, ranges: [[0, BS]], fields: itemChanges(w, pa, pb, block, fb.fork, kx || ky, ky || kx) });
+      }
+    }
+  }
+  return {
+    filenodes,
+    added: b.files.filter((f) => !inA.has(f.path)).map((f) => f.path),
+    removed: a.files.filter((f) => !inB.has(f.path)).map((f) => f.path),
+    pages,
+  };
+}
+
+/** The first items' changes shown per page; the rest are counted. */
+const SHOWN_FIELDS = 40;
+
+export function SnapshotDiff({ a, b, open }: { a: Snapshot; b: Snapshot; open(e: FileEntry, block: number): void }) {
+  const [diff, setDiff] = useState<SnapshotComparison | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    setDiff(null);
+    loadWasm()
+      .then((w) => compareSnapshots(w, a, b))
+      .then((d) => live && setDiff(d))
+      .catch((e: unknown) => live && setError(e instanceof Error ? e.message : String(e)));
+    return () => {
+      live = false;
+    };
+  }, [a, b]);
+  if (error) return <p className="error">The snapshots could not be compared: {error}</p>;
+  if (!diff) return <p data-testid="snap-diff" data-state="running">Comparing…</p>;
+  const entryOf = (path: string) => b.files.find((f) => f.path === path)?.entry;
+  return (
+    <div className="play-diff" data-testid="snap-diff" data-state="done">
+      <h3>
+        What snapshot {b.step} changed since {a.step}
+      </h3>
+      {diff.filenodes.map((f) => (
+        <p key={f.relation} data-testid="diff-filenode" data-relation={f.relation} data-a={f.a} data-b={f.b}>
+          {f.relation}: a new file, relfilenode {f.a} → {f.b} (pg_relation_filenode)
+        </p>
+      ))}
+      {diff.added.length > 0 && <p data-testid="diff-added">New files: {diff.added.join(', ')}</p>}
+      {diff.removed.length > 0 && <p data-testid="diff-removed">Files gone: {diff.removed.join(', ')}</p>}
+      {diff.pages.length === 0 && diff.added.length === 0 && <p>No page changed.</p>}
+      {diff.pages.map((p) => {
+        const e = entryOf(p.path);
+        return (
+          <details key={`${p.path}:${p.block}`} className="play-diff-page" data-testid="diff-page" data-relation={p.relation} data-fork={p.fork} data-block={p.block} data-state={p.state} open={diff.pages.length <= 4}>
+            <summary>
+              {p.relation} {p.fork !== 'main' ? `(${p.fork}) ` : ''}block {p.block}:{' '}
+              {p.state === 'different' ? `${p.bytesChanged} bytes changed in ${p.ranges.length} runs` : p.state === 'only_b' ? 'a new page' : 'the page is gone'}{' '}
+              {e && e.size > p.block * BS && (
+                <button type="button" className="link" onClick={() => open(e, p.block)}>
+                  show
+                </button>
+              )}
+            </summary>
+            <table>
+              <thead>
+                <tr>
+                  <th>field</th>
+                  <th>snapshot {a.step}</th>
+                  <th>snapshot {b.step}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {p.fields.slice(0, SHOWN_FIELDS).map((f, i) => (
+                  <tr key={i} data-testid="diff-field" data-field={f.field} data-a={f.a} data-b={f.b}>
+                    <td>{f.field}</td>
+                    <td>{f.a}</td>
+                    <td>{f.b}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {p.fields.length > SHOWN_FIELDS && <p>and {p.fields.length - SHOWN_FIELDS} more changed fields</p>}
+          </details>
+        );
+      })}
+    </div>
+  );
+}

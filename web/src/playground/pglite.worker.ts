@@ -1,0 +1,159 @@
+// The playground's PostgreSQL: PGlite (PostgreSQL 18 in WebAssembly) in a worker of its own,
+// so a long statement never blocks the page, and the page can end it by terminating the
+// worker. After each statement: CHECKPOINT (before it the files are stale), then the files of
+// every relation, read from PGlite's in-memory file system; only files that changed are sent.
+import { PGlite, type Results } from '@electric-sql/pglite';
+import { pageinspect } from '@electric-sql/pglite/contrib/pageinspect';
+import { pg_buffercache } from '@electric-sql/pglite/contrib/pg_buffercache';
+import { MAX_ROWS, type FromPlay, type ResultSet, type ServerError, type SnapFileMsg, type ToPlay } from './protocol';
+import { RELATIONS_SQL, relationFiles, type PlayRelation } from './relations';
+import { pageinspectSql } from './ask';
+
+const post = (m: FromPlay, transfer: Transferable[] = []): void => postMessage(m, { transfer });
+
+// PGlite fetches its wasm, its file system bundle and the extensions itself: counting the
+// bytes of those responses as they stream is the loading bar.
+let received = 0;
+let total = 0;
+const plainFetch = globalThis.fetch.bind(globalThis);
+globalThis.fetch = async (input, init) => {
+  const r = await plainFetch(input, init);
+  const length = Number(r.headers.get('content-length') ?? 0);
+  if (!r.body || !r.ok) return r;
+  total += length;
+  const counted = r.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, c) {
+        received += chunk.byteLength;
+        post({ type: 'progress', phase: 'download', received, total: Math.max(total, received) });
+        c.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(counted, { status: r.status, statusText: r.statusText, headers: r.headers });
+};
+
+const PGDATA = PGlite.paths.PGDATA;
+let pg: PGlite | null = null;
+/** The bytes each file had at the last snapshot, to send only what changed. */
+const last = new Map<string, Uint8Array>();
+
+async function start(): Promise<void> {
+  const ready = PGlite.create({ extensions: { pageinspect, pg_buffercache } });
+  const p = await ready;
+  post({ type: 'progress', phase: 'extensions', received, total });
+  await p.exec('create extension if not exists pageinspect; create extension if not exists pg_buffercache');
+  pg = p;
+  const v = (await p.query<{ v: string }>(`select current_setting('server_version') as v`)).rows[0].v;
+  post({ type: 'ready', version: v });
+}
+
+function text(v: unknown): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (v instanceof Uint8Array) return `\\x${Array.from(v, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+function resultSet(r: Results, command: string): ResultSet {
+  const fields = r.fields.map((f) => f.name);
+  const rows = (r.rows as Record<string, unknown>[]).slice(0, MAX_ROWS).map((row) => fields.map((f) => text(row[f])));
+  return { fields, rows, rowCount: fields.length > 0 ? r.rows.length : r.affectedRows ?? 0, command };
+}
+
+function serverError(e: unknown): ServerError {
+  if (e && typeof e === 'object' && 'message' in e) {
+    const x = e as { message: string; code?: string; severity?: string; detail?: string; hint?: string; position?: string };
+    return { message: x.message, code: x.code, severity: x.severity, detail: x.detail, hint: x.hint, position: x.position ? Number(x.position) : undefined };
+  }
+  return { message: String(e) };
+}
+
+async function snapshot(p: PGlite): Promise<SnapFileMsg[]> {
+  await p.exec('checkpoint');
+  const rels = (await p.query<PlayRelation>(RELATIONS_SQL)).rows;
+  const exists = (path: string) => p.Module.FS.analyzePath(`${PGDATA}/${path}`).exists;
+  const files = relationFiles(rels, exists);
+  const out: SnapFileMsg[] = [];
+  const seen = new Set<string>();
+  for (const f of files) {
+    const bytes = p.Module.FS.readFile(`${PGDATA}/${f.path}`) as Uint8Array;
+    const before = last.get(f.path);
+    const same = before !== undefined && before.length === bytes.length && before.every((b, i) => b === bytes[i]);
+    last.set(f.path, bytes);
+    seen.add(f.path);
+    out.push({ ...f, size: bytes.length, bytes: same ? null : bytes.slice() });
+  }
+  for (const k of [...last.keys()]) if (!seen.has(k)) last.delete(k);
+  return out;
+}
+
+async function run(job: number, sql: string, snap: boolean): Promise<void> {
+  const p = pg!;
+  const t0 = performance.now();
+  const notices: string[] = [];
+  let results: ResultSet[] = [];
+  let error: ServerError | null = null;
+  try {
+    const rs = await p.exec(sql, { onNotice: (n) => void notices.push(`${n.severity}: ${n.message}`) });
+    results = rs.map((r) => resultSet(r, ''));
+  } catch (e) {
+    error = serverError(e);
+  }
+  let files: SnapFileMsg[] | null = null;
+  let snapshotNote: string | null = null;
+  if (snap) {
+    try {
+      files = await snapshot(p);
+    } catch (e) {
+      snapshotNote = `No snapshot: ${serverError(e).message}`;
+    }
+  }
+  const transfer = (files ?? []).flatMap((f) => (f.bytes ? [f.bytes.buffer] : []));
+  post({ type: 'result', job, results, error, notices, files, snapshotNote, ms: performance.now() - t0 }, transfer);
+}
+
+async function ask(job: number, page: Uint8Array, block: number, kind: string): Promise<void> {
+  try {
+    const r = await pg!.query<Record<string, unknown>>(pageinspectSql(kind, block), [page]);
+    post({ type: 'ask', job, answer: r.rows[0] ?? null, error: null });
+  } catch (e) {
+    post({ type: 'ask', job, answer: null, error: serverError(e).message });
+  }
+}
+
+async function write(job: number, path: string, block: number, page: Uint8Array): Promise<void> {
+  const p = pg!;
+  try {
+    const full = `${PGDATA}/${path}`;
+    const bytes = p.Module.FS.readFile(full) as Uint8Array;
+    bytes.set(page, block * page.length);
+    p.Module.FS.writeFile(full, bytes);
+    last.set(path, bytes);
+    // The server still has the page in shared buffers: evict the relation's, so its next
+    // read is the file's (pg_buffercache_evict, PostgreSQL 17+).
+    const node = path.split('/').pop()!.replace(/_.*$/, '');
+    await p.query(`select pg_buffercache_evict(bufferid) from pg_buffercache where relfilenode = $1`, [Number(node)]);
+    post({ type: 'written', job, error: null });
+  } catch (e) {
+    post({ type: 'written', job, error: serverError(e).message });
+  }
+}
+
+// Messages wait for the server to be up, then run one at a time, in order.
+let queue: Promise<void> = start().catch((e: unknown) => post({ type: 'fatal', message: e instanceof Error ? e.message : String(e) }));
+addEventListener('message', (e: MessageEvent<ToPlay>) => {
+  const m = e.data;
+  queue = queue.then(() => {
+    if (!pg) return;
+    switch (m.type) {
+      case 'run':
+        return run(m.job, m.sql, m.snapshot);
+      case 'ask':
+        return ask(m.job, m.page, m.block, m.kind);
+      case 'write':
+        return write(m.job, m.path, m.block, m.page);
+    }
+  });
+});

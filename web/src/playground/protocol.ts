@@ -1,0 +1,66 @@
+// The one typed message module between the playground and its PGlite worker.
+import type { PlayRelation } from './relations';
+
+export type ToPlay =
+  /** Runs SQL (one or more statements, simple query protocol), then CHECKPOINT and reads
+   * every relation's files; `snapshot` false when replaying after a restart. */
+  | { type: 'run'; job: number; sql: string; snapshot: boolean }
+  /** pageinspect's answer for one page's bytes (page_header, and heap_page_items,
+   * bt_page_items or fsm_page_contents as the page's kind asks). */
+  | { type: 'ask'; job: number; page: Uint8Array; block: number; kind: string }
+  /** Writes a page into a relation file and evicts the relation from shared buffers, so the
+   * next read is the file's (the corruption lesson). */
+  | { type: 'write'; job: number; path: string; block: number; page: Uint8Array };
+
+export interface ServerError {
+  message: string;
+  /** SQLSTATE. */
+  code?: string;
+  severity?: string;
+  detail?: string;
+  hint?: string;
+  /** 1-based character position in the SQL. */
+  position?: number;
+}
+
+export interface ResultSet {
+  fields: string[];
+  /** At most MAX_ROWS rows, as text. */
+  rows: string[][];
+  /** All the rows the statement returned or changed. */
+  rowCount: number;
+  command: string;
+}
+
+/** One file of the snapshot: its bytes only when they changed since the previous one. */
+export interface SnapFileMsg {
+  relation: PlayRelation;
+  fork: 'main' | 'fsm' | 'vm';
+  path: string;
+  size: number;
+  bytes: Uint8Array<ArrayBuffer> | null;
+}
+
+export type StartPhase = 'download' | 'extensions';
+
+export type FromPlay =
+  | { type: 'progress'; phase: StartPhase; received: number; total: number }
+  | { type: 'ready'; version: string }
+  | { type: 'fatal'; message: string }
+  | {
+      type: 'result';
+      job: number;
+      results: ResultSet[];
+      error: ServerError | null;
+      notices: string[];
+      /** null when no snapshot was asked for, or the catalog could not be read (an aborted
+       * transaction block reads nothing until ROLLBACK). */
+      files: SnapFileMsg[] | null;
+      /** Why there are no files, when there are none. */
+      snapshotNote: string | null;
+      ms: number;
+    }
+  | { type: 'ask'; job: number; answer: Record<string, unknown> | null; error: string | null }
+  | { type: 'written'; job: number; error: string | null };
+
+export const MAX_ROWS = 100;
