@@ -28,6 +28,14 @@ function csp(): Plugin {
 }
 
 /**
+ * The playground's files: its chunk and worker, PGlite's wasm, file system bundle and
+ * extensions (15 MB, 5 MB gzipped). Left out of the install-time cache so the inspector's
+ * first visit stays as light as before; the service worker caches them when the playground
+ * first fetches them.
+ */
+export const PLAYGROUND_ASSETS = /^assets\/(Playground|pglite|initdb|pageinspect\.tar|pg_buffercache\.tar|memfs2opfs|opfs-ahp|nodefs)[-.]/;
+
+/**
  * Lists every built file for the service worker to cache at install (offline after one visit),
  * and the files of public/ (icon, manifest, the PostgreSQL samples), which Vite copies
  * without putting them in the bundle.
@@ -44,7 +52,7 @@ function precacheList(): Plugin {
       const copied = readdirSync(publicDir, { recursive: true, withFileTypes: true })
         .filter((d) => d.isFile() && d.name !== 'sw.js')
         .map((d) => `${d.parentPath.slice(publicDir.length + 1)}/${d.name}`.replace(/^\//, ''));
-      const files = [...Object.keys(bundle).filter((f) => f !== 'index.html'), ...copied];
+      const files = [...Object.keys(bundle).filter((f) => f !== 'index.html' && !PLAYGROUND_ASSETS.test(f)), ...copied];
       this.emitFile({ type: 'asset', fileName: 'precache.json', source: JSON.stringify(files) });
     },
   };

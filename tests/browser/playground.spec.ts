@@ -34,3 +34,34 @@ test('SQL changes the page on screen; errors in the server\'s words', async ({ p
   await expect(page.getByTestId('play-error-message')).toHaveText('syntax error at or near "selec"');
   await expect(page.getByTestId('play-error')).toHaveAttribute('data-code', '42601');
 });
+
+test('a statement that never ends is cancelled; the tables made before it are back', async ({ page }) => {
+  await openPlayground(page);
+  await runSql(page, 'create table kept (id int);\ninsert into kept select generate_series(1, 5)');
+  await page.getByTestId('play-sql').fill('do $$ begin loop end loop; end $$');
+  await page.getByTestId('play-run').click();
+  await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'running');
+  // The tab is not frozen: the page still answers a click while the server spins.
+  await page.getByRole('button', { name: 'switch theme' }).click();
+  await expect(page.getByRole('button', { name: 'switch theme' })).toHaveText('Theme: dark');
+  await page.getByTestId('play-cancel').click();
+  await expect(page.getByTestId('play-cancelled')).toBeVisible({ timeout: 90_000 });
+  await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready');
+  await runSql(page, 'select count(*) from kept');
+  await expect(page.getByTestId('play-result').locator('tbody td')).toHaveText('5');
+});
+
+test('a huge INSERT runs in the worker; the page stays live and shows its thousands of pages', async ({ page }) => {
+  await openPlayground(page);
+  await page.getByTestId('play-sql').fill("create table big (id int, pad text);\ninsert into big select g, repeat('x', 200) from generate_series(1, 100000) g");
+  await page.getByTestId('play-run').click();
+  await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'running');
+  await page.getByRole('button', { name: 'switch theme' }).click();
+  await expect(page.getByRole('button', { name: 'switch theme' })).toHaveText('Theme: dark');
+  await expect(page.getByTestId('play-snapshot')).toHaveAttribute('data-step', '1', { timeout: 110_000 });
+  const heap = page.locator('[data-testid=play-file][data-relation=big][data-fork=main]');
+  await expect(heap).toHaveAttribute('data-changed', 'true');
+  // 100,000 rows of 232 bytes: 34 to a page.
+  await expect(heap.locator('td').nth(3)).toHaveText(String(Math.ceil(100000 / 34)));
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
+});
