@@ -65,3 +65,108 @@ test('a huge INSERT runs in the worker; the page stays live and shows its thousa
   await expect(heap.locator('td').nth(3)).toHaveText(String(Math.ceil(100000 / 34)));
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
 });
+
+/** Runs the lesson's next step and waits for its snapshot. */
+async function lessonStep(page: Page): Promise<void> {
+  const snap = page.getByTestId('play-snapshot');
+  const before = (await snap.count()) > 0 ? Number(await snap.getAttribute('data-step')) : 0;
+  await page.getByTestId('lesson-next').click();
+  await expect(snap).toHaveAttribute('data-step', String(before + 1), { timeout: 60_000 });
+  await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready');
+}
+
+async function startLesson(page: Page, id: string): Promise<void> {
+  await page.getByTestId('lesson-select').selectOption(id);
+  await lessonStep(page);
+}
+
+/** The diff view's changed field of a relation's block. */
+function field(page: Page, relation: string, block: number, name: string) {
+  return page.locator(`[data-testid=diff-page][data-relation="${relation}"][data-block="${block}"] [data-testid=diff-field][data-field="${name}"]`);
+}
+
+async function diffDone(page: Page): Promise<void> {
+  await expect(page.getByTestId('snap-diff')).toHaveAttribute('data-state', 'done');
+}
+
+test('lessons: each step changes the decoded fields it says it does', async ({ page }) => {
+  test.setTimeout(400_000);
+  await openPlayground(page);
+
+  await startLesson(page, 'insert');
+  await page.getByTestId('snap-compare').check();
+  await lessonStep(page);
+  await diffDone(page);
+  await expect(page.locator('[data-testid=diff-page][data-relation=fruit][data-block="0"]')).toHaveAttribute('data-state', 'only_b');
+  await expect(field(page, 'fruit', 0, 'item 2')).toHaveAttribute('data-b', 'present');
+  await expect(page.getByTestId('items-panel').locator('tbody tr')).toHaveCount(2);
+
+  await startLesson(page, 'hot');
+  await lessonStep(page);
+  await diffDone(page);
+  // The old version: t_xmax set and HEAP_HOT_UPDATED; the new one HEAP_ONLY_TUPLE; the index untouched.
+  await expect(field(page, 'stock', 0, 'item 1 raw_flags')).toHaveAttribute('data-b', /HEAP_HOT_UPDATED/);
+  await expect(field(page, 'stock', 0, 'item 1 t_xmax')).toHaveAttribute('data-a', '0');
+  await expect(field(page, 'stock', 0, 'item 11')).toHaveAttribute('data-b', 'present');
+  await expect(page.locator('[data-testid=diff-page][data-relation=stock_pkey]')).toHaveCount(0);
+  await lessonStep(page);
+  await diffDone(page);
+  await expect(field(page, 'stock', 0, 'item 2 t_xmax')).toHaveAttribute('data-a', '0');
+  await expect(field(page, 'stock', 0, 'item 2 raw_flags')).not.toHaveAttribute('data-b', /HEAP_HOT_UPDATED/);
+  await expect(page.locator('[data-testid=diff-page][data-relation=stock_pkey]')).not.toHaveCount(0);
+
+  await startLesson(page, 'vacuum');
+  await lessonStep(page);
+  await diffDone(page);
+  await expect(field(page, 'gone', 0, 'item 2 t_xmax')).toHaveAttribute('data-a', '0');
+  await expect(field(page, 'gone', 0, 'item 1 t_xmax')).toHaveCount(0);
+  await lessonStep(page);
+  await diffDone(page);
+  await expect(field(page, 'gone', 0, 'item 2 lp_flags')).toHaveAttribute('data-b', '0');
+  await expect(page.getByTestId('diff-added')).toContainText('_fsm');
+  await expect(page.getByTestId('diff-added')).toContainText('_vm');
+
+  await startLesson(page, 'toast');
+  await lessonStep(page);
+  await diffDone(page);
+  await expect(page.locator('[data-testid=diff-page][data-relation^=pg_toast_]')).toHaveCount(0);
+  await lessonStep(page);
+  await diffDone(page);
+  await expect(page.locator('[data-testid=diff-page][data-relation^=pg_toast_][data-state=only_b]')).not.toHaveCount(0);
+
+  await startLesson(page, 'split');
+  await lessonStep(page);
+  await lessonStep(page);
+  await diffDone(page);
+  await expect(page.locator('[data-testid=diff-page][data-relation=nums_n][data-state=only_b]')).not.toHaveCount(0);
+  await expect(page.locator('[data-testid=play-file][data-relation=nums_n] td').nth(3)).not.toHaveText(/^[012]$/);
+
+  await startLesson(page, 'vacuum-full');
+  await lessonStep(page);
+  await diffDone(page);
+  await expect(page.locator('[data-testid=diff-filenode][data-relation=big]')).toBeVisible();
+});
+
+test('corruption: a byte changed with the lab, written into the server\'s file, and the server\'s own error', async ({ page }) => {
+  await openPlayground(page);
+  await startLesson(page, 'corruption');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
+  // Row 1's tuple is the last on the page (lp_off 8152, 40 bytes): t_hoff 24, id at 8176,
+  // the text's 1-byte header at 8180 and 'row 1' at 8181-8185. Its '1' (0x31) becomes '!' (0x21).
+  await page.getByTestId('lab-edit').click();
+  const byte = page.locator('[data-testid=hexview] [data-off="8185"]');
+  await expect(byte).toHaveText('31');
+  await byte.click();
+  await page.keyboard.type('21');
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'mismatch');
+  await page.getByTestId('play-write-lab').click();
+  await expect(page.getByTestId('play-written')).toContainText('Written: block 0');
+
+  await lessonStep(page);
+  await expect(page.getByTestId('play-error-message')).toHaveText(/^invalid page in block 0 of relation "?base\/5\/\d+"?$/);
+  await expect(page.getByTestId('play-error')).toHaveAttribute('data-code', 'XX001');
+
+  await lessonStep(page);
+  await expect(page.getByTestId('play-notice')).toHaveText(/^WARNING: ignoring checksum failure in block 0 of relation "?base\/5\/\d+"?$/);
+  await expect(page.getByTestId('play-result')).toContainText('row !');
+});

@@ -6,6 +6,7 @@ import type { FileEntry } from '../files';
 import { decodeWithCore, type Span } from '../lib/spans';
 import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { loadWasm, type Wasm } from '../wasm';
+import { publishEdits } from './edited';
 import { download, spliceEdits } from './splice';
 
 export interface LabEdit {
@@ -41,6 +42,11 @@ export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry): LabEdit
   useEffect(() => {
     void loadWasm().then(setWasm);
   }, []);
+
+  // Whole edited pages, for the playground to write into its server's file.
+  useEffect(() => {
+    if (loaded) publishEdits(entry.id, new Map([...edits].filter(([, b]) => b.length === loaded.blockSize)));
+  }, [entry.id, edits, loaded]);
 
   const copy = loaded && editing ? edits.get(loaded.block) : undefined;
   const edited = copy && copy.length === loaded?.bytes.length ? copy : undefined;

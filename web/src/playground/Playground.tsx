@@ -3,9 +3,10 @@
 // files, so the page map, hex dump and decoded panels are the inspector's own. Snapshots step
 // back and forth and compare; lessons type the statements for you; "Ask PostgreSQL" shows
 // pageinspect's answer for the page on screen.
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from 'react';
 import type { ChosenFile } from '../app/useFiles';
 import type { FileEntry } from '../files';
+import { editsOf, subscribeEdits } from '../lab/edited';
 import { AskPostgres } from './AskPostgres';
 import { LESSONS, type Lesson } from './lessons';
 import type { FromPlay, ResultSet, ServerError, SnapFileMsg, StartPhase, ToPlay } from './protocol';
@@ -309,13 +310,13 @@ export default function Playground(p: PlaygroundProps) {
               →
             </button>
             <label>
-              <input type="checkbox" data-testid="snap-compare" checked={compare} onChange={(e) => setCompare(e.target.checked)} disabled={!prev} /> compare with snapshot{' '}
+              <input type="checkbox" data-testid="snap-compare" checked={compare} onChange={(e) => setCompare(e.target.checked)} /> compare with snapshot{' '}
               {prev?.step ?? ''}
             </label>
           </div>
           {cur.error && <ServerErrorView error={cur.error} sql={cur.sql} />}
           {cur.notices.map((n, i) => (
-            <p key={i} className="notice">
+            <p key={i} className="notice" data-testid="play-notice">
               {n}
             </p>
           ))}
@@ -325,6 +326,7 @@ export default function Playground(p: PlaygroundProps) {
           {compare && prev && <SnapshotDiff a={prev} b={cur} open={open} />}
         </div>
       )}
+      {p.shown && ready && <LabWrite entry={p.shown.entry} snaps={snaps} request={request} />}
       {p.shown && ready && <AskPostgres key={`${p.shown.entry.id}:${p.shown.block}`} entry={p.shown.entry} block={p.shown.block} request={request} nextJob={() => nextJob++} />}
     </section>
   );
@@ -426,5 +428,34 @@ function FilesList({ snap, open, shown }: { snap: Snapshot; open(e: FileEntry, b
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** Writes the lab's edited pages of the file on screen into the server's relation file. */
+function LabWrite({ entry, snaps, request }: { entry: FileEntry; snaps: Snapshot[]; request<T extends FromPlay>(m: ToPlay, transfer?: Transferable[]): Promise<T> }) {
+  const pages = useSyncExternalStore(subscribeEdits, () => editsOf(entry.id));
+  const [said, setSaid] = useState<string | null>(null);
+  // By id: the store may hand out a new object for the same file.
+  const file = snaps.flatMap((s) => s.files).find((f) => f.entry.id === entry.id);
+  if (!file || !pages || pages.size === 0) return null;
+  const write = async () => {
+    const errors: string[] = [];
+    for (const [block, page] of pages) {
+      const m = await request<Extract<FromPlay, { type: 'written' }>>({ type: 'write', job: nextJob++, path: file.path, block, page: page.slice() });
+      if (m.error) errors.push(m.error);
+    }
+    setSaid(errors.length > 0 ? `Not written: ${errors.join('; ')}` : `Written: ${[...pages.keys()].map((b) => `block ${b}`).join(', ')} of ${file.path}. Run a statement that reads ${file.relation.name}.`);
+  };
+  return (
+    <p className="play-labwrite">
+      <button type="button" data-testid="play-write-lab" onClick={() => void write()}>
+        Write the lab&apos;s page{pages.size === 1 ? '' : 's'} into PostgreSQL&apos;s file ({file.path})
+      </button>{' '}
+      {said && (
+        <span role="status" data-testid="play-written">
+          {said}
+        </span>
+      )}
+    </p>
   );
 }

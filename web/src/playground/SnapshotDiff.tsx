@@ -81,7 +81,7 @@ export async function compareSnapshots(w: Wasm, a: Snapshot, b: Snapshot): Promi
   const pages: PageDiffRow[] = [];
   const pairs: [SnapFile | undefined, SnapFile][] = b.files.map((f) => [inA.get(f.path), f]);
   for (const [fa, fb] of pairs) {
-    if (fa && fa.entry === fb.entry) continue;
+    if (fa && fa.entry.id === fb.entry.id) continue;
     const [x, y] = await Promise.all([fa ? bytesOf(fa.entry) : Promise.resolve(new Uint8Array(0)), bytesOf(fb.entry)]);
     const kind = (bytes: Uint8Array) => (bytes.length >= BS ? fileKindOf(w, bytes.subarray(0, Math.min(bytes.length, w.detect_head_bytes())), BS, false, fb.fork) : '');
     const [kx, ky] = [kind(x), kind(y)];
@@ -106,9 +106,6 @@ export async function compareSnapshots(w: Wasm, a: Snapshot, b: Snapshot): Promi
     pages,
   };
 }
-
-/** The first items' changes shown per page; the rest are counted. */
-const SHOWN_FIELDS = 40;
 
 export function SnapshotDiff({ a, b, open }: { a: Snapshot; b: Snapshot; open(e: FileEntry, block: number): void }) {
   const [diff, setDiff] = useState<SnapshotComparison | null>(null);
@@ -162,7 +159,7 @@ export function SnapshotDiff({ a, b, open }: { a: Snapshot; b: Snapshot; open(e:
                 </tr>
               </thead>
               <tbody>
-                {p.fields.slice(0, SHOWN_FIELDS).map((f, i) => (
+                {p.fields.map((f, i) => (
                   <tr key={i} data-testid="diff-field" data-field={f.field} data-a={f.a} data-b={f.b}>
                     <td>{f.field}</td>
                     <td>{f.a}</td>
@@ -171,7 +168,6 @@ export function SnapshotDiff({ a, b, open }: { a: Snapshot; b: Snapshot; open(e:
                 ))}
               </tbody>
             </table>
-            {p.fields.length > SHOWN_FIELDS && <p>and {p.fields.length - SHOWN_FIELDS} more changed fields</p>}
           </details>
         );
       })}

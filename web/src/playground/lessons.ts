@@ -6,6 +6,9 @@ export interface LessonStep {
   sql: string;
   /** What to look at after the statement (text in `backticks` renders as code). */
   say: string;
+  /** What the learner does by hand before the next step: edit the page with the lab and
+   * write it into the server's file. */
+  then?: 'lab-write';
 }
 
 export interface Lesson {
@@ -89,6 +92,25 @@ export const LESSONS: Lesson[] = [
     steps: [
       { sql: "create table big (id int, pad text);\ninsert into big select g, repeat('y', 100) from generate_series(1, 500) g;\ndelete from big where id > 50", say: 'Most rows deleted: the pages hold dead tuples.' },
       { sql: 'vacuum full big', say: 'VACUUM FULL writes the live rows to a new file: `pg_relation_filenode` changes, the old file is gone, and the new one is compact.' },
+    ],
+  },
+  {
+    id: 'corruption',
+    title: 'Corruption: a flipped bit and the server\'s checksum check',
+    steps: [
+      {
+        sql: "create table victim (id int, v text);\ninsert into victim select g, 'row ' || g from generate_series(1, 20) g",
+        say: 'Block 0 of victim is on screen. Press "Edit (checksum lab)" below it, click a byte of a tuple in the hex view and type another value, then press "Write the lab\'s page into PostgreSQL\'s file". The server\'s buffer of the page is evicted, so its next read is the file\'s.',
+        then: 'lab-write',
+      },
+      {
+        sql: 'select * from victim',
+        say: 'The server reads block 0, computes its checksum, finds another one stored, and refuses the page: the error above is PostgreSQL\'s own (bufmgr.c, after PageIsVerified).',
+      },
+      {
+        sql: 'set ignore_checksum_failure = on;\nselect * from victim',
+        say: 'With `ignore_checksum_failure` the server only warns ("ignoring checksum failure in block 0 …") and reads on: the changed byte is in the result. Never set this on a server you care about without a copy of the data directory.',
+      },
     ],
   },
 ];

@@ -129,8 +129,8 @@ async function write(job: number, path: string, block: number, page: Uint8Array)
     const full = `${PGDATA}/${path}`;
     const bytes = p.Module.FS.readFile(full) as Uint8Array;
     bytes.set(page, block * page.length);
+    // The snapshot's copy (`last`) stays as it was: the next snapshot shows the write as a change.
     p.Module.FS.writeFile(full, bytes);
-    last.set(path, bytes);
     // The server still has the page in shared buffers: evict the relation's, so its next
     // read is the file's (pg_buffercache_evict, PostgreSQL 17+).
     const node = path.split('/').pop()!.replace(/_.*$/, '');
