@@ -32,6 +32,8 @@ export interface SnapFile {
   entry: FileEntry;
   /** Its bytes differ from the previous snapshot's (or it is new). */
   changed: boolean;
+  /** The blocks that differ from the previous snapshot's. */
+  changedBlocks: number[];
 }
 
 export interface Snapshot {
@@ -117,31 +119,17 @@ export default function Playground(p: PlaygroundProps) {
       const byPath = new Map(entries.map((e) => [e.path, e]));
       return files.flatMap((f): SnapFile[] => {
         const entry = byPath.get(`playground/${step}/${f.path}`) ?? prev.get(f.path)?.entry;
-        return entry ? [{ relation: f.relation, fork: f.fork, path: f.path, entry, changed: f.bytes !== null }] : [];
+        return entry ? [{ relation: f.relation, fork: f.fork, path: f.path, entry, changed: f.bytes !== null, changedBlocks: f.changedBlocks }] : [];
       });
     },
     [add],
   );
 
-  /** Opens what a statement changed: the first changed table's (or index's) first changed page. */
+  /** Opens what a statement changed: the first changed page of the first changed table (or index). */
   const showChanged = useCallback(
-    async (s: Snapshot, before: Snapshot | undefined) => {
+    (s: Snapshot) => {
       const f = s.files.find((x) => x.changed && x.fork === 'main' && x.entry.size > 0) ?? s.files.find((x) => x.entry.size > 0);
-      if (!f) return;
-      const old = before?.files.find((x) => x.path === f.path);
-      let block = 0;
-      if (old && old.entry.size > 0) {
-        const [a, b] = await Promise.all([old.entry.file.arrayBuffer(), f.entry.file.arrayBuffer()]);
-        const x = new Uint8Array(a);
-        const y = new Uint8Array(b);
-        for (let i = 0; i < y.length; i++) {
-          if (x[i] !== y[i]) {
-            block = Math.floor(i / 8192);
-            break;
-          }
-        }
-      }
-      open(f.entry, block);
+      if (f) open(f.entry, f.changedBlocks[0] ?? 0);
     },
     [open],
   );
@@ -157,12 +145,11 @@ export default function Playground(p: PlaygroundProps) {
       const step = snapsRef.current.length + 1;
       const files = m.files ? await toSnapshot(step, m.files) : snapsRef.current.at(-1)?.files ?? [];
       const s: Snapshot = { step, sql: text, error: m.error, results: m.results, notices: m.notices, files, note: m.snapshotNote, ms: m.ms };
-      const before = snapsRef.current.at(-1);
       snapsRef.current = [...snapsRef.current, s];
       setSnaps(snapsRef.current);
       setAt(snapsRef.current.length - 1);
       setRunning(null);
-      await showChanged(s, before);
+      showChanged(s);
     },
     [running, boot.state, request, toSnapshot, showChanged],
   );
@@ -382,6 +369,13 @@ function ResultTable({ r }: { r: ResultSet }) {
   );
 }
 
+/** "changed: blocks 0, 3 and 9 more" */
+function changedWords(blocks: number[]): string {
+  if (blocks.length === 0) return 'changed';
+  const shown = blocks.slice(0, 6).join(', ');
+  return `changed: block${blocks.length === 1 ? '' : 's'} ${shown}${blocks.length > 6 ? ` and ${blocks.length - 6} more` : ''}`;
+}
+
 const ROLE: Record<string, string> = { r: 'table', i: 'index', t: 'TOAST table', S: 'sequence', m: 'materialized view' };
 
 function FilesList({ snap, open, shown }: { snap: Snapshot; open(e: FileEntry, block: number): void; shown: PlaygroundProps['shown'] }) {
@@ -423,7 +417,7 @@ function FilesList({ snap, open, shown }: { snap: Snapshot; open(e: FileEntry, b
               </button>
             </td>
             <td>{f.entry.size / 8192}</td>
-            <td>{f.changed ? 'changed' : ''}</td>
+            <td>{f.changed ? changedWords(f.changedBlocks) : ''}</td>
           </tr>
         ))}
       </tbody>

@@ -70,6 +70,34 @@ function serverError(e: unknown): ServerError {
   return { message: String(e) };
 }
 
+const BLCKSZ = 8192;
+
+/** The blocks of `b` that differ from `a` (a block only one has differs), compared eight
+ * bytes at a time: readFile's copies start aligned. */
+function changedBlocks(a: Uint8Array | undefined, b: Uint8Array): number[] {
+  const blocks = Math.ceil(Math.max(a?.length ?? 0, b.length) / BLCKSZ);
+  if (!a) return Array.from({ length: blocks }, (_, i) => i);
+  const aligned = a.byteOffset % 8 === 0 && b.byteOffset % 8 === 0 && a.length % 8 === 0 && b.length % 8 === 0;
+  const x = aligned ? new BigUint64Array(a.buffer, a.byteOffset, a.length / 8) : a;
+  const y = aligned ? new BigUint64Array(b.buffer, b.byteOffset, b.length / 8) : b;
+  const per = aligned ? BLCKSZ / 8 : BLCKSZ;
+  const out: number[] = [];
+  for (let blk = 0; blk < blocks; blk++) {
+    const end = (blk + 1) * per;
+    if (end > x.length || end > y.length) {
+      out.push(blk);
+      continue;
+    }
+    for (let i = blk * per; i < end; i++) {
+      if (x[i] !== y[i]) {
+        out.push(blk);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 async function snapshot(p: PGlite): Promise<SnapFileMsg[]> {
   await p.exec('checkpoint');
   const rels = (await p.query<PlayRelation>(RELATIONS_SQL)).rows;
@@ -79,11 +107,12 @@ async function snapshot(p: PGlite): Promise<SnapFileMsg[]> {
   const seen = new Set<string>();
   for (const f of files) {
     const bytes = p.Module.FS.readFile(`${PGDATA}/${f.path}`) as Uint8Array;
-    const before = last.get(f.path);
-    const same = before !== undefined && before.length === bytes.length && before.every((b, i) => b === bytes[i]);
+    const changed = changedBlocks(last.get(f.path), bytes);
+    // A new empty file is news too: the relation appeared.
+    const same = last.has(f.path) && changed.length === 0;
     last.set(f.path, bytes);
     seen.add(f.path);
-    out.push({ ...f, size: bytes.length, bytes: same ? null : bytes.slice() });
+    out.push({ ...f, size: bytes.length, bytes: same ? null : bytes.slice(), changedBlocks: changed });
   }
   for (const k of [...last.keys()]) if (!seen.has(k)) last.delete(k);
   return out;

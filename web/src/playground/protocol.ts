@@ -39,6 +39,8 @@ export interface SnapFileMsg {
   path: string;
   size: number;
   bytes: Uint8Array<ArrayBuffer> | null;
+  /** The blocks that differ from the previous snapshot's copy (every block of a new file). */
+  changedBlocks: number[];
 }
 
 export type StartPhase = 'download' | 'extensions';
