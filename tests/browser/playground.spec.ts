@@ -30,6 +30,23 @@ test('SQL changes the page on screen; errors in the server\'s words', async ({ p
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
   await expect(page.getByTestId('items-panel').locator('tbody tr')).toHaveCount(2);
 
+  // Ask PostgreSQL: pageinspect on the same bytes agrees with every decoded column.
+  await page.getByTestId('ask-button').click();
+  await expect(page.getByTestId('ask-postgres')).toHaveAttribute('data-state', 'agree');
+  await expect(page.getByTestId('ask-verdict')).toContainText('heap_page_items');
+
+  // A second snapshot, then back to the first and forward again; each shows its own files.
+  await runSql(page, "insert into t values (3, 'three')");
+  await expect(page.getByTestId('items-panel').locator('tbody tr')).toHaveCount(3);
+  await page.getByTestId('snap-back').click();
+  await expect(page.getByTestId('play-snapshot')).toHaveAttribute('data-step', '1');
+  await page.locator('[data-testid=play-file][data-relation=t][data-fork=main] [data-testid=play-open]').click();
+  await expect(page.getByTestId('items-panel').locator('tbody tr')).toHaveCount(2);
+  await page.getByTestId('snap-forward').click();
+  await expect(page.getByTestId('play-snapshot')).toHaveAttribute('data-step', '2');
+  await page.locator('[data-testid=play-file][data-relation=t][data-fork=main] [data-testid=play-open]').click();
+  await expect(page.getByTestId('items-panel').locator('tbody tr')).toHaveCount(3);
+
   await runSql(page, 'selec 1');
   await expect(page.getByTestId('play-error-message')).toHaveText('syntax error at or near "selec"');
   await expect(page.getByTestId('play-error')).toHaveAttribute('data-code', '42601');
@@ -169,4 +186,21 @@ test('corruption: a byte changed with the lab, written into the server\'s file, 
   await lessonStep(page);
   await expect(page.getByTestId('play-notice')).toHaveText(/^WARNING: ignoring checksum failure in block 0 of relation "?base\/5\/\d+"?$/);
   await expect(page.getByTestId('play-result')).toContainText('row !');
+});
+
+test('offline: the inspector never precaches the playground; the playground works offline after its first use', async ({ page, context }) => {
+  await page.goto('/');
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  const precache = (await (await page.request.get('/precache.json')).json()) as string[];
+  expect(precache.some((f) => /pglite|Playground/.test(f))).toBe(false);
+  expect(precache.some((f) => /^assets\/index-.*\.js$/.test(f))).toBe(true);
+  // First use, online: the service worker keeps what the playground fetched.
+  await openPlayground(page);
+  await context.setOffline(true);
+  await page.reload();
+  await page.getByTestId('playground-start').click();
+  await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready', { timeout: 90_000 });
+  await runSql(page, 'create table off (id int);\ninsert into off values (1)');
+  await expect(page.locator('[data-testid=play-file][data-relation=off][data-fork=main]')).toHaveAttribute('data-changed', 'true');
+  await context.setOffline(false);
 });
