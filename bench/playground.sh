@@ -14,4 +14,6 @@ echo "$line"
 median=$(sed -E 's/.* median_ms=([0-9]+).*/\1/' <<<"$line")
 worker=$(sed -E 's/.*worker_median_ms=([0-9.]+).*/\1/' <<<"$line")
 pages=$(sed -E 's/.*pages=([0-9]+).*/\1/' <<<"$line")
-echo "Playground: statement to updated page view, ${pages}-page table: median ${median} ms (of which the worker, statement + CHECKPOINT + reading the files: ${worker} ms)"
+answer=$(sed -E 's/.*answer_median_ms=([0-9]+).*/\1/' <<<"$line")
+opened=$(sed -E 's/.*opened_median_ms=([0-9]+).*/\1/' <<<"$line")
+echo "Playground: statement to updated page view, ${pages}-page table: median ${median} ms (the worker's statement + CHECKPOINT + reading the files ${worker} ms; its answer on the page at ${answer} ms; snapshot added and opened at ${opened} ms)"

@@ -141,6 +141,8 @@ export default function Playground(p: PlaygroundProps) {
       setRunning({ job, sql: text, replay: false });
       setCancelled(null);
       const m = await request<Extract<FromPlay, { type: 'result' }>>({ type: 'run', job, sql: text, snapshot: true });
+      // The bench reads these marks: the worker's answer here, the page opened below.
+      performance.mark('playground-result');
       if (!m.error) history.current.push(text);
       const step = snapsRef.current.length + 1;
       const files = m.files ? await toSnapshot(step, m.files) : snapsRef.current.at(-1)?.files ?? [];
@@ -150,6 +152,7 @@ export default function Playground(p: PlaygroundProps) {
       setAt(snapsRef.current.length - 1);
       setRunning(null);
       showChanged(s);
+      performance.mark('playground-open');
     },
     [running, boot.state, request, toSnapshot, showChanged],
   );
