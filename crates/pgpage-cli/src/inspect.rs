@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use pgpage::bitflip::{localise, odds_sentence, BitFlips};
 use pgpage::decode::{decode_page, file_kind, DecodeOptions, DecodedPage, PageKind};
 use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry};
+use pgpage::redact::{is_row_data_column, redact, Masked, Redaction};
 use pgpage::verify::verify_page;
 use serde::Serialize;
 
@@ -41,6 +42,12 @@ pub struct InspectArgs {
     /// valid, structurally valid flips first, with the odds of a chance match.
     #[arg(long, conflicts_with = "filedump")]
     pub bit_flips: bool,
+    /// Mask what may be users' row data (tuple data after t_hoff, index keys, free space and
+    /// unused bytes among the tuples) for sharing a corruption report: pageinspect's value
+    /// columns print "redacted", pg_filedump's byte dumps `xx`; headers, line pointers, tuple
+    /// headers and checksums are kept. Each block says how many bytes were masked.
+    #[arg(long)]
+    pub redact: bool,
     pub path: PathBuf,
 }
 
@@ -275,6 +282,7 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         }
         let flips = (args.bit_flips && status == pgpage::PageStatus::Mismatch)
             .then(|| localise(&page, absolute, &opts));
+        let redaction = args.redact.then(|| redact(&decoded));
         if args.json {
             let b = BlockOut {
                 block,
@@ -292,12 +300,38 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
             if i > 0 {
                 out.write_all(b",").map_err(write_err)?;
             }
-            serde_json::to_writer(&mut out, &b).map_err(|e| write_err(io::Error::from(e)))?;
+            match &redaction {
+                Some(r) => {
+                    let mut v = serde_json::to_value(&b).map_err(|e| Fatal(e.to_string()))?;
+                    scrub(&mut v);
+                    if let serde_json::Value::Object(m) = &mut v {
+                        m.insert(String::from("redacted"), redaction_json(r));
+                    }
+                    serde_json::to_writer(&mut out, &v)
+                }
+                None => serde_json::to_writer(&mut out, &b),
+            }
+            .map_err(|e| write_err(io::Error::from(e)))?;
         } else if args.filedump {
-            let text = pgpage::filedump::filedump_block(&page, block, endian);
+            let text = match &redaction {
+                Some(r) => format!(
+                    "\n* {}{}",
+                    r.note(),
+                    pgpage::filedump::filedump_block_redacted(&page, block, endian, r)
+                ),
+                None => pgpage::filedump::filedump_block(&page, block, endian),
+            };
             out.write_all(text.as_bytes()).map_err(write_err)?;
         } else {
-            print_text(&mut out, block, absolute, status.as_str(), &decoded).map_err(write_err)?;
+            print_text(
+                &mut out,
+                block,
+                absolute,
+                status.as_str(),
+                &decoded,
+                redaction.as_ref(),
+            )
+            .map_err(write_err)?;
             if let Some(flips) = &flips {
                 print_flips(&mut out, flips).map_err(write_err)?;
             }
@@ -315,6 +349,35 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
     }
     out.flush().map_err(write_err)?;
     Ok(if problems > 0 { 1 } else { 0 })
+}
+
+/// Replaces every row-data column's value (pageinspect's `t_data`, `data`, `key_data`, ...)
+/// with "redacted", in the block's items and special space.
+fn scrub(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if is_row_data_column(k) && !x.is_null() {
+                    *x = serde_json::Value::from("redacted");
+                } else {
+                    scrub(x);
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(scrub),
+        _ => {}
+    }
+}
+
+/// A block's `redacted` object: bytes masked by why, the ranges, the note.
+fn redaction_json(r: &Redaction) -> serde_json::Value {
+    serde_json::json!({
+        "tuple_data_bytes": r.bytes_of(Masked::TupleData),
+        "free_space_bytes": r.bytes_of(Masked::FreeSpace),
+        "unused_bytes": r.bytes_of(Masked::Unused),
+        "ranges": r.ranges,
+        "note": r.note(),
+    })
 }
 
 /// `k=v` pairs of a JSON object, one line.
@@ -346,12 +409,22 @@ fn print_text(
     absolute: u32,
     status: &str,
     d: &DecodedPage,
+    redaction: Option<&Redaction>,
 ) -> io::Result<()> {
     writeln!(
         out,
         "block {block} (absolute {absolute}): {}, {status}",
         d.kind.as_str()
     )?;
+    let value = |mut x: serde_json::Value| {
+        if redaction.is_some() {
+            scrub(&mut x);
+        }
+        x
+    };
+    if let Some(r) = redaction {
+        writeln!(out, "  {}", r.note())?;
+    }
     let h = serde_json::to_value(&d.header).unwrap_or_default();
     let names = if d.header.flag_names.is_empty() {
         String::new()
@@ -360,13 +433,13 @@ fn print_text(
     };
     writeln!(out, "  header: {}{names}", pairs(&h))?;
     if let Some(s) = &d.special {
-        let v = serde_json::to_value(s).unwrap_or_default();
+        let v = value(serde_json::to_value(s).unwrap_or_default());
         writeln!(out, "  special: {}", pairs(&v))?;
         if let Some(meta) = v.get("meta") {
             writeln!(out, "  meta: {}", pairs(meta))?;
         }
     }
-    let items = serde_json::to_value(&d.items).unwrap_or_default();
+    let items = value(serde_json::to_value(&d.items).unwrap_or_default());
     if let Some(rows) = items.as_array().filter(|r| !r.is_empty()) {
         writeln!(out, "  items: {}", rows.len())?;
         for row in rows {

@@ -9,6 +9,7 @@ use pgpage::{BlockSize, Endian, PageStatus};
 use wasm_bindgen::prelude::*;
 
 mod damage;
+mod redact;
 mod rows;
 
 fn endian(big_endian: bool) -> Endian {

@@ -15,6 +15,7 @@ use crate::fields::{
     spgist_page_opaque_data as spgo, Field, FlagName, Table,
 };
 use crate::layout::{maxalign, Endian};
+use crate::redact::Redaction;
 
 /// nbtree.h: MAX_BT_CYCLE_ID, the largest btpo_cycleid; the page ids of hash, GiST and
 /// SP-GiST pages, kept in the same last two bytes, lie above it.
@@ -59,9 +60,13 @@ fn at(base: usize, f: &Field) -> usize {
 
 /// Reads past the page give 0: pg_filedump reads whatever memory follows, which no page's
 /// own bytes decide; its bounds checks, which decide what is printed, are kept as they are.
-struct Page<'a>(Reader<'a>);
+/// The bytes a redaction masks print as `xx` in the dumps of bytes.
+struct Page<'a>(Reader<'a>, Option<&'a Redaction>);
 
 impl Page<'_> {
+    fn masks(&self, off: usize) -> bool {
+        self.1.is_some_and(|r| r.masks(off))
+    }
     fn u8(&self, off: usize) -> u8 {
         self.0.u8(off).unwrap_or(0)
     }
@@ -155,7 +160,9 @@ fn binary(o: &mut Out, p: &Page, len: usize, start: usize) {
         o.put(format_args!("  {row:04x}: "));
         let stop = row.saturating_add(16);
         for x in row..stop {
-            if x < last {
+            if x < last && p.masks(x) {
+                o.0.push_str("xx");
+            } else if x < last {
                 o.put(format_args!("{:02x}", p.u8(x)));
             } else {
                 o.0.push_str("  ");
@@ -166,7 +173,9 @@ fn binary(o: &mut Out, p: &Page, len: usize, start: usize) {
         }
         o.0.push(' ');
         for x in row..stop {
-            o.0.push(if x < last {
+            o.0.push(if x < last && p.masks(x) {
+                '·'
+            } else if x < last {
                 let c = p.u8(x);
                 if (0x20..0x7f).contains(&c) {
                     char::from(c)
@@ -235,7 +244,22 @@ fn is_btree_meta(p: &Page, page_size: u16, special: u16) -> bool {
 /// lines after the special section: what it prints for that block of a file. `page` is the
 /// whole block (its length is the block size); `block` is its number within the file.
 pub fn filedump_block(page: &[u8], block: u32, endian: Endian) -> String {
-    let p = Page(Reader { b: page, e: endian });
+    block_text(page, block, endian, None)
+}
+
+/// [`filedump_block`] with the bytes `redaction` masks printed as `xx` (and `·` in the text
+/// column), for sharing a page without its row data.
+pub fn filedump_block_redacted(
+    page: &[u8],
+    block: u32,
+    endian: Endian,
+    redaction: &Redaction,
+) -> String {
+    block_text(page, block, endian, Some(redaction))
+}
+
+fn block_text(page: &[u8], block: u32, endian: Endian, redaction: Option<&Redaction>) -> String {
+    let p = Page(Reader { b: page, e: endian }, redaction);
     let mut o = Out(String::new());
     let len = p.len();
     let header = size(&fields::PAGE_HEADER_DATA);
@@ -733,6 +757,22 @@ pub fn filedump_end(last_block: u32, range: bool) -> String {
 pub fn filedump_fi(file: &str, page: &[u8], block: u32, endian: Endian) -> String {
     let mut s = filedump_banner(file, Some(block));
     s.push_str(&filedump_block(page, block, endian));
+    s.push_str(&filedump_end(block, true));
+    s
+}
+
+/// [`filedump_fi`] with the bytes `redaction` masks printed as `xx`, and its note after the
+/// banner.
+pub fn filedump_fi_redacted(
+    file: &str,
+    page: &[u8],
+    block: u32,
+    endian: Endian,
+    redaction: &Redaction,
+) -> String {
+    let mut s = filedump_banner(file, Some(block));
+    let _ = writeln!(s, "* {}", redaction.note());
+    s.push_str(&filedump_block_redacted(page, block, endian, redaction));
     s.push_str(&filedump_end(block, true));
     s
 }

@@ -4,7 +4,7 @@ import { TupleColumns } from '../rows/TupleColumns';
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
-import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
+import { checksumWords, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { mapPage } from '../lib/maps';
 import { decodeWithCore, fileKindOf, type Span } from '../lib/spans';
 import { STATUS_WORDS } from '../lib/status';
@@ -17,6 +17,7 @@ import { HexView, type ByteProvider, type ByteRange } from './HexView';
 import { MapPanel } from './MapPanel';
 import './pageview.css';
 import { PageShare } from './Share';
+import { pageHexdump, redactionOf, redactOn } from '../share/redact';
 import { SpanTip } from './SpanTip';
 
 export interface PageViewProps {
@@ -157,6 +158,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   const relpath = relpathOf(entry.relDir, entry.rel?.relfilenode ?? 0, entry.fork);
   const doCopy = (what: string, text: string) => void copy(text).then((ok) => setCopied(ok ? what : `could not copy ${what}`));
   const fileOffset = page.block * page.blockSize;
+  // The share row's "Redact row data" switch holds for these copies too.
+  const redaction = () => (redactOn() && wasmRef.current ? redactionOf(wasmRef.current, page.bytes, page.absoluteBlock, page.bigEndian, entry.fork, decoded.kind) : null);
 
   return (
     <section className="page" data-testid="page-view" data-file={entry.name} data-block={page.block} data-status={page.status}>
@@ -215,7 +218,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
             pg_basebackup line
           </button>
         )}
-        <button type="button" onClick={() => doCopy('hexdump -C', hexdumpC(page.bytes, fileOffset))}>
+        <button type="button" data-testid="copy-hexdump" onClick={() => doCopy('hexdump -C', pageHexdump(page.bytes, fileOffset, 0, page.bytes.length, redaction()))}>
           page as hexdump -C
         </button>
         {/* Always there and as wide for any item number, so that selecting an item by
@@ -231,7 +234,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
             if (spans.length === 0) return;
             const from = Math.min(...spans.map((x) => x.start));
             const to = Math.max(...spans.map((x) => x.start + x.len));
-            doCopy(`item ${item} as hexdump -C`, hexdumpC(page.bytes.subarray(from, to), fileOffset + from));
+            doCopy(`item ${item} as hexdump -C`, pageHexdump(page.bytes, fileOffset, from, to, redaction()));
           }}
         >
           {item === null ? 'item as hexdump -C' : `item ${item} as hexdump -C`}

@@ -6,8 +6,10 @@ import type { FileEntry } from '../files';
 import { DETAILED_PAGES, markdownReport, markdownReportAll, type ProblemRow } from '../lib/report';
 import type { ProblemPage } from '../worker/protocol';
 import { bandLines, listBandLines, mapBandLines, pngName } from '../share/band';
-import { fileSummary, readFiledump, readReportPage } from '../share/page';
+import { fileSummary, readFiledump, readRedaction, readReportPage } from '../share/page';
 import { exportPng } from '../share/png';
+import { maskCopy, redactOn, setRedact, useRedact } from '../share/redact';
+import { loadWasm } from '../wasm';
 import { VERSION } from '../share/version';
 import '../share/print.css';
 
@@ -40,9 +42,39 @@ function captionOf(p: SharedPage & { what: string; problems?: readonly { f: File
     const cols = Number(el.querySelector<HTMLCanvasElement>('canvas[data-cols]')?.dataset.cols ?? 0);
     return Promise.resolve(mapBandLines(p.entry.path, s.blocks, cols, s.counts, s.pending, VERSION));
   }
-  return readReportPage(p.entry, p.block).then((r) =>
-    bandLines({ what: p.what, path: r.path, block: r.block, absoluteBlock: r.absoluteBlock, status: r.status, stored: r.stored, computed: r.computed, version: VERSION }),
+  return readReportPage(p.entry, p.block, redactOn()).then((r) => [
+    ...bandLines({ what: p.what, path: r.path, block: r.block, absoluteBlock: r.absoluteBlock, status: r.status, stored: r.stored, computed: r.computed, version: VERSION }),
+    ...(r.redaction ? [`${r.redaction.note}; masked bytes show as xx`] : []),
+  ]);
+}
+
+/** With the switch on, the page view's picture masks its row data (share/redact.ts). */
+async function maskRowData(p: SharedPage, copy: HTMLElement): Promise<void> {
+  const [wasm, r] = await Promise.all([loadWasm(), readRedaction(p.entry, p.block)]);
+  maskCopy(copy, r, (c) => wasm.is_row_data_column(c));
+}
+
+/** The "Redact row data" switch: on, every export of the page masks the bytes that may hold
+ * row data and says so; remembered for the tab's session. */
+export function RedactSwitch() {
+  const on = useRedact();
+  return (
+    <label className="redact-switch" data-testid="redact-switch" data-state={on ? 'on' : 'off'} title="Mask tuple data, index keys and free space in the PNG, the Markdown reports, hexdump -C and pg_filedump texts: headers, line pointers, tuple headers and checksums are kept">
+      <input type="checkbox" role="switch" data-testid="redact" checked={on} onChange={(e) => setRedact(e.currentTarget.checked)} /> Redact row data
+      <span className="redact-state"> ({on ? 'on: exports carry no row data' : 'off'})</span>
+    </label>
   );
+}
+
+/** The link to the page: where it is (file, block, offset), never its bytes. */
+function pageLink(): string {
+  const h = new URLSearchParams(location.hash.slice(1));
+  const keep = new URLSearchParams();
+  for (const k of ['file', 'block', 'off']) {
+    const v = h.get(k);
+    if (v !== null) keep.set(k, v);
+  }
+  return `${location.origin}${location.pathname}#${keep.toString()}`;
 }
 
 /**
@@ -64,7 +96,8 @@ export function PngButton(p: SharedPage & { what: string; suffix: string; testid
           setBusy(true);
           setMsg(null);
           const lines = captionOf(p, el);
-          exportPng(el, lines, pngName(p.entry.path, p.block, p.suffix))
+          const mask = p.what === 'page view' && redactOn() ? (copy: HTMLElement) => maskRowData(p, copy) : undefined;
+          exportPng(el, lines, pngName(p.entry.path, p.block, p.suffix), mask)
             .then(
               async ({ text, slices }) => setMsg({ text, caption: (await lines).join('\n'), slices }),
               (err: unknown) => setMsg({ text: `could not make the picture: ${err instanceof Error ? err.message : String(err)}`, caption: '' }),
@@ -98,7 +131,7 @@ export function PageShare(p: SharedPage) {
         type="button"
         data-testid="copy-report"
         onClick={() => {
-          const text = readReportPage(p.entry, p.block).then((r) => markdownReport(r, fileSummary(p.entry), VERSION));
+          const text = readReportPage(p.entry, p.block, redactOn()).then((r) => markdownReport(r, fileSummary(p.entry), VERSION));
           const copied = clipboardWrite('text/plain', text.then(textBlob));
           text.then(
             (t) => {
@@ -117,7 +150,7 @@ export function PageShare(p: SharedPage) {
         data-testid="copy-filedump"
         title="The text pg_filedump -f -i -R prints for this block, as pasted into pgsql-hackers threads"
         onClick={() => {
-          const text = readFiledump(p.entry, p.block);
+          const text = readFiledump(p.entry, p.block, redactOn());
           const copied = clipboardWrite('text/plain', text.then(textBlob));
           text.then(
             (t) => {
@@ -131,9 +164,15 @@ export function PageShare(p: SharedPage) {
       >
         Copy as pg_filedump -fi
       </button>{' '}
-      <button type="button" data-testid="copy-link" onClick={() => void clipboardWrite('text/plain', Promise.resolve(textBlob(location.href))).then((ok) => say(ok, 'the link to this page'))}>
+      <button
+        type="button"
+        data-testid="copy-link"
+        title="The link holds the file's name, the block and the offset: none of the page's bytes"
+        onClick={() => void clipboardWrite('text/plain', Promise.resolve(textBlob(pageLink()))).then((ok) => say(ok, 'the link to this page (file name, block and offset: no page bytes)'))}
+      >
         Copy link
-      </button>
+      </button>{' '}
+      <RedactSwitch />
       {msg && (
         <span role="status" data-testid="share-status">
           {' '}
@@ -178,7 +217,7 @@ export function ProblemsReport(p: { problems: { f: FileEntry; p: ProblemPage }[]
         onClick={() => {
           const shown = p.problems.slice(0, DETAILED_PAGES);
           const files = [...new Set([...p.problems.map((x) => x.f), ...(p.noted ?? [])])];
-          const text = Promise.all(shown.map((x) => readReportPage(x.f, x.p.block))).then((pages) =>
+          const text = Promise.all(shown.map((x) => readReportPage(x.f, x.p.block, redactOn()))).then((pages) =>
             markdownReportAll(
               p.problems.map((x) => problemRow(x.f, x.p)),
               pages,

@@ -42,28 +42,32 @@ export function relpathOf(dir: string | null, relfilenode: number, fork: string)
   return `${dir ?? 'base/<dboid>'}/${relfilenode}${suffix}`;
 }
 
-/** `hexdump -C` of `bytes` whose first byte sits at file offset `base`, repeats folded to `*`. */
-export function hexdumpC(bytes: Uint8Array, base = 0): string {
+/** `hexdump -C` of `bytes` whose first byte sits at file offset `base`, repeats folded to `*`;
+ * bytes whose `masked` entry is 1 print as `xx` and `·` (share/redact.ts). */
+export function hexdumpC(bytes: Uint8Array, base = 0, masked?: Uint8Array): string {
   const out: string[] = [];
   let prev: string | null = null;
   let starred = false;
   for (let i = 0; i < bytes.length; i += 16) {
-    const row = bytes.subarray(i, Math.min(i + 16, bytes.length));
-    const key = Array.from(row).join(',');
-    if (key === prev && row.length === 16) {
+    const end = Math.min(i + 16, bytes.length);
+    let hex = '';
+    let ascii = '';
+    for (let j = 0; j < 16; j++) {
+      const at = i + j;
+      const hidden = masked?.[at] === 1;
+      const b = bytes[at];
+      hex += at < end ? `${hidden ? 'xx' : b.toString(16).padStart(2, '0')} ` : '   ';
+      if (j === 7) hex += ' ';
+      if (at < end) ascii += hidden ? '·' : b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
+    }
+    const key = hex + ascii;
+    if (key === prev && end - i === 16) {
       if (!starred) out.push('*');
       starred = true;
       continue;
     }
     prev = key;
     starred = false;
-    let hex = '';
-    for (let j = 0; j < 16; j++) {
-      hex += j < row.length ? `${row[j].toString(16).padStart(2, '0')} ` : '   ';
-      if (j === 7) hex += ' ';
-    }
-    let ascii = '';
-    for (const b of row) ascii += b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
     out.push(`${(base + i).toString(16).padStart(8, '0')}  ${hex} |${ascii}|`);
   }
   out.push((base + bytes.length).toString(16).padStart(8, '0'));

@@ -33,6 +33,9 @@ export interface ReportPage {
   /** What PostgreSQL prints about the page, in the core's words: the server reading it, and
    * pg_checksums (null where it reports nothing: new pages, header-only problems). */
   said: { server: string; pgChecksums: string | null };
+  /** Row data masked (the share row's "Redact row data" switch): 1 per masked byte, and the
+   * note saying so, which the report carries where the bytes are. */
+  redaction?: { mask: Uint8Array; note: string };
 }
 
 /** What is known of a file's cluster: PG_VERSION, pg_control (decode_control's object), its
@@ -124,7 +127,8 @@ export function firstDifference(a: Uint8Array, b: Uint8Array): { start: number; 
 
 function excerpt(p: ReportPage, from: number, to: number): string {
   const off = p.block * p.blockSize + from;
-  return ['```', `$ hexdump -C -s ${off} -n ${to - from} ${p.path}`, hexdumpC(p.bytes.subarray(from, to), off).trimEnd(), '```'].join('\n');
+  const dump = hexdumpC(p.bytes.subarray(from, to), off, p.redaction?.mask.subarray(from, to)).trimEnd();
+  return ['```', `$ hexdump -C -s ${off} -n ${to - from} ${p.path}`, dump, '```'].join('\n');
 }
 
 function headerValue(p: ReportPage, column: string): string {
@@ -157,6 +161,7 @@ function pageSection(p: ReportPage, title: string): string[] {
   out.push(`- **Computed checksum** (pg_checksum_page for block ${p.absoluteBlock}): ${p.computed === null ? 'none (a new page is not checksummed)' : checksumWords(p.computed)}`);
   if (p.cluster) out.push(`- **Cluster:** ${p.cluster}`);
   if (p.matchesBlock !== null) out.push(`- Written for relation block ${p.matchesBlock}: its stored checksum is valid there and the page's own evidence agrees (a misplaced page).`);
+  if (p.redaction) out.push(`- **Redacted:** ${p.redaction.note}; masked bytes show as \`xx\` in the dumps below.`);
   out.push('', `### Page header (pageinspect's \`page_header()\`)`, '', '| page_header() | PageHeaderData | value |', '| --- | --- | --- |');
   for (const [column, field] of HEADER_FIELDS) out.push(`| ${column} | ${field} | ${cell(headerValue(p, column))} |`);
 

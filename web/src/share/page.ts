@@ -11,6 +11,7 @@ import { emptyCounts, STATUS_NAMES } from '../lib/status';
 import { fileContext, pageVerdict, type PageGeometry } from '../lib/pageVerdict';
 import { loadWasm, type Wasm } from '../wasm';
 import { clusterOf } from './cluster';
+import { redactionOf, type Redaction } from './redact';
 
 /** Where a page sits: what the report says about it beyond its bytes. */
 export interface PagePlace {
@@ -31,8 +32,9 @@ export interface PagePlace {
   context?: Pick<PageGeometry, 'checksums' | 'row'>;
 }
 
-/** The core's verdict and decoding of one page, for the report. */
-export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace): ReportPage {
+/** The core's verdict and decoding of one page, for the report; with `redact`, the bytes
+ * that may hold row data masked in it (share/redact.ts). */
+export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace, redact = false): ReportPage {
   const { status, stored, computed, absoluteBlock, matchesBlock } = pageVerdict(wasm, bytes, { ...at, ...at.context, blocks: at.fileBlocks });
   const decoded = decodeWithCore(wasm, bytes, absoluteBlock, at.bigEndian, at.fork, at.fileKind, at.pgVersion);
   // The decoder's first complaint is the best guess at where the damage is.
@@ -58,16 +60,17 @@ export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace): Report
       pgChecksums: status === 'mismatch' && computed !== null ? pgChecksumsLine(wasm, at.path, at.block, computed, stored) : null,
     },
     damage: flagged ? { start: flagged.start, end: flagged.start + Math.max(1, flagged.len), why: `the decoder flags \`${flagged.qualified}\`: ${flagged.problem}` } : null,
+    ...(redact ? { redaction: redactionOf(wasm, bytes, absoluteBlock, at.bigEndian, at.fork, decoded.kind) } : {}),
   };
 }
 
-/** Reads a page of a loaded file as the page view does and makes its report data. */
-export async function readReportPage(entry: FileEntry, block: number): Promise<ReportPage> {
+/** A page of a loaded file as the page view reads it: its bytes and where it sits. */
+async function readPlace(entry: FileEntry, block: number): Promise<{ wasm: Wasm; bytes: Uint8Array; at: PagePlace }> {
   const wasm = await loadWasm();
   const { head, blockSize, bigEndian } = await entryGeometry(entry);
   const bytes = new Uint8Array(await entry.file.slice(block * blockSize, (block + 1) * blockSize).arrayBuffer());
   if (bytes.length < blockSize) throw new Error(`block ${block} is past the end of ${entry.name}`);
-  const page = reportPage(wasm, bytes, {
+  const at: PagePlace = {
     path: entry.path,
     relpath: relpathOf(entry.relDir, entry.rel?.relfilenode ?? 0, entry.fork),
     segment: entry.segment,
@@ -79,19 +82,40 @@ export async function readReportPage(entry: FileEntry, block: number): Promise<R
     fileKind: fileKindOf(wasm, head, blockSize, bigEndian, entry.fork),
     pgVersion: entry.pgVersion ?? undefined,
     context: fileContext(entry, block),
-  });
+  };
+  return { wasm, bytes, at };
+}
+
+/** Reads a page of a loaded file as the page view does and makes its report data; with
+ * `redact`, its row data masked. */
+export async function readReportPage(entry: FileEntry, block: number, redact = false): Promise<ReportPage> {
+  const { wasm, bytes, at } = await readPlace(entry, block);
+  const page = reportPage(wasm, bytes, at, redact);
   const relation = entry.naming ? relationWords(entry.naming) : null;
-  return { ...page, cluster: clusterOf(entry, blockSize, bigEndian), ...(relation ? { relation } : {}) };
+  return { ...page, cluster: clusterOf(entry, at.blockSize, at.bigEndian), ...(relation ? { relation } : {}) };
+}
+
+/** The relation-wide block and the kind a page decodes as, as the page view finds them. */
+function placed(wasm: Wasm, bytes: Uint8Array, at: PagePlace): { absoluteBlock: number; kind: string } {
+  const absoluteBlock = pageVerdict(wasm, bytes, { ...at, ...at.context, blocks: at.fileBlocks }).absoluteBlock;
+  return { absoluteBlock, kind: decodeWithCore(wasm, bytes, absoluteBlock, at.bigEndian, at.fork, at.fileKind, at.pgVersion).kind };
+}
+
+/** The page's redaction (share/redact.ts), decoded as the page view decodes it. */
+export async function readRedaction(entry: FileEntry, block: number): Promise<Redaction> {
+  const { wasm, bytes, at } = await readPlace(entry, block);
+  const { absoluteBlock, kind } = placed(wasm, bytes, at);
+  return redactionOf(wasm, bytes, absoluteBlock, at.bigEndian, at.fork, kind);
 }
 
 /** What `pg_filedump -f -i -R BLOCK FILE` prints for a page of a loaded file (the core's
- * formatter), naming the file by its path as the user has it. */
-export async function readFiledump(entry: FileEntry, block: number): Promise<string> {
-  const wasm = await loadWasm();
-  const { blockSize, bigEndian } = await entryGeometry(entry);
-  const bytes = new Uint8Array(await entry.file.slice(block * blockSize, (block + 1) * blockSize).arrayBuffer());
-  if (bytes.length < blockSize) throw new Error(`block ${block} is past the end of ${entry.name}`);
-  return wasm.filedump_fi(entry.path, bytes, block, bigEndian);
+ * formatter), naming the file by its path as the user has it; with `redact`, the bytes that
+ * may hold row data print as `xx` under a line saying so. */
+export async function readFiledump(entry: FileEntry, block: number, redact = false): Promise<string> {
+  const { wasm, bytes, at } = await readPlace(entry, block);
+  if (!redact) return wasm.filedump_fi(entry.path, bytes, block, at.bigEndian);
+  const { absoluteBlock, kind } = placed(wasm, bytes, at);
+  return wasm.filedump_fi_redacted(entry.path, bytes, block, absoluteBlock, at.bigEndian, at.fork, kind);
 }
 
 /** Counts per status from the page map's codes; blocks not verified yet count as pending. */

@@ -192,12 +192,14 @@ const MAX_AREA = 200_000_000;
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** The element as a canvas at the screen's pixel ratio, with the band of `lines` below it;
- * `slices`: how many tasks painted it. */
-export async function renderWithBand(el: HTMLElement, lines: Promise<string[]>): Promise<{ canvas: HTMLCanvasElement; slices: number }> {
+ * `slices`: how many tasks painted it. `prepare` changes the copy before it is painted (the
+ * redaction masks its row data, share/redact.ts). */
+export async function renderWithBand(el: HTMLElement, lines: Promise<string[]>, prepare?: (copy: HTMLElement) => Promise<void>): Promise<{ canvas: HTMLCanvasElement; slices: number }> {
   const away = scrolledAway(el);
   const unmark = markTableBoxes(el);
   const { copy, canvases } = copyOf(el, away);
   unmark();
+  if (prepare) await prepare(copy);
   const map = mapRows(el);
   const style = document.createElement('style');
   style.textContent = COPY_CSS;
@@ -336,8 +338,8 @@ export function download(blob: Blob, name: string): void {
  * ClipboardItem keeps the user's activation while the picture renders). Resolves to a
  * sentence for the user: what happened, including a refusal by the browser.
  */
-export async function exportPng(el: HTMLElement, lines: Promise<string[]>, name: string): Promise<{ text: string; slices: number }> {
-  const rendered = renderWithBand(el, lines);
+export async function exportPng(el: HTMLElement, lines: Promise<string[]>, name: string, prepare?: (copy: HTMLElement) => Promise<void>): Promise<{ text: string; slices: number }> {
+  const rendered = renderWithBand(el, lines, prepare);
   const png = rendered.then((r) => toPng(r.canvas));
   let refused: Promise<unknown>;
   try {
