@@ -26,6 +26,7 @@ pub mod file;
 pub mod filedump;
 pub mod findings;
 pub mod messages;
+pub mod repair;
 pub mod rows;
 pub mod scan;
 pub mod toast;
