@@ -5,15 +5,17 @@
 // says how long the core's call took (data-ms). The first two pages warm the engine's tiers.
 import { test } from '@playwright/test';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { seal } from '../oracle/pgchecksum';
 import { makeDir } from '../browser/files';
 
+const here = dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.env.PGPAGE_BENCH_FLIP_ROUNDS ?? 3);
 
 test('bit-flip localisation per page in chromium', async ({ page, browser }) => {
-  const fixtures = join(__dirname, '../fixtures');
+  const fixtures = join(here, '../fixtures');
   const pages: Uint8Array[] = [];
   for (const d of readdirSync(fixtures).sort()) {
     const p = join(fixtures, d, 'page.bin');
@@ -46,7 +48,7 @@ test('bit-flip localisation per page in chromium', async ({ page, browser }) => 
   const warm = ms.slice(2).sort((x, y) => x - y);
   const median = warm[Math.floor(warm.length / 2)];
   let cli = 'n/a (build crates/pgpage/examples/bitflip_bench: bench/damage.sh does)';
-  const example = join(__dirname, '../../crates/target/release/examples/bitflip_bench');
+  const example = join(here, '../../crates/target/release/examples/bitflip_bench');
   if (existsSync(example)) {
     const r = spawnSync(example, ['0.5'], { encoding: 'utf8' });
     const row = r.stdout.split('\n').find((l) => l.includes('(localise)'));
