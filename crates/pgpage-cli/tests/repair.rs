@@ -142,6 +142,16 @@ fn repaired_files_pass_pg_checksums_and_amcheck() {
         .contains("heap_force_kill"));
     assert!(v["zero_damaged_pages"].as_str().unwrap().contains("lost"));
 
+    // In place in the data directory, the table is named from its catalogs.
+    let out = repair(&["--json", "--block", "4", heap.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["table"], "public.t");
+    assert!(v["surgery_sql"]
+        .as_str()
+        .unwrap()
+        .contains("heap_force_kill('public.t'::regclass"));
+
     // Block 2 from the backup, then block 4 by flipping the bit back, each into a new file.
     let step1 = work("step1");
     let out = repair(&[
