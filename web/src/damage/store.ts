@@ -52,7 +52,12 @@ const handlers = new Map<number, (m: FromDamage) => void>();
 export function damageWorker(): { post(m: ToDamage): void; on(job: number, h: (m: FromDamage) => void): void; job(): number } {
   if (!worker) {
     worker = new Worker(new URL('./damage.worker.ts', import.meta.url), { type: 'module' });
-    worker.onmessage = (ev: MessageEvent<FromDamage>) => handlers.get(ev.data.job)?.(ev.data);
+    worker.onmessage = (ev: MessageEvent<FromDamage>) => {
+      const m = ev.data;
+      handlers.get(m.job)?.(m);
+      // Every answer but progress is a job's last: its handler (and the page it holds) goes.
+      if (m.type !== 'progress') handlers.delete(m.job);
+    };
   }
   const w = worker;
   return { post: (m) => w.postMessage(m), on: (job, h) => handlers.set(job, h), job: () => nextJob++ };
@@ -68,7 +73,10 @@ const putComparison = (entryId: number, c: Comparison): void => {
 export function startComparison(entryId: number, a: File, copy: File, copyPath: string, blockSize: number, bigEndian: boolean): void {
   const w = damageWorker();
   const old = state.comparisons.get(entryId);
-  if (old?.state === 'running') w.post({ type: 'cancel', job: old.job });
+  if (old?.state === 'running') {
+    w.post({ type: 'cancel', job: old.job });
+    handlers.delete(old.job);
+  }
   const job = w.job();
   let c: Comparison = { job, copy, copyPath, state: 'running', bytesDone: 0, bytesTotal: Math.max(a.size, copy.size), pages: [], summary: null, error: null, ms: null };
   putComparison(entryId, c);
@@ -77,10 +85,8 @@ export function startComparison(entryId: number, a: File, copy: File, copyPath: 
     if (m.type === 'progress') c = { ...c, bytesDone: m.bytesDone, bytesTotal: m.bytesTotal };
     else if (m.type === 'compared') {
       c = { ...c, state: 'done', pages: m.pages, summary: m.summary, ms: m.ms, bytesDone: c.bytesTotal };
-      handlers.delete(job);
     } else if (m.type === 'error') {
       c = { ...c, state: 'error', error: m.message };
-      handlers.delete(job);
     } else return;
     putComparison(entryId, c);
   });
@@ -89,7 +95,10 @@ export function startComparison(entryId: number, a: File, copy: File, copyPath: 
 
 export function clearComparison(entryId: number): void {
   const old = state.comparisons.get(entryId);
-  if (old?.state === 'running') damageWorker().post({ type: 'cancel', job: old.job });
+  if (old?.state === 'running') {
+    damageWorker().post({ type: 'cancel', job: old.job });
+    handlers.delete(old.job);
+  }
   const m = new Map(state.comparisons);
   m.delete(entryId);
   set({ ...state, comparisons: m });
