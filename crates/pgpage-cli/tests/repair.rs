@@ -391,3 +391,42 @@ fn refusals_are_named_and_the_input_is_never_written() {
     assert_eq!(std::fs::read(&input).unwrap(), file);
     assert_eq!(std::fs::read(&exists).unwrap(), b"keep");
 }
+
+/// The checksum is computed for the block's relation-wide number: block 0 of segment file
+/// `.1` is relation block 131072 (8 kB pages), as verify (held against pg_checksums) reads it.
+#[test]
+fn the_checksum_is_for_the_relation_wide_block() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+    let page = std::fs::read(fixtures.join("heap_nulls_frozen/page.bin")).unwrap();
+    let mut damaged = page.clone();
+    damaged[5000] ^= 0x40;
+    let input = tmp.path().join("16500.1");
+    std::fs::write(&input, &damaged).unwrap();
+    let page_file = tmp.path().join("good");
+    std::fs::write(&page_file, &page).unwrap();
+    let out_dir = tmp.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let new = out_dir.join("16500.1");
+    let out = repair(&[
+        "--json",
+        "--block",
+        "0",
+        "--page",
+        page_file.to_str().unwrap(),
+        "--out",
+        new.to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json(&out)["absolute_block"], 131_072);
+    let v = pgpage(&["verify", "--json", "--all", new.to_str().unwrap()]);
+    let j = json(&v);
+    assert_eq!(j["files"][0]["pages"][0]["absolute_block"], 131_072);
+    assert_eq!(j["files"][0]["pages"][0]["status"], "ok", "{j}");
+    let as_segment_0 = pgpage(&["verify", "--json", "--segment", "0", new.to_str().unwrap()]);
+    assert_eq!(
+        json(&as_segment_0)["files"][0]["pages"][0]["status"],
+        "mismatch"
+    );
+}
