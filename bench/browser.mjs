@@ -33,4 +33,10 @@ if (datadir.length > 0) {
   console.log(`\n### A whole data directory (the CLI section's cluster, chosen with the folder picker)\n`);
   console.log('```\n' + datadir.join('\n') + '\n```');
 }
+const damage = lines.filter((l) => l.startsWith('damage: ')).map((l) => l.slice('damage: '.length));
+if (damage.length > 0) {
+  console.log(`\n### Single-bit-flip localisation per page (tests/browser-bench/damage.bench.spec.ts)\n`);
+  console.log('```\n' + damage.join('\n') + '\n```');
+  console.log('Target: under 5 ms per page in the browser (issue 18).');
+}
 if (smoke) console.log('(smoke run: timings meaningless)');

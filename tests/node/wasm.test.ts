@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster, rawPage } from '../pg/cluster';
-import { damagedFile, heapPage, oracleStatus, pgChecksumPage, rng, seal } from '../oracle/pgchecksum';
+import { concat, damagedFile, heapPage, oracleStatus, pgChecksumPage, rng, seal } from '../oracle/pgchecksum';
 
 type Wasm = typeof import('../../web/pkg/pgpage_wasm.js');
 const STATUS = ['ok', 'mismatch', 'zero', 'new_not_zero', 'bad_header'];
@@ -476,6 +476,52 @@ for (const build of ['pkg', 'pkg-scalar']) {
       expect(r.page.sectors).toEqual([1, 8, 15]);
       expect(r.page.ranges).toEqual([[600, 2], [4100, 1], [8000, 1]]);
       expect(JSON.parse(w.diff_page(0, a, a, false))).toEqual({ page: null, fields: [] });
+    });
+
+    it('compare_chunk: the differing blocks of two chunks, the rest counted equal', () => {
+      const rand = rng(13);
+      const pages = Array.from({ length: 6 }, (_, i) => seal(heapPage(8192, 10, rand), 40 + i));
+      const a = concat(pages);
+      const b = a.slice();
+      b[2 * 8192 + 300] ^= 1;
+      b[5 * 8192 + 7000] ^= 0x80;
+      const r = JSON.parse(w.compare_chunk(40, a, b, 8192, false));
+      expect(r.equal).toBe(4);
+      expect(r.pages.map((p: { block: number }) => p.block)).toEqual([42, 45]);
+      expect(r.pages[1].ranges).toEqual([[7000, 1]]);
+      expect(() => w.compare_chunk(0, a, b, 3000, false)).toThrow(/block size/);
+    });
+
+    it('repair_page: a good copy or the flip back, its checksum the independent one; a page the server refuses is refused', () => {
+      const rand = rng(17);
+      const blkno = 131072 + 9;
+      const good = seal(heapPage(8192, 25, rand), blkno);
+      const bad = good.slice();
+      bad[6100] ^= 1 << 3;
+      expect(Array.from(w.repair_page(bad, good, 0, 0, blkno, false))).toEqual(Array.from(good));
+      const flipped = w.repair_page(bad, undefined, 6100, 3, blkno, false);
+      expect(Array.from(flipped)).toEqual(Array.from(good));
+      // Any other good copy gets the checksum of this block, computed independently here.
+      const older = heapPage(8192, 12, rand);
+      const fixed = w.repair_page(bad, older, 0, 0, blkno, false);
+      expect(fixed[8] | (fixed[9] << 8)).toBe(pgChecksumPage(fixed, blkno));
+      const broken = good.slice();
+      broken[12] = 0xff;
+      broken[13] = 0x7f; // pd_lower past pd_upper
+      expect(() => w.repair_page(bad, broken, 0, 0, blkno, false)).toThrow(/would still refuse/);
+      expect(() => w.repair_page(bad, good.subarray(0, 4096), 0, 0, blkno, false)).toThrow(/not one 8192-byte page/);
+    });
+
+    it('page_advice: the tuples, the settings in words and the pg_surgery SQL', () => {
+      const rand = rng(19);
+      const bad = seal(heapPage(8192, 7, rand), 2);
+      bad[7000] ^= 1;
+      const a = JSON.parse(w.page_advice(bad, 2, false, 'main', undefined, w.quote_table('public', 'Orders'), 16385));
+      expect(a.status).toBe('mismatch');
+      expect(a.tuples).toHaveLength(7);
+      expect(a.tuples[0]).toBe('(2,1)');
+      expect(a.zero_damaged_pages).toContain('its 7 tuples are lost');
+      expect(a.surgery_sql).toContain(`'public."Orders"'::regclass`);
     });
   });
 }

@@ -7,6 +7,7 @@ mod diff;
 mod input;
 mod inspect;
 mod ls;
+mod repair;
 mod rows;
 mod table;
 mod verify;
@@ -39,6 +40,10 @@ enum Command {
     Rows(rows::RowsArgs),
     /// Compare two copies of a relation file (or two data directories) page by page.
     Diff(diff::DiffArgs),
+    /// Write a repaired copy of a relation file (one block from a good copy, a page file or
+    /// a bit flipped back, checksum recomputed), or say what pg_surgery and the server's
+    /// settings would do with the damaged page.
+    Repair(repair::RepairArgs),
 }
 
 fn main() {
@@ -63,6 +68,7 @@ fn main() {
         Command::Ls(args) => ls::run(args),
         Command::Rows(args) => rows::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Repair(args) => repair::run(args),
     };
     std::process::exit(status);
 }

@@ -1,10 +1,12 @@
-//! Damage analysis for the browser: one page of two copies compared, and the single-bit
-//! flips that would explain a checksum mismatch. JSON of the core's own structs, as the CLI's
-//! `diff --json` and `inspect --bit-flips` print them.
+//! Damage analysis and the repair kit for the browser: two copies compared (one page, or
+//! chunks of whole files), the single-bit flips that would explain a checksum mismatch, the
+//! repaired page and the advice for a page with no good copy. JSON of the core's own structs,
+//! as the CLI's `diff --json`, `inspect --bit-flips` and `repair --json` print them.
 
-use pgpage::bitflip::localise;
+use pgpage::bitflip::{localise, PageBit};
 use pgpage::decode::DecodeOptions;
-use pgpage::diff::{compare_pages, field_changes, FieldChange, PageDiff};
+use pgpage::diff::{compare_chunks, compare_pages, field_changes, FieldChange, PageDiff};
+use pgpage::repair::{advise, quote_qualified, PageSource};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -61,4 +63,78 @@ pub fn bit_flips(
         odds,
     })
     .map_err(|err| JsError::new(&err.to_string()))
+}
+
+/// Compares the whole pages of two chunks of copies of one file that start at block
+/// `first_block` (`pgpage::diff::compare_chunks`): `{"pages": [PageDiff...], "equal": n}`.
+/// Pages past the shorter chunk are the caller's to name as only in one copy.
+#[wasm_bindgen]
+pub fn compare_chunk(
+    first_block: u32,
+    a: &[u8],
+    b: &[u8],
+    block_size_bytes: u32,
+    big_endian: bool,
+) -> Result<String, JsError> {
+    #[derive(Serialize)]
+    struct Out {
+        pages: Vec<PageDiff>,
+        equal: u64,
+    }
+    let size = crate::block_size(block_size_bytes)?.len();
+    let (pages, equal) = compare_chunks(first_block, a, b, size, endian(big_endian));
+    serde_json::to_string(&Out { pages, equal }).map_err(|err| JsError::new(&err.to_string()))
+}
+
+/// The page to write in place of `damaged` (relation-wide block `absolute_block`): `good`,
+/// a good copy's page, or else `damaged` with bit `flip_bit` of byte `flip_offset` flipped,
+/// its checksum recomputed (`pgpage::repair::repair_page`). Throws the refusal in words when
+/// the server would still refuse the page.
+#[wasm_bindgen]
+pub fn repair_page(
+    damaged: &[u8],
+    good: Option<Vec<u8>>,
+    flip_offset: u32,
+    flip_bit: u8,
+    absolute_block: u32,
+    big_endian: bool,
+) -> Result<Vec<u8>, JsError> {
+    let source = match &good {
+        Some(page) => PageSource::Page(page),
+        None => PageSource::Flip(PageBit {
+            offset: flip_offset,
+            bit: flip_bit,
+        }),
+    };
+    pgpage::repair::repair_page(damaged, source, absolute_block, endian(big_endian))
+        .map(|r| r.page)
+        .map_err(|why| JsError::new(&why.to_string()))
+}
+
+/// What pg_surgery and the server's settings would do with `page` as it is
+/// (`pgpage::repair::PageAdvice` as JSON). `table`: the catalogs' `schema.name` as SQL.
+#[wasm_bindgen]
+pub fn page_advice(
+    page: &[u8],
+    absolute_block: u32,
+    big_endian: bool,
+    fork: &str,
+    file_kind: Option<String>,
+    table: Option<String>,
+    relfilenode: Option<u32>,
+) -> Result<String, JsError> {
+    let opts = DecodeOptions {
+        endian: endian(big_endian),
+        kind: None,
+        fork: parse_fork(fork)?,
+        file_kind: parse_kind(file_kind.as_deref().unwrap_or_default())?,
+    };
+    let advice = advise(page, absolute_block, &opts, table.as_deref(), relfilenode);
+    serde_json::to_string(&advice).map_err(|err| JsError::new(&err.to_string()))
+}
+
+/// `quote_ident(schema) || '.' || quote_ident(name)`, for the SQL the repair kit prints.
+#[wasm_bindgen]
+pub fn quote_table(schema: &str, name: &str) -> String {
+    quote_qualified(schema, name)
 }

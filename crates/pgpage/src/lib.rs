@@ -27,6 +27,7 @@ pub mod filedump;
 pub mod findings;
 pub mod messages;
 pub mod redact;
+pub mod repair;
 pub mod rows;
 pub mod scan;
 pub mod toast;

@@ -11,6 +11,7 @@ import { STATUS_WORDS } from '../lib/status';
 import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { EditBar } from '../lab/EditBar';
 import { LabPanel } from '../lab/LabPanel';
+import { DamagePanel, type FlipMark } from '../damage/DamagePanel';
 import { useLabEdit } from '../lab/useLabEdit';
 import { loadWasm, type Wasm } from '../wasm';
 import { HexView, type ByteProvider, type ByteRange } from './HexView';
@@ -65,6 +66,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   // row is picked, the items table to the row when a byte is. `n` repeats a request.
   const [reveal, setReveal] = useState<{ to: 'hex' | 'row'; n: number } | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
+  // A bit-flip candidate the damage panel shows: its byte outlined in the dump.
+  const [flip, setFlip] = useState<FlipMark | null>(null);
   const wasmRef = useRef<Wasm | null>(null);
   const select = useCallback((lp: number | null, to: 'hex' | 'row') => {
     setItem(lp);
@@ -256,7 +259,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           markedFields={marked}
           selectedItem={item}
           reveal={reveal?.to === 'hex' && revealStart !== null ? { start: revealStart, n: reveal.n } : undefined}
-          highlight={p.highlight}
+          highlight={p.highlight ?? (flip && flip.block === page.block ? { start: flip.offset, end: flip.offset + 1 } : undefined)}
           cursor={p.offset}
           onCursor={(off) => {
             p.onOffset(off);
@@ -327,6 +330,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       {/* Below the hex view and the panels, so that its rows arriving move nothing under the
           pointer. */}
       {decoded.kind === 'heap' && item !== null && p.files && <TupleColumns entry={entry} files={p.files} page={page.bytes} lp={item} />}
+      <DamagePanel entry={entry} files={p.files ?? []} page={page} onBlock={p.onBlock} flip={flip} onFlip={(m) => (setFlip(m), m && p.onOffset(m.offset))} />
       <LabPanel page={page} edited={(lab.editedOffsets?.size ?? 0) > 0} />
     </section>
   );

@@ -1,0 +1,507 @@
+//! `pgpage repair`: a new file that is a copy of a relation file with one block replaced (a
+//! good copy's page, a page file such as `pg_waldump --save-fullpage` writes, or one bit
+//! flipped back) and its checksum recomputed; the input is only read. Without a source it
+//! prints what PostgreSQL's own tools would do with the page instead: pg_surgery SQL and the
+//! settings `zero_damaged_pages` and `ignore_checksum_failure`, in words. The rules are the
+//! core's (`pgpage::repair`); this module reads, writes and prints.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use pgpage::bitflip::PageBit;
+use pgpage::decode::{file_kind, DecodeOptions, PageKind};
+use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry, RelationFileName};
+use pgpage::repair::{advise, quote_qualified, repair_page, PageAdvice, PageSource, Repaired};
+use serde::Serialize;
+
+use crate::args::{io_reason, ReadAs};
+use crate::input::{open_regular, read_full_at, read_head};
+
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("source").args(["from", "flip", "page"])))]
+pub struct RepairArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The block to repair (numbered within the file, as verify and inspect number it).
+    #[arg(long)]
+    pub block: u32,
+    /// Take the block from this good copy of the same relation file (a backup, a standby's).
+    #[arg(long, value_name = "GOOD_COPY")]
+    pub from: Option<PathBuf>,
+    /// Flip this bit back: a candidate `inspect --bit-flips` lists (byte offset within the
+    /// page, bit 0-7).
+    #[arg(long, value_name = "BYTE_OFFSET:BIT", value_parser = parse_flip)]
+    pub flip: Option<PageBit>,
+    /// Take the block from a file of one page (`pg_waldump --save-fullpage`, `pgpage fpi --out`).
+    #[arg(long, value_name = "PAGE_FILE")]
+    pub page: Option<PathBuf>,
+    /// The repaired copy to create; never the input, never a file that exists.
+    #[arg(long, value_name = "NEW", requires = "source")]
+    pub out: Option<PathBuf>,
+    /// The table's name for the pg_surgery SQL, when the catalogs beside the file do not give it.
+    #[arg(long, value_name = "NAME", conflicts_with = "source")]
+    pub table: Option<String>,
+    #[command(flatten)]
+    pub read_as: ReadAs,
+    /// The damaged relation file.
+    pub path: PathBuf,
+}
+
+fn parse_flip(s: &str) -> Result<PageBit, String> {
+    let bad = || format!("{s} is not BYTE_OFFSET:BIT (a byte offset within the page, a bit 0-7)");
+    let (off, bit) = s.split_once(':').ok_or_else(bad)?;
+    let offset = off.trim().parse::<u32>().map_err(|_| bad())?;
+    let bit = bit
+        .trim()
+        .parse::<u8>()
+        .ok()
+        .filter(|b| *b < 8)
+        .ok_or_else(bad)?;
+    Ok(PageBit { offset, bit })
+}
+
+/// Why the command cannot run (exit status 2): the one line for stderr.
+struct Fatal(String);
+
+/// Runs the command; returns the exit status.
+pub fn run(args: &RepairArgs) -> i32 {
+    let result = if args.from.is_some() || args.flip.is_some() || args.page.is_some() {
+        repair(args)
+    } else {
+        advice(args)
+    };
+    match result {
+        Ok(status) => status,
+        Err(Fatal(reason)) => {
+            eprintln!("pgpage: error: {reason}");
+            2
+        }
+    }
+}
+
+/// The damaged file, opened, its geometry and the block's page read.
+struct Damaged {
+    display: String,
+    file: File,
+    len: u64,
+    name: Option<RelationFileName>,
+    fork: Fork,
+    geometry: Geometry,
+    head: Vec<u8>,
+    absolute: u32,
+    page: Vec<u8>,
+}
+
+fn failed(what: &str, shown: &str, e: &io::Error) -> Fatal {
+    Fatal(format!(
+        "could not {what} file \"{shown}\": {}",
+        io_reason(e)
+    ))
+}
+
+fn file_name(p: &Path) -> Option<RelationFileName> {
+    p.file_name()
+        .and_then(|n| n.to_str())
+        .and_then(parse_relation_file_name)
+}
+
+fn open_damaged(args: &RepairArgs) -> Result<Damaged, Fatal> {
+    let display = args.path.display().to_string();
+    let name = file_name(&args.path);
+    let file = open_regular(&args.path).map_err(|e| failed("open", &display, &e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| failed("stat", &display, &e))?
+        .len();
+    let head = read_head(&file, len).map_err(|e| failed("read", &display, &e))?;
+    let geometry = file_geometry(&head, args.read_as.geometry_choice(), name.is_some())
+        .map_err(|why| Fatal(format!("file \"{display}\" is {why}")))?;
+    let size = geometry.block_size.len();
+    let blocks = len.checked_div(size as u64).unwrap_or(0);
+    if u64::from(args.block) >= blocks {
+        return Err(Fatal(match blocks {
+            0 => format!(
+                "block {} out of range: file \"{display}\" has no whole block",
+                args.block
+            ),
+            n => format!(
+                "block {} out of range: file \"{display}\" has {n} blocks (0..{})",
+                args.block,
+                n.saturating_sub(1)
+            ),
+        }));
+    }
+    let mut page = vec![0u8; size];
+    file.read_exact_at(&mut page, u64::from(args.block).saturating_mul(size as u64))
+        .map_err(|e| failed("read", &display, &e))?;
+    let segment = args.read_as.segment.unwrap_or(name.map_or(0, |n| n.segno));
+    Ok(Damaged {
+        absolute: geometry.block_size.absolute_block(segment, args.block),
+        fork: name.map_or(Fork::Main, |n| n.fork),
+        display,
+        file,
+        len,
+        name,
+        geometry,
+        head,
+        page,
+    })
+}
+
+/// The replacement page the source names, refusing a source that is not of this file.
+fn source_page(args: &RepairArgs, d: &Damaged) -> Result<Option<(Vec<u8>, String)>, Fatal> {
+    let size = d.geometry.block_size.len();
+    if let Some(good) = &args.from {
+        let shown = good.display().to_string();
+        if let (Some(x), Some(y)) = (d.name, file_name(good)) {
+            if x != y {
+                return Err(Fatal(format!(
+                    "\"{}\" and \"{shown}\" are files of different relations: relfilenode {} fork {} segment {} against relfilenode {} fork {} segment {}",
+                    d.display, x.relfilenode, x.fork.as_str(), x.segno, y.relfilenode, y.fork.as_str(), y.segno
+                )));
+            }
+        }
+        let file = open_regular(good).map_err(|e| failed("open", &shown, &e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| failed("stat", &shown, &e))?
+            .len();
+        let head = read_head(&file, len).map_err(|e| failed("read", &shown, &e))?;
+        if let Ok(g) = file_geometry(&head, args.read_as.geometry_choice(), true) {
+            let says = !g.block_size_assumed && head.iter().any(|&x| x != 0);
+            if says && (g.block_size != d.geometry.block_size || g.endian != d.geometry.endian) {
+                return Err(Fatal(format!(
+                    "\"{}\" and \"{shown}\" are not copies of one relation file: their page headers say block size {} and {}{}",
+                    d.display,
+                    d.geometry.block_size.bytes(),
+                    g.block_size.bytes(),
+                    if g.endian == d.geometry.endian { "" } else { ", and different byte orders" }
+                )));
+            }
+        }
+        let at = u64::from(args.block).saturating_mul(size as u64);
+        if at.saturating_add(size as u64) > len {
+            return Err(Fatal(format!(
+                "file \"{shown}\" has no block {}: it is {len} bytes",
+                args.block
+            )));
+        }
+        let mut page = vec![0u8; size];
+        file.read_exact_at(&mut page, at)
+            .map_err(|e| failed("read", &shown, &e))?;
+        return Ok(Some((page, format!("block {} of \"{shown}\"", args.block))));
+    }
+    if let Some(p) = &args.page {
+        let shown = p.display().to_string();
+        let file = open_regular(p).map_err(|e| failed("open", &shown, &e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| failed("stat", &shown, &e))?
+            .len();
+        if len != size as u64 {
+            return Err(Fatal(format!(
+                "page file \"{shown}\" is {len} bytes, not one {size}-byte page"
+            )));
+        }
+        let mut page = vec![0u8; size];
+        file.read_exact_at(&mut page, 0)
+            .map_err(|e| failed("read", &shown, &e))?;
+        return Ok(Some((page, format!("page file \"{shown}\""))));
+    }
+    Ok(None)
+}
+
+/// Refuses an --out that is the input, the good copy, or any file that exists.
+fn check_out(out: &Path, inputs: &[&Path]) -> Result<(), Fatal> {
+    let shown = out.display();
+    match std::fs::symlink_metadata(out) {
+        Ok(m) => {
+            let same = inputs.iter().any(|p| {
+                std::fs::metadata(p).is_ok_and(|i| i.dev() == m.dev() && i.ino() == m.ino())
+            });
+            Err(Fatal(if same {
+                format!(
+                    "--out \"{shown}\" is an input file: the repaired copy is always a new file"
+                )
+            } else {
+                format!("--out \"{shown}\" exists: the repaired copy is always a new file")
+            }))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Fatal(format!(
+            "could not stat \"{shown}\": {}",
+            io_reason(&e)
+        ))),
+    }
+}
+
+#[derive(Serialize)]
+struct RepairOut<'a> {
+    path: &'a str,
+    out: &'a str,
+    block: u32,
+    absolute_block: u32,
+    /// What was put in: `block N of "COPY"`, `page file "F"`, `bit B of byte O flipped`.
+    source: &'a str,
+    #[serde(flatten)]
+    repaired: &'a Repaired,
+}
+
+fn lsn_text(v: u64) -> String {
+    format!("{:X}/{:X}", v >> 32, v & 0xFFFF_FFFF)
+}
+
+fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
+    let out_path = args.out.as_deref().ok_or_else(|| {
+        Fatal(String::from(
+            "--out NEW is required with a source: the repaired copy is a new file",
+        ))
+    })?;
+    let mut inputs: Vec<&Path> = vec![&args.path];
+    inputs.extend(args.from.as_deref());
+    inputs.extend(args.page.as_deref());
+    check_out(out_path, &inputs)?;
+    let d = open_damaged(args)?;
+    let endian = d.geometry.endian;
+    let (source, words, replacement) = match (source_page(args, &d)?, args.flip) {
+        (Some((page, words)), _) => (None, words, Some(page)),
+        (None, Some(bit)) => (
+            Some(bit),
+            format!("bit {} of byte {} flipped", bit.bit, bit.offset),
+            None,
+        ),
+        (None, None) => return Err(Fatal(String::from("no source given"))),
+    };
+    let src = match (&replacement, source) {
+        (Some(p), _) => PageSource::Page(p),
+        (None, Some(bit)) => PageSource::Flip(bit),
+        (None, None) => return Err(Fatal(String::from("no source given"))),
+    };
+    let repaired = repair_page(&d.page, src, d.absolute, endian).map_err(|why| {
+        Fatal(format!(
+            "block {} of \"{}\" not repaired from {words}: {why}",
+            args.block, d.display
+        ))
+    })?;
+    if repaired.flip_was_candidate == Some(false) {
+        eprintln!(
+            "pgpage: warning: flipping bit {} of byte {} does not make the stored checksum valid (not a bit-flip candidate): the checksum was recomputed anyway, so it no longer vouches for the rest of the page",
+            args.flip.map_or(0, |b| b.bit),
+            args.flip.map_or(0, |b| b.offset)
+        );
+    }
+    if repaired.lsn_after < repaired.lsn_before {
+        eprintln!(
+            "pgpage: warning: the replacement page is older than the damaged one (pd_lsn {} < {}): changes to the block after {} are not in it; WAL from there would replay them",
+            lsn_text(repaired.lsn_after),
+            lsn_text(repaired.lsn_before),
+            lsn_text(repaired.lsn_after)
+        );
+    }
+    write_copy(&d, args.block, &repaired.page, out_path)?;
+    let out_shown = out_path.display().to_string();
+    let stdout = io::stdout();
+    let mut w = BufWriter::new(stdout.lock());
+    let printed = if args.json {
+        serde_json::to_writer(
+            &mut w,
+            &RepairOut {
+                path: &d.display,
+                out: &out_shown,
+                block: args.block,
+                absolute_block: d.absolute,
+                source: &words,
+                repaired: &repaired,
+            },
+        )
+        .map_err(io::Error::from)
+        .and_then(|()| writeln!(w))
+    } else {
+        let sum = repaired.checksum.map_or_else(
+            || String::from("none (an all-zero page)"),
+            |c| format!("{c} (0x{c:04X}), was {}", repaired.checksum_before),
+        );
+        writeln!(
+            w,
+            "wrote \"{out_shown}\": \"{}\" with block {} (relation block {}) from {words}; pd_lsn {}; checksum {sum}",
+            d.display,
+            args.block,
+            d.absolute,
+            lsn_text(repaired.lsn_after)
+        )
+    };
+    printed
+        .and_then(|()| w.flush())
+        .map_err(|e| Fatal(format!("writing output: {e}")))?;
+    Ok(0)
+}
+
+/// Bytes copied at once.
+const COPY_BYTES: usize = 1 << 20;
+
+/// Writes the input with `block` replaced by `page` to a new file (O_EXCL: a file that
+/// appeared since the check is not overwritten either); a partial file is removed.
+fn write_copy(d: &Damaged, block: u32, page: &[u8], out: &Path) -> Result<(), Fatal> {
+    let shown = out.display().to_string();
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(out)
+        .map_err(|e| failed("create", &shown, &e))?;
+    let size = page.len() as u64;
+    let at = u64::from(block).saturating_mul(size);
+    let written = (|| -> Result<(), Fatal> {
+        let mut buf = vec![0u8; COPY_BYTES];
+        let mut off = 0u64;
+        while off < d.len {
+            let want = usize::try_from(d.len.saturating_sub(off))
+                .map_or(COPY_BYTES, |n| n.min(COPY_BYTES));
+            let chunk = buf.get_mut(..want).unwrap_or_default();
+            let (got, err) = read_full_at(&d.file, chunk, off);
+            if let Some(e) = err {
+                return Err(failed("read", &d.display, &e));
+            }
+            if got < want {
+                return Err(Fatal(format!(
+                    "file \"{}\" shrank while being read",
+                    d.display
+                )));
+            }
+            f.write_all(chunk)
+                .map_err(|e| failed("write", &shown, &e))?;
+            off = off.saturating_add(want as u64);
+        }
+        // The block written over its bytes in the copy: the file's own bytes are never touched.
+        f.write_all_at(page, at)
+            .map_err(|e| failed("write", &shown, &e))?;
+        f.sync_all().map_err(|e| failed("fsync", &shown, &e))
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(out);
+    }
+    written
+}
+
+/// The table's name from the catalogs of the data directory the file is in
+/// (`DATADIR/base/DB/FILE`), as SQL.
+fn table_from_catalogs(path: &Path, name: Option<RelationFileName>) -> Option<String> {
+    let name = name?;
+    let abs = std::fs::canonicalize(path).ok()?;
+    let db_dir = abs.parent()?;
+    let database: u32 = db_dir.file_name()?.to_str()?.parse().ok()?;
+    let base = db_dir.parent()?;
+    if base.file_name()? != "base" {
+        return None;
+    }
+    let mut ls = crate::ls::Ls::open(base.parent()?).ok()?;
+    let listing = ls.catalogs();
+    listing
+        .relations
+        .into_iter()
+        .map(|l| l.relation)
+        .find(|r| r.database_oid == database && r.relfilenode == name.relfilenode)
+        .map(|r| quote_qualified(r.schema.as_deref().unwrap_or("public"), &r.name))
+}
+
+#[derive(Serialize)]
+struct AdviceOut<'a> {
+    path: &'a str,
+    block: u32,
+    absolute_block: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    table: Option<&'a str>,
+    #[serde(flatten)]
+    advice: &'a PageAdvice,
+}
+
+fn advice(args: &RepairArgs) -> Result<i32, Fatal> {
+    let d = open_damaged(args)?;
+    let endian = d.geometry.endian;
+    let kind = match d.fork {
+        Fork::Fsm => Some(PageKind::Fsm),
+        Fork::Vm => Some(PageKind::Vm),
+        Fork::Main | Fork::Init => None,
+    };
+    let opts = DecodeOptions {
+        endian,
+        kind,
+        fork: d.fork,
+        file_kind: Some(file_kind(
+            d.fork,
+            d.head.chunks_exact(d.geometry.block_size.len()),
+            endian,
+        )),
+    };
+    let table = args
+        .table
+        .clone()
+        .or_else(|| table_from_catalogs(&args.path, d.name));
+    let a = advise(
+        &d.page,
+        d.absolute,
+        &opts,
+        table.as_deref(),
+        d.name.map(|n| n.relfilenode),
+    );
+    let stdout = io::stdout();
+    let mut w = BufWriter::new(stdout.lock());
+    let printed = if args.json {
+        serde_json::to_writer(
+            &mut w,
+            &AdviceOut {
+                path: &d.display,
+                block: args.block,
+                absolute_block: d.absolute,
+                table: table.as_deref(),
+                advice: &a,
+            },
+        )
+        .map_err(io::Error::from)
+        .and_then(|()| writeln!(w))
+    } else {
+        print_advice(&mut w, &d, args.block, table.as_deref(), &a)
+    };
+    printed
+        .and_then(|()| w.flush())
+        .map_err(|e| Fatal(format!("writing output: {e}")))?;
+    Ok(i32::from(a.status.is_problem()))
+}
+
+fn print_advice(
+    w: &mut impl Write,
+    d: &Damaged,
+    block: u32,
+    table: Option<&str>,
+    a: &PageAdvice,
+) -> io::Result<()> {
+    writeln!(
+        w,
+        "\"{}\", block {block} (relation block {}{}): {}, {} page, {} {}, {} damaged",
+        d.display,
+        d.absolute,
+        table.map_or_else(String::new, |t| format!(", table {t}")),
+        a.status.as_str(),
+        a.kind.as_str(),
+        a.tuples.len(),
+        if a.tuples.len() == 1 {
+            "tuple"
+        } else {
+            "tuples"
+        },
+        a.damaged.len()
+    )?;
+    writeln!(w, "{}.", a.zero_damaged_pages)?;
+    writeln!(w, "{}.", a.ignore_checksum_failure)?;
+    writeln!(
+        w,
+        "A good copy of the page is better than either: pgpage repair --block {block} --from GOOD_COPY (or --page PAGE_FILE, --flip BYTE_OFFSET:BIT) --out NEW"
+    )?;
+    if let Some(sql) = &a.surgery_sql {
+        writeln!(w)?;
+        w.write_all(sql.as_bytes())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,570 @@
+//! The repair kit: a damaged page replaced by a good copy's page or by a chosen single-bit
+//! flip, its checksum recomputed for its block (the one rule the CLI and the browser share),
+//! and what PostgreSQL's own tools do with the page as it is: `pg_surgery` for the tuples
+//! that cannot be saved, `zero_damaged_pages` and `ignore_checksum_failure` in words.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::Serialize;
+
+use crate::bitflip::PageBit;
+use crate::checksum::{pg_checksum_page, PD_CHECKSUM_OFFSET};
+use crate::decode::{decode_page, DecodeOptions, Items, PageKind};
+use crate::findings::{Evidence, Finding};
+use crate::layout::{read_u16, Endian};
+use crate::verify::{header_check, verify_page, PageStatus};
+
+/// bufpage.c PageSetChecksumInplace: writes pg_checksum_page(page, blkno) into pd_checksum in
+/// the file's byte order, computed once over the page as it is. A new page (pd_upper 0) is
+/// left as it is, as the server leaves it. Returns the checksum written.
+pub fn set_checksum(page: &mut [u8], blkno: u32, endian: Endian) -> Option<u16> {
+    if read_u16(page, 14, endian)? == 0 {
+        return None;
+    }
+    let sum = pg_checksum_page(page, blkno, endian);
+    let bytes = match endian {
+        Endian::Little => sum.to_le_bytes(),
+        Endian::Big => sum.to_be_bytes(),
+    };
+    page.get_mut(PD_CHECKSUM_OFFSET..PD_CHECKSUM_OFFSET.saturating_add(2))?
+        .copy_from_slice(&bytes);
+    Some(sum)
+}
+
+/// Where the repaired page comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageSource<'a> {
+    /// A good copy of the same block: a backup's, a standby's, a full-page image from WAL.
+    Page(&'a [u8]),
+    /// The damaged page with one bit flipped back.
+    Flip(PageBit),
+}
+
+/// Why a page cannot be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RepairRefusal {
+    /// The good copy's page is not one page of the file's block size.
+    WrongSize { expected: usize, got: usize },
+    /// The bit is not on the page.
+    FlipOutsidePage { offset: u32, page_len: usize },
+    /// Even with its checksum recomputed the server would refuse the page (its header breaks
+    /// PageIsVerified's rules, or it is a new page that is not all zeros).
+    NotAccepted {
+        status: PageStatus,
+        findings: Vec<Finding>,
+    },
+}
+
+impl core::fmt::Display for RepairRefusal {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            RepairRefusal::WrongSize { expected, got } => write!(
+                f,
+                "the replacement page is {got} bytes, not one {expected}-byte page of the file"
+            ),
+            RepairRefusal::FlipOutsidePage { offset, page_len } => write!(
+                f,
+                "byte offset {offset} is not on the page (0..{})",
+                page_len.saturating_sub(1)
+            ),
+            RepairRefusal::NotAccepted { status, findings } => {
+                write!(
+                    f,
+                    "the server would still refuse the repaired page ({})",
+                    status.as_str()
+                )?;
+                for (i, x) in findings.iter().enumerate() {
+                    write!(f, "{}{}", if i == 0 { ": " } else { "; " }, x.message())?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A repaired page, ready to be written in place of block `blkno`'s.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Repaired {
+    #[serde(skip)]
+    pub page: Vec<u8>,
+    /// The checksum written; None for an all-zero page (the server checksums no new page).
+    pub checksum: Option<u16>,
+    /// pd_checksum as the replacement carried it before the recomputation.
+    pub checksum_before: u16,
+    /// A flip: whether it alone made the stored checksum valid (a bit-flip candidate).
+    /// A flip that is not one still gives a page that passes, because the checksum is
+    /// rewritten: then the checksum no longer says anything about the rest of the page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flip_was_candidate: Option<bool>,
+    /// pd_lsn of the damaged page and of the repaired one: a good copy older than the damaged
+    /// page lacks the changes made since (only WAL replay brings them back).
+    pub lsn_before: u64,
+    pub lsn_after: u64,
+}
+
+/// The page to put in place of `damaged` (block `blkno`, relation-wide), made from `source`
+/// with its checksum recomputed for `blkno` in `endian`. Refused when the server would not
+/// read the result either.
+pub fn repair_page(
+    damaged: &[u8],
+    source: PageSource<'_>,
+    blkno: u32,
+    endian: Endian,
+) -> Result<Repaired, RepairRefusal> {
+    let (mut page, flip_was_candidate) = match source {
+        PageSource::Page(p) if p.len() != damaged.len() => {
+            return Err(RepairRefusal::WrongSize {
+                expected: damaged.len(),
+                got: p.len(),
+            })
+        }
+        PageSource::Page(p) => (Vec::from(p), None),
+        PageSource::Flip(bit) => {
+            if usize::try_from(bit.offset).map_or(true, |o| o >= damaged.len()) {
+                return Err(RepairRefusal::FlipOutsidePage {
+                    offset: bit.offset,
+                    page_len: damaged.len(),
+                });
+            }
+            let flipped = bit.apply(damaged);
+            let valid = verify_page(&flipped, blkno, endian).status == PageStatus::Ok;
+            (flipped, Some(valid))
+        }
+    };
+    let checksum_before = read_u16(&page, PD_CHECKSUM_OFFSET, endian).unwrap_or(0);
+    let checksum = set_checksum(&mut page, blkno, endian);
+    let status = verify_page(&page, blkno, endian).status;
+    if status.is_problem() {
+        return Err(RepairRefusal::NotAccepted {
+            status,
+            findings: header_check(&page, endian).findings().collect(),
+        });
+    }
+    let lsn = |p: &[u8]| crate::diff::page_lsn(p, endian).unwrap_or(0);
+    Ok(Repaired {
+        lsn_before: lsn(damaged),
+        lsn_after: lsn(&page),
+        page,
+        checksum,
+        checksum_before,
+        flip_was_candidate,
+    })
+}
+
+/// A heap tuple's address as `ctid` prints it: (relation-wide block, line pointer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Ctid {
+    pub block: u32,
+    pub offset: u16,
+}
+
+impl Serialize for Ctid {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("({},{})", self.block, self.offset))
+    }
+}
+
+/// What the server's own tools would do with the page as it is, for a DBA who has no good
+/// copy: which tuples are on it, which are damaged, and in words what each setting does.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PageAdvice {
+    pub status: PageStatus,
+    pub kind: PageKind,
+    /// The page's tuples (heap: LP_NORMAL line pointers) or index entries.
+    pub tuples: Vec<Ctid>,
+    /// Tuples whose own bytes (line pointer, header or data) the decoder flags: the ones
+    /// pg_surgery's heap_force_kill is for.
+    pub damaged: Vec<Ctid>,
+    /// Structural findings on the page, for the words below.
+    pub findings: Vec<Finding>,
+    pub zero_damaged_pages: String,
+    pub ignore_checksum_failure: String,
+    /// pg_surgery SQL (heap pages only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub surgery_sql: Option<String>,
+}
+
+/// The catalogs' name for a table, as SQL: `"Odd Schema"."t"` quoted where the server would.
+pub fn quote_qualified(schema: &str, name: &str) -> String {
+    format!("{}.{}", quote_ident(schema), quote_ident(name))
+}
+
+/// quote_ident: double quotes unless the name is lower-case letters, digits and underscores
+/// not starting with a digit (keywords are quoted by the server too; a quoted plain name means
+/// the same table).
+fn quote_ident(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        && !s.as_bytes().first().is_some_and(u8::is_ascii_digit);
+    if plain {
+        String::from(s)
+    } else {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    }
+}
+
+fn ctid_list(ctids: &[Ctid], most: usize) -> String {
+    let mut out: Vec<String> = ctids
+        .iter()
+        .take(most)
+        .map(|c| format!("({},{})", c.block, c.offset))
+        .collect();
+    if ctids.len() > most {
+        out.push(format!("and {} more", ctids.len().saturating_sub(most)));
+    }
+    out.join(", ")
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Advice for block `blkno` (relation-wide) of a relation file. `table` is the table's name
+/// as SQL when the catalogs gave it, `relfilenode` the file's, for the placeholder and the
+/// query that finds the name.
+pub fn advise(
+    page: &[u8],
+    blkno: u32,
+    opts: &DecodeOptions,
+    table: Option<&str>,
+    relfilenode: Option<u32>,
+) -> PageAdvice {
+    let verdict = verify_page(page, blkno, opts.endian);
+    let decoded = decode_page(page, blkno, opts);
+    let heap = matches!(decoded.items, Items::Heap(_));
+    let used: Vec<u16> = match &decoded.items {
+        Items::Heap(v) => v.iter().filter(|i| i.lp_flags == 1).map(|i| i.lp).collect(),
+        // Index entries: every item the page lists.
+        Items::Btree(v) => v.iter().map(|i| i.itemoffset).collect(),
+        other => (1..=u16::try_from(other.len()).unwrap_or(u16::MAX)).collect(),
+    };
+    let tuples: Vec<Ctid> = used
+        .iter()
+        .map(|&offset| Ctid {
+            block: blkno,
+            offset,
+        })
+        .collect();
+    let damaged: Vec<Ctid> = tuples
+        .iter()
+        .copied()
+        .filter(|c| {
+            decoded
+                .problems()
+                .any(|s| s.item == Some(c.offset) && s.problem.is_some())
+        })
+        .collect();
+    let mut findings: Vec<Finding> = header_check(page, opts.endian).findings().collect();
+    findings.extend(decoded.problems().filter_map(|s| s.problem));
+    findings.extend(decoded.findings.iter().copied());
+    findings.retain(|f| f.evidence() != Evidence::Note);
+    findings.sort_unstable_by_key(|f| *f as u16);
+    findings.dedup();
+
+    let what = if heap {
+        ("tuple", "tuples")
+    } else {
+        ("entry", "entries")
+    };
+    let n = plural(tuples.len(), what.0, what.1);
+    let zero_damaged_pages = match verdict.status {
+        PageStatus::Ok | PageStatus::Zero => String::from(
+            "zero_damaged_pages = on does nothing to this page: it passes the server's checks, so it is read as it is",
+        ),
+        _ => {
+            let lost = if tuples.is_empty() {
+                String::from("the page holds no tuples, so nothing on it is lost")
+            } else if heap {
+                format!(
+                    "its {n} are lost for good ({}) and indexes still point at them (REINDEX the table's indexes)",
+                    ctid_list(&tuples, 12)
+                )
+            } else {
+                format!("its {n} are lost and the index is no longer consistent: REINDEX it instead")
+            };
+            format!(
+                "zero_damaged_pages = on zeroes this whole page in memory when the server reads it (WARNING: invalid page in block {blkno}; zeroing out page), and the zeroes reach disk at the page's next write: {lost}"
+            )
+        }
+    };
+    let structure = if findings.is_empty() {
+        String::from(
+            "the decoder finds nothing structurally wrong, so whatever changed is in values the server returns as they are, wrong but without an error",
+        )
+    } else {
+        let words: Vec<&str> = findings.iter().map(|f| f.message()).collect();
+        let hit = if damaged.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (in {} {})",
+                if damaged.len() == 1 { what.0 } else { what.1 },
+                ctid_list(&damaged, 12)
+            )
+        };
+        format!(
+            "it also meets bytes PostgreSQL never writes{hit}: {}; reading them can raise errors or crash a backend",
+            words.join("; ")
+        )
+    };
+    let header = |off| read_u16(page, off, opts.endian).unwrap_or(0);
+    let ignore_checksum_failure = match verdict.status {
+        PageStatus::Mismatch => format!(
+            "ignore_checksum_failure = on lets the server read this page as it is (WARNING: page verification failed, calculated checksum {} but expected {}): it sees pd_lower {}, pd_upper {}, pd_special {} and {n}; {structure}. The next write of the page stores a fresh checksum over the damaged bytes, after which no checksum shows the damage",
+            verdict.computed.unwrap_or(0),
+            verdict.stored,
+            header(12),
+            header(14),
+            header(16),
+        ),
+        PageStatus::BadHeader | PageStatus::NewNotZero => String::from(
+            "ignore_checksum_failure = on does not help: the page's header breaks PageIsVerified's rules, which the setting does not skip (ERROR: invalid page in block), so only zero_damaged_pages or a good copy gets past it",
+        ),
+        PageStatus::Ok | PageStatus::Zero => String::from(
+            "ignore_checksum_failure = on does nothing to this page: its checksum matches",
+        ),
+    };
+    let surgery_sql =
+        heap.then(|| surgery_sql(&tuples, &damaged, verdict.status, table, relfilenode));
+    PageAdvice {
+        status: verdict.status,
+        kind: decoded.kind,
+        tuples,
+        damaged,
+        findings,
+        zero_damaged_pages,
+        ignore_checksum_failure,
+        surgery_sql,
+    }
+}
+
+/// pg_surgery (PostgreSQL 14+) for the page's tuples: heap_force_kill for the damaged ones;
+/// every tuple of the page commented out when none is known to be damaged, since the
+/// checksum alone does not say which tuple changed.
+fn surgery_sql(
+    tuples: &[Ctid],
+    damaged: &[Ctid],
+    status: PageStatus,
+    table: Option<&str>,
+    relfilenode: Option<u32>,
+) -> String {
+    let mut out = String::from(
+        "-- pg_surgery (PostgreSQL 14+) removes or freezes tuples without looking at them; it cannot be undone:\n-- copy the data directory first, and prefer a good copy of the page when there is one.\nCREATE EXTENSION IF NOT EXISTS pg_surgery;\n",
+    );
+    let table = match (table, relfilenode) {
+        (Some(t), _) => String::from(t),
+        (None, Some(r)) => {
+            out.push_str(&format!(
+                "-- TABLE NOT KNOWN: replace <table> by the table this file belongs to (its name is not in the files given):\n--   SELECT pg_filenode_relation(0, {r});   -- in the table's database\n"
+            ));
+            String::from("<table>")
+        }
+        (None, None) => {
+            out.push_str(
+                "-- TABLE NOT KNOWN: replace <table> by the table this file belongs to.\n",
+            );
+            String::from("<table>")
+        }
+    };
+    if status == PageStatus::Mismatch {
+        out.push_str("-- The page fails its checksum: let this session read it (heap_force_* rewrites it with a new checksum).\nSET ignore_checksum_failure = on;\n");
+    } else if status.is_problem() {
+        out.push_str("-- The page's header fails PageIsVerified: the server reads no tuple of it, so pg_surgery cannot reach them;\n-- zero_damaged_pages (all tuples lost) or a good copy are the ways past it.\n");
+    }
+    let array = |ctids: &[Ctid]| {
+        let list: Vec<String> = ctids
+            .iter()
+            .map(|c| format!("'({},{})'", c.block, c.offset))
+            .collect();
+        format!("ARRAY[{}]::tid[]", list.join(", "))
+    };
+    let lit = if table == "<table>" {
+        String::from("'<table>'")
+    } else {
+        format!("'{}'", table.replace('\'', "''"))
+    };
+    if !damaged.is_empty() {
+        out.push_str(&format!(
+            "-- {} whose bytes are damaged (cannot be saved):\nSELECT heap_force_kill({lit}::regclass, {});\n",
+            plural(damaged.len(), "tuple", "tuples"),
+            array(damaged)
+        ));
+        out.push_str(&format!(
+            "-- Or, to keep them visible when only their transaction fields are wrong (\"could not access status of transaction\"):\n-- SELECT heap_force_freeze({lit}::regclass, {});\n",
+            array(damaged)
+        ));
+    } else if tuples.is_empty() {
+        out.push_str("-- No tuple on this page: nothing for pg_surgery to do.\n");
+    } else {
+        out.push_str(&format!(
+            "-- No tuple is known to be damaged (the checksum says the page changed, not where). Only if the page cannot be trusted,\n-- its {}:\n-- SELECT heap_force_kill({lit}::regclass, {});\n",
+            plural(tuples.len(), "tuple", "tuples"),
+            array(tuples)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    // Tests may panic: a panic is how they fail.
+    #![allow(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used
+    )]
+    use super::*;
+    use crate::checksum::scalar;
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/");
+        std::fs::read(format!("{dir}{name}/page.bin")).unwrap()
+    }
+
+    fn heap_fixture() -> Vec<u8> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/");
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.starts_with("heap"))
+            .collect();
+        names.sort();
+        fixture(&names[0])
+    }
+
+    /// The checksum written is the scalar body's over the page with pd_checksum zeroed, in
+    /// the byte order asked: computed here independently of set_checksum's path.
+    #[test]
+    fn set_checksum_writes_the_scalar_sum_in_the_file_byte_order() {
+        for endian in [Endian::Little, Endian::Big] {
+            let mut page = heap_fixture();
+            page[14] = 0x10; // pd_upper not 0 in either byte order
+            let blkno = 131_072 * 2 + 5;
+            let want = crate::checksum::finish(scalar::checksum_fold(&page, endian), blkno);
+            let got = set_checksum(&mut page, blkno, endian).unwrap();
+            assert_eq!(got, want);
+            let raw = [page[8], page[9]];
+            let stored = match endian {
+                Endian::Little => u16::from_le_bytes(raw),
+                Endian::Big => u16::from_be_bytes(raw),
+            };
+            assert_eq!(stored, want);
+        }
+        let mut zero = alloc::vec![0u8; 8192];
+        assert_eq!(set_checksum(&mut zero, 1, Endian::Little), None);
+        assert!(zero.iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn a_good_copy_or_the_right_flip_repairs_and_the_rest_is_refused() {
+        let good = heap_fixture();
+        let blkno = 3;
+        let mut sealed = good.clone();
+        set_checksum(&mut sealed, blkno, Endian::Little);
+        let mut bad = sealed.clone();
+        bad[6000] ^= 0x04;
+        let r = repair_page(&bad, PageSource::Page(&sealed), blkno, Endian::Little).unwrap();
+        assert_eq!(r.page, sealed);
+        let r = repair_page(
+            &bad,
+            PageSource::Flip(PageBit {
+                offset: 6000,
+                bit: 2,
+            }),
+            blkno,
+            Endian::Little,
+        )
+        .unwrap();
+        assert_eq!(r.page, sealed);
+        assert_eq!(r.flip_was_candidate, Some(true));
+        let r = repair_page(
+            &bad,
+            PageSource::Flip(PageBit {
+                offset: 6001,
+                bit: 0,
+            }),
+            blkno,
+            Endian::Little,
+        )
+        .unwrap();
+        assert_eq!(r.flip_was_candidate, Some(false));
+        assert_eq!(
+            verify_page(&r.page, blkno, Endian::Little).status,
+            PageStatus::Ok
+        );
+        assert!(matches!(
+            repair_page(
+                &bad,
+                PageSource::Page(&sealed[..4096]),
+                blkno,
+                Endian::Little
+            ),
+            Err(RepairRefusal::WrongSize { .. })
+        ));
+        assert!(matches!(
+            repair_page(
+                &bad,
+                PageSource::Flip(PageBit {
+                    offset: 9000,
+                    bit: 0
+                }),
+                blkno,
+                Endian::Little
+            ),
+            Err(RepairRefusal::FlipOutsidePage { .. })
+        ));
+        let mut broken = sealed.clone();
+        broken[12..14].copy_from_slice(&9000u16.to_le_bytes()); // pd_lower past pd_upper
+        let e = repair_page(&bad, PageSource::Page(&broken), blkno, Endian::Little).unwrap_err();
+        assert!(matches!(
+            e,
+            RepairRefusal::NotAccepted {
+                status: PageStatus::BadHeader,
+                ..
+            }
+        ));
+        assert!(alloc::format!("{e}").contains("bad_header"));
+    }
+
+    #[test]
+    fn advice_names_the_tuples_and_the_table() {
+        let mut page = heap_fixture();
+        set_checksum(&mut page, 0, Endian::Little);
+        page[7000] ^= 1;
+        let opts = DecodeOptions::default();
+        let a = advise(&page, 0, &opts, None, Some(16385));
+        assert_eq!(a.status, PageStatus::Mismatch);
+        assert!(!a.tuples.is_empty());
+        assert!(a
+            .zero_damaged_pages
+            .contains(&alloc::format!("its {} tuple", a.tuples.len())));
+        assert!(a.ignore_checksum_failure.contains("as it is"));
+        let sql = a.surgery_sql.unwrap();
+        assert!(sql.contains("TABLE NOT KNOWN") && sql.contains("pg_filenode_relation(0, 16385)"));
+        assert!(sql.contains("SET ignore_checksum_failure = on"));
+        let named = advise(&page, 0, &opts, Some("public.\"T\""), Some(16385));
+        assert!(named
+            .surgery_sql
+            .unwrap()
+            .contains("'public.\"T\"'::regclass"));
+        assert_eq!(quote_qualified("Odd Schema", "t"), "\"Odd Schema\".t");
+        assert_eq!(quote_qualified("public", "2x"), "public.\"2x\"");
+        // A line pointer sent past the page: its tuple is the damaged one.
+        let mut lp = page.clone();
+        lp[24..28].copy_from_slice(&(8190u32 | 1 << 15 | 60 << 17).to_le_bytes());
+        let a = advise(&lp, 0, &opts, Some("t"), None);
+        assert_eq!(
+            a.damaged,
+            [Ctid {
+                block: 0,
+                offset: 1
+            }]
+        );
+        assert!(a
+            .surgery_sql
+            .unwrap()
+            .contains("heap_force_kill('t'::regclass, ARRAY['(0,1)']::tid[])"));
+    }
+}

@@ -1,0 +1,538 @@
+// The damage panel under the page view: which single-bit flips would explain the page's
+// checksum mismatch, the comparison of the open file with a copy of it (a backup, a standby's),
+// and the repair kit: a repaired copy of the file to download (the file itself is only read),
+// or, without a good copy, what pg_surgery and the server's settings would do to the page.
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { FileEntry } from '../files';
+import { namesOf } from '../files';
+import { fileGeometry, headBytes } from '../lib/geometry';
+import { pageVerdict, type LoadedPage } from '../lib/pageVerdict';
+import { download, spliceEdits } from '../lab/splice';
+import { loadWasm, type Wasm } from '../wasm';
+import type { BitFlips, FlipCandidate, PageDiff } from './protocol';
+import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison } from './store';
+import './damage.css';
+
+/** A bit-flip candidate shown in the hex view. */
+export interface FlipMark {
+  block: number;
+  offset: number;
+  bit: number;
+  byte: number;
+  flipped: number;
+  field: string;
+}
+
+export interface DamagePanelProps {
+  entry: FileEntry;
+  files: readonly FileEntry[];
+  page: LoadedPage;
+  onBlock(block: number): void;
+  flip: FlipMark | null;
+  onFlip(flip: FlipMark | null): void;
+}
+
+const hex2 = (b: number): string => `0x${b.toString(16).padStart(2, '0')}`;
+const fmt = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+export function DamagePanel(p: DamagePanelProps) {
+  const [wasm, setWasm] = useState<Wasm | null>(null);
+  useEffect(() => {
+    void loadWasm().then(setWasm);
+  }, []);
+  if (!wasm) return null;
+  return (
+    <section className="damage" data-testid="damage-panel">
+      <h3>Damage and repair</h3>
+      {p.page.status === 'mismatch' && p.page.computed !== null && <BitFlipPanel {...p} />}
+      <ComparePanel {...p} wasm={wasm} />
+      <RepairKit {...p} wasm={wasm} />
+    </section>
+  );
+}
+
+function BitFlipPanel(p: DamagePanelProps) {
+  const { page } = p;
+  const [result, setResult] = useState<{ bytes: Uint8Array; flips: BitFlips; ms: number } | { bytes: Uint8Array; error: string } | null>(null);
+  useEffect(() => {
+    let live = true;
+    const w = damageWorker();
+    const job = w.job();
+    w.on(job, (m) => {
+      if (!live) return;
+      if (m.type === 'flips') setResult({ bytes: page.bytes, flips: m.flips, ms: m.ms });
+      else if (m.type === 'error') setResult({ bytes: page.bytes, error: m.message });
+    });
+    w.post({ type: 'flips', job, page: page.bytes.slice(), absoluteBlock: page.absoluteBlock, bigEndian: page.bigEndian, fork: p.entry.fork, fileKind: page.decoded.kind });
+    return () => {
+      live = false;
+    };
+  }, [page.bytes, page.absoluteBlock, page.bigEndian, page.decoded.kind, p.entry.fork]);
+  const current = result && result.bytes === page.bytes ? result : null;
+  const shown = p.flip && p.flip.block === page.block ? p.flip : null;
+  // The outlined byte brought into view once its row is rendered (the dump renders in steps).
+  useEffect(() => {
+    if (!shown) return;
+    let tries = 0;
+    let frame = 0;
+    const find = () => {
+      const el = document.querySelector(`[data-testid=hexview] [data-off="${shown.offset}"]`);
+      if (el) el.scrollIntoView({ block: 'center' });
+      else if (tries++ < 60) frame = requestAnimationFrame(find);
+    };
+    frame = requestAnimationFrame(find);
+    return () => cancelAnimationFrame(frame);
+  }, [shown]);
+  const show = (c: FlipCandidate) => p.onFlip({ block: page.block, offset: c.offset, bit: c.bit, byte: c.byte, flipped: c.flipped, field: c.field });
+  return (
+    <div className="bitflips" data-testid="bitflips" data-state={current === null ? 'running' : 'error' in current ? 'error' : 'done'} data-ms={current && 'flips' in current ? current.ms.toFixed(3) : undefined}>
+      <h4>Single-bit flips that would explain the checksum</h4>
+      {current === null && <p>Trying every one of the page's {fmt(page.bytes.length * 8)} bits…</p>}
+      {current && 'error' in current && <p className="error">{current.error}</p>}
+      {current && 'flips' in current && (
+        <>
+          <p data-testid="flip-odds">
+            {current.flips.odds}. <small>(Searched in {current.ms.toFixed(2)} ms.)</small>
+          </p>
+          {current.flips.candidates.length > 0 && (
+            <table className="flips">
+              <thead>
+                <tr>
+                  <th>byte offset</th>
+                  <th>bit</th>
+                  <th>field</th>
+                  <th>byte now → flipped</th>
+                  <th>page after the flip</th>
+                  <th>hex view</th>
+                </tr>
+              </thead>
+              <tbody>
+                {current.flips.candidates.map((c) => {
+                  const sel = shown?.offset === c.offset && shown.bit === c.bit;
+                  return (
+                    <tr key={`${c.offset}:${c.bit}`} data-testid="flip-candidate" data-offset={c.offset} data-bit={c.bit} data-valid={c.structurally_valid} className={sel ? 'sel' : undefined}>
+                      <td>
+                        {c.offset} <small>(0x{c.offset.toString(16)})</small>
+                      </td>
+                      <td>{c.bit}</td>
+                      <td>
+                        <code>{c.field || '—'}</code>
+                      </td>
+                      <td>
+                        {hex2(c.byte)} → {hex2(c.flipped)}
+                      </td>
+                      <td>{c.structurally_valid ? 'structurally valid' : `still wrong: ${c.findings.join(', ')}`}</td>
+                      <td>
+                        <button type="button" onClick={() => (sel ? p.onFlip(null) : show(c))} aria-pressed={sel}>
+                          {sel ? 'Hide' : 'Show in hex view'}
+                        </button>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          )}
+          {shown && (
+            <p className="flip-shown" data-testid="flip-shown">
+              Outlined in the hex view: byte {shown.offset} (file offset {page.block * page.blockSize + shown.offset}), bit {shown.bit}: {hex2(shown.byte)} would be{' '}
+              <strong>{hex2(shown.flipped)}</strong>
+              {shown.field && (
+                <>
+                  , in <code>{shown.field}</code>
+                </>
+              )}
+              . <FlipToKit {...p} flip={shown} />
+            </p>
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+function FlipToKit(p: DamagePanelProps & { flip: FlipMark }) {
+  const [error, setError] = useState<string | null>(null);
+  const { page, flip } = p;
+  return (
+    <>
+      <button
+        type="button"
+        data-testid="kit-add-flip"
+        onClick={() => {
+          void loadWasm().then((w) => {
+            try {
+              const fixed = w.repair_page(page.bytes, undefined, flip.offset, flip.bit, page.absoluteBlock >>> 0, page.bigEndian);
+              putKitPage(p.entry.id, page.block, { page: fixed, from: `bit ${flip.bit} of byte ${flip.offset} flipped back` });
+              setError(null);
+            } catch (e) {
+              setError(e instanceof Error ? e.message : String(e));
+            }
+          });
+        }}
+      >
+        Put this flip in the repaired copy
+      </button>
+      {error && <span className="error"> {error}</span>}
+    </>
+  );
+}
+
+/** Other loaded files that are the same relation file (same relfilenode, fork and segment, or
+ * the same name): a backup dropped beside the live file, even loose with the same name. */
+function twinsOf(entry: FileEntry, files: readonly FileEntry[]): FileEntry[] {
+  return files.filter((f) => {
+    if (f.id === entry.id || f.file === entry.file) return false;
+    if (f.rel && entry.rel) return f.rel.relfilenode === entry.rel.relfilenode && f.rel.fork === entry.rel.fork && f.rel.segment === entry.rel.segment;
+    return f.name === entry.name;
+  });
+}
+
+function ComparePanel(p: DamagePanelProps & { wasm: Wasm }) {
+  const { entry, page, wasm } = p;
+  const { comparisons } = useDamageState();
+  const c = comparisons.get(entry.id) ?? null;
+  const [refused, setRefused] = useState<string | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const twins = twinsOf(entry, p.files);
+
+  const compareWith = async (copy: File, copyPath: string) => {
+    // Two files of different relations are never compared as copies of one.
+    const mine = entry.rel;
+    const theirs = namesOf(wasm, copy.name).rel;
+    if (mine && theirs && (mine.relfilenode !== theirs.relfilenode || mine.fork !== theirs.fork || mine.segment !== theirs.segment)) {
+      setRefused(
+        `${entry.name} and ${copy.name} are files of different relations (relfilenode ${mine.relfilenode} fork ${mine.fork} segment ${mine.segment} against relfilenode ${theirs.relfilenode} fork ${theirs.fork} segment ${theirs.segment}): not compared.`,
+      );
+      return;
+    }
+    const head = new Uint8Array(await copy.slice(0, headBytes(wasm)).arrayBuffer());
+    const g = fileGeometry(wasm, head, entry.choice, true);
+    if (!('error' in g) && !g.blockSizeAssumed && head.some((x) => x !== 0) && (g.blockSize !== page.blockSize || g.bigEndian !== page.bigEndian)) {
+      setRefused(`${copy.name} is not a copy of ${entry.name}: its pages are ${g.blockSize}-byte ${g.bigEndian ? 'big' : 'little'}-endian, this file's ${page.blockSize}-byte ${page.bigEndian ? 'big' : 'little'}-endian.`);
+      return;
+    }
+    setRefused(null);
+    startComparison(entry.id, entry.file, copy, copyPath, page.blockSize, page.bigEndian);
+  };
+
+  return (
+    <div className="compare" data-testid="compare">
+      <h4>Compare with a copy</h4>
+      <p>
+        A backup, a standby's file or the same file before an incident, page by page: which pages differ, which copy is newer by <code>pd_lsn</code>, and the damage in bits and
+        512-byte sectors.{' '}
+        <button type="button" data-testid="compare-pick" onClick={() => input.current?.click()}>
+          Compare with a copy…
+        </button>
+        <input
+          ref={input}
+          type="file"
+          hidden
+          data-testid="compare-input"
+          onChange={(e) => {
+            const f = e.target.files?.[0];
+            if (f) void compareWith(f, f.name);
+            e.target.value = '';
+          }}
+        />
+        {twins.map((t) => (
+          <button key={t.id} type="button" data-testid="compare-with" data-path={t.path} onClick={() => void compareWith(t.file, t.path)}>
+            Compare with {t.path === entry.path ? `the other ${t.path} dropped (${fmt(t.size)} bytes)` : t.path}
+          </button>
+        ))}
+      </p>
+      {refused && (
+        <p className="error" role="alert" data-testid="compare-refused">
+          {refused}
+        </p>
+      )}
+      {c && <ComparisonView {...p} c={c} />}
+    </div>
+  );
+}
+
+function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
+  const { c, entry, page } = p;
+  const totals = useMemo(() => {
+    let bytes = 0,
+      set = 0,
+      cleared = 0,
+      sectors = 0;
+    for (const d of c.pages) {
+      bytes += d.bytes_changed;
+      set += d.bits_set;
+      cleared += d.bits_cleared;
+      sectors += d.sectors.length;
+    }
+    return { bytes, set, cleared, sectors };
+  }, [c.pages]);
+  const here = c.pages.find((d) => d.block === page.block) ?? null;
+  return (
+    <div className="comparison">
+      <p data-testid="compare-summary" data-state={c.state} data-different={c.summary?.different} data-only-a={c.summary?.only_a} data-only-b={c.summary?.only_b}>
+        <strong>{entry.path}</strong> (A, this file) against <strong>{c.copyPath}</strong> (B, the copy):{' '}
+        {c.state === 'running' && (
+          <>
+            comparing… {Math.floor((100 * c.bytesDone) / Math.max(1, c.bytesTotal))}%{' '}
+            <progress max={c.bytesTotal} value={c.bytesDone} />
+          </>
+        )}
+        {c.state === 'error' && <span className="error">{c.error}</span>}
+        {c.state === 'done' && c.summary && (
+          <>
+            {fmt(c.summary.blocks_a)} blocks in A, {fmt(c.summary.blocks_b)} in B: {fmt(c.summary.equal)} equal, {fmt(c.summary.different)} different, {fmt(c.summary.only_a)} only in A,{' '}
+            {fmt(c.summary.only_b)} only in B.{' '}
+            {c.summary.different > 0 && (
+              <span data-testid="damage-summary">
+                Damage: {fmt(totals.bytes)} bytes changed ({fmt(totals.set)} bits set, {fmt(totals.cleared)} cleared) in {fmt(totals.sectors)} 512-byte sectors.
+              </span>
+            )}
+          </>
+        )}{' '}
+        <button type="button" onClick={() => clearComparison(entry.id)}>
+          Close comparison
+        </button>
+      </p>
+      {c.pages.length > 0 && (
+        <div className="diff-list">
+          <table>
+            <thead>
+              <tr>
+                <th>block</th>
+                <th>state</th>
+                <th>newer by pd_lsn</th>
+                <th>bytes changed</th>
+                <th>bits set / cleared</th>
+                <th>512-byte sectors</th>
+                <th>changed bytes (offset+length)</th>
+              </tr>
+            </thead>
+            <tbody>
+              {c.pages.slice(0, 1000).map((d) => (
+                <tr
+                  key={d.block}
+                  data-testid="diff-page"
+                  data-block={d.block}
+                  data-state={d.state}
+                  data-newer={d.newer}
+                  className={d.block === page.block ? 'sel' : undefined}
+                  tabIndex={0}
+                  onClick={() => p.onBlock(d.block)}
+                  onKeyDown={(e) => e.key === 'Enter' && p.onBlock(d.block)}
+                >
+                  <td>{d.block}</td>
+                  <td>{d.state === 'different' ? 'different' : d.state === 'only_a' ? 'only in A' : 'only in B'}</td>
+                  <td>{d.newer === 'a' ? 'A (this file)' : d.newer === 'b' ? 'B (the copy)' : d.newer === 'same' ? 'same' : ''}</td>
+                  <td>{d.bytes_changed}</td>
+                  <td>
+                    {d.bits_set} / {d.bits_cleared}
+                  </td>
+                  <td>{d.sectors.join(', ')}</td>
+                  <td>
+                    {d.ranges
+                      .slice(0, 6)
+                      .map(([o, l]) => `${o}+${l}`)
+                      .join(', ')}
+                    {d.ranges.length > 6 && ` and ${d.ranges.length - 6} more`}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {c.state === 'done' && here && here.state === 'different' && <SideBySide {...p} diff={here} />}
+      {c.state === 'done' && !here && <p data-testid="diff-view" data-equal="true">Block {page.block} is the same in both copies.</p>}
+    </div>
+  );
+}
+
+/** Rows of 16 bytes shown around each change. */
+const CONTEXT_ROWS = 1;
+
+function SideBySide(p: DamagePanelProps & { wasm: Wasm; c: Comparison; diff: PageDiff }) {
+  const { page, c, wasm, entry } = p;
+  const [copyPage, setCopyPage] = useState<{ block: number; bytes: Uint8Array } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const { kits } = useDamageState();
+  const inKit = kits.get(entry.id)?.get(page.block);
+  useEffect(() => {
+    let live = true;
+    const bs = page.blockSize;
+    void c.copy
+      .slice(page.block * bs, (page.block + 1) * bs)
+      .arrayBuffer()
+      .then((b) => live && setCopyPage({ block: page.block, bytes: new Uint8Array(b) }));
+    return () => {
+      live = false;
+    };
+  }, [c.copy, page.block, page.blockSize]);
+  const b = copyPage && copyPage.block === page.block && copyPage.bytes.length === page.bytes.length ? copyPage.bytes : null;
+  const compared = useMemo(() => (b ? (JSON.parse(wasm.diff_page(page.block, page.bytes, b, page.bigEndian)) as { page: PageDiff | null; fields: { field: string; a: string; b: string }[] }) : null), [b, page.bytes, page.block, page.bigEndian, wasm]);
+  const copyVerdict = useMemo(
+    () => (b ? pageVerdict(wasm, b, { block: page.block, blockSize: page.blockSize, segment: entry.segment, blocks: Math.floor(entry.size / page.blockSize), bigEndian: page.bigEndian }) : null),
+    [b, wasm, page.block, page.blockSize, page.bigEndian, entry.segment, entry.size],
+  );
+  if (!b || !compared) return <div data-testid="diff-view" data-state="loading" />;
+  const changed = new Uint8Array(page.bytes.length);
+  for (let i = 0; i < changed.length; i++) changed[i] = page.bytes[i] !== b[i] ? 1 : 0;
+  const rows: number[] = [];
+  const totalRows = Math.ceil(page.bytes.length / 16);
+  const want = new Uint8Array(totalRows);
+  for (let r = 0; r < totalRows; r++) {
+    if (!changed.subarray(r * 16, r * 16 + 16).some((x) => x)) continue;
+    for (let k = Math.max(0, r - CONTEXT_ROWS); k <= Math.min(totalRows - 1, r + CONTEXT_ROWS); k++) want[k] = 1;
+  }
+  want.forEach((x, r) => x && rows.push(r));
+  const base = page.block * page.blockSize;
+  const take = () => {
+    try {
+      const fixed = wasm.repair_page(page.bytes, b, 0, 0, page.absoluteBlock >>> 0, page.bigEndian);
+      putKitPage(entry.id, page.block, { page: fixed, from: `block ${page.block} of ${c.copyPath}` });
+      setError(null);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
+  return (
+    <div className="sidebyside" data-testid="diff-view" data-state="done" data-block={page.block}>
+      <h4>
+        Block {page.block}: A (this file, {page.status}) beside B (the copy, {copyVerdict?.status ?? '?'})
+      </h4>
+      {compared.fields.length > 0 && (
+        <table className="diff-fields" data-testid="diff-fields">
+          <thead>
+            <tr>
+              <th>decoded field</th>
+              <th>A (this file)</th>
+              <th>B (the copy)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {compared.fields.map((f) => (
+              <tr key={f.field} data-field={f.field}>
+                <th>
+                  <code>{f.field}</code>
+                </th>
+                <td>{f.a}</td>
+                <td>{f.b}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <div className="diffhex">
+        {rows.map((r, i) => (
+          <div key={r} className={i > 0 && rows[i - 1] !== r - 1 ? 'gap hexrow' : 'hexrow'}>
+            <span className="hexoff">{(base + r * 16).toString(16).padStart(8, '0')}</span>
+            {[page.bytes, b].map((bytes, side) => (
+              <span key={side} className="hexbytes" data-side={side === 0 ? 'a' : 'b'}>
+                {Array.from(bytes.subarray(r * 16, r * 16 + 16), (x, k) => (
+                  <span key={k} className={changed[r * 16 + k] ? 'b changed' : 'b'} data-off={r * 16 + k} data-changed={changed[r * 16 + k] ? 'true' : undefined}>
+                    {x.toString(16).padStart(2, '0')}
+                  </span>
+                ))}
+              </span>
+            ))}
+          </div>
+        ))}
+      </div>
+      <p>
+        <button type="button" data-testid="kit-add-copy" disabled={inKit !== undefined && inKit.from.startsWith(`block ${page.block} of `)} onClick={take}>
+          Take the copy's page for block {page.block}
+        </button>{' '}
+        {copyVerdict && copyVerdict.status !== 'ok' && copyVerdict.status !== 'zero' && <span className="warn">The copy's page is not sound either ({copyVerdict.status}).</span>}
+        {error && (
+          <span className="error" role="alert">
+            {' '}
+            {error}
+          </span>
+        )}
+      </p>
+    </div>
+  );
+}
+
+function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
+  const { entry, page, wasm } = p;
+  const { kits } = useDamageState();
+  const kit = kits.get(entry.id) ?? new Map();
+  const problem = page.status !== 'ok' && page.status !== 'zero';
+  const rel = entry.naming?.relation ?? null;
+  const table = rel && (rel.relkind === 'r' || rel.relkind === 'm' || rel.relkind === 't') ? wasm.quote_table(rel.schema ?? 'public', rel.name) : undefined;
+  const advice = useMemo(() => {
+    if (!problem) return null;
+    try {
+      return JSON.parse(wasm.page_advice(page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode)) as {
+        tuples: string[];
+        damaged: string[];
+        zero_damaged_pages: string;
+        ignore_checksum_failure: string;
+        surgery_sql?: string;
+      };
+    } catch {
+      return null;
+    }
+  }, [problem, wasm, page.bytes, page.absoluteBlock, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel]);
+  const [copied, setCopied] = useState(false);
+  if (kit.size === 0 && !advice) return null;
+  return (
+    <div className="repair-kit" data-testid="repair-kit">
+      <h4>Repair kit</h4>
+      {kit.size > 0 && (
+        <>
+          <ul data-testid="kit-pages">
+            {[...kit.entries()]
+              .sort(([a], [b]) => a - b)
+              .map(([block, k]) => (
+                <li key={block} data-block={block}>
+                  block {block}: {k.from}, checksum recomputed for relation block {page.absoluteBlock - page.block + block}{' '}
+                  <button type="button" onClick={() => putKitPage(entry.id, block, null)}>
+                    Remove
+                  </button>
+                </li>
+              ))}
+          </ul>
+          <button
+            type="button"
+            data-testid="repair-download"
+            onClick={() => download(spliceEdits(entry.file, new Map([...kit].map(([b, k]) => [b, k.page])), page.blockSize), entry.name)}
+          >
+            Download repaired copy of {entry.name} ({kit.size} page{kit.size === 1 ? '' : 's'} replaced)
+          </button>
+          <p className="note">
+            Your file is never written. Stop the server, keep the damaged file aside, put the repaired copy in its place, check it with <code>pg_checksums --check</code>, start the
+            server and run amcheck (<code>verify_heapam</code>, <code>bt_index_check</code>). A copy older than the damaged page lacks the changes made since its <code>pd_lsn</code>.
+          </p>
+        </>
+      )}
+      {advice && (
+        <div data-testid="repair-advice">
+          <p>Without a good copy, what the server's own tools would do to this page:</p>
+          <ul>
+            <li data-testid="advice-zero">{advice.zero_damaged_pages}.</li>
+            <li data-testid="advice-ignore">{advice.ignore_checksum_failure}.</li>
+          </ul>
+          {advice.surgery_sql && (
+            <>
+              <pre data-testid="surgery-sql">{advice.surgery_sql}</pre>
+              <button
+                type="button"
+                onClick={() =>
+                  void navigator.clipboard.writeText(advice.surgery_sql!).then(
+                    () => setCopied(true),
+                    () => setCopied(false),
+                  )
+                }
+              >
+                Copy pg_surgery SQL
+              </button>
+              {copied && <span role="status"> copied</span>}
+            </>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
