@@ -246,6 +246,159 @@ findings! {
         "include/storage/bufpage.h", "PageIsNew",
         "the page does not show its kind: decoded as its file's kind";
 
+    // ---- structure (issue 18 part 1) -----------------------------------------------------
+    // verify_heapam's per-page checks (PostgreSQL 14 on; the HOT chain ones 16 on), in its
+    // words of 16-18 (the 14 and 15 wording, where it differs, in the row's doc).
+    /// verify_heapam: lp_off of an LP_NORMAL line pointer is not MAXALIGNed.
+    HeapLpNotMaxaligned => "heap_lp_not_maxaligned", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "line pointer to page offset %u is not maximally aligned";
+    /// verify_heapam: lp_len below MAXALIGN(SizeofHeapTupleHeader).
+    HeapLpTooShort => "heap_lp_too_short", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "line pointer length %u is less than the minimum tuple header size %u";
+    /// verify_heapam: a redirect to an LP_UNUSED line pointer (14, 15: "line pointer
+    /// redirection to unused item at offset %u").
+    HeapRedirectToUnused => "heap_redirect_to_unused", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "redirected line pointer points to an unused item at offset %u";
+    /// verify_heapam (16 on): a redirect to an LP_DEAD line pointer.
+    HeapRedirectToDead => "heap_redirect_to_dead", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "redirected line pointer points to a dead item at offset %u";
+    /// verify_heapam (16 on): a redirect to another redirect.
+    HeapRedirectToRedirect => "heap_redirect_to_redirect", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "redirected line pointer points to another redirected line pointer at offset %u";
+    /// verify_heapam (16 on): a redirect to a tuple without HEAP_ONLY_TUPLE.
+    HeapRedirectToNonHeapOnly => "heap_redirect_to_non_heap_only", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "redirected line pointer points to a non-heap-only tuple at offset %u";
+    /// verify_heapam (16 on): two HOT chain members point at the same tuple, one a redirect.
+    HeapRedirectIntersect => "heap_redirect_intersect", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "redirect line pointer points to offset %u, but offset %u also points there";
+    /// verify_heapam (16 on): two tuples' t_ctid (xmax = the next xmin) name the same tuple.
+    HeapUpdateIntersect => "heap_update_intersect", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "tuple points to new version at offset %u, but offset %u also points there";
+    /// verify_heapam (16 on): an update without HEAP_HOT_UPDATED made a heap-only tuple.
+    HeapNonHotUpdateMadeHeapOnly => "heap_non_hot_update_made_heap_only", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "non-heap-only update produced a heap-only tuple at offset %u";
+    /// verify_heapam (16 on): a HEAP_HOT_UPDATED tuple's new version is not heap-only.
+    HeapHotUpdateMadeNonHeapOnly => "heap_hot_update_made_non_heap_only", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "heap-only update produced a non-heap only tuple at offset %u";
+    /// verify_heapam (16 on): a committed heap-only tuple nothing on the page leads to. Judged
+    /// only when the hint bits say xmin committed (or frozen): without pg_xact the status of
+    /// an unhinted xmin is not known here.
+    HeapRootIsHeapOnly => "heap_root_is_heap_only", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "tuple is root of chain but is marked as heap-only tuple";
+    /// check_tuple_header: t_hoff past lp_len.
+    HeapHoffPastLength => "heap_hoff_past_length", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_header",
+        "data begins at offset %u beyond the tuple length %u";
+    /// check_tuple_header: t_hoff is not MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(natts))
+    /// (without the bitmap when HEAP_HASNULL is clear). amcheck's four wordings differ only
+    /// by "1 attribute"/"%u attributes" and "has nulls"/"no nulls".
+    HeapHoffUnexpected => "heap_hoff_unexpected", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_header",
+        "tuple data should begin at byte %u, but actually begins at byte %u (%u attributes, has nulls)";
+    /// check_tuple_header: HEAP_XMAX_COMMITTED with HEAP_XMAX_IS_MULTI.
+    HeapMultixactCommitted => "heap_multixact_committed", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_header",
+        "multixact should not be marked committed";
+    /// check_tuple_header (16 on): HeapTupleHeaderIsHotUpdated with no update xid. Not judged
+    /// when xmax is a MultiXactId whose update xid only pg_multixact holds.
+    HeapHotUpdatedXmaxInvalid => "heap_hot_updated_xmax_invalid", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_header",
+        "tuple has been HOT updated, but xmax is 0";
+    /// check_tuple_header (16 on): HEAP_ONLY_TUPLE without HEAP_UPDATED.
+    HeapOnlyNotUpdated => "heap_only_not_updated", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_header",
+        "tuple is heap only, but not the result of an update";
+
+    // verify_nbtree's checks (bt_index_check, bt_index_parent_check), 13-18 alike; "%s" is
+    // the index's name, which a file does not carry.
+    /// palloc_btree_page: a leaf page (not deleted) whose btpo_level is not 0.
+    BtreeLeafLevelInvalid => "btree_leaf_level_invalid", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "invalid leaf page level %u for block %u in index \"%s\"";
+    /// palloc_btree_page: an internal page (not deleted) at level 0.
+    BtreeInternalLevelZero => "btree_internal_level_zero", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "invalid internal page level 0 for block %u in index \"%s\"";
+    /// palloc_btree_page: more line pointers than MaxIndexTuplesPerPage.
+    BtreeTooManyItems => "btree_too_many_items", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "Number of items on block %u of index \"%s\" exceeds MaxIndexTuplesPerPage (%u)";
+    /// palloc_btree_page: a non-rightmost leaf without its high key.
+    BtreeLeafLacksHighKey => "btree_leaf_lacks_high_key", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "non-rightmost leaf block %u in index \"%s\" lacks high key item";
+    /// palloc_btree_page: an internal page without its high key or a downlink.
+    BtreeInternalLacksDownlink => "btree_internal_lacks_downlink", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "internal block %u in index \"%s\" lacks high key and/or at least one downlink";
+    /// palloc_btree_page: an internal page marked BTP_HALF_DEAD (only leaves are, since 9.4).
+    BtreeInternalHalfDead => "btree_internal_half_dead", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "internal page block %u in index \"%s\" is half-dead";
+    /// palloc_btree_page (14 on): BTP_HAS_FULLXID on a page that is not deleted.
+    BtreeFullXidNotDeleted => "btree_full_xid_not_deleted", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "full transaction id page flag appears in non-deleted block %u in index \"%s\"";
+    /// palloc_btree_page (14 on): a deleted page also marked half-dead.
+    BtreeDeletedHalfDead => "btree_deleted_half_dead", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "deleted page block %u in index \"%s\" is half-dead";
+    /// bt_target_page_check: a posting list's heap TIDs are not strictly ascending.
+    BtreePostingMisplacedTid => "btree_posting_misplaced_tid", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_target_page_check",
+        "posting list contains misplaced TID in index \"%s\"";
+    /// bt_target_page_check: an item is not below the next one (key, then heap TID), by the
+    /// key types the caller gave (ascending opclasses; text compared as under C collation).
+    BtreeItemOrder => "btree_item_order", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_target_page_check",
+        "item order invariant violated for index \"%s\"";
+    /// bt_target_page_check: an item above the page's high key (on internal pages, not below).
+    BtreeHighKey => "btree_high_key", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_target_page_check",
+        "high key invariant violated for index \"%s\"";
+    /// The key types are not known (or a key is compressed, or the page is big-endian): the
+    /// item order and high key are not checked rather than guessed.
+    BtreeOrderNotChecked => "btree_order_not_checked", Note,
+        "contrib/amcheck/verify_nbtree.c", "bt_target_page_check",
+        "the item order and high key are not checked: the index's key types are not known or not comparable here";
+    /// bt_check_level_from_leftmost: the page reached by the left sibling's btpo_next does
+    /// not name it in btpo_prev (reported at the right page, as amcheck does).
+    BtreeSiblingLinksDisagree => "btree_sibling_links_disagree", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_recheck_sibling_links",
+        "left link/right link pair in index \"%s\" not in agreement";
+    /// bt_check_level_from_leftmost: a page on a level's sibling chain (from the metapage's
+    /// root down the leftmost downlinks) whose btpo_level is not the level's.
+    BtreeLevelMismatch => "btree_level_mismatch", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_check_level_from_leftmost",
+        "leftmost down link for level points to block in index \"%s\" whose level is not one level down";
+    /// bt_check_level_from_leftmost: a sibling chain that comes back on itself.
+    BtreeCircularLinks => "btree_circular_links", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_check_level_from_leftmost",
+        "circular link chain found in block %u of index \"%s\"";
+    /// bt_check_level_from_leftmost: the chain ends on a deleted or half-dead page.
+    BtreeFellOffEnd => "btree_fell_off_end", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_check_level_from_leftmost",
+        "block %u fell off the end of index \"%s\"";
+    /// bt_check_level_from_leftmost (bt_index_parent_check): the metapage's root page is not
+    /// BTP_ROOT.
+    BtreeNotTrueRoot => "btree_not_true_root", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_check_level_from_leftmost",
+        "block %u is not true root in index \"%s\"";
+    /// A sibling link or the metapage's root names a block past the end of the file.
+    BtreeLinkPastEnd => "btree_link_past_end", Structural,
+        "backend/storage/smgr/md.c", "mdreadv",
+        "could not read block %u in file \"%s\": read only 0 of %d bytes";
     // ---- damage analysis (issue 18: bitflip.rs, diff.rs): one bit, two copies ----------
     /// Flipping this one bit makes the stored checksum valid. With 65,536 bits and a 16-bit
     /// checksum about one such flip per page is expected by chance: evidence, not proof.

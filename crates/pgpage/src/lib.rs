@@ -15,6 +15,7 @@ pub mod verify;
 pub use layout::{BlockSize, Endian};
 pub use verify::{PageStatus, PageVerdict};
 pub mod bitflip;
+mod btwalk;
 pub mod catalog;
 pub mod compress;
 pub mod copy;

@@ -30,11 +30,13 @@
 //! - line pointers are {lp, lp_off, lp_flags, lp_len}, heap_page_items' first columns.
 
 mod brin;
+mod btcheck;
 mod btree;
 mod gin;
 mod gist;
 mod hash;
 mod heap;
+mod heapcheck;
 mod maps;
 mod spgist;
 
@@ -53,6 +55,7 @@ use crate::findings::Finding;
 use crate::layout::{read_u16, read_u32, read_u64, Endian};
 
 pub use brin::{BrinMeta, BrinSpecial, RevmapItem};
+pub use btcheck::KeyType;
 pub use btree::{BtreeItem, BtreeMeta, BtreeSpecial};
 pub use gin::{GinLeafItem, GinMeta, GinSpecial};
 pub use gist::{GistItem, GistSpecial};
@@ -141,6 +144,14 @@ impl Default for DecodeOptions {
             file_kind: None,
         }
     }
+}
+
+/// What the caller knows of the relation beyond its bytes (from the catalog or the user),
+/// for checks that need it; each left out is not judged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hints<'a> {
+    /// A B-tree index's key column types, in index column order.
+    pub btree_keys: Option<&'a [KeyType]>,
 }
 
 /// A byte range of the page and the field it belongs to.
@@ -874,6 +885,16 @@ pub fn file_kind<'a>(
 /// number the heap blocks they cover). Never panics; short or garbage pages decode to
 /// flagged values.
 pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> DecodedPage {
+    decode_page_with(page, absolute_block, opts, &Hints::default())
+}
+
+/// [`decode_page`] with what the caller knows of the relation ([`Hints`]).
+pub fn decode_page_with(
+    page: &[u8],
+    absolute_block: u32,
+    opts: &DecodeOptions,
+    hints: &Hints,
+) -> DecodedPage {
     let r = Reader {
         b: page,
         e: opts.endian,
@@ -898,9 +919,9 @@ pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> De
         (Items::Lines(Vec::new()), None)
     } else {
         match kind {
-            PageKind::Heap => (heap::items(&r, &header, &mut spans), None),
+            PageKind::Heap => (heap::items(&r, &header, absolute_block, &mut spans), None),
             PageKind::Sequence => heap::sequence(&r, &header, &mut spans),
-            PageKind::Btree => btree::decode(&r, &header, &mut spans),
+            PageKind::Btree => btree::decode(&r, &header, hints.btree_keys, &mut spans),
             PageKind::Hash => hash::decode(&r, &header, &mut spans),
             PageKind::Gist => gist::decode(&r, &header, &mut spans),
             PageKind::Gin => gin::decode(&r, &header, &mut spans),
