@@ -319,6 +319,11 @@ findings! {
     HeapOnlyNotUpdated => "heap_only_not_updated", Structural,
         "contrib/amcheck/verify_heapam.c", "check_tuple_header",
         "tuple is heap only, but not the result of an update";
+    /// check_tuple_visibility: HEAP_XMAX_IS_MULTI with xmax InvalidMultiXactId (0), on a
+    /// tuple whose hint bits say its xmin committed (amcheck looks at xmax only then).
+    HeapMultiXactInvalid => "heap_multixact_invalid", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "multitransaction ID is invalid";
 
     // verify_nbtree's checks (bt_index_check, bt_index_parent_check), 13-18 alike; "%s" is
     // the index's name, which a file does not carry.

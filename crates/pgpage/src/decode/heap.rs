@@ -96,8 +96,9 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
             let problem = (id.flags == super::LP_NORMAL)
                 .then(|| super::heapcheck::lp_problem(id, r.len()))
                 .flatten();
+            // amcheck reports the first rule a line pointer breaks, and only that one.
             if let Some(f) = problem {
-                spans.flag_item(&crate::fields::item_id_data::LP_OFF, id.lp, f);
+                spans.reflag_item(&crate::fields::item_id_data::LP_OFF, id.lp, f);
             }
             spans.push(
                 off,

@@ -174,7 +174,15 @@ pub(super) fn check_page(r: &Reader, block: u32, lps: &[ItemId], spans: &mut Spa
                 set(&mut lp_valid, i, true);
                 set(&mut headers, i, Some(h));
                 // check_tuple stops at a header it cannot trust: no commit status then.
-                set(&mut checked, i, check_header(&h, id, spans));
+                let sane = check_header(&h, id, spans);
+                set(&mut checked, i, sane);
+                if sane
+                    && h.xmin_known_committed()
+                    && h.infomask & HEAP_XMAX_IS_MULTI != 0
+                    && h.xmax == 0
+                {
+                    spans.flag_item(&htup::T_XMAX, id.lp, Finding::HeapMultiXactInvalid);
+                }
                 let next = h.ctid_offset;
                 let own_block = h.ctid_block == block;
                 if own_block && next != id.lp && next >= 1 && usize::from(next) <= maxoff {
@@ -243,8 +251,9 @@ pub(super) fn check_page(r: &Reader, block: u32, lps: &[ItemId], spans: &mut Spa
         };
         let root = predecessor.get(i).copied().unwrap_or(0) == 0;
         let status_known = checked.get(i).copied().unwrap_or(false) && h.xmin_known_committed();
+        // The line pointer nothing leads to (t_infomask2 may carry HeapOnlyNotUpdated).
         if root && status_known && h.heap_only() {
-            spans.flag_item(&htup::T_INFOMASK2, id.lp, Finding::HeapRootIsHeapOnly);
+            spans.flag_item(&item_id_data::LP_OFF, id.lp, Finding::HeapRootIsHeapOnly);
         }
     }
 }

@@ -509,6 +509,20 @@ impl Spans {
         }
     }
 
+    /// Flags the span of `field` of line pointer `item` with `problem`, replacing a finding
+    /// a more general rule put there first.
+    pub fn reflag_item(&mut self, field: &Field, item: u16, problem: Finding) {
+        let id = SpanField::Field(field.id);
+        if let Some(s) = self
+            .v
+            .iter_mut()
+            .rev()
+            .find(|s| s.field == id && s.item == Some(item))
+        {
+            s.problem = Some(problem);
+        }
+    }
+
     /// Flags the line pointers `which` picks, in one pass: flag_item for each of thousands of
     /// garbage line pointers searched the spans each time (quadratic, milliseconds a page).
     pub fn flag_line_pointers(&mut self, problem: Finding, which: impl Fn(u16) -> bool) {
