@@ -12,8 +12,9 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::panic,
-    clippy::indexing_slicing
-)]
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)] // tests may panic
 
 mod common;
 
@@ -154,7 +155,7 @@ fn amcheck_since(f: Finding) -> Option<u32> {
         Finding::HeapMultiXactInvalid,
     ]
     .contains(&f)
-    .then(|| match f {
+    .then_some(match f {
         Finding::HeapRedirectToUnused
         | Finding::LpRedirectOutOfRange
         | Finding::HeapLpNotMaxaligned
