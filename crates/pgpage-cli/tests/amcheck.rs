@@ -358,11 +358,16 @@ fn held_against_amcheck(version: u32) {
         "create index ti_level on t (id)",
         "create index ti_root on t (id)",
         "create index ts_order on t (s collate \"C\")",
+        "create table v with (autovacuum_enabled = off) as select g as id from generate_series(1, 2000) g",
+        "vacuum v",
         "checkpoint",
     ]);
     let path = |rel: &str| c.file(&format!("select pg_relation_filepath('{rel}')"));
     let indexes = ["ti_order", "ti_link", "ti_level", "ti_root", "ts_order"];
     let heap_path = path("h");
+    let v_path = path("v");
+    let mut v_vm_path = v_path.clone().into_os_string();
+    v_vm_path.push("_vm");
     let index_paths: Vec<_> = indexes.iter().map(|i| path(i)).collect();
 
     // The untouched relations: amcheck and pgpage both find nothing.
@@ -393,6 +398,34 @@ fn held_against_amcheck(version: u32) {
         assert!(found.is_empty(), "{version} {i}: {found:?}");
         assert!(file_findings(&bytes).is_empty(), "{version} {i}");
     }
+
+    // ---- the visibility map: PD_ALL_VISIBLE cleared on a page the VM says is all-visible ----
+    let mut v = fs::read(&v_path).unwrap();
+    let v_vm = fs::read(&v_vm_path).unwrap();
+    let structural = |heap: &[u8]| -> Vec<_> {
+        pgpage::forks::vm_against_heap(heap, &v_vm, BLCKSZ, Endian::Little)
+            .into_iter()
+            .filter(|f| f.finding.evidence() != Evidence::Note)
+            .collect()
+    };
+    assert!(
+        structural(&v).is_empty(),
+        "{version}: untouched VM: {:?}",
+        structural(&v)
+    );
+    let p = page_mut(&mut v, 1);
+    let flags = u16_at(p, 10) & !0x0004;
+    p[10..12].copy_from_slice(&flags.to_le_bytes());
+    fix_checksums(&mut v);
+    fs::write(&v_path, &v).unwrap();
+    assert_eq!(
+        structural(&v),
+        vec![pgpage::forks::ForkFinding {
+            heap_block: 1,
+            finding: Finding::VmBitWithoutPageFlag
+        }],
+        "{version}"
+    );
 
     // ---- the heap, one corruption a block ----
     let mut h = heap.clone();
@@ -578,7 +611,17 @@ fn held_against_amcheck(version: u32) {
             assert_eq!(bt_check(&c, "bt_index_check", i), None, "{version}");
         }
     }
-    eprintln!("PostgreSQL {version}: {held} amcheck findings matched");
+    // VACUUM's own warning about the VM page.
+    c.psql(&["vacuum (disable_page_skipping) v"]);
+    let log = fs::read_to_string(c.root.join("log")).unwrap();
+    assert!(
+        log.contains(
+            "page is not marked all-visible but visibility map bit is set in relation \"v\" page 1"
+        ),
+        "{version}: VACUUM did not warn"
+    );
+    held += 1;
+    eprintln!("PostgreSQL {version}: {held} amcheck and VACUUM findings matched");
 }
 
 #[test]

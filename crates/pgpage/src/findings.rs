@@ -404,6 +404,39 @@ findings! {
     BtreeLinkPastEnd => "btree_link_past_end", Structural,
         "backend/storage/smgr/md.c", "mdreadv",
         "could not read block %u in file \"%s\": read only 0 of %d bytes";
+    // A heap's visibility map and free space map against its pages (forks.rs), and a page's
+    // own PD_ALL_VISIBLE against its line pointers.
+    /// The VM's all-visible bit is set for a heap page without PD_ALL_VISIBLE: VACUUM warns
+    /// and clears the bit (13-16 in lazy_scan_heap, 17 on in lazy_scan_prune's caller).
+    VmBitWithoutPageFlag => "vm_bit_without_page_flag", Structural,
+        "backend/access/heap/vacuumlazy.c", "lazy_scan_heap",
+        "page is not marked all-visible but visibility map bit is set in relation \"%s\" page %u";
+    /// PD_ALL_VISIBLE on a page with LP_DEAD line pointers: VACUUM warns and clears it (13, 14:
+    /// "page containing dead tuples is marked as all-visible in relation \"%s\" page %u").
+    AllVisibleWithDeadItems => "all_visible_with_dead_items", Structural,
+        "backend/access/heap/vacuumlazy.c", "lazy_scan_heap",
+        "page containing LP_DEAD items is marked as all-visible in relation \"%s\" page %u";
+    /// VISIBILITYMAP_ALL_FROZEN without VISIBILITYMAP_ALL_VISIBLE: the server sets the frozen
+    /// bit only on an all-visible page and clears both together.
+    VmFrozenWithoutVisible => "vm_frozen_without_visible", Structural,
+        "backend/access/heap/visibilitymap.c", "visibilitymap_set",
+        "the visibility map's all-frozen bit is set without its all-visible bit";
+    /// PD_ALL_VISIBLE without the VM bit: allowed (VACUUM sets the bit), worth knowing.
+    PageFlagWithoutVmBit => "page_flag_without_vm_bit", Note,
+        "backend/access/heap/vacuumlazy.c", "lazy_scan_heap",
+        "the page is marked all-visible but its visibility map bit is not set: the next VACUUM sets it";
+    /// The FSM promises more free space than the page has. The FSM is a hint: an insert that
+    /// finds less corrects it (RecordAndGetPageWithFreeSpace), VACUUM rewrites it.
+    FsmMoreThanFree => "fsm_more_than_free", Note,
+        "backend/storage/freespace/freespace.c", "RecordAndGetPageWithFreeSpace",
+        "the free space map promises more free space than the page has; the server corrects it when an insert finds less";
+    /// Torn-page evidence on a page whose checksum fails: 512-byte sectors (or a 4 kB half)
+    /// that look like another version of the page (zeros where line pointers point at tuples,
+    /// tuple headers that make no sense only there). One copy cannot prove a torn write:
+    /// a candidate for a backup or a WAL image to confirm.
+    TornSectors => "torn_sectors", Candidate,
+        "backend/storage/page/bufpage.c", "PageIsVerifiedExtended",
+        "sectors %s of the page look like another version of it (a torn write?): line pointers point there at tuples that are zeros or make no sense";
     // ---- damage analysis (issue 18: bitflip.rs, diff.rs): one bit, two copies ----------
     /// Flipping this one bit makes the stored checksum valid. With 65,536 bits and a 16-bit
     /// checksum about one such flip per page is expected by chance: evidence, not proof.

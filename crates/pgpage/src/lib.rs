@@ -26,6 +26,7 @@ pub mod fields;
 pub mod file;
 pub mod filedump;
 pub mod findings;
+pub mod forks;
 pub mod messages;
 pub mod rows;
 pub mod scan;

@@ -171,3 +171,47 @@ fn a_broken_sibling_link_is_found_at_the_right_page() {
         "{row:?}"
     );
 }
+
+#[test]
+fn a_zeroed_sector_of_a_page_whose_checksum_fails_is_torn_page_evidence() {
+    let bytes = fs::read(root().join("public/samples/16427")).unwrap();
+    let mut page = bytes[8192..2 * 8192].to_vec();
+    // The sector holding the first line pointer's tuple.
+    let lp1 = u32::from_le_bytes(page[24..28].try_into().unwrap());
+    let sector = (lp1 & 0x7FFF) as usize / 512;
+    page[sector * 512..(sector + 1) * 512].fill(0);
+    let got = findings(&page, 1, Fork::Main, &bytes, None);
+    assert!(got.contains(&(Some(1), Finding::TornSectors)), "{got:?}");
+    // The same bytes with a checksum that holds: damage, not evidence of a torn write.
+    let c = pgpage::checksum::pg_checksum_page(&page, 1, Endian::Little);
+    page[8..10].copy_from_slice(&c.to_le_bytes());
+    let got = findings(&page, 1, Fork::Main, &bytes, None);
+    assert!(!got.iter().any(|f| f.1 == Finding::TornSectors), "{got:?}");
+}
+
+#[test]
+fn the_samples_visibility_map_agrees_with_its_heap() {
+    let heap = fs::read(root().join("public/samples/16427")).unwrap();
+    let vm = fs::read(root().join("public/samples/16427_vm")).unwrap();
+    let fsm = fs::read(root().join("public/samples/16427_fsm")).unwrap();
+    let vm_found = pgpage::forks::vm_against_heap(&heap, &vm, 8192, Endian::Little);
+    assert!(
+        vm_found
+            .iter()
+            .all(|f| f.finding.evidence() == Evidence::Note),
+        "{vm_found:?}"
+    );
+    // The FSM is a hint: whatever it says is at most a note.
+    let fsm_found = pgpage::forks::fsm_against_heap(&heap, &fsm, 8192, Endian::Little);
+    assert!(fsm_found
+        .iter()
+        .all(|f| f.finding.evidence() == Evidence::Note));
+    // A frozen bit without its visible bit, for heap block 0.
+    let mut vm = vm;
+    vm[24] = (vm[24] & !3) | 2;
+    let found = pgpage::forks::vm_against_heap(&heap, &vm, 8192, Endian::Little);
+    assert!(found.contains(&pgpage::forks::ForkFinding {
+        heap_block: 0,
+        finding: Finding::VmFrozenWithoutVisible
+    }));
+}

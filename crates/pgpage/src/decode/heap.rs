@@ -216,6 +216,19 @@ pub(super) fn items(r: &Reader, header: &PageHeader, block: u32, spans: &mut Spa
     // Past the item budget the items are garbage: their chains say nothing more.
     if rows.len() == lps.len() {
         super::heapcheck::check_page(r, block, &lps, spans);
+        super::heapcheck::check_all_visible(header.flags as u16, &lps, spans);
+        // A torn write shows only on a page whose checksum fails.
+        let stored = r.field(0, &page_header_data::PD_CHECKSUM).unwrap_or(0) as u16;
+        if stored != 0 && crate::checksum::pg_checksum_page(r.b, block, r.e) != stored {
+            let torn = super::heapcheck::torn_sectors(r, &lps);
+            if !torn.is_empty() {
+                let size = super::heapcheck::SECTOR;
+                spans.flag_line_pointers(Finding::TornSectors, |lp| {
+                    lps.get(usize::from(lp).wrapping_sub(1))
+                        .is_some_and(|id| torn.contains(&(usize::from(id.off) / size)))
+                });
+            }
+        }
     }
     Items::Heap(rows)
 }

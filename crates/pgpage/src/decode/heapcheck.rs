@@ -263,3 +263,65 @@ fn set<T>(v: &mut [T], i: usize, value: T) {
         *slot = value;
     }
 }
+
+/// bufpage.h: PD_ALL_VISIBLE.
+const PD_ALL_VISIBLE: u16 = 0x0004;
+
+/// vacuumlazy.c's warning: PD_ALL_VISIBLE on a page with LP_DEAD line pointers.
+pub(super) fn check_all_visible(pd_flags: u16, lps: &[ItemId], spans: &mut Spans) {
+    if pd_flags & PD_ALL_VISIBLE != 0 && lps.iter().any(|id| id.flags == LP_DEAD) {
+        spans.flag(
+            &crate::fields::page_header_data::PD_FLAGS,
+            Finding::AllVisibleWithDeadItems,
+        );
+    }
+}
+
+/// Disk sectors: the unit a torn write tears along.
+pub const SECTOR: usize = 512;
+
+/// The 512-byte sectors of a heap page that look like another version of it: sectors that
+/// line pointers point into whose tuples are all zeros or fail check_tuple_header, on a page
+/// where tuples in other sectors are sound. Empty when nothing points that way (or every
+/// tuple is bad: garbage, not a torn write). Only meaningful on a page whose checksum fails.
+pub(super) fn torn_sectors(r: &Reader, lps: &[ItemId]) -> alloc::vec::Vec<usize> {
+    let sectors = r.len() / SECTOR;
+    let mut bad = alloc::vec![0u32; sectors];
+    let mut good = alloc::vec![0u32; sectors];
+    for id in lps
+        .iter()
+        .filter(|id| id.flags != LP_UNUSED && id.flags != LP_REDIRECT && id.len != 0)
+    {
+        if lp_problem(id, r.len()).is_some() {
+            continue;
+        }
+        let off = usize::from(id.off);
+        let sound = Header::read(r, off).is_some_and(|h| {
+            let zero = r
+                .bytes(off, SIZEOF_HEAP_TUPLE_HEADER)
+                .0
+                .iter()
+                .all(|&b| b == 0);
+            let natts = usize::from(h.infomask2 & HEAP_NATTS_MASK);
+            let bitmap = if h.infomask & HEAP_HASNULL != 0 {
+                natts.saturating_add(7) / 8
+            } else {
+                0
+            };
+            !zero
+                && h.hoff <= usize::from(id.len)
+                && h.hoff == maxalign(SIZEOF_HEAP_TUPLE_HEADER.saturating_add(bitmap))
+        });
+        let counts = if sound { &mut good } else { &mut bad };
+        if let Some(n) = counts.get_mut(off / SECTOR) {
+            *n = n.saturating_add(1);
+        }
+    }
+    let torn: alloc::vec::Vec<usize> = (0..sectors)
+        .filter(|&s| bad.get(s).copied().unwrap_or(0) > 0 && good.get(s).copied().unwrap_or(0) == 0)
+        .collect();
+    if good.iter().all(|&n| n == 0) {
+        return alloc::vec::Vec::new();
+    }
+    torn
+}

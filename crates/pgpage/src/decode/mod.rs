@@ -991,6 +991,33 @@ pub(crate) fn page_get_free_space(header: &PageHeader) -> u32 {
     }
 }
 
+/// PageGetHeapFreeSpace (bufpage.c) of a heap page: PageGetFreeSpace, or 0 when the page
+/// has MaxHeapTuplesPerPage line pointers and none of them is unused.
+pub fn page_get_heap_free_space(page: &[u8], endian: Endian) -> u32 {
+    let r = Reader { b: page, e: endian };
+    let lower = r.get(0, &page_header_data::PD_LOWER) as u16;
+    let upper = r.get(0, &page_header_data::PD_UPPER) as u16;
+    let space = i32::from(upper).saturating_sub(i32::from(lower));
+    let space = if space < SIZE_OF_ITEM_ID as i32 {
+        0
+    } else {
+        space.saturating_sub(SIZE_OF_ITEM_ID as i32) as u32
+    };
+    let nline = usize::from(lower).saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / SIZE_OF_ITEM_ID;
+    // htup_details.h: MaxHeapTuplesPerPage, (BLCKSZ - header) / (MAXALIGN(23) + 4).
+    let max_tuples = page.len().saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / 28;
+    if space > 0 && nline >= max_tuples {
+        let any_unused = (0..nline).any(|i| {
+            let at = SIZE_OF_PAGE_HEADER_DATA.saturating_add(i.saturating_mul(SIZE_OF_ITEM_ID));
+            r.field(at, &item_id_data::LP_FLAGS) == Some(u32::from(LP_UNUSED))
+        });
+        if !any_unused {
+            return 0;
+        }
+    }
+    space
+}
+
 /// itup.h: IndexTupleData as read at `off`: t_tid, t_info, size and data offset.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct IndexTuple {
