@@ -8,7 +8,9 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use pgpage::bitflip::{localise, odds_sentence, BitFlips};
-use pgpage::decode::{decode_page, file_kind, DecodeOptions, DecodedPage, PageKind};
+use pgpage::decode::{
+    decode_page_with, file_kind, DecodeOptions, DecodedPage, Hints, KeyType, PageKind,
+};
 use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry};
 use pgpage::redact::{is_row_data_column, redact, Masked, Redaction};
 use pgpage::verify::verify_page;
@@ -48,7 +50,18 @@ pub struct InspectArgs {
     /// headers and checksums are kept. Each block says how many bytes were masked.
     #[arg(long)]
     pub redact: bool,
+    /// A B-tree index's key column types, in column order (int2, int4, int8, text; text
+    /// compared as under the C collation), so each page's item order and high key are
+    /// checked as bt_index_check checks them; without them the order is said to be unchecked.
+    #[arg(long, value_name = "TYPE[,TYPE...]", value_delimiter = ',', value_parser = parse_key_type)]
+    pub key_types: Vec<KeyType>,
     pub path: PathBuf,
+}
+
+fn parse_key_type(s: &str) -> Result<KeyType, String> {
+    KeyType::parse(s).ok_or_else(|| {
+        format!("key type \"{s}\" is not one whose order pgpage checks: int2, int4, int8 or text")
+    })
 }
 
 /// The major version of the cluster a relation file belongs to: the PG_VERSION of its
@@ -276,7 +289,10 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         if status.is_problem() {
             problems = problems.saturating_add(1);
         }
-        let mut decoded = decode_page(&page, absolute, &opts);
+        let hints = Hints {
+            btree_keys: (!args.key_types.is_empty()).then_some(args.key_types.as_slice()),
+        };
+        let mut decoded = decode_page_with(&page, absolute, &opts, &hints);
         if let Some(v) = pg_version {
             decoded.name_for(v);
         }

@@ -246,6 +246,197 @@ findings! {
         "include/storage/bufpage.h", "PageIsNew",
         "the page does not show its kind: decoded as its file's kind";
 
+    // ---- structure (issue 18 part 1) -----------------------------------------------------
+    // verify_heapam's per-page checks (PostgreSQL 14 on; the HOT chain ones 16 on), in its
+    // words of 16-18 (the 14 and 15 wording, where it differs, in the row's doc).
+    /// verify_heapam: lp_off of an LP_NORMAL line pointer is not MAXALIGNed.
+    HeapLpNotMaxaligned => "heap_lp_not_maxaligned", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "line pointer to page offset %u is not maximally aligned";
+    /// verify_heapam: lp_len below MAXALIGN(SizeofHeapTupleHeader).
+    HeapLpTooShort => "heap_lp_too_short", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "line pointer length %u is less than the minimum tuple header size %u";
+    /// verify_heapam: a redirect to an LP_UNUSED line pointer (14, 15: "line pointer
+    /// redirection to unused item at offset %u").
+    HeapRedirectToUnused => "heap_redirect_to_unused", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "redirected line pointer points to an unused item at offset %u";
+    /// verify_heapam (16 on): a redirect to an LP_DEAD line pointer.
+    HeapRedirectToDead => "heap_redirect_to_dead", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "redirected line pointer points to a dead item at offset %u";
+    /// verify_heapam (16 on): a redirect to another redirect.
+    HeapRedirectToRedirect => "heap_redirect_to_redirect", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "redirected line pointer points to another redirected line pointer at offset %u";
+    /// verify_heapam (16 on): a redirect to a tuple without HEAP_ONLY_TUPLE.
+    HeapRedirectToNonHeapOnly => "heap_redirect_to_non_heap_only", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "redirected line pointer points to a non-heap-only tuple at offset %u";
+    /// verify_heapam (16 on): two HOT chain members point at the same tuple, one a redirect.
+    HeapRedirectIntersect => "heap_redirect_intersect", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "redirect line pointer points to offset %u, but offset %u also points there";
+    /// verify_heapam (16 on): two tuples' t_ctid (xmax = the next xmin) name the same tuple.
+    HeapUpdateIntersect => "heap_update_intersect", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "tuple points to new version at offset %u, but offset %u also points there";
+    /// verify_heapam (16 on): an update without HEAP_HOT_UPDATED made a heap-only tuple.
+    HeapNonHotUpdateMadeHeapOnly => "heap_non_hot_update_made_heap_only", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "non-heap-only update produced a heap-only tuple at offset %u";
+    /// verify_heapam (16 on): a HEAP_HOT_UPDATED tuple's new version is not heap-only.
+    HeapHotUpdateMadeNonHeapOnly => "heap_hot_update_made_non_heap_only", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "heap-only update produced a non-heap only tuple at offset %u";
+    /// verify_heapam (16 on): a committed heap-only tuple nothing on the page leads to. Judged
+    /// only when the hint bits say xmin committed (or frozen): without pg_xact the status of
+    /// an unhinted xmin is not known here.
+    HeapRootIsHeapOnly => "heap_root_is_heap_only", Structural,
+        "contrib/amcheck/verify_heapam.c", "verify_heapam",
+        "tuple is root of chain but is marked as heap-only tuple";
+    /// check_tuple_header: t_hoff past lp_len.
+    HeapHoffPastLength => "heap_hoff_past_length", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_header",
+        "data begins at offset %u beyond the tuple length %u";
+    /// check_tuple_header: t_hoff is not MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(natts))
+    /// (without the bitmap when HEAP_HASNULL is clear). amcheck's four wordings differ only
+    /// by "1 attribute"/"%u attributes" and "has nulls"/"no nulls".
+    HeapHoffUnexpected => "heap_hoff_unexpected", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_header",
+        "tuple data should begin at byte %u, but actually begins at byte %u (%u attributes, has nulls)";
+    /// check_tuple_header: HEAP_XMAX_COMMITTED with HEAP_XMAX_IS_MULTI.
+    HeapMultixactCommitted => "heap_multixact_committed", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_header",
+        "multixact should not be marked committed";
+    /// check_tuple_header (16 on): HeapTupleHeaderIsHotUpdated with no update xid. Not judged
+    /// when xmax is a MultiXactId whose update xid only pg_multixact holds.
+    HeapHotUpdatedXmaxInvalid => "heap_hot_updated_xmax_invalid", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_header",
+        "tuple has been HOT updated, but xmax is 0";
+    /// check_tuple_header (16 on): HEAP_ONLY_TUPLE without HEAP_UPDATED.
+    HeapOnlyNotUpdated => "heap_only_not_updated", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_header",
+        "tuple is heap only, but not the result of an update";
+    /// check_tuple_visibility: HEAP_XMAX_IS_MULTI with xmax InvalidMultiXactId (0), on a
+    /// tuple whose hint bits say its xmin committed (amcheck looks at xmax only then).
+    HeapMultiXactInvalid => "heap_multixact_invalid", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "multitransaction ID is invalid";
+
+    // verify_nbtree's checks (bt_index_check, bt_index_parent_check), 13-18 alike; "%s" is
+    // the index's name, which a file does not carry.
+    /// palloc_btree_page: a leaf page (not deleted) whose btpo_level is not 0.
+    BtreeLeafLevelInvalid => "btree_leaf_level_invalid", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "invalid leaf page level %u for block %u in index \"%s\"";
+    /// palloc_btree_page: an internal page (not deleted) at level 0.
+    BtreeInternalLevelZero => "btree_internal_level_zero", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "invalid internal page level 0 for block %u in index \"%s\"";
+    /// palloc_btree_page: more line pointers than MaxIndexTuplesPerPage.
+    BtreeTooManyItems => "btree_too_many_items", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "Number of items on block %u of index \"%s\" exceeds MaxIndexTuplesPerPage (%u)";
+    /// palloc_btree_page: a non-rightmost leaf without its high key.
+    BtreeLeafLacksHighKey => "btree_leaf_lacks_high_key", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "non-rightmost leaf block %u in index \"%s\" lacks high key item";
+    /// palloc_btree_page: an internal page without its high key or a downlink.
+    BtreeInternalLacksDownlink => "btree_internal_lacks_downlink", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "internal block %u in index \"%s\" lacks high key and/or at least one downlink";
+    /// palloc_btree_page: an internal page marked BTP_HALF_DEAD (only leaves are, since 9.4).
+    BtreeInternalHalfDead => "btree_internal_half_dead", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "internal page block %u in index \"%s\" is half-dead";
+    /// palloc_btree_page (14 on): BTP_HAS_FULLXID on a page that is not deleted.
+    BtreeFullXidNotDeleted => "btree_full_xid_not_deleted", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "full transaction id page flag appears in non-deleted block %u in index \"%s\"";
+    /// palloc_btree_page (14 on): a deleted page also marked half-dead.
+    BtreeDeletedHalfDead => "btree_deleted_half_dead", Structural,
+        "contrib/amcheck/verify_nbtree.c", "palloc_btree_page",
+        "deleted page block %u in index \"%s\" is half-dead";
+    /// bt_target_page_check: a posting list's heap TIDs are not strictly ascending.
+    BtreePostingMisplacedTid => "btree_posting_misplaced_tid", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_target_page_check",
+        "posting list contains misplaced TID in index \"%s\"";
+    /// bt_target_page_check: an item is not below the next one (key, then heap TID), by the
+    /// key types the caller gave (ascending opclasses; text compared as under C collation).
+    BtreeItemOrder => "btree_item_order", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_target_page_check",
+        "item order invariant violated for index \"%s\"";
+    /// bt_target_page_check: an item above the page's high key (on internal pages, not below).
+    BtreeHighKey => "btree_high_key", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_target_page_check",
+        "high key invariant violated for index \"%s\"";
+    /// The key types are not known (or a key is compressed, or the page is big-endian): the
+    /// item order and high key are not checked rather than guessed.
+    BtreeOrderNotChecked => "btree_order_not_checked", Note,
+        "contrib/amcheck/verify_nbtree.c", "bt_target_page_check",
+        "the item order and high key are not checked: the index's key types are not known or not comparable here";
+    /// bt_check_level_from_leftmost: the page reached by the left sibling's btpo_next does
+    /// not name it in btpo_prev (reported at the right page, as amcheck does).
+    BtreeSiblingLinksDisagree => "btree_sibling_links_disagree", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_recheck_sibling_links",
+        "left link/right link pair in index \"%s\" not in agreement";
+    /// bt_check_level_from_leftmost: a page on a level's sibling chain (from the metapage's
+    /// root down the leftmost downlinks) whose btpo_level is not the level's.
+    BtreeLevelMismatch => "btree_level_mismatch", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_check_level_from_leftmost",
+        "leftmost down link for level points to block in index \"%s\" whose level is not one level down";
+    /// bt_check_level_from_leftmost: a sibling chain that comes back on itself.
+    BtreeCircularLinks => "btree_circular_links", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_check_level_from_leftmost",
+        "circular link chain found in block %u of index \"%s\"";
+    /// bt_check_level_from_leftmost: the chain ends on a deleted or half-dead page.
+    BtreeFellOffEnd => "btree_fell_off_end", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_check_level_from_leftmost",
+        "block %u fell off the end of index \"%s\"";
+    /// bt_check_level_from_leftmost (bt_index_parent_check): the metapage's root page is not
+    /// BTP_ROOT.
+    BtreeNotTrueRoot => "btree_not_true_root", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_check_level_from_leftmost",
+        "block %u is not true root in index \"%s\"";
+    /// A sibling link or the metapage's root names a block past the end of the file.
+    BtreeLinkPastEnd => "btree_link_past_end", Structural,
+        "backend/storage/smgr/md.c", "mdreadv",
+        "could not read block %u in file \"%s\": read only 0 of %d bytes";
+    // A heap's visibility map and free space map against its pages (forks.rs), and a page's
+    // own PD_ALL_VISIBLE against its line pointers.
+    /// The VM's all-visible bit is set for a heap page without PD_ALL_VISIBLE: VACUUM warns
+    /// and clears the bit (13-16 in lazy_scan_heap, 17 on in lazy_scan_prune's caller).
+    VmBitWithoutPageFlag => "vm_bit_without_page_flag", Structural,
+        "backend/access/heap/vacuumlazy.c", "lazy_scan_heap",
+        "page is not marked all-visible but visibility map bit is set in relation \"%s\" page %u";
+    /// PD_ALL_VISIBLE on a page with LP_DEAD line pointers: VACUUM warns and clears it (13, 14:
+    /// "page containing dead tuples is marked as all-visible in relation \"%s\" page %u").
+    AllVisibleWithDeadItems => "all_visible_with_dead_items", Structural,
+        "backend/access/heap/vacuumlazy.c", "lazy_scan_heap",
+        "page containing LP_DEAD items is marked as all-visible in relation \"%s\" page %u";
+    /// VISIBILITYMAP_ALL_FROZEN without VISIBILITYMAP_ALL_VISIBLE: the server sets the frozen
+    /// bit only on an all-visible page and clears both together.
+    VmFrozenWithoutVisible => "vm_frozen_without_visible", Structural,
+        "backend/access/heap/visibilitymap.c", "visibilitymap_set",
+        "the visibility map's all-frozen bit is set without its all-visible bit";
+    /// PD_ALL_VISIBLE without the VM bit: allowed (VACUUM sets the bit), worth knowing.
+    PageFlagWithoutVmBit => "page_flag_without_vm_bit", Note,
+        "backend/access/heap/vacuumlazy.c", "lazy_scan_heap",
+        "the page is marked all-visible but its visibility map bit is not set: the next VACUUM sets it";
+    /// The FSM promises more free space than the page has. The FSM is a hint: an insert that
+    /// finds less corrects it (RecordAndGetPageWithFreeSpace), VACUUM rewrites it.
+    FsmMoreThanFree => "fsm_more_than_free", Note,
+        "backend/storage/freespace/freespace.c", "RecordAndGetPageWithFreeSpace",
+        "the free space map promises more free space than the page has; the server corrects it when an insert finds less";
+    /// Torn-page evidence on a page whose checksum fails: 512-byte sectors (or a 4 kB half)
+    /// that look like another version of the page (zeros where line pointers point at tuples,
+    /// tuple headers that make no sense only there). One copy cannot prove a torn write:
+    /// a candidate for a backup or a WAL image to confirm.
+    TornSectors => "torn_sectors", Candidate,
+        "backend/storage/page/bufpage.c", "PageIsVerifiedExtended",
+        "sectors %s of the page look like another version of it (a torn write?): line pointers point there at tuples that are zeros or make no sense";
     // ---- damage analysis (issue 18: bitflip.rs, diff.rs): one bit, two copies ----------
     /// Flipping this one bit makes the stored checksum valid. With 65,536 bits and a 16-bit
     /// checksum about one such flip per page is expected by chance: evidence, not proof.

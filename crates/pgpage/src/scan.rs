@@ -7,6 +7,7 @@
 use alloc::vec::Vec;
 use serde::Serialize;
 
+use crate::btwalk::{self, BtMeta, BtPage};
 use crate::checksum::{blocks_matching, finish as checksum_finish};
 use crate::decode::{Reader, LP_NORMAL, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
 use crate::fields::HEAP_TUPLE_HEADER_DATA;
@@ -328,6 +329,9 @@ pub struct FileScan {
     /// The last block that is a heap page with line pointers: zero pages before it are
     /// `ZeroPageBetweenRows`.
     last_heap_items: Option<u32>,
+    /// Every readable B-tree page, and the metapage's root, for the level walk.
+    bt_pages: Vec<BtPage>,
+    bt_meta: Option<BtMeta>,
 }
 
 impl FileScan {
@@ -346,6 +350,8 @@ impl FileScan {
             links: Vec::new(),
             zero_runs: Vec::new(),
             last_heap_items: None,
+            bt_pages: Vec::new(),
+            bt_meta: None,
         })
     }
 
@@ -420,6 +426,15 @@ impl FileScan {
                 in_place: v.status != PageStatus::Mismatch,
             });
         }
+        if let Some((p, meta)) = readable
+            .then(|| btwalk::summarize(page, absolute, endian))
+            .flatten()
+        {
+            self.bt_meta = self.bt_meta.or(meta);
+            if meta.is_none() {
+                self.bt_pages.push(p);
+            }
+        }
         if v.status.is_problem() || tuple_block.is_some_and(|t| t != absolute) {
             self.rows.push(Row {
                 block,
@@ -449,6 +464,8 @@ impl FileScan {
         self.links.extend_from_slice(&other.links);
         self.zero_runs.extend_from_slice(&other.zero_runs);
         self.last_heap_items = self.last_heap_items.max(other.last_heap_items);
+        self.bt_pages.extend_from_slice(&other.bt_pages);
+        self.bt_meta = self.bt_meta.or(other.bt_meta);
         Ok(())
     }
 
@@ -523,7 +540,8 @@ impl FileScan {
             links: &links,
             mismatched_links: mismatched_links(&links, &rows, first),
         };
-        let pages: Vec<PageRow> = rows.iter().filter_map(|r| ctx.row(r, off)).collect();
+        let mut pages: Vec<PageRow> = rows.iter().filter_map(|r| ctx.row(r, off)).collect();
+        self.btree_walk(&mut pages, off);
 
         let mut counts = StatusCounts {
             ok: c.ok,
@@ -551,6 +569,42 @@ impl FileScan {
 }
 
 impl FileScan {
+    /// bt_index_check's level walk over an index held whole in this file (segment 0, shorter
+    /// than a segment: a longer index's links reach into files this scan does not see); its
+    /// findings join the rows of their pages.
+    fn btree_walk(&self, pages: &mut Vec<PageRow>, off: bool) {
+        let Some(meta) = self.bt_meta else { return };
+        if self.segno != 0 || self.extent.blocks >= self.geometry.block_size.blocks_per_segment() {
+            return;
+        }
+        let mut bt = self.bt_pages.clone();
+        bt.sort_unstable_by_key(|p| p.block);
+        for f in btwalk::walk(meta, &bt, self.extent.blocks) {
+            if let Some(row) = pages.iter_mut().find(|r| r.absolute_block == f.block) {
+                if !row.findings.contains(&f.finding) {
+                    row.findings.push(f.finding);
+                }
+                continue;
+            }
+            let stored = bt
+                .binary_search_by_key(&f.block, |p| p.block)
+                .ok()
+                .and_then(|i| bt.get(i))
+                .map_or(0, |p| p.stored);
+            pages.push(PageRow {
+                block: f.block,
+                absolute_block: f.block,
+                status: PageStatus::Ok,
+                stored,
+                computed: (!off).then_some(stored),
+                findings: alloc::vec![f.finding],
+                misplaced: None,
+                tuple_block: None,
+            });
+        }
+        pages.sort_by_key(|r| r.block);
+    }
+
     /// The runs of all-zero pages before the file's last heap page with line pointers.
     fn zero_pages_between_rows(&self) -> Vec<FileFinding> {
         let Some(last) = self.last_heap_items else {
@@ -579,10 +633,11 @@ impl FileScan {
 
 /// Exported scans start with this, then a version byte.
 const MAGIC: &[u8; 4] = b"PGFS";
-const VERSION: u8 = 2;
+const VERSION: u8 = 3;
 const ROW_BYTES: usize = 16;
 const LINK_BYTES: usize = 13;
 const RUN_BYTES: usize = 8;
+const BT_PAGE_BYTES: usize = 24;
 /// `tuple_block` None in an exported row (InvalidBlockNumber, never a block).
 const NO_BLOCK: u32 = u32::MAX;
 
@@ -615,6 +670,14 @@ impl FileScan {
         out.extend_from_slice(&len32(self.rows.len()).to_le_bytes());
         out.extend_from_slice(&len32(self.links.len()).to_le_bytes());
         out.extend_from_slice(&len32(self.zero_runs.len()).to_le_bytes());
+        out.extend_from_slice(&len32(self.bt_pages.len()).to_le_bytes());
+        let (has_meta, meta) = match self.bt_meta {
+            Some(m) => (1u8, m),
+            None => (0, BtMeta { root: 0, level: 0 }),
+        };
+        out.push(has_meta);
+        out.extend_from_slice(&meta.root.to_le_bytes());
+        out.extend_from_slice(&meta.level.to_le_bytes());
         for r in &self.rows {
             out.extend_from_slice(&r.block.to_le_bytes());
             out.extend_from_slice(&r.fold.to_le_bytes());
@@ -632,6 +695,13 @@ impl FileScan {
         for (start, end) in &self.zero_runs {
             out.extend_from_slice(&start.to_le_bytes());
             out.extend_from_slice(&end.to_le_bytes());
+        }
+        for p in &self.bt_pages {
+            for v in [p.block, p.prev, p.next, p.level, p.downlink] {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            out.extend_from_slice(&p.flags.to_le_bytes());
+            out.extend_from_slice(&p.stored.to_le_bytes());
         }
         out
     }
@@ -666,9 +736,17 @@ impl FileScan {
         let rows = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
         let links = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
         let zero_runs = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
+        let bt_pages = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
+        let has_meta = r.u8()? == 1;
+        let meta = BtMeta {
+            root: r.u32()?,
+            level: r.u32()?,
+        };
+        scan.bt_meta = has_meta.then_some(meta);
         let expected = rows.checked_mul(ROW_BYTES).and_then(|n| {
             n.checked_add(links.checked_mul(LINK_BYTES)?)?
-                .checked_add(zero_runs.checked_mul(RUN_BYTES)?)
+                .checked_add(zero_runs.checked_mul(RUN_BYTES)?)?
+                .checked_add(bt_pages.checked_mul(BT_PAGE_BYTES)?)
         });
         if expected != Some(r.0.len()) {
             return Err(ScanError::NotAScan);
@@ -702,6 +780,18 @@ impl FileScan {
         scan.zero_runs.reserve_exact(zero_runs);
         for _ in 0..zero_runs {
             scan.zero_runs.push((r.u32()?, r.u32()?));
+        }
+        scan.bt_pages.reserve_exact(bt_pages);
+        for _ in 0..bt_pages {
+            scan.bt_pages.push(BtPage {
+                block: r.u32()?,
+                prev: r.u32()?,
+                next: r.u32()?,
+                level: r.u32()?,
+                downlink: r.u32()?,
+                flags: r.u16()?,
+                stored: r.u16()?,
+            });
         }
         Ok(scan)
     }

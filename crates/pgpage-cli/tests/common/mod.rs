@@ -189,6 +189,52 @@ impl Cluster {
         ok(run_pg(&bin_dir(15), "psql", &args), &sql.join("; "))
     }
 
+    /// Starts the stopped server again on its data directory (after a test changed files).
+    pub fn restart(&mut self) {
+        let opts = format!(
+            "-k {} -p {} -c listen_addresses='' -c fsync=off",
+            self.root.display(),
+            self.port
+        );
+        let log = self.root.join("log");
+        let started = self.pg_ctl(&["-o", &opts, "-l", log.to_str().unwrap(), "-w", "start"]);
+        self.stopped = !started.status.success();
+        assert!(
+            started.status.success(),
+            "PostgreSQL did not start again: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+    }
+
+    /// psql on database postgres: its stdout, or its stderr (the server's error) when the
+    /// statement failed.
+    pub fn try_psql(&self, sql: &str) -> Result<String, String> {
+        let args = [
+            "-h",
+            self.root.to_str().unwrap(),
+            "-p",
+            &self.port,
+            "-d",
+            "postgres",
+            "-U",
+            "postgres",
+            "-X",
+            "-A",
+            "-t",
+            "-q",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-c",
+            sql,
+        ];
+        let out = run_pg(&bin_dir(15), "psql", &args);
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
     /// A clean shutdown, leaving the files for the test to read or damage.
     pub fn stop(&mut self) {
         ok(self.pg_ctl(&["-m", "fast", "-w", "stop"]), "pg_ctl stop");

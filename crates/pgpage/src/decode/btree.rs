@@ -267,9 +267,11 @@ fn item(
     }
 }
 
+/// `keys`: the index's key types when the caller knows them, for the item order checks.
 pub(super) fn decode(
     r: &Reader,
     header: &PageHeader,
+    keys: Option<&[super::KeyType]>,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
     let at = special_opaque(r, header, spans, &BT_PAGE_OPAQUE_DATA);
@@ -314,6 +316,17 @@ pub(super) fn decode(
         free_space(header, spans);
         return (Items::Btree(Vec::new()), Some(Special::Btree(special)));
     }
+    let maxoff =
+        usize::from(header.lower).saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / super::SIZE_OF_ITEM_ID;
+    let rightmost = special.btpo_next == 0;
+    super::btcheck::check_shape(
+        flags,
+        special.btpo_level.unwrap_or(0),
+        rightmost,
+        maxoff,
+        r.len(),
+        spans,
+    );
     if deleted {
         // BTDeletedPageData: safexid, and no index tuples to interpret.
         if flags & BTP_HAS_FULLXID != 0 {
@@ -328,7 +341,6 @@ pub(super) fn decode(
     }
     let lps = line_pointers(r, header, spans);
     free_space(header, spans);
-    let rightmost = special.btpo_next == 0;
     let mut item_size = 0u64;
     let mut rows = Vec::with_capacity(lps.len());
     let mut budget = ItemBudget::new(r.len());
@@ -346,6 +358,10 @@ pub(super) fn decode(
         rows.push(row);
     }
     let decoded = rows.len();
+    // amcheck skips half-dead pages (P_IGNORE); garbage past the item budget says nothing.
+    if flags & BTP_HALF_DEAD == 0 && decoded == lps.len() {
+        super::btcheck::check_items(r, &lps, leaf, rightmost, keys, spans);
+    }
     spans.flag_line_pointers(Finding::BtreeLpInvalid, |lp| {
         usize::from(lp) <= decoded
             && lps

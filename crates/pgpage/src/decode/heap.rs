@@ -92,12 +92,20 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
         && off.saturating_add(len) <= r.len();
     if !shown {
         if id.len != 0 && matches!(id.flags, super::LP_NORMAL | super::LP_DEAD) {
+            // verify_heapam's words for what is wrong with a normal line pointer.
+            let problem = (id.flags == super::LP_NORMAL)
+                .then(|| super::heapcheck::lp_problem(id, r.len()))
+                .flatten();
+            // amcheck reports the first rule a line pointer breaks, and only that one.
+            if let Some(f) = problem {
+                spans.reflag_item(&crate::fields::item_id_data::LP_OFF, id.lp, f);
+            }
             spans.push(
                 off,
                 len,
                 &htup::TUPLE,
                 Some(id.lp),
-                Some(Finding::HeapItemNotTuple),
+                Some(problem.unwrap_or(Finding::HeapItemNotTuple)),
             );
         }
         return row;
@@ -124,7 +132,7 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
     let hoff_sane =
         hoff_us >= SIZEOF_HEAP_TUPLE_HEADER && hoff_us <= len && hoff_us == maxalign(hoff_us);
     if !hoff_sane {
-        spans.flag(&htup::T_HOFF, Finding::HeapHoffInvalid);
+        // heapcheck flags t_hoff in verify_heapam's words.
         spans.push(
             off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER),
             len.saturating_sub(SIZEOF_HEAP_TUPLE_HEADER),
@@ -183,7 +191,8 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
     row
 }
 
-fn heap_rows(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<HeapItem> {
+/// heap_page_items' rows and the line pointers they came from.
+fn heap_rows(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Vec<HeapItem>, Vec<ItemId>) {
     let lps = line_pointers(r, header, spans);
     free_space(header, spans);
     let mut budget = ItemBudget::new(r.len());
@@ -194,15 +203,34 @@ fn heap_rows(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<HeapItem
         }
         rows.push(item(r, id, spans, &mut budget));
     }
-    rows
+    (rows, lps)
 }
 
 /// heap_page_items() for every line pointer, until items overlap past the item budget.
-pub(super) fn items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Items {
+/// `block` is the page's relation-wide block number, for verify_heapam's checks.
+pub(super) fn items(r: &Reader, header: &PageHeader, block: u32, spans: &mut Spans) -> Items {
     if special_size(header, r.len()) != Some(0) {
         spans.flag(&page_header_data::PD_SPECIAL, Finding::HeapHasSpecial);
     }
-    Items::Heap(heap_rows(r, header, spans))
+    let (rows, lps) = heap_rows(r, header, spans);
+    // Past the item budget the items are garbage: their chains say nothing more.
+    if rows.len() == lps.len() {
+        super::heapcheck::check_page(r, block, &lps, spans);
+        super::heapcheck::check_all_visible(header.flags as u16, &lps, spans);
+        // A torn write shows only on a page whose checksum fails.
+        let stored = r.field(0, &page_header_data::PD_CHECKSUM).unwrap_or(0) as u16;
+        if stored != 0 && crate::checksum::pg_checksum_page(r.b, block, r.e) != stored {
+            let torn = super::heapcheck::torn_sectors(r, &lps);
+            if !torn.is_empty() {
+                let size = super::heapcheck::SECTOR;
+                spans.flag_line_pointers(Finding::TornSectors, |lp| {
+                    lps.get(usize::from(lp).wrapping_sub(1))
+                        .is_some_and(|id| torn.contains(&(usize::from(id.off) / size)))
+                });
+            }
+        }
+    }
+    Items::Heap(rows)
 }
 
 /// A sequence page's sequence_magic and its tuple's FormData_pg_sequence_data.
@@ -219,7 +247,7 @@ pub(super) fn sequence(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let rows = heap_rows(r, header, spans);
+    let (rows, _) = heap_rows(r, header, spans);
     let at = usize::from(header.special);
     spans.table(at, &SEQUENCE_MAGIC, None);
     let magic = r.get(at, &sequence_magic::MAGIC);

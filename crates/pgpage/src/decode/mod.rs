@@ -30,11 +30,13 @@
 //! - line pointers are {lp, lp_off, lp_flags, lp_len}, heap_page_items' first columns.
 
 mod brin;
+mod btcheck;
 mod btree;
 mod gin;
 mod gist;
 mod hash;
 mod heap;
+mod heapcheck;
 mod maps;
 mod spgist;
 
@@ -53,6 +55,7 @@ use crate::findings::Finding;
 use crate::layout::{read_u16, read_u32, read_u64, Endian};
 
 pub use brin::{BrinMeta, BrinSpecial, RevmapItem};
+pub use btcheck::KeyType;
 pub use btree::{BtreeItem, BtreeMeta, BtreeSpecial};
 pub use gin::{GinLeafItem, GinMeta, GinSpecial};
 pub use gist::{GistItem, GistSpecial};
@@ -141,6 +144,14 @@ impl Default for DecodeOptions {
             file_kind: None,
         }
     }
+}
+
+/// What the caller knows of the relation beyond its bytes (from the catalog or the user),
+/// for checks that need it; each left out is not judged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hints<'a> {
+    /// A B-tree index's key column types, in index column order.
+    pub btree_keys: Option<&'a [KeyType]>,
 }
 
 /// A byte range of the page and the field it belongs to.
@@ -495,6 +506,20 @@ impl Spans {
             .find(|s| s.field == id && s.item == Some(item))
         {
             s.problem.get_or_insert(problem);
+        }
+    }
+
+    /// Flags the span of `field` of line pointer `item` with `problem`, replacing a finding
+    /// a more general rule put there first.
+    pub fn reflag_item(&mut self, field: &Field, item: u16, problem: Finding) {
+        let id = SpanField::Field(field.id);
+        if let Some(s) = self
+            .v
+            .iter_mut()
+            .rev()
+            .find(|s| s.field == id && s.item == Some(item))
+        {
+            s.problem = Some(problem);
         }
     }
 
@@ -874,6 +899,16 @@ pub fn file_kind<'a>(
 /// number the heap blocks they cover). Never panics; short or garbage pages decode to
 /// flagged values.
 pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> DecodedPage {
+    decode_page_with(page, absolute_block, opts, &Hints::default())
+}
+
+/// [`decode_page`] with what the caller knows of the relation ([`Hints`]).
+pub fn decode_page_with(
+    page: &[u8],
+    absolute_block: u32,
+    opts: &DecodeOptions,
+    hints: &Hints,
+) -> DecodedPage {
     let r = Reader {
         b: page,
         e: opts.endian,
@@ -898,9 +933,9 @@ pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> De
         (Items::Lines(Vec::new()), None)
     } else {
         match kind {
-            PageKind::Heap => (heap::items(&r, &header, &mut spans), None),
+            PageKind::Heap => (heap::items(&r, &header, absolute_block, &mut spans), None),
             PageKind::Sequence => heap::sequence(&r, &header, &mut spans),
-            PageKind::Btree => btree::decode(&r, &header, &mut spans),
+            PageKind::Btree => btree::decode(&r, &header, hints.btree_keys, &mut spans),
             PageKind::Hash => hash::decode(&r, &header, &mut spans),
             PageKind::Gist => gist::decode(&r, &header, &mut spans),
             PageKind::Gin => gin::decode(&r, &header, &mut spans),
@@ -954,6 +989,33 @@ pub(crate) fn page_get_free_space(header: &PageHeader) -> u32 {
     } else {
         space.saturating_sub(SIZE_OF_ITEM_ID as i32) as u32
     }
+}
+
+/// PageGetHeapFreeSpace (bufpage.c) of a heap page: PageGetFreeSpace, or 0 when the page
+/// has MaxHeapTuplesPerPage line pointers and none of them is unused.
+pub fn page_get_heap_free_space(page: &[u8], endian: Endian) -> u32 {
+    let r = Reader { b: page, e: endian };
+    let lower = r.get(0, &page_header_data::PD_LOWER) as u16;
+    let upper = r.get(0, &page_header_data::PD_UPPER) as u16;
+    let space = i32::from(upper).saturating_sub(i32::from(lower));
+    let space = if space < SIZE_OF_ITEM_ID as i32 {
+        0
+    } else {
+        space.saturating_sub(SIZE_OF_ITEM_ID as i32) as u32
+    };
+    let nline = usize::from(lower).saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / SIZE_OF_ITEM_ID;
+    // htup_details.h: MaxHeapTuplesPerPage, (BLCKSZ - header) / (MAXALIGN(23) + 4).
+    let max_tuples = page.len().saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / 28;
+    if space > 0 && nline >= max_tuples {
+        let any_unused = (0..nline).any(|i| {
+            let at = SIZE_OF_PAGE_HEADER_DATA.saturating_add(i.saturating_mul(SIZE_OF_ITEM_ID));
+            r.field(at, &item_id_data::LP_FLAGS) == Some(u32::from(LP_UNUSED))
+        });
+        if !any_unused {
+            return 0;
+        }
+    }
+    space
 }
 
 /// itup.h: IndexTupleData as read at `off`: t_tid, t_info, size and data offset.

@@ -1,0 +1,374 @@
+//! verify_nbtree's checks of one B-tree page (contrib/amcheck/verify_nbtree.c): the page
+//! shape palloc_btree_page insists on, posting list order, and, when the caller names the
+//! key types, bt_target_page_check's item order and high key invariants. The keys compare as
+//! the default (ascending) btree opclasses of int2, int4, int8 and text under C collation
+//! order them; anything else is said to be unchecked, never guessed.
+
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+use super::{IndexTuple, ItemId, Reader, Spans, Tid, LP_UNUSED};
+use crate::fields::{bt_page_opaque_data, btree_tuple, index_tuple_data};
+use crate::findings::Finding;
+use crate::layout::Endian;
+
+/// A key column's type, as the caller knows it from the catalog (pg_attribute.atttypid of
+/// the index) or a hint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyType {
+    Int2,
+    Int4,
+    Int8,
+    /// text (or varchar) compared bytewise, as under the C collation.
+    Text,
+}
+
+impl KeyType {
+    /// The type's name as `format_type` prints it (int2, int4, int8, text; varchar too).
+    pub fn parse(s: &str) -> Option<KeyType> {
+        Some(match s.trim() {
+            "int2" | "smallint" => KeyType::Int2,
+            "int4" | "integer" | "int" => KeyType::Int4,
+            "int8" | "bigint" => KeyType::Int8,
+            "text" | "varchar" | "character varying" => KeyType::Text,
+            _ => return None,
+        })
+    }
+
+    /// typalign as a byte count.
+    fn align(self) -> usize {
+        match self {
+            KeyType::Int2 => 2,
+            KeyType::Int4 | KeyType::Text => 4,
+            KeyType::Int8 => 8,
+        }
+    }
+}
+
+const BTP_LEAF: u16 = 1 << 0;
+const BTP_DELETED: u16 = 1 << 2;
+const BTP_HALF_DEAD: u16 = 1 << 4;
+const BTP_HAS_FULLXID: u16 = 1 << 8;
+/// nbtree.h: INDEX_ALT_TID_MASK and the t_tid offset bits of pivot and posting tuples.
+const INDEX_ALT_TID_MASK: u16 = 0x2000;
+const BT_OFFSET_MASK: u16 = 0x0FFF;
+const BT_PIVOT_HEAP_TID_ATTR: u16 = 0x1000;
+const BT_IS_POSTING: u16 = 0x2000;
+/// nbtree.h: P_HIKEY.
+const P_HIKEY: u16 = 1;
+
+/// itup.h: MaxIndexTuplesPerPage for a page of `len` bytes.
+fn max_index_tuples(len: usize) -> usize {
+    len.saturating_sub(super::SIZE_OF_PAGE_HEADER_DATA) / (16 + super::SIZE_OF_ITEM_ID)
+}
+
+/// palloc_btree_page's checks of a page that is not the metapage, in its order (it stops at
+/// the first); the finding marks btpo_flags or btpo_level, or pd_lower for the item count.
+pub(super) fn check_shape(
+    flags: u16,
+    level: u32,
+    rightmost: bool,
+    maxoff: usize,
+    len: usize,
+    spans: &mut Spans,
+) {
+    let leaf = flags & BTP_LEAF != 0;
+    let deleted = flags & BTP_DELETED != 0;
+    let half_dead = flags & BTP_HALF_DEAD != 0;
+    let (field, finding) = if leaf && !deleted && level != 0 {
+        (
+            &bt_page_opaque_data::BTPO_LEVEL,
+            Finding::BtreeLeafLevelInvalid,
+        )
+    } else if !leaf && !deleted && level == 0 {
+        (
+            &bt_page_opaque_data::BTPO_LEVEL,
+            Finding::BtreeInternalLevelZero,
+        )
+    } else if maxoff > max_index_tuples(len) {
+        (
+            &crate::fields::page_header_data::PD_LOWER,
+            Finding::BtreeTooManyItems,
+        )
+    } else if !deleted && leaf && !rightmost && maxoff < usize::from(P_HIKEY) {
+        (
+            &bt_page_opaque_data::BTPO_FLAGS,
+            Finding::BtreeLeafLacksHighKey,
+        )
+    } else if !deleted
+        && !leaf
+        && maxoff < usize::from(P_HIKEY).saturating_add(usize::from(!rightmost))
+    {
+        (
+            &bt_page_opaque_data::BTPO_FLAGS,
+            Finding::BtreeInternalLacksDownlink,
+        )
+    } else if !leaf && half_dead {
+        (
+            &bt_page_opaque_data::BTPO_FLAGS,
+            Finding::BtreeInternalHalfDead,
+        )
+    } else if !deleted && flags & BTP_HAS_FULLXID != 0 {
+        (
+            &bt_page_opaque_data::BTPO_FLAGS,
+            Finding::BtreeFullXidNotDeleted,
+        )
+    } else if deleted && half_dead {
+        (
+            &bt_page_opaque_data::BTPO_FLAGS,
+            Finding::BtreeDeletedHalfDead,
+        )
+    } else {
+        return;
+    };
+    spans.flag(field, finding);
+}
+
+/// One item as the order checks read it.
+struct Item {
+    lp: u16,
+    /// Where the key attributes start and the bytes they may use.
+    data_at: usize,
+    data_end: usize,
+    /// Key attributes present (pivot tuples may have fewer: the rest are minus infinity).
+    natts: usize,
+    nulls: Option<usize>,
+    /// The heap TID (the first of a posting list), None when truncated away.
+    heap_tid: Option<Tid>,
+    /// A posting list's TID count (its TIDs start at `data_end`).
+    posting: Option<usize>,
+    max_tid: Option<Tid>,
+}
+
+fn read_item(r: &Reader, id: &ItemId, nkeys: usize) -> Option<Item> {
+    let off = usize::from(id.off);
+    let t = IndexTuple::read(r, off)?;
+    let size = t.size();
+    let end = off.checked_add(size)?;
+    if end > r.len() || size < t.data_offset() {
+        return None;
+    }
+    let alt = t.info & INDEX_ALT_TID_MASK != 0;
+    let posting = alt && t.tid.offset & BT_IS_POSTING != 0;
+    let pivot = alt && !posting;
+    let mut item = Item {
+        lp: id.lp,
+        data_at: off.saturating_add(t.data_offset()),
+        data_end: end,
+        natts: nkeys,
+        nulls: t.has_nulls().then(|| off.saturating_add(8)),
+        heap_tid: Some(t.tid),
+        posting: None,
+        max_tid: Some(t.tid),
+    };
+    if pivot {
+        item.natts = usize::from(t.tid.offset & BT_OFFSET_MASK).min(nkeys);
+        item.heap_tid = if t.tid.offset & BT_PIVOT_HEAP_TID_ATTR != 0 {
+            item.data_end = end.checked_sub(6)?;
+            r.tid(item.data_end)
+        } else {
+            None
+        };
+        item.max_tid = item.heap_tid;
+    } else if posting {
+        let at = off.checked_add(t.tid.block as usize)?;
+        let n = usize::from(t.tid.offset & BT_OFFSET_MASK);
+        item.data_end = at;
+        item.posting = Some(n);
+        item.heap_tid = r.tid(at);
+        item.max_tid = r.tid(at.checked_add(n.checked_sub(1)?.checked_mul(6)?)?);
+    }
+    Some(item)
+}
+
+/// One key attribute's value.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Datum<'a> {
+    Int(i64),
+    Bytes(&'a [u8]),
+    /// NULL: above every value under the default NULLS LAST.
+    Null,
+}
+
+/// The key attributes of `item` (up to its natts); None when one cannot be read as its type
+/// (a compressed or garbage varlena, a big-endian page's text).
+fn datums<'a>(r: &Reader<'a>, item: &Item, keys: &[KeyType]) -> Option<Vec<Datum<'a>>> {
+    let mut out = Vec::with_capacity(item.natts);
+    let mut at = item.data_at;
+    for (i, &k) in keys.iter().enumerate().take(item.natts) {
+        if let Some(bits) = item.nulls {
+            let byte = r.u8(bits.checked_add(i / 8)?)?;
+            if byte & (1 << (i % 8)) == 0 {
+                out.push(Datum::Null);
+                continue;
+            }
+        }
+        let d = match k {
+            KeyType::Int2 | KeyType::Int4 | KeyType::Int8 => {
+                at = align_to(at, item.data_at, k.align())?;
+                let (v, n) = match k {
+                    KeyType::Int2 => (i64::from(r.u16(at)? as i16), 2),
+                    KeyType::Int4 => (i64::from(r.i32(at)?), 4),
+                    _ => (r.i64(at)?, 8),
+                };
+                at = at.checked_add(n)?;
+                Datum::Int(v)
+            }
+            KeyType::Text => {
+                if r.e == Endian::Big {
+                    return None;
+                }
+                let first = r.u8(at)?;
+                let (start, len) = if first & 0x01 == 0x01 {
+                    // varatt.h: a short (1-byte header) varlena; 0x01 alone is external.
+                    if first == 0x01 {
+                        return None;
+                    }
+                    (at.checked_add(1)?, usize::from(first >> 1).checked_sub(1)?)
+                } else {
+                    at = align_to(at, item.data_at, 4)?;
+                    let h = r.u32(at)?;
+                    if h & 0x03 != 0 {
+                        // Compressed inline: its bytes do not compare.
+                        return None;
+                    }
+                    (at.checked_add(4)?, ((h >> 2) as usize).checked_sub(4)?)
+                };
+                let end = start.checked_add(len)?;
+                if end > item.data_end {
+                    return None;
+                }
+                at = end;
+                Datum::Bytes(r.b.get(start..end)?)
+            }
+        };
+        if at > item.data_end {
+            return None;
+        }
+        out.push(d);
+    }
+    Some(out)
+}
+
+/// att_align_nominal relative to the tuple's data start (which is MAXALIGNed in the page).
+fn align_to(at: usize, base: usize, align: usize) -> Option<usize> {
+    let rel = at.checked_sub(base)?;
+    let mask = align.checked_sub(1)?;
+    base.checked_add(rel.checked_add(mask)? & !mask)
+}
+
+fn tid_key(t: Option<Tid>) -> Option<(u32, u16)> {
+    t.map(|t| (t.block, t.offset))
+}
+
+/// _bt_compare's order of two items: the key attributes (missing ones minus infinity), then
+/// the heap TID (missing: minus infinity). `a_tid` is the TID `a` compares with.
+fn compare(a: &[Datum], a_tid: Option<Tid>, b: &[Datum], b_tid: Option<Tid>) -> Ordering {
+    for i in 0..a.len().max(b.len()) {
+        match (a.get(i), b.get(i)) {
+            (Some(x), Some(y)) => match x.cmp(y) {
+                Ordering::Equal => {}
+                o => return o,
+            },
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (None, None) => break,
+        }
+    }
+    tid_key(a_tid).cmp(&tid_key(b_tid))
+}
+
+/// Posting list order and, with the key types, bt_target_page_check's item order and high
+/// key invariants for a leaf or internal page's items `lps`.
+pub(super) fn check_items(
+    r: &Reader,
+    lps: &[ItemId],
+    leaf: bool,
+    rightmost: bool,
+    keys: Option<&[KeyType]>,
+    spans: &mut Spans,
+) {
+    let first_data: u16 = if rightmost { 1 } else { 2 };
+    let nkeys = keys.map_or(0, <[KeyType]>::len);
+    let items: Vec<Option<Item>> = lps
+        .iter()
+        .map(|id| {
+            (id.flags != LP_UNUSED)
+                .then(|| read_item(r, id, nkeys))
+                .flatten()
+        })
+        .collect();
+    for item in items.iter().flatten() {
+        posting_order(r, item, spans);
+    }
+    let data: Vec<&Item> = items
+        .iter()
+        .flatten()
+        .filter(|i| i.lp >= first_data)
+        .collect();
+    let Some(keys) = keys else {
+        if data.len() > 1 || (!rightmost && !data.is_empty()) {
+            spans.note(Finding::BtreeOrderNotChecked);
+        }
+        return;
+    };
+    let high = if rightmost {
+        None
+    } else {
+        items.first().and_then(Option::as_ref)
+    };
+    let high_key = high.and_then(|h| datums(r, h, keys).map(|d| (d, h.heap_tid)));
+    let mut unchecked = !rightmost && high_key.is_none();
+    // Internal pages' first data item is minus infinity: no key to compare.
+    let skip_first = !leaf;
+    let mut prev: Option<(Vec<Datum>, Option<Tid>, u16)> = None;
+    for (n, item) in data.iter().enumerate() {
+        if skip_first && n == 0 {
+            continue;
+        }
+        let Some(d) = datums(r, item, keys) else {
+            unchecked = true;
+            prev = None;
+            continue;
+        };
+        if let Some((hk, hk_tid)) = &high_key {
+            // A posting list's last TID is what must stay under the high key.
+            let o = compare(&d, item.max_tid, hk, *hk_tid);
+            if o == Ordering::Greater || (!leaf && o == Ordering::Equal) {
+                spans.flag_item(&index_tuple_data::T_TID, item.lp, Finding::BtreeHighKey);
+            }
+        }
+        if let Some((pd, ptid, plp)) = &prev {
+            if compare(pd, *ptid, &d, item.heap_tid) != Ordering::Less {
+                spans.flag_item(&index_tuple_data::T_TID, *plp, Finding::BtreeItemOrder);
+            }
+        }
+        prev = Some((d, item.heap_tid, item.lp));
+    }
+    if unchecked {
+        spans.note(Finding::BtreeOrderNotChecked);
+    }
+}
+
+/// bt_target_page_check: a posting list's TIDs strictly ascend.
+fn posting_order(r: &Reader, item: &Item, spans: &mut Spans) {
+    let (Some(first), Some(n)) = (item.heap_tid, item.posting) else {
+        return;
+    };
+    let mut last = (first.block, first.offset);
+    for i in 1..n {
+        let Some(cur) = r.tid(item.data_end.saturating_add(i.saturating_mul(6))) else {
+            return;
+        };
+        let cur = (cur.block, cur.offset);
+        if cur <= last {
+            spans.flag_item(
+                &btree_tuple::TIDS,
+                item.lp,
+                Finding::BtreePostingMisplacedTid,
+            );
+            return;
+        }
+        last = cur;
+    }
+}
