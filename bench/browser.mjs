@@ -33,4 +33,9 @@ if (datadir.length > 0) {
   console.log(`\n### A whole data directory (the CLI section's cluster, chosen with the folder picker)\n`);
   console.log('```\n' + datadir.join('\n') + '\n```');
 }
+const rows = lines.filter((l) => l.startsWith('rows: ')).map((l) => l.slice('rows: '.length));
+if (rows.length > 0) {
+  console.log(`\n### Rows view and CSV export of the CLI section's table (tests/browser-bench/rows.bench.spec.ts)\n`);
+  console.log('```\n' + rows.join('\n') + '\n```');
+}
 if (smoke) console.log('(smoke run: timings meaningless)');
