@@ -10,7 +10,9 @@ const smoke = process.argv.includes('--smoke');
 const mb = smoke ? '16' : (process.env.PGPAGE_BENCH_MB ?? '1024');
 const r = spawnSync('npx', ['playwright', 'test', '-c', 'tests/browser-bench', '--reporter=list'], {
   encoding: 'utf8',
-  env: { ...process.env, PGPAGE_BENCH_MB: mb, PGPAGE_BENCH_SET_MB: smoke ? '64' : (process.env.PGPAGE_BENCH_SET_MB ?? '4096') },
+  env: { ...process.env, PGPAGE_BENCH_MB: mb, PGPAGE_BENCH_SET_MB: smoke ? '64' : (process.env.PGPAGE_BENCH_SET_MB ?? '4096'),
+    // A smoke run's rows bench makes a small cluster of its own instead of the 1 GB one.
+    ...(smoke ? { PGPAGE_BENCH_ROWS: '20000', PGPAGE_BENCH_RELATIONS: '0' } : {}) },
   maxBuffer: 1 << 26,
 });
 const lines = (r.stdout ?? '').split('\n');
@@ -38,5 +40,10 @@ if (damage.length > 0) {
   console.log(`\n### Single-bit-flip localisation per page (tests/browser-bench/damage.bench.spec.ts)\n`);
   console.log('```\n' + damage.join('\n') + '\n```');
   console.log('Target: under 5 ms per page in the browser (issue 18).');
+}
+const rows = lines.filter((l) => l.startsWith('rows: ')).map((l) => l.slice('rows: '.length));
+if (rows.length > 0) {
+  console.log(`\n### Rows view and CSV export of the CLI section's table (tests/browser-bench/rows.bench.spec.ts)\n`);
+  console.log('```\n' + rows.join('\n') + '\n```');
 }
 if (smoke) console.log('(smoke run: timings meaningless)');

@@ -16,6 +16,8 @@ let csv: string;
 let text: string;
 let relpath: string;
 let perBlock: { b: number; n: number }[];
+let vRelpath: string;
+let allVersionsCsv: string;
 
 test.beforeAll(() => {
   c = Cluster.create('pgpage-rows-browser');
@@ -32,13 +34,44 @@ test.beforeAll(() => {
   text = copy('text');
   perBlock = c.rows<{ b: number; n: number }>(`select (ctid::text::point)[0]::int as b, count(*)::int as n from orders group by 1 order by 1`);
   relpath = c.sql(`select pg_relation_filepath('orders');`).trim();
+
+  // Table v's tuple versions as crates/pgpage-cli/tests/versions.rs makes them: each led by
+  // its ctid, the xmin and xmax the server gave it (txid_current() inside each transaction)
+  // and its state as the transactions ended, its columns as COPY printed them while live.
+  c.sql(`create table v (id int4, s text); insert into v select g, 'row ' || g from generate_series(1, 6) g;`);
+  const live = () => c.sql(`copy (select ctid, xmin, * from v order by ctid) to stdout (format csv);`);
+  const before = live();
+  const txn = (sql: string, end: string) => c.sql(`begin; ${sql}; select txid_current(); ${end};`).trim().split('\n').pop()!;
+  const deleter = txn('delete from v where id = 2', 'commit');
+  const updater = txn(`update v set s = 'new' where id = 3`, 'commit');
+  const aborted = txn(`insert into v values (99, 'gone')`, 'rollback');
+  const undeleter = txn('delete from v where id = 4', 'rollback');
+  const locker = txn('select count(*) from (select 1 from v where id = 5 for update) l', 'commit');
+  const after = live();
+  // `"(b,o)",xmin,columns` led as --all-versions leads it.
+  const lead = (line: string, xmax: string, state: string) => {
+    const m = /^("\(\d+,\d+\)"),(\d+),(.*)$/.exec(line)!;
+    return `${m[1]},${m[2]},${xmax},${state},${m[3]}`;
+  };
+  const want: string[] = [];
+  const beforeLines = before.split('\n').filter((l) => l !== '');
+  for (const line of beforeLines) {
+    const id = /^"[^"]*",\d+,(\d+),/.exec(line)![1];
+    // An aborted delete leaves its xmax; a row lock leaves a lock-only one: both live.
+    want.push(lead(line, { '2': deleter, '3': updater, '4': undeleter, '5': locker }[id] ?? '0', { '2': 'deleted', '3': 'updated' }[id] ?? 'live'));
+  }
+  want.push(lead(after.split('\n').find((l) => l.endsWith(',3,new'))!, '0', 'live'));
+  want.push(`"(0,${beforeLines.length + 2})",${aborted},0,aborted,99,gone`);
+  allVersionsCsv = want.join('\n') + '\n';
+  vRelpath = c.sql(`select pg_relation_filepath('v');`).trim();
+  c.sql('checkpoint;');
   c.stop();
 });
 test.afterAll(() => c?.destroy());
 
-async function openRows(page: Page) {
+async function openRows(page: Page, rel = relpath) {
   // The link opens the table's file once the folder is chosen (the files list is virtualized).
-  await page.goto(`/#file=${basename(c.dataDir)}/${relpath}&block=0`);
+  await page.goto(`/#file=${basename(c.dataDir)}/${rel}&block=0`);
   await page.getByTestId('folder-input').setInputFiles(c.dataDir);
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
   const view = page.getByTestId('rows-view');
@@ -102,6 +135,30 @@ test('Rows view: a damaged page is left out and named in the salvage summary', a
   } finally {
     writeFileSync(file, clean);
   }
+});
+
+test('All versions: every tuple version, led by ctid, xmin, xmax and state as the server left them', async ({ page }) => {
+  const view = await openRows(page, vRelpath);
+  const want = allVersionsCsv.split('\n').filter((l) => l !== '');
+  await view.getByTestId('rows-all-versions').check();
+  await expect(view).toHaveAttribute('data-rows', String(want.length));
+  await expect(view).toHaveAttribute('data-state', 'done');
+  await expect(view.getByRole('columnheader')).toHaveText([/^ctid/, /^xmin/, /^xmax/, /^state/, /^id/, /^s/]);
+  // Each row's cells are the expected line's fields (the quoted ctid the one with a comma).
+  const cells = want.map((l) => {
+    const [, ctid, rest] = /^"([^"]*)",(.*)$/.exec(l)!;
+    return [ctid, ...rest.split(',')];
+  });
+  for (const [i, row] of cells.entries()) await expect(view.getByTestId('rows-row').nth(i).getByRole('cell')).toHaveText(row);
+  const download = page.waitForEvent('download');
+  await view.getByTestId('rows-export-csv').click();
+  const d = await download;
+  expect(d.suggestedFilename()).toMatch(/all-versions\.csv$/);
+  expect(readFileSync((await d.path())!, 'utf8')).toBe(allVersionsCsv);
+  // Off again: the rows a new transaction sees.
+  await view.getByTestId('rows-all-versions').uncheck();
+  await expect(view).toHaveAttribute('data-rows', String(want.filter((l) => l.split(',')[4] === 'live').length));
+  await expect(view.getByRole('columnheader')).toHaveText([/^id/, /^s/]);
 });
 
 test('a heap tuple shows its columns from the catalogs', async ({ page }) => {

@@ -2,9 +2,12 @@
 //! byte order: an output or a finding, never a panic or a hang.
 #![no_main]
 
+use std::sync::OnceLock;
+
 use libfuzzer_sys::fuzz_target;
 use pgpage::rows::{Column, Ctid, RowFormat, RowWriter};
 use pgpage::toast::{detoast, ValueProblem};
+use pgpage::tuple::Align;
 use pgpage::value::{output, Type};
 use pgpage::Endian;
 
@@ -13,18 +16,55 @@ const TYPES: &[&str] = &[
     "char", "bytea", "date", "time", "timetz", "timestamp", "timestamptz", "interval", "uuid",
     "json", "jsonb", "inet", "cidr", "macaddr", "macaddr8", "bit", "varbit", "int4[]",
     "text[]", "numeric[]", "jsonb[]", "int8[]", "int4range", "numrange", "tstzrange",
-    "daterange", "int8range",
+    "daterange", "int8range", "int4multirange", "nummultirange", "tstzmultirange",
+    "datemultirange", "int8multirange[]",
 ];
+
+/// The named types, then composites: record_out over a tuple inside a varlena, with a
+/// dropped attribute holding its place, one nested in another and an array of one.
+fn types() -> &'static [Type] {
+    static TYPES_BUILT: OnceLock<Vec<Type>> = OnceLock::new();
+    TYPES_BUILT.get_or_init(|| {
+        let mut types: Vec<Type> = TYPES.iter().map(|n| Type::from_name(n).unwrap()).collect();
+        let field = |n: &str| {
+            let t = Type::from_name(n).unwrap();
+            let a = t.attribute();
+            (t, a)
+        };
+        let mut dropped = field("numeric");
+        dropped.1.attisdropped = true;
+        let pair = Type::Composite {
+            name: String::from("pair"),
+            attributes: vec![field("int4"), field("text"), dropped, field("jsonb[]"), field("bool")],
+            align: Align::Int,
+        };
+        let outer = Type::Composite {
+            name: String::from("outer"),
+            attributes: vec![
+                field("int8"),
+                (pair.clone(), pair.attribute()),
+                field("int4multirange"),
+                field("timetz"),
+            ],
+            align: Align::Double,
+        };
+        types.push(Type::Array(Box::new(pair.clone())));
+        types.push(pair);
+        types.push(outer);
+        types
+    })
+}
 
 fuzz_target!(|data: &[u8]| {
     let Some((&head, rest)) = data.split_first() else { return };
     let endian = if head & 0x80 == 0 { Endian::Little } else { Endian::Big };
-    let ty = Type::from_name(TYPES[usize::from(head & 0x7F) % TYPES.len()]).unwrap();
+    let all = types();
+    let ty = &all[usize::from(head & 0x7F) % all.len()];
     let mut s = String::new();
-    let _ = output(&ty, rest, endian, &mut s);
+    let _ = output(ty, rest, endian, &mut s);
     let mut fetch = |_: &pgpage::tuple::ToastPointer| -> Result<Vec<u8>, ValueProblem> { Ok(rest.to_vec()) };
     if let Ok(v) = detoast(rest, endian, &mut fetch) {
-        let _ = output(&ty, &v, endian, &mut s);
+        let _ = output(ty, &v, endian, &mut s);
     }
     // The same bytes as a heap tuple of three columns of the type, and a type list's check.
     let cols = (0..3)

@@ -15,14 +15,14 @@
 
 use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 mod common;
 #[path = "../../pgpage/tests/support/pg_filedump.rs"]
 mod support;
 
-use common::{bin_dir, is_root, ok, pgpage, run_pg};
+use common::{bin_dir, ok, pg_tempdir, pgpage, run_pg, Cluster};
 
 const PGBIN: &str = "/usr/lib/postgresql/15/bin";
 
@@ -30,27 +30,6 @@ const PGBIN: &str = "/usr/lib/postgresql/15/bin";
 /// root).
 fn pg(program: &str, args: &[&str]) -> Output {
     run_pg(PGBIN, program, args)
-}
-
-/// Stops the server however the test ends.
-struct Server {
-    data: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = pg(
-            "pg_ctl",
-            &[
-                "-D",
-                self.data.to_str().unwrap(),
-                "-m",
-                "immediate",
-                "-w",
-                "stop",
-            ],
-        );
-    }
 }
 
 fn flip(path: &Path, offset: u64, mask: u8) {
@@ -76,128 +55,29 @@ fn read_block(path: &Path, block: u64) -> Vec<u8> {
     b
 }
 
-/// A stopped `initdb -k` cluster in a temporary directory, after `sql` ran in it; the
-/// output of the last statement.
-struct Cluster {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    data: PathBuf,
-    last: String,
-}
-
-fn cluster(sql: &[&str]) -> Cluster {
-    cluster_with(&["-k"], sql)
-}
-
-/// A temporary directory the postgres user owns.
-fn pg_tempdir() -> tempfile::TempDir {
-    let tmp = tempfile::Builder::new()
-        .prefix("pgpage-pg")
-        .tempdir()
-        .unwrap();
-    if is_root() {
-        ok(
-            Command::new("chown")
-                .args(["postgres", tmp.path().to_str().unwrap()])
-                .output()
-                .unwrap(),
-            "chown",
-        );
-    }
-    tmp
-}
-
-/// A PostgreSQL 15 cluster made by `initdb` with `options`, after `sql` ran in it.
-fn cluster_with(options: &[&str], sql: &[&str]) -> Cluster {
-    let tmp = pg_tempdir();
-    let root = tmp.path().to_path_buf();
-    let data = root.join("data");
-    let d = data.to_str().unwrap();
-    let mut initdb = options.to_vec();
-    initdb.extend(["-A", "trust", "--no-sync", "-D", d]);
-    ok(pg("initdb", &initdb), "initdb");
-    let (server, port) = start(&root, &data);
-    let out = psql(&root, &port, sql);
-    let last = ok(out, "psql")
+/// A stopped PostgreSQL 15 cluster made by `initdb` with `options`, after `sql` ran in it,
+/// and the last line of its output.
+fn cluster_with(options: &[&str], sql: &[&str]) -> (Cluster, String) {
+    let mut c = Cluster::start_with(15, options);
+    let last = c
+        .psql(sql)
         .trim()
         .lines()
         .last()
         .unwrap_or_default()
         .to_owned();
     // A clean shutdown, or pg_checksums refuses the cluster.
-    ok(
-        pg("pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
-        "pg_ctl stop",
-    );
-    drop(server);
-    Cluster {
-        _tmp: tmp,
-        root,
-        data,
-        last,
-    }
+    c.stop();
+    (c, last)
 }
 
-/// Starts PostgreSQL 15 on `data`, its socket in `root`; stopped when the guard drops.
-fn start(root: &Path, data: &Path) -> (Server, String) {
-    let (d, sock) = (data.to_str().unwrap(), root.to_str().unwrap());
-    // Each cluster of this run on its own port: the tests run at the same time.
-    static CLUSTERS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = CLUSTERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let port = (20_000 + (std::process::id() * 3 + n) % 30_000).to_string();
-    let log = root.join("log");
-    let opts = format!("-k {sock} -p {port} -c listen_addresses='' -c fsync=off");
-    let start = pg(
-        "pg_ctl",
-        &[
-            "-D",
-            d,
-            "-o",
-            &opts,
-            "-l",
-            log.to_str().unwrap(),
-            "-w",
-            "start",
-        ],
-    );
-    let server = Server {
-        data: data.to_path_buf(),
-    };
-    if !start.status.success() {
-        panic!(
-            "PostgreSQL 15 did not start: {}\n{}",
-            String::from_utf8_lossy(&start.stderr),
-            std::fs::read_to_string(&log).unwrap_or_default()
-        );
-    }
-    (server, port)
-}
-
-/// psql 15 on the server of `start`, one statement per `-c`, stopping at the first error.
-fn psql(root: &Path, port: &str, sql: &[&str]) -> Output {
-    let mut args = vec![
-        "-h",
-        root.to_str().unwrap(),
-        "-p",
-        port,
-        "-d",
-        "postgres",
-        "-X",
-        "-A",
-        "-t",
-        "-q",
-        "-v",
-        "ON_ERROR_STOP=1",
-    ];
-    for sql in sql {
-        args.extend(["-c", sql]);
-    }
-    pg("psql", &args)
+fn cluster(sql: &[&str]) -> (Cluster, String) {
+    cluster_with(&["-k"], sql)
 }
 
 #[test]
 fn mismatch_lines_and_summary_equal_pg_checksums() {
-    let cluster = cluster(&[
+    let (cluster, last) = cluster(&[
         "create table t (id int primary key, v text)",
         "insert into t select g, md5(g::text) from generate_series(1, 20000) g",
         "delete from t where id % 7 = 0",
@@ -207,7 +87,7 @@ fn mismatch_lines_and_summary_equal_pg_checksums() {
     ]);
     let (root, data) = (&cluster.root, &cluster.data);
     let d = data.to_str().unwrap();
-    let rel: Vec<&str> = cluster.last.split('|').collect();
+    let rel: Vec<&str> = last.split('|').collect();
     let (table, index) = (data.join(rel[0]), data.join(rel[1]));
 
     // Damage a copy, as pg_checksums must be run on a stopped cluster.
@@ -318,7 +198,7 @@ fn summary(out: &Output) -> Vec<String> {
 
 #[test]
 fn verbose_filenode_and_progress_as_pg_checksums_prints_them() {
-    let cluster = cluster(&[
+    let (cluster, last) = cluster(&[
         "create table t (id int primary key, v text)",
         "insert into t select g, md5(g::text) from generate_series(1, 3000) g",
         "vacuum t",
@@ -328,7 +208,7 @@ fn verbose_filenode_and_progress_as_pg_checksums_prints_them() {
         "select pg_relation_filenode('t'), pg_relation_filepath('u')",
     ]);
     let d = cluster.data.to_str().unwrap();
-    let rel: Vec<&str> = cluster.last.split('|').collect();
+    let rel: Vec<&str> = last.split('|').collect();
     let (filenode, unlogged) = (rel[0], cluster.data.join(rel[1]));
     let verified = |l: &str| l.contains("checksums verified in file");
 
@@ -400,7 +280,7 @@ fn verbose_filenode_and_progress_as_pg_checksums_prints_them() {
 /// pd_lower = 9000 is the one problem, as the server's own read of it says.
 #[test]
 fn checksums_off_cluster_only_header_findings_count_as_the_server_reads_them() {
-    let cluster = cluster_with(
+    let (mut cluster, last) = cluster_with(
         &[],
         &[
             "create table t (id int, v text)",
@@ -409,9 +289,9 @@ fn checksums_off_cluster_only_header_findings_count_as_the_server_reads_them() {
             "select pg_relation_filepath('t')",
         ],
     );
-    let (root, data) = (&cluster.root, &cluster.data);
+    let (root, data) = (cluster.root.clone(), cluster.data.clone());
     let d = data.to_str().unwrap();
-    let table = data.join(&cluster.last);
+    let table = data.join(&last);
     let blocks = std::fs::metadata(&table).unwrap().len() / 8192;
     assert!(blocks > 10, "{blocks} blocks");
     write_at(&table, 3 * 8192 + 12, &9000u16.to_le_bytes());
@@ -511,20 +391,16 @@ fn checksums_off_cluster_only_header_findings_count_as_the_server_reads_them() {
     }
 
     // The server refuses exactly that page.
-    let (_server, port) = start(root, data);
-    let out = psql(root, &port, &["select count(*) from t"]);
+    cluster.restart();
+    let out = cluster.psql_output("postgres", &["select count(*) from t"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains(&format!(
-            "invalid page in block 3 of relation {}",
-            cluster.last
-        )),
+        err.contains(&format!("invalid page in block 3 of relation {}", last)),
         "{err}"
     );
-    let out = psql(
-        root,
-        &port,
+    let out = cluster.psql_output(
+        "postgres",
         &["select count(*) from t where ctid >= '(4,0)'::tid or ctid < '(3,0)'::tid"],
     );
     assert!(
@@ -645,29 +521,22 @@ fn data_directories_of_every_version_are_named() {
 /// directory has only its pages to go by, and they store checksums.
 #[test]
 fn stale_checksums_after_pg_checksums_disable_are_not_mismatches() {
-    let cluster = cluster(&[
+    let (mut cluster, last) = cluster(&[
         "create table t (id int, v text)",
         "insert into t select g, md5(g::text) from generate_series(1, 3000) g",
         "checkpoint",
         "select pg_relation_filepath('t')",
     ]);
-    let (root, data) = (&cluster.root, &cluster.data);
+    let (root, data) = (cluster.root.clone(), cluster.data.clone());
     let d = data.to_str().unwrap();
     ok(
         pg("pg_checksums", &["--disable", "-D", d]),
         "pg_checksums --disable",
     );
-    let (server, port) = start(root, data);
-    ok(
-        psql(root, &port, &["update t set v = v || 'x'", "checkpoint"]),
-        "update",
-    );
-    ok(
-        pg("pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
-        "pg_ctl stop",
-    );
-    drop(server);
-    let table = data.join(&cluster.last);
+    cluster.restart();
+    cluster.psql(&["update t set v = v || 'x'", "checkpoint"]);
+    cluster.stop();
+    let table = data.join(&last);
 
     let out = pgpage(&["verify", d]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
@@ -694,7 +563,7 @@ fn stale_checksums_after_pg_checksums_disable_are_not_mismatches() {
 #[test]
 fn filedump_text_equals_pg_filedump() {
     let tool = support::pg_filedump();
-    let c = cluster(&[
+    let (c, last) = cluster(&[
         "create table t (id int primary key, v text, n int)",
         "insert into t select g, repeat('v', g % 50), case when g % 3 = 0 then null else g end from generate_series(1, 2000) g",
         "update t set v = 'hot' where id % 17 = 0",
@@ -702,7 +571,7 @@ fn filedump_text_equals_pg_filedump() {
         "checkpoint",
         "select pg_relation_filepath('t') || ' ' || pg_relation_filepath('t_pkey')",
     ]);
-    let (heap, index) = c.last.split_once(' ').unwrap();
+    let (heap, index) = last.split_once(' ').unwrap();
     let cases: [(&str, Option<&str>); 6] = [
         (heap, Some("0")),
         (heap, Some("3")),

@@ -575,12 +575,18 @@ fn catalog_rows_equal_copy(version: u32) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_ne!(out.status.code(), Some(0), "PostgreSQL {version}: {err}");
     assert!(out.stdout.is_empty(), "PostgreSQL {version}");
-    let names = |catalog: &str, block: u64| {
-        err.lines()
-            .any(|l| l.contains(catalog) && l.contains(&format!(", block {block}:")))
+    // Named as every other problem is: the catalog, its file and the block in it.
+    let names = |catalog: &str, path: &str, block: u64| {
+        let file = c.data.join(path.trim());
+        err.lines().any(|l| {
+            l.contains(&format!(
+                "{catalog} \"{}\", block {block}: ",
+                file.display()
+            ))
+        })
     };
     assert!(
-        names("pg_attribute", attribute_block),
+        names("pg_attribute", &pg_attribute, attribute_block),
         "PostgreSQL {version}: {err}"
     );
     assert!(!err.contains("panicked"), "{err}");
@@ -590,12 +596,19 @@ fn catalog_rows_equal_copy(version: u32) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "PostgreSQL {version}: {err}");
     assert!(out.stdout.is_empty(), "PostgreSQL {version}");
-    let names = |catalog: &str, block: u64| {
-        err.lines()
-            .any(|l| l.contains(catalog) && l.contains(&format!(", block {block}:")))
+    // Named as every other problem is: the catalog, its file and the block in it.
+    let names = |catalog: &str, path: &str, block: u64| {
+        let file = c.data.join(path.trim());
+        err.lines().any(|l| {
+            l.contains(&format!(
+                "{catalog} \"{}\", block {block}: ",
+                file.display()
+            ))
+        })
     };
     assert!(
-        names("pg_class", class_block) && err.contains("relation public.t does not exist"),
+        names("pg_class", &pg_class, class_block)
+            && err.contains("relation public.t does not exist"),
         "PostgreSQL {version}: {err}"
     );
     eprintln!(

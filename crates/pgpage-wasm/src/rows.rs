@@ -6,7 +6,7 @@
 
 use pgpage::catalog::table::Table;
 use pgpage::copy::CopyFormat;
-use pgpage::rows::{page_problem, Column, RowFormat, RowWriter};
+use pgpage::rows::{page_problem, Column, RowFormat, RowWriter, Versions};
 use pgpage::scan::ChecksumsKnown;
 use pgpage::toast::{ChunkIndex, ValueProblem};
 use pgpage::tuple::{heap_items, ToastPointer};
@@ -132,6 +132,8 @@ struct ChunkJs {
 #[wasm_bindgen]
 pub struct RowsReader {
     writer: RowWriter,
+    /// The columns are a type list, held to each tuple's length (RowWriter's check_fit).
+    check_fit: bool,
     log: TransactionLog,
     checksums: ChecksumsKnown,
     endian: Endian,
@@ -173,6 +175,7 @@ impl RowsReader {
         let e = endian(big_endian);
         Ok(RowsReader {
             writer: RowWriter::new(columns, row_format(format)?, e, true),
+            check_fit: true,
             log: TransactionLog::new(bs, e),
             checksums: ChecksumsKnown::Unknown,
             endian: e,
@@ -182,17 +185,51 @@ impl RowsReader {
         })
     }
 
-    /// `[{"name", "type", "dropped"}]` in attribute number order.
+    /// The same reader (its catalogs, transaction log and TOAST chunk index kept) printing
+    /// rows in `format` (csv, text or json), every tuple version when `all_versions` (each
+    /// row led by ctid, xmin, xmax and its state, as `pgpage rows --all-versions` prints).
+    pub fn set_output(&mut self, format: &str, all_versions: bool) -> Result<(), JsError> {
+        let versions = if all_versions {
+            Versions::All
+        } else {
+            Versions::Visible
+        };
+        self.writer = RowWriter::new(
+            self.writer.columns().to_vec(),
+            row_format(format)?,
+            self.endian,
+            self.check_fit,
+        )
+        .with_versions(versions);
+        Ok(())
+    }
+
+    /// `[{"name", "type", "dropped"}]` in attribute number order, led by ctid, xmin, xmax
+    /// and state when every version is printed.
     pub fn columns(&self) -> Result<String, JsError> {
-        let cols: Vec<ColumnJs> = self
-            .writer
-            .columns()
+        let leading = [
+            ("ctid", "tid"),
+            ("xmin", "xid"),
+            ("xmax", "xid"),
+            ("state", "text"),
+        ];
+        let shown = if self.writer.versions() == Versions::All {
+            &leading[..]
+        } else {
+            &[]
+        };
+        let cols: Vec<ColumnJs> = shown
             .iter()
-            .map(|c| ColumnJs {
+            .map(|(name, ty)| ColumnJs {
+                name,
+                ty: String::from(*ty),
+                dropped: false,
+            })
+            .chain(self.writer.columns().iter().map(|c| ColumnJs {
                 name: &c.name,
                 ty: c.ty.name(),
                 dropped: c.attribute.attisdropped,
-            })
+            }))
             .collect();
         serde_json::to_string(&cols).map_err(crate::serialize_error)
     }
@@ -430,6 +467,7 @@ impl TableReader {
         .map_err(crate::serialize_error)?;
         Ok(RowsReader {
             writer: RowWriter::new(t.columns, format, e, false),
+            check_fit: false,
             log: t.log,
             checksums: t.checksums,
             endian: e,

@@ -292,6 +292,10 @@ impl RowWriter {
         &self.columns
     }
 
+    pub fn versions(&self) -> Versions {
+        self.versions
+    }
+
     /// Appends `tuple`'s line to `out`; on a problem nothing is appended. `fetch` returns
     /// an external value's reassembled chunks. Ok(Some(note)): the line was printed but is
     /// uncertain (a type list longer than the tuple's attributes: NULLs printed where a

@@ -1,19 +1,46 @@
 // A relation's Rows view: its rows as the server's COPY would print them, read in the rows
 // worker (progress as it goes), shown virtualized, exported as CSV or COPY text with a
 // salvage summary beside the download. Columns from the catalogs of a dropped data
-// directory, else from a type list the user types.
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+// directory, else from a type list the user types. "All versions" shows every tuple
+// version led by ctid, xmin, xmax and state, as `pgpage rows --all-versions` prints them.
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
+import { copyTextFields } from './copyText';
 import { salvageText, type ColumnInfo, type RowsFormat, type Salvage } from './drive';
-import { SHOWN_MAX, type ColumnsFrom, type FromRows, type RowsFile } from './protocol';
+import { acquire, discard, relationKey, release, send, type RowsWorker } from './pool';
+import { SHOWN_MAX, type ColumnsFrom, type FromRows, type Progress, type RowsFile } from './protocol';
 import { catalogSource, typesSource } from './source';
 import './rows.css';
 
 type State = 'idle' | 'running' | 'done' | 'error';
 
-function newWorker(): Worker {
-  return new Worker(new URL('./rows.worker.ts', import.meta.url), { type: 'module' });
+/** Every row is one line of this height, so the rows in view follow from the scroll
+ * position alone: no per-row measurements, whose rebuild for 200,000 rows on every run
+ * that arrives cost the page tens of ms. */
+const ROW_PX = 28;
+const OVERSCAN = 10;
+
+/** Rows as the worker sent them: COPY text lines, `first` the index of the run's first. */
+interface Lines {
+  first: number;
+  text: string;
+  starts: Uint32Array;
+}
+
+/** Row `i`'s cells, split from its line only when the view draws it. */
+function rowAt(runs: readonly Lines[], i: number): (string | null)[] {
+  let lo = 0;
+  let hi = runs.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (runs[mid].first <= i) lo = mid;
+    else hi = mid - 1;
+  }
+  const run = runs[lo];
+  const j = i - (run?.first ?? 0);
+  if (!run || j >= run.starts.length) return [];
+  const end = j + 1 < run.starts.length ? run.starts[j + 1] - 1 : run.text.length - 1;
+  return copyTextFields(run.text.slice(run.starts[j], end));
 }
 
 /** Starts a download of a Blob; its URL is freed once the browser has had time to read it. */
@@ -35,18 +62,22 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
   const [error, setError] = useState<string | null>(null);
   const [title, setTitle] = useState('');
   const [columns, setColumns] = useState<ColumnInfo[]>([]);
+  const [progress, setProgress] = useState<Progress | null>(null);
   const [salvage, setSalvage] = useState<Salvage | null>(null);
   const [count, setCount] = useState(0);
-  const [exporting, setExporting] = useState<RowsFormat | null>(null);
+  const [allVersions, setAllVersions] = useState(false);
+  const [exporting, setExporting] = useState<{ format: RowsFormat; progress: Progress | null } | null>(null);
   const [exported, setExported] = useState<{ summaryUrl: string; summary: string; name: string } | null>(null);
-  const rows = useRef<(string | null)[][]>([]);
-  const workers = useRef<Worker[]>([]);
+  const runs = useRef<Lines[]>([]);
+  /** The view's read and the exports under way: given up when the panel goes. */
+  const busy = useRef(new Set<RowsWorker>());
+  const viewing = useRef<RowsWorker | null>(null);
   const summaryUrl = useRef<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
 
   useEffect(
     () => () => {
-      for (const w of workers.current) w.terminate();
+      for (const w of busy.current) discard(w);
       if (summaryUrl.current) URL.revokeObjectURL(summaryUrl.current);
     },
     [],
@@ -54,27 +85,46 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
 
   const source = useCallback((): { files: RowsFile[]; from: ColumnsFrom } | null => catalog ?? (types.trim() ? typesSource(p.entry, p.files, types.trim()) : null), [catalog, types, p.entry, p.files]);
 
-  const start = () => {
+  /** A worker of the relation for one request; `answer` returns true once it is done. */
+  const run = (s: { files: RowsFile[]; from: ColumnsFrom }, answer: (m: FromRows) => boolean): RowsWorker => {
+    const w = acquire(relationKey(s.files, s.from));
+    busy.current.add(w);
+    w.worker.onmessage = (e: MessageEvent<FromRows>) => {
+      const failed = e.data.type === 'error';
+      if (!answer(e.data) && !failed) return;
+      busy.current.delete(w);
+      if (failed) discard(w);
+      else release(w);
+    };
+    return w;
+  };
+
+  const start = (versions = allVersions) => {
     const s = source();
     if (!s) return;
-    for (const w of workers.current) w.terminate();
-    const w = newWorker();
-    workers.current = [w];
-    rows.current = [];
+    if (viewing.current) {
+      busy.current.delete(viewing.current);
+      discard(viewing.current);
+    }
+    runs.current = [];
     setCount(0);
+    setScrollTop(0);
+    setProgress(null);
     setSalvage(null);
     setError(null);
     setExported(null);
     setState('running');
-    w.onmessage = (e: MessageEvent<FromRows>) => {
-      const m = e.data;
+    const w = run(s, (m) => {
       if (m.type === 'opened') {
         setTitle(m.title);
         setColumns(m.columns.filter((c) => !c.dropped));
       } else if (m.type === 'rows') {
-        for (const r of m.rows) rows.current.push(r);
-        setCount(rows.current.length);
-        setSalvage(m.salvage);
+        if (m.starts.length > 0) {
+          const last = runs.current[runs.current.length - 1];
+          runs.current.push({ first: last ? last.first + last.starts.length : 0, text: m.text, starts: m.starts });
+          setCount((n) => n + m.starts.length);
+        }
+        setProgress(m.progress);
       } else if (m.type === 'done') {
         setSalvage(m.salvage);
         setState('done');
@@ -82,19 +132,24 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
         setError(m.message);
         setState('error');
       }
-    };
-    w.postMessage({ type: 'open', job: 1, ...s });
+      const over = m.type === 'done' || m.type === 'error';
+      if (over) viewing.current = null;
+      return over;
+    });
+    viewing.current = w;
+    send(w, { type: 'open', job: 1, from: s.from, allVersions: versions }, s.files);
   };
 
   const doExport = (format: RowsFormat) => {
     const s = source();
     if (!s) return;
-    const w = newWorker();
-    workers.current.push(w);
-    setExporting(format);
-    const base = (title || p.entry.name).replace(/[^A-Za-z0-9._-]+/g, '_');
-    w.onmessage = (e: MessageEvent<FromRows>) => {
-      const m = e.data;
+    setExporting({ format, progress: null });
+    const base = (title || p.entry.name).replace(/[^A-Za-z0-9._-]+/g, '_') + (allVersions ? '.all-versions' : '');
+    const w = run(s, (m) => {
+      if (m.type === 'progress') {
+        setExporting({ format, progress: m.progress });
+        return false;
+      }
       if (m.type === 'exported') {
         const name = `${base}.${format === 'csv' ? 'csv' : 'copy.txt'}`;
         download(m.blob, name);
@@ -103,19 +158,42 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
         setExported({ summaryUrl: summaryUrl.current, summary: m.summary, name: `${base}.salvage.txt` });
         setSalvage(m.salvage);
         setExporting(null);
-        w.terminate();
-      } else if (m.type === 'error') {
+        return true;
+      }
+      if (m.type === 'error') {
         setError(m.message);
         setExporting(null);
-        w.terminate();
+        return true;
       }
-    };
-    w.postMessage({ type: 'export', job: 2, format, ...s });
+      return false;
+    });
+    send(w, { type: 'export', job: 2, from: s.from, format, allVersions }, s.files);
+  };
+  const exportLabel = (format: RowsFormat, what: string) => {
+    if (exporting?.format !== format) return `Export ${what}`;
+    const pr = exporting.progress;
+    return pr && pr.pagesTotal > 0 ? `Exporting ${what}… ${Math.floor((100 * pr.pagesRead) / pr.pagesTotal)}%` : `Exporting ${what}…`;
   };
 
-  const virtual = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => 28, overscan: 10 });
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewHeight, setViewHeight] = useState(0);
+  const hasRows = count > 0;
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    setViewHeight(el.clientHeight);
+    const ro = new ResizeObserver(() => setViewHeight(el.clientHeight));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [hasRows]);
+  const firstInView = Math.max(0, Math.floor(scrollTop / ROW_PX) - OVERSCAN);
+  const endInView = Math.min(count, Math.ceil((scrollTop + viewHeight) / ROW_PX) + OVERSCAN);
+  const inView = Array.from({ length: Math.max(0, endInView - firstInView) }, (_, k) => firstInView + k);
   const grid = { gridTemplateColumns: `repeat(${Math.max(columns.length, 1)}, minmax(8rem, 1fr))` };
   const ready = catalog !== null || types.trim() !== '';
+  const shownProgress: Progress | null = salvage
+    ? { rows: salvage.rows, pagesRead: salvage.pagesRead, pagesTotal: salvage.pagesTotal, pagesLost: salvage.pagesLost.length }
+    : progress;
 
   return (
     <section className="rows-view" data-testid="rows-view" data-state={state} data-rows={count} aria-labelledby="rows-heading">
@@ -136,14 +214,26 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
         </label>
       )}
       <div className="rows-actions">
-        <button type="button" data-testid="rows-open" disabled={!ready || state === 'running'} onClick={start}>
+        <button type="button" data-testid="rows-open" disabled={!ready || state === 'running'} onClick={() => start()}>
           Show rows
         </button>
+        <label className="rows-versions" title="Dead, aborted and updated-away tuple versions too, each led by ctid, xmin, xmax and its state">
+          <input
+            type="checkbox"
+            data-testid="rows-all-versions"
+            checked={allVersions}
+            onChange={(e) => {
+              setAllVersions(e.target.checked);
+              if (state !== 'idle') start(e.target.checked);
+            }}
+          />
+          All versions
+        </label>
         <button type="button" data-testid="rows-export-csv" disabled={!ready || exporting !== null} onClick={() => doExport('csv')}>
-          {exporting === 'csv' ? 'Exporting CSV…' : 'Export CSV'}
+          {exportLabel('csv', 'CSV')}
         </button>
         <button type="button" data-testid="rows-export-text" disabled={!ready || exporting !== null} onClick={() => doExport('text')}>
-          {exporting === 'text' ? 'Exporting COPY text…' : 'Export COPY text'}
+          {exportLabel('text', 'COPY text')}
         </button>
         {exported && (
           <a href={exported.summaryUrl} download={exported.name} data-testid="rows-summary-link">
@@ -156,11 +246,11 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
           {error}
         </p>
       )}
-      {salvage && (
+      {shownProgress && (
         <p className="rows-progress" aria-live="polite" data-testid="rows-progress">
-          {salvage.rows.toLocaleString('en-US')} rows from {salvage.pagesRead.toLocaleString('en-US')} of {salvage.pagesTotal.toLocaleString('en-US')} pages
-          {salvage.pagesLost.length > 0 && `; ${salvage.pagesLost.length} pages lost`}
-          {salvage.rows > count && count >= SHOWN_MAX && `; the first ${SHOWN_MAX.toLocaleString('en-US')} shown, every row exported`}
+          {shownProgress.rows.toLocaleString('en-US')} rows from {shownProgress.pagesRead.toLocaleString('en-US')} of {shownProgress.pagesTotal.toLocaleString('en-US')} pages
+          {shownProgress.pagesLost > 0 && `; ${shownProgress.pagesLost} pages lost`}
+          {shownProgress.rows > count && count >= SHOWN_MAX && `; the first ${SHOWN_MAX.toLocaleString('en-US')} shown, every row exported`}
         </p>
       )}
       {count > 0 && (
@@ -174,18 +264,18 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
               ))}
             </div>
           </div>
-          <div ref={scroller} className="rows-scroll" tabIndex={0} role="rowgroup" aria-label="Rows, scrollable">
-            <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
-              {virtual.getVirtualItems().map((v) => (
+          <div ref={scroller} className="rows-scroll" tabIndex={0} role="rowgroup" aria-label="Rows, scrollable" onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
+            <div style={{ height: count * ROW_PX, position: 'relative' }}>
+              {inView.map((index) => (
                 <div
                   role="row"
-                  aria-rowindex={v.index + 2}
-                  key={v.key}
+                  aria-rowindex={index + 2}
+                  key={index}
                   className="rows-row"
                   data-testid="rows-row"
-                  style={{ ...grid, position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)`, height: v.size }}
+                  style={{ ...grid, position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${index * ROW_PX}px)`, height: ROW_PX }}
                 >
-                  {(rows.current[v.index] ?? []).map((t, i) => (
+                  {rowAt(runs.current, index).map((t, i) => (
                     <div role="cell" key={i} className={t === null ? 'rows-null' : undefined}>
                       {t ?? 'NULL'}
                     </div>

@@ -3,6 +3,7 @@
 // when the tuple's length does not fit it). Decoded in the rows worker.
 import { useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
+import { acquire, discard, relationKey, release, send } from './pool';
 import type { FromRows, TupleMessage } from './protocol';
 import { catalogSource, typesSource } from './source';
 import './rows.css';
@@ -18,15 +19,21 @@ export function TupleColumns(p: { entry: FileEntry; files: readonly FileEntry[];
     setGot(null);
     const s = catalog ?? (types.trim() ? typesSource(entry, files, types.trim()) : null);
     if (!s) return;
-    const w = new Worker(new URL('./rows.worker.ts', import.meta.url), { type: 'module' });
-    w.onmessage = (e: MessageEvent<FromRows>) => {
+    // The relation's worker (its catalogs and TOAST chunk index kept from the last tuple);
+    // an answer that comes after the selection moved on is dropped, the worker kept.
+    let current = true;
+    const w = acquire(relationKey(s.files, s.from));
+    w.worker.onmessage = (e: MessageEvent<FromRows>) => {
       const m = e.data;
-      if (m.type === 'tuple') setGot(m);
-      else if (m.type === 'error') setGot({ error: m.message });
-      w.terminate();
+      if (current && m.type === 'tuple') setGot(m);
+      else if (current && m.type === 'error') setGot({ error: m.message });
+      if (m.type === 'error') discard(w);
+      else release(w);
     };
-    w.postMessage({ type: 'tuple', job: 1, files: s.files, from: s.from, page: page.slice(), lp });
-    return () => w.terminate();
+    send(w, { type: 'tuple', job: 1, from: s.from, page: page.slice(), lp }, s.files);
+    return () => {
+      current = false;
+    };
     // The catalog source is derived from entry and files.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [entry, files, page, lp, types]);

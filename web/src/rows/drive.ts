@@ -104,16 +104,13 @@ export function openTable(
 /** Pages per run: 256 pages (2 MB of 8 kB pages), a few ms of work each. */
 export const RUN_PAGES = 256;
 
-/** Reads every page of the source's TOAST files into the reader's chunk index, then its heap
- * files run by run, yielding each run's text and adding to `salvage` as it goes. */
-export function* readRows(
-  reader: RowsReader,
-  files: SyncFiles,
-  source: RowsSource,
-  salvage: Salvage,
-): Generator<string, void, void> {
+/** Notes the chunks of every page of the source's TOAST files in the reader's chunk index
+ * (done once per reader: the index serves every later read of the relation); returns the
+ * TOAST pages left out. */
+export function indexToast(reader: RowsReader, files: SyncFiles, source: RowsSource): { block: number; message: string }[] {
   const bs = source.blockSize;
   const run = RUN_PAGES * bs;
+  const lostAll: { block: number; message: string }[] = [];
   for (const [i, p] of source.toastPaths.entries()) {
     const size = files.size(p);
     const whole = size - (size % bs);
@@ -121,15 +118,36 @@ export function* readRows(
       const bytes = files.read(p, at, Math.min(run, whole - at));
       if (!bytes) break;
       const lost = JSON.parse(reader.add_toast_pages(bytes, i, at, segmentFirstBlock(p, bs) + at / bs)) as LeftOut[];
-      salvage.toastPagesLost.push(...lost.map((l) => ({ block: l.block, message: l.message })));
+      lostAll.push(...lost.map((l) => ({ block: l.block, message: l.message })));
     }
   }
-  const chunks = {
+  return lostAll;
+}
+
+/** The reader's ChunkSource: TOAST file number `file` is `source.toastPaths[file]`. */
+export function toastChunks(files: SyncFiles, source: RowsSource) {
+  return {
     read(file: number, offset: number, length: number): Uint8Array | undefined {
       const p = source.toastPaths[file];
       return p === undefined ? undefined : files.read(p, offset, length);
     },
   };
+}
+
+/** Reads the source's heap files run by run, yielding each run's text and adding to
+ * `salvage` as it goes; the TOAST files are indexed first unless `toastLost` says they
+ * were (what that indexing left out). */
+export function* readRows(
+  reader: RowsReader,
+  files: SyncFiles,
+  source: RowsSource,
+  salvage: Salvage,
+  toastLost?: { block: number; message: string }[],
+): Generator<string, void, void> {
+  const bs = source.blockSize;
+  const run = RUN_PAGES * bs;
+  salvage.toastPagesLost.push(...(toastLost ?? indexToast(reader, files, source)));
+  const chunks = toastChunks(files, source);
   salvage.pagesTotal = source.paths.reduce((n, p) => n + Math.floor(files.size(p) / bs), 0);
   for (const p of source.paths) {
     const size = files.size(p);

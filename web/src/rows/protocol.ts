@@ -13,29 +13,32 @@ export type ColumnsFrom =
   | { kind: 'catalog'; relfilenode: number; databaseOid: number }
   | { kind: 'types'; types: string; heap: string[]; blockSize: number; bigEndian: boolean };
 
-export interface OpenRequest {
-  type: 'open';
+/** A worker serves one relation (web/src/rows/pool.ts): `files` comes with its first
+ * request only (a data directory's thousands of File handles are cloned once), and the
+ * relation's catalogs, transaction log and TOAST chunk index are kept for the next. */
+interface RelationRequest {
   job: number;
-  files: RowsFile[];
+  files?: RowsFile[];
   from: ColumnsFrom;
 }
 
+export interface OpenRequest extends RelationRequest {
+  type: 'open';
+  /** Every tuple version, led by ctid, xmin, xmax and state (`--all-versions`). */
+  allVersions: boolean;
+}
+
 /** One tuple's columns, for the page view. */
-export interface TupleRequest {
+export interface TupleRequest extends RelationRequest {
   type: 'tuple';
-  job: number;
-  files: RowsFile[];
-  from: ColumnsFrom;
   page: Uint8Array;
   lp: number;
 }
 
-export interface ExportRequest {
+export interface ExportRequest extends RelationRequest {
   type: 'export';
-  job: number;
-  files: RowsFile[];
-  from: ColumnsFrom;
   format: RowsFormat;
+  allVersions: boolean;
 }
 
 export type ToRows = OpenRequest | TupleRequest | ExportRequest;
@@ -52,12 +55,30 @@ export interface OpenedMessage {
  * hundred MB at most, whatever the table's size. */
 export const SHOWN_MAX = 200_000;
 
-/** A run of rows, each its columns' texts (null for NULL), and the salvage so far. */
+/** How far a read is: counts only (the lists of what was lost come with the end). */
+export interface Progress {
+  rows: number;
+  pagesRead: number;
+  pagesTotal: number;
+  pagesLost: number;
+}
+
+/** Rows for the view as COPY text lines (one string: a message of a few MB costs the page
+ * a copy, where ~15,000 arrays of cells cost it tens of ms to clone), `starts` the offset
+ * of each line in `text` (the view splits only the rows it draws), and the progress. */
 export interface RowsMessage {
   type: 'rows';
   job: number;
-  rows: (string | null)[][];
-  salvage: Salvage;
+  text: string;
+  starts: Uint32Array;
+  progress: Progress;
+}
+
+/** An export's progress. */
+export interface ProgressMessage {
+  type: 'progress';
+  job: number;
+  progress: Progress;
 }
 
 export interface DoneMessage {
@@ -90,4 +111,4 @@ export interface ErrorMessage {
   message: string;
 }
 
-export type FromRows = OpenedMessage | RowsMessage | DoneMessage | TupleMessage | ExportedMessage | ErrorMessage;
+export type FromRows = OpenedMessage | RowsMessage | ProgressMessage | DoneMessage | TupleMessage | ExportedMessage | ErrorMessage;

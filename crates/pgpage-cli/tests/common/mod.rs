@@ -68,9 +68,28 @@ pub fn ok(out: Output, what: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// A running server of one version (`initdb -k`, UTF8, C locale) in a temporary directory
-/// the postgres user owns; stopped at once (immediate) if the test ends before its clean
-/// shutdown.
+/// A temporary directory the postgres user owns (initdb and the server run as postgres
+/// when the tests run as root).
+pub fn pg_tempdir() -> tempfile::TempDir {
+    let tmp = tempfile::Builder::new()
+        .prefix("pgpage-cluster")
+        .tempdir()
+        .unwrap();
+    if is_root() {
+        ok(
+            Command::new("chown")
+                .args(["postgres", tmp.path().to_str().unwrap()])
+                .output()
+                .unwrap(),
+            "chown",
+        );
+    }
+    tmp
+}
+
+/// A running server of one version (`initdb -k` unless other options are given, UTF8, C
+/// locale) in a temporary directory the postgres user owns; stopped at once (immediate) if
+/// the test ends before its clean shutdown.
 pub struct Cluster {
     _tmp: tempfile::TempDir,
     pub bin: String,
@@ -90,40 +109,31 @@ impl Drop for Cluster {
 
 impl Cluster {
     pub fn start(version: u32) -> Cluster {
-        let tmp = tempfile::Builder::new()
-            .prefix("pgpage-cluster")
-            .tempdir()
-            .unwrap();
-        if is_root() {
-            ok(
-                Command::new("chown")
-                    .args(["postgres", tmp.path().to_str().unwrap()])
-                    .output()
-                    .unwrap(),
-                "chown",
-            );
-        }
+        Cluster::start_with(version, &["-k"])
+    }
+
+    /// A cluster made by `initdb` with `options` (`-k` for data checksums, or none) beside
+    /// the harness's own (trust, user postgres, UTF8, C locale, no sync).
+    pub fn start_with(version: u32, options: &[&str]) -> Cluster {
+        let tmp = pg_tempdir();
         let root = tmp.path().to_path_buf();
         let data = root.join("data");
         let bin = bin_dir(version);
+        let mut initdb = options.to_vec();
+        initdb.extend([
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+            "-D",
+            data.to_str().unwrap(),
+        ]);
         ok(
-            run_pg(
-                &bin,
-                "initdb",
-                &[
-                    "-k",
-                    "-A",
-                    "trust",
-                    "-U",
-                    "postgres",
-                    "-E",
-                    "UTF8",
-                    "--locale=C",
-                    "--no-sync",
-                    "-D",
-                    data.to_str().unwrap(),
-                ],
-            ),
+            run_pg(&bin, "initdb", &initdb),
             &format!("initdb {version}"),
         );
         // Each cluster of a test binary on its own port: the tests run at the same time.
@@ -138,20 +148,26 @@ impl Cluster {
             port,
             stopped: true,
         };
+        cluster.restart();
+        cluster
+    }
+
+    /// Starts the server again after `stop` (on the same port and socket directory).
+    pub fn restart(&mut self) {
         let opts = format!(
             "-k {} -p {} -c listen_addresses='' -c fsync=off",
-            cluster.root.display(),
-            cluster.port
+            self.root.display(),
+            self.port
         );
-        let log = cluster.root.join("log");
-        let started = cluster.pg_ctl(&["-o", &opts, "-l", log.to_str().unwrap(), "-w", "start"]);
-        cluster.stopped = !started.status.success();
+        let log = self.root.join("log");
+        let started = self.pg_ctl(&["-o", &opts, "-l", log.to_str().unwrap(), "-w", "start"]);
+        self.stopped = !started.status.success();
         assert!(
             started.status.success(),
-            "PostgreSQL {version} did not start: {}",
+            "PostgreSQL in {} did not start: {}",
+            self.bin,
             std::fs::read_to_string(&log).unwrap_or_default()
         );
-        cluster
     }
 
     pub fn pg_ctl(&self, args: &[&str]) -> Output {
@@ -166,6 +182,12 @@ impl Cluster {
     }
 
     pub fn psql_in(&self, database: &str, sql: &[&str]) -> String {
+        ok(self.psql_output(database, sql), &sql.join("; "))
+    }
+
+    /// psql's whole output, whether it succeeded or not (for statements the server must
+    /// refuse).
+    pub fn psql_output(&self, database: &str, sql: &[&str]) -> Output {
         let mut args = vec![
             "-h",
             self.root.to_str().unwrap(),
@@ -186,24 +208,7 @@ impl Cluster {
             args.extend(["-c", s]);
         }
         // Debian's psql 15 is the client for every server (tests/pg/cluster.ts).
-        ok(run_pg(&bin_dir(15), "psql", &args), &sql.join("; "))
-    }
-
-    /// Starts the stopped server again on its data directory (after a test changed files).
-    pub fn restart(&mut self) {
-        let opts = format!(
-            "-k {} -p {} -c listen_addresses='' -c fsync=off",
-            self.root.display(),
-            self.port
-        );
-        let log = self.root.join("log");
-        let started = self.pg_ctl(&["-o", &opts, "-l", log.to_str().unwrap(), "-w", "start"]);
-        self.stopped = !started.status.success();
-        assert!(
-            started.status.success(),
-            "PostgreSQL did not start again: {}",
-            std::fs::read_to_string(&log).unwrap_or_default()
-        );
+        run_pg(&bin_dir(15), "psql", &args)
     }
 
     /// psql on database postgres: its stdout, or its stderr (the server's error) when the

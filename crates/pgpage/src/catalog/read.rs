@@ -44,6 +44,25 @@ impl CatalogProblem {
             self.finding.code()
         )
     }
+
+    /// `describe` naming the segment file the block is in and the block within that file,
+    /// as every other problem is named: `segments` the catalog's files in order (paths as
+    /// shown) with their lengths in blocks.
+    pub fn describe_in(&self, segments: &[(String, u32)]) -> String {
+        let mut at = *self;
+        let mut file = segments.first().map(|(p, _)| p.as_str());
+        if let Some(mut b) = self.block {
+            for (p, blocks) in segments {
+                file = Some(p);
+                if b < *blocks {
+                    break;
+                }
+                b = b.saturating_sub(*blocks);
+            }
+            at.block = Some(b);
+        }
+        at.describe(file)
+    }
 }
 
 /// A catalog's relation file as read: all its segments' bytes, in order.
@@ -497,6 +516,27 @@ mod tests {
     use crate::visibility::SlruKind;
     use alloc::vec;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_problem_is_named_in_the_segment_file_its_block_is_in() {
+        let segments = [
+            (String::from("base/5/1249"), 131_072),
+            (String::from("base/5/1249.1"), 10),
+        ];
+        let at = |block: Option<u32>| CatalogProblem {
+            catalog: Catalog::PgAttribute,
+            block,
+            lp: None,
+            finding: Finding::ChecksumMismatch,
+        };
+        let line = |block| at(block).describe_in(&segments);
+        assert!(line(Some(7)).starts_with("pg_attribute \"base/5/1249\", block 7: "));
+        assert!(line(Some(131_071)).starts_with("pg_attribute \"base/5/1249\", block 131071: "));
+        assert!(line(Some(131_072)).starts_with("pg_attribute \"base/5/1249.1\", block 0: "));
+        assert!(line(Some(131_075)).starts_with("pg_attribute \"base/5/1249.1\", block 3: "));
+        assert!(line(None).starts_with("pg_attribute \"base/5/1249\": "));
+        assert_eq!(at(Some(3)).describe_in(&[]), at(Some(3)).describe(None));
+    }
 
     /// A page whose header passes PageIsVerified's checks (checksums off), so that the line
     /// pointers and tuples, random as they are, get read.

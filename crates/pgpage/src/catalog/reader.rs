@@ -495,9 +495,15 @@ impl CatalogReader {
             return Vec::new();
         }
         let mut bytes = Vec::new();
+        let mut segments = Vec::new();
+        let bs = self.with.block_size.len();
         for s in &segs {
             match self.files.remove(s).flatten() {
-                Some(b) => bytes.extend_from_slice(&b),
+                Some(b) => {
+                    let blocks = u32::try_from(b.len().checked_div(bs).unwrap_or(0));
+                    segments.push((format!("{}{s}", self.shown), blocks.unwrap_or(u32::MAX)));
+                    bytes.extend_from_slice(&b);
+                }
                 None => {
                     self.damage.push(format!(
                         "could not read file \"{}{s}\": the rows of {} from it on are left out",
@@ -519,7 +525,7 @@ impl CatalogReader {
         let log = self.log.as_ref().unwrap_or(&empty);
         let rows = read(&f, &self.with, log, &mut problems);
         for p in &problems {
-            self.damage.push(p.describe(Some(&file)));
+            self.damage.push(p.describe_in(&segments));
         }
         rows
     }

@@ -332,8 +332,14 @@ impl TableReader {
         Some(relation_segments(&self.paths, &dir, node))
     }
 
-    /// The catalog's bytes, its segments in order, naming what is missing.
-    fn catalog_bytes(&mut self, db: u32, catalog: Catalog, damage: &mut Vec<String>) -> Vec<u8> {
+    /// The catalog's bytes, its segments in order, naming what is missing; with each
+    /// segment's path as shown and its length in blocks, for naming its problems.
+    fn catalog_bytes(
+        &mut self,
+        db: u32,
+        catalog: Catalog,
+        damage: &mut Vec<String>,
+    ) -> (Vec<u8>, Vec<(String, u32)>) {
         let paths = self.catalog_paths(db, catalog);
         if paths.is_empty() {
             damage.push(format!("no file for {}", catalog.name()));
@@ -349,9 +355,15 @@ impl TableReader {
             ));
         }
         let mut bytes = Vec::new();
+        let mut segments = Vec::new();
+        let bs = self.with.block_size.len();
         for p in paths {
             match self.files.remove(&p).flatten() {
-                Some(b) => bytes.extend_from_slice(&b),
+                Some(b) => {
+                    let blocks = u32::try_from(b.len().checked_div(bs).unwrap_or(0));
+                    segments.push((format!("{}{p}", self.shown), blocks.unwrap_or(u32::MAX)));
+                    bytes.extend_from_slice(&b);
+                }
                 None => {
                     damage.push(format!(
                         "could not read file \"{}{p}\": the rows of {} from it on are left out",
@@ -362,7 +374,7 @@ impl TableReader {
                 }
             }
         }
-        bytes
+        (bytes, segments)
     }
 
     /// The table, or why it cannot be read (no such relation, not a table, no columns),
@@ -398,10 +410,25 @@ impl TableReader {
                 checksums: with.checksums,
             }
         }
+        // Each catalog's problems named in its own files; a line the listing gave already
+        // (pg_class and pg_namespace are read by both) is not repeated.
         let mut problems: Vec<CatalogProblem> = Vec::new();
-        let b = self.catalog_bytes(db, Catalog::PgClass, damage);
+        fn named(
+            problems: &mut Vec<CatalogProblem>,
+            segments: &[(String, u32)],
+            damage: &mut Vec<String>,
+        ) {
+            for p in problems.drain(..) {
+                let line = p.describe_in(segments);
+                if !damage.contains(&line) {
+                    damage.push(line);
+                }
+            }
+        }
+        let (b, segs) = self.catalog_bytes(db, Catalog::PgClass, damage);
         let classes = class_rows(&file(&b, with), major, &log, &mut problems);
-        let b = self.catalog_bytes(db, Catalog::PgNamespace, damage);
+        named(&mut problems, &segs, damage);
+        let (b, segs) = self.catalog_bytes(db, Catalog::PgNamespace, damage);
         let namespaces = oid_name_rows(
             &file(&b, with),
             Catalog::PgNamespace,
@@ -410,15 +437,19 @@ impl TableReader {
             &log,
             &mut problems,
         );
-        let b = self.catalog_bytes(db, Catalog::PgAttribute, damage);
+        named(&mut problems, &segs, damage);
+        let (b, segs) = self.catalog_bytes(db, Catalog::PgAttribute, damage);
         let attributes = attribute_rows(&file(&b, with), major, &log, &mut problems);
-        let b = self.catalog_bytes(db, Catalog::PgType, damage);
+        named(&mut problems, &segs, damage);
+        let (b, segs) = self.catalog_bytes(db, Catalog::PgType, damage);
         let types = type_rows(&file(&b, with), major, &log, &mut problems);
-        let b = self.catalog_bytes(db, Catalog::PgEnum, damage);
+        named(&mut problems, &segs, damage);
+        let (b, segs) = self.catalog_bytes(db, Catalog::PgEnum, damage);
         let enums = enum_rows(&file(&b, with), major, &log, &mut problems);
-        let b = self.catalog_bytes(db, Catalog::PgRange, damage);
+        named(&mut problems, &segs, damage);
+        let (b, segs) = self.catalog_bytes(db, Catalog::PgRange, damage);
         let ranges = range_rows(&file(&b, with), major, &log, &mut problems);
-        damage.extend(problems.iter().map(|p| p.describe(None)));
+        named(&mut problems, &segs, damage);
         let class = find_class(&classes, &namespaces, &schema, &name, &datname)?;
         let shown = format!("{}.{}", quote_ident(&schema), quote_ident(&name));
         let catalogs = TypeCatalogs {
