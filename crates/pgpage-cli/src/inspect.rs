@@ -463,7 +463,7 @@ fn print_text(
         }
     }
     for f in &d.findings {
-        writeln!(out, "  note: {}", f.message())?;
+        writeln!(out, "  note: {}", f.message_unvalued())?;
     }
     for p in d.problems() {
         let item = p.item.map(|i| format!(" (item {i})")).unwrap_or_default();
@@ -473,7 +473,7 @@ fn print_text(
             p.start,
             p.end,
             p.field.qualified(),
-            p.problem.map_or("", |f| f.message())
+            p.problem.map(|f| f.message_unvalued()).unwrap_or_default()
         )?;
     }
     Ok(())

@@ -425,7 +425,7 @@ pub fn decode(
             .push(row.map(|f| f.kind.as_str()).unwrap_or_default().into());
     }
     for f in &findings {
-        out.problems.push(f.message().into());
+        out.problems.push(f.message_unvalued());
         out.problem_codes.push(f.code().into());
         let r = f.rule();
         out.problem_rules

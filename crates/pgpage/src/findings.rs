@@ -55,6 +55,13 @@ macro_rules! findings {
                 match self { $( Finding::$variant => $message, )* }
             }
 
+            /// The message where nothing fills its printf placeholders (a finding shown
+            /// beside the bytes it marks, whose values are on screen already): each `%u`,
+            /// `%d`, `%zu`, `%s` or `%m` reads "…" instead of a raw format.
+            pub fn message_unvalued(self) -> alloc::string::String {
+                unvalued(self.message())
+            }
+
             pub fn rule(self) -> Rule {
                 match self { $( Finding::$variant => Rule { file: $file, function: $function }, )* }
             }
@@ -64,6 +71,31 @@ macro_rules! findings {
             }
         }
     };
+}
+
+/// `message` with its printf conversions (`%u`, `%d`, `%zu`, `%s`, `%m`, `%X`) as "…".
+fn unvalued(message: &str) -> alloc::string::String {
+    let mut out = alloc::string::String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find('%') {
+        out.push_str(rest.get(..at).unwrap_or_default());
+        let after = rest.get(at.saturating_add(1)..).unwrap_or_default();
+        let spec = ["zu", "u", "d", "s", "m", "X"]
+            .into_iter()
+            .find(|c| after.starts_with(c));
+        match spec {
+            Some(c) => {
+                out.push('…');
+                rest = after.get(c.len()..).unwrap_or_default();
+            }
+            None => {
+                out.push('%');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 findings! {
@@ -553,6 +585,25 @@ mod tests {
                 r.file
             );
             assert!(!r.function.is_empty() && !f.message().is_empty());
+        }
+    }
+
+    #[test]
+    fn unvalued_messages_hold_no_format() {
+        assert_eq!(
+            unvalued("invalid leaf page level %u for block %u in index \"%s\""),
+            "invalid leaf page level … for block … in index \"…\""
+        );
+        assert_eq!(
+            unvalued("could not read file \"%s\": read %d of %zu"),
+            "could not read file \"…\": read … of …"
+        );
+        assert_eq!(unvalued("100% sure %"), "100% sure %");
+        for f in Finding::ALL {
+            let m = f.message_unvalued();
+            for c in ["%u", "%d", "%s", "%zu", "%m"] {
+                assert!(!m.contains(c), "{f:?}: {m}");
+            }
         }
     }
 }
