@@ -32,3 +32,4 @@ pub mod toast;
 pub mod tuple;
 pub mod value;
 pub mod visibility;
+pub mod wal;
