@@ -4,6 +4,7 @@
 mod args;
 mod control;
 mod diff;
+mod fpi;
 mod input;
 mod inspect;
 mod ls;
@@ -39,6 +40,8 @@ enum Command {
     Rows(rows::RowsArgs),
     /// Compare two copies of a relation file (or two data directories) page by page.
     Diff(diff::DiffArgs),
+    /// List the full-page images in WAL segments; write them as pg_waldump --save-fullpage.
+    Fpi(fpi::FpiArgs),
 }
 
 fn main() {
@@ -63,6 +66,7 @@ fn main() {
         Command::Ls(args) => ls::run(args),
         Command::Rows(args) => rows::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Fpi(args) => fpi::run(args),
     };
     std::process::exit(status);
 }
