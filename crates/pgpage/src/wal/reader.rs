@@ -537,7 +537,8 @@ impl WalReader {
                     return;
                 }
                 self.pending = None;
-                let end_lsn = page_lsn.saturating_add(pos as u64);
+                // EndRecPtr: the next record's place, MAXALIGNed as XLogInsert reserves it.
+                let end_lsn = page_lsn.saturating_add(maxalign(pos) as u64);
                 if !self.complete(p.lsn, end_lsn, p.timeline, sink) {
                     return;
                 }
@@ -599,7 +600,7 @@ impl WalReader {
             match page.get(pos..end) {
                 Some(whole) => {
                     self.append(whole, offset, pos);
-                    let end_lsn = page_lsn.saturating_add(end as u64);
+                    let end_lsn = page_lsn.saturating_add(maxalign(end) as u64);
                     if !self.complete(lsn, end_lsn, timeline, sink) {
                         return;
                     }
