@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 
 mod damage;
 mod rows;
+mod wal;
 
 fn endian(big_endian: bool) -> Endian {
     if big_endian {
