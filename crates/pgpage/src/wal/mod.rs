@@ -3,6 +3,7 @@
 //! `reader` walks the segments, `record` decodes one record and restores its images, `history`
 //! keeps, for chosen blocks, the newest image and what touched the block after it.
 
+mod crc;
 mod history;
 mod reader;
 mod record;

@@ -27,10 +27,6 @@ const XLOG_SWITCH: u8 = 0x40;
 /// xlogrecord.h XLogRecordMaxSize (16 and later; earlier servers never wrote larger ones).
 const XLOG_RECORD_MAX_SIZE: u32 = 1020 * 1024 * 1024;
 
-/// CRC-32C as pg_crc32c computes it, sixteen table bytes at a time.
-static CRC32C: crc::Crc<u32, crc::Table<16>> =
-    crc::Crc::<u32, crc::Table<16>>::new(&crc::CRC_32_ISCSI);
-
 /// What the caller knows about the cluster beside its WAL.
 #[derive(Clone, Copy, Debug)]
 pub struct WalOptions {
@@ -647,7 +643,6 @@ impl WalReader {
         timeline: u32,
         sink: Sink<'_>,
     ) -> bool {
-        let at = lsn_text(lsn);
         let (Some(xid), Some(prev), Some(&info), Some(&rmid), Some(crc)) = (
             u32_at(rec, 4),
             u64_at(rec, 8),
@@ -660,15 +655,16 @@ impl WalReader {
         let version = self.summary.version.unwrap_or(18);
         let custom_ok = version >= 15 && rmid >= super::RM_MIN_CUSTOM_ID;
         if rmid > super::RM_MAX_BUILTIN_ID && !custom_ok {
-            let detail = format!("invalid resource manager ID {rmid} at {at}");
+            let detail = format!("invalid resource manager ID {rmid} at {}", lsn_text(lsn));
             self.problem(Finding::WalResourceManagerInvalid, Some(lsn), detail);
             self.skip_segment();
             return false;
         }
         if let Some(expected) = self.prev_lsn.filter(|&p| p != prev) {
             let detail = format!(
-                "record with incorrect prev-link {} at {at} (the record before is at {})",
+                "record with incorrect prev-link {} at {} (the record before is at {})",
                 lsn_text(prev),
+                lsn_text(lsn),
                 lsn_text(expected)
             );
             self.problem(Finding::WalPrevLinkIncorrect, Some(lsn), detail);
@@ -678,17 +674,17 @@ impl WalReader {
         let (Some(head), Some(body)) = (rec.get(..20), rec.get(SIZE_OF_XLOG_RECORD..)) else {
             return false;
         };
-        let mut digest = CRC32C.digest();
-        digest.update(body);
-        digest.update(head);
-        if digest.finalize() != crc {
-            let detail = format!("incorrect resource manager data checksum in record at {at}");
+        if super::crc::crc32c_of(body, head) != crc {
+            let detail = format!(
+                "incorrect resource manager data checksum in record at {}",
+                lsn_text(lsn)
+            );
             self.problem(Finding::WalRecordChecksumIncorrect, Some(lsn), detail);
             self.skip_segment();
             return false;
         }
         let mut blocks = core::mem::take(&mut self.blocks);
-        let decoded = decode_blocks(rec, &at, version, self.opts.block_size, &mut blocks);
+        let decoded = decode_blocks(rec, lsn, version, self.opts.block_size, &mut blocks);
         if let Err((finding, detail)) = decoded {
             self.blocks = blocks;
             self.problem(finding, Some(lsn), detail);

@@ -218,16 +218,18 @@ pub(super) type DecodeError = (Finding, String);
 /// DecodeXLogRecord does, with the image flags of `version`.
 pub(super) fn decode_blocks(
     rec: &[u8],
-    lsn_text: &str,
+    lsn: u64,
     version: u32,
     block_size: u32,
     blocks: &mut Vec<BlockRef>,
 ) -> Result<(), DecodeError> {
     blocks.clear();
+    // Formatted only for a message: most records never need it.
+    let lsn_text = || super::lsn_text(lsn);
     let short = || {
         (
             Finding::WalRecordLayoutInvalid,
-            format!("record with invalid length at {lsn_text}"),
+            format!("record with invalid length at {}", lsn_text()),
         )
     };
     let invalid_ref = |msg: String| (Finding::WalBlockReferenceInvalid, msg);
@@ -263,7 +265,8 @@ pub(super) fn decode_blocks(
             id if id <= XLR_MAX_BLOCK_ID => {
                 if max_block_id.is_some_and(|m| id <= m) {
                     return Err(invalid_ref(format!(
-                        "out-of-order block_id {id} at {lsn_text}"
+                        "out-of-order block_id {id} at {}",
+                        lsn_text()
                     )));
                 }
                 max_block_id = Some(id);
@@ -272,12 +275,14 @@ pub(super) fn decode_blocks(
                 let has_data = fork_flags & BKPBLOCK_HAS_DATA != 0;
                 if has_data && data_length == 0 {
                     return Err(invalid_ref(format!(
-                        "BKPBLOCK_HAS_DATA set, but no data included at {lsn_text}"
+                        "BKPBLOCK_HAS_DATA set, but no data included at {}",
+                        lsn_text()
                     )));
                 }
                 if !has_data && data_length != 0 {
                     return Err(invalid_ref(format!(
-                        "BKPBLOCK_HAS_DATA not set, but data length is {data_length} at {lsn_text}"
+                        "BKPBLOCK_HAS_DATA not set, but data length is {data_length} at {}",
+                        lsn_text()
                     )));
                 }
                 datatotal = datatotal.saturating_add(usize::from(data_length));
@@ -300,22 +305,26 @@ pub(super) fn decode_blocks(
                     let whole = u32::from(length) == block_size;
                     if has_hole && (hole_offset == 0 || hole_length == 0 || whole) {
                         return Err(invalid_ref(format!(
-                            "BKPIMAGE_HAS_HOLE set, but hole offset {hole_offset} length {hole_length} block image length {length} at {lsn_text}"
+                            "BKPIMAGE_HAS_HOLE set, but hole offset {hole_offset} length {hole_length} block image length {length} at {}",
+                            lsn_text()
                         )));
                     }
                     if !has_hole && (hole_offset != 0 || hole_length != 0) {
                         return Err(invalid_ref(format!(
-                            "BKPIMAGE_HAS_HOLE not set, but hole offset {hole_offset} length {hole_length} at {lsn_text}"
+                            "BKPIMAGE_HAS_HOLE not set, but hole offset {hole_offset} length {hole_length} at {}",
+                            lsn_text()
                         )));
                     }
                     if compression != ImageCompression::None && whole {
                         return Err(invalid_ref(format!(
-                            "BKPIMAGE_COMPRESSED set, but block image length {length} at {lsn_text}"
+                            "BKPIMAGE_COMPRESSED set, but block image length {length} at {}",
+                            lsn_text()
                         )));
                     }
                     if !has_hole && compression == ImageCompression::None && !whole {
                         return Err(invalid_ref(format!(
-                            "neither BKPIMAGE_HAS_HOLE nor BKPIMAGE_COMPRESSED set, but block image length is {length} at {lsn_text}"
+                            "neither BKPIMAGE_HAS_HOLE nor BKPIMAGE_COMPRESSED set, but block image length is {length} at {}",
+                            lsn_text()
                         )));
                     }
                     // The checks above leave the hole within the page, so it fits a u16.
@@ -344,7 +353,8 @@ pub(super) fn decode_blocks(
                 } else {
                     last_locator.ok_or_else(|| {
                         invalid_ref(format!(
-                            "BKPBLOCK_SAME_REL set but no previous rel at {lsn_text}"
+                            "BKPBLOCK_SAME_REL set but no previous rel at {}",
+                            lsn_text()
                         ))
                     })?
                 };
@@ -360,7 +370,10 @@ pub(super) fn decode_blocks(
                 });
             }
             id => {
-                return Err(invalid_ref(format!("invalid block_id {id} at {lsn_text}")));
+                return Err(invalid_ref(format!(
+                    "invalid block_id {id} at {}",
+                    lsn_text()
+                )));
             }
         }
     }
