@@ -4,6 +4,7 @@
 mod args;
 mod control;
 mod diff;
+mod fpi;
 mod input;
 mod inspect;
 mod ls;
@@ -44,6 +45,8 @@ enum Command {
     /// a bit flipped back, checksum recomputed), or say what pg_surgery and the server's
     /// settings would do with the damaged page.
     Repair(repair::RepairArgs),
+    /// List the full-page images in WAL segments; write them as pg_waldump --save-fullpage.
+    Fpi(fpi::FpiArgs),
 }
 
 fn main() {
@@ -69,6 +72,7 @@ fn main() {
         Command::Rows(args) => rows::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Repair(args) => repair::run(args),
+        Command::Fpi(args) => fpi::run(args),
     };
     std::process::exit(status);
 }

@@ -11,6 +11,7 @@ use wasm_bindgen::prelude::*;
 mod damage;
 mod redact;
 mod rows;
+mod wal;
 
 fn endian(big_endian: bool) -> Endian {
     if big_endian {

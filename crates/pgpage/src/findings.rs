@@ -563,6 +563,93 @@ findings! {
     ToastRelationMissing => "toast_relation_missing", Note,
         "backend/access/common/detoast.c", "toast_fetch_datum",
         "the value is stored in a TOAST relation that was not given";
+
+    // ---- WAL (issue 18 part 4) ----
+    /// A segment file shorter than its segment size (or than one page header).
+    WalSegmentTruncated => "wal_segment_truncated", Server,
+        "backend/access/transam/xlogutils.c", "WALReadRaiseError",
+        "could not read from WAL segment %s, offset %d: read %d of %d";
+    /// xlp_magic is not the XLOG_PAGE_MAGIC of any version, or not the first segment's.
+    WalPageMagicInvalid => "wal_page_magic_invalid", Server,
+        "backend/access/transam/xlogreader.c", "XLogReaderValidatePageHeader",
+        "invalid magic number %04X in WAL segment %s, LSN %X/%08X, offset %u";
+    /// A WAL page magic of a version before 13 or after 18.
+    WalVersionUnsupported => "wal_version_unsupported", Server,
+        "include/access/xlog_internal.h", "XLOG_PAGE_MAGIC",
+        "the WAL is of a PostgreSQL version pgpage does not read (13 to 18)";
+    /// xlp_info has bits outside XLP_ALL_FLAGS, or a segment's first page no long header.
+    WalPageInfoInvalid => "wal_page_info_invalid", Server,
+        "backend/access/transam/xlogreader.c", "XLogReaderValidatePageHeader",
+        "invalid info bits %04X in WAL segment %s, LSN %X/%08X, offset %u";
+    /// xlp_sysid differs from pg_control's or from the other segments': another cluster's WAL.
+    WalSystemIdentifierMismatch => "wal_system_identifier_mismatch", Server,
+        "backend/access/transam/xlogreader.c", "XLogReaderValidatePageHeader",
+        "WAL file is from different database system: WAL file database system identifier is %llu, pg_control database system identifier is %llu";
+    /// xlp_seg_size or xlp_xlog_blcksz invalid, or unlike the other segments'.
+    WalPageSizesInvalid => "wal_page_sizes_invalid", Server,
+        "backend/access/transam/xlogreader.c", "XLogReaderValidatePageHeader",
+        "WAL file is from different database system: incorrect segment size in page header";
+    /// xlp_pageaddr is not the page's own position: a misnamed segment, or out of order.
+    WalPageAddrUnexpected => "wal_pageaddr_unexpected", Server,
+        "backend/access/transam/xlogreader.c", "XLogReaderValidatePageHeader",
+        "unexpected pageaddr %X/%08X in WAL segment %s, LSN %X/%08X, offset %u";
+    /// xlp_tli went down from one page to the next.
+    WalTimelineOutOfSequence => "wal_timeline_out_of_sequence", Server,
+        "backend/access/transam/xlogreader.c", "XLogReaderValidatePageHeader",
+        "out-of-sequence timeline ID %u (after %u) in WAL segment %s, LSN %X/%08X, offset %u";
+    /// Segments between two given ones are not there: records across the gap are lost.
+    WalSegmentMissing => "wal_segment_missing", Server,
+        "bin/pg_waldump/pg_waldump.c", "WALDumpOpenSegment",
+        "could not find file \"%s\": %m";
+    /// A recycled or never-written segment: the WAL ended before it (a pg_wal directory always
+    /// has some). Not a problem of the WAL read before it.
+    WalSegmentStale => "wal_segment_stale", Note,
+        "backend/access/transam/xlogreader.c", "XLogReaderValidatePageHeader",
+        "unexpected pageaddr %X/%08X in WAL segment %s: a recycled segment, where the WAL ends";
+    /// A record continues, but the next page does not say XLP_FIRST_IS_CONTRECORD: torn.
+    WalContrecordMissing => "wal_contrecord_missing", Server,
+        "backend/access/transam/xlogreader.c", "XLogDecodeNextRecord",
+        "there is no contrecord flag at %X/%08X";
+    /// xlp_rem_len is not what the record still needs.
+    WalContrecordLengthInvalid => "wal_contrecord_length_invalid", Server,
+        "backend/access/transam/xlogreader.c", "XLogDecodeNextRecord",
+        "invalid contrecord length %u (expected %lld) at %X/%08X";
+    /// xl_tot_len below SizeOfXLogRecord or above XLogRecordMaxSize.
+    WalRecordLengthInvalid => "wal_record_length_invalid", Server,
+        "backend/access/transam/xlogreader.c", "ValidXLogRecordHeader",
+        "invalid record length at %X/%08X: expected at least %u, got %u";
+    /// xl_rmid names no resource manager.
+    WalResourceManagerInvalid => "wal_resource_manager_invalid", Server,
+        "backend/access/transam/xlogreader.c", "ValidXLogRecordHeader",
+        "invalid resource manager ID %u at %X/%08X";
+    /// xl_prev is not the record before it.
+    WalPrevLinkIncorrect => "wal_prev_link_incorrect", Server,
+        "backend/access/transam/xlogreader.c", "ValidXLogRecordHeader",
+        "record with incorrect prev-link %X/%08X at %X/%08X";
+    /// xl_crc differs from the CRC-32C of the record: torn or damaged.
+    WalRecordChecksumIncorrect => "wal_record_checksum_incorrect", Server,
+        "backend/access/transam/xlogreader.c", "ValidXLogRecord",
+        "incorrect resource manager data checksum in record at %X/%08X";
+    /// The block headers and data lengths do not add up to xl_tot_len.
+    WalRecordLayoutInvalid => "wal_record_layout_invalid", Server,
+        "backend/access/transam/xlogreader.c", "DecodeXLogRecord",
+        "record with invalid length at %X/%08X";
+    /// A block reference DecodeXLogRecord refuses (block id, flags, hole, previous rel).
+    WalBlockReferenceInvalid => "wal_block_reference_invalid", Server,
+        "backend/access/transam/xlogreader.c", "DecodeXLogRecord",
+        "invalid block_id %u at %X/%08X";
+    /// The image does not decompress to the page less its hole.
+    WalImageDecompressFailed => "wal_image_decompress_failed", Server,
+        "backend/access/transam/xlogreader.c", "RestoreBlockImage",
+        "could not decompress image at %X/%08X, block %d";
+    /// The last segment given ends inside a record: its rest is in a segment not given.
+    WalEndsInsideRecord => "wal_ends_inside_record", Note,
+        "backend/access/transam/xlogreader.c", "XLogDecodeNextRecord",
+        "the WAL given ends inside the record at %X/%08X: its rest is in a later segment";
+    /// A file named as pg_waldump --save-fullpage names them that is not one page.
+    WalFullPageFileInvalid => "wal_full_page_file_invalid", Server,
+        "bin/pg_waldump/pg_waldump.c", "XLogRecordSaveFPWs",
+        "the file is named as a saved full-page image but is not one page";
 }
 
 #[cfg(test)]

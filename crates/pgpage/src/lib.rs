@@ -36,3 +36,4 @@ pub mod toast;
 pub mod tuple;
 pub mod value;
 pub mod visibility;
+pub mod wal;

@@ -1,0 +1,615 @@
+//! `pgpage fpi`: the full-page images in WAL segment files (or a pg_wal directory, an archive
+//! directory, or the files `pg_waldump --save-fullpage` wrote), as CONTRACTS.md `fpi` lists
+//! them; `--out` writes each page as pg_waldump does. The WAL reading is the core's
+//! (`pgpage::wal`); this module finds the files, reads them and prints.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use pgpage::control::decode_control;
+use pgpage::findings::Evidence;
+use pgpage::wal::{
+    fork_name, lsn_text, parse_fullpage_name, parse_segment_name, rmgr_name, segment_plan,
+    BlockHistory, BlockImage, RelFileLocator, RelationFilter, WalOptions, WalReader, WalRecord,
+};
+use serde::Serialize;
+
+use crate::args::io_reason;
+use crate::input::open_regular;
+
+#[derive(clap::Args, Debug)]
+pub struct FpiArgs {
+    /// Print JSON (CONTRACTS.md `fpi`).
+    #[arg(long)]
+    pub json: bool,
+    /// Write each image as `pg_waldump --save-fullpage` does, into DIR (created if missing;
+    /// refused when not empty).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Keep the images of one relation (every fork): [TBS/]DB/RELFILENODE.
+    #[arg(long, value_name = "[TBS/]DB/RELFILENODE", value_parser = parse_relation)]
+    pub relation: Option<RelationFilter>,
+    /// Keep the images of one block, and list the records after its newest image.
+    #[arg(long, value_name = "N")]
+    pub block: Option<u32>,
+    /// WAL segment files, pg_wal or archive directories, a data directory, or files
+    /// `pg_waldump --save-fullpage` wrote.
+    #[arg(required = true, value_name = "WAL")]
+    pub wal: Vec<PathBuf>,
+}
+
+fn parse_relation(s: &str) -> Result<RelationFilter, String> {
+    RelationFilter::parse(s).ok_or_else(|| {
+        format!("{s} is not [TBS/]DB/RELFILENODE (numbers, as in base/DB/RELFILENODE)")
+    })
+}
+
+/// Runs the command; returns the exit status.
+pub fn run(args: &FpiArgs) -> i32 {
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    match fpi(args, &mut out).and_then(|s| out.flush().map(|()| s).map_err(Fail::Io)) {
+        Ok(s) => s,
+        Err(Fail::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => 2,
+        Err(Fail::Io(e)) => {
+            eprintln!("pgpage: error: {e}");
+            2
+        }
+        Err(Fail::Input(reason)) => {
+            eprintln!("pgpage: error: {reason}");
+            2
+        }
+    }
+}
+
+enum Fail {
+    Io(io::Error),
+    Input(String),
+}
+
+impl From<io::Error> for Fail {
+    fn from(e: io::Error) -> Fail {
+        Fail::Io(e)
+    }
+}
+
+/// What the arguments name, sorted out.
+#[derive(Default)]
+struct Inputs {
+    /// Segment files, by file name.
+    segments: Vec<(String, PathBuf)>,
+    /// Files pg_waldump --save-fullpage wrote.
+    saved: Vec<PathBuf>,
+    /// A pg_control beside the WAL (a data directory's), for its system identifier.
+    control: Option<PathBuf>,
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn collect(args: &FpiArgs) -> Result<Inputs, Fail> {
+    let mut inputs = Inputs::default();
+    for path in &args.wal {
+        let meta = fs::metadata(path).map_err(|e| {
+            Fail::Input(format!(
+                "could not stat \"{}\": {}",
+                path.display(),
+                io_reason(&e)
+            ))
+        })?;
+        if !meta.is_dir() {
+            let name = file_name(path);
+            if parse_fullpage_name(&name).is_some() {
+                inputs.saved.push(path.clone());
+            } else {
+                inputs.segments.push((name, path.clone()));
+            }
+            continue;
+        }
+        // A data directory: its pg_wal. A pg_wal directory: its data directory's pg_control.
+        let (dir, datadir) = if path.join("pg_wal").is_dir() {
+            (path.join("pg_wal"), Some(path.clone()))
+        } else {
+            (path.clone(), path.parent().map(Path::to_path_buf))
+        };
+        if let Some(control) = datadir
+            .map(|d| d.join("global/pg_control"))
+            .filter(|c| c.is_file())
+        {
+            inputs.control = Some(control);
+        }
+        let entries = fs::read_dir(&dir).map_err(|e| {
+            Fail::Input(format!(
+                "could not open directory \"{}\": {}",
+                dir.display(),
+                io_reason(&e)
+            ))
+        })?;
+        for entry in entries {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !entry.file_type()?.is_file() {
+                continue;
+            }
+            if parse_segment_name(&name).is_some() {
+                inputs.segments.push((name, entry.path()));
+            } else if parse_fullpage_name(&name).is_some() {
+                inputs.saved.push(entry.path());
+            }
+        }
+    }
+    if inputs.segments.is_empty() && inputs.saved.is_empty() {
+        return Err(Fail::Input("no WAL segment files found".to_owned()));
+    }
+    Ok(inputs)
+}
+
+/// pg_control's system identifier and block size, when its CRC holds.
+fn control_options(control: Option<&Path>) -> WalOptions {
+    let mut opts = WalOptions::default();
+    let Some(bytes) = control.and_then(|c| fs::read(c).ok()) else {
+        return opts;
+    };
+    let Some(cf) = decode_control(&bytes).ok().filter(|c| c.crc_ok()) else {
+        return opts;
+    };
+    if let Some(pgpage::control::ControlValue::Int(v)) = cf.get("system_identifier") {
+        opts.system_identifier = Some(*v as u64);
+    }
+    if let Some(b) = cf.block_size() {
+        opts.block_size = b;
+    }
+    opts
+}
+
+#[derive(Serialize)]
+struct ImageOut {
+    lsn: String,
+    end_lsn: Option<String>,
+    timeline: u32,
+    tablespace_oid: u32,
+    database_oid: u32,
+    relfilenode: u32,
+    fork: String,
+    block: u32,
+    compression: Option<&'static str>,
+    hole_offset: Option<u16>,
+    hole_length: Option<u16>,
+    apply: Option<bool>,
+    /// The file written under --out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    /// A saved page given as input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<String>,
+}
+
+#[derive(Serialize)]
+struct TouchOut {
+    lsn: String,
+    rmgr: String,
+    image: bool,
+    will_init: bool,
+}
+
+#[derive(Serialize)]
+struct BlockOut {
+    tablespace_oid: u32,
+    database_oid: u32,
+    relfilenode: u32,
+    fork: String,
+    block: u32,
+    newest_image_lsn: Option<String>,
+    /// Records after the newest image that changed the block: the image alone lacks them.
+    records_after: Vec<TouchOut>,
+}
+
+#[derive(Serialize)]
+struct ProblemOut {
+    code: &'static str,
+    evidence: Evidence,
+    segment: Option<String>,
+    lsn: Option<String>,
+    message: String,
+}
+
+#[derive(Serialize)]
+struct SummaryOut {
+    version: Option<u32>,
+    system_identifier: Option<String>,
+    segment_size: Option<u32>,
+    segments: u32,
+    records: u64,
+    images: usize,
+    end_lsn: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    images: Vec<ImageOut>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blocks: Option<Vec<BlockOut>>,
+    problems: Vec<ProblemOut>,
+    summary: SummaryOut,
+}
+
+fn fork_text(fork: u8) -> String {
+    fork_name(fork).map_or_else(|| format!("fork{fork}"), str::to_owned)
+}
+
+fn prepare_out(dir: &Path) -> Result<(), Fail> {
+    match fs::read_dir(dir) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                return Err(Fail::Input(format!(
+                    "directory \"{}\" exists but is not empty",
+                    dir.display()
+                )));
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir_all(dir).map_err(|e| {
+            Fail::Input(format!(
+                "could not create directory \"{}\": {}",
+                dir.display(),
+                io_reason(&e)
+            ))
+        }),
+        Err(e) => Err(Fail::Input(format!(
+            "could not open directory \"{}\": {}",
+            dir.display(),
+            io_reason(&e)
+        ))),
+    }
+}
+
+fn write_page(dir: &Path, name: &str, page: &[u8]) -> Result<(), Fail> {
+    let path = dir.join(name);
+    fs::write(&path, page).map_err(|e| {
+        Fail::Input(format!(
+            "could not write file \"{}\": {}",
+            path.display(),
+            io_reason(&e)
+        ))
+    })
+}
+
+fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
+    let inputs = collect(args)?;
+    if let Some(dir) = &args.out {
+        prepare_out(dir)?;
+    }
+    let opts = control_options(inputs.control.as_deref());
+    let keep = |l: &RelFileLocator, block: u32| {
+        args.relation.is_none_or(|r| r.matches(l)) && args.block.is_none_or(|b| b == block)
+    };
+    let names: Vec<&str> = inputs.segments.iter().map(|(n, _)| n.as_str()).collect();
+    let plan = segment_plan(&names);
+    let mut reader = WalReader::new(opts);
+    let mut history = args.block.map(|b| BlockHistory::new(args.relation, b));
+    let mut images: Vec<ImageOut> = Vec::new();
+    let mut wal_images = 0usize;
+    let mut failure: Option<Fail> = None;
+    let mut labels: Vec<String> = Vec::new();
+    let mut buf = vec![0u8; 1 << 20];
+    for &i in &plan {
+        let Some((name, path)) = inputs.segments.get(i) else {
+            continue;
+        };
+        let mut file = open_regular(path).map_err(|e| {
+            Fail::Input(format!(
+                "could not open file \"{}\": {}",
+                path.display(),
+                io_reason(&e)
+            ))
+        })?;
+        labels.push(name.clone());
+        reader.begin_segment(Some(name));
+        loop {
+            let n = match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(Fail::Input(format!(
+                        "could not read file \"{}\": {}",
+                        path.display(),
+                        io_reason(&e)
+                    )))
+                }
+            };
+            let chunk = buf.get(..n).unwrap_or(&[]);
+            reader.feed(chunk, &mut |rec: &WalRecord<'_>| {
+                if let Some(h) = history.as_mut() {
+                    h.observe(rec);
+                }
+                for b in rec.blocks {
+                    let Some(img) = b.image.as_ref().filter(|_| keep(&b.locator, b.block)) else {
+                        continue;
+                    };
+                    match image_out(rec, b.locator, b.fork, b.block, img, args, opts.block_size) {
+                        Ok(entry) => {
+                            wal_images = wal_images.saturating_add(1);
+                            images.push(entry);
+                        }
+                        Err(f) => {
+                            failure.get_or_insert(f);
+                        }
+                    }
+                }
+            });
+            if let Some(f) = failure.take() {
+                return Err(f);
+            }
+            if !args.json {
+                for img in images.drain(..) {
+                    print_image(out, &img)?;
+                }
+            }
+        }
+        reader.end_segment();
+    }
+    reader.finish();
+    let mut problems: Vec<ProblemOut> = reader
+        .problems()
+        .iter()
+        .map(|p| ProblemOut {
+            code: p.finding.code(),
+            evidence: p.finding.evidence(),
+            segment: labels.get(p.segment as usize).cloned(),
+            lsn: p.lsn.map(lsn_text),
+            message: p.detail.clone(),
+        })
+        .collect();
+    let mut saved = saved_pages(&inputs.saved, &keep, args.out.as_deref(), &mut problems)?;
+    let image_count = wal_images.saturating_add(saved.len());
+    if !args.json {
+        for img in saved.drain(..) {
+            print_image(out, &img)?;
+        }
+    }
+    images.append(&mut saved);
+    let blocks = history.map(|h| {
+        h.blocks()
+            .map(|(k, image, after)| BlockOut {
+                tablespace_oid: k.locator.spc_oid,
+                database_oid: k.locator.db_oid,
+                relfilenode: k.locator.rel_number,
+                fork: fork_text(k.fork),
+                block: k.block,
+                newest_image_lsn: image.map(|t| lsn_text(t.lsn)),
+                records_after: after
+                    .iter()
+                    .map(|t| TouchOut {
+                        lsn: lsn_text(t.lsn),
+                        rmgr: rmgr_name(t.rmid),
+                        image: t.image,
+                        will_init: t.will_init,
+                    })
+                    .collect(),
+            })
+            .collect::<Vec<_>>()
+    });
+    let s = reader.summary();
+    let summary = SummaryOut {
+        version: s.version,
+        system_identifier: s.system_identifier.map(|v| v.to_string()),
+        segment_size: s.segment_size,
+        segments: s.segments,
+        records: s.records,
+        images: image_count,
+        end_lsn: s.end_lsn.map(lsn_text),
+    };
+    let broken = problems.iter().any(|p| p.evidence != Evidence::Note);
+    if args.json {
+        let report = Report {
+            images,
+            blocks,
+            problems,
+            summary,
+        };
+        serde_json::to_writer(&mut *out, &report).map_err(io::Error::from)?;
+        writeln!(out)?;
+    } else {
+        if let Some(blocks) = &blocks {
+            print_blocks(out, blocks)?;
+        }
+        for p in &problems {
+            eprintln!("pgpage: {}: {}", p.code, p.message);
+        }
+        writeln!(
+            out,
+            "{} images in {} records of {} segments{}",
+            image_count,
+            summary.records,
+            summary.segments,
+            summary
+                .end_lsn
+                .as_ref()
+                .map(|l| format!(", WAL read to {l}"))
+                .unwrap_or_default()
+        )?;
+    }
+    Ok(i32::from(broken))
+}
+
+fn image_out(
+    rec: &WalRecord<'_>,
+    locator: RelFileLocator,
+    fork: u8,
+    block: u32,
+    img: &BlockImage,
+    args: &FpiArgs,
+    block_size: u32,
+) -> Result<ImageOut, Fail> {
+    let mut entry = ImageOut {
+        lsn: lsn_text(rec.lsn),
+        end_lsn: Some(lsn_text(rec.end_lsn)),
+        timeline: rec.timeline,
+        tablespace_oid: locator.spc_oid,
+        database_oid: locator.db_oid,
+        relfilenode: locator.rel_number,
+        fork: fork_text(fork),
+        block,
+        compression: Some(img.compression.as_str()),
+        hole_offset: Some(img.hole_offset),
+        hole_length: Some(img.hole_length),
+        apply: Some(img.apply),
+        file: None,
+        source: None,
+    };
+    if let Some(dir) = &args.out {
+        let name = pgpage::wal::FullPageName {
+            timeline: rec.timeline,
+            lsn: rec.lsn,
+            locator,
+            block,
+            fork,
+        }
+        .text()
+        .ok_or_else(|| Fail::Input(format!("invalid fork number: {fork}")))?;
+        // The record's CRC held, so a page that does not restore is pgpage's to explain.
+        let page = rec.restore(img, block_size).map_err(|f| {
+            Fail::Input(format!(
+                "{}: {} at {}",
+                f.code(),
+                f.message(),
+                lsn_text(rec.lsn)
+            ))
+        })?;
+        write_page(dir, &name, &page)?;
+        entry.file = Some(name);
+    }
+    Ok(entry)
+}
+
+/// Pages pg_waldump --save-fullpage wrote, listed (and copied under --out) by their names.
+fn saved_pages(
+    paths: &[PathBuf],
+    keep: &dyn Fn(&RelFileLocator, u32) -> bool,
+    out_dir: Option<&Path>,
+    problems: &mut Vec<ProblemOut>,
+) -> Result<Vec<ImageOut>, Fail> {
+    let mut named: Vec<(pgpage::wal::FullPageName, &PathBuf)> = paths
+        .iter()
+        .filter_map(|p| parse_fullpage_name(&file_name(p)).map(|n| (n, p)))
+        .filter(|(n, _)| keep(&n.locator, n.block))
+        .collect();
+    named.sort_by_key(|(n, _)| (n.lsn, n.locator, n.fork, n.block));
+    let mut images = Vec::new();
+    for (n, path) in named {
+        let mut page = Vec::new();
+        File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut page))
+            .map_err(|e| {
+                Fail::Input(format!(
+                    "could not read file \"{}\": {}",
+                    path.display(),
+                    io_reason(&e)
+                ))
+            })?;
+        let size_ok = page.len().is_power_of_two() && (1024..=32768).contains(&page.len());
+        if !size_ok {
+            let f = pgpage::findings::Finding::WalFullPageFileInvalid;
+            problems.push(ProblemOut {
+                code: f.code(),
+                evidence: f.evidence(),
+                segment: Some(file_name(path)),
+                lsn: Some(lsn_text(n.lsn)),
+                message: format!(
+                    "{}: {} is {} bytes",
+                    f.message(),
+                    path.display(),
+                    page.len()
+                ),
+            });
+            continue;
+        }
+        let name = file_name(path);
+        if let Some(dir) = out_dir {
+            write_page(dir, &name, &page)?;
+        }
+        images.push(ImageOut {
+            lsn: lsn_text(n.lsn),
+            end_lsn: None,
+            timeline: n.timeline,
+            tablespace_oid: n.locator.spc_oid,
+            database_oid: n.locator.db_oid,
+            relfilenode: n.locator.rel_number,
+            fork: fork_text(n.fork),
+            block: n.block,
+            compression: None,
+            hole_offset: None,
+            hole_length: None,
+            apply: None,
+            file: out_dir.map(|_| name.clone()),
+            source: Some(path.display().to_string()),
+        });
+    }
+    Ok(images)
+}
+
+fn print_image(out: &mut impl Write, img: &ImageOut) -> io::Result<()> {
+    write!(
+        out,
+        "{:>12}  tli {}  rel {}/{}/{} {} block {}",
+        img.lsn,
+        img.timeline,
+        img.tablespace_oid,
+        img.database_oid,
+        img.relfilenode,
+        img.fork,
+        img.block
+    )?;
+    if let Some(c) = img.compression {
+        write!(out, "  {c}")?;
+    }
+    if let (Some(off), Some(len)) = (img.hole_offset, img.hole_length) {
+        if len > 0 {
+            write!(out, "  hole {off}+{len}")?;
+        }
+    }
+    if img.apply == Some(false) {
+        write!(out, "  (not applied by replay)")?;
+    }
+    if let Some(src) = &img.source {
+        write!(out, "  from {src}")?;
+    }
+    if let Some(f) = &img.file {
+        write!(out, "  -> {f}")?;
+    }
+    writeln!(out)
+}
+
+fn print_blocks(out: &mut impl Write, blocks: &[BlockOut]) -> io::Result<()> {
+    for b in blocks {
+        let what = format!(
+            "block {} of {}/{}/{} {}",
+            b.block, b.tablespace_oid, b.database_oid, b.relfilenode, b.fork
+        );
+        match &b.newest_image_lsn {
+            Some(lsn) => writeln!(out, "{what}: newest image at {lsn}")?,
+            None => writeln!(out, "{what}: no image in this WAL")?,
+        }
+        if !b.records_after.is_empty() {
+            writeln!(
+                out,
+                "  {} records after it changed the block; the image alone does not have them (replay needs the server):",
+                b.records_after.len()
+            )?;
+            for t in &b.records_after {
+                let init = if t.will_init {
+                    "  (re-initializes the page)"
+                } else {
+                    ""
+                };
+                writeln!(out, "  {:>12}  {}{init}", t.lsn, t.rmgr)?;
+            }
+        }
+    }
+    Ok(())
+}
