@@ -214,25 +214,7 @@ impl Cluster {
     /// psql on database postgres: its stdout, or its stderr (the server's error) when the
     /// statement failed.
     pub fn try_psql(&self, sql: &str) -> Result<String, String> {
-        let args = [
-            "-h",
-            self.root.to_str().unwrap(),
-            "-p",
-            &self.port,
-            "-d",
-            "postgres",
-            "-U",
-            "postgres",
-            "-X",
-            "-A",
-            "-t",
-            "-q",
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-c",
-            sql,
-        ];
-        let out = run_pg(&bin_dir(15), "psql", &args);
+        let out = self.psql_output("postgres", &[sql]);
         if out.status.success() {
             Ok(String::from_utf8_lossy(&out.stdout).into_owned())
         } else {
