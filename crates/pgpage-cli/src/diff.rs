@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use pgpage::diff::{
@@ -16,6 +16,7 @@ use pgpage::Endian;
 use serde::Serialize;
 
 use crate::args::io_reason;
+use crate::fail::{run_to_stdout, Fail};
 use crate::input::{open_regular, read_full_at, read_head};
 
 #[derive(clap::Args, Debug)]
@@ -36,33 +37,7 @@ const CHUNK_BYTES: usize = 256 << 10;
 
 /// Runs the command; returns the exit status.
 pub fn run(args: &DiffArgs) -> i32 {
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    match diff(args, &mut out).and_then(|s| out.flush().map(|()| s).map_err(Fail::Io)) {
-        Ok(s) => s,
-        Err(Fail::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => 2,
-        Err(Fail::Io(e)) => {
-            eprintln!("pgpage: error: writing output: {e}");
-            2
-        }
-        Err(Fail::Input(reason)) => {
-            eprintln!("pgpage: error: {reason}");
-            2
-        }
-    }
-}
-
-enum Fail {
-    /// Writing the output failed.
-    Io(io::Error),
-    /// The input cannot be compared: the one line for stderr.
-    Input(String),
-}
-
-impl From<io::Error> for Fail {
-    fn from(e: io::Error) -> Fail {
-        Fail::Io(e)
-    }
+    run_to_stdout("writing output: ", |out| diff(args, out))
 }
 
 fn stat(path: &Path) -> Result<std::fs::Metadata, Fail> {

@@ -4,7 +4,7 @@
 //! (`pgpage::wal`); this module finds the files, reads them and prints.
 
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use pgpage::control::decode_control;
@@ -16,6 +16,7 @@ use pgpage::wal::{
 use serde::Serialize;
 
 use crate::args::io_reason;
+use crate::fail::{run_to_stdout, Fail};
 use crate::input::open_regular;
 
 #[derive(clap::Args, Debug)]
@@ -47,31 +48,7 @@ fn parse_relation(s: &str) -> Result<RelationFilter, String> {
 
 /// Runs the command; returns the exit status.
 pub fn run(args: &FpiArgs) -> i32 {
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    match fpi(args, &mut out).and_then(|s| out.flush().map(|()| s).map_err(Fail::Io)) {
-        Ok(s) => s,
-        Err(Fail::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => 2,
-        Err(Fail::Io(e)) => {
-            eprintln!("pgpage: error: {e}");
-            2
-        }
-        Err(Fail::Input(reason)) => {
-            eprintln!("pgpage: error: {reason}");
-            2
-        }
-    }
-}
-
-enum Fail {
-    Io(io::Error),
-    Input(String),
-}
-
-impl From<io::Error> for Fail {
-    fn from(e: io::Error) -> Fail {
-        Fail::Io(e)
-    }
+    run_to_stdout("", |out| fpi(args, out))
 }
 
 /// What the arguments name, sorted out.

@@ -4,6 +4,7 @@
 mod args;
 mod control;
 mod diff;
+mod fail;
 mod fpi;
 mod input;
 mod inspect;
