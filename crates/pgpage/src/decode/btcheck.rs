@@ -45,15 +45,10 @@ impl KeyType {
     }
 }
 
-const BTP_LEAF: u16 = 1 << 0;
-const BTP_DELETED: u16 = 1 << 2;
-const BTP_HALF_DEAD: u16 = 1 << 4;
-const BTP_HAS_FULLXID: u16 = 1 << 8;
-/// nbtree.h: INDEX_ALT_TID_MASK and the t_tid offset bits of pivot and posting tuples.
-const INDEX_ALT_TID_MASK: u16 = 0x2000;
-const BT_OFFSET_MASK: u16 = 0x0FFF;
-const BT_PIVOT_HEAP_TID_ATTR: u16 = 0x1000;
-const BT_IS_POSTING: u16 = 0x2000;
+use super::btree::{
+    BTP_DELETED, BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_LEAF, BT_IS_POSTING, BT_OFFSET_MASK,
+    BT_PIVOT_HEAP_TID_ATTR, INDEX_ALT_TID_MASK,
+};
 /// nbtree.h: P_HIKEY.
 const P_HIKEY: u16 = 1;
 

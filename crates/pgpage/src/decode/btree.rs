@@ -17,17 +17,17 @@ use crate::fields::{
 };
 use crate::findings::Finding;
 
-const BTP_LEAF: u16 = 1 << 0;
+pub(super) const BTP_LEAF: u16 = 1 << 0;
 const BTP_ROOT: u16 = 1 << 1;
-const BTP_DELETED: u16 = 1 << 2;
+pub(super) const BTP_DELETED: u16 = 1 << 2;
 const BTP_META: u16 = 1 << 3;
-const BTP_HALF_DEAD: u16 = 1 << 4;
-const BTP_HAS_FULLXID: u16 = 1 << 8;
+pub(super) const BTP_HALF_DEAD: u16 = 1 << 4;
+pub(super) const BTP_HAS_FULLXID: u16 = 1 << 8;
 /// nbtree.h: INDEX_ALT_TID_MASK (= INDEX_AM_RESERVED_BIT) and the t_tid offset bits.
-const INDEX_ALT_TID_MASK: u16 = 0x2000;
-const BT_OFFSET_MASK: u16 = 0x0FFF;
-const BT_PIVOT_HEAP_TID_ATTR: u16 = 0x1000;
-const BT_IS_POSTING: u16 = 0x2000;
+pub(super) const INDEX_ALT_TID_MASK: u16 = 0x2000;
+pub(super) const BT_OFFSET_MASK: u16 = 0x0FFF;
+pub(super) const BT_PIVOT_HEAP_TID_ATTR: u16 = 0x1000;
+pub(super) const BT_IS_POSTING: u16 = 0x2000;
 /// nbtree.h: BTREE_MAGIC.
 const BTREE_MAGIC: u32 = 0x053162;
 /// nbtree.h: BTREE_NOVAC_VERSION, the first version with the extended metapage fields.
