@@ -12,7 +12,8 @@
 #      bench/rows-cluster.sh);
 #   4. whatever bench/browser.mjs prints, when it exists (browser end to end, memory);
 #   5. bench/damage.sh: bit-flip localisation per page, and `pgpage diff` of two 1 GB copies
-#      beside `cmp -l` and the bare read of both.
+#      beside `cmp -l` and the bare read of both;
+#   6. bench/wal.sh: `pgpage fpi --out` beside `pg_waldump --save-fullpage` on 1 GB of WAL.
 # The report goes to stdout and bench/results.md.
 #
 #   bench/run.sh           the full run (makes a pgbench scale 70 cluster once, kept in
@@ -356,6 +357,8 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     fi
     echo
     bash bench/damage.sh "${smoke_flag[@]}"
+    echo
+    bash bench/wal.sh "${smoke_flag[@]}"
 } | tee "$report"
 
 # Both tools must agree on the cluster (clean: both exit 0); a bench on wrong answers is void.
