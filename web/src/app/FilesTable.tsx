@@ -6,6 +6,7 @@
 // thousands of files, each re-rendering as it verifies.
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { measureAfterLayout } from './virtual';
 import { FORKS, type FileEntry, type Fork } from '../files';
 import { loadWasm } from '../wasm';
 import { BYTE_ORDER_CHOICES, orderName, type ByteOrderChoice } from '../lib/geometry';
@@ -75,6 +76,7 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
     estimateSize: () => ROW_ESTIMATE,
     getItemKey: (i) => rowKey(rows[i]),
     overscan: OVERSCAN,
+    measureElement: measureAfterLayout,
   });
   const items = v.getVirtualItems();
   const before = items.length > 0 ? items[0].start : 0;

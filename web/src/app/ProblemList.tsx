@@ -4,6 +4,7 @@
 // renders the rows in view only, and scrolls to the selected one.
 import { memo, useEffect, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { measureAfterLayout } from './virtual';
 import { checksumWords } from '../lib/messages';
 import { STATUS_WORDS } from '../lib/status';
 import type { FileEntry } from '../files';
@@ -66,6 +67,7 @@ function RowsInView(p: ListProps) {
     estimateSize: () => ROW_ESTIMATE,
     getItemKey: (i) => `${p.problems[i].f.id}:${p.problems[i].p.block}`,
     overscan: OVERSCAN,
+    measureElement: measureAfterLayout,
   });
   // `n` and `N` pick problems out of view: bring the picked row into the box.
   const selectedAt = p.sel ? p.problems.findIndex((x) => isSelected(x, p.sel)) : -1;

@@ -2,7 +2,7 @@
 // which relation each file is (`database / schema.table`), its relkind in words, the table an
 // index or TOAST table is listed under, the kind of its pages, and what could not be read.
 import type { FileEntry } from '../files';
-import type { CatalogRequest, FromCatalogWorker, ListedRelationJson } from '../worker/catalog';
+import type { CatalogFiles, CatalogRequest, FromCatalogWorker, ListedRelationJson } from '../worker/catalog';
 
 /** One relation of the listing, with its place in it. */
 export interface CatalogRelation extends ListedRelationJson {
@@ -57,15 +57,22 @@ export async function readCatalog(root: string, list: readonly Dropped[]): Promi
     type: 'catalog',
     job: nextJob++,
     paths: inside.map((x) => x.path.slice(root.length)),
-    files: inside.map((x) => x.file),
     pgVersion: new Uint8Array(await version.file.arrayBuffer()),
     control: new Uint8Array(await control.file.arrayBuffer()),
   };
-  const answer = await new Promise<FromCatalogWorker>((resolve) => {
+  const answer = await new Promise<Exclude<FromCatalogWorker, { type: 'want' }>>((resolve) => {
     const w = new Worker(new URL('../worker/catalog.worker.ts', import.meta.url), { type: 'module' });
+    let byPath: Map<string, File> | null = null;
     w.onmessage = (ev: MessageEvent<FromCatalogWorker>) => {
+      const m = ev.data;
+      if (m.type === 'want') {
+        byPath ??= new Map(inside.map((x) => [x.path.slice(root.length), x.file]));
+        const reply: CatalogFiles = { type: 'files', job: m.job, files: m.paths.map((p) => byPath?.get(p) ?? null) };
+        w.postMessage(reply);
+        return;
+      }
       w.terminate();
-      resolve(ev.data);
+      resolve(m);
     };
     w.onerror = (ev) => {
       w.terminate();

@@ -1,16 +1,26 @@
 // The one typed message module between the page and the catalog worker, which reads a
 // dropped data directory's catalogs (the core's CatalogReader) off the main thread.
 
+/** The page sends the paths only: cloning thousands of File handles into a message is
+ * hundreds of ms of main-thread work (a 565 ms task for a 959-file pgbench directory, in a
+ * trace), and the reader needs a few dozen of them. The worker asks for those (`want`), a
+ * round at a time, and the page answers with the Files (`files`, null where it has none). */
 export interface CatalogRequest {
   type: 'catalog';
   job: number;
   /** Every file of the data directory, relative to it, `/`-separated. */
   paths: string[];
-  /** The files of `paths`, in the same order. */
-  files: File[];
   pgVersion: Uint8Array;
   control: Uint8Array;
 }
+
+export interface CatalogFiles {
+  type: 'files';
+  job: number;
+  files: (File | null)[];
+}
+
+export type ToCatalogWorker = CatalogRequest | CatalogFiles;
 
 /** One relation as the core's listing names it (`CatalogReader.finish`). */
 export interface ListedRelationJson {
@@ -42,4 +52,7 @@ export interface ListingJson {
   files: { relation: number | null; page_kind: string | null }[];
 }
 
-export type FromCatalogWorker = { type: 'listing'; job: number; listing: ListingJson; elapsedMs: number } | { type: 'error'; job: number; message: string };
+export type FromCatalogWorker =
+  | { type: 'want'; job: number; paths: string[] }
+  | { type: 'listing'; job: number; listing: ListingJson; elapsedMs: number }
+  | { type: 'error'; job: number; message: string };
