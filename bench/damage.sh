@@ -39,31 +39,16 @@ if [[ ! -f $a || $(stat -c %s "$a") != $((mb << 20)) ]]; then
         printf '\x5a' | dd of="$b" bs=1 seek=$((block * 8192 + 4321)) conv=notrunc status=none
     done
 fi
-: >"$out/damage-times"
-# CPU time (user + system, from /usr/bin/time when there is one) beside wall time: on a
-# shared machine the wall time mostly says how busy the other tenants were.
-timer=()
-[[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f '%U %S' -o "$out/damage-cpu")
-timed() { # label command...
-    local label=$1 t0 t1 status=0 cpu=n/a
-    shift
-    t0=$EPOCHREALTIME
-    "${timer[@]}" "$@" >"$out/damage-$label.out" 2>&1 || status=$?
-    t1=$EPOCHREALTIME
-    if ((${#timer[@]})); then
-        cpu=$(awk 'END {printf "%.2f", $1 + $2}' "$out/damage-cpu")
-    fi
-    echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}') $status $cpu" >>"$out/damage-times"
-}
+times=$out/damage-times prefix=damage
+: >"$times"
+# shellcheck source=bench/timing.sh
+source bench/timing.sh
 for i in $(seq 0 "$runs"); do
     timed diff "$pgpage" diff "$a" "$b"
     timed cmp cmp -l "$a" "$b"
     timed read sh -c 'printf "%s\n%s\n" "$1" "$2" | "$3" 1' sh "$a" "$b" "$out/read_floor"
-    ((i == 0)) && : >"$out/damage-times" # the first round only warms the page cache
+    ((i == 0)) && : >"$times" # the first round only warms the page cache
 done
-median() { awk -v l="$1" -v c="${2:-2}" '$1 == l {print $c}' "$out/damage-times" | sort -n |
-    awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-statuses() { awk -v l="$1" '$1 == l {print $3}' "$out/damage-times" | sort -u | paste -sd,; }
 listed=$(grep -c ': different' "$out/damage-diff.out" || true)
 
 echo "## Damage analysis"

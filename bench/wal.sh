@@ -66,33 +66,20 @@ last=$(tail -1 <<<"$segs")
 bytes=$(find "$wal" -maxdepth 1 -regextype egrep -regex '.*/[0-9A-F]{24}' -printf '%s\n' | awk '{s += $1} END {print s}')
 
 work=$dir/out
-: >"$out/wal-times"
-timer=()
-[[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f '%U %S' -o "$out/wal-cpu")
-timed() { # label outdir command...
-    local label=$1 dest=$2 t0 t1 status=0 cpu=n/a
-    shift 2
-    rm -rf "$dest"
-    t0=$EPOCHREALTIME
-    "${timer[@]}" "$@" >"$out/wal-$label.out" 2>&1 || status=$?
-    t1=$EPOCHREALTIME
-    if ((${#timer[@]})); then
-        cpu=$(awk 'END {printf "%.2f", $1 + $2}' "$out/wal-cpu")
-    fi
-    echo "$label $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}') $status $cpu" >>"$out/wal-times"
-}
+times=$out/wal-times prefix=wal
+: >"$times"
+# shellcheck source=bench/timing.sh
+source bench/timing.sh
 for i in $(seq 0 "$runs"); do
-    timed pgpage "$work/pgpage" "$pgpage" fpi --out "$work/pgpage" "$wal"
-    timed waldump "$work/waldump" "$pgbin/pg_waldump" --quiet --save-fullpage "$work/waldump" -p "$wal" "$first" "$last"
-    ((i == 0)) && : >"$out/wal-times" # the first round only warms the page cache
+    rm -rf "$work/pgpage" "$work/waldump"
+    timed pgpage "$pgpage" fpi --out "$work/pgpage" "$wal"
+    timed waldump "$pgbin/pg_waldump" --quiet --save-fullpage "$work/waldump" -p "$wal" "$first" "$last"
+    ((i == 0)) && : >"$times" # the first round only warms the page cache
 done
 files=$(find "$work/pgpage" -type f | wc -l)
 same=yes
 diff -rq "$work/pgpage" "$work/waldump" >/dev/null || same=no
 rm -rf "$work"
-median() { awk -v l="$1" -v c="${2:-2}" '$1 == l {print $c}' "$out/wal-times" | sort -n |
-    awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-statuses() { awk -v l="$1" '$1 == l {print $3}' "$out/wal-times" | sort -u | paste -sd,; }
 
 echo "## WAL full-page images"
 echo
