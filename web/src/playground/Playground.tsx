@@ -56,6 +56,9 @@ const mb = (n: number) => (n / 1048576).toFixed(1);
 
 let nextJob = 1;
 
+/** Before the first statement: a server with no relations, so the first snapshot diffs too. */
+const EMPTY: Snapshot = { step: 0, sql: '', error: null, results: [], notices: [], files: [], note: null, ms: 0 };
+
 export default function Playground(p: PlaygroundProps) {
   const worker = useRef<Worker | null>(null);
   const [boot, setBoot] = useState<Boot>({ state: 'loading', phase: 'download', received: 0, total: 0 });
@@ -311,8 +314,7 @@ export default function Playground(p: PlaygroundProps) {
               →
             </button>
             <label>
-              <input type="checkbox" data-testid="snap-compare" checked={compare} onChange={(e) => setCompare(e.target.checked)} /> compare with snapshot{' '}
-              {prev?.step ?? ''}
+              <input type="checkbox" data-testid="snap-compare" checked={compare} onChange={(e) => setCompare(e.target.checked)} /> compare with {prev ? `snapshot ${prev.step}` : 'the empty server'}
             </label>
           </div>
           {cur.error && <ServerErrorView error={cur.error} sql={cur.sql} />}
@@ -329,7 +331,7 @@ export default function Playground(p: PlaygroundProps) {
           {cur.note && <p className="notice">{cur.note}</p>}
           {cur.results.filter((r) => r.fields.length > 0).slice(-1).map((r, i) => <ResultTable key={i} r={r} />)}
           <FilesList snap={cur} open={open} shown={p.shown} />
-          {compare && prev && <SnapshotDiff a={prev} b={cur} open={open} expect={curLesson?.expect} />}
+          {compare && <SnapshotDiff a={prev ?? EMPTY} b={cur} open={open} expect={curLesson?.expect} />}
         </div>
       )}
       {p.shown && ready && <LabWrite entry={p.shown.entry} snaps={snaps} request={request} />}

@@ -203,8 +203,8 @@ export const LESSONS: Lesson[] = [
     title: 'Other index access methods: hash, GiST, GIN, BRIN',
     steps: [
       step(
-        "create table places (id int, at point, tags text[]);\ninsert into places select g, point(g % 100, g / 100), array['t' || g % 3, 'u' || g % 50] from generate_series(1, 20000) g",
-        'A table of 20000 rows to index four more ways. Press "Ask PostgreSQL" on any page below: pageinspect has functions for each access method.',
+        "create table places (id int, at point, tags text[]);\ninsert into places select g, point(g % 100, g / 100), array['t', 'u' || g % 50] from generate_series(1, 5000) g",
+        'A table of 5000 rows to index four more ways. Press "Ask PostgreSQL" on any page below: pageinspect has functions for each access method.',
       ),
       step('create index places_id_hash on places using hash (id)', 'A hash index: a metapage (block 0), bucket pages, and a bitmap page of free overflow pages. `hash_page_type` names each.', {
         show: { relation: 'places_id_hash', block: 0 },
@@ -216,7 +216,7 @@ export const LESSONS: Lesson[] = [
       }),
       step(
         'create index places_tags_gin on places using gin (tags)',
-        "A GIN index: a metapage, the entry tree of keys, and posting trees for keys with many rows ('t0' has 6667): their leaves hold compressed TID lists (`gin_leafpage_items`).",
+        "A GIN index: a metapage, the entry tree of keys, and posting trees for keys with many rows ('t' is in all 5000): their leaves hold compressed TID lists (`gin_leafpage_items`).",
         {
           show: { relation: 'places_tags_gin', block: 0 },
           expect: [expect('places_tags_gin has pages', (d) => pagesOf(d, 'places_tags_gin').length > 2)],
