@@ -239,7 +239,7 @@ export const LESSONS: Lesson[] = [
       ),
       step(
         'select * from victim',
-        "The server reads block 0, computes its checksum, finds another one stored, and refuses the page: the error above is PostgreSQL's own (bufmgr.c, after PageIsVerified).",
+        "The server reads block 0, computes its checksum, finds another one stored, and refuses the page: the error above is PostgreSQL's own (bufmgr.c, buffer_readv_report). Its detail, \"page verification failed, calculated checksum … but expected …\" (bufpage.c: PageIsVerified), PostgreSQL 18 writes to the server log only (PIV_LOG_LOG), as the read may complete in another process.",
         { error: /invalid page in block 0 of relation/ },
       ),
       step(
