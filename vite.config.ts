@@ -33,7 +33,7 @@ function csp(): Plugin {
  * first visit stays as light as before; the service worker caches them when the playground
  * first fetches them.
  */
-export const PLAYGROUND_ASSETS = /^assets\/(Playground|pglite|initdb|pageinspect\.tar|pg_buffercache\.tar|memfs2opfs|opfs-ahp|nodefs)[-.]/;
+export const PLAYGROUND_ASSETS = /^assets\/(Playground|pglite|initdb|pageinspect\.tar|pg_buffercache\.tar|pg_visibility\.tar|memfs2opfs|opfs-ahp|nodefs)[-.]/;
 
 /**
  * Lists every built file for the service worker to cache at install (offline after one visit),

@@ -24,7 +24,7 @@ for (const f of [...new Set([...refs, ...wasm])]) {
   console.log(`${f}\t${s.raw}\t${s.gzip}`);
 }
 console.log(`initial load: ${raw} bytes (${(raw / 1024).toFixed(0)} KiB), gzipped ${gzip} bytes (${(gzip / 1024).toFixed(0)} KiB)`);
-const play = assets.filter((f) => /^(Playground|pglite|initdb|pageinspect\.tar|pg_buffercache\.tar|memfs2opfs|opfs-ahp|nodefs)[-.]/.test(f));
+const play = assets.filter((f) => /^(Playground|pglite|initdb|pageinspect\.tar|pg_buffercache\.tar|pg_visibility\.tar|memfs2opfs|opfs-ahp|nodefs)[-.]/.test(f));
 let praw = 0;
 let pgz = 0;
 for (const f of play) {

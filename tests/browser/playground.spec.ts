@@ -1,6 +1,7 @@
 // The playground in Chromium: PGlite starts in its worker, statements change the pages the
 // inspector shows, the server's own words for bad SQL, a cancel that ends a statement that
 // never would, snapshots compared, and pageinspect asked about the page on screen.
+import { LESSONS, type LessonStep } from '../../web/src/playground/lessons';
 import { expect, test, type Page } from './test';
 
 async function openPlayground(page: Page): Promise<void> {
@@ -33,7 +34,9 @@ test('SQL changes the page on screen; errors in the server\'s words', async ({ p
   // Ask PostgreSQL: pageinspect on the same bytes agrees with every decoded column.
   await page.getByTestId('ask-button').click();
   await expect(page.getByTestId('ask-postgres')).toHaveAttribute('data-state', 'agree');
-  await expect(page.getByTestId('ask-verdict')).toContainText('heap_page_items');
+  await expect(page.locator('[data-testid=ask-function][data-fn=heap_page_items]')).toHaveAttribute('data-state', 'agree');
+  // The button sits beside the decoded page panels, in the page view's slot.
+  await expect(page.getByTestId('ask-slot').getByTestId('ask-button')).toBeVisible();
 
   // A second snapshot, then back to the first and forward again; each shows its own files.
   await runSql(page, "insert into t values (3, 'three')");
@@ -83,16 +86,29 @@ test('a huge INSERT runs in the worker; the page stays live and shows its thousa
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
 });
 
-/** Runs the lesson's next step and waits for its snapshot. */
+/** The lesson being run and its next step. */
+let current: { steps: LessonStep[]; next: number } = { steps: [], next: 0 };
+
+/** Runs the lesson's next step, waits for its snapshot, and sees every change the step
+ * expects checked (✓) in the diff view, and its outline on the page it shows. */
 async function lessonStep(page: Page): Promise<void> {
+  const step = current.steps[current.next++];
   const snap = page.getByTestId('play-snapshot');
   const before = (await snap.count()) > 0 ? Number(await snap.getAttribute('data-step')) : 0;
   await page.getByTestId('lesson-next').click();
   await expect(snap).toHaveAttribute('data-step', String(before + 1), { timeout: 60_000 });
   await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready');
+  if (step.expect.length > 0) await expect(page.getByTestId('snap-diff')).toHaveAttribute('data-state', 'done');
+  const checks = step.expect.length + (step.error ? 1 : 0);
+  await expect(page.locator('[data-testid=lesson-check][data-ok=true]')).toHaveCount(checks);
+  await expect(page.locator('[data-testid=lesson-check][data-ok=false]')).toHaveCount(0);
+  if (step.show?.header) await expect(page.getByTestId('header-panel')).toHaveAttribute('data-highlight', 'true');
 }
 
 async function startLesson(page: Page, id: string): Promise<void> {
+  const lesson = LESSONS.find((l) => l.id === id);
+  if (!lesson) throw new Error(`no lesson ${id}`);
+  current = { steps: lesson.steps, next: 0 };
   await page.getByTestId('lesson-select').selectOption(id);
   await lessonStep(page);
 }
@@ -162,6 +178,23 @@ test('lessons: each step changes the decoded fields it says it does', async ({ p
   await lessonStep(page);
   await diffDone(page);
   await expect(page.locator('[data-testid=diff-filenode][data-relation=big]')).toBeVisible();
+
+  // Hash, GiST, GIN and BRIN: "Ask PostgreSQL" beside the decoded page agrees with every
+  // field of every pageinspect function for the index's pages.
+  await startLesson(page, 'index-ams');
+  for (const [rel, fns] of [
+    ['places_id_hash', ['hash_page_type', 'hash_metapage_info']],
+    ['places_at_gist', ['gist_page_opaque_info', 'gist_page_items_bytea']],
+    ['places_tags_gin', ['gin_metapage_info', 'gin_page_opaque_info']],
+    ['places_id_brin', ['brin_page_type', 'brin_revmap_data']],
+  ] as const) {
+    await lessonStep(page);
+    await expect(page.locator(`[data-testid=play-file][data-relation=${rel}][data-fork=main]`)).toHaveClass('sel');
+    const ask = page.getByTestId('ask-slot').getByTestId('ask-postgres');
+    await ask.getByTestId('ask-button').click();
+    await expect(ask).toHaveAttribute('data-state', 'agree');
+    for (const fn of fns) await expect(ask.locator(`[data-testid=ask-function][data-fn=${fn}]`)).toHaveAttribute('data-state', 'agree');
+  }
 });
 
 test('corruption: a byte changed with the lab, written into the server\'s file, and the server\'s own error', async ({ page }) => {

@@ -8,6 +8,7 @@ import { PageMap } from './components/PageMap';
 import { PageView } from './components/PageView';
 import { SamplesPicker, useSampleLoader } from './components/Samples';
 import { PngButton, ProblemsReport } from './components/Share';
+import { setAskSlot } from './playground/askSlot';
 import { Tour, type TourView } from './tour/Tour';
 import { summaryState, type FileEntry } from './files';
 import { FilePickers, useDrop } from './app/drop';
@@ -94,7 +95,15 @@ export function App() {
 
   const [play, setPlay] = useState(false);
   const playAdd = useCallback(async (list: ChosenFile[]) => (await actions.add(list)).added, [actions]);
-  const playOpen = useCallback((f: FileEntry, block: number) => setSel({ fileId: f.id, block, offset: 0 }), []);
+  // A lesson step outlines what it shows as a tour step does (PageView's highlight props):
+  // the line pointer (bufpage.h: 4 bytes each after the 24-byte header) or the header.
+  const playOpen = useCallback((f: FileEntry, block: number, outline?: { item?: number; header?: boolean }) => {
+    setSel({ fileId: f.id, block, offset: 0 });
+    if (outline) {
+      const highlight = outline.item !== undefined ? { start: 24 + 4 * (outline.item - 1), end: 28 + 4 * (outline.item - 1) } : outline.header ? { start: 0, end: 24 } : { start: 0, end: 0 };
+      setTour((t) => ({ open: t.open, view: { fileId: f.id, block, highlight, item: outline.item, header: outline.header } }));
+    }
+  }, []);
 
   const rowActions = useMemo(() => ({ ...actions, select: open }), [actions, open]);
 
@@ -275,6 +284,7 @@ export function App() {
             : {})}
         />
       )}
+      {play && selFile && sel && <div className="ask-slot" data-testid="ask-slot" ref={setAskSlot} />}
       {/* Below the page view: its state changing moves nothing under the pointer. */}
       {selFile && selFile.fork === 'main' && selFile.state === 'done' && selFile.blocks > 0 && <RowsPanel key={`rows-${selFile.id}`} entry={selFile} files={files} />}
       {goTo && selFile && (

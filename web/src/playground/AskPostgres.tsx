@@ -1,38 +1,29 @@
 // "Ask PostgreSQL": the page on screen, handed to the playground's own server, and
-// pageinspect's answer set beside pgpage's decode of the same bytes, column by column.
+// pageinspect's answer (every function of the page's access method, ask.ts) set beside
+// pgpage's decode of the same bytes, field by field: agree or differ.
 import { useState } from 'react';
 import type { FileEntry } from '../files';
 import { decodeWithCore, fileKindOf } from '../lib/spans';
 import { loadWasm } from '../wasm';
-import { pageinspectFunctions } from './ask';
+import { compareAnswer, pageinspectFunctions, type AskPage, type AskVerdict } from './ask';
 import type { FromPlay, ToPlay } from './protocol';
-
-type Json = Record<string, unknown>;
 
 export interface AskProps {
   entry: FileEntry;
   block: number;
+  /** The relation's oid in the playground's server, if the file is one of its snapshots. */
+  relation: number | null;
   request<T extends FromPlay>(m: ToPlay, transfer?: Transferable[]): Promise<T>;
   nextJob(): number;
 }
 
-interface Answer {
-  kind: string;
+interface Answer extends AskVerdict {
   functions: string[];
-  answer: Json;
-  /** Columns compared, and those that differ (none, when the two agree). */
-  compared: number;
-  differ: { where: string; pgpage: string; postgres: string }[];
+  answer: Record<string, unknown>;
 }
 
-const show = (v: unknown) => JSON.stringify(v) ?? 'undefined';
-
-function compare(where: string, ours: Json | undefined, theirs: Json, out: Answer): void {
-  for (const [k, v] of Object.entries(theirs)) {
-    out.compared++;
-    if (show(ours?.[k]) !== show(v)) out.differ.push({ where: `${where}${k}`, pgpage: show(ours?.[k]), postgres: show(v) });
-  }
-}
+/** The fields shown in full; a heap page has thousands, the disagreements come first. */
+const SHOWN = 400;
 
 export function AskPostgres(p: AskProps) {
   const [state, setState] = useState<{ busy: boolean; answer: Answer | null; error: string | null }>({ busy: false, answer: null, error: null });
@@ -45,25 +36,19 @@ export function AskPostgres(p: AskProps) {
       const page = new Uint8Array(await p.entry.file.slice(p.block * BS, (p.block + 1) * BS).arrayBuffer());
       const fileKind = fileKindOf(w, head, BS, false, p.entry.fork);
       const ours = decodeWithCore(w, page, p.block, false, p.entry.fork, fileKind, 18);
-      const m = await p.request<Extract<FromPlay, { type: 'ask' }>>({ type: 'ask', job: p.nextJob(), page, block: p.block, kind: ours.kind });
+      const question: AskPage = { kind: ours.kind, block: p.block, fork: p.entry.fork, relation: p.relation };
+      const m = await p.request<Extract<FromPlay, { type: 'ask' }>>({ type: 'ask', job: p.nextJob(), page, question });
       if (m.error || !m.answer) throw new Error(m.error ?? 'no answer');
-      const a: Answer = { kind: ours.kind, functions: pageinspectFunctions(ours.kind, p.block), answer: m.answer, compared: 0, differ: [] };
-      const header = m.answer.header as Json;
-      compare('page_header.', ours.header, { ...header, checksum: (header.checksum as number) & 0xffff }, a);
-      if (m.answer.items !== undefined) {
-        const items = (m.answer.items as Json[] | null) ?? [];
-        if (items.length !== ours.items.length) a.differ.push({ where: 'items', pgpage: String(ours.items.length), postgres: String(items.length) });
-        items.forEach((row, i) => compare(`item ${i + 1}.`, ours.items[i] as Json | undefined, row, a));
-      }
-      if (m.answer.fsm !== undefined) compare('', ours.special ?? {}, { fsm_page_contents: m.answer.fsm }, a);
-      setState({ busy: false, answer: a, error: null });
+      setState({ busy: false, answer: { ...compareAnswer(question, ours, m.answer), functions: pageinspectFunctions(question), answer: m.answer }, error: null });
     } catch (e) {
       setState({ busy: false, answer: null, error: e instanceof Error ? e.message : String(e) });
     }
   };
   const a = state.answer;
+  const differ = a ? a.fields.filter((f) => !f.agree) : [];
+  const byFn = a ? a.functions.map((fn) => ({ fn, fields: a.fields.filter((f) => f.fn === fn), silent: a.silent.find((s) => s.fn === fn) })) : [];
   return (
-    <div className="play-ask" data-testid="ask-postgres" data-state={state.busy ? 'running' : a ? (a.differ.length === 0 ? 'agree' : 'differ') : state.error ? 'error' : 'idle'}>
+    <div className="play-ask" data-testid="ask-postgres" data-state={state.busy ? 'running' : a ? (differ.length === 0 ? 'agree' : 'differ') : state.error ? 'error' : 'idle'}>
       <button type="button" data-testid="ask-button" disabled={state.busy} onClick={() => void ask()}>
         Ask PostgreSQL about {p.entry.path.replace(/^playground\/\d+\//, '')} block {p.block}
       </button>
@@ -75,24 +60,43 @@ export function AskPostgres(p: AskProps) {
       {a && (
         <>
           <p data-testid="ask-verdict">
-            pageinspect ({a.functions.join(', ')}) on the same bytes:{' '}
-            {a.differ.length === 0 ? `agrees with pgpage on all ${a.compared} columns.` : `${a.differ.length} of ${a.compared} columns differ from pgpage.`}
+            pageinspect on the same bytes:{' '}
+            {differ.length === 0 ? `agrees with pgpage on all ${a.fields.length} fields.` : `${differ.length} of ${a.fields.length} fields differ from pgpage.`}
           </p>
-          {a.differ.length > 0 && (
-            <table>
+          <ul className="play-ask-fns">
+            {byFn.map(({ fn, fields, silent }) => (
+              <li key={fn} data-testid="ask-function" data-fn={fn} data-state={silent ? 'silent' : fields.every((f) => f.agree) ? 'agree' : 'differ'}>
+                <code>{fn}</code>: {silent ? silent.why : `${fields.filter((f) => f.agree).length} of ${fields.length} fields agree`}
+              </li>
+            ))}
+          </ul>
+          <details open={differ.length > 0}>
+            <summary>Field by field{a.fields.length > SHOWN ? ` (the first ${SHOWN}, disagreements first)` : ''}</summary>
+            <table className="play-ask-fields">
+              <thead>
+                <tr>
+                  <th>function</th>
+                  <th>field</th>
+                  <th>pgpage</th>
+                  <th>PostgreSQL</th>
+                  <th />
+                </tr>
+              </thead>
               <tbody>
-                {a.differ.slice(0, 30).map((d, i) => (
-                  <tr key={i}>
-                    <td>{d.where}</td>
-                    <td>pgpage {d.pgpage}</td>
-                    <td>PostgreSQL {d.postgres}</td>
+                {[...differ, ...a.fields.filter((f) => f.agree)].slice(0, SHOWN).map((f, i) => (
+                  <tr key={i} data-testid="ask-field" data-agree={f.agree ? 'true' : 'false'}>
+                    <td>{f.fn}</td>
+                    <td>{f.field}</td>
+                    <td>{f.pgpage}</td>
+                    <td>{f.postgres}</td>
+                    <td>{f.agree ? 'agree' : 'differ'}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
-          )}
+          </details>
           <details>
-            <summary>PostgreSQL's answer</summary>
+            <summary>PostgreSQL&apos;s answer</summary>
             <pre data-testid="ask-answer">{JSON.stringify(a.answer, null, 1)}</pre>
           </details>
         </>

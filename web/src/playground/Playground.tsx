@@ -3,12 +3,15 @@
 // files, so the page map, hex dump and decoded panels are the inspector's own. Snapshots step
 // back and forth and compare; lessons type the statements for you; "Ask PostgreSQL" shows
 // pageinspect's answer for the page on screen.
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react';
+import { createPortal } from 'react-dom';
 import type { ChosenFile } from '../app/useFiles';
 import type { FileEntry } from '../files';
 import { editsOf, subscribeEdits } from '../lab/edited';
+import { withCode } from '../tour/Tour';
 import { AskPostgres } from './AskPostgres';
-import { LESSONS, type Lesson } from './lessons';
+import { askSlot, subscribeAskSlot } from './askSlot';
+import { LESSONS, type Lesson, type LessonShow, type LessonStep } from './lessons';
 import type { FromPlay, ResultSet, ServerError, SnapFileMsg, StartPhase, ToPlay } from './protocol';
 import type { PlayRelation } from './relations';
 import { SnapshotDiff } from './SnapshotDiff';
@@ -17,8 +20,8 @@ import './playground.css';
 export interface PlaygroundProps {
   /** Adds files to the inspector (as a drop does) and returns their entries. */
   add(list: ChosenFile[]): Promise<FileEntry[]>;
-  /** Shows a page of a loaded file. */
-  open(entry: FileEntry, block: number): void;
+  /** Shows a page of a loaded file, with a lesson step's outline as the tour draws one. */
+  open(entry: FileEntry, block: number, outline?: Pick<LessonShow, 'item' | 'header'>): void;
   /** The page on screen, for "Ask PostgreSQL". */
   shown: { entry: FileEntry; block: number } | null;
   onClose(): void;
@@ -51,12 +54,10 @@ type Boot = { state: 'loading'; phase: StartPhase; received: number; total: numb
 
 const mb = (n: number) => (n / 1048576).toFixed(1);
 
-/** `code` spans in a lesson's text. */
-function withCode(text: string): ReactNode[] {
-  return text.split('`').map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part));
-}
-
 let nextJob = 1;
+
+/** Before the first statement: a server with no relations, so the first snapshot diffs too. */
+const EMPTY: Snapshot = { step: 0, sql: '', error: null, results: [], notices: [], files: [], note: null, ms: 0 };
 
 export default function Playground(p: PlaygroundProps) {
   const worker = useRef<Worker | null>(null);
@@ -68,6 +69,9 @@ export default function Playground(p: PlaygroundProps) {
   const [compare, setCompare] = useState(false);
   const [lesson, setLesson] = useState<{ lesson: Lesson; next: number } | null>(null);
   const [cancelled, setCancelled] = useState<string | null>(null);
+  // The lesson step that made a snapshot (by its step number): its expectations and outline.
+  const lessonOf = useRef(new Map<number, LessonStep>());
+  const slot = useSyncExternalStore(subscribeAskSlot, askSlot);
   // The statements that ran, replayed into a new server after a cancel.
   const history = useRef<string[]>([]);
   const pending = useRef(new Map<number, (m: FromPlay) => void>());
@@ -189,13 +193,23 @@ export default function Playground(p: PlaygroundProps) {
     if (!step) return;
     setSql(step.sql);
     setLesson({ lesson: lesson.lesson, next: lesson.next + 1 });
+    lessonOf.current.set(snapsRef.current.length + 1, step);
+    setCompare(true);
     await run(step.sql);
+    const show = step.show;
+    const f = show && snapsRef.current.at(-1)?.files.find((x) => x.relation.name === show.relation && x.fork === (show.fork ?? 'main'));
+    if (show && f && f.entry.size > show.block * 8192) open(f.entry, show.block, { item: show.item, header: show.header });
   };
 
   const cur = at >= 0 ? snaps[at] : null;
   const prev = at > 0 ? snaps[at - 1] : null;
   const state = boot.state === 'error' ? 'error' : !ready ? 'loading' : running ? 'running' : 'ready';
   const said = lesson && lesson.next > 0 ? lesson.lesson.steps[lesson.next - 1] : null;
+  const curLesson = cur ? lessonOf.current.get(cur.step) : undefined;
+  const shownFile = p.shown ? snaps.flatMap((x) => x.files).find((f) => f.entry.id === p.shown?.entry.id) : undefined;
+  const ask = p.shown && ready && (
+    <AskPostgres key={`${p.shown.entry.id}:${p.shown.block}`} entry={p.shown.entry} block={p.shown.block} relation={shownFile?.relation.oid ?? null} request={request} nextJob={() => nextJob++} />
+  );
 
   return (
     <section className="playground" data-testid="playground" data-state={state}>
@@ -300,11 +314,15 @@ export default function Playground(p: PlaygroundProps) {
               →
             </button>
             <label>
-              <input type="checkbox" data-testid="snap-compare" checked={compare} onChange={(e) => setCompare(e.target.checked)} /> compare with snapshot{' '}
-              {prev?.step ?? ''}
+              <input type="checkbox" data-testid="snap-compare" checked={compare} onChange={(e) => setCompare(e.target.checked)} /> compare with {prev ? `snapshot ${prev.step}` : 'the empty server'}
             </label>
           </div>
           {cur.error && <ServerErrorView error={cur.error} sql={cur.sql} />}
+          {curLesson?.error && (
+            <p className="lesson-checks" data-testid="lesson-check" data-ok={curLesson.error.test(cur.error?.message ?? '') ? 'true' : 'false'}>
+              {curLesson.error.test(cur.error?.message ?? '') ? '✓' : '✗'} the server&apos;s own error: {curLesson.error.source}
+            </p>
+          )}
           {cur.notices.map((n, i) => (
             <p key={i} className="notice" data-testid="play-notice">
               {n}
@@ -313,11 +331,12 @@ export default function Playground(p: PlaygroundProps) {
           {cur.note && <p className="notice">{cur.note}</p>}
           {cur.results.filter((r) => r.fields.length > 0).slice(-1).map((r, i) => <ResultTable key={i} r={r} />)}
           <FilesList snap={cur} open={open} shown={p.shown} />
-          {compare && prev && <SnapshotDiff a={prev} b={cur} open={open} />}
+          {compare && <SnapshotDiff a={prev ?? EMPTY} b={cur} open={open} expect={curLesson?.expect} />}
         </div>
       )}
       {p.shown && ready && <LabWrite entry={p.shown.entry} snaps={snaps} request={request} />}
-      {p.shown && ready && <AskPostgres key={`${p.shown.entry.id}:${p.shown.block}`} entry={p.shown.entry} block={p.shown.block} request={request} nextJob={() => nextJob++} />}
+      {/* Beside the decoded page panels when the app shows its slot, else here. */}
+      {ask && (slot ? createPortal(ask, slot) : ask)}
     </section>
   );
 }

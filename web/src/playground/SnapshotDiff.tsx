@@ -6,6 +6,7 @@ import { useEffect, useState } from 'react';
 import type { FileEntry } from '../files';
 import { decodeWithCore, fileKindOf } from '../lib/spans';
 import { loadWasm, type Wasm } from '../wasm';
+import type { LessonExpect } from './lessons';
 import type { Snapshot, SnapFile } from './Playground';
 
 const BS = 8192;
@@ -52,13 +53,11 @@ function itemChanges(w: Wasm, a: Uint8Array | null, b: Uint8Array | null, block:
   for (let i = 0; i < Math.max(ia.length, ib.length); i++) {
     const x = ia[i];
     const y = ib[i];
-    if (!x || !y) {
-      out.push({ field: `item ${i + 1}`, a: x ? 'present' : '-', b: y ? 'present' : '-' });
-      continue;
-    }
-    for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) {
+    if (!x || !y) out.push({ field: `item ${i + 1}`, a: x ? 'present' : '-', b: y ? 'present' : '-' });
+    // A new (or gone) item's columns too: a lesson reads HEAP_ONLY_TUPLE off the new version.
+    for (const k of new Set([...Object.keys(x ?? {}), ...Object.keys(y ?? {})])) {
       if (SKIP.has(k)) continue;
-      const [vx, vy] = [value(x[k]), value(y[k])];
+      const [vx, vy] = [value(x?.[k]), value(y?.[k])];
       if (vx !== vy) out.push({ field: `item ${i + 1} ${k}`, a: vx, b: vy });
     }
   }
@@ -107,7 +106,7 @@ export async function compareSnapshots(w: Wasm, a: Snapshot, b: Snapshot): Promi
   };
 }
 
-export function SnapshotDiff({ a, b, open }: { a: Snapshot; b: Snapshot; open(e: FileEntry, block: number): void }) {
+export function SnapshotDiff({ a, b, open, expect = [] }: { a: Snapshot; b: Snapshot; open(e: FileEntry, block: number): void; expect?: LessonExpect[] }) {
   const [diff, setDiff] = useState<SnapshotComparison | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -129,6 +128,18 @@ export function SnapshotDiff({ a, b, open }: { a: Snapshot; b: Snapshot; open(e:
       <h3>
         What snapshot {b.step} changed since {a.step}
       </h3>
+      {expect.length > 0 && (
+        <ul className="lesson-checks" data-testid="lesson-checks">
+          {expect.map((x) => {
+            const ok = x.test(diff);
+            return (
+              <li key={x.what} data-testid="lesson-check" data-ok={ok ? 'true' : 'false'}>
+                {ok ? '✓' : '✗'} {x.what}
+              </li>
+            );
+          })}
+        </ul>
+      )}
       {diff.filenodes.map((f) => (
         <p key={f.relation} data-testid="diff-filenode" data-relation={f.relation} data-a={f.a} data-b={f.b}>
           {f.relation}: a new file, relfilenode {f.a} → {f.b} (pg_relation_filenode)

@@ -5,9 +5,10 @@
 import { PGlite, type Results } from '@electric-sql/pglite';
 import { pageinspect } from '@electric-sql/pglite/contrib/pageinspect';
 import { pg_buffercache } from '@electric-sql/pglite/contrib/pg_buffercache';
+import { pg_visibility } from '@electric-sql/pglite/contrib/pg_visibility';
 import { MAX_ROWS, type FromPlay, type ResultSet, type ServerError, type SnapFileMsg, type ToPlay } from './protocol';
 import { RELATIONS_SQL, relationFiles, type PlayRelation } from './relations';
-import { pageinspectSql } from './ask';
+import { pageinspectSql, type AskPage } from './ask';
 
 const post = (m: FromPlay, transfer: Transferable[] = []): void => postMessage(m, { transfer });
 
@@ -39,10 +40,11 @@ let pg: PGlite | null = null;
 const last = new Map<string, Uint8Array>();
 
 async function start(): Promise<void> {
-  const ready = PGlite.create({ extensions: { pageinspect, pg_buffercache } });
+  const ready = PGlite.create({ extensions: { pageinspect, pg_buffercache, pg_visibility } });
   const p = await ready;
   post({ type: 'progress', phase: 'extensions', received, total });
-  await p.exec('create extension if not exists pageinspect; create extension if not exists pg_buffercache');
+  // pg_visibility answers "Ask PostgreSQL" for visibility map pages.
+  await p.exec('create extension if not exists pageinspect; create extension if not exists pg_buffercache; create extension if not exists pg_visibility');
   pg = p;
   const v = (await p.query<{ v: string }>(`select current_setting('server_version') as v`)).rows[0].v;
   post({ type: 'ready', version: v });
@@ -143,9 +145,9 @@ async function run(job: number, sql: string, snap: boolean): Promise<void> {
   post({ type: 'result', job, results, error, notices, files, snapshotNote, ms: performance.now() - t0 }, transfer);
 }
 
-async function ask(job: number, page: Uint8Array, block: number, kind: string): Promise<void> {
+async function ask(job: number, page: Uint8Array, question: AskPage): Promise<void> {
   try {
-    const r = await pg!.query<Record<string, unknown>>(pageinspectSql(kind, block), [page]);
+    const r = await pg!.query<Record<string, unknown>>(pageinspectSql(question), [page]);
     post({ type: 'ask', job, answer: r.rows[0] ?? null, error: null });
   } catch (e) {
     post({ type: 'ask', job, answer: null, error: serverError(e).message });
@@ -180,7 +182,7 @@ addEventListener('message', (e: MessageEvent<ToPlay>) => {
       case 'run':
         return run(m.job, m.sql, m.snapshot);
       case 'ask':
-        return ask(m.job, m.page, m.block, m.kind);
+        return ask(m.job, m.page, m.question);
       case 'write':
         return write(m.job, m.path, m.block, m.page);
     }

@@ -1,13 +1,13 @@
 // The one typed message module between the playground and its PGlite worker.
+import type { AskPage } from './ask';
 import type { PlayRelation } from './relations';
 
 export type ToPlay =
   /** Runs SQL (one or more statements, simple query protocol), then CHECKPOINT and reads
    * every relation's files; `snapshot` false when replaying after a restart. */
   | { type: 'run'; job: number; sql: string; snapshot: boolean }
-  /** pageinspect's answer for one page's bytes (page_header, and heap_page_items,
-   * bt_page_items or fsm_page_contents as the page's kind asks). */
-  | { type: 'ask'; job: number; page: Uint8Array; block: number; kind: string }
+  /** pageinspect's answer for one page's bytes: every function of its access method (ask.ts). */
+  | { type: 'ask'; job: number; page: Uint8Array; question: AskPage }
   /** Writes a page into a relation file and evicts the relation from shared buffers, so the
    * next read is the file's (the corruption lesson). */
   | { type: 'write'; job: number; path: string; block: number; page: Uint8Array };

@@ -24,8 +24,8 @@ export interface TourProps {
   onClose(): void;
 }
 
-/** `code` spans in a step's text. */
-function withCode(text: string): ReactNode[] {
+/** `code` spans in a step's text (the playground's lessons' too). */
+export function withCode(text: string): ReactNode[] {
   return text.split('`').map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part));
 }
 
