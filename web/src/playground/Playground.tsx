@@ -130,11 +130,15 @@ export default function Playground(p: PlaygroundProps) {
     async (step: number, files: SnapFileMsg[]): Promise<SnapFile[]> => {
       const prev = new Map((snapsRef.current.at(-1)?.files ?? []).map((f) => [f.path, f]));
       const fresh = files.filter((f) => f.bytes !== null || !prev.has(f.path));
-      const chosen: ChosenFile[] = fresh.map((f) => ({
-        file: new File([f.bytes ?? new Uint8Array(0)], f.path.split('/').pop()!),
-        path: `playground/${step}/${f.path}`,
-        fromFolder: true,
-      }));
+      const chosen: ChosenFile[] = fresh.map((f) => {
+        const before = prev.get(f.path);
+        return {
+          file: new File([f.bytes ?? new Uint8Array(0)], f.path.split('/').pop()!),
+          path: `playground/${step}/${f.path}`,
+          fromFolder: true,
+          ...(before ? { earlier: { entry: before.entry, changedBlocks: f.changedBlocks } } : {}),
+        };
+      });
       const entries = chosen.length > 0 ? await add(chosen) : [];
       const byPath = new Map(entries.map((e) => [e.path, e]));
       return files.flatMap((f): SnapFile[] => {
