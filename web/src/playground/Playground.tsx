@@ -83,7 +83,7 @@ export default function Playground(p: PlaygroundProps) {
   const runningRef = useRef(running);
   runningRef.current = running;
   const restartRef = useRef<((sql: string, why: string | null) => Promise<void>) | null>(null);
-  const { add, open } = p;
+  const { add, open, listed } = p;
 
   const startWorker = useCallback((from: Blob | null) => {
     const w = new Worker(new URL('./pglite.worker.ts', import.meta.url), { type: 'module' });
@@ -172,6 +172,8 @@ export default function Playground(p: PlaygroundProps) {
       const files = m.files ? await toSnapshot(step, m.files) : snapsRef.current.at(-1)?.files ?? [];
       const s: Snapshot = { step, sql: text, error: m.error, results: m.results, notices: m.notices, files, note: m.snapshotNote, ms: m.ms };
       snapsRef.current = [...snapsRef.current, s];
+      // In the same render as the snapshot (an effect would render the whole page again).
+      listed(new Set(files.map((f) => f.entry.path)));
       setSnaps(snapsRef.current);
       setAt(snapsRef.current.length - 1);
       setRunning({ job, sql: text, phase: 'save' });
@@ -182,7 +184,7 @@ export default function Playground(p: PlaygroundProps) {
       if (d) saved.current = { dump: d, step };
       setRunning(null);
     },
-    [running, boot.state, request, toSnapshot, showChanged],
+    [running, boot.state, request, toSnapshot, showChanged, listed],
   );
 
   /**
@@ -237,16 +239,13 @@ export default function Playground(p: PlaygroundProps) {
     const to = snaps[i];
     if (!to) return;
     setAt(i);
+    listed(new Set(to.files.map((f) => f.entry.path)));
     const from = p.shown ? snaps.flatMap((x) => x.files).find((f) => f.entry.id === p.shown?.entry.id) : undefined;
     const same = from && to.files.find((f) => f.path === from.path);
     if (same && p.shown) open(same.entry, Math.max(0, Math.min(p.shown.block, same.entry.size / 8192 - 1)));
   };
 
   const cur = at >= 0 ? snaps[at] : null;
-  const { listed } = p;
-  useEffect(() => {
-    if (cur) listed(new Set(cur.files.map((f) => f.entry.path)));
-  }, [cur, listed]);
   const prev = at > 0 ? snaps[at - 1] : null;
   const state = boot.state === 'error' ? 'error' : !ready ? 'loading' : running ? 'running' : 'ready';
   const said = lesson && lesson.next > 0 ? lesson.lesson.steps[lesson.next - 1] : null;
