@@ -13,7 +13,8 @@
 #   4. whatever bench/browser.mjs prints, when it exists (browser end to end, memory);
 #   5. bench/damage.sh: bit-flip localisation per page, and `pgpage diff` of two 1 GB copies
 #      beside `cmp -l` and the bare read of both;
-#   6. bench/wal.sh: `pgpage fpi --out` beside `pg_waldump --save-fullpage` on 1 GB of WAL.
+#   6. bench/wal.sh: `pgpage fpi --out` beside `pg_waldump --save-fullpage` on 1 GB of WAL;
+#   7. bench/playground.sh: the playground's statement to updated page view, 1,000-page table.
 # The report goes to stdout and bench/results.md.
 #
 #   bench/run.sh           the full run (makes a pgbench scale 70 cluster once, kept in
@@ -359,6 +360,16 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     bash bench/damage.sh "${smoke_flag[@]}"
     echo
     bash bench/wal.sh "${smoke_flag[@]}"
+    # The playground's figure (issue 19): statement to updated page view in chromium. A
+    # failure says so in the report instead of ending the run's other figures.
+    echo
+    echo "## Playground (PGlite in the page)"
+    echo
+    if [[ -x $chromium && -d node_modules/@playwright/test ]]; then
+        bash bench/playground.sh "${smoke_flag[@]}" || echo "Playground: not measured (bench/playground.sh failed; run it alone to see why)."
+    else
+        echo "Playground: not measured (no $chromium or no node_modules/@playwright/test)."
+    fi
 } | tee "$report"
 
 # Both tools must agree on the cluster (clean: both exit 0); a bench on wrong answers is void.

@@ -5,7 +5,7 @@
 import { expect, test } from '@playwright/test';
 
 const RUNS = Number(process.env.PGPAGE_BENCH_RUNS ?? 9);
-const PAGES = 1000;
+const PAGES = Number(process.env.PGPAGE_BENCH_PAGES ?? 1000);
 
 test(`playground: statement to updated page view, ${PAGES}-page table`, async ({ page }) => {
   await page.goto('/');

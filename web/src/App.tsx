@@ -94,6 +94,10 @@ export function App() {
   }, []);
 
   const [play, setPlay] = useState(false);
+  // The playground's snapshot being viewed: of the playground's files, the summary and the
+  // files table list only its (every statement's snapshot would otherwise add rows).
+  const [playListed, setPlayListed] = useState<ReadonlySet<string> | null>(null);
+  const listed = useMemo(() => (playListed ? files.filter((f) => !f.path.startsWith('playground/') || playListed.has(f.path)) : files), [files, playListed]);
   const playAdd = useCallback(async (list: ChosenFile[]) => (await actions.add(list)).added, [actions]);
   // A lesson step outlines what it shows as a tour step does (PageView's highlight props):
   // the line pointer (bufpage.h: 4 bytes each after the 24-byte header) or the header.
@@ -111,7 +115,7 @@ export function App() {
   const setOffset = useCallback((offset: number) => setSel((s) => s && { ...s, offset }), []);
   const setBlock = useCallback((block: number) => setSel((s) => s && { ...s, block, offset: 0 }), []);
 
-  const allProblems = useMemo(() => problemsOf(files), [files]);
+  const allProblems = useMemo(() => problemsOf(listed), [listed]);
   const selFile = sel ? files.find((f) => f.id === sel.fileId) ?? null : null;
   // The reports name the cluster of the pg_control files dropped.
   useEffect(() => setReportControls(controls), [controls]);
@@ -119,7 +123,7 @@ export function App() {
   // How Ctrl+G read a relation-wide block number, shown while its page is.
   const [goToNote, setGoToNote] = useState<{ fileId: number; block: number; text: string } | null>(null);
   const openGoTo = useCallback(() => setGoTo(true), []);
-  useKeys({ files, problems: allProblems, sel, setSel, openGoTo });
+  useKeys({ files: listed, problems: allProblems, sel, setSel, openGoTo });
 
   // A link pasted while files are loaded opens its page, or says why it cannot.
   useEffect(() => {
@@ -159,9 +163,9 @@ export function App() {
     history.replaceState(null, '', `#file=${encodeURIComponent(selFile.path)}&block=${sel.block}&off=${sel.offset}`);
   }, [sel, selFile]);
 
-  const state = summaryState(files);
+  const state = summaryState(listed);
   // Files whose verdict has notes the report should carry (zero pages between rows).
-  const noted = useMemo(() => files.filter((f) => zeroRuns(f).length > 0), [files]);
+  const noted = useMemo(() => listed.filter((f) => zeroRuns(f).length > 0), [listed]);
 
   return (
     // One landmark for everything: the header's controls and the keys line belong to the tool.
@@ -203,7 +207,7 @@ export function App() {
 
       {play && (
         <Suspense fallback={<p role="status" data-testid="playground-chunk">Loading the playground…</p>}>
-          <Playground add={playAdd} open={playOpen} shown={selFile && sel ? { entry: selFile, block: sel.block } : null} onClose={() => setPlay(false)} />
+          <Playground add={playAdd} open={playOpen} listed={setPlayListed} shown={selFile && sel ? { entry: selFile, block: sel.block } : null} onClose={() => setPlay(false)} />
         </Suspense>
       )}
 
@@ -211,27 +215,27 @@ export function App() {
         <h2>Summary</h2>
         <div aria-live="polite">
           {state === 'idle' && <p>No files yet.</p>}
-          <Verdict files={files} problems={allProblems} state={state} />
+          <Verdict files={listed} problems={allProblems} state={state} />
         </div>
-        <AffectedFiles files={files} onPick={setSel} />
+        <AffectedFiles files={listed} onPick={setSel} />
 
-        <section className="problems" hidden={files.length === 0}>
+        <section className="problems" hidden={listed.length === 0}>
           <h3>Problem pages ({allProblems.length})</h3>
           {selFile && sel && allProblems.length > 0 && (
             <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" problems={allProblems} />
           )}
           {(allProblems.length > 0 || noted.length > 0) && <ProblemsReport problems={allProblems} noted={noted} />}
-          <FileFindings files={files} onPick={setSel} />
+          <FileFindings files={listed} onPick={setSel} />
           <ProblemList problems={allProblems} sel={sel} onPick={setSel} />
         </section>
 
         <CatalogNotes catalogs={catalogs} />
-        {files.length > 0 && (
+        {listed.length > 0 && (
           <>
             <h3>
-              Files ({files.length.toLocaleString('en-US')}) by {catalogs.some((c) => c.state === 'done') ? 'database and relation' : 'folder and relation'}
+              Files ({listed.length.toLocaleString('en-US')}) by {catalogs.some((c) => c.state === 'done') ? 'database and relation' : 'folder and relation'}
             </h3>
-            <FilesTable files={files} selectedId={selFile?.id ?? null} actions={rowActions} />
+            <FilesTable files={listed} selectedId={selFile?.id ?? null} actions={rowActions} />
           </>
         )}
       </section>

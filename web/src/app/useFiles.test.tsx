@@ -84,6 +84,31 @@ describe('useFiles', () => {
     expect(requests()[0]).toMatchObject({ path: '16385', checksums: 0 });
   });
 
+  it("a new copy of a file takes the earlier copy's geometry and, for the blocks that did not change, its statuses", async () => {
+    const { result } = renderHook(() => useFiles(() => {}));
+    await act(async () => void (await result.current.actions.add([chosen('16385', false, 8192 * 3)])));
+    await waitFor(() => expect(requests()).toHaveLength(1));
+    const job = requests()[0].job;
+    const geometry = { blockSize: 8192, bigEndian: false, blockSizeAssumed: false, byteOrderDetected: false };
+    act(() => {
+      const w = workerOf(job);
+      w.send({ type: 'start', job, geometry, blocks: 3, trailingBytes: 0, trailing: new Uint8Array(0) });
+      w.send({ type: 'progress', job, runs: [{ firstBlock: 0, statuses: Uint8Array.from([0, 1, 2]) }], bytesDone: 3 * 8192 });
+      w.send({ type: 'done', job, elapsedMs: 1, result: { counts, checksumsDisabled: false, problem: true, pages: [], remap: [], findings: [], chance: null } });
+    });
+    await waitFor(() => expect(result.current.files[0].state).toBe('done'));
+    const earlier = result.current.files[0];
+    // Block 1 changed, and the file grew by a block.
+    let added!: FileEntry[];
+    await act(async () => void (added = (await result.current.actions.add([{ ...chosen('next/16385', false, 8192 * 4), earlier: { entry: earlier, changedBlocks: [1, 3] } }])).added));
+    const e = added[0];
+    expect([e.blockSize, e.bigEndian, e.blocks, Array.from(e.statuses)]).toEqual([8192, false, 4, [0, 255, 2, 255]]);
+    // Its own verification's start keeps them until its progress comes.
+    await waitFor(() => expect(requests()).toHaveLength(2));
+    act(() => workerOf(e.id).send({ type: 'start', job: e.id, geometry, blocks: 4, trailingBytes: 0, trailing: new Uint8Array(0) }));
+    expect(Array.from(result.current.filesRef.current!.find((f) => f.id === e.id)!.statuses)).toEqual([0, 255, 2, 255]);
+  });
+
   it('verifies a file again as a fresh entry when its choices change, but not for its fork', async () => {
     const replaced: [FileEntry, FileEntry][] = [];
     const { result } = renderHook(() => useFiles((a, b) => replaced.push([a, b])));

@@ -20,6 +20,10 @@ export interface ChosenFile {
   /** Relative path when a folder was chosen or dropped, else the name. */
   path: string;
   fromFolder: boolean;
+  /** The same relation file as loaded before (the playground's previous snapshot), and the
+   * blocks that differ from it: the new entry shows that file's geometry and, for the other
+   * blocks, its statuses (same bytes, same status) until its own verification reaches them. */
+  earlier?: { entry: FileEntry; changedBlocks: readonly number[] };
 }
 
 /** The store's actions: stable across renders, so memoized rows can take them. */
@@ -209,7 +213,11 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
         }
         const skipped = list.length - kept.length;
         kept.sort((a, b) => byPath.compare(a.path, b.path));
-        const added = kept.map((x) => newEntry(x.file, x.path, allChoiceRef.current, namesOf(w, x.path), checksumsFor(known, x.path), versionFor(known, x.path)));
+        const added = kept.map((x) => {
+          const e = newEntry(x.file, x.path, allChoiceRef.current, namesOf(w, x.path), checksumsFor(known, x.path), versionFor(known, x.path));
+          if (x.earlier) fromEarlier(e, x.earlier.entry, x.earlier.changedBlocks);
+          return e;
+        });
         replace([...filesRef.current, ...added]);
         // The first file's head is read, and its block 0 drawn, before the workers start
         // streaming: the page view's first render would otherwise share the two cores with
@@ -240,8 +248,11 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
 /** A worker's news, written into its file's entry (whose version then changes, so its row renders). */
 function applyMessage(f: FileEntry, m: FromWorker): void {
   switch (m.type) {
-    case 'start':
+    case 'start': {
       f.state = 'running';
+      // Statuses taken from an earlier copy of the file (fromEarlier) stay until the
+      // verification's own come.
+      const earlier = f.statuses.length === m.blocks && f.blockSize === m.geometry.blockSize && f.bigEndian === m.geometry.bigEndian;
       f.blockSize = m.geometry.blockSize;
       f.bigEndian = m.geometry.bigEndian;
       f.blockSizeAssumed = m.geometry.blockSizeAssumed;
@@ -249,9 +260,10 @@ function applyMessage(f: FileEntry, m: FromWorker): void {
       f.blocks = m.blocks;
       f.trailingBytes = m.trailingBytes;
       f.trailing = m.trailing;
-      f.statuses = new Uint8Array(m.blocks).fill(PENDING);
+      if (!earlier) f.statuses = new Uint8Array(m.blocks).fill(PENDING);
       f.startedAt = performance.now();
       break;
+    }
     case 'progress':
       for (const r of m.runs) f.statuses.set(r.statuses, r.firstBlock);
       f.bytesDone = m.bytesDone;
@@ -282,6 +294,21 @@ function applyMessage(f: FileEntry, m: FromWorker): void {
       break;
   }
   f.version++;
+}
+
+/** Gives `e` the geometry of `earlier` (the same file before a change of `changed` blocks)
+ * and its statuses for the blocks that did not change: the page map draws at once. */
+function fromEarlier(e: FileEntry, earlier: FileEntry, changed: readonly number[]): void {
+  if (earlier.blockSize === null || earlier.bigEndian === null || earlier.state !== 'done' || earlier.choice !== e.choice) return;
+  const blocks = Math.floor(e.size / earlier.blockSize);
+  e.blockSize = earlier.blockSize;
+  e.bigEndian = earlier.bigEndian;
+  e.blockSizeAssumed = earlier.blockSizeAssumed;
+  e.byteOrderDetected = earlier.byteOrderDetected;
+  e.blocks = blocks;
+  e.statuses = new Uint8Array(blocks).fill(PENDING);
+  e.statuses.set(earlier.statuses.subarray(0, Math.min(blocks, earlier.statuses.length)));
+  for (const b of changed) if (b < blocks) e.statuses[b] = PENDING;
 }
 
 /** Resolves after the next frame is drawn (or after 150 ms, when no frame comes: a hidden tab). */

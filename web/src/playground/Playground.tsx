@@ -12,7 +12,7 @@ import { withCode } from '../tour/Tour';
 import { AskPostgres } from './AskPostgres';
 import { askSlot, subscribeAskSlot } from './askSlot';
 import { LESSONS, type Lesson, type LessonShow, type LessonStep } from './lessons';
-import type { FromPlay, ResultSet, ServerError, SnapFileMsg, StartPhase, ToPlay } from './protocol';
+import type { FromPlay, ResultSet, ServerError, SnapFileMsg, StartPhase, StartPlay, ToPlay } from './protocol';
 import type { PlayRelation } from './relations';
 import { SnapshotDiff } from './SnapshotDiff';
 import './playground.css';
@@ -24,6 +24,9 @@ export interface PlaygroundProps {
   open(entry: FileEntry, block: number, outline?: Pick<LessonShow, 'item' | 'header'>): void;
   /** The page on screen, for "Ask PostgreSQL". */
   shown: { entry: FileEntry; block: number } | null;
+  /** Of the playground's files, the inspector's files table lists only these paths (the
+   * snapshot being viewed); older snapshots are reached from the snapshot list. */
+  listed(paths: ReadonlySet<string>): void;
   onClose(): void;
 }
 
@@ -63,27 +66,37 @@ export default function Playground(p: PlaygroundProps) {
   const worker = useRef<Worker | null>(null);
   const [boot, setBoot] = useState<Boot>({ state: 'loading', phase: 'download', received: 0, total: 0 });
   const [sql, setSql] = useState("create table t (id int primary key, v text);\ninsert into t values (1, 'hello');");
-  const [running, setRunning] = useState<{ job: number; sql: string; replay: boolean } | null>(null);
+  // 'run' while the statement runs, 'save' while the worker saves the data directory after
+  // it, 'restore' while a new server starts from the last one saved.
+  const [running, setRunning] = useState<{ job: number; sql: string; phase: 'run' | 'save' | 'restore' } | null>(null);
   const [snaps, setSnaps] = useState<Snapshot[]>([]);
   const [at, setAt] = useState(-1);
   const [compare, setCompare] = useState(false);
   const [lesson, setLesson] = useState<{ lesson: Lesson; next: number } | null>(null);
-  const [cancelled, setCancelled] = useState<string | null>(null);
+  const [cancelled, setCancelled] = useState<{ sql: string; why: string | null; from: number | null } | null>(null);
+  // The data directory after the last statement that completed (dumpDataDir), and the
+  // snapshot it belongs to: a cancel starts the new server from it.
+  const saved = useRef<{ dump: Blob; step: number } | null>(null);
+  const savedWait = useRef(new Map<number, (dump: Blob | null) => void>());
   // The lesson step that made a snapshot (by its step number): its expectations and outline.
   const lessonOf = useRef(new Map<number, LessonStep>());
   const slot = useSyncExternalStore(subscribeAskSlot, askSlot);
-  // The statements that ran, replayed into a new server after a cancel.
-  const history = useRef<string[]>([]);
   const pending = useRef(new Map<number, (m: FromPlay) => void>());
   const snapsRef = useRef<Snapshot[]>([]);
   snapsRef.current = snaps;
-  const { add, open } = p;
+  const runningRef = useRef(running);
+  runningRef.current = running;
+  const restartRef = useRef<((sql: string, why: string | null) => Promise<void>) | null>(null);
+  const { add, open, listed } = p;
 
-  const startWorker = useCallback(() => {
+  const startWorker = useCallback((from: Blob | null) => {
     const w = new Worker(new URL('./pglite.worker.ts', import.meta.url), { type: 'module' });
     w.onmessage = (e: MessageEvent<FromPlay>) => {
       const m = e.data;
-      if (m.type === 'progress') setBoot({ state: 'loading', phase: m.phase, received: m.received, total: m.total });
+      if (m.type === 'saved') {
+        savedWait.current.get(m.job)?.(m.dump);
+        savedWait.current.delete(m.job);
+      } else if (m.type === 'progress') setBoot({ state: 'loading', phase: m.phase, received: m.received, total: m.total });
       else if (m.type === 'ready') setBoot({ state: 'ready', version: m.version });
       else if (m.type === 'fatal') setBoot({ state: 'error', message: m.message });
       else {
@@ -92,14 +105,21 @@ export default function Playground(p: PlaygroundProps) {
         done?.(m);
       }
     };
-    w.onerror = (e) => setBoot({ state: 'error', message: e.message || 'the PostgreSQL worker failed to start' });
+    w.onerror = (e) => {
+      // The server died inside a statement (out of memory, say): start again from the last
+      // save, as a cancel does, and say why.
+      const r = runningRef.current;
+      if (r?.phase === 'run') void restartRef.current?.(r.sql, `PostgreSQL stopped: ${e.message || 'its worker failed'}`);
+      else setBoot({ state: 'error', message: e.message || 'the PostgreSQL worker failed to start' });
+    };
+    w.postMessage({ type: 'start', saved: from } satisfies StartPlay);
     worker.current = w;
     return w;
   }, []);
 
   useEffect(() => {
-    const w = startWorker();
-    return () => w.terminate();
+    startWorker(null);
+    return () => worker.current?.terminate();
   }, [startWorker]);
 
   const request = useCallback(<T extends FromPlay>(m: ToPlay, transfer: Transferable[] = []): Promise<T> => {
@@ -114,11 +134,15 @@ export default function Playground(p: PlaygroundProps) {
     async (step: number, files: SnapFileMsg[]): Promise<SnapFile[]> => {
       const prev = new Map((snapsRef.current.at(-1)?.files ?? []).map((f) => [f.path, f]));
       const fresh = files.filter((f) => f.bytes !== null || !prev.has(f.path));
-      const chosen: ChosenFile[] = fresh.map((f) => ({
-        file: new File([f.bytes ?? new Uint8Array(0)], f.path.split('/').pop()!),
-        path: `playground/${step}/${f.path}`,
-        fromFolder: true,
-      }));
+      const chosen: ChosenFile[] = fresh.map((f) => {
+        const before = prev.get(f.path);
+        return {
+          file: new File([f.bytes ?? new Uint8Array(0)], f.path.split('/').pop()!),
+          path: `playground/${step}/${f.path}`,
+          fromFolder: true,
+          ...(before ? { earlier: { entry: before.entry, changedBlocks: f.changedBlocks } } : {}),
+        };
+      });
       const entries = chosen.length > 0 ? await add(chosen) : [];
       const byPath = new Map(entries.map((e) => [e.path, e]));
       return files.flatMap((f): SnapFile[] => {
@@ -142,42 +166,59 @@ export default function Playground(p: PlaygroundProps) {
     async (text: string) => {
       if (running || boot.state !== 'ready' || text.trim() === '') return;
       const job = nextJob++;
-      setRunning({ job, sql: text, replay: false });
+      setRunning({ job, sql: text, phase: 'run' });
       setCancelled(null);
+      const dump = new Promise<Blob | null>((resolve) => savedWait.current.set(job, resolve));
       const m = await request<Extract<FromPlay, { type: 'result' }>>({ type: 'run', job, sql: text, snapshot: true });
       // The bench reads these marks: the worker's answer here, the page opened below.
       performance.mark('playground-result');
-      if (!m.error) history.current.push(text);
       const step = snapsRef.current.length + 1;
       const files = m.files ? await toSnapshot(step, m.files) : snapsRef.current.at(-1)?.files ?? [];
       const s: Snapshot = { step, sql: text, error: m.error, results: m.results, notices: m.notices, files, note: m.snapshotNote, ms: m.ms };
       snapsRef.current = [...snapsRef.current, s];
+      // In the same render as the snapshot (an effect would render the whole page again).
+      listed(new Set(files.map((f) => f.entry.path)));
       setSnaps(snapsRef.current);
       setAt(snapsRef.current.length - 1);
-      setRunning(null);
+      setRunning({ job, sql: text, phase: 'save' });
       showChanged(s);
       performance.mark('playground-open');
+      // The next statement waits for the save: a cancel of it starts from this one's files.
+      const d = await dump;
+      if (d) saved.current = { dump: d, step };
+      setRunning(null);
     },
-    [running, boot.state, request, toSnapshot, showChanged],
+    [running, boot.state, request, toSnapshot, showChanged, listed],
   );
 
-  /** Ends the statement by ending its server; a new one replays the statements that ran. */
-  const cancel = useCallback(async () => {
-    if (!running) return;
-    worker.current?.terminate();
-    pending.current.clear();
-    setCancelled(running.sql);
-    setBoot({ state: 'loading', phase: 'download', received: 0, total: 0 });
-    startWorker();
-    const replay = history.current.join(';\n');
-    const job = nextJob++;
-    setRunning({ job, sql: replay, replay: true });
-    if (replay) await request({ type: 'run', job, sql: replay, snapshot: false });
-    else await request({ type: 'run', job, sql: 'select 1', snapshot: false });
-    setRunning(null);
-  }, [running, startWorker, request]);
+  /**
+   * Ends the statement by ending its server (PGlite runs it to the end in its worker, and
+   * cannot be interrupted), and starts a new one from the data directory saved after the last
+   * statement that completed: nothing of the cancelled statement is left.
+   */
+  const restart = useCallback(
+    async (sql: string, why: string | null) => {
+      worker.current?.terminate();
+      pending.current.clear();
+      savedWait.current.clear();
+      const from = saved.current;
+      setCancelled({ sql, why, from: from?.step ?? null });
+      setBoot({ state: 'loading', phase: 'download', received: 0, total: 0 });
+      startWorker(from?.dump ?? null);
+      const job = nextJob++;
+      setRunning({ job, sql: '', phase: 'restore' });
+      // Answered once the new server is up.
+      await request({ type: 'run', job, sql: 'select 1', snapshot: false });
+      setRunning(null);
+    },
+    [startWorker, request],
+  );
+  restartRef.current = restart;
+  const cancel = useCallback(() => {
+    if (running?.phase === 'run') void restart(running.sql, null);
+  }, [running, restart]);
 
-  // The worker is up again after a cancel: the replay queued above now runs.
+  // The worker is up again after a cancel: the statement queued in restart now runs.
   const ready = boot.state === 'ready';
 
   const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -199,6 +240,18 @@ export default function Playground(p: PlaygroundProps) {
     const show = step.show;
     const f = show && snapsRef.current.at(-1)?.files.find((x) => x.relation.name === show.relation && x.fork === (show.fork ?? 'main'));
     if (show && f && f.entry.size > show.block * 8192) open(f.entry, show.block, { item: show.item, header: show.header });
+  };
+
+  // Stepping to another snapshot shows the same page of the same file in it, when the page on
+  // screen is one of the playground's.
+  const go = (i: number) => {
+    const to = snaps[i];
+    if (!to) return;
+    setAt(i);
+    listed(new Set(to.files.map((f) => f.entry.path)));
+    const from = p.shown ? snaps.flatMap((x) => x.files).find((f) => f.entry.id === p.shown?.entry.id) : undefined;
+    const same = from && to.files.find((f) => f.path === from.path);
+    if (same && p.shown) open(same.entry, Math.max(0, Math.min(p.shown.block, same.entry.size / 8192 - 1)));
   };
 
   const cur = at >= 0 ? snaps[at] : null;
@@ -233,7 +286,9 @@ export default function Playground(p: PlaygroundProps) {
           ) : (
             <>Loading pageinspect…</>
           )}
-          {cancelled !== null && <p>Restarting after the cancel; the statements that ran before are run again.</p>}
+          {cancelled !== null && (
+            <p>Starting PostgreSQL again from its data directory as it was {cancelled.from === null ? 'at the start' : `after snapshot ${cancelled.from}`}…</p>
+          )}
         </div>
       )}
       {boot.state === 'error' && (
@@ -290,29 +345,41 @@ export default function Playground(p: PlaygroundProps) {
         <button type="button" data-testid="play-run" disabled={!ready || running !== null} onClick={() => void run(sql)}>
           Run (Ctrl+Enter)
         </button>
-        <button type="button" data-testid="play-cancel" disabled={running === null || running.replay} onClick={() => void cancel()}>
+        <button type="button" data-testid="play-cancel" disabled={running?.phase !== 'run'} onClick={cancel}>
           Cancel
         </button>
-        {running && !running.replay && <span role="status">Running…</span>}
+        {running?.phase === 'run' && <span role="status">Running…</span>}
+        {running?.phase === 'save' && <span role="status">Saving the data directory…</span>}
       </div>
       {cancelled !== null && ready && !running && (
         <p className="notice" role="status" data-testid="play-cancelled">
-          Cancelled: the server was stopped and started again with the statements that ran before it; the cancelled one left nothing behind.
+          Cancelled <code className="play-stmt">{cancelled.sql.length > 80 ? `${cancelled.sql.slice(0, 80)}…` : cancelled.sql}</code>
+          {cancelled.why ? ` (${cancelled.why})` : ''}: PostgreSQL in this tab cannot be interrupted inside a statement, so it was stopped and started again from its
+          data directory as saved {cancelled.from === null ? 'before the first statement' : `after snapshot ${cancelled.from}`}. The cancelled statement left nothing
+          behind; a transaction block left open before it was rolled back.
         </p>
       )}
 
       {cur && (
         <div className="play-snap" data-testid="play-snapshot" data-step={cur.step}>
           <div className="play-steps">
-            <button type="button" data-testid="snap-back" disabled={at <= 0} onClick={() => setAt(at - 1)} aria-label="previous snapshot">
+            <button type="button" data-testid="snap-back" disabled={at <= 0} onClick={() => go(at - 1)} aria-label="previous snapshot">
               ←
             </button>
             <span>
               Snapshot {cur.step} of {snaps.length}: <code className="play-stmt">{cur.sql.length > 80 ? `${cur.sql.slice(0, 80)}…` : cur.sql}</code> ({Math.round(cur.ms)} ms)
             </span>
-            <button type="button" data-testid="snap-forward" disabled={at >= snaps.length - 1} onClick={() => setAt(at + 1)} aria-label="next snapshot">
+            <button type="button" data-testid="snap-forward" disabled={at >= snaps.length - 1} onClick={() => go(at + 1)} aria-label="next snapshot">
               →
             </button>
+            <select aria-label="snapshot" data-testid="snap-list" value={at} onChange={(e) => go(Number(e.target.value))}>
+              {snaps.map((s, i) => (
+                <option key={s.step} value={i}>
+                  {s.step}: {s.sql.replace(/\s+/g, ' ').slice(0, 60)}
+                  {s.error ? ' (error)' : ''}
+                </option>
+              ))}
+            </select>
             <label>
               <input type="checkbox" data-testid="snap-compare" checked={compare} onChange={(e) => setCompare(e.target.checked)} /> compare with {prev ? `snapshot ${prev.step}` : 'the empty server'}
             </label>

@@ -6,7 +6,7 @@ import { PGlite, type Results } from '@electric-sql/pglite';
 import { pageinspect } from '@electric-sql/pglite/contrib/pageinspect';
 import { pg_buffercache } from '@electric-sql/pglite/contrib/pg_buffercache';
 import { pg_visibility } from '@electric-sql/pglite/contrib/pg_visibility';
-import { MAX_ROWS, type FromPlay, type ResultSet, type ServerError, type SnapFileMsg, type ToPlay } from './protocol';
+import { MAX_ROWS, type FromPlay, type ResultSet, type ServerError, type SnapFileMsg, type StartPlay, type ToPlay } from './protocol';
 import { RELATIONS_SQL, relationFiles, type PlayRelation } from './relations';
 import { pageinspectSql, type AskPage } from './ask';
 
@@ -39,13 +39,17 @@ let pg: PGlite | null = null;
 /** The bytes each file had at the last snapshot, to send only what changed. */
 const last = new Map<string, Uint8Array>();
 
-async function start(): Promise<void> {
-  const ready = PGlite.create({ extensions: { pageinspect, pg_buffercache, pg_visibility } });
-  const p = await ready;
+/** Starts the server: a fresh one, or (after a cancel) the data directory saved after the
+ * last statement that completed. */
+async function start(saved: Blob | null): Promise<void> {
+  const p = await PGlite.create({ extensions: { pageinspect, pg_buffercache, pg_visibility }, ...(saved ? { loadDataDir: saved } : {}) });
   post({ type: 'progress', phase: 'extensions', received, total });
   // pg_visibility answers "Ask PostgreSQL" for visibility map pages.
   await p.exec('create extension if not exists pageinspect; create extension if not exists pg_buffercache; create extension if not exists pg_visibility');
   pg = p;
+  // The restored files are what the page's last snapshot shows: the next snapshot is
+  // compared with them, not with nothing (which would call every block changed).
+  if (saved) await snapshot(p);
   const v = (await p.query<{ v: string }>(`select current_setting('server_version') as v`)).rows[0].v;
   post({ type: 'ready', version: v });
 }
@@ -74,15 +78,16 @@ function serverError(e: unknown): ServerError {
 
 const BLCKSZ = 8192;
 
-/** The blocks of `b` that differ from `a` (a block only one has differs), compared eight
- * bytes at a time: readFile's copies start aligned. */
+/** The blocks of `b` that differ from `a` (a block only one has differs), compared four
+ * bytes at a time: readFile's copies start aligned. Int32, not BigUint64: every element read
+ * of a BigUint64Array makes a BigInt, and comparing 1,000 pages took tens of milliseconds. */
 function changedBlocks(a: Uint8Array | undefined, b: Uint8Array): number[] {
   const blocks = Math.ceil(Math.max(a?.length ?? 0, b.length) / BLCKSZ);
   if (!a) return Array.from({ length: blocks }, (_, i) => i);
-  const aligned = a.byteOffset % 8 === 0 && b.byteOffset % 8 === 0 && a.length % 8 === 0 && b.length % 8 === 0;
-  const x = aligned ? new BigUint64Array(a.buffer, a.byteOffset, a.length / 8) : a;
-  const y = aligned ? new BigUint64Array(b.buffer, b.byteOffset, b.length / 8) : b;
-  const per = aligned ? BLCKSZ / 8 : BLCKSZ;
+  const aligned = a.byteOffset % 4 === 0 && b.byteOffset % 4 === 0 && a.length % 4 === 0 && b.length % 4 === 0;
+  const x = aligned ? new Int32Array(a.buffer, a.byteOffset, a.length / 4) : a;
+  const y = aligned ? new Int32Array(b.buffer, b.byteOffset, b.length / 4) : b;
+  const per = aligned ? BLCKSZ / 4 : BLCKSZ;
   const out: number[] = [];
   for (let blk = 0; blk < blocks; blk++) {
     const end = (blk + 1) * per;
@@ -112,6 +117,8 @@ async function snapshot(p: PGlite): Promise<SnapFileMsg[]> {
     const changed = changedBlocks(last.get(f.path), bytes);
     // A new empty file is news too: the relation appeared.
     const same = last.has(f.path) && changed.length === 0;
+    // readFile's bytes are a fresh copy: they are kept for the next comparison, and a copy
+    // is transferred (not copied again by postMessage) to the page.
     last.set(f.path, bytes);
     seen.add(f.path);
     out.push({ ...f, size: bytes.length, bytes: same ? null : bytes.slice(), changedBlocks: changed });
@@ -143,6 +150,15 @@ async function run(job: number, sql: string, snap: boolean): Promise<void> {
   }
   const transfer = (files ?? []).flatMap((f) => (f.bytes ? [f.bytes.buffer] : []));
   post({ type: 'result', job, results, error, notices, files, snapshotNote, ms: performance.now() - t0 }, transfer);
+  // After the answer, so the page is not kept waiting: the data directory as it is now, for
+  // a cancel of the next statement to start from (replaying the statements instead would
+  // give other now(), random() and sequence values).
+  if (!snap) return;
+  try {
+    post({ type: 'saved', job, dump: await p.dumpDataDir('none') });
+  } catch (e) {
+    post({ type: 'saved', job, dump: null, error: serverError(e).message });
+  }
 }
 
 async function ask(job: number, page: Uint8Array, question: AskPage): Promise<void> {
@@ -172,11 +188,16 @@ async function write(job: number, path: string, block: number, page: Uint8Array)
   }
 }
 
-// Messages wait for the server to be up, then run one at a time, in order.
-let queue: Promise<void> = start().catch((e: unknown) => post({ type: 'fatal', message: e instanceof Error ? e.message : String(e) }));
-addEventListener('message', (e: MessageEvent<ToPlay>) => {
+// The first message starts the server; the others wait for it to be up, then run one at a
+// time, in order.
+let queue: Promise<void> | null = null;
+addEventListener('message', (e: MessageEvent<ToPlay | StartPlay>) => {
   const m = e.data;
-  queue = queue.then(() => {
+  if (m.type === 'start') {
+    queue ??= start(m.saved).catch((e: unknown) => post({ type: 'fatal', message: e instanceof Error ? e.message : String(e) }));
+    return;
+  }
+  queue = (queue ?? Promise.resolve()).then(() => {
     if (!pg) return;
     switch (m.type) {
       case 'run':

@@ -2,9 +2,17 @@
 import type { AskPage } from './ask';
 import type { PlayRelation } from './relations';
 
+/** The worker's first message: starts a fresh server, or one from a saved data directory
+ * (`dumpDataDir()`'s tarball). */
+export interface StartPlay {
+  type: 'start';
+  saved: Blob | null;
+}
+
 export type ToPlay =
-  /** Runs SQL (one or more statements, simple query protocol), then CHECKPOINT and reads
-   * every relation's files; `snapshot` false when replaying after a restart. */
+  /** Runs SQL (one or more statements, simple query protocol), then CHECKPOINT, reads every
+   * relation's files and saves the data directory ('saved'); `snapshot` false for a bare
+   * statement (the one that waits for a restarted server). */
   | { type: 'run'; job: number; sql: string; snapshot: boolean }
   /** pageinspect's answer for one page's bytes: every function of its access method (ask.ts). */
   | { type: 'ask'; job: number; page: Uint8Array; question: AskPage }
@@ -62,6 +70,8 @@ export type FromPlay =
       snapshotNote: string | null;
       ms: number;
     }
+  /** The data directory after the run `job` (sent after its result), or why there is none. */
+  | { type: 'saved'; job: number; dump: Blob | null; error?: string }
   | { type: 'ask'; job: number; answer: Record<string, unknown> | null; error: string | null }
   | { type: 'written'; job: number; error: string | null };
 
