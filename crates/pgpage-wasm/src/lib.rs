@@ -806,6 +806,18 @@ impl FileScanJs {
         serde_json::to_string(&self.scan.geometry()).map_err(serialize_error)
     }
 
+    /// Judges the file's heap pages against its relation's `_vm` and `_fsm` forks (either
+    /// may be absent), read whole, from the next chunk on; their findings join the verdict's
+    /// rows of the pages they concern.
+    pub fn set_maps(&mut self, vm: Option<Vec<u8>>, fsm: Option<Vec<u8>>) {
+        let maps = pgpage::forks::ForkMaps::new(
+            vm.as_deref(),
+            fsm.as_deref(),
+            self.scan.geometry().block_size,
+        );
+        self.scan.set_maps(std::sync::Arc::new(maps));
+    }
+
     /// Whole pages of the file.
     #[wasm_bindgen(getter)]
     pub fn blocks(&self) -> u32 {

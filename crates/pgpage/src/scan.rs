@@ -4,6 +4,7 @@
 //! were written for another block (and how sure that is), whether the whole file was written
 //! as another segment, and the short read of a partial last block.
 
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use serde::Serialize;
 
@@ -13,6 +14,7 @@ use crate::decode::{Reader, LP_NORMAL, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA
 use crate::fields::HEAP_TUPLE_HEADER_DATA;
 use crate::file::{FileExtent, Geometry, StatusCounts};
 use crate::findings::Finding;
+use crate::forks::ForkMaps;
 use crate::layout::{BlockSize, Endian};
 use crate::verify::{header_check, verify_page, HeaderCheck, PageStatus};
 
@@ -332,6 +334,19 @@ pub struct FileScan {
     /// Every readable B-tree page, and the metapage's root, for the level walk.
     bt_pages: Vec<BtPage>,
     bt_meta: Option<BtMeta>,
+    /// The relation's `_vm` and `_fsm` forks, when the caller has them (`set_maps`), and
+    /// what they say of this file's pages.
+    maps: Option<Arc<ForkMaps>>,
+    map_findings: Vec<MapFinding>,
+}
+
+/// A finding of the relation's maps about a page, with the page's stored checksum (for its
+/// row when the page is otherwise fine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct MapFinding {
+    block: u32,
+    stored: u16,
+    finding: Finding,
 }
 
 impl FileScan {
@@ -352,6 +367,8 @@ impl FileScan {
             last_heap_items: None,
             bt_pages: Vec::new(),
             bt_meta: None,
+            maps: None,
+            map_findings: Vec::new(),
         })
     }
 
@@ -435,6 +452,17 @@ impl FileScan {
                 self.bt_pages.push(p);
             }
         }
+        if let Some(maps) = self.maps.as_deref().filter(|_| readable) {
+            self.map_findings
+                .extend(
+                    maps.check_heap_page(absolute, page, endian)
+                        .map(|finding| MapFinding {
+                            block,
+                            stored: v.stored,
+                            finding,
+                        }),
+                );
+        }
         if v.status.is_problem() || tuple_block.is_some_and(|t| t != absolute) {
             self.rows.push(Row {
                 block,
@@ -466,6 +494,7 @@ impl FileScan {
         self.last_heap_items = self.last_heap_items.max(other.last_heap_items);
         self.bt_pages.extend_from_slice(&other.bt_pages);
         self.bt_meta = self.bt_meta.or(other.bt_meta);
+        self.map_findings.extend_from_slice(&other.map_findings);
         Ok(())
     }
 
@@ -542,6 +571,7 @@ impl FileScan {
         };
         let mut pages: Vec<PageRow> = rows.iter().filter_map(|r| ctx.row(r, off)).collect();
         self.btree_walk(&mut pages, off);
+        self.attach_map_findings(&mut pages, off);
 
         let mut counts = StatusCounts {
             ok: c.ok,
@@ -631,13 +661,64 @@ impl FileScan {
     }
 }
 
+impl FileScan {
+    /// Judges the file's heap pages against the relation's `_vm` and `_fsm` forks as they
+    /// are scanned from now on (a caller sets them before the first chunk).
+    pub fn set_maps(&mut self, maps: Arc<ForkMaps>) {
+        self.maps = Some(maps);
+    }
+
+    /// The maps' findings join the rows of their pages; a page the verdict did not list is
+    /// one the server reads without complaint (a problem page always has a row).
+    fn attach_map_findings(&self, pages: &mut Vec<PageRow>, off: bool) {
+        if self.map_findings.is_empty() {
+            return;
+        }
+        let mut found = self.map_findings.clone();
+        found.sort_by_key(|f| f.block);
+        // `pages` is in block order: each finding's row is found by a binary search, and
+        // the rows made here join them once all are made.
+        let mut made: Vec<PageRow> = Vec::new();
+        for f in found {
+            let row = match pages.binary_search_by_key(&f.block, |r| r.block) {
+                Ok(i) => pages.get_mut(i),
+                Err(_) => match made.last_mut() {
+                    Some(last) if last.block == f.block => Some(last),
+                    _ => {
+                        made.push(PageRow {
+                            block: f.block,
+                            absolute_block: self
+                                .geometry
+                                .block_size
+                                .absolute_block(self.segno, f.block),
+                            status: PageStatus::Ok,
+                            stored: f.stored,
+                            computed: (!off).then_some(f.stored),
+                            findings: Vec::new(),
+                            misplaced: None,
+                            tuple_block: None,
+                        });
+                        made.last_mut()
+                    }
+                },
+            };
+            if let Some(row) = row.filter(|r| !r.findings.contains(&f.finding)) {
+                row.findings.push(f.finding);
+            }
+        }
+        pages.extend(made);
+        pages.sort_by_key(|r| r.block);
+    }
+}
+
 /// Exported scans start with this, then a version byte.
 const MAGIC: &[u8; 4] = b"PGFS";
-const VERSION: u8 = 3;
+const VERSION: u8 = 4;
 const ROW_BYTES: usize = 16;
 const LINK_BYTES: usize = 13;
 const RUN_BYTES: usize = 8;
 const BT_PAGE_BYTES: usize = 24;
+const MAP_FINDING_BYTES: usize = 8;
 /// `tuple_block` None in an exported row (InvalidBlockNumber, never a block).
 const NO_BLOCK: u32 = u32::MAX;
 
@@ -671,6 +752,7 @@ impl FileScan {
         out.extend_from_slice(&len32(self.links.len()).to_le_bytes());
         out.extend_from_slice(&len32(self.zero_runs.len()).to_le_bytes());
         out.extend_from_slice(&len32(self.bt_pages.len()).to_le_bytes());
+        out.extend_from_slice(&len32(self.map_findings.len()).to_le_bytes());
         let (has_meta, meta) = match self.bt_meta {
             Some(m) => (1u8, m),
             None => (0, BtMeta { root: 0, level: 0 }),
@@ -702,6 +784,11 @@ impl FileScan {
             }
             out.extend_from_slice(&p.flags.to_le_bytes());
             out.extend_from_slice(&p.stored.to_le_bytes());
+        }
+        for f in &self.map_findings {
+            out.extend_from_slice(&f.block.to_le_bytes());
+            out.extend_from_slice(&f.stored.to_le_bytes());
+            out.extend_from_slice(&(f.finding as u16).to_le_bytes());
         }
         out
     }
@@ -737,6 +824,7 @@ impl FileScan {
         let links = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
         let zero_runs = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
         let bt_pages = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
+        let map_findings = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
         let has_meta = r.u8()? == 1;
         let meta = BtMeta {
             root: r.u32()?,
@@ -746,7 +834,8 @@ impl FileScan {
         let expected = rows.checked_mul(ROW_BYTES).and_then(|n| {
             n.checked_add(links.checked_mul(LINK_BYTES)?)?
                 .checked_add(zero_runs.checked_mul(RUN_BYTES)?)?
-                .checked_add(bt_pages.checked_mul(BT_PAGE_BYTES)?)
+                .checked_add(bt_pages.checked_mul(BT_PAGE_BYTES)?)?
+                .checked_add(map_findings.checked_mul(MAP_FINDING_BYTES)?)
         });
         if expected != Some(r.0.len()) {
             return Err(ScanError::NotAScan);
@@ -791,6 +880,20 @@ impl FileScan {
                 downlink: r.u32()?,
                 flags: r.u16()?,
                 stored: r.u16()?,
+            });
+        }
+        scan.map_findings.reserve_exact(map_findings);
+        for _ in 0..map_findings {
+            let block = r.u32()?;
+            let stored = r.u16()?;
+            let finding = Finding::ALL
+                .get(usize::from(r.u16()?))
+                .copied()
+                .ok_or(ScanError::NotAScan)?;
+            scan.map_findings.push(MapFinding {
+                block,
+                stored,
+                finding,
             });
         }
         Ok(scan)

@@ -189,29 +189,82 @@ fn a_zeroed_sector_of_a_page_whose_checksum_fails_is_torn_page_evidence() {
     assert!(!got.iter().any(|f| f.1 == Finding::TornSectors), "{got:?}");
 }
 
+/// Every finding the maps give of `heap`'s pages, by heap block.
+fn map_findings(heap: &[u8], maps: &pgpage::forks::ForkMaps) -> Vec<(u32, Finding)> {
+    (0u32..)
+        .zip(heap.chunks_exact(8192))
+        .flat_map(|(b, page)| {
+            maps.check_heap_page(b, page, Endian::Little)
+                .map(move |f| (b, f))
+        })
+        .collect()
+}
+
 #[test]
 fn the_samples_visibility_map_agrees_with_its_heap() {
+    use pgpage::forks::ForkMaps;
+    use pgpage::BlockSize;
     let heap = fs::read(root().join("public/samples/16427")).unwrap();
     let vm = fs::read(root().join("public/samples/16427_vm")).unwrap();
     let fsm = fs::read(root().join("public/samples/16427_fsm")).unwrap();
-    let vm_found = pgpage::forks::vm_against_heap(&heap, &vm, 8192, Endian::Little);
-    assert!(
-        vm_found
-            .iter()
-            .all(|f| f.finding.evidence() == Evidence::Note),
-        "{vm_found:?}"
-    );
     // The FSM is a hint: whatever it says is at most a note.
-    let fsm_found = pgpage::forks::fsm_against_heap(&heap, &fsm, 8192, Endian::Little);
-    assert!(fsm_found
-        .iter()
-        .all(|f| f.finding.evidence() == Evidence::Note));
+    let found = map_findings(
+        &heap,
+        &ForkMaps::new(Some(&vm), Some(&fsm), BlockSize::DEFAULT),
+    );
+    assert!(
+        found.iter().all(|f| f.1.evidence() == Evidence::Note),
+        "{found:?}"
+    );
     // A frozen bit without its visible bit, for heap block 0.
     let mut vm = vm;
     vm[24] = (vm[24] & !3) | 2;
-    let found = pgpage::forks::vm_against_heap(&heap, &vm, 8192, Endian::Little);
-    assert!(found.contains(&pgpage::forks::ForkFinding {
-        heap_block: 0,
-        finding: Finding::VmFrozenWithoutVisible
-    }));
+    let found = map_findings(&heap, &ForkMaps::new(Some(&vm), None, BlockSize::DEFAULT));
+    assert!(
+        found.contains(&(0, Finding::VmFrozenWithoutVisible)),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_scan_given_the_maps_lists_their_findings_on_the_heap_pages_across_parts() {
+    use pgpage::forks::ForkMaps;
+    use pgpage::BlockSize;
+    use std::sync::Arc;
+    let mut heap = fs::read(root().join("public/samples/16427")).unwrap();
+    let vm = fs::read(root().join("public/samples/16427_vm")).unwrap();
+    let maps = Arc::new(ForkMaps::new(Some(&vm), None, BlockSize::DEFAULT));
+    // A page the sample's VM says is all-visible loses PD_ALL_VISIBLE, its checksum kept
+    // right so that only the map speaks.
+    let block = (0u32..)
+        .zip(heap.chunks_exact(8192))
+        .find(|(b, p)| p[10] & 4 != 0 && (vm[24 + *b as usize / 4] >> (2 * (b % 4))) & 1 != 0)
+        .map(|(b, _)| b)
+        .expect("an all-visible page");
+    let p = &mut heap[block as usize * 8192..(block as usize + 1) * 8192];
+    p[10] &= !4;
+    let sum = pgpage::checksum::pg_checksum_page(p, block, Endian::Little);
+    p[8..10].copy_from_slice(&sum.to_le_bytes());
+    let g = file_geometry(&heap, GeometryChoice::default(), true).unwrap();
+    let len = heap.len() as u64;
+    // Two parts, as two threads or workers scan them, merged through export and import.
+    let half = heap.len() / 8192 / 2 * 8192;
+    let mut a = FileScan::new(g, 0, len).unwrap();
+    a.set_maps(Arc::clone(&maps));
+    a.chunk(&heap[..half], 0);
+    let mut b = FileScan::new(g, 0, len).unwrap();
+    b.set_maps(maps);
+    b.chunk(&heap[half..], (half / 8192) as u32);
+    let mut merged = FileScan::import(&a.export()).unwrap();
+    merged
+        .merge(&FileScan::import(&b.export()).unwrap())
+        .unwrap();
+    let verdict = merged.finish(ChecksumsKnown::Unknown);
+    let flagged: Vec<_> = verdict
+        .pages
+        .iter()
+        .filter(|r| r.findings.contains(&Finding::VmBitWithoutPageFlag))
+        .map(|r| (r.block, r.status, r.computed == Some(r.stored)))
+        .collect();
+    assert_eq!(flagged, [(block, pgpage::PageStatus::Ok, true)]);
 }

@@ -4,14 +4,18 @@
 //! order) is settled once, by its cluster's pg_control or the core's file_geometry on the
 //! file's head, by whichever thread reaches the file first.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io;
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pgpage::file::{
-    detect_block_size, file_geometry, FileExtent, Geometry, GeometryChoice, DETECT_HEAD_BYTES,
+    detect_block_size, file_geometry, parse_relation_file_name, FileExtent, Fork, Geometry,
+    GeometryChoice, DETECT_HEAD_BYTES,
 };
+use pgpage::forks::ForkMaps;
 use pgpage::layout::read_u16;
 use pgpage::scan::FileScan;
 use pgpage::{BlockSize, PageStatus};
@@ -80,8 +84,105 @@ pub struct Plan<'a> {
     pub units: Vec<Unit>,
     pub batches: Vec<Range<usize>>,
     preps: Vec<OnceLock<Result<Prepared, String>>>,
+    /// Per item: its relation's maps, for a main fork given with its `_vm` or `_fsm`.
+    map_of: Vec<Option<usize>>,
+    maps: Vec<MapSlot>,
     choice: GeometryChoice,
     keep_all: bool,
+}
+
+/// A relation's `_vm` and `_fsm` files given beside its main fork: read whole by the first
+/// unit of the heap that needs them (a VM page covers 32,672 heap pages, an FSM leaf byte
+/// one), shared by the units of its segments, and dropped after the last.
+struct MapSlot {
+    vm: Option<PathBuf>,
+    fsm: Option<PathBuf>,
+    /// Units of the main fork still to check, and the maps while some are.
+    state: Mutex<(usize, Option<Arc<ForkMaps>>)>,
+}
+
+impl MapSlot {
+    fn take(&self, geometry: Geometry) -> Option<Arc<ForkMaps>> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (left, maps) = &mut *state;
+        let got = match maps {
+            Some(m) => Some(Arc::clone(m)),
+            None if *left > 0 => {
+                // A map fork that cannot be read is reported as its own file is verified;
+                // the heap is then judged against the other map only.
+                let vm = self.vm.as_deref().and_then(|p| std::fs::read(p).ok());
+                let fsm = self.fsm.as_deref().and_then(|p| std::fs::read(p).ok());
+                let m = (vm.is_some() || fsm.is_some()).then(|| {
+                    Arc::new(ForkMaps::new(
+                        vm.as_deref(),
+                        fsm.as_deref(),
+                        geometry.block_size,
+                    ))
+                });
+                maps.clone_from(&m);
+                m
+            }
+            None => None,
+        };
+        *left = left.saturating_sub(1);
+        if *left == 0 {
+            *maps = None;
+        }
+        got
+    }
+}
+
+/// Groups each main fork with the `_vm` and `_fsm` files of the same relation (same
+/// directory, same relfilenode) among the items.
+fn relation_maps(items: &[Item], units: &[Unit]) -> (Vec<Option<usize>>, Vec<MapSlot>) {
+    type Key<'p> = (&'p Path, u32);
+    fn key(job: &FileJob) -> Option<(Key<'_>, Fork)> {
+        let name = job.path.file_name()?.to_str()?;
+        let rel = parse_relation_file_name(name)?;
+        Some(((job.path.parent()?, rel.relfilenode), rel.fork))
+    }
+    let mut forks: HashMap<Key, (Option<&Path>, Option<&Path>)> = HashMap::new();
+    for item in items {
+        if let Item::File(job) = item {
+            match key(job) {
+                Some((k, Fork::Vm)) => forks.entry(k).or_default().0 = Some(&job.path),
+                Some((k, Fork::Fsm)) => forks.entry(k).or_default().1 = Some(&job.path),
+                _ => {}
+            }
+        }
+    }
+    let mut slots: Vec<MapSlot> = Vec::new();
+    let mut slot_of: HashMap<Key, usize> = HashMap::new();
+    let map_of: Vec<Option<usize>> = items
+        .iter()
+        .map(|item| {
+            let Item::File(job) = item else { return None };
+            let (k, Fork::Main) = key(job)? else {
+                return None;
+            };
+            let &(vm, fsm) = forks.get(&k)?;
+            Some(*slot_of.entry(k).or_insert_with(|| {
+                slots.push(MapSlot {
+                    vm: vm.map(Path::to_path_buf),
+                    fsm: fsm.map(Path::to_path_buf),
+                    state: Mutex::new((0, None)),
+                });
+                slots.len().saturating_sub(1)
+            }))
+        })
+        .collect();
+    for unit in units {
+        if let Some(slot) = map_of
+            .get(unit.item)
+            .copied()
+            .flatten()
+            .and_then(|i| slots.get_mut(i))
+        {
+            let state = slot.state.get_mut().unwrap_or_else(|e| e.into_inner());
+            state.0 = state.0.saturating_add(1);
+        }
+    }
+    (map_of, slots)
 }
 
 impl<'a> Plan<'a> {
@@ -93,12 +194,15 @@ impl<'a> Plan<'a> {
     ) -> Plan<'a> {
         let units = split_into_units(items);
         let batches = batch_units(&units);
+        let (map_of, maps) = relation_maps(items, &units);
         Plan {
             items,
             clusters,
             units,
             batches,
             preps: items.iter().map(|_| OnceLock::new()).collect(),
+            map_of,
+            maps,
             choice,
             keep_all,
         }
@@ -202,6 +306,13 @@ impl<'a> Plan<'a> {
         let Ok(mut scan) = FileScan::new(prep.geometry, job.segno, job.len) else {
             return result;
         };
+        let slot = self.map_of.get(unit.item).copied().flatten();
+        if let Some(maps) = slot
+            .and_then(|i| self.maps.get(i))
+            .and_then(|s| s.take(prep.geometry))
+        {
+            scan.set_maps(maps);
+        }
         if self.keep_all {
             let endian = prep.geometry.endian;
             let mut stored = whole

@@ -7,7 +7,8 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use pgpage::file::StatusCounts;
-use pgpage::findings::Finding;
+use pgpage::findings::{Evidence, Finding};
+use pgpage::forks;
 use pgpage::scan::{ChecksumsKnown, FileFinding, FileScan, FileVerdict, Misplaced, PageRow};
 use pgpage::{Endian, PageStatus};
 
@@ -272,10 +273,13 @@ impl<O: Write, E: Write> Report<O, E> {
                 })
                 .collect()
         } else {
+            // A page the relation's maps find wrong is listed with its findings, though the
+            // server reads it (VACUUM warns of it).
+            let said = |f: &Finding| forks::FINDINGS.contains(f) && f.evidence() != Evidence::Note;
             verdict
                 .pages
                 .iter()
-                .filter(|r| r.status.is_problem())
+                .filter(|r| r.status.is_problem() || r.findings.iter().any(said))
                 .map(|r| Page::of_row(r, segno, first))
                 .collect()
         };
@@ -348,6 +352,7 @@ impl<O: Write, E: Write> Report<O, E> {
         for row in &verdict.pages {
             self.row(path, row, &cx)?;
         }
+        self.map_findings(job, verdict)?;
         if self.options.all {
             let mut rows = verdict.pages.iter().peekable();
             for p in listed {
@@ -448,6 +453,62 @@ impl<O: Write, E: Write> Report<O, E> {
                     )?;
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// What the relation's `_vm` and `_fsm` say wrong of the file's pages: VACUUM's warning
+    /// per page, in the server's words with the relation's path and relation-wide block;
+    /// the notes (maps the server corrects on its own) once per finding with the blocks.
+    /// Neither counts for the exit status: the server reads every such page.
+    fn map_findings(&mut self, job: &FileJob, verdict: &FileVerdict) -> io::Result<()> {
+        let path = &job.display;
+        // The relation is named by its segment 0's path, as relpath() names it.
+        let relation = match path.rsplit_once('.') {
+            Some((r, seg)) if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) => r,
+            _ => path.as_str(),
+        };
+        for f in forks::FINDINGS {
+            let rows: Vec<&PageRow> = verdict
+                .pages
+                .iter()
+                .filter(|r| r.findings.contains(&f))
+                .collect();
+            let Some(first_row) = rows.first() else {
+                continue;
+            };
+            if f.evidence() != Evidence::Note {
+                for r in &rows {
+                    let message = f.message().replacen("%s", relation, 1).replacen(
+                        "%u",
+                        &r.absolute_block.to_string(),
+                        1,
+                    );
+                    writeln!(
+                        self.err,
+                        "pgpage: warning: file \"{path}\", block {}: {message}",
+                        r.block
+                    )?;
+                }
+                continue;
+            }
+            const LISTED: usize = 10;
+            let blocks: Vec<String> = rows
+                .iter()
+                .take(LISTED)
+                .map(|r| r.block.to_string())
+                .collect();
+            let more = if rows.len() > LISTED { ", ..." } else { "" };
+            let what = if rows.len() == 1 {
+                format!("block {}", first_row.block)
+            } else {
+                format!("{} blocks ({}{more})", rows.len(), blocks.join(", "))
+            };
+            writeln!(
+                self.err,
+                "pgpage: note: file \"{path}\", {what}: {}",
+                f.message()
+            )?;
         }
         Ok(())
     }
