@@ -110,7 +110,7 @@ impl BlockHistory {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    #![allow(clippy::arithmetic_side_effects)]
     use super::*;
     use crate::wal::{BlockImage, BlockRef, ImageCompression};
 
