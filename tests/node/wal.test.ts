@@ -30,6 +30,8 @@ describe('WalScanner against pgpage fpi on PostgreSQL 15 WAL', () => {
   let out: string;
   let cli: { images: CliImage[]; problems: unknown[] };
   let wal: string;
+  let relfilenode: number;
+  let blocks: { relfilenode: number; [key: string]: unknown }[];
   beforeAll(() => {
     c = Cluster.create('pgpage-wal', 15);
     c.sql(`alter system set wal_keep_size = '1GB'; select pg_reload_conf();`);
@@ -39,12 +41,17 @@ describe('WalScanner against pgpage fpi on PostgreSQL 15 WAL', () => {
       c.sql(`set wal_compression = ${m}; checkpoint; update t set v = v || 'x' where id % 5 = 0;`);
     }
     c.sql('select pg_switch_wal();');
+    relfilenode = Number(c.sql("select pg_relation_filenode('t');").trim());
     c.stop();
     wal = join(c.dataDir, 'pg_wal');
     out = mkdtempSync(join(tmpdir(), 'pgpage-wal-'));
     const r = spawnSync(CLI, ['fpi', '--json', '--out', join(out, 'pages'), wal], { encoding: 'utf8', maxBuffer: 1 << 28 });
     expect(r.status, r.stderr).toBe(0);
     cli = JSON.parse(r.stdout);
+    // Block 1's history in every relation, as `fpi --block` tells it.
+    const h = spawnSync(CLI, ['fpi', '--json', '--block', '1', wal], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    expect(h.status, h.stderr).toBe(0);
+    blocks = JSON.parse(h.stdout).blocks;
   }, 180_000);
   afterAll(() => {
     c?.destroy();
@@ -58,6 +65,7 @@ describe('WalScanner against pgpage fpi on PostgreSQL 15 WAL', () => {
       const order = Array.from(w.wal_segment_plan(names), (i) => names[i]);
       const files = order.map((n) => readFileSync(join(wal, n)));
       const scanner = new w.WalScanner('', 8192);
+      scanner.watch(new Uint32Array([relfilenode, 0, 1]));
       files.forEach((bytes, i) => {
         scanner.begin_segment(order[i]);
         for (let at = 0; at < bytes.length; at += 1 << 20) scanner.feed(bytes.subarray(at, at + (1 << 20)));
@@ -81,6 +89,36 @@ describe('WalScanner against pgpage fpi on PostgreSQL 15 WAL', () => {
         const expected = readFileSync(join(out, 'pages', cli.images[i].file));
         expect(Buffer.from(page).equals(expected), `image ${i} at ${cli.images[i].lsn}`).toBe(true);
       }
+      // The watched block's newest image and the records after it, as the CLI's history says.
+      const watched = JSON.parse(scanner.blocks_json()) as {
+        image: number | null;
+        image_record: { lsn: string } | null;
+        records_after: { lsn: string; rmgr: string; image: boolean; will_init: boolean }[];
+        [key: string]: unknown;
+      }[];
+      const expected = blocks.filter((b) => b.relfilenode === relfilenode);
+      expect(expected).toHaveLength(1);
+      expect(
+        watched.map((b) => ({
+          tablespace_oid: b.tablespace_oid,
+          database_oid: b.database_oid,
+          relfilenode: b.relfilenode,
+          fork: b.fork,
+          block: b.block,
+          newest_image_lsn: b.image_record?.lsn ?? null,
+          records_after: b.records_after.map(({ lsn, rmgr, image, will_init }) => ({ lsn, rmgr, image, will_init })),
+        })),
+      ).toEqual(expected);
+      // Its image index names that image.
+      expect(images[watched[0].image!].lsn).toBe(watched[0].image_record!.lsn);
+      // The --out files' names read back as pg_waldump wrote them.
+      for (const img of cli.images.slice(0, 50)) {
+        const n = JSON.parse(w.wal_fullpage_name(img.file)!);
+        expect(n).toEqual({ timeline: img.timeline, lsn: img.lsn, tablespace_oid: img.tablespace_oid, database_oid: img.database_oid, relfilenode: img.relfilenode, fork: img.fork, block: img.block });
+      }
+      expect(w.wal_fullpage_name('000000010000000000000001')).toBeUndefined();
+      const summary = JSON.parse(scanner.summary_json());
+      expect(summary.version).toBe(15);
       scanner.free();
     }, 120_000);
   }

@@ -3,10 +3,12 @@
 //! not its bytes; a page is restored from the bytes the caller reads again from those places.
 
 use pgpage::wal::{
-    fork_name, image_pieces, lsn_text, restore_image, segment_plan, BlockImage, Piece,
-    RelFileLocator, WalOptions, WalReader, WalRecord,
+    fork_name, image_pieces, lsn_text, parse_fullpage_name, record_type, restore_image, rmgr_name,
+    segment_plan, BlockHistory, BlockImage, Piece, RelFileLocator, Touch, WalOptions, WalReader,
+    WalRecord,
 };
 use serde::Serialize;
+use std::collections::BTreeSet;
 use wasm_bindgen::prelude::*;
 
 /// The order to read segment files in (indexes into `names`): by segment, the higher timeline
@@ -57,11 +59,89 @@ struct ProblemJson<'a> {
     message: &'a str,
 }
 
+/// A record that touched a watched block, as the damage panel lists it.
+#[derive(Serialize)]
+struct TouchJson {
+    lsn: String,
+    rmgr: String,
+    /// pg_waldump's record type where pgpage knows it for every version, else null.
+    record_type: Option<String>,
+    image: bool,
+    will_init: bool,
+}
+
+impl TouchJson {
+    fn of(t: &Touch) -> TouchJson {
+        TouchJson {
+            lsn: lsn_text(t.lsn),
+            rmgr: rmgr_name(t.rmid),
+            record_type: record_type(t.rmid, t.info),
+            image: t.image,
+            will_init: t.will_init,
+        }
+    }
+}
+
+/// A watched block: its newest image (an index for `image_pieces` and `restore`) and the
+/// records after it, which the image alone does not replay.
+#[derive(Serialize)]
+struct BlockJson<'a> {
+    tablespace_oid: u32,
+    database_oid: u32,
+    relfilenode: u32,
+    fork: &'a str,
+    block: u32,
+    image: Option<usize>,
+    /// The image's record: where it ends is the pd_lsn replay gives the restored page.
+    image_record: Option<TouchJson>,
+    image_end_lsn: Option<String>,
+    records_after: Vec<TouchJson>,
+}
+
+#[derive(Serialize)]
+struct SummaryJson {
+    version: Option<u32>,
+    system_identifier: Option<String>,
+    segment_size: Option<u32>,
+    segments: u32,
+    records: u64,
+    end_lsn: Option<String>,
+}
+
+#[derive(Serialize)]
+struct FullPageNameJson<'a> {
+    timeline: u32,
+    lsn: String,
+    tablespace_oid: u32,
+    database_oid: u32,
+    relfilenode: u32,
+    fork: &'a str,
+    block: u32,
+}
+
+/// A file `pg_waldump --save-fullpage` names (`%08X-%08X-%08X.%u.%u.%u.%u_%s`) as JSON, or
+/// undefined for any other name.
+#[wasm_bindgen]
+pub fn wal_fullpage_name(name: &str) -> Option<String> {
+    let n = parse_fullpage_name(name)?;
+    serde_json::to_string(&FullPageNameJson {
+        timeline: n.timeline,
+        lsn: lsn_text(n.lsn),
+        tablespace_oid: n.locator.spc_oid,
+        database_oid: n.locator.db_oid,
+        relfilenode: n.locator.rel_number,
+        fork: fork_name(n.fork)?,
+        block: n.block,
+    })
+    .ok()
+}
+
 #[wasm_bindgen]
 pub struct WalScanner {
     reader: WalReader,
     images: Vec<Image>,
     block_size: u32,
+    history: Option<BlockHistory>,
 }
 
 #[wasm_bindgen]
@@ -84,7 +164,21 @@ impl WalScanner {
             }),
             images: Vec::new(),
             block_size,
+            history: None,
         })
+    }
+
+    /// Before the first `feed`: the blocks whose history `blocks_json` tells, as
+    /// (relfilenode, fork number, relation-wide block) triples, in any database.
+    pub fn watch(&mut self, triples: &[u32]) {
+        let set: BTreeSet<(u32, u8, u32)> = triples
+            .chunks_exact(3)
+            .filter_map(|t| match t {
+                [rel, fork, block] => Some((*rel, u8::try_from(*fork).ok()?, *block)),
+                _ => None,
+            })
+            .collect();
+        self.history = Some(BlockHistory::of_blocks(set));
     }
 
     /// The next segment of `wal_segment_plan`'s order, by its file name.
@@ -95,7 +189,11 @@ impl WalScanner {
     /// The segment's next bytes, in order, in chunks of any size.
     pub fn feed(&mut self, chunk: &[u8]) {
         let images = &mut self.images;
+        let history = &mut self.history;
         self.reader.feed(chunk, &mut |rec: &WalRecord<'_>| {
+            if let Some(h) = history.as_mut() {
+                h.observe(rec);
+            }
             for b in rec.blocks {
                 if let Some(image) = b.image {
                     images.push(Image {
@@ -166,6 +264,54 @@ impl WalScanner {
             })
             .collect();
         serde_json::to_string(&list).map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// The watched blocks seen in the WAL, each with its newest image and the records after it.
+    pub fn blocks_json(&self) -> Result<String, JsError> {
+        let Some(history) = &self.history else {
+            return Ok(String::from("[]"));
+        };
+        let list: Vec<BlockJson<'_>> = history
+            .blocks()
+            .map(|(k, image, after)| {
+                let index = image.and_then(|t| {
+                    self.images.iter().rposition(|i| {
+                        i.lsn == t.lsn
+                            && i.locator == k.locator
+                            && i.fork == k.fork
+                            && i.block == k.block
+                    })
+                });
+                BlockJson {
+                    tablespace_oid: k.locator.spc_oid,
+                    database_oid: k.locator.db_oid,
+                    relfilenode: k.locator.rel_number,
+                    fork: fork_name(k.fork).unwrap_or("unknown"),
+                    block: k.block,
+                    image: index,
+                    image_record: image.map(TouchJson::of),
+                    image_end_lsn: index
+                        .and_then(|i| self.images.get(i))
+                        .map(|i| lsn_text(i.end_lsn)),
+                    records_after: after.iter().map(TouchJson::of).collect(),
+                }
+            })
+            .collect();
+        serde_json::to_string(&list).map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// How far the WAL was read, and whose it is.
+    pub fn summary_json(&self) -> Result<String, JsError> {
+        let s = self.reader.summary();
+        serde_json::to_string(&SummaryJson {
+            version: s.version,
+            system_identifier: s.system_identifier.map(|v| v.to_string()),
+            segment_size: s.segment_size,
+            segments: s.segments,
+            records: s.records,
+            end_lsn: s.end_lsn.map(lsn_text),
+        })
+        .map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// Where image `index`'s stored bytes are: `[segment, offset, length]` triples, in order.

@@ -6,11 +6,13 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { namesOf } from '../files';
 import { fileGeometry, headBytes } from '../lib/geometry';
-import { pageVerdict, type LoadedPage } from '../lib/pageVerdict';
+import type { LoadedPage } from '../lib/pageVerdict';
 import { download, spliceEdits } from '../lab/splice';
 import { loadWasm, type Wasm } from '../wasm';
 import type { BitFlips, FlipCandidate, PageDiff } from './protocol';
 import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison } from './store';
+import { PagePair } from './PagePair';
+import { WalPanel } from './WalPanel';
 import './damage.css';
 
 /** A bit-flip candidate shown in the hex view. */
@@ -45,6 +47,7 @@ export function DamagePanel(p: DamagePanelProps) {
     <section className="damage" data-testid="damage-panel">
       <h3>Damage and repair</h3>
       {p.page.status === 'mismatch' && p.page.computed !== null && <BitFlipPanel {...p} />}
+      {p.page.status !== 'ok' && p.page.status !== 'zero' && <WalPanel {...p} wasm={wasm} />}
       <ComparePanel {...p} wasm={wasm} />
       <RepairKit {...p} wasm={wasm} />
     </section>
@@ -348,15 +351,9 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
   );
 }
 
-/** Rows of 16 bytes shown around each change. */
-const CONTEXT_ROWS = 1;
-
 function SideBySide(p: DamagePanelProps & { wasm: Wasm; c: Comparison; diff: PageDiff }) {
-  const { page, c, wasm, entry } = p;
+  const { page, c } = p;
   const [copyPage, setCopyPage] = useState<{ block: number; bytes: Uint8Array } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const { kits } = useDamageState();
-  const inKit = kits.get(entry.id)?.get(page.block);
   useEffect(() => {
     let live = true;
     const bs = page.blockSize;
@@ -369,89 +366,8 @@ function SideBySide(p: DamagePanelProps & { wasm: Wasm; c: Comparison; diff: Pag
     };
   }, [c.copy, page.block, page.blockSize]);
   const b = copyPage && copyPage.block === page.block && copyPage.bytes.length === page.bytes.length ? copyPage.bytes : null;
-  const compared = useMemo(() => (b ? (JSON.parse(wasm.diff_page(page.block, page.bytes, b, page.bigEndian)) as { page: PageDiff | null; fields: { field: string; a: string; b: string }[] }) : null), [b, page.bytes, page.block, page.bigEndian, wasm]);
-  const copyVerdict = useMemo(
-    () => (b ? pageVerdict(wasm, b, { block: page.block, blockSize: page.blockSize, segment: entry.segment, blocks: Math.floor(entry.size / page.blockSize), bigEndian: page.bigEndian }) : null),
-    [b, wasm, page.block, page.blockSize, page.bigEndian, entry.segment, entry.size],
-  );
-  if (!b || !compared) return <div data-testid="diff-view" data-state="loading" />;
-  const changed = new Uint8Array(page.bytes.length);
-  for (let i = 0; i < changed.length; i++) changed[i] = page.bytes[i] !== b[i] ? 1 : 0;
-  const rows: number[] = [];
-  const totalRows = Math.ceil(page.bytes.length / 16);
-  const want = new Uint8Array(totalRows);
-  for (let r = 0; r < totalRows; r++) {
-    if (!changed.subarray(r * 16, r * 16 + 16).some((x) => x)) continue;
-    for (let k = Math.max(0, r - CONTEXT_ROWS); k <= Math.min(totalRows - 1, r + CONTEXT_ROWS); k++) want[k] = 1;
-  }
-  want.forEach((x, r) => x && rows.push(r));
-  const base = page.block * page.blockSize;
-  const take = () => {
-    try {
-      const fixed = wasm.repair_page(page.bytes, b, 0, 0, page.absoluteBlock >>> 0, page.bigEndian);
-      putKitPage(entry.id, page.block, { page: fixed, from: `block ${page.block} of ${c.copyPath}` });
-      setError(null);
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    }
-  };
-  return (
-    <div className="sidebyside" data-testid="diff-view" data-state="done" data-block={page.block}>
-      <h4>
-        Block {page.block}: A (this file, {page.status}) beside B (the copy, {copyVerdict?.status ?? '?'})
-      </h4>
-      {compared.fields.length > 0 && (
-        <table className="diff-fields" data-testid="diff-fields">
-          <thead>
-            <tr>
-              <th>decoded field</th>
-              <th>A (this file)</th>
-              <th>B (the copy)</th>
-            </tr>
-          </thead>
-          <tbody>
-            {compared.fields.map((f) => (
-              <tr key={f.field} data-field={f.field}>
-                <th>
-                  <code>{f.field}</code>
-                </th>
-                <td>{f.a}</td>
-                <td>{f.b}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <div className="diffhex">
-        {rows.map((r, i) => (
-          <div key={r} className={i > 0 && rows[i - 1] !== r - 1 ? 'gap hexrow' : 'hexrow'}>
-            <span className="hexoff">{(base + r * 16).toString(16).padStart(8, '0')}</span>
-            {[page.bytes, b].map((bytes, side) => (
-              <span key={side} className="hexbytes" data-side={side === 0 ? 'a' : 'b'}>
-                {Array.from(bytes.subarray(r * 16, r * 16 + 16), (x, k) => (
-                  <span key={k} className={changed[r * 16 + k] ? 'b changed' : 'b'} data-off={r * 16 + k} data-changed={changed[r * 16 + k] ? 'true' : undefined}>
-                    {x.toString(16).padStart(2, '0')}
-                  </span>
-                ))}
-              </span>
-            ))}
-          </div>
-        ))}
-      </div>
-      <p>
-        <button type="button" data-testid="kit-add-copy" disabled={inKit !== undefined && inKit.from.startsWith(`block ${page.block} of `)} onClick={take}>
-          Take the copy's page for block {page.block}
-        </button>{' '}
-        {copyVerdict && copyVerdict.status !== 'ok' && copyVerdict.status !== 'zero' && <span className="warn">The copy's page is not sound either ({copyVerdict.status}).</span>}
-        {error && (
-          <span className="error" role="alert">
-            {' '}
-            {error}
-          </span>
-        )}
-      </p>
-    </div>
-  );
+  if (!b) return <div data-testid="diff-view" data-state="loading" />;
+  return <PagePair {...p} b={b} other="the copy" from={`block ${page.block} of ${c.copyPath}`} viewId="diff-view" takeId="kit-add-copy" take={`Take the copy's page for block ${page.block}`} />;
 }
 
 function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {

@@ -3,7 +3,7 @@
 //! changed the page again, and only replaying them (not this image alone) gives the page the
 //! server had last.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
 
 use super::record::WalRecord;
@@ -29,26 +29,54 @@ pub struct Touch {
     pub will_init: bool,
 }
 
-/// The blocks kept: those of `block` (in every relation, or in `relation` when given).
-#[derive(Debug, Default)]
+/// Which blocks are kept.
+#[derive(Debug)]
+enum Watch {
+    /// One block number, in every relation or in `relation` when given (`fpi --block`).
+    Block {
+        relation: Option<RelationFilter>,
+        block: u32,
+    },
+    /// Chosen blocks, each by relfilenode, fork and block: the browser's damaged pages. A file
+    /// dropped loose does not say its database, so every database's and tablespace's are kept
+    /// and the caller picks.
+    Blocks(BTreeSet<(u32, u8, u32)>),
+}
+
+#[derive(Debug)]
 pub struct BlockHistory {
-    relation: Option<RelationFilter>,
-    block: u32,
+    watch: Watch,
     blocks: BTreeMap<BlockKey, (Option<Touch>, Vec<Touch>)>,
 }
 
 impl BlockHistory {
     pub fn new(relation: Option<RelationFilter>, block: u32) -> BlockHistory {
         BlockHistory {
-            relation,
-            block,
+            watch: Watch::Block { relation, block },
             blocks: BTreeMap::new(),
+        }
+    }
+
+    /// The blocks of `blocks`: (relfilenode, fork, block) each, in any database.
+    pub fn of_blocks(blocks: BTreeSet<(u32, u8, u32)>) -> BlockHistory {
+        BlockHistory {
+            watch: Watch::Blocks(blocks),
+            blocks: BTreeMap::new(),
+        }
+    }
+
+    fn watches(&self, locator: &RelFileLocator, fork: u8, block: u32) -> bool {
+        match &self.watch {
+            Watch::Block { relation, block: b } => {
+                *b == block && relation.is_none_or(|r| r.matches(locator))
+            }
+            Watch::Blocks(set) => set.contains(&(locator.rel_number, fork, block)),
         }
     }
 
     pub fn observe(&mut self, rec: &WalRecord<'_>) {
         for b in rec.blocks {
-            if b.block != self.block || !self.relation.is_none_or(|r| r.matches(&b.locator)) {
+            if !self.watches(&b.locator, b.fork, b.block) {
                 continue;
             }
             let key = BlockKey {
@@ -77,5 +105,85 @@ impl BlockHistory {
         self.blocks
             .iter()
             .map(|(k, (image, after))| (k, image.as_ref(), after.as_slice()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::arithmetic_side_effects)]
+    use super::*;
+    use crate::wal::{BlockImage, BlockRef, ImageCompression};
+
+    fn block(db: u32, rel: u32, block: u32, image: bool) -> BlockRef {
+        BlockRef {
+            id: 0,
+            locator: RelFileLocator {
+                spc_oid: 1663,
+                db_oid: db,
+                rel_number: rel,
+            },
+            fork: 0,
+            block,
+            will_init: false,
+            data_length: 0,
+            image: image.then_some(BlockImage {
+                offset: 0,
+                length: 0,
+                hole_offset: 0,
+                hole_length: 0,
+                compression: ImageCompression::None,
+                apply: true,
+                bimg_info: 0,
+            }),
+        }
+    }
+
+    fn record<'a>(lsn: u64, blocks: &'a [BlockRef]) -> WalRecord<'a> {
+        WalRecord {
+            lsn,
+            end_lsn: lsn + 8,
+            timeline: 1,
+            xid: 0,
+            rmid: 10,
+            info: 0x20,
+            blocks,
+            bytes: &[],
+            pieces: &[],
+        }
+    }
+
+    /// A set of watched blocks keeps each one's newest image and the records after it, in
+    /// every database, and nothing of the blocks not watched.
+    #[test]
+    fn watched_blocks_keep_the_newest_image_and_what_followed() {
+        let mut h = BlockHistory::of_blocks([(16384, 0, 3), (16390, 0, 0)].into());
+        let steps: [(u64, &[BlockRef]); 6] = [
+            (100, &[block(5, 16384, 3, false)]),
+            (200, &[block(5, 16384, 3, true), block(5, 16384, 4, true)]),
+            (300, &[block(5, 16384, 3, false)]),
+            (400, &[block(5, 16384, 3, true)]),
+            (500, &[block(5, 16384, 3, false), block(7, 16384, 3, false)]),
+            (600, &[block(5, 16390, 1, true)]),
+        ];
+        for (lsn, blocks) in steps {
+            h.observe(&record(lsn, blocks));
+        }
+        let seen: Vec<(u32, Option<u64>, Vec<u64>)> = h
+            .blocks()
+            .map(|(k, image, after)| {
+                (
+                    k.locator.db_oid,
+                    image.map(|t| t.lsn),
+                    after.iter().map(|t| t.lsn).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (5, Some(400), alloc::vec![500]),
+                (7, None, alloc::vec![500])
+            ]
+        );
     }
 }

@@ -1,0 +1,74 @@
+// The WAL worker: reads segment files in the order the core plans, feeds them to a WalScanner
+// in chunks (progress at most every 100 ms), and keeps the scanner and its files so that a
+// page is restored later from the few bytes its image occupies, read again from the files.
+import { loadWasm } from '../wasm';
+import type { FromWal, PageRequest, ScanRequest, ToWal, WalSegmentFile } from './walProtocol';
+
+const CHUNK_BYTES = 4 << 20;
+const POST_EVERY_MS = 100;
+
+type Scanner = InstanceType<Awaited<ReturnType<typeof loadWasm>>['WalScanner']>;
+const scans = new Map<number, { scanner: Scanner; files: WalSegmentFile[] }>();
+const post = (m: FromWal): void => postMessage(m);
+
+self.onmessage = (ev: MessageEvent<ToWal>) => {
+  const m = ev.data;
+  if (m.type === 'drop') {
+    scans.get(m.scan)?.scanner.free();
+    scans.delete(m.scan);
+    return;
+  }
+  const run = m.type === 'scan' ? scan(m) : page(m);
+  run.catch((e: unknown) => post({ type: 'error', job: m.job, message: e instanceof Error ? e.message : String(e) }));
+};
+
+async function scan(req: ScanRequest): Promise<void> {
+  const w = await loadWasm();
+  const t = performance.now();
+  const order = Array.from(w.wal_segment_plan(req.segments.map((s) => s.name)), (i) => req.segments[i]);
+  const scanner = new w.WalScanner(req.systemIdentifier, req.blockSize);
+  scanner.watch(new Uint32Array(req.watch));
+  const total = order.reduce((n, s) => n + s.file.size, 0);
+  let done = 0;
+  let posted = 0;
+  for (const s of order) {
+    scanner.begin_segment(s.name);
+    for (let off = 0; off < s.file.size; off += CHUNK_BYTES) {
+      const chunk = new Uint8Array(await s.file.slice(off, off + CHUNK_BYTES).arrayBuffer());
+      scanner.feed(chunk);
+      done += chunk.length;
+      const now = performance.now();
+      if (now - posted >= POST_EVERY_MS) {
+        posted = now;
+        post({ type: 'progress', job: req.job, bytesDone: done, bytesTotal: total });
+      }
+    }
+    scanner.end_segment();
+  }
+  scanner.finish();
+  scans.set(req.job, { scanner, files: order });
+  post({
+    type: 'scanned',
+    job: req.job,
+    order: order.map((s) => s.path),
+    blocks: JSON.parse(scanner.blocks_json()),
+    problems: JSON.parse(scanner.problems_json()),
+    summary: JSON.parse(scanner.summary_json()),
+    ms: performance.now() - t,
+  });
+}
+
+async function page(req: PageRequest): Promise<void> {
+  const s = scans.get(req.scan);
+  if (!s) throw new Error('the WAL scan is gone: scan again');
+  const p = s.scanner.image_pieces(req.image);
+  const parts: Uint8Array[] = [];
+  for (let k = 0; k < p.length; k += 3) {
+    const f = s.files[p[k]];
+    if (!f) throw new Error(`image ${req.image} names segment ${p[k]}, which was not read`);
+    parts.push(new Uint8Array(await f.file.slice(p[k + 1], p[k + 1] + p[k + 2]).arrayBuffer()));
+  }
+  const stored = new Uint8Array(parts.reduce((n, a) => n + a.length, 0));
+  parts.reduce((at, a) => (stored.set(a, at), at + a.length), 0);
+  post({ type: 'page', job: req.job, page: s.scanner.restore(req.image, stored) });
+}
