@@ -50,7 +50,8 @@ pub struct InspectArgs {
     /// headers and checksums are kept. Each block says how many bytes were masked.
     #[arg(long)]
     pub redact: bool,
-    /// A B-tree index's key column types, in column order (int2, int4, int8, text; text
+    /// A B-tree index's key column types, in column order (int2, int4, int8, oid, date,
+    /// timestamp, timestamptz, text; text
     /// compared as under the C collation), each with the index's DESC and NULLS FIRST/LAST
     /// if any (`int4 desc nulls first,text`), so each page's item order and high key are
     /// checked as bt_index_check checks them; without them the order is said to be unchecked.
@@ -62,7 +63,8 @@ pub struct InspectArgs {
 fn parse_key_type(s: &str) -> Result<KeyColumn, String> {
     KeyColumn::parse(s).ok_or_else(|| {
         format!(
-            "key type \"{s}\" is not one whose order pgpage checks: int2, int4, int8 or text, \
+            "key type \"{s}\" is not one whose order pgpage checks: int2, int4, int8, oid, date, \
+             timestamp, timestamptz or text, \
              each optionally followed by DESC and NULLS FIRST or NULLS LAST"
         )
     })

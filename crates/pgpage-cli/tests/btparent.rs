@@ -219,6 +219,9 @@ fn held_against_amcheck(version: u32) {
         "create index n_id on n (id)",
         "create index n_desc on n (id desc nulls first)",
         "create index n_multi on n ((id % 100), id)",
+        // Oids past 2^31 sort unsigned; dates and timestamps as their integers.
+        "create index n_types on n (((id::int8 * 20011 % 4294967296)::oid), \
+         (date '2000-01-01' + id % 50000), (timestamp '2000-01-01' + id * interval '1 s'))",
         "insert into n select null from generate_series(1, 500)",
         "create index n_nulls on n ((id % 3) nulls first, id desc nulls last)",
         "create index n_dup on n ((id % 7))",
@@ -239,6 +242,7 @@ fn held_against_amcheck(version: u32) {
         ("n_desc", "int4 desc"),
         ("n_nulls", "int4 nulls first,int4 desc nulls last"),
         ("n_multi", "int4,int4"),
+        ("n_types", "oid,date,timestamp"),
         ("n_dup", "int4"),
         ("t_s", "text"),
         ("d_id", "int4"),

@@ -168,6 +168,7 @@ pub(crate) fn walk(meta: BtMeta, pages: &[BtPage], blocks: u32) -> Vec<WalkFindi
         pages,
         blocks,
         heapkeyspace: meta.heapkeyspace,
+        child_steps: 0,
         out: Vec::new(),
     };
     if meta.root == P_NONE {
@@ -180,6 +181,7 @@ pub(crate) fn walk(meta: BtMeta, pages: &[BtPage], blocks: u32) -> Vec<WalkFindi
         let mut down: Option<(u32, u32)> = None;
         let mut leaf_level = false;
         let mut children = Children::default();
+        w.child_steps = 0;
         let mut reached_end = false;
         let mut steps = 0u32;
         loop {
@@ -275,6 +277,10 @@ struct Walk<'a> {
     pages: &'a [BtPage],
     blocks: u32,
     heapkeyspace: bool,
+    /// Pages visited on the child level of the level walked. A sound level below is
+    /// visited once over; downlinks that point back and forth would have each traversal
+    /// run the level's length, so a level's traversals stop at twice the file's pages.
+    child_steps: u32,
     out: Vec<WalkFinding>,
 }
 
@@ -326,7 +332,11 @@ impl<'a> Walk<'a> {
             None => (down, false),
         };
         let mut first = true;
-        for _ in 0..=self.blocks {
+        loop {
+            self.child_steps = self.child_steps.saturating_add(1);
+            if self.child_steps > self.blocks.saturating_mul(2).saturating_add(2) {
+                return;
+            }
             if blkno == P_NONE && down == P_NONE {
                 children.prev_right = None;
                 children.prev_incomplete_split = false;
@@ -465,5 +475,110 @@ fn pivot_tuple_identical(heapkeyspace: bool, a: &[u8], b: &[u8]) -> bool {
         a == b
     } else {
         a.get(2..) == b.get(2..)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // Tests may panic: a panic is how they fail.
+    #![allow(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used
+    )]
+    use super::*;
+    use alloc::vec;
+
+    fn key(k: u8) -> Option<Pivot> {
+        Some(Pivot {
+            block: 0,
+            bytes: Some(vec![0, 0, 16, 0, k, 0, 0, 0, 0, 0, 0, 0]),
+        })
+    }
+
+    fn page(block: u32, prev: u32, next: u32, level: u32, flags: u16) -> BtPage {
+        BtPage {
+            block,
+            prev,
+            next,
+            level,
+            flags,
+            stored: 0,
+            high_key: None,
+            items: Vec::new(),
+        }
+    }
+
+    /// A root (block 1) over leaves 2, 3 and 4, high keys 10 and 20 as its pivots.
+    fn tree() -> Vec<BtPage> {
+        let mut root = page(1, 0, 0, 1, BTP_ROOT);
+        root.items = vec![(2, None), (3, Some(10)), (4, Some(20))]
+            .into_iter()
+            .map(|(b, k)| {
+                Some(Pivot {
+                    block: b,
+                    bytes: k.and_then(key).and_then(|p| p.bytes),
+                })
+            })
+            .collect();
+        let mut l2 = page(2, 0, 3, 0, BTP_LEAF);
+        l2.high_key = key(10);
+        let mut l3 = page(3, 2, 4, 0, BTP_LEAF);
+        l3.high_key = key(20);
+        vec![root, l2, l3, page(4, 3, 0, 0, BTP_LEAF)]
+    }
+
+    const META: BtMeta = BtMeta {
+        root: 1,
+        level: 1,
+        heapkeyspace: true,
+    };
+
+    #[test]
+    fn a_sound_tree_has_no_finding() {
+        assert_eq!(walk(META, &tree(), 5), vec![]);
+    }
+
+    #[test]
+    fn a_child_high_key_unlike_its_parent_key_is_found_at_the_parent() {
+        let mut t = tree();
+        t[2].high_key = key(21);
+        assert_eq!(
+            walk(META, &t, 5),
+            vec![WalkFinding {
+                block: 1,
+                finding: Finding::BtreeParentKeyMismatch
+            }]
+        );
+    }
+
+    #[test]
+    fn a_leaf_no_downlink_names_is_found() {
+        let mut t = tree();
+        t[0].items[1].as_mut().unwrap().block = 4;
+        let found = walk(META, &t, 5);
+        assert!(
+            found.contains(&WalkFinding {
+                block: 3,
+                finding: Finding::BtreeLeafLacksDownlink
+            }),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn downlinks_pointing_back_and_forth_end() {
+        // A thousand downlinks alternating between the last leaf and the first: each
+        // traversal would run the whole level; the walk ends with findings, not a hang.
+        let mut t = tree();
+        t[0].items = (0..1000u32)
+            .map(|i| {
+                Some(Pivot {
+                    block: if i % 2 == 0 { 4 } else { 2 },
+                    bytes: None,
+                })
+            })
+            .collect();
+        assert!(!walk(META, &t, 5).is_empty());
     }
 }

@@ -20,17 +20,30 @@ pub enum KeyType {
     Int2,
     Int4,
     Int8,
+    /// oid: unsigned 32 bits (btoidcmp).
+    Oid,
+    /// date: days as int4 (date_cmp).
+    Date,
+    /// timestamp or timestamptz: microseconds as int8 (timestamp_cmp).
+    Timestamp,
     /// text (or varchar) compared bytewise, as under the C collation.
     Text,
 }
 
 impl KeyType {
-    /// The type's name as `format_type` prints it (int2, int4, int8, text; varchar too).
+    /// The type's name as `format_type` prints it (int2, int4, int8, oid, date, timestamp,
+    /// timestamptz, text; varchar too).
     pub fn parse(s: &str) -> Option<KeyType> {
         Some(match s.trim() {
             "int2" | "smallint" => KeyType::Int2,
             "int4" | "integer" | "int" => KeyType::Int4,
             "int8" | "bigint" => KeyType::Int8,
+            "oid" => KeyType::Oid,
+            "date" => KeyType::Date,
+            "timestamp"
+            | "timestamptz"
+            | "timestamp without time zone"
+            | "timestamp with time zone" => KeyType::Timestamp,
             "text" | "varchar" | "character varying" => KeyType::Text,
             _ => return None,
         })
@@ -40,8 +53,8 @@ impl KeyType {
     fn align(self) -> usize {
         match self {
             KeyType::Int2 => 2,
-            KeyType::Int4 | KeyType::Text => 4,
-            KeyType::Int8 => 8,
+            KeyType::Int4 | KeyType::Oid | KeyType::Date | KeyType::Text => 4,
+            KeyType::Int8 | KeyType::Timestamp => 8,
         }
     }
 }
@@ -245,11 +258,17 @@ fn datums<'a>(r: &Reader<'a>, item: &Item, keys: &[KeyColumn]) -> Option<Vec<Dat
             }
         }
         let d = match k {
-            KeyType::Int2 | KeyType::Int4 | KeyType::Int8 => {
+            KeyType::Int2
+            | KeyType::Int4
+            | KeyType::Int8
+            | KeyType::Oid
+            | KeyType::Date
+            | KeyType::Timestamp => {
                 at = align_to(at, item.data_at, k.align())?;
                 let (v, n) = match k {
                     KeyType::Int2 => (i64::from(r.u16(at)? as i16), 2),
-                    KeyType::Int4 => (i64::from(r.i32(at)?), 4),
+                    KeyType::Int4 | KeyType::Date => (i64::from(r.i32(at)?), 4),
+                    KeyType::Oid => (i64::from(r.u32(at)?), 4),
                     _ => (r.i64(at)?, 8),
                 };
                 at = at.checked_add(n)?;
