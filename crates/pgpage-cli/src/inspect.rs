@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use pgpage::bitflip::{localise, odds_sentence, BitFlips};
 use pgpage::decode::{
-    decode_page_with, file_kind, DecodeOptions, DecodedPage, Hints, KeyType, PageKind,
+    decode_page_with, file_kind, DecodeOptions, DecodedPage, Hints, KeyColumn, PageKind,
 };
 use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry};
 use pgpage::redact::{is_row_data_column, redact, Masked, Redaction};
@@ -50,17 +50,23 @@ pub struct InspectArgs {
     /// headers and checksums are kept. Each block says how many bytes were masked.
     #[arg(long)]
     pub redact: bool,
-    /// A B-tree index's key column types, in column order (int2, int4, int8, text; text
-    /// compared as under the C collation), so each page's item order and high key are
+    /// A B-tree index's key column types, in column order (int2, int4, int8, oid, date,
+    /// timestamp, timestamptz, text; text
+    /// compared as under the C collation), each with the index's DESC and NULLS FIRST/LAST
+    /// if any (`int4 desc nulls first,text`), so each page's item order and high key are
     /// checked as bt_index_check checks them; without them the order is said to be unchecked.
-    #[arg(long, value_name = "TYPE[,TYPE...]", value_delimiter = ',', value_parser = parse_key_type)]
-    pub key_types: Vec<KeyType>,
+    #[arg(long, value_name = "TYPE [DESC] [NULLS FIRST|LAST][,...]", value_delimiter = ',', value_parser = parse_key_type)]
+    pub key_types: Vec<KeyColumn>,
     pub path: PathBuf,
 }
 
-fn parse_key_type(s: &str) -> Result<KeyType, String> {
-    KeyType::parse(s).ok_or_else(|| {
-        format!("key type \"{s}\" is not one whose order pgpage checks: int2, int4, int8 or text")
+fn parse_key_type(s: &str) -> Result<KeyColumn, String> {
+    KeyColumn::parse(s).ok_or_else(|| {
+        format!(
+            "key type \"{s}\" is not one whose order pgpage checks: int2, int4, int8, oid, date, \
+             timestamp, timestamptz or text, \
+             each optionally followed by DESC and NULLS FIRST or NULLS LAST"
+        )
     })
 }
 

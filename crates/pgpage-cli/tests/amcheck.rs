@@ -23,11 +23,18 @@ use std::fs;
 
 use common::Cluster;
 use pgpage::checksum::pg_checksum_page;
-use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Fork, Hints, Items, KeyType};
+use pgpage::decode::{
+    decode_page_with, file_kind, DecodeOptions, Fork, Hints, Items, KeyColumn, KeyType,
+};
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::{Evidence, Finding};
 use pgpage::scan::{ChecksumsKnown, FileScan};
 use pgpage::Endian;
+
+/// Key types as ascending columns (CREATE INDEX's default).
+fn columns(keys: &[KeyType]) -> Vec<KeyColumn> {
+    keys.iter().map(|&k| k.into()).collect()
+}
 
 const BLCKSZ: usize = 8192;
 
@@ -181,7 +188,14 @@ fn page_findings(bytes: &[u8], keys: Option<&[KeyType]>) -> HashSet<(u32, Option
     };
     let mut out = HashSet::new();
     for (b, page) in bytes.chunks_exact(BLCKSZ).enumerate() {
-        let d = decode_page_with(page, b as u32, &opts, &Hints { btree_keys: keys });
+        let d = decode_page_with(
+            page,
+            b as u32,
+            &opts,
+            &Hints {
+                btree_keys: keys.map(columns).as_deref(),
+            },
+        );
         for s in d.problems() {
             out.insert((b as u32, s.item, s.problem.unwrap()));
         }

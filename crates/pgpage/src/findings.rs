@@ -436,6 +436,77 @@ findings! {
     BtreeLinkPastEnd => "btree_link_past_end", Structural,
         "backend/storage/smgr/md.c", "mdreadv",
         "could not read block %u in file \"%s\": read only 0 of %d bytes";
+
+    // ---- bt_index_parent_check's cross-level checks (btwalk.rs), 13-18 alike: the file
+    // walk holds the index still, as amcheck's ShareLock does. ----
+    /// bt_check_level_from_leftmost: the first live page of a level has a left sibling.
+    BtreeNotLeftmost => "btree_not_leftmost", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_check_level_from_leftmost",
+        "block %u is not leftmost in index \"%s\"";
+    /// bt_check_level_from_leftmost: a sibling chain reaches a fully deleted page, which no
+    /// link names once VACUUM has unlinked it.
+    BtreeLinkToDeleted => "btree_link_to_deleted", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_check_level_from_leftmost",
+        "downlink or sibling link points to deleted block in index \"%s\"";
+    /// bt_check_every_level: a level above the leaves whose pages are all deleted or
+    /// half-dead (reported at the metapage).
+    BtreeNoValidPagesOnLevel => "btree_no_valid_pages_on_level", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_check_every_level",
+        "index \"%s\" has no valid pages on level below %u or first level";
+    /// bt_child_check: a downlink names a fully deleted page (reported at the parent).
+    BtreeDownlinkToDeleted => "btree_downlink_to_deleted", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_child_check",
+        "downlink to deleted page found in index \"%s\"";
+    /// bt_child_highkey_check: the child level's right links end before the page the next
+    /// downlink names (reported at the parent).
+    BtreeCannotTraverseToDownlink => "btree_cannot_traverse_to_downlink", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_child_highkey_check",
+        "can't traverse from downlink %u to downlink %u of index \"%s\"";
+    /// bt_child_highkey_check: the leftmost parent's first downlink names a page with a left
+    /// sibling (reported at the parent).
+    BtreeFirstChildNotLeftmost => "btree_first_child_not_leftmost", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_child_highkey_check",
+        "the first child of leftmost target page is not leftmost of its level in index \"%s\"";
+    /// bt_child_highkey_check: a page reached by a downlink or along the child level is not
+    /// one level below its parent (reported at that page, amcheck's "Block pointed to").
+    BtreeChildLevelInvalid => "btree_child_level_invalid", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_child_highkey_check",
+        "block found while following rightlinks from child of index \"%s\" has invalid level";
+    /// bt_child_highkey_check: a child right of the rightmost parent's last downlink has a
+    /// high key (reported at the parent).
+    BtreeChildHighKeyAboveRightmost => "btree_child_high_key_above_rightmost", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_child_highkey_check",
+        "child high key is greater than rightmost pivot key on target level in index \"%s\"";
+    /// bt_child_highkey_check: a child left of its parent's first downlink, with no left
+    /// sibling of the parent to take the high key from (reported at the parent).
+    BtreeNoLeftSiblingHighKey => "btree_no_left_sibling_high_key", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_child_highkey_check",
+        "can't find left sibling high key in index \"%s\"";
+    /// bt_child_highkey_check: a child's high key is not byte for byte the parent's key next
+    /// to its downlink (bt_pivot_tuple_identical; reported at the parent).
+    BtreeParentKeyMismatch => "btree_parent_key_mismatch", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_child_highkey_check",
+        "mismatch between parent key and child high key in index \"%s\"";
+    /// bt_downlink_missing_check: a leaf no downlink names, with no incomplete split to
+    /// explain it.
+    BtreeLeafLacksDownlink => "btree_leaf_lacks_downlink", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_downlink_missing_check",
+        "leaf index block lacks downlink in index \"%s\"";
+    /// bt_downlink_missing_check: below an internal page without a downlink, a leftmost
+    /// descent meets a page not one level down (reported at the page without a downlink).
+    BtreeDescentLevelMismatch => "btree_descent_level_mismatch", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_downlink_missing_check",
+        "downlink points to block in index \"%s\" whose level is not one level down";
+    /// bt_downlink_missing_check: below an internal page without a downlink, the leftmost
+    /// descent ends on a fully deleted leaf.
+    BtreeDownlinkToDeletedLeaf => "btree_downlink_to_deleted_leaf", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_downlink_missing_check",
+        "downlink to deleted leaf page found in index \"%s\"";
+    /// bt_downlink_missing_check: an internal page no downlink names that does not top an
+    /// interrupted multi-level deletion.
+    BtreeInternalBlockLacksDownlink => "btree_internal_block_lacks_downlink", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_downlink_missing_check",
+        "internal index block lacks downlink in index \"%s\"";
     // A heap's visibility map and free space map against its pages (forks.rs), and a page's
     // own PD_ALL_VISIBLE against its line pointers.
     /// The VM's all-visible bit is set for a heap page without PD_ALL_VISIBLE: VACUUM warns

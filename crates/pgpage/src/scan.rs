@@ -8,7 +8,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use serde::Serialize;
 
-use crate::btwalk::{self, BtMeta, BtPage};
+use crate::btwalk::{self, BtMeta, BtPage, Pivot};
 use crate::checksum::{blocks_matching, finish as checksum_finish};
 use crate::decode::{Reader, LP_NORMAL, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
 use crate::fields::HEAP_TUPLE_HEADER_DATA;
@@ -713,11 +713,13 @@ impl FileScan {
 
 /// Exported scans start with this, then a version byte.
 const MAGIC: &[u8; 4] = b"PGFS";
-const VERSION: u8 = 4;
+const VERSION: u8 = 5;
 const ROW_BYTES: usize = 16;
 const LINK_BYTES: usize = 13;
 const RUN_BYTES: usize = 8;
-const BT_PAGE_BYTES: usize = 24;
+/// A B-tree page's fixed part: four block numbers, flags, checksum, its high key's tag and
+/// its item count (each pivot after it: a tag, then a block and its bytes when present).
+const BT_PAGE_BYTES: usize = 25;
 const MAP_FINDING_BYTES: usize = 8;
 /// `tuple_block` None in an exported row (InvalidBlockNumber, never a block).
 const NO_BLOCK: u32 = u32::MAX;
@@ -755,11 +757,19 @@ impl FileScan {
         out.extend_from_slice(&len32(self.map_findings.len()).to_le_bytes());
         let (has_meta, meta) = match self.bt_meta {
             Some(m) => (1u8, m),
-            None => (0, BtMeta { root: 0, level: 0 }),
+            None => (
+                0,
+                BtMeta {
+                    root: 0,
+                    level: 0,
+                    heapkeyspace: false,
+                },
+            ),
         };
         out.push(has_meta);
         out.extend_from_slice(&meta.root.to_le_bytes());
         out.extend_from_slice(&meta.level.to_le_bytes());
+        out.push(u8::from(meta.heapkeyspace));
         for r in &self.rows {
             out.extend_from_slice(&r.block.to_le_bytes());
             out.extend_from_slice(&r.fold.to_le_bytes());
@@ -779,11 +789,16 @@ impl FileScan {
             out.extend_from_slice(&end.to_le_bytes());
         }
         for p in &self.bt_pages {
-            for v in [p.block, p.prev, p.next, p.level, p.downlink] {
+            for v in [p.block, p.prev, p.next, p.level] {
                 out.extend_from_slice(&v.to_le_bytes());
             }
             out.extend_from_slice(&p.flags.to_le_bytes());
             out.extend_from_slice(&p.stored.to_le_bytes());
+            export_pivot(&mut out, p.high_key.as_ref());
+            out.extend_from_slice(&len32(p.items.len()).to_le_bytes());
+            for i in &p.items {
+                export_pivot(&mut out, i.as_ref());
+            }
         }
         for f in &self.map_findings {
             out.extend_from_slice(&f.block.to_le_bytes());
@@ -829,6 +844,7 @@ impl FileScan {
         let meta = BtMeta {
             root: r.u32()?,
             level: r.u32()?,
+            heapkeyspace: r.u8()? == 1,
         };
         scan.bt_meta = has_meta.then_some(meta);
         let expected = rows.checked_mul(ROW_BYTES).and_then(|n| {
@@ -837,7 +853,8 @@ impl FileScan {
                 .checked_add(bt_pages.checked_mul(BT_PAGE_BYTES)?)?
                 .checked_add(map_findings.checked_mul(MAP_FINDING_BYTES)?)
         });
-        if expected != Some(r.0.len()) {
+        // The B-tree pages' pivots make their part longer than its fixed size.
+        if expected.is_none_or(|n| n > r.0.len()) {
             return Err(ScanError::NotAScan);
         }
         scan.rows.reserve_exact(rows);
@@ -872,15 +889,25 @@ impl FileScan {
         }
         scan.bt_pages.reserve_exact(bt_pages);
         for _ in 0..bt_pages {
-            scan.bt_pages.push(BtPage {
+            let mut p = BtPage {
                 block: r.u32()?,
                 prev: r.u32()?,
                 next: r.u32()?,
                 level: r.u32()?,
-                downlink: r.u32()?,
                 flags: r.u16()?,
                 stored: r.u16()?,
-            });
+                high_key: r.pivot()?,
+                items: Vec::new(),
+            };
+            let items = r.u32()?;
+            // Each item takes a byte at least: a count past the bytes left is not a scan.
+            if usize::try_from(items).map_or(true, |n| n > r.0.len()) {
+                return Err(ScanError::NotAScan);
+            }
+            for _ in 0..items {
+                p.items.push(r.pivot()?);
+            }
+            scan.bt_pages.push(p);
         }
         scan.map_findings.reserve_exact(map_findings);
         for _ in 0..map_findings {
@@ -896,7 +923,35 @@ impl FileScan {
                 finding,
             });
         }
+        if !r.0.is_empty() {
+            return Err(ScanError::NotAScan);
+        }
         Ok(scan)
+    }
+}
+
+/// A pivot as `import` reads it: 0 (none), 1 (a block, no bytes) or 2 (a block, a u16 length
+/// and the bytes).
+fn export_pivot(out: &mut Vec<u8>, p: Option<&Pivot>) {
+    let Some(p) = p else {
+        out.push(0);
+        return;
+    };
+    match p
+        .bytes
+        .as_deref()
+        .and_then(|b| Some((b, u16::try_from(b.len()).ok()?)))
+    {
+        Some((b, n)) => {
+            out.push(2);
+            out.extend_from_slice(&p.block.to_le_bytes());
+            out.extend_from_slice(&n.to_le_bytes());
+            out.extend_from_slice(b);
+        }
+        None => {
+            out.push(1);
+            out.extend_from_slice(&p.block.to_le_bytes());
+        }
     }
 }
 
@@ -920,6 +975,23 @@ impl<'a> Bytes<'a> {
 
     fn u16(&mut self) -> Result<u16, ScanError> {
         Ok(u16::from_le_bytes(self.array()?))
+    }
+
+    fn pivot(&mut self) -> Result<Option<Pivot>, ScanError> {
+        let tag = self.u8()?;
+        if tag == 0 {
+            return Ok(None);
+        }
+        let block = self.u32()?;
+        let bytes = match tag {
+            1 => None,
+            2 => {
+                let n = usize::from(self.u16()?);
+                Some(self.take(n)?.to_vec())
+            }
+            _ => return Err(ScanError::NotAScan),
+        };
+        Ok(Some(Pivot { block, bytes }))
     }
 
     fn u32(&mut self) -> Result<u32, ScanError> {

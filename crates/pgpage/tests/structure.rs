@@ -13,12 +13,17 @@
 use std::fs;
 use std::path::PathBuf;
 
-use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Fork, Hints, KeyType};
+use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Fork, Hints, KeyColumn, KeyType};
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::{Evidence, Finding};
 use pgpage::scan::{ChecksumsKnown, FileScan};
 use pgpage::Endian;
 use serde_json::Value;
+
+/// Key types as ascending columns (CREATE INDEX's default).
+fn columns(keys: &[KeyType]) -> Vec<KeyColumn> {
+    keys.iter().map(|&k| k.into()).collect()
+}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -49,7 +54,14 @@ fn findings(
         )),
         ..DecodeOptions::default()
     };
-    let d = decode_page_with(page, block, &opts, &Hints { btree_keys: keys });
+    let d = decode_page_with(
+        page,
+        block,
+        &opts,
+        &Hints {
+            btree_keys: keys.map(columns).as_deref(),
+        },
+    );
     d.problems()
         .map(|s| (s.item, s.problem.unwrap()))
         .chain(d.findings.iter().map(|f| (None, *f)))

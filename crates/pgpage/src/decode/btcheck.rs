@@ -1,8 +1,9 @@
 //! verify_nbtree's checks of one B-tree page (contrib/amcheck/verify_nbtree.c): the page
 //! shape palloc_btree_page insists on, posting list order, and, when the caller names the
 //! key types, bt_target_page_check's item order and high key invariants. The keys compare as
-//! the default (ascending) btree opclasses of int2, int4, int8 and text under C collation
-//! order them; anything else is said to be unchecked, never guessed.
+//! the default btree opclasses of int2, int4, int8 and text under C collation order them,
+//! each column ASC or DESC, NULLS FIRST or LAST as pg_index.indoption says; anything else is
+//! said to be unchecked, never guessed.
 
 use alloc::vec::Vec;
 use core::cmp::Ordering;
@@ -19,17 +20,30 @@ pub enum KeyType {
     Int2,
     Int4,
     Int8,
+    /// oid: unsigned 32 bits (btoidcmp).
+    Oid,
+    /// date: days as int4 (date_cmp).
+    Date,
+    /// timestamp or timestamptz: microseconds as int8 (timestamp_cmp).
+    Timestamp,
     /// text (or varchar) compared bytewise, as under the C collation.
     Text,
 }
 
 impl KeyType {
-    /// The type's name as `format_type` prints it (int2, int4, int8, text; varchar too).
+    /// The type's name as `format_type` prints it (int2, int4, int8, oid, date, timestamp,
+    /// timestamptz, text; varchar too).
     pub fn parse(s: &str) -> Option<KeyType> {
         Some(match s.trim() {
             "int2" | "smallint" => KeyType::Int2,
             "int4" | "integer" | "int" => KeyType::Int4,
             "int8" | "bigint" => KeyType::Int8,
+            "oid" => KeyType::Oid,
+            "date" => KeyType::Date,
+            "timestamp"
+            | "timestamptz"
+            | "timestamp without time zone"
+            | "timestamp with time zone" => KeyType::Timestamp,
             "text" | "varchar" | "character varying" => KeyType::Text,
             _ => return None,
         })
@@ -39,9 +53,55 @@ impl KeyType {
     fn align(self) -> usize {
         match self {
             KeyType::Int2 => 2,
-            KeyType::Int4 | KeyType::Text => 4,
-            KeyType::Int8 => 8,
+            KeyType::Int4 | KeyType::Oid | KeyType::Date | KeyType::Text => 4,
+            KeyType::Int8 | KeyType::Timestamp => 8,
         }
+    }
+}
+
+/// A key column as the index orders it: its type and pg_index.indoption's INDOPTION_DESC and
+/// INDOPTION_NULLS_FIRST bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyColumn {
+    pub ty: KeyType,
+    pub desc: bool,
+    pub nulls_first: bool,
+}
+
+impl From<KeyType> for KeyColumn {
+    /// ASC NULLS LAST, CREATE INDEX's default.
+    fn from(ty: KeyType) -> KeyColumn {
+        KeyColumn {
+            ty,
+            desc: false,
+            nulls_first: false,
+        }
+    }
+}
+
+impl KeyColumn {
+    /// A column as an index definition writes it: `int4`, `int4 desc`, `text nulls first`,
+    /// `int8 desc nulls last` (DESC alone is NULLS FIRST, as in CREATE INDEX).
+    pub fn parse(s: &str) -> Option<KeyColumn> {
+        let lower = s.trim().to_ascii_lowercase();
+        let mut rest = lower.as_str();
+        let mut nulls = None;
+        for (suffix, first) in [(" nulls first", true), (" nulls last", false)] {
+            if let Some(r) = rest.strip_suffix(suffix) {
+                (rest, nulls) = (r.trim_end(), Some(first));
+            }
+        }
+        let mut desc = false;
+        for (suffix, d) in [(" desc", true), (" asc", false)] {
+            if let Some(r) = rest.strip_suffix(suffix) {
+                (rest, desc) = (r.trim_end(), d);
+            }
+        }
+        Some(KeyColumn {
+            ty: KeyType::parse(rest)?,
+            desc,
+            nulls_first: nulls.unwrap_or(desc),
+        })
     }
 }
 
@@ -181,16 +241,15 @@ fn read_item(r: &Reader, id: &ItemId, nkeys: usize) -> Option<Item> {
 enum Datum<'a> {
     Int(i64),
     Bytes(&'a [u8]),
-    /// NULL: above every value under the default NULLS LAST.
     Null,
 }
 
 /// The key attributes of `item` (up to its natts); None when one cannot be read as its type
 /// (a compressed or garbage varlena, a big-endian page's text).
-fn datums<'a>(r: &Reader<'a>, item: &Item, keys: &[KeyType]) -> Option<Vec<Datum<'a>>> {
+fn datums<'a>(r: &Reader<'a>, item: &Item, keys: &[KeyColumn]) -> Option<Vec<Datum<'a>>> {
     let mut out = Vec::with_capacity(item.natts);
     let mut at = item.data_at;
-    for (i, &k) in keys.iter().enumerate().take(item.natts) {
+    for (i, k) in keys.iter().map(|c| c.ty).enumerate().take(item.natts) {
         if let Some(bits) = item.nulls {
             let byte = r.u8(bits.checked_add(i / 8)?)?;
             if byte & (1 << (i % 8)) == 0 {
@@ -199,11 +258,17 @@ fn datums<'a>(r: &Reader<'a>, item: &Item, keys: &[KeyType]) -> Option<Vec<Datum
             }
         }
         let d = match k {
-            KeyType::Int2 | KeyType::Int4 | KeyType::Int8 => {
+            KeyType::Int2
+            | KeyType::Int4
+            | KeyType::Int8
+            | KeyType::Oid
+            | KeyType::Date
+            | KeyType::Timestamp => {
                 at = align_to(at, item.data_at, k.align())?;
                 let (v, n) = match k {
                     KeyType::Int2 => (i64::from(r.u16(at)? as i16), 2),
-                    KeyType::Int4 => (i64::from(r.i32(at)?), 4),
+                    KeyType::Int4 | KeyType::Date => (i64::from(r.i32(at)?), 4),
+                    KeyType::Oid => (i64::from(r.u32(at)?), 4),
                     _ => (r.i64(at)?, 8),
                 };
                 at = at.checked_add(n)?;
@@ -256,12 +321,33 @@ fn tid_key(t: Option<Tid>) -> Option<(u32, u16)> {
     t.map(|t| (t.block, t.offset))
 }
 
+/// _bt_compare's order of one attribute: NULL against a value by NULLS FIRST or LAST, two
+/// values by the opclass, inverted under DESC (NULLs are not inverted).
+fn compare_datum(x: &Datum, y: &Datum, column: Option<&KeyColumn>) -> Ordering {
+    let (desc, nulls_first) = column.map_or((false, false), |c| (c.desc, c.nulls_first));
+    match (x, y) {
+        (Datum::Null, Datum::Null) => Ordering::Equal,
+        (Datum::Null, _) if nulls_first => Ordering::Less,
+        (Datum::Null, _) => Ordering::Greater,
+        (_, Datum::Null) if nulls_first => Ordering::Greater,
+        (_, Datum::Null) => Ordering::Less,
+        _ if desc => y.cmp(x),
+        _ => x.cmp(y),
+    }
+}
+
 /// _bt_compare's order of two items: the key attributes (missing ones minus infinity), then
 /// the heap TID (missing: minus infinity). `a_tid` is the TID `a` compares with.
-fn compare(a: &[Datum], a_tid: Option<Tid>, b: &[Datum], b_tid: Option<Tid>) -> Ordering {
+fn compare(
+    keys: &[KeyColumn],
+    a: &[Datum],
+    a_tid: Option<Tid>,
+    b: &[Datum],
+    b_tid: Option<Tid>,
+) -> Ordering {
     for i in 0..a.len().max(b.len()) {
         match (a.get(i), b.get(i)) {
-            (Some(x), Some(y)) => match x.cmp(y) {
+            (Some(x), Some(y)) => match compare_datum(x, y, keys.get(i)) {
                 Ordering::Equal => {}
                 o => return o,
             },
@@ -280,11 +366,11 @@ pub(super) fn check_items(
     lps: &[ItemId],
     leaf: bool,
     rightmost: bool,
-    keys: Option<&[KeyType]>,
+    keys: Option<&[KeyColumn]>,
     spans: &mut Spans,
 ) {
     let first_data: u16 = if rightmost { 1 } else { 2 };
-    let nkeys = keys.map_or(0, <[KeyType]>::len);
+    let nkeys = keys.map_or(0, <[KeyColumn]>::len);
     let items: Vec<Option<Item>> = lps
         .iter()
         .map(|id| {
@@ -328,13 +414,13 @@ pub(super) fn check_items(
         };
         if let Some((hk, hk_tid)) = &high_key {
             // A posting list's last TID is what must stay under the high key.
-            let o = compare(&d, item.max_tid, hk, *hk_tid);
+            let o = compare(keys, &d, item.max_tid, hk, *hk_tid);
             if o == Ordering::Greater || (!leaf && o == Ordering::Equal) {
                 spans.flag_item(&index_tuple_data::T_TID, item.lp, Finding::BtreeHighKey);
             }
         }
         if let Some((pd, ptid, plp)) = &prev {
-            if compare(pd, *ptid, &d, item.heap_tid) != Ordering::Less {
+            if compare(keys, pd, *ptid, &d, item.heap_tid) != Ordering::Less {
                 spans.flag_item(&index_tuple_data::T_TID, *plp, Finding::BtreeItemOrder);
             }
         }

@@ -17,19 +17,20 @@ use crate::fields::{
 };
 use crate::findings::Finding;
 
-pub(super) const BTP_LEAF: u16 = 1 << 0;
-const BTP_ROOT: u16 = 1 << 1;
-pub(super) const BTP_DELETED: u16 = 1 << 2;
-const BTP_META: u16 = 1 << 3;
-pub(super) const BTP_HALF_DEAD: u16 = 1 << 4;
-pub(super) const BTP_HAS_FULLXID: u16 = 1 << 8;
+pub(crate) const BTP_LEAF: u16 = 1 << 0;
+pub(crate) const BTP_ROOT: u16 = 1 << 1;
+pub(crate) const BTP_DELETED: u16 = 1 << 2;
+pub(crate) const BTP_META: u16 = 1 << 3;
+pub(crate) const BTP_HALF_DEAD: u16 = 1 << 4;
+pub(crate) const BTP_INCOMPLETE_SPLIT: u16 = 1 << 7;
+pub(crate) const BTP_HAS_FULLXID: u16 = 1 << 8;
 /// nbtree.h: INDEX_ALT_TID_MASK (= INDEX_AM_RESERVED_BIT) and the t_tid offset bits.
 pub(super) const INDEX_ALT_TID_MASK: u16 = 0x2000;
 pub(super) const BT_OFFSET_MASK: u16 = 0x0FFF;
 pub(super) const BT_PIVOT_HEAP_TID_ATTR: u16 = 0x1000;
 pub(super) const BT_IS_POSTING: u16 = 0x2000;
 /// nbtree.h: BTREE_MAGIC.
-const BTREE_MAGIC: u32 = 0x053162;
+pub(crate) const BTREE_MAGIC: u32 = 0x053162;
 /// nbtree.h: BTREE_NOVAC_VERSION, the first version with the extended metapage fields.
 const BTREE_NOVAC_VERSION: u32 = 3;
 
@@ -271,7 +272,7 @@ fn item(
 pub(super) fn decode(
     r: &Reader,
     header: &PageHeader,
-    keys: Option<&[super::KeyType]>,
+    keys: Option<&[super::KeyColumn]>,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
     let at = special_opaque(r, header, spans, &BT_PAGE_OPAQUE_DATA);

@@ -31,7 +31,7 @@
 
 mod brin;
 mod btcheck;
-mod btree;
+pub(crate) mod btree;
 mod gin;
 mod gist;
 mod hash;
@@ -55,7 +55,7 @@ use crate::findings::Finding;
 use crate::layout::{read_u16, read_u32, read_u64, Endian};
 
 pub use brin::{BrinMeta, BrinSpecial, RevmapItem};
-pub use btcheck::KeyType;
+pub use btcheck::{KeyColumn, KeyType};
 pub use btree::{BtreeItem, BtreeMeta, BtreeSpecial};
 pub use gin::{GinLeafItem, GinMeta, GinSpecial};
 pub use gist::{GistItem, GistSpecial};
@@ -151,7 +151,7 @@ impl Default for DecodeOptions {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Hints<'a> {
     /// A B-tree index's key column types, in index column order.
-    pub btree_keys: Option<&'a [KeyType]>,
+    pub btree_keys: Option<&'a [KeyColumn]>,
 }
 
 /// A byte range of the page and the field it belongs to.
