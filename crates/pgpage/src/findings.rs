@@ -248,10 +248,11 @@ findings! {
         "backend/access/heap/hio.c", "RelationGetBufferForTuple",
         "pd_special leaves a special space, which heap pages do not have";
     /// The special space is not the access method's opaque data size (_bt_checkpage,
-    /// _hash_checkpage, gistcheckpage and the others check it alike).
+    /// _hash_checkpage, gistcheckpage and verify_gin.c's check_index_page check it alike, in
+    /// these words; SP-GiST and BRIN read on and fail later, in other words).
     SpecialSizeWrong => "special_size_wrong", Server,
         "backend/access/nbtree/nbtpage.c", "_bt_checkpage",
-        "index contains corrupted page: the special space is not the size of the access method's opaque data";
+        "index \"%s\" contains corrupted page at block %u";
     /// The metapage magic is not the access method's.
     MetaMagicWrong => "meta_magic_wrong", Server,
         "backend/access/nbtree/nbtpage.c", "_bt_getmeta",
@@ -620,6 +621,13 @@ findings! {
     GinPostingTreeRightmostKey => "gin_posting_tree_rightmost_key", Structural,
         "contrib/amcheck/verify_gin.c", "gin_check_posting_tree_parent_keys_consistency",
         "index \"%s\": rightmost posting tree page (blk %u) has unexpected last key (%u, %u)";
+
+    // The other index access methods' read checks (issue 18 part 1: decode/brin.rs).
+    /// A BRIN page (not the metapage) whose type is neither revmap nor regular: the server,
+    /// reaching it from the range map, refuses it (brin_page.h: BRIN_IS_REGULAR_PAGE).
+    BrinPageTypeUnexpected => "brin_page_type_unexpected", Server,
+        "backend/access/brin/brin_revmap.c", "brinGetTupleForHeapBlock",
+        "corrupted BRIN index: inconsistent range map";
 
     // ---- WAL (issue 18 part 4) ----
     /// A segment file shorter than its segment size (or than one page header).
