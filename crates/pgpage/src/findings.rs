@@ -248,10 +248,11 @@ findings! {
         "backend/access/heap/hio.c", "RelationGetBufferForTuple",
         "pd_special leaves a special space, which heap pages do not have";
     /// The special space is not the access method's opaque data size (_bt_checkpage,
-    /// _hash_checkpage, gistcheckpage and the others check it alike).
+    /// _hash_checkpage, gistcheckpage and verify_gin.c's check_index_page check it alike, in
+    /// these words; SP-GiST and BRIN read on and fail later, in other words).
     SpecialSizeWrong => "special_size_wrong", Server,
         "backend/access/nbtree/nbtpage.c", "_bt_checkpage",
-        "index contains corrupted page: the special space is not the size of the access method's opaque data";
+        "index \"%s\" contains corrupted page at block %u";
     /// The metapage magic is not the access method's.
     MetaMagicWrong => "meta_magic_wrong", Server,
         "backend/access/nbtree/nbtpage.c", "_bt_getmeta",
@@ -634,6 +635,70 @@ findings! {
     ToastRelationMissing => "toast_relation_missing", Note,
         "backend/access/common/detoast.c", "toast_fetch_datum",
         "the value is stored in a TOAST relation that was not given";
+
+    // ---- GIN (issue 18 part 1: decode/gincheck.rs): gin_index_check's checks (amcheck 1.5,
+    // PostgreSQL 18) that one page answers; "%s" is the index's name. ----
+    /// check_index_page: a deleted entry tree leaf with line pointers.
+    GinDeletedPageWithTuples => "gin_deleted_page_with_tuples", Structural,
+        "contrib/amcheck/verify_gin.c", "check_index_page",
+        "index \"%s\" has deleted page %u with tuples";
+    /// check_index_page: more line pointers than MaxIndexTuplesPerPage.
+    GinTooManyTuples => "gin_too_many_tuples", Structural,
+        "contrib/amcheck/verify_gin.c", "check_index_page",
+        "index \"%s\" has page %u with exceeding count of tuples";
+    /// PageGetItemIdCareful: lp_off + lp_len past BLCKSZ less the special space.
+    GinLpPastTupleSpace => "gin_lp_past_tuple_space", Structural,
+        "contrib/amcheck/verify_gin.c", "PageGetItemIdCareful",
+        "line pointer points past end of tuple space in index \"%s\"";
+    /// PageGetItemIdCareful: an entry tree line pointer that is not LP_NORMAL with storage.
+    GinLpInvalid => "gin_lp_invalid", Structural,
+        "contrib/amcheck/verify_gin.c", "PageGetItemIdCareful",
+        "invalid line pointer storage in index \"%s\"";
+    /// gin_check_parent_keys_consistency: MAXALIGN(lp_len) differs from MAXALIGN(IndexTupleSize).
+    GinTupleSizeInconsistent => "gin_tuple_size_inconsistent", Structural,
+        "contrib/amcheck/verify_gin.c", "gin_check_parent_keys_consistency",
+        "index \"%s\" has inconsistent tuple sizes, block %u, offset %u";
+    /// gin_check_parent_keys_consistency: an entry not above the one before it (null category,
+    /// then the key as the opclass compares it), by the key type the caller gave.
+    GinEntryOrder => "gin_entry_order", Structural,
+        "contrib/amcheck/verify_gin.c", "gin_check_parent_keys_consistency",
+        "index \"%s\" has wrong tuple order on entry tree page, block %u, offset %u, rightlink %u";
+    /// The key type of a one-column GIN index is not known (or a key is compressed, or the
+    /// page is big-endian): the entry order is not checked rather than guessed.
+    GinEntryOrderNotChecked => "gin_entry_order_not_checked", Note,
+        "contrib/amcheck/verify_gin.c", "gin_check_parent_keys_consistency",
+        "the entry order is not checked: the index's key type is not known or not comparable here";
+    /// ginReadTupleWithoutState: a compressed posting list decodes to another count of TIDs
+    /// than the tuple's header says.
+    GinPostingCountMismatch => "gin_posting_count_mismatch", Structural,
+        "contrib/amcheck/verify_gin.c", "ginReadTupleWithoutState",
+        "number of items mismatch in GIN entry tuple, %d in tuple header, %d decoded";
+    /// gin_check_parent_keys_consistency: a posting list TID whose offset is not a valid
+    /// OffsetNumber.
+    GinPostingInvalidHeapPointer => "gin_posting_invalid_heap_pointer", Structural,
+        "contrib/amcheck/verify_gin.c", "gin_check_parent_keys_consistency",
+        "index \"%s\": posting list contains invalid heap pointer on block %u";
+    /// gin_check_posting_tree_parent_keys_consistency: a posting tree internal page whose
+    /// pd_lower does not hold maxoff PostingItems after the right bound.
+    GinPostingTreeLowerMismatch => "gin_posting_tree_lower_mismatch", Structural,
+        "contrib/amcheck/verify_gin.c", "gin_check_posting_tree_parent_keys_consistency",
+        "index \"%s\" has unexpected pd_lower %u in posting tree block %u with maxoff %u)";
+    /// gin_check_posting_tree_parent_keys_consistency: a PostingItem key below the one before.
+    GinPostingTreeOrder => "gin_posting_tree_order", Structural,
+        "contrib/amcheck/verify_gin.c", "gin_check_posting_tree_parent_keys_consistency",
+        "index \"%s\" has wrong tuple order in posting tree, block %u, offset %u";
+    /// gin_check_posting_tree_parent_keys_consistency: the last PostingItem of a level's
+    /// rightmost page keys (0,0) (plus infinity).
+    GinPostingTreeRightmostKey => "gin_posting_tree_rightmost_key", Structural,
+        "contrib/amcheck/verify_gin.c", "gin_check_posting_tree_parent_keys_consistency",
+        "index \"%s\": rightmost posting tree page (blk %u) has unexpected last key (%u, %u)";
+
+    // The other index access methods' read checks (issue 18 part 1: decode/brin.rs).
+    /// A BRIN page (not the metapage) whose type is neither revmap nor regular: the server,
+    /// reaching it from the range map, refuses it (brin_page.h: BRIN_IS_REGULAR_PAGE).
+    BrinPageTypeUnexpected => "brin_page_type_unexpected", Server,
+        "backend/access/brin/brin_revmap.c", "brinGetTupleForHeapBlock",
+        "corrupted BRIN index: inconsistent range map";
 
     // ---- WAL (issue 18 part 4) ----
     /// A segment file shorter than its segment size (or than one page header).

@@ -107,6 +107,9 @@ pub(super) fn decode(
             Items::Revmap(rows)
         }
         _ => {
+            if page_type != BRIN_PAGETYPE_REGULAR {
+                spans.flag(&brin_special_space::TYPE, Finding::BrinPageTypeUnexpected);
+            }
             let lps = line_pointers(r, header, spans);
             for id in &lps {
                 if id.flags == LP_UNUSED || !id.storage_ok(r.len()) {

@@ -8,8 +8,9 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{
-    free_space, index_tuple_spans, line_pointers, meta_spans, pageinspect_flags, special_opaque,
-    Items, PageHeader, Reader, Spans, Special, Tid, SIZE_OF_PAGE_HEADER_DATA,
+    free_space, gincheck, index_tuple_spans, line_pointers, meta_spans, pageinspect_flags,
+    special_opaque, Items, KeyColumn, PageHeader, Reader, Spans, Special, Tid,
+    SIZE_OF_PAGE_HEADER_DATA,
 };
 use crate::fields::{
     gin_meta_page_data, gin_page_opaque_data, gin_posting_list, Field, GIN_DATA_PAGE,
@@ -19,7 +20,9 @@ use crate::findings::Finding;
 
 const GIN_DATA: u16 = 1 << 0;
 const GIN_LEAF: u16 = 1 << 1;
+const GIN_DELETED: u16 = 1 << 2;
 const GIN_META: u16 = 1 << 3;
+const GIN_LIST: u16 = 1 << 4;
 const GIN_COMPRESSED: u16 = 1 << 7;
 /// ginblock.h: GinDataPageGetData = PageGetContents + MAXALIGN(sizeof(ItemPointerData)).
 const GIN_DATA_START: usize = SIZE_OF_PAGE_HEADER_DATA + 8;
@@ -60,8 +63,8 @@ pub struct GinSpecial {
 }
 
 /// ginpostinglist.c: ginPostingListDecode of one GinPostingList segment's varbyte deltas.
-fn decode_segment(first: Tid, bytes: &[u8]) -> Vec<String> {
-    let mut out = alloc::vec![first.text()];
+pub(super) fn decode_segment(first: Tid, bytes: &[u8]) -> Vec<Tid> {
+    let mut out = alloc::vec![first];
     let mut val =
         (u64::from(first.block) << MAX_HEAP_TUPLES_PER_PAGE_BITS) | u64::from(first.offset);
     let mut it = bytes.iter();
@@ -84,7 +87,7 @@ fn decode_segment(first: Tid, bytes: &[u8]) -> Vec<String> {
         val = val.wrapping_add(delta);
         let block = (val >> MAX_HEAP_TUPLES_PER_PAGE_BITS) as u32;
         let offset = (val & ((1 << MAX_HEAP_TUPLES_PER_PAGE_BITS) - 1)) as u16;
-        out.push(Tid { block, offset }.text());
+        out.push(Tid { block, offset });
     }
     out
 }
@@ -111,7 +114,10 @@ fn leaf_items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<GinLeaf
         rows.push(GinLeafItem {
             first_tid: first.text(),
             nbytes,
-            tids: decode_segment(first, bytes),
+            tids: decode_segment(first, bytes)
+                .into_iter()
+                .map(Tid::text)
+                .collect(),
         });
         // GinNextPostingListSegment: SHORTALIGN(offsetof(bytes) + nbytes).
         at = data_at.saturating_add(len).saturating_add(1) & !1;
@@ -119,9 +125,13 @@ fn leaf_items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<GinLeaf
     rows
 }
 
+/// `keys`: the key type of a one-column index (its opclass's storage type: int4 for
+/// jsonb_path_ops, pg_trgm and int4[]'s array_ops, text for jsonb_ops and text[]), for the
+/// entry order check.
 pub(super) fn decode(
     r: &Reader,
     header: &PageHeader,
+    keys: Option<&[KeyColumn]>,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
     let at = special_opaque(r, header, spans, &GIN_PAGE_OPAQUE_DATA);
@@ -177,10 +187,24 @@ pub(super) fn decode(
                 let off = GIN_DATA_START.saturating_add(usize::from(i).saturating_mul(10));
                 spans.table(off, &crate::fields::POSTING_ITEM, Some(i.saturating_add(1)));
             }
+            if flags & GIN_DELETED == 0 {
+                gincheck::check_posting_internal(r, header, maxoff, special.rightlink, spans);
+            }
         }
     } else {
         let lps = line_pointers(r, header, spans);
         index_tuple_spans(r, &lps, spans);
+        if flags & GIN_LIST == 0 {
+            gincheck::check_entry_page(
+                r,
+                flags & GIN_LEAF != 0,
+                flags & GIN_DELETED != 0,
+                special.rightlink,
+                &lps,
+                keys,
+                spans,
+            );
+        }
         items = Items::Lines(lps.iter().map(super::ItemId::row).collect());
     }
     free_space(header, spans);

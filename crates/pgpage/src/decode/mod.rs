@@ -33,6 +33,7 @@ mod brin;
 mod btcheck;
 pub(crate) mod btree;
 mod gin;
+mod gincheck;
 mod gist;
 mod hash;
 mod heap;
@@ -150,7 +151,8 @@ impl Default for DecodeOptions {
 /// for checks that need it; each left out is not judged.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Hints<'a> {
-    /// A B-tree index's key column types, in index column order.
+    /// A B-tree index's key columns, in index column order; for a one-column GIN index, its
+    /// opclass's key (storage) type (the column options do not apply).
     pub btree_keys: Option<&'a [KeyColumn]>,
 }
 
@@ -938,7 +940,7 @@ pub fn decode_page_with(
             PageKind::Btree => btree::decode(&r, &header, hints.btree_keys, &mut spans),
             PageKind::Hash => hash::decode(&r, &header, &mut spans),
             PageKind::Gist => gist::decode(&r, &header, &mut spans),
-            PageKind::Gin => gin::decode(&r, &header, &mut spans),
+            PageKind::Gin => gin::decode(&r, &header, hints.btree_keys, &mut spans),
             PageKind::Spgist => spgist::decode(&r, &header, &mut spans),
             PageKind::Brin => brin::decode(&r, &header, &mut spans),
             PageKind::Fsm => maps::fsm(&r, &mut spans),
