@@ -181,7 +181,15 @@ fn page_findings(bytes: &[u8], keys: Option<&[KeyType]>) -> HashSet<(u32, Option
     };
     let mut out = HashSet::new();
     for (b, page) in bytes.chunks_exact(BLCKSZ).enumerate() {
-        let d = decode_page_with(page, b as u32, &opts, &Hints { btree_keys: keys });
+        let d = decode_page_with(
+            page,
+            b as u32,
+            &opts,
+            &Hints {
+                btree_keys: keys,
+                ..Hints::default()
+            },
+        );
         for s in d.problems() {
             out.insert((b as u32, s.item, s.problem.unwrap()));
         }

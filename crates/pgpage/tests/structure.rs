@@ -49,7 +49,15 @@ fn findings(
         )),
         ..DecodeOptions::default()
     };
-    let d = decode_page_with(page, block, &opts, &Hints { btree_keys: keys });
+    let d = decode_page_with(
+        page,
+        block,
+        &opts,
+        &Hints {
+            btree_keys: keys,
+            ..Hints::default()
+        },
+    );
     d.problems()
         .map(|s| (s.item, s.problem.unwrap()))
         .chain(d.findings.iter().map(|f| (None, *f)))
