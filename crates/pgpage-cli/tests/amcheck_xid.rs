@@ -423,3 +423,57 @@ fn xid_findings_match_amcheck_17() {
 fn xid_findings_match_amcheck_18() {
     held_against_amcheck(18);
 }
+
+/// `pgpage repair`'s pg_surgery SQL for a tuple whose xmin the server cannot look up: run in
+/// the server (pg_surgery is in Debian's 15 only among the builds here), heap_force_freeze
+/// makes the row readable again and every row is back.
+#[test]
+fn heap_force_freeze_from_repair_makes_the_row_readable_15() {
+    let mut c = Cluster::start(15);
+    c.psql(&[
+        "create table x (id int4, s text) with (autovacuum_enabled = off)",
+        "insert into x select g, 'row ' || g from generate_series(1, 1500) g",
+        "select count(*) from x",
+        "checkpoint",
+    ]);
+    let x_path = c.file("select pg_relation_filepath('x')");
+    c.stop();
+    let mut d = fs::read(&x_path).unwrap();
+    let (lp, off) = plain_tuple(&d[BLCKSZ..2 * BLCKSZ], 1);
+    let at = BLCKSZ + off;
+    let id = u32::from_le_bytes(d[at + 24..at + 28].try_into().unwrap());
+    put_u32(&mut d, at, 3_000_000_000);
+    let m = u16_at(&d, at + 20) & !0x0300;
+    put_u16(&mut d, at + 20, m);
+    fix_checksums(&mut d);
+    fs::write(&x_path, &d).unwrap();
+    c.restart();
+    let err = c.try_psql("select count(*) from x").unwrap_err();
+    assert!(
+        err.contains("could not access status of transaction"),
+        "{err}"
+    );
+
+    let out = pgpage(&["repair", "--json", "--block", "1", x_path.to_str().unwrap()]);
+    let v = common::json(&out);
+    let ctid = format!("(1,{lp})");
+    assert_eq!(v["freeze"], serde_json::json!([ctid]), "{v}");
+    let sql = v["surgery_sql"].as_str().unwrap();
+    let freeze = format!("SELECT heap_force_freeze('public.x'::regclass, ARRAY['{ctid}']::tid[]);");
+    assert!(sql.lines().any(|l| l == freeze), "{sql}");
+    assert!(
+        !sql.lines().any(|l| l.starts_with("SELECT heap_force_kill")),
+        "{sql}"
+    );
+    let statements: Vec<&str> = sql
+        .lines()
+        .filter(|l| !l.starts_with("--") && !l.is_empty())
+        .collect();
+    c.psql(&statements);
+    assert_eq!(c.psql(&["select count(*) from x"]).trim(), "1500");
+    assert_eq!(
+        c.psql(&[&format!("select s from x where ctid = '{ctid}'")])
+            .trim(),
+        format!("row {id}")
+    );
+}
