@@ -276,6 +276,9 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         // truncated to nothing): nothing to decode, nothing wrong, as verify says it.
         eprintln!("pgpage: warning: file \"{path}\" is empty");
     }
+    // A heap inside a data directory: verify_heapam's xid and attribute-count checks too.
+    let source = crate::heapctx::heap_source(&args.path);
+    let heap = source.as_ref().and_then(|s| s.context());
     let mut page = vec![0u8; block_size.len()];
     let mut problems = 0u32;
     for (i, block) in range.enumerate() {
@@ -297,6 +300,7 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         }
         let hints = Hints {
             btree_keys: (!args.key_types.is_empty()).then_some(args.key_types.as_slice()),
+            heap: heap.as_ref(),
         };
         let mut decoded = decode_page_with(&page, absolute, &opts, &hints);
         if let Some(v) = pg_version {

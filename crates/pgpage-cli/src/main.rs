@@ -6,6 +6,7 @@ mod control;
 mod diff;
 mod fail;
 mod fpi;
+mod heapctx;
 mod input;
 mod inspect;
 mod ls;

@@ -439,12 +439,16 @@ fn advice(args: &RepairArgs) -> Result<i32, Fatal> {
         .table
         .clone()
         .or_else(|| table_from_catalogs(&args.path, d.name));
+    // A heap in a data directory: tuples whose xids the server cannot look up get
+    // heap_force_freeze rather than heap_force_kill.
+    let source = crate::heapctx::heap_source(&args.path);
     let a = advise(
         &d.page,
         d.absolute,
         &opts,
         table.as_deref(),
         d.name.map(|n| n.relfilenode),
+        source.as_ref().and_then(|s| s.context()).as_ref(),
     );
     let stdout = io::stdout();
     let mut w = BufWriter::new(stdout.lock());

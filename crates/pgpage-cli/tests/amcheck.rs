@@ -194,6 +194,7 @@ fn page_findings(bytes: &[u8], keys: Option<&[KeyType]>) -> HashSet<(u32, Option
             &opts,
             &Hints {
                 btree_keys: keys.map(columns).as_deref(),
+                ..Hints::default()
             },
         );
         for s in d.problems() {

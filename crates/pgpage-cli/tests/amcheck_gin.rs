@@ -50,6 +50,7 @@ fn findings(bytes: &[u8], key: KeyType) -> HashSet<(u32, Finding)> {
             &opts,
             &Hints {
                 btree_keys: Some(&keys),
+                ..Hints::default()
             },
         );
         let all = d

@@ -57,6 +57,7 @@ fn findings(bytes: &[u8], keys: &str) -> HashSet<(u32, Finding)> {
             &opts,
             &Hints {
                 btree_keys: Some(&keys),
+                ..Hints::default()
             },
         );
         for s in d.problems() {

@@ -129,7 +129,14 @@ pub fn page_advice(
         fork: parse_fork(fork)?,
         file_kind: parse_kind(file_kind.as_deref().unwrap_or_default())?,
     };
-    let advice = advise(page, absolute_block, &opts, table.as_deref(), relfilenode);
+    let advice = advise(
+        page,
+        absolute_block,
+        &opts,
+        table.as_deref(),
+        relfilenode,
+        None,
+    );
     serde_json::to_string(&advice).map_err(|err| JsError::new(&err.to_string()))
 }
 

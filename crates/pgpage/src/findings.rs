@@ -358,6 +358,69 @@ findings! {
         "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
         "multitransaction ID is invalid";
 
+    // ---- verify_heapam's checks that need more than the page (issue 18 part 1, xidctx) -----
+    // Judged only with a heap-check context (decode::HeapContext: pg_class's row, pg_control's
+    // checkpoint, pg_xact), i.e. from a data directory. 14-18 word them alike.
+    /// check_tuple: t_infomask2's attribute count above pg_class.relnatts on a tuple whose
+    /// inserter committed.
+    HeapNattsExceedsRelnatts => "heap_natts_exceeds_relnatts", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple",
+        "number of attributes %u exceeds maximum expected for table %u";
+    /// check_tuple_visibility: xmin at or past the checkpoint's nextXid.
+    HeapXminInFuture => "heap_xmin_in_future", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "xmin %u equals or exceeds next valid transaction ID %u:%u";
+    /// check_tuple_visibility: xmin before the cluster's oldestXid: pg_xact no longer has its
+    /// status (the server's "could not access status of transaction %u").
+    HeapXminBeforeOldest => "heap_xmin_before_oldest", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "xmin %u precedes oldest valid transaction ID %u:%u";
+    /// check_tuple_visibility: an unfrozen xmin before pg_class.relfrozenxid (VACUUM's "found
+    /// xmin %u from before relfrozenxid %u").
+    HeapXminBeforeRelfrozenxid => "heap_xmin_before_relfrozenxid", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "xmin %u precedes relation freeze threshold %u:%u";
+    /// check_tuple_visibility: a plain xmax at or past nextXid.
+    HeapXmaxInFuture => "heap_xmax_in_future", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "xmax %u equals or exceeds next valid transaction ID %u:%u";
+    /// check_tuple_visibility: a plain xmax before oldestXid.
+    HeapXmaxBeforeOldest => "heap_xmax_before_oldest", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "xmax %u precedes oldest valid transaction ID %u:%u";
+    /// check_tuple_visibility: a plain xmax before relfrozenxid.
+    HeapXmaxBeforeRelfrozenxid => "heap_xmax_before_relfrozenxid", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "xmax %u precedes relation freeze threshold %u:%u";
+    /// check_mxid_in_range: a MultiXactId xmax before pg_class.relminmxid.
+    HeapMultiBeforeRelminmxid => "heap_multi_before_relminmxid", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "multitransaction ID %u precedes relation minimum multitransaction ID threshold %u";
+    /// check_mxid_in_range: a MultiXactId xmax before the checkpoint's oldestMulti.
+    HeapMultiBeforeOldest => "heap_multi_before_oldest", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "multitransaction ID %u precedes oldest valid multitransaction ID threshold %u";
+    /// check_mxid_in_range: a MultiXactId xmax at or past the checkpoint's nextMulti.
+    HeapMultiInFuture => "heap_multi_in_future", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "multitransaction ID %u equals or exceeds next valid multitransaction ID %u";
+    /// check_tuple_visibility: a MultiXactId xmax, not lock-only, without an updating member.
+    HeapUpdateXidInvalid => "heap_update_xid_invalid", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "update xid is invalid";
+    /// check_tuple_visibility: the MultiXactId's update xid at or past nextXid.
+    HeapUpdateXidInFuture => "heap_update_xid_in_future", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "update xid %u equals or exceeds next valid transaction ID %u:%u";
+    /// check_tuple_visibility: the MultiXactId's update xid before oldestXid.
+    HeapUpdateXidBeforeOldest => "heap_update_xid_before_oldest", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "update xid %u precedes oldest valid transaction ID %u:%u";
+    /// check_tuple_visibility: the MultiXactId's update xid before relfrozenxid.
+    HeapUpdateXidBeforeRelfrozenxid => "heap_update_xid_before_relfrozenxid", Structural,
+        "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
+        "update xid %u precedes relation freeze threshold %u:%u";
+
     // verify_nbtree's checks (bt_index_check, bt_index_parent_check), 13-18 alike; "%s" is
     // the index's name, which a file does not carry.
     /// palloc_btree_page: a leaf page (not deleted) whose btpo_level is not 0.

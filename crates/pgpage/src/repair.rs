@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::bitflip::PageBit;
 use crate::checksum::{pg_checksum_page, PD_CHECKSUM_OFFSET};
-use crate::decode::{decode_page, DecodeOptions, Items, PageKind};
+use crate::decode::{decode_page_with, DecodeOptions, HeapContext, Hints, Items, PageKind};
 use crate::findings::{Evidence, Finding};
 use crate::layout::{read_u16, Endian};
 use crate::verify::{header_check, verify_page, PageStatus};
@@ -176,6 +176,11 @@ pub struct PageAdvice {
     /// Tuples whose own bytes (line pointer, header or data) the decoder flags: the ones
     /// pg_surgery's heap_force_kill is for.
     pub damaged: Vec<Ctid>,
+    /// Of `damaged`, the tuples whose only findings are an xmin or xmax the server cannot
+    /// look up (before the oldest xid or relfrozenxid, past nextXid, a MultiXactId out of
+    /// range: "could not access status of transaction", "found xmin %u from before
+    /// relfrozenxid %u"): pg_surgery's heap_force_freeze is for them.
+    pub freeze: Vec<Ctid>,
     /// Structural findings on the page, for the words below.
     pub findings: Vec<Finding>,
     pub zero_damaged_pages: String,
@@ -224,15 +229,22 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// Advice for block `blkno` (relation-wide) of a relation file. `table` is the table's name
 /// as SQL when the catalogs gave it, `relfilenode` the file's, for the placeholder and the
 /// query that finds the name.
+/// `heap`: the heap-check context when a data directory gave it, so that tuples whose xmin
+/// or xmax the server cannot look up are told from damaged ones.
 pub fn advise(
     page: &[u8],
     blkno: u32,
     opts: &DecodeOptions,
     table: Option<&str>,
     relfilenode: Option<u32>,
+    heap: Option<&HeapContext>,
 ) -> PageAdvice {
     let verdict = verify_page(page, blkno, opts.endian);
-    let decoded = decode_page(page, blkno, opts);
+    let hints = Hints {
+        heap,
+        ..Hints::default()
+    };
+    let decoded = decode_page_with(page, blkno, opts, &hints);
     let heap = matches!(decoded.items, Items::Heap(_));
     let used: Vec<u16> = match &decoded.items {
         Items::Heap(v) => v.iter().filter(|i| i.lp_flags == 1).map(|i| i.lp).collect(),
@@ -254,6 +266,19 @@ pub fn advise(
             decoded
                 .problems()
                 .any(|s| s.item == Some(c.offset) && s.problem.is_some())
+        })
+        .collect();
+    // Tuples whose only findings are transaction ids the server cannot look up: their data
+    // is as written, so freezing them keeps the row.
+    let freeze: Vec<Ctid> = damaged
+        .iter()
+        .copied()
+        .filter(|c| {
+            decoded
+                .problems()
+                .filter(|s| s.item == Some(c.offset))
+                .filter_map(|s| s.problem)
+                .all(unreadable_xid)
         })
         .collect();
     let mut findings: Vec<Finding> = header_check(page, opts.endian).findings().collect();
@@ -326,13 +351,18 @@ pub fn advise(
             "ignore_checksum_failure = on does nothing to this page: its checksum matches",
         ),
     };
-    let surgery_sql =
-        heap.then(|| surgery_sql(&tuples, &damaged, verdict.status, table, relfilenode));
+    let surgery = Surgery {
+        tuples: &tuples,
+        damaged: &damaged,
+        freeze: &freeze,
+    };
+    let surgery_sql = heap.then(|| surgery_sql(&surgery, verdict.status, table, relfilenode));
     PageAdvice {
         status: verdict.status,
         kind: decoded.kind,
         tuples,
         damaged,
+        freeze,
         findings,
         zero_damaged_pages,
         ignore_checksum_failure,
@@ -343,13 +373,48 @@ pub fn advise(
 /// pg_surgery (PostgreSQL 14+) for the page's tuples: heap_force_kill for the damaged ones;
 /// every tuple of the page commented out when none is known to be damaged, since the
 /// checksum alone does not say which tuple changed.
+/// verify_heapam's findings of an xmin, xmax or MultiXactId out of the cluster's or the
+/// relation's bounds: the server cannot look the transaction up, the tuple's data is as
+/// written.
+fn unreadable_xid(f: Finding) -> bool {
+    matches!(
+        f,
+        Finding::HeapXminInFuture
+            | Finding::HeapXminBeforeOldest
+            | Finding::HeapXminBeforeRelfrozenxid
+            | Finding::HeapXmaxInFuture
+            | Finding::HeapXmaxBeforeOldest
+            | Finding::HeapXmaxBeforeRelfrozenxid
+            | Finding::HeapMultiBeforeRelminmxid
+            | Finding::HeapMultiBeforeOldest
+            | Finding::HeapMultiInFuture
+            | Finding::HeapUpdateXidInvalid
+            | Finding::HeapUpdateXidInFuture
+            | Finding::HeapUpdateXidBeforeOldest
+            | Finding::HeapUpdateXidBeforeRelfrozenxid
+    )
+}
+
+/// The tuples pg_surgery's SQL is about.
+struct Surgery<'a> {
+    tuples: &'a [Ctid],
+    damaged: &'a [Ctid],
+    freeze: &'a [Ctid],
+}
+
 fn surgery_sql(
-    tuples: &[Ctid],
-    damaged: &[Ctid],
+    s: &Surgery,
     status: PageStatus,
     table: Option<&str>,
     relfilenode: Option<u32>,
 ) -> String {
+    let tuples = s.tuples;
+    let kill: Vec<Ctid> = s
+        .damaged
+        .iter()
+        .copied()
+        .filter(|c| !s.freeze.contains(c))
+        .collect();
     let mut out = String::from(
         "-- pg_surgery (PostgreSQL 14+) removes or freezes tuples without looking at them; it cannot be undone:\n-- copy the data directory first, and prefer a good copy of the page when there is one.\nCREATE EXTENSION IF NOT EXISTS pg_surgery;\n",
     );
@@ -385,16 +450,25 @@ fn surgery_sql(
     } else {
         format!("'{}'", table.replace('\'', "''"))
     };
-    if !damaged.is_empty() {
+    if !s.freeze.is_empty() {
         out.push_str(&format!(
-            "-- {} whose bytes are damaged (cannot be saved):\nSELECT heap_force_kill({lit}::regclass, {});\n",
-            plural(damaged.len(), "tuple", "tuples"),
-            array(damaged)
+            "-- {} whose xmin or xmax the server cannot look up (\"could not access status of transaction\",\n-- \"found xmin from before relfrozenxid\"), their data intact: heap_force_freeze marks each frozen\n-- (xmin FrozenTransactionId, xmax invalid), so the row is visible as written, even one that was deleted\n-- or whose inserter aborted; check the rows and delete the ones that should not be there:\nSELECT heap_force_freeze({lit}::regclass, {});\n",
+            plural(s.freeze.len(), "tuple", "tuples"),
+            array(s.freeze)
+        ));
+    }
+    if !kill.is_empty() {
+        out.push_str(&format!(
+            "-- {} whose bytes are damaged (cannot be saved): heap_force_kill marks each line pointer dead,\n-- so the row is gone (its index entries go at the next VACUUM):\nSELECT heap_force_kill({lit}::regclass, {});\n",
+            plural(kill.len(), "tuple", "tuples"),
+            array(&kill)
         ));
         out.push_str(&format!(
             "-- Or, to keep them visible when only their transaction fields are wrong (\"could not access status of transaction\"):\n-- SELECT heap_force_freeze({lit}::regclass, {});\n",
-            array(damaged)
+            array(&kill)
         ));
+    } else if !s.freeze.is_empty() {
+        // The frozen tuples are all the page's known problems.
     } else if tuples.is_empty() {
         out.push_str("-- No tuple on this page: nothing for pg_surgery to do.\n");
     } else {
@@ -534,7 +608,7 @@ mod tests {
         set_checksum(&mut page, 0, Endian::Little);
         page[7000] ^= 1;
         let opts = DecodeOptions::default();
-        let a = advise(&page, 0, &opts, None, Some(16385));
+        let a = advise(&page, 0, &opts, None, Some(16385), None);
         assert_eq!(a.status, PageStatus::Mismatch);
         assert!(!a.tuples.is_empty());
         assert!(a
@@ -544,7 +618,7 @@ mod tests {
         let sql = a.surgery_sql.unwrap();
         assert!(sql.contains("TABLE NOT KNOWN") && sql.contains("pg_filenode_relation(0, 16385)"));
         assert!(sql.contains("SET ignore_checksum_failure = on"));
-        let named = advise(&page, 0, &opts, Some("public.\"T\""), Some(16385));
+        let named = advise(&page, 0, &opts, Some("public.\"T\""), Some(16385), None);
         assert!(named
             .surgery_sql
             .unwrap()
@@ -554,7 +628,7 @@ mod tests {
         // A line pointer sent past the page: its tuple is the damaged one.
         let mut lp = page.clone();
         lp[24..28].copy_from_slice(&(8190u32 | 1 << 15 | 60 << 17).to_le_bytes());
-        let a = advise(&lp, 0, &opts, Some("t"), None);
+        let a = advise(&lp, 0, &opts, Some("t"), None, None);
         assert_eq!(
             a.damaged,
             [Ctid {

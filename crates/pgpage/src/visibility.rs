@@ -73,7 +73,7 @@ impl MultiXactMember {
 }
 
 /// One SLRU's segment files by segment number (their names are the number in hex).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Slru {
     segments: BTreeMap<u32, Vec<u8>>,
 }
@@ -90,7 +90,7 @@ impl Slru {
 
 /// The transaction status files of a data directory: pg_xact and pg_multixact's offsets
 /// and members, plus pg_control's next MultiXact (needed for the newest one's member count).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TransactionLog {
     block_size: usize,
     endian: Endian,

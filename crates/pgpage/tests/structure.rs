@@ -60,6 +60,7 @@ fn findings(
         &opts,
         &Hints {
             btree_keys: keys.map(columns).as_deref(),
+            ..Hints::default()
         },
     );
     d.problems()

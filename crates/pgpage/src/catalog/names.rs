@@ -87,6 +87,14 @@ pub struct NamedRelation {
     pub relpersistence: char,
     pub am: Option<String>,
     pub toast_relfilenode: Option<u32>,
+    /// pg_class's relnatts, relfrozenxid and relminmxid, for verify_heapam's checks
+    /// (decode::HeapContext); not part of the listing.
+    #[serde(skip)]
+    pub relnatts: i16,
+    #[serde(skip)]
+    pub relfrozenxid: u32,
+    #[serde(skip)]
+    pub relminmxid: u32,
 }
 
 /// A relation whose file cannot be named (a mapped catalog missing from the map).
@@ -150,6 +158,9 @@ pub fn database_relations(
             // Sequences and (before 12, not read here) tables of no access method: 0.
             am: am.get(&c.relam).map(|s| String::from(*s)),
             toast_relfilenode,
+            relnatts: c.relnatts,
+            relfrozenxid: c.relfrozenxid,
+            relminmxid: c.relminmxid,
         });
     }
     (named, unmapped)
@@ -175,6 +186,8 @@ mod tests {
             relpersistence: b'p',
             relkind,
             relnatts: 1,
+            relfrozenxid: 0,
+            relminmxid: 0,
         }
     }
 

@@ -270,6 +270,9 @@ pub struct ClassRow {
     /// The number of user columns, dropped ones included: how many pg_attribute rows with
     /// attnum > 0 the relation has.
     pub relnatts: i16,
+    /// What verify_heapam holds the relation's xmins and MultiXactIds against.
+    pub relfrozenxid: u32,
+    pub relminmxid: u32,
 }
 
 /// pg_namespace and pg_am: an oid and its name.
@@ -328,6 +331,8 @@ pub fn class_rows(
             relpersistence: r.char("relpersistence")?,
             relkind: r.char("relkind")?,
             relnatts: r.int2("relnatts")?,
+            relfrozenxid: r.oid("relfrozenxid")?,
+            relminmxid: r.oid("relminmxid")?,
         })
     })
 }

@@ -616,6 +616,9 @@ mod tests {
                 relpersistence: 'p',
                 am: None,
                 toast_relfilenode: None,
+                relnatts: 0,
+                relfrozenxid: 0,
+                relminmxid: 0,
             },
             index_of: None,
         }

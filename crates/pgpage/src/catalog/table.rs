@@ -569,6 +569,8 @@ mod tests {
             relpersistence: b'p',
             relkind,
             relnatts: 1,
+            relfrozenxid: 0,
+            relminmxid: 0,
         };
         let classes = [
             class(1, "t", b'r'),

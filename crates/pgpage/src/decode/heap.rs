@@ -208,14 +208,20 @@ fn heap_rows(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Vec<HeapIte
 
 /// heap_page_items() for every line pointer, until items overlap past the item budget.
 /// `block` is the page's relation-wide block number, for verify_heapam's checks.
-pub(super) fn items(r: &Reader, header: &PageHeader, block: u32, spans: &mut Spans) -> Items {
+pub(super) fn items(
+    r: &Reader,
+    header: &PageHeader,
+    block: u32,
+    ctx: Option<&super::HeapContext>,
+    spans: &mut Spans,
+) -> Items {
     if special_size(header, r.len()) != Some(0) {
         spans.flag(&page_header_data::PD_SPECIAL, Finding::HeapHasSpecial);
     }
     let (rows, lps) = heap_rows(r, header, spans);
     // Past the item budget the items are garbage: their chains say nothing more.
     if rows.len() == lps.len() {
-        super::heapcheck::check_page(r, block, &lps, spans);
+        super::heapcheck::check_page(r, block, &lps, ctx, spans);
         super::heapcheck::check_all_visible(header.flags as u16, &lps, spans);
         // A torn write shows only on a page whose checksum fails.
         let stored = r.field(0, &page_header_data::PD_CHECKSUM).unwrap_or(0) as u16;

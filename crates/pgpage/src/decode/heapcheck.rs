@@ -1,7 +1,8 @@
-//! verify_heapam's checks of one heap page (contrib/amcheck/verify_heapam.c), judged from the
-//! page alone: line pointers, tuple headers (check_tuple_header) and HOT chains. What needs
-//! more than the page (xid and multixact bounds, the commit status of an xmin without hint
-//! bits, the catalog's attribute count) is left unjudged rather than guessed.
+//! verify_heapam's checks of one heap page (contrib/amcheck/verify_heapam.c): line pointers,
+//! tuple headers (check_tuple_header) and HOT chains from the page alone; with a
+//! [`HeapContext`] (a data directory's pg_class row, pg_control and pg_xact) also the xid and
+//! multixact bounds and the attribute count (check_tuple_visibility, check_tuple). Without
+//! one those are left unjudged rather than guessed.
 
 use super::{ItemId, Reader, Spans, LP_DEAD, LP_REDIRECT, LP_UNUSED};
 use crate::fields::{
@@ -9,8 +10,10 @@ use crate::fields::{
     HEAP_TUPLE_HEADER_DATA, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI,
     HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID,
 };
+use crate::fields::{HEAP_MOVED_IN, HEAP_MOVED_OFF};
 use crate::findings::Finding;
 use crate::layout::maxalign;
+use crate::visibility::{xmax_is_locked_only, TransactionLog};
 
 /// htup_details.h: SizeofHeapTupleHeader, and verify_heapam's least lp_len (its MAXALIGN).
 const SIZEOF_HEAP_TUPLE_HEADER: usize = HEAP_TUPLE_HEADER_DATA.size as usize;
@@ -21,6 +24,251 @@ const HEAP_HOT_UPDATED: u16 = 0x4000;
 const HEAP_ONLY_TUPLE: u16 = 0x8000;
 /// transam.h: FrozenTransactionId, what HeapTupleHeaderGetXmin says of a frozen tuple.
 const FROZEN_TRANSACTION_ID: u32 = 2;
+/// transam.h: BootstrapTransactionId and FirstNormalTransactionId.
+const BOOTSTRAP_TRANSACTION_ID: u32 = 1;
+const FIRST_NORMAL_TRANSACTION_ID: u32 = 3;
+
+/// What verify_heapam reads beyond the page: the relation's pg_class row, the cluster's
+/// transaction horizon as a server started on the data directory has it (pg_control's
+/// checkpoint: ShmemVariableCache and ReadMultiXactIdRange start from it) and pg_xact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeapContext<'a> {
+    /// pg_class.relnatts.
+    pub relnatts: u16,
+    /// pg_class.relfrozenxid.
+    pub relfrozenxid: u32,
+    /// pg_class.relminmxid.
+    pub relminmxid: u32,
+    /// checkPointCopy.nextXid: epoch in the high 32 bits.
+    pub next_full_xid: u64,
+    /// checkPointCopy.oldestXid.
+    pub oldest_xid: u32,
+    /// checkPointCopy.oldestMulti.
+    pub oldest_multi: u32,
+    /// checkPointCopy.nextMulti.
+    pub next_multi: u32,
+    /// pg_xact and pg_multixact: without them an xmin with no hint bits has no known status
+    /// (and what verify_heapam checks after it is not judged), nor a MultiXactId's update xid.
+    pub xact: Option<&'a TransactionLog>,
+}
+
+impl<'a> HeapContext<'a> {
+    /// The context of a heap from its pg_class row (relnatts, relfrozenxid, relminmxid) and
+    /// its cluster's pg_control; None when pg_control lacks the checkpoint's xids.
+    pub fn from_control(
+        control: &crate::control::ControlFile,
+        relation: &crate::catalog::names::NamedRelation,
+        xact: Option<&'a TransactionLog>,
+    ) -> Option<HeapContext<'a>> {
+        use crate::control::ControlValue;
+        let text = |name| match control.get(name) {
+            Some(ControlValue::Text(t)) => Some(t.as_str()),
+            _ => None,
+        };
+        let num = |name| text(name)?.parse::<u32>().ok();
+        // pg_control_checkpoint's next_xid: "epoch:xid".
+        let (epoch, xid) = text("next_xid")?.split_once(':')?;
+        let next_full_xid =
+            (u64::from(epoch.parse::<u32>().ok()?) << 32) | u64::from(xid.parse::<u32>().ok()?);
+        Some(HeapContext {
+            relnatts: u16::try_from(relation.relnatts).ok()?,
+            relfrozenxid: relation.relfrozenxid,
+            relminmxid: relation.relminmxid,
+            next_full_xid,
+            oldest_xid: num("oldest_xid")?,
+            oldest_multi: num("oldest_multi_xid")?,
+            next_multi: num("next_multixact_id")?,
+            xact: xact.filter(|log| log.has_xact()),
+        })
+    }
+}
+
+/// verify_heapam.c: XidBoundsViolation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bounds {
+    Invalid,
+    InFuture,
+    PrecedesClusterMin,
+    PrecedesRelMin,
+    Ok,
+}
+
+impl HeapContext<'_> {
+    /// FullTransactionIdFromXidAndCtx: `xid` in the epoch that puts it nearest nextXid, and
+    /// FirstNormalTransactionId for one that would fall before epoch 0.
+    fn full(&self, xid: u32) -> u64 {
+        if xid < FIRST_NORMAL_TRANSACTION_ID {
+            return u64::from(xid);
+        }
+        let next = self.next_full_xid;
+        // The 32-bit modulo distance back from nextXid (negative: ahead of it).
+        let diff = (next as u32).wrapping_sub(xid) as i32;
+        let first = u64::from(FIRST_NORMAL_TRANSACTION_ID);
+        if diff > 0 && next.wrapping_sub(first) < u64::from(diff.unsigned_abs()) {
+            first
+        } else {
+            next.wrapping_sub(i64::from(diff) as u64)
+        }
+    }
+
+    /// get_xid_status's bounds.
+    fn xid_bounds(&self, xid: u32) -> Bounds {
+        match xid {
+            0 => return Bounds::Invalid,
+            BOOTSTRAP_TRANSACTION_ID | FROZEN_TRANSACTION_ID => return Bounds::Ok,
+            _ => {}
+        }
+        let fxid = self.full(xid);
+        if fxid >= self.next_full_xid {
+            Bounds::InFuture
+        } else if fxid < self.full(self.oldest_xid) {
+            Bounds::PrecedesClusterMin
+        } else if fxid < self.full(self.relfrozenxid) {
+            Bounds::PrecedesRelMin
+        } else {
+            Bounds::Ok
+        }
+    }
+
+    /// check_mxid_in_range (MultiXactIdPrecedes compares modulo 2^32).
+    fn multi_bounds(&self, multi: u32) -> Bounds {
+        let precedes = |a: u32, b: u32| (a.wrapping_sub(b) as i32) < 0;
+        if multi == 0 {
+            Bounds::Invalid
+        } else if precedes(multi, self.relminmxid) {
+            Bounds::PrecedesRelMin
+        } else if precedes(multi, self.oldest_multi) {
+            Bounds::PrecedesClusterMin
+        } else if !precedes(multi, self.next_multi) {
+            Bounds::InFuture
+        } else {
+            Bounds::Ok
+        }
+    }
+
+    /// get_xid_status's commit status of an xid within bounds: TransactionIdDidCommit from
+    /// pg_xact (in a stopped cluster nothing is in progress); None without pg_xact.
+    fn committed(&self, xid: u32) -> Option<bool> {
+        if matches!(xid, BOOTSTRAP_TRANSACTION_ID | FROZEN_TRANSACTION_ID) {
+            return Some(true);
+        }
+        self.xact?.xid_status(xid).ok().map(|s| s.did_commit())
+    }
+}
+
+/// The finding for an xid out of bounds: `which` lists the in-future, before-oldest and
+/// before-relfrozenxid findings of xmin, xmax or the update xid.
+fn bounds_finding(b: Bounds, which: [Finding; 3]) -> Option<Finding> {
+    let [future, oldest, relmin] = which;
+    match b {
+        Bounds::InFuture => Some(future),
+        Bounds::PrecedesClusterMin => Some(oldest),
+        Bounds::PrecedesRelMin => Some(relmin),
+        Bounds::Invalid | Bounds::Ok => None,
+    }
+}
+
+/// What check_tuple_visibility decided.
+struct Visibility {
+    /// check_tuple goes on to the attributes (the natts check); None: not known here.
+    checkable: Option<bool>,
+    /// xmin's commit status, when its bounds hold and pg_xact (or a hint bit) tells it.
+    xmin_committed: Option<bool>,
+}
+
+/// check_tuple_visibility for a tuple whose header passed check_header: flags xmin, xmax
+/// and MultiXactIds out of the context's bounds, in verify_heapam's order (it stops at the
+/// first xmin problem, and looks at xmax only once xmin committed).
+fn check_visibility(h: &Header, lp: u16, ctx: &HeapContext, spans: &mut Spans) -> Visibility {
+    let xmin = h.xmin();
+    let xmin_bounds = ctx.xid_bounds(xmin);
+    let xmin_findings = [
+        Finding::HeapXminInFuture,
+        Finding::HeapXminBeforeOldest,
+        Finding::HeapXminBeforeRelfrozenxid,
+    ];
+    if let Some(f) = bounds_finding(xmin_bounds, xmin_findings) {
+        spans.flag_item(&htup::T_XMIN, lp, f);
+    }
+    if xmin_bounds != Bounds::Ok {
+        return Visibility {
+            checkable: Some(false),
+            xmin_committed: None,
+        };
+    }
+    let status = ctx.committed(xmin);
+    let done = |checkable: Option<bool>| Visibility {
+        checkable,
+        xmin_committed: status.or(h.xmin_known_committed().then_some(true)),
+    };
+    let m = h.infomask;
+    if m & HEAP_XMIN_COMMITTED == 0 {
+        if m & HEAP_XMIN_INVALID != 0 {
+            return done(Some(false));
+        }
+        // Moved by a pre-9.0 VACUUM FULL: t_xvac decides, which is not checked here.
+        if m & (HEAP_MOVED_OFF | HEAP_MOVED_IN) != 0 {
+            return done(None);
+        }
+        match status {
+            Some(true) => {}
+            Some(false) => return done(Some(false)),
+            None => return done(None),
+        }
+    }
+    if m & HEAP_XMAX_IS_MULTI != 0 {
+        let f = match ctx.multi_bounds(h.xmax) {
+            Bounds::Invalid => Some(Finding::HeapMultiXactInvalid),
+            Bounds::PrecedesRelMin => Some(Finding::HeapMultiBeforeRelminmxid),
+            Bounds::PrecedesClusterMin => Some(Finding::HeapMultiBeforeOldest),
+            Bounds::InFuture => Some(Finding::HeapMultiInFuture),
+            Bounds::Ok => None,
+        };
+        if let Some(f) = f {
+            spans.flag_item(&htup::T_XMAX, lp, f);
+            return done(Some(true));
+        }
+    }
+    if m & HEAP_XMAX_INVALID != 0 || xmax_is_locked_only(m) {
+        return done(Some(true));
+    }
+    if m & HEAP_XMAX_IS_MULTI != 0 {
+        // The update xid is in pg_multixact; without it the tuple is still checkable.
+        let update = ctx.xact.map(|log| log.multixact_update_xid(h.xmax));
+        let problem = match update {
+            Some(Ok(xid)) => {
+                let b = ctx.xid_bounds(xid.unwrap_or(0));
+                if b == Bounds::Invalid {
+                    Some(Finding::HeapUpdateXidInvalid)
+                } else {
+                    let which = [
+                        Finding::HeapUpdateXidInFuture,
+                        Finding::HeapUpdateXidBeforeOldest,
+                        Finding::HeapUpdateXidBeforeRelfrozenxid,
+                    ];
+                    bounds_finding(b, which)
+                }
+            }
+            Some(Err(_)) | None => None,
+        };
+        if let Some(f) = problem {
+            spans.flag_item(&htup::T_XMAX, lp, f);
+        }
+        return done(Some(true));
+    }
+    let which = [
+        Finding::HeapXmaxInFuture,
+        Finding::HeapXmaxBeforeOldest,
+        Finding::HeapXmaxBeforeRelfrozenxid,
+    ];
+    match bounds_finding(ctx.xid_bounds(h.xmax), which) {
+        Some(f) => {
+            spans.flag_item(&htup::T_XMAX, lp, f);
+            done(Some(false))
+        }
+        None => done(Some(true)),
+    }
+}
 
 /// verify_heapam's sanity checks of an LP_NORMAL line pointer, in its order: the first that
 /// fails (the tuple header is not read then).
@@ -135,14 +383,21 @@ fn check_header(h: &Header, id: &ItemId, spans: &mut Spans) -> bool {
 /// chains within the page (16 on) from the successors it records.
 /// `block` is the page's relation-wide block number: t_ctid naming it (and another line
 /// pointer) makes that tuple the successor.
-pub(super) fn check_page(r: &Reader, block: u32, lps: &[ItemId], spans: &mut Spans) {
+pub(super) fn check_page(
+    r: &Reader,
+    block: u32,
+    lps: &[ItemId],
+    ctx: Option<&HeapContext>,
+    spans: &mut Spans,
+) {
     let maxoff = lps.len();
     let get = |off: u16| lps.get(usize::from(off).checked_sub(1)?);
     // Indexed by offset number - 1.
     let mut lp_valid = alloc::vec![false; maxoff];
     let mut successor = alloc::vec![0u16; maxoff];
     let mut headers: alloc::vec::Vec<Option<Header>> = alloc::vec![None; maxoff];
-    let mut checked = alloc::vec![false; maxoff];
+    // xmin's commit status where check_tuple learnt it (verify_heapam's xmin_commit_status).
+    let mut xmin_committed = alloc::vec![false; maxoff];
     for (i, id) in lps.iter().enumerate() {
         match id.flags {
             LP_UNUSED | LP_DEAD => {}
@@ -175,13 +430,29 @@ pub(super) fn check_page(r: &Reader, block: u32, lps: &[ItemId], spans: &mut Spa
                 set(&mut headers, i, Some(h));
                 // check_tuple stops at a header it cannot trust: no commit status then.
                 let sane = check_header(&h, id, spans);
-                set(&mut checked, i, sane);
-                if sane
-                    && h.xmin_known_committed()
-                    && h.infomask & HEAP_XMAX_IS_MULTI != 0
-                    && h.xmax == 0
-                {
-                    spans.flag_item(&htup::T_XMAX, id.lp, Finding::HeapMultiXactInvalid);
+                match ctx.filter(|_| sane) {
+                    Some(ctx) => {
+                        let v = check_visibility(&h, id.lp, ctx, spans);
+                        set(&mut xmin_committed, i, v.xmin_committed == Some(true));
+                        let natts = h.infomask2 & HEAP_NATTS_MASK;
+                        if v.checkable == Some(true) && natts > ctx.relnatts {
+                            spans.flag_item(
+                                &htup::T_INFOMASK2,
+                                id.lp,
+                                Finding::HeapNattsExceedsRelnatts,
+                            );
+                        }
+                    }
+                    None => {
+                        set(&mut xmin_committed, i, sane && h.xmin_known_committed());
+                        if sane
+                            && h.xmin_known_committed()
+                            && h.infomask & HEAP_XMAX_IS_MULTI != 0
+                            && h.xmax == 0
+                        {
+                            spans.flag_item(&htup::T_XMAX, id.lp, Finding::HeapMultiXactInvalid);
+                        }
+                    }
                 }
                 let next = h.ctid_offset;
                 let own_block = h.ctid_block == block;
@@ -250,7 +521,7 @@ pub(super) fn check_page(r: &Reader, block: u32, lps: &[ItemId], spans: &mut Spa
             continue;
         };
         let root = predecessor.get(i).copied().unwrap_or(0) == 0;
-        let status_known = checked.get(i).copied().unwrap_or(false) && h.xmin_known_committed();
+        let status_known = xmin_committed.get(i).copied().unwrap_or(false);
         // The line pointer nothing leads to (t_infomask2 may carry HeapOnlyNotUpdated).
         if root && status_known && h.heap_only() {
             spans.flag_item(&item_id_data::LP_OFF, id.lp, Finding::HeapRootIsHeapOnly);
@@ -324,4 +595,53 @@ pub(super) fn torn_sectors(r: &Reader, lps: &[ItemId]) -> alloc::vec::Vec<usize>
         return alloc::vec::Vec::new();
     }
     torn
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(next_full_xid: u64) -> HeapContext<'static> {
+        HeapContext {
+            relnatts: 2,
+            relfrozenxid: 900,
+            relminmxid: 5,
+            next_full_xid,
+            oldest_xid: 800,
+            oldest_multi: 3,
+            next_multi: 40,
+            xact: None,
+        }
+    }
+
+    #[test]
+    fn xids_take_the_epoch_nearest_next_xid() {
+        // Epoch 1, xid 100: 4e9 is of epoch 0, 200 is ahead of nextXid.
+        let c = ctx((1 << 32) | 100);
+        assert_eq!(c.full(4_000_000_000), 4_000_000_000);
+        assert_eq!(c.full(100), (1 << 32) | 100);
+        assert_eq!(c.full(200), (1 << 32) | 200);
+        // Epoch 0: an xid that would fall before it is FirstNormalTransactionId.
+        let c = ctx(1000);
+        assert_eq!(c.full(3_000_000_000), 3);
+        assert_eq!(c.full(2), 2);
+    }
+
+    #[test]
+    fn bounds_in_get_xid_status_order() {
+        let c = ctx(1000);
+        assert!(c.xid_bounds(0) == Bounds::Invalid);
+        assert!(c.xid_bounds(FROZEN_TRANSACTION_ID) == Bounds::Ok);
+        assert!(c.xid_bounds(1000) == Bounds::InFuture);
+        assert!(c.xid_bounds(3_000_000_000) == Bounds::PrecedesClusterMin);
+        assert!(c.xid_bounds(799) == Bounds::PrecedesClusterMin);
+        assert!(c.xid_bounds(899) == Bounds::PrecedesRelMin);
+        assert!(c.xid_bounds(900) == Bounds::Ok);
+        assert!(c.multi_bounds(0) == Bounds::Invalid);
+        assert!(c.multi_bounds(4) == Bounds::PrecedesRelMin);
+        assert!(c.multi_bounds(40) == Bounds::InFuture);
+        // MultiXactIdPrecedes is modulo 2^32: half the range ahead is behind.
+        assert!(c.multi_bounds(5 + (1 << 31) + 1) == Bounds::PrecedesRelMin);
+        assert!(c.multi_bounds(39) == Bounds::Ok);
+    }
 }

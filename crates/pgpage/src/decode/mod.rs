@@ -62,6 +62,7 @@ pub use gin::{GinLeafItem, GinMeta, GinSpecial};
 pub use gist::{GistItem, GistSpecial};
 pub use hash::{HashItem, HashMeta, HashSpecial};
 pub use heap::{HeapItem, SequenceSpecial};
+pub use heapcheck::HeapContext;
 pub use maps::{fsm_tree, vm_bits, FsmShape, FsmSpecial, FsmTree, FsmTreeLevel, VmBits, VmSpecial};
 pub use spgist::{SpGistMeta, SpGistSpecial};
 
@@ -154,6 +155,9 @@ pub struct Hints<'a> {
     /// A B-tree index's key columns, in index column order; for a one-column GIN index, its
     /// opclass's key (storage) type (the column options do not apply).
     pub btree_keys: Option<&'a [KeyColumn]>,
+    /// A heap's catalog row and the cluster's transaction horizon, for verify_heapam's xid
+    /// and attribute-count checks.
+    pub heap: Option<&'a HeapContext<'a>>,
 }
 
 /// A byte range of the page and the field it belongs to.
@@ -935,7 +939,10 @@ pub fn decode_page_with(
         (Items::Lines(Vec::new()), None)
     } else {
         match kind {
-            PageKind::Heap => (heap::items(&r, &header, absolute_block, &mut spans), None),
+            PageKind::Heap => (
+                heap::items(&r, &header, absolute_block, hints.heap, &mut spans),
+                None,
+            ),
             PageKind::Sequence => heap::sequence(&r, &header, &mut spans),
             PageKind::Btree => btree::decode(&r, &header, hints.btree_keys, &mut spans),
             PageKind::Hash => hash::decode(&r, &header, &mut spans),

@@ -1,0 +1,73 @@
+//! What verify_heapam's xid and attribute-count checks need beyond a heap file's pages
+//! (decode::HeapContext), found from the data directory the file lies in: pg_control's
+//! checkpoint, the relation's pg_class row, pg_xact and pg_multixact.
+
+use std::path::{Path, PathBuf};
+
+use pgpage::catalog::names::NamedRelation;
+use pgpage::control::ControlFile;
+use pgpage::decode::HeapContext;
+use pgpage::file::{parse_relation_file_name, Fork};
+use pgpage::visibility::TransactionLog;
+
+use crate::ls::Ls;
+use crate::verify::cluster::Cluster;
+
+/// The owned parts a [`HeapContext`] borrows.
+pub struct HeapSource {
+    control: ControlFile,
+    relation: NamedRelation,
+    log: Option<TransactionLog>,
+}
+
+impl HeapSource {
+    pub fn context(&self) -> Option<HeapContext<'_>> {
+        HeapContext::from_control(&self.control, &self.relation, self.log.as_ref())
+    }
+}
+
+/// The data directory above `file` (the first directory with PG_VERSION and
+/// global/pg_control) and the file's path inside it.
+fn data_directory(file: &Path) -> Option<(PathBuf, PathBuf)> {
+    let file = file.canonicalize().ok()?;
+    let root = file
+        .ancestors()
+        .skip(1)
+        .find(|d| d.join("PG_VERSION").is_file() && d.join("global/pg_control").is_file())?;
+    let inside = file.strip_prefix(root).ok()?.to_path_buf();
+    Some((root.to_path_buf(), inside))
+}
+
+/// The heap-check context of a main-fork relation file inside a data directory whose
+/// pg_control can be trusted and whose catalogs name the file; None otherwise (the checks
+/// that need it are then not judged).
+pub fn heap_source(file: &Path) -> Option<HeapSource> {
+    let (root, inside) = data_directory(file)?;
+    let name = parse_relation_file_name(inside.file_name()?.to_str()?)?;
+    if name.fork != Fork::Main {
+        return None;
+    }
+    let dir = inside.parent()?.to_str()?.to_owned();
+    let control = Cluster::read(&root.display().to_string(), &root)
+        .trusted()?
+        .clone();
+    let mut ls = Ls::open(&root).ok()?;
+    let listing = ls.catalogs();
+    let relation = listing
+        .relations
+        .iter()
+        .map(|r| &r.relation)
+        .find(|r| {
+            r.relfilenode == name.relfilenode
+                && listing
+                    .directory(r.tablespace_oid, r.database_oid)
+                    .as_deref()
+                    == Some(dir.as_str())
+        })?
+        .clone();
+    Some(HeapSource {
+        control,
+        relation,
+        log: listing.log,
+    })
+}
