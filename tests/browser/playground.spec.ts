@@ -72,7 +72,7 @@ async function runAndCancel(page: Page, sql: string): Promise<void> {
   await stillAnswers(page);
   await page.getByTestId('play-cancel').click();
   await expect(page.getByTestId('play-cancelled')).toBeVisible({ timeout: 90_000 });
-  await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready');
+  await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready', { timeout: 90_000 });
 }
 
 test('statements that never end are cancelled; the server starts again from the files saved after the last statement', async ({ page }) => {
@@ -168,7 +168,8 @@ async function lessonStep(page: Page): Promise<void> {
   const before = (await snap.count()) > 0 ? Number(await snap.getAttribute('data-step')) : 0;
   await page.getByTestId('lesson-next').click();
   await expect(snap).toHaveAttribute('data-step', String(before + 1), { timeout: 60_000 });
-  await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready');
+  // Ready once the data directory is saved for a cancel (dumpDataDir: seconds on a busy machine).
+  await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready', { timeout: 90_000 });
   if (step.expect.length > 0) await expect(page.getByTestId('snap-diff')).toHaveAttribute('data-state', 'done');
   const checks = step.expect.length + (step.error ? 1 : 0);
   await expect(page.locator('[data-testid=lesson-check][data-ok=true]')).toHaveCount(checks);
