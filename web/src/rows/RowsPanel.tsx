@@ -180,11 +180,13 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
   const [scrollTop, setScrollTop] = useState(0);
   const [viewHeight, setViewHeight] = useState(0);
   const hasRows = count > 0;
+  // The height from the observer (its first call comes once the scroller is laid out), not
+  // read in the effect: reading clientHeight there forced a layout of the whole document,
+  // the longest task of the first rows (a Chromium trace of the 10,000-relation bench).
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
-    setViewHeight(el.clientHeight);
-    const ro = new ResizeObserver(() => setViewHeight(el.clientHeight));
+    const ro = new ResizeObserver((entries) => setViewHeight(entries[entries.length - 1]?.contentRect.height ?? 0));
     ro.observe(el);
     return () => ro.disconnect();
   }, [hasRows]);
