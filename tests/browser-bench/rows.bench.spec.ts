@@ -66,8 +66,8 @@ test(`Rows view and CSV export of a ${ROWS}-row table`, async ({ page, browser }
       return r;
     });
 
-  // Tuples of block 0 selected one after another: each is decoded in the rows worker from
-  // the catalogs (and, for the TOAST values, the TOAST relation's chunks).
+  // A stage traced (PGPAGE_BENCH_TRACE): the trace, with its CPU profile, is started before it
+  // and written when it ends.
   const traced = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
     if (!TRACE) return run();
     await browser.startTracing(page, { path: join(TRACE, `${name}.json`), categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink', 'disabled-by-default-v8.cpu_profiler'] });
@@ -77,6 +77,8 @@ test(`Rows view and CSV export of a ${ROWS}-row table`, async ({ page, browser }
       await browser.stopTracing();
     }
   };
+  // Tuples of block 0 selected one after another: each is decoded in the rows worker from
+  // the catalogs (and, for the TOAST values, the TOAST relation's chunks).
   const tupleMs: number[] = [];
   await traced('tuples', async () => {
     for (const lp of [1, 2, 3]) {
