@@ -5,7 +5,9 @@
 // each (a PerformanceObserver of 'longtask' entries, as the verify bench counts them).
 //   npx playwright test -c tests/browser-bench rows.bench
 // PGPAGE_BENCH_ROWS (default 6,000,000, the CLI bench's cluster, reused when present) and
-// PGPAGE_BENCH_DIR (default /var/tmp/pgpage-bench) choose the cluster.
+// PGPAGE_BENCH_DIR (default /var/tmp/pgpage-bench) choose the cluster; PGPAGE_BENCH_TRACE, a
+// directory, keeps a Chromium trace of each stage there (tuples.json, show.json), to name
+// what a long task spent its time in.
 import { test } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
@@ -15,6 +17,7 @@ const ROWS = process.env.PGPAGE_BENCH_ROWS ?? '6000000';
 // The same RELATIONS as bench/rows.sh passes, so both benches share one cluster.
 const RELATIONS = process.env.PGPAGE_BENCH_RELATIONS ?? '10000';
 const DIR = join(process.env.PGPAGE_BENCH_DIR ?? '/var/tmp/pgpage-bench', `rows${ROWS}`);
+const TRACE = process.env.PGPAGE_BENCH_TRACE;
 
 test(`Rows view and CSV export of a ${ROWS}-row table`, async ({ page, browser }) => {
   // Verifying the 2.6 GB, 10,000-relation folder alone took 340 s at a load of 14.
@@ -63,15 +66,28 @@ test(`Rows view and CSV export of a ${ROWS}-row table`, async ({ page, browser }
       return r;
     });
 
+  // A stage traced (PGPAGE_BENCH_TRACE): the trace, with its CPU profile, is started before it
+  // and written when it ends.
+  const traced = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+    if (!TRACE) return run();
+    await browser.startTracing(page, { path: join(TRACE, `${name}.json`), categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink', 'disabled-by-default-v8.cpu_profiler'] });
+    try {
+      return await run();
+    } finally {
+      await browser.stopTracing();
+    }
+  };
   // Tuples of block 0 selected one after another: each is decoded in the rows worker from
   // the catalogs (and, for the TOAST values, the TOAST relation's chunks).
   const tupleMs: number[] = [];
-  for (const lp of [1, 2, 3]) {
-    const t0 = Date.now();
-    await page.locator('[data-testid=items-panel] tbody tr').nth(lp - 1).click();
-    await page.locator(`[data-testid=tuple-columns][data-state=done]:has(h3:text-is("Item ${lp} as columns"))`).waitFor({ timeout: 600_000 });
-    tupleMs.push(Date.now() - t0);
-  }
+  await traced('tuples', async () => {
+    for (const lp of [1, 2, 3]) {
+      const t0 = Date.now();
+      await page.locator('[data-testid=items-panel] tbody tr').nth(lp - 1).click();
+      await page.locator(`[data-testid=tuple-columns][data-state=done]:has(h3:text-is("Item ${lp} as columns"))`).waitFor({ timeout: 600_000 });
+      tupleMs.push(Date.now() - t0);
+    }
+  });
   const tuples = await longest();
   stage(`tuples: ${tupleMs.join(', ')} ms`);
 
@@ -82,7 +98,7 @@ test(`Rows view and CSV export of a ${ROWS}-row table`, async ({ page, browser }
     await page.locator('[data-testid=rows-view][data-state=done]').waitFor({ timeout: 600_000 });
     return Date.now() - t0;
   };
-  const showMs = await showRows();
+  const showMs = await traced('show', showRows);
   const shown = await view.getAttribute('data-rows');
   const progress = await view.getByTestId('rows-progress').textContent();
   const show = await longest();

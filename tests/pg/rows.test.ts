@@ -4,7 +4,7 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { emptySalvage, openTable, readRows, type SyncFiles } from '../../web/src/rows/drive';
+import { emptySalvage, openTable, readRows, type SyncFiles, type TableTarget } from '../../web/src/rows/drive';
 import { Cluster, PG_VERSION } from './cluster';
 import { ensurePgpage, pgpage } from './pgpage';
 
@@ -39,9 +39,9 @@ function dirFiles(root: string): SyncFiles {
   };
 }
 
-function wasmRows(relation: string, format: 'csv' | 'text') {
+async function wasmRows(relation: string | TableTarget, format: 'csv' | 'text') {
   const files = dirFiles(c.dataDir);
-  const { reader, table } = openTable(w, files, relation, format, 'postgres');
+  const { reader, table } = await openTable(w, files, typeof relation === 'string' ? { relation, database: 'postgres' } : relation, format);
   const salvage = emptySalvage(table.damage);
   let text = '';
   for (const t of readRows(reader, files, { paths: table.paths, toastPaths: table.toast_paths, blockSize: table.block_size }, salvage)) text += t;
@@ -58,7 +58,7 @@ beforeAll(async () => {
 });
 afterAll(() => c?.destroy());
 
-test(`PostgreSQL ${PG_VERSION}: the browser's rows equal COPY and pgpage rows, a damaged page left out and named`, () => {
+test(`PostgreSQL ${PG_VERSION}: the browser's rows equal COPY and pgpage rows, a damaged page left out and named`, async () => {
   c.sql(`
     create type mood as enum ('sad', 'ok', 'happy');
     create table "Odd ""T""" (id int, gone text, n numeric, f float8, t text, b bytea, ts timestamptz, m mood, a int[], j jsonb, u uuid);
@@ -82,9 +82,15 @@ test(`PostgreSQL ${PG_VERSION}: the browser's rows equal COPY and pgpage rows, a
   c.stop();
 
   const relation = `"Odd ""T"""`;
-  const got = wasmRows(relation, 'csv');
+  const got = await wasmRows(relation, 'csv');
   expect(got.text).toBe(csv);
-  expect(wasmRows(relation, 'text').text).toBe(text);
+  expect((await wasmRows(relation, 'text')).text).toBe(text);
+  // Found by its file, as the rows worker finds a dropped file's relation: the same table.
+  const [, databaseOid, relfilenode] = /base\/(\d+)\/(\d+)$/.exec(file) ?? [];
+  const byFile = await wasmRows({ databaseOid: Number(databaseOid), relfilenode: Number(relfilenode) }, 'csv');
+  expect(byFile.text).toBe(csv);
+  expect(byFile.table).toEqual(got.table);
+  expect(got.table.database).toBe('postgres');
   expect(got.salvage.rows).toBe(perBlock.reduce((n, r) => n + r.n, 0));
   expect(got.salvage.pagesLost).toEqual([]);
   expect(got.columns.filter((col) => !col.dropped).map((col) => col.name)).toEqual(['id', 'n', 'f', 't', 'b', 'ts', 'm', 'a', 'j', 'u']);
@@ -97,7 +103,7 @@ test(`PostgreSQL ${PG_VERSION}: the browser's rows equal COPY and pgpage rows, a
   const bytes = readFileSync(file);
   bytes[BAD * 8192 + 8192 - 100] ^= 0xff;
   writeFileSync(file, bytes);
-  const damaged = wasmRows(relation, 'csv');
+  const damaged = await wasmRows(relation, 'csv');
   const cliDamaged = pgpage(['rows', '--database', 'postgres', c.dataDir, relation]);
   expect(cliDamaged.status).toBe(1);
   expect(damaged.text).toBe(cliDamaged.stdout);

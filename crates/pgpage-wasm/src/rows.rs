@@ -62,6 +62,7 @@ struct ColumnJs<'a> {
 #[derive(Serialize)]
 struct TableJs<'a> {
     shown: &'a str,
+    database: &'a str,
     oid: u32,
     paths: &'a [String],
     toast_paths: &'a [String],
@@ -391,6 +392,21 @@ impl RowsReader {
     }
 }
 
+/// How the catalogs and rows of a cluster are read, from its PG_VERSION and pg_control.
+fn table_cluster(
+    pg_version: &[u8],
+    pg_control: &[u8],
+) -> Result<(pgpage::catalog::reader::ReadWith, ChecksumsKnown), JsError> {
+    let (major, control) = crate::catalog_cluster(pg_version, pg_control)?;
+    let checksums = match control.as_ref().map(|c| c.data_page_checksum_version()) {
+        Some(Some(0)) => ChecksumsKnown::Off,
+        Some(Some(_)) => ChecksumsKnown::On,
+        _ => ChecksumsKnown::Unknown,
+    };
+    let with = pgpage::catalog::reader::ReadWith::from_control(major, control.as_ref());
+    Ok((with, checksums))
+}
+
 /// A table of a dropped data directory found for its rows (`pgpage::catalog::table`):
 /// built like `CatalogReader` plus the database (undefined: the only user database) and
 /// the relation (`schema.name`, SQL quoting allowed); `wanted()`/`give()` until `wanted()`
@@ -411,16 +427,33 @@ impl TableReader {
         database: Option<String>,
         relation: String,
     ) -> Result<TableReader, JsError> {
-        let (major, control) = crate::catalog_cluster(pg_version, pg_control)?;
-        let checksums = match control.as_ref().map(|c| c.data_page_checksum_version()) {
-            Some(Some(0)) => ChecksumsKnown::Off,
-            Some(Some(_)) => ChecksumsKnown::On,
-            _ => ChecksumsKnown::Unknown,
-        };
-        let with = pgpage::catalog::reader::ReadWith::from_control(major, control.as_ref());
+        let (with, checksums) = table_cluster(pg_version, pg_control)?;
         Ok(TableReader {
             inner: Some(pgpage::catalog::table::TableReader::new(
                 paths, "", with, checksums, database, relation,
+            )),
+        })
+    }
+
+    /// The table whose file is `relfilenode` in the database of oid `database_oid` (the
+    /// `base/DATABASE/RELFILENODE` of a relation file), found in the one reading of the
+    /// catalogs; the rest as the constructor takes it.
+    pub fn by_file(
+        paths: Vec<String>,
+        pg_version: &[u8],
+        pg_control: &[u8],
+        database_oid: u32,
+        relfilenode: u32,
+    ) -> Result<TableReader, JsError> {
+        let (with, checksums) = table_cluster(pg_version, pg_control)?;
+        Ok(TableReader {
+            inner: Some(pgpage::catalog::table::TableReader::by_file(
+                paths,
+                "",
+                with,
+                checksums,
+                database_oid,
+                relfilenode,
             )),
         })
     }
@@ -456,6 +489,7 @@ impl TableReader {
         let e = t.with.endian;
         let table = serde_json::to_string(&TableJs {
             shown: &t.shown,
+            database: &t.database,
             oid: t.oid,
             paths: &t.paths,
             toast_paths: &t.toast_paths,

@@ -3,8 +3,8 @@
 // when the tuple's length does not fit it). Decoded in the rows worker.
 import { useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
-import { acquire, discard, relationKey, release, send } from './pool';
-import type { FromRows, TupleMessage } from './protocol';
+import { acquire, discard, listen, release, send } from './pool';
+import type { TupleMessage } from './protocol';
 import { catalogSource, typesSource } from './source';
 import './rows.css';
 
@@ -22,15 +22,14 @@ export function TupleColumns(p: { entry: FileEntry; files: readonly FileEntry[];
     // The relation's worker (its catalogs and TOAST chunk index kept from the last tuple);
     // an answer that comes after the selection moved on is dropped, the worker kept.
     let current = true;
-    const w = acquire(relationKey(s.files, s.from));
-    w.worker.onmessage = (e: MessageEvent<FromRows>) => {
-      const m = e.data;
+    const w = acquire(s.key);
+    listen(w, (m) => {
       if (current && m.type === 'tuple') setGot(m);
       else if (current && m.type === 'error') setGot({ error: m.message });
       if (m.type === 'error') discard(w);
       else release(w);
-    };
-    send(w, { type: 'tuple', job: 1, from: s.from, page: page.slice(), lp }, s.files);
+    });
+    send(w, { type: 'tuple', job: 1, from: s.from, page: page.slice(), lp }, s);
     return () => {
       current = false;
     };

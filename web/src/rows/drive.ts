@@ -13,6 +13,9 @@ export interface SyncFiles {
   size(path: string): number;
   /** `length` bytes at `offset`, or undefined when they cannot be read. */
   read(path: string, offset: number, length: number): Uint8Array | undefined;
+  /** Gets hold of files before they are read, where that waits (the rows worker asks the
+   * page for them); absent where every file can be read at once. */
+  fetch?(paths: string[]): Promise<void>;
 }
 
 export type RowsFormat = 'csv' | 'text';
@@ -35,6 +38,8 @@ export interface ColumnInfo {
 /** What the table reader found (catalog form only). */
 export interface TableInfo {
   shown: string;
+  /** Its database's name. */
+  database: string;
   oid: number;
   paths: string[];
   toast_paths: string[];
@@ -78,27 +83,34 @@ function readWhole(files: SyncFiles, path: string): Uint8Array | undefined {
   return files.read(path, 0, files.size(path));
 }
 
-/** A table of a data directory found through its catalogs; throws the core's reason. */
-export function openTable(
-  w: Wasm,
-  files: SyncFiles,
-  relation: string,
-  format: RowsFormat,
-  database?: string,
-): { reader: RowsReader; table: TableInfo } {
+/** Which table: by name (`schema.name` as SQL reads it; `database` undefined for the only
+ * user database), or by its file (`base/databaseOid/relfilenode`). */
+export type TableTarget = { relation: string; database?: string } | { relfilenode: number; databaseOid: number };
+
+/** A table of a data directory found through its catalogs, read once, with its segments
+ * and its TOAST relation's fetched; throws the core's reason. */
+export async function openTable(w: Wasm, files: SyncFiles, target: TableTarget, format: RowsFormat): Promise<{ reader: RowsReader; table: TableInfo }> {
+  await files.fetch?.(['PG_VERSION', 'global/pg_control']);
   const version = readWhole(files, 'PG_VERSION');
   if (!version) throw new Error('PG_VERSION is not in the data directory');
   const control = readWhole(files, 'global/pg_control') ?? new Uint8Array();
-  const t = new w.TableReader(files.paths, version, control, database, relation);
+  const t =
+    'relation' in target
+      ? new w.TableReader(files.paths, version, control, target.database, target.relation)
+      : w.TableReader.by_file(files.paths, version, control, target.databaseOid, target.relfilenode);
+  let opened: { reader: RowsReader; table: TableInfo };
   try {
     for (let want = t.wanted(); want.length > 0; want = t.wanted()) {
+      await files.fetch?.(want);
       for (const p of want) t.give(p, readWhole(files, p));
     }
     const reader = t.finish(format);
-    return { reader, table: JSON.parse(reader.table) as TableInfo };
+    opened = { reader, table: JSON.parse(reader.table) as TableInfo };
   } finally {
     t.free();
   }
+  await files.fetch?.([...opened.table.paths, ...opened.table.toast_paths]);
+  return opened;
 }
 
 /** Pages per run: 256 pages (2 MB of 8 kB pages), a few ms of work each. */

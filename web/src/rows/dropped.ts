@@ -1,7 +1,5 @@
 // Every file dropped or chosen, relation file or not: the catalogs, pg_xact and PG_VERSION
 // of a data directory are read by the rows worker although the files list leaves them out.
-import type { RowsFile } from './protocol';
-
 const dropped = new Map<string, File>();
 
 /** Called with each drop, before the files list filters it. */
@@ -9,6 +7,14 @@ export function rememberDropped(list: readonly { path: string; file: File }[]): 
   for (const x of list) dropped.set(x.path, x.file);
 }
 
-export function droppedFiles(): RowsFile[] {
-  return [...dropped].map(([path, file]) => ({ path, file }));
+/** The file dropped at `path`. */
+export function droppedFile(path: string): File | undefined {
+  return dropped.get(path);
+}
+
+/** Every path dropped under `root`, relative to it. */
+export function droppedPathsUnder(root: string): string[] {
+  const paths: string[] = [];
+  for (const p of dropped.keys()) if (p.startsWith(root)) paths.push(p.slice(root.length));
+  return paths;
 }

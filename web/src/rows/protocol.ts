@@ -1,24 +1,18 @@
 // The one typed message module between the page and the rows worker.
 import type { ColumnInfo, RowsFormat, Salvage } from './drive';
 
-/** A file the worker may read, by its path relative to the data directory (or its name). */
-export interface RowsFile {
-  path: string;
-  file: File;
-}
-
 /** Where a relation's columns come from: its data directory's catalogs (the relation found
  * by its file's relfilenode in its database), or a type list as `pg_filedump -D` takes it. */
 export type ColumnsFrom =
   | { kind: 'catalog'; relfilenode: number; databaseOid: number }
   | { kind: 'types'; types: string; heap: string[]; blockSize: number; bigEndian: boolean };
 
-/** A worker serves one relation (web/src/rows/pool.ts): `files` comes with its first
- * request only (a data directory's thousands of File handles are cloned once), and the
+/** A worker serves one relation (web/src/rows/pool.ts): `paths` (every file it may ask
+ * for, relative to the data directory) comes with its first request only, and the
  * relation's catalogs, transaction log and TOAST chunk index are kept for the next. */
 interface RelationRequest {
   job: number;
-  files?: RowsFile[];
+  paths?: string[];
   from: ColumnsFrom;
 }
 
@@ -43,6 +37,23 @@ export interface ExportRequest extends RelationRequest {
 
 export type ToRows = OpenRequest | TupleRequest | ExportRequest;
 
+/** The page's answer to a `WantMessage`: each file asked for, null when it has none. */
+export interface FilesMessage {
+  type: 'files';
+  job: number;
+  files: { path: string; file: File | null }[];
+}
+
+export type ToRowsWorker = ToRows | FilesMessage;
+
+/** The worker asks for the files it is about to read (the catalogs' rounds, then the
+ * relation's segments and TOAST segments); answered with a `FilesMessage`. */
+export interface WantMessage {
+  type: 'want';
+  job: number;
+  paths: string[];
+}
+
 /** The relation as found: its name and columns. */
 export interface OpenedMessage {
   type: 'opened';
@@ -63,13 +74,14 @@ export interface Progress {
   pagesLost: number;
 }
 
-/** Rows for the view as COPY text lines (one string: a message of a few MB costs the page
- * a copy, where ~15,000 arrays of cells cost it tens of ms to clone), `starts` the offset
- * of each line in `text` (the view splits only the rows it draws), and the progress. */
+/** Rows for the view as COPY text lines in UTF-8 (one transferred buffer: ~15,000 arrays
+ * of cells cost the page tens of ms to clone, and strings of MBs a copy each and long
+ * major GCs), `starts` the offset of each line in `bytes` (the view decodes and splits
+ * only the rows it draws), and the progress. */
 export interface RowsMessage {
   type: 'rows';
   job: number;
-  text: string;
+  bytes: Uint8Array;
   starts: Uint32Array;
   progress: Progress;
 }
@@ -111,4 +123,4 @@ export interface ErrorMessage {
   message: string;
 }
 
-export type FromRows = OpenedMessage | RowsMessage | ProgressMessage | DoneMessage | TupleMessage | ExportedMessage | ErrorMessage;
+export type FromRows = WantMessage | OpenedMessage | RowsMessage | ProgressMessage | DoneMessage | TupleMessage | ExportedMessage | ErrorMessage;

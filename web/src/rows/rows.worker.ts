@@ -6,21 +6,26 @@
 // being kept.
 import { loadWasm, type Wasm } from '../wasm';
 import { emptySalvage, indexToast, openTable, readRows, salvageText, toastChunks, type RowsFormat, type RowsReader, type RowsSource, type Salvage, type SyncFiles } from './drive';
-import { SHOWN_MAX, type ColumnsFrom, type FromRows, type Progress, type RowsFile, type ToRows } from './protocol';
+import { SHOWN_MAX, type ColumnsFrom, type FilesMessage, type FromRows, type Progress, type ToRows, type ToRowsWorker } from './protocol';
 
 /** The worker-only synchronous reader (not in the DOM library's types). */
 declare const FileReaderSync: { new (): { readAsArrayBuffer(blob: Blob): ArrayBuffer } };
 
 const post = (m: FromRows) => (self as unknown as Worker).postMessage(m);
 
-function syncFiles(files: RowsFile[]): SyncFiles {
-  const byPath = new Map(files.map((f) => [f.path, f.file]));
+/** The page's answer to the ask under way. */
+let answered: ((files: FilesMessage['files']) => void) | null = null;
+
+/** The relation's paths as the page told them, with the files it gave when asked: the
+ * page looks up the few files a request reads instead of cloning every File handle. */
+function askedFiles(job: number, paths: string[]): SyncFiles {
+  const held = new Map<string, File | null>();
   const reader = new FileReaderSync();
   return {
-    paths: files.map((f) => f.path),
-    size: (p) => byPath.get(p)?.size ?? 0,
+    paths,
+    size: (p) => held.get(p)?.size ?? 0,
     read: (p, offset, length) => {
-      const f = byPath.get(p);
+      const f = held.get(p);
       if (!f) return undefined;
       try {
         const b = new Uint8Array(reader.readAsArrayBuffer(f.slice(offset, offset + length)));
@@ -29,11 +34,15 @@ function syncFiles(files: RowsFile[]): SyncFiles {
         return undefined;
       }
     },
+    fetch: async (want) => {
+      const missing = want.filter((p) => !held.has(p));
+      if (missing.length === 0) return;
+      const got = new Promise<FilesMessage['files']>((resolve) => (answered = resolve));
+      post({ type: 'want', job, paths: missing });
+      for (const { path, file } of await got) held.set(path, file);
+    },
   };
 }
-
-/** `"name"` as SQL reads a quoted identifier. */
-const quoted = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 interface Opened {
   reader: RowsReader;
@@ -43,46 +52,31 @@ interface Opened {
 }
 
 /** The relation's reader in `format`, its files and its name. */
-function open(w: Wasm, files: SyncFiles, from: ColumnsFrom, format: RowsFormat): Opened {
+async function open(w: Wasm, files: SyncFiles, from: ColumnsFrom, format: RowsFormat): Promise<Opened> {
   if (from.kind === 'types') {
+    await files.fetch?.(from.heap);
     const reader = w.RowsReader.from_types(from.types, format, from.blockSize, from.bigEndian, 'pg_toast');
     return { reader, source: { paths: from.heap, toastPaths: [], blockSize: from.blockSize }, title: `${from.heap[0] ?? ''} as (${from.types})`, damage: [] };
   }
-  // The relation of the file: the catalogs' listing names it by relfilenode and database.
-  const version = files.read('PG_VERSION', 0, files.size('PG_VERSION'));
-  const control = files.read('global/pg_control', 0, files.size('global/pg_control'));
-  if (!version) throw new Error('PG_VERSION is not in the dropped folder: the catalogs cannot be read');
-  const cat = new w.CatalogReader(files.paths, version, control ?? new Uint8Array());
-  let listing: { relations: { database_oid: number; relfilenode: number; schema: string | null; name: string }[]; databases: { oid: number; datname: string }[] };
-  try {
-    for (let want = cat.wanted(); want.length > 0; want = cat.wanted()) {
-      for (const p of want) cat.give(p, files.read(p, 0, files.size(p)));
-    }
-    listing = JSON.parse(cat.finish());
-  } finally {
-    cat.free();
-  }
-  const rel = listing.relations.find((r) => r.relfilenode === from.relfilenode && r.database_oid === from.databaseOid);
-  const db = listing.databases.find((d) => d.oid === from.databaseOid);
-  if (!rel || !db) throw new Error(`no relation of the catalogs has file ${from.relfilenode} in database ${from.databaseOid}`);
-  const { reader, table } = openTable(w, files, `${quoted(rel.schema ?? 'public')}.${quoted(rel.name)}`, format, db.datname);
+  // The relation of the file, found by relfilenode and database in one reading of the catalogs.
+  const { reader, table } = await openTable(w, files, { relfilenode: from.relfilenode, databaseOid: from.databaseOid }, format);
   return {
     reader,
     source: { paths: table.paths, toastPaths: table.toast_paths, blockSize: table.block_size },
-    title: `${db.datname}: ${table.shown}`,
+    title: `${table.database}: ${table.shown}`,
     damage: table.damage,
   };
 }
 
-/** The relation this worker serves: its files (from the first request), and once opened,
- * its reader (catalogs, transaction log) and what indexing its TOAST relation left out
- * (null until a request needed the TOAST chunk index). */
+/** The relation this worker serves: its files (paths from the first request, files as
+ * asked for), and once opened, its reader (catalogs, transaction log) and what indexing
+ * its TOAST relation left out (null until a request needed the TOAST chunk index). */
 let files: SyncFiles | null = null;
 let relation: { from: string; o: Opened; toastLost: { block: number; message: string }[] | null } | null = null;
 
-function opened(w: Wasm, m: ToRows): NonNullable<typeof relation> {
-  if (m.files) {
-    files = syncFiles(m.files);
+async function opened(w: Wasm, m: ToRows): Promise<NonNullable<typeof relation>> {
+  if (m.paths) {
+    files = askedFiles(m.job, m.paths);
     relation?.o.reader.free();
     relation = null;
   }
@@ -91,7 +85,7 @@ function opened(w: Wasm, m: ToRows): NonNullable<typeof relation> {
   if (relation?.from !== from) {
     relation?.o.reader.free();
     relation = null;
-    relation = { from, o: open(w, files, m.from, 'text'), toastLost: null };
+    relation = { from, o: await open(w, files, m.from, 'text'), toastLost: null };
   }
   return relation;
 }
@@ -102,7 +96,7 @@ const POST_MS = 250;
 
 async function handle(m: ToRows): Promise<void> {
   const w = await loadWasm();
-  const rel = opened(w, m);
+  const rel = await opened(w, m);
   const { o } = rel;
   const f = files!;
   const indexed = () => (rel.toastLost ??= indexToast(o.reader, f, o.source));
@@ -173,23 +167,36 @@ function lineCount(text: string): number {
   return n;
 }
 
-/** Posts runs' COPY text lines for the view (cut at SHOWN_MAX lines in all) with the
- * offset of each line, the offsets' buffer transferred. */
+const encoder = new TextEncoder();
+
+/** Posts runs' COPY text lines for the view (cut at SHOWN_MAX lines in all) as UTF-8 with
+ * the offset of each line, both buffers transferred: the page neither copies the text nor
+ * keeps it on its JS heap, where a few hundred MB of strings made its major GCs long. */
 function postLines(job: number, parts: string[], progress: Progress, sent: { lines: number }): void {
-  let text = parts.join('');
+  const all = encoder.encode(parts.join(''));
   const starts: number[] = [];
-  for (let i = 0; i < text.length && sent.lines + starts.length < SHOWN_MAX; ) {
+  let end = all.length;
+  // A newline byte is only ever a newline in UTF-8, and COPY text escapes those in values.
+  for (let i = 0; i < all.length; ) {
+    if (sent.lines + starts.length >= SHOWN_MAX) {
+      end = i;
+      break;
+    }
     starts.push(i);
-    const nl = text.indexOf('\n', i);
-    i = nl < 0 ? text.length : nl + 1;
+    const nl = all.indexOf(10, i);
+    i = nl < 0 ? all.length : nl + 1;
   }
-  const end = sent.lines + starts.length >= SHOWN_MAX ? text.indexOf('\n', starts[starts.length - 1] ?? 0) + 1 : text.length;
-  text = text.slice(0, end);
+  const bytes = end === all.length ? all : all.slice(0, end);
   sent.lines += starts.length;
   const s = Uint32Array.from(starts);
-  (self as unknown as Worker).postMessage({ type: 'rows', job, text, starts: s, progress } satisfies FromRows, [s.buffer]);
+  (self as unknown as Worker).postMessage({ type: 'rows', job, bytes, starts: s, progress } satisfies FromRows, [s.buffer, bytes.buffer]);
 }
 
-self.onmessage = (e: MessageEvent<ToRows>) => {
+self.onmessage = (e: MessageEvent<ToRowsWorker>) => {
+  if (e.data.type === 'files') {
+    answered?.(e.data.files);
+    answered = null;
+    return;
+  }
   handle(e.data).catch((err: unknown) => post({ type: 'error', job: e.data.job, message: err instanceof Error ? err.message : String(err) }));
 };

@@ -143,6 +143,11 @@ pub fn find_class<'a>(
                 .find(|c| c.relnamespace == n.oid && c.relname == name)
         })
         .ok_or_else(|| format!("relation {shown} does not exist in database \"{datname}\""))?;
+    with_heap_rows(class, &shown)
+}
+
+/// `class` when it has heap rows, else why not in words; `shown` its name for the message.
+fn with_heap_rows<'a>(class: &'a ClassRow, shown: &str) -> Result<&'a ClassRow, String> {
     let kind = match class.relkind {
         b'r' | b'm' | b't' => return Ok(class),
         b'v' => "a view",
@@ -177,6 +182,8 @@ pub fn toast_of(class: &ClassRow, classes: &[ClassRow]) -> Option<(u32, String)>
 pub struct Table {
     /// `schema.name` as SQL would write it.
     pub shown: String,
+    /// Its database's name.
+    pub database: String,
     pub oid: u32,
     pub columns: Vec<Column>,
     /// The main fork's segments, relative to the data directory, segment 0 first.
@@ -208,6 +215,20 @@ const COLUMN_CATALOGS: [Catalog; 6] = [
     Catalog::PgRange,
 ];
 
+/// Which table a `TableReader` looks for.
+enum Target {
+    /// `relation` as `parse_relation_name` reads it, in `database` (None: the only user
+    /// database).
+    Named {
+        database: Option<String>,
+        relation: String,
+    },
+    /// The relation whose file is `relfilenode` in database `database` (an oid), as a
+    /// relation file's path names them: found in the listing the catalogs' reader makes
+    /// anyway, so the catalogs are read once.
+    File { database: u32, relfilenode: u32 },
+}
+
 /// A table found in a data directory told as paths and given as bytes (see the module's
 /// doc): first what `CatalogReader` asks for (pg_xact, the maps, pg_database, pg_class),
 /// then the database's pg_attribute, pg_type, pg_enum and pg_range.
@@ -215,8 +236,7 @@ pub struct TableReader {
     paths: BTreeSet<String>,
     with: ReadWith,
     checksums: ChecksumsKnown,
-    database: Option<String>,
-    relation: String,
+    target: Target,
     /// How paths are shown in messages (the data directory's name and a `/`).
     shown: String,
     reader: Option<CatalogReader>,
@@ -236,12 +256,49 @@ impl TableReader {
         database: Option<String>,
         relation: String,
     ) -> TableReader {
+        TableReader::with_target(
+            paths,
+            shown,
+            with,
+            checksums,
+            Target::Named { database, relation },
+        )
+    }
+
+    /// The table whose file is `relfilenode` in the database of oid `database` (a relation
+    /// file's `base/DATABASE/RELFILENODE`); the rest as `new` takes it.
+    pub fn by_file(
+        paths: Vec<String>,
+        shown: &str,
+        with: ReadWith,
+        checksums: ChecksumsKnown,
+        database: u32,
+        relfilenode: u32,
+    ) -> TableReader {
+        TableReader::with_target(
+            paths,
+            shown,
+            with,
+            checksums,
+            Target::File {
+                database,
+                relfilenode,
+            },
+        )
+    }
+
+    fn with_target(
+        paths: Vec<String>,
+        shown: &str,
+        with: ReadWith,
+        checksums: ChecksumsKnown,
+        target: Target,
+    ) -> TableReader {
         TableReader {
             paths: paths.iter().cloned().collect(),
             with,
             checksums,
-            database,
-            relation,
+            target,
             shown: String::from(shown),
             reader: Some(CatalogReader::new(paths, with, shown)),
             log: None,
@@ -285,7 +342,33 @@ impl TableReader {
             .listing
             .as_ref()
             .ok_or_else(|| String::from("the catalogs have not been read yet"))?;
-        choose_database(&listing.databases, self.database.as_deref()).map(|d| d.oid)
+        match &self.target {
+            Target::Named { database, .. } => {
+                choose_database(&listing.databases, database.as_deref()).map(|d| d.oid)
+            }
+            Target::File { database, .. } => listing
+                .databases
+                .iter()
+                .find(|d| d.oid == *database)
+                .map(|d| d.oid)
+                .ok_or_else(|| format!("no database of pg_database has oid {database}")),
+        }
+    }
+
+    /// The listed relation of a `Target::File`: its pg_class oid.
+    fn listed_by_file(&self, database: u32, relfilenode: u32) -> Result<u32, String> {
+        self.listing
+            .as_ref()
+            .and_then(|l| {
+                l.relations
+                    .iter()
+                    .map(|r| &r.relation)
+                    .find(|r| r.relfilenode == relfilenode && r.database_oid == database)
+            })
+            .map(|r| r.oid)
+            .ok_or_else(|| {
+                format!("no relation of the catalogs has file {relfilenode} in database {database}")
+            })
     }
 
     /// The segments of relation `oid` (pg_class.oid) of database `db`.
@@ -390,7 +473,21 @@ impl TableReader {
             damage.extend(l.damage.iter().cloned());
         }
         let db = self.database_oid()?;
-        let (schema, name) = parse_relation_name(&self.relation)?;
+        // By name, or by the pg_class oid the listing gives the file's relation.
+        enum Wanted {
+            Name(String, String),
+            Oid(u32),
+        }
+        let wanted = match &self.target {
+            Target::Named { relation, .. } => {
+                let (schema, name) = parse_relation_name(relation)?;
+                Wanted::Name(schema, name)
+            }
+            Target::File {
+                database,
+                relfilenode,
+            } => Wanted::Oid(self.listed_by_file(*database, *relfilenode)?),
+        };
         let datname = self
             .listing
             .as_ref()
@@ -450,8 +547,27 @@ impl TableReader {
         let (b, segs) = self.catalog_bytes(db, Catalog::PgRange, damage);
         let ranges = range_rows(&file(&b, with), major, &log, &mut problems);
         named(&mut problems, &segs, damage);
-        let class = find_class(&classes, &namespaces, &schema, &name, &datname)?;
-        let shown = format!("{}.{}", quote_ident(&schema), quote_ident(&name));
+        let (class, shown) = match wanted {
+            Wanted::Name(schema, name) => (
+                find_class(&classes, &namespaces, &schema, &name, &datname)?,
+                format!("{}.{}", quote_ident(&schema), quote_ident(&name)),
+            ),
+            Wanted::Oid(oid) => {
+                let class = classes.iter().find(|c| c.oid == oid).ok_or_else(|| {
+                    format!("pg_class of database \"{datname}\" has no row of oid {oid}")
+                })?;
+                // A schema pg_namespace lost is named by its oid, as the server's regnamespace prints it.
+                let schema = namespaces
+                    .iter()
+                    .find(|n| n.oid == class.relnamespace)
+                    .map_or_else(
+                        || format!("{}", class.relnamespace),
+                        |n| quote_ident(&n.name),
+                    );
+                let shown = format!("{schema}.{}", quote_ident(&class.relname));
+                (with_heap_rows(class, &shown)?, shown)
+            }
+        };
         let catalogs = TypeCatalogs {
             types: &types,
             attributes: &attributes,
@@ -488,6 +604,7 @@ impl TableReader {
         };
         Ok(Table {
             shown,
+            database: datname,
             oid: class.oid,
             columns,
             paths,
