@@ -18,3 +18,8 @@ export function droppedPathsUnder(root: string): string[] {
   for (const p of dropped.keys()) if (p.startsWith(root)) paths.push(p.slice(root.length));
   return paths;
 }
+
+/** Every file dropped, with its path (the damage panel looks for WAL and pg_control in them). */
+export function droppedFiles(): { path: string; file: File }[] {
+  return [...dropped].map(([path, file]) => ({ path, file }));
+}
