@@ -21,14 +21,11 @@ mod common;
 use std::collections::HashSet;
 use std::fs;
 
+use common::findings;
 use common::Cluster;
 use pgpage::checksum::pg_checksum_page;
-use pgpage::decode::{
-    decode_page_with, file_kind, DecodeOptions, Fork, Hints, Items, KeyColumn, KeyType,
-};
-use pgpage::file::{file_geometry, GeometryChoice};
+use pgpage::decode::{decode_page_with, DecodeOptions, Hints, Items, KeyColumn, KeyType};
 use pgpage::findings::{Evidence, Finding};
-use pgpage::scan::{ChecksumsKnown, FileScan};
 use pgpage::Endian;
 
 /// Key types as ascending columns (CREATE INDEX's default).
@@ -178,45 +175,7 @@ fn amcheck_since(f: Finding) -> Option<u32> {
 
 /// Every (block, item, finding) pgpage reports on a file's pages.
 fn page_findings(bytes: &[u8], keys: Option<&[KeyType]>) -> HashSet<(u32, Option<u16>, Finding)> {
-    let opts = DecodeOptions {
-        file_kind: Some(file_kind(
-            Fork::Main,
-            bytes.chunks_exact(BLCKSZ),
-            Endian::Little,
-        )),
-        ..DecodeOptions::default()
-    };
-    let mut out = HashSet::new();
-    for (b, page) in bytes.chunks_exact(BLCKSZ).enumerate() {
-        let d = decode_page_with(
-            page,
-            b as u32,
-            &opts,
-            &Hints {
-                btree_keys: keys.map(columns).as_deref(),
-                ..Hints::default()
-            },
-        );
-        for s in d.problems() {
-            out.insert((b as u32, s.item, s.problem.unwrap()));
-        }
-        for f in &d.findings {
-            out.insert((b as u32, None, *f));
-        }
-    }
-    out
-}
-
-/// The scan's findings per block (the B-tree level walk among them).
-fn file_findings(bytes: &[u8]) -> HashSet<(u32, Finding)> {
-    let g = file_geometry(bytes, GeometryChoice::default(), true).unwrap();
-    let mut scan = FileScan::new(g, 0, bytes.len() as u64).unwrap();
-    scan.chunk(bytes, 0);
-    let v = scan.finish(ChecksumsKnown::On);
-    v.pages
-        .iter()
-        .flat_map(|r| r.findings.iter().map(move |f| (r.block, *f)))
-        .collect()
+    findings::page_findings(bytes, keys.map(columns).as_deref())
 }
 
 fn page_mut(bytes: &mut [u8], block: usize) -> &mut [u8] {
@@ -411,7 +370,7 @@ fn held_against_amcheck(version: u32) {
         };
         let found = page_findings(&bytes, Some(keys));
         assert!(found.is_empty(), "{version} {i}: {found:?}");
-        assert!(file_findings(&bytes).is_empty(), "{version} {i}");
+        assert!(findings::file_findings(&bytes).is_empty(), "{version} {i}");
     }
 
     // ---- the visibility map: PD_ALL_VISIBLE cleared on a page the VM says is all-visible ----
@@ -602,7 +561,7 @@ fn held_against_amcheck(version: u32) {
             &[KeyType::Int4]
         };
         let pages = page_findings(bytes, Some(keys));
-        let walk = file_findings(bytes);
+        let walk = findings::file_findings(bytes);
         // 13's bt_index_check compares sibling links only under bt_index_parent_check's lock
         // (bt_recheck_sibling_links came in 14).
         let function = if *i == "ti_root" || (*i == "ti_link" && version == 13) {

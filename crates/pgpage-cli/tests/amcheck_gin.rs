@@ -18,9 +18,10 @@ mod common;
 use std::collections::HashSet;
 use std::fs;
 
+use common::findings;
 use common::Cluster;
 use pgpage::checksum::pg_checksum_page;
-use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Fork, Hints, KeyColumn, KeyType};
+use pgpage::decode::{KeyColumn, KeyType};
 use pgpage::findings::{Evidence, Finding};
 use pgpage::Endian;
 
@@ -33,35 +34,11 @@ const GIN_LIST: u16 = 16;
 
 /// Every (block, finding) pgpage reports on a file's pages, notes left out.
 fn findings(bytes: &[u8], key: KeyType) -> HashSet<(u32, Finding)> {
-    let opts = DecodeOptions {
-        file_kind: Some(file_kind(
-            Fork::Main,
-            bytes.chunks_exact(BLCKSZ),
-            Endian::Little,
-        )),
-        ..DecodeOptions::default()
-    };
-    let keys = [KeyColumn::from(key)];
-    let mut out = HashSet::new();
-    for (b, page) in bytes.chunks_exact(BLCKSZ).enumerate() {
-        let d = decode_page_with(
-            page,
-            b as u32,
-            &opts,
-            &Hints {
-                btree_keys: Some(&keys),
-                ..Hints::default()
-            },
-        );
-        let all = d
-            .problems()
-            .map(|s| s.problem.unwrap())
-            .chain(d.findings.iter().copied());
-        for f in all.filter(|f| f.evidence() != Evidence::Note) {
-            out.insert((b as u32, f));
-        }
-    }
-    out
+    findings::page_findings(bytes, Some(&[KeyColumn::from(key)]))
+        .into_iter()
+        .filter(|(_, _, f)| f.evidence() != Evidence::Note)
+        .map(|(b, _, f)| (b, f))
+        .collect()
 }
 
 fn u16_at(p: &[u8], at: usize) -> u16 {

@@ -20,12 +20,11 @@ mod common;
 use std::collections::HashSet;
 use std::fs;
 
+use common::findings;
 use common::Cluster;
 use pgpage::checksum::pg_checksum_page;
-use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Fork, Hints, KeyColumn};
-use pgpage::file::{file_geometry, GeometryChoice};
+use pgpage::decode::KeyColumn;
 use pgpage::findings::{Evidence, Finding};
-use pgpage::scan::{ChecksumsKnown, FileScan};
 use pgpage::Endian;
 
 /// Key columns as `--key-types` takes them: `int4 desc nulls first,text`.
@@ -41,41 +40,11 @@ const BLCKSZ: usize = 8192;
 /// and the file walk.
 fn findings(bytes: &[u8], keys: &str) -> HashSet<(u32, Finding)> {
     let keys = columns(keys);
-    let opts = DecodeOptions {
-        file_kind: Some(file_kind(
-            Fork::Main,
-            bytes.chunks_exact(BLCKSZ),
-            Endian::Little,
-        )),
-        ..DecodeOptions::default()
-    };
-    let mut out = HashSet::new();
-    for (b, page) in bytes.chunks_exact(BLCKSZ).enumerate() {
-        let d = decode_page_with(
-            page,
-            b as u32,
-            &opts,
-            &Hints {
-                btree_keys: Some(&keys),
-                ..Hints::default()
-            },
-        );
-        for s in d.problems() {
-            out.insert((b as u32, s.problem.unwrap()));
-        }
-        for f in &d.findings {
-            out.insert((b as u32, *f));
-        }
-    }
-    let g = file_geometry(bytes, GeometryChoice::default(), true).unwrap();
-    let mut scan = FileScan::new(g, 0, bytes.len() as u64).unwrap();
-    scan.chunk(bytes, 0);
-    let v = scan.finish(ChecksumsKnown::On);
-    out.extend(
-        v.pages
-            .iter()
-            .flat_map(|r| r.findings.iter().map(move |f| (r.block, *f))),
-    );
+    let mut out: HashSet<(u32, Finding)> = findings::page_findings(bytes, Some(&keys))
+        .into_iter()
+        .map(|(b, _, f)| (b, f))
+        .collect();
+    out.extend(findings::file_findings(bytes));
     out.retain(|f| f.1.evidence() != Evidence::Note);
     out
 }

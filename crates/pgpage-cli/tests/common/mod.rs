@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::Value;
 
+pub mod findings;
+
 pub fn pgpage(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pgpage"))
         .args(args)

@@ -1,0 +1,56 @@
+//! pgpage's structural findings on a whole relation file, as the amcheck-family tests hold
+//! them against the server: every page decoded with the index's key columns, and the file
+//! scan (the B-tree walk among it).
+
+use std::collections::HashSet;
+
+use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Fork, Hints, KeyColumn};
+use pgpage::file::{file_geometry, GeometryChoice};
+use pgpage::findings::Finding;
+use pgpage::scan::{ChecksumsKnown, FileScan};
+use pgpage::Endian;
+
+pub const BLCKSZ: usize = 8192;
+
+/// Every (block, item, finding) the decoder reports on a file's pages, with `keys` as the
+/// index's key columns.
+pub fn page_findings(
+    bytes: &[u8],
+    keys: Option<&[KeyColumn]>,
+) -> HashSet<(u32, Option<u16>, Finding)> {
+    let opts = DecodeOptions {
+        file_kind: Some(file_kind(
+            Fork::Main,
+            bytes.chunks_exact(BLCKSZ),
+            Endian::Little,
+        )),
+        ..DecodeOptions::default()
+    };
+    let hints = Hints {
+        btree_keys: keys,
+        ..Hints::default()
+    };
+    let mut out = HashSet::new();
+    for (b, page) in bytes.chunks_exact(BLCKSZ).enumerate() {
+        let d = decode_page_with(page, b as u32, &opts, &hints);
+        for s in d.problems() {
+            out.insert((b as u32, s.item, s.problem.unwrap()));
+        }
+        for f in &d.findings {
+            out.insert((b as u32, None, *f));
+        }
+    }
+    out
+}
+
+/// The file scan's findings per block (the B-tree level and parent walk among them).
+pub fn file_findings(bytes: &[u8]) -> HashSet<(u32, Finding)> {
+    let g = file_geometry(bytes, GeometryChoice::default(), true).unwrap();
+    let mut scan = FileScan::new(g, 0, bytes.len() as u64).unwrap();
+    scan.chunk(bytes, 0);
+    let v = scan.finish(ChecksumsKnown::On);
+    v.pages
+        .iter()
+        .flat_map(|r| r.findings.iter().map(move |f| (r.block, *f)))
+        .collect()
+}
