@@ -275,7 +275,9 @@ export function App() {
       )}
       {selFile && sel && !(selFile.state === 'done' && selFile.size === 0) && (
         <PageView
-          key={selFile.id}
+          // A new copy of the same file (the playground's next snapshot) re-reads its page in
+          // the mounted view: a remount would draw an empty view and every panel anew.
+          key={selFile.lineage}
           entry={selFile}
           block={sel.block}
           offset={sel.offset}

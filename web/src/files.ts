@@ -35,6 +35,9 @@ export type FileState = 'queued' | 'running' | 'done' | 'error' | 'cancelled';
 
 export interface FileEntry {
   id: number;
+  /** The id of the file's first copy: a new copy of the same file (the playground's snapshot
+   * after a statement) keeps it, so the page view stays mounted and only re-reads its page. */
+  lineage: number;
   file: File;
   /** file.size, read once when first needed: for files of a chosen folder Chromium asks the
    * disk at each read of it (0.3 ms each). */
@@ -97,8 +100,10 @@ export function newEntry(
 ): FileEntry {
   const { rel, relDir } = names;
   let size: number | undefined;
+  const id = nextId++;
   return {
-    id: nextId++,
+    id,
+    lineage: id,
     file,
     // Read when first needed, not for hundreds of files in the task that adds them.
     get size(): number {

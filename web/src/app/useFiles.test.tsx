@@ -84,7 +84,7 @@ describe('useFiles', () => {
     expect(requests()[0]).toMatchObject({ path: '16385', checksums: 0 });
   });
 
-  it("a new copy of a file takes the earlier copy's geometry and, for the blocks that did not change, its statuses", async () => {
+  it("a new copy of a file takes the earlier copy's lineage, geometry and, for the blocks that did not change, its statuses", async () => {
     const { result } = renderHook(() => useFiles(() => {}));
     await act(async () => void (await result.current.actions.add([chosen('16385', false, 8192 * 3)])));
     await waitFor(() => expect(requests()).toHaveLength(1));
@@ -103,6 +103,8 @@ describe('useFiles', () => {
     await act(async () => void (added = (await result.current.actions.add([{ ...chosen('next/16385', false, 8192 * 4), earlier: { entry: earlier, changedBlocks: [1, 3] } }])).added));
     const e = added[0];
     expect([e.blockSize, e.bigEndian, e.blocks, Array.from(e.statuses)]).toEqual([8192, false, 4, [0, 255, 2, 255]]);
+    // A copy of the same file: the page view stays mounted (App keys it by lineage).
+    expect([e.id === earlier.id, e.lineage]).toEqual([false, earlier.id]);
     // Its own verification's start keeps them until its progress comes.
     await waitFor(() => expect(requests()).toHaveLength(2));
     act(() => workerOf(e.id).send({ type: 'start', job: e.id, geometry, blocks: 4, trailingBytes: 0, trailing: new Uint8Array(0) }));

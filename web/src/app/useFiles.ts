@@ -296,9 +296,10 @@ function applyMessage(f: FileEntry, m: FromWorker): void {
   f.version++;
 }
 
-/** Gives `e` the geometry of `earlier` (the same file before a change of `changed` blocks)
- * and its statuses for the blocks that did not change: the page map draws at once. */
+/** Gives `e` the lineage of `earlier` (the same file before a change of `changed` blocks),
+ * its geometry and its statuses for the blocks that did not change: the page map draws at once. */
 function fromEarlier(e: FileEntry, earlier: FileEntry, changed: readonly number[]): void {
+  e.lineage = earlier.lineage;
   if (earlier.blockSize === null || earlier.bigEndian === null || earlier.state !== 'done' || earlier.choice !== e.choice) return;
   const blocks = Math.floor(e.size / earlier.blockSize);
   e.blockSize = earlier.blockSize;

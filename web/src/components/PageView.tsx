@@ -58,7 +58,11 @@ async function copy(text: string): Promise<boolean> {
  */
 export const PageView = memo(function PageView(p: PageViewProps) {
   const { entry } = p;
-  const [loaded, setPage] = useState<LoadedPage | null>(null);
+  // The page shown and the copy of the file it was read from: the view stays mounted for a
+  // new copy of the same file (App keys it by lineage) and shows the old copy's page until
+  // the new one's is read, without its status (what tests and the bench wait on).
+  const [shown, setPage] = useState<{ entryId: number; page: LoadedPage } | null>(null);
+  const loaded = shown?.page ?? null;
   const [error, setError] = useState<string | null>(null);
   const [hover, setHover] = useState<{ span: Span | null; off: number | null }>({ span: null, off: null });
   const [item, setItem] = useState<number | null>(null);
@@ -69,6 +73,14 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   // A bit-flip candidate the damage panel shows: its byte outlined in the dump.
   const [flip, setFlip] = useState<FlipMark | null>(null);
   const wasmRef = useRef<Wasm | null>(null);
+  // A new copy of the file: the hover and the flip candidate were of the old copy's page.
+  const [copyId, setCopyId] = useState(entry.id);
+  if (copyId !== entry.id) {
+    setCopyId(entry.id);
+    setHover({ span: null, off: null });
+    setFlip(null);
+    setCopied(null);
+  }
   const select = useCallback((lp: number | null, to: 'hex' | 'row') => {
     setItem(lp);
     setReveal((r) => ({ to, n: (r?.n ?? 0) + 1 }));
@@ -99,7 +111,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         // its columns are named as its cluster's pageinspect names them.
         const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork, fileKindOf(wasm, head, bs, bigEndian, entry.fork), entry.pgVersion ?? undefined);
         if (live) {
-          setPage({ block, bytes, blockSize: bs, bigEndian, decoded, ...verdict });
+          setPage({ entryId: entry.id, page: { block, bytes, blockSize: bs, bigEndian, decoded, ...verdict } });
           setError(null);
         }
       } catch (e) {
@@ -165,7 +177,14 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   const redaction = () => (redactOn() && wasmRef.current ? redactionOf(wasmRef.current, page.bytes, page.absoluteBlock, page.bigEndian, entry.fork, decoded.kind) : null);
 
   return (
-    <section className="page" data-testid="page-view" data-file={entry.name} data-block={page.block} data-status={page.status}>
+    <section
+      className="page"
+      data-testid="page-view"
+      data-file={entry.name}
+      data-block={page.block}
+      data-status={shown?.entryId === entry.id ? page.status : undefined}
+      data-state={shown?.entryId === entry.id ? undefined : 'loading'}
+    >
       <h2>
         {entry.path}, block {page.block}{' '}
         <small>

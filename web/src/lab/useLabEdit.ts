@@ -42,6 +42,14 @@ export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry): LabEdit
   useEffect(() => {
     void loadWasm().then(setWasm);
   }, []);
+  // A new copy of the file (the playground's next snapshot, the page view kept mounted): the
+  // edits were of the old copy's bytes, and lab mode ends as it did when the view remounted.
+  const [copyId, setCopyId] = useState(entry.id);
+  if (copyId !== entry.id) {
+    setCopyId(entry.id);
+    setEditing(false);
+    setEdits(new Map());
+  }
 
   // Whole edited pages, for the playground to write into its server's file.
   useEffect(() => {
