@@ -40,13 +40,14 @@ export interface ResultSet {
   command: string;
 }
 
-/** One file of the snapshot: its bytes only when they changed since the previous one. */
+/** One file of the snapshot: its bytes only when they changed since the previous one, as a
+ * Blob made in the worker (the page's File takes it by reference: no copy on the page's thread). */
 export interface SnapFileMsg {
   relation: PlayRelation;
   fork: 'main' | 'fsm' | 'vm';
   path: string;
   size: number;
-  bytes: Uint8Array<ArrayBuffer> | null;
+  bytes: Blob | null;
   /** The blocks that differ from the previous snapshot's copy (every block of a new file). */
   changedBlocks: number[];
 }
