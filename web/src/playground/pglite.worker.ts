@@ -10,7 +10,7 @@ import { MAX_ROWS, type FromPlay, type ResultSet, type ServerError, type SnapFil
 import { RELATIONS_SQL, relationFiles, type PlayRelation } from './relations';
 import { pageinspectSql, type AskPage } from './ask';
 
-const post = (m: FromPlay): void => postMessage(m);
+const post = (m: FromPlay, transfer: Transferable[] = []): void => postMessage(m, { transfer });
 
 // PGlite fetches its wasm, its file system bundle and the extensions itself: counting the
 // bytes of those responses as they stream is the loading bar.
@@ -113,15 +113,15 @@ async function snapshot(p: PGlite): Promise<SnapFileMsg[]> {
   const out: SnapFileMsg[] = [];
   const seen = new Set<string>();
   for (const f of files) {
-    const bytes = p.Module.FS.readFile(`${PGDATA}/${f.path}`) as Uint8Array<ArrayBuffer>;
+    const bytes = p.Module.FS.readFile(`${PGDATA}/${f.path}`) as Uint8Array;
     const changed = changedBlocks(last.get(f.path), bytes);
     // A new empty file is news too: the relation appeared.
     const same = last.has(f.path) && changed.length === 0;
-    // readFile's bytes are a fresh copy: they are kept for the next comparison, and the Blob's
-    // copy is made here, off the page's thread (postMessage passes a Blob by reference).
+    // readFile's bytes are a fresh copy: they are kept for the next comparison, and a copy
+    // is transferred (not copied again by postMessage) to the page.
     last.set(f.path, bytes);
     seen.add(f.path);
-    out.push({ ...f, size: bytes.length, bytes: same ? null : new Blob([bytes]), changedBlocks: changed });
+    out.push({ ...f, size: bytes.length, bytes: same ? null : bytes.slice(), changedBlocks: changed });
   }
   for (const k of [...last.keys()]) if (!seen.has(k)) last.delete(k);
   return out;
@@ -148,7 +148,8 @@ async function run(job: number, sql: string, snap: boolean): Promise<void> {
       snapshotNote = `No snapshot: ${serverError(e).message}`;
     }
   }
-  post({ type: 'result', job, results, error, notices, files, snapshotNote, ms: performance.now() - t0 });
+  const transfer = (files ?? []).flatMap((f) => (f.bytes ? [f.bytes.buffer] : []));
+  post({ type: 'result', job, results, error, notices, files, snapshotNote, ms: performance.now() - t0 }, transfer);
   // After the answer, so the page is not kept waiting: the data directory as it is now, for
   // a cancel of the next statement to start from (replaying the statements instead would
   // give other now(), random() and sequence values).

@@ -40,14 +40,13 @@ export interface ResultSet {
   command: string;
 }
 
-/** One file of the snapshot: its bytes only when they changed since the previous one, as a
- * Blob made in the worker (the page's File takes it by reference: no copy on the page's thread). */
+/** One file of the snapshot: its bytes only when they changed since the previous one. */
 export interface SnapFileMsg {
   relation: PlayRelation;
   fork: 'main' | 'fsm' | 'vm';
   path: string;
   size: number;
-  bytes: Blob | null;
+  bytes: Uint8Array<ArrayBuffer> | null;
   /** The blocks that differ from the previous snapshot's copy (every block of a new file). */
   changedBlocks: number[];
 }
