@@ -3,7 +3,7 @@ import { DETECT, type GeometryChoice } from './lib/geometry';
 import { emptyCounts, type StatusCounts } from './lib/status';
 import type { Naming } from './app/catalog';
 import type { Wasm } from './wasm';
-import type { Chance, ChecksumsCode, FileFinding, ProblemPage } from './worker/protocol';
+import type { Chance, ChecksumsCode, FileFinding, PageFinding, ProblemPage } from './worker/protocol';
 
 /** The forks a relation file can hold (the fork picks how pages decode). */
 export const FORKS = ['main', 'fsm', 'vm', 'init'] as const;
@@ -71,6 +71,9 @@ export interface FileEntry {
   problems: ProblemPage[];
   /** The verdict's findings about the whole file (a short read, checksums off, a misnamed segment). */
   findings: FileFinding[];
+  /** What the relation's `_vm` and `_fsm`, dropped beside it, say of its pages (the server
+   * reads these pages: they are no problem pages). */
+  pageFindings: PageFinding[];
   /** The odds of a bare checksum match, when some page has a candidate block. */
   chance: Chance | null;
   /** The verdict: the server would fail to read some block of the file. */
@@ -130,6 +133,7 @@ export function newEntry(
     counts: emptyCounts(),
     problems: [],
     findings: [],
+    pageFindings: [],
     chance: null,
     problem: false,
     checksums,
@@ -150,4 +154,19 @@ export function summaryState(files: FileEntry[]): SummaryState {
   if (files.some((f) => f.state === 'queued' || f.state === 'running')) return 'running';
   if (files.every((f) => f.state === 'error')) return 'error';
   return 'done';
+}
+
+/** The directory part of a dropped path ('' for a file dropped loose). */
+const dirOf = (path: string): string => path.slice(0, path.lastIndexOf('/') + 1);
+
+/** The `_vm` and `_fsm` dropped with a heap's main-fork file: same directory, same
+ * relfilenode, their first segment (the maps of any but a huge relation). */
+export function mapsOf(f: FileEntry, files: readonly FileEntry[]): { vm?: File; fsm?: File } | undefined {
+  if (!f.rel || f.rel.fork !== 'main') return undefined;
+  const dir = dirOf(f.path);
+  const { relfilenode } = f.rel;
+  const find = (fork: Fork) => files.find((x) => x.rel !== null && x.rel.relfilenode === relfilenode && x.rel.fork === fork && x.rel.segment === 0 && dirOf(x.path) === dir)?.file;
+  const vm = find('vm');
+  const fsm = find('fsm');
+  return vm || fsm ? { vm, fsm } : undefined;
 }

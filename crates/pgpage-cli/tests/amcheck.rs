@@ -249,19 +249,8 @@ fn bt_check(
     index: &str,
 ) -> Option<(String, Option<u32>, Option<u16>)> {
     let err = c.try_psql(&format!("select {function}('{index}')")).err()?;
-    let msg = err
-        .lines()
-        .find_map(|l| l.strip_prefix("ERROR:  "))
-        .unwrap_or(&err)
-        .to_owned();
-    let number_after = |key: &str| -> Option<u32> {
-        let at = err.find(key)? + key.len();
-        err[at..]
-            .split(|ch: char| !ch.is_ascii_digit())
-            .next()?
-            .parse()
-            .ok()
-    };
+    let msg = findings::error_message(&err);
+    let number_after = |key: &str| findings::number_after(&err, key);
     let (block, offset) = if let Some(b) = number_after("Lower index tid=(") {
         let at = err.find("Lower index tid=(").unwrap();
         let rest = &err[at..];

@@ -120,19 +120,8 @@ fn gin_check(c: &Cluster, index: &str) -> Option<(String, Option<u32>)> {
     let err = c
         .try_psql(&format!("select gin_index_check('{index}')"))
         .err()?;
-    let msg = err
-        .lines()
-        .find_map(|l| l.strip_prefix("ERROR:  "))
-        .unwrap_or(&err)
-        .to_owned();
-    let number_after = |key: &str| -> Option<u32> {
-        let at = err.find(key)? + key.len();
-        err[at..]
-            .split(|ch: char| !ch.is_ascii_digit())
-            .next()?
-            .parse()
-            .ok()
-    };
+    let msg = findings::error_message(&err);
+    let number_after = |key: &str| findings::number_after(&err, key);
     let block = ["tid=(", "blk ", "block ", "page "]
         .iter()
         .find_map(|k| number_after(k));

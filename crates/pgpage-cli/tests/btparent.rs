@@ -145,11 +145,7 @@ fn rule(msg: &str) -> Finding {
 /// amcheck's first error about an index, and the block its detail blames.
 fn amcheck(c: &Cluster, function: &str, index: &str) -> Option<(String, u32)> {
     let err = c.try_psql(&format!("select {function}('{index}')")).err()?;
-    let msg = err
-        .lines()
-        .find_map(|l| l.strip_prefix("ERROR:  "))
-        .unwrap_or(&err)
-        .to_owned();
+    let msg = findings::error_message(&err);
     let keys = [
         "Target block=",
         "Parent block=",
@@ -162,14 +158,7 @@ fn amcheck(c: &Cluster, function: &str, index: &str) -> Option<(String, u32)> {
     ];
     let block = keys
         .iter()
-        .find_map(|k| {
-            let at = err.find(k)? + k.len();
-            err[at..]
-                .split(|ch: char| !ch.is_ascii_digit())
-                .next()?
-                .parse()
-                .ok()
-        })
+        .find_map(|k| findings::number_after(&err, k))
         .unwrap_or_else(|| panic!("no block in: {err}"));
     Some((msg, block))
 }

@@ -730,7 +730,8 @@ pub fn block_sizes() -> Vec<u32> {
 }
 
 /// Every finding, in the order of the codes `FileVerdictJs.finding_codes` holds:
-/// `[{"code", "message", "evidence", "file", "function"}]` as JSON.
+/// `[{"code", "message", "evidence", "file", "function", "maps"}]` as JSON; `maps` marks the
+/// findings of a heap page against its relation's `_vm` and `_fsm` (`FileScanJs.set_maps`).
 #[wasm_bindgen]
 pub fn findings_table() -> Result<String, JsError> {
     let rows: Vec<serde_json::Value> = Finding::ALL
@@ -742,6 +743,7 @@ pub fn findings_table() -> Result<String, JsError> {
                 "evidence": f.evidence(),
                 "file": f.rule().file,
                 "function": f.rule().function,
+                "maps": pgpage::forks::FINDINGS.contains(f),
             })
         })
         .collect();

@@ -119,3 +119,20 @@ describe('FileFindings notes', () => {
     expect(onPick).toHaveBeenCalledWith({ fileId: f.id, block: 4, offset: 0 });
   });
 });
+
+describe('FileFindings of the maps', () => {
+  afterEach(cleanup);
+
+  it("lists a heap page the visibility map disagrees with as a finding, not a problem row, and opens it", () => {
+    const message = 'page is not marked all-visible but visibility map bit is set in relation "base/5/16427" page 131073';
+    const f = entry('16427.1', { path: 'base/5/16427.1', pageFindings: [{ block: 1, absoluteBlock: 131073, code: 'vm_bit_without_page_flag', message, evidence: 'structural' }] });
+    const onPick = vi.fn();
+    const v = render(<FileFindings files={[f]} onPick={onPick} />);
+    expect(v.queryAllByTestId('problem')).toHaveLength(0);
+    const row = v.getByTestId('page-finding');
+    expect(row.dataset).toMatchObject({ code: 'vm_bit_without_page_flag', block: '1', path: 'base/5/16427.1' });
+    expect(row.textContent).toBe(`base/5/16427.1, block 1: ${message}`);
+    fireEvent.click(v.getByRole('button', { name: 'base/5/16427.1' }));
+    expect(onPick).toHaveBeenCalledWith({ fileId: f.id, block: 1, offset: 0 });
+  });
+});

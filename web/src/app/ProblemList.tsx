@@ -166,12 +166,15 @@ export function hint(p: ProblemPage, chance: Chance | null): string {
 /** The core's findings about whole files, once per file: a short read at its block, pages
  * written as another segment, all-zero pages between pages with rows (a note: the server
  * reads them, but rows may be gone). Checksums off is said once for all the files whose own
- * pages say so (where pg_control says so, its panel does). A finding at a block opens it. */
+ * pages say so (where pg_control says so, its panel does). Then what a heap's _vm and _fsm
+ * say of its pages, page by page (pages the server reads, so not problem rows). A finding
+ * at a block opens it. */
 export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; onPick?(s: Selection): void }) {
   const off = 'checksums_disabled';
   const rows = files.flatMap((f) => f.findings.filter((x) => x.code !== off).map((x, i) => ({ f, x, i })));
   const offFiles = files.filter((f) => f.checksums !== 2 && f.findings.some((x) => x.code === off));
-  if (rows.length === 0 && offFiles.length === 0) return null;
+  const pageRows = files.flatMap((f) => f.pageFindings.map((x) => ({ f, x })));
+  if (rows.length === 0 && offFiles.length === 0 && pageRows.length === 0) return null;
   const names = offFiles.slice(0, 5).map((f) => f.path);
   return (
     <ul className="file-findings">
@@ -207,6 +210,26 @@ export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; o
           </li>
         );
       })}
+      {pageRows.map(({ f, x }) => (
+        <li
+          key={`${f.id}:${x.block}:${x.code}`}
+          className={x.evidence === 'note' ? 'note' : undefined}
+          data-testid="page-finding"
+          data-file={f.name}
+          data-path={f.path}
+          data-code={x.code}
+          data-block={x.block}
+        >
+          {onPick ? (
+            <button type="button" className="link" onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
+              {f.path}
+            </button>
+          ) : (
+            <code>{f.path}</code>
+          )}
+          , block {x.block}: {x.message}
+        </li>
+      ))}
     </ul>
   );
 }

@@ -22,6 +22,17 @@ describe('Verdict', () => {
     );
   });
 
+  it("says the pages a visibility map disagrees with beside no problem pages, and not the FSM's notes", () => {
+    const vm = { block: 1, absoluteBlock: 1, code: 'vm_bit_without_page_flag', message: '...', evidence: 'structural' };
+    const fsm = { block: 3, absoluteBlock: 3, code: 'fsm_more_than_free', message: '...', evidence: 'note' };
+    const files = [entry('16427', { pageFindings: [vm, { ...vm, code: 'vm_frozen_without_visible' }, fsm] }), entry('16430')];
+    const v = render(<Verdict files={files} problems={problemsOf(files)} state="done" />);
+    expect(v.getByTestId('verdict').textContent).toBe('No problem pages in 2 verified files.');
+    expect(v.getByTestId('verdict-maps').textContent).toBe(
+      "But 1 page that its relation's visibility map disagrees with, listed below: the server reads it, and no checksum shows it.",
+    );
+  });
+
   it('counts problem pages and the files they are in', () => {
     const files = [entry('a', { problems: [problem(1), problem(5)], problem: true }), entry('b', { problems: [problem(0)], problem: true }), entry('c')];
     const v = render(<Verdict files={files} problems={problemsOf(files)} state="done" />);

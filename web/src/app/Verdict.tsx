@@ -41,6 +41,8 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
   const ok = p.problems.length === 0 && short === 0;
   const verified = files.filter((f) => f.state === 'done').length;
   const pagesOfZeros = zeros.reduce((n, f) => n + zeroPages(f), 0);
+  // What a heap's _vm says wrong of its pages (the FSM's notes the server corrects itself).
+  const mapPages = files.reduce((n, f) => n + new Set(f.pageFindings.filter((x) => x.evidence !== 'note').map((x) => x.block)).size, 0);
   return (
     <div className="verdict-box" data-verdict={ok ? 'ok' : 'problems'}>
       <p className={`verdict verdict-line ${ok ? 'ok' : 'bad'}`} data-testid="verdict">
@@ -54,6 +56,12 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
           {ok ? 'But ' : 'Also '}
           {plural(pagesOfZeros, 'all-zero page')} between pages with rows in {plural(zeros.length, 'file')}:{' '}
           {pagesOfZeros === 1 ? 'the server reads it as an empty new page, so any rows it held are gone.' : 'the server reads them as empty new pages, so any rows they held are gone.'}
+        </p>
+      )}
+      {mapPages > 0 && (
+        <p className="verdict-note" data-testid="verdict-maps">
+          {ok && zeros.length === 0 ? 'But ' : 'Also '}
+          {plural(mapPages, 'page')} that {mapPages === 1 ? 'its' : 'their'} relation's visibility map disagrees with, listed below: the server reads {mapPages === 1 ? 'it' : 'them'}, and no checksum shows it.
         </p>
       )}
     </div>

@@ -4,7 +4,7 @@
 import { rememberDropped } from '../rows/dropped';
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { PENDING } from '../components/PageMap';
-import { namesOf, newEntry, type FileEntry, type Fork } from '../files';
+import { mapsOf, namesOf, newEntry, type FileEntry, type Fork } from '../files';
 import { DETECT, type GeometryChoice } from '../lib/geometry';
 import { headOf } from '../lib/head';
 import { emptyCounts } from '../lib/status';
@@ -142,6 +142,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       f.state = 'queued';
       f.problems = [];
       f.findings = [];
+      f.pageFindings = [];
       f.chance = null;
       f.problem = false;
       f.counts = emptyCounts();
@@ -150,7 +151,8 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       f.checksumsDisabled = false;
       // The core names the file in its messages as the server would: base/5/16385.2.
       const path = f.relDir ? `${f.relDir}/${f.name}` : f.name;
-      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, path, segment: f.segment, checksums: f.checksums, choice: f.choice }, () => f.size);
+      const maps = mapsOf(f, filesRef.current);
+      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, path, segment: f.segment, checksums: f.checksums, choice: f.choice, ...(maps ? { maps } : {}) }, () => f.size);
     },
     [ensurePool],
   );
@@ -277,6 +279,7 @@ function applyMessage(f: FileEntry, m: FromWorker): void {
       f.checksumsDisabled = r.checksumsDisabled;
       f.problems = r.pages;
       f.findings = r.findings;
+      f.pageFindings = r.pageFindings;
       f.chance = r.chance;
       f.problem = r.problem;
       // The page map shows the verdict: with checksums off a mismatch is no problem, and

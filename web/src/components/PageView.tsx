@@ -170,6 +170,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   if (!page || !decoded || !provider) return <section className="page" data-testid="page-view" data-state="loading" />;
 
   const problem = page.status !== 'ok' && page.status !== 'zero';
+  // What the relation's _vm and _fsm say of these bytes (the verdict's row carries them).
+  const mapFindings = entry.pageFindings.filter((x) => x.block === page.block && page.findings.includes(x.code));
   const relpath = relpathOf(entry.relDir, entry.rel?.relfilenode ?? 0, entry.fork);
   const doCopy = (what: string, text: string) => void copy(text).then((ok) => setCopied(ok ? what : `could not copy ${what}`));
   const fileOffset = page.block * page.blockSize;
@@ -205,6 +207,15 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         {page.computed !== null && <>, computed {checksumWords(page.computed)}</>}
         {page.matchesBlock !== null && <>. This page's checksum is valid for block {page.matchesBlock}: a misplaced page?</>}
       </p>
+      {mapFindings.length > 0 && (
+        <ul className="warn" data-testid="page-findings">
+          {mapFindings.map((x) => (
+            <li key={x.code} data-code={x.code} className={x.evidence === 'note' ? 'note' : undefined}>
+              {x.message}
+            </li>
+          ))}
+        </ul>
+      )}
       {decoded.notes.length > 0 && (
         <p className="note" data-testid="decode-notes">
           {decoded.notes.join(' ')}

@@ -17,6 +17,9 @@ export interface VerifyRequest {
   /** Block size and byte order as chosen; what is not chosen comes from the file's head. */
   choice: GeometryChoice;
   chunkBytes?: number;
+  /** The heap's `_vm` and `_fsm` files dropped beside it (same directory, same relfilenode):
+   * read whole, the core judges each page against them (`FileScanJs.set_maps`). */
+  maps?: { vm?: File; fsm?: File };
   /** Verify only the whole pages in bytes [from, to) of the file (both multiples of every
    * block size), as part `index` of a file the pool shares between workers. Part 0 sends
    * 'start'; every part sends 'progress' and 'done' with `part` filled in. */
@@ -85,6 +88,18 @@ export interface FileFinding {
   evidence?: string;
 }
 
+/** A finding of the relation's `_vm` or `_fsm` about one page, with its message filled in as
+ * the server words it (VACUUM's warning names the relation and the relation-wide block). The
+ * server reads such a page: it is no problem page. */
+export interface PageFinding {
+  block: number;
+  absoluteBlock: number;
+  code: string;
+  message: string;
+  /** The registry's evidence: `structural` (VACUUM warns) or `note` (the server corrects it). */
+  evidence: string;
+}
+
 /** The odds of a bare checksum match over the range searched. */
 export interface Chance {
   searched: number;
@@ -104,6 +119,8 @@ export interface FileResult {
    * not list (with checksums off, a mismatch is ok): [chunk's code, verdict's code]. */
   remap: [number, number][];
   findings: FileFinding[];
+  /** The maps' findings about its pages, in block order. */
+  pageFindings: PageFinding[];
   chance: Chance | null;
 }
 

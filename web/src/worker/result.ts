@@ -3,19 +3,31 @@
 import type { FileVerdictJs } from '../../pkg/pgpage_wasm.js';
 import type { StatusName } from '../lib/status';
 import type { Wasm } from '../wasm';
-import type { FileFinding, FileResult, ProblemPage } from './protocol';
+import type { FileFinding, FileResult, PageFinding, ProblemPage } from './protocol';
 
 // The core's tables, read once per thread.
-let tables: { status: StatusName[]; problem: Set<number>; findings: string[] } | null = null;
+let tables: { status: StatusName[]; problem: Set<number>; findings: string[]; maps: Map<string, { message: string; evidence: string }> } | null = null;
+
+interface FindingRow {
+  code: string;
+  message: string;
+  evidence: string;
+  maps: boolean;
+}
 
 /** The core's verdict as plain values for the page; `first` is the relation-wide number of
- * the file's block 0, `blocks` its whole pages. */
-export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: number): FileResult {
-  tables ??= {
-    status: wasm.status_names() as StatusName[],
-    problem: new Set(wasm.problem_statuses()),
-    findings: (JSON.parse(wasm.findings_table()) as { code: string }[]).map((f) => f.code),
-  };
+ * the file's block 0, `blocks` its whole pages, `path` the file as the server names it (its
+ * relation is named in the maps' messages). */
+export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: number, path = ''): FileResult {
+  if (!tables) {
+    const rows = JSON.parse(wasm.findings_table()) as FindingRow[];
+    tables = {
+      status: wasm.status_names() as StatusName[],
+      problem: new Set(wasm.problem_statuses()),
+      findings: rows.map((f) => f.code),
+      maps: new Map(rows.filter((f) => f.maps).map((f) => [f.code, { message: f.message, evidence: f.evidence }])),
+    };
+  }
   const t = tables;
   const j = JSON.parse(v.json) as {
     checksums_disabled: boolean;
@@ -30,6 +42,9 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
   v.free();
   const NONE = 0xffffffff;
   const pages: ProblemPage[] = new Array<ProblemPage>(block.length);
+  const pageFindings: PageFinding[] = [];
+  // VACUUM names the relation, as relpath() does: its segment 0's path.
+  const relation = path.replace(/\.\d+$/, '');
   for (let i = 0; i < block.length; i++) {
     const findings = Array.from(codes.subarray(start[i], start[i + 1]), (c) => t.findings[c]);
     pages[i] = {
@@ -54,6 +69,12 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
       tupleBlock: tuple[i] === NONE ? null : tuple[i],
       findings,
     };
+    for (const code of findings) {
+      const m = t.maps.get(code);
+      if (!m) continue;
+      const message = m.message.replace('%s', relation).replace('%u', String(abs[i]));
+      pageFindings.push({ block: block[i], absoluteBlock: abs[i], code, message, evidence: m.evidence });
+    }
   }
   return {
     counts: j.counts,
@@ -62,6 +83,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     pages,
     remap: j.remap,
     findings: j.findings.map((f) => ({ code: f.code, message: f.message, evidence: f.evidence, ...(f.block !== undefined ? { block: f.block } : {}), ...(f.pages !== undefined ? { pages: f.pages } : {}) })),
+    pageFindings,
     chance: j.chance,
   };
 }

@@ -88,6 +88,12 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
   const byteOrder = req.choice.byteOrder === 'detect' ? '' : req.choice.byteOrder;
   const scan = new wasm.FileScanJs(head, size, req.segment, req.choice.blockSize ?? 0, byteOrder, named);
   try {
+    // The maps cover the whole relation: every segment (and part) reads them whole.
+    if (req.maps) {
+      const whole = (f?: File) => (f ? f.arrayBuffer().then((b) => new Uint8Array(b)) : Promise.resolve(undefined));
+      const [vm, fsm] = await Promise.all([whole(req.maps.vm), whole(req.maps.fsm)]);
+      scan.set_maps(vm, fsm);
+    }
     const blocks = scan.blocks;
     const trailingBytes = scan.trailing_bytes;
     // Of a file shared between workers, part 0 says what the file is.
@@ -186,7 +192,7 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
       post({ type: 'done', job, elapsedMs: performance.now() - t0, part: { index: part.index, scan: exported } }, [exported.buffer]);
       return;
     }
-    const result = resultOf(wasm, scan.finish(req.checksums, req.path), scan.first_absolute_block, scan.blocks);
+    const result = resultOf(wasm, scan.finish(req.checksums, req.path), scan.first_absolute_block, scan.blocks, req.path);
     post({ type: 'done', job, elapsedMs: performance.now() - t0, result });
   } finally {
     scan.free();
@@ -201,7 +207,7 @@ async function finishParts(req: FinishRequest): Promise<void> {
   const scan = wasm.FileScanJs.import(first);
   try {
     for (const p of rest) scan.merge(p);
-    post({ type: 'done', job: req.job, elapsedMs: performance.now() - t0, result: resultOf(wasm, scan.finish(req.checksums, req.path), scan.first_absolute_block, scan.blocks) });
+    post({ type: 'done', job: req.job, elapsedMs: performance.now() - t0, result: resultOf(wasm, scan.finish(req.checksums, req.path), scan.first_absolute_block, scan.blocks, req.path) });
   } finally {
     scan.free();
   }

@@ -492,6 +492,12 @@ impl<O: Write, E: Write> Report<O, E> {
                 }
                 continue;
             }
+            // The maps' notes (hints the server corrects on its own, common in any live
+            // cluster) are said with --all only, as the JSON lists them: pg_checksums' plain
+            // output stays what a script expects.
+            if !self.options.all {
+                continue;
+            }
             const LISTED: usize = 10;
             let blocks: Vec<String> = rows
                 .iter()

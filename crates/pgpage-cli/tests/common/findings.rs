@@ -54,3 +54,21 @@ pub fn file_findings(bytes: &[u8]) -> HashSet<(u32, Finding)> {
         .flat_map(|r| r.findings.iter().map(move |f| (r.block, *f)))
         .collect()
 }
+
+/// The message of the server's ERROR line in `err` (psql's stderr), or all of it.
+pub fn error_message(err: &str) -> String {
+    err.lines()
+        .find_map(|l| l.strip_prefix("ERROR:  "))
+        .unwrap_or(err)
+        .to_owned()
+}
+
+/// The number right after the first `key` in `text` (a block in amcheck's message or detail).
+pub fn number_after(text: &str, key: &str) -> Option<u32> {
+    let at = text.find(key)? + key.len();
+    text[at..]
+        .split(|ch: char| !ch.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
