@@ -13,6 +13,7 @@ import { VerifyPool } from '../worker/pool';
 import type { FromWorker } from '../worker/protocol';
 import { checksumsFor, readControls, versionFor, type ClusterControl } from './control';
 import { nameEntries, readCatalog, type ClusterCatalog } from './catalog';
+import { afterDrawn, drawnCount } from '../lib/drawn';
 
 /** A file as the pickers and drops hand it over. */
 export interface ChosenFile {
@@ -55,6 +56,8 @@ export interface FilesStore {
 /** Progress of the files renders at most this often (ms): 4 times a second is steady to the
  * eye, and half the renders of the workers' 100 ms messages. */
 const PROGRESS_RENDER_MS = 250;
+/** The longest the workers wait for the page view to draw the page a drop or a statement opened. */
+const DRAW_WAIT_MS = 300;
 // One collator: localeCompare with options builds one per call, and a data directory sorts
 // thousands of pairs.
 const byPath = new Intl.Collator(undefined, { numeric: true });
@@ -221,12 +224,13 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
           return e;
         });
         replace([...filesRef.current, ...added]);
-        // The first file's head is read, and its block 0 drawn, before the workers start
+        // The first file's head is read, and the page view drawn, before the workers start
         // streaming: the page view's first render would otherwise share the two cores with
         // both workers and the browser's reading.
+        const seen = drawnCount();
         void headOf(added[0])
           .catch(() => undefined)
-          .then(afterPaint)
+          .then(() => afterDrawn(seen, DRAW_WAIT_MS))
           .then(() => added.filter((e) => filesRef.current.includes(e)).forEach(start));
         return { added, notice: skipped > 0 ? `Skipped ${skipped} files that are not relation files.` : null };
       },
@@ -313,17 +317,4 @@ function fromEarlier(e: FileEntry, earlier: FileEntry, changed: readonly number[
   e.statuses = new Uint8Array(blocks).fill(PENDING);
   e.statuses.set(earlier.statuses.subarray(0, Math.min(blocks, earlier.statuses.length)));
   for (const b of changed) if (b < blocks) e.statuses[b] = PENDING;
-}
-
-/** Resolves after the next frame is drawn (or after 150 ms, when no frame comes: a hidden tab). */
-function afterPaint(): Promise<void> {
-  return new Promise((resolve) => {
-    const cap = setTimeout(resolve, 150);
-    requestAnimationFrame(() =>
-      setTimeout(() => {
-        clearTimeout(cap);
-        resolve();
-      }, 0),
-    );
-  });
 }

@@ -4,6 +4,7 @@ import { TupleColumns } from '../rows/TupleColumns';
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
+import { afterPaint, pageDrawn } from '../lib/drawn';
 import { checksumWords, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { mapPage } from '../lib/maps';
 import { decodeWithCore, fileKindOf, type Span } from '../lib/spans';
@@ -122,6 +123,16 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       live = false;
     };
   }, [entry, p.block]);
+
+  // Waiting work (the verify workers, the playground's save) starts once this page is on screen.
+  useEffect(() => {
+    if (!shown && !error) return;
+    let live = true;
+    void afterPaint().then(() => live && pageDrawn());
+    return () => {
+      live = false;
+    };
+  }, [shown, error]);
 
   // In lab mode `page` is the edited copy, verdict and decoding recomputed from its bytes.
   const lab = useLabEdit(loaded, entry);

@@ -8,9 +8,10 @@ import { createPortal } from 'react-dom';
 import type { ChosenFile } from '../app/useFiles';
 import type { FileEntry } from '../files';
 import { editsOf, subscribeEdits } from '../lab/edited';
+import { afterDrawn, drawnCount } from '../lib/drawn';
 import { withCode } from '../tour/Tour';
 import { AskPostgres } from './AskPostgres';
-import { askSlot, subscribeAskSlot } from './askSlot';
+import { useAskSlot } from './askSlot';
 import { LESSONS, type Lesson, type LessonShow, type LessonStep } from './lessons';
 import type { FromPlay, ResultSet, ServerError, SnapFileMsg, StartPhase, StartPlay, ToPlay } from './protocol';
 import type { PlayRelation } from './relations';
@@ -56,6 +57,8 @@ export interface Snapshot {
 type Boot = { state: 'loading'; phase: StartPhase; received: number; total: number } | { state: 'ready'; version: string } | { state: 'error'; message: string };
 
 const mb = (n: number) => (n / 1048576).toFixed(1);
+/** The longest the save of the data directory waits for the statement's page to be drawn. */
+const SAVE_WAIT_MS = 1000;
 
 let nextJob = 1;
 
@@ -80,7 +83,7 @@ export default function Playground(p: PlaygroundProps) {
   const savedWait = useRef(new Map<number, (dump: Blob | null) => void>());
   // The lesson step that made a snapshot (by its step number): its expectations and outline.
   const lessonOf = useRef(new Map<number, LessonStep>());
-  const slot = useSyncExternalStore(subscribeAskSlot, askSlot);
+  const slot = useAskSlot();
   const pending = useRef(new Map<number, (m: FromPlay) => void>());
   const snapsRef = useRef<Snapshot[]>([]);
   snapsRef.current = snaps;
@@ -181,9 +184,13 @@ export default function Playground(p: PlaygroundProps) {
       setSnaps(snapsRef.current);
       setAt(snapsRef.current.length - 1);
       setRunning({ job, sql: text, phase: 'save' });
+      const seen = drawnCount();
       showChanged(s);
       performance.mark('playground-open');
-      // The next statement waits for the save: a cancel of it starts from this one's files.
+      // The save, once the page it opened is drawn. The next statement waits for it: a cancel
+      // of it starts from this one's files.
+      await afterDrawn(seen, SAVE_WAIT_MS);
+      worker.current?.postMessage({ type: 'save', job } satisfies ToPlay);
       const d = await dump;
       if (d) saved.current = { dump: d, step };
       setRunning(null);

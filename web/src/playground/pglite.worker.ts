@@ -150,12 +150,14 @@ async function run(job: number, sql: string, snap: boolean): Promise<void> {
   }
   const transfer = (files ?? []).flatMap((f) => (f.bytes ? [f.bytes.buffer] : []));
   post({ type: 'result', job, results, error, notices, files, snapshotNote, ms: performance.now() - t0 }, transfer);
-  // After the answer, so the page is not kept waiting: the data directory as it is now, for
-  // a cancel of the next statement to start from (replaying the statements instead would
-  // give other now(), random() and sequence values).
-  if (!snap) return;
+}
+
+/** The data directory as it is now, for a cancel of the next statement to start from
+ * (replaying the statements instead would give other now(), random() and sequence values).
+ * The page asks once it has drawn the statement's page: the save takes seconds of a core. */
+async function save(job: number): Promise<void> {
   try {
-    post({ type: 'saved', job, dump: await p.dumpDataDir('none') });
+    post({ type: 'saved', job, dump: await pg!.dumpDataDir('none') });
   } catch (e) {
     post({ type: 'saved', job, dump: null, error: serverError(e).message });
   }
@@ -206,6 +208,8 @@ addEventListener('message', (e: MessageEvent<ToPlay | StartPlay>) => {
         return ask(m.job, m.page, m.question);
       case 'write':
         return write(m.job, m.path, m.block, m.page);
+      case 'save':
+        return save(m.job);
     }
   });
 });

@@ -10,10 +10,12 @@ export interface StartPlay {
 }
 
 export type ToPlay =
-  /** Runs SQL (one or more statements, simple query protocol), then CHECKPOINT, reads every
-   * relation's files and saves the data directory ('saved'); `snapshot` false for a bare
-   * statement (the one that waits for a restarted server). */
+  /** Runs SQL (one or more statements, simple query protocol), then CHECKPOINT and reads
+   * every relation's files; `snapshot` false for a bare statement (the one that waits for a
+   * restarted server). */
   | { type: 'run'; job: number; sql: string; snapshot: boolean }
+  /** Saves the data directory ('saved'), for a cancel of the next statement to start from. */
+  | { type: 'save'; job: number }
   /** pageinspect's answer for one page's bytes: every function of its access method (ask.ts). */
   | { type: 'ask'; job: number; page: Uint8Array; question: AskPage }
   /** Writes a page into a relation file and evicts the relation from shared buffers, so the
