@@ -1,7 +1,7 @@
 // What the damage panel keeps per open file across page changes: the comparison with a copy
 // (running in the damage worker, or done) and the repair kit's chosen pages. Outside React's
 // state, so the page view re-mounting (another file, a reload of its page) loses nothing.
-import { useSyncExternalStore } from 'react';
+import { createStore, jobWorker } from '../lib/store';
 import type { DiffSummary, FromDamage, PageDiff, ToDamage } from './protocol';
 
 export interface Comparison {
@@ -29,59 +29,34 @@ interface State {
   kits: ReadonlyMap<number, ReadonlyMap<number, KitPage>>;
 }
 
-let state: State = { comparisons: new Map(), kits: new Map() };
-const listeners = new Set<() => void>();
-const set = (next: State): void => {
-  state = next;
-  for (const l of listeners) l();
-};
-const subscribe = (l: () => void) => {
-  listeners.add(l);
-  return () => listeners.delete(l);
-};
+const store = createStore<State>({ comparisons: new Map(), kits: new Map() });
 
 export function useDamageState(): State {
-  return useSyncExternalStore(subscribe, () => state);
+  return store.use();
 }
-
-let worker: Worker | null = null;
-let nextJob = 1;
-const handlers = new Map<number, (m: FromDamage) => void>();
 
 /** The damage worker, made on first use and kept: a comparison outlives the page view. */
-export function damageWorker(): { post(m: ToDamage): void; on(job: number, h: (m: FromDamage) => void): void; job(): number } {
-  if (!worker) {
-    worker = new Worker(new URL('./damage.worker.ts', import.meta.url), { type: 'module' });
-    worker.onmessage = (ev: MessageEvent<FromDamage>) => {
-      const m = ev.data;
-      handlers.get(m.job)?.(m);
-      // Every answer but progress is a job's last: its handler (and the page it holds) goes.
-      if (m.type !== 'progress') handlers.delete(m.job);
-    };
-  }
-  const w = worker;
-  return { post: (m) => w.postMessage(m), on: (job, h) => handlers.set(job, h), job: () => nextJob++ };
-}
+export const damageWorker = jobWorker<ToDamage, FromDamage>(() => new Worker(new URL('./damage.worker.ts', import.meta.url), { type: 'module' }));
 
 const putComparison = (entryId: number, c: Comparison): void => {
-  const m = new Map(state.comparisons);
+  const m = new Map(store.get().comparisons);
   m.set(entryId, c);
-  set({ ...state, comparisons: m });
+  store.set({ ...store.get(), comparisons: m });
 };
 
 /** Compares the open file (`a`) with a copy, page by page, in the worker. */
 export function startComparison(entryId: number, a: File, copy: File, copyPath: string, blockSize: number, bigEndian: boolean): void {
   const w = damageWorker();
-  const old = state.comparisons.get(entryId);
+  const old = store.get().comparisons.get(entryId);
   if (old?.state === 'running') {
     w.post({ type: 'cancel', job: old.job });
-    handlers.delete(old.job);
+    damageWorker().off(old.job);
   }
   const job = w.job();
   let c: Comparison = { job, copy, copyPath, state: 'running', bytesDone: 0, bytesTotal: Math.max(a.size, copy.size), pages: [], summary: null, error: null, ms: null };
   putComparison(entryId, c);
   w.on(job, (m) => {
-    if (state.comparisons.get(entryId)?.job !== job) return;
+    if (store.get().comparisons.get(entryId)?.job !== job) return;
     if (m.type === 'progress') c = { ...c, bytesDone: m.bytesDone, bytesTotal: m.bytesTotal };
     else if (m.type === 'compared') {
       c = { ...c, state: 'done', pages: m.pages, summary: m.summary, ms: m.ms, bytesDone: c.bytesTotal };
@@ -94,21 +69,21 @@ export function startComparison(entryId: number, a: File, copy: File, copyPath: 
 }
 
 export function clearComparison(entryId: number): void {
-  const old = state.comparisons.get(entryId);
+  const old = store.get().comparisons.get(entryId);
   if (old?.state === 'running') {
     damageWorker().post({ type: 'cancel', job: old.job });
-    handlers.delete(old.job);
+    damageWorker().off(old.job);
   }
-  const m = new Map(state.comparisons);
+  const m = new Map(store.get().comparisons);
   m.delete(entryId);
-  set({ ...state, comparisons: m });
+  store.set({ ...store.get(), comparisons: m });
 }
 
 export function putKitPage(entryId: number, block: number, page: KitPage | null): void {
-  const kits = new Map(state.kits);
+  const kits = new Map(store.get().kits);
   const kit = new Map(kits.get(entryId) ?? []);
   if (page) kit.set(block, page);
   else kit.delete(block);
   kits.set(entryId, kit);
-  set({ ...state, kits });
+  store.set({ ...store.get(), kits });
 }

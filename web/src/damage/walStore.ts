@@ -2,7 +2,7 @@
 // data directory's pg_wal/, loose segments, an archive folder) or pages `pg_waldump
 // --save-fullpage` wrote, and the scan of those segments in the WAL worker for a file's
 // damaged blocks. Kept outside React's state, as the comparisons are (store.ts).
-import { useSyncExternalStore } from 'react';
+import { createStore, jobWorker } from '../lib/store';
 import { FORKS, type FileEntry } from '../files';
 import { droppedFiles } from '../rows/dropped';
 import type { Wasm } from '../wasm';
@@ -96,42 +96,18 @@ interface State {
   pickedVersion: number;
 }
 
-let state: State = { scans: new Map(), pickedVersion: 0 };
-const listeners = new Set<() => void>();
-const set = (next: State): void => {
-  state = next;
-  for (const l of listeners) l();
-};
-const subscribe = (l: () => void) => {
-  listeners.add(l);
-  return () => listeners.delete(l);
-};
+const store = createStore<State>({ scans: new Map(), pickedVersion: 0 });
 
 export function useWalState(): State {
-  return useSyncExternalStore(subscribe, () => state);
+  return store.use();
 }
 
 export function pickWal(list: readonly { path: string; file: File }[]): void {
   picked.push(...list);
-  set({ ...state, pickedVersion: state.pickedVersion + 1 });
+  store.set({ ...store.get(), pickedVersion: store.get().pickedVersion + 1 });
 }
 
-let worker: Worker | null = null;
-let nextJob = 1;
-const handlers = new Map<number, (m: FromWal) => void>();
-
-function walWorker(): { post(m: ToWal): void; on(job: number, h: (m: FromWal) => void): void; job(): number } {
-  if (!worker) {
-    worker = new Worker(new URL('./wal.worker.ts', import.meta.url), { type: 'module' });
-    worker.onmessage = (ev: MessageEvent<FromWal>) => {
-      const m = ev.data;
-      handlers.get(m.job)?.(m);
-      if (m.type !== 'progress') handlers.delete(m.job);
-    };
-  }
-  const w = worker;
-  return { post: (m) => w.postMessage(m), on: (job, h) => handlers.set(job, h), job: () => nextJob++ };
-}
+const walWorker = jobWorker<ToWal, FromWal>(() => new Worker(new URL('./wal.worker.ts', import.meta.url), { type: 'module' }));
 
 export const tripleKey = (relfilenode: number, fork: string, block: number): string => `${relfilenode}/${fork}/${block}`;
 
@@ -139,11 +115,11 @@ export const tripleKey = (relfilenode: number, fork: string, block: number): str
  * for the same segments that watches them all is kept). */
 export function ensureWalScan(entryId: number, segments: WalSegmentFile[], watch: { relfilenode: number; fork: string; block: number }[], systemIdentifier: string, blockSize: number): void {
   const key = `${systemIdentifier}|${blockSize}|${segments.map((s) => s.path).join('\n')}`;
-  const old = state.scans.get(entryId);
+  const old = store.get().scans.get(entryId);
   if (old && old.key === key && watch.every((t) => old.watch.has(tripleKey(t.relfilenode, t.fork, t.block)))) return;
   const w = walWorker();
   if (old) {
-    handlers.delete(old.job);
+    walWorker().off(old.job);
     w.post({ type: 'drop', scan: old.job });
   }
   const job = w.job();
@@ -164,13 +140,13 @@ export function ensureWalScan(entryId: number, segments: WalSegmentFile[], watch
     ms: null,
   };
   const put = () => {
-    const m = new Map(state.scans);
+    const m = new Map(store.get().scans);
     m.set(entryId, s);
-    set({ ...state, scans: m });
+    store.set({ ...store.get(), scans: m });
   };
   put();
   w.on(job, (m) => {
-    if (state.scans.get(entryId)?.job !== job) return;
+    if (store.get().scans.get(entryId)?.job !== job) return;
     if (m.type === 'progress') s = { ...s, bytesDone: m.bytesDone, bytesTotal: m.bytesTotal };
     else if (m.type === 'scanned') s = { ...s, state: 'done', bytesDone: s.bytesTotal, order: m.order, blocks: m.blocks, problems: m.problems, summary: m.summary, ms: m.ms };
     else if (m.type === 'error') s = { ...s, state: 'error', error: m.message };

@@ -2,12 +2,11 @@
 // the Markdown reports, hexdump -C and pg_filedump texts) masks the bytes the core's rule
 // (pgpage::redact) says may hold row data, and says so in a line of its own. The switch is
 // remembered for the browser tab's session (sessionStorage), never beyond it.
-import { useSyncExternalStore } from 'react';
 import { hexdumpC } from '../lib/messages';
+import { createStore } from '../lib/store';
 import type { Wasm } from '../wasm';
 
 const KEY = 'pgpage-redact';
-const listeners = new Set<() => void>();
 
 function stored(): boolean {
   try {
@@ -17,33 +16,23 @@ function stored(): boolean {
   }
 }
 
-let on = typeof sessionStorage === 'undefined' ? false : stored();
+const on = createStore(typeof sessionStorage === 'undefined' ? false : stored());
 
 export function redactOn(): boolean {
-  return on;
+  return on.get();
 }
 
 export function setRedact(value: boolean): void {
-  on = value;
   try {
     sessionStorage.setItem(KEY, value ? 'on' : 'off');
   } catch {
     // Storage refused (private mode): the switch still holds for this page.
   }
-  for (const l of listeners) l();
+  on.set(value);
 }
 
 /** The switch's state, re-rendering when it changes anywhere on the page. */
-export function useRedact(): boolean {
-  return useSyncExternalStore(
-    (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    redactOn,
-    () => false,
-  );
-}
+export const useRedact = on.use;
 
 /** One page's redaction: 1 per masked byte, the counts and the note exports carry. */
 export interface Redaction {
