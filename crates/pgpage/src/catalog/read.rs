@@ -354,11 +354,38 @@ pub fn oid_name_rows(
     })
 }
 
-/// pg_index: which table an index is of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// pg_index: which table an index is of, and how its key columns order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct IndexRow {
     pub indexrelid: u32,
     pub indrelid: u32,
+    /// The key columns (the rest of indkey are INCLUDE columns).
+    pub indnkeyatts: i16,
+    /// indoption per column: INDOPTION_DESC (1) and INDOPTION_NULLS_FIRST (2).
+    pub indoption: Vec<i16>,
+    /// indcollation per column (0 for a type without collation).
+    pub indcollation: Vec<u32>,
+}
+
+/// The elements of an int2vector or oidvector column (array.h: a one-dimensional
+/// ArrayType without nulls), each `size` bytes; None when the bytes are not one.
+fn vector_elements(v: &[u8], size: usize, endian: Endian) -> Option<Vec<u32>> {
+    // A plain-storage varlena keeps its 4-byte header (typstorage 'p'); ndim, dataoffset,
+    // elemtype, dim1 and lbound1 follow it.
+    let ndim = read_u32(v, 4, endian)?;
+    let n = usize::try_from(read_u32(v, 16, endian)?).ok()?;
+    if ndim != 1 || n > v.len() {
+        return None;
+    }
+    (0..n)
+        .map(|i| {
+            let at = i.checked_mul(size)?.checked_add(24)?;
+            match size {
+                2 => read_u16(v, at, endian).map(u32::from),
+                _ => read_u32(v, at, endian),
+            }
+        })
+        .collect()
 }
 
 pub fn index_rows(
@@ -368,9 +395,18 @@ pub fn index_rows(
     problems: &mut Vec<CatalogProblem>,
 ) -> Vec<IndexRow> {
     catalog_rows(file, Catalog::PgIndex, major, log, problems, |r| {
+        let vector = |name, size| vector_elements(r.bytes(name)?, size, r.endian);
         Some(IndexRow {
             indexrelid: r.oid("indexrelid")?,
             indrelid: r.oid("indrelid")?,
+            indnkeyatts: r.int2("indnkeyatts")?,
+            // Only key orders need them: a row without them still says which table.
+            indoption: vector("indoption", 2)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|v| v as u16 as i16)
+                .collect(),
+            indcollation: vector("indcollation", 4).unwrap_or_default(),
         })
     })
 }
