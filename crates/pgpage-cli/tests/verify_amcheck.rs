@@ -63,13 +63,15 @@ fn held_against_amcheck(version: u32) {
         "create index x_id on x (id)",
         "create index x_desc on x (id desc nulls last)",
         "create index x_s on x (s collate \"C\")",
+        // The database's default collation: its order is said to be unchecked, not guessed.
+        "create index x_s_default on x (s)",
         "create table g (a int4[]) with (autovacuum_enabled = off)",
         "insert into g select array[g, g + 1, g % 17] from generate_series(1, 2000) g",
         "create index g_a on g using gin (a)",
         "vacuum analyze",
         "checkpoint",
     ]);
-    for i in ["x_id", "x_desc", "x_s"] {
+    for i in ["x_id", "x_desc", "x_s", "x_s_default"] {
         c.psql(&[&format!("select bt_index_check('{i}')")]);
     }
     if version >= 14 {
@@ -86,6 +88,20 @@ fn held_against_amcheck(version: u32) {
     let (lines, code) = verify_amcheck(&data);
     assert!(lines.is_empty(), "{version}: untouched: {lines:?}");
     assert_eq!(code, 0, "{version}");
+    let out = pgpage(&["verify", "--amcheck", &data]);
+    let notes: Vec<String> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains("not checked"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        notes,
+        vec![
+            "pgpage: note: btree index \"postgres.public.x_s_default\": the order of its items \
+             is not checked: key column 1 is text under collation OID 100, not C or POSIX"
+        ],
+        "{version}"
+    );
 
     // Heap block 1: the first normal tuple's xmin past nextXid.
     let mut x = fs::read(&x_path).unwrap();
