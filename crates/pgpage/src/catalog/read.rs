@@ -169,6 +169,29 @@ impl<'r, 'a> Row<'r, 'a> {
             .map(|s| String::from_utf8_lossy(s).into_owned())
     }
 
+    /// A text column's characters, from its varlena (a 1-byte header for a short value,
+    /// else 4 bytes, as the server writes them in the byte order of the page); None for NULL
+    /// or a compressed or external value.
+    pub fn text(&self, attname: &str) -> Option<String> {
+        let v = self.get(attname)?;
+        let first = *v.first()?;
+        let (short, short_len) = match self.endian {
+            Endian::Little => (first & 0x01 != 0, first >> 1),
+            Endian::Big => (first & 0x80 != 0, first & 0x7F),
+        };
+        let body = if short {
+            v.get(1..usize::from(short_len))?
+        } else {
+            let h = read_u32(v, 0, self.endian)?;
+            let (plain, len) = match self.endian {
+                Endian::Little => (h & 0x03 == 0, h >> 2),
+                Endian::Big => (h >> 30 == 0, h & 0x3FFF_FFFF),
+            };
+            v.get(4..usize::try_from(len).ok().filter(|_| plain)?)?
+        };
+        Some(String::from_utf8_lossy(body).into_owned())
+    }
+
     /// A "char" column.
     pub fn char(&self, attname: &str) -> Option<u8> {
         self.get(attname).and_then(|v| v.first().copied())
@@ -245,6 +268,24 @@ pub struct DatabaseRow {
     pub datname: String,
     pub dattablespace: u32,
     pub datistemplate: bool,
+    /// The database's default collation orders text as memcmp does: the libc provider
+    /// (the only one before 15) with datcollate C or POSIX, or (17 on) the builtin
+    /// provider's C locale. What B-tree item order checks of text keys need.
+    #[serde(skip)]
+    pub collate_is_c: bool,
+}
+
+/// DatabaseRow::collate_is_c from the row's datlocprovider, datcollate and datlocale.
+fn collate_is_c(r: &Row, major: u32) -> bool {
+    let c = |s: Option<String>| matches!(s.as_deref(), Some("C" | "POSIX"));
+    if major < 15 {
+        return c(r.name("datcollate"));
+    }
+    match r.char("datlocprovider") {
+        Some(b'c') => c(r.text("datcollate")),
+        Some(b'b') => r.text("datlocale").as_deref() == Some("C"),
+        _ => false,
+    }
 }
 
 /// pg_tablespace.
@@ -294,6 +335,7 @@ pub fn database_rows(
             datname: r.name("datname")?,
             dattablespace: r.oid("dattablespace")?,
             datistemplate: r.bool("datistemplate")?,
+            collate_is_c: collate_is_c(r, major),
         })
     })
 }

@@ -106,6 +106,8 @@ pub struct CatalogListing {
 /// pg_collation_d.h: C_COLLATION_OID and POSIX_COLLATION_OID, the collations whose text
 /// order is memcmp's.
 const C_COLLATIONS: [u32; 2] = [950, 951];
+/// pg_collation_d.h: DEFAULT_COLLATION_OID, the database's own.
+const DEFAULT_COLLATION_OID: u32 = 100;
 
 /// pg_index.h: INDOPTION_DESC and INDOPTION_NULLS_FIRST.
 const INDOPTION_DESC: i16 = 1;
@@ -114,9 +116,12 @@ const INDOPTION_NULLS_FIRST: i16 = 2;
 /// An index's key columns as its opclasses order them (the index's own pg_attribute rows
 /// hold each column's type: the opclass's storage type where it has one, as for GIN), or
 /// why pgpage cannot order them.
+/// `default_is_c`: the database's default collation orders text as memcmp does
+/// (`DatabaseRow::collate_is_c`).
 pub fn index_key_columns(
     index: &IndexRow,
     attributes: &[&AttributeRow],
+    default_is_c: bool,
 ) -> Result<Vec<KeyColumn>, String> {
     let keys = u16::try_from(index.indnkeyatts).unwrap_or(0);
     (1..=keys)
@@ -133,7 +138,9 @@ pub fn index_key_columns(
                 )
             })?;
             let collation = index.indcollation.get(i).copied().unwrap_or(0);
-            if ty == KeyType::Text && !C_COLLATIONS.contains(&collation) {
+            let c = C_COLLATIONS.contains(&collation)
+                || (collation == DEFAULT_COLLATION_OID && default_is_c);
+            if ty == KeyType::Text && !c {
                 return Err(format!(
                     "key column {attnum} is text under collation OID {collation}, not C or POSIX"
                 ));
@@ -660,7 +667,8 @@ impl CatalogReader {
                 }
                 for i in state.indexes.iter().flatten() {
                     let atts = of.get(&i.indexrelid).map(Vec::as_slice).unwrap_or_default();
-                    index_keys.insert((db.oid, i.indexrelid), index_key_columns(i, atts));
+                    let keys = index_key_columns(i, atts, db.collate_is_c);
+                    index_keys.insert((db.oid, i.indexrelid), keys);
                 }
             }
             for r in relations_of {
