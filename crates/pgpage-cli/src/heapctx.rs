@@ -28,7 +28,7 @@ impl HeapSource {
 
 /// The data directory above `file` (the first directory with PG_VERSION and
 /// global/pg_control) and the file's path inside it.
-fn data_directory(file: &Path) -> Option<(PathBuf, PathBuf)> {
+pub fn data_directory(file: &Path) -> Option<(PathBuf, PathBuf)> {
     let file = file.canonicalize().ok()?;
     let root = file
         .ancestors()

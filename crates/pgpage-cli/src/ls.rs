@@ -195,11 +195,23 @@ impl Ls {
     /// What the catalogs name (the core's CatalogReader, fed from disk); what could not be
     /// read is added to `damage`.
     pub(crate) fn catalogs(&mut self) -> CatalogListing {
+        self.read_catalogs(false)
+    }
+
+    /// `catalogs`, with every B-tree and GIN index's key columns (`verify --amcheck`).
+    pub(crate) fn catalogs_with_index_keys(&mut self) -> CatalogListing {
+        self.read_catalogs(true)
+    }
+
+    fn read_catalogs(&mut self, index_keys: bool) -> CatalogListing {
         let mut reader = CatalogReader::new(
             self.paths(),
             self.read_with(),
             &format!("{}/", self.display),
         );
+        if index_keys {
+            reader.read_index_keys();
+        }
         loop {
             let wanted = reader.wanted();
             if wanted.is_empty() {

@@ -10,13 +10,17 @@ use serde::Serialize;
 
 use crate::btwalk::{self, BtMeta, BtPage, Pivot};
 use crate::checksum::{blocks_matching, finish as checksum_finish};
-use crate::decode::{Reader, LP_NORMAL, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
+use crate::decode::{
+    check_page, DecodeOptions, HeapContext, Hints, ItemFinding, KeyColumn, PageKind, Reader,
+    LP_NORMAL, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA,
+};
 use crate::fields::HEAP_TUPLE_HEADER_DATA;
 use crate::file::{FileExtent, Geometry, StatusCounts};
-use crate::findings::Finding;
+use crate::findings::{Evidence, Finding};
 use crate::forks::ForkMaps;
 use crate::layout::{BlockSize, Endian};
 use crate::verify::{header_check, verify_page, HeaderCheck, PageStatus};
+use crate::visibility::TransactionLog;
 
 /// What the caller knows of the cluster's data checksums.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -139,6 +143,9 @@ pub struct PageRow {
     /// The block the page's own heap tuples name (t_ctid pointing at themselves), when a
     /// majority of them agree.
     pub tuple_block: Option<u32>,
+    /// The structural checks' findings (`FileScan::set_structure`), each with the line
+    /// pointer it is about; each is in `findings` too.
+    pub structure: Vec<ItemFinding>,
 }
 
 impl PageRow {
@@ -261,6 +268,7 @@ impl FileVerdict {
             findings: Vec::new(),
             misplaced: None,
             tuple_block: None,
+            structure: Vec::new(),
         }
     }
 }
@@ -338,6 +346,57 @@ pub struct FileScan {
     /// what they say of this file's pages.
     maps: Option<Arc<ForkMaps>>,
     map_findings: Vec<MapFinding>,
+    /// What the structural checks know of the relation, when the caller asked for them
+    /// (`set_structure`), and what they found.
+    structure: Option<Arc<Structure>>,
+    structure_findings: Vec<StructureFinding>,
+}
+
+/// What the structural checks of a relation's pages know of it beyond their bytes (from the
+/// catalogs or the user), owned so a scan can keep it; each part left out is not judged.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Structure {
+    /// The kind of the file's pages (`decode::file_kind`, or the catalog's access method):
+    /// a damaged page is checked as its file's kind.
+    pub kind: Option<PageKind>,
+    /// A heap's pg_class row and the cluster's horizon (its `xact` left None: see `xact`).
+    pub heap: Option<HeapContext<'static>>,
+    /// pg_xact and pg_multixact, for `heap`.
+    pub xact: Option<Arc<TransactionLog>>,
+    /// A B-tree index's key columns, or a GIN index's key type (`Hints::btree_keys`).
+    pub keys: Option<Vec<KeyColumn>>,
+}
+
+impl Structure {
+    /// The checks' findings on one page; notes (`Evidence::Note`: "order not checked") are
+    /// about the relation, not the page, and the header's findings are verify's own.
+    fn check(&self, page: &[u8], absolute: u32, endian: Endian) -> Vec<ItemFinding> {
+        let opts = DecodeOptions {
+            endian,
+            file_kind: self.kind,
+            ..DecodeOptions::default()
+        };
+        let heap = self.heap.map(|h| HeapContext {
+            xact: self.xact.as_deref(),
+            ..h
+        });
+        let hints = Hints {
+            btree_keys: self.keys.as_deref(),
+            heap: heap.as_ref(),
+        };
+        let mut found = check_page(page, absolute, &opts, &hints);
+        found.retain(|f| !matches!(f.finding.evidence(), Evidence::Note | Evidence::Server));
+        found
+    }
+}
+
+/// A structural finding about a page, with the page's stored checksum (for its row when the
+/// page is otherwise fine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct StructureFinding {
+    block: u32,
+    stored: u16,
+    found: ItemFinding,
 }
 
 /// A finding of the relation's maps about a page, with the page's stored checksum (for its
@@ -369,6 +428,8 @@ impl FileScan {
             bt_meta: None,
             maps: None,
             map_findings: Vec::new(),
+            structure: None,
+            structure_findings: Vec::new(),
         })
     }
 
@@ -463,6 +524,15 @@ impl FileScan {
                         }),
                 );
         }
+        if let Some(structure) = self.structure.as_deref().filter(|_| readable) {
+            let found = structure.check(page, absolute, endian);
+            self.structure_findings
+                .extend(found.into_iter().map(|found| StructureFinding {
+                    block,
+                    stored: v.stored,
+                    found,
+                }));
+        }
         if v.status.is_problem() || tuple_block.is_some_and(|t| t != absolute) {
             self.rows.push(Row {
                 block,
@@ -495,6 +565,8 @@ impl FileScan {
         self.bt_pages.extend_from_slice(&other.bt_pages);
         self.bt_meta = self.bt_meta.or(other.bt_meta);
         self.map_findings.extend_from_slice(&other.map_findings);
+        self.structure_findings
+            .extend_from_slice(&other.structure_findings);
         Ok(())
     }
 
@@ -572,6 +644,7 @@ impl FileScan {
         let mut pages: Vec<PageRow> = rows.iter().filter_map(|r| ctx.row(r, off)).collect();
         self.btree_walk(&mut pages, off);
         self.attach_map_findings(&mut pages, off);
+        self.attach_structure_findings(&mut pages, off);
 
         let mut counts = StatusCounts {
             ok: c.ok,
@@ -630,6 +703,7 @@ impl FileScan {
                 findings: alloc::vec![f.finding],
                 misplaced: None,
                 tuple_block: None,
+                structure: Vec::new(),
             });
         }
         pages.sort_by_key(|r| r.block);
@@ -668,13 +742,44 @@ impl FileScan {
         self.maps = Some(maps);
     }
 
-    /// The maps' findings join the rows of their pages; a page the verdict did not list is
-    /// one the server reads without complaint (a problem page always has a row).
+    /// Runs the structural checks (verify_heapam's, bt_index_check's, gin_index_check's and
+    /// the other access methods' page checks) on every readable page scanned from now on,
+    /// knowing what `structure` says of the relation; pages with findings get rows.
+    pub fn set_structure(&mut self, structure: Arc<Structure>) {
+        self.structure = Some(structure);
+    }
+
+    /// The maps' findings join the rows of their pages.
     fn attach_map_findings(&self, pages: &mut Vec<PageRow>, off: bool) {
-        if self.map_findings.is_empty() {
+        let found = self.map_findings.iter().map(|f| StructureFinding {
+            block: f.block,
+            stored: f.stored,
+            found: ItemFinding {
+                finding: f.finding,
+                item: None,
+            },
+        });
+        self.attach(pages, off, found.collect(), false);
+    }
+
+    /// The structural checks' findings join the rows of their pages.
+    fn attach_structure_findings(&self, pages: &mut Vec<PageRow>, off: bool) {
+        self.attach(pages, off, self.structure_findings.clone(), true);
+    }
+
+    /// Page findings join the rows of their pages (and their `structure` when `structural`);
+    /// a page the verdict did not list is one the server reads without complaint (a problem
+    /// page always has a row).
+    fn attach(
+        &self,
+        pages: &mut Vec<PageRow>,
+        off: bool,
+        mut found: Vec<StructureFinding>,
+        structural: bool,
+    ) {
+        if found.is_empty() {
             return;
         }
-        let mut found = self.map_findings.clone();
         found.sort_by_key(|f| f.block);
         // `pages` is in block order: each finding's row is found by a binary search, and
         // the rows made here join them once all are made.
@@ -697,13 +802,18 @@ impl FileScan {
                             findings: Vec::new(),
                             misplaced: None,
                             tuple_block: None,
+                            structure: Vec::new(),
                         });
                         made.last_mut()
                     }
                 },
             };
-            if let Some(row) = row.filter(|r| !r.findings.contains(&f.finding)) {
-                row.findings.push(f.finding);
+            let Some(row) = row else { continue };
+            if structural && !row.structure.contains(&f.found) {
+                row.structure.push(f.found);
+            }
+            if !row.findings.contains(&f.found.finding) {
+                row.findings.push(f.found.finding);
             }
         }
         pages.extend(made);
@@ -713,7 +823,7 @@ impl FileScan {
 
 /// Exported scans start with this, then a version byte.
 const MAGIC: &[u8; 4] = b"PGFS";
-const VERSION: u8 = 5;
+const VERSION: u8 = 6;
 const ROW_BYTES: usize = 16;
 const LINK_BYTES: usize = 13;
 const RUN_BYTES: usize = 8;
@@ -721,6 +831,8 @@ const RUN_BYTES: usize = 8;
 /// its item count (each pivot after it: a tag, then a block and its bytes when present).
 const BT_PAGE_BYTES: usize = 25;
 const MAP_FINDING_BYTES: usize = 8;
+/// A structural finding: block, stored checksum, line pointer (0: none) and finding.
+const STRUCTURE_FINDING_BYTES: usize = 10;
 /// `tuple_block` None in an exported row (InvalidBlockNumber, never a block).
 const NO_BLOCK: u32 = u32::MAX;
 
@@ -755,6 +867,7 @@ impl FileScan {
         out.extend_from_slice(&len32(self.zero_runs.len()).to_le_bytes());
         out.extend_from_slice(&len32(self.bt_pages.len()).to_le_bytes());
         out.extend_from_slice(&len32(self.map_findings.len()).to_le_bytes());
+        out.extend_from_slice(&len32(self.structure_findings.len()).to_le_bytes());
         let (has_meta, meta) = match self.bt_meta {
             Some(m) => (1u8, m),
             None => (
@@ -805,6 +918,12 @@ impl FileScan {
             out.extend_from_slice(&f.stored.to_le_bytes());
             out.extend_from_slice(&(f.finding as u16).to_le_bytes());
         }
+        for f in &self.structure_findings {
+            out.extend_from_slice(&f.block.to_le_bytes());
+            out.extend_from_slice(&f.stored.to_le_bytes());
+            out.extend_from_slice(&f.found.item.unwrap_or(0).to_le_bytes());
+            out.extend_from_slice(&(f.found.finding as u16).to_le_bytes());
+        }
         out
     }
 
@@ -840,6 +959,7 @@ impl FileScan {
         let zero_runs = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
         let bt_pages = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
         let map_findings = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
+        let structure_findings = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
         let has_meta = r.u8()? == 1;
         let meta = BtMeta {
             root: r.u32()?,
@@ -851,7 +971,8 @@ impl FileScan {
             n.checked_add(links.checked_mul(LINK_BYTES)?)?
                 .checked_add(zero_runs.checked_mul(RUN_BYTES)?)?
                 .checked_add(bt_pages.checked_mul(BT_PAGE_BYTES)?)?
-                .checked_add(map_findings.checked_mul(MAP_FINDING_BYTES)?)
+                .checked_add(map_findings.checked_mul(MAP_FINDING_BYTES)?)?
+                .checked_add(structure_findings.checked_mul(STRUCTURE_FINDING_BYTES)?)
         });
         // The B-tree pages' pivots make their part longer than its fixed size.
         if expected.is_none_or(|n| n > r.0.len()) {
@@ -913,14 +1034,23 @@ impl FileScan {
         for _ in 0..map_findings {
             let block = r.u32()?;
             let stored = r.u16()?;
-            let finding = Finding::ALL
-                .get(usize::from(r.u16()?))
-                .copied()
-                .ok_or(ScanError::NotAScan)?;
+            let finding = r.finding()?;
             scan.map_findings.push(MapFinding {
                 block,
                 stored,
                 finding,
+            });
+        }
+        scan.structure_findings.reserve_exact(structure_findings);
+        for _ in 0..structure_findings {
+            let block = r.u32()?;
+            let stored = r.u16()?;
+            let item = Some(r.u16()?).filter(|&i| i != 0);
+            let finding = r.finding()?;
+            scan.structure_findings.push(StructureFinding {
+                block,
+                stored,
+                found: ItemFinding { finding, item },
             });
         }
         if !r.0.is_empty() {
@@ -975,6 +1105,13 @@ impl<'a> Bytes<'a> {
 
     fn u16(&mut self) -> Result<u16, ScanError> {
         Ok(u16::from_le_bytes(self.array()?))
+    }
+
+    fn finding(&mut self) -> Result<Finding, ScanError> {
+        Finding::ALL
+            .get(usize::from(self.u16()?))
+            .copied()
+            .ok_or(ScanError::NotAScan)
     }
 
     fn pivot(&mut self) -> Result<Option<Pivot>, ScanError> {
@@ -1185,6 +1322,7 @@ impl Context<'_> {
             findings,
             misplaced,
             tuple_block,
+            structure: Vec::new(),
         })
     }
 

@@ -67,6 +67,17 @@ pub struct Page {
     /// Added: the registry's codes of every finding about the page.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<&'static str>,
+    /// Added with `--amcheck`: the structural checks' findings, each with the line pointer
+    /// (amcheck's offset) it is about and its message.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub structure: Vec<StructureJson>,
+}
+
+#[derive(Serialize)]
+pub struct StructureJson {
+    pub code: &'static str,
+    pub offset: Option<u16>,
+    pub message: String,
 }
 
 #[derive(Serialize)]
@@ -108,6 +119,15 @@ impl Page {
             matches_segment: claim.map(|m| m.segno).filter(|&s| s != segno),
             candidate,
             findings: row.findings.iter().map(|f| Finding::code(*f)).collect(),
+            structure: row
+                .structure
+                .iter()
+                .map(|s| StructureJson {
+                    code: s.finding.code(),
+                    offset: s.item,
+                    message: s.finding.message_unvalued(),
+                })
+                .collect(),
         }
     }
 
@@ -129,6 +149,7 @@ impl Page {
             matches_segment: None,
             candidate: None,
             findings: Vec::new(),
+            structure: Vec::new(),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! core (pool), and what was found printed in input order (report, json). Page status, file
 //! names and file geometry are the core's business (pgpage::file).
 
+mod amcheck;
 pub mod cluster;
 mod json;
 mod pool;
@@ -31,6 +32,12 @@ pub struct VerifyArgs {
     /// tablespace (pg_checksums -f); every PATH must then be a data directory.
     #[arg(short = 'f', long, value_name = "FILENODE")]
     pub filenode: Option<u32>,
+    /// Also run amcheck's checks of each page's structure (verify_heapam's, bt_index_check's,
+    /// gin_index_check's, the other access methods' page checks), with what a data
+    /// directory's catalogs say of each relation, as pg_amcheck does beside pg_checksums;
+    /// slower than checksums alone.
+    #[arg(long)]
+    pub amcheck: bool,
     /// Show progress on stderr, as pg_checksums -P does.
     #[arg(short = 'P', long)]
     pub progress: bool,
@@ -64,7 +71,10 @@ pub fn run(args: &VerifyArgs) -> i32 {
         },
     );
     let (items, clusters) = (&walked.items, &walked.clusters);
-    let plan = Plan::new(items, clusters, args.read_as.geometry_choice(), args.all);
+    let mut plan = Plan::new(items, clusters, args.read_as.geometry_choice(), args.all);
+    if args.amcheck {
+        plan.checked = amcheck::relations(items);
+    }
     let options = report::Options {
         json: args.json,
         all: args.all,

@@ -20,6 +20,7 @@ use pgpage::layout::read_u16;
 use pgpage::scan::FileScan;
 use pgpage::{BlockSize, PageStatus};
 
+use super::amcheck::Checked;
 use super::cluster::Cluster;
 use super::walk::{FileJob, Item};
 use crate::args::io_reason;
@@ -89,6 +90,8 @@ pub struct Plan<'a> {
     maps: Vec<MapSlot>,
     choice: GeometryChoice,
     keep_all: bool,
+    /// With `--amcheck`, per item: its relation as the structural checks see it.
+    pub checked: Vec<Option<Arc<Checked>>>,
 }
 
 /// A relation's `_vm` and `_fsm` files given beside its main fork: read whole by the first
@@ -205,12 +208,18 @@ impl<'a> Plan<'a> {
             maps,
             choice,
             keep_all,
+            checked: Vec::new(),
         }
     }
 
     /// The data directory a file was found in.
     pub fn cluster(&self, job: &FileJob) -> Option<&Cluster> {
         job.cluster.and_then(|i| self.clusters.get(i))
+    }
+
+    /// With `--amcheck`, item `item`'s relation as the structural checks see it.
+    pub fn checked(&self, item: usize) -> Option<&Checked> {
+        self.checked.get(item)?.as_deref()
     }
 
     /// The units of batch `index`.
@@ -312,6 +321,9 @@ impl<'a> Plan<'a> {
             .and_then(|s| s.take(prep.geometry))
         {
             scan.set_maps(maps);
+        }
+        if let Some(c) = self.checked(unit.item) {
+            scan.set_structure(Arc::clone(&c.structure));
         }
         if self.keep_all {
             let endian = prep.geometry.endian;

@@ -12,6 +12,7 @@ use pgpage::forks;
 use pgpage::scan::{ChecksumsKnown, FileFinding, FileScan, FileVerdict, Misplaced, PageRow};
 use pgpage::{Endian, PageStatus};
 
+use super::amcheck::Checked;
 use super::cluster::Cluster;
 use super::json::{file_finding, FileJson, JsonStream, Page};
 use super::pool::Handover;
@@ -55,6 +56,10 @@ pub struct Report<O: Write, E: Write> {
     current: Option<Current>,
     said_big_endian: bool,
     said_checksums_off: bool,
+    /// With `--amcheck`: pages with structural findings, and the relations whose item order
+    /// was said to be unchecked.
+    structural_pages: u64,
+    said_unchecked: Vec<*const Checked>,
 }
 
 impl<O: Write, E: Write> Report<O, E> {
@@ -79,6 +84,8 @@ impl<O: Write, E: Write> Report<O, E> {
             current: None,
             said_big_endian: false,
             said_checksums_off: false,
+            structural_pages: 0,
+            said_unchecked: Vec::new(),
         }
     }
 
@@ -162,7 +169,7 @@ impl<O: Write, E: Write> Report<O, E> {
                 let checksums = plan
                     .cluster(job)
                     .map_or(ChecksumsKnown::Unknown, Cluster::checksums);
-                self.end_file(job, current, checksums)?;
+                self.end_file(job, current, checksums, plan.checked(unit.item))?;
             }
         }
         Ok(())
@@ -210,6 +217,7 @@ impl<O: Write, E: Write> Report<O, E> {
         job: &FileJob,
         current: Current,
         checksums: ChecksumsKnown,
+        checked: Option<&Checked>,
     ) -> io::Result<()> {
         let prep = current.prep;
         let scan = match current.scan {
@@ -228,10 +236,17 @@ impl<O: Write, E: Write> Report<O, E> {
             failed = true;
         }
         let first = scan.first_absolute_block();
+        let structural = verdict.pages.iter().filter(|r| !r.structure.is_empty());
+        self.structural_pages = self
+            .structural_pages
+            .saturating_add(structural.count() as u64);
         if self.json.is_some() {
             self.json_file(job, &prep, &verdict, &current.listed, first)?;
         } else {
             self.human_file(job, &verdict, &current.listed, first)?;
+            if let Some(checked) = checked {
+                self.structure_findings(job, &verdict, checked)?;
+            }
         }
         if self.options.verbose && !failed {
             // pg_checksums.c: scan_file's pg_log_info, once the file was read to its end
@@ -279,7 +294,9 @@ impl<O: Write, E: Write> Report<O, E> {
             verdict
                 .pages
                 .iter()
-                .filter(|r| r.status.is_problem() || r.findings.iter().any(said))
+                .filter(|r| {
+                    r.status.is_problem() || r.findings.iter().any(said) || !r.structure.is_empty()
+                })
                 .map(|r| Page::of_row(r, segno, first))
                 .collect()
         };
@@ -519,6 +536,41 @@ impl<O: Write, E: Write> Report<O, E> {
         Ok(())
     }
 
+    /// The structural checks' findings, one line each as pg_amcheck prints them (the
+    /// relation named from the catalogs and its relation-wide block, else the file and its
+    /// block), then once per index whose item order could not be checked, why.
+    fn structure_findings(
+        &mut self,
+        job: &FileJob,
+        verdict: &FileVerdict,
+        checked: &Checked,
+    ) -> io::Result<()> {
+        for row in &verdict.pages {
+            for s in &row.structure {
+                let place = match &checked.name {
+                    Some(name) => format!("{name}, block {}", row.absolute_block),
+                    None => format!("file \"{}\", block {}", job.display, row.block),
+                };
+                let offset = s.item.map(|i| format!(", offset {i}")).unwrap_or_default();
+                writeln!(
+                    self.out,
+                    "{place}{offset}: {}",
+                    s.finding.message_unvalued()
+                )?;
+            }
+        }
+        let key: *const Checked = checked;
+        if let (Some(why), false) = (&checked.unchecked, self.said_unchecked.contains(&key)) {
+            self.said_unchecked.push(key);
+            let name = checked.name.as_deref().unwrap_or(job.display.as_str());
+            writeln!(
+                self.err,
+                "pgpage: note: {name}: the order of its items is not checked: {why}"
+            )?;
+        }
+        Ok(())
+    }
+
     /// Prints the summary and returns the exit status.
     pub fn finish(&mut self, clusters: &[Cluster]) -> io::Result<i32> {
         if let Some(progress) = &mut self.progress {
@@ -552,6 +604,13 @@ impl<O: Write, E: Write> Report<O, E> {
             if self.truncated > 0 {
                 writeln!(self.out, "Files with trailing bytes:  {}", self.truncated)?;
             }
+            if self.structural_pages > 0 {
+                writeln!(
+                    self.out,
+                    "Pages with structural findings:  {}",
+                    self.structural_pages
+                )?;
+            }
             for cluster in clusters {
                 writeln!(self.out, "{}", cluster.describe())?;
             }
@@ -560,7 +619,7 @@ impl<O: Write, E: Write> Report<O, E> {
         self.out.flush()?;
         Ok(if self.cannot_run {
             2
-        } else if c.problems() > 0 || self.truncated > 0 {
+        } else if c.problems() > 0 || self.truncated > 0 || self.structural_pages > 0 {
             1
         } else {
             0

@@ -169,6 +169,29 @@ impl<'r, 'a> Row<'r, 'a> {
             .map(|s| String::from_utf8_lossy(s).into_owned())
     }
 
+    /// A text column's characters, from its varlena (a 1-byte header for a short value,
+    /// else 4 bytes, as the server writes them in the byte order of the page); None for NULL
+    /// or a compressed or external value.
+    pub fn text(&self, attname: &str) -> Option<String> {
+        let v = self.get(attname)?;
+        let first = *v.first()?;
+        let (short, short_len) = match self.endian {
+            Endian::Little => (first & 0x01 != 0, first >> 1),
+            Endian::Big => (first & 0x80 != 0, first & 0x7F),
+        };
+        let body = if short {
+            v.get(1..usize::from(short_len))?
+        } else {
+            let h = read_u32(v, 0, self.endian)?;
+            let (plain, len) = match self.endian {
+                Endian::Little => (h & 0x03 == 0, h >> 2),
+                Endian::Big => (h >> 30 == 0, h & 0x3FFF_FFFF),
+            };
+            v.get(4..usize::try_from(len).ok().filter(|_| plain)?)?
+        };
+        Some(String::from_utf8_lossy(body).into_owned())
+    }
+
     /// A "char" column.
     pub fn char(&self, attname: &str) -> Option<u8> {
         self.get(attname).and_then(|v| v.first().copied())
@@ -245,6 +268,24 @@ pub struct DatabaseRow {
     pub datname: String,
     pub dattablespace: u32,
     pub datistemplate: bool,
+    /// The database's default collation orders text as memcmp does: the libc provider
+    /// (the only one before 15) with datcollate C or POSIX, or (17 on) the builtin
+    /// provider's C locale. What B-tree item order checks of text keys need.
+    #[serde(skip)]
+    pub collate_is_c: bool,
+}
+
+/// DatabaseRow::collate_is_c from the row's datlocprovider, datcollate and datlocale.
+fn collate_is_c(r: &Row, major: u32) -> bool {
+    let c = |s: Option<String>| matches!(s.as_deref(), Some("C" | "POSIX"));
+    if major < 15 {
+        return c(r.name("datcollate"));
+    }
+    match r.char("datlocprovider") {
+        Some(b'c') => c(r.text("datcollate")),
+        Some(b'b') => r.text("datlocale").as_deref() == Some("C"),
+        _ => false,
+    }
 }
 
 /// pg_tablespace.
@@ -294,6 +335,7 @@ pub fn database_rows(
             datname: r.name("datname")?,
             dattablespace: r.oid("dattablespace")?,
             datistemplate: r.bool("datistemplate")?,
+            collate_is_c: collate_is_c(r, major),
         })
     })
 }
@@ -354,11 +396,38 @@ pub fn oid_name_rows(
     })
 }
 
-/// pg_index: which table an index is of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// pg_index: which table an index is of, and how its key columns order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct IndexRow {
     pub indexrelid: u32,
     pub indrelid: u32,
+    /// The key columns (the rest of indkey are INCLUDE columns).
+    pub indnkeyatts: i16,
+    /// indoption per column: INDOPTION_DESC (1) and INDOPTION_NULLS_FIRST (2).
+    pub indoption: Vec<i16>,
+    /// indcollation per column (0 for a type without collation).
+    pub indcollation: Vec<u32>,
+}
+
+/// The elements of an int2vector or oidvector column (array.h: a one-dimensional
+/// ArrayType without nulls), each `size` bytes; None when the bytes are not one.
+fn vector_elements(v: &[u8], size: usize, endian: Endian) -> Option<Vec<u32>> {
+    // A plain-storage varlena keeps its 4-byte header (typstorage 'p'); ndim, dataoffset,
+    // elemtype, dim1 and lbound1 follow it.
+    let ndim = read_u32(v, 4, endian)?;
+    let n = usize::try_from(read_u32(v, 16, endian)?).ok()?;
+    if ndim != 1 || n > v.len() {
+        return None;
+    }
+    (0..n)
+        .map(|i| {
+            let at = i.checked_mul(size)?.checked_add(24)?;
+            match size {
+                2 => read_u16(v, at, endian).map(u32::from),
+                _ => read_u32(v, at, endian),
+            }
+        })
+        .collect()
 }
 
 pub fn index_rows(
@@ -368,9 +437,18 @@ pub fn index_rows(
     problems: &mut Vec<CatalogProblem>,
 ) -> Vec<IndexRow> {
     catalog_rows(file, Catalog::PgIndex, major, log, problems, |r| {
+        let vector = |name, size| vector_elements(r.bytes(name)?, size, r.endian);
         Some(IndexRow {
             indexrelid: r.oid("indexrelid")?,
             indrelid: r.oid("indrelid")?,
+            indnkeyatts: r.int2("indnkeyatts")?,
+            // Only key orders need them: a row without them still says which table.
+            indoption: vector("indoption", 2)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|v| v as u16 as i16)
+                .collect(),
+            indcollation: vector("indcollation", 4).unwrap_or_default(),
         })
     })
 }

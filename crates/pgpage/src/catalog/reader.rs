@@ -16,12 +16,13 @@ use super::names::{
     database_relations, NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID,
 };
 use super::read::{
-    class_rows, database_rows, index_rows, oid_name_rows, CatalogFile, CatalogProblem, ClassRow,
-    DatabaseRow, IndexRow, OidName,
+    attribute_rows, class_rows, database_rows, index_rows, oid_name_rows, AttributeRow,
+    CatalogFile, CatalogProblem, ClassRow, DatabaseRow, IndexRow, OidName,
 };
 use super::relmap::{read_relmap, RelMap};
 use crate::control::{ControlFile, ControlValue};
 use crate::datadir::tablespace_dir_version;
+use crate::decode::{KeyColumn, KeyType};
 use crate::file::parse_relation_file_name;
 use crate::findings::Finding;
 use crate::layout::{BlockSize, Endian};
@@ -96,6 +97,62 @@ pub struct CatalogListing {
     /// when pg_class cannot say.
     #[serde(skip)]
     pub maps: BTreeMap<u32, RelMap>,
+    /// With `CatalogReader::read_index_keys`: each B-tree and GIN index's key columns by
+    /// (database oid, index oid), or why its order cannot be checked.
+    #[serde(skip)]
+    pub index_keys: BTreeMap<(u32, u32), Result<Vec<KeyColumn>, String>>,
+}
+
+/// pg_collation_d.h: C_COLLATION_OID and POSIX_COLLATION_OID, the collations whose text
+/// order is memcmp's.
+const C_COLLATIONS: [u32; 2] = [950, 951];
+/// pg_collation_d.h: DEFAULT_COLLATION_OID, the database's own.
+const DEFAULT_COLLATION_OID: u32 = 100;
+
+/// pg_index.h: INDOPTION_DESC and INDOPTION_NULLS_FIRST.
+const INDOPTION_DESC: i16 = 1;
+const INDOPTION_NULLS_FIRST: i16 = 2;
+
+/// An index's key columns as its opclasses order them (the index's own pg_attribute rows
+/// hold each column's type: the opclass's storage type where it has one, as for GIN), or
+/// why pgpage cannot order them.
+/// `default_is_c`: the database's default collation orders text as memcmp does
+/// (`DatabaseRow::collate_is_c`).
+pub fn index_key_columns(
+    index: &IndexRow,
+    attributes: &[&AttributeRow],
+    default_is_c: bool,
+) -> Result<Vec<KeyColumn>, String> {
+    let keys = u16::try_from(index.indnkeyatts).unwrap_or(0);
+    (1..=keys)
+        .map(|attnum| {
+            let i = usize::from(attnum.saturating_sub(1));
+            let att = attributes
+                .iter()
+                .find(|a| a.attnum == attnum as i16)
+                .ok_or_else(|| format!("pg_attribute has no row for key column {attnum}"))?;
+            let ty = KeyType::from_type_oid(att.atttypid).ok_or_else(|| {
+                format!(
+                    "key column {attnum} is of type OID {}, which pgpage does not order",
+                    att.atttypid
+                )
+            })?;
+            let collation = index.indcollation.get(i).copied().unwrap_or(0);
+            let c = C_COLLATIONS.contains(&collation)
+                || (collation == DEFAULT_COLLATION_OID && default_is_c);
+            if ty == KeyType::Text && !c {
+                return Err(format!(
+                    "key column {attnum} is text under collation OID {collation}, not C or POSIX"
+                ));
+            }
+            let option = index.indoption.get(i).copied().unwrap_or(0);
+            Ok(KeyColumn {
+                ty,
+                desc: option & INDOPTION_DESC != 0,
+                nulls_first: option & INDOPTION_NULLS_FIRST != 0,
+            })
+        })
+        .collect()
 }
 
 impl CatalogListing {
@@ -166,6 +223,8 @@ struct DatabaseState {
     namespaces: Option<Vec<OidName>>,
     ams: Option<Vec<OidName>>,
     indexes: Option<Vec<IndexRow>>,
+    /// With `read_index_keys`.
+    attributes: Option<Vec<AttributeRow>>,
 }
 
 /// The reader (see the module's doc).
@@ -181,6 +240,8 @@ pub struct CatalogReader {
     states: BTreeMap<u32, DatabaseState>,
     tablespaces: BTreeMap<u32, String>,
     damage: Vec<String>,
+    /// Also read each database's pg_attribute, for `CatalogListing::index_keys`.
+    index_keys: bool,
 }
 
 fn is_slru(path: &str) -> Option<(SlruKind, u32)> {
@@ -254,7 +315,14 @@ impl CatalogReader {
             states: BTreeMap::new(),
             tablespaces,
             damage: Vec::new(),
+            index_keys: false,
         }
+    }
+
+    /// Also reads each database's pg_attribute, so the listing has every B-tree and GIN
+    /// index's key columns (what verify's structural checks order items by).
+    pub fn read_index_keys(&mut self) {
+        self.index_keys = true;
     }
 
     /// Gives the bytes of a path `wanted` asked for; None when it could not be read (named
@@ -377,7 +445,7 @@ impl CatalogReader {
         }
         let state = self.states.entry(oid).or_default();
         if state.namespaces.is_some() {
-            return Vec::new();
+            return self.attributes_step(oid, dir);
         }
         // pg_namespace and pg_am are not mapped: pg_class names their files (VACUUM FULL
         // of either gives them a new one).
@@ -418,6 +486,32 @@ impl CatalogReader {
         state.namespaces = Some(namespaces);
         state.ams = Some(ams);
         state.indexes = Some(indexes);
+        self.attributes_step(oid, dir)
+    }
+
+    /// With `read_index_keys`: one database's pg_attribute (a mapped catalog).
+    fn attributes_step(&mut self, oid: u32, dir: &str) -> Vec<String> {
+        let state = self.states.entry(oid).or_default();
+        if !self.index_keys || state.attributes.is_some() {
+            return Vec::new();
+        }
+        let node = state
+            .classes
+            .iter()
+            .flatten()
+            .find(|c| c.oid == Catalog::PgAttribute.oid())
+            .map(|c| c.relfilenode)
+            .filter(|n| *n != 0)
+            .or_else(|| state.map.as_ref()?.filenumber(Catalog::PgAttribute.oid()));
+        let want = node.map(|n| self.segments(dir, n)).unwrap_or_default();
+        let missing = self.missing(&want);
+        if !missing.is_empty() {
+            return missing;
+        }
+        let rows = self.read(dir, node, Catalog::PgAttribute, |f, with, log, p| {
+            attribute_rows(f, with.major, log, p)
+        });
+        self.states.entry(oid).or_default().attributes = Some(rows);
         Vec::new()
     }
 
@@ -535,6 +629,7 @@ impl CatalogReader {
         let shared = self.shared.take().unwrap_or_default();
         let databases = self.databases.take().unwrap_or_default();
         let mut relations = Vec::new();
+        let mut index_keys = BTreeMap::new();
         let mut shared_seen = BTreeSet::new();
         for db in &databases {
             let Some(state) = self.states.get(&db.oid) else {
@@ -562,6 +657,20 @@ impl CatalogReader {
                 .flatten()
                 .map(|i| (i.indexrelid, i.indrelid))
                 .collect();
+            if let Some(attributes) = &state.attributes {
+                let mut of: BTreeMap<u32, Vec<&AttributeRow>> = BTreeMap::new();
+                for a in attributes
+                    .iter()
+                    .filter(|a| index_of.contains_key(&a.attrelid))
+                {
+                    of.entry(a.attrelid).or_default().push(a);
+                }
+                for i in state.indexes.iter().flatten() {
+                    let atts = of.get(&i.indexrelid).map(Vec::as_slice).unwrap_or_default();
+                    let keys = index_key_columns(i, atts, db.collate_is_c);
+                    index_keys.insert((db.oid, i.indexrelid), keys);
+                }
+            }
             for r in relations_of {
                 let index_of = index_of.get(&r.oid).copied();
                 if r.database_oid == 0 {
@@ -592,6 +701,7 @@ impl CatalogReader {
                 .into_iter()
                 .filter_map(|(db, state)| Some((db, state.map?)))
                 .collect(),
+            index_keys,
         }
     }
 }

@@ -631,6 +631,7 @@ mod tests {
             datname: name.to_owned(),
             dattablespace: 1663,
             datistemplate: template,
+            collate_is_c: true,
         };
         let mut dbs = alloc::vec![
             db(1, "template1", true),

@@ -49,6 +49,20 @@ impl KeyType {
         })
     }
 
+    /// The type of pg_type OID `oid` (pg_type_d.h), when pgpage orders it.
+    pub fn from_type_oid(oid: u32) -> Option<KeyType> {
+        Some(match oid {
+            21 => KeyType::Int2,
+            23 => KeyType::Int4,
+            20 => KeyType::Int8,
+            26 => KeyType::Oid,
+            1082 => KeyType::Date,
+            1114 | 1184 => KeyType::Timestamp,
+            25 | 1043 => KeyType::Text,
+            _ => return None,
+        })
+    }
+
     /// typalign as a byte count.
     fn align(self) -> usize {
         match self {

@@ -200,7 +200,11 @@ fn item(
                 Some(Finding::ItemPastPage),
             );
         }
-        hex(bytes, " ")
+        if spans.full() {
+            hex(bytes, " ")
+        } else {
+            String::new()
+        }
     };
     if tup.is_some() && dlen >= 0 {
         spans.table(off, &crate::fields::INDEX_TUPLE_DATA, Some(id.lp));
@@ -249,21 +253,35 @@ fn item(
             None,
         );
         // The list stops at the page's end: garbage can claim 4,095 tids there, item after item.
+        let full = spans.full();
         let tids: Vec<String> = (0..n)
-            .map_while(|i| r.tid(at.saturating_add(i.saturating_mul(6))).map(Tid::text))
+            .map_while(|i| r.tid(at.saturating_add(i.saturating_mul(6))))
+            .filter(|_| full)
+            .map(Tid::text)
             .collect();
-        budget.spend(tids.len().saturating_mul(6));
+        // What the list would print, were it printed.
+        let shown = (0..n)
+            .take_while(|&i| at.saturating_add(i.saturating_mul(6)).saturating_add(6) <= r.len())
+            .count();
+        budget.spend(shown.saturating_mul(6));
         tids
     });
+    let text = |t: Tid| {
+        if spans.full() {
+            t.text()
+        } else {
+            String::new()
+        }
+    };
     BtreeItem {
         itemoffset: id.lp,
-        ctid: tid.text(),
+        ctid: text(tid),
         itemlen: size as u16,
         nulls: t.has_nulls(),
         vars: t.has_varwidths(),
         data,
         dead: (!ispivottuple).then_some(id.flags == LP_DEAD),
-        htid: htid.map(Tid::text),
+        htid: htid.map(text),
         tids,
     }
 }

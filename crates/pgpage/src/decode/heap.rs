@@ -115,17 +115,19 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
     let infomask2 = r.get(off, &htup::T_INFOMASK2) as u16;
     let infomask = r.get(off, &htup::T_INFOMASK) as u16;
     let hoff = r.get(off, &htup::T_HOFF) as u8;
-    row.t_xmin = Some(format!("{}", r.get(off, &htup::T_XMIN)));
-    row.t_xmax = Some(format!("{}", r.get(off, &htup::T_XMAX)));
-    row.t_field3 = Some(r.get(off, &htup::T_FIELD3) as i32);
-    row.t_ctid = r
-        .tid(off.saturating_add(usize::from(htup::T_CTID.offset)))
-        .map(|t| t.text());
-    row.t_infomask2 = Some(infomask2);
-    row.t_infomask = Some(infomask);
-    row.t_hoff = Some(hoff);
-    row.raw_flags = Some(raw_flags(infomask, infomask2));
-    row.combined_flags = Some(combined_flags(infomask));
+    if spans.full() {
+        row.t_xmin = Some(format!("{}", r.get(off, &htup::T_XMIN)));
+        row.t_xmax = Some(format!("{}", r.get(off, &htup::T_XMAX)));
+        row.t_field3 = Some(r.get(off, &htup::T_FIELD3) as i32);
+        row.t_ctid = r
+            .tid(off.saturating_add(usize::from(htup::T_CTID.offset)))
+            .map(|t| t.text());
+        row.t_infomask2 = Some(infomask2);
+        row.t_infomask = Some(infomask);
+        row.t_hoff = Some(hoff);
+        row.raw_flags = Some(raw_flags(infomask, infomask2));
+        row.combined_flags = Some(combined_flags(infomask));
+    }
     let hoff_us = usize::from(hoff);
     let data_start = off.saturating_add(hoff_us);
     // heapfuncs.c (15.x) shows t_data, t_bits and t_oid only for a sane t_hoff.
@@ -144,7 +146,9 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
     }
     let (data, _) = r.bytes(data_start, len.saturating_sub(hoff_us));
     budget.spend(data.len());
-    row.t_data = Some(bytea(data));
+    if spans.full() {
+        row.t_data = Some(bytea(data));
+    }
     spans.push(
         data_start,
         len.saturating_sub(hoff_us),
@@ -160,12 +164,14 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
         let bytes = natts.saturating_add(7) / 8;
         let (bits, complete) = r.bytes(bitmap_at, bytes);
         budget.spend(bytes);
-        let mut s = String::with_capacity(bytes.saturating_mul(8));
-        for i in 0..bytes.saturating_mul(8) {
-            let byte = bits.get(i / 8).copied().unwrap_or(0);
-            s.push(if byte & (1 << (i % 8)) != 0 { '1' } else { '0' });
+        if spans.full() {
+            let mut s = String::with_capacity(bytes.saturating_mul(8));
+            for i in 0..bytes.saturating_mul(8) {
+                let byte = bits.get(i / 8).copied().unwrap_or(0);
+                s.push(if byte & (1 << (i % 8)) != 0 { '1' } else { '0' });
+            }
+            row.t_bits = Some(s);
         }
-        row.t_bits = Some(s);
         bitmap_end = bitmap_at.saturating_add(bytes);
         let problem = if !complete || bitmap_end > header_end {
             Some(Finding::HeapNullBitmapPastHoff)
@@ -176,7 +182,10 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
     }
     if infomask & HEAP_HASOID_OLD != 0 {
         let oid_at = header_end.saturating_sub(4);
-        row.t_oid = r.u32(oid_at).map(|v| format!("{v}"));
+        row.t_oid = r
+            .u32(oid_at)
+            .filter(|_| spans.full())
+            .map(|v| format!("{v}"));
         spans.push(oid_at, 4, &htup::T_OID, Some(id.lp), None);
     }
     if bitmap_end < header_end {

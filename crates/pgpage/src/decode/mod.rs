@@ -404,14 +404,51 @@ pub(crate) struct Spans {
     len: usize,
     /// Findings about the page as a whole ([`DecodedPage::findings`]).
     notes: Vec<Finding>,
+    /// Only the findings are wanted ([`check_page`]): spans without a problem are not kept,
+    /// a flag on a span not kept is kept as an empty span, and rows build no text.
+    lean: bool,
+    /// The highest line pointer given a span, for `flag_line_pointers` when lean.
+    last_lp: u16,
 }
 
 impl Spans {
-    fn new(len: usize) -> Spans {
+    fn new(len: usize, lean: bool) -> Spans {
         Spans {
             v: Vec::new(),
             len,
             notes: Vec::new(),
+            lean,
+            last_lp: 0,
+        }
+    }
+
+    /// Whether the rows' text (hex data, tids, flag names) is wanted: not when lean.
+    pub fn full(&self) -> bool {
+        !self.lean
+    }
+
+    /// When lean, `problem` on `field` of `item` as an empty span, unless one is kept
+    /// already (the first finding stays, as on a span); `replace` as `reflag_item`.
+    fn lean_flag(&mut self, field: &Field, item: Option<u16>, problem: Finding, replace: bool) {
+        let id = SpanField::Field(field.id);
+        match self
+            .v
+            .iter_mut()
+            .rev()
+            .find(|s| s.field == id && (item.is_none() || s.item == item))
+        {
+            Some(s) if replace => s.problem = Some(problem),
+            Some(s) => {
+                s.problem.get_or_insert(problem);
+            }
+            None => self.v.push(Span {
+                start: 0,
+                end: 0,
+                field: id,
+                role: field.role,
+                item,
+                problem: Some(problem),
+            }),
         }
     }
 
@@ -457,6 +494,14 @@ impl Spans {
         } else {
             problem
         };
+        if self.lean {
+            if field == SpanField::Field(item_id_data::LP_OFF.id) {
+                self.last_lp = self.last_lp.max(item.unwrap_or(0));
+            }
+            if problem.is_none() {
+                return;
+            }
+        }
         if s < e {
             let to32 = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
             self.v.push(Span {
@@ -496,6 +541,9 @@ impl Spans {
 
     /// Flags the most recent span of `field` (a value that is out of range or insane).
     pub fn flag(&mut self, field: &Field, problem: Finding) {
+        if self.lean {
+            return self.lean_flag(field, None, problem, false);
+        }
         let id = SpanField::Field(field.id);
         if let Some(s) = self.v.iter_mut().rev().find(|s| s.field == id) {
             s.problem.get_or_insert(problem);
@@ -504,6 +552,9 @@ impl Spans {
 
     /// Flags the span of `field` that belongs to line pointer `item`.
     pub fn flag_item(&mut self, field: &Field, item: u16, problem: Finding) {
+        if self.lean {
+            return self.lean_flag(field, Some(item), problem, false);
+        }
         let id = SpanField::Field(field.id);
         if let Some(s) = self
             .v
@@ -518,6 +569,9 @@ impl Spans {
     /// Flags the span of `field` of line pointer `item` with `problem`, replacing a finding
     /// a more general rule put there first.
     pub fn reflag_item(&mut self, field: &Field, item: u16, problem: Finding) {
+        if self.lean {
+            return self.lean_flag(field, Some(item), problem, true);
+        }
         let id = SpanField::Field(field.id);
         if let Some(s) = self
             .v
@@ -532,6 +586,12 @@ impl Spans {
     /// Flags the line pointers `which` picks, in one pass: flag_item for each of thousands of
     /// garbage line pointers searched the spans each time (quadratic, milliseconds a page).
     pub fn flag_line_pointers(&mut self, problem: Finding, which: impl Fn(u16) -> bool) {
+        if self.lean {
+            for lp in (1..=self.last_lp).filter(|&lp| which(lp)) {
+                self.lean_flag(&item_id_data::LP_OFF, Some(lp), problem, false);
+            }
+            return;
+        }
         let id = SpanField::Field(item_id_data::LP_OFF.id);
         for s in &mut self.v {
             if s.field == id && s.item.is_some_and(&which) {
@@ -915,11 +975,62 @@ pub fn decode_page_with(
     opts: &DecodeOptions,
     hints: &Hints,
 ) -> DecodedPage {
+    let (d, spans) = decode_spans(page, absolute_block, opts, hints, false);
+    DecodedPage {
+        spans: spans.finish(),
+        ..d
+    }
+}
+
+/// A finding [`check_page`] makes, with the line pointer (OffsetNumber) it is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ItemFinding {
+    pub finding: Finding,
+    pub item: Option<u16>,
+}
+
+/// The findings [`decode_page_with`] makes on a page (its flagged spans' and its notes'),
+/// each once, without building the spans and rows only a viewer needs: what verify runs on
+/// every page. Overlaps between spans (`SpanOverlap`) are the hex view's and not judged.
+pub fn check_page(
+    page: &[u8],
+    absolute_block: u32,
+    opts: &DecodeOptions,
+    hints: &Hints,
+) -> Vec<ItemFinding> {
+    let (d, spans) = decode_spans(page, absolute_block, opts, hints, true);
+    let mut out: Vec<ItemFinding> = Vec::new();
+    let flagged = spans.v.iter().filter_map(|s| {
+        s.problem.map(|finding| ItemFinding {
+            finding,
+            item: s.item,
+        })
+    });
+    let notes = d.findings.iter().map(|&finding| ItemFinding {
+        finding,
+        item: None,
+    });
+    for f in flagged.chain(notes) {
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// The decoded page (its spans left in the builder) and the span builder.
+fn decode_spans(
+    page: &[u8],
+    absolute_block: u32,
+    opts: &DecodeOptions,
+    hints: &Hints,
+    lean: bool,
+) -> (DecodedPage, Spans) {
     let r = Reader {
         b: page,
         e: opts.endian,
     };
-    let mut spans = Spans::new(page.len());
+    let mut spans = Spans::new(page.len(), lean);
     let header = decode_header(&r, &mut spans);
     let own = detect_kind(page, opts.endian, opts.fork);
     let is_new = header.upper == 0;
@@ -959,14 +1070,15 @@ pub fn decode_page_with(
             }
         }
     };
-    DecodedPage {
+    let d = DecodedPage {
         kind,
         header,
         items,
         special,
         findings: core::mem::take(&mut spans.notes),
-        spans: spans.finish(),
-    }
+        spans: Vec::new(),
+    };
+    (d, spans)
 }
 
 fn all_zero(page: &[u8]) -> bool {
