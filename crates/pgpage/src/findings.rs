@@ -601,6 +601,12 @@ findings! {
     GinPostingItemAboveParent => "gin_posting_item_above_parent", Structural,
         "contrib/amcheck/verify_gin.c", "gin_check_posting_tree_parent_keys_consistency",
         "index \"%s\": posting item exceeds parent's high key in postingTree internal page on block %u offset %u";
+    /// spgGetCache: the metapage's magicNumber is not SPGIST_MAGIC_NUMBER; every scan and
+    /// insert reads the metapage first (13-18 make no other check of an SP-GiST page read:
+    /// its special size and page id are not looked at).
+    SpgistMetaMagicWrong => "spgist_meta_magic_wrong", Server,
+        "backend/access/spgist/spgutils.c", "spgGetCache",
+        "index \"%s\" is not an SP-GiST index";
     // A heap's visibility map and free space map against its pages (forks.rs), and a page's
     // own PD_ALL_VISIBLE against its line pointers.
     /// The VM's all-visible bit is set for a heap page without PD_ALL_VISIBLE: VACUUM warns
