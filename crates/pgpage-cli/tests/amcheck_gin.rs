@@ -3,8 +3,10 @@
 //! after it is flushed, give pgpage nothing to report. On 18, whose amcheck has
 //! gin_index_check, copies of an index are damaged one way each (a posting tree's key order,
 //! its rightmost key and pd_lower; a deleted entry leaf; a bad line pointer; a tuple size; a
-//! heap pointer; a posting count; the entry order), their checksums recomputed, the server
-//! restarted, and gin_index_check's error is the finding pgpage reports at the same block.
+//! heap pointer; a posting count; the entry order; an entry leaf moved up a level), their
+//! checksums recomputed, the server restarted, and gin_index_check's error is the finding
+//! pgpage reports at the same block. The file walk (ginwalk.rs) is among pgpage's findings:
+//! untouched entry trees of three levels and posting trees of two give it nothing either.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -32,13 +34,16 @@ const GIN_DELETED: u16 = 4;
 const GIN_META: u16 = 8;
 const GIN_LIST: u16 = 16;
 
-/// Every (block, finding) pgpage reports on a file's pages, notes left out.
+/// Every (block, finding) pgpage reports on a file's pages and in its walk, notes left out.
 fn findings(bytes: &[u8], key: KeyType) -> HashSet<(u32, Finding)> {
-    findings::page_findings(bytes, Some(&[KeyColumn::from(key)]))
-        .into_iter()
-        .filter(|(_, _, f)| f.evidence() != Evidence::Note)
-        .map(|(b, _, f)| (b, f))
-        .collect()
+    let mut out: HashSet<(u32, Finding)> =
+        findings::page_findings(bytes, Some(&[KeyColumn::from(key)]))
+            .into_iter()
+            .map(|(b, _, f)| (b, f))
+            .collect();
+    out.extend(findings::file_findings(bytes));
+    out.retain(|(_, f)| f.evidence() != Evidence::Note);
+    out
 }
 
 fn u16_at(p: &[u8], at: usize) -> u16 {
@@ -107,6 +112,12 @@ fn entry_leaf(p: &[u8]) -> bool {
         })
 }
 
+/// t_tid's block of entry tuple `i` on `p` (an internal page's downlink).
+fn downlink(p: &[u8], i: usize) -> u32 {
+    let (off, _) = lp(p, i);
+    u32::from(u16_at(p, off)) << 16 | u32::from(u16_at(p, off + 2))
+}
+
 /// The posting list of entry tuple `i` on `p`: where it starts.
 fn posting_at(p: &[u8], i: usize) -> usize {
     let (off, _) = lp(p, i);
@@ -156,6 +167,10 @@ fn gin_rule(msg: &str) -> Finding {
             "has unexpected last key",
             Finding::GinPostingTreeRightmostKey,
         ),
+        (
+            "encountered leaf page unexpectedly",
+            Finding::GinLeafDepthUnexpected,
+        ),
     ];
     rules
         .iter()
@@ -171,16 +186,18 @@ const INDEXES: &[(&str, &str, KeyType)] = &[
     ("g_int", "a", KeyType::Int4),
     ("g_text", "t", KeyType::Text),
     ("g_trgm", "s gin_trgm_ops", KeyType::Int4),
+    // Keys of 300 bytes: an entry tree of three levels.
+    ("g_long", "l", KeyType::Text),
 ];
 
 fn untouched(version: u32) {
     let mut c = Cluster::start(version);
     let mut sql = vec![
         "create extension pg_trgm".to_owned(),
-        "create table g (id int4, a int4[], t text[], j jsonb, s text) with (autovacuum_enabled = off)".to_owned(),
+        "create table g (id int4, a int4[], t text[], j jsonb, s text, l text[]) with (autovacuum_enabled = off)".to_owned(),
         "insert into g select i, array[1, i, i % 300], array['key' || lpad((i % 3000)::text, 6, '0'), 'all'], \
-         jsonb_build_object('k', i % 100, 'tag', 't' || (i % 7), 'n', i), md5(i::text) \
-         from generate_series(1, 20000) i".to_owned(),
+         jsonb_build_object('k', i % 100, 'tag', 't' || (i % 7), 'n', i), md5(i::text), \
+         array[lpad(i::text, 300, 'x')] from generate_series(1, 20000) i".to_owned(),
     ];
     for (name, column, _) in INDEXES {
         sql.push(format!(
@@ -311,17 +328,36 @@ fn gin_findings_match_gin_index_check_18() {
             let key: Vec<u8> = p[o4 + 8..o4 + 8 + len].to_vec();
             p[o2 + 8..o2 + 8 + len].copy_from_slice(&key);
         }),
+        ("entry_leaf_depth", KeyType::Text, |b| {
+            // The root's first downlink names the leftmost leaf: a leaf one level down where
+            // the others are two or more.
+            let root = &b[BLCKSZ..2 * BLCKSZ];
+            let left = downlink(root, 1) as usize;
+            assert_eq!(flags(&b[left * BLCKSZ..]) & GIN_LEAF, 0, "three levels");
+            let mut leaf = left as u32;
+            while flags(&b[leaf as usize * BLCKSZ..(leaf as usize + 1) * BLCKSZ]) & GIN_LEAF == 0 {
+                leaf = downlink(&b[leaf as usize * BLCKSZ..(leaf as usize + 1) * BLCKSZ], 1);
+            }
+            let (off, _) = lp(&b[BLCKSZ..2 * BLCKSZ], 1);
+            put_u16(b, BLCKSZ + off, (leaf >> 16) as u16);
+            put_u16(b, BLCKSZ + off + 2, leaf as u16);
+        }),
     ];
     let mut c = Cluster::start(18);
     let mut sql = vec![
         "create extension amcheck".to_owned(),
-        "create table g (id int4, a int4[], t text[]) with (autovacuum_enabled = off)".to_owned(),
-        "insert into g select i, array[1, i], array['key' || lpad((i % 3000)::text, 6, '0')] \
-         from generate_series(1, 40000) i"
+        "create table g (id int4, a int4[], t text[], l text[]) with (autovacuum_enabled = off)"
+            .to_owned(),
+        "insert into g select i, array[1, i], array['key' || lpad((i % 3000)::text, 6, '0')], \
+         array[lpad(i::text, 300, 'x')] from generate_series(1, 40000) i"
             .to_owned(),
     ];
     for (name, key, _) in damages {
-        let column = if *key == KeyType::Text { "t" } else { "a" };
+        let column = match (*name, key) {
+            ("entry_leaf_depth", _) => "l",
+            (_, KeyType::Text) => "t",
+            _ => "a",
+        };
         sql.push(format!("create index {name} on g using gin ({column})"));
     }
     sql.push("checkpoint".to_owned());

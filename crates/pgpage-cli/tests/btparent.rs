@@ -3,7 +3,8 @@
 //! DESC, multi-column, duplicates in posting lists, and one after deletes and a VACUUM that
 //! deleted pages) are built; untouched, amcheck and pgpage's file walk both find nothing.
 //! Copies are then damaged (two keys of an internal page swapped, a downlink changed, the
-//! root's first downlink pointed at a leaf, the metapage's root level changed), their
+//! root's first downlink pointed at a leaf, the metapage's root level changed, a leaf's first
+//! key lowered below its parent's key, which only the key types given reveal), their
 //! checksums recomputed, the server restarted, and bt_index_check's and
 //! bt_index_parent_check's first error is found by pgpage at the block amcheck names, as
 //! the same rule; where amcheck finds nothing, neither does pgpage.
@@ -24,7 +25,9 @@ use common::findings;
 use common::Cluster;
 use pgpage::checksum::pg_checksum_page;
 use pgpage::decode::KeyColumn;
+use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::{Evidence, Finding};
+use pgpage::scan::{ChecksumsKnown, FileScan};
 use pgpage::Endian;
 
 /// Key columns as `--key-types` takes them: `int4 desc nulls first,text`.
@@ -37,14 +40,23 @@ fn columns(keys: &str) -> Vec<KeyColumn> {
 const BLCKSZ: usize = 8192;
 
 /// Every structural (block, finding) pgpage reports: each page decoded with the key types,
-/// and the file walk.
+/// and the file walk with them.
 fn findings(bytes: &[u8], keys: &str) -> HashSet<(u32, Finding)> {
     let keys = columns(keys);
     let mut out: HashSet<(u32, Finding)> = findings::page_findings(bytes, Some(&keys))
         .into_iter()
         .map(|(b, _, f)| (b, f))
         .collect();
-    out.extend(findings::file_findings(bytes));
+    let g = file_geometry(bytes, GeometryChoice::default(), true).unwrap();
+    let mut scan = FileScan::new(g, 0, bytes.len() as u64).unwrap();
+    scan.set_btree_keys(&keys);
+    scan.chunk(bytes, 0);
+    let walk = scan.finish(ChecksumsKnown::On);
+    out.extend(
+        walk.pages
+            .iter()
+            .flat_map(|r| r.findings.iter().map(move |f| (r.block, *f))),
+    );
     out.retain(|f| f.1.evidence() != Evidence::Note);
     out
 }
@@ -116,6 +128,10 @@ fn rule(msg: &str) -> Finding {
             Finding::BtreeInternalBlockLacksDownlink,
         ),
         ("has invalid level", Finding::BtreeChildLevelInvalid),
+        (
+            "down-link lower bound invariant violated",
+            Finding::BtreeDownlinkLowerBound,
+        ),
         (
             "leftmost down link for level points to block",
             Finding::BtreeLevelMismatch,
@@ -194,6 +210,7 @@ fn held_against_amcheck(version: u32) {
         "create index c_meta on n (id)",
         "create index ct_swap on t (s collate \"C\")",
         "create index c_desc on n (id desc nulls last)",
+        "create index c_lower on n (id)",
         "checkpoint",
     ]);
     let clean = [
@@ -249,6 +266,7 @@ fn held_against_amcheck(version: u32) {
         "c_meta",
         "ct_swap",
         "c_desc",
+        "c_lower",
     ];
     let paths: Vec<_> = damaged.iter().map(|i| path(i)).collect();
     c.stop();
@@ -268,6 +286,16 @@ fn held_against_amcheck(version: u32) {
             "c_level" => {
                 let leaf = downlink(&bytes, left, 2);
                 set_downlink(&mut bytes, root, 1, leaf);
+            }
+            "c_lower" => {
+                // The first key of the leaf the second downlink names, one below the
+                // parent's key beside that downlink: still above the left sibling's last key
+                // by its heap TID, so only the lower bound is broken.
+                let leaf = downlink(&bytes, left, 3);
+                let at = item_at(&bytes, leaf, 2) + 8;
+                let parent_key = u32_at(&bytes, item_at(&bytes, left, 3) + 8);
+                assert_eq!(u32_at(&bytes, at), parent_key, "{version}");
+                bytes[at..at + 4].copy_from_slice(&(parent_key - 1).to_le_bytes());
             }
             _ => {
                 let level = u32_at(&bytes, 24 + 12);
@@ -300,6 +328,18 @@ fn held_against_amcheck(version: u32) {
             }
             if f == "bt_index_parent_check" {
                 assert!(theirs.is_some(), "{version} {f}('{i}') found nothing");
+            }
+            if *i == "c_lower" {
+                let lower = theirs
+                    .as_ref()
+                    .is_some_and(|t| t.0.starts_with("down-link lower bound invariant violated"));
+                assert_eq!(
+                    (lower, theirs.is_some()),
+                    (f == "bt_index_parent_check", f == "bt_index_parent_check"),
+                    "{version} {f}: {theirs:?}"
+                );
+                // Without the key types the walk cannot compare keys: nothing is found.
+                assert!(findings::file_findings(&bytes).is_empty(), "{version}");
             }
             if f == "bt_index_check" && *i == "c_downlink" {
                 // Only the cross-level checks see a downlink moved to a sibling.

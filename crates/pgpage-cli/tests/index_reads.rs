@@ -1,6 +1,7 @@
-//! The checks the server makes when it reads a GiST, hash or BRIN page, held against the
-//! server itself, PostgreSQL 13 to 18: copies of the indexes are damaged (the special space
-//! shortened on GiST's root and on hash pages, BRIN regular pages given another page type), their
+//! The checks the server makes when it reads a GiST, hash, BRIN or SP-GiST page, held against
+//! the server itself, PostgreSQL 13 to 18: copies of the indexes are damaged (the special space
+//! shortened on GiST's root and on hash pages, BRIN regular pages given another page type,
+//! SP-GiST's metapage magic number changed: the one check spgutils.c makes), their
 //! checksums recomputed, the server restarted and a query made to read each index (the
 //! others dropped in its transaction, sequential scans off). The server's ERROR is the
 //! finding's message, filled in, at a block pgpage flags with it.
@@ -76,7 +77,7 @@ fn fix_checksums(bytes: &mut [u8]) {
 /// The server's ERROR line for `query` run with only `index` left among t's indexes.
 fn read_error(c: &Cluster, index: &str, query: &str) -> String {
     let mut sql = vec!["begin".to_owned(), "set enable_seqscan = off".to_owned()];
-    for other in ["t_gist", "t_hash", "t_brin"] {
+    for other in ["t_gist", "t_hash", "t_brin", "t_spgist"] {
         if other != index {
             sql.push(format!("drop index {other}"));
         }
@@ -102,10 +103,12 @@ fn held_against_server(version: u32) {
         "create index t_gist on t using gist (p)",
         "create index t_hash on t using hash (id)",
         "create index t_brin on t using brin (id) with (pages_per_range = 4)",
+        "create index t_spgist on t using spgist (p)",
         "checkpoint",
     ]);
     let path = |rel: &str| c.file(&format!("select pg_relation_filepath('{rel}')"));
     let (gist, hash, brin) = (path("t_gist"), path("t_hash"), path("t_brin"));
+    let spgist = path("t_spgist");
     c.stop();
 
     let mut g = fs::read(&gist).unwrap();
@@ -124,7 +127,16 @@ fn held_against_server(version: u32) {
         }
     }
     assert!(regular > 0, "{version}");
-    for (bytes, p) in [(&mut g, &gist), (&mut h, &hash), (&mut r, &brin)] {
+    let mut s = fs::read(&spgist).unwrap();
+    // spgist_private.h: SpGistMetaPageData.magicNumber, right after the metapage's header.
+    assert_eq!(&s[24..28], &0xBA0B_ABEEu32.to_le_bytes(), "{version}");
+    s[24] ^= 1;
+    for (bytes, p) in [
+        (&mut g, &gist),
+        (&mut h, &hash),
+        (&mut r, &brin),
+        (&mut s, &spgist),
+    ] {
         fix_checksums(bytes);
         fs::write(p, &bytes).unwrap();
     }
@@ -149,6 +161,12 @@ fn held_against_server(version: u32) {
             &r,
             Finding::BrinPageTypeUnexpected,
         ),
+        (
+            "t_spgist",
+            "select count(*) from t where p <@ box '((100,100),(200,200))'",
+            &s,
+            Finding::SpgistMetaMagicWrong,
+        ),
     ];
     for (index, query, bytes, finding) in cases {
         let err = read_error(&c, index, query);
@@ -167,7 +185,7 @@ fn held_against_server(version: u32) {
             }
             None => {
                 assert!(!blocks.is_empty(), "{version} {index}: {err}");
-                finding.message().to_owned()
+                finding.message().replacen("%s", index, 1)
             }
         };
         assert_eq!(err, expected, "{version} {index}");

@@ -5,11 +5,12 @@
 
 use alloc::vec::Vec;
 
+use crate::decode::btcheck::lower_bound_holds;
 use crate::decode::btree::{
     BTP_DELETED, BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META,
     BTP_ROOT, BTREE_MAGIC,
 };
-use crate::decode::Reader;
+use crate::decode::{KeyColumn, Reader};
 use crate::fields::{bt_meta_page_data as meta, bt_page_opaque_data as bt, page_header_data};
 use crate::findings::Finding;
 use crate::layout::Endian;
@@ -49,6 +50,10 @@ pub(crate) struct BtPage {
     /// An internal page's items from P_FIRSTDATAKEY on, in offset order (None: unreadable);
     /// empty on a leaf or a deleted page.
     pub items: Vec<Option<Pivot>>,
+    /// The first item bt_child_check holds against the parent's key: a leaf's
+    /// P_FIRSTDATAKEY, an internal page's next (its first is minus infinity). The page's
+    /// items ascend (bt_target_page_check holds them to it), so it is the least of them.
+    pub low_item: Option<Pivot>,
 }
 
 impl BtPage {
@@ -126,6 +131,7 @@ pub(crate) fn summarize(
         stored: r.field(0, &page_header_data::PD_CHECKSUM)? as u16,
         high_key: None,
         items: Vec::new(),
+        low_item: None,
     };
     if flags & BTP_META != 0 {
         let base = crate::decode::SIZE_OF_PAGE_HEADER_DATA;
@@ -144,10 +150,14 @@ pub(crate) fn summarize(
     if !p.rightmost() && maxoff >= 1 {
         p.high_key = pivot(&r, 1);
     }
+    // P_FIRSTDATAKEY: the item after the high key, which a rightmost page lacks.
+    let first = if p.rightmost() { 1 } else { 2 };
     if flags & (BTP_LEAF | BTP_DELETED) == 0 {
-        // P_FIRSTDATAKEY: the item after the high key, which a rightmost page lacks.
-        let first = if p.rightmost() { 1 } else { 2 };
         p.items = (first..=maxoff).map(|lp| pivot(&r, lp)).collect();
+    }
+    if flags & BTP_DELETED == 0 {
+        let low = first.saturating_add(usize::from(flags & BTP_LEAF == 0));
+        p.low_item = (low <= maxoff).then(|| pivot(&r, low)).flatten();
     }
     Some((p, None))
 }
@@ -162,12 +172,21 @@ pub(crate) struct WalkFinding {
 /// Walks the levels of an index whose pages `pages` (sorted by block) are all of its file;
 /// `blocks` is the relation's length. Every finding, not only amcheck's first. The walk holds
 /// the index still (a file does not change under it), so it makes bt_index_parent_check's
-/// cross-level checks too, as amcheck does under its ShareLock.
-pub(crate) fn walk(meta: BtMeta, pages: &[BtPage], blocks: u32) -> Vec<WalkFinding> {
+/// cross-level checks too, as amcheck does under its ShareLock; the down-link lower bound
+/// with the key columns `keys` only (the pages' byte order `endian`).
+pub(crate) fn walk(
+    meta: BtMeta,
+    pages: &[BtPage],
+    blocks: u32,
+    keys: Option<&[KeyColumn]>,
+    endian: Endian,
+) -> Vec<WalkFinding> {
     let mut w = Walk {
         pages,
         blocks,
         heapkeyspace: meta.heapkeyspace,
+        keys,
+        endian,
         child_steps: 0,
         out: Vec::new(),
     };
@@ -277,6 +296,8 @@ struct Walk<'a> {
     pages: &'a [BtPage],
     blocks: u32,
     heapkeyspace: bool,
+    keys: Option<&'a [KeyColumn]>,
+    endian: Endian,
     /// Pages visited on the child level of the level walked. A sound level below is
     /// visited once over; downlinks that point back and forth would have each traversal
     /// run the level's length, so a level's traversals stop at twice the file's pages.
@@ -307,13 +328,31 @@ impl<'a> Walk<'a> {
         for (i, item) in target.items.iter().enumerate() {
             let Some(item) = item else { return };
             self.child_highkey_check(target, Some((i, item.block)), children);
-            if i > 0 && self.find(item.block).is_some_and(|c| c.is(BTP_DELETED)) {
+            // bt_child_check, for every item but the minus infinity one.
+            let Some(child) = self.find(item.block).filter(|_| i > 0) else {
+                continue;
+            };
+            if child.is(BTP_DELETED) {
                 self.report(target.block, Finding::BtreeDownlinkToDeleted);
+            } else if !self.lower_bound_holds(item, child) {
+                self.report(target.block, Finding::BtreeDownlinkLowerBound);
             }
         }
         if target.rightmost() {
             self.child_highkey_check(target, None, children);
         }
+    }
+
+    /// bt_child_check's down-link lower bound: the parent's key `item` is below the child's
+    /// least item. Holds when the key types are not known or a key does not read as them.
+    fn lower_bound_holds(&self, item: &Pivot, child: &BtPage) -> bool {
+        let (Some(keys), Some(low)) = (self.keys, child.low_item.as_ref()) else {
+            return true;
+        };
+        let (Some(parent), Some(low)) = (tuple(item, self.endian), tuple(low, self.endian)) else {
+            return true;
+        };
+        lower_bound_holds(keys, self.heapkeyspace, self.endian, &parent, &low) != Some(false)
     }
 
     /// bt_child_highkey_check: from the last child reached, right along the child level to
@@ -465,6 +504,21 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// The index tuple a Pivot was read from: t_tid's block (bi_hi, bi_lo) before its bytes.
+fn tuple(p: &Pivot, endian: Endian) -> Option<Vec<u8>> {
+    let bytes = p.bytes.as_deref()?;
+    let (hi, lo) = ((p.block >> 16) as u16, p.block as u16);
+    let mut t = Vec::with_capacity(bytes.len().saturating_add(IP_POSID_AT));
+    for half in [hi, lo] {
+        t.extend_from_slice(&match endian {
+            Endian::Little => half.to_le_bytes(),
+            Endian::Big => half.to_be_bytes(),
+        });
+    }
+    t.extend_from_slice(bytes);
+    Some(t)
+}
+
 /// bt_pivot_tuple_identical over two tuples' bytes from ip_posid on: a heapkeyspace index's
 /// pivots compare from ip_posid (the attribute count lives there), an older one's from t_info.
 fn pivot_tuple_identical(heapkeyspace: bool, a: &[u8], b: &[u8]) -> bool {
@@ -506,6 +560,7 @@ mod tests {
             stored: 0,
             high_key: None,
             items: Vec::new(),
+            low_item: None,
         }
     }
 
@@ -536,7 +591,7 @@ mod tests {
 
     #[test]
     fn a_sound_tree_has_no_finding() {
-        assert_eq!(walk(META, &tree(), 5), vec![]);
+        assert_eq!(walk(META, &tree(), 5, None, Endian::Little), vec![]);
     }
 
     #[test]
@@ -544,7 +599,7 @@ mod tests {
         let mut t = tree();
         t[2].high_key = key(21);
         assert_eq!(
-            walk(META, &t, 5),
+            walk(META, &t, 5, None, Endian::Little),
             vec![WalkFinding {
                 block: 1,
                 finding: Finding::BtreeParentKeyMismatch
@@ -556,7 +611,7 @@ mod tests {
     fn a_leaf_no_downlink_names_is_found() {
         let mut t = tree();
         t[0].items[1].as_mut().unwrap().block = 4;
-        let found = walk(META, &t, 5);
+        let found = walk(META, &t, 5, None, Endian::Little);
         assert!(
             found.contains(&WalkFinding {
                 block: 3,
@@ -564,6 +619,42 @@ mod tests {
             }),
             "{found:?}"
         );
+    }
+
+    /// A leaf's tuple of key `k` at heap TID (1, `posid`), as a Pivot.
+    fn leaf_item(k: u8, posid: u8) -> Option<Pivot> {
+        Some(Pivot {
+            block: 1,
+            bytes: Some(vec![posid, 0, 16, 0, k, 0, 0, 0, 0, 0, 0, 0]),
+        })
+    }
+
+    #[test]
+    fn a_child_item_below_its_parent_key_breaks_the_lower_bound_with_key_types_only() {
+        let keys = [KeyColumn::from(crate::decode::KeyType::Int4)];
+        let mut t = tree();
+        // bt_mkscankey's pivots: one key attribute (ip_posid), INDEX_ALT_TID_MASK set.
+        let pivots = t
+            .iter_mut()
+            .flat_map(|p| p.items.iter_mut().chain([&mut p.high_key]));
+        for item in pivots.flatten() {
+            if let Some(b) = item.bytes.as_mut() {
+                b[0] = 1;
+                b[3] = 0x20;
+            }
+        }
+        for (page, k) in [(1, 1), (2, 10), (3, 20)] {
+            t[page].low_item = leaf_item(k, 1);
+        }
+        let sound = walk(META, &t, 5, Some(&keys), Endian::Little);
+        assert_eq!(sound, vec![]);
+        t[2].low_item = leaf_item(9, 1);
+        let low = WalkFinding {
+            block: 1,
+            finding: Finding::BtreeDownlinkLowerBound,
+        };
+        assert_eq!(walk(META, &t, 5, Some(&keys), Endian::Little), vec![low]);
+        assert_eq!(walk(META, &t, 5, None, Endian::Little), vec![]);
     }
 
     #[test]
@@ -579,6 +670,6 @@ mod tests {
                 })
             })
             .collect();
-        assert!(!walk(META, &t, 5).is_empty());
+        assert!(!walk(META, &t, 5, None, Endian::Little).is_empty());
     }
 }

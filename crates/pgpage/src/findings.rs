@@ -571,6 +571,42 @@ findings! {
     BtreeInternalBlockLacksDownlink => "btree_internal_block_lacks_downlink", Structural,
         "contrib/amcheck/verify_nbtree.c", "bt_downlink_missing_check",
         "internal index block lacks downlink in index \"%s\"";
+
+    // ---- Index checks that span pages (issue 18 part 1, indexwalk: btwalk.rs, ginwalk.rs,
+    // decode/spgist.rs), in amcheck's and the server's words. ----
+    /// bt_child_check: an item of the child (its least: P_FIRSTDATAKEY, after an internal
+    /// page's minus infinity item) below the parent's key beside the downlink, by the key
+    /// types the caller gave (reported at the parent, amcheck's "Parent block").
+    BtreeDownlinkLowerBound => "btree_downlink_lower_bound", Structural,
+        "contrib/amcheck/verify_nbtree.c", "bt_child_check",
+        "down-link lower bound invariant violated for index \"%s\"";
+    /// gin_check_parent_keys_consistency, gin_check_posting_tree_parent_keys_consistency: a
+    /// leaf of the entry tree or of a posting tree at another depth than the tree's first
+    /// leaf (depth first, last downlink first).
+    GinLeafDepthUnexpected => "gin_leaf_depth_unexpected", Structural,
+        "contrib/amcheck/verify_gin.c", "gin_check_parent_keys_consistency",
+        "index \"%s\": internal pages traversal encountered leaf page unexpectedly on block %u";
+    /// gin_check_posting_tree_parent_keys_consistency: a posting tree leaf's last TID above
+    /// its parent's key (below a page that is not its level's rightmost).
+    GinPostingTreeTidAboveParent => "gin_posting_tree_tid_above_parent", Structural,
+        "contrib/amcheck/verify_gin.c", "gin_check_posting_tree_parent_keys_consistency",
+        "index \"%s\": tid exceeds parent's high key in postingTree leaf on block %u";
+    /// gin_check_posting_tree_parent_keys_consistency: a posting tree internal page (not its
+    /// level's rightmost) whose right bound is not its parent's key.
+    GinPostingTreeHighKeyMismatch => "gin_posting_tree_high_key_mismatch", Structural,
+        "contrib/amcheck/verify_gin.c", "gin_check_posting_tree_parent_keys_consistency",
+        "index \"%s\": posting tree page's high key (%u, %u) doesn't match the downlink on block %u (parent blk %u, key (%u, %u))";
+    /// gin_check_posting_tree_parent_keys_consistency: a posting tree internal page's last
+    /// PostingItem key above its parent's key.
+    GinPostingItemAboveParent => "gin_posting_item_above_parent", Structural,
+        "contrib/amcheck/verify_gin.c", "gin_check_posting_tree_parent_keys_consistency",
+        "index \"%s\": posting item exceeds parent's high key in postingTree internal page on block %u offset %u";
+    /// spgGetCache: the metapage's magicNumber is not SPGIST_MAGIC_NUMBER; every scan and
+    /// insert reads the metapage first (13-18 make no other check of an SP-GiST page read:
+    /// its special size and page id are not looked at).
+    SpgistMetaMagicWrong => "spgist_meta_magic_wrong", Server,
+        "backend/access/spgist/spgutils.c", "spgGetCache",
+        "index \"%s\" is not an SP-GiST index";
     // A heap's visibility map and free space map against its pages (forks.rs), and a page's
     // own PD_ALL_VISIBLE against its line pointers.
     /// The VM's all-visible bit is set for a heap page without PD_ALL_VISIBLE: VACUUM warns

@@ -27,6 +27,7 @@ pub mod file;
 pub mod filedump;
 pub mod findings;
 pub mod forks;
+mod ginwalk;
 pub mod messages;
 pub mod redact;
 pub mod repair;

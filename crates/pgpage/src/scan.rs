@@ -18,6 +18,7 @@ use crate::fields::HEAP_TUPLE_HEADER_DATA;
 use crate::file::{FileExtent, Geometry, StatusCounts};
 use crate::findings::{Evidence, Finding};
 use crate::forks::ForkMaps;
+use crate::ginwalk;
 use crate::layout::{BlockSize, Endian};
 use crate::verify::{header_check, verify_page, HeaderCheck, PageStatus};
 use crate::visibility::TransactionLog;
@@ -342,6 +343,10 @@ pub struct FileScan {
     /// Every readable B-tree page, and the metapage's root, for the level walk.
     bt_pages: Vec<BtPage>,
     bt_meta: Option<BtMeta>,
+    /// The index's key columns, for the walk's down-link lower bound (`set_btree_keys`).
+    bt_keys: Option<Vec<KeyColumn>>,
+    /// Every readable GIN page, and whether the file has a GIN metapage, for the GIN walk.
+    gin: ginwalk::GinPages,
     /// The relation's `_vm` and `_fsm` forks, when the caller has them (`set_maps`), and
     /// what they say of this file's pages.
     maps: Option<Arc<ForkMaps>>,
@@ -426,6 +431,8 @@ impl FileScan {
             last_heap_items: None,
             bt_pages: Vec::new(),
             bt_meta: None,
+            bt_keys: None,
+            gin: ginwalk::GinPages::default(),
             maps: None,
             map_findings: Vec::new(),
             structure: None,
@@ -513,6 +520,9 @@ impl FileScan {
                 self.bt_pages.push(p);
             }
         }
+        if readable {
+            self.gin.add(page, absolute, endian);
+        }
         if let Some(maps) = self.maps.as_deref().filter(|_| readable) {
             self.map_findings
                 .extend(
@@ -564,6 +574,7 @@ impl FileScan {
         self.last_heap_items = self.last_heap_items.max(other.last_heap_items);
         self.bt_pages.extend_from_slice(&other.bt_pages);
         self.bt_meta = self.bt_meta.or(other.bt_meta);
+        self.gin.merge(&other.gin);
         self.map_findings.extend_from_slice(&other.map_findings);
         self.structure_findings
             .extend_from_slice(&other.structure_findings);
@@ -673,34 +684,40 @@ impl FileScan {
 
 impl FileScan {
     /// bt_index_check's level walk over an index held whole in this file (segment 0, shorter
-    /// than a segment: a longer index's links reach into files this scan does not see); its
-    /// findings join the rows of their pages.
+    /// than a segment: a longer index's links reach into files this scan does not see), and
+    /// gin_index_check's walk of a GIN index; their findings join the rows of their pages.
     fn btree_walk(&self, pages: &mut Vec<PageRow>, off: bool) {
-        let Some(meta) = self.bt_meta else { return };
         if self.segno != 0 || self.extent.blocks >= self.geometry.block_size.blocks_per_segment() {
             return;
         }
-        let mut bt = self.bt_pages.clone();
-        bt.sort_unstable_by_key(|p| p.block);
-        for f in btwalk::walk(meta, &bt, self.extent.blocks) {
-            if let Some(row) = pages.iter_mut().find(|r| r.absolute_block == f.block) {
-                if !row.findings.contains(&f.finding) {
-                    row.findings.push(f.finding);
+        let mut found = self.gin.walk(self.extent.blocks);
+        if let Some(meta) = self.bt_meta {
+            let mut bt = self.bt_pages.clone();
+            bt.sort_unstable_by_key(|p| p.block);
+            let keys = self.bt_keys.as_deref();
+            for f in btwalk::walk(meta, &bt, self.extent.blocks, keys, self.geometry.endian) {
+                let stored = bt
+                    .binary_search_by_key(&f.block, |p| p.block)
+                    .ok()
+                    .and_then(|i| bt.get(i))
+                    .map_or(0, |p| p.stored);
+                found.push((f.block, f.finding, stored));
+            }
+        }
+        for (block, finding, stored) in found {
+            if let Some(row) = pages.iter_mut().find(|r| r.absolute_block == block) {
+                if !row.findings.contains(&finding) {
+                    row.findings.push(finding);
                 }
                 continue;
             }
-            let stored = bt
-                .binary_search_by_key(&f.block, |p| p.block)
-                .ok()
-                .and_then(|i| bt.get(i))
-                .map_or(0, |p| p.stored);
             pages.push(PageRow {
-                block: f.block,
-                absolute_block: f.block,
+                block,
+                absolute_block: block,
                 status: PageStatus::Ok,
                 stored,
                 computed: (!off).then_some(stored),
-                findings: alloc::vec![f.finding],
+                findings: alloc::vec![finding],
                 misplaced: None,
                 tuple_block: None,
                 structure: Vec::new(),
@@ -745,8 +762,19 @@ impl FileScan {
     /// Runs the structural checks (verify_heapam's, bt_index_check's, gin_index_check's and
     /// the other access methods' page checks) on every readable page scanned from now on,
     /// knowing what `structure` says of the relation; pages with findings get rows.
+    /// A B-tree's key columns also let its level walk check each child against its parent
+    /// (`set_btree_keys`).
     pub fn set_structure(&mut self, structure: Arc<Structure>) {
+        if let (Some(PageKind::Btree), Some(keys)) = (structure.kind, &structure.keys) {
+            self.set_btree_keys(keys);
+        }
         self.structure = Some(structure);
+    }
+
+    /// A B-tree's key columns (`--key-types`, the catalog's pg_index), so that the level walk
+    /// holds each child's items to its parent's key (bt_child_check's down-link lower bound).
+    pub fn set_btree_keys(&mut self, keys: &[KeyColumn]) {
+        self.bt_keys = Some(keys.to_vec());
     }
 
     /// The maps' findings join the rows of their pages.
@@ -823,13 +851,14 @@ impl FileScan {
 
 /// Exported scans start with this, then a version byte.
 const MAGIC: &[u8; 4] = b"PGFS";
-const VERSION: u8 = 6;
+const VERSION: u8 = 7;
 const ROW_BYTES: usize = 16;
 const LINK_BYTES: usize = 13;
 const RUN_BYTES: usize = 8;
-/// A B-tree page's fixed part: four block numbers, flags, checksum, its high key's tag and
-/// its item count (each pivot after it: a tag, then a block and its bytes when present).
-const BT_PAGE_BYTES: usize = 25;
+/// A B-tree page's fixed part: four block numbers, flags, checksum, its high key's tag, its
+/// item count and its least item's tag (each pivot: a tag, then a block and its bytes when
+/// present).
+const BT_PAGE_BYTES: usize = 26;
 const MAP_FINDING_BYTES: usize = 8;
 /// A structural finding: block, stored checksum, line pointer (0: none) and finding.
 const STRUCTURE_FINDING_BYTES: usize = 10;
@@ -912,6 +941,7 @@ impl FileScan {
             for i in &p.items {
                 export_pivot(&mut out, i.as_ref());
             }
+            export_pivot(&mut out, p.low_item.as_ref());
         }
         for f in &self.map_findings {
             out.extend_from_slice(&f.block.to_le_bytes());
@@ -924,6 +954,9 @@ impl FileScan {
             out.extend_from_slice(&f.found.item.unwrap_or(0).to_le_bytes());
             out.extend_from_slice(&(f.found.finding as u16).to_le_bytes());
         }
+        let gin = self.gin.export();
+        out.extend_from_slice(&len32(gin.len()).to_le_bytes());
+        out.extend_from_slice(&gin);
         out
     }
 
@@ -1019,6 +1052,7 @@ impl FileScan {
                 stored: r.u16()?,
                 high_key: r.pivot()?,
                 items: Vec::new(),
+                low_item: None,
             };
             let items = r.u32()?;
             // Each item takes a byte at least: a count past the bytes left is not a scan.
@@ -1028,6 +1062,7 @@ impl FileScan {
             for _ in 0..items {
                 p.items.push(r.pivot()?);
             }
+            p.low_item = r.pivot()?;
             scan.bt_pages.push(p);
         }
         scan.map_findings.reserve_exact(map_findings);
@@ -1053,6 +1088,8 @@ impl FileScan {
                 found: ItemFinding { finding, item },
             });
         }
+        let gin = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
+        scan.gin = ginwalk::GinPages::import(r.take(gin)?).ok_or(ScanError::NotAScan)?;
         if !r.0.is_empty() {
             return Err(ScanError::NotAScan);
         }

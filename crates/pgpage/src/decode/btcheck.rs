@@ -445,6 +445,89 @@ pub(super) fn check_items(
     }
 }
 
+/// bt_child_check's down-link lower bound (invariant_l_nontarget_offset): whether the scan
+/// key bt_mkscankey builds from the parent's pivot `parent` is strictly below the child's
+/// data item `child` (each a whole index tuple). None when either's keys cannot be read as
+/// `keys`.
+pub(crate) fn lower_bound_holds(
+    keys: &[KeyColumn],
+    heapkeyspace: bool,
+    e: Endian,
+    parent: &[u8],
+    child: &[u8],
+) -> Option<bool> {
+    let tuple = |b| {
+        let r = Reader { b, e };
+        let id = ItemId {
+            lp: 0,
+            off: 0,
+            flags: super::LP_NORMAL,
+            len: u16::try_from(b.len()).ok()?,
+        };
+        let item = read_item(&r, &id, keys.len())?;
+        let d = datums(&r, &item, keys)?;
+        Some((item, d))
+    };
+    let (p, pd) = tuple(parent)?;
+    let (c, cd) = tuple(child)?;
+    // bt_mkscankey: keysz is the pivot's untruncated key count; its heap TID is the scan
+    // TID of a heapkeyspace index only.
+    let keysz = p.natts;
+    let scantid = if heapkeyspace { p.heap_tid } else { None };
+    let cmp = bt_compare(keys, &pd, scantid, &c, &cd);
+    if !heapkeyspace {
+        return Some(cmp != Ordering::Greater);
+    }
+    if cmp == Ordering::Equal {
+        // BTreeTupleGetHeapTIDCareful: a leaf item's (first) heap TID; a pivot's may be
+        // truncated away.
+        return Some(if keysz == c.natts {
+            scantid.is_none() && c.heap_tid.is_some()
+        } else {
+            keysz < c.natts
+        });
+    }
+    Some(cmp == Ordering::Less)
+}
+
+/// _bt_compare of a scan key (the datums of a pivot, its heap TID as scantid) against an
+/// item, as amcheck's pivot-search scan keys compare: a scan key with no heap TID is equal
+/// to an item whose keys it matches.
+fn bt_compare(
+    keys: &[KeyColumn],
+    key: &[Datum],
+    scantid: Option<Tid>,
+    item: &Item,
+    datums: &[Datum],
+) -> Ordering {
+    for (i, (x, y)) in key.iter().zip(datums).enumerate() {
+        match compare_datum(x, y, keys.get(i)) {
+            Ordering::Equal => {}
+            o => return o,
+        }
+    }
+    if key.len() > item.natts {
+        return Ordering::Greater;
+    }
+    let Some(scantid) = scantid else {
+        return Ordering::Equal;
+    };
+    let Some(first) = item.heap_tid else {
+        return Ordering::Greater;
+    };
+    let s = (scantid.block, scantid.offset);
+    match s.cmp(&(first.block, first.offset)) {
+        Ordering::Greater if item.posting.is_some() => {
+            if tid_key(Some(scantid)) > tid_key(item.max_tid) {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            }
+        }
+        o => o,
+    }
+}
+
 /// bt_target_page_check: a posting list's TIDs strictly ascend.
 fn posting_order(r: &Reader, item: &Item, spans: &mut Spans) {
     let (Some(first), Some(n)) = (item.heap_tid, item.posting) else {

@@ -63,7 +63,7 @@ pub struct GinSpecial {
 }
 
 /// ginpostinglist.c: ginPostingListDecode of one GinPostingList segment's varbyte deltas.
-pub(super) fn decode_segment(first: Tid, bytes: &[u8]) -> Vec<Tid> {
+pub(crate) fn decode_segment(first: Tid, bytes: &[u8]) -> Vec<Tid> {
     let mut out = alloc::vec![first];
     let mut val =
         (u64::from(first.block) << MAX_HEAP_TUPLES_PER_PAGE_BITS) | u64::from(first.offset);

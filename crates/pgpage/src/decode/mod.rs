@@ -30,9 +30,9 @@
 //! - line pointers are {lp, lp_off, lp_flags, lp_len}, heap_page_items' first columns.
 
 mod brin;
-mod btcheck;
+pub(crate) mod btcheck;
 pub(crate) mod btree;
-mod gin;
+pub(crate) mod gin;
 mod gincheck;
 mod gist;
 mod hash;

@@ -77,7 +77,7 @@ pub(super) fn decode(
         if magic != SPGIST_MAGIC_NUMBER {
             spans.flag(
                 &spgist_meta_page_data::MAGIC_NUMBER,
-                Finding::MetaMagicWrong,
+                Finding::SpgistMetaMagicWrong,
             );
         }
         let pages = (0..8usize)
