@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use pgpage::control::decode_control;
 use pgpage::findings::Evidence;
 use pgpage::wal::{
-    fork_name, lsn_text, parse_fullpage_name, parse_segment_name, rmgr_name, segment_plan,
-    BlockHistory, BlockImage, RelFileLocator, RelationFilter, WalOptions, WalReader, WalRecord,
+    fork_name, lsn_text, parse_fullpage_name, parse_segment_name, record_type, rmgr_name,
+    segment_plan, BlockHistory, BlockImage, RelFileLocator, RelationFilter, WalOptions, WalReader,
+    WalRecord,
 };
 use serde::Serialize;
 
@@ -169,6 +170,8 @@ struct ImageOut {
 struct TouchOut {
     lsn: String,
     rmgr: String,
+    /// pg_waldump's name of the record (pg_walinspect's `record_type`).
+    record_type: String,
     image: bool,
     will_init: bool,
 }
@@ -350,6 +353,7 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
         }
     }
     images.append(&mut saved);
+    let version = reader.summary().version.unwrap_or(18);
     let blocks = history.map(|h| {
         h.blocks()
             .map(|(k, image, after)| BlockOut {
@@ -364,6 +368,7 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
                     .map(|t| TouchOut {
                         lsn: lsn_text(t.lsn),
                         rmgr: rmgr_name(t.rmid),
+                        record_type: record_type(version, t.rmid, t.info),
                         image: t.image,
                         will_init: t.will_init,
                     })
@@ -584,7 +589,7 @@ fn print_blocks(out: &mut impl Write, blocks: &[BlockOut]) -> io::Result<()> {
                 } else {
                     ""
                 };
-                writeln!(out, "  {:>12}  {}{init}", t.lsn, t.rmgr)?;
+                writeln!(out, "  {:>12}  {}/{}{init}", t.lsn, t.rmgr, t.record_type)?;
             }
         }
     }

@@ -64,18 +64,18 @@ struct ProblemJson<'a> {
 struct TouchJson {
     lsn: String,
     rmgr: String,
-    /// pg_waldump's record type where pgpage knows it for every version, else null.
-    record_type: Option<String>,
+    /// pg_waldump's record type (pg_walinspect's `record_type`) in the WAL's version.
+    record_type: String,
     image: bool,
     will_init: bool,
 }
 
 impl TouchJson {
-    fn of(t: &Touch) -> TouchJson {
+    fn of(t: &Touch, version: u32) -> TouchJson {
         TouchJson {
             lsn: lsn_text(t.lsn),
             rmgr: rmgr_name(t.rmid),
-            record_type: record_type(t.rmid, t.info),
+            record_type: record_type(version, t.rmid, t.info),
             image: t.image,
             will_init: t.will_init,
         }
@@ -271,6 +271,8 @@ impl WalScanner {
         let Some(history) = &self.history else {
             return Ok(String::from("[]"));
         };
+        // Names are the version's: the page magic read decides it.
+        let version = self.reader.summary().version.unwrap_or(18);
         let list: Vec<BlockJson<'_>> = history
             .blocks()
             .map(|(k, image, after)| {
@@ -289,11 +291,11 @@ impl WalScanner {
                     fork: fork_name(k.fork).unwrap_or("unknown"),
                     block: k.block,
                     image: index,
-                    image_record: image.map(TouchJson::of),
+                    image_record: image.map(|t| TouchJson::of(t, version)),
                     image_end_lsn: index
                         .and_then(|i| self.images.get(i))
                         .map(|i| lsn_text(i.end_lsn)),
-                    records_after: after.iter().map(TouchJson::of).collect(),
+                    records_after: after.iter().map(|t| TouchJson::of(t, version)).collect(),
                 }
             })
             .collect();

@@ -5,8 +5,8 @@
 export interface WalTouch {
   lsn: string;
   rmgr: string;
-  /** pg_waldump's record type where pgpage names it for every version, else null. */
-  record_type: string | null;
+  /** pg_waldump's record type (pg_walinspect's `record_type`) in the WAL's version. */
+  record_type: string;
   image: boolean;
   will_init: boolean;
 }
