@@ -122,7 +122,8 @@ function ScanLine({ scan }: { scan: WalScan }) {
         <ul className="wal-problems">
           {scan.problems.map((x, i) => (
             <li key={i} data-testid="wal-problem" data-code={x.code} className={x.evidence === 'note' ? undefined : 'warn'}>
-              {scan.order[x.segment] ?? `segment ${x.segment}`}: {x.message}
+              {x.segment !== null && <>{scan.order[x.segment] ?? `segment ${x.segment}`}: </>}
+              {x.message}
             </li>
           ))}
         </ul>

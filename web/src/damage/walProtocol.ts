@@ -29,8 +29,9 @@ export interface WalBlock {
 export interface WalProblem {
   code: string;
   evidence: string;
-  /** Index into the scan's segments, in reading order. */
-  segment: number;
+  /** Index into the scan's segments, in reading order; null for what planning found (a
+   * history file missing or refused, a segment of an abandoned branch), named in the message. */
+  segment: number | null;
   lsn: string | null;
   message: string;
 }

@@ -8,12 +8,17 @@ mod history;
 mod names;
 mod reader;
 mod record;
+mod timeline;
 
 pub use history::{BlockHistory, BlockKey, Touch};
 pub use names::record_type;
 pub use reader::{WalOptions, WalProblem, WalReader, WalSummary};
 pub use record::{
     image_pieces, restore_image, BlockImage, BlockRef, ImageCompression, Piece, WalRecord,
+};
+pub use timeline::{
+    parse_history, parse_history_name, plan_segments, segment_plan_on, PlanProblem, SegmentLeftOut,
+    TimelineHistory, TimelinePlan, TimelineSwitch,
 };
 
 use alloc::format;
