@@ -91,8 +91,8 @@ async function expectAfter(page: import('./test').Page, after: BlockInfo[]): Pro
   await expect(items).toHaveCount(after.length);
   for (let i = 0; i < after.length; i++) {
     expect(lsnValue((await items.nth(i).getAttribute('data-lsn'))!)).toBe(lsnValue(after[i].start_lsn));
-    // pgpage names heap's record types as pg_waldump does; other managers' by name alone.
-    await expect(items.nth(i)).toContainText(after[i].resource_manager === 'Heap' ? `Heap/${after[i].record_type}` : after[i].resource_manager);
+    // pgpage names every record as pg_waldump and pg_walinspect do.
+    await expect(items.nth(i)).toContainText(`${after[i].resource_manager}/${after[i].record_type}`);
   }
 }
 

@@ -93,7 +93,7 @@ describe('WalScanner against pgpage fpi on PostgreSQL 15 WAL', () => {
       const watched = JSON.parse(scanner.blocks_json()) as {
         image: number | null;
         image_record: { lsn: string } | null;
-        records_after: { lsn: string; rmgr: string; image: boolean; will_init: boolean }[];
+        records_after: { lsn: string; rmgr: string; record_type: string; image: boolean; will_init: boolean }[];
         [key: string]: unknown;
       }[];
       const expected = blocks.filter((b) => b.relfilenode === relfilenode);
@@ -106,7 +106,7 @@ describe('WalScanner against pgpage fpi on PostgreSQL 15 WAL', () => {
           fork: b.fork,
           block: b.block,
           newest_image_lsn: b.image_record?.lsn ?? null,
-          records_after: b.records_after.map(({ lsn, rmgr, image, will_init }) => ({ lsn, rmgr, image, will_init })),
+          records_after: b.records_after.map(({ lsn, rmgr, record_type, image, will_init }) => ({ lsn, rmgr, record_type, image, will_init })),
         })),
       ).toEqual(expected);
       // Its image index names that image.

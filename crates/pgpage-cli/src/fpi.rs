@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use pgpage::control::decode_control;
 use pgpage::findings::Evidence;
 use pgpage::wal::{
-    fork_name, lsn_text, parse_fullpage_name, parse_segment_name, rmgr_name, segment_plan,
-    BlockHistory, BlockImage, RelFileLocator, RelationFilter, WalOptions, WalReader, WalRecord,
+    fork_name, lsn_text, parse_fullpage_name, parse_history_name, parse_segment_name,
+    plan_segments, record_type, rmgr_name, BlockHistory, BlockImage, RelFileLocator,
+    RelationFilter, WalOptions, WalReader, WalRecord,
 };
 use serde::Serialize;
 
@@ -58,6 +59,8 @@ struct Inputs {
     segments: Vec<(String, PathBuf)>,
     /// Files pg_waldump --save-fullpage wrote.
     saved: Vec<PathBuf>,
+    /// Timeline history files (`%08X.history`), by file name.
+    histories: Vec<(String, PathBuf)>,
     /// A pg_control beside the WAL (a data directory's), for its system identifier.
     control: Option<PathBuf>,
 }
@@ -82,6 +85,8 @@ fn collect(args: &FpiArgs) -> Result<Inputs, Fail> {
             let name = file_name(path);
             if parse_fullpage_name(&name).is_some() {
                 inputs.saved.push(path.clone());
+            } else if parse_history_name(&name).is_some() {
+                inputs.histories.push((name, path.clone()));
             } else {
                 inputs.segments.push((name, path.clone()));
             }
@@ -116,6 +121,8 @@ fn collect(args: &FpiArgs) -> Result<Inputs, Fail> {
                 inputs.segments.push((name, entry.path()));
             } else if parse_fullpage_name(&name).is_some() {
                 inputs.saved.push(entry.path());
+            } else if parse_history_name(&name).is_some() {
+                inputs.histories.push((name, entry.path()));
             }
         }
     }
@@ -169,6 +176,8 @@ struct ImageOut {
 struct TouchOut {
     lsn: String,
     rmgr: String,
+    /// pg_waldump's name of the record (pg_walinspect's `record_type`).
+    record_type: String,
     image: bool,
     will_init: bool,
 }
@@ -194,9 +203,22 @@ struct ProblemOut {
     message: String,
 }
 
+/// One line of the newest timeline's history file.
+#[derive(Serialize)]
+struct SwitchOut {
+    timeline: u32,
+    switch_lsn: String,
+    reason: String,
+}
+
 #[derive(Serialize)]
 struct SummaryOut {
     version: Option<u32>,
+    /// The newest timeline given (segments or history files): the one the WAL is read towards.
+    timeline: Option<u32>,
+    /// Its history file's lines, when it was given and read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history: Option<Vec<SwitchOut>>,
     system_identifier: Option<String>,
     segment_size: Option<u32>,
     segments: u32,
@@ -265,8 +287,38 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
         args.relation.is_none_or(|r| r.matches(l)) && args.block.is_none_or(|b| b == block)
     };
     let names: Vec<&str> = inputs.segments.iter().map(|(n, _)| n.as_str()).collect();
-    let plan = segment_plan(&names);
+    // History files are a few lines each: read whole, before planning.
+    let texts: Vec<(&str, Option<String>)> = inputs
+        .histories
+        .iter()
+        .map(|(n, path)| {
+            let text = fs::read(path)
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).into_owned());
+            (n.as_str(), text)
+        })
+        .collect();
+    let histories: Vec<(&str, Option<&str>)> =
+        texts.iter().map(|(n, t)| (*n, t.as_deref())).collect();
+    let timeline_plan = plan_segments(&names, &histories, segment_size(&inputs));
+    let planned: Vec<ProblemOut> = timeline_plan
+        .problems
+        .iter()
+        .map(|p| ProblemOut {
+            code: p.finding.code(),
+            evidence: p.finding.evidence(),
+            segment: Some(p.file.clone()),
+            lsn: None,
+            message: p.detail.clone(),
+        })
+        .collect();
+    let newest = timeline_plan.newest;
+    let timeline_history = timeline_plan.history;
+    let plan = timeline_plan.order;
     let mut reader = WalReader::new(opts);
+    if let Some(h) = &timeline_history {
+        reader.set_history(h.clone());
+    }
     let mut history = args.block.map(|b| BlockHistory::new(args.relation, b));
     let mut images: Vec<ImageOut> = Vec::new();
     let mut wal_images = 0usize;
@@ -331,17 +383,14 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
         reader.end_segment();
     }
     reader.finish();
-    let mut problems: Vec<ProblemOut> = reader
-        .problems()
-        .iter()
-        .map(|p| ProblemOut {
-            code: p.finding.code(),
-            evidence: p.finding.evidence(),
-            segment: labels.get(p.segment as usize).cloned(),
-            lsn: p.lsn.map(lsn_text),
-            message: p.detail.clone(),
-        })
-        .collect();
+    let mut problems: Vec<ProblemOut> = planned;
+    problems.extend(reader.problems().iter().map(|p| ProblemOut {
+        code: p.finding.code(),
+        evidence: p.finding.evidence(),
+        segment: labels.get(p.segment as usize).cloned(),
+        lsn: p.lsn.map(lsn_text),
+        message: p.detail.clone(),
+    }));
     let mut saved = saved_pages(&inputs.saved, &keep, args.out.as_deref(), &mut problems)?;
     let image_count = wal_images.saturating_add(saved.len());
     if !args.json {
@@ -350,6 +399,7 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
         }
     }
     images.append(&mut saved);
+    let version = reader.summary().version.unwrap_or(18);
     let blocks = history.map(|h| {
         h.blocks()
             .map(|(k, image, after)| BlockOut {
@@ -364,6 +414,7 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
                     .map(|t| TouchOut {
                         lsn: lsn_text(t.lsn),
                         rmgr: rmgr_name(t.rmid),
+                        record_type: record_type(version, t.rmid, t.info),
                         image: t.image,
                         will_init: t.will_init,
                     })
@@ -374,6 +425,17 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
     let s = reader.summary();
     let summary = SummaryOut {
         version: s.version,
+        timeline: newest,
+        history: timeline_history.as_ref().map(|h| {
+            h.switches
+                .iter()
+                .map(|sw| SwitchOut {
+                    timeline: sw.parent,
+                    switch_lsn: lsn_text(sw.switch_lsn),
+                    reason: sw.reason.clone(),
+                })
+                .collect()
+        }),
         system_identifier: s.system_identifier.map(|v| v.to_string()),
         segment_size: s.segment_size,
         segments: s.segments,
@@ -412,6 +474,21 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
         )?;
     }
     Ok(i32::from(broken))
+}
+
+/// xlp_seg_size of the first segment's long page header that has a valid one, else the
+/// default 16 MB: planning by timeline needs it before the reader has read a page.
+fn segment_size(inputs: &Inputs) -> u32 {
+    inputs
+        .segments
+        .iter()
+        .find_map(|(_, path)| {
+            let mut head = [0u8; 40];
+            File::open(path).ok()?.read_exact(&mut head).ok()?;
+            let size = u32::from_le_bytes(head.get(32..36)?.try_into().ok()?);
+            (size.is_power_of_two() && (1 << 20..=1 << 30).contains(&size)).then_some(size)
+        })
+        .unwrap_or(16 << 20)
 }
 
 fn image_out(
@@ -584,7 +661,7 @@ fn print_blocks(out: &mut impl Write, blocks: &[BlockOut]) -> io::Result<()> {
                 } else {
                     ""
                 };
-                writeln!(out, "  {:>12}  {}{init}", t.lsn, t.rmgr)?;
+                writeln!(out, "  {:>12}  {}/{}{init}", t.lsn, t.rmgr, t.record_type)?;
             }
         }
     }

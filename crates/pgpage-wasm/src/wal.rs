@@ -3,9 +3,9 @@
 //! not its bytes; a page is restored from the bytes the caller reads again from those places.
 
 use pgpage::wal::{
-    fork_name, image_pieces, lsn_text, parse_fullpage_name, record_type, restore_image, rmgr_name,
-    segment_plan, BlockHistory, BlockImage, Piece, RelFileLocator, Touch, WalOptions, WalReader,
-    WalRecord,
+    fork_name, image_pieces, lsn_text, parse_fullpage_name, plan_segments, record_type,
+    restore_image, rmgr_name, segment_plan, BlockHistory, BlockImage, Piece, PlanProblem,
+    RelFileLocator, Touch, WalOptions, WalReader, WalRecord,
 };
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -54,7 +54,9 @@ struct ImageJson<'a> {
 struct ProblemJson<'a> {
     code: &'a str,
     evidence: pgpage::findings::Evidence,
-    segment: u32,
+    /// Index into the segments in reading order; null for what planning found (a history
+    /// file, a segment left out), whose message names its file.
+    segment: Option<u32>,
     lsn: Option<String>,
     message: &'a str,
 }
@@ -64,18 +66,18 @@ struct ProblemJson<'a> {
 struct TouchJson {
     lsn: String,
     rmgr: String,
-    /// pg_waldump's record type where pgpage knows it for every version, else null.
-    record_type: Option<String>,
+    /// pg_waldump's record type (pg_walinspect's `record_type`) in the WAL's version.
+    record_type: String,
     image: bool,
     will_init: bool,
 }
 
 impl TouchJson {
-    fn of(t: &Touch) -> TouchJson {
+    fn of(t: &Touch, version: u32) -> TouchJson {
         TouchJson {
             lsn: lsn_text(t.lsn),
             rmgr: rmgr_name(t.rmid),
-            record_type: record_type(t.rmid, t.info),
+            record_type: record_type(version, t.rmid, t.info),
             image: t.image,
             will_init: t.will_init,
         }
@@ -142,6 +144,8 @@ pub struct WalScanner {
     images: Vec<Image>,
     block_size: u32,
     history: Option<BlockHistory>,
+    /// What `plan` found: history files missing or refused, segments left out.
+    planned: Vec<PlanProblem>,
 }
 
 #[wasm_bindgen]
@@ -165,6 +169,7 @@ impl WalScanner {
             images: Vec::new(),
             block_size,
             history: None,
+            planned: Vec::new(),
         })
     }
 
@@ -181,7 +186,36 @@ impl WalScanner {
         self.history = Some(BlockHistory::of_blocks(set));
     }
 
-    /// The next segment of `wal_segment_plan`'s order, by its file name.
+    /// Before the first segment: the reading order of segment files `names` (indexes into it),
+    /// along the newest timeline's history when its file is among the history files given
+    /// (`history_names[i]` holds `history_texts[i]`), as `pgpage fpi` reads them. `seg_size`
+    /// is the first segment's xlp_seg_size (0: 16 MB).
+    pub fn plan(
+        &mut self,
+        names: Vec<String>,
+        history_names: Vec<String>,
+        history_texts: Vec<String>,
+        seg_size: u32,
+    ) -> Vec<u32> {
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let histories: Vec<(&str, Option<&str>)> = history_names
+            .iter()
+            .zip(history_texts.iter())
+            .map(|(n, t)| (n.as_str(), Some(t.as_str())))
+            .collect();
+        let seg_size = if seg_size == 0 { 16 << 20 } else { seg_size };
+        let plan = plan_segments(&refs, &histories, seg_size);
+        if let Some(h) = plan.history {
+            self.reader.set_history(h);
+        }
+        self.planned = plan.problems;
+        plan.order
+            .into_iter()
+            .filter_map(|i| u32::try_from(i).ok())
+            .collect()
+    }
+
+    /// The next segment of `plan`'s (or `wal_segment_plan`'s) order, by its file name.
     pub fn begin_segment(&mut self, name: &str) {
         self.reader.begin_segment(Some(name));
     }
@@ -251,17 +285,21 @@ impl WalScanner {
     /// The problems met, each named by its finding, as `pgpage fpi --json` lists them
     /// (`segment` is the index in feeding order).
     pub fn problems_json(&self) -> Result<String, JsError> {
-        let list: Vec<ProblemJson<'_>> = self
-            .reader
-            .problems()
-            .iter()
-            .map(|p| ProblemJson {
+        let planned = self.planned.iter().map(|p| ProblemJson {
+            code: p.finding.code(),
+            evidence: p.finding.evidence(),
+            segment: None,
+            lsn: None,
+            message: &p.detail,
+        });
+        let list: Vec<ProblemJson<'_>> = planned
+            .chain(self.reader.problems().iter().map(|p| ProblemJson {
                 code: p.finding.code(),
                 evidence: p.finding.evidence(),
-                segment: p.segment,
+                segment: Some(p.segment),
                 lsn: p.lsn.map(lsn_text),
                 message: &p.detail,
-            })
+            }))
             .collect();
         serde_json::to_string(&list).map_err(|e| JsError::new(&e.to_string()))
     }
@@ -271,6 +309,8 @@ impl WalScanner {
         let Some(history) = &self.history else {
             return Ok(String::from("[]"));
         };
+        // Names are the version's: the page magic read decides it.
+        let version = self.reader.summary().version.unwrap_or(18);
         let list: Vec<BlockJson<'_>> = history
             .blocks()
             .map(|(k, image, after)| {
@@ -289,11 +329,11 @@ impl WalScanner {
                     fork: fork_name(k.fork).unwrap_or("unknown"),
                     block: k.block,
                     image: index,
-                    image_record: image.map(TouchJson::of),
+                    image_record: image.map(|t| TouchJson::of(t, version)),
                     image_end_lsn: index
                         .and_then(|i| self.images.get(i))
                         .map(|i| lsn_text(i.end_lsn)),
-                    records_after: after.iter().map(TouchJson::of).collect(),
+                    records_after: after.iter().map(|t| TouchJson::of(t, version)).collect(),
                 }
             })
             .collect();

@@ -885,6 +885,25 @@ findings! {
     WalFullPageFileInvalid => "wal_full_page_file_invalid", Server,
         "bin/pg_waldump/pg_waldump.c", "XLogRecordSaveFPWs",
         "the file is named as a saved full-page image but is not one page";
+
+    // ---- WAL timelines (issue 18 part 4: history files) ----
+    /// A timeline history file the server refuses: a line without a numeric timeline or a
+    /// switch point, timelines not increasing, or not below the file's own.
+    WalTimelineHistoryInvalid => "wal_timeline_history_invalid", Server,
+        "backend/access/transam/timeline.c", "readTimeLineHistory",
+        "syntax error in history file: %s";
+    /// Segments of a timeline after the first, without its history file: where each older
+    /// timeline was left is not known, so an image past that point may be on a branch that
+    /// recovery abandoned.
+    WalTimelineHistoryMissing => "wal_timeline_history_missing", Note,
+        "backend/access/transam/timeline.c", "readTimeLineHistory",
+        "the history file of timeline %u is missing: the timeline switch cannot be followed";
+    /// WAL of a timeline past the point its history says it was left (the old primary went on
+    /// after the promote), or of a timeline not in the newest one's history: not the WAL that
+    /// recovery replays, and no image in it is a good copy.
+    WalTimelineAbandoned => "wal_timeline_abandoned", Note,
+        "backend/access/transam/xlogrecovery.c", "XLogFileReadAnyTLI",
+        "WAL past the switch point of its timeline: the abandoned branch, not read";
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ import type { WalBlock, WalTouch } from './walProtocol';
 import { ensureWalScan, locationOf, lsnValue, pickWal, tripleKey, useWalState, walInputs, walPage, withRedoLsn, type SavedPage, type WalScan } from './walStore';
 
 const fmt = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-const recordName = (t: WalTouch): string => (t.record_type ? `${t.rmgr}/${t.record_type}` : t.rmgr);
+const recordName = (t: WalTouch): string => `${t.rmgr}/${t.record_type}`;
 
 /** The newest good copy of the block: an image in the WAL scanned, or a saved page. */
 type Newest = { kind: 'wal'; lsn: string; block: WalBlock } | { kind: 'saved'; lsn: string; saved: SavedPage };
@@ -122,7 +122,8 @@ function ScanLine({ scan }: { scan: WalScan }) {
         <ul className="wal-problems">
           {scan.problems.map((x, i) => (
             <li key={i} data-testid="wal-problem" data-code={x.code} className={x.evidence === 'note' ? undefined : 'warn'}>
-              {scan.order[x.segment] ?? `segment ${x.segment}`}: {x.message}
+              {x.segment !== null && <>{scan.order[x.segment] ?? `segment ${x.segment}`}: </>}
+              {x.message}
             </li>
           ))}
         </ul>

@@ -5,6 +5,7 @@ import { loadWasm } from '../wasm';
 import type { FromWal, PageRequest, ScanRequest, ToWal, WalSegmentFile } from './walProtocol';
 
 const CHUNK_BYTES = 4 << 20;
+const HISTORY = /^[0-9A-Fa-f]{8}\.history$/;
 const POST_EVERY_MS = 100;
 
 type Scanner = InstanceType<Awaited<ReturnType<typeof loadWasm>>['WalScanner']>;
@@ -25,8 +26,14 @@ self.onmessage = (ev: MessageEvent<ToWal>) => {
 async function scan(req: ScanRequest): Promise<void> {
   const w = await loadWasm();
   const t = performance.now();
-  const order = Array.from(w.wal_segment_plan(req.segments.map((s) => s.name)), (i) => req.segments[i]);
+  // History files come with the segments; the core plans the order along the newest one.
+  const histories = req.segments.filter((s) => HISTORY.test(s.name));
+  const segments = req.segments.filter((s) => !HISTORY.test(s.name));
+  const texts = await Promise.all(histories.map((h) => h.file.text()));
+  const first = segments[0];
+  const segSize = first && first.file.size >= 40 ? new DataView(await first.file.slice(32, 36).arrayBuffer()).getUint32(0, true) : 0;
   const scanner = new w.WalScanner(req.systemIdentifier, req.blockSize);
+  const order = Array.from(scanner.plan(segments.map((s) => s.name), histories.map((h) => h.name), texts, segSize), (i) => segments[i]);
   scanner.watch(new Uint32Array(req.watch));
   const total = order.reduce((n, s) => n + s.file.size, 0);
   let done = 0;

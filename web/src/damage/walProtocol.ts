@@ -5,8 +5,8 @@
 export interface WalTouch {
   lsn: string;
   rmgr: string;
-  /** pg_waldump's record type where pgpage names it for every version, else null. */
-  record_type: string | null;
+  /** pg_waldump's record type (pg_walinspect's `record_type`) in the WAL's version. */
+  record_type: string;
   image: boolean;
   will_init: boolean;
 }
@@ -29,8 +29,9 @@ export interface WalBlock {
 export interface WalProblem {
   code: string;
   evidence: string;
-  /** Index into the scan's segments, in reading order. */
-  segment: number;
+  /** Index into the scan's segments, in reading order; null for what planning found (a
+   * history file missing or refused, a segment of an abandoned branch), named in the message. */
+  segment: number | null;
   lsn: string | null;
   message: string;
 }

@@ -5,13 +5,20 @@
 
 mod crc;
 mod history;
+mod names;
 mod reader;
 mod record;
+mod timeline;
 
 pub use history::{BlockHistory, BlockKey, Touch};
+pub use names::record_type;
 pub use reader::{WalOptions, WalProblem, WalReader, WalSummary};
 pub use record::{
     image_pieces, restore_image, BlockImage, BlockRef, ImageCompression, Piece, WalRecord,
+};
+pub use timeline::{
+    parse_history, parse_history_name, plan_segments, segment_plan_on, PlanProblem, SegmentLeftOut,
+    TimelineHistory, TimelinePlan, TimelineSwitch,
 };
 
 use alloc::format;
@@ -89,37 +96,6 @@ pub fn rmgr_name(rmid: u8) -> String {
     match RMGR_NAMES.get(usize::from(rmid)) {
         Some(name) => String::from(*name),
         None => format!("custom{rmid:03}"),
-    }
-}
-
-/// pg_waldump's record type (the resource manager's rm_identify) for the records whose names
-/// are the same in 13 to 18: heap's (heapam_xlog.h XLOG_HEAP_*, `+INIT` with
-/// XLOG_HEAP_INIT_PAGE) and the full-page-image records of XLOG (pg_control.h). Others, whose
-/// names changed between versions (Heap2's prune records), are None.
-pub fn record_type(rmid: u8, info: u8) -> Option<String> {
-    // XLR_INFO_MASK: the low bits are the record header's, not the resource manager's.
-    let info = info & 0xF0;
-    match rmid {
-        10 => {
-            let op = match info & 0x70 {
-                0x00 => "INSERT",
-                0x10 => "DELETE",
-                0x20 => "UPDATE",
-                0x30 => "TRUNCATE",
-                0x40 => "HOT_UPDATE",
-                0x50 => "HEAP_CONFIRM",
-                0x60 => "LOCK",
-                _ => "INPLACE",
-            };
-            let init = info & 0x80 != 0;
-            Some(format!("{op}{}", if init { "+INIT" } else { "" }))
-        }
-        0 => match info {
-            0xA0 => Some(String::from("FPI_FOR_HINT")),
-            0xB0 => Some(String::from("FPI")),
-            _ => None,
-        },
-        _ => None,
     }
 }
 

@@ -12,6 +12,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::record::{decode_blocks, BlockRef, Piece, WalRecord, SIZE_OF_XLOG_RECORD};
+use super::timeline::TimelineHistory;
 use super::{lsn_text, parse_segment_name, version_of_magic, SegmentName};
 use crate::findings::Finding;
 
@@ -88,6 +89,8 @@ struct Pending {
 
 pub struct WalReader {
     opts: WalOptions,
+    /// The newest timeline's history: records past where it left a timeline are not read.
+    history: Option<TimelineHistory>,
     summary: WalSummary,
     magic: Option<u16>,
     problems: Vec<WalProblem>,
@@ -142,6 +145,7 @@ impl WalReader {
     pub fn new(opts: WalOptions) -> WalReader {
         WalReader {
             opts,
+            history: None,
             summary: WalSummary::default(),
             magic: None,
             problems: Vec::new(),
@@ -163,6 +167,11 @@ impl WalReader {
             prev_lsn: None,
             blocks: Vec::new(),
         }
+    }
+
+    /// Before the first segment: the history of the timeline the WAL is read towards.
+    pub fn set_history(&mut self, history: TimelineHistory) {
+        self.history = Some(history);
     }
 
     pub fn summary(&self) -> WalSummary {
@@ -652,6 +661,21 @@ impl WalReader {
         ) else {
             return false;
         };
+        let left = self.history.as_ref().and_then(|h| {
+            let end = h.end_of(timeline).filter(|&e| lsn >= e)?;
+            Some((end, h.timeline))
+        });
+        if let Some((end, newest)) = left {
+            let detail = format!(
+                "the record at {} in WAL segment {} is past the point {} where timeline {timeline} was left ({newest:08X}.history): the rest of the segment is its abandoned branch, not read, and no image in it is a good copy",
+                lsn_text(lsn),
+                self.seg_label,
+                lsn_text(end)
+            );
+            self.problem(Finding::WalTimelineAbandoned, Some(lsn), detail);
+            self.skip_segment();
+            return false;
+        }
         let version = self.summary.version.unwrap_or(18);
         let custom_ok = version >= 15 && rmid >= super::RM_MIN_CUSTOM_ID;
         if rmid > super::RM_MAX_BUILTIN_ID && !custom_ok {
