@@ -2,8 +2,8 @@
 //! brin_metapage_info() shows it, revmap pages as brin_revmap_data() lists them, and the
 //! tuples of regular pages as brin_page_items() lists them when the caller names the index's
 //! columns (types and opclass families; the server reads them from the index's descriptor),
-//! else their line pointers. Summaries print for minmax, and for inclusion over types pgpage
-//! prints; bloom and minmax-multi summaries are skipped over and said not to be decoded.
+//! else their line pointers. Summaries print for minmax and bloom, and for inclusion over
+//! types pgpage prints; minmax-multi summaries are skipped over and said not to be decoded.
 
 use alloc::format;
 use alloc::string::String;
@@ -103,12 +103,7 @@ fn stored(c: &ColumnHint) -> (Vec<Type>, Option<String>) {
             alloc::vec![c.ty.clone(), Type::Bool, Type::Bool],
             (!printable).then(unprintable),
         ),
-        Some(BrinOpclass::Bloom) => (
-            alloc::vec![varlena("pg_brin_bloom_summary")],
-            Some(String::from(
-                "bloom summaries (pg_brin_bloom_summary) are not decoded",
-            )),
-        ),
+        Some(BrinOpclass::Bloom) => (alloc::vec![varlena(BLOOM_SUMMARY)], None),
         Some(BrinOpclass::MinmaxMulti) => (
             alloc::vec![varlena("pg_brin_minmax_multi_summary")],
             Some(String::from(
@@ -122,18 +117,39 @@ fn stored(c: &ColumnHint) -> (Vec<Type>, Option<String>) {
     }
 }
 
+const BLOOM_SUMMARY: &str = "pg_brin_bloom_summary";
+
+/// brin_bloom.c brin_bloom_summary_out: BloomFilter's nhashes, nbits and nbits_set (after
+/// the varlena header: uint16 flags, uint8 nhashes, then uint32 nbits and nbits_set).
+fn bloom_out(v: &[u8], e: Endian, out: &mut String) -> bool {
+    let word = |at| crate::layout::read_u32(v, at, e);
+    match (v.get(2), word(4), word(8)) {
+        (Some(nhashes), Some(nbits), Some(set)) => {
+            out.push_str(&format!(
+                "{{mode: hashed  nhashes: {nhashes}  nbits: {nbits}  nbits_set: {set}}}"
+            ));
+            true
+        }
+        _ => false,
+    }
+}
+
 /// One stored value printed by its output function: a varlena's payload, decompressed.
 fn print(ty: &Type, datum: &[u8], e: Endian, out: &mut String) -> bool {
     if ty.layout().0 != -1 {
         return output(ty, datum, e, out).is_ok();
     }
+    let show = |v: &[u8], out: &mut String| match ty {
+        Type::Unknown { name, .. } if name == BLOOM_SUMMARY => bloom_out(v, e, out),
+        _ => output(ty, v, e, out).is_ok(),
+    };
     match Varlena::parse(datum, e) {
-        Ok(Varlena::Inline(v)) => output(ty, v, e, out).is_ok(),
+        Ok(Varlena::Inline(v)) => show(v, out),
         Ok(Varlena::Compressed {
             rawsize,
             method,
             data,
-        }) => decompress(method, data, rawsize).is_ok_and(|v| output(ty, &v, e, out).is_ok()),
+        }) => decompress(method, data, rawsize).is_ok_and(|v| show(&v, out)),
         _ => false,
     }
 }
@@ -366,8 +382,8 @@ mod tests {
                 ),
             ]
         );
-        // Bloom is skipped over, said, and the next column still decodes.
-        let columns = ColumnHint::parse_list("text bloom,int4 minmax").unwrap();
+        // Minmax-multi is skipped over, said, and the next column still decodes.
+        let columns = ColumnHint::parse_list("text minmax_multi,int4 minmax").unwrap();
         let mut t = vec![1, 0, 0, 0, 8, 0, 0, 0, (3 << 1) | 1, b'x', b'y', 0];
         t.extend_from_slice(&5i32.to_le_bytes());
         t.extend_from_slice(&9i32.to_le_bytes());
@@ -377,7 +393,7 @@ mod tests {
             .value_not_decoded
             .as_deref()
             .unwrap()
-            .contains("bloom"));
+            .contains("minmax-multi"));
         assert_eq!(rows[1].value.as_deref(), Some("{5 .. 9}"));
     }
 }
