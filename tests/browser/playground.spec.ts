@@ -231,13 +231,22 @@ test('lessons: each step changes the decoded fields it says it does', async ({ p
   await expect(page.getByTestId('diff-added')).toContainText('_fsm');
   await expect(page.getByTestId('diff-added')).toContainText('_vm');
 
+  // TOAST: the varlena headers the core decodes, beside the server's own pg_column_* answers.
   await startLesson(page, 'toast');
   await lessonStep(page);
   await diffDone(page);
   await expect(page.locator('[data-testid=diff-page][data-relation^=pg_toast_]')).toHaveCount(0);
+  await expect(field(page, 'docs', 0, 'item 1 toast')).toHaveAttribute('data-b', /"varattrib":"varattrib_4b\.va_compressed".*"rawsize":7000,"compression":"pglz"/);
+  await expect(page.locator('[data-testid=play-result]', { hasText: 'pglz' })).toHaveCount(1);
+  await lessonStep(page);
+  await expect(page.getByTestId('play-error-message')).toHaveText('compression method lz4 not supported');
   await lessonStep(page);
   await diffDone(page);
   await expect(page.locator('[data-testid=diff-page][data-relation^=pg_toast_][data-state=only_b]')).not.toHaveCount(0);
+  await expect(field(page, 'docs', 0, 'item 2 toast')).toHaveAttribute('data-b', /"varattrib":"varattrib_1b_e","size":18,"va_tag":18,"va_rawsize":12804/);
+  await lessonStep(page);
+  await diffDone(page);
+  await expect(page.locator('[data-testid=diff-page][data-relation^=pg_toast_]')).toHaveCount(0);
 
   await startLesson(page, 'split');
   await lessonStep(page);
@@ -267,6 +276,19 @@ test('lessons: each step changes the decoded fields it says it does', async ({ p
     await expect(ask).toHaveAttribute('data-state', 'agree');
     for (const fn of fns) await expect(ask.locator(`[data-testid=ask-function][data-fn=${fn}]`)).toHaveAttribute('data-state', 'agree');
   }
+  // BRIN summaries: an INSERT widens the last range's; brin_summarize_new_values adds the
+  // new ranges'. pageinspect's brin_page_items agrees with the decoded values.
+  await lessonStep(page);
+  await diffDone(page);
+  await expect(page.locator('[data-testid=diff-page][data-relation=places_id_brin][data-block="2"] [data-testid=diff-field][data-field$=" value"]')).toHaveAttribute('data-b', /^\{\d+ \.\. \d+\}$/);
+  const ask = page.getByTestId('ask-slot').getByTestId('ask-postgres');
+  await ask.getByTestId('ask-button').click();
+  await expect(ask).toHaveAttribute('data-state', 'agree');
+  await expect(ask.locator('[data-testid=ask-function][data-fn=brin_page_items]')).toHaveAttribute('data-state', 'agree');
+  await expect(ask.getByTestId('ask-note')).toHaveCount(0);
+  await lessonStep(page);
+  await diffDone(page);
+  await expect(page.locator('[data-testid=diff-page][data-relation=places_id_brin][data-block="2"] [data-testid=diff-field][data-a="-"][data-field$=" value"]')).not.toHaveCount(0);
 });
 
 test('corruption: a byte changed with the lab, written into the server\'s file, and the server\'s own error', async ({ page }) => {

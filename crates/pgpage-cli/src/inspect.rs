@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use pgpage::bitflip::{localise, odds_sentence, BitFlips};
 use pgpage::decode::{
-    decode_page_with, file_kind, DecodeOptions, DecodedPage, Hints, KeyColumn, PageKind,
+    decode_page_with, file_kind, ColumnHint, DecodeOptions, DecodedPage, Hints, KeyColumn, PageKind,
 };
 use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry};
 use pgpage::redact::{is_row_data_column, redact, Masked, Redaction};
@@ -55,19 +55,37 @@ pub struct InspectArgs {
     /// compared as under the C collation), each with the index's DESC and NULLS FIRST/LAST
     /// if any (`int4 desc nulls first,text`), so each page's item order and high key are
     /// checked as bt_index_check checks them; without them the order is said to be unchecked.
-    #[arg(long, value_name = "TYPE [DESC] [NULLS FIRST|LAST][,...]", value_delimiter = ',', value_parser = parse_key_type)]
-    pub key_types: Vec<KeyColumn>,
+    /// For a BRIN index, its columns' types and opclass families (`int4 minmax,inet
+    /// inclusion`; a type pgpage does not know as `TYPE:ATTLEN:ATTALIGN`): regular pages list
+    /// brin_page_items() with the summaries printed. For a heap, its column types: tuples'
+    /// compressed and external values show their varlena headers (`toast`).
+    #[arg(long, value_name = "TYPE [DESC] [NULLS FIRST|LAST] | TYPE FAMILY [,...]", value_delimiter = ',', value_parser = parse_key_type)]
+    pub key_types: Vec<KeyArg>,
     pub path: PathBuf,
 }
 
-fn parse_key_type(s: &str) -> Result<KeyColumn, String> {
-    KeyColumn::parse(s).ok_or_else(|| {
-        format!(
+/// One `--key-types` column, as a B-tree key and as a column of a heap or BRIN index, where
+/// it reads as one.
+#[derive(Clone, Debug)]
+pub struct KeyArg {
+    key: Option<KeyColumn>,
+    column: Option<ColumnHint>,
+}
+
+fn parse_key_type(s: &str) -> Result<KeyArg, String> {
+    let key = KeyColumn::parse(s);
+    let column = ColumnHint::parse(s);
+    match (key, column) {
+        (None, Err(column)) => Err(format!(
             "key type \"{s}\" is not one whose order pgpage checks: int2, int4, int8, oid, date, \
              timestamp, timestamptz or text, \
-             each optionally followed by DESC and NULLS FIRST or NULLS LAST"
-        )
-    })
+             each optionally followed by DESC and NULLS FIRST or NULLS LAST; nor a column: {column}"
+        )),
+        (key, column) => Ok(KeyArg {
+            key,
+            column: column.ok(),
+        }),
+    }
 }
 
 /// The major version of the cluster a relation file belongs to: the PG_VERSION of its
@@ -279,6 +297,13 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
     // A heap inside a data directory: verify_heapam's xid and attribute-count checks too.
     let source = crate::heapctx::heap_source(&args.path);
     let heap = source.as_ref().and_then(|s| s.context());
+    // Each form applies where every column reads as it.
+    let btree_keys: Option<Vec<KeyColumn>> = (!args.key_types.is_empty())
+        .then(|| args.key_types.iter().map(|k| k.key).collect())
+        .flatten();
+    let columns: Option<Vec<ColumnHint>> = (!args.key_types.is_empty())
+        .then(|| args.key_types.iter().map(|k| k.column.clone()).collect())
+        .flatten();
     let mut page = vec![0u8; block_size.len()];
     let mut problems = 0u32;
     for (i, block) in range.enumerate() {
@@ -299,8 +324,9 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
             problems = problems.saturating_add(1);
         }
         let hints = Hints {
-            btree_keys: (!args.key_types.is_empty()).then_some(args.key_types.as_slice()),
+            btree_keys: btree_keys.as_deref(),
             heap: heap.as_ref(),
+            columns: columns.as_deref(),
         };
         let mut decoded = decode_page_with(&page, absolute, &opts, &hints);
         if let Some(v) = pg_version {

@@ -343,8 +343,11 @@ pub fn file_kind(
 /// overrides detection when it names a kind (`heap`, `btree`, ...), else pass ""; `file_kind`
 /// is the file's kind (from `file_kind`), which a page that does not show its own decodes
 /// as; undefined or "" for none. `pg_version` (the cluster's PG_VERSION) names the columns as
-/// that version's pageinspect does; undefined for the newest names.
+/// that version's pageinspect does; undefined for the newest names. `columns` (undefined for
+/// none) names the relation's columns as `ColumnHint::parse_list` reads them (`int4,text`;
+/// a BRIN index's `int4 minmax`): heap tuples' TOAST headers and BRIN summaries decode.
 #[wasm_bindgen]
+#[allow(clippy::too_many_arguments)] // one call per page; the arguments are its options
 pub fn decode(
     page: &[u8],
     absolute_block: u32,
@@ -353,14 +356,19 @@ pub fn decode(
     kind: &str,
     file_kind: Option<String>,
     pg_version: Option<u32>,
+    columns: Option<String>,
 ) -> Result<DecodedPageJs, JsError> {
-    use pgpage::decode::{decode_page, DecodeOptions};
+    use pgpage::decode::{decode_page_with, ColumnHint, DecodeOptions, Hints};
     use pgpage::fields::SpanField;
     use pgpage::findings::Finding;
     let fork = parse_fork(fork)?;
     let kind = parse_kind(kind)?;
     let file_kind = parse_kind(file_kind.as_deref().unwrap_or_default())?;
-    let mut d = decode_page(
+    let columns = match columns.as_deref() {
+        Some(c) if !c.is_empty() => Some(ColumnHint::parse_list(c).map_err(|e| JsError::new(&e))?),
+        _ => None,
+    };
+    let mut d = decode_page_with(
         page,
         absolute_block,
         &DecodeOptions {
@@ -368,6 +376,10 @@ pub fn decode(
             kind,
             fork,
             file_kind,
+        },
+        &Hints {
+            columns: columns.as_deref(),
+            ..Hints::default()
         },
     );
     // pageinspect's column names of the cluster's version, when its PG_VERSION is known.

@@ -185,6 +185,8 @@ pub fn redact(page: &DecodedPage) -> Redaction {
 /// (the whole index tuple as bytea, keys included).
 pub fn is_row_data_column(column: &str) -> bool {
     column == "key_data"
+        // A heap tuple's values, printed when the caller gave its column types.
+        || column == "values"
         || ALL_TABLES.iter().any(|t| {
             t.fields.iter().any(|f| {
                 f.role == Role::TupleData

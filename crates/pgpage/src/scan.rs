@@ -388,6 +388,7 @@ impl Structure {
         let hints = Hints {
             btree_keys: self.keys.as_deref(),
             heap: heap.as_ref(),
+            ..Hints::default()
         };
         let mut found = check_page(page, absolute, &opts, &hints);
         found.retain(|f| !matches!(f.finding.evidence(), Evidence::Note | Evidence::Server));

@@ -50,8 +50,9 @@ export function fileKindOf(w: Wasm, head: Uint8Array, blockSize: number, bigEndi
 }
 
 /** Decodes a page with the core and turns its typed arrays into spans. */
-export function decodeWithCore(w: Wasm, page: Uint8Array, absoluteBlock: number, bigEndian: boolean, fork: string, fileKind?: string, pgVersion?: number): DecodedPage {
-  const d = w.decode(page, absoluteBlock >>> 0, bigEndian, fork, '', fileKind, pgVersion);
+export function decodeWithCore(w: Wasm, page: Uint8Array, absoluteBlock: number, bigEndian: boolean, fork: string, fileKind?: string, pgVersion?: number, columns?: string): DecodedPage {
+  // `columns`: the relation's column types (ColumnHint::parse_list), when a catalog gave them.
+  const d = w.decode(page, absoluteBlock >>> 0, bigEndian, fork, '', fileKind, pgVersion, columns);
   try {
     const roles = w.role_names();
     const [start, end, role, item, field, problem, value] = [d.start, d.end, d.role, d.item, d.field, d.problem, d.value];

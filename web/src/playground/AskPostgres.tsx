@@ -13,6 +13,8 @@ export interface AskProps {
   block: number;
   /** The relation's oid in the playground's server, if the file is one of its snapshots. */
   relation: number | null;
+  /** Its columns as the server has them (PlayRelation.columns), for the core's decode. */
+  columns: string | null;
   request<T extends FromPlay>(m: ToPlay, transfer?: Transferable[]): Promise<T>;
   nextJob(): number;
 }
@@ -35,7 +37,7 @@ export function AskPostgres(p: AskProps) {
       const head = new Uint8Array(await p.entry.file.slice(0, Math.min(p.entry.size, w.detect_head_bytes())).arrayBuffer());
       const page = new Uint8Array(await p.entry.file.slice(p.block * BS, (p.block + 1) * BS).arrayBuffer());
       const fileKind = fileKindOf(w, head, BS, false, p.entry.fork);
-      const ours = decodeWithCore(w, page, p.block, false, p.entry.fork, fileKind, 18);
+      const ours = decodeWithCore(w, page, p.block, false, p.entry.fork, fileKind, 18, p.entry.fork === 'main' ? (p.columns ?? undefined) : undefined);
       const question: AskPage = { kind: ours.kind, block: p.block, fork: p.entry.fork, relation: p.relation };
       const m = await p.request<Extract<FromPlay, { type: 'ask' }>>({ type: 'ask', job: p.nextJob(), page, question });
       if (m.error || !m.answer) throw new Error(m.error ?? 'no answer');
@@ -70,6 +72,11 @@ export function AskPostgres(p: AskProps) {
               </li>
             ))}
           </ul>
+          {a.notes.map((n) => (
+            <p key={n} className="notice" data-testid="ask-note">
+              Not compared: {n}
+            </p>
+          ))}
           <details open={differ.length > 0}>
             <summary>Field by field{a.fields.length > SHOWN ? ` (the first ${SHOWN}, disagreements first)` : ''}</summary>
             <table className="play-ask-fields">

@@ -268,7 +268,7 @@ export default function Playground(p: PlaygroundProps) {
   const curLesson = cur ? lessonOf.current.get(cur.step) : undefined;
   const shownFile = p.shown ? snaps.flatMap((x) => x.files).find((f) => f.entry.id === p.shown?.entry.id) : undefined;
   const ask = p.shown && ready && (
-    <AskPostgres key={`${p.shown.entry.id}:${p.shown.block}`} entry={p.shown.entry} block={p.shown.block} relation={shownFile?.relation.oid ?? null} request={request} nextJob={() => nextJob++} />
+    <AskPostgres key={`${p.shown.entry.id}:${p.shown.block}`} entry={p.shown.entry} block={p.shown.block} relation={shownFile?.relation.oid ?? null} columns={shownFile?.relation.columns ?? null} request={request} nextJob={() => nextJob++} />
   );
 
   return (

@@ -20,6 +20,8 @@ export interface FieldDiff {
 
 export interface PageDiffRow {
   relation: string;
+  /** The relation's oid (a TOAST pointer's va_toastrelid names its TOAST table by it). */
+  oid: number;
   fork: string;
   path: string;
   block: number;
@@ -46,9 +48,11 @@ function value(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-function itemChanges(w: Wasm, a: Uint8Array | null, b: Uint8Array | null, block: number, fork: string, kindA: string, kindB: string): FieldDiff[] {
-  const ia = a ? decodeWithCore(w, a, block, false, fork, kindA, 18).items : [];
-  const ib = b ? decodeWithCore(w, b, block, false, fork, kindB, 18).items : [];
+function itemChanges(w: Wasm, a: Uint8Array | null, b: Uint8Array | null, block: number, fork: string, kindA: string, kindB: string, columns: string | null): FieldDiff[] {
+  // The columns as the server has them now: the TOAST headers and BRIN summaries decode.
+  const c = fork === 'main' ? (columns ?? undefined) : undefined;
+  const ia = a ? decodeWithCore(w, a, block, false, fork, kindA, 18, c).items : [];
+  const ib = b ? decodeWithCore(w, b, block, false, fork, kindB, 18, c).items : [];
   const out: FieldDiff[] = [];
   for (let i = 0; i < Math.max(ia.length, ib.length); i++) {
     const x = ia[i];
@@ -88,13 +92,13 @@ export async function compareSnapshots(w: Wasm, a: Snapshot, b: Snapshot): Promi
     for (let block = 0; block < blocks; block++) {
       const pa = block * BS < x.length ? x.subarray(block * BS, (block + 1) * BS) : null;
       const pb = block * BS < y.length ? y.subarray(block * BS, (block + 1) * BS) : null;
-      const base = { relation: fb.relation.name, fork: fb.fork, path: fb.path, block };
+      const base = { relation: fb.relation.name, oid: fb.relation.oid, fork: fb.fork, path: fb.path, block };
       if (pa && pb) {
         const d = JSON.parse(w.diff_page(block, pa, pb, false)) as { page: { bytes_changed: number; ranges: [number, number][] } | null; fields: FieldDiff[] };
         if (!d.page) continue;
-        pages.push({ ...base, state: 'different', bytesChanged: d.page.bytes_changed, ranges: d.page.ranges, fields: [...d.fields, ...itemChanges(w, pa, pb, block, fb.fork, kx, ky)] });
+        pages.push({ ...base, state: 'different', bytesChanged: d.page.bytes_changed, ranges: d.page.ranges, fields: [...d.fields, ...itemChanges(w, pa, pb, block, fb.fork, kx, ky, fb.relation.columns)] });
       } else {
-        pages.push({ ...base, state: pa ? 'only_a' : 'only_b', bytesChanged: BS, ranges: [[0, BS]], fields: itemChanges(w, pa, pb, block, fb.fork, kx || ky, ky || kx) });
+        pages.push({ ...base, state: pa ? 'only_a' : 'only_b', bytesChanged: BS, ranges: [[0, BS]], fields: itemChanges(w, pa, pb, block, fb.fork, kx || ky, ky || kx, fb.relation.columns) });
       }
     }
   }

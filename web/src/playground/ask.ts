@@ -140,6 +140,8 @@ export interface AskVerdict {
   fields: FieldVerdict[];
   /** Functions that gave no answer for this page, and why. */
   silent: { fn: string; why: string }[];
+  /** What was not compared, and why (a summary pgpage does not decode). */
+  notes: string[];
 }
 
 const show = (v: unknown) => JSON.stringify(v) ?? 'undefined';
@@ -162,6 +164,7 @@ function rows(fn: string, ours: Json[], theirs: Json[] | null, out: FieldVerdict
 export function compareAnswer(p: AskPage, ours: DecodedColumns, answer: Json): AskVerdict {
   const fields: FieldVerdict[] = [];
   const silent: AskVerdict['silent'] = [];
+  const notes: string[] = [];
   const special = (ours.special ?? {}) as Json;
   for (const fn of pageinspectFunctions(p)) {
     const v = answer[fn];
@@ -207,11 +210,29 @@ export function compareAnswer(p: AskPage, ours: DecodedColumns, answer: Json): A
         columns(fn, special, { [fn]: v }, fields);
         break;
       case 'brin_page_items': {
-        // The summaries need the opclass to print; pgpage shows their line pointers, so the
-        // tuples pageinspect lists are the page's normal line pointers.
-        const theirs = [...new Set((v as Json[]).map((r) => r.itemoffset as number))];
-        const normal = (ours.items as Json[]).filter((i) => i.lp_flags === 1).map((i) => i.lp as number);
-        fields.push({ fn, field: 'itemoffset', pgpage: show(normal), postgres: show(theirs), agree: show(normal) === show(theirs) });
+        const theirs = v as Json[];
+        const items = ours.items as Json[];
+        if (items.some((i) => 'lp_flags' in i)) {
+          // Without the index's columns pgpage lists the line pointers: the tuples pageinspect
+          // lists are the page's normal ones.
+          const offsets = [...new Set(theirs.map((r) => r.itemoffset as number))];
+          const normal = items.filter((i) => i.lp_flags === 1).map((i) => i.lp as number);
+          fields.push({ fn, field: 'itemoffset', pgpage: show(normal), postgres: show(offsets), agree: show(normal) === show(offsets) });
+          notes.push("brin_page_items: the summaries are not decoded: the index's columns are not known");
+          break;
+        }
+        // One row per tuple and column; a summary pgpage does not print (bloom, minmax-multi,
+        // a type without an output function here) is said, not compared.
+        const undecoded = new Set<string>();
+        const kept = theirs.map((r, i) => {
+          const why = items[i]?.value_not_decoded;
+          if (typeof why !== 'string') return r;
+          undecoded.add(why);
+          const { value: _value, ...rest } = r;
+          return rest;
+        });
+        rows(fn, items, kept, fields);
+        for (const u of undecoded) notes.push(`brin_page_items value: ${u}`);
         break;
       }
       case 'pg_visibility_map': {
@@ -224,5 +245,5 @@ export function compareAnswer(p: AskPage, ours: DecodedColumns, answer: Json): A
       }
     }
   }
-  return { fields, silent };
+  return { fields, silent, notes };
 }

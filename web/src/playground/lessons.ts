@@ -54,6 +54,43 @@ const fieldsOf = (d: SnapshotComparison, relation: string, column: string) =>
 /** Line pointers whose decoded `raw_flags` gained (or, new, carry) a flag. */
 const flagged = (d: SnapshotComparison, relation: string, flag: string) => fieldsOf(d, relation, 'raw_flags').filter((f) => f.b.includes(flag) && !f.a.includes(flag));
 
+/** A varlena header the core decoded (ToastedDatum): compressed inline or a TOAST pointer. */
+export interface Toasted {
+  attnum: number;
+  varattrib: 'varattrib_4b.va_compressed' | 'varattrib_1b_e';
+  size: number;
+  rawsize: number;
+  compression: string | null;
+  va_tcinfo?: number;
+  va_tag?: number;
+  va_rawsize?: number;
+  va_extinfo?: number;
+  extsize?: number;
+  va_valueid?: number;
+  va_toastrelid?: number;
+}
+/** The compressed and external values of the relation's new tuples. */
+const newToast = (d: SnapshotComparison, relation: string): Toasted[] =>
+  fieldsOf(d, relation, 'toast')
+    .filter((f) => f.a === '-')
+    .flatMap((f) => JSON.parse(f.b) as Toasted[]);
+/** The new tuples of TOAST tables: their chunk_id and chunk_seq as the core prints them. */
+const chunks = (d: SnapshotComparison) =>
+  d.pages
+    .filter((p) => p.relation.startsWith('pg_toast_') && p.fork === 'main')
+    .flatMap((p) => p.fields.filter((f) => / values$/.test(f.field) && f.a === '-'))
+    .map((f) => {
+      const [chunk_id, chunk_seq] = JSON.parse(f.b) as (string | null)[];
+      return { chunk_id, chunk_seq };
+    });
+/** A BRIN summary `{min .. max}` as numbers. */
+const range = (v: string): [number, number] | null => {
+  const m = /^\{(-?\d+) \.\. (-?\d+)\}$/.exec(v);
+  return m ? [Number(m[1]), Number(m[2])] : null;
+};
+/** The BRIN index's summaries (item values) that changed or are new: before and after. */
+const summaries = (d: SnapshotComparison, relation: string) => fieldsOf(d, relation, 'value').map((f) => ({ a: range(f.a), b: range(f.b) }));
+
 const expect = (what: string, test: (d: SnapshotComparison) => boolean): LessonExpect => ({ what, test });
 
 export const LESSONS: Lesson[] = [
@@ -138,23 +175,53 @@ export const LESSONS: Lesson[] = [
     title: 'TOAST: compressed inline and out of line',
     steps: [
       step('create table docs (id int, body text)', 'A text column gives the table a TOAST table and its index.'),
-      step("insert into docs values (1, repeat('pgpage ', 1000))", '7000 bytes that repeat compress to a few hundred: the value stays in the heap tuple, compressed inline.', {
-        show: { relation: 'docs', block: 0, item: 1 },
-        expect: [
-          expect('a heap tuple far shorter than the 7000-byte value', (d) => fieldsOf(d, 'docs', 'lp_len').some((f) => f.a === '-' && Number(f.b) < 1000)),
-          expect('no TOAST chunk', (d) => d.pages.every((p) => !p.relation.startsWith('pg_toast_'))),
-        ],
-      }),
       step(
-        "insert into docs values (2, (select string_agg(md5(g::text), '') from generate_series(1, 400) g))",
-        '12800 bytes that barely compress: the heap tuple keeps an 18-byte TOAST pointer and the value goes to the TOAST table in chunks of about 2 KB.',
+        "insert into docs values (1, repeat('pgpage ', 1000));\nselect id, pg_column_compression(body), pg_column_size(body), octet_length(body) from docs",
+        "7000 bytes that repeat compress to under a hundred: the value stays in the heap tuple, compressed inline. Its varlena header is a `varattrib_4b.va_compressed`: a 4-byte length (the `size` pg_column_size says), then `va_tcinfo`, whose low 30 bits are the raw size (7000, octet_length) and whose top two bits the method (0: pglz, what pg_column_compression says).",
+        {
+          show: { relation: 'docs', block: 0, item: 1 },
+          expect: [
+            expect('item 1 holds body compressed inline: varattrib_4b.va_compressed, rawsize 7000, pglz', (d) =>
+              newToast(d, 'docs').some((t) => t.attnum === 2 && t.varattrib === 'varattrib_4b.va_compressed' && t.rawsize === 7000 && t.compression === 'pglz' && t.size < 1000),
+            ),
+            expect('no TOAST chunk', (d) => d.pages.every((p) => !p.relation.startsWith('pg_toast_'))),
+          ],
+        },
+      ),
+      step(
+        'alter table docs alter column body set compression lz4',
+        "lz4 is the other method (`va_tcinfo`'s top bits 1), but only in a server built with it: PGlite is not, and says so.",
+        { error: /compression method lz4 not supported/ },
+      ),
+      step(
+        "insert into docs values (2, (select string_agg(md5(g::text), '') from generate_series(1, 400) g));\nselect id, pg_column_compression(body), pg_column_size(body), octet_length(body) from docs",
+        "12800 bytes of hex digits that pglz cannot shrink by a quarter: the value goes to the TOAST table and the heap tuple keeps an 18-byte TOAST pointer, a `varattrib_1b_e` (header byte 0x01, `va_tag` 18 = VARTAG_ONDISK) holding a `varatt_external`: `va_rawsize` 12804 (header included), `va_extinfo` (12800 bytes stored, no compression), `va_valueid` and `va_toastrelid`. The TOAST table's tuples are its chunks: `chunk_id` is the pointer's `va_valueid`, `chunk_seq` counts 0, 1, ... over chunks of at most 1996 bytes.",
         {
           show: { relation: 'docs', block: 0, item: 2 },
           expect: [
-            expect('the new heap tuple holds an 18-byte TOAST pointer (tuple header, id, pointer: under 60 bytes)', (d) =>
-              fieldsOf(d, 'docs', 'lp_len').some((f) => f.a === '-' && Number(f.b) < 60),
+            expect('item 2 holds a TOAST pointer: varattrib_1b_e, va_tag 18, va_rawsize 12804, extsize 12800, uncompressed', (d) =>
+              newToast(d, 'docs').some((t) => t.varattrib === 'varattrib_1b_e' && t.va_tag === 18 && t.va_rawsize === 12804 && t.extsize === 12800 && t.compression === null),
             ),
-            expect('the TOAST table gets chunks', (d) => d.pages.filter((p) => p.relation.startsWith('pg_toast_') && p.fields.some((f) => f.a === '-' && /^item \d+ t_xmin$/.test(f.field))).length > 0),
+            expect("va_toastrelid is the TOAST table's oid", (d) => newToast(d, 'docs').some((t) => d.pages.some((p) => p.oid === t.va_toastrelid && p.relation.startsWith('pg_toast_')))),
+            expect('the TOAST table gets 7 chunks of va_valueid, chunk_seq 0 to 6 (12800 bytes in chunks of 1996)', (d) => {
+              const ptr = newToast(d, 'docs').find((t) => t.varattrib === 'varattrib_1b_e');
+              const seqs = chunks(d).filter((c) => c.chunk_id === String(ptr?.va_valueid)).map((c) => Number(c.chunk_seq));
+              return ptr !== undefined && seqs.sort((a, b) => a - b).join() === Array.from({ length: Math.ceil(12800 / 1996) }, (_, i) => i).join();
+            }),
+          ],
+        },
+      ),
+      step(
+        'update docs set id = 3 where id = 2',
+        "An UPDATE that leaves body alone copies its TOAST pointer into the new tuple version: the same `va_valueid`, and not one new chunk.",
+        {
+          show: { relation: 'docs', block: 0, item: 3 },
+          expect: [
+            expect('the old version gets a t_xmax; the new one holds a TOAST pointer to the same 12804-byte value', (d) =>
+              fieldsOf(d, 'docs', 't_xmax').some((f) => f.a === '0' && f.b !== '0') &&
+              newToast(d, 'docs').some((t) => t.varattrib === 'varattrib_1b_e' && t.va_rawsize === 12804),
+            ),
+            expect('no new chunk', (d) => chunks(d).length === 0),
           ],
         },
       ),
@@ -226,6 +293,31 @@ export const LESSONS: Lesson[] = [
         show: { relation: 'places_id_brin', block: 1 },
         expect: [expect('places_id_brin has a metapage, a revmap and a regular page', (d) => pagesOf(d, 'places_id_brin').length >= 3)],
       }),
+      step(
+        "insert into places select g, point(g % 100, g / 100), array['t', 'u' || g % 50] from generate_series(5001, 6000) g",
+        "Block 2 holds the summaries: one tuple per range of 4 heap pages, its `value` the range's `{min .. max}` id as brin_page_items prints it. The new rows fill the last heap page, then new ones. A range that has a summary is widened at once by the insert (brininsert): its max grows. The new pages' ranges get none yet.",
+        {
+          show: { relation: 'places_id_brin', block: 2, item: 1 },
+          expect: [
+            expect("the last range's summary widens: its max grows past 5000", (d) => summaries(d, 'places_id_brin').some((x) => x.a && x.b && x.a[1] === 5000 && x.b[1] > 5000 && x.b[0] === x.a[0])),
+            expect('no new summary', (d) => summaries(d, 'places_id_brin').every((x) => x.a !== null)),
+          ],
+        },
+      ),
+      step(
+        "select brin_summarize_new_values('places_id_brin')",
+        'brin_summarize_new_values (VACUUM does it too) summarizes the ranges that have no summary: a new tuple per range, and the revmap (block 1) gets its TID. Between them the summaries now cover every id up to 6000.',
+        {
+          show: { relation: 'places_id_brin', block: 2 },
+          expect: [
+            expect('new summaries of ids above 5000 only, up to 6000', (d) => {
+              const added = summaries(d, 'places_id_brin').filter((x) => x.a === null && x.b !== null).map((x) => x.b!);
+              return added.length > 0 && added.every(([lo, hi]) => lo > 5000 && hi <= 6000) && Math.max(...added.map(([, hi]) => hi)) === 6000;
+            }),
+            expect('the revmap gets their TIDs', (d) => pagesOf(d, 'places_id_brin').some((p) => p.block === 1 && p.fields.some((f) => / pages$/.test(f.field) && f.a === '(0,0)'))),
+          ],
+        },
+      ),
     ],
   },
   {

@@ -16,6 +16,10 @@ export interface PlayRelation {
   filenode: number;
   /** The table an index, TOAST table or TOAST index belongs to (its name); null for a table. */
   owner: string | null;
+  /** The columns as the core's decode takes them (ColumnHint::parse_list): a table's or TOAST
+   * table's `typname:attlen:attalign` in attnum order (a dropped column's type as `-`), a
+   * BRIN index's with its opclass (`int4:4:i int4_minmax_ops`); null for other relations. */
+  columns: string | null;
 }
 
 /** One file of a relation. */
@@ -37,7 +41,14 @@ idx as (select i.indexrelid as oid, coalesce(t.relname, toast.owner) as owner fr
         where t.oid is not null or toast.oid is not null),
 every as (select oid, null::name as owner from t union all select oid, owner from toast union all select oid, owner from idx)
 select c.oid::int as oid, c.relname::text as name, c.relkind::text as relkind, coalesce(am.amname::text, '') as am,
-       pg_relation_filepath(c.oid) as path, pg_relation_filenode(c.oid)::int as filenode, every.owner::text as owner
+       pg_relation_filepath(c.oid) as path, pg_relation_filenode(c.oid)::int as filenode, every.owner::text as owner,
+       case when c.relkind in ('r', 'm', 't') or am.amname = 'brin' then
+         (select string_agg(coalesce(ty.typname::text, '-') || ':' || a.attlen || ':' || a.attalign::text
+                            || coalesce(' ' || op.opcname, ''), ',' order by a.attnum)
+          from pg_attribute a left join pg_type ty on ty.oid = a.atttypid
+          left join pg_index i on i.indexrelid = a.attrelid
+          left join pg_opclass op on op.oid = i.indclass[a.attnum - 1]
+          where a.attrelid = c.oid and a.attnum > 0) end as columns
 from every join pg_class c on c.oid = every.oid left join pg_am am on am.oid = c.relam
 where pg_relation_filepath(c.oid) is not null
 order by coalesce(every.owner, c.relname), c.relkind = 'i', c.relkind = 't', c.relname`;

@@ -1,6 +1,9 @@
 //! BRIN pages: BrinSpecialSpace as brin_page_type() names it, the metapage as
 //! brin_metapage_info() shows it, revmap pages as brin_revmap_data() lists them, and the
-//! line pointers of regular pages (brin_page_items() needs the index's descriptor).
+//! tuples of regular pages as brin_page_items() lists them when the caller names the index's
+//! columns (types and opclass families; the server reads them from the index's descriptor),
+//! else their line pointers. Summaries print for minmax and bloom, and for inclusion over
+//! types pgpage prints; minmax-multi summaries are skipped over and said not to be decoded.
 
 use alloc::format;
 use alloc::string::String;
@@ -8,15 +11,20 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
+use super::columns::{BrinOpclass, ColumnHint};
 use super::{
     free_space, line_pointers, meta_spans, special_opaque, Items, PageHeader, Reader, Spans,
     Special, LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
 };
+use crate::compress::decompress;
 use crate::fields::{
     brin_meta_page_data, brin_special_space, brin_tuple, revmap_contents, Field,
     BRIN_META_PAGE_DATA, BRIN_SPECIAL_SPACE, BRIN_TUPLE,
 };
 use crate::findings::Finding;
+use crate::layout::Endian;
+use crate::tuple::{self, Align, Varlena};
+use crate::value::{output, Type};
 
 pub(crate) const BRIN_PAGETYPE_META: u16 = 0xF091;
 const BRIN_PAGETYPE_REVMAP: u16 = 0xF092;
@@ -49,9 +57,184 @@ pub struct BrinSpecial {
     pub meta: Option<BrinMeta>,
 }
 
+/// One brin_page_items() row: a tuple's column (every column of a tuple, one row each), or
+/// an unused line pointer (itemoffset alone).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BrinItem {
+    pub itemoffset: u16,
+    pub blknum: Option<u32>,
+    pub attnum: Option<u16>,
+    pub allnulls: Option<bool>,
+    pub hasnulls: Option<bool>,
+    pub placeholder: Option<bool>,
+    /// BRIN_EMPTY_RANGE_MASK (16+).
+    pub empty: Option<bool>,
+    /// `{v1 .. v2 ..}`: each stored value by its type's output function; null when allnulls
+    /// (or not decoded).
+    pub value: Option<String>,
+    /// Why `value` is not decoded although the column has values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_not_decoded: Option<String>,
+}
+
+/// brin_tuple.h: SizeOfBrinTuple and bt_info's bits.
+const SIZE_OF_BRIN_TUPLE: usize = 5;
+const BRIN_OFFSET_MASK: u8 = 0x1F;
+const BRIN_EMPTY_RANGE_MASK: u8 = 0x20;
+const BRIN_PLACEHOLDER_MASK: u8 = 0x40;
+const BRIN_NULLS_MASK: u8 = 0x80;
+
+/// The types brin_*_opcinfo stores for one column (the disk descriptor's attributes), and
+/// whether pgpage prints them as the server does.
+fn stored(c: &ColumnHint) -> (Vec<Type>, Option<String>) {
+    let varlena = |name: &str| Type::Unknown {
+        name: String::from(name),
+        attlen: -1,
+        attalign: Align::Int,
+    };
+    let printable = !matches!(c.ty, Type::Unknown { .. });
+    let unprintable = || format!("pgpage has no output function for {}", c.ty.name());
+    match c.brin {
+        Some(BrinOpclass::Minmax) => (
+            alloc::vec![c.ty.clone(), c.ty.clone()],
+            (!printable).then(unprintable),
+        ),
+        Some(BrinOpclass::Inclusion) => (
+            alloc::vec![c.ty.clone(), Type::Bool, Type::Bool],
+            (!printable).then(unprintable),
+        ),
+        Some(BrinOpclass::Bloom) => (alloc::vec![varlena(BLOOM_SUMMARY)], None),
+        Some(BrinOpclass::MinmaxMulti) => (
+            alloc::vec![varlena("pg_brin_minmax_multi_summary")],
+            Some(String::from(
+                "minmax-multi summaries (pg_brin_minmax_multi_summary) are not decoded",
+            )),
+        ),
+        None => (
+            Vec::new(),
+            Some(String::from("the column's opclass is not known")),
+        ),
+    }
+}
+
+const BLOOM_SUMMARY: &str = "pg_brin_bloom_summary";
+
+/// brin_bloom.c brin_bloom_summary_out: BloomFilter's nhashes, nbits and nbits_set (after
+/// the varlena header: uint16 flags, uint8 nhashes, then uint32 nbits and nbits_set).
+fn bloom_out(v: &[u8], e: Endian, out: &mut String) -> bool {
+    let word = |at| crate::layout::read_u32(v, at, e);
+    match (v.get(2), word(4), word(8)) {
+        (Some(nhashes), Some(nbits), Some(set)) => {
+            out.push_str(&format!(
+                "{{mode: hashed  nhashes: {nhashes}  nbits: {nbits}  nbits_set: {set}}}"
+            ));
+            true
+        }
+        _ => false,
+    }
+}
+
+/// One stored value printed by its output function: a varlena's payload, decompressed.
+fn print(ty: &Type, datum: &[u8], e: Endian, out: &mut String) -> bool {
+    if ty.layout().0 != -1 {
+        return output(ty, datum, e, out).is_ok();
+    }
+    let show = |v: &[u8], out: &mut String| match ty {
+        Type::Unknown { name, .. } if name == BLOOM_SUMMARY => bloom_out(v, e, out),
+        _ => output(ty, v, e, out).is_ok(),
+    };
+    match Varlena::parse(datum, e) {
+        Ok(Varlena::Inline(v)) => show(v, out),
+        Ok(Varlena::Compressed {
+            rawsize,
+            method,
+            data,
+        }) => decompress(method, data, rawsize).is_ok_and(|v| show(&v, out)),
+        _ => false,
+    }
+}
+
+/// brin_deform_tuple and brin_page_items: one row per column of the tuple at `at`.
+fn tuple_rows(t: &[u8], lp: u16, columns: &[ColumnHint], e: Endian, rows: &mut Vec<BrinItem>) {
+    let info = t.get(4).copied().unwrap_or(0);
+    let blknum = crate::layout::read_u32(t, 0, e);
+    let natts = columns.len();
+    // brin_deconstruct_tuple: two bits per column, allnulls then hasnulls, 1 for null.
+    let nulls =
+        (info & BRIN_NULLS_MASK != 0).then(|| t.get(SIZE_OF_BRIN_TUPLE..).unwrap_or_default());
+    let bit =
+        |n: usize| nulls.is_some_and(|b| b.get(n / 8).is_some_and(|x| x & (1 << (n % 8)) != 0));
+    let data = t
+        .get(usize::from(info & BRIN_OFFSET_MASK)..)
+        .unwrap_or_default();
+    let mut off = 0usize;
+    // Past a value that does not fit, the offsets of the next ones are unknown.
+    let mut lost = false;
+    for (i, c) in columns.iter().enumerate() {
+        let allnulls = bit(i);
+        let mut row = BrinItem {
+            itemoffset: lp,
+            blknum,
+            attnum: u16::try_from(i.saturating_add(1)).ok(),
+            allnulls: Some(allnulls),
+            hasnulls: Some(bit(natts.saturating_add(i))),
+            placeholder: Some(info & BRIN_PLACEHOLDER_MASK != 0),
+            empty: Some(info & BRIN_EMPTY_RANGE_MASK != 0),
+            value: None,
+            value_not_decoded: None,
+        };
+        let (types, why) = stored(c);
+        if allnulls {
+            rows.push(row);
+            continue;
+        }
+        if types.is_empty() {
+            lost = true;
+        }
+        let mut text = String::from("{");
+        for (n, ty) in types.iter().enumerate() {
+            if lost {
+                break;
+            }
+            let att = ty.attribute();
+            off = match att.attlen {
+                -1 if data.get(off).is_some_and(|&b| b != 0) => off,
+                _ => att.attalign.align(off),
+            };
+            let rest = data.get(off..).unwrap_or_default();
+            let Some(datum) = tuple::datum_len(rest, att.attlen, e)
+                .ok()
+                .and_then(|len| rest.get(..len))
+            else {
+                lost = true;
+                break;
+            };
+            off = off.saturating_add(datum.len());
+            if why.is_none() {
+                if n > 0 {
+                    text.push_str(" .. ");
+                }
+                lost |= !print(ty, datum, e, &mut text);
+            }
+        }
+        text.push('}');
+        match (why, lost) {
+            (Some(w), _) => row.value_not_decoded = Some(w),
+            (None, true) => {
+                row.value_not_decoded = Some(String::from(
+                    "the summary's bytes do not fit the column types given",
+                ))
+            }
+            (None, false) => row.value = Some(text),
+        }
+        rows.push(row);
+    }
+}
+
 pub(super) fn decode(
     r: &Reader,
     header: &PageHeader,
+    columns: Option<&[ColumnHint]>,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
     special_opaque(r, header, spans, &BRIN_SPECIAL_SPACE);
@@ -127,8 +310,90 @@ pub(super) fn decode(
                 );
             }
             free_space(header, spans);
-            Items::Lines(lps.iter().map(super::ItemId::row).collect())
+            match columns {
+                Some(columns) => {
+                    let mut rows = Vec::new();
+                    for id in &lps {
+                        if id.flags == LP_UNUSED || !id.storage_ok(r.len()) {
+                            rows.push(BrinItem {
+                                itemoffset: id.lp,
+                                blknum: None,
+                                attnum: None,
+                                allnulls: None,
+                                hasnulls: None,
+                                placeholder: None,
+                                empty: None,
+                                value: None,
+                                value_not_decoded: None,
+                            });
+                            continue;
+                        }
+                        let (t, _) = r.bytes(usize::from(id.off), usize::from(id.len));
+                        tuple_rows(t, id.lp, columns, r.e, &mut rows);
+                    }
+                    Items::Brin(rows)
+                }
+                None => Items::Lines(lps.iter().map(super::ItemId::row).collect()),
+            }
         }
     };
     (items, Some(Special::Brin(special)))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+
+    /// A tuple built by brin_form_tuple's rules (brin_tuple.h): range at block 8, column 1
+    /// all nulls, column 2 with some nulls and the text summary 'apple' .. 'pear'.
+    #[test]
+    fn a_tuple_splits_into_brin_page_items_rows() {
+        let mut t = vec![8, 0, 0, 0, 0x80 | 8, 0b1001, 0, 0];
+        t.extend_from_slice(&[(6 << 1) | 1, b'a', b'p', b'p', b'l', b'e']);
+        t.extend_from_slice(&[(5 << 1) | 1, b'p', b'e', b'a', b'r']);
+        let columns = ColumnHint::parse_list("int4 minmax,text text_minmax_ops").unwrap();
+        let mut rows = Vec::new();
+        tuple_rows(&t, 3, &columns, Endian::Little, &mut rows);
+        let shown: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.itemoffset,
+                    r.blknum,
+                    r.attnum,
+                    r.allnulls,
+                    r.hasnulls,
+                    r.value.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (3, Some(8), Some(1), Some(true), Some(false), None),
+                (
+                    3,
+                    Some(8),
+                    Some(2),
+                    Some(false),
+                    Some(true),
+                    Some("{apple .. pear}")
+                ),
+            ]
+        );
+        // Minmax-multi is skipped over, said, and the next column still decodes.
+        let columns = ColumnHint::parse_list("text minmax_multi,int4 minmax").unwrap();
+        let mut t = vec![1, 0, 0, 0, 8, 0, 0, 0, (3 << 1) | 1, b'x', b'y', 0];
+        t.extend_from_slice(&5i32.to_le_bytes());
+        t.extend_from_slice(&9i32.to_le_bytes());
+        let mut rows = Vec::new();
+        tuple_rows(&t, 1, &columns, Endian::Little, &mut rows);
+        assert!(rows[0]
+            .value_not_decoded
+            .as_deref()
+            .unwrap()
+            .contains("minmax-multi"));
+        assert_eq!(rows[1].value.as_deref(), Some("{5 .. 9}"));
+    }
 }

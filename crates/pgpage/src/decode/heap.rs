@@ -48,6 +48,14 @@ pub struct HeapItem {
     pub raw_flags: Option<Vec<&'static str>>,
     /// heap_tuple_infomask_flags(t_infomask, t_infomask2).combined_flags.
     pub combined_flags: Option<Vec<&'static str>>,
+    /// Only when the table's column types are known: each attribute's value as its output
+    /// function prints it (null for a NULL, a compressed or external value, one longer than
+    /// 64 bytes or of a type pgpage does not print)...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<Option<String>>>,
+    /// ...and the attributes stored compressed or out of line, their varlena headers decoded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub toast: Option<Vec<super::ToastedDatum>>,
 }
 
 /// heap_tuple_infomask_flags: every raw bit by name, t_infomask's then t_infomask2's.
@@ -63,7 +71,13 @@ pub fn combined_flags(infomask: u16) -> Vec<&'static str> {
 }
 
 /// One heap_page_items() row; the bytes it prints are spent from `budget`.
-fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> HeapItem {
+fn item(
+    r: &Reader,
+    id: &ItemId,
+    columns: Option<(&[super::ColumnHint], &[crate::tuple::Attribute])>,
+    spans: &mut Spans,
+    budget: &mut ItemBudget,
+) -> HeapItem {
     let mut row = HeapItem {
         lp: id.lp,
         lp_off: id.off,
@@ -81,6 +95,8 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
         t_data: None,
         raw_flags: None,
         combined_flags: None,
+        values: None,
+        toast: None,
     };
     let off = usize::from(id.off);
     let len = usize::from(id.len);
@@ -148,6 +164,15 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
     budget.spend(data.len());
     if spans.full() {
         row.t_data = Some(bytea(data));
+        if let Some((columns, attrs)) = columns {
+            let (tuple, _) = r.bytes(off, len);
+            if let Some((values, toasted)) =
+                super::columns::tuple_values(tuple, columns, attrs, r.e)
+            {
+                row.values = Some(values);
+                row.toast = (!toasted.is_empty()).then_some(toasted);
+            }
+        }
     }
     spans.push(
         data_start,
@@ -201,16 +226,23 @@ fn item(r: &Reader, id: &ItemId, spans: &mut Spans, budget: &mut ItemBudget) -> 
 }
 
 /// heap_page_items' rows and the line pointers they came from.
-fn heap_rows(r: &Reader, header: &PageHeader, spans: &mut Spans) -> (Vec<HeapItem>, Vec<ItemId>) {
+fn heap_rows(
+    r: &Reader,
+    header: &PageHeader,
+    columns: Option<&[super::ColumnHint]>,
+    spans: &mut Spans,
+) -> (Vec<HeapItem>, Vec<ItemId>) {
     let lps = line_pointers(r, header, spans);
     free_space(header, spans);
+    let attrs = columns.map(super::columns::attributes);
     let mut budget = ItemBudget::new(r.len());
     let mut rows = Vec::with_capacity(lps.len());
     for id in &lps {
         if !budget.allows(id.lp, spans) {
             break;
         }
-        rows.push(item(r, id, spans, &mut budget));
+        let with = columns.zip(attrs.as_deref());
+        rows.push(item(r, id, with, spans, &mut budget));
     }
     (rows, lps)
 }
@@ -221,13 +253,14 @@ pub(super) fn items(
     r: &Reader,
     header: &PageHeader,
     block: u32,
-    ctx: Option<&super::HeapContext>,
+    hints: &super::Hints,
     spans: &mut Spans,
 ) -> Items {
+    let ctx = hints.heap;
     if special_size(header, r.len()) != Some(0) {
         spans.flag(&page_header_data::PD_SPECIAL, Finding::HeapHasSpecial);
     }
-    let (rows, lps) = heap_rows(r, header, spans);
+    let (rows, lps) = heap_rows(r, header, hints.columns, spans);
     // Past the item budget the items are garbage: their chains say nothing more.
     if rows.len() == lps.len() {
         super::heapcheck::check_page(r, block, &lps, ctx, spans);
@@ -262,7 +295,7 @@ pub(super) fn sequence(
     header: &PageHeader,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
-    let (rows, _) = heap_rows(r, header, spans);
+    let (rows, _) = heap_rows(r, header, None, spans);
     let at = usize::from(header.special);
     spans.table(at, &SEQUENCE_MAGIC, None);
     let magic = r.get(at, &sequence_magic::MAGIC);

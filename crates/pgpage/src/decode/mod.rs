@@ -7,7 +7,9 @@
 //!
 //! What `items` and `special` hold per kind (pageinspect's function and column names):
 //! - heap, sequence: `items` = heap_page_items() plus heap_tuple_infomask_flags()' `raw_flags`
-//!   and `combined_flags`; sequence `special` = {magic, last_value, log_cnt, is_called}.
+//!   and `combined_flags` (and, given the columns, `values` and `toast`: the varlena headers
+//!   of compressed and external values); sequence `special` = {magic, last_value, log_cnt,
+//!   is_called}.
 //! - btree: `items` = bt_page_items(); `special` = BTPageOpaqueData (btpo_*, flag names) with
 //!   bt_page_stats()' type/live_items/dead_items/avg_item_size/page_size/free_size, and on
 //!   the metapage `meta` = bt_metap().
@@ -17,7 +19,8 @@
 //! - gin: `special` = gin_page_opaque_info(), `meta` = gin_metapage_info(); `items` =
 //!   gin_leafpage_items() on compressed posting-tree leaves, else line pointers.
 //! - brin: `special` = {brin_page_type, flags, type}, `meta` = brin_metapage_info();
-//!   `items` = brin_revmap_data() rows ({pages}) on revmap pages, else line pointers.
+//!   `items` = brin_revmap_data() rows ({pages}) on revmap pages; on regular pages
+//!   brin_page_items() given the index's columns, else line pointers.
 //! - spgist: `special` = SpGistPageOpaqueData (+ `meta` = SpGistMetaPageData); line pointers.
 //! - fsm: `special` = {fp_next_slot, non_leaf_nodes, leaf_nodes, fsm_page_contents}; the
 //!   page as a tree ([`fsm_tree`]): its level in the FSM from its block's place in the fork,
@@ -32,6 +35,7 @@
 mod brin;
 pub(crate) mod btcheck;
 pub(crate) mod btree;
+mod columns;
 pub(crate) mod gin;
 mod gincheck;
 mod gist;
@@ -55,9 +59,10 @@ pub use crate::file::Fork;
 use crate::findings::Finding;
 use crate::layout::{read_u16, read_u32, read_u64, Endian};
 
-pub use brin::{BrinMeta, BrinSpecial, RevmapItem};
+pub use brin::{BrinItem, BrinMeta, BrinSpecial, RevmapItem};
 pub use btcheck::{KeyColumn, KeyType};
 pub use btree::{BtreeItem, BtreeMeta, BtreeSpecial};
+pub use columns::{BrinOpclass, ColumnHint, ToastedDatum};
 pub use gin::{GinLeafItem, GinMeta, GinSpecial};
 pub use gist::{GistItem, GistSpecial};
 pub use hash::{HashItem, HashMeta, HashSpecial};
@@ -158,6 +163,10 @@ pub struct Hints<'a> {
     /// A heap's catalog row and the cluster's transaction horizon, for verify_heapam's xid
     /// and attribute-count checks.
     pub heap: Option<&'a HeapContext<'a>>,
+    /// The relation's columns in attnum order (a table's, dropped ones included; a BRIN
+    /// index's, with their opclass families): heap tuples' varlena headers and BRIN
+    /// summaries decode with them.
+    pub columns: Option<&'a [ColumnHint]>,
 }
 
 /// A byte range of the page and the field it belongs to.
@@ -218,6 +227,8 @@ pub enum Items {
     GinLeaf(Vec<GinLeafItem>),
     /// brin_revmap_data().
     Revmap(Vec<RevmapItem>),
+    /// brin_page_items(), when the index's columns are known.
+    Brin(Vec<BrinItem>),
     /// Line pointers only.
     Lines(Vec<LinePointer>),
 }
@@ -231,6 +242,7 @@ impl Items {
             Items::Gist(v) => v.len(),
             Items::GinLeaf(v) => v.len(),
             Items::Revmap(v) => v.len(),
+            Items::Brin(v) => v.len(),
             Items::Lines(v) => v.len(),
         }
     }
@@ -1051,7 +1063,7 @@ fn decode_spans(
     } else {
         match kind {
             PageKind::Heap => (
-                heap::items(&r, &header, absolute_block, hints.heap, &mut spans),
+                heap::items(&r, &header, absolute_block, hints, &mut spans),
                 None,
             ),
             PageKind::Sequence => heap::sequence(&r, &header, &mut spans),
@@ -1060,7 +1072,7 @@ fn decode_spans(
             PageKind::Gist => gist::decode(&r, &header, &mut spans),
             PageKind::Gin => gin::decode(&r, &header, hints.btree_keys, &mut spans),
             PageKind::Spgist => spgist::decode(&r, &header, &mut spans),
-            PageKind::Brin => brin::decode(&r, &header, &mut spans),
+            PageKind::Brin => brin::decode(&r, &header, hints.columns, &mut spans),
             PageKind::Fsm => maps::fsm(&r, &mut spans),
             PageKind::Vm => maps::vm(&r, absolute_block, &mut spans),
             PageKind::Unknown => {

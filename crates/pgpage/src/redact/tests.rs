@@ -262,7 +262,14 @@ fn garbage_redacts_without_panic() {
 
 #[test]
 fn row_data_columns_are_the_value_columns() {
-    for c in ["t_data", "data", "key_data", "value", "last_value"] {
+    for c in [
+        "t_data",
+        "data",
+        "key_data",
+        "value",
+        "values",
+        "last_value",
+    ] {
         assert!(is_row_data_column(c), "{c}");
     }
     for c in [
