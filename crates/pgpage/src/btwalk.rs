@@ -169,6 +169,22 @@ pub(crate) struct WalkFinding {
     pub finding: Finding,
 }
 
+/// Block `b` among the walk's pages, sorted by block (the GIN walk's too).
+pub(crate) fn page_at<T>(pages: &[T], b: u32, block: impl Fn(&T) -> u32) -> Option<&T> {
+    pages
+        .binary_search_by_key(&b, block)
+        .ok()
+        .and_then(|i| pages.get(i))
+}
+
+/// A walk says each finding about a block once, however many paths lead to it.
+pub(crate) fn report_once(out: &mut Vec<WalkFinding>, block: u32, finding: Finding) {
+    let f = WalkFinding { block, finding };
+    if !out.contains(&f) {
+        out.push(f);
+    }
+}
+
 /// Walks the levels of an index whose pages `pages` (sorted by block) are all of its file;
 /// `blocks` is the relation's length. Every finding, not only amcheck's first. The walk holds
 /// the index still (a file does not change under it), so it makes bt_index_parent_check's
@@ -307,18 +323,11 @@ struct Walk<'a> {
 
 impl<'a> Walk<'a> {
     fn find(&self, b: u32) -> Option<&'a BtPage> {
-        let pages = self.pages;
-        pages
-            .binary_search_by_key(&b, |p| p.block)
-            .ok()
-            .and_then(|i| pages.get(i))
+        page_at(self.pages, b, |p| p.block)
     }
 
     fn report(&mut self, block: u32, finding: Finding) {
-        let f = WalkFinding { block, finding };
-        if !self.out.contains(&f) {
-            self.out.push(f);
-        }
+        report_once(&mut self.out, block, finding);
     }
 
     /// bt_target_page_check's cross-level part for an internal `target`: each downlink as

@@ -8,6 +8,7 @@
 
 use alloc::vec::Vec;
 
+use crate::btwalk::{page_at, report_once, WalkFinding};
 use crate::decode::gin::decode_segment;
 use crate::decode::{detect_kind, Fork, PageKind, Reader, Tid};
 use crate::fields::{gin_page_opaque_data as gin, page_header_data};
@@ -269,13 +270,6 @@ impl GinPages {
     }
 }
 
-/// A finding of the walk: the block it is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct WalkFinding {
-    pub block: u32,
-    pub finding: Finding,
-}
-
 /// One page to visit: its depth, and for a posting tree page its parent's key (NO_TID: none,
 /// or plus infinity below a rightmost page) and whether it has a parent.
 #[derive(Clone, Copy)]
@@ -307,18 +301,11 @@ pub(crate) fn walk(pages: &[GinPage], blocks: u32) -> Vec<WalkFinding> {
 
 impl<'a> Walk<'a> {
     fn find(&self, b: u32) -> Option<&'a GinPage> {
-        let pages = self.pages;
-        pages
-            .binary_search_by_key(&b, |p| p.block)
-            .ok()
-            .and_then(|i| pages.get(i))
+        page_at(self.pages, b, |p| p.block)
     }
 
     fn report(&mut self, block: u32, finding: Finding) {
-        let f = WalkFinding { block, finding };
-        if !self.out.contains(&f) {
-            self.out.push(f);
-        }
+        report_once(&mut self.out, block, finding);
     }
 
     /// The next page off `stack` within the budget. amcheck pushes each child right after
