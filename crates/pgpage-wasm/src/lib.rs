@@ -354,13 +354,77 @@ pub fn decode(
     file_kind: Option<String>,
     pg_version: Option<u32>,
 ) -> Result<DecodedPageJs, JsError> {
-    use pgpage::decode::{decode_page, DecodeOptions};
+    let file_kind = parse_kind(file_kind.as_deref().unwrap_or_default())?;
+    decode_hinted(
+        page,
+        absolute_block,
+        big_endian,
+        fork,
+        kind,
+        file_kind,
+        pg_version,
+        &pgpage::scan::Structure::default(),
+    )
+}
+
+/// `decode` knowing what the structural checks know of the page's relation (entry `entry` of
+/// `hints`, as `FileScanJs.set_structure` is given it): its findings are the verify list's.
+/// The relation's kind, when the catalog says it, is the file's.
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn decode_with(
+    hints: &StructuresJs,
+    entry: u32,
+    page: &[u8],
+    absolute_block: u32,
+    big_endian: bool,
+    fork: &str,
+    kind: &str,
+    file_kind: Option<String>,
+    pg_version: Option<u32>,
+) -> Result<DecodedPageJs, JsError> {
+    let structure = hints.entry(entry)?;
+    let file_kind = match structure.kind {
+        Some(k) => Some(k),
+        None => parse_kind(file_kind.as_deref().unwrap_or_default())?,
+    };
+    decode_hinted(
+        page,
+        absolute_block,
+        big_endian,
+        fork,
+        kind,
+        file_kind,
+        pg_version,
+        structure,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn decode_hinted(
+    page: &[u8],
+    absolute_block: u32,
+    big_endian: bool,
+    fork: &str,
+    kind: &str,
+    file_kind: Option<PageKind>,
+    pg_version: Option<u32>,
+    structure: &pgpage::scan::Structure,
+) -> Result<DecodedPageJs, JsError> {
+    use pgpage::decode::{decode_page_with, DecodeOptions, HeapContext, Hints};
     use pgpage::fields::SpanField;
     use pgpage::findings::Finding;
     let fork = parse_fork(fork)?;
     let kind = parse_kind(kind)?;
-    let file_kind = parse_kind(file_kind.as_deref().unwrap_or_default())?;
-    let mut d = decode_page(
+    let heap = structure.heap.map(|h| HeapContext {
+        xact: structure.xact.as_deref(),
+        ..h
+    });
+    let hints = Hints {
+        btree_keys: structure.keys.as_deref(),
+        heap: heap.as_ref(),
+    };
+    let mut d = decode_page_with(
         page,
         absolute_block,
         &DecodeOptions {
@@ -369,6 +433,7 @@ pub fn decode(
             fork,
             file_kind,
         },
+        &hints,
     );
     // pageinspect's column names of the cluster's version, when its PG_VERSION is known.
     if let Some(v) = pg_version {
@@ -758,6 +823,44 @@ fn finding_index(f: Finding) -> u16 {
         .unwrap_or(u16::MAX)
 }
 
+/// What the structural checks know of a data directory's relations, one entry per relation
+/// of its catalogs' listing (`CatalogReader.structures`), read from the bytes the catalog
+/// worker hands over: each verify worker and the page imports them once.
+#[wasm_bindgen]
+pub struct StructuresJs {
+    inner: pgpage::structures::Structures,
+}
+
+#[wasm_bindgen]
+impl StructuresJs {
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: &[u8]) -> Result<StructuresJs, JsError> {
+        let inner = pgpage::structures::Structures::import(bytes)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(StructuresJs { inner })
+    }
+
+    /// How many relations it knows.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> u32 {
+        u32::try_from(self.inner.relations.len()).unwrap_or(u32::MAX)
+    }
+}
+
+impl StructuresJs {
+    fn entry(&self, entry: u32) -> Result<&std::sync::Arc<pgpage::scan::Structure>, JsError> {
+        usize::try_from(entry)
+            .ok()
+            .and_then(|i| self.inner.relations.get(i))
+            .ok_or_else(|| {
+                JsError::new(&format!(
+                    "relation {entry} of {} the catalogs list",
+                    self.inner.relations.len()
+                ))
+            })
+    }
+}
+
 /// One file's verification, fed chunks of whole pages in any order; a part's state crosses
 /// to another worker as `export()` bytes and joins with `merge`.
 #[wasm_bindgen]
@@ -818,6 +921,22 @@ impl FileScanJs {
             self.scan.geometry().block_size,
         );
         self.scan.set_maps(std::sync::Arc::new(maps));
+    }
+
+    /// Runs the structural checks (amcheck's per-page checks) on every readable page from the
+    /// next chunk on, knowing what entry `entry` of `hints` says of the file's relation; their
+    /// findings join the verdict's rows of their pages.
+    pub fn set_structure(&mut self, hints: &StructuresJs, entry: u32) -> Result<(), JsError> {
+        let structure = std::sync::Arc::clone(hints.entry(entry)?);
+        self.scan.set_structure(structure);
+        Ok(())
+    }
+
+    /// The structural checks that need nothing beyond the pages (a file dropped without its
+    /// data directory, or one its catalogs do not name): the kind of each page its own.
+    pub fn set_page_checks(&mut self) {
+        self.scan
+            .set_structure(std::sync::Arc::new(pgpage::scan::Structure::default()));
     }
 
     /// Whole pages of the file.
@@ -1105,6 +1224,9 @@ impl FileVerdictJs {
 pub struct CatalogReader {
     inner: Option<pgpage::catalog::reader::CatalogReader>,
     paths: Vec<String>,
+    control: Option<pgpage::control::ControlFile>,
+    /// `Structures::export` of the listing, once `finish` has made it.
+    structures: Vec<u8>,
 }
 
 #[derive(serde::Serialize)]
@@ -1162,13 +1284,15 @@ impl CatalogReader {
     ) -> Result<CatalogReader, JsError> {
         let (major, control) = catalog_cluster(pg_version, pg_control)?;
         let with = pgpage::catalog::reader::ReadWith::from_control(major, control.as_ref());
+        let mut inner =
+            pgpage::catalog::reader::CatalogReader::new(paths.iter().cloned(), with, "");
+        // The structural checks order each B-tree's items by its key columns.
+        inner.read_index_keys();
         Ok(CatalogReader {
-            inner: Some(pgpage::catalog::reader::CatalogReader::new(
-                paths.iter().cloned(),
-                with,
-                "",
-            )),
+            inner: Some(inner),
             paths,
+            control,
+            structures: Vec::new(),
         })
     }
 
@@ -1194,6 +1318,8 @@ impl CatalogReader {
             .ok_or_else(|| JsError::new("the catalog reader has finished already"))?;
         use pgpage::catalog::names::{file_page_kind, relkind_words, FIRST_NORMAL_OBJECT_ID};
         let listing = reader.finish();
+        self.structures =
+            pgpage::structures::Structures::of_listing(&listing, self.control.as_ref()).export();
         let parents = listing.parents();
         let claims = listing.claims(self.paths.iter().map(String::as_str));
         let files = self
@@ -1234,5 +1360,11 @@ impl CatalogReader {
             files,
         };
         serde_json::to_string(&web).map_err(serialize_error)
+    }
+
+    /// After `finish`: what the structural checks know of each relation of the listing, in
+    /// its order (a file's `relation` is its entry), as the bytes `StructuresJs` reads.
+    pub fn structures(&self) -> Vec<u8> {
+        self.structures.clone()
     }
 }
