@@ -795,7 +795,8 @@ pub fn block_sizes() -> Vec<u32> {
 }
 
 /// Every finding, in the order of the codes `FileVerdictJs.finding_codes` holds:
-/// `[{"code", "message", "evidence", "file", "function", "maps"}]` as JSON; `maps` marks the
+/// `[{"code", "message", "unvalued", "evidence", "file", "function", "maps"}]` as JSON
+/// (`unvalued`: the message with "…" for its printf values); `maps` marks the
 /// findings of a heap page against its relation's `_vm` and `_fsm` (`FileScanJs.set_maps`).
 #[wasm_bindgen]
 pub fn findings_table() -> Result<String, JsError> {
@@ -805,6 +806,7 @@ pub fn findings_table() -> Result<String, JsError> {
             serde_json::json!({
                 "code": f.code(),
                 "message": f.message(),
+                "unvalued": f.message_unvalued(),
                 "evidence": f.evidence(),
                 "file": f.rule().file,
                 "function": f.rule().function,
@@ -1043,6 +1045,9 @@ pub struct FileVerdictJs {
     misplaced_matches: Vec<u32>,
     finding_start: Vec<u32>,
     finding_codes: Vec<u16>,
+    structure_start: Vec<u32>,
+    structure_codes: Vec<u16>,
+    structure_items: Vec<u16>,
     json: String,
 }
 
@@ -1070,6 +1075,9 @@ impl FileVerdictJs {
             misplaced_matches: Vec::with_capacity(n),
             finding_start: Vec::with_capacity(n.saturating_add(1)),
             finding_codes: Vec::new(),
+            structure_start: Vec::with_capacity(n.saturating_add(1)),
+            structure_codes: Vec::new(),
+            structure_items: Vec::new(),
             json: String::new(),
         };
         let mut chance = None;
@@ -1094,9 +1102,17 @@ impl FileVerdictJs {
                 .push(u32::try_from(out.finding_codes.len()).unwrap_or(u32::MAX));
             out.finding_codes
                 .extend(p.findings.iter().map(|&f| finding_index(f)));
+            out.structure_start
+                .push(u32::try_from(out.structure_codes.len()).unwrap_or(u32::MAX));
+            for f in &p.structure {
+                out.structure_codes.push(finding_index(f.finding));
+                out.structure_items.push(f.item.unwrap_or(0));
+            }
         }
         out.finding_start
             .push(u32::try_from(out.finding_codes.len()).unwrap_or(u32::MAX));
+        out.structure_start
+            .push(u32::try_from(out.structure_codes.len()).unwrap_or(u32::MAX));
         let findings: Vec<serde_json::Value> = v
             .findings
             .iter()
@@ -1194,6 +1210,23 @@ impl FileVerdictJs {
     #[wasm_bindgen(getter)]
     pub fn finding_codes(&self) -> Vec<u16> {
         self.finding_codes.clone()
+    }
+    /// Page i's structural findings (amcheck's per-page checks, `FileScanJs.set_structure`)
+    /// are `structure_codes[structure_start[i]..structure_start[i + 1]]`, each in
+    /// `finding_codes` too.
+    #[wasm_bindgen(getter)]
+    pub fn structure_start(&self) -> Vec<u32> {
+        self.structure_start.clone()
+    }
+    /// Indexes into `findings_table()`.
+    #[wasm_bindgen(getter)]
+    pub fn structure_codes(&self) -> Vec<u16> {
+        self.structure_codes.clone()
+    }
+    /// The line pointer (OffsetNumber) each structural finding is about; 0 for the page.
+    #[wasm_bindgen(getter)]
+    pub fn structure_items(&self) -> Vec<u16> {
+        self.structure_items.clone()
     }
     /// `{"geometry", "segno", "blocks", "trailing_bytes", "checksums_disabled", "problem",
     /// "counts", "remap": [[chunk status code, status as judged]] for pages it does not list,

@@ -167,8 +167,9 @@ export function hint(p: ProblemPage, chance: Chance | null): string {
  * written as another segment, all-zero pages between pages with rows (a note: the server
  * reads them, but rows may be gone). Checksums off is said once for all the files whose own
  * pages say so (where pg_control says so, its panel does). Then what a heap's _vm and _fsm
- * say of its pages, page by page (pages the server reads, so not problem rows). A finding
- * at a block opens it. */
+ * and amcheck's per-page checks say of its pages, page by page (pages the server reads, so
+ * not problem rows; amcheck's at its relation block and offset). A finding at a block opens
+ * it. */
 export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; onPick?(s: Selection): void }) {
   const off = 'checksums_disabled';
   const rows = files.flatMap((f) => f.findings.filter((x) => x.code !== off).map((x, i) => ({ f, x, i })));
@@ -212,13 +213,16 @@ export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; o
       })}
       {pageRows.map(({ f, x }) => (
         <li
-          key={`${f.id}:${x.block}:${x.code}`}
+          key={`${f.id}:${x.block}:${x.code}:${x.offset ?? 0}`}
           className={x.evidence === 'note' ? 'note' : undefined}
           data-testid="page-finding"
           data-file={f.name}
           data-path={f.path}
           data-code={x.code}
           data-block={x.block}
+          data-relation-block={x.absoluteBlock}
+          data-offset={x.offset}
+          data-amcheck={x.amcheck ? 'true' : undefined}
         >
           {onPick ? (
             <button type="button" className="link" onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
@@ -227,7 +231,8 @@ export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; o
           ) : (
             <code>{f.path}</code>
           )}
-          , block {x.block}: {x.message}
+          {/* amcheck names the relation-wide block, as pg_amcheck prints it. */}
+          {x.amcheck ? `, block ${x.absoluteBlock}${x.offset ? `, offset ${x.offset}` : ''}: ${x.message}` : `, block ${x.block}: ${x.message}`}
         </li>
       ))}
     </ul>

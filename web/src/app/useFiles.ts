@@ -4,7 +4,7 @@
 import { rememberDropped } from '../rows/dropped';
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { PENDING } from '../components/PageMap';
-import { mapsOf, namesOf, newEntry, type FileEntry, type Fork } from '../files';
+import { mapsOf, namesOf, newEntry, structureFor, type FileEntry, type Fork } from '../files';
 import { DETECT, type GeometryChoice } from '../lib/geometry';
 import { headOf } from '../lib/head';
 import { emptyCounts } from '../lib/status';
@@ -146,6 +146,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       f.problems = [];
       f.findings = [];
       f.pageFindings = [];
+      f.structure = null;
       f.chance = null;
       f.problem = false;
       f.counts = emptyCounts();
@@ -155,7 +156,14 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       // The core names the file in its messages as the server would: base/5/16385.2.
       const path = f.relDir ? `${f.relDir}/${f.name}` : f.name;
       const maps = mapsOf(f, filesRef.current);
-      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, path, segment: f.segment, checksums: f.checksums, choice: f.choice, ...(maps ? { maps } : {}) }, () => f.size);
+      // The structural checks' hints are taken when the file is handed over: a data
+      // directory's catalogs may come while its first files verify.
+      const late = () => {
+        const structure = structureFor(f);
+        f.structure = structure ?? null;
+        return structure ? { structure } : {};
+      };
+      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, path, segment: f.segment, checksums: f.checksums, choice: f.choice, ...(maps ? { maps } : {}) }, () => f.size, late);
     },
     [ensurePool],
   );
@@ -201,8 +209,15 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
           const reading: ClusterCatalog = { root: c.root, state: 'reading', relations: [], damage: [], error: null };
           setCatalogs((cs) => [...cs, reading]);
           void readCatalog(c.root, list).then(({ catalog, names }) => {
+            // The workers have the hints before any file that names them is handed over.
+            if (catalog.hints) ensurePool().hints(catalog.hints.set, catalog.hints.bytes);
+            // Files handed over before the catalogs came had their pages' own checks only:
+            // they are verified again with their relation's hints.
+            const early = new Set(filesRef.current.filter((f) => f.structure?.set === null && names.get(f.path)?.relation).map((f) => f.id));
+            catalog.again = early.size;
             setCatalogs((cs) => cs.map((x) => (x === reading ? catalog : x)));
             if (nameEntries(filesRef.current, names)) replace(filesRef.current.slice());
+            if (early.size > 0) rerun((f) => early.has(f.id), () => ({}));
           });
         }
         const folder = list.filter((x) => x.fromFolder);
