@@ -15,7 +15,7 @@ import { FilePickers, useDrop } from './app/drop';
 import { BlockSizeSelect, ByteOrderSelect, FilesTable } from './app/FilesTable';
 import { ControlPanel } from './app/ControlPanel';
 import { CatalogNotes } from './app/CatalogNotes';
-import { FileFindings, ProblemList } from './app/ProblemList';
+import { AmcheckFindings, FileFindings, ProblemList } from './app/ProblemList';
 import { ambiguousWords, resolveFileRef } from './app/fileRef';
 import { AffectedFiles, firstPageToSee, Verdict, zeroRuns } from './app/Verdict';
 import { problemsOf, type Selection } from './app/selection';
@@ -227,6 +227,7 @@ export function App() {
           {(allProblems.length > 0 || noted.length > 0) && <ProblemsReport problems={allProblems} noted={noted} />}
           <FileFindings files={listed} onPick={setSel} />
           <ProblemList problems={allProblems} sel={sel} onPick={setSel} />
+          <AmcheckFindings files={listed} onPick={setSel} />
         </section>
 
         <CatalogNotes catalogs={catalogs} />
