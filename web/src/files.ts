@@ -78,6 +78,8 @@ export interface FileEntry {
   /** What the structural checks knew when the file was handed to a worker (null: none ran,
    * a map fork; `set` null: its pages' own checks). */
   structure: StructureRef | null;
+  /** Pages with amcheck's findings alone past the first 1000: counted, not listed. */
+  amcheckUnlisted: number;
   /** The odds of a bare checksum match, when some page has a candidate block. */
   chance: Chance | null;
   /** The verdict: the server would fail to read some block of the file. */
@@ -139,6 +141,7 @@ export function newEntry(
     findings: [],
     pageFindings: [],
     structure: null,
+    amcheckUnlisted: 0,
     chance: null,
     problem: false,
     checksums,

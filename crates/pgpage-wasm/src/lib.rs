@@ -1057,6 +1057,9 @@ fn checksums_known(code: u8) -> Result<ChecksumsKnown, JsError> {
         .ok_or_else(|| JsError::new(&format!("checksums {code}: 0 unknown, 1 on or 2 off")))
 }
 
+/// Pages of a file listed for their structural findings alone, at most (`FileVerdictJs::of`).
+const STRUCTURE_ROWS: usize = 1000;
+
 /// No block: InvalidBlockNumber, which no page has.
 const NO_BLOCK: u32 = u32::MAX;
 
@@ -1081,7 +1084,25 @@ impl FileVerdictJs {
             json: String::new(),
         };
         let mut chance = None;
+        let (mut structural, mut unlisted) = (0usize, 0u32);
         for p in &v.pages {
+            // A page listed for the structural checks' findings alone (the server reads it):
+            // past the first STRUCTURE_ROWS of the file it is counted, not listed, so a file
+            // of pages that amcheck would reject everywhere cannot flood the page.
+            let only_structure = p.status == PageStatus::Ok
+                && p.misplaced.is_none()
+                && p.tuple_block.is_none()
+                && !p.structure.is_empty()
+                && p.findings
+                    .iter()
+                    .all(|f| p.structure.iter().any(|s| s.finding == *f));
+            if only_structure {
+                if structural >= STRUCTURE_ROWS {
+                    unlisted = unlisted.saturating_add(1);
+                    continue;
+                }
+                structural = structural.saturating_add(1);
+            }
             out.block.push(p.block);
             out.absolute_block.push(p.absolute_block);
             out.status.push(p.status.code());
@@ -1139,6 +1160,7 @@ impl FileVerdictJs {
                 .map(|s| [s.code(), v.judged(s).code()])
                 .collect::<Vec<_>>(),
             "findings": findings,
+            "structure_unlisted": unlisted,
             "chance": chance.map(|c| serde_json::json!({
                 "searched": c.searched,
                 "expected": c.expected,
@@ -1230,7 +1252,8 @@ impl FileVerdictJs {
     }
     /// `{"geometry", "segno", "blocks", "trailing_bytes", "checksums_disabled", "problem",
     /// "counts", "remap": [[chunk status code, status as judged]] for pages it does not list,
-    /// "findings": [{"code", ..., "message", "evidence"}], "chance"}`.
+    /// "findings": [{"code", ..., "message", "evidence"}], "structure_unlisted": pages with
+    /// structural findings alone past the first 1000, not listed, "chance"}`.
     #[wasm_bindgen(getter)]
     pub fn json(&self) -> String {
         self.json.clone()

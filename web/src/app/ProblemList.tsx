@@ -243,6 +243,7 @@ export const AMCHECK_SHOWN = 50;
 export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]; onPick(s: Selection): void }) {
   const [all, setAll] = useState(false);
   const rows = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck).map((x) => ({ f, x })));
+  const unlisted = files.filter((f) => f.amcheckUnlisted > 0);
   if (rows.length === 0) return null;
   const shown = all ? rows : rows.slice(0, AMCHECK_SHOWN);
   return (
@@ -273,6 +274,11 @@ export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]
           </button>
         </li>
       )}
+      {unlisted.map((f) => (
+        <li key={`unlisted:${f.id}`} className="note" data-testid="amcheck-unlisted" data-path={f.path} data-pages={f.amcheckUnlisted}>
+          <code>{f.path}</code>: and {f.amcheckUnlisted.toLocaleString('en-US')} more pages with amcheck findings, not listed (the file&apos;s first 1,000 are)
+        </li>
+      ))}
     </ul>
   );
 }

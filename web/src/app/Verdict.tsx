@@ -46,7 +46,7 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
   // What amcheck's per-page checks find (verify_heapam's, bt_index_check's...): corruption
   // the server reads without complaint.
   const corrupt = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck && x.evidence !== 'note').map((x) => `${f.id}:${x.block}`));
-  const amcheckPages = new Set(corrupt).size;
+  const amcheckPages = new Set(corrupt).size + files.reduce((n, f) => n + f.amcheckUnlisted, 0);
   return (
     <div className="verdict-box" data-verdict={ok ? 'ok' : 'problems'}>
       <p className={`verdict verdict-line ${ok ? 'ok' : 'bad'}`} data-testid="verdict">
@@ -69,9 +69,9 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
         </p>
       )}
       {amcheckPages > 0 && (
-        <p className="verdict-note" data-testid="verdict-amcheck" data-pages={amcheckPages} data-findings={corrupt.length}>
+        <p className="verdict-note" data-testid="verdict-amcheck" data-pages={amcheckPages}>
           {ok && zeros.length === 0 && mapPages === 0 ? 'But ' : 'Also '}
-          {plural(amcheckPages, 'page')} where amcheck&apos;s checks find corruption ({plural(corrupt.length, 'item')}, listed below in its words): the server reads{' '}
+          {plural(amcheckPages, 'page')} where amcheck&apos;s checks find corruption, listed below in its words: the server reads{' '}
           {amcheckPages === 1 ? 'it' : 'them'}, and no checksum shows it.
         </p>
       )}

@@ -147,6 +147,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       f.findings = [];
       f.pageFindings = [];
       f.structure = null;
+      f.amcheckUnlisted = 0;
       f.chance = null;
       f.problem = false;
       f.counts = emptyCounts();
@@ -299,6 +300,7 @@ function applyMessage(f: FileEntry, m: FromWorker): void {
       f.problems = r.pages;
       f.findings = r.findings;
       f.pageFindings = r.pageFindings;
+      f.amcheckUnlisted = r.amcheckUnlisted;
       f.chance = r.chance;
       f.problem = r.problem;
       // The page map shows the verdict: with checksums off a mismatch is no problem, and

@@ -89,7 +89,7 @@ describe('verify pool', () => {
   });
 
   const partDone = (index: number) => ({ index, scan: Uint8Array.of(index, 7) });
-  const result = { counts: { ok: 99, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 }, checksumsDisabled: false, problem: true, pages: [], remap: [], findings: [], pageFindings: [], chance: null };
+  const result = { counts: { ok: 99, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 }, checksumsDisabled: false, problem: true, pages: [], remap: [], findings: [], pageFindings: [], amcheckUnlisted: 0, chance: null };
   const start = (job: number): FromWorker => ({
     type: 'start',
     job,

@@ -138,8 +138,11 @@ export interface FileResult {
    * not list (with checksums off, a mismatch is ok): [chunk's code, verdict's code]. */
   remap: [number, number][];
   findings: FileFinding[];
-  /** The maps' findings about its pages, in block order. */
+  /** The maps' and the structural checks' findings about its pages, in block order. */
   pageFindings: PageFinding[];
+  /** Pages with structural findings alone past the first 1000 of the file: counted, not
+   * listed (the core's FileVerdictJs). */
+  amcheckUnlisted: number;
   chance: Chance | null;
 }
 

@@ -44,6 +44,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     counts: FileResult['counts'];
     remap: FileResult['remap'];
     findings: FileFinding[];
+    structure_unlisted: number;
     chance: FileResult['chance'];
   };
   const [block, abs, status, stored, computed] = [v.block, v.absolute_block, v.status, v.stored, v.computed];
@@ -99,6 +100,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     remap: j.remap,
     findings: j.findings.map((f) => ({ code: f.code, message: f.message, evidence: f.evidence, ...(f.block !== undefined ? { block: f.block } : {}), ...(f.pages !== undefined ? { pages: f.pages } : {}) })),
     pageFindings,
+    amcheckUnlisted: j.structure_unlisted,
     chance: j.chance,
   };
 }
