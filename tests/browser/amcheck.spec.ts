@@ -161,3 +161,15 @@ test('amcheck: the untouched data directory gives no finding', async ({ page }) 
   await expect(page.locator('[data-testid=page-finding][data-amcheck=true]')).toHaveCount(0);
   await expect(page.getByTestId('verdict-amcheck')).toHaveCount(0);
 });
+
+test('amcheck: switched off, the damaged directory verifies by its checksums alone; on again, its files are checked again', async ({ page }) => {
+  await drop(page, made.bad);
+  await page.getByTestId('amcheck-switch').uncheck();
+  await drop(page, made.bad);
+  await expect(page.getByTestId('amcheck-switch')).not.toBeChecked();
+  await expect(page.getByTestId('verdict')).toContainText('No problem pages');
+  await expect(page.locator('[data-testid=page-finding][data-amcheck=true]')).toHaveCount(0);
+  await page.getByTestId('amcheck-switch').check();
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 90_000 });
+  await expect(page.locator('[data-testid=page-finding][data-amcheck=true]')).toHaveCount(2);
+});

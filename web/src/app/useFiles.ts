@@ -39,6 +39,9 @@ export interface FilesActions {
   fork(f: FileEntry, fork: Fork): void;
   /** Chooses the geometry of every file, loaded and to come. */
   chooseForAll(c: GeometryChoice): void;
+  /** Runs amcheck's per-page checks on the files to come (on: also on those verified
+   * without them). */
+  amcheck(on: boolean): void;
 }
 
 export interface FilesStore {
@@ -46,6 +49,8 @@ export interface FilesStore {
   /** The latest files, for callbacks that run between a change and its render. */
   filesRef: RefObject<FileEntry[]>;
   allChoice: GeometryChoice;
+  /** amcheck's per-page checks are on (about 15 us of worker time a page). */
+  amcheck: boolean;
   /** The pg_control files of the drops so far. */
   controls: ClusterControl[];
   /** The catalogs of the data directories dropped so far, as they are read. */
@@ -58,6 +63,8 @@ export interface FilesStore {
 const PROGRESS_RENDER_MS = 250;
 /** The longest the workers wait for the page view to draw the page a drop or a statement opened. */
 const DRAW_WAIT_MS = 300;
+/** Where the amcheck switch is kept between visits. */
+const AMCHECK_KEY = 'pgpage-amcheck';
 // One collator: localeCompare with options builds one per call, and a data directory sorts
 // thousands of pairs.
 const byPath = new Intl.Collator(undefined, { numeric: true });
@@ -73,6 +80,9 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
   const [allChoice, setAllChoice] = useState<GeometryChoice>(DETECT);
   const [controls, setControls] = useState<ClusterControl[]>([]);
   const [catalogs, setCatalogs] = useState<ClusterCatalog[]>([]);
+  const [amcheck, setAmcheck] = useState(() => localStorage.getItem(AMCHECK_KEY) !== 'off');
+  const amcheckRef = useRef(amcheck);
+  amcheckRef.current = amcheck;
   const allChoiceRef = useRef(allChoice);
   const controlsRef = useRef<ClusterControl[]>([]);
   allChoiceRef.current = allChoice;
@@ -160,7 +170,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       // The structural checks' hints are taken when the file is handed over: a data
       // directory's catalogs may come while its first files verify.
       const late = () => {
-        const structure = structureFor(f);
+        const structure = amcheckRef.current ? structureFor(f) : undefined;
         f.structure = structure ?? null;
         return structure ? { structure } : {};
       };
@@ -260,11 +270,17 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
         allChoiceRef.current = c;
         rerun(() => true, () => ({ choice: c }));
       },
+      amcheck(on) {
+        setAmcheck(on);
+        amcheckRef.current = on;
+        localStorage.setItem(AMCHECK_KEY, on ? 'on' : 'off');
+        if (on) rerun((f) => f.structure === null && structureFor(f) !== undefined, () => ({}));
+      },
     }),
     [ensurePool, rerun, replace, start],
   );
 
-  return { files, filesRef, allChoice, controls, catalogs, actions };
+  return { files, filesRef, allChoice, amcheck, controls, catalogs, actions };
 }
 
 /** A worker's news, written into its file's entry (whose version then changes, so its row renders). */
