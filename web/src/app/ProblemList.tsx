@@ -269,8 +269,8 @@ export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]
       ))}
       {shown.length < rows.length && (
         <li>
-          <button type="button" className="link" onClick={() => setAll(true)}>
-            show all {rows.length.toLocaleString('en-US')} amcheck findings
+          <button type="button" data-testid="amcheck-all" onClick={() => setAll(true)}>
+            Show all {rows.length.toLocaleString('en-US')} amcheck findings
           </button>
         </li>
       )}
