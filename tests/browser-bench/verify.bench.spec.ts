@@ -9,6 +9,12 @@ import { makeDir, rendererRssKiB } from '../browser/files';
 
 const MB = Number(process.env.PGPAGE_BENCH_MB ?? 512);
 
+// These figures are of reading and checksums: amcheck's per-page checks (on by default in the
+// app, about 15 us of worker time a page) are switched off, as pg_checksums makes none.
+test.beforeEach(async ({ page }) => {
+  await page.addInitScript(() => localStorage.setItem('pgpage-amcheck', 'off'));
+});
+
 test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
   const dir = makeDir();
   const path = join(dir, '16385');

@@ -15,7 +15,7 @@ import { FilePickers, useDrop } from './app/drop';
 import { BlockSizeSelect, ByteOrderSelect, FilesTable } from './app/FilesTable';
 import { ControlPanel } from './app/ControlPanel';
 import { CatalogNotes } from './app/CatalogNotes';
-import { FileFindings, ProblemList } from './app/ProblemList';
+import { AmcheckFindings, FileFindings, ProblemList } from './app/ProblemList';
 import { ambiguousWords, resolveFileRef } from './app/fileRef';
 import { AffectedFiles, firstPageToSee, Verdict, zeroRuns } from './app/Verdict';
 import { problemsOf, type Selection } from './app/selection';
@@ -42,7 +42,7 @@ function readHash(): { file: string; block: number | null; offset: number } | nu
 export function App() {
   const [sel, setSel] = useState<Selection | null>(null);
   const onReplace = useCallback((old: FileEntry, fresh: FileEntry) => setSel((s) => (s && s.fileId === old.id ? { ...s, fileId: fresh.id } : s)), []);
-  const { files, filesRef, allChoice, controls, catalogs, actions } = useFiles(onReplace);
+  const { files, filesRef, allChoice, amcheck, controls, catalogs, actions } = useFiles(onReplace);
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('pgpage-theme') as Theme) ?? 'auto');
   const [notice, setNotice] = useState<string | null>(null);
   const [tour, setTour] = useState<{ open: boolean; view: TourView | null }>({ open: false, view: null });
@@ -181,6 +181,9 @@ export function App() {
           Byte order{' '}
           <ByteOrderSelect label="byte order of all files" value={allChoice.byteOrder} onChange={(byteOrder) => actions.chooseForAll({ ...allChoice, byteOrder })} />
         </label>
+        <label title="verify_heapam's and bt_index_check's checks of each page, as pgpage verify --amcheck runs them: about 15 µs of worker time a page, so verifying takes up to twice as long">
+          <input type="checkbox" data-testid="amcheck-switch" checked={amcheck} onChange={(e) => actions.amcheck(e.target.checked)} /> amcheck
+        </label>
         <button type="button" data-testid="playground-start" onClick={() => setPlay(true)} disabled={play}>
           Playground
         </button>
@@ -227,6 +230,7 @@ export function App() {
           {(allProblems.length > 0 || noted.length > 0) && <ProblemsReport problems={allProblems} noted={noted} />}
           <FileFindings files={listed} onPick={setSel} />
           <ProblemList problems={allProblems} sel={sel} onPick={setSel} />
+          <AmcheckFindings files={listed} onPick={setSel} />
         </section>
 
         <CatalogNotes catalogs={catalogs} />

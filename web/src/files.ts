@@ -3,7 +3,7 @@ import { DETECT, type GeometryChoice } from './lib/geometry';
 import { emptyCounts, type StatusCounts } from './lib/status';
 import type { Naming } from './app/catalog';
 import type { Wasm } from './wasm';
-import type { Chance, ChecksumsCode, FileFinding, PageFinding, ProblemPage } from './worker/protocol';
+import type { Chance, ChecksumsCode, FileFinding, PageFinding, ProblemPage, StructureRef } from './worker/protocol';
 
 /** The forks a relation file can hold (the fork picks how pages decode). */
 export const FORKS = ['main', 'fsm', 'vm', 'init'] as const;
@@ -71,9 +71,15 @@ export interface FileEntry {
   problems: ProblemPage[];
   /** The verdict's findings about the whole file (a short read, checksums off, a misnamed segment). */
   findings: FileFinding[];
-  /** What the relation's `_vm` and `_fsm`, dropped beside it, say of its pages (the server
-   * reads these pages: they are no problem pages). */
+  /** What the relation's `_vm` and `_fsm`, dropped beside it, and the structural checks
+   * (amcheck's per-page checks) say of its pages (the server reads these pages: they are no
+   * problem pages). */
   pageFindings: PageFinding[];
+  /** What the structural checks knew when the file was handed to a worker (null: none ran,
+   * a map fork; `set` null: its pages' own checks). */
+  structure: StructureRef | null;
+  /** Pages with amcheck's findings alone past the first 1000: counted, not listed. */
+  amcheckUnlisted: number;
   /** The odds of a bare checksum match, when some page has a candidate block. */
   chance: Chance | null;
   /** The verdict: the server would fail to read some block of the file. */
@@ -134,6 +140,8 @@ export function newEntry(
     problems: [],
     findings: [],
     pageFindings: [],
+    structure: null,
+    amcheckUnlisted: 0,
     chance: null,
     problem: false,
     checksums,
@@ -169,4 +177,14 @@ export function mapsOf(f: FileEntry, files: readonly FileEntry[]): { vm?: File; 
   const vm = find('vm');
   const fsm = find('fsm');
   return vm || fsm ? { vm, fsm } : undefined;
+}
+
+/** What the structural checks are given for `f` (amcheck's per-page checks, as `pgpage
+ * verify --amcheck` runs them): a main-fork file its data directory's catalogs name gets its
+ * relation's hints; any other main-fork file its pages' own checks; a map fork none. */
+export function structureFor(f: FileEntry): StructureRef | undefined {
+  if ((f.rel?.fork ?? 'main') !== 'main') return undefined;
+  const n = f.naming;
+  const hints = n?.catalog.hints;
+  return hints && n.relation ? { set: hints.set, entry: n.relation.index } : { set: null };
 }

@@ -358,15 +358,83 @@ pub fn decode(
     pg_version: Option<u32>,
     columns: Option<String>,
 ) -> Result<DecodedPageJs, JsError> {
-    use pgpage::decode::{decode_page_with, ColumnHint, DecodeOptions, Hints};
+    let file_kind = parse_kind(file_kind.as_deref().unwrap_or_default())?;
+    decode_hinted(
+        page,
+        absolute_block,
+        big_endian,
+        fork,
+        kind,
+        file_kind,
+        pg_version,
+        &pgpage::scan::Structure::default(),
+        columns,
+    )
+}
+
+/// `decode` knowing what the structural checks know of the page's relation (entry `entry` of
+/// `hints`, as `FileScanJs.set_structure` is given it): its findings are the verify list's.
+/// The relation's kind, when the catalog says it, is the file's.
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn decode_with(
+    hints: &StructuresJs,
+    entry: u32,
+    page: &[u8],
+    absolute_block: u32,
+    big_endian: bool,
+    fork: &str,
+    kind: &str,
+    file_kind: Option<String>,
+    pg_version: Option<u32>,
+) -> Result<DecodedPageJs, JsError> {
+    let structure = hints.entry(entry)?;
+    let file_kind = match structure.kind {
+        Some(k) => Some(k),
+        None => parse_kind(file_kind.as_deref().unwrap_or_default())?,
+    };
+    decode_hinted(
+        page,
+        absolute_block,
+        big_endian,
+        fork,
+        kind,
+        file_kind,
+        pg_version,
+        structure,
+        None,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn decode_hinted(
+    page: &[u8],
+    absolute_block: u32,
+    big_endian: bool,
+    fork: &str,
+    kind: &str,
+    file_kind: Option<PageKind>,
+    pg_version: Option<u32>,
+    structure: &pgpage::scan::Structure,
+    columns: Option<String>,
+) -> Result<DecodedPageJs, JsError> {
+    use pgpage::decode::{decode_page_with, ColumnHint, DecodeOptions, HeapContext, Hints};
     use pgpage::fields::SpanField;
     use pgpage::findings::Finding;
     let fork = parse_fork(fork)?;
     let kind = parse_kind(kind)?;
-    let file_kind = parse_kind(file_kind.as_deref().unwrap_or_default())?;
     let columns = match columns.as_deref() {
         Some(c) if !c.is_empty() => Some(ColumnHint::parse_list(c).map_err(|e| JsError::new(&e))?),
         _ => None,
+    };
+    let heap = structure.heap.map(|h| HeapContext {
+        xact: structure.xact.as_deref(),
+        ..h
+    });
+    let hints = Hints {
+        btree_keys: structure.keys.as_deref(),
+        heap: heap.as_ref(),
+        columns: columns.as_deref(),
     };
     let mut d = decode_page_with(
         page,
@@ -377,10 +445,7 @@ pub fn decode(
             fork,
             file_kind,
         },
-        &Hints {
-            columns: columns.as_deref(),
-            ..Hints::default()
-        },
+        &hints,
     );
     // pageinspect's column names of the cluster's version, when its PG_VERSION is known.
     if let Some(v) = pg_version {
@@ -742,7 +807,8 @@ pub fn block_sizes() -> Vec<u32> {
 }
 
 /// Every finding, in the order of the codes `FileVerdictJs.finding_codes` holds:
-/// `[{"code", "message", "evidence", "file", "function", "maps"}]` as JSON; `maps` marks the
+/// `[{"code", "message", "unvalued", "evidence", "file", "function", "maps"}]` as JSON
+/// (`unvalued`: the message with "…" for its printf values); `maps` marks the
 /// findings of a heap page against its relation's `_vm` and `_fsm` (`FileScanJs.set_maps`).
 #[wasm_bindgen]
 pub fn findings_table() -> Result<String, JsError> {
@@ -752,6 +818,7 @@ pub fn findings_table() -> Result<String, JsError> {
             serde_json::json!({
                 "code": f.code(),
                 "message": f.message(),
+                "unvalued": f.message_unvalued(),
                 "evidence": f.evidence(),
                 "file": f.rule().file,
                 "function": f.rule().function,
@@ -768,6 +835,44 @@ fn finding_index(f: Finding) -> u16 {
         .position(|&g| g == f)
         .and_then(|i| u16::try_from(i).ok())
         .unwrap_or(u16::MAX)
+}
+
+/// What the structural checks know of a data directory's relations, one entry per relation
+/// of its catalogs' listing (`CatalogReader.structures`), read from the bytes the catalog
+/// worker hands over: each verify worker and the page imports them once.
+#[wasm_bindgen]
+pub struct StructuresJs {
+    inner: pgpage::structures::Structures,
+}
+
+#[wasm_bindgen]
+impl StructuresJs {
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: &[u8]) -> Result<StructuresJs, JsError> {
+        let inner = pgpage::structures::Structures::import(bytes)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(StructuresJs { inner })
+    }
+
+    /// How many relations it knows.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> u32 {
+        u32::try_from(self.inner.relations.len()).unwrap_or(u32::MAX)
+    }
+}
+
+impl StructuresJs {
+    fn entry(&self, entry: u32) -> Result<&std::sync::Arc<pgpage::scan::Structure>, JsError> {
+        usize::try_from(entry)
+            .ok()
+            .and_then(|i| self.inner.relations.get(i))
+            .ok_or_else(|| {
+                JsError::new(&format!(
+                    "relation {entry} of {} the catalogs list",
+                    self.inner.relations.len()
+                ))
+            })
+    }
 }
 
 /// One file's verification, fed chunks of whole pages in any order; a part's state crosses
@@ -830,6 +935,22 @@ impl FileScanJs {
             self.scan.geometry().block_size,
         );
         self.scan.set_maps(std::sync::Arc::new(maps));
+    }
+
+    /// Runs the structural checks (amcheck's per-page checks) on every readable page from the
+    /// next chunk on, knowing what entry `entry` of `hints` says of the file's relation; their
+    /// findings join the verdict's rows of their pages.
+    pub fn set_structure(&mut self, hints: &StructuresJs, entry: u32) -> Result<(), JsError> {
+        let structure = std::sync::Arc::clone(hints.entry(entry)?);
+        self.scan.set_structure(structure);
+        Ok(())
+    }
+
+    /// The structural checks that need nothing beyond the pages (a file dropped without its
+    /// data directory, or one its catalogs do not name): the kind of each page its own.
+    pub fn set_page_checks(&mut self) {
+        self.scan
+            .set_structure(std::sync::Arc::new(pgpage::scan::Structure::default()));
     }
 
     /// Whole pages of the file.
@@ -936,6 +1057,9 @@ pub struct FileVerdictJs {
     misplaced_matches: Vec<u32>,
     finding_start: Vec<u32>,
     finding_codes: Vec<u16>,
+    structure_start: Vec<u32>,
+    structure_codes: Vec<u16>,
+    structure_items: Vec<u16>,
     json: String,
 }
 
@@ -944,6 +1068,9 @@ fn checksums_known(code: u8) -> Result<ChecksumsKnown, JsError> {
     ChecksumsKnown::from_code(code)
         .ok_or_else(|| JsError::new(&format!("checksums {code}: 0 unknown, 1 on or 2 off")))
 }
+
+/// Pages of a file listed for their structural findings alone, at most (`FileVerdictJs::of`).
+const STRUCTURE_ROWS: usize = 1000;
 
 /// No block: InvalidBlockNumber, which no page has.
 const NO_BLOCK: u32 = u32::MAX;
@@ -963,10 +1090,31 @@ impl FileVerdictJs {
             misplaced_matches: Vec::with_capacity(n),
             finding_start: Vec::with_capacity(n.saturating_add(1)),
             finding_codes: Vec::new(),
+            structure_start: Vec::with_capacity(n.saturating_add(1)),
+            structure_codes: Vec::new(),
+            structure_items: Vec::new(),
             json: String::new(),
         };
         let mut chance = None;
+        let (mut structural, mut unlisted) = (0usize, 0u32);
         for p in &v.pages {
+            // A page listed for the structural checks' findings alone (the server reads it):
+            // past the first STRUCTURE_ROWS of the file it is counted, not listed, so a file
+            // of pages that amcheck would reject everywhere cannot flood the page.
+            let only_structure = p.status == PageStatus::Ok
+                && p.misplaced.is_none()
+                && p.tuple_block.is_none()
+                && !p.structure.is_empty()
+                && p.findings
+                    .iter()
+                    .all(|f| p.structure.iter().any(|s| s.finding == *f));
+            if only_structure {
+                if structural >= STRUCTURE_ROWS {
+                    unlisted = unlisted.saturating_add(1);
+                    continue;
+                }
+                structural = structural.saturating_add(1);
+            }
             out.block.push(p.block);
             out.absolute_block.push(p.absolute_block);
             out.status.push(p.status.code());
@@ -987,9 +1135,17 @@ impl FileVerdictJs {
                 .push(u32::try_from(out.finding_codes.len()).unwrap_or(u32::MAX));
             out.finding_codes
                 .extend(p.findings.iter().map(|&f| finding_index(f)));
+            out.structure_start
+                .push(u32::try_from(out.structure_codes.len()).unwrap_or(u32::MAX));
+            for f in &p.structure {
+                out.structure_codes.push(finding_index(f.finding));
+                out.structure_items.push(f.item.unwrap_or(0));
+            }
         }
         out.finding_start
             .push(u32::try_from(out.finding_codes.len()).unwrap_or(u32::MAX));
+        out.structure_start
+            .push(u32::try_from(out.structure_codes.len()).unwrap_or(u32::MAX));
         let findings: Vec<serde_json::Value> = v
             .findings
             .iter()
@@ -1016,6 +1172,7 @@ impl FileVerdictJs {
                 .map(|s| [s.code(), v.judged(s).code()])
                 .collect::<Vec<_>>(),
             "findings": findings,
+            "structure_unlisted": unlisted,
             "chance": chance.map(|c| serde_json::json!({
                 "searched": c.searched,
                 "expected": c.expected,
@@ -1088,9 +1245,27 @@ impl FileVerdictJs {
     pub fn finding_codes(&self) -> Vec<u16> {
         self.finding_codes.clone()
     }
+    /// Page i's structural findings (amcheck's per-page checks, `FileScanJs.set_structure`)
+    /// are `structure_codes[structure_start[i]..structure_start[i + 1]]`, each in
+    /// `finding_codes` too.
+    #[wasm_bindgen(getter)]
+    pub fn structure_start(&self) -> Vec<u32> {
+        self.structure_start.clone()
+    }
+    /// Indexes into `findings_table()`.
+    #[wasm_bindgen(getter)]
+    pub fn structure_codes(&self) -> Vec<u16> {
+        self.structure_codes.clone()
+    }
+    /// The line pointer (OffsetNumber) each structural finding is about; 0 for the page.
+    #[wasm_bindgen(getter)]
+    pub fn structure_items(&self) -> Vec<u16> {
+        self.structure_items.clone()
+    }
     /// `{"geometry", "segno", "blocks", "trailing_bytes", "checksums_disabled", "problem",
     /// "counts", "remap": [[chunk status code, status as judged]] for pages it does not list,
-    /// "findings": [{"code", ..., "message", "evidence"}], "chance"}`.
+    /// "findings": [{"code", ..., "message", "evidence"}], "structure_unlisted": pages with
+    /// structural findings alone past the first 1000, not listed, "chance"}`.
     #[wasm_bindgen(getter)]
     pub fn json(&self) -> String {
         self.json.clone()
@@ -1117,6 +1292,9 @@ impl FileVerdictJs {
 pub struct CatalogReader {
     inner: Option<pgpage::catalog::reader::CatalogReader>,
     paths: Vec<String>,
+    control: Option<pgpage::control::ControlFile>,
+    /// `Structures::export` of the listing, once `finish` has made it.
+    structures: Vec<u8>,
 }
 
 #[derive(serde::Serialize)]
@@ -1174,13 +1352,15 @@ impl CatalogReader {
     ) -> Result<CatalogReader, JsError> {
         let (major, control) = catalog_cluster(pg_version, pg_control)?;
         let with = pgpage::catalog::reader::ReadWith::from_control(major, control.as_ref());
+        let mut inner =
+            pgpage::catalog::reader::CatalogReader::new(paths.iter().cloned(), with, "");
+        // The structural checks order each B-tree's items by its key columns.
+        inner.read_index_keys();
         Ok(CatalogReader {
-            inner: Some(pgpage::catalog::reader::CatalogReader::new(
-                paths.iter().cloned(),
-                with,
-                "",
-            )),
+            inner: Some(inner),
             paths,
+            control,
+            structures: Vec::new(),
         })
     }
 
@@ -1206,6 +1386,8 @@ impl CatalogReader {
             .ok_or_else(|| JsError::new("the catalog reader has finished already"))?;
         use pgpage::catalog::names::{file_page_kind, relkind_words, FIRST_NORMAL_OBJECT_ID};
         let listing = reader.finish();
+        self.structures =
+            pgpage::structures::Structures::of_listing(&listing, self.control.as_ref()).export();
         let parents = listing.parents();
         let claims = listing.claims(self.paths.iter().map(String::as_str));
         let files = self
@@ -1246,5 +1428,11 @@ impl CatalogReader {
             files,
         };
         serde_json::to_string(&web).map_err(serialize_error)
+    }
+
+    /// After `finish`: what the structural checks know of each relation of the listing, in
+    /// its order (a file's `relation` is its entry), as the bytes `StructuresJs` reads.
+    pub fn structures(&self) -> Vec<u8> {
+        self.structures.clone()
     }
 }

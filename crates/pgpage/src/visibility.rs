@@ -147,6 +147,29 @@ impl TransactionLog {
         slru.segments.insert(segment, bytes);
     }
 
+    /// The block size and byte order the segments are read with.
+    pub fn geometry(&self) -> (usize, Endian) {
+        (self.block_size, self.endian)
+    }
+
+    /// Every segment given, by SLRU and segment number: with `next_multi`, what rebuilds
+    /// the log elsewhere (`structures::Structures::export`).
+    pub fn segments(&self) -> impl Iterator<Item = (SlruKind, u32, &[u8])> {
+        fn of(kind: SlruKind, slru: &Slru) -> impl Iterator<Item = (SlruKind, u32, &[u8])> {
+            slru.segments
+                .iter()
+                .map(move |(&n, bytes)| (kind, n, bytes.as_slice()))
+        }
+        of(SlruKind::Xact, &self.xact)
+            .chain(of(SlruKind::MultiXactOffsets, &self.offsets))
+            .chain(of(SlruKind::MultiXactMembers, &self.members))
+    }
+
+    /// `set_next_multi`'s values.
+    pub fn next_multi(&self) -> Option<(u32, u32)> {
+        self.next_multi
+    }
+
     /// pg_control's nextMulti and nextMultiOffset (checkPointCopy), which bound the newest
     /// MultiXact's members.
     pub fn set_next_multi(&mut self, next_multi: u32, next_offset: u32) {

@@ -2,7 +2,7 @@
 // [data-testid=problem] rows); clicking one, or Enter on it, shows that page. Up to
 // ALL_IN_DOM rows are all in the document (tests and users' scripts read them); a longer list
 // renders the rows in view only, and scrolls to the selected one.
-import { memo, useEffect, useRef } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { measureAfterLayout } from './virtual';
 import { checksumWords } from '../lib/messages';
@@ -167,13 +167,13 @@ export function hint(p: ProblemPage, chance: Chance | null): string {
  * written as another segment, all-zero pages between pages with rows (a note: the server
  * reads them, but rows may be gone). Checksums off is said once for all the files whose own
  * pages say so (where pg_control says so, its panel does). Then what a heap's _vm and _fsm
- * say of its pages, page by page (pages the server reads, so not problem rows). A finding
- * at a block opens it. */
+ * say of its pages, page by page (pages the server reads, so not problem rows; amcheck's
+ * are AmcheckFindings'). A finding at a block opens it. */
 export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; onPick?(s: Selection): void }) {
   const off = 'checksums_disabled';
   const rows = files.flatMap((f) => f.findings.filter((x) => x.code !== off).map((x, i) => ({ f, x, i })));
   const offFiles = files.filter((f) => f.checksums !== 2 && f.findings.some((x) => x.code === off));
-  const pageRows = files.flatMap((f) => f.pageFindings.map((x) => ({ f, x })));
+  const pageRows = files.flatMap((f) => f.pageFindings.filter((x) => !x.amcheck).map((x) => ({ f, x })));
   if (rows.length === 0 && offFiles.length === 0 && pageRows.length === 0) return null;
   const names = offFiles.slice(0, 5).map((f) => f.path);
   return (
@@ -228,6 +228,55 @@ export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; o
             <code>{f.path}</code>
           )}
           , block {x.block}: {x.message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** amcheck findings shown before "show all": a damaged relation can have thousands. */
+export const AMCHECK_SHOWN = 50;
+
+/** What amcheck's per-page checks find, after the problem pages (the server reads these
+ * pages): one row per finding, at the relation block and offset pg_amcheck prints, in its
+ * words; a click opens the page. */
+export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]; onPick(s: Selection): void }) {
+  const [all, setAll] = useState(false);
+  const rows = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck).map((x) => ({ f, x })));
+  const unlisted = files.filter((f) => f.amcheckUnlisted > 0);
+  if (rows.length === 0) return null;
+  const shown = all ? rows : rows.slice(0, AMCHECK_SHOWN);
+  return (
+    <ul className="file-findings" data-testid="amcheck-findings" data-findings={rows.length}>
+      {shown.map(({ f, x }) => (
+        <li
+          key={`${f.id}:${x.block}:${x.code}:${x.offset ?? 0}`}
+          className={x.evidence === 'note' ? 'note' : undefined}
+          data-testid="page-finding"
+          data-amcheck="true"
+          data-file={f.name}
+          data-path={f.path}
+          data-code={x.code}
+          data-block={x.block}
+          data-relation-block={x.absoluteBlock}
+          data-offset={x.offset}
+        >
+          <button type="button" className="link" onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
+            {f.path}
+          </button>
+          {`, block ${x.absoluteBlock}${x.offset ? `, offset ${x.offset}` : ''}: ${x.message}`}
+        </li>
+      ))}
+      {shown.length < rows.length && (
+        <li>
+          <button type="button" data-testid="amcheck-all" onClick={() => setAll(true)}>
+            Show all {rows.length.toLocaleString('en-US')} amcheck findings
+          </button>
+        </li>
+      )}
+      {unlisted.map((f) => (
+        <li key={`unlisted:${f.id}`} className="note" data-testid="amcheck-unlisted" data-path={f.path} data-pages={f.amcheckUnlisted}>
+          <code>{f.path}</code>: and {f.amcheckUnlisted.toLocaleString('en-US')} more pages with amcheck findings, not listed (the file&apos;s first 1,000 are)
         </li>
       ))}
     </ul>

@@ -42,7 +42,11 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
   const verified = files.filter((f) => f.state === 'done').length;
   const pagesOfZeros = zeros.reduce((n, f) => n + zeroPages(f), 0);
   // What a heap's _vm says wrong of its pages (the FSM's notes the server corrects itself).
-  const mapPages = files.reduce((n, f) => n + new Set(f.pageFindings.filter((x) => x.evidence !== 'note').map((x) => x.block)).size, 0);
+  const mapPages = files.reduce((n, f) => n + new Set(f.pageFindings.filter((x) => !x.amcheck && x.evidence !== 'note').map((x) => x.block)).size, 0);
+  // What amcheck's per-page checks find (verify_heapam's, bt_index_check's...): corruption
+  // the server reads without complaint.
+  const corrupt = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck && x.evidence !== 'note').map((x) => `${f.id}:${x.block}`));
+  const amcheckPages = new Set(corrupt).size + files.reduce((n, f) => n + f.amcheckUnlisted, 0);
   return (
     <div className="verdict-box" data-verdict={ok ? 'ok' : 'problems'}>
       <p className={`verdict verdict-line ${ok ? 'ok' : 'bad'}`} data-testid="verdict">
@@ -62,6 +66,13 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
         <p className="verdict-note" data-testid="verdict-maps">
           {ok && zeros.length === 0 ? 'But ' : 'Also '}
           {plural(mapPages, 'page')} that {mapPages === 1 ? 'its' : 'their'} relation's visibility map disagrees with, listed below: the server reads {mapPages === 1 ? 'it' : 'them'}, and no checksum shows it.
+        </p>
+      )}
+      {amcheckPages > 0 && (
+        <p className="verdict-note" data-testid="verdict-amcheck" data-pages={amcheckPages}>
+          {ok && zeros.length === 0 && mapPages === 0 ? 'But ' : 'Also '}
+          {plural(amcheckPages, 'page')} where amcheck&apos;s checks find corruption, listed below in its words: the server reads{' '}
+          {amcheckPages === 1 ? 'it' : 'them'}, and no checksum shows it.
         </p>
       )}
     </div>

@@ -20,6 +20,12 @@ export interface ClusterCatalog {
   damage: string[];
   /** Why no relation could be named: the files are listed by folder and relfilenode. */
   error: string | null;
+  /** What the structural checks know of each relation (entry: `CatalogRelation.index`), as
+   * the core exports it; `set` names it to the verify workers. */
+  hints?: { set: number; bytes: Uint8Array };
+  /** Files verified before the catalogs were read (their pages' checks only), verified
+   * again with them. */
+  again?: number;
 }
 
 /** A file's place in its data directory's catalogs. */
@@ -92,6 +98,7 @@ export async function readCatalog(root: string, list: readonly Dropped[]): Promi
     return { catalog, names };
   }
   catalog.state = 'done';
+  catalog.hints = { set: req.job, bytes: answer.structures };
   inside.forEach((x, i) => {
     const f = listing.files[i];
     if (!f) return;

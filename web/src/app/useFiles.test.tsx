@@ -76,7 +76,7 @@ describe('useFiles', () => {
     const finding = { code: 'checksums_disabled', message: 'data checksums are disabled: pages are checked by their header only' };
     act(() => {
       // Checksums off: the chunks' mismatch (1) is ok (0) but for the page the verdict lists.
-      w.send({ type: 'done', job, elapsedMs: 3, result: { counts, checksumsDisabled: true, problem: true, pages: [page], remap: [[1, 0]], findings: [finding], pageFindings: [], chance: null } });
+      w.send({ type: 'done', job, elapsedMs: 3, result: { counts, checksumsDisabled: true, problem: true, pages: [page], remap: [[1, 0]], findings: [finding], pageFindings: [], amcheckUnlisted: 0, chance: null } });
     });
     await waitFor(() => expect(result.current.files[0].state).toBe('done'));
     const f = result.current.files[0];
@@ -94,7 +94,7 @@ describe('useFiles', () => {
       const w = workerOf(job);
       w.send({ type: 'start', job, geometry, blocks: 3, trailingBytes: 0, trailing: new Uint8Array(0) });
       w.send({ type: 'progress', job, runs: [{ firstBlock: 0, statuses: Uint8Array.from([0, 1, 2]) }], bytesDone: 3 * 8192 });
-      w.send({ type: 'done', job, elapsedMs: 1, result: { counts, checksumsDisabled: false, problem: true, pages: [], remap: [], findings: [], pageFindings: [], chance: null } });
+      w.send({ type: 'done', job, elapsedMs: 1, result: { counts, checksumsDisabled: false, problem: true, pages: [], remap: [], findings: [], pageFindings: [], amcheckUnlisted: 0, chance: null } });
     });
     await waitFor(() => expect(result.current.files[0].state).toBe('done'));
     const earlier = result.current.files[0];

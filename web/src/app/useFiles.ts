@@ -4,7 +4,7 @@
 import { rememberDropped } from '../rows/dropped';
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { PENDING } from '../components/PageMap';
-import { mapsOf, namesOf, newEntry, type FileEntry, type Fork } from '../files';
+import { mapsOf, namesOf, newEntry, structureFor, type FileEntry, type Fork } from '../files';
 import { DETECT, type GeometryChoice } from '../lib/geometry';
 import { headOf } from '../lib/head';
 import { emptyCounts } from '../lib/status';
@@ -39,6 +39,9 @@ export interface FilesActions {
   fork(f: FileEntry, fork: Fork): void;
   /** Chooses the geometry of every file, loaded and to come. */
   chooseForAll(c: GeometryChoice): void;
+  /** Runs amcheck's per-page checks on the files to come (on: also on those verified
+   * without them). */
+  amcheck(on: boolean): void;
 }
 
 export interface FilesStore {
@@ -46,6 +49,8 @@ export interface FilesStore {
   /** The latest files, for callbacks that run between a change and its render. */
   filesRef: RefObject<FileEntry[]>;
   allChoice: GeometryChoice;
+  /** amcheck's per-page checks are on (about 15 us of worker time a page). */
+  amcheck: boolean;
   /** The pg_control files of the drops so far. */
   controls: ClusterControl[];
   /** The catalogs of the data directories dropped so far, as they are read. */
@@ -58,6 +63,8 @@ export interface FilesStore {
 const PROGRESS_RENDER_MS = 250;
 /** The longest the workers wait for the page view to draw the page a drop or a statement opened. */
 const DRAW_WAIT_MS = 300;
+/** Where the amcheck switch is kept between visits. */
+const AMCHECK_KEY = 'pgpage-amcheck';
 // One collator: localeCompare with options builds one per call, and a data directory sorts
 // thousands of pairs.
 const byPath = new Intl.Collator(undefined, { numeric: true });
@@ -73,6 +80,9 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
   const [allChoice, setAllChoice] = useState<GeometryChoice>(DETECT);
   const [controls, setControls] = useState<ClusterControl[]>([]);
   const [catalogs, setCatalogs] = useState<ClusterCatalog[]>([]);
+  const [amcheck, setAmcheck] = useState(() => localStorage.getItem(AMCHECK_KEY) !== 'off');
+  const amcheckRef = useRef(amcheck);
+  amcheckRef.current = amcheck;
   const allChoiceRef = useRef(allChoice);
   const controlsRef = useRef<ClusterControl[]>([]);
   allChoiceRef.current = allChoice;
@@ -146,6 +156,8 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       f.problems = [];
       f.findings = [];
       f.pageFindings = [];
+      f.structure = null;
+      f.amcheckUnlisted = 0;
       f.chance = null;
       f.problem = false;
       f.counts = emptyCounts();
@@ -155,7 +167,14 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       // The core names the file in its messages as the server would: base/5/16385.2.
       const path = f.relDir ? `${f.relDir}/${f.name}` : f.name;
       const maps = mapsOf(f, filesRef.current);
-      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, path, segment: f.segment, checksums: f.checksums, choice: f.choice, ...(maps ? { maps } : {}) }, () => f.size);
+      // The structural checks' hints are taken when the file is handed over: a data
+      // directory's catalogs may come while its first files verify.
+      const late = () => {
+        const structure = amcheckRef.current ? structureFor(f) : undefined;
+        f.structure = structure ?? null;
+        return structure ? { structure } : {};
+      };
+      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, path, segment: f.segment, checksums: f.checksums, choice: f.choice, ...(maps ? { maps } : {}) }, () => f.size, late);
     },
     [ensurePool],
   );
@@ -201,8 +220,15 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
           const reading: ClusterCatalog = { root: c.root, state: 'reading', relations: [], damage: [], error: null };
           setCatalogs((cs) => [...cs, reading]);
           void readCatalog(c.root, list).then(({ catalog, names }) => {
+            // The workers have the hints before any file that names them is handed over.
+            if (catalog.hints) ensurePool().hints(catalog.hints.set, catalog.hints.bytes);
+            // Files handed over before the catalogs came had their pages' own checks only:
+            // they are verified again with their relation's hints.
+            const early = new Set(filesRef.current.filter((f) => f.structure?.set === null && names.get(f.path)?.relation).map((f) => f.id));
+            catalog.again = early.size;
             setCatalogs((cs) => cs.map((x) => (x === reading ? catalog : x)));
             if (nameEntries(filesRef.current, names)) replace(filesRef.current.slice());
+            if (early.size > 0) rerun((f) => early.has(f.id), () => ({}));
           });
         }
         const folder = list.filter((x) => x.fromFolder);
@@ -244,11 +270,17 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
         allChoiceRef.current = c;
         rerun(() => true, () => ({ choice: c }));
       },
+      amcheck(on) {
+        setAmcheck(on);
+        amcheckRef.current = on;
+        localStorage.setItem(AMCHECK_KEY, on ? 'on' : 'off');
+        if (on) rerun((f) => f.structure === null && structureFor(f) !== undefined, () => ({}));
+      },
     }),
     [ensurePool, rerun, replace, start],
   );
 
-  return { files, filesRef, allChoice, controls, catalogs, actions };
+  return { files, filesRef, allChoice, amcheck, controls, catalogs, actions };
 }
 
 /** A worker's news, written into its file's entry (whose version then changes, so its row renders). */
@@ -284,6 +316,7 @@ function applyMessage(f: FileEntry, m: FromWorker): void {
       f.problems = r.pages;
       f.findings = r.findings;
       f.pageFindings = r.pageFindings;
+      f.amcheckUnlisted = r.amcheckUnlisted;
       f.chance = r.chance;
       f.problem = r.problem;
       // The page map shows the verdict: with checksums off a mismatch is no problem, and

@@ -7,7 +7,7 @@ import { entryGeometry } from '../lib/head';
 import { afterPaint, pageDrawn } from '../lib/drawn';
 import { checksumWords, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { mapPage } from '../lib/maps';
-import { decodeWithCore, fileKindOf, type Span } from '../lib/spans';
+import { decodeWithCore, fileKindOf, structureHintsOf, type Span } from '../lib/spans';
 import { STATUS_WORDS } from '../lib/status';
 import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { EditBar } from '../lab/EditBar';
@@ -110,7 +110,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         const verdict = pageVerdict(wasm, bytes, { block, blockSize: bs, segment: entry.segment, blocks, bigEndian, ...fileContext(entry, block) });
         // A page that does not show its kind (pd_upper zeroed, garbage) decodes as its file's;
         // its columns are named as its cluster's pageinspect names them.
-        const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork, fileKindOf(wasm, head, bs, bigEndian, entry.fork), entry.pgVersion ?? undefined);
+        // With the hints the file was verified with, it finds what the verify list found.
+        const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork, fileKindOf(wasm, head, bs, bigEndian, entry.fork), entry.pgVersion ?? undefined, { structure: structureHintsOf(wasm, entry) });
         if (live) {
           setPage({ entryId: entry.id, page: { block, bytes, blockSize: bs, bigEndian, decoded, ...verdict } });
           setError(null);
@@ -181,7 +182,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   if (!page || !decoded || !provider) return <section className="page" data-testid="page-view" data-state="loading" />;
 
   const problem = page.status !== 'ok' && page.status !== 'zero';
-  // What the relation's _vm and _fsm say of these bytes (the verdict's row carries them).
+  // What the relation's _vm and _fsm, and amcheck's checks, say of these bytes (the
+  // verdict's row carries them).
   const mapFindings = entry.pageFindings.filter((x) => x.block === page.block && page.findings.includes(x.code));
   const relpath = relpathOf(entry.relDir, entry.rel?.relfilenode ?? 0, entry.fork);
   const doCopy = (what: string, text: string) => void copy(text).then((ok) => setCopied(ok ? what : `could not copy ${what}`));
@@ -221,8 +223,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       {mapFindings.length > 0 && (
         <ul className="warn" data-testid="page-findings">
           {mapFindings.map((x) => (
-            <li key={x.code} data-code={x.code} className={x.evidence === 'note' ? 'note' : undefined}>
-              {x.message}
+            <li key={`${x.code}:${x.offset ?? 0}`} data-code={x.code} data-offset={x.offset} data-amcheck={x.amcheck ? 'true' : undefined} className={x.evidence === 'note' ? 'note' : undefined}>
+              {x.amcheck ? `amcheck: ${x.offset ? `offset ${x.offset}: ` : ''}${x.message}` : x.message}
             </li>
           ))}
         </ul>

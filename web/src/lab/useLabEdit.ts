@@ -3,7 +3,7 @@
 // is never written; edited pages leave memory only through "Download edited copy".
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
-import { decodeWithCore, type Span } from '../lib/spans';
+import { decodeWithCore, structureHintsOf, type Span } from '../lib/spans';
 import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { loadWasm, type Wasm } from '../wasm';
 import { publishEdits } from './edited';
@@ -73,7 +73,7 @@ export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry): LabEdit
     const verdict = pageVerdict(wasm, edited, g);
     // Decoded as the file's page was (its file's kind, its cluster's names), so an edit that
     // breaks the page keeps its structure in view.
-    const decoded = decodeWithCore(wasm, edited, verdict.absoluteBlock, loaded.bigEndian, entry.fork, loaded.decoded.kind, entry.pgVersion ?? undefined);
+    const decoded = decodeWithCore(wasm, edited, verdict.absoluteBlock, loaded.bigEndian, entry.fork, loaded.decoded.kind, entry.pgVersion ?? undefined, { structure: structureHintsOf(wasm, entry) });
     if (sameSpans(decoded.spans, loaded.decoded.spans)) decoded.spans = loaded.decoded.spans;
     return { ...loaded, ...verdict, bytes: edited, decoded };
   }, [loaded, edited, wasm, entry]);

@@ -2,6 +2,8 @@
 // bindings) emits them: the field's row (bare and qualified name, pageinspect column, doc,
 // value formatted by its kind), role (the hex colour), the line pointer it belongs to and the
 // finding, if the bytes look wrong. The hex view reads only spans and bytes.
+import type { StructuresJs } from '../../pkg/pgpage_wasm.js';
+import type { FileEntry } from '../files';
 import type { Wasm } from '../wasm';
 
 export interface Span {
@@ -49,10 +51,41 @@ export function fileKindOf(w: Wasm, head: Uint8Array, blockSize: number, bigEndi
   return w.file_kind(head, blockSize, bigEndian, fork);
 }
 
+/** What the structural checks knew of a file's relation when it was verified: its entry in
+ * its data directory's hints (`FileEntry.structure`). */
+export interface StructureHints {
+  hints: StructuresJs;
+  entry: number;
+}
+
+// Each data directory's hints, read into the core once on this thread.
+const imported = new WeakMap<Uint8Array, StructuresJs>();
+
+/** The hints `f` was verified with, for the page view's decode to find what the verify list
+ * found; undefined when it had its pages' own checks or none. */
+export function structureHintsOf(w: Wasm, f: FileEntry): StructureHints | undefined {
+  const ref = f.structure;
+  const hints = f.naming?.catalog.hints;
+  if (!ref || ref.set === null || !hints || hints.set !== ref.set) return undefined;
+  let h = imported.get(hints.bytes);
+  if (!h) imported.set(hints.bytes, (h = new w.StructuresJs(hints.bytes)));
+  return { hints: h, entry: ref.entry };
+}
+
+/** What a decode may know of the page's relation beyond its bytes. */
+export interface DecodeHints {
+  /** As the structural checks see it (its relation's key columns, pg_class row and pg_xact). */
+  structure?: StructureHints;
+  /** The relation's column types (ColumnHint::parse_list), when a catalog gave them. */
+  columns?: string;
+}
+
 /** Decodes a page with the core and turns its typed arrays into spans. */
-export function decodeWithCore(w: Wasm, page: Uint8Array, absoluteBlock: number, bigEndian: boolean, fork: string, fileKind?: string, pgVersion?: number, columns?: string): DecodedPage {
-  // `columns`: the relation's column types (ColumnHint::parse_list), when a catalog gave them.
-  const d = w.decode(page, absoluteBlock >>> 0, bigEndian, fork, '', fileKind, pgVersion, columns);
+export function decodeWithCore(w: Wasm, page: Uint8Array, absoluteBlock: number, bigEndian: boolean, fork: string, fileKind?: string, pgVersion?: number, hints: DecodeHints = {}): DecodedPage {
+  const { structure, columns } = hints;
+  const d = structure
+    ? w.decode_with(structure.hints, structure.entry, page, absoluteBlock >>> 0, bigEndian, fork, '', fileKind, pgVersion)
+    : w.decode(page, absoluteBlock >>> 0, bigEndian, fork, '', fileKind, pgVersion, columns);
   try {
     const roles = w.role_names();
     const [start, end, role, item, field, problem, value] = [d.start, d.end, d.role, d.item, d.field, d.problem, d.value];

@@ -37,7 +37,7 @@ export function AskPostgres(p: AskProps) {
       const head = new Uint8Array(await p.entry.file.slice(0, Math.min(p.entry.size, w.detect_head_bytes())).arrayBuffer());
       const page = new Uint8Array(await p.entry.file.slice(p.block * BS, (p.block + 1) * BS).arrayBuffer());
       const fileKind = fileKindOf(w, head, BS, false, p.entry.fork);
-      const ours = decodeWithCore(w, page, p.block, false, p.entry.fork, fileKind, 18, p.entry.fork === 'main' ? (p.columns ?? undefined) : undefined);
+      const ours = decodeWithCore(w, page, p.block, false, p.entry.fork, fileKind, 18, { columns: p.entry.fork === 'main' ? (p.columns ?? undefined) : undefined });
       const question: AskPage = { kind: ours.kind, block: p.block, fork: p.entry.fork, relation: p.relation };
       const m = await p.request<Extract<FromPlay, { type: 'ask' }>>({ type: 'ask', job: p.nextJob(), page, question });
       if (m.error || !m.answer) throw new Error(m.error ?? 'no answer');

@@ -51,8 +51,8 @@ function value(v: unknown): string {
 function itemChanges(w: Wasm, a: Uint8Array | null, b: Uint8Array | null, block: number, fork: string, kindA: string, kindB: string, columns: string | null): FieldDiff[] {
   // The columns as the server has them now: the TOAST headers and BRIN summaries decode.
   const c = fork === 'main' ? (columns ?? undefined) : undefined;
-  const ia = a ? decodeWithCore(w, a, block, false, fork, kindA, 18, c).items : [];
-  const ib = b ? decodeWithCore(w, b, block, false, fork, kindB, 18, c).items : [];
+  const ia = a ? decodeWithCore(w, a, block, false, fork, kindA, 18, { columns: c }).items : [];
+  const ib = b ? decodeWithCore(w, b, block, false, fork, kindB, 18, { columns: c }).items : [];
   const out: FieldDiff[] = [];
   for (let i = 0; i < Math.max(ia.length, ib.length); i++) {
     const x = ia[i];

@@ -54,5 +54,7 @@ export interface ListingJson {
 
 export type FromCatalogWorker =
   | { type: 'want'; job: number; paths: string[] }
-  | { type: 'listing'; job: number; listing: ListingJson; elapsedMs: number }
+  /** `structures`: what the structural checks know of each relation of the listing, in its
+   * order, as the core exports it (`CatalogReader.structures`). */
+  | { type: 'listing'; job: number; listing: ListingJson; structures: Uint8Array; elapsedMs: number }
   | { type: 'error'; job: number; message: string };

@@ -1,7 +1,8 @@
 // Reads a data directory's catalogs off the main thread: the core's CatalogReader asks for
 // the files it needs (the SLRUs, the maps, pg_database, each database's pg_class,
-// pg_namespace, pg_am and pg_index), the page is asked for those Files, each is read with
-// File.arrayBuffer() and given to it, and its listing goes back to the page.
+// pg_namespace, pg_am, pg_index and pg_attribute), the page is asked for those Files, each is
+// read with File.arrayBuffer() and given to it, and its listing goes back to the page with
+// what the structural checks know of each relation (key columns, pg_class row, pg_xact).
 import { loadWasm } from '../wasm';
 import type { CatalogRequest, FromCatalogWorker, ListingJson, ToCatalogWorker } from './catalog';
 
@@ -48,7 +49,8 @@ async function read(req: CatalogRequest): Promise<void> {
       }
     }
     const listing = JSON.parse(reader.finish()) as ListingJson;
-    post({ type: 'listing', job: req.job, listing, elapsedMs: performance.now() - t0 });
+    const structures = reader.structures();
+    postMessage({ type: 'listing', job: req.job, listing, structures, elapsedMs: performance.now() - t0 } satisfies FromCatalogWorker, { transfer: [structures.buffer] });
   } finally {
     reader.free();
   }

@@ -89,7 +89,7 @@ describe('verify pool', () => {
   });
 
   const partDone = (index: number) => ({ index, scan: Uint8Array.of(index, 7) });
-  const result = { counts: { ok: 99, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 }, checksumsDisabled: false, problem: true, pages: [], remap: [], findings: [], pageFindings: [], chance: null };
+  const result = { counts: { ok: 99, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 }, checksumsDisabled: false, problem: true, pages: [], remap: [], findings: [], pageFindings: [], amcheckUnlisted: 0, chance: null };
   const start = (job: number): FromWorker => ({
     type: 'start',
     job,
@@ -169,5 +169,31 @@ describe('verify pool', () => {
     const pool = new VerifyPool([a], () => undefined);
     add(pool, 1, 4 * SPLIT_BYTES);
     expect(partsOf(a)).toEqual([undefined]);
+  });
+
+  it('takes a file\'s structural hints when it is handed over, and gives every worker the hints before the files naming them', () => {
+    const a = new FakeWorker();
+    const pool = new VerifyPool([a], () => undefined);
+    let hints: VerifyRequest['structure'] = { set: null };
+    const late = () => ({ structure: hints });
+    pool.verify(req(1), () => 1 << 30, late);
+    // Waiting behind the big file: its hints are not taken yet.
+    pool.verify(req(2), () => 8192, late);
+    expect(a.got.map((m) => (m as VerifyRequest).structure)).toEqual([{ set: null }]);
+    // The catalogs come: the hints go out first, then the waiting file names them.
+    hints = { set: 7, entry: 3 };
+    pool.hints(7, new Uint8Array([1, 2]));
+    a.say({ type: 'done', job: 1, elapsedMs: 1 });
+    expect(a.got.map((m) => (m as { type: string }).type)).toEqual(['verify', 'hints', 'verify']);
+    expect(a.got[1]).toEqual({ type: 'hints', set: 7, bytes: new Uint8Array([1, 2]) });
+    expect((a.got[2] as VerifyRequest).structure).toEqual({ set: 7, entry: 3 });
+  });
+
+  it('gives every part of a shared file the same hints', () => {
+    const { a, b, pool } = twoWorkers();
+    pool.verify(req(1), () => SPLIT_BYTES * 2, () => ({ structure: { set: 1, entry: 0 } }));
+    const parts = [...a.got, ...b.got] as VerifyRequest[];
+    expect(parts.length).toBe(2);
+    for (const p of parts) expect(p.structure).toEqual({ set: 1, entry: 0 });
   });
 });

@@ -4,7 +4,7 @@
 // directory is hundreds of small files, and the page may be busy drawing). A big file is
 // shared: each worker verifies a part of it, the pool makes their messages one file's, and
 // one worker merges the parts' scans into the core's verdict of the file.
-import type { FinishRequest, FromWorker, VerifyRequest } from './protocol';
+import type { FinishRequest, FromWorker, HintsRequest, VerifyRequest } from './protocol';
 
 /** The part of a Worker the pool uses (a fake one in tests). */
 export interface PoolWorker {
@@ -26,6 +26,9 @@ export const PART_ALIGN = 2 << 20;
 interface Waiting {
   req: VerifyRequest;
   size: () => number;
+  /** What the request learns only when it is handed over (the structural checks' hints,
+   * which a data directory's catalogs give while its first files verify). */
+  late?: () => Partial<VerifyRequest>;
 }
 
 /** A file shared between workers, until its last part ends. */
@@ -94,9 +97,16 @@ export class VerifyPool {
     });
   }
 
-  verify(req: VerifyRequest, size: () => number): void {
-    this.waiting.push({ req, size });
+  verify(req: VerifyRequest, size: () => number, late?: () => Partial<VerifyRequest>): void {
+    this.waiting.push({ req, size, late });
     this.dispatch();
+  }
+
+  /** Gives every worker a data directory's hints for the structural checks, before any
+   * request that names `set` (a worker takes its messages in order). */
+  hints(set: number, bytes: Uint8Array): void {
+    const m: HintsRequest = { type: 'hints', set, bytes };
+    for (const w of this.workers) w.postMessage(m);
   }
 
   cancel(job: number): void {
@@ -136,7 +146,7 @@ export class VerifyPool {
     const parts: Waiting[] = [];
     for (let p = 0; p * per < bytes; p++) {
       const to = p === live - 1 ? Number.MAX_SAFE_INTEGER : (p + 1) * per;
-      parts.push({ req: { ...next.req, part: { index: p, from: p * per, to } }, size: () => Math.min(bytes, to) - p * per });
+      parts.push({ req: { ...next.req, part: { index: p, from: p * per, to } }, size: () => Math.min(bytes, to) - p * per, late: next.late });
     }
     this.shared.set(next.req.job, {
       req: next.req,
@@ -278,7 +288,8 @@ export class VerifyPool {
         next = this.waiting[0];
         bytes = next.size();
       }
-      if (!this.hand(next.req, bytes)) {
+      // Asked at each try: what it says when a worker takes it is what the file gets.
+      if (!this.hand(next.late ? { ...next.req, ...next.late() } : next.req, bytes)) {
         // No worker left at all: what waits can never run.
         const reason = this.failed.every((f) => f !== null) ? this.failed[0] : null;
         if (reason === null) return;

@@ -24,6 +24,20 @@ export interface VerifyRequest {
    * block size), as part `index` of a file the pool shares between workers. Part 0 sends
    * 'start'; every part sends 'progress' and 'done' with `part` filled in. */
   part?: { index: number; from: number; to: number };
+  /** The structural checks (amcheck's per-page checks): entry `entry` of the hints `set` the
+   * pool gave every worker (`HintsRequest`), or with `set` null the pages' own (a file its
+   * data directory's catalogs do not name, or dropped alone). Absent: none (a map fork). */
+  structure?: StructureRef;
+}
+
+export type StructureRef = { set: number; entry: number } | { set: null };
+
+/** A data directory's hints for the structural checks, as the core exports them
+ * (`CatalogReader.structures`), sent once to each worker before any request naming `set`. */
+export interface HintsRequest {
+  type: 'hints';
+  set: number;
+  bytes: Uint8Array;
 }
 
 /** The verdict of a file whose parts were verified apart: their exported scans, merged. */
@@ -40,7 +54,7 @@ export interface CancelRequest {
   job: number;
 }
 
-export type ToWorker = VerifyRequest | FinishRequest | CancelRequest;
+export type ToWorker = VerifyRequest | FinishRequest | CancelRequest | HintsRequest;
 
 /** The block a mismatching page was written for, as the core's verdict says. */
 export interface Misplaced {
@@ -88,16 +102,21 @@ export interface FileFinding {
   evidence?: string;
 }
 
-/** A finding of the relation's `_vm` or `_fsm` about one page, with its message filled in as
- * the server words it (VACUUM's warning names the relation and the relation-wide block). The
- * server reads such a page: it is no problem page. */
+/** A finding about one page: of the relation's `_vm` or `_fsm`, its message filled in as the
+ * server words it (VACUUM's warning names the relation and the relation-wide block); or of
+ * the structural checks (`amcheck`), in amcheck's words, with the line pointer it is about.
+ * The server reads such a page: it is no problem page. */
 export interface PageFinding {
   block: number;
   absoluteBlock: number;
   code: string;
   message: string;
-  /** The registry's evidence: `structural` (VACUUM warns) or `note` (the server corrects it). */
+  /** The registry's evidence: `structural` (VACUUM or amcheck says so) or `note`. */
   evidence: string;
+  /** A structural check's finding (verify_heapam, bt_index_check...), not the maps'. */
+  amcheck?: boolean;
+  /** Its line pointer (OffsetNumber, from 1), as amcheck's `offset`. */
+  offset?: number;
 }
 
 /** The odds of a bare checksum match over the range searched. */
@@ -119,8 +138,11 @@ export interface FileResult {
    * not list (with checksums off, a mismatch is ok): [chunk's code, verdict's code]. */
   remap: [number, number][];
   findings: FileFinding[];
-  /** The maps' findings about its pages, in block order. */
+  /** The maps' and the structural checks' findings about its pages, in block order. */
   pageFindings: PageFinding[];
+  /** Pages with structural findings alone past the first 1000 of the file: counted, not
+   * listed (the core's FileVerdictJs). */
+  amcheckUnlisted: number;
   chance: Chance | null;
 }
 

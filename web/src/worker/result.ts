@@ -6,11 +6,19 @@ import type { Wasm } from '../wasm';
 import type { FileFinding, FileResult, PageFinding, ProblemPage } from './protocol';
 
 // The core's tables, read once per thread.
-let tables: { status: StatusName[]; problem: Set<number>; findings: string[]; maps: Map<string, { message: string; evidence: string }> } | null = null;
+let tables: {
+  status: StatusName[];
+  problem: Set<number>;
+  findings: string[];
+  maps: Map<string, { message: string; evidence: string }>;
+  /** By code index: the message with "…" for its values, and its evidence. */
+  words: { message: string; evidence: string }[];
+} | null = null;
 
 interface FindingRow {
   code: string;
   message: string;
+  unvalued: string;
   evidence: string;
   maps: boolean;
 }
@@ -26,6 +34,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
       problem: new Set(wasm.problem_statuses()),
       findings: rows.map((f) => f.code),
       maps: new Map(rows.filter((f) => f.maps).map((f) => [f.code, { message: f.message, evidence: f.evidence }])),
+      words: rows.map((f) => ({ message: f.unvalued, evidence: f.evidence })),
     };
   }
   const t = tables;
@@ -35,10 +44,12 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     counts: FileResult['counts'];
     remap: FileResult['remap'];
     findings: FileFinding[];
+    structure_unlisted: number;
     chance: FileResult['chance'];
   };
   const [block, abs, status, stored, computed] = [v.block, v.absolute_block, v.status, v.stored, v.computed];
   const [tuple, mBlock, mKind, mMatches, start, codes] = [v.tuple_block, v.misplaced_block, v.misplaced_kind, v.misplaced_matches, v.finding_start, v.finding_codes];
+  const [sStart, sCodes, sItems] = [v.structure_start, v.structure_codes, v.structure_items];
   v.free();
   const NONE = 0xffffffff;
   const pages: ProblemPage[] = new Array<ProblemPage>(block.length);
@@ -75,6 +86,11 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
       const message = m.message.replace('%s', relation).replace('%u', String(abs[i]));
       pageFindings.push({ block: block[i], absoluteBlock: abs[i], code, message, evidence: m.evidence });
     }
+    // amcheck's per-page checks, in its words, at its block and offset.
+    for (let k = sStart[i]; k < sStart[i + 1]; k++) {
+      const w = t.words[sCodes[k]];
+      pageFindings.push({ block: block[i], absoluteBlock: abs[i], code: t.findings[sCodes[k]], message: w.message, evidence: w.evidence, amcheck: true, ...(sItems[k] ? { offset: sItems[k] } : {}) });
+    }
   }
   return {
     counts: j.counts,
@@ -84,6 +100,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     remap: j.remap,
     findings: j.findings.map((f) => ({ code: f.code, message: f.message, evidence: f.evidence, ...(f.block !== undefined ? { block: f.block } : {}), ...(f.pages !== undefined ? { pages: f.pages } : {}) })),
     pageFindings,
+    amcheckUnlisted: j.structure_unlisted,
     chance: j.chance,
   };
 }

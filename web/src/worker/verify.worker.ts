@@ -4,6 +4,7 @@
 // ends with the core's verdict of the file (or, for a part of a shared file, its exported scan).
 import { fileGeometry, headBytes } from '../lib/geometry';
 import { loadWasm, wasmBytes } from '../wasm';
+import type { StructuresJs } from '../../pkg/pgpage_wasm.js';
 import type { FinishRequest, FromWorker, StatusRun, ToWorker, VerifyRequest } from './protocol';
 import { resultOf } from './result';
 
@@ -27,6 +28,9 @@ const cancelled = new Set<number>();
 // with a collection every 500 allocations; what kept its streams alive is not promised.
 const reading = new Set<ReadableStreamBYOBReader>();
 const queue: (VerifyRequest | FinishRequest)[] = [];
+/** The data directories' hints for the structural checks by set, as the pool sent them;
+ * each is read into the core once, by the first file that needs it. */
+const hints = new Map<number, Uint8Array | StructuresJs>();
 let busy = false;
 
 const post = (m: FromWorker, transfer: Transferable[] = []): void => postMessage(m, { transfer });
@@ -37,6 +41,10 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
   const m = ev.data;
   if (m.type === 'cancel') {
     cancelled.add(m.job);
+    return;
+  }
+  if (m.type === 'hints') {
+    hints.set(m.set, m.bytes);
     return;
   }
   queue.push(m);
@@ -93,6 +101,14 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
       const whole = (f?: File) => (f ? f.arrayBuffer().then((b) => new Uint8Array(b)) : Promise.resolve(undefined));
       const [vm, fsm] = await Promise.all([whole(req.maps.vm), whole(req.maps.fsm)]);
       scan.set_maps(vm, fsm);
+    }
+    const st = req.structure;
+    if (st && st.set === null) scan.set_page_checks();
+    else if (st) {
+      let h = hints.get(st.set);
+      if (h instanceof Uint8Array) hints.set(st.set, (h = new wasm.StructuresJs(h)));
+      if (!h) throw new Error(`no structural hints ${st.set}: the pool sends them before the files`);
+      scan.set_structure(h, st.entry);
     }
     const blocks = scan.blocks;
     const trailingBytes = scan.trailing_bytes;

@@ -7,10 +7,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pgpage::catalog::names::{file_page_kind, NamedRelation, FIRST_NORMAL_OBJECT_ID};
-use pgpage::decode::{HeapContext, PageKind};
+use pgpage::catalog::names::NamedRelation;
+use pgpage::decode::PageKind;
 use pgpage::file::Fork;
 use pgpage::scan::Structure;
+use pgpage::structures::relation_structure;
 
 use super::cluster::Cluster;
 use super::walk::Item;
@@ -76,31 +77,11 @@ fn read_directory(root: &std::path::Path) -> Option<Directory> {
         let Some(dir) = listing.directory(r.tablespace_oid, r.database_oid) else {
             continue;
         };
-        let kind = file_page_kind(Fork::Main, r.relkind, r.am.as_deref());
-        let heap = (kind == Some(PageKind::Heap))
-            .then(|| HeapContext::from_control(&control, r, None))
-            .flatten();
-        let (keys, unchecked) = match kind {
-            Some(PageKind::Btree | PageKind::Gin) => {
-                match listing.index_keys.get(&(r.database_oid, r.oid)) {
-                    Some(Ok(keys)) => (Some(keys.clone()), None),
-                    Some(Err(why)) => (None, Some(why.clone())),
-                    None => (None, Some("pg_index has no row for it".to_owned())),
-                }
-            }
-            _ => (None, None),
-        };
-        // The catalogs' own indexes (name, oidvector keys) are the server's to keep: said
-        // unchecked they would drown the note for the user's indexes.
-        let unchecked = unchecked.filter(|_| r.oid >= FIRST_NORMAL_OBJECT_ID);
+        let (structure, unchecked) =
+            relation_structure(&listing, listed, Some(&control), xact.as_ref());
         let checked = Checked {
-            name: name(listed.database.as_deref(), r, kind),
-            structure: Arc::new(Structure {
-                kind,
-                heap,
-                xact: heap.and(xact.clone()),
-                keys,
-            }),
+            name: name(listed.database.as_deref(), r, structure.kind),
+            structure: Arc::new(structure),
             unchecked,
         };
         relations.insert((dir, r.relfilenode), Arc::new(checked));
