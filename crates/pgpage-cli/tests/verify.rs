@@ -431,7 +431,17 @@ fn a_file_without_read_permission_exits_2_and_the_rest_is_verified() {
         if unsafe { libc::geteuid() } == 0 {
             c.uid(65534).gid(65534);
         }
-        c.output().unwrap()
+        // Another test's thread may fork while fs::copy above still has the copy open for
+        // writing; until that child execs, running the copy fails with "Text file busy".
+        for _ in 0..100 {
+            match c.output() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                    std::thread::sleep(std::time::Duration::from_millis(20))
+                }
+                r => return r.unwrap(),
+            }
+        }
+        panic!("{} stayed busy", bin.display())
     };
     let (g, l) = (good.to_str().unwrap(), locked.to_str().unwrap());
     let reason = format!("pgpage: error: could not open file \"{l}\": Permission denied");
