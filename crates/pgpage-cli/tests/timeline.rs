@@ -20,7 +20,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::{bin_dir, json, ok, pg_tempdir, pgpage, run_pg, Cluster};
+use common::{bin_dir, json, ok, pg_tempdir, pgpage, psql_at, run_pg, Cluster};
 
 const VERSION: u32 = 16;
 const BLOCK: u32 = 3;
@@ -39,26 +39,7 @@ fn hex(s: &str) -> Vec<u8> {
 
 /// psql on the restored server's socket and port.
 fn psql(root: &Path, port: &str, sql: &[&str]) -> String {
-    let mut args = vec![
-        "-h",
-        root.to_str().unwrap(),
-        "-p",
-        port,
-        "-d",
-        "postgres",
-        "-U",
-        "postgres",
-        "-X",
-        "-A",
-        "-t",
-        "-q",
-        "-v",
-        "ON_ERROR_STOP=1",
-    ];
-    for s in sql {
-        args.extend(["-c", s]);
-    }
-    ok(run_pg(&bin_dir(15), "psql", &args), &sql.join("; "))
+    ok(psql_at(root, port, "postgres", sql), &sql.join("; "))
 }
 
 /// The newest image of block BLOCK of `t` that pg_walinspect lists in [start, end): its LSN

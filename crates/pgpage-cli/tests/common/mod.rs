@@ -89,6 +89,32 @@ pub fn pg_tempdir() -> tempfile::TempDir {
     tmp
 }
 
+/// psql on the server at socket directory `root` and `port`, one statement per `-c`, stopping
+/// at the first error: its whole output, whether it succeeded or not.
+pub fn psql_at(root: &Path, port: &str, database: &str, sql: &[&str]) -> Output {
+    let mut args = vec![
+        "-h",
+        root.to_str().unwrap(),
+        "-p",
+        port,
+        "-d",
+        database,
+        "-U",
+        "postgres",
+        "-X",
+        "-A",
+        "-t",
+        "-q",
+        "-v",
+        "ON_ERROR_STOP=1",
+    ];
+    for s in sql {
+        args.extend(["-c", s]);
+    }
+    // Debian's psql 15 is the client for every server (tests/pg/cluster.ts).
+    run_pg(&bin_dir(15), "psql", &args)
+}
+
 /// A running server of one version (`initdb -k` unless other options are given, UTF8, C
 /// locale) in a temporary directory the postgres user owns; stopped at once (immediate) if
 /// the test ends before its clean shutdown.
@@ -190,27 +216,7 @@ impl Cluster {
     /// psql's whole output, whether it succeeded or not (for statements the server must
     /// refuse).
     pub fn psql_output(&self, database: &str, sql: &[&str]) -> Output {
-        let mut args = vec![
-            "-h",
-            self.root.to_str().unwrap(),
-            "-p",
-            &self.port,
-            "-d",
-            database,
-            "-U",
-            "postgres",
-            "-X",
-            "-A",
-            "-t",
-            "-q",
-            "-v",
-            "ON_ERROR_STOP=1",
-        ];
-        for s in sql {
-            args.extend(["-c", s]);
-        }
-        // Debian's psql 15 is the client for every server (tests/pg/cluster.ts).
-        run_pg(&bin_dir(15), "psql", &args)
+        psql_at(&self.root, &self.port, database, sql)
     }
 
     /// psql on database postgres: its stdout, or its stderr (the server's error) when the
