@@ -26,7 +26,10 @@ pub fn relation_structure(
     xact: Option<&Arc<TransactionLog>>,
 ) -> (Structure, Option<String>) {
     let r = &listed.relation;
-    let kind = file_page_kind(Fork::Main, r.relkind, r.am.as_deref());
+    // A relation of an access method pgpage does not decode (contrib/bloom, pgvector, a
+    // table AM other than heap) is `Unknown`: its pages are not checked, whatever their
+    // special space looks like on its own.
+    let kind = file_page_kind(Fork::Main, r.relkind, r.am.as_deref()).or(Some(PageKind::Unknown));
     let heap = control
         .filter(|_| kind == Some(PageKind::Heap))
         .and_then(|c| HeapContext::from_control(c, r, None));
