@@ -182,7 +182,7 @@ findings! {
     /// gone without an error. Relation extension leaves such pages too, hence a note.
     ZeroPageBetweenRows => "zero_page_between_rows", Note,
         "backend/storage/page/bufpage.c", "PageIsVerified",
-        "all-zero page between pages with rows: the server reads it as an empty new page, so any rows it held are gone; a backup or WAL image may hold them";
+        "all-zero page between pages with rows: the server reads it as an empty new page; relation extension leaves such pages (several at a time under concurrent inserts and bulk loads, more from PostgreSQL 16 on), so it is no damage by itself, but rows stored there would be gone: a backup or WAL image may hold them";
 
     // ---- decode: a page's structures (line pointers, tuples, special spaces) -------------
     /// A structure the decoder laid out runs past the page's last byte.
