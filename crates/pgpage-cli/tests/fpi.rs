@@ -568,6 +568,32 @@ fn bad_wal_is_named() {
         "{found:?}"
     );
 
+    // A segment made ahead of use and never written (wal_init_zero), after the last one, as
+    // every pg_wal has after a checkpoint: the WAL ends normally there. Exit 0, and the text
+    // output says it as a note, not as a problem.
+    let ahead = tmp.path().join("ahead");
+    std::fs::create_dir(&ahead).unwrap();
+    let last = segs.last().unwrap();
+    std::fs::copy(Path::new(&wal).join(last), ahead.join(last)).unwrap();
+    let next = format!(
+        "{}{:08X}",
+        &last[..16],
+        u32::from_str_radix(&last[16..], 16).unwrap() + 1
+    );
+    std::fs::write(ahead.join(&next), vec![0u8; bytes.len()]).unwrap();
+    let (status, found) = codes(&["fpi", "--json", ahead.to_str().unwrap()]);
+    assert_eq!(
+        (status, found),
+        (Some(0), vec!["wal_segment_stale".to_owned()])
+    );
+    let out = pgpage(&["fpi", ahead.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.is_empty() && stderr.lines().all(|l| l.starts_with("pgpage: note: ")),
+        "{stderr}"
+    );
+
     // Cannot run: nothing there, or an --out directory that is not empty.
     let out = pgpage(&["fpi", tmp.path().join("nothing").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
