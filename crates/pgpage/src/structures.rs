@@ -28,8 +28,10 @@ pub fn relation_structure(
     let r = &listed.relation;
     // A relation of an access method pgpage does not decode (contrib/bloom, pgvector, a
     // table AM other than heap) is `Unknown`: its pages are not checked, whatever their
-    // special space looks like on its own.
-    let kind = file_page_kind(Fork::Main, r.relkind, r.am.as_deref()).or(Some(PageKind::Unknown));
+    // special space looks like on its own. Without its pg_am name (that catalog unread),
+    // each page is checked as its own special space says.
+    let kind = file_page_kind(Fork::Main, r.relkind, r.am.as_deref())
+        .or_else(|| r.am.as_ref().map(|_| PageKind::Unknown));
     let heap = control
         .filter(|_| kind == Some(PageKind::Heap))
         .and_then(|c| HeapContext::from_control(c, r, None));
