@@ -74,7 +74,7 @@ impl core::fmt::Display for NotStructures {
 }
 
 const MAGIC: &[u8; 4] = b"PGST";
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 
 /// The order of `KeyType`'s codes in the bytes.
 const KEY_TYPES: [KeyType; 7] = [
@@ -155,6 +155,7 @@ impl Structures {
                     put_u32(&mut out, h.oldest_xid);
                     put_u32(&mut out, h.oldest_multi);
                     put_u32(&mut out, h.next_multi);
+                    out.push(u8::from(h.next_known));
                 }
             }
             match &s.keys {
@@ -232,6 +233,11 @@ impl Structures {
                         oldest_xid: r.u32()?,
                         oldest_multi: r.u32()?,
                         next_multi: r.u32()?,
+                        next_known: match r.u8()? {
+                            0 => false,
+                            1 => true,
+                            _ => return Err(NotStructures),
+                        },
                         xact: None,
                     };
                     (Some(h), tag == 2)
@@ -330,6 +336,7 @@ mod tests {
             oldest_xid: 720,
             oldest_multi: 1,
             next_multi: 7,
+            next_known: true,
             xact: None,
         };
         let set = Structures {
@@ -344,6 +351,15 @@ mod tests {
                 Arc::new(Structure {
                     kind: Some(PageKind::Heap),
                     heap: Some(heap),
+                    xact: None,
+                    keys: None,
+                }),
+                Arc::new(Structure {
+                    kind: Some(PageKind::Heap),
+                    heap: Some(HeapContext {
+                        next_known: false,
+                        ..heap
+                    }),
                     xact: None,
                     keys: None,
                 }),
