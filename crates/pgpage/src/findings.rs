@@ -877,7 +877,8 @@ findings! {
     WalImageDecompressFailed => "wal_image_decompress_failed", Server,
         "backend/access/transam/xlogreader.c", "RestoreBlockImage",
         "could not decompress image at %X/%08X, block %d";
-    /// The last segment given ends inside a record: its rest is in a segment not given.
+    /// The WAL given ends inside a record: its rest is in a segment not given, or on a page
+    /// never written (zeros or recycled WAL), where a standby's or crashed server's WAL ends.
     WalEndsInsideRecord => "wal_ends_inside_record", Note,
         "backend/access/transam/xlogreader.c", "XLogDecodeNextRecord",
         "the WAL given ends inside the record at %X/%08X: its rest is in a later segment";

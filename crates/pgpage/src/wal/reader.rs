@@ -500,8 +500,26 @@ impl WalReader {
             return self.skip_segment();
         }
         if unwritten {
-            if let Some(p) = self.pending {
-                self.contrecord_missing(p.lsn, page_lsn);
+            if let Some(p) = self.pending.take() {
+                // The WAL ends inside this record: the server never wrote (or flushed, or
+                // sent to this standby) the page its rest goes on in. Recovery ends the WAL
+                // here as it does at any unwritten page (a standby's pg_wal, or a crashed
+                // server's, often ends so: whole pages are flushed, not whole records). Not
+                // a torn record: nothing written after it says otherwise.
+                let detail = format!(
+                    "the WAL ends inside the record at {}: the page at {} that would hold its \
+                     rest was never written ({}), as a standby's or a crashed server's WAL \
+                     may end",
+                    lsn_text(p.lsn),
+                    lsn_text(page_lsn),
+                    if pageaddr < page_lsn && magic != 0 {
+                        "it holds recycled WAL"
+                    } else {
+                        "zeros"
+                    }
+                );
+                self.problem(Finding::WalEndsInsideRecord, Some(p.lsn), detail);
+                self.prev_lsn = None;
             }
             self.summary.end_lsn = self.summary.end_lsn.or(Some(page_lsn));
             return self.skip_segment();
