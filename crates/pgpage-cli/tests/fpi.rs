@@ -606,6 +606,22 @@ fn bad_wal_is_named() {
         );
     }
 
+    // The same unwritten pages with the next segment after them: the WAL went on, so the
+    // server wrote them (it fsyncs a segment before it writes the next): a torn record.
+    let gap = tmp.path().join("gap-inside");
+    std::fs::create_dir(&gap).unwrap();
+    let mut cut = bytes.clone();
+    cut[spill * 8192..(spill + 1) * 8192].fill(0);
+    std::fs::write(gap.join(&first), &cut).unwrap();
+    std::fs::copy(Path::new(&wal).join(&segs[1]), gap.join(&segs[1])).unwrap();
+    let (status, found) = codes(&["fpi", "--json", gap.to_str().unwrap()]);
+    assert_eq!(status, Some(1), "{found:?}");
+    assert!(
+        found.contains(&"wal_contrecord_missing".to_owned())
+            && !found.contains(&"wal_ends_inside_record".to_owned()),
+        "{found:?}"
+    );
+
     // A segment made ahead of use and never written (wal_init_zero), after the last one, as
     // every pg_wal has after a checkpoint: the WAL ends normally there. Exit 0, and the text
     // output says it as a note, not as a problem.
