@@ -458,7 +458,13 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
             print_blocks(out, blocks)?;
         }
         for p in &problems {
-            eprintln!("pgpage: {}: {}", p.code, p.message);
+            // A note (a recycled or never-written segment where the WAL ends: every pg_wal
+            // has some) is said as verify says its notes, not as a problem.
+            if p.evidence == Evidence::Note {
+                eprintln!("pgpage: note: {}: {}", p.code, p.message);
+            } else {
+                eprintln!("pgpage: {}: {}", p.code, p.message);
+            }
         }
         writeln!(
             out,

@@ -27,15 +27,28 @@ impl HeapSource {
 }
 
 /// The data directory above `file` (the first directory with PG_VERSION and
-/// global/pg_control) and the file's path inside it.
+/// global/pg_control) and the file's path inside it. The path as given is searched first,
+/// links not followed: a tablespace's file is `D/pg_tblspc/OID/PG_.../DB/FILENODE`, and
+/// its canonical path (the tablespace's own directory, outside D) has no data directory
+/// above it. Then the canonical path (a file named through a link to the data directory).
 pub fn data_directory(file: &Path) -> Option<(PathBuf, PathBuf)> {
-    let file = file.canonicalize().ok()?;
-    let root = file
-        .ancestors()
-        .skip(1)
-        .find(|d| d.join("PG_VERSION").is_file() && d.join("global/pg_control").is_file())?;
-    let inside = file.strip_prefix(root).ok()?.to_path_buf();
-    Some((root.to_path_buf(), inside))
+    let find = |file: &Path| -> Option<(PathBuf, PathBuf)> {
+        let root = file
+            .ancestors()
+            .skip(1)
+            .find(|d| d.join("PG_VERSION").is_file() && d.join("global/pg_control").is_file())?;
+        let inside = file.strip_prefix(root).ok()?.to_path_buf();
+        Some((root.canonicalize().ok()?, inside))
+    };
+    let as_given = std::path::absolute(file).ok().filter(|p| {
+        // `..` would make the ancestors lie; such a path goes the canonical way.
+        !p.components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    });
+    as_given
+        .as_deref()
+        .and_then(find)
+        .or_else(|| find(&file.canonicalize().ok()?))
 }
 
 /// The heap-check context of a main-fork relation file inside a data directory whose

@@ -389,21 +389,24 @@ fn write_copy(d: &Damaged, block: u32, page: &[u8], out: &Path) -> Result<(), Fa
 /// (`DATADIR/base/DB/FILE`), as SQL.
 fn table_from_catalogs(path: &Path, name: Option<RelationFileName>) -> Option<String> {
     let name = name?;
-    let abs = std::fs::canonicalize(path).ok()?;
-    let db_dir = abs.parent()?;
-    let database: u32 = db_dir.file_name()?.to_str()?.parse().ok()?;
-    let base = db_dir.parent()?;
-    if base.file_name()? != "base" {
-        return None;
-    }
-    let mut ls = crate::ls::Ls::open(base.parent()?).ok()?;
+    // The data directory above the file, a tablespace's file too (D/pg_tblspc/OID/...):
+    // the relation is the one whose directory (its database's, in its tablespace) and
+    // relfilenode the file's are.
+    let (root, inside) = crate::heapctx::data_directory(path)?;
+    let dir = inside.parent()?.to_str()?.replace('\\', "/");
+    let mut ls = crate::ls::Ls::open(&root).ok()?;
     let listing = ls.catalogs();
-    listing
-        .relations
-        .into_iter()
-        .map(|l| l.relation)
-        .find(|r| r.database_oid == database && r.relfilenode == name.relfilenode)
-        .map(|r| quote_qualified(r.schema.as_deref().unwrap_or("public"), &r.name))
+    let found = listing.relations.iter().map(|l| &l.relation).find(|r| {
+        r.relfilenode == name.relfilenode
+            && listing
+                .directory(r.tablespace_oid, r.database_oid)
+                .as_deref()
+                == Some(dir.as_str())
+    })?;
+    Some(quote_qualified(
+        found.schema.as_deref().unwrap_or("public"),
+        &found.name,
+    ))
 }
 
 #[derive(Serialize)]

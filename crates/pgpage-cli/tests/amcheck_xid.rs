@@ -175,6 +175,7 @@ fn context<'a>(h: &Horizon, log: &'a TransactionLog) -> HeapContext<'a> {
         oldest_xid: h.oldest_xid,
         oldest_multi: h.oldest_multi,
         next_multi: h.next_multi,
+        next_known: true,
         xact: Some(log),
     }
 }

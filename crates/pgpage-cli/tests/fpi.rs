@@ -568,6 +568,86 @@ fn bad_wal_is_named() {
         "{found:?}"
     );
 
+    // The WAL ends inside a record whose rest would be on a page never written: a standby's
+    // pg_wal (whole pages are flushed and sent, not whole records) or a crashed server's.
+    // The pages from the first one a record goes on in are zeros, or recycled WAL (an older
+    // page, as a recycled segment holds): the WAL ends there, a note, exit 0, not a torn
+    // record.
+    let spill = (1..bytes.len() / 8192)
+        .find(|&p| {
+            let page = &bytes[p * 8192..];
+            let info = u16::from_le_bytes([page[2], page[3]]);
+            let rem = u32::from_le_bytes(page[16..20].try_into().unwrap());
+            info & 1 != 0 && rem > 0 && page[..2] != [0, 0]
+        })
+        .expect("a record that goes on in the next page");
+    for recycled in [false, true] {
+        let ends = tmp.path().join(format!("ends-{recycled}"));
+        std::fs::create_dir(&ends).unwrap();
+        let mut cut = bytes.clone();
+        for p in spill..bytes.len() / 8192 {
+            let page = if recycled {
+                // The same page of the segment before: its xlp_pageaddr 16 MB back.
+                let mut old = bytes[p * 8192..(p + 1) * 8192].to_vec();
+                let addr = u64::from_le_bytes(old[8..16].try_into().unwrap());
+                old[8..16].copy_from_slice(&(addr - (1u64 << 24)).to_le_bytes());
+                old
+            } else {
+                vec![0u8; 8192]
+            };
+            cut[p * 8192..(p + 1) * 8192].copy_from_slice(&page);
+        }
+        std::fs::write(ends.join(&first), &cut).unwrap();
+        let (status, found) = codes(&["fpi", "--json", ends.to_str().unwrap()]);
+        assert_eq!(
+            (status, found),
+            (Some(0), vec!["wal_ends_inside_record".to_owned()]),
+            "recycled {recycled}"
+        );
+    }
+
+    // The same unwritten pages with the next segment after them: the WAL went on, so the
+    // server wrote them (it fsyncs a segment before it writes the next): a torn record.
+    let gap = tmp.path().join("gap-inside");
+    std::fs::create_dir(&gap).unwrap();
+    let mut cut = bytes.clone();
+    cut[spill * 8192..(spill + 1) * 8192].fill(0);
+    std::fs::write(gap.join(&first), &cut).unwrap();
+    std::fs::copy(Path::new(&wal).join(&segs[1]), gap.join(&segs[1])).unwrap();
+    let (status, found) = codes(&["fpi", "--json", gap.to_str().unwrap()]);
+    assert_eq!(status, Some(1), "{found:?}");
+    assert!(
+        found.contains(&"wal_contrecord_missing".to_owned())
+            && !found.contains(&"wal_ends_inside_record".to_owned()),
+        "{found:?}"
+    );
+
+    // A segment made ahead of use and never written (wal_init_zero), after the last one, as
+    // every pg_wal has after a checkpoint: the WAL ends normally there. Exit 0, and the text
+    // output says it as a note, not as a problem.
+    let ahead = tmp.path().join("ahead");
+    std::fs::create_dir(&ahead).unwrap();
+    let last = segs.last().unwrap();
+    std::fs::copy(Path::new(&wal).join(last), ahead.join(last)).unwrap();
+    let next = format!(
+        "{}{:08X}",
+        &last[..16],
+        u32::from_str_radix(&last[16..], 16).unwrap() + 1
+    );
+    std::fs::write(ahead.join(&next), vec![0u8; bytes.len()]).unwrap();
+    let (status, found) = codes(&["fpi", "--json", ahead.to_str().unwrap()]);
+    assert_eq!(
+        (status, found),
+        (Some(0), vec!["wal_segment_stale".to_owned()])
+    );
+    let out = pgpage(&["fpi", ahead.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.is_empty() && stderr.lines().all(|l| l.starts_with("pgpage: note: ")),
+        "{stderr}"
+    );
+
     // Cannot run: nothing there, or an --out directory that is not empty.
     let out = pgpage(&["fpi", tmp.path().join("nothing").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));

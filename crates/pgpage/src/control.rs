@@ -73,6 +73,9 @@ fn layout(version: u32) -> Option<Layout> {
 /// offsetof(ControlFileData, checkPointCopy); the CheckPoint fields below are relative to it.
 const CHECKPOINT: usize = 40;
 
+/// pg_control.h: DBState DB_SHUTDOWNED, a cluster shut down cleanly (not in recovery).
+pub const DB_SHUTDOWNED: u32 = 1;
+
 /// pg_control.h: DBState, in pg_controldata's words (pg_controldata.c dbState()).
 pub fn state_words(state: u32) -> &'static str {
     match state {

@@ -182,7 +182,7 @@ findings! {
     /// gone without an error. Relation extension leaves such pages too, hence a note.
     ZeroPageBetweenRows => "zero_page_between_rows", Note,
         "backend/storage/page/bufpage.c", "PageIsVerified",
-        "all-zero page between pages with rows: the server reads it as an empty new page, so any rows it held are gone; a backup or WAL image may hold them";
+        "all-zero page between pages with rows: the server reads it as an empty new page; relation extension leaves such pages (several at a time under concurrent inserts and bulk loads, more from PostgreSQL 16 on), so it is no damage by itself, but rows stored there would be gone: a backup or WAL image may hold them";
 
     // ---- decode: a page's structures (line pointers, tuples, special spaces) -------------
     /// A structure the decoder laid out runs past the page's last byte.
@@ -877,7 +877,8 @@ findings! {
     WalImageDecompressFailed => "wal_image_decompress_failed", Server,
         "backend/access/transam/xlogreader.c", "RestoreBlockImage",
         "could not decompress image at %X/%08X, block %d";
-    /// The last segment given ends inside a record: its rest is in a segment not given.
+    /// The WAL given ends inside a record: its rest is in a segment not given, or on a page
+    /// never written (zeros or recycled WAL), where a standby's or crashed server's WAL ends.
     WalEndsInsideRecord => "wal_ends_inside_record", Note,
         "backend/access/transam/xlogreader.c", "XLogDecodeNextRecord",
         "the WAL given ends inside the record at %X/%08X: its rest is in a later segment";

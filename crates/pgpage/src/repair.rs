@@ -422,7 +422,7 @@ fn surgery_sql(
         (Some(t), _) => String::from(t),
         (None, Some(r)) => {
             out.push_str(&format!(
-                "-- TABLE NOT KNOWN: replace <table> by the table this file belongs to (its name is not in the files given):\n--   SELECT pg_filenode_relation(0, {r});   -- in the table's database\n"
+                "-- TABLE NOT KNOWN: replace <table> by the table this file belongs to (its name is not in the files given):\n--   SELECT pg_filenode_relation(0, {r});   -- in the table's database; 0 is its default tablespace: a file under pg_tblspc/OID/ takes that OID\n"
             ));
             String::from("<table>")
         }

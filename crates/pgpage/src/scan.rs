@@ -362,7 +362,8 @@ pub struct FileScan {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Structure {
     /// The kind of the file's pages (`decode::file_kind`, or the catalog's access method):
-    /// a damaged page is checked as its file's kind.
+    /// a damaged page is checked as its file's kind. `Unknown`: the catalog's access method
+    /// is one pgpage does not decode, and no page of the file is checked.
     pub kind: Option<PageKind>,
     /// A heap's pg_class row and the cluster's horizon (its `xact` left None: see `xact`).
     pub heap: Option<HeapContext<'static>>,
@@ -376,6 +377,9 @@ impl Structure {
     /// The checks' findings on one page; notes (`Evidence::Note`: "order not checked") are
     /// about the relation, not the page, and the header's findings are verify's own.
     fn check(&self, page: &[u8], absolute: u32, endian: Endian) -> Vec<ItemFinding> {
+        if self.kind == Some(PageKind::Unknown) {
+            return Vec::new();
+        }
         let opts = DecodeOptions {
             endian,
             file_kind: self.kind,
@@ -689,6 +693,13 @@ impl FileScan {
     /// gin_index_check's walk of a GIN index; their findings join the rows of their pages.
     fn btree_walk(&self, pages: &mut Vec<PageRow>, off: bool) {
         if self.segno != 0 || self.extent.blocks >= self.geometry.block_size.blocks_per_segment() {
+            return;
+        }
+        if self
+            .structure
+            .as_deref()
+            .is_some_and(|s| s.kind == Some(PageKind::Unknown))
+        {
             return;
         }
         let mut found = self.gin.walk(self.extent.blocks);

@@ -26,7 +26,12 @@ pub fn relation_structure(
     xact: Option<&Arc<TransactionLog>>,
 ) -> (Structure, Option<String>) {
     let r = &listed.relation;
-    let kind = file_page_kind(Fork::Main, r.relkind, r.am.as_deref());
+    // A relation of an access method pgpage does not decode (contrib/bloom, pgvector, a
+    // table AM other than heap) is `Unknown`: its pages are not checked, whatever their
+    // special space looks like on its own. Without its pg_am name (that catalog unread),
+    // each page is checked as its own special space says.
+    let kind = file_page_kind(Fork::Main, r.relkind, r.am.as_deref())
+        .or_else(|| r.am.as_ref().map(|_| PageKind::Unknown));
     let heap = control
         .filter(|_| kind == Some(PageKind::Heap))
         .and_then(|c| HeapContext::from_control(c, r, None));
@@ -69,7 +74,7 @@ impl core::fmt::Display for NotStructures {
 }
 
 const MAGIC: &[u8; 4] = b"PGST";
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 
 /// The order of `KeyType`'s codes in the bytes.
 const KEY_TYPES: [KeyType; 7] = [
@@ -150,6 +155,7 @@ impl Structures {
                     put_u32(&mut out, h.oldest_xid);
                     put_u32(&mut out, h.oldest_multi);
                     put_u32(&mut out, h.next_multi);
+                    out.push(u8::from(h.next_known));
                 }
             }
             match &s.keys {
@@ -227,6 +233,11 @@ impl Structures {
                         oldest_xid: r.u32()?,
                         oldest_multi: r.u32()?,
                         next_multi: r.u32()?,
+                        next_known: match r.u8()? {
+                            0 => false,
+                            1 => true,
+                            _ => return Err(NotStructures),
+                        },
                         xact: None,
                     };
                     (Some(h), tag == 2)
@@ -325,6 +336,7 @@ mod tests {
             oldest_xid: 720,
             oldest_multi: 1,
             next_multi: 7,
+            next_known: true,
             xact: None,
         };
         let set = Structures {
@@ -339,6 +351,15 @@ mod tests {
                 Arc::new(Structure {
                     kind: Some(PageKind::Heap),
                     heap: Some(heap),
+                    xact: None,
+                    keys: None,
+                }),
+                Arc::new(Structure {
+                    kind: Some(PageKind::Heap),
+                    heap: Some(HeapContext {
+                        next_known: false,
+                        ..heap
+                    }),
                     xact: None,
                     keys: None,
                 }),

@@ -94,6 +94,7 @@ fn read_directory(root: &std::path::Path) -> Option<Directory> {
 fn name(database: Option<&str>, r: &NamedRelation, kind: Option<PageKind>) -> Option<String> {
     let what = match (r.relkind, kind?) {
         ('r' | 't' | 'm', PageKind::Heap) => "heap table".to_owned(),
+        ('i', PageKind::Unknown) => format!("{} index", r.am.as_deref().unwrap_or("unknown")),
         ('i', k) => format!("{} index", k.as_str()),
         _ => return None,
     };

@@ -14,6 +14,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::args::ReadAs;
+use pgpage::control::{state_words, DB_SHUTDOWNED};
 use read::{Plan, Reader};
 use report::Report;
 use walk::WalkOptions;
@@ -74,6 +75,19 @@ pub fn run(args: &VerifyArgs) -> i32 {
     let mut plan = Plan::new(items, clusters, args.read_as.geometry_choice(), args.all);
     if args.amcheck {
         plan.checked = amcheck::relations(items);
+        // HeapContext::next_known: a standby stopped in recovery, or a cluster that crashed
+        // or runs, has pages newer than the checkpoint pg_control keeps.
+        for c in clusters {
+            if let Some(control) = c.trusted().filter(|c| c.state != DB_SHUTDOWNED) {
+                eprintln!(
+                    "pgpage: note: cluster \"{}\" is \"{}\": its pages may hold transactions \
+                     after the checkpoint its pg_control keeps, so xids and MultiXactIds are \
+                     not held against that checkpoint's nextXid and nextMulti",
+                    c.display,
+                    state_words(control.state)
+                );
+            }
+        }
     }
     let options = report::Options {
         json: args.json,

@@ -47,6 +47,14 @@ pub struct HeapContext<'a> {
     pub oldest_multi: u32,
     /// checkPointCopy.nextMulti.
     pub next_multi: u32,
+    /// nextXid and nextMulti above bound every xid and MultiXactId in the pages: the
+    /// cluster was shut down cleanly (DBState DB_SHUTDOWNED), its shutdown checkpoint the
+    /// last thing it wrote. A standby stopped in recovery keeps its last restartpoint's
+    /// checkpoint, older than the WAL it replayed into the pages it flushed (the server's
+    /// own nextXid, which verify_heapam reads, has moved past it); a cluster that crashed or
+    /// still runs has pages written after its last checkpoint too. Then an xid or
+    /// MultiXactId at or past them is not said to be in the future.
+    pub next_known: bool,
     /// pg_xact and pg_multixact: without them an xmin with no hint bits has no known status
     /// (and what verify_heapam checks after it is not judged), nor a MultiXactId's update xid.
     pub xact: Option<&'a TransactionLog>,
@@ -78,6 +86,7 @@ impl<'a> HeapContext<'a> {
             oldest_xid: num("oldest_xid")?,
             oldest_multi: num("oldest_multi_xid")?,
             next_multi: num("next_multixact_id")?,
+            next_known: control.state == crate::control::DB_SHUTDOWNED,
             xact: xact.filter(|log| log.has_xact()),
         })
     }
@@ -119,7 +128,7 @@ impl HeapContext<'_> {
             _ => {}
         }
         let fxid = self.full(xid);
-        if fxid >= self.next_full_xid {
+        if fxid >= self.next_full_xid && self.next_known {
             Bounds::InFuture
         } else if fxid < self.full(self.oldest_xid) {
             Bounds::PrecedesClusterMin
@@ -139,7 +148,7 @@ impl HeapContext<'_> {
             Bounds::PrecedesRelMin
         } else if precedes(multi, self.oldest_multi) {
             Bounds::PrecedesClusterMin
-        } else if !precedes(multi, self.next_multi) {
+        } else if !precedes(multi, self.next_multi) && self.next_known {
             Bounds::InFuture
         } else {
             Bounds::Ok
@@ -610,6 +619,7 @@ mod tests {
             oldest_xid: 800,
             oldest_multi: 3,
             next_multi: 40,
+            next_known: true,
             xact: None,
         }
     }

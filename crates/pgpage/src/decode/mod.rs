@@ -876,6 +876,8 @@ pub(crate) fn special_opaque(
 const HASHO_PAGE_ID: u16 = 0xFF80;
 const GIST_PAGE_ID: u16 = 0xFF81;
 const SPGIST_PAGE_ID: u16 = 0xFF82;
+/// ginblock.h: every GinPageOpaqueData.flags bit, GIN_DATA (1) to GIN_COMPRESSED (1 << 7).
+const GIN_FLAGS_ALL: u16 = 0xFF;
 /// commands/sequence.c: SEQ_MAGIC.
 pub(crate) const SEQ_MAGIC: u32 = 0x1717;
 
@@ -915,7 +917,10 @@ pub fn detect_kind(page: &[u8], endian: Endian, fork: Fork) -> PageKind {
         {
             PageKind::Btree
         }
-        (8, _) => PageKind::Gin,
+        // ginblock.h: GIN's flags (GIN_DATA .. GIN_COMPRESSED) are the low eight bits of
+        // the special space's last two bytes; other access methods keep a page id there
+        // (contrib/bloom's BLOOM_PAGE_ID 0xFF83, pgvector's 0xFF84 and 0xFF90), never GIN's.
+        (8, Some(flags)) if flags <= GIN_FLAGS_ALL => PageKind::Gin,
         _ => PageKind::Unknown,
     }
 }

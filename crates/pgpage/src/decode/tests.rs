@@ -225,3 +225,44 @@ fn hex_prints_every_byte_as_format_does() {
     assert_eq!(hex(&all, " "), expected.join(" "));
     assert_eq!(bytea(&all), format!("\\x{}", expected.concat()));
 }
+
+/// contrib/bloom's pages (blutils.c BloomInitPage): an 8-byte special space like GIN's whose
+/// last two bytes are BLOOM_PAGE_ID, tuples packed after the header without line pointers.
+/// They are not GIN pages (whose flags never pass GIN_COMPRESSED): decoded as GIN, their
+/// signatures read as posting lists "running past pd_lower" on every page of an untouched
+/// index. pgvector's ivfflat (0xFF84) and hnsw (0xFF90) pages end the same way.
+#[test]
+fn bloom_and_other_page_ids_in_an_8_byte_special_are_not_gin() {
+    for page_id in [0xFF83u16, 0xFF84, 0xFF90] {
+        let mut page = vec![0u8; 8192];
+        page[12..14].copy_from_slice(&8184u16.to_le_bytes()); // pd_lower: tuples fill it
+        page[14..16].copy_from_slice(&8184u16.to_le_bytes()); // pd_upper
+        page[16..18].copy_from_slice(&8184u16.to_le_bytes()); // pd_special
+        page[18..20].copy_from_slice(&(8192u16 | 4).to_le_bytes());
+        // BloomPageOpaqueData: maxoff 50, flags 0, unused, bloom_page_id.
+        page[8184..8186].copy_from_slice(&50u16.to_le_bytes());
+        page[8190..8192].copy_from_slice(&page_id.to_le_bytes());
+        // Signature bytes that decode as GIN posting-list segments.
+        for (i, b) in page[24..8184].iter_mut().enumerate() {
+            *b = (i * 37 % 251) as u8;
+        }
+        assert_eq!(
+            detect_kind(&page, Endian::Little, Fork::Main),
+            PageKind::Unknown,
+            "page id {page_id:#x}"
+        );
+    }
+    // GIN's own flags, every combination, stay GIN.
+    let mut page = vec![0u8; 8192];
+    page[12..14].copy_from_slice(&24u16.to_le_bytes());
+    page[14..16].copy_from_slice(&8184u16.to_le_bytes());
+    page[16..18].copy_from_slice(&8184u16.to_le_bytes());
+    page[18..20].copy_from_slice(&(8192u16 | 4).to_le_bytes());
+    for flags in 0..=0xFFu16 {
+        page[8190..8192].copy_from_slice(&flags.to_le_bytes());
+        assert_eq!(
+            detect_kind(&page, Endian::Little, Fork::Main),
+            PageKind::Gin
+        );
+    }
+}

@@ -79,6 +79,17 @@ enum SegState {
     Skipping,
 }
 
+/// A page never written where the WAL seemed to end (`WalReader::unwritten`).
+#[derive(Clone, Debug)]
+struct Unwritten {
+    page_lsn: u64,
+    /// The record that went on in it, noted as the WAL's end inside it.
+    pending: Option<u64>,
+    /// The server's words for the page, should the WAL go on after it.
+    finding: Finding,
+    detail: String,
+}
+
 /// A record whose bytes continue on a later page.
 #[derive(Clone, Copy, Debug)]
 struct Pending {
@@ -96,6 +107,9 @@ pub struct WalReader {
     problems: Vec<WalProblem>,
     /// A stale segment was met: the WAL ended before it, and nothing after it is read.
     ended: bool,
+    /// The first page read that was never written (zeros or recycled WAL), where the WAL
+    /// seemed to end: its problem if a later segment holds the WAL that goes on after it.
+    unwritten: Option<Unwritten>,
     // The segment being fed.
     seg_index: Option<u32>,
     seg_name: Option<SegmentName>,
@@ -150,6 +164,7 @@ impl WalReader {
             magic: None,
             problems: Vec::new(),
             ended: false,
+            unwritten: None,
             seg_index: None,
             seg_name: None,
             seg_label: String::new(),
@@ -428,6 +443,15 @@ impl WalReader {
             }
             _ => {}
         }
+        if let Some(u) = self.unwritten.take() {
+            // The WAL did not end at that page: the server fsyncs a segment before it
+            // writes the next, so an unwritten page with WAL after it is damage or a gap.
+            if let Some(rec) = u.pending {
+                self.problems
+                    .retain(|p| !(p.finding == Finding::WalEndsInsideRecord && p.lsn == Some(rec)));
+            }
+            self.problem(u.finding, Some(u.pending.unwrap_or(u.page_lsn)), u.detail);
+        }
         self.magic = Some(magic);
         self.summary.version = Some(version);
         self.summary.system_identifier = Some(sysid);
@@ -500,8 +524,60 @@ impl WalReader {
             return self.skip_segment();
         }
         if unwritten {
-            if let Some(p) = self.pending {
-                self.contrecord_missing(p.lsn, page_lsn);
+            let pending = self.pending.map(|p| p.lsn);
+            if self.unwritten.is_none() {
+                let (finding, detail) = match pending {
+                    Some(rec) => (
+                        Finding::WalContrecordMissing,
+                        format!(
+                            "there is no contrecord flag at {}: the record at {} is torn, and the WAL goes on in a later segment",
+                            lsn_text(page_lsn),
+                            lsn_text(rec)
+                        ),
+                    ),
+                    None if magic == 0 => (
+                        Finding::WalPageMagicInvalid,
+                        format!(
+                            "invalid magic number 0000 in WAL segment {label}, LSN {}, offset {offset}: the WAL goes on in a later segment",
+                            lsn_text(page_lsn)
+                        ),
+                    ),
+                    None => (
+                        Finding::WalPageAddrUnexpected,
+                        format!(
+                            "unexpected pageaddr {} in WAL segment {label}, LSN {}, offset {offset}: the WAL goes on in a later segment",
+                            lsn_text(pageaddr),
+                            lsn_text(page_lsn)
+                        ),
+                    ),
+                };
+                self.unwritten = Some(Unwritten {
+                    page_lsn,
+                    pending,
+                    finding,
+                    detail,
+                });
+            }
+            if let Some(p) = self.pending.take() {
+                // The WAL ends inside this record: the server never wrote (or flushed, or
+                // sent to this standby) the page its rest goes on in. Recovery ends the WAL
+                // here as it does at any unwritten page (a standby's pg_wal, or a crashed
+                // server's, often ends so: whole pages are flushed, not whole records). Not
+                // a torn record: nothing written after it says otherwise.
+                let detail = format!(
+                    "the WAL ends inside the record at {}: the page at {} that would hold its \
+                     rest was never written ({}), as a standby's or a crashed server's WAL \
+                     may end",
+                    lsn_text(p.lsn),
+                    lsn_text(page_lsn),
+                    if pageaddr < page_lsn && magic != 0 {
+                        "it holds recycled WAL"
+                    } else {
+                        "zeros"
+                    }
+                );
+                self.problem(Finding::WalEndsInsideRecord, Some(p.lsn), detail);
+                self.prev_lsn = None;
             }
             self.summary.end_lsn = self.summary.end_lsn.or(Some(page_lsn));
             return self.skip_segment();
