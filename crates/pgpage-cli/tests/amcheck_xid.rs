@@ -395,35 +395,7 @@ fn held_against_amcheck(version: u32) {
     );
 }
 
-#[test]
-fn xid_findings_match_amcheck_13() {
-    held_against_amcheck(13);
-}
-
-#[test]
-fn xid_findings_match_amcheck_14() {
-    held_against_amcheck(14);
-}
-
-#[test]
-fn xid_findings_match_amcheck_15() {
-    held_against_amcheck(15);
-}
-
-#[test]
-fn xid_findings_match_amcheck_16() {
-    held_against_amcheck(16);
-}
-
-#[test]
-fn xid_findings_match_amcheck_17() {
-    held_against_amcheck(17);
-}
-
-#[test]
-fn xid_findings_match_amcheck_18() {
-    held_against_amcheck(18);
-}
+each_version!(held_against_amcheck);
 
 /// `pgpage repair`'s pg_surgery SQL for a tuple whose xmin the server cannot look up: run in
 /// the server (pg_surgery is in Debian's 15 only among the builds here), heap_force_freeze

@@ -243,32 +243,4 @@ fn held_against_server(version: u32) {
     c.psql(&["select bt_index_check('t_id', true)"]);
 }
 
-#[test]
-fn v13() {
-    held_against_server(13);
-}
-
-#[test]
-fn v14() {
-    held_against_server(14);
-}
-
-#[test]
-fn v15() {
-    held_against_server(15);
-}
-
-#[test]
-fn v16() {
-    held_against_server(16);
-}
-
-#[test]
-fn v17() {
-    held_against_server(17);
-}
-
-#[test]
-fn v18() {
-    held_against_server(18);
-}
+each_version!(held_against_server);

@@ -356,32 +356,4 @@ fn held_against_amcheck(version: u32) {
     eprintln!("PostgreSQL {version}: {held} amcheck errors found by pgpage at their blocks");
 }
 
-#[test]
-fn parent_checks_match_amcheck_13() {
-    held_against_amcheck(13);
-}
-
-#[test]
-fn parent_checks_match_amcheck_14() {
-    held_against_amcheck(14);
-}
-
-#[test]
-fn parent_checks_match_amcheck_15() {
-    held_against_amcheck(15);
-}
-
-#[test]
-fn parent_checks_match_amcheck_16() {
-    held_against_amcheck(16);
-}
-
-#[test]
-fn parent_checks_match_amcheck_17() {
-    held_against_amcheck(17);
-}
-
-#[test]
-fn parent_checks_match_amcheck_18() {
-    held_against_amcheck(18);
-}
+each_version!(held_against_amcheck);

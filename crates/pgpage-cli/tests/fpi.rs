@@ -415,35 +415,7 @@ fn check_bkp_details(w: &Wal, report: &Value) {
     assert_eq!(ours, theirs, "pg_waldump --bkp-details lists other images");
 }
 
-#[test]
-fn postgres_13_known_pages() {
-    check_version(13);
-}
-
-#[test]
-fn postgres_14_known_pages() {
-    check_version(14);
-}
-
-#[test]
-fn postgres_15_pg_waldump_bkp_details() {
-    check_version(15);
-}
-
-#[test]
-fn postgres_16_pg_walinspect() {
-    check_version(16);
-}
-
-#[test]
-fn postgres_17_pg_walinspect() {
-    check_version(17);
-}
-
-#[test]
-fn postgres_18_save_fullpage_and_pg_walinspect() {
-    check_version(18);
-}
+each_version!(check_version);
 
 /// Bad input: each named, exit status as the contract says, never a panic.
 #[test]

@@ -192,32 +192,4 @@ fn held_against_server(version: u32) {
     }
 }
 
-#[test]
-fn index_read_errors_match_the_server_13() {
-    held_against_server(13);
-}
-
-#[test]
-fn index_read_errors_match_the_server_14() {
-    held_against_server(14);
-}
-
-#[test]
-fn index_read_errors_match_the_server_15() {
-    held_against_server(15);
-}
-
-#[test]
-fn index_read_errors_match_the_server_16() {
-    held_against_server(16);
-}
-
-#[test]
-fn index_read_errors_match_the_server_17() {
-    held_against_server(17);
-}
-
-#[test]
-fn index_read_errors_match_the_server_18() {
-    held_against_server(18);
-}
+each_version!(held_against_server);

@@ -479,35 +479,7 @@ fn damaged_pg_class(s: &Cluster, clean: &Value) {
     assert_eq!(in_db(&v, true), before, "every relation still named");
 }
 
-#[test]
-fn ls_equals_the_server_13() {
-    ls_equals_the_server(13);
-}
-
-#[test]
-fn ls_equals_the_server_14() {
-    ls_equals_the_server(14);
-}
-
-#[test]
-fn ls_equals_the_server_15() {
-    ls_equals_the_server(15);
-}
-
-#[test]
-fn ls_equals_the_server_16() {
-    ls_equals_the_server(16);
-}
-
-#[test]
-fn ls_equals_the_server_17() {
-    ls_equals_the_server(17);
-}
-
-#[test]
-fn ls_equals_the_server_18() {
-    ls_equals_the_server(18);
-}
+each_version!(ls_equals_the_server);
 
 #[test]
 fn not_a_data_directory() {

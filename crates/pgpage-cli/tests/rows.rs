@@ -118,35 +118,7 @@ fn csv_equals_copy(version: u32) {
     );
 }
 
-#[test]
-fn csv_equals_copy_13() {
-    csv_equals_copy(13);
-}
-
-#[test]
-fn csv_equals_copy_14() {
-    csv_equals_copy(14);
-}
-
-#[test]
-fn csv_equals_copy_15() {
-    csv_equals_copy(15);
-}
-
-#[test]
-fn csv_equals_copy_16() {
-    csv_equals_copy(16);
-}
-
-#[test]
-fn csv_equals_copy_17() {
-    csv_equals_copy(17);
-}
-
-#[test]
-fn csv_equals_copy_18() {
-    csv_equals_copy(18);
-}
+each_version!(csv_equals_copy);
 
 /// Text format and JSON lines on a small table.
 #[test]
@@ -618,32 +590,4 @@ fn catalog_rows_equal_copy(version: u32) {
     );
 }
 
-#[test]
-fn catalog_rows_equal_copy_13() {
-    catalog_rows_equal_copy(13);
-}
-
-#[test]
-fn catalog_rows_equal_copy_14() {
-    catalog_rows_equal_copy(14);
-}
-
-#[test]
-fn catalog_rows_equal_copy_15() {
-    catalog_rows_equal_copy(15);
-}
-
-#[test]
-fn catalog_rows_equal_copy_16() {
-    catalog_rows_equal_copy(16);
-}
-
-#[test]
-fn catalog_rows_equal_copy_17() {
-    catalog_rows_equal_copy(17);
-}
-
-#[test]
-fn catalog_rows_equal_copy_18() {
-    catalog_rows_equal_copy(18);
-}
+each_version!(catalog_rows_equal_copy);

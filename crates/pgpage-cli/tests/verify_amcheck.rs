@@ -220,32 +220,4 @@ fn held_against_amcheck(version: u32) {
     }
 }
 
-#[test]
-fn verify_amcheck_matches_amcheck_13() {
-    held_against_amcheck(13);
-}
-
-#[test]
-fn verify_amcheck_matches_amcheck_14() {
-    held_against_amcheck(14);
-}
-
-#[test]
-fn verify_amcheck_matches_amcheck_15() {
-    held_against_amcheck(15);
-}
-
-#[test]
-fn verify_amcheck_matches_amcheck_16() {
-    held_against_amcheck(16);
-}
-
-#[test]
-fn verify_amcheck_matches_amcheck_17() {
-    held_against_amcheck(17);
-}
-
-#[test]
-fn verify_amcheck_matches_amcheck_18() {
-    held_against_amcheck(18);
-}
+each_version!(held_against_amcheck);

@@ -80,32 +80,4 @@ fn contrib_indexes_give_nothing(version: u32) {
     );
 }
 
-#[test]
-fn contrib_indexes_give_nothing_13() {
-    contrib_indexes_give_nothing(13);
-}
-
-#[test]
-fn contrib_indexes_give_nothing_14() {
-    contrib_indexes_give_nothing(14);
-}
-
-#[test]
-fn contrib_indexes_give_nothing_15() {
-    contrib_indexes_give_nothing(15);
-}
-
-#[test]
-fn contrib_indexes_give_nothing_16() {
-    contrib_indexes_give_nothing(16);
-}
-
-#[test]
-fn contrib_indexes_give_nothing_17() {
-    contrib_indexes_give_nothing(17);
-}
-
-#[test]
-fn contrib_indexes_give_nothing_18() {
-    contrib_indexes_give_nothing(18);
-}
+each_version!(contrib_indexes_give_nothing);

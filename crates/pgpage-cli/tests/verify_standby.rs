@@ -150,32 +150,4 @@ fn standby_stopped_in_recovery_gives_nothing(version: u32) {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("its pages may hold transactions"));
 }
 
-#[test]
-fn standby_stopped_in_recovery_gives_nothing_13() {
-    standby_stopped_in_recovery_gives_nothing(13);
-}
-
-#[test]
-fn standby_stopped_in_recovery_gives_nothing_14() {
-    standby_stopped_in_recovery_gives_nothing(14);
-}
-
-#[test]
-fn standby_stopped_in_recovery_gives_nothing_15() {
-    standby_stopped_in_recovery_gives_nothing(15);
-}
-
-#[test]
-fn standby_stopped_in_recovery_gives_nothing_16() {
-    standby_stopped_in_recovery_gives_nothing(16);
-}
-
-#[test]
-fn standby_stopped_in_recovery_gives_nothing_17() {
-    standby_stopped_in_recovery_gives_nothing(17);
-}
-
-#[test]
-fn standby_stopped_in_recovery_gives_nothing_18() {
-    standby_stopped_in_recovery_gives_nothing(18);
-}
+each_version!(standby_stopped_in_recovery_gives_nothing);

@@ -125,32 +125,4 @@ fn all_versions(version: u32) {
     );
 }
 
-#[test]
-fn all_versions_13() {
-    all_versions(13);
-}
-
-#[test]
-fn all_versions_14() {
-    all_versions(14);
-}
-
-#[test]
-fn all_versions_15() {
-    all_versions(15);
-}
-
-#[test]
-fn all_versions_16() {
-    all_versions(16);
-}
-
-#[test]
-fn all_versions_17() {
-    all_versions(17);
-}
-
-#[test]
-fn all_versions_18() {
-    all_versions(18);
-}
+each_version!(all_versions);

@@ -218,32 +218,4 @@ fn held_against_vacuum(version: u32) {
     assert_eq!(words(message), words(ours), "{version}: {server}");
 }
 
-#[test]
-fn vm_and_fsm_held_against_vacuum_13() {
-    held_against_vacuum(13);
-}
-
-#[test]
-fn vm_and_fsm_held_against_vacuum_14() {
-    held_against_vacuum(14);
-}
-
-#[test]
-fn vm_and_fsm_held_against_vacuum_15() {
-    held_against_vacuum(15);
-}
-
-#[test]
-fn vm_and_fsm_held_against_vacuum_16() {
-    held_against_vacuum(16);
-}
-
-#[test]
-fn vm_and_fsm_held_against_vacuum_17() {
-    held_against_vacuum(17);
-}
-
-#[test]
-fn vm_and_fsm_held_against_vacuum_18() {
-    held_against_vacuum(18);
-}
+each_version!(held_against_vacuum);

@@ -395,32 +395,4 @@ fn pg18_tools() -> Option<PathBuf> {
         .find(|b| b.join("pg_waldump").is_file())
 }
 
-#[test]
-fn postgres_13_record_names() {
-    check_version(13);
-}
-
-#[test]
-fn postgres_14_record_names() {
-    check_version(14);
-}
-
-#[test]
-fn postgres_15_record_names_pg_walinspect_and_pg_waldump() {
-    check_version(15);
-}
-
-#[test]
-fn postgres_16_record_names_pg_walinspect() {
-    check_version(16);
-}
-
-#[test]
-fn postgres_17_record_names_pg_walinspect() {
-    check_version(17);
-}
-
-#[test]
-fn postgres_18_record_names_pg_walinspect_and_pg_waldump() {
-    check_version(18);
-}
+each_version!(check_version);

@@ -260,3 +260,42 @@ impl Cluster {
         self.data.join(self.psql(&[sql_path]).trim())
     }
 }
+
+/// One `#[test]` per PostgreSQL version 13 to 18, each calling `$check(version)`: the tests
+/// are `$check::pg13` .. `$check::pg18`, run in parallel as separate tests.
+#[macro_export]
+macro_rules! each_version {
+    ($check:ident) => {
+        mod $check {
+            #[test]
+            fn pg13() {
+                super::$check(13);
+            }
+
+            #[test]
+            fn pg14() {
+                super::$check(14);
+            }
+
+            #[test]
+            fn pg15() {
+                super::$check(15);
+            }
+
+            #[test]
+            fn pg16() {
+                super::$check(16);
+            }
+
+            #[test]
+            fn pg17() {
+                super::$check(17);
+            }
+
+            #[test]
+            fn pg18() {
+                super::$check(18);
+            }
+        }
+    };
+}
