@@ -460,11 +460,12 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
         for p in &problems {
             // A note (a recycled or never-written segment where the WAL ends: every pg_wal
             // has some) is said as verify says its notes, not as a problem.
-            if p.evidence == Evidence::Note {
-                eprintln!("pgpage: note: {}: {}", p.code, p.message);
+            let note = if p.evidence == Evidence::Note {
+                "note: "
             } else {
-                eprintln!("pgpage: {}: {}", p.code, p.message);
-            }
+                ""
+            };
+            eprintln!("pgpage: {note}{}: {}", p.code, p.message);
         }
         writeln!(
             out,

@@ -79,6 +79,32 @@ enum SegState {
     Skipping,
 }
 
+/// xlogreader.c's words for a page header whose magic number is not the segment's.
+fn magic_invalid(magic: u16, label: &str, page_lsn: u64, offset: u64) -> String {
+    format!(
+        "invalid magic number {magic:04X} in WAL segment {label}, LSN {}, offset {offset}",
+        lsn_text(page_lsn)
+    )
+}
+
+/// xlogreader.c's words for a page header whose xlp_pageaddr is not the page's own LSN.
+fn pageaddr_unexpected(pageaddr: u64, label: &str, page_lsn: u64, offset: u64) -> String {
+    format!(
+        "unexpected pageaddr {} in WAL segment {label}, LSN {}, offset {offset}",
+        lsn_text(pageaddr),
+        lsn_text(page_lsn)
+    )
+}
+
+/// xlogreader.c's words for a record continued on a page without XLP_FIRST_IS_CONTRECORD.
+fn no_contrecord(record: u64, page_lsn: u64) -> String {
+    format!(
+        "there is no contrecord flag at {}: the record at {} is torn",
+        lsn_text(page_lsn),
+        lsn_text(record)
+    )
+}
+
 /// A page never written where the WAL seemed to end (`WalReader::unwritten`).
 #[derive(Clone, Debug)]
 struct Unwritten {
@@ -492,7 +518,7 @@ impl WalReader {
         } else if Some(magic) != self.magic {
             Some((
                 Finding::WalPageMagicInvalid,
-                format!("invalid magic number {magic:04X} in WAL segment {label}, LSN {}, offset {offset}", lsn_text(page_lsn)),
+                magic_invalid(magic, &label, page_lsn, offset),
             ))
         } else if info & !XLP_ALL_FLAGS != 0 {
             Some((
@@ -505,11 +531,7 @@ impl WalReader {
         } else if pageaddr != page_lsn {
             Some((
                 Finding::WalPageAddrUnexpected,
-                format!(
-                    "unexpected pageaddr {} in WAL segment {label}, LSN {}, offset {offset}",
-                    lsn_text(pageaddr),
-                    lsn_text(page_lsn)
-                ),
+                pageaddr_unexpected(pageaddr, &label, page_lsn, offset),
             ))
         } else if tli < self.last_page_tli {
             Some((
@@ -530,24 +552,22 @@ impl WalReader {
                     Some(rec) => (
                         Finding::WalContrecordMissing,
                         format!(
-                            "there is no contrecord flag at {}: the record at {} is torn, and the WAL goes on in a later segment",
-                            lsn_text(page_lsn),
-                            lsn_text(rec)
+                            "{}, and the WAL goes on in a later segment",
+                            no_contrecord(rec, page_lsn)
                         ),
                     ),
                     None if magic == 0 => (
                         Finding::WalPageMagicInvalid,
                         format!(
-                            "invalid magic number 0000 in WAL segment {label}, LSN {}, offset {offset}: the WAL goes on in a later segment",
-                            lsn_text(page_lsn)
+                            "{}: the WAL goes on in a later segment",
+                            magic_invalid(magic, &label, page_lsn, offset)
                         ),
                     ),
                     None => (
                         Finding::WalPageAddrUnexpected,
                         format!(
-                            "unexpected pageaddr {} in WAL segment {label}, LSN {}, offset {offset}: the WAL goes on in a later segment",
-                            lsn_text(pageaddr),
-                            lsn_text(page_lsn)
+                            "{}: the WAL goes on in a later segment",
+                            pageaddr_unexpected(pageaddr, &label, page_lsn, offset)
                         ),
                     ),
                 };
@@ -636,11 +656,7 @@ impl WalReader {
     }
 
     fn contrecord_missing(&mut self, record: u64, page_lsn: u64) {
-        let detail = format!(
-            "there is no contrecord flag at {}: the record at {} is torn",
-            lsn_text(page_lsn),
-            lsn_text(record)
-        );
+        let detail = no_contrecord(record, page_lsn);
         self.problem(Finding::WalContrecordMissing, Some(record), detail);
         self.pending = None;
         self.prev_lsn = None;
