@@ -19,7 +19,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{bin_dir, ok, pg_tempdir, pgpage, run_pg, Cluster};
+use common::{bin_dir, ok, pg_tempdir, pgpage, psql_at, run_pg, Cluster};
 
 fn standby_stopped_in_recovery_gives_nothing(version: u32) {
     let mut primary = Cluster::start(version);
@@ -89,30 +89,7 @@ fn standby_stopped_in_recovery_gives_nothing(version: u32) {
         "commit",
     ]);
     let lsn = primary.psql(&["select pg_current_wal_lsn()"]);
-    let standby_sql = |sql: &str| {
-        ok(
-            run_pg(
-                &bin_dir(15),
-                "psql",
-                &[
-                    "-h",
-                    tmp.path().to_str().unwrap(),
-                    "-p",
-                    &port,
-                    "-U",
-                    "postgres",
-                    "-d",
-                    "postgres",
-                    "-X",
-                    "-A",
-                    "-t",
-                    "-c",
-                    sql,
-                ],
-            ),
-            sql,
-        )
-    };
+    let standby_sql = |sql: &str| ok(psql_at(tmp.path(), &port, "postgres", &[sql]), sql);
     let mut caught_up = false;
     for _ in 0..300 {
         let replayed = standby_sql(&format!(
