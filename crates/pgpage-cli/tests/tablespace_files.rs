@@ -63,22 +63,4 @@ fn tablespace_relations_are_named(version: u32) {
     assert!(!stdout.contains("TABLE NOT KNOWN"), "{version}: {stdout}");
 }
 
-#[test]
-fn tablespace_relations_are_named_13() {
-    tablespace_relations_are_named(13);
-}
-
-#[test]
-fn tablespace_relations_are_named_15() {
-    tablespace_relations_are_named(15);
-}
-
-#[test]
-fn tablespace_relations_are_named_16() {
-    tablespace_relations_are_named(16);
-}
-
-#[test]
-fn tablespace_relations_are_named_18() {
-    tablespace_relations_are_named(18);
-}
+each_version!(tablespace_relations_are_named);
