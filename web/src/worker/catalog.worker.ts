@@ -1,6 +1,6 @@
 // Reads a data directory's catalogs off the main thread: the core's CatalogReader asks for
 // the files it needs (the SLRUs, the maps, pg_database, each database's pg_class,
-// pg_namespace, pg_am, pg_index and pg_attribute), the page is asked for those Files, each is
+// pg_namespace, pg_am, pg_index, pg_attribute and pg_opclass), the page is asked for those Files, each is
 // read with File.arrayBuffer() and given to it, and its listing goes back to the page with
 // what the structural checks know of each relation (key columns, pg_class row, pg_xact).
 import { loadWasm } from '../wasm';

@@ -89,10 +89,11 @@ pub enum Catalog {
     PgEnum,
     PgRange,
     PgIndex,
+    PgOpclass,
 }
 
 impl Catalog {
-    pub const ALL: [Catalog; 10] = [
+    pub const ALL: [Catalog; 11] = [
         Catalog::PgDatabase,
         Catalog::PgTablespace,
         Catalog::PgClass,
@@ -103,6 +104,7 @@ impl Catalog {
         Catalog::PgEnum,
         Catalog::PgRange,
         Catalog::PgIndex,
+        Catalog::PgOpclass,
     ];
 
     pub fn name(self) -> &'static str {
@@ -117,6 +119,7 @@ impl Catalog {
             Catalog::PgEnum => "pg_enum",
             Catalog::PgRange => "pg_range",
             Catalog::PgIndex => "pg_index",
+            Catalog::PgOpclass => "pg_opclass",
         }
     }
 
@@ -133,6 +136,7 @@ impl Catalog {
             Catalog::PgEnum => 3501,
             Catalog::PgRange => 3541,
             Catalog::PgIndex => 2610,
+            Catalog::PgOpclass => 2616,
         }
     }
 
@@ -166,6 +170,7 @@ impl Catalog {
             Catalog::PgEnum => PG_ENUM,
             Catalog::PgRange => PG_RANGE,
             Catalog::PgIndex => PG_INDEX,
+            Catalog::PgOpclass => PG_OPCLASS,
         }
     }
 }
@@ -386,6 +391,19 @@ pub const PG_RANGE: &[CatalogColumn] = &[
     col("rngsubopc", OID, 4, b'i', true, true, 13, 18),
     col("rngcanonical", REGPROC, 4, b'i', true, true, 13, 18),
     col("rngsubdiff", REGPROC, 4, b'i', true, true, 13, 18),
+];
+
+/// catalog/pg_opclass.h: FormData_pg_opclass.
+pub const PG_OPCLASS: &[CatalogColumn] = &[
+    col("oid", OID, 4, b'i', true, true, 13, 18),
+    col("opcmethod", OID, 4, b'i', true, true, 13, 18),
+    col("opcname", NAME, 64, b'c', false, true, 13, 18),
+    col("opcnamespace", OID, 4, b'i', true, true, 13, 18),
+    col("opcowner", OID, 4, b'i', true, true, 13, 18),
+    col("opcfamily", OID, 4, b'i', true, true, 13, 18),
+    col("opcintype", OID, 4, b'i', true, true, 13, 18),
+    col("opcdefault", BOOL, 1, b'c', true, true, 13, 18),
+    col("opckeytype", OID, 4, b'i', true, true, 13, 18),
 ];
 
 /// catalog/pg_index.h: FormData_pg_index (indnullsnotdistinct from 15 on).

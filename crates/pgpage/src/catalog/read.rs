@@ -407,6 +407,8 @@ pub struct IndexRow {
     pub indoption: Vec<i16>,
     /// indcollation per column (0 for a type without collation).
     pub indcollation: Vec<u32>,
+    /// indclass: each key column's operator class (pg_opclass.oid).
+    pub indclass: Vec<u32>,
 }
 
 /// The elements of an int2vector or oidvector column (array.h: a one-dimensional
@@ -449,6 +451,33 @@ pub fn index_rows(
                 .map(|v| v as u16 as i16)
                 .collect(),
             indcollation: vector("indcollation", 4).unwrap_or_default(),
+            indclass: vector("indclass", 4).unwrap_or_default(),
+        })
+    })
+}
+
+/// pg_opclass: an operator class's name, schema and access method, which say how an index
+/// column's keys are compared when its storage type alone does not.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpclassRow {
+    pub oid: u32,
+    pub opcmethod: u32,
+    pub opcname: String,
+    pub opcnamespace: u32,
+}
+
+pub fn opclass_rows(
+    file: &CatalogFile,
+    major: u32,
+    log: &TransactionLog,
+    problems: &mut Vec<CatalogProblem>,
+) -> Vec<OpclassRow> {
+    catalog_rows(file, Catalog::PgOpclass, major, log, problems, |r| {
+        Some(OpclassRow {
+            oid: r.oid("oid")?,
+            opcmethod: r.oid("opcmethod")?,
+            opcname: r.name("opcname")?,
+            opcnamespace: r.oid("opcnamespace")?,
         })
     })
 }
@@ -664,6 +693,7 @@ mod tests {
             let mut problems = vec![];
             class_rows(&file, major, &log, &mut problems);
             index_rows(&file, major, &log, &mut problems);
+            opclass_rows(&file, major, &log, &mut problems);
             attribute_rows(&file, major, &log, &mut problems);
             let _ = read_relmap(&seed[..major as usize * 30], major, Endian::Big);
             for multi in [0u32, 1, 2, 255, u32::MAX] {

@@ -16,8 +16,9 @@ use super::names::{
     database_relations, NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID,
 };
 use super::read::{
-    attribute_rows, class_rows, database_rows, index_rows, oid_name_rows, AttributeRow,
-    CatalogFile, CatalogProblem, ClassRow, DatabaseRow, IndexRow, OidName,
+    attribute_rows, class_rows, database_rows, index_rows, oid_name_rows, opclass_rows,
+    AttributeRow, CatalogFile, CatalogProblem, ClassRow, DatabaseRow, IndexRow, OidName,
+    OpclassRow,
 };
 use super::relmap::{read_relmap, RelMap};
 use crate::control::{ControlFile, ControlValue};
@@ -113,15 +114,26 @@ const DEFAULT_COLLATION_OID: u32 = 100;
 const INDOPTION_DESC: i16 = 1;
 const INDOPTION_NULLS_FIRST: i16 = 2;
 
+/// pg_namespace_d.h: PG_CATALOG_NAMESPACE; pg_am_d.h: GIN_AM_OID.
+const PG_CATALOG_NAMESPACE: u32 = 11;
+const GIN_AM_OID: u32 = 2742;
+
+/// PostgreSQL's own GIN operator classes whose text keys are compared byte by byte, then by
+/// length, whatever the collation: jsonb_ops (gin_compare_jsonb, "always using C
+/// collation") and tsvector_ops (gin_cmp_tslexeme's tsCompareString, a memcmp). Their OIDs
+/// are given by initdb, so they are known by name, schema and access method.
+const BYTE_ORDER_GIN_OPCLASSES: [&str; 2] = ["jsonb_ops", "tsvector_ops"];
+
 /// An index's key columns as its opclasses order them (the index's own pg_attribute rows
 /// hold each column's type: the opclass's storage type where it has one, as for GIN), or
 /// why pgpage cannot order them.
 /// `default_is_c`: the database's default collation orders text as memcmp does
-/// (`DatabaseRow::collate_is_c`).
+/// (`DatabaseRow::collate_is_c`). `opclasses`: the database's pg_opclass rows.
 pub fn index_key_columns(
     index: &IndexRow,
     attributes: &[&AttributeRow],
     default_is_c: bool,
+    opclasses: &[OpclassRow],
 ) -> Result<Vec<KeyColumn>, String> {
     let keys = u16::try_from(index.indnkeyatts).unwrap_or(0);
     (1..=keys)
@@ -137,10 +149,24 @@ pub fn index_key_columns(
                     att.atttypid
                 )
             })?;
-            let collation = index.indcollation.get(i).copied().unwrap_or(0);
+            // initGinState: a column without a collation (text keys of a type that has
+            // none, as hstore's) is compared under the database's default. A B-tree's text
+            // key always has one.
+            let collation = match index.indcollation.get(i).copied().unwrap_or(0) {
+                0 => DEFAULT_COLLATION_OID,
+                c => c,
+            };
             let c = C_COLLATIONS.contains(&collation)
                 || (collation == DEFAULT_COLLATION_OID && default_is_c);
-            if ty == KeyType::Text && !c {
+            let bytewise = index.indclass.get(i).is_some_and(|oid| {
+                opclasses.iter().any(|o| {
+                    o.oid == *oid
+                        && o.opcnamespace == PG_CATALOG_NAMESPACE
+                        && o.opcmethod == GIN_AM_OID
+                        && BYTE_ORDER_GIN_OPCLASSES.contains(&o.opcname.as_str())
+                })
+            });
+            if ty == KeyType::Text && !c && !bytewise {
                 return Err(format!(
                     "key column {attnum} is text under collation OID {collation}, not C or POSIX"
                 ));
@@ -225,6 +251,8 @@ struct DatabaseState {
     indexes: Option<Vec<IndexRow>>,
     /// With `read_index_keys`.
     attributes: Option<Vec<AttributeRow>>,
+    /// With `read_index_keys`.
+    opclasses: Option<Vec<OpclassRow>>,
 }
 
 /// The reader (see the module's doc).
@@ -489,29 +517,39 @@ impl CatalogReader {
         self.attributes_step(oid, dir)
     }
 
-    /// With `read_index_keys`: one database's pg_attribute (a mapped catalog).
+    /// With `read_index_keys`: one database's pg_attribute (a mapped catalog) and pg_opclass
+    /// (not mapped: pg_class names its file).
     fn attributes_step(&mut self, oid: u32, dir: &str) -> Vec<String> {
         let state = self.states.entry(oid).or_default();
         if !self.index_keys || state.attributes.is_some() {
             return Vec::new();
         }
-        let node = state
-            .classes
-            .iter()
-            .flatten()
-            .find(|c| c.oid == Catalog::PgAttribute.oid())
-            .map(|c| c.relfilenode)
-            .filter(|n| *n != 0)
-            .or_else(|| state.map.as_ref()?.filenumber(Catalog::PgAttribute.oid()));
-        let want = node.map(|n| self.segments(dir, n)).unwrap_or_default();
+        let node_of = |catalog: Catalog| {
+            state
+                .classes
+                .iter()
+                .flatten()
+                .find(|c| c.oid == catalog.oid())
+                .map(|c| c.relfilenode)
+                .filter(|n| *n != 0)
+                .or_else(|| state.map.as_ref()?.filenumber(catalog.oid()))
+        };
+        let (attribute, opclass) = (node_of(Catalog::PgAttribute), node_of(Catalog::PgOpclass));
+        let mut want = attribute.map(|n| self.segments(dir, n)).unwrap_or_default();
+        want.extend(opclass.map(|n| self.segments(dir, n)).unwrap_or_default());
         let missing = self.missing(&want);
         if !missing.is_empty() {
             return missing;
         }
-        let rows = self.read(dir, node, Catalog::PgAttribute, |f, with, log, p| {
+        let rows = self.read(dir, attribute, Catalog::PgAttribute, |f, with, log, p| {
             attribute_rows(f, with.major, log, p)
         });
-        self.states.entry(oid).or_default().attributes = Some(rows);
+        let opclasses = self.read(dir, opclass, Catalog::PgOpclass, |f, with, log, p| {
+            opclass_rows(f, with.major, log, p)
+        });
+        let state = self.states.entry(oid).or_default();
+        state.attributes = Some(rows);
+        state.opclasses = Some(opclasses);
         Vec::new()
     }
 
@@ -667,7 +705,12 @@ impl CatalogReader {
                 }
                 for i in state.indexes.iter().flatten() {
                     let atts = of.get(&i.indexrelid).map(Vec::as_slice).unwrap_or_default();
-                    let keys = index_key_columns(i, atts, db.collate_is_c);
+                    let keys = index_key_columns(
+                        i,
+                        atts,
+                        db.collate_is_c,
+                        state.opclasses.as_deref().unwrap_or_default(),
+                    );
                     index_keys.insert((db.oid, i.indexrelid), keys);
                 }
             }
