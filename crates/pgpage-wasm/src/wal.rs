@@ -3,9 +3,10 @@
 //! not its bytes; a page is restored from the bytes the caller reads again from those places.
 
 use pgpage::wal::{
-    fork_name, image_pieces, lsn_text, parse_fullpage_name, plan_segments, record_type,
-    restore_image, rmgr_name, segment_plan, BlockHistory, BlockImage, Piece, PlanProblem,
-    RelFileLocator, Touch, WalOptions, WalReader, WalRecord,
+    fork_name, image_pieces, lsn_text, parse_fullpage_name, parse_history_name,
+    parse_wal_file_name, plan_segments, record_type, restore_image, rmgr_name, segment_plan,
+    BlockHistory, BlockImage, Piece, PlanProblem, RelFileLocator, Touch, WalOptions, WalReader,
+    WalRecord,
 };
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -119,6 +120,20 @@ struct FullPageNameJson<'a> {
     relfilenode: u32,
     fork: &'a str,
     block: u32,
+}
+
+/// What a file of WAL is by its name: "segment" (a segment's name, or one with `.partial`
+/// after it: the unfinished end of a timeline), "history" (a timeline history file), or
+/// undefined. Pages `pg_waldump --save-fullpage` wrote are `wal_fullpage_name`'s.
+#[wasm_bindgen]
+pub fn wal_file_kind(name: &str) -> Option<String> {
+    if parse_wal_file_name(name).is_some() {
+        Some("segment".to_owned())
+    } else if parse_history_name(name).is_some() {
+        Some("history".to_owned())
+    } else {
+        None
+    }
 }
 
 /// A file `pg_waldump --save-fullpage` names (`%08X-%08X-%08X.%u.%u.%u.%u_%s`) as JSON, or

@@ -5,7 +5,6 @@ import { loadWasm } from '../wasm';
 import type { FromWal, PageRequest, ScanRequest, ToWal, WalSegmentFile } from './walProtocol';
 
 const CHUNK_BYTES = 4 << 20;
-const HISTORY = /^[0-9A-Fa-f]{8}\.history$/;
 const POST_EVERY_MS = 100;
 
 type Scanner = InstanceType<Awaited<ReturnType<typeof loadWasm>>['WalScanner']>;
@@ -27,8 +26,8 @@ async function scan(req: ScanRequest): Promise<void> {
   const w = await loadWasm();
   const t = performance.now();
   // History files come with the segments; the core plans the order along the newest one.
-  const histories = req.segments.filter((s) => HISTORY.test(s.name));
-  const segments = req.segments.filter((s) => !HISTORY.test(s.name));
+  const histories = req.segments.filter((s) => w.wal_file_kind(s.name) === 'history');
+  const segments = req.segments.filter((s) => w.wal_file_kind(s.name) !== 'history');
   const texts = await Promise.all(histories.map((h) => h.file.text()));
   const first = segments[0];
   const segSize = first && first.file.size >= 40 ? new DataView(await first.file.slice(32, 36).arrayBuffer()).getUint32(0, true) : 0;

@@ -44,9 +44,6 @@ export interface SavedPage {
   block: number;
 }
 
-const SEGMENT = /^[0-9A-Fa-f]{24}$/;
-/** A timeline history file (`%08X.history`): the worker follows the newest one's switches. */
-const HISTORY = /^[0-9A-Fa-f]{8}\.history$/;
 const baseName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 
 /** The WAL dropped for a file of data directory `root`: segments of its own pg_wal/ and any
@@ -60,7 +57,9 @@ export function walInputs(w: Wasm, root: string | null, list: readonly { path: s
     if (seen.has(x.path)) continue;
     seen.add(x.path);
     const name = baseName(x.path);
-    if (SEGMENT.test(name) || HISTORY.test(name)) {
+    // Segments (a `.partial` one too) and timeline history files, whose switches the worker
+    // follows, as the core names them.
+    if (w.wal_file_kind(name) !== undefined) {
       const at = x.path.lastIndexOf('pg_wal/');
       const walRoot = at < 0 ? null : x.path.slice(0, at);
       if (walRoot === null || root === null || walRoot === root) segments.push({ name, path: x.path, file: x.file });

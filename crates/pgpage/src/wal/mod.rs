@@ -137,23 +137,36 @@ pub fn parse_segment_name(name: &str) -> Option<SegmentName> {
     })
 }
 
+/// A WAL segment file's name: a segment's own (`parse_segment_name`), or one with `.partial`
+/// after it, the unfinished last segment of a timeline (a promoted server renames its old
+/// timeline's so when archiving, xlog.c; pg_receivewal names so the segment it is writing).
+/// The flag says partial: such a file is read as its segment, after a complete copy of it.
+pub fn parse_wal_file_name(name: &str) -> Option<(SegmentName, bool)> {
+    match name.strip_suffix(".partial") {
+        Some(base) => parse_segment_name(base).map(|s| (s, true)),
+        None => parse_segment_name(name).map(|s| (s, false)),
+    }
+}
+
 /// The order to read segment files in, as indexes into `names`: by segment, and of two files
 /// of the same segment (a timeline switch) only the higher timeline's, since its copy holds
-/// the older timeline's records up to the switch and the new timeline's after it. Names that
+/// the older timeline's records up to the switch and the new timeline's after it; of a
+/// complete and a `.partial` file of one segment and timeline, the complete one. Names that
 /// are not segment names keep their place after the named segments, in the order given.
 pub fn segment_plan(names: &[&str]) -> Vec<usize> {
-    let mut named: Vec<(u32, u32, u32, usize)> = Vec::new();
+    let mut named: Vec<(u32, u32, u32, bool, usize)> = Vec::new();
     let mut other = Vec::new();
     for (i, name) in names.iter().enumerate() {
-        match parse_segment_name(name) {
-            Some(s) => named.push((s.log, s.seg, s.timeline, i)),
+        match parse_wal_file_name(name) {
+            Some((s, partial)) => named.push((s.log, s.seg, s.timeline, partial, i)),
             None => other.push(i),
         }
     }
-    // Highest timeline first within a segment, so that dedup keeps it.
-    named.sort_by(|a, b| (a.0, a.1, b.2).cmp(&(b.0, b.1, a.2)));
+    // Highest timeline first within a segment, then a complete file before a partial one, so
+    // that dedup keeps it.
+    named.sort_by(|a, b| (a.0, a.1, b.2, a.3).cmp(&(b.0, b.1, a.2, b.3)));
     named.dedup_by(|later, kept| later.0 == kept.0 && later.1 == kept.1);
-    named.into_iter().map(|n| n.3).chain(other).collect()
+    named.into_iter().map(|n| n.4).chain(other).collect()
 }
 
 /// A file `pg_waldump --save-fullpage` wrote: `%08X-%08X-%08X.%u.%u.%u.%u_%s` (timeline, the
@@ -299,6 +312,36 @@ mod tests {
             "000000020000000000000004",
         ];
         assert_eq!(segment_plan(&names), [2, 0, 4, 3]);
+    }
+
+    #[test]
+    fn a_partial_segment_is_read_unless_a_complete_or_newer_copy_is_there() {
+        let (s, partial) = parse_wal_file_name("00000002000000010000003A.partial").unwrap();
+        assert_eq!((s.timeline, s.log, s.seg, partial), (2, 1, 0x3A, true));
+        assert_eq!(
+            parse_wal_file_name("00000002000000010000003A").map(|(_, p)| p),
+            Some(false)
+        );
+        assert!(parse_wal_file_name("00000002000000010000003A.backup").is_none());
+        assert!(parse_wal_file_name("0000000200000001000003A.partial").is_none());
+        // pg_receivewal's directory: the segment being written is the last one read.
+        let names = [
+            "000000010000000000000007.partial",
+            "000000010000000000000006",
+        ];
+        assert_eq!(segment_plan(&names), [1, 0]);
+        // A promoted server's: the new timeline's copy of the switch segment wins.
+        let names = [
+            "000000010000000000000005.partial",
+            "000000020000000000000005",
+        ];
+        assert_eq!(segment_plan(&names), [1]);
+        // Both forms of one segment and timeline: the complete one.
+        let names = [
+            "000000010000000000000005.partial",
+            "000000010000000000000005",
+        ];
+        assert_eq!(segment_plan(&names), [1]);
     }
 
     /// Fuzz-style: a valid long page header followed by noise (and pages of noise with valid

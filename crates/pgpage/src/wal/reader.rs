@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 
 use super::record::{decode_blocks, BlockRef, Piece, WalRecord, SIZE_OF_XLOG_RECORD};
 use super::timeline::TimelineHistory;
-use super::{lsn_text, parse_segment_name, version_of_magic, SegmentName};
+use super::{lsn_text, parse_wal_file_name, version_of_magic, SegmentName};
 use crate::findings::Finding;
 
 /// xlog_internal.h SizeOfXLogShortPHD and SizeOfXLogLongPHD.
@@ -240,7 +240,7 @@ impl WalReader {
         let index = self.seg_index.map_or(0, |i| i.saturating_add(1));
         self.seg_index = Some(index);
         self.summary.segments = self.summary.segments.saturating_add(1);
-        self.seg_name = name.and_then(parse_segment_name);
+        self.seg_name = name.and_then(parse_wal_file_name).map(|(s, _)| s);
         self.seg_label = match name {
             Some(n) => String::from(n),
             None => format!("#{index}"),

@@ -7,7 +7,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{lsn_text, parse_segment_name, segment_plan};
+use super::{lsn_text, parse_wal_file_name, segment_plan};
 use crate::findings::Finding;
 
 /// One line of a history file: `parent` ended at `switch_lsn`, where its child began.
@@ -153,8 +153,8 @@ pub fn plan_segments(
 ) -> TimelinePlan {
     let newest = names
         .iter()
-        .filter_map(|n| parse_segment_name(n))
-        .map(|s| s.timeline)
+        .filter_map(|n| parse_wal_file_name(n))
+        .map(|(s, _)| s.timeline)
         .chain(histories.iter().filter_map(|(n, _)| parse_history_name(n)))
         .max();
     let mut plan = TimelinePlan {
@@ -232,12 +232,12 @@ pub fn segment_plan_on(
     history: &TimelineHistory,
 ) -> (Vec<usize>, Vec<SegmentLeftOut>) {
     let seg_size = u64::from(seg_size);
-    let mut named: Vec<(u64, u32, usize)> = Vec::new();
+    let mut named: Vec<(u64, u32, bool, usize)> = Vec::new();
     let mut other = Vec::new();
     let mut left_out = Vec::new();
     let file = format!("{:08X}.history", history.timeline);
     for (i, name) in names.iter().enumerate() {
-        let Some(s) = parse_segment_name(name) else {
+        let Some((s, partial)) = parse_wal_file_name(name) else {
             other.push(i);
             continue;
         };
@@ -282,13 +282,14 @@ pub fn segment_plan_on(
             });
             continue;
         }
-        named.push((segno, s.timeline, i));
+        named.push((segno, s.timeline, partial, i));
     }
     // Newest timeline first within a segment, so that dedup keeps it: its copy holds the
-    // older timeline's records up to the switch and its own after.
-    named.sort_by(|a, b| (a.0, b.1).cmp(&(b.0, a.1)));
+    // older timeline's records up to the switch and its own after. Of one timeline's
+    // complete and `.partial` copies, the complete one.
+    named.sort_by(|a, b| (a.0, b.1, a.2).cmp(&(b.0, a.1, b.2)));
     named.dedup_by(|later, kept| later.0 == kept.0);
-    let order = named.into_iter().map(|n| n.2).chain(other).collect();
+    let order = named.into_iter().map(|n| n.3).chain(other).collect();
     (order, left_out)
 }
 
