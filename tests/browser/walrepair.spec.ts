@@ -7,8 +7,10 @@
 // it; its page, taken into the repair kit, makes a file that passes pg_checksums --check and
 // verify_heapam with the server's rows. A loose copy with block 3 torn is offered block 3's
 // image with the record after it listed, in the words that the image alone does not replay it.
+// The same loose copy with the WAL as pg_receivewal leaves it (the segment it was streaming
+// named .partial) is offered the same image.
 import { expect, test } from './test';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { Cluster, runPg, toolBin } from '../pg/cluster';
 import { makeDir } from './files';
@@ -165,4 +167,26 @@ test('a torn page whose block changed after its image: the record after it is li
   await expect(page.getByTestId('wal-after-note')).toContainText(later.length === 1 ? 'an image alone does not replay it' : 'an image alone does not replay them');
   await expectAfter(page, later);
   await expect(page.getByTestId('wal-diff-view')).toHaveAttribute('data-state', 'done');
+});
+
+test('the segment pg_receivewal was streaming, named .partial, gives the same image', async ({ page }) => {
+  const { image: fpi, after: later } = historyOf(LATER);
+  // The image's segment (16 MB, timeline 1) is the one being streamed.
+  const at = lsnValue(fpi.start_lsn);
+  const hex = (n: bigint): string => n.toString(16).toUpperCase().padStart(8, '0');
+  const streaming = `00000001${hex(at >> 32n)}${hex((at >> 24n) & 0xffn)}`;
+  const receive = join(makeDir(), 'receive');
+  mkdirSync(receive);
+  const wal = join(dropped, 'pg_wal');
+  const segments = readdirSync(wal).filter((n) => /^[0-9A-F]{24}$/.test(n) && n <= streaming);
+  expect(segments).toContain(streaming);
+  for (const n of segments) copyFileSync(join(wal, n), join(receive, n === streaming ? `${n}.partial` : n));
+  await page.goto('/');
+  await page.getByTestId('folder-input').setInputFiles(receive);
+  await page.getByTestId('file-input').setInputFiles(loose);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await page.locator(`[data-testid=problem][data-path="${basename(loose)}"][data-block="${LATER}"]`).click();
+  await expect(page.getByTestId('wal')).toHaveAttribute('data-state', 'done');
+  expect(lsnValue((await page.getByTestId('wal-image').getAttribute('data-lsn'))!)).toBe(lsnValue(fpi.start_lsn));
+  await expectAfter(page, later);
 });
