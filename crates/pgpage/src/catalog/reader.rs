@@ -255,6 +255,20 @@ struct DatabaseState {
     opclasses: Option<Vec<OpclassRow>>,
 }
 
+impl DatabaseState {
+    /// The file number of one of the database's catalogs: pg_class's relfilenode, or for a
+    /// mapped catalog (relfilenode 0) pg_filenode.map's.
+    fn file_node(&self, catalog: Catalog) -> Option<u32> {
+        self.classes
+            .iter()
+            .flatten()
+            .find(|c| c.oid == catalog.oid())
+            .map(|c| c.relfilenode)
+            .filter(|n| *n != 0)
+            .or_else(|| self.map.as_ref()?.filenumber(catalog.oid()))
+    }
+}
+
 /// The reader (see the module's doc).
 pub struct CatalogReader {
     with: ReadWith,
@@ -368,6 +382,15 @@ impl CatalogReader {
         relation_segments(&self.paths, dir, relfilenode)
     }
 
+    /// The segments of each of `nodes`' files that the directory holds.
+    fn segments_of(&self, dir: &str, nodes: &[Option<u32>]) -> Vec<String> {
+        nodes
+            .iter()
+            .flatten()
+            .flat_map(|n| self.segments(dir, *n))
+            .collect()
+    }
+
     /// Paths of `want` not given yet.
     fn missing(&self, want: &[String]) -> Vec<String> {
         want.iter()
@@ -477,24 +500,12 @@ impl CatalogReader {
         }
         // pg_namespace and pg_am are not mapped: pg_class names their files (VACUUM FULL
         // of either gives them a new one).
-        let node_of = |catalog: Catalog| {
-            state
-                .classes
-                .iter()
-                .flatten()
-                .find(|c| c.oid == catalog.oid())
-                .map(|c| c.relfilenode)
-                .filter(|n| *n != 0)
-                .or_else(|| state.map.as_ref()?.filenumber(catalog.oid()))
-        };
         let (nsp, am, index) = (
-            node_of(Catalog::PgNamespace),
-            node_of(Catalog::PgAm),
-            node_of(Catalog::PgIndex),
+            state.file_node(Catalog::PgNamespace),
+            state.file_node(Catalog::PgAm),
+            state.file_node(Catalog::PgIndex),
         );
-        let mut want = nsp.map(|n| self.segments(dir, n)).unwrap_or_default();
-        want.extend(am.map(|n| self.segments(dir, n)).unwrap_or_default());
-        want.extend(index.map(|n| self.segments(dir, n)).unwrap_or_default());
+        let want = self.segments_of(dir, &[nsp, am, index]);
         let missing = self.missing(&want);
         if !missing.is_empty() {
             return missing;
@@ -524,19 +535,11 @@ impl CatalogReader {
         if !self.index_keys || state.attributes.is_some() {
             return Vec::new();
         }
-        let node_of = |catalog: Catalog| {
-            state
-                .classes
-                .iter()
-                .flatten()
-                .find(|c| c.oid == catalog.oid())
-                .map(|c| c.relfilenode)
-                .filter(|n| *n != 0)
-                .or_else(|| state.map.as_ref()?.filenumber(catalog.oid()))
-        };
-        let (attribute, opclass) = (node_of(Catalog::PgAttribute), node_of(Catalog::PgOpclass));
-        let mut want = attribute.map(|n| self.segments(dir, n)).unwrap_or_default();
-        want.extend(opclass.map(|n| self.segments(dir, n)).unwrap_or_default());
+        let (attribute, opclass) = (
+            state.file_node(Catalog::PgAttribute),
+            state.file_node(Catalog::PgOpclass),
+        );
+        let want = self.segments_of(dir, &[attribute, opclass]);
         let missing = self.missing(&want);
         if !missing.is_empty() {
             return missing;
