@@ -22,8 +22,8 @@ use std::collections::HashSet;
 use std::fs;
 
 use common::findings;
+use common::page::{fix_checksums, u16_at, u32_at, BLCKSZ};
 use common::Cluster;
-use pgpage::checksum::pg_checksum_page;
 use pgpage::decode::{decode_page_with, DecodeOptions, Hints, Items, KeyColumn, KeyType};
 use pgpage::findings::{Evidence, Finding};
 use pgpage::Endian;
@@ -32,8 +32,6 @@ use pgpage::Endian;
 fn columns(keys: &[KeyType]) -> Vec<KeyColumn> {
     keys.iter().map(|&k| k.into()).collect()
 }
-
-const BLCKSZ: usize = 8192;
 
 /// amcheck's message to pgpage's finding, and the first version whose amcheck has the check.
 /// None: a check that needs more than the page (pg_xact, pg_multixact, the catalog, TOAST),
@@ -182,14 +180,6 @@ fn page_mut(bytes: &mut [u8], block: usize) -> &mut [u8] {
     &mut bytes[block * BLCKSZ..(block + 1) * BLCKSZ]
 }
 
-fn u16_at(p: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([p[at], p[at + 1]])
-}
-
-fn u32_at(p: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(p[at..at + 4].try_into().unwrap())
-}
-
 fn lp_word(p: &[u8], lp: usize) -> u32 {
     u32_at(p, 24 + (lp - 1) * 4)
 }
@@ -230,15 +220,6 @@ fn plain_tuple(p: &[u8], block: u32, not: &[u16]) -> u16 {
         })
         .map(|r| r.lp)
         .unwrap_or_else(|| panic!("no plain tuple on block {block}"))
-}
-
-fn fix_checksums(bytes: &mut [u8]) {
-    for (b, p) in bytes.chunks_exact_mut(BLCKSZ).enumerate() {
-        if p.iter().any(|&x| x != 0) {
-            let c = pg_checksum_page(p, b as u32, Endian::Little);
-            p[8..10].copy_from_slice(&c.to_le_bytes());
-        }
-    }
 }
 
 /// What amcheck said about an index: its first error (or none), the block and offset its

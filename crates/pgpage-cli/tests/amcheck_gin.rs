@@ -21,18 +21,13 @@ use std::collections::HashSet;
 use std::fs;
 
 use common::findings;
+use common::page::{
+    fix_checksums, gin_flags, maxoff, put_u16, u16_at, u32_at, BLCKSZ, GIN_DATA, GIN_DELETED,
+    GIN_LEAF, GIN_LIST, GIN_META,
+};
 use common::Cluster;
-use pgpage::checksum::pg_checksum_page;
 use pgpage::decode::{KeyColumn, KeyType};
 use pgpage::findings::{Evidence, Finding};
-use pgpage::Endian;
-
-const BLCKSZ: usize = 8192;
-const GIN_DATA: u16 = 1;
-const GIN_LEAF: u16 = 2;
-const GIN_DELETED: u16 = 4;
-const GIN_META: u16 = 8;
-const GIN_LIST: u16 = 16;
 
 /// Every (block, finding) pgpage reports on a file's pages and in its walk, notes left out.
 fn findings(bytes: &[u8], key: KeyType) -> HashSet<(u32, Finding)> {
@@ -46,43 +41,14 @@ fn findings(bytes: &[u8], key: KeyType) -> HashSet<(u32, Finding)> {
     out
 }
 
-fn u16_at(p: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([p[at], p[at + 1]])
-}
-
-fn u32_at(p: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(p[at..at + 4].try_into().unwrap())
-}
-
-fn put_u16(p: &mut [u8], at: usize, v: u16) {
-    p[at..at + 2].copy_from_slice(&v.to_le_bytes());
-}
-
-fn flags(p: &[u8]) -> u16 {
-    u16_at(p, BLCKSZ - 2)
-}
-
 fn rightlink(p: &[u8]) -> u32 {
     u32_at(p, BLCKSZ - 8)
-}
-
-fn maxoff(p: &[u8]) -> usize {
-    (usize::from(u16_at(p, 12)) - 24) / 4
 }
 
 /// (lp_off, lp_len) of line pointer `lp`.
 fn lp(p: &[u8], lp: usize) -> (usize, usize) {
     let w = u32_at(p, 24 + (lp - 1) * 4);
     ((w & 0x7FFF) as usize, (w >> 17) as usize)
-}
-
-fn fix_checksums(bytes: &mut [u8]) {
-    for (b, p) in bytes.chunks_exact_mut(BLCKSZ).enumerate() {
-        if p.iter().any(|&x| x != 0) {
-            let c = pg_checksum_page(p, b as u32, Endian::Little);
-            p[8..10].copy_from_slice(&c.to_le_bytes());
-        }
-    }
 }
 
 /// The first block whose page `pick` accepts.
@@ -95,15 +61,15 @@ fn find_page(bytes: &[u8], pick: impl Fn(&[u8]) -> bool) -> usize {
 
 /// A posting tree's internal page of three items or more, the rightmost of its level.
 fn posting_root(p: &[u8]) -> bool {
-    flags(p) & (GIN_DATA | GIN_LEAF | GIN_DELETED) == GIN_DATA
+    gin_flags(p) & (GIN_DATA | GIN_LEAF | GIN_DELETED) == GIN_DATA
         && rightlink(p) == u32::MAX
         && u16_at(p, BLCKSZ - 4) >= 3
 }
 
 /// An entry tree leaf whose items 1 to 4 are compressed posting lists, not posting trees.
 fn entry_leaf(p: &[u8]) -> bool {
-    flags(p) & (GIN_DATA | GIN_META | GIN_LIST | GIN_DELETED) == 0
-        && flags(p) & GIN_LEAF != 0
+    gin_flags(p) & (GIN_DATA | GIN_META | GIN_LIST | GIN_DELETED) == 0
+        && gin_flags(p) & GIN_LEAF != 0
         && maxoff(p) >= 5
         && (1..=4).all(|i| {
             let (off, _) = lp(p, i);
@@ -285,7 +251,7 @@ fn gin_findings_match_gin_index_check_18() {
         ("entry_leaf_deleted", KeyType::Int4, |b| {
             let blk = find_page(b, entry_leaf);
             let p = &mut b[blk * BLCKSZ..(blk + 1) * BLCKSZ];
-            let f = flags(p) | GIN_DELETED;
+            let f = gin_flags(p) | GIN_DELETED;
             put_u16(p, BLCKSZ - 2, f);
         }),
         ("entry_lp_dead", KeyType::Int4, |b| {
@@ -333,9 +299,11 @@ fn gin_findings_match_gin_index_check_18() {
             // the others are two or more.
             let root = &b[BLCKSZ..2 * BLCKSZ];
             let left = downlink(root, 1) as usize;
-            assert_eq!(flags(&b[left * BLCKSZ..]) & GIN_LEAF, 0, "three levels");
+            assert_eq!(gin_flags(&b[left * BLCKSZ..]) & GIN_LEAF, 0, "three levels");
             let mut leaf = left as u32;
-            while flags(&b[leaf as usize * BLCKSZ..(leaf as usize + 1) * BLCKSZ]) & GIN_LEAF == 0 {
+            while gin_flags(&b[leaf as usize * BLCKSZ..(leaf as usize + 1) * BLCKSZ]) & GIN_LEAF
+                == 0
+            {
                 leaf = downlink(&b[leaf as usize * BLCKSZ..(leaf as usize + 1) * BLCKSZ], 1);
             }
             let (off, _) = lp(&b[BLCKSZ..2 * BLCKSZ], 1);

@@ -22,14 +22,13 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
 
+use common::page::{put_u16, u16_at, BLCKSZ};
 use common::{pgpage, Cluster};
 use pgpage::checksum::pg_checksum_page;
 use pgpage::decode::{decode_page_with, DecodeOptions, HeapContext, Hints, Items};
 use pgpage::findings::{Evidence, Finding};
 use pgpage::visibility::{slru_segment_number, SlruKind, TransactionLog};
 use pgpage::Endian;
-
-const BLCKSZ: usize = 8192;
 
 /// The findings this context adds, by a fragment of amcheck's message.
 fn xid_rule(msg: &str) -> Option<Finding> {
@@ -197,14 +196,6 @@ fn findings(bytes: &[u8], ctx: &HeapContext) -> HashSet<(u32, u16, Finding)> {
         }
     }
     out
-}
-
-fn u16_at(p: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([p[at], p[at + 1]])
-}
-
-fn put_u16(p: &mut [u8], at: usize, v: u16) {
-    p[at..at + 2].copy_from_slice(&v.to_le_bytes());
 }
 
 fn put_u32(p: &mut [u8], at: usize, v: u32) {

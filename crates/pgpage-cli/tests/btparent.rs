@@ -22,13 +22,12 @@ use std::collections::HashSet;
 use std::fs;
 
 use common::findings;
+use common::page::{fix_checksums, u16_at, u32_at, BLCKSZ};
 use common::Cluster;
-use pgpage::checksum::pg_checksum_page;
 use pgpage::decode::KeyColumn;
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::{Evidence, Finding};
 use pgpage::scan::{ChecksumsKnown, FileScan};
-use pgpage::Endian;
 
 /// Key columns as `--key-types` takes them: `int4 desc nulls first,text`.
 fn columns(keys: &str) -> Vec<KeyColumn> {
@@ -36,8 +35,6 @@ fn columns(keys: &str) -> Vec<KeyColumn> {
         .map(|k| KeyColumn::parse(k).unwrap_or_else(|| panic!("{k}")))
         .collect()
 }
-
-const BLCKSZ: usize = 8192;
 
 /// Every structural (block, finding) pgpage reports: each page decoded with the key types,
 /// and the file walk with them.
@@ -59,14 +56,6 @@ fn findings(bytes: &[u8], keys: &str) -> HashSet<(u32, Finding)> {
     );
     out.retain(|f| f.1.evidence() != Evidence::Note);
     out
-}
-
-fn u16_at(p: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([p[at], p[at + 1]])
-}
-
-fn u32_at(p: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(p[at..at + 4].try_into().unwrap())
 }
 
 fn page(bytes: &[u8], block: u32) -> &[u8] {
@@ -99,15 +88,6 @@ fn swap_keys(bytes: &mut [u8], block: u32, a: usize, b: usize) {
     let keep = bytes[x + 8..x + 8 + n].to_vec();
     bytes.copy_within(y + 8..y + 8 + n, x + 8);
     bytes[y + 8..y + 8 + n].copy_from_slice(&keep);
-}
-
-fn fix_checksums(bytes: &mut [u8]) {
-    for (b, p) in bytes.chunks_exact_mut(BLCKSZ).enumerate() {
-        if p.iter().any(|&x| x != 0) {
-            let c = pg_checksum_page(p, b as u32, Endian::Little);
-            p[8..10].copy_from_slice(&c.to_le_bytes());
-        }
-    }
 }
 
 /// amcheck's message to pgpage's finding.

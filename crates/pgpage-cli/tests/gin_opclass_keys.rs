@@ -21,32 +21,19 @@ mod common;
 use std::fs;
 use std::path::PathBuf;
 
+use common::page::{
+    gin_flags, maxoff, seal, u16_at, BLCKSZ, GIN_DATA, GIN_DELETED, GIN_LEAF, GIN_LIST, GIN_META,
+};
 use common::{findings, pgpage, Cluster};
-use pgpage::checksum::pg_checksum_page;
 use pgpage::findings::Finding;
-use pgpage::Endian;
-
-const BLCKSZ: usize = 8192;
-/// ginblock.h: the flags of an entry tree page (no GIN_DATA, GIN_META, GIN_LIST or
-/// GIN_DELETED) that is a leaf.
-const GIN_DATA: u16 = 1;
-const GIN_LEAF: u16 = 2;
-const GIN_DELETED: u16 = 4;
-const GIN_META: u16 = 8;
-const GIN_LIST: u16 = 16;
-
-fn u16_at(p: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([p[at], p[at + 1]])
-}
 
 /// An entry tree leaf with at least four items.
 fn entry_leaf(p: &[u8]) -> bool {
-    let flags = u16_at(p, BLCKSZ - 2);
-    let maxoff = (usize::from(u16_at(p, 12)) - 24) / 4;
+    let flags = gin_flags(p);
     u16_at(p, 16) as usize == BLCKSZ - 8
         && flags & (GIN_DATA | GIN_META | GIN_LIST | GIN_DELETED) == 0
         && flags & GIN_LEAF != 0
-        && maxoff >= 4
+        && maxoff(p) >= 4
 }
 
 /// Swaps line pointers 2 and 3 of the file's first entry leaf (item 3's key is then below
@@ -60,8 +47,7 @@ fn swap_items(path: &PathBuf) -> u32 {
     let two: Vec<u8> = p[28..32].to_vec();
     p.copy_within(32..36, 28);
     p[32..36].copy_from_slice(&two);
-    let c = pg_checksum_page(p, block as u32, Endian::Little);
-    p[8..10].copy_from_slice(&c.to_le_bytes());
+    seal(&mut bytes, block);
     fs::write(path, &bytes).unwrap();
     block as u32
 }

@@ -18,17 +18,11 @@ mod common;
 use std::collections::HashSet;
 use std::fs;
 
+use common::page::{fix_checksums, u16_at, BLCKSZ};
 use common::Cluster;
-use pgpage::checksum::pg_checksum_page;
 use pgpage::decode::{decode_page, file_kind, DecodeOptions, Fork};
 use pgpage::findings::Finding;
 use pgpage::Endian;
-
-const BLCKSZ: usize = 8192;
-
-fn u16_at(p: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([p[at], p[at + 1]])
-}
 
 /// The blocks of a file pgpage flags with `finding`.
 fn flagged(bytes: &[u8], finding: Finding) -> HashSet<u32> {
@@ -63,15 +57,6 @@ fn shorten_special(bytes: &mut [u8], pick: impl Fn(usize, &[u8]) -> bool) -> usi
         }
     }
     n
-}
-
-fn fix_checksums(bytes: &mut [u8]) {
-    for (b, p) in bytes.chunks_exact_mut(BLCKSZ).enumerate() {
-        if p.iter().any(|&x| x != 0) {
-            let c = pg_checksum_page(p, b as u32, Endian::Little);
-            p[8..10].copy_from_slice(&c.to_le_bytes());
-        }
-    }
 }
 
 /// The server's ERROR line for `query` run with only `index` left among t's indexes.

@@ -18,30 +18,13 @@ mod common;
 
 use std::fs;
 
+use common::page::{seal, u16_at, u32_at, BLCKSZ};
 use common::{findings, pgpage, Cluster};
-use pgpage::checksum::pg_checksum_page;
 use pgpage::findings::Finding;
-use pgpage::Endian;
-
-const BLCKSZ: usize = 8192;
-
-fn u16_at(p: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([p[at], p[at + 1]])
-}
-
-fn u32_at(p: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(p[at..at + 4].try_into().unwrap())
-}
 
 /// Line pointer `lp`'s lp_off.
 fn lp_off(p: &[u8], lp: usize) -> usize {
     (u32_at(p, 24 + (lp - 1) * 4) & 0x7FFF) as usize
-}
-
-fn seal(bytes: &mut [u8], block: usize) {
-    let p = &mut bytes[block * BLCKSZ..(block + 1) * BLCKSZ];
-    let c = pg_checksum_page(p, block as u32, Endian::Little);
-    p[8..10].copy_from_slice(&c.to_le_bytes());
 }
 
 /// `verify --amcheck`'s finding lines (stdout, pg_amcheck's shape) and its exit status.

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use serde_json::Value;
 
 pub mod findings;
+pub mod page;
 
 pub fn pgpage(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pgpage"))
