@@ -174,8 +174,14 @@ export function LinePointers({ entry, block, relation }: { entry: FileEntry; blo
                 const q = at(a.to);
                 const x1 = p.x + BOX_W / 2 - 6;
                 const x2 = q.x + BOX_W / 2 + 6;
-                const lift = p.y === q.y ? ARC - 4 : ARC / 2;
-                const d = `M ${x1} ${p.y} C ${x1} ${p.y - lift}, ${x2} ${q.y - lift}, ${x2} ${q.y}`;
+                // In one row: an arc above it. Across rows: down into the gap under the source's
+                // row, along it to the gap between columns left of the target, along that to the
+                // gap above the target's row, and down into the target: never across a box.
+                const gapX = q.x - GAP_X / 2;
+                const d =
+                  p.y === q.y
+                    ? `M ${x1} ${p.y} C ${x1} ${p.y - ARC + 4}, ${x2} ${q.y - ARC + 4}, ${x2} ${q.y}`
+                    : `M ${x1} ${p.y + BOX_H} V ${p.y + BOX_H + 6} H ${gapX} V ${q.y - ARC / 2} H ${x2} V ${q.y}`;
                 return (
                   <g key={`${a.kind}:${a.from}`} className={`lp-arrow lp-arrow-${a.kind}`} data-testid="lp-arrow" data-kind={a.kind} data-from={a.from} data-to={a.to}>
                     <title>{a.kind === 'redirect' ? `lp ${a.from} redirects to lp ${a.to}` : `lp ${a.from} (HEAP_HOT_UPDATED): its t_ctid names lp ${a.to}, the next version`}</title>
