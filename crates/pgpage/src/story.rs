@@ -886,4 +886,32 @@ mod tests {
         let even: Vec<u16> = (1..=30).map(|i| i * 2).collect();
         assert_eq!(lp_list(&even), "lp 2, 4, 6, 8, 10, … (30 line pointers)");
     }
+
+    #[test]
+    fn hot_updates_in_a_row_are_told_as_their_chain() {
+        let mut changes: Vec<Change> = [(1, 71), (71, 72), (72, 73), (73, 74), (74, 75), (75, 76)]
+            .iter()
+            .map(|&(from, to)| Change::HotUpdate { from, to })
+            .collect();
+        changes.push(Change::PruneHint { xid: 754 });
+        let s = sentence(&changes);
+        assert!(
+            s.starts_with(
+                "UPDATE put 6 new versions on the same page, a HOT chain lp 1 → 71 → 72 → … → 76 ("
+            ),
+            "{s}"
+        );
+        assert!(
+            s.ends_with("; pd_prune_xid became 754: a later read may prune the page."),
+            "{s}"
+        );
+        let one = sentence(&[Change::HotUpdate { from: 3, to: 8 }]);
+        assert_eq!(one, "UPDATE put a new version at lp 8 on the same page: a HOT update (lp 3 has HEAP_HOT_UPDATED, lp 8 HEAP_ONLY_TUPLE); no index entry was added.");
+        // "lp" keeps PostgreSQL's spelling at the start of a sentence.
+        let dead = sentence(&[Change::Dead {
+            lps: alloc::vec![2, 3, 4, 5],
+            index: false,
+        }]);
+        assert!(dead.starts_with("lp 2-5 became LP_DEAD"), "{dead}");
+    }
 }

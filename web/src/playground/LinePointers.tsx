@@ -43,6 +43,8 @@ const ARC = 30;
 const ROW_H = BOX_H + ARC + 8;
 
 const SHORT: Record<LineItem['lp_flags'], string> = { LP_NORMAL: 'normal', LP_REDIRECT: 'redirect', LP_DEAD: 'dead', LP_UNUSED: 'unused' };
+/** The word in a box's corner: none for LP_NORMAL, the most common. */
+const LABEL: Record<LineItem['lp_flags'], string> = { LP_NORMAL: '', LP_REDIRECT: 'redir', LP_DEAD: 'dead', LP_UNUSED: 'unused' };
 
 function describe(it: LineItem): string {
   const parts = [`lp ${it.lp}: ${it.lp_flags}`];
@@ -118,8 +120,8 @@ export function LinePointers({ entry, block, relation }: { entry: FileEntry; blo
           <p className="lp-legend">
             {items.length} line pointers, {redirects} redirect{redirects === 1 ? '' : 's'}, {hots} HOT link{hots === 1 ? '' : 's'}
             {lines.all_visible ? ', PD_ALL_VISIBLE' : ''}
-            {lines.pd_prune_xid !== 0 ? `, pd_prune_xid ${lines.pd_prune_xid}` : ''}. Dashed arrows: LP_REDIRECT; solid arrows: t_ctid of a HEAP_HOT_UPDATED tuple to
-            the next version (HEAP_ONLY_TUPLE, marked <span className="lp-ho-key">HOT</span>).
+            {lines.pd_prune_xid !== 0 ? `, pd_prune_xid ${lines.pd_prune_xid}` : ''}. Boxes without a word are LP_NORMAL. Dashed arrows: LP_REDIRECT; solid
+            arrows: t_ctid of a HEAP_HOT_UPDATED tuple to the next version (HEAP_ONLY_TUPLE, marked <span className="lp-ho-key">HOT</span>).
           </p>
           <div className="lp-scroll">
             <svg role="img" aria-labelledby={`lp-title-${block}`} width={svgW} height={rows * ROW_H} viewBox={`0 0 ${svgW} ${rows * ROW_H}`}>
@@ -149,7 +151,7 @@ export function LinePointers({ entry, block, relation }: { entry: FileEntry; blo
                       {it.lp}
                     </text>
                     <text x={x + BOX_W - 4} y={y + 13} textAnchor="end" className="lp-flag">
-                      {it.heap_only ? 'HOT' : SHORT[it.lp_flags]}
+                      {it.heap_only ? 'HOT' : LABEL[it.lp_flags]}
                     </text>
                     {it.t_xmin !== undefined && (
                       <text x={x + 4} y={y + 29} className="lp-xid">
@@ -177,7 +179,7 @@ export function LinePointers({ entry, block, relation }: { entry: FileEntry; blo
                 // In one row: an arc above it. Across rows: down into the gap under the source's
                 // row, along it to the gap between columns left of the target, along that to the
                 // gap above the target's row, and down into the target: never across a box.
-                const gapX = q.x - GAP_X / 2;
+                const gapX = q.x === 0 ? BOX_W + GAP_X / 2 : q.x - GAP_X / 2;
                 const d =
                   p.y === q.y
                     ? `M ${x1} ${p.y} C ${x1} ${p.y - ARC + 4}, ${x2} ${q.y - ARC + 4}, ${x2} ${q.y}`
