@@ -104,6 +104,8 @@ for (const [width, height] of SIZES) {
       // The picture fits the screen's width: no box is cut off at the phone size.
       const svg = picture.locator('svg');
       expect((await svg.boundingBox())!.width).toBeLessThanOrEqual(width);
+      // Nor does the page scroll sideways: long lesson titles and statements stay in the screen.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       await picture.scrollIntoViewIfNeeded();
       await shot(page, 'prune-redirect');
       await picture.screenshot({ path: test.info().outputPath(`picture-redirect-${width}.png`) });
