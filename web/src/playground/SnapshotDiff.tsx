@@ -212,7 +212,7 @@ export function SnapshotDiff({ a, b, open, expect = [] }: { a: Snapshot; b: Snap
       {diff.pages.length === 0 && diff.added.length === 0 && <p>No page changed.</p>}
       {diff.pages.map((p) => {
         const e = entryOf(p.path);
-        const resealed = p.checksum.a !== p.checksum.b && p.checksum.a !== null && p.checksum.b !== null;
+        const verdictChanged = p.checksum.a !== p.checksum.b && p.checksum.a !== null && p.checksum.b !== null;
         return (
           <div key={`${p.path}:${p.block}`} className="play-diff-page" data-testid="diff-page" data-relation={p.relation} data-fork={p.fork} data-block={p.block} data-state={p.state}>
             <p className="play-diff-head">
@@ -220,7 +220,7 @@ export function SnapshotDiff({ a, b, open, expect = [] }: { a: Snapshot; b: Snap
                 {p.relation} {p.fork !== 'main' ? `(${p.fork}) ` : ''}block {p.block}
               </strong>
               : {p.state === 'different' ? `${p.bytesChanged} bytes changed in ${p.ranges.length} runs` : p.state === 'only_b' ? 'a new page' : 'the page is gone'}
-              {resealed && (
+              {verdictChanged && (
                 <span className="play-diff-checksum" data-testid="diff-checksum" data-a={p.checksum.a ?? ''} data-b={p.checksum.b ?? ''}>
                   {' '}
                   · checksum {p.checksum.a === 'ok' ? 'passed' : 'failed'} in snapshot {a.step}, {p.checksum.b === 'ok' ? 'passes' : 'fails'} now
