@@ -11,9 +11,9 @@ import { pg_visibility } from '@electric-sql/pglite/contrib/pg_visibility';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareAnswer, pageinspectSql, type AskPage } from '../../web/src/playground/ask';
 import type { DecodedColumns } from '../../web/src/lib/spans';
-import { LESSONS } from '../../web/src/playground/lessons';
+import { LESSONS, type LessonStep } from '../../web/src/playground/lessons';
 import type { Snapshot } from '../../web/src/playground/Playground';
-import { compareSnapshots } from '../../web/src/playground/SnapshotDiff';
+import { compareSnapshots, type SnapshotComparison } from '../../web/src/playground/SnapshotDiff';
 import { RELATIONS_SQL, relationFiles, type PlayFile, type PlayRelation } from '../../web/src/playground/relations';
 
 type Wasm = typeof import('../../web/pkg/pgpage_wasm.js');
@@ -123,6 +123,166 @@ function itemsOf(files: { file: PlayFile; bytes: Uint8Array }[], name: string): 
   });
 }
 
+/**
+ * What the learner does with the lab after a `lab-write` step: one byte of the shown page's
+ * first tuple changed in the server's file ('row 1' becomes 'row !'), its buffer evicted so
+ * the next read is the file's. The damaged file is the snapshot the next step is compared with;
+ * it disagrees with the server on purpose, so it is not held against pageinspect.
+ */
+async function learnerEdits(files: { file: PlayFile; bytes: Uint8Array }[], step: LessonStep): Promise<{ file: PlayFile; bytes: Uint8Array }[]> {
+  const show = step.show!;
+  const f = files.find((x) => x.file.relation.name === show.relation && x.file.fork === 'main')!;
+  const bytes = f.bytes.slice();
+  const end = (await pg.query<{ end: number }>(`select lp_off + lp_len - 1 as end from heap_page_items(get_raw_page($1, $2)) where lp = 1`, [show.relation, show.block])).rows[0].end;
+  bytes[show.block * BS + end] ^= 0x10;
+  pg.Module.FS.writeFile(`${PGlite.paths.PGDATA}/${f.file.path}`, bytes);
+  await pg.query(`select pg_buffercache_evict(bufferid) from pg_buffercache where relfilenode = pg_relation_filenode($1)`, [show.relation]);
+  agreed.set(f.file.path, bytes);
+  return files.map((x) => (x === f ? { file: x.file, bytes } : x));
+}
+
+type Item = { lp: number; lp_off: number; lp_flags: number; t_xmin: string | null; t_xmax: string | null; t_ctid: string | null; raw_flags: string[] | null };
+/** heap_page_items of a page's bytes, with the raw flags by name. */
+async function heapItems(page: Uint8Array | null): Promise<Map<number, Item>> {
+  if (!page) return new Map();
+  const rows = (
+    await pg.query<Item>(
+      `select lp, lp_off, lp_flags, t_xmin::text, t_xmax::text, t_ctid::text, (select raw_flags from heap_tuple_infomask_flags(t_infomask, t_infomask2)) as raw_flags from heap_page_items($1)`,
+      [page],
+    )
+  ).rows;
+  return new Map(rows.map((r) => [r.lp, r]));
+}
+const storyEvents = new Set<string>();
+
+/**
+ * Each fact of every page story the diff tells (pgpage::story, through the wasm module), held
+ * against pageinspect's heap_page_items, bt_page_items, page_header, page_checksum and
+ * pg_visibility_map on the same pages; and every heap page's line-pointer picture (heap_lines)
+ * against heap_page_items.
+ */
+async function expectStoriesHold(d: SnapshotComparison, was: { file: PlayFile; bytes: Uint8Array }[], now: { file: PlayFile; bytes: Uint8Array }[], where: string): Promise<void> {
+  const pageOf = (files: typeof now, path: string, block: number) => {
+    const f = files.find((x) => x.file.path === path);
+    return f && f.bytes.length >= (block + 1) * BS ? f.bytes.slice(block * BS, (block + 1) * BS) : null;
+  };
+  for (const p of d.pages) {
+    const at = `${where}: ${p.relation} ${p.fork} block ${p.block}`;
+    const a = pageOf(was, p.path, p.block);
+    const b = pageOf(now, p.path, p.block);
+    if (p.story.changes.length > 0) expect(p.story.sentence, at).not.toBe('');
+    const file = now.find((x) => x.file.path === p.path)!.file;
+    const heap = file.fork === 'main' && ['r', 't', 'm'].includes(file.relation.relkind);
+    const [ia, ib] = heap ? await Promise.all([heapItems(a), heapItems(b)]) : [new Map<number, Item>(), new Map<number, Item>()];
+    if (heap && b) {
+      // The picture's facts are pageinspect's.
+      const lines = JSON.parse(w.heap_lines(b, p.block, false)) as { items: { lp: number; lp_flags: string; redirect_to?: number; t_xmin?: number; t_xmax?: number; t_ctid?: string; hot_updated: boolean; heap_only: boolean; hot_next?: number }[] } | null;
+      for (const it of lines?.items ?? []) {
+        const r = ib.get(it.lp)!;
+        expect(['LP_UNUSED', 'LP_NORMAL', 'LP_REDIRECT', 'LP_DEAD'][r.lp_flags], `${at} lp ${it.lp}`).toBe(it.lp_flags);
+        if (r.lp_flags === 2) expect(it.redirect_to, `${at} lp ${it.lp} redirect`).toBe(r.lp_off);
+        if (r.lp_flags === 1) {
+          expect([String(it.t_xmin), String(it.t_xmax), it.t_ctid], `${at} lp ${it.lp}`).toEqual([r.t_xmin, r.t_xmax, r.t_ctid]);
+          expect(it.hot_updated, `${at} lp ${it.lp} HEAP_HOT_UPDATED`).toBe(r.raw_flags!.includes('HEAP_HOT_UPDATED'));
+          expect(it.heap_only, `${at} lp ${it.lp} HEAP_ONLY_TUPLE`).toBe(r.raw_flags!.includes('HEAP_ONLY_TUPLE'));
+          if (it.hot_next !== undefined) expect(r.t_ctid, `${at} lp ${it.lp} HOT chain`).toBe(`(${p.block},${it.hot_next})`);
+        }
+      }
+    }
+    const flagsOf = (m: Map<number, Item>, lp: number) => m.get(lp)?.raw_flags ?? [];
+    for (const c of p.story.changes) {
+      storyEvents.add(c.event);
+      const t = `${at}: ${c.event} ${JSON.stringify(c)}`;
+      switch (c.event) {
+        case 'redirected':
+          expect(ib.get(c.from), t).toMatchObject({ lp_flags: 2, lp_off: c.to });
+          expect(p.story.sentence, t).toContain(`lp ${c.from} into a redirect to lp ${c.to}`);
+          break;
+        case 'hot_update':
+          expect(ib.get(c.from)?.t_ctid, t).toBe(`(${p.block},${c.to})`);
+          expect(flagsOf(ib, c.from), t).toContain('HEAP_HOT_UPDATED');
+          expect(flagsOf(ib, c.to), t).toContain('HEAP_ONLY_TUPLE');
+          // One HOT update is told as such; several in a row as their chain.
+          if (p.story.changes.filter((x) => x.event === 'hot_update').length === 1) expect(p.story.sentence, t).toContain(`a HOT update (lp ${c.from} has HEAP_HOT_UPDATED, lp ${c.to} HEAP_ONLY_TUPLE)`);
+          else expect(p.story.sentence, t).toMatch(/a HOT chain lp \d+ → /);
+          break;
+        case 'updated':
+          expect(ib.get(c.lp)?.t_ctid, t).toBe(c.to);
+          expect(ib.get(c.lp)?.t_xmax, t).not.toBe('0');
+          expect(flagsOf(ib, c.lp), t).not.toContain('HEAP_HOT_UPDATED');
+          break;
+        case 'deleted':
+          for (const lp of c.lps) {
+            expect(ib.get(lp)?.t_ctid, t).toBe(`(${p.block},${lp})`);
+            expect(ib.get(lp)?.t_xmax, t).not.toBe(ia.get(lp)?.t_xmax);
+          }
+          break;
+        case 'inserted':
+          for (const lp of c.lps) {
+            expect(ib.get(lp)?.lp_flags, t).toBe(1);
+            expect(flagsOf(ib, lp), t).not.toContain('HEAP_ONLY_TUPLE');
+          }
+          break;
+        case 'dead':
+          if (c.index) {
+            const items = async (page: Uint8Array | null) => (page ? (await pg.query<{ itemoffset: number; dead: boolean }>('select itemoffset, dead from bt_page_items($1)', [page])).rows : []);
+            const [xa, xb] = await Promise.all([items(a), items(b)]);
+            for (const lp of c.lps) {
+              expect(xb.find((r) => r.itemoffset === lp)?.dead, t).toBe(true);
+              expect(xa.find((r) => r.itemoffset === lp)?.dead, t).toBe(false);
+            }
+          } else for (const lp of c.lps) expect([ia.get(lp)?.lp_flags, ib.get(lp)?.lp_flags], t).toEqual([expect.any(Number), 3]);
+          break;
+        case 'unused':
+          for (const lp of c.lps) expect([ia.get(lp)?.lp_flags, ib.get(lp)?.lp_flags], t).toEqual([['LP_UNUSED', 'LP_NORMAL', 'LP_REDIRECT', 'LP_DEAD'].indexOf(c.from), 0]);
+          break;
+        case 'truncated':
+          for (const lp of c.lps) expect([ia.has(lp), ib.has(lp)], t).toEqual([true, false]);
+          break;
+        case 'frozen':
+          for (const lp of c.lps) {
+            expect(flagsOf(ib, lp), t).toEqual(expect.arrayContaining(['HEAP_XMIN_COMMITTED', 'HEAP_XMIN_INVALID']));
+            expect(flagsOf(ia, lp).includes('HEAP_XMIN_INVALID'), t).toBe(false);
+          }
+          break;
+        case 'hint_bits':
+          for (const lp of c.lps) expect(c.flags.some((f) => flagsOf(ib, lp).includes(f) && !flagsOf(ia, lp).includes(f)), t).toBe(true);
+          break;
+        case 'all_visible': {
+          const flags = async (page: Uint8Array) => (await pg.query<{ flags: number }>('select flags from page_header($1)', [page])).rows[0].flags;
+          expect([(await flags(a!)) & 4, (await flags(b!)) & 4], t).toEqual(c.set ? [0, 4] : [4, 0]);
+          expect(p.story.sentence, t).toContain('PD_ALL_VISIBLE');
+          break;
+        }
+        case 'index_tuples': {
+          const count = async (page: Uint8Array | null) => (page ? (await pg.query<{ n: number }>('select count(*)::int as n from bt_page_items($1)', [page])).rows[0].n : 0);
+          expect((await count(b)) - (await count(a)), t).toBe(c.added - c.removed);
+          break;
+        }
+        case 'vm_bits':
+          // The server's own map, right after the statement: the snapshot is its state.
+          for (const blk of c.heap_blocks) {
+            const m = (await pg.query<{ all_visible: boolean; all_frozen: boolean }>('select all_visible, all_frozen from pg_visibility_map($1::int::oid::regclass, $2)', [file.relation.oid, blk])).rows[0];
+            if (c.all_visible) expect(m.all_visible, t).toBe(c.set);
+            if (c.all_frozen) expect(m.all_frozen, t).toBe(c.set);
+          }
+          break;
+        case 'resealed':
+        case 'checksum_broken': {
+          const ok = async (page: Uint8Array) => {
+            const r = (await pg.query<{ c: number; s: number }>('select page_checksum($1, $2) as c, (page_header($1)).checksum as s', [page, p.block])).rows[0];
+            return (r.c & 0xffff) === (r.s & 0xffff);
+          };
+          expect([await ok(a!), await ok(b!)], t).toEqual(c.event === 'resealed' ? [false, true] : [true, false]);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+}
+
 let entryId = 0;
 /** A snapshot as the playground holds it (its files as the inspector's entries). */
 function asSnapshot(files: { file: PlayFile; bytes: Uint8Array }[]): Snapshot {
@@ -152,27 +312,35 @@ describe('PGlite playground: the files agree with pageinspect', () => {
   it('every lesson, statement by statement', { timeout: 600_000 }, async () => {
     const after = new Map<string, { file: PlayFile; bytes: Uint8Array }[]>();
     let before = asSnapshot([]);
+    let last: { file: PlayFile; bytes: Uint8Array }[] = [];
     for (const lesson of LESSONS) {
       for (const [i, step] of lesson.steps.entries()) {
         const where = `${lesson.id} step ${i + 1}`;
-        // The corruption lesson's own SELECT fails once the learner has flipped a bit; here
-        // no bit is flipped (the next test flips one). A step that fails must say so.
+        // The corruption lesson's own SELECT fails once the learner has flipped a bit (done
+        // here as the learner does it, after the step that asks for it). A step that fails
+        // must say so.
         await pg.exec(step.sql).catch((e: unknown) => {
           const message = e instanceof Error ? e.message : String(e);
           if (!step.error?.test(message)) throw new Error(`${where}: ${message}`);
         });
-        const files = await snapshot();
+        let files = await snapshot();
         await expectAgrees(files, where);
+        if (step.then === 'lab-write') files = await learnerEdits(files, step);
         after.set(`${lesson.id}/${i + 1}`, files);
         // Each change the step expects, in the playground's own diff of the two snapshots.
         const now = asSnapshot(files);
         const d = await compareSnapshots(w, before, now);
         for (const x of step.expect) expect(x.test(d), `${where}: ${x.what}`).toBe(true);
+        await expectStoriesHold(d, last, files, where);
+        last = files;
         before = now;
       }
     }
-    // The corruption lesson's last step leaves checksum failures ignored.
     await pg.exec('reset all');
+    // Every kind of event the core's page_story tells was seen and held against the server.
+    expect([...storyEvents].sort()).toEqual(
+      expect.arrayContaining(['all_visible', 'dead', 'deleted', 'frozen', 'hint_bits', 'hot_update', 'index_tuples', 'inserted', 'new_page', 'redirected', 'resealed', 'split', 'truncated', 'unused', 'updated', 'vm_bits']),
+    );
     console.log(`PGlite lessons: ${compared} pageinspect columns compared`);
     expect(compared).toBeGreaterThan(10_000);
     // Every function "Ask PostgreSQL" asks answered for some page of the lessons.

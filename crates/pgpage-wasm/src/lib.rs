@@ -11,6 +11,7 @@ use wasm_bindgen::prelude::*;
 mod damage;
 mod redact;
 mod rows;
+mod story;
 mod wal;
 
 fn endian(big_endian: bool) -> Endian {

@@ -33,6 +33,7 @@ pub mod redact;
 pub mod repair;
 pub mod rows;
 pub mod scan;
+pub mod story;
 pub mod structures;
 pub mod toast;
 pub mod tuple;

@@ -12,6 +12,7 @@ import { afterDrawn, drawnCount } from '../lib/drawn';
 import { withCode } from '../tour/Tour';
 import { AskPostgres } from './AskPostgres';
 import { useAskSlot } from './askSlot';
+import { LinePointers } from './LinePointers';
 import { LESSONS, type Lesson, type LessonShow, type LessonStep } from './lessons';
 import type { FromPlay, ResultSet, ServerError, SnapFileMsg, StartPhase, StartPlay, ToPlay } from './protocol';
 import type { PlayRelation } from './relations';
@@ -240,10 +241,11 @@ export default function Playground(p: PlaygroundProps) {
     const step = lesson.lesson.steps[lesson.next];
     if (!step) return;
     setSql(step.sql);
-    setLesson({ lesson: lesson.lesson, next: lesson.next + 1 });
     lessonOf.current.set(snapsRef.current.length + 1, step);
     setCompare(true);
     await run(step.sql);
+    // The explanation comes with the result, never before it.
+    setLesson({ lesson: lesson.lesson, next: lesson.next + 1 });
     const show = step.show;
     const f = show && snapsRef.current.at(-1)?.files.find((x) => x.relation.name === show.relation && x.fork === (show.fork ?? 'main'));
     if (show && f && f.entry.size > show.block * 8192) open(f.entry, show.block, { item: show.item, header: show.header });
@@ -265,10 +267,15 @@ export default function Playground(p: PlaygroundProps) {
   const prev = at > 0 ? snaps[at - 1] : null;
   const state = boot.state === 'error' ? 'error' : !ready ? 'loading' : running ? 'running' : 'ready';
   const said = lesson && lesson.next > 0 ? lesson.lesson.steps[lesson.next - 1] : null;
+  const upcoming = lesson ? lesson.lesson.steps[lesson.next] : undefined;
   const curLesson = cur ? lessonOf.current.get(cur.step) : undefined;
   const shownFile = p.shown ? snaps.flatMap((x) => x.files).find((f) => f.entry.id === p.shown?.entry.id) : undefined;
   const ask = p.shown && ready && (
     <AskPostgres key={`${p.shown.entry.id}:${p.shown.block}`} entry={p.shown.entry} block={p.shown.block} relation={shownFile?.relation.oid ?? null} columns={shownFile?.relation.columns ?? null} request={request} nextJob={() => nextJob++} />
+  );
+
+  const picture = p.shown && shownFile && shownFile.fork === 'main' && HEAP_RELKINDS.has(shownFile.relation.relkind) && p.shown.entry.size > p.shown.block * 8192 && (
+    <LinePointers key={`lp:${p.shown.entry.id}:${p.shown.block}`} entry={p.shown.entry} block={p.shown.block} relation={shownFile.relation.name} />
   );
 
   return (
@@ -324,19 +331,44 @@ export default function Playground(p: PlaygroundProps) {
             ))}
           </select>
         </label>
-        {lesson && (
-          <>
-            <button type="button" data-testid="lesson-next" disabled={!ready || running !== null || lesson.next >= lesson.lesson.steps.length} onClick={() => void lessonStep()}>
-              {lesson.next >= lesson.lesson.steps.length ? 'Lesson done' : `Run step ${lesson.next + 1} of ${lesson.lesson.steps.length}`}
-            </button>
-            {said && (
+      </div>
+      {lesson && (
+        <div className="lesson-box" data-testid="lesson-box">
+          {said && (
+            <div className="lesson-said" data-testid="lesson-said" data-step={lesson.next}>
+              <h3>
+                Step {lesson.next} of {lesson.lesson.steps.length}: what happened
+              </h3>
+              {said.predict && <p className="lesson-asked">You were asked: {said.predict}</p>}
               <p className="lesson-say" data-testid="lesson-say">
                 {withCode(said.say)}
               </p>
-            )}
-          </>
-        )}
-      </div>
+            </div>
+          )}
+          {upcoming ? (
+            <div className="lesson-upcoming" data-testid="lesson-upcoming" data-step={lesson.next + 1}>
+              <h3>
+                {lesson.next === 0 ? 'First' : 'Next'}, step {lesson.next + 1} of {lesson.lesson.steps.length}: predict, then run
+              </h3>
+              <pre className="lesson-sql" data-testid="lesson-next-sql">
+                {upcoming.sql}
+              </pre>
+              {upcoming.predict && (
+                <p className="lesson-predict" data-testid="lesson-predict">
+                  <strong>Predict:</strong> {upcoming.predict}
+                </p>
+              )}
+              <button type="button" data-testid="lesson-next" disabled={!ready || running !== null} onClick={() => void lessonStep()}>
+                Run step {lesson.next + 1} of {lesson.lesson.steps.length}
+              </button>
+            </div>
+          ) : (
+            <p className="lesson-done" data-testid="lesson-done">
+              Lesson done. Step back through the snapshots above to see each page again, or pick another lesson.
+            </p>
+          )}
+        </div>
+      )}
 
       <textarea
         className="play-sql"
@@ -410,7 +442,21 @@ export default function Playground(p: PlaygroundProps) {
       )}
       {p.shown && ready && <LabWrite entry={p.shown.entry} snaps={snaps} request={request} />}
       {/* Beside the decoded page panels when the app shows its slot, else here. */}
-      {ask && (slot ? createPortal(ask, slot) : ask)}
+      {(picture || ask) &&
+        (slot ? (
+          createPortal(
+            <>
+              {picture}
+              {ask}
+            </>,
+            slot,
+          )
+        ) : (
+          <>
+            {picture}
+            {ask}
+          </>
+        ))}
     </section>
   );
 }
@@ -471,6 +517,9 @@ function changedWords(blocks: number[]): string {
   const shown = blocks.slice(0, 6).join(', ');
   return `changed: block${blocks.length === 1 ? '' : 's'} ${shown}${blocks.length > 6 ? ` and ${blocks.length - 6} more` : ''}`;
 }
+
+/** Relation kinds whose main fork is a heap (pg_class.relkind). */
+const HEAP_RELKINDS = new Set(['r', 't', 'm']);
 
 const ROLE: Record<string, string> = { r: 'table', i: 'index', t: 'TOAST table', S: 'sequence', m: 'materialized view' };
 

@@ -1,7 +1,8 @@
 // Two snapshots compared: files that appeared or went away (a new relfilenode after VACUUM
 // FULL), and per changed page the changed bytes and header fields (the core's diff_page) and
 // the decoded item columns that changed (t_xmax set, infomask flags, lp_flags, a new line
-// pointer), which is what a lesson asks the learner to look at.
+// pointer), which is what a lesson asks the learner to look at; above each page's fields, the
+// core's one sentence of what happened to it (page_story) and its checksum verdict in each.
 import { useEffect, useState } from 'react';
 import type { FileEntry } from '../files';
 import { decodeWithCore, fileKindOf } from '../lib/spans';
@@ -18,6 +19,37 @@ export interface FieldDiff {
   b: string;
 }
 
+type LpFlagName = 'LP_UNUSED' | 'LP_NORMAL' | 'LP_REDIRECT' | 'LP_DEAD';
+
+/** One thing that happened to a page, as the core's page_story names it (pgpage::story::Change). */
+export type PageChange =
+  | { event: 'new_page'; kind: string; items: number }
+  | { event: 'inserted'; lps: number[] }
+  | { event: 'hot_update'; from: number; to: number }
+  | { event: 'updated'; lp: number; to: string }
+  | { event: 'deleted'; lps: number[] }
+  | { event: 'locked'; lps: number[] }
+  | { event: 'redirected'; from: number; to: number }
+  | { event: 'dead'; lps: number[]; index: boolean }
+  | { event: 'unused'; lps: number[]; from: LpFlagName }
+  | { event: 'truncated'; lps: number[] }
+  | { event: 'all_visible'; set: boolean }
+  | { event: 'frozen'; lps: number[] }
+  | { event: 'hint_bits'; lps: number[]; flags: string[] }
+  | { event: 'compacted'; a: number; b: number }
+  | { event: 'prune_hint'; xid: number }
+  | { event: 'split'; right: number }
+  | { event: 'index_tuples'; added: number; removed: number }
+  | { event: 'vm_bits'; heap_blocks: number[]; all_visible: boolean; all_frozen: boolean; set: boolean }
+  | { event: 'resealed' }
+  | { event: 'checksum_broken' };
+
+/** pgpage::story::PageStory. */
+export interface PageStory {
+  changes: PageChange[];
+  sentence: string;
+}
+
 export interface PageDiffRow {
   relation: string;
   /** The relation's oid (a TOAST pointer's va_toastrelid names its TOAST table by it). */
@@ -30,6 +62,10 @@ export interface PageDiffRow {
   bytesChanged: number;
   ranges: [number, number][];
   fields: FieldDiff[];
+  /** What happened to the page, in the core's words. */
+  story: PageStory;
+  /** The page's checksum verdict (verify's status) in each snapshot; null where it is absent. */
+  checksum: { a: string | null; b: string | null };
 }
 
 export interface SnapshotComparison {
@@ -68,6 +104,26 @@ function itemChanges(w: Wasm, a: Uint8Array | null, b: Uint8Array | null, block:
   return out;
 }
 
+const STATUS = ['ok', 'mismatch', 'zero', 'new_not_zero', 'bad_header'];
+
+function checksumStatus(w: Wasm, page: Uint8Array | null, block: number): string | null {
+  if (!page) return null;
+  const v = w.verify(page, block, BS, false);
+  const status = STATUS[v.status[0]] ?? null;
+  v.free();
+  return status;
+}
+
+function storyOf(w: Wasm, a: Uint8Array | null, b: Uint8Array | null, block: number, fork: string, kind: string): PageStory {
+  if (!b) return { changes: [], sentence: '' };
+  return JSON.parse(w.page_story(a ?? new Uint8Array(0), b, block, false, fork, kind)) as PageStory;
+}
+
+/** The story and checksum verdicts of a page that differs. */
+function said(w: Wasm, a: Uint8Array | null, b: Uint8Array | null, block: number, fork: string, kind: string): Pick<PageDiffRow, 'story' | 'checksum'> {
+  return { story: storyOf(w, a, b, block, fork, kind), checksum: { a: checksumStatus(w, a, block), b: checksumStatus(w, b, block) } };
+}
+
 async function bytesOf(e: FileEntry): Promise<Uint8Array> {
   return new Uint8Array(await e.file.arrayBuffer());
 }
@@ -96,9 +152,11 @@ export async function compareSnapshots(w: Wasm, a: Snapshot, b: Snapshot): Promi
       if (pa && pb) {
         const d = JSON.parse(w.diff_page(block, pa, pb, false)) as { page: { bytes_changed: number; ranges: [number, number][] } | null; fields: FieldDiff[] };
         if (!d.page) continue;
-        pages.push({ ...base, state: 'different', bytesChanged: d.page.bytes_changed, ranges: d.page.ranges, fields: [...d.fields, ...itemChanges(w, pa, pb, block, fb.fork, kx, ky, fb.relation.columns)] });
+        const told = said(w, pa, pb, block, fb.fork, ky || kx);
+        pages.push({ ...base, ...told, state: 'different', bytesChanged: d.page.bytes_changed, ranges: d.page.ranges, fields: [...d.fields, ...itemChanges(w, pa, pb, block, fb.fork, kx, ky, fb.relation.columns)] });
       } else {
-        pages.push({ ...base, state: pa ? 'only_a' : 'only_b', bytesChanged: BS, ranges: [[0, BS]], fields: itemChanges(w, pa, pb, block, fb.fork, kx || ky, ky || kx, fb.relation.columns) });
+        const told = said(w, pa, pb, block, fb.fork, ky || kx);
+        pages.push({ ...base, ...told, state: pa ? 'only_a' : 'only_b', bytesChanged: BS, ranges: [[0, BS]], fields: itemChanges(w, pa, pb, block, fb.fork, kx || ky, ky || kx, fb.relation.columns) });
       }
     }
   }
@@ -154,36 +212,57 @@ export function SnapshotDiff({ a, b, open, expect = [] }: { a: Snapshot; b: Snap
       {diff.pages.length === 0 && diff.added.length === 0 && <p>No page changed.</p>}
       {diff.pages.map((p) => {
         const e = entryOf(p.path);
+        const verdictChanged = p.checksum.a !== p.checksum.b && p.checksum.a !== null && p.checksum.b !== null;
         return (
-          <details key={`${p.path}:${p.block}`} className="play-diff-page" data-testid="diff-page" data-relation={p.relation} data-fork={p.fork} data-block={p.block} data-state={p.state} open={diff.pages.length <= 4}>
-            <summary>
-              {p.relation} {p.fork !== 'main' ? `(${p.fork}) ` : ''}block {p.block}:{' '}
-              {p.state === 'different' ? `${p.bytesChanged} bytes changed in ${p.ranges.length} runs` : p.state === 'only_b' ? 'a new page' : 'the page is gone'}{' '}
+          <div key={`${p.path}:${p.block}`} className="play-diff-page" data-testid="diff-page" data-relation={p.relation} data-fork={p.fork} data-block={p.block} data-state={p.state}>
+            <p className="play-diff-head">
+              <strong>
+                {p.relation} {p.fork !== 'main' ? `(${p.fork}) ` : ''}block {p.block}
+              </strong>
+              : {p.state === 'different' ? `${p.bytesChanged} bytes changed in ${p.ranges.length} runs` : p.state === 'only_b' ? 'a new page' : 'the page is gone'}
+              {verdictChanged && (
+                <span className="play-diff-checksum" data-testid="diff-checksum" data-a={p.checksum.a ?? ''} data-b={p.checksum.b ?? ''}>
+                  {' '}
+                  · checksum {p.checksum.a === 'ok' ? 'passed' : 'failed'} in snapshot {a.step}, {p.checksum.b === 'ok' ? 'passes' : 'fails'} now
+                </span>
+              )}{' '}
               {e && e.size > p.block * BS && (
                 <button type="button" className="link" onClick={() => open(e, p.block)}>
                   show
                 </button>
               )}
-            </summary>
-            <table>
-              <thead>
-                <tr>
-                  <th>field</th>
-                  <th>snapshot {a.step}</th>
-                  <th>snapshot {b.step}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {p.fields.map((f, i) => (
-                  <tr key={i} data-testid="diff-field" data-field={f.field} data-a={f.a} data-b={f.b}>
-                    <td>{f.field}</td>
-                    <td>{f.a}</td>
-                    <td>{f.b}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </details>
+            </p>
+            {p.story.sentence && (
+              <p className="play-diff-sentence" data-testid="diff-sentence">
+                {p.story.sentence}
+              </p>
+            )}
+            {p.fields.length > 0 && (
+              <details open={diff.pages.length <= 2 && !p.story.sentence}>
+                <summary>
+                  the {p.fields.length} decoded field{p.fields.length === 1 ? '' : 's'} that changed
+                </summary>
+                <table>
+                  <thead>
+                    <tr>
+                      <th>field</th>
+                      <th>snapshot {a.step}</th>
+                      <th>snapshot {b.step}</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {p.fields.map((f, i) => (
+                      <tr key={i} data-testid="diff-field" data-field={f.field} data-a={f.a} data-b={f.b}>
+                        <td>{f.field}</td>
+                        <td>{f.a}</td>
+                        <td>{f.b}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </details>
+            )}
+          </div>
         );
       })}
     </div>

@@ -4,7 +4,7 @@
 // expects, read from pgpage's decoded diff of the snapshots (SnapshotDiff's comparison) or
 // from the server's error. The Node test runs them all on PGlite and holds every page they
 // make against pageinspect; the browser test clicks through them and checks the expectations.
-import type { PageDiffRow, SnapshotComparison } from './SnapshotDiff';
+import type { PageChange, PageDiffRow, SnapshotComparison } from './SnapshotDiff';
 
 /** What the step shows: a block of a relation's file, and what to outline on it. */
 export interface LessonShow {
@@ -25,6 +25,8 @@ export interface LessonExpect {
 
 export interface LessonStep {
   sql: string;
+  /** The question the learner answers before running the step ("what will happen to lp 1?"). */
+  predict?: string;
   /** What to look at after the statement (text in `backticks` renders as code). */
   say: string;
   /** What the learner does by hand before the next step: edit the page with the lab and
@@ -93,18 +95,25 @@ const summaries = (d: SnapshotComparison, relation: string) => fieldsOf(d, relat
 
 const expect = (what: string, test: (d: SnapshotComparison) => boolean): LessonExpect => ({ what, test });
 
+/** The core's account of what happened to a relation's pages (page_story): its events of one kind. */
+const events = <E extends PageChange['event']>(d: SnapshotComparison, relation: string, event: E, fork = 'main') =>
+  pagesOf(d, relation, fork).flatMap((p) => p.story.changes.filter((c): c is Extract<PageChange, { event: E }> => c.event === event));
+/** Line pointers named by the relation's events of one kind. */
+const lpsOf = (d: SnapshotComparison, relation: string, event: 'dead' | 'unused' | 'frozen' | 'hint_bits' | 'deleted' | 'inserted') =>
+  events(d, relation, event).flatMap((c) => ('lps' in c ? c.lps : []));
+
 export const LESSONS: Lesson[] = [
   {
     id: 'insert',
     title: 'INSERT: a tuple and its line pointer',
     steps: [
-      step('create table fruit (id int, name text)', 'A new table is an empty file: no pages until the first row.', {
+      step('create table fruit (id int, name text)', 'A new table is an empty file: no pages until the first row.', { predict: 'A new table: how many pages will its file have?',
         expect: [expect('fruit has a file and no page yet', (d) => d.added.length > 0 && pagesOf(d, 'fruit').length === 0)],
       }),
       step(
         "insert into fruit values (1, 'apple'), (2, 'banana')",
         "Block 0 appears: two line pointers at the start (`lp` 1 and 2), the tuples at the end of the page, growing down. `pd_lower` and `pd_upper` bound the free space between them. Each tuple's `t_xmin` is the inserting transaction.",
-        {
+        { predict: 'Where on the page will the two tuples go, and where their line pointers?',
           show: { relation: 'fruit', block: 0, item: 1 },
           expect: [
             expect('fruit block 0 is a new page', (d) => pagesOf(d, 'fruit').some((p) => p.block === 0 && p.state === 'only_b')),
@@ -121,12 +130,12 @@ export const LESSONS: Lesson[] = [
       step(
         'create table stock (id int primary key, qty int) with (fillfactor = 50);\ninsert into stock select g, 0 from generate_series(1, 10) g',
         'fillfactor 50 leaves half of each heap page free for updates. The primary key is a btree index `stock_pkey`.',
-        { show: { relation: 'stock', block: 0, header: true } },
+        { predict: 'Ten small rows and fillfactor 50: how much of block 0 will stay free?', show: { relation: 'stock', block: 0, header: true } },
       ),
       step(
         'update stock set qty = qty + 1 where id = 1',
         'qty is in no index and the page has room: a HOT update. The old version gets `t_xmax` and HEAP_HOT_UPDATED, its `t_ctid` points at the new one, which is HEAP_ONLY_TUPLE. The index is not touched.',
-        {
+        { predict: 'qty is in no index. Will lp 1 be overwritten in place, or get a successor? Will stock_pkey change?',
           show: { relation: 'stock', block: 0, item: 1 },
           expect: [
             expect('the old tuple gains HEAP_HOT_UPDATED', (d) => flagged(d, 'stock', 'HEAP_HOT_UPDATED').length === 1),
@@ -135,7 +144,7 @@ export const LESSONS: Lesson[] = [
           ],
         },
       ),
-      step('update stock set id = 100 where id = 2', 'id is indexed: no HOT. The new version is a plain tuple, and `stock_pkey` gets a new entry pointing at it.', {
+      step('update stock set id = 100 where id = 2', 'id is indexed: no HOT. The new version is a plain tuple, and `stock_pkey` gets a new entry pointing at it.', { predict: 'id is indexed: can this UPDATE be HOT? What happens to stock_pkey?',
         show: { relation: 'stock_pkey', block: 1 },
         expect: [
           expect('no tuple becomes HEAP_ONLY_TUPLE', (d) => flagged(d, 'stock', 'HEAP_ONLY_TUPLE').length === 0),
@@ -149,17 +158,17 @@ export const LESSONS: Lesson[] = [
     id: 'vacuum',
     title: 'DELETE and VACUUM',
     steps: [
-      step("create table gone (id int, pad text);\ninsert into gone select g, repeat('x', 50) from generate_series(1, 60) g", 'Sixty rows on one page.', {
+      step("create table gone (id int, pad text);\ninsert into gone select g, repeat('x', 50) from generate_series(1, 60) g", 'Sixty rows on one page.', { predict: 'Sixty rows of 50 bytes: how many pages?',
         show: { relation: 'gone', block: 0, header: true },
       }),
-      step('delete from gone where id % 2 = 0', 'DELETE only sets `t_xmax` on the deleted tuples: the bytes stay where they were.', {
+      step('delete from gone where id % 2 = 0', 'DELETE only sets `t_xmax` on the deleted tuples: the bytes stay where they were.', { predict: "Will DELETE remove the deleted tuples' bytes from the page?",
         show: { relation: 'gone', block: 0, item: 2 },
         expect: [expect('30 tuples get a t_xmax', (d) => fieldsOf(d, 'gone', 't_xmax').filter((f) => f.a === '0' && f.b !== '0').length === 30)],
       }),
       step(
         'vacuum gone',
         'VACUUM frees the dead tuples: their line pointers become LP_UNUSED (`lp_flags` 0) and those at the end of the array are cut off, the page is compacted, and the free space map (_fsm) and visibility map (_vm) appear.',
-        {
+        { predict: "What will VACUUM do to the deleted rows' line pointers, and to lp 60, the last one?",
           show: { relation: 'gone', block: 0, item: 2 },
           expect: [
             expect('29 line pointers become LP_UNUSED (lp_flags 1 → 0)', (d) => fieldsOf(d, 'gone', 'lp_flags').filter((f) => f.a === '1' && f.b === '0').length === 29),
@@ -174,11 +183,11 @@ export const LESSONS: Lesson[] = [
     id: 'toast',
     title: 'TOAST: compressed inline and out of line',
     steps: [
-      step('create table docs (id int, body text)', 'A text column gives the table a TOAST table and its index.'),
+      step('create table docs (id int, body text)', 'A text column gives the table a TOAST table and its index.', { predict: 'Which relations does a table with a text column get?' }),
       step(
         "insert into docs values (1, repeat('pgpage ', 1000));\nselect id, pg_column_compression(body), pg_column_size(body), octet_length(body) from docs",
         "7000 bytes that repeat compress to under a hundred: the value stays in the heap tuple, compressed inline. Its varlena header is a `varattrib_4b.va_compressed`: a 4-byte length (the `size` pg_column_size says), then `va_tcinfo`, whose low 30 bits are the raw size (7000, octet_length) and whose top two bits the method (0: pglz, what pg_column_compression says).",
-        {
+        { predict: '7000 bytes that repeat: stored inline, compressed, or in the TOAST table?',
           show: { relation: 'docs', block: 0, item: 1 },
           expect: [
             expect('item 1 holds body compressed inline: varattrib_4b.va_compressed, rawsize 7000, pglz', (d) =>
@@ -191,12 +200,12 @@ export const LESSONS: Lesson[] = [
       step(
         'alter table docs alter column body set compression lz4',
         "lz4 is the other method (`va_tcinfo`'s top bits 1), but only in a server built with it: PGlite is not, and says so.",
-        { error: /compression method lz4 not supported/ },
+        { predict: 'Will this server accept lz4?', error: /compression method lz4 not supported/ },
       ),
       step(
         "insert into docs values (2, (select string_agg(md5(g::text), '') from generate_series(1, 400) g));\nselect id, pg_column_compression(body), pg_column_size(body), octet_length(body) from docs",
         "12800 bytes of hex digits that pglz cannot shrink by a quarter: the value goes to the TOAST table and the heap tuple keeps an 18-byte TOAST pointer, a `varattrib_1b_e` (header byte 0x01, `va_tag` 18 = VARTAG_ONDISK) holding a `varatt_external`: `va_rawsize` 12804 (header included), `va_extinfo` (12800 bytes stored, no compression), `va_valueid` and `va_toastrelid`. The TOAST table's tuples are its chunks: `chunk_id` is the pointer's `va_valueid`, `chunk_seq` counts 0, 1, ... over chunks of at most 1996 bytes.",
-        {
+        { predict: '12800 bytes of hex digits that do not compress: where will this value go?',
           show: { relation: 'docs', block: 0, item: 2 },
           expect: [
             expect('item 2 holds a TOAST pointer: varattrib_1b_e, va_tag 18, va_rawsize 12804, extsize 12800, uncompressed', (d) =>
@@ -214,7 +223,7 @@ export const LESSONS: Lesson[] = [
       step(
         'update docs set id = 3 where id = 2',
         "An UPDATE that leaves body alone copies its TOAST pointer into the new tuple version: the same `va_valueid`, and not one new chunk.",
-        {
+        { predict: 'The UPDATE leaves body alone: will the TOAST table get new chunks?',
           show: { relation: 'docs', block: 0, item: 3 },
           expect: [
             expect('the old version gets a t_xmax; the new one holds a TOAST pointer to the same 12804-byte value', (d) =>
@@ -231,15 +240,15 @@ export const LESSONS: Lesson[] = [
     id: 'split',
     title: 'CREATE INDEX and a page split',
     steps: [
-      step('create table nums (n int);\ncreate index nums_n on nums (n)', 'An empty btree is a metapage (block 0) alone.', { show: { relation: 'nums_n', block: 0 } }),
-      step('insert into nums select generate_series(1, 300)', 'A few hundred keys fit one leaf: block 1 is the root and the only leaf.', {
+      step('create table nums (n int);\ncreate index nums_n on nums (n)', 'An empty btree is a metapage (block 0) alone.', { predict: 'How many pages does an empty B-tree have?', show: { relation: 'nums_n', block: 0 } }),
+      step('insert into nums select generate_series(1, 300)', 'A few hundred keys fit one leaf: block 1 is the root and the only leaf.', { predict: 'Will 300 keys fit on one leaf?',
         show: { relation: 'nums_n', block: 1, header: true },
         expect: [expect('nums_n block 1 appears', (d) => pagesOf(d, 'nums_n').some((p) => p.block === 1 && p.state === 'only_b'))],
       }),
       step(
         'insert into nums select generate_series(301, 1000)',
         'The leaf fills up and splits: now there are several leaves linked by `btpo_prev`/`btpo_next`, and a new root above them (`btpo_level` 1). Item 1 of a leaf that has a right sibling is its high key: the upper bound of its keys.',
-        {
+        { predict: 'What happens when the only leaf is full?',
           show: { relation: 'nums_n', block: 1, item: 1 },
           expect: [
             expect('new btree pages', (d) => pagesOf(d, 'nums_n').filter((p) => p.state === 'only_b').length >= 2),
@@ -253,10 +262,10 @@ export const LESSONS: Lesson[] = [
     id: 'vacuum-full',
     title: 'VACUUM FULL: a new file',
     steps: [
-      step("create table big (id int, pad text);\ninsert into big select g, repeat('y', 100) from generate_series(1, 500) g;\ndelete from big where id > 50", 'Most rows deleted: the pages hold dead tuples.', {
+      step("create table big (id int, pad text);\ninsert into big select g, repeat('y', 100) from generate_series(1, 500) g;\ndelete from big where id > 50", 'Most rows deleted: the pages hold dead tuples.', { predict: "After the DELETE, are the dead tuples' bytes still in the file?",
         show: { relation: 'big', block: 1 },
       }),
-      step('vacuum full big', 'VACUUM FULL writes the live rows to a new file: `pg_relation_filenode` changes, the old file is gone, and the new one is compact.', {
+      step('vacuum full big', 'VACUUM FULL writes the live rows to a new file: `pg_relation_filenode` changes, the old file is gone, and the new one is compact.', { predict: 'Will VACUUM FULL compact the same file, or write another?',
         show: { relation: 'big', block: 0, header: true },
         expect: [
           expect('big has a new relfilenode', (d) => d.filenodes.some((f) => f.relation === 'big')),
@@ -271,32 +280,31 @@ export const LESSONS: Lesson[] = [
     steps: [
       step(
         "create table places (id int, at point, tags text[]);\ninsert into places select g, point(g % 100, g / 100), array['t', 'u' || g % 50] from generate_series(1, 5000) g",
-        'A table of 5000 rows to index four more ways. Press "Ask PostgreSQL" on any page below: pageinspect has functions for each access method.',
-      ),
-      step('create index places_id_hash on places using hash (id)', 'A hash index: a metapage (block 0), bucket pages, and a bitmap page of free overflow pages. `hash_page_type` names each.', {
+        'A table of 5000 rows to index four more ways. Press "Ask PostgreSQL" on any page below: pageinspect has functions for each access method.', { predict: 'Four index access methods follow: which of them start with a metapage?' }),
+      step('create index places_id_hash on places using hash (id)', 'A hash index: a metapage (block 0), bucket pages, and a bitmap page of free overflow pages. `hash_page_type` names each.', { predict: 'What kinds of page will a hash index have?',
         show: { relation: 'places_id_hash', block: 0 },
         expect: [expect('places_id_hash has pages', (d) => pagesOf(d, 'places_id_hash').length > 2)],
       }),
-      step('create index places_at_gist on places using gist (at)', 'A GiST index: no metapage; each page keeps its `flags` (leaf or not) and `rightlink` in its special space.', {
+      step('create index places_at_gist on places using gist (at)', 'A GiST index: no metapage; each page keeps its `flags` (leaf or not) and `rightlink` in its special space.', { predict: 'Does a GiST index start with a metapage?',
         show: { relation: 'places_at_gist', block: 0 },
         expect: [expect('places_at_gist has pages', (d) => pagesOf(d, 'places_at_gist').length > 1)],
       }),
       step(
         'create index places_tags_gin on places using gin (tags)',
         "A GIN index: a metapage, the entry tree of keys, and posting trees for keys with many rows ('t' is in all 5000): their leaves hold compressed TID lists (`gin_leafpage_items`).",
-        {
+        { predict: "'t' is in all 5000 rows: how will GIN keep 5000 TIDs for one key?",
           show: { relation: 'places_tags_gin', block: 0 },
           expect: [expect('places_tags_gin has pages', (d) => pagesOf(d, 'places_tags_gin').length > 2)],
         },
       ),
-      step('create index places_id_brin on places using brin (id) with (pages_per_range = 4)', 'A BRIN index: a metapage, a revmap of TIDs (one per range of 4 heap pages) and regular pages of summaries (min and max id per range).', {
+      step('create index places_id_brin on places using brin (id) with (pages_per_range = 4)', 'A BRIN index: a metapage, a revmap of TIDs (one per range of 4 heap pages) and regular pages of summaries (min and max id per range).', { predict: '5000 rows, 4 heap pages to a range: how many summaries?',
         show: { relation: 'places_id_brin', block: 1 },
         expect: [expect('places_id_brin has a metapage, a revmap and a regular page', (d) => pagesOf(d, 'places_id_brin').length >= 3)],
       }),
       step(
         "insert into places select g, point(g % 100, g / 100), array['t', 'u' || g % 50] from generate_series(5001, 6000) g",
         "Block 2 holds the summaries: one tuple per range of 4 heap pages, its `value` the range's `{min .. max}` id as brin_page_items prints it. The new rows fill the last heap page, then new ones. A range that has a summary is widened at once by the insert (brininsert): its max grows. The new pages' ranges get none yet.",
-        {
+        { predict: 'The new rows extend the last range and start new ones: which summaries change now?',
           show: { relation: 'places_id_brin', block: 2, item: 1 },
           expect: [
             expect("the last range's summary widens: its max grows past 5000", (d) => summaries(d, 'places_id_brin').some((x) => x.a && x.b && x.a[1] === 5000 && x.b[1] > 5000 && x.b[0] === x.a[0])),
@@ -307,7 +315,7 @@ export const LESSONS: Lesson[] = [
       step(
         "select brin_summarize_new_values('places_id_brin')",
         'brin_summarize_new_values (VACUUM does it too) summarizes the ranges that have no summary: a new tuple per range, and the revmap (block 1) gets its TID. Between them the summaries now cover every id up to 6000.',
-        {
+        { predict: 'Which ranges get a summary now?',
           show: { relation: 'places_id_brin', block: 2 },
           expect: [
             expect('new summaries of ids above 5000 only, up to 6000', (d) => {
@@ -321,22 +329,191 @@ export const LESSONS: Lesson[] = [
     ],
   },
   {
+    id: 'prune',
+    title: 'On-access pruning: a SELECT frees a HOT chain',
+    steps: [
+      step(
+        "create table hotpage (id int primary key, n int, pad text);\ninsert into hotpage select g, 0, repeat('p', 60) from generate_series(1, 70) g",
+        'Seventy rows of about 100 bytes: block 0 is nearly full, with a little over 1 KB free between `pd_lower` and `pd_upper`.',
+        { predict: 'How much free space will block 0 have left?', show: { relation: 'hotpage', block: 0, header: true } },
+      ),
+      step(
+        Array.from({ length: 6 }, () => 'update hotpage set n = n + 1 where id = 1;').join('\n'),
+        'One transaction updates row 1 six times. n is in no index and the page has room: six HOT updates, a chain lp 1 → 71 → 72 → … → 76, each version HEAP_HOT_UPDATED with `t_ctid` naming the next, each new one HEAP_ONLY_TUPLE. `pd_prune_xid` is set to the updating transaction: a hint that the page may have something to prune once it is over. Free space is now under a tenth of the page.',
+        {
+          predict: 'Six updates of the same row in one transaction: where will the versions go, and will any of them be removed now?',
+          show: { relation: 'hotpage', block: 0, item: 1 },
+          expect: [
+            expect('six HOT updates on block 0: lp 1 → 71 → … → 76', (d) => events(d, 'hotpage', 'hot_update').length === 6 && events(d, 'hotpage', 'hot_update').some((c) => c.from === 1 && c.to === 71)),
+            expect('pd_prune_xid is set', (d) => events(d, 'hotpage', 'prune_hint').length === 1),
+            expect('hotpage_pkey is not touched', (d) => pagesOf(d, 'hotpage_pkey').length === 0),
+          ],
+        },
+      ),
+      step(
+        'select * from hotpage where id = 1',
+        'A plain SELECT, and the page changed. Reading it (heap_page_prune_opt), the server saw `pd_prune_xid` older than every running transaction and less than a tenth of the page free, so it pruned: the dead versions 71-75 became LP_UNUSED, and lp 1, which the index entry points at, became an LP_REDIRECT to lp 76, the live version. No VACUUM ran.',
+        {
+          predict: 'A SELECT only reads. Will block 0 be the same after it? What will happen to lp 1 and to lp 71-75?',
+          show: { relation: 'hotpage', block: 0, item: 1 },
+          expect: [
+            expect('pruning turned lp 1 into a redirect to lp 76', (d) => events(d, 'hotpage', 'redirected').some((c) => c.from === 1 && c.to === 76)),
+            expect('lp 71-75 became LP_UNUSED', (d) => lpsOf(d, 'hotpage', 'unused').join() === '71,72,73,74,75'),
+          ],
+        },
+      ),
+    ],
+  },
+  {
+    id: 'kill-tuple',
+    title: 'LP_DEAD set by an index scan (kill_prior_tuple)',
+    steps: [
+      step("create table k (id int primary key, v text);\ninsert into k select g, 'v' from generate_series(1, 100) g", 'A table and its primary key: 100 entries on one leaf, block 1 of `k_pkey`.', {
+        predict: 'Which block of k_pkey will hold the 100 keys?',
+        show: { relation: 'k_pkey', block: 1 },
+      }),
+      step('delete from k where id <= 10', 'DELETE sets `t_xmax` on ten heap tuples. Their index entries are not touched: an index does not know about visibility.', {
+        predict: 'Will the DELETE change k_pkey?',
+        show: { relation: 'k', block: 0, item: 1 },
+        expect: [
+          expect('10 heap tuples get a t_xmax', (d) => lpsOf(d, 'k', 'deleted').length === 10),
+          expect('k_pkey is not touched', (d) => pagesOf(d, 'k_pkey').length === 0),
+        ],
+      }),
+      step(
+        'begin;\nset local enable_seqscan = off;\nset local enable_bitmapscan = off;\nselect * from k where id <= 10;\ncommit',
+        'An index scan over the ten deleted keys. For each, it fetched the heap tuple and found it dead to every transaction (the DELETE committed and nothing older runs), so it marked the index entry LP_DEAD (kill_prior_tuple, _bt_killitems). Later scans skip those entries without visiting the heap, and an insert that needs room on the leaf may delete them.',
+        {
+          predict: 'The scan finds no rows. What will it leave behind on the leaf, block 1 of k_pkey?',
+          show: { relation: 'k_pkey', block: 1, item: 1 },
+          expect: [
+            expect('an index scan marked items 1-10 of k_pkey block 1 LP_DEAD', (d) =>
+              pagesOf(d, 'k_pkey').some((p) => p.block === 1 && p.story.changes.some((c) => c.event === 'dead' && c.index && c.lps.join() === '1,2,3,4,5,6,7,8,9,10')),
+            ),
+          ],
+        },
+      ),
+    ],
+  },
+  {
+    id: 'vacuum-passes',
+    title: 'The two passes of VACUUM: LP_DEAD, then LP_UNUSED',
+    steps: [
+      step("create table twopass (id int primary key, pad text);\ninsert into twopass select g, 'x' from generate_series(1, 50) g", 'Fifty rows and a primary key.', {
+        predict: 'How many index entries will twopass_pkey hold?',
+      }),
+      step('delete from twopass where id <= 20', 'Twenty tuples get a `t_xmax`.', {
+        predict: 'Which line pointers change?',
+        show: { relation: 'twopass', block: 0, item: 1 },
+        expect: [expect('lp 1-20 get a t_xmax', (d) => lpsOf(d, 'twopass', 'deleted').join() === Array.from({ length: 20 }, (_, i) => i + 1).join())],
+      }),
+      step(
+        'vacuum (index_cleanup off) twopass',
+        "VACUUM's first pass prunes the page: the twenty dead tuples are removed, but their line pointers stay as LP_DEAD, because index entries still point at them and a new tuple in the same slot would be found by those entries. With `index_cleanup off` VACUUM stops here: no index is touched, no second pass.",
+        {
+          predict: 'The first pass removes dead tuples. What will become of their line pointers while the index still points at them?',
+          show: { relation: 'twopass', block: 0, item: 1 },
+          expect: [
+            expect('lp 1-20 became LP_DEAD', (d) => lpsOf(d, 'twopass', 'dead').join() === Array.from({ length: 20 }, (_, i) => i + 1).join()),
+            expect('twopass_pkey is not touched', (d) => pagesOf(d, 'twopass_pkey').length === 0),
+          ],
+        },
+      ),
+      step(
+        'vacuum (index_cleanup on) twopass',
+        'Now VACUUM removes the index entries that point at LP_DEAD line pointers (ambulkdelete), and only then, in its second pass over the heap, makes those line pointers LP_UNUSED: free for new tuples. The page is all-visible now too.',
+        {
+          predict: 'What will happen first, to twopass_pkey, and then to lp 1-20?',
+          show: { relation: 'twopass', block: 0, item: 1 },
+          expect: [
+            expect('twopass_pkey loses 20 index tuples', (d) => events(d, 'twopass_pkey', 'index_tuples').some((c) => c.removed === 20)),
+            expect('lp 1-20 went from LP_DEAD to LP_UNUSED', (d) =>
+              events(d, 'twopass', 'unused').some((c) => c.from === 'LP_DEAD' && c.lps.join() === Array.from({ length: 20 }, (_, i) => i + 1).join()),
+            ),
+          ],
+        },
+      ),
+    ],
+  },
+  {
+    id: 'visibility',
+    title: 'Hint bits, the visibility map and freezing',
+    steps: [
+      step("create table vis (id int, v text);\ninsert into vis select g, 'v' || g from generate_series(1, 100) g", 'A hundred rows. Their `t_infomask` has HEAP_XMAX_INVALID only: nobody has yet checked whether the inserting transaction committed.', {
+        predict: 'Which t_infomask bits will the new tuples have?',
+        show: { relation: 'vis', block: 0, item: 1 },
+      }),
+      step('select count(*) from vis', 'The first read looked up each tuple\'s `t_xmin` in the commit log, found it committed, and wrote that down as a hint bit, HEAP_XMIN_COMMITTED, so the next read need not look again. A SELECT wrote to the page.', {
+        predict: 'A SELECT only reads: will block 0 change?',
+        show: { relation: 'vis', block: 0, item: 1 },
+        expect: [expect('the read set HEAP_XMIN_COMMITTED on lp 1-100', (d) => events(d, 'vis', 'hint_bits').some((c) => c.flags.includes('HEAP_XMIN_COMMITTED') && c.lps.length === 100))],
+      }),
+      step('vacuum vis', 'VACUUM found every tuple visible to every transaction: it set PD_ALL_VISIBLE in the page header, and the visibility map (the new `_vm` fork) got the page\'s all-visible bit. Index-only scans trust that bit; the next VACUUM skips the page.', {
+        predict: 'Every tuple is visible to everyone. What will VACUUM write, and where?',
+        show: { relation: 'vis', block: 0, header: true },
+        expect: [
+          expect('the page became all-visible (PD_ALL_VISIBLE)', (d) => events(d, 'vis', 'all_visible').some((c) => c.set)),
+          expect('the visibility map marks heap block 0 all-visible, not all-frozen', (d) =>
+            events(d, 'vis', 'vm_bits', 'vm').some((c) => c.set && c.all_visible && !c.all_frozen && c.heap_blocks.includes(0)),
+          ),
+          expect('no tuple is frozen yet', (d) => lpsOf(d, 'vis', 'frozen').length === 0),
+        ],
+      }),
+      step('vacuum freeze vis', 'VACUUM FREEZE marks every tuple HEAP_XMIN_FROZEN (HEAP_XMIN_COMMITTED and HEAP_XMIN_INVALID together): visible to every transaction, whatever `t_xmin` says, so the xid can be reused after wraparound. The visibility map gets the all-frozen bit: anti-wraparound VACUUMs skip the page.', {
+        predict: 'What will VACUUM FREEZE change in the tuples, and in the visibility map?',
+        show: { relation: 'vis', block: 0, item: 1 },
+        expect: [
+          expect('lp 1-100 were frozen (HEAP_XMIN_FROZEN)', (d) => lpsOf(d, 'vis', 'frozen').length === 100),
+          expect('the visibility map marks heap block 0 all-frozen', (d) => events(d, 'vis', 'vm_bits', 'vm').some((c) => c.set && c.all_frozen && c.heap_blocks.includes(0))),
+        ],
+      }),
+      step("update vis set v = 'changed' where id = 1", 'One UPDATE and the page is no longer all-visible: PD_ALL_VISIBLE is cleared, and so are both of its bits in the visibility map.', {
+        predict: 'What will one UPDATE do to PD_ALL_VISIBLE and to the visibility map?',
+        show: { relation: 'vis', block: 0, header: true },
+        expect: [
+          expect('PD_ALL_VISIBLE was cleared', (d) => events(d, 'vis', 'all_visible').some((c) => !c.set)),
+          expect('the visibility map no longer marks heap block 0', (d) => events(d, 'vis', 'vm_bits', 'vm').some((c) => !c.set && c.all_visible && c.all_frozen && c.heap_blocks.includes(0))),
+        ],
+      }),
+    ],
+  },
+  {
     id: 'corruption',
     title: "Corruption: a flipped bit and the server's checksum check",
     steps: [
       step(
         "create table victim (id int, v text);\ninsert into victim select g, 'row ' || g from generate_series(1, 20) g",
         'Block 0 of victim is on screen. Press "Edit (checksum lab)" below it, click a byte of a tuple in the hex view and type another value, then press "Write the lab\'s page into PostgreSQL\'s file". The server\'s buffer of the page is evicted, so its next read is the file\'s.',
-        { then: 'lab-write', show: { relation: 'victim', block: 0, item: 1 } },
+        { predict: 'Once you change one byte of block 0 in the file, what will the server do when it next reads the page?', then: 'lab-write', show: { relation: 'victim', block: 0, item: 1 } },
       ),
       step(
         'select * from victim',
         "The server reads block 0, computes its checksum, finds another one stored, and refuses the page: the error above is PostgreSQL's own (bufmgr.c, buffer_readv_report). Its detail, \"page verification failed, calculated checksum … but expected …\" (bufpage.c: PageIsVerified), PostgreSQL 18 writes to the server log only (PIV_LOG_LOG), as the read may complete in another process.",
-        { error: /invalid page in block 0 of relation/ },
+        { predict: 'What will this SELECT say?', error: /invalid page in block 0 of relation/ },
       ),
       step(
         'set ignore_checksum_failure = on;\nselect * from victim',
-        'With `ignore_checksum_failure` the server only warns ("ignoring checksum failure in block 0 …") and reads on: the changed byte is in the result. Never set this on a server you care about without a copy of the data directory.',
+        'With `ignore_checksum_failure` the server only warns ("ignoring checksum failure in block 0 …") and reads on: the changed byte is in the result. And look at the diff: this was the first read of the tuples since their INSERT committed, so the reader set hint bits (HEAP_XMIN_COMMITTED) on them. That change marked the buffer dirty, and the checkpoint after the statement wrote it with a checksum computed afresh over the damaged bytes. The file\'s page now passes its checksum: the damage is still there, but no checksum check will ever find it again. This is the moment it became invisible. Never set `ignore_checksum_failure` on a server you care about without a copy of the data directory.',
+        {
+          predict: 'With ignore_checksum_failure on, will the server read the damaged page? The 20 tuples were never read since their INSERT committed: what will this first read write on the page, and what happens to its checksum?',
+          show: { relation: 'victim', block: 0, header: true },
+          expect: [
+            expect('victim block 0 failed its checksum before this statement and passes it after: resealed over the damage', (d) =>
+              pagesOf(d, 'victim').some((p) => p.block === 0 && p.checksum.a === 'mismatch' && p.checksum.b === 'ok' && p.story.changes.some((c) => c.event === 'resealed')),
+            ),
+            expect('the read set hint bits: HEAP_XMIN_COMMITTED on the 20 tuples', (d) =>
+              events(d, 'victim', 'hint_bits').some((c) => c.flags.includes('HEAP_XMIN_COMMITTED') && c.lps.length === 20),
+            ),
+          ],
+        },
+      ),
+      step(
+        'reset ignore_checksum_failure;\nselect * from victim',
+        'Checksums are verified again, and the page passes: no error, no warning, and the changed byte is read as if it had always been there. Only a copy of the page from before the damage (a backup, a standby, the WAL\'s full-page image) can show it now.',
+        {
+          predict: 'ignore_checksum_failure is off again. Will the server refuse block 0 as it did two steps ago?',
+          expect: [expect('victim block 0 is not written again: nothing changed on it', (d) => pagesOf(d, 'victim').length === 0)],
+        },
       ),
     ],
   },

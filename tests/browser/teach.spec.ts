@@ -1,0 +1,183 @@
+// The playground as a teacher uses it, at a desktop and a phone size: each lesson step shows
+// its SQL and a question before it runs and its explanation only after; the picture of a heap
+// page's line pointers draws the redirects and HOT links the core reads off the page; each
+// changed page gets the core's one sentence; the new lessons' changes are checked; and the
+// corruption lesson shows the moment a hint-bit write reseals the damaged page.
+import { LESSONS, type LessonStep } from '../../web/src/playground/lessons';
+import { SIZES } from './shots';
+import { expect, test, type Page } from './test';
+
+async function openPlayground(page: Page): Promise<void> {
+  page.on('console', (m) => {
+    if (m.type() === 'error') console.log(`console: ${m.text()}`);
+  });
+  await page.goto('/');
+  await page.getByTestId('playground-start').click();
+  await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready', { timeout: 90_000 });
+}
+
+let current: { steps: LessonStep[]; next: number } = { steps: [], next: 0 };
+
+/** Before the step: its SQL and question on screen, no explanation of it yet. Runs it, then:
+ * its explanation, every change it expects checked, and the next step's SQL waiting. */
+async function lessonStep(page: Page): Promise<void> {
+  const i = current.next++;
+  const step = current.steps[i];
+  const upcoming = page.getByTestId('lesson-upcoming');
+  await expect(upcoming).toHaveAttribute('data-step', String(i + 1));
+  await expect(page.getByTestId('lesson-next-sql')).toHaveText(step.sql);
+  if (step.predict) await expect(page.getByTestId('lesson-predict')).toContainText(step.predict);
+  await expect(page.getByTestId('lesson-said')).toHaveCount(i === 0 ? 0 : 1);
+  if (i > 0) await expect(page.getByTestId('lesson-said')).toHaveAttribute('data-step', String(i));
+
+  const snap = page.getByTestId('play-snapshot');
+  const before = (await snap.count()) > 0 ? Number(await snap.getAttribute('data-step')) : 0;
+  await page.getByTestId('lesson-next').click();
+  await expect(snap).toHaveAttribute('data-step', String(before + 1), { timeout: 60_000 });
+  await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready', { timeout: 90_000 });
+  await expect(page.getByTestId('lesson-said')).toHaveAttribute('data-step', String(i + 1));
+  await expect(page.getByTestId('lesson-say')).toHaveText(step.say.replaceAll('`', ''));
+  if (i + 1 < current.steps.length) {
+    await expect(upcoming).toHaveAttribute('data-step', String(i + 2));
+    await expect(page.getByTestId('lesson-next-sql')).toHaveText(current.steps[i + 1].sql);
+  } else await expect(page.getByTestId('lesson-done')).toBeVisible();
+  if (step.expect.length > 0) await expect(page.getByTestId('snap-diff')).toHaveAttribute('data-state', 'done');
+  await expect(page.locator('[data-testid=lesson-check][data-ok=true]')).toHaveCount(step.expect.length + (step.error ? 1 : 0));
+  await expect(page.locator('[data-testid=lesson-check][data-ok=false]')).toHaveCount(0);
+}
+
+async function startLesson(page: Page, id: string): Promise<void> {
+  const lesson = LESSONS.find((l) => l.id === id);
+  if (!lesson) throw new Error(`no lesson ${id}`);
+  current = { steps: lesson.steps, next: 0 };
+  await page.getByTestId('lesson-select').selectOption(id);
+}
+
+/** The core's sentence for a relation's block in the diff on screen. */
+function sentence(page: Page, relation: string, block: number, fork = 'main') {
+  return page.locator(`[data-testid=diff-page][data-relation="${relation}"][data-fork="${fork}"][data-block="${block}"] [data-testid=diff-sentence]`);
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  const size = page.viewportSize()!;
+  const path = test.info().outputPath(`${name}-${size.width}x${size.height}.png`);
+  await page.screenshot({ path, fullPage: true });
+  await test.info().attach(name, { path, contentType: 'image/png' });
+}
+
+for (const [width, height] of SIZES) {
+  test.describe(`${width}x${height}`, () => {
+    test.use({ viewport: { width, height } });
+
+    test('predict, then run; the line pointers and HOT chains drawn; a sentence per page; on-access pruning, kill_prior_tuple, the two passes of VACUUM, the visibility map', async ({ page }) => {
+      test.setTimeout(400_000);
+      await openPlayground(page);
+
+      await startLesson(page, 'prune');
+      // Before anything runs: the first step's SQL and question, and no explanation.
+      await expect(page.getByTestId('lesson-say')).toHaveCount(0);
+      await lessonStep(page);
+      await lessonStep(page);
+      // The chain: lp 1 → 71 → … → 76, each a HOT link from a HEAP_HOT_UPDATED version.
+      const picture = page.getByTestId('lp-picture');
+      await expect(picture).toHaveAttribute('data-relation', 'hotpage');
+      const hot = picture.locator('[data-testid=lp-arrow][data-kind=hot]');
+      await expect(hot).toHaveCount(6);
+      for (const [from, to] of [[1, 71], [71, 72], [72, 73], [73, 74], [74, 75], [75, 76]]) await expect(hot.and(page.locator(`[data-from="${from}"][data-to="${to}"]`))).toHaveCount(1);
+      await expect(picture.locator('[data-testid=lp-box][data-lp="76"]')).toHaveAttribute('data-heap-only', 'true');
+      await expect(picture.locator('[data-testid=lp-box][data-lp="1"]')).toHaveAttribute('data-hot-updated', 'true');
+      await expect(sentence(page, 'hotpage', 0)).toContainText('a HOT chain lp 1 → 71 → 72 → … → 76');
+      await shot(page, 'prune-chain');
+      await picture.screenshot({ path: test.info().outputPath(`picture-chain-${width}.png`) });
+
+      await lessonStep(page);
+      // Pruned by a SELECT: lp 1 redirects to lp 76; 71-75 are unused; no HOT link is left.
+      await expect(picture.locator('[data-testid=lp-arrow][data-kind=redirect]')).toHaveCount(1);
+      await expect(picture.locator('[data-testid=lp-arrow][data-kind=redirect]')).toHaveAttribute('data-from', '1');
+      await expect(picture.locator('[data-testid=lp-arrow][data-kind=redirect]')).toHaveAttribute('data-to', '76');
+      await expect(picture.locator('[data-testid=lp-arrow][data-kind=hot]')).toHaveCount(0);
+      await expect(picture.locator('[data-testid=lp-box][data-lp="1"]')).toHaveAttribute('data-flags', 'LP_REDIRECT');
+      for (const lp of [71, 72, 73, 74, 75]) await expect(picture.locator(`[data-testid=lp-box][data-lp="${lp}"]`)).toHaveAttribute('data-flags', 'LP_UNUSED');
+      await expect(picture.locator('[data-testid=lp-box][data-lp="1"] title')).toHaveText('lp 1: LP_REDIRECT, redirects to lp 76');
+      await expect(sentence(page, 'hotpage', 0)).toContainText('Pruning turned lp 1 into a redirect to lp 76');
+      await expect(sentence(page, 'hotpage', 0)).toContainText('pruning freed lp 71-75 (LP_UNUSED)');
+      // The picture fits the screen's width: no box is cut off at the phone size.
+      const svg = picture.locator('svg');
+      expect((await svg.boundingBox())!.width).toBeLessThanOrEqual(width);
+      // Nor does the page scroll sideways: long lesson titles and statements stay in the screen.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await picture.scrollIntoViewIfNeeded();
+      await shot(page, 'prune-redirect');
+      await picture.screenshot({ path: test.info().outputPath(`picture-redirect-${width}.png`) });
+      await page.getByTestId('lesson-box').screenshot({ path: test.info().outputPath(`lesson-box-${width}.png`) });
+      await page.getByTestId('snap-diff').screenshot({ path: test.info().outputPath(`diff-${width}.png`) });
+
+      await startLesson(page, 'kill-tuple');
+      for (let i = 0; i < 3; i++) await lessonStep(page);
+      await expect(sentence(page, 'k_pkey', 1)).toHaveText('An index scan marked items 1-10 LP_DEAD (kill_prior_tuple: their heap tuples are dead to every transaction).');
+
+      await startLesson(page, 'vacuum-passes');
+      for (let i = 0; i < 3; i++) await lessonStep(page);
+      await expect(sentence(page, 'twopass', 0)).toContainText('lp 1-20 became LP_DEAD');
+      await expect(page.getByTestId('lp-picture').locator('[data-testid=lp-box][data-flags=LP_DEAD]')).toHaveCount(20);
+      await shot(page, 'vacuum-first-pass');
+      await lessonStep(page);
+      await expect(sentence(page, 'twopass', 0)).toContainText('VACUUM made lp 1-20 unused (LP_DEAD to LP_UNUSED, after removing their index entries)');
+      await expect(sentence(page, 'twopass_pkey', 1)).toHaveText('20 index tuples were removed.');
+
+      await startLesson(page, 'visibility');
+      for (let i = 0; i < 3; i++) await lessonStep(page);
+      await expect(sentence(page, 'vis', 0)).toHaveText('The page became all-visible (PD_ALL_VISIBLE).');
+      await expect(sentence(page, 'vis', 0, 'vm')).toHaveText('The visibility map marks heap block 0 all-visible.');
+      await lessonStep(page);
+      await expect(sentence(page, 'vis', 0)).toContainText('lp 1-100 were frozen (HEAP_XMIN_FROZEN)');
+      await expect(page.getByTestId('lp-picture').locator('[data-testid=lp-box] text', { hasText: 'frozen' })).toHaveCount(100);
+      await expect(sentence(page, 'vis', 0, 'vm')).toHaveText('The visibility map marks heap block 0 all-frozen.');
+      await lessonStep(page);
+      await expect(sentence(page, 'vis', 0, 'vm')).toHaveText('The visibility map no longer marks heap block 0 all-visible and all-frozen.');
+      await shot(page, 'visibility');
+    });
+
+    test('corruption: the hint-bit write that makes the damage invisible to checksums', async ({ page }) => {
+      test.setTimeout(300_000);
+      await openPlayground(page);
+      await startLesson(page, 'corruption');
+      await lessonStep(page);
+      // Row 1's 'row 1' ends at byte 8185: its '1' (0x31) becomes '!' (0x21), as the learner does it.
+      await page.getByTestId('lab-edit').click();
+      const byte = page.locator('[data-testid=hexview] [data-off="8185"]');
+      await byte.scrollIntoViewIfNeeded();
+      await expect(byte).toHaveText('31');
+      await byte.click();
+      await page.keyboard.type('21');
+      await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'mismatch');
+      await page.getByTestId('play-write-lab').click();
+      await expect(page.getByTestId('play-written')).toContainText('Written: block 0');
+
+      await lessonStep(page);
+      await expect(page.getByTestId('play-error')).toHaveAttribute('data-code', 'XX001');
+      // The file's page as this snapshot read it: the byte the lab wrote, and a checksum that fails.
+      const broken = page.locator('[data-testid=diff-page][data-relation=victim][data-block="0"] [data-testid=diff-checksum]');
+      await expect(broken).toHaveAttribute('data-a', 'ok');
+      await expect(broken).toHaveAttribute('data-b', 'mismatch');
+      await expect(sentence(page, 'victim', 0)).toHaveText("The page's checksum no longer matches its bytes.");
+
+      await lessonStep(page);
+      await expect(page.getByTestId('play-result')).toContainText('row !');
+      const checksum = page.locator('[data-testid=diff-page][data-relation=victim][data-block="0"] [data-testid=diff-checksum]');
+      await expect(checksum).toHaveAttribute('data-a', 'mismatch');
+      await expect(checksum).toHaveAttribute('data-b', 'ok');
+      await expect(checksum).toContainText('checksum failed in snapshot 2, passes now');
+      await expect(sentence(page, 'victim', 0)).toContainText('Hint bits were set on lp 1-20 (HEAP_XMIN_COMMITTED)');
+      await expect(sentence(page, 'victim', 0)).toContainText('no checksum check can find the damage any more');
+      // The page on screen, as the file now holds it: it passes verification, 'row !' and all.
+      await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');
+      await shot(page, 'corruption-resealed');
+
+      await lessonStep(page);
+      await expect(page.getByTestId('play-error')).toHaveCount(0);
+      await expect(page.getByTestId('play-notice')).toHaveCount(0);
+      await expect(page.getByTestId('play-result')).toContainText('row !');
+    });
+  });
+}
