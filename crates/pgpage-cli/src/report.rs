@@ -469,6 +469,11 @@ fn index_inputs(
         out.push(IndexInput {
             name: qualified(ix),
             keys_known: keys.is_some(),
+            uniqueness: match listing.unique_indexes.get(&(rel.database_oid, rel.oid)) {
+                Some(true) => 2,
+                Some(false) => 1,
+                None => 0,
+            },
             unreadable_pages: unreadable,
             entries,
         });

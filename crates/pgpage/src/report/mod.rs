@@ -232,6 +232,8 @@ pub struct IndexInput {
     pub name: String,
     /// The key types were known, so entries carry their keys.
     pub keys_known: bool,
+    /// A primary key (2) or another unique index (1): its keys name a row; 0 otherwise.
+    pub uniqueness: u8,
     /// Leaf pages that could not be read: the index may not name every row.
     pub unreadable_pages: u64,
     pub entries: Vec<LeafEntry>,
@@ -305,10 +307,11 @@ fn held_for(indexes: &[IndexInput], block: u32) -> Option<Held<'_>> {
             .collect();
         let n = live.len();
         offsets.extend(live);
-        // The index that names the most rows of the block, with its keys known, lists them.
+        // The index that names the most rows of the block lists them, with its keys known,
+        // and of those the primary key, then a unique index: their keys name one row each.
         let better = match best {
             None => true,
-            Some((b, m)) => (ix.keys_known, n) > (b.keys_known, m),
+            Some((b, m)) => (ix.keys_known, n, ix.uniqueness) > (b.keys_known, m, b.uniqueness),
         };
         if better {
             best = Some((ix, n));
