@@ -5,6 +5,7 @@
 //! report; `render` prints it as text or Markdown.
 
 mod leaves;
+mod reader;
 mod render;
 
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -28,6 +29,7 @@ use crate::verify::{header_is_sane, PageStatus};
 use crate::visibility::TransactionLog;
 
 pub use leaves::{leaf_entries, LeafEntry};
+pub use reader::{ReportReader, Request};
 pub use render::{markdown, text};
 
 /// What the cluster says of itself (PG_VERSION, pg_control); None where it cannot say.
