@@ -1019,3 +1019,123 @@ fn steps(r: &Report) -> Vec<String> {
     ));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    // Tests may panic: a panic is how they fail.
+    #![allow(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used
+    )]
+    use super::*;
+    use crate::file::Geometry;
+    use crate::layout::BlockSize;
+    use crate::scan::{ChecksumsKnown, FileScan};
+
+    /// Two blocks: a page of noise whose "header" claims a count of line pointers, then an
+    /// all-zero page.
+    fn relation(indexes: Vec<IndexInput>) -> Report {
+        let mut bytes = alloc::vec![0u8; 2 * 8192];
+        let mut x = 7u64;
+        for b in bytes.iter_mut().take(8192) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        // pd_lower 1024: a noise header that would "hold" 250 line pointers.
+        bytes[12..14].copy_from_slice(&1024u16.to_le_bytes());
+        let geometry = Geometry {
+            block_size: BlockSize::DEFAULT,
+            endian: Endian::Little,
+            block_size_assumed: false,
+            byte_order_detected: false,
+        };
+        let mut scan = FileScan::new(geometry, 0, bytes.len() as u64).unwrap();
+        scan.chunk(&bytes, 0);
+        let verdict = scan.finish(ChecksumsKnown::On);
+        let zero_blocks = alloc::vec![1];
+        let pages = wanted_blocks(&verdict, &zero_blocks)
+            .into_iter()
+            .map(|b| {
+                (
+                    b,
+                    bytes[b as usize * 8192..(b as usize + 1) * 8192].to_vec(),
+                )
+            })
+            .collect();
+        build(&Input {
+            cluster: ClusterFacts::default(),
+            relations: alloc::vec![RelationInput {
+                database: None,
+                relation: Some(String::from("public.t")),
+                relkind: Some('r'),
+                endian: Endian::Little,
+                files: alloc::vec![FileInput {
+                    path: String::from("base/5/16384"),
+                    verdict,
+                    zero_blocks,
+                    pages,
+                }],
+                columns: None,
+                log: None,
+                indexes,
+            }],
+            unknown: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn noise_gives_no_count_without_an_index() {
+        let r = relation(Vec::new());
+        let blocks = &r.relations[0].blocks;
+        // The trailing zero page is no damage: nothing says rows were there.
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].damage, Damage::Overwritten);
+        let rows = blocks[0].rows.as_ref().unwrap();
+        assert_eq!(rows.known_from, KnownFrom::Unknown);
+        assert_eq!(rows.lost, None);
+        assert!(r.verdict.contains("rows lost: unknown"), "{}", r.verdict);
+    }
+
+    #[test]
+    fn an_index_counts_the_rows_of_noise_and_of_a_zero_page() {
+        let entry = |block, offset, dead| LeafEntry {
+            block,
+            offset,
+            dead,
+            keys: Some(alloc::vec![Some(alloc::format!("{block}-{offset}"))]),
+        };
+        let r = relation(alloc::vec![IndexInput {
+            name: String::from("public.t_pkey"),
+            keys_known: true,
+            uniqueness: 2,
+            unreadable_pages: 0,
+            entries: alloc::vec![
+                entry(0, 1, false),
+                entry(0, 2, false),
+                entry(0, 3, true),
+                entry(1, 1, false),
+            ],
+        }]);
+        let blocks = &r.relations[0].blocks;
+        assert_eq!(blocks.len(), 2);
+        let noise = blocks.iter().find(|b| b.block == 0).unwrap();
+        let rows = noise.rows.as_ref().unwrap();
+        assert_eq!((rows.known_from, rows.lost), (KnownFrom::Index, Some(2)));
+        assert_eq!(
+            rows.keys,
+            alloc::vec![
+                alloc::vec![Some(String::from("0-1"))],
+                alloc::vec![Some(String::from("0-2"))]
+            ]
+        );
+        let zero = blocks.iter().find(|b| b.block == 1).unwrap();
+        assert_eq!(zero.damage, Damage::Zeroed);
+        assert_eq!(zero.rows.as_ref().unwrap().lost, Some(1));
+        assert!(r.verdict.ends_with("3 rows lost"), "{}", r.verdict);
+        let text = text(&r);
+        assert!(!text.contains('…') && !text.contains("%u"));
+    }
+}

@@ -34,7 +34,7 @@ const CHUNK_PAGES: u64 = 256;
 const HEAD_BYTES: u64 = crate::file::DETECT_HEAD_BYTES as u64;
 
 /// Bytes the reader wants: `len` bytes of `path` from `offset` (fewer at the file's end).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Request {
     pub path: String,
     pub offset: u64,
