@@ -33,7 +33,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use common::{json, ok, pgpage, Cluster};
+use common::{json, ok, pgpage, psql_at, run_pg, Cluster};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
@@ -344,6 +344,98 @@ fn check(version: u32) {
     no_holes(&text, "text");
     no_holes(&md, "markdown");
     no_holes(&report.to_string(), "json");
+
+    // The server on the damaged copy with zero_damaged_pages: the pages it zeroes are the
+    // blocks the report says it refuses, and the rows it then no longer has are, block by
+    // block, the rows the report counts as lost plus those pgpage can still read.
+    let log = c.root.join("damaged.log");
+    let opts = format!(
+        "-k {} -p {} -c listen_addresses='' -c fsync=off",
+        c.root.display(),
+        c.port
+    );
+    ok(
+        run_pg(
+            &c.bin,
+            "pg_ctl",
+            &[
+                "-D",
+                d,
+                "-o",
+                &opts,
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "start",
+            ],
+        ),
+        "pg_ctl start on the damaged copy",
+    );
+    let server = psql_at(
+        &c.root,
+        &c.port,
+        "postgres",
+        &[
+            "set zero_damaged_pages = on",
+            "set enable_indexscan = off",
+            "set enable_bitmapscan = off",
+            "set enable_indexonlyscan = off",
+            "select id from t",
+        ],
+    );
+    ok(
+        run_pg(
+            &c.bin,
+            "pg_ctl",
+            &["-D", d, "-m", "immediate", "-w", "stop"],
+        ),
+        "pg_ctl stop",
+    );
+    let stderr = String::from_utf8_lossy(&server.stderr).into_owned();
+    assert!(server.status.success(), "{stderr}");
+    // 18 reads several blocks in one I/O and names the first zeroed one of a range to the
+    // client, the others in the server log.
+    let all = format!("{stderr}\n{}", fs::read_to_string(&log).unwrap_or_default());
+    let zeroed_by_server: BTreeSet<usize> = all
+        .lines()
+        .filter_map(|l| {
+            let rest = l.split("invalid page in block ").nth(1).or_else(|| {
+                l.split("Block ")
+                    .nth(1)
+                    .filter(|_| l.contains("held the first zeroed page"))
+            })?;
+            rest.split_whitespace().next()?.parse().ok()
+        })
+        .collect();
+    let refused: BTreeSet<usize> = report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["blocks"].as_array().unwrap())
+        .filter(|b| !b["server"].is_null())
+        .map(|b| b["block"].as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(zeroed_by_server, refused, "{stderr}");
+    let seen: BTreeSet<String> = String::from_utf8_lossy(&server.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    for (b, on_block) in &rows {
+        let gone = on_block.iter().filter(|(_, id)| !seen.contains(id)).count();
+        let got = &block_of(&report, "public.t", *b)["rows"];
+        assert_eq!(
+            gone as u64,
+            got["lost"].as_u64().unwrap() + got["readable"].as_u64().unwrap(),
+            "block {b}"
+        );
+        assert!(keys(block_of(&report, "public.t", *b))
+            .iter()
+            .all(|k| !seen.contains(k)));
+    }
+    assert_eq!(
+        seen.len(),
+        total - rows.values().map(Vec::len).sum::<usize>()
+    );
 
     // The undamaged copy: nothing to report.
     let clean = pgpage(&["report", c.data.to_str().unwrap()]);
