@@ -437,6 +437,64 @@ fn check(version: u32) {
         total - rows.values().map(Vec::len).sum::<usize>()
     );
 
+    // --wal: each damaged block's newest full-page image in the original's pg_wal (the TID scans above set
+    // hint bits after the last checkpoint, which with checksums on logs images), as
+    // `pgpage fpi --block N` finds it.
+    let wal = c.data.join("pg_wal");
+    let with_wal = json(&pgpage(&[
+        "report",
+        "--json",
+        "--wal",
+        wal.to_str().unwrap(),
+        d,
+    ]));
+    assert_eq!(with_wal["wal_searched"], true);
+    let (db, relfilenode) = {
+        let parts: Vec<&str> = rel.split('/').collect();
+        (parts[1].to_owned(), parts[2].to_owned())
+    };
+    let mut images = 0;
+    for b in [zeroed, random, torn_block, misplaced, flipped] {
+        let fpi = json(&pgpage(&[
+            "fpi",
+            "--json",
+            "--relation",
+            &format!("{db}/{relfilenode}"),
+            "--block",
+            &b.to_string(),
+            wal.to_str().unwrap(),
+        ]));
+        let newest = fpi["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["fork"] == "main")
+            .map(|x| x["newest_image_lsn"].clone())
+            .unwrap_or(Value::Null);
+        let got = &block_of(&with_wal, "public.t", b)["wal_image"];
+        assert_eq!(
+            if got.is_null() {
+                Value::Null
+            } else {
+                got["lsn"].clone()
+            },
+            newest,
+            "block {b}"
+        );
+        images += usize::from(!newest.is_null());
+    }
+    assert!(
+        images > 0,
+        "no full-page image of a damaged block in the WAL"
+    );
+    let steps = with_wal["steps"].to_string();
+    assert!(
+        steps.contains("The WAL given holds a full-page image of block"),
+        "{steps}"
+    );
+    let out = pgpage(&["report", "--from", d, d]);
+    assert_eq!(out.status.code(), Some(2));
+
     // The undamaged copy: nothing to report.
     let clean = pgpage(&["report", c.data.to_str().unwrap()]);
     assert_eq!(clean.status.code(), Some(0), "{clean:?}");
