@@ -646,7 +646,16 @@ fn file_blocks(
             ));
         }
         if rows_kind {
-            b.rows = Some(rows_of(page, &b, absolute, endian, rel, held.as_ref()));
+            let wrong: BTreeSet<u16> = row.structure.iter().filter_map(|f| f.item).collect();
+            b.rows = Some(rows_of(
+                page,
+                &b,
+                &wrong,
+                absolute,
+                endian,
+                rel,
+                held.as_ref(),
+            ));
         }
         out.push(b);
     }
@@ -705,10 +714,16 @@ fn classify(
             }
             b.severity = Severity::Warning;
             b.damage = Damage::Structure;
+            b.evidence.push(format!(
+                "the checksum is valid, but amcheck's checks of the page's structure fail (pgpage inspect --block {} shows the values):",
+                row.block
+            ));
             for f in &row.structure {
+                let rule = f.finding.rule();
+                let check = format!("{} ({}, {})", f.finding.code(), rule.file, rule.function);
                 b.evidence.push(match f.item {
-                    Some(lp) => format!("item {lp}: {}", f.finding.message_unvalued()),
-                    None => f.finding.message_unvalued(),
+                    Some(lp) => format!("item {lp}: {check}"),
+                    None => check,
                 });
             }
             return Some(b);
@@ -825,6 +840,7 @@ const INDEX_BOUND: &str = "as the index holds them: an index also keeps entries 
 fn rows_of(
     page: &[u8],
     b: &Block,
+    wrong_items: &BTreeSet<u16>,
     absolute: u32,
     endian: Endian,
     rel: &RelationInput,
@@ -838,11 +854,15 @@ fn rows_of(
         }
         _ => None,
     };
-    // Rows the damaged bytes took: a torn page's tuples in other sectors.
+    // Rows the damaged bytes took: a torn page's tuples in the torn sectors, and items
+    // amcheck finds wrong (an xmin past the next xid: no snapshot sees the row).
     let mut own = own;
     if let (Some(o), Damage::Torn) = (own.as_mut(), b.damage) {
         let torn = offsets_in_sectors(page, endian, &b.torn_sectors);
         o.retain(|lp| !torn.contains(lp));
+    }
+    if let Some(o) = own.as_mut() {
+        o.retain(|lp| !wrong_items.contains(lp));
     }
     // A page the server refuses gives no rows to the server, but pgpage reads its sane ones.
     let readable_count = own.as_ref().map(|o| o.len() as u64);
