@@ -50,9 +50,8 @@ pub struct ClusterFacts {
 pub enum Severity {
     /// The server refuses the page, or rows are lost.
     Error,
-    /// Wrong but readable.
+    /// Wrong but readable. (Notes are counted apart: `Report::notes`.)
     Warning,
-    Note,
 }
 
 /// What happened to a block (CONTRACTS.md's classes).
