@@ -471,9 +471,9 @@ fn check(version: u32) {
     // Every other row is there.
     assert_eq!(seen.len(), total - all_gone);
 
-    // --wal: each damaged block's newest full-page image in the original's pg_wal (the TID scans above set
-    // hint bits after the last checkpoint, which with checksums on logs images), as
-    // `pgpage fpi --block N` finds it.
+    // --wal: each damaged block's newest full-page image in the original's pg_wal (the TID
+    // scans above set hint bits after the last checkpoint, which with checksums on logs
+    // images), as `pgpage fpi --block N` finds it.
     let wal = c.data.join("pg_wal");
     let with_wal = json(&pgpage(&[
         "report",
