@@ -11,6 +11,7 @@ mod input;
 mod inspect;
 mod ls;
 mod repair;
+mod report;
 mod rows;
 mod table;
 mod verify;
@@ -49,6 +50,9 @@ enum Command {
     Repair(repair::RepairArgs),
     /// List the full-page images in WAL segments; write them as pg_waldump --save-fullpage.
     Fpi(fpi::FpiArgs),
+    /// The incident report: damaged relations and blocks, what happened to each, the rows
+    /// lost and readable, and the steps to take, in order.
+    Report(report::ReportArgs),
 }
 
 fn main() {
@@ -75,6 +79,7 @@ fn main() {
         Command::Diff(args) => diff::run(args),
         Command::Repair(args) => repair::run(args),
         Command::Fpi(args) => fpi::run(args),
+        Command::Report(args) => report::run(args),
     };
     std::process::exit(status);
 }

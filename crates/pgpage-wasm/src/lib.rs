@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 
 mod damage;
 mod redact;
+mod report;
 mod rows;
 mod story;
 mod wal;

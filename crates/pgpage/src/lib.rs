@@ -31,6 +31,7 @@ mod ginwalk;
 pub mod messages;
 pub mod redact;
 pub mod repair;
+pub mod report;
 pub mod rows;
 pub mod scan;
 pub mod story;

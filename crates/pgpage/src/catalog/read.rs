@@ -409,6 +409,9 @@ pub struct IndexRow {
     pub indcollation: Vec<u32>,
     /// indclass: each key column's operator class (pg_opclass.oid).
     pub indclass: Vec<u32>,
+    /// indisprimary and indisunique: whose keys name a row (the report's lost rows).
+    pub indisprimary: bool,
+    pub indisunique: bool,
 }
 
 /// The elements of an int2vector or oidvector column (array.h: a one-dimensional
@@ -452,6 +455,8 @@ pub fn index_rows(
                 .collect(),
             indcollation: vector("indcollation", 4).unwrap_or_default(),
             indclass: vector("indclass", 4).unwrap_or_default(),
+            indisprimary: r.bool("indisprimary").unwrap_or(false),
+            indisunique: r.bool("indisunique").unwrap_or(false),
         })
     })
 }

@@ -102,6 +102,9 @@ pub struct CatalogListing {
     /// (database oid, index oid), or why its order cannot be checked.
     #[serde(skip)]
     pub index_keys: BTreeMap<(u32, u32), Result<Vec<KeyColumn>, String>>,
+    /// Each unique index by (database oid, index oid): true for a primary key.
+    #[serde(skip)]
+    pub unique_indexes: BTreeMap<(u32, u32), bool>,
 }
 
 /// pg_collation_d.h: C_COLLATION_OID and POSIX_COLLATION_OID, the collations whose text
@@ -671,6 +674,7 @@ impl CatalogReader {
         let databases = self.databases.take().unwrap_or_default();
         let mut relations = Vec::new();
         let mut index_keys = BTreeMap::new();
+        let mut unique_indexes = BTreeMap::new();
         let mut shared_seen = BTreeSet::new();
         for db in &databases {
             let Some(state) = self.states.get(&db.oid) else {
@@ -698,6 +702,14 @@ impl CatalogReader {
                 .flatten()
                 .map(|i| (i.indexrelid, i.indrelid))
                 .collect();
+            unique_indexes.extend(
+                state
+                    .indexes
+                    .iter()
+                    .flatten()
+                    .filter(|i| i.indisunique)
+                    .map(|i| ((db.oid, i.indexrelid), i.indisprimary)),
+            );
             if let Some(attributes) = &state.attributes {
                 let mut of: BTreeMap<u32, Vec<&AttributeRow>> = BTreeMap::new();
                 for a in attributes
@@ -748,6 +760,7 @@ impl CatalogReader {
                 .filter_map(|(db, state)| Some((db, state.map?)))
                 .collect(),
             index_keys,
+            unique_indexes,
         }
     }
 }

@@ -1,0 +1,132 @@
+//! The incident report (`pgpage::report::ReportReader`) for the browser: told every path and
+//! length of the dropped directory, it asks for byte ranges (`wanted`, as JSON), is given
+//! them (`give`), and `finish` gives the report as JSON, Markdown and text, the same the CLI
+//! prints for the same files.
+
+use pgpage::report::{markdown, text, Request};
+use wasm_bindgen::prelude::*;
+
+/// The report's reader (see the module's doc).
+#[wasm_bindgen]
+pub struct ReportReader {
+    inner: Option<pgpage::report::ReportReader>,
+}
+
+/// A finished report.
+#[wasm_bindgen]
+pub struct ReportOutput {
+    json: String,
+    markdown: String,
+    text: String,
+    damaged: bool,
+}
+
+#[wasm_bindgen]
+impl ReportOutput {
+    /// CONTRACTS.md `report --json`.
+    #[wasm_bindgen(getter)]
+    pub fn json(&self) -> String {
+        self.json.clone()
+    }
+
+    /// `report --markdown`.
+    #[wasm_bindgen(getter)]
+    pub fn markdown(&self) -> String {
+        self.markdown.clone()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn text(&self) -> String {
+        self.text.clone()
+    }
+
+    /// Some block is damaged (the CLI's exit status 1).
+    #[wasm_bindgen(getter)]
+    pub fn damaged(&self) -> bool {
+        self.damaged
+    }
+}
+
+#[wasm_bindgen]
+impl ReportReader {
+    /// `paths` relative to the data directory (`/`-separated, PG_VERSION and
+    /// global/pg_control among them) or relation files alone; `lengths` their sizes in the
+    /// same order; `only` the relation files to report on (undefined: all); `shown` how
+    /// messages name the directory (its name and a `/`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        paths: Vec<String>,
+        lengths: Vec<f64>,
+        only: Option<Vec<String>>,
+        shown: &str,
+    ) -> Result<ReportReader, JsError> {
+        if paths.len() != lengths.len() {
+            return Err(JsError::new(&format!(
+                "{} paths but {} lengths",
+                paths.len(),
+                lengths.len()
+            )));
+        }
+        // A file's length is a whole number of bytes below 2^53 (Number.MAX_SAFE_INTEGER).
+        let listed = paths
+            .into_iter()
+            .zip(lengths.iter().map(|&l| l.max(0.0) as u64))
+            .collect();
+        Ok(ReportReader {
+            inner: Some(pgpage::report::ReportReader::new(listed, only, shown)),
+        })
+    }
+
+    /// The next byte ranges to give, as JSON `[{"path", "offset", "len"}]`; `[]` when
+    /// `finish` can be called.
+    pub fn wanted(&mut self) -> Result<String, JsError> {
+        let want = self
+            .inner
+            .as_mut()
+            .map(pgpage::report::ReportReader::wanted)
+            .unwrap_or_default();
+        serde_json::to_string(&want).map_err(crate::serialize_error)
+    }
+
+    /// The bytes of one range `wanted` asked for (fewer at the file's end), or `error` (why
+    /// the file could not be read) with `bytes` undefined.
+    pub fn give(
+        &mut self,
+        path: String,
+        offset: f64,
+        len: f64,
+        bytes: Option<Vec<u8>>,
+        error: Option<String>,
+    ) {
+        let request = Request {
+            path,
+            offset: offset.max(0.0) as u64,
+            len: len.max(0.0) as u64,
+        };
+        let given = match bytes {
+            Some(b) => Ok(b),
+            None => {
+                Err(error.unwrap_or_else(|| format!("could not read file \"{}\"", request.path)))
+            }
+        };
+        if let Some(r) = self.inner.as_mut() {
+            r.give(&request, given);
+        }
+    }
+
+    /// The report; throws why none can be made (a file given alone that is not a relation
+    /// file, a PG_VERSION of a version pgpage does not read), or when called twice.
+    pub fn finish(&mut self) -> Result<ReportOutput, JsError> {
+        let reader = self
+            .inner
+            .take()
+            .ok_or_else(|| JsError::new("the report reader has finished already"))?;
+        let report = reader.finish().map_err(|e| JsError::new(&e))?;
+        Ok(ReportOutput {
+            json: serde_json::to_string_pretty(&report).map_err(crate::serialize_error)?,
+            markdown: markdown(&report),
+            text: text(&report),
+            damaged: report.damaged(),
+        })
+    }
+}

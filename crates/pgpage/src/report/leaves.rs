@@ -1,0 +1,207 @@
+//! The heap TIDs a B-tree leaf page holds (nbtree.h: plain tuples, posting lists), with each
+//! entry's key columns as their output functions print them: how the report knows which rows
+//! a damaged heap block held when the block itself cannot say.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::decode::{KeyColumn, KeyType, Reader, LP_DEAD, LP_NORMAL};
+use crate::fields::{bt_page_opaque_data, item_id_data, page_header_data};
+use crate::layout::Endian;
+use crate::value::{output, Type};
+use crate::verify::{verify_page, PageStatus};
+
+/// nbtree.h: BTP_LEAF, BTP_DELETED, BTP_HALF_DEAD, BTP_META.
+const BTP_LEAF: u32 = 1 << 0;
+const BTP_DELETED: u32 = 1 << 2;
+const BTP_META: u32 = 1 << 3;
+const BTP_HALF_DEAD: u32 = 1 << 4;
+/// itup.h: INDEX_ALT_TID_MASK (t_info); nbtree.h: BT_IS_POSTING and BT_OFFSET_MASK (the
+/// offset field of t_tid of an alternative-TID tuple).
+const INDEX_ALT_TID_MASK: u16 = 0x2000;
+const BT_IS_POSTING: u16 = 0x2000;
+const BT_OFFSET_MASK: u16 = 0x0FFF;
+const INDEX_SIZE_MASK: u16 = 0x1FFF;
+const INDEX_NULL_MASK: u16 = 0x8000;
+
+/// One heap TID a leaf page holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeafEntry {
+    pub block: u32,
+    pub offset: u16,
+    /// The leaf's line pointer is LP_DEAD: the index knows the row is dead to every snapshot.
+    pub dead: bool,
+    /// The key columns as text (None for NULL); None when the key types are not known.
+    pub keys: Option<Vec<Option<String>>>,
+}
+
+/// Whether a page can be read as the server would: its checksum valid (or not kept) and its
+/// header sane. A damaged index page names no TIDs: its entries may be noise.
+fn readable(page: &[u8], absolute_block: u32, endian: Endian, checksums: bool) -> bool {
+    match verify_page(page, absolute_block, endian).status {
+        PageStatus::Ok => true,
+        PageStatus::Mismatch => !checksums && crate::verify::header_is_sane(page, endian),
+        _ => false,
+    }
+}
+
+/// The output text of each key column of an index tuple's data (`data`, starting at the
+/// tuple's data offset, `nulls` its null bitmap), or None when a column cannot be read.
+fn key_texts(
+    data: &[u8],
+    nulls: Option<&[u8]>,
+    keys: &[KeyColumn],
+    endian: Endian,
+) -> Option<Vec<Option<String>>> {
+    let mut out = Vec::with_capacity(keys.len());
+    let mut off = 0usize;
+    for (i, k) in keys.iter().enumerate() {
+        if let Some(bits) = nulls {
+            // A clear bit is a NULL (itup.h: the bitmap says which attributes are not null).
+            let byte = bits.get(i / 8).copied().unwrap_or(0);
+            if byte & (1u8 << (i % 8)) == 0 {
+                out.push(None);
+                continue;
+            }
+        }
+        let (len, align, ty) = match k.ty {
+            KeyType::Int2 => (2, 2, Type::Int2),
+            KeyType::Int4 => (4, 4, Type::Int4),
+            KeyType::Int8 => (8, 8, Type::Int8),
+            KeyType::Oid => (4, 4, Type::Oid),
+            KeyType::Date => (4, 4, Type::Date),
+            // KeyType folds timestamp and timestamptz together: the text would need which.
+            KeyType::Timestamp => return None,
+            KeyType::Text => (0, 4, Type::Text),
+        };
+        let rest = data.get(off..)?;
+        let (start, datum_len, header) = if len == 0 {
+            // A short (1-byte header) varlena is never aligned; a 4-byte one is.
+            let first = *rest.first()?;
+            if first != 0 && crate::tuple::varlena_size(rest, endian).is_ok() {
+                let size = crate::tuple::varlena_size(rest, endian).ok()?;
+                (off, size, if is_short(first, endian) { 1 } else { 4 })
+            } else {
+                let at = align_up(off, align);
+                let size = crate::tuple::varlena_size(data.get(at..)?, endian).ok()?;
+                (at, size, 4)
+            }
+        } else {
+            (align_up(off, align), len, 0)
+        };
+        let end = start.checked_add(datum_len)?;
+        let datum = data.get(start..end)?;
+        let value = datum.get(header..)?;
+        let mut text = String::new();
+        output(&ty, value, endian, &mut text).ok()?;
+        out.push(Some(text));
+        off = end;
+    }
+    Some(out)
+}
+
+/// A varlena's first byte says a 1-byte header (VARATT_IS_1B, either byte order).
+fn is_short(first: u8, endian: Endian) -> bool {
+    match endian {
+        Endian::Little => first & 0x01 == 0x01,
+        Endian::Big => first & 0x80 == 0x80,
+    }
+}
+
+fn align_up(off: usize, align: usize) -> usize {
+    let mask = align.saturating_sub(1);
+    off.saturating_add(mask) & !mask
+}
+
+/// Every heap TID of a B-tree leaf page (relation-wide block `absolute_block`), with its key
+/// columns when `keys` names their types; nothing for a page that is not a readable leaf
+/// (the metapage, internal, deleted and half-dead pages, a damaged page). `checksums`: the
+/// cluster keeps data checksums, so a mismatch makes the page unreadable.
+pub fn leaf_entries(
+    page: &[u8],
+    absolute_block: u32,
+    endian: Endian,
+    checksums: bool,
+    keys: Option<&[KeyColumn]>,
+) -> Vec<LeafEntry> {
+    let mut out = Vec::new();
+    if !readable(page, absolute_block, endian, checksums) {
+        return out;
+    }
+    let r = Reader { b: page, e: endian };
+    let Some(special) = r.field(0, &page_header_data::PD_SPECIAL) else {
+        return out;
+    };
+    let special = usize::try_from(special).unwrap_or(usize::MAX);
+    let Some(flags) = r.field(special, &bt_page_opaque_data::BTPO_FLAGS) else {
+        return out;
+    };
+    let next = r
+        .field(special, &bt_page_opaque_data::BTPO_NEXT)
+        .unwrap_or(0);
+    if flags & BTP_LEAF == 0 || flags & (BTP_DELETED | BTP_HALF_DEAD | BTP_META) != 0 {
+        return out;
+    }
+    let lower = r.field(0, &page_header_data::PD_LOWER).unwrap_or(0);
+    let count = usize::try_from(lower).unwrap_or(0).saturating_sub(24) / 4;
+    // P_FIRSTDATAKEY: on a page with a right sibling, item 1 is the high key.
+    let first = if next != 0 { 2 } else { 1 };
+    for lp in first..=count {
+        let at = lp.saturating_sub(1).saturating_mul(4).saturating_add(24);
+        let lp_flags = r.field(at, &item_id_data::LP_FLAGS).unwrap_or(0);
+        if lp_flags != u32::from(LP_NORMAL) && lp_flags != u32::from(LP_DEAD) {
+            continue;
+        }
+        let off = usize::try_from(r.get(at, &item_id_data::LP_OFF)).unwrap_or(usize::MAX);
+        let (Some(t_tid), Some(info)) = (r.tid(off), r.u16(off.saturating_add(6))) else {
+            continue;
+        };
+        let posid = t_tid.offset;
+        // BTreeTupleGetPostingOffset: an alternative TID's block number is a byte offset.
+        let list_at = usize::try_from(t_tid.block).unwrap_or(usize::MAX);
+        let size = usize::from(info & INDEX_SIZE_MASK);
+        let Some(tuple) = page.get(off..off.saturating_add(size)) else {
+            continue;
+        };
+        let data_offset = if info & INDEX_NULL_MASK != 0 { 16 } else { 8 };
+        let nulls = (info & INDEX_NULL_MASK != 0)
+            .then(|| tuple.get(8..16))
+            .flatten();
+        let posting = info & INDEX_ALT_TID_MASK != 0 && posid & BT_IS_POSTING != 0;
+        let data_end = if posting { list_at } else { size };
+        let text = keys.and_then(|k| {
+            key_texts(
+                tuple.get(data_offset..data_end).unwrap_or_default(),
+                nulls,
+                k,
+                endian,
+            )
+        });
+        let dead = lp_flags == u32::from(LP_DEAD);
+        if posting {
+            let n = usize::from(posid & BT_OFFSET_MASK);
+            for i in 0..n {
+                let at = off
+                    .saturating_add(list_at)
+                    .saturating_add(i.saturating_mul(6));
+                let Some(tid) = r.tid(at) else {
+                    break;
+                };
+                out.push(LeafEntry {
+                    block: tid.block,
+                    offset: tid.offset,
+                    dead,
+                    keys: text.clone(),
+                });
+            }
+        } else if info & INDEX_ALT_TID_MASK == 0 {
+            out.push(LeafEntry {
+                block: t_tid.block,
+                offset: posid,
+                dead,
+                keys: text,
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,1279 @@
+//! The incident report (CONTRACTS.md "The incident report"): what a DBA needs first after
+//! `invalid page in block N of relation ...`. One model, built from what the caller has
+//! already read (each file's `FileVerdict`, the bytes of the blocks `wanted_blocks` names,
+//! the B-tree leaf entries of the table's indexes), so the CLI and the browser build the same
+//! report; `render` prints it as text or Markdown.
+
+mod leaves;
+mod reader;
+mod render;
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use serde::Serialize;
+
+use crate::bitflip::localise;
+use crate::decode::{decode_page, DecodeOptions, PageKind};
+use crate::findings::{Evidence, Finding};
+use crate::layout::Endian;
+use crate::messages::server_read_lines;
+use crate::rows::{visibility, Column, RowFormat, RowWriter, Visibility};
+use crate::scan::{FileFinding, FileVerdict, PageRow};
+use crate::toast::ValueProblem;
+use crate::tuple::{heap_items, TupleHeader};
+use crate::verify::{header_is_sane, PageStatus};
+use crate::visibility::TransactionLog;
+
+pub use leaves::{leaf_entries, LeafEntry};
+pub use reader::{ReportReader, Request};
+pub use render::{markdown, text};
+
+/// What the cluster says of itself (PG_VERSION, pg_control); None where it cannot say.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ClusterFacts {
+    pub pg_version: Option<u32>,
+    pub system_identifier: Option<String>,
+    /// pg_controldata's words (`shut down`, `in production`).
+    pub state: Option<String>,
+    /// `on`, `off` or `unknown`.
+    pub data_checksums: String,
+    pub block_size: Option<u32>,
+}
+
+/// How bad a damaged block is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The server refuses the page, or rows are lost.
+    Error,
+    /// Wrong but readable. (Notes are counted apart: `Report::notes`.)
+    Warning,
+}
+
+/// What happened to a block (CONTRACTS.md's classes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Damage {
+    Zeroed,
+    Overwritten,
+    Torn,
+    Misplaced,
+    BitFlip,
+    Checksum,
+    Header,
+    Structure,
+}
+
+impl Damage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Damage::Zeroed => "zeroed",
+            Damage::Overwritten => "overwritten",
+            Damage::Torn => "torn",
+            Damage::Misplaced => "misplaced",
+            Damage::BitFlip => "bit_flip",
+            Damage::Checksum => "checksum",
+            Damage::Header => "header",
+            Damage::Structure => "structure",
+        }
+    }
+}
+
+/// Where a block's row counts come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KnownFrom {
+    /// The heap TIDs the table's B-tree indexes hold for the block.
+    Index,
+    /// The page's own line pointers (its header is sane).
+    Header,
+    Unknown,
+}
+
+/// A heap block's rows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Rows {
+    /// None: not known.
+    pub lost: Option<u64>,
+    pub readable: Option<u64>,
+    pub known_from: KnownFrom,
+    /// The index whose keys are listed (schema-qualified).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<String>,
+    /// One array per lost row: the index's key columns as text (null for NULL).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<Vec<Option<String>>>,
+    /// With `known_from: index`: the lost count is an upper bound (see `bound`).
+    pub upper_bound: bool,
+    /// Why the count is what it is, in words.
+    pub bound: Option<String>,
+}
+
+/// One single-bit flip that makes the stored checksum valid.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BitFlip {
+    /// Byte within the page.
+    pub byte: u32,
+    pub bit: u8,
+    /// The field the byte belongs to.
+    pub field: String,
+    /// The page is structurally sound after the flip.
+    pub structurally_valid: bool,
+    /// In tuple data: the line pointer, the column, the value as stored and flipped back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flipped: Option<String>,
+}
+
+/// One damaged block.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Block {
+    /// Relation-wide block number.
+    pub block: u32,
+    /// The segment file's path and the block within it.
+    pub file: String,
+    pub block_in_file: u32,
+    pub severity: Severity,
+    /// The page status as verify gives it (CONTRACTS.md `status`).
+    pub status: &'static str,
+    pub damage: Damage,
+    /// What says so, one sentence each, values filled in.
+    pub evidence: Vec<String>,
+    /// What the server says when it reads the block (None: it reads it).
+    pub server: Option<String>,
+    /// `misplaced`: the relation-wide block the page was written for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holds_block: Option<u32>,
+    /// `torn`: the 512-byte sectors (0-based) that look like another write.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub torn_sectors: Vec<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bit_flips: Vec<BitFlip>,
+    /// A heap block's rows (None for an index's block).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<Rows>,
+    /// With WAL given: the block's newest full-page image in it (None: none there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wal_image: Option<WalImage>,
+}
+
+/// A damaged block's newest full-page image in the WAL given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WalImage {
+    pub lsn: String,
+    /// Records after the image that changed the block: the image alone lacks them.
+    pub records_after: u64,
+}
+
+/// One relation with damaged blocks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Relation {
+    pub database: Option<String>,
+    /// `schema.name`; None when the catalogs do not name it.
+    pub relation: Option<String>,
+    pub relkind: Option<String>,
+    /// Segment 0's path, relative to the data directory where there is one.
+    pub path: String,
+    pub blocks: Vec<Block>,
+}
+
+/// A routine note, counted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Note {
+    pub code: String,
+    pub count: u64,
+    pub message: String,
+}
+
+/// The report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub cluster: ClusterFacts,
+    pub verdict: String,
+    /// Relations with damaged blocks, those with errors first.
+    pub relations: Vec<Relation>,
+    /// Relation files read.
+    pub files: u64,
+    /// Pages read.
+    pub pages: u64,
+    pub notes: Vec<Note>,
+    /// What could not be read or named (damaged catalogs, unreadable files), one line each.
+    pub unknown: Vec<String>,
+    /// WAL was given and searched for the damaged blocks' full-page images.
+    pub wal_searched: bool,
+    pub steps: Vec<String>,
+}
+
+/// The WAL locator (tablespace, database, relfilenode) a relation path names, as relpath.c
+/// lays them out: `base/DB/REL`, `global/REL`, `pg_tblspc/SPC/PG_.../DB/REL` (or the tail
+/// of a longer path).
+fn locator_of(path: &str) -> Option<(u32, u32, u32)> {
+    let parts: Vec<&str> = path.rsplit('/').collect();
+    let rel = crate::file::parse_relation_file_name(parts.first()?)?.relfilenode;
+    match (parts.get(1), parts.get(2), parts.get(3), parts.get(4)) {
+        (Some(&"global"), ..) => Some((1664, 0, rel)),
+        (Some(db), Some(&"base"), ..) => Some((1663, db.parse().ok()?, rel)),
+        (Some(db), _, Some(spc), Some(&"pg_tblspc")) => {
+            Some((spc.parse().ok()?, db.parse().ok()?, rel))
+        }
+        _ => None,
+    }
+}
+
+impl Report {
+    /// The blocks to watch in WAL (`wal::BlockHistory::of_blocks`): each damaged block's
+    /// relfilenode, main fork and block.
+    pub fn wal_blocks(&self) -> BTreeSet<(u32, u8, u32)> {
+        self.blocks()
+            .filter_map(|(rel, b)| Some((locator_of(&rel.path)?.2, 0u8, b.block)))
+            .collect()
+    }
+
+    /// What the WAL given says of the damaged blocks (a history of `wal_blocks`): each
+    /// block's newest full-page image, and the steps again with them.
+    pub fn set_wal(&mut self, history: &crate::wal::BlockHistory) {
+        self.wal_searched = true;
+        for rel in &mut self.relations {
+            let Some((spc, db, relnode)) = locator_of(&rel.path) else {
+                continue;
+            };
+            for b in &mut rel.blocks {
+                b.wal_image = history
+                    .blocks()
+                    .find(|(k, _, _)| {
+                        k.fork == 0
+                            && k.block == b.block
+                            && (k.locator.spc_oid, k.locator.db_oid, k.locator.rel_number)
+                                == (spc, db, relnode)
+                    })
+                    .and_then(|(_, image, after)| {
+                        Some(WalImage {
+                            lsn: crate::wal::lsn_text(image?.lsn),
+                            records_after: after.len() as u64,
+                        })
+                    });
+            }
+        }
+        self.steps = steps(self);
+    }
+
+    /// Exit status: 0 nothing damaged, 1 damage found.
+    pub fn damaged(&self) -> bool {
+        !self.relations.is_empty()
+    }
+
+    fn blocks(&self) -> impl Iterator<Item = (&Relation, &Block)> {
+        self.relations
+            .iter()
+            .flat_map(|r| r.blocks.iter().map(move |b| (r, b)))
+    }
+}
+
+/// One segment file of a relation as the caller read it.
+#[derive(Clone, Debug)]
+pub struct FileInput {
+    /// As messages name it (`base/16384/16441.1`).
+    pub path: String,
+    pub verdict: FileVerdict,
+    /// Blocks within the file that were all zeros (the statuses `FileScan::chunk_statuses`
+    /// hands over): a zero page before rows, or one an index still points into, is damage.
+    pub zero_blocks: Vec<u32>,
+    /// The bytes of the blocks `wanted_blocks` names, by block within the file.
+    pub pages: BTreeMap<u32, Vec<u8>>,
+}
+
+/// The leaf entries of one B-tree index of a table (`leaf_entries` of each leaf page).
+#[derive(Clone, Debug)]
+pub struct IndexInput {
+    /// `schema.name`.
+    pub name: String,
+    /// The key types were known, so entries carry their keys.
+    pub keys_known: bool,
+    /// A primary key (2) or another unique index (1): its keys name a row; 0 otherwise.
+    pub uniqueness: u8,
+    /// Leaf pages that could not be read: the index may not name every row.
+    pub unreadable_pages: u64,
+    pub entries: Vec<LeafEntry>,
+}
+
+/// A relation as the caller read it.
+#[derive(Clone, Debug)]
+pub struct RelationInput {
+    pub database: Option<String>,
+    pub relation: Option<String>,
+    /// pg_class.relkind; None without catalogs.
+    pub relkind: Option<char>,
+    pub endian: Endian,
+    pub files: Vec<FileInput>,
+    /// The table's columns (catalogs), for the values a bit flip touches.
+    pub columns: Option<Vec<Column>>,
+    /// pg_xact, for which tuples a new snapshot sees (one for the whole cluster).
+    pub log: Option<Arc<TransactionLog>>,
+    pub indexes: Vec<IndexInput>,
+}
+
+/// Everything a report is made from.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub cluster: ClusterFacts,
+    pub relations: Vec<RelationInput>,
+    pub unknown: Vec<String>,
+}
+
+/// The blocks (within the file) whose bytes `FileInput::pages` must hold: every page the
+/// verdict lists as a problem or with structural findings, and every all-zero page.
+pub fn wanted_blocks(verdict: &FileVerdict, zero_blocks: &[u32]) -> Vec<u32> {
+    let mut out: BTreeSet<u32> = zero_blocks.iter().copied().collect();
+    out.extend(
+        verdict
+            .pages
+            .iter()
+            .filter(|r| r.status != PageStatus::Ok || !r.structure.is_empty())
+            .map(|r| r.block),
+    );
+    out.into_iter().collect()
+}
+
+/// Whether a relkind's pages hold rows.
+fn holds_rows(relkind: Option<char>, page: &[u8], endian: Endian) -> bool {
+    match relkind {
+        Some(k) => matches!(k, 'r' | 'm' | 't'),
+        None => crate::decode::detect_kind(page, endian, crate::file::Fork::Main) == PageKind::Heap,
+    }
+}
+
+/// Index entries of one heap block: the offsets (deduplicated) that no index marks dead.
+struct Held<'i> {
+    offsets: BTreeSet<u16>,
+    /// The index whose keys are listed, and its entries for the block.
+    keys_from: Option<&'i IndexInput>,
+}
+
+fn held_for(indexes: &[IndexInput], block: u32) -> Option<Held<'_>> {
+    if indexes.is_empty() {
+        return None;
+    }
+    let mut offsets = BTreeSet::new();
+    let mut best: Option<(&IndexInput, usize)> = None;
+    for ix in indexes {
+        let live: BTreeSet<u16> = ix
+            .entries
+            .iter()
+            .filter(|e| e.block == block && !e.dead)
+            .map(|e| e.offset)
+            .collect();
+        let n = live.len();
+        offsets.extend(live);
+        // The index that names the most rows of the block lists them, with its keys known,
+        // and of those the primary key, then a unique index: their keys name one row each.
+        let better = match best {
+            None => true,
+            Some((b, m)) => (ix.keys_known, n, ix.uniqueness) > (b.keys_known, m, b.uniqueness),
+        };
+        if better {
+            best = Some((ix, n));
+        }
+    }
+    Some(Held {
+        offsets,
+        keys_from: best.map(|(ix, _)| ix),
+    })
+}
+
+/// The readable rows of a page with a sane header: the offsets of tuples a new snapshot
+/// sees (or whose state it cannot decide) whose header reads.
+fn readable_offsets(
+    page: &[u8],
+    block: u32,
+    endian: Endian,
+    log: Option<&TransactionLog>,
+) -> BTreeSet<u16> {
+    let empty = TransactionLog::new(page.len(), endian);
+    let log = log.unwrap_or(&empty);
+    heap_items(page, endian)
+        .filter_map(|item| {
+            let header = TupleHeader::read(item.tuple?, endian)?;
+            let hoff = usize::from(header.t_hoff);
+            if hoff < 23 || hoff > item.len {
+                return None;
+            }
+            match visibility(&header, (block, item.lp), log) {
+                Visibility::Invisible => None,
+                _ => Some(item.lp),
+            }
+        })
+        .collect()
+}
+
+/// Items whose tuples lie (wholly or partly) in `sectors`.
+fn offsets_in_sectors(page: &[u8], endian: Endian, sectors: &[u32]) -> BTreeSet<u16> {
+    heap_items(page, endian)
+        .filter(|item| {
+            let first = item.off / 512;
+            let last = item.off.saturating_add(item.len.saturating_sub(1)) / 512;
+            sectors
+                .iter()
+                .any(|&s| (first..=last).contains(&usize::try_from(s).unwrap_or(usize::MAX)))
+        })
+        .map(|item| item.lp)
+        .collect()
+}
+
+/// The 512-byte sectors the decoder's torn-write check flags (the sectors the flagged line
+/// pointers' tuples start in).
+fn torn_sectors(page: &[u8], absolute: u32, endian: Endian) -> Vec<u32> {
+    let opts = DecodeOptions {
+        endian,
+        kind: Some(PageKind::Heap),
+        ..DecodeOptions::default()
+    };
+    let decoded = decode_page(page, absolute, &opts);
+    let items: BTreeSet<u16> = decoded
+        .problems()
+        .filter(|s| s.problem == Some(Finding::TornSectors))
+        .filter_map(|s| s.item)
+        .collect();
+    let mut sectors: BTreeSet<u32> = BTreeSet::new();
+    for item in heap_items(page, endian).filter(|i| items.contains(&i.lp)) {
+        sectors.insert(u32::try_from(item.off / 512).unwrap_or(u32::MAX));
+    }
+    sectors.into_iter().collect()
+}
+
+/// The line pointer whose tuple holds byte `offset`, and its tuple.
+fn item_at(page: &[u8], endian: Endian, offset: u32) -> Option<(u16, usize, usize)> {
+    let o = usize::try_from(offset).ok()?;
+    heap_items(page, endian)
+        .find(|i| i.off <= o && o < i.off.saturating_add(i.len))
+        .map(|i| (i.lp, i.off, i.len))
+}
+
+/// A bit flip's item, column and both values, when it falls in a tuple's data.
+fn describe_flip(
+    page: &[u8],
+    endian: Endian,
+    columns: Option<&[Column]>,
+    byte: u32,
+    bit: u8,
+) -> (Option<u16>, Option<String>, Option<String>, Option<String>) {
+    let Some((lp, off, len)) = item_at(page, endian, byte) else {
+        return (None, None, None, None);
+    };
+    let Some(columns) = columns else {
+        return (Some(lp), None, None, None);
+    };
+    let flipped_page = crate::bitflip::PageBit { offset: byte, bit }.apply(page);
+    let end = off.saturating_add(len);
+    let (Some(stored), Some(flipped)) = (page.get(off..end), flipped_page.get(off..end)) else {
+        return (Some(lp), None, None, None);
+    };
+    let writer = RowWriter::new(columns.to_vec(), RowFormat::Json, endian, false);
+    let mut no_toast = |_: &crate::tuple::ToastPointer| -> Result<Vec<u8>, ValueProblem> {
+        Err(ValueProblem::from(Finding::ValueInvalid))
+    };
+    let before = writer.values(stored, &mut no_toast).ok();
+    let after = writer.values(flipped, &mut no_toast).ok();
+    let names: Vec<&Column> = columns
+        .iter()
+        .filter(|c| !c.attribute.attisdropped)
+        .collect();
+    match (before, after) {
+        (Some(b), Some(a)) => {
+            let changed = b
+                .texts
+                .iter()
+                .zip(&a.texts)
+                .zip(&names)
+                .find(|((x, y), _)| x != y);
+            match changed {
+                Some(((x, y), c)) => (
+                    Some(lp),
+                    Some(c.name.clone()),
+                    Some(x.clone().unwrap_or_else(|| String::from("NULL"))),
+                    Some(y.clone().unwrap_or_else(|| String::from("NULL"))),
+                ),
+                None => (Some(lp), None, None, None),
+            }
+        }
+        _ => (Some(lp), None, None, None),
+    }
+}
+
+/// Builds the report.
+pub fn build(input: &Input) -> Report {
+    let mut relations = Vec::new();
+    let mut notes: BTreeMap<String, Note> = BTreeMap::new();
+    let mut files = 0u64;
+    let mut pages = 0u64;
+    for rel in &input.relations {
+        let mut blocks = Vec::new();
+        let segment0 = rel
+            .files
+            .iter()
+            .find(|f| f.verdict.segno == 0)
+            .or_else(|| rel.files.first());
+        for file in &rel.files {
+            files = files.saturating_add(1);
+            pages = pages.saturating_add(u64::from(file.verdict.blocks));
+            count_notes(file, &mut notes);
+            blocks.extend(file_blocks(rel, file, input.cluster.pg_version, segment0));
+        }
+        if blocks.is_empty() {
+            continue;
+        }
+        blocks.sort_by_key(|b| (b.severity, b.block));
+        relations.push(Relation {
+            database: rel.database.clone(),
+            relation: rel.relation.clone(),
+            relkind: rel.relkind.map(|k| k.to_string()),
+            path: segment0.map(|f| f.path.clone()).unwrap_or_default(),
+            blocks,
+        });
+    }
+    relations.sort_by_key(|r| r.blocks.first().map(|b| b.severity));
+    let mut report = Report {
+        cluster: input.cluster.clone(),
+        verdict: String::new(),
+        relations,
+        files,
+        pages,
+        notes: notes.into_values().collect(),
+        unknown: input.unknown.clone(),
+        wal_searched: false,
+        steps: Vec::new(),
+    };
+    report.verdict = verdict(&report);
+    report.steps = steps(&report);
+    report
+}
+
+/// The contract's code for a routine note where it names one otherwise than the registry.
+fn note_code(f: Finding) -> String {
+    match f {
+        Finding::FsmMoreThanFree => String::from("fsm_more_free_space"),
+        f => String::from(f.code()),
+    }
+}
+
+fn count_notes(file: &FileInput, notes: &mut BTreeMap<String, Note>) {
+    let mut add = |f: Finding, message: String| {
+        let n = notes.entry(note_code(f)).or_insert(Note {
+            code: note_code(f),
+            count: 0,
+            message,
+        });
+        n.count = n.count.saturating_add(1);
+    };
+    for row in &file.verdict.pages {
+        for f in row
+            .findings
+            .iter()
+            .filter(|f| f.evidence() == Evidence::Note)
+        {
+            add(*f, String::from(f.message()));
+        }
+    }
+    for f in &file.verdict.findings {
+        if let FileFinding::ChecksumsDisabled { .. } = f {
+            add(f.finding(), f.describe(&file.path));
+        }
+    }
+}
+
+fn file_blocks(
+    rel: &RelationInput,
+    file: &FileInput,
+    major: Option<u32>,
+    segment0: Option<&FileInput>,
+) -> Vec<Block> {
+    let v = &file.verdict;
+    let endian = rel.endian;
+    let between: BTreeSet<u32> = v
+        .findings
+        .iter()
+        .filter_map(|f| match *f {
+            FileFinding::ZeroPageBetweenRows { block, pages } => {
+                Some((block..block.saturating_add(pages)).collect::<Vec<u32>>())
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let relpath = segment0
+        .map(|f| f.path.clone())
+        .unwrap_or_else(|| file.path.clone());
+    let mut out = Vec::new();
+    for (&block_in_file, page) in &file.pages {
+        let row = v.row_for(block_in_file, page);
+        let absolute = row.absolute_block;
+        let rows_kind = holds_rows(rel.relkind, page, endian)
+            || (row.status == PageStatus::Zero && rel.relkind.is_none() && !between.is_empty());
+        let held = if rows_kind {
+            held_for(&rel.indexes, absolute)
+        } else {
+            None
+        };
+        let index_holds = held.as_ref().is_some_and(|h| !h.offsets.is_empty());
+        let Some(mut b) = classify(
+            page,
+            &row,
+            endian,
+            rel.columns.as_deref(),
+            between.contains(&block_in_file),
+            index_holds,
+        ) else {
+            continue;
+        };
+        b.file = file.path.clone();
+        if b.severity == Severity::Error && row.status != PageStatus::Zero {
+            b.server = Some(server_read_lines(
+                &relpath,
+                absolute,
+                row.status,
+                row.computed,
+                row.stored,
+                major,
+            ));
+        }
+        if rows_kind {
+            let wrong: BTreeSet<u16> = row.structure.iter().filter_map(|f| f.item).collect();
+            b.rows = Some(rows_of(
+                page,
+                &b,
+                &wrong,
+                absolute,
+                endian,
+                rel,
+                held.as_ref(),
+            ));
+        }
+        out.push(b);
+    }
+    out
+}
+
+/// The damage class of one page, with its evidence; None for a page that is not damaged.
+fn classify(
+    page: &[u8],
+    row: &PageRow,
+    endian: Endian,
+    columns: Option<&[Column]>,
+    zero_between_rows: bool,
+    index_holds: bool,
+) -> Option<Block> {
+    let absolute = row.absolute_block;
+    let mut b = Block {
+        block: absolute,
+        file: String::new(),
+        block_in_file: row.block,
+        severity: Severity::Error,
+        status: row.status.as_str(),
+        damage: Damage::Checksum,
+        evidence: Vec::new(),
+        server: None,
+        holds_block: None,
+        torn_sectors: Vec::new(),
+        bit_flips: Vec::new(),
+        rows: None,
+        wal_image: None,
+    };
+    match row.status {
+        PageStatus::Zero => {
+            if !zero_between_rows && !index_holds {
+                return None;
+            }
+            b.damage = Damage::Zeroed;
+            b.evidence.push(String::from(
+                "the page is all zeros: the server reads it as an empty page, without an error",
+            ));
+            if zero_between_rows {
+                b.evidence.push(String::from(
+                    "a later page of the relation holds rows, and the server never leaves an empty page before one it has filled",
+                ));
+            }
+            if index_holds {
+                b.evidence.push(String::from(
+                    "the table's indexes still point at rows in it",
+                ));
+            }
+            return Some(b);
+        }
+        PageStatus::Ok => {
+            if row.structure.is_empty() {
+                return None;
+            }
+            b.severity = Severity::Warning;
+            b.damage = Damage::Structure;
+            b.evidence.push(format!(
+                "the checksum is valid, but amcheck's checks of the page's structure fail (pgpage inspect --block {} shows the values):",
+                row.block
+            ));
+            for f in &row.structure {
+                let rule = f.finding.rule();
+                let check = format!("{} ({}, {})", f.finding.code(), rule.file, rule.function);
+                b.evidence.push(match f.item {
+                    Some(lp) => format!("item {lp}: {check}"),
+                    None => check,
+                });
+            }
+            return Some(b);
+        }
+        PageStatus::BadHeader => {
+            b.damage = Damage::Header;
+            let words: Vec<&str> = crate::verify::header_check(page, endian)
+                .findings()
+                .map(|f| f.message())
+                .collect();
+            b.evidence.push(format!(
+                "the stored checksum {} is valid, but the header breaks PageIsVerified's rules: {}",
+                row.stored,
+                words.join("; ")
+            ));
+            return Some(b);
+        }
+        PageStatus::NewNotZero => {
+            b.damage = Damage::Overwritten;
+            b.evidence.push(String::from(
+                "pd_upper is 0, which only a new (all-zero) page has, but the page is not all zeros: not a PostgreSQL page",
+            ));
+            return Some(b);
+        }
+        PageStatus::Mismatch => {}
+    }
+    let computed = row
+        .computed
+        .map_or_else(|| String::from("unknown"), |c| c.to_string());
+    b.evidence.push(format!(
+        "the stored checksum is {}, the page's bytes give {computed} for block {absolute}",
+        row.stored
+    ));
+    if let Some(m) = row.misplaced {
+        if m.is_claim() || row.tuple_block == Some(m.block) {
+            b.damage = Damage::Misplaced;
+            b.holds_block = Some(m.block);
+            b.evidence.push(format!(
+                "the page holds block {}: {}",
+                m.block,
+                match m.finding {
+                    Finding::MisplacedByTupleIds =>
+                        "its checksum is valid for that block and its tuples' ctids name it",
+                    Finding::MisplacedBySiblingLinks =>
+                        "its checksum is valid for that block and its neighbours' sibling links name it",
+                    _ => "its checksum is valid for that block",
+                }
+            ));
+            return Some(b);
+        }
+    }
+    let sane = header_is_sane(page, endian);
+    if sane {
+        let opts = DecodeOptions {
+            endian,
+            ..DecodeOptions::default()
+        };
+        let flips = localise(page, absolute, &opts);
+        let valid: Vec<_> = flips
+            .candidates
+            .iter()
+            .filter(|c| c.structurally_valid)
+            .collect();
+        if !valid.is_empty() {
+            b.damage = Damage::BitFlip;
+            b.evidence.push(crate::bitflip::odds_sentence(&flips));
+            for c in valid {
+                let (item, column, stored, flipped) =
+                    describe_flip(page, endian, columns, c.offset, c.bit);
+                b.bit_flips.push(BitFlip {
+                    byte: c.offset,
+                    bit: c.bit,
+                    field: c.field.clone(),
+                    structurally_valid: c.structurally_valid,
+                    item,
+                    column,
+                    stored,
+                    flipped,
+                });
+            }
+            return Some(b);
+        }
+        let torn = torn_sectors(page, absolute, endian);
+        if !torn.is_empty() {
+            b.damage = Damage::Torn;
+            let list: Vec<String> = torn.iter().map(u32::to_string).collect();
+            b.evidence.push(format!(
+                "sectors {} of the page look like another version of it (a torn write?): line pointers point there at tuples that are zeros or make no sense",
+                list.join(", ")
+            ));
+            b.torn_sectors = torn;
+            return Some(b);
+        }
+        b.evidence.push(String::from(
+            "no single-bit flip, other block or torn sector explains the mismatch",
+        ));
+        return Some(b);
+    }
+    b.damage = Damage::Overwritten;
+    let words: Vec<&str> = crate::verify::header_check(page, endian)
+        .findings()
+        .map(|f| f.message())
+        .collect();
+    b.evidence.push(format!(
+        "the header is not a PostgreSQL page header ({}): its line pointers and counts mean nothing",
+        words.join("; ")
+    ));
+    Some(b)
+}
+
+/// Why an index count is an upper bound.
+const INDEX_BOUND: &str = "as the index holds them: an index also keeps entries of row versions no snapshot sees (an aborted insert, an updated or deleted version VACUUM has not removed yet), which only the heap page could tell apart; entries the index has marked dead are left out";
+
+fn rows_of(
+    page: &[u8],
+    b: &Block,
+    wrong_items: &BTreeSet<u16>,
+    absolute: u32,
+    endian: Endian,
+    rel: &RelationInput,
+    held: Option<&Held>,
+) -> Rows {
+    // A page's own line pointers count only when its header is sane and it is this block.
+    let own = match b.damage {
+        Damage::Zeroed | Damage::Overwritten | Damage::Misplaced | Damage::Header => None,
+        _ if header_is_sane(page, endian) => {
+            Some(readable_offsets(page, absolute, endian, rel.log.as_deref()))
+        }
+        _ => None,
+    };
+    // Rows the damaged bytes took: a torn page's tuples in the torn sectors, and items
+    // amcheck finds wrong (an xmin past the next xid: no snapshot sees the row).
+    let mut own = own;
+    if let (Some(o), Damage::Torn) = (own.as_mut(), b.damage) {
+        let torn = offsets_in_sectors(page, endian, &b.torn_sectors);
+        o.retain(|lp| !torn.contains(lp));
+    }
+    if let Some(o) = own.as_mut() {
+        o.retain(|lp| !wrong_items.contains(lp));
+    }
+    // A page the server refuses gives no rows to the server, but pgpage reads its sane ones.
+    let readable_count = own.as_ref().map(|o| o.len() as u64);
+    match held {
+        Some(h) => {
+            let lost: Vec<u16> = h
+                .offsets
+                .iter()
+                .copied()
+                .filter(|lp| !own.as_ref().is_some_and(|o| o.contains(lp)))
+                .collect();
+            let keys: Vec<Vec<Option<String>>> = h
+                .keys_from
+                .map(|ix| {
+                    lost.iter()
+                        .filter_map(|lp| {
+                            ix.entries
+                                .iter()
+                                .find(|e| e.block == absolute && e.offset == *lp && !e.dead)
+                                .and_then(|e| e.keys.clone())
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let partial = rel.indexes.iter().any(|ix| ix.unreadable_pages > 0);
+            Rows {
+                lost: Some(lost.len() as u64),
+                readable: Some(readable_count.unwrap_or(0)),
+                known_from: KnownFrom::Index,
+                index: h.keys_from.filter(|_| !keys.is_empty()).map(|ix| ix.name.clone()),
+                keys,
+                upper_bound: true,
+                bound: Some(if partial {
+                    format!("{INDEX_BOUND}; some index pages could not be read, so rows may be missing from the count too")
+                } else {
+                    String::from(INDEX_BOUND)
+                }),
+            }
+        }
+        None => match own {
+            Some(o) => {
+                let all = heap_items(page, endian).count() as u64;
+                Rows {
+                    lost: Some(all.saturating_sub(o.len() as u64)),
+                    readable: Some(o.len() as u64),
+                    known_from: KnownFrom::Header,
+                    index: None,
+                    keys: Vec::new(),
+                    upper_bound: false,
+                    bound: Some(String::from(
+                        "from the page's own line pointers; no B-tree index of the table was read to check them",
+                    )),
+                }
+            }
+            None => Rows {
+                lost: None,
+                readable: Some(0),
+                known_from: KnownFrom::Unknown,
+                index: None,
+                keys: Vec::new(),
+                upper_bound: false,
+                bound: Some(String::from(
+                    "the page cannot say how many rows it held, and no B-tree index of the table was read",
+                )),
+            },
+        },
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+fn verdict(r: &Report) -> String {
+    if r.relations.is_empty() {
+        return format!(
+            "no damage found in {} of {}",
+            plural(r.pages, "page", "pages"),
+            plural(r.files, "relation file", "relation files")
+        );
+    }
+    let refused = r.blocks().filter(|(_, b)| b.server.is_some()).count() as u64;
+    let zeroed = r
+        .blocks()
+        .filter(|(_, b)| b.damage == Damage::Zeroed)
+        .count() as u64;
+    let warnings = r
+        .blocks()
+        .filter(|(_, b)| b.severity == Severity::Warning)
+        .count() as u64;
+    let rels = r.relations.len() as u64;
+    let mut parts = Vec::new();
+    if refused > 0 {
+        parts.push(format!(
+            "{} in {} that the server refuses to read",
+            plural(refused, "page", "pages"),
+            plural(rels, "relation", "relations")
+        ));
+    }
+    if zeroed > 0 {
+        parts.push(format!(
+            "{} that the server reads as empty",
+            plural(zeroed, "zeroed page", "zeroed pages")
+        ));
+    }
+    if warnings > 0 {
+        parts.push(format!(
+            "{} wrong but readable",
+            plural(warnings, "page", "pages")
+        ));
+    }
+    let lost: Vec<&Rows> = r.blocks().filter_map(|(_, b)| b.rows.as_ref()).collect();
+    let known: u64 = lost.iter().filter_map(|x| x.lost).sum();
+    let unknown = lost.iter().any(|x| x.lost.is_none());
+    if !lost.is_empty() {
+        parts.push(match (known, unknown) {
+            (0, true) => String::from("rows lost: unknown"),
+            (n, true) => format!(
+                "{} lost, and more in blocks that cannot say",
+                plural(n, "row", "rows")
+            ),
+            (n, false) => format!("{} lost", plural(n, "row", "rows")),
+        });
+    }
+    parts.join("; ")
+}
+
+fn steps(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    out.push(String::from(
+        "Stop the server (or leave it stopped) and copy the whole data directory, WAL included, before anything else: every later step is tried on a copy",
+    ));
+    if !r.damaged() {
+        out.truncate(0);
+        out.push(String::from(
+            "Nothing to repair: keep taking backups, and run pgpage verify --amcheck (or pg_amcheck) from time to time",
+        ));
+        return out;
+    }
+    let damage: BTreeSet<&'static str> = r.blocks().map(|(_, b)| b.damage.as_str()).collect();
+    let blocks: Vec<String> = r
+        .blocks()
+        .map(|(rel, b)| {
+            format!(
+                "block {} of {}",
+                b.block,
+                rel.relation.as_deref().unwrap_or(&rel.path)
+            )
+        })
+        .collect();
+    out.push(format!(
+        "Check the storage before trusting it again: the kernel log (dmesg) for I/O errors, the disks' SMART data, the controller's cache and battery{}",
+        if damage.contains("zeroed") || damage.contains("torn") {
+            "; zeroed or torn pages point at writes the storage lost or cut short"
+        } else if damage.contains("misplaced") {
+            "; a page written at the wrong place points at the storage layer or a file copy"
+        } else {
+            ""
+        }
+    ));
+    if r.wal_searched {
+        let (with, without): (Vec<_>, Vec<_>) =
+            r.blocks().partition(|(_, b)| b.wal_image.is_some());
+        let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
+        if !with.is_empty() {
+            let list: Vec<String> = with
+                .iter()
+                .filter_map(|(rel, b)| {
+                    let w = b.wal_image.as_ref()?;
+                    Some(format!(
+                        "block {} of {} (image at {}, {} later {} touching it)",
+                        b.block,
+                        name(rel),
+                        w.lsn,
+                        w.records_after,
+                        if w.records_after == 1 {
+                            "record"
+                        } else {
+                            "records"
+                        }
+                    ))
+                })
+                .collect();
+            out.push(format!(
+                "The WAL given holds a full-page image of {}: pgpage recover --wal WAL --block N --out NEW FILE writes each page as the server's redo makes it, the image and the records after it replayed",
+                list.join(", ")
+            ));
+        }
+        if !without.is_empty() {
+            let list: Vec<String> = without
+                .iter()
+                .map(|(rel, b)| format!("block {} of {}", b.block, name(rel)))
+                .collect();
+            out.push(format!(
+                "The WAL given holds no full-page image of {}: take the block from a base backup (pgpage repair --block N --from BACKUP_FILE --out NEW FILE) and replay the WAL since the backup (pgpage recover --from BACKUP)",
+                list.join(", ")
+            ));
+        }
+    } else {
+        out.push(format!(
+            "Get a good copy of each damaged page ({}): a full-page image in the WAL since the last checkpoint before the damage (pgpage report --wal WAL, pgpage fpi --relation DB/RELFILENODE --block N over pg_wal and the WAL archive), or the block from a base backup (pgpage repair --block N --from BACKUP_FILE), replayed to now with pgpage recover",
+            blocks.join(", ")
+        ));
+    }
+    let flips: Vec<String> = r
+        .blocks()
+        .filter(|(_, b)| b.damage == Damage::BitFlip)
+        .map(|(rel, b)| {
+            let commands: Vec<String> = b
+                .bit_flips
+                .iter()
+                .map(|c| {
+                    let value = match (&c.column, &c.flipped) {
+                        (Some(col), Some(v)) => format!(" (restores {col} = \"{v}\")"),
+                        _ => String::new(),
+                    };
+                    format!(
+                        "pgpage repair --block {} --flip {}:{} --out NEW {}{value}",
+                        b.block_in_file, c.byte, c.bit, b.file
+                    )
+                })
+                .collect();
+            let name = rel.relation.as_deref().unwrap_or(&rel.path);
+            match commands.as_slice() {
+                [one] => format!("block {} of {name}: {one}", b.block),
+                many => format!(
+                    "block {} of {name}: {} flips each make the page valid, and only the values they restore tell them apart (compare them with a backup, a replica or the application; at most one is the damage): {}",
+                    b.block,
+                    many.len(),
+                    many.join("; ")
+                ),
+            }
+        })
+        .collect();
+    if !flips.is_empty() {
+        out.push(format!(
+            "Where single bits explain a checksum, flipping the right one back restores the page exactly: {}",
+            flips.join(". ")
+        ));
+    }
+    let heaps: Vec<&Relation> = r
+        .relations
+        .iter()
+        .filter(|rel| rel.blocks.iter().any(|b| b.rows.is_some()))
+        .collect();
+    if !heaps.is_empty() {
+        let names: Vec<String> = heaps
+            .iter()
+            .map(|rel| rel.relation.clone().unwrap_or_else(|| rel.path.clone()))
+            .collect();
+        out.push(format!(
+            "Salvage what can still be read before changing anything: pgpage rows DATADIR {} writes every readable row of the copy as COPY does; the keys listed as lost are the rows to find in a backup, a replica or the application",
+            names.join(", ")
+        ));
+    }
+    let refused: Vec<String> = r
+        .blocks()
+        .filter(|(_, b)| b.server.is_some() && b.rows.is_some())
+        .map(|(_, b)| b.block.to_string())
+        .collect();
+    if !refused.is_empty() {
+        out.push(format!(
+            "On the copy only, the server's own ways past the refused blocks ({}): zero_damaged_pages = on makes the server zero each of them in memory as it reads it, and VACUUM then writes the zeros, so every row on them is gone for good; ignore_checksum_failure = on reads a page whose header is sane in spite of its checksum (a bit flip's or torn page's rows come back as they are, wrong bytes included), and does nothing for a page whose header is not",
+            refused.join(", ")
+        ));
+        out.push(String::from(
+            "pg_surgery's heap_force_kill(rel, ARRAY[tids]) marks rows dead without reading them and heap_force_freeze makes rows visible to all: both need a page the server can read, so they serve after a repair or under ignore_checksum_failure, to remove or keep single rows the damage left wrong",
+        ));
+    }
+    if r.blocks().any(|(_, b)| b.damage == Damage::Zeroed) {
+        out.push(String::from(
+            "A zeroed page is read as empty without an error: queries silently miss its rows while the indexes still point at them (an index scan then fails or returns nothing); restore the page, or REINDEX so the indexes agree with the table",
+        ));
+    }
+    out.push(String::from(
+        "Afterwards: REINDEX the damaged tables' indexes (and every damaged index), then check everything with pg_amcheck --heapallindexed (or pgpage verify --amcheck), and take a new base backup",
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    // Tests may panic: a panic is how they fail.
+    #![allow(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used
+    )]
+    use super::*;
+    use crate::file::Geometry;
+    use crate::layout::BlockSize;
+    use crate::scan::{ChecksumsKnown, FileScan};
+
+    /// Two blocks: a page of noise whose "header" claims a count of line pointers, then an
+    /// all-zero page.
+    fn relation(indexes: Vec<IndexInput>) -> Report {
+        let mut bytes = alloc::vec![0u8; 2 * 8192];
+        let mut x = 7u64;
+        for b in bytes.iter_mut().take(8192) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        // pd_lower 1024: a noise header that would "hold" 250 line pointers.
+        bytes[12..14].copy_from_slice(&1024u16.to_le_bytes());
+        let geometry = Geometry {
+            block_size: BlockSize::DEFAULT,
+            endian: Endian::Little,
+            block_size_assumed: false,
+            byte_order_detected: false,
+        };
+        let mut scan = FileScan::new(geometry, 0, bytes.len() as u64).unwrap();
+        scan.chunk(&bytes, 0);
+        let verdict = scan.finish(ChecksumsKnown::On);
+        let zero_blocks = alloc::vec![1];
+        let pages = wanted_blocks(&verdict, &zero_blocks)
+            .into_iter()
+            .map(|b| {
+                (
+                    b,
+                    bytes[b as usize * 8192..(b as usize + 1) * 8192].to_vec(),
+                )
+            })
+            .collect();
+        build(&Input {
+            cluster: ClusterFacts::default(),
+            relations: alloc::vec![RelationInput {
+                database: None,
+                relation: Some(String::from("public.t")),
+                relkind: Some('r'),
+                endian: Endian::Little,
+                files: alloc::vec![FileInput {
+                    path: String::from("base/5/16384"),
+                    verdict,
+                    zero_blocks,
+                    pages,
+                }],
+                columns: None,
+                log: None,
+                indexes,
+            }],
+            unknown: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn locators_of_relation_paths() {
+        assert_eq!(locator_of("base/5/16384.2"), Some((1663, 5, 16384)));
+        assert_eq!(locator_of("/d/base/5/16384"), Some((1663, 5, 16384)));
+        assert_eq!(locator_of("global/1262"), Some((1664, 0, 1262)));
+        assert_eq!(
+            locator_of("pg_tblspc/16390/PG_16_202307071/5/16391"),
+            Some((16390, 5, 16391))
+        );
+        assert_eq!(locator_of("16384"), None);
+    }
+
+    #[test]
+    fn noise_gives_no_count_without_an_index() {
+        let r = relation(Vec::new());
+        let blocks = &r.relations[0].blocks;
+        // The trailing zero page is no damage: nothing says rows were there.
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].damage, Damage::Overwritten);
+        let rows = blocks[0].rows.as_ref().unwrap();
+        assert_eq!(rows.known_from, KnownFrom::Unknown);
+        assert_eq!(rows.lost, None);
+        assert!(r.verdict.contains("rows lost: unknown"), "{}", r.verdict);
+    }
+
+    #[test]
+    fn an_index_counts_the_rows_of_noise_and_of_a_zero_page() {
+        let entry = |block, offset, dead| LeafEntry {
+            block,
+            offset,
+            dead,
+            keys: Some(alloc::vec![Some(alloc::format!("{block}-{offset}"))]),
+        };
+        let r = relation(alloc::vec![IndexInput {
+            name: String::from("public.t_pkey"),
+            keys_known: true,
+            uniqueness: 2,
+            unreadable_pages: 0,
+            entries: alloc::vec![
+                entry(0, 1, false),
+                entry(0, 2, false),
+                entry(0, 3, true),
+                entry(1, 1, false),
+            ],
+        }]);
+        let blocks = &r.relations[0].blocks;
+        assert_eq!(blocks.len(), 2);
+        let noise = blocks.iter().find(|b| b.block == 0).unwrap();
+        let rows = noise.rows.as_ref().unwrap();
+        assert_eq!((rows.known_from, rows.lost), (KnownFrom::Index, Some(2)));
+        assert_eq!(
+            rows.keys,
+            alloc::vec![
+                alloc::vec![Some(String::from("0-1"))],
+                alloc::vec![Some(String::from("0-2"))]
+            ]
+        );
+        let zero = blocks.iter().find(|b| b.block == 1).unwrap();
+        assert_eq!(zero.damage, Damage::Zeroed);
+        assert_eq!(zero.rows.as_ref().unwrap().lost, Some(1));
+        assert!(r.verdict.ends_with("3 rows lost"), "{}", r.verdict);
+        let text = text(&r);
+        assert!(!text.contains('…') && !text.contains("%u"));
+    }
+}

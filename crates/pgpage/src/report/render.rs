@@ -1,0 +1,277 @@
+//! The report in words: for a terminal (the verdict first, then errors, warnings, the folded
+//! notes and the steps), and as Markdown for a mailing-list post or a ticket. The browser's
+//! download is the Markdown, so both come from here.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt::Write;
+
+use super::{Block, KnownFrom, Relation, Report, Rows, Severity};
+
+fn count(n: Option<u64>) -> String {
+    n.map_or_else(|| String::from("unknown"), |n| n.to_string())
+}
+
+fn rows_line(r: &Rows) -> String {
+    let from = match r.known_from {
+        KnownFrom::Index => format!(
+            "from the index{}",
+            r.index
+                .as_deref()
+                .map(|i| format!(" {i}"))
+                .unwrap_or_default()
+        ),
+        KnownFrom::Header => String::from("from the page's line pointers"),
+        KnownFrom::Unknown => String::from("not known"),
+    };
+    let lost = match (r.lost, r.upper_bound) {
+        (Some(0), _) => String::from("none lost"),
+        (Some(n), true) => format!("at most {n} lost"),
+        (n, _) => format!("{} lost", count(n)),
+    };
+    format!("rows: {lost}, {} readable ({from})", count(r.readable))
+}
+
+fn key_text(k: &[Option<String>]) -> String {
+    let parts: Vec<String> = k
+        .iter()
+        .map(|v| v.clone().unwrap_or_else(|| String::from("NULL")))
+        .collect();
+    if parts.len() == 1 {
+        parts.concat()
+    } else {
+        format!("({})", parts.join(", "))
+    }
+}
+
+fn relation_name(rel: &Relation) -> String {
+    let name = rel.relation.clone().unwrap_or_else(|| rel.path.clone());
+    match &rel.database {
+        Some(db) => format!("{name} (database {db}, file {})", rel.path),
+        None => format!("{name} (file {})", rel.path),
+    }
+}
+
+fn block_text(out: &mut String, rel: &Relation, b: &Block, said: &mut Vec<String>) {
+    let _ = writeln!(
+        out,
+        "  {} block {} ({} block {}): {}",
+        relation_name(rel),
+        b.block,
+        b.file,
+        b.block_in_file,
+        b.damage.as_str()
+    );
+    if let Some(s) = &b.server {
+        for line in s.lines() {
+            let _ = writeln!(out, "    server: {line}");
+        }
+    }
+    for e in &b.evidence {
+        let _ = writeln!(out, "    {e}");
+    }
+    if let Some(h) = b.holds_block {
+        let _ = writeln!(out, "    holds block {h}");
+    }
+    for f in &b.bit_flips {
+        let mut line = format!("    flip byte {} bit {} ({})", f.byte, f.bit, f.field);
+        if let Some(i) = f.item {
+            let _ = write!(line, ", item {i}");
+        }
+        if let (Some(c), Some(s), Some(v)) = (&f.column, &f.stored, &f.flipped) {
+            let _ = write!(line, ", column {c}: stored \"{s}\", flipped back \"{v}\"");
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(r) = &b.rows {
+        let _ = writeln!(out, "    {}", rows_line(r));
+        if !r.keys.is_empty() {
+            let keys: Vec<String> = r.keys.iter().map(|k| key_text(k)).collect();
+            let _ = writeln!(out, "    lost keys: {}", keys.join(", "));
+        }
+        // Said once: the same reason under every block would bury the blocks.
+        if let Some(why) = r.bound.as_ref().filter(|w| !said.contains(w)) {
+            let _ = writeln!(out, "    ({why})");
+            said.push(why.clone());
+        }
+    }
+}
+
+/// The report for a terminal.
+pub fn text(r: &Report) -> String {
+    let mut out = String::new();
+    let mut said = Vec::new();
+    let _ = writeln!(out, "{}", r.verdict);
+    for (severity, title) in [(Severity::Error, "Errors"), (Severity::Warning, "Warnings")] {
+        let blocks: Vec<(&Relation, &Block)> =
+            r.blocks().filter(|(_, b)| b.severity == severity).collect();
+        if blocks.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{title}:");
+        for (rel, b) in blocks {
+            block_text(&mut out, rel, b, &mut said);
+        }
+    }
+    if !r.unknown.is_empty() {
+        let _ = writeln!(out, "\nNot known:");
+        for u in &r.unknown {
+            let _ = writeln!(out, "  {u}");
+        }
+    }
+    if !r.notes.is_empty() {
+        let _ = writeln!(out, "\nNotes:");
+        for n in &r.notes {
+            let _ = writeln!(out, "  {} x {}: {}", n.count, n.code, n.message);
+        }
+    }
+    let _ = writeln!(out, "\nSteps:");
+    for (i, s) in r.steps.iter().enumerate() {
+        let _ = writeln!(out, "  {}. {s}", i.saturating_add(1));
+    }
+    out
+}
+
+/// A table cell: pipes and line breaks would end it.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', "<br>")
+}
+
+/// The report as Markdown.
+pub fn markdown(r: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# pgpage incident report\n");
+    let _ = writeln!(out, "**{}**\n", r.verdict);
+    let c = &r.cluster;
+    let opt = |v: Option<String>| v.unwrap_or_else(|| String::from("unknown"));
+    let _ = writeln!(out, "## Cluster\n");
+    let _ = writeln!(out, "| | |\n|---|---|");
+    let _ = writeln!(
+        out,
+        "| PostgreSQL | {} |",
+        opt(c.pg_version.map(|v| v.to_string()))
+    );
+    let _ = writeln!(
+        out,
+        "| system identifier | {} |",
+        opt(c.system_identifier.clone())
+    );
+    let _ = writeln!(out, "| state | {} |", opt(c.state.clone()));
+    let _ = writeln!(out, "| data checksums | {} |", c.data_checksums);
+    let _ = writeln!(
+        out,
+        "| block size | {} |",
+        opt(c.block_size.map(|v| v.to_string()))
+    );
+    let _ = writeln!(
+        out,
+        "| read | {} pages in {} relation files |",
+        r.pages, r.files
+    );
+    if r.damaged() {
+        let _ = writeln!(out, "\n## Damaged blocks\n");
+        let _ = writeln!(
+            out,
+            "| severity | relation | file | block | status | damage | rows lost | rows readable | known from |"
+        );
+        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
+        for (rel, b) in r.blocks() {
+            let (lost, readable, from) =
+                b.rows
+                    .as_ref()
+                    .map_or((String::new(), String::new(), String::new()), |x| {
+                        (
+                            format!(
+                                "{}{}",
+                                count(x.lost),
+                                if x.upper_bound { " (at most)" } else { "" }
+                            ),
+                            count(x.readable),
+                            String::from(match x.known_from {
+                                KnownFrom::Index => "index",
+                                KnownFrom::Header => "header",
+                                KnownFrom::Unknown => "unknown",
+                            }),
+                        )
+                    });
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {lost} | {readable} | {from} |",
+                match b.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                },
+                cell(&rel.relation.clone().unwrap_or_default()),
+                cell(&b.file),
+                b.block,
+                b.status,
+                b.damage.as_str()
+            );
+        }
+        let _ = writeln!(out, "\n## Evidence\n");
+        for (rel, b) in r.blocks() {
+            let _ = writeln!(
+                out,
+                "### {} block {}: {}\n",
+                rel.relation.as_deref().unwrap_or(&rel.path),
+                b.block,
+                b.damage.as_str()
+            );
+            if let Some(s) = &b.server {
+                let _ = writeln!(out, "```\n{s}\n```\n");
+            }
+            for e in &b.evidence {
+                let _ = writeln!(out, "- {e}");
+            }
+            if let Some(h) = b.holds_block {
+                let _ = writeln!(out, "- holds block {h}");
+            }
+            for f in &b.bit_flips {
+                let mut line = format!("- flip byte {} bit {} (`{}`)", f.byte, f.bit, f.field);
+                if let Some(i) = f.item {
+                    let _ = write!(line, ", item {i}");
+                }
+                if let (Some(col), Some(s), Some(v)) = (&f.column, &f.stored, &f.flipped) {
+                    let _ = write!(line, ", column `{col}`: stored `{s}`, flipped back `{v}`");
+                }
+                let _ = writeln!(out, "{line}");
+            }
+            if let Some(x) = &b.rows {
+                let _ = writeln!(out, "- {}", rows_line(x));
+                if let Some(why) = &x.bound {
+                    let _ = writeln!(out, "- {why}");
+                }
+                if !x.keys.is_empty() {
+                    let keys: Vec<String> = x.keys.iter().map(|k| key_text(k)).collect();
+                    let _ = writeln!(
+                        out,
+                        "- lost keys ({}): {}",
+                        x.index.as_deref().unwrap_or("index"),
+                        keys.join(", ")
+                    );
+                }
+            }
+            let _ = writeln!(out);
+        }
+    }
+    if !r.unknown.is_empty() {
+        let _ = writeln!(out, "## Not known\n");
+        for u in &r.unknown {
+            let _ = writeln!(out, "- {u}");
+        }
+        let _ = writeln!(out);
+    }
+    if !r.notes.is_empty() {
+        let _ = writeln!(out, "## Notes\n");
+        for n in &r.notes {
+            let _ = writeln!(out, "- {} x `{}`: {}", n.count, n.code, n.message);
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "## Steps\n");
+    for (i, s) in r.steps.iter().enumerate() {
+        let _ = writeln!(out, "{}. {s}", i.saturating_add(1));
+    }
+    out
+}
