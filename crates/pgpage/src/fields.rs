@@ -269,8 +269,10 @@ impl Field {
             Kind::Magic => int().map(|v| format!("0x{v:X}")),
             Kind::Flags(names) => int().map(|v| {
                 let mut set: Vec<String> = flag_names(v as u32, names).map(String::from).collect();
-                // t_infomask2's low bits are no flags but the tuple's attribute count.
-                if core::ptr::eq(names, T_INFOMASK2) {
+                // t_infomask2's low bits are no flags but the tuple's attribute count. By
+                // name: a const slice's address is not unique (debug builds give each use
+                // its own copy), so a pointer comparison missed it there.
+                if self.name == "t_infomask2" {
                     set.push(format!("natts={}", v & u64::from(HEAP_NATTS_MASK)));
                 }
                 if set.is_empty() {
