@@ -120,7 +120,7 @@ test('PNG of the page view, page map and problem list: the content with a band s
     { button: 'png-page', section: page.getByTestId('page-view'), name: 'pgpage-16385-block1.png', first: /^16385, block 1 \(relation block 1\) — page view$/ },
     { button: 'png-map', section: page.locator('section.map'), name: 'pgpage-16385-block1-map.png', first: /^16385 — page map of 12 blocks, \d+ a row, the first block of each row numbered at its left$/ },
     // The list's caption describes the list, not the block shown.
-    { button: 'png-problems', section: page.locator('section.problems'), name: 'pgpage-16385-block1-problems.png', first: new RegExp(`^Problem pages: ${n} pages in 1 file \\(.*\\) — problem list$`) },
+    { button: 'png-problems', section: page.locator('section.problems'), name: 'pgpage-16385-problems.png', first: new RegExp(`^Problem pages: ${n} pages in 1 file \\(.*\\) — problem list$`) },
   ];
   // The item table as wide as its columns: the page view's picture shows it whole.
   const itemsWidth = await page.getByTestId('page-view').locator('.items-scroll table').evaluate((t) => t.scrollWidth);
@@ -182,7 +182,7 @@ test('PNG exports show tables whole, the page map with block numbers, and a dark
   await choose(page, [many]);
   await expect(page.locator('[data-testid=problem]')).toHaveCount(60);
   const table = (await page.locator('section.problems table.problems').boundingBox())!;
-  const list = await exportPng(page, 'png-problems', page.locator('section.problems'), 'pgpage-16400-block0-problems.png');
+  const list = await exportPng(page, 'png-problems', page.locator('section.problems'), 'pgpage-16400-problems.png');
   const listBody = list.png.height - Math.round(bandHeight(list.caption.length) * dpr);
   expect(listBody).toBeGreaterThanOrEqual(Math.round(table.height * dpr));
   expect(list.caption[0]).toBe('Problem pages: 60 pages in 1 file (60 mismatch) — problem list');
@@ -228,14 +228,14 @@ test('a browser that refuses the clipboard still gets the PNG, and is told why',
   });
   await page.goto('/');
   await choose(page, [seg0]);
-  // The file opens at its first problem page, which names the picture.
+  // The file opens at its first problem page; the list's picture is named after the file.
   const first = problemsOf(seg0)[0].block;
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(first));
   const downloading = page.waitForEvent('download');
   await page.getByTestId('png-problems').click();
-  expect((await downloading).suggestedFilename()).toBe(`pgpage-16385-block${first}-problems.png`);
+  expect((await downloading).suggestedFilename()).toBe('pgpage-16385-problems.png');
   await expect(page.getByTestId('png-problems-status')).toContainText(
-    `saved pgpage-16385-block${first}-problems.png; the browser did not allow copying the picture (Write permission denied.)`,
+    `saved pgpage-16385-problems.png; the browser did not allow copying the picture (Write permission denied.)`,
   );
 });
 
