@@ -48,15 +48,16 @@ function readHash(): LinkedPage | null {
 export function App() {
   const [sel, setSelState] = useState<Selection | null>(null);
   // After a drop: block 0 of the first file at once, then the first problem page of the
-  // files dropped as soon as a verdict names one (a page the core only notes, like an
-  // all-zero page between rows, once every verdict is in and none names a problem page),
-  // unless the user has chosen a page meanwhile (setSel): the ids of the files dropped.
-  const opening = useRef<ReadonlySet<number> | null>(null);
+  // files dropped as soon as a verdict names one (once every verdict is in and none names a
+  // problem page, the first file's page the core notes, like an all-zero page between rows),
+  // unless the user has chosen a page meanwhile (setSel): the ids of the files dropped, the
+  // one shown first.
+  const opening = useRef<readonly number[] | null>(null);
   const onReplace = useCallback((old: FileEntry, fresh: FileEntry) => {
     // A file verified again (its catalogs came) is a new entry: the selection and the
     // opening follow it.
     const o = opening.current;
-    if (o && o.has(old.id)) opening.current = new Set([...o].map((id) => (id === old.id ? fresh.id : id)));
+    if (o && o.includes(old.id)) opening.current = o.map((id) => (id === old.id ? fresh.id : id));
     setSelState((s) => (s && s.fileId === old.id ? { ...s, fileId: fresh.id } : s));
   }, []);
   // What the user chose (a page, a block, a byte): the opening after a drop stops there.
@@ -74,7 +75,7 @@ export function App() {
   const open = useCallback((f: FileEntry, batch: readonly FileEntry[] = [f]) => {
     const at = { fileId: f.id, block: (f.state === 'done' ? firstPageToSee(f) : null) ?? 0, offset: 0 };
     setSelState(at);
-    opening.current = batch.some((x) => x.state !== 'done') ? new Set(batch.map((x) => x.id)) : null;
+    opening.current = batch.some((x) => x.state !== 'done') ? [f.id, ...batch.filter((x) => x !== f).map((x) => x.id)] : null;
   }, []);
   // A jump (n/N, a problem or finding link, the page map, go-to, a difference listed) brings
   // the page view into sight; `jumps` counts them.
@@ -180,10 +181,12 @@ export function App() {
   useEffect(() => {
     const o = opening.current;
     if (o === null) return;
-    const batch = files.filter((f) => o.has(f.id));
+    const ids = new Set(o);
+    const batch = files.filter((f) => ids.has(f.id));
     const done = batch.filter((f) => f.state === 'done');
     const all = done.length === batch.length;
-    const hit = done.find((f) => f.problem && f.problems.some((x) => x.problem)) ?? (all ? done.find((f) => firstPageToSee(f) !== null) : undefined);
+    const shown = done.find((f) => f.id === o[0]);
+    const hit = done.find((f) => f.problem && f.problems.some((x) => x.problem)) ?? (all && shown && firstPageToSee(shown) !== null ? shown : undefined);
     if (!hit) {
       if (all) opening.current = null;
       return;

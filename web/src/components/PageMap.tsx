@@ -163,19 +163,13 @@ export function PageMap(p: PageMapProps) {
       }
     }
     ctx.putImageData(img, 0, 0);
-    // The noted zero pages: a cross in the mismatch colour over the zero colour.
+    // The noted zero pages: framed in the mismatch colour, the zero colour inside.
+    ctx.strokeStyle = style.getPropertyValue('--status-mismatch').trim() || '#c00';
+    const frame = Math.max(1, Math.floor(cell / 7));
+    ctx.lineWidth = frame;
     for (const r of p.noted ?? []) {
       for (let b = r.block; b < Math.min(p.blocks, r.block + r.pages); b++) {
-        const x0 = (b % cols) * cell;
-        const y0 = Math.floor(b / cols) * cell;
-        ctx.strokeStyle = style.getPropertyValue('--status-mismatch').trim() || '#c00';
-        ctx.lineWidth = Math.max(1, cell / 6);
-        ctx.beginPath();
-        ctx.moveTo(x0 + 1, y0 + 1);
-        ctx.lineTo(x0 + cell - 2, y0 + cell - 2);
-        ctx.moveTo(x0 + cell - 2, y0 + 1);
-        ctx.lineTo(x0 + 1, y0 + cell - 2);
-        ctx.stroke();
+        ctx.strokeRect((b % cols) * cell + frame / 2, Math.floor(b / cols) * cell + frame / 2, cell - gap - frame, cell - gap - frame);
       }
     }
     if (p.selected !== null && p.selected < p.blocks) {
@@ -309,7 +303,7 @@ export function PageMap(p: PageMapProps) {
         ))}
         {(p.noted ?? []).length > 0 && (
           <span className="legend-item" data-testid="legend-zero-note">
-            <span className="swatch status-zero noted">×</span> {ZERO_NOTE_WORDS}
+            <span className="swatch status-zero noted">{STATUS_LETTER.zero}</span> {ZERO_NOTE_WORDS}
           </span>
         )}
         <span className="legend-item">
