@@ -15,7 +15,7 @@ import { FilePickers, useDrop } from './app/drop';
 import { BlockSizeSelect, ByteOrderSelect, FilesTable } from './app/FilesTable';
 import { ControlPanel } from './app/ControlPanel';
 import { CatalogNotes } from './app/CatalogNotes';
-import { AmcheckFindings, FileFindings, ProblemList } from './app/ProblemList';
+import { AmcheckFindings, FileFindings, ProblemList, RoutineNotes } from './app/ProblemList';
 import { ambiguousWords, resolveFileRef } from './app/fileRef';
 import { AffectedFiles, firstPageToSee, Verdict } from './app/Verdict';
 import { problemsOf, stopsOf, zeroRuns, type Selection } from './app/selection';
@@ -284,6 +284,7 @@ export function App() {
           <FileFindings files={listed} onPick={jump} />
           <ProblemList problems={allProblems} sel={sel} onPick={jump} />
           <AmcheckFindings files={listed} onPick={jump} />
+          <RoutineNotes files={listed} onPick={jump} />
         </section>
 
         <CatalogNotes catalogs={catalogs} />

@@ -5,7 +5,7 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
 import { afterPaint, pageDrawn } from '../lib/drawn';
-import { checksumWords, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
+import { checksumWords, sentence, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { mapPage } from '../lib/maps';
 import { decodeWithCore, fileKindOf, structureHintsOf, type Span } from '../lib/spans';
 import { STATUS_WORDS, ZERO_NOTE_WORDS } from '../lib/status';
@@ -232,7 +232,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       </p>
       {zeroNote && (
         <p className="note" data-testid="page-note" data-code={zeroNote.code}>
-          {zeroNote.message}
+          {sentence(zeroNote.message)}
         </p>
       )}
       {mapFindings.length > 0 && (
@@ -246,7 +246,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       )}
       {decoded.notes.length > 0 && (
         <p className="note" data-testid="decode-notes">
-          {decoded.notes.join(' ')}
+          {decoded.notes.map(sentence).join(' ')}
         </p>
       )}
       {decoded.spans.some((x) => x.problem) && (
