@@ -247,5 +247,6 @@ test('the problem list picture is named after the relation and names the files a
   expect(caption).toContain(`pgdata/${made.heap}`);
   expect(caption).toContain('forensic / public.orders');
   expect(caption).toContain(`blocks ${RANDOM}, ${FLIPPED}`);
+  expect(caption).toContain(`pgdata/${made.heap} block ${ZEROED}: all-zero page between pages with rows: rows stored there would be gone`);
   await dl.saveAs(test.info().outputPath('problems.png'));
 });

@@ -25,6 +25,7 @@ import { GoToDialog } from './app/GoToDialog';
 import { LinkWants, type LinkedPage } from './app/LinkWants';
 import { setReportControls } from './share/cluster';
 import { listPngName } from './share/band';
+import { ZERO_NOTE_WORDS } from './lib/status';
 import { databaseOf, qualified } from './app/catalog';
 import { blocksPerSegmentFor } from './app/control';
 
@@ -218,6 +219,14 @@ export function App() {
   const state = summaryState(listed);
   // Files whose verdict has notes the report should carry (zero pages between rows).
   const noted = useMemo(() => listed.filter((f) => zeroRuns(f).length > 0), [listed]);
+  // The problem list picture's band says them too, a line each.
+  const zeroNotes = useMemo(
+    () =>
+      noted.flatMap((f) =>
+        zeroRuns(f).map((x) => `${f.path} ${x.pages !== undefined && x.pages > 1 ? `blocks ${x.block} to ${(x.block ?? 0) + x.pages - 1}` : `block ${x.block}`}: ${ZERO_NOTE_WORDS}`),
+      ),
+    [noted],
+  );
 
   return (
     // One landmark for everything: the header's controls and the keys line belong to the tool.
@@ -278,7 +287,7 @@ export function App() {
         <section className="problems" hidden={listed.length === 0}>
           <h3>Problem pages ({allProblems.length})</h3>
           {selFile && sel && allProblems.length > 0 && (
-            <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" problems={allProblems} name={listPngName(allProblems.map((x) => ({ path: x.f.path, relation: relationOf(x.f) })))} />
+            <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" problems={allProblems} notes={zeroNotes} name={listPngName(allProblems.map((x) => ({ path: x.f.path, relation: relationOf(x.f) })))} />
           )}
           {(allProblems.length > 0 || noted.length > 0) && <ProblemsReport problems={allProblems} noted={noted} />}
           <FileFindings files={listed} onPick={jump} />

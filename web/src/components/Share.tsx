@@ -34,9 +34,9 @@ function clipboardWrite(type: string, data: Promise<Blob>): Promise<boolean> {
 const textBlob = (t: string) => new Blob([t], { type: 'text/plain' });
 
 /** The band's lines for what the picture shows: the page, the file's map, or the list. */
-function captionOf(p: SharedPage & { what: string; problems?: readonly { f: FileEntry; p: ProblemPage }[] }, el: HTMLElement): Promise<string[]> {
+function captionOf(p: SharedPage & { what: string; problems?: readonly { f: FileEntry; p: ProblemPage }[]; notes?: readonly string[] }, el: HTMLElement): Promise<string[]> {
   if (p.what === 'problem list') {
-    return Promise.resolve(listBandLines((p.problems ?? []).map((x) => ({ path: x.f.path, block: x.p.block, status: x.p.status, relation: (x.f.naming && relationWords(x.f.naming)) ?? undefined })), VERSION));
+    return Promise.resolve(listBandLines((p.problems ?? []).map((x) => ({ path: x.f.path, block: x.p.block, status: x.p.status, relation: (x.f.naming && relationWords(x.f.naming)) ?? undefined })), VERSION, p.notes));
   }
   if (p.what === 'page map') {
     const s = fileSummary(p.entry);
@@ -85,7 +85,9 @@ function pageLink(entry: FileEntry): string {
  * Exports the `<section>` it sits in as a PNG with a caption band saying what it shows. The
  * picture leaves the app's controls out, this button among them.
  */
-export function PngButton(p: SharedPage & { what: string; suffix: string; testid: string; problems?: readonly { f: FileEntry; p: ProblemPage }[]; name?: string }) {
+export function PngButton(
+  p: SharedPage & { what: string; suffix: string; testid: string; problems?: readonly { f: FileEntry; p: ProblemPage }[]; notes?: readonly string[]; name?: string },
+) {
   const [msg, setMsg] = useState<{ text: string; caption: string; slices?: number } | null>(null);
   const [busy, setBusy] = useState(false);
   return (

@@ -51,9 +51,9 @@ export interface ListedProblem {
 /** Longest summary line of the problem list's band before it is cut with "…". */
 const LIST_LINE_CHARS = 160;
 
-/** The problem list's band: how many pages in how many files, and which blocks by file (with
- * its relation) and status. */
-export function listBandLines(problems: readonly ListedProblem[], version: string): string[] {
+/** The problem list's band: how many pages in how many files, which blocks by file (with its
+ * relation) and status, then `notes` (the all-zero pages between rows), a line each. */
+export function listBandLines(problems: readonly ListedProblem[], version: string, notes: readonly string[] = []): string[] {
   const files = new Set(problems.map((p) => p.path));
   const counts = new Map<StatusName, number>();
   const groups = new Map<string, { path: string; relation?: string; status: StatusName; blocks: number[] }>();
@@ -67,7 +67,7 @@ export function listBandLines(problems: readonly ListedProblem[], version: strin
   const byStatus = [...counts].map(([s, n]) => `${n} ${s}`).join(', ');
   let where = [...groups.values()].map((g) => `${g.path}${g.relation ? ` = ${g.relation}` : ''} (${g.status}) ${g.blocks.length === 1 ? 'block' : 'blocks'} ${blockRanges(g.blocks)}`).join('; ');
   if (where.length > LIST_LINE_CHARS) where = `${where.slice(0, LIST_LINE_CHARS - 1)}…`;
-  return [`Problem pages: ${plural(problems.length, 'page')} in ${plural(files.size, 'file')} (${byStatus}) — problem list`, where, versionLine(version)];
+  return [`Problem pages: ${plural(problems.length, 'page')} in ${plural(files.size, 'file')} (${byStatus}) — problem list`, where, ...notes, versionLine(version)];
 }
 
 /** Band height in CSS pixels for `lines` lines. */
