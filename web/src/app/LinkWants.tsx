@@ -26,18 +26,19 @@ export function LinkWants({ link }: { link: LinkedPage }) {
   const name = link.file.slice(link.file.lastIndexOf('/') + 1);
   const at = relDir === null ? -1 : link.file.lastIndexOf(`${relDir}/`);
   const dir = at > 0 ? link.file.slice(0, at - 1) : null;
-  const where = link.block === null ? 'a file' : `block ${link.block}${link.offset ? ` (offset ${link.offset})` : ''}`;
+  const where = link.block === null ? 'the file' : `block ${link.block}${link.offset ? ` (offset ${link.offset})` : ''} of the file`;
   return (
     <div className="link-wants" role="status" data-testid="link-wants" data-file={link.file} data-block={link.block ?? undefined} data-relation={link.rel ?? undefined}>
       <p>
-        <strong>This link opens {where} of {link.block === null ? '' : 'the file '}
-        <code>{link.file}</code>
-        {link.rel && (
-          <>
-            , relation <strong data-testid="link-relation">{link.rel}</strong>
-          </>
-        )}
-        .</strong>{' '}
+        <strong>
+          This link opens {where} <code>{link.file}</code>
+          {link.rel && (
+            <>
+              , relation <span data-testid="link-relation">{link.rel}</span>
+            </>
+          )}
+          .
+        </strong>{' '}
         A link carries no page bytes, and no files are loaded here yet. To open the page, drop{' '}
         {dir !== null ? (
           <>
