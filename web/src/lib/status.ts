@@ -10,7 +10,7 @@ export const STATUS_WORDS: Record<StatusName, string> = {
   mismatch: 'checksum mismatch',
   // The server reads it as an empty page; whether rows were lost there is the core's note
   // (zero_page_between_rows), said wherever the page is shown (ZERO_NOTE_WORDS).
-  zero: 'all-zero new page (the server reads it as empty)',
+  zero: 'all-zero new page, which the server reads as empty',
   new_not_zero: 'pd_upper is 0 but the page is not all zeros (the server rejects it)',
   bad_header: 'checksum OK but the page header is insane (the server rejects it)',
 };
