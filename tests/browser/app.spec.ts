@@ -105,13 +105,18 @@ test('keyboard: [ ] move by page, n N by problem', async ({ page }) => {
   await expect(view).toHaveAttribute('data-block', '2');
   await page.keyboard.press('[');
   await expect(view).toHaveAttribute('data-block', '1');
+  // n and N stop at the problem pages and at the all-zero pages the core notes between rows
+  // (rows may be gone there).
+  const noted = await page.locator('[data-testid=file-finding][data-code=zero_page_between_rows]').evaluateAll((els) => els.map((e) => Number(e.dataset.block)));
+  const stops = [...new Set([...problems.map(Number), ...noted])].sort((a, b) => a - b).map(String);
+  const after1 = stops.findIndex((b) => Number(b) > 1);
   await page.keyboard.press('n');
-  await expect(view).toHaveAttribute('data-block', problems[1]);
+  await expect(view).toHaveAttribute('data-block', stops[after1]);
   await page.keyboard.press('n');
-  await expect(view).toHaveAttribute('data-block', problems[2]);
+  await expect(view).toHaveAttribute('data-block', stops[after1 + 1]);
   await page.keyboard.press('Shift+N');
-  await expect(view).toHaveAttribute('data-block', problems[1]);
-  await expect(page).toHaveURL(new RegExp(`#file=16385&block=${problems[1]}`));
+  await expect(view).toHaveAttribute('data-block', stops[after1]);
+  await expect(page).toHaveURL(new RegExp(`#file=16385&block=${stops[after1]}`));
   // Arrow keys in the hex view move the cursor and tell what is under it.
   await page.getByTestId('hexview').focus();
   for (let i = 0; i < 8; i++) await page.keyboard.press('ArrowRight');

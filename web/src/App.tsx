@@ -15,47 +15,76 @@ import { FilePickers, useDrop } from './app/drop';
 import { BlockSizeSelect, ByteOrderSelect, FilesTable } from './app/FilesTable';
 import { ControlPanel } from './app/ControlPanel';
 import { CatalogNotes } from './app/CatalogNotes';
-import { AmcheckFindings, FileFindings, ProblemList } from './app/ProblemList';
+import { AmcheckFindings, FileFindings, ProblemList, RoutineNotes } from './app/ProblemList';
 import { ambiguousWords, resolveFileRef } from './app/fileRef';
-import { AffectedFiles, firstPageToSee, Verdict, zeroRuns } from './app/Verdict';
-import { problemsOf, type Selection } from './app/selection';
+import { AffectedFiles, firstPageToSee, Verdict } from './app/Verdict';
+import { problemsOf, stopsOf, zeroRuns, type Selection } from './app/selection';
 import { useFiles, type ChosenFile } from './app/useFiles';
 import { useKeys } from './app/useKeys';
 import { GoToDialog } from './app/GoToDialog';
+import { LinkWants, type LinkedPage } from './app/LinkWants';
 import { setReportControls } from './share/cluster';
+import { listPngName } from './share/band';
+import { ZERO_NOTE_WORDS } from './lib/status';
+import { databaseOf, qualified } from './app/catalog';
 import { blocksPerSegmentFor } from './app/control';
 
 type Theme = 'auto' | 'light' | 'dark';
+
+/** The database and `schema.name` the catalogs give a file, for names of exports. */
+const relationOf = (f: FileEntry): [string, string] | null => (f.naming?.relation ? [databaseOf(f.naming.relation), qualified(f.naming.relation)] : null);
 
 // The playground (PGlite, ~5 MB gzipped) is a chunk of its own, fetched when first opened.
 const Playground = lazy(() => import('./playground/Playground'));
 
 /** The page a link names; `block` null when it names only the file. */
-function readHash(): { file: string; block: number | null; offset: number } | null {
+function readHash(): LinkedPage | null {
   const h = new URLSearchParams(location.hash.slice(1));
   const file = h.get('file');
   if (!file) return null;
   const block = h.get('block');
-  return { file, block: block === null ? null : Number(block) || 0, offset: Number(h.get('off') ?? 0) || 0 };
+  return { file, block: block === null ? null : Number(block) || 0, offset: Number(h.get('off') ?? 0) || 0, rel: h.get('rel') };
 }
 
 export function App() {
-  const [sel, setSel] = useState<Selection | null>(null);
-  const onReplace = useCallback((old: FileEntry, fresh: FileEntry) => setSel((s) => (s && s.fileId === old.id ? { ...s, fileId: fresh.id } : s)), []);
+  const [sel, setSelState] = useState<Selection | null>(null);
+  // After a drop: block 0 of the first file at once, then the first problem page of the
+  // files dropped as soon as a verdict names one (once every verdict is in and none names a
+  // problem page, the first file's page the core notes, like an all-zero page between rows),
+  // unless the user has chosen a page meanwhile (setSel): the ids of the files dropped, the
+  // one shown first.
+  const opening = useRef<readonly number[] | null>(null);
+  const onReplace = useCallback((old: FileEntry, fresh: FileEntry) => {
+    // A file verified again (its catalogs came) is a new entry: the selection and the
+    // opening follow it.
+    const o = opening.current;
+    if (o && o.includes(old.id)) opening.current = o.map((id) => (id === old.id ? fresh.id : id));
+    setSelState((s) => (s && s.fileId === old.id ? { ...s, fileId: fresh.id } : s));
+  }, []);
+  // What the user chose (a page, a block, a byte): the opening after a drop stops there.
+  const setSel = useCallback((s: Selection | ((s: Selection | null) => Selection | null)) => {
+    opening.current = null;
+    setSelState(s);
+  }, []);
   const { files, filesRef, allChoice, amcheck, controls, catalogs, actions } = useFiles(onReplace);
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('pgpage-theme') as Theme) ?? 'auto');
   const [notice, setNotice] = useState<string | null>(null);
   const [tour, setTour] = useState<{ open: boolean; view: TourView | null }>({ open: false, view: null });
   const pendingHash = useRef(readHash());
-  // A file opened without a block named, before its verdict was known: it shows block 0 at
-  // once and moves to the page the verdict points at (firstPageToSee) when it comes, unless
-  // the user has moved meanwhile.
-  const opening = useRef<number | null>(null);
-  const open = useCallback((f: FileEntry) => {
-    const at = f.state === 'done' ? firstPageToSee(f) : null;
-    opening.current = f.state === 'done' ? null : f.id;
-    setSel({ fileId: f.id, block: at ?? 0, offset: 0 });
+  // The link the page was opened with, shown until its files are loaded.
+  const [linked, setLinked] = useState<LinkedPage | null>(pendingHash.current);
+  const open = useCallback((f: FileEntry, batch: readonly FileEntry[] = [f]) => {
+    const at = { fileId: f.id, block: (f.state === 'done' ? firstPageToSee(f) : null) ?? 0, offset: 0 };
+    setSelState(at);
+    opening.current = batch.some((x) => x.state !== 'done') ? [f.id, ...batch.filter((x) => x !== f).map((x) => x.id)] : null;
   }, []);
+  // A jump (n/N, a problem or finding link, the page map, go-to, a difference listed) brings
+  // the page view into sight; `jumps` counts them.
+  const [jumps, setJumps] = useState(0);
+  const jump = useCallback((s: Selection) => {
+    setSel(s);
+    setJumps((n) => n + 1);
+  }, [setSel]);
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -80,7 +109,7 @@ export function App() {
         if (h.block === null) open(found.file);
         else setSel({ fileId: found.file.id, block: h.block, offset: h.offset });
       } else {
-        open(added[0]);
+        open(added[0], added);
       }
     },
     [actions, filesRef, open],
@@ -113,7 +142,10 @@ export function App() {
 
   // Stable, so the page view (memoized) skips the renders that progress messages cause.
   const setOffset = useCallback((offset: number) => setSel((s) => s && { ...s, offset }), []);
-  const setBlock = useCallback((block: number) => setSel((s) => s && { ...s, block, offset: 0 }), []);
+  const jumpBlock = useCallback((block: number) => {
+    setSel((s) => s && { ...s, block, offset: 0 });
+    setJumps((n) => n + 1);
+  }, []);
 
   const allProblems = useMemo(() => problemsOf(listed), [listed]);
   const selFile = sel ? files.find((f) => f.id === sel.fileId) ?? null : null;
@@ -123,7 +155,8 @@ export function App() {
   // How Ctrl+G read a relation-wide block number, shown while its page is.
   const [goToNote, setGoToNote] = useState<{ fileId: number; block: number; text: string } | null>(null);
   const openGoTo = useCallback(() => setGoTo(true), []);
-  useKeys({ files: listed, problems: allProblems, sel, setSel, openGoTo });
+  const stops = useMemo(() => stopsOf(listed), [listed]);
+  useKeys({ files: listed, problems: stops, sel, setSel, jump, openGoTo });
 
   // A link pasted while files are loaded opens its page, or says why it cannot.
   useEffect(() => {
@@ -136,26 +169,46 @@ export function App() {
         else setSel({ fileId: found.file.id, block: h.block, offset: h.offset });
       }
       else if ('ambiguous' in found) setNotice(ambiguousWords(h.file, found.ambiguous));
-      else pendingHash.current = h;
+      else {
+        pendingHash.current = h;
+        setLinked(h);
+      }
     };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
   }, [filesRef, open]);
 
-  // The opened file's verdict is in: go to its first problem page, if the user is still at block 0.
+  // The dropped files' verdicts come in: go to the first page one names (see `opening`).
   useEffect(() => {
-    const id = opening.current;
-    if (id === null || !sel) return;
-    if (sel.fileId !== id || sel.block !== 0 || sel.offset !== 0) {
-      opening.current = null;
+    const o = opening.current;
+    if (o === null) return;
+    const ids = new Set(o);
+    const batch = files.filter((f) => ids.has(f.id));
+    const done = batch.filter((f) => f.state === 'done');
+    const all = done.length === batch.length;
+    const shown = done.find((f) => f.id === o[0]);
+    const hit = done.find((f) => f.problem && f.problems.some((x) => x.problem)) ?? (all && shown && firstPageToSee(shown) !== null ? shown : undefined);
+    if (!hit) {
+      if (all) opening.current = null;
       return;
     }
-    const f = files.find((x) => x.id === id);
-    if (!f || f.state === 'queued' || f.state === 'running') return;
     opening.current = null;
-    const at = f.state === 'done' ? firstPageToSee(f) : null;
-    if (at !== null && at !== 0) setSel({ fileId: id, block: at, offset: 0 });
-  }, [files, sel]);
+    const at = firstPageToSee(hit);
+    if (at !== null) setSelState({ fileId: hit.id, block: at, offset: 0 });
+  }, [files]);
+
+  // After a jump, the page view's top in sight: scrolled to when it is above the window or
+  // in the lower half of it (the page's head and verdict would be out of sight).
+  useEffect(() => {
+    if (jumps === 0) return;
+    const frame = requestAnimationFrame(() => {
+      const view = document.querySelector('[data-testid=page-view]');
+      if (!view) return;
+      const top = view.getBoundingClientRect().top;
+      if (top < 0 || top > window.innerHeight / 2) view.scrollIntoView({ block: 'start' });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [jumps]);
 
   // The URL's hash keeps file, block and offset.
   useEffect(() => {
@@ -166,6 +219,14 @@ export function App() {
   const state = summaryState(listed);
   // Files whose verdict has notes the report should carry (zero pages between rows).
   const noted = useMemo(() => listed.filter((f) => zeroRuns(f).length > 0), [listed]);
+  // The problem list picture's band says them too, a line each.
+  const zeroNotes = useMemo(
+    () =>
+      noted.flatMap((f) =>
+        zeroRuns(f).map((x) => `${f.path} ${x.pages !== undefined && x.pages > 1 ? `blocks ${x.block} to ${(x.block ?? 0) + x.pages - 1}` : `block ${x.block}`}: ${ZERO_NOTE_WORDS}`),
+      ),
+    [noted],
+  );
 
   return (
     // One landmark for everything: the header's controls and the keys line belong to the tool.
@@ -201,6 +262,7 @@ export function App() {
           <FilePickers add={addFiles} />
         </p>
         <SamplesPicker load={loadSamples} />
+        {linked && files.length === 0 && <LinkWants link={linked} />}
         {notice && (
           <p className="notice" role="status">
             {notice}
@@ -220,17 +282,18 @@ export function App() {
           {state === 'idle' && <p>No files yet.</p>}
           <Verdict files={listed} problems={allProblems} state={state} />
         </div>
-        <AffectedFiles files={listed} onPick={setSel} />
+        <AffectedFiles files={listed} onPick={jump} />
 
         <section className="problems" hidden={listed.length === 0}>
           <h3>Problem pages ({allProblems.length})</h3>
           {selFile && sel && allProblems.length > 0 && (
-            <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" problems={allProblems} />
+            <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" problems={allProblems} notes={zeroNotes} name={listPngName(allProblems.map((x) => ({ path: x.f.path, relation: relationOf(x.f) })))} />
           )}
           {(allProblems.length > 0 || noted.length > 0) && <ProblemsReport problems={allProblems} noted={noted} />}
-          <FileFindings files={listed} onPick={setSel} />
-          <ProblemList problems={allProblems} sel={sel} onPick={setSel} />
-          <AmcheckFindings files={listed} onPick={setSel} />
+          <FileFindings files={listed} onPick={jump} />
+          <ProblemList problems={allProblems} sel={sel} onPick={jump} />
+          <AmcheckFindings files={listed} onPick={jump} />
+          <RoutineNotes files={listed} onPick={jump} />
         </section>
 
         <CatalogNotes catalogs={catalogs} />
@@ -257,7 +320,8 @@ export function App() {
             selected={sel?.block ?? null}
             // pg_control said so: the chunks' mismatches are no problem while the verdict is due.
             checksumsDisabled={selFile.checksumsDisabled || selFile.checksums === 2}
-            onPick={setBlock}
+            noted={zeroRuns(selFile).flatMap((x) => (x.block === undefined ? [] : [{ block: x.block, pages: x.pages ?? 1 }]))}
+            onPick={jumpBlock}
           />
         </section>
       )}
@@ -286,7 +350,7 @@ export function App() {
           block={sel.block}
           offset={sel.offset}
           onOffset={setOffset}
-          onBlock={setBlock}
+          onBlock={jumpBlock}
           hold={state === 'running'}
           files={files}
           {...(tour.view && tour.view.fileId === sel.fileId && tour.view.block === sel.block
@@ -303,7 +367,7 @@ export function App() {
           entry={selFile}
           blocksPerSegment={blocksPerSegmentFor(controls, selFile.path)}
           onGo={(to, note) => {
-            setSel(to);
+            jump(to);
             setGoToNote(note === null ? null : { fileId: to.fileId, block: to.block, text: note });
             setGoTo(false);
           }}

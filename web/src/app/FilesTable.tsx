@@ -360,7 +360,7 @@ function FileMessages({ f }: { f: FileEntry }) {
         )}
         {f.trailingBytes > 0 && (
           <p className="warn" data-testid="trailing">
-            {short ? `${f.name}: ${short.message}` : `${f.name}: ${f.trailingBytes} bytes past the last whole page`} (a truncated or torn file):{' '}
+            {short ? `${f.name}: ${short.message}` : `${f.name}: ${f.trailingBytes} ${f.trailingBytes === 1 ? 'byte' : 'bytes'} past the last whole page`} (a truncated or torn file):{' '}
             <code>
               {Array.from(f.trailing?.subarray(0, 32) ?? [])
                 .map((b) => b.toString(16).padStart(2, '0'))

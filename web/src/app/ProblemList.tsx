@@ -5,7 +5,7 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { measureAfterLayout } from './virtual';
-import { checksumWords } from '../lib/messages';
+import { checksumWords, sentence } from '../lib/messages';
 import { STATUS_WORDS } from '../lib/status';
 import type { FileEntry } from '../files';
 import type { Chance, ProblemPage } from '../worker/protocol';
@@ -173,7 +173,8 @@ export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; o
   const off = 'checksums_disabled';
   const rows = files.flatMap((f) => f.findings.filter((x) => x.code !== off).map((x, i) => ({ f, x, i })));
   const offFiles = files.filter((f) => f.checksums !== 2 && f.findings.some((x) => x.code === off));
-  const pageRows = files.flatMap((f) => f.pageFindings.filter((x) => !x.amcheck).map((x) => ({ f, x })));
+  // Routine notes (the FSM's, which the server corrects itself) are RoutineNotes', after the list.
+  const pageRows = files.flatMap((f) => f.pageFindings.filter((x) => !x.amcheck && x.evidence !== 'note').map((x) => ({ f, x })));
   if (rows.length === 0 && offFiles.length === 0 && pageRows.length === 0) return null;
   const names = offFiles.slice(0, 5).map((f) => f.path);
   return (
@@ -230,6 +231,41 @@ export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; o
           , block {x.block}: {x.message}
         </li>
       ))}
+    </ul>
+  );
+}
+
+/** Notes the server needs no help with (a free space map promising more room than a page
+ * has: the server corrects it when an insert finds less), one line per kind with its count,
+ * after the problems; each page is listed inside, closed. */
+export function RoutineNotes({ files, onPick }: { files: readonly FileEntry[]; onPick(s: Selection): void }) {
+  const byCode = new Map<string, { f: FileEntry; x: FileEntry['pageFindings'][number] }[]>();
+  for (const f of files) for (const x of f.pageFindings) if (!x.amcheck && x.evidence === 'note') byCode.set(x.code, [...(byCode.get(x.code) ?? []), { f, x }]);
+  if (byCode.size === 0) return null;
+  return (
+    <ul className="file-findings routine-notes">
+      {[...byCode].map(([code, rows]) => {
+        const fileCount = new Set(rows.map((r) => r.f.id)).size;
+        return (
+          <li key={code} className="note" data-testid="note-group" data-code={code} data-pages={rows.length}>
+            <details>
+              <summary>
+                Note, {rows.length === 1 ? '1 page' : `${rows.length.toLocaleString('en-US')} pages`} in {fileCount === 1 ? '1 file' : `${fileCount.toLocaleString('en-US')} files`}: {sentence(rows[0].x.message)}
+              </summary>
+              <ul>
+                {rows.map(({ f, x }) => (
+                  <li key={`${f.id}:${x.block}`} data-testid="page-finding" data-file={f.name} data-path={f.path} data-code={x.code} data-block={x.block}>
+                    <button type="button" className="link" onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
+                      {f.path}
+                    </button>
+                    , block {x.block}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          </li>
+        );
+      })}
     </ul>
   );
 }

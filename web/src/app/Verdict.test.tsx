@@ -18,7 +18,7 @@ describe('Verdict', () => {
     const v = render(<Verdict files={files} problems={problemsOf(files)} state="done" />);
     expect(v.getByTestId('verdict').textContent).toBe('No problem pages in 2 verified files.');
     expect(v.getByTestId('verdict-notes').textContent).toBe(
-      'But 1 all-zero page between pages with rows in 1 file: the server reads it as an empty new page, so any rows it held are gone.',
+      'But 1 all-zero page between pages with rows in 1 file: the server reads it as an empty new page, so rows stored there would be gone (relation extension also leaves such pages: then nothing is lost).',
     );
   });
 

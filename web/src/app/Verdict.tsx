@@ -3,21 +3,12 @@
 // with what is wrong in it, and a link to its first problem page. Notes (pages the server
 // accepts though rows may be gone there) are said beside it, never counted as problems.
 import type { FileEntry } from '../files';
-import type { FileFinding } from '../worker/protocol';
-import type { ProblemRef, Selection } from './selection';
+import { zeroRuns, type ProblemRef, type Selection } from './selection';
 import { useFileKind } from './kind';
 import { relationWords } from './catalog';
 import './first.css';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-
-/** The core's finding for all-zero pages before a page with rows (findings.rs). */
-export const ZERO_BETWEEN_ROWS = 'zero_page_between_rows';
-
-/** Zero pages between rows of a file's verdict, as (first block, pages) runs. */
-export function zeroRuns(f: FileEntry): FileFinding[] {
-  return f.findings.filter((x) => x.code === ZERO_BETWEEN_ROWS);
-}
 
 const zeroPages = (f: FileEntry) => zeroRuns(f).reduce((n, x) => n + (x.pages ?? 1), 0);
 const problemPages = (f: FileEntry) => f.problems.filter((p) => p.problem).length;
@@ -59,7 +50,9 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
         <p className="verdict-note" data-testid="verdict-notes">
           {ok ? 'But ' : 'Also '}
           {plural(pagesOfZeros, 'all-zero page')} between pages with rows in {plural(zeros.length, 'file')}:{' '}
-          {pagesOfZeros === 1 ? 'the server reads it as an empty new page, so any rows it held are gone.' : 'the server reads them as empty new pages, so any rows they held are gone.'}
+          {pagesOfZeros === 1
+            ? 'the server reads it as an empty new page, so rows stored there would be gone (relation extension also leaves such pages: then nothing is lost).'
+            : 'the server reads them as empty new pages, so rows stored there would be gone (relation extension also leaves such pages: then nothing is lost).'}
         </p>
       )}
       {mapPages > 0 && (

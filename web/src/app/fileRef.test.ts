@@ -24,4 +24,11 @@ describe('resolveFileRef', () => {
       'The link names "16427", which 2 loaded files are called (backup/base/5/16427, live/base/5/16427): pick one in the files table.',
     );
   });
+
+  it('opens the same relation file in a data directory dropped under another name', () => {
+    const mine = Object.assign(at('copy-of-pgdata/base/5/16427'), { relDir: 'base/5' });
+    const catalog = Object.assign(at('copy-of-pgdata/base/1/16427'), { relDir: 'base/1' });
+    expect(resolveFileRef([catalog, mine], 'pgdata/base/5/16427')).toEqual({ file: mine });
+    expect(resolveFileRef([catalog, mine], 'base/5/16427')).toEqual({ file: mine });
+  });
 });

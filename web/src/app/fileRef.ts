@@ -8,6 +8,9 @@ export type FileRefResult = { file: FileEntry } | { ambiguous: FileEntry[] } | {
 export function resolveFileRef(files: readonly FileEntry[], ref: string): FileRefResult {
   const byPath = files.find((f) => f.path === ref);
   if (byPath) return { file: byPath };
+  // The same relation file in a data directory dropped under another folder's name.
+  const byPlace = files.filter((f) => f.relDir !== null && (ref === `${f.relDir}/${f.name}` || ref.endsWith(`/${f.relDir}/${f.name}`)));
+  if (byPlace.length === 1) return { file: byPlace[0] };
   const byName = files.filter((f) => f.name === ref);
   if (byName.length === 1) return { file: byName[0] };
   if (byName.length > 1) return { ambiguous: byName };

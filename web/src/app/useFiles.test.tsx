@@ -55,7 +55,7 @@ describe('useFiles', () => {
     expect(result.current.files.map((f) => f.segment)).toEqual([0, 2, 10]);
     // Two workers take them: each file once, whichever takes it.
     await waitFor(() => expect(requests().map((r) => r.segment).sort((x, y) => x - y)).toEqual([0, 2, 10]));
-    await act(async () => void expect((await result.current.actions.add([chosen('notes.txt', true)])).notice).toBe('None of the 1 files is a relation file.'));
+    await act(async () => void expect((await result.current.actions.add([chosen('notes.txt', true)])).notice).toBe('The file chosen is not a relation file.'));
     await act(async () => void expect((await result.current.actions.add([])).notice).toBe('No files were chosen.'));
     // A file chosen on its own is verified whatever its name.
     await act(async () => void expect((await result.current.actions.add([chosen('notes.txt')])).added).toHaveLength(1));

@@ -240,7 +240,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
         if (kept.length === 0) {
           // A control file alone is what was asked for: its panel says the rest.
           if (fresh.some((c) => c.control)) return { added: [], notice: null };
-          return { added: [], notice: list.length === 0 ? 'No files were chosen.' : `None of the ${list.length} files is a relation file.` };
+          return { added: [], notice: list.length === 0 ? 'No files were chosen.' : list.length === 1 ? 'The file chosen is not a relation file.' : `None of the ${list.length} files is a relation file.` };
         }
         const skipped = list.length - kept.length;
         kept.sort((a, b) => byPath.compare(a.path, b.path));
@@ -258,7 +258,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
           .catch(() => undefined)
           .then(() => afterDrawn(seen, DRAW_WAIT_MS))
           .then(() => added.filter((e) => filesRef.current.includes(e)).forEach(start));
-        return { added, notice: skipped > 0 ? `Skipped ${skipped} files that are not relation files.` : null };
+        return { added, notice: skipped === 1 ? 'Skipped 1 file that is not a relation file.' : skipped > 0 ? `Skipped ${skipped} files that are not relation files.` : null };
       },
       cancel: (f) => ensurePool().cancel(f.id),
       segment: (f, segment) => rerun((x) => x.id === f.id, () => ({ segment })),

@@ -3,7 +3,7 @@
 // offset, and keys typed into fields are left alone.
 import { cleanup, fireEvent, render, renderHook } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Selection } from './selection';
+import { stopsOf, zeroNoteAt, type Selection } from './selection';
 import { nextProblem, stepBlock, useKeys } from './useKeys';
 import { entry, problem } from './testing';
 
@@ -37,6 +37,19 @@ describe('navigation', () => {
     expect(nextProblem(files, problems, at(b, 0), -1)).toEqual(at(a, 3));
     expect(nextProblem(files, problems, at(a, 1), -1)).toEqual(at(b, 9));
     expect(nextProblem(files, [], at(a, 1), 1)).toBeNull();
+  });
+});
+
+describe('stops', () => {
+  it('n and N stop at the all-zero pages the core notes between rows, in block order', () => {
+    const zero = { code: 'zero_page_between_rows', block: 2, pages: 3, evidence: 'note', message: 'blocks 2 to 4 (3 pages): ...' };
+    const f = entry('16390', { blocks: 10, problems: [problem(1), problem(7)], problem: true, findings: [zero] });
+    const stops = stopsOf([f]);
+    expect(stops.map((x) => x.p.block)).toEqual([1, 2, 7]);
+    expect(nextProblem([f], stops, at(f, 1), 1)).toEqual(at(f, 2));
+    expect(nextProblem([f], stops, at(f, 7), -1)).toEqual(at(f, 2));
+    expect(zeroNoteAt(f, 4)).toBe(zero);
+    expect(zeroNoteAt(f, 5)).toBeNull();
   });
 });
 

@@ -4,11 +4,17 @@ import { useEffect, useRef } from 'react';
 import type { FileEntry } from '../files';
 import type { ProblemRef, Selection } from './selection';
 
+/** A page `n` and `N` stop at: a problem page, or a page the core notes (an all-zero page
+ * between pages with rows). */
+export type Stop = Pick<ProblemRef, 'f'> & { p: { block: number } };
+
 export interface KeysState {
   files: readonly FileEntry[];
-  problems: readonly ProblemRef[];
+  problems: readonly Stop[];
   sel: Selection | null;
   setSel(s: Selection): void;
+  /** A jump to another page (`n`, `N`), which brings the page view into sight; else setSel. */
+  jump?(s: Selection): void;
   /** Opens the go-to dialog for the shown page (Ctrl+G). */
   openGoTo(): void;
 }
@@ -26,11 +32,11 @@ export function stepBlock(sel: Selection, f: FileEntry, delta: number): Selectio
 }
 
 /** The problem page after (dir 1) or before (-1) the selection, wrapping around; null when none. */
-export function nextProblem(files: readonly FileEntry[], problems: readonly ProblemRef[], sel: Selection | null, dir: 1 | -1): Selection | null {
+export function nextProblem(files: readonly FileEntry[], problems: readonly Stop[], sel: Selection | null, dir: 1 | -1): Selection | null {
   if (problems.length === 0) return null;
   const fileAt = new Map(files.map((f, i) => [f.id, i]));
   const cur = sel && fileAt.has(sel.fileId) ? [fileAt.get(sel.fileId)!, sel.block] : [-1, -1];
-  const cmp = (x: ProblemRef) => (fileAt.get(x.f.id) ?? -1) - cur[0] || x.p.block - cur[1];
+  const cmp = (x: Stop) => (fileAt.get(x.f.id) ?? -1) - cur[0] || x.p.block - cur[1];
   const pick = dir === 1 ? problems.find((x) => cmp(x) > 0) ?? problems[0] : problems.findLast((x) => cmp(x) < 0) ?? problems[problems.length - 1];
   return { fileId: pick.f.id, block: pick.p.block, offset: 0 };
 }
@@ -42,7 +48,7 @@ export function useKeys(state: KeysState): void {
   latest.current = state;
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const { files, problems, sel, setSel, openGoTo } = latest.current;
+      const { files, problems, sel, setSel, jump, openGoTo } = latest.current;
       const t = e.target as HTMLElement;
       // Typing in a field is not navigation; a focused file picker (after choosing files) is.
       if (t.closest?.('select, textarea, input:not([type=file])')) return;
@@ -53,12 +59,14 @@ export function useKeys(state: KeysState): void {
         return;
       }
       if (e.ctrlKey || e.metaKey || e.altKey) return;
-      let to: Selection | null = null;
-      if (e.key === '[' || e.key === ']') to = sel && f ? stepBlock(sel, f, e.key === ']' ? 1 : -1) : null;
-      else if (e.key === 'n' || e.key === 'N') to = nextProblem(files, problems, sel, e.key === 'n' ? 1 : -1);
-      else return;
-      e.preventDefault();
-      if (to) setSel(to);
+      if (e.key === '[' || e.key === ']') {
+        e.preventDefault();
+        if (sel && f) setSel(stepBlock(sel, f, e.key === ']' ? 1 : -1));
+      } else if (e.key === 'n' || e.key === 'N') {
+        e.preventDefault();
+        const to = nextProblem(files, problems, sel, e.key === 'n' ? 1 : -1);
+        if (to) (jump ?? setSel)(to);
+      }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);

@@ -38,6 +38,9 @@ describe('PageMap', () => {
     expect(blockWords(7, code, true, names)).toBe('block 7: checksums are off (not checked)');
     expect(blockWords(7, names.indexOf('bad_header'), false, names)).toBe('block 7: bad_header — checksum OK but the page header is insane (the server rejects it)');
     expect(blockWords(7, PENDING, false, names)).toBe('block 7: not yet verified');
+    // An all-zero page the core notes between pages with rows is named so, not as a fine new page.
+    expect(blockWords(7, names.indexOf('zero'), false, names)).toBe('block 7: zero — all-zero new page, which the server reads as empty');
+    expect(blockWords(7, names.indexOf('zero'), false, names, true)).toBe('block 7: zero — all-zero page between pages with rows: rows stored there would be gone');
     expect(blockWords(7, undefined, false, names)).toBe('block 7: not yet verified');
     // Before the core's names are loaded: the block alone.
     expect(blockWords(7, code, false, null)).toBe('block 7');

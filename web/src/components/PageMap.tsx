@@ -5,7 +5,7 @@
 // live text and the tooltip), Enter opens its page.
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import './pageview.css';
-import { STATUS_LETTER, STATUS_NAMES, STATUS_WORDS, type StatusName } from '../lib/status';
+import { STATUS_LETTER, STATUS_NAMES, STATUS_WORDS, ZERO_NOTE_WORDS, type StatusName } from '../lib/status';
 import { loadWasm } from '../wasm';
 
 const PENDING = 255;
@@ -17,8 +17,13 @@ export interface PageMapProps {
   version: number;
   selected: number | null;
   checksumsDisabled: boolean;
+  /** Runs of all-zero pages the core notes between pages with rows (zero_page_between_rows):
+   * drawn with a mark and named so, not as fine new pages. */
+  noted?: readonly { block: number; pages: number }[];
   onPick(block: number): void;
 }
+
+const isNoted = (noted: PageMapProps['noted'], b: number) => (noted ?? []).some((r) => b >= r.block && b < r.block + r.pages);
 
 function colours(el: HTMLElement): string[] {
   const css = getComputedStyle(el);
@@ -46,10 +51,11 @@ export function blockAt(x: number, y: number, drawn: { width: number; height: nu
 
 /** What the page map says of a block: its number, its status as the core names it (`names`:
  * wasm `status_names`, indexed by code) and in the legend's words. */
-export function blockWords(block: number, code: number | undefined, checksumsDisabled: boolean, names: readonly string[] | null): string {
+export function blockWords(block: number, code: number | undefined, checksumsDisabled: boolean, names: readonly string[] | null, noted = false): string {
   if (code === undefined || code === PENDING) return `block ${block}: not yet verified`;
   const name = names?.[code];
   if (name === undefined) return `block ${block}`;
+  if (noted && name === 'zero') return `block ${block}: zero — ${ZERO_NOTE_WORDS}`;
   if (checksumsDisabled && name === 'mismatch') return `block ${block}: checksums are off (not checked)`;
   const words = STATUS_WORDS[name as StatusName] as string | undefined;
   return words === undefined ? `block ${block}: ${name}` : `block ${block}: ${name} — ${words}`;
@@ -157,6 +163,15 @@ export function PageMap(p: PageMapProps) {
       }
     }
     ctx.putImageData(img, 0, 0);
+    // The noted zero pages: framed in the mismatch colour, the zero colour inside.
+    ctx.strokeStyle = style.getPropertyValue('--status-mismatch').trim() || '#c00';
+    const frame = Math.max(1, Math.floor(cell / 7));
+    ctx.lineWidth = frame;
+    for (const r of p.noted ?? []) {
+      for (let b = r.block; b < Math.min(p.blocks, r.block + r.pages); b++) {
+        ctx.strokeRect((b % cols) * cell + frame / 2, Math.floor(b / cols) * cell + frame / 2, cell - gap - frame, cell - gap - frame);
+      }
+    }
     if (p.selected !== null && p.selected < p.blocks) {
       ctx.strokeStyle = style.getPropertyValue('--fg').trim() || '#000';
       ctx.lineWidth = 2;
@@ -170,7 +185,7 @@ export function PageMap(p: PageMapProps) {
       ctx.strokeRect((cursor % cols) * cell - 2, Math.floor(cursor / cols) * cell - 2, cell + 3, cell + 3);
       ctx.setLineDash([]);
     }
-  }, [p.statuses, p.blocks, p.version, p.selected, p.checksumsDisabled, cell, cols, cursor]);
+  }, [p.statuses, p.blocks, p.version, p.selected, p.checksumsDisabled, p.noted, cell, cols, cursor]);
 
   // Labels every `colStep` columns and `rowStep` rows, placed in percent of the drawn canvas
   // so they stay on their cells when a narrow screen scales it down.
@@ -188,7 +203,7 @@ export function PageMap(p: PageMapProps) {
     const b = blockAt(e.clientX - r.left, e.clientY - r.top, r, e.currentTarget, cell, cols);
     return b >= 0 && b < p.blocks ? b : -1;
   };
-  const words = (b: number) => blockWords(b, b < p.statuses.length ? p.statuses[b] : undefined, p.checksumsDisabled, names);
+  const words = (b: number) => blockWords(b, b < p.statuses.length ? p.statuses[b] : undefined, p.checksumsDisabled, names, isNoted(p.noted, b));
   // The tooltip at the highlighted cell's lower right, in the drawn canvas's pixels.
   const tipAtCell = (b: number) => {
     const k = drawnCell;
@@ -286,6 +301,11 @@ export function PageMap(p: PageMapProps) {
             <span className={`swatch status-${s}`}>{STATUS_LETTER[s]}</span> {STATUS_WORDS[s]}
           </span>
         ))}
+        {(p.noted ?? []).length > 0 && (
+          <span className="legend-item" data-testid="legend-zero-note">
+            <span className="swatch status-zero noted">{STATUS_LETTER.zero}</span> {ZERO_NOTE_WORDS}
+          </span>
+        )}
         <span className="legend-item">
           <span className="swatch status-pending">?</span> not yet verified
         </span>

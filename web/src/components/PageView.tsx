@@ -5,10 +5,11 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
 import { afterPaint, pageDrawn } from '../lib/drawn';
-import { checksumWords, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
+import { checksumWords, sentence, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { mapPage } from '../lib/maps';
 import { decodeWithCore, fileKindOf, structureHintsOf, type Span } from '../lib/spans';
-import { STATUS_WORDS } from '../lib/status';
+import { STATUS_WORDS, ZERO_NOTE_WORDS } from '../lib/status';
+import { zeroNoteAt } from '../app/selection';
 import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { EditBar } from '../lab/EditBar';
 import { LabPanel } from '../lab/LabPanel';
@@ -182,6 +183,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   if (!page || !decoded || !provider) return <section className="page" data-testid="page-view" data-state="loading" />;
 
   const problem = page.status !== 'ok' && page.status !== 'zero';
+  // The core notes this all-zero page between pages with rows: rows may be gone here.
+  const zeroNote = page.status === 'zero' ? zeroNoteAt(entry, page.block) : null;
   // What the relation's _vm and _fsm, and amcheck's checks, say of these bytes (the
   // verdict's row carries them).
   const mapFindings = entry.pageFindings.filter((x) => x.block === page.block && page.findings.includes(x.code));
@@ -196,6 +199,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       className="page"
       data-testid="page-view"
       data-file={entry.name}
+      data-path={entry.path}
       data-block={page.block}
       data-status={shown?.entryId === entry.id ? page.status : undefined}
       data-state={shown?.entryId === entry.id ? undefined : 'loading'}
@@ -215,11 +219,22 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         </button>
       </nav>
       <EditBar lab={lab} />
-      <p className={`verdict status-text-${page.status}`} data-testid="page-verdict" data-stored={page.stored} data-computed={page.computed ?? ''}>
-        <strong>{STATUS_WORDS[page.status]}</strong>: stored {checksumWords(page.stored)}
+      <p
+        className={`verdict status-text-${page.status}${zeroNote ? ' noted' : ''}`}
+        data-testid="page-verdict"
+        data-stored={page.stored}
+        data-computed={page.computed ?? ''}
+        data-note={zeroNote ? zeroNote.code : undefined}
+      >
+        <strong>{zeroNote ? ZERO_NOTE_WORDS : STATUS_WORDS[page.status]}</strong>: stored {checksumWords(page.stored)}
         {page.computed !== null && <>, computed {checksumWords(page.computed)}</>}
         {page.matchesBlock !== null && <>. This page's checksum is valid for block {page.matchesBlock}: a misplaced page?</>}
       </p>
+      {zeroNote && (
+        <p className="note" data-testid="page-note" data-code={zeroNote.code}>
+          {sentence(zeroNote.message)}
+        </p>
+      )}
       {mapFindings.length > 0 && (
         <ul className="warn" data-testid="page-findings">
           {mapFindings.map((x) => (
@@ -231,7 +246,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       )}
       {decoded.notes.length > 0 && (
         <p className="note" data-testid="decode-notes">
-          {decoded.notes.join(' ')}
+          {decoded.notes.map(sentence).join(' ')}
         </p>
       )}
       {decoded.spans.some((x) => x.problem) && (

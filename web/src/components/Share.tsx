@@ -10,6 +10,7 @@ import { fileSummary, readFiledump, readRedaction, readReportPage } from '../sha
 import { exportPng } from '../share/png';
 import { maskCopy, redactOn, setRedact, useRedact } from '../share/redact';
 import { loadWasm } from '../wasm';
+import { relationWords } from '../app/catalog';
 import { VERSION } from '../share/version';
 import '../share/print.css';
 
@@ -33,9 +34,9 @@ function clipboardWrite(type: string, data: Promise<Blob>): Promise<boolean> {
 const textBlob = (t: string) => new Blob([t], { type: 'text/plain' });
 
 /** The band's lines for what the picture shows: the page, the file's map, or the list. */
-function captionOf(p: SharedPage & { what: string; problems?: readonly { f: FileEntry; p: ProblemPage }[] }, el: HTMLElement): Promise<string[]> {
+function captionOf(p: SharedPage & { what: string; problems?: readonly { f: FileEntry; p: ProblemPage }[]; notes?: readonly string[] }, el: HTMLElement): Promise<string[]> {
   if (p.what === 'problem list') {
-    return Promise.resolve(listBandLines((p.problems ?? []).map((x) => ({ path: x.f.path, block: x.p.block, status: x.p.status })), VERSION));
+    return Promise.resolve(listBandLines((p.problems ?? []).map((x) => ({ path: x.f.path, block: x.p.block, status: x.p.status, relation: (x.f.naming && relationWords(x.f.naming)) ?? undefined })), VERSION, p.notes));
   }
   if (p.what === 'page map') {
     const s = fileSummary(p.entry);
@@ -43,7 +44,7 @@ function captionOf(p: SharedPage & { what: string; problems?: readonly { f: File
     return Promise.resolve(mapBandLines(p.entry.path, s.blocks, cols, s.counts, s.pending, VERSION));
   }
   return readReportPage(p.entry, p.block, redactOn()).then((r) => [
-    ...bandLines({ what: p.what, path: r.path, block: r.block, absoluteBlock: r.absoluteBlock, status: r.status, stored: r.stored, computed: r.computed, version: VERSION }),
+    ...bandLines({ what: p.what, path: r.path, block: r.block, absoluteBlock: r.absoluteBlock, status: r.status, stored: r.stored, computed: r.computed, version: VERSION, zeroNote: r.zeroNote !== undefined }),
     ...(r.redaction ? [`${r.redaction.note}; masked bytes show as xx`] : []),
   ]);
 }
@@ -66,14 +67,17 @@ export function RedactSwitch() {
   );
 }
 
-/** The link to the page: where it is (file, block, offset), never its bytes. */
-function pageLink(): string {
+/** The link to the page: where it is (file, block, offset, and the relation the catalogs
+ * name, for whoever opens it without the files), never its bytes. */
+function pageLink(entry: FileEntry): string {
   const h = new URLSearchParams(location.hash.slice(1));
   const keep = new URLSearchParams();
   for (const k of ['file', 'block', 'off']) {
     const v = h.get(k);
     if (v !== null) keep.set(k, v);
   }
+  const rel = entry.naming ? relationWords(entry.naming) : null;
+  if (rel) keep.set('rel', rel);
   return `${location.origin}${location.pathname}#${keep.toString()}`;
 }
 
@@ -81,7 +85,9 @@ function pageLink(): string {
  * Exports the `<section>` it sits in as a PNG with a caption band saying what it shows. The
  * picture leaves the app's controls out, this button among them.
  */
-export function PngButton(p: SharedPage & { what: string; suffix: string; testid: string; problems?: readonly { f: FileEntry; p: ProblemPage }[] }) {
+export function PngButton(
+  p: SharedPage & { what: string; suffix: string; testid: string; problems?: readonly { f: FileEntry; p: ProblemPage }[]; notes?: readonly string[]; name?: string },
+) {
   const [msg, setMsg] = useState<{ text: string; caption: string; slices?: number } | null>(null);
   const [busy, setBusy] = useState(false);
   return (
@@ -97,7 +103,7 @@ export function PngButton(p: SharedPage & { what: string; suffix: string; testid
           setMsg(null);
           const lines = captionOf(p, el);
           const mask = p.what === 'page view' && redactOn() ? (copy: HTMLElement) => maskRowData(p, copy) : undefined;
-          exportPng(el, lines, pngName(p.entry.path, p.block, p.suffix), mask)
+          exportPng(el, lines, p.name ?? pngName(p.entry.path, p.block, p.suffix), mask)
             .then(
               async ({ text, slices }) => setMsg({ text, caption: (await lines).join('\n'), slices }),
               (err: unknown) => setMsg({ text: `could not make the picture: ${err instanceof Error ? err.message : String(err)}`, caption: '' }),
@@ -168,7 +174,7 @@ export function PageShare(p: SharedPage) {
         type="button"
         data-testid="copy-link"
         title="The link holds the file's name, the block and the offset: none of the page's bytes"
-        onClick={() => void clipboardWrite('text/plain', Promise.resolve(textBlob(pageLink()))).then((ok) => say(ok, 'the link to this page (file name, block and offset: no page bytes)'))}
+        onClick={() => void clipboardWrite('text/plain', Promise.resolve(textBlob(pageLink(p.entry)))).then((ok) => say(ok, 'the link to this page (file name, block and offset: no page bytes)'))}
       >
         Copy link
       </button>{' '}

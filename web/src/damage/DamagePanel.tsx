@@ -36,6 +36,8 @@ export interface DamagePanelProps {
 
 const hex2 = (b: number): string => `0x${b.toString(16).padStart(2, '0')}`;
 const fmt = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+/** `1 byte`, `13,521 bytes`. */
+const plural = (n: number, one: string): string => `${fmt(n)} ${n === 1 ? one : `${one}s`}`;
 
 export function DamagePanel(p: DamagePanelProps) {
   const [wasm, setWasm] = useState<Wasm | null>(null);
@@ -274,7 +276,7 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
   return (
     <div className="comparison">
       <p data-testid="compare-summary" data-state={c.state} data-different={c.summary?.different} data-only-a={c.summary?.only_a} data-only-b={c.summary?.only_b}>
-        <strong>{entry.path}</strong> (A, this file) against <strong>{c.copyPath}</strong> (B, the copy):{' '}
+        <strong>{entry.path}</strong> (this file) against <strong>{c.copyPath}</strong> (the copy, taken as the good one):{' '}
         {c.state === 'running' && (
           <>
             comparing… {Math.floor((100 * c.bytesDone) / Math.max(1, c.bytesTotal))}%{' '}
@@ -284,11 +286,13 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
         {c.state === 'error' && <span className="error">{c.error}</span>}
         {c.state === 'done' && c.summary && (
           <>
-            {fmt(c.summary.blocks_a)} blocks in A, {fmt(c.summary.blocks_b)} in B: {fmt(c.summary.equal)} equal, {fmt(c.summary.different)} different, {fmt(c.summary.only_a)} only in A,{' '}
-            {fmt(c.summary.only_b)} only in B.{' '}
+            {/* The core's A is the copy, its B this file (store.ts). */}
+            {plural(c.summary.blocks_b, 'block')} in this file, {fmt(c.summary.blocks_a)} in the copy: {fmt(c.summary.equal)} equal, {fmt(c.summary.different)} different,{' '}
+            {fmt(c.summary.only_b)} only in this file, {fmt(c.summary.only_a)} only in the copy.{' '}
             {c.summary.different > 0 && (
-              <span data-testid="damage-summary">
-                Damage: {fmt(totals.bytes)} bytes changed ({fmt(totals.set)} bits set, {fmt(totals.cleared)} cleared) in {fmt(totals.sectors)} 512-byte sectors.
+              <span data-testid="damage-summary" data-bits-set={totals.set} data-bits-cleared={totals.cleared}>
+                Damage: {plural(totals.bytes, 'byte')} changed in {plural(totals.sectors, '512-byte sector')}; {plural(totals.set, 'bit')} set (1 in this file, 0 in the copy),{' '}
+                {plural(totals.cleared, 'bit')} cleared (0 in this file, 1 in the copy).
               </span>
             )}
           </>
@@ -306,7 +310,7 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
                 <th>state</th>
                 <th>newer by pd_lsn</th>
                 <th>bytes changed</th>
-                <th>bits set / cleared</th>
+                <th title="set: 1 in this file, 0 in the copy; cleared: 0 in this file, 1 in the copy">bits set / cleared in this file</th>
                 <th>512-byte sectors</th>
                 <th>changed bytes (offset+length)</th>
               </tr>
@@ -325,10 +329,10 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
                   onKeyDown={(e) => e.key === 'Enter' && p.onBlock(d.block)}
                 >
                   <td>{d.block}</td>
-                  <td>{d.state === 'different' ? 'different' : d.state === 'only_a' ? 'only in A' : 'only in B'}</td>
-                  <td>{d.newer === 'a' ? 'A (this file)' : d.newer === 'b' ? 'B (the copy)' : d.newer === 'same' ? 'same' : ''}</td>
+                  <td>{d.state === 'different' ? 'different' : d.state === 'only_b' ? 'only in this file' : 'only in the copy'}</td>
+                  <td>{d.newer === 'b' ? 'this file' : d.newer === 'a' ? 'the copy' : d.newer === 'same' ? 'same' : ''}</td>
                   <td>{d.bytes_changed}</td>
-                  <td>
+                  <td data-bits-set={d.bits_set} data-bits-cleared={d.bits_cleared}>
                     {d.bits_set} / {d.bits_cleared}
                   </td>
                   <td>{d.sectors.join(', ')}</td>

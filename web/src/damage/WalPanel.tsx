@@ -6,6 +6,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { readControls } from '../app/control';
 import { droppedFiles } from '../rows/dropped';
 import type { Wasm } from '../wasm';
+import { lsnWords } from '../lib/messages';
 import type { DamagePanelProps } from './DamagePanel';
 import { PagePair } from './PagePair';
 import type { WalBlock, WalTouch } from './walProtocol';
@@ -61,8 +62,8 @@ export function WalPanel(p: DamagePanelProps & { wasm: Wasm }) {
     const blocks = scanned ? scanned.blocks.filter(here) : [];
     const saved = inputs.saved.filter(here);
     const all: Newest[] = [
-      ...blocks.filter((b) => b.image !== null && b.image_record).map((b): Newest => ({ kind: 'wal', lsn: b.image_record!.lsn, block: b })),
-      ...saved.map((s): Newest => ({ kind: 'saved', lsn: s.lsn, saved: s })),
+      ...blocks.filter((b) => b.image !== null && b.image_record).map((b): Newest => ({ kind: 'wal', lsn: lsnWords(b.image_record!.lsn), block: b })),
+      ...saved.map((s): Newest => ({ kind: 'saved', lsn: lsnWords(s.lsn), saved: s })),
     ];
     // A page pg_waldump saved from the same WAL is the same image: the scan's is kept.
     const newest = all.sort((a, b) => lsnValue(b.lsn) - lsnValue(a.lsn) || (a.kind === 'wal' ? -1 : 1))[0] ?? null;
@@ -113,7 +114,7 @@ function ScanLine({ scan }: { scan: WalScan }) {
           <>
             Read {scan.summary.segments} segment{scan.summary.segments === 1 ? '' : 's'}
             {scan.summary.version !== null && <> of PostgreSQL {scan.summary.version}</>}: {fmt(scan.summary.records)} records
-            {scan.summary.end_lsn && <>, to LSN {scan.summary.end_lsn}</>}
+            {scan.summary.end_lsn && <>, to LSN {lsnWords(scan.summary.end_lsn)}</>}
             {scan.ms !== null && <> in {(scan.ms / 1000).toFixed(2)} s</>}.
           </>
         )}
@@ -166,7 +167,7 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
     newest.kind === 'wal' ? (
       <>
         carried by a <strong data-testid="wal-record">{recordName(newest.block.image_record!)}</strong> record
-        {newest.block.image_end_lsn && <> (ending at {newest.block.image_end_lsn}, which replay sets as the page's pd_lsn, as it is here)</>}
+        {newest.block.image_end_lsn && <> (ending at {lsnWords(newest.block.image_end_lsn)}, which replay sets as the page's pd_lsn, as it is here)</>}
       </>
     ) : (
       <>
@@ -186,8 +187,8 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
           </p>
           <ol data-testid="wal-after">
             {after.slice(0, 200).map((t) => (
-              <li key={t.lsn} data-lsn={t.lsn}>
-                {t.lsn} {recordName(t)}
+              <li key={t.lsn} data-lsn={lsnWords(t.lsn)}>
+                {lsnWords(t.lsn)} {recordName(t)}
                 {t.will_init && ' (rebuilds the page from nothing)'}
               </li>
             ))}
@@ -197,7 +198,7 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
       )}
       {after && after.length === 0 && (
         <p data-testid="wal-after-note" data-count={0}>
-          No record after it touched the block in the WAL read{scan?.summary?.end_lsn && <> (to LSN {scan.summary.end_lsn})</>}: the image is the block's last state that this WAL holds.
+          No record after it touched the block in the WAL read{scan?.summary?.end_lsn && <> (to LSN {lsnWords(scan.summary.end_lsn)})</>}: the image is the block's last state that this WAL holds.
         </p>
       )}
       {newest.kind === 'saved' && <p data-testid="wal-after-note">Which records touched the block after it, only the WAL itself tells: drop the segments too.</p>}

@@ -55,7 +55,8 @@ export interface FlipsRequest {
 export interface CompareRequest {
   type: 'compare';
   job: number;
-  /** A: the file open in the page view; B: the copy. */
+  /** A: the good copy, the baseline; B: the file open in the page view. As `pgpage diff
+   * COPY FILE`: bits set are 0 in the copy and 1 in the file, what the damage set. */
   a: File;
   b: File;
   blockSize: number;

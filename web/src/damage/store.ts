@@ -65,7 +65,8 @@ export function startComparison(entryId: number, a: File, copy: File, copyPath: 
     } else return;
     putComparison(entryId, c);
   });
-  w.post({ type: 'compare', job, a, b: copy, blockSize, bigEndian });
+  // The copy is the baseline (A): the damage is what the file has that the copy has not.
+  w.post({ type: 'compare', job, a: copy, b: a, blockSize, bigEndian });
 }
 
 export function clearComparison(entryId: number): void {

@@ -117,6 +117,18 @@ describe('Markdown report', () => {
     expect(md).not.toContain('pg_checksums: error');
   });
 
+  it('says an all-zero page the core notes between rows as the page view does, never "fine"', () => {
+    const zero = new Uint8Array(original.length);
+    const page = reportPage(wasm, zero, place);
+    expect(page.status).toBe('zero');
+    const note = 'block 2: all-zero page between pages with rows: the server reads it as an empty new page; ... but rows stored there would be gone';
+    const md = markdownReport({ ...page, zeroNote: note }, summary, '9.9.9-test');
+    expect(md).toContain('- **Status:** zero — all-zero page between pages with rows: rows stored there would be gone');
+    expect(md).toContain(`- **Note:** ${note}`);
+    expect(md).not.toContain('(fine)');
+    expect(markdownReport(page, summary, '9.9.9-test')).toContain('- **Status:** zero — all-zero new page, which the server reads as empty');
+  });
+
   it('puts every problem page of every file in one post: a summary, pages in full, an appendix row each', () => {
     const flipped = original.slice();
     flipped[FLIPPED] ^= 0xff;

@@ -2,7 +2,7 @@
 // is, its checksums in every form people quote, the header as page_header() shows it, what
 // PostgreSQL's tools would print, `hexdump -C` excerpts and the file's page-map summary.
 import { checksumWords, hexdumpC } from './messages';
-import { STATUS_NAMES, STATUS_WORDS, type StatusCounts, type StatusName } from './status';
+import { STATUS_NAMES, STATUS_WORDS, ZERO_NOTE_WORDS, type StatusCounts, type StatusName } from './status';
 
 export interface ReportPage {
   /** The file as the user has it (the path of a dropped folder, else the name). */
@@ -30,6 +30,9 @@ export interface ReportPage {
   /** The relation its data directory's catalogs say the file is: `database / schema.table`,
    * with what it is of (`(index of public.orders)`). */
   relation?: string;
+  /** The core's note on an all-zero page between pages with rows (zero_page_between_rows),
+   * its message: the report says it rather than "fine". */
+  zeroNote?: string;
   /** What PostgreSQL prints about the page, in the core's words: the server reading it, and
    * pg_checksums (null where it reports nothing: new pages, header-only problems). */
   said: { server: string; pgChecksums: string | null };
@@ -152,7 +155,8 @@ function pageSection(p: ReportPage, title: string): string[] {
   const fileOffset = p.block * p.blockSize;
   const out: string[] = [];
   out.push(`## ${title}\`${p.path}\`, block ${p.block}`, '');
-  out.push(`- **Status:** ${p.status} — ${STATUS_WORDS[p.status]}`);
+  out.push(`- **Status:** ${p.status} — ${p.zeroNote ? ZERO_NOTE_WORDS : STATUS_WORDS[p.status]}`);
+  if (p.zeroNote) out.push(`- **Note:** ${p.zeroNote}`);
   if (p.relation) out.push(`- **Relation:** \`${p.relation}\` (from the data directory's catalogs)`);
   out.push(
     `- **Where:** file \`${p.path}\` (segment ${p.segment}, ${p.fork} fork, relation \`${p.relpath}\`), block ${p.block} of the file = relation-wide block ${p.absoluteBlock}, file offset ${fileOffset} (0x${fileOffset.toString(16)}), ${p.blockSize}-byte pages, ${p.kind} page`,

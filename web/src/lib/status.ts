@@ -8,7 +8,9 @@ export type StatusName = (typeof STATUS_NAMES)[number];
 export const STATUS_WORDS: Record<StatusName, string> = {
   ok: 'checksum OK',
   mismatch: 'checksum mismatch',
-  zero: 'all-zero new page (fine)',
+  // The server reads it as an empty page; whether rows were lost there is the core's note
+  // (zero_page_between_rows), said wherever the page is shown (ZERO_NOTE_WORDS).
+  zero: 'all-zero new page, which the server reads as empty',
   new_not_zero: 'pd_upper is 0 but the page is not all zeros (the server rejects it)',
   bad_header: 'checksum OK but the page header is insane (the server rejects it)',
 };
@@ -32,3 +34,7 @@ export function emptyCounts(): StatusCounts {
 export function addCounts(into: StatusCounts, more: StatusCounts): void {
   for (const s of STATUS_NAMES) into[s] += more[s];
 }
+
+/** The words for an all-zero page the core notes between pages with rows
+ * (zero_page_between_rows), in the page view, the map, the problem list and the reports. */
+export const ZERO_NOTE_WORDS = 'all-zero page between pages with rows: rows stored there would be gone';

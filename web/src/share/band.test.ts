@@ -1,6 +1,6 @@
 // The caption burned into exported pictures and their file names.
 import { describe, expect, it } from 'vitest';
-import { bandHeight, bandLines, BAND_LINE_PX, BAND_PAD_PX, listBandLines, mapBandLines, pngName } from './band';
+import { bandHeight, bandLines, BAND_LINE_PX, BAND_PAD_PX, listBandLines, listPngName, mapBandLines, pngName } from './band';
 
 describe('picture band', () => {
   it('names file, block, relation block, both checksums in three forms, status and version', () => {
@@ -32,13 +32,24 @@ describe('picture band', () => {
     );
     expect(lines).toEqual([
       'Problem pages: 4 pages in 2 files (3 mismatch, 1 new_not_zero) — problem list',
-      'base/5/16385 (mismatch) blocks 1-3; base/5/16385.2 (new_not_zero) blocks 9',
+      'base/5/16385 (mismatch) blocks 1-3; base/5/16385.2 (new_not_zero) block 9',
       'pgpage 1.2.3 — made locally, nothing uploaded',
     ]);
     expect(listBandLines([{ path: 'x', block: 0, status: 'zero' }], '1')[0]).toBe('Problem pages: 1 page in 1 file (1 zero) — problem list');
     const many = listBandLines(Array.from({ length: 300 }, (_, i) => ({ path: `f${i}`, block: i, status: 'mismatch' as const })), '1');
     expect(many[1].length).toBe(160);
     expect(many[1].endsWith('…')).toBe(true);
+  });
+  it('names the problem list after its one relation, else its one file', () => {
+    const rel = ['forensic', 'public.orders'] as const;
+    expect(listPngName([{ path: 'pgdata/base/16384/16385', relation: rel }, { path: 'pgdata/base/16384/16385.1', relation: rel }])).toBe('forensic.public.orders-problems.png');
+    expect(listPngName([{ path: 'pgdata/base/16384/16385', relation: null }])).toBe('pgpage-pgdata-base-16384-16385-problems.png');
+    expect(listPngName([{ path: 'a/16385', relation: null }, { path: 'b/16385', relation: null }])).toBe('pgpage-problems.png');
+    expect(listPngName([{ path: 'x', relation: ['odd db', 'public.a/b'] }])).toBe('odd-db.public.a-b-problems.png');
+    // The band names the relation beside the file.
+    expect(listBandLines([{ path: 'base/5/16385', block: 3, status: 'mismatch', relation: 'forensic / public.orders' }], '1')[1]).toBe(
+      'base/5/16385 = forensic / public.orders (mismatch) block 3',
+    );
   });
   it('describes the page map layout and counts', () => {
     expect(mapBandLines('16385', 331, 64, { ok: 300, mismatch: 31, zero: 0, new_not_zero: 0, bad_header: 0 }, 0, '1.2.3')).toEqual([

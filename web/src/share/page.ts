@@ -5,6 +5,7 @@ import type { FileEntry } from '../files';
 import { pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import type { FileSummary, ReportPage } from '../lib/report';
 import { relationWords } from '../app/catalog';
+import { zeroNoteAt } from '../app/selection';
 import { entryGeometry } from '../lib/head';
 import { decodeWithCore, fileKindOf } from '../lib/spans';
 import { emptyCounts, STATUS_NAMES } from '../lib/status';
@@ -92,7 +93,8 @@ export async function readReportPage(entry: FileEntry, block: number, redact = f
   const { wasm, bytes, at } = await readPlace(entry, block);
   const page = reportPage(wasm, bytes, at, redact);
   const relation = entry.naming ? relationWords(entry.naming) : null;
-  return { ...page, cluster: clusterOf(entry, at.blockSize, at.bigEndian), ...(relation ? { relation } : {}) };
+  const note = page.status === 'zero' ? zeroNoteAt(entry, block) : null;
+  return { ...page, cluster: clusterOf(entry, at.blockSize, at.bigEndian), ...(relation ? { relation } : {}), ...(note ? { zeroNote: note.message } : {}) };
 }
 
 /** The relation-wide block and the kind a page decodes as, as the page view finds them. */

@@ -9,7 +9,7 @@
 import { BAND_LINE_PX, BAND_PAD_PX, bandHeight } from './band';
 
 /** The app's controls: buttons, fields, the share rows, the page view's row of copy buttons;
- * none of them is content. Visually hidden texts are for screen readers only. */
+ * none of them is content (but the words of a button styled as a link, see copyOf). Visually hidden texts are for screen readers only. */
 const CONTROLS = 'button, select, input, textarea, [data-noprint], .copy, .visually-hidden';
 /** How long one task may paint before it yields (the long-task line is 50 ms). */
 const SLICE_MS = 12;
@@ -35,6 +35,13 @@ function scrolledAway(el: HTMLElement): Set<Element> {
 function copyOf(el: HTMLElement, away: Set<Element>): { copy: HTMLElement; canvases: Map<HTMLCanvasElement, HTMLCanvasElement> } {
   const canvases = new Map<HTMLCanvasElement, HTMLCanvasElement>();
   const copy = (n: Node): Node | null => {
+    // A button styled as a link names what it opens (a file's path): its words are content.
+    if (n instanceof HTMLButtonElement && n.classList.contains('link')) {
+      const words = document.createElement('span');
+      words.className = 'link';
+      words.textContent = n.textContent;
+      return words;
+    }
     if (n instanceof Element && (away.has(n) || n.matches(CONTROLS))) return null;
     const c = n.cloneNode(false);
     if (n instanceof HTMLCanvasElement) canvases.set(c as HTMLCanvasElement, n);
@@ -57,6 +64,7 @@ const COPY_CSS = `
 .pgpage-png [data-png-open] { max-height: none !important; height: auto !important; overflow: visible !important; }
 .pgpage-png .items-scroll, .pgpage-png .list-scroll, .pgpage-png [data-png-open] { width: max-content !important; max-width: none !important; }
 .pgpage-png th, .pgpage-png thead, .pgpage-png tr { position: static !important; }
+.pgpage-png span.link { color: var(--accent); }
 `;
 
 /** Marks the element's scroll boxes that hold a table, for the copy to open them whatever
