@@ -5,6 +5,7 @@
 // core's one sentence of what happened to it (page_story) and its checksum verdict in each.
 import { useEffect, useState } from 'react';
 import type { FileEntry } from '../files';
+import { plural } from '../lib/report';
 import { decodeWithCore, fileKindOf } from '../lib/spans';
 import { loadWasm, type Wasm } from '../wasm';
 import type { LessonExpect } from './lessons';
@@ -219,7 +220,7 @@ export function SnapshotDiff({ a, b, open, expect = [] }: { a: Snapshot; b: Snap
               <strong>
                 {p.relation} {p.fork !== 'main' ? `(${p.fork}) ` : ''}block {p.block}
               </strong>
-              : {p.state === 'different' ? `${p.bytesChanged} bytes changed in ${p.ranges.length} runs` : p.state === 'only_b' ? 'a new page' : 'the page is gone'}
+              : {p.state === 'different' ? `${plural(p.bytesChanged, 'byte')} changed in ${plural(p.ranges.length, 'run')}` : p.state === 'only_b' ? 'a new page' : 'the page is gone'}
               {verdictChanged && (
                 <span className="play-diff-checksum" data-testid="diff-checksum" data-a={p.checksum.a ?? ''} data-b={p.checksum.b ?? ''}>
                   {' '}
