@@ -980,14 +980,24 @@ fn verdict(r: &Report) -> String {
     let lost: Vec<&Rows> = r.blocks().filter_map(|(_, b)| b.rows.as_ref()).collect();
     let known: u64 = lost.iter().filter_map(|x| x.lost).sum();
     let unknown = lost.iter().any(|x| x.lost.is_none());
+    // An index's count is an upper bound (it also holds versions no snapshot sees): the
+    // verdict says so rather than state it as the number lost.
+    let bound = if lost
+        .iter()
+        .any(|x| x.upper_bound && x.lost.unwrap_or(0) > 0)
+    {
+        "up to "
+    } else {
+        ""
+    };
     if !lost.is_empty() {
         parts.push(match (known, unknown) {
             (0, true) => String::from("rows lost: unknown"),
             (n, true) => format!(
-                "{} lost, and more in blocks that cannot say",
+                "{bound}{} lost, and more in blocks that cannot say",
                 plural(n, "row", "rows")
             ),
-            (n, false) => format!("{} lost", plural(n, "row", "rows")),
+            (n, false) => format!("{bound}{} lost", plural(n, "row", "rows")),
         });
     }
     parts.join("; ")
@@ -1050,7 +1060,7 @@ fn steps(r: &Report) -> Vec<String> {
                 })
                 .collect();
             out.push(format!(
-                "The WAL given holds a full-page image of {}: pgpage recover --wal WAL --block N --out NEW FILE writes each page as the server's redo makes it, the image and the records after it replayed",
+                "The WAL given holds a full-page image of {}: pgpage fpi --out DIR writes each image as a page file for pgpage repair --page; an image with later records touching the block is older than the page was, since the image alone replays none of them (only the server's recovery of a base backup applies them)",
                 list.join(", ")
             ));
         }
@@ -1060,13 +1070,13 @@ fn steps(r: &Report) -> Vec<String> {
                 .map(|(rel, b)| format!("block {} of {}", b.block, name(rel)))
                 .collect();
             out.push(format!(
-                "The WAL given holds no full-page image of {}: take the block from a base backup (pgpage repair --block N --from BACKUP_FILE --out NEW FILE) and replay the WAL since the backup (pgpage recover --from BACKUP)",
+                "The WAL given holds no full-page image of {}: take the block from a base backup (pgpage repair --block N --from BACKUP_FILE --out NEW FILE), knowing that it lacks every change since the backup unless the server's own recovery replays the WAL onto a restored copy of that backup",
                 list.join(", ")
             ));
         }
     } else {
         out.push(format!(
-            "Get a good copy of each damaged page ({}): a full-page image in the WAL since the last checkpoint before the damage (pgpage report --wal WAL, pgpage fpi --relation DB/RELFILENODE --block N over pg_wal and the WAL archive), or the block from a base backup (pgpage repair --block N --from BACKUP_FILE), replayed to now with pgpage recover",
+            "Get a good copy of each damaged page ({}): a full-page image in the WAL since the last checkpoint before the damage (pgpage report --wal WAL, pgpage fpi --relation DB/RELFILENODE --block N over pg_wal and the WAL archive), or the block from a base backup (pgpage repair --block N --from BACKUP_FILE); either is as old as the image or the backup, unless the server's own recovery replays the WAL since then onto a restored copy",
             blocks.join(", ")
         ));
     }

@@ -33,6 +33,43 @@ fn rows_line(r: &Rows) -> String {
     format!("rows: {lost}, {} readable ({from})", count(r.readable))
 }
 
+/// The lost keys, one after another; runs of consecutive one-column integer keys as
+/// `first-last`, so a page's hundred serial ids read as one range.
+fn keys_text(keys: &[Vec<Option<String>>]) -> String {
+    let int = |k: &Vec<Option<String>>| match k.as_slice() {
+        [Some(v)] => v.parse::<i64>().ok(),
+        _ => None,
+    };
+    let mut parts: Vec<String> = Vec::new();
+    let mut run: Option<(i64, i64)> = None;
+    let close = |run: &mut Option<(i64, i64)>, parts: &mut Vec<String>| {
+        if let Some((first, last)) = run.take() {
+            parts.push(if first == last {
+                first.to_string()
+            } else {
+                format!("{first}-{last}")
+            });
+        }
+    };
+    for k in keys {
+        match (int(k), run) {
+            (Some(v), Some((first, last))) if last.checked_add(1) == Some(v) => {
+                run = Some((first, v));
+            }
+            (Some(v), _) => {
+                close(&mut run, &mut parts);
+                run = Some((v, v));
+            }
+            (None, _) => {
+                close(&mut run, &mut parts);
+                parts.push(key_text(k));
+            }
+        }
+    }
+    close(&mut run, &mut parts);
+    parts.join(", ")
+}
+
 fn key_text(k: &[Option<String>]) -> String {
     let parts: Vec<String> = k
         .iter()
@@ -54,13 +91,18 @@ fn relation_name(rel: &Relation) -> String {
 }
 
 fn block_text(out: &mut String, rel: &Relation, b: &Block, said: &mut Vec<String>) {
+    // The segment file and its block only where they are not the relation's own path and
+    // relation-wide block (a block past the first 1 GB segment).
+    let within = if b.file == rel.path && b.block_in_file == b.block {
+        String::new()
+    } else {
+        format!(" ({} block {})", b.file, b.block_in_file)
+    };
     let _ = writeln!(
         out,
-        "  {} block {} ({} block {}): {}",
+        "  {} block {}{within}: {}",
         relation_name(rel),
         b.block,
-        b.file,
-        b.block_in_file,
         b.damage.as_str()
     );
     if let Some(s) = &b.server {
@@ -87,8 +129,7 @@ fn block_text(out: &mut String, rel: &Relation, b: &Block, said: &mut Vec<String
     if let Some(r) = &b.rows {
         let _ = writeln!(out, "    {}", rows_line(r));
         if !r.keys.is_empty() {
-            let keys: Vec<String> = r.keys.iter().map(|k| key_text(k)).collect();
-            let _ = writeln!(out, "    lost keys: {}", keys.join(", "));
+            let _ = writeln!(out, "    lost keys: {}", keys_text(&r.keys));
         }
         // Said once: the same reason under every block would bury the blocks.
         if let Some(why) = r.bound.as_ref().filter(|w| !said.contains(w)) {
@@ -243,12 +284,11 @@ pub fn markdown(r: &Report) -> String {
                     let _ = writeln!(out, "- {why}");
                 }
                 if !x.keys.is_empty() {
-                    let keys: Vec<String> = x.keys.iter().map(|k| key_text(k)).collect();
                     let _ = writeln!(
                         out,
                         "- lost keys ({}): {}",
                         x.index.as_deref().unwrap_or("index"),
-                        keys.join(", ")
+                        keys_text(&x.keys)
                     );
                 }
             }
