@@ -24,6 +24,7 @@ import { useKeys } from './app/useKeys';
 import { GoToDialog } from './app/GoToDialog';
 import { setReportControls } from './share/cluster';
 import { blocksPerSegmentFor } from './app/control';
+import { ReportPanel } from './report/ReportPanel';
 
 type Theme = 'auto' | 'light' | 'dark';
 
@@ -214,6 +215,7 @@ export function App() {
         </Suspense>
       )}
 
+      <ReportPanel files={files} controls={controls} onPick={setSel} />
       <section className="summary" data-testid="summary" data-state={state}>
         <h2>Summary</h2>
         <div aria-live="polite">
