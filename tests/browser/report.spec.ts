@@ -168,8 +168,11 @@ for (const size of [
       expect(message).toMatch(/Database system identifier: +\d+/);
       expect(message).toContain(made.markdown.trimEnd());
 
-      await page.screenshot({ path: join(out, `report-${size.width}.png`), fullPage: false });
-      if (process.env.PGPAGE_SHOTS) await page.screenshot({ path: join(process.env.PGPAGE_SHOTS, `report-${size.width}.png`), fullPage: true });
+      // To look at: PGPAGE_SHOTS=dir keeps the first screen and the whole report.
+      if (process.env.PGPAGE_SHOTS) {
+        await page.screenshot({ path: join(process.env.PGPAGE_SHOTS, `report-${size.width}.png`) });
+        await report.screenshot({ path: join(process.env.PGPAGE_SHOTS, `report-${size.width}-whole.png`) });
+      }
 
       // A finding opens its page in the page view, in sight.
       await zeroed.getByRole('button').first().click();

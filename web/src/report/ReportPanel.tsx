@@ -46,6 +46,9 @@ const DAMAGE: Record<string, string> = {
   structure: 'structure: amcheck finds the page wrong although its checksum is valid',
 };
 
+/** The core's lines as whole sentences: a capital first letter and a full stop. */
+export const sentence = (s: string) => s.replace(/^\p{Ll}/u, (c) => c.toUpperCase()) + (/[.!?]$/.test(s) ? '' : '.');
+
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 function rowsSentence(rows: NonNullable<ReportBlock['rows']>): string {
@@ -54,7 +57,7 @@ function rowsSentence(rows: NonNullable<ReportBlock['rows']>): string {
     return `How many rows this block held is not known: its header cannot be trusted and no index points into it.${readable}`;
   }
   const lost = rows.lost === 0 ? 'No row is lost' : `${rows.upper_bound ? 'At most ' : ''}${plural(rows.lost, 'row is', 'rows are')} lost`;
-  const readable = rows.readable === null ? 'how many are readable is not known' : `${plural(rows.readable, 'row is', 'rows are')} readable`;
+  const readable = rows.readable === null ? 'how many are readable is not known' : rows.readable === 0 ? 'no row is readable' : `${plural(rows.readable, 'row is', 'rows are')} readable`;
   const from = rows.known_from === 'index' ? `as the entries of the index ${rows.index ?? ''} that point into this block say` : "as the page's own line pointers say";
   return `${lost} and ${readable}, ${from}.`.replace(/^./, (c) => c.toUpperCase());
 }
@@ -72,22 +75,24 @@ function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBloc
           {b.block !== b.block_in_file ? `, block ${b.block_in_file} of that file` : ''})
         </button>
       </h4>
-      <p className="damage">Damage: {DAMAGE[b.damage] ?? b.damage}.</p>
+      <p className="incident-damage">{sentence(DAMAGE[b.damage] ?? b.damage)}</p>
       {b.server && (
         <p>
           The server says: <code>{b.server}</code>
         </p>
       )}
       {b.evidence.length > 0 && (
-        <ul className="evidence">
+        <ul className="incident-evidence">
           {b.evidence.map((e, i) => (
-            <li key={i}>{e}</li>
+            <li key={i}>{sentence(e)}</li>
           ))}
           {b.holds_block !== undefined && <li>The page was written for block {b.holds_block}.</li>}
         </ul>
       )}
       {b.bit_flips && b.bit_flips.length > 0 && (
-        <table className="flips" data-testid="bit-flips">
+        // Its own scrolling box on a phone, which the keyboard can reach.
+        <div className="incident-flips" tabIndex={0} role="region" aria-label={`bit flips of block ${b.block}`}>
+        <table data-testid="bit-flips">
           <caption>Single-bit flips that make the checksum valid</caption>
           <thead>
             <tr>
@@ -114,16 +119,21 @@ function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBloc
             ))}
           </tbody>
         </table>
+        </div>
       )}
       {b.rows && (
-        <p className="rows" data-testid="finding-rows" data-lost={b.rows.lost ?? ''} data-readable={b.rows.readable ?? ''} data-known-from={b.rows.known_from}>
+        <p className="incident-rows" data-testid="finding-rows" data-lost={b.rows.lost ?? ''} data-readable={b.rows.readable ?? ''} data-known-from={b.rows.known_from}>
           {rowsSentence(b.rows)}
-          {b.rows.bound ? ` ${b.rows.bound}` : ''}
+          {b.rows.bound ? ` ${sentence(b.rows.bound)}` : ''}
         </p>
       )}
       {b.rows?.keys && b.rows.keys.length > 0 && (
-        <p className="keys" data-testid="lost-keys" data-index={b.rows.index ?? ''}>
-          The lost rows&apos; keys in {b.rows.index ?? 'the index'}: <span data-testid="lost-key-list">{b.rows.keys.map(keyText).join(', ')}</span>.
+        <p className="incident-keys" data-testid="lost-keys" data-index={b.rows.index ?? ''}>
+          The lost rows&apos; keys in {b.rows.index ?? 'the index'} ({b.rows.keys.length.toLocaleString('en-US')}):{' '}
+          {/* A box of its own: thousands of keys would push every other finding out of sight. */}
+          <span data-testid="lost-key-list" tabIndex={0} aria-label="the lost rows' keys">
+            {b.rows.keys.map(keyText).join(', ')}
+          </span>
         </p>
       )}
     </li>
@@ -167,7 +177,7 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
     setTimeout(look, 0);
   };
   return (
-    <section className="report" data-testid="report" data-state={report.state} aria-labelledby="report-title">
+    <section className="incident" data-testid="report" data-state={report.state} aria-labelledby="report-title">
       <h2 id="report-title">Incident report</h2>
       {report.state === 'running' && (
         <p role="status" data-testid="report-progress">
@@ -227,7 +237,7 @@ function ReportBody({
           ))}
           {r.notes.map((n) => (
             <li key={n.code} className="finding severity-note" data-testid="finding" data-severity="note" data-code={n.code} data-count={n.count}>
-              <span className="severity">note</span> {plural(n.count, 'time', 'times')}: {n.message}
+              <span className="severity">note</span> {plural(n.count, 'time', 'times')}: {sentence(n.message)}
             </li>
           ))}
         </ol>
@@ -237,7 +247,7 @@ function ReportBody({
           <h3>Not known</h3>
           <ul data-testid="report-unknown">
             {r.unknown.map((u, i) => (
-              <li key={i}>{u}</li>
+              <li key={i}>{sentence(u)}</li>
             ))}
           </ul>
         </>
@@ -247,7 +257,7 @@ function ReportBody({
           <h3>Steps, in order</h3>
           <ol className="steps" data-testid="report-steps">
             {r.steps.map((s, i) => (
-              <li key={i}>{s}</li>
+              <li key={i}>{sentence(s)}</li>
             ))}
           </ol>
         </>
