@@ -46,8 +46,9 @@ const DAMAGE: Record<string, string> = {
   structure: 'structure: amcheck finds the page wrong although its checksum is valid',
 };
 
-/** The core's lines as whole sentences: a capital first letter and a full stop. */
-export const sentence = (s: string) => s.replace(/^\p{Ll}/u, (c) => c.toUpperCase()) + (/[.!?]$/.test(s) ? '' : '.');
+/** The core's lines as whole sentences: a capital first letter (unless the first word is a
+ * name such as pg_surgery) and a full stop. */
+export const sentence = (s: string) => (/^[^\s_./=()]*\s/u.test(s) ? s.replace(/^\p{Ll}/u, (c) => c.toUpperCase()) : s) + (/[.!?]$/.test(s) ? '' : '.');
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
@@ -70,9 +71,9 @@ function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBloc
     <li className={`finding severity-${b.severity}`} data-testid="finding" data-severity={b.severity} data-file={b.file} data-block={b.block_in_file} data-damage={b.damage}>
       <h4>
         <button type="button" className="finding-open" disabled={!entry} onClick={() => entry && onOpen(entry, b.block_in_file)} title={entry ? 'show this page in the page view' : 'the file was not dropped'}>
-          <span className="severity">{b.severity}</span> Block {b.block} of {name}
-          {rel.database ? ` in database ${rel.database}` : ''} ({b.file}
-          {b.block !== b.block_in_file ? `, block ${b.block_in_file} of that file` : ''})
+          <span className="severity">{b.severity}</span> Block {b.block} of {rel.relation ? name : `the file ${name}`}
+          {rel.database ? ` in database ${rel.database}` : ''}
+          {rel.relation ? ` (${b.file}${b.block !== b.block_in_file ? `, block ${b.block_in_file} of that file` : ''})` : ''}
         </button>
       </h4>
       <p className="incident-damage">{sentence(DAMAGE[b.damage] ?? b.damage)}</p>
@@ -254,12 +255,15 @@ function ReportBody({
       )}
       {r.steps.length > 0 && (
         <>
-          <h3>Steps, in order</h3>
-          <ol className="steps" data-testid="report-steps">
-            {r.steps.map((s, i) => (
-              <li key={i}>{sentence(s)}</li>
-            ))}
-          </ol>
+          {/* Folded: the findings and the summary below them stay on the first screen. */}
+          <details className="steps">
+            <summary>What to do, in order ({r.steps.length} steps)</summary>
+            <ol data-testid="report-steps">
+              {r.steps.map((s, i) => (
+                <li key={i}>{sentence(s)}</li>
+              ))}
+            </ol>
+          </details>
         </>
       )}
       <BugTemplate r={r} markdown={markdown} controldata={controldata} name={name} />
