@@ -30,6 +30,8 @@ interface Block {
 }
 interface Made {
   bad: string;
+  clean: string;
+  cleanJson: { verdict: string; relations: unknown[] };
   heap: string;
   pages: number;
   /** The primary key's keys at the zeroed block's TIDs, on the undamaged cluster. */
@@ -67,8 +69,11 @@ test.beforeAll(() => {
     const heapAbs = c.relationPath('orders');
     c.stop();
 
+    const copy = (to: string) => cpSync(c.dataDir, to, { recursive: true, filter: (src) => !/\/pg_wal\/.|postmaster\.pid$/.test(src) });
+    const clean = join(out, 'clean');
+    copy(clean);
     const bad = join(out, 'bad');
-    cpSync(c.dataDir, bad, { recursive: true, filter: (src) => !/\/pg_wal\/.|postmaster\.pid$/.test(src) });
+    copy(bad);
     const heap = relative(c.dataDir, heapAbs);
     const file = readFileSync(join(bad, heap));
     file.fill(0, ZEROED * BS, (ZEROED + 1) * BS);
@@ -87,7 +92,9 @@ test.beforeAll(() => {
     expect(json.status, json.stderr).toBe(1);
     const md = spawnSync(CLI, ['report', '--markdown', 'bad'], { cwd: out, encoding: 'utf8' });
     expect(md.status, md.stderr).toBe(1);
-    made = { bad, heap, pages, zeroedKeys, flippedNote, json: JSON.parse(json.stdout) as Made['json'], markdown: md.stdout };
+    const cleanJson = spawnSync(CLI, ['report', '--json', 'clean'], { cwd: out, encoding: 'utf8' });
+    expect(cleanJson.status, cleanJson.stderr).toBe(0);
+    made = { bad, clean, cleanJson: JSON.parse(cleanJson.stdout) as Made['cleanJson'], heap, pages, zeroedKeys, flippedNote, json: JSON.parse(json.stdout) as Made['json'], markdown: md.stdout };
   } finally {
     c.destroy();
   }
@@ -183,3 +190,22 @@ for (const size of [
     });
   });
 }
+
+test('another directory dropped while the report is read: the report under way is dropped and the new one is made, off the main thread', async ({ page }) => {
+  await page.addInitScript(() => {
+    const w = window as unknown as { longTasks: number[] };
+    w.longTasks = [];
+    new PerformanceObserver((l) => w.longTasks.push(...l.getEntries().map((e) => e.duration))).observe({ type: 'longtask', buffered: true });
+  });
+  await page.goto('/');
+  await page.getByTestId('folder-input').setInputFiles(made.bad);
+  await expect(page.getByTestId('report')).toHaveAttribute('data-state', 'running');
+  await page.getByTestId('folder-input').setInputFiles(made.clean);
+  await expect(page.getByTestId('report')).toHaveAttribute('data-state', 'done', { timeout: 90_000 });
+  // The clean copy's report: the CLI's verdict, nothing damaged, only routine notes.
+  expect(made.cleanJson.relations).toEqual([]);
+  await expect(page.getByTestId('report-verdict')).toHaveText(made.cleanJson.verdict);
+  await expect(page.locator('[data-testid=finding]:not([data-severity=note])')).toHaveCount(0);
+  const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
+  console.log(`main-thread tasks over 50 ms while two directories were dropped and reported: ${JSON.stringify(longTasks.map(Math.round))}`);
+});

@@ -23,7 +23,7 @@ export function bugMessage(r: ReportJson, markdown: string, controldata: string 
   const version = r.cluster.pg_version === null ? 'not known (no PG_VERSION was dropped)' : String(r.cluster.pg_version);
   const lines = [
     'To: pgsql-bugs@lists.postgresql.org',
-    `Subject: Data corruption in PostgreSQL ${r.cluster.pg_version ?? ''}: ${r.verdict}`.replace('  ', ' '),
+    `Subject: Data corruption${r.cluster.pg_version === null ? '' : ` in PostgreSQL ${r.cluster.pg_version}`}: ${r.verdict}`,
     '',
     `PostgreSQL major version: ${version}`,
     `Platform: ${orTodo(fields.platform)}`,
