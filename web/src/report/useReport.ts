@@ -1,7 +1,7 @@
 // Which files the report covers, and its worker: the last data directory dropped (the
 // folder holding PG_VERSION and global/pg_control), else the relation files dropped loose.
 // A new drop ends the report under way and starts another.
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { droppedFiles } from '../rows/dropped';
 import type { FromReport, ReportFile, ReportJson, ToReport } from './protocol';
@@ -41,10 +41,19 @@ export function reportSource(files: readonly FileEntry[]): ReportSource | null {
   return loose.length > 0 ? { root: '', files: loose } : null;
 }
 
+function sameSource(a: ReportSource | null, b: ReportSource | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.root === b.root && a.files.length === b.files.length && a.files.every((f, i) => f.path === b.files[i].path && f.file === b.files[i].file);
+}
+
 export function useReport(files: readonly FileEntry[]): { source: ReportSource | null; report: ReportState } {
   // A drop adds entries (ids only grow); a file's progress changes neither.
   const lastId = files.length > 0 ? files[files.length - 1].id : -1;
-  const source = useMemo(() => reportSource(files), [files.length, lastId]);
+  const computed = useMemo(() => reportSource(files), [files.length, lastId]);
+  // The same files (the playground's snapshots added beside them): the report stands.
+  const kept = useRef<ReportSource | null>(null);
+  if (!sameSource(kept.current, computed)) kept.current = computed;
+  const source = kept.current;
   const [report, setReport] = useState<ReportState>({ state: 'idle' });
 
   useEffect(() => {
