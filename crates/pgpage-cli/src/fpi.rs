@@ -132,6 +132,65 @@ fn collect(args: &FpiArgs) -> Result<Inputs, Fail> {
     Ok(inputs)
 }
 
+/// Feeds every record of the WAL in `wal` (segment files, pg_wal or archive directories, a
+/// data directory), in timeline order, to `history`: what `report --wal` learns of the
+/// damaged blocks.
+pub(crate) fn read_history(wal: &[PathBuf], history: &mut BlockHistory) -> Result<(), String> {
+    let args = FpiArgs {
+        json: false,
+        out: None,
+        relation: None,
+        block: None,
+        wal: wal.to_vec(),
+    };
+    let inputs = collect(&args).map_err(|f| match f {
+        Fail::Input(line) => line,
+        Fail::Io(e) => io_reason(&e),
+    })?;
+    let names: Vec<&str> = inputs.segments.iter().map(|(n, _)| n.as_str()).collect();
+    let texts: Vec<(&str, Option<String>)> = inputs
+        .histories
+        .iter()
+        .map(|(n, path)| (n.as_str(), fs::read_to_string(path).ok()))
+        .collect();
+    let histories: Vec<(&str, Option<&str>)> =
+        texts.iter().map(|(n, t)| (*n, t.as_deref())).collect();
+    let plan = plan_segments(&names, &histories, segment_size(&inputs));
+    let mut reader = WalReader::new(control_options(inputs.control.as_deref()));
+    if let Some(h) = &plan.history {
+        reader.set_history(h.clone());
+    }
+    let mut buf = vec![0u8; 1 << 20];
+    for &i in &plan.order {
+        let Some((name, path)) = inputs.segments.get(i) else {
+            continue;
+        };
+        let reason = |e: &io::Error| {
+            format!(
+                "could not read file \"{}\": {}",
+                path.display(),
+                io_reason(e)
+            )
+        };
+        let mut file = open_regular(path).map_err(|e| reason(&e))?;
+        reader.begin_segment(Some(name));
+        loop {
+            let n = match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(reason(&e)),
+            };
+            reader.feed(buf.get(..n).unwrap_or(&[]), &mut |rec: &WalRecord<'_>| {
+                history.observe(rec);
+            });
+        }
+        reader.end_segment();
+    }
+    reader.finish();
+    Ok(())
+}
+
 /// pg_control's system identifier and block size, when its CRC holds.
 fn control_options(control: Option<&Path>) -> WalOptions {
     let mut opts = WalOptions::default();

@@ -8,8 +8,10 @@ use std::fs;
 use std::path::PathBuf;
 
 use pgpage::report::{markdown, text, Report, ReportReader, Request};
+use pgpage::wal::BlockHistory;
 
 use crate::args::io_reason;
+use crate::fpi::read_history;
 use crate::heapctx::data_directory;
 use crate::input::{open_regular, read_full_at};
 use crate::ls::Ls;
@@ -34,13 +36,21 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: &ReportArgs) -> i32 {
-    if !args.wal.is_empty() || args.from.is_some() {
+    if args.from.is_some() {
         eprintln!(
-            "pgpage: error: report does not read --wal or --from yet: run pgpage fpi --relation ... --block N over the WAL, or pgpage diff against the backup, for the blocks the report names"
+            "pgpage: error: report does not read --from yet: run pgpage diff BACKUP_FILE FILE, or pgpage repair --block N --from BACKUP_FILE, for the blocks the report names"
         );
         return 2;
     }
-    match gather(&args.paths) {
+    let gathered = gather(&args.paths).and_then(|mut report| {
+        if !args.wal.is_empty() {
+            let mut history = BlockHistory::of_blocks(report.wal_blocks());
+            read_history(&args.wal, &mut history)?;
+            report.set_wal(&history);
+        }
+        Ok(report)
+    });
+    match gathered {
         Ok(report) => {
             let out = if args.json {
                 match serde_json::to_string_pretty(&report) {

@@ -168,6 +168,17 @@ fn check(version: u32) {
         .psql(&[&format!("select note from t where ctid = '({flipped},1)'")])
         .trim()
         .to_owned();
+    // Structure: item 1 of block 5 gets an xmin past the cluster's next xid, its checksum
+    // made valid again (the page's hint bits say committed, so the server still reads it).
+    let structure = 5usize;
+    rows.insert(structure, server_rows(&c, structure));
+    let xmin_at: usize = c
+        .psql(&[&format!(
+            "select lp_off from heap_page_items(get_raw_page('t', {structure})) where lp = 1"
+        )])
+        .trim()
+        .parse()
+        .unwrap();
     c.stop();
 
     let damaged = c.root.join("damaged");
@@ -202,6 +213,11 @@ fn check(version: u32) {
     write_block(&file, torn_block, &torn);
     let holder = read_block(&file, holds);
     write_block(&file, misplaced, &holder);
+    let mut wrong = read_block(&file, structure);
+    wrong[xmin_at..xmin_at + 4].copy_from_slice(&0x7FFF_FF00u32.to_le_bytes());
+    let sum = pgpage::checksum::pg_checksum_page(&wrong, structure as u32, pgpage::Endian::Little);
+    wrong[8..10].copy_from_slice(&sum.to_le_bytes());
+    write_block(&file, structure, &wrong);
     let mut bits = read_block(&file, flipped);
     bits[flip_byte] ^= 1 << 5;
     write_block(&file, flipped, &bits);
@@ -214,6 +230,18 @@ fn check(version: u32) {
     assert_eq!(report["cluster"]["data_checksums"], "on");
     assert_eq!(report["cluster"]["block_size"], 8192);
     assert_eq!(report["cluster"]["state"], "shut down");
+
+    // The table's file alone, inside the data directory: the same blocks, named.
+    let alone = json(&pgpage(&["report", "--json", file.to_str().unwrap()]));
+    assert_eq!(
+        alone["relations"].as_array().unwrap().len(),
+        1,
+        "the file alone"
+    );
+    assert_eq!(
+        alone["relations"][0], report["relations"][0],
+        "the file alone"
+    );
 
     let class = |b: usize| {
         block_of(&report, "public.t", b)["damage"]
@@ -309,8 +337,8 @@ fn check(version: u32) {
         original_note.replace("Juliet", "juliet").as_str()
     );
     // The verdict counts what the blocks say.
-    let lost: u64 = [zeroed, random, torn_block, misplaced]
-        .iter()
+    let lost: u64 = rows
+        .keys()
         .map(|b| {
             block_of(&report, "public.t", *b)["rows"]["lost"]
                 .as_u64()
@@ -420,36 +448,90 @@ fn check(version: u32) {
         .lines()
         .map(str::to_owned)
         .collect();
+    let mut all_gone = 0;
     for (b, on_block) in &rows {
         let gone = on_block.iter().filter(|(_, id)| !seen.contains(id)).count();
+        all_gone += gone;
         let got = &block_of(&report, "public.t", *b)["rows"];
+        // The server reads the structure block; the rest it zeroes.
+        let readable = if *b == structure {
+            0
+        } else {
+            got["readable"].as_u64().unwrap()
+        };
         assert_eq!(
             gone as u64,
-            got["lost"].as_u64().unwrap() + got["readable"].as_u64().unwrap(),
+            got["lost"].as_u64().unwrap() + readable,
             "block {b}"
         );
         assert!(keys(block_of(&report, "public.t", *b))
             .iter()
             .all(|k| !seen.contains(k)));
     }
-    assert_eq!(
-        seen.len(),
-        total - rows.values().map(Vec::len).sum::<usize>()
+    // Every other row is there.
+    assert_eq!(seen.len(), total - all_gone);
+
+    // --wal: each damaged block's newest full-page image in the original's pg_wal (the TID
+    // scans above set hint bits after the last checkpoint, which with checksums on logs
+    // images), as `pgpage fpi --block N` finds it.
+    let wal = c.data.join("pg_wal");
+    let with_wal = json(&pgpage(&[
+        "report",
+        "--json",
+        "--wal",
+        wal.to_str().unwrap(),
+        d,
+    ]));
+    assert_eq!(with_wal["wal_searched"], true);
+    let (db, relfilenode) = {
+        let parts: Vec<&str> = rel.split('/').collect();
+        (parts[1].to_owned(), parts[2].to_owned())
+    };
+    let mut images = 0;
+    for b in [zeroed, random, torn_block, misplaced, flipped] {
+        let fpi = json(&pgpage(&[
+            "fpi",
+            "--json",
+            "--relation",
+            &format!("{db}/{relfilenode}"),
+            "--block",
+            &b.to_string(),
+            wal.to_str().unwrap(),
+        ]));
+        let newest = fpi["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["fork"] == "main")
+            .map(|x| x["newest_image_lsn"].clone())
+            .unwrap_or(Value::Null);
+        let got = &block_of(&with_wal, "public.t", b)["wal_image"];
+        assert_eq!(
+            if got.is_null() {
+                Value::Null
+            } else {
+                got["lsn"].clone()
+            },
+            newest,
+            "block {b}"
+        );
+        images += usize::from(!newest.is_null());
+    }
+    assert!(
+        images > 0,
+        "no full-page image of a damaged block in the WAL"
     );
+    let steps = with_wal["steps"].to_string();
+    assert!(
+        steps.contains("The WAL given holds a full-page image of block"),
+        "{steps}"
+    );
+    let out = pgpage(&["report", "--from", d, d]);
+    assert_eq!(out.status.code(), Some(2));
 
     // The undamaged copy: nothing to report.
     let clean = pgpage(&["report", c.data.to_str().unwrap()]);
     assert_eq!(clean.status.code(), Some(0), "{clean:?}");
-
-    // The table's file alone, inside the data directory: the same blocks.
-    let alone = json(&pgpage(&["report", "--json", file.to_str().unwrap()]));
-    let classes: Vec<&str> = alone["relations"][0]["blocks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["damage"].as_str().unwrap())
-        .collect();
-    assert_eq!(classes.len(), 5, "{alone:#}");
 
     // Bad input: an empty directory, a file that is not a relation.
     let empty = c.root.join("empty");

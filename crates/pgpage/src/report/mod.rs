@@ -50,9 +50,8 @@ pub struct ClusterFacts {
 pub enum Severity {
     /// The server refuses the page, or rows are lost.
     Error,
-    /// Wrong but readable.
+    /// Wrong but readable. (Notes are counted apart: `Report::notes`.)
     Warning,
-    Note,
 }
 
 /// What happened to a block (CONTRACTS.md's classes).
@@ -162,6 +161,17 @@ pub struct Block {
     /// A heap block's rows (None for an index's block).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<Rows>,
+    /// With WAL given: the block's newest full-page image in it (None: none there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wal_image: Option<WalImage>,
+}
+
+/// A damaged block's newest full-page image in the WAL given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WalImage {
+    pub lsn: String,
+    /// Records after the image that changed the block: the image alone lacks them.
+    pub records_after: u64,
 }
 
 /// One relation with damaged blocks.
@@ -198,10 +208,64 @@ pub struct Report {
     pub notes: Vec<Note>,
     /// What could not be read or named (damaged catalogs, unreadable files), one line each.
     pub unknown: Vec<String>,
+    /// WAL was given and searched for the damaged blocks' full-page images.
+    pub wal_searched: bool,
     pub steps: Vec<String>,
 }
 
+/// The WAL locator (tablespace, database, relfilenode) a relation path names, as relpath.c
+/// lays them out: `base/DB/REL`, `global/REL`, `pg_tblspc/SPC/PG_.../DB/REL` (or the tail
+/// of a longer path).
+fn locator_of(path: &str) -> Option<(u32, u32, u32)> {
+    let parts: Vec<&str> = path.rsplit('/').collect();
+    let rel = crate::file::parse_relation_file_name(parts.first()?)?.relfilenode;
+    match (parts.get(1), parts.get(2), parts.get(3), parts.get(4)) {
+        (Some(&"global"), ..) => Some((1664, 0, rel)),
+        (Some(db), Some(&"base"), ..) => Some((1663, db.parse().ok()?, rel)),
+        (Some(db), _, Some(spc), Some(&"pg_tblspc")) => {
+            Some((spc.parse().ok()?, db.parse().ok()?, rel))
+        }
+        _ => None,
+    }
+}
+
 impl Report {
+    /// The blocks to watch in WAL (`wal::BlockHistory::of_blocks`): each damaged block's
+    /// relfilenode, main fork and block.
+    pub fn wal_blocks(&self) -> BTreeSet<(u32, u8, u32)> {
+        self.blocks()
+            .filter_map(|(rel, b)| Some((locator_of(&rel.path)?.2, 0u8, b.block)))
+            .collect()
+    }
+
+    /// What the WAL given says of the damaged blocks (a history of `wal_blocks`): each
+    /// block's newest full-page image, and the steps again with them.
+    pub fn set_wal(&mut self, history: &crate::wal::BlockHistory) {
+        self.wal_searched = true;
+        for rel in &mut self.relations {
+            let Some((spc, db, relnode)) = locator_of(&rel.path) else {
+                continue;
+            };
+            for b in &mut rel.blocks {
+                b.wal_image = history
+                    .blocks()
+                    .find(|(k, _, _)| {
+                        k.fork == 0
+                            && k.block == b.block
+                            && (k.locator.spc_oid, k.locator.db_oid, k.locator.rel_number)
+                                == (spc, db, relnode)
+                    })
+                    .and_then(|(_, image, after)| {
+                        Some(WalImage {
+                            lsn: crate::wal::lsn_text(image?.lsn),
+                            records_after: after.len() as u64,
+                        })
+                    });
+            }
+        }
+        self.steps = steps(self);
+    }
+
     /// Exit status: 0 nothing damaged, 1 damage found.
     pub fn damaged(&self) -> bool {
         !self.relations.is_empty()
@@ -484,6 +548,7 @@ pub fn build(input: &Input) -> Report {
         pages,
         notes: notes.into_values().collect(),
         unknown: input.unknown.clone(),
+        wal_searched: false,
         steps: Vec::new(),
     };
     report.verdict = verdict(&report);
@@ -580,7 +645,16 @@ fn file_blocks(
             ));
         }
         if rows_kind {
-            b.rows = Some(rows_of(page, &b, absolute, endian, rel, held.as_ref()));
+            let wrong: BTreeSet<u16> = row.structure.iter().filter_map(|f| f.item).collect();
+            b.rows = Some(rows_of(
+                page,
+                &b,
+                &wrong,
+                absolute,
+                endian,
+                rel,
+                held.as_ref(),
+            ));
         }
         out.push(b);
     }
@@ -610,6 +684,7 @@ fn classify(
         torn_sectors: Vec::new(),
         bit_flips: Vec::new(),
         rows: None,
+        wal_image: None,
     };
     match row.status {
         PageStatus::Zero => {
@@ -638,10 +713,16 @@ fn classify(
             }
             b.severity = Severity::Warning;
             b.damage = Damage::Structure;
+            b.evidence.push(format!(
+                "the checksum is valid, but amcheck's checks of the page's structure fail (pgpage inspect --block {} shows the values):",
+                row.block
+            ));
             for f in &row.structure {
+                let rule = f.finding.rule();
+                let check = format!("{} ({}, {})", f.finding.code(), rule.file, rule.function);
                 b.evidence.push(match f.item {
-                    Some(lp) => format!("item {lp}: {}", f.finding.message_unvalued()),
-                    None => f.finding.message_unvalued(),
+                    Some(lp) => format!("item {lp}: {check}"),
+                    None => check,
                 });
             }
             return Some(b);
@@ -758,6 +839,7 @@ const INDEX_BOUND: &str = "as the index holds them: an index also keeps entries 
 fn rows_of(
     page: &[u8],
     b: &Block,
+    wrong_items: &BTreeSet<u16>,
     absolute: u32,
     endian: Endian,
     rel: &RelationInput,
@@ -771,11 +853,15 @@ fn rows_of(
         }
         _ => None,
     };
-    // Rows the damaged bytes took: a torn page's tuples in other sectors.
+    // Rows the damaged bytes took: a torn page's tuples in the torn sectors, and items
+    // amcheck finds wrong (an xmin past the next xid: no snapshot sees the row).
     let mut own = own;
     if let (Some(o), Damage::Torn) = (own.as_mut(), b.damage) {
         let torn = offsets_in_sectors(page, endian, &b.torn_sectors);
         o.retain(|lp| !torn.contains(lp));
+    }
+    if let Some(o) = own.as_mut() {
+        o.retain(|lp| !wrong_items.contains(lp));
     }
     // A page the server refuses gives no rows to the server, but pgpage reads its sane ones.
     let readable_count = own.as_ref().map(|o| o.len() as u64);
@@ -940,10 +1026,50 @@ fn steps(r: &Report) -> Vec<String> {
             ""
         }
     ));
-    out.push(format!(
-        "Get a good copy of each damaged page ({}): a full-page image in the WAL since the last checkpoint before the damage (pgpage fpi --relation ... --block N over pg_wal and the WAL archive), or the block from a base backup (pgpage repair --block N --from BACKUP_FILE), replayed to now with pgpage recover",
-        blocks.join(", ")
-    ));
+    if r.wal_searched {
+        let (with, without): (Vec<_>, Vec<_>) =
+            r.blocks().partition(|(_, b)| b.wal_image.is_some());
+        let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
+        if !with.is_empty() {
+            let list: Vec<String> = with
+                .iter()
+                .filter_map(|(rel, b)| {
+                    let w = b.wal_image.as_ref()?;
+                    Some(format!(
+                        "block {} of {} (image at {}, {} later {} touching it)",
+                        b.block,
+                        name(rel),
+                        w.lsn,
+                        w.records_after,
+                        if w.records_after == 1 {
+                            "record"
+                        } else {
+                            "records"
+                        }
+                    ))
+                })
+                .collect();
+            out.push(format!(
+                "The WAL given holds a full-page image of {}: pgpage recover --wal WAL --block N --out NEW FILE writes each page as the server's redo makes it, the image and the records after it replayed",
+                list.join(", ")
+            ));
+        }
+        if !without.is_empty() {
+            let list: Vec<String> = without
+                .iter()
+                .map(|(rel, b)| format!("block {} of {}", b.block, name(rel)))
+                .collect();
+            out.push(format!(
+                "The WAL given holds no full-page image of {}: take the block from a base backup (pgpage repair --block N --from BACKUP_FILE --out NEW FILE) and replay the WAL since the backup (pgpage recover --from BACKUP)",
+                list.join(", ")
+            ));
+        }
+    } else {
+        out.push(format!(
+            "Get a good copy of each damaged page ({}): a full-page image in the WAL since the last checkpoint before the damage (pgpage report --wal WAL, pgpage fpi --relation DB/RELFILENODE --block N over pg_wal and the WAL archive), or the block from a base backup (pgpage repair --block N --from BACKUP_FILE), replayed to now with pgpage recover",
+            blocks.join(", ")
+        ));
+    }
     let flips: Vec<String> = r
         .blocks()
         .filter(|(_, b)| b.damage == Damage::BitFlip)
@@ -1084,6 +1210,18 @@ mod tests {
             }],
             unknown: Vec::new(),
         })
+    }
+
+    #[test]
+    fn locators_of_relation_paths() {
+        assert_eq!(locator_of("base/5/16384.2"), Some((1663, 5, 16384)));
+        assert_eq!(locator_of("/d/base/5/16384"), Some((1663, 5, 16384)));
+        assert_eq!(locator_of("global/1262"), Some((1664, 0, 1262)));
+        assert_eq!(
+            locator_of("pg_tblspc/16390/PG_16_202307071/5/16391"),
+            Some((16390, 5, 16391))
+        );
+        assert_eq!(locator_of("16384"), None);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use super::{
 };
 use crate::catalog::reader::{CatalogListing, CatalogReader, ListedRelation, ReadWith};
 use crate::catalog::table::TableReader;
-use crate::control::{decode_control, state_words, ControlValue};
+use crate::control::{decode_control, state_words, ControlFile, ControlValue};
 use crate::datadir::parse_pg_version;
 use crate::decode::KeyColumn;
 use crate::file::{file_geometry, parse_relation_file_name, Fork, GeometryChoice};
@@ -98,6 +98,8 @@ pub struct ReportReader {
     step: Step,
     given: BTreeMap<Request, Result<Vec<u8>, String>>,
     with: Option<ReadWith>,
+    /// pg_control when it can be trusted: the horizon of the heap checks.
+    control: Option<ControlFile>,
     checksums: ChecksumsKnown,
     choice: GeometryChoice,
     listing: Option<CatalogListing>,
@@ -132,6 +134,7 @@ impl ReportReader {
             step: Step::Control,
             given: BTreeMap::new(),
             with: None,
+            control: None,
             checksums: ChecksumsKnown::Unknown,
             choice: GeometryChoice::default(),
             listing: None,
@@ -318,6 +321,20 @@ impl ReportReader {
                     if let Some(m) = self.maps.take() {
                         scan.set_maps(Arc::new(m));
                     }
+                }
+                // amcheck's page checks, with what the catalogs say of the relation: a page
+                // whose checksum is valid can still be wrong.
+                if let (Some(listing), Some(listed)) = (
+                    self.listing.as_ref(),
+                    self.groups.get(g).and_then(|x| x.listed.as_ref()),
+                ) {
+                    let (structure, _) = crate::structures::relation_structure(
+                        listing,
+                        listed,
+                        self.control.as_ref(),
+                        self.log.as_ref(),
+                    );
+                    scan.set_structure(Arc::new(structure));
                 }
                 Ok(Step::Scan(
                     g,
@@ -764,6 +781,7 @@ impl ReportReader {
             ChecksumsKnown::Unknown => "unknown",
         });
         self.with = Some(ReadWith::from_control(major, control.as_ref()));
+        self.control = control;
     }
 
     fn catalogs_read(&mut self, mut listing: CatalogListing) {

@@ -53,7 +53,7 @@ fn relation_name(rel: &Relation) -> String {
     }
 }
 
-fn block_text(out: &mut String, rel: &Relation, b: &Block) {
+fn block_text(out: &mut String, rel: &Relation, b: &Block, said: &mut Vec<String>) {
     let _ = writeln!(
         out,
         "  {} block {} ({} block {}): {}",
@@ -90,8 +90,10 @@ fn block_text(out: &mut String, rel: &Relation, b: &Block) {
             let keys: Vec<String> = r.keys.iter().map(|k| key_text(k)).collect();
             let _ = writeln!(out, "    lost keys: {}", keys.join(", "));
         }
-        if let Some(why) = &r.bound {
+        // Said once: the same reason under every block would bury the blocks.
+        if let Some(why) = r.bound.as_ref().filter(|w| !said.contains(w)) {
             let _ = writeln!(out, "    ({why})");
+            said.push(why.clone());
         }
     }
 }
@@ -99,6 +101,7 @@ fn block_text(out: &mut String, rel: &Relation, b: &Block) {
 /// The report for a terminal.
 pub fn text(r: &Report) -> String {
     let mut out = String::new();
+    let mut said = Vec::new();
     let _ = writeln!(out, "{}", r.verdict);
     for (severity, title) in [(Severity::Error, "Errors"), (Severity::Warning, "Warnings")] {
         let blocks: Vec<(&Relation, &Block)> =
@@ -108,7 +111,7 @@ pub fn text(r: &Report) -> String {
         }
         let _ = writeln!(out, "\n{title}:");
         for (rel, b) in blocks {
-            block_text(&mut out, rel, b);
+            block_text(&mut out, rel, b, &mut said);
         }
     }
     if !r.unknown.is_empty() {
@@ -198,7 +201,6 @@ pub fn markdown(r: &Report) -> String {
                 match b.severity {
                     Severity::Error => "error",
                     Severity::Warning => "warning",
-                    Severity::Note => "note",
                 },
                 cell(&rel.relation.clone().unwrap_or_default()),
                 cell(&b.file),
