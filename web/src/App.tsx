@@ -28,6 +28,7 @@ import { listPngName } from './share/band';
 import { ZERO_NOTE_WORDS } from './lib/status';
 import { databaseOf, qualified } from './app/catalog';
 import { blocksPerSegmentFor } from './app/control';
+import { ReportPanel } from './report/ReportPanel';
 
 type Theme = 'auto' | 'light' | 'dark';
 
@@ -276,6 +277,7 @@ export function App() {
         </Suspense>
       )}
 
+      <ReportPanel files={files} controls={controls} onPick={setSel} />
       <section className="summary" data-testid="summary" data-state={state}>
         <h2>Summary</h2>
         <div aria-live="polite">

@@ -1,0 +1,272 @@
+// The incident report, the first thing shown after a drop: the core's report (computed in
+// the report worker, the same the CLI prints) as a verdict, the findings in rank order (what
+// the server refuses or what loses rows, then what is wrong but readable, then the routine
+// notes counted in one line each), the steps, the Markdown download and a pgsql-bugs message.
+// A finding with a block opens that page in the page view.
+import { useState } from 'react';
+import type { FileEntry } from '../files';
+import type { ClusterControl } from '../app/control';
+import type { Selection } from '../app/selection';
+import { BUG_FIELDS, bugMessage, type BugFields } from './bugs';
+import type { ReportBlock, ReportJson, ReportRelation, Severity } from './protocol';
+import { useReport } from './useReport';
+import './report.css';
+
+const RANK: Record<Severity, number> = { error: 0, warning: 1, note: 2 };
+
+/** Every damaged block, errors first, then warnings, then notes (the report's order kept within each). */
+export function ranked(r: ReportJson): { rel: ReportRelation; b: ReportBlock }[] {
+  return r.relations.flatMap((rel) => rel.blocks.map((b) => ({ rel, b }))).sort((x, y) => RANK[x.b.severity] - RANK[y.b.severity]);
+}
+
+function download(text: string, name: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/markdown' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Named after the relation when one is damaged, else after the cluster. */
+export function reportName(r: ReportJson, root: string): string {
+  const names = [...new Set(r.relations.map((x) => x.relation ?? x.path.replace(/\//g, '-')))];
+  const cluster = root.replace(/\/$/, '').split('/').pop() || (r.cluster.system_identifier ? `cluster-${r.cluster.system_identifier}` : 'cluster');
+  return `${names.length === 1 ? names[0] : cluster}-report`;
+}
+
+const DAMAGE: Record<string, string> = {
+  zeroed: 'zeroed: an all-zero page where rows were; the server reads it as empty',
+  overwritten: 'overwritten: not a PostgreSQL page (header and line pointers make no sense)',
+  torn: 'torn: some 512-byte sectors are from another write',
+  misplaced: 'misplaced: the page holds another block',
+  bit_flip: 'bit flip: flipping a single bit makes the checksum valid',
+  checksum: 'checksum mismatch with no single explanation',
+  header: 'header: the checksum is valid but the page header is not',
+  structure: 'structure: amcheck finds the page wrong although its checksum is valid',
+};
+
+/** The core's lines as whole sentences: a capital first letter (unless the first word is a
+ * name such as pg_surgery) and a full stop. */
+export const sentence = (s: string) => (/^[^\s_./=()]*\s/u.test(s) ? s.replace(/^\p{Ll}/u, (c) => c.toUpperCase()) : s) + (/[.!?]$/.test(s) ? '' : '.');
+
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+function rowsSentence(rows: NonNullable<ReportBlock['rows']>): string {
+  if (rows.known_from === 'unknown' || rows.lost === null) {
+    const readable = rows.readable === null ? '' : ` ${plural(rows.readable, 'row is', 'rows are')} readable.`;
+    return `How many rows this block held is not known: its header cannot be trusted and no index points into it.${readable}`;
+  }
+  const lost = rows.lost === 0 ? 'No row is lost' : `${rows.upper_bound ? 'At most ' : ''}${plural(rows.lost, 'row is', 'rows are')} lost`;
+  const readable = rows.readable === null ? 'how many are readable is not known' : rows.readable === 0 ? 'no row is readable' : `${plural(rows.readable, 'row is', 'rows are')} readable`;
+  const from = rows.known_from === 'index' ? `as the entries of the index ${rows.index ?? ''} that point into this block say` : "as the page's own line pointers say";
+  return `${lost} and ${readable}, ${from}.`.replace(/^./, (c) => c.toUpperCase());
+}
+
+const keyText = (k: (string | null)[]) => (k.length === 1 ? (k[0] ?? 'NULL') : `(${k.map((v) => v ?? 'NULL').join(', ')})`);
+
+function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBlock; entry: FileEntry | undefined; onOpen: (f: FileEntry, block: number) => void }) {
+  const name = rel.relation ?? rel.path;
+  return (
+    <li className={`finding severity-${b.severity}`} data-testid="finding" data-severity={b.severity} data-file={b.file} data-block={b.block_in_file} data-damage={b.damage}>
+      <h4>
+        <button type="button" className="finding-open" disabled={!entry} onClick={() => entry && onOpen(entry, b.block_in_file)} title={entry ? 'show this page in the page view' : 'the file was not dropped'}>
+          <span className="severity">{b.severity}</span> Block {b.block} of {rel.relation ? name : `the file ${name}`}
+          {rel.database ? ` in database ${rel.database}` : ''}
+          {rel.relation ? ` (${b.file}${b.block !== b.block_in_file ? `, block ${b.block_in_file} of that file` : ''})` : ''}
+        </button>
+      </h4>
+      <p className="incident-damage">{sentence(DAMAGE[b.damage] ?? b.damage)}</p>
+      {b.server && (
+        <p>
+          The server says: <code>{b.server}</code>
+        </p>
+      )}
+      {b.evidence.length > 0 && (
+        <ul className="incident-evidence">
+          {b.evidence.map((e, i) => (
+            <li key={i}>{sentence(e)}</li>
+          ))}
+          {b.holds_block !== undefined && <li>The page was written for block {b.holds_block}.</li>}
+        </ul>
+      )}
+      {b.bit_flips && b.bit_flips.length > 0 && (
+        // Its own scrolling box on a phone, which the keyboard can reach.
+        <div className="incident-flips" tabIndex={0} role="region" aria-label={`bit flips of block ${b.block}`}>
+        <table data-testid="bit-flips">
+          <caption>Single-bit flips that make the checksum valid</caption>
+          <thead>
+            <tr>
+              <th>byte</th>
+              <th>bit</th>
+              <th>field</th>
+              <th>item</th>
+              <th>column</th>
+              <th>stored</th>
+              <th>flipped back</th>
+            </tr>
+          </thead>
+          <tbody>
+            {b.bit_flips.map((f) => (
+              <tr key={`${f.byte}-${f.bit}`} data-testid="bit-flip" data-item={f.item ?? ''} data-column={f.column ?? ''}>
+                <td>{f.byte}</td>
+                <td>{f.bit}</td>
+                <td>{f.field}</td>
+                <td>{f.item ?? ''}</td>
+                <td>{f.column ?? ''}</td>
+                <td>{f.stored ?? ''}</td>
+                <td>{f.flipped ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        </div>
+      )}
+      {b.rows && (
+        <p className="incident-rows" data-testid="finding-rows" data-lost={b.rows.lost ?? ''} data-readable={b.rows.readable ?? ''} data-known-from={b.rows.known_from}>
+          {rowsSentence(b.rows)}
+          {b.rows.bound ? ` ${sentence(b.rows.bound)}` : ''}
+        </p>
+      )}
+      {b.rows?.keys && b.rows.keys.length > 0 && (
+        <p className="incident-keys" data-testid="lost-keys" data-index={b.rows.index ?? ''}>
+          The lost rows&apos; keys in {b.rows.index ?? 'the index'} ({b.rows.keys.length.toLocaleString('en-US')}):{' '}
+          {/* A box of its own: thousands of keys would push every other finding out of sight. */}
+          <span data-testid="lost-key-list" tabIndex={0} aria-label="the lost rows' keys">
+            {b.rows.keys.map(keyText).join(', ')}
+          </span>
+        </p>
+      )}
+    </li>
+  );
+}
+
+function BugTemplate({ r, markdown, controldata, name }: { r: ReportJson; markdown: string; controldata: string | null; name: string }) {
+  const [fields, setFields] = useState<BugFields>({ platform: '', storage: '', happened: '', log: '' });
+  return (
+    <details className="bugs" data-testid="report-bugs">
+      <summary>Report it to pgsql-bugs</summary>
+      <p>
+        A message for <code>pgsql-bugs@lists.postgresql.org</code> with PostgreSQL {r.cluster.pg_version ?? '(version not known)'}, pg_control as pg_controldata
+        prints it, and this report as its evidence. Fill in what only you know, then download it.
+      </p>
+      {BUG_FIELDS.map((f) => (
+        <label key={f.key}>
+          {f.label}
+          <textarea rows={f.key === 'log' ? 5 : 2} placeholder={f.hint} value={fields[f.key]} data-field={f.key} onChange={(e) => setFields({ ...fields, [f.key]: e.target.value })} />
+        </label>
+      ))}
+      <button type="button" data-testid="report-bugs-download" onClick={() => download(bugMessage(r, markdown, controldata, fields), `${name}-pgsql-bugs.txt`)}>
+        Download the pgsql-bugs message
+      </button>
+    </details>
+  );
+}
+
+export function ReportPanel({ files, controls, onPick }: { files: readonly FileEntry[]; controls: readonly ClusterControl[]; onPick: (s: Selection) => void }) {
+  const { source, report } = useReport(files);
+  if (!source) return null;
+  const onOpen = (f: FileEntry, block: number) => {
+    onPick({ fileId: f.id, block, offset: 0 });
+    // The page view comes with the selection: bring it into sight once it has its page.
+    let tries = 0;
+    const look = () => {
+      const view = document.querySelector('[data-testid=page-view]');
+      if (view && view.getAttribute('data-state') !== 'loading') view.scrollIntoView({ block: 'start' });
+      else if (tries++ < 100) setTimeout(look, 50);
+    };
+    setTimeout(look, 0);
+  };
+  return (
+    <section className="incident" data-testid="report" data-state={report.state} aria-labelledby="report-title">
+      <h2 id="report-title">Incident report</h2>
+      {report.state === 'running' && (
+        <p role="status" data-testid="report-progress">
+          Reading the {source.root ? 'data directory' : 'files'} for the report:{' '}
+          {report.total > 0 ? `${Math.round((100 * Math.min(report.read, report.total)) / report.total)}% of ${(report.total / 1e6).toFixed(1)} MB` : 'starting'}.
+          <progress max={report.total || 1} value={Math.min(report.read, report.total)} />
+        </p>
+      )}
+      {report.state === 'error' && (
+        <p role="alert" data-testid="report-error">
+          No report could be made: {report.message}
+        </p>
+      )}
+      {report.state === 'done' && <ReportBody r={report.report} markdown={report.markdown} root={source.root} files={files} controls={controls} onOpen={onOpen} />}
+    </section>
+  );
+}
+
+function ReportBody({
+  r,
+  markdown,
+  root,
+  files,
+  controls,
+  onOpen,
+}: {
+  r: ReportJson;
+  markdown: string;
+  root: string;
+  files: readonly FileEntry[];
+  controls: readonly ClusterControl[];
+  onOpen: (f: FileEntry, block: number) => void;
+}) {
+  const blocks = ranked(r);
+  const name = reportName(r, root);
+  const control = controls.find((c) => c.root === root)?.control;
+  const controldata = typeof control?.text === 'string' ? control.text : null;
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  return (
+    <>
+      <p className={`report-verdict${blocks.length > 0 ? ' damaged' : ''}`} data-testid="report-verdict">
+        {r.verdict}
+      </p>
+      <p className="report-cluster">
+        PostgreSQL {r.cluster.pg_version ?? '(version not known)'}, data checksums {r.cluster.data_checksums}
+        {r.cluster.state ? `, ${r.cluster.state}` : ''}: {plural(r.pages, 'page', 'pages')} read in {plural(r.files, 'relation file', 'relation files')}.
+      </p>
+      <div className="report-actions">
+        <button type="button" data-testid="report-markdown" onClick={() => download(markdown, `${name}.md`)}>
+          Download the report (Markdown)
+        </button>
+      </div>
+      {(blocks.length > 0 || r.notes.length > 0) && (
+        <ol className="findings" aria-label="findings, the worst first">
+          {blocks.map(({ rel, b }) => (
+            <Finding key={`${b.file}:${b.block_in_file}`} rel={rel} b={b} entry={byPath.get(`${root}${b.file}`)} onOpen={onOpen} />
+          ))}
+          {r.notes.map((n) => (
+            <li key={n.code} className="finding severity-note" data-testid="finding" data-severity="note" data-code={n.code} data-count={n.count}>
+              <span className="severity">note</span> {plural(n.count, 'time', 'times')}: {sentence(n.message)}
+            </li>
+          ))}
+        </ol>
+      )}
+      {r.unknown.length > 0 && (
+        <>
+          <h3>Not known</h3>
+          <ul data-testid="report-unknown">
+            {r.unknown.map((u, i) => (
+              <li key={i}>{sentence(u)}</li>
+            ))}
+          </ul>
+        </>
+      )}
+      {r.steps.length > 0 && (
+        <>
+          {/* Folded: the findings and the summary below them stay on the first screen. */}
+          <details className="steps">
+            <summary>What to do, in order ({r.steps.length} steps)</summary>
+            <ol data-testid="report-steps">
+              {r.steps.map((s, i) => (
+                <li key={i}>{sentence(s)}</li>
+              ))}
+            </ol>
+          </details>
+        </>
+      )}
+      <BugTemplate r={r} markdown={markdown} controldata={controldata} name={name} />
+    </>
+  );
+}

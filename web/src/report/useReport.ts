@@ -1,0 +1,92 @@
+// Which files the report covers, and its worker: the last data directory dropped (the
+// folder holding PG_VERSION and global/pg_control), else the relation files dropped loose.
+// A new drop ends the report under way and starts another.
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { FileEntry } from '../files';
+import { droppedFiles } from '../rows/dropped';
+import type { FromReport, ReportFile, ReportJson, ToReport } from './protocol';
+
+export interface ReportSource {
+  /** The data directory's path prefix as dropped (`pgdata/`), '' for loose files. */
+  root: string;
+  files: ReportFile[];
+}
+
+export type ReportState =
+  | { state: 'idle' }
+  | { state: 'running'; read: number; total: number }
+  | { state: 'done'; report: ReportJson; markdown: string; damaged: boolean }
+  | { state: 'error'; message: string };
+
+/** Files handed to the worker per message: each a short task of the page. */
+const CHUNK = 500;
+
+/** The playground's snapshots are the playground's own, not a drop to report on. */
+const ours = (path: string) => !path.startsWith('playground/');
+
+export function reportSource(files: readonly FileEntry[]): ReportSource | null {
+  const dropped = droppedFiles().filter((d) => ours(d.path));
+  const paths = new Set(dropped.map((d) => d.path));
+  let root: string | null = null;
+  for (const d of dropped) {
+    if (d.path !== 'PG_VERSION' && !d.path.endsWith('/PG_VERSION')) continue;
+    const r = d.path.slice(0, d.path.length - 'PG_VERSION'.length);
+    if (paths.has(`${r}global/pg_control`)) root = r;
+  }
+  if (root !== null) {
+    const r = root;
+    return { root: r, files: dropped.filter((d) => d.path.startsWith(r)).map((d) => ({ path: d.path.slice(r.length), file: d.file })) };
+  }
+  const loose = files.filter((f) => f.rel !== null && ours(f.path)).map((f) => ({ path: f.path, file: f.file }));
+  return loose.length > 0 ? { root: '', files: loose } : null;
+}
+
+function sameSource(a: ReportSource | null, b: ReportSource | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.root === b.root && a.files.length === b.files.length && a.files.every((f, i) => f.path === b.files[i].path && f.file === b.files[i].file);
+}
+
+export function useReport(files: readonly FileEntry[]): { source: ReportSource | null; report: ReportState } {
+  // A drop adds entries (ids only grow); a file's progress changes neither.
+  const lastId = files.length > 0 ? files[files.length - 1].id : -1;
+  const computed = useMemo(() => reportSource(files), [files.length, lastId]);
+  // The same files (the playground's snapshots added beside them): the report stands.
+  const kept = useRef<ReportSource | null>(null);
+  if (!sameSource(kept.current, computed)) kept.current = computed;
+  const source = kept.current;
+  const [report, setReport] = useState<ReportState>({ state: 'idle' });
+
+  useEffect(() => {
+    if (!source) {
+      setReport({ state: 'idle' });
+      return;
+    }
+    setReport({ state: 'running', read: 0, total: 0 });
+    const worker = new Worker(new URL('./report.worker.ts', import.meta.url), { type: 'module' });
+    worker.onmessage = (e: MessageEvent<FromReport>) => {
+      const m = e.data;
+      if (m.type === 'progress') setReport({ state: 'running', read: m.read, total: m.total });
+      else if (m.type === 'done') setReport({ state: 'done', report: JSON.parse(m.json) as ReportJson, markdown: m.markdown, damaged: m.damaged });
+      else setReport({ state: 'error', message: m.message });
+      if (m.type !== 'progress') worker.terminate();
+    };
+    worker.onerror = (e) => setReport({ state: 'error', message: e.message || 'the report worker failed' });
+    let i = 0;
+    let timer = 0;
+    const shown = source.root;
+    const next = () => {
+      const part = source.files.slice(i, i + CHUNK);
+      i += CHUNK;
+      const last = i >= source.files.length;
+      worker.postMessage({ type: 'files', files: part, last, shown } satisfies ToReport);
+      if (!last) timer = window.setTimeout(next, 0);
+    };
+    next();
+    return () => {
+      window.clearTimeout(timer);
+      worker.terminate();
+    };
+  }, [source]);
+
+  return { source, report };
+}
