@@ -151,7 +151,8 @@ impl Finding {
 }
 
 /// `message` with its numeric conversions (`%u`, `%d`, `%X`) replaced by `values` in order;
-/// conversions past the values, and `%s`, stay as they are for the caller to fill.
+/// conversions past the values, `%s`, and the page's own place ("block %u", "page %u",
+/// which the caller knows) stay as they are for the caller to fill.
 fn fill(message: &str, values: &[u32]) -> alloc::string::String {
     use core::fmt::Write;
     let mut out = alloc::string::String::with_capacity(message.len().saturating_add(16));
@@ -161,7 +162,8 @@ fn fill(message: &str, values: &[u32]) -> alloc::string::String {
         out.push_str(rest.get(..at).unwrap_or_default());
         let after = rest.get(at.saturating_add(1)..).unwrap_or_default();
         let spec = ["u", "d", "X"].into_iter().find(|c| after.starts_with(c));
-        match spec.zip(next.clone().next()) {
+        let place = out.ends_with("block ") || out.ends_with("page ");
+        match spec.filter(|_| !place).zip(next.clone().next()) {
             Some((c, v)) => {
                 next.next();
                 let _ = if c == "X" {

@@ -115,7 +115,7 @@ fn item(
             // amcheck reports the first rule a line pointer breaks, and only that one.
             if let Some((f, values)) = problem {
                 spans.reflag_item(&crate::fields::item_id_data::LP_OFF, id.lp, f);
-                spans.value(id.lp, f, values);
+                spans.value(Some(id.lp), f, values);
             }
             spans.push(
                 off,

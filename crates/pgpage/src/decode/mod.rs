@@ -620,8 +620,14 @@ impl Spans {
 
     /// [`Spans::flag_item`] for a finding whose message prints `values`.
     pub fn flag_item_valued(&mut self, field: &Field, item: u16, problem: Finding, values: &[u32]) {
-        self.value(item, problem, Values::new(values));
+        self.value(Some(item), problem, Values::new(values));
         self.flag_item(field, item, problem);
+    }
+
+    /// [`Spans::flag`] for a finding about the page whose message prints `values`.
+    pub fn flag_valued(&mut self, field: &Field, problem: Finding, values: &[u32]) {
+        self.value(None, problem, Values::new(values));
+        self.flag(field, problem);
     }
 
     /// How many line pointers carry a finding.
@@ -635,9 +641,9 @@ impl Spans {
 
     /// Records the numbers the message of `finding` on line pointer `item` prints (the
     /// first check to record them for that line pointer keeps them).
-    pub fn value(&mut self, item: u16, finding: Finding, values: Values) {
+    pub fn value(&mut self, item: Option<u16>, finding: Finding, values: Values) {
         let v = ValuedFinding {
-            item: Some(item),
+            item,
             finding,
             values,
         };
@@ -879,11 +885,11 @@ pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) 
         if id.flags == LP_REDIRECT && (id.off == 0 || id.off > n) {
             let bound = if id.off == 0 { 1 } else { n };
             let values = Values::new(&[u32::from(id.off), u32::from(bound)]);
-            spans.value(lp, Finding::LpRedirectOutOfRange, values);
+            spans.value(Some(lp), Finding::LpRedirectOutOfRange, values);
         } else if matches!(id.flags, LP_NORMAL | LP_DEAD) && id.len != 0 && end > r.len() {
             let page = u32::try_from(r.len()).unwrap_or(u32::MAX);
             let values = Values::new(&[u32::from(id.off), u32::from(id.len), page]);
-            spans.value(lp, Finding::ItemPastPage, values);
+            spans.value(Some(lp), Finding::ItemPastPage, values);
         }
         let problem = match id.flags {
             LP_UNUSED if id.len != 0 || id.off != 0 => Some(Finding::LpUnusedWithStorage),
