@@ -14,7 +14,9 @@ use std::sync::{mpsc, Mutex};
 
 use pgpage::copy::CopyFormat;
 use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
-use pgpage::rows::{page_problem, Column, RowFormat, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS};
+use pgpage::rows::{
+    page_problem, Column, RowFormat, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
+};
 use pgpage::scan::ChecksumsKnown;
 use pgpage::toast::{ChunkIndex, ValueProblem};
 use pgpage::tuple::ToastPointer;
@@ -558,9 +560,7 @@ fn chunk(
         c.rows = c.rows.saturating_add(rows.rows);
         c.invisible = c.invisible.saturating_add(rows.invisible);
         c.undecided = c.undecided.saturating_add(rows.undecided);
-        c.damaged_rows = c
-            .damaged_rows
-            .saturating_add(rows.damaged.len() as u64);
+        c.damaged_rows = c.damaged_rows.saturating_add(rows.damaged.len() as u64);
         let ctids: Vec<String> = rows
             .damaged
             .iter()

@@ -31,7 +31,12 @@ use pgpage::Endian;
 /// pgpage's stdout for `args` (whatever its exit status).
 fn stdout_of(args: &[&str]) -> String {
     let out = pgpage(args);
-    assert_ne!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert_ne!(
+        out.status.code(),
+        Some(2),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -39,7 +44,11 @@ fn stdout_of(args: &[&str]) -> String {
 fn assert_whole(text: &str, version: u32) {
     for hole in ["%u", "%d", "%s", "%X", "%zu", "%m", "…"] {
         let line = text.lines().find(|l| l.contains(hole));
-        assert!(line.is_none(), "{version}: \"{hole}\" in: {}", line.unwrap_or_default());
+        assert!(
+            line.is_none(),
+            "{version}: \"{hole}\" in: {}",
+            line.unwrap_or_default()
+        );
     }
 }
 
@@ -475,7 +484,12 @@ fn held_against_amcheck(version: u32) {
         stdout_of(&["inspect", heap_path.to_str().unwrap()]),
     ];
     for b in 0..7 {
-        said.push(stdout_of(&["repair", "--block", &b.to_string(), heap_path.to_str().unwrap()]));
+        said.push(stdout_of(&[
+            "repair",
+            "--block",
+            &b.to_string(),
+            heap_path.to_str().unwrap(),
+        ]));
     }
     for p in &index_paths {
         said.push(stdout_of(&["inspect", p.to_str().unwrap()]));
@@ -545,7 +559,8 @@ fn held_against_amcheck(version: u32) {
             if f == Finding::HeapRedirectToUnused && version < 16 {
                 continue;
             }
-            let line = format!("heap table \"postgres.public.h\", block {blk}, offset {off}: {msg}");
+            let line =
+                format!("heap table \"postgres.public.h\", block {blk}, offset {off}: {msg}");
             let ours_words = decode_page_with(
                 &h[*blk as usize * BLCKSZ..(*blk as usize + 1) * BLCKSZ],
                 *blk,

@@ -640,7 +640,10 @@ fn damaged_pages_named_and_included(version: u32) {
         .unwrap()
     };
     let (zero_rows, flip_rows) = (per_block(2), per_block(3));
-    assert!(zero_rows > 0 && flip_rows > 0 && per_block(4) > 0, "{version}");
+    assert!(
+        zero_rows > 0 && flip_rows > 0 && per_block(4) > 0,
+        "{version}"
+    );
     let path = c.data.join(
         c.psql_in("forensic", &["select pg_relation_filepath('orders')"])
             .trim(),
@@ -739,14 +742,20 @@ fn damaged_pages_named_and_included(version: u32) {
         )),
         "{version}: {inc_err}"
     );
-    assert!(inc_err.contains("block 2: all zeros between pages with rows"), "{version}");
+    assert!(
+        inc_err.contains("block 2: all zeros between pages with rows"),
+        "{version}"
+    );
 
     // --header: COPY's HEADER option, in csv and (15 on, where COPY allows it) text.
     assert_eq!(headed, expected_headed, "PostgreSQL {version} --header");
     assert_eq!(json_header_code, Some(2), "{version}: --header with json");
     if version >= 15 {
         let expected_text = copy_ignoring_checksums(&c, order, "format text, header");
-        assert_eq!(text_headed, expected_text, "PostgreSQL {version} text --header");
+        assert_eq!(
+            text_headed, expected_text,
+            "PostgreSQL {version} text --header"
+        );
     }
 
     // JSON flags exactly the rows of the damaged page.
@@ -759,7 +768,11 @@ fn damaged_pages_named_and_included(version: u32) {
         })
         .collect();
     assert_eq!(marked, flipped, "{version}");
-    assert_eq!(json.lines().count(), expected_included.lines().count(), "{version}");
+    assert_eq!(
+        json.lines().count(),
+        expected_included.lines().count(),
+        "{version}"
+    );
     eprintln!(
         "PostgreSQL {version}: the zeroed page (it held {zero_rows} rows) named, {flip_rows} rows of the flipped page equal to COPY under ignore_checksum_failure"
     );

@@ -205,7 +205,10 @@ fn held_against_amcheck(version: u32) {
         assert!(rows[0].starts_with(&want), "{version}: {rows:?}");
         // pgpage's line ends in verify_heapam's message, word for word.
         let msg = rows[0].splitn(3, '|').nth(2).unwrap();
-        assert!(heap_line.ends_with(&format!(": {msg}")), "{version}: {msg} / {heap_line}");
+        assert!(
+            heap_line.ends_with(&format!(": {msg}")),
+            "{version}: {msg} / {heap_line}"
+        );
     }
 }
 

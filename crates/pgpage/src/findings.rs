@@ -135,13 +135,13 @@ impl Finding {
                 ))
             }
             // verify_heapam words a redirect out of range by the bound it passes.
-            (Finding::LpRedirectOutOfRange, [target, bound]) => alloc::borrow::Cow::Borrowed(
-                if target < bound {
+            (Finding::LpRedirectOutOfRange, [target, bound]) => {
+                alloc::borrow::Cow::Borrowed(if target < bound {
                     "line pointer redirection to item at offset %u precedes minimum offset %u"
                 } else {
                     "line pointer redirection to item at offset %u exceeds maximum offset %u"
-                },
-            ),
+                })
+            }
             (Finding::ItemPastPage, [_, _, _]) => alloc::borrow::Cow::Borrowed(
                 "line pointer to page offset %u with length %u ends beyond maximum page offset %u",
             ),

@@ -115,7 +115,8 @@ pub fn readable_despite_checksum(page: &[u8], absolute: u32, endian: Endian) -> 
         Some(f) => Err(format!(
             "its structure is damaged too: {}{}",
             f.message(),
-            f.item.map_or_else(String::new, |i| format!(" (offset {i})"))
+            f.item
+                .map_or_else(String::new, |i| format!(" (offset {i})"))
         )),
         None => Ok(()),
     }

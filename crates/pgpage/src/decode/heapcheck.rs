@@ -311,7 +311,10 @@ pub(super) fn lp_problem(id: &ItemId, page_len: usize) -> Option<(Finding, Value
     if off != maxalign(off) {
         Some((Finding::HeapLpNotMaxaligned, Values::new(&[lp_off])))
     } else if len < MIN_LP_LEN {
-        Some((Finding::HeapLpTooShort, Values::new(&[lp_len, MIN_LP_LEN as u32])))
+        Some((
+            Finding::HeapLpTooShort,
+            Values::new(&[lp_len, MIN_LP_LEN as u32]),
+        ))
     } else if off.saturating_add(len) > page_len {
         let max = u32::try_from(page_len).unwrap_or(u32::MAX);
         Some((Finding::ItemPastPage, Values::new(&[lp_off, lp_len, max])))

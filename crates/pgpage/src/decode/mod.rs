@@ -1136,7 +1136,10 @@ pub fn check_page(
         .v
         .iter()
         .filter_map(|s| s.problem.map(|finding| d.item_finding(finding, s.item)));
-    let notes = d.findings.iter().map(|&finding| d.item_finding(finding, None));
+    let notes = d
+        .findings
+        .iter()
+        .map(|&finding| d.item_finding(finding, None));
     for f in flagged.chain(notes) {
         if !out.contains(&f) {
             out.push(f);
