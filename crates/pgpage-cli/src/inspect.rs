@@ -381,7 +381,7 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
                 absolute,
                 status.as_str(),
                 &decoded,
-                &path,
+                path,
                 redaction.as_ref(),
             )
             .map_err(write_err)?;

@@ -365,6 +365,11 @@ impl RowWriter {
                         got.undecided = rows.undecided;
                         got.damaged = rows.damaged;
                         got.left_out.extend(rows.left_out);
+                    } else {
+                        // Its tuples that would not give a row either way are named too, so
+                        // that every row of the page is counted or named.
+                        got.left_out
+                            .extend(rows.left_out.into_iter().filter(|l| !l.printed));
                     }
                 }
                 Err(more) => got.left_out.push(LeftOut {
