@@ -659,6 +659,41 @@ mod tests {
         assert!(alloc::format!("{e}").contains("bad_header"));
     }
 
+    /// Random bytes where a page was: pd_lower of noise counts thousands of line pointers,
+    /// so no count and no tuple is taken from them, and pg_surgery gets no list to kill.
+    #[test]
+    fn a_noise_page_has_no_tuple_count() {
+        // xorshift64: bytes no PostgreSQL wrote.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let page: Vec<u8> = (0..8192)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect();
+        let opts = DecodeOptions {
+            file_kind: Some(PageKind::Heap),
+            ..DecodeOptions::default()
+        };
+        let decoded = decode_page_with(&page, 128, &opts, &Hints::default());
+        assert!(!decoded.items_counted);
+        assert!(decoded.items.len() > 100, "pd_lower of noise counts many");
+        let a = advise(&page, 128, &opts, Some("t"), None, None);
+        assert!(!a.tuples_known);
+        assert!(a.tuples.is_empty() && a.damaged.is_empty() && a.freeze.is_empty());
+        assert!(a
+            .zero_damaged_pages
+            .contains("how many is unknown from the page"));
+        assert!(!a.zero_damaged_pages.contains("lost for good"));
+        let sql = a.surgery_sql.unwrap();
+        assert!(!sql.contains("heap_force_kill"), "{sql}");
+        // The same page's own header, once sane, counts again.
+        let good = heap_fixture();
+        assert!(decode_page_with(&good, 0, &opts, &Hints::default()).items_counted);
+    }
+
     #[test]
     fn advice_names_the_tuples_and_the_table() {
         let mut page = heap_fixture();
