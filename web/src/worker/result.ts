@@ -87,7 +87,8 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     }
     // amcheck's per-page checks, in its words with its numbers, at its block and offset.
     for (let k = sStart[i]; k < sStart[i + 1]; k++) {
-      const message = sMessages[k].replace('%s', relation);
+      // `%s`: the relation's name, which the page knows from the catalogs (useFiles).
+      const message = sMessages[k];
       pageFindings.push({ block: block[i], absoluteBlock: abs[i], code: t.findings[sCodes[k]], message, evidence: t.evidence[sCodes[k]], amcheck: true, ...(sItems[k] ? { offset: sItems[k] } : {}) });
     }
   }
