@@ -107,7 +107,10 @@ test(`PostgreSQL ${PG_VERSION}: the browser's rows equal COPY and pgpage rows, a
   const cliDamaged = pgpage(['rows', '--database', 'postgres', c.dataDir, relation]);
   expect(cliDamaged.status).toBe(1);
   expect(damaged.text).toBe(cliDamaged.stdout);
-  expect(damaged.salvage.pagesLost).toEqual([{ block: BAD, message: expect.stringMatching(/^page verification failed, calculated checksum \d+ but expected \d+$/) }]);
+  // Its header and structure are sound, so the core counts the rows it gives and names the
+  // tuples that would not: together the rows the server had on that block.
+  const unreadable = damaged.salvage.tuples.filter((t) => t.block === BAD && !t.printed).length;
+  expect(damaged.salvage.pagesLost).toEqual([{ block: BAD, message: expect.stringMatching(/^page verification failed, calculated checksum \d+ but expected \d+$/), rows: (perBlock.find((r) => r.b === BAD)?.n ?? 0) - unreadable }]);
   expect(damaged.salvage.rows).toBe(got.salvage.rows - (perBlock.find((r) => r.b === BAD)?.n ?? 0));
   const kept = csv.split('\n').filter((l) => l !== '');
   expect(damaged.text.split('\n').filter((l) => l !== '').every((l) => kept.includes(l))).toBe(true);

@@ -381,6 +381,7 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
                 absolute,
                 status.as_str(),
                 &decoded,
+                path,
                 redaction.as_ref(),
             )
             .map_err(write_err)?;
@@ -461,6 +462,7 @@ fn print_text(
     absolute: u32,
     status: &str,
     d: &DecodedPage,
+    relation: &str,
     redaction: Option<&Redaction>,
 ) -> io::Result<()> {
     writeln!(
@@ -493,13 +495,21 @@ fn print_text(
     }
     let items = value(serde_json::to_value(&d.items).unwrap_or_default());
     if let Some(rows) = items.as_array().filter(|r| !r.is_empty()) {
-        writeln!(out, "  items: {}", rows.len())?;
+        if d.items_counted {
+            writeln!(out, "  items: {}", rows.len())?;
+        } else {
+            writeln!(
+                out,
+                "  items: unknown: the header and line pointers are not ones PostgreSQL writes; the {} rows below are what pd_lower counts",
+                rows.len()
+            )?;
+        }
         for row in rows {
             writeln!(out, "    {}", pairs(row))?;
         }
     }
     for f in &d.findings {
-        writeln!(out, "  note: {}", f.message_unvalued())?;
+        writeln!(out, "  note: {}", f.message())?;
     }
     for p in d.problems() {
         let item = p.item.map(|i| format!(" (item {i})")).unwrap_or_default();
@@ -509,7 +519,9 @@ fn print_text(
             p.start,
             p.end,
             p.field.qualified(),
-            p.problem.map(|f| f.message_unvalued()).unwrap_or_default()
+            p.problem
+                .map(|f| d.item_finding(f, p.item).message_at(absolute, relation))
+                .unwrap_or_default()
         )?;
     }
     Ok(())

@@ -486,19 +486,17 @@ fn print_advice(
 ) -> io::Result<()> {
     writeln!(
         w,
-        "\"{}\", block {block} (relation block {}{}): {}, {} page, {} {}, {} damaged",
+        "\"{}\", block {block} (relation block {}{}): {}, {} page, {}",
         d.display,
         d.absolute,
         table.map_or_else(String::new, |t| format!(", table {t}")),
         a.status.as_str(),
         a.kind.as_str(),
-        a.tuples.len(),
-        if a.tuples.len() == 1 {
-            "tuple"
-        } else {
-            "tuples"
-        },
-        a.damaged.len()
+        match (a.tuples_known, a.tuples.len()) {
+            (false, _) => String::from("number of tuples unknown from the page"),
+            (true, 1) => format!("1 tuple, {} damaged", a.damaged.len()),
+            (true, n) => format!("{n} tuples, {} damaged", a.damaged.len()),
+        }
     )?;
     writeln!(w, "{}.", a.zero_damaged_pages)?;
     writeln!(w, "{}.", a.ignore_checksum_failure)?;

@@ -14,7 +14,9 @@ use std::sync::{mpsc, Mutex};
 
 use pgpage::copy::CopyFormat;
 use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
-use pgpage::rows::{page_problem, Column, RowFormat, RowWriter, Versions};
+use pgpage::rows::{
+    page_problem, Column, RowFormat, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
+};
 use pgpage::scan::ChecksumsKnown;
 use pgpage::toast::{ChunkIndex, ValueProblem};
 use pgpage::tuple::ToastPointer;
@@ -49,6 +51,15 @@ pub struct RowsArgs {
     /// updated, undecided).
     #[arg(long)]
     pub all_versions: bool,
+    /// Also the rows of pages whose checksum fails but whose header and structure are sound,
+    /// as `SET ignore_checksum_failure = on` lets the server read them: JSON marks each
+    /// `"damaged": "checksum"`; for csv and text, whose lines have no room, stderr lists
+    /// their ctids.
+    #[arg(long)]
+    pub include_damaged: bool,
+    /// A first line with the column names, as COPY's HEADER option prints it (csv, text).
+    #[arg(long)]
+    pub header: bool,
     /// A file (segment) of the table's TOAST relation; repeat for each segment.
     #[arg(long, value_name = "FILE")]
     pub toast: Vec<PathBuf>,
@@ -164,6 +175,15 @@ pub struct Summary {
     pub invisible: u64,
     pub undecided: u64,
     pub problems: u64,
+    /// Rows printed from pages whose checksum fails (`--include-damaged`).
+    pub damaged_rows: u64,
+    /// Pages whose rows are left out, and how many rows those whose count is known give.
+    pub pages_left_out: u64,
+    pub rows_left_out: u64,
+    /// Tuples left out one by one.
+    pub tuples_left_out: u64,
+    /// All-zero pages between pages with rows.
+    pub zero_pages: u64,
 }
 
 impl Summary {
@@ -181,10 +201,39 @@ impl Summary {
             );
         }
         if self.problems > 0 {
-            eprintln!(
-                "pgpage: {} rows printed; {} tuples or pages left out (named above)",
-                self.rows, self.problems
-            );
+            let mut what = Vec::new();
+            if self.pages_left_out > 0 {
+                let counted = if self.rows_left_out > 0 {
+                    format!(
+                        " (among them {} rows of pages whose checksum fails: --include-damaged prints them)",
+                        self.rows_left_out
+                    )
+                } else {
+                    String::new()
+                };
+                what.push(format!("{} pages left out{counted}", self.pages_left_out));
+            }
+            if self.tuples_left_out > 0 {
+                what.push(format!("{} tuples left out", self.tuples_left_out));
+            }
+            if self.zero_pages > 0 {
+                what.push(format!(
+                    "{} all-zero pages between pages with rows, their rows lost",
+                    self.zero_pages
+                ));
+            }
+            if self.damaged_rows > 0 {
+                what.push(format!(
+                    "{} rows printed from pages whose checksum fails",
+                    self.damaged_rows
+                ));
+            }
+            let what = if what.is_empty() {
+                format!("{} problems", self.problems)
+            } else {
+                what.join("; ")
+            };
+            eprintln!("pgpage: {} rows printed; {what} (named above)", self.rows);
         }
     }
 }
@@ -214,6 +263,8 @@ impl Toast {
 
 /// A relation file opened, its geometry decided and its segment number known.
 struct HeapFile {
+    /// Its place in the relation's list of files.
+    index: usize,
     display: String,
     file: File,
     len: u64,
@@ -243,6 +294,7 @@ fn open_heap(
     let geometry = file_geometry(&head, choice, name.is_some())
         .map_err(|e| format!("file \"{display}\": {e}"))?;
     Ok(HeapFile {
+        index: 0,
         display,
         file,
         len,
@@ -276,11 +328,23 @@ pub fn stream_rows(
         .map(|p| open_heap(p, choice, segment))
         .collect::<Result<Vec<_>, _>>()?;
     files.sort_by_key(|f| f.segment);
+    for (i, f) in files.iter_mut().enumerate() {
+        f.index = i;
+    }
     let endian = files.first().map_or(Endian::Little, |f| f.endian);
     let mut summary = Summary::default();
     let toast = index_toast(relation, choice, &mut summary)?;
     let writer = RowWriter::new(columns, args.format.row_format(), endian, check_fit)
-        .with_versions(versions);
+        .with_versions(versions)
+        .with_damaged(args.include_damaged);
+    if args.header {
+        let line = writer
+            .header_line()
+            .ok_or("--header is COPY's option: it applies to --format csv and text")?;
+        out.write_all(line.as_bytes())
+            .map_err(|e| format!("could not write to stdout: {}", io_reason(&e)))?;
+    }
+    let mut zeros = ZeroRuns::default();
     let mut units = Vec::new();
     for (fi, f) in files.iter().enumerate() {
         let bs = f.block_size.len() as u64;
@@ -368,6 +432,16 @@ pub fn stream_rows(
                     }
                 },
             };
+            for &(fi, absolute, zero, line_pointers) in &c.pages {
+                for z in zeros.page(absolute, zero, line_pointers) {
+                    let display = files.get(fi).map_or("", |f| f.display.as_str());
+                    eprintln!(
+                        "pgpage: warning: file \"{display}\", block {z}: {ZERO_PAGE_BETWEEN_ROWS}"
+                    );
+                    summary.zero_pages = summary.zero_pages.saturating_add(1);
+                    summary.problems = summary.problems.saturating_add(1);
+                }
+            }
             for w in &c.warnings {
                 eprintln!("{w}");
             }
@@ -377,6 +451,10 @@ pub fn stream_rows(
             summary.invisible = summary.invisible.saturating_add(c.invisible);
             summary.undecided = summary.undecided.saturating_add(c.undecided);
             summary.problems = summary.problems.saturating_add(c.problems);
+            summary.damaged_rows = summary.damaged_rows.saturating_add(c.damaged_rows);
+            summary.pages_left_out = summary.pages_left_out.saturating_add(c.pages_left_out);
+            summary.rows_left_out = summary.rows_left_out.saturating_add(c.rows_left_out);
+            summary.tuples_left_out = summary.tuples_left_out.saturating_add(c.tuples_left_out);
             let mut text = c.text;
             text.clear();
             let _ = free_tx.send(text);
@@ -396,6 +474,13 @@ struct Chunk {
     invisible: u64,
     undecided: u64,
     problems: u64,
+    damaged_rows: u64,
+    pages_left_out: u64,
+    rows_left_out: u64,
+    tuples_left_out: u64,
+    /// Each page read: its file, relation-wide block, whether all zeros, whether it has line
+    /// pointers (for the zero pages between pages with rows).
+    pages: Vec<(usize, u32, bool, bool)>,
 }
 
 impl Chunk {
@@ -436,6 +521,7 @@ fn chunk(
     let buf = buf.get_mut(..want).unwrap_or_default();
     let (got, _) = read_full_at(&f.file, buf, start.saturating_mul(bs as u64));
     let mut page_buf = Vec::new();
+    let fi = f.index;
     for (block, at) in (start..end).zip((0..want).step_by(bs.max(1))) {
         let absolute = f.block_size.absolute_block(f.segment, block as u32);
         let at_msg = |lp: Option<u16>| match lp {
@@ -470,17 +556,41 @@ fn chunk(
             &mut fetch,
             &mut c.text,
         );
+        c.pages.push((fi, absolute, rows.zero, rows.line_pointers));
         c.rows = c.rows.saturating_add(rows.rows);
         c.invisible = c.invisible.saturating_add(rows.invisible);
         c.undecided = c.undecided.saturating_add(rows.undecided);
+        c.damaged_rows = c.damaged_rows.saturating_add(rows.damaged.len() as u64);
+        let ctids: Vec<String> = rows
+            .damaged
+            .iter()
+            .map(|lp| format!("({absolute},{lp})"))
+            .collect();
         for l in rows.left_out {
             let attribute = l
                 .attnum
                 .map_or_else(String::new, |n| format!(" (attribute {n})"));
-            let what = match (l.printed, l.offset) {
-                (true, _) => String::new(),
-                (false, None) => "; its rows are left out".to_owned(),
-                (false, Some(_)) => "; left out".to_owned(),
+            let what = match (l.printed, l.offset, l.rows) {
+                (true, None, Some(n)) => format!(
+                    "; its {n} rows are printed, read as SET ignore_checksum_failure = on lets the server read them: {}",
+                    if ctids.is_empty() { "none".to_owned() } else { ctids.join(", ") }
+                ),
+                (true, _, _) => String::new(),
+                (false, None, Some(n)) => {
+                    c.pages_left_out = c.pages_left_out.saturating_add(1);
+                    c.rows_left_out = c.rows_left_out.saturating_add(n);
+                    format!(
+                        "; its {n} rows are left out (--include-damaged prints them, as SET ignore_checksum_failure = on lets the server read the page)"
+                    )
+                }
+                (false, None, None) => {
+                    c.pages_left_out = c.pages_left_out.saturating_add(1);
+                    "; its rows are left out".to_owned()
+                }
+                (false, Some(_), _) => {
+                    c.tuples_left_out = c.tuples_left_out.saturating_add(1);
+                    "; left out".to_owned()
+                }
             };
             c.warnings.push(format!(
                 "pgpage: warning: {}{attribute}: {}{what}",

@@ -25,7 +25,6 @@ use common::page::{
     gin_flags, maxoff, seal, u16_at, BLCKSZ, GIN_DATA, GIN_DELETED, GIN_LEAF, GIN_LIST, GIN_META,
 };
 use common::{findings, pgpage, Cluster};
-use pgpage::findings::Finding;
 
 /// An entry tree leaf with at least four items.
 fn entry_leaf(p: &[u8]) -> bool {
@@ -114,19 +113,23 @@ fn check(version: u32) {
         .filter(|l| l.contains("\", block "))
         .map(str::to_owned)
         .collect();
-    let message = Finding::GinEntryOrder.message_unvalued();
+    // gin_index_check's whole message (18's words), its numbers from the pages: the block,
+    // the offset and the page's rightlink (GinPageOpaqueData's first word).
+    let rightlink = |path: &PathBuf, block: u32| {
+        let bytes = fs::read(path).unwrap();
+        let p = &bytes[block as usize * BLCKSZ..(block as usize + 1) * BLCKSZ];
+        let special = u16::from_le_bytes([p[16], p[17]]) as usize;
+        u32::from_le_bytes(p[special..special + 4].try_into().unwrap())
+    };
+    let whole = |name: &str, path: &PathBuf, block: u32| {
+        format!(
+            "gin index \"nc.public.{name}\", block {block}, offset 3: index \"{name}\" has wrong tuple order on entry tree page, block {block}, offset 3, rightlink {}",
+            rightlink(path, block)
+        )
+    };
     assert_eq!(
         lines,
-        vec![
-            format!(
-                "gin index \"nc.public.d_j\", block {}, offset 3: {message}",
-                blocks[0]
-            ),
-            format!(
-                "gin index \"nc.public.d_v\", block {}, offset 3: {message}",
-                blocks[1]
-            ),
-        ],
+        vec![whole("d_j", &j, blocks[0]), whole("d_v", &v, blocks[1])],
         "{version}"
     );
     assert_eq!(out.status.code(), Some(1), "{version}");
@@ -141,6 +144,12 @@ fn check(version: u32) {
             assert!(
                 findings::error_message(&err).contains("wrong tuple order on entry tree page"),
                 "{index}: {err}"
+            );
+            // pgpage's line ends in the server's message, word for word.
+            let msg = findings::error_message(&err);
+            assert!(
+                lines.iter().any(|l| l.ends_with(&format!(": {msg}"))),
+                "{index}: {msg} / {lines:?}"
             );
             assert_eq!(
                 findings::number_after(&err, "block "),

@@ -591,3 +591,191 @@ fn catalog_rows_equal_copy(version: u32) {
 }
 
 each_version!(catalog_rows_equal_copy);
+
+/// COPY's CSV of `query` under CONTRACTS.md's settings and ignore_checksum_failure = on (the
+/// server reads a page whose checksum fails, as `--include-damaged` does); `options` are
+/// COPY's (`format csv, header`).
+fn copy_ignoring_checksums(c: &Cluster, query: &str, options: &str) -> String {
+    c.psql_in(
+        "forensic",
+        &[
+            "set ignore_checksum_failure = on",
+            "set timezone = 'UTC'",
+            "set datestyle = 'ISO, MDY'",
+            "set intervalstyle = postgres",
+            "set extra_float_digits = 1",
+            "set bytea_output = hex",
+            &format!("copy ({query}) to stdout ({options})"),
+        ],
+    )
+}
+
+/// A table with an all-zero page between pages with rows and a page with one bit flipped in a
+/// text column: `rows` names both on stderr with a closing count; `--include-damaged` prints
+/// the flipped page's rows as the server's COPY under ignore_checksum_failure does, byte for
+/// byte, listing their ctids (flagging them in JSON); `--header` is COPY's HEADER.
+fn damaged_pages_named_and_included(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&["create database forensic"]);
+    c.psql_in(
+        "forensic",
+        &[
+            "create table orders (id int4, note text) with (autovacuum_enabled = off)",
+            "insert into orders select g, 'note-' || lpad(g::text, 6, '0') || '-Juliet' \
+             from generate_series(1, 1200) g",
+            // Hint bits set and written, so the pages are read as they are.
+            "select count(*) from orders",
+            "checkpoint",
+        ],
+    );
+    let per_block = |b: u32| -> u64 {
+        c.psql_in(
+            "forensic",
+            &[&format!(
+                "select count(*) from orders where (ctid::text::point)[0] = {b}"
+            )],
+        )
+        .trim()
+        .parse()
+        .unwrap()
+    };
+    let (zero_rows, flip_rows) = (per_block(2), per_block(3));
+    assert!(
+        zero_rows > 0 && flip_rows > 0 && per_block(4) > 0,
+        "{version}"
+    );
+    let path = c.data.join(
+        c.psql_in("forensic", &["select pg_relation_filepath('orders')"])
+            .trim(),
+    );
+    c.stop();
+    // Block 2 zeroed; in block 3, bit 5 of the J of the first tuple's "Juliet" (J -> j).
+    patch(&path, 2 * 8192, &[0u8; 8192]);
+    let page = read(&path, 3 * 8192, 8192);
+    let w = u32::from_le_bytes(page[24..28].try_into().unwrap());
+    let (off, len) = ((w & 0x7FFF) as usize, (w >> 17) as usize);
+    let at = page[off..off + len]
+        .windows(6)
+        .position(|w| w == b"Juliet")
+        .unwrap()
+        + off;
+    patch(&path, 3 * 8192 + at as u64, &[page[at] ^ 0x20]);
+    let data = c.data.to_str().unwrap().to_owned();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["rows"];
+        args.extend(extra);
+        args.extend([data.as_str(), "orders"]);
+        let out = pgpage(&args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (plain_code, plain, plain_err) = run(&[]);
+    let (inc_code, included, inc_err) = run(&["--include-damaged"]);
+    let (_, headed, _) = run(&["--include-damaged", "--header"]);
+    let (_, text_headed, _) = run(&["--include-damaged", "--header", "--format", "text"]);
+    let (_, json, _) = run(&["--include-damaged", "--format", "json"]);
+    let (json_header_code, _, _) = run(&["--header", "--format", "json"]);
+
+    c.restart();
+    let order = "select * from orders order by ctid";
+    let expected_included = copy_ignoring_checksums(&c, order, "format csv");
+    let expected_plain = copy_ignoring_checksums(
+        &c,
+        "select * from orders where (ctid::text::point)[0] <> 3 order by ctid",
+        "format csv",
+    );
+    let expected_headed = copy_ignoring_checksums(&c, order, "format csv, header");
+    let flipped: Vec<String> = copy_ignoring_checksums(
+        &c,
+        "select ctid from orders where (ctid::text::point)[0] = 3 order by ctid",
+        "format csv",
+    )
+    .lines()
+    .map(|l| l.trim_matches('"').to_owned())
+    .collect();
+    // The server itself: the flipped value is what it returns under the setting.
+    assert!(expected_included.contains("-juliet"), "{version}");
+    assert_eq!(flipped.len() as u64, flip_rows, "{version}");
+
+    // Without --include-damaged: the rows of the sound pages, both damaged pages named.
+    assert_eq!(plain_code, Some(1), "{version}: {plain_err}");
+    assert_eq!(plain, expected_plain, "PostgreSQL {version}");
+    let file = path.to_str().unwrap();
+    assert!(
+        plain_err.contains(&format!(
+            "file \"{file}\", block 2: all zeros between pages with rows: the server reads it as an empty page; whatever rows it held are lost"
+        )),
+        "{version}: {plain_err}"
+    );
+    assert!(
+        plain_err.contains(&format!(
+            "file \"{file}\", block 3: page verification failed, calculated checksum"
+        )) && plain_err.contains(&format!(
+            "; its {flip_rows} rows are left out (--include-damaged prints them"
+        )),
+        "{version}: {plain_err}"
+    );
+    let printed = expected_plain.lines().count();
+    let closing = plain_err.lines().last().unwrap_or_default();
+    assert_eq!(
+        closing,
+        format!(
+            "pgpage: {printed} rows printed; 1 pages left out (among them {flip_rows} rows of pages whose checksum fails: --include-damaged prints them); 1 all-zero pages between pages with rows, their rows lost (named above)"
+        ),
+        "{version}"
+    );
+
+    // With it: byte for byte the server's COPY under ignore_checksum_failure, the ctids of
+    // the rows from the damaged page listed.
+    assert_eq!(inc_code, Some(1), "{version}: {inc_err}");
+    for (n, (a, b)) in expected_included.lines().zip(included.lines()).enumerate() {
+        assert_eq!(a, b, "PostgreSQL {version}, line {}", n + 1);
+    }
+    assert_eq!(included, expected_included, "PostgreSQL {version}");
+    assert!(
+        inc_err.contains(&format!(
+            "; its {flip_rows} rows are printed, read as SET ignore_checksum_failure = on lets the server read them: {}",
+            flipped.join(", ")
+        )),
+        "{version}: {inc_err}"
+    );
+    assert!(
+        inc_err.contains("block 2: all zeros between pages with rows"),
+        "{version}"
+    );
+
+    // --header: COPY's HEADER option, in csv and (15 on, where COPY allows it) text.
+    assert_eq!(headed, expected_headed, "PostgreSQL {version} --header");
+    assert_eq!(json_header_code, Some(2), "{version}: --header with json");
+    if version >= 15 {
+        let expected_text = copy_ignoring_checksums(&c, order, "format text, header");
+        assert_eq!(
+            text_headed, expected_text,
+            "PostgreSQL {version} text --header"
+        );
+    }
+
+    // JSON flags exactly the rows of the damaged page.
+    let marked: Vec<String> = json
+        .lines()
+        .filter(|l| l.contains("\"damaged\":\"checksum\""))
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["ctid"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(marked, flipped, "{version}");
+    assert_eq!(
+        json.lines().count(),
+        expected_included.lines().count(),
+        "{version}"
+    );
+    eprintln!(
+        "PostgreSQL {version}: the zeroed page (it held {zero_rows} rows) named, {flip_rows} rows of the flipped page equal to COPY under ignore_checksum_failure"
+    );
+}
+
+each_version!(damaged_pages_named_and_included);

@@ -264,7 +264,8 @@ impl DecodedPageJs {
     pub fn field_kinds(&self) -> Vec<String> {
         self.field_kinds.clone()
     }
-    /// Each finding's message.
+    /// Each finding's whole message, its numbers filled in (`%s` where it quotes the
+    /// relation's name, which the caller knows).
     #[wasm_bindgen(getter)]
     pub fn problems(&self) -> Vec<String> {
         self.problems.clone()
@@ -422,7 +423,6 @@ fn decode_hinted(
 ) -> Result<DecodedPageJs, JsError> {
     use pgpage::decode::{decode_page_with, ColumnHint, DecodeOptions, HeapContext, Hints};
     use pgpage::fields::SpanField;
-    use pgpage::findings::Finding;
     let fork = parse_fork(fork)?;
     let kind = parse_kind(kind)?;
     let columns = match columns.as_deref() {
@@ -455,7 +455,8 @@ fn decode_hinted(
     }
     let n = d.spans.len();
     let mut handles: Vec<SpanField> = Vec::new();
-    let mut findings: Vec<Finding> = Vec::new();
+    // Findings with their numbers: each distinct message is one entry.
+    let mut findings: Vec<pgpage::decode::ItemFinding> = Vec::new();
     let mut out = DecodedPageJs {
         start: Vec::with_capacity(n),
         end: Vec::with_capacity(n),
@@ -483,7 +484,7 @@ fn decode_hinted(
         out.item.push(s.item.unwrap_or(0));
         out.field.push(index_of(&mut handles, s.field));
         out.problem.push(match s.problem {
-            Some(p) => index_of(&mut findings, p).saturating_add(1),
+            Some(p) => index_of(&mut findings, valued(&d, p, s.item)).saturating_add(1),
             None => 0,
         });
         let bytes = page
@@ -492,7 +493,8 @@ fn decode_hinted(
         out.value.push(s.field.format(bytes, e));
     }
     for f in &d.findings {
-        out.page_problems.push(index_of(&mut findings, *f));
+        out.page_problems
+            .push(index_of(&mut findings, d.item_finding(*f, None)));
     }
     for h in &handles {
         let row = h.field();
@@ -505,9 +507,9 @@ fn decode_hinted(
             .push(row.map(|f| f.kind.as_str()).unwrap_or_default().into());
     }
     for f in &findings {
-        out.problems.push(f.message_unvalued());
-        out.problem_codes.push(f.code().into());
-        let r = f.rule();
+        out.problems.push(f.message_at(absolute_block, "%s"));
+        out.problem_codes.push(f.finding.code().into());
+        let r = f.finding.rule();
         out.problem_rules
             .push(format!("{}: {}", r.file, r.function));
     }
@@ -515,6 +517,7 @@ fn decode_hinted(
     // object sorts its keys, and the columns must keep pageinspect's order.
     out.json = serde_json::to_string(&PageColumns {
         kind: d.kind,
+        items_counted: d.items_counted,
         header: &d.header,
         flag_names: &d.header.flag_names,
         items: &d.items,
@@ -524,10 +527,26 @@ fn decode_hinted(
     Ok(out)
 }
 
+/// A span's finding with the numbers its check recorded, and the line pointer only where
+/// those numbers or the message need it: one entry per distinct message.
+fn valued(
+    d: &pgpage::decode::DecodedPage,
+    f: pgpage::findings::Finding,
+    item: Option<u16>,
+) -> pgpage::decode::ItemFinding {
+    let mut v = d.item_finding(f, item);
+    if v.values.is_empty() && !f.message().contains("offset %u") {
+        v.item = None;
+    }
+    v
+}
+
 /// The decoded page's columns in the core's declaration order, which is pageinspect's.
 #[derive(serde::Serialize)]
 struct PageColumns<'a> {
     kind: PageKind,
+    /// `DecodedPage::items_counted`: false when `items` are what pd_lower of noise counts.
+    items_counted: bool,
     header: &'a pgpage::decode::PageHeader,
     flag_names: &'a [&'static str],
     items: &'a pgpage::decode::Items,
@@ -809,8 +828,7 @@ pub fn block_sizes() -> Vec<u32> {
 }
 
 /// Every finding, in the order of the codes `FileVerdictJs.finding_codes` holds:
-/// `[{"code", "message", "unvalued", "evidence", "file", "function", "maps"}]` as JSON
-/// (`unvalued`: the message with "…" for its printf values); `maps` marks the
+/// `[{"code", "message", "evidence", "file", "function", "maps"}]` as JSON; `maps` marks the
 /// findings of a heap page against its relation's `_vm` and `_fsm` (`FileScanJs.set_maps`).
 #[wasm_bindgen]
 pub fn findings_table() -> Result<String, JsError> {
@@ -820,7 +838,6 @@ pub fn findings_table() -> Result<String, JsError> {
             serde_json::json!({
                 "code": f.code(),
                 "message": f.message(),
-                "unvalued": f.message_unvalued(),
                 "evidence": f.evidence(),
                 "file": f.rule().file,
                 "function": f.rule().function,
@@ -1062,6 +1079,7 @@ pub struct FileVerdictJs {
     structure_start: Vec<u32>,
     structure_codes: Vec<u16>,
     structure_items: Vec<u16>,
+    structure_messages: Vec<String>,
     json: String,
 }
 
@@ -1095,6 +1113,7 @@ impl FileVerdictJs {
             structure_start: Vec::with_capacity(n.saturating_add(1)),
             structure_codes: Vec::new(),
             structure_items: Vec::new(),
+            structure_messages: Vec::new(),
             json: String::new(),
         };
         let mut chance = None;
@@ -1142,6 +1161,8 @@ impl FileVerdictJs {
             for f in &p.structure {
                 out.structure_codes.push(finding_index(f.finding));
                 out.structure_items.push(f.item.unwrap_or(0));
+                out.structure_messages
+                    .push(f.message_at(p.absolute_block, "%s"));
             }
         }
         out.finding_start
@@ -1263,6 +1284,12 @@ impl FileVerdictJs {
     #[wasm_bindgen(getter)]
     pub fn structure_items(&self) -> Vec<u16> {
         self.structure_items.clone()
+    }
+    /// Each structural finding's whole message, its numbers filled in; `%s` stands where
+    /// the message quotes the relation's name, which the caller knows.
+    #[wasm_bindgen(getter)]
+    pub fn structure_messages(&self) -> Vec<String> {
+        self.structure_messages.clone()
     }
     /// `{"geometry", "segno", "blocks", "trailing_bytes", "checksums_disabled", "problem",
     /// "counts", "remap": [[chunk status code, status as judged]] for pages it does not list,

@@ -6,7 +6,9 @@
 
 use pgpage::catalog::table::Table;
 use pgpage::copy::CopyFormat;
-use pgpage::rows::{page_problem, Column, RowFormat, RowWriter, Versions};
+use pgpage::rows::{
+    page_problem, Column, RowFormat, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
+};
 use pgpage::scan::ChecksumsKnown;
 use pgpage::toast::{ChunkIndex, ValueProblem};
 use pgpage::tuple::{heap_items, ToastPointer};
@@ -49,6 +51,10 @@ struct LeftOutJs {
     attnum: Option<usize>,
     message: String,
     printed: bool,
+    /// A page whose checksum fails but that reads as the server would under
+    /// ignore_checksum_failure: its rows (printed with `include_damaged`, else left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rows: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -113,7 +119,9 @@ impl RowsChunk {
         self.text.clone()
     }
     /// `{"rows", "invisible", "undecided", "pages": [rows per page], "left_out": [{"block",
-    /// "offset", "attnum", "message", "printed"}]}`.
+    /// "offset", "attnum", "message", "printed", "rows"?}], "damaged": [ctids of rows read
+    /// from pages whose checksum fails]}`; an all-zero page between pages with rows is a
+    /// left-out page, named once a later page shows line pointers.
     #[wasm_bindgen(getter)]
     pub fn json(&self) -> String {
         self.json.clone()
@@ -127,6 +135,7 @@ struct ChunkJs {
     undecided: u64,
     pages: Vec<u64>,
     left_out: Vec<LeftOutJs>,
+    damaged: Vec<String>,
 }
 
 /// A heap relation's rows read page run by page run (see the module's doc).
@@ -142,6 +151,9 @@ pub struct RowsReader {
     toast: ChunkIndex<ChunkAt>,
     /// The catalog form's table as JSON; "null" for a type list.
     table: String,
+    /// The all-zero pages of the read so far not yet followed by a page with rows (a read
+    /// starts at relation block 0).
+    zeros: ZeroRuns,
 }
 
 impl RowsReader {
@@ -183,13 +195,21 @@ impl RowsReader {
             block_size: bs,
             toast: ChunkIndex::new(toast_name.to_owned(), bs, e),
             table: String::from("null"),
+            zeros: ZeroRuns::default(),
         })
     }
 
     /// The same reader (its catalogs, transaction log and TOAST chunk index kept) printing
     /// rows in `format` (csv, text or json), every tuple version when `all_versions` (each
-    /// row led by ctid, xmin, xmax and its state, as `pgpage rows --all-versions` prints).
-    pub fn set_output(&mut self, format: &str, all_versions: bool) -> Result<(), JsError> {
+    /// row led by ctid, xmin, xmax and its state, as `pgpage rows --all-versions` prints),
+    /// and the rows of pages whose checksum fails but that read as the server reads them
+    /// under ignore_checksum_failure when `include_damaged` (`pgpage rows --include-damaged`).
+    pub fn set_output(
+        &mut self,
+        format: &str,
+        all_versions: bool,
+        include_damaged: bool,
+    ) -> Result<(), JsError> {
         let versions = if all_versions {
             Versions::All
         } else {
@@ -201,8 +221,15 @@ impl RowsReader {
             self.endian,
             self.check_fit,
         )
-        .with_versions(versions);
+        .with_versions(versions)
+        .with_damaged(include_damaged);
         Ok(())
+    }
+
+    /// COPY's HEADER line for the format set (`pgpage rows --header`); undefined for JSON.
+    #[wasm_bindgen(getter)]
+    pub fn header_line(&self) -> Option<String> {
+        self.writer.header_line()
     }
 
     /// `[{"name", "type", "dropped"}]` in attribute number order, led by ctid, xmin, xmax
@@ -263,6 +290,7 @@ impl RowsReader {
                     attnum: None,
                     message: why,
                     printed: false,
+                    rows: None,
                 });
                 continue;
             }
@@ -280,7 +308,7 @@ impl RowsReader {
     /// The rows of whole pages `bytes` (relation-wide block `first_absolute` first);
     /// `source` reads TOAST chunks (undefined: external values are named missing).
     pub fn pages(
-        &self,
+        &mut self,
         bytes: &[u8],
         first_absolute: u32,
         source: Option<ChunkSource>,
@@ -292,7 +320,12 @@ impl RowsReader {
             undecided: 0,
             pages: Vec::new(),
             left_out: Vec::new(),
+            damaged: Vec::new(),
         };
+        if first_absolute == 0 {
+            self.zeros = ZeroRuns::default();
+        }
+        let mut zeros = core::mem::take(&mut self.zeros);
         let mut fetch = self.fetch(source.as_ref());
         for (i, page) in bytes.chunks_exact(self.block_size).enumerate() {
             let absolute = first_absolute.saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
@@ -308,6 +341,18 @@ impl RowsReader {
             got.invisible = got.invisible.saturating_add(r.invisible);
             got.undecided = got.undecided.saturating_add(r.undecided);
             got.pages.push(r.rows);
+            for z in zeros.page(absolute, r.zero, r.line_pointers) {
+                got.left_out.push(LeftOutJs {
+                    block: z,
+                    offset: None,
+                    attnum: None,
+                    message: String::from(ZERO_PAGE_BETWEEN_ROWS),
+                    printed: false,
+                    rows: None,
+                });
+            }
+            got.damaged
+                .extend(r.damaged.iter().map(|lp| format!("({absolute},{lp})")));
             got.left_out
                 .extend(r.left_out.into_iter().map(|l| LeftOutJs {
                     block: absolute,
@@ -315,8 +360,11 @@ impl RowsReader {
                     attnum: l.attnum,
                     message: l.message,
                     printed: l.printed,
+                    rows: l.rows,
                 }));
         }
+        drop(fetch);
+        self.zeros = zeros;
         let json = serde_json::to_string(&got).map_err(crate::serialize_error)?;
         Ok(RowsChunk { text, json })
     }
@@ -508,6 +556,7 @@ impl TableReader {
             block_size: bs,
             toast: ChunkIndex::new(t.toast_name, bs, e),
             table,
+            zeros: ZeroRuns::default(),
         })
     }
 }

@@ -62,6 +62,12 @@ macro_rules! findings {
                 unvalued(self.message())
             }
 
+            /// The message with `values` in its numeric conversions, in order: the whole
+            /// line amcheck or the server prints.
+            pub fn valued(self, values: &Values) -> alloc::string::String {
+                fill(&self.wording(values), values.as_slice())
+            }
+
             pub fn rule(self) -> Rule {
                 match self { $( Finding::$variant => Rule { file: $file, function: $function }, )* }
             }
@@ -71,6 +77,110 @@ macro_rules! findings {
             }
         }
     };
+}
+
+/// The numbers a finding's message prints, in the order of its printf conversions, carried
+/// beside the finding by the check that makes it. Four at most: amcheck's messages have no more.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Values {
+    len: u8,
+    v: [u32; 4],
+}
+
+impl Values {
+    /// The first four of `values`.
+    pub fn new(values: &[u32]) -> Values {
+        let mut v = [0u32; 4];
+        for (slot, x) in v.iter_mut().zip(values) {
+            *slot = *x;
+        }
+        Values {
+            len: u8::try_from(values.len().min(4)).unwrap_or(4),
+            v,
+        }
+    }
+
+    pub fn as_slice(&self) -> &[u32] {
+        self.v.get(..usize::from(self.len)).unwrap_or_default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Serialize for Values {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.as_slice())
+    }
+}
+
+impl Finding {
+    /// The message as the check words it for these values, where its wording depends on
+    /// them: check_tuple_header's t_hoff message has four (values: expected t_hoff, t_hoff,
+    /// natts, and 1 when HEAP_HASNULL is set); a redirect out of range or an item past the
+    /// page, given their numbers, read as verify_heapam prints them (the registry's words
+    /// cover the findings' other causes, which amcheck does not check).
+    fn wording(self, values: &Values) -> alloc::borrow::Cow<'static, str> {
+        match (self, values.as_slice()) {
+            (Finding::HeapHoffUnexpected, [_, _, natts, nulls]) => {
+                let nulls = if *nulls != 0 { "has nulls" } else { "no nulls" };
+                let atts = if *natts == 1 {
+                    "1 attribute"
+                } else {
+                    "%u attributes"
+                };
+                alloc::borrow::Cow::Owned(alloc::format!(
+                    "tuple data should begin at byte %u, but actually begins at byte %u ({atts}, {nulls})"
+                ))
+            }
+            // verify_heapam words a redirect out of range by the bound it passes.
+            (Finding::LpRedirectOutOfRange, [target, bound]) => {
+                alloc::borrow::Cow::Borrowed(if target < bound {
+                    "line pointer redirection to item at offset %u precedes minimum offset %u"
+                } else {
+                    "line pointer redirection to item at offset %u exceeds maximum offset %u"
+                })
+            }
+            (Finding::ItemPastPage, [_, _, _]) => alloc::borrow::Cow::Borrowed(
+                "line pointer to page offset %u with length %u ends beyond maximum page offset %u",
+            ),
+            _ => alloc::borrow::Cow::Borrowed(self.message()),
+        }
+    }
+}
+
+/// `message` with its numeric conversions (`%u`, `%d`, `%X`) replaced by `values` in order;
+/// conversions past the values, `%s`, and the page's own place ("block %u", "page %u",
+/// which the caller knows) stay as they are for the caller to fill.
+fn fill(message: &str, values: &[u32]) -> alloc::string::String {
+    use core::fmt::Write;
+    let mut out = alloc::string::String::with_capacity(message.len().saturating_add(16));
+    let mut rest = message;
+    let mut next = values.iter();
+    while let Some(at) = rest.find('%') {
+        out.push_str(rest.get(..at).unwrap_or_default());
+        let after = rest.get(at.saturating_add(1)..).unwrap_or_default();
+        let spec = ["u", "d", "X"].into_iter().find(|c| after.starts_with(c));
+        let place = out.ends_with("block ") || out.ends_with("page ");
+        match spec.filter(|_| !place).zip(next.clone().next()) {
+            Some((c, v)) => {
+                next.next();
+                let _ = if c == "X" {
+                    write!(out, "{v:X}")
+                } else {
+                    write!(out, "{v}")
+                };
+                rest = after.get(c.len()..).unwrap_or_default();
+            }
+            None => {
+                out.push('%');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `message` with its printf conversions (`%u`, `%d`, `%zu`, `%s`, `%m`, `%X`) as "…".

@@ -171,6 +171,10 @@ impl Serialize for Ctid {
 pub struct PageAdvice {
     pub status: PageStatus,
     pub kind: PageKind,
+    /// Whether the page's own header and line pointers can say which tuples it holds. When
+    /// not (noise where a header should be), `tuples`, `damaged` and `freeze` are empty: how
+    /// many tuples the page held is unknown from it.
+    pub tuples_known: bool,
     /// The page's tuples (heap: LP_NORMAL line pointers) or index entries.
     pub tuples: Vec<Ctid>,
     /// Tuples whose own bytes (line pointer, header or data) the decoder flags: the ones
@@ -246,7 +250,10 @@ pub fn advise(
     };
     let decoded = decode_page_with(page, blkno, opts, &hints);
     let heap = matches!(decoded.items, Items::Heap(_));
+    let known = decoded.items_counted;
     let used: Vec<u16> = match &decoded.items {
+        // A count is never taken from line pointers that pd_lower of noise counts.
+        _ if !known => Vec::new(),
         Items::Heap(v) => v.iter().filter(|i| i.lp_flags == 1).map(|i| i.lp).collect(),
         // Index entries: every item the page lists.
         Items::Btree(v) => v.iter().map(|i| i.itemoffset).collect(),
@@ -287,19 +294,56 @@ pub fn advise(
     findings.retain(|f| f.evidence() != Evidence::Note);
     findings.sort_unstable_by_key(|f| *f as u16);
     findings.dedup();
+    // Each kind of finding in its whole message: the first line pointer it is on, with its
+    // numbers, and how many more line pointers have it.
+    let words: Vec<String> = findings
+        .iter()
+        .map(|&f| {
+            let on: Vec<Option<u16>> = decoded
+                .problems()
+                .filter(|s| s.problem == Some(f))
+                .map(|s| s.item)
+                .collect();
+            let first = on.first().copied().flatten();
+            let message = decoded
+                .item_finding(f, first)
+                .message_at(blkno, table.unwrap_or("?"));
+            match (first, on.len()) {
+                (Some(lp), 1) => format!("{message} (line pointer {lp})"),
+                (Some(lp), k) => format!(
+                    "{message} (line pointer {lp}, and {} more)",
+                    k.saturating_sub(1)
+                ),
+                (None, _) => message,
+            }
+        })
+        .collect();
 
     let what = if heap {
         ("tuple", "tuples")
     } else {
         ("entry", "entries")
     };
-    let n = plural(tuples.len(), what.0, what.1);
+    let n = if known {
+        plural(tuples.len(), what.0, what.1)
+    } else {
+        format!(
+            "line pointers that are not a PostgreSQL page's (pd_lower counts {}), so how many {} it held is unknown from the page",
+            decoded.items.len(),
+            what.1
+        )
+    };
     let zero_damaged_pages = match verdict.status {
         PageStatus::Ok | PageStatus::Zero => String::from(
             "zero_damaged_pages = on does nothing to this page: it passes the server's checks, so it is read as it is",
         ),
         _ => {
-            let lost = if tuples.is_empty() {
+            let lost = if !known {
+                format!(
+                    "whatever {} it held are lost, and how many is unknown from the page: its header and line pointers are not ones PostgreSQL writes (the relation's indexes can say, by the heap TIDs they hold for block {blkno})",
+                    what.1
+                )
+            } else if tuples.is_empty() {
                 String::from("the page holds no tuples, so nothing on it is lost")
             } else if heap {
                 format!(
@@ -319,7 +363,6 @@ pub fn advise(
             "the decoder finds nothing structurally wrong, so whatever changed is in values the server returns as they are, wrong but without an error",
         )
     } else {
-        let words: Vec<&str> = findings.iter().map(|f| f.message()).collect();
         let hit = if damaged.is_empty() {
             String::new()
         } else {
@@ -335,8 +378,11 @@ pub fn advise(
         )
     };
     let header = |off| read_u16(page, off, opts.endian).unwrap_or(0);
+    // PageIsVerified returns the page under ignore_checksum_failure only when its header is
+    // sane: a checksum failure on an insane header stays an error.
+    let sane = crate::verify::header_is_sane(page, opts.endian);
     let ignore_checksum_failure = match verdict.status {
-        PageStatus::Mismatch => format!(
+        PageStatus::Mismatch if sane => format!(
             "ignore_checksum_failure = on lets the server read this page as it is (WARNING: page verification failed, calculated checksum {} but expected {}): it sees pd_lower {}, pd_upper {}, pd_special {} and {n}; {structure}. The next write of the page stores a fresh checksum over the damaged bytes, after which no checksum shows the damage",
             verdict.computed.unwrap_or(0),
             verdict.stored,
@@ -344,7 +390,7 @@ pub fn advise(
             header(14),
             header(16),
         ),
-        PageStatus::BadHeader | PageStatus::NewNotZero => String::from(
+        PageStatus::Mismatch | PageStatus::BadHeader | PageStatus::NewNotZero => String::from(
             "ignore_checksum_failure = on does not help: the page's header breaks PageIsVerified's rules, which the setting does not skip (ERROR: invalid page in block), so only zero_damaged_pages or a good copy gets past it",
         ),
         PageStatus::Ok | PageStatus::Zero => String::from(
@@ -352,6 +398,8 @@ pub fn advise(
         ),
     };
     let surgery = Surgery {
+        known,
+        header_sane: sane,
         tuples: &tuples,
         damaged: &damaged,
         freeze: &freeze,
@@ -360,6 +408,7 @@ pub fn advise(
     PageAdvice {
         status: verdict.status,
         kind: decoded.kind,
+        tuples_known: known,
         tuples,
         damaged,
         freeze,
@@ -397,6 +446,10 @@ fn unreadable_xid(f: Finding) -> bool {
 
 /// The tuples pg_surgery's SQL is about.
 struct Surgery<'a> {
+    /// The page's line pointers name its tuples (else no tuple is named).
+    known: bool,
+    /// PageIsVerified's header checks pass (ignore_checksum_failure can let the page in).
+    header_sane: bool,
     tuples: &'a [Ctid],
     damaged: &'a [Ctid],
     freeze: &'a [Ctid],
@@ -433,7 +486,7 @@ fn surgery_sql(
             String::from("<table>")
         }
     };
-    if status == PageStatus::Mismatch {
+    if status == PageStatus::Mismatch && s.header_sane {
         out.push_str("-- The page fails its checksum: let this session read it (heap_force_* rewrites it with a new checksum).\nSET ignore_checksum_failure = on;\n");
     } else if status.is_problem() {
         out.push_str("-- The page's header fails PageIsVerified: the server reads no tuple of it, so pg_surgery cannot reach them;\n-- zero_damaged_pages (all tuples lost) or a good copy are the ways past it.\n");
@@ -469,6 +522,10 @@ fn surgery_sql(
         ));
     } else if !s.freeze.is_empty() {
         // The frozen tuples are all the page's known problems.
+    } else if !s.known {
+        out.push_str("-- The page's header and line pointers are not ones PostgreSQL writes: no tuple of it can be named
+-- for pg_surgery. A good copy of the page, or the rows the indexes still point at, are what is left.
+");
     } else if tuples.is_empty() {
         out.push_str("-- No tuple on this page: nothing for pg_surgery to do.\n");
     } else {
@@ -600,6 +657,41 @@ mod tests {
             }
         ));
         assert!(alloc::format!("{e}").contains("bad_header"));
+    }
+
+    /// Random bytes where a page was: pd_lower of noise counts thousands of line pointers,
+    /// so no count and no tuple is taken from them, and pg_surgery gets no list to kill.
+    #[test]
+    fn a_noise_page_has_no_tuple_count() {
+        // xorshift64: bytes no PostgreSQL wrote.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let page: Vec<u8> = (0..8192)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect();
+        let opts = DecodeOptions {
+            file_kind: Some(PageKind::Heap),
+            ..DecodeOptions::default()
+        };
+        let decoded = decode_page_with(&page, 128, &opts, &Hints::default());
+        assert!(!decoded.items_counted);
+        assert!(decoded.items.len() > 100, "pd_lower of noise counts many");
+        let a = advise(&page, 128, &opts, Some("t"), None, None);
+        assert!(!a.tuples_known);
+        assert!(a.tuples.is_empty() && a.damaged.is_empty() && a.freeze.is_empty());
+        assert!(a
+            .zero_damaged_pages
+            .contains("how many is unknown from the page"));
+        assert!(!a.zero_damaged_pages.contains("lost for good"));
+        let sql = a.surgery_sql.unwrap();
+        assert!(!sql.contains("heap_force_kill"), "{sql}");
+        // The same page's own header, once sane, counts again.
+        let good = heap_fixture();
+        assert!(decode_page_with(&good, 0, &opts, &Hints::default()).items_counted);
     }
 
     #[test]

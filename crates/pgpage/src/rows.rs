@@ -90,6 +90,66 @@ pub fn page_problem(
     }
 }
 
+/// Whether a page whose checksum fails is one the server reads under
+/// `ignore_checksum_failure = on` (PageIsVerified then accepts any page with a sane header)
+/// and whose structure is sound, so its rows read as the server would return them. Err: why
+/// not, in the registry's words (the header, or the first structural finding).
+pub fn readable_despite_checksum(page: &[u8], absolute: u32, endian: Endian) -> Result<(), String> {
+    use crate::decode::{check_page, DecodeOptions, Hints, PageKind};
+    use crate::findings::Evidence;
+    if !header_is_sane(page, endian) {
+        return Err(String::from(
+            "its header breaks PageIsVerified's rules, which ignore_checksum_failure does not skip",
+        ));
+    }
+    let opts = DecodeOptions {
+        endian,
+        file_kind: Some(PageKind::Heap),
+        ..DecodeOptions::default()
+    };
+    let found = check_page(page, absolute, &opts, &Hints::default());
+    match found
+        .iter()
+        .find(|f| matches!(f.finding.evidence(), Evidence::Structural))
+    {
+        Some(f) => Err(format!(
+            "its structure is damaged too: {}{}",
+            f.message(),
+            f.item
+                .map_or_else(String::new, |i| format!(" (offset {i})"))
+        )),
+        None => Ok(()),
+    }
+}
+
+/// What `rows` says of an all-zero page followed, later in the relation, by a page with
+/// line pointers: the server reads it as an empty new page, so whatever it held is gone
+/// without an error (relation extension leaves such pages too).
+pub const ZERO_PAGE_BETWEEN_ROWS: &str =
+    "all zeros between pages with rows: the server reads it as an empty page; whatever rows it held are lost (relation extension also leaves such pages, empty)";
+
+/// The all-zero pages of a relation read in block order that lie between pages with line
+/// pointers: [`ZeroRuns::page`] returns those a page with line pointers puts behind it.
+#[derive(Clone, Debug, Default)]
+pub struct ZeroRuns {
+    pending: Vec<u32>,
+}
+
+impl ZeroRuns {
+    /// The next page in block order (`PageRows::zero`, `PageRows::line_pointers`): the zero
+    /// pages it proves to be between pages with rows.
+    pub fn page(&mut self, absolute: u32, zero: bool, line_pointers: bool) -> Vec<u32> {
+        if zero {
+            self.pending.push(absolute);
+            Vec::new()
+        } else if line_pointers {
+            core::mem::take(&mut self.pending)
+        } else {
+            Vec::new()
+        }
+    }
+}
+
 /// Which tuple versions a run prints.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Versions {
@@ -122,6 +182,10 @@ pub struct LeftOut {
     pub message: String,
     /// The row was printed all the same (a note, not an omission).
     pub printed: bool,
+    /// For a page whose checksum fails but whose rows read as the server would return them
+    /// under ignore_checksum_failure: how many rows it gives (printed with
+    /// `include_damaged`, left out without).
+    pub rows: Option<u64>,
 }
 
 /// What one page gave.
@@ -133,6 +197,13 @@ pub struct PageRows {
     /// Tuples whose state neither hint bits nor the transaction log decide: printed.
     pub undecided: u64,
     pub left_out: Vec<LeftOut>,
+    /// The page is all zeros (a new page: the server reads it as empty).
+    pub zero: bool,
+    /// The page has line pointers (pd_lower past the header): it held rows once.
+    pub line_pointers: bool,
+    /// The line pointers of the rows printed from a page whose checksum fails
+    /// (`include_damaged`): flagged in JSON, listed by the caller for COPY's formats.
+    pub damaged: Vec<u16>,
 }
 
 /// The output shape of `rows`.
@@ -181,6 +252,9 @@ pub struct RowWriter {
     /// Columns printed (not dropped): COPY quotes `\\.` only in a row of one.
     visible: usize,
     versions: Versions,
+    /// Rows of pages whose checksum fails are read when the server would read them under
+    /// ignore_checksum_failure and their structure is sound.
+    include_damaged: bool,
 }
 
 impl RowWriter {
@@ -195,7 +269,45 @@ impl RowWriter {
             endian,
             check_fit,
             versions: Versions::Visible,
+            include_damaged: false,
         }
+    }
+
+    /// The same writer reading the rows of pages whose checksum fails, as
+    /// [`readable_despite_checksum`] allows, each flagged.
+    pub fn with_damaged(mut self, include: bool) -> Self {
+        self.include_damaged = include;
+        self
+    }
+
+    /// COPY's HEADER line: the column names (led by ctid, xmin, xmax and state for all
+    /// versions), quoted as COPY quotes a field; None for JSON.
+    pub fn header_line(&self) -> Option<String> {
+        let RowFormat::Copy(f) = self.format else {
+            return None;
+        };
+        let lead: &[&str] = match self.versions {
+            Versions::All => &["ctid", "xmin", "xmax", "state"],
+            Versions::Visible => &[],
+        };
+        let names = lead.iter().copied().chain(
+            self.columns
+                .iter()
+                .filter(|c| !c.attribute.attisdropped)
+                .map(|c| c.name.as_str()),
+        );
+        let single = lead.len().saturating_add(self.visible) == 1;
+        let mut out = String::new();
+        for (i, name) in names.enumerate() {
+            if i > 0 {
+                out.push(copy::delimiter(f));
+            }
+            let at = out.len();
+            out.push_str(name);
+            copy::finish_field(f, &mut out, at, single);
+        }
+        out.push('\n');
+        Some(out)
     }
 
     /// The same writer printing the versions asked for.
@@ -215,17 +327,86 @@ impl RowWriter {
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
     ) -> PageRows {
-        let mut got = PageRows::default();
         let e = self.endian;
+        let mut got = PageRows {
+            zero: page.iter().all(|&b| b == 0),
+            line_pointers: crate::layout::read_u16(page, 12, e)
+                .is_some_and(|lower| usize::from(lower) > crate::decode::SIZE_OF_PAGE_HEADER_DATA),
+            ..PageRows::default()
+        };
         if let Some(why) = page_problem(page, absolute, e, checksums) {
-            got.left_out.push(LeftOut {
-                offset: None,
-                attnum: None,
-                message: why,
-                printed: false,
-            });
+            let mismatch = verify_page(page, absolute, e).status == PageStatus::Mismatch;
+            let readable = if mismatch {
+                readable_despite_checksum(page, absolute, e)
+            } else {
+                Err(String::new())
+            };
+            match readable {
+                Ok(()) => {
+                    // Read either way: printed when asked, else counted for the message.
+                    let mut scratch = String::new();
+                    let target = if self.include_damaged {
+                        &mut *out
+                    } else {
+                        &mut scratch
+                    };
+                    let rows = self.page_rows(page, absolute, log, fetch, target, true);
+                    let n = rows.rows;
+                    got.left_out.push(LeftOut {
+                        offset: None,
+                        attnum: None,
+                        message: why,
+                        printed: self.include_damaged,
+                        rows: Some(n),
+                    });
+                    if self.include_damaged {
+                        got.rows = n;
+                        got.invisible = rows.invisible;
+                        got.undecided = rows.undecided;
+                        got.damaged = rows.damaged;
+                        got.left_out.extend(rows.left_out);
+                    } else {
+                        // Its tuples that would not give a row either way are named too, so
+                        // that every row of the page is counted or named.
+                        got.left_out
+                            .extend(rows.left_out.into_iter().filter(|l| !l.printed));
+                    }
+                }
+                Err(more) => got.left_out.push(LeftOut {
+                    offset: None,
+                    attnum: None,
+                    message: if more.is_empty() {
+                        why
+                    } else {
+                        format!("{why}; {more}")
+                    },
+                    printed: false,
+                    rows: None,
+                }),
+            }
             return got;
         }
+        let rows = self.page_rows(page, absolute, log, fetch, out, false);
+        PageRows {
+            zero: got.zero,
+            line_pointers: got.line_pointers,
+            ..rows
+        }
+    }
+
+    /// The rows of a page that can be read, each flagged as from a damaged page when
+    /// `damaged`.
+    fn page_rows(
+        &self,
+        page: &[u8],
+        absolute: u32,
+        log: &TransactionLog,
+        fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
+        out: &mut String,
+        damaged: bool,
+    ) -> PageRows {
+        let mut got = PageRows::default();
+        let e = self.endian;
         let bs = page.len();
         for item in heap_items(page, e) {
             let lp = item.lp;
@@ -234,6 +415,7 @@ impl RowWriter {
                 attnum: None,
                 message,
                 printed: false,
+                rows: None,
             };
             let Some(tuple) = item.tuple else {
                 got.left_out.push(left_out(format!(
@@ -265,15 +447,19 @@ impl RowWriter {
                 block: absolute,
                 offset: lp,
             };
-            match self.row_as(tuple, ctid, state_shown, fetch, out) {
+            match self.row_as(tuple, ctid, state_shown, damaged, fetch, out) {
                 Ok(note) => {
                     got.rows = got.rows.saturating_add(1);
+                    if damaged {
+                        got.damaged.push(lp);
+                    }
                     if let Some(n) = note {
                         got.left_out.push(LeftOut {
                             offset: Some(lp),
                             attnum: None,
                             message: n.message,
                             printed: true,
+                            rows: None,
                         });
                     }
                 }
@@ -282,6 +468,7 @@ impl RowWriter {
                     attnum: p.column.map(|c| c.saturating_add(1)),
                     message: p.message,
                     printed: false,
+                    rows: None,
                 }),
             }
         }
@@ -307,7 +494,7 @@ impl RowWriter {
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
     ) -> Result<Option<RowProblem>, RowProblem> {
-        self.row_as(tuple, ctid, None, fetch, out)
+        self.row_as(tuple, ctid, None, false, fetch, out)
     }
 
     /// The output text of each column that is not dropped, as `row` prints them, and the
@@ -415,19 +602,21 @@ impl RowWriter {
         output(&col.ty, &payload, e, out).map_err(|f| problem(ValueProblem::from(f)))
     }
 
-    /// `row`, led by ctid, xmin, xmax and `state` when a state is given (all versions).
+    /// `row`, led by ctid, xmin, xmax and `state` when a state is given (all versions);
+    /// `damaged`: read from a page whose checksum fails (flagged in JSON).
     fn row_as(
         &self,
         tuple: &[u8],
         ctid: Ctid,
         state: Option<&str>,
+        damaged: bool,
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
     ) -> Result<Option<RowProblem>, RowProblem> {
         let (datums, header, note) = self.deformed(tuple)?;
         // Written straight into `out`; a problem in any column takes the whole line back.
         let start = out.len();
-        if let Err(p) = self.fields(&datums, &header, ctid, state, fetch, out) {
+        if let Err(p) = self.fields(&datums, &header, ctid, state, damaged, fetch, out) {
             out.truncate(start);
             return Err(p);
         }
@@ -435,12 +624,14 @@ impl RowWriter {
     }
 
     /// The line of a deformed tuple, appended to `out`.
+    #[allow(clippy::too_many_arguments)]
     fn fields(
         &self,
         datums: &[Option<&[u8]>],
         header: &TupleHeader,
         ctid: Ctid,
         state: Option<&str>,
+        damaged: bool,
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
     ) -> Result<(), RowProblem> {
@@ -454,6 +645,9 @@ impl RowWriter {
                 );
                 if let Some(state) = state {
                     let _ = write!(out, ",\"state\":\"{state}\"");
+                }
+                if damaged {
+                    out.push_str(",\"damaged\":\"checksum\"");
                 }
             }
             (RowFormat::Copy(f), Some(state)) => {

@@ -16,7 +16,7 @@ use crate::decode::{
 };
 use crate::fields::HEAP_TUPLE_HEADER_DATA;
 use crate::file::{FileExtent, Geometry, StatusCounts};
-use crate::findings::{Evidence, Finding};
+use crate::findings::{Evidence, Finding, Values};
 use crate::forks::ForkMaps;
 use crate::ginwalk;
 use crate::layout::{BlockSize, Endian};
@@ -797,6 +797,7 @@ impl FileScan {
             found: ItemFinding {
                 finding: f.finding,
                 item: None,
+                values: Values::default(),
             },
         });
         self.attach(pages, off, found.collect(), false);
@@ -872,8 +873,9 @@ const RUN_BYTES: usize = 8;
 /// present).
 const BT_PAGE_BYTES: usize = 26;
 const MAP_FINDING_BYTES: usize = 8;
-/// A structural finding: block, stored checksum, line pointer (0: none) and finding.
-const STRUCTURE_FINDING_BYTES: usize = 10;
+/// A structural finding: block, stored checksum, line pointer (0: none), finding, and its
+/// message's values (their count, then four).
+const STRUCTURE_FINDING_BYTES: usize = 27;
 /// `tuple_block` None in an exported row (InvalidBlockNumber, never a block).
 const NO_BLOCK: u32 = u32::MAX;
 
@@ -965,6 +967,11 @@ impl FileScan {
             out.extend_from_slice(&f.stored.to_le_bytes());
             out.extend_from_slice(&f.found.item.unwrap_or(0).to_le_bytes());
             out.extend_from_slice(&(f.found.finding as u16).to_le_bytes());
+            let values = f.found.values.as_slice();
+            out.push(values.len() as u8);
+            for i in 0..4 {
+                out.extend_from_slice(&values.get(i).copied().unwrap_or(0).to_le_bytes());
+            }
         }
         let gin = self.gin.export();
         out.extend_from_slice(&len32(gin.len()).to_le_bytes());
@@ -1094,10 +1101,20 @@ impl FileScan {
             let stored = r.u16()?;
             let item = Some(r.u16()?).filter(|&i| i != 0);
             let finding = r.finding()?;
+            let count = usize::from(r.u8()?);
+            let mut values = [0u32; 4];
+            for v in &mut values {
+                *v = r.u32()?;
+            }
+            let values = Values::new(values.get(..count).ok_or(ScanError::NotAScan)?);
             scan.structure_findings.push(StructureFinding {
                 block,
                 stored,
-                found: ItemFinding { finding, item },
+                found: ItemFinding {
+                    finding,
+                    item,
+                    values,
+                },
             });
         }
         let gin = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;

@@ -19,7 +19,7 @@ use pgpage::decode::{
     check_page, decode_page_with, file_kind, DecodeOptions, Fork, Hints, ItemFinding, PageKind,
 };
 use pgpage::file::{file_geometry, GeometryChoice};
-use pgpage::findings::Finding;
+use pgpage::findings::{Finding, Values};
 use pgpage::scan::{ChecksumsKnown, FileScan, Structure};
 use pgpage::Endian;
 
@@ -146,10 +146,17 @@ fn a_damaged_page_with_a_valid_checksum_is_listed_with_its_line_pointer() {
     };
     assert!(plain.pages.is_empty(), "checksums alone see nothing");
 
+    // The finding carries verify_heapam's number: the line pointer's lp_off as damaged.
+    let lp_off = (word + 1) & 0x7FFF;
     let want = ItemFinding {
         finding: Finding::HeapLpNotMaxaligned,
         item: Some(3),
+        values: Values::new(&[lp_off]),
     };
+    assert_eq!(
+        want.message(),
+        format!("line pointer to page offset {lp_off} is not maximally aligned")
+    );
     let v = structure_scan(&file, 0, 4).finish(ChecksumsKnown::On);
     assert_eq!(v.pages.len(), 1, "{:?}", v.pages);
     assert_eq!(v.pages[0].block, 2);
@@ -158,8 +165,8 @@ fn a_damaged_page_with_a_valid_checksum_is_listed_with_its_line_pointer() {
     assert!(v.pages[0].findings.contains(&want.finding));
     assert!(!v.is_problem(), "the server reads the page");
 
-    // The browser's halves: exported, imported and merged, the finding and its line
-    // pointer survive.
+    // The browser's halves: exported, imported and merged, the finding, its line pointer
+    // and its values survive.
     let mut first = FileScan::import(&structure_scan(&file, 0, 2).export()).unwrap();
     let second = FileScan::import(&structure_scan(&file, 2, 4).export()).unwrap();
     first.merge(&second).unwrap();

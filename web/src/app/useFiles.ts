@@ -315,7 +315,9 @@ function applyMessage(f: FileEntry, m: FromWorker): void {
       f.checksumsDisabled = r.checksumsDisabled;
       f.problems = r.pages;
       f.findings = r.findings;
-      f.pageFindings = r.pageFindings;
+      // amcheck's messages quote the relation's name (`index "%s"`): the catalogs', else the file's.
+      const quoted = f.naming?.relation?.name ?? f.path.replace(/\.\d+$/, '');
+      f.pageFindings = r.pageFindings.map((x) => (x.amcheck ? { ...x, message: x.message.replace('%s', quoted) } : x));
       f.amcheckUnlisted = r.amcheckUnlisted;
       f.chance = r.chance;
       f.problem = r.problem;

@@ -112,7 +112,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         // A page that does not show its kind (pd_upper zeroed, garbage) decodes as its file's;
         // its columns are named as its cluster's pageinspect names them.
         // With the hints the file was verified with, it finds what the verify list found.
-        const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork, fileKindOf(wasm, head, bs, bigEndian, entry.fork), entry.pgVersion ?? undefined, { structure: structureHintsOf(wasm, entry) });
+        const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork, fileKindOf(wasm, head, bs, bigEndian, entry.fork), entry.pgVersion ?? undefined, { structure: structureHintsOf(wasm, entry), relation: entry.naming?.relation?.name ?? entry.path });
         if (live) {
           setPage({ entryId: entry.id, page: { block, bytes, blockSize: bs, bigEndian, decoded, ...verdict } });
           setError(null);
@@ -353,6 +353,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           {decoded.items.length > 0 && (
             <Items
               items={decoded.items}
+              counted={decoded.items_counted}
               spans={decoded.spans}
               selected={item}
               reveal={reveal?.to === 'row' ? reveal.n : 0}
@@ -418,6 +419,8 @@ const LINE_POINTER_COLUMNS = new Set(['lp', 'lp_off', 'lp_flags', 'lp_len', 'ite
  */
 const Items = memo(function Items(p: {
   items: Record<string, unknown>[];
+  /** The core's word on whether the page's own header and line pointers count its items. */
+  counted: boolean;
   spans: Span[];
   selected: number | null;
   /** Changes when a byte of the dump selected an item: its row scrolls into the table's view. */
@@ -449,7 +452,13 @@ const Items = memo(function Items(p: {
   }, [p.reveal, p.selected]);
   return (
     <>
-      <h3>Items ({p.items.length})</h3>
+      {p.counted ? (
+        <h3 data-testid="items-count">Items ({p.items.length})</h3>
+      ) : (
+        <h3 data-testid="items-count" data-count="unknown">
+          Items: number unknown from this page. Its header and line pointers are not ones PostgreSQL writes; the {p.items.length} rows below are what pd_lower counts.
+        </h3>
+      )}
       <div className="items-scroll" ref={scroller} onMouseLeave={() => p.onHover(null)}>
         <table data-testid="items-panel">
           <thead>

@@ -33,6 +33,8 @@ export interface Span {
 /** pageinspect's columns for the page, as `pgpage inspect --json` prints a block. */
 export interface DecodedColumns {
   kind: string;
+  /** False when the header and line pointers are not a PostgreSQL page's: `items` are what pd_lower of noise counts, and the number of tuples is unknown from the page. */
+  items_counted: boolean;
   header: Record<string, string | number>;
   flag_names: string[];
   items: Record<string, unknown>[];
@@ -78,6 +80,8 @@ export interface DecodeHints {
   structure?: StructureHints;
   /** The relation's column types (ColumnHint::parse_list), when a catalog gave them. */
   columns?: string;
+  /** The name the core's messages quote for the relation (`index "%s"`): the catalog's, else the file's. */
+  relation?: string;
 }
 
 /** Decodes a page with the core and turns its typed arrays into spans. */
@@ -90,7 +94,8 @@ export function decodeWithCore(w: Wasm, page: Uint8Array, absoluteBlock: number,
     const roles = w.role_names();
     const [start, end, role, item, field, problem, value] = [d.start, d.end, d.role, d.item, d.field, d.problem, d.value];
     const [names, qualified, columns, docs, kinds] = [d.field_names, d.field_qualified, d.field_columns, d.field_docs, d.field_kinds];
-    const [problems, rules] = [d.problems, d.problem_rules];
+    const problems = d.problems.map((m) => m.replace('%s', hints.relation ?? 'this relation'));
+    const rules = d.problem_rules;
     const spans: Span[] = Array.from(start, (s, i) => {
       const h = field[i];
       const p = problem[i] - 1;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DecodedColumns } from '../lib/spans';
 import { compareAnswer, pageinspectFunctions, pageinspectSql, type AskPage } from './ask';
 
-const decoded = (d: Partial<DecodedColumns>): DecodedColumns => ({ kind: 'heap', header: {}, flag_names: [], items: [], special: null, ...d });
+const decoded = (d: Partial<DecodedColumns>): DecodedColumns => ({ kind: 'heap', items_counted: true, header: {}, flag_names: [], items: [], special: null, ...d });
 
 describe('Ask PostgreSQL', () => {
   it('asks every function of the access method, one column each', () => {

@@ -68,6 +68,8 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
   const [salvage, setSalvage] = useState<Salvage | null>(null);
   const [count, setCount] = useState(0);
   const [allVersions, setAllVersions] = useState(false);
+  const [includeDamaged, setIncludeDamaged] = useState(false);
+  const [header, setHeader] = useState(false);
   const [exporting, setExporting] = useState<{ format: RowsFormat; progress: Progress | null } | null>(null);
   const [exported, setExported] = useState<{ summaryUrl: string; summary: string; name: string } | null>(null);
   const runs = useRef<Lines[]>([]);
@@ -101,7 +103,7 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
     return w;
   };
 
-  const start = (versions = allVersions) => {
+  const start = (versions = allVersions, damaged = includeDamaged) => {
     const s = source();
     if (!s) return;
     if (viewing.current) {
@@ -139,7 +141,7 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
       return over;
     });
     viewing.current = w;
-    send(w, { type: 'open', job: 1, from: s.from, allVersions: versions }, s);
+    send(w, { type: 'open', job: 1, from: s.from, allVersions: versions, includeDamaged: damaged }, s);
   };
 
   const doExport = (format: RowsFormat) => {
@@ -169,7 +171,7 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
       }
       return false;
     });
-    send(w, { type: 'export', job: 2, from: s.from, format, allVersions }, s);
+    send(w, { type: 'export', job: 2, from: s.from, format, allVersions, includeDamaged, header }, s);
   };
   const exportLabel = (format: RowsFormat, what: string) => {
     if (exporting?.format !== format) return `Export ${what}`;
@@ -193,7 +195,13 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
   const firstInView = Math.max(0, Math.floor(scrollTop / ROW_PX) - OVERSCAN);
   const endInView = Math.min(count, Math.ceil((scrollTop + viewHeight) / ROW_PX) + OVERSCAN);
   const inView = Array.from({ length: Math.max(0, endInView - firstInView) }, (_, k) => firstInView + k);
-  const grid = { gridTemplateColumns: `repeat(${Math.max(columns.length, 1)}, minmax(8rem, 1fr))` };
+  // One set of fixed column widths for the header and every row: a row's own content (a
+  // NULL, a long value) never moves a column, and a long value is cut with an ellipsis.
+  // Types whose values run long (text, arrays, documents) get room for a phrase.
+  const long = (type: string) => /text|char|json|bytea|\[\]|xml|range/.test(type);
+  const widths = columns.map((c) => Math.min(40, Math.max(long(c.type) ? 24 : 12, c.name.length + 2, c.type.length + 2)));
+  const totalCh = widths.reduce((a, b) => a + b, 0);
+  const grid = { gridTemplateColumns: widths.map((w) => `${w}ch`).join(' ') || '1fr', width: `${totalCh}ch` };
   const ready = catalog !== null || types.trim() !== '';
   const shownProgress: Progress | null = salvage
     ? { rows: salvage.rows, pagesRead: salvage.pagesRead, pagesTotal: salvage.pagesTotal, pagesLost: salvage.pagesLost.length }
@@ -233,6 +241,25 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
           />
           All versions
         </label>
+        <label
+          className="rows-versions"
+          title="Also the rows of pages whose checksum fails but whose header and structure are sound, as SET ignore_checksum_failure = on lets the server read them; the salvage summary lists them by ctid"
+        >
+          <input
+            type="checkbox"
+            data-testid="rows-include-damaged"
+            checked={includeDamaged}
+            onChange={(e) => {
+              setIncludeDamaged(e.target.checked);
+              if (state !== 'idle') start(allVersions, e.target.checked);
+            }}
+          />
+          Rows of damaged pages
+        </label>
+        <label className="rows-versions" title="A first line with the column names, as COPY's HEADER option prints it">
+          <input type="checkbox" data-testid="rows-header" checked={header} onChange={(e) => setHeader(e.target.checked)} />
+          Header line
+        </label>
         <button type="button" data-testid="rows-export-csv" disabled={!ready || exporting !== null} onClick={() => doExport('csv')}>
           {exportLabel('csv', 'CSV')}
         </button>
@@ -262,13 +289,14 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
           <div role="rowgroup">
             <div role="row" className="rows-row rows-head" style={grid}>
               {columns.map((c) => (
-                <div role="columnheader" key={c.name} title={c.type}>
-                  {c.name} <span className="rows-type">{c.type}</span>
+                <div role="columnheader" key={c.name} title={`${c.name} ${c.type}`}>
+                  <span className="rows-name">{c.name}</span>
+                  <span className="rows-type">{c.type}</span>
                 </div>
               ))}
             </div>
           </div>
-          <div ref={scroller} className="rows-scroll" tabIndex={0} role="rowgroup" aria-label="Rows, scrollable" onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
+          <div ref={scroller} className="rows-scroll" style={{ width: grid.width }} tabIndex={0} role="rowgroup" aria-label="Rows, scrollable" onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
             <div style={{ height: count * ROW_PX, position: 'relative' }}>
               {inView.map((index) => (
                 <div
@@ -277,7 +305,7 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
                   key={index}
                   className="rows-row"
                   data-testid="rows-row"
-                  style={{ ...grid, position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${index * ROW_PX}px)`, height: ROW_PX }}
+                  style={{ ...grid, position: 'absolute', top: 0, left: 0, transform: `translateY(${index * ROW_PX}px)`, height: ROW_PX }}
                 >
                   {rowAt(runs.current, index).map((t, i) => (
                     <div role="cell" key={i} className={t === null ? 'rows-null' : undefined}>
@@ -291,7 +319,7 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
         </div>
       )}
       {state === 'done' && salvage && (
-        <details className="rows-salvage" open={salvage.pagesLost.length > 0 || salvage.tuples.length > 0}>
+        <details className="rows-salvage" open={salvage.pagesLost.length > 0 || salvage.pagesDamaged.length > 0 || salvage.tuples.length > 0}>
           <summary>Salvage summary</summary>
           <pre data-testid="rows-salvage">{exported?.summary ?? salvageText(title, salvage)}</pre>
         </details>

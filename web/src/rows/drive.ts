@@ -27,6 +27,8 @@ export interface LeftOut {
   attnum: number | null;
   message: string;
   printed: boolean;
+  /** A page whose checksum fails but that the server reads under ignore_checksum_failure: its rows (printed when damaged pages are included, else left out). */
+  rows?: number;
 }
 
 export interface ColumnInfo {
@@ -63,8 +65,13 @@ export interface Salvage {
   undecided: number;
   pagesRead: number;
   pagesTotal: number;
-  /** Pages of the table left out whole, by block, with the reason. */
-  pagesLost: { block: number; message: string }[];
+  /** Pages of the table left out whole (or, all zeros between pages with rows, lost), by
+   * block, with the reason and, where the core counts them, their rows. */
+  pagesLost: { block: number; message: string; rows?: number }[];
+  /** Pages whose checksum fails whose rows were given (damaged pages included), and the
+   * ctids of those rows. */
+  pagesDamaged: { block: number; message: string; rows: number }[];
+  damagedCtids: string[];
   /** Tuples left out, and rows given with a note. */
   tuples: LeftOut[];
   /** TOAST pages left out, by block of the TOAST relation. */
@@ -173,7 +180,7 @@ export function* readRows(
         continue;
       }
       const got = reader.pages(bytes, first + at / bs, chunks);
-      const json = JSON.parse(got.json) as { rows: number; invisible: number; undecided: number; left_out: LeftOut[] };
+      const json = JSON.parse(got.json) as { rows: number; invisible: number; undecided: number; left_out: LeftOut[]; damaged: string[] };
       const text = got.text;
       got.free();
       salvage.rows += json.rows;
@@ -181,16 +188,18 @@ export function* readRows(
       salvage.undecided += json.undecided;
       salvage.pagesRead += len / bs;
       for (const l of json.left_out) {
-        if (l.offset === null) salvage.pagesLost.push({ block: l.block, message: l.message });
+        if (l.offset === null && l.printed) salvage.pagesDamaged.push({ block: l.block, message: l.message, rows: l.rows ?? 0 });
+        else if (l.offset === null) salvage.pagesLost.push({ block: l.block, message: l.message, ...(l.rows !== undefined ? { rows: l.rows } : {}) });
         else salvage.tuples.push(l);
       }
+      salvage.damagedCtids.push(...json.damaged);
       yield text;
     }
   }
 }
 
 export function emptySalvage(damage: string[] = []): Salvage {
-  return { rows: 0, invisible: 0, undecided: 0, pagesRead: 0, pagesTotal: 0, pagesLost: [], tuples: [], toastPagesLost: [], damage };
+  return { rows: 0, invisible: 0, undecided: 0, pagesRead: 0, pagesTotal: 0, pagesLost: [], pagesDamaged: [], damagedCtids: [], tuples: [], toastPagesLost: [], damage };
 }
 
 /** The salvage summary as plain text, a file of its own beside the export (no comment lines
@@ -198,7 +207,15 @@ export function emptySalvage(damage: string[] = []): Salvage {
 export function salvageText(what: string, s: Salvage): string {
   const lines = [`pgpage rows: ${what}`, `rows recovered: ${s.rows}`, `pages read: ${s.pagesRead} of ${s.pagesTotal}`];
   lines.push(`pages lost: ${s.pagesLost.length}`);
-  for (const p of s.pagesLost) lines.push(`  block ${p.block}: ${p.message}`);
+  for (const p of s.pagesLost) {
+    const rows = p.rows === undefined ? '' : `; its ${p.rows} rows are left out (include the rows of damaged pages to get them, as SET ignore_checksum_failure = on lets the server read the page)`;
+    lines.push(`  block ${p.block}: ${p.message}${rows}`);
+  }
+  if (s.pagesDamaged.length > 0) {
+    lines.push(`pages whose checksum fails, their rows given as SET ignore_checksum_failure = on lets the server read them: ${s.pagesDamaged.length}`);
+    for (const p of s.pagesDamaged) lines.push(`  block ${p.block}: ${p.message}; its ${p.rows} rows given`);
+    lines.push(`  rows given from them (ctid): ${s.damagedCtids.join(', ')}`);
+  }
   const toast = s.tuples.filter((t) => !t.printed && /toast value/.test(t.message));
   lines.push(`TOAST values missing: ${toast.length}`);
   for (const t of toast) lines.push(`  block ${t.block}, offset ${t.offset}: ${t.message}`);

@@ -20,6 +20,8 @@ export interface OpenRequest extends RelationRequest {
   type: 'open';
   /** Every tuple version, led by ctid, xmin, xmax and state (`--all-versions`). */
   allVersions: boolean;
+  /** The rows of pages whose checksum fails but that read as the server reads them under ignore_checksum_failure (`--include-damaged`). */
+  includeDamaged: boolean;
 }
 
 /** One tuple's columns, for the page view. */
@@ -33,6 +35,9 @@ export interface ExportRequest extends RelationRequest {
   type: 'export';
   format: RowsFormat;
   allVersions: boolean;
+  includeDamaged: boolean;
+  /** COPY's HEADER line first (`--header`). */
+  header: boolean;
 }
 
 export type ToRows = OpenRequest | TupleRequest | ExportRequest;

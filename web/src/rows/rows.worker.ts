@@ -101,12 +101,12 @@ async function handle(m: ToRows): Promise<void> {
   const f = files!;
   const indexed = () => (rel.toastLost ??= indexToast(o.reader, f, o.source));
   if (m.type === 'tuple') {
-    o.reader.set_output('text', false);
+    o.reader.set_output('text', false, false);
     indexed();
     post({ type: 'tuple', job: m.job, ...(JSON.parse(o.reader.tuple(m.page, m.lp, toastChunks(f, o.source))) as Omit<Extract<FromRows, { type: 'tuple' }>, 'type' | 'job'>) });
     return;
   }
-  o.reader.set_output(m.type === 'export' ? m.format : 'text', m.allVersions);
+  o.reader.set_output(m.type === 'export' ? m.format : 'text', m.allVersions, m.includeDamaged);
   const columns = JSON.parse(o.reader.columns());
   const salvage: Salvage = emptySalvage(o.damage);
   if (m.type === 'open') post({ type: 'opened', job: m.job, title: o.title, columns });
@@ -114,7 +114,8 @@ async function handle(m: ToRows): Promise<void> {
   // The export's text goes into a Blob every 32 MB (the browser may keep a Blob on disk),
   // so the worker's heap holds one part of it, not the table.
   let blob = new Blob([]);
-  let parts: string[] = [];
+  // COPY's HEADER line, from the core, when the export asks for it.
+  let parts: string[] = m.type === 'export' && m.header ? [o.reader.header_line ?? ''] : [];
   let held = 0;
   let shown = 0;
   const sent = { lines: 0 };

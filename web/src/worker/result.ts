@@ -11,14 +11,13 @@ let tables: {
   problem: Set<number>;
   findings: string[];
   maps: Map<string, { message: string; evidence: string }>;
-  /** By code index: the message with "…" for its values, and its evidence. */
-  words: { message: string; evidence: string }[];
+  /** By code index: the finding's evidence. */
+  evidence: string[];
 } | null = null;
 
 interface FindingRow {
   code: string;
   message: string;
-  unvalued: string;
   evidence: string;
   maps: boolean;
 }
@@ -34,7 +33,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
       problem: new Set(wasm.problem_statuses()),
       findings: rows.map((f) => f.code),
       maps: new Map(rows.filter((f) => f.maps).map((f) => [f.code, { message: f.message, evidence: f.evidence }])),
-      words: rows.map((f) => ({ message: f.unvalued, evidence: f.evidence })),
+      evidence: rows.map((f) => f.evidence),
     };
   }
   const t = tables;
@@ -49,7 +48,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
   };
   const [block, abs, status, stored, computed] = [v.block, v.absolute_block, v.status, v.stored, v.computed];
   const [tuple, mBlock, mKind, mMatches, start, codes] = [v.tuple_block, v.misplaced_block, v.misplaced_kind, v.misplaced_matches, v.finding_start, v.finding_codes];
-  const [sStart, sCodes, sItems] = [v.structure_start, v.structure_codes, v.structure_items];
+  const [sStart, sCodes, sItems, sMessages] = [v.structure_start, v.structure_codes, v.structure_items, v.structure_messages];
   v.free();
   const NONE = 0xffffffff;
   const pages: ProblemPage[] = new Array<ProblemPage>(block.length);
@@ -86,10 +85,11 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
       const message = m.message.replace('%s', relation).replace('%u', String(abs[i]));
       pageFindings.push({ block: block[i], absoluteBlock: abs[i], code, message, evidence: m.evidence });
     }
-    // amcheck's per-page checks, in its words, at its block and offset.
+    // amcheck's per-page checks, in its words with its numbers, at its block and offset.
     for (let k = sStart[i]; k < sStart[i + 1]; k++) {
-      const w = t.words[sCodes[k]];
-      pageFindings.push({ block: block[i], absoluteBlock: abs[i], code: t.findings[sCodes[k]], message: w.message, evidence: w.evidence, amcheck: true, ...(sItems[k] ? { offset: sItems[k] } : {}) });
+      // `%s`: the relation's name, which the page knows from the catalogs (useFiles).
+      const message = sMessages[k];
+      pageFindings.push({ block: block[i], absoluteBlock: abs[i], code: t.findings[sCodes[k]], message, evidence: t.evidence[sCodes[k]], amcheck: true, ...(sItems[k] ? { offset: sItems[k] } : {}) });
     }
   }
   return {

@@ -22,6 +22,8 @@ use crate::ls::Ls;
 pub struct Checked {
     /// pg_amcheck's name for it: `heap table "db.schema.rel"`, `btree index "db.schema.idx"`.
     pub name: Option<String>,
+    /// The relation's own name, as amcheck's messages quote it (`index "idx"`).
+    pub relname: Option<String>,
     pub structure: Arc<Structure>,
     /// Why its item order is not checked (an index whose key types pgpage cannot order).
     pub unchecked: Option<String>,
@@ -38,6 +40,7 @@ pub fn relations(items: &[Item]) -> Vec<Option<Arc<Checked>>> {
     let mut directories: HashMap<PathBuf, Option<Directory>> = HashMap::new();
     let bare = Arc::new(Checked {
         name: None,
+        relname: None,
         structure: Arc::new(Structure::default()),
         unchecked: None,
     });
@@ -81,6 +84,7 @@ fn read_directory(root: &std::path::Path) -> Option<Directory> {
             relation_structure(&listing, listed, Some(&control), xact.as_ref());
         let checked = Checked {
             name: name(listed.database.as_deref(), r, structure.kind),
+            relname: Some(r.name.clone()),
             structure: Arc::new(structure),
             unchecked,
         };

@@ -96,7 +96,8 @@ pub struct Candidate {
 impl Page {
     /// A page of the file's verdict; `segno` and `first` (the relation-wide number of its
     /// block 0) place the blocks it names.
-    pub fn of_row(row: &PageRow, segno: u32, first: u32) -> Page {
+    /// `relation` is the name amcheck's messages quote (the catalogs', else the file's).
+    pub fn of_row(row: &PageRow, segno: u32, first: u32, relation: &str) -> Page {
         let claim = row.claim();
         let candidate = row
             .misplaced
@@ -125,7 +126,7 @@ impl Page {
                 .map(|s| StructureJson {
                     code: s.finding.code(),
                     offset: s.item,
-                    message: s.finding.message_unvalued(),
+                    message: s.message_at(row.absolute_block, relation),
                 })
                 .collect(),
         }

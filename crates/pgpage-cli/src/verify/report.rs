@@ -241,7 +241,10 @@ impl<O: Write, E: Write> Report<O, E> {
             .structural_pages
             .saturating_add(structural.count() as u64);
         if self.json.is_some() {
-            self.json_file(job, &prep, &verdict, &current.listed, first)?;
+            let relation = checked
+                .and_then(|c| c.relname.as_deref())
+                .unwrap_or(job.display.as_str());
+            self.json_file(job, &prep, &verdict, &current.listed, first, relation)?;
         } else {
             self.human_file(job, &verdict, &current.listed, first)?;
             if let Some(checked) = checked {
@@ -267,6 +270,7 @@ impl<O: Write, E: Write> Report<O, E> {
         verdict: &FileVerdict,
         listed: &[ListedPage],
         first: u32,
+        relation: &str,
     ) -> io::Result<()> {
         let segno = job.segno;
         let pages = if self.options.all {
@@ -274,7 +278,7 @@ impl<O: Write, E: Write> Report<O, E> {
             listed
                 .iter()
                 .map(|p| match rows.next_if(|r| r.block == p.block) {
-                    Some(row) => Page::of_row(row, segno, first),
+                    Some(row) => Page::of_row(row, segno, first, relation),
                     None => {
                         let (status, computed) = fine(p, verdict.checksums_disabled);
                         Page::plain(
@@ -297,7 +301,7 @@ impl<O: Write, E: Write> Report<O, E> {
                 .filter(|r| {
                     r.status.is_problem() || r.findings.iter().any(said) || !r.structure.is_empty()
                 })
-                .map(|r| Page::of_row(r, segno, first))
+                .map(|r| Page::of_row(r, segno, first, relation))
                 .collect()
         };
         let file = FileJson {
@@ -552,10 +556,11 @@ impl<O: Write, E: Write> Report<O, E> {
                     None => format!("file \"{}\", block {}", job.display, row.block),
                 };
                 let offset = s.item.map(|i| format!(", offset {i}")).unwrap_or_default();
+                let relation = checked.relname.as_deref().unwrap_or(job.display.as_str());
                 writeln!(
                     self.out,
                     "{place}{offset}: {}",
-                    s.finding.message_unvalued()
+                    s.message_at(row.absolute_block, relation)
                 )?;
             }
         }

@@ -190,7 +190,15 @@ pub(super) fn check_shape(
     } else {
         return;
     };
-    spans.flag(field, finding);
+    // The numbers palloc_btree_page prints besides the block: the level, or the limit.
+    let values = match finding {
+        Finding::BtreeLeafLevelInvalid => alloc::vec![level],
+        Finding::BtreeTooManyItems => {
+            alloc::vec![u32::try_from(max_index_tuples(len)).unwrap_or(u32::MAX)]
+        }
+        _ => alloc::vec::Vec::new(),
+    };
+    spans.flag_valued(field, finding, &values);
 }
 
 /// One item as the order checks read it.

@@ -115,7 +115,13 @@ pub(super) fn check_entry_page(
             match (&prev, &cur) {
                 (Some(p), Some(c)) if p >= c => {
                     if let Some((lp, _, _)) = t {
-                        spans.flag_item(&index_tuple_data::T_TID, *lp, Finding::GinEntryOrder);
+                        // gin_check_parent_keys_consistency's numbers: offset, rightlink.
+                        spans.flag_item_valued(
+                            &index_tuple_data::T_TID,
+                            *lp,
+                            Finding::GinEntryOrder,
+                            &[u32::from(*lp), rightlink],
+                        );
                     }
                 }
                 (Some(_), Some(_)) => {}

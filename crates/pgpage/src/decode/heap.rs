@@ -113,15 +113,16 @@ fn item(
                 .then(|| super::heapcheck::lp_problem(id, r.len()))
                 .flatten();
             // amcheck reports the first rule a line pointer breaks, and only that one.
-            if let Some(f) = problem {
+            if let Some((f, values)) = problem {
                 spans.reflag_item(&crate::fields::item_id_data::LP_OFF, id.lp, f);
+                spans.value(Some(id.lp), f, values);
             }
             spans.push(
                 off,
                 len,
                 &htup::TUPLE,
                 Some(id.lp),
-                Some(problem.unwrap_or(Finding::HeapItemNotTuple)),
+                Some(problem.map_or(Finding::HeapItemNotTuple, |p| p.0)),
             );
         }
         return row;

@@ -11,7 +11,7 @@ use crate::fields::{
     HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID,
 };
 use crate::fields::{HEAP_MOVED_IN, HEAP_MOVED_OFF};
-use crate::findings::Finding;
+use crate::findings::{Finding, Values};
 use crate::layout::maxalign;
 use crate::visibility::{xmax_is_locked_only, TransactionLog};
 
@@ -139,6 +139,27 @@ impl HeapContext<'_> {
         }
     }
 
+    /// The numbers verify_heapam prints with an xid out of `b`: the xid, then the bound's
+    /// epoch and xid (nextXid, the oldest xid, relfrozenxid as full transaction ids).
+    fn xid_values(&self, xid: u32, b: Bounds) -> [u32; 3] {
+        let bound = match b {
+            Bounds::PrecedesClusterMin => self.full(self.oldest_xid),
+            Bounds::PrecedesRelMin => self.full(self.relfrozenxid),
+            _ => self.next_full_xid,
+        };
+        [xid, (bound >> 32) as u32, bound as u32]
+    }
+
+    /// The numbers verify_heapam prints with a MultiXactId out of `b`: it and the bound.
+    fn multi_values(&self, multi: u32, b: Bounds) -> [u32; 2] {
+        let bound = match b {
+            Bounds::PrecedesRelMin => self.relminmxid,
+            Bounds::PrecedesClusterMin => self.oldest_multi,
+            _ => self.next_multi,
+        };
+        [multi, bound]
+    }
+
     /// check_mxid_in_range (MultiXactIdPrecedes compares modulo 2^32).
     fn multi_bounds(&self, multi: u32) -> Bounds {
         let precedes = |a: u32, b: u32| (a.wrapping_sub(b) as i32) < 0;
@@ -197,7 +218,7 @@ fn check_visibility(h: &Header, lp: u16, ctx: &HeapContext, spans: &mut Spans) -
         Finding::HeapXminBeforeRelfrozenxid,
     ];
     if let Some(f) = bounds_finding(xmin_bounds, xmin_findings) {
-        spans.flag_item(&htup::T_XMIN, lp, f);
+        spans.flag_item_valued(&htup::T_XMIN, lp, f, &ctx.xid_values(xmin, xmin_bounds));
     }
     if xmin_bounds != Bounds::Ok {
         return Visibility {
@@ -226,7 +247,8 @@ fn check_visibility(h: &Header, lp: u16, ctx: &HeapContext, spans: &mut Spans) -
         }
     }
     if m & HEAP_XMAX_IS_MULTI != 0 {
-        let f = match ctx.multi_bounds(h.xmax) {
+        let b = ctx.multi_bounds(h.xmax);
+        let f = match b {
             Bounds::Invalid => Some(Finding::HeapMultiXactInvalid),
             Bounds::PrecedesRelMin => Some(Finding::HeapMultiBeforeRelminmxid),
             Bounds::PrecedesClusterMin => Some(Finding::HeapMultiBeforeOldest),
@@ -234,7 +256,7 @@ fn check_visibility(h: &Header, lp: u16, ctx: &HeapContext, spans: &mut Spans) -
             Bounds::Ok => None,
         };
         if let Some(f) = f {
-            spans.flag_item(&htup::T_XMAX, lp, f);
+            spans.flag_item_valued(&htup::T_XMAX, lp, f, &ctx.multi_values(h.xmax, b));
             return done(Some(true));
         }
     }
@@ -246,22 +268,23 @@ fn check_visibility(h: &Header, lp: u16, ctx: &HeapContext, spans: &mut Spans) -
         let update = ctx.xact.map(|log| log.multixact_update_xid(h.xmax));
         let problem = match update {
             Some(Ok(xid)) => {
-                let b = ctx.xid_bounds(xid.unwrap_or(0));
+                let xid = xid.unwrap_or(0);
+                let b = ctx.xid_bounds(xid);
                 if b == Bounds::Invalid {
-                    Some(Finding::HeapUpdateXidInvalid)
+                    Some((Finding::HeapUpdateXidInvalid, [0; 3]))
                 } else {
                     let which = [
                         Finding::HeapUpdateXidInFuture,
                         Finding::HeapUpdateXidBeforeOldest,
                         Finding::HeapUpdateXidBeforeRelfrozenxid,
                     ];
-                    bounds_finding(b, which)
+                    bounds_finding(b, which).map(|f| (f, ctx.xid_values(xid, b)))
                 }
             }
             Some(Err(_)) | None => None,
         };
-        if let Some(f) = problem {
-            spans.flag_item(&htup::T_XMAX, lp, f);
+        if let Some((f, values)) = problem {
+            spans.flag_item_valued(&htup::T_XMAX, lp, f, &values);
         }
         return done(Some(true));
     }
@@ -270,9 +293,10 @@ fn check_visibility(h: &Header, lp: u16, ctx: &HeapContext, spans: &mut Spans) -
         Finding::HeapXmaxBeforeOldest,
         Finding::HeapXmaxBeforeRelfrozenxid,
     ];
-    match bounds_finding(ctx.xid_bounds(h.xmax), which) {
+    let b = ctx.xid_bounds(h.xmax);
+    match bounds_finding(b, which) {
         Some(f) => {
-            spans.flag_item(&htup::T_XMAX, lp, f);
+            spans.flag_item_valued(&htup::T_XMAX, lp, f, &ctx.xid_values(h.xmax, b));
             done(Some(false))
         }
         None => done(Some(true)),
@@ -280,15 +304,20 @@ fn check_visibility(h: &Header, lp: u16, ctx: &HeapContext, spans: &mut Spans) -
 }
 
 /// verify_heapam's sanity checks of an LP_NORMAL line pointer, in its order: the first that
-/// fails (the tuple header is not read then).
-pub(super) fn lp_problem(id: &ItemId, page_len: usize) -> Option<Finding> {
+/// fails (the tuple header is not read then), with the numbers its message prints.
+pub(super) fn lp_problem(id: &ItemId, page_len: usize) -> Option<(Finding, Values)> {
     let (off, len) = (usize::from(id.off), usize::from(id.len));
+    let (lp_off, lp_len) = (u32::from(id.off), u32::from(id.len));
     if off != maxalign(off) {
-        Some(Finding::HeapLpNotMaxaligned)
+        Some((Finding::HeapLpNotMaxaligned, Values::new(&[lp_off])))
     } else if len < MIN_LP_LEN {
-        Some(Finding::HeapLpTooShort)
+        Some((
+            Finding::HeapLpTooShort,
+            Values::new(&[lp_len, MIN_LP_LEN as u32]),
+        ))
     } else if off.saturating_add(len) > page_len {
-        Some(Finding::ItemPastPage)
+        let max = u32::try_from(page_len).unwrap_or(u32::MAX);
+        Some((Finding::ItemPastPage, Values::new(&[lp_off, lp_len, max])))
     } else {
         None
     }
@@ -364,8 +393,14 @@ impl Header {
 fn check_header(h: &Header, id: &ItemId, spans: &mut Spans) -> bool {
     let lp = id.lp;
     let len = usize::from(id.len);
+    let hoff = u32::try_from(h.hoff).unwrap_or(u32::MAX);
     if h.hoff > len {
-        spans.flag_item(&htup::T_HOFF, lp, Finding::HeapHoffPastLength);
+        spans.flag_item_valued(
+            &htup::T_HOFF,
+            lp,
+            Finding::HeapHoffPastLength,
+            &[hoff, u32::from(id.len)],
+        );
     }
     if h.infomask & HEAP_XMAX_COMMITTED != 0 && h.infomask & HEAP_XMAX_IS_MULTI != 0 {
         spans.flag_item(&htup::T_INFOMASK, lp, Finding::HeapMultixactCommitted);
@@ -383,7 +418,14 @@ fn check_header(h: &Header, id: &ItemId, spans: &mut Spans) -> bool {
         maxalign(SIZEOF_HEAP_TUPLE_HEADER)
     };
     if h.hoff != expected {
-        spans.flag_item(&htup::T_HOFF, lp, Finding::HeapHoffUnexpected);
+        let nulls = u32::from(h.infomask & HEAP_HASNULL != 0);
+        let at = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        spans.flag_item_valued(
+            &htup::T_HOFF,
+            lp,
+            Finding::HeapHoffUnexpected,
+            &[at(expected), hoff, at(natts), nulls],
+        );
     }
     h.hoff <= len && h.hoff == expected
 }
@@ -422,7 +464,7 @@ pub(super) fn check_page(
                     _ => None,
                 };
                 if let Some(f) = problem {
-                    spans.flag_item(&item_id_data::LP_OFF, id.lp, f);
+                    spans.flag_item_valued(&item_id_data::LP_OFF, id.lp, f, &[u32::from(id.off)]);
                     continue;
                 }
                 set(&mut lp_valid, i, true);
@@ -445,10 +487,11 @@ pub(super) fn check_page(
                         set(&mut xmin_committed, i, v.xmin_committed == Some(true));
                         let natts = h.infomask2 & HEAP_NATTS_MASK;
                         if v.checkable == Some(true) && natts > ctx.relnatts {
-                            spans.flag_item(
+                            spans.flag_item_valued(
                                 &htup::T_INFOMASK2,
                                 id.lp,
                                 Finding::HeapNattsExceedsRelnatts,
+                                &[u32::from(natts), u32::from(ctx.relnatts)],
                             );
                         }
                     }
@@ -483,14 +526,20 @@ pub(super) fn check_page(
         if id.flags == LP_REDIRECT {
             let next_h = headers.get(n).copied().flatten();
             if next_h.is_some_and(|h| !h.heap_only()) {
-                spans.flag_item(
+                spans.flag_item_valued(
                     &item_id_data::LP_OFF,
                     id.lp,
                     Finding::HeapRedirectToNonHeapOnly,
+                    &[u32::from(next)],
                 );
             }
             if pred != 0 {
-                spans.flag_item(&item_id_data::LP_OFF, id.lp, Finding::HeapRedirectIntersect);
+                spans.flag_item_valued(
+                    &item_id_data::LP_OFF,
+                    id.lp,
+                    Finding::HeapRedirectIntersect,
+                    &[u32::from(next), u32::from(pred)],
+                );
                 continue;
             }
             set(&mut predecessor, n, id.lp);
@@ -513,16 +562,31 @@ pub(super) fn check_page(
             continue;
         }
         if pred != 0 {
-            spans.flag_item(&htup::T_CTID, id.lp, Finding::HeapUpdateIntersect);
+            spans.flag_item_valued(
+                &htup::T_CTID,
+                id.lp,
+                Finding::HeapUpdateIntersect,
+                &[u32::from(next), u32::from(pred)],
+            );
             continue;
         }
         set(&mut predecessor, n, id.lp);
         let hot = cur.infomask2 & HEAP_HOT_UPDATED != 0;
         if !hot && nh.heap_only() {
-            spans.flag_item(&htup::T_CTID, id.lp, Finding::HeapNonHotUpdateMadeHeapOnly);
+            spans.flag_item_valued(
+                &htup::T_CTID,
+                id.lp,
+                Finding::HeapNonHotUpdateMadeHeapOnly,
+                &[u32::from(next)],
+            );
         }
         if hot && !nh.heap_only() {
-            spans.flag_item(&htup::T_CTID, id.lp, Finding::HeapHotUpdateMadeNonHeapOnly);
+            spans.flag_item_valued(
+                &htup::T_CTID,
+                id.lp,
+                Finding::HeapHotUpdateMadeNonHeapOnly,
+                &[u32::from(next)],
+            );
         }
     }
     for (i, id) in lps.iter().enumerate() {

@@ -56,7 +56,7 @@ use crate::fields::{
     PAGE_HEADER_DATA,
 };
 pub use crate::file::Fork;
-use crate::findings::Finding;
+use crate::findings::{Finding, Values};
 use crate::layout::{read_u16, read_u32, read_u64, Endian};
 
 pub use brin::{BrinItem, BrinMeta, BrinSpecial, RevmapItem};
@@ -281,6 +281,33 @@ pub struct DecodedPage {
     /// Findings about the page as a whole, not one span's bytes (decoded as its file's kind).
     #[serde(skip)]
     pub findings: Vec<Finding>,
+    /// The numbers of the item findings whose messages print them, as the checks found them.
+    #[serde(skip)]
+    pub values: Vec<ValuedFinding>,
+    /// Whether the page's own header and line pointers can count its items: the header
+    /// passes PageIsVerified's sanity checks (with pd_lower past the header and
+    /// pd_pagesize_version right) and at most half of the line pointers are flagged. When
+    /// not (random bytes, another file's data), `items` are what pd_lower of noise counts
+    /// and how many tuples the page held is unknown from the page.
+    #[serde(skip)]
+    pub items_counted: bool,
+}
+
+/// The numbers a finding about one line pointer prints in its message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValuedFinding {
+    pub item: Option<u16>,
+    pub finding: Finding,
+    pub values: Values,
+}
+
+/// The values recorded for `finding` on `item`, none when its message has no numbers.
+fn values_of(values: &[ValuedFinding], finding: Finding, item: Option<u16>) -> Values {
+    values
+        .iter()
+        .find(|v| v.finding == finding && v.item == item)
+        .map(|v| v.values)
+        .unwrap_or_default()
 }
 
 impl DecodedPage {
@@ -295,6 +322,16 @@ impl DecodedPage {
     /// Every flagged span: what looks wrong and where.
     pub fn problems(&self) -> impl Iterator<Item = &Span> {
         self.spans.iter().filter(|s| s.problem.is_some())
+    }
+
+    /// `finding` about line pointer `item` as an [`ItemFinding`], with the numbers its check
+    /// recorded.
+    pub fn item_finding(&self, finding: Finding, item: Option<u16>) -> ItemFinding {
+        ItemFinding {
+            finding,
+            item,
+            values: values_of(&self.values, finding, item),
+        }
     }
 }
 
@@ -421,6 +458,8 @@ pub(crate) struct Spans {
     lean: bool,
     /// The highest line pointer given a span, for `flag_line_pointers` when lean.
     last_lp: u16,
+    /// The numbers of findings flagged with [`Spans::flag_item_valued`].
+    values: Vec<ValuedFinding>,
 }
 
 impl Spans {
@@ -431,6 +470,7 @@ impl Spans {
             notes: Vec::new(),
             lean,
             last_lp: 0,
+            values: Vec::new(),
         }
     }
 
@@ -575,6 +615,44 @@ impl Spans {
             .find(|s| s.field == id && s.item == Some(item))
         {
             s.problem.get_or_insert(problem);
+        }
+    }
+
+    /// [`Spans::flag_item`] for a finding whose message prints `values`.
+    pub fn flag_item_valued(&mut self, field: &Field, item: u16, problem: Finding, values: &[u32]) {
+        self.value(Some(item), problem, Values::new(values));
+        self.flag_item(field, item, problem);
+    }
+
+    /// [`Spans::flag`] for a finding about the page whose message prints `values`.
+    pub fn flag_valued(&mut self, field: &Field, problem: Finding, values: &[u32]) {
+        self.value(None, problem, Values::new(values));
+        self.flag(field, problem);
+    }
+
+    /// How many line pointers carry a finding.
+    fn flagged_line_pointers(&self) -> usize {
+        let id = SpanField::Field(item_id_data::LP_OFF.id);
+        self.v
+            .iter()
+            .filter(|s| s.field == id && s.item.is_some() && s.problem.is_some())
+            .count()
+    }
+
+    /// Records the numbers the message of `finding` on line pointer `item` prints (the
+    /// first check to record them for that line pointer keeps them).
+    pub fn value(&mut self, item: Option<u16>, finding: Finding, values: Values) {
+        let v = ValuedFinding {
+            item,
+            finding,
+            values,
+        };
+        if !self
+            .values
+            .iter()
+            .any(|x| x.item == v.item && x.finding == v.finding)
+        {
+            self.values.push(v);
         }
     }
 
@@ -801,6 +879,18 @@ pub(crate) fn line_pointers(r: &Reader, header: &PageHeader, spans: &mut Spans) 
             flags: r.get(base, &item_id_data::LP_FLAGS) as u8,
             len: r.get(base, &item_id_data::LP_LEN) as u16,
         };
+        // verify_heapam's numbers: the redirect's target against FirstOffsetNumber or maxoff,
+        // the item's offset and length against the page's end.
+        let end = usize::from(id.off).saturating_add(usize::from(id.len));
+        if id.flags == LP_REDIRECT && (id.off == 0 || id.off > n) {
+            let bound = if id.off == 0 { 1 } else { n };
+            let values = Values::new(&[u32::from(id.off), u32::from(bound)]);
+            spans.value(Some(lp), Finding::LpRedirectOutOfRange, values);
+        } else if matches!(id.flags, LP_NORMAL | LP_DEAD) && id.len != 0 && end > r.len() {
+            let page = u32::try_from(r.len()).unwrap_or(u32::MAX);
+            let values = Values::new(&[u32::from(id.off), u32::from(id.len), page]);
+            spans.value(Some(lp), Finding::ItemPastPage, values);
+        }
         let problem = match id.flags {
             LP_UNUSED if id.len != 0 || id.off != 0 => Some(Finding::LpUnusedWithStorage),
             LP_NORMAL if id.len == 0 => Some(Finding::LpNormalWithoutStorage),
@@ -1004,6 +1094,31 @@ pub fn decode_page_with(
 pub struct ItemFinding {
     pub finding: Finding,
     pub item: Option<u16>,
+    /// The numbers its message prints (none when it prints none).
+    pub values: Values,
+}
+
+impl ItemFinding {
+    /// The message with the numbers its check recorded.
+    pub fn message(&self) -> String {
+        self.finding.valued(&self.values)
+    }
+
+    /// The whole message of a finding on relation-wide block `block` of `relation` (the
+    /// name its `%s` quotes: the catalogs' name, else the file): the numbers its check
+    /// recorded, then the block and the line pointer where the message names them (amcheck's
+    /// index checks say "block %u", "page %u", "offset %u" of the page they are on).
+    pub fn message_at(&self, block: u32, relation: &str) -> String {
+        let mut m = self.message().replace("%s", relation);
+        let block = format!("{block}");
+        for place in ["block %u", "page %u", "blk %u"] {
+            m = m.replace(place, &place.replace("%u", &block));
+        }
+        if let Some(item) = self.item {
+            m = m.replace("offset %u", &format!("offset {item}"));
+        }
+        m
+    }
 }
 
 /// The findings [`decode_page_with`] makes on a page (its flagged spans' and its notes'),
@@ -1017,16 +1132,14 @@ pub fn check_page(
 ) -> Vec<ItemFinding> {
     let (d, spans) = decode_spans(page, absolute_block, opts, hints, true);
     let mut out: Vec<ItemFinding> = Vec::new();
-    let flagged = spans.v.iter().filter_map(|s| {
-        s.problem.map(|finding| ItemFinding {
-            finding,
-            item: s.item,
-        })
-    });
-    let notes = d.findings.iter().map(|&finding| ItemFinding {
-        finding,
-        item: None,
-    });
+    let flagged = spans
+        .v
+        .iter()
+        .filter_map(|s| s.problem.map(|finding| d.item_finding(finding, s.item)));
+    let notes = d
+        .findings
+        .iter()
+        .map(|&finding| d.item_finding(finding, None));
     for f in flagged.chain(notes) {
         if !out.contains(&f) {
             out.push(f);
@@ -1087,15 +1200,32 @@ fn decode_spans(
             }
         }
     };
+    let items_counted = header_counts_items(&r, &header) && {
+        let (n, _) = max_offset(&header, r.len());
+        spans.flagged_line_pointers().saturating_mul(2) <= usize::from(n)
+    };
     let d = DecodedPage {
+        items_counted,
         kind,
         header,
         items,
         special,
         findings: core::mem::take(&mut spans.notes),
+        values: core::mem::take(&mut spans.values),
         spans: Vec::new(),
     };
     (d, spans)
+}
+
+/// The header is one PostgreSQL wrote: PageIsVerified's checks, pd_lower past the header,
+/// pd_pagesize_version saying the page's size and layout 4. An all-zero page counts (none).
+fn header_counts_items(r: &Reader, header: &PageHeader) -> bool {
+    let psv = r.get(0, &page_header_data::PD_PAGESIZE_VERSION) as usize;
+    all_zero(r.b)
+        || (crate::verify::header_is_sane(r.b, r.e)
+            && usize::from(header.lower) >= SIZE_OF_PAGE_HEADER_DATA
+            && psv & 0xFF00 == r.len()
+            && psv & 0x00FF == 4)
 }
 
 fn all_zero(page: &[u8]) -> bool {
