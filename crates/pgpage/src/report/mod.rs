@@ -630,6 +630,7 @@ fn file_blocks(
             rel.columns.as_deref(),
             between.contains(&block_in_file),
             index_holds,
+            rel.relation.as_deref().unwrap_or(&relpath),
         ) else {
             continue;
         };
@@ -669,6 +670,7 @@ fn classify(
     columns: Option<&[Column]>,
     zero_between_rows: bool,
     index_holds: bool,
+    relation: &str,
 ) -> Option<Block> {
     let absolute = row.absolute_block;
     let mut b = Block {
@@ -714,16 +716,18 @@ fn classify(
             b.severity = Severity::Warning;
             b.damage = Damage::Structure;
             b.evidence.push(format!(
-                "the checksum is valid, but amcheck's checks of the page's structure fail (pgpage inspect --block {} shows the values):",
+                "the checksum is valid, but amcheck's checks of the page's structure fail (pgpage inspect --block {} shows the bytes):",
                 row.block
             ));
+            // amcheck's own message with its numbers, and where in amcheck it is made.
             for f in &row.structure {
                 let rule = f.finding.rule();
-                let check = format!("{} ({}, {})", f.finding.code(), rule.file, rule.function);
-                b.evidence.push(match f.item {
-                    Some(lp) => format!("item {lp}: {check}"),
-                    None => check,
-                });
+                b.evidence.push(format!(
+                    "{} ({}, {})",
+                    f.message_at(absolute, relation),
+                    rule.file,
+                    rule.function
+                ));
             }
             return Some(b);
         }
