@@ -4,6 +4,7 @@
 //! Pages are read in units of CHUNK_BLOCKS, one pread each, decoded by a worker per core
 //! and printed in block order by the calling thread.
 
+use pgpage::words::plural;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -205,35 +206,44 @@ impl Summary {
             if self.pages_left_out > 0 {
                 let counted = if self.rows_left_out > 0 {
                     format!(
-                        " (among them {} rows of pages whose checksum fails: --include-damaged prints them)",
-                        self.rows_left_out
+                        " (among them {} of pages whose checksum fails: --include-damaged prints them)",
+                        plural(self.rows_left_out, "row", "rows")
                     )
                 } else {
                     String::new()
                 };
-                what.push(format!("{} pages left out{counted}", self.pages_left_out));
+                what.push(format!(
+                    "{} left out{counted}",
+                    plural(self.pages_left_out, "page", "pages")
+                ));
             }
             if self.tuples_left_out > 0 {
-                what.push(format!("{} tuples left out", self.tuples_left_out));
+                what.push(format!(
+                    "{} left out",
+                    plural(self.tuples_left_out, "tuple", "tuples")
+                ));
             }
             if self.zero_pages > 0 {
                 what.push(format!(
-                    "{} all-zero pages between pages with rows, their rows lost",
-                    self.zero_pages
+                    "{} between pages with rows, their rows lost",
+                    plural(self.zero_pages, "all-zero page", "all-zero pages")
                 ));
             }
             if self.damaged_rows > 0 {
                 what.push(format!(
-                    "{} rows printed from pages whose checksum fails",
-                    self.damaged_rows
+                    "{} printed from pages whose checksum fails",
+                    plural(self.damaged_rows, "row", "rows")
                 ));
             }
             let what = if what.is_empty() {
-                format!("{} problems", self.problems)
+                plural(self.problems, "problem", "problems")
             } else {
                 what.join("; ")
             };
-            eprintln!("pgpage: {} rows printed; {what} (named above)", self.rows);
+            eprintln!(
+                "pgpage: {} printed; {what} (named above)",
+                plural(self.rows, "row", "rows")
+            );
         }
     }
 }

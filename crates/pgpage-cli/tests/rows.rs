@@ -723,7 +723,7 @@ fn damaged_pages_named_and_included(version: u32) {
     assert_eq!(
         closing,
         format!(
-            "pgpage: {printed} rows printed; 1 pages left out (among them {flip_rows} rows of pages whose checksum fails: --include-damaged prints them); 1 all-zero pages between pages with rows, their rows lost (named above)"
+            "pgpage: {printed} rows printed; 1 page left out (among them {flip_rows} rows of pages whose checksum fails: --include-damaged prints them); 1 all-zero page between pages with rows, their rows lost (named above)"
         ),
         "{version}"
     );

@@ -41,3 +41,4 @@ pub mod tuple;
 pub mod value;
 pub mod visibility;
 pub mod wal;
+pub mod words;

@@ -3,6 +3,7 @@
 //! and what PostgreSQL's own tools do with the page as it is: `pg_surgery` for the tuples
 //! that cannot be saved, `zero_damaged_pages` and `ignore_checksum_failure` in words.
 
+use crate::words::plural;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -224,10 +225,6 @@ fn ctid_list(ctids: &[Ctid], most: usize) -> String {
         out.push(format!("and {} more", ctids.len().saturating_sub(most)));
     }
     out.join(", ")
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Advice for block `blkno` (relation-wide) of a relation file. `table` is the table's name

@@ -2,6 +2,7 @@
 //! ("pruning turned lp 3 into a redirect to lp 8"), with the facts behind the sentence; and a
 //! heap page's line pointers with their redirects and HOT chains, for a picture to draw.
 
+use crate::words::plural;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -611,14 +612,6 @@ fn were(n: usize) -> &'static str {
         "was"
     } else {
         "were"
-    }
-}
-
-fn plural(n: u16, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
     }
 }
 
