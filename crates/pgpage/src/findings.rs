@@ -292,7 +292,7 @@ findings! {
     /// gone without an error. Relation extension leaves such pages too, hence a note.
     ZeroPageBetweenRows => "zero_page_between_rows", Note,
         "backend/storage/page/bufpage.c", "PageIsVerified",
-        "all-zero page between pages with rows: the server reads it as an empty new page; relation extension leaves such pages (several at a time under concurrent inserts and bulk loads, more from PostgreSQL 16 on), so it is no damage by itself, but rows stored there would be gone: a backup or WAL image may hold them";
+        "all-zero page between pages with rows: the server reads it as an empty new page, without an error; relation extension leaves such pages (several at a time under concurrent inserts and bulk loads, more from PostgreSQL 16 on), and then nothing is lost, but if rows were stored there they are gone: the table's indexes tell which (pgpage report), and a backup or WAL image may hold them";
 
     // ---- decode: a page's structures (line pointers, tuples, special spaces) -------------
     /// A structure the decoder laid out runs past the page's last byte.
@@ -749,7 +749,7 @@ findings! {
     /// a candidate for a backup or a WAL image to confirm.
     TornSectors => "torn_sectors", Candidate,
         "backend/storage/page/bufpage.c", "PageIsVerifiedExtended",
-        "sectors %s of the page look like another version of it (a torn write?): line pointers point there at tuples that are zeros or make no sense";
+        "this line pointer points into a 512-byte sector that looks like another version of the page (a torn write?): the tuples there are zeros or make no sense";
     // ---- damage analysis (issue 18: bitflip.rs, diff.rs): one bit, two copies ----------
     /// Flipping this one bit makes the stored checksum valid. With 65,536 bits and a 16-bit
     /// checksum about one such flip per page is expected by chance: evidence, not proof.

@@ -36,7 +36,10 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
   const mapPages = files.reduce((n, f) => n + new Set(f.pageFindings.filter((x) => !x.amcheck && x.evidence !== 'note').map((x) => x.block)).size, 0);
   // What amcheck's per-page checks find (verify_heapam's, bt_index_check's...): corruption
   // the server reads without complaint.
-  const corrupt = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck && x.evidence !== 'note').map((x) => `${f.id}:${x.block}`));
+  // A page the server already refuses (a checksum failure) is counted with the problem
+  // pages, not here: these are the pages it reads.
+  const refused = new Set(p.problems.map((x) => `${x.f.id}:${x.p.block}`));
+  const corrupt = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck && x.evidence !== 'note').map((x) => `${f.id}:${x.block}`)).filter((k) => !refused.has(k));
   const amcheckPages = new Set(corrupt).size + files.reduce((n, f) => n + f.amcheckUnlisted, 0);
   return (
     <div className="verdict-box" data-verdict={ok ? 'ok' : 'problems'}>

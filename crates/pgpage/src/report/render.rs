@@ -113,9 +113,6 @@ fn block_text(out: &mut String, rel: &Relation, b: &Block, said: &mut Vec<String
     for e in &b.evidence {
         let _ = writeln!(out, "    {e}");
     }
-    if let Some(h) = b.holds_block {
-        let _ = writeln!(out, "    holds block {h}");
-    }
     for f in &b.bit_flips {
         let mut line = format!("    flip byte {} bit {} ({})", f.byte, f.bit, f.field);
         if let Some(i) = f.item {
@@ -264,9 +261,6 @@ pub fn markdown(r: &Report) -> String {
             }
             for e in &b.evidence {
                 let _ = writeln!(out, "- {e}");
-            }
-            if let Some(h) = b.holds_block {
-                let _ = writeln!(out, "- holds block {h}");
             }
             for f in &b.bit_flips {
                 let mut line = format!("- flip byte {} bit {} (`{}`)", f.byte, f.bit, f.field);
