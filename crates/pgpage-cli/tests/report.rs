@@ -113,7 +113,8 @@ fn check(version: u32) {
     c.psql(&[
         "create extension pageinspect",
         // The second index first: the primary key is preferred for the lost keys, not met first.
-        "create table t (id int not null, note text not null, n int) with (autovacuum_enabled = off)",
+        // fillfactor 90: room on every page for the HOT updates below.
+        "create table t (id int not null, note text not null, n int) with (autovacuum_enabled = off, fillfactor = 90)",
         "create index t_note on t (note)",
         "alter table t add constraint t_pkey primary key (id)",
         "insert into t select g, 'note-' || lpad(g::text, 6, '0') || '-Juliet', g % 7 from generate_series(1, 400) g",
@@ -151,6 +152,16 @@ fn check(version: u32) {
         .trim()
         .to_owned();
     let (zeroed, random, misplaced, holds, flipped) = (10usize, 30usize, 40usize, 41usize, 50usize);
+    // HOT chains on the bit-flipped block: the index entries still name lp 2 and 3, whose
+    // live versions are heap-only tuples further on the same page.
+    c.psql(&[
+        &format!("update t set n = n + 1 where ctid in ('({flipped},2)', '({flipped},3)')"),
+        "checkpoint",
+    ]);
+    let hot: String = c.psql(&[&format!(
+        "select count(*) from heap_page_items(get_raw_page('t', {flipped})) where t_infomask2 & 16384 <> 0"
+    )]);
+    assert_eq!(hot.trim(), "2", "two HOT-updated tuples on block {flipped}");
     let mut rows: BTreeMap<usize, Vec<(u16, String)>> = BTreeMap::new();
     for b in [zeroed, random, torn_block, misplaced, flipped] {
         rows.insert(b, server_rows(&c, b));

@@ -8,6 +8,7 @@ mod leaves;
 mod reader;
 mod render;
 
+use crate::words::plural;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -860,23 +861,55 @@ fn rows_of(
     // Rows the damaged bytes took: a torn page's tuples in the torn sectors, and items
     // amcheck finds wrong (an xmin past the next xid: no snapshot sees the row).
     let mut own = own;
-    if let (Some(o), Damage::Torn) = (own.as_mut(), b.damage) {
-        let torn = offsets_in_sectors(page, endian, &b.torn_sectors);
-        o.retain(|lp| !torn.contains(lp));
+    let mut damaged: BTreeSet<u16> = wrong_items.clone();
+    if own.is_some() && b.damage == Damage::Torn {
+        damaged.extend(offsets_in_sectors(page, endian, &b.torn_sectors));
     }
     if let Some(o) = own.as_mut() {
-        o.retain(|lp| !wrong_items.contains(lp));
+        o.retain(|lp| !damaged.contains(lp));
     }
     // A page the server refuses gives no rows to the server, but pgpage reads its sane ones.
     let readable_count = own.as_ref().map(|o| o.len() as u64);
+    // An index entry names the root of its HOT chain (an LP_REDIRECT, or the oldest version
+    // still on the page): the row is there when the chain, followed within the page as
+    // heap_hot_search_buffer does, reaches a tuple that reads.
+    let next: BTreeMap<u16, u16> = match &own {
+        Some(_) => crate::story::heap_lines(page, absolute, endian)
+            .map(|l| {
+                l.items
+                    .iter()
+                    .filter_map(|i| i.redirect_to.or(i.hot_next).map(|to| (i.lp, to)))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        None => BTreeMap::new(),
+    };
+    // On a page whose header reads, an index entry's row is lost only when its chain meets
+    // damaged bytes before a tuple that reads; a chain that ends in an intact dead or
+    // invisible version (a deleted row, an LP_DEAD line pointer) lost nothing to the damage.
+    let lost_row = |root: u16| {
+        let Some(o) = own.as_ref() else {
+            return true;
+        };
+        let mut lp = root;
+        // A chain visits each line pointer once; more steps than that is a loop.
+        for _ in 0..=next.len() {
+            if o.contains(&lp) {
+                return false;
+            }
+            if damaged.contains(&lp) {
+                return true;
+            }
+            match next.get(&lp) {
+                Some(&to) => lp = to,
+                None => return false,
+            }
+        }
+        true
+    };
     match held {
         Some(h) => {
-            let lost: Vec<u16> = h
-                .offsets
-                .iter()
-                .copied()
-                .filter(|lp| !own.as_ref().is_some_and(|o| o.contains(lp)))
-                .collect();
+            let lost: Vec<u16> = h.offsets.iter().copied().filter(|&lp| lost_row(lp)).collect();
             let keys: Vec<Vec<Option<String>>> = h
                 .keys_from
                 .map(|ix| {
@@ -932,14 +965,6 @@ fn rows_of(
                 )),
             },
         },
-    }
-}
-
-fn plural(n: u64, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("{n} {one}")
-    } else {
-        format!("{n} {many}")
     }
 }
 
