@@ -183,12 +183,15 @@ export function App() {
   useEffect(() => {
     const o = opening.current;
     if (o === null) return;
-    const ids = new Set(o);
-    const batch = files.filter((f) => ids.has(f.id));
-    const done = batch.filter((f) => f.state === 'done');
-    const all = done.length === batch.length;
-    const shown = done.find((f) => f.id === o[0]);
-    const hit = done.find((f) => f.problem && f.problems.some((x) => x.problem)) ?? (all && shown && firstPageToSee(shown) !== null ? shown : undefined);
+    // In the order dropped (the one shown first): the first problem page is the first
+    // file's that names one, so a later file verified sooner waits for those before it.
+    const byId = new Map(files.map((f) => [f.id, f]));
+    const batch = o.map((id) => byId.get(id)).filter((f): f is FileEntry => f !== undefined);
+    const all = batch.every((f) => f.state === 'done');
+    const pending = batch.findIndex((f) => f.state !== 'done');
+    const settled = pending === -1 ? batch : batch.slice(0, pending);
+    const shown = batch.find((f) => f.id === o[0] && f.state === 'done');
+    const hit = settled.find((f) => f.problem && f.problems.some((x) => x.problem)) ?? (all && shown && firstPageToSee(shown) !== null ? shown : undefined);
     if (!hit) {
       if (all) opening.current = null;
       return;
