@@ -105,7 +105,7 @@ const RANK = { error: 0, warning: 1, note: 2 } as const;
 async function drop(page: Page): Promise<void> {
   await page.goto('/');
   await page.getByTestId('folder-input').setInputFiles(made.bad);
-  await expect(page.getByTestId('report')).toHaveAttribute('data-state', 'done', { timeout: 90_000 });
+  await expect(page.getByTestId('incident-report')).toHaveAttribute('data-state', 'done', { timeout: 90_000 });
 }
 
 for (const size of [
@@ -117,7 +117,7 @@ for (const size of [
 
     test('the report of a damaged data directory: the CLI\'s findings, the server\'s keys, its Markdown, and a finding opens its page', async ({ page }) => {
       await drop(page);
-      const report = page.getByTestId('report');
+      const report = page.getByTestId('incident-report');
       await expect(report).toBeInViewport();
       await expect(page.getByTestId('report-verdict')).toHaveText(made.json.verdict);
 
@@ -199,9 +199,9 @@ test('another directory dropped while the report is read: the report under way i
   });
   await page.goto('/');
   await page.getByTestId('folder-input').setInputFiles(made.bad);
-  await expect(page.getByTestId('report')).toHaveAttribute('data-state', 'running');
+  await expect(page.getByTestId('incident-report')).toHaveAttribute('data-state', 'running');
   await page.getByTestId('folder-input').setInputFiles(made.clean);
-  await expect(page.getByTestId('report')).toHaveAttribute('data-state', 'done', { timeout: 90_000 });
+  await expect(page.getByTestId('incident-report')).toHaveAttribute('data-state', 'done', { timeout: 90_000 });
   // The clean copy's report: the CLI's verdict, nothing damaged, only routine notes.
   expect(made.cleanJson.relations).toEqual([]);
   await expect(page.getByTestId('report-verdict')).toHaveText(made.cleanJson.verdict);

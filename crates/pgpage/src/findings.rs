@@ -292,7 +292,7 @@ findings! {
     /// gone without an error. Relation extension leaves such pages too, hence a note.
     ZeroPageBetweenRows => "zero_page_between_rows", Note,
         "backend/storage/page/bufpage.c", "PageIsVerified",
-        "all-zero page between pages with rows: the server reads it as an empty new page, without an error; relation extension leaves such pages (several at a time under concurrent inserts and bulk loads, more from PostgreSQL 16 on), and then nothing is lost, but if rows were stored there they are gone: the table's indexes tell which (pgpage report), and a backup or WAL image may hold them";
+        "all-zero page between pages with rows: the server reads it as an empty new page, without an error; relation extension leaves such pages (several at a time under concurrent inserts and bulk loads, more from PostgreSQL 16 on), and then nothing is lost, but otherwise rows stored there would be gone: the table's indexes tell which (pgpage report), and a backup or WAL image may hold them";
 
     // ---- decode: a page's structures (line pointers, tuples, special spaces) -------------
     /// A structure the decoder laid out runs past the page's last byte.

@@ -178,7 +178,7 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
     setTimeout(look, 0);
   };
   return (
-    <section className="incident" data-testid="report" data-state={report.state} aria-labelledby="report-title">
+    <section className="incident" data-testid="incident-report" data-state={report.state} aria-labelledby="report-title">
       <h2 id="report-title">Incident report</h2>
       {report.state === 'running' && (
         <p role="status" data-testid="report-progress">
