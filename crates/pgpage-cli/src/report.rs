@@ -3,11 +3,11 @@
 //! given alone) and this module reads them from disk; the core classifies, counts and words
 //! everything, and this module prints it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use pgpage::report::{markdown, text, Report, ReportReader, Request};
+use pgpage::report::{markdown, text, BackupInput, Report, ReportReader, Request};
 use pgpage::wal::BlockHistory;
 
 use crate::args::io_reason;
@@ -27,7 +27,8 @@ pub struct ReportArgs {
     /// WAL segment files or directories, for full-page images of the damaged blocks.
     #[arg(long, value_name = "WAL")]
     pub wal: Vec<PathBuf>,
-    /// A base backup's data directory or the relation file from it.
+    /// A base backup's data directory, or its copy of the damaged relation file: each damaged
+    /// block's page there is judged (checksum, pd_lsn against the damaged page's).
     #[arg(long, value_name = "BACKUP")]
     pub from: Option<PathBuf>,
     /// A data directory, or relation files.
@@ -36,13 +37,11 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: &ReportArgs) -> i32 {
-    if args.from.is_some() {
-        eprintln!(
-            "pgpage: error: report does not read --from yet: run pgpage diff BACKUP_FILE FILE, or pgpage repair --block N --from BACKUP_FILE, for the blocks the report names"
-        );
-        return 2;
-    }
-    let gathered = gather(&args.paths).and_then(|mut report| {
+    let gathered = gather(&args.paths).and_then(|(mut report, root)| {
+        if let Some(from) = &args.from {
+            let pages = read_backup(from, &report, root.as_deref())?;
+            report.set_backup(&pages);
+        }
         if !args.wal.is_empty() {
             let mut history = BlockHistory::of_blocks(report.wal_blocks());
             read_history(&args.wal, &mut history)?;
@@ -75,8 +74,9 @@ pub fn run(args: &ReportArgs) -> i32 {
     }
 }
 
-/// The report of the paths given, read by the core's `ReportReader` from disk.
-fn gather(paths: &[PathBuf]) -> Result<Report, String> {
+/// The report of the paths given, read by the core's `ReportReader` from disk, and the data
+/// directory the paths in it are relative to (None for relation files outside any).
+fn gather(paths: &[PathBuf]) -> Result<(Report, Option<PathBuf>), String> {
     let mut dirs: BTreeMap<PathBuf, Option<Vec<String>>> = BTreeMap::new();
     let mut loose: Vec<PathBuf> = Vec::new();
     for p in paths {
@@ -140,7 +140,93 @@ fn gather(paths: &[PathBuf]) -> Result<Report, String> {
             "report reads one data directory at a time: give one data directory, or files of one",
         )),
     };
-    reader.run()
+    let root = reader.root.clone();
+    Ok((reader.run()?, root))
+}
+
+/// Each damaged block's page in the backup: the file at the same path inside the backup's
+/// data directory, or the backup's relation file given alone (for the damaged file of the
+/// same name, or the only damaged file).
+fn read_backup(
+    from: &Path,
+    report: &Report,
+    root: Option<&Path>,
+) -> Result<Vec<BackupInput>, String> {
+    let meta = fs::metadata(from)
+        .map_err(|e| format!("could not stat \"{}\": {}", from.display(), io_reason(&e)))?;
+    let block_size = report.cluster.block_size.unwrap_or(8192);
+    if !meta.is_dir()
+        && (meta.len() == 0 || meta.len().checked_rem(u64::from(block_size)) != Some(0))
+    {
+        return Err(format!(
+            "\"{}\" is not a relation file: its length {} is not a whole number of {block_size}-byte pages",
+            from.display(),
+            meta.len()
+        ));
+    }
+    let wanted = report.backup_blocks();
+    let files: BTreeSet<&str> = wanted.iter().map(|(f, _)| f.as_str()).collect();
+    let name = |p: &str| Path::new(p).file_name().map(|n| n.to_os_string());
+    let mut out = Vec::new();
+    for (file, block) in &wanted {
+        let path = if meta.is_dir() {
+            if !from.join("PG_VERSION").is_file() {
+                return Err(format!(
+                    "\"{}\" is not a data directory (no PG_VERSION): give the backup's data directory or its copy of the relation file",
+                    from.display()
+                ));
+            }
+            if root.is_none() {
+                return Err(String::from(
+                    "a backup's data directory serves a report of a data directory (or of files inside one): give the backup's relation file instead",
+                ));
+            }
+            from.join(file)
+        } else if files.len() == 1 || name(file) == from.file_name().map(|n| n.to_os_string()) {
+            from.to_path_buf()
+        } else {
+            continue;
+        };
+        let shown = path.display().to_string();
+        let absent = !path.exists();
+        let page = read_page(&path, *block, block_size)
+            .map_err(|e| format!("could not read file \"{shown}\": {e}"));
+        out.push(BackupInput {
+            file: file.clone(),
+            block_in_file: *block,
+            shown,
+            page,
+            absent,
+        });
+    }
+    if out.is_empty() && !wanted.is_empty() {
+        return Err(format!(
+            "the backup file \"{}\" has the name of none of the damaged files ({}): give the backup's data directory, or its copy of one damaged file",
+            from.display(),
+            files.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok(out)
+}
+
+/// One block of a file; None when the file is absent or does not reach it.
+fn read_page(path: &Path, block: u32, block_size: u32) -> Result<Option<Vec<u8>>, String> {
+    let f = match open_regular(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_reason(&e)),
+    };
+    // A copy shorter than the block simply does not reach it.
+    let mut buf = vec![0u8; block_size as usize];
+    let (got, err) = read_full_at(
+        &f,
+        &mut buf,
+        u64::from(block).saturating_mul(u64::from(block_size)),
+    );
+    if let Some(e) = err {
+        return Err(io_reason(&e));
+    }
+    Ok((got == buf.len()).then_some(buf))
 }
 
 /// The core's reader and where its paths are on disk.

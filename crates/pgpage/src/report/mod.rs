@@ -4,6 +4,7 @@
 //! the B-tree leaf entries of the table's indexes), so the CLI and the browser build the same
 //! report; `render` prints it as text or Markdown.
 
+mod backup;
 mod leaves;
 mod reader;
 mod render;
@@ -29,6 +30,7 @@ use crate::tuple::{heap_items, TupleHeader};
 use crate::verify::{header_is_sane, PageStatus};
 use crate::visibility::TransactionLog;
 
+pub use backup::{BackupInput, BackupPage};
 pub use leaves::{leaf_entries, LeafEntry};
 pub use reader::{ReportReader, Request};
 pub use render::{markdown, text};
@@ -165,6 +167,16 @@ pub struct Block {
     /// With WAL given: the block's newest full-page image in it (None: none there).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wal_image: Option<WalImage>,
+    /// With a backup given: the block's page there (None: no backup given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<BackupPage>,
+    /// pd_lsn where the header is sane, to tell a backup's page older or newer.
+    #[serde(skip)]
+    pub page_lsn: Option<u64>,
+    /// Each bit-flip candidate's (byte, bit) and the bit as the damaged page stores it, so a
+    /// backup's unchanged page can tell which candidate is the damage.
+    #[serde(skip)]
+    pub flip_bits: Vec<(u32, u8, bool)>,
 }
 
 /// A damaged block's newest full-page image in the WAL given.
@@ -185,6 +197,9 @@ pub struct Relation {
     /// Segment 0's path, relative to the data directory where there is one.
     pub path: String,
     pub blocks: Vec<Block>,
+    /// The byte order its pages were written in, to read a backup's copy of them.
+    #[serde(skip)]
+    pub endian: Endian,
 }
 
 /// A routine note, counted.
@@ -211,6 +226,8 @@ pub struct Report {
     pub unknown: Vec<String>,
     /// WAL was given and searched for the damaged blocks' full-page images.
     pub wal_searched: bool,
+    /// A backup was given and its pages of the damaged blocks read.
+    pub backup_searched: bool,
     pub steps: Vec<String>,
 }
 
@@ -538,6 +555,7 @@ pub fn build(input: &Input) -> Report {
             relkind: rel.relkind.map(|k| k.to_string()),
             path: segment0.map(|f| f.path.clone()).unwrap_or_default(),
             blocks,
+            endian: rel.endian,
         });
     }
     relations.sort_by_key(|r| r.blocks.first().map(|b| b.severity));
@@ -550,6 +568,7 @@ pub fn build(input: &Input) -> Report {
         notes: notes.into_values().collect(),
         unknown: input.unknown.clone(),
         wal_searched: false,
+        backup_searched: false,
         steps: Vec::new(),
     };
     report.verdict = verdict(&report);
@@ -636,6 +655,7 @@ fn file_blocks(
             continue;
         };
         b.file = file.path.clone();
+        b.flip_bits = backup::stored_bits(&b.bit_flips, page);
         if b.severity == Severity::Error && row.status != PageStatus::Zero {
             b.server = Some(server_read_lines(
                 &relpath,
@@ -688,6 +708,11 @@ fn classify(
         bit_flips: Vec::new(),
         rows: None,
         wal_image: None,
+        backup: None,
+        flip_bits: Vec::new(),
+        page_lsn: header_is_sane(page, endian)
+            .then(|| crate::diff::page_lsn(page, endian))
+            .flatten(),
     };
     match row.status {
         PageStatus::Zero => {
@@ -1108,6 +1133,9 @@ fn steps(r: &Report) -> Vec<String> {
             "Get a good copy of each damaged page ({}): a full-page image in the WAL since the last checkpoint before the damage (pgpage report --wal WAL, pgpage fpi --relation DB/RELFILENODE --block N over pg_wal and the WAL archive), or the block from a base backup (pgpage repair --block N --from BACKUP_FILE); either is as old as the image or the backup, unless the server's own recovery replays the WAL since then onto a restored copy",
             blocks.join(", ")
         ));
+    }
+    if r.backup_searched {
+        out.extend(backup::step(r));
     }
     let flips: Vec<String> = r
         .blocks()

@@ -123,6 +123,9 @@ fn block_text(out: &mut String, rel: &Relation, b: &Block, said: &mut Vec<String
         }
         let _ = writeln!(out, "{line}");
     }
+    if let Some(p) = &b.backup {
+        let _ = writeln!(out, "    {}", super::backup::line(p));
+    }
     if let Some(r) = &b.rows {
         let _ = writeln!(out, "    {}", rows_line(r));
         if !r.keys.is_empty() {
@@ -271,6 +274,9 @@ pub fn markdown(r: &Report) -> String {
                     let _ = write!(line, ", column `{col}`: stored `{s}`, flipped back `{v}`");
                 }
                 let _ = writeln!(out, "{line}");
+            }
+            if let Some(p) = &b.backup {
+                let _ = writeln!(out, "- {}", super::backup::line(p));
             }
             if let Some(x) = &b.rows {
                 let _ = writeln!(out, "- {}", rows_line(x));
