@@ -27,6 +27,9 @@ use crate::decode::{KeyColumn, KeyType};
 use crate::file::parse_relation_file_name;
 use crate::findings::Finding;
 use crate::layout::{BlockSize, Endian};
+use crate::rows::Column;
+use crate::tuple::{Align, Attribute};
+use crate::value::Type;
 use crate::visibility::{slru_segment_number, SlruKind, TransactionLog};
 
 /// How the directory's pages are read.
@@ -102,6 +105,11 @@ pub struct CatalogListing {
     /// (database oid, index oid), or why its order cannot be checked.
     #[serde(skip)]
     pub index_keys: BTreeMap<(u32, u32), Result<Vec<KeyColumn>, String>>,
+    /// With `read_index_keys`: each index's key columns as their output functions print
+    /// them, by (database oid, index oid); absent when a key column is not of a built-in
+    /// type pgpage prints. Printing a key needs neither its collation nor its opclass.
+    #[serde(skip)]
+    pub index_key_output: BTreeMap<(u32, u32), Vec<Column>>,
     /// Each unique index by (database oid, index oid): true for a primary key.
     #[serde(skip)]
     pub unique_indexes: BTreeMap<(u32, u32), bool>,
@@ -179,6 +187,29 @@ pub fn index_key_columns(
                 ty,
                 desc: option & INDOPTION_DESC != 0,
                 nulls_first: option & INDOPTION_NULLS_FIRST != 0,
+            })
+        })
+        .collect()
+}
+
+/// An index's key columns for printing their values: each key attribute's layout from the
+/// index's own pg_attribute row and its type's output function (a built-in type, whose OID
+/// initdb fixes); None when a key column has no row or a type pgpage does not print.
+pub fn index_key_output(index: &IndexRow, attributes: &[&AttributeRow]) -> Option<Vec<Column>> {
+    let keys = u16::try_from(index.indnkeyatts).unwrap_or(0);
+    (1..=keys)
+        .map(|attnum| {
+            let att = attributes.iter().find(|a| a.attnum == attnum as i16)?;
+            Some(Column {
+                name: att.attname.clone(),
+                ty: Type::from_builtin_oid(att.atttypid)?,
+                attribute: Attribute {
+                    attlen: att.attlen,
+                    attalign: Align::from_typalign(att.attalign)?,
+                    attbyval: att.attbyval,
+                    attisdropped: false,
+                    missing: None,
+                },
             })
         })
         .collect()
@@ -674,6 +705,7 @@ impl CatalogReader {
         let databases = self.databases.take().unwrap_or_default();
         let mut relations = Vec::new();
         let mut index_keys = BTreeMap::new();
+        let mut index_key_output_map = BTreeMap::new();
         let mut unique_indexes = BTreeMap::new();
         let mut shared_seen = BTreeSet::new();
         for db in &databases {
@@ -727,6 +759,9 @@ impl CatalogReader {
                         state.opclasses.as_deref().unwrap_or_default(),
                     );
                     index_keys.insert((db.oid, i.indexrelid), keys);
+                    if let Some(out) = index_key_output(i, atts) {
+                        index_key_output_map.insert((db.oid, i.indexrelid), out);
+                    }
                 }
             }
             for r in relations_of {
@@ -760,6 +795,7 @@ impl CatalogReader {
                 .filter_map(|(db, state)| Some((db, state.map?)))
                 .collect(),
             index_keys,
+            index_key_output: index_key_output_map,
             unique_indexes,
         }
     }

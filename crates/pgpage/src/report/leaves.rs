@@ -5,10 +5,16 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::decode::{KeyColumn, KeyType, Reader, LP_DEAD, LP_NORMAL};
+use alloc::borrow::Cow;
+
+use crate::decode::{Reader, LP_DEAD, LP_NORMAL};
 use crate::fields::{bt_page_opaque_data, item_id_data, page_header_data};
+use crate::findings::Finding;
 use crate::layout::Endian;
-use crate::value::{output, Type};
+use crate::rows::Column;
+use crate::toast::{detoast, ValueProblem};
+use crate::tuple::datum_len;
+use crate::value::output;
 use crate::verify::{verify_page, PageStatus};
 
 /// nbtree.h: BTP_LEAF, BTP_DELETED, BTP_HALF_DEAD, BTP_META.
@@ -46,11 +52,12 @@ fn readable(page: &[u8], absolute_block: u32, endian: Endian, checksums: bool) -
 }
 
 /// The output text of each key column of an index tuple's data (`data`, starting at the
-/// tuple's data offset, `nulls` its null bitmap), or None when a column cannot be read.
+/// tuple's data offset, `nulls` its null bitmap), laid out as index_deform_tuple reads it,
+/// or None when a column cannot be read.
 fn key_texts(
     data: &[u8],
     nulls: Option<&[u8]>,
-    keys: &[KeyColumn],
+    keys: &[Column],
     endian: Endian,
 ) -> Option<Vec<Option<String>>> {
     let mut out = Vec::with_capacity(keys.len());
@@ -64,53 +71,30 @@ fn key_texts(
                 continue;
             }
         }
-        let (len, align, ty) = match k.ty {
-            KeyType::Int2 => (2, 2, Type::Int2),
-            KeyType::Int4 => (4, 4, Type::Int4),
-            KeyType::Int8 => (8, 8, Type::Int8),
-            KeyType::Oid => (4, 4, Type::Oid),
-            KeyType::Date => (4, 4, Type::Date),
-            // KeyType folds timestamp and timestamptz together: the text would need which.
-            KeyType::Timestamp => return None,
-            KeyType::Text => (0, 4, Type::Text),
+        let att = &k.attribute;
+        off = match att.attlen {
+            // att_align_pointer: a nonzero byte is a 1-byte varlena header, never padded.
+            -1 if data.get(off).is_some_and(|&b| b != 0) => off,
+            _ => att.attalign.align(off),
         };
-        let rest = data.get(off..)?;
-        let (start, datum_len, header) = if len == 0 {
-            // A short (1-byte header) varlena is never aligned; a 4-byte one is.
-            let first = *rest.first()?;
-            if first != 0 && crate::tuple::varlena_size(rest, endian).is_ok() {
-                let size = crate::tuple::varlena_size(rest, endian).ok()?;
-                (off, size, if is_short(first, endian) { 1 } else { 4 })
-            } else {
-                let at = align_up(off, align);
-                let size = crate::tuple::varlena_size(data.get(at..)?, endian).ok()?;
-                (at, size, 4)
-            }
-        } else {
-            (align_up(off, align), len, 0)
+        let len = datum_len(data.get(off..)?, att.attlen, endian).ok()?;
+        let end = off.checked_add(len)?;
+        let stored = data.get(off..end)?;
+        // An index tuple never points into TOAST: its values are inline, at most compressed.
+        let payload = match att.attlen {
+            -1 => detoast(stored, endian, &mut |_| {
+                Err(ValueProblem::from(Finding::ValueInvalid))
+            })
+            .ok()?,
+            -2 => Cow::Borrowed(stored.strip_suffix(&[0]).unwrap_or(stored)),
+            _ => Cow::Borrowed(stored),
         };
-        let end = start.checked_add(datum_len)?;
-        let datum = data.get(start..end)?;
-        let value = datum.get(header..)?;
         let mut text = String::new();
-        output(&ty, value, endian, &mut text).ok()?;
+        output(&k.ty, &payload, endian, &mut text).ok()?;
         out.push(Some(text));
         off = end;
     }
     Some(out)
-}
-
-/// A varlena's first byte says a 1-byte header (VARATT_IS_1B, either byte order).
-fn is_short(first: u8, endian: Endian) -> bool {
-    match endian {
-        Endian::Little => first & 0x01 == 0x01,
-        Endian::Big => first & 0x80 == 0x80,
-    }
-}
-
-fn align_up(off: usize, align: usize) -> usize {
-    let mask = align.saturating_sub(1);
-    off.saturating_add(mask) & !mask
 }
 
 /// Every heap TID of a B-tree leaf page (relation-wide block `absolute_block`), with its key
@@ -122,7 +106,7 @@ pub fn leaf_entries(
     absolute_block: u32,
     endian: Endian,
     checksums: bool,
-    keys: Option<&[KeyColumn]>,
+    keys: Option<&[Column]>,
 ) -> Vec<LeafEntry> {
     let mut out = Vec::new();
     if !readable(page, absolute_block, endian, checksums) {

@@ -20,7 +20,6 @@ use crate::catalog::reader::{CatalogListing, CatalogReader, ListedRelation, Read
 use crate::catalog::table::TableReader;
 use crate::control::{decode_control, state_words, ControlFile, ControlValue};
 use crate::datadir::parse_pg_version;
-use crate::decode::KeyColumn;
 use crate::file::{file_geometry, parse_relation_file_name, Fork, GeometryChoice};
 use crate::forks::ForkMaps;
 use crate::layout::{BlockSize, Endian};
@@ -64,7 +63,7 @@ struct Scanning {
 struct IndexPlan {
     name: String,
     uniqueness: u8,
-    keys: Option<Vec<KeyColumn>>,
+    keys: Option<Vec<crate::rows::Column>>,
     segments: Vec<(u32, String)>,
 }
 
@@ -547,9 +546,8 @@ impl ReportReader {
                 continue;
             };
             let keys = listing
-                .index_keys
+                .index_key_output
                 .get(&(rel.database_oid, rel.oid))
-                .and_then(|k| k.as_ref().ok())
                 .cloned();
             let mut segments: Vec<(u32, String)> = self
                 .lengths

@@ -77,6 +77,43 @@ pub enum Type {
 }
 
 impl Type {
+    /// A built-in type by its pg_type OID (pg_type.dat: initdb gives every cluster the same
+    /// OIDs for these), for what only the OID names, as an index's key attributes.
+    pub fn from_builtin_oid(oid: u32) -> Option<Type> {
+        Type::from_name(match oid {
+            16 => "bool",
+            17 => "bytea",
+            18 => "char",
+            19 => "name",
+            20 => "int8",
+            21 => "int2",
+            23 => "int4",
+            25 => "text",
+            26 => "oid",
+            114 => "json",
+            650 => "cidr",
+            700 => "float4",
+            701 => "float8",
+            774 => "macaddr8",
+            829 => "macaddr",
+            869 => "inet",
+            1042 => "bpchar",
+            1043 => "varchar",
+            1082 => "date",
+            1083 => "time",
+            1114 => "timestamp",
+            1184 => "timestamptz",
+            1186 => "interval",
+            1266 => "timetz",
+            1560 => "bit",
+            1562 => "varbit",
+            1700 => "numeric",
+            2950 => "uuid",
+            3802 => "jsonb",
+            _ => return None,
+        })
+    }
+
     /// A built-in type by its pg_type.typname, a common SQL alias (integer, bigint, text,
     /// "double precision", ...) or an array of one (`int4[]`, `_int4`); None if unknown.
     pub fn from_name(name: &str) -> Option<Type> {
