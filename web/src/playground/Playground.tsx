@@ -10,13 +10,14 @@ import type { FileEntry } from '../files';
 import { editsOf, subscribeEdits } from '../lab/edited';
 import { afterDrawn, drawnCount } from '../lib/drawn';
 import { withCode } from '../tour/Tour';
+import { loadWasm } from '../wasm';
 import { AskPostgres } from './AskPostgres';
 import { useAskSlot } from './askSlot';
 import { LinePointers } from './LinePointers';
-import { LESSONS, type Lesson, type LessonShow, type LessonStep } from './lessons';
+import { LESSONS, sayOf, type Lesson, type LessonShow, type LessonStep, type StepOutcome } from './lessons';
 import type { FromPlay, ResultSet, ServerError, SnapFileMsg, StartPhase, StartPlay, ToPlay } from './protocol';
 import type { PlayRelation } from './relations';
-import { SnapshotDiff } from './SnapshotDiff';
+import { compareSnapshots, SnapshotDiff } from './SnapshotDiff';
 import './playground.css';
 
 export interface PlaygroundProps {
@@ -76,7 +77,10 @@ export default function Playground(p: PlaygroundProps) {
   const [snaps, setSnaps] = useState<Snapshot[]>([]);
   const [at, setAt] = useState(-1);
   const [compare, setCompare] = useState(false);
-  const [lesson, setLesson] = useState<{ lesson: Lesson; next: number } | null>(null);
+  // `said`: the explanation of the step just run, as fits what it did.
+  const [lesson, setLesson] = useState<{ lesson: Lesson; next: number; said?: string } | null>(null);
+  // What each step of the lesson did so far, for the explanations that depend on it.
+  const outcomes = useRef<StepOutcome[]>([]);
   const [cancelled, setCancelled] = useState<{ sql: string; why: string | null; from: number | null } | null>(null);
   // The data directory after the last statement that completed (dumpDataDir), and the
   // snapshot it belongs to: a cancel starts the new server from it.
@@ -241,11 +245,21 @@ export default function Playground(p: PlaygroundProps) {
     const step = lesson.lesson.steps[lesson.next];
     if (!step) return;
     setSql(step.sql);
-    lessonOf.current.set(snapsRef.current.length + 1, step);
+    const made = snapsRef.current.length + 1;
+    lessonOf.current.set(made, step);
     setCompare(true);
     await run(step.sql);
-    // The explanation comes with the result, never before it.
-    setLesson({ lesson: lesson.lesson, next: lesson.next + 1 });
+    // The explanation comes with the result, never before it, and says what the step did: a
+    // lesson whose steps can go otherwise (the learner skipped an edit) reads the outcome.
+    let said = step.say;
+    const b = snapsRef.current.at(-1);
+    if (b?.step === made && lesson.lesson.steps.some((x) => x.otherwise)) {
+      const diff = await compareSnapshots(await loadWasm(), snapsRef.current.at(-2) ?? EMPTY, b);
+      const o: StepOutcome = { error: b.error?.message ?? null, notices: b.notices, diff, earlier: outcomes.current.slice(0, lesson.next) };
+      outcomes.current = [...o.earlier, o];
+      said = sayOf(step, o);
+    }
+    setLesson({ lesson: lesson.lesson, next: lesson.next + 1, said });
     const show = step.show;
     const f = show && snapsRef.current.at(-1)?.files.find((x) => x.relation.name === show.relation && x.fork === (show.fork ?? 'main'));
     if (show && f && f.entry.size > show.block * 8192) open(f.entry, show.block, { item: show.item, header: show.header });
@@ -319,6 +333,7 @@ export default function Playground(p: PlaygroundProps) {
             value={lesson?.lesson.id ?? ''}
             onChange={(e) => {
               const l = LESSONS.find((x) => x.id === e.target.value);
+              outcomes.current = [];
               setLesson(l ? { lesson: l, next: 0 } : null);
               if (l) setSql(l.steps[0].sql);
             }}
@@ -341,7 +356,7 @@ export default function Playground(p: PlaygroundProps) {
               </h3>
               {said.predict && <p className="lesson-asked">You were asked: {said.predict}</p>}
               <p className="lesson-say" data-testid="lesson-say">
-                {withCode(said.say)}
+                {withCode(lesson.said ?? said.say)}
               </p>
             </div>
           )}
