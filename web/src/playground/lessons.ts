@@ -206,13 +206,14 @@ export const LESSONS: Lesson[] = [
       }),
       step(
         'vacuum gone',
-        'VACUUM frees the dead tuples: their line pointers become LP_UNUSED (`lp_flags` 0) and those at the end of the array are cut off, the page is compacted, and the free space map (_fsm) and visibility map (_vm) appear.',
+        'VACUUM frees the dead tuples: their line pointers become LP_UNUSED (`lp_flags` 0) at once, as the table has no index whose entries could point at them, and those at the end of the array are cut off; the page is compacted, and the free space map (_fsm) and visibility map (_vm) appear. The thirty live tuples were frozen too (HEAP_XMIN_FROZEN): pruning was the page\'s first change since the last checkpoint, so its WAL record carries a full-page image anyway, and a plain VACUUM then freezes the whole page (since PostgreSQL 16; the lesson on the two passes of VACUUM says more).',
         { predict: "What will VACUUM do to the deleted rows' line pointers, and to lp 60, the last one?",
           show: { relation: 'gone', block: 0, item: 2 },
           expect: [
             expect('29 line pointers become LP_UNUSED (lp_flags 1 → 0)', (d) => fieldsOf(d, 'gone', 'lp_flags').filter((f) => f.a === '1' && f.b === '0').length === 29),
             expect('the last line pointer is cut off the array', (d) => pagesOf(d, 'gone').some((p) => p.fields.some((f) => f.field === 'item 60' && f.b === '-'))),
             expect('the _fsm and _vm forks appear', (d) => d.added.some((f) => f.endsWith('_fsm')) && d.added.some((f) => f.endsWith('_vm'))),
+            expect('the 30 live tuples were frozen (HEAP_XMIN_FROZEN)', (d) => lpsOf(d, 'gone', 'frozen').join() === Array.from({ length: 30 }, (_, i) => 2 * i + 1).join()),
           ],
         },
       ),
