@@ -191,6 +191,8 @@ for (const [width, height] of SIZES) {
       await startLesson(page, 'corruption');
       const steps = current.steps;
       await lessonStep(page);
+      // Before step 2: step 1's edit was not made, and the lesson says what that means.
+      await expect(page.getByTestId('lesson-waiting')).toContainText('nothing has been written since: run step 2 now and the server reads the page as it wrote it');
       // No byte changed: the server reads the page, and its checks say what did not happen.
       await lessonStep(page, { say: steps[1].otherwise![0].say, failed: 1 });
       await expect(page.getByTestId('play-error')).toHaveCount(0);
@@ -219,8 +221,10 @@ for (const [width, height] of SIZES) {
       await byte.click();
       await page.keyboard.type('21');
       await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'mismatch');
+      await expect(page.getByTestId('lesson-waiting')).toHaveCount(1);
       await page.getByTestId('play-write-lab').click();
       await expect(page.getByTestId('play-written')).toContainText('Written: block 0');
+      await expect(page.getByTestId('lesson-waiting')).toHaveCount(0);
 
       await lessonStep(page);
       await expect(page.getByTestId('play-error')).toHaveAttribute('data-code', 'XX001');

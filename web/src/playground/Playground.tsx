@@ -77,8 +77,12 @@ export default function Playground(p: PlaygroundProps) {
   const [snaps, setSnaps] = useState<Snapshot[]>([]);
   const [at, setAt] = useState(-1);
   const [compare, setCompare] = useState(false);
-  // `said`: the explanation of the step just run, as fits what it did.
-  const [lesson, setLesson] = useState<{ lesson: Lesson; next: number; said?: string } | null>(null);
+  // `said`: the explanation of the step just run, as fits what it did; `writes`: the lab's
+  // writes into the server's files by then.
+  const [lesson, setLesson] = useState<{ lesson: Lesson; next: number; said?: string; writes?: number } | null>(null);
+  const [writes, setWrites] = useState(0);
+  const writesRef = useRef(writes);
+  writesRef.current = writes;
   // What each step of the lesson did so far, for the explanations that depend on it.
   const outcomes = useRef<StepOutcome[]>([]);
   const [cancelled, setCancelled] = useState<{ sql: string; why: string | null; from: number | null } | null>(null);
@@ -259,7 +263,7 @@ export default function Playground(p: PlaygroundProps) {
       outcomes.current = [...o.earlier, o];
       said = sayOf(step, o);
     }
-    setLesson({ lesson: lesson.lesson, next: lesson.next + 1, said });
+    setLesson({ lesson: lesson.lesson, next: lesson.next + 1, said, writes: writesRef.current });
     const show = step.show;
     const f = show && snapsRef.current.at(-1)?.files.find((x) => x.relation.name === show.relation && x.fork === (show.fork ?? 'main'));
     if (show && f && f.entry.size > show.block * 8192) open(f.entry, show.block, { item: show.item, header: show.header });
@@ -368,6 +372,12 @@ export default function Playground(p: PlaygroundProps) {
               <pre className="lesson-sql" data-testid="lesson-next-sql">
                 {upcoming.sql}
               </pre>
+              {said?.then === 'lab-write' && lesson.writes === writes && (
+                <p className="notice" data-testid="lesson-waiting">
+                  Step {lesson.next} asks you to change a byte of the page and write it into the server&apos;s file, and nothing has been written since: run step {lesson.next + 1} now and
+                  the server reads the page as it wrote it.
+                </p>
+              )}
               {upcoming.predict && (
                 <p className="lesson-predict" data-testid="lesson-predict">
                   <strong>Predict:</strong> {upcoming.predict}
@@ -455,7 +465,7 @@ export default function Playground(p: PlaygroundProps) {
           {compare && <SnapshotDiff a={prev ?? EMPTY} b={cur} open={open} expect={curLesson?.expect} />}
         </div>
       )}
-      {p.shown && ready && <LabWrite entry={p.shown.entry} snaps={snaps} request={request} />}
+      {p.shown && ready && <LabWrite entry={p.shown.entry} snaps={snaps} request={request} onWritten={() => setWrites((n) => n + 1)} />}
       {/* Beside the decoded page panels when the app shows its slot, else here. */}
       {(picture || ask) &&
         (slot ? (
@@ -586,7 +596,17 @@ function FilesList({ snap, open, shown }: { snap: Snapshot; open(e: FileEntry, b
 }
 
 /** Writes the lab's edited pages of the file on screen into the server's relation file. */
-function LabWrite({ entry, snaps, request }: { entry: FileEntry; snaps: Snapshot[]; request<T extends FromPlay>(m: ToPlay, transfer?: Transferable[]): Promise<T> }) {
+function LabWrite({
+  entry,
+  snaps,
+  request,
+  onWritten,
+}: {
+  entry: FileEntry;
+  snaps: Snapshot[];
+  request<T extends FromPlay>(m: ToPlay, transfer?: Transferable[]): Promise<T>;
+  onWritten(): void;
+}) {
   const pages = useSyncExternalStore(subscribeEdits, () => editsOf(entry.id));
   const [said, setSaid] = useState<string | null>(null);
   // By id: the store may hand out a new object for the same file.
@@ -598,6 +618,7 @@ function LabWrite({ entry, snaps, request }: { entry: FileEntry; snaps: Snapshot
       const m = await request<Extract<FromPlay, { type: 'written' }>>({ type: 'write', job: nextJob++, path: file.path, block, page: page.slice() });
       if (m.error) errors.push(m.error);
     }
+    if (errors.length === 0) onWritten();
     setSaid(errors.length > 0 ? `Not written: ${errors.join('; ')}` : `Written: ${[...pages.keys()].map((b) => `block ${b}`).join(', ')} of ${file.path}. Run a statement that reads ${file.relation.name}.`);
   };
   return (
