@@ -155,7 +155,7 @@ export const LESSONS: Lesson[] = [
     steps: [
       step(
         'create table stock (id int primary key, qty int) with (fillfactor = 50);\ninsert into stock select g, 0 from generate_series(1, 10) g',
-        'Ten tuples of 32 bytes (`lp_len`: a 24-byte header and two ints), each with a 4-byte line pointer, fill under 5% of block 0. fillfactor 50 reserves nothing by itself: it stops INSERT (and COPY) from putting a new row on a page that the row would take past 50% full, so the rest of a full page stays free for UPDATE, whose new versions can then stay on the same page (HOT). The primary key is a btree index `stock_pkey`.',
+        'Ten tuples of 32 bytes (`lp_len`: a 24-byte header and two ints), each with a 4-byte line pointer, fill under 5% of block 0. fillfactor 50 reserves nothing by itself: it stops INSERT and COPY (and an UPDATE whose new version has to go to another page) from putting a row on a page where it would leave less than half of the page free. The other half is for UPDATEs of the rows already there: a new version goes on the same page whenever it fits, which a HOT update needs. The primary key is a btree index `stock_pkey`.',
         { predict: 'Ten small rows in a table with fillfactor 50: how much of block 0 will they fill, and what does fillfactor change?',
           show: { relation: 'stock', block: 0, header: true },
           expect: [
@@ -549,7 +549,7 @@ export const LESSONS: Lesson[] = [
           otherwise: [
             {
               when: (o) => !o.error,
-              say: "No error: the server read block 0 and its checksum matched, so the file holds the page as the server wrote it: no byte of it was changed (the lab's page was not written into the file, or was written unchanged), and nothing was refused. What did change is in the diff: this was the first read of the tuples since their INSERT committed, so it set hint bits (HEAP_XMIN_COMMITTED) on them, and the page was written with a checksum over them. The rest of the lesson needs a page that fails its checksum before that first read. " + AGAIN,
+              say: "No error: the server read block 0 and its checksum matched, so nothing was refused. Either no byte of the page in the file changed (the lab's page was not written into it, or was written as it was), or the lab's \"Fix checksum\" sealed the change, and then the server cannot tell the page from one it wrote. What did change is in the diff: this was the first read of the tuples since their INSERT committed, so it set hint bits (HEAP_XMIN_COMMITTED) on them, and the page was written with a checksum over them. The rest of the lesson needs a page that fails its checksum before that first read. " + AGAIN,
             },
           ],
         },
@@ -562,7 +562,7 @@ export const LESSONS: Lesson[] = [
           otherwise: [
             {
               when: (o) => !warned(o) && !resealed(o),
-              say: 'No warning: block 0 passed its checksum, so there was nothing to ignore, and the result holds the rows as they were inserted: no byte of the page was changed. Nothing was resealed either (the checks say so), and no hint bit was set: the diff shows no change to block 0, its hint bits were set by an earlier read. Resealing takes a page that fails its checksum and a read that writes to it, here the first one to set its hint bits. ' + AGAIN,
+              say: 'No warning: block 0 passed its checksum, so there was nothing to ignore. Nothing was resealed either (the checks say so), and no hint bit was set: the diff shows no change to block 0, its hint bits were set by an earlier read. Resealing takes a page that fails its checksum and a read that writes to it, here the first one to set its hint bits. ' + AGAIN,
             },
             {
               when: (o) => warned(o) && !resealed(o),
@@ -592,7 +592,7 @@ export const LESSONS: Lesson[] = [
             },
             {
               when: (o) => !o.error && neverDamaged(o),
-              say: 'No error, as in every step of the lesson: the page in the file was never changed, so it always passed its checksum, and there was no damage to hide. ' + AGAIN,
+              say: 'No error, as in every step of the lesson: the page in the file never failed its checksum, so there was no damage for a checksum to find, and none to hide. ' + AGAIN,
             },
           ],
           expect: [expect('victim block 0 is not written again: nothing changed on it', (d) => pagesOf(d, 'victim').length === 0)],
