@@ -202,7 +202,7 @@ for (const [width, height] of SIZES) {
       await lessonStep(page, { say: steps[2].otherwise![0].say, failed: 2 });
       await expect(page.getByTestId('play-notice')).toHaveCount(0);
       await expect(page.getByTestId('snap-diff')).toContainText('No page changed.');
-      await lessonStep(page, { say: steps[3].otherwise![1].say, failed: 0 });
+      await lessonStep(page, { say: steps[3].otherwise![2].say, failed: 0 });
       await expect(page.getByTestId('play-error')).toHaveCount(0);
       await expect(page.getByTestId('lesson-box')).not.toContainText('refuses the page');
       await expect(page.getByTestId('lesson-box')).not.toContainText('now passes its checksum');

@@ -562,11 +562,11 @@ export const LESSONS: Lesson[] = [
           otherwise: [
             {
               when: (o) => !warned(o) && !resealed(o),
-              say: 'No warning: block 0 passed its checksum, so there was nothing to ignore. Nothing was resealed either (the checks say so), and no hint bit was set: the diff shows no change to block 0, its hint bits were set by an earlier read. Resealing takes a page that fails its checksum and a read that writes to it, here the first one to set its hint bits. ' + AGAIN,
+              say: 'No warning: block 0 passed its checksum, so there was nothing to ignore. Nothing was resealed either (the checks say so), and no hint bit was set: an earlier read had set them all. Resealing takes a page that fails its checksum and a read that writes to it, here the first one to set its hint bits. ' + AGAIN,
             },
             {
               when: (o) => warned(o) && !resealed(o),
-              say: 'With `ignore_checksum_failure` the server only warned ("ignoring checksum failure in block 0 …") and read on: the changed byte is in the result. But the read wrote nothing to the page (the diff shows no change to block 0): no hint bit was left to set, as an earlier read of the undamaged page had set them, so the buffer stayed clean and no checkpoint rewrote it. The file keeps the damaged page under its old checksum: the next read without `ignore_checksum_failure` refuses it again.',
+              say: 'With `ignore_checksum_failure` the server only warned ("ignoring checksum failure in block 0 …") and read on: the changed byte is in the result. But the read wrote nothing to the page: no hint bit was left to set, as an earlier read of the undamaged page had set them all, so the buffer stayed clean and no checkpoint rewrote it. The file keeps the damaged page under its old checksum (the diff shows your edit, and the checksum failing): the next read of it from the file without `ignore_checksum_failure` refuses it again. The next SELECT need not be such a read: the page is in shared buffers now, where no checksum is checked.',
             },
           ],
           show: { relation: 'victim', block: 0, header: true },
@@ -582,13 +582,17 @@ export const LESSONS: Lesson[] = [
       ),
       step(
         'reset ignore_checksum_failure;\nselect * from victim',
-        'Checksums are verified again, and the page passes: no error, no warning, and the changed byte is read as if it had always been there. Only a copy of the page from before the damage (a backup, a standby, the WAL\'s full-page image) can show it now.',
+        'No error, no warning, and the changed byte is read as if it had always been there. This SELECT found block 0 in shared buffers, where no checksum is checked (the server verifies a page when it reads it from the file), but the file\'s page passes its checksum now too: a read from the file, after a restart say, would pass as well. Only a copy of the page from before the damage (a backup, a standby, the WAL\'s full-page image) can show it now.',
         {
           predict: 'ignore_checksum_failure is off again. Will the server refuse block 0 as it did two steps ago?',
           otherwise: [
             {
               when: (o) => refused(o),
-              say: "The server refuses block 0 again: nothing rewrote the damaged page, so the file still holds it under its old checksum, and every read without `ignore_checksum_failure` fails. The damage stays visible to checksums until a write reseals the page, or a good copy replaces it.",
+              say: "The server refuses block 0: it read the page from the file, where nothing rewrote the damaged page, so it still fails its checksum, and every read of it from the file without `ignore_checksum_failure` fails. The damage stays visible to checksums until a write reseals the page, or a good copy replaces it.",
+            },
+            {
+              when: (o) => !o.error && !neverDamaged(o) && ![o, ...o.earlier].some(resealed),
+              say: "No error this time, though the file's page still fails its checksum: step 3 read the damaged page into shared buffers, and a page in a buffer is not verified again (the server checks a checksum when it reads the page from the file). The damage shows at the next read from the file, once the buffer is evicted or the server restarts, unless a write to the page (a hint bit, an UPDATE) reseals it first.",
             },
             {
               when: (o) => !o.error && neverDamaged(o),
