@@ -11,7 +11,7 @@ import { pg_visibility } from '@electric-sql/pglite/contrib/pg_visibility';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareAnswer, pageinspectSql, type AskPage } from '../../web/src/playground/ask';
 import type { DecodedColumns } from '../../web/src/lib/spans';
-import { LESSONS, type LessonStep } from '../../web/src/playground/lessons';
+import { LESSONS, sayOf, type LessonStep, type StepOutcome } from '../../web/src/playground/lessons';
 import type { Snapshot } from '../../web/src/playground/Playground';
 import { compareSnapshots, type SnapshotComparison } from '../../web/src/playground/SnapshotDiff';
 import { RELATIONS_SQL, relationFiles, type PlayFile, type PlayRelation } from '../../web/src/playground/relations';
@@ -291,6 +291,31 @@ function asSnapshot(files: { file: PlayFile; bytes: Uint8Array }[]): Snapshot {
   } as unknown as Snapshot;
 }
 
+/** A lesson's steps run on the server as they are, with the learner's edit of step 1's page
+ * made after step `editAfter + 1` (or never): what each explanation is. As in the playground,
+ * the edit shows in the diff of the next step. */
+async function saidAsRun(id: string, editAfter?: number): Promise<{ said: string[]; outcomes: StepOutcome[] }> {
+  const lesson = LESSONS.find((l) => l.id === id)!;
+  let before = asSnapshot(await snapshot());
+  const outcomes: StepOutcome[] = [];
+  const said: string[] = [];
+  for (const [i, step] of lesson.steps.entries()) {
+    const notices: string[] = [];
+    let error: string | null = null;
+    await pg.exec(step.sql, { onNotice: (n) => void notices.push(`${n.severity}: ${n.message}`) }).catch((e: unknown) => {
+      error = e instanceof Error ? e.message : String(e);
+    });
+    const files = await snapshot();
+    const now = asSnapshot(files);
+    const o: StepOutcome = { error, notices, diff: await compareSnapshots(w, before, now), earlier: [...outcomes] };
+    outcomes.push(o);
+    said.push(sayOf(step, o));
+    before = now;
+    if (i === editAfter) await learnerEdits(files, lesson.steps[0]);
+  }
+  return { said, outcomes };
+}
+
 beforeAll(async () => {
   w = await import('../../web/pkg/pgpage_wasm.js');
   w.initSync({ module: readFileSync(join(__dirname, '../../web/pkg/pgpage_wasm_bg.wasm')) });
@@ -314,14 +339,18 @@ describe('PGlite playground: the files agree with pageinspect', () => {
     let before = asSnapshot([]);
     let last: { file: PlayFile; bytes: Uint8Array }[] = [];
     for (const lesson of LESSONS) {
+      const outcomes: StepOutcome[] = [];
       for (const [i, step] of lesson.steps.entries()) {
         const where = `${lesson.id} step ${i + 1}`;
         // The corruption lesson's own SELECT fails once the learner has flipped a bit (done
         // here as the learner does it, after the step that asks for it). A step that fails
         // must say so.
-        await pg.exec(step.sql).catch((e: unknown) => {
+        const notices: string[] = [];
+        let error: string | null = null;
+        await pg.exec(step.sql, { onNotice: (n) => void notices.push(`${n.severity}: ${n.message}`) }).catch((e: unknown) => {
           const message = e instanceof Error ? e.message : String(e);
           if (!step.error?.test(message)) throw new Error(`${where}: ${message}`);
+          error = message;
         });
         let files = await snapshot();
         await expectAgrees(files, where);
@@ -331,6 +360,16 @@ describe('PGlite playground: the files agree with pageinspect', () => {
         const now = asSnapshot(files);
         const d = await compareSnapshots(w, before, now);
         for (const x of step.expect) expect(x.test(d), `${where}: ${x.what}`).toBe(true);
+        // Every step went as its lesson expects: the explanation shown is the lesson's own.
+        const o: StepOutcome = { error, notices, diff: d, earlier: [...outcomes] };
+        outcomes.push(o);
+        expect(sayOf(step, o), `${where}: the explanation`).toBe(step.say);
+        if (lesson.id === 'corruption' && i === 2) expect(notices.join('\n'), where).toMatch(/WARNING: ignoring checksum failure in block 0 /);
+        if (lesson.id === 'corruption' && i === 3) {
+          // The resealed page passes when read from the file too, not only from shared buffers.
+          await pg.exec(`select pg_buffercache_evict(bufferid) from pg_buffercache where relfilenode = pg_relation_filenode('victim')`);
+          expect((await pg.query<{ v: string }>('select v from victim where id = 1')).rows[0].v, where).toBe('row !');
+        }
         await expectStoriesHold(d, last, files, where);
         last = files;
         before = now;
@@ -455,6 +494,38 @@ describe('PGlite playground: the files agree with pageinspect', () => {
       'brin_page_items value: pgpage has no output function for box',
     ]);
     notCompared.clear();
+  });
+
+  it('the corruption lesson run without the edit it asks for: each explanation says what happened instead', { timeout: 120_000 }, async () => {
+    await pg.exec('drop table if exists victim');
+    const steps = LESSONS.find((l) => l.id === 'corruption')!.steps;
+    const { said, outcomes } = await saidAsRun('corruption');
+    // Nothing was refused, nothing warned of: the page never failed its checksum.
+    expect(outcomes.map((o) => o.error)).toEqual([null, null, null, null]);
+    expect(outcomes.flatMap((o) => o.notices).filter((n) => /checksum/.test(n))).toEqual([]);
+    // Step 2's read set the hint bits (and nothing resealed anything).
+    expect(outcomes[1].diff.pages.flatMap((p) => p.story.changes).some((c) => c.event === 'hint_bits')).toBe(true);
+    expect(outcomes.flatMap((o) => o.diff.pages.flatMap((p) => p.story.changes)).some((c) => c.event === 'resealed')).toBe(false);
+    expect(said).toEqual([steps[0].say, steps[1].otherwise![0].say, steps[2].otherwise![0].say, steps[3].otherwise![2].say]);
+    await pg.exec('reset all');
+  });
+
+  it('the corruption lesson with the edit made after step 2: the warning, no reseal, and the server refusing the page again', { timeout: 120_000 }, async () => {
+    await pg.exec('drop table if exists victim');
+    const steps = LESSONS.find((l) => l.id === 'corruption')!.steps;
+    const { said, outcomes } = await saidAsRun('corruption', 1);
+    // Step 4 reads the damaged page from shared buffers, where no checksum is checked.
+    expect(outcomes.map((o) => o.error)).toEqual([null, null, null, null]);
+    expect(outcomes[2].notices.join('\n')).toMatch(/WARNING: ignoring checksum failure in block 0 /);
+    // Step 3's read wrote nothing: the page in the file is the learner's, failing its checksum.
+    const victim = outcomes[2].diff.pages.filter((p) => p.relation === 'victim' && p.fork === 'main');
+    expect(victim.map((p) => [p.block, p.checksum.a, p.checksum.b, p.story.changes.map((c) => c.event)])).toEqual([[0, 'ok', 'mismatch', ['checksum_broken']]]);
+    expect(outcomes.flatMap((o) => o.diff.pages.flatMap((p) => p.story.changes)).some((c) => c.event === 'resealed')).toBe(false);
+    expect(said).toEqual([steps[0].say, steps[1].otherwise![0].say, steps[2].otherwise![1].say, steps[3].otherwise![1].say]);
+    // The file's page still fails: read from the file, it is refused.
+    await pg.exec(`select pg_buffercache_evict(bufferid) from pg_buffercache where relfilenode = pg_relation_filenode('victim')`);
+    await expect(pg.query('select count(*) from victim')).rejects.toThrow(steps[1].error!);
+    await pg.exec('reset all; drop table victim');
   });
 
   it('a flipped bit in the file: the server says so, and ignore_checksum_failure reads on', async () => {

@@ -10,13 +10,14 @@ import type { FileEntry } from '../files';
 import { editsOf, subscribeEdits } from '../lab/edited';
 import { afterDrawn, drawnCount } from '../lib/drawn';
 import { withCode } from '../tour/Tour';
+import { loadWasm } from '../wasm';
 import { AskPostgres } from './AskPostgres';
 import { useAskSlot } from './askSlot';
 import { LinePointers } from './LinePointers';
-import { LESSONS, type Lesson, type LessonShow, type LessonStep } from './lessons';
+import { LESSONS, sayOf, type Lesson, type LessonShow, type LessonStep, type StepOutcome } from './lessons';
 import type { FromPlay, ResultSet, ServerError, SnapFileMsg, StartPhase, StartPlay, ToPlay } from './protocol';
 import type { PlayRelation } from './relations';
-import { SnapshotDiff } from './SnapshotDiff';
+import { compareSnapshots, SnapshotDiff } from './SnapshotDiff';
 import './playground.css';
 
 export interface PlaygroundProps {
@@ -76,7 +77,14 @@ export default function Playground(p: PlaygroundProps) {
   const [snaps, setSnaps] = useState<Snapshot[]>([]);
   const [at, setAt] = useState(-1);
   const [compare, setCompare] = useState(false);
-  const [lesson, setLesson] = useState<{ lesson: Lesson; next: number } | null>(null);
+  // `said`: the explanation of the step just run, as fits what it did; `writes`: the lab's
+  // writes into the server's files by then.
+  const [lesson, setLesson] = useState<{ lesson: Lesson; next: number; said?: string; writes?: number } | null>(null);
+  const [writes, setWrites] = useState(0);
+  const writesRef = useRef(writes);
+  writesRef.current = writes;
+  // What each step of the lesson did so far, for the explanations that depend on it.
+  const outcomes = useRef<StepOutcome[]>([]);
   const [cancelled, setCancelled] = useState<{ sql: string; why: string | null; from: number | null } | null>(null);
   // The data directory after the last statement that completed (dumpDataDir), and the
   // snapshot it belongs to: a cancel starts the new server from it.
@@ -241,11 +249,21 @@ export default function Playground(p: PlaygroundProps) {
     const step = lesson.lesson.steps[lesson.next];
     if (!step) return;
     setSql(step.sql);
-    lessonOf.current.set(snapsRef.current.length + 1, step);
+    const made = snapsRef.current.length + 1;
+    lessonOf.current.set(made, step);
     setCompare(true);
     await run(step.sql);
-    // The explanation comes with the result, never before it.
-    setLesson({ lesson: lesson.lesson, next: lesson.next + 1 });
+    // The explanation comes with the result, never before it, and says what the step did: a
+    // lesson whose steps can go otherwise (the learner skipped an edit) reads the outcome.
+    let said = step.say;
+    const b = snapsRef.current.at(-1);
+    if (b?.step === made && lesson.lesson.steps.some((x) => x.otherwise)) {
+      const diff = await compareSnapshots(await loadWasm(), snapsRef.current.at(-2) ?? EMPTY, b);
+      const o: StepOutcome = { error: b.error?.message ?? null, notices: b.notices, diff, earlier: outcomes.current.slice(0, lesson.next) };
+      outcomes.current = [...o.earlier, o];
+      said = sayOf(step, o);
+    }
+    setLesson({ lesson: lesson.lesson, next: lesson.next + 1, said, writes: writesRef.current });
     const show = step.show;
     const f = show && snapsRef.current.at(-1)?.files.find((x) => x.relation.name === show.relation && x.fork === (show.fork ?? 'main'));
     if (show && f && f.entry.size > show.block * 8192) open(f.entry, show.block, { item: show.item, header: show.header });
@@ -319,6 +337,7 @@ export default function Playground(p: PlaygroundProps) {
             value={lesson?.lesson.id ?? ''}
             onChange={(e) => {
               const l = LESSONS.find((x) => x.id === e.target.value);
+              outcomes.current = [];
               setLesson(l ? { lesson: l, next: 0 } : null);
               if (l) setSql(l.steps[0].sql);
             }}
@@ -341,7 +360,7 @@ export default function Playground(p: PlaygroundProps) {
               </h3>
               {said.predict && <p className="lesson-asked">You were asked: {said.predict}</p>}
               <p className="lesson-say" data-testid="lesson-say">
-                {withCode(said.say)}
+                {withCode(lesson.said ?? said.say)}
               </p>
             </div>
           )}
@@ -353,6 +372,12 @@ export default function Playground(p: PlaygroundProps) {
               <pre className="lesson-sql" data-testid="lesson-next-sql">
                 {upcoming.sql}
               </pre>
+              {said?.then === 'lab-write' && lesson.writes === writes && (
+                <p className="notice" data-testid="lesson-waiting">
+                  Step {lesson.next} asks you to change a byte of the page and write it into the server&apos;s file, and nothing has been written since: run step {lesson.next + 1} now and
+                  the server reads the page as it wrote it.
+                </p>
+              )}
               {upcoming.predict && (
                 <p className="lesson-predict" data-testid="lesson-predict">
                   <strong>Predict:</strong> {upcoming.predict}
@@ -440,7 +465,7 @@ export default function Playground(p: PlaygroundProps) {
           {compare && <SnapshotDiff a={prev ?? EMPTY} b={cur} open={open} expect={curLesson?.expect} />}
         </div>
       )}
-      {p.shown && ready && <LabWrite entry={p.shown.entry} snaps={snaps} request={request} />}
+      {p.shown && ready && <LabWrite entry={p.shown.entry} snaps={snaps} request={request} onWritten={() => setWrites((n) => n + 1)} />}
       {/* Beside the decoded page panels when the app shows its slot, else here. */}
       {(picture || ask) &&
         (slot ? (
@@ -571,7 +596,17 @@ function FilesList({ snap, open, shown }: { snap: Snapshot; open(e: FileEntry, b
 }
 
 /** Writes the lab's edited pages of the file on screen into the server's relation file. */
-function LabWrite({ entry, snaps, request }: { entry: FileEntry; snaps: Snapshot[]; request<T extends FromPlay>(m: ToPlay, transfer?: Transferable[]): Promise<T> }) {
+function LabWrite({
+  entry,
+  snaps,
+  request,
+  onWritten,
+}: {
+  entry: FileEntry;
+  snaps: Snapshot[];
+  request<T extends FromPlay>(m: ToPlay, transfer?: Transferable[]): Promise<T>;
+  onWritten(): void;
+}) {
   const pages = useSyncExternalStore(subscribeEdits, () => editsOf(entry.id));
   const [said, setSaid] = useState<string | null>(null);
   // By id: the store may hand out a new object for the same file.
@@ -583,6 +618,7 @@ function LabWrite({ entry, snaps, request }: { entry: FileEntry; snaps: Snapshot
       const m = await request<Extract<FromPlay, { type: 'written' }>>({ type: 'write', job: nextJob++, path: file.path, block, page: page.slice() });
       if (m.error) errors.push(m.error);
     }
+    if (errors.length === 0) onWritten();
     setSaid(errors.length > 0 ? `Not written: ${errors.join('; ')}` : `Written: ${[...pages.keys()].map((b) => `block ${b}`).join(', ')} of ${file.path}. Run a statement that reads ${file.relation.name}.`);
   };
   return (

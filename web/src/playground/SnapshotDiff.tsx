@@ -115,6 +115,30 @@ function checksumStatus(w: Wasm, page: Uint8Array | null, block: number): string
   return status;
 }
 
+// A verdict in words. Only a mismatch is a failed checksum: an all-zero page (a fork extended
+// ahead and never written) has none to verify, and the server takes it as new.
+const WAS: Record<string, string> = {
+  ok: 'checksum passed',
+  mismatch: 'checksum failed',
+  zero: 'all zeros (a new page: no checksum to verify)',
+  new_not_zero: 'pd_upper 0 but not all zeros (the server refuses it)',
+  bad_header: "checksum matched but the header failed the server's sanity checks",
+};
+const NOW: Record<string, string> = {
+  ok: 'passes',
+  mismatch: 'fails',
+  zero: 'all zeros',
+  new_not_zero: 'pd_upper 0 but not all zeros',
+  bad_header: "the header fails the server's sanity checks",
+};
+
+/** "checksum failed in snapshot 2, passes now", in words true of both verdicts. */
+function verdictChange(a: string, b: string, step: number): string {
+  const checksums = (s: string) => s === 'ok' || s === 'mismatch';
+  const now = checksums(b) && !checksums(a) ? `checksum ${NOW[b]}` : (NOW[b] ?? b);
+  return `${WAS[a] ?? a} in snapshot ${step}, ${now} now`;
+}
+
 function storyOf(w: Wasm, a: Uint8Array | null, b: Uint8Array | null, block: number, fork: string, kind: string): PageStory {
   if (!b) return { changes: [], sentence: '' };
   return JSON.parse(w.page_story(a ?? new Uint8Array(0), b, block, false, fork, kind)) as PageStory;
@@ -224,7 +248,7 @@ export function SnapshotDiff({ a, b, open, expect = [] }: { a: Snapshot; b: Snap
               {verdictChanged && (
                 <span className="play-diff-checksum" data-testid="diff-checksum" data-a={p.checksum.a ?? ''} data-b={p.checksum.b ?? ''}>
                   {' '}
-                  · checksum {p.checksum.a === 'ok' ? 'passed' : 'failed'} in snapshot {a.step}, {p.checksum.b === 'ok' ? 'passes' : 'fails'} now
+                  · {verdictChange(p.checksum.a ?? '', p.checksum.b ?? '', a.step)}
                 </span>
               )}{' '}
               {e && e.size > p.block * BS && (

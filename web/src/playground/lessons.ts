@@ -36,6 +36,23 @@ export interface LessonStep {
   expect: LessonExpect[];
   /** The server's error text the step expects (the corruption lesson). */
   error?: RegExp;
+  /** What to say instead of `say` when the step did not go as the lesson expects (the
+   * learner skipped the edit it asked for): the first whose test holds of what happened. */
+  otherwise?: { when(o: StepOutcome): boolean; say: string }[];
+}
+
+/** What a step did, as the playground saw it: the server's error, its notices, the decoded
+ * diff of the snapshots, and what the lesson's earlier steps did. */
+export interface StepOutcome {
+  error: string | null;
+  notices: string[];
+  diff: SnapshotComparison;
+  earlier: StepOutcome[];
+}
+
+/** The step's explanation of what happened: `say`, unless an `otherwise` fits the outcome. */
+export function sayOf(step: LessonStep, o: StepOutcome): string {
+  return step.otherwise?.find((x) => x.when(o))?.say ?? step.say;
 }
 
 export interface Lesson {
@@ -102,6 +119,15 @@ const events = <E extends PageChange['event']>(d: SnapshotComparison, relation: 
 const lpsOf = (d: SnapshotComparison, relation: string, event: 'dead' | 'unused' | 'frozen' | 'hint_bits' | 'deleted' | 'inserted') =>
   events(d, relation, event).flatMap((c) => ('lps' in c ? c.lps : []));
 
+// What the corruption lesson's steps saw: the server refusing block 0, warning and reading on
+// (ignore_checksum_failure), or a read that rewrote the damaged page under a new checksum.
+const refused = (o: StepOutcome) => /invalid page in block 0 of relation/.test(o.error ?? '');
+const warned = (o: StepOutcome) => o.notices.some((n) => /ignoring checksum failure/.test(n));
+const resealed = (o: StepOutcome) => events(o.diff, 'victim', 'resealed').length > 0;
+/** No step of the lesson so far found block 0 damaged: the learner never changed it. */
+const neverDamaged = (o: StepOutcome) => ![o, ...o.earlier].some((x) => refused(x) || warned(x));
+const AGAIN = 'To see it, run `drop table victim`, pick the lesson again, and change a byte of block 0 before step 2.';
+
 export const LESSONS: Lesson[] = [
   {
     id: 'insert',
@@ -129,8 +155,16 @@ export const LESSONS: Lesson[] = [
     steps: [
       step(
         'create table stock (id int primary key, qty int) with (fillfactor = 50);\ninsert into stock select g, 0 from generate_series(1, 10) g',
-        'fillfactor 50 leaves half of each heap page free for updates. The primary key is a btree index `stock_pkey`.',
-        { predict: 'Ten small rows and fillfactor 50: how much of block 0 will stay free?', show: { relation: 'stock', block: 0, header: true } },
+        'Ten tuples of 32 bytes (`lp_len`: a 24-byte header and two ints), each with a 4-byte line pointer, fill under 5% of block 0. fillfactor 50 reserves nothing by itself: it stops INSERT and COPY (and an UPDATE whose new version has to go to another page) from putting a row on a page where it would leave less than half of the page free. The other half is for UPDATEs of the rows already there: a new version goes on the same page whenever it fits, which a HOT update needs. The primary key is a btree index `stock_pkey`.',
+        { predict: 'Ten small rows in a table with fillfactor 50: how much of block 0 will they fill, and what does fillfactor change?',
+          show: { relation: 'stock', block: 0, header: true },
+          expect: [
+            expect('ten tuples of 32 bytes on block 0: with the header and line pointers, under 5% of the page', (d) => {
+              const lens = fieldsOf(d, 'stock', 'lp_len').filter((f) => f.a === '-').map((f) => Number(f.b));
+              return lens.length === 10 && lens.every((n) => n === 32) && 24 + lens.reduce((sum, n) => sum + 4 + n, 0) < 0.05 * 8192;
+            }),
+          ],
+        },
       ),
       step(
         'update stock set qty = qty + 1 where id = 1',
@@ -144,12 +178,17 @@ export const LESSONS: Lesson[] = [
           ],
         },
       ),
-      step('update stock set id = 100 where id = 2', 'id is indexed: no HOT. The new version is a plain tuple, and `stock_pkey` gets a new entry pointing at it.', { predict: 'id is indexed: can this UPDATE be HOT? What happens to stock_pkey?',
+      step('update stock set id = 100 where id = 2', 'id is indexed: no HOT. The new version is a plain tuple, and `stock_pkey` gets a new entry (id 100) pointing at it. The old version keeps its entry (id 2): the index now has one entry per version, and the old one stays until VACUUM removes the dead version and its entry (or an index scan marks it LP_DEAD and a later insert that needs room on the leaf deletes it).', { predict: 'id is indexed: can this UPDATE be HOT? What happens to stock_pkey?',
         show: { relation: 'stock_pkey', block: 1 },
         expect: [
           expect('no tuple becomes HEAP_ONLY_TUPLE', (d) => flagged(d, 'stock', 'HEAP_ONLY_TUPLE').length === 0),
           expect('the old tuple is not HEAP_HOT_UPDATED', (d) => flagged(d, 'stock', 'HEAP_HOT_UPDATED').length === 0),
           expect('stock_pkey gains an index tuple', (d) => pagesOf(d, 'stock_pkey').some((p) => p.fields.some((f) => f.a === '-' && /^item \d+ ctid$/.test(f.field)))),
+          expect("stock_pkey keeps the old version's entry: one added, none removed", (d) => {
+            const c = events(d, 'stock_pkey', 'index_tuples');
+            const ctids = pagesOf(d, 'stock_pkey').flatMap((p) => p.fields.filter((f) => /^item \d+ ctid$/.test(f.field)));
+            return c.length === 1 && c[0].added === 1 && c[0].removed === 0 && ctids.length === 1 && ctids.every((f) => f.a === '-');
+          }),
         ],
       }),
     ],
@@ -167,13 +206,14 @@ export const LESSONS: Lesson[] = [
       }),
       step(
         'vacuum gone',
-        'VACUUM frees the dead tuples: their line pointers become LP_UNUSED (`lp_flags` 0) and those at the end of the array are cut off, the page is compacted, and the free space map (_fsm) and visibility map (_vm) appear.',
+        'VACUUM frees the dead tuples: their line pointers become LP_UNUSED (`lp_flags` 0) at once, as the table has no index whose entries could point at them, and those at the end of the array are cut off; the page is compacted, and the free space map (_fsm) and visibility map (_vm) appear. The thirty live tuples were frozen too (HEAP_XMIN_FROZEN): pruning was the page\'s first change since the last checkpoint, so its WAL record carries a full-page image anyway, and a plain VACUUM then freezes the whole page (since PostgreSQL 16; the lesson on the two passes of VACUUM says more).',
         { predict: "What will VACUUM do to the deleted rows' line pointers, and to lp 60, the last one?",
           show: { relation: 'gone', block: 0, item: 2 },
           expect: [
             expect('29 line pointers become LP_UNUSED (lp_flags 1 → 0)', (d) => fieldsOf(d, 'gone', 'lp_flags').filter((f) => f.a === '1' && f.b === '0').length === 29),
             expect('the last line pointer is cut off the array', (d) => pagesOf(d, 'gone').some((p) => p.fields.some((f) => f.field === 'item 60' && f.b === '-'))),
             expect('the _fsm and _vm forks appear', (d) => d.added.some((f) => f.endsWith('_fsm')) && d.added.some((f) => f.endsWith('_vm'))),
+            expect('the 30 live tuples were frozen (HEAP_XMIN_FROZEN)', (d) => lpsOf(d, 'gone', 'frozen').join() === Array.from({ length: 30 }, (_, i) => 2 * i + 1).join()),
           ],
         },
       ),
@@ -409,19 +449,21 @@ export const LESSONS: Lesson[] = [
       }),
       step(
         'vacuum (index_cleanup off) twopass',
-        "VACUUM's first pass prunes the page: the twenty dead tuples are removed, but their line pointers stay as LP_DEAD, because index entries still point at them and a new tuple in the same slot would be found by those entries. With `index_cleanup off` VACUUM stops here: no index is touched, no second pass.",
+        "VACUUM's first pass prunes the page: the twenty dead tuples are removed, but their line pointers stay as LP_DEAD, because index entries still point at them and a new tuple in the same slot would be found by those entries. With `index_cleanup off` VACUUM stops here: no index is touched, no second pass. And the thirty live tuples were frozen (HEAP_XMIN_FROZEN), by a plain VACUUM. Since PostgreSQL 16 VACUUM freezes a page's tuples when it must (an xmin older than `vacuum_freeze_min_age`, 50 million transactions by default), and also when it can make the whole page all-frozen cheaply: when the page gets a full-page image in the WAL anyway (heap_page_prune_and_freeze). Here pruning is the page's first change since the checkpoint the playground takes after every statement, so its WAL record carries an image of the page, and freezing adds little to it. The LP_DEAD line pointers keep the page from being all-visible: VACUUM created the visibility map (`_vm`) but set no bit in it, and its page is still all zeros in the file (the server initialized it in its buffer only).",
         {
           predict: 'The first pass removes dead tuples. What will become of their line pointers while the index still points at them?',
           show: { relation: 'twopass', block: 0, item: 1 },
           expect: [
             expect('lp 1-20 became LP_DEAD', (d) => lpsOf(d, 'twopass', 'dead').join() === Array.from({ length: 20 }, (_, i) => i + 1).join()),
             expect('twopass_pkey is not touched', (d) => pagesOf(d, 'twopass_pkey').length === 0),
+            expect('lp 21-50 were frozen (HEAP_XMIN_FROZEN) by this plain VACUUM', (d) => lpsOf(d, 'twopass', 'frozen').join() === Array.from({ length: 30 }, (_, i) => i + 21).join()),
+            expect("the visibility map's page is all zeros in the file: no bit set", (d) => pagesOf(d, 'twopass', 'vm').length === 1 && pagesOf(d, 'twopass', 'vm').every((p) => p.checksum.b === 'zero')),
           ],
         },
       ),
       step(
         'vacuum (index_cleanup on) twopass',
-        'Now VACUUM removes the index entries that point at LP_DEAD line pointers (ambulkdelete), and only then, in its second pass over the heap, makes those line pointers LP_UNUSED: free for new tuples. The page is all-visible now too.',
+        "Now VACUUM removes the index entries that point at LP_DEAD line pointers (ambulkdelete), and only then, in its second pass over the heap, makes those line pointers LP_UNUSED: free for new tuples. The page is all-visible now too, and all-frozen, as its tuples were frozen in the first pass: PD_ALL_VISIBLE is set and the visibility map gets both bits. Its page is written for the first time: in the last snapshot it was all zeros, which has no checksum to verify (the server takes such a page as new); now it has a header and a checksum that passes.",
         {
           predict: 'What will happen first, to twopass_pkey, and then to lp 1-20?',
           show: { relation: 'twopass', block: 0, item: 1 },
@@ -430,6 +472,10 @@ export const LESSONS: Lesson[] = [
             expect('lp 1-20 went from LP_DEAD to LP_UNUSED', (d) =>
               events(d, 'twopass', 'unused').some((c) => c.from === 'LP_DEAD' && c.lps.join() === Array.from({ length: 20 }, (_, i) => i + 1).join()),
             ),
+            expect('the visibility map marks heap block 0 all-visible and all-frozen', (d) =>
+              events(d, 'twopass', 'vm_bits', 'vm').some((c) => c.set && c.all_visible && c.all_frozen && c.heap_blocks.includes(0)),
+            ),
+            expect("the visibility map's page went from all zeros to a checksum that passes", (d) => pagesOf(d, 'twopass', 'vm').some((p) => p.checksum.a === 'zero' && p.checksum.b === 'ok')),
           ],
         },
       ),
@@ -439,16 +485,26 @@ export const LESSONS: Lesson[] = [
     id: 'visibility',
     title: 'Hint bits, the visibility map and freezing',
     steps: [
-      step("create table vis (id int, v text);\ninsert into vis select g, 'v' || g from generate_series(1, 100) g", 'A hundred rows. Their `t_infomask` has HEAP_XMAX_INVALID only: nobody has yet checked whether the inserting transaction committed.', {
+      step("create table vis (id int, v text);\ninsert into vis select g, 'v' || g from generate_series(1, 100) g", 'A hundred rows. Their `t_infomask` is 0x0802 (2050): HEAP_XMAX_INVALID (0x0800), as no transaction has deleted or locked them, and HEAP_HASVARWIDTH (0x0002), as the row has a variable-width column (v text). Neither HEAP_XMIN_COMMITTED nor HEAP_XMIN_INVALID: nobody has yet checked whether the inserting transaction committed.', {
         predict: 'Which t_infomask bits will the new tuples have?',
         show: { relation: 'vis', block: 0, item: 1 },
+        expect: [
+          expect('lp 1-100: t_infomask 0x0802, HEAP_HASVARWIDTH and HEAP_XMAX_INVALID', (d) => {
+            const masks = fieldsOf(d, 'vis', 't_infomask').filter((f) => f.a === '-');
+            const flags = fieldsOf(d, 'vis', 'raw_flags').filter((f) => f.a === '-');
+            return masks.length === 100 && masks.every((f) => f.b === '2050') && flags.length === 100 && flags.every((f) => (JSON.parse(f.b) as string[]).sort().join() === 'HEAP_HASVARWIDTH,HEAP_XMAX_INVALID');
+          }),
+        ],
       }),
-      step('select count(*) from vis', 'The first read looked up each tuple\'s `t_xmin` in the commit log, found it committed, and wrote that down as a hint bit, HEAP_XMIN_COMMITTED, so the next read need not look again. A SELECT wrote to the page.', {
+      step('select count(*) from vis', 'The first read looked up each tuple\'s `t_xmin` in the commit log, found it committed, and wrote that down as a hint bit, HEAP_XMIN_COMMITTED (0x0100), so the next read need not look again: `t_infomask` went from 0x0802 to 0x0902 (2306). A SELECT wrote to the page.', {
         predict: 'A SELECT only reads: will block 0 change?',
         show: { relation: 'vis', block: 0, item: 1 },
-        expect: [expect('the read set HEAP_XMIN_COMMITTED on lp 1-100', (d) => events(d, 'vis', 'hint_bits').some((c) => c.flags.includes('HEAP_XMIN_COMMITTED') && c.lps.length === 100))],
+        expect: [
+          expect('the read set HEAP_XMIN_COMMITTED on lp 1-100', (d) => events(d, 'vis', 'hint_bits').some((c) => c.flags.includes('HEAP_XMIN_COMMITTED') && c.lps.length === 100)),
+          expect('t_infomask 0x0802 → 0x0902 on lp 1-100', (d) => fieldsOf(d, 'vis', 't_infomask').filter((f) => f.a === '2050' && f.b === '2306').length === 100),
+        ],
       }),
-      step('vacuum vis', 'VACUUM found every tuple visible to every transaction: it set PD_ALL_VISIBLE in the page header, and the visibility map (the new `_vm` fork) got the page\'s all-visible bit. Index-only scans trust that bit; the next VACUUM skips the page.', {
+      step('vacuum vis', 'VACUUM found every tuple visible to every transaction: it set PD_ALL_VISIBLE in the page header, and the visibility map (the new `_vm` fork) got the page\'s all-visible bit. Index-only scans trust that bit. A VACUUM that is not aggressive may skip all-visible pages (only runs of at least 32 of them, SKIP_PAGES_THRESHOLD, and PostgreSQL 18 still reads some eagerly to freeze them); an aggressive one, which must advance relfrozenxid, skips only all-frozen pages. This VACUUM froze nothing: the xmins are far younger than `vacuum_freeze_min_age`, and where VACUUM decides (as it prunes the page) it had nothing to prune and no hint bit left to set (the SELECT set them), so no full-page image of the page was due: that is the case in which a plain VACUUM freezes a whole page anyway (see the lesson on the two passes of VACUUM).', {
         predict: 'Every tuple is visible to everyone. What will VACUUM write, and where?',
         show: { relation: 'vis', block: 0, header: true },
         expect: [
@@ -459,7 +515,7 @@ export const LESSONS: Lesson[] = [
           expect('no tuple is frozen yet', (d) => lpsOf(d, 'vis', 'frozen').length === 0),
         ],
       }),
-      step('vacuum freeze vis', 'VACUUM FREEZE marks every tuple HEAP_XMIN_FROZEN (HEAP_XMIN_COMMITTED and HEAP_XMIN_INVALID together): visible to every transaction, whatever `t_xmin` says, so the xid can be reused after wraparound. The visibility map gets the all-frozen bit: anti-wraparound VACUUMs skip the page.', {
+      step('vacuum freeze vis', 'VACUUM FREEZE marks every tuple HEAP_XMIN_FROZEN (HEAP_XMIN_COMMITTED and HEAP_XMIN_INVALID together): visible to every transaction, whatever `t_xmin` says, so the xid can be reused after wraparound. The visibility map gets the all-frozen bit: aggressive VACUUMs (anti-wraparound ones are aggressive) skip the page too.', {
         predict: 'What will VACUUM FREEZE change in the tuples, and in the visibility map?',
         show: { relation: 'vis', block: 0, item: 1 },
         expect: [
@@ -489,13 +545,30 @@ export const LESSONS: Lesson[] = [
       step(
         'select * from victim',
         "The server reads block 0, computes its checksum, finds another one stored, and refuses the page: the error above is PostgreSQL's own (bufmgr.c, buffer_readv_report). Its detail, \"page verification failed, calculated checksum … but expected …\" (bufpage.c: PageIsVerified), PostgreSQL 18 writes to the server log only (PIV_LOG_LOG), as the read may complete in another process.",
-        { predict: 'What will this SELECT say?', error: /invalid page in block 0 of relation/ },
+        { predict: 'What will this SELECT say?', error: /invalid page in block 0 of relation/,
+          otherwise: [
+            {
+              when: (o) => !o.error,
+              say: "No error: the server read block 0 and its checksum matched, so nothing was refused. Either no byte of the page in the file changed (the lab's page was not written into it, or was written as it was), or the lab's \"Fix checksum\" sealed the change, and then the server cannot tell the page from one it wrote. What did change is in the diff: this was the first read of the tuples since their INSERT committed, so it set hint bits (HEAP_XMIN_COMMITTED) on them, and the page was written with a checksum over them. The rest of the lesson needs a page that fails its checksum before that first read. " + AGAIN,
+            },
+          ],
+        },
       ),
       step(
         'set ignore_checksum_failure = on;\nselect * from victim',
         'With `ignore_checksum_failure` the server only warns ("ignoring checksum failure in block 0 …") and reads on: the changed byte is in the result. And look at the diff: this was the first read of the tuples since their INSERT committed, so the reader set hint bits (HEAP_XMIN_COMMITTED) on them. That change marked the buffer dirty, and the checkpoint after the statement wrote it with a checksum computed afresh over the damaged bytes. The file\'s page now passes its checksum: the damage is still there, but no checksum check will ever find it again. This is the moment it became invisible. Never set `ignore_checksum_failure` on a server you care about without a copy of the data directory.',
         {
           predict: 'With ignore_checksum_failure on, will the server read the damaged page? The 20 tuples were never read since their INSERT committed: what will this first read write on the page, and what happens to its checksum?',
+          otherwise: [
+            {
+              when: (o) => !warned(o) && !resealed(o),
+              say: 'No warning: block 0 passed its checksum, so there was nothing to ignore. Nothing was resealed either (the checks say so), and no hint bit was set: an earlier read had set them all. Resealing takes a page that fails its checksum and a read that writes to it, here the first one to set its hint bits. ' + AGAIN,
+            },
+            {
+              when: (o) => warned(o) && !resealed(o),
+              say: 'With `ignore_checksum_failure` the server only warned ("ignoring checksum failure in block 0 …") and read on: the changed byte is in the result. But the read wrote nothing to the page: no hint bit was left to set, as an earlier read of the undamaged page had set them all, so the buffer stayed clean and no checkpoint rewrote it. The file keeps the damaged page under its old checksum (the diff shows your edit, and the checksum failing): the next read of it from the file without `ignore_checksum_failure` refuses it again. The next SELECT need not be such a read: the page is in shared buffers now, where no checksum is checked.',
+            },
+          ],
           show: { relation: 'victim', block: 0, header: true },
           expect: [
             expect('victim block 0 failed its checksum before this statement and passes it after: resealed over the damage', (d) =>
@@ -509,9 +582,23 @@ export const LESSONS: Lesson[] = [
       ),
       step(
         'reset ignore_checksum_failure;\nselect * from victim',
-        'Checksums are verified again, and the page passes: no error, no warning, and the changed byte is read as if it had always been there. Only a copy of the page from before the damage (a backup, a standby, the WAL\'s full-page image) can show it now.',
+        'No error, no warning, and the changed byte is read as if it had always been there. This SELECT found block 0 in shared buffers, where no checksum is checked (the server verifies a page when it reads it from the file), but the file\'s page passes its checksum now too: a read from the file, after a restart say, would pass as well. Only a copy of the page from before the damage (a backup, a standby, the WAL\'s full-page image) can show it now.',
         {
           predict: 'ignore_checksum_failure is off again. Will the server refuse block 0 as it did two steps ago?',
+          otherwise: [
+            {
+              when: (o) => refused(o),
+              say: "The server refuses block 0: it read the page from the file, where nothing rewrote the damaged page, so it still fails its checksum, and every read of it from the file without `ignore_checksum_failure` fails. The damage stays visible to checksums until a write reseals the page, or a good copy replaces it.",
+            },
+            {
+              when: (o) => !o.error && !neverDamaged(o) && ![o, ...o.earlier].some(resealed),
+              say: "No error this time, though the file's page still fails its checksum: step 3 read the damaged page into shared buffers, and a page in a buffer is not verified again (the server checks a checksum when it reads the page from the file). The damage shows at the next read from the file, once the buffer is evicted or the server restarts, unless a write to the page (a hint bit, an UPDATE) reseals it first.",
+            },
+            {
+              when: (o) => !o.error && neverDamaged(o),
+              say: 'No error, as in every step of the lesson: the page in the file never failed its checksum, so there was no damage for a checksum to find, and none to hide. ' + AGAIN,
+            },
+          ],
           expect: [expect('victim block 0 is not written again: nothing changed on it', (d) => pagesOf(d, 'victim').length === 0)],
         },
       ),
