@@ -171,12 +171,28 @@ const dirOf = (path: string): string => path.slice(0, path.lastIndexOf('/') + 1)
  * relfilenode, their first segment (the maps of any but a huge relation). */
 export function mapsOf(f: FileEntry, files: readonly FileEntry[]): { vm?: File; fsm?: File } | undefined {
   if (!f.rel || f.rel.fork !== 'main') return undefined;
-  const dir = dirOf(f.path);
-  const { relfilenode } = f.rel;
-  const find = (fork: Fork) => files.find((x) => x.rel !== null && x.rel.relfilenode === relfilenode && x.rel.fork === fork && x.rel.segment === 0 && dirOf(x.path) === dir)?.file;
-  const vm = find('vm');
-  const fsm = find('fsm');
+  const maps = mapIndex(files);
+  const key = (fork: Fork) => `${dirOf(f.path)}\0${f.rel?.relfilenode}\0${fork}`;
+  const vm = maps.get(key('vm'));
+  const fsm = maps.get(key('fsm'));
   return vm || fsm ? { vm, fsm } : undefined;
+}
+
+/** Each list's map forks by directory, relfilenode and fork, the first one dropped kept: a
+ * data directory's every main fork asks for its maps, and a search of the whole list each
+ * time held the main thread for 100 ms and more on a second drop of 1,000 files. */
+const mapIndexes = new WeakMap<readonly FileEntry[], Map<string, File>>();
+function mapIndex(files: readonly FileEntry[]): Map<string, File> {
+  let m = mapIndexes.get(files);
+  if (m) return m;
+  m = new Map();
+  for (const x of files) {
+    if (x.rel === null || x.rel.segment !== 0 || (x.rel.fork !== 'vm' && x.rel.fork !== 'fsm')) continue;
+    const k = `${dirOf(x.path)}\0${x.rel.relfilenode}\0${x.rel.fork}`;
+    if (!m.has(k)) m.set(k, x.file);
+  }
+  mapIndexes.set(files, m);
+  return m;
 }
 
 /** What the structural checks are given for `f` (amcheck's per-page checks, as `pgpage

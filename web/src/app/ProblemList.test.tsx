@@ -115,7 +115,7 @@ describe('FileFindings notes', () => {
     expect(row.dataset).toMatchObject({ code: 'zero_page_between_rows', block: '4', pages: '3', path: 'live/base/5/16427' });
     // The core's message names the blocks: not said twice.
     expect(row.textContent).toBe(`live/base/5/16427: ${message}`);
-    fireEvent.click(v.getByRole('button', { name: 'live/base/5/16427' }));
+    fireEvent.click(v.getByRole('button', { name: /^Open live\/base\/5\/16427, block 4/ }));
     expect(onPick).toHaveBeenCalledWith({ fileId: f.id, block: 4, offset: 0 });
   });
 });
@@ -132,7 +132,7 @@ describe('FileFindings of the maps', () => {
     const row = v.getByTestId('page-finding');
     expect(row.dataset).toMatchObject({ code: 'vm_bit_without_page_flag', block: '1', path: 'base/5/16427.1' });
     expect(row.textContent).toBe(`base/5/16427.1, block 1: ${message}`);
-    fireEvent.click(v.getByRole('button', { name: 'base/5/16427.1' }));
+    fireEvent.click(v.getByRole('button', { name: /^Open base\/5\/16427.1, block 1/ }));
     expect(onPick).toHaveBeenCalledWith({ fileId: f.id, block: 1, offset: 0 });
   });
 });

@@ -10,6 +10,7 @@ import { STATUS_WORDS } from '../lib/status';
 import type { FileEntry } from '../files';
 import type { Chance, ProblemPage } from '../worker/protocol';
 import type { ProblemRef, Selection } from './selection';
+import { relationWords } from './catalog';
 import './lists.css';
 
 /** The contract's promise: this many problem rows are all in the DOM. */
@@ -163,6 +164,14 @@ export function hint(p: ProblemPage, chance: Chance | null): string {
   return '';
 }
 
+/** A link's accessible name: where it goes (the file, the block, the relation the catalogs
+ * name), so that a screen reader's list of buttons tells apart the rows that all show the
+ * same path. */
+export function openName(f: FileEntry, block: number, what?: string): string {
+  const rel = f.naming ? relationWords(f.naming) : null;
+  return `Open ${f.path}, block ${block}${rel ? `, of ${rel}` : ''}${what ? `: ${what}` : ''}`;
+}
+
 /** The core's findings about whole files, once per file: a short read at its block, pages
  * written as another segment, all-zero pages between pages with rows (a note: the server
  * reads them, but rows may be gone). Checksums off is said once for all the files whose own
@@ -201,7 +210,7 @@ export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; o
             data-pages={x.pages}
           >
             {open ? (
-              <button type="button" className="link" onClick={open}>
+              <button type="button" className="link" aria-label={openName(f, x.block ?? 0, x.code.replace(/_/g, ' '))} onClick={open}>
                 {f.path}
               </button>
             ) : (
@@ -222,7 +231,7 @@ export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; o
           data-block={x.block}
         >
           {onPick ? (
-            <button type="button" className="link" onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
+            <button type="button" className="link" aria-label={openName(f, x.block)} onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
               {f.path}
             </button>
           ) : (
@@ -255,7 +264,7 @@ export function RoutineNotes({ files, onPick }: { files: readonly FileEntry[]; o
               <ul>
                 {rows.map(({ f, x }) => (
                   <li key={`${f.id}:${x.block}`} data-testid="page-finding" data-file={f.name} data-path={f.path} data-code={x.code} data-block={x.block}>
-                    <button type="button" className="link" onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
+                    <button type="button" className="link" aria-label={openName(f, x.block)} onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
                       {f.path}
                     </button>
                     , block {x.block}
@@ -297,7 +306,7 @@ export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]
           data-relation-block={x.absoluteBlock}
           data-offset={x.offset}
         >
-          <button type="button" className="link" onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
+          <button type="button" className="link" aria-label={openName(f, x.block)} onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
             {f.path}
           </button>
           {`, block ${x.absoluteBlock}${x.offset ? `, offset ${x.offset}` : ''}: ${x.message}`}

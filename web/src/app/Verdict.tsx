@@ -46,7 +46,7 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
       <p className={`verdict verdict-line ${ok ? 'ok' : 'bad'}`} data-testid="verdict">
         {ok
           ? `No problem pages in ${verified} verified files.`
-          : `${plural(p.problems.length, 'problem page')}${short > 0 ? ` and ${plural(short, 'file')} that end in a partial page` : ''} in ${plural(problemFiles, 'file')} of ${files.length.toLocaleString('en-US')}: the server would refuse to read them.`}
+          : `${plural(p.problems.length, 'problem page')}${short > 0 ? ` and ${plural(short, 'file')} that end in a partial page` : ''} in ${plural(problemFiles, 'file')} of the ${plural(files.length, 'file')} verified (every fork and segment, as pg_checksums counts them): the server would refuse to read them.`}
       </p>
       {!ok && <AffectedRelations files={files} />}
       {zeros.length > 0 && (

@@ -14,6 +14,8 @@ import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { EditBar } from '../lab/EditBar';
 import { LabPanel } from '../lab/LabPanel';
 import { DamagePanel, type FlipMark } from '../damage/DamagePanel';
+import { DAMAGE, rowsSentence, sentence as reportSentence } from '../report/ReportPanel';
+import { findingAt, shownReport } from '../report/shown';
 import { useLabEdit } from '../lab/useLabEdit';
 import { loadWasm, type Wasm } from '../wasm';
 import { HexView, type ByteProvider, type ByteRange } from './HexView';
@@ -166,6 +168,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
 
   // page_header()'s columns by the header rows that show them (pd_pagesize_version shows as
   // both pagesize and version).
+  const report = shownReport.use();
   const headerRows = new Map<string, Span>();
   for (const x of decoded?.spans ?? []) if (x.role === 'header' && x.column !== undefined) headerRows.set(x.column, x);
   const psv = headerRows.get('pagesize');
@@ -187,7 +190,11 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   const zeroNote = page.status === 'zero' ? zeroNoteAt(entry, page.block) : null;
   // What the relation's _vm and _fsm, and amcheck's checks, say of these bytes (the
   // verdict's row carries them).
-  const mapFindings = entry.pageFindings.filter((x) => x.block === page.block && page.findings.includes(x.code));
+  // Worst first: the report's finding for this block, then warnings, then routine notes.
+  const mapFindings = entry.pageFindings
+    .filter((x) => x.block === page.block && page.findings.includes(x.code))
+    .sort((a, b) => Number(a.evidence === 'note') - Number(b.evidence === 'note'));
+  const reported = findingAt(report, entry.path, page.block);
   const relpath = relpathOf(entry.relDir, entry.rel?.relfilenode ?? 0, entry.fork);
   const doCopy = (what: string, text: string) => void copy(text).then((ok) => setCopied(ok ? what : `could not copy ${what}`));
   const fileOffset = page.block * page.blockSize;
@@ -234,6 +241,21 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         <p className="note" data-testid="page-note" data-code={zeroNote.code}>
           {sentence(zeroNote.message)}
         </p>
+      )}
+      {reported && (
+        <div className={`page-damage severity-${reported.severity}`} data-testid="page-damage" data-damage={reported.damage} data-severity={reported.severity}>
+          <p>
+            <strong className="severity">{reported.severity}</strong> {reportSentence(DAMAGE[reported.damage] ?? reported.damage)}
+            {reported.rows && <> {rowsSentence(reported.rows)}</>}
+          </p>
+          {reported.evidence.length > 0 && (
+            <ul>
+              {reported.evidence.map((e, i) => (
+                <li key={i}>{reportSentence(e)}</li>
+              ))}
+            </ul>
+          )}
+        </div>
       )}
       {mapFindings.length > 0 && (
         <ul className="warn" data-testid="page-findings">

@@ -88,7 +88,7 @@ function pageLink(entry: FileEntry): string {
 export function PngButton(
   p: SharedPage & { what: string; suffix: string; testid: string; problems?: readonly { f: FileEntry; p: ProblemPage }[]; notes?: readonly string[]; name?: string },
 ) {
-  const [msg, setMsg] = useState<{ text: string; caption: string; slices?: number } | null>(null);
+  const [msg, setMsg] = useState<{ text: string; caption: string; slices?: number; columns?: string } | null>(null);
   const [busy, setBusy] = useState(false);
   return (
     <span className="share" data-noprint="">
@@ -105,7 +105,7 @@ export function PngButton(
           const mask = p.what === 'page view' && redactOn() ? (copy: HTMLElement) => maskRowData(p, copy) : undefined;
           exportPng(el, lines, p.name ?? pngName(p.entry.path, p.block, p.suffix), mask)
             .then(
-              async ({ text, slices }) => setMsg({ text, caption: (await lines).join('\n'), slices }),
+              async ({ text, slices, columns }) => setMsg({ text, caption: (await lines).join('\n'), slices, columns: JSON.stringify(columns) }),
               (err: unknown) => setMsg({ text: `could not make the picture: ${err instanceof Error ? err.message : String(err)}`, caption: '' }),
             )
             .finally(() => setBusy(false));
@@ -114,8 +114,9 @@ export function PngButton(
         PNG of the {p.what}
       </button>
       {msg && (
-        // data-slices: how many tasks painted the picture (each short: the page stays responsive).
-        <span role="status" data-testid={`${p.testid}-status`} data-caption={msg.caption} data-slices={msg.slices}>
+        // data-slices: how many tasks painted the picture (each short: the page stays responsive);
+        // data-columns: where each table column's text was drawn (none runs into the next).
+        <span role="status" data-testid={`${p.testid}-status`} data-caption={msg.caption} data-slices={msg.slices} data-columns={msg.columns}>
           {' '}
           {msg.text}
         </span>

@@ -117,18 +117,32 @@ function BitFlipPanel(p: DamagePanelProps) {
                   return (
                     <tr key={`${c.offset}:${c.bit}`} data-testid="flip-candidate" data-offset={c.offset} data-bit={c.bit} data-valid={c.structurally_valid} className={sel ? 'sel' : undefined}>
                       <td>
+                        <span className="cell-label">byte offset: </span>
                         {c.offset} <small>(0x{c.offset.toString(16)})</small>
                       </td>
-                      <td>{c.bit}</td>
                       <td>
+                        <span className="cell-label">bit: </span>
+                        {c.bit}
+                      </td>
+                      <td>
+                        <span className="cell-label">field: </span>
                         <code>{c.field || '—'}</code>
                       </td>
                       <td>
+                        <span className="cell-label">byte now → flipped: </span>
                         {hex2(c.byte)} → {hex2(c.flipped)}
                       </td>
-                      <td>{c.structurally_valid ? 'structurally valid' : `still wrong: ${c.findings.join(', ')}`}</td>
                       <td>
-                        <button type="button" onClick={() => (sel ? p.onFlip(null) : show(c))} aria-pressed={sel}>
+                        <span className="cell-label">page after the flip: </span>
+                        {c.structurally_valid ? 'structurally valid' : `still wrong: ${c.findings.join(', ')}`}
+                      </td>
+                      <td>
+                        <button
+                          type="button"
+                          onClick={() => (sel ? p.onFlip(null) : show(c))}
+                          aria-pressed={sel}
+                          aria-label={`${sel ? 'Hide' : 'Show in hex view'}: byte ${c.offset}, bit ${c.bit} flipped`}
+                        >
                           {sel ? 'Hide' : 'Show in hex view'}
                         </button>
                       </td>

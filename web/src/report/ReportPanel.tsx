@@ -3,13 +3,14 @@
 // the server refuses or what loses rows, then what is wrong but readable, then the routine
 // notes counted in one line each), the steps, the Markdown download and a pgsql-bugs message.
 // A finding with a block opens that page in the page view.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { FileEntry } from '../files';
 import type { ClusterControl } from '../app/control';
 import type { Selection } from '../app/selection';
 import { BUG_FIELDS, bugMessage, type BugFields } from './bugs';
 import type { ReportBlock, ReportJson, ReportRelation, Severity } from './protocol';
 import { useReport } from './useReport';
+import { shownReport } from './shown';
 import './report.css';
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, note: 2 };
@@ -35,7 +36,7 @@ export function reportName(r: ReportJson, root: string): string {
   return `${names.length === 1 ? names[0] : cluster}-report`;
 }
 
-const DAMAGE: Record<string, string> = {
+export const DAMAGE: Record<string, string> = {
   zeroed: 'zeroed: an all-zero page where rows were; the server reads it as empty',
   overwritten: 'overwritten: not a PostgreSQL page (header and line pointers make no sense)',
   torn: 'torn: some 512-byte sectors are from another write',
@@ -52,14 +53,17 @@ export const sentence = (s: string) => (/^[^\s_./=()]*\s/u.test(s) ? s.replace(/
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
-function rowsSentence(rows: NonNullable<ReportBlock['rows']>): string {
+export function rowsSentence(rows: NonNullable<ReportBlock['rows']>): string {
   if (rows.known_from === 'unknown' || rows.lost === null) {
     const readable = rows.readable === null ? '' : ` ${plural(rows.readable, 'row is', 'rows are')} readable.`;
     return `How many rows this block held is not known: its header cannot be trusted and no index points into it.${readable}`;
   }
   const lost = rows.lost === 0 ? 'No row is lost' : `${rows.upper_bound ? 'At most ' : ''}${plural(rows.lost, 'row is', 'rows are')} lost`;
   const readable = rows.readable === null ? 'how many are readable is not known' : rows.readable === 0 ? 'no row is readable' : `${plural(rows.readable, 'row is', 'rows are')} readable`;
-  const from = rows.known_from === 'index' ? `as the entries of the index ${rows.index ?? ''} that point into this block say` : "as the page's own line pointers say";
+  const from =
+    rows.known_from === 'index'
+      ? `as the entries of ${rows.index ? `the index ${rows.index}` : "the table's indexes"} that point into this block say`
+      : "as the page's own line pointers say";
   return `${lost} and ${readable}, ${from}.`.replace(/^./, (c) => c.toUpperCase());
 }
 
@@ -114,8 +118,8 @@ function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBloc
                 <td>{f.field}</td>
                 <td>{f.item ?? ''}</td>
                 <td>{f.column ?? ''}</td>
-                <td>{f.stored ?? ''}</td>
-                <td>{f.flipped ?? ''}</td>
+                <td className="value">{f.stored ?? ''}</td>
+                <td className="value">{f.flipped ?? ''}</td>
               </tr>
             ))}
           </tbody>
@@ -165,6 +169,10 @@ function BugTemplate({ r, markdown, controldata, name }: { r: ReportJson; markdo
 
 export function ReportPanel({ files, controls, onPick }: { files: readonly FileEntry[]; controls: readonly ClusterControl[]; onPick: (s: Selection) => void }) {
   const { source, report } = useReport(files);
+  useEffect(() => {
+    shownReport.set(source && report.state === 'done' ? { root: source.root, report: report.report } : null);
+    return () => shownReport.set(null);
+  }, [source, report]);
   if (!source) return null;
   const onOpen = (f: FileEntry, block: number) => {
     onPick({ fileId: f.id, block, offset: 0 });
@@ -217,6 +225,8 @@ function ReportBody({
   const control = controls.find((c) => c.root === root)?.control;
   const controldata = typeof control?.text === 'string' ? control.text : null;
   const byPath = new Map(files.map((f) => [f.path, f]));
+  // The summary's count: every file of the drop it verified, each fork and segment.
+  const verified = files.filter((f) => f.path.startsWith(root) && !f.path.startsWith('playground/')).length;
   return (
     <>
       <p className={`report-verdict${blocks.length > 0 ? ' damaged' : ''}`} data-testid="report-verdict">
@@ -224,7 +234,11 @@ function ReportBody({
       </p>
       <p className="report-cluster">
         PostgreSQL {r.cluster.pg_version ?? '(version not known)'}, data checksums {r.cluster.data_checksums}
-        {r.cluster.state ? `, ${r.cluster.state}` : ''}: {plural(r.pages, 'page', 'pages')} read in {plural(r.files, 'relation file', 'relation files')}.
+        {r.cluster.state ? `, ${r.cluster.state}` : ''}: {plural(r.pages, 'main-fork page', 'main-fork pages')} read in {plural(r.files, 'main-fork file', 'main-fork files')}
+        {verified > r.files
+          ? ` (the tables' and indexes' own data; the summary below verifies the checksums of all ${verified.toLocaleString('en-US')} files, free space and visibility maps included)`
+          : ''}
+        .
       </p>
       <div className="report-actions">
         <button type="button" data-testid="report-markdown" onClick={() => download(markdown, `${name}.md`)}>

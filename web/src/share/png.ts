@@ -83,7 +83,17 @@ const TRANSPARENT = /^(transparent|rgba\(0, 0, 0, 0\))$/;
 
 /** Paints `root` (laid out) into `ctx`, in CSS pixels from its corner; yields every SLICE_MS.
  * Returns how many times it yielded. */
-async function paint(root: HTMLElement, ctx: CanvasRenderingContext2D, canvases: Map<HTMLCanvasElement, HTMLCanvasElement>): Promise<number> {
+/** Where the text of one table column was drawn: the left and right of every cell's text,
+ * in CSS pixels of the picture (cut to the cell as the page cuts it). */
+export interface DrawnColumn {
+  col: string;
+  left: number;
+  right: number;
+}
+
+type Clip = { left: number; right: number; ellipsis: boolean } | null;
+
+async function paint(root: HTMLElement, ctx: CanvasRenderingContext2D, canvases: Map<HTMLCanvasElement, HTMLCanvasElement>): Promise<{ slices: number; columns: DrawnColumn[] }> {
   const origin = root.getBoundingClientRect();
   const range = document.createRange();
   const fonts = new Map<string, { asc: number; desc: number }>();
@@ -99,18 +109,62 @@ async function paint(root: HTMLElement, ctx: CanvasRenderingContext2D, canvases:
     }
     return m;
   };
-  const text = (s: string, r: DOMRect, font: string, color: string) => {
+  const columns = new Map<string, { left: number; right: number }>();
+  // Text is cut where the page cuts it (a t_data cell shows one line, ending in an ellipsis):
+  // drawn whole, it would run over the next columns.
+  const text = (s: string, r: DOMRect, font: string, color: string, clip: Clip, col: string | null) => {
     if (r.width <= 0 || r.height <= 0) return;
+    let left = r.left - origin.left;
+    let right = r.right - origin.left;
+    if (clip && (right > clip.right + 0.5 || left < clip.left - 0.5)) {
+      if (left >= clip.right || right <= clip.left) return;
+      ctx.font = font;
+      if (clip.ellipsis && right > clip.right) {
+        const room = clip.right - left;
+        // The longest start of the text that fits with its ellipsis.
+        let lo = 0;
+        let hi = s.length;
+        while (lo < hi) {
+          const mid = Math.ceil((lo + hi) / 2);
+          if (ctx.measureText(`${s.slice(0, mid)}…`).width <= room) lo = mid;
+          else hi = mid - 1;
+        }
+        s = `${s.slice(0, lo)}…`;
+        right = Math.min(clip.right, left + ctx.measureText(s).width);
+      } else {
+        left = Math.max(left, clip.left);
+        right = Math.min(right, clip.right);
+      }
+    }
     const m = metrics(font);
     ctx.font = font;
     ctx.fillStyle = color;
+    ctx.save();
+    if (clip) {
+      ctx.beginPath();
+      ctx.rect(clip.left, r.top - origin.top - r.height, clip.right - clip.left, 3 * r.height);
+      ctx.clip();
+    }
     ctx.fillText(s, r.left - origin.left, r.top - origin.top + (r.height - (m.asc + m.desc)) / 2 + m.asc);
+    ctx.restore();
+    if (col !== null) {
+      const c = columns.get(col);
+      columns.set(col, c ? { left: Math.min(c.left, left), right: Math.max(c.right, right) } : { left, right });
+    }
   };
-  const visit = async (el: Element): Promise<void> => {
+  const visit = async (el: Element, outer: Clip, outerCol: string | null): Promise<void> => {
     const cs = getComputedStyle(el);
     if (cs.display === 'none') return;
     const shown = cs.visibility !== 'hidden';
     const r = el.getBoundingClientRect();
+    const col = el instanceof HTMLTableCellElement && el.dataset.col ? el.dataset.col : outerCol;
+    let clip = outer;
+    if (cs.overflowX !== 'visible') {
+      // The content box: where the page ends the text and puts its ellipsis.
+      const left = r.left - origin.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
+      const right = r.right - origin.left - parseFloat(cs.borderRightWidth) - parseFloat(cs.paddingRight);
+      clip = { left: Math.max(left, outer?.left ?? left), right: Math.min(right, outer?.right ?? right), ellipsis: cs.textOverflow === 'ellipsis' };
+    }
     if (shown && r.width > 0 && r.height > 0) {
       const x = r.left - origin.left;
       const y = r.top - origin.top;
@@ -135,14 +189,14 @@ async function paint(root: HTMLElement, ctx: CanvasRenderingContext2D, canvases:
     const pre = cs.whiteSpace.startsWith('pre') || cs.whiteSpace === 'break-spaces';
     for (let k = el.firstChild; k; k = k.nextSibling) {
       if (k instanceof Element) {
-        await visit(k);
+        await visit(k, clip, col);
       } else if (shown && k.nodeType === Node.TEXT_NODE) {
         const data = (k as Text).data;
         if (!data.trim()) continue;
         range.selectNodeContents(k);
         const rects = range.getClientRects();
         if (rects.length === 1) {
-          text(pre ? data : data.replace(/\s+/g, ' '), rects[0], cs.font, cs.color);
+          text(pre ? data : data.replace(/\s+/g, ' '), rects[0], cs.font, cs.color, clip, col);
         } else if (rects.length > 1) {
           // Wrapped: each word (or each character of a word broken across lines) where it lies.
           for (const w of data.matchAll(/\S+\s*/g)) {
@@ -150,14 +204,14 @@ async function paint(root: HTMLElement, ctx: CanvasRenderingContext2D, canvases:
             range.setEnd(k, w.index + w[0].length);
             const wr = range.getClientRects();
             if (wr.length <= 1) {
-              if (wr.length === 1) text(w[0].trimEnd(), wr[0], cs.font, cs.color);
+              if (wr.length === 1) text(w[0].trimEnd(), wr[0], cs.font, cs.color, clip, col);
               continue;
             }
             for (let i = 0; i < w[0].length; i++) {
               range.setStart(k, w.index + i);
               range.setEnd(k, w.index + i + 1);
               const cr = range.getClientRects();
-              if (cr.length > 0 && w[0][i].trim()) text(w[0][i], cr[0], cs.font, cs.color);
+              if (cr.length > 0 && w[0][i].trim()) text(w[0][i], cr[0], cs.font, cs.color, clip, col);
             }
           }
         }
@@ -169,9 +223,9 @@ async function paint(root: HTMLElement, ctx: CanvasRenderingContext2D, canvases:
       }
     }
   };
-  await visit(root);
+  await visit(root, null, null);
   range.detach();
-  return slices;
+  return { slices, columns: [...columns].map(([c, x]) => ({ col: c, left: Math.round(x.left * 10) / 10, right: Math.round(x.right * 10) / 10 })) };
 }
 
 /** The page map canvas's rows, for block numbers beside them (PageMap's data-cols/-cell). */
@@ -202,7 +256,11 @@ const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 /** The element as a canvas at the screen's pixel ratio, with the band of `lines` below it;
  * `slices`: how many tasks painted it. `prepare` changes the copy before it is painted (the
  * redaction masks its row data, share/redact.ts). */
-export async function renderWithBand(el: HTMLElement, lines: Promise<string[]>, prepare?: (copy: HTMLElement) => Promise<void>): Promise<{ canvas: HTMLCanvasElement; slices: number }> {
+export async function renderWithBand(
+  el: HTMLElement,
+  lines: Promise<string[]>,
+  prepare?: (copy: HTMLElement) => Promise<void>,
+): Promise<{ canvas: HTMLCanvasElement; slices: number; columns: DrawnColumn[] }> {
   const away = scrolledAway(el);
   const unmark = markTableBoxes(el);
   const { copy, canvases } = copyOf(el, away);
@@ -253,10 +311,10 @@ export async function renderWithBand(el: HTMLElement, lines: Promise<string[]>, 
     ctx.translate(gutter, 0);
     ctx.scale(scale, scale);
     ctx.textBaseline = 'alphabetic';
-    const slices = await paint(copy, ctx, canvases);
+    const { slices, columns } = await paint(copy, ctx, canvases);
     ctx.restore();
     drawGutterAndBand(ctx, out, shotHeight, gutter, scale, map, text);
-    return { canvas: out, slices: slices + 3 };
+    return { canvas: out, slices: slices + 3, columns };
   } finally {
     copy.remove();
   }
@@ -342,11 +400,17 @@ export function download(blob: Blob, name: string): void {
 }
 
 /**
- * Renders, downloads and copies; `slices` says in how many tasks it was painted. The clipboard write starts inside the click (a pending
+ * Renders, downloads and copies; `slices` says in how many tasks it was painted, `columns`
+ * where each table column's text went (a check that no two run into each other). The clipboard write starts inside the click (a pending
  * ClipboardItem keeps the user's activation while the picture renders). Resolves to a
  * sentence for the user: what happened, including a refusal by the browser.
  */
-export async function exportPng(el: HTMLElement, lines: Promise<string[]>, name: string, prepare?: (copy: HTMLElement) => Promise<void>): Promise<{ text: string; slices: number }> {
+export async function exportPng(
+  el: HTMLElement,
+  lines: Promise<string[]>,
+  name: string,
+  prepare?: (copy: HTMLElement) => Promise<void>,
+): Promise<{ text: string; slices: number; columns: DrawnColumn[] }> {
   const rendered = renderWithBand(el, lines, prepare);
   const png = rendered.then((r) => toPng(r.canvas));
   let refused: Promise<unknown>;
@@ -360,8 +424,8 @@ export async function exportPng(el: HTMLElement, lines: Promise<string[]>, name:
   }
   const blob = await png;
   download(blob, name);
-  const { slices } = await rendered;
+  const { slices, columns } = await rendered;
   const why = await refused;
-  if (why === null) return { text: `saved ${name} and copied the picture`, slices };
-  return { text: `saved ${name}; the browser did not allow copying the picture (${why instanceof Error ? why.message : String(why)})`, slices };
+  if (why === null) return { text: `saved ${name} and copied the picture`, slices, columns };
+  return { text: `saved ${name}; the browser did not allow copying the picture (${why instanceof Error ? why.message : String(why)})`, slices, columns };
 }
