@@ -55,6 +55,10 @@ struct LeftOutJs {
     /// ignore_checksum_failure: its rows (printed with `include_damaged`, else left out).
     #[serde(skip_serializing_if = "Option::is_none")]
     rows: Option<u64>,
+    /// The page is a copy of this other block: its rows are left out even with
+    /// `include_damaged` (they would be printed twice).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    copy_of: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -119,7 +123,7 @@ impl RowsChunk {
         self.text.clone()
     }
     /// `{"rows", "invisible", "undecided", "pages": [rows per page], "left_out": [{"block",
-    /// "offset", "attnum", "message", "printed", "rows"?}], "damaged": [ctids of rows read
+    /// "offset", "attnum", "message", "printed", "rows"?, "copy_of"?}], "damaged": [ctids of rows read
     /// from pages whose checksum fails]}`; an all-zero page between pages with rows is a
     /// left-out page, named once a later page shows line pointers.
     #[wasm_bindgen(getter)]
@@ -291,6 +295,7 @@ impl RowsReader {
                     message: why,
                     printed: false,
                     rows: None,
+                    copy_of: None,
                 });
                 continue;
             }
@@ -361,6 +366,7 @@ impl RowsReader {
                     message: l.message,
                     printed: l.printed,
                     rows: l.rows,
+                    copy_of: l.copy_of,
                 }));
         }
         drop(fetch);
