@@ -114,13 +114,17 @@ fn block_text(out: &mut String, rel: &Relation, b: &Block, said: &mut Vec<String
         let _ = writeln!(out, "    {e}");
     }
     for f in &b.bit_flips {
-        let mut line = format!("    flip byte {} bit {} ({})", f.byte, f.bit, f.field);
+        let mut line = format!(
+            "    {}. flip byte {} bit {} ({})",
+            f.rank, f.byte, f.bit, f.field
+        );
         if let Some(i) = f.item {
             let _ = write!(line, ", item {i}");
         }
         if let (Some(c), Some(s), Some(v)) = (&f.column, &f.stored, &f.flipped) {
             let _ = write!(line, ", column {c}: stored \"{s}\", flipped back \"{v}\"");
         }
+        let _ = write!(line, ": {}", f.why);
         let _ = writeln!(out, "{line}");
     }
     if let Some(r) = &b.rows {
@@ -263,13 +267,17 @@ pub fn markdown(r: &Report) -> String {
                 let _ = writeln!(out, "- {e}");
             }
             for f in &b.bit_flips {
-                let mut line = format!("- flip byte {} bit {} (`{}`)", f.byte, f.bit, f.field);
+                let mut line = format!(
+                    "- {}. flip byte {} bit {} (`{}`)",
+                    f.rank, f.byte, f.bit, f.field
+                );
                 if let Some(i) = f.item {
                     let _ = write!(line, ", item {i}");
                 }
                 if let (Some(col), Some(s), Some(v)) = (&f.column, &f.stored, &f.flipped) {
                     let _ = write!(line, ", column `{col}`: stored `{s}`, flipped back `{v}`");
                 }
+                let _ = write!(line, ": {}", f.why);
                 let _ = writeln!(out, "{line}");
             }
             if let Some(x) = &b.rows {
