@@ -354,6 +354,7 @@ impl RowsReader {
                     message: String::from(ZERO_PAGE_BETWEEN_ROWS),
                     printed: false,
                     rows: None,
+                    copy_of: None,
                 });
             }
             got.damaged
