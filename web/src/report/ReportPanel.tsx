@@ -104,6 +104,7 @@ function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBloc
               <th>column</th>
               <th>stored</th>
               <th>flipped back</th>
+              <th>rank, and why</th>
             </tr>
           </thead>
           <tbody>
@@ -116,6 +117,9 @@ function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBloc
                 <td>{f.column ?? ''}</td>
                 <td>{f.stored ?? ''}</td>
                 <td>{f.flipped ?? ''}</td>
+                <td>
+                  {f.rank}. {f.why}
+                </td>
               </tr>
             ))}
           </tbody>
