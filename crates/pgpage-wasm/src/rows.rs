@@ -378,7 +378,8 @@ impl RowsReader {
 
     /// One tuple's columns for the page view: `{"columns": [{"name", "type", "value"}],
     /// "problem": null or {"message", "attnum"}, "note": null or a message}`, `value` the
-    /// output text or null for NULL; dropped columns left out.
+    /// output text (control characters escaped as `\xNN`, for a person to read) or null for
+    /// NULL; dropped columns left out.
     pub fn tuple(
         &self,
         page: &[u8],
@@ -422,7 +423,8 @@ impl RowsReader {
                     .map(|(c, v)| Value {
                         name: &c.name,
                         ty: c.ty.name(),
-                        value: v,
+                        // For a person to read: a control byte shows as \xNN, never raw.
+                        value: v.as_deref().map(pgpage::flips::visible),
                     })
                     .collect(),
                 problem: None,

@@ -73,7 +73,10 @@ fn keys_text(keys: &[Vec<Option<String>>]) -> String {
 fn key_text(k: &[Option<String>]) -> String {
     let parts: Vec<String> = k
         .iter()
-        .map(|v| v.clone().unwrap_or_else(|| String::from("NULL")))
+        .map(|v| {
+            v.as_deref()
+                .map_or_else(|| String::from("NULL"), crate::flips::visible)
+        })
         .collect();
     if parts.len() == 1 {
         parts.concat()
