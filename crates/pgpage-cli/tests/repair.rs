@@ -182,7 +182,8 @@ fn repaired_files_pass_pg_checksums_and_amcheck() {
     // Silent when it is the only candidate; else the reminder of the others.
     let said = stderr(&out);
     assert!(
-        said.is_empty() || said.contains("single-bit flips that make the stored checksum valid, ranked"),
+        said.is_empty()
+            || said.contains("single-bit flips that make the stored checksum valid, ranked"),
         "{said}"
     );
     // Index block 1 from a page file, as pg_waldump --save-fullpage writes one.

@@ -105,7 +105,10 @@ fn candidates_told(version: u32) {
     );
     let expected_customer = format!("cqst{flip_id:05}");
     assert!(got.contains(&expected_customer), "{version}: {got}");
-    assert!(got.contains("|t"), "{version}: the server returns the control byte: {got}");
+    assert!(
+        got.contains("|t"),
+        "{version}: the server returns the control byte: {got}"
+    );
     c.stop();
 
     // Block 1 without a source: the candidates, ranked, the true one first, before the
@@ -123,13 +126,25 @@ fn candidates_told(version: u32) {
         )) && first.contains(&true_flip),
         "{version}: {out}"
     );
-    assert!(first.contains("more like the column's other values"), "{version}: {first}");
+    assert!(
+        first.contains("more like the column's other values"),
+        "{version}: {first}"
+    );
     let listed = out.find("1. byte ").unwrap();
     let surgery = out.find("heap_force_kill").unwrap();
     assert!(listed < surgery, "{version}: candidates before pg_surgery");
-    assert!(out.contains("flipping the right bit back restores the page exactly"), "{version}: {out}");
-    assert!(!out.contains("No tuple is known to be damaged"), "{version}: {out}");
-    let n = out.lines().filter(|l| l.trim_start().split(". byte ").count() == 2 && l.contains("--flip")).count();
+    assert!(
+        out.contains("flipping the right bit back restores the page exactly"),
+        "{version}: {out}"
+    );
+    assert!(
+        !out.contains("No tuple is known to be damaged"),
+        "{version}: {out}"
+    );
+    let n = out
+        .lines()
+        .filter(|l| l.trim_start().split(". byte ").count() == 2 && l.contains("--flip"))
+        .count();
 
     // The true flip gives the undamaged page, byte for byte; a reminder when it is one of
     // several.
@@ -146,10 +161,16 @@ fn candidates_told(version: u32) {
         file,
     ]);
     assert_eq!(code, Some(0), "{version}: {err}");
-    assert_eq!(&std::fs::read(&new).unwrap()[BS..2 * BS], &good[BS..2 * BS], "{version}");
+    assert_eq!(
+        &std::fs::read(&new).unwrap()[BS..2 * BS],
+        &good[BS..2 * BS],
+        "{version}"
+    );
     if n > 1 {
         assert!(
-            err.contains(&format!("is 1 of {n} single-bit flips that make the stored checksum valid, ranked 1 of {n}")),
+            err.contains(&format!(
+                "is 1 of {n} single-bit flips that make the stored checksum valid, ranked 1 of {n}"
+            )),
             "{version}: {err}"
         );
     } else {
@@ -174,13 +195,26 @@ fn candidates_told(version: u32) {
     let (_, out, _) = run(&["repair", "--block", "2", file]);
     let line = out
         .lines()
-        .find(|l| l.contains(&format!("stored note-{control_id:05}-\\x18, flipped back {note}")))
+        .find(|l| {
+            l.contains(&format!(
+                "stored note-{control_id:05}-\\x18, flipped back {note}"
+            ))
+        })
         .unwrap_or_else(|| panic!("{version}: {out}"));
-    assert!(line.contains("loses a control or non-printable character"), "{version}: {line}");
-    assert!(!out.contains('\u{18}'), "{version}: a raw control byte printed");
+    assert!(
+        line.contains("loses a control or non-printable character"),
+        "{version}: {line}"
+    );
+    assert!(
+        !out.contains('\u{18}'),
+        "{version}: a raw control byte printed"
+    );
     let (_, report, _) = run(&["report", c.data.to_str().unwrap()]);
-    assert!(!report.contains('\u{18}'), "{version}: a raw control byte in the report");
-    assert!(report.contains(&format!("-\\x18")), "{version}: {report}");
+    assert!(
+        !report.contains('\u{18}'),
+        "{version}: a raw control byte in the report"
+    );
+    assert!(report.contains("-\\x18"), "{version}: {report}");
 
     // Block 3 (random bytes) from the backup's directory: its "LSN" is not compared, and
     // the checksum it stored is the one said.
@@ -196,13 +230,21 @@ fn candidates_told(version: u32) {
         file,
     ]);
     assert_eq!(code, Some(0), "{version}: {err}");
-    assert_eq!(&std::fs::read(&new3).unwrap()[3 * BS..4 * BS], &good[3 * BS..4 * BS]);
+    assert_eq!(
+        &std::fs::read(&new3).unwrap()[3 * BS..4 * BS],
+        &good[3 * BS..4 * BS]
+    );
     assert!(!err.contains("older than"), "{version}: {err}");
-    assert!(err.contains("the damaged page's pd_lsn is unknown"), "{version}: {err}");
+    assert!(
+        err.contains("the damaged page's pd_lsn is unknown"),
+        "{version}: {err}"
+    );
     let stored = u16::from_le_bytes([bad[3 * BS + 8], bad[3 * BS + 9]]);
     let carried = u16::from_le_bytes([good[3 * BS + 8], good[3 * BS + 9]]);
     assert!(
-        out.contains(&format!("the damaged block stored {stored}, the replacement carried {carried}")),
+        out.contains(&format!(
+            "the damaged block stored {stored}, the replacement carried {carried}"
+        )),
         "{version}: {out}"
     );
     // A directory without the file is named plainly.
@@ -218,7 +260,10 @@ fn candidates_told(version: u32) {
         file,
     ]);
     assert_eq!(code, Some(2), "{version}");
-    assert!(err.contains(&format!("has no file \"{rel}\"")), "{version}: {err}");
+    assert!(
+        err.contains(&format!("has no file \"{rel}\"")),
+        "{version}: {err}"
+    );
     assert!(!Path::new(&tmp.path().join("x")).exists());
 }
 

@@ -873,9 +873,7 @@ fn a_copied_block_is_not_printed_twice(version: u32) {
         .collect();
     assert_eq!(json_keys, keys(&without_3), "{version} json");
     let file = path.to_str().unwrap();
-    let said = format!(
-        "file \"{file}\", block 3: page verification failed, calculated checksum"
-    );
+    let said = format!("file \"{file}\", block 3: page verification failed, calculated checksum");
     let copy = format!(
         "block 3 holds a copy of block 1 (its checksum is valid for block 1 and its tuples' t_ctid name block 1): its {rows_1} rows are left out, they are block 1's and would be printed twice"
     );

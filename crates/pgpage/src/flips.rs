@@ -168,8 +168,7 @@ pub fn tell(page: &[u8], blkno: u32, endian: Endian, columns: Option<&[Column]>)
     let mut told: Vec<(Tier, isize, ToldFlip)> = Vec::new();
     for c in &flips.candidates {
         let item = heap_items(page, endian).find(|i| {
-            usize::try_from(c.offset)
-                .is_ok_and(|o| i.off <= o && o < i.off.saturating_add(i.len))
+            usize::try_from(c.offset).is_ok_and(|o| i.off <= o && o < i.off.saturating_add(i.len))
         });
         let mut t = ToldFlip {
             rank: 0,
@@ -192,9 +191,8 @@ pub fn tell(page: &[u8], blkno: u32, endian: Endian, columns: Option<&[Column]>)
             );
             Tier::Broken
         } else if broken_before {
-            t.why = String::from(
-                "it makes a page the decoder finds broken structurally sound again",
-            );
+            t.why =
+                String::from("it makes a page the decoder finds broken structurally sound again");
             Tier::Heals
         } else if let (Some(i), Some(w)) = (&item, &writer) {
             let flipped_page = PageBit {
@@ -261,9 +259,8 @@ pub fn tell(page: &[u8], blkno: u32, endian: Endian, columns: Option<&[Column]>)
                                 gain = gain.saturating_add(1000);
                                 Tier::Plain
                             } else {
-                                t.why = format!(
-                                    "both values are valid for the column's type{like}"
-                                );
+                                t.why =
+                                    format!("both values are valid for the column's type{like}");
                                 Tier::Plain
                             }
                         }

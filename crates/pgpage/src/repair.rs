@@ -739,7 +739,15 @@ mod tests {
         let sql = a.surgery_sql.unwrap();
         assert!(sql.contains("TABLE NOT KNOWN") && sql.contains("pg_filenode_relation(0, 16385)"));
         assert!(sql.contains("SET ignore_checksum_failure = on"));
-        let named = advise(&page, 0, &opts, Some("public.\"T\""), Some(16385), None, None);
+        let named = advise(
+            &page,
+            0,
+            &opts,
+            Some("public.\"T\""),
+            Some(16385),
+            None,
+            None,
+        );
         assert!(named
             .surgery_sql
             .unwrap()
