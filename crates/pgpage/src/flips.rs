@@ -259,8 +259,7 @@ pub fn tell(page: &[u8], blkno: u32, endian: Endian, columns: Option<&[Column]>)
                                 gain = gain.saturating_add(1000);
                                 Tier::Plain
                             } else {
-                                t.why =
-                                    format!("both values are valid for the column's type{like}");
+                                t.why = format!("both values decode as the column's type{like}");
                                 Tier::Plain
                             }
                         }
