@@ -215,6 +215,11 @@ fn candidates_told(version: u32) {
         "{version}: a raw control byte in the report"
     );
     assert!(report.contains("-\\x18"), "{version}: {report}");
+    // The incident report ranks block 1's candidates the same way: the true flip first.
+    assert!(
+        report.contains(&format!("1. flip byte {} bit 2 ", at_u - BS)),
+        "{version}: {report}"
+    );
 
     // Block 3 (random bytes) from the backup's directory: its "LSN" is not compared, and
     // the checksum it stored is the one said.
