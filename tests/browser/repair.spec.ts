@@ -91,6 +91,12 @@ test('a damaged file and its backup: compare, take the good page and a bit flip,
   // Without a good copy, the server's settings and pg_surgery, for this page.
   await expect(page.getByTestId('advice-zero')).toContainText('tuples are lost');
   await expect(page.getByTestId('surgery-sql')).toContainText('SET ignore_checksum_failure = on');
+  // The Repair kit lists the same candidates before pg_surgery, the flipped bit among them, ranked.
+  const advised = page.locator(`[data-testid=advice-flip][data-byte="${FLIP_OFFSET}"][data-bit="${FLIP_BIT}"]`);
+  await expect(advised).toHaveCount(1);
+  await expect(advised).toHaveAttribute('data-rank', /^[1-9]\d*$/);
+  await expect(page.getByTestId('advice-flips')).toContainText('evidence, not proof');
+  await expect(page.getByTestId('surgery-sql')).toContainText('flipping the right bit back restores the page exactly');
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('repair-download').click()]);
   expect(download.suggestedFilename()).toBe(name);

@@ -154,7 +154,9 @@ fn open_damaged(args: &RepairArgs) -> Result<Damaged, Fatal> {
 /// The replacement page the source names, refusing a source that is not of this file.
 fn source_page(args: &RepairArgs, d: &Damaged) -> Result<Option<(Vec<u8>, String)>, Fatal> {
     let size = d.geometry.block_size.len();
-    if let Some(good) = &args.from {
+    if let Some(given) = &args.from {
+        let resolved = good_copy_file(given, &args.path)?;
+        let good = &resolved;
         let shown = good.display().to_string();
         if let (Some(x), Some(y)) = (d.name, file_name(good)) {
             if x != y {
@@ -214,6 +216,30 @@ fn source_page(args: &RepairArgs, d: &Damaged) -> Result<Option<(Vec<u8>, String
     Ok(None)
 }
 
+/// The good copy's file: `from` itself, or, when it is a directory (a backup's data
+/// directory), the file at the damaged file's path inside its own data directory.
+fn good_copy_file(from: &Path, damaged: &Path) -> Result<PathBuf, Fatal> {
+    if !from.is_dir() {
+        return Ok(from.to_path_buf());
+    }
+    let shown = from.display();
+    let Some((_, inside)) = crate::heapctx::data_directory(damaged) else {
+        return Err(Fatal(format!(
+            "--from \"{shown}\" is a directory, but \"{}\" is not inside a data directory, so which file of it is the same relation file is unknown: give the good copy's file",
+            damaged.display()
+        )));
+    };
+    let file = from.join(&inside);
+    if file.is_file() {
+        Ok(file)
+    } else {
+        Err(Fatal(format!(
+            "--from \"{shown}\" has no file \"{}\" (the damaged file's path inside its data directory): give the good copy's file if it lies elsewhere",
+            inside.display()
+        )))
+    }
+}
+
 /// Refuses an --out that is the input, the good copy, or any file that exists.
 fn check_out(out: &Path, inputs: &[&Path]) -> Result<(), Fatal> {
     let shown = out.display();
@@ -261,7 +287,12 @@ fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
         ))
     })?;
     let mut inputs: Vec<&Path> = vec![&args.path];
-    inputs.extend(args.from.as_deref());
+    let from = args
+        .from
+        .as_deref()
+        .map(|f| good_copy_file(f, &args.path))
+        .transpose()?;
+    inputs.extend(from.as_deref());
     inputs.extend(args.page.as_deref());
     check_out(out_path, &inputs)?;
     let d = open_damaged(args)?;
@@ -293,13 +324,28 @@ fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
             args.flip.map_or(0, |b| b.offset)
         );
     }
-    if repaired.lsn_after < repaired.lsn_before {
-        eprintln!(
+    if let Some(bit) = source {
+        let columns = catalog_columns(&args.path, d.name);
+        let told = pgpage::flips::tell(&d.page, d.absolute, endian, columns.as_deref());
+        // A flip that is no candidate has its warning below; the only candidate needs no
+        // reminder of the others.
+        if told.find(bit).is_some() && told.candidates.len() > 1 {
+            eprintln!("pgpage: note: {}", told.reminder(bit));
+        }
+    }
+    match repaired.lsn_before {
+        Some(before) if repaired.older() => eprintln!(
             "pgpage: warning: the replacement page is older than the damaged one (pd_lsn {} < {}): changes to the block after {} are not in it; WAL from there would replay them",
             lsn_text(repaired.lsn_after),
-            lsn_text(repaired.lsn_before),
+            lsn_text(before),
             lsn_text(repaired.lsn_after)
-        );
+        ),
+        Some(_) => {}
+        None if replacement.is_some() => eprintln!(
+            "pgpage: note: the damaged page's pd_lsn is unknown (its header breaks PageIsVerified's rules, so its bytes there are not an LSN): whether the replacement (pd_lsn {}) lacks later changes cannot be told from it",
+            lsn_text(repaired.lsn_after)
+        ),
+        None => {}
     }
     write_copy(&d, args.block, &repaired.page, out_path)?;
     let out_shown = out_path.display().to_string();
@@ -322,7 +368,17 @@ fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
     } else {
         let sum = repaired.checksum.map_or_else(
             || String::from("none (an all-zero page)"),
-            |c| format!("{c} (0x{c:04X}), was {}", repaired.checksum_before),
+            |c| {
+                format!(
+                    "{c} (0x{c:04X}); the damaged block stored {}{}",
+                    repaired.checksum_damaged,
+                    if replacement.is_some() {
+                        format!(", the replacement carried {}", repaired.checksum_before)
+                    } else {
+                        String::new()
+                    }
+                )
+            },
         );
         writeln!(
             w,
@@ -409,6 +465,57 @@ fn table_from_catalogs(path: &Path, name: Option<RelationFileName>) -> Option<St
     ))
 }
 
+/// The table's columns from the catalogs of the data directory the file is in, for the
+/// values a bit flip changes; None when they cannot be read.
+fn catalog_columns(
+    path: &Path,
+    name: Option<RelationFileName>,
+) -> Option<Vec<pgpage::rows::Column>> {
+    let name = name?;
+    let (root, inside) = crate::heapctx::data_directory(path)?;
+    let dir = inside.parent()?.to_str()?.replace('\\', "/");
+    let mut ls = crate::ls::Ls::open(&root).ok()?;
+    let (database, relation) = {
+        let listing = ls.catalogs();
+        let found = listing.relations.iter().map(|l| &l.relation).find(|r| {
+            r.relfilenode == name.relfilenode
+                && listing
+                    .directory(r.tablespace_oid, r.database_oid)
+                    .as_deref()
+                    == Some(dir.as_str())
+        })?;
+        let database = listing
+            .databases
+            .iter()
+            .find(|d| d.oid == found.database_oid)?
+            .datname
+            .clone();
+        (
+            database,
+            quote_qualified(found.schema.as_deref().unwrap_or("public"), &found.name),
+        )
+    };
+    let mut reader = pgpage::catalog::table::TableReader::new(
+        ls.paths(),
+        &format!("{}/", ls.display),
+        ls.read_with(),
+        ls.checksums(),
+        Some(database),
+        relation,
+    );
+    loop {
+        let wanted = reader.wanted();
+        if wanted.is_empty() {
+            break;
+        }
+        for p in wanted {
+            let bytes = std::fs::read(ls.root.join(&p)).ok();
+            reader.give(&p, bytes);
+        }
+    }
+    reader.finish().ok().map(|t| t.columns)
+}
+
 #[derive(Serialize)]
 struct AdviceOut<'a> {
     path: &'a str,
@@ -452,6 +559,7 @@ fn advice(args: &RepairArgs) -> Result<i32, Fatal> {
         table.as_deref(),
         d.name.map(|n| n.relfilenode),
         source.as_ref().and_then(|s| s.context()).as_ref(),
+        catalog_columns(&args.path, d.name).as_deref(),
     );
     let stdout = io::stdout();
     let mut w = BufWriter::new(stdout.lock());
@@ -500,6 +608,16 @@ fn print_advice(
     )?;
     writeln!(w, "{}.", a.zero_damaged_pages)?;
     writeln!(w, "{}.", a.ignore_checksum_failure)?;
+    if let Some(f) = &a.bit_flips {
+        writeln!(
+            w,
+            "Single-bit flips, most likely first (the rank weighs what PostgreSQL's rules say of each restored page and value): {}:",
+            f.odds
+        )?;
+        for line in pgpage::flips::lines(f, block, &d.display, "") {
+            writeln!(w, "  {line}")?;
+        }
+    }
     writeln!(
         w,
         "A good copy of the page is better than either: pgpage repair --block {block} --from GOOD_COPY (or --page PAGE_FILE, --flip BYTE_OFFSET:BIT) --out NEW"

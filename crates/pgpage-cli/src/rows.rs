@@ -595,7 +595,12 @@ fn chunk(
                 }
                 (false, None, None) => {
                     c.pages_left_out = c.pages_left_out.saturating_add(1);
-                    "; its rows are left out".to_owned()
+                    // A copy of another block says itself why its rows are left out.
+                    if l.copy_of.is_some() {
+                        String::new()
+                    } else {
+                        "; its rows are left out".to_owned()
+                    }
                 }
                 (false, Some(_), _) => {
                     c.tuples_left_out = c.tuples_left_out.saturating_add(1);

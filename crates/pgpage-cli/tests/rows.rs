@@ -779,3 +779,111 @@ fn damaged_pages_named_and_included(version: u32) {
 }
 
 each_version!(damaged_pages_named_and_included);
+
+/// A block copied over another (a misplaced write): its checksum is valid for the block it
+/// was written for and its tuples' t_ctid name that block. The server under
+/// ignore_checksum_failure returns its rows twice; `rows --include-damaged` leaves the copy
+/// out, in every format, and says on stderr which block it duplicates: what it prints is the
+/// undamaged table's COPY without the overwritten block's rows.
+fn a_copied_block_is_not_printed_twice(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&["create database forensic"]);
+    c.psql_in(
+        "forensic",
+        &[
+            "create table orders (id int4 primary key, note text) with (autovacuum_enabled = off)",
+            "insert into orders select g, 'note-' || lpad(g::text, 6, '0') from generate_series(1, 1500) g",
+            "select count(*) from orders",
+            "checkpoint",
+        ],
+    );
+    let all = c.copy_in("forensic", "orders");
+    let without_3 = copy_ignoring_checksums(
+        &c,
+        "select * from orders where (ctid::text::point)[0] <> 3 order by ctid",
+        "format csv",
+    );
+    let without_3_text = copy_ignoring_checksums(
+        &c,
+        "select * from orders where (ctid::text::point)[0] <> 3 order by ctid",
+        "format text",
+    );
+    let block_rows = |b: u32| -> usize {
+        all.lines().count()
+            - copy_ignoring_checksums(
+                &c,
+                &format!("select * from orders where (ctid::text::point)[0] <> {b}"),
+                "format csv",
+            )
+            .lines()
+            .count()
+    };
+    let (rows_1, rows_3) = (block_rows(1), block_rows(3));
+    assert!(rows_1 > 0 && rows_3 > 0, "{version}");
+    let path = c.data.join(
+        c.psql_in("forensic", &["select pg_relation_filepath('orders')"])
+            .trim(),
+    );
+    c.stop();
+    let block_1 = read(&path, 8192, 8192);
+    patch(&path, 3 * 8192, &block_1);
+    let data = c.data.to_str().unwrap().to_owned();
+    let run = |format: &str| {
+        let out = pgpage(&[
+            "rows",
+            "--include-damaged",
+            "--format",
+            format,
+            data.as_str(),
+            "orders",
+        ]);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, csv, err) = run("csv");
+    let (_, text, text_err) = run("text");
+    let (_, json, json_err) = run("json");
+
+    // The server, reading past the checksum, returns block 1's rows twice.
+    c.restart();
+    let duplicated = copy_ignoring_checksums(
+        &c,
+        "select id from orders group by id having count(*) > 1",
+        "format csv",
+    );
+    assert_eq!(duplicated.lines().count(), rows_1, "{version}");
+
+    assert_eq!(code, Some(1), "{version}: {err}");
+    assert_eq!(csv, without_3, "PostgreSQL {version}");
+    assert_eq!(text, without_3_text, "PostgreSQL {version} text");
+    let keys = |s: &str| -> Vec<i64> {
+        s.lines()
+            .map(|l| l.split(',').next().unwrap().parse().unwrap())
+            .collect()
+    };
+    let json_keys: Vec<i64> = json
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["id"].as_str().unwrap().parse::<i64>().unwrap()
+        })
+        .collect();
+    assert_eq!(json_keys, keys(&without_3), "{version} json");
+    let file = path.to_str().unwrap();
+    let said = format!("file \"{file}\", block 3: page verification failed, calculated checksum");
+    let copy = format!(
+        "block 3 holds a copy of block 1 (its checksum is valid for block 1 and its tuples' t_ctid name block 1): its {rows_1} rows are left out, they are block 1's and would be printed twice"
+    );
+    for e in [&err, &text_err, &json_err] {
+        assert!(e.contains(&said) && e.contains(&copy), "{version}: {e}");
+    }
+    assert!(!err.contains("rows are printed"), "{version}: {err}");
+    eprintln!(
+        "PostgreSQL {version}: block 3 ({rows_3} rows) overwritten by block 1 ({rows_1} rows): the copy left out, the server returns {rows_1} ids twice"
+    );
+}
+
+each_version!(a_copied_block_is_not_printed_twice);

@@ -65,6 +65,22 @@ pub fn bit_flips(
     .map_err(|err| JsError::new(&err.to_string()))
 }
 
+/// The page's bit-flip candidates as its Markdown report tells them (`pgpage::flips`,
+/// ranked, each with its `pgpage repair --flip` command for block `block_in_file` of `path`);
+/// empty when the checksum matches or no flip fits. Without the table's columns the values
+/// are not named.
+#[wasm_bindgen]
+pub fn bit_flips_markdown(
+    page: &[u8],
+    absolute_block: u32,
+    big_endian: bool,
+    block_in_file: u32,
+    path: &str,
+) -> String {
+    let told = pgpage::flips::tell(page, absolute_block, endian(big_endian), None);
+    pgpage::flips::markdown(&told, block_in_file, path)
+}
+
 /// Compares the whole pages of two chunks of copies of one file that start at block
 /// `first_block` (`pgpage::diff::compare_chunks`): `{"pages": [PageDiff...], "equal": n}`.
 /// Pages past the shorter chunk are the caller's to name as only in one copy.
@@ -135,6 +151,7 @@ pub fn page_advice(
         &opts,
         table.as_deref(),
         relfilenode,
+        None,
         None,
     );
     serde_json::to_string(&advice).map_err(|err| JsError::new(&err.to_string()))

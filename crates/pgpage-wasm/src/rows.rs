@@ -55,6 +55,10 @@ struct LeftOutJs {
     /// ignore_checksum_failure: its rows (printed with `include_damaged`, else left out).
     #[serde(skip_serializing_if = "Option::is_none")]
     rows: Option<u64>,
+    /// The page is a copy of this other block: its rows are left out even with
+    /// `include_damaged` (they would be printed twice).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    copy_of: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -119,7 +123,7 @@ impl RowsChunk {
         self.text.clone()
     }
     /// `{"rows", "invisible", "undecided", "pages": [rows per page], "left_out": [{"block",
-    /// "offset", "attnum", "message", "printed", "rows"?}], "damaged": [ctids of rows read
+    /// "offset", "attnum", "message", "printed", "rows"?, "copy_of"?}], "damaged": [ctids of rows read
     /// from pages whose checksum fails]}`; an all-zero page between pages with rows is a
     /// left-out page, named once a later page shows line pointers.
     #[wasm_bindgen(getter)]
@@ -291,6 +295,7 @@ impl RowsReader {
                     message: why,
                     printed: false,
                     rows: None,
+                    copy_of: None,
                 });
                 continue;
             }
@@ -349,6 +354,7 @@ impl RowsReader {
                     message: String::from(ZERO_PAGE_BETWEEN_ROWS),
                     printed: false,
                     rows: None,
+                    copy_of: None,
                 });
             }
             got.damaged
@@ -361,6 +367,7 @@ impl RowsReader {
                     message: l.message,
                     printed: l.printed,
                     rows: l.rows,
+                    copy_of: l.copy_of,
                 }));
         }
         drop(fetch);
@@ -371,7 +378,8 @@ impl RowsReader {
 
     /// One tuple's columns for the page view: `{"columns": [{"name", "type", "value"}],
     /// "problem": null or {"message", "attnum"}, "note": null or a message}`, `value` the
-    /// output text or null for NULL; dropped columns left out.
+    /// output text (control characters escaped as `\xNN`, for a person to read) or null for
+    /// NULL; dropped columns left out.
     pub fn tuple(
         &self,
         page: &[u8],
@@ -415,7 +423,8 @@ impl RowsReader {
                     .map(|(c, v)| Value {
                         name: &c.name,
                         ty: c.ty.name(),
-                        value: v,
+                        // For a person to read: a control byte shows as \xNN, never raw.
+                        value: v.as_deref().map(pgpage::flips::visible),
                     })
                     .collect(),
                 problem: None,

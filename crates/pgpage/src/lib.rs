@@ -26,6 +26,7 @@ pub mod fields;
 pub mod file;
 pub mod filedump;
 pub mod findings;
+pub mod flips;
 pub mod forks;
 mod ginwalk;
 pub mod messages;

@@ -98,10 +98,21 @@ pub struct Repaired {
     /// rewritten: then the checksum no longer says anything about the rest of the page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flip_was_candidate: Option<bool>,
+    /// pd_checksum as the damaged block stored it.
+    pub checksum_damaged: u16,
     /// pd_lsn of the damaged page and of the repaired one: a good copy older than the damaged
-    /// page lacks the changes made since (only WAL replay brings them back).
-    pub lsn_before: u64,
+    /// page lacks the changes made since (only WAL replay brings them back). None for the
+    /// damaged page when its header breaks PageIsVerified's rules: its pd_lsn is noise.
+    pub lsn_before: Option<u64>,
     pub lsn_after: u64,
+}
+
+impl Repaired {
+    /// The replacement is older than the damaged page, as far as the damaged page's pd_lsn
+    /// can be known.
+    pub fn older(&self) -> bool {
+        self.lsn_before.is_some_and(|b| self.lsn_after < b)
+    }
 }
 
 /// The page to put in place of `damaged` (block `blkno`, relation-wide), made from `source`
@@ -144,7 +155,8 @@ pub fn repair_page(
     }
     let lsn = |p: &[u8]| crate::diff::page_lsn(p, endian).unwrap_or(0);
     Ok(Repaired {
-        lsn_before: lsn(damaged),
+        checksum_damaged: read_u16(damaged, PD_CHECKSUM_OFFSET, endian).unwrap_or(0),
+        lsn_before: crate::verify::header_is_sane(damaged, endian).then(|| lsn(damaged)),
         lsn_after: lsn(&page),
         page,
         checksum,
@@ -190,6 +202,11 @@ pub struct PageAdvice {
     pub findings: Vec<Finding>,
     pub zero_damaged_pages: String,
     pub ignore_checksum_failure: String,
+    /// On a checksum mismatch of a heap page whose header is sane: every single-bit flip
+    /// that makes the stored checksum valid, ranked, with the values it restores. Flipping
+    /// the right one back restores the page exactly, which pg_surgery never does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bit_flips: Option<crate::flips::ToldFlips>,
     /// pg_surgery SQL (heap pages only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub surgery_sql: Option<String>,
@@ -239,6 +256,7 @@ pub fn advise(
     table: Option<&str>,
     relfilenode: Option<u32>,
     heap: Option<&HeapContext>,
+    columns: Option<&[crate::rows::Column]>,
 ) -> PageAdvice {
     let verdict = verify_page(page, blkno, opts.endian);
     let hints = Hints {
@@ -394,9 +412,13 @@ pub fn advise(
             "ignore_checksum_failure = on does nothing to this page: its checksum matches",
         ),
     };
+    let bit_flips = (verdict.status == PageStatus::Mismatch && sane && heap)
+        .then(|| crate::flips::tell(page, blkno, opts.endian, columns))
+        .filter(|f| !f.candidates.is_empty());
     let surgery = Surgery {
         known,
         header_sane: sane,
+        flips: bit_flips.as_ref().map_or(0, |f| f.candidates.len()),
         tuples: &tuples,
         damaged: &damaged,
         freeze: &freeze,
@@ -412,6 +434,7 @@ pub fn advise(
         findings,
         zero_damaged_pages,
         ignore_checksum_failure,
+        bit_flips,
         surgery_sql,
     }
 }
@@ -447,6 +470,8 @@ struct Surgery<'a> {
     known: bool,
     /// PageIsVerified's header checks pass (ignore_checksum_failure can let the page in).
     header_sane: bool,
+    /// How many single-bit flips make the stored checksum valid.
+    flips: usize,
     tuples: &'a [Ctid],
     damaged: &'a [Ctid],
     freeze: &'a [Ctid],
@@ -525,6 +550,13 @@ fn surgery_sql(
 ");
     } else if tuples.is_empty() {
         out.push_str("-- No tuple on this page: nothing for pg_surgery to do.\n");
+    } else if s.flips > 0 {
+        out.push_str(&format!(
+            "-- No tuple's structure is damaged, but {} the stored checksum valid (the candidates\n-- listed with this advice): flipping the right bit back restores the page exactly,\n-- which pg_surgery never does. Only if none of them is the damage and the page cannot be trusted, its {}:\n-- SELECT heap_force_kill({lit}::regclass, {});\n",
+            if s.flips == 1 { String::from("1 single-bit flip makes") } else { format!("{} single-bit flips each make", s.flips) },
+            plural(tuples.len(), "tuple", "tuples"),
+            array(tuples)
+        ));
     } else {
         out.push_str(&format!(
             "-- No tuple is known to be damaged (the checksum says the page changed, not where). Only if the page cannot be trusted,\n-- its {}:\n-- SELECT heap_force_kill({lit}::regclass, {});\n",
@@ -677,7 +709,7 @@ mod tests {
         let decoded = decode_page_with(&page, 128, &opts, &Hints::default());
         assert!(!decoded.items_counted);
         assert!(decoded.items.len() > 100, "pd_lower of noise counts many");
-        let a = advise(&page, 128, &opts, Some("t"), None, None);
+        let a = advise(&page, 128, &opts, Some("t"), None, None, None);
         assert!(!a.tuples_known);
         assert!(a.tuples.is_empty() && a.damaged.is_empty() && a.freeze.is_empty());
         assert!(a
@@ -697,7 +729,7 @@ mod tests {
         set_checksum(&mut page, 0, Endian::Little);
         page[7000] ^= 1;
         let opts = DecodeOptions::default();
-        let a = advise(&page, 0, &opts, None, Some(16385), None);
+        let a = advise(&page, 0, &opts, None, Some(16385), None, None);
         assert_eq!(a.status, PageStatus::Mismatch);
         assert!(!a.tuples.is_empty());
         assert!(a
@@ -707,7 +739,15 @@ mod tests {
         let sql = a.surgery_sql.unwrap();
         assert!(sql.contains("TABLE NOT KNOWN") && sql.contains("pg_filenode_relation(0, 16385)"));
         assert!(sql.contains("SET ignore_checksum_failure = on"));
-        let named = advise(&page, 0, &opts, Some("public.\"T\""), Some(16385), None);
+        let named = advise(
+            &page,
+            0,
+            &opts,
+            Some("public.\"T\""),
+            Some(16385),
+            None,
+            None,
+        );
         assert!(named
             .surgery_sql
             .unwrap()
@@ -717,7 +757,7 @@ mod tests {
         // A line pointer sent past the page: its tuple is the damaged one.
         let mut lp = page.clone();
         lp[24..28].copy_from_slice(&(8190u32 | 1 << 15 | 60 << 17).to_le_bytes());
-        let a = advise(&lp, 0, &opts, Some("t"), None, None);
+        let a = advise(&lp, 0, &opts, Some("t"), None, None, None);
         assert_eq!(
             a.damaged,
             [Ctid {

@@ -112,14 +112,36 @@ pub fn readable_despite_checksum(page: &[u8], absolute: u32, endian: Endian) -> 
         .iter()
         .find(|f| matches!(f.finding.evidence(), Evidence::Structural))
     {
-        Some(f) => Err(format!(
-            "its structure is damaged too: {}{}",
-            f.message(),
-            f.item
-                .map_or_else(String::new, |i| format!(" (offset {i})"))
-        )),
+        Some(f) => Err(match f.item {
+            Some(lp) => format!(
+                "its structure is damaged too: line pointer {lp} leads to bytes that are not a tuple PostgreSQL wrote (amcheck: \"{}\"), so that row cannot be decoded, and a page with bytes like that cannot be trusted for any of its rows",
+                f.message()
+            ),
+            None => format!(
+                "its structure is damaged too (amcheck: \"{}\"), so none of its rows can be trusted",
+                f.message()
+            ),
+        }),
         None => Ok(()),
     }
+}
+
+/// The other block of the same relation a heap page whose checksum fails was written for:
+/// its stored checksum is valid for that block and the majority of its tuples' t_ctid name
+/// it (what `verify` reports as `matches_block`). Such a page is a copy of that block's rows,
+/// which that block gives itself; under ignore_checksum_failure the server returns them
+/// twice.
+pub fn copy_of_block(page: &[u8], absolute: u32, endian: Endian) -> Option<u32> {
+    if !header_is_sane(page, endian) {
+        return None;
+    }
+    let verdict = verify_page(page, absolute, endian);
+    if verdict.status != PageStatus::Mismatch || verdict.stored == 0 {
+        return None;
+    }
+    let other = crate::scan::heap_tuple_block(page, endian)?;
+    (other != absolute && crate::checksum::pg_checksum_page(page, other, endian) == verdict.stored)
+        .then_some(other)
 }
 
 /// What `rows` says of an all-zero page followed, later in the relation, by a page with
@@ -186,6 +208,9 @@ pub struct LeftOut {
     /// under ignore_checksum_failure: how many rows it gives (printed with
     /// `include_damaged`, left out without).
     pub rows: Option<u64>,
+    /// The page is a copy of this other block ([`copy_of_block`]): its rows are left out
+    /// even with `include_damaged`, since they would be printed twice; `message` says so.
+    pub copy_of: Option<u32>,
 }
 
 /// What one page gave.
@@ -341,6 +366,28 @@ impl RowWriter {
             } else {
                 Err(String::new())
             };
+            let copy_of = readable
+                .is_ok()
+                .then(|| copy_of_block(page, absolute, e))
+                .flatten();
+            if let Some(other) = copy_of {
+                let mut scratch = String::new();
+                let n = self
+                    .page_rows(page, absolute, log, fetch, &mut scratch, true)
+                    .rows;
+                got.left_out.push(LeftOut {
+                    offset: None,
+                    attnum: None,
+                    message: format!(
+                        "{why}; block {absolute} holds a copy of block {other} (its checksum is valid for block {other} and its tuples' t_ctid name block {other}): its {} left out, they are block {other}'s and would be printed twice (SET ignore_checksum_failure = on lets the server return them twice)",
+                        crate::words::plural(n, "row is", "rows are")
+                    ),
+                    printed: false,
+                    rows: None,
+                    copy_of: Some(other),
+                });
+                return got;
+            }
             match readable {
                 Ok(()) => {
                     // Read either way: printed when asked, else counted for the message.
@@ -358,6 +405,7 @@ impl RowWriter {
                         message: why,
                         printed: self.include_damaged,
                         rows: Some(n),
+                        copy_of: None,
                     });
                     if self.include_damaged {
                         got.rows = n;
@@ -382,6 +430,7 @@ impl RowWriter {
                     },
                     printed: false,
                     rows: None,
+                    copy_of: None,
                 }),
             }
             return got;
@@ -416,6 +465,7 @@ impl RowWriter {
                 message,
                 printed: false,
                 rows: None,
+                copy_of: None,
             };
             let Some(tuple) = item.tuple else {
                 got.left_out.push(left_out(format!(
@@ -460,6 +510,7 @@ impl RowWriter {
                             message: n.message,
                             printed: true,
                             rows: None,
+                            copy_of: None,
                         });
                     }
                 }
@@ -469,6 +520,7 @@ impl RowWriter {
                     message: p.message,
                     printed: false,
                     rows: None,
+                    copy_of: None,
                 }),
             }
         }

@@ -1476,7 +1476,7 @@ const P_NONE: u32 = 0;
 /// every tuple of every page the CLI verifies, so the line pointer array and each tuple's
 /// t_xmax..t_ctid are taken in one bounds check each; offsets and bit fields are the rows
 /// of `fields`, which the decoder reads too.
-fn heap_tuple_block(page: &[u8], endian: Endian) -> Option<u32> {
+pub(crate) fn heap_tuple_block(page: &[u8], endian: Endian) -> Option<u32> {
     use crate::fields::{heap_tuple_header_data as htup, item_id_data, page_header_data};
     const XMAX: usize = htup::T_XMAX.offset as usize;
     const CTID: usize = htup::T_CTID.offset as usize;

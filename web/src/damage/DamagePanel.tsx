@@ -403,6 +403,10 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
         damaged: string[];
         zero_damaged_pages: string;
         ignore_checksum_failure: string;
+        bit_flips?: {
+          odds: string;
+          candidates: { rank: number; byte: number; bit: number; field: string; item?: number; column?: string; stored?: string; flipped?: string; why: string }[];
+        };
         surgery_sql?: string;
       };
     } catch {
@@ -448,6 +452,22 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
             <li data-testid="advice-zero">{advice.zero_damaged_pages}.</li>
             <li data-testid="advice-ignore">{advice.ignore_checksum_failure}.</li>
           </ul>
+          {advice.bit_flips && (
+            <div data-testid="advice-flips">
+              <p>
+                Single-bit flips that make the stored checksum valid, most likely first (flipping the right one back restores the page exactly, which pg_surgery never does):{' '}
+                {advice.bit_flips.odds}.
+              </p>
+              <ol>
+                {advice.bit_flips.candidates.map((c) => (
+                  <li key={`${c.byte}-${c.bit}`} data-testid="advice-flip" data-byte={c.byte} data-bit={c.bit} data-rank={c.rank}>
+                    byte {c.byte} bit {c.bit} (<code>{c.field}</code>){c.item !== undefined ? `, item ${c.item}` : ''}
+                    {c.column !== undefined && c.stored !== undefined && c.flipped !== undefined ? `, column ${c.column}: stored ${c.stored}, flipped back ${c.flipped}` : ''}: {c.why}
+                  </li>
+                ))}
+              </ol>
+            </div>
+          )}
           {advice.surgery_sql && (
             <>
               <pre data-testid="surgery-sql">{advice.surgery_sql}</pre>

@@ -50,6 +50,19 @@ beforeAll(async () => {
 });
 
 describe('Markdown report', () => {
+  it('lists the single-bit flips that make the checksum valid, the true one among them, with its repair command', () => {
+    // The fixture's own checksum is valid (the oracle's), so flipping the bit back is a candidate.
+    expect(pgChecksumPage(original, expected.block)).toBe(expected.checksum);
+    const damaged = original.slice();
+    damaged[FLIPPED] ^= 1 << 2;
+    const md = markdownReport(reportPage(wasm, damaged, place), summary, '9.9.9-test');
+    expect(md).toContain('### Single-bit flips that make the checksum valid');
+    expect(md).toContain('evidence, not proof');
+    expect(md).toMatch(new RegExp(`^\\d+\\. byte ${FLIPPED} bit 2 .*\`pgpage repair --block ${expected.block} --flip ${FLIPPED}:2 --out NEW base/16384/16390\`$`, 'm'));
+    // An undamaged page has none.
+    expect(markdownReport(reportPage(wasm, original, place), summary, '9.9.9-test')).not.toContain('Single-bit flips');
+  });
+
   it('reports a damaged page with the oracle checksum, pageinspect header, both messages and hexdump rows', () => {
     const damaged = original.slice();
     damaged[FLIPPED] ^= 0xff;

@@ -36,6 +36,9 @@ export interface ReportPage {
   /** What PostgreSQL prints about the page, in the core's words: the server reading it, and
    * pg_checksums (null where it reports nothing: new pages, header-only problems). */
   said: { server: string; pgChecksums: string | null };
+  /** The core's Markdown section on the single-bit flips that make the stored checksum
+   * valid, ranked (wasm `bit_flips_markdown`); empty or absent when there are none. */
+  bitFlips?: string;
   /** Row data masked (the share row's "Redact row data" switch): 1 per masked byte, and the
    * note saying so, which the report carries where the bytes are. */
   redaction?: { mask: Uint8Array; note: string };
@@ -194,6 +197,7 @@ function pageSection(p: ReportPage, title: string): string[] {
   } else if (p.status === 'mismatch') {
     out.push('', `A checksum mismatch says that some bytes of the page changed, not which: the damage can be anywhere in its ${p.blockSize} bytes.`);
   }
+  if (p.bitFlips) out.push('', p.bitFlips.trimEnd());
 
   return out;
 }

@@ -108,6 +108,7 @@ function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBloc
               <th>column</th>
               <th>stored</th>
               <th>flipped back</th>
+              <th>rank, and why</th>
             </tr>
           </thead>
           <tbody>
@@ -120,6 +121,9 @@ function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBloc
                 <td>{f.column ?? ''}</td>
                 <td className="value">{f.stored ?? ''}</td>
                 <td className="value">{f.flipped ?? ''}</td>
+                <td>
+                  {f.rank}. {f.why}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -50,6 +50,6 @@ export interface ReportBlock {
   server: string | null;
   holds_block?: number;
   torn_sectors?: number[];
-  bit_flips?: { byte: number; bit: number; field: string; structurally_valid: boolean; item?: number; column?: string; stored?: string; flipped?: string }[];
+  bit_flips?: { rank: number; byte: number; bit: number; field: string; structurally_valid: boolean; item?: number; column?: string; stored?: string; flipped?: string; why: string }[];
   rows?: { lost: number | null; readable: number | null; known_from: 'index' | 'header' | 'unknown'; index?: string; keys?: (string | null)[][]; upper_bound: boolean; bound: string | null };
 }

@@ -18,14 +18,12 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::bitflip::localise;
 use crate::decode::{decode_page, DecodeOptions, PageKind};
 use crate::findings::{Evidence, Finding};
 use crate::layout::Endian;
 use crate::messages::server_read_lines;
-use crate::rows::{visibility, Column, RowFormat, RowWriter, Visibility};
+use crate::rows::{visibility, Column, Visibility};
 use crate::scan::{FileFinding, FileVerdict, PageRow};
-use crate::toast::ValueProblem;
 use crate::tuple::{heap_items, TupleHeader};
 use crate::verify::{header_is_sane, PageStatus};
 use crate::visibility::TransactionLog;
@@ -119,6 +117,8 @@ pub struct Rows {
 /// One single-bit flip that makes the stored checksum valid.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BitFlip {
+    /// 1 = most likely (`flips::tell`'s ranking; `why` says why).
+    pub rank: usize,
     /// Byte within the page.
     pub byte: u32,
     pub bit: u8,
@@ -135,6 +135,8 @@ pub struct BitFlip {
     pub stored: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flipped: Option<String>,
+    /// Why the candidate has its rank.
+    pub why: String,
 }
 
 /// One damaged block.
@@ -467,65 +469,6 @@ fn torn_sectors(page: &[u8], absolute: u32, endian: Endian) -> Vec<u32> {
     sectors.into_iter().collect()
 }
 
-/// The line pointer whose tuple holds byte `offset`, and its tuple.
-fn item_at(page: &[u8], endian: Endian, offset: u32) -> Option<(u16, usize, usize)> {
-    let o = usize::try_from(offset).ok()?;
-    heap_items(page, endian)
-        .find(|i| i.off <= o && o < i.off.saturating_add(i.len))
-        .map(|i| (i.lp, i.off, i.len))
-}
-
-/// A bit flip's item, column and both values, when it falls in a tuple's data.
-fn describe_flip(
-    page: &[u8],
-    endian: Endian,
-    columns: Option<&[Column]>,
-    byte: u32,
-    bit: u8,
-) -> (Option<u16>, Option<String>, Option<String>, Option<String>) {
-    let Some((lp, off, len)) = item_at(page, endian, byte) else {
-        return (None, None, None, None);
-    };
-    let Some(columns) = columns else {
-        return (Some(lp), None, None, None);
-    };
-    let flipped_page = crate::bitflip::PageBit { offset: byte, bit }.apply(page);
-    let end = off.saturating_add(len);
-    let (Some(stored), Some(flipped)) = (page.get(off..end), flipped_page.get(off..end)) else {
-        return (Some(lp), None, None, None);
-    };
-    let writer = RowWriter::new(columns.to_vec(), RowFormat::Json, endian, false);
-    let mut no_toast = |_: &crate::tuple::ToastPointer| -> Result<Vec<u8>, ValueProblem> {
-        Err(ValueProblem::from(Finding::ValueInvalid))
-    };
-    let before = writer.values(stored, &mut no_toast).ok();
-    let after = writer.values(flipped, &mut no_toast).ok();
-    let names: Vec<&Column> = columns
-        .iter()
-        .filter(|c| !c.attribute.attisdropped)
-        .collect();
-    match (before, after) {
-        (Some(b), Some(a)) => {
-            let changed = b
-                .texts
-                .iter()
-                .zip(&a.texts)
-                .zip(&names)
-                .find(|((x, y), _)| x != y);
-            match changed {
-                Some(((x, y), c)) => (
-                    Some(lp),
-                    Some(c.name.clone()),
-                    Some(x.clone().unwrap_or_else(|| String::from("NULL"))),
-                    Some(y.clone().unwrap_or_else(|| String::from("NULL"))),
-                ),
-                None => (Some(lp), None, None, None),
-            }
-        }
-        _ => (Some(lp), None, None, None),
-    }
-}
-
 /// Builds the report.
 pub fn build(input: &Input) -> Report {
     let mut relations = Vec::new();
@@ -806,31 +749,27 @@ fn classify(
     }
     let sane = header_is_sane(page, endian);
     if sane {
-        let opts = DecodeOptions {
-            endian,
-            ..DecodeOptions::default()
-        };
-        let flips = localise(page, absolute, &opts);
-        let valid: Vec<_> = flips
+        let told = crate::flips::tell(page, absolute, endian, columns);
+        let valid: Vec<_> = told
             .candidates
             .iter()
             .filter(|c| c.structurally_valid)
             .collect();
         if !valid.is_empty() {
             b.damage = Damage::BitFlip;
-            b.evidence.push(crate::bitflip::odds_sentence(&flips));
+            b.evidence.push(told.odds.clone());
             for c in valid {
-                let (item, column, stored, flipped) =
-                    describe_flip(page, endian, columns, c.offset, c.bit);
                 b.bit_flips.push(BitFlip {
-                    byte: c.offset,
+                    rank: c.rank,
+                    byte: c.byte,
                     bit: c.bit,
                     field: c.field.clone(),
                     structurally_valid: c.structurally_valid,
-                    item,
-                    column,
-                    stored,
-                    flipped,
+                    item: c.item,
+                    column: c.column.clone(),
+                    stored: c.stored.clone(),
+                    flipped: c.flipped.clone(),
+                    why: c.why.clone(),
                 });
             }
             return Some(b);

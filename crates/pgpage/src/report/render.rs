@@ -73,7 +73,10 @@ fn keys_text(keys: &[Vec<Option<String>>]) -> String {
 fn key_text(k: &[Option<String>]) -> String {
     let parts: Vec<String> = k
         .iter()
-        .map(|v| v.clone().unwrap_or_else(|| String::from("NULL")))
+        .map(|v| {
+            v.as_deref()
+                .map_or_else(|| String::from("NULL"), crate::flips::visible)
+        })
         .collect();
     if parts.len() == 1 {
         parts.concat()
@@ -114,13 +117,17 @@ fn block_text(out: &mut String, rel: &Relation, b: &Block, said: &mut Vec<String
         let _ = writeln!(out, "    {e}");
     }
     for f in &b.bit_flips {
-        let mut line = format!("    flip byte {} bit {} ({})", f.byte, f.bit, f.field);
+        let mut line = format!(
+            "    {}. flip byte {} bit {} ({})",
+            f.rank, f.byte, f.bit, f.field
+        );
         if let Some(i) = f.item {
             let _ = write!(line, ", item {i}");
         }
         if let (Some(c), Some(s), Some(v)) = (&f.column, &f.stored, &f.flipped) {
             let _ = write!(line, ", column {c}: stored \"{s}\", flipped back \"{v}\"");
         }
+        let _ = write!(line, ": {}", f.why);
         let _ = writeln!(out, "{line}");
     }
     if let Some(p) = &b.backup {
@@ -266,13 +273,17 @@ pub fn markdown(r: &Report) -> String {
                 let _ = writeln!(out, "- {e}");
             }
             for f in &b.bit_flips {
-                let mut line = format!("- flip byte {} bit {} (`{}`)", f.byte, f.bit, f.field);
+                let mut line = format!(
+                    "- {}. flip byte {} bit {} (`{}`)",
+                    f.rank, f.byte, f.bit, f.field
+                );
                 if let Some(i) = f.item {
                     let _ = write!(line, ", item {i}");
                 }
                 if let (Some(col), Some(s), Some(v)) = (&f.column, &f.stored, &f.flipped) {
                     let _ = write!(line, ", column `{col}`: stored `{s}`, flipped back `{v}`");
                 }
+                let _ = write!(line, ": {}", f.why);
                 let _ = writeln!(out, "{line}");
             }
             if let Some(p) = &b.backup {
