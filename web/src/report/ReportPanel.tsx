@@ -121,7 +121,7 @@ function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBloc
                 <td>{f.column ?? ''}</td>
                 <td className="value">{f.stored ?? ''}</td>
                 <td className="value">{f.flipped ?? ''}</td>
-                <td>
+                <td className="why">
                   {f.rank}. {f.why}
                 </td>
               </tr>
