@@ -69,7 +69,7 @@ export function rowsSentence(rows: NonNullable<ReportBlock['rows']>): string {
 
 const keyText = (k: (string | null)[]) => (k.length === 1 ? (k[0] ?? 'NULL') : `(${k.map((v) => v ?? 'NULL').join(', ')})`);
 
-function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBlock; entry: FileEntry | undefined; onOpen: (f: FileEntry, block: number) => void }) {
+function Finding({ rel, b, entry, onOpen, sayBound }: { rel: ReportRelation; b: ReportBlock; entry: FileEntry | undefined; onOpen: (f: FileEntry, block: number) => void; sayBound: boolean }) {
   const name = rel.relation ?? rel.path;
   return (
     <li className={`finding severity-${b.severity}`} data-testid="finding" data-severity={b.severity} data-file={b.file} data-block={b.block_in_file} data-damage={b.damage}>
@@ -91,7 +91,6 @@ function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBloc
           {b.evidence.map((e, i) => (
             <li key={i}>{sentence(e)}</li>
           ))}
-          {b.holds_block !== undefined && <li>The page was written for block {b.holds_block}.</li>}
         </ul>
       )}
       {b.bit_flips && b.bit_flips.length > 0 && (
@@ -133,7 +132,7 @@ function Finding({ rel, b, entry, onOpen }: { rel: ReportRelation; b: ReportBloc
       {b.rows && (
         <p className="incident-rows" data-testid="finding-rows" data-lost={b.rows.lost ?? ''} data-readable={b.rows.readable ?? ''} data-known-from={b.rows.known_from}>
           {rowsSentence(b.rows)}
-          {b.rows.bound ? ` ${sentence(b.rows.bound)}` : ''}
+          {b.rows.bound && sayBound ? ` ${sentence(b.rows.bound)}` : ''}
         </p>
       )}
       {b.rows?.keys && b.rows.keys.length > 0 && (
@@ -251,8 +250,16 @@ function ReportBody({
       </div>
       {(blocks.length > 0 || r.notes.length > 0) && (
         <ol className="findings" aria-label="findings, the worst first">
-          {blocks.map(({ rel, b }) => (
-            <Finding key={`${b.file}:${b.block_in_file}`} rel={rel} b={b} entry={byPath.get(`${root}${b.file}`)} onOpen={onOpen} />
+          {blocks.map(({ rel, b }, i) => (
+            // The same reason under every block would bury the blocks: said at its first.
+            <Finding
+              key={`${b.file}:${b.block_in_file}`}
+              rel={rel}
+              b={b}
+              entry={byPath.get(`${root}${b.file}`)}
+              onOpen={onOpen}
+              sayBound={!blocks.slice(0, i).some((x) => x.b.rows?.bound === b.rows?.bound)}
+            />
           ))}
           {r.notes.map((n) => (
             <li key={n.code} className="finding severity-note" data-testid="finding" data-severity="note" data-code={n.code} data-count={n.count}>
