@@ -596,3 +596,138 @@ fn check(version: u32) {
 }
 
 each_version!(check);
+
+/// The tuples a page's line pointers describe: (lp, offset, length) of each LP_NORMAL one.
+fn normal_items(page: &[u8]) -> Vec<(u16, usize, usize)> {
+    let lower = usize::from(u16::from_le_bytes([page[12], page[13]]));
+    (1..=(lower - 24) / 4)
+        .filter_map(|lp| {
+            let w = u32::from_le_bytes(page[24 + (lp - 1) * 4..24 + lp * 4].try_into().unwrap());
+            let (off, flags, len) = ((w & 0x7FFF) as usize, (w >> 15) & 3, (w >> 17) as usize);
+            (flags == 1 && len > 0).then_some((lp as u16, off, len))
+        })
+        .collect()
+}
+
+/// A torn heap page as a torn write leaves it: the first sectors of the page as the server
+/// last wrote it, the rest from the older version of the same block (saved with
+/// get_raw_page before a DELETE, a VACUUM that compacts the page, and HOT updates). Held
+/// against the server: the sectors the report names are exactly the old version's, and
+/// every row it counts as readable on that block is a row whose current version (its TID
+/// from the server on the undamaged cluster) has the same bytes on the torn page as on the
+/// original; every other row of the block is lost, with its key. `repair`'s pg_surgery
+/// kills every tuple that lies in the old sectors, so no stale version of a row stays
+/// visible.
+fn torn_against_server(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create extension pageinspect",
+        "create table t (id int primary key, note text not null, n int) with (autovacuum_enabled = off)",
+        // 148-byte tuples: every 512-byte sector holds the end of a tuple header.
+        "insert into t select g, repeat(chr(97 + g % 26), 100) || lpad(g::text, 6, '0'), 0 from generate_series(1, 300) g",
+    ]);
+    let block = 1usize;
+    let old = hex(&c.psql(&[&format!("select encode(get_raw_page('t', {block}), 'hex')")]));
+    // The first four rows go: VACUUM moves every other tuple of the block up by four tuples'
+    // length, then three rows are updated in place (HOT, into the space the VACUUM freed).
+    c.psql(&[
+        &format!("delete from t where ctid in ('({block},1)', '({block},2)', '({block},3)', '({block},4)')"),
+        "vacuum t",
+        &format!("update t set n = n + 1 where ctid in ('({block},5)', '({block},9)', '({block},20)')"),
+        "checkpoint",
+    ]);
+    let hot: String = c.psql(&[&format!(
+        "select count(*) from heap_page_items(get_raw_page('t', {block})) where t_infomask2 & 32768 <> 0"
+    )]);
+    assert_eq!(hot.trim(), "3", "three heap-only tuples on block {block}");
+    let live = server_rows(&c, block);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    c.stop();
+    let new = read_block(&c.data.join(&rel), block);
+    let upper = usize::from(u16::from_le_bytes([new[14], new[15]]));
+    for from in [8usize, 12] {
+        let tear: Vec<usize> = (from..BLCKSZ / SECTOR).collect();
+        // The tear is seen only where the versions differ: here in every old sector.
+        assert!(upper < from * SECTOR, "pd_upper {upper}");
+        for s in &tear {
+            assert_ne!(
+                old[s * SECTOR..(s + 1) * SECTOR],
+                new[s * SECTOR..(s + 1) * SECTOR],
+                "sector {s} is the same in both versions"
+            );
+        }
+        let damaged = c.root.join(format!("torn{from}"));
+        copy_dir(&c.data, &damaged);
+        let file = damaged.join(&rel);
+        let mut torn = new.clone();
+        torn[from * SECTOR..].copy_from_slice(&old[from * SECTOR..]);
+        write_block(&file, block, &torn);
+
+        let report = json(&pgpage(&["report", "--json", damaged.to_str().unwrap()]));
+        let got = block_of(&report, "public.t", block);
+        assert_eq!(got["damage"], "torn", "{got:#}");
+        let named: Vec<usize> = got["torn_sectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_u64().unwrap() as usize)
+            .collect();
+        assert_eq!(named, tear, "tear from sector {from}");
+        assert_eq!(got["rows"]["known_from"], "index");
+        let lost = keys(got);
+        let readable: Vec<&(u16, String)> =
+            live.iter().filter(|(_, id)| !lost.contains(id)).collect();
+        assert_eq!(
+            got["rows"]["readable"].as_u64().unwrap() as usize,
+            readable.len(),
+            "tear from sector {from}: {got:#}"
+        );
+        assert!(!readable.is_empty() && !lost.is_empty(), "{got:#}");
+        // Every readable row is byte for byte the current version the server reads; every
+        // row whose bytes the tear changed is lost, its key listed.
+        let items = normal_items(&new);
+        for (lp, id) in &live {
+            let &(_, off, len) = items.iter().find(|(l, _, _)| l == lp).unwrap();
+            let same = torn[off..off + len] == new[off..off + len];
+            assert_eq!(
+                same,
+                !lost.contains(id),
+                "tear from sector {from}: id {id} at lp {lp} (offset {off}, length {len})"
+            );
+        }
+        // The rows the report lists as lost are the block's rows, no more.
+        let ids: BTreeSet<String> = live.iter().map(|(_, id)| id.clone()).collect();
+        assert!(lost.is_subset(&ids), "{lost:?} against {ids:?}");
+        assert_eq!(got["rows"]["lost"].as_u64().unwrap() as usize, lost.len());
+
+        // repair's pg_surgery kills every tuple lying in the old sectors: none of them
+        // stays visible as a stale copy of its row.
+        let advice = json(&pgpage(&[
+            "repair",
+            "--json",
+            "--block",
+            &block.to_string(),
+            file.to_str().unwrap(),
+        ]));
+        let killed: BTreeSet<String> = advice["damaged"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{advice:#}"))
+            .iter()
+            .map(|c| c.as_str().unwrap().to_owned())
+            .collect();
+        let in_tear: BTreeSet<String> = items
+            .iter()
+            .filter(|(_, off, len)| off + len > from * SECTOR)
+            .map(|(lp, _, _)| format!("({block},{lp})"))
+            .collect();
+        assert_eq!(killed, in_tear, "tear from sector {from}");
+        let sql = advice["surgery_sql"].as_str().unwrap();
+        assert!(sql.contains("torn write"), "{sql}");
+        assert!(sql.contains("heap_force_kill"), "{sql}");
+    }
+}
+
+each_version!(torn_against_server);

@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::bitflip::localise;
-use crate::decode::{decode_page, DecodeOptions, PageKind};
+use crate::decode::{DecodeOptions, PageKind};
 use crate::findings::{Evidence, Finding};
 use crate::layout::Endian;
 use crate::messages::server_read_lines;
@@ -415,39 +415,34 @@ fn readable_offsets(
         .collect()
 }
 
-/// Items whose tuples lie (wholly or partly) in `sectors`.
-fn offsets_in_sectors(page: &[u8], endian: Endian, sectors: &[u32]) -> BTreeSet<u16> {
-    heap_items(page, endian)
-        .filter(|item| {
-            let first = item.off / 512;
-            let last = item.off.saturating_add(item.len.saturating_sub(1)) / 512;
-            sectors
-                .iter()
-                .any(|&s| (first..=last).contains(&usize::try_from(s).unwrap_or(usize::MAX)))
-        })
-        .map(|item| item.lp)
-        .collect()
-}
-
-/// The 512-byte sectors the decoder's torn-write check flags (the sectors the flagged line
-/// pointers' tuples start in).
-fn torn_sectors(page: &[u8], absolute: u32, endian: Endian) -> Vec<u32> {
-    let opts = DecodeOptions {
-        endian,
-        kind: Some(PageKind::Heap),
-        ..DecodeOptions::default()
-    };
-    let decoded = decode_page(page, absolute, &opts);
-    let items: BTreeSet<u16> = decoded
-        .problems()
-        .filter(|s| s.problem == Some(Finding::TornSectors))
-        .filter_map(|s| s.item)
-        .collect();
-    let mut sectors: BTreeSet<u32> = BTreeSet::new();
-    for item in heap_items(page, endian).filter(|i| items.contains(&i.lp)) {
-        sectors.insert(u32::try_from(item.off / 512).unwrap_or(u32::MAX));
+/// `sectors 8-15` / `sector 9` / `sectors 3, 5-6`: runs of consecutive sectors as `first-last`.
+fn sector_list(sectors: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &s in sectors {
+        match runs.last_mut() {
+            Some(run) if run.1.checked_add(1) == Some(s) => run.1 = s,
+            _ => runs.push((s, s)),
+        }
     }
-    sectors.into_iter().collect()
+    let words: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    format!(
+        "{} {}",
+        if sectors.len() == 1 {
+            "sector"
+        } else {
+            "sectors"
+        },
+        words.join(", ")
+    )
 }
 
 /// The line pointer whose tuple holds byte `offset`, and its tuple.
@@ -786,10 +781,28 @@ fn classify(
             ..DecodeOptions::default()
         };
         let flips = localise(page, absolute, &opts);
+        // Sectors of another version are not undone by one bit: with them, a flip counts
+        // only when the flipped page shows no torn sector either (a flip in a t_ctid can
+        // make one tuple look torn; a chance match cannot explain a tear).
+        let (torn, _) = crate::decode::torn_write(page, absolute, endian);
         let valid: Vec<_> = flips
             .candidates
             .iter()
             .filter(|c| c.structurally_valid)
+            .filter(|c| {
+                torn.is_empty()
+                    || crate::decode::torn_write(
+                        &crate::bitflip::PageBit {
+                            offset: c.offset,
+                            bit: c.bit,
+                        }
+                        .apply(page),
+                        absolute,
+                        endian,
+                    )
+                    .0
+                    .is_empty()
+            })
             .collect();
         if !valid.is_empty() {
             b.damage = Damage::BitFlip;
@@ -810,13 +823,14 @@ fn classify(
             }
             return Some(b);
         }
-        let torn = torn_sectors(page, absolute, endian);
         if !torn.is_empty() {
             b.damage = Damage::Torn;
-            let list: Vec<String> = torn.iter().map(u32::to_string).collect();
             b.evidence.push(format!(
-                "sectors {} of the page look like another version of it (a torn write?): line pointers point there at tuples that are zeros or make no sense",
-                list.join(", ")
+                "{} of the page look like another version of it (a torn write?): line pointers point there at tuples that are not the ones they describe (zeros, a header that breaks t_hoff's rule, or a t_ctid that is not the tuple's own although nothing updated it); sector 0 holds the header, so the other sectors are this header's own",
+                sector_list(&torn)
+            ));
+            b.evidence.push(String::from(
+                "a tuple lying even partly in those sectors is not trusted: it may be an older version of a row whose current version was in the bytes the tear lost, so it counts as lost, never as readable; so does a heap-only tuple whose HOT chain starts there, since no index entry reaches it",
             ));
             b.torn_sectors = torn;
             return Some(b);
@@ -863,7 +877,7 @@ fn rows_of(
     let mut own = own;
     let mut damaged: BTreeSet<u16> = wrong_items.clone();
     if own.is_some() && b.damage == Damage::Torn {
-        damaged.extend(offsets_in_sectors(page, endian, &b.torn_sectors));
+        damaged.extend(crate::decode::torn_write(page, absolute, endian).1);
     }
     if let Some(o) = own.as_mut() {
         o.retain(|lp| !damaged.contains(lp));
