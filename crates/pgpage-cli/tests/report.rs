@@ -242,6 +242,98 @@ fn check(version: u32) {
     assert_eq!(report["cluster"]["block_size"], 8192);
     assert_eq!(report["cluster"]["state"], "shut down");
 
+    // The steps' commands run as printed from where the report was made: the data
+    // directory as the user named it, the table's database and name, only NEW left to fill.
+    let run_here = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pgpage"))
+            .args(args)
+            .current_dir(&c.root)
+            .output()
+            .unwrap()
+    };
+    let here = json(&run_here(&["report", "--json", "damaged"]));
+    let steps: Vec<String> = here["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_owned())
+        .collect();
+    let command = |start: &str, ends: &[&str]| -> Vec<String> {
+        let step = steps
+            .iter()
+            .find(|s| s.contains(start))
+            .unwrap_or_else(|| panic!("no step holds {start}: {steps:#?}"));
+        let from = step.find(start).unwrap();
+        let rest = &step[from..];
+        let end = ends
+            .iter()
+            .filter_map(|e| rest.find(e))
+            .min()
+            .unwrap_or(rest.len());
+        rest[..end].split_whitespace().map(str::to_owned).collect()
+    };
+    let flip = command(
+        &format!("pgpage repair --block {flipped} --flip {flip_byte}:5 "),
+        &[" (", ";"],
+    );
+    assert_eq!(flip.last().unwrap(), &format!("damaged/{rel}"), "{flip:?}");
+    let repaired = c.root.join("repaired");
+    let flip_args: Vec<&str> = flip[1..]
+        .iter()
+        .map(|a| {
+            if a == "NEW" {
+                repaired.to_str().unwrap()
+            } else {
+                a.as_str()
+            }
+        })
+        .collect();
+    let out = run_here(&flip_args);
+    assert_eq!(out.status.code(), Some(0), "{flip:?}: {out:?}");
+    let fixed = read_block(&repaired, flipped);
+    assert_eq!(
+        pgpage::checksum::pg_checksum_page(&fixed, flipped as u32, pgpage::Endian::Little),
+        u16::from_le_bytes([fixed[8], fixed[9]]),
+        "the repaired block passes its checksum"
+    );
+    let rows_cmd = command("pgpage rows ", &[" writes"]);
+    assert!(
+        !rows_cmd
+            .iter()
+            .any(|a| a.chars().all(|ch| ch.is_ascii_uppercase())),
+        "{rows_cmd:?}"
+    );
+    let rows_args: Vec<&str> = rows_cmd[1..].iter().map(String::as_str).collect();
+    let out = run_here(&rows_args);
+    // rows exits 1 when it leaves damaged pages out, as here; 2 would be a command it
+    // cannot run.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{rows_cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).lines().count() > 0,
+        "{rows_cmd:?} printed no row"
+    );
+    let fpi_cmd = command("pgpage fpi --relation ", &[";", ","]);
+    let fpi_args: Vec<&str> = fpi_cmd[1..].iter().map(String::as_str).collect();
+    let out = run_here(&fpi_args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{fpi_cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The text and the Markdown print the same steps.
+    let text_here = String::from_utf8(run_here(&["report", "damaged"]).stdout).unwrap();
+    let md_here = String::from_utf8(run_here(&["report", "--markdown", "damaged"]).stdout).unwrap();
+    for step in &steps {
+        assert!(text_here.contains(step.as_str()), "text lacks {step}");
+        assert!(md_here.contains(step.as_str()), "markdown lacks {step}");
+    }
+
     // The table's file alone, inside the data directory: the same blocks, named.
     let alone = json(&pgpage(&["report", "--json", file.to_str().unwrap()]));
     assert_eq!(

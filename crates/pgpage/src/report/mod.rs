@@ -212,6 +212,9 @@ pub struct Report {
     /// WAL was given and searched for the damaged blocks' full-page images.
     pub wal_searched: bool,
     pub steps: Vec<String>,
+    /// The data directory as the user named it, for the steps' commands.
+    #[serde(skip)]
+    pub data_directory: Option<String>,
 }
 
 /// The WAL locator (tablespace, database, relfilenode) a relation path names, as relpath.c
@@ -325,6 +328,9 @@ pub struct RelationInput {
 /// Everything a report is made from.
 #[derive(Clone, Debug)]
 pub struct Input {
+    /// The data directory as the user named it (`dmg`), when one was read: the steps'
+    /// commands name its files through it, so that they run from where the report was made.
+    pub data_directory: Option<String>,
     pub cluster: ClusterFacts,
     pub relations: Vec<RelationInput>,
     pub unknown: Vec<String>,
@@ -546,6 +552,7 @@ pub fn build(input: &Input) -> Report {
         unknown: input.unknown.clone(),
         wal_searched: false,
         steps: Vec::new(),
+        data_directory: input.data_directory.clone(),
     };
     report.verdict = verdict(&report);
     report.steps = steps(&report);
@@ -1046,6 +1053,85 @@ fn verdict(r: &Report) -> String {
     parts.join("; ")
 }
 
+/// A word as a POSIX shell reads it: quoted when it holds anything but letters, digits and
+/// `_./:=@%+,-`.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./:=@%+,-".contains(&b));
+    if plain {
+        String::from(s)
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The commands' names for a report's files: each path as the user can give it from where
+/// the report was made (the data directory's name joined with the file's path in it).
+struct Paths<'r> {
+    dir: Option<&'r str>,
+}
+
+impl Paths<'_> {
+    fn file(&self, path: &str) -> String {
+        match self.dir {
+            Some(d) if d != "." => shell_word(&format!("{}/{path}", d.trim_end_matches('/'))),
+            _ => shell_word(path),
+        }
+    }
+
+    /// The data directory's `pg_wal`, or WAL where no data directory was read.
+    fn wal(&self) -> String {
+        self.dir
+            .map_or_else(|| String::from("WAL"), |_| self.file("pg_wal"))
+    }
+}
+
+/// What the placeholders of the steps' commands stand for.
+const NEW_WORDS: &str =
+    "NEW: the repaired copy of the file to create, a path that does not exist yet";
+const BACKUP_WORDS: &str =
+    "BACKUP_FILE: the same relation file in a base backup; NEW: the repaired copy to create";
+const WAL_WORDS: &str = "over the WAL archive too, when there is one";
+
+/// `pgpage fpi` for each relation of the blocks: its images in the data directory's WAL.
+fn fpi_commands(blocks: &[(&Relation, &Block)], paths: &Paths, out: &str) -> String {
+    let relations: BTreeSet<&str> = blocks.iter().map(|(rel, _)| rel.path.as_str()).collect();
+    let commands: Vec<String> = relations
+        .iter()
+        .map(|path| {
+            let relation = relation_arg(path).unwrap_or_else(|| String::from("DB/RELFILENODE"));
+            format!("pgpage fpi --relation {relation}{out} {}", paths.wal())
+        })
+        .collect();
+    commands.join("; ")
+}
+
+/// `pgpage repair --from` for each block.
+fn backup_commands(blocks: &[(&Relation, &Block)], paths: &Paths) -> String {
+    let commands: Vec<String> = blocks
+        .iter()
+        .map(|(_, b)| {
+            format!(
+                "pgpage repair --block {} --from BACKUP_FILE --out NEW {}",
+                b.block_in_file,
+                paths.file(&b.file)
+            )
+        })
+        .collect();
+    commands.join("; ")
+}
+
+/// `pgpage fpi --relation`'s `[TBS/]DB/RELFILENODE` of a relation path.
+fn relation_arg(path: &str) -> Option<String> {
+    let (spc, db, rel) = locator_of(path)?;
+    Some(if spc == 1663 {
+        format!("{db}/{rel}")
+    } else {
+        format!("{spc}/{db}/{rel}")
+    })
+}
+
 fn steps(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
     out.push(String::from(
@@ -1058,6 +1144,9 @@ fn steps(r: &Report) -> Vec<String> {
         ));
         return out;
     }
+    let paths = Paths {
+        dir: r.data_directory.as_deref(),
+    };
     let damage: BTreeSet<&'static str> = r.blocks().map(|(_, b)| b.damage.as_str()).collect();
     let blocks: Vec<String> = r
         .blocks()
@@ -1103,8 +1192,9 @@ fn steps(r: &Report) -> Vec<String> {
                 })
                 .collect();
             out.push(format!(
-                "The WAL given holds a full-page image of {}: pgpage fpi --out DIR writes each image as a page file for pgpage repair --page; an image with later records touching the block is older than the page was, since the image alone replays none of them (only the server's recovery of a base backup applies them)",
-                list.join(", ")
+                "The WAL given holds a full-page image of {}: {} writes each image as a page file (DIR: a new directory) for pgpage repair --page PAGE_FILE (the file it wrote for that block); an image with later records touching the block is older than the page was, since the image alone replays none of them (only the server's recovery of a base backup applies them)",
+                list.join(", "),
+                fpi_commands(&with, &paths, " --out DIR")
             ));
         }
         if !without.is_empty() {
@@ -1113,14 +1203,22 @@ fn steps(r: &Report) -> Vec<String> {
                 .map(|(rel, b)| format!("block {} of {}", b.block, name(rel)))
                 .collect();
             out.push(format!(
-                "The WAL given holds no full-page image of {}: take the block from a base backup (pgpage repair --block N --from BACKUP_FILE --out NEW FILE), knowing that it lacks every change since the backup unless the server's own recovery replays the WAL onto a restored copy of that backup",
-                list.join(", ")
+                "The WAL given holds no full-page image of {}: take the block from a base backup ({}; {BACKUP_WORDS}), knowing that it lacks every change since the backup unless the server's own recovery replays the WAL onto a restored copy of that backup",
+                list.join(", "),
+                backup_commands(&without, &paths)
             ));
         }
     } else {
+        let all: Vec<(&Relation, &Block)> = r.blocks().collect();
+        let report_wal = match paths.dir {
+            Some(d) => format!("pgpage report --wal {} {}", paths.wal(), shell_word(d)),
+            None => String::from("pgpage report --wal WAL with the files given"),
+        };
         out.push(format!(
-            "Get a good copy of each damaged page ({}): a full-page image in the WAL since the last checkpoint before the damage (pgpage report --wal WAL, pgpage fpi --relation DB/RELFILENODE --block N over pg_wal and the WAL archive), or the block from a base backup (pgpage repair --block N --from BACKUP_FILE); either is as old as the image or the backup, unless the server's own recovery replays the WAL since then onto a restored copy",
-            blocks.join(", ")
+            "Get a good copy of each damaged page ({}): a full-page image in the WAL since the last checkpoint before the damage ({report_wal}, or {}; {WAL_WORDS}), or the block from a base backup ({}; {BACKUP_WORDS}); either is as old as the image or the backup, unless the server's own recovery replays the WAL since then onto a restored copy",
+            blocks.join(", "),
+            fpi_commands(&all, &paths, ""),
+            backup_commands(&all, &paths)
         ));
     }
     let flips: Vec<String> = r
@@ -1137,7 +1235,10 @@ fn steps(r: &Report) -> Vec<String> {
                     };
                     format!(
                         "pgpage repair --block {} --flip {}:{} --out NEW {}{value}",
-                        b.block_in_file, c.byte, c.bit, b.file
+                        b.block_in_file,
+                        c.byte,
+                        c.bit,
+                        paths.file(&b.file)
                     )
                 })
                 .collect();
@@ -1155,7 +1256,7 @@ fn steps(r: &Report) -> Vec<String> {
         .collect();
     if !flips.is_empty() {
         out.push(format!(
-            "Where single bits explain a checksum, flipping the right one back restores the page exactly: {}",
+            "Where single bits explain a checksum, flipping the right one back restores the page exactly ({NEW_WORDS}): {}",
             flips.join(". ")
         ));
     }
@@ -1165,13 +1266,27 @@ fn steps(r: &Report) -> Vec<String> {
         .filter(|rel| rel.blocks.iter().any(|b| b.rows.is_some()))
         .collect();
     if !heaps.is_empty() {
-        let names: Vec<String> = heaps
+        let commands: Vec<String> = heaps
             .iter()
-            .map(|rel| rel.relation.clone().unwrap_or_else(|| rel.path.clone()))
+            .map(|rel| match (paths.dir, rel.relation.as_deref()) {
+                (Some(d), Some(name)) => {
+                    let database = rel
+                        .database
+                        .as_deref()
+                        .map(|db| format!(" --database {}", shell_word(db)))
+                        .unwrap_or_default();
+                    format!("pgpage rows{database} {} {}", shell_word(d), shell_word(name))
+                }
+                // No data directory, or no catalog name: the file's columns must be given.
+                _ => format!(
+                    "pgpage rows --types TYPES {} (TYPES: the table's column types in order, as int4,text,...)",
+                    paths.file(&rel.path)
+                ),
+            })
             .collect();
         out.push(format!(
-            "Salvage what can still be read before changing anything: pgpage rows DATADIR {} writes every readable row of the copy as COPY does; the keys listed as lost are the rows to find in a backup, a replica or the application",
-            names.join(", ")
+            "Salvage what can still be read before changing anything: {} writes every readable row of the copy as COPY does (add --include-damaged for the rows of pages that fail their checksum but read); the keys listed as lost are the rows to find in a backup, a replica or the application",
+            commands.join("; ")
         ));
     }
     let refused: Vec<String> = r
@@ -1245,6 +1360,7 @@ mod tests {
             })
             .collect();
         build(&Input {
+            data_directory: None,
             cluster: ClusterFacts::default(),
             relations: alloc::vec![RelationInput {
                 database: None,
