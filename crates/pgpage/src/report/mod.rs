@@ -49,7 +49,10 @@ pub struct ClusterFacts {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
-    /// The server refuses the page, or rows are lost.
+    /// Rows are gone without an error: the server reads the page (a zeroed one as empty),
+    /// so queries silently miss them. Ranked first: nothing else says it happened.
+    DataLoss,
+    /// The server refuses the page (rows on it are lost until it is repaired).
     Error,
     /// Wrong but readable. (Notes are counted apart: `Report::notes`.)
     Warning,
@@ -697,6 +700,7 @@ fn classify(
                 return None;
             }
             b.damage = Damage::Zeroed;
+            b.severity = Severity::DataLoss;
             b.evidence.push(String::from(
                 "the page is all zeros: the server reads it as an empty page, without an error",
             ));
