@@ -651,6 +651,28 @@ fn check(version: u32) {
         images > 0,
         "no full-page image of a damaged block in the WAL"
     );
+    // Each image's LSN as this version's server prints that LSN (pg_lsn's output, `%X/%X` on
+    // 13 to 18): parsed and printed back by the server, it is the same text.
+    let lsns: Vec<String> = [zeroed, random, torn_block, misplaced, flipped]
+        .iter()
+        .filter_map(|b| block_of(&with_wal, "public.t", *b)["wal_image"]["lsn"].as_str())
+        .map(str::to_owned)
+        .collect();
+    c.restart();
+    for lsn in &lsns {
+        let server = c.psql(&[&format!("select '{lsn}'::pg_lsn::text")]);
+        assert_eq!(server.trim(), lsn, "the server prints {lsn} as {server}");
+    }
+    // An LSN whose low half has leading zeros, from the server's own pg_current_wal_lsn().
+    let current = c.psql(&["select pg_current_wal_lsn()::text"]);
+    let (hi, lo) = current.trim().split_once('/').unwrap();
+    let value = (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap();
+    assert!(
+        value & 0xFFFF_FFFF < 0x1000_0000,
+        "{current}: no leading zero to pad"
+    );
+    assert_eq!(pgpage::wal::lsn_text(value), current.trim());
+    c.stop();
     let steps = with_wal["steps"].to_string();
     assert!(
         steps.contains("The WAL given holds a full-page image of block"),
