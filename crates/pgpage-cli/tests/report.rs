@@ -242,6 +242,98 @@ fn check(version: u32) {
     assert_eq!(report["cluster"]["block_size"], 8192);
     assert_eq!(report["cluster"]["state"], "shut down");
 
+    // The steps' commands run as printed from where the report was made: the data
+    // directory as the user named it, the table's database and name, only NEW left to fill.
+    let run_here = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pgpage"))
+            .args(args)
+            .current_dir(&c.root)
+            .output()
+            .unwrap()
+    };
+    let here = json(&run_here(&["report", "--json", "damaged"]));
+    let steps: Vec<String> = here["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_owned())
+        .collect();
+    let command = |start: &str, ends: &[&str]| -> Vec<String> {
+        let step = steps
+            .iter()
+            .find(|s| s.contains(start))
+            .unwrap_or_else(|| panic!("no step holds {start}: {steps:#?}"));
+        let from = step.find(start).unwrap();
+        let rest = &step[from..];
+        let end = ends
+            .iter()
+            .filter_map(|e| rest.find(e))
+            .min()
+            .unwrap_or(rest.len());
+        rest[..end].split_whitespace().map(str::to_owned).collect()
+    };
+    let flip = command(
+        &format!("pgpage repair --block {flipped} --flip {flip_byte}:5 "),
+        &[" (", ";"],
+    );
+    assert_eq!(flip.last().unwrap(), &format!("damaged/{rel}"), "{flip:?}");
+    let repaired = c.root.join("repaired");
+    let flip_args: Vec<&str> = flip[1..]
+        .iter()
+        .map(|a| {
+            if a == "NEW" {
+                repaired.to_str().unwrap()
+            } else {
+                a.as_str()
+            }
+        })
+        .collect();
+    let out = run_here(&flip_args);
+    assert_eq!(out.status.code(), Some(0), "{flip:?}: {out:?}");
+    let fixed = read_block(&repaired, flipped);
+    assert_eq!(
+        pgpage::checksum::pg_checksum_page(&fixed, flipped as u32, pgpage::Endian::Little),
+        u16::from_le_bytes([fixed[8], fixed[9]]),
+        "the repaired block passes its checksum"
+    );
+    let rows_cmd = command("pgpage rows ", &[" writes"]);
+    assert!(
+        !rows_cmd
+            .iter()
+            .any(|a| a.chars().all(|ch| ch.is_ascii_uppercase())),
+        "{rows_cmd:?}"
+    );
+    let rows_args: Vec<&str> = rows_cmd[1..].iter().map(String::as_str).collect();
+    let out = run_here(&rows_args);
+    // rows exits 1 when it leaves damaged pages out, as here; 2 would be a command it
+    // cannot run.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{rows_cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).lines().count() > 0,
+        "{rows_cmd:?} printed no row"
+    );
+    let fpi_cmd = command("pgpage fpi --relation ", &[";", ","]);
+    let fpi_args: Vec<&str> = fpi_cmd[1..].iter().map(String::as_str).collect();
+    let out = run_here(&fpi_args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{fpi_cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The text and the Markdown print the same steps.
+    let text_here = String::from_utf8(run_here(&["report", "damaged"]).stdout).unwrap();
+    let md_here = String::from_utf8(run_here(&["report", "--markdown", "damaged"]).stdout).unwrap();
+    for step in &steps {
+        assert!(text_here.contains(step.as_str()), "text lacks {step}");
+        assert!(md_here.contains(step.as_str()), "markdown lacks {step}");
+    }
+
     // The table's file alone, inside the data directory: the same blocks, named.
     let alone = json(&pgpage(&["report", "--json", file.to_str().unwrap()]));
     assert_eq!(
@@ -269,13 +361,20 @@ fn check(version: u32) {
         block_of(&report, "public.t", misplaced)["holds_block"],
         holds
     );
-    for b in [zeroed, random, torn_block, misplaced, flipped] {
+    // The server refuses the other four; the zeroed page it reads as empty, without an
+    // error: rows lost silently, ranked first.
+    for b in [random, torn_block, misplaced, flipped] {
         assert_eq!(
             block_of(&report, "public.t", b)["severity"],
             "error",
             "block {b}"
         );
     }
+    assert_eq!(
+        block_of(&report, "public.t", zeroed)["severity"],
+        "data_loss"
+    );
+    assert_eq!(report["relations"][0]["blocks"][0]["block"], zeroed);
 
     // Lost rows: every row of the zeroed, overwritten and misplaced blocks, by the index.
     for b in [zeroed, random, misplaced] {
@@ -369,6 +468,8 @@ fn check(version: u32) {
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.starts_with(verdict), "{text}");
     let errors = text.find("Errors:").unwrap();
+    let lost_first = text.find("Data lost:").unwrap();
+    assert!(lost_first < errors, "{text}");
     if let Some(notes) = text.find("Notes:") {
         assert!(errors < notes);
     }
@@ -377,6 +478,7 @@ fn check(version: u32) {
     assert_eq!(md.status.code(), Some(1));
     let md = String::from_utf8(md.stdout).unwrap();
     assert!(md.contains("| error | public.t |"), "{md}");
+    assert!(md.contains("| data_loss | public.t |"), "{md}");
     // The Markdown lists the zeroed block's keys (runs of consecutive ids as `first-last`):
     // expanded, the lists hold every key the JSON gives for it.
     let zeroed_keys = keys(block_of(&report, "public.t", zeroed));
@@ -549,6 +651,28 @@ fn check(version: u32) {
         images > 0,
         "no full-page image of a damaged block in the WAL"
     );
+    // Each image's LSN as this version's server prints that LSN (pg_lsn's output, `%X/%X` on
+    // 13 to 18): parsed and printed back by the server, it is the same text.
+    let lsns: Vec<String> = [zeroed, random, torn_block, misplaced, flipped]
+        .iter()
+        .filter_map(|b| block_of(&with_wal, "public.t", *b)["wal_image"]["lsn"].as_str())
+        .map(str::to_owned)
+        .collect();
+    c.restart();
+    for lsn in &lsns {
+        let server = c.psql(&[&format!("select '{lsn}'::pg_lsn::text")]);
+        assert_eq!(server.trim(), lsn, "the server prints {lsn} as {server}");
+    }
+    // An LSN whose low half has leading zeros, from the server's own pg_current_wal_lsn().
+    let current = c.psql(&["select pg_current_wal_lsn()::text"]);
+    let (hi, lo) = current.trim().split_once('/').unwrap();
+    let value = (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap();
+    assert!(
+        value & 0xFFFF_FFFF < 0x1000_0000,
+        "{current}: no leading zero to pad"
+    );
+    assert_eq!(pgpage::wal::lsn_text(value), current.trim());
+    c.stop();
     let steps = with_wal["steps"].to_string();
     assert!(
         steps.contains("The WAL given holds a full-page image of block"),
@@ -596,3 +720,138 @@ fn check(version: u32) {
 }
 
 each_version!(check);
+
+/// The tuples a page's line pointers describe: (lp, offset, length) of each LP_NORMAL one.
+fn normal_items(page: &[u8]) -> Vec<(u16, usize, usize)> {
+    let lower = usize::from(u16::from_le_bytes([page[12], page[13]]));
+    (1..=(lower - 24) / 4)
+        .filter_map(|lp| {
+            let w = u32::from_le_bytes(page[24 + (lp - 1) * 4..24 + lp * 4].try_into().unwrap());
+            let (off, flags, len) = ((w & 0x7FFF) as usize, (w >> 15) & 3, (w >> 17) as usize);
+            (flags == 1 && len > 0).then_some((lp as u16, off, len))
+        })
+        .collect()
+}
+
+/// A torn heap page as a torn write leaves it: the first sectors of the page as the server
+/// last wrote it, the rest from the older version of the same block (saved with
+/// get_raw_page before a DELETE, a VACUUM that compacts the page, and HOT updates). Held
+/// against the server: the sectors the report names are exactly the old version's, and
+/// every row it counts as readable on that block is a row whose current version (its TID
+/// from the server on the undamaged cluster) has the same bytes on the torn page as on the
+/// original; every other row of the block is lost, with its key. `repair`'s pg_surgery
+/// kills every tuple that lies in the old sectors, so no stale version of a row stays
+/// visible.
+fn torn_against_server(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create extension pageinspect",
+        "create table t (id int primary key, note text not null, n int) with (autovacuum_enabled = off)",
+        // 148-byte tuples: every 512-byte sector holds the end of a tuple header.
+        "insert into t select g, repeat(chr(97 + g % 26), 100) || lpad(g::text, 6, '0'), 0 from generate_series(1, 300) g",
+    ]);
+    let block = 1usize;
+    let old = hex(&c.psql(&[&format!("select encode(get_raw_page('t', {block}), 'hex')")]));
+    // The first four rows go: VACUUM moves every other tuple of the block up by four tuples'
+    // length, then three rows are updated in place (HOT, into the space the VACUUM freed).
+    c.psql(&[
+        &format!("delete from t where ctid in ('({block},1)', '({block},2)', '({block},3)', '({block},4)')"),
+        "vacuum t",
+        &format!("update t set n = n + 1 where ctid in ('({block},5)', '({block},9)', '({block},20)')"),
+        "checkpoint",
+    ]);
+    let hot: String = c.psql(&[&format!(
+        "select count(*) from heap_page_items(get_raw_page('t', {block})) where t_infomask2 & 32768 <> 0"
+    )]);
+    assert_eq!(hot.trim(), "3", "three heap-only tuples on block {block}");
+    let live = server_rows(&c, block);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    c.stop();
+    let new = read_block(&c.data.join(&rel), block);
+    let upper = usize::from(u16::from_le_bytes([new[14], new[15]]));
+    for from in [8usize, 12] {
+        let tear: Vec<usize> = (from..BLCKSZ / SECTOR).collect();
+        // The tear is seen only where the versions differ: here in every old sector.
+        assert!(upper < from * SECTOR, "pd_upper {upper}");
+        for s in &tear {
+            assert_ne!(
+                old[s * SECTOR..(s + 1) * SECTOR],
+                new[s * SECTOR..(s + 1) * SECTOR],
+                "sector {s} is the same in both versions"
+            );
+        }
+        let damaged = c.root.join(format!("torn{from}"));
+        copy_dir(&c.data, &damaged);
+        let file = damaged.join(&rel);
+        let mut torn = new.clone();
+        torn[from * SECTOR..].copy_from_slice(&old[from * SECTOR..]);
+        write_block(&file, block, &torn);
+
+        let report = json(&pgpage(&["report", "--json", damaged.to_str().unwrap()]));
+        let got = block_of(&report, "public.t", block);
+        assert_eq!(got["damage"], "torn", "{got:#}");
+        let named: Vec<usize> = got["torn_sectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_u64().unwrap() as usize)
+            .collect();
+        assert_eq!(named, tear, "tear from sector {from}");
+        assert_eq!(got["rows"]["known_from"], "index");
+        let lost = keys(got);
+        let readable: Vec<&(u16, String)> =
+            live.iter().filter(|(_, id)| !lost.contains(id)).collect();
+        assert_eq!(
+            got["rows"]["readable"].as_u64().unwrap() as usize,
+            readable.len(),
+            "tear from sector {from}: {got:#}"
+        );
+        assert!(!readable.is_empty() && !lost.is_empty(), "{got:#}");
+        // Every readable row is byte for byte the current version the server reads; every
+        // row whose bytes the tear changed is lost, its key listed.
+        let items = normal_items(&new);
+        for (lp, id) in &live {
+            let &(_, off, len) = items.iter().find(|(l, _, _)| l == lp).unwrap();
+            let same = torn[off..off + len] == new[off..off + len];
+            assert_eq!(
+                same,
+                !lost.contains(id),
+                "tear from sector {from}: id {id} at lp {lp} (offset {off}, length {len})"
+            );
+        }
+        // The rows the report lists as lost are the block's rows, no more.
+        let ids: BTreeSet<String> = live.iter().map(|(_, id)| id.clone()).collect();
+        assert!(lost.is_subset(&ids), "{lost:?} against {ids:?}");
+        assert_eq!(got["rows"]["lost"].as_u64().unwrap() as usize, lost.len());
+
+        // repair's pg_surgery kills every tuple lying in the old sectors: none of them
+        // stays visible as a stale copy of its row.
+        let advice = json(&pgpage(&[
+            "repair",
+            "--json",
+            "--block",
+            &block.to_string(),
+            file.to_str().unwrap(),
+        ]));
+        let killed: BTreeSet<String> = advice["damaged"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{advice:#}"))
+            .iter()
+            .map(|c| c.as_str().unwrap().to_owned())
+            .collect();
+        let in_tear: BTreeSet<String> = items
+            .iter()
+            .filter(|(_, off, len)| off + len > from * SECTOR)
+            .map(|(lp, _, _)| format!("({block},{lp})"))
+            .collect();
+        assert_eq!(killed, in_tear, "tear from sector {from}");
+        let sql = advice["surgery_sql"].as_str().unwrap();
+        assert!(sql.contains("torn write"), "{sql}");
+        assert!(sql.contains("heap_force_kill"), "{sql}");
+    }
+}
+
+each_version!(torn_against_server);

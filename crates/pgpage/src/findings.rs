@@ -744,12 +744,14 @@ findings! {
         "backend/storage/freespace/freespace.c", "RecordAndGetPageWithFreeSpace",
         "the free space map promises more free space than the page has; the server corrects it when an insert finds less";
     /// Torn-page evidence on a page whose checksum fails: 512-byte sectors (or a 4 kB half)
-    /// that look like another version of the page (zeros where line pointers point at tuples,
-    /// tuple headers that make no sense only there). One copy cannot prove a torn write:
-    /// a candidate for a backup or a WAL image to confirm.
+    /// that look like another version of the page (tuples there that are not the ones the
+    /// line pointers describe: zeros, headers that break t_hoff's rule, a t_ctid not the
+    /// tuple's own with no update, a redirect's target that is not heap-only). Flags every
+    /// tuple lying even partly there, and heap-only tuples whose chain starts there. One copy
+    /// cannot prove a torn write: a candidate for a backup or a WAL image to confirm.
     TornSectors => "torn_sectors", Candidate,
         "backend/storage/page/bufpage.c", "PageIsVerifiedExtended",
-        "this line pointer points into a 512-byte sector that looks like another version of the page (a torn write?): the tuples there are zeros or make no sense";
+        "this line pointer's tuple lies in 512-byte sectors that look like another version of the page (a torn write?): its bytes there are not the tuple the line pointer describes, or an older version of its row";
     // ---- damage analysis (issue 18: bitflip.rs, diff.rs): one bit, two copies ----------
     /// Flipping this one bit makes the stored checksum valid. With 65,536 bits and a 16-bit
     /// checksum about one such flip per page is expected by chance: evidence, not proof.

@@ -422,6 +422,7 @@ pub fn advise(
         tuples: &tuples,
         damaged: &damaged,
         freeze: &freeze,
+        torn: findings.contains(&Finding::TornSectors),
     };
     let surgery_sql = heap.then(|| surgery_sql(&surgery, verdict.status, table, relfilenode));
     PageAdvice {
@@ -475,6 +476,8 @@ struct Surgery<'a> {
     tuples: &'a [Ctid],
     damaged: &'a [Ctid],
     freeze: &'a [Ctid],
+    /// Sectors of the page look like another version of it (a torn write).
+    torn: bool,
 }
 
 fn surgery_sql(
@@ -532,7 +535,16 @@ fn surgery_sql(
             array(s.freeze)
         ));
     }
-    if !kill.is_empty() {
+    if !kill.is_empty() && s.torn {
+        // A tuple in the other version's sectors can read as a whole, sound row: the version
+        // of that row before the page's last write, while its current version was in bytes
+        // the tear lost. Left visible, it is a stale value or a second row with the same key.
+        out.push_str(&format!(
+            "-- Sectors of this page are another version of it (a torn write): the {} lying in them are that version's\n-- bytes, not the tuples the line pointers describe. One that reads as a sound row may be an older version of a row\n-- whose current version was lost with the tear: left visible it shows stale values or a second row with the same key.\n-- Restore the page from a good copy first when there is one (pgpage repair --from); otherwise kill them all, and\n-- take those rows from a backup, a replica or the application:\nSELECT heap_force_kill({lit}::regclass, {});\n",
+            plural(kill.len(), "tuple", "tuples"),
+            array(&kill)
+        ));
+    } else if !kill.is_empty() {
         out.push_str(&format!(
             "-- {} whose bytes are damaged (cannot be saved): heap_force_kill marks each line pointer dead,\n-- so the row is gone (its index entries go at the next VACUUM):\nSELECT heap_force_kill({lit}::regclass, {});\n",
             plural(kill.len(), "tuple", "tuples"),

@@ -269,14 +269,9 @@ pub(super) fn items(
         // A torn write shows only on a page whose checksum fails.
         let stored = r.field(0, &page_header_data::PD_CHECKSUM).unwrap_or(0) as u16;
         if stored != 0 && crate::checksum::pg_checksum_page(r.b, block, r.e) != stored {
-            let torn = super::heapcheck::torn_sectors(r, &lps);
-            if !torn.is_empty() {
-                let size = super::heapcheck::SECTOR;
-                spans.flag_line_pointers(Finding::TornSectors, |lp| {
-                    lps.get(usize::from(lp).wrapping_sub(1))
-                        .is_some_and(|id| torn.contains(&(usize::from(id.off) / size)))
-                });
-            }
+            let torn = super::heapcheck::torn_sectors(r, &lps, block);
+            let taken = super::heapcheck::torn_items(r, &lps, &torn);
+            spans.flag_line_pointers(Finding::TornSectors, |lp| taken.contains(&lp));
         }
     }
     Items::Heap(rows)

@@ -624,14 +624,21 @@ pub(super) fn check_all_visible(pd_flags: u16, lps: &[ItemId], spans: &mut Spans
 /// Disk sectors: the unit a torn write tears along.
 pub const SECTOR: usize = 512;
 
-/// The 512-byte sectors of a heap page that look like another version of it: sectors that
-/// line pointers point into whose tuples are all zeros or fail check_tuple_header, on a page
-/// where tuples in other sectors are sound. Empty when nothing points that way (or every
-/// tuple is bad: garbage, not a torn write). Only meaningful on a page whose checksum fails.
-pub(super) fn torn_sectors(r: &Reader, lps: &[ItemId]) -> alloc::vec::Vec<usize> {
-    let sectors = r.len() / SECTOR;
-    let mut bad = alloc::vec![0u32; sectors];
-    let mut good = alloc::vec![0u32; sectors];
+/// The 512-byte sectors of a heap page that look like another version of it. A torn write
+/// leaves sectors of the older (or newer) page under the header of the one whose first
+/// sector holds it, so the line pointers describe tuples that are not the bytes there. A
+/// tuple says so by rules PostgreSQL keeps on every page: its header is zeros or breaks
+/// t_hoff's rule (check_tuple_header), its t_ctid is not its own TID although its xmax
+/// is 0 (heap_insert sets t_ctid to the tuple's own TID; only an update, which also sets
+/// xmax, points it elsewhere), or a redirect names it and it is not heap-only. A sector is
+/// the other version's when most tuples whose headers end in it say so, and a sector
+/// between two such is of the same tear. Empty when no sector is, or when
+/// every tuple does (garbage or another block's page, not a torn write). `block` is the
+/// page's relation-wide block number. Only meaningful on a page whose checksum fails.
+pub(super) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec::Vec<usize> {
+    // Each tuple's sector and whether it is sound; `at`: its index by line pointer.
+    let mut verdicts: alloc::vec::Vec<(usize, bool)> = alloc::vec::Vec::new();
+    let mut at: alloc::collections::BTreeMap<u16, usize> = alloc::collections::BTreeMap::new();
     for id in lps
         .iter()
         .filter(|id| id.flags != LP_UNUSED && id.flags != LP_REDIRECT && id.len != 0)
@@ -652,23 +659,108 @@ pub(super) fn torn_sectors(r: &Reader, lps: &[ItemId]) -> alloc::vec::Vec<usize>
             } else {
                 0
             };
+            // A speculative insertion's token (SpecTokenOffsetNumber) stands in t_ctid
+            // until it completes.
+            let own_ctid = h.xmax != 0
+                || h.infomask & HEAP_XMAX_IS_MULTI != 0
+                || h.ctid_offset == SPEC_TOKEN_OFFSET_NUMBER
+                || (h.ctid_block == block && h.ctid_offset == id.lp);
             !zero
                 && h.hoff <= usize::from(id.len)
                 && h.hoff == maxalign(SIZEOF_HEAP_TUPLE_HEADER.saturating_add(bitmap))
+                && own_ctid
         });
+        // The sector the header ends in: a header across a sector boundary reads the later
+        // sector's bytes there.
+        let end = off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER.saturating_sub(1));
+        at.insert(id.lp, verdicts.len());
+        verdicts.push((end.min(r.len().saturating_sub(1)) / SECTOR, sound));
+    }
+    // A redirect in the line pointer array names a heap-only tuple (verify_heapam:
+    // "redirected line pointer points to a non-heap-only tuple"): a tuple there that is
+    // not one is another version's, even when its own header and t_ctid agree with it.
+    for id in lps.iter().filter(|id| id.flags == LP_REDIRECT) {
+        let Some(target) = lps.get(usize::from(id.off).wrapping_sub(1)) else {
+            continue;
+        };
+        let Some(&i) = at.get(&target.lp) else {
+            continue;
+        };
+        if Header::read(r, usize::from(target.off)).is_some_and(|h| !h.heap_only()) {
+            if let Some(v) = verdicts.get_mut(i) {
+                v.1 = false;
+            }
+        }
+    }
+    if verdicts.iter().all(|v| !v.1) {
+        return alloc::vec::Vec::new();
+    }
+    // A sector is another version's when most tuples whose headers end there say so: one
+    // odd tuple among sound ones is a damaged tuple (a flipped bit), not a tear.
+    let sectors = r.len() / SECTOR;
+    let mut bad = alloc::vec![0u32; sectors];
+    let mut good = alloc::vec![0u32; sectors];
+    for &(s, sound) in &verdicts {
         let counts = if sound { &mut good } else { &mut bad };
-        if let Some(n) = counts.get_mut(off / SECTOR) {
+        if let Some(n) = counts.get_mut(s) {
             *n = n.saturating_add(1);
         }
     }
-    let torn: alloc::vec::Vec<usize> = (0..sectors)
-        .filter(|&s| bad.get(s).copied().unwrap_or(0) > 0 && good.get(s).copied().unwrap_or(0) == 0)
-        .collect();
-    if good.iter().all(|&n| n == 0) {
-        return alloc::vec::Vec::new();
+    let torn = |s: usize| bad.get(s).copied().unwrap_or(0) > good.get(s).copied().unwrap_or(0);
+    let first = (0..sectors).find(|&s| torn(s));
+    let last = (0..sectors).rev().find(|&s| torn(s));
+    match (first, last) {
+        (Some(f), Some(l)) => (f..=l).collect(),
+        _ => alloc::vec::Vec::new(),
     }
-    torn
 }
+
+/// The line pointers a torn write took, given its sectors: every tuple that lies even
+/// partly in them (a stale version of its row, or pieces of two), and every heap-only
+/// tuple that no sound line pointer leads to (its HOT chain starts in those sectors, so
+/// no index entry reaches it and it cannot be told which row it is).
+pub(super) fn torn_items(r: &Reader, lps: &[ItemId], torn: &[usize]) -> alloc::vec::Vec<u16> {
+    let in_torn = |id: &ItemId| {
+        let first = usize::from(id.off) / SECTOR;
+        let last =
+            usize::from(id.off).saturating_add(usize::from(id.len).saturating_sub(1)) / SECTOR;
+        id.flags != LP_REDIRECT && id.len != 0 && torn.iter().any(|s| (first..=last).contains(s))
+    };
+    let mut out: alloc::vec::Vec<u16> = lps
+        .iter()
+        .filter(|id| in_torn(id))
+        .map(|id| id.lp)
+        .collect();
+    if out.is_empty() {
+        return out;
+    }
+    let mut reached = alloc::collections::BTreeSet::new();
+    for id in lps.iter().filter(|id| !out.contains(&id.lp)) {
+        if id.flags == LP_REDIRECT {
+            reached.insert(id.off);
+        } else if id.flags != LP_UNUSED && id.len != 0 {
+            if let Some(h) = Header::read(r, usize::from(id.off)) {
+                if h.infomask2 & HEAP_HOT_UPDATED != 0 {
+                    reached.insert(h.ctid_offset);
+                }
+            }
+        }
+    }
+    let orphans: alloc::vec::Vec<u16> = lps
+        .iter()
+        .filter(|id| id.flags != LP_REDIRECT && id.flags != LP_UNUSED && id.len != 0)
+        .filter(|id| !out.contains(&id.lp) && !reached.contains(&id.lp))
+        .filter(|id| lp_problem(id, r.len()).is_none())
+        .filter(|id| Header::read(r, usize::from(id.off)).is_some_and(|h| h.heap_only()))
+        .map(|id| id.lp)
+        .collect();
+    out.extend(orphans);
+    out.sort_unstable();
+    out
+}
+
+/// htup_details.h: SpecTokenOffsetNumber.
+const SPEC_TOKEN_OFFSET_NUMBER: u16 = 0xfffe;
 
 #[cfg(test)]
 mod tests {

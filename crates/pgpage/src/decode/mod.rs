@@ -631,11 +631,17 @@ impl Spans {
     }
 
     /// How many line pointers carry a finding.
+    /// Line pointers with a finding of their own: a torn write's flag says the line pointer
+    /// is this header's and the tuple another version's, so it does not count against them.
     fn flagged_line_pointers(&self) -> usize {
         let id = SpanField::Field(item_id_data::LP_OFF.id);
         self.v
             .iter()
-            .filter(|s| s.field == id && s.item.is_some() && s.problem.is_some())
+            .filter(|s| {
+                s.field == id
+                    && s.item.is_some()
+                    && s.problem.is_some_and(|p| p != Finding::TornSectors)
+            })
             .count()
     }
 
@@ -1071,6 +1077,26 @@ pub fn file_kind<'a>(
 /// Decodes one page. `absolute_block` is the relation-wide block number (VM pages use it to
 /// number the heap blocks they cover). Never panics; short or garbage pages decode to
 /// flagged values.
+/// A torn write seen on a heap page: the 512-byte sectors (0-based) whose tuples are not
+/// the ones the line pointers describe (another version's sectors under this header), and
+/// the line pointers whose tuples it took (`heapcheck::torn_items`). Empty when nothing
+/// says so; only meaningful on a page whose checksum fails. `absolute_block` is the page's
+/// relation-wide block number.
+pub fn torn_write(page: &[u8], absolute_block: u32, endian: Endian) -> (Vec<u32>, Vec<u16>) {
+    let r = Reader { b: page, e: endian };
+    let mut spans = Spans::new(page.len(), true);
+    let header = decode_header(&r, &mut spans);
+    let lps = line_pointers(&r, &header, &mut spans);
+    let torn = heapcheck::torn_sectors(&r, &lps, absolute_block);
+    let taken = heapcheck::torn_items(&r, &lps, &torn);
+    (
+        torn.into_iter()
+            .map(|s| u32::try_from(s).unwrap_or(u32::MAX))
+            .collect(),
+        taken,
+    )
+}
+
 pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> DecodedPage {
     decode_page_with(page, absolute_block, opts, &Hints::default())
 }

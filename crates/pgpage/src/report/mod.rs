@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::decode::{decode_page, DecodeOptions, PageKind};
+use crate::decode::PageKind;
 use crate::findings::{Evidence, Finding};
 use crate::layout::Endian;
 use crate::messages::server_read_lines;
@@ -49,7 +49,10 @@ pub struct ClusterFacts {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
-    /// The server refuses the page, or rows are lost.
+    /// Rows are gone without an error: the server reads the page (a zeroed one as empty),
+    /// so queries silently miss them. Ranked first: nothing else says it happened.
+    DataLoss,
+    /// The server refuses the page (rows on it are lost until it is repaired).
     Error,
     /// Wrong but readable. (Notes are counted apart: `Report::notes`.)
     Warning,
@@ -231,6 +234,9 @@ pub struct Report {
     /// A backup was given and its pages of the damaged blocks read.
     pub backup_searched: bool,
     pub steps: Vec<String>,
+    /// The data directory as the user named it, for the steps' commands.
+    #[serde(skip)]
+    pub data_directory: Option<String>,
 }
 
 /// The WAL locator (tablespace, database, relfilenode) a relation path names, as relpath.c
@@ -344,6 +350,9 @@ pub struct RelationInput {
 /// Everything a report is made from.
 #[derive(Clone, Debug)]
 pub struct Input {
+    /// The data directory as the user named it (`dmg`), when one was read: the steps'
+    /// commands name its files through it, so that they run from where the report was made.
+    pub data_directory: Option<String>,
     pub cluster: ClusterFacts,
     pub relations: Vec<RelationInput>,
     pub unknown: Vec<String>,
@@ -434,39 +443,34 @@ fn readable_offsets(
         .collect()
 }
 
-/// Items whose tuples lie (wholly or partly) in `sectors`.
-fn offsets_in_sectors(page: &[u8], endian: Endian, sectors: &[u32]) -> BTreeSet<u16> {
-    heap_items(page, endian)
-        .filter(|item| {
-            let first = item.off / 512;
-            let last = item.off.saturating_add(item.len.saturating_sub(1)) / 512;
-            sectors
-                .iter()
-                .any(|&s| (first..=last).contains(&usize::try_from(s).unwrap_or(usize::MAX)))
-        })
-        .map(|item| item.lp)
-        .collect()
-}
-
-/// The 512-byte sectors the decoder's torn-write check flags (the sectors the flagged line
-/// pointers' tuples start in).
-fn torn_sectors(page: &[u8], absolute: u32, endian: Endian) -> Vec<u32> {
-    let opts = DecodeOptions {
-        endian,
-        kind: Some(PageKind::Heap),
-        ..DecodeOptions::default()
-    };
-    let decoded = decode_page(page, absolute, &opts);
-    let items: BTreeSet<u16> = decoded
-        .problems()
-        .filter(|s| s.problem == Some(Finding::TornSectors))
-        .filter_map(|s| s.item)
-        .collect();
-    let mut sectors: BTreeSet<u32> = BTreeSet::new();
-    for item in heap_items(page, endian).filter(|i| items.contains(&i.lp)) {
-        sectors.insert(u32::try_from(item.off / 512).unwrap_or(u32::MAX));
+/// `sectors 8-15` / `sector 9` / `sectors 3, 5-6`: runs of consecutive sectors as `first-last`.
+fn sector_list(sectors: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &s in sectors {
+        match runs.last_mut() {
+            Some(run) if run.1.checked_add(1) == Some(s) => run.1 = s,
+            _ => runs.push((s, s)),
+        }
     }
-    sectors.into_iter().collect()
+    let words: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    format!(
+        "{} {}",
+        if sectors.len() == 1 {
+            "sector"
+        } else {
+            "sectors"
+        },
+        words.join(", ")
+    )
 }
 
 /// Builds the report.
@@ -513,6 +517,7 @@ pub fn build(input: &Input) -> Report {
         wal_searched: false,
         backup_searched: false,
         steps: Vec::new(),
+        data_directory: input.data_directory.clone(),
     };
     report.verdict = verdict(&report);
     report.steps = steps(&report);
@@ -663,6 +668,7 @@ fn classify(
                 return None;
             }
             b.damage = Damage::Zeroed;
+            b.severity = Severity::DataLoss;
             b.evidence.push(String::from(
                 "the page is all zeros: the server reads it as an empty page, without an error",
             ));
@@ -750,10 +756,28 @@ fn classify(
     let sane = header_is_sane(page, endian);
     if sane {
         let told = crate::flips::tell(page, absolute, endian, columns);
+        // Sectors of another version are not undone by one bit: with them, a flip counts
+        // only when the flipped page shows no torn sector either (a flip in a t_ctid can
+        // make one tuple look torn; a chance match cannot explain a tear).
+        let (torn, _) = crate::decode::torn_write(page, absolute, endian);
         let valid: Vec<_> = told
             .candidates
             .iter()
             .filter(|c| c.structurally_valid)
+            .filter(|c| {
+                torn.is_empty()
+                    || crate::decode::torn_write(
+                        &crate::bitflip::PageBit {
+                            offset: c.byte,
+                            bit: c.bit,
+                        }
+                        .apply(page),
+                        absolute,
+                        endian,
+                    )
+                    .0
+                    .is_empty()
+            })
             .collect();
         if !valid.is_empty() {
             b.damage = Damage::BitFlip;
@@ -774,13 +798,14 @@ fn classify(
             }
             return Some(b);
         }
-        let torn = torn_sectors(page, absolute, endian);
         if !torn.is_empty() {
             b.damage = Damage::Torn;
-            let list: Vec<String> = torn.iter().map(u32::to_string).collect();
             b.evidence.push(format!(
-                "sectors {} of the page look like another version of it (a torn write?): line pointers point there at tuples that are zeros or make no sense",
-                list.join(", ")
+                "{} of the page look like another version of it (a torn write?): line pointers point there at tuples that are not the ones they describe (zeros, a header that breaks t_hoff's rule, or a t_ctid that is not the tuple's own although nothing updated it); sector 0 holds the header, so the other sectors are this header's own",
+                sector_list(&torn)
+            ));
+            b.evidence.push(String::from(
+                "a tuple lying even partly in those sectors is not trusted: it may be an older version of a row whose current version was in the bytes the tear lost, so it counts as lost, never as readable; so does a heap-only tuple whose HOT chain starts there, since no index entry reaches it",
             ));
             b.torn_sectors = torn;
             return Some(b);
@@ -827,7 +852,7 @@ fn rows_of(
     let mut own = own;
     let mut damaged: BTreeSet<u16> = wrong_items.clone();
     if own.is_some() && b.damage == Damage::Torn {
-        damaged.extend(offsets_in_sectors(page, endian, &b.torn_sectors));
+        damaged.extend(crate::decode::torn_write(page, absolute, endian).1);
     }
     if let Some(o) = own.as_mut() {
         o.retain(|lp| !damaged.contains(lp));
@@ -996,6 +1021,85 @@ fn verdict(r: &Report) -> String {
     parts.join("; ")
 }
 
+/// A word as a POSIX shell reads it: quoted when it holds anything but letters, digits and
+/// `_./:=@%+,-`.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./:=@%+,-".contains(&b));
+    if plain {
+        String::from(s)
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The commands' names for a report's files: each path as the user can give it from where
+/// the report was made (the data directory's name joined with the file's path in it).
+struct Paths<'r> {
+    dir: Option<&'r str>,
+}
+
+impl Paths<'_> {
+    fn file(&self, path: &str) -> String {
+        match self.dir {
+            Some(d) if d != "." => shell_word(&format!("{}/{path}", d.trim_end_matches('/'))),
+            _ => shell_word(path),
+        }
+    }
+
+    /// The data directory's `pg_wal`, or WAL where no data directory was read.
+    fn wal(&self) -> String {
+        self.dir
+            .map_or_else(|| String::from("WAL"), |_| self.file("pg_wal"))
+    }
+}
+
+/// What the placeholders of the steps' commands stand for.
+const NEW_WORDS: &str =
+    "NEW: the repaired copy of the file to create, a path that does not exist yet";
+const BACKUP_WORDS: &str =
+    "BACKUP_FILE: the same relation file in a base backup; NEW: the repaired copy to create";
+const WAL_WORDS: &str = "over the WAL archive too, when there is one";
+
+/// `pgpage fpi` for each relation of the blocks: its images in the data directory's WAL.
+fn fpi_commands(blocks: &[(&Relation, &Block)], paths: &Paths, out: &str) -> String {
+    let relations: BTreeSet<&str> = blocks.iter().map(|(rel, _)| rel.path.as_str()).collect();
+    let commands: Vec<String> = relations
+        .iter()
+        .map(|path| {
+            let relation = relation_arg(path).unwrap_or_else(|| String::from("DB/RELFILENODE"));
+            format!("pgpage fpi --relation {relation}{out} {}", paths.wal())
+        })
+        .collect();
+    commands.join("; ")
+}
+
+/// `pgpage repair --from` for each block.
+fn backup_commands(blocks: &[(&Relation, &Block)], paths: &Paths) -> String {
+    let commands: Vec<String> = blocks
+        .iter()
+        .map(|(_, b)| {
+            format!(
+                "pgpage repair --block {} --from BACKUP_FILE --out NEW {}",
+                b.block_in_file,
+                paths.file(&b.file)
+            )
+        })
+        .collect();
+    commands.join("; ")
+}
+
+/// `pgpage fpi --relation`'s `[TBS/]DB/RELFILENODE` of a relation path.
+fn relation_arg(path: &str) -> Option<String> {
+    let (spc, db, rel) = locator_of(path)?;
+    Some(if spc == 1663 {
+        format!("{db}/{rel}")
+    } else {
+        format!("{spc}/{db}/{rel}")
+    })
+}
+
 fn steps(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
     out.push(String::from(
@@ -1008,6 +1112,9 @@ fn steps(r: &Report) -> Vec<String> {
         ));
         return out;
     }
+    let paths = Paths {
+        dir: r.data_directory.as_deref(),
+    };
     let damage: BTreeSet<&'static str> = r.blocks().map(|(_, b)| b.damage.as_str()).collect();
     let blocks: Vec<String> = r
         .blocks()
@@ -1053,8 +1160,9 @@ fn steps(r: &Report) -> Vec<String> {
                 })
                 .collect();
             out.push(format!(
-                "The WAL given holds a full-page image of {}: pgpage fpi --out DIR writes each image as a page file for pgpage repair --page; an image with later records touching the block is older than the page was, since the image alone replays none of them (only the server's recovery of a base backup applies them)",
-                list.join(", ")
+                "The WAL given holds a full-page image of {}: {} writes each image as a page file (DIR: a new directory) for pgpage repair --page PAGE_FILE (the file it wrote for that block); an image with later records touching the block is older than the page was, since the image alone replays none of them (only the server's recovery of a base backup applies them)",
+                list.join(", "),
+                fpi_commands(&with, &paths, " --out DIR")
             ));
         }
         if !without.is_empty() {
@@ -1063,14 +1171,22 @@ fn steps(r: &Report) -> Vec<String> {
                 .map(|(rel, b)| format!("block {} of {}", b.block, name(rel)))
                 .collect();
             out.push(format!(
-                "The WAL given holds no full-page image of {}: take the block from a base backup (pgpage repair --block N --from BACKUP_FILE --out NEW FILE), knowing that it lacks every change since the backup unless the server's own recovery replays the WAL onto a restored copy of that backup",
-                list.join(", ")
+                "The WAL given holds no full-page image of {}: take the block from a base backup ({}; {BACKUP_WORDS}), knowing that it lacks every change since the backup unless the server's own recovery replays the WAL onto a restored copy of that backup",
+                list.join(", "),
+                backup_commands(&without, &paths)
             ));
         }
     } else {
+        let all: Vec<(&Relation, &Block)> = r.blocks().collect();
+        let report_wal = match paths.dir {
+            Some(d) => format!("pgpage report --wal {} {}", paths.wal(), shell_word(d)),
+            None => String::from("pgpage report --wal WAL with the files given"),
+        };
         out.push(format!(
-            "Get a good copy of each damaged page ({}): a full-page image in the WAL since the last checkpoint before the damage (pgpage report --wal WAL, pgpage fpi --relation DB/RELFILENODE --block N over pg_wal and the WAL archive), or the block from a base backup (pgpage repair --block N --from BACKUP_FILE); either is as old as the image or the backup, unless the server's own recovery replays the WAL since then onto a restored copy",
-            blocks.join(", ")
+            "Get a good copy of each damaged page ({}): a full-page image in the WAL since the last checkpoint before the damage ({report_wal}, or {}; {WAL_WORDS}), or the block from a base backup ({}; {BACKUP_WORDS}); either is as old as the image or the backup, unless the server's own recovery replays the WAL since then onto a restored copy",
+            blocks.join(", "),
+            fpi_commands(&all, &paths, ""),
+            backup_commands(&all, &paths)
         ));
     }
     if r.backup_searched {
@@ -1090,7 +1206,10 @@ fn steps(r: &Report) -> Vec<String> {
                     };
                     format!(
                         "pgpage repair --block {} --flip {}:{} --out NEW {}{value}",
-                        b.block_in_file, c.byte, c.bit, b.file
+                        b.block_in_file,
+                        c.byte,
+                        c.bit,
+                        paths.file(&b.file)
                     )
                 })
                 .collect();
@@ -1108,7 +1227,7 @@ fn steps(r: &Report) -> Vec<String> {
         .collect();
     if !flips.is_empty() {
         out.push(format!(
-            "Where single bits explain a checksum, flipping the right one back restores the page exactly: {}",
+            "Where single bits explain a checksum, flipping the right one back restores the page exactly ({NEW_WORDS}): {}",
             flips.join(". ")
         ));
     }
@@ -1118,13 +1237,27 @@ fn steps(r: &Report) -> Vec<String> {
         .filter(|rel| rel.blocks.iter().any(|b| b.rows.is_some()))
         .collect();
     if !heaps.is_empty() {
-        let names: Vec<String> = heaps
+        let commands: Vec<String> = heaps
             .iter()
-            .map(|rel| rel.relation.clone().unwrap_or_else(|| rel.path.clone()))
+            .map(|rel| match (paths.dir, rel.relation.as_deref()) {
+                (Some(d), Some(name)) => {
+                    let database = rel
+                        .database
+                        .as_deref()
+                        .map(|db| format!(" --database {}", shell_word(db)))
+                        .unwrap_or_default();
+                    format!("pgpage rows{database} {} {}", shell_word(d), shell_word(name))
+                }
+                // No data directory, or no catalog name: the file's columns must be given.
+                _ => format!(
+                    "pgpage rows --types TYPES {} (TYPES: the table's column types in order, as int4,text,...)",
+                    paths.file(&rel.path)
+                ),
+            })
             .collect();
         out.push(format!(
-            "Salvage what can still be read before changing anything: pgpage rows DATADIR {} writes every readable row of the copy as COPY does; the keys listed as lost are the rows to find in a backup, a replica or the application",
-            names.join(", ")
+            "Salvage what can still be read before changing anything: {} writes every readable row of the copy as COPY does (add --include-damaged for the rows of pages that fail their checksum but read); the keys listed as lost are the rows to find in a backup, a replica or the application",
+            commands.join("; ")
         ));
     }
     let refused: Vec<String> = r
@@ -1198,6 +1331,7 @@ mod tests {
             })
             .collect();
         build(&Input {
+            data_directory: None,
             cluster: ClusterFacts::default(),
             relations: alloc::vec![RelationInput {
                 database: None,

@@ -832,7 +832,12 @@ impl ReportReader {
         if let Some(f) = self.fatal {
             return Err(f);
         }
+        let data_directory = self.datadir.then(|| {
+            let name = self.shown.trim_end_matches('/');
+            String::from(if name.is_empty() { "." } else { name })
+        });
         Ok(build(&Input {
+            data_directory,
             cluster: self.cluster,
             relations: self.relations,
             unknown: self.unknown,

@@ -271,9 +271,10 @@ impl RelationFilter {
     }
 }
 
-/// pg_lsn's `%X/%08X` (16 and later; earlier versions print `%X/%X`, the same value).
+/// An LSN as the servers whose WAL pgpage reads (13 to 18, `PAGE_MAGICS`) print it: pg_lsn's
+/// output and their messages use `%X/%X`; only 19 zero-pads the low half (`%X/%08X`).
 pub fn lsn_text(lsn: u64) -> String {
-    format!("{:X}/{:08X}", lsn >> 32, lsn & 0xFFFF_FFFF)
+    format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF)
 }
 
 #[cfg(test)]
