@@ -23,7 +23,7 @@ interface Block {
   block: number;
   file: string;
   block_in_file: number;
-  severity: 'data_loss' | 'error' | 'warning' | 'note';
+  severity: 'error' | 'warning' | 'note';
   damage: string;
   bit_flips?: { item?: number; column?: string; stored?: string; flipped?: string }[];
   rows?: { lost: number | null; readable: number | null; known_from: string; index?: string; keys?: (string | null)[][] };
@@ -100,7 +100,7 @@ test.beforeAll(() => {
   }
 });
 
-const RANK = { data_loss: 0, error: 1, warning: 2, note: 3 } as const;
+const RANK = { error: 0, warning: 1, note: 2 } as const;
 
 async function drop(page: Page): Promise<void> {
   await page.goto('/');
@@ -121,11 +121,10 @@ for (const size of [
       await expect(report).toBeInViewport();
       await expect(page.getByTestId('report-verdict')).toHaveText(made.json.verdict);
 
-      // The CLI's blocks: the three damaged ones, each its class; the zeroed page, which the
-      // server reads without an error, is data loss, the others errors.
+      // The CLI's blocks: the three damaged ones, each its class, errors.
       const blocks = made.json.relations.flatMap((r) => r.blocks);
       const of = (n: number) => blocks.find((b) => b.file === made.heap && b.block === n);
-      expect(of(ZEROED)).toMatchObject({ damage: 'zeroed', severity: 'data_loss' });
+      expect(of(ZEROED)).toMatchObject({ damage: 'zeroed', severity: 'error' });
       expect(of(NOISE)).toMatchObject({ damage: 'overwritten', severity: 'error' });
       expect(of(FLIPPED)?.damage).toBe('bit_flip');
 

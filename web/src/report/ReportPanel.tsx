@@ -13,7 +13,7 @@ import { useReport } from './useReport';
 import { shownReport } from './shown';
 import './report.css';
 
-const RANK: Record<Severity, number> = { data_loss: 0, error: 1, warning: 2, note: 3 };
+const RANK: Record<Severity, number> = { error: 0, warning: 1, note: 2 };
 
 /** Every damaged block, errors first, then warnings, then notes (the report's order kept within each). */
 export function ranked(r: ReportJson): { rel: ReportRelation; b: ReportBlock }[] {

@@ -37,7 +37,7 @@ export interface ReportRelation {
   blocks: ReportBlock[];
 }
 
-export type Severity = 'data_loss' | 'error' | 'warning' | 'note';
+export type Severity = 'error' | 'warning' | 'note';
 
 export interface ReportBlock {
   block: number;

@@ -49,10 +49,7 @@ pub struct ClusterFacts {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
-    /// Rows are gone without an error: the server reads the page (a zeroed one as empty),
-    /// so queries silently miss them. Ranked first: nothing else says it happened.
-    DataLoss,
-    /// The server refuses the page (rows on it are lost until it is repaired).
+    /// The server refuses the page, or rows are lost.
     Error,
     /// Wrong but readable. (Notes are counted apart: `Report::notes`.)
     Warning,
@@ -668,7 +665,6 @@ fn classify(
                 return None;
             }
             b.damage = Damage::Zeroed;
-            b.severity = Severity::DataLoss;
             b.evidence.push(String::from(
                 "the page is all zeros: the server reads it as an empty page, without an error",
             ));

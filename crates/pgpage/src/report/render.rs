@@ -151,11 +151,7 @@ pub fn text(r: &Report) -> String {
     let mut out = String::new();
     let mut said = Vec::new();
     let _ = writeln!(out, "{}", r.verdict);
-    for (severity, title) in [
-        (Severity::DataLoss, "Data lost"),
-        (Severity::Error, "Errors"),
-        (Severity::Warning, "Warnings"),
-    ] {
+    for (severity, title) in [(Severity::Error, "Errors"), (Severity::Warning, "Warnings")] {
         let blocks: Vec<(&Relation, &Block)> =
             r.blocks().filter(|(_, b)| b.severity == severity).collect();
         if blocks.is_empty() {
@@ -251,7 +247,6 @@ pub fn markdown(r: &Report) -> String {
                 out,
                 "| {} | {} | {} | {} | {} | {} | {lost} | {readable} | {from} |",
                 match b.severity {
-                    Severity::DataLoss => "data_loss",
                     Severity::Error => "error",
                     Severity::Warning => "warning",
                 },
