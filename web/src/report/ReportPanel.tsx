@@ -75,7 +75,9 @@ function Finding({ rel, b, entry, onOpen, sayBound }: { rel: ReportRelation; b: 
     <li className={`finding severity-${b.severity}`} data-testid="finding" data-severity={b.severity} data-file={b.file} data-block={b.block_in_file} data-damage={b.damage}>
       <h4>
         <button type="button" className="finding-open" disabled={!entry} onClick={() => entry && onOpen(entry, b.block_in_file)} title={entry ? 'show this page in the page view' : 'the file was not dropped'}>
-          <span className="severity">{b.severity}</span> Block {b.block} of {rel.relation ? name : `the file ${name}`}
+          {/* The contract's severity stays error (rows are lost); the badge says that the
+              server raises none for a zeroed page, which is what makes it dangerous. */}
+          <span className="severity">{b.damage === 'zeroed' ? 'data lost' : b.severity}</span> Block {b.block} of {rel.relation ? name : `the file ${name}`}
           {rel.database ? ` in database ${rel.database}` : ''}
           {rel.relation ? ` (${b.file}${b.block !== b.block_in_file ? `, block ${b.block_in_file} of that file` : ''})` : ''}
         </button>
