@@ -80,6 +80,10 @@ test('a damaged file and its backup: compare, take the good page and a bit flip,
   await expect(page.getByTestId('flip-odds')).toContainText('a candidate is evidence, not proof');
   const candidate = page.locator(`[data-testid=flip-candidate][data-offset="${FLIP_OFFSET}"][data-bit="${FLIP_BIT}"]`);
   await expect(candidate).toHaveCount(1);
+  // The panel lists the candidates in the core's rank order, each with its reason.
+  const ranks = await page.getByTestId('flip-rank').evaluateAll((cells) => cells.map((c) => Number(c.getAttribute('data-rank'))));
+  expect(ranks).toEqual(ranks.map((_, i) => i + 1));
+  await expect(candidate.getByTestId('flip-rank')).not.toContainText('not ranked');
   await candidate.getByRole('button').click();
   await expect(page.locator(`[data-testid=hexview] [data-off="${FLIP_OFFSET}"]`)).toHaveAttribute('data-highlight', 'true');
   const damagedByte = readFileSync(join(root, 'live', name))[FLIPPED * BS + FLIP_OFFSET];

@@ -34,8 +34,9 @@ pub fn diff_page(block: u32, a: &[u8], b: &[u8], big_endian: bool) -> Result<Str
 }
 
 /// Every single-bit flip of `page` (relation-wide block `absolute_block`) that makes its
-/// stored checksum valid, ranked by the structure of the page each gives
-/// (`pgpage::bitflip::BitFlips` as JSON, with `odds`: the sentence on chance matches).
+/// stored checksum valid (`pgpage::bitflip::BitFlips` as JSON, with `odds`: the sentence on
+/// chance matches, and `ranks`: each candidate's rank and its reason, as `pgpage::flips`
+/// tells them wherever a page is discussed).
 #[wasm_bindgen]
 pub fn bit_flips(
     page: &[u8],
@@ -49,6 +50,14 @@ pub fn bit_flips(
         #[serde(flatten)]
         flips: &'a pgpage::bitflip::BitFlips,
         odds: String,
+        ranks: Vec<Rank>,
+    }
+    #[derive(Serialize)]
+    struct Rank {
+        offset: u32,
+        bit: u8,
+        rank: usize,
+        why: String,
     }
     let opts = DecodeOptions {
         endian: endian(big_endian),
@@ -58,9 +67,20 @@ pub fn bit_flips(
     };
     let flips = localise(page, absolute_block, &opts);
     let odds = pgpage::bitflip::odds_sentence(&flips);
+    let ranks = pgpage::flips::tell(page, absolute_block, endian(big_endian), None)
+        .candidates
+        .into_iter()
+        .map(|c| Rank {
+            offset: c.byte,
+            bit: c.bit,
+            rank: c.rank,
+            why: c.why,
+        })
+        .collect();
     serde_json::to_string(&Out {
         flips: &flips,
         odds,
+        ranks,
     })
     .map_err(|err| JsError::new(&err.to_string()))
 }

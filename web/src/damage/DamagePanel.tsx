@@ -15,6 +15,14 @@ import { PagePair } from './PagePair';
 import { WalPanel } from './WalPanel';
 import './damage.css';
 
+/** The candidates in the core's rank order, each with its rank and reason. */
+function ranked(f: BitFlips): { c: FlipCandidate; r: BitFlips['ranks'][number] | undefined }[] {
+  const rankOf = (c: FlipCandidate) => f.ranks.find((r) => r.offset === c.offset && r.bit === c.bit);
+  return f.candidates
+    .map((c) => ({ c, r: rankOf(c) }))
+    .sort((a, b) => (a.r?.rank ?? Number.MAX_SAFE_INTEGER) - (b.r?.rank ?? Number.MAX_SAFE_INTEGER));
+}
+
 /** A bit-flip candidate shown in the hex view. */
 export interface FlipMark {
   block: number;
@@ -108,11 +116,12 @@ function BitFlipPanel(p: DamagePanelProps) {
                   <th>field</th>
                   <th>byte now → flipped</th>
                   <th>page after the flip</th>
+                  <th>rank, and why</th>
                   <th>hex view</th>
                 </tr>
               </thead>
               <tbody>
-                {current.flips.candidates.map((c) => {
+                {ranked(current.flips).map(({ c, r }) => {
                   const sel = shown?.offset === c.offset && shown.bit === c.bit;
                   return (
                     <tr key={`${c.offset}:${c.bit}`} data-testid="flip-candidate" data-offset={c.offset} data-bit={c.bit} data-valid={c.structurally_valid} className={sel ? 'sel' : undefined}>
@@ -135,6 +144,10 @@ function BitFlipPanel(p: DamagePanelProps) {
                       <td>
                         <span className="cell-label">page after the flip: </span>
                         {c.structurally_valid ? 'structurally valid' : `still wrong: ${c.findings.join(', ')}`}
+                      </td>
+                      <td data-testid="flip-rank" data-rank={r?.rank ?? ''}>
+                        <span className="cell-label">rank, and why: </span>
+                        {r ? `${r.rank}. ${r.why}` : 'not ranked'}
                       </td>
                       <td>
                         <button

@@ -19,6 +19,8 @@ export interface BitFlips {
   candidates: FlipCandidate[];
   chance: { searched: number; matches: number; expected: number; probability: number };
   odds: string;
+  /** The core's rank of each candidate (1 = most likely) and its reason in words. */
+  ranks: { offset: number; bit: number; rank: number; why: string }[];
 }
 
 /** One page that is not equal in both copies (the core's `diff::PageDiff`). */
