@@ -12,6 +12,7 @@ use pgpage::decode::{
     decode_page_with, file_kind, ColumnHint, DecodeOptions, DecodedPage, Hints, KeyColumn, PageKind,
 };
 use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry};
+use pgpage::flips::{ToldFlip, ToldFlips};
 use pgpage::redact::{is_row_data_column, redact, Masked, Redaction};
 use pgpage::verify::verify_page;
 use serde::Serialize;
@@ -128,6 +129,9 @@ struct BitFlipsOut<'a> {
     #[serde(flatten)]
     flips: &'a BitFlips,
     note: String,
+    /// The candidates most likely first, each with its rank, its reason and (in tuple data,
+    /// with the table's columns, unless redacted) the values as stored and flipped back.
+    ranked: &'a [ToldFlip],
 }
 
 /// What the file is, resolved from its name, the options and its first pages.
@@ -304,6 +308,14 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
     let columns: Option<Vec<ColumnHint>> = (!args.key_types.is_empty())
         .then(|| args.key_types.iter().map(|k| k.column.clone()).collect())
         .flatten();
+    // The table's columns, to name the values a bit flip changes: read from the catalogs only
+    // when flips are asked for, and never for a redacted page (its values are not printed).
+    let table_columns = (args.bit_flips && !args.redact)
+        .then(|| {
+            let name = args.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            crate::repair::catalog_columns(&args.path, parse_relation_file_name(name))
+        })
+        .flatten();
     let mut page = vec![0u8; block_size.len()];
     let mut problems = 0u32;
     for (i, block) in range.enumerate() {
@@ -334,6 +346,10 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         }
         let flips = (args.bit_flips && status == pgpage::PageStatus::Mismatch)
             .then(|| localise(&page, absolute, &opts));
+        // A redacted page's values are not to be printed, flipped or not.
+        let told = flips
+            .as_ref()
+            .map(|_| pgpage::flips::tell(&page, absolute, opts.endian, table_columns.as_deref()));
         let redaction = args.redact.then(|| redact(&decoded));
         if args.json {
             let b = BlockOut {
@@ -347,6 +363,7 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
                 bit_flips: flips.as_ref().map(|flips| BitFlipsOut {
                     flips,
                     note: odds_sentence(flips),
+                    ranked: told.as_ref().map_or(&[], |t| t.candidates.as_slice()),
                 }),
             };
             if i > 0 {
@@ -385,8 +402,8 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
                 redaction.as_ref(),
             )
             .map_err(write_err)?;
-            if let Some(flips) = &flips {
-                print_flips(&mut out, flips).map_err(write_err)?;
+            if let (Some(flips), Some(told)) = (&flips, &told) {
+                print_flips(&mut out, flips, told).map_err(write_err)?;
             }
         }
     }
@@ -528,19 +545,39 @@ fn print_text(
 }
 
 /// The candidates, one a line, after the odds.
-fn print_flips(out: &mut impl Write, flips: &BitFlips) -> io::Result<()> {
-    writeln!(out, "  bit flips: {}", odds_sentence(flips))?;
-    for c in &flips.candidates {
+fn print_flips(out: &mut impl Write, flips: &BitFlips, told: &ToldFlips) -> io::Result<()> {
+    writeln!(
+        out,
+        "  bit flips, most likely first: {}",
+        odds_sentence(flips)
+    )?;
+    for t in &told.candidates {
+        let Some(c) = flips
+            .candidates
+            .iter()
+            .find(|c| c.offset == t.byte && c.bit == t.bit)
+        else {
+            continue;
+        };
         let verdict = if c.structurally_valid {
             String::from("structurally valid after the flip")
         } else {
             let codes: Vec<&str> = c.findings.iter().map(|f| f.code()).collect();
             format!("still wrong after the flip: {}", codes.join(", "))
         };
+        let mut value = String::new();
+        if let Some(i) = t.item {
+            value.push_str(&format!(", item {i}"));
+        }
+        if let (Some(col), Some(a), Some(b)) = (&t.column, &t.stored, &t.flipped) {
+            value.push_str(&format!(
+                ", column {col}: stored \"{a}\", flipped back \"{b}\""
+            ));
+        }
         writeln!(
             out,
-            "    byte {} bit {} (0x{:02x} -> 0x{:02x}) in {}: {verdict}",
-            c.offset, c.bit, c.byte, c.flipped, c.field
+            "    {}. byte {} bit {} (0x{:02x} -> 0x{:02x}) in {}{value}: {verdict}; {}",
+            t.rank, c.offset, c.bit, c.byte, c.flipped, c.field, t.why
         )?;
     }
     Ok(())

@@ -467,7 +467,7 @@ fn table_from_catalogs(path: &Path, name: Option<RelationFileName>) -> Option<St
 
 /// The table's columns from the catalogs of the data directory the file is in, for the
 /// values a bit flip changes; None when they cannot be read.
-fn catalog_columns(
+pub(crate) fn catalog_columns(
     path: &Path,
     name: Option<RelationFileName>,
 ) -> Option<Vec<pgpage::rows::Column>> {

@@ -192,6 +192,17 @@ fn held_against_server(version: u32) {
             .find(|k| k["offset"] == d.offset && k["bit"] == d.bit)
             .unwrap_or_else(|| panic!("{what}: not a candidate: {flips}"));
         assert_eq!(truth["structurally_valid"], true, "{what}: {truth}");
+        // Ranked: the same candidates, ranks 1..n in order, each with a reason.
+        let ranked = flips["ranked"].as_array().unwrap();
+        let ranked_set: BTreeSet<(u64, u64)> = ranked
+            .iter()
+            .map(|k| (k["byte"].as_u64().unwrap(), k["bit"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(ranked_set, ours, "{what}: ranked against the candidates");
+        for (i, k) in ranked.iter().enumerate() {
+            assert_eq!(k["rank"], i + 1, "{what}: {k}");
+            assert!(!k["why"].as_str().unwrap().is_empty(), "{what}: {k}");
+        }
     }
     c.stop();
 
