@@ -187,9 +187,16 @@ fn check(version: u32) {
         text.contains(&format!("only {flip_byte}:5 (byte:bit) differs")),
         "{text}"
     );
+    // The updated block's older page is offered with the warning that it brings back rows.
+    assert!(
+        text.contains("rows updated or deleted since come back"),
+        "{text}"
+    );
+    // The command names both files as given on the command line, so it runs as printed.
     let want = format!(
-        "pgpage repair --block {flipped} --from {}",
-        backup.join(&rel).display()
+        "pgpage repair --block {flipped} --from {} --out NEW {}",
+        backup.join(&rel).display(),
+        file.display()
     );
     assert!(text.contains(&want), "step with `{want}`:\n{text}");
     let out_file = c.root.join("repaired");

@@ -225,46 +225,50 @@ pub(super) fn line(p: &BackupPage) -> String {
 /// and the blocks it cannot serve, with why.
 pub(super) fn step(r: &Report) -> Option<String> {
     let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
-    let mut serve = Vec::new();
+    let paths = super::Paths {
+        dir: r.data_directory.as_deref(),
+    };
+    let mut same = Vec::new();
+    let mut older = Vec::new();
     let mut not = Vec::new();
     for (rel, b) in r.blocks() {
         let Some(p) = &b.backup else { continue };
         if p.status == "ok" && p.age != Some("newer") {
-            let age = match p.age {
-                Some("same") => "the same page, unchanged since",
-                Some(_) => "older: it lacks the changes since the backup",
-                None => "of an age the damaged page cannot tell",
-            };
-            serve.push(format!(
-                "block {} of {} ({age}): pgpage repair --block {} --from {} --out NEW {}",
+            let command = format!(
+                "block {} of {}: pgpage repair --block {} --from {} --out NEW {}",
                 b.block,
                 name(rel),
                 b.block_in_file,
-                p.path,
-                b.file
-            ));
+                super::shell_word(&p.path),
+                paths.file(&b.file)
+            );
+            if p.age == Some("same") {
+                same.push(command);
+            } else {
+                older.push(command);
+            }
         } else {
             not.push(format!("block {} of {} ({})", b.block, name(rel), p.status));
         }
     }
-    if serve.is_empty() && not.is_empty() {
-        return None;
+    let mut parts = Vec::new();
+    if !same.is_empty() {
+        parts.push(format!(
+            "The backup holds the damaged page as it was, unchanged since (the same pd_lsn), so it restores the page exactly: {} (NEW: the repaired copy to create)",
+            same.join("; ")
+        ));
     }
-    let mut s = String::new();
-    if !serve.is_empty() {
-        s.push_str(&format!(
-            "The backup holds a page that passes its checksum for {}; the rows written to a block since the backup are not in it, and the keys listed as lost are the ones to look for in what came after",
-            serve.join("; ")
+    if !older.is_empty() {
+        parts.push(format!(
+            "The backup holds an older page that passes its checksum for {}: restoring such a page brings back every row as the backup had it, so rows updated or deleted since come back beside their newer versions (duplicate keys, index entries that disagree with the table) and rows written since are missing; better restore the whole backup and let the server's recovery replay the WAL since it (point-in-time recovery), and splice in an older page only when that WAL is gone, then find the duplicates with pg_amcheck --heapallindexed and remove them (NEW: the repaired copy to create)",
+            older.join("; ")
         ));
     }
     if !not.is_empty() {
-        if !s.is_empty() {
-            s.push_str(". ");
-        }
-        s.push_str(&format!(
+        parts.push(format!(
             "The backup holds no page that can serve for {}: look for a full-page image in the WAL (pgpage report --wal) or another backup",
             not.join(", ")
         ));
     }
-    Some(s)
+    (!parts.is_empty()).then(|| parts.join(". "))
 }
