@@ -25,10 +25,11 @@ import { GoToDialog } from './app/GoToDialog';
 import { LinkWants, type LinkedPage } from './app/LinkWants';
 import { setReportControls } from './share/cluster';
 import { listPngName } from './share/band';
-import { ZERO_NOTE_WORDS } from './lib/status';
+import { READ_AS_EMPTY, READ_AS_EMPTY_WORDS, ZERO_NOTE_WORDS } from './lib/status';
 import { databaseOf, qualified } from './app/catalog';
 import { blocksPerSegmentFor } from './app/control';
-import { ReportPanel } from './report/ReportPanel';
+import { ranked, ReportPanel } from './report/ReportPanel';
+import { shownReport } from './report/shown';
 
 type Theme = 'auto' | 'light' | 'dark';
 
@@ -62,9 +63,15 @@ export function App() {
     if (o && o.includes(old.id)) opening.current = o.map((id) => (id === old.id ? fresh.id : id));
     setSelState((s) => (s && s.fileId === old.id ? { ...s, fileId: fresh.id } : s));
   }, []);
+  // After a drop, once the incident report is in: its first finding's page (the worst, as
+  // the report ranks), which wins over the verdict's first problem page; unless the user has
+  // chosen a page meanwhile.
+  // `stale`: the report shown when the files were dropped, which is not theirs.
+  const reportOpening = useRef<{ stale: object | null } | null>(null);
   // What the user chose (a page, a block, a byte): the opening after a drop stops there.
   const setSel = useCallback((s: Selection | ((s: Selection | null) => Selection | null)) => {
     opening.current = null;
+    reportOpening.current = null;
     setSelState(s);
   }, []);
   const { files, filesRef, allChoice, amcheck, controls, catalogs, actions } = useFiles(onReplace);
@@ -78,6 +85,7 @@ export function App() {
     const at = { fileId: f.id, block: (f.state === 'done' ? firstPageToSee(f) : null) ?? 0, offset: 0 };
     setSelState(at);
     opening.current = batch.some((x) => x.state !== 'done') ? [f.id, ...batch.filter((x) => x !== f).map((x) => x.id)] : null;
+    reportOpening.current = { stale: shownReport.get()?.report ?? null };
   }, []);
   // A jump (n/N, a problem or finding link, the page map, go-to, a difference listed) brings
   // the page view into sight; `jumps` counts them.
@@ -201,6 +209,21 @@ export function App() {
     if (at !== null) setSelState({ fileId: hit.id, block: at, offset: 0 });
   }, [files]);
 
+  const report = shownReport.use();
+  useEffect(() => {
+    if (!report || !reportOpening.current || reportOpening.current.stale === report.report) return;
+    if (report.report.relations.every((r) => r.blocks.length === 0)) {
+      reportOpening.current = null;
+      return;
+    }
+    const first = ranked(report.report).map(({ b }) => ({ b, f: files.find((f) => f.path === `${report.root}${b.file}`) })).find((x) => x.f !== undefined);
+    if (!first?.f) return;
+    reportOpening.current = null;
+    // The verdict's opening is over too: it would move the page view away from the finding.
+    opening.current = null;
+    setSelState({ fileId: first.f.id, block: first.b.block_in_file, offset: 0 });
+  }, [report, files]);
+
   // After a jump, the page view's top in sight: scrolled to when it is above the window or
   // in the lower half of it (the page's head and verdict would be out of sight).
   useEffect(() => {
@@ -221,6 +244,7 @@ export function App() {
   }, [sel, selFile]);
 
   const state = summaryState(listed);
+  const zeroPageCount = useMemo(() => listed.reduce((n, f) => n + zeroRuns(f).reduce((m, x) => m + (x.pages ?? 1), 0), 0), [listed]);
   // Files whose verdict has notes the report should carry (zero pages between rows).
   const noted = useMemo(() => listed.filter((f) => zeroRuns(f).length > 0), [listed]);
   // The problem list picture's band says them too, a line each.
@@ -295,8 +319,19 @@ export function App() {
             <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" problems={allProblems} notes={zeroNotes} name={listPngName(allProblems.map((x) => ({ path: x.f.path, relation: relationOf(x.f) })))} />
           )}
           {(allProblems.length > 0 || noted.length > 0) && <ProblemsReport problems={allProblems} noted={noted} />}
-          <FileFindings files={listed} onPick={jump} />
+          <FileFindings files={listed} onPick={jump} part="rest" />
           <ProblemList problems={allProblems} sel={sel} onPick={jump} />
+          {zeroPageCount > 0 && (
+            <div className="read-as-empty" data-testid="read-as-empty" data-pages={zeroPageCount}>
+              <h3>
+                All-zero pages between pages with rows ({zeroPageCount}), apart from the problem pages: the server reads them without an error, as empty pages
+              </h3>
+              <p className="verdict-note">
+                Where the incident report finds rows lost in one, it names it {READ_AS_EMPTY}: {READ_AS_EMPTY_WORDS}.
+              </p>
+              <FileFindings files={listed} onPick={jump} part="zeros" />
+            </div>
+          )}
           <AmcheckFindings files={listed} onPick={jump} />
           <RoutineNotes files={listed} onPick={jump} />
         </section>

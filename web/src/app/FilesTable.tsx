@@ -119,9 +119,12 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
         {p.files.length > 1 && (
           <tfoot>
             <tr className="total">
-              <td colSpan={8}>
+              <td colSpan={6}>
                 all {p.files.length} files{waiting > 0 && `, ${waiting} still verifying`}
               </td>
+              {/* Every block of every file, as pgpage verify's "Blocks scanned" counts them. */}
+              <td data-count="blocks">{p.files.reduce((n, f) => n + f.blocks, 0)}</td>
+              <td />
               {STATUS_NAMES.map((s) => (
                 <td key={s} data-count={s}>
                   {total[s]}

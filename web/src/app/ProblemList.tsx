@@ -9,7 +9,7 @@ import { checksumWords, sentence } from '../lib/messages';
 import { STATUS_WORDS } from '../lib/status';
 import type { FileEntry } from '../files';
 import type { Chance, ProblemPage } from '../worker/protocol';
-import type { ProblemRef, Selection } from './selection';
+import { ZERO_BETWEEN_ROWS, type ProblemRef, type Selection } from './selection';
 import { relationWords } from './catalog';
 import './lists.css';
 
@@ -178,12 +178,15 @@ export function openName(f: FileEntry, block: number, what?: string): string {
  * pages say so (where pg_control says so, its panel does). Then what a heap's _vm and _fsm
  * say of its pages, page by page (pages the server reads, so not problem rows; amcheck's
  * are AmcheckFindings'). A finding at a block opens it. */
-export function FileFindings({ files, onPick }: { files: readonly FileEntry[]; onPick?(s: Selection): void }) {
+export function FileFindings({ files, onPick, part = 'all' }: { files: readonly FileEntry[]; onPick?(s: Selection): void; part?: 'all' | 'zeros' | 'rest' }) {
   const off = 'checksums_disabled';
-  const rows = files.flatMap((f) => f.findings.filter((x) => x.code !== off).map((x, i) => ({ f, x, i })));
-  const offFiles = files.filter((f) => f.checksums !== 2 && f.findings.some((x) => x.code === off));
+  // The all-zero pages between rows (which the server reads) have a section of their own,
+  // apart from the problem pages it refuses: `part` picks them or the rest.
+  const wanted = (code: string) => code !== off && (part === 'all' || (part === 'zeros') === (code === ZERO_BETWEEN_ROWS));
+  const rows = files.flatMap((f) => f.findings.map((x, i) => ({ f, x, i })).filter(({ x }) => wanted(x.code)));
+  const offFiles = part === 'zeros' ? [] : files.filter((f) => f.checksums !== 2 && f.findings.some((x) => x.code === off));
   // Routine notes (the FSM's, which the server corrects itself) are RoutineNotes', after the list.
-  const pageRows = files.flatMap((f) => f.pageFindings.filter((x) => !x.amcheck && x.evidence !== 'note').map((x) => ({ f, x })));
+  const pageRows = part === 'zeros' ? [] : files.flatMap((f) => f.pageFindings.filter((x) => !x.amcheck && x.evidence !== 'note').map((x) => ({ f, x })));
   if (rows.length === 0 && offFiles.length === 0 && pageRows.length === 0) return null;
   const names = offFiles.slice(0, 5).map((f) => f.path);
   return (

@@ -6,9 +6,15 @@ import type { FileEntry } from '../files';
 import { zeroRuns, type ProblemRef, type Selection } from './selection';
 import { useFileKind } from './kind';
 import { relationWords } from './catalog';
+import { countsOf } from './groups';
+import { READ_AS_EMPTY, READ_AS_EMPTY_WORDS, STATUS_NAMES } from '../lib/status';
+import { findingAt, shownReport } from '../report/shown';
 import './first.css';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** The blocks of a run of all-zero pages. */
+const zeroBlocks = (x: { block?: number; pages?: number }): number[] => (x.block === undefined ? [] : Array.from({ length: x.pages ?? 1 }, (_, i) => (x.block ?? 0) + i));
 
 const zeroPages = (f: FileEntry) => zeroRuns(f).reduce((n, x) => n + (x.pages ?? 1), 0);
 const problemPages = (f: FileEntry) => f.problems.filter((p) => p.problem).length;
@@ -17,6 +23,7 @@ const affected = (f: FileEntry) => f.problem || zeroRuns(f).length > 0;
 
 export function Verdict(p: { files: readonly FileEntry[]; problems: readonly ProblemRef[]; state: string }) {
   const { files } = p;
+  const report = shownReport.use();
   if (p.state === 'running') {
     const done = files.filter((f) => f.state !== 'queued' && f.state !== 'running').length;
     return (
@@ -41,6 +48,10 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
   const refused = new Set(p.problems.map((x) => `${x.f.id}:${x.p.block}`));
   const corrupt = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck && x.evidence !== 'note').map((x) => `${f.id}:${x.block}`)).filter((k) => !refused.has(k));
   const amcheckPages = new Set(corrupt).size + files.reduce((n, f) => n + f.amcheckUnlisted, 0);
+  const counts = countsOf(files);
+  const blocks = STATUS_NAMES.reduce((n, s) => n + counts[s], 0);
+  // Of the all-zero pages between rows, those the report finds zeroed with rows lost.
+  const readAsEmpty = zeros.reduce((n, f) => n + zeroRuns(f).reduce((m, x) => m + zeroBlocks(x).filter((b) => findingAt(report, f.path, b)?.damage === 'zeroed').length, 0), 0);
   return (
     <div className="verdict-box" data-verdict={ok ? 'ok' : 'problems'}>
       <p className={`verdict verdict-line ${ok ? 'ok' : 'bad'}`} data-testid="verdict">
@@ -50,14 +61,23 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
       </p>
       {!ok && <AffectedRelations files={files} />}
       {zeros.length > 0 && (
-        <p className="verdict-note" data-testid="verdict-notes">
+        <p className="verdict-note" data-testid="verdict-notes" data-read-as-empty={readAsEmpty}>
           {ok ? 'But ' : 'Also '}
           {plural(pagesOfZeros, 'all-zero page')} between pages with rows in {plural(zeros.length, 'file')}:{' '}
           {pagesOfZeros === 1
             ? 'the server reads it as an empty new page, so rows stored there would be gone (relation extension also leaves such pages: then nothing is lost).'
             : 'the server reads them as empty new pages, so rows stored there would be gone (relation extension also leaves such pages: then nothing is lost).'}
+          {readAsEmpty > 0 &&
+            ` The incident report finds ${readAsEmpty === pagesOfZeros ? (readAsEmpty === 1 ? 'it' : 'them') : plural(readAsEmpty, 'of them', 'of them')} ${READ_AS_EMPTY}: ${readAsEmpty === 1 ? READ_AS_EMPTY_WORDS : READ_AS_EMPTY_WORDS.replace('a zeroed page whose', 'zeroed pages whose').replace('reads it', 'reads them').replace('as an empty page', 'as empty pages')}.`}
         </p>
       )}
+      <p className="verdict-note" data-testid="verdict-counts" data-blocks={blocks} data-files={files.length}>
+        {plural(blocks, 'block')} in {plural(files.length, 'file')} verified, every fork and segment, as <code>pgpage verify</code> and pg_checksums count them (
+        {STATUS_NAMES.filter((s) => counts[s] > 0)
+          .map((s) => `${counts[s].toLocaleString('en-US')} ${s}`)
+          .join(', ')}
+        ){report && files.some((f) => f.path.startsWith(report.root)) ? `; the incident report reads the ${plural(report.report.pages, 'main-fork page')} of them in ${plural(report.report.files, 'main-fork file')} (the tables' and indexes' own data, without free space and visibility maps)` : ''}.
+      </p>
       {mapPages > 0 && (
         <p className="verdict-note" data-testid="verdict-maps">
           {ok && zeros.length === 0 ? 'But ' : 'Also '}

@@ -131,6 +131,17 @@ function HexViewImpl(p: HexViewProps) {
   }, [p.cursor, p.highlight, p.selectedItem, spans]);
   const holding = p.hold === true && !reached && rowsShown >= needed;
   const box = useRef<HTMLDivElement>(null);
+  // Wider than its box (a phone): said above the dump, which scrolls sideways in its box.
+  const [wide, setWide] = useState(false);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const look = () => setWide(el.scrollWidth > el.clientWidth + 1);
+    look();
+    const o = new ResizeObserver(look);
+    o.observe(el);
+    return () => o.disconnect();
+  }, []);
   const revealAt = p.reveal?.start;
   const revealN = p.reveal?.n;
   useEffect(() => {
@@ -214,6 +225,12 @@ function HexViewImpl(p: HexViewProps) {
     );
   }
   return (
+    <>
+    {wide && (
+      <p className="hex-wide" data-testid="hex-scroll-hint">
+        The dump is wider than the screen: it scrolls sideways in its box for the last bytes of each row and the text column.
+      </p>
+    )}
     <div
       ref={box}
       className="hexview"
@@ -247,6 +264,7 @@ function HexViewImpl(p: HexViewProps) {
           scroll bar to reach them by) from the start. */}
       {rowsShown < totalRows && <div className="hexrest" aria-hidden="true" style={{ height: `${(totalRows - rowsShown) * 1.35}em` }} />}
     </div>
+    </>
   );
 }
 

@@ -8,7 +8,7 @@ import { afterPaint, pageDrawn } from '../lib/drawn';
 import { checksumWords, sentence, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { mapPage } from '../lib/maps';
 import { decodeWithCore, fileKindOf, structureHintsOf, type Span } from '../lib/spans';
-import { STATUS_WORDS, ZERO_NOTE_WORDS } from '../lib/status';
+import { READ_AS_EMPTY, READ_AS_EMPTY_WORDS, STATUS_WORDS, ZERO_NOTE_WORDS } from '../lib/status';
 import { zeroNoteAt } from '../app/selection';
 import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { EditBar } from '../lab/EditBar';
@@ -195,6 +195,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
     .filter((x) => x.block === page.block && page.findings.includes(x.code))
     .sort((a, b) => Number(a.evidence === 'note') - Number(b.evidence === 'note'));
   const reported = findingAt(report, entry.path, page.block);
+  const itemProblems = decoded.items_counted ? 0 : decoded.spans.filter((x) => x.problem && x.item !== undefined).length;
   const relpath = relpathOf(entry.relDir, entry.rel?.relfilenode ?? 0, entry.fork);
   const doCopy = (what: string, text: string) => void copy(text).then((ok) => setCopied(ok ? what : `could not copy ${what}`));
   const fileOffset = page.block * page.blockSize;
@@ -245,7 +246,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       {reported && (
         <div className={`page-damage severity-${reported.severity}`} data-testid="page-damage" data-damage={reported.damage} data-severity={reported.severity}>
           <p>
-            <strong className="severity">{reported.severity}</strong> {reportSentence(DAMAGE[reported.damage] ?? reported.damage)}
+            <strong className="severity">{reported.damage === 'zeroed' ? READ_AS_EMPTY : reported.severity}</strong> {reportSentence(DAMAGE[reported.damage] ?? reported.damage)}
+            {reported.damage === 'zeroed' && <> ({READ_AS_EMPTY_WORDS})</>}
             {reported.rows && <> {rowsSentence(reported.rows)}</>}
           </p>
           {reported.evidence.length > 0 && (
@@ -271,10 +273,17 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           {decoded.notes.map(sentence).join(' ')}
         </p>
       )}
-      {decoded.spans.some((x) => x.problem) && (
+      {!decoded.items_counted && itemProblems > 0 && (
+        <p className="note" data-testid="items-noise" data-findings={itemProblems}>
+          The header is not a PostgreSQL page header, so its line pointers mean nothing: the {itemProblems.toLocaleString('en-US')} findings on the &quot;items&quot; they point at are
+          not listed.
+        </p>
+      )}
+      {decoded.spans.some((x) => x.problem && (decoded.items_counted || x.item === undefined)) && (
         <ul className="warn" data-testid="decode-problems">
           {decoded.spans
-            .filter((x) => x.problem)
+            // Findings on items that a header of noise points at would be noise themselves.
+            .filter((x) => x.problem && (decoded.items_counted || x.item === undefined))
             .slice(0, 20)
             .map((x) => (
               <li key={x.start} title={x.rule}>
@@ -411,7 +420,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       {/* Below the hex view and the panels, so that its rows arriving move nothing under the
           pointer. */}
       {decoded.kind === 'heap' && item !== null && p.files && <TupleColumns entry={entry} files={p.files} page={page.bytes} lp={item} />}
-      <DamagePanel entry={entry} files={p.files ?? []} page={page} onBlock={p.onBlock} flip={flip} onFlip={(m) => (setFlip(m), m && p.onOffset(m.offset))} />
+      <DamagePanel entry={entry} files={p.files ?? []} page={page} overwritten={reported?.damage === 'overwritten' && !decoded.items_counted} onBlock={p.onBlock} flip={flip} onFlip={(m) => (setFlip(m), m && p.onOffset(m.offset))} />
       <LabPanel page={page} edited={(lab.editedOffsets?.size ?? 0) > 0} />
     </section>
   );

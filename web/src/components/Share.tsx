@@ -8,6 +8,7 @@ import type { ProblemPage } from '../worker/protocol';
 import { bandLines, listBandLines, mapBandLines, pngName } from '../share/band';
 import { fileSummary, readFiledump, readRedaction, readReportPage } from '../share/page';
 import { exportPng } from '../share/png';
+import { cardOf } from '../share/card';
 import { maskCopy, redactOn, setRedact, useRedact } from '../share/redact';
 import { loadWasm } from '../wasm';
 import { relationWords } from '../app/catalog';
@@ -61,7 +62,10 @@ export function RedactSwitch() {
   const on = useRedact();
   return (
     <label className="redact-switch" data-testid="redact-switch" data-state={on ? 'on' : 'off'} title="Mask tuple data, index keys and free space in the PNG, the Markdown reports, hexdump -C and pg_filedump texts: headers, line pointers, tuple headers and checksums are kept">
-      <input type="checkbox" role="switch" data-testid="redact" checked={on} onChange={(e) => setRedact(e.currentTarget.checked)} /> Redact row data
+      {/* The box and its words on one line: a narrow screen wraps before them, never between. */}
+      <span className="redact-label" data-testid="redact-label">
+        <input type="checkbox" role="switch" data-testid="redact" checked={on} onChange={(e) => setRedact(e.currentTarget.checked)} /> Redact row data
+      </span>
       <span className="redact-state"> ({on ? 'on: exports carry no row data' : 'off'})</span>
     </label>
   );
@@ -102,8 +106,15 @@ export function PngButton(
           setBusy(true);
           setMsg(null);
           const lines = captionOf(p, el);
-          const mask = p.what === 'page view' && redactOn() ? (copy: HTMLElement) => maskRowData(p, copy) : undefined;
-          exportPng(el, lines, p.name ?? pngName(p.entry.path, p.block, p.suffix), mask)
+          // The page view's picture is a card (share/card.ts), masked first when redacting.
+          const card =
+            p.what === 'page view'
+              ? async (copy: HTMLElement) => {
+                  if (redactOn()) await maskRowData(p, copy);
+                  cardOf(copy);
+                }
+              : undefined;
+          exportPng(el, lines, p.name ?? pngName(p.entry.path, p.block, p.suffix), card)
             .then(
               async ({ text, slices, columns }) => setMsg({ text, caption: (await lines).join('\n'), slices, columns: JSON.stringify(columns) }),
               (err: unknown) => setMsg({ text: `could not make the picture: ${err instanceof Error ? err.message : String(err)}`, caption: '' }),
@@ -174,11 +185,15 @@ export function PageShare(p: SharedPage) {
       <button
         type="button"
         data-testid="copy-link"
-        title="The link holds the file's name, the block and the offset: none of the page's bytes"
-        onClick={() => void clipboardWrite('text/plain', Promise.resolve(textBlob(pageLink(p.entry)))).then((ok) => say(ok, 'the link to this page (file name, block and offset: no page bytes)'))}
+        title="The link holds the file's path, the block and the offset: none of the page's bytes; it opens this page for someone who drops the same files"
+        onClick={() => void clipboardWrite('text/plain', Promise.resolve(textBlob(pageLink(p.entry)))).then((ok) => say(ok, `the link to this page: it opens block ${p.block} of ${p.entry.path} for someone who drops the same files; no page bytes, nothing uploaded`))}
       >
         Copy link
       </button>{' '}
+      <small className="link-note" data-testid="copy-link-note">
+        (the link opens block {p.block} of <code>{p.entry.path}</code> for someone who drops the same files under the same names
+        {p.entry.path.includes('/') ? <> (the folder <code>{p.entry.path.split('/')[0]}</code>)</> : null}: it holds the path, block and offset; nothing is uploaded)
+      </small>{' '}
       <RedactSwitch />
       {msg && (
         <span role="status" data-testid="share-status">

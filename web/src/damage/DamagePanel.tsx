@@ -13,6 +13,7 @@ import type { BitFlips, FlipCandidate, PageDiff } from './protocol';
 import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison } from './store';
 import { PagePair } from './PagePair';
 import { WalPanel } from './WalPanel';
+import { shownReport } from '../report/shown';
 import './damage.css';
 
 /** The candidates in the core's rank order, each with its rank and reason. */
@@ -40,6 +41,9 @@ export interface DamagePanelProps {
   onBlock(block: number): void;
   flip: FlipMark | null;
   onFlip(flip: FlipMark | null): void;
+  /** The report calls the page overwritten and the core finds its header is not a page
+   * header: no single flip explains it, so none is searched for or offered. */
+  overwritten?: boolean;
 }
 
 const hex2 = (b: number): string => `0x${b.toString(16).padStart(2, '0')}`;
@@ -56,7 +60,13 @@ export function DamagePanel(p: DamagePanelProps) {
   return (
     <section className="damage" data-testid="damage-panel">
       <h3>Damage and repair</h3>
-      {p.page.status === 'mismatch' && p.page.computed !== null && <BitFlipPanel {...p} />}
+      {p.page.status === 'mismatch' && p.page.computed !== null && !p.overwritten && <BitFlipPanel {...p} />}
+      {p.overwritten && (
+        <p data-testid="bitflips-skipped">
+          No single-bit flip is searched for: the incident report finds this page overwritten, and its header is not a PostgreSQL page header, so its line pointers and
+          counts mean nothing.
+        </p>
+      )}
       {p.page.status !== 'ok' && p.page.status !== 'zero' && <WalPanel {...p} wasm={wasm} />}
       <ComparePanel {...p} wasm={wasm} />
       <RepairKit {...p} wasm={wasm} />
@@ -252,7 +262,7 @@ function ComparePanel(p: DamagePanelProps & { wasm: Wasm }) {
     <div className="compare" data-testid="compare">
       <h4>Compare with a copy</h4>
       <p>
-        A backup, a standby's file or the same file before an incident, page by page: which pages differ, which copy is newer by <code>pd_lsn</code>, and the damage in bits and
+        A backup, a standby's file or the same file before an incident, page by page: which pages differ, which copy is newer by <code>pd_lsn</code>, and the differences in bits and
         512-byte sectors.{' '}
         <button type="button" data-testid="compare-pick" onClick={() => input.current?.click()}>
           Compare with a copy…
@@ -286,19 +296,34 @@ function ComparePanel(p: DamagePanelProps & { wasm: Wasm }) {
 
 function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
   const { c, entry, page } = p;
-  const totals = useMemo(() => {
-    let bytes = 0,
-      set = 0,
-      cleared = 0,
-      sectors = 0;
-    for (const d of c.pages) {
-      bytes += d.bytes_changed;
-      set += d.bits_set;
-      cleared += d.bits_cleared;
-      sectors += d.sectors.length;
+  // Every difference, and apart from them the damage: the differing pages of this file that
+  // fail verification or that the incident report finds damaged (a zeroed page verifies); a
+  // page that differs but verifies may simply be newer or older.
+  const report = shownReport.use();
+  const failing = useMemo(() => {
+    const blocks = new Set(entry.problems.filter((x) => x.problem).map((x) => x.block));
+    if (report && entry.path.startsWith(report.root)) {
+      const file = entry.path.slice(report.root.length);
+      for (const rel of report.report.relations) for (const b of rel.blocks) if (b.file === file) blocks.add(b.block_in_file);
     }
-    return { bytes, set, cleared, sectors };
-  }, [c.pages]);
+    return blocks;
+  }, [entry.problems, entry.path, report]);
+  const totals = useMemo(() => {
+    const sum = (pages: readonly PageDiff[]) => {
+      let bytes = 0,
+        set = 0,
+        cleared = 0,
+        sectors = 0;
+      for (const d of pages) {
+        bytes += d.bytes_changed;
+        set += d.bits_set;
+        cleared += d.bits_cleared;
+        sectors += d.sectors.length;
+      }
+      return { pages: pages.length, bytes, set, cleared, sectors };
+    };
+    return { all: sum(c.pages), damaged: sum(c.pages.filter((d) => failing.has(d.block))) };
+  }, [c.pages, failing]);
   const here = c.pages.find((d) => d.block === page.block) ?? null;
   return (
     <div className="comparison">
@@ -317,10 +342,17 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
             {plural(c.summary.blocks_b, 'block')} in this file, {fmt(c.summary.blocks_a)} in the copy: {fmt(c.summary.equal)} equal, {fmt(c.summary.different)} different,{' '}
             {fmt(c.summary.only_b)} only in this file, {fmt(c.summary.only_a)} only in the copy.{' '}
             {c.summary.different > 0 && (
-              <span data-testid="damage-summary" data-bits-set={totals.set} data-bits-cleared={totals.cleared}>
-                Damage: {plural(totals.bytes, 'byte')} changed in {plural(totals.sectors, '512-byte sector')}; {plural(totals.set, 'bit')} set (1 in this file, 0 in the copy),{' '}
-                {plural(totals.cleared, 'bit')} cleared (0 in this file, 1 in the copy).
-              </span>
+              <>
+                <span data-testid="difference-summary" data-pages={totals.all.pages} data-bytes={totals.all.bytes}>
+                  Differences: {plural(totals.all.bytes, 'byte')} in {plural(totals.all.sectors, '512-byte sector')} of {plural(totals.all.pages, 'page')}.
+                </span>{' '}
+                <span data-testid="damage-summary" data-pages={totals.damaged.pages} data-bytes={totals.damaged.bytes} data-bits-set={totals.damaged.set} data-bits-cleared={totals.damaged.cleared}>
+                  {totals.damaged.pages === 0
+                    ? 'Damage: none; every differing page verifies in this file and the incident report names none (pages differ as they change over time: see which is newer by pd_lsn).'
+                    : `Damage, in the ${totals.damaged.pages === 1 ? 'differing page that fails' : `${fmt(totals.damaged.pages)} differing pages that fail`} verification in this file or that the incident report finds damaged: ${plural(totals.damaged.bytes, 'byte')} changed in ${plural(totals.damaged.sectors, '512-byte sector')}; ${plural(totals.damaged.set, 'bit')} set (1 in this file, 0 in the copy), ${plural(totals.damaged.cleared, 'bit')} cleared (0 in this file, 1 in the copy).`}
+                  {totals.damaged.pages > 0 && totals.all.pages > totals.damaged.pages && ` The other ${plural(totals.all.pages - totals.damaged.pages, 'differing page')} verify and the report names none of them: they differ as pages change over time (see which is newer by pd_lsn).`}
+                </span>
+              </>
             )}
           </>
         )}{' '}
@@ -350,13 +382,17 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
                   data-block={d.block}
                   data-state={d.state}
                   data-newer={d.newer}
+                  data-damaged={failing.has(d.block) ? 'true' : undefined}
                   className={d.block === page.block ? 'sel' : undefined}
                   tabIndex={0}
                   onClick={() => p.onBlock(d.block)}
                   onKeyDown={(e) => e.key === 'Enter' && p.onBlock(d.block)}
                 >
                   <td>{d.block}</td>
-                  <td>{d.state === 'different' ? 'different' : d.state === 'only_b' ? 'only in this file' : 'only in the copy'}</td>
+                  <td>
+                    {d.state === 'different' ? 'different' : d.state === 'only_b' ? 'only in this file' : 'only in the copy'}
+                    {failing.has(d.block) ? ', damaged' : d.state === 'only_a' ? '' : ', verifies'}
+                  </td>
                   <td>{d.newer === 'b' ? 'this file' : d.newer === 'a' ? 'the copy' : d.newer === 'same' ? 'same' : ''}</td>
                   <td>{d.bytes_changed}</td>
                   <td data-bits-set={d.bits_set} data-bits-cleared={d.bits_cleared}>
@@ -465,7 +501,7 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
             <li data-testid="advice-zero">{advice.zero_damaged_pages}.</li>
             <li data-testid="advice-ignore">{advice.ignore_checksum_failure}.</li>
           </ul>
-          {advice.bit_flips && (
+          {advice.bit_flips && !p.overwritten && (
             <div data-testid="advice-flips">
               <p>
                 Single-bit flips that make the stored checksum valid, most likely first (flipping the right one back restores the page exactly, which pg_surgery never does):{' '}

@@ -167,7 +167,13 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
     newest.kind === 'wal' ? (
       <>
         carried by a <strong data-testid="wal-record">{recordName(newest.block.image_record!)}</strong> record
-        {newest.block.image_end_lsn && <> (ending at {lsnWords(newest.block.image_end_lsn)}, which replay sets as the page's pd_lsn, as it is here)</>}
+        {newest.block.image_end_lsn && (
+          <>
+            {' '}
+            (the record ends at <span data-testid="wal-image-end">{lsnWords(newest.block.image_end_lsn)}</span>: replay sets the restored image&apos;s pd_lsn to that LSN, and the
+            image shown below carries it; the page on disk in this file says pd_lsn <span data-testid="wal-disk-lsn">{String(page.decoded.header.lsn ?? 'unknown')}</span>)
+          </>
+        )}
       </>
     ) : (
       <>

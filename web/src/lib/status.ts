@@ -38,3 +38,10 @@ export function addCounts(into: StatusCounts, more: StatusCounts): void {
 /** The words for an all-zero page the core notes between pages with rows
  * (zero_page_between_rows), in the page view, the map, the problem list and the reports. */
 export const ZERO_NOTE_WORDS = 'all-zero page between pages with rows: rows stored there would be gone';
+
+/** The name of a zeroed page whose rows the report finds lost (damage `zeroed`): the server
+ * raises no error for it, which is what makes it dangerous, so it is counted apart from the
+ * pages the server refuses. The report's badge, the page view's and the summary's section
+ * say the same words. */
+export const READ_AS_EMPTY = 'read as empty';
+export const READ_AS_EMPTY_WORDS = 'a zeroed page whose rows are lost though the server reads it without an error, as an empty page: counted apart from the pages it refuses';

@@ -11,6 +11,7 @@ import { BUG_FIELDS, bugMessage, type BugFields } from './bugs';
 import type { ReportBlock, ReportJson, ReportRelation, Severity } from './protocol';
 import { useReport } from './useReport';
 import { shownReport } from './shown';
+import { READ_AS_EMPTY, READ_AS_EMPTY_WORDS } from '../lib/status';
 import './report.css';
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, note: 2 };
@@ -77,12 +78,17 @@ function Finding({ rel, b, entry, onOpen, sayBound }: { rel: ReportRelation; b: 
         <button type="button" className="finding-open" disabled={!entry} onClick={() => entry && onOpen(entry, b.block_in_file)} title={entry ? 'show this page in the page view' : 'the file was not dropped'}>
           {/* The contract's severity stays error (rows are lost); the badge says that the
               server raises none for a zeroed page, which is what makes it dangerous. */}
-          <span className="severity">{b.damage === 'zeroed' ? 'data lost' : b.severity}</span> Block {b.block} of {rel.relation ? name : `the file ${name}`}
+          <span className="severity">{b.damage === 'zeroed' ? READ_AS_EMPTY : b.severity}</span> Block {b.block} of {rel.relation ? name : `the file ${name}`}
           {rel.database ? ` in database ${rel.database}` : ''}
           {rel.relation ? ` (${b.file}${b.block !== b.block_in_file ? `, block ${b.block_in_file} of that file` : ''})` : ''}
         </button>
       </h4>
       <p className="incident-damage">{sentence(DAMAGE[b.damage] ?? b.damage)}</p>
+      {b.damage === 'zeroed' && (
+        <p className="read-as-empty" data-testid="read-as-empty-words">
+          {sentence(`${READ_AS_EMPTY}: ${READ_AS_EMPTY_WORDS}`)}
+        </p>
+      )}
       {b.server && (
         <p>
           The server says: <code>{b.server}</code>
