@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import { pgChecksumPage } from '../oracle/pgchecksum';
 import { bandHeight } from '../../web/src/share/band';
+import { CARD_ITEMS } from '../../web/src/share/card';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { concat, heapPage, rng, seal } from '../oracle/pgchecksum';
@@ -122,7 +123,7 @@ test('PNG of the page view, page map and problem list: the content with a band s
     // The list's caption describes the list, not the block shown.
     { button: 'png-problems', section: page.locator('section.problems'), name: 'pgpage-16385-problems.png', first: new RegExp(`^Problem pages: ${n} pages in 1 file \\(.*\\) — problem list$`) },
   ];
-  // The item table as wide as its columns: the page view's picture shows it whole.
+  // The item table as wide as its columns (a random null bitmap makes it very wide).
   const itemsWidth = await page.getByTestId('page-view').locator('.items-scroll table').evaluate((t) => t.scrollWidth);
   for (const c of cases) {
     const t0 = Date.now();
@@ -142,11 +143,12 @@ test('PNG of the page view, page map and problem list: the content with a band s
     expect(caption[2 + notes]).toMatch(/^pgpage \d+\.\d+\.\d+ — made locally, nothing uploaded$/);
     const band = Math.round(bandHeight(caption.length) * dpr);
     const body = png.height - band;
-    // The element's width (the map adds a gutter of block numbers), the page view's as wide
-    // as its item table; its height less the controls left out, plus the item rows its
-    // scroll box hides.
+    // The element's width (the map adds a gutter of block numbers; the page view's card as
+    // wide as its item table's words); its height less the controls left out.
     expect(png.width, c.name).toBeGreaterThanOrEqual(Math.round(box.width * dpr) - 1);
-    if (c.button === 'png-page') expect(png.width, c.name).toBeGreaterThanOrEqual(Math.round(itemsWidth * dpr));
+    // The page view's picture is a card: its item table wraps between words and cuts a
+    // null bitmap as the page cuts t_data, never as wide as the page's whole table.
+    if (c.button === 'png-page') expect(png.width, c.name).toBeLessThan(Math.round(itemsWidth * dpr));
     else expect(png.width, c.name).toBeLessThanOrEqual(Math.round(box.width * dpr) + 80 * dpr);
     expect(body, c.name).toBeGreaterThan(Math.round(box.height * dpr * 0.5));
     // The band is drawn text: dark glyphs on a light strip.
@@ -166,7 +168,8 @@ test('PNG exports show tables whole, the page map with block numbers, and a dark
   test.setTimeout(300_000);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.goto('/');
-  // The btree leaf's 367 items scroll in the page view; the picture holds every row.
+  // The btree leaf's 367 items scroll in the page view; the picture is a card: the first
+  // rows and how many more, never a poster of all of them.
   await choose(page, [btree]);
   await page.keyboard.press('Control+g');
   await page.getByTestId('goto-input').fill('1');
@@ -179,7 +182,10 @@ test('PNG exports show tables whole, the page map with block numbers, and a dark
   expect(hidden).toBeGreaterThan(2000);
   const leaf = await exportPng(page, 'png-page', page.getByTestId('page-view'), 'pgpage-16501-block1.png');
   const leafBody = leaf.png.height - Math.round(bandHeight(leaf.caption.length) * dpr);
-  expect(leafBody).toBeGreaterThan(Math.round(full * dpr));
+  expect(leafBody).toBeLessThan(Math.round(full * dpr));
+  expect(leaf.png.height).toBeLessThanOrEqual(1600 * dpr);
+  const rows = await items.locator('tbody tr').count();
+  expect(rows).toBeGreaterThan(CARD_ITEMS);
 
   await page.goto('about:blank');
   await page.goto('/');
