@@ -125,7 +125,9 @@ for (const [width, height] of SIZES) {
 
       // Every button has a name; the problem list's links name where they go.
       const all = await buttons(page, 'body');
-      expect(all.length).toBeGreaterThan(50);
+      // (The page view shows the report's first finding, the zeroed page: none of a refused
+      // page's copy and repair buttons.)
+      expect(all.length).toBeGreaterThan(40);
       expect(all.filter((b) => !b.name).length, 'buttons without an accessible name').toBe(0);
       const listed = await buttons(page, 'section.problems');
       const places = new Map<string, Set<string | null>>();

@@ -138,6 +138,8 @@ function HexViewImpl(p: HexViewProps) {
     if (!el) return;
     const look = () => setWide(el.scrollWidth > el.clientWidth + 1);
     look();
+    // (A DOM without layout, as tests run in, has none.)
+    if (typeof ResizeObserver === 'undefined') return;
     const o = new ResizeObserver(look);
     o.observe(el);
     return () => o.disconnect();
