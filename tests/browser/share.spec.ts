@@ -163,7 +163,7 @@ test('PNG of the page view, page map and problem list: the content with a band s
   expect(refused).toEqual([]);
 });
 
-test('PNG exports show tables whole, the page map with block numbers, and a dark band in dark mode', async ({ page, context }) => {
+test('PNG exports show the problem list whole, the page view as a card of its first items, the page map with block numbers, and a dark band in dark mode', async ({ page, context }) => {
   // Four pictures, one of a page with 367 item rows, on a shared 2-core machine.
   test.setTimeout(300_000);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
