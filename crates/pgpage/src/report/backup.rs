@@ -230,25 +230,22 @@ pub(super) fn step(r: &Report) -> Option<String> {
     };
     let mut same = Vec::new();
     let mut older = Vec::new();
+    let mut older_blocks = Vec::new();
     let mut not = Vec::new();
     for (rel, b) in r.blocks() {
         let Some(p) = &b.backup else { continue };
         if p.status == "ok" && p.age != Some("newer") {
-            let command = format!(
-                "Block {} of {}:\n{}",
-                b.block,
-                name(rel),
-                super::command_line(&format!(
-                    "pgpage repair --block {} --from {} --out NEW {}",
-                    b.block_in_file,
-                    super::shell_word(&p.path),
-                    paths.file(&b.file)
-                ))
-            );
+            let command = super::command_line(&format!(
+                "pgpage repair --block {} --from {} --out NEW {}",
+                b.block_in_file,
+                super::shell_word(&p.path),
+                paths.file(&b.file)
+            ));
             if p.age == Some("same") {
                 same.push(command);
             } else {
                 older.push(command);
+                older_blocks.push((rel, b));
             }
         } else {
             not.push(format!("block {} of {} ({})", b.block, name(rel), p.status));
@@ -263,7 +260,8 @@ pub(super) fn step(r: &Report) -> Option<String> {
     }
     if !older.is_empty() {
         parts.push(format!(
-            "The backup holds an older page that passes its checksum for the blocks below. Restoring such a page brings back every row as the backup had it: rows updated or deleted since come back beside their newer versions (duplicate keys, index entries that disagree with the table), and rows written since are missing. Better restore the whole backup and let the server's recovery replay the WAL since it (point-in-time recovery). Splice in an older page only when that WAL is gone, then find the duplicates with pg_amcheck --heapallindexed and remove them (NEW: the repaired copy to create).\n{}",
+            "The backup holds an older page that passes its checksum for {} (NEW: the repaired copy to create).\nRestoring such a page brings back every row as the backup had it: rows updated or deleted since come back beside their newer versions (duplicate keys, index entries that disagree with the table), and rows written since are missing.\nBetter restore the whole backup and let the server's recovery replay the WAL since it (point-in-time recovery). Splice in an older page only when that WAL is gone, then find the duplicates with pg_amcheck --heapallindexed and remove them:\n{}",
+            super::blocks_words(&older_blocks),
             older.join("\n")
         ));
     }

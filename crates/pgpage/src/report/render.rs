@@ -176,9 +176,11 @@ fn ranked(r: &Report, severity: Severity) -> Vec<(&Relation, &Block)> {
 /// it, each command indented under them.
 fn step_text(out: &mut String, n: usize, step: &str) {
     let mut lines = step.lines();
-    let _ = writeln!(out, "  {n}. {}", lines.next().unwrap_or_default());
+    let number = format!("  {n}. ");
+    let _ = writeln!(out, "{number}{}", lines.next().unwrap_or_default());
+    let indent = " ".repeat(number.chars().count());
     for line in lines {
-        let _ = writeln!(out, "     {line}");
+        let _ = writeln!(out, "{indent}{line}");
     }
 }
 
