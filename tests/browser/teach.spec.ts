@@ -208,6 +208,35 @@ for (const [width, height] of SIZES) {
       await expect(page.getByTestId('lesson-box')).not.toContainText('now passes its checksum');
     });
 
+    test('corruption with "Flip a byte for me": the byte it names is refused, then resealed', async ({ page }) => {
+      test.setTimeout(300_000);
+      await openPlayground(page);
+      await startLesson(page, 'corruption');
+      await lessonStep(page);
+      // Row 1's 'row 1' ends at byte 8185 (as the hand edit below finds it): its '1' becomes '!'.
+      await page.getByTestId('lesson-flip').click();
+      await expect(page.getByTestId('lesson-flipped')).toContainText("Flipped bit 4 of byte 8185 of block 0 of base/5/");
+      await expect(page.getByTestId('lesson-flipped')).toContainText("0x31 '1' became 0x21 '!'");
+      await expect(page.getByTestId('lesson-flipped')).toContainText("the last byte of lp 1's tuple");
+      await expect(page.getByTestId('lesson-waiting')).toHaveCount(0);
+
+      await lessonStep(page);
+      await expect(page.getByTestId('play-error')).toHaveAttribute('data-code', 'XX001');
+      await expect(page.getByTestId('lesson-flipped')).toHaveCount(0);
+      await expect(sentence(page, 'victim', 0)).toHaveText("The page's checksum no longer matches its bytes.");
+
+      await lessonStep(page);
+      await expect(page.getByTestId('play-result')).toContainText('row !');
+      const checksum = page.locator('[data-testid=diff-page][data-relation=victim][data-block="0"] [data-testid=diff-checksum]');
+      await expect(checksum).toHaveAttribute('data-a', 'mismatch');
+      await expect(checksum).toHaveAttribute('data-b', 'ok');
+      await expect(sentence(page, 'victim', 0)).toContainText('no checksum check can find the damage any more');
+
+      await lessonStep(page);
+      await expect(page.getByTestId('play-error')).toHaveCount(0);
+      await expect(page.getByTestId('play-result')).toContainText('row !');
+    });
+
     test('corruption: the hint-bit write that makes the damage invisible to checksums', async ({ page }) => {
       test.setTimeout(300_000);
       await openPlayground(page);

@@ -570,9 +570,8 @@ fn print_flips(out: &mut impl Write, flips: &BitFlips, told: &ToldFlips) -> io::
             value.push_str(&format!(", item {i}"));
         }
         if let (Some(col), Some(a), Some(b)) = (&t.column, &t.stored, &t.flipped) {
-            value.push_str(&format!(
-                ", column {col}: stored \"{a}\", flipped back \"{b}\""
-            ));
+            value.push_str(", ");
+            value.push_str(&pgpage::flips::values_text(col, a, b, "\""));
         }
         writeln!(
             out,

@@ -127,7 +127,7 @@ fn candidates_told(version: u32) {
         "{version}: {out}"
     );
     assert!(
-        first.contains("more like the column's other values"),
+        first.contains("flipped back, the value shares its first"),
         "{version}: {first}"
     );
     let listed = out.find("1. byte ").unwrap();

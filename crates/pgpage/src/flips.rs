@@ -135,6 +135,104 @@ fn likeness(v: &str, others: &[&str]) -> usize {
         .unwrap_or(0)
 }
 
+/// A common beginning in words: "its first 3 characters".
+fn shared(n: usize) -> String {
+    match n {
+        0 => String::from("no beginning"),
+        1 => String::from("its first character"),
+        n => format!("its first {n} characters"),
+    }
+}
+
+/// Values longer than this are shown as their change in context.
+const SHORT_VALUE: usize = 48;
+/// Characters of context on each side of a change.
+const CONTEXT: usize = 20;
+
+/// Where an escape of [`visible`] (`\xNN`, `\u{NNNN}`) starting at `at` ends, if one does.
+fn escape_end(v: &[char], at: usize) -> Option<usize> {
+    match (v.get(at), v.get(at.checked_add(1)?)) {
+        (Some('\\'), Some('x')) => Some(at.saturating_add(4)),
+        (Some('\\'), Some('u')) => v
+            .get(at..)?
+            .iter()
+            .position(|c| *c == '}')
+            .map(|p| at.saturating_add(p).saturating_add(1)),
+        _ => None,
+    }
+}
+
+/// The change from `stored` to `flipped` (both as [`visible`] gives them) in context:
+/// `…xxxx[y→x]xxxx…`, about [`CONTEXT`] characters each side; None when both values are
+/// short enough to show whole. An escape is never cut in two.
+pub fn change(stored: &str, flipped: &str) -> Option<String> {
+    let a: Vec<char> = stored.chars().collect();
+    let b: Vec<char> = flipped.chars().collect();
+    if a.len() <= SHORT_VALUE && b.len() <= SHORT_VALUE {
+        return None;
+    }
+    let mut start = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let most = a.len().min(b.len()).saturating_sub(start);
+    let mut same_end = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(most)
+        .take_while(|(x, y)| x == y)
+        .count();
+    // Widen the change to whole escapes on both sides.
+    for v in [&a, &b] {
+        let from = start.saturating_sub(8);
+        if let Some(q) = (from..start).find(|q| escape_end(v, *q).is_some_and(|e| e > start)) {
+            start = q;
+        }
+    }
+    for v in [&a, &b] {
+        let end = v.len().saturating_sub(same_end);
+        let from = end.saturating_sub(8).max(start);
+        if let Some(e) = (from..end)
+            .filter_map(|q| escape_end(v, q))
+            .filter(|e| *e > end && *e <= v.len())
+            .max()
+        {
+            same_end = same_end.saturating_sub(e.saturating_sub(end));
+        }
+    }
+    let text = |v: &[char], from: usize, to: usize| -> String {
+        v.get(from..to).unwrap_or_default().iter().collect()
+    };
+    let before_from = start.saturating_sub(CONTEXT);
+    let a_end = a.len().saturating_sub(same_end);
+    let b_end = b.len().saturating_sub(same_end);
+    let after_to = a_end.saturating_add(CONTEXT).min(a.len());
+    Some(format!(
+        "{}{}[{}→{}]{}{}",
+        if before_from > 0 { "…" } else { "" },
+        text(&a, before_from, start),
+        text(&a, start, a_end),
+        text(&b, start, b_end),
+        text(&a, a_end, after_to),
+        if after_to < a.len() { "…" } else { "" }
+    ))
+}
+
+/// A candidate's column and values in words: both values whole when short, else the change
+/// in context; `q` quotes a value (`"`, a backquote in Markdown, or nothing).
+pub fn values_text(column: &str, stored: &str, flipped: &str, q: &str) -> String {
+    match change(stored, flipped) {
+        Some(c) => format!("column {column}, stored→flipped back: {q}{c}{q}"),
+        None => format!("column {column}: stored {q}{stored}{q}, flipped back {q}{flipped}{q}"),
+    }
+}
+
+/// What flipping a candidate back restores, in words, for a repair command's comment.
+pub fn restores_text(column: &str, stored: &str, flipped: &str) -> String {
+    match change(stored, flipped) {
+        Some(c) => format!("restores {column}, stored→flipped back: \"{c}\""),
+        None => format!("restores {column} = \"{flipped}\""),
+    }
+}
+
 /// Every single-bit flip that makes `page`'s stored checksum valid (block `blkno`,
 /// relation-wide), told with its values when `columns` (the table's, from its catalogs) are
 /// known, and ranked. Empty when the checksum matches.
@@ -238,14 +336,18 @@ pub fn tell(page: &[u8], blkno: u32, endian: Endian, columns: Option<&[Column]>)
                                 .unwrap_or(0)
                                 .saturating_sub(isize::try_from(lx).unwrap_or(0));
                             let (cx, cy) = (controls(xs), controls(ys));
-                            let like = match ly.cmp(&lx) {
-                                core::cmp::Ordering::Greater => format!(
-                                    "; flipped back it is more like the column's other values on the page (a common beginning of {ly} characters, stored {lx}), a hint, not a PostgreSQL rule"
-                                ),
-                                core::cmp::Ordering::Less => format!(
-                                    "; flipped back it is less like the column's other values on the page (a common beginning of {ly} characters, stored {lx}), a hint, not a PostgreSQL rule"
-                                ),
-                                core::cmp::Ordering::Equal => String::new(),
+                            let like = if ly == lx {
+                                String::new()
+                            } else {
+                                format!(
+                                    "; flipped back, the value shares {} with another value of the column on this page; as stored, {}: a hint, not a PostgreSQL rule",
+                                    shared(ly),
+                                    if lx == 0 {
+                                        String::from("none")
+                                    } else {
+                                        shared(lx)
+                                    }
+                                )
                             };
                             if cy > cx {
                                 t.why = format!(
@@ -319,9 +421,8 @@ pub fn lines(flips: &ToldFlips, block_in_file: u32, path: &str, code: &str) -> V
                 line.push_str(&format!(", item {i}"));
             }
             if let (Some(col), Some(s), Some(v)) = (&c.column, &c.stored, &c.flipped) {
-                line.push_str(&format!(
-                    ", column {code}{col}{code}: stored {code}{s}{code}, flipped back {code}{v}{code}"
-                ));
+                line.push_str(", ");
+                line.push_str(&values_text(&format!("{code}{col}{code}"), s, v, code));
             }
             line.push_str(&format!(
                 ": {}; {code}pgpage repair --block {block_in_file} --flip {}:{} --out NEW {path}{code}",
@@ -367,5 +468,40 @@ mod tests {
         assert_eq!(likeness("cust155", &["cust154", "cqst1"]), 6);
         assert_eq!(likeness("cqst155", &["cust154"]), 1);
         assert_eq!(likeness("x", &[]), 0);
+    }
+
+    #[test]
+    fn a_long_value_shows_its_change_in_context() {
+        let stored = format!("y{}1277", "x".repeat(150));
+        let flipped = format!("x{}1277", "x".repeat(150));
+        assert_eq!(
+            change(&stored, &flipped).unwrap(),
+            format!("[y→x]{}…", "x".repeat(20))
+        );
+        let stored = format!("{}A{}", "a".repeat(60), "b".repeat(60));
+        let flipped = format!("{}a{}", "a".repeat(60), "b".repeat(60));
+        assert_eq!(
+            change(&stored, &flipped).unwrap(),
+            format!("…{}[A→a]{}…", "a".repeat(20), "b".repeat(20))
+        );
+        assert_eq!(change("cqst00123", "cust00123"), None);
+    }
+
+    #[test]
+    fn an_escape_is_never_cut() {
+        let stored = format!("{}\\x19{}", "a".repeat(60), "b".repeat(60));
+        let flipped = format!("{}\\x18{}", "a".repeat(60), "b".repeat(60));
+        let c = change(&stored, &flipped).unwrap();
+        assert!(c.contains("[\\x19→\\x18]"), "{c}");
+        let stored = format!("{}\\x18{}", "a".repeat(60), "b".repeat(60));
+        let flipped = format!("{}X{}", "a".repeat(60), "b".repeat(60));
+        assert!(change(&stored, &flipped).unwrap().contains("[\\x18→X]"));
+    }
+
+    #[test]
+    fn a_shared_beginning_in_words() {
+        assert_eq!(shared(0), "no beginning");
+        assert_eq!(shared(1), "its first character");
+        assert_eq!(shared(153), "its first 153 characters");
     }
 }

@@ -59,6 +59,12 @@ export interface Snapshot {
 type Boot = { state: 'loading'; phase: StartPhase; received: number; total: number } | { state: 'ready'; version: string } | { state: 'error'; message: string };
 
 const mb = (n: number) => (n / 1048576).toFixed(1);
+/** PGlite's block size. */
+const BS = 8192;
+const hex2 = (b: number) => b.toString(16).padStart(2, '0');
+/** The bit "Flip a byte for me" flips: in an ASCII digit or letter it gives another printable
+ * character ('1' becomes '!'), so the changed value shows in the query's result. */
+const FLIP_MASK = 0x10;
 /** The longest the save of the data directory waits for the statement's page to be drawn. */
 const SAVE_WAIT_MS = 1000;
 
@@ -81,6 +87,8 @@ export default function Playground(p: PlaygroundProps) {
   // writes into the server's files by then.
   const [lesson, setLesson] = useState<{ lesson: Lesson; next: number; said?: string; writes?: number } | null>(null);
   const [writes, setWrites] = useState(0);
+  // What "Flip a byte for me" did, until the next lesson step runs.
+  const [flipped, setFlipped] = useState<string | null>(null);
   const writesRef = useRef(writes);
   writesRef.current = writes;
   // What each step of the lesson did so far, for the explanations that depend on it.
@@ -248,6 +256,7 @@ export default function Playground(p: PlaygroundProps) {
     if (!lesson) return;
     const step = lesson.lesson.steps[lesson.next];
     if (!step) return;
+    setFlipped(null);
     setSql(step.sql);
     const made = snapsRef.current.length + 1;
     lessonOf.current.set(made, step);
@@ -285,6 +294,42 @@ export default function Playground(p: PlaygroundProps) {
   const prev = at > 0 ? snaps[at - 1] : null;
   const state = boot.state === 'error' ? 'error' : !ready ? 'loading' : running ? 'running' : 'ready';
   const said = lesson && lesson.next > 0 ? lesson.lesson.steps[lesson.next - 1] : null;
+
+  // The edit a lesson step asks for, made for the learner: one bit of the last byte of the
+  // shown line pointer's tuple (the end of its text, so the header and line pointers stay
+  // sane and only the checksum can tell), written into the server's file with the checksum
+  // left as it was, as a flip on a disk or in memory leaves it.
+  const flipForMe = async (show: LessonShow) => {
+    const file = snapsRef.current.at(-1)?.files.find((f) => f.relation.name === show.relation && f.fork === 'main');
+    if (!file) {
+      setFlipped(`Not flipped: ${show.relation} has no file in the last snapshot.`);
+      return;
+    }
+    const [w, buf] = await Promise.all([loadWasm(), file.entry.file.slice(show.block * BS, (show.block + 1) * BS).arrayBuffer()]);
+    const page = new Uint8Array(buf);
+    const lp = show.item ?? 1;
+    const lines = JSON.parse(w.heap_lines(page, show.block, false)) as { items: { lp: number; lp_flags: string; lp_off: number; lp_len: number }[] } | null;
+    const item = lines?.items.find((i) => i.lp === lp && i.lp_flags === 'LP_NORMAL' && i.lp_len > 0);
+    if (!item) {
+      setFlipped(`Not flipped: block ${show.block} of ${show.relation} has no tuple at lp ${lp}.`);
+      return;
+    }
+    const at = item.lp_off + item.lp_len - 1;
+    const was = page[at];
+    page[at] = was ^ FLIP_MASK;
+    const m = await request<Extract<FromPlay, { type: 'written' }>>({ type: 'write', job: nextJob++, path: file.path, block: show.block, page });
+    if (m.error) {
+      setFlipped(`Not written: ${m.error}`);
+      return;
+    }
+    setWrites((n) => n + 1);
+    const ch = (b: number) => (b >= 0x20 && b < 0x7f ? ` '${String.fromCharCode(b)}'` : '');
+    setFlipped(
+      `Flipped bit ${Math.log2(FLIP_MASK)} of byte ${at} of block ${show.block} of ${file.path}: 0x${hex2(was)}${ch(was)} became 0x${hex2(page[at])}${ch(page[at])}. ` +
+        `It is the last byte of lp ${lp}'s tuple, the end of its last column's value, so the page header and line pointers stay sane and only the checksum can tell. ` +
+        'The stored checksum was left as it was, as a flip on a disk or in memory leaves it, and the server\'s buffer of the page was evicted: its next read is the file\'s.',
+    );
+  };
   const upcoming = lesson ? lesson.lesson.steps[lesson.next] : undefined;
   const curLesson = cur ? lessonOf.current.get(cur.step) : undefined;
   const shownFile = p.shown ? snaps.flatMap((x) => x.files).find((f) => f.entry.id === p.shown?.entry.id) : undefined;
@@ -339,6 +384,7 @@ export default function Playground(p: PlaygroundProps) {
               const l = LESSONS.find((x) => x.id === e.target.value);
               outcomes.current = [];
               setLesson(l ? { lesson: l, next: 0 } : null);
+              setFlipped(null);
               if (l) setSql(l.steps[0].sql);
             }}
           >
@@ -375,7 +421,17 @@ export default function Playground(p: PlaygroundProps) {
               {said?.then === 'lab-write' && lesson.writes === writes && (
                 <p className="notice" data-testid="lesson-waiting">
                   Step {lesson.next} asks you to change a byte of the page and write it into the server&apos;s file, and nothing has been written since: run step {lesson.next + 1} now and
-                  the server reads the page as it wrote it.
+                  the server reads the page as it wrote it.{' '}
+                  {said.show && (
+                    <button type="button" data-testid="lesson-flip" disabled={!ready || running !== null} onClick={() => void flipForMe(said.show!)}>
+                      Flip a byte for me
+                    </button>
+                  )}
+                </p>
+              )}
+              {flipped !== null && (
+                <p role="status" data-testid="lesson-flipped">
+                  {flipped}
                 </p>
               )}
               {upcoming.predict && (

@@ -126,7 +126,7 @@ const warned = (o: StepOutcome) => o.notices.some((n) => /ignoring checksum fail
 const resealed = (o: StepOutcome) => events(o.diff, 'victim', 'resealed').length > 0;
 /** No step of the lesson so far found block 0 damaged: the learner never changed it. */
 const neverDamaged = (o: StepOutcome) => ![o, ...o.earlier].some((x) => refused(x) || warned(x));
-const AGAIN = 'To see it, run `drop table victim`, pick the lesson again, and change a byte of block 0 before step 2.';
+const AGAIN = 'To see it, run `drop table victim`, pick the lesson again, and press "Flip a byte for me" (or change a byte of block 0 by hand) before step 2.';
 
 export const LESSONS: Lesson[] = [
   {
@@ -504,7 +504,7 @@ export const LESSONS: Lesson[] = [
           expect('t_infomask 0x0802 → 0x0902 on lp 1-100', (d) => fieldsOf(d, 'vis', 't_infomask').filter((f) => f.a === '2050' && f.b === '2306').length === 100),
         ],
       }),
-      step('vacuum vis', 'VACUUM found every tuple visible to every transaction: it set PD_ALL_VISIBLE in the page header, and the visibility map (the new `_vm` fork) got the page\'s all-visible bit. Index-only scans trust that bit. A VACUUM that is not aggressive may skip all-visible pages (only runs of at least 32 of them, SKIP_PAGES_THRESHOLD, and PostgreSQL 18 still reads some eagerly to freeze them); an aggressive one, which must advance relfrozenxid, skips only all-frozen pages. This VACUUM froze nothing: the xmins are far younger than `vacuum_freeze_min_age`, and where VACUUM decides (as it prunes the page) it had nothing to prune and no hint bit left to set (the SELECT set them), so no full-page image of the page was due: that is the case in which a plain VACUUM freezes a whole page anyway (see the lesson on the two passes of VACUUM).', {
+      step('vacuum vis', 'VACUUM found every tuple visible to every transaction: it set PD_ALL_VISIBLE in the page header, and the visibility map (the new `_vm` fork) got the page\'s all-visible bit. Index-only scans trust that bit. A VACUUM that is not aggressive may skip all-visible pages (only runs of at least 32 of them, SKIP_PAGES_THRESHOLD, and PostgreSQL 18 still reads some eagerly to freeze them); an aggressive one, which must advance relfrozenxid, skips only all-frozen pages. This VACUUM froze nothing: the xmins are far younger than `vacuum_freeze_min_age`. A plain VACUUM freezes a whole page early only when pruning the page (where VACUUM decides) writes a full-page image of it anyway (see the lesson on the two passes of VACUUM). Here no image was due: there was nothing to prune and no hint bit left to set (the SELECT set them).', {
         predict: 'Every tuple is visible to everyone. What will VACUUM write, and where?',
         show: { relation: 'vis', block: 0, header: true },
         expect: [
@@ -539,7 +539,7 @@ export const LESSONS: Lesson[] = [
     steps: [
       step(
         "create table victim (id int, v text);\ninsert into victim select g, 'row ' || g from generate_series(1, 20) g",
-        'Block 0 of victim is on screen. Press "Edit (checksum lab)" below it, click a byte of a tuple in the hex view and type another value, then press "Write the lab\'s page into PostgreSQL\'s file". The server\'s buffer of the page is evicted, so its next read is the file\'s.',
+        'Block 0 of victim is on screen. Now damage it, as a disk or a memory error would: press "Flip a byte for me" (beside step 2), which flips one bit of a tuple\'s last byte in the server\'s file and says which. Or do it by hand: press "Edit (checksum lab)" below the page, click a byte of a tuple in the hex view and type another value, then press "Write the lab\'s page into PostgreSQL\'s file". Either way the checksum stays as it was, and the server\'s buffer of the page is evicted, so its next read is the file\'s.',
         { predict: 'Once you change one byte of block 0 in the file, what will the server do when it next reads the page?', then: 'lab-write', show: { relation: 'victim', block: 0, item: 1 } },
       ),
       step(

@@ -230,22 +230,22 @@ pub(super) fn step(r: &Report) -> Option<String> {
     };
     let mut same = Vec::new();
     let mut older = Vec::new();
+    let mut older_blocks = Vec::new();
     let mut not = Vec::new();
     for (rel, b) in r.blocks() {
         let Some(p) = &b.backup else { continue };
         if p.status == "ok" && p.age != Some("newer") {
-            let command = format!(
-                "block {} of {}: pgpage repair --block {} --from {} --out NEW {}",
-                b.block,
-                name(rel),
+            let command = super::command_line(&format!(
+                "pgpage repair --block {} --from {} --out NEW {}",
                 b.block_in_file,
                 super::shell_word(&p.path),
                 paths.file(&b.file)
-            );
+            ));
             if p.age == Some("same") {
                 same.push(command);
             } else {
                 older.push(command);
+                older_blocks.push((rel, b));
             }
         } else {
             not.push(format!("block {} of {} ({})", b.block, name(rel), p.status));
@@ -254,21 +254,22 @@ pub(super) fn step(r: &Report) -> Option<String> {
     let mut parts = Vec::new();
     if !same.is_empty() {
         parts.push(format!(
-            "The backup holds the damaged page as it was, unchanged since (the same pd_lsn), so it restores the page exactly: {} (NEW: the repaired copy to create)",
-            same.join("; ")
+            "The backup holds the damaged page as it was, unchanged since (the same pd_lsn), so it restores the page exactly (NEW: the repaired copy to create).\n{}",
+            same.join("\n")
         ));
     }
     if !older.is_empty() {
         parts.push(format!(
-            "The backup holds an older page that passes its checksum for {}: restoring such a page brings back every row as the backup had it, so rows updated or deleted since come back beside their newer versions (duplicate keys, index entries that disagree with the table) and rows written since are missing; better restore the whole backup and let the server's recovery replay the WAL since it (point-in-time recovery), and splice in an older page only when that WAL is gone, then find the duplicates with pg_amcheck --heapallindexed and remove them (NEW: the repaired copy to create)",
-            older.join("; ")
+            "The backup holds an older page that passes its checksum for {} (NEW: the repaired copy to create).\nRestoring such a page brings back every row as the backup had it: rows updated or deleted since come back beside their newer versions (duplicate keys, index entries that disagree with the table), and rows written since are missing.\nBetter restore the whole backup and let the server's recovery replay the WAL since it (point-in-time recovery). Splice in an older page only when that WAL is gone, then find the duplicates with pg_amcheck --heapallindexed and remove them:\n{}",
+            super::blocks_words(&older_blocks),
+            older.join("\n")
         ));
     }
     if !not.is_empty() {
         parts.push(format!(
-            "The backup holds no page that can serve for {}: look for a full-page image in the WAL (pgpage report --wal) or another backup",
+            "The backup holds no page that can serve for {}. Look for a full-page image in the WAL (pgpage report --wal) or another backup.",
             not.join(", ")
         ));
     }
-    (!parts.is_empty()).then(|| parts.join(". "))
+    (!parts.is_empty()).then(|| parts.join("\n"))
 }

@@ -724,13 +724,8 @@ fn classify(
         }
         PageStatus::Mismatch => {}
     }
-    let computed = row
-        .computed
-        .map_or_else(|| String::from("unknown"), |c| c.to_string());
-    b.evidence.push(format!(
-        "the stored checksum is {}, the page's bytes give {computed} for block {absolute}",
-        row.stored
-    ));
+    // The stored and computed checksums are not restated here: the server's WARNING, printed
+    // with every refused block, gives both.
     if let Some(m) = row.misplaced {
         if m.is_claim() || row.tuple_block == Some(m.block) {
             b.damage = Damage::Misplaced;
@@ -1056,34 +1051,65 @@ const NEW_WORDS: &str =
     "NEW: the repaired copy of the file to create, a path that does not exist yet";
 const BACKUP_WORDS: &str =
     "BACKUP_FILE: the same relation file in a base backup; NEW: the repaired copy to create";
-const WAL_WORDS: &str = "over the WAL archive too, when there is one";
+const WAL_WORDS: &str = "search the WAL archive too, when there is one";
+
+/// A command line of a step. A step is lines: its sentences, each command on a line of its
+/// own indented by two spaces (a note after it as a shell comment, `  # ...`), so the text
+/// and the Markdown can list the commands one a line and a command runs as printed.
+pub(super) fn command_line(command: &str) -> String {
+    format!("  {command}")
+}
 
 /// `pgpage fpi` for each relation of the blocks: its images in the data directory's WAL.
-fn fpi_commands(blocks: &[(&Relation, &Block)], paths: &Paths, out: &str) -> String {
+fn fpi_commands(blocks: &[(&Relation, &Block)], paths: &Paths, out: &str) -> Vec<String> {
     let relations: BTreeSet<&str> = blocks.iter().map(|(rel, _)| rel.path.as_str()).collect();
-    let commands: Vec<String> = relations
+    relations
         .iter()
         .map(|path| {
             let relation = relation_arg(path).unwrap_or_else(|| String::from("DB/RELFILENODE"));
-            format!("pgpage fpi --relation {relation}{out} {}", paths.wal())
+            command_line(&format!(
+                "pgpage fpi --relation {relation}{out} {}",
+                paths.wal()
+            ))
         })
-        .collect();
-    commands.join("; ")
+        .collect()
 }
 
 /// `pgpage repair --from` for each block.
-fn backup_commands(blocks: &[(&Relation, &Block)], paths: &Paths) -> String {
-    let commands: Vec<String> = blocks
+fn backup_commands(blocks: &[(&Relation, &Block)], paths: &Paths) -> Vec<String> {
+    blocks
         .iter()
         .map(|(_, b)| {
-            format!(
+            command_line(&format!(
                 "pgpage repair --block {} --from BACKUP_FILE --out NEW {}",
                 b.block_in_file,
                 paths.file(&b.file)
-            )
+            ))
+        })
+        .collect()
+}
+
+/// Blocks named by relation: "blocks 10, 20 and 28 of public.orders".
+fn blocks_words(blocks: &[(&Relation, &Block)]) -> String {
+    let mut by_relation: Vec<(String, Vec<String>)> = Vec::new();
+    for (rel, b) in blocks {
+        let name = rel.relation.clone().unwrap_or_else(|| rel.path.clone());
+        let n = b.block.to_string();
+        match by_relation.iter_mut().find(|(r, _)| *r == name) {
+            Some((_, list)) => list.push(n),
+            None => by_relation.push((name, alloc::vec![n])),
+        }
+    }
+    let parts: Vec<String> = by_relation
+        .into_iter()
+        .map(|(name, list)| match list.split_last() {
+            Some((last, rest)) if !rest.is_empty() => {
+                format!("blocks {} and {last} of {name}", rest.join(", "))
+            }
+            _ => format!("block {} of {name}", list.concat()),
         })
         .collect();
-    commands.join("; ")
+    parts.join("; ")
 }
 
 /// `pgpage fpi --relation`'s `[TBS/]DB/RELFILENODE` of a relation path.
@@ -1098,36 +1124,25 @@ fn relation_arg(path: &str) -> Option<String> {
 
 fn steps(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
-    out.push(String::from(
-        "Stop the server (or leave it stopped) and copy the whole data directory, WAL included, before anything else: every later step is tried on a copy",
-    ));
     if !r.damaged() {
-        out.truncate(0);
         out.push(String::from(
-            "Nothing to repair: keep taking backups, and run pgpage verify --amcheck (or pg_amcheck) from time to time",
+            "Nothing to repair: keep taking backups, and run pgpage verify --amcheck (or pg_amcheck) from time to time.",
         ));
         return out;
     }
+    out.push(String::from(
+        "Stop the server (or leave it stopped) and copy the whole data directory, WAL included, before anything else. Try every later step on the copy.",
+    ));
     let paths = Paths {
         dir: r.data_directory.as_deref(),
     };
     let damage: BTreeSet<&'static str> = r.blocks().map(|(_, b)| b.damage.as_str()).collect();
-    let blocks: Vec<String> = r
-        .blocks()
-        .map(|(rel, b)| {
-            format!(
-                "block {} of {}",
-                b.block,
-                rel.relation.as_deref().unwrap_or(&rel.path)
-            )
-        })
-        .collect();
     out.push(format!(
-        "Check the storage before trusting it again: the kernel log (dmesg) for I/O errors, the disks' SMART data, the controller's cache and battery{}",
+        "Check the storage before trusting it again: the kernel log (dmesg) for I/O errors, the disks' SMART data, the controller's cache and battery.{}",
         if damage.contains("zeroed") || damage.contains("torn") {
-            "; zeroed or torn pages point at writes the storage lost or cut short"
+            " Zeroed or torn pages point at writes the storage lost or cut short."
         } else if damage.contains("misplaced") {
-            "; a page written at the wrong place points at the storage layer or a file copy"
+            " A page written at the wrong place points at the storage layer or a file copy."
         } else {
             ""
         }
@@ -1155,76 +1170,84 @@ fn steps(r: &Report) -> Vec<String> {
                     ))
                 })
                 .collect();
-            out.push(format!(
-                "The WAL given holds a full-page image of {}: {} writes each image as a page file (DIR: a new directory) for pgpage repair --page PAGE_FILE (the file it wrote for that block); an image with later records touching the block is older than the page was, since the image alone replays none of them (only the server's recovery of a base backup applies them)",
-                list.join(", "),
-                fpi_commands(&with, &paths, " --out DIR")
+            let mut lines = alloc::vec![format!(
+                "The WAL given holds a full-page image of {}. Write each image as a page file (DIR: a new directory), then use pgpage repair --page PAGE_FILE with the file written for that block:",
+                list.join(", ")
+            )];
+            lines.extend(fpi_commands(&with, &paths, " --out DIR"));
+            lines.push(String::from(
+                "An image with later records touching the block is older than the page was: the image alone replays none of them (only the server's recovery of a base backup applies them).",
             ));
+            out.push(lines.join("\n"));
         }
         if !without.is_empty() {
-            let list: Vec<String> = without
-                .iter()
-                .map(|(rel, b)| format!("block {} of {}", b.block, name(rel)))
-                .collect();
-            out.push(format!(
-                "The WAL given holds no full-page image of {}: take the block from a base backup ({}; {BACKUP_WORDS}), knowing that it lacks every change since the backup unless the server's own recovery replays the WAL onto a restored copy of that backup",
-                list.join(", "),
-                backup_commands(&without, &paths)
+            let mut lines = alloc::vec![format!(
+                "The WAL given holds no full-page image of {}. Take the block from a base backup ({BACKUP_WORDS}):",
+                blocks_words(&without)
+            )];
+            lines.extend(backup_commands(&without, &paths));
+            lines.push(String::from(
+                "Such a page lacks every change since the backup, unless the server's own recovery replays the WAL onto a restored copy of that backup.",
             ));
+            out.push(lines.join("\n"));
         }
     } else {
         let all: Vec<(&Relation, &Block)> = r.blocks().collect();
         let report_wal = match paths.dir {
             Some(d) => format!("pgpage report --wal {} {}", paths.wal(), shell_word(d)),
-            None => String::from("pgpage report --wal WAL with the files given"),
+            None => String::from("pgpage report --wal WAL FILE..."),
         };
-        out.push(format!(
-            "Get a good copy of each damaged page ({}): a full-page image in the WAL since the last checkpoint before the damage ({report_wal}, or {}; {WAL_WORDS}), or the block from a base backup ({}; {BACKUP_WORDS}); either is as old as the image or the backup, unless the server's own recovery replays the WAL since then onto a restored copy",
-            blocks.join(", "),
-            fpi_commands(&all, &paths, ""),
-            backup_commands(&all, &paths)
+        let mut lines = alloc::vec![
+            format!(
+                "Get a good copy of each damaged page ({}).",
+                blocks_words(&all)
+            ),
+            format!(
+                "A full-page image in the WAL since the last checkpoint before the damage ({WAL_WORDS}):"
+            ),
+            command_line(&report_wal),
+        ];
+        lines.extend(fpi_commands(&all, &paths, ""));
+        lines.push(format!("Or the block from a base backup ({BACKUP_WORDS}):"));
+        lines.extend(backup_commands(&all, &paths));
+        lines.push(String::from(
+            "Either is as old as the image or the backup, unless the server's own recovery replays the WAL since then onto a restored copy.",
         ));
+        out.push(lines.join("\n"));
     }
     if r.backup_searched {
         out.extend(backup::step(r));
     }
-    let flips: Vec<String> = r
-        .blocks()
-        .filter(|(_, b)| b.damage == Damage::BitFlip)
-        .map(|(rel, b)| {
-            let commands: Vec<String> = b
-                .bit_flips
-                .iter()
-                .map(|c| {
-                    let value = match (&c.column, &c.flipped) {
-                        (Some(col), Some(v)) => format!(" (restores {col} = \"{v}\")"),
-                        _ => String::new(),
-                    };
-                    format!(
-                        "pgpage repair --block {} --flip {}:{} --out NEW {}{value}",
-                        b.block_in_file,
-                        c.byte,
-                        c.bit,
-                        paths.file(&b.file)
-                    )
-                })
-                .collect();
-            let name = rel.relation.as_deref().unwrap_or(&rel.path);
-            match commands.as_slice() {
-                [one] => format!("block {} of {name}: {one}", b.block),
-                many => format!(
-                    "block {} of {name}: {} flips each make the page valid, and only the values they restore tell them apart (compare them with a backup, a replica or the application; at most one is the damage): {}",
-                    b.block,
-                    many.len(),
-                    many.join("; ")
-                ),
-            }
-        })
-        .collect();
+    let mut flips: Vec<String> = Vec::new();
+    for (rel, b) in r.blocks().filter(|(_, b)| b.damage == Damage::BitFlip) {
+        let name = rel.relation.as_deref().unwrap_or(&rel.path);
+        flips.push(match b.bit_flips.len() {
+            1 => format!("Block {} of {name}:", b.block),
+            n => format!(
+                "Block {} of {name}: {n} flips each make the page valid. Only the values they restore tell them apart: compare them with a backup, a replica or the application (at most one is the damage):",
+                b.block
+            ),
+        });
+        for c in &b.bit_flips {
+            let value = match (&c.column, &c.stored, &c.flipped) {
+                (Some(col), Some(s), Some(v)) => {
+                    format!("  # {}", crate::flips::restores_text(col, s, v))
+                }
+                _ => String::new(),
+            };
+            flips.push(command_line(&format!(
+                "pgpage repair --block {} --flip {}:{} --out NEW {}{value}",
+                b.block_in_file,
+                c.byte,
+                c.bit,
+                paths.file(&b.file)
+            )));
+        }
+    }
     if !flips.is_empty() {
         out.push(format!(
-            "Where single bits explain a checksum, flipping the right one back restores the page exactly ({NEW_WORDS}): {}",
-            flips.join(". ")
+            "Where single bits explain a checksum, flipping the right one back restores the page exactly ({NEW_WORDS}).\n{}",
+            flips.join("\n")
         ));
     }
     let heaps: Vec<&Relation> = r
@@ -1242,18 +1265,22 @@ fn steps(r: &Report) -> Vec<String> {
                         .as_deref()
                         .map(|db| format!(" --database {}", shell_word(db)))
                         .unwrap_or_default();
-                    format!("pgpage rows{database} {} {}", shell_word(d), shell_word(name))
+                    command_line(&format!(
+                        "pgpage rows{database} {} {}",
+                        shell_word(d),
+                        shell_word(name)
+                    ))
                 }
                 // No data directory, or no catalog name: the file's columns must be given.
-                _ => format!(
-                    "pgpage rows --types TYPES {} (TYPES: the table's column types in order, as int4,text,...)",
+                _ => command_line(&format!(
+                    "pgpage rows --types TYPES {}  # TYPES: the table's column types in order, as int4,text,...",
                     paths.file(&rel.path)
-                ),
+                )),
             })
             .collect();
         out.push(format!(
-            "Salvage what can still be read before changing anything: {} writes every readable row of the copy as COPY does (add --include-damaged for the rows of pages that fail their checksum but read); the keys listed as lost are the rows to find in a backup, a replica or the application",
-            commands.join("; ")
+            "Salvage what can still be read before changing anything. This writes every readable row of the copy as COPY does (add --include-damaged for the rows of pages that fail their checksum but read):\n{}\nThe keys listed as lost are the rows to find in a backup, a replica or the application.",
+            commands.join("\n")
         ));
     }
     let refused: Vec<String> = r
@@ -1263,20 +1290,20 @@ fn steps(r: &Report) -> Vec<String> {
         .collect();
     if !refused.is_empty() {
         out.push(format!(
-            "On the copy only, the server's own ways past the refused blocks ({}): zero_damaged_pages = on makes the server zero each of them in memory as it reads it, and VACUUM then writes the zeros, so every row on them is gone for good; ignore_checksum_failure = on reads a page whose header is sane in spite of its checksum (a bit flip's or torn page's rows come back as they are, wrong bytes included), and does nothing for a page whose header is not",
+            "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on makes the server zero each of them in memory as it reads it, and VACUUM then writes the zeros: every row on them is gone for good.\nignore_checksum_failure = on reads a page whose header is sane in spite of its checksum: a bit flip's or torn page's rows come back as they are, wrong bytes included. It does nothing for a page whose header is not sane.",
             refused.join(", ")
         ));
         out.push(String::from(
-            "pg_surgery's heap_force_kill(rel, ARRAY[tids]) marks rows dead without reading them and heap_force_freeze makes rows visible to all: both need a page the server can read, so they serve after a repair or under ignore_checksum_failure, to remove or keep single rows the damage left wrong",
+            "pg_surgery's heap_force_kill(rel, ARRAY[tids]) marks rows dead without reading them; heap_force_freeze makes rows visible to all. Both need a page the server can read: use them after a repair or under ignore_checksum_failure, to remove or keep single rows the damage left wrong.",
         ));
     }
     if r.blocks().any(|(_, b)| b.damage == Damage::Zeroed) {
         out.push(String::from(
-            "A zeroed page is read as empty without an error: queries silently miss its rows while the indexes still point at them (an index scan then fails or returns nothing); restore the page, or REINDEX so the indexes agree with the table",
+            "A zeroed page is read as empty without an error: queries silently miss its rows while the indexes still point at them (an index scan then fails or returns nothing). Restore the page, or REINDEX so the indexes agree with the table.",
         ));
     }
     out.push(String::from(
-        "Afterwards: REINDEX the damaged tables' indexes (and every damaged index), then check everything with pg_amcheck --heapallindexed (or pgpage verify --amcheck), and take a new base backup",
+        "Afterwards: REINDEX the damaged tables' indexes (and every damaged index), then check everything with pg_amcheck --heapallindexed (or pgpage verify --amcheck), and take a new base backup.",
     ));
     out
 }

@@ -7,7 +7,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt::Write;
 
-use super::{Block, KnownFrom, Relation, Report, Rows, Severity};
+use super::{Block, Damage, KnownFrom, Relation, Report, Rows, Severity};
 
 fn count(n: Option<u64>) -> String {
     n.map_or_else(|| String::from("unknown"), |n| n.to_string())
@@ -93,55 +93,117 @@ fn relation_name(rel: &Relation) -> String {
     }
 }
 
-fn block_text(out: &mut String, rel: &Relation, b: &Block, said: &mut Vec<String>) {
+/// The words after a block's damage class that say what its severity means: a zeroed page
+/// loses rows although the server reads it without an error (the browser's badge says
+/// "data lost" too).
+fn damage_words(b: &Block) -> String {
+    if b.damage == Damage::Zeroed {
+        format!("{} [{ZEROED_TAG}]", b.damage.as_str())
+    } else {
+        String::from(b.damage.as_str())
+    }
+}
+
+const ZEROED_TAG: &str = "data lost: rows lost, no error from the server";
+
+/// A bit-flip candidate in one line; `q` quotes a field or value (a backquote in Markdown).
+fn flip_line(f: &super::BitFlip, q: &str) -> String {
+    let mut line = format!(
+        "{}. flip byte {} bit {} ({q}{}{q})",
+        f.rank, f.byte, f.bit, f.field
+    );
+    if let Some(i) = f.item {
+        let _ = write!(line, ", item {i}");
+    }
+    if let (Some(c), Some(s), Some(v)) = (&f.column, &f.stored, &f.flipped) {
+        let value_quote = if q.is_empty() { "\"" } else { q };
+        let _ = write!(
+            line,
+            ", {}",
+            crate::flips::values_text(&format!("{q}{c}{q}"), s, v, value_quote)
+        );
+    }
+    let _ = write!(line, ": {}", f.why);
+    line
+}
+
+fn block_text(out: &mut String, b: &Block, said: &mut Vec<String>) {
     // The segment file and its block only where they are not the relation's own path and
     // relation-wide block (a block past the first 1 GB segment).
-    let within = if b.file == rel.path && b.block_in_file == b.block {
+    let within = if b.block_in_file == b.block {
         String::new()
     } else {
         format!(" ({} block {})", b.file, b.block_in_file)
     };
-    let _ = writeln!(
-        out,
-        "  {} block {}{within}: {}",
-        relation_name(rel),
-        b.block,
-        b.damage.as_str()
-    );
+    let _ = writeln!(out, "    block {}{within}: {}", b.block, damage_words(b));
     if let Some(s) = &b.server {
         for line in s.lines() {
-            let _ = writeln!(out, "    server: {line}");
+            let _ = writeln!(out, "      server: {line}");
         }
     }
     for e in &b.evidence {
-        let _ = writeln!(out, "    {e}");
+        let _ = writeln!(out, "      {e}");
     }
     for f in &b.bit_flips {
-        let mut line = format!(
-            "    {}. flip byte {} bit {} ({})",
-            f.rank, f.byte, f.bit, f.field
-        );
-        if let Some(i) = f.item {
-            let _ = write!(line, ", item {i}");
-        }
-        if let (Some(c), Some(s), Some(v)) = (&f.column, &f.stored, &f.flipped) {
-            let _ = write!(line, ", column {c}: stored \"{s}\", flipped back \"{v}\"");
-        }
-        let _ = write!(line, ": {}", f.why);
-        let _ = writeln!(out, "{line}");
+        let _ = writeln!(out, "      {}", flip_line(f, ""));
     }
     if let Some(p) = &b.backup {
-        let _ = writeln!(out, "    {}", super::backup::line(p));
+        let _ = writeln!(out, "      {}", super::backup::line(p));
     }
     if let Some(r) = &b.rows {
-        let _ = writeln!(out, "    {}", rows_line(r));
+        let _ = writeln!(out, "      {}", rows_line(r));
         if !r.keys.is_empty() {
-            let _ = writeln!(out, "    lost keys: {}", keys_text(&r.keys));
+            let _ = writeln!(out, "      lost keys: {}", keys_text(&r.keys));
         }
         // Said once: the same reason under every block would bury the blocks.
         if let Some(why) = r.bound.as_ref().filter(|w| !said.contains(w)) {
-            let _ = writeln!(out, "    ({why})");
+            let _ = writeln!(out, "      ({why})");
             said.push(why.clone());
+        }
+    }
+}
+
+/// A report's blocks of one severity, the zeroed ones first: they lose rows without an error
+/// from the server, so nothing else will point at them.
+fn ranked(r: &Report, severity: Severity) -> Vec<(&Relation, &Block)> {
+    let mut blocks: Vec<(&Relation, &Block)> =
+        r.blocks().filter(|(_, b)| b.severity == severity).collect();
+    blocks.sort_by_key(|(_, b)| b.damage != Damage::Zeroed);
+    blocks
+}
+
+/// A step's lines for a terminal: the sentence after its number, further sentences under
+/// it, each command indented under them.
+fn step_text(out: &mut String, n: usize, step: &str) {
+    let mut lines = step.lines();
+    let number = format!("  {n}. ");
+    let _ = writeln!(out, "{number}{}", lines.next().unwrap_or_default());
+    let indent = " ".repeat(number.chars().count());
+    for line in lines {
+        let _ = writeln!(out, "{indent}{line}");
+    }
+}
+
+/// A step as a Markdown list item: its commands as a list of code under its sentences.
+fn step_markdown(out: &mut String, n: usize, step: &str) {
+    let mut lines = step.lines();
+    let _ = writeln!(out, "{n}. {}", lines.next().unwrap_or_default());
+    let mut in_list = false;
+    for line in lines {
+        match line.strip_prefix("  ") {
+            Some(command) => {
+                let fence = if command.contains('`') { "``" } else { "`" };
+                let _ = writeln!(out, "   - {fence}{command}{fence}");
+                in_list = true;
+            }
+            None => {
+                // A blank line ends the list, or the sentence would continue its last item.
+                if in_list {
+                    let _ = writeln!(out);
+                }
+                let _ = writeln!(out, "   {line}");
+                in_list = false;
+            }
         }
     }
 }
@@ -152,14 +214,18 @@ pub fn text(r: &Report) -> String {
     let mut said = Vec::new();
     let _ = writeln!(out, "{}", r.verdict);
     for (severity, title) in [(Severity::Error, "Errors"), (Severity::Warning, "Warnings")] {
-        let blocks: Vec<(&Relation, &Block)> =
-            r.blocks().filter(|(_, b)| b.severity == severity).collect();
+        let blocks = ranked(r, severity);
         if blocks.is_empty() {
             continue;
         }
         let _ = writeln!(out, "\n{title}:");
+        let mut last: Option<&Relation> = None;
         for (rel, b) in blocks {
-            block_text(&mut out, rel, b, &mut said);
+            if !last.is_some_and(|l| core::ptr::eq(l, rel)) {
+                let _ = writeln!(out, "  {}", relation_name(rel));
+                last = Some(rel);
+            }
+            block_text(&mut out, b, &mut said);
         }
     }
     if !r.unknown.is_empty() {
@@ -176,7 +242,7 @@ pub fn text(r: &Report) -> String {
     }
     let _ = writeln!(out, "\nSteps:");
     for (i, s) in r.steps.iter().enumerate() {
-        let _ = writeln!(out, "  {}. {s}", i.saturating_add(1));
+        step_text(&mut out, i.saturating_add(1), s);
     }
     out
 }
@@ -189,6 +255,7 @@ fn cell(s: &str) -> String {
 /// The report as Markdown.
 pub fn markdown(r: &Report) -> String {
     let mut out = String::new();
+    let mut said: Vec<String> = Vec::new();
     let _ = writeln!(out, "# pgpage incident report\n");
     let _ = writeln!(out, "**{}**\n", r.verdict);
     let c = &r.cluster;
@@ -224,7 +291,11 @@ pub fn markdown(r: &Report) -> String {
             "| severity | relation | file | block | status | damage | rows lost | rows readable | known from |"
         );
         let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
-        for (rel, b) in r.blocks() {
+        let blocks: Vec<(&Relation, &Block)> = ranked(r, Severity::Error)
+            .into_iter()
+            .chain(ranked(r, Severity::Warning))
+            .collect();
+        for (rel, b) in &blocks {
             let (lost, readable, from) =
                 b.rows
                     .as_ref()
@@ -254,17 +325,21 @@ pub fn markdown(r: &Report) -> String {
                 cell(&b.file),
                 b.block,
                 b.status,
-                b.damage.as_str()
+                if b.damage == Damage::Zeroed {
+                    "zeroed (data lost)"
+                } else {
+                    b.damage.as_str()
+                }
             );
         }
         let _ = writeln!(out, "\n## Evidence\n");
-        for (rel, b) in r.blocks() {
+        for (rel, b) in &blocks {
             let _ = writeln!(
                 out,
                 "### {} block {}: {}\n",
                 rel.relation.as_deref().unwrap_or(&rel.path),
                 b.block,
-                b.damage.as_str()
+                damage_words(b)
             );
             if let Some(s) = &b.server {
                 let _ = writeln!(out, "```\n{s}\n```\n");
@@ -273,26 +348,17 @@ pub fn markdown(r: &Report) -> String {
                 let _ = writeln!(out, "- {e}");
             }
             for f in &b.bit_flips {
-                let mut line = format!(
-                    "- {}. flip byte {} bit {} (`{}`)",
-                    f.rank, f.byte, f.bit, f.field
-                );
-                if let Some(i) = f.item {
-                    let _ = write!(line, ", item {i}");
-                }
-                if let (Some(col), Some(s), Some(v)) = (&f.column, &f.stored, &f.flipped) {
-                    let _ = write!(line, ", column `{col}`: stored `{s}`, flipped back `{v}`");
-                }
-                let _ = write!(line, ": {}", f.why);
-                let _ = writeln!(out, "{line}");
+                let _ = writeln!(out, "- {}", flip_line(f, "`"));
             }
             if let Some(p) = &b.backup {
                 let _ = writeln!(out, "- {}", super::backup::line(p));
             }
             if let Some(x) = &b.rows {
                 let _ = writeln!(out, "- {}", rows_line(x));
-                if let Some(why) = &x.bound {
-                    let _ = writeln!(out, "- {why}");
+                // Said once, as in the text.
+                if let Some(why) = x.bound.as_ref().filter(|w| !said.contains(w)) {
+                    let _ = writeln!(out, "- ({why})");
+                    said.push(why.clone());
                 }
                 if !x.keys.is_empty() {
                     let _ = writeln!(
@@ -322,7 +388,7 @@ pub fn markdown(r: &Report) -> String {
     }
     let _ = writeln!(out, "## Steps\n");
     for (i, s) in r.steps.iter().enumerate() {
-        let _ = writeln!(out, "{}. {s}", i.saturating_add(1));
+        step_markdown(&mut out, i.saturating_add(1), s);
     }
     out
 }
