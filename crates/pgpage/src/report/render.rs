@@ -95,7 +95,7 @@ fn relation_name(rel: &Relation) -> String {
 
 /// The words after a block's damage class that say what its severity means: a zeroed page
 /// loses rows although the server reads it without an error (the browser's badge says
-/// "data lost" too).
+/// "read as empty" too).
 fn damage_words(b: &Block) -> String {
     if b.damage == Damage::Zeroed {
         format!("{} [{ZEROED_TAG}]", b.damage.as_str())
@@ -104,7 +104,7 @@ fn damage_words(b: &Block) -> String {
     }
 }
 
-const ZEROED_TAG: &str = "data lost: rows lost, no error from the server";
+const ZEROED_TAG: &str = "read as empty: rows lost, no error from the server";
 
 /// A bit-flip candidate in one line; `q` quotes a field or value (a backquote in Markdown).
 fn flip_line(f: &super::BitFlip, q: &str) -> String {
@@ -326,7 +326,7 @@ pub fn markdown(r: &Report) -> String {
                 b.block,
                 b.status,
                 if b.damage == Damage::Zeroed {
-                    "zeroed (data lost)"
+                    "zeroed (read as empty)"
                 } else {
                     b.damage.as_str()
                 }
