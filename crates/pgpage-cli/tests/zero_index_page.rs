@@ -49,10 +49,17 @@ fn refused_and_reported(version: u32) {
     pk.extend(std::iter::repeat(0u8).take(BLCKSZ));
     fs::write(&pkey, &pk).unwrap();
     c.restart();
-    c.psql(&["select bt_index_check('t_pkey')", "select bt_index_check('t_v')"]);
+    c.psql(&[
+        "select bt_index_check('t_pkey')",
+        "select bt_index_check('t_v')",
+    ]);
     let mut scan = INDEX_SCAN.to_vec();
     scan[3] = "select count(*) from t where id > -1";
-    assert_eq!(c.psql(&scan).trim(), "5000", "{version}: the server reads past it");
+    assert_eq!(
+        c.psql(&scan).trim(),
+        "5000",
+        "{version}: the server reads past it"
+    );
     c.stop();
     let out = pgpage(&["verify", "--amcheck", &data_s]);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -76,12 +83,21 @@ fn refused_and_reported(version: u32) {
             .unwrap(),
         "cp -a",
     );
-    let rel_t_v = t_v.strip_prefix(&data).unwrap().to_str().unwrap().to_owned();
+    let rel_t_v = t_v
+        .strip_prefix(&data)
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
     let dmg_t_v = dmg.join(&rel_t_v);
     let mut idx = fs::read(&dmg_t_v).unwrap();
     let page = &idx[2 * BLCKSZ..3 * BLCKSZ];
     let special = u16_at(page, 16) as usize;
-    assert_eq!(u16_at(page, special + 12) & 3, 1, "{version}: a leaf, not the root");
+    assert_eq!(
+        u16_at(page, special + 12) & 3,
+        1,
+        "{version}: a leaf, not the root"
+    );
     assert_ne!(u32_at(page, special + 4), 0, "{version}: not the rightmost");
     idx[2 * BLCKSZ..3 * BLCKSZ].fill(0);
     fs::write(&dmg_t_v, &idx).unwrap();
@@ -116,7 +132,10 @@ fn refused_and_reported(version: u32) {
     let pages = file["pages"].as_array().unwrap();
     assert_eq!(pages.len(), 1, "{version}: {file}");
     assert_eq!(pages[0]["block"], 2);
-    assert_eq!(pages[0]["status"], "zero", "{version}: the status stays zero");
+    assert_eq!(
+        pages[0]["status"], "zero",
+        "{version}: the status stays zero"
+    );
     assert_eq!(pages[0]["computed"], serde_json::Value::Null);
     assert_eq!(pages[0]["findings"][0], "btree_unexpected_zero_page");
 
@@ -137,7 +156,10 @@ fn refused_and_reported(version: u32) {
         ),
         "{version}: {b}"
     );
-    assert!(b.get("rows").is_none(), "{version}: an index block has no rows");
+    assert!(
+        b.get("rows").is_none(),
+        "{version}: an index block has no rows"
+    );
     let server = b["server"].as_str().unwrap().to_owned();
     assert_eq!(
         server,
@@ -162,11 +184,15 @@ fn refused_and_reported(version: u32) {
         .map(|s| s.as_str().unwrap())
         .collect();
     assert!(
-        steps.iter().any(|s| s.ends_with(": REINDEX INDEX public.t_v")),
+        steps
+            .iter()
+            .any(|s| s.ends_with(": REINDEX INDEX public.t_v")),
         "{version}: {steps:?}"
     );
     assert!(
-        !steps.iter().any(|s| s.contains("REINDEX INDEX public.t_pkey")),
+        !steps
+            .iter()
+            .any(|s| s.contains("REINDEX INDEX public.t_pkey")),
         "{version}: {steps:?}"
     );
 
@@ -174,7 +200,10 @@ fn refused_and_reported(version: u32) {
     c.data = dmg.clone();
     c.restart();
     let scan = c.psql_output("postgres", &INDEX_SCAN);
-    assert!(!scan.status.success(), "{version}: the index scan read the page");
+    assert!(
+        !scan.status.success(),
+        "{version}: the index scan read the page"
+    );
     let err = String::from_utf8_lossy(&scan.stderr).into_owned();
     assert!(err.contains(&format!("{server}\n")), "{version}: {err}");
     let check = c.try_psql("select bt_index_check('t_v')").unwrap_err();

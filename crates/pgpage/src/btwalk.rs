@@ -639,7 +639,10 @@ mod tests {
             .collect();
         assert_eq!(zero, vec![3]);
         // Block 5, past the tree's pages and reached by nothing, is a new page.
-        assert_eq!(walk(META, &tree(), 6, &[(5, 6)], None, Endian::Little), vec![]);
+        assert_eq!(
+            walk(META, &tree(), 6, &[(5, 6)], None, Endian::Little),
+            vec![]
+        );
     }
 
     #[test]
@@ -701,7 +704,10 @@ mod tests {
             block: 1,
             finding: Finding::BtreeDownlinkLowerBound,
         };
-        assert_eq!(walk(META, &t, 5, &[], Some(&keys), Endian::Little), vec![low]);
+        assert_eq!(
+            walk(META, &t, 5, &[], Some(&keys), Endian::Little),
+            vec![low]
+        );
         assert_eq!(walk(META, &t, 5, &[], None, Endian::Little), vec![]);
     }
 

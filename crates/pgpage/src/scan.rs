@@ -236,9 +236,16 @@ pub struct FileVerdict {
 }
 
 impl FileVerdict {
-    /// Whether the server would fail to read some block of the file.
+    /// Whether the server would fail to read some block of the file: a status it refuses,
+    /// a short read, or a page its access method refuses (a B-tree's zero page it reaches).
     pub fn is_problem(&self) -> bool {
-        self.counts.problems() > 0 || self.trailing_bytes > 0
+        self.counts.problems() > 0
+            || self.trailing_bytes > 0
+            || self.pages.iter().any(|r| {
+                r.structure
+                    .iter()
+                    .any(|f| f.finding.evidence() == Evidence::Server)
+            })
     }
 
     /// A status as a chunk saw it (checksums on) as this verdict judges a page it does not
@@ -747,7 +754,11 @@ impl FileScan {
             pages.push(PageRow {
                 block,
                 absolute_block: block,
-                status: if zero { PageStatus::Zero } else { PageStatus::Ok },
+                status: if zero {
+                    PageStatus::Zero
+                } else {
+                    PageStatus::Ok
+                },
                 stored,
                 computed: (!off && !zero).then_some(stored),
                 findings: alloc::vec![finding],

@@ -702,7 +702,8 @@ fn classify(
                         "{message} ({}, {}){}",
                         rule.file,
                         rule.function,
-                        hint.map(|h| format!(", with the hint \"{h}\"")).unwrap_or_default()
+                        hint.map(|h| format!(", with the hint \"{h}\""))
+                            .unwrap_or_default()
                     ));
                     server.push(format!("ERROR:  {message}"));
                     server.extend(hint.map(|h| format!("HINT:  {h}")));
@@ -1340,10 +1341,7 @@ fn steps(r: &Report) -> Vec<String> {
         })
         .map(|rel| {
             let name = rel.relation.as_deref().unwrap_or(&rel.path);
-            format!(
-                "REINDEX INDEX {}",
-                rel.sql_name.as_deref().unwrap_or(name)
-            )
+            format!("REINDEX INDEX {}", rel.sql_name.as_deref().unwrap_or(name))
         })
         .collect();
     if !reindex.is_empty() {
@@ -1364,7 +1362,11 @@ fn steps(r: &Report) -> Vec<String> {
 fn zeroed_heap_step(r: &Report, rel: &Relation, zeroed: &[String]) -> String {
     let name = rel.relation.as_deref().unwrap_or(&rel.path);
     let blocks = zeroed.join(", ");
-    let damaged = |ix: &str| r.relations.iter().any(|o| o.relation.as_deref() == Some(ix));
+    let damaged = |ix: &str| {
+        r.relations
+            .iter()
+            .any(|o| o.relation.as_deref() == Some(ix))
+    };
     let indexes: Vec<String> = rel
         .indexes
         .iter()
@@ -1391,7 +1393,11 @@ fn zeroed_heap_step(r: &Report, rel: &Relation, zeroed: &[String]) -> String {
         [] => String::from("REINDEX the table's indexes"),
         list => format!(
             "REINDEX {} ({})",
-            if list.len() == 1 { "that index" } else { "those indexes" },
+            if list.len() == 1 {
+                "that index"
+            } else {
+                "those indexes"
+            },
             list.iter()
                 .map(|(_, sql)| format!("REINDEX INDEX {sql}"))
                 .collect::<Vec<_>>()
