@@ -46,7 +46,7 @@ fn refused_and_reported(version: u32) {
     // when the server stops before the page is used (the extension itself is not logged).
     let mut pk = fs::read(&pkey).unwrap();
     let legit = (pk.len() / BLCKSZ) as u32;
-    pk.extend(std::iter::repeat(0u8).take(BLCKSZ));
+    pk.resize(pk.len() + BLCKSZ, 0);
     fs::write(&pkey, &pk).unwrap();
     c.restart();
     c.psql(&[
