@@ -1542,6 +1542,14 @@ mod tests {
         assert_eq!(zero.damage, Damage::Zeroed);
         assert_eq!(zero.rows.as_ref().unwrap().lost, Some(1));
         assert!(r.verdict.ends_with("3 rows lost"), "{}", r.verdict);
+        // The zeroed page's step names the index whose entries lead into it, and the repair.
+        let step = r
+            .steps
+            .iter()
+            .find(|s| s.starts_with("Block 1 of public.t is all zeros"))
+            .unwrap();
+        assert!(step.contains("its index public.t_pkey still holds entries pointing into it"));
+        assert!(step.contains("REINDEX that index (REINDEX INDEX public.t_pkey)"));
         let text = text(&r);
         assert!(!text.contains('…') && !text.contains("%u"));
     }
