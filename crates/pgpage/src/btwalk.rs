@@ -186,7 +186,8 @@ pub(crate) fn report_once(out: &mut Vec<WalkFinding>, block: u32, finding: Findi
 }
 
 /// Walks the levels of an index whose pages `pages` (sorted by block) are all of its file;
-/// `blocks` is the relation's length. Every finding, not only amcheck's first. The walk holds
+/// `blocks` is the relation's length and `zero` its all-zero pages as sorted, disjoint runs
+/// [start, end): one the walk reaches is refused as _bt_checkpage refuses it. Every finding, not only amcheck's first. The walk holds
 /// the index still (a file does not change under it), so it makes bt_index_parent_check's
 /// cross-level checks too, as amcheck does under its ShareLock; the down-link lower bound
 /// with the key columns `keys` only (the pages' byte order `endian`).
@@ -194,12 +195,14 @@ pub(crate) fn walk(
     meta: BtMeta,
     pages: &[BtPage],
     blocks: u32,
+    zero: &[(u32, u32)],
     keys: Option<&[KeyColumn]>,
     endian: Endian,
 ) -> Vec<WalkFinding> {
     let mut w = Walk {
         pages,
         blocks,
+        zero,
         heapkeyspace: meta.heapkeyspace,
         keys,
         endian,
@@ -235,8 +238,12 @@ pub(crate) fn walk(
                 );
                 break;
             }
-            // A page the walk cannot read as B-tree is the decoder's finding, not the walk's.
-            let Some(page) = w.find(current) else { break };
+            // A page the walk cannot read as B-tree is the decoder's finding, not the walk's,
+            // but for an all-zero one, which the decoder accepts as a new page.
+            let Some(page) = w.find(current) else {
+                w.zero_page(current);
+                break;
+            };
             if page.ignore() {
                 if page.is(BTP_DELETED) {
                     w.report(current, Finding::BtreeLinkToDeleted);
@@ -311,6 +318,7 @@ struct Children<'a> {
 struct Walk<'a> {
     pages: &'a [BtPage],
     blocks: u32,
+    zero: &'a [(u32, u32)],
     heapkeyspace: bool,
     keys: Option<&'a [KeyColumn]>,
     endian: Endian,
@@ -330,6 +338,14 @@ impl<'a> Walk<'a> {
         report_once(&mut self.out, block, finding);
     }
 
+    /// _bt_checkpage's refusal of block `b`, when it is all zeros.
+    fn zero_page(&mut self, b: u32) {
+        let run = self.zero.partition_point(|&(_, end)| end <= b);
+        if self.zero.get(run).is_some_and(|&(start, _)| start <= b) {
+            self.report(b, Finding::BtreeUnexpectedZeroPage);
+        }
+    }
+
     /// bt_target_page_check's cross-level part for an internal `target`: each downlink as
     /// bt_child_check follows it (the "negative infinity" item's by bt_child_highkey_check
     /// only), then, on the level's rightmost page, the pages right of the last downlink.
@@ -337,10 +353,14 @@ impl<'a> Walk<'a> {
         for (i, item) in target.items.iter().enumerate() {
             let Some(item) = item else { return };
             self.child_highkey_check(target, Some((i, item.block)), children);
-            // bt_child_check, for every item but the minus infinity one.
-            let Some(child) = self.find(item.block).filter(|_| i > 0) else {
+            let Some(child) = self.find(item.block) else {
+                self.zero_page(item.block);
                 continue;
             };
+            // bt_child_check, for every item but the minus infinity one.
+            if i == 0 {
+                continue;
+            }
             if child.is(BTP_DELETED) {
                 self.report(target.block, Finding::BtreeDownlinkToDeleted);
             } else if !self.lower_bound_holds(item, child) {
@@ -394,7 +414,10 @@ impl<'a> Walk<'a> {
                 self.report(target.block, Finding::BtreeCannotTraverseToDownlink);
                 return;
             }
-            let Some(page) = self.find(blkno) else { return };
+            let Some(page) = self.find(blkno) else {
+                self.zero_page(blkno);
+                return;
+            };
             if first && children.prev_right.is_none() && !page.leftmost() {
                 self.report(target.block, Finding::BtreeFirstChildNotLeftmost);
             }
@@ -600,7 +623,26 @@ mod tests {
 
     #[test]
     fn a_sound_tree_has_no_finding() {
-        assert_eq!(walk(META, &tree(), 5, None, Endian::Little), vec![]);
+        assert_eq!(walk(META, &tree(), 5, &[], None, Endian::Little), vec![]);
+    }
+
+    #[test]
+    fn a_zero_page_the_tree_reaches_is_refused_and_one_it_does_not_is_not() {
+        // Leaf 3 zeroed: its left sibling and its parent still lead there.
+        let mut t = tree();
+        t.remove(2);
+        let found = walk(META, &t, 6, &[(3, 4), (5, 6)], None, Endian::Little);
+        let zero: Vec<u32> = found
+            .iter()
+            .filter(|f| f.finding == Finding::BtreeUnexpectedZeroPage)
+            .map(|f| f.block)
+            .collect();
+        assert_eq!(zero, vec![3]);
+        // Block 5, past the tree's pages and reached by nothing, is a new page.
+        assert_eq!(
+            walk(META, &tree(), 6, &[(5, 6)], None, Endian::Little),
+            vec![]
+        );
     }
 
     #[test]
@@ -608,7 +650,7 @@ mod tests {
         let mut t = tree();
         t[2].high_key = key(21);
         assert_eq!(
-            walk(META, &t, 5, None, Endian::Little),
+            walk(META, &t, 5, &[], None, Endian::Little),
             vec![WalkFinding {
                 block: 1,
                 finding: Finding::BtreeParentKeyMismatch
@@ -620,7 +662,7 @@ mod tests {
     fn a_leaf_no_downlink_names_is_found() {
         let mut t = tree();
         t[0].items[1].as_mut().unwrap().block = 4;
-        let found = walk(META, &t, 5, None, Endian::Little);
+        let found = walk(META, &t, 5, &[], None, Endian::Little);
         assert!(
             found.contains(&WalkFinding {
                 block: 3,
@@ -655,15 +697,18 @@ mod tests {
         for (page, k) in [(1, 1), (2, 10), (3, 20)] {
             t[page].low_item = leaf_item(k, 1);
         }
-        let sound = walk(META, &t, 5, Some(&keys), Endian::Little);
+        let sound = walk(META, &t, 5, &[], Some(&keys), Endian::Little);
         assert_eq!(sound, vec![]);
         t[2].low_item = leaf_item(9, 1);
         let low = WalkFinding {
             block: 1,
             finding: Finding::BtreeDownlinkLowerBound,
         };
-        assert_eq!(walk(META, &t, 5, Some(&keys), Endian::Little), vec![low]);
-        assert_eq!(walk(META, &t, 5, None, Endian::Little), vec![]);
+        assert_eq!(
+            walk(META, &t, 5, &[], Some(&keys), Endian::Little),
+            vec![low]
+        );
+        assert_eq!(walk(META, &t, 5, &[], None, Endian::Little), vec![]);
     }
 
     #[test]
@@ -679,6 +724,6 @@ mod tests {
                 })
             })
             .collect();
-        assert!(!walk(META, &t, 5, None, Endian::Little).is_empty());
+        assert!(!walk(META, &t, 5, &[], None, Endian::Little).is_empty());
     }
 }

@@ -116,6 +116,14 @@ impl Serialize for Values {
 }
 
 impl Finding {
+    /// The HINT line the server prints after the finding's ERROR, where it prints one.
+    pub fn server_hint(self) -> Option<&'static str> {
+        match self {
+            Finding::BtreeUnexpectedZeroPage => Some("Please REINDEX it."),
+            _ => None,
+        }
+    }
+
     /// The message as the check words it for these values, where its wording depends on
     /// them: check_tuple_header's t_hoff message has four (values: expected t_hoff, t_hoff,
     /// natts, and 1 when HEAP_HASNULL is set); a redirect out of range or an item past the
@@ -1017,6 +1025,14 @@ findings! {
     WalTimelineAbandoned => "wal_timeline_abandoned", Note,
         "backend/access/transam/xlogrecovery.c", "XLogFileReadAnyTLI",
         "WAL past the switch point of its timeline: the abandoned branch, not read";
+
+    /// An all-zero page that a B-tree's own links reach (the metapage, the root, a sibling
+    /// link or a downlink): _bt_checkpage refuses it on every read (scans, inserts, amcheck's
+    /// palloc_btree_page), with the hint `Finding::server_hint` gives. A zero page nothing
+    /// reaches is one relation extension left behind a crash, which btvacuumpage recycles.
+    BtreeUnexpectedZeroPage => "btree_unexpected_zero_page", Server,
+        "backend/access/nbtree/nbtpage.c", "_bt_checkpage",
+        "index \"%s\" contains unexpected zero page at block %u";
 }
 
 #[cfg(test)]

@@ -236,9 +236,16 @@ pub struct FileVerdict {
 }
 
 impl FileVerdict {
-    /// Whether the server would fail to read some block of the file.
+    /// Whether the server would fail to read some block of the file: a status it refuses,
+    /// a short read, or a page its access method refuses (a B-tree's zero page it reaches).
     pub fn is_problem(&self) -> bool {
-        self.counts.problems() > 0 || self.trailing_bytes > 0
+        self.counts.problems() > 0
+            || self.trailing_bytes > 0
+            || self.pages.iter().any(|r| {
+                r.structure
+                    .iter()
+                    .any(|f| f.finding.evidence() == Evidence::Server)
+            })
     }
 
     /// A status as a chunk saw it (checksums on) as this verdict judges a page it does not
@@ -703,11 +710,23 @@ impl FileScan {
             return;
         }
         let mut found = self.gin.walk(self.extent.blocks);
+        let zero = self.joined_zero_runs();
+        let btree = self.bt_meta.is_some()
+            || !self.bt_pages.is_empty()
+            || self
+                .structure
+                .as_deref()
+                .is_some_and(|s| s.kind == Some(PageKind::Btree));
+        if btree && self.bt_meta.is_none() && zero.first().is_some_and(|&(start, _)| start == 0) {
+            // _bt_getmeta reads block 0 through _bt_checkpage before anything else.
+            found.push((0, Finding::BtreeUnexpectedZeroPage, 0));
+        }
         if let Some(meta) = self.bt_meta {
             let mut bt = self.bt_pages.clone();
             bt.sort_unstable_by_key(|p| p.block);
             let keys = self.bt_keys.as_deref();
-            for f in btwalk::walk(meta, &bt, self.extent.blocks, keys, self.geometry.endian) {
+            let endian = self.geometry.endian;
+            for f in btwalk::walk(meta, &bt, self.extent.blocks, &zero, keys, endian) {
                 let stored = bt
                     .binary_search_by_key(&f.block, |p| p.block)
                     .ok()
@@ -717,22 +736,35 @@ impl FileScan {
             }
         }
         for (block, finding, stored) in found {
+            // The server refuses the page on every read, not amcheck alone: a structural
+            // finding of the page, whatever checks were asked for.
+            let refused = (finding.evidence() == Evidence::Server).then_some(ItemFinding {
+                finding,
+                item: None,
+                values: Values::default(),
+            });
             if let Some(row) = pages.iter_mut().find(|r| r.absolute_block == block) {
                 if !row.findings.contains(&finding) {
                     row.findings.push(finding);
                 }
+                row.structure.extend(refused);
                 continue;
             }
+            let zero = finding == Finding::BtreeUnexpectedZeroPage;
             pages.push(PageRow {
                 block,
                 absolute_block: block,
-                status: PageStatus::Ok,
+                status: if zero {
+                    PageStatus::Zero
+                } else {
+                    PageStatus::Ok
+                },
                 stored,
-                computed: (!off).then_some(stored),
+                computed: (!off && !zero).then_some(stored),
                 findings: alloc::vec![finding],
                 misplaced: None,
                 tuple_block: None,
-                structure: Vec::new(),
+                structure: refused.into_iter().collect(),
             });
         }
         pages.sort_by_key(|r| r.block);
@@ -743,6 +775,18 @@ impl FileScan {
         let Some(last) = self.last_heap_items else {
             return Vec::new();
         };
+        self.joined_zero_runs()
+            .into_iter()
+            .filter(|&(start, _)| start < last)
+            .map(|(start, end)| FileFinding::ZeroPageBetweenRows {
+                block: start,
+                pages: end.min(last).saturating_sub(start),
+            })
+            .collect()
+    }
+
+    /// The file's all-zero pages as sorted, disjoint runs [start, end).
+    fn joined_zero_runs(&self) -> Vec<(u32, u32)> {
         let mut runs = self.zero_runs.clone();
         runs.sort_unstable();
         // Chunks cut runs apart: join the pieces that touch.
@@ -754,13 +798,6 @@ impl FileScan {
             }
         }
         joined
-            .into_iter()
-            .filter(|&(start, _)| start < last)
-            .map(|(start, end)| FileFinding::ZeroPageBetweenRows {
-                block: start,
-                pages: end.min(last).saturating_sub(start),
-            })
-            .collect()
     }
 }
 

@@ -246,7 +246,7 @@ impl<O: Write, E: Write> Report<O, E> {
                 .unwrap_or(job.display.as_str());
             self.json_file(job, &prep, &verdict, &current.listed, first, relation)?;
         } else {
-            self.human_file(job, &verdict, &current.listed, first)?;
+            self.human_file(job, &verdict, &current.listed, first, checked.is_some())?;
             if let Some(checked) = checked {
                 self.structure_findings(job, &verdict, checked)?;
             }
@@ -332,6 +332,7 @@ impl<O: Write, E: Write> Report<O, E> {
         verdict: &FileVerdict,
         listed: &[ListedPage],
         first: u32,
+        amcheck: bool,
     ) -> io::Result<()> {
         let path = &job.display;
         for f in &verdict.findings {
@@ -369,6 +370,7 @@ impl<O: Write, E: Write> Report<O, E> {
             segno: job.segno,
             first,
             blocks: verdict.blocks,
+            amcheck,
         };
         for row in &verdict.pages {
             self.row(path, row, &cx)?;
@@ -440,6 +442,24 @@ impl<O: Write, E: Write> Report<O, E> {
                         "pgpage: error: page verification failed in file \"{path}\", block {block}: \
                          the page header is invalid: {rules}"
                     )?,
+                }
+            }
+            // An all-zero page the index's links reach: its access method refuses it on
+            // every read (with --amcheck, said with the structural findings).
+            (PageStatus::Zero, _) if !cx.amcheck => {
+                for s in row
+                    .structure
+                    .iter()
+                    .filter(|s| s.finding.evidence() == pgpage::findings::Evidence::Server)
+                {
+                    writeln!(
+                        self.err,
+                        "pgpage: error: file \"{path}\", block {block}: {}",
+                        s.message_at(row.absolute_block, path)
+                    )?;
+                    if let Some(hint) = s.finding.server_hint() {
+                        writeln!(self.err, "pgpage: hint: {hint}")?;
+                    }
                 }
             }
             _ => {}
@@ -562,6 +582,10 @@ impl<O: Write, E: Write> Report<O, E> {
                     "{place}{offset}: {}",
                     s.message_at(row.absolute_block, relation)
                 )?;
+                // pg_amcheck prints the server's HINT under its ERROR.
+                if let Some(hint) = s.finding.server_hint() {
+                    writeln!(self.out, "    HINT:  {hint}")?;
+                }
             }
         }
         let key: *const Checked = checked;
@@ -648,6 +672,8 @@ struct Places {
     segno: u32,
     first: u32,
     blocks: u32,
+    /// `--amcheck`: the structural findings are printed as pg_amcheck prints them.
+    amcheck: bool,
 }
 
 impl Places {

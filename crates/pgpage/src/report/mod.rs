@@ -202,6 +202,13 @@ pub struct Relation {
     /// The byte order its pages were written in, to read a backup's copy of them.
     #[serde(skip)]
     pub endian: Endian,
+    /// `schema.name` as SQL needs it written, for the steps' commands.
+    #[serde(skip)]
+    pub sql_name: Option<String>,
+    /// A table's B-tree indexes (`schema.name`, and as SQL writes it), whose entries into a
+    /// zeroed page lead nowhere.
+    #[serde(skip)]
+    pub indexes: Vec<(String, String)>,
 }
 
 /// A routine note, counted.
@@ -319,6 +326,8 @@ pub struct FileInput {
 pub struct IndexInput {
     /// `schema.name`.
     pub name: String,
+    /// `schema.name` as SQL needs it written (quote_ident), for the steps' commands.
+    pub sql_name: String,
     /// The key types were known, so entries carry their keys.
     pub keys_known: bool,
     /// A primary key (2) or another unique index (1): its keys name a row; 0 otherwise.
@@ -333,6 +342,10 @@ pub struct IndexInput {
 pub struct RelationInput {
     pub database: Option<String>,
     pub relation: Option<String>,
+    /// pg_class.relname alone, as the server's messages quote it (RelationGetRelationName).
+    pub relname: Option<String>,
+    /// `schema.name` as SQL needs it written (quote_ident), for the steps' commands.
+    pub sql_name: Option<String>,
     /// pg_class.relkind; None without catalogs.
     pub relkind: Option<char>,
     pub endian: Endian,
@@ -500,6 +513,12 @@ pub fn build(input: &Input) -> Report {
             path: segment0.map(|f| f.path.clone()).unwrap_or_default(),
             blocks,
             endian: rel.endian,
+            sql_name: rel.sql_name.clone(),
+            indexes: rel
+                .indexes
+                .iter()
+                .map(|ix| (ix.name.clone(), ix.sql_name.clone()))
+                .collect(),
         });
     }
     relations.sort_by_key(|r| r.blocks.first().map(|b| b.severity));
@@ -595,7 +614,10 @@ fn file_blocks(
             rel.columns.as_deref(),
             between.contains(&block_in_file),
             index_holds,
-            rel.relation.as_deref().unwrap_or(&relpath),
+            rel.relname
+                .as_deref()
+                .or(rel.relation.as_deref())
+                .unwrap_or(&relpath),
         ) else {
             continue;
         };
@@ -661,6 +683,34 @@ fn classify(
     };
     match row.status {
         PageStatus::Zero => {
+            let refused: Vec<_> = row
+                .structure
+                .iter()
+                .filter(|f| f.finding.evidence() == Evidence::Server)
+                .collect();
+            if !refused.is_empty() {
+                // An index's page: no rows of its own, but every read that reaches it fails.
+                b.damage = Damage::Zeroed;
+                b.evidence.push(String::from(
+                    "the page is all zeros, and the index's own links (its metapage, a sibling's link or a parent's downlink) lead to it: the server refuses it on every read that reaches it",
+                ));
+                let mut server = Vec::new();
+                for f in refused {
+                    let (message, rule) = (f.message_at(absolute, relation), f.finding.rule());
+                    let hint = f.finding.server_hint();
+                    b.evidence.push(format!(
+                        "{message} ({}, {}){}",
+                        rule.file,
+                        rule.function,
+                        hint.map(|h| format!(", with the hint \"{h}\""))
+                            .unwrap_or_default()
+                    ));
+                    server.push(format!("ERROR:  {message}"));
+                    server.extend(hint.map(|h| format!("HINT:  {h}")));
+                }
+                b.server = Some(server.join("\n"));
+                return Some(b);
+            }
             if !zero_between_rows && !index_holds {
                 return None;
             }
@@ -959,7 +1009,7 @@ fn verdict(r: &Report) -> String {
     let refused = r.blocks().filter(|(_, b)| b.server.is_some()).count() as u64;
     let zeroed = r
         .blocks()
-        .filter(|(_, b)| b.damage == Damage::Zeroed)
+        .filter(|(_, b)| b.damage == Damage::Zeroed && b.server.is_none())
         .count() as u64;
     let warnings = r
         .blocks()
@@ -1297,15 +1347,95 @@ fn steps(r: &Report) -> Vec<String> {
             "pg_surgery's heap_force_kill(rel, ARRAY[tids]) marks rows dead without reading them; heap_force_freeze makes rows visible to all. Both need a page the server can read: use them after a repair or under ignore_checksum_failure, to remove or keep single rows the damage left wrong.",
         ));
     }
-    if r.blocks().any(|(_, b)| b.damage == Damage::Zeroed) {
-        out.push(String::from(
-            "A zeroed page is read as empty without an error: queries silently miss its rows while the indexes still point at them (an index scan then fails or returns nothing). Restore the page, or REINDEX so the indexes agree with the table.",
+    for rel in &r.relations {
+        let zeroed: Vec<String> = rel
+            .blocks
+            .iter()
+            .filter(|b| b.damage == Damage::Zeroed && b.rows.is_some())
+            .map(|b| b.block.to_string())
+            .collect();
+        if !zeroed.is_empty() {
+            out.push(zeroed_heap_step(r, rel, &zeroed));
+        }
+    }
+    let reindex: Vec<String> = r
+        .relations
+        .iter()
+        .filter(|rel| {
+            rel.blocks
+                .iter()
+                .any(|b| b.damage == Damage::Zeroed && b.rows.is_none() && b.server.is_some())
+        })
+        .map(|rel| {
+            let name = rel.relation.as_deref().unwrap_or(&rel.path);
+            format!("REINDEX INDEX {}", rel.sql_name.as_deref().unwrap_or(name))
+        })
+        .collect();
+    if !reindex.is_empty() {
+        out.push(format!(
+            "An index page that is all zeros where the index's links lead makes the server refuse every scan and insert that reaches it (\"Please REINDEX it.\"); the table's rows are not in it, so rebuilding the index from the table loses nothing: {}",
+            reindex.join("; ")
         ));
     }
     out.push(String::from(
         "Afterwards: REINDEX the damaged tables' indexes (and every damaged index), then check everything with pg_amcheck --heapallindexed (or pgpage verify --amcheck), and take a new base backup.",
     ));
     out
+}
+
+/// What a table's zeroed pages (relation-wide blocks `zeroed`) do to the queries that use
+/// its indexes: heap_hot_search_buffer finds no line pointer on an empty page, so every
+/// entry into it leads nowhere, silently.
+fn zeroed_heap_step(r: &Report, rel: &Relation, zeroed: &[String]) -> String {
+    let name = rel.relation.as_deref().unwrap_or(&rel.path);
+    let blocks = zeroed.join(", ");
+    let damaged = |ix: &str| {
+        r.relations
+            .iter()
+            .any(|o| o.relation.as_deref() == Some(ix))
+    };
+    let indexes: Vec<String> = rel
+        .indexes
+        .iter()
+        .map(|(ix, _)| {
+            if damaged(ix) {
+                format!("{ix} (itself damaged: see its blocks above)")
+            } else {
+                ix.clone()
+            }
+        })
+        .collect();
+    let fallout = match indexes.as_slice() {
+        [] => String::from(
+            "any index of the table still holds entries pointing into it: a query that follows one (an index or bitmap heap scan) finds no tuple there and returns nothing for that row, without an error",
+        ),
+        list => format!(
+            "{} {} still {} entries pointing into it: a query that follows one (an index or bitmap heap scan) finds no tuple there and returns nothing for that row, without an error (an index-only scan may still return the row's indexed columns while the visibility map marks the block all-visible)",
+            if list.len() == 1 { "its index" } else { "its indexes" },
+            list.join(", "),
+            if list.len() == 1 { "holds" } else { "hold" }
+        ),
+    };
+    let reindex = match rel.indexes.as_slice() {
+        [] => String::from("REINDEX the table's indexes"),
+        list => format!(
+            "REINDEX {} ({})",
+            if list.len() == 1 {
+                "that index"
+            } else {
+                "those indexes"
+            },
+            list.iter()
+                .map(|(_, sql)| format!("REINDEX INDEX {sql}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    };
+    format!(
+        "{} {blocks} of {name} {} all zeros, which the server reads as empty without an error: a sequential scan silently misses its rows, and {fallout}; restore the page, or {reindex} so that they agree with the table, whose rows there are then gone from every query",
+        if zeroed.len() == 1 { "Block" } else { "Blocks" },
+        if zeroed.len() == 1 { "is" } else { "are" }
+    )
 }
 
 #[cfg(test)]
@@ -1359,6 +1489,8 @@ mod tests {
             relations: alloc::vec![RelationInput {
                 database: None,
                 relation: Some(String::from("public.t")),
+                relname: Some(String::from("t")),
+                sql_name: Some(String::from("public.t")),
                 relkind: Some('r'),
                 endian: Endian::Little,
                 files: alloc::vec![FileInput {
@@ -1410,6 +1542,7 @@ mod tests {
         };
         let r = relation(alloc::vec![IndexInput {
             name: String::from("public.t_pkey"),
+            sql_name: String::from("public.t_pkey"),
             keys_known: true,
             uniqueness: 2,
             unreadable_pages: 0,
@@ -1436,6 +1569,14 @@ mod tests {
         assert_eq!(zero.damage, Damage::Zeroed);
         assert_eq!(zero.rows.as_ref().unwrap().lost, Some(1));
         assert!(r.verdict.ends_with("3 rows lost"), "{}", r.verdict);
+        // The zeroed page's step names the index whose entries lead into it, and the repair.
+        let step = r
+            .steps
+            .iter()
+            .find(|s| s.starts_with("Block 1 of public.t is all zeros"))
+            .unwrap();
+        assert!(step.contains("its index public.t_pkey still holds entries pointing into it"));
+        assert!(step.contains("REINDEX that index (REINDEX INDEX public.t_pkey)"));
         let text = text(&r);
         assert!(!text.contains('…') && !text.contains("%u"));
     }

@@ -62,6 +62,7 @@ struct Scanning {
 #[derive(Clone)]
 struct IndexPlan {
     name: String,
+    sql_name: String,
     uniqueness: u8,
     keys: Option<Vec<crate::rows::Column>>,
     segments: Vec<(u32, String)>,
@@ -567,6 +568,7 @@ impl ReportReader {
             };
             out.push(IndexPlan {
                 name: qualified(ix),
+                sql_name: sql_name(ix),
                 uniqueness,
                 keys,
                 segments,
@@ -586,6 +588,7 @@ impl ReportReader {
     ) -> Result<Step, (Vec<Request>, Step)> {
         let Some(IndexPlan {
             name,
+            sql_name,
             uniqueness,
             keys,
             segments,
@@ -601,6 +604,7 @@ impl ReportReader {
         if self.indexes.len() <= i {
             self.indexes.push(IndexInput {
                 name,
+                sql_name,
                 keys_known: keys.is_some(),
                 uniqueness,
                 unreadable_pages: 0,
@@ -705,6 +709,8 @@ impl ReportReader {
         self.relations.push(RelationInput {
             database: listed.as_ref().and_then(|l| l.database.clone()),
             relation: listed.as_ref().map(qualified),
+            relname: listed.as_ref().map(|l| l.relation.name.clone()),
+            sql_name: listed.as_ref().map(sql_name),
             relkind: listed.as_ref().map(|l| l.relation.relkind),
             endian,
             files: core::mem::take(&mut self.files),
@@ -842,6 +848,15 @@ impl ReportReader {
             relations: self.relations,
             unknown: self.unknown,
         }))
+    }
+}
+
+/// `schema.name` as SQL needs it written (quote_ident each part).
+fn sql_name(l: &ListedRelation) -> String {
+    let name = crate::catalog::table::quote_ident(&l.relation.name);
+    match &l.relation.schema {
+        Some(s) => format!("{}.{name}", crate::catalog::table::quote_ident(s)),
+        None => name,
     }
 }
 
