@@ -460,12 +460,13 @@ pub fn naming_index(indexes: &[IndexInput]) -> Option<&IndexInput> {
         .max_by_key(|ix| ix.uniqueness)
 }
 
-/// The keys of `naming_index`'s live entries that point into `blocks`, without NULLs (a
-/// unique index lets NULLs repeat): the keys whose other entries `twin_blocks` looks for.
+/// The keys of `naming_index`'s entries (dead ones too: the page may show their versions
+/// live) that point into `blocks`, without NULLs (a unique index lets NULLs repeat): the
+/// keys whose other entries `twin_blocks` looks for.
 pub fn keys_into(ix: &IndexInput, blocks: &BTreeSet<u32>) -> BTreeSet<Vec<Option<String>>> {
     ix.entries
         .iter()
-        .filter(|e| !e.dead && blocks.contains(&e.block))
+        .filter(|e| blocks.contains(&e.block))
         .filter_map(|e| e.keys.clone())
         .filter(|k| k.iter().all(Option::is_some))
         .collect()
@@ -1064,7 +1065,9 @@ fn rows_of(
     let mut stale_rows: Vec<(u16, StaleRow)> = Vec::new();
     if b.status == PageStatus::Mismatch.as_str() && own.is_some() {
         if let Some(ix) = naming_index(&rel.indexes) {
-            for e in ix.entries.iter().filter(|e| e.block == absolute && !e.dead) {
+            // An entry the index marked dead names a version it knows is dead: the page
+            // showing that version live is the same evidence.
+            for e in ix.entries.iter().filter(|e| e.block == absolute) {
                 let (Ok(Some(lp)), Some(key)) = (reached(e.offset), e.keys.as_ref()) else {
                     continue;
                 };
