@@ -489,9 +489,10 @@ impl RowWriter {
                 .flatten();
             if let Some(other) = copy_of {
                 let mut scratch = String::new();
-                let n = self
-                    .page_rows(page, absolute, log, fetch, &mut scratch, true)
-                    .rows;
+                // Its rows counted as they read, the stale-version filter aside: all of
+                // them are the other block's.
+                let counted = self.page_rows(page, absolute, log, fetch, &mut scratch, true);
+                let n = counted.rows.saturating_add(counted.stale);
                 got.left_out.push(LeftOut {
                     offset: None,
                     attnum: None,
