@@ -16,8 +16,7 @@ use std::sync::{mpsc, Mutex};
 use pgpage::copy::CopyFormat;
 use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
 use pgpage::rows::{
-    page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns,
-    ZERO_PAGE_BETWEEN_ROWS,
+    page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
 };
 use pgpage::scan::ChecksumsKnown;
 use pgpage::toast::{ChunkIndex, ValueProblem};

@@ -169,7 +169,10 @@ fn stale_and_distinct(version: u32) {
     );
     let mut live_at: BTreeMap<String, String> = BTreeMap::new();
     for (lp, ctid) in &moved {
-        assert!(!ctid.starts_with(&format!("({torn_block},")), "lp {lp} updated in place: {ctid}");
+        assert!(
+            !ctid.starts_with(&format!("({torn_block},")),
+            "lp {lp} updated in place: {ctid}"
+        );
         let id = c.psql(&[&format!("select id from t where ctid = '{ctid}'")]);
         assert_eq!(id.trim(), ids[lp], "the new version at {ctid}");
         live_at.insert(ids[lp].clone(), ctid.clone());
@@ -177,7 +180,10 @@ fn stale_and_distinct(version: u32) {
     let after = live_ids(&c, torn_block);
     assert_eq!(after.len(), ids.len() - updated.len());
     let zeroed_live = live_ids(&c, zeroed);
-    let rel = c.psql(&["select pg_relation_filepath('t')"]).trim().to_owned();
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
     c.stop();
 
     // The torn copy.
@@ -215,7 +221,11 @@ fn stale_and_distinct(version: u32) {
     assert_eq!(stale, expected, "{b:#}");
     assert_eq!(b["rows"]["stale"], in_tear.len());
     // None of them readable: the block's readable rows are the rows the server sees there.
-    assert_eq!(b["rows"]["readable"].as_u64().unwrap() as usize, after.len(), "{b:#}");
+    assert_eq!(
+        b["rows"]["readable"].as_u64().unwrap() as usize,
+        after.len(),
+        "{b:#}"
+    );
     assert_eq!(b["rows"]["lost"], 0, "{b:#}");
     let sectors: Vec<u64> = b["torn_sectors"]
         .as_array()
@@ -230,7 +240,10 @@ fn stale_and_distinct(version: u32) {
     let text = String::from_utf8(pgpage(&["report", dir.to_str().unwrap()]).stdout).unwrap();
     let first = &in_tear[0];
     assert!(
-        text.contains(&format!("key {} is live at {} too", ids[first], live_at[&ids[first]])),
+        text.contains(&format!(
+            "key {} is live at {} too",
+            ids[first], live_at[&ids[first]]
+        )),
         "{text}"
     );
 
@@ -245,17 +258,21 @@ fn stale_and_distinct(version: u32) {
     ]);
     let printed = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(printed == table_copy, "rows differ from the server's COPY; stderr: {stderr}");
-    let keys: Vec<&str> = printed.lines().map(|l| l.split(',').next().unwrap()).collect();
+    assert!(
+        printed == table_copy,
+        "rows differ from the server's COPY; stderr: {stderr}"
+    );
+    let keys: Vec<&str> = printed
+        .lines()
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
     let distinct: BTreeSet<&&str> = keys.iter().collect();
     assert_eq!(distinct.len(), keys.len(), "a key printed twice");
     for lp in &in_tear {
         let id = &ids[lp];
         assert!(
-            stderr.contains(&format!(
-                "key (id)=({id}) is live at {} too",
-                live_at[id]
-            )) && stderr.contains(&format!("copy at ({torn_block},{lp})")),
+            stderr.contains(&format!("key (id)=({id}) is live at {} too", live_at[id]))
+                && stderr.contains(&format!("copy at ({torn_block},{lp})")),
             "{stderr}"
         );
     }
@@ -272,13 +289,18 @@ fn stale_and_distinct(version: u32) {
         .collect();
     let server: BTreeSet<String> = zeroed_live.values().cloned().collect();
     assert_eq!(lost, server, "{b:#}");
-    assert_eq!(b["rows"]["lost"].as_u64().unwrap() as usize, zeroed_live.len());
+    assert_eq!(
+        b["rows"]["lost"].as_u64().unwrap() as usize,
+        zeroed_live.len()
+    );
     assert_eq!(
         b["rows"]["keys"].as_array().unwrap().len(),
         zeroed_live.len(),
         "a key listed twice"
     );
-    let repeated = b["rows"]["repeated"].as_array().unwrap_or_else(|| panic!("{b:#}"));
+    let repeated = b["rows"]["repeated"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{b:#}"));
     assert_eq!(repeated.len(), 1, "{b:#}");
     assert_eq!(repeated[0]["entries"], 2);
     assert_eq!(

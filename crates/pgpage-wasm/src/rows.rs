@@ -7,8 +7,7 @@
 use pgpage::catalog::table::Table;
 use pgpage::copy::CopyFormat;
 use pgpage::rows::{
-    page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns,
-    ZERO_PAGE_BETWEEN_ROWS,
+    page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
 };
 use pgpage::scan::ChecksumsKnown;
 use pgpage::toast::{ChunkIndex, ValueProblem};
@@ -276,7 +275,14 @@ impl RowsReader {
         let mut fetch = self.fetch(source.as_ref());
         for (i, page) in bytes.chunks_exact(self.block_size).enumerate() {
             let absolute = first_absolute.saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
-            keys.sound_page(&self.writer, page, absolute, self.checksums, &self.log, &mut fetch);
+            keys.sound_page(
+                &self.writer,
+                page,
+                absolute,
+                self.checksums,
+                &self.log,
+                &mut fetch,
+            );
         }
         drop(fetch);
         self.keys = Some(keys);

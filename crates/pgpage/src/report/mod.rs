@@ -545,7 +545,9 @@ fn tuple_sectors(page: &[u8], lp: u16, endian: Endian) -> Vec<u32> {
         .map(|i| {
             let first = i.off / 512;
             let last = i.off.saturating_add(i.len.max(1)).saturating_sub(1) / 512;
-            (first..=last).filter_map(|s| u32::try_from(s).ok()).collect()
+            (first..=last)
+                .filter_map(|s| u32::try_from(s).ok())
+                .collect()
         })
         .unwrap_or_default()
 }
@@ -764,11 +766,7 @@ fn stale_evidence(b: &mut Block, rows: &Rows, page: &[u8], endian: Endian) {
         return;
     };
     let key = |r: &StaleRow| render::key_text(&r.keys);
-    let mut words = format!(
-        "key {} is live at {} too",
-        key(first),
-        first.live_at
-    );
+    let mut words = format!("key {} is live at {} too", key(first), first.live_at);
     for r in more {
         words.push_str(&format!(", key {} at {}", key(r), r.live_at));
     }
@@ -779,7 +777,11 @@ fn stale_evidence(b: &mut Block, rows: &Rows, page: &[u8], endian: Endian) {
         } else {
             String::from("the copies on this page are older versions")
         },
-        if more.is_empty() { "it counts as" } else { "they count as" }
+        if more.is_empty() {
+            "it counts as"
+        } else {
+            "they count as"
+        }
     ));
     if b.damage == Damage::Checksum {
         let sectors: BTreeSet<u32> = rows

@@ -690,8 +690,7 @@ impl ReportReader {
             for (b, page) in &f.pages {
                 let absolute = bs.absolute_block(f.verdict.segno, *b);
                 all.insert(absolute);
-                if crate::verify::verify_page(page, absolute, endian).status
-                    == PageStatus::Mismatch
+                if crate::verify::verify_page(page, absolute, endian).status == PageStatus::Mismatch
                     && crate::verify::header_is_sane(page, endian)
                 {
                     sane.insert(absolute);
