@@ -16,7 +16,7 @@ use std::sync::{mpsc, Mutex};
 use pgpage::copy::CopyFormat;
 use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
 use pgpage::rows::{
-    page_problem, Column, RowFormat, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
+    page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
 };
 use pgpage::scan::ChecksumsKnown;
 use pgpage::toast::{ChunkIndex, ValueProblem};
@@ -108,6 +108,7 @@ pub fn run(args: &RowsArgs) -> i32 {
         toast_name: &toast_name,
         log: &log,
         checksums: ChecksumsKnown::Unknown,
+        row_key: None,
     };
     print_rows(columns, args, true, &relation, false)
 }
@@ -134,6 +135,9 @@ pub struct Relation<'a> {
     pub log: &'a TransactionLog,
     /// Data checksums on or off as pg_control says, if it says.
     pub checksums: ChecksumsKnown,
+    /// The attribute numbers of the columns that name one row (the catalogs' primary key or
+    /// unique index); None when not known.
+    pub row_key: Option<&'a [i16]>,
 }
 
 /// Streams the rows to stdout and reports on stderr; returns the exit status. `damaged`:
@@ -344,9 +348,19 @@ pub fn stream_rows(
     let endian = files.first().map_or(Endian::Little, |f| f.endian);
     let mut summary = Summary::default();
     let toast = index_toast(relation, choice, &mut summary)?;
-    let writer = RowWriter::new(columns, args.format.row_format(), endian, check_fit)
+    let mut writer = RowWriter::new(columns, args.format.row_format(), endian, check_fit)
         .with_versions(versions)
         .with_damaged(args.include_damaged);
+    let mut keys_unknown = false;
+    if args.include_damaged {
+        match relation.row_key.and_then(RowKeys::new) {
+            Some(mut keys) => {
+                sound_keys(&files, &writer, &toast, relation, &mut keys);
+                writer = writer.with_row_keys(keys);
+            }
+            None => keys_unknown = true,
+        }
+    }
     if args.header {
         let line = writer
             .header_line()
@@ -472,6 +486,11 @@ pub fn stream_rows(
         }
         Ok(())
     })?;
+    if keys_unknown && summary.damaged_rows > 0 {
+        eprintln!(
+            "pgpage: warning: the table's primary key (or another unique index on its columns) is not known (none in the catalogs read, or --types, which reads none): on the pages whose checksum fails, a stale version of a row that a torn write or an older page brought back cannot be told apart from the row, and may be printed beside its live version"
+        );
+    }
     Ok(summary)
 }
 
@@ -616,6 +635,42 @@ fn chunk(
         }
     }
     c
+}
+
+/// The first pass of `--include-damaged`: the keys of the live rows on every page that
+/// verifies, so that the second leaves out a damaged page's stale versions of them.
+fn sound_keys(
+    files: &[HeapFile],
+    writer: &RowWriter,
+    toast: &Option<Toast>,
+    relation: &Relation,
+    keys: &mut RowKeys,
+) {
+    let mut fetch = |p: &ToastPointer| match toast {
+        Some(t) => t.fetch(p),
+        None => Err(ValueProblem::from(
+            pgpage::findings::Finding::ToastRelationMissing,
+        )),
+    };
+    for f in files {
+        let bs = f.block_size.len();
+        let mut page = vec![0u8; bs];
+        for block in 0..f.len.checked_div(bs as u64).unwrap_or(0) {
+            let (got, _) = read_full_at(&f.file, &mut page, block.saturating_mul(bs as u64));
+            if got < bs {
+                continue;
+            }
+            let absolute = f.block_size.absolute_block(f.segment, block as u32);
+            keys.sound_page(
+                writer,
+                &page,
+                absolute,
+                relation.checksums,
+                relation.log,
+                &mut fetch,
+            );
+        }
+    }
 }
 
 /// Reads every page of the TOAST files and notes where each chunk is.

@@ -84,6 +84,7 @@ fn prepare(args: &RowsArgs) -> Result<i32, String> {
         toast_name: &table.toast_name,
         log: &table.log,
         checksums: table.checksums,
+        row_key: table.row_key.as_deref(),
     };
     Ok(print_rows(
         table.columns,

@@ -7,7 +7,7 @@
 use pgpage::catalog::table::Table;
 use pgpage::copy::CopyFormat;
 use pgpage::rows::{
-    page_problem, Column, RowFormat, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
+    page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
 };
 use pgpage::scan::ChecksumsKnown;
 use pgpage::toast::{ChunkIndex, ValueProblem};
@@ -158,6 +158,13 @@ pub struct RowsReader {
     /// The all-zero pages of the read so far not yet followed by a page with rows (a read
     /// starts at relation block 0).
     zeros: ZeroRuns,
+    /// The attribute numbers of the columns that name one row (the catalogs' primary key or
+    /// unique index); None for a type list or a table without one.
+    row_key: Option<Vec<i16>>,
+    /// The rows' keys on pages that verify: being read (`key_pages`), then read.
+    keys: Option<RowKeys>,
+    keys_read: bool,
+    include_damaged: bool,
 }
 
 impl RowsReader {
@@ -200,6 +207,10 @@ impl RowsReader {
             toast: ChunkIndex::new(toast_name.to_owned(), bs, e),
             table: String::from("null"),
             zeros: ZeroRuns::default(),
+            row_key: None,
+            keys: None,
+            keys_read: false,
+            include_damaged: false,
         })
     }
 
@@ -227,7 +238,66 @@ impl RowsReader {
         )
         .with_versions(versions)
         .with_damaged(include_damaged);
+        self.include_damaged = include_damaged;
+        if let (true, true, Some(keys)) = (include_damaged, self.keys_read, self.keys.as_ref()) {
+            self.writer = core::mem::replace(
+                &mut self.writer,
+                RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false),
+            )
+            .with_row_keys(keys.clone());
+        }
         Ok(())
+    }
+
+    /// Whether the rows of damaged pages are asked for and the keys of the rows on pages
+    /// that verify must be read first (`key_pages` over every page, then `keys_done`), so
+    /// that a damaged page's stale versions are left out.
+    pub fn wants_row_keys(&self) -> bool {
+        self.include_damaged && self.row_key.is_some() && !self.keys_read
+    }
+
+    /// Whether the rows of damaged pages are asked for but no key names a row (a type list,
+    /// a table without a primary key or unique index): a stale version cannot be told apart.
+    pub fn stale_unknown(&self) -> bool {
+        self.include_damaged && self.row_key.as_deref().and_then(RowKeys::new).is_none()
+    }
+
+    /// The first pass: the keys of the live rows of whole pages `bytes` (relation-wide
+    /// block `first_absolute` first) that verify.
+    pub fn key_pages(&mut self, bytes: &[u8], first_absolute: u32, source: Option<ChunkSource>) {
+        let Some(mut keys) = self
+            .keys
+            .take()
+            .or_else(|| self.row_key.as_deref().and_then(RowKeys::new))
+        else {
+            return;
+        };
+        let mut fetch = self.fetch(source.as_ref());
+        for (i, page) in bytes.chunks_exact(self.block_size).enumerate() {
+            let absolute = first_absolute.saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
+            keys.sound_page(
+                &self.writer,
+                page,
+                absolute,
+                self.checksums,
+                &self.log,
+                &mut fetch,
+            );
+        }
+        drop(fetch);
+        self.keys = Some(keys);
+    }
+
+    /// The first pass is over: the writer leaves out the damaged pages' stale versions.
+    pub fn keys_done(&mut self) {
+        self.keys_read = true;
+        if let Some(keys) = self.keys.as_ref() {
+            self.writer = core::mem::replace(
+                &mut self.writer,
+                RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false),
+            )
+            .with_row_keys(keys.clone());
+        }
     }
 
     /// COPY's HEADER line for the format set (`pgpage rows --header`); undefined for JSON.
@@ -566,6 +636,10 @@ impl TableReader {
             toast: ChunkIndex::new(t.toast_name, bs, e),
             table,
             zeros: ZeroRuns::default(),
+            row_key: t.row_key,
+            keys: None,
+            keys_read: false,
+            include_damaged: false,
         })
     }
 }

@@ -65,10 +65,27 @@ export function rowsSentence(rows: NonNullable<ReportBlock['rows']>): string {
     rows.known_from === 'index'
       ? `as the entries of ${rows.index ? `the index ${rows.index}` : "the table's indexes"} that point into this block say`
       : "as the page's own line pointers say";
-  return `${lost} and ${readable}, ${from}.`.replace(/^./, (c) => c.toUpperCase());
+  // Rows, not index entries: a row updated without HOT keeps its older version's entry.
+  const entries = rows.index_entries !== undefined && rows.index_entries !== rows.lost ? ` (${plural(rows.index_entries, 'index entry', 'index entries')})` : '';
+  const said = `${lost}${entries} and ${readable}, ${from}.`.replace(/^./, (c) => c.toUpperCase());
+  const stale = rows.stale_rows ?? [];
+  if (!rows.stale || stale.length === 0) return said;
+  const [first, ...more] = stale;
+  const where = [`key ${keyText(first.keys)} is live at ${first.live_at} too`, ...more.map((r) => `key ${keyText(r.keys)} at ${r.live_at}`)].join(', ');
+  const copies = more.length === 0 ? `the copy on this page (${first.ctid}) is an older version` : 'the copies on this page are older versions';
+  return `${said} ${plural(rows.stale, 'stale version is', 'stale versions are')} counted as neither: ${where}: ${copies} (a torn write or a page from an older copy).`;
 }
 
-const keyText = (k: (string | null)[]) => (k.length === 1 ? (k[0] ?? 'NULL') : `(${k.map((v) => v ?? 'NULL').join(', ')})`);
+function keyText(k: (string | null)[]): string {
+  return k.length === 1 ? (k[0] ?? 'NULL') : `(${k.map((v) => v ?? 'NULL').join(', ')})`;
+}
+
+/** A lost key as listed: a repeated one with its number of index entries. */
+const lostKeyText = (rows: NonNullable<ReportBlock['rows']>) => (k: (string | null)[]) => {
+  const same = rows.repeated?.find((r) => r.keys.length === k.length && r.keys.every((v, i) => v === k[i]));
+  if (!same) return keyText(k);
+  return `${keyText(k)} (${same.entries} index entries: ${same.entries === 2 ? 'one is an older version' : 'all but one are older versions'})`;
+};
 
 function Finding({ rel, b, entry, onOpen, sayBound }: { rel: ReportRelation; b: ReportBlock; entry: FileEntry | undefined; onOpen: (f: FileEntry, block: number) => void; sayBound: boolean }) {
   const name = rel.relation ?? rel.path;
@@ -148,7 +165,7 @@ function Finding({ rel, b, entry, onOpen, sayBound }: { rel: ReportRelation; b: 
           The lost rows&apos; keys in {b.rows.index ?? 'the index'} ({b.rows.keys.length.toLocaleString('en-US')}):{' '}
           {/* A box of its own: thousands of keys would push every other finding out of sight. */}
           <span data-testid="lost-key-list" tabIndex={0} aria-label="the lost rows' keys">
-            {b.rows.keys.map(keyText).join(', ')}
+            {b.rows.keys.map(lostKeyText(b.rows)).join(', ')}
           </span>
         </p>
       )}

@@ -51,5 +51,20 @@ export interface ReportBlock {
   holds_block?: number;
   torn_sectors?: number[];
   bit_flips?: { rank: number; byte: number; bit: number; field: string; structurally_valid: boolean; item?: number; column?: string; stored?: string; flipped?: string; why: string }[];
-  rows?: { lost: number | null; readable: number | null; known_from: 'index' | 'header' | 'unknown'; index?: string; keys?: (string | null)[][]; upper_bound: boolean; bound: string | null };
+  rows?: {
+    lost: number | null;
+    readable: number | null;
+    known_from: 'index' | 'header' | 'unknown';
+    index?: string;
+    keys?: (string | null)[][];
+    upper_bound: boolean;
+    bound: string | null;
+    /** The index entries behind `lost` where a lost row had several (older versions'). */
+    index_entries?: number;
+    /** Lost keys the index holds more than once. */
+    repeated?: { keys: (string | null)[]; entries: number }[];
+    /** Tuples the page shows live whose key is live on a sound page too: neither readable nor lost. */
+    stale?: number;
+    stale_rows?: { keys: (string | null)[]; ctid: string; live_at: string }[];
+  };
 }

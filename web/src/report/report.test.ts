@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { bugMessage } from './bugs';
 import type { ReportBlock, ReportJson } from './protocol';
-import { ranked, reportName, sentence } from './ReportPanel';
+import { ranked, reportName, rowsSentence, sentence } from './ReportPanel';
 
 const block = (n: number, severity: ReportBlock['severity']): ReportBlock => ({
   block: n,
@@ -65,5 +65,25 @@ describe('report panel', () => {
     expect(m).toContain('ERROR:  invalid page in block 1');
     expect(m).toContain('Database system identifier:           7711884217707197569');
     expect(m).toContain('# pgpage incident report\n\n**v**');
+  });
+
+  it('counts rows, not index entries, and says what stale versions are', () => {
+    const rows: NonNullable<ReportBlock['rows']> = { lost: 36, readable: 0, known_from: 'index', index: 'public.orders_pkey', upper_bound: true, bound: null, index_entries: 37, stale: 0 };
+    expect(rowsSentence(rows)).toBe('At most 36 rows are lost (37 index entries) and no row is readable, as the entries of the index public.orders_pkey that point into this block say.');
+    const torn: NonNullable<ReportBlock['rows']> = {
+      lost: 0,
+      readable: 7,
+      known_from: 'index',
+      upper_bound: true,
+      bound: null,
+      stale: 2,
+      stale_rows: [
+        { keys: ['1021'], ctid: '(28,13)', live_at: '(100,8)' },
+        { keys: ['1022'], ctid: '(28,14)', live_at: '(100,9)' },
+      ],
+    };
+    const said = rowsSentence(torn);
+    expect(said).toContain('7 rows are readable');
+    expect(said).toContain('2 stale versions are counted as neither: key 1021 is live at (100,8) too, key 1022 at (100,9): the copies on this page are older versions');
   });
 });

@@ -168,6 +168,24 @@ export function* readRows(
   salvage.toastPagesLost.push(...(toastLost ?? indexToast(reader, files, source)));
   const chunks = toastChunks(files, source);
   salvage.pagesTotal = source.paths.reduce((n, p) => n + Math.floor(files.size(p) / bs), 0);
+  // With the rows of damaged pages: a first pass takes the keys of the rows on pages that
+  // verify, so that the core leaves out a damaged page's stale versions of them.
+  if (reader.wants_row_keys()) {
+    for (const p of source.paths) {
+      const size = files.size(p);
+      const whole = size - (size % bs);
+      const first = segmentFirstBlock(p, bs);
+      for (let at = 0; at < whole; at += run) {
+        const bytes = files.read(p, at, Math.min(run, whole - at));
+        if (bytes) reader.key_pages(bytes, first + at / bs, chunks);
+      }
+    }
+    reader.keys_done();
+  }
+  if (reader.stale_unknown())
+    salvage.damage.push(
+      "the table's primary key (or another unique index on its columns) is not known: on the pages whose checksum fails, a stale version of a row that a torn write or an older page brought back cannot be told apart from the row, and may be given beside its live version",
+    );
   for (const p of source.paths) {
     const size = files.size(p);
     const whole = size - (size % bs);

@@ -412,6 +412,10 @@ pub struct IndexRow {
     /// indisprimary and indisunique: whose keys name a row (the report's lost rows).
     pub indisprimary: bool,
     pub indisunique: bool,
+    /// indkey: the table's attribute numbers of the index's columns (0: an expression).
+    pub indkey: Vec<i16>,
+    /// indpred is set: the index holds only the rows its predicate admits.
+    pub partial: bool,
 }
 
 /// The elements of an int2vector or oidvector column (array.h: a one-dimensional
@@ -457,6 +461,12 @@ pub fn index_rows(
             indclass: vector("indclass", 4).unwrap_or_default(),
             indisprimary: r.bool("indisprimary").unwrap_or(false),
             indisunique: r.bool("indisunique").unwrap_or(false),
+            indkey: vector("indkey", 2)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|v| v as u16 as i16)
+                .collect(),
+            partial: r.bytes("indpred").is_some(),
         })
     })
 }

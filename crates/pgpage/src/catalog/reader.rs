@@ -113,6 +113,10 @@ pub struct CatalogListing {
     /// Each unique index by (database oid, index oid): true for a primary key.
     #[serde(skip)]
     pub unique_indexes: BTreeMap<(u32, u32), bool>,
+    /// (database oid, table oid): the attribute numbers of the columns that name one row of
+    /// the table, its primary key's, else those of a unique index on plain columns that is
+    /// not partial: at most one live version per key.
+    pub row_keys: BTreeMap<(u32, u32), Vec<i16>>,
 }
 
 /// pg_collation_d.h: C_COLLATION_OID and POSIX_COLLATION_OID, the collations whose text
@@ -707,6 +711,7 @@ impl CatalogReader {
         let mut index_keys = BTreeMap::new();
         let mut index_key_output_map = BTreeMap::new();
         let mut unique_indexes = BTreeMap::new();
+        let mut row_keys: BTreeMap<(u32, u32), (bool, Vec<i16>)> = BTreeMap::new();
         let mut shared_seen = BTreeSet::new();
         for db in &databases {
             let Some(state) = self.states.get(&db.oid) else {
@@ -742,6 +747,29 @@ impl CatalogReader {
                     .filter(|i| i.indisunique)
                     .map(|i| ((db.oid, i.indexrelid), i.indisprimary)),
             );
+            for i in state.indexes.iter().flatten() {
+                let keys: Vec<i16> = i
+                    .indkey
+                    .iter()
+                    .copied()
+                    .take(usize::try_from(i.indnkeyatts).unwrap_or(0))
+                    .collect();
+                let plain = !keys.is_empty() && keys.iter().all(|&k| k > 0);
+                if !i.indisunique || i.partial || !plain {
+                    continue;
+                }
+                let slot = row_keys.entry((db.oid, i.indrelid));
+                match slot {
+                    alloc::collections::btree_map::Entry::Vacant(v) => {
+                        v.insert((i.indisprimary, keys));
+                    }
+                    alloc::collections::btree_map::Entry::Occupied(mut o) => {
+                        if i.indisprimary && !o.get().0 {
+                            o.insert((true, keys));
+                        }
+                    }
+                }
+            }
             if let Some(attributes) = &state.attributes {
                 let mut of: BTreeMap<u32, Vec<&AttributeRow>> = BTreeMap::new();
                 for a in attributes
@@ -797,6 +825,7 @@ impl CatalogReader {
             index_keys,
             index_key_output: index_key_output_map,
             unique_indexes,
+            row_keys: row_keys.into_iter().map(|(k, (_, v))| (k, v)).collect(),
         }
     }
 }

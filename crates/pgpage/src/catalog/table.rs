@@ -196,6 +196,9 @@ pub struct Table {
     pub with: ReadWith,
     /// What could not be read on the way (catalog pages, files), one line each.
     pub damage: Vec<String>,
+    /// The attribute numbers of the columns that name one row (`CatalogListing::row_keys`);
+    /// None when the table has no such index or pg_index could not say.
+    pub row_key: Option<Vec<i16>>,
 }
 
 /// Why a table cannot be read, and what could not be read on the way to that answer.
@@ -614,6 +617,10 @@ impl TableReader {
             checksums: self.checksums,
             with,
             damage: core::mem::take(damage),
+            row_key: self
+                .listing
+                .as_ref()
+                .and_then(|l| l.row_keys.get(&(db, class.oid)).cloned()),
         })
     }
 }

@@ -112,6 +112,39 @@ pub struct Rows {
     pub upper_bound: bool,
     /// Why the count is what it is, in words.
     pub bound: Option<String>,
+    /// With a unique index's keys: the index entries behind `lost`, when more than the rows
+    /// (a row updated without HOT keeps its older version's entry until VACUUM).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_entries: Option<u64>,
+    /// Lost keys the index holds more than once, each with its number of entries.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repeated: Vec<RepeatedKey>,
+    /// Tuples the page shows live whose unique key is live on a sound page too: older
+    /// versions a torn write or an older page brought back, neither readable nor lost.
+    pub stale: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale_rows: Vec<StaleRow>,
+}
+
+/// A lost key with more than one index entry on the block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RepeatedKey {
+    pub keys: Vec<Option<String>>,
+    pub entries: u64,
+}
+
+/// A stale version: the damaged page's copy of a row whose key is live elsewhere.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StaleRow {
+    /// The unique index's key columns as text.
+    pub keys: Vec<Option<String>>,
+    /// The copy on the damaged page, `(block,offset)`.
+    pub ctid: String,
+    /// Where the key's live version stands, `(block,offset)`.
+    pub live_at: String,
+    /// The copy's line pointer, for the sectors it lies in.
+    #[serde(skip)]
+    pub lp: u16,
 }
 
 /// One single-bit flip that makes the stored checksum valid.
@@ -355,6 +388,10 @@ pub struct RelationInput {
     /// pg_xact, for which tuples a new snapshot sees (one for the whole cluster).
     pub log: Option<Arc<TransactionLog>>,
     pub indexes: Vec<IndexInput>,
+    /// Heap pages that verify, by relation-wide block, where a unique key of a damaged
+    /// page's live tuple has another index entry (`twin_blocks`): whether a live version
+    /// stands there tells a stale copy from the row's one live version.
+    pub sound_pages: BTreeMap<u32, Vec<u8>>,
 }
 
 /// Everything a report is made from.
@@ -426,6 +463,106 @@ fn held_for(indexes: &[IndexInput], block: u32) -> Option<Held<'_>> {
         offsets,
         keys_from: best.map(|(ix, _)| ix),
     })
+}
+
+/// The unique index whose keys name the rows (the primary key first), with its keys known.
+pub fn naming_index(indexes: &[IndexInput]) -> Option<&IndexInput> {
+    indexes
+        .iter()
+        .filter(|ix| ix.keys_known && ix.uniqueness > 0)
+        .max_by_key(|ix| ix.uniqueness)
+}
+
+/// The keys of `naming_index`'s entries (dead ones too: the page may show their versions
+/// live) that point into `blocks`, without NULLs (a unique index lets NULLs repeat): the
+/// keys whose other entries `twin_blocks` looks for.
+pub fn keys_into(ix: &IndexInput, blocks: &BTreeSet<u32>) -> BTreeSet<Vec<Option<String>>> {
+    ix.entries
+        .iter()
+        .filter(|e| blocks.contains(&e.block))
+        .filter_map(|e| e.keys.clone())
+        .filter(|k| k.iter().all(Option::is_some))
+        .collect()
+}
+
+/// The blocks outside `blocks` that the index's live entries with those keys point at.
+pub fn twin_blocks(
+    ix: &IndexInput,
+    keys: &BTreeSet<Vec<Option<String>>>,
+    blocks: &BTreeSet<u32>,
+) -> BTreeSet<u32> {
+    ix.entries
+        .iter()
+        .filter(|e| !e.dead && !blocks.contains(&e.block))
+        .filter(|e| e.keys.as_ref().is_some_and(|k| keys.contains(k)))
+        .map(|e| e.block)
+        .collect()
+}
+
+/// The line pointer of the version a new snapshot sees in the HOT chain from `root`, as
+/// heap_hot_search_buffer follows it; None when no version of the chain is visible (a
+/// deleted row, an updated-away version whose successor is on another page).
+fn visible_in_chain(
+    page: &[u8],
+    block: u32,
+    root: u16,
+    endian: Endian,
+    log: &TransactionLog,
+) -> Option<u16> {
+    let lines = crate::story::heap_lines(page, block, endian)?;
+    let next: BTreeMap<u16, u16> = lines
+        .items
+        .iter()
+        .filter_map(|i| i.redirect_to.or(i.hot_next).map(|to| (i.lp, to)))
+        .collect();
+    let visible: BTreeSet<u16> = heap_items(page, endian)
+        .filter_map(|item| {
+            let header = TupleHeader::read(item.tuple?, endian)?;
+            (visibility(&header, (block, item.lp), log) == Visibility::Visible).then_some(item.lp)
+        })
+        .collect();
+    let mut lp = root;
+    for _ in 0..=next.len() {
+        if visible.contains(&lp) {
+            return Some(lp);
+        }
+        lp = *next.get(&lp)?;
+    }
+    None
+}
+
+/// Where `key` has a visible version on a sound page other than `block`: the naming index's
+/// other live entries for it, each chain followed on its page.
+fn live_elsewhere(
+    ix: &IndexInput,
+    key: &[Option<String>],
+    block: u32,
+    rel: &RelationInput,
+) -> Option<(u32, u16)> {
+    let empty = TransactionLog::new(8192, rel.endian);
+    let log = rel.log.as_deref().unwrap_or(&empty);
+    ix.entries
+        .iter()
+        .filter(|e| !e.dead && e.block != block && e.keys.as_deref() == Some(key))
+        .find_map(|e| {
+            let page = rel.sound_pages.get(&e.block)?;
+            let lp = visible_in_chain(page, e.block, e.offset, rel.endian, log)?;
+            Some((e.block, lp))
+        })
+}
+
+/// The 512-byte sectors a tuple's bytes lie in.
+fn tuple_sectors(page: &[u8], lp: u16, endian: Endian) -> Vec<u32> {
+    heap_items(page, endian)
+        .find(|i| i.lp == lp)
+        .map(|i| {
+            let first = i.off / 512;
+            let last = i.off.saturating_add(i.len.max(1)).saturating_sub(1) / 512;
+            (first..=last)
+                .filter_map(|s| u32::try_from(s).ok())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The readable rows of a page with a sane header: the offsets of tuples a new snapshot
@@ -635,19 +772,53 @@ fn file_blocks(
         }
         if rows_kind {
             let wrong: BTreeSet<u16> = row.structure.iter().filter_map(|f| f.item).collect();
-            b.rows = Some(rows_of(
-                page,
-                &b,
-                &wrong,
-                absolute,
-                endian,
-                rel,
-                held.as_ref(),
-            ));
+            let rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
+            stale_evidence(&mut b, &rows, page, endian);
+            b.rows = Some(rows);
         }
         out.push(b);
     }
     out
+}
+
+/// What stale versions on a page say: each key live elsewhere, and, where nothing else
+/// explained the mismatch, a tear (or an older page) in the sectors they lie in.
+fn stale_evidence(b: &mut Block, rows: &Rows, page: &[u8], endian: Endian) {
+    let [first, more @ ..] = rows.stale_rows.as_slice() else {
+        return;
+    };
+    let key = |r: &StaleRow| render::key_text(&r.keys);
+    let mut words = format!("key {} is live at {} too", key(first), first.live_at);
+    for r in more {
+        words.push_str(&format!(", key {} at {}", key(r), r.live_at));
+    }
+    b.evidence.push(format!(
+        "{words}: {} (a torn write or a page from an older copy); {} neither readable nor lost",
+        if more.is_empty() {
+            format!("the copy on this page ({}) is an older version", first.ctid)
+        } else {
+            String::from("the copies on this page are older versions")
+        },
+        if more.is_empty() {
+            "it counts as"
+        } else {
+            "they count as"
+        }
+    ));
+    if b.damage == Damage::Checksum {
+        let sectors: BTreeSet<u32> = rows
+            .stale_rows
+            .iter()
+            .flat_map(|r| tuple_sectors(page, r.lp, endian))
+            .collect();
+        b.damage = Damage::Torn;
+        b.torn_sectors = sectors.into_iter().collect();
+        b.evidence.retain(|e| !e.starts_with("no single-bit flip"));
+        b.evidence.push(format!(
+            "the stale versions lie in {}: those bytes are an older write of the page (a torn write, or an older copy of the page), while the header and line pointers are newer",
+            sector_list(&b.torn_sectors)
+        ));
+    }
 }
 
 /// The damage class of one page, with its evidence; None for a page that is not damaged.
@@ -898,8 +1069,6 @@ fn rows_of(
     if let Some(o) = own.as_mut() {
         o.retain(|lp| !damaged.contains(lp));
     }
-    // A page the server refuses gives no rows to the server, but pgpage reads its sane ones.
-    let readable_count = own.as_ref().map(|o| o.len() as u64);
     // An index entry names the root of its HOT chain (an LP_REDIRECT, or the oldest version
     // still on the page): the row is there when the chain, followed within the page as
     // heap_hot_search_buffer does, reaches a tuple that reads.
@@ -917,29 +1086,70 @@ fn rows_of(
     // On a page whose header reads, an index entry's row is lost only when its chain meets
     // damaged bytes before a tuple that reads; a chain that ends in an intact dead or
     // invisible version (a deleted row, an LP_DEAD line pointer) lost nothing to the damage.
-    let lost_row = |root: u16| {
+    // Ok(Some(lp)): the row reads at lp; Ok(None): nothing lost; Err: lost.
+    let reached = |root: u16| -> Result<Option<u16>, ()> {
         let Some(o) = own.as_ref() else {
-            return true;
+            return Err(());
         };
         let mut lp = root;
         // A chain visits each line pointer once; more steps than that is a loop.
         for _ in 0..=next.len() {
             if o.contains(&lp) {
-                return false;
+                return Ok(Some(lp));
             }
             if damaged.contains(&lp) {
-                return true;
+                return Err(());
             }
             match next.get(&lp) {
                 Some(&to) => lp = to,
-                None => return false,
+                None => return Ok(None),
             }
         }
-        true
+        Err(())
     };
+    // A unique index holds one live version per key: a tuple this damaged page shows live
+    // whose key is live on a sound page too is an older version the damage brought back.
+    let mut stale_rows: Vec<(u16, StaleRow)> = Vec::new();
+    if b.status == PageStatus::Mismatch.as_str() && own.is_some() {
+        if let Some(ix) = naming_index(&rel.indexes) {
+            // An entry the index marked dead names a version it knows is dead: the page
+            // showing that version live is the same evidence.
+            for e in ix.entries.iter().filter(|e| e.block == absolute) {
+                let (Ok(Some(lp)), Some(key)) = (reached(e.offset), e.keys.as_ref()) else {
+                    continue;
+                };
+                if key.iter().any(Option::is_none) || stale_rows.iter().any(|(l, _)| *l == lp) {
+                    continue;
+                }
+                if let Some((ob, olp)) = live_elsewhere(ix, key, absolute, rel) {
+                    stale_rows.push((
+                        lp,
+                        StaleRow {
+                            keys: key.clone(),
+                            ctid: format!("({absolute},{lp})"),
+                            live_at: format!("({ob},{olp})"),
+                            lp,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    // A page the server refuses gives no rows to the server, but pgpage reads its sane ones;
+    // a stale version is not one of its rows.
+    let readable_count = own
+        .as_ref()
+        .map(|o| (o.len() as u64).saturating_sub(stale_rows.len() as u64));
+    let stale = stale_rows.len() as u64;
+    let stale_rows: Vec<StaleRow> = stale_rows.into_iter().map(|(_, r)| r).collect();
     match held {
         Some(h) => {
-            let lost: Vec<u16> = h.offsets.iter().copied().filter(|&lp| lost_row(lp)).collect();
+            let lost: Vec<u16> = h
+                .offsets
+                .iter()
+                .copied()
+                .filter(|&lp| reached(lp).is_err())
+                .collect();
             let keys: Vec<Vec<Option<String>>> = h
                 .keys_from
                 .map(|ix| {
@@ -953,9 +1163,41 @@ fn rows_of(
                         .collect()
                 })
                 .unwrap_or_default();
+            // A unique index's key names one row: entries that repeat a key are older
+            // versions of the same row (updated without HOT, not yet vacuumed), so the
+            // rows are the distinct keys, when every lost entry has its key.
+            let unique = h.keys_from.is_some_and(|ix| ix.uniqueness > 0)
+                && keys.len() == lost.len()
+                && keys.iter().all(|k| k.iter().all(Option::is_some));
+            let (keys, repeated, entries) = if unique {
+                let mut counted: Vec<(Vec<Option<String>>, u64)> = Vec::new();
+                for k in keys {
+                    match counted.iter_mut().find(|(c, _)| *c == k) {
+                        Some((_, n)) => *n = n.saturating_add(1),
+                        None => counted.push((k, 1)),
+                    }
+                }
+                let repeated: Vec<RepeatedKey> = counted
+                    .iter()
+                    .filter(|(_, n)| *n > 1)
+                    .map(|(k, n)| RepeatedKey {
+                        keys: k.clone(),
+                        entries: *n,
+                    })
+                    .collect();
+                let entries = (!repeated.is_empty()).then_some(lost.len() as u64);
+                (counted.into_iter().map(|(k, _)| k).collect(), repeated, entries)
+            } else {
+                (keys, Vec::new(), None)
+            };
+            let lost_rows = if unique {
+                keys.len() as u64
+            } else {
+                lost.len() as u64
+            };
             let partial = rel.indexes.iter().any(|ix| ix.unreadable_pages > 0);
             Rows {
-                lost: Some(lost.len() as u64),
+                lost: Some(lost_rows),
                 readable: Some(readable_count.unwrap_or(0)),
                 known_from: KnownFrom::Index,
                 index: h.keys_from.filter(|_| !keys.is_empty()).map(|ix| ix.name.clone()),
@@ -966,6 +1208,10 @@ fn rows_of(
                 } else {
                     String::from(INDEX_BOUND)
                 }),
+                index_entries: entries,
+                repeated,
+                stale,
+                stale_rows,
             }
         }
         None => match own {
@@ -981,6 +1227,10 @@ fn rows_of(
                     bound: Some(String::from(
                         "from the page's own line pointers; no B-tree index of the table was read to check them",
                     )),
+                    index_entries: None,
+                    repeated: Vec::new(),
+                    stale,
+                    stale_rows,
                 }
             }
             None => Rows {
@@ -993,6 +1243,10 @@ fn rows_of(
                 bound: Some(String::from(
                     "the page cannot say how many rows it held, and no B-tree index of the table was read",
                 )),
+                index_entries: None,
+                repeated: Vec::new(),
+                stale,
+                stale_rows,
             },
         },
     }
@@ -1058,6 +1312,13 @@ fn verdict(r: &Report) -> String {
             ),
             (n, false) => format!("{bound}{} lost", plural(n, "row", "rows")),
         });
+    }
+    let stale: u64 = lost.iter().map(|x| x.stale).sum();
+    if stale > 0 {
+        parts.push(format!(
+            "{} that read as live although their keys are live on other pages (not counted as readable)",
+            plural(stale, "stale row version", "stale row versions")
+        ));
     }
     parts.join("; ")
 }
@@ -1502,6 +1763,7 @@ mod tests {
                 columns: None,
                 log: None,
                 indexes,
+                sound_pages: BTreeMap::new(),
             }],
             unknown: Vec::new(),
         })

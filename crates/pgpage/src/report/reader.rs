@@ -82,6 +82,11 @@ enum Step {
     Pages(usize, usize),
     /// Group `g`: its B-tree indexes' files, index `i` segment `s` from block `b`.
     Indexes(usize, usize, usize, u32),
+    /// Group `g`: the naming index again, segment `s` from block `b`, for the other entries
+    /// of the keys a damaged page shows live.
+    Twins(usize, usize, u32),
+    /// Group `g`: the heap pages those entries point at.
+    Sound(usize),
     /// Group `g`: the table's columns.
     Columns(usize, Box<TableReader>),
     Done,
@@ -111,6 +116,9 @@ pub struct ReportReader {
     indexes: Vec<IndexInput>,
     /// The B-tree indexes of the table being read.
     index_plan: Vec<IndexPlan>,
+    /// The naming index's place in `indexes` and the keys whose other entries are sought.
+    twins: Option<(usize, BTreeSet<Vec<Option<String>>>)>,
+    sound_pages: BTreeMap<u32, Vec<u8>>,
     relations: Vec<RelationInput>,
     cluster: ClusterFacts,
     unknown: Vec<String>,
@@ -144,6 +152,8 @@ impl ReportReader {
             maps: None,
             indexes: Vec::new(),
             index_plan: Vec::new(),
+            twins: None,
+            sound_pages: BTreeMap::new(),
             relations: Vec::new(),
             cluster: ClusterFacts {
                 data_checksums: String::from("unknown"),
@@ -445,6 +455,8 @@ impl ReportReader {
                 Ok(Step::Head(g, s.saturating_add(1)))
             }
             Step::Indexes(g, i, s, block) => self.read_indexes(g, i, s, block),
+            Step::Twins(g, s, block) => self.read_twins(g, s, block),
+            Step::Sound(g) => self.read_sound(g),
             Step::Columns(g, mut reader) => {
                 let want = reader.wanted();
                 if want.is_empty() {
@@ -507,6 +519,8 @@ impl ReportReader {
         self.files = Vec::new();
         self.maps = None;
         self.indexes = Vec::new();
+        self.twins = None;
+        self.sound_pages = BTreeMap::new();
         if g >= self.groups.len() {
             return Step::Done;
         }
@@ -594,7 +608,7 @@ impl ReportReader {
             segments,
         }) = self.index_plan.get(i).cloned()
         else {
-            return Ok(self.columns_step(g));
+            return Ok(self.twins_step(g));
         };
         let bs = self
             .files
@@ -669,6 +683,155 @@ impl ReportReader {
         Ok(Step::Indexes(g, i, s, block.saturating_add(n as u32)))
     }
 
+    /// Relation-wide numbers of the blocks the table's files want (the damaged ones), and of
+    /// those that fail their checksum with a sane header: pages whose live tuples may be stale.
+    fn damaged_blocks(&self) -> (BTreeSet<u32>, BTreeSet<u32>) {
+        let endian = self.endian();
+        let mut all = BTreeSet::new();
+        let mut sane = BTreeSet::new();
+        for f in &self.files {
+            let bs = f.verdict.geometry.block_size;
+            for (b, page) in &f.pages {
+                let absolute = bs.absolute_block(f.verdict.segno, *b);
+                all.insert(absolute);
+                if crate::verify::verify_page(page, absolute, endian).status == PageStatus::Mismatch
+                    && crate::verify::header_is_sane(page, endian)
+                {
+                    sane.insert(absolute);
+                }
+            }
+        }
+        (all, sane)
+    }
+
+    /// After the indexes: the naming index read again for the other entries of the keys a
+    /// damaged page with a sane header shows (their TIDs were left out as not wanted).
+    fn twins_step(&mut self, g: usize) -> Step {
+        let (_, sane) = self.damaged_blocks();
+        let Some(i) = super::naming_index(&self.indexes)
+            .and_then(|ix| self.indexes.iter().position(|x| core::ptr::eq(x, ix)))
+        else {
+            return self.columns_step(g);
+        };
+        let keys = self
+            .indexes
+            .get(i)
+            .map(|ix| super::keys_into(ix, &sane))
+            .unwrap_or_default();
+        if keys.is_empty() {
+            return self.columns_step(g);
+        }
+        self.twins = Some((i, keys));
+        Step::Twins(g, 0, 0)
+    }
+
+    fn read_twins(&mut self, g: usize, s: usize, block: u32) -> Result<Step, (Vec<Request>, Step)> {
+        let Some((i, keys)) = self.twins.clone() else {
+            return Ok(self.columns_step(g));
+        };
+        let Some(plan) = self.index_plan.get(i).cloned() else {
+            return Ok(self.columns_step(g));
+        };
+        let Some((segno, path)) = plan.segments.get(s).cloned() else {
+            return Ok(Step::Sound(g));
+        };
+        let bs = self
+            .files
+            .first()
+            .map_or(BlockSize::DEFAULT, |f| f.verdict.geometry.block_size);
+        let endian = self.endian();
+        let size = u64::from(bs.bytes());
+        let blocks = self.len(&path).checked_div(size).unwrap_or(0);
+        if u64::from(block) >= blocks {
+            return Ok(Step::Twins(g, s.saturating_add(1), 0));
+        }
+        let n = blocks.saturating_sub(u64::from(block)).min(CHUNK_PAGES);
+        let want = Request {
+            path,
+            offset: u64::from(block).saturating_mul(size),
+            len: n.saturating_mul(size),
+        };
+        let chunk = match self.take(&want) {
+            None => return Err((alloc::vec![want], Step::Twins(g, s, block))),
+            // Already said when the index was read first.
+            Some(Err(_)) => return Ok(Step::Twins(g, s.saturating_add(1), 0)),
+            Some(Ok(c)) => c,
+        };
+        let (wanted, _) = self.damaged_blocks();
+        let checksums = self.checksums != ChecksumsKnown::Off;
+        let mut found = Vec::new();
+        for (k, page) in chunk.chunks_exact(bs.len()).enumerate() {
+            let absolute = bs.absolute_block(segno, block.saturating_add(k as u32));
+            found.extend(
+                leaf_entries(page, absolute, endian, checksums, plan.keys.as_deref())
+                    .into_iter()
+                    .filter(|e| !wanted.contains(&e.block))
+                    .filter(|e| e.keys.as_ref().is_some_and(|k| keys.contains(k))),
+            );
+        }
+        if let Some(ix) = self.indexes.get_mut(i) {
+            ix.entries.extend(found);
+        }
+        Ok(Step::Twins(g, s, block.saturating_add(n as u32)))
+    }
+
+    /// The heap pages the twins point at; those that verify are kept.
+    fn read_sound(&mut self, g: usize) -> Result<Step, (Vec<Request>, Step)> {
+        let Some((i, keys)) = self.twins.clone() else {
+            return Ok(self.columns_step(g));
+        };
+        let (wanted, _) = self.damaged_blocks();
+        let blocks = self
+            .indexes
+            .get(i)
+            .map(|ix| super::twin_blocks(ix, &keys, &wanted))
+            .unwrap_or_default();
+        let bs = self
+            .files
+            .first()
+            .map_or(BlockSize::DEFAULT, |f| f.verdict.geometry.block_size);
+        let size = u64::from(bs.bytes());
+        let per = bs.blocks_per_segment().max(1);
+        let want: Vec<(u32, Request)> = blocks
+            .iter()
+            .filter_map(|&absolute| {
+                let segno = absolute.checked_div(per)?;
+                let within = absolute.checked_rem(per)?;
+                let (_, path) = self
+                    .groups
+                    .get(g)?
+                    .segments
+                    .iter()
+                    .find(|(n, _)| *n == segno)?
+                    .clone();
+                Some((
+                    absolute,
+                    Request {
+                        path,
+                        offset: u64::from(within).saturating_mul(size),
+                        len: size,
+                    },
+                ))
+            })
+            .collect();
+        if want.iter().any(|(_, w)| !self.given.contains_key(w)) {
+            return Err((want.into_iter().map(|(_, w)| w).collect(), Step::Sound(g)));
+        }
+        let endian = self.endian();
+        for (absolute, w) in &want {
+            if let Some(Ok(page)) = self.take(w) {
+                let sound = page.len() as u64 == size
+                    && crate::rows::page_problem(&page, *absolute, endian, self.checksums)
+                        .is_none()
+                    && !page.iter().all(|&b| b == 0);
+                if sound {
+                    self.sound_pages.insert(*absolute, page);
+                }
+            }
+        }
+        Ok(self.columns_step(g))
+    }
+
     fn endian(&self) -> Endian {
         self.files
             .first()
@@ -717,6 +880,7 @@ impl ReportReader {
             columns,
             log: self.log.clone(),
             indexes: core::mem::take(&mut self.indexes),
+            sound_pages: core::mem::take(&mut self.sound_pages),
         });
         self.first_group_step(g.saturating_add(1))
     }

@@ -7,6 +7,8 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt::Write;
 
+use crate::words::plural;
+
 use super::{Block, Damage, KnownFrom, Relation, Report, Rows, Severity};
 
 fn count(n: Option<u64>) -> String {
@@ -30,7 +32,48 @@ fn rows_line(r: &Rows) -> String {
         (Some(n), true) => format!("at most {n} lost"),
         (n, _) => format!("{} lost", count(n)),
     };
-    format!("rows: {lost}, {} readable ({from})", count(r.readable))
+    // Rows, not index entries: where a lost row had several entries, both counts.
+    let entries = match (r.index_entries, r.lost) {
+        (Some(e), Some(n)) if e != n => format!(" ({e} index entries)"),
+        _ => String::new(),
+    };
+    let stale = if r.stale > 0 {
+        format!(
+            ", {} (older versions of rows live elsewhere: neither readable nor lost)",
+            plural(r.stale, "stale version", "stale versions")
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "rows: {lost}{entries}, {} readable{stale} ({from})",
+        count(r.readable)
+    )
+}
+
+/// The lost keys, each repeated key once with its number of index entries.
+fn lost_keys_text(r: &Rows) -> String {
+    let mut out = keys_text(&r.keys);
+    if !r.repeated.is_empty() {
+        let marks: Vec<String> = r
+            .repeated
+            .iter()
+            .map(|k| {
+                format!(
+                    "{} ({} index entries: {})",
+                    key_text(&k.keys),
+                    k.entries,
+                    if k.entries == 2 {
+                        "one is an older version"
+                    } else {
+                        "all but one are older versions"
+                    }
+                )
+            })
+            .collect();
+        let _ = write!(out, "; of them {}", marks.join(", "));
+    }
+    out
 }
 
 /// The lost keys, one after another; runs of consecutive one-column integer keys as
@@ -70,7 +113,7 @@ fn keys_text(keys: &[Vec<Option<String>>]) -> String {
     parts.join(", ")
 }
 
-fn key_text(k: &[Option<String>]) -> String {
+pub(super) fn key_text(k: &[Option<String>]) -> String {
     let parts: Vec<String> = k
         .iter()
         .map(|v| {
@@ -153,7 +196,7 @@ fn block_text(out: &mut String, b: &Block, said: &mut Vec<String>) {
     if let Some(r) = &b.rows {
         let _ = writeln!(out, "      {}", rows_line(r));
         if !r.keys.is_empty() {
-            let _ = writeln!(out, "      lost keys: {}", keys_text(&r.keys));
+            let _ = writeln!(out, "      lost keys: {}", lost_keys_text(r));
         }
         // Said once: the same reason under every block would bury the blocks.
         if let Some(why) = r.bound.as_ref().filter(|w| !said.contains(w)) {
@@ -365,7 +408,7 @@ pub fn markdown(r: &Report) -> String {
                         out,
                         "- lost keys ({}): {}",
                         x.index.as_deref().unwrap_or("index"),
-                        keys_text(&x.keys)
+                        lost_keys_text(x)
                     );
                 }
             }
