@@ -8,7 +8,7 @@ import { afterPaint, pageDrawn } from '../lib/drawn';
 import { checksumWords, sentence, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { mapPage } from '../lib/maps';
 import { decodeWithCore, fileKindOf, structureHintsOf, type Span } from '../lib/spans';
-import { READ_AS_EMPTY, READ_AS_EMPTY_WORDS, STATUS_WORDS, ZERO_NOTE_WORDS } from '../lib/status';
+import { isReadAsEmpty, READ_AS_EMPTY, READ_AS_EMPTY_WORDS, STATUS_WORDS, ZERO_NOTE_WORDS } from '../lib/status';
 import { zeroNoteAt } from '../app/selection';
 import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { EditBar } from '../lab/EditBar';
@@ -246,8 +246,9 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       {reported && (
         <div className={`page-damage severity-${reported.severity}`} data-testid="page-damage" data-damage={reported.damage} data-severity={reported.severity}>
           <p>
-            <strong className="severity">{reported.damage === 'zeroed' ? READ_AS_EMPTY : reported.severity}</strong> {reportSentence(DAMAGE[reported.damage] ?? reported.damage)}
-            {reported.damage === 'zeroed' && <> ({READ_AS_EMPTY_WORDS})</>}
+            <strong className="severity">{isReadAsEmpty(reported) ? READ_AS_EMPTY : reported.severity}</strong>{' '}
+            {reportSentence(DAMAGE[reported.damage === 'zeroed' && reported.server ? 'zeroed_refused' : reported.damage] ?? reported.damage)}
+            {isReadAsEmpty(reported) && <> ({READ_AS_EMPTY_WORDS})</>}
             {reported.rows && <> {rowsSentence(reported.rows)}</>}
           </p>
           {reported.evidence.length > 0 && (

@@ -11,7 +11,7 @@ import { BUG_FIELDS, bugMessage, type BugFields } from './bugs';
 import type { ReportBlock, ReportJson, ReportRelation, Severity } from './protocol';
 import { useReport } from './useReport';
 import { shownReport } from './shown';
-import { READ_AS_EMPTY, READ_AS_EMPTY_WORDS } from '../lib/status';
+import { isReadAsEmpty, READ_AS_EMPTY, READ_AS_EMPTY_WORDS } from '../lib/status';
 import './report.css';
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, note: 2 };
@@ -39,6 +39,8 @@ export function reportName(r: ReportJson, root: string): string {
 
 export const DAMAGE: Record<string, string> = {
   zeroed: 'zeroed: an all-zero page where rows were; the server reads it as empty',
+  // An index page that is all zeros where the index's links lead: the server refuses it.
+  zeroed_refused: 'zeroed: an all-zero page the index still leads to; the server refuses it',
   overwritten: 'overwritten: not a PostgreSQL page (header and line pointers make no sense)',
   torn: 'torn: some 512-byte sectors are from another write',
   misplaced: 'misplaced: the page holds another block',
@@ -95,13 +97,13 @@ function Finding({ rel, b, entry, onOpen, sayBound }: { rel: ReportRelation; b: 
         <button type="button" className="finding-open" disabled={!entry} onClick={() => entry && onOpen(entry, b.block_in_file)} title={entry ? 'show this page in the page view' : 'the file was not dropped'}>
           {/* The contract's severity stays error (rows are lost); the badge says that the
               server raises none for a zeroed page, which is what makes it dangerous. */}
-          <span className="severity">{b.damage === 'zeroed' ? READ_AS_EMPTY : b.severity}</span> Block {b.block} of {rel.relation ? name : `the file ${name}`}
+          <span className="severity">{isReadAsEmpty(b) ? READ_AS_EMPTY : b.severity}</span> Block {b.block} of {rel.relation ? name : `the file ${name}`}
           {rel.database ? ` in database ${rel.database}` : ''}
           {rel.relation ? ` (${b.file}${b.block !== b.block_in_file ? `, block ${b.block_in_file} of that file` : ''})` : ''}
         </button>
       </h4>
-      <p className="incident-damage">{sentence(DAMAGE[b.damage] ?? b.damage)}</p>
-      {b.damage === 'zeroed' && (
+      <p className="incident-damage">{sentence(DAMAGE[b.damage === 'zeroed' && b.server ? 'zeroed_refused' : b.damage] ?? b.damage)}</p>
+      {isReadAsEmpty(b) && (
         <p className="read-as-empty" data-testid="read-as-empty-words">
           {sentence(`${READ_AS_EMPTY}: ${READ_AS_EMPTY_WORDS}`)}
         </p>

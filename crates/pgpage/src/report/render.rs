@@ -140,7 +140,7 @@ fn relation_name(rel: &Relation) -> String {
 /// loses rows although the server reads it without an error (the browser's badge says
 /// "read as empty" too).
 fn damage_words(b: &Block) -> String {
-    if b.damage == Damage::Zeroed {
+    if read_as_empty(b) {
         format!("{} [{ZEROED_TAG}]", b.damage.as_str())
     } else {
         String::from(b.damage.as_str())
@@ -148,6 +148,12 @@ fn damage_words(b: &Block) -> String {
 }
 
 const ZEROED_TAG: &str = "read as empty: rows lost, no error from the server";
+
+/// A zeroed page the server reads without an error (an index page it refuses as an
+/// unexpected zero page is zeroed too, but refused, with the server's words).
+fn read_as_empty(b: &Block) -> bool {
+    b.damage == Damage::Zeroed && b.server.is_none()
+}
 
 /// A bit-flip candidate in one line; `q` quotes a field or value (a backquote in Markdown).
 fn flip_line(f: &super::BitFlip, q: &str) -> String {
@@ -211,7 +217,7 @@ fn block_text(out: &mut String, b: &Block, said: &mut Vec<String>) {
 fn ranked(r: &Report, severity: Severity) -> Vec<(&Relation, &Block)> {
     let mut blocks: Vec<(&Relation, &Block)> =
         r.blocks().filter(|(_, b)| b.severity == severity).collect();
-    blocks.sort_by_key(|(_, b)| b.damage != Damage::Zeroed);
+    blocks.sort_by_key(|(_, b)| !read_as_empty(b));
     blocks
 }
 
@@ -368,7 +374,7 @@ pub fn markdown(r: &Report) -> String {
                 cell(&b.file),
                 b.block,
                 b.status,
-                if b.damage == Damage::Zeroed {
+                if read_as_empty(b) {
                     "zeroed (read as empty)"
                 } else {
                     b.damage.as_str()
