@@ -156,6 +156,10 @@ test('an empty file is a normal state, and an all-zero page between rows is said
   // The empty file: neutral words, no error anywhere.
   await expect(page.getByTestId('empty-file')).toContainText('16500_init: empty file, no pages: a normal state');
   await expect(page.getByTestId('empty-file')).toHaveClass('note');
+  // The page view opens on the report's first finding (the zero page of 16501); the empty
+  // file's own view says what it is once opened.
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16501');
+  await page.locator('[data-testid=file][data-file="16500_init"] button.link').click();
   await expect(page.getByTestId('empty-file-view')).toContainText("an unlogged table's init fork is empty");
   await expect(page.locator('.error, [role=alert]')).toHaveCount(0);
   await expect(page.locator('[data-testid=file][data-file="16500_init"] [data-testid=kind]')).toHaveText('empty');
