@@ -195,6 +195,13 @@ fn refused_and_reported(version: u32) {
             .any(|s| s.contains("REINDEX INDEX public.t_pkey")),
         "{version}: {steps:?}"
     );
+    // REINDEX rebuilds the index page from the table: no step asks for a copy of it.
+    assert!(
+        !steps
+            .iter()
+            .any(|s| s.starts_with("Get a good copy") || s.contains("--block 2 --from")),
+        "{version}: {steps:?}"
+    );
 
     // The server, started on the copy, refuses the page in the words pgpage quoted.
     c.data = dmg.clone();

@@ -1503,7 +1503,14 @@ fn steps(r: &Report) -> Vec<String> {
             out.push(lines.join("\n"));
         }
     } else {
-        let all: Vec<(&Relation, &Block)> = r.blocks().collect();
+        // An index page the server refuses as an unexpected zero page needs no copy: the
+        // REINDEX step below rebuilds it from the table and loses nothing.
+        let all: Vec<(&Relation, &Block)> = r
+            .blocks()
+            .filter(|(_, b)| {
+                !(b.damage == Damage::Zeroed && b.rows.is_none() && b.server.is_some())
+            })
+            .collect();
         let report_wal = match paths.dir {
             Some(d) => format!("pgpage report --wal {} {}", paths.wal(), shell_word(d)),
             None => String::from("pgpage report --wal WAL FILE..."),
@@ -1524,7 +1531,9 @@ fn steps(r: &Report) -> Vec<String> {
         lines.push(String::from(
             "Either is as old as the image or the backup, unless the server's own recovery replays the WAL since then onto a restored copy.",
         ));
-        out.push(lines.join("\n"));
+        if !all.is_empty() {
+            out.push(lines.join("\n"));
+        }
     }
     if r.backup_searched {
         out.extend(backup::step(r));
