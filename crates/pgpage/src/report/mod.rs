@@ -147,30 +147,9 @@ pub struct StaleRow {
     pub lp: u16,
 }
 
-/// One single-bit flip that makes the stored checksum valid.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct BitFlip {
-    /// 1 = most likely (`flips::tell`'s ranking; `why` says why).
-    pub rank: usize,
-    /// Byte within the page.
-    pub byte: u32,
-    pub bit: u8,
-    /// The field the byte belongs to.
-    pub field: String,
-    /// The page is structurally sound after the flip.
-    pub structurally_valid: bool,
-    /// In tuple data: the line pointer, the column, the value as stored and flipped back.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub item: Option<u16>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stored: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub flipped: Option<String>,
-    /// Why the candidate has its rank.
-    pub why: String,
-}
+/// One single-bit flip that makes the stored checksum valid, as `flips::tell` ranks and
+/// tells it wherever a page is discussed.
+pub type BitFlip = crate::flips::ToldFlip;
 
 /// One damaged block.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -995,18 +974,7 @@ fn classify(
             b.damage = Damage::BitFlip;
             b.evidence.push(told.odds.clone());
             for c in valid {
-                b.bit_flips.push(BitFlip {
-                    rank: c.rank,
-                    byte: c.byte,
-                    bit: c.bit,
-                    field: c.field.clone(),
-                    structurally_valid: c.structurally_valid,
-                    item: c.item,
-                    column: c.column.clone(),
-                    stored: c.stored.clone(),
-                    flipped: c.flipped.clone(),
-                    why: c.why.clone(),
-                });
+                b.bit_flips.push(c.clone());
             }
             return Some(b);
         }
