@@ -441,24 +441,28 @@ fn write_copy(d: &Damaged, block: u32, page: &[u8], out: &Path) -> Result<(), Fa
     written
 }
 
+/// The relation whose file `inside` (a path in its data directory) is, as the catalogs
+/// claim it (`CatalogListing::claims`: its database's directory and its relfilenode).
+fn claimed<'l>(
+    listing: &'l pgpage::catalog::reader::CatalogListing,
+    inside: &Path,
+) -> Option<&'l pgpage::catalog::names::NamedRelation> {
+    let p = inside.to_str()?.replace('\\', "/");
+    let i = listing.claims([p.as_str()]).into_iter().next()??;
+    listing.relations.get(i).map(|l| &l.relation)
+}
+
 /// The table's name from the catalogs of the data directory the file is in
 /// (`DATADIR/base/DB/FILE`), as SQL.
 fn table_from_catalogs(path: &Path, name: Option<RelationFileName>) -> Option<String> {
-    let name = name?;
     // The data directory above the file, a tablespace's file too (D/pg_tblspc/OID/...):
     // the relation is the one whose directory (its database's, in its tablespace) and
     // relfilenode the file's are.
+    name?;
     let (root, inside) = crate::heapctx::data_directory(path)?;
-    let dir = inside.parent()?.to_str()?.replace('\\', "/");
     let mut ls = crate::ls::Ls::open(&root).ok()?;
     let listing = ls.catalogs();
-    let found = listing.relations.iter().map(|l| &l.relation).find(|r| {
-        r.relfilenode == name.relfilenode
-            && listing
-                .directory(r.tablespace_oid, r.database_oid)
-                .as_deref()
-                == Some(dir.as_str())
-    })?;
+    let found = claimed(&listing, &inside)?;
     Some(quote_qualified(
         found.schema.as_deref().unwrap_or("public"),
         &found.name,
@@ -471,19 +475,12 @@ pub(crate) fn catalog_columns(
     path: &Path,
     name: Option<RelationFileName>,
 ) -> Option<Vec<pgpage::rows::Column>> {
-    let name = name?;
+    name?;
     let (root, inside) = crate::heapctx::data_directory(path)?;
-    let dir = inside.parent()?.to_str()?.replace('\\', "/");
     let mut ls = crate::ls::Ls::open(&root).ok()?;
     let (database, relation) = {
         let listing = ls.catalogs();
-        let found = listing.relations.iter().map(|l| &l.relation).find(|r| {
-            r.relfilenode == name.relfilenode
-                && listing
-                    .directory(r.tablespace_oid, r.database_oid)
-                    .as_deref()
-                    == Some(dir.as_str())
-        })?;
+        let found = claimed(&listing, &inside)?;
         let database = listing
             .databases
             .iter()
