@@ -145,7 +145,7 @@ pub struct ControlExtra {
     pub mock_authentication_nonce: [u8; 32],
 }
 
-/// CONTRACTS.md `control --json`: every column by its function's name, then `state`
+/// docs/contracts.md, "control --json": every column by its function's name, then `state`
 /// (pg_controldata's words), `crc_ok` and `endian`.
 impl Serialize for ControlFile {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
