@@ -349,7 +349,7 @@ pub struct ControlExtra {
     pub slru_pages_per_segment: Option<u32>,
 }
 
-/// CONTRACTS.md `control --json`: every column by its function's name, then `state`
+/// docs/contracts.md, "control --json": every column by its function's name, then `state`
 /// (pg_controldata's words), `crc_ok` and `endian`.
 impl Serialize for ControlFile {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

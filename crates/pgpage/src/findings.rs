@@ -294,7 +294,7 @@ findings! {
         "backend/access/heap/hio.c", "RelationPutHeapTuple",
         "the page's tuples name block %u in their t_ctid, not the block the page is at";
 
-    // ---- First screen (issue 15): pages the server accepts that still cost rows. ----
+    // ---- First screen: pages the server accepts that still cost rows. ----
     /// An all-zero page before a later heap page with line pointers, in the same file:
     /// PageIsVerified accepts it as a new page (PageIsNew), so its rows, if it held any, are
     /// gone without an error. Relation extension leaves such pages too, hence a note.
@@ -397,7 +397,7 @@ findings! {
         "include/storage/bufpage.h", "PageIsNew",
         "the page does not show its kind: decoded as its file's kind";
 
-    // ---- structure (issue 18 part 1) -----------------------------------------------------
+    // ---- structure: amcheck's checks of one page, made offline ----------------------------
     // verify_heapam's per-page checks (PostgreSQL 14 on; the HOT chain ones 16 on), in its
     // words of 16-18 (the 14 and 15 wording, where it differs, in the row's doc).
     /// verify_heapam: lp_off of an LP_NORMAL line pointer is not MAXALIGNed.
@@ -476,7 +476,7 @@ findings! {
         "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
         "multitransaction ID is invalid";
 
-    // ---- verify_heapam's checks that need more than the page (issue 18 part 1, xidctx) -----
+    // ---- verify_heapam's checks that need more than the page (the catalogs, pg_control) -----
     // Judged only with a heap-check context (decode::HeapContext: pg_class's row, pg_control's
     // checkpoint, pg_xact), i.e. from a data directory. 14-18 word them alike.
     /// check_tuple: t_infomask2's attribute count above pg_class.relnatts on a tuple whose
@@ -690,7 +690,7 @@ findings! {
         "contrib/amcheck/verify_nbtree.c", "bt_downlink_missing_check",
         "internal index block lacks downlink in index \"%s\"";
 
-    // ---- Index checks that span pages (issue 18 part 1, indexwalk: btwalk.rs, ginwalk.rs,
+    // ---- Index checks that span pages (the index walks: btwalk.rs, ginwalk.rs,
     // decode/spgist.rs), in amcheck's and the server's words. ----
     /// bt_child_check: an item of the child (its least: P_FIRSTDATAKEY, after an internal
     /// page's minus infinity item) below the parent's key beside the downlink, by the key
@@ -760,7 +760,7 @@ findings! {
     TornSectors => "torn_sectors", Candidate,
         "backend/storage/page/bufpage.c", "PageIsVerifiedExtended",
         "this line pointer's tuple lies in 512-byte sectors that look like another version of the page (a torn write?): its bytes there are not the tuple the line pointer describes, or an older version of its row";
-    // ---- damage analysis (issue 18: bitflip.rs, diff.rs): one bit, two copies ----------
+    // ---- damage analysis (bitflip.rs, diff.rs): one bit, two copies ----------
     /// Flipping this one bit makes the stored checksum valid. With 65,536 bits and a 16-bit
     /// checksum about one such flip per page is expected by chance: evidence, not proof.
     ChecksumBitFlipCandidate => "checksum_bit_flip_candidate", Candidate,
@@ -855,7 +855,7 @@ findings! {
         "backend/access/common/detoast.c", "toast_fetch_datum",
         "the value is stored in a TOAST relation that was not given";
 
-    // ---- GIN (issue 18 part 1: decode/gincheck.rs): gin_index_check's checks (amcheck 1.5,
+    // ---- GIN (decode/gincheck.rs): gin_index_check's checks (amcheck 1.5,
     // PostgreSQL 18) that one page answers; "%s" is the index's name. ----
     /// check_index_page: a deleted entry tree leaf with line pointers.
     GinDeletedPageWithTuples => "gin_deleted_page_with_tuples", Structural,
@@ -912,14 +912,15 @@ findings! {
         "contrib/amcheck/verify_gin.c", "gin_check_posting_tree_parent_keys_consistency",
         "index \"%s\": rightmost posting tree page (blk %u) has unexpected last key (%u, %u)";
 
-    // The other index access methods' read checks (issue 18 part 1: decode/brin.rs).
+    // The other index access methods' read checks (decode/brin.rs): the server's ERROR when it
+    // reads the page.
     /// A BRIN page (not the metapage) whose type is neither revmap nor regular: the server,
     /// reaching it from the range map, refuses it (brin_page.h: BRIN_IS_REGULAR_PAGE).
     BrinPageTypeUnexpected => "brin_page_type_unexpected", Server,
         "backend/access/brin/brin_revmap.c", "brinGetTupleForHeapBlock",
         "corrupted BRIN index: inconsistent range map";
 
-    // ---- WAL (issue 18 part 4) ----
+    // ---- WAL: segments and records read for good copies of damaged pages ----
     /// A segment file shorter than its segment size (or than one page header).
     WalSegmentTruncated => "wal_segment_truncated", Server,
         "backend/access/transam/xlogutils.c", "WALReadRaiseError",
@@ -1007,7 +1008,7 @@ findings! {
         "bin/pg_waldump/pg_waldump.c", "XLogRecordSaveFPWs",
         "the file is named as a saved full-page image but is not one page";
 
-    // ---- WAL timelines (issue 18 part 4: history files) ----
+    // ---- WAL timelines (history files) ----
     /// A timeline history file the server refuses: a line without a numeric timeline or a
     /// switch point, timelines not increasing, or not below the file's own.
     WalTimelineHistoryInvalid => "wal_timeline_history_invalid", Server,

@@ -76,7 +76,7 @@ pub const SIZE_OF_PAGE_HEADER_DATA: usize = 24;
 /// itemid.h: sizeof(ItemIdData).
 pub const SIZE_OF_ITEM_ID: usize = 4;
 
-/// What kind of page this is (CONTRACTS.md `kind`).
+/// What kind of page this is (docs/contracts.md, "inspect --json": `kind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PageKind {
@@ -183,7 +183,8 @@ pub struct Span {
     pub problem: Option<Finding>,
 }
 
-/// pageinspect's page_header() row (checksum unsigned, as CONTRACTS.md says).
+/// pageinspect's page_header() row (checksum unsigned, as docs/contracts.md, "inspect --json",
+/// says).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PageHeader {
     pub lsn: String,
@@ -267,7 +268,7 @@ pub enum Special {
     Vm(VmSpecial),
 }
 
-/// One decoded page. Serializes as the CONTRACTS.md `inspect --json` block without the
+/// One decoded page. Serializes as the `inspect --json` block (docs/contracts.md) without the
 /// fields that only the caller knows (`block`, `absolute_block`, `status`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DecodedPage {
