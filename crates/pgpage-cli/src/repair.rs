@@ -557,6 +557,7 @@ fn advice(args: &RepairArgs) -> Result<i32, Fatal> {
         d.name.map(|n| n.relfilenode),
         source.as_ref().and_then(|s| s.context()).as_ref(),
         catalog_columns(&args.path, d.name).as_deref(),
+        older_write(&args.path, d.absolute).as_ref(),
     );
     let stdout = io::stdout();
     let mut w = BufWriter::new(stdout.lock());
@@ -582,6 +583,28 @@ fn advice(args: &RepairArgs) -> Result<i32, Fatal> {
     Ok(i32::from(a.status.is_problem()))
 }
 
+/// A torn page's older write as the incident report finds it for a file inside a data
+/// directory (it reads the table's indexes to tell older versions of rows from current
+/// ones, which the page alone cannot); None when it finds no tear.
+fn older_write(path: &Path, absolute: u32) -> Option<pgpage::decode::TornWrite> {
+    crate::heapctx::data_directory(path)?;
+    let (report, _) = crate::report::gather(&[path.to_path_buf()]).ok()?;
+    report
+        .torn_writes()
+        .into_iter()
+        .find(|((_, block), _)| *block == absolute)
+        .map(|(_, t)| t)
+}
+
+/// The unreached heap-only tuples in the advice's first line: not damaged, not lost.
+fn unreached_words(a: &PageAdvice) -> String {
+    match a.unreached.len() {
+        0 => String::new(),
+        1 => String::from(", 1 heap-only tuple nothing leads to (its row's newest version)"),
+        n => format!(", {n} heap-only tuples nothing leads to (their rows' newest versions)"),
+    }
+}
+
 fn print_advice(
     w: &mut impl Write,
     d: &Damaged,
@@ -599,8 +622,12 @@ fn print_advice(
         a.kind.as_str(),
         match (a.tuples_known, a.tuples.len()) {
             (false, _) => String::from("number of tuples unknown from the page"),
-            (true, 1) => format!("1 tuple, {} damaged", a.damaged.len()),
-            (true, n) => format!("{n} tuples, {} damaged", a.damaged.len()),
+            (true, 1) => format!("1 tuple, {} damaged{}", a.damaged.len(), unreached_words(a)),
+            (true, n) => format!(
+                "{n} tuples, {} damaged{}",
+                a.damaged.len(),
+                unreached_words(a)
+            ),
         }
     )?;
     writeln!(w, "{}.", a.zero_damaged_pages)?;

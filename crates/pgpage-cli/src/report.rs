@@ -76,7 +76,7 @@ pub fn run(args: &ReportArgs) -> i32 {
 
 /// The report of the paths given, read by the core's `ReportReader` from disk, and the data
 /// directory the paths in it are relative to (None for relation files outside any).
-fn gather(paths: &[PathBuf]) -> Result<(Report, Option<PathBuf>), String> {
+pub(crate) fn gather(paths: &[PathBuf]) -> Result<(Report, Option<PathBuf>), String> {
     let mut dirs: BTreeMap<PathBuf, Option<Vec<String>>> = BTreeMap::new();
     let mut loose: Vec<PathBuf> = Vec::new();
     for p in paths {

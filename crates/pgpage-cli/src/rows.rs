@@ -318,6 +318,27 @@ fn open_heap(
     })
 }
 
+/// Torn blocks' older writes as the incident report finds them, for relation files inside a
+/// data directory (the report reads the table's indexes); empty otherwise, and then the
+/// page's own evidence decides.
+fn torn_writes(paths: &[PathBuf]) -> BTreeMap<u32, pgpage::decode::TornWrite> {
+    if paths
+        .first()
+        .and_then(|p| crate::heapctx::data_directory(p))
+        .is_none()
+    {
+        return BTreeMap::new();
+    }
+    match crate::report::gather(paths) {
+        Ok((report, _)) => report
+            .torn_writes()
+            .into_iter()
+            .map(|((_, block), t)| (block, t))
+            .collect(),
+        Err(_) => BTreeMap::new(),
+    }
+}
+
 /// Streams the rows of a heap relation to `out` as `args` asks (format, all versions, how
 /// to read the files: `--segment` overrides the segment number of the files' names, for a
 /// file named otherwise), warning on stderr about each tuple or page left out. `check_fit`
@@ -351,6 +372,9 @@ pub fn stream_rows(
     let mut writer = RowWriter::new(columns, args.format.row_format(), endian, check_fit)
         .with_versions(versions)
         .with_damaged(args.include_damaged);
+    if args.include_damaged {
+        writer = writer.with_torn(torn_writes(relation.paths));
+    }
     let mut keys_unknown = false;
     if args.include_damaged {
         match relation.row_key.and_then(RowKeys::new) {

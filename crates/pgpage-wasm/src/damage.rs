@@ -149,7 +149,10 @@ pub fn repair_page(
 
 /// What pg_surgery and the server's settings would do with `page` as it is
 /// (`pgpage::repair::PageAdvice` as JSON). `table`: the catalogs' `schema.name` as SQL.
+/// `older_sectors`, `older_items`: on a torn page, its older write as the incident report
+/// found it (its block's `torn_sectors`, and the line pointers it counts as older versions).
 #[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
 pub fn page_advice(
     page: &[u8],
     absolute_block: u32,
@@ -158,21 +161,96 @@ pub fn page_advice(
     file_kind: Option<String>,
     table: Option<String>,
     relfilenode: Option<u32>,
+    older_sectors: Option<Vec<u32>>,
+    older_items: Option<Vec<u16>>,
+) -> Result<String, JsError> {
+    advice_json(
+        page,
+        absolute_block,
+        big_endian,
+        fork,
+        file_kind,
+        table,
+        relfilenode,
+        older_sectors,
+        older_items,
+        &pgpage::scan::Structure::default(),
+    )
+}
+
+/// `page_advice` knowing what the structural checks know of the page's relation (entry
+/// `entry` of `hints`, as `decode_with` is given it): the heap's pg_class row, the cluster's
+/// horizon and pg_xact, so that its findings are the ones the CLI's repair makes in a data
+/// directory.
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn page_advice_with(
+    hints: &crate::StructuresJs,
+    entry: u32,
+    page: &[u8],
+    absolute_block: u32,
+    big_endian: bool,
+    fork: &str,
+    file_kind: Option<String>,
+    table: Option<String>,
+    relfilenode: Option<u32>,
+    older_sectors: Option<Vec<u32>>,
+    older_items: Option<Vec<u16>>,
+) -> Result<String, JsError> {
+    let structure = hints.entry(entry)?;
+    advice_json(
+        page,
+        absolute_block,
+        big_endian,
+        fork,
+        file_kind,
+        table,
+        relfilenode,
+        older_sectors,
+        older_items,
+        structure,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn advice_json(
+    page: &[u8],
+    absolute_block: u32,
+    big_endian: bool,
+    fork: &str,
+    file_kind: Option<String>,
+    table: Option<String>,
+    relfilenode: Option<u32>,
+    older_sectors: Option<Vec<u32>>,
+    older_items: Option<Vec<u16>>,
+    structure: &pgpage::scan::Structure,
 ) -> Result<String, JsError> {
     let opts = DecodeOptions {
         endian: endian(big_endian),
         kind: None,
         fork: parse_fork(fork)?,
-        file_kind: parse_kind(file_kind.as_deref().unwrap_or_default())?,
+        file_kind: match structure.kind {
+            Some(k) => Some(k),
+            None => parse_kind(file_kind.as_deref().unwrap_or_default())?,
+        },
     };
+    let heap = structure.heap.map(|h| pgpage::decode::HeapContext {
+        xact: structure.xact.as_deref(),
+        ..h
+    });
+    let older = older_sectors.map(|sectors| pgpage::decode::TornWrite {
+        sectors,
+        items: older_items.unwrap_or_default(),
+    });
     let advice = advise(
         page,
         absolute_block,
         &opts,
         table.as_deref(),
         relfilenode,
+        heap.as_ref(),
         None,
-        None,
+        older.as_ref(),
     );
     serde_json::to_string(&advice).map_err(|err| JsError::new(&err.to_string()))
 }

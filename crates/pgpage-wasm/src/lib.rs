@@ -881,7 +881,10 @@ impl StructuresJs {
 }
 
 impl StructuresJs {
-    fn entry(&self, entry: u32) -> Result<&std::sync::Arc<pgpage::scan::Structure>, JsError> {
+    pub(crate) fn entry(
+        &self,
+        entry: u32,
+    ) -> Result<&std::sync::Arc<pgpage::scan::Structure>, JsError> {
         usize::try_from(entry)
             .ok()
             .and_then(|i| self.inner.relations.get(i))

@@ -862,10 +862,7 @@ pub fn decode_control(bytes: &[u8]) -> Result<ControlFile, ControlError> {
         "min_recovery_end_timeline",
         signed(r.u32(lay.min_recovery_point_tli)),
     ));
-    columns.push((
-        "backup_start_lsn",
-        Text(lsn(r.u64(lay.backup_start_point))),
-    ));
+    columns.push(("backup_start_lsn", Text(lsn(r.u64(lay.backup_start_point)))));
     columns.push(("backup_end_lsn", Text(lsn(r.u64(lay.backup_end_point)))));
     columns.push((
         "end_of_backup_record_required",

@@ -646,6 +646,10 @@ pub const TRANSAM_XIDS: &[FlagName] = &[
 
 /// htup_details.h: HEAP_NATTS_MASK.
 pub const HEAP_NATTS_MASK: u16 = 0x07FF;
+/// htup_details.h: HEAP_HOT_UPDATED (t_infomask2), the tuple was HOT-updated.
+pub const HEAP_HOT_UPDATED: u16 = 0x4000;
+/// htup_details.h: HEAP_ONLY_TUPLE (t_infomask2), a heap-only tuple.
+pub const HEAP_ONLY_TUPLE: u16 = 0x8000;
 
 structure! {
     HEAP_TUPLE_HEADER_DATA, heap_tuple_header_data, 2, "HeapTupleHeaderData", 23,

@@ -190,9 +190,19 @@ pub struct PageAdvice {
     pub tuples_known: bool,
     /// The page's tuples (heap: LP_NORMAL line pointers) or index entries.
     pub tuples: Vec<Ctid>,
-    /// Tuples whose own bytes (line pointer, header or data) the decoder flags: the ones
-    /// pg_surgery's heap_force_kill is for.
+    /// Tuples whose own bytes (line pointer, header or data) the decoder flags, and on a
+    /// torn page every tuple in its older sectors: the ones pg_surgery's heap_force_kill is
+    /// for.
     pub damaged: Vec<Ctid>,
+    /// Heap-only tuples nothing on the page leads to (verify_heapam: "tuple is root of chain
+    /// but is marked as heap-only tuple") whose bytes are sound: each is the newest version
+    /// of a row whose chain start is wrong (on a torn page, an older write's tuple). A
+    /// sequential scan returns them, an index scan does not reach them.
+    pub unreached: Vec<Ctid>,
+    /// On a torn page, the sectors of its older write (from the first one the caller knows
+    /// is older, to the last that holds tuples).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub torn_sectors: Vec<u32>,
     /// Of `damaged`, the tuples whose only findings are an xmin or xmax the server cannot
     /// look up (before the oldest xid or relfrozenxid, past nextXid, a MultiXactId out of
     /// range: "could not access status of transaction", "found xmin %u from before
@@ -248,7 +258,10 @@ fn ctid_list(ctids: &[Ctid], most: usize) -> String {
 /// as SQL when the catalogs gave it, `relfilenode` the file's, for the placeholder and the
 /// query that finds the name.
 /// `heap`: the heap-check context when a data directory gave it, so that tuples whose xmin
-/// or xmax the server cannot look up are told from damaged ones.
+/// or xmax the server cannot look up are told from damaged ones. `older`: on a torn page,
+/// its older write as the incident report finds it (from the table's indexes too: tuples
+/// that are older versions of rows live elsewhere, which the page alone cannot tell).
+#[allow(clippy::too_many_arguments)]
 pub fn advise(
     page: &[u8],
     blkno: u32,
@@ -257,6 +270,7 @@ pub fn advise(
     relfilenode: Option<u32>,
     heap: Option<&HeapContext>,
     columns: Option<&[crate::rows::Column]>,
+    older: Option<&crate::decode::TornWrite>,
 ) -> PageAdvice {
     let verdict = verify_page(page, blkno, opts.endian);
     let hints = Hints {
@@ -281,20 +295,44 @@ pub fn advise(
             offset,
         })
         .collect();
+    let findings_on = |c: &Ctid| {
+        let offset = c.offset;
+        decoded
+            .problems()
+            .filter(move |s| s.item == Some(offset))
+            .filter_map(|s| s.problem)
+    };
+    let (older_sectors, older): (Vec<u32>, Vec<u16>) = match older {
+        Some(t) if heap && known && !t.sectors.is_empty() => (t.sectors.clone(), t.items.clone()),
+        _ => (Vec::new(), Vec::new()),
+    };
+    // A heap-only tuple nothing leads to is sound bytes: its row's newest version.
+    let unreached: Vec<Ctid> = tuples
+        .iter()
+        .copied()
+        .filter(|c| !older.contains(&c.offset))
+        .filter(|c| {
+            let mut f = findings_on(c).peekable();
+            f.peek().is_some() && f.all(|f| f == Finding::HeapRootIsHeapOnly)
+        })
+        .collect();
+    // Tuples whose own bytes the decoder flags.
+    let flagged: Vec<Ctid> = tuples
+        .iter()
+        .copied()
+        .filter(|c| !unreached.contains(c) && findings_on(c).next().is_some())
+        .collect();
     let damaged: Vec<Ctid> = tuples
         .iter()
         .copied()
-        .filter(|c| {
-            decoded
-                .problems()
-                .any(|s| s.item == Some(c.offset) && s.problem.is_some())
-        })
+        .filter(|c| flagged.contains(c) || older.contains(&c.offset))
         .collect();
     // Tuples whose only findings are transaction ids the server cannot look up: their data
     // is as written, so freezing them keeps the row.
-    let freeze: Vec<Ctid> = damaged
+    let freeze: Vec<Ctid> = flagged
         .iter()
         .copied()
+        .filter(|c| !older.contains(&c.offset))
         .filter(|c| {
             decoded
                 .problems()
@@ -373,24 +411,53 @@ pub fn advise(
             )
         }
     };
-    let structure = if findings.is_empty() {
-        String::from(
-            "the decoder finds nothing structurally wrong, so whatever changed is in values the server returns as they are, wrong but without an error",
-        )
-    } else {
-        let hit = if damaged.is_empty() {
+    // The findings on tuples whose bytes are wrong, apart from the unreached heap-only ones.
+    let wrong_words: Vec<&String> = findings
+        .iter()
+        .zip(&words)
+        .filter(|(f, _)| **f != Finding::HeapRootIsHeapOnly)
+        .map(|(_, w)| w)
+        .collect();
+    let mut parts: Vec<String> = Vec::new();
+    if !wrong_words.is_empty() {
+        let hit = if flagged.is_empty() {
             String::new()
         } else {
             format!(
                 " (in {} {})",
-                if damaged.len() == 1 { what.0 } else { what.1 },
-                ctid_list(&damaged, 12)
+                if flagged.len() == 1 { what.0 } else { what.1 },
+                ctid_list(&flagged, 12)
             )
         };
-        format!(
-            "it also meets bytes PostgreSQL never writes{hit}: {}; reading them can raise errors or crash a backend",
-            words.join("; ")
+        parts.push(format!(
+            "it also meets bytes PostgreSQL never writes{hit}: {}; a query that reads them may get wrong values or fail with an error",
+            wrong_words
+                .iter()
+                .map(|w| w.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    if !older_sectors.is_empty() {
+        parts.push(format!(
+            "{} in the {} of an older write of the page (a torn write) are older versions of their rows",
+            plural(older.len(), "tuple", "tuples"),
+            sector_words(&older_sectors)
+        ));
+    }
+    if !unreached.is_empty() {
+        parts.push(format!(
+            "{} ({}) nothing on the page leads to any more (tuple is root of chain but is marked as heap-only tuple): their bytes are sound, their rows' newest versions, which a sequential scan returns and an index scan does not reach",
+            plural(unreached.len(), "heap-only tuple", "heap-only tuples"),
+            ctid_list(&unreached, 12)
+        ));
+    }
+    let structure = if parts.is_empty() {
+        String::from(
+            "the decoder finds nothing structurally wrong, so whatever changed is in values the server returns as they are, wrong but without an error",
         )
+    } else {
+        parts.join("; ")
     };
     let header = |off| read_u16(page, off, opts.endian).unwrap_or(0);
     // PageIsVerified returns the page under ignore_checksum_failure only when its header is
@@ -422,7 +489,8 @@ pub fn advise(
         tuples: &tuples,
         damaged: &damaged,
         freeze: &freeze,
-        torn: findings.contains(&Finding::TornSectors),
+        unreached: &unreached,
+        torn: findings.contains(&Finding::TornSectors) || !older_sectors.is_empty(),
     };
     let surgery_sql = heap.then(|| surgery_sql(&surgery, verdict.status, table, relfilenode));
     PageAdvice {
@@ -431,12 +499,23 @@ pub fn advise(
         tuples_known: known,
         tuples,
         damaged,
+        unreached,
+        torn_sectors: older_sectors,
         freeze,
         findings,
         zero_damaged_pages,
         ignore_checksum_failure,
         bit_flips,
         surgery_sql,
+    }
+}
+
+/// `sectors 9-15`: a run of sectors as its first and last.
+fn sector_words(sectors: &[u32]) -> String {
+    match (sectors.first(), sectors.last()) {
+        (Some(a), Some(b)) if a != b => format!("sectors {a}-{b}"),
+        (Some(a), _) => format!("sector {a}"),
+        _ => String::from("no sector"),
     }
 }
 
@@ -476,6 +555,8 @@ struct Surgery<'a> {
     tuples: &'a [Ctid],
     damaged: &'a [Ctid],
     freeze: &'a [Ctid],
+    /// Heap-only tuples nothing leads to: their rows' newest versions.
+    unreached: &'a [Ctid],
     /// Sectors of the page look like another version of it (a torn write).
     torn: bool,
 }
@@ -540,7 +621,7 @@ fn surgery_sql(
         // of that row before the page's last write, while its current version was in bytes
         // the tear lost. Left visible, it is a stale value or a second row with the same key.
         out.push_str(&format!(
-            "-- Sectors of this page are another version of it (a torn write): the {} lying in them are that version's\n-- bytes, not the tuples the line pointers describe. One that reads as a sound row may be an older version of a row\n-- whose current version was lost with the tear: left visible it shows stale values or a second row with the same key.\n-- Restore the page from a good copy first when there is one (pgpage repair --from); otherwise kill them all, and\n-- take those rows from a backup, a replica or the application:\nSELECT heap_force_kill({lit}::regclass, {});\n",
+            "-- Sectors of this page are an older write of it (a torn write): the {} lying in them are that write's\n-- bytes, not the tuples the line pointers describe. One that reads as a sound row may be an older version of a row\n-- (a row updated since reads there as never updated): left visible it shows stale values or a second row with the\n-- same key. Restore the page from a good copy first when there is one (pgpage repair --from); otherwise kill them\n-- all, and take the rows that were there from a backup, a replica or the application:\nSELECT heap_force_kill({lit}::regclass, {});\n",
             plural(kill.len(), "tuple", "tuples"),
             array(&kill)
         ));
@@ -554,8 +635,8 @@ fn surgery_sql(
             "-- Or, to keep them visible when only their transaction fields are wrong (\"could not access status of transaction\"):\n-- SELECT heap_force_freeze({lit}::regclass, {});\n",
             array(&kill)
         ));
-    } else if !s.freeze.is_empty() {
-        // The frozen tuples are all the page's known problems.
+    } else if !s.freeze.is_empty() || !s.unreached.is_empty() {
+        // The frozen or unreached tuples are all the page's known problems.
     } else if !s.known {
         out.push_str("-- The page's header and line pointers are not ones PostgreSQL writes: no tuple of it can be named
 -- for pg_surgery. A good copy of the page, or the rows the indexes still point at, are what is left.
@@ -575,6 +656,26 @@ fn surgery_sql(
             plural(tuples.len(), "tuple", "tuples"),
             array(tuples)
         ));
+    }
+    if !s.unreached.is_empty() {
+        let list = array(s.unreached);
+        out.push_str(&format!(
+            "-- {} nothing on the page leads to any more (verify_heapam: \"tuple is root of chain but is marked as\n-- heap-only tuple\"): their bytes are sound, each the newest version of a row whose chain start is wrong{}.\n-- A sequential scan returns them; an index scan does not reach them. Do not kill them as damaged: their rows\n-- are nowhere else. ",
+            plural(s.unreached.len(), "heap-only tuple", "heap-only tuples"),
+            if s.torn {
+                " (it lies in the older sectors)"
+            } else {
+                " (on a page that fails its checksum, a tuple from an older write of the page: pgpage report, which reads the\n-- table's indexes, names the older sectors)"
+            }
+        ));
+        if s.torn {
+            out.push_str(&format!(
+                "To make them reachable again, save them, kill them and insert them anew, in one session:\nCREATE TABLE pgpage_saved AS SELECT * FROM {} WHERE ctid = ANY ({list});\nSELECT heap_force_kill({lit}::regclass, {list});\nINSERT INTO {} SELECT * FROM pgpage_saved;\nDROP TABLE pgpage_saved;\n",
+                table, table
+            ));
+        } else {
+            out.push_str("Find the older tuples first; until then leave the page as it is.\n");
+        }
     }
     out
 }
@@ -721,7 +822,7 @@ mod tests {
         let decoded = decode_page_with(&page, 128, &opts, &Hints::default());
         assert!(!decoded.items_counted);
         assert!(decoded.items.len() > 100, "pd_lower of noise counts many");
-        let a = advise(&page, 128, &opts, Some("t"), None, None, None);
+        let a = advise(&page, 128, &opts, Some("t"), None, None, None, None);
         assert!(!a.tuples_known);
         assert!(a.tuples.is_empty() && a.damaged.is_empty() && a.freeze.is_empty());
         assert!(a
@@ -741,7 +842,7 @@ mod tests {
         set_checksum(&mut page, 0, Endian::Little);
         page[7000] ^= 1;
         let opts = DecodeOptions::default();
-        let a = advise(&page, 0, &opts, None, Some(16385), None, None);
+        let a = advise(&page, 0, &opts, None, Some(16385), None, None, None);
         assert_eq!(a.status, PageStatus::Mismatch);
         assert!(!a.tuples.is_empty());
         assert!(a
@@ -759,6 +860,7 @@ mod tests {
             Some(16385),
             None,
             None,
+            None,
         );
         assert!(named
             .surgery_sql
@@ -769,7 +871,7 @@ mod tests {
         // A line pointer sent past the page: its tuple is the damaged one.
         let mut lp = page.clone();
         lp[24..28].copy_from_slice(&(8190u32 | 1 << 15 | 60 << 17).to_le_bytes());
-        let a = advise(&lp, 0, &opts, Some("t"), None, None, None);
+        let a = advise(&lp, 0, &opts, Some("t"), None, None, None, None);
         assert_eq!(
             a.damaged,
             [Ctid {

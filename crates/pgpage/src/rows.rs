@@ -282,6 +282,8 @@ pub struct RowWriter {
     /// Rows of pages whose checksum fails are read when the server would read them under
     /// ignore_checksum_failure and their structure is sound.
     include_damaged: bool,
+    /// Torn blocks' older writes as the incident report found them, by relation-wide block.
+    torn: alloc::collections::BTreeMap<u32, crate::decode::TornWrite>,
     /// The keys of the live rows on pages that verify: a damaged page's live row with one of
     /// them is a stale version, left out.
     row_keys: Option<RowKeys>,
@@ -371,6 +373,7 @@ impl RowWriter {
             check_fit,
             versions: Versions::Visible,
             include_damaged: false,
+            torn: alloc::collections::BTreeMap::new(),
             row_keys: None,
         }
     }
@@ -402,6 +405,18 @@ impl RowWriter {
             .collect()
     }
 
+    /// The output texts of columns `which` (indexes into the writer's columns) of one tuple,
+    /// for comparing it with an index entry's key; None when the tuple does not decode, a
+    /// value is NULL or needs a TOAST table.
+    pub fn column_texts(&self, tuple: &[u8], which: &[usize]) -> Option<Vec<Option<String>>> {
+        let mut no_toast = |_: &ToastPointer| -> Result<Vec<u8>, ValueProblem> {
+            Err(ValueProblem::from(
+                crate::findings::Finding::ToastRelationMissing,
+            ))
+        };
+        self.key_of(tuple, which, &mut no_toast)
+    }
+
     /// Where a damaged page's live tuple's key is live on a page that verifies.
     fn live_elsewhere(
         &self,
@@ -419,6 +434,17 @@ impl RowWriter {
     /// [`readable_despite_checksum`] allows, each flagged.
     pub fn with_damaged(mut self, include: bool) -> Self {
         self.include_damaged = include;
+        self
+    }
+
+    /// Torn blocks' older writes as the incident report found them (it reads the table's
+    /// indexes, which tell older versions of rows the page alone cannot): the tuples it
+    /// counts as older versions are left out of those blocks instead of the page's own guess.
+    pub fn with_torn(
+        mut self,
+        torn: alloc::collections::BTreeMap<u32, crate::decode::TornWrite>,
+    ) -> Self {
+        self.torn = torn;
         self
     }
 
@@ -576,6 +602,17 @@ impl RowWriter {
         let mut got = PageRows::default();
         let e = self.endian;
         let bs = page.len();
+        let (older_sectors, older) = match self.torn.get(&absolute) {
+            _ if !damaged => (Vec::new(), Vec::new()),
+            Some(t) => (
+                t.sectors
+                    .iter()
+                    .map(|&s| u16::try_from(s).unwrap_or(u16::MAX))
+                    .collect(),
+                t.items.clone(),
+            ),
+            None => self.older_write(page, absolute, log, fetch),
+        };
         for item in heap_items(page, e) {
             let lp = item.lp;
             let left_out = |message: String| LeftOut {
@@ -640,6 +677,15 @@ impl RowWriter {
                     continue;
                 }
             }
+            if damaged && live && older.contains(&lp) {
+                got.stale = got.stale.saturating_add(1);
+                got.left_out.push(left_out(format!(
+                    "({absolute},{lp}) lies in sectors {}-{} of the page, an older write of it (a torn write), and is an older version of its row (a row updated since reads there as never updated): it is not printed",
+                    older_sectors.first().copied().unwrap_or(0),
+                    older_sectors.last().copied().unwrap_or(0)
+                )));
+                continue;
+            }
             match self.row_as(tuple, ctid, state_shown, damaged, fetch, out) {
                 Ok(note) => {
                     got.rows = got.rows.saturating_add(1);
@@ -668,6 +714,74 @@ impl RowWriter {
             }
         }
         got
+    }
+
+    /// The older write of a torn page: its sectors and the line pointers in them
+    /// (`decode::torn_with`), from what the page shows and from its live tuples that are
+    /// older versions of their rows: a key live on a page that verifies, or the key of a
+    /// heap-only tuple that nothing on the page leads to (the row's newest version).
+    fn older_write(
+        &self,
+        page: &[u8],
+        absolute: u32,
+        log: &TransactionLog,
+        fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
+    ) -> (Vec<u16>, Vec<u16>) {
+        let e = self.endian;
+        let mut stale: Vec<u16> = Vec::new();
+        if let Some(keys) = self.row_keys.as_ref() {
+            let lines = crate::story::heap_lines(page, absolute, e);
+            let led_to: alloc::collections::BTreeSet<u16> = lines
+                .iter()
+                .flat_map(|l| l.items.iter())
+                .filter_map(|i| i.redirect_to.or(i.hot_next))
+                .collect();
+            let heap_only: alloc::collections::BTreeSet<u16> = lines
+                .iter()
+                .flat_map(|l| l.items.iter())
+                .filter(|i| i.heap_only)
+                .map(|i| i.lp)
+                .collect();
+            let mut live: Vec<(u16, Vec<Option<String>>)> = Vec::new();
+            for item in heap_items(page, e) {
+                let (Some(tuple), lp) = (item.tuple, item.lp) else {
+                    continue;
+                };
+                let Some(h) = TupleHeader::read(tuple, e) else {
+                    continue;
+                };
+                if tuple_state(&h, (absolute, lp), log).is_ok_and(|s| !s.is_visible()) {
+                    continue;
+                }
+                let ctid = Ctid {
+                    block: absolute,
+                    offset: lp,
+                };
+                if self.live_elsewhere(tuple, ctid, fetch).is_some() {
+                    stale.push(lp);
+                } else if let Some(k) = self.key_of(tuple, &keys.columns, fetch) {
+                    live.push((lp, k));
+                }
+            }
+            let orphans: Vec<&Vec<Option<String>>> = live
+                .iter()
+                .filter(|(lp, _)| heap_only.contains(lp) && !led_to.contains(lp))
+                .map(|(_, k)| k)
+                .collect();
+            stale.extend(
+                live.iter()
+                    .filter(|(lp, k)| !heap_only.contains(lp) && orphans.contains(&k))
+                    .map(|(lp, _)| *lp),
+            );
+        }
+        let (sectors, older) = crate::decode::torn_with(page, absolute, e, &stale);
+        (
+            sectors
+                .into_iter()
+                .map(|s| u16::try_from(s).unwrap_or(u16::MAX))
+                .collect(),
+            older,
+        )
     }
 
     pub fn columns(&self) -> &[Column] {

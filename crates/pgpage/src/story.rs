@@ -2,6 +2,7 @@
 //! ("pruning turned lp 3 into a redirect to lp 8"), with the facts behind the sentence; and a
 //! heap page's line pointers with their redirects and HOT chains, for a picture to draw.
 
+use crate::fields::{HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE};
 use crate::words::plural;
 use alloc::format;
 use alloc::string::String;
@@ -20,9 +21,6 @@ const PD_ALL_VISIBLE: u16 = 0x0004;
 const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
 const HEAP_XMAX_COMMITTED: u16 = 0x0400;
 const HEAP_XMAX_INVALID: u16 = 0x0800;
-/// htup_details.h: t_infomask2 bits.
-const HEAP_HOT_UPDATED: u16 = 0x4000;
-const HEAP_ONLY_TUPLE: u16 = 0x8000;
 /// nbtree.h: btpo_flags bits.
 const BTP_LEAF: u16 = 1 << 0;
 const BTP_ROOT: u16 = 1 << 1;

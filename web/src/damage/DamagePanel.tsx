@@ -14,6 +14,7 @@ import { clearComparison, damageWorker, putKitPage, startComparison, useDamageSt
 import { PagePair } from './PagePair';
 import { WalPanel } from './WalPanel';
 import { shownReport } from '../report/shown';
+import { structureHintsOf } from '../lib/spans';
 import './damage.css';
 
 /** The candidates in the core's rank order, each with its rank and reason. */
@@ -444,12 +445,29 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
   const problem = page.status !== 'ok' && page.status !== 'zero';
   const rel = entry.naming?.relation ?? null;
   const table = rel && (rel.relkind === 'r' || rel.relkind === 'm' || rel.relkind === 't') ? wasm.quote_table(rel.schema ?? 'public', rel.name) : undefined;
+  const report = shownReport.use();
+  // The incident report's older write of a torn page (it reads the table's indexes, which tell
+  // older versions of rows the page alone cannot): the advice leaves out what it leaves out.
+  const torn = useMemo(() => {
+    if (!report || !entry.path.startsWith(report.root)) return null;
+    const file = entry.path.slice(report.root.length);
+    for (const rel of report.report.relations)
+      for (const b of rel.blocks) if (b.file === file && b.block_in_file === page.block && b.torn_sectors?.length) return b;
+    return null;
+  }, [report, entry.path, page.block]);
   const advice = useMemo(() => {
     if (!problem) return null;
     try {
-      return JSON.parse(wasm.page_advice(page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode)) as {
+      const structure = structureHintsOf(wasm, entry);
+      const older = torn?.torn_sectors ? Uint32Array.from(torn.torn_sectors) : undefined;
+      const items = torn?.torn_items ? Uint16Array.from(torn.torn_items) : undefined;
+      const json = structure
+        ? wasm.page_advice_with(structure.hints, structure.entry, page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode, older, items)
+        : wasm.page_advice(page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode, older, items);
+      return JSON.parse(json) as {
         tuples: string[];
         damaged: string[];
+        unreached?: string[];
         zero_damaged_pages: string;
         ignore_checksum_failure: string;
         bit_flips?: {
@@ -461,7 +479,7 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
     } catch {
       return null;
     }
-  }, [problem, wasm, page.bytes, page.absoluteBlock, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel]);
+  }, [problem, wasm, page.bytes, page.absoluteBlock, page.bigEndian, entry, page.decoded.kind, table, torn]);
   const [copied, setCopied] = useState(false);
   if (kit.size === 0 && !advice) return null;
   return (

@@ -50,6 +50,8 @@ export interface ReportBlock {
   server: string | null;
   holds_block?: number;
   torn_sectors?: number[];
+  /** Line pointers in those sectors that count as older versions of their rows. */
+  torn_items?: number[];
   bit_flips?: { rank: number; byte: number; bit: number; field: string; structurally_valid: boolean; item?: number; column?: string; stored?: string; flipped?: string; why: string }[];
   rows?: {
     lost: number | null;

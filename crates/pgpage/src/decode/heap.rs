@@ -270,7 +270,7 @@ pub(super) fn items(
         let stored = r.field(0, &page_header_data::PD_CHECKSUM).unwrap_or(0) as u16;
         if stored != 0 && crate::checksum::pg_checksum_page(r.b, block, r.e) != stored {
             let torn = super::heapcheck::torn_sectors(r, &lps, block);
-            let taken = super::heapcheck::torn_items(r, &lps, &torn);
+            let taken = super::heapcheck::torn_items(&lps, &torn);
             spans.flag_line_pointers(Finding::TornSectors, |lp| taken.contains(&lp));
         }
     }

@@ -10,6 +10,7 @@ use crate::fields::{
     HEAP_TUPLE_HEADER_DATA, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI,
     HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID,
 };
+use crate::fields::{HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE};
 use crate::fields::{HEAP_MOVED_IN, HEAP_MOVED_OFF};
 use crate::findings::{Finding, Values};
 use crate::layout::maxalign;
@@ -18,10 +19,8 @@ use crate::visibility::{xmax_is_locked_only, TransactionLog};
 /// htup_details.h: SizeofHeapTupleHeader, and verify_heapam's least lp_len (its MAXALIGN).
 const SIZEOF_HEAP_TUPLE_HEADER: usize = HEAP_TUPLE_HEADER_DATA.size as usize;
 const MIN_LP_LEN: usize = 24;
-/// htup_details.h: t_infomask's HEAP_UPDATED, t_infomask2's HOT bits.
+/// htup_details.h: t_infomask's HEAP_UPDATED.
 const HEAP_UPDATED: u16 = 0x2000;
-const HEAP_HOT_UPDATED: u16 = 0x4000;
-const HEAP_ONLY_TUPLE: u16 = 0x8000;
 /// transam.h: FrozenTransactionId, what HeapTupleHeaderGetXmin says of a frozen tuple.
 const FROZEN_TRANSACTION_ID: u32 = 2;
 /// transam.h: BootstrapTransactionId and FirstNormalTransactionId.
@@ -716,47 +715,21 @@ pub(super) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
 }
 
 /// The line pointers a torn write took, given its sectors: every tuple that lies even
-/// partly in them (a stale version of its row, or pieces of two), and every heap-only
-/// tuple that no sound line pointer leads to (its HOT chain starts in those sectors, so
-/// no index entry reaches it and it cannot be told which row it is).
-pub(super) fn torn_items(r: &Reader, lps: &[ItemId], torn: &[usize]) -> alloc::vec::Vec<u16> {
+/// partly in them (a stale version of its row, or pieces of two). A heap-only tuple outside
+/// them that nothing leads to any more is not taken: its bytes are the new write's, the
+/// newest version of a row whose chain starts in the older sectors (a sequential scan
+/// returns it, an index scan does not).
+pub(super) fn torn_items(lps: &[ItemId], torn: &[usize]) -> alloc::vec::Vec<u16> {
     let in_torn = |id: &ItemId| {
         let first = usize::from(id.off) / SECTOR;
         let last =
             usize::from(id.off).saturating_add(usize::from(id.len).saturating_sub(1)) / SECTOR;
         id.flags != LP_REDIRECT && id.len != 0 && torn.iter().any(|s| (first..=last).contains(s))
     };
-    let mut out: alloc::vec::Vec<u16> = lps
-        .iter()
+    lps.iter()
         .filter(|id| in_torn(id))
         .map(|id| id.lp)
-        .collect();
-    if out.is_empty() {
-        return out;
-    }
-    let mut reached = alloc::collections::BTreeSet::new();
-    for id in lps.iter().filter(|id| !out.contains(&id.lp)) {
-        if id.flags == LP_REDIRECT {
-            reached.insert(id.off);
-        } else if id.flags != LP_UNUSED && id.len != 0 {
-            if let Some(h) = Header::read(r, usize::from(id.off)) {
-                if h.infomask2 & HEAP_HOT_UPDATED != 0 {
-                    reached.insert(h.ctid_offset);
-                }
-            }
-        }
-    }
-    let orphans: alloc::vec::Vec<u16> = lps
-        .iter()
-        .filter(|id| id.flags != LP_REDIRECT && id.flags != LP_UNUSED && id.len != 0)
-        .filter(|id| !out.contains(&id.lp) && !reached.contains(&id.lp))
-        .filter(|id| lp_problem(id, r.len()).is_none())
-        .filter(|id| Header::read(r, usize::from(id.off)).is_some_and(|h| h.heap_only()))
-        .map(|id| id.lp)
-        .collect();
-    out.extend(orphans);
-    out.sort_unstable();
-    out
+        .collect()
 }
 
 /// htup_details.h: SpecTokenOffsetNumber.

@@ -1089,13 +1089,71 @@ pub fn torn_write(page: &[u8], absolute_block: u32, endian: Endian) -> (Vec<u32>
     let header = decode_header(&r, &mut spans);
     let lps = line_pointers(&r, &header, &mut spans);
     let torn = heapcheck::torn_sectors(&r, &lps, absolute_block);
-    let taken = heapcheck::torn_items(&r, &lps, &torn);
+    let taken = heapcheck::torn_items(&lps, &torn);
     (
         torn.into_iter()
             .map(|s| u32::try_from(s).unwrap_or(u32::MAX))
             .collect(),
         taken,
     )
+}
+
+/// A torn page's older write as an analysis that knows more than the page found it (the
+/// incident report reads the table's indexes): its sectors, and the line pointers whose
+/// tuples there are not to be trusted (older versions of their rows).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TornWrite {
+    pub sectors: Vec<u32>,
+    pub items: Vec<u16>,
+}
+
+/// A torn page's older sectors and the line pointers whose tuples lie in them, from what
+/// the page shows ([`torn_write`]) and what the caller knows: `stale`, tuples that are
+/// older versions of rows whose newer version reads elsewhere (a unique key live on
+/// another page, or a heap-only tuple with the same key that nothing leads to), which the
+/// page alone cannot tell from current ones. The older write is taken to run from the first
+/// sector either finds to the last. Empty when neither finds one.
+pub fn torn_with(
+    page: &[u8],
+    absolute_block: u32,
+    endian: Endian,
+    stale: &[u16],
+) -> (Vec<u32>, Vec<u16>) {
+    let (votes, _) = torn_write(page, absolute_block, endian);
+    let r = Reader { b: page, e: endian };
+    let mut spans = Spans::new(page.len(), true);
+    let header = decode_header(&r, &mut spans);
+    let lps = line_pointers(&r, &header, &mut spans);
+    let stale_sectors = lps
+        .iter()
+        .filter(|id| stale.contains(&id.lp) && id.len != 0)
+        .flat_map(|id| {
+            let first = u32::from(id.off) / 512;
+            let last = u32::from(id.off).saturating_add(u32::from(id.len).saturating_sub(1)) / 512;
+            [first, last]
+        });
+    let all: Vec<u32> = votes.iter().copied().chain(stale_sectors).collect();
+    match (all.iter().min(), all.iter().max()) {
+        (Some(&first), Some(&last)) => {
+            let sectors: Vec<u32> = (first..=last).collect();
+            let taken = torn_taken(page, &sectors, endian);
+            (sectors, taken)
+        }
+        _ => (Vec::new(), Vec::new()),
+    }
+}
+
+/// The line pointers whose tuples lie even partly in `sectors` of a torn page's older write.
+pub fn torn_taken(page: &[u8], sectors: &[u32], endian: Endian) -> Vec<u16> {
+    let r = Reader { b: page, e: endian };
+    let mut spans = Spans::new(page.len(), true);
+    let header = decode_header(&r, &mut spans);
+    let lps = line_pointers(&r, &header, &mut spans);
+    let sectors: Vec<usize> = sectors
+        .iter()
+        .filter_map(|&s| usize::try_from(s).ok())
+        .collect();
+    heapcheck::torn_items(&lps, &sectors)
 }
 
 pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> DecodedPage {

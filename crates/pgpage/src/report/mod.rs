@@ -170,6 +170,10 @@ pub struct Block {
     /// `misplaced`: the relation-wide block the page was written for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub holds_block: Option<u32>,
+    /// `torn`: the line pointers whose tuples in those sectors count as older versions of
+    /// their rows (the others there read as the older write left them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub torn_items: Vec<u16>,
     /// `torn`: the 512-byte sectors (0-based) that look like another write.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub torn_sectors: Vec<u32>,
@@ -272,6 +276,28 @@ fn locator_of(path: &str) -> Option<(u32, u32, u32)> {
 }
 
 impl Report {
+    /// The older write of each torn block, by (relation path, relation-wide block): what
+    /// `repair`'s advice and `rows --include-damaged` leave out there.
+    pub fn torn_writes(&self) -> BTreeMap<(String, u32), crate::decode::TornWrite> {
+        self.relations
+            .iter()
+            .flat_map(|r| {
+                r.blocks
+                    .iter()
+                    .filter(|b| !b.torn_sectors.is_empty())
+                    .map(|b| {
+                        (
+                            (r.path.clone(), b.block),
+                            crate::decode::TornWrite {
+                                sectors: b.torn_sectors.clone(),
+                                items: b.torn_items.clone(),
+                            },
+                        )
+                    })
+            })
+            .collect()
+    }
+
     /// The blocks to watch in WAL (`wal::BlockHistory::of_blocks`): each damaged block's
     /// relfilenode, main fork and block.
     pub fn wal_blocks(&self) -> BTreeSet<(u32, u8, u32)> {
@@ -347,6 +373,10 @@ pub struct IndexInput {
     /// Leaf pages that could not be read: the index may not name every row.
     pub unreadable_pages: u64,
     pub entries: Vec<LeafEntry>,
+    /// The index's key columns as its own pg_attribute rows name them (a plain column's
+    /// key takes the table column's name), for reading a key off a heap tuple; empty when
+    /// their types are not known.
+    pub key_columns: Vec<Column>,
 }
 
 /// A relation as the caller read it.
@@ -528,20 +558,6 @@ fn live_elsewhere(
             let lp = visible_in_chain(page, e.block, e.offset, rel.endian, log)?;
             Some((e.block, lp))
         })
-}
-
-/// The 512-byte sectors a tuple's bytes lie in.
-fn tuple_sectors(page: &[u8], lp: u16, endian: Endian) -> Vec<u32> {
-    heap_items(page, endian)
-        .find(|i| i.lp == lp)
-        .map(|i| {
-            let first = i.off / 512;
-            let last = i.off.saturating_add(i.len.max(1)).saturating_sub(1) / 512;
-            (first..=last)
-                .filter_map(|s| u32::try_from(s).ok())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The readable rows of a page with a sane header: the offsets of tuples a new snapshot
@@ -750,9 +766,70 @@ fn file_blocks(
             ));
         }
         if rows_kind {
-            let wrong: BTreeSet<u16> = row.structure.iter().filter_map(|f| f.item).collect();
-            let rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
-            stale_evidence(&mut b, &rows, page, endian);
+            // A heap-only tuple nothing leads to is sound bytes: the newest version of a row
+            // whose chain start is wrong, readable by a sequential scan.
+            let wrong: BTreeSet<u16> = row
+                .structure
+                .iter()
+                .filter(|f| f.finding != Finding::HeapRootIsHeapOnly)
+                .filter_map(|f| f.item)
+                .collect();
+            let mut rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
+            // An older version of a row live elsewhere marks its sectors as an older write,
+            // where a tuple updated since reads as never updated.
+            let stale: Vec<u16> = rows.stale_rows.iter().map(|r| r.lp).collect();
+            // One flipped bit changes one tuple: older versions of two rows are an older
+            // write, and a flip that makes the checksum valid a chance match.
+            let flip_by_chance = b.damage == Damage::BitFlip && stale.len() >= 2;
+            if flip_by_chance {
+                b.bit_flips.clear();
+                b.flip_bits.clear();
+                b.evidence
+                    .retain(|e| !e.contains("single-bit flips make the stored checksum valid"));
+                b.evidence.push(format!(
+                    "a single-bit flip would make the stored checksum valid, but one bit changes at most one tuple and {} tuples here are older versions of their rows: that match is chance",
+                    stale.len()
+                ));
+            }
+            if (matches!(b.damage, Damage::Checksum | Damage::Torn) || flip_by_chance)
+                && !stale.is_empty()
+            {
+                let (sectors, taken) = crate::decode::torn_with(page, absolute, endian, &stale);
+                let (_, voted) = crate::decode::torn_write(page, absolute, endian);
+                let taken: Vec<u16> = taken
+                    .into_iter()
+                    .filter(|lp| {
+                        stale.contains(lp)
+                            || voted.contains(lp)
+                            || !sole_version(&rel.indexes, absolute, *lp)
+                    })
+                    .collect();
+                if sectors != b.torn_sectors {
+                    let by = if b.torn_sectors.is_empty() {
+                        TORN_BY_STALE
+                    } else {
+                        TORN_BY_BOTH
+                    };
+                    b.damage = Damage::Torn;
+                    b.evidence.retain(|e| {
+                        !e.starts_with("no single-bit flip")
+                            && !e.contains("of the page are an older write")
+                            && e != TORN_TRUST
+                    });
+                    let mut wrong = wrong;
+                    wrong.extend(taken.iter().copied());
+                    b.torn_sectors = sectors;
+                    b.torn_items = taken;
+                    rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
+                    stale_evidence(&mut b, &rows);
+                    b.evidence.push(torn_words(&b.torn_sectors, by));
+                    b.evidence.push(String::from(TORN_TRUST));
+                } else {
+                    stale_evidence(&mut b, &rows);
+                }
+            } else {
+                stale_evidence(&mut b, &rows);
+            }
             b.rows = Some(rows);
         }
         out.push(b);
@@ -760,9 +837,8 @@ fn file_blocks(
     out
 }
 
-/// What stale versions on a page say: each key live elsewhere, and, where nothing else
-/// explained the mismatch, a tear (or an older page) in the sectors they lie in.
-fn stale_evidence(b: &mut Block, rows: &Rows, page: &[u8], endian: Endian) {
+/// What stale versions on a page say: each key live elsewhere.
+fn stale_evidence(b: &mut Block, rows: &Rows) {
     let [first, more @ ..] = rows.stale_rows.as_slice() else {
         return;
     };
@@ -784,20 +860,23 @@ fn stale_evidence(b: &mut Block, rows: &Rows, page: &[u8], endian: Endian) {
             "they count as"
         }
     ));
-    if b.damage == Damage::Checksum {
-        let sectors: BTreeSet<u32> = rows
-            .stale_rows
-            .iter()
-            .flat_map(|r| tuple_sectors(page, r.lp, endian))
-            .collect();
-        b.damage = Damage::Torn;
-        b.torn_sectors = sectors.into_iter().collect();
-        b.evidence.retain(|e| !e.starts_with("no single-bit flip"));
-        b.evidence.push(format!(
-            "the stale versions lie in {}: those bytes are an older write of the page (a torn write, or an older copy of the page), while the header and line pointers are newer",
-            sector_list(&b.torn_sectors)
-        ));
-    }
+}
+
+/// How the first older sector of a torn page was found.
+const TORN_BY_TUPLES: &str = "line pointers point there at tuples that are not the ones they describe (zeros, a header that breaks t_hoff's rule, or a t_ctid that is not the tuple's own although nothing updated it)";
+const TORN_BY_STALE: &str =
+    "tuples there are older versions of rows that read elsewhere (listed above)";
+const TORN_BY_BOTH: &str = "line pointers point there at tuples that are not the ones they describe, or at older versions of rows that read elsewhere (listed above)";
+
+/// What a tuple in a torn page's older sectors is worth, and the heap-only tuples outside.
+const TORN_TRUST: &str = "a tuple lying even partly in those sectors reads as the older write left it: it counts as readable only when the table's unique index knows no other version of its row (a row deleted since would still read there), else as an older version of its row, lost unless its row reads elsewhere; a heap-only tuple outside them that nothing on the page leads to any more is its row's newest version, from the newer write: it reads (a sequential scan returns it), though no index entry reaches it. A sector past the last one named may be older too when nothing there shows it";
+
+/// The sentence naming a torn page's older sectors.
+fn torn_words(sectors: &[u32], found: &str) -> String {
+    format!(
+        "{} of the page are an older write of it (a torn write, or an older copy of the page): {found}; sector 0 holds the header and line pointers, which are the newer write's",
+        sector_list(sectors),
+    )
 }
 
 /// The damage class of one page, with its evidence; None for a page that is not damaged.
@@ -822,6 +901,7 @@ fn classify(
         server: None,
         holds_block: None,
         torn_sectors: Vec::new(),
+        torn_items: Vec::new(),
         bit_flips: Vec::new(),
         rows: None,
         wal_image: None,
@@ -980,14 +1060,10 @@ fn classify(
         }
         if !torn.is_empty() {
             b.damage = Damage::Torn;
-            b.evidence.push(format!(
-                "{} of the page look like another version of it (a torn write?): line pointers point there at tuples that are not the ones they describe (zeros, a header that breaks t_hoff's rule, or a t_ctid that is not the tuple's own although nothing updated it); sector 0 holds the header, so the other sectors are this header's own",
-                sector_list(&torn)
-            ));
-            b.evidence.push(String::from(
-                "a tuple lying even partly in those sectors is not trusted: it may be an older version of a row whose current version was in the bytes the tear lost, so it counts as lost, never as readable; so does a heap-only tuple whose HOT chain starts there, since no index entry reaches it",
-            ));
+            b.evidence.push(torn_words(&torn, TORN_BY_TUPLES));
+            b.evidence.push(String::from(TORN_TRUST));
             b.torn_sectors = torn;
+            b.torn_items = crate::decode::torn_write(page, absolute, endian).1;
             return Some(b);
         }
         b.evidence.push(String::from(
@@ -1075,6 +1151,18 @@ fn rows_of(
         }
         Err(())
     };
+    // Heap-only tuples that read and that nothing on the page leads to: each is the newest
+    // version of a row whose chain start the damage took (a torn write's older sectors).
+    // Their keys tell which of the entries into the damaged bytes still have their row.
+    let orphans = match (&own, naming_index(&rel.indexes), rel.columns.as_ref()) {
+        (Some(o), Some(ix), Some(cols)) => {
+            let led_to: BTreeSet<u16> = next.values().copied().collect();
+            orphan_keys(page, endian, ix, cols, |lp| {
+                o.contains(&lp) && !led_to.contains(&lp)
+            })
+        }
+        _ => BTreeMap::new(),
+    };
     // A unique index holds one live version per key: a tuple this damaged page shows live
     // whose key is live on a sound page too is an older version the damage brought back.
     let mut stale_rows: Vec<(u16, StaleRow)> = Vec::new();
@@ -1089,7 +1177,15 @@ fn rows_of(
                 if key.iter().any(Option::is_none) || stale_rows.iter().any(|(l, _)| *l == lp) {
                     continue;
                 }
-                if let Some((ob, olp)) = live_elsewhere(ix, key, absolute, rel) {
+                // A heap-only tuple with the same key that nothing leads to is the row's
+                // newest version: this one, read as never updated, is an older one.
+                let same_page = orphans
+                    .get(key)
+                    .filter(|&&o| o != lp)
+                    .map(|&o| (absolute, o));
+                if let Some((ob, olp)) =
+                    same_page.or_else(|| live_elsewhere(ix, key, absolute, rel))
+                {
                     stale_rows.push((
                         lp,
                         StaleRow {
@@ -1108,16 +1204,44 @@ fn rows_of(
     let readable_count = own
         .as_ref()
         .map(|o| (o.len() as u64).saturating_sub(stale_rows.len() as u64));
-    let stale = stale_rows.len() as u64;
-    let stale_rows: Vec<StaleRow> = stale_rows.into_iter().map(|(_, r)| r).collect();
     match held {
         Some(h) => {
-            let lost: Vec<u16> = h
-                .offsets
-                .iter()
-                .copied()
-                .filter(|&lp| reached(lp).is_err())
-                .collect();
+            let mut lost: Vec<u16> = Vec::new();
+            for lp in h.offsets.iter().copied().filter(|&lp| reached(lp).is_err()) {
+                let key = naming_index(&rel.indexes).and_then(|ix| {
+                    let e = ix
+                        .entries
+                        .iter()
+                        .find(|e| e.block == absolute && e.offset == lp && !e.dead)?;
+                    Some((ix, e.keys.clone()?))
+                });
+                match key {
+                    // The row's newest version is a heap-only tuple that reads.
+                    Some((_, k)) if orphans.contains_key(&k) => {}
+                    Some((ix, k)) if k.iter().all(Option::is_some) => {
+                        match live_elsewhere(ix, &k, absolute, rel) {
+                            // An older version of a row live on a sound page.
+                            Some((ob, olp)) => {
+                                if !stale_rows.iter().any(|(l, _)| *l == lp) {
+                                    stale_rows.push((
+                                        lp,
+                                        StaleRow {
+                                            keys: k,
+                                            ctid: format!("({absolute},{lp})"),
+                                            live_at: format!("({ob},{olp})"),
+                                            lp,
+                                        },
+                                    ));
+                                }
+                            }
+                            None => lost.push(lp),
+                        }
+                    }
+                    _ => lost.push(lp),
+                }
+            }
+            let stale = stale_rows.len() as u64;
+            let stale_rows: Vec<StaleRow> = stale_rows.into_iter().map(|(_, r)| r).collect();
             let keys: Vec<Vec<Option<String>>> = h
                 .keys_from
                 .map(|ix| {
@@ -1154,7 +1278,11 @@ fn rows_of(
                     })
                     .collect();
                 let entries = (!repeated.is_empty()).then_some(lost.len() as u64);
-                (counted.into_iter().map(|(k, _)| k).collect(), repeated, entries)
+                (
+                    counted.into_iter().map(|(k, _)| k).collect(),
+                    repeated,
+                    entries,
+                )
             } else {
                 (keys, Vec::new(), None)
             };
@@ -1168,7 +1296,10 @@ fn rows_of(
                 lost: Some(lost_rows),
                 readable: Some(readable_count.unwrap_or(0)),
                 known_from: KnownFrom::Index,
-                index: h.keys_from.filter(|_| !keys.is_empty()).map(|ix| ix.name.clone()),
+                index: h
+                    .keys_from
+                    .filter(|_| !keys.is_empty())
+                    .map(|ix| ix.name.clone()),
                 keys,
                 upper_bound: true,
                 bound: Some(if partial {
@@ -1182,7 +1313,10 @@ fn rows_of(
                 stale_rows,
             }
         }
-        None => match own {
+        None => {
+            let stale = stale_rows.len() as u64;
+            let stale_rows: Vec<StaleRow> = stale_rows.into_iter().map(|(_, r)| r).collect();
+            match own {
             Some(o) => {
                 let all = heap_items(page, endian).count() as u64;
                 Rows {
@@ -1216,8 +1350,72 @@ fn rows_of(
                 stale,
                 stale_rows,
             },
-        },
+        }
+        }
     }
+}
+
+/// Whether the tuple at (`block`, `lp`) is its row's only version the naming index knows:
+/// the index has an entry for it, with its key, and no other live entry with that key. A
+/// tuple in a torn page's older sectors that is not (another entry, anywhere, names the
+/// same row) is an older version of its row.
+fn sole_version(indexes: &[IndexInput], block: u32, lp: u16) -> bool {
+    let Some(ix) = naming_index(indexes) else {
+        return false;
+    };
+    let Some(key) = ix
+        .entries
+        .iter()
+        .find(|e| e.block == block && e.offset == lp && !e.dead)
+        .and_then(|e| e.keys.as_ref())
+        .filter(|k| k.iter().all(Option::is_some))
+    else {
+        return false;
+    };
+    !ix.entries
+        .iter()
+        .any(|e| !e.dead && e.keys.as_ref() == Some(key) && (e.block, e.offset) != (block, lp))
+}
+
+/// The key of the naming index on each heap-only tuple of `page` that `take` accepts, read
+/// with the table's columns (a key column is the table column of its name and type; an
+/// expression's key has no such column, and then no tuple gives a key).
+fn orphan_keys(
+    page: &[u8],
+    endian: Endian,
+    ix: &IndexInput,
+    columns: &[Column],
+    take: impl Fn(u16) -> bool,
+) -> BTreeMap<Vec<Option<String>>, u16> {
+    let which: Option<Vec<usize>> = ix
+        .key_columns
+        .iter()
+        .map(|k| {
+            columns
+                .iter()
+                .position(|c| c.name == k.name && c.ty == k.ty && !c.attribute.attisdropped)
+        })
+        .collect();
+    let Some(which) = which.filter(|w| !w.is_empty()) else {
+        return BTreeMap::new();
+    };
+    let writer = crate::rows::RowWriter::new(
+        columns.to_vec(),
+        crate::rows::RowFormat::Json,
+        endian,
+        false,
+    );
+    heap_items(page, endian)
+        .filter(|i| take(i.lp))
+        .filter_map(|i| {
+            let t = i.tuple?;
+            let h = TupleHeader::read(t, endian)?;
+            if h.t_infomask2 & crate::fields::HEAP_ONLY_TUPLE == 0 {
+                return None;
+            }
+            Some((writer.column_texts(t, &which)?, i.lp))
+        })
+        .collect()
 }
 
 fn verdict(r: &Report) -> String {
@@ -1259,7 +1457,29 @@ fn verdict(r: &Report) -> String {
         ));
     }
     let lost: Vec<&Rows> = r.blocks().filter_map(|(_, b)| b.rows.as_ref()).collect();
-    let known: u64 = lost.iter().filter_map(|x| x.lost).sum();
+    // A row whose versions lie on two damaged pages (an older one on a torn page, the
+    // newest on a zeroed one) is one row: keyed counts are counted by key per relation.
+    let mut seen: BTreeSet<(usize, &[Option<String>])> = BTreeSet::new();
+    let mut known: u64 = 0;
+    let by_relation = r
+        .relations
+        .iter()
+        .enumerate()
+        .flat_map(|(i, rel)| rel.blocks.iter().map(move |b| (i, b)));
+    for (rel, b) in by_relation {
+        let Some(x) = b.rows.as_ref() else { continue };
+        match x.lost {
+            Some(n) if x.index.is_some() && x.keys.len() as u64 == n => {
+                for k in &x.keys {
+                    if seen.insert((rel, k.as_slice())) {
+                        known = known.saturating_add(1);
+                    }
+                }
+            }
+            Some(n) => known = known.saturating_add(n),
+            None => {}
+        }
+    }
     let unknown = lost.iter().any(|x| x.lost.is_none());
     // An index's count is an upper bound (it also holds versions no snapshot sees): the
     // verdict says so rather than state it as the number lost.
@@ -1791,6 +2011,7 @@ mod tests {
                 entry(0, 3, true),
                 entry(1, 1, false),
             ],
+            key_columns: Vec::new(),
         }]);
         let blocks = &r.relations[0].blocks;
         assert_eq!(blocks.len(), 2);

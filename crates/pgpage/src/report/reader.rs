@@ -623,6 +623,7 @@ impl ReportReader {
                 uniqueness,
                 unreadable_pages: 0,
                 entries: Vec::new(),
+                key_columns: keys.clone().unwrap_or_default(),
             });
         }
         let Some((segno, path)) = segments.get(s).cloned() else {
