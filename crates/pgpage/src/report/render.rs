@@ -176,6 +176,22 @@ fn flip_line(f: &super::BitFlip, q: &str) -> String {
     line
 }
 
+/// Marks in `said` that the server's decimal checksums were given in hex once.
+const HEX_SAID: &str = "checksums in hex";
+
+/// The first server WARNING's checksums in the hex `pgpage verify` and pg_checksums print,
+/// once per report: the two notations name the same numbers.
+fn hex_words(b: &Block, said: &mut Vec<String>) -> Option<String> {
+    let (calculated, stored) = b.checksums.filter(|_| b.server.is_some())?;
+    if said.iter().any(|w| w == HEX_SAID) {
+        return None;
+    }
+    said.push(String::from(HEX_SAID));
+    Some(format!(
+        "(the server's checksums are decimal: {calculated} and {stored} are {calculated:X} and {stored:X} in hex, as pgpage verify and pg_checksums print them)"
+    ))
+}
+
 fn block_text(out: &mut String, b: &Block, said: &mut Vec<String>) {
     // The segment file and its block only where they are not the relation's own path and
     // relation-wide block (a block past the first 1 GB segment).
@@ -189,6 +205,9 @@ fn block_text(out: &mut String, b: &Block, said: &mut Vec<String>) {
         for line in s.lines() {
             let _ = writeln!(out, "      server: {line}");
         }
+    }
+    if let Some(words) = hex_words(b, said) {
+        let _ = writeln!(out, "      {words}");
     }
     for e in &b.evidence {
         let _ = writeln!(out, "      {e}");
@@ -345,24 +364,29 @@ pub fn markdown(r: &Report) -> String {
             .chain(ranked(r, Severity::Warning))
             .collect();
         for (rel, b) in &blocks {
-            let (lost, readable, from) =
-                b.rows
-                    .as_ref()
-                    .map_or((String::new(), String::new(), String::new()), |x| {
-                        (
-                            format!(
-                                "{}{}",
-                                count(x.lost),
-                                if x.upper_bound { " (at most)" } else { "" }
-                            ),
-                            count(x.readable),
-                            String::from(match x.known_from {
-                                KnownFrom::Index => "index",
-                                KnownFrom::Header => "header",
-                                KnownFrom::Unknown => "unknown",
-                            }),
-                        )
-                    });
+            // A block without rows of its own (an index's) says why its row columns are empty.
+            let no_rows = if super::index_block(rel.relkind.as_deref(), b) {
+                "index: no rows"
+            } else {
+                "no rows: not a table's page"
+            };
+            let (lost, readable, from) = b.rows.as_ref().map_or(
+                (String::from(no_rows), String::from("-"), String::from("-")),
+                |x| {
+                    (
+                        match (x.lost, x.upper_bound) {
+                            (Some(n), true) if n > 0 => format!("at most {n}"),
+                            (n, _) => count(n),
+                        },
+                        count(x.readable),
+                        String::from(match x.known_from {
+                            KnownFrom::Index => "index",
+                            KnownFrom::Header => "header",
+                            KnownFrom::Unknown => "unknown",
+                        }),
+                    )
+                },
+            );
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} | {lost} | {readable} | {from} |",
@@ -392,6 +416,9 @@ pub fn markdown(r: &Report) -> String {
             );
             if let Some(s) = &b.server {
                 let _ = writeln!(out, "```\n{s}\n```\n");
+            }
+            if let Some(words) = hex_words(b, &mut said) {
+                let _ = writeln!(out, "- {words}");
             }
             for e in &b.evidence {
                 let _ = writeln!(out, "- {e}");
