@@ -106,6 +106,9 @@ function RowsInView(p: ListProps) {
 const ProblemRow = memo(function ProblemRow(p: { x: ProblemRef; current: boolean; onPick(s: Selection): void; index?: number; measure?(el: Element | null): void }) {
   const { f, p: page } = p.x;
   const pick = () => p.onPick({ fileId: f.id, block: page.block, offset: 0 });
+  // A page whose status the server accepts but whose access method refuses it (a B-tree's
+  // zero page its links reach): the hint is the server's own message.
+  const refusal = page.status === 'zero' ? f.pageFindings.find((x) => x.block === page.block && x.amcheck && x.evidence === 'server') : undefined;
   return (
     <tr
       ref={p.measure}
@@ -135,7 +138,7 @@ const ProblemRow = memo(function ProblemRow(p: { x: ProblemRef; current: boolean
       <td>{checksumWords(page.stored)}</td>
       <td>{page.computed === null ? '—' : checksumWords(page.computed)}</td>
       <td data-testid="hint" data-claim={page.misplaced?.claim ? page.misplaced.block : undefined}>
-        {hint(page, f.chance)}
+        {refusal ? `the server refuses it: ${refusal.message}` : hint(page, f.chance)}
       </td>
     </tr>
   );
@@ -290,43 +293,60 @@ export const AMCHECK_SHOWN = 50;
  * words; a click opens the page. */
 export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]; onPick(s: Selection): void }) {
   const [all, setAll] = useState(false);
-  const rows = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck).map((x) => ({ f, x })));
+  // The pages the server reads (the verdict's sentence counts these) apart from the problem
+  // pages it refuses anyway, whose findings follow under their own heading.
+  const refusedPages = new Set(files.flatMap((f) => f.problems.filter((p) => p.problem).map((p) => `${f.id}:${p.block}`)));
+  const found = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck).map((x) => ({ f, x })));
+  const rows = found.filter(({ f, x }) => !refusedPages.has(`${f.id}:${x.block}`));
+  const onRefused = found.filter(({ f, x }) => refusedPages.has(`${f.id}:${x.block}`));
   const unlisted = files.filter((f) => f.amcheckUnlisted > 0);
-  if (rows.length === 0) return null;
+  if (found.length === 0) return null;
   const shown = all ? rows : rows.slice(0, AMCHECK_SHOWN);
+  const row = ({ f, x }: (typeof found)[number]) => (
+    <li
+      key={`${f.id}:${x.block}:${x.code}:${x.offset ?? 0}`}
+      className={x.evidence === 'note' ? 'note' : undefined}
+      data-testid="page-finding"
+      data-amcheck="true"
+      data-file={f.name}
+      data-path={f.path}
+      data-code={x.code}
+      data-block={x.block}
+      data-relation-block={x.absoluteBlock}
+      data-offset={x.offset}
+    >
+      <button type="button" className="link" aria-label={openName(f, x.block)} onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
+        {f.path}
+      </button>
+      {`, block ${x.absoluteBlock}${x.offset ? `, offset ${x.offset}` : ''}: ${x.message}`}
+    </li>
+  );
   return (
-    <ul className="file-findings" data-testid="amcheck-findings" data-findings={rows.length}>
-      {shown.map(({ f, x }) => (
-        <li
-          key={`${f.id}:${x.block}:${x.code}:${x.offset ?? 0}`}
-          className={x.evidence === 'note' ? 'note' : undefined}
-          data-testid="page-finding"
-          data-amcheck="true"
-          data-file={f.name}
-          data-path={f.path}
-          data-code={x.code}
-          data-block={x.block}
-          data-relation-block={x.absoluteBlock}
-          data-offset={x.offset}
-        >
-          <button type="button" className="link" aria-label={openName(f, x.block)} onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
-            {f.path}
-          </button>
-          {`, block ${x.absoluteBlock}${x.offset ? `, offset ${x.offset}` : ''}: ${x.message}`}
-        </li>
-      ))}
-      {shown.length < rows.length && (
-        <li>
-          <button type="button" data-testid="amcheck-all" onClick={() => setAll(true)}>
-            Show all {rows.length.toLocaleString('en-US')} amcheck findings
-          </button>
-        </li>
+    <>
+      {(rows.length > 0 || unlisted.length > 0) && (
+        <ul className="file-findings" data-testid="amcheck-findings" data-findings={rows.length}>
+          {shown.map(row)}
+          {shown.length < rows.length && (
+            <li>
+              <button type="button" data-testid="amcheck-all" onClick={() => setAll(true)}>
+                Show all {rows.length.toLocaleString('en-US')} amcheck findings
+              </button>
+            </li>
+          )}
+          {unlisted.map((f) => (
+            <li key={`unlisted:${f.id}`} className="note" data-testid="amcheck-unlisted" data-path={f.path} data-pages={f.amcheckUnlisted}>
+              <code>{f.path}</code>: and {f.amcheckUnlisted.toLocaleString('en-US')} more pages with amcheck findings, not listed (the file&apos;s first 1,000 are)
+            </li>
+          ))}
+        </ul>
       )}
-      {unlisted.map((f) => (
-        <li key={`unlisted:${f.id}`} className="note" data-testid="amcheck-unlisted" data-path={f.path} data-pages={f.amcheckUnlisted}>
-          <code>{f.path}</code>: and {f.amcheckUnlisted.toLocaleString('en-US')} more pages with amcheck findings, not listed (the file&apos;s first 1,000 are)
-        </li>
-      ))}
-    </ul>
+      {onRefused.length > 0 && (
+        <div data-testid="amcheck-findings-refused" data-findings={onRefused.length} data-pages={new Set(onRefused.map(({ f, x }) => `${f.id}:${x.block}`)).size}>
+          <h4>amcheck&apos;s findings on problem pages above (the server refuses these pages anyway)</h4>
+          <ul className="file-findings">{onRefused.map(row)}</ul>
+        </div>
+      )}
+    </>
   );
 }
+
