@@ -192,6 +192,39 @@ fn hex_words(b: &Block, said: &mut Vec<String>) -> Option<String> {
     ))
 }
 
+/// A block's evidence not yet said of an earlier block (the same odds of a chance bit flip,
+/// the same words of a zeroed page), and whether some was said already: a caveat is said
+/// once, where first needed.
+/// `said` keeps each evidence line as `block<TAB>line`.
+fn new_evidence<'b>(b: &'b Block, said: &mut Vec<String>) -> (Vec<&'b str>, Option<String>) {
+    let mut lines = Vec::new();
+    let mut earlier: Vec<String> = Vec::new();
+    for e in &b.evidence {
+        let first = said
+            .iter()
+            .find_map(|s| s.split_once('\t').filter(|(_, l)| l == e).map(|(n, _)| n));
+        match first {
+            Some(n) => {
+                if !earlier.iter().any(|x| x == n) {
+                    earlier.push(String::from(n));
+                }
+            }
+            None => {
+                said.push(format!("{}\t{e}", b.block));
+                lines.push(e.as_str());
+            }
+        }
+    }
+    let note = (!earlier.is_empty()).then(|| {
+        format!(
+            "({} evidence as said above of block {}, word for word)",
+            if lines.is_empty() { "the same" } else { "and the" },
+            earlier.join(", block ")
+        )
+    });
+    (lines, note)
+}
+
 fn block_text(out: &mut String, b: &Block, said: &mut Vec<String>) {
     // The segment file and its block only where they are not the relation's own path and
     // relation-wide block (a block past the first 1 GB segment).
@@ -209,8 +242,12 @@ fn block_text(out: &mut String, b: &Block, said: &mut Vec<String>) {
     if let Some(words) = hex_words(b, said) {
         let _ = writeln!(out, "      {words}");
     }
-    for e in &b.evidence {
+    let (evidence, repeated) = new_evidence(b, said);
+    for e in evidence {
         let _ = writeln!(out, "      {e}");
+    }
+    if let Some(note) = repeated {
+        let _ = writeln!(out, "      {note}");
     }
     for f in &b.bit_flips {
         let _ = writeln!(out, "      {}", flip_line(f, ""));
@@ -420,8 +457,12 @@ pub fn markdown(r: &Report) -> String {
             if let Some(words) = hex_words(b, &mut said) {
                 let _ = writeln!(out, "- {words}");
             }
-            for e in &b.evidence {
+            let (evidence, repeated) = new_evidence(b, &mut said);
+            for e in evidence {
                 let _ = writeln!(out, "- {e}");
+            }
+            if let Some(note) = repeated {
+                let _ = writeln!(out, "- {note}");
             }
             for f in &b.bit_flips {
                 let _ = writeln!(out, "- {}", flip_line(f, "`"));
