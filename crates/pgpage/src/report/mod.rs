@@ -1928,4 +1928,23 @@ mod tests {
         let text = text(&r);
         assert!(!text.contains('…') && !text.contains("%u"));
     }
+
+    #[test]
+    fn evidence_said_of_an_earlier_block_is_not_repeated() {
+        let mut r = relation(Vec::new());
+        let mut again = r.relations[0].blocks[0].clone();
+        again.block = 7;
+        again.block_in_file = 7;
+        r.relations[0].blocks.push(again);
+        let first = r.relations[0].blocks[0].evidence[0].clone();
+        for out in [text(&r), markdown(&r)] {
+            assert_eq!(out.matches(first.as_str()).count(), 1, "{out}");
+            assert!(
+                out.contains("(the same evidence as said above of block 0, word for word)"),
+                "{out}"
+            );
+        }
+        // The JSON keeps every block's evidence whole.
+        assert_eq!(r.relations[0].blocks[1].evidence[0], first);
+    }
 }
