@@ -134,7 +134,7 @@ const ProblemRow = memo(function ProblemRow(p: { x: ProblemRef; current: boolean
       <td>{f.path}</td>
       <td>{page.block}</td>
       <td>{page.absoluteBlock}</td>
-      <td>{STATUS_WORDS[page.status]}</td>
+      <td>{refusal ? 'all-zero page that the index leads to: the server refuses it' : STATUS_WORDS[page.status]}</td>
       <td>{checksumWords(page.stored)}</td>
       <td>{page.computed === null ? '—' : checksumWords(page.computed)}</td>
       <td data-testid="hint" data-claim={page.misplaced?.claim ? page.misplaced.block : undefined}>
@@ -287,18 +287,23 @@ export function RoutineNotes({ files, onPick }: { files: readonly FileEntry[]; o
 
 /** amcheck findings shown before "show all": a damaged relation can have thousands. */
 export const AMCHECK_SHOWN = 50;
+/** Of those on problem pages, which the problem list already names. */
+const AMCHECK_REFUSED_SHOWN = 10;
 
 /** What amcheck's per-page checks find, after the problem pages (the server reads these
  * pages): one row per finding, at the relation block and offset pg_amcheck prints, in its
  * words; a click opens the page. */
 export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]; onPick(s: Selection): void }) {
   const [all, setAll] = useState(false);
+  const [allRefused, setAllRefused] = useState(false);
   // The pages the server reads (the verdict's sentence counts these) apart from the problem
   // pages it refuses anyway, whose findings follow under their own heading.
   const refusedPages = new Set(files.flatMap((f) => f.problems.filter((p) => p.problem).map((p) => `${f.id}:${p.block}`)));
   const found = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck).map((x) => ({ f, x })));
   const rows = found.filter(({ f, x }) => !refusedPages.has(`${f.id}:${x.block}`));
   const onRefused = found.filter(({ f, x }) => refusedPages.has(`${f.id}:${x.block}`));
+  const refusedWithFindings = new Set(onRefused.map(({ f, x }) => `${f.id}:${x.block}`)).size;
+  const shownRefused = allRefused ? onRefused : onRefused.slice(0, AMCHECK_REFUSED_SHOWN);
   const unlisted = files.filter((f) => f.amcheckUnlisted > 0);
   if (found.length === 0) return null;
   const shown = all ? rows : rows.slice(0, AMCHECK_SHOWN);
@@ -341,9 +346,23 @@ export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]
         </ul>
       )}
       {onRefused.length > 0 && (
-        <div data-testid="amcheck-findings-refused" data-findings={onRefused.length} data-pages={new Set(onRefused.map(({ f, x }) => `${f.id}:${x.block}`)).size}>
-          <h4>amcheck&apos;s findings on problem pages above (the server refuses these pages anyway)</h4>
-          <ul className="file-findings">{onRefused.map(row)}</ul>
+        <div className="amcheck-refused" data-testid="amcheck-findings-refused" data-findings={onRefused.length} data-pages={refusedWithFindings}>
+          <h4>
+            amcheck&apos;s findings on the problem pages above: {onRefused.length.toLocaleString('en-US')} on {refusedWithFindings.toLocaleString('en-US')}{' '}
+            {refusedWithFindings === 1 ? 'page' : 'pages'} the server refuses anyway
+          </h4>
+          <ul className="file-findings">
+            {shownRefused.map(row)}
+            {/* A few first: the problem pages are listed above, and a torn or misplaced
+                page can fault every one of its items. */}
+            {shownRefused.length < onRefused.length && (
+              <li>
+                <button type="button" data-testid="amcheck-refused-all" onClick={() => setAllRefused(true)}>
+                  Show all {onRefused.length.toLocaleString('en-US')} findings on these pages
+                </button>
+              </li>
+            )}
+          </ul>
         </div>
       )}
     </>
