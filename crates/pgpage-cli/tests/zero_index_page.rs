@@ -126,9 +126,7 @@ fn refused_and_reported(version: u32) {
     assert_eq!(out.status.code(), Some(1), "{version}");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
-        stderr.contains(&format!(
-            "block 2: index \"t_v\" contains unexpected zero page at block 2"
-        )),
+        stderr.contains("block 2: index \"t_v\" contains unexpected zero page at block 2"),
         "{version}: {stderr}"
     );
 

@@ -50,7 +50,7 @@ pub fn server_read_lines(
 /// Whether a client reading a page with a checksum mismatch gets PageIsVerified's WARNING
 /// with both checksums in decimal: before 18's AIO path logs it at LOG level instead.
 pub fn server_warns_checksums(major: Option<u32>) -> bool {
-    !major.is_some_and(|m| m >= 18)
+    major.is_none_or(|m| m < 18)
 }
 
 /// basebackup.c (PostgreSQL 15) sendFile's per-block warning, the path as the backup names

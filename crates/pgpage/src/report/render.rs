@@ -218,7 +218,11 @@ fn new_evidence<'b>(b: &'b Block, said: &mut Vec<String>) -> (Vec<&'b str>, Opti
     let note = (!earlier.is_empty()).then(|| {
         format!(
             "({} evidence as said above of block {}, word for word)",
-            if lines.is_empty() { "the same" } else { "and the" },
+            if lines.is_empty() {
+                "the same"
+            } else {
+                "and the"
+            },
             earlier.join(", block ")
         )
     });
