@@ -338,9 +338,9 @@ impl Report {
             .map(|(_, b)| match b.damage {
                 Damage::Zeroed => "zeroed pages",
                 Damage::Torn => "torn pages",
-                Damage::Overwritten => "pages overwritten with other bytes",
-                Damage::Misplaced => "pages written at the wrong place",
-                Damage::BitFlip => "flipped bits that fail the checksum",
+                Damage::Overwritten => "overwritten pages",
+                Damage::Misplaced => "misplaced pages",
+                Damage::BitFlip => "bit flips",
                 _ => "checksum failures",
             })
             .collect();
@@ -349,7 +349,7 @@ impl Report {
         }
         let list: Vec<&str> = classes.into_iter().collect();
         Some(format!(
-            "This is storage damage ({}): almost always the hardware, the storage, the file system or memory lost, cut short, misplaced or changed writes, not a bug in PostgreSQL. pgsql-bugs is for bugs in PostgreSQL itself: ask pgsql-general@lists.postgresql.org or your storage, cloud or hardware vendor instead. Report to pgsql-bugs only when you suspect PostgreSQL wrote the damage (for example pages that pass their checksums but break its rules, or the same damage again on sound hardware).",
+            "Storage damage ({}): almost always the hardware, storage, file system or memory, not PostgreSQL. pgsql-bugs is for bugs in PostgreSQL itself: ask pgsql-general@lists.postgresql.org or your vendor, and report to pgsql-bugs only a suspected PostgreSQL bug.",
             list.join(", ")
         ))
     }
