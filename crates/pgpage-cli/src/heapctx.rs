@@ -24,6 +24,11 @@ impl HeapSource {
     pub fn context(&self) -> Option<HeapContext<'_>> {
         HeapContext::from_control(&self.control, &self.relation, self.log.as_ref())
     }
+
+    /// pg_class.relname, as the server's messages quote the relation.
+    pub fn relname(&self) -> &str {
+        &self.relation.name
+    }
 }
 
 /// The data directory above `file` (the first directory with PG_VERSION and

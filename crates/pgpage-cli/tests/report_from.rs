@@ -7,6 +7,10 @@
 //! - the updated block's backup page is `older`, its pd_lsn the one the server's pageinspect
 //!   gives for it on the backup, and its tuple count the server's LP_NORMAL items there that
 //!   no hint bit marks dead;
+//! - an all-zero block's note says so (its pd_lsn is 0), a misplaced block's sane pd_lsn is
+//!   compared as any page's (against the server's pd_lsn of the block it copies), a zeroed
+//!   index leaf gets REINDEX and never a repair from the backup, the Markdown table's counts
+//!   read right and the server's decimal checksums are given in hex once;
 //! - a block past the backup's file end is `missing`, and the printed repair command for the
 //!   confirmed block runs and gives the backup's page byte for byte;
 //! - a backup that is not a relation file, or a directory that is not a data directory, is
@@ -77,6 +81,21 @@ fn check(version: u32) {
         .unwrap();
     assert!(blocks > 8, "the table fills {blocks} pages");
     let (updated, flipped) = (3usize, 5usize);
+    // Block 6 gets a copy of block 7; the backup's last block is zeroed.
+    let (misplaced, zeroed) = (6usize, blocks - 1);
+    let backup_misplaced_lsn = lsn(&c.psql(&[&format!(
+        "select lsn from page_header(get_raw_page('t', {misplaced}))"
+    )]));
+    let index_rel = c
+        .psql(&["select pg_relation_filepath('t_pkey')"])
+        .trim()
+        .to_owned();
+    // A leaf the root's downlink reaches: the server refuses it once it is zeros.
+    let leaf: usize = c
+        .psql(&["select blkno from generate_series(1, (pg_relation_size('t_pkey') / 8192)::int - 1) blkno where (select type from bt_page_stats('t_pkey', blkno)) = 'l' order by blkno limit 1"])
+        .trim()
+        .parse()
+        .unwrap();
     c.stop();
     let backup = c.root.join("backup");
     copy_dir(&c.data, &backup);
@@ -113,6 +132,11 @@ fn check(version: u32) {
     )]);
     let (lp_off, t_hoff) = item.trim().split_once('|').unwrap();
     let (lp_off, t_hoff): (usize, usize) = (lp_off.parse().unwrap(), t_hoff.parse().unwrap());
+    // What the misplaced page's pd_lsn is: block 7's, as the server gives it.
+    let copied_lsn = lsn(&c.psql(&[&format!(
+        "select lsn from page_header(get_raw_page('t', {}))",
+        misplaced + 1
+    )]));
     // id int4, then note's 1-byte varlena header, then 'note-000001-': the 'J'.
     let flip_byte = lp_off + t_hoff + 4 + 1 + 12;
     c.stop();
@@ -131,7 +155,16 @@ fn check(version: u32) {
     // The last block: one the backup's file does not reach.
     let last = grown - 1;
     bytes[last * BLCKSZ + 4000] ^= 0x01;
+    bytes.copy_within(
+        (misplaced + 1) * BLCKSZ..(misplaced + 2) * BLCKSZ,
+        misplaced * BLCKSZ,
+    );
+    bytes[zeroed * BLCKSZ..(zeroed + 1) * BLCKSZ].fill(0);
     fs::write(&file, &bytes).unwrap();
+    let index_file = damaged.join(&index_rel);
+    let mut index_bytes = fs::read(&index_file).unwrap();
+    index_bytes[leaf * BLCKSZ..(leaf + 1) * BLCKSZ].fill(0);
+    fs::write(&index_file, &index_bytes).unwrap();
 
     let out = pgpage(&[
         "report",
@@ -165,6 +198,61 @@ fn check(version: u32) {
     assert_eq!(u["backup"]["tuples"], backup_tuples, "{u:#}");
     assert!(u["backup"].get("confirms_flip").is_none(), "{u:#}");
 
+    // An all-zero page's pd_lsn is 0, not noise: the note says it is all zeros.
+    let z = block_of(&report, zeroed);
+    assert_eq!(z["damage"], "zeroed", "{z:#}");
+    assert!(z["backup"].get("age").is_none(), "{z:#}");
+    let note = z["backup"]["note"].as_str().unwrap();
+    assert!(note.contains("all zeros (its pd_lsn is 0"), "{z:#}");
+    // A misplaced page's header is sane: its pd_lsn (block 7's) is compared as any page's.
+    let m = block_of(&report, misplaced);
+    assert_eq!(m["damage"], "misplaced", "{m:#}");
+    let age = match backup_misplaced_lsn.cmp(&copied_lsn) {
+        std::cmp::Ordering::Less => "older",
+        std::cmp::Ordering::Equal => "same",
+        std::cmp::Ordering::Greater => "newer",
+    };
+    assert_eq!(m["backup"]["age"], age, "{m:#}");
+    for b in [&z, &m] {
+        assert!(
+            !b["backup"]["note"].as_str().unwrap().contains("noise"),
+            "{b:#}"
+        );
+    }
+    // The zeroed index leaf: REINDEX, never the backup's older leaf spliced in.
+    let ix = report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["relation"] == "public.t_pkey")
+        .unwrap_or_else(|| panic!("t_pkey not in the report: {report:#}"));
+    let ixb = ix["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["block"] == leaf)
+        .unwrap_or_else(|| panic!("t_pkey block {leaf} not in the report: {ix:#}"));
+    assert_eq!(ixb["damage"], "zeroed", "{ixb:#}");
+    let steps: Vec<&str> = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    let index_path = index_file.display().to_string();
+    assert!(
+        !steps.iter().any(|s| s
+            .lines()
+            .any(|l| l.contains("repair") && l.contains(&index_path))),
+        "no repair of the index's page: {steps:#?}"
+    );
+    assert!(
+        steps
+            .iter()
+            .any(|s| s.contains("REINDEX INDEX public.t_pkey")),
+        "{steps:#?}"
+    );
+
     let l = block_of(&report, last);
     assert_eq!(l["backup"]["status"], "missing", "{l:#}");
     assert!(
@@ -173,6 +261,41 @@ fn check(version: u32) {
             .unwrap()
             .contains("ends before this block"),
         "{l:#}"
+    );
+
+    // The Markdown table: an upper bound reads "at most N" (N > 0), a zero count "0", and an
+    // index's row says why it has no rows.
+    let md = pgpage(&[
+        "report",
+        "--markdown",
+        "--from",
+        backup.to_str().unwrap(),
+        damaged.to_str().unwrap(),
+    ]);
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(
+        !md.contains("(at most)") && !md.contains("at most 0"),
+        "{md}"
+    );
+    let lost_at = |block: usize| {
+        md.lines()
+            .find(|l| l.starts_with("| error | public.t |") && l.contains(&format!("| {block} |")))
+            .unwrap_or_else(|| panic!("no table row for block {block}:\n{md}"))
+            .split('|')
+            .map(str::trim)
+            .nth(7)
+            .unwrap()
+            .to_owned()
+    };
+    let zeroed_lost = z["rows"]["lost"].as_u64().unwrap();
+    assert!(zeroed_lost > 0, "{z:#}");
+    assert_eq!(lost_at(zeroed), format!("at most {zeroed_lost}"));
+    assert_eq!(block_of(&report, flipped)["rows"]["lost"], 0);
+    assert_eq!(lost_at(flipped), "0");
+    assert!(
+        md.lines()
+            .any(|l| l.starts_with("| error | public.t_pkey |") && l.contains("| index: no rows |")),
+        "{md}"
     );
 
     // The text's step for the confirmed block runs as printed, from the backup's page.
@@ -187,6 +310,39 @@ fn check(version: u32) {
         text.contains(&format!("only {flip_byte}:5 (byte:bit) differs")),
         "{text}"
     );
+    // The server's decimal checksums in hex once, computed here from the first WARNING
+    // (18 logs that WARNING at LOG level: a client sees no decimal checksums to convert).
+    match text
+        .lines()
+        .find_map(|l| l.split_once("calculated checksum ").map(|(_, r)| r))
+    {
+        Some(warning) => {
+            let (calculated, expected) = warning.split_once(" but expected ").unwrap();
+            let (calculated, expected): (u16, u16) = (
+                calculated.parse().unwrap(),
+                expected.trim().parse().unwrap(),
+            );
+            assert!(text.matches("calculated checksum ").count() > 1, "{text}");
+            assert_eq!(
+                text.matches("in hex, as pgpage verify").count(),
+                1,
+                "{text}"
+            );
+            assert!(
+                text.contains(&format!(
+                    "{calculated} and {expected} are {calculated:X} and {expected:X} in hex"
+                )),
+                "{text}"
+            );
+        }
+        None => {
+            assert!(
+                version >= 18,
+                "PostgreSQL {version} warns with both checksums: {text}"
+            );
+            assert!(!text.contains("in hex"), "{text}");
+        }
+    }
     // The updated block's older page is offered with the warning that it brings back rows.
     assert!(
         text.contains("rows updated or deleted since come back"),

@@ -77,19 +77,27 @@ fn check(version: u32) {
         } else {
             "k::text"
         };
-        let rows: BTreeSet<Vec<String>> = c
+        // The server's own order of the keys (ORDER BY the key columns, qualified: the
+        // output columns of the same names are their text), which the report lists them in.
+        let cols = if *name == "k_two" {
+            format!("{name}.a, {name}.b")
+        } else {
+            format!("{name}.k")
+        };
+        let ordered: Vec<Vec<String>> = c
             .psql(&[&format!(
-                "select {key} from {name} where (ctid::text::point)[0] = {block}"
+                "select {key} from {name} where (ctid::text::point)[0] = {block} order by {cols}"
             )])
             .lines()
             .map(|l| l.split('|').map(str::to_owned).collect())
             .collect();
+        let rows: BTreeSet<Vec<String>> = ordered.iter().cloned().collect();
         assert!(!rows.is_empty(), "{name} has rows on block {block}");
         let path = c
             .psql(&[&format!("select pg_relation_filepath('{name}')")])
             .trim()
             .to_owned();
-        expected.push((format!("public.{name}"), path, rows));
+        expected.push((format!("public.{name}"), path, rows, ordered));
     }
     c.stop();
     let damaged = c.root.join("damaged");
@@ -100,7 +108,7 @@ fn check(version: u32) {
             .unwrap(),
         "cp -a",
     );
-    for (_, path, _) in &expected {
+    for (_, path, _, _) in &expected {
         let file = damaged.join(path);
         let mut bytes = fs::read(&file).unwrap();
         bytes[block * BLCKSZ..(block + 1) * BLCKSZ].fill(0);
@@ -109,7 +117,7 @@ fn check(version: u32) {
     let out = pgpage(&["report", "--json", damaged.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
-    for (name, _, rows) in &expected {
+    for (name, _, rows, ordered) in &expected {
         let b = report["relations"]
             .as_array()
             .unwrap()
@@ -120,7 +128,7 @@ fn check(version: u32) {
             .unwrap_or_else(|| panic!("{name} block {block} not in the report: {report:#}"));
         assert_eq!(b["damage"], "zeroed", "{name}: {b:#}");
         assert_eq!(b["rows"]["known_from"], "index", "{name}: {b:#}");
-        let keys: BTreeSet<Vec<String>> = b["rows"]["keys"]
+        let listed: Vec<Vec<String>> = b["rows"]["keys"]
             .as_array()
             .unwrap_or_else(|| panic!("{name}: no keys listed: {b:#}"))
             .iter()
@@ -132,7 +140,12 @@ fn check(version: u32) {
                     .collect()
             })
             .collect();
+        let keys: BTreeSet<Vec<String>> = listed.iter().cloned().collect();
         assert_eq!(&keys, rows, "{name}: the lost keys are the server's");
+        assert_eq!(
+            &listed, ordered,
+            "{name}: the lost keys in the server's ORDER BY order"
+        );
     }
 }
 

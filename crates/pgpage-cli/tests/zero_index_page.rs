@@ -120,6 +120,16 @@ fn refused_and_reported(version: u32) {
         "{version}: t_pkey's unreached zero page is no finding: {stdout}"
     );
 
+    // Without --amcheck too, the index by the name the server's message quotes (the
+    // catalogs'), never by its file's path.
+    let out = pgpage(&["verify", &dmg_s]);
+    assert_eq!(out.status.code(), Some(1), "{version}");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        stderr.contains("block 2: index \"t_v\" contains unexpected zero page at block 2"),
+        "{version}: {stderr}"
+    );
+
     let out = pgpage(&["verify", "--json", &dmg_s]);
     assert_eq!(out.status.code(), Some(1), "{version}");
     let v = json(&out);

@@ -1071,6 +1071,7 @@ pub struct FileVerdictJs {
     block: Vec<u32>,
     absolute_block: Vec<u32>,
     status: Vec<u8>,
+    problem: Vec<u8>,
     stored: Vec<u16>,
     computed: Vec<u16>,
     tuple_block: Vec<u32>,
@@ -1105,6 +1106,7 @@ impl FileVerdictJs {
             block: Vec::with_capacity(n),
             absolute_block: Vec::with_capacity(n),
             status: Vec::with_capacity(n),
+            problem: Vec::with_capacity(n),
             stored: Vec::with_capacity(n),
             computed: Vec::with_capacity(n),
             tuple_block: Vec::with_capacity(n),
@@ -1142,6 +1144,7 @@ impl FileVerdictJs {
             out.block.push(p.block);
             out.absolute_block.push(p.absolute_block);
             out.status.push(p.status.code());
+            out.problem.push(u8::from(p.is_problem()));
             out.stored.push(p.stored);
             out.computed.push(p.computed.unwrap_or(0));
             out.tuple_block.push(p.tuple_block.unwrap_or(NO_BLOCK));
@@ -1230,6 +1233,12 @@ impl FileVerdictJs {
     #[wasm_bindgen(getter)]
     pub fn status(&self) -> Vec<u8> {
         self.status.clone()
+    }
+    /// 1 where the server fails to read the page (`PageRow::is_problem`: a status it
+    /// refuses, or a B-tree's zero page its links reach), else 0.
+    #[wasm_bindgen(getter)]
+    pub fn problem(&self) -> Vec<u8> {
+        self.problem.clone()
     }
     #[wasm_bindgen(getter)]
     pub fn stored(&self) -> Vec<u16> {

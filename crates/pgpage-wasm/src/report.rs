@@ -19,6 +19,7 @@ pub struct ReportOutput {
     markdown: String,
     text: String,
     damaged: bool,
+    storage_damage: Option<String>,
 }
 
 #[wasm_bindgen]
@@ -44,6 +45,12 @@ impl ReportOutput {
     #[wasm_bindgen(getter)]
     pub fn damaged(&self) -> bool {
         self.damaged
+    }
+
+    /// Where to ask about storage damage instead of pgsql-bugs (`Report::storage_damage`).
+    #[wasm_bindgen(getter)]
+    pub fn storage_damage(&self) -> Option<String> {
+        self.storage_damage.clone()
     }
 }
 
@@ -127,6 +134,7 @@ impl ReportReader {
             markdown: markdown(&report),
             text: text(&report),
             damaged: report.damaged(),
+            storage_damage: report.storage_damage(),
         })
     }
 }

@@ -29,7 +29,7 @@ pub fn server_read_lines(
     stored: u16,
     major: Option<u32>,
 ) -> String {
-    let aio = major.is_some_and(|m| m >= 18);
+    let aio = !server_warns_checksums(major);
     let mut out = String::new();
     if let (PageStatus::Mismatch, Some(computed), false) = (status, computed, aio) {
         out.push_str(&format!(
@@ -45,6 +45,12 @@ pub fn server_read_lines(
         "ERROR:  invalid page in block {absolute_block} of relation {rel}"
     ));
     out
+}
+
+/// Whether a client reading a page with a checksum mismatch gets PageIsVerified's WARNING
+/// with both checksums in decimal: before 18's AIO path logs it at LOG level instead.
+pub fn server_warns_checksums(major: Option<u32>) -> bool {
+    major.is_none_or(|m| m < 18)
 }
 
 /// basebackup.c (PostgreSQL 15) sendFile's per-block warning, the path as the backup names

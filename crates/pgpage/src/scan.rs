@@ -150,6 +150,17 @@ pub struct PageRow {
 }
 
 impl PageRow {
+    /// Whether the server fails to read the page: a status it refuses, or a page its access
+    /// method refuses (a B-tree's zero page its links reach), as `FileVerdict::is_problem`
+    /// counts the file.
+    pub fn is_problem(&self) -> bool {
+        self.status.is_problem()
+            || self
+                .structure
+                .iter()
+                .any(|f| f.finding.evidence() == Evidence::Server)
+    }
+
     /// Where the page was written, when something besides its checksum says so: what
     /// `verify --json` prints as `matches_block` (docs/contracts.md, "verify --json").
     pub fn claim(&self) -> Option<Misplaced> {
@@ -241,11 +252,7 @@ impl FileVerdict {
     pub fn is_problem(&self) -> bool {
         self.counts.problems() > 0
             || self.trailing_bytes > 0
-            || self.pages.iter().any(|r| {
-                r.structure
-                    .iter()
-                    .any(|f| f.finding.evidence() == Evidence::Server)
-            })
+            || self.pages.iter().any(PageRow::is_problem)
     }
 
     /// A status as a chunk saw it (checksums on) as this verdict judges a page it does not

@@ -106,6 +106,9 @@ function RowsInView(p: ListProps) {
 const ProblemRow = memo(function ProblemRow(p: { x: ProblemRef; current: boolean; onPick(s: Selection): void; index?: number; measure?(el: Element | null): void }) {
   const { f, p: page } = p.x;
   const pick = () => p.onPick({ fileId: f.id, block: page.block, offset: 0 });
+  // A page whose status the server accepts but whose access method refuses it (a B-tree's
+  // zero page its links reach): the hint is the server's own message.
+  const refusal = page.status === 'zero' ? f.pageFindings.find((x) => x.block === page.block && x.amcheck && x.evidence === 'server') : undefined;
   return (
     <tr
       ref={p.measure}
@@ -131,11 +134,11 @@ const ProblemRow = memo(function ProblemRow(p: { x: ProblemRef; current: boolean
       <td>{f.path}</td>
       <td>{page.block}</td>
       <td>{page.absoluteBlock}</td>
-      <td>{STATUS_WORDS[page.status]}</td>
+      <td>{refusal ? 'all-zero page that the index leads to: the server refuses it' : STATUS_WORDS[page.status]}</td>
       <td>{checksumWords(page.stored)}</td>
       <td>{page.computed === null ? '—' : checksumWords(page.computed)}</td>
       <td data-testid="hint" data-claim={page.misplaced?.claim ? page.misplaced.block : undefined}>
-        {hint(page, f.chance)}
+        {refusal ? `the server refuses it: ${refusal.message}` : hint(page, f.chance)}
       </td>
     </tr>
   );
@@ -284,49 +287,85 @@ export function RoutineNotes({ files, onPick }: { files: readonly FileEntry[]; o
 
 /** amcheck findings shown before "show all": a damaged relation can have thousands. */
 export const AMCHECK_SHOWN = 50;
+/** Of those on problem pages, which the problem list already names. */
+const AMCHECK_REFUSED_SHOWN = 10;
 
 /** What amcheck's per-page checks find, after the problem pages (the server reads these
  * pages): one row per finding, at the relation block and offset pg_amcheck prints, in its
  * words; a click opens the page. */
 export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]; onPick(s: Selection): void }) {
   const [all, setAll] = useState(false);
-  const rows = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck).map((x) => ({ f, x })));
+  const [allRefused, setAllRefused] = useState(false);
+  // The pages the server reads (the verdict's sentence counts these) apart from the problem
+  // pages it refuses anyway, whose findings follow under their own heading.
+  const refusedPages = new Set(files.flatMap((f) => f.problems.filter((p) => p.problem).map((p) => `${f.id}:${p.block}`)));
+  const found = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck).map((x) => ({ f, x })));
+  const rows = found.filter(({ f, x }) => !refusedPages.has(`${f.id}:${x.block}`));
+  const onRefused = found.filter(({ f, x }) => refusedPages.has(`${f.id}:${x.block}`));
+  const refusedWithFindings = new Set(onRefused.map(({ f, x }) => `${f.id}:${x.block}`)).size;
+  const shownRefused = allRefused ? onRefused : onRefused.slice(0, AMCHECK_REFUSED_SHOWN);
   const unlisted = files.filter((f) => f.amcheckUnlisted > 0);
-  if (rows.length === 0) return null;
+  if (found.length === 0) return null;
   const shown = all ? rows : rows.slice(0, AMCHECK_SHOWN);
+  const row = ({ f, x }: (typeof found)[number]) => (
+    <li
+      key={`${f.id}:${x.block}:${x.code}:${x.offset ?? 0}`}
+      className={x.evidence === 'note' ? 'note' : undefined}
+      data-testid="page-finding"
+      data-amcheck="true"
+      data-file={f.name}
+      data-path={f.path}
+      data-code={x.code}
+      data-block={x.block}
+      data-relation-block={x.absoluteBlock}
+      data-offset={x.offset}
+    >
+      <button type="button" className="link" aria-label={openName(f, x.block)} onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
+        {f.path}
+      </button>
+      {`, block ${x.absoluteBlock}${x.offset ? `, offset ${x.offset}` : ''}: ${x.message}`}
+    </li>
+  );
   return (
-    <ul className="file-findings" data-testid="amcheck-findings" data-findings={rows.length}>
-      {shown.map(({ f, x }) => (
-        <li
-          key={`${f.id}:${x.block}:${x.code}:${x.offset ?? 0}`}
-          className={x.evidence === 'note' ? 'note' : undefined}
-          data-testid="page-finding"
-          data-amcheck="true"
-          data-file={f.name}
-          data-path={f.path}
-          data-code={x.code}
-          data-block={x.block}
-          data-relation-block={x.absoluteBlock}
-          data-offset={x.offset}
-        >
-          <button type="button" className="link" aria-label={openName(f, x.block)} onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
-            {f.path}
-          </button>
-          {`, block ${x.absoluteBlock}${x.offset ? `, offset ${x.offset}` : ''}: ${x.message}`}
-        </li>
-      ))}
-      {shown.length < rows.length && (
-        <li>
-          <button type="button" data-testid="amcheck-all" onClick={() => setAll(true)}>
-            Show all {rows.length.toLocaleString('en-US')} amcheck findings
-          </button>
-        </li>
+    <>
+      {(rows.length > 0 || unlisted.length > 0) && (
+        <ul className="file-findings" data-testid="amcheck-findings" data-findings={rows.length}>
+          {shown.map(row)}
+          {shown.length < rows.length && (
+            <li>
+              <button type="button" data-testid="amcheck-all" onClick={() => setAll(true)}>
+                Show all {rows.length.toLocaleString('en-US')} amcheck findings
+              </button>
+            </li>
+          )}
+          {unlisted.map((f) => (
+            <li key={`unlisted:${f.id}`} className="note" data-testid="amcheck-unlisted" data-path={f.path} data-pages={f.amcheckUnlisted}>
+              <code>{f.path}</code>: and {f.amcheckUnlisted.toLocaleString('en-US')} more pages with amcheck findings, not listed (the file&apos;s first 1,000 are)
+            </li>
+          ))}
+        </ul>
       )}
-      {unlisted.map((f) => (
-        <li key={`unlisted:${f.id}`} className="note" data-testid="amcheck-unlisted" data-path={f.path} data-pages={f.amcheckUnlisted}>
-          <code>{f.path}</code>: and {f.amcheckUnlisted.toLocaleString('en-US')} more pages with amcheck findings, not listed (the file&apos;s first 1,000 are)
-        </li>
-      ))}
-    </ul>
+      {onRefused.length > 0 && (
+        <div className="amcheck-refused" data-testid="amcheck-findings-refused" data-findings={onRefused.length} data-pages={refusedWithFindings}>
+          <h4>
+            amcheck&apos;s findings on the problem pages above: {onRefused.length.toLocaleString('en-US')} on {refusedWithFindings.toLocaleString('en-US')}{' '}
+            {refusedWithFindings === 1 ? 'page' : 'pages'} the server refuses anyway
+          </h4>
+          <ul className="file-findings">
+            {shownRefused.map(row)}
+            {/* A few first: the problem pages are listed above, and a torn or misplaced
+                page can fault every one of its items. */}
+            {shownRefused.length < onRefused.length && (
+              <li>
+                <button type="button" data-testid="amcheck-refused-all" onClick={() => setAllRefused(true)}>
+                  Show all {onRefused.length.toLocaleString('en-US')} findings on these pages
+                </button>
+              </li>
+            )}
+          </ul>
+        </div>
+      )}
+    </>
   );
 }
+

@@ -195,6 +195,17 @@ export const PageView = memo(function PageView(p: PageViewProps) {
     .filter((x) => x.block === page.block && page.findings.includes(x.code))
     .sort((a, b) => Number(a.evidence === 'note') - Number(b.evidence === 'note'));
   const reported = findingAt(report, entry.path, page.block);
+  // The decoder flags the line pointer of each item amcheck's findings name, in the same
+  // words: said once, in amcheck's list, with where the line pointer lies.
+  const problemSpans = decoded.spans.filter((x) => x.problem && (decoded.items_counted || x.item === undefined));
+  const flaggedBy = (x: (typeof mapFindings)[number]) => (x.amcheck && x.offset ? problemSpans.find((s) => s.item === x.offset && s.problem === x.message) : undefined);
+  const saidByAmcheck = new Set(mapFindings.map(flaggedBy).filter((s) => s !== undefined));
+  const decodeProblems = problemSpans.filter((x) => !saidByAmcheck.has(x));
+  const amcheckLine = (x: (typeof mapFindings)[number]) => {
+    const span = flaggedBy(x);
+    const at = span ? ` (${span.qualified} of item ${x.offset} at byte ${span.start})` : '';
+    return `amcheck: ${x.offset ? `offset ${x.offset}${at}: ` : ''}${x.message}`;
+  };
   const itemProblems = decoded.items_counted ? 0 : decoded.spans.filter((x) => x.problem && x.item !== undefined).length;
   const relpath = relpathOf(entry.relDir, entry.rel?.relfilenode ?? 0, entry.fork);
   const doCopy = (what: string, text: string) => void copy(text).then((ok) => setCopied(ok ? what : `could not copy ${what}`));
@@ -264,7 +275,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         <ul className="warn" data-testid="page-findings">
           {mapFindings.map((x) => (
             <li key={`${x.code}:${x.offset ?? 0}`} data-code={x.code} data-offset={x.offset} data-amcheck={x.amcheck ? 'true' : undefined} className={x.evidence === 'note' ? 'note' : undefined}>
-              {x.amcheck ? `amcheck: ${x.offset ? `offset ${x.offset}: ` : ''}${x.message}` : x.message}
+              {x.amcheck ? amcheckLine(x) : x.message}
             </li>
           ))}
         </ul>
@@ -280,11 +291,10 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           not listed.
         </p>
       )}
-      {decoded.spans.some((x) => x.problem && (decoded.items_counted || x.item === undefined)) && (
+      {decodeProblems.length > 0 && (
         <ul className="warn" data-testid="decode-problems">
-          {decoded.spans
-            // Findings on items that a header of noise points at would be noise themselves.
-            .filter((x) => x.problem && (decoded.items_counted || x.item === undefined))
+          {/* Findings on items that a header of noise points at would be noise themselves. */}
+          {decodeProblems
             .slice(0, 20)
             .map((x) => (
               <li key={x.start} title={x.rule}>

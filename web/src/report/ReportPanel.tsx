@@ -70,12 +70,9 @@ export function rowsSentence(rows: NonNullable<ReportBlock['rows']>): string {
   // Rows, not index entries: a row updated without HOT keeps its older version's entry.
   const entries = rows.index_entries !== undefined && rows.index_entries !== rows.lost ? ` (${plural(rows.index_entries, 'index entry', 'index entries')})` : '';
   const said = `${lost}${entries} and ${readable}, ${from}.`.replace(/^./, (c) => c.toUpperCase());
-  const stale = rows.stale_rows ?? [];
-  if (!rows.stale || stale.length === 0) return said;
-  const [first, ...more] = stale;
-  const where = [`key ${keyText(first.keys)} is live at ${first.live_at} too`, ...more.map((r) => `key ${keyText(r.keys)} at ${r.live_at}`)].join(', ');
-  const copies = more.length === 0 ? `the copy on this page (${first.ctid}) is an older version` : 'the copies on this page are older versions';
-  return `${said} ${plural(rows.stale, 'stale version is', 'stale versions are')} counted as neither: ${where}: ${copies} (a torn write or a page from an older copy).`;
+  if (!rows.stale) return said;
+  // Which keys, and where each is live, is the core's evidence beside this sentence: said once.
+  return `${said} ${plural(rows.stale, 'stale version is', 'stale versions are')} counted as neither: ${rows.stale === 1 ? 'an older version of a row' : 'older versions of rows'} live on other pages, as the evidence says.`;
 }
 
 function keyText(k: (string | null)[]): string {
@@ -175,25 +172,33 @@ function Finding({ rel, b, entry, onOpen, sayBound }: { rel: ReportRelation; b: 
   );
 }
 
-function BugTemplate({ r, markdown, controldata, name }: { r: ReportJson; markdown: string; controldata: string | null; name: string }) {
+function BugTemplate({ r, markdown, storage, controldata, name }: { r: ReportJson; markdown: string; storage: string | null; controldata: string | null; name: string }) {
   const [fields, setFields] = useState<BugFields>({ platform: '', storage: '', happened: '', log: '' });
   return (
-    <details className="bugs" data-testid="report-bugs">
-      <summary>Report it to pgsql-bugs</summary>
-      <p>
-        A message for <code>pgsql-bugs@lists.postgresql.org</code> with PostgreSQL {r.cluster.pg_version ?? '(version not known)'}, pg_control as pg_controldata
-        prints it, and this report as its evidence. Fill in what only you know, then download it.
-      </p>
-      {BUG_FIELDS.map((f) => (
-        <label key={f.key}>
-          {f.label}
-          <textarea rows={f.key === 'log' ? 5 : 2} placeholder={f.hint} value={fields[f.key]} data-field={f.key} onChange={(e) => setFields({ ...fields, [f.key]: e.target.value })} />
-        </label>
-      ))}
-      <button type="button" data-testid="report-bugs-download" onClick={() => download(bugMessage(r, markdown, controldata, fields), `${name}-pgsql-bugs.txt`)}>
-        Download the pgsql-bugs message
-      </button>
-    </details>
+    <>
+      {/* Said before the composer, which stays folded: storage damage does not go to pgsql-bugs. */}
+      {storage !== null && (
+        <p className="bugs-storage" data-testid="report-bugs-storage">
+          {storage}
+        </p>
+      )}
+      <details className="bugs" data-testid="report-bugs" data-storage-damage={storage !== null}>
+        <summary>{storage === null ? 'Report it to pgsql-bugs' : 'Report it to pgsql-bugs (only for a suspected PostgreSQL bug)'}</summary>
+        <p>
+          A message for <code>pgsql-bugs@lists.postgresql.org</code> with PostgreSQL {r.cluster.pg_version ?? '(version not known)'}, pg_control as pg_controldata
+          prints it, and this report as its evidence. Fill in what only you know, then download it.
+        </p>
+        {BUG_FIELDS.map((f) => (
+          <label key={f.key}>
+            {f.label}
+            <textarea rows={f.key === 'log' ? 5 : 2} placeholder={f.hint} value={fields[f.key]} data-field={f.key} onChange={(e) => setFields({ ...fields, [f.key]: e.target.value })} />
+          </label>
+        ))}
+        <button type="button" data-testid="report-bugs-download" onClick={() => download(bugMessage(r, markdown, controldata, fields), `${name}-pgsql-bugs.txt`)}>
+          Download the pgsql-bugs message
+        </button>
+      </details>
+    </>
   );
 }
 
@@ -230,7 +235,7 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
           No report could be made: {report.message}
         </p>
       )}
-      {report.state === 'done' && <ReportBody r={report.report} markdown={report.markdown} root={source.root} files={files} controls={controls} onOpen={onOpen} />}
+      {report.state === 'done' && <ReportBody r={report.report} markdown={report.markdown} storage={report.storage} root={source.root} files={files} controls={controls} onOpen={onOpen} />}
     </section>
   );
 }
@@ -238,6 +243,7 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
 function ReportBody({
   r,
   markdown,
+  storage,
   root,
   files,
   controls,
@@ -245,6 +251,7 @@ function ReportBody({
 }: {
   r: ReportJson;
   markdown: string;
+  storage: string | null;
   root: string;
   files: readonly FileEntry[];
   controls: readonly ClusterControl[];
@@ -318,7 +325,7 @@ function ReportBody({
           </details>
         </>
       )}
-      <BugTemplate r={r} markdown={markdown} controldata={controldata} name={name} />
+      <BugTemplate r={r} markdown={markdown} storage={storage} controldata={controldata} name={name} />
     </>
   );
 }

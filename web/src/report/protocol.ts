@@ -14,7 +14,7 @@ export type ToReport =
 
 export type FromReport =
   | { type: 'progress'; read: number; total: number }
-  | { type: 'done'; json: string; markdown: string; damaged: boolean }
+  | { type: 'done'; json: string; markdown: string; damaged: boolean; storage: string | null }
   | { type: 'error'; message: string };
 
 /** `report --json` (docs/contracts.md, "report, the incident report"), as the panel reads it. */

@@ -43,7 +43,7 @@ async function run(shown: string): Promise<void> {
       post({ type: 'progress', read, total });
     }
     const out = reader.finish();
-    post({ type: 'done', json: out.json, markdown: out.markdown, damaged: out.damaged });
+    post({ type: 'done', json: out.json, markdown: out.markdown, damaged: out.damaged, storage: out.storage_damage ?? null });
     out.free();
   } finally {
     reader.free();

@@ -15,7 +15,7 @@ export interface ReportSource {
 export type ReportState =
   | { state: 'idle' }
   | { state: 'running'; read: number; total: number }
-  | { state: 'done'; report: ReportJson; markdown: string; damaged: boolean }
+  | { state: 'done'; report: ReportJson; markdown: string; damaged: boolean; storage: string | null }
   | { state: 'error'; message: string };
 
 /** Files handed to the worker per message, and how long one task of the page may post
@@ -69,7 +69,7 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
     worker.onmessage = (e: MessageEvent<FromReport>) => {
       const m = e.data;
       if (m.type === 'progress') setReport({ state: 'running', read: m.read, total: m.total });
-      else if (m.type === 'done') setReport({ state: 'done', report: JSON.parse(m.json) as ReportJson, markdown: m.markdown, damaged: m.damaged });
+      else if (m.type === 'done') setReport({ state: 'done', report: JSON.parse(m.json) as ReportJson, markdown: m.markdown, damaged: m.damaged, storage: m.storage });
       else setReport({ state: 'error', message: m.message });
       if (m.type !== 'progress') worker.terminate();
     };

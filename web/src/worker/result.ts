@@ -8,7 +8,6 @@ import type { FileFinding, FileResult, PageFinding, ProblemPage } from './protoc
 // The core's tables, read once per thread.
 let tables: {
   status: StatusName[];
-  problem: Set<number>;
   findings: string[];
   maps: Map<string, { message: string; evidence: string }>;
   /** By code index: the finding's evidence. */
@@ -30,7 +29,6 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     const rows = JSON.parse(wasm.findings_table()) as FindingRow[];
     tables = {
       status: wasm.status_names() as StatusName[],
-      problem: new Set(wasm.problem_statuses()),
       findings: rows.map((f) => f.code),
       maps: new Map(rows.filter((f) => f.maps).map((f) => [f.code, { message: f.message, evidence: f.evidence }])),
       evidence: rows.map((f) => f.evidence),
@@ -46,7 +44,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     structure_unlisted: number;
     chance: FileResult['chance'];
   };
-  const [block, abs, status, stored, computed] = [v.block, v.absolute_block, v.status, v.stored, v.computed];
+  const [block, abs, status, problem, stored, computed] = [v.block, v.absolute_block, v.status, v.problem, v.stored, v.computed];
   const [tuple, mBlock, mKind, mMatches, start, codes] = [v.tuple_block, v.misplaced_block, v.misplaced_kind, v.misplaced_matches, v.finding_start, v.finding_codes];
   const [sStart, sCodes, sItems, sMessages] = [v.structure_start, v.structure_codes, v.structure_items, v.structure_messages];
   v.free();
@@ -62,7 +60,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
       absoluteBlock: abs[i],
       status: t.status[status[i]],
       code: status[i],
-      problem: t.problem.has(status[i]),
+      problem: problem[i] === 1,
       stored: stored[i],
       // 0 is never a checksum (1..65535): the server computes none.
       computed: computed[i] === 0 ? null : computed[i],

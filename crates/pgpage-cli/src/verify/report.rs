@@ -367,6 +367,7 @@ impl<O: Write, E: Write> Report<O, E> {
             }
         }
         let cx = Places {
+            file: &job.path,
             segno: job.segno,
             first,
             blocks: verdict.blocks,
@@ -447,15 +448,23 @@ impl<O: Write, E: Write> Report<O, E> {
             // An all-zero page the index's links reach: its access method refuses it on
             // every read (with --amcheck, said with the structural findings).
             (PageStatus::Zero, _) if !cx.amcheck => {
-                for s in row
+                let refused: Vec<_> = row
                     .structure
                     .iter()
                     .filter(|s| s.finding.evidence() == pgpage::findings::Evidence::Server)
-                {
+                    .collect();
+                // The server's message quotes the relation's name: the catalogs', where the
+                // file lies in a data directory whose catalogs name it (read only here).
+                let named = match refused.as_slice() {
+                    [] => None,
+                    _ => crate::heapctx::heap_source(cx.file).map(|s| s.relname().to_owned()),
+                };
+                let relation = named.as_deref().unwrap_or(path);
+                for s in refused {
                     writeln!(
                         self.err,
                         "pgpage: error: file \"{path}\", block {block}: {}",
-                        s.message_at(row.absolute_block, path)
+                        s.message_at(row.absolute_block, relation)
                     )?;
                     if let Some(hint) = s.finding.server_hint() {
                         writeln!(self.err, "pgpage: hint: {hint}")?;
@@ -668,7 +677,9 @@ fn fine(p: &ListedPage, checksums_off: bool) -> (PageStatus, Option<u16>) {
 }
 
 /// Where the file sits in its relation, to name the blocks a finding points at.
-struct Places {
+struct Places<'j> {
+    /// The file, to name its relation from the catalogs where a message quotes it.
+    file: &'j std::path::Path,
     segno: u32,
     first: u32,
     blocks: u32,
@@ -676,7 +687,7 @@ struct Places {
     amcheck: bool,
 }
 
-impl Places {
+impl Places<'_> {
     /// A relation-wide block as a human finds it: in this file, or in another segment.
     fn name(&self, absolute: u32, m: Option<&Misplaced>) -> String {
         match m {

@@ -26,7 +26,7 @@ pub struct BackupPage {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lsn: Option<String>,
     /// `older`, `same` or `newer` than the damaged page by pd_lsn; absent when the damaged
-    /// page's header is not sane (its pd_lsn is then noise) or the backup's is not.
+    /// page is all zeros (pd_lsn 0) or its header is not sane (its pd_lsn is not known).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub age: Option<&'static str>,
     /// A heap page's tuples that its hint bits do not mark dead (the backup's transaction
@@ -76,10 +76,19 @@ impl Report {
                 .is_none_or(|k| k == "r" || k == "t" || k == "m");
             let endian = rel.endian;
             for b in &mut rel.blocks {
+                let index = super::index_block(rel.relkind.as_deref(), b);
                 b.backup = pages
                     .iter()
                     .find(|p| p.file == b.file && p.block_in_file == b.block_in_file)
-                    .map(|p| judge(p, b, endian, checksums, heap));
+                    .map(|p| {
+                        let mut page = judge(p, b, endian, checksums, heap);
+                        if index && page.status == "ok" {
+                            page.note.push_str(
+                                "; an index's page is not taken from a backup: REINDEX rebuilds the index from the table (its step below)",
+                            );
+                        }
+                        page
+                    });
             }
         }
         self.steps = super::steps(self);
@@ -147,9 +156,10 @@ fn judge(
     if heap {
         out.tuples = Some(readable_offsets(page, b.block, endian, None).len() as u64);
     }
-    // The damaged page's pd_lsn means something only where its header does.
+    // The damaged page's pd_lsn means something wherever its header is sane (a misplaced
+    // page's is the other block's, compared as any); an all-zero page's is 0, its history gone.
     let damaged_lsn = match b.damage {
-        Damage::Zeroed | Damage::Overwritten | Damage::Misplaced => None,
+        Damage::Zeroed => None,
         _ => b.page_lsn,
     };
     out.age = match (backup_lsn, damaged_lsn) {
@@ -178,8 +188,11 @@ fn judge(
         Some(_) => String::from(
             "the backup's page passes its checksum but is older than the damaged page by pd_lsn: it lacks the changes made to the block since the backup (rows inserted, updated or deleted then), unless the server's own recovery replays the WAL since the backup onto a restored copy",
         ),
+        None if b.damage == Damage::Zeroed => String::from(
+            "the backup's page passes its checksum; the damaged page is all zeros (its pd_lsn is 0: nothing of its history is left), so how old the backup's page is cannot be told from it: it lacks whatever changed the block since the backup",
+        ),
         None => String::from(
-            "the backup's page passes its checksum; the damaged page's pd_lsn is noise, so how old the backup's page is cannot be told from it: it lacks whatever changed the block since the backup",
+            "the backup's page passes its checksum; the damaged page's header is not sane, so its pd_lsn is not known and how old the backup's page is cannot be told from it: it lacks whatever changed the block since the backup",
         ),
     };
     out
@@ -234,6 +247,10 @@ pub(super) fn step(r: &Report) -> Option<String> {
     let mut not = Vec::new();
     for (rel, b) in r.blocks() {
         let Some(p) = &b.backup else { continue };
+        // An index's page is rebuilt by REINDEX (its own step), never spliced in.
+        if super::index_block(rel.relkind.as_deref(), b) {
+            continue;
+        }
         if p.status == "ok" && p.age != Some("newer") {
             let command = super::command_line(&format!(
                 "pgpage repair --block {} --from {} --out NEW {}",

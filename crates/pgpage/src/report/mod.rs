@@ -191,6 +191,10 @@ pub struct Block {
     /// pd_lsn where the header is sane, to tell a backup's page older or newer.
     #[serde(skip)]
     pub page_lsn: Option<u64>,
+    /// A checksum mismatch's (calculated, stored) checksums where the server's WARNING gives
+    /// them in decimal, for the report to give once in the hex verify and pg_checksums print.
+    #[serde(skip)]
+    pub checksums: Option<(u16, u16)>,
     /// Each bit-flip candidate's (byte, bit) and the bit as the damaged page stores it, so a
     /// backup's unchanged page can tell which candidate is the damage.
     #[serde(skip)]
@@ -339,6 +343,43 @@ impl Report {
         !self.relations.is_empty()
     }
 
+    /// Where to ask about this damage, when it is storage damage: pages zeroed, torn,
+    /// overwritten or written at the wrong place, and checksum failures (bit flips among
+    /// them), which the storage, the file system or memory make, almost never PostgreSQL;
+    /// None when no block is damaged so.
+    pub fn storage_damage(&self) -> Option<String> {
+        let classes: BTreeSet<&'static str> = self
+            .blocks()
+            .filter(|(_, b)| {
+                matches!(
+                    b.damage,
+                    Damage::Zeroed
+                        | Damage::Torn
+                        | Damage::Overwritten
+                        | Damage::Misplaced
+                        | Damage::BitFlip
+                        | Damage::Checksum
+                )
+            })
+            .map(|(_, b)| match b.damage {
+                Damage::Zeroed => "zeroed pages",
+                Damage::Torn => "torn pages",
+                Damage::Overwritten => "overwritten pages",
+                Damage::Misplaced => "misplaced pages",
+                Damage::BitFlip => "bit flips",
+                _ => "checksum failures",
+            })
+            .collect();
+        if classes.is_empty() {
+            return None;
+        }
+        let list: Vec<&str> = classes.into_iter().collect();
+        Some(format!(
+            "Storage damage ({}): almost always the hardware, storage, file system or memory, not PostgreSQL. pgsql-bugs is for bugs in PostgreSQL itself: ask pgsql-general@lists.postgresql.org or your vendor, and report to pgsql-bugs only a suspected PostgreSQL bug.",
+            list.join(", ")
+        ))
+    }
+
     fn blocks(&self) -> impl Iterator<Item = (&Relation, &Block)> {
         self.relations
             .iter()
@@ -368,6 +409,9 @@ pub struct IndexInput {
     pub sql_name: String,
     /// The key types were known, so entries carry their keys.
     pub keys_known: bool,
+    /// The key columns' types, to list keys in the order ORDER BY gives them; empty when
+    /// not known.
+    pub key_types: Vec<crate::value::Type>,
     /// A primary key (2) or another unique index (1): its keys name a row; 0 otherwise.
     pub uniqueness: u8,
     /// Leaf pages that could not be read: the index may not name every row.
@@ -472,6 +516,30 @@ fn held_for(indexes: &[IndexInput], block: u32) -> Option<Held<'_>> {
         offsets,
         keys_from: best.map(|(ix, _)| ix),
     })
+}
+
+/// Two keys of an index in ORDER BY's order of its key columns (NULLs last, as ASC puts them).
+fn key_order(
+    types: &[crate::value::Type],
+    a: &[Option<String>],
+    b: &[Option<String>],
+) -> core::cmp::Ordering {
+    use core::cmp::Ordering;
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let o = match (x, y) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Greater,
+            (Some(_), None) => Ordering::Less,
+            (Some(x), Some(y)) => match types.get(i) {
+                Some(ty) => crate::value::output_order(ty, x, y),
+                None => x.as_bytes().cmp(y.as_bytes()),
+            },
+        };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 /// The unique index whose keys name the rows (the primary key first), with its keys known.
@@ -755,6 +823,9 @@ fn file_blocks(
         };
         b.file = file.path.clone();
         b.flip_bits = backup::stored_bits(&b.bit_flips, page);
+        if row.status == PageStatus::Mismatch && crate::messages::server_warns_checksums(major) {
+            b.checksums = row.computed.map(|c| (c, row.stored));
+        }
         if b.severity == Severity::Error && row.status != PageStatus::Zero {
             b.server = Some(server_read_lines(
                 &relpath,
@@ -906,6 +977,7 @@ fn classify(
         rows: None,
         wal_image: None,
         backup: None,
+        checksums: None,
         flip_bits: Vec::new(),
         page_lsn: header_is_sane(page, endian)
             .then(|| crate::diff::page_lsn(page, endian))
@@ -1241,7 +1313,10 @@ fn rows_of(
                 }
             }
             let stale = stale_rows.len() as u64;
-            let stale_rows: Vec<StaleRow> = stale_rows.into_iter().map(|(_, r)| r).collect();
+            let mut stale_rows: Vec<StaleRow> = stale_rows.into_iter().map(|(_, r)| r).collect();
+            if let Some(ix) = naming_index(&rel.indexes) {
+                stale_rows.sort_by(|a, b| key_order(&ix.key_types, &a.keys, &b.keys));
+            }
             let keys: Vec<Vec<Option<String>>> = h
                 .keys_from
                 .map(|ix| {
@@ -1286,6 +1361,11 @@ fn rows_of(
             } else {
                 (keys, Vec::new(), None)
             };
+            // In key order, as a query's ORDER BY lists them, not in the order of their TIDs.
+            let types = h.keys_from.map(|ix| ix.key_types.as_slice()).unwrap_or(&[]);
+            let (mut keys, mut repeated) = (keys, repeated);
+            keys.sort_by(|a, b| key_order(types, a, b));
+            repeated.sort_by(|a, b| key_order(types, &a.keys, &b.keys));
             let lost_rows = if unique {
                 keys.len() as u64
             } else {
@@ -1315,7 +1395,10 @@ fn rows_of(
         }
         None => {
             let stale = stale_rows.len() as u64;
-            let stale_rows: Vec<StaleRow> = stale_rows.into_iter().map(|(_, r)| r).collect();
+            let mut stale_rows: Vec<StaleRow> = stale_rows.into_iter().map(|(_, r)| r).collect();
+            if let Some(ix) = naming_index(&rel.indexes) {
+                stale_rows.sort_by(|a, b| key_order(&ix.key_types, &a.keys, &b.keys));
+            }
             match own {
             Some(o) => {
                 let all = heap_items(page, endian).count() as u64;
@@ -1611,6 +1694,16 @@ fn blocks_words(blocks: &[(&Relation, &Block)]) -> String {
     parts.join("; ")
 }
 
+/// A block of an index: its entries are the table's, so REINDEX rebuilds it from the table
+/// and loses nothing, while an older copy spliced in (a backup's, a WAL image's) would
+/// disagree with the table and with its neighbour pages.
+pub(super) fn index_block(relkind: Option<&str>, b: &Block) -> bool {
+    match relkind {
+        Some(k) => k == "i",
+        None => b.rows.is_none(),
+    }
+}
+
 /// `pgpage fpi --relation`'s `[TBS/]DB/RELFILENODE` of a relation path.
 fn relation_arg(path: &str) -> Option<String> {
     let (spc, db, rel) = locator_of(path)?;
@@ -1647,8 +1740,10 @@ fn steps(r: &Report) -> Vec<String> {
         }
     ));
     if r.wal_searched {
-        let (with, without): (Vec<_>, Vec<_>) =
-            r.blocks().partition(|(_, b)| b.wal_image.is_some());
+        let (with, without): (Vec<_>, Vec<_>) = r
+            .blocks()
+            .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
+            .partition(|(_, b)| b.wal_image.is_some());
         let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
         if !with.is_empty() {
             let list: Vec<String> = with
@@ -1675,7 +1770,7 @@ fn steps(r: &Report) -> Vec<String> {
             )];
             lines.extend(fpi_commands(&with, &paths, " --out DIR"));
             lines.push(String::from(
-                "An image with later records touching the block is older than the page was: the image alone replays none of them (only the server's recovery of a base backup applies them).",
+                "An image with later records touching the block is older than the page was, and pgpage cannot apply those records offline: only the server's recovery replays them (of a base backup restored with the WAL since).",
             ));
             out.push(lines.join("\n"));
         }
@@ -1691,13 +1786,10 @@ fn steps(r: &Report) -> Vec<String> {
             out.push(lines.join("\n"));
         }
     } else {
-        // An index page the server refuses as an unexpected zero page needs no copy: the
-        // REINDEX step below rebuilds it from the table and loses nothing.
+        // An index's page needs no copy: the REINDEX step below rebuilds it.
         let all: Vec<(&Relation, &Block)> = r
             .blocks()
-            .filter(|(_, b)| {
-                !(b.damage == Damage::Zeroed && b.rows.is_none() && b.server.is_some())
-            })
+            .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
             .collect();
         let report_wal = match paths.dir {
             Some(d) => format!("pgpage report --wal {} {}", paths.wal(), shell_word(d)),
@@ -1816,22 +1908,41 @@ fn steps(r: &Report) -> Vec<String> {
             out.push(zeroed_heap_step(r, rel, &zeroed));
         }
     }
-    let reindex: Vec<String> = r
+    let damaged_indexes: Vec<&Relation> = r
         .relations
         .iter()
         .filter(|rel| {
             rel.blocks
                 .iter()
-                .any(|b| b.damage == Damage::Zeroed && b.rows.is_none() && b.server.is_some())
-        })
-        .map(|rel| {
-            let name = rel.relation.as_deref().unwrap_or(&rel.path);
-            format!("REINDEX INDEX {}", rel.sql_name.as_deref().unwrap_or(name))
+                .any(|b| index_block(rel.relkind.as_deref(), b))
         })
         .collect();
-    if !reindex.is_empty() {
+    if !damaged_indexes.is_empty() {
+        let zero_only = damaged_indexes.iter().all(|rel| {
+            rel.blocks
+                .iter()
+                .all(|b| b.damage == Damage::Zeroed && b.server.is_some())
+        });
+        let reindex: Vec<String> = damaged_indexes
+            .iter()
+            .map(|rel| {
+                let name = rel.relation.as_deref().unwrap_or(&rel.path);
+                format!("REINDEX INDEX {}", rel.sql_name.as_deref().unwrap_or(name))
+            })
+            .collect();
+        let blocks: Vec<(&Relation, &Block)> = r
+            .blocks()
+            .filter(|(rel, b)| index_block(rel.relkind.as_deref(), b))
+            .collect();
         out.push(format!(
-            "An index page that is all zeros where the index's links lead makes the server refuse every scan and insert that reaches it (\"Please REINDEX it.\"); the table's rows are not in it, so rebuilding the index from the table loses nothing: {}",
+            "{}; the table's rows are not in an index, so rebuilding it from the table loses nothing, while an older copy of the page (from a backup or a WAL image) spliced into the live index would disagree with the table and its neighbour pages: {}",
+            if zero_only {
+                String::from(
+                    "An index page that is all zeros where the index's links lead makes the server refuse every scan and insert that reaches it (\"Please REINDEX it.\")",
+                )
+            } else {
+                format!("The damaged index pages ({}) are not restored from a copy", blocks_words(&blocks))
+            },
             reindex.join("; ")
         ));
     }
@@ -2003,6 +2114,7 @@ mod tests {
             name: String::from("public.t_pkey"),
             sql_name: String::from("public.t_pkey"),
             keys_known: true,
+            key_types: alloc::vec![crate::value::Type::Text],
             uniqueness: 2,
             unreadable_pages: 0,
             entries: alloc::vec![
@@ -2039,5 +2151,24 @@ mod tests {
         assert!(step.contains("REINDEX that index (REINDEX INDEX public.t_pkey)"));
         let text = text(&r);
         assert!(!text.contains('…') && !text.contains("%u"));
+    }
+
+    #[test]
+    fn evidence_said_of_an_earlier_block_is_not_repeated() {
+        let mut r = relation(Vec::new());
+        let mut again = r.relations[0].blocks[0].clone();
+        again.block = 7;
+        again.block_in_file = 7;
+        r.relations[0].blocks.push(again);
+        let first = r.relations[0].blocks[0].evidence[0].clone();
+        for out in [text(&r), markdown(&r)] {
+            assert_eq!(out.matches(first.as_str()).count(), 1, "{out}");
+            assert!(
+                out.contains("(the same evidence as said above of block 0, word for word)"),
+                "{out}"
+            );
+        }
+        // The JSON keeps every block's evidence whole.
+        assert_eq!(r.relations[0].blocks[1].evidence[0], first);
     }
 }

@@ -620,6 +620,7 @@ impl ReportReader {
                 name,
                 sql_name,
                 keys_known: keys.is_some(),
+                key_types: keys.iter().flatten().map(|c| c.ty.clone()).collect(),
                 uniqueness,
                 unreadable_pages: 0,
                 entries: Vec::new(),

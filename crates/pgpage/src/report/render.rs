@@ -176,6 +176,59 @@ fn flip_line(f: &super::BitFlip, q: &str) -> String {
     line
 }
 
+/// Marks in `said` that the server's decimal checksums were given in hex once.
+const HEX_SAID: &str = "checksums in hex";
+
+/// The first server WARNING's checksums in the hex `pgpage verify` and pg_checksums print,
+/// once per report: the two notations name the same numbers.
+fn hex_words(b: &Block, said: &mut Vec<String>) -> Option<String> {
+    let (calculated, stored) = b.checksums.filter(|_| b.server.is_some())?;
+    if said.iter().any(|w| w == HEX_SAID) {
+        return None;
+    }
+    said.push(String::from(HEX_SAID));
+    Some(format!(
+        "(the server's checksums are decimal: {calculated} and {stored} are {calculated:X} and {stored:X} in hex, as pgpage verify and pg_checksums print them)"
+    ))
+}
+
+/// A block's evidence not yet said of an earlier block (the same odds of a chance bit flip,
+/// the same words of a zeroed page), and whether some was said already: a caveat is said
+/// once, where first needed.
+/// `said` keeps each evidence line as `block<TAB>line`.
+fn new_evidence<'b>(b: &'b Block, said: &mut Vec<String>) -> (Vec<&'b str>, Option<String>) {
+    let mut lines = Vec::new();
+    let mut earlier: Vec<String> = Vec::new();
+    for e in &b.evidence {
+        let first = said
+            .iter()
+            .find_map(|s| s.split_once('\t').filter(|(_, l)| l == e).map(|(n, _)| n));
+        match first {
+            Some(n) => {
+                if !earlier.iter().any(|x| x == n) {
+                    earlier.push(String::from(n));
+                }
+            }
+            None => {
+                said.push(format!("{}\t{e}", b.block));
+                lines.push(e.as_str());
+            }
+        }
+    }
+    let note = (!earlier.is_empty()).then(|| {
+        format!(
+            "({} evidence as said above of block {}, word for word)",
+            if lines.is_empty() {
+                "the same"
+            } else {
+                "and the"
+            },
+            earlier.join(", block ")
+        )
+    });
+    (lines, note)
+}
+
 fn block_text(out: &mut String, b: &Block, said: &mut Vec<String>) {
     // The segment file and its block only where they are not the relation's own path and
     // relation-wide block (a block past the first 1 GB segment).
@@ -190,8 +243,15 @@ fn block_text(out: &mut String, b: &Block, said: &mut Vec<String>) {
             let _ = writeln!(out, "      server: {line}");
         }
     }
-    for e in &b.evidence {
+    if let Some(words) = hex_words(b, said) {
+        let _ = writeln!(out, "      {words}");
+    }
+    let (evidence, repeated) = new_evidence(b, said);
+    for e in evidence {
         let _ = writeln!(out, "      {e}");
+    }
+    if let Some(note) = repeated {
+        let _ = writeln!(out, "      {note}");
     }
     for f in &b.bit_flips {
         let _ = writeln!(out, "      {}", flip_line(f, ""));
@@ -345,24 +405,29 @@ pub fn markdown(r: &Report) -> String {
             .chain(ranked(r, Severity::Warning))
             .collect();
         for (rel, b) in &blocks {
-            let (lost, readable, from) =
-                b.rows
-                    .as_ref()
-                    .map_or((String::new(), String::new(), String::new()), |x| {
-                        (
-                            format!(
-                                "{}{}",
-                                count(x.lost),
-                                if x.upper_bound { " (at most)" } else { "" }
-                            ),
-                            count(x.readable),
-                            String::from(match x.known_from {
-                                KnownFrom::Index => "index",
-                                KnownFrom::Header => "header",
-                                KnownFrom::Unknown => "unknown",
-                            }),
-                        )
-                    });
+            // A block without rows of its own (an index's) says why its row columns are empty.
+            let no_rows = if super::index_block(rel.relkind.as_deref(), b) {
+                "index: no rows"
+            } else {
+                "no rows: not a table's page"
+            };
+            let (lost, readable, from) = b.rows.as_ref().map_or(
+                (String::from(no_rows), String::from("-"), String::from("-")),
+                |x| {
+                    (
+                        match (x.lost, x.upper_bound) {
+                            (Some(n), true) if n > 0 => format!("at most {n}"),
+                            (n, _) => count(n),
+                        },
+                        count(x.readable),
+                        String::from(match x.known_from {
+                            KnownFrom::Index => "index",
+                            KnownFrom::Header => "header",
+                            KnownFrom::Unknown => "unknown",
+                        }),
+                    )
+                },
+            );
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} | {lost} | {readable} | {from} |",
@@ -393,8 +458,15 @@ pub fn markdown(r: &Report) -> String {
             if let Some(s) = &b.server {
                 let _ = writeln!(out, "```\n{s}\n```\n");
             }
-            for e in &b.evidence {
+            if let Some(words) = hex_words(b, &mut said) {
+                let _ = writeln!(out, "- {words}");
+            }
+            let (evidence, repeated) = new_evidence(b, &mut said);
+            for e in evidence {
                 let _ = writeln!(out, "- {e}");
+            }
+            if let Some(note) = repeated {
+                let _ = writeln!(out, "- {note}");
             }
             for f in &b.bit_flips {
                 let _ = writeln!(out, "- {}", flip_line(f, "`"));

@@ -543,6 +543,105 @@ fn hex(v: &[u8], out: &mut String) {
     }
 }
 
+/// The order of two values of a type as `output` prints them, as the type's default B-tree
+/// operator class orders the values (ORDER BY's ascending order): numbers by value
+/// (numeric's and float's NaN above every number), dates and timestamps by time (BC before
+/// AD, -infinity first, infinity last). Text and every other type compare by their bytes: the
+/// C collation's order (a column's own collation is not applied here).
+pub fn output_order(ty: &Type, a: &str, b: &str) -> core::cmp::Ordering {
+    use core::cmp::Ordering;
+    let parsed = match ty {
+        Type::Int2 | Type::Int4 | Type::Int8 | Type::Oid => {
+            match (a.parse::<i128>(), b.parse::<i128>()) {
+                (Ok(x), Ok(y)) => Some(x.cmp(&y)),
+                _ => None,
+            }
+        }
+        Type::Float4 | Type::Float8 => match (a.parse::<f64>(), b.parse::<f64>()) {
+            // float8_cmp_internal: every NaN equal, above every other value.
+            (Ok(x), Ok(y)) => Some(match (x.is_nan(), y.is_nan()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                _ => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
+            }),
+            _ => None,
+        },
+        Type::Numeric => numeric_order(a, b),
+        Type::Date | Type::Timestamp | Type::TimestampTz => Some(time_order(a, b)),
+        _ => None,
+    };
+    parsed.unwrap_or_else(|| a.as_bytes().cmp(b.as_bytes()))
+}
+
+/// numeric_out's text in cmp_numerics' order: -Infinity, the numbers, Infinity, NaN.
+fn numeric_order(a: &str, b: &str) -> Option<core::cmp::Ordering> {
+    use core::cmp::Ordering;
+    // (class, sign, integer digits without leading zeros, fraction without trailing zeros)
+    fn parts(s: &str) -> Option<(u8, bool, &str, &str)> {
+        match s {
+            "-Infinity" => return Some((0, false, "", "")),
+            "Infinity" => return Some((2, false, "", "")),
+            "NaN" => return Some((3, false, "", "")),
+            _ => {}
+        }
+        let (negative, digits) = match s.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, s),
+        };
+        let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+        if !int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let int = int.trim_start_matches('0');
+        let frac = frac.trim_end_matches('0');
+        let zero = int.is_empty() && frac.is_empty();
+        Some((1, negative && !zero, int, frac))
+    }
+    let (ca, na, ia, fa) = parts(a)?;
+    let (cb, nb, ib, fb) = parts(b)?;
+    if ca != 1 || cb != 1 {
+        return Some(ca.cmp(&cb));
+    }
+    let magnitude = ia
+        .len()
+        .cmp(&ib.len())
+        .then_with(|| ia.cmp(ib))
+        .then_with(|| fa.cmp(fb));
+    Some(match (na, nb) {
+        (false, false) => magnitude,
+        (true, true) => magnitude.reverse(),
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+    })
+}
+
+/// date_out's and timestamp_out's ISO text in time order: `-infinity` first, `infinity`
+/// last, BC years counting down before AD years, then the year's number, then the rest of
+/// the text (fixed-width fields, a shorter fraction first).
+fn time_order(a: &str, b: &str) -> core::cmp::Ordering {
+    fn key(s: &str) -> (i8, i64, &str) {
+        match s {
+            "-infinity" => return (-1, 0, ""),
+            "infinity" => return (1, 0, ""),
+            _ => {}
+        }
+        let (body, bc) = match s.strip_suffix(" BC") {
+            Some(body) => (body, true),
+            None => (s, false),
+        };
+        let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+        let (year, rest) = body.split_at(digits);
+        let year: i64 = year.parse().unwrap_or(0);
+        (0, if bc { year.saturating_neg() } else { year }, rest)
+    }
+    let (ka, kb) = (key(a), key(b));
+    // Within one BC year the rest of the text still runs forward.
+    (ka.0, ka.1)
+        .cmp(&(kb.0, kb.1))
+        .then_with(|| ka.2.as_bytes().cmp(kb.2.as_bytes()))
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -600,5 +699,38 @@ mod tests {
                 let _ = output(&t, &bytes, Endian::Big, &mut s);
             }
         }
+    }
+
+    #[test]
+    fn output_order_is_the_types_order() {
+        use core::cmp::Ordering::{Greater, Less};
+        assert_eq!(output_order(&Type::Int4, "9", "10"), Less);
+        assert_eq!(output_order(&Type::Int8, "-5", "-40"), Greater);
+        assert_eq!(output_order(&Type::Numeric, "0.5", "0.25"), Greater);
+        assert_eq!(output_order(&Type::Numeric, "-1.5", "-1.25"), Less);
+        assert_eq!(output_order(&Type::Numeric, "10", "9.99"), Greater);
+        assert_eq!(output_order(&Type::Numeric, "NaN", "Infinity"), Greater);
+        assert_eq!(output_order(&Type::Float8, "NaN", "Infinity"), Greater);
+        assert_eq!(
+            output_order(&Type::Date, "0044-03-15 BC", "0001-01-01"),
+            Less
+        );
+        assert_eq!(
+            output_order(&Type::Date, "0044-03-15 BC", "0001-01-01 BC"),
+            Less
+        );
+        assert_eq!(
+            output_order(&Type::Date, "10000-01-01", "9999-12-31"),
+            Greater
+        );
+        assert_eq!(
+            output_order(
+                &Type::TimestampTz,
+                "2026-01-01 00:00:01+00",
+                "2026-01-01 00:00:01.25+00"
+            ),
+            Less
+        );
+        assert_eq!(output_order(&Type::Text, "b", "a"), Greater);
     }
 }
