@@ -88,7 +88,6 @@ pub fn io_reason(e: &io::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use clap::ValueEnum;
 

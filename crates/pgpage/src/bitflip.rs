@@ -296,12 +296,6 @@ pub fn odds_sentence(flips: &BitFlips) -> alloc::string::String {
 
 #[cfg(test)]
 mod tests {
-    // Tests may panic: a panic is how they fail.
-    #![allow(
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unwrap_used
-    )]
     use super::*;
     use crate::checksum::{pg_checksum_page, scalar};
 

@@ -566,12 +566,6 @@ fn pivot_tuple_identical(heapkeyspace: bool, a: &[u8], b: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    // Tests may panic: a panic is how they fail.
-    #![allow(
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unwrap_used
-    )]
     use super::*;
     use alloc::vec;
 

@@ -244,12 +244,6 @@ pub fn field_changes(a: &[u8], b: &[u8], endian: Endian) -> Vec<FieldChange> {
 
 #[cfg(test)]
 mod tests {
-    // Tests may panic: a panic is how they fail.
-    #![allow(
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unwrap_used
-    )]
     use super::*;
 
     #[test]

@@ -1329,11 +1329,6 @@ pub fn flag_names(value: u32, names: &'static [FlagName]) -> impl Iterator<Item 
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unwrap_used
-    )] // tests may panic
 
     use super::*;
 

@@ -433,12 +433,6 @@ pub fn go_to(
 
 #[cfg(test)]
 mod tests {
-    // Tests index fixed-size test pages and panic on failure; that is their job.
-    #![allow(
-        clippy::unwrap_used,
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects
-    )]
     use super::*;
     use crate::checksum::pg_checksum_page;
 

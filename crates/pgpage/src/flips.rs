@@ -452,7 +452,6 @@ pub fn markdown(flips: &ToldFlips, block_in_file: u32, path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

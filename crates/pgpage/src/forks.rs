@@ -198,7 +198,6 @@ fn heap_flags(page: &[u8], endian: Endian) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     #[test]

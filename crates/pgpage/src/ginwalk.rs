@@ -411,8 +411,6 @@ impl<'a> Walk<'a> {
 
 #[cfg(test)]
 mod tests {
-    // Tests may panic: a panic is how they fail.
-    #![allow(clippy::indexing_slicing, clippy::unwrap_used)]
     use super::*;
     use alloc::vec;
 

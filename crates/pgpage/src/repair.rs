@@ -581,12 +581,6 @@ fn surgery_sql(
 
 #[cfg(test)]
 mod tests {
-    // Tests may panic: a panic is how they fail.
-    #![allow(
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unwrap_used
-    )]
     use super::*;
     use crate::checksum::scalar;
 

@@ -925,12 +925,6 @@ fn json_string(s: &str, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    // Tests may panic: a panic is how they fail.
-    #![allow(
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unwrap_used
-    )]
     use super::*;
 
     fn h(infomask: u16, xmin: u32, xmax: u32) -> TupleHeader {

@@ -1621,12 +1621,6 @@ fn btree_links(page: &[u8], endian: Endian) -> Option<(u32, u32)> {
 
 #[cfg(test)]
 mod tests {
-    // Tests may panic: a panic is how they fail.
-    #![allow(
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unwrap_used
-    )]
     use super::*;
     use crate::file::{file_geometry, GeometryChoice};
 

@@ -259,7 +259,6 @@ pub fn detoast<'a>(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::arithmetic_side_effects)]
     use super::*;
 
     fn ptr(extsize: u32) -> ToastPointer {

@@ -453,11 +453,6 @@ fn fixed(d: &[u8], n: usize) -> Option<&[u8]> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects
-    )]
     use super::*;
     use alloc::vec;
 

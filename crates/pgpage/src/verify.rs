@@ -194,12 +194,6 @@ pub fn verify_page(page: &[u8], blkno: u32, endian: Endian) -> PageVerdict {
 
 #[cfg(test)]
 mod tests {
-    // Tests may panic: a panic is how they fail.
-    #![allow(
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unwrap_used
-    )]
     use super::*;
     use crate::checksum::{blocks_matching, pg_checksum_page};
 

@@ -352,11 +352,6 @@ pub fn tuple_state(
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects
-    )]
     use super::*;
     use alloc::vec;
 

@@ -170,7 +170,6 @@ pub fn missing_value(attmissingval: &[u8], attlen: i16, e: Endian) -> Option<Vec
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
     use alloc::vec;
     use proptest::prelude::*;

@@ -168,7 +168,6 @@ pub fn database_relations(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
     use crate::catalog::relmap::RelMapping;
     use alloc::vec;

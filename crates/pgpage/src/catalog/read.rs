@@ -633,11 +633,6 @@ pub fn range_rows(
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects
-    )]
     use super::*;
     use crate::catalog::relmap::read_relmap;
     use crate::visibility::SlruKind;

@@ -832,7 +832,6 @@ impl CatalogReader {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use alloc::vec;
 

@@ -105,11 +105,6 @@ pub fn read_relmap(bytes: &[u8], major: u32, endian: Endian) -> RelMap {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects
-    )]
     use super::*;
 
     /// A map as write_relmap_file lays it out, for the version's size.

@@ -627,8 +627,6 @@ impl TableReader {
 
 #[cfg(test)]
 mod tests {
-    // Tests may panic: a panic is how they fail.
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

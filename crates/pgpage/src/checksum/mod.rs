@@ -115,12 +115,6 @@ pub fn blocks_matching(
 
 #[cfg(test)]
 mod tests {
-    // Tests may panic: a panic is how they fail.
-    #![allow(
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unwrap_used
-    )]
     use super::*;
     use crate::layout::BlockSize;
     use proptest::prelude::*;

@@ -240,11 +240,6 @@ fn avx2_rows<const BIG: bool>(page: &[u8]) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects
-    )]
     use super::*;
     use crate::checksum::scalar;
     use crate::layout::BlockSize;

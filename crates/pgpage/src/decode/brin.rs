@@ -342,7 +342,6 @@ pub(super) fn decode(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     /// A tuple built by brin_form_tuple's rules (brin_tuple.h): range at block 8, column 1

@@ -265,7 +265,6 @@ fn toasted(datums: &[Option<&[u8]>], attrs: &[Attribute], e: Endian) -> Vec<Toas
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     #[test]

@@ -290,11 +290,6 @@ pub(super) fn vm(r: &Reader, absolute_block: u32, spans: &mut Spans) -> (Items, 
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unwrap_used
-    )] // tests may panic
 
     use super::*;
 

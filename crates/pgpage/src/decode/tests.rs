@@ -1,10 +1,3 @@
-#![allow(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::panic
-)] // tests may panic
-
 use super::*;
 
 #[test]

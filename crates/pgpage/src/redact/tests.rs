@@ -1,10 +1,3 @@
-#![allow(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::panic
-)] // tests may panic
-
 //! Held against pageinspect: every fixture's expected.json was made by a real server, and its
 //! lp_off/lp_len/t_hoff (heap_page_items), data/itemlen (bt_page_items, hash_page_items,
 //! gist_page_items_bytea) and header say which bytes are tuple data and which are structure,

@@ -1678,12 +1678,6 @@ fn zeroed_heap_step(r: &Report, rel: &Relation, zeroed: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    // Tests may panic: a panic is how they fail.
-    #![allow(
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unwrap_used
-    )]
     use super::*;
     use crate::file::Geometry;
     use crate::layout::BlockSize;

@@ -545,7 +545,6 @@ fn hex(v: &[u8], out: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     proptest::proptest! {

@@ -140,7 +140,6 @@ pub fn uuid(p: &[u8], out: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
     use super::*;
 
     fn v6(words: [u16; 8]) -> String {

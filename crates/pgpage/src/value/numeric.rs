@@ -214,7 +214,6 @@ pub fn numeric(p: &[u8], e: Endian, out: &mut String) -> Result<(), Finding> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn f8(v: f64) -> String {

@@ -279,11 +279,6 @@ pub fn lsn_text(lsn: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects
-    )]
     use super::*;
 
     #[test]
