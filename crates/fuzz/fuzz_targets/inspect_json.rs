@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::decode::{decode_page, DecodeOptions, PageKind};
+use pgpage::decode::{DecodeOptions, decode_page};
+use pgpage::page::kind::PageKind;
 use pgpage::Endian;
 
 /// The top-level `kind`; serde_json still parses (and so checks) every other byte, skipping

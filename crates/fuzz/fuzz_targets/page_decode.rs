@@ -3,8 +3,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::decode::{decode_page, DecodeOptions, PageKind};
-use pgpage::file::Fork;
+use pgpage::decode::{DecodeOptions, decode_page};
+use pgpage::page::kind::PageKind;
+use pgpage::page::kind::Fork;
 use pgpage::Endian;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::checksum::{blocks_matching, finish};
-use pgpage::verify::{verify_page, PageStatus};
+use pgpage::page::checksum::{blocks_matching, finish};
+use pgpage::page::verify::{PageStatus, verify_page};
 use pgpage::Endian;
 
 fuzz_target!(|data: &[u8]| {

@@ -5,8 +5,8 @@ use std::io;
 use std::sync::LazyLock;
 
 use clap::builder::PossibleValue;
-use pgpage::decode::PageKind;
 use pgpage::file::GeometryChoice;
+use pgpage::page::kind::PageKind;
 use pgpage::{BlockSize, Endian};
 
 /// Byte order of the server that wrote the files.

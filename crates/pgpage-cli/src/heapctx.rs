@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use pgpage::catalog::names::NamedRelation;
 use pgpage::control::ControlFile;
 use pgpage::decode::HeapContext;
-use pgpage::file::{parse_relation_file_name, Fork};
+use pgpage::file::parse_relation_file_name;
+use pgpage::page::kind::Fork;
 use pgpage::visibility::TransactionLog;
 
 use crate::ls::Ls;

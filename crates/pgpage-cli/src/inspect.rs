@@ -9,12 +9,14 @@ use std::path::{Path, PathBuf};
 
 use pgpage::bitflip::{localise, odds_sentence, BitFlips};
 use pgpage::decode::{
-    decode_page_with, file_kind, ColumnHint, DecodeOptions, DecodedPage, Hints, KeyColumn, PageKind,
+    decode_page_with, file_kind, ColumnHint, DecodeOptions, DecodedPage, Hints, KeyColumn,
 };
-use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry};
+use pgpage::file::{file_geometry, parse_relation_file_name, Geometry};
 use pgpage::flips::{ToldFlip, ToldFlips};
+use pgpage::page::kind::Fork;
+use pgpage::page::kind::PageKind;
+use pgpage::page::verify::verify_page;
 use pgpage::redact::{is_row_data_column, redact, Masked, Redaction};
-use pgpage::verify::verify_page;
 use serde::Serialize;
 
 use crate::args::{io_reason, KindArg, ReadAs};
@@ -115,7 +117,7 @@ struct BlockOut<'a> {
     absolute_block: u32,
     kind: PageKind,
     status: &'static str,
-    header: &'a pgpage::decode::PageHeader,
+    header: &'a pgpage::page::bufpage::PageHeader,
     items: &'a pgpage::decode::Items,
     special: &'a Option<pgpage::decode::Special>,
     /// Added with --bit-flips, on mismatching pages.

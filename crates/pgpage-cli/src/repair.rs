@@ -11,8 +11,10 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use pgpage::bitflip::PageBit;
-use pgpage::decode::{file_kind, DecodeOptions, PageKind};
-use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry, RelationFileName};
+use pgpage::decode::{file_kind, DecodeOptions};
+use pgpage::file::{file_geometry, parse_relation_file_name, Geometry, RelationFileName};
+use pgpage::page::kind::Fork;
+use pgpage::page::kind::PageKind;
 use pgpage::repair::{advise, quote_qualified, repair_page, PageAdvice, PageSource, Repaired};
 use serde::Serialize;
 

@@ -24,9 +24,9 @@ use std::path::Path;
 
 use common::page::{put_u16, u16_at, BLCKSZ};
 use common::{pgpage, Cluster};
-use pgpage::checksum::pg_checksum_page;
 use pgpage::decode::{decode_page_with, DecodeOptions, HeapContext, Hints, Items};
 use pgpage::findings::{Evidence, Finding};
+use pgpage::page::checksum::pg_checksum_page;
 use pgpage::visibility::{slru_segment_number, SlruKind, TransactionLog};
 use pgpage::Endian;
 

@@ -20,8 +20,9 @@ use std::fs;
 
 use common::page::{fix_checksums, u16_at, BLCKSZ};
 use common::Cluster;
-use pgpage::decode::{decode_page, file_kind, DecodeOptions, Fork};
+use pgpage::decode::{decode_page, file_kind, DecodeOptions};
 use pgpage::findings::Finding;
+use pgpage::page::kind::Fork;
 use pgpage::Endian;
 
 /// The blocks of a file pgpage flags with `finding`.

@@ -2,9 +2,9 @@
 //! as owned typed arrays, so JS never holds a view of wasm memory across an allocation.
 //! Bad arguments become JS exceptions with a message, never a trap.
 
-use pgpage::checksum::pg_checksum_page;
-use pgpage::decode::{Fork, PageKind};
-use pgpage::verify::verify_page;
+use pgpage::page::checksum::pg_checksum_page;
+use pgpage::page::kind::{Fork, PageKind};
+use pgpage::page::verify::verify_page;
 use pgpage::{BlockSize, Endian, PageStatus};
 use wasm_bindgen::prelude::*;
 
@@ -290,7 +290,7 @@ impl DecodedPageJs {
 /// The role names, in `Role::code` order.
 #[wasm_bindgen]
 pub fn role_names() -> Vec<String> {
-    pgpage::fields::Role::ALL
+    pgpage::page::fields::Role::ALL
         .iter()
         .map(|r| r.as_str().into())
         .collect()
@@ -422,7 +422,7 @@ fn decode_hinted(
     columns: Option<String>,
 ) -> Result<DecodedPageJs, JsError> {
     use pgpage::decode::{decode_page_with, ColumnHint, DecodeOptions, HeapContext, Hints};
-    use pgpage::fields::SpanField;
+    use pgpage::page::fields::SpanField;
     let fork = parse_fork(fork)?;
     let kind = parse_kind(kind)?;
     let columns = match columns.as_deref() {
@@ -547,7 +547,7 @@ struct PageColumns<'a> {
     kind: PageKind,
     /// `DecodedPage::items_counted`: false when `items` are what pd_lower of noise counts.
     items_counted: bool,
-    header: &'a pgpage::decode::PageHeader,
+    header: &'a pgpage::page::bufpage::PageHeader,
     flag_names: &'a [&'static str],
     items: &'a pgpage::decode::Items,
     special: &'a Option<pgpage::decode::Special>,
@@ -762,7 +762,7 @@ pub fn problem_statuses() -> Vec<u8> {
 pub fn checksums_at(folds: &[u32], blkno: u32) -> Vec<u16> {
     folds
         .iter()
-        .map(|&f| pgpage::checksum::finish(f, blkno))
+        .map(|&f| pgpage::page::checksum::finish(f, blkno))
         .collect()
 }
 
@@ -810,9 +810,9 @@ pub fn pg_basebackup_line(path: &str, block_in_file: u32, computed: u16, stored:
 /// `[N_SUMS, pd_checksum's byte offset, its bytes]`.
 #[wasm_bindgen]
 pub fn checksum_layout() -> Vec<u32> {
-    let pd_checksum = pgpage::fields::page_header_data::PD_CHECKSUM;
+    let pd_checksum = pgpage::page::fields::page_header_data::PD_CHECKSUM;
     [
-        pgpage::checksum::N_SUMS,
+        pgpage::page::checksum::N_SUMS,
         usize::from(pd_checksum.offset),
         usize::from(pd_checksum.size),
     ]

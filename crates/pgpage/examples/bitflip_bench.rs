@@ -13,8 +13,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use pgpage::bitflip::{checksum_candidates, localise};
-use pgpage::checksum::pg_checksum_page;
 use pgpage::decode::DecodeOptions;
+use pgpage::page::checksum::pg_checksum_page;
 use pgpage::Endian;
 
 fn main() {

@@ -9,13 +9,13 @@
 use alloc::vec::Vec;
 use serde::Serialize;
 
-use crate::checksum::{finish, pd_checksum_mask, FNV_PRIME, N_SUMS, ROW_BYTES};
-use crate::checksum::{BASE_OFFSETS, PD_CHECKSUM_OFFSET};
 use crate::decode::{decode_page, DecodeOptions, DecodedPage};
 use crate::findings::{Evidence, Finding};
-use crate::layout::{read_u16, Endian};
+use crate::page::checksum::{finish, pd_checksum_mask, FNV_PRIME, N_SUMS, ROW_BYTES};
+use crate::page::checksum::{BASE_OFFSETS, PD_CHECKSUM_OFFSET};
+use crate::page::geometry::{read_u16, Endian};
+use crate::page::verify::{verify_page, PageStatus};
 use crate::scan::Chance;
-use crate::verify::{verify_page, PageStatus};
 
 #[inline(always)]
 fn comp(sum: u32, value: u32) -> u32 {
@@ -82,7 +82,7 @@ fn lane_search(col: &[u32], base: u32, live: &mut Vec<u32>) {
 /// plain x86-64, whose SSE2 has no 32-bit vector multiply).
 fn lane_finals(col: &[u32], base: u32, live: &mut Vec<u32>) {
     #[cfg(target_arch = "x86_64")]
-    if crate::checksum::x86::has_avx2() {
+    if crate::page::checksum::x86::has_avx2() {
         // SAFETY: the CPU has AVX2, checked just above.
         unsafe { lane_search_avx2(col, base, live) };
         return;
@@ -217,7 +217,7 @@ pub struct BitFlips {
 /// the decoder's flagged structures and page-wide findings (of `decoded`, the page decoded),
 /// notes left out.
 fn structural_findings(page: &[u8], decoded: &DecodedPage, endian: Endian) -> Vec<Finding> {
-    let mut out: Vec<Finding> = crate::verify::header_check(page, endian)
+    let mut out: Vec<Finding> = crate::page::verify::header_check(page, endian)
         .findings()
         .collect();
     out.extend(decoded.problems().filter_map(|s| s.problem));
@@ -297,7 +297,7 @@ pub fn odds_sentence(flips: &BitFlips) -> alloc::string::String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checksum::{pg_checksum_page, scalar};
+    use crate::page::checksum::{pg_checksum_page, scalar};
 
     fn random_page(seed: u64, len: usize) -> Vec<u8> {
         let mut x = seed | 1;

@@ -10,10 +10,11 @@ use crate::decode::btree::{
     BTP_DELETED, BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META,
     BTP_ROOT, BTREE_MAGIC,
 };
-use crate::decode::{KeyColumn, Reader};
-use crate::fields::{bt_meta_page_data as meta, bt_page_opaque_data as bt, page_header_data};
+use crate::decode::KeyColumn;
 use crate::findings::Finding;
-use crate::layout::Endian;
+use crate::page::fields::{bt_meta_page_data as meta, bt_page_opaque_data as bt, page_header_data};
+use crate::page::geometry::Endian;
+use crate::page::reader::Reader;
 
 /// nbtree.h: P_NONE.
 const P_NONE: u32 = 0;
@@ -88,12 +89,12 @@ pub(crate) struct BtMeta {
 
 /// The index tuple line pointer `lp` (1-based) points at, as a Pivot.
 fn pivot(r: &Reader, lp: usize) -> Option<Pivot> {
-    let at = crate::decode::SIZE_OF_PAGE_HEADER_DATA.checked_add(
+    let at = crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA.checked_add(
         lp.checked_sub(1)?
-            .checked_mul(crate::decode::SIZE_OF_ITEM_ID)?,
+            .checked_mul(crate::page::bufpage::SIZE_OF_ITEM_ID)?,
     )?;
-    let off = r.field(at, &crate::fields::item_id_data::LP_OFF)? as usize;
-    let t = crate::decode::IndexTuple::read(r, off)?;
+    let off = r.field(at, &crate::page::fields::item_id_data::LP_OFF)? as usize;
+    let t = crate::page::itup::IndexTuple::read(r, off)?;
     let bytes = (t.size() >= 8)
         .then(|| {
             r.b.get(off.checked_add(IP_POSID_AT)?..off.checked_add(t.size())?)
@@ -134,7 +135,7 @@ pub(crate) fn summarize(
         low_item: None,
     };
     if flags & BTP_META != 0 {
-        let base = crate::decode::SIZE_OF_PAGE_HEADER_DATA;
+        let base = crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA;
         let m = (r.field(base, &meta::BTM_MAGIC)? == BTREE_MAGIC).then(|| BtMeta {
             root: r.field(base, &meta::BTM_ROOT).unwrap_or(P_NONE),
             level: r.field(base, &meta::BTM_LEVEL).unwrap_or(0),
@@ -145,8 +146,8 @@ pub(crate) fn summarize(
         return Some((p, m));
     }
     let lower = usize::try_from(r.field(0, &page_header_data::PD_LOWER)?).ok()?;
-    let maxoff = lower.saturating_sub(crate::decode::SIZE_OF_PAGE_HEADER_DATA)
-        / crate::decode::SIZE_OF_ITEM_ID;
+    let maxoff = lower.saturating_sub(crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA)
+        / crate::page::bufpage::SIZE_OF_ITEM_ID;
     if !p.rightmost() && maxoff >= 1 {
         p.high_key = pivot(&r, 1);
     }

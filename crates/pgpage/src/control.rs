@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::layout::{read_u32, read_u64, Endian};
+use crate::page::geometry::{read_u32, read_u64, Endian};
 
 /// The control versions this module knows, and the PostgreSQL releases that write them.
 pub const KNOWN_VERSIONS: [(u32, &str); 3] = [(1300, "13-16"), (1700, "17"), (1800, "18")];

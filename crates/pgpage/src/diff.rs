@@ -7,7 +7,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
-use crate::layout::{read_u16, read_u32, Endian};
+use crate::page::geometry::{read_u16, read_u32, Endian};
 
 /// The unit a disk writes atomically: a torn page differs in whole sectors.
 pub const SECTOR_BYTES: u32 = 512;

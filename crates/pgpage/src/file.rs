@@ -4,30 +4,9 @@
 
 use serde::Serialize;
 
-use crate::layout::{read_u16, BlockSize, Endian};
-use crate::verify::{header_is_sane, PageStatus};
-
-/// relpath.h: ForkNumber, by the suffix PostgreSQL gives each fork's files.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Fork {
-    Main,
-    Fsm,
-    Vm,
-    Init,
-}
-
-impl Fork {
-    /// relpath.c: forkNames.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Fork::Main => "main",
-            Fork::Fsm => "fsm",
-            Fork::Vm => "vm",
-            Fork::Init => "init",
-        }
-    }
-}
+use crate::page::geometry::{read_u16, BlockSize, Endian};
+use crate::page::kind::Fork;
+use crate::page::verify::{header_is_sane, PageStatus};
 
 /// What a relation file's name says: `relfilenode[_fork][.segno]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -434,7 +413,7 @@ pub fn go_to(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checksum::pg_checksum_page;
+    use crate::page::checksum::pg_checksum_page;
 
     #[test]
     fn geometry_tries_both_byte_orders_and_says_why_it_refuses() {

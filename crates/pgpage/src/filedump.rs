@@ -6,15 +6,16 @@
 use alloc::string::String;
 use core::fmt::{Arguments, Write};
 
-use crate::decode::{Reader, SEQ_MAGIC};
-use crate::fields::{
+use crate::decode::SEQ_MAGIC;
+use crate::page::fields::{
     self, bt_meta_page_data as btm, bt_page_opaque_data as btpo, gin_page_opaque_data as gin,
     gist_page_opaque_data as gist, hash_page_opaque_data as hasho, heap_tuple_header_data as htup,
     index_tuple_data as itup, item_id_data as lp, item_pointer_data as ip, page_header_data as pd,
     page_xlog_rec_ptr as lsn, spgist_inner_tuple_data as spgi, spgist_leaf_tuple_data as spgl,
     spgist_page_opaque_data as spgo, Field, FlagName, Table,
 };
-use crate::layout::{maxalign, Endian};
+use crate::page::geometry::{maxalign, Endian};
+use crate::page::reader::Reader;
 use crate::redact::Redaction;
 
 /// nbtree.h: MAX_BT_CYCLE_ID, the largest btpo_cycleid; the page ids of hash, GiST and

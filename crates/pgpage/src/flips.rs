@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::bitflip::{localise, odds_sentence, PageBit};
 use crate::decode::DecodeOptions;
 use crate::findings::Finding;
-use crate::layout::Endian;
+use crate::page::geometry::Endian;
 use crate::rows::{Column, RowFormat, RowWriter};
 use crate::toast::ValueProblem;
 use crate::tuple::heap_items;

@@ -14,10 +14,11 @@
 
 use alloc::vec::Vec;
 
-use crate::decode::{fsm_tree, page_get_heap_free_space, FsmShape, SIZE_OF_PAGE_HEADER_DATA};
-use crate::fields::page_header_data;
+use crate::decode::{fsm_tree, FsmShape};
 use crate::findings::Finding;
-use crate::layout::{BlockSize, Endian};
+use crate::page::bufpage::{page_get_heap_free_space, SIZE_OF_PAGE_HEADER_DATA};
+use crate::page::fields::page_header_data;
+use crate::page::geometry::{BlockSize, Endian};
 
 /// visibilitymap.h: the two bits of a heap block.
 const VISIBILITYMAP_ALL_VISIBLE: u8 = 1;
@@ -190,7 +191,7 @@ fn fsm_leaves(fsm: &[u8], block_size: usize) -> Vec<u8> {
 /// pd_flags of a heap page with its header: the maps say nothing of new pages, nor of pages
 /// with a special space (an index's FSM records whole free pages, not heap free space).
 fn heap_flags(page: &[u8], endian: Endian) -> Option<u32> {
-    let r = crate::decode::Reader { b: page, e: endian };
+    let r = crate::page::reader::Reader { b: page, e: endian };
     let upper = r.field(0, &page_header_data::PD_UPPER)?;
     let special = usize::try_from(r.field(0, &page_header_data::PD_SPECIAL)?).ok()?;
     (upper != 0 && special == page.len()).then(|| r.field(0, &page_header_data::PD_FLAGS))?

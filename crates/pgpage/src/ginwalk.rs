@@ -9,11 +9,13 @@
 use alloc::vec::Vec;
 
 use crate::btwalk::{page_at, report_once, WalkFinding};
+use crate::decode::detect_kind;
 use crate::decode::gin::decode_segment;
-use crate::decode::{detect_kind, Fork, PageKind, Reader, Tid};
-use crate::fields::{gin_page_opaque_data as gin, page_header_data};
 use crate::findings::Finding;
-use crate::layout::Endian;
+use crate::page::fields::{gin_page_opaque_data as gin, page_header_data};
+use crate::page::geometry::Endian;
+use crate::page::kind::{Fork, PageKind};
+use crate::page::reader::{Reader, Tid};
 
 /// ginblock.h: the page flags the walk reads.
 const GIN_DATA: u16 = 1 << 0;
@@ -29,7 +31,7 @@ const INVALID_BLOCK: u32 = u32::MAX;
 /// ginblock.h: GIN_TREE_POSTING, the n-posting value of an entry naming a posting tree.
 const GIN_TREE_POSTING: u16 = 0xFFFF;
 /// ginblock.h: GinDataPageGetRightBound (PageGetContents) and GinDataPageGetData.
-const GIN_RIGHT_BOUND: usize = crate::decode::SIZE_OF_PAGE_HEADER_DATA;
+const GIN_RIGHT_BOUND: usize = crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA;
 const GIN_DATA_START: usize = GIN_RIGHT_BOUND + 8;
 /// ginblock.h: sizeof(PostingItem): a child block (BlockIdData) and its key.
 const POSTING_ITEM_SIZE: usize = 10;
@@ -90,12 +92,12 @@ pub(crate) fn summarize(page: &[u8], block: u32, endian: Endian) -> Option<(GinP
     }
     let lower = usize::try_from(r.field(0, &page_header_data::PD_LOWER)?).ok()?;
     if flags & GIN_DATA == 0 {
-        let maxoff = lower.saturating_sub(crate::decode::SIZE_OF_PAGE_HEADER_DATA)
-            / crate::decode::SIZE_OF_ITEM_ID;
+        let maxoff = lower.saturating_sub(crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA)
+            / crate::page::bufpage::SIZE_OF_ITEM_ID;
         for lp in 0..maxoff {
-            let at = crate::decode::SIZE_OF_PAGE_HEADER_DATA
-                .saturating_add(lp.saturating_mul(crate::decode::SIZE_OF_ITEM_ID));
-            let off = r.field(at, &crate::fields::item_id_data::LP_OFF)? as usize;
+            let at = crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA
+                .saturating_add(lp.saturating_mul(crate::page::bufpage::SIZE_OF_ITEM_ID));
+            let off = r.field(at, &crate::page::fields::item_id_data::LP_OFF)? as usize;
             let tid = r.tid(off)?;
             let leaf = flags & GIN_LEAF != 0;
             if !leaf || tid.offset == GIN_TREE_POSTING {

@@ -9,13 +9,11 @@ extern crate alloc;
 #[cfg(all(feature = "std", not(test)))]
 extern crate std;
 
-pub mod checksum;
 pub mod control;
-pub mod layout;
-pub mod verify;
+pub mod page;
 
-pub use layout::{BlockSize, Endian};
-pub use verify::{PageStatus, PageVerdict};
+pub use page::geometry::{BlockSize, Endian};
+pub use page::verify::{PageStatus, PageVerdict};
 pub mod bitflip;
 mod btwalk;
 pub mod catalog;
@@ -24,7 +22,6 @@ pub mod copy;
 pub mod datadir;
 pub mod decode;
 pub mod diff;
-pub mod fields;
 pub mod file;
 pub mod filedump;
 pub mod findings;

@@ -5,7 +5,7 @@
 use alloc::format;
 use alloc::string::String;
 
-use crate::verify::PageStatus;
+use crate::page::verify::PageStatus;
 
 /// pg_checksums.c scan_file's failure, after the program's `pg_checksums: error: ` prefix:
 /// the block within the file, both checksums in upper-case hex.

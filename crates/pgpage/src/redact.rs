@@ -14,10 +14,12 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::decode::{DecodedPage, PageKind, Span};
-use crate::fields::{
+use crate::decode::DecodedPage;
+use crate::page::fields::{
     btree_tuple, gin_posting_list, index_tuple_data, posting_item, Role, SpanField, ALL_TABLES,
 };
+use crate::page::kind::PageKind;
+use crate::page::spans::Span;
 
 /// Why a byte range is masked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -157,7 +159,7 @@ fn masked_part(s: &Span, tuples: &core::ops::Range<u32>) -> Option<(u32, Masked)
         // (IndexTupleData's 8 bytes) are kept, whatever follows may be keys.
         Role::TupleHeader if s.field == SpanField::Field(index_tuple_data::TUPLE.id) => Some((
             s.start
-                .saturating_add(u32::from(crate::fields::INDEX_TUPLE_DATA.size)),
+                .saturating_add(u32::from(crate::page::fields::INDEX_TUPLE_DATA.size)),
             Masked::TupleData,
         )),
         _ => None,

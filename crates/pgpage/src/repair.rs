@@ -10,11 +10,12 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::bitflip::PageBit;
-use crate::checksum::{pg_checksum_page, PD_CHECKSUM_OFFSET};
-use crate::decode::{decode_page_with, DecodeOptions, HeapContext, Hints, Items, PageKind};
+use crate::decode::{decode_page_with, DecodeOptions, HeapContext, Hints, Items};
 use crate::findings::{Evidence, Finding};
-use crate::layout::{read_u16, Endian};
-use crate::verify::{header_check, verify_page, PageStatus};
+use crate::page::checksum::{pg_checksum_page, PD_CHECKSUM_OFFSET};
+use crate::page::geometry::{read_u16, Endian};
+use crate::page::kind::PageKind;
+use crate::page::verify::{header_check, verify_page, PageStatus};
 
 /// bufpage.c PageSetChecksumInplace: writes pg_checksum_page(page, blkno) into pd_checksum in
 /// the file's byte order, computed once over the page as it is. A new page (pd_upper 0) is
@@ -156,7 +157,7 @@ pub fn repair_page(
     let lsn = |p: &[u8]| crate::diff::page_lsn(p, endian).unwrap_or(0);
     Ok(Repaired {
         checksum_damaged: read_u16(damaged, PD_CHECKSUM_OFFSET, endian).unwrap_or(0),
-        lsn_before: crate::verify::header_is_sane(damaged, endian).then(|| lsn(damaged)),
+        lsn_before: crate::page::verify::header_is_sane(damaged, endian).then(|| lsn(damaged)),
         lsn_after: lsn(&page),
         page,
         checksum,
@@ -395,7 +396,7 @@ pub fn advise(
     let header = |off| read_u16(page, off, opts.endian).unwrap_or(0);
     // PageIsVerified returns the page under ignore_checksum_failure only when its header is
     // sane: a checksum failure on an insane header stays an error.
-    let sane = crate::verify::header_is_sane(page, opts.endian);
+    let sane = crate::page::verify::header_is_sane(page, opts.endian);
     let ignore_checksum_failure = match verdict.status {
         PageStatus::Mismatch if sane => format!(
             "ignore_checksum_failure = on lets the server read this page as it is (WARNING: page verification failed, calculated checksum {} but expected {}): it sees pd_lower {}, pd_upper {}, pd_special {} and {n}; {structure}. The next write of the page stores a fresh checksum over the damaged bytes, after which no checksum shows the damage",
@@ -582,7 +583,7 @@ fn surgery_sql(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checksum::scalar;
+    use crate::page::checksum::scalar;
 
     fn fixture(name: &str) -> Vec<u8> {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/");
@@ -608,7 +609,7 @@ mod tests {
             let mut page = heap_fixture();
             page[14] = 0x10; // pd_upper not 0 in either byte order
             let blkno = 131_072 * 2 + 5;
-            let want = crate::checksum::finish(scalar::checksum_fold(&page, endian), blkno);
+            let want = crate::page::checksum::finish(scalar::checksum_fold(&page, endian), blkno);
             let got = set_checksum(&mut page, blkno, endian).unwrap();
             assert_eq!(got, want);
             let raw = [page[8], page[9]];

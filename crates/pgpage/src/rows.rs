@@ -10,12 +10,12 @@ use core::fmt::Write;
 
 use crate::copy::{self, CopyFormat};
 use crate::findings::Finding;
-use crate::layout::Endian;
+use crate::page::geometry::Endian;
+use crate::page::verify::{header_is_sane, verify_page, PageStatus};
 use crate::scan::ChecksumsKnown;
 use crate::toast::{detoast, ValueProblem};
 use crate::tuple::{self, heap_items, Attribute, ToastPointer, TupleHeader};
 use crate::value::{output, Type};
-use crate::verify::{header_is_sane, verify_page, PageStatus};
 use crate::visibility::{tuple_state, TransactionLog, TupleState};
 
 /// One column of the relation, in attribute number order; dropped ones are kept (their
@@ -95,8 +95,9 @@ pub fn page_problem(
 /// and whose structure is sound, so its rows read as the server would return them. Err: why
 /// not, in the registry's words (the header, or the first structural finding).
 pub fn readable_despite_checksum(page: &[u8], absolute: u32, endian: Endian) -> Result<(), String> {
-    use crate::decode::{check_page, DecodeOptions, Hints, PageKind};
+    use crate::decode::{check_page, DecodeOptions, Hints};
     use crate::findings::Evidence;
+    use crate::page::kind::PageKind;
     if !header_is_sane(page, endian) {
         return Err(String::from(
             "its header breaks PageIsVerified's rules, which ignore_checksum_failure does not skip",
@@ -140,7 +141,8 @@ pub fn copy_of_block(page: &[u8], absolute: u32, endian: Endian) -> Option<u32> 
         return None;
     }
     let other = crate::scan::heap_tuple_block(page, endian)?;
-    (other != absolute && crate::checksum::pg_checksum_page(page, other, endian) == verdict.stored)
+    (other != absolute
+        && crate::page::checksum::pg_checksum_page(page, other, endian) == verdict.stored)
         .then_some(other)
 }
 
@@ -472,8 +474,9 @@ impl RowWriter {
         let e = self.endian;
         let mut got = PageRows {
             zero: page.iter().all(|&b| b == 0),
-            line_pointers: crate::layout::read_u16(page, 12, e)
-                .is_some_and(|lower| usize::from(lower) > crate::decode::SIZE_OF_PAGE_HEADER_DATA),
+            line_pointers: crate::page::geometry::read_u16(page, 12, e).is_some_and(|lower| {
+                usize::from(lower) > crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA
+            }),
             ..PageRows::default()
         };
         if let Some(why) = page_problem(page, absolute, e, checksums) {

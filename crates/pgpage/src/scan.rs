@@ -9,18 +9,18 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::btwalk::{self, BtMeta, BtPage, Pivot};
-use crate::checksum::{blocks_matching, finish as checksum_finish};
-use crate::decode::{
-    check_page, DecodeOptions, HeapContext, Hints, ItemFinding, KeyColumn, PageKind, Reader,
-    LP_NORMAL, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA,
-};
-use crate::fields::HEAP_TUPLE_HEADER_DATA;
+use crate::decode::{check_page, DecodeOptions, HeapContext, Hints, ItemFinding, KeyColumn};
 use crate::file::{FileExtent, Geometry, StatusCounts};
 use crate::findings::{Evidence, Finding, Values};
 use crate::forks::ForkMaps;
 use crate::ginwalk;
-use crate::layout::{BlockSize, Endian};
-use crate::verify::{header_check, verify_page, HeaderCheck, PageStatus};
+use crate::page::bufpage::{LP_NORMAL, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
+use crate::page::checksum::{blocks_matching, finish as checksum_finish};
+use crate::page::fields::HEAP_TUPLE_HEADER_DATA;
+use crate::page::geometry::{BlockSize, Endian};
+use crate::page::kind::PageKind;
+use crate::page::reader::Reader;
+use crate::page::verify::{header_check, verify_page, HeaderCheck, PageStatus};
 use crate::visibility::TransactionLog;
 
 /// What the caller knows of the cluster's data checksums.
@@ -1339,7 +1339,7 @@ fn tuple_shift(rows: &[Row], first: u32, tuple_pages: u64) -> Option<u32> {
 /// Whether a page is laid out as a heap page (no special space) with line pointers: a page
 /// that held rows. VM and FSM pages have no special space either, but no line pointers.
 fn heap_has_items(page: &[u8], endian: Endian) -> bool {
-    use crate::fields::page_header_data;
+    use crate::page::fields::page_header_data;
     let r = Reader { b: page, e: endian };
     let field = |f| r.field(0, f).and_then(|v| usize::try_from(v).ok());
     field(&page_header_data::PD_SPECIAL) == Some(page.len())
@@ -1514,7 +1514,7 @@ const P_NONE: u32 = 0;
 /// t_xmax..t_ctid are taken in one bounds check each; offsets and bit fields are the rows
 /// of `fields`, which the decoder reads too.
 pub(crate) fn heap_tuple_block(page: &[u8], endian: Endian) -> Option<u32> {
-    use crate::fields::{heap_tuple_header_data as htup, item_id_data, page_header_data};
+    use crate::page::fields::{heap_tuple_header_data as htup, item_id_data, page_header_data};
     const XMAX: usize = htup::T_XMAX.offset as usize;
     const CTID: usize = htup::T_CTID.offset as usize;
     const SPAN: usize = CTID + 6 - XMAX;
@@ -1530,7 +1530,7 @@ pub(crate) fn heap_tuple_block(page: &[u8], endian: Endian) -> Option<u32> {
         .get(..items.saturating_mul(SIZE_OF_ITEM_ID).min(array.len()))?
         .chunks_exact(SIZE_OF_ITEM_ID)
         .zip(1usize..);
-    let bits = |f: &crate::fields::Field, word: u32| match f.bits {
+    let bits = |f: &crate::page::fields::Field, word: u32| match f.bits {
         Some(b) => {
             word.checked_shr(u32::from(b.shift_for(32, endian)))
                 .unwrap_or(0)
@@ -1607,7 +1607,7 @@ const MAX_BT_CYCLE_ID: u32 = 0xFF7F;
 
 /// A btree page's btpo_prev and btpo_next, unless both are P_NONE.
 fn btree_links(page: &[u8], endian: Endian) -> Option<(u32, u32)> {
-    use crate::fields::{bt_page_opaque_data as bt, page_header_data, BT_PAGE_OPAQUE_DATA};
+    use crate::page::fields::{bt_page_opaque_data as bt, page_header_data, BT_PAGE_OPAQUE_DATA};
     let r = Reader { b: page, e: endian };
     let special = usize::try_from(r.field(0, &page_header_data::PD_SPECIAL)?).ok()?;
     if page.len().checked_sub(special)? != usize::from(BT_PAGE_OPAQUE_DATA.size) {

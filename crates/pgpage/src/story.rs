@@ -8,11 +8,12 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
-use crate::decode::{PageKind, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
-use crate::fields::{HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN};
-use crate::layout::{read_u16, read_u32, Endian};
+use crate::page::bufpage::{SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
+use crate::page::fields::{HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN};
+use crate::page::geometry::{read_u16, read_u32, Endian};
+use crate::page::kind::PageKind;
+use crate::page::verify::{verify_page, PageStatus};
 use crate::tuple::TupleHeader;
-use crate::verify::{verify_page, PageStatus};
 
 /// bufpage.h: PD_ALL_VISIBLE.
 const PD_ALL_VISIBLE: u16 = 0x0004;

@@ -10,9 +10,10 @@ use alloc::vec::Vec;
 use crate::catalog::names::{file_page_kind, FIRST_NORMAL_OBJECT_ID};
 use crate::catalog::reader::{CatalogListing, ListedRelation};
 use crate::control::ControlFile;
-use crate::decode::{HeapContext, KeyColumn, KeyType, PageKind};
-use crate::file::Fork;
-use crate::layout::Endian;
+use crate::decode::{HeapContext, KeyColumn, KeyType};
+use crate::page::geometry::Endian;
+use crate::page::kind::Fork;
+use crate::page::kind::PageKind;
 use crate::scan::Structure;
 use crate::visibility::{SlruKind, TransactionLog};
 

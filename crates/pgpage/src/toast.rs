@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 
 use crate::compress::decompress;
 use crate::findings::Finding;
-use crate::layout::{maxalign, Endian};
+use crate::page::geometry::{maxalign, Endian};
 use crate::tuple::{self, heap_items, Align, Attribute, ToastPointer, TupleHeader, Varlena};
 use crate::visibility::{tuple_state, TransactionLog};
 

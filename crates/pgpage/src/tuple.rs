@@ -4,13 +4,13 @@
 
 use alloc::vec::Vec;
 
-use crate::fields::HEAP_NATTS_MASK;
 use crate::findings::Finding;
-use crate::layout::{read_u16, read_u32, Endian};
+use crate::page::fields::HEAP_NATTS_MASK;
+use crate::page::geometry::{read_u16, read_u32, Endian};
 
 /// htup_details.h: offsetof(HeapTupleHeaderData, t_bits).
 pub const SIZEOF_HEAP_TUPLE_HEADER: usize = 23;
-pub use crate::fields::{
+pub use crate::page::fields::{
     HEAP_HASNULL, HEAP_MOVED_IN, HEAP_MOVED_OFF, HEAP_XMAX_COMMITTED, HEAP_XMAX_EXCL_LOCK,
     HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_KEYSHR_LOCK, HEAP_XMAX_LOCK_ONLY,
     HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID,
@@ -156,9 +156,9 @@ pub struct HeapItem<'a> {
 /// Every LP_NORMAL line pointer of a heap page (pd_lower says how many there are), read
 /// through ItemIdData's field rows, with its tuple's bytes when they lie within the page.
 pub fn heap_items(page: &[u8], endian: Endian) -> impl Iterator<Item = HeapItem<'_>> {
-    use crate::decode::{SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
-    use crate::fields::{item_id_data, page_header_data};
-    let r = crate::decode::Reader { b: page, e: endian };
+    use crate::page::bufpage::{SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
+    use crate::page::fields::{item_id_data, page_header_data};
+    let r = crate::page::reader::Reader { b: page, e: endian };
     let lower = r.field(0, &page_header_data::PD_LOWER).unwrap_or(0);
     let count = usize::try_from(lower)
         .unwrap_or(0)
@@ -170,7 +170,7 @@ pub fn heap_items(page: &[u8], endian: Endian) -> impl Iterator<Item = HeapItem<
             .saturating_mul(SIZE_OF_ITEM_ID)
             .saturating_add(SIZE_OF_PAGE_HEADER_DATA);
         let flags = r.field(at, &item_id_data::LP_FLAGS)?;
-        if flags != u32::from(crate::decode::LP_NORMAL) {
+        if flags != u32::from(crate::page::bufpage::LP_NORMAL) {
             return None;
         }
         let off = usize::try_from(r.get(at, &item_id_data::LP_OFF)).unwrap_or(usize::MAX);

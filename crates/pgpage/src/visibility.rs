@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::findings::Finding;
-use crate::layout::{read_u32, Endian};
+use crate::page::geometry::{read_u32, Endian};
 use crate::tuple::{
     TupleHeader, HEAP_MOVED_IN, HEAP_MOVED_OFF, HEAP_XMAX_COMMITTED, HEAP_XMAX_EXCL_LOCK,
     HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_KEYSHR_LOCK, HEAP_XMAX_LOCK_ONLY,

@@ -12,8 +12,9 @@
 use std::fs;
 use std::path::PathBuf;
 
-use pgpage::decode::{decode_page, file_kind, DecodeOptions, Fork, Items, PageKind};
+use pgpage::decode::{decode_page, file_kind, DecodeOptions, Items};
 use pgpage::findings::Finding;
+use pgpage::page::kind::{Fork, PageKind};
 use pgpage::Endian;
 use serde_json::Value;
 

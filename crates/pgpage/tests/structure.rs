@@ -13,9 +13,10 @@
 use std::fs;
 use std::path::PathBuf;
 
-use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Fork, Hints, KeyColumn, KeyType};
+use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Hints, KeyColumn, KeyType};
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::{Evidence, Finding};
+use pgpage::page::kind::Fork;
 use pgpage::scan::{ChecksumsKnown, FileScan};
 use pgpage::Endian;
 use serde_json::Value;
@@ -197,7 +198,7 @@ fn a_zeroed_sector_of_a_page_whose_checksum_fails_is_torn_page_evidence() {
     let got = findings(&page, 1, Fork::Main, &bytes, None);
     assert!(got.contains(&(Some(1), Finding::TornSectors)), "{got:?}");
     // The same bytes with a checksum that holds: damage, not evidence of a torn write.
-    let c = pgpage::checksum::pg_checksum_page(&page, 1, Endian::Little);
+    let c = pgpage::page::checksum::pg_checksum_page(&page, 1, Endian::Little);
     page[8..10].copy_from_slice(&c.to_le_bytes());
     let got = findings(&page, 1, Fork::Main, &bytes, None);
     assert!(!got.iter().any(|f| f.1 == Finding::TornSectors), "{got:?}");
@@ -257,7 +258,7 @@ fn a_scan_given_the_maps_lists_their_findings_on_the_heap_pages_across_parts() {
         .expect("an all-visible page");
     let p = &mut heap[block as usize * 8192..(block as usize + 1) * 8192];
     p[10] &= !4;
-    let sum = pgpage::checksum::pg_checksum_page(p, block, Endian::Little);
+    let sum = pgpage::page::checksum::pg_checksum_page(p, block, Endian::Little);
     p[8..10].copy_from_slice(&sum.to_le_bytes());
     let g = file_geometry(&heap, GeometryChoice::default(), true).unwrap();
     let len = heap.len() as u64;

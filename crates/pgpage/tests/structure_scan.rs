@@ -14,12 +14,11 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pgpage::checksum::pg_checksum_page;
-use pgpage::decode::{
-    check_page, decode_page_with, file_kind, DecodeOptions, Fork, Hints, ItemFinding, PageKind,
-};
+use pgpage::decode::{check_page, decode_page_with, file_kind, DecodeOptions, Hints, ItemFinding};
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::{Finding, Values};
+use pgpage::page::checksum::pg_checksum_page;
+use pgpage::page::kind::{Fork, PageKind};
 use pgpage::scan::{ChecksumsKnown, FileScan, Structure};
 use pgpage::Endian;
 

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use pgpage::catalog::names::NamedRelation;
-use pgpage::decode::PageKind;
-use pgpage::file::Fork;
+use pgpage::page::kind::Fork;
+use pgpage::page::kind::PageKind;
 use pgpage::scan::Structure;
 use pgpage::structures::relation_structure;
 

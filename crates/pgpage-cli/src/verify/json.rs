@@ -4,8 +4,9 @@
 
 use std::io::{self, Write};
 
-use pgpage::file::{Fork, StatusCounts};
+use pgpage::file::StatusCounts;
 use pgpage::findings::Finding;
+use pgpage::page::kind::Fork;
 use pgpage::scan::{FileFinding, PageRow};
 use pgpage::{Endian, PageStatus};
 use serde::Serialize;

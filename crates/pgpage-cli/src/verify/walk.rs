@@ -7,7 +7,8 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use pgpage::file::{is_temporary_entry, parse_relation_file_name, Fork, RelationFileName};
+use pgpage::file::{is_temporary_entry, parse_relation_file_name, RelationFileName};
+use pgpage::page::kind::Fork;
 use pgpage::scan::ChecksumsKnown;
 
 use super::cluster::Cluster;

@@ -4,9 +4,10 @@
 
 use std::collections::HashSet;
 
-use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Fork, Hints, KeyColumn};
+use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Hints, KeyColumn};
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::Finding;
+use pgpage::page::kind::Fork;
 use pgpage::scan::{ChecksumsKnown, FileScan};
 use pgpage::Endian;
 

@@ -8,7 +8,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::read::{AttributeRow, EnumRow, RangeRow, TypeRow};
-use crate::layout::{read_u32, Endian};
+use crate::page::geometry::{read_u32, Endian};
 use crate::rows::Column;
 use crate::tuple::{datum_len, Align, Attribute, Varlena};
 use crate::value::Type;

@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::read::{ClassRow, OidName};
 use super::relmap::RelMap;
-use crate::decode::PageKind;
-use crate::file::Fork;
+use crate::page::kind::Fork;
+use crate::page::kind::PageKind;
 
 /// pg_tablespace_d.h: DEFAULTTABLESPACE_OID (base/) and GLOBALTABLESPACE_OID (global/).
 pub const DEFAULTTABLESPACE_OID: u32 = 1663;

@@ -10,9 +10,9 @@ use serde::Serialize;
 
 use super::layout::{attributes, columns, Catalog};
 use crate::findings::Finding;
-use crate::layout::{read_u16, read_u32, BlockSize, Endian};
+use crate::page::geometry::{read_u16, read_u32, BlockSize, Endian};
+use crate::page::verify::{header_check, verify_page, PageStatus};
 use crate::tuple::{deform, heap_items, TupleHeader};
-use crate::verify::{header_check, verify_page, PageStatus};
 use crate::visibility::{tuple_state, TransactionLog};
 
 /// Something in a catalog that could not be read: which catalog, where, and why.

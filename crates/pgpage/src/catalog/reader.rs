@@ -26,7 +26,7 @@ use crate::datadir::tablespace_dir_version;
 use crate::decode::{KeyColumn, KeyType};
 use crate::file::parse_relation_file_name;
 use crate::findings::Finding;
-use crate::layout::{BlockSize, Endian};
+use crate::page::geometry::{BlockSize, Endian};
 use crate::rows::Column;
 use crate::tuple::{Align, Attribute};
 use crate::value::Type;
@@ -357,7 +357,7 @@ pub fn relation_segments(paths: &BTreeSet<String>, dir: &str, relfilenode: u32) 
         .filter_map(|p| {
             let name = p.rsplit('/').next()?;
             let f = parse_relation_file_name(name)?;
-            (f.relfilenode == relfilenode && f.fork == crate::file::Fork::Main)
+            (f.relfilenode == relfilenode && f.fork == crate::page::kind::Fork::Main)
                 .then(|| (f.segno, p.clone()))
         })
         .collect();

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use crate::control::crc32c;
 use crate::findings::Finding;
-use crate::layout::{read_u32, Endian};
+use crate::page::geometry::{read_u32, Endian};
 
 /// relmapper.c: RELMAPPER_FILEMAGIC.
 pub const RELMAPPER_FILEMAGIC: u32 = 0x0059_2717;

@@ -12,17 +12,20 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::columns::{BrinOpclass, ColumnHint};
-use super::{
-    free_space, line_pointers, meta_spans, special_opaque, Items, PageHeader, Reader, Spans,
-    Special, LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
-};
+use super::{Items, Special};
 use crate::compress::decompress;
-use crate::fields::{
+use crate::findings::Finding;
+use crate::page::bufpage::{
+    free_space, line_pointers, meta_spans, special_opaque, PageHeader, LP_UNUSED,
+    SIZE_OF_PAGE_HEADER_DATA,
+};
+use crate::page::fields::{
     brin_meta_page_data, brin_special_space, brin_tuple, revmap_contents, Field,
     BRIN_META_PAGE_DATA, BRIN_SPECIAL_SPACE, BRIN_TUPLE,
 };
-use crate::findings::Finding;
-use crate::layout::Endian;
+use crate::page::geometry::Endian;
+use crate::page::reader::Reader;
+use crate::page::spans::Spans;
 use crate::tuple::{self, Align, Varlena};
 use crate::value::{output, Type};
 
@@ -122,7 +125,7 @@ const BLOOM_SUMMARY: &str = "pg_brin_bloom_summary";
 /// brin_bloom.c brin_bloom_summary_out: BloomFilter's nhashes, nbits and nbits_set (after
 /// the varlena header: uint16 flags, uint8 nhashes, then uint32 nbits and nbits_set).
 fn bloom_out(v: &[u8], e: Endian, out: &mut String) -> bool {
-    let word = |at| crate::layout::read_u32(v, at, e);
+    let word = |at| crate::page::geometry::read_u32(v, at, e);
     match (v.get(2), word(4), word(8)) {
         (Some(nhashes), Some(nbits), Some(set)) => {
             out.push_str(&format!(
@@ -157,7 +160,7 @@ fn print(ty: &Type, datum: &[u8], e: Endian, out: &mut String) -> bool {
 /// brin_deform_tuple and brin_page_items: one row per column of the tuple at `at`.
 fn tuple_rows(t: &[u8], lp: u16, columns: &[ColumnHint], e: Endian, rows: &mut Vec<BrinItem>) {
     let info = t.get(4).copied().unwrap_or(0);
-    let blknum = crate::layout::read_u32(t, 0, e);
+    let blknum = crate::page::geometry::read_u32(t, 0, e);
     let natts = columns.len();
     // brin_deconstruct_tuple: two bits per column, allnulls then hasnulls, 1 for null.
     let nulls =
@@ -333,7 +336,7 @@ pub(super) fn decode(
                     }
                     Items::Brin(rows)
                 }
-                None => Items::Lines(lps.iter().map(super::ItemId::row).collect()),
+                None => Items::Lines(lps.iter().map(crate::page::bufpage::ItemId::row).collect()),
             }
         }
     };

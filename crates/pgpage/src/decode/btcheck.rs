@@ -8,10 +8,13 @@
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
-use super::{IndexTuple, ItemId, Reader, Spans, Tid, LP_UNUSED};
-use crate::fields::{bt_page_opaque_data, btree_tuple, index_tuple_data};
 use crate::findings::Finding;
-use crate::layout::Endian;
+use crate::page::bufpage::{ItemId, LP_UNUSED};
+use crate::page::fields::{bt_page_opaque_data, btree_tuple, index_tuple_data};
+use crate::page::geometry::Endian;
+use crate::page::itup::IndexTuple;
+use crate::page::reader::{Reader, Tid};
+use crate::page::spans::Spans;
 
 /// A key column's type, as the caller knows it from the catalog (pg_attribute.atttypid of
 /// the index) or a hint.
@@ -128,7 +131,8 @@ const P_HIKEY: u16 = 1;
 
 /// itup.h: MaxIndexTuplesPerPage for a page of `len` bytes.
 fn max_index_tuples(len: usize) -> usize {
-    len.saturating_sub(super::SIZE_OF_PAGE_HEADER_DATA) / (16 + super::SIZE_OF_ITEM_ID)
+    len.saturating_sub(crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA)
+        / (16 + crate::page::bufpage::SIZE_OF_ITEM_ID)
 }
 
 /// palloc_btree_page's checks of a page that is not the metapage, in its order (it stops at
@@ -156,7 +160,7 @@ pub(super) fn check_shape(
         )
     } else if maxoff > max_index_tuples(len) {
         (
-            &crate::fields::page_header_data::PD_LOWER,
+            &crate::page::fields::page_header_data::PD_LOWER,
             Finding::BtreeTooManyItems,
         )
     } else if !deleted && leaf && !rightmost && maxoff < usize::from(P_HIKEY) {
@@ -469,7 +473,7 @@ pub(crate) fn lower_bound_holds(
         let id = ItemId {
             lp: 0,
             off: 0,
-            flags: super::LP_NORMAL,
+            flags: crate::page::bufpage::LP_NORMAL,
             len: u16::try_from(b.len()).ok()?,
         };
         let item = read_item(&r, &id, keys.len())?;

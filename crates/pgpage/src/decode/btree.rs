@@ -6,16 +6,19 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use super::{
-    free_space, hex, line_pointers, meta_spans, page_get_free_space, special_opaque, IndexTuple,
-    ItemBudget, Items, PageHeader, Reader, Spans, Special, Tid, LP_DEAD, LP_UNUSED,
-    SIZE_OF_PAGE_HEADER_DATA,
+use super::{Items, Special};
+use crate::findings::Finding;
+use crate::page::bufpage::{
+    free_space, line_pointers, meta_spans, page_get_free_space, special_opaque, ItemBudget,
+    PageHeader, LP_DEAD, LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
 };
-use crate::fields::{
+use crate::page::fields::{
     bt_meta_page_data, bt_page_opaque_data, btree_tuple, flag_names, index_tuple_data, Field,
     BTPO_FLAGS, BT_META_PAGE_DATA, BT_PAGE_OPAQUE_DATA,
 };
-use crate::findings::Finding;
+use crate::page::itup::IndexTuple;
+use crate::page::reader::{hex, Reader, Tid};
+use crate::page::spans::Spans;
 
 pub(crate) const BTP_LEAF: u16 = 1 << 0;
 pub(crate) const BTP_ROOT: u16 = 1 << 1;
@@ -148,7 +151,7 @@ fn meta(r: &Reader, spans: &mut Spans) -> BtreeMeta {
 /// bt_page_print_tuples for one line pointer; the bytes it prints are spent from `budget`.
 fn item(
     r: &Reader,
-    id: &super::ItemId,
+    id: &crate::page::bufpage::ItemId,
     leaf: bool,
     rightmost: bool,
     spans: &mut Spans,
@@ -207,10 +210,10 @@ fn item(
         }
     };
     if tup.is_some() && dlen >= 0 {
-        spans.table(off, &crate::fields::INDEX_TUPLE_DATA, Some(id.lp));
+        spans.table(off, &crate::page::fields::INDEX_TUPLE_DATA, Some(id.lp));
         if t.has_nulls() {
             spans.push(
-                super::at(off, &index_tuple_data::T_BITS),
+                crate::page::bufpage::at(off, &index_tuple_data::T_BITS),
                 4,
                 &index_tuple_data::T_BITS,
                 Some(id.lp),
@@ -335,8 +338,8 @@ pub(super) fn decode(
         free_space(header, spans);
         return (Items::Btree(Vec::new()), Some(Special::Btree(special)));
     }
-    let maxoff =
-        usize::from(header.lower).saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / super::SIZE_OF_ITEM_ID;
+    let maxoff = usize::from(header.lower).saturating_sub(SIZE_OF_PAGE_HEADER_DATA)
+        / crate::page::bufpage::SIZE_OF_ITEM_ID;
     let rightmost = special.btpo_next == 0;
     super::btcheck::check_shape(
         flags,
@@ -351,7 +354,7 @@ pub(super) fn decode(
         if flags & BTP_HAS_FULLXID != 0 {
             spans.table(
                 SIZE_OF_PAGE_HEADER_DATA,
-                &crate::fields::BT_DELETED_PAGE_DATA,
+                &crate::page::fields::BT_DELETED_PAGE_DATA,
                 None,
             );
         }

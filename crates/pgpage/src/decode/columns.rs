@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::compress::{TOAST_LZ4_COMPRESSION_ID, TOAST_PGLZ_COMPRESSION_ID};
-use crate::layout::Endian;
+use crate::page::geometry::Endian;
 use crate::tuple::{self, Align, Attribute, Varlena};
 use crate::value::Type;
 
@@ -225,7 +225,7 @@ fn toasted(datums: &[Option<&[u8]>], attrs: &[Attribute], e: Endian) -> Vec<Toas
         };
         let attnum = u16::try_from(i.saturating_add(1)).unwrap_or(u16::MAX);
         let size = v.len() as u32;
-        let word = |at: usize| crate::layout::read_u32(v, at, e);
+        let word = |at: usize| crate::page::geometry::read_u32(v, at, e);
         match Varlena::parse(v, e) {
             Ok(Varlena::Compressed {
                 rawsize, method, ..

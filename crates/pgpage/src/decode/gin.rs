@@ -7,16 +7,18 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use super::{
-    free_space, gincheck, index_tuple_spans, line_pointers, meta_spans, pageinspect_flags,
-    special_opaque, Items, KeyColumn, PageHeader, Reader, Spans, Special, Tid,
-    SIZE_OF_PAGE_HEADER_DATA,
+use super::{gincheck, Items, KeyColumn, Special};
+use crate::findings::Finding;
+use crate::page::bufpage::{
+    free_space, line_pointers, meta_spans, special_opaque, PageHeader, SIZE_OF_PAGE_HEADER_DATA,
 };
-use crate::fields::{
+use crate::page::fields::{
     gin_meta_page_data, gin_page_opaque_data, gin_posting_list, Field, GIN_DATA_PAGE,
     GIN_META_PAGE_DATA, GIN_PAGE_OPAQUE_DATA,
 };
-use crate::findings::Finding;
+use crate::page::itup::index_tuple_spans;
+use crate::page::reader::{pageinspect_flags, Reader, Tid};
+use crate::page::spans::Spans;
 
 const GIN_DATA: u16 = 1 << 0;
 const GIN_LEAF: u16 = 1 << 1;
@@ -99,14 +101,14 @@ fn leaf_items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<GinLeaf
     let mut n = 0u16;
     while at < end {
         let (Some(first), Some(nbytes)) = (
-            r.tid(super::at(at, &gin_posting_list::FIRST)),
+            r.tid(crate::page::bufpage::at(at, &gin_posting_list::FIRST)),
             r.field(at, &gin_posting_list::NBYTES).map(|v| v as u16),
         ) else {
             break;
         };
         n = n.saturating_add(1);
-        spans.table(at, &crate::fields::GIN_POSTING_LIST, Some(n));
-        let data_at = super::at(at, &gin_posting_list::BYTES);
+        spans.table(at, &crate::page::fields::GIN_POSTING_LIST, Some(n));
+        let data_at = crate::page::bufpage::at(at, &gin_posting_list::BYTES);
         let len = usize::from(nbytes);
         let problem = (data_at.saturating_add(len) > end).then_some(Finding::GinSegmentPastLower);
         spans.push(data_at, len, &gin_posting_list::BYTES, Some(n), problem);
@@ -167,13 +169,19 @@ pub(super) fn decode(
             tail_free_size: m(&gin_meta_page_data::TAIL_FREE_SIZE),
             n_pending_pages: m(&gin_meta_page_data::N_PENDING_PAGES),
             n_pending_tuples: r
-                .i64(super::at(base, &gin_meta_page_data::N_PENDING_HEAP_TUPLES))
+                .i64(crate::page::bufpage::at(
+                    base,
+                    &gin_meta_page_data::N_PENDING_HEAP_TUPLES,
+                ))
                 .unwrap_or(0),
             n_total_pages: m(&gin_meta_page_data::N_TOTAL_PAGES),
             n_entry_pages: m(&gin_meta_page_data::N_ENTRY_PAGES),
             n_data_pages: m(&gin_meta_page_data::N_DATA_PAGES),
             n_entries: r
-                .i64(super::at(base, &gin_meta_page_data::N_ENTRIES))
+                .i64(crate::page::bufpage::at(
+                    base,
+                    &gin_meta_page_data::N_ENTRIES,
+                ))
                 .unwrap_or(0),
             version: m(&gin_meta_page_data::GIN_VERSION) as i32,
         });
@@ -185,7 +193,11 @@ pub(super) fn decode(
             // ginblock.h: PostingItem {child_blkno, key}, maxoff of them.
             for i in 0..maxoff {
                 let off = GIN_DATA_START.saturating_add(usize::from(i).saturating_mul(10));
-                spans.table(off, &crate::fields::POSTING_ITEM, Some(i.saturating_add(1)));
+                spans.table(
+                    off,
+                    &crate::page::fields::POSTING_ITEM,
+                    Some(i.saturating_add(1)),
+                );
             }
             if flags & GIN_DELETED == 0 {
                 gincheck::check_posting_internal(r, header, maxoff, special.rightlink, spans);
@@ -205,7 +217,7 @@ pub(super) fn decode(
                 spans,
             );
         }
-        items = Items::Lines(lps.iter().map(super::ItemId::row).collect());
+        items = Items::Lines(lps.iter().map(crate::page::bufpage::ItemId::row).collect());
     }
     free_space(header, spans);
     (items, Some(Special::Gin(special)))

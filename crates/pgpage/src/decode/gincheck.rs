@@ -6,10 +6,14 @@
 
 use alloc::vec::Vec;
 
-use super::{IndexTuple, ItemId, KeyColumn, KeyType, PageHeader, Reader, Spans, Tid, LP_NORMAL};
-use crate::fields::{gin_page_opaque_data, index_tuple_data, item_id_data, page_header_data};
+use super::{KeyColumn, KeyType};
 use crate::findings::Finding;
-use crate::layout::Endian;
+use crate::page::bufpage::{ItemId, PageHeader, LP_NORMAL};
+use crate::page::fields::{gin_page_opaque_data, index_tuple_data, item_id_data, page_header_data};
+use crate::page::geometry::Endian;
+use crate::page::itup::IndexTuple;
+use crate::page::reader::{Reader, Tid};
+use crate::page::spans::Spans;
 
 /// ginblock.h: InvalidBlockNumber as a rightlink (the rightmost page of a level).
 const INVALID_BLOCK: u32 = u32::MAX;
@@ -19,7 +23,7 @@ const GIN_TREE_POSTING: u16 = 0xFFFF;
 const GIN_ITUP_COMPRESSED: u32 = 1 << 31;
 /// ginblock.h: sizeof(PostingItem), and where the first one starts (GinDataPageGetData).
 const POSTING_ITEM_SIZE: usize = 10;
-const GIN_DATA_START: usize = super::SIZE_OF_PAGE_HEADER_DATA + 8;
+const GIN_DATA_START: usize = crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA + 8;
 /// ginblock.h: GinNullCategory values; a key whose tuple has no null bit is GIN_CAT_NORM_KEY.
 const GIN_CAT_NORM_KEY: u8 = 0;
 
@@ -54,8 +58,10 @@ pub(super) fn check_entry_page(
         return;
     }
     // itup.h: MaxIndexTuplesPerPage.
-    let max_tuples =
-        r.len().saturating_sub(super::SIZE_OF_PAGE_HEADER_DATA) / (16 + super::SIZE_OF_ITEM_ID);
+    let max_tuples = r
+        .len()
+        .saturating_sub(crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA)
+        / (16 + crate::page::bufpage::SIZE_OF_ITEM_ID);
     if maxoff > max_tuples {
         spans.flag(&page_header_data::PD_LOWER, Finding::GinTooManyTuples);
         return;
@@ -229,7 +235,7 @@ fn posting_list(r: &Reader, lp: u16, off: usize, t: &IndexTuple, spans: &mut Spa
             .collect()
     };
     // OffsetNumberIsValid: 1..=MaxOffsetNumber (BLCKSZ / sizeof(ItemIdData)).
-    let max_offset = r.len() / super::SIZE_OF_ITEM_ID;
+    let max_offset = r.len() / crate::page::bufpage::SIZE_OF_ITEM_ID;
     if tids
         .iter()
         .any(|t| t.offset == 0 || usize::from(t.offset) > max_offset)
@@ -272,7 +278,7 @@ pub(super) fn check_posting_internal(
         if i == maxoff && rightlink == INVALID_BLOCK {
             if cur.block != 0 || cur.offset != 0 {
                 spans.flag_item(
-                    &crate::fields::posting_item::KEY,
+                    &crate::page::fields::posting_item::KEY,
                     i,
                     Finding::GinPostingTreeRightmostKey,
                 );
@@ -283,7 +289,7 @@ pub(super) fn check_posting_internal(
             };
             if (cur.block, cur.offset) < (prev.block, prev.offset) {
                 spans.flag_item(
-                    &crate::fields::posting_item::KEY,
+                    &crate::page::fields::posting_item::KEY,
                     i,
                     Finding::GinPostingTreeOrder,
                 );

@@ -6,13 +6,14 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use super::{
-    bytea, free_space, line_pointers, pageinspect_flags, special_opaque, IndexTuple, Items,
-    PageHeader, Reader, Spans, Special, LP_DEAD,
-};
-use crate::fields::{
+use super::{Items, Special};
+use crate::page::bufpage::{free_space, line_pointers, special_opaque, PageHeader, LP_DEAD};
+use crate::page::fields::{
     gist_page_opaque_data, Field, GIST_DELETED_PAGE_CONTENTS, GIST_PAGE_OPAQUE_DATA,
 };
+use crate::page::itup::IndexTuple;
+use crate::page::reader::{bytea, pageinspect_flags, Reader};
+use crate::page::spans::Spans;
 
 const F_DELETED: u16 = 1 << 1;
 
@@ -64,12 +65,12 @@ pub(super) fn decode(
     if flags & F_DELETED != 0 {
         // gist.h: a deleted page keeps its deleteXid (FullTransactionId) at PageGetContents.
         spans.table(
-            super::SIZE_OF_PAGE_HEADER_DATA,
+            crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA,
             &GIST_DELETED_PAGE_CONTENTS,
             None,
         );
     } else {
-        let mut budget = super::ItemBudget::new(r.len());
+        let mut budget = crate::page::bufpage::ItemBudget::new(r.len());
         for id in line_pointers(r, header, spans) {
             let off = usize::from(id.off);
             let Some(t) = IndexTuple::read(r, off) else {

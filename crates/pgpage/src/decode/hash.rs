@@ -7,15 +7,19 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use super::{
-    free_space, line_pointers, meta_spans, page_get_free_space, special_opaque, IndexTuple, Items,
-    PageHeader, Reader, Spans, Special, LP_DEAD, SIZE_OF_PAGE_HEADER_DATA,
+use super::{Items, Special};
+use crate::findings::Finding;
+use crate::page::bufpage::{
+    free_space, line_pointers, meta_spans, page_get_free_space, special_opaque, PageHeader,
+    LP_DEAD, SIZE_OF_PAGE_HEADER_DATA,
 };
-use crate::fields::{
+use crate::page::fields::{
     flag_names, hash_bitmap_page, hash_meta_page_data, hash_page_opaque_data, Field, HASHO_FLAG,
     HASH_MAX_SPLITPOINTS, HASH_META_PAGE_DATA, HASH_PAGE_OPAQUE_DATA,
 };
-use crate::findings::Finding;
+use crate::page::itup::IndexTuple;
+use crate::page::reader::Reader;
+use crate::page::spans::Spans;
 
 const LH_OVERFLOW_PAGE: u16 = 1 << 0;
 const LH_BUCKET_PAGE: u16 = 1 << 1;
@@ -81,7 +85,7 @@ fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
     if magic != HASH_MAGIC {
         spans.flag(&hash_meta_page_data::HASHM_MAGIC, Finding::MetaMagicWrong);
     }
-    let spares_at = super::at(base, &hash_meta_page_data::HASHM_SPARES);
+    let spares_at = crate::page::bufpage::at(base, &hash_meta_page_data::HASHM_SPARES);
     let spares = (0..usize::from(HASH_MAX_SPLITPOINTS))
         .map(|i| {
             r.u32(spares_at.saturating_add(i.saturating_mul(4)))
@@ -90,7 +94,7 @@ fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
         .collect();
     // hash.h: HASH_MAX_BITMAPS = Min(BLCKSZ / 8, 1024).
     let max_bitmaps = (r.len() / 8).min(1024);
-    let mapp_at = super::at(base, &hash_meta_page_data::HASHM_MAPP);
+    let mapp_at = crate::page::bufpage::at(base, &hash_meta_page_data::HASHM_MAPP);
     spans.push(
         mapp_at,
         max_bitmaps.saturating_mul(4),
@@ -108,7 +112,10 @@ fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
         magic,
         version: g(&hash_meta_page_data::HASHM_VERSION),
         ntuples: r
-            .f64(super::at(base, &hash_meta_page_data::HASHM_NTUPLES))
+            .f64(crate::page::bufpage::at(
+                base,
+                &hash_meta_page_data::HASHM_NTUPLES,
+            ))
             .unwrap_or(0.0),
         ffactor: g(&hash_meta_page_data::HASHM_FFACTOR) as u16,
         bsize: g(&hash_meta_page_data::HASHM_BSIZE) as u16,

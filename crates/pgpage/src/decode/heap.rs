@@ -8,18 +8,20 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use super::{
-    bytea, free_space, line_pointers, special_size, ItemBudget, ItemId, Items, PageHeader, Reader,
-    Spans, Special, SEQ_MAGIC,
+use super::{Items, Special, SEQ_MAGIC};
+use crate::findings::Finding;
+use crate::page::bufpage::{
+    free_space, line_pointers, special_size, ItemBudget, ItemId, PageHeader,
 };
-use crate::fields::HEAP_HASNULL;
-use crate::fields::{
+use crate::page::fields::HEAP_HASNULL;
+use crate::page::fields::{
     flag_names, form_data_pg_sequence_data as seq_data, heap_tuple_header_data as htup,
     page_header_data, sequence_magic, FORM_DATA_PG_SEQUENCE_DATA, HEAP_NATTS_MASK,
     HEAP_TUPLE_HEADER_DATA, SEQUENCE_MAGIC, T_INFOMASK, T_INFOMASK2, T_INFOMASK_COMBINED,
 };
-use crate::findings::Finding;
-use crate::layout::maxalign;
+use crate::page::geometry::maxalign;
+use crate::page::reader::{bytea, Reader};
+use crate::page::spans::Spans;
 
 /// htup_details.h: SizeofHeapTupleHeader and MinHeapTupleSize.
 const SIZEOF_HEAP_TUPLE_HEADER: usize = HEAP_TUPLE_HEADER_DATA.size as usize;
@@ -107,14 +109,19 @@ fn item(
         && off == maxalign(off)
         && off.saturating_add(len) <= r.len();
     if !shown {
-        if id.len != 0 && matches!(id.flags, super::LP_NORMAL | super::LP_DEAD) {
+        if id.len != 0
+            && matches!(
+                id.flags,
+                crate::page::bufpage::LP_NORMAL | crate::page::bufpage::LP_DEAD
+            )
+        {
             // verify_heapam's words for what is wrong with a normal line pointer.
-            let problem = (id.flags == super::LP_NORMAL)
+            let problem = (id.flags == crate::page::bufpage::LP_NORMAL)
                 .then(|| super::heapcheck::lp_problem(id, r.len()))
                 .flatten();
             // amcheck reports the first rule a line pointer breaks, and only that one.
             if let Some((f, values)) = problem {
-                spans.reflag_item(&crate::fields::item_id_data::LP_OFF, id.lp, f);
+                spans.reflag_item(&crate::page::fields::item_id_data::LP_OFF, id.lp, f);
                 spans.value(Some(id.lp), f, values);
             }
             spans.push(
@@ -268,7 +275,7 @@ pub(super) fn items(
         super::heapcheck::check_all_visible(header.flags as u16, &lps, spans);
         // A torn write shows only on a page whose checksum fails.
         let stored = r.field(0, &page_header_data::PD_CHECKSUM).unwrap_or(0) as u16;
-        if stored != 0 && crate::checksum::pg_checksum_page(r.b, block, r.e) != stored {
+        if stored != 0 && crate::page::checksum::pg_checksum_page(r.b, block, r.e) != stored {
             let torn = super::heapcheck::torn_sectors(r, &lps, block);
             let taken = super::heapcheck::torn_items(r, &lps, &torn);
             spans.flag_line_pointers(Finding::TornSectors, |lp| taken.contains(&lp));
@@ -311,7 +318,7 @@ pub(super) fn sequence(
             let t = &FORM_DATA_PG_SEQUENCE_DATA;
             spans.remove(&htup::T_DATA, Some(first.lp));
             spans.table(base, t, Some(first.lp));
-            let at = |f: &crate::fields::Field| base.saturating_add(usize::from(f.offset));
+            let at = |f: &crate::page::fields::Field| base.saturating_add(usize::from(f.offset));
             special.last_value = r.i64(at(&seq_data::LAST_VALUE));
             special.log_cnt = r.i64(at(&seq_data::LOG_CNT));
             special.is_called = r.field(base, &seq_data::IS_CALLED).map(|b| b != 0);

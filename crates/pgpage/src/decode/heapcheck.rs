@@ -4,15 +4,17 @@
 //! multixact bounds and the attribute count (check_tuple_visibility, check_tuple). Without
 //! one those are left unjudged rather than guessed.
 
-use super::{ItemId, Reader, Spans, LP_DEAD, LP_REDIRECT, LP_UNUSED};
-use crate::fields::{
+use crate::findings::{Finding, Values};
+use crate::page::bufpage::{ItemId, LP_DEAD, LP_REDIRECT, LP_UNUSED};
+use crate::page::fields::{
     heap_tuple_header_data as htup, item_id_data, HEAP_HASNULL, HEAP_NATTS_MASK,
     HEAP_TUPLE_HEADER_DATA, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI,
     HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID,
 };
-use crate::fields::{HEAP_MOVED_IN, HEAP_MOVED_OFF};
-use crate::findings::{Finding, Values};
-use crate::layout::maxalign;
+use crate::page::fields::{HEAP_MOVED_IN, HEAP_MOVED_OFF};
+use crate::page::geometry::maxalign;
+use crate::page::reader::Reader;
+use crate::page::spans::Spans;
 use crate::visibility::{xmax_is_locked_only, TransactionLog};
 
 /// htup_details.h: SizeofHeapTupleHeader, and verify_heapam's least lp_len (its MAXALIGN).
@@ -337,7 +339,7 @@ struct Header {
 
 impl Header {
     fn read(r: &Reader, off: usize) -> Option<Header> {
-        let ctid = r.tid(super::at(off, &htup::T_CTID))?;
+        let ctid = r.tid(crate::page::bufpage::at(off, &htup::T_CTID))?;
         Some(Header {
             xmin: r.field(off, &htup::T_XMIN)?,
             xmax: r.field(off, &htup::T_XMAX)?,
@@ -615,7 +617,7 @@ const PD_ALL_VISIBLE: u16 = 0x0004;
 pub(super) fn check_all_visible(pd_flags: u16, lps: &[ItemId], spans: &mut Spans) {
     if pd_flags & PD_ALL_VISIBLE != 0 && lps.iter().any(|id| id.flags == LP_DEAD) {
         spans.flag(
-            &crate::fields::page_header_data::PD_FLAGS,
+            &crate::page::fields::page_header_data::PD_FLAGS,
             Finding::AllVisibleWithDeadItems,
         );
     }

@@ -9,8 +9,11 @@ use core::fmt::Write;
 
 use serde::Serialize;
 
-use super::{Items, Reader, Spans, Special, SIZE_OF_PAGE_HEADER_DATA};
-use crate::fields::{fsm_page_data, visibility_map_contents, FSM_PAGE_DATA};
+use super::{Items, Special};
+use crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA;
+use crate::page::fields::{fsm_page_data, visibility_map_contents, FSM_PAGE_DATA};
+use crate::page::reader::Reader;
+use crate::page::spans::Spans;
 
 /// fsm_page_contents()'s text and FSMPageData.fp_next_slot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -102,8 +105,8 @@ impl FsmShape {
             cat_step: to32(page_len / 256),
             // htup_details.h: MaxHeapTupleSize, BLCKSZ - MAXALIGN(SizeofPageHeaderData +
             // sizeof(ItemIdData)).
-            max_request: to32(page_len.saturating_sub(crate::layout::maxalign(
-                SIZE_OF_PAGE_HEADER_DATA.saturating_add(super::SIZE_OF_ITEM_ID),
+            max_request: to32(page_len.saturating_sub(crate::page::geometry::maxalign(
+                SIZE_OF_PAGE_HEADER_DATA.saturating_add(crate::page::bufpage::SIZE_OF_ITEM_ID),
             ))),
         }
     }
@@ -230,7 +233,7 @@ pub(super) fn fsm(r: &Reader, spans: &mut Spans) -> (Items, Option<Special>) {
     let base = SIZE_OF_PAGE_HEADER_DATA;
     spans.table(base, &FSM_PAGE_DATA, None);
     let next_slot = r.get(base, &fsm_page_data::FP_NEXT_SLOT) as i32;
-    let nodes_at = super::at(base, &fsm_page_data::FP_NODES);
+    let nodes_at = crate::page::bufpage::at(base, &fsm_page_data::FP_NODES);
     let shape = FsmShape::of(r.len());
     let non_leaf = shape.non_leaf_nodes as usize;
     let nodes = shape.nodes as usize;

@@ -5,17 +5,19 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use super::{
-    free_space, line_pointers, meta_spans, special_opaque, Items, PageHeader, Reader, Spans,
-    Special, SIZE_OF_PAGE_HEADER_DATA,
+use super::{Items, Special};
+use crate::findings::Finding;
+use crate::page::bufpage::{
+    free_space, line_pointers, meta_spans, special_opaque, PageHeader, SIZE_OF_PAGE_HEADER_DATA,
 };
-use crate::fields::{
+use crate::page::fields::{
     flag_names, spgist_dead_tuple_data, spgist_inner_tuple_data, spgist_leaf_tuple_data,
     spgist_meta_page_data, spgist_page_opaque_data, Field, SPGIST_DEAD_TUPLE_DATA, SPGIST_FLAGS,
     SPGIST_INNER_TUPLE_DATA, SPGIST_LEAF_TUPLE_DATA, SPGIST_META_PAGE_DATA,
     SPGIST_PAGE_OPAQUE_DATA,
 };
-use crate::findings::Finding;
+use crate::page::reader::Reader;
+use crate::page::spans::Spans;
 
 const SPGIST_META: u16 = 1 << 0;
 const SPGIST_LEAF: u16 = 1 << 2;
@@ -82,7 +84,7 @@ pub(super) fn decode(
         }
         let pages = (0..8usize)
             .map(|i| {
-                let e = super::at(base, &spgist_meta_page_data::LAST_USED_PAGES)
+                let e = crate::page::bufpage::at(base, &spgist_meta_page_data::LAST_USED_PAGES)
                     .saturating_add(i.saturating_mul(8));
                 SpGistLastUsedPage {
                     blkno: r.u32(e).unwrap_or(0),
@@ -118,7 +120,7 @@ pub(super) fn decode(
                 None,
             );
         }
-        rows = lps.iter().map(super::ItemId::row).collect();
+        rows = lps.iter().map(crate::page::bufpage::ItemId::row).collect();
     }
     free_space(header, spans);
     (Items::Lines(rows), Some(Special::Spgist(special)))

@@ -211,14 +211,6 @@ fn overlapping_heap_tuples_stop_decoding_instead_of_printing_the_same_bytes() {
         .is_some_and(|p| p == crate::findings::Finding::ItemsOverlapFar)));
 }
 
-#[test]
-fn hex_prints_every_byte_as_format_does() {
-    let all: Vec<u8> = (0..=255).collect();
-    let expected: Vec<String> = all.iter().map(|b| format!("{b:02x}")).collect();
-    assert_eq!(hex(&all, " "), expected.join(" "));
-    assert_eq!(bytea(&all), format!("\\x{}", expected.concat()));
-}
-
 /// contrib/bloom's pages (blutils.c BloomInitPage): an 8-byte special space like GIN's whose
 /// last two bytes are BLOOM_PAGE_ID, tuples packed after the header without line pointers.
 /// They are not GIN pages (whose flags never pass GIN_COMPRESSED): decoded as GIN, their

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::decode::{decode_page, DecodeOptions};
-use crate::file::Fork;
+use crate::page::kind::Fork;
 use serde_json::Value;
 
 fn fixture(name: &str) -> (Vec<u8>, Value) {
@@ -238,7 +238,7 @@ fn garbage_redacts_without_panic() {
                 seed as u8
             })
             .collect();
-        for kind in crate::decode::PageKind::ALL {
+        for kind in crate::page::kind::PageKind::ALL {
             let d = decode_page(
                 &page,
                 0,

@@ -11,8 +11,8 @@ use serde::Serialize;
 
 use super::{readable_offsets, Block, Damage, Relation, Report};
 use crate::diff::page_lsn;
-use crate::layout::Endian;
-use crate::verify::{header_is_sane, verify_page, PageStatus};
+use crate::page::geometry::Endian;
+use crate::page::verify::{header_is_sane, verify_page, PageStatus};
 
 /// A damaged block's page in the backup given.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -7,15 +7,16 @@ use alloc::vec::Vec;
 
 use alloc::borrow::Cow;
 
-use crate::decode::{Reader, LP_DEAD, LP_NORMAL};
-use crate::fields::{bt_page_opaque_data, item_id_data, page_header_data};
 use crate::findings::Finding;
-use crate::layout::Endian;
+use crate::page::bufpage::{LP_DEAD, LP_NORMAL};
+use crate::page::fields::{bt_page_opaque_data, item_id_data, page_header_data};
+use crate::page::geometry::Endian;
+use crate::page::reader::Reader;
+use crate::page::verify::{verify_page, PageStatus};
 use crate::rows::Column;
 use crate::toast::{detoast, ValueProblem};
 use crate::tuple::datum_len;
 use crate::value::output;
-use crate::verify::{verify_page, PageStatus};
 
 /// nbtree.h: BTP_LEAF, BTP_DELETED, BTP_HALF_DEAD, BTP_META.
 const BTP_LEAF: u32 = 1 << 0;
@@ -46,7 +47,7 @@ pub struct LeafEntry {
 fn readable(page: &[u8], absolute_block: u32, endian: Endian, checksums: bool) -> bool {
     match verify_page(page, absolute_block, endian).status {
         PageStatus::Ok => true,
-        PageStatus::Mismatch => !checksums && crate::verify::header_is_sane(page, endian),
+        PageStatus::Mismatch => !checksums && crate::page::verify::header_is_sane(page, endian),
         _ => false,
     }
 }

@@ -18,14 +18,14 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::decode::PageKind;
 use crate::findings::{Evidence, Finding};
-use crate::layout::Endian;
 use crate::messages::server_read_lines;
+use crate::page::geometry::Endian;
+use crate::page::kind::PageKind;
+use crate::page::verify::{header_is_sane, PageStatus};
 use crate::rows::{visibility, Column, Visibility};
 use crate::scan::{FileFinding, FileVerdict, PageRow};
 use crate::tuple::{heap_items, TupleHeader};
-use crate::verify::{header_is_sane, PageStatus};
 use crate::visibility::TransactionLog;
 
 pub use backup::{BackupInput, BackupPage};
@@ -402,7 +402,10 @@ pub fn wanted_blocks(verdict: &FileVerdict, zero_blocks: &[u32]) -> Vec<u32> {
 fn holds_rows(relkind: Option<char>, page: &[u8], endian: Endian) -> bool {
     match relkind {
         Some(k) => matches!(k, 'r' | 'm' | 't'),
-        None => crate::decode::detect_kind(page, endian, crate::file::Fork::Main) == PageKind::Heap,
+        None => {
+            crate::decode::detect_kind(page, endian, crate::page::kind::Fork::Main)
+                == PageKind::Heap
+        }
     }
 }
 
@@ -904,7 +907,7 @@ fn classify(
         }
         PageStatus::BadHeader => {
             b.damage = Damage::Header;
-            let words: Vec<&str> = crate::verify::header_check(page, endian)
+            let words: Vec<&str> = crate::page::verify::header_check(page, endian)
                 .findings()
                 .map(|f| f.message())
                 .collect();
@@ -996,7 +999,7 @@ fn classify(
         return Some(b);
     }
     b.damage = Damage::Overwritten;
-    let words: Vec<&str> = crate::verify::header_check(page, endian)
+    let words: Vec<&str> = crate::page::verify::header_check(page, endian)
         .findings()
         .map(|f| f.message())
         .collect();
@@ -1680,7 +1683,7 @@ fn zeroed_heap_step(r: &Report, rel: &Relation, zeroed: &[String]) -> String {
 mod tests {
     use super::*;
     use crate::file::Geometry;
-    use crate::layout::BlockSize;
+    use crate::page::geometry::BlockSize;
     use crate::scan::{ChecksumsKnown, FileScan};
 
     /// Two blocks: a page of noise whose "header" claims a count of line pointers, then an

@@ -20,11 +20,12 @@ use crate::catalog::reader::{CatalogListing, CatalogReader, ListedRelation, Read
 use crate::catalog::table::TableReader;
 use crate::control::{decode_control, state_words, ControlFile, ControlValue};
 use crate::datadir::parse_pg_version;
-use crate::file::{file_geometry, parse_relation_file_name, Fork, GeometryChoice};
+use crate::file::{file_geometry, parse_relation_file_name, GeometryChoice};
 use crate::forks::ForkMaps;
-use crate::layout::{BlockSize, Endian};
+use crate::page::geometry::{BlockSize, Endian};
+use crate::page::kind::Fork;
+use crate::page::verify::PageStatus;
 use crate::scan::{ChecksumsKnown, FileScan};
-use crate::verify::PageStatus;
 use crate::visibility::TransactionLog;
 
 /// Pages asked for at once while a file is scanned.
@@ -669,8 +670,9 @@ impl ReportReader {
             let absolute = bs.absolute_block(segno, block.saturating_add(k as u32));
             let e = leaf_entries(page, absolute, endian, checksums, keys.as_deref());
             if e.is_empty()
-                && crate::verify::verify_page(page, absolute, endian).status != PageStatus::Ok
-                && crate::verify::verify_page(page, absolute, endian).status != PageStatus::Zero
+                && crate::page::verify::verify_page(page, absolute, endian).status != PageStatus::Ok
+                && crate::page::verify::verify_page(page, absolute, endian).status
+                    != PageStatus::Zero
             {
                 unreadable = unreadable.saturating_add(1);
             }
@@ -694,8 +696,9 @@ impl ReportReader {
             for (b, page) in &f.pages {
                 let absolute = bs.absolute_block(f.verdict.segno, *b);
                 all.insert(absolute);
-                if crate::verify::verify_page(page, absolute, endian).status == PageStatus::Mismatch
-                    && crate::verify::header_is_sane(page, endian)
+                if crate::page::verify::verify_page(page, absolute, endian).status
+                    == PageStatus::Mismatch
+                    && crate::page::verify::header_is_sane(page, endian)
                 {
                     sane.insert(absolute);
                 }

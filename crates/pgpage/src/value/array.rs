@@ -7,7 +7,7 @@ use core::fmt::Write;
 
 use super::{element, Type};
 use crate::findings::Finding;
-use crate::layout::{read_u32, Endian};
+use crate::page::geometry::{read_u32, Endian};
 use crate::tuple::{datum_len, Align};
 
 /// Every dimension's product past this is damage: MaxArraySize.
@@ -129,7 +129,7 @@ pub fn array(p: &[u8], elem: &Type, e: Endian, out: &mut String) -> Result<(), F
 }
 
 fn align8(v: usize) -> usize {
-    crate::layout::maxalign(v)
+    crate::page::geometry::maxalign(v)
 }
 
 /// array_out's quoting: empty, "NULL" in any case, or a delimiter, brace, quote, backslash

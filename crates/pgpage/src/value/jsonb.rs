@@ -6,7 +6,7 @@ use core::fmt::Write;
 
 use super::numeric::numeric;
 use crate::findings::Finding;
-use crate::layout::{read_u32, Endian};
+use crate::page::geometry::{read_u32, Endian};
 use crate::tuple::Varlena;
 
 const JB_CMASK: u32 = 0x0FFF_FFFF;

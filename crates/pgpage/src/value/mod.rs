@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 use core::fmt::Write;
 
 use crate::findings::Finding;
-use crate::layout::Endian;
+use crate::page::geometry::Endian;
 use crate::tuple::{self, Align, Attribute, Varlena};
 
 pub use numeric::float;

@@ -4,7 +4,7 @@
 use alloc::string::String;
 
 use crate::findings::Finding;
-use crate::layout::{read_u16, Endian};
+use crate::page::geometry::{read_u16, Endian};
 
 /// float8out / float4out for extra_float_digits > 0: Ryu's shortest digits in d2s.c's and
 /// f2s.c's layout (fixed point for display exponents -4..14 and -4..5, else `d.ddde+XX`).

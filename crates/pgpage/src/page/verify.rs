@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use crate::checksum::{checksum_fold, finish};
 use crate::findings::Finding;
-use crate::layout::{maxalign, read_u16, Endian};
+use crate::page::checksum::{checksum_fold, finish};
+use crate::page::geometry::{maxalign, read_u16, Endian};
 
 /// bufpage.h: PD_VALID_FLAG_BITS.
 pub const PD_VALID_FLAG_BITS: u16 = 0x0007;
@@ -195,7 +195,7 @@ pub fn verify_page(page: &[u8], blkno: u32, endian: Endian) -> PageVerdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checksum::{blocks_matching, pg_checksum_page};
+    use crate::page::checksum::{blocks_matching, pg_checksum_page};
 
     fn page_with(lower: u16, upper: u16, special: u16) -> Vec<u8> {
         let mut p = vec![0u8; 8192];

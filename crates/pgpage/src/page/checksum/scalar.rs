@@ -2,7 +2,7 @@
 //! is held against this one by property tests.
 
 use super::{pd_checksum_mask, BASE_OFFSETS, FNV_PRIME, N_SUMS, ROW_BYTES};
-use crate::layout::Endian;
+use crate::page::geometry::Endian;
 
 #[inline(always)]
 fn comp(sum: &mut u32, value: u32) {

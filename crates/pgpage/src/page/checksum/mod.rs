@@ -11,7 +11,7 @@ pub mod wasm;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
 
-use crate::layout::Endian;
+use crate::page::geometry::Endian;
 
 /// Number of parallel sums (checksum_impl.h: N_SUMS).
 pub const N_SUMS: usize = 32;
@@ -116,7 +116,7 @@ pub fn blocks_matching(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::BlockSize;
+    use crate::page::geometry::BlockSize;
     use proptest::prelude::*;
 
     proptest! {

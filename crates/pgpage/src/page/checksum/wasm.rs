@@ -11,7 +11,7 @@ use core::arch::wasm32::{
 use core::hint::black_box;
 
 use super::{BASE_OFFSETS, FNV_PRIME, ROW_BYTES};
-use crate::layout::Endian;
+use crate::page::geometry::Endian;
 
 /// Clears the two bytes of pd_checksum (page bytes 8 and 9: the low half of lane 2 as loaded
 /// in memory order). Applied before any byte swap, so it serves both byte orders.

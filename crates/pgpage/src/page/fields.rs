@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::layout::{read_u16, read_u32, read_u64, Endian};
+use crate::page::geometry::{read_u16, read_u32, read_u64, Endian};
 
 /// What a byte is for; the hex view colours bytes by role (one colour per role).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]

@@ -12,7 +12,7 @@ use core::arch::x86_64::{
 use core::sync::atomic::{AtomicU8, Ordering};
 
 use super::{BASE_OFFSETS, FNV_PRIME, ROW_BYTES};
-use crate::layout::Endian;
+use crate::page::geometry::Endian;
 
 /// FNV_PRIME as the signed lane value the intrinsics take (same bits).
 const PRIME: i32 = FNV_PRIME as i32;
@@ -241,8 +241,8 @@ fn avx2_rows<const BIG: bool>(page: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checksum::scalar;
-    use crate::layout::BlockSize;
+    use crate::page::checksum::scalar;
+    use crate::page::geometry::BlockSize;
     use proptest::prelude::*;
 
     type Body = fn(&[u8], Endian) -> Option<u32>;

@@ -1,0 +1,79 @@
+//! What a page is (its access method's page kind, CONTRACTS.md `kind`) and which fork of its
+//! relation it belongs to (common/relpath.h ForkNumber).
+
+use serde::Serialize;
+
+/// What kind of page this is (CONTRACTS.md `kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PageKind {
+    Heap,
+    Sequence,
+    Btree,
+    Hash,
+    Gist,
+    Gin,
+    Spgist,
+    Brin,
+    Fsm,
+    Vm,
+    Unknown,
+}
+
+impl PageKind {
+    pub const ALL: [PageKind; 11] = [
+        PageKind::Heap,
+        PageKind::Sequence,
+        PageKind::Btree,
+        PageKind::Hash,
+        PageKind::Gist,
+        PageKind::Gin,
+        PageKind::Spgist,
+        PageKind::Brin,
+        PageKind::Fsm,
+        PageKind::Vm,
+        PageKind::Unknown,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageKind::Heap => "heap",
+            PageKind::Sequence => "sequence",
+            PageKind::Btree => "btree",
+            PageKind::Hash => "hash",
+            PageKind::Gist => "gist",
+            PageKind::Gin => "gin",
+            PageKind::Spgist => "spgist",
+            PageKind::Brin => "brin",
+            PageKind::Fsm => "fsm",
+            PageKind::Vm => "vm",
+            PageKind::Unknown => "unknown",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<PageKind> {
+        PageKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// relpath.h: ForkNumber, by the suffix PostgreSQL gives each fork's files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fork {
+    Main,
+    Fsm,
+    Vm,
+    Init,
+}
+
+impl Fork {
+    /// relpath.c: forkNames.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fork::Main => "main",
+            Fork::Fsm => "fsm",
+            Fork::Vm => "vm",
+            Fork::Init => "init",
+        }
+    }
+}
