@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::decode::{DecodeOptions, decode_page};
+use pgpage::am::decoded::DecodeOptions;
+use pgpage::am::decode_page;
 use pgpage::page::kind::PageKind;
 use pgpage::page::kind::Fork;
 use pgpage::Endian;

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use pgpage::am::heap::check::HeapContext;
 use pgpage::catalog::names::NamedRelation;
 use pgpage::control::ControlFile;
-use pgpage::decode::HeapContext;
 use pgpage::file::parse_relation_file_name;
 use pgpage::page::kind::Fork;
 use pgpage::visibility::TransactionLog;

@@ -7,16 +7,18 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use pgpage::am::decode_page_with;
+use pgpage::am::decoded::{DecodeOptions, DecodedPage, Hints};
+use pgpage::am::kind::file_kind;
+use pgpage::am::nbtree::check::KeyColumn;
 use pgpage::bitflip::{localise, odds_sentence, BitFlips};
-use pgpage::decode::{
-    decode_page_with, file_kind, ColumnHint, DecodeOptions, DecodedPage, Hints, KeyColumn,
-};
 use pgpage::file::{file_geometry, parse_relation_file_name, Geometry};
 use pgpage::flips::{ToldFlip, ToldFlips};
 use pgpage::page::kind::Fork;
 use pgpage::page::kind::PageKind;
 use pgpage::page::verify::verify_page;
 use pgpage::redact::{is_row_data_column, redact, Masked, Redaction};
+use pgpage::tuple::columns::ColumnHint;
 use serde::Serialize;
 
 use crate::args::{io_reason, KindArg, ReadAs};
@@ -118,8 +120,8 @@ struct BlockOut<'a> {
     kind: PageKind,
     status: &'static str,
     header: &'a pgpage::page::bufpage::PageHeader,
-    items: &'a pgpage::decode::Items,
-    special: &'a Option<pgpage::decode::Special>,
+    items: &'a pgpage::am::decoded::Items,
+    special: &'a Option<pgpage::am::decoded::Special>,
     /// Added with --bit-flips, on mismatching pages.
     #[serde(skip_serializing_if = "Option::is_none")]
     bit_flips: Option<BitFlipsOut<'a>>,

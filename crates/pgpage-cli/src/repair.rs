@@ -10,8 +10,9 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+use pgpage::am::decoded::DecodeOptions;
+use pgpage::am::kind::file_kind;
 use pgpage::bitflip::PageBit;
-use pgpage::decode::{file_kind, DecodeOptions};
 use pgpage::file::{file_geometry, parse_relation_file_name, Geometry, RelationFileName};
 use pgpage::page::kind::Fork;
 use pgpage::page::kind::PageKind;

@@ -26,7 +26,7 @@ use common::page::{
     GIN_LEAF, GIN_LIST, GIN_META,
 };
 use common::Cluster;
-use pgpage::decode::{KeyColumn, KeyType};
+use pgpage::am::nbtree::check::{KeyColumn, KeyType};
 use pgpage::findings::{Evidence, Finding};
 
 /// Every (block, finding) pgpage reports on a file's pages and in its walk, notes left out.

@@ -3,8 +3,8 @@
 //! repaired page and the advice for a page with no good copy. JSON of the core's own structs,
 //! as the CLI's `diff --json`, `inspect --bit-flips` and `repair --json` print them.
 
+use pgpage::am::decoded::DecodeOptions;
 use pgpage::bitflip::{localise, PageBit};
-use pgpage::decode::DecodeOptions;
 use pgpage::diff::{compare_chunks, compare_pages, field_changes, FieldChange, PageDiff};
 use pgpage::repair::{advise, quote_qualified, PageSource};
 use serde::Serialize;

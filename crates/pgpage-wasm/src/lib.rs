@@ -334,7 +334,7 @@ pub fn file_kind(
     fork: &str,
 ) -> Result<String, JsError> {
     let bs = block_size(block_size_bytes)?;
-    let kind = pgpage::decode::file_kind(
+    let kind = pgpage::am::kind::file_kind(
         parse_fork(fork)?,
         head.chunks_exact(bs.len()),
         endian(big_endian),
@@ -421,8 +421,11 @@ fn decode_hinted(
     structure: &pgpage::scan::Structure,
     columns: Option<String>,
 ) -> Result<DecodedPageJs, JsError> {
-    use pgpage::decode::{decode_page_with, ColumnHint, DecodeOptions, HeapContext, Hints};
+    use pgpage::am::decode_page_with;
+    use pgpage::am::decoded::{DecodeOptions, Hints};
+    use pgpage::am::heap::check::HeapContext;
     use pgpage::page::fields::SpanField;
+    use pgpage::tuple::columns::ColumnHint;
     let fork = parse_fork(fork)?;
     let kind = parse_kind(kind)?;
     let columns = match columns.as_deref() {
@@ -456,7 +459,7 @@ fn decode_hinted(
     let n = d.spans.len();
     let mut handles: Vec<SpanField> = Vec::new();
     // Findings with their numbers: each distinct message is one entry.
-    let mut findings: Vec<pgpage::decode::ItemFinding> = Vec::new();
+    let mut findings: Vec<pgpage::am::decoded::ItemFinding> = Vec::new();
     let mut out = DecodedPageJs {
         start: Vec::with_capacity(n),
         end: Vec::with_capacity(n),
@@ -530,10 +533,10 @@ fn decode_hinted(
 /// A span's finding with the numbers its check recorded, and the line pointer only where
 /// those numbers or the message need it: one entry per distinct message.
 fn valued(
-    d: &pgpage::decode::DecodedPage,
+    d: &pgpage::am::decoded::DecodedPage,
     f: pgpage::findings::Finding,
     item: Option<u16>,
-) -> pgpage::decode::ItemFinding {
+) -> pgpage::am::decoded::ItemFinding {
     let mut v = d.item_finding(f, item);
     if v.values.is_empty() && !f.message().contains("offset %u") {
         v.item = None;
@@ -549,8 +552,8 @@ struct PageColumns<'a> {
     items_counted: bool,
     header: &'a pgpage::page::bufpage::PageHeader,
     flag_names: &'a [&'static str],
-    items: &'a pgpage::decode::Items,
-    special: &'a Option<pgpage::decode::Special>,
+    items: &'a pgpage::am::decoded::Items,
+    special: &'a Option<pgpage::am::decoded::Special>,
 }
 
 /// A VM or FSM page as a map: `values` per heap block (VM: VISIBILITYMAP_ALL_VISIBLE 1 |
@@ -583,7 +586,7 @@ impl MapPageJs {
 pub fn map_page(page: &[u8], absolute_block: u32, fork: &str) -> Result<MapPageJs, JsError> {
     match parse_fork(fork)? {
         Fork::Vm => {
-            let mut m = pgpage::decode::vm_bits(page, absolute_block);
+            let mut m = pgpage::am::maps::decode::vm_bits(page, absolute_block);
             let json = serde_json::to_string(&m).map_err(serialize_error)?;
             Ok(MapPageJs {
                 values: core::mem::take(&mut m.bits),
@@ -591,7 +594,7 @@ pub fn map_page(page: &[u8], absolute_block: u32, fork: &str) -> Result<MapPageJ
             })
         }
         Fork::Fsm => {
-            let mut t = pgpage::decode::fsm_tree(page, absolute_block);
+            let mut t = pgpage::am::maps::decode::fsm_tree(page, absolute_block);
             let mut v = serde_json::to_value(&t).map_err(serialize_error)?;
             if let Some(o) = v.as_object_mut() {
                 let avail: Vec<u32> = (0..=u8::MAX).map(|c| t.shape.avail(c)).collect();
@@ -841,7 +844,7 @@ pub fn findings_table() -> Result<String, JsError> {
                 "evidence": f.evidence(),
                 "file": f.rule().file,
                 "function": f.rule().function,
-                "maps": pgpage::forks::FINDINGS.contains(f),
+                "maps": pgpage::am::maps::walk::FINDINGS.contains(f),
             })
         })
         .collect();
@@ -948,7 +951,7 @@ impl FileScanJs {
     /// may be absent), read whole, from the next chunk on; their findings join the verdict's
     /// rows of the pages they concern.
     pub fn set_maps(&mut self, vm: Option<Vec<u8>>, fsm: Option<Vec<u8>>) {
-        let maps = pgpage::forks::ForkMaps::new(
+        let maps = pgpage::am::maps::walk::ForkMaps::new(
             vm.as_deref(),
             fsm.as_deref(),
             self.scan.geometry().block_size,

@@ -2,7 +2,8 @@
 //! bytes of a page may hold row data, as a per-byte mask plus the counts and the note every
 //! redacted export carries.
 
-use pgpage::decode::{decode_page, DecodeOptions};
+use pgpage::am::decode_page;
+use pgpage::am::decoded::DecodeOptions;
 use pgpage::redact::{redact, Masked, Redaction};
 use wasm_bindgen::prelude::*;
 

@@ -2,7 +2,7 @@
 //! (`pgpage::story::page_story`) and a heap page's line pointers and HOT chains
 //! (`pgpage::story::heap_lines`), as JSON of the core's structs.
 
-use pgpage::decode::detect_kind;
+use pgpage::am::kind::detect_kind;
 use wasm_bindgen::prelude::*;
 
 use crate::{endian, parse_fork, parse_kind};

@@ -12,8 +12,8 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
+use pgpage::am::decoded::DecodeOptions;
 use pgpage::bitflip::{checksum_candidates, localise};
-use pgpage::decode::DecodeOptions;
 use pgpage::page::checksum::pg_checksum_page;
 use pgpage::Endian;
 

@@ -9,7 +9,8 @@
 use alloc::vec::Vec;
 use serde::Serialize;
 
-use crate::decode::{decode_page, DecodeOptions, DecodedPage};
+use crate::am::decode_page;
+use crate::am::decoded::{DecodeOptions, DecodedPage};
 use crate::findings::{Evidence, Finding};
 use crate::page::checksum::{finish, pd_checksum_mask, FNV_PRIME, N_SUMS, ROW_BYTES};
 use crate::page::checksum::{BASE_OFFSETS, PD_CHECKSUM_OFFSET};

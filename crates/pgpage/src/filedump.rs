@@ -6,7 +6,11 @@
 use alloc::string::String;
 use core::fmt::{Arguments, Write};
 
-use crate::decode::SEQ_MAGIC;
+use crate::am::gist::layout::GIST_PAGE_ID;
+use crate::am::hash::layout::HASHO_PAGE_ID;
+use crate::am::nbtree::layout::MAX_BT_CYCLE_ID;
+use crate::am::seq::layout::SEQ_MAGIC;
+use crate::am::spgist::layout::SPGIST_PAGE_ID;
 use crate::page::fields::{
     self, bt_meta_page_data as btm, bt_page_opaque_data as btpo, gin_page_opaque_data as gin,
     gist_page_opaque_data as gist, hash_page_opaque_data as hasho, heap_tuple_header_data as htup,
@@ -17,13 +21,6 @@ use crate::page::fields::{
 use crate::page::geometry::{maxalign, Endian};
 use crate::page::reader::Reader;
 use crate::redact::Redaction;
-
-/// nbtree.h: MAX_BT_CYCLE_ID, the largest btpo_cycleid; the page ids of hash, GiST and
-/// SP-GiST pages, kept in the same last two bytes, lie above it.
-const MAX_BT_CYCLE_ID: u32 = 0xFF7F;
-const HASHO_PAGE_ID: u32 = 0xFF80;
-const GIST_PAGE_ID: u32 = 0xFF81;
-const SPGIST_PAGE_ID: u32 = 0xFF82;
 
 /// What pg_filedump takes the special section for (its GetSpecialSectionType).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -214,15 +211,15 @@ fn special_type(p: &Page, special: usize) -> Special {
         && p.get(special, &fields::sequence_magic::MAGIC) == SEQ_MAGIC
     {
         Special::Sequence
-    } else if sized_as(&fields::SPGIST_PAGE_OPAQUE_DATA) && ptype == SPGIST_PAGE_ID {
+    } else if sized_as(&fields::SPGIST_PAGE_OPAQUE_DATA) && ptype == u32::from(SPGIST_PAGE_ID) {
         Special::Spgist
     } else if sized_as(&fields::GIN_PAGE_OPAQUE_DATA) {
         Special::Gin
     } else if sized_as(&fields::BT_PAGE_OPAQUE_DATA) && ptype <= MAX_BT_CYCLE_ID {
         Special::Btree
-    } else if sized_as(&fields::HASH_PAGE_OPAQUE_DATA) && ptype == HASHO_PAGE_ID {
+    } else if sized_as(&fields::HASH_PAGE_OPAQUE_DATA) && ptype == u32::from(HASHO_PAGE_ID) {
         Special::Hash
-    } else if sized_as(&fields::GIST_PAGE_OPAQUE_DATA) && ptype == GIST_PAGE_ID {
+    } else if sized_as(&fields::GIST_PAGE_OPAQUE_DATA) && ptype == u32::from(GIST_PAGE_ID) {
         Special::Gist
     } else {
         Special::Unknown
@@ -238,7 +235,7 @@ fn is_btree_meta(p: &Page, page_size: u16, special: u16) -> bool {
     }
     let s = usize::from(special);
     p.get(s, &btpo::BTPO_CYCLEID) <= MAX_BT_CYCLE_ID
-        && p.get(s, &btpo::BTPO_FLAGS) & fields::BTP_META != 0
+        && p.get(s, &btpo::BTPO_FLAGS) & u32::from(fields::BTP_META) != 0
 }
 
 /// The `-f -i` text of one block, from pg_filedump's "Block N ****" line through the blank
@@ -393,7 +390,9 @@ fn items(o: &mut Out, p: &Page, max_offset: usize, special: Special, special_at:
     }
     let kind = match special {
         Special::Btree | Special::Hash | Special::Gist | Special::Gin => ItemKind::Index,
-        Special::Spgist if p.get(special_at, &spgo::FLAGS) & fields::SPGIST_LEAF != 0 => {
+        Special::Spgist
+            if p.get(special_at, &spgo::FLAGS) & u32::from(fields::SPGIST_LEAF) != 0 =>
+        {
             ItemKind::SpgLeaf
         }
         Special::Spgist => ItemKind::SpgInner,
@@ -651,7 +650,7 @@ fn special_section(o: &mut Out, p: &Page, kind: Special, at: usize) {
                 " BTree Index Section:\n  Flags: 0x{flags:04x} ({names})\n  Blocks: Previous ({})  Next ({})  {} ({})  CycleId ({})\n\n",
                 get(&btpo::BTPO_PREV).cast_signed(),
                 get(&btpo::BTPO_NEXT).cast_signed(),
-                if flags & fields::BTP_DELETED != 0 { "Next XID" } else { "Level" },
+                if flags & u32::from(fields::BTP_DELETED) != 0 { "Next XID" } else { "Level" },
                 get(&btpo::BTPO_LEVEL).cast_signed(),
                 get(&btpo::BTPO_CYCLEID)
             ));

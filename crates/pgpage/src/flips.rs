@@ -9,8 +9,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
+use crate::am::decoded::DecodeOptions;
 use crate::bitflip::{localise, odds_sentence, PageBit};
-use crate::decode::DecodeOptions;
 use crate::findings::Finding;
 use crate::page::geometry::Endian;
 use crate::rows::{Column, RowFormat, RowWriter};

@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::decode::DecodedPage;
+use crate::am::decoded::DecodedPage;
 use crate::page::fields::{
     btree_tuple, gin_posting_list, index_tuple_data, posting_item, Role, SpanField, ALL_TABLES,
 };

@@ -9,8 +9,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
+use crate::am::decode_page_with;
+use crate::am::decoded::{DecodeOptions, Hints, Items};
+use crate::am::heap::check::HeapContext;
 use crate::bitflip::PageBit;
-use crate::decode::{decode_page_with, DecodeOptions, HeapContext, Hints, Items};
 use crate::findings::{Evidence, Finding};
 use crate::page::checksum::{pg_checksum_page, PD_CHECKSUM_OFFSET};
 use crate::page::geometry::{read_u16, Endian};

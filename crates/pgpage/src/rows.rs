@@ -95,7 +95,8 @@ pub fn page_problem(
 /// and whose structure is sound, so its rows read as the server would return them. Err: why
 /// not, in the registry's words (the header, or the first structural finding).
 pub fn readable_despite_checksum(page: &[u8], absolute: u32, endian: Endian) -> Result<(), String> {
-    use crate::decode::{check_page, DecodeOptions, Hints};
+    use crate::am::check_page;
+    use crate::am::decoded::{DecodeOptions, Hints};
     use crate::findings::Evidence;
     use crate::page::kind::PageKind;
     if !header_is_sane(page, endian) {
@@ -963,11 +964,15 @@ mod tests {
     #[test]
     fn page_problem_judges_checksums_as_pg_control_says() {
         // A heap page PostgreSQL wrote, with the checksum pageinspect's page_checksum gave.
-        let mut page =
-            include_bytes!("../../../tests/fixtures/heap_hot_redirect/page.bin").to_vec();
-        let expected: serde_json::Value = serde_json::from_str(include_str!(
-            "../../../tests/fixtures/heap_hot_redirect/expected.json"
+        let mut page = include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/heap_hot_redirect/page.bin"
         ))
+        .to_vec();
+        let expected: serde_json::Value = serde_json::from_str(include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/heap_hot_redirect/expected.json"
+        )))
         .unwrap();
         let block = u32::try_from(expected["block"].as_u64().unwrap()).unwrap();
         let checksum = u16::try_from(expected["checksum"].as_u64().unwrap()).unwrap();

@@ -8,15 +8,21 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use serde::Serialize;
 
-use crate::btwalk::{self, BtMeta, BtPage, Pivot};
-use crate::decode::{check_page, DecodeOptions, HeapContext, Hints, ItemFinding, KeyColumn};
+use crate::am::check_page;
+use crate::am::decoded::ItemFinding;
+use crate::am::decoded::{DecodeOptions, Hints};
+use crate::am::heap::check::HeapContext;
+use crate::am::maps::walk::ForkMaps;
+use crate::am::nbtree::check::KeyColumn;
+use crate::am::nbtree::layout::MAX_BT_CYCLE_ID;
+use crate::am::nbtree::layout::P_NONE;
+use crate::am::nbtree::walk::{BtMeta, BtPage, Pivot};
 use crate::file::{FileExtent, Geometry, StatusCounts};
 use crate::findings::{Evidence, Finding, Values};
-use crate::forks::ForkMaps;
-use crate::ginwalk;
-use crate::page::bufpage::{LP_NORMAL, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
+use crate::page::bufpage::{SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
 use crate::page::checksum::{blocks_matching, finish as checksum_finish};
 use crate::page::fields::HEAP_TUPLE_HEADER_DATA;
+use crate::page::fields::LP_NORMAL;
 use crate::page::geometry::{BlockSize, Endian};
 use crate::page::kind::PageKind;
 use crate::page::reader::Reader;
@@ -353,7 +359,7 @@ pub struct FileScan {
     /// The index's key columns, for the walk's down-link lower bound (`set_btree_keys`).
     bt_keys: Option<Vec<KeyColumn>>,
     /// Every readable GIN page, and whether the file has a GIN metapage, for the GIN walk.
-    gin: ginwalk::GinPages,
+    gin: crate::am::gin::walk::GinPages,
     /// The relation's `_vm` and `_fsm` forks, when the caller has them (`set_maps`), and
     /// what they say of this file's pages.
     maps: Option<Arc<ForkMaps>>,
@@ -444,7 +450,7 @@ impl FileScan {
             bt_pages: Vec::new(),
             bt_meta: None,
             bt_keys: None,
-            gin: ginwalk::GinPages::default(),
+            gin: crate::am::gin::walk::GinPages::default(),
             maps: None,
             map_findings: Vec::new(),
             structure: None,
@@ -524,7 +530,7 @@ impl FileScan {
             });
         }
         if let Some((p, meta)) = readable
-            .then(|| btwalk::summarize(page, absolute, endian))
+            .then(|| crate::am::nbtree::walk::summarize(page, absolute, endian))
             .flatten()
         {
             self.bt_meta = self.bt_meta.or(meta);
@@ -726,7 +732,9 @@ impl FileScan {
             bt.sort_unstable_by_key(|p| p.block);
             let keys = self.bt_keys.as_deref();
             let endian = self.geometry.endian;
-            for f in btwalk::walk(meta, &bt, self.extent.blocks, &zero, keys, endian) {
+            for f in
+                crate::am::nbtree::walk::walk(meta, &bt, self.extent.blocks, &zero, keys, endian)
+            {
                 let stored = bt
                     .binary_search_by_key(&f.block, |p| p.block)
                     .ok()
@@ -1155,7 +1163,8 @@ impl FileScan {
             });
         }
         let gin = usize::try_from(r.u32()?).map_err(|_| ScanError::NotAScan)?;
-        scan.gin = ginwalk::GinPages::import(r.take(gin)?).ok_or(ScanError::NotAScan)?;
+        scan.gin =
+            crate::am::gin::walk::GinPages::import(r.take(gin)?).ok_or(ScanError::NotAScan)?;
         if !r.0.is_empty() {
             return Err(ScanError::NotAScan);
         }
@@ -1503,9 +1512,6 @@ impl Context<'_> {
     }
 }
 
-/// nbtree.h: P_NONE, the link of a page without that sibling (block 0 is the metapage).
-const P_NONE: u32 = 0;
-
 /// The block a heap page's own tuples name: the server writes a tuple's own TID into its
 /// t_ctid (hio.c RelationPutHeapTuple) and changes it only when it updates the tuple, which
 /// sets t_xmax. So tuples with t_xmax 0 whose t_ctid offset is their own line pointer name
@@ -1601,10 +1607,6 @@ pub(crate) fn heap_tuple_block(page: &[u8], endian: Endian) -> Option<u32> {
     (same.saturating_mul(2) > all).then_some(candidate)
 }
 
-/// nbtree.h: MAX_BT_CYCLE_ID (hash, GiST and SP-GiST pages keep a page id above it where
-/// btree keeps btpo_cycleid).
-const MAX_BT_CYCLE_ID: u32 = 0xFF7F;
-
 /// A btree page's btpo_prev and btpo_next, unless both are P_NONE.
 fn btree_links(page: &[u8], endian: Endian) -> Option<(u32, u32)> {
     use crate::page::fields::{bt_page_opaque_data as bt, page_header_data, BT_PAGE_OPAQUE_DATA};
@@ -1658,11 +1660,15 @@ mod tests {
     fn row_for_lists_any_page_as_the_verdict_judges_it() {
         // A page PostgreSQL wrote (tests/fixtures), at its own block, with the checksum
         // pageinspect's page_checksum gave for it stored in pd_checksum.
-        let mut sealed =
-            include_bytes!("../../../tests/fixtures/heap_hot_redirect/page.bin").to_vec();
-        let expected: serde_json::Value = serde_json::from_str(include_str!(
-            "../../../tests/fixtures/heap_hot_redirect/expected.json"
+        let mut sealed = include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/heap_hot_redirect/page.bin"
         ))
+        .to_vec();
+        let expected: serde_json::Value = serde_json::from_str(include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/heap_hot_redirect/expected.json"
+        )))
         .unwrap();
         let block = u32::try_from(expected["block"].as_u64().unwrap()).unwrap();
         let checksum = u16::try_from(expected["checksum"].as_u64().unwrap()).unwrap();

@@ -2,6 +2,9 @@
 //! ("pruning turned lp 3 into a redirect to lp 8"), with the facts behind the sentence; and a
 //! heap page's line pointers with their redirects and HOT chains, for a picture to draw.
 
+use crate::am::nbtree::layout::{BTP_LEAF, BTP_ROOT};
+use crate::page::fields::BTP_META;
+use crate::page::fields::PD_ALL_VISIBLE;
 use crate::words::plural;
 use alloc::format;
 use alloc::string::String;
@@ -15,8 +18,6 @@ use crate::page::kind::PageKind;
 use crate::page::verify::{verify_page, PageStatus};
 use crate::tuple::TupleHeader;
 
-/// bufpage.h: PD_ALL_VISIBLE.
-const PD_ALL_VISIBLE: u16 = 0x0004;
 /// htup_details.h: t_infomask bits.
 const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
 const HEAP_XMAX_COMMITTED: u16 = 0x0400;
@@ -24,10 +25,6 @@ const HEAP_XMAX_INVALID: u16 = 0x0800;
 /// htup_details.h: t_infomask2 bits.
 const HEAP_HOT_UPDATED: u16 = 0x4000;
 const HEAP_ONLY_TUPLE: u16 = 0x8000;
-/// nbtree.h: btpo_flags bits.
-const BTP_LEAF: u16 = 1 << 0;
-const BTP_ROOT: u16 = 1 << 1;
-const BTP_META: u16 = 1 << 3;
 /// visibilitymapdefs.h.
 const VISIBILITYMAP_ALL_VISIBLE: u8 = 1;
 const VISIBILITYMAP_ALL_FROZEN: u8 = 2;
@@ -562,8 +559,8 @@ fn btree_changes(a: Option<&[u8]>, b: &[u8], endian: Endian) -> Vec<Change> {
 }
 
 fn vm_changes(a: Option<&[u8]>, b: &[u8], block: u32) -> Vec<Change> {
-    let bits_b = crate::decode::vm_bits(b, block);
-    let bits_a = a.map(|p| crate::decode::vm_bits(p, block));
+    let bits_b = crate::am::maps::decode::vm_bits(b, block);
+    let bits_a = a.map(|p| crate::am::maps::decode::vm_bits(p, block));
     // Heap blocks by (all-visible, all-frozen) before and after.
     let mut groups: Vec<Change> = Vec::new();
     for (i, &y) in bits_b.bits.iter().enumerate() {

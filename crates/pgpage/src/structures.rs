@@ -7,10 +7,11 @@ use alloc::string::{String, ToString};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
+use crate::am::heap::check::HeapContext;
+use crate::am::nbtree::check::{KeyColumn, KeyType};
 use crate::catalog::names::{file_page_kind, FIRST_NORMAL_OBJECT_ID};
 use crate::catalog::reader::{CatalogListing, ListedRelation};
 use crate::control::ControlFile;
-use crate::decode::{HeapContext, KeyColumn, KeyType};
 use crate::page::geometry::Endian;
 use crate::page::kind::Fork;
 use crate::page::kind::PageKind;

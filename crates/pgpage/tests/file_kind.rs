@@ -12,7 +12,9 @@
 use std::fs;
 use std::path::PathBuf;
 
-use pgpage::decode::{decode_page, file_kind, DecodeOptions, Items};
+use pgpage::am::decode_page;
+use pgpage::am::decoded::{DecodeOptions, Items};
+use pgpage::am::kind::file_kind;
 use pgpage::findings::Finding;
 use pgpage::page::kind::{Fork, PageKind};
 use pgpage::Endian;

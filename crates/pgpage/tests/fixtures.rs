@@ -11,7 +11,8 @@
 use std::fs;
 use std::path::PathBuf;
 
-use pgpage::decode::{decode_page, DecodeOptions};
+use pgpage::am::decode_page;
+use pgpage::am::decoded::DecodeOptions;
 use pgpage::page::checksum::pg_checksum_page;
 use pgpage::page::kind::{Fork, PageKind};
 use pgpage::Endian;

@@ -14,7 +14,8 @@ use std::fs;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use pgpage::decode::{decode_page, DecodeOptions};
+use pgpage::am::decode_page;
+use pgpage::am::decoded::DecodeOptions;
 use pgpage::page::kind::{Fork, PageKind};
 use pgpage::Endian;
 

@@ -215,8 +215,8 @@ fn big_endian_equals_postgres_on_word_swapped_page() {
 /// by the core's scalar body AND by PostgreSQL's checksum_impl.h equals the stored one.
 mod bit_flips {
     use super::*;
+    use pgpage::am::decoded::DecodeOptions;
     use pgpage::bitflip::{checksum_candidates, localise, PageBit};
-    use pgpage::decode::DecodeOptions;
     use proptest::prelude::*;
     use serde_json::Value;
 

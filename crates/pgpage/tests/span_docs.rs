@@ -15,7 +15,9 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 
-use pgpage::decode::{decode_page, file_kind, DecodeOptions};
+use pgpage::am::decode_page;
+use pgpage::am::decoded::DecodeOptions;
+use pgpage::am::kind::file_kind;
 use pgpage::page::fields::{Role, SpanField};
 use pgpage::page::kind::{Fork, PageKind};
 use pgpage::Endian;

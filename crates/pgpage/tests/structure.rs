@@ -13,7 +13,10 @@
 use std::fs;
 use std::path::PathBuf;
 
-use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Hints, KeyColumn, KeyType};
+use pgpage::am::decode_page_with;
+use pgpage::am::decoded::{DecodeOptions, Hints};
+use pgpage::am::kind::file_kind;
+use pgpage::am::nbtree::check::{KeyColumn, KeyType};
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::{Evidence, Finding};
 use pgpage::page::kind::Fork;
@@ -205,7 +208,7 @@ fn a_zeroed_sector_of_a_page_whose_checksum_fails_is_torn_page_evidence() {
 }
 
 /// Every finding the maps give of `heap`'s pages, by heap block.
-fn map_findings(heap: &[u8], maps: &pgpage::forks::ForkMaps) -> Vec<(u32, Finding)> {
+fn map_findings(heap: &[u8], maps: &pgpage::am::maps::walk::ForkMaps) -> Vec<(u32, Finding)> {
     (0u32..)
         .zip(heap.chunks_exact(8192))
         .flat_map(|(b, page)| {
@@ -217,7 +220,7 @@ fn map_findings(heap: &[u8], maps: &pgpage::forks::ForkMaps) -> Vec<(u32, Findin
 
 #[test]
 fn the_samples_visibility_map_agrees_with_its_heap() {
-    use pgpage::forks::ForkMaps;
+    use pgpage::am::maps::walk::ForkMaps;
     use pgpage::BlockSize;
     let heap = fs::read(root().join("public/samples/16427")).unwrap();
     let vm = fs::read(root().join("public/samples/16427_vm")).unwrap();
@@ -243,7 +246,7 @@ fn the_samples_visibility_map_agrees_with_its_heap() {
 
 #[test]
 fn a_scan_given_the_maps_lists_their_findings_on_the_heap_pages_across_parts() {
-    use pgpage::forks::ForkMaps;
+    use pgpage::am::maps::walk::ForkMaps;
     use pgpage::BlockSize;
     use std::sync::Arc;
     let mut heap = fs::read(root().join("public/samples/16427")).unwrap();

@@ -14,7 +14,10 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pgpage::decode::{check_page, decode_page_with, file_kind, DecodeOptions, Hints, ItemFinding};
+use pgpage::am::decoded::ItemFinding;
+use pgpage::am::decoded::{DecodeOptions, Hints};
+use pgpage::am::kind::file_kind;
+use pgpage::am::{check_page, decode_page_with};
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::{Finding, Values};
 use pgpage::page::checksum::pg_checksum_page;

@@ -11,11 +11,11 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use pgpage::am::maps::walk::ForkMaps;
 use pgpage::file::{
     detect_block_size, file_geometry, parse_relation_file_name, FileExtent, Geometry,
     GeometryChoice, DETECT_HEAD_BYTES,
 };
-use pgpage::forks::ForkMaps;
 use pgpage::page::geometry::read_u16;
 use pgpage::page::kind::Fork;
 use pgpage::scan::FileScan;

@@ -6,9 +6,9 @@
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use pgpage::am::maps::walk as forks;
 use pgpage::file::StatusCounts;
 use pgpage::findings::{Evidence, Finding};
-use pgpage::forks;
 use pgpage::scan::{ChecksumsKnown, FileFinding, FileScan, FileVerdict, Misplaced, PageRow};
 use pgpage::{Endian, PageStatus};
 

@@ -21,9 +21,9 @@ use super::read::{
     OpclassRow,
 };
 use super::relmap::{read_relmap, RelMap};
+use crate::am::nbtree::check::{KeyColumn, KeyType};
 use crate::control::{ControlFile, ControlValue};
 use crate::datadir::tablespace_dir_version;
-use crate::decode::{KeyColumn, KeyType};
 use crate::file::parse_relation_file_name;
 use crate::findings::Finding;
 use crate::page::geometry::{BlockSize, Endian};

@@ -13,12 +13,16 @@ use crate::findings::Values;
 use crate::page::fields::{
     item_id_data, page_header_data, Field, Role, SpanField, Table, PAGE_HEADER_DATA,
 };
+use crate::page::fields::{LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED};
 use crate::page::geometry::Endian;
 use crate::page::reader::Reader;
 use crate::page::spans::Spans;
 
 /// bufpage.h: SizeOfPageHeaderData; also MAXALIGN(SizeOfPageHeaderData), PageGetContents.
 pub const SIZE_OF_PAGE_HEADER_DATA: usize = 24;
+
+/// block.h: InvalidBlockNumber.
+pub const INVALID_BLOCK_NUMBER: u32 = u32::MAX;
 
 /// itemid.h: sizeof(ItemIdData).
 pub const SIZE_OF_ITEM_ID: usize = 4;
@@ -153,14 +157,6 @@ pub(crate) struct ItemId {
     pub flags: u8,
     pub len: u16,
 }
-
-pub(crate) const LP_UNUSED: u8 = 0;
-
-pub(crate) const LP_NORMAL: u8 = 1;
-
-pub(crate) const LP_REDIRECT: u8 = 2;
-
-pub(crate) const LP_DEAD: u8 = 3;
 
 impl ItemId {
     pub fn row(&self) -> LinePointer {

@@ -523,11 +523,14 @@ pub const PAGE_LAYOUT_VERSION_MASK: u16 = 0x00FF;
 /// bufpage.h: PG_PAGE_LAYOUT_VERSION, the layout every server since 8.3 writes.
 pub const PG_PAGE_LAYOUT_VERSION: u16 = 4;
 
+/// bufpage.h: PD_ALL_VISIBLE, all tuples on the page are visible to everyone.
+pub const PD_ALL_VISIBLE: u16 = 0x0004;
+
 /// bufpage.h: pd_flags bits.
 pub const PD_FLAGS: &[FlagName] = &[
     flag(0x0001, "PD_HAS_FREE_LINES"),
     flag(0x0002, "PD_PAGE_FULL"),
-    flag(0x0004, "PD_ALL_VISIBLE"),
+    flag(PD_ALL_VISIBLE as u32, "PD_ALL_VISIBLE"),
 ];
 
 structure! {
@@ -543,12 +546,21 @@ structure! {
     PD_PRUNE_XID = f("pd_prune_xid", 20, 4, Kind::Xid, Role::Header, "bufpage.h: PageHeaderData.pd_prune_xid, oldest prunable XID, or zero if none").col("prune_xid"),
 }
 
-/// itemid.h: lp_flags values.
+/// itemid.h: LP_UNUSED, unused (should always have lp_len=0).
+pub const LP_UNUSED: u8 = 0;
+/// itemid.h: LP_NORMAL, used (should always have lp_len>0).
+pub const LP_NORMAL: u8 = 1;
+/// itemid.h: LP_REDIRECT, HOT redirect (should have lp_len=0).
+pub const LP_REDIRECT: u8 = 2;
+/// itemid.h: LP_DEAD, dead, may or may not have storage.
+pub const LP_DEAD: u8 = 3;
+
+/// itemid.h: lp_flags names.
 pub const LP_FLAGS: &[FlagName] = &[
-    flag(0, "LP_UNUSED"),
-    flag(1, "LP_NORMAL"),
-    flag(2, "LP_REDIRECT"),
-    flag(3, "LP_DEAD"),
+    flag(LP_UNUSED as u32, "LP_UNUSED"),
+    flag(LP_NORMAL as u32, "LP_NORMAL"),
+    flag(LP_REDIRECT as u32, "LP_REDIRECT"),
+    flag(LP_DEAD as u32, "LP_DEAD"),
 ];
 
 structure! {
@@ -707,16 +719,16 @@ structure! {
 // ---------------------------------------------------------------- nbtree.h
 
 /// nbtree.h: BTP_DELETED, the page is in the free-space chain.
-pub const BTP_DELETED: u32 = 1 << 2;
+pub const BTP_DELETED: u16 = 1 << 2;
 /// nbtree.h: BTP_META, the metapage.
-pub const BTP_META: u32 = 1 << 3;
+pub const BTP_META: u16 = 1 << 3;
 
 /// nbtree.h: btpo_flags bits.
 pub const BTPO_FLAGS: &[FlagName] = &[
     flag(1 << 0, "BTP_LEAF"),
     flag(1 << 1, "BTP_ROOT"),
-    flag(BTP_DELETED, "BTP_DELETED"),
-    flag(BTP_META, "BTP_META"),
+    flag(BTP_DELETED as u32, "BTP_DELETED"),
+    flag(BTP_META as u32, "BTP_META"),
     flag(1 << 4, "BTP_HALF_DEAD"),
     flag(1 << 5, "BTP_SPLIT_END"),
     flag(1 << 6, "BTP_HAS_GARBAGE"),
@@ -968,13 +980,13 @@ structure! {
 // ---------------------------------------------------------------- spgist_private.h
 
 /// spgist_private.h: SPGIST_LEAF, a leaf page.
-pub const SPGIST_LEAF: u32 = 1 << 2;
+pub const SPGIST_LEAF: u16 = 1 << 2;
 
 /// spgist_private.h: SpGistPageOpaqueData flags bits.
 pub const SPGIST_FLAGS: &[FlagName] = &[
     flag(1 << 0, "SPGIST_META"),
     flag(1 << 1, "SPGIST_DELETED"),
-    flag(SPGIST_LEAF, "SPGIST_LEAF"),
+    flag(SPGIST_LEAF as u32, "SPGIST_LEAF"),
     flag(1 << 3, "SPGIST_NULLS"),
 ];
 

@@ -4,7 +4,8 @@
 //! independently of the decoder the rule reads.
 
 use super::*;
-use crate::decode::{decode_page, DecodeOptions};
+use crate::am::decode_page;
+use crate::am::decoded::DecodeOptions;
 use crate::page::kind::Fork;
 use serde_json::Value;
 

@@ -7,9 +7,11 @@ use alloc::vec::Vec;
 
 use alloc::borrow::Cow;
 
+use crate::am::nbtree::layout::{BTP_HALF_DEAD, BTP_LEAF};
 use crate::findings::Finding;
-use crate::page::bufpage::{LP_DEAD, LP_NORMAL};
 use crate::page::fields::{bt_page_opaque_data, item_id_data, page_header_data};
+use crate::page::fields::{BTP_DELETED, BTP_META};
+use crate::page::fields::{LP_DEAD, LP_NORMAL};
 use crate::page::geometry::Endian;
 use crate::page::reader::Reader;
 use crate::page::verify::{verify_page, PageStatus};
@@ -18,11 +20,6 @@ use crate::toast::{detoast, ValueProblem};
 use crate::tuple::datum_len;
 use crate::value::output;
 
-/// nbtree.h: BTP_LEAF, BTP_DELETED, BTP_HALF_DEAD, BTP_META.
-const BTP_LEAF: u32 = 1 << 0;
-const BTP_DELETED: u32 = 1 << 2;
-const BTP_META: u32 = 1 << 3;
-const BTP_HALF_DEAD: u32 = 1 << 4;
 /// itup.h: INDEX_ALT_TID_MASK (t_info); nbtree.h: BT_IS_POSTING and BT_OFFSET_MASK (the
 /// offset field of t_tid of an alternative-TID tuple).
 const INDEX_ALT_TID_MASK: u16 = 0x2000;
@@ -124,7 +121,9 @@ pub fn leaf_entries(
     let next = r
         .field(special, &bt_page_opaque_data::BTPO_NEXT)
         .unwrap_or(0);
-    if flags & BTP_LEAF == 0 || flags & (BTP_DELETED | BTP_HALF_DEAD | BTP_META) != 0 {
+    if flags & u32::from(BTP_LEAF) == 0
+        || flags & u32::from(BTP_DELETED | BTP_HALF_DEAD | BTP_META) != 0
+    {
         return out;
     }
     let lower = r.field(0, &page_header_data::PD_LOWER).unwrap_or(0);

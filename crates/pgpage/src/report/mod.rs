@@ -403,7 +403,7 @@ fn holds_rows(relkind: Option<char>, page: &[u8], endian: Endian) -> bool {
     match relkind {
         Some(k) => matches!(k, 'r' | 'm' | 't'),
         None => {
-            crate::decode::detect_kind(page, endian, crate::page::kind::Fork::Main)
+            crate::am::kind::detect_kind(page, endian, crate::page::kind::Fork::Main)
                 == PageKind::Heap
         }
     }
@@ -953,14 +953,14 @@ fn classify(
         // Sectors of another version are not undone by one bit: with them, a flip counts
         // only when the flipped page shows no torn sector either (a flip in a t_ctid can
         // make one tuple look torn; a chance match cannot explain a tear).
-        let (torn, _) = crate::decode::torn_write(page, absolute, endian);
+        let (torn, _) = crate::am::torn_write(page, absolute, endian);
         let valid: Vec<_> = told
             .candidates
             .iter()
             .filter(|c| c.structurally_valid)
             .filter(|c| {
                 torn.is_empty()
-                    || crate::decode::torn_write(
+                    || crate::am::torn_write(
                         &crate::bitflip::PageBit {
                             offset: c.byte,
                             bit: c.bit,
@@ -1035,7 +1035,7 @@ fn rows_of(
     let mut own = own;
     let mut damaged: BTreeSet<u16> = wrong_items.clone();
     if own.is_some() && b.damage == Damage::Torn {
-        damaged.extend(crate::decode::torn_write(page, absolute, endian).1);
+        damaged.extend(crate::am::torn_write(page, absolute, endian).1);
     }
     if let Some(o) = own.as_mut() {
         o.retain(|lp| !damaged.contains(lp));

@@ -16,12 +16,12 @@ use super::{
     build, leaf_entries, wanted_blocks, ClusterFacts, FileInput, IndexInput, Input, RelationInput,
     Report,
 };
+use crate::am::maps::walk::ForkMaps;
 use crate::catalog::reader::{CatalogListing, CatalogReader, ListedRelation, ReadWith};
 use crate::catalog::table::TableReader;
 use crate::control::{decode_control, state_words, ControlFile, ControlValue};
 use crate::datadir::parse_pg_version;
 use crate::file::{file_geometry, parse_relation_file_name, GeometryChoice};
-use crate::forks::ForkMaps;
 use crate::page::geometry::{BlockSize, Endian};
 use crate::page::kind::Fork;
 use crate::page::verify::PageStatus;

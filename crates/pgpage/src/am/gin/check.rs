@@ -6,26 +6,21 @@
 
 use alloc::vec::Vec;
 
-use super::{KeyColumn, KeyType};
+use crate::am::gin::layout::GIN_CAT_NORM_KEY;
+use crate::am::gin::layout::GIN_DATA_START;
+use crate::am::gin::layout::GIN_ITUP_COMPRESSED;
+use crate::am::gin::layout::GIN_TREE_POSTING;
+use crate::am::gin::layout::POSTING_ITEM_SIZE;
+use crate::am::nbtree::check::{KeyColumn, KeyType};
 use crate::findings::Finding;
-use crate::page::bufpage::{ItemId, PageHeader, LP_NORMAL};
+use crate::page::bufpage::INVALID_BLOCK_NUMBER;
+use crate::page::bufpage::{ItemId, PageHeader};
+use crate::page::fields::LP_NORMAL;
 use crate::page::fields::{gin_page_opaque_data, index_tuple_data, item_id_data, page_header_data};
 use crate::page::geometry::Endian;
 use crate::page::itup::IndexTuple;
 use crate::page::reader::{Reader, Tid};
 use crate::page::spans::Spans;
-
-/// ginblock.h: InvalidBlockNumber as a rightlink (the rightmost page of a level).
-const INVALID_BLOCK: u32 = u32::MAX;
-/// ginblock.h: GIN_TREE_POSTING, the n-posting value of a tuple pointing at a posting tree.
-const GIN_TREE_POSTING: u16 = 0xFFFF;
-/// ginblock.h: GIN_ITUP_COMPRESSED, in the t_tid block number of a leaf entry tuple.
-const GIN_ITUP_COMPRESSED: u32 = 1 << 31;
-/// ginblock.h: sizeof(PostingItem), and where the first one starts (GinDataPageGetData).
-const POSTING_ITEM_SIZE: usize = 10;
-const GIN_DATA_START: usize = crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA + 8;
-/// ginblock.h: GinNullCategory values; a key whose tuple has no null bit is GIN_CAT_NORM_KEY.
-const GIN_CAT_NORM_KEY: u8 = 0;
 
 /// MAXALIGN (8 bytes).
 fn maxalign(n: usize) -> usize {
@@ -116,7 +111,7 @@ pub(super) fn check_entry_page(
     for (i, t) in tuples.iter().enumerate() {
         let n = i.saturating_add(1);
         let cur = t.as_ref().and_then(|(_, off, t)| entry_key(r, *off, t, k));
-        let skip = n == maxoff && rightlink == INVALID_BLOCK && !leaf;
+        let skip = n == maxoff && rightlink == INVALID_BLOCK_NUMBER && !leaf;
         if n > 1 && !skip {
             match (&prev, &cur) {
                 (Some(p), Some(c)) if p >= c => {
@@ -219,7 +214,7 @@ fn posting_list(r: &Reader, lp: u16, off: usize, t: &IndexTuple, spans: &mut Spa
         };
         let start = at.saturating_add(8);
         let (bytes, _) = r.bytes(start, usize::from(nbytes));
-        let tids = super::gin::decode_segment(first, bytes);
+        let tids = crate::am::gin::layout::decode_segment(first, bytes);
         if tids.len() != usize::from(nipd) {
             spans.flag_item(
                 &index_tuple_data::T_TID,
@@ -275,7 +270,7 @@ pub(super) fn check_posting_internal(
     };
     for i in 1..=maxoff {
         let Some(cur) = key(i) else { return };
-        if i == maxoff && rightlink == INVALID_BLOCK {
+        if i == maxoff && rightlink == INVALID_BLOCK_NUMBER {
             if cur.block != 0 || cur.offset != 0 {
                 spans.flag_item(
                     &crate::page::fields::posting_item::KEY,

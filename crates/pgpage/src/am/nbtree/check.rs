@@ -8,8 +8,10 @@
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
+use crate::am::nbtree::layout::P_HIKEY;
 use crate::findings::Finding;
-use crate::page::bufpage::{ItemId, LP_UNUSED};
+use crate::page::bufpage::ItemId;
+use crate::page::fields::LP_UNUSED;
 use crate::page::fields::{bt_page_opaque_data, btree_tuple, index_tuple_data};
 use crate::page::geometry::Endian;
 use crate::page::itup::IndexTuple;
@@ -122,13 +124,11 @@ impl KeyColumn {
     }
 }
 
-use super::btree::{
-    BTP_DELETED, BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_LEAF, BT_IS_POSTING, BT_OFFSET_MASK,
+use crate::am::nbtree::layout::{
+    BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_LEAF, BT_IS_POSTING, BT_OFFSET_MASK,
     BT_PIVOT_HEAP_TID_ATTR, INDEX_ALT_TID_MASK,
 };
-/// nbtree.h: P_HIKEY.
-const P_HIKEY: u16 = 1;
-
+use crate::page::fields::BTP_DELETED;
 /// itup.h: MaxIndexTuplesPerPage for a page of `len` bytes.
 fn max_index_tuples(len: usize) -> usize {
     len.saturating_sub(crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA)
@@ -473,7 +473,7 @@ pub(crate) fn lower_bound_holds(
         let id = ItemId {
             lp: 0,
             off: 0,
-            flags: crate::page::bufpage::LP_NORMAL,
+            flags: crate::page::fields::LP_NORMAL,
             len: u16::try_from(b.len()).ok()?,
         };
         let item = read_item(&r, &id, keys.len())?;

@@ -8,35 +8,27 @@
 
 use alloc::vec::Vec;
 
-use crate::btwalk::{page_at, report_once, WalkFinding};
-use crate::decode::detect_kind;
-use crate::decode::gin::decode_segment;
+use crate::am::gin::layout::decode_segment;
+use crate::am::gin::layout::GIN_COMPRESSED;
+use crate::am::gin::layout::GIN_DATA;
+use crate::am::gin::layout::GIN_DATA_START;
+use crate::am::gin::layout::GIN_DELETED;
+use crate::am::gin::layout::GIN_LEAF;
+use crate::am::gin::layout::GIN_LIST;
+use crate::am::gin::layout::GIN_META;
+use crate::am::gin::layout::GIN_RIGHT_BOUND;
+use crate::am::gin::layout::GIN_ROOT_BLKNO;
+use crate::am::gin::layout::GIN_TREE_POSTING;
+use crate::am::gin::layout::POSTING_ITEM_SIZE;
+use crate::am::gin::layout::SEGMENT_HEADER;
+use crate::am::kind::detect_kind;
+use crate::am::nbtree::walk::{page_at, report_once, WalkFinding};
 use crate::findings::Finding;
+use crate::page::bufpage::INVALID_BLOCK_NUMBER;
 use crate::page::fields::{gin_page_opaque_data as gin, page_header_data};
 use crate::page::geometry::Endian;
 use crate::page::kind::{Fork, PageKind};
 use crate::page::reader::{Reader, Tid};
-
-/// ginblock.h: the page flags the walk reads.
-const GIN_DATA: u16 = 1 << 0;
-const GIN_LEAF: u16 = 1 << 1;
-const GIN_DELETED: u16 = 1 << 2;
-const GIN_META: u16 = 1 << 3;
-const GIN_LIST: u16 = 1 << 4;
-const GIN_COMPRESSED: u16 = 1 << 7;
-/// ginblock.h: GIN_ROOT_BLKNO, where the entry tree starts.
-const GIN_ROOT_BLKNO: u32 = 1;
-/// ginblock.h: InvalidBlockNumber as a rightlink (the rightmost page of a level).
-const INVALID_BLOCK: u32 = u32::MAX;
-/// ginblock.h: GIN_TREE_POSTING, the n-posting value of an entry naming a posting tree.
-const GIN_TREE_POSTING: u16 = 0xFFFF;
-/// ginblock.h: GinDataPageGetRightBound (PageGetContents) and GinDataPageGetData.
-const GIN_RIGHT_BOUND: usize = crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA;
-const GIN_DATA_START: usize = GIN_RIGHT_BOUND + 8;
-/// ginblock.h: sizeof(PostingItem): a child block (BlockIdData) and its key.
-const POSTING_ITEM_SIZE: usize = 10;
-/// ginblock.h: sizeof(GinPostingList)'s header: the first TID and nbytes.
-const SEGMENT_HEADER: usize = 8;
 
 /// What the walk needs of one GIN page (entry or posting tree; relation-wide block).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,7 +54,7 @@ impl GinPage {
 }
 
 const NO_TID: Tid = Tid {
-    block: INVALID_BLOCK,
+    block: INVALID_BLOCK_NUMBER,
     offset: 0,
 };
 
@@ -383,7 +375,7 @@ impl<'a> Walk<'a> {
             }
             // ItemPointerIsValid: an offset other than InvalidOffsetNumber.
             if v.parent_key.offset != 0
-                && page.rightlink != INVALID_BLOCK
+                && page.rightlink != INVALID_BLOCK_NUMBER
                 && v.parent_key != page.right_bound
             {
                 self.report(page.block, Finding::GinPostingTreeHighKeyMismatch);
@@ -399,7 +391,7 @@ impl<'a> Walk<'a> {
                 stack.push(Visit {
                     block: child,
                     depth: v.depth.saturating_add(1),
-                    parent_key: if page.rightlink == INVALID_BLOCK {
+                    parent_key: if page.rightlink == INVALID_BLOCK_NUMBER {
                         NO_TID
                     } else {
                         item_key
@@ -441,7 +433,7 @@ mod tests {
         let mut leaves: Vec<GinPage> = [
             (7, 8, tid(5, 1)),
             (8, 9, tid(10, 1)),
-            (9, INVALID_BLOCK, tid(20, 1)),
+            (9, INVALID_BLOCK_NUMBER, tid(20, 1)),
         ]
         .into_iter()
         .map(|(b, right, last)| {
@@ -451,22 +443,22 @@ mod tests {
         })
         .collect();
         let mut out = vec![
-            page(1, 0, INVALID_BLOCK, vec![(2, NO_TID), (3, NO_TID)]),
+            page(1, 0, INVALID_BLOCK_NUMBER, vec![(2, NO_TID), (3, NO_TID)]),
             page(2, GIN_LEAF, 3, vec![]),
             page(
                 3,
                 GIN_LEAF,
-                INVALID_BLOCK,
+                INVALID_BLOCK_NUMBER,
                 vec![(4, tid(4, GIN_TREE_POSTING))],
             ),
             page(
                 4,
                 data,
-                INVALID_BLOCK,
+                INVALID_BLOCK_NUMBER,
                 vec![(5, tid(10, 1)), (6, tid(0, 0))],
             ),
             p5,
-            page(6, data, INVALID_BLOCK, vec![(9, tid(0, 0))]),
+            page(6, data, INVALID_BLOCK_NUMBER, vec![(9, tid(0, 0))]),
         ];
         out.append(&mut leaves);
         out
@@ -510,7 +502,7 @@ mod tests {
         // The root's first downlink names internal page 10 above leaf 2: leaf 3, visited
         // first (the last downlink first), sets the depth.
         t[0].links[0] = (10, NO_TID);
-        t.push(page(10, 0, INVALID_BLOCK, vec![(2, NO_TID)]));
+        t.push(page(10, 0, INVALID_BLOCK_NUMBER, vec![(2, NO_TID)]));
         t.sort_by_key(|p| p.block);
         assert_eq!(found(&t), vec![(2, Finding::GinLeafDepthUnexpected)]);
         // A root naming itself ends within the budget.

@@ -14,10 +14,12 @@
 
 use alloc::vec::Vec;
 
-use crate::decode::{fsm_tree, FsmShape};
+use crate::am::maps::decode::fsm_tree;
+use crate::am::maps::layout::FsmShape;
 use crate::findings::Finding;
 use crate::page::bufpage::{page_get_heap_free_space, SIZE_OF_PAGE_HEADER_DATA};
 use crate::page::fields::page_header_data;
+use crate::page::fields::PD_ALL_VISIBLE;
 use crate::page::geometry::{BlockSize, Endian};
 
 /// visibilitymap.h: the two bits of a heap block.
@@ -27,9 +29,6 @@ const VISIBILITYMAP_ALL_FROZEN: u8 = 2;
 const BITS_PER_HEAPBLOCK: usize = 2;
 /// visibilitymap.c: HEAPBLOCKS_PER_BYTE.
 const HEAPBLOCKS_PER_BYTE: usize = 8 / BITS_PER_HEAPBLOCK;
-/// bufpage.h: PD_ALL_VISIBLE.
-pub const PD_ALL_VISIBLE: u32 = 0x0004;
-
 /// Every finding the maps give, for callers that say them apart from a page's own.
 pub const FINDINGS: [Finding; 4] = [
     Finding::VmBitWithoutPageFlag,
@@ -124,7 +123,7 @@ impl ForkMaps {
     ) -> impl Iterator<Item = Finding> {
         let mut found = [None; 3];
         if let Some(flags) = heap_flags(page, endian) {
-            let all_visible = flags & PD_ALL_VISIBLE != 0;
+            let all_visible = flags & u32::from(PD_ALL_VISIBLE) != 0;
             if let Some(bits) = self.vm_status(heap_block) {
                 let visible = bits & VISIBILITYMAP_ALL_VISIBLE != 0;
                 if bits & VISIBILITYMAP_ALL_FROZEN != 0 && !visible {

@@ -5,23 +5,21 @@
 
 use alloc::vec::Vec;
 
-use crate::decode::btcheck::lower_bound_holds;
-use crate::decode::btree::{
-    BTP_DELETED, BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META,
-    BTP_ROOT, BTREE_MAGIC,
+use crate::am::nbtree::check::lower_bound_holds;
+use crate::am::nbtree::check::KeyColumn;
+use crate::am::nbtree::layout::BTREE_HEAPKEYSPACE_VERSION;
+use crate::am::nbtree::layout::P_NONE;
+use crate::am::nbtree::layout::{
+    BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_ROOT, BTREE_MAGIC,
 };
-use crate::decode::KeyColumn;
 use crate::findings::Finding;
 use crate::page::fields::{bt_meta_page_data as meta, bt_page_opaque_data as bt, page_header_data};
+use crate::page::fields::{BTP_DELETED, BTP_META};
 use crate::page::geometry::Endian;
 use crate::page::reader::Reader;
 
-/// nbtree.h: P_NONE.
-const P_NONE: u32 = 0;
 /// nbtree.h: sizeof(BTPageOpaqueData).
 const BT_OPAQUE_SIZE: usize = 16;
-/// nbtree.h: BTREE_VERSION 4, the first heapkeyspace version (PostgreSQL 12).
-const BTREE_HEAPKEYSPACE_VERSION: u32 = 4;
 /// itup.h: offsetof(IndexTupleData, t_tid.ip_posid), where bt_pivot_tuple_identical starts
 /// comparing a heapkeyspace index's pivot tuples (the block number differs across levels).
 const IP_POSID_AT: usize = 4;
@@ -677,7 +675,7 @@ mod tests {
 
     #[test]
     fn a_child_item_below_its_parent_key_breaks_the_lower_bound_with_key_types_only() {
-        let keys = [KeyColumn::from(crate::decode::KeyType::Int4)];
+        let keys = [KeyColumn::from(crate::am::nbtree::check::KeyType::Int4)];
         let mut t = tree();
         // bt_mkscankey's pivots: one key attribute (ip_posid), INDEX_ALT_TID_MASK set.
         let pivots = t

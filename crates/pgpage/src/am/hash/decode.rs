@@ -2,17 +2,24 @@
 //! the metapage as hash_metapage_info() shows it, and hash_page_items() rows.
 
 use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
 
-use serde::Serialize;
-
-use super::{Items, Special};
+use crate::am::decoded::{Items, Special};
+use crate::am::hash::layout::HashItem;
+use crate::am::hash::layout::HashMeta;
+use crate::am::hash::layout::HashSpecial;
+use crate::am::hash::layout::HASH_MAGIC;
+use crate::am::hash::layout::LH_BITMAP_PAGE;
+use crate::am::hash::layout::LH_BUCKET_PAGE;
+use crate::am::hash::layout::LH_META_PAGE;
+use crate::am::hash::layout::LH_OVERFLOW_PAGE;
+use crate::am::hash::layout::LH_PAGE_TYPE;
 use crate::findings::Finding;
 use crate::page::bufpage::{
     free_space, line_pointers, meta_spans, page_get_free_space, special_opaque, PageHeader,
-    LP_DEAD, SIZE_OF_PAGE_HEADER_DATA,
+    SIZE_OF_PAGE_HEADER_DATA,
 };
+use crate::page::fields::LP_DEAD;
 use crate::page::fields::{
     flag_names, hash_bitmap_page, hash_meta_page_data, hash_page_opaque_data, Field, HASHO_FLAG,
     HASH_MAX_SPLITPOINTS, HASH_META_PAGE_DATA, HASH_PAGE_OPAQUE_DATA,
@@ -20,62 +27,6 @@ use crate::page::fields::{
 use crate::page::itup::IndexTuple;
 use crate::page::reader::Reader;
 use crate::page::spans::Spans;
-
-const LH_OVERFLOW_PAGE: u16 = 1 << 0;
-const LH_BUCKET_PAGE: u16 = 1 << 1;
-const LH_BITMAP_PAGE: u16 = 1 << 2;
-const LH_META_PAGE: u16 = 1 << 3;
-const LH_PAGE_TYPE: u16 = LH_OVERFLOW_PAGE | LH_BUCKET_PAGE | LH_BITMAP_PAGE | LH_META_PAGE;
-/// hash.h: HASH_MAGIC.
-const HASH_MAGIC: u32 = 0x6440640;
-
-/// One hash_page_items() row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct HashItem {
-    pub itemoffset: u16,
-    pub ctid: String,
-    /// The hash code stored as the tuple's only datum.
-    pub data: u32,
-}
-
-/// hash_metapage_info()'s columns.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct HashMeta {
-    pub magic: u32,
-    pub version: u32,
-    pub ntuples: f64,
-    pub ffactor: u16,
-    pub bsize: u16,
-    pub bmsize: u16,
-    pub bmshift: u16,
-    pub maxbucket: u32,
-    pub highmask: u32,
-    pub lowmask: u32,
-    pub ovflpoint: u32,
-    pub firstfree: u32,
-    pub nmaps: u32,
-    pub procid: String,
-    pub spares: Vec<u32>,
-    pub mapp: Vec<u32>,
-}
-
-/// HashPageOpaqueData as hash_page_stats() shows it, plus hash_page_type().
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct HashSpecial {
-    pub hash_page_type: &'static str,
-    pub live_items: u32,
-    pub dead_items: u32,
-    pub page_size: u16,
-    pub free_size: u32,
-    pub hasho_prevblkno: u32,
-    pub hasho_nextblkno: u32,
-    pub hasho_bucket: u32,
-    pub hasho_flag: u16,
-    pub hasho_page_id: u16,
-    pub flags: Vec<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meta: Option<HashMeta>,
-}
 
 fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
     meta_spans(&HASH_META_PAGE_DATA, spans);
@@ -133,7 +84,7 @@ fn meta(r: &Reader, spans: &mut Spans) -> HashMeta {
     }
 }
 
-pub(super) fn decode(
+pub(crate) fn decode(
     r: &Reader,
     header: &PageHeader,
     spans: &mut Spans,

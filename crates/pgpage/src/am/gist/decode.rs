@@ -4,10 +4,12 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use serde::Serialize;
-
-use super::{Items, Special};
-use crate::page::bufpage::{free_space, line_pointers, special_opaque, PageHeader, LP_DEAD};
+use crate::am::decoded::{Items, Special};
+use crate::am::gist::layout::GistItem;
+use crate::am::gist::layout::GistSpecial;
+use crate::am::gist::layout::F_DELETED;
+use crate::page::bufpage::{free_space, line_pointers, special_opaque, PageHeader};
+use crate::page::fields::LP_DEAD;
 use crate::page::fields::{
     gist_page_opaque_data, Field, GIST_DELETED_PAGE_CONTENTS, GIST_PAGE_OPAQUE_DATA,
 };
@@ -15,29 +17,7 @@ use crate::page::itup::IndexTuple;
 use crate::page::reader::{bytea, pageinspect_flags, Reader};
 use crate::page::spans::Spans;
 
-const F_DELETED: u16 = 1 << 1;
-
-/// One gist_page_items_bytea() row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct GistItem {
-    pub itemoffset: u16,
-    pub ctid: String,
-    pub itemlen: u16,
-    pub dead: bool,
-    pub key_data: String,
-}
-
-/// gist_page_opaque_info()'s columns, plus gist_page_id.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct GistSpecial {
-    pub lsn: String,
-    pub nsn: String,
-    pub rightlink: u32,
-    pub flags: Vec<String>,
-    pub gist_page_id: u16,
-}
-
-pub(super) fn decode(
+pub(crate) fn decode(
     r: &Reader,
     header: &PageHeader,
     spans: &mut Spans,

@@ -2,12 +2,21 @@
 //! gin_metapage_info() shows it, compressed posting-list segments of data leaf pages as
 //! gin_leafpage_items() shows them, and line pointers of entry and pending-list pages.
 
-use alloc::string::String;
 use alloc::vec::Vec;
 
-use serde::Serialize;
-
-use super::{gincheck, Items, KeyColumn, Special};
+use crate::am::decoded::{Items, Special};
+use crate::am::gin::layout::decode_segment;
+use crate::am::gin::layout::GinLeafItem;
+use crate::am::gin::layout::GinMeta;
+use crate::am::gin::layout::GinSpecial;
+use crate::am::gin::layout::GIN_COMPRESSED;
+use crate::am::gin::layout::GIN_DATA;
+use crate::am::gin::layout::GIN_DATA_START;
+use crate::am::gin::layout::GIN_DELETED;
+use crate::am::gin::layout::GIN_LEAF;
+use crate::am::gin::layout::GIN_LIST;
+use crate::am::gin::layout::GIN_META;
+use crate::am::nbtree::check::KeyColumn;
 use crate::findings::Finding;
 use crate::page::bufpage::{
     free_space, line_pointers, meta_spans, special_opaque, PageHeader, SIZE_OF_PAGE_HEADER_DATA,
@@ -19,80 +28,6 @@ use crate::page::fields::{
 use crate::page::itup::index_tuple_spans;
 use crate::page::reader::{pageinspect_flags, Reader, Tid};
 use crate::page::spans::Spans;
-
-const GIN_DATA: u16 = 1 << 0;
-const GIN_LEAF: u16 = 1 << 1;
-const GIN_DELETED: u16 = 1 << 2;
-const GIN_META: u16 = 1 << 3;
-const GIN_LIST: u16 = 1 << 4;
-const GIN_COMPRESSED: u16 = 1 << 7;
-/// ginblock.h: GinDataPageGetData = PageGetContents + MAXALIGN(sizeof(ItemPointerData)).
-const GIN_DATA_START: usize = SIZE_OF_PAGE_HEADER_DATA + 8;
-/// ginpostinglist.c: MaxHeapTuplesPerPageBits.
-const MAX_HEAP_TUPLES_PER_PAGE_BITS: u32 = 11;
-
-/// One gin_leafpage_items() row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct GinLeafItem {
-    pub first_tid: String,
-    pub nbytes: u16,
-    pub tids: Vec<String>,
-}
-
-/// gin_metapage_info()'s columns.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct GinMeta {
-    pub pending_head: u32,
-    pub pending_tail: u32,
-    pub tail_free_size: u32,
-    pub n_pending_pages: u32,
-    pub n_pending_tuples: i64,
-    pub n_total_pages: u32,
-    pub n_entry_pages: u32,
-    pub n_data_pages: u32,
-    pub n_entries: i64,
-    pub version: i32,
-}
-
-/// gin_page_opaque_info()'s columns.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct GinSpecial {
-    pub rightlink: u32,
-    pub maxoff: u16,
-    pub flags: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meta: Option<GinMeta>,
-}
-
-/// ginpostinglist.c: ginPostingListDecode of one GinPostingList segment's varbyte deltas.
-pub(crate) fn decode_segment(first: Tid, bytes: &[u8]) -> Vec<Tid> {
-    let mut out = alloc::vec![first];
-    let mut val =
-        (u64::from(first.block) << MAX_HEAP_TUPLES_PER_PAGE_BITS) | u64::from(first.offset);
-    let mut it = bytes.iter();
-    while let Some(&b0) = it.next() {
-        let mut delta = u64::from(b0 & 0x7F);
-        let mut more = b0 & 0x80 != 0;
-        let mut shift = 7u32;
-        while more {
-            let Some(&b) = it.next() else { break };
-            // The seventh byte carries eight bits and no continuation.
-            let (bits, cont) = if shift == 42 {
-                (u64::from(b), false)
-            } else {
-                (u64::from(b & 0x7F), b & 0x80 != 0)
-            };
-            delta |= bits.checked_shl(shift).unwrap_or(0);
-            more = cont;
-            shift = shift.saturating_add(7);
-        }
-        val = val.wrapping_add(delta);
-        let block = (val >> MAX_HEAP_TUPLES_PER_PAGE_BITS) as u32;
-        let offset = (val & ((1 << MAX_HEAP_TUPLES_PER_PAGE_BITS) - 1)) as u16;
-        out.push(Tid { block, offset });
-    }
-    out
-}
 
 fn leaf_items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<GinLeafItem> {
     let end = usize::from(header.lower).min(r.len());
@@ -130,7 +65,7 @@ fn leaf_items(r: &Reader, header: &PageHeader, spans: &mut Spans) -> Vec<GinLeaf
 /// `keys`: the key type of a one-column index (its opclass's storage type: int4 for
 /// jsonb_path_ops, pg_trgm and int4[]'s array_ops, text for jsonb_ops and text[]), for the
 /// entry order check.
-pub(super) fn decode(
+pub(crate) fn decode(
     r: &Reader,
     header: &PageHeader,
     keys: Option<&[KeyColumn]>,
@@ -200,14 +135,20 @@ pub(super) fn decode(
                 );
             }
             if flags & GIN_DELETED == 0 {
-                gincheck::check_posting_internal(r, header, maxoff, special.rightlink, spans);
+                crate::am::gin::check::check_posting_internal(
+                    r,
+                    header,
+                    maxoff,
+                    special.rightlink,
+                    spans,
+                );
             }
         }
     } else {
         let lps = line_pointers(r, header, spans);
         index_tuple_spans(r, &lps, spans);
         if flags & GIN_LIST == 0 {
-            gincheck::check_entry_page(
+            crate::am::gin::check::check_entry_page(
                 r,
                 flags & GIN_LEAF != 0,
                 flags & GIN_DELETED != 0,

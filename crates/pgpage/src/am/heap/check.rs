@@ -4,31 +4,30 @@
 //! multixact bounds and the attribute count (check_tuple_visibility, check_tuple). Without
 //! one those are left unjudged rather than guessed.
 
+use crate::am::heap::layout::BOOTSTRAP_TRANSACTION_ID;
+use crate::am::heap::layout::FIRST_NORMAL_TRANSACTION_ID;
+use crate::am::heap::layout::FROZEN_TRANSACTION_ID;
+use crate::am::heap::layout::HEAP_HOT_UPDATED;
+use crate::am::heap::layout::HEAP_ONLY_TUPLE;
+use crate::am::heap::layout::HEAP_UPDATED;
+use crate::am::heap::layout::MIN_LP_LEN;
+use crate::am::heap::layout::SECTOR;
+use crate::am::heap::layout::SPEC_TOKEN_OFFSET_NUMBER;
 use crate::findings::{Finding, Values};
-use crate::page::bufpage::{ItemId, LP_DEAD, LP_REDIRECT, LP_UNUSED};
+use crate::page::bufpage::ItemId;
+use crate::page::fields::PD_ALL_VISIBLE;
 use crate::page::fields::{
     heap_tuple_header_data as htup, item_id_data, HEAP_HASNULL, HEAP_NATTS_MASK,
-    HEAP_TUPLE_HEADER_DATA, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI,
-    HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID,
+    HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_LOCK_ONLY,
+    HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID,
 };
 use crate::page::fields::{HEAP_MOVED_IN, HEAP_MOVED_OFF};
+use crate::page::fields::{LP_DEAD, LP_REDIRECT, LP_UNUSED};
 use crate::page::geometry::maxalign;
 use crate::page::reader::Reader;
 use crate::page::spans::Spans;
+use crate::tuple::SIZEOF_HEAP_TUPLE_HEADER;
 use crate::visibility::{xmax_is_locked_only, TransactionLog};
-
-/// htup_details.h: SizeofHeapTupleHeader, and verify_heapam's least lp_len (its MAXALIGN).
-const SIZEOF_HEAP_TUPLE_HEADER: usize = HEAP_TUPLE_HEADER_DATA.size as usize;
-const MIN_LP_LEN: usize = 24;
-/// htup_details.h: t_infomask's HEAP_UPDATED, t_infomask2's HOT bits.
-const HEAP_UPDATED: u16 = 0x2000;
-const HEAP_HOT_UPDATED: u16 = 0x4000;
-const HEAP_ONLY_TUPLE: u16 = 0x8000;
-/// transam.h: FrozenTransactionId, what HeapTupleHeaderGetXmin says of a frozen tuple.
-const FROZEN_TRANSACTION_ID: u32 = 2;
-/// transam.h: BootstrapTransactionId and FirstNormalTransactionId.
-const BOOTSTRAP_TRANSACTION_ID: u32 = 1;
-const FIRST_NORMAL_TRANSACTION_ID: u32 = 3;
 
 /// What verify_heapam reads beyond the page: the relation's pg_class row, the cluster's
 /// transaction horizon as a server started on the data directory has it (pg_control's
@@ -307,7 +306,7 @@ fn check_visibility(h: &Header, lp: u16, ctx: &HeapContext, spans: &mut Spans) -
 
 /// verify_heapam's sanity checks of an LP_NORMAL line pointer, in its order: the first that
 /// fails (the tuple header is not read then), with the numbers its message prints.
-pub(super) fn lp_problem(id: &ItemId, page_len: usize) -> Option<(Finding, Values)> {
+pub(crate) fn lp_problem(id: &ItemId, page_len: usize) -> Option<(Finding, Values)> {
     let (off, len) = (usize::from(id.off), usize::from(id.len));
     let (lp_off, lp_len) = (u32::from(id.off), u32::from(id.len));
     if off != maxalign(off) {
@@ -436,7 +435,7 @@ fn check_header(h: &Header, id: &ItemId, spans: &mut Spans) -> bool {
 /// chains within the page (16 on) from the successors it records.
 /// `block` is the page's relation-wide block number: t_ctid naming it (and another line
 /// pointer) makes that tuple the successor.
-pub(super) fn check_page(
+pub(crate) fn check_page(
     r: &Reader,
     block: u32,
     lps: &[ItemId],
@@ -610,11 +609,8 @@ fn set<T>(v: &mut [T], i: usize, value: T) {
     }
 }
 
-/// bufpage.h: PD_ALL_VISIBLE.
-const PD_ALL_VISIBLE: u16 = 0x0004;
-
 /// vacuumlazy.c's warning: PD_ALL_VISIBLE on a page with LP_DEAD line pointers.
-pub(super) fn check_all_visible(pd_flags: u16, lps: &[ItemId], spans: &mut Spans) {
+pub(crate) fn check_all_visible(pd_flags: u16, lps: &[ItemId], spans: &mut Spans) {
     if pd_flags & PD_ALL_VISIBLE != 0 && lps.iter().any(|id| id.flags == LP_DEAD) {
         spans.flag(
             &crate::page::fields::page_header_data::PD_FLAGS,
@@ -622,9 +618,6 @@ pub(super) fn check_all_visible(pd_flags: u16, lps: &[ItemId], spans: &mut Spans
         );
     }
 }
-
-/// Disk sectors: the unit a torn write tears along.
-pub const SECTOR: usize = 512;
 
 /// The 512-byte sectors of a heap page that look like another version of it. A torn write
 /// leaves sectors of the older (or newer) page under the header of the one whose first
@@ -637,7 +630,7 @@ pub const SECTOR: usize = 512;
 /// between two such is of the same tear. Empty when no sector is, or when
 /// every tuple does (garbage or another block's page, not a torn write). `block` is the
 /// page's relation-wide block number. Only meaningful on a page whose checksum fails.
-pub(super) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec::Vec<usize> {
+pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec::Vec<usize> {
     // Each tuple's sector and whether it is sound; `at`: its index by line pointer.
     let mut verdicts: alloc::vec::Vec<(usize, bool)> = alloc::vec::Vec::new();
     let mut at: alloc::collections::BTreeMap<u16, usize> = alloc::collections::BTreeMap::new();
@@ -721,7 +714,7 @@ pub(super) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
 /// partly in them (a stale version of its row, or pieces of two), and every heap-only
 /// tuple that no sound line pointer leads to (its HOT chain starts in those sectors, so
 /// no index entry reaches it and it cannot be told which row it is).
-pub(super) fn torn_items(r: &Reader, lps: &[ItemId], torn: &[usize]) -> alloc::vec::Vec<u16> {
+pub(crate) fn torn_items(r: &Reader, lps: &[ItemId], torn: &[usize]) -> alloc::vec::Vec<u16> {
     let in_torn = |id: &ItemId| {
         let first = usize::from(id.off) / SECTOR;
         let last =
@@ -760,9 +753,6 @@ pub(super) fn torn_items(r: &Reader, lps: &[ItemId], torn: &[usize]) -> alloc::v
     out.sort_unstable();
     out
 }
-
-/// htup_details.h: SpecTokenOffsetNumber.
-const SPEC_TOKEN_OFFSET_NUMBER: u16 = 0xfffe;
 
 #[cfg(test)]
 mod tests {

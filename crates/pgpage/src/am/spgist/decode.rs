@@ -3,13 +3,17 @@
 
 use alloc::vec::Vec;
 
-use serde::Serialize;
-
-use super::{Items, Special};
+use crate::am::decoded::{Items, Special};
+use crate::am::spgist::layout::SpGistLastUsedPage;
+use crate::am::spgist::layout::SpGistMeta;
+use crate::am::spgist::layout::SpGistSpecial;
+use crate::am::spgist::layout::SPGIST_MAGIC_NUMBER;
+use crate::am::spgist::layout::SPGIST_META;
 use crate::findings::Finding;
 use crate::page::bufpage::{
     free_space, line_pointers, meta_spans, special_opaque, PageHeader, SIZE_OF_PAGE_HEADER_DATA,
 };
+use crate::page::fields::SPGIST_LEAF;
 use crate::page::fields::{
     flag_names, spgist_dead_tuple_data, spgist_inner_tuple_data, spgist_leaf_tuple_data,
     spgist_meta_page_data, spgist_page_opaque_data, Field, SPGIST_DEAD_TUPLE_DATA, SPGIST_FLAGS,
@@ -19,43 +23,7 @@ use crate::page::fields::{
 use crate::page::reader::Reader;
 use crate::page::spans::Spans;
 
-const SPGIST_META: u16 = 1 << 0;
-const SPGIST_LEAF: u16 = 1 << 2;
-/// spgist_private.h: SPGIST_MAGIC_NUMBER.
-const SPGIST_MAGIC_NUMBER: u32 = 0xBA0B_ABEE;
-
-/// spgist_private.h: SpGistLastUsedPage.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SpGistLastUsedPage {
-    pub blkno: u32,
-    #[serde(rename = "freeSpace")]
-    pub free_space: i32,
-}
-
-/// spgist_private.h: SpGistMetaPageData.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SpGistMeta {
-    #[serde(rename = "magicNumber")]
-    pub magic_number: u32,
-    #[serde(rename = "lastUsedPages")]
-    pub last_used_pages: Vec<SpGistLastUsedPage>,
-}
-
-/// spgist_private.h: SpGistPageOpaqueData, with PostgreSQL's member names.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SpGistSpecial {
-    pub flags: u16,
-    #[serde(rename = "nRedirection")]
-    pub n_redirection: u16,
-    #[serde(rename = "nPlaceholder")]
-    pub n_placeholder: u16,
-    pub spgist_page_id: u16,
-    pub flag_names: Vec<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meta: Option<SpGistMeta>,
-}
-
-pub(super) fn decode(
+pub(crate) fn decode(
     r: &Reader,
     header: &PageHeader,
     spans: &mut Spans,

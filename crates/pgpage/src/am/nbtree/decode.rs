@@ -4,113 +4,35 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use serde::Serialize;
-
-use super::{Items, Special};
+use crate::am::decoded::{Items, Special};
+use crate::am::nbtree::layout::BtreeItem;
+use crate::am::nbtree::layout::BtreeMeta;
+use crate::am::nbtree::layout::BtreeSpecial;
+use crate::am::nbtree::layout::BTP_HALF_DEAD;
+use crate::am::nbtree::layout::BTP_HAS_FULLXID;
+use crate::am::nbtree::layout::BTP_LEAF;
+use crate::am::nbtree::layout::BTP_ROOT;
+use crate::am::nbtree::layout::BTREE_MAGIC;
+use crate::am::nbtree::layout::BTREE_NOVAC_VERSION;
+use crate::am::nbtree::layout::BT_IS_POSTING;
+use crate::am::nbtree::layout::BT_OFFSET_MASK;
+use crate::am::nbtree::layout::BT_PIVOT_HEAP_TID_ATTR;
+use crate::am::nbtree::layout::INDEX_ALT_TID_MASK;
 use crate::findings::Finding;
 use crate::page::bufpage::{
     free_space, line_pointers, meta_spans, page_get_free_space, special_opaque, ItemBudget,
-    PageHeader, LP_DEAD, LP_UNUSED, SIZE_OF_PAGE_HEADER_DATA,
+    PageHeader, SIZE_OF_PAGE_HEADER_DATA,
 };
+use crate::page::fields::BTP_DELETED;
+use crate::page::fields::BTP_META;
 use crate::page::fields::{
     bt_meta_page_data, bt_page_opaque_data, btree_tuple, flag_names, index_tuple_data, Field,
     BTPO_FLAGS, BT_META_PAGE_DATA, BT_PAGE_OPAQUE_DATA,
 };
+use crate::page::fields::{LP_DEAD, LP_UNUSED};
 use crate::page::itup::IndexTuple;
 use crate::page::reader::{hex, Reader, Tid};
 use crate::page::spans::Spans;
-
-pub(crate) const BTP_LEAF: u16 = 1 << 0;
-pub(crate) const BTP_ROOT: u16 = 1 << 1;
-pub(crate) const BTP_DELETED: u16 = 1 << 2;
-pub(crate) const BTP_META: u16 = 1 << 3;
-pub(crate) const BTP_HALF_DEAD: u16 = 1 << 4;
-pub(crate) const BTP_INCOMPLETE_SPLIT: u16 = 1 << 7;
-pub(crate) const BTP_HAS_FULLXID: u16 = 1 << 8;
-/// nbtree.h: INDEX_ALT_TID_MASK (= INDEX_AM_RESERVED_BIT) and the t_tid offset bits.
-pub(super) const INDEX_ALT_TID_MASK: u16 = 0x2000;
-pub(super) const BT_OFFSET_MASK: u16 = 0x0FFF;
-pub(super) const BT_PIVOT_HEAP_TID_ATTR: u16 = 0x1000;
-pub(super) const BT_IS_POSTING: u16 = 0x2000;
-/// nbtree.h: BTREE_MAGIC.
-pub(crate) const BTREE_MAGIC: u32 = 0x053162;
-/// nbtree.h: BTREE_NOVAC_VERSION, the first version with the extended metapage fields.
-const BTREE_NOVAC_VERSION: u32 = 3;
-
-/// One bt_page_items() row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct BtreeItem {
-    pub itemoffset: u16,
-    pub ctid: String,
-    pub itemlen: u16,
-    pub nulls: bool,
-    pub vars: bool,
-    pub data: String,
-    pub dead: Option<bool>,
-    pub htid: Option<String>,
-    pub tids: Option<Vec<String>>,
-}
-
-/// bt_metap()'s columns.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct BtreeMeta {
-    pub magic: u32,
-    pub version: u32,
-    pub root: u32,
-    pub level: u32,
-    pub fastroot: u32,
-    pub fastlevel: u32,
-    /// PostgreSQL 14 on; 13's bt_metap shows the same word as `oldest_xact`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_cleanup_num_delpages: Option<u32>,
-    /// PostgreSQL 13: btm_oldest_btpo_xact, a TransactionId (see `BtreeSpecial::name_for`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub oldest_xact: Option<String>,
-    pub last_cleanup_num_tuples: f64,
-    pub allequalimage: bool,
-}
-
-/// BTPageOpaqueData with bt_page_stats()' columns (btpo_* as there; `type` its letter).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct BtreeSpecial {
-    pub btpo_prev: u32,
-    pub btpo_next: u32,
-    /// PostgreSQL 14 on; 13's bt_page_stats calls the same word `btpo` (a union of the level
-    /// and, on deleted pages, an xid).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub btpo_level: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub btpo: Option<u32>,
-    pub btpo_flags: u16,
-    pub btpo_cycleid: u16,
-    pub flags: Vec<&'static str>,
-    #[serde(rename = "type")]
-    pub page_type: String,
-    pub live_items: u32,
-    pub dead_items: u32,
-    pub avg_item_size: u32,
-    pub page_size: u16,
-    pub free_size: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meta: Option<BtreeMeta>,
-}
-
-impl BtreeSpecial {
-    /// Names the columns as `major`'s pageinspect does: 13's bt_page_stats has `btpo` where
-    /// 14 on have `btpo_level`, and its bt_metap `oldest_xact` (an xid) where 14 on have
-    /// `last_cleanup_num_delpages` (nbtree.h: the same 4 bytes, reinterpreted in 14).
-    pub fn name_for(&mut self, major: u32) {
-        if major >= 14 {
-            return;
-        }
-        self.btpo = self.btpo_level.take().or(self.btpo);
-        if let Some(m) = self.meta.as_mut() {
-            if let Some(v) = m.last_cleanup_num_delpages.take() {
-                m.oldest_xact = Some(alloc::format!("{v}"));
-            }
-        }
-    }
-}
 
 fn meta(r: &Reader, spans: &mut Spans) -> BtreeMeta {
     meta_spans(&BT_META_PAGE_DATA, spans);
@@ -290,10 +212,10 @@ fn item(
 }
 
 /// `keys`: the index's key types when the caller knows them, for the item order checks.
-pub(super) fn decode(
+pub(crate) fn decode(
     r: &Reader,
     header: &PageHeader,
-    keys: Option<&[super::KeyColumn]>,
+    keys: Option<&[crate::am::nbtree::check::KeyColumn]>,
     spans: &mut Spans,
 ) -> (Items, Option<Special>) {
     let at = special_opaque(r, header, spans, &BT_PAGE_OPAQUE_DATA);
@@ -341,7 +263,7 @@ pub(super) fn decode(
     let maxoff = usize::from(header.lower).saturating_sub(SIZE_OF_PAGE_HEADER_DATA)
         / crate::page::bufpage::SIZE_OF_ITEM_ID;
     let rightmost = special.btpo_next == 0;
-    super::btcheck::check_shape(
+    crate::am::nbtree::check::check_shape(
         flags,
         special.btpo_level.unwrap_or(0),
         rightmost,
@@ -382,7 +304,7 @@ pub(super) fn decode(
     let decoded = rows.len();
     // amcheck skips half-dead pages (P_IGNORE); garbage past the item budget says nothing.
     if flags & BTP_HALF_DEAD == 0 && decoded == lps.len() {
-        super::btcheck::check_items(r, &lps, leaf, rightmost, keys, spans);
+        crate::am::nbtree::check::check_items(r, &lps, leaf, rightmost, keys, spans);
     }
     spans.flag_line_pointers(Finding::BtreeLpInvalid, |lp| {
         usize::from(lp) <= decoded

@@ -9,16 +9,26 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use serde::Serialize;
-
-use super::columns::{BrinOpclass, ColumnHint};
-use super::{Items, Special};
+use crate::am::brin::layout::BrinItem;
+use crate::am::brin::layout::BrinMeta;
+use crate::am::brin::layout::BrinSpecial;
+use crate::am::brin::layout::RevmapItem;
+use crate::am::brin::layout::BRIN_EMPTY_RANGE_MASK;
+use crate::am::brin::layout::BRIN_META_MAGIC;
+use crate::am::brin::layout::BRIN_NULLS_MASK;
+use crate::am::brin::layout::BRIN_OFFSET_MASK;
+use crate::am::brin::layout::BRIN_PAGETYPE_META;
+use crate::am::brin::layout::BRIN_PAGETYPE_REGULAR;
+use crate::am::brin::layout::BRIN_PAGETYPE_REVMAP;
+use crate::am::brin::layout::BRIN_PLACEHOLDER_MASK;
+use crate::am::brin::layout::SIZE_OF_BRIN_TUPLE;
+use crate::am::decoded::{Items, Special};
 use crate::compress::decompress;
 use crate::findings::Finding;
 use crate::page::bufpage::{
-    free_space, line_pointers, meta_spans, special_opaque, PageHeader, LP_UNUSED,
-    SIZE_OF_PAGE_HEADER_DATA,
+    free_space, line_pointers, meta_spans, special_opaque, PageHeader, SIZE_OF_PAGE_HEADER_DATA,
 };
+use crate::page::fields::LP_UNUSED;
 use crate::page::fields::{
     brin_meta_page_data, brin_special_space, brin_tuple, revmap_contents, Field,
     BRIN_META_PAGE_DATA, BRIN_SPECIAL_SPACE, BRIN_TUPLE,
@@ -26,66 +36,9 @@ use crate::page::fields::{
 use crate::page::geometry::Endian;
 use crate::page::reader::Reader;
 use crate::page::spans::Spans;
+use crate::tuple::columns::{BrinOpclass, ColumnHint};
 use crate::tuple::{self, Align, Varlena};
 use crate::value::{output, Type};
-
-pub(crate) const BRIN_PAGETYPE_META: u16 = 0xF091;
-const BRIN_PAGETYPE_REVMAP: u16 = 0xF092;
-const BRIN_PAGETYPE_REGULAR: u16 = 0xF093;
-const BRIN_META_MAGIC: u32 = 0xA810_9CFA;
-
-/// One brin_revmap_data() row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct RevmapItem {
-    pub pages: String,
-}
-
-/// brin_metapage_info()'s columns.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct BrinMeta {
-    pub magic: String,
-    pub version: u32,
-    pub pagesperrange: u32,
-    pub lastrevmappage: u32,
-}
-
-/// BrinSpecialSpace's flags and type, with brin_page_type()'s name for the type.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct BrinSpecial {
-    pub brin_page_type: String,
-    pub flags: u16,
-    #[serde(rename = "type")]
-    pub page_type: u16,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meta: Option<BrinMeta>,
-}
-
-/// One brin_page_items() row: a tuple's column (every column of a tuple, one row each), or
-/// an unused line pointer (itemoffset alone).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct BrinItem {
-    pub itemoffset: u16,
-    pub blknum: Option<u32>,
-    pub attnum: Option<u16>,
-    pub allnulls: Option<bool>,
-    pub hasnulls: Option<bool>,
-    pub placeholder: Option<bool>,
-    /// BRIN_EMPTY_RANGE_MASK (16+).
-    pub empty: Option<bool>,
-    /// `{v1 .. v2 ..}`: each stored value by its type's output function; null when allnulls
-    /// (or not decoded).
-    pub value: Option<String>,
-    /// Why `value` is not decoded although the column has values.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub value_not_decoded: Option<String>,
-}
-
-/// brin_tuple.h: SizeOfBrinTuple and bt_info's bits.
-const SIZE_OF_BRIN_TUPLE: usize = 5;
-const BRIN_OFFSET_MASK: u8 = 0x1F;
-const BRIN_EMPTY_RANGE_MASK: u8 = 0x20;
-const BRIN_PLACEHOLDER_MASK: u8 = 0x40;
-const BRIN_NULLS_MASK: u8 = 0x80;
 
 /// The types brin_*_opcinfo stores for one column (the disk descriptor's attributes), and
 /// whether pgpage prints them as the server does.
@@ -234,7 +187,7 @@ fn tuple_rows(t: &[u8], lp: u16, columns: &[ColumnHint], e: Endian, rows: &mut V
     }
 }
 
-pub(super) fn decode(
+pub(crate) fn decode(
     r: &Reader,
     header: &PageHeader,
     columns: Option<&[ColumnHint]>,

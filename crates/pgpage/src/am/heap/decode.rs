@@ -6,59 +6,23 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use serde::Serialize;
-
-use super::{Items, Special, SEQ_MAGIC};
+use crate::am::decoded::Items;
+use crate::am::heap::layout::HeapItem;
+use crate::am::heap::layout::HEAP_HASOID_OLD;
+use crate::am::heap::layout::MIN_HEAP_TUPLE_SIZE;
 use crate::findings::Finding;
 use crate::page::bufpage::{
     free_space, line_pointers, special_size, ItemBudget, ItemId, PageHeader,
 };
 use crate::page::fields::HEAP_HASNULL;
 use crate::page::fields::{
-    flag_names, form_data_pg_sequence_data as seq_data, heap_tuple_header_data as htup,
-    page_header_data, sequence_magic, FORM_DATA_PG_SEQUENCE_DATA, HEAP_NATTS_MASK,
-    HEAP_TUPLE_HEADER_DATA, SEQUENCE_MAGIC, T_INFOMASK, T_INFOMASK2, T_INFOMASK_COMBINED,
+    flag_names, heap_tuple_header_data as htup, page_header_data, HEAP_NATTS_MASK,
+    HEAP_TUPLE_HEADER_DATA, T_INFOMASK, T_INFOMASK2, T_INFOMASK_COMBINED,
 };
 use crate::page::geometry::maxalign;
 use crate::page::reader::{bytea, Reader};
 use crate::page::spans::Spans;
-
-/// htup_details.h: SizeofHeapTupleHeader and MinHeapTupleSize.
-const SIZEOF_HEAP_TUPLE_HEADER: usize = HEAP_TUPLE_HEADER_DATA.size as usize;
-const MIN_HEAP_TUPLE_SIZE: usize = 24;
-const HEAP_HASOID_OLD: u16 = 0x0008;
-
-/// One heap_page_items() row, plus heap_tuple_infomask_flags()' two arrays.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct HeapItem {
-    pub lp: u16,
-    pub lp_off: u16,
-    pub lp_flags: u8,
-    pub lp_len: u16,
-    pub t_xmin: Option<String>,
-    pub t_xmax: Option<String>,
-    /// int4 in pageinspect: t_cid or t_xvac read as signed.
-    pub t_field3: Option<i32>,
-    pub t_ctid: Option<String>,
-    pub t_infomask2: Option<u16>,
-    pub t_infomask: Option<u16>,
-    pub t_hoff: Option<u8>,
-    pub t_bits: Option<String>,
-    pub t_oid: Option<String>,
-    pub t_data: Option<String>,
-    /// heap_tuple_infomask_flags(t_infomask, t_infomask2).raw_flags.
-    pub raw_flags: Option<Vec<&'static str>>,
-    /// heap_tuple_infomask_flags(t_infomask, t_infomask2).combined_flags.
-    pub combined_flags: Option<Vec<&'static str>>,
-    /// Only when the table's column types are known: each attribute's value as its output
-    /// function prints it (null for a NULL, a compressed or external value, one longer than
-    /// 64 bytes or of a type pgpage does not print)...
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub values: Option<Vec<Option<String>>>,
-    /// ...and the attributes stored compressed or out of line, their varlena headers decoded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub toast: Option<Vec<super::ToastedDatum>>,
-}
+use crate::tuple::SIZEOF_HEAP_TUPLE_HEADER;
 
 /// heap_tuple_infomask_flags: every raw bit by name, t_infomask's then t_infomask2's.
 pub fn raw_flags(infomask: u16, infomask2: u16) -> Vec<&'static str> {
@@ -76,7 +40,10 @@ pub fn combined_flags(infomask: u16) -> Vec<&'static str> {
 fn item(
     r: &Reader,
     id: &ItemId,
-    columns: Option<(&[super::ColumnHint], &[crate::tuple::Attribute])>,
+    columns: Option<(
+        &[crate::tuple::columns::ColumnHint],
+        &[crate::tuple::Attribute],
+    )>,
     spans: &mut Spans,
     budget: &mut ItemBudget,
 ) -> HeapItem {
@@ -112,12 +79,12 @@ fn item(
         if id.len != 0
             && matches!(
                 id.flags,
-                crate::page::bufpage::LP_NORMAL | crate::page::bufpage::LP_DEAD
+                crate::page::fields::LP_NORMAL | crate::page::fields::LP_DEAD
             )
         {
             // verify_heapam's words for what is wrong with a normal line pointer.
-            let problem = (id.flags == crate::page::bufpage::LP_NORMAL)
-                .then(|| super::heapcheck::lp_problem(id, r.len()))
+            let problem = (id.flags == crate::page::fields::LP_NORMAL)
+                .then(|| crate::am::heap::check::lp_problem(id, r.len()))
                 .flatten();
             // amcheck reports the first rule a line pointer breaks, and only that one.
             if let Some((f, values)) = problem {
@@ -175,7 +142,7 @@ fn item(
         if let Some((columns, attrs)) = columns {
             let (tuple, _) = r.bytes(off, len);
             if let Some((values, toasted)) =
-                super::columns::tuple_values(tuple, columns, attrs, r.e)
+                crate::tuple::columns::tuple_values(tuple, columns, attrs, r.e)
             {
                 row.values = Some(values);
                 row.toast = (!toasted.is_empty()).then_some(toasted);
@@ -234,15 +201,15 @@ fn item(
 }
 
 /// heap_page_items' rows and the line pointers they came from.
-fn heap_rows(
+pub(crate) fn heap_rows(
     r: &Reader,
     header: &PageHeader,
-    columns: Option<&[super::ColumnHint]>,
+    columns: Option<&[crate::tuple::columns::ColumnHint]>,
     spans: &mut Spans,
 ) -> (Vec<HeapItem>, Vec<ItemId>) {
     let lps = line_pointers(r, header, spans);
     free_space(header, spans);
-    let attrs = columns.map(super::columns::attributes);
+    let attrs = columns.map(crate::tuple::columns::attributes);
     let mut budget = ItemBudget::new(r.len());
     let mut rows = Vec::with_capacity(lps.len());
     for id in &lps {
@@ -257,11 +224,11 @@ fn heap_rows(
 
 /// heap_page_items() for every line pointer, until items overlap past the item budget.
 /// `block` is the page's relation-wide block number, for verify_heapam's checks.
-pub(super) fn items(
+pub(crate) fn items(
     r: &Reader,
     header: &PageHeader,
     block: u32,
-    hints: &super::Hints,
+    hints: &crate::am::decoded::Hints,
     spans: &mut Spans,
 ) -> Items {
     let ctx = hints.heap;
@@ -271,58 +238,15 @@ pub(super) fn items(
     let (rows, lps) = heap_rows(r, header, hints.columns, spans);
     // Past the item budget the items are garbage: their chains say nothing more.
     if rows.len() == lps.len() {
-        super::heapcheck::check_page(r, block, &lps, ctx, spans);
-        super::heapcheck::check_all_visible(header.flags as u16, &lps, spans);
+        crate::am::heap::check::check_page(r, block, &lps, ctx, spans);
+        crate::am::heap::check::check_all_visible(header.flags as u16, &lps, spans);
         // A torn write shows only on a page whose checksum fails.
         let stored = r.field(0, &page_header_data::PD_CHECKSUM).unwrap_or(0) as u16;
         if stored != 0 && crate::page::checksum::pg_checksum_page(r.b, block, r.e) != stored {
-            let torn = super::heapcheck::torn_sectors(r, &lps, block);
-            let taken = super::heapcheck::torn_items(r, &lps, &torn);
+            let torn = crate::am::heap::check::torn_sectors(r, &lps, block);
+            let taken = crate::am::heap::check::torn_items(r, &lps, &torn);
             spans.flag_line_pointers(Finding::TornSectors, |lp| taken.contains(&lp));
         }
     }
     Items::Heap(rows)
-}
-
-/// A sequence page's sequence_magic and its tuple's FormData_pg_sequence_data.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SequenceSpecial {
-    pub magic: u32,
-    pub last_value: Option<i64>,
-    pub log_cnt: Option<i64>,
-    pub is_called: Option<bool>,
-}
-
-pub(super) fn sequence(
-    r: &Reader,
-    header: &PageHeader,
-    spans: &mut Spans,
-) -> (Items, Option<Special>) {
-    let (rows, _) = heap_rows(r, header, None, spans);
-    let at = usize::from(header.special);
-    spans.table(at, &SEQUENCE_MAGIC, None);
-    let magic = r.get(at, &sequence_magic::MAGIC);
-    if magic != SEQ_MAGIC {
-        spans.flag(&sequence_magic::MAGIC, Finding::SequenceMagicWrong);
-    }
-    let mut special = SequenceSpecial {
-        magic,
-        last_value: None,
-        log_cnt: None,
-        is_called: None,
-    };
-    // commands/sequence.c reads the first tuple's data as FormData_pg_sequence_data.
-    if let Some(first) = rows.first() {
-        if let (Some(hoff), Some(_)) = (first.t_hoff, first.t_data.as_ref()) {
-            let base = usize::from(first.lp_off).saturating_add(usize::from(hoff));
-            let t = &FORM_DATA_PG_SEQUENCE_DATA;
-            spans.remove(&htup::T_DATA, Some(first.lp));
-            spans.table(base, t, Some(first.lp));
-            let at = |f: &crate::page::fields::Field| base.saturating_add(usize::from(f.offset));
-            special.last_value = r.i64(at(&seq_data::LAST_VALUE));
-            special.log_cnt = r.i64(at(&seq_data::LOG_CNT));
-            special.is_called = r.field(base, &seq_data::IS_CALLED).map(|b| b != 0);
-        }
-    }
-    (Items::Heap(rows), Some(Special::Sequence(special)))
 }

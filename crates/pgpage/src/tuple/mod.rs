@@ -2,6 +2,8 @@
 //! (access/common/heaptuple.c) does it, and the varlena headers of those bytes (varatt.h).
 //! Borrowed slices only: turning the bytes into text is `value`'s job.
 
+pub mod columns;
+
 use alloc::vec::Vec;
 
 use crate::findings::Finding;
@@ -170,7 +172,7 @@ pub fn heap_items(page: &[u8], endian: Endian) -> impl Iterator<Item = HeapItem<
             .saturating_mul(SIZE_OF_ITEM_ID)
             .saturating_add(SIZE_OF_PAGE_HEADER_DATA);
         let flags = r.field(at, &item_id_data::LP_FLAGS)?;
-        if flags != u32::from(crate::page::bufpage::LP_NORMAL) {
+        if flags != u32::from(crate::page::fields::LP_NORMAL) {
             return None;
         }
         let off = usize::try_from(r.get(at, &item_id_data::LP_OFF)).unwrap_or(usize::MAX);

@@ -1,4 +1,8 @@
 use super::*;
+use crate::am::decoded::DecodeOptions;
+use crate::am::decoded::Items;
+use crate::am::kind::detect_kind;
+use crate::page::kind::Fork;
 
 #[test]
 fn garbage_of_every_length_decodes() {
