@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::toast::{chunk_attributes, chunk_of, reassemble};
+use pgpage::tuple::toast::{chunk_attributes, chunk_of, reassemble};
 use pgpage::tuple::{ToastPointer, Varlena};
 use pgpage::Endian;
 

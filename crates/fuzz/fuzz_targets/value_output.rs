@@ -5,10 +5,10 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::rows::{Column, Ctid, RowFormat, RowWriter};
-use pgpage::toast::{detoast, ValueProblem};
+use pgpage::cluster::rows::{Column, Ctid, RowFormat, RowWriter};
+use pgpage::tuple::toast::{ValueProblem, detoast};
 use pgpage::tuple::Align;
-use pgpage::value::{output, Type};
+use pgpage::tuple::value::{Type, output};
 use pgpage::Endian;
 
 const TYPES: &[&str] = &[

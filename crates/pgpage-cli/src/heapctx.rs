@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use pgpage::am::heap::check::HeapContext;
-use pgpage::catalog::names::NamedRelation;
-use pgpage::control::ControlFile;
+use pgpage::cluster::catalog::names::NamedRelation;
+use pgpage::cluster::control::ControlFile;
 use pgpage::file::parse_relation_file_name;
 use pgpage::page::kind::Fork;
-use pgpage::visibility::TransactionLog;
+use pgpage::tuple::visibility::TransactionLog;
 
 use crate::ls::Ls;
 use crate::verify::cluster::Cluster;
@@ -23,7 +23,7 @@ pub struct HeapSource {
 
 impl HeapSource {
     pub fn context(&self) -> Option<HeapContext<'_>> {
-        HeapContext::from_control(&self.control, &self.relation, self.log.as_ref())
+        pgpage::cluster::hints::heap_context(&self.control, &self.relation, self.log.as_ref())
     }
 }
 

@@ -447,9 +447,9 @@ fn write_copy(d: &Damaged, block: u32, page: &[u8], out: &Path) -> Result<(), Fa
 /// The relation whose file `inside` (a path in its data directory) is, as the catalogs
 /// claim it (`CatalogListing::claims`: its database's directory and its relfilenode).
 fn claimed<'l>(
-    listing: &'l pgpage::catalog::reader::CatalogListing,
+    listing: &'l pgpage::cluster::catalog::reader::CatalogListing,
     inside: &Path,
-) -> Option<&'l pgpage::catalog::names::NamedRelation> {
+) -> Option<&'l pgpage::cluster::catalog::names::NamedRelation> {
     let p = inside.to_str()?.replace('\\', "/");
     let i = listing.claims([p.as_str()]).into_iter().next()??;
     listing.relations.get(i).map(|l| &l.relation)
@@ -477,7 +477,7 @@ fn table_from_catalogs(path: &Path, name: Option<RelationFileName>) -> Option<St
 pub(crate) fn catalog_columns(
     path: &Path,
     name: Option<RelationFileName>,
-) -> Option<Vec<pgpage::rows::Column>> {
+) -> Option<Vec<pgpage::cluster::rows::Column>> {
     name?;
     let (root, inside) = crate::heapctx::data_directory(path)?;
     let mut ls = crate::ls::Ls::open(&root).ok()?;
@@ -495,7 +495,7 @@ pub(crate) fn catalog_columns(
             quote_qualified(found.schema.as_deref().unwrap_or("public"), &found.name),
         )
     };
-    let mut reader = pgpage::catalog::table::TableReader::new(
+    let mut reader = pgpage::cluster::catalog::table::TableReader::new(
         ls.paths(),
         &format!("{}/", ls.display),
         ls.read_with(),

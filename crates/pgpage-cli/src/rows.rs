@@ -13,16 +13,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 
-use pgpage::copy::CopyFormat;
-use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
-use pgpage::rows::{
+use pgpage::cluster::rows::{
     page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
 };
+use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
 use pgpage::scan::ChecksumsKnown;
-use pgpage::toast::{ChunkIndex, ValueProblem};
+use pgpage::tuple::copy::CopyFormat;
+use pgpage::tuple::toast::{ChunkIndex, ValueProblem};
+use pgpage::tuple::value::Type;
+use pgpage::tuple::visibility::TransactionLog;
 use pgpage::tuple::ToastPointer;
-use pgpage::value::Type;
-use pgpage::visibility::TransactionLog;
 use pgpage::{BlockSize, Endian};
 
 use crate::args::{io_reason, ReadAs};

@@ -5,7 +5,7 @@
 
 use std::fs;
 
-use pgpage::catalog::table::TableReader;
+use pgpage::cluster::catalog::table::TableReader;
 
 use crate::args::io_reason;
 use crate::ls::Ls;
@@ -36,7 +36,7 @@ fn prepare(args: &RowsArgs) -> Result<i32, String> {
         );
     }
     let relation = relation.to_string_lossy().into_owned();
-    pgpage::catalog::table::parse_relation_name(&relation)?;
+    pgpage::cluster::catalog::table::parse_relation_name(&relation)?;
     let mut ls = Ls::open(datadir)?;
     let mut reader = TableReader::new(
         ls.paths(),

@@ -29,7 +29,7 @@ use pgpage::am::decoded::{DecodeOptions, Hints, Items};
 use pgpage::am::heap::check::HeapContext;
 use pgpage::findings::{Evidence, Finding};
 use pgpage::page::checksum::pg_checksum_page;
-use pgpage::visibility::{slru_segment_number, SlruKind, TransactionLog};
+use pgpage::tuple::visibility::{slru_segment_number, SlruKind, TransactionLog};
 use pgpage::Endian;
 
 /// The findings this context adds, by a fragment of amcheck's message.

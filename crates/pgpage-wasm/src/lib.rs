@@ -624,7 +624,8 @@ pub fn pg_version(contents: &[u8]) -> Option<u32> {
 /// Throws with the reason when the file is truncated or of an unknown version.
 #[wasm_bindgen]
 pub fn decode_control(bytes: &[u8]) -> Result<String, JsError> {
-    let c = pgpage::control::decode_control(bytes).map_err(|e| JsError::new(&e.to_string()))?;
+    let c = pgpage::cluster::control::decode_control(bytes)
+        .map_err(|e| JsError::new(&e.to_string()))?;
     let mut v = serde_json::to_value(&c)
         .map_err(|e| JsError::new(&format!("cannot serialize pg_control: {e}")))?;
     if let Some(m) = v.as_object_mut() {
@@ -864,14 +865,14 @@ fn finding_index(f: Finding) -> u16 {
 /// worker hands over: each verify worker and the page imports them once.
 #[wasm_bindgen]
 pub struct StructuresJs {
-    inner: pgpage::structures::Structures,
+    inner: pgpage::cluster::structures::Structures,
 }
 
 #[wasm_bindgen]
 impl StructuresJs {
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<StructuresJs, JsError> {
-        let inner = pgpage::structures::Structures::import(bytes)
+        let inner = pgpage::cluster::structures::Structures::import(bytes)
             .map_err(|e| JsError::new(&e.to_string()))?;
         Ok(StructuresJs { inner })
     }
@@ -1322,9 +1323,9 @@ impl FileVerdictJs {
 /// the catalog does not say).
 #[wasm_bindgen]
 pub struct CatalogReader {
-    inner: Option<pgpage::catalog::reader::CatalogReader>,
+    inner: Option<pgpage::cluster::catalog::reader::CatalogReader>,
     paths: Vec<String>,
-    control: Option<pgpage::control::ControlFile>,
+    control: Option<pgpage::cluster::control::ControlFile>,
     /// `Structures::export` of the listing, once `finish` has made it.
     structures: Vec<u8>,
 }
@@ -1332,7 +1333,7 @@ pub struct CatalogReader {
 #[derive(serde::Serialize)]
 struct WebRelation<'a> {
     #[serde(flatten)]
-    listed: &'a pgpage::catalog::reader::ListedRelation,
+    listed: &'a pgpage::cluster::catalog::reader::ListedRelation,
     kind: &'static str,
     parent: Option<usize>,
     /// Made after initdb (a user's relation, not a system catalog's).
@@ -1348,7 +1349,7 @@ struct WebFile {
 #[derive(serde::Serialize)]
 struct WebListing<'a> {
     relations: Vec<WebRelation<'a>>,
-    databases: &'a [pgpage::catalog::read::DatabaseRow],
+    databases: &'a [pgpage::cluster::catalog::read::DatabaseRow],
     tablespaces: &'a std::collections::BTreeMap<u32, String>,
     damage: &'a [String],
     files: Vec<WebFile>,
@@ -1359,8 +1360,8 @@ struct WebListing<'a> {
 pub(crate) fn catalog_cluster(
     pg_version: &[u8],
     pg_control: &[u8],
-) -> Result<(u32, Option<pgpage::control::ControlFile>), JsError> {
-    use pgpage::catalog::layout::{NEWEST, OLDEST};
+) -> Result<(u32, Option<pgpage::cluster::control::ControlFile>), JsError> {
+    use pgpage::cluster::catalog::layout::{NEWEST, OLDEST};
     let major = pgpage::datadir::parse_pg_version(pg_version)
         .ok_or_else(|| JsError::new("PG_VERSION names no PostgreSQL version"))?;
     if !(OLDEST..=NEWEST).contains(&major) {
@@ -1368,7 +1369,7 @@ pub(crate) fn catalog_cluster(
             "PostgreSQL {major}: pgpage reads the catalogs of PostgreSQL 13 to 18"
         )));
     }
-    let control = pgpage::control::decode_control(pg_control)
+    let control = pgpage::cluster::control::decode_control(pg_control)
         .ok()
         .filter(|c| c.crc_ok());
     Ok((major, control))
@@ -1383,9 +1384,10 @@ impl CatalogReader {
         pg_control: &[u8],
     ) -> Result<CatalogReader, JsError> {
         let (major, control) = catalog_cluster(pg_version, pg_control)?;
-        let with = pgpage::catalog::reader::ReadWith::from_control(major, control.as_ref());
+        let with =
+            pgpage::cluster::catalog::reader::ReadWith::from_control(major, control.as_ref());
         let mut inner =
-            pgpage::catalog::reader::CatalogReader::new(paths.iter().cloned(), with, "");
+            pgpage::cluster::catalog::reader::CatalogReader::new(paths.iter().cloned(), with, "");
         // The structural checks order each B-tree's items by its key columns.
         inner.read_index_keys();
         Ok(CatalogReader {
@@ -1400,7 +1402,7 @@ impl CatalogReader {
     pub fn wanted(&mut self) -> Vec<String> {
         self.inner
             .as_mut()
-            .map(pgpage::catalog::reader::CatalogReader::wanted)
+            .map(pgpage::cluster::catalog::reader::CatalogReader::wanted)
             .unwrap_or_default()
     }
 
@@ -1416,10 +1418,13 @@ impl CatalogReader {
             .inner
             .take()
             .ok_or_else(|| JsError::new("the catalog reader has finished already"))?;
-        use pgpage::catalog::names::{file_page_kind, relkind_words, FIRST_NORMAL_OBJECT_ID};
+        use pgpage::cluster::catalog::names::{
+            file_page_kind, relkind_words, FIRST_NORMAL_OBJECT_ID,
+        };
         let listing = reader.finish();
         self.structures =
-            pgpage::structures::Structures::of_listing(&listing, self.control.as_ref()).export();
+            pgpage::cluster::structures::Structures::of_listing(&listing, self.control.as_ref())
+                .export();
         let parents = listing.parents();
         let claims = listing.claims(self.paths.iter().map(String::as_str));
         let files = self

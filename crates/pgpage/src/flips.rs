@@ -11,11 +11,11 @@ use serde::Serialize;
 
 use crate::am::decoded::DecodeOptions;
 use crate::bitflip::{localise, odds_sentence, PageBit};
+use crate::cluster::rows::{Column, RowFormat, RowWriter};
 use crate::findings::Finding;
 use crate::page::geometry::Endian;
-use crate::rows::{Column, RowFormat, RowWriter};
-use crate::toast::ValueProblem;
 use crate::tuple::heap_items;
+use crate::tuple::toast::ValueProblem;
 
 /// One candidate flip, told.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -9,16 +9,14 @@ extern crate alloc;
 #[cfg(all(feature = "std", not(test)))]
 extern crate std;
 
-pub mod control;
 pub mod page;
 
 pub use page::geometry::{BlockSize, Endian};
 pub use page::verify::{PageStatus, PageVerdict};
 pub mod am;
 pub mod bitflip;
-pub mod catalog;
+pub mod cluster;
 pub mod compress;
-pub mod copy;
 pub mod datadir;
 pub mod diff;
 pub mod file;
@@ -29,13 +27,8 @@ pub mod messages;
 pub mod redact;
 pub mod repair;
 pub mod report;
-pub mod rows;
 pub mod scan;
 pub mod story;
-pub mod structures;
-pub mod toast;
 pub mod tuple;
-pub mod value;
-pub mod visibility;
 pub mod wal;
 pub mod words;

@@ -259,7 +259,7 @@ pub fn advise(
     table: Option<&str>,
     relfilenode: Option<u32>,
     heap: Option<&HeapContext>,
-    columns: Option<&[crate::rows::Column]>,
+    columns: Option<&[crate::cluster::rows::Column]>,
 ) -> PageAdvice {
     let verdict = verify_page(page, blkno, opts.endian);
     let hints = Hints {

@@ -27,7 +27,7 @@ use crate::page::geometry::{BlockSize, Endian};
 use crate::page::kind::PageKind;
 use crate::page::reader::Reader;
 use crate::page::verify::{header_check, verify_page, HeaderCheck, PageStatus};
-use crate::visibility::TransactionLog;
+use crate::tuple::visibility::TransactionLog;
 
 /// What the caller knows of the cluster's data checksums.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

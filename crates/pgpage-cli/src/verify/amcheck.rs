@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pgpage::catalog::names::NamedRelation;
+use pgpage::cluster::catalog::names::NamedRelation;
+use pgpage::cluster::structures::relation_structure;
 use pgpage::page::kind::Fork;
 use pgpage::page::kind::PageKind;
 use pgpage::scan::Structure;
-use pgpage::structures::relation_structure;
 
 use super::cluster::Cluster;
 use super::walk::Item;

@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use pgpage::control::{decode_control, ControlFile, PG_CONTROL_FILE_SIZE};
+use pgpage::cluster::control::{decode_control, ControlFile, PG_CONTROL_FILE_SIZE};
 use pgpage::file::GeometryChoice;
 use pgpage::scan::ChecksumsKnown;
 use pgpage::BlockSize;

@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use alloc::borrow::Cow;
 
 use crate::am::nbtree::layout::{BTP_HALF_DEAD, BTP_LEAF};
+use crate::cluster::rows::Column;
 use crate::findings::Finding;
 use crate::page::fields::{bt_page_opaque_data, item_id_data, page_header_data};
 use crate::page::fields::{BTP_DELETED, BTP_META};
@@ -15,10 +16,9 @@ use crate::page::fields::{LP_DEAD, LP_NORMAL};
 use crate::page::geometry::Endian;
 use crate::page::reader::Reader;
 use crate::page::verify::{verify_page, PageStatus};
-use crate::rows::Column;
-use crate::toast::{detoast, ValueProblem};
 use crate::tuple::datum_len;
-use crate::value::output;
+use crate::tuple::toast::{detoast, ValueProblem};
+use crate::tuple::value::output;
 
 /// itup.h: INDEX_ALT_TID_MASK (t_info); nbtree.h: BT_IS_POSTING and BT_OFFSET_MASK (the
 /// offset field of t_tid of an alternative-TID tuple).

@@ -18,15 +18,15 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
+use crate::cluster::rows::{visibility, Column, Visibility};
 use crate::findings::{Evidence, Finding};
 use crate::messages::server_read_lines;
 use crate::page::geometry::Endian;
 use crate::page::kind::PageKind;
 use crate::page::verify::{header_is_sane, PageStatus};
-use crate::rows::{visibility, Column, Visibility};
 use crate::scan::{FileFinding, FileVerdict, PageRow};
+use crate::tuple::visibility::TransactionLog;
 use crate::tuple::{heap_items, TupleHeader};
-use crate::visibility::TransactionLog;
 
 pub use backup::{BackupInput, BackupPage};
 pub use leaves::{leaf_entries, LeafEntry};

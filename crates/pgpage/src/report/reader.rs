@@ -17,16 +17,16 @@ use super::{
     Report,
 };
 use crate::am::maps::walk::ForkMaps;
-use crate::catalog::reader::{CatalogListing, CatalogReader, ListedRelation, ReadWith};
-use crate::catalog::table::TableReader;
-use crate::control::{decode_control, state_words, ControlFile, ControlValue};
+use crate::cluster::catalog::reader::{CatalogListing, CatalogReader, ListedRelation, ReadWith};
+use crate::cluster::catalog::table::TableReader;
+use crate::cluster::control::{decode_control, state_words, ControlFile, ControlValue};
 use crate::datadir::parse_pg_version;
 use crate::file::{file_geometry, parse_relation_file_name, GeometryChoice};
 use crate::page::geometry::{BlockSize, Endian};
 use crate::page::kind::Fork;
 use crate::page::verify::PageStatus;
 use crate::scan::{ChecksumsKnown, FileScan};
-use crate::visibility::TransactionLog;
+use crate::tuple::visibility::TransactionLog;
 
 /// Pages asked for at once while a file is scanned.
 const CHUNK_PAGES: u64 = 256;
@@ -65,7 +65,7 @@ struct IndexPlan {
     name: String,
     sql_name: String,
     uniqueness: u8,
-    keys: Option<Vec<crate::rows::Column>>,
+    keys: Option<Vec<crate::cluster::rows::Column>>,
     segments: Vec<(u32, String)>,
 }
 
@@ -339,7 +339,7 @@ impl ReportReader {
                     self.listing.as_ref(),
                     self.groups.get(g).and_then(|x| x.listed.as_ref()),
                 ) {
-                    let (structure, _) = crate::structures::relation_structure(
+                    let (structure, _) = crate::cluster::structures::relation_structure(
                         listing,
                         listed,
                         self.control.as_ref(),
@@ -824,7 +824,7 @@ impl ReportReader {
         for (absolute, w) in &want {
             if let Some(Ok(page)) = self.take(w) {
                 let sound = page.len() as u64 == size
-                    && crate::rows::page_problem(&page, *absolute, endian, self.checksums)
+                    && crate::cluster::rows::page_problem(&page, *absolute, endian, self.checksums)
                         .is_none()
                     && !page.iter().all(|&b| b == 0);
                 if sound {
@@ -869,7 +869,11 @@ impl ReportReader {
         Step::Columns(g, Box::new(reader))
     }
 
-    fn relation_done(&mut self, g: usize, columns: Option<Vec<crate::rows::Column>>) -> Step {
+    fn relation_done(
+        &mut self,
+        g: usize,
+        columns: Option<Vec<crate::cluster::rows::Column>>,
+    ) -> Step {
         let listed = self.groups.get(g).and_then(|x| x.listed.clone());
         let endian = self.endian();
         self.relations.push(RelationInput {
@@ -903,7 +907,9 @@ impl ReportReader {
             ));
             return;
         };
-        if !(crate::catalog::layout::OLDEST..=crate::catalog::layout::NEWEST).contains(&major) {
+        if !(crate::cluster::catalog::layout::OLDEST..=crate::cluster::catalog::layout::NEWEST)
+            .contains(&major)
+        {
             self.fatal = Some(format!(
                 "PostgreSQL {major} data directory \"{}\": pgpage reads the catalogs of PostgreSQL 13 to 18",
                 self.shown.trim_end_matches('/')
@@ -1020,9 +1026,9 @@ impl ReportReader {
 
 /// `schema.name` as SQL needs it written (quote_ident each part).
 fn sql_name(l: &ListedRelation) -> String {
-    let name = crate::catalog::table::quote_ident(&l.relation.name);
+    let name = crate::cluster::catalog::table::quote_ident(&l.relation.name);
     match &l.relation.schema {
-        Some(s) => format!("{}.{name}", crate::catalog::table::quote_ident(s)),
+        Some(s) => format!("{}.{name}", crate::cluster::catalog::table::quote_ident(s)),
         None => name,
     }
 }

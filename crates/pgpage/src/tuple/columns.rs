@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use crate::compress::{TOAST_LZ4_COMPRESSION_ID, TOAST_PGLZ_COMPRESSION_ID};
 use crate::page::geometry::Endian;
+use crate::tuple::value::Type;
 use crate::tuple::{self, Align, Attribute, Varlena};
-use crate::value::Type;
 
 /// A BRIN opclass family: what brin_*_opcinfo stores per column (oi_nstored values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,7 +209,9 @@ pub(crate) fn tuple_values(
                 .filter(|p| printable && p.len() <= SHOWN_VALUE_BYTES)
                 .and_then(|p| {
                     let mut s = String::new();
-                    crate::value::output(&c.ty, p, e, &mut s).ok().map(|()| s)
+                    crate::tuple::value::output(&c.ty, p, e, &mut s)
+                        .ok()
+                        .map(|()| s)
                 }),
         );
     }

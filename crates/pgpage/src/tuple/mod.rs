@@ -3,6 +3,10 @@
 //! Borrowed slices only: turning the bytes into text is `value`'s job.
 
 pub mod columns;
+pub mod copy;
+pub mod toast;
+pub mod value;
+pub mod visibility;
 
 use alloc::vec::Vec;
 

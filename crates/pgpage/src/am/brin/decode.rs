@@ -37,8 +37,8 @@ use crate::page::geometry::Endian;
 use crate::page::reader::Reader;
 use crate::page::spans::Spans;
 use crate::tuple::columns::{BrinOpclass, ColumnHint};
+use crate::tuple::value::{output, Type};
 use crate::tuple::{self, Align, Varlena};
-use crate::value::{output, Type};
 
 /// The types brin_*_opcinfo stores for one column (the disk descriptor's attributes), and
 /// whether pgpage prints them as the server does.

@@ -26,8 +26,8 @@ use crate::page::fields::{LP_DEAD, LP_REDIRECT, LP_UNUSED};
 use crate::page::geometry::maxalign;
 use crate::page::reader::Reader;
 use crate::page::spans::Spans;
+use crate::tuple::visibility::{xmax_is_locked_only, TransactionLog};
 use crate::tuple::SIZEOF_HEAP_TUPLE_HEADER;
-use crate::visibility::{xmax_is_locked_only, TransactionLog};
 
 /// What verify_heapam reads beyond the page: the relation's pg_class row, the cluster's
 /// transaction horizon as a server started on the data directory has it (pg_control's
@@ -59,38 +59,6 @@ pub struct HeapContext<'a> {
     /// pg_xact and pg_multixact: without them an xmin with no hint bits has no known status
     /// (and what verify_heapam checks after it is not judged), nor a MultiXactId's update xid.
     pub xact: Option<&'a TransactionLog>,
-}
-
-impl<'a> HeapContext<'a> {
-    /// The context of a heap from its pg_class row (relnatts, relfrozenxid, relminmxid) and
-    /// its cluster's pg_control; None when pg_control lacks the checkpoint's xids.
-    pub fn from_control(
-        control: &crate::control::ControlFile,
-        relation: &crate::catalog::names::NamedRelation,
-        xact: Option<&'a TransactionLog>,
-    ) -> Option<HeapContext<'a>> {
-        use crate::control::ControlValue;
-        let text = |name| match control.get(name) {
-            Some(ControlValue::Text(t)) => Some(t.as_str()),
-            _ => None,
-        };
-        let num = |name| text(name)?.parse::<u32>().ok();
-        // pg_control_checkpoint's next_xid: "epoch:xid".
-        let (epoch, xid) = text("next_xid")?.split_once(':')?;
-        let next_full_xid =
-            (u64::from(epoch.parse::<u32>().ok()?) << 32) | u64::from(xid.parse::<u32>().ok()?);
-        Some(HeapContext {
-            relnatts: u16::try_from(relation.relnatts).ok()?,
-            relfrozenxid: relation.relfrozenxid,
-            relminmxid: relation.relminmxid,
-            next_full_xid,
-            oldest_xid: num("oldest_xid")?,
-            oldest_multi: num("oldest_multi_xid")?,
-            next_multi: num("next_multixact_id")?,
-            next_known: control.state == crate::control::DB_SHUTDOWNED,
-            xact: xact.filter(|log| log.has_xact()),
-        })
-    }
 }
 
 /// verify_heapam.c: XidBoundsViolation.

@@ -443,9 +443,12 @@ fn record(
             // into the composite when it forms it).
             -1 => {
                 let mut refuse = |_: &tuple::ToastPointer| {
-                    Err(crate::toast::ValueProblem::from(Finding::ValueInvalid))
+                    Err(crate::tuple::toast::ValueProblem::from(
+                        Finding::ValueInvalid,
+                    ))
                 };
-                let v = crate::toast::detoast(stored, e, &mut refuse).map_err(|p| p.finding)?;
+                let v =
+                    crate::tuple::toast::detoast(stored, e, &mut refuse).map_err(|p| p.finding)?;
                 output(ty, &v, e, &mut text)?;
             }
             _ => element(ty, stored, e, &mut text)?,

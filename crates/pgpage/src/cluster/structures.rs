@@ -9,14 +9,14 @@ use alloc::vec::Vec;
 
 use crate::am::heap::check::HeapContext;
 use crate::am::nbtree::check::{KeyColumn, KeyType};
-use crate::catalog::names::{file_page_kind, FIRST_NORMAL_OBJECT_ID};
-use crate::catalog::reader::{CatalogListing, ListedRelation};
-use crate::control::ControlFile;
+use crate::cluster::catalog::names::{file_page_kind, FIRST_NORMAL_OBJECT_ID};
+use crate::cluster::catalog::reader::{CatalogListing, ListedRelation};
+use crate::cluster::control::ControlFile;
 use crate::page::geometry::Endian;
 use crate::page::kind::Fork;
 use crate::page::kind::PageKind;
 use crate::scan::Structure;
-use crate::visibility::{SlruKind, TransactionLog};
+use crate::tuple::visibility::{SlruKind, TransactionLog};
 
 /// One relation's hints, and why the order of its items is not checked when it is an index
 /// whose key types pgpage cannot order (None for the catalogs' own: the server's to keep,
@@ -36,7 +36,7 @@ pub fn relation_structure(
         .or_else(|| r.am.as_ref().map(|_| PageKind::Unknown));
     let heap = control
         .filter(|_| kind == Some(PageKind::Heap))
-        .and_then(|c| HeapContext::from_control(c, r, None));
+        .and_then(|c| crate::cluster::hints::heap_context(c, r, None));
     let (keys, unchecked) = match kind {
         Some(PageKind::Btree | PageKind::Gin) => {
             match listing.index_keys.get(&(r.database_oid, r.oid)) {

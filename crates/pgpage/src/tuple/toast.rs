@@ -11,8 +11,8 @@ use alloc::vec::Vec;
 use crate::compress::decompress;
 use crate::findings::Finding;
 use crate::page::geometry::{maxalign, Endian};
+use crate::tuple::visibility::{tuple_state, TransactionLog};
 use crate::tuple::{self, heap_items, Align, Attribute, ToastPointer, TupleHeader, Varlena};
-use crate::visibility::{tuple_state, TransactionLog};
 
 /// A problem with one value, in the server's words where it has them.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -22,15 +22,15 @@ use super::read::{
 };
 use super::relmap::{read_relmap, RelMap};
 use crate::am::nbtree::check::{KeyColumn, KeyType};
-use crate::control::{ControlFile, ControlValue};
+use crate::cluster::control::{ControlFile, ControlValue};
+use crate::cluster::rows::Column;
 use crate::datadir::tablespace_dir_version;
 use crate::file::parse_relation_file_name;
 use crate::findings::Finding;
 use crate::page::geometry::{BlockSize, Endian};
-use crate::rows::Column;
+use crate::tuple::value::Type;
+use crate::tuple::visibility::{slru_segment_number, SlruKind, TransactionLog};
 use crate::tuple::{Align, Attribute};
-use crate::value::Type;
-use crate::visibility::{slru_segment_number, SlruKind, TransactionLog};
 
 /// How the directory's pages are read.
 #[derive(Clone, Copy, Debug)]

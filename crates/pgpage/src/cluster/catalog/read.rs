@@ -12,8 +12,8 @@ use super::layout::{attributes, columns, Catalog};
 use crate::findings::Finding;
 use crate::page::geometry::{read_u16, read_u32, BlockSize, Endian};
 use crate::page::verify::{header_check, verify_page, PageStatus};
+use crate::tuple::visibility::{tuple_state, TransactionLog};
 use crate::tuple::{deform, heap_items, TupleHeader};
-use crate::visibility::{tuple_state, TransactionLog};
 
 /// Something in a catalog that could not be read: which catalog, where, and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -634,8 +634,8 @@ pub fn range_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::relmap::read_relmap;
-    use crate::visibility::SlruKind;
+    use crate::cluster::catalog::relmap::read_relmap;
+    use crate::tuple::visibility::SlruKind;
     use alloc::vec;
     use proptest::prelude::*;
 

@@ -4,7 +4,7 @@
 
 use alloc::vec::Vec;
 
-use crate::control::crc32c;
+use crate::cluster::control::crc32c;
 use crate::findings::Finding;
 use crate::page::geometry::{read_u32, Endian};
 

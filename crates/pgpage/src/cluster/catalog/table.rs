@@ -18,9 +18,9 @@ use super::read::{
 use super::reader::{
     relation_directory, relation_segments, CatalogListing, CatalogReader, ReadWith,
 };
-use crate::rows::Column;
+use crate::cluster::rows::Column;
 use crate::scan::ChecksumsKnown;
-use crate::visibility::TransactionLog;
+use crate::tuple::visibility::TransactionLog;
 
 /// A relation name as SQL reads it: unquoted parts folded to lower case, `"..."` parts
 /// kept as written (`""` a quote), parts split at dots outside quotes. One part is in

@@ -169,7 +169,7 @@ pub fn database_relations(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::relmap::RelMapping;
+    use crate::cluster::catalog::relmap::RelMapping;
     use alloc::vec;
 
     fn class(oid: u32, name: &str, relfilenode: u32, relkind: u8, shared: bool) -> ClassRow {

@@ -8,10 +8,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::read::{AttributeRow, EnumRow, RangeRow, TypeRow};
+use crate::cluster::rows::Column;
 use crate::page::geometry::{read_u32, Endian};
-use crate::rows::Column;
+use crate::tuple::value::Type;
 use crate::tuple::{datum_len, Align, Attribute, Varlena};
-use crate::value::Type;
 
 /// pg_namespace_d.h: PG_CATALOG_NAMESPACE, where the built-in types are.
 pub const PG_CATALOG_NAMESPACE: u32 = 11;

@@ -8,15 +8,15 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
 
-use crate::copy::{self, CopyFormat};
 use crate::findings::Finding;
 use crate::page::geometry::Endian;
 use crate::page::verify::{header_is_sane, verify_page, PageStatus};
 use crate::scan::ChecksumsKnown;
-use crate::toast::{detoast, ValueProblem};
+use crate::tuple::copy::{self, CopyFormat};
+use crate::tuple::toast::{detoast, ValueProblem};
+use crate::tuple::value::{output, Type};
+use crate::tuple::visibility::{tuple_state, TransactionLog, TupleState};
 use crate::tuple::{self, heap_items, Attribute, ToastPointer, TupleHeader};
-use crate::value::{output, Type};
-use crate::visibility::{tuple_state, TransactionLog, TupleState};
 
 /// One column of the relation, in attribute number order; dropped ones are kept (their
 /// bytes still take room in old tuples) and left out of the output.
