@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use pgpage::file::{file_geometry, GeometryChoice};
-use pgpage::scan::{ChecksumsKnown, FileScan};
+use pgpage::file::scan::{ChecksumsKnown, FileScan};
 use pgpage::{BlockSize, Endian};
 
 fuzz_target!(|data: &[u8]| {

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use pgpage::cluster::catalog::names::{NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID};
 use pgpage::cluster::catalog::reader::{CatalogListing, CatalogReader, ReadWith};
-use pgpage::datadir::{is_skipped_data_dir_file, parse_pg_version};
+use pgpage::file::datadir::{is_skipped_data_dir_file, parse_pg_version};
+use pgpage::file::scan::{ChecksumsKnown, FileScan};
 use pgpage::file::{parse_relation_file_name, Geometry};
 use pgpage::page::kind::Fork;
-use pgpage::scan::{ChecksumsKnown, FileScan};
 use pgpage::{BlockSize, Endian};
 use serde::Serialize;
 

@@ -12,11 +12,13 @@ use std::path::{Path, PathBuf};
 
 use pgpage::am::decoded::DecodeOptions;
 use pgpage::am::kind::file_kind;
-use pgpage::bitflip::PageBit;
+use pgpage::damage::bitflip::PageBit;
+use pgpage::damage::repair::{
+    advise, quote_qualified, repair_page, PageAdvice, PageSource, Repaired,
+};
 use pgpage::file::{file_geometry, parse_relation_file_name, Geometry, RelationFileName};
 use pgpage::page::kind::Fork;
 use pgpage::page::kind::PageKind;
-use pgpage::repair::{advise, quote_qualified, repair_page, PageAdvice, PageSource, Repaired};
 use serde::Serialize;
 
 use crate::args::{io_reason, ReadAs};
@@ -329,7 +331,7 @@ fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
     }
     if let Some(bit) = source {
         let columns = catalog_columns(&args.path, d.name);
-        let told = pgpage::flips::tell(&d.page, d.absolute, endian, columns.as_deref());
+        let told = pgpage::damage::flips::tell(&d.page, d.absolute, endian, columns.as_deref());
         // A flip that is no candidate has its warning below; the only candidate needs no
         // reminder of the others.
         if told.find(bit).is_some() && told.candidates.len() > 1 {
@@ -614,7 +616,7 @@ fn print_advice(
             "Single-bit flips, most likely first (the rank weighs what PostgreSQL's rules say of each restored page and value): {}:",
             f.odds
         )?;
-        for line in pgpage::flips::lines(f, block, &d.display, "") {
+        for line in pgpage::damage::flips::lines(f, block, &d.display, "") {
             writeln!(w, "  {line}")?;
         }
     }

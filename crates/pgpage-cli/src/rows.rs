@@ -16,8 +16,8 @@ use std::sync::{mpsc, Mutex};
 use pgpage::cluster::rows::{
     page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
 };
+use pgpage::file::scan::ChecksumsKnown;
 use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
-use pgpage::scan::ChecksumsKnown;
 use pgpage::tuple::copy::CopyFormat;
 use pgpage::tuple::toast::{ChunkIndex, ValueProblem};
 use pgpage::tuple::value::Type;

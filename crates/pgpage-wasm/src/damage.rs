@@ -4,9 +4,9 @@
 //! as the CLI's `diff --json`, `inspect --bit-flips` and `repair --json` print them.
 
 use pgpage::am::decoded::DecodeOptions;
-use pgpage::bitflip::{localise, PageBit};
-use pgpage::diff::{compare_chunks, compare_pages, field_changes, FieldChange, PageDiff};
-use pgpage::repair::{advise, quote_qualified, PageSource};
+use pgpage::damage::bitflip::{localise, PageBit};
+use pgpage::damage::diff::{compare_chunks, compare_pages, field_changes, FieldChange, PageDiff};
+use pgpage::damage::repair::{advise, quote_qualified, PageSource};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -48,7 +48,7 @@ pub fn bit_flips(
     #[derive(Serialize)]
     struct Out<'a> {
         #[serde(flatten)]
-        flips: &'a pgpage::bitflip::BitFlips,
+        flips: &'a pgpage::damage::bitflip::BitFlips,
         odds: String,
         ranks: Vec<Rank>,
     }
@@ -66,8 +66,8 @@ pub fn bit_flips(
         file_kind: parse_kind(file_kind.as_deref().unwrap_or_default())?,
     };
     let flips = localise(page, absolute_block, &opts);
-    let odds = pgpage::bitflip::odds_sentence(&flips);
-    let ranks = pgpage::flips::tell(page, absolute_block, endian(big_endian), None)
+    let odds = pgpage::damage::bitflip::odds_sentence(&flips);
+    let ranks = pgpage::damage::flips::tell(page, absolute_block, endian(big_endian), None)
         .candidates
         .into_iter()
         .map(|c| Rank {
@@ -97,8 +97,8 @@ pub fn bit_flips_markdown(
     block_in_file: u32,
     path: &str,
 ) -> String {
-    let told = pgpage::flips::tell(page, absolute_block, endian(big_endian), None);
-    pgpage::flips::markdown(&told, block_in_file, path)
+    let told = pgpage::damage::flips::tell(page, absolute_block, endian(big_endian), None);
+    pgpage::damage::flips::markdown(&told, block_in_file, path)
 }
 
 /// Compares the whole pages of two chunks of copies of one file that start at block
@@ -142,7 +142,7 @@ pub fn repair_page(
             bit: flip_bit,
         }),
     };
-    pgpage::repair::repair_page(damaged, source, absolute_block, endian(big_endian))
+    pgpage::damage::repair::repair_page(damaged, source, absolute_block, endian(big_endian))
         .map(|r| r.page)
         .map_err(|why| JsError::new(&why.to_string()))
 }

@@ -370,7 +370,7 @@ pub fn decode(
         kind,
         file_kind,
         pg_version,
-        &pgpage::scan::Structure::default(),
+        &pgpage::file::scan::Structure::default(),
         columns,
     )
 }
@@ -418,7 +418,7 @@ fn decode_hinted(
     kind: &str,
     file_kind: Option<PageKind>,
     pg_version: Option<u32>,
-    structure: &pgpage::scan::Structure,
+    structure: &pgpage::file::scan::Structure,
     columns: Option<String>,
 ) -> Result<DecodedPageJs, JsError> {
     use pgpage::am::decode_page_with;
@@ -615,7 +615,7 @@ pub fn map_page(page: &[u8], absolute_block: u32, fork: &str) -> Result<MapPageJ
 /// The major version a `PG_VERSION` file names; undefined when it names none.
 #[wasm_bindgen]
 pub fn pg_version(contents: &[u8]) -> Option<u32> {
-    pgpage::datadir::parse_pg_version(contents)
+    pgpage::file::datadir::parse_pg_version(contents)
 }
 
 /// `global/pg_control` decoded: the JSON object of `pgpage control --json` (the
@@ -638,9 +638,9 @@ pub fn decode_control(bytes: &[u8]) -> Result<String, JsError> {
 // ---- File verdicts: geometry, the file scan (chunks, parts, finish) and the folder filter,
 // each decided by the core (pgpage::file, pgpage::scan, pgpage::datadir). ----
 
+use pgpage::file::scan::{ChecksumsKnown, FileScan, FileVerdict};
 use pgpage::file::{Geometry, GeometryChoice};
 use pgpage::findings::Finding;
-use pgpage::scan::{ChecksumsKnown, FileScan, FileVerdict};
 
 /// Block size (0: detect) and byte order ("": detect, "little", "big") as the user chose.
 fn geometry_choice(block_size_bytes: u32, byte_order: &str) -> Result<GeometryChoice, JsError> {
@@ -722,13 +722,13 @@ pub fn go_to(
 /// named in its banner as the user has it.
 #[wasm_bindgen]
 pub fn filedump_fi(file: &str, page: &[u8], block: u32, big_endian: bool) -> String {
-    pgpage::filedump::filedump_fi(file, page, block, endian(big_endian))
+    pgpage::text::filedump::filedump_fi(file, page, block, endian(big_endian))
 }
 
 /// Which of a folder's files to verify (1) or leave (0), in order: `datadir::folder_filter`.
 #[wasm_bindgen]
 pub fn folder_filter(paths: Vec<String>) -> Vec<u8> {
-    pgpage::datadir::folder_filter(&paths)
+    pgpage::file::datadir::folder_filter(&paths)
         .into_iter()
         .map(u8::from)
         .collect()
@@ -737,7 +737,7 @@ pub fn folder_filter(paths: Vec<String>) -> Vec<u8> {
 /// The database directory of a relative path (`base/16384`), undefined for none.
 #[wasm_bindgen]
 pub fn relation_directory(path: &str) -> Option<String> {
-    pgpage::datadir::relation_directory(path)
+    pgpage::file::datadir::relation_directory(path)
 }
 
 /// The page statuses' contract names (CONTRACTS.md `status`), indexed by the codes that
@@ -775,7 +775,7 @@ pub fn checksums_at(folds: &[u32], blkno: u32) -> Vec<u16> {
 pub fn pg_checksums_line(path: &str, block_in_file: u32, computed: u16, stored: u16) -> String {
     format!(
         "pg_checksums: error: {}",
-        pgpage::messages::pg_checksums_failure(path, block_in_file, computed, stored)
+        pgpage::damage::messages::pg_checksums_failure(path, block_in_file, computed, stored)
     )
 }
 
@@ -794,7 +794,7 @@ pub fn server_lines(
         .map_while(PageStatus::from_code)
         .find(|s| s.as_str() == status)
         .ok_or_else(|| JsError::new(&format!("no page status {status:?}")))?;
-    Ok(pgpage::messages::server_read_lines(
+    Ok(pgpage::damage::messages::server_read_lines(
         relpath,
         absolute_block,
         status,
@@ -807,7 +807,7 @@ pub fn server_lines(
 /// pg_basebackup's per-block warning (`messages::pg_basebackup_warning`).
 #[wasm_bindgen]
 pub fn pg_basebackup_line(path: &str, block_in_file: u32, computed: u16, stored: u16) -> String {
-    pgpage::messages::pg_basebackup_warning(path, block_in_file, computed, stored)
+    pgpage::damage::messages::pg_basebackup_warning(path, block_in_file, computed, stored)
 }
 
 /// How pg_checksum_page reads a page (checksum_impl.h), for the lab's bit addressing:
@@ -885,7 +885,7 @@ impl StructuresJs {
 }
 
 impl StructuresJs {
-    fn entry(&self, entry: u32) -> Result<&std::sync::Arc<pgpage::scan::Structure>, JsError> {
+    fn entry(&self, entry: u32) -> Result<&std::sync::Arc<pgpage::file::scan::Structure>, JsError> {
         usize::try_from(entry)
             .ok()
             .and_then(|i| self.inner.relations.get(i))
@@ -973,7 +973,7 @@ impl FileScanJs {
     /// data directory, or one its catalogs do not name): the kind of each page its own.
     pub fn set_page_checks(&mut self) {
         self.scan
-            .set_structure(std::sync::Arc::new(pgpage::scan::Structure::default()));
+            .set_structure(std::sync::Arc::new(pgpage::file::scan::Structure::default()));
     }
 
     /// Whole pages of the file.
@@ -1362,7 +1362,7 @@ pub(crate) fn catalog_cluster(
     pg_control: &[u8],
 ) -> Result<(u32, Option<pgpage::cluster::control::ControlFile>), JsError> {
     use pgpage::cluster::catalog::layout::{NEWEST, OLDEST};
-    let major = pgpage::datadir::parse_pg_version(pg_version)
+    let major = pgpage::file::datadir::parse_pg_version(pg_version)
         .ok_or_else(|| JsError::new("PG_VERSION names no PostgreSQL version"))?;
     if !(OLDEST..=NEWEST).contains(&major) {
         return Err(JsError::new(&format!(

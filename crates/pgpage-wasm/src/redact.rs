@@ -4,7 +4,7 @@
 
 use pgpage::am::decode_page;
 use pgpage::am::decoded::DecodeOptions;
-use pgpage::redact::{redact, Masked, Redaction};
+use pgpage::damage::redact::{redact, Masked, Redaction};
 use wasm_bindgen::prelude::*;
 
 use crate::{endian, parse_fork, parse_kind};
@@ -86,7 +86,7 @@ pub fn redact_page(
 /// Whether a pageinspect column (as the decoded page's JSON names it) shows row data.
 #[wasm_bindgen]
 pub fn is_row_data_column(column: &str) -> bool {
-    pgpage::redact::is_row_data_column(column)
+    pgpage::damage::redact::is_row_data_column(column)
 }
 
 /// `filedump_fi` with the bytes that may hold row data printed as `xx`, and the redaction's
@@ -102,7 +102,7 @@ pub fn filedump_fi_redacted(
     file_kind: Option<String>,
 ) -> Result<String, JsError> {
     let r = redaction(page, absolute_block, big_endian, fork, file_kind)?;
-    Ok(pgpage::filedump::filedump_fi_redacted(
+    Ok(pgpage::text::filedump::filedump_fi_redacted(
         file,
         page,
         block,

@@ -8,7 +8,7 @@ use pgpage::cluster::catalog::table::Table;
 use pgpage::cluster::rows::{
     page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
 };
-use pgpage::scan::ChecksumsKnown;
+use pgpage::file::scan::ChecksumsKnown;
 use pgpage::tuple::copy::CopyFormat;
 use pgpage::tuple::toast::{ChunkIndex, ValueProblem};
 use pgpage::tuple::value::Type;
@@ -494,7 +494,7 @@ impl RowsReader {
                         name: &c.name,
                         ty: c.ty.name(),
                         // For a person to read: a control byte shows as \xNN, never raw.
-                        value: v.as_deref().map(pgpage::flips::visible),
+                        value: v.as_deref().map(pgpage::damage::flips::visible),
                     })
                     .collect(),
                 problem: None,

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use pgpage::am::decoded::DecodeOptions;
-use pgpage::bitflip::{checksum_candidates, localise};
+use pgpage::damage::bitflip::{checksum_candidates, localise};
 use pgpage::page::checksum::pg_checksum_page;
 use pgpage::Endian;
 

@@ -9,26 +9,21 @@ extern crate alloc;
 #[cfg(all(feature = "std", not(test)))]
 extern crate std;
 
+// The layers, top down: text, damage, cluster, file, am, tuple, page. A module imports only
+// from layers below its own (docs/architecture.md; tests/layers.rs holds it).
+pub mod am;
+pub mod cluster;
+pub mod damage;
+pub mod file;
 pub mod page;
+pub mod text;
+pub mod tuple;
+// WAL reading, beside the layers: it imports only page/ and the leaves.
+pub mod wal;
+// Leaves, imported from anywhere.
+pub mod compress;
+pub mod findings;
+pub mod words;
 
 pub use page::geometry::{BlockSize, Endian};
 pub use page::verify::{PageStatus, PageVerdict};
-pub mod am;
-pub mod bitflip;
-pub mod cluster;
-pub mod compress;
-pub mod datadir;
-pub mod diff;
-pub mod file;
-pub mod filedump;
-pub mod findings;
-pub mod flips;
-pub mod messages;
-pub mod redact;
-pub mod repair;
-pub mod report;
-pub mod scan;
-pub mod story;
-pub mod tuple;
-pub mod wal;
-pub mod words;

@@ -216,7 +216,7 @@ fn big_endian_equals_postgres_on_word_swapped_page() {
 mod bit_flips {
     use super::*;
     use pgpage::am::decoded::DecodeOptions;
-    use pgpage::bitflip::{checksum_candidates, localise, PageBit};
+    use pgpage::damage::bitflip::{checksum_candidates, localise, PageBit};
     use proptest::prelude::*;
     use serde_json::Value;
 

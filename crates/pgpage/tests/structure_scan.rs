@@ -18,11 +18,11 @@ use pgpage::am::decoded::ItemFinding;
 use pgpage::am::decoded::{DecodeOptions, Hints};
 use pgpage::am::kind::file_kind;
 use pgpage::am::{check_page, decode_page_with};
+use pgpage::file::scan::{ChecksumsKnown, FileScan, Structure};
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::{Finding, Values};
 use pgpage::page::checksum::pg_checksum_page;
 use pgpage::page::kind::{Fork, PageKind};
-use pgpage::scan::{ChecksumsKnown, FileScan, Structure};
 use pgpage::Endian;
 
 const BS: usize = 8192;

@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use pgpage::cluster::catalog::names::NamedRelation;
 use pgpage::cluster::structures::relation_structure;
+use pgpage::file::scan::Structure;
 use pgpage::page::kind::Fork;
 use pgpage::page::kind::PageKind;
-use pgpage::scan::Structure;
 
 use super::cluster::Cluster;
 use super::walk::Item;

@@ -4,10 +4,10 @@
 
 use std::io::{self, Write};
 
+use pgpage::file::scan::{FileFinding, PageRow};
 use pgpage::file::StatusCounts;
 use pgpage::findings::Finding;
 use pgpage::page::kind::Fork;
-use pgpage::scan::{FileFinding, PageRow};
 use pgpage::{Endian, PageStatus};
 use serde::Serialize;
 use serde_json::ser::Formatter;

@@ -7,9 +7,9 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use pgpage::file::scan::ChecksumsKnown;
 use pgpage::file::{is_temporary_entry, parse_relation_file_name, RelationFileName};
 use pgpage::page::kind::Fork;
-use pgpage::scan::ChecksumsKnown;
 
 use super::cluster::Cluster;
 use crate::args::io_reason;

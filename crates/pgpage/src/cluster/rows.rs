@@ -8,10 +8,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
 
+use crate::file::scan::ChecksumsKnown;
 use crate::findings::Finding;
 use crate::page::geometry::Endian;
 use crate::page::verify::{header_is_sane, verify_page, PageStatus};
-use crate::scan::ChecksumsKnown;
 use crate::tuple::copy::{self, CopyFormat};
 use crate::tuple::toast::{detoast, ValueProblem};
 use crate::tuple::value::{output, Type};
@@ -141,7 +141,7 @@ pub fn copy_of_block(page: &[u8], absolute: u32, endian: Endian) -> Option<u32> 
     if verdict.status != PageStatus::Mismatch || verdict.stored == 0 {
         return None;
     }
-    let other = crate::scan::heap_tuple_block(page, endian)?;
+    let other = crate::file::scan::heap_tuple_block(page, endian)?;
     (other != absolute
         && crate::page::checksum::pg_checksum_page(page, other, endian) == verdict.stored)
         .then_some(other)

@@ -12,10 +12,10 @@ use crate::am::nbtree::check::{KeyColumn, KeyType};
 use crate::cluster::catalog::names::{file_page_kind, FIRST_NORMAL_OBJECT_ID};
 use crate::cluster::catalog::reader::{CatalogListing, ListedRelation};
 use crate::cluster::control::ControlFile;
+use crate::file::scan::Structure;
 use crate::page::geometry::Endian;
 use crate::page::kind::Fork;
 use crate::page::kind::PageKind;
-use crate::scan::Structure;
 use crate::tuple::visibility::{SlruKind, TransactionLog};
 
 /// One relation's hints, and why the order of its items is not checked when it is an index

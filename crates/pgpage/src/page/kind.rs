@@ -66,14 +66,25 @@ pub enum Fork {
     Init,
 }
 
+/// common/relpath.c: forkNames, indexed by ForkNumber.
+pub const FORK_NAMES: [&str; 4] = ["main", "fsm", "vm", "init"];
+
 impl Fork {
     /// relpath.c: forkNames.
     pub fn as_str(self) -> &'static str {
         match self {
-            Fork::Main => "main",
-            Fork::Fsm => "fsm",
-            Fork::Vm => "vm",
-            Fork::Init => "init",
+            Fork::Main => FORK_NAMES[0],
+            Fork::Fsm => FORK_NAMES[1],
+            Fork::Vm => FORK_NAMES[2],
+            Fork::Init => FORK_NAMES[3],
         }
+    }
+
+    /// The fork a file name's `_suffix` names (relpath.c forkname_to_number); the main fork
+    /// has no suffix, so `main` names none.
+    pub fn from_suffix(suffix: &str) -> Option<Fork> {
+        [Fork::Fsm, Fork::Vm, Fork::Init]
+            .into_iter()
+            .find(|f| f.as_str() == suffix)
     }
 }

@@ -24,7 +24,7 @@ use super::relmap::{read_relmap, RelMap};
 use crate::am::nbtree::check::{KeyColumn, KeyType};
 use crate::cluster::control::{ControlFile, ControlValue};
 use crate::cluster::rows::Column;
-use crate::datadir::tablespace_dir_version;
+use crate::file::datadir::tablespace_dir_version;
 use crate::file::parse_relation_file_name;
 use crate::findings::Finding;
 use crate::page::geometry::{BlockSize, Endian};

@@ -19,7 +19,7 @@ use super::reader::{
     relation_directory, relation_segments, CatalogListing, CatalogReader, ReadWith,
 };
 use crate::cluster::rows::Column;
-use crate::scan::ChecksumsKnown;
+use crate::file::scan::ChecksumsKnown;
 use crate::tuple::visibility::TransactionLog;
 
 /// A relation name as SQL reads it: unquoted parts folded to lower case, `"..."` parts

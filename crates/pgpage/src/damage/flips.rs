@@ -10,8 +10,8 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::am::decoded::DecodeOptions;
-use crate::bitflip::{localise, odds_sentence, PageBit};
 use crate::cluster::rows::{Column, RowFormat, RowWriter};
+use crate::damage::bitflip::{localise, odds_sentence, PageBit};
 use crate::findings::Finding;
 use crate::page::geometry::Endian;
 use crate::tuple::heap_items;

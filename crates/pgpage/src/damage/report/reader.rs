@@ -20,12 +20,12 @@ use crate::am::maps::walk::ForkMaps;
 use crate::cluster::catalog::reader::{CatalogListing, CatalogReader, ListedRelation, ReadWith};
 use crate::cluster::catalog::table::TableReader;
 use crate::cluster::control::{decode_control, state_words, ControlFile, ControlValue};
-use crate::datadir::parse_pg_version;
+use crate::file::datadir::parse_pg_version;
+use crate::file::scan::{ChecksumsKnown, FileScan};
 use crate::file::{file_geometry, parse_relation_file_name, GeometryChoice};
 use crate::page::geometry::{BlockSize, Endian};
 use crate::page::kind::Fork;
 use crate::page::verify::PageStatus;
-use crate::scan::{ChecksumsKnown, FileScan};
 use crate::tuple::visibility::TransactionLog;
 
 /// Pages asked for at once while a file is scanned.

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::am::decode_page_with;
 use crate::am::decoded::{DecodeOptions, Hints, Items};
 use crate::am::heap::check::HeapContext;
-use crate::bitflip::PageBit;
+use crate::damage::bitflip::PageBit;
 use crate::findings::{Evidence, Finding};
 use crate::page::checksum::{pg_checksum_page, PD_CHECKSUM_OFFSET};
 use crate::page::geometry::{read_u16, Endian};
@@ -156,7 +156,7 @@ pub fn repair_page(
             findings: header_check(&page, endian).findings().collect(),
         });
     }
-    let lsn = |p: &[u8]| crate::diff::page_lsn(p, endian).unwrap_or(0);
+    let lsn = |p: &[u8]| crate::damage::diff::page_lsn(p, endian).unwrap_or(0);
     Ok(Repaired {
         checksum_damaged: read_u16(damaged, PD_CHECKSUM_OFFSET, endian).unwrap_or(0),
         lsn_before: crate::page::verify::header_is_sane(damaged, endian).then(|| lsn(damaged)),
@@ -209,7 +209,7 @@ pub struct PageAdvice {
     /// that makes the stored checksum valid, ranked, with the values it restores. Flipping
     /// the right one back restores the page exactly, which pg_surgery never does.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bit_flips: Option<crate::flips::ToldFlips>,
+    pub bit_flips: Option<crate::damage::flips::ToldFlips>,
     /// pg_surgery SQL (heap pages only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub surgery_sql: Option<String>,
@@ -416,7 +416,7 @@ pub fn advise(
         ),
     };
     let bit_flips = (verdict.status == PageStatus::Mismatch && sane && heap)
-        .then(|| crate::flips::tell(page, blkno, opts.endian, columns))
+        .then(|| crate::damage::flips::tell(page, blkno, opts.endian, columns))
         .filter(|f| !f.candidates.is_empty());
     let surgery = Surgery {
         known,

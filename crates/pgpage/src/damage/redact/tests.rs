@@ -283,8 +283,9 @@ fn row_data_columns_are_the_value_columns() {
 fn filedump_prints_masked_bytes_as_xx_and_the_rest_as_pg_filedump() {
     let (page, expected) = fixture("heap_nulls_frozen");
     let r = redacted(&page, &expected);
-    let plain = crate::filedump::filedump_fi("16502", &page, 0, crate::Endian::Little);
-    let text = crate::filedump::filedump_fi_redacted("16502", &page, 0, crate::Endian::Little, &r);
+    let plain = crate::text::filedump::filedump_fi("16502", &page, 0, crate::Endian::Little);
+    let text =
+        crate::text::filedump::filedump_fi_redacted("16502", &page, 0, crate::Endian::Little, &r);
     assert!(text.contains(&format!("* {}\n", r.note())));
     // Line by line: the same lines, except the dump rows that show masked bytes.
     let shown: Vec<&str> = text

@@ -118,7 +118,7 @@ pub(super) fn key_text(k: &[Option<String>]) -> String {
         .iter()
         .map(|v| {
             v.as_deref()
-                .map_or_else(|| String::from("NULL"), crate::flips::visible)
+                .map_or_else(|| String::from("NULL"), crate::damage::flips::visible)
         })
         .collect();
     if parts.len() == 1 {
@@ -169,7 +169,7 @@ fn flip_line(f: &super::BitFlip, q: &str) -> String {
         let _ = write!(
             line,
             ", {}",
-            crate::flips::values_text(&format!("{q}{c}{q}"), s, v, value_quote)
+            crate::damage::flips::values_text(&format!("{q}{c}{q}"), s, v, value_quote)
         );
     }
     let _ = write!(line, ": {}", f.why);

@@ -11,12 +11,12 @@ use serde::Serialize;
 
 use crate::am::decode_page;
 use crate::am::decoded::{DecodeOptions, DecodedPage};
+use crate::file::scan::Chance;
 use crate::findings::{Evidence, Finding};
 use crate::page::checksum::{finish, pd_checksum_mask, FNV_PRIME, N_SUMS, ROW_BYTES};
 use crate::page::checksum::{BASE_OFFSETS, PD_CHECKSUM_OFFSET};
 use crate::page::geometry::{read_u16, Endian};
 use crate::page::verify::{verify_page, PageStatus};
-use crate::scan::Chance;
 
 #[inline(always)]
 fn comp(sum: u32, value: u32) -> u32 {

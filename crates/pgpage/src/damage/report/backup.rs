@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::{readable_offsets, Block, Damage, Relation, Report};
-use crate::diff::page_lsn;
+use crate::damage::diff::page_lsn;
 use crate::page::geometry::Endian;
 use crate::page::verify::{header_is_sane, verify_page, PageStatus};
 

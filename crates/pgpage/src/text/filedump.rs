@@ -11,6 +11,7 @@ use crate::am::hash::layout::HASHO_PAGE_ID;
 use crate::am::nbtree::layout::MAX_BT_CYCLE_ID;
 use crate::am::seq::layout::SEQ_MAGIC;
 use crate::am::spgist::layout::SPGIST_PAGE_ID;
+use crate::damage::redact::Redaction;
 use crate::page::fields::{
     self, bt_meta_page_data as btm, bt_page_opaque_data as btpo, gin_page_opaque_data as gin,
     gist_page_opaque_data as gist, hash_page_opaque_data as hasho, heap_tuple_header_data as htup,
@@ -20,7 +21,6 @@ use crate::page::fields::{
 };
 use crate::page::geometry::{maxalign, Endian};
 use crate::page::reader::Reader;
-use crate::redact::Redaction;
 
 /// What pg_filedump takes the special section for (its GetSpecialSectionType).
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -19,12 +19,12 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::cluster::rows::{visibility, Column, Visibility};
+use crate::damage::messages::server_read_lines;
+use crate::file::scan::{FileFinding, FileVerdict, PageRow};
 use crate::findings::{Evidence, Finding};
-use crate::messages::server_read_lines;
 use crate::page::geometry::Endian;
 use crate::page::kind::PageKind;
 use crate::page::verify::{header_is_sane, PageStatus};
-use crate::scan::{FileFinding, FileVerdict, PageRow};
 use crate::tuple::visibility::TransactionLog;
 use crate::tuple::{heap_items, TupleHeader};
 
@@ -149,7 +149,7 @@ pub struct StaleRow {
 
 /// One single-bit flip that makes the stored checksum valid, as `flips::tell` ranks and
 /// tells it wherever a page is discussed.
-pub type BitFlip = crate::flips::ToldFlip;
+pub type BitFlip = crate::damage::flips::ToldFlip;
 
 /// One damaged block.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -491,7 +491,7 @@ fn visible_in_chain(
     endian: Endian,
     log: &TransactionLog,
 ) -> Option<u16> {
-    let lines = crate::story::heap_lines(page, block, endian)?;
+    let lines = crate::damage::story::heap_lines(page, block, endian)?;
     let next: BTreeMap<u16, u16> = lines
         .items
         .iter()
@@ -831,7 +831,7 @@ fn classify(
         backup: None,
         flip_bits: Vec::new(),
         page_lsn: header_is_sane(page, endian)
-            .then(|| crate::diff::page_lsn(page, endian))
+            .then(|| crate::damage::diff::page_lsn(page, endian))
             .flatten(),
     };
     match row.status {
@@ -949,7 +949,7 @@ fn classify(
     }
     let sane = header_is_sane(page, endian);
     if sane {
-        let told = crate::flips::tell(page, absolute, endian, columns);
+        let told = crate::damage::flips::tell(page, absolute, endian, columns);
         // Sectors of another version are not undone by one bit: with them, a flip counts
         // only when the flipped page shows no torn sector either (a flip in a t_ctid can
         // make one tuple look torn; a chance match cannot explain a tear).
@@ -961,7 +961,7 @@ fn classify(
             .filter(|c| {
                 torn.is_empty()
                     || crate::am::torn_write(
-                        &crate::bitflip::PageBit {
+                        &crate::damage::bitflip::PageBit {
                             offset: c.byte,
                             bit: c.bit,
                         }
@@ -1044,7 +1044,7 @@ fn rows_of(
     // still on the page): the row is there when the chain, followed within the page as
     // heap_hot_search_buffer does, reaches a tuple that reads.
     let next: BTreeMap<u16, u16> = match &own {
-        Some(_) => crate::story::heap_lines(page, absolute, endian)
+        Some(_) => crate::damage::story::heap_lines(page, absolute, endian)
             .map(|l| {
                 l.items
                     .iter()
@@ -1522,7 +1522,7 @@ fn steps(r: &Report) -> Vec<String> {
         for c in &b.bit_flips {
             let value = match (&c.column, &c.stored, &c.flipped) {
                 (Some(col), Some(s), Some(v)) => {
-                    format!("  # {}", crate::flips::restores_text(col, s, v))
+                    format!("  # {}", crate::damage::flips::restores_text(col, s, v))
                 }
                 _ => String::new(),
             };
@@ -1682,9 +1682,9 @@ fn zeroed_heap_step(r: &Report, rel: &Relation, zeroed: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::file::scan::{ChecksumsKnown, FileScan};
     use crate::file::Geometry;
     use crate::page::geometry::BlockSize;
-    use crate::scan::{ChecksumsKnown, FileScan};
 
     /// Two blocks: a page of noise whose "header" claims a count of line pointers, then an
     /// all-zero page.

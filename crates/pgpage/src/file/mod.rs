@@ -2,6 +2,9 @@
 //! a file was written with, and page-by-page verification of a file fed in chunks of whole
 //! pages. Pure: callers read the bytes (the CLI with pread, the browser with File.slice).
 
+pub mod datadir;
+pub mod scan;
+
 use serde::Serialize;
 
 use crate::page::geometry::{read_u16, BlockSize, Endian};
@@ -30,10 +33,7 @@ pub fn parse_relation_file_name(name: &str) -> Option<RelationFileName> {
         None => (name, 0),
     };
     let (node, fork) = match rest.split_once('_') {
-        Some((node, "fsm")) => (node, Fork::Fsm),
-        Some((node, "vm")) => (node, Fork::Vm),
-        Some((node, "init")) => (node, Fork::Init),
-        Some(_) => return None,
+        Some((node, suffix)) => (node, Fork::from_suffix(suffix)?),
         None => (rest, Fork::Main),
     };
     Some(RelationFileName {
@@ -289,10 +289,8 @@ pub enum GoTo {
 fn segment_file_name(name: &str, segno: u32) -> Option<alloc::string::String> {
     let n = parse_relation_file_name(name)?;
     let fork = match n.fork {
-        Fork::Main => "",
-        Fork::Fsm => "_fsm",
-        Fork::Vm => "_vm",
-        Fork::Init => "_init",
+        Fork::Main => alloc::string::String::new(),
+        other => alloc::format!("_{}", other.as_str()),
     };
     Some(if segno == 0 {
         alloc::format!("{}{fork}", n.relfilenode)
@@ -614,7 +612,7 @@ mod tests {
 
     #[test]
     fn scans_report_every_status_with_relation_wide_blocks_in_any_chunk_order() {
-        use crate::scan::{ChecksumsKnown, FileScan};
+        use crate::file::scan::{ChecksumsKnown, FileScan};
         let segno = 2;
         let bs = BlockSize::DEFAULT;
         let abs = |b: u32| bs.absolute_block(segno, b);
@@ -698,9 +696,9 @@ mod tests {
             let block_size = BlockSize::new(BlockSize::ALL[size]).unwrap();
             let geometry = Geometry { block_size, endian, block_size_assumed: false, byte_order_detected: false };
             let len = u64::from(first.saturating_add(3)) * block_size.len() as u64;
-            let mut scan = crate::scan::FileScan::new(geometry, segno, len).unwrap();
+            let mut scan = crate::file::scan::FileScan::new(geometry, segno, len).unwrap();
             scan.chunk(&bytes, first);
-            let counts = scan.finish(crate::scan::ChecksumsKnown::On).counts;
+            let counts = scan.finish(crate::file::scan::ChecksumsKnown::On).counts;
             let whole = (bytes.len() / block_size.len()) as u64;
             proptest::prop_assert_eq!(counts.blocks(), whole.min(u64::from(first.saturating_add(3) - first)));
         }
