@@ -2,8 +2,15 @@
 //! ("pruning turned lp 3 into a redirect to lp 8"), with the facts behind the sentence; and a
 //! heap page's line pointers with their redirects and HOT chains, for a picture to draw.
 
+use crate::am::heap::layout::HEAP_HOT_UPDATED;
+use crate::am::heap::layout::HEAP_ONLY_TUPLE;
+use crate::am::maps::layout::VISIBILITYMAP_ALL_FROZEN;
+use crate::am::maps::layout::VISIBILITYMAP_ALL_VISIBLE;
 use crate::am::nbtree::layout::{BTP_LEAF, BTP_ROOT};
 use crate::page::fields::BTP_META;
+use crate::page::fields::HEAP_XMAX_COMMITTED;
+use crate::page::fields::HEAP_XMAX_INVALID;
+use crate::page::fields::HEAP_XMAX_LOCK_ONLY;
 use crate::page::fields::PD_ALL_VISIBLE;
 use crate::words::plural;
 use alloc::format;
@@ -17,17 +24,6 @@ use crate::page::geometry::{read_u16, read_u32, Endian};
 use crate::page::kind::PageKind;
 use crate::page::verify::{verify_page, PageStatus};
 use crate::tuple::TupleHeader;
-
-/// htup_details.h: t_infomask bits.
-const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
-const HEAP_XMAX_COMMITTED: u16 = 0x0400;
-const HEAP_XMAX_INVALID: u16 = 0x0800;
-/// htup_details.h: t_infomask2 bits.
-const HEAP_HOT_UPDATED: u16 = 0x4000;
-const HEAP_ONLY_TUPLE: u16 = 0x8000;
-/// visibilitymapdefs.h.
-const VISIBILITYMAP_ALL_VISIBLE: u8 = 1;
-const VISIBILITYMAP_ALL_FROZEN: u8 = 2;
 
 /// itemid.h: lp_flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

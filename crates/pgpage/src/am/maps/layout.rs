@@ -163,3 +163,11 @@ pub struct FsmTree {
     #[serde(skip)]
     pub nodes: Vec<u8>,
 }
+
+/// visibilitymap.h: the two bits of a heap block.
+pub(crate) const VISIBILITYMAP_ALL_VISIBLE: u8 = 1;
+
+pub(crate) const VISIBILITYMAP_ALL_FROZEN: u8 = 2;
+
+/// visibilitymapdefs.h: BITS_PER_HEAPBLOCK.
+pub(crate) const BITS_PER_HEAPBLOCK: usize = 2;

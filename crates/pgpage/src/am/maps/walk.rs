@@ -16,19 +16,16 @@ use alloc::vec::Vec;
 
 use crate::am::maps::decode::fsm_tree;
 use crate::am::maps::layout::FsmShape;
+use crate::am::maps::layout::BITS_PER_HEAPBLOCK;
+use crate::am::maps::layout::HEAPBLOCKS_PER_BYTE;
+use crate::am::maps::layout::VISIBILITYMAP_ALL_FROZEN;
+use crate::am::maps::layout::VISIBILITYMAP_ALL_VISIBLE;
 use crate::findings::Finding;
 use crate::page::bufpage::{page_get_heap_free_space, SIZE_OF_PAGE_HEADER_DATA};
 use crate::page::fields::page_header_data;
 use crate::page::fields::PD_ALL_VISIBLE;
 use crate::page::geometry::{BlockSize, Endian};
 
-/// visibilitymap.h: the two bits of a heap block.
-const VISIBILITYMAP_ALL_VISIBLE: u8 = 1;
-const VISIBILITYMAP_ALL_FROZEN: u8 = 2;
-/// visibilitymapdefs.h: BITS_PER_HEAPBLOCK.
-const BITS_PER_HEAPBLOCK: usize = 2;
-/// visibilitymap.c: HEAPBLOCKS_PER_BYTE.
-const HEAPBLOCKS_PER_BYTE: usize = 8 / BITS_PER_HEAPBLOCK;
 /// Every finding the maps give, for callers that say them apart from a page's own.
 pub const FINDINGS: [Finding; 4] = [
     Finding::VmBitWithoutPageFlag,

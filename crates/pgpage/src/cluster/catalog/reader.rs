@@ -22,6 +22,7 @@ use super::read::{
 };
 use super::relmap::{read_relmap, RelMap};
 use crate::am::nbtree::check::{KeyColumn, KeyType};
+use crate::cluster::catalog::columns::PG_CATALOG_NAMESPACE;
 use crate::cluster::control::{ControlFile, ControlValue};
 use crate::cluster::rows::Column;
 use crate::file::datadir::tablespace_dir_version;
@@ -129,8 +130,6 @@ const DEFAULT_COLLATION_OID: u32 = 100;
 const INDOPTION_DESC: i16 = 1;
 const INDOPTION_NULLS_FIRST: i16 = 2;
 
-/// pg_namespace_d.h: PG_CATALOG_NAMESPACE; pg_am_d.h: GIN_AM_OID.
-const PG_CATALOG_NAMESPACE: u32 = 11;
 const GIN_AM_OID: u32 = 2742;
 
 /// PostgreSQL's own GIN operator classes whose text keys are compared byte by byte, then by

@@ -7,9 +7,14 @@ use alloc::vec::Vec;
 
 use alloc::borrow::Cow;
 
+use crate::am::nbtree::layout::BT_IS_POSTING;
+use crate::am::nbtree::layout::BT_OFFSET_MASK;
+use crate::am::nbtree::layout::INDEX_ALT_TID_MASK;
 use crate::am::nbtree::layout::{BTP_HALF_DEAD, BTP_LEAF};
 use crate::cluster::rows::Column;
 use crate::findings::Finding;
+use crate::page::fields::INDEX_NULL_MASK;
+use crate::page::fields::INDEX_SIZE_MASK;
 use crate::page::fields::{bt_page_opaque_data, item_id_data, page_header_data};
 use crate::page::fields::{BTP_DELETED, BTP_META};
 use crate::page::fields::{LP_DEAD, LP_NORMAL};
@@ -19,14 +24,6 @@ use crate::page::verify::{verify_page, PageStatus};
 use crate::tuple::datum_len;
 use crate::tuple::toast::{detoast, ValueProblem};
 use crate::tuple::value::output;
-
-/// itup.h: INDEX_ALT_TID_MASK (t_info); nbtree.h: BT_IS_POSTING and BT_OFFSET_MASK (the
-/// offset field of t_tid of an alternative-TID tuple).
-const INDEX_ALT_TID_MASK: u16 = 0x2000;
-const BT_IS_POSTING: u16 = 0x2000;
-const BT_OFFSET_MASK: u16 = 0x0FFF;
-const INDEX_SIZE_MASK: u16 = 0x1FFF;
-const INDEX_NULL_MASK: u16 = 0x8000;
 
 /// One heap TID a leaf page holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,8 +144,12 @@ pub fn leaf_entries(
         let Some(tuple) = page.get(off..off.saturating_add(size)) else {
             continue;
         };
-        let data_offset = if info & INDEX_NULL_MASK != 0 { 16 } else { 8 };
-        let nulls = (info & INDEX_NULL_MASK != 0)
+        let data_offset = if u32::from(info) & INDEX_NULL_MASK != 0 {
+            16
+        } else {
+            8
+        };
+        let nulls = (u32::from(info) & INDEX_NULL_MASK != 0)
             .then(|| tuple.get(8..16))
             .flatten();
         let posting = info & INDEX_ALT_TID_MASK != 0 && posid & BT_IS_POSTING != 0;

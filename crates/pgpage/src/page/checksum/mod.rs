@@ -13,6 +13,14 @@ pub mod x86;
 
 use crate::page::geometry::Endian;
 
+/// Clears the two bytes of pd_checksum (page bytes 8 and 9: the low half of lane 2 as loaded
+/// in memory order). Applied before any byte swap, so it serves both byte orders.
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+const RAW_CHECKSUM_MASK: i32 = 0xFFFF_0000_u32 as i32;
+
 /// Number of parallel sums (checksum_impl.h: N_SUMS).
 pub const N_SUMS: usize = 32;
 /// Bytes in one row of the page as the checksum walks it.

@@ -10,12 +10,8 @@ use core::arch::wasm32::{
 };
 use core::hint::black_box;
 
-use super::{BASE_OFFSETS, FNV_PRIME, ROW_BYTES};
+use super::{BASE_OFFSETS, FNV_PRIME, RAW_CHECKSUM_MASK, ROW_BYTES};
 use crate::page::geometry::Endian;
-
-/// Clears the two bytes of pd_checksum (page bytes 8 and 9: the low half of lane 2 as loaded
-/// in memory order). Applied before any byte swap, so it serves both byte orders.
-const RAW_CHECKSUM_MASK: i32 = 0xFFFF_0000_u32 as i32;
 
 fn lane(i: usize) -> i32 {
     BASE_OFFSETS.get(i).map_or(0, |&v| v as i32)

@@ -11,15 +11,11 @@ use core::arch::x86_64::{
 };
 use core::sync::atomic::{AtomicU8, Ordering};
 
-use super::{BASE_OFFSETS, FNV_PRIME, ROW_BYTES};
+use super::{BASE_OFFSETS, FNV_PRIME, RAW_CHECKSUM_MASK, ROW_BYTES};
 use crate::page::geometry::Endian;
 
 /// FNV_PRIME as the signed lane value the intrinsics take (same bits).
 const PRIME: i32 = FNV_PRIME as i32;
-/// Clears the two bytes of pd_checksum (page bytes 8 and 9: the low half of lane 2 as loaded
-/// in memory order). Applied before any byte swap, so it serves both byte orders.
-const RAW_CHECKSUM_MASK: i32 = 0xFFFF_0000_u32 as i32;
-
 fn lane(i: usize) -> i32 {
     BASE_OFFSETS.get(i).map_or(0, |&v| v as i32)
 }
