@@ -5,9 +5,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::cluster::catalog::columns::{TypeCatalogs, table_columns};
+use pgpage::cluster::catalog::columns::{table_columns, TypeCatalogs};
 use pgpage::cluster::catalog::layout::Catalog;
-use pgpage::cluster::catalog::read::{CatalogFile, attribute_rows, class_rows, database_rows, enum_rows, oid_name_rows, range_rows, tablespace_rows, type_rows};
+use pgpage::cluster::catalog::read::{
+    attribute_rows, class_rows, database_rows, enum_rows, oid_name_rows, range_rows,
+    tablespace_rows, type_rows, CatalogFile,
+};
 use pgpage::cluster::catalog::reader::{CatalogReader, ReadWith};
 use pgpage::cluster::catalog::relmap::{read_relmap, relmap_file_size};
 use pgpage::cluster::control::crc32c;

@@ -1,5 +1,5 @@
 //! What verify_heapam's xid and attribute-count checks need beyond a heap file's pages
-//! (decode::HeapContext), found from the data directory the file lies in: pg_control's
+//! (am::heap::check::HeapContext), found from the data directory the file lies in: pg_control's
 //! checkpoint, the relation's pg_class row, pg_xact and pg_multixact.
 
 use std::path::{Path, PathBuf};

@@ -17,8 +17,7 @@ use pgpage::damage::repair::{
     advise, quote_qualified, repair_page, PageAdvice, PageSource, Repaired,
 };
 use pgpage::file::{file_geometry, parse_relation_file_name, Geometry, RelationFileName};
-use pgpage::page::kind::Fork;
-use pgpage::page::kind::PageKind;
+use pgpage::page::kind::{Fork, PageKind};
 use serde::Serialize;
 
 use crate::args::{io_reason, ReadAs};

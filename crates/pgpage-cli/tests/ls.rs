@@ -98,7 +98,7 @@ fn server_relations(s: &Cluster, db: &str) -> BTreeMap<(u64, u64), Value> {
         .collect()
 }
 
-/// The catalog layouts of pgpage::catalog::layout against the server's pg_attribute.
+/// The catalog layouts of pgpage::cluster::catalog::layout against the server's pg_attribute.
 fn layouts_equal_the_servers(s: &Cluster, version: u32) {
     for catalog in Catalog::ALL {
         let out = s.psql_in(

@@ -21,7 +21,7 @@ struct PageComparison {
 }
 
 /// Compares block `block` of two copies: `{"page": PageDiff | null, "fields": [...]}`
-/// (`pgpage::diff::compare_pages` and `field_changes`). A page only one copy has is the
+/// (`pgpage::damage::diff::compare_pages` and `field_changes`). A page only one copy has is the
 /// caller's to name (it has no bytes to give here).
 #[wasm_bindgen]
 pub fn diff_page(block: u32, a: &[u8], b: &[u8], big_endian: bool) -> Result<String, JsError> {
@@ -34,7 +34,7 @@ pub fn diff_page(block: u32, a: &[u8], b: &[u8], big_endian: bool) -> Result<Str
 }
 
 /// Every single-bit flip of `page` (relation-wide block `absolute_block`) that makes its
-/// stored checksum valid (`pgpage::bitflip::BitFlips` as JSON, with `odds`: the sentence on
+/// stored checksum valid (`pgpage::damage::bitflip::BitFlips` as JSON, with `odds`: the sentence on
 /// chance matches, and `ranks`: each candidate's rank and its reason, as `pgpage::flips`
 /// tells them wherever a page is discussed).
 #[wasm_bindgen]
@@ -102,7 +102,7 @@ pub fn bit_flips_markdown(
 }
 
 /// Compares the whole pages of two chunks of copies of one file that start at block
-/// `first_block` (`pgpage::diff::compare_chunks`): `{"pages": [PageDiff...], "equal": n}`.
+/// `first_block` (`pgpage::damage::diff::compare_chunks`): `{"pages": [PageDiff...], "equal": n}`.
 /// Pages past the shorter chunk are the caller's to name as only in one copy.
 #[wasm_bindgen]
 pub fn compare_chunk(
@@ -124,8 +124,8 @@ pub fn compare_chunk(
 
 /// The page to write in place of `damaged` (relation-wide block `absolute_block`): `good`,
 /// a good copy's page, or else `damaged` with bit `flip_bit` of byte `flip_offset` flipped,
-/// its checksum recomputed (`pgpage::repair::repair_page`). Throws the refusal in words when
-/// the server would still refuse the page.
+/// its checksum recomputed (`pgpage::damage::repair::repair_page`). Throws the refusal in words
+/// when the server would still refuse the page.
 #[wasm_bindgen]
 pub fn repair_page(
     damaged: &[u8],
@@ -148,7 +148,7 @@ pub fn repair_page(
 }
 
 /// What pg_surgery and the server's settings would do with `page` as it is
-/// (`pgpage::repair::PageAdvice` as JSON). `table`: the catalogs' `schema.name` as SQL.
+/// (`pgpage::damage::repair::PageAdvice` as JSON). `table`: the catalogs' `schema.name` as SQL.
 #[wasm_bindgen]
 pub fn page_advice(
     page: &[u8],

@@ -324,7 +324,7 @@ fn parse_kind(kind: &str) -> Result<Option<PageKind>, JsError> {
     }
 }
 
-/// The kind of a file's pages (`pgpage::decode::file_kind`) from its whole pages in `head`
+/// The kind of a file's pages (`pgpage::am::kind::file_kind`) from its whole pages in `head`
 /// (the first `detect_head_bytes()` bytes do): its fork, its metapage, its pages' majority.
 #[wasm_bindgen]
 pub fn file_kind(
@@ -558,7 +558,7 @@ struct PageColumns<'a> {
 
 /// A VM or FSM page as a map: `values` per heap block (VM: VISIBILITYMAP_ALL_VISIBLE 1 |
 /// VISIBILITYMAP_ALL_FROZEN 2) or per tree node (FSM: fp_nodes' free-space categories), and
-/// the rest as JSON (`pgpage::decode::VmBits` or `FsmTree`).
+/// the rest as JSON (`pgpage::am::maps::layout::VmBits` or `FsmTree`).
 #[wasm_bindgen]
 pub struct MapPageJs {
     values: Vec<u8>,
@@ -1305,7 +1305,7 @@ impl FileVerdictJs {
     }
 }
 
-/// The names of a dropped data directory's relations (`pgpage::catalog::reader`), read in
+/// The names of a dropped data directory's relations (`pgpage::cluster::catalog::reader`), read in
 /// steps so that JS can fetch each file with `File.arrayBuffer()`: built from every path of
 /// the directory (relative to it, `/`-separated) and its `PG_VERSION` and
 /// `global/pg_control`; `wanted()` names the files to pass next with `give(path, bytes)`

@@ -90,7 +90,7 @@ pub fn is_row_data_column(column: &str) -> bool {
 }
 
 /// `filedump_fi` with the bytes that may hold row data printed as `xx`, and the redaction's
-/// note after the banner (`pgpage::filedump::filedump_fi_redacted`).
+/// note after the banner (`pgpage::text::filedump::filedump_fi_redacted`).
 #[wasm_bindgen]
 pub fn filedump_fi_redacted(
     file: &str,

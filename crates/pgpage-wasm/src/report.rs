@@ -1,7 +1,7 @@
-//! The incident report (`pgpage::report::ReportReader`) for the browser: told every path and
-//! length of the dropped directory, it asks for byte ranges (`wanted`, as JSON), is given
-//! them (`give`), and `finish` gives the report as JSON, Markdown and text, the same the CLI
-//! prints for the same files.
+//! The incident report (`pgpage::damage::report::ReportReader`) for the browser: told every path
+//! and length of the dropped directory, it asks for byte ranges (`wanted`, as JSON), is given them
+//! (`give`), and `finish` gives the report as JSON, Markdown and text, the same the CLI prints for
+//! the same files.
 
 use pgpage::damage::report::{markdown, text, Request};
 use wasm_bindgen::prelude::*;

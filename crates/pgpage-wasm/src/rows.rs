@@ -534,7 +534,7 @@ fn table_cluster(
     Ok((with, checksums))
 }
 
-/// A table of a dropped data directory found for its rows (`pgpage::catalog::table`):
+/// A table of a dropped data directory found for its rows (`pgpage::cluster::catalog::table`):
 /// built like `CatalogReader` plus the database (undefined: the only user database) and
 /// the relation (`schema.name`, SQL quoting allowed); `wanted()`/`give()` until `wanted()`
 /// is empty, then `finish(format)` gives the table's `RowsReader` (or throws why not:

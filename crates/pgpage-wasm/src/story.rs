@@ -1,6 +1,6 @@
 //! The playground's words and pictures: what happened to a page between two snapshots
-//! (`pgpage::story::page_story`) and a heap page's line pointers and HOT chains
-//! (`pgpage::story::heap_lines`), as JSON of the core's structs.
+//! (`pgpage::damage::story::page_story`) and a heap page's line pointers and HOT chains
+//! (`pgpage::damage::story::heap_lines`), as JSON of the core's structs.
 
 use pgpage::am::kind::detect_kind;
 use wasm_bindgen::prelude::*;
@@ -29,7 +29,7 @@ pub fn page_story(
     serde_json::to_string(&story).map_err(|err| JsError::new(&err.to_string()))
 }
 
-/// A heap page's line pointers (`pgpage::story::HeapLines`) as JSON; "null" for a new page.
+/// A heap page's line pointers (`pgpage::damage::story::HeapLines`) as JSON; "null" for a new page.
 #[wasm_bindgen]
 pub fn heap_lines(page: &[u8], block: u32, big_endian: bool) -> Result<String, JsError> {
     let lines = pgpage::damage::story::heap_lines(page, block, endian(big_endian));

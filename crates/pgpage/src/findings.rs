@@ -477,8 +477,8 @@ findings! {
         "multitransaction ID is invalid";
 
     // ---- verify_heapam's checks that need more than the page (issue 18 part 1, xidctx) -----
-    // Judged only with a heap-check context (decode::HeapContext: pg_class's row, pg_control's
-    // checkpoint, pg_xact), i.e. from a data directory. 14-18 word them alike.
+    // Judged only with a heap-check context (am::heap::check::HeapContext: pg_class's row,
+    // pg_control's checkpoint, pg_xact), i.e. from a data directory. 14-18 word them alike.
     /// check_tuple: t_infomask2's attribute count above pg_class.relnatts on a tuple whose
     /// inserter committed.
     HeapNattsExceedsRelnatts => "heap_natts_exceeds_relnatts", Structural,

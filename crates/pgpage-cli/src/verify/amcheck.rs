@@ -10,8 +10,7 @@ use std::sync::Arc;
 use pgpage::cluster::catalog::names::NamedRelation;
 use pgpage::cluster::structures::relation_structure;
 use pgpage::file::scan::Structure;
-use pgpage::page::kind::Fork;
-use pgpage::page::kind::PageKind;
+use pgpage::page::kind::{Fork, PageKind};
 
 use super::cluster::Cluster;
 use super::walk::Item;

@@ -7,34 +7,22 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::am::brin::layout::BrinItem;
-use crate::am::brin::layout::BrinSpecial;
-use crate::am::brin::layout::RevmapItem;
-use crate::am::gin::layout::GinLeafItem;
-use crate::am::gin::layout::GinSpecial;
-use crate::am::gist::layout::GistItem;
-use crate::am::gist::layout::GistSpecial;
-use crate::am::hash::layout::HashItem;
-use crate::am::hash::layout::HashSpecial;
+use crate::am::brin::layout::{BrinItem, BrinSpecial, RevmapItem};
+use crate::am::gin::layout::{GinLeafItem, GinSpecial};
+use crate::am::gist::layout::{GistItem, GistSpecial};
+use crate::am::hash::layout::{HashItem, HashSpecial};
 use crate::am::heap::check::HeapContext;
 use crate::am::heap::layout::HeapItem;
-use crate::am::maps::layout::FsmSpecial;
-use crate::am::maps::layout::VmSpecial;
+use crate::am::maps::layout::{FsmSpecial, VmSpecial};
 use crate::am::nbtree::check::KeyColumn;
-use crate::am::nbtree::layout::BtreeItem;
-use crate::am::nbtree::layout::BtreeSpecial;
+use crate::am::nbtree::layout::{BtreeItem, BtreeSpecial};
 use crate::am::seq::layout::SequenceSpecial;
 use crate::am::spgist::layout::SpGistSpecial;
-use crate::findings::Finding;
-use crate::findings::Values;
-use crate::page::bufpage::LinePointer;
-use crate::page::bufpage::PageHeader;
+use crate::findings::{Finding, Values};
+use crate::page::bufpage::{LinePointer, PageHeader};
 use crate::page::geometry::Endian;
-use crate::page::kind::Fork;
-use crate::page::kind::PageKind;
-use crate::page::spans::values_of;
-use crate::page::spans::Span;
-use crate::page::spans::ValuedFinding;
+use crate::page::kind::{Fork, PageKind};
+use crate::page::spans::{values_of, Span, ValuedFinding};
 use crate::tuple::columns::ColumnHint;
 
 /// How to decode a page.
@@ -45,8 +33,8 @@ pub struct DecodeOptions {
     pub kind: Option<PageKind>,
     /// The fork the page comes from (FSM and VM pages cannot be told from their bytes).
     pub fork: Fork,
-    /// The kind of the page's file ([`file_kind`]): a page that does not show its kind, or
-    /// shows another, is decoded as this one and flagged.
+    /// The kind of the page's file ([`crate::am::kind::file_kind`]): a page that does not show its
+    /// kind, or shows another, is decoded as this one and flagged.
     pub file_kind: Option<PageKind>,
 }
 
@@ -183,7 +171,7 @@ impl DecodedPage {
         }
     }
 }
-/// A finding [`check_page`] makes, with the line pointer (OffsetNumber) it is about.
+/// A finding [`crate::am::check_page`] makes, with the line pointer (OffsetNumber) it is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ItemFinding {
     pub finding: Finding,

@@ -8,8 +8,7 @@ use crate::am::gist::layout::GIST_PAGE_ID;
 use crate::am::hash::layout::HASHO_PAGE_ID;
 use crate::am::seq::layout::SEQ_MAGIC;
 use crate::am::spgist::layout::SPGIST_PAGE_ID;
-use crate::page::fields::page_header_data;
-use crate::page::fields::Field;
+use crate::page::fields::{page_header_data, Field};
 use crate::page::geometry::Endian;
 use crate::page::kind::{Fork, PageKind};
 use crate::page::reader::Reader;
@@ -88,7 +87,7 @@ fn is_metapage(page: &[u8], kind: PageKind, endian: Endian) -> bool {
 /// The kind of a relation file's pages, as a PostgreSQL expert tells it: the fork suffix
 /// for FSM and VM; otherwise an index's metapage, else the kind most of the readable pages
 /// show on their own. A damaged page then decodes as its file's kind
-/// ([`DecodeOptions::file_kind`]) instead of `unknown`.
+/// ([`crate::am::decoded::DecodeOptions::file_kind`]) instead of `unknown`.
 pub fn file_kind<'a>(
     fork: Fork,
     pages: impl IntoIterator<Item = &'a [u8]>,

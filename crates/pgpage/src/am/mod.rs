@@ -1,9 +1,9 @@
 //! Page decoding: one page's bytes to pageinspect's columns plus byte spans for the hex view.
-//! The structures come from [`crate::fields`]: values are read through their rows' handles
+//! The structures come from [`crate::page::fields`]: values are read through their rows' handles
 //! and every span names its row; variable regions (line pointers, tuples, special spaces)
 //! are walked here. Bad bytes give a value plus a span flagged with a [`Finding`], never an
 //! abort: the rest of the page still decodes. A page that does not show its kind decodes as
-//! its file's ([`file_kind`]).
+//! its file's ([`kind::file_kind`]).
 //!
 //! What `items` and `special` hold per kind (pageinspect's function and column names):
 //! - heap, sequence: `items` = heap_page_items() plus heap_tuple_infomask_flags()' `raw_flags`
@@ -23,10 +23,11 @@
 //!   brin_page_items() given the index's columns, else line pointers.
 //! - spgist: `special` = SpGistPageOpaqueData (+ `meta` = SpGistMetaPageData); line pointers.
 //! - fsm: `special` = {fp_next_slot, non_leaf_nodes, leaf_nodes, fsm_page_contents}; the
-//!   page as a tree ([`fsm_tree`]): its level in the FSM from its block's place in the fork,
-//!   its nodes by depth, the heap blocks its leaf slots stand for.
+//!   page as a tree ([`maps::decode::fsm_tree`]): its level in the FSM from its block's place
+//!   in the fork, its nodes by depth, the heap blocks its leaf slots stand for.
 //! - vm: `special` = {first_heap_block, heap_blocks, all_visible, all_frozen} (heap blocks;
-//!   heap_blocks is the page's capacity); every heap block's two bits: [`vm_bits`].
+//!   heap_blocks is the page's capacity); every heap block's two bits:
+//!   [`maps::decode::vm_bits`].
 //!
 //! Every struct serializes its fields in pageinspect's column order: callers that keep it
 //! (serializing the structs, not a sorted map) show the columns as the server does.
@@ -46,14 +47,14 @@ pub mod spgist;
 
 use alloc::vec::Vec;
 
-use crate::am::decoded::DecodeOptions;
-use crate::am::decoded::DecodedPage;
-use crate::am::decoded::Hints;
-use crate::am::decoded::ItemFinding;
-use crate::am::decoded::Items;
+use crate::am::decoded::{DecodeOptions, DecodedPage, Hints, ItemFinding, Items};
 use crate::am::kind::detect_kind;
 use crate::findings::Finding;
-use crate::page::bufpage::*;
+use crate::page::bufpage::{
+    all_zero, decode_header, free_space, header_counts_items, line_pointers, max_offset, ItemId,
+    SIZE_OF_PAGE_HEADER_DATA,
+};
+
 use crate::page::fields::page_header_data;
 use crate::page::geometry::Endian;
 use crate::page::kind::PageKind;
@@ -63,11 +64,11 @@ use crate::page::spans::Spans;
 /// Decodes one page. `absolute_block` is the relation-wide block number (VM pages use it to
 /// number the heap blocks they cover). Never panics; short or garbage pages decode to
 /// flagged values.
-/// A torn write seen on a heap page: the 512-byte sectors (0-based) whose tuples are not
-/// the ones the line pointers describe (another version's sectors under this header), and
-/// the line pointers whose tuples it took (`crate::am::heap::check::torn_items`). Empty when nothing
-/// says so; only meaningful on a page whose checksum fails. `absolute_block` is the page's
-/// relation-wide block number.
+/// A torn write seen on a heap page: the 512-byte sectors (0-based) whose tuples are not the ones
+/// the line pointers describe (another version's sectors under this header), and the line pointers
+/// whose tuples it took (`crate::am::heap::check::torn_items`). Empty when nothing says so; only
+/// meaningful on a page whose checksum fails. `absolute_block` is the page's relation-wide block
+/// number.
 pub fn torn_write(page: &[u8], absolute_block: u32, endian: Endian) -> (Vec<u32>, Vec<u16>) {
     let r = Reader { b: page, e: endian };
     let mut spans = Spans::new(page.len(), true);
@@ -129,6 +130,13 @@ pub fn check_page(
 }
 
 /// The decoded page (its spans left in the builder) and the span builder.
+///
+/// Every access method's decoder, and through it every check of one page, runs from here,
+/// for the page view (`lean` false: [`decode_page_with`]) and for verify (`lean` true:
+/// [`check_page`]). A lean run keeps no span without a problem and builds no row text
+/// (`Spans::full()` is false), so a check reads the page's bytes through `Reader` and its
+/// line pointers and flags through `Spans`, never a row's text: a check that read the text
+/// would find nothing in `verify --amcheck`. tests/structure_scan.rs holds both runs equal.
 fn decode_spans(
     page: &[u8],
     absolute_block: u32,

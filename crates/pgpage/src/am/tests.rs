@@ -1,6 +1,5 @@
 use super::*;
-use crate::am::decoded::DecodeOptions;
-use crate::am::decoded::Items;
+use crate::am::decoded::{DecodeOptions, Items};
 use crate::am::kind::detect_kind;
 use crate::page::kind::Fork;
 

@@ -14,8 +14,7 @@ use crate::cluster::catalog::reader::{CatalogListing, ListedRelation};
 use crate::cluster::control::ControlFile;
 use crate::file::scan::Structure;
 use crate::page::geometry::Endian;
-use crate::page::kind::Fork;
-use crate::page::kind::PageKind;
+use crate::page::kind::{Fork, PageKind};
 use crate::tuple::visibility::{SlruKind, TransactionLog};
 
 /// One relation's hints, and why the order of its items is not checked when it is an index

@@ -13,8 +13,9 @@ use crate::am::decode_page;
 use crate::am::decoded::{DecodeOptions, DecodedPage};
 use crate::file::scan::Chance;
 use crate::findings::{Evidence, Finding};
-use crate::page::checksum::{finish, pd_checksum_mask, FNV_PRIME, N_SUMS, ROW_BYTES};
-use crate::page::checksum::{BASE_OFFSETS, PD_CHECKSUM_OFFSET};
+use crate::page::checksum::{
+    finish, pd_checksum_mask, BASE_OFFSETS, FNV_PRIME, N_SUMS, PD_CHECKSUM_OFFSET, ROW_BYTES,
+};
 use crate::page::geometry::{read_u16, Endian};
 use crate::page::verify::{verify_page, PageStatus};
 

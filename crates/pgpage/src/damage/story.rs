@@ -2,16 +2,12 @@
 //! ("pruning turned lp 3 into a redirect to lp 8"), with the facts behind the sentence; and a
 //! heap page's line pointers with their redirects and HOT chains, for a picture to draw.
 
-use crate::am::heap::layout::HEAP_HOT_UPDATED;
-use crate::am::heap::layout::HEAP_ONLY_TUPLE;
-use crate::am::maps::layout::VISIBILITYMAP_ALL_FROZEN;
-use crate::am::maps::layout::VISIBILITYMAP_ALL_VISIBLE;
+use crate::am::heap::layout::{HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE};
+use crate::am::maps::layout::{VISIBILITYMAP_ALL_FROZEN, VISIBILITYMAP_ALL_VISIBLE};
 use crate::am::nbtree::layout::{BTP_LEAF, BTP_ROOT};
-use crate::page::fields::BTP_META;
-use crate::page::fields::HEAP_XMAX_COMMITTED;
-use crate::page::fields::HEAP_XMAX_INVALID;
-use crate::page::fields::HEAP_XMAX_LOCK_ONLY;
-use crate::page::fields::PD_ALL_VISIBLE;
+use crate::page::fields::{
+    BTP_META, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID, HEAP_XMAX_LOCK_ONLY, PD_ALL_VISIBLE,
+};
 use crate::words::plural;
 use alloc::format;
 use alloc::string::String;

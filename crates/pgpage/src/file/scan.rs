@@ -9,20 +9,17 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::am::check_page;
-use crate::am::decoded::ItemFinding;
-use crate::am::decoded::{DecodeOptions, Hints};
+use crate::am::decoded::{DecodeOptions, Hints, ItemFinding};
 use crate::am::heap::check::HeapContext;
 use crate::am::maps::walk::ForkMaps;
 use crate::am::nbtree::check::KeyColumn;
-use crate::am::nbtree::layout::MAX_BT_CYCLE_ID;
-use crate::am::nbtree::layout::P_NONE;
+use crate::am::nbtree::layout::{MAX_BT_CYCLE_ID, P_NONE};
 use crate::am::nbtree::walk::{BtMeta, BtPage, Pivot};
 use crate::file::{FileExtent, Geometry, StatusCounts};
 use crate::findings::{Evidence, Finding, Values};
 use crate::page::bufpage::{SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
 use crate::page::checksum::{blocks_matching, finish as checksum_finish};
-use crate::page::fields::HEAP_TUPLE_HEADER_DATA;
-use crate::page::fields::LP_NORMAL;
+use crate::page::fields::{HEAP_TUPLE_HEADER_DATA, LP_NORMAL};
 use crate::page::geometry::{BlockSize, Endian};
 use crate::page::kind::PageKind;
 use crate::page::reader::Reader;
@@ -374,7 +371,7 @@ pub struct FileScan {
 /// catalogs or the user), owned so a scan can keep it; each part left out is not judged.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Structure {
-    /// The kind of the file's pages (`decode::file_kind`, or the catalog's access method):
+    /// The kind of the file's pages (`am::kind::file_kind`, or the catalog's access method):
     /// a damaged page is checked as its file's kind. `Unknown`: the catalog's access method
     /// is one pgpage does not decode, and no page of the file is checked.
     pub kind: Option<PageKind>,

@@ -8,8 +8,7 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::findings::Finding;
-use crate::findings::Values;
+use crate::findings::{Finding, Values};
 use crate::page::fields::{
     item_id_data, page_header_data, Field, Role, SpanField, Table, PAGE_HEADER_DATA,
 };

@@ -1,10 +1,8 @@
 //! IndexTupleData (itup.h), the tuple header every index access method but GIN's posting
 //! lists and BRIN's summaries stores: its TID, t_info's size and flags, and its spans.
 
-use crate::page::bufpage::at;
-use crate::page::bufpage::ItemId;
-use crate::page::fields::index_tuple_data;
-use crate::page::fields::LP_UNUSED;
+use crate::page::bufpage::{at, ItemId};
+use crate::page::fields::{index_tuple_data, LP_UNUSED};
 use crate::page::reader::{Reader, Tid};
 use crate::page::spans::Spans;
 

@@ -5,10 +5,8 @@ use alloc::vec::Vec;
 
 use serde::Serialize;
 
-use crate::findings::Finding;
-use crate::findings::Values;
-use crate::page::fields::{item_id_data, Table};
-use crate::page::fields::{Field, Role, SpanField};
+use crate::findings::{Finding, Values};
+use crate::page::fields::{item_id_data, Field, Role, SpanField, Table};
 
 /// A byte range of the page and the field it belongs to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -9,19 +9,11 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::am::brin::layout::BrinItem;
-use crate::am::brin::layout::BrinMeta;
-use crate::am::brin::layout::BrinSpecial;
-use crate::am::brin::layout::RevmapItem;
-use crate::am::brin::layout::BRIN_EMPTY_RANGE_MASK;
-use crate::am::brin::layout::BRIN_META_MAGIC;
-use crate::am::brin::layout::BRIN_NULLS_MASK;
-use crate::am::brin::layout::BRIN_OFFSET_MASK;
-use crate::am::brin::layout::BRIN_PAGETYPE_META;
-use crate::am::brin::layout::BRIN_PAGETYPE_REGULAR;
-use crate::am::brin::layout::BRIN_PAGETYPE_REVMAP;
-use crate::am::brin::layout::BRIN_PLACEHOLDER_MASK;
-use crate::am::brin::layout::SIZE_OF_BRIN_TUPLE;
+use crate::am::brin::layout::{
+    BrinItem, BrinMeta, BrinSpecial, RevmapItem, BRIN_EMPTY_RANGE_MASK, BRIN_META_MAGIC,
+    BRIN_NULLS_MASK, BRIN_OFFSET_MASK, BRIN_PAGETYPE_META, BRIN_PAGETYPE_REGULAR,
+    BRIN_PAGETYPE_REVMAP, BRIN_PLACEHOLDER_MASK, SIZE_OF_BRIN_TUPLE,
+};
 use crate::am::decoded::{Items, Special};
 use crate::compress::decompress;
 use crate::findings::Finding;

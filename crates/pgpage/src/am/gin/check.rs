@@ -6,17 +6,15 @@
 
 use alloc::vec::Vec;
 
-use crate::am::gin::layout::GIN_CAT_NORM_KEY;
-use crate::am::gin::layout::GIN_DATA_START;
-use crate::am::gin::layout::GIN_ITUP_COMPRESSED;
-use crate::am::gin::layout::GIN_TREE_POSTING;
-use crate::am::gin::layout::POSTING_ITEM_SIZE;
+use crate::am::gin::layout::{
+    GIN_CAT_NORM_KEY, GIN_DATA_START, GIN_ITUP_COMPRESSED, GIN_TREE_POSTING, POSTING_ITEM_SIZE,
+};
 use crate::am::nbtree::check::{KeyColumn, KeyType};
 use crate::findings::Finding;
-use crate::page::bufpage::INVALID_BLOCK_NUMBER;
-use crate::page::bufpage::{ItemId, PageHeader};
-use crate::page::fields::LP_NORMAL;
-use crate::page::fields::{gin_page_opaque_data, index_tuple_data, item_id_data, page_header_data};
+use crate::page::bufpage::{ItemId, PageHeader, INVALID_BLOCK_NUMBER};
+use crate::page::fields::{
+    gin_page_opaque_data, index_tuple_data, item_id_data, page_header_data, LP_NORMAL,
+};
 use crate::page::geometry::Endian;
 use crate::page::itup::IndexTuple;
 use crate::page::reader::{Reader, Tid};

@@ -5,17 +5,10 @@
 use alloc::vec::Vec;
 
 use crate::am::decoded::{Items, Special};
-use crate::am::gin::layout::decode_segment;
-use crate::am::gin::layout::GinLeafItem;
-use crate::am::gin::layout::GinMeta;
-use crate::am::gin::layout::GinSpecial;
-use crate::am::gin::layout::GIN_COMPRESSED;
-use crate::am::gin::layout::GIN_DATA;
-use crate::am::gin::layout::GIN_DATA_START;
-use crate::am::gin::layout::GIN_DELETED;
-use crate::am::gin::layout::GIN_LEAF;
-use crate::am::gin::layout::GIN_LIST;
-use crate::am::gin::layout::GIN_META;
+use crate::am::gin::layout::{
+    decode_segment, GinLeafItem, GinMeta, GinSpecial, GIN_COMPRESSED, GIN_DATA, GIN_DATA_START,
+    GIN_DELETED, GIN_LEAF, GIN_LIST, GIN_META,
+};
 use crate::am::nbtree::check::KeyColumn;
 use crate::findings::Finding;
 use crate::page::bufpage::{

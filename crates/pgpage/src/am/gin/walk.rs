@@ -8,19 +8,10 @@
 
 use alloc::vec::Vec;
 
-use crate::am::gin::layout::decode_segment;
-use crate::am::gin::layout::GIN_COMPRESSED;
-use crate::am::gin::layout::GIN_DATA;
-use crate::am::gin::layout::GIN_DATA_START;
-use crate::am::gin::layout::GIN_DELETED;
-use crate::am::gin::layout::GIN_LEAF;
-use crate::am::gin::layout::GIN_LIST;
-use crate::am::gin::layout::GIN_META;
-use crate::am::gin::layout::GIN_RIGHT_BOUND;
-use crate::am::gin::layout::GIN_ROOT_BLKNO;
-use crate::am::gin::layout::GIN_TREE_POSTING;
-use crate::am::gin::layout::POSTING_ITEM_SIZE;
-use crate::am::gin::layout::SEGMENT_HEADER;
+use crate::am::gin::layout::{
+    decode_segment, GIN_COMPRESSED, GIN_DATA, GIN_DATA_START, GIN_DELETED, GIN_LEAF, GIN_LIST,
+    GIN_META, GIN_RIGHT_BOUND, GIN_ROOT_BLKNO, GIN_TREE_POSTING, POSTING_ITEM_SIZE, SEGMENT_HEADER,
+};
 use crate::am::kind::detect_kind;
 use crate::am::nbtree::walk::{page_at, report_once, WalkFinding};
 use crate::findings::Finding;

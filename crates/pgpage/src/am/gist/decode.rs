@@ -5,9 +5,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::am::decoded::{Items, Special};
-use crate::am::gist::layout::GistItem;
-use crate::am::gist::layout::GistSpecial;
-use crate::am::gist::layout::F_DELETED;
+use crate::am::gist::layout::{GistItem, GistSpecial, F_DELETED};
 use crate::page::bufpage::{free_space, line_pointers, special_opaque, PageHeader};
 use crate::page::fields::LP_DEAD;
 use crate::page::fields::{

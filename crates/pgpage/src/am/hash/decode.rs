@@ -5,15 +5,10 @@ use alloc::format;
 use alloc::vec::Vec;
 
 use crate::am::decoded::{Items, Special};
-use crate::am::hash::layout::HashItem;
-use crate::am::hash::layout::HashMeta;
-use crate::am::hash::layout::HashSpecial;
-use crate::am::hash::layout::HASH_MAGIC;
-use crate::am::hash::layout::LH_BITMAP_PAGE;
-use crate::am::hash::layout::LH_BUCKET_PAGE;
-use crate::am::hash::layout::LH_META_PAGE;
-use crate::am::hash::layout::LH_OVERFLOW_PAGE;
-use crate::am::hash::layout::LH_PAGE_TYPE;
+use crate::am::hash::layout::{
+    HashItem, HashMeta, HashSpecial, HASH_MAGIC, LH_BITMAP_PAGE, LH_BUCKET_PAGE, LH_META_PAGE,
+    LH_OVERFLOW_PAGE, LH_PAGE_TYPE,
+};
 use crate::findings::Finding;
 use crate::page::bufpage::{
     free_space, line_pointers, meta_spans, page_get_free_space, special_opaque, PageHeader,

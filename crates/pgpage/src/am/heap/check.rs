@@ -4,15 +4,10 @@
 //! multixact bounds and the attribute count (check_tuple_visibility, check_tuple). Without
 //! one those are left unjudged rather than guessed.
 
-use crate::am::heap::layout::BOOTSTRAP_TRANSACTION_ID;
-use crate::am::heap::layout::FIRST_NORMAL_TRANSACTION_ID;
-use crate::am::heap::layout::FROZEN_TRANSACTION_ID;
-use crate::am::heap::layout::HEAP_HOT_UPDATED;
-use crate::am::heap::layout::HEAP_ONLY_TUPLE;
-use crate::am::heap::layout::HEAP_UPDATED;
-use crate::am::heap::layout::MIN_LP_LEN;
-use crate::am::heap::layout::SECTOR;
-use crate::am::heap::layout::SPEC_TOKEN_OFFSET_NUMBER;
+use crate::am::heap::layout::{
+    BOOTSTRAP_TRANSACTION_ID, FIRST_NORMAL_TRANSACTION_ID, FROZEN_TRANSACTION_ID, HEAP_HOT_UPDATED,
+    HEAP_ONLY_TUPLE, HEAP_UPDATED, MIN_LP_LEN, SECTOR, SPEC_TOKEN_OFFSET_NUMBER,
+};
 use crate::findings::{Finding, Values};
 use crate::page::bufpage::ItemId;
 use crate::page::fields::PD_ALL_VISIBLE;
@@ -21,8 +16,7 @@ use crate::page::fields::{
     HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_LOCK_ONLY,
     HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID,
 };
-use crate::page::fields::{HEAP_MOVED_IN, HEAP_MOVED_OFF};
-use crate::page::fields::{LP_DEAD, LP_REDIRECT, LP_UNUSED};
+use crate::page::fields::{HEAP_MOVED_IN, HEAP_MOVED_OFF, LP_DEAD, LP_REDIRECT, LP_UNUSED};
 use crate::page::geometry::maxalign;
 use crate::page::reader::Reader;
 use crate::page::spans::Spans;

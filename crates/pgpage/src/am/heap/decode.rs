@@ -7,9 +7,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::am::decoded::Items;
-use crate::am::heap::layout::HeapItem;
-use crate::am::heap::layout::HEAP_HASOID_OLD;
-use crate::am::heap::layout::MIN_HEAP_TUPLE_SIZE;
+use crate::am::heap::layout::{HeapItem, HEAP_HASOID_OLD, MIN_HEAP_TUPLE_SIZE};
 use crate::findings::Finding;
 use crate::page::bufpage::{
     free_space, line_pointers, special_size, ItemBudget, ItemId, PageHeader,

@@ -8,13 +8,9 @@ use alloc::vec::Vec;
 use core::fmt::Write;
 
 use crate::am::decoded::{Items, Special};
-use crate::am::maps::layout::FsmShape;
-use crate::am::maps::layout::FsmSpecial;
-use crate::am::maps::layout::FsmTree;
-use crate::am::maps::layout::FsmTreeLevel;
-use crate::am::maps::layout::VmBits;
-use crate::am::maps::layout::VmSpecial;
-use crate::am::maps::layout::HEAPBLOCKS_PER_BYTE;
+use crate::am::maps::layout::{
+    FsmShape, FsmSpecial, FsmTree, FsmTreeLevel, VmBits, VmSpecial, HEAPBLOCKS_PER_BYTE,
+};
 use crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA;
 use crate::page::fields::{fsm_page_data, visibility_map_contents, FSM_PAGE_DATA};
 use crate::page::reader::Reader;

@@ -15,15 +15,13 @@
 use alloc::vec::Vec;
 
 use crate::am::maps::decode::fsm_tree;
-use crate::am::maps::layout::FsmShape;
-use crate::am::maps::layout::BITS_PER_HEAPBLOCK;
-use crate::am::maps::layout::HEAPBLOCKS_PER_BYTE;
-use crate::am::maps::layout::VISIBILITYMAP_ALL_FROZEN;
-use crate::am::maps::layout::VISIBILITYMAP_ALL_VISIBLE;
+use crate::am::maps::layout::{
+    FsmShape, BITS_PER_HEAPBLOCK, HEAPBLOCKS_PER_BYTE, VISIBILITYMAP_ALL_FROZEN,
+    VISIBILITYMAP_ALL_VISIBLE,
+};
 use crate::findings::Finding;
 use crate::page::bufpage::{page_get_heap_free_space, SIZE_OF_PAGE_HEADER_DATA};
-use crate::page::fields::page_header_data;
-use crate::page::fields::PD_ALL_VISIBLE;
+use crate::page::fields::{page_header_data, PD_ALL_VISIBLE};
 use crate::page::geometry::{BlockSize, Endian};
 
 /// Every finding the maps give, for callers that say them apart from a page's own.

@@ -5,30 +5,21 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::am::decoded::{Items, Special};
-use crate::am::nbtree::layout::BtreeItem;
-use crate::am::nbtree::layout::BtreeMeta;
-use crate::am::nbtree::layout::BtreeSpecial;
-use crate::am::nbtree::layout::BTP_HALF_DEAD;
-use crate::am::nbtree::layout::BTP_HAS_FULLXID;
-use crate::am::nbtree::layout::BTP_LEAF;
-use crate::am::nbtree::layout::BTP_ROOT;
-use crate::am::nbtree::layout::BTREE_MAGIC;
-use crate::am::nbtree::layout::BTREE_NOVAC_VERSION;
-use crate::am::nbtree::layout::BT_IS_POSTING;
-use crate::am::nbtree::layout::BT_OFFSET_MASK;
-use crate::am::nbtree::layout::BT_PIVOT_HEAP_TID_ATTR;
-use crate::am::nbtree::layout::INDEX_ALT_TID_MASK;
+use crate::am::nbtree::layout::{
+    BtreeItem, BtreeMeta, BtreeSpecial, BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_LEAF, BTP_ROOT,
+    BTREE_MAGIC, BTREE_NOVAC_VERSION, BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR,
+    INDEX_ALT_TID_MASK,
+};
 use crate::findings::Finding;
 use crate::page::bufpage::{
     free_space, line_pointers, meta_spans, page_get_free_space, special_opaque, ItemBudget,
     PageHeader, SIZE_OF_PAGE_HEADER_DATA,
 };
-use crate::page::fields::BTP_DELETED;
-use crate::page::fields::BTP_META;
 use crate::page::fields::{
     bt_meta_page_data, bt_page_opaque_data, btree_tuple, flag_names, index_tuple_data, Field,
     BTPO_FLAGS, BT_META_PAGE_DATA, BT_PAGE_OPAQUE_DATA,
 };
+use crate::page::fields::{BTP_DELETED, BTP_META};
 use crate::page::fields::{LP_DEAD, LP_UNUSED};
 use crate::page::itup::IndexTuple;
 use crate::page::reader::{hex, Reader, Tid};

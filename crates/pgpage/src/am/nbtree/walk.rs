@@ -5,16 +5,15 @@
 
 use alloc::vec::Vec;
 
-use crate::am::nbtree::check::lower_bound_holds;
-use crate::am::nbtree::check::KeyColumn;
-use crate::am::nbtree::layout::BTREE_HEAPKEYSPACE_VERSION;
-use crate::am::nbtree::layout::P_NONE;
+use crate::am::nbtree::check::{lower_bound_holds, KeyColumn};
 use crate::am::nbtree::layout::{
     BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_ROOT, BTREE_MAGIC,
 };
+use crate::am::nbtree::layout::{BTREE_HEAPKEYSPACE_VERSION, P_NONE};
 use crate::findings::Finding;
-use crate::page::fields::{bt_meta_page_data as meta, bt_page_opaque_data as bt, page_header_data};
-use crate::page::fields::{BTP_DELETED, BTP_META};
+use crate::page::fields::{
+    bt_meta_page_data as meta, bt_page_opaque_data as bt, page_header_data, BTP_DELETED, BTP_META,
+};
 use crate::page::geometry::Endian;
 use crate::page::reader::Reader;
 

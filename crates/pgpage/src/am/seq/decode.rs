@@ -1,16 +1,14 @@
 //! Sequence pages: one heap tuple of FormData_pg_sequence_data plus sequence_magic in the
 //! special space.
 
-use crate::am::decoded::Items;
-use crate::am::decoded::Special;
-use crate::am::seq::layout::SequenceSpecial;
-use crate::am::seq::layout::SEQ_MAGIC;
+use crate::am::decoded::{Items, Special};
+use crate::am::seq::layout::{SequenceSpecial, SEQ_MAGIC};
 use crate::findings::Finding;
 use crate::page::bufpage::PageHeader;
-use crate::page::fields::sequence_magic;
-use crate::page::fields::FORM_DATA_PG_SEQUENCE_DATA;
-use crate::page::fields::SEQUENCE_MAGIC;
-use crate::page::fields::{form_data_pg_sequence_data as seq_data, heap_tuple_header_data as htup};
+use crate::page::fields::{
+    form_data_pg_sequence_data as seq_data, heap_tuple_header_data as htup, sequence_magic,
+    FORM_DATA_PG_SEQUENCE_DATA, SEQUENCE_MAGIC,
+};
 use crate::page::reader::Reader;
 use crate::page::spans::Spans;
 

@@ -4,11 +4,9 @@
 use alloc::vec::Vec;
 
 use crate::am::decoded::{Items, Special};
-use crate::am::spgist::layout::SpGistLastUsedPage;
-use crate::am::spgist::layout::SpGistMeta;
-use crate::am::spgist::layout::SpGistSpecial;
-use crate::am::spgist::layout::SPGIST_MAGIC_NUMBER;
-use crate::am::spgist::layout::SPGIST_META;
+use crate::am::spgist::layout::{
+    SpGistLastUsedPage, SpGistMeta, SpGistSpecial, SPGIST_MAGIC_NUMBER, SPGIST_META,
+};
 use crate::findings::Finding;
 use crate::page::bufpage::{
     free_space, line_pointers, meta_spans, special_opaque, PageHeader, SIZE_OF_PAGE_HEADER_DATA,

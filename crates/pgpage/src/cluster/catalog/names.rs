@@ -10,8 +10,7 @@ use serde::Serialize;
 
 use super::read::{ClassRow, OidName};
 use super::relmap::RelMap;
-use crate::page::kind::Fork;
-use crate::page::kind::PageKind;
+use crate::page::kind::{Fork, PageKind};
 
 /// pg_tablespace_d.h: DEFAULTTABLESPACE_OID (base/) and GLOBALTABLESPACE_OID (global/).
 pub const DEFAULTTABLESPACE_OID: u32 = 1663;
@@ -88,7 +87,7 @@ pub struct NamedRelation {
     pub am: Option<String>,
     pub toast_relfilenode: Option<u32>,
     /// pg_class's relnatts, relfrozenxid and relminmxid, for verify_heapam's checks
-    /// (decode::HeapContext); not part of the listing.
+    /// (am::heap::check::HeapContext); not part of the listing.
     #[serde(skip)]
     pub relnatts: i16,
     #[serde(skip)]

@@ -7,17 +7,15 @@ use alloc::vec::Vec;
 
 use alloc::borrow::Cow;
 
-use crate::am::nbtree::layout::BT_IS_POSTING;
-use crate::am::nbtree::layout::BT_OFFSET_MASK;
-use crate::am::nbtree::layout::INDEX_ALT_TID_MASK;
-use crate::am::nbtree::layout::{BTP_HALF_DEAD, BTP_LEAF};
+use crate::am::nbtree::layout::{
+    BTP_HALF_DEAD, BTP_LEAF, BT_IS_POSTING, BT_OFFSET_MASK, INDEX_ALT_TID_MASK,
+};
 use crate::cluster::rows::Column;
 use crate::findings::Finding;
-use crate::page::fields::INDEX_NULL_MASK;
-use crate::page::fields::INDEX_SIZE_MASK;
-use crate::page::fields::{bt_page_opaque_data, item_id_data, page_header_data};
-use crate::page::fields::{BTP_DELETED, BTP_META};
-use crate::page::fields::{LP_DEAD, LP_NORMAL};
+use crate::page::fields::{
+    bt_page_opaque_data, item_id_data, page_header_data, BTP_DELETED, BTP_META, INDEX_NULL_MASK,
+    INDEX_SIZE_MASK, LP_DEAD, LP_NORMAL,
+};
 use crate::page::geometry::Endian;
 use crate::page::reader::Reader;
 use crate::page::verify::{verify_page, PageStatus};
