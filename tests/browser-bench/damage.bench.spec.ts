@@ -1,4 +1,4 @@
-// Single-bit-flip localisation per page in chromium (issue 18 asks under 5 ms), beside the
+// Single-bit-flip localisation per page in chromium (the target: under 5 ms a page), beside the
 // CLI's native figure: the fixture pages a real PostgreSQL wrote (tests/fixtures), each with
 // its checksum stored and one bit flipped (as crates/pgpage/examples/bitflip_bench.rs does),
 // dropped as one file; the page view's damage panel localises each page in its worker and

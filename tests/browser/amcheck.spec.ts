@@ -1,4 +1,4 @@
-// amcheck's per-page checks in the browser (issue 18), held against amcheck on PostgreSQL 16:
+// amcheck's per-page checks in the browser, held against amcheck on PostgreSQL 16:
 // a stopped data directory whose heap has a tuple with an xmin past nextXid and whose int4
 // B-tree has a leaf with two keys swapped (each page's checksum made valid again, so the
 // checksums see nothing, and only pg_index's key type, read from the catalogs, can judge the

@@ -1,4 +1,4 @@
-// The first screen (issue 15): is anything wrong, and where. A data directory with one bad
+// The first screen: is anything wrong, and where. A data directory with one bad
 // page opens on the verdict, the problem page and the affected file above the fold, the
 // files table grouped by folder and relation; same-named files of two folders stay apart,
 // also in links; each file shows its kind as the core reads it; an empty file is a normal

@@ -1,4 +1,4 @@
-// Names from the catalogs (issue 17): a data directory made by PostgreSQL 13 and by 18,
+// Names from the catalogs: a data directory made by PostgreSQL 13 and by 18,
 // dropped whole, is listed by database and `schema.table`, each index and TOAST table under
 // the table the server says (pg_index.indrelid, pg_class.reltoastrelid), each file under the
 // relation whose pg_relation_filepath() it is. A damaged pg_class page is named in the core's

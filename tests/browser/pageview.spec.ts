@@ -79,8 +79,8 @@ const INFOMASK: Record<string, number> = {
 test.describe('page view', () => {
   test('header and item columns come in pageinspect’s order', async ({ page }, testInfo) => {
     await open(page, [sample('16427')]);
-    // page_header()'s columns, then heap_page_items()' (CONTRACTS.md; tests/pg/pageview
-    // holds the wasm output against the server's own column lists).
+    // page_header()'s columns, then heap_page_items()' (docs/contracts.md, "inspect --json";
+    // tests/pg/pageview holds the wasm output against the server's own column lists).
     await expect(page.locator('[data-testid=header-panel] th')).toHaveText(['lsn', 'checksum', 'flags', 'lower', 'upper', 'special', 'pagesize', 'version', 'prune_xid']);
     const heads = await page.locator('[data-testid=items-panel] thead th').allTextContents();
     expect(heads.slice(0, 14)).toEqual(['lp', 'lp_off', 'lp_flags', 'lp_len', 't_xmin', 't_xmax', 't_field3', 't_ctid', 't_infomask2', 't_infomask', 't_hoff', 't_bits', 't_oid', 't_data']);

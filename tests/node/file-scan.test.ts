@@ -107,7 +107,7 @@ describe('file verdicts from the core', () => {
   });
 
   it('gives the page its tables: status names in code order, problems, block sizes, the checksum finish', () => {
-    // CONTRACTS.md's status names, and the server's refusals among them.
+    // The status names of docs/contracts.md ("Page status"), and the server's refusals among them.
     const names = w.status_names();
     expect(names).toEqual(['ok', 'mismatch', 'zero', 'new_not_zero', 'bad_header']);
     expect([...w.problem_statuses()].map((c) => names[c])).toEqual(['mismatch', 'new_not_zero', 'bad_header']);

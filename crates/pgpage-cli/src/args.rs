@@ -25,7 +25,7 @@ impl From<EndianArg> for Endian {
     }
 }
 
-/// A page kind by the name `inspect --json` prints (CONTRACTS.md `kind`).
+/// A page kind by the name `inspect --json` prints (docs/contracts.md, "inspect --json": `kind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KindArg(pub PageKind);
 

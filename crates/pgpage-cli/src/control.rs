@@ -1,4 +1,4 @@
-//! `pgpage control`: decode `global/pg_control` (CONTRACTS.md `control --json`), or print it
+//! `pgpage control`: decode `global/pg_control` (docs/contracts.md, "control --json"), or print it
 //! as pg_controldata does. Reads the file read-only; exit 1 when its CRC does not match.
 
 use std::io::{self, Read, Write};

@@ -1,5 +1,5 @@
 //! `pgpage diff`: two copies of a relation file (or two data directories) page by page, as
-//! CONTRACTS.md `diff --json` lists them. This module does the I/O (both files streamed in
+//! docs/contracts.md, "diff --json", lists them. This module does the I/O (both files streamed in
 //! big chunks) and the printing; the comparison is the core's
 //! (`pgpage::diff`).
 
@@ -21,7 +21,7 @@ use crate::input::{open_regular, read_full_at, read_head};
 
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {
-    /// Print JSON (CONTRACTS.md `diff --json`).
+    /// Print JSON (docs/contracts.md, "diff --json").
     #[arg(long)]
     pub json: bool,
     /// The first copy (a relation file or a data directory), for instance the backup.

@@ -1,5 +1,5 @@
 //! `pgpage fpi`: the full-page images in WAL segment files (or a pg_wal directory, an archive
-//! directory, or the files `pg_waldump --save-fullpage` wrote), as CONTRACTS.md `fpi` lists
+//! directory, or the files `pg_waldump --save-fullpage` wrote), as docs/contracts.md, "fpi", lists
 //! them; `--out` writes each page as pg_waldump does. The WAL reading is the core's
 //! (`pgpage::wal`); this module finds the files, reads them and prints.
 
@@ -22,7 +22,7 @@ use crate::input::open_regular;
 
 #[derive(clap::Args, Debug)]
 pub struct FpiArgs {
-    /// Print JSON (CONTRACTS.md `fpi`).
+    /// Print JSON (docs/contracts.md, "fpi").
     #[arg(long)]
     pub json: bool,
     /// Write each image as `pg_waldump --save-fullpage` does, into DIR (created if missing;

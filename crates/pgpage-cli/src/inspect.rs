@@ -1,5 +1,5 @@
 //! `pgpage inspect`: decode pages of one relation file as pageinspect would show them
-//! (CONTRACTS.md `inspect --json`), or as readable text. Reads the file read-only, one page
+//! (docs/contracts.md, "inspect --json"), or as readable text. Reads the file read-only, one page
 //! at a time, and prints as it goes.
 
 use std::fs::File;
@@ -25,7 +25,7 @@ use crate::input::{open_regular, read_head};
 
 #[derive(clap::Args, Debug)]
 pub struct InspectArgs {
-    /// Print JSON (CONTRACTS.md `inspect --json`).
+    /// Print JSON (docs/contracts.md, "inspect --json").
     #[arg(long, conflicts_with = "filedump")]
     pub json: bool,
     /// Print what `pg_filedump -f -i` prints (`-f -i -R N` with `--block N`), the format

@@ -1,5 +1,5 @@
 //! `pgpage ls`: every relation with storage in every database of a data directory, named
-//! from the catalogs on disk (CONTRACTS.md `ls --json`), with its forks, blocks and problem
+//! from the catalogs on disk (docs/contracts.md, "ls --json"), with its forks, blocks and problem
 //! pages; files no catalog row claims are listed unnamed. The catalogs are read by the core
 //! (pgpage::catalog); this module finds and reads their files.
 
@@ -42,7 +42,7 @@ struct DirFile {
     len: u64,
 }
 
-/// One entry of the listing (CONTRACTS.md `ls --json`).
+/// One entry of the listing (docs/contracts.md, "ls --json").
 #[derive(Serialize, Debug)]
 struct Entry {
     database_oid: u32,

@@ -1,4 +1,4 @@
-//! `pgpage`: argument parsing and printing over the pgpage core (CONTRACTS.md). Each
+//! `pgpage`: argument parsing and printing over the pgpage core (docs/contracts.md). Each
 //! subcommand lives in its own module and returns the process exit status.
 // Tests compute offsets and sizes freely; clippy.toml opens the other panicking lints to them.
 #![cfg_attr(test, allow(clippy::arithmetic_side_effects))]
@@ -86,9 +86,9 @@ fn main() {
     std::process::exit(status);
 }
 
-/// A usage error in the one line CONTRACTS.md promises for exit status 2: clap's message with
-/// its details (possible values, the usage) on the same line, without clap's "error: " and
-/// its pointer to --help, which the line ends with instead.
+/// A usage error in the one line docs/contracts.md ("Exit status") promises for exit status 2:
+/// clap's message with its details (possible values, the usage) on the same line, without clap's
+/// "error: " and its pointer to --help, which the line ends with instead.
 fn one_line(e: &clap::Error) -> String {
     let text = e.render().to_string();
     let mut line = String::new();

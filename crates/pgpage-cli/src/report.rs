@@ -1,5 +1,5 @@
-//! `pgpage report`: the incident report (CONTRACTS.md "The incident report"). The core's
-//! `ReportReader` asks for byte ranges of the data directory's files (or of relation files
+//! `pgpage report`: the incident report (docs/contracts.md, "report, the incident report"). The
+//! core's `ReportReader` asks for byte ranges of the data directory's files (or of relation files
 //! given alone) and this module reads them from disk; the core classifies, counts and words
 //! everything, and this module prints it.
 
@@ -18,7 +18,7 @@ use crate::ls::Ls;
 
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
-    /// Print the report as JSON (CONTRACTS.md).
+    /// Print the report as JSON (docs/contracts.md, "report, the incident report").
     #[arg(long, conflicts_with = "markdown")]
     pub json: bool,
     /// Print the report as Markdown, to paste into a mailing-list post or a ticket.

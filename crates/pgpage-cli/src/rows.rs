@@ -1,5 +1,5 @@
 //! `pgpage rows`: the visible rows of a heap relation's files as COPY prints them
-//! (CONTRACTS.md `rows`). The `--types` form takes the columns from a type list, as
+//! (docs/contracts.md, "rows"). The `--types` form takes the columns from a type list, as
 //! pg_filedump -D does; `stream_rows` takes any column list, so a catalog plugs in there.
 //! Pages are read in units of CHUNK_BLOCKS, one pread each, decoded by a worker per core
 //! and printed in block order by the calling thread.

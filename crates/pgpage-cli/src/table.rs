@@ -1,7 +1,7 @@
 //! `pgpage rows DATADIR RELATION`: a table's rows found from the catalogs on disk by the
 //! core's `cluster::catalog::table::TableReader` (its database, schema and name to its files, its
 //! columns, its TOAST relation, pg_xact and pg_multixact), given the files it asks for from
-//! disk (CONTRACTS.md `rows`).
+//! disk (docs/contracts.md, "rows").
 
 use std::fs;
 

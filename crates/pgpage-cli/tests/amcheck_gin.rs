@@ -5,7 +5,7 @@
 //! its rightmost key and pd_lower; a deleted entry leaf; a bad line pointer; a tuple size; a
 //! heap pointer; a posting count; the entry order; an entry leaf moved up a level), their
 //! checksums recomputed, the server restarted, and gin_index_check's error is the finding
-//! pgpage reports at the same block. The file walk (ginwalk.rs) is among pgpage's findings:
+//! pgpage reports at the same block. The file walk (am/gin/walk.rs) is among pgpage's findings:
 //! untouched entry trees of three levels and posting trees of two give it nothing either.
 #![allow(
     clippy::unwrap_used,

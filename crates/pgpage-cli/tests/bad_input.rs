@@ -1,5 +1,5 @@
-//! The bad-input matrix (issue 5): every kind of input a forensic tool is fed gets the
-//! promised exit status and one-line reasons, never a panic; `--json` stays valid JSON; the
+//! The bad-input matrix (docs/cli.md, "Bad input"): every kind of input a forensic tool is fed gets
+//! the promised exit status and one-line reasons, never a panic; `--json` stays valid JSON; the
 //! other files of the same run are still verified; and no input is modified.
 // Tests index fixed-size test pages and panic on failure; that is their job.
 #![allow(

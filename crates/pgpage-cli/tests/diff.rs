@@ -1,4 +1,4 @@
-//! `pgpage diff` (CONTRACTS.md `diff --json`): copies made by PostgreSQL 15 (a table copied
+//! `pgpage diff` (docs/contracts.md, "diff --json"): copies made by PostgreSQL 15 (a table copied
 //! after a checkpoint, then updated and checkpointed again), held against the bytes of the
 //! two copies and the server's own `page_header(get_raw_page(...)).lsn`; synthetic flips with
 //! known counts; and bad input, named and never a panic.

@@ -1,5 +1,5 @@
 //! `pgpage rows --types` against the server's own COPY, for PostgreSQL 13 to 18: a table of
-//! every type issue 17 lists with NULLs and odd values, TOASTed values (inline compressed,
+//! every type `rows --types` takes, with NULLs and odd values, TOASTed values (inline compressed,
 //! external pglz, external uncompressed, lz4 where the server has it), deleted, aborted
 //! and updated rows; after a CHECKPOINT the table's files must print byte for byte what
 //! `COPY (SELECT * FROM t ORDER BY ctid) TO STDOUT` printed. Then damaged copies: each
@@ -592,9 +592,9 @@ fn catalog_rows_equal_copy(version: u32) {
 
 each_version!(catalog_rows_equal_copy);
 
-/// COPY's CSV of `query` under CONTRACTS.md's settings and ignore_checksum_failure = on (the
-/// server reads a page whose checksum fails, as `--include-damaged` does); `options` are
-/// COPY's (`format csv, header`).
+/// COPY's CSV of `query` under the settings of docs/contracts.md, "rows", and
+/// ignore_checksum_failure = on (the server reads a page whose checksum fails, as
+/// `--include-damaged` does); `options` are COPY's (`format csv, header`).
 fn copy_ignoring_checksums(c: &Cluster, query: &str, options: &str) -> String {
     c.psql_in(
         "forensic",

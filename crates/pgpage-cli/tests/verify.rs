@@ -514,7 +514,7 @@ fn nothing_to_verify_and_usage_errors_exit_2() {
     ] {
         let out = pgpage(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        // CONTRACTS.md: a one-line reason.
+        // docs/contracts.md, "Exit status": a one-line reason.
         let lines = stderr_lines(&out);
         assert_eq!(lines.len(), 1, "{args:?}: {lines:#?}");
         assert!(lines[0].starts_with("pgpage: error: "), "{lines:?}");

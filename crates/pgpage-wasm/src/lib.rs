@@ -740,7 +740,7 @@ pub fn relation_directory(path: &str) -> Option<String> {
     pgpage::file::datadir::relation_directory(path)
 }
 
-/// The page statuses' contract names (CONTRACTS.md `status`), indexed by the codes that
+/// The page statuses' contract names (docs/contracts.md, "Page status"), indexed by the codes that
 /// `FileScanJs.chunk` and `FileVerdictJs.status` hold.
 #[wasm_bindgen]
 pub fn status_names() -> Vec<String> {

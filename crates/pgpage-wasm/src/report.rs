@@ -23,7 +23,7 @@ pub struct ReportOutput {
 
 #[wasm_bindgen]
 impl ReportOutput {
-    /// CONTRACTS.md `report --json`.
+    /// `report --json` (docs/contracts.md, "report, the incident report").
     #[wasm_bindgen(getter)]
     pub fn json(&self) -> String {
         self.json.clone()

@@ -34,7 +34,7 @@ struct Image {
     pieces: Vec<Piece>,
 }
 
-/// `pgpage fpi --json`'s image entry (CONTRACTS.md `fpi`, with the CLI's extra keys).
+/// `pgpage fpi --json`'s image entry (docs/contracts.md, "fpi", with the CLI's extra keys).
 #[derive(Serialize)]
 struct ImageJson<'a> {
     lsn: String,

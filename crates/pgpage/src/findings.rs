@@ -294,7 +294,7 @@ findings! {
         "backend/access/heap/hio.c", "RelationPutHeapTuple",
         "the page's tuples name block %u in their t_ctid, not the block the page is at";
 
-    // ---- First screen (issue 15): pages the server accepts that still cost rows. ----
+    // ---- First screen: pages the server accepts that still cost rows. ----
     /// An all-zero page before a later heap page with line pointers, in the same file:
     /// PageIsVerified accepts it as a new page (PageIsNew), so its rows, if it held any, are
     /// gone without an error. Relation extension leaves such pages too, hence a note.
@@ -397,7 +397,7 @@ findings! {
         "include/storage/bufpage.h", "PageIsNew",
         "the page does not show its kind: decoded as its file's kind";
 
-    // ---- structure (issue 18 part 1) -----------------------------------------------------
+    // ---- structure: amcheck's checks of one page, made offline ----------------------------
     // verify_heapam's per-page checks (PostgreSQL 14 on; the HOT chain ones 16 on), in its
     // words of 16-18 (the 14 and 15 wording, where it differs, in the row's doc).
     /// verify_heapam: lp_off of an LP_NORMAL line pointer is not MAXALIGNed.
@@ -476,7 +476,7 @@ findings! {
         "contrib/amcheck/verify_heapam.c", "check_tuple_visibility",
         "multitransaction ID is invalid";
 
-    // ---- verify_heapam's checks that need more than the page (issue 18 part 1, xidctx) -----
+    // ---- verify_heapam's checks that need more than the page (the catalogs, pg_control) -----
     // Judged only with a heap-check context (am::heap::check::HeapContext: pg_class's row,
     // pg_control's checkpoint, pg_xact), i.e. from a data directory. 14-18 word them alike.
     /// check_tuple: t_infomask2's attribute count above pg_class.relnatts on a tuple whose
@@ -619,7 +619,7 @@ findings! {
         "backend/storage/smgr/md.c", "mdreadv",
         "could not read block %u in file \"%s\": read only 0 of %d bytes";
 
-    // ---- bt_index_parent_check's cross-level checks (btwalk.rs), 13-18 alike: the file
+    // ---- bt_index_parent_check's cross-level checks (am/nbtree/walk.rs), 13-18 alike: the file
     // walk holds the index still, as amcheck's ShareLock does. ----
     /// bt_check_level_from_leftmost: the first live page of a level has a left sibling.
     BtreeNotLeftmost => "btree_not_leftmost", Structural,
@@ -690,8 +690,8 @@ findings! {
         "contrib/amcheck/verify_nbtree.c", "bt_downlink_missing_check",
         "internal index block lacks downlink in index \"%s\"";
 
-    // ---- Index checks that span pages (issue 18 part 1, indexwalk: btwalk.rs, ginwalk.rs,
-    // decode/spgist.rs), in amcheck's and the server's words. ----
+    // ---- Index checks that span pages (the index walks: am/nbtree/walk.rs,
+    // am/gin/walk.rs, am/spgist/decode.rs), in amcheck's and the server's words. ----
     /// bt_child_check: an item of the child (its least: P_FIRSTDATAKEY, after an internal
     /// page's minus infinity item) below the parent's key beside the downlink, by the key
     /// types the caller gave (reported at the parent, amcheck's "Parent block").
@@ -725,7 +725,7 @@ findings! {
     SpgistMetaMagicWrong => "spgist_meta_magic_wrong", Server,
         "backend/access/spgist/spgutils.c", "spgGetCache",
         "index \"%s\" is not an SP-GiST index";
-    // A heap's visibility map and free space map against its pages (forks.rs), and a page's
+    // A heap's visibility map and free space map against its pages (am/maps/walk.rs), and a page's
     // own PD_ALL_VISIBLE against its line pointers.
     /// The VM's all-visible bit is set for a heap page without PD_ALL_VISIBLE: VACUUM warns
     /// and clears the bit (13-16 in lazy_scan_heap, 17 on in lazy_scan_prune's caller).
@@ -760,7 +760,7 @@ findings! {
     TornSectors => "torn_sectors", Candidate,
         "backend/storage/page/bufpage.c", "PageIsVerifiedExtended",
         "this line pointer's tuple lies in 512-byte sectors that look like another version of the page (a torn write?): its bytes there are not the tuple the line pointer describes, or an older version of its row";
-    // ---- damage analysis (issue 18: bitflip.rs, diff.rs): one bit, two copies ----------
+    // ---- damage analysis (bitflip.rs, diff.rs): one bit, two copies ----------
     /// Flipping this one bit makes the stored checksum valid. With 65,536 bits and a 16-bit
     /// checksum about one such flip per page is expected by chance: evidence, not proof.
     ChecksumBitFlipCandidate => "checksum_bit_flip_candidate", Candidate,
@@ -855,7 +855,7 @@ findings! {
         "backend/access/common/detoast.c", "toast_fetch_datum",
         "the value is stored in a TOAST relation that was not given";
 
-    // ---- GIN (issue 18 part 1: decode/gincheck.rs): gin_index_check's checks (amcheck 1.5,
+    // ---- GIN (am/gin/check.rs): gin_index_check's checks (amcheck 1.5,
     // PostgreSQL 18) that one page answers; "%s" is the index's name. ----
     /// check_index_page: a deleted entry tree leaf with line pointers.
     GinDeletedPageWithTuples => "gin_deleted_page_with_tuples", Structural,
@@ -912,14 +912,15 @@ findings! {
         "contrib/amcheck/verify_gin.c", "gin_check_posting_tree_parent_keys_consistency",
         "index \"%s\": rightmost posting tree page (blk %u) has unexpected last key (%u, %u)";
 
-    // The other index access methods' read checks (issue 18 part 1: decode/brin.rs).
+    // The other index access methods' read checks (am/brin/decode.rs): the server's ERROR when it
+    // reads the page.
     /// A BRIN page (not the metapage) whose type is neither revmap nor regular: the server,
     /// reaching it from the range map, refuses it (brin_page.h: BRIN_IS_REGULAR_PAGE).
     BrinPageTypeUnexpected => "brin_page_type_unexpected", Server,
         "backend/access/brin/brin_revmap.c", "brinGetTupleForHeapBlock",
         "corrupted BRIN index: inconsistent range map";
 
-    // ---- WAL (issue 18 part 4) ----
+    // ---- WAL: segments and records read for good copies of damaged pages ----
     /// A segment file shorter than its segment size (or than one page header).
     WalSegmentTruncated => "wal_segment_truncated", Server,
         "backend/access/transam/xlogutils.c", "WALReadRaiseError",
@@ -1007,7 +1008,7 @@ findings! {
         "bin/pg_waldump/pg_waldump.c", "XLogRecordSaveFPWs",
         "the file is named as a saved full-page image but is not one page";
 
-    // ---- WAL timelines (issue 18 part 4: history files) ----
+    // ---- WAL timelines (history files) ----
     /// A timeline history file the server refuses: a line without a numeric timeline or a
     /// switch point, timelines not increasing, or not below the file's own.
     WalTimelineHistoryInvalid => "wal_timeline_history_invalid", Server,

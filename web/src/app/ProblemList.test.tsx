@@ -1,6 +1,6 @@
-// The problem list keeps the contract (CONTRACTS.md): one [data-testid=problem] row per
-// problem page with its data-* attributes, every row in the DOM up to 1,000; a longer list
-// renders the rows in view and scrolls the selected one into view.
+// The problem list keeps the contract (docs/contracts.md, "The web page"): one
+// [data-testid=problem] row per problem page with its data-* attributes, every row in the DOM up to
+// 1,000; a longer list renders the rows in view and scrolls the selected one into view.
 import { act, cleanup, fireEvent, render } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ALL_IN_DOM, FileFindings, hint, ProblemList } from './ProblemList';

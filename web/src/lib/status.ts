@@ -1,5 +1,5 @@
-// The contract's page status names (CONTRACTS.md `status`; the core's `status_names()` gives
-// them in the order of its codes, which the page map's palette follows) and how the page
+// The contract's page status names (docs/contracts.md, "Page status"; the core's `status_names()`
+// gives them in the order of its codes, which the page map's palette follows) and how the page
 // words them. Which status is a problem is the core's to say (the verdict's rows).
 
 export const STATUS_NAMES = ['ok', 'mismatch', 'zero', 'new_not_zero', 'bad_header'] as const;

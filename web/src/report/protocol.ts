@@ -17,7 +17,7 @@ export type FromReport =
   | { type: 'done'; json: string; markdown: string; damaged: boolean }
   | { type: 'error'; message: string };
 
-/** CONTRACTS.md `report --json`, as the panel reads it. */
+/** `report --json` (docs/contracts.md, "report, the incident report"), as the panel reads it. */
 export interface ReportJson {
   cluster: { pg_version: number | null; system_identifier: string | null; state: string | null; data_checksums: string; block_size: number | null };
   verdict: string;

@@ -190,7 +190,8 @@ fn releases_hold(releases: &str, version: &str) -> bool {
     }
 }
 
-/// `verify --json`'s `clusters` entries (an addition to CONTRACTS.md's keys).
+/// `verify --json`'s `clusters` entries (an addition to the keys docs/contracts.md lists under
+/// "verify --json").
 #[derive(Serialize)]
 pub struct ClusterJson<'a> {
     pub path: &'a str,

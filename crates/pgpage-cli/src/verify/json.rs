@@ -1,5 +1,5 @@
-//! `verify --json` (CONTRACTS.md), written as results arrive: a serde struct for every
-//! object, a formatter for the contract's spacing, and the frame around them (the files
+//! `verify --json` (docs/contracts.md, "verify --json"), written as results arrive: a serde struct
+//! for every object, a formatter for the contract's spacing, and the frame around them (the files
 //! array one file per line, each written once its verdict is in).
 
 use std::io::{self, Write};
@@ -55,7 +55,8 @@ pub struct Page {
     /// null for new pages, whose checksum is never computed, and when checksums are off.
     pub computed: Option<u16>,
     /// Where the page was written, when its own tuples or its siblings' links agree with its
-    /// checksum (CONTRACTS.md): a block of this file, or of `matches_segment`.
+    /// checksum (docs/contracts.md, "verify --json"): a block of this file, or of
+    /// `matches_segment`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub matches_block: Option<u32>,
     /// Added: the segment of `matches_block`, when it is not this file's.

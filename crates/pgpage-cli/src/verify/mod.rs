@@ -21,7 +21,7 @@ use walk::WalkOptions;
 
 #[derive(clap::Args, Debug)]
 pub struct VerifyArgs {
-    /// Print JSON (CONTRACTS.md `verify --json`).
+    /// Print JSON (docs/contracts.md, "verify --json").
     #[arg(long)]
     pub json: bool,
     /// List every page, not only the problem pages.

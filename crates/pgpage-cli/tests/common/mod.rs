@@ -245,7 +245,8 @@ impl Cluster {
         self.stopped = true;
     }
 
-    /// COPY's CSV of `select * from {from} order by ctid` under CONTRACTS.md's settings.
+    /// COPY's CSV of `select * from {from} order by ctid` under the settings of docs/contracts.md,
+    /// "rows".
     pub fn copy_in(&self, database: &str, from: &str) -> String {
         self.psql_in(
             database,

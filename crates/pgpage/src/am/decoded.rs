@@ -121,7 +121,7 @@ pub enum Special {
     Vm(VmSpecial),
 }
 
-/// One decoded page. Serializes as the CONTRACTS.md `inspect --json` block without the
+/// One decoded page. Serializes as the `inspect --json` block (docs/contracts.md) without the
 /// fields that only the caller knows (`block`, `absolute_block`, `status`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DecodedPage {

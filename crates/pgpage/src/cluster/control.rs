@@ -1,7 +1,8 @@
 //! `global/pg_control` (catalog/pg_control.h: ControlFileData) for the control versions of
-//! PostgreSQL 13 to 18: 1300 (13-16), 1700 (17: CheckPoint gains wal_level, in what was
-//! padding) and 1800 (18: default_char_signedness after data_checksum_version, which moves
-//! the CRC). Decoded into the columns of pg_control_system(), pg_control_checkpoint(),
+//! PostgreSQL 13 to 19: 1300 (13-16), 1700 (17: CheckPoint gains wal_level, in what was
+//! padding), 1800 (18: default_char_signedness after data_checksum_version, which moves
+//! the CRC), 1902 (19's betas: most fields move, see [`Layout`]) and 1903 (19.0:
+//! data_checksum_version_init). Decoded into the columns of pg_control_system(), pg_control_checkpoint(),
 //! pg_control_init() and pg_control_recovery(), with their values as row_to_json prints them.
 
 use alloc::format;
@@ -13,7 +14,13 @@ use serde::Serialize;
 use crate::page::geometry::{read_u32, read_u64, Endian};
 
 /// The control versions this module knows, and the PostgreSQL releases that write them.
-pub const KNOWN_VERSIONS: [(u32, &str); 3] = [(1300, "13-16"), (1700, "17"), (1800, "18")];
+pub const KNOWN_VERSIONS: [(u32, &str); 5] = [
+    (1300, "13-16"),
+    (1700, "17"),
+    (1800, "18"),
+    (1902, "19 beta"),
+    (1903, "19"),
+];
 
 /// pg_control.h: PG_CONTROL_FILE_SIZE, the size the server writes (zero-padded).
 pub const PG_CONTROL_FILE_SIZE: usize = 8192;
@@ -23,8 +30,13 @@ pub const PG_CONTROL_FILE_SIZE: usize = 8192;
 pub enum ControlError {
     /// Shorter than the structure of any known version.
     Truncated { len: usize },
-    /// pg_control_version is none of [`KNOWN_VERSIONS`] in either byte order.
-    UnknownVersion { little: u32, big: u32 },
+    /// pg_control_version is none of [`KNOWN_VERSIONS`] in either byte order. The catalog
+    /// version (read little-endian) helps name the release that wrote it.
+    UnknownVersion {
+        little: u32,
+        big: u32,
+        catalog_version: Option<u32>,
+    },
 }
 
 impl core::fmt::Display for ControlError {
@@ -34,17 +46,77 @@ impl core::fmt::Display for ControlError {
                 f,
                 "pg_control is truncated: {len} bytes, too few to hold its fields and CRC (the server writes {PG_CONTROL_FILE_SIZE})"
             ),
-            ControlError::UnknownVersion { little, big } => write!(
-                f,
-                "unknown pg_control version {little} (read big-endian: {big}); pgpage knows 1300 (PostgreSQL 13-16), 1700 (17) and 1800 (18)"
-            ),
+            ControlError::UnknownVersion {
+                little,
+                big,
+                catalog_version,
+            } => {
+                write!(f, "unknown pg_control version {little} (read big-endian: {big})")?;
+                if let Some(cat) = catalog_version {
+                    write!(f, ", catalog version {cat}")?;
+                }
+                write!(
+                    f,
+                    "; pgpage knows 1300 (PostgreSQL 13-16), 1700 (17), 1800 (18), 1902 (19 beta) and 1903 (19), and reads no other layout"
+                )
+            }
         }
     }
 }
 
-/// Where a version keeps the fields that moved between versions.
+/// Where a version keeps its fields: offsetof() into ControlFileData, CheckPoint fields
+/// relative to checkPointCopy. 19 moves nearly everything: CheckPoint gains
+/// logicalDecodingEnabled (before nextXid) and dataChecksumState, nextMultiOffset becomes
+/// 64 bits, and ControlFileData gains slru_pages_per_segment (and in 1903
+/// data_checksum_version_init).
 #[derive(Clone, Copy, Debug)]
 struct Layout {
+    cp_next_xid: usize,
+    cp_next_oid: usize,
+    cp_next_multi: usize,
+    cp_next_multi_offset: usize,
+    /// MultiXactOffset is 64 bits from 19 on.
+    multi_offset_64: bool,
+    cp_oldest_xid: usize,
+    cp_oldest_xid_db: usize,
+    cp_oldest_multi: usize,
+    cp_oldest_multi_db: usize,
+    cp_time: usize,
+    cp_oldest_commit_ts_xid: usize,
+    cp_newest_commit_ts_xid: usize,
+    cp_oldest_active_xid: usize,
+    /// CheckPoint.dataChecksumState (19 on).
+    cp_data_checksum_state: Option<usize>,
+    unlogged_lsn: usize,
+    min_recovery_point: usize,
+    min_recovery_point_tli: usize,
+    backup_start_point: usize,
+    backup_end_point: usize,
+    backup_end_required: usize,
+    wal_level: usize,
+    wal_log_hints: usize,
+    max_connections: usize,
+    max_worker_processes: usize,
+    max_wal_senders: usize,
+    max_prepared_xacts: usize,
+    max_locks_per_xact: usize,
+    track_commit_timestamp: usize,
+    max_align: usize,
+    float_format: usize,
+    blcksz: usize,
+    relseg_size: usize,
+    /// ControlFileData.slru_pages_per_segment (19 on).
+    slru_pages_per_segment: Option<usize>,
+    xlog_blcksz: usize,
+    xlog_seg_size: usize,
+    name_data_len: usize,
+    index_max_keys: usize,
+    toast_max_chunk_size: usize,
+    loblksize: usize,
+    float8_by_val: usize,
+    /// ControlFileData.data_checksum_version_init (1903 on).
+    data_checksum_version_init: Option<usize>,
+    data_checksum_version: usize,
     /// ControlFileData.default_char_signedness (1800 on).
     default_char_signedness: Option<usize>,
     mock_authentication_nonce: usize,
@@ -52,20 +124,129 @@ struct Layout {
     crc: usize,
 }
 
-/// 1700 reads like 1300: CheckPoint.wal_level, new in 17, sits in what was padding before
-/// nextXid, and no field this module reads moved.
+/// 13 to 16 (1300). 17's CheckPoint.wal_level sits in what was padding before nextXid, so
+/// 1700 reads the same.
+const LAYOUT_1300: Layout = Layout {
+    cp_next_xid: 24,
+    cp_next_oid: 32,
+    cp_next_multi: 36,
+    cp_next_multi_offset: 40,
+    multi_offset_64: false,
+    cp_oldest_xid: 44,
+    cp_oldest_xid_db: 48,
+    cp_oldest_multi: 52,
+    cp_oldest_multi_db: 56,
+    cp_time: 64,
+    cp_oldest_commit_ts_xid: 72,
+    cp_newest_commit_ts_xid: 76,
+    cp_oldest_active_xid: 80,
+    cp_data_checksum_state: None,
+    unlogged_lsn: 128,
+    min_recovery_point: 136,
+    min_recovery_point_tli: 144,
+    backup_start_point: 152,
+    backup_end_point: 160,
+    backup_end_required: 168,
+    wal_level: 172,
+    wal_log_hints: 176,
+    max_connections: 180,
+    max_worker_processes: 184,
+    max_wal_senders: 188,
+    max_prepared_xacts: 192,
+    max_locks_per_xact: 196,
+    track_commit_timestamp: 200,
+    max_align: 204,
+    float_format: 208,
+    blcksz: 216,
+    relseg_size: 220,
+    slru_pages_per_segment: None,
+    xlog_blcksz: 224,
+    xlog_seg_size: 228,
+    name_data_len: 232,
+    index_max_keys: 236,
+    toast_max_chunk_size: 240,
+    loblksize: 244,
+    float8_by_val: 248,
+    data_checksum_version_init: None,
+    data_checksum_version: 252,
+    default_char_signedness: None,
+    mock_authentication_nonce: 256,
+    crc: 288,
+};
+
+/// 18 (1800): default_char_signedness after data_checksum_version.
+const LAYOUT_1800: Layout = Layout {
+    default_char_signedness: Some(256),
+    mock_authentication_nonce: 257,
+    crc: 292,
+    ..LAYOUT_1300
+};
+
+/// 19 as its betas wrote it (1902).
+const LAYOUT_1902: Layout = Layout {
+    cp_next_xid: 32,
+    cp_next_oid: 40,
+    cp_next_multi: 44,
+    cp_next_multi_offset: 48,
+    multi_offset_64: true,
+    cp_oldest_xid: 56,
+    cp_oldest_xid_db: 60,
+    cp_oldest_multi: 64,
+    cp_oldest_multi_db: 68,
+    cp_time: 72,
+    cp_oldest_commit_ts_xid: 80,
+    cp_newest_commit_ts_xid: 84,
+    cp_oldest_active_xid: 88,
+    cp_data_checksum_state: Some(92),
+    unlogged_lsn: 136,
+    min_recovery_point: 144,
+    min_recovery_point_tli: 152,
+    backup_start_point: 160,
+    backup_end_point: 168,
+    backup_end_required: 176,
+    wal_level: 180,
+    wal_log_hints: 184,
+    max_connections: 188,
+    max_worker_processes: 192,
+    max_wal_senders: 196,
+    max_prepared_xacts: 200,
+    max_locks_per_xact: 204,
+    track_commit_timestamp: 208,
+    max_align: 212,
+    float_format: 216,
+    blcksz: 224,
+    relseg_size: 228,
+    slru_pages_per_segment: Some(232),
+    xlog_blcksz: 236,
+    xlog_seg_size: 240,
+    name_data_len: 244,
+    index_max_keys: 248,
+    toast_max_chunk_size: 252,
+    loblksize: 256,
+    float8_by_val: 260,
+    data_checksum_version_init: None,
+    data_checksum_version: 264,
+    default_char_signedness: Some(268),
+    mock_authentication_nonce: 269,
+    crc: 304,
+};
+
+/// 19.0 (1903): data_checksum_version_init before data_checksum_version.
+const LAYOUT_1903: Layout = Layout {
+    data_checksum_version_init: Some(264),
+    data_checksum_version: 268,
+    default_char_signedness: Some(272),
+    mock_authentication_nonce: 273,
+    crc: 308,
+    ..LAYOUT_1902
+};
+
 fn layout(version: u32) -> Option<Layout> {
     match version {
-        1300 | 1700 => Some(Layout {
-            default_char_signedness: None,
-            mock_authentication_nonce: 256,
-            crc: 288,
-        }),
-        1800 => Some(Layout {
-            default_char_signedness: Some(256),
-            mock_authentication_nonce: 257,
-            crc: 292,
-        }),
+        1300 | 1700 => Some(LAYOUT_1300),
+        1800 => Some(LAYOUT_1800),
+        1902 => Some(LAYOUT_1902),
+        1903 => Some(LAYOUT_1903),
         _ => None,
     }
 }
@@ -87,6 +268,18 @@ pub fn state_words(state: u32) -> &'static str {
         5 => "in archive recovery",
         6 => "in production",
         _ => "unrecognized status code",
+    }
+}
+
+/// checksum.h: ChecksumStateType, as `SHOW data_checksums` prints it (guc_tables.c
+/// data_checksums_options). 2 and 3 exist from 19 on.
+pub fn checksum_state_words(version: u32) -> &'static str {
+    match version {
+        0 => "off",
+        1 => "on",
+        2 => "inprogress-off",
+        3 => "inprogress-on",
+        _ => "unrecognized",
     }
 }
 
@@ -124,6 +317,9 @@ pub struct ControlFile {
     /// Every column of pg_control_system(), _checkpoint(), _init() and _recovery() that this
     /// version's server returns, in that order, named as the functions name them.
     pub columns: Vec<(&'static str, ControlValue)>,
+    /// What the control file holds and no function column shows (19 on): the current
+    /// checksum state and its name, the checkpoint's, the SLRU segment size, initdb's state.
+    pub unlisted: Vec<(&'static str, ControlValue)>,
     /// Raw fields pg_controldata prints that the functions do not (state, wal_level, ...).
     pub extra: ControlExtra,
 }
@@ -143,15 +339,24 @@ pub struct ControlExtra {
     pub track_commit_timestamp: bool,
     pub float_format: f64,
     pub mock_authentication_nonce: [u8; 32],
+    /// CheckPoint.nextMultiOffset in full (64 bits from 19 on).
+    pub next_multi_offset: u64,
+    /// ControlFileData.data_checksum_version: the current state.
+    pub data_checksum_version: u32,
+    /// CheckPoint.dataChecksumState (19 on).
+    pub checkpoint_data_checksum_version: Option<u32>,
+    /// ControlFileData.slru_pages_per_segment (19 on).
+    pub slru_pages_per_segment: Option<u32>,
 }
 
-/// CONTRACTS.md `control --json`: every column by its function's name, then `state`
+/// docs/contracts.md, "control --json": every column by its function's name, then `state`
 /// (pg_controldata's words), `crc_ok` and `endian`.
 impl Serialize for ControlFile {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(self.columns.len().saturating_add(3)))?;
-        for (name, value) in &self.columns {
+        let n = self.columns.len().saturating_add(self.unlisted.len());
+        let mut m = s.serialize_map(Some(n.saturating_add(3)))?;
+        for (name, value) in self.columns.iter().chain(&self.unlisted) {
             m.serialize_entry(name, value)?;
         }
         m.serialize_entry("state", state_words(self.state))?;
@@ -166,10 +371,11 @@ impl ControlFile {
         self.crc_stored == self.crc_computed
     }
 
-    /// A column by its function's name.
+    /// A column by its function's name, or a field no function shows by its JSON key.
     pub fn get(&self, name: &str) -> Option<&ControlValue> {
         self.columns
             .iter()
+            .chain(&self.unlisted)
             .find(|(n, _)| *n == name)
             .map(|(_, v)| v)
     }
@@ -181,9 +387,16 @@ impl ControlFile {
         }
     }
 
-    /// data_page_checksum_version: 0 when the cluster has data checksums off.
+    /// The cluster's current data checksum state (pg_controldata's "Data page checksum
+    /// version"): 0 off, 1 on, and from 19 on 2 inprogress-off, 3 inprogress-on. Not
+    /// pg_control_init()'s column, which 19.0 gives as the state initdb chose.
     pub fn data_page_checksum_version(&self) -> Option<u32> {
-        self.u32_of("data_page_checksum_version")
+        Some(self.extra.data_checksum_version)
+    }
+
+    /// Whether this version's server prints LSNs as `%X/%08X` (19 on).
+    pub fn pads_lsns(&self) -> bool {
+        self.pg_control_version >= 1900
     }
 
     pub fn block_size(&self) -> Option<u32> {
@@ -274,7 +487,7 @@ impl ControlFile {
         ));
         lines.push((
             "Latest checkpoint's NextMultiOffset:  ",
-            col("next_multi_offset"),
+            format!("{}", x.next_multi_offset),
         ));
         lines.push(("Latest checkpoint's oldestXID:        ", col("oldest_xid")));
         lines.push((
@@ -301,13 +514,20 @@ impl ControlFile {
             "Latest checkpoint's newestCommitTsXid:",
             col("newest_commit_ts_xid"),
         ));
+        if let Some(v) = x.checkpoint_data_checksum_version {
+            lines.push(("Latest checkpoint's data_checksum_version:", format!("{v}")));
+        }
         lines.push((
             "Time of latest checkpoint:            ",
             ctime_text(self.checkpoint_time),
         ));
         lines.push((
             "Fake LSN counter for unlogged rels:   ",
-            lsn_text(x.unlogged_lsn),
+            if self.pads_lsns() {
+                lsn_text_padded(x.unlogged_lsn)
+            } else {
+                lsn_text(x.unlogged_lsn)
+            },
         ));
         lines.push((
             "Minimum recovery ending location:     ",
@@ -373,6 +593,9 @@ impl ControlFile {
             "Blocks per segment of large relation: ",
             col("blocks_per_segment"),
         ));
+        if let Some(v) = x.slru_pages_per_segment {
+            lines.push(("Pages per SLRU segment:               ", format!("{v}")));
+        }
         lines.push((
             "WAL block size:                       ",
             col("wal_block_size"),
@@ -407,7 +630,7 @@ impl ControlFile {
         ));
         lines.push((
             "Data page checksum version:           ",
-            col("data_page_checksum_version"),
+            format!("{}", x.data_checksum_version),
         ));
         if let Some(ControlValue::Bool(signed)) = self.get("default_char_signedness") {
             lines.push((
@@ -455,9 +678,14 @@ pub fn ctime_text(secs: i64) -> String {
     )
 }
 
-/// pg_lsn's output: `%X/%X` of the high and low words.
+/// pg_lsn's output before 19: `%X/%X` of the high and low words.
 pub fn lsn_text(lsn: u64) -> String {
     format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF)
+}
+
+/// pg_lsn's output from 19 on: `%X/%08X`.
+pub fn lsn_text_padded(lsn: u64) -> String {
+    format!("{:X}/{:08X}", lsn >> 32, lsn & 0xFFFF_FFFF)
 }
 
 /// A pg_time_t as row_to_json prints a timestamptz with TimeZone=UTC:
@@ -515,7 +743,11 @@ pub fn decode_control(bytes: &[u8]) -> Result<ControlFile, ControlError> {
     } else if let Some(l) = layout(big) {
         (Endian::Big, big, l)
     } else {
-        return Err(ControlError::UnknownVersion { little, big });
+        return Err(ControlError::UnknownVersion {
+            little,
+            big,
+            catalog_version: read_u32(bytes, 12, Endian::Little),
+        });
     };
     let covered = bytes
         .get(..lay.crc)
@@ -530,12 +762,25 @@ pub fn decode_control(bytes: &[u8]) -> Result<ControlFile, ControlError> {
         b: bytes,
         e: endian,
     };
+    // 19's pg_lsn output pads the low word to eight digits.
+    let lsn = |v: u64| {
+        if version >= 1900 {
+            lsn_text_padded(v)
+        } else {
+            lsn_text(v)
+        }
+    };
     let state = r.u32(16);
     let cp = |off: usize| CHECKPOINT.saturating_add(off);
-    let wal_segment_size = r.u32(228);
+    let wal_segment_size = r.u32(lay.xlog_seg_size);
     let redo = r.u64(cp(0));
     let tli = r.u32(cp(8));
-    let next_xid = r.u64(cp(24));
+    let next_xid = r.u64(cp(lay.cp_next_xid));
+    let next_multi_offset = if lay.multi_offset_64 {
+        r.u64(cp(lay.cp_next_multi_offset))
+    } else {
+        u64::from(r.u32(cp(lay.cp_next_multi_offset)))
+    };
     let mut nonce = [0u8; 32];
     if let Some(src) =
         bytes.get(lay.mock_authentication_nonce..lay.mock_authentication_nonce.saturating_add(32))
@@ -545,6 +790,8 @@ pub fn decode_control(bytes: &[u8]) -> Result<ControlFile, ControlError> {
     use ControlValue::{Bool, Int, Text};
     let int = |v: u32| Int(i64::from(v));
     let signed = |v: u32| Int(i64::from(v as i32));
+    let xid = |off: usize| Text(format!("{}", r.u32(off)));
+    let data_checksum_version = r.u32(lay.data_checksum_version);
     let mut columns: Vec<(&'static str, ControlValue)> = Vec::with_capacity(48);
     // pg_control_system()
     columns.push(("pg_control_version", int(version)));
@@ -555,8 +802,8 @@ pub fn decode_control(bytes: &[u8]) -> Result<ControlFile, ControlError> {
         Text(timestamptz_text(r.i64(24))),
     ));
     // pg_control_checkpoint()
-    columns.push(("checkpoint_lsn", Text(lsn_text(r.u64(32)))));
-    columns.push(("redo_lsn", Text(lsn_text(redo))));
+    columns.push(("checkpoint_lsn", Text(lsn(r.u64(32)))));
+    columns.push(("redo_lsn", Text(lsn(redo))));
     columns.push((
         "redo_wal_file",
         Text(wal_file_name(tli, redo, wal_segment_size).unwrap_or_default()),
@@ -568,61 +815,104 @@ pub fn decode_control(bytes: &[u8]) -> Result<ControlFile, ControlError> {
         "next_xid",
         Text(format!("{}:{}", next_xid >> 32, next_xid & 0xFFFF_FFFF)),
     ));
-    columns.push(("next_oid", Text(format!("{}", r.u32(cp(32))))));
-    columns.push(("next_multixact_id", Text(format!("{}", r.u32(cp(36))))));
-    columns.push(("next_multi_offset", Text(format!("{}", r.u32(cp(40))))));
-    columns.push(("oldest_xid", Text(format!("{}", r.u32(cp(44))))));
-    columns.push(("oldest_xid_dbid", Text(format!("{}", r.u32(cp(48))))));
-    columns.push(("oldest_active_xid", Text(format!("{}", r.u32(cp(80))))));
-    columns.push(("oldest_multi_xid", Text(format!("{}", r.u32(cp(52))))));
-    columns.push(("oldest_multi_dbid", Text(format!("{}", r.u32(cp(56))))));
-    columns.push(("oldest_commit_ts_xid", Text(format!("{}", r.u32(cp(72))))));
-    columns.push(("newest_commit_ts_xid", Text(format!("{}", r.u32(cp(76))))));
-    columns.push(("checkpoint_time", Text(timestamptz_text(r.i64(cp(64))))));
+    columns.push(("next_oid", xid(cp(lay.cp_next_oid))));
+    columns.push(("next_multixact_id", xid(cp(lay.cp_next_multi))));
+    // The function's column is an xid: a 64-bit offset (19) shows its low 32 bits there.
+    columns.push((
+        "next_multi_offset",
+        Text(format!("{}", next_multi_offset & 0xFFFF_FFFF)),
+    ));
+    columns.push(("oldest_xid", xid(cp(lay.cp_oldest_xid))));
+    columns.push(("oldest_xid_dbid", xid(cp(lay.cp_oldest_xid_db))));
+    columns.push(("oldest_active_xid", xid(cp(lay.cp_oldest_active_xid))));
+    columns.push(("oldest_multi_xid", xid(cp(lay.cp_oldest_multi))));
+    columns.push(("oldest_multi_dbid", xid(cp(lay.cp_oldest_multi_db))));
+    columns.push(("oldest_commit_ts_xid", xid(cp(lay.cp_oldest_commit_ts_xid))));
+    columns.push(("newest_commit_ts_xid", xid(cp(lay.cp_newest_commit_ts_xid))));
+    let checkpoint_time = r.i64(cp(lay.cp_time));
+    columns.push(("checkpoint_time", Text(timestamptz_text(checkpoint_time))));
     // pg_control_init()
-    columns.push(("max_data_alignment", signed(r.u32(204))));
-    columns.push(("database_block_size", signed(r.u32(216))));
-    columns.push(("blocks_per_segment", signed(r.u32(220))));
-    columns.push(("wal_block_size", signed(r.u32(224))));
+    columns.push(("max_data_alignment", signed(r.u32(lay.max_align))));
+    columns.push(("database_block_size", signed(r.u32(lay.blcksz))));
+    columns.push(("blocks_per_segment", signed(r.u32(lay.relseg_size))));
+    columns.push(("wal_block_size", signed(r.u32(lay.xlog_blcksz))));
     columns.push(("bytes_per_wal_segment", signed(wal_segment_size)));
-    columns.push(("max_identifier_length", signed(r.u32(232))));
-    columns.push(("max_index_columns", signed(r.u32(236))));
-    columns.push(("max_toast_chunk_size", signed(r.u32(240))));
-    columns.push(("large_object_chunk_size", signed(r.u32(244))));
-    columns.push(("float8_pass_by_value", Bool(r.bool(248))));
-    columns.push(("data_page_checksum_version", signed(r.u32(252))));
+    columns.push(("max_identifier_length", signed(r.u32(lay.name_data_len))));
+    columns.push(("max_index_columns", signed(r.u32(lay.index_max_keys))));
+    columns.push((
+        "max_toast_chunk_size",
+        signed(r.u32(lay.toast_max_chunk_size)),
+    ));
+    columns.push(("large_object_chunk_size", signed(r.u32(lay.loblksize))));
+    columns.push(("float8_pass_by_value", Bool(r.bool(lay.float8_by_val))));
+    // 1903's pg_control_init() shows the state initdb chose; earlier ones the current state.
+    let init = lay
+        .data_checksum_version_init
+        .map_or(data_checksum_version, |at| r.u32(at));
+    columns.push(("data_page_checksum_version", signed(init)));
     if let Some(at) = lay.default_char_signedness {
         columns.push(("default_char_signedness", Bool(r.bool(at))));
     }
     // pg_control_recovery()
-    columns.push(("min_recovery_end_lsn", Text(lsn_text(r.u64(136)))));
-    columns.push(("min_recovery_end_timeline", signed(r.u32(144))));
-    columns.push(("backup_start_lsn", Text(lsn_text(r.u64(152)))));
-    columns.push(("backup_end_lsn", Text(lsn_text(r.u64(160)))));
-    columns.push(("end_of_backup_record_required", Bool(r.bool(168))));
+    columns.push((
+        "min_recovery_end_lsn",
+        Text(lsn(r.u64(lay.min_recovery_point))),
+    ));
+    columns.push((
+        "min_recovery_end_timeline",
+        signed(r.u32(lay.min_recovery_point_tli)),
+    ));
+    columns.push(("backup_start_lsn", Text(lsn(r.u64(lay.backup_start_point)))));
+    columns.push(("backup_end_lsn", Text(lsn(r.u64(lay.backup_end_point)))));
+    columns.push((
+        "end_of_backup_record_required",
+        Bool(r.bool(lay.backup_end_required)),
+    ));
+    // What 19's control file holds and no function column shows.
+    let mut unlisted: Vec<(&'static str, ControlValue)> = Vec::new();
+    if let Some(at) = lay.cp_data_checksum_state {
+        let checkpoint_state = r.u32(cp(at));
+        unlisted.push(("data_checksum_version", int(data_checksum_version)));
+        unlisted.push(("checkpoint_data_checksum_version", int(checkpoint_state)));
+        unlisted.push((
+            "data_checksums",
+            Text(String::from(checksum_state_words(data_checksum_version))),
+        ));
+    }
+    if let Some(at) = lay.slru_pages_per_segment {
+        unlisted.push(("slru_pages_per_segment", int(r.u32(at))));
+    }
+    if let Some(at) = lay.data_checksum_version_init {
+        unlisted.push(("data_checksum_version_init", int(r.u32(at))));
+    }
     let extra = ControlExtra {
         time: r.i64(24),
-        unlogged_lsn: r.u64(128),
-        wal_level: r.u32(172) as i32,
-        wal_log_hints: r.bool(176),
-        max_connections: r.u32(180) as i32,
-        max_worker_processes: r.u32(184) as i32,
-        max_wal_senders: r.u32(188) as i32,
-        max_prepared_xacts: r.u32(192) as i32,
-        max_locks_per_xact: r.u32(196) as i32,
-        track_commit_timestamp: r.bool(200),
-        float_format: f64::from_bits(r.u64(208)),
+        unlogged_lsn: r.u64(lay.unlogged_lsn),
+        wal_level: r.u32(lay.wal_level) as i32,
+        wal_log_hints: r.bool(lay.wal_log_hints),
+        max_connections: r.u32(lay.max_connections) as i32,
+        max_worker_processes: r.u32(lay.max_worker_processes) as i32,
+        max_wal_senders: r.u32(lay.max_wal_senders) as i32,
+        max_prepared_xacts: r.u32(lay.max_prepared_xacts) as i32,
+        max_locks_per_xact: r.u32(lay.max_locks_per_xact) as i32,
+        track_commit_timestamp: r.bool(lay.track_commit_timestamp),
+        float_format: f64::from_bits(r.u64(lay.float_format)),
         mock_authentication_nonce: nonce,
+        next_multi_offset,
+        data_checksum_version,
+        checkpoint_data_checksum_version: lay.cp_data_checksum_state.map(|at| r.u32(cp(at))),
+        slru_pages_per_segment: lay.slru_pages_per_segment.map(|at| r.u32(at)),
     };
     Ok(ControlFile {
         endian,
         pg_control_version: version,
         releases,
         state,
-        checkpoint_time: r.i64(cp(64)),
+        checkpoint_time,
         crc_stored,
         crc_computed: crc32c(covered),
         columns,
+        unlisted,
         extra,
     })
 }
@@ -685,7 +975,8 @@ mod tests {
             e,
             ControlError::UnknownVersion {
                 little: 1201,
-                big: 1201u32.swap_bytes()
+                big: 1201u32.swap_bytes(),
+                catalog_version: Some(0)
             }
         );
         assert!(format!("{e}").contains("unknown pg_control version 1201"));

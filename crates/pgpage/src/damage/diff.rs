@@ -1,6 +1,6 @@
 //! Comparing two copies of a relation file page by page (backup and live, primary and
 //! standby): which pages differ, which copy is newer by pd_lsn, and the damage in bits,
-//! byte ranges and 512-byte sectors, as CONTRACTS.md `diff --json` lists it.
+//! byte ranges and 512-byte sectors, as docs/contracts.md, "diff --json", lists it.
 
 use alloc::format;
 use alloc::string::String;

@@ -154,7 +154,7 @@ pub struct PageRow {
 
 impl PageRow {
     /// Where the page was written, when something besides its checksum says so: what
-    /// `verify --json` prints as `matches_block` (CONTRACTS.md).
+    /// `verify --json` prints as `matches_block` (docs/contracts.md, "verify --json").
     pub fn claim(&self) -> Option<Misplaced> {
         self.misplaced.filter(Misplaced::is_claim)
     }

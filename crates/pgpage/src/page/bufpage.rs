@@ -26,7 +26,8 @@ pub const INVALID_BLOCK_NUMBER: u32 = u32::MAX;
 /// itemid.h: sizeof(ItemIdData).
 pub const SIZE_OF_ITEM_ID: usize = 4;
 
-/// pageinspect's page_header() row (checksum unsigned, as CONTRACTS.md says).
+/// pageinspect's page_header() row (checksum unsigned, as docs/contracts.md, "inspect --json",
+/// says).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PageHeader {
     pub lsn: String,

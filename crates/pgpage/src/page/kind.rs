@@ -1,9 +1,9 @@
-//! What a page is (its access method's page kind, CONTRACTS.md `kind`) and which fork of its
+//! What a page is (its access method's page kind, docs/contracts.md `kind`) and which fork of its
 //! relation it belongs to (common/relpath.h ForkNumber).
 
 use serde::Serialize;
 
-/// What kind of page this is (CONTRACTS.md `kind`).
+/// What kind of page this is (docs/contracts.md, "inspect --json": `kind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PageKind {

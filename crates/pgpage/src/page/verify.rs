@@ -27,7 +27,7 @@ pub enum PageStatus {
 }
 
 impl PageStatus {
-    /// The contract's name (CONTRACTS.md: `status`).
+    /// The contract's name (docs/contracts.md, "Page status").
     pub fn as_str(self) -> &'static str {
         match self {
             PageStatus::Ok => "ok",

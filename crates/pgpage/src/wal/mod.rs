@@ -1,5 +1,5 @@
 //! Write-ahead log of PostgreSQL 13 to 18, read from its segment files: page headers, records
-//! spanning pages, block references and their full-page images (the good copies of issue 18).
+//! spanning pages, block references and their full-page images (good copies of damaged pages).
 //! `reader` walks the segments, `record` decodes one record and restores its images, `history`
 //! keeps, for chosen blocks, the newest image and what touched the block after it.
 

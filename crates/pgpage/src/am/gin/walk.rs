@@ -4,7 +4,7 @@
 //! into each posting tree an entry leaf names, holding each page to the one that led to it:
 //! every leaf of a tree at one depth, and a posting tree page's TIDs and high key against
 //! its parent's key. Summaries are collected per page as the file streams by, judged at the
-//! end; the checks one page answers alone are decode/gincheck.rs's.
+//! end; the checks one page answers alone are am/gin/check.rs's.
 
 use alloc::vec::Vec;
 

@@ -1,8 +1,8 @@
-//! The incident report (CONTRACTS.md "The incident report"): what a DBA needs first after
-//! `invalid page in block N of relation ...`. One model, built from what the caller has
-//! already read (each file's `FileVerdict`, the bytes of the blocks `wanted_blocks` names,
-//! the B-tree leaf entries of the table's indexes), so the CLI and the browser build the same
-//! report; `render` prints it as text or Markdown.
+//! The incident report (docs/contracts.md, "report, the incident report"): what a DBA needs first
+//! after `invalid page in block N of relation ...`. One model, built from what the caller has
+//! already read (each file's `FileVerdict`, the bytes of the blocks `wanted_blocks` names, the
+//! B-tree leaf entries of the table's indexes), so the CLI and the browser build the same report;
+//! `render` prints it as text or Markdown.
 
 mod backup;
 mod leaves;
@@ -55,7 +55,7 @@ pub enum Severity {
     Warning,
 }
 
-/// What happened to a block (CONTRACTS.md's classes).
+/// What happened to a block (the classes of docs/contracts.md, "report, the incident report").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Damage {
@@ -160,7 +160,7 @@ pub struct Block {
     pub file: String,
     pub block_in_file: u32,
     pub severity: Severity,
-    /// The page status as verify gives it (CONTRACTS.md `status`).
+    /// The page status as verify gives it (docs/contracts.md, "Page status").
     pub status: &'static str,
     pub damage: Damage,
     /// What says so, one sentence each, values filled in.

@@ -1,5 +1,5 @@
 //! Column values as PostgreSQL's output functions print them (the settings of
-//! CONTRACTS.md's `rows`: DateStyle ISO, TimeZone UTC, IntervalStyle postgres,
+//! docs/contracts.md, "rows": DateStyle ISO, TimeZone UTC, IntervalStyle postgres,
 //! extra_float_digits 1, bytea_output hex). A type is named as pg_type names it; what the
 //! server would print is either produced exactly or refused with a finding, never guessed.
 
