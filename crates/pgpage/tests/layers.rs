@@ -250,10 +250,9 @@ fn imported_paths(module: &[String], code: &str) -> Vec<Vec<String>> {
         .into_iter()
         .filter_map(|p| {
             let segs: Vec<&str> = p.split("::").filter(|s| !s.is_empty()).collect();
-            let mut abs: Vec<String> = match segs.first()? {
-                &"crate" => Vec::new(),
-                &"self" => module.to_vec(),
-                &"super" => module.to_vec(),
+            let mut abs: Vec<String> = match *segs.first()? {
+                "crate" => Vec::new(),
+                "self" | "super" => module.to_vec(),
                 _ => return None,
             };
             let mut k = 1;
