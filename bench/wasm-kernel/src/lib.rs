@@ -7,7 +7,7 @@
 //! pg_checksum_page, one call for many pages, for timing).
 #[cfg(target_arch = "wasm32")]
 mod exports {
-    use pgpage::checksum::{finish, scalar};
+    use pgpage::page::checksum::{finish, scalar};
     use pgpage::Endian;
 
     fn endian(big: u32) -> Endian {
@@ -37,7 +37,7 @@ mod exports {
     #[cfg(target_feature = "simd128")]
     #[no_mangle]
     pub extern "C" fn fold_simd128(ptr: *const u8, len: usize, big: u32) -> u32 {
-        pgpage::checksum::wasm::simd128_fold(bytes(ptr, len), endian(big))
+        pgpage::page::checksum::wasm::simd128_fold(bytes(ptr, len), endian(big))
     }
 
     #[no_mangle]
@@ -52,7 +52,7 @@ mod exports {
         let e = endian(big);
         let body: fn(&[u8], Endian) -> u32 = match simd {
             #[cfg(target_feature = "simd128")]
-            1 => pgpage::checksum::wasm::simd128_fold,
+            1 => pgpage::page::checksum::wasm::simd128_fold,
             _ => scalar::checksum_fold,
         };
         let mut sink = 0u32;

@@ -5,16 +5,16 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::catalog::columns::{table_columns, TypeCatalogs};
-use pgpage::catalog::layout::Catalog;
-use pgpage::catalog::read::{
+use pgpage::cluster::catalog::columns::{table_columns, TypeCatalogs};
+use pgpage::cluster::catalog::layout::Catalog;
+use pgpage::cluster::catalog::read::{
     attribute_rows, class_rows, database_rows, enum_rows, oid_name_rows, range_rows,
     tablespace_rows, type_rows, CatalogFile,
 };
-use pgpage::catalog::reader::{CatalogReader, ReadWith};
-use pgpage::catalog::relmap::{read_relmap, relmap_file_size};
-use pgpage::control::crc32c;
-use pgpage::visibility::{SlruKind, TransactionLog};
+use pgpage::cluster::catalog::reader::{CatalogReader, ReadWith};
+use pgpage::cluster::catalog::relmap::{read_relmap, relmap_file_size};
+use pgpage::cluster::control::crc32c;
+use pgpage::tuple::visibility::{SlruKind, TransactionLog};
 use pgpage::{BlockSize, Endian};
 
 /// A directory as the reader sees it: every catalog of database 5 at its usual file, the

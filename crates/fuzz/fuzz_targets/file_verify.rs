@@ -4,22 +4,35 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use pgpage::file::scan::{ChecksumsKnown, FileScan};
 use pgpage::file::{file_geometry, GeometryChoice};
-use pgpage::scan::{ChecksumsKnown, FileScan};
 use pgpage::{BlockSize, Endian};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&head, file)) = data.split_first() else { return };
-    let endian = if head & 1 == 0 { Endian::Little } else { Endian::Big };
+    let Some((&head, file)) = data.split_first() else {
+        return;
+    };
+    let endian = if head & 1 == 0 {
+        Endian::Little
+    } else {
+        Endian::Big
+    };
     // Small block sizes let short inputs hold several pages; detection gets its turn too.
     let block_size = match head >> 5 {
         0..=3 => None,
         n => BlockSize::new(1024 << (n - 4)),
     };
-    let choice = GeometryChoice { block_size, endian: Some(endian) };
-    let Ok(g) = file_geometry(file, choice, true) else { return };
+    let choice = GeometryChoice {
+        block_size,
+        endian: Some(endian),
+    };
+    let Ok(g) = file_geometry(file, choice, true) else {
+        return;
+    };
     let segno = u32::from(head >> 1);
-    let Ok(mut whole) = FileScan::new(g, segno, file.len() as u64) else { return };
+    let Ok(mut whole) = FileScan::new(g, segno, file.len() as u64) else {
+        return;
+    };
     whole.chunk(file, 0);
     let blocks = whole.extent().blocks;
     // The same file in two parts split at a page boundary, the later part first.
@@ -30,7 +43,11 @@ fuzz_target!(|data: &[u8]| {
     let mut first = FileScan::new(g, segno, file.len() as u64).unwrap();
     first.chunk(a, 0);
     parts.merge(&first).unwrap();
-    for known in [ChecksumsKnown::On, ChecksumsKnown::Off, ChecksumsKnown::Unknown] {
+    for known in [
+        ChecksumsKnown::On,
+        ChecksumsKnown::Off,
+        ChecksumsKnown::Unknown,
+    ] {
         let verdict = whole.finish(known);
         assert_eq!(verdict.counts.blocks(), u64::from(blocks));
         assert_eq!(parts.finish(known), verdict);

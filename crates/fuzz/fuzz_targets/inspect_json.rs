@@ -3,7 +3,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::decode::{decode_page, DecodeOptions, PageKind};
+use pgpage::am::decode_page;
+use pgpage::am::decoded::DecodeOptions;
+use pgpage::page::kind::PageKind;
 use pgpage::Endian;
 
 /// The top-level `kind`; serde_json still parses (and so checks) every other byte, skipping
@@ -15,9 +17,17 @@ struct Kind {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&head, page)) = data.split_first() else { return };
-    let kind = PageKind::ALL.get(usize::from(head) % (PageKind::ALL.len() + 1)).copied();
-    let opts = DecodeOptions { endian: Endian::Little, kind, ..DecodeOptions::default() };
+    let Some((&head, page)) = data.split_first() else {
+        return;
+    };
+    let kind = PageKind::ALL
+        .get(usize::from(head) % (PageKind::ALL.len() + 1))
+        .copied();
+    let opts = DecodeOptions {
+        endian: Endian::Little,
+        kind,
+        ..DecodeOptions::default()
+    };
     let d = decode_page(page, 0, &opts);
     let text = serde_json::to_string(&d).expect("a decoded page always serializes");
     let back: Kind = serde_json::from_str(&text).expect("valid JSON");

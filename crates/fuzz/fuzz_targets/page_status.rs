@@ -3,13 +3,19 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::checksum::{blocks_matching, finish};
-use pgpage::verify::{verify_page, PageStatus};
+use pgpage::page::checksum::{blocks_matching, finish};
+use pgpage::page::verify::{verify_page, PageStatus};
 use pgpage::Endian;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&head, page)) = data.split_first() else { return };
-    let endian = if head & 1 == 0 { Endian::Little } else { Endian::Big };
+    let Some((&head, page)) = data.split_first() else {
+        return;
+    };
+    let endian = if head & 1 == 0 {
+        Endian::Little
+    } else {
+        Endian::Big
+    };
     let blkno = u32::from(head).wrapping_mul(0x9E37_79B9);
     let v = verify_page(page, blkno, endian);
     let new = matches!(v.status, PageStatus::Zero | PageStatus::NewNotZero);

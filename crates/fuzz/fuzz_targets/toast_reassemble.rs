@@ -3,12 +3,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::toast::{chunk_attributes, chunk_of, reassemble};
+use pgpage::tuple::toast::{chunk_attributes, chunk_of, reassemble};
 use pgpage::tuple::{ToastPointer, Varlena};
 use pgpage::Endian;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((ptr, rest)) = data.split_first_chunk::<18>() else { return };
+    let Some((ptr, rest)) = data.split_first_chunk::<18>() else {
+        return;
+    };
     let Ok(Varlena::External(p)) = Varlena::parse(ptr, Endian::Little) else {
         // Not a pointer: read the rest as chunk tuples only.
         let attrs = chunk_attributes();

@@ -5,19 +5,55 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use pgpage::rows::{Column, Ctid, RowFormat, RowWriter};
-use pgpage::toast::{detoast, ValueProblem};
+use pgpage::cluster::rows::{Column, Ctid, RowFormat, RowWriter};
+use pgpage::tuple::toast::{detoast, ValueProblem};
+use pgpage::tuple::value::{output, Type};
 use pgpage::tuple::Align;
-use pgpage::value::{output, Type};
 use pgpage::Endian;
 
 const TYPES: &[&str] = &[
-    "bool", "int2", "int4", "int8", "oid", "float4", "float8", "numeric", "text", "name",
-    "char", "bytea", "date", "time", "timetz", "timestamp", "timestamptz", "interval", "uuid",
-    "json", "jsonb", "inet", "cidr", "macaddr", "macaddr8", "bit", "varbit", "int4[]",
-    "text[]", "numeric[]", "jsonb[]", "int8[]", "int4range", "numrange", "tstzrange",
-    "daterange", "int8range", "int4multirange", "nummultirange", "tstzmultirange",
-    "datemultirange", "int8multirange[]",
+    "bool",
+    "int2",
+    "int4",
+    "int8",
+    "oid",
+    "float4",
+    "float8",
+    "numeric",
+    "text",
+    "name",
+    "char",
+    "bytea",
+    "date",
+    "time",
+    "timetz",
+    "timestamp",
+    "timestamptz",
+    "interval",
+    "uuid",
+    "json",
+    "jsonb",
+    "inet",
+    "cidr",
+    "macaddr",
+    "macaddr8",
+    "bit",
+    "varbit",
+    "int4[]",
+    "text[]",
+    "numeric[]",
+    "jsonb[]",
+    "int8[]",
+    "int4range",
+    "numrange",
+    "tstzrange",
+    "daterange",
+    "int8range",
+    "int4multirange",
+    "nummultirange",
+    "tstzmultirange",
+    "datemultirange",
+    "int8multirange[]",
 ];
 
 /// The named types, then composites: record_out over a tuple inside a varlena, with a
@@ -35,7 +71,13 @@ fn types() -> &'static [Type] {
         dropped.1.attisdropped = true;
         let pair = Type::Composite {
             name: String::from("pair"),
-            attributes: vec![field("int4"), field("text"), dropped, field("jsonb[]"), field("bool")],
+            attributes: vec![
+                field("int4"),
+                field("text"),
+                dropped,
+                field("jsonb[]"),
+                field("bool"),
+            ],
             align: Align::Int,
         };
         let outer = Type::Composite {
@@ -56,13 +98,20 @@ fn types() -> &'static [Type] {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&head, rest)) = data.split_first() else { return };
-    let endian = if head & 0x80 == 0 { Endian::Little } else { Endian::Big };
+    let Some((&head, rest)) = data.split_first() else {
+        return;
+    };
+    let endian = if head & 0x80 == 0 {
+        Endian::Little
+    } else {
+        Endian::Big
+    };
     let all = types();
     let ty = &all[usize::from(head & 0x7F) % all.len()];
     let mut s = String::new();
     let _ = output(ty, rest, endian, &mut s);
-    let mut fetch = |_: &pgpage::tuple::ToastPointer| -> Result<Vec<u8>, ValueProblem> { Ok(rest.to_vec()) };
+    let mut fetch =
+        |_: &pgpage::tuple::ToastPointer| -> Result<Vec<u8>, ValueProblem> { Ok(rest.to_vec()) };
     if let Ok(v) = detoast(rest, endian, &mut fetch) {
         let _ = output(ty, &v, endian, &mut s);
     }
@@ -71,5 +120,13 @@ fuzz_target!(|data: &[u8]| {
         .map(|i| Column::of_type(format!("c{i}"), ty.clone()))
         .collect();
     let w = RowWriter::new(cols, RowFormat::Json, endian, true);
-    let _ = w.row(rest, Ctid { block: 0, offset: 1 }, &mut fetch, &mut s);
+    let _ = w.row(
+        rest,
+        Ctid {
+            block: 0,
+            offset: 1,
+        },
+        &mut fetch,
+        &mut s,
+    );
 });

@@ -5,8 +5,8 @@ use std::io;
 use std::sync::LazyLock;
 
 use clap::builder::PossibleValue;
-use pgpage::decode::PageKind;
 use pgpage::file::GeometryChoice;
+use pgpage::page::kind::PageKind;
 use pgpage::{BlockSize, Endian};
 
 /// Byte order of the server that wrote the files.
@@ -88,7 +88,6 @@ pub fn io_reason(e: &io::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use clap::ValueEnum;
 

@@ -4,7 +4,7 @@
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use pgpage::control::{decode_control, ControlFile, PG_CONTROL_FILE_SIZE};
+use pgpage::cluster::control::{decode_control, ControlFile, PG_CONTROL_FILE_SIZE};
 
 use crate::input::open_regular;
 

@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use pgpage::diff::{
+use pgpage::damage::diff::{
     compare_pages, field_changes, only_in, DiffState, DiffSummary, FieldChange, Newer, PageDiff,
 };
 use pgpage::file::{file_geometry, is_temporary_entry, parse_relation_file_name, GeometryChoice};

@@ -7,7 +7,7 @@ use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use pgpage::control::decode_control;
+use pgpage::cluster::control::decode_control;
 use pgpage::findings::Evidence;
 use pgpage::wal::{
     fork_name, lsn_text, parse_fullpage_name, parse_history_name, parse_wal_file_name,
@@ -200,7 +200,7 @@ fn control_options(control: Option<&Path>) -> WalOptions {
     let Some(cf) = decode_control(&bytes).ok().filter(|c| c.crc_ok()) else {
         return opts;
     };
-    if let Some(pgpage::control::ControlValue::Int(v)) = cf.get("system_identifier") {
+    if let Some(pgpage::cluster::control::ControlValue::Int(v)) = cf.get("system_identifier") {
         opts.system_identifier = Some(*v as u64);
     }
     if let Some(b) = cf.block_size() {

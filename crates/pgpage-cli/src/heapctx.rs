@@ -1,14 +1,15 @@
 //! What verify_heapam's xid and attribute-count checks need beyond a heap file's pages
-//! (decode::HeapContext), found from the data directory the file lies in: pg_control's
+//! (am::heap::check::HeapContext), found from the data directory the file lies in: pg_control's
 //! checkpoint, the relation's pg_class row, pg_xact and pg_multixact.
 
 use std::path::{Path, PathBuf};
 
-use pgpage::catalog::names::NamedRelation;
-use pgpage::control::ControlFile;
-use pgpage::decode::HeapContext;
-use pgpage::file::{parse_relation_file_name, Fork};
-use pgpage::visibility::TransactionLog;
+use pgpage::am::heap::check::HeapContext;
+use pgpage::cluster::catalog::names::NamedRelation;
+use pgpage::cluster::control::ControlFile;
+use pgpage::file::parse_relation_file_name;
+use pgpage::page::kind::Fork;
+use pgpage::tuple::visibility::TransactionLog;
 
 use crate::ls::Ls;
 use crate::verify::cluster::Cluster;
@@ -22,7 +23,7 @@ pub struct HeapSource {
 
 impl HeapSource {
     pub fn context(&self) -> Option<HeapContext<'_>> {
-        HeapContext::from_control(&self.control, &self.relation, self.log.as_ref())
+        pgpage::cluster::hints::heap_context(&self.control, &self.relation, self.log.as_ref())
     }
 
     /// pg_class.relname, as the server's messages quote the relation.

@@ -98,7 +98,6 @@ pub fn read_head(file: &File, len: u64) -> io::Result<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;

@@ -7,14 +7,17 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use pgpage::bitflip::{localise, odds_sentence, BitFlips};
-use pgpage::decode::{
-    decode_page_with, file_kind, ColumnHint, DecodeOptions, DecodedPage, Hints, KeyColumn, PageKind,
-};
-use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry};
-use pgpage::flips::{ToldFlip, ToldFlips};
-use pgpage::redact::{is_row_data_column, redact, Masked, Redaction};
-use pgpage::verify::verify_page;
+use pgpage::am::decode_page_with;
+use pgpage::am::decoded::{DecodeOptions, DecodedPage, Hints};
+use pgpage::am::kind::file_kind;
+use pgpage::am::nbtree::check::KeyColumn;
+use pgpage::damage::bitflip::{localise, odds_sentence, BitFlips};
+use pgpage::damage::flips::{ToldFlip, ToldFlips};
+use pgpage::damage::redact::{is_row_data_column, redact, Masked, Redaction};
+use pgpage::file::{file_geometry, parse_relation_file_name, Geometry};
+use pgpage::page::kind::{Fork, PageKind};
+use pgpage::page::verify::verify_page;
+use pgpage::tuple::columns::ColumnHint;
 use serde::Serialize;
 
 use crate::args::{io_reason, KindArg, ReadAs};
@@ -96,13 +99,13 @@ fn cluster_version(path: &Path) -> Option<u32> {
     let dir = path.parent()?;
     for candidate in [dir.join("PG_VERSION"), dir.parent()?.join("PG_VERSION")] {
         if let Ok(bytes) = std::fs::read(&candidate) {
-            if let Some(v) = pgpage::datadir::parse_pg_version(&bytes) {
+            if let Some(v) = pgpage::file::datadir::parse_pg_version(&bytes) {
                 return Some(v);
             }
         }
     }
     let tablespace = dir.parent()?.file_name()?.to_str()?;
-    pgpage::datadir::tablespace_dir_version(tablespace)
+    pgpage::file::datadir::tablespace_dir_version(tablespace)
 }
 
 /// Why inspect cannot run (exit status 2).
@@ -115,9 +118,9 @@ struct BlockOut<'a> {
     absolute_block: u32,
     kind: PageKind,
     status: &'static str,
-    header: &'a pgpage::decode::PageHeader,
-    items: &'a pgpage::decode::Items,
-    special: &'a Option<pgpage::decode::Special>,
+    header: &'a pgpage::page::bufpage::PageHeader,
+    items: &'a pgpage::am::decoded::Items,
+    special: &'a Option<pgpage::am::decoded::Special>,
     /// Added with --bit-flips, on mismatching pages.
     #[serde(skip_serializing_if = "Option::is_none")]
     bit_flips: Option<BitFlipsOut<'a>>,
@@ -270,7 +273,7 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         // Streamed: the head object without its closing brace, then the blocks one by one.
         write!(out, "{},\"blocks\":[", head.trim_end_matches('}')).map_err(write_err)?;
     } else if args.filedump {
-        let banner = pgpage::filedump::filedump_banner(path, args.block);
+        let banner = pgpage::text::filedump::filedump_banner(path, args.block);
         out.write_all(banner.as_bytes()).map_err(write_err)?;
     } else {
         let big_endian = match (endian, t.geometry.byte_order_detected) {
@@ -347,9 +350,9 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         let flips = (args.bit_flips && status == pgpage::PageStatus::Mismatch)
             .then(|| localise(&page, absolute, &opts));
         // A redacted page's values are not to be printed, flipped or not.
-        let told = flips
-            .as_ref()
-            .map(|_| pgpage::flips::tell(&page, absolute, opts.endian, table_columns.as_deref()));
+        let told = flips.as_ref().map(|_| {
+            pgpage::damage::flips::tell(&page, absolute, opts.endian, table_columns.as_deref())
+        });
         let redaction = args.redact.then(|| redact(&decoded));
         if args.json {
             let b = BlockOut {
@@ -386,9 +389,9 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
                 Some(r) => format!(
                     "\n* {}{}",
                     r.note(),
-                    pgpage::filedump::filedump_block_redacted(&page, block, endian, r)
+                    pgpage::text::filedump::filedump_block_redacted(&page, block, endian, r)
                 ),
-                None => pgpage::filedump::filedump_block(&page, block, endian),
+                None => pgpage::text::filedump::filedump_block(&page, block, endian),
             };
             out.write_all(text.as_bytes()).map_err(write_err)?;
         } else {
@@ -413,7 +416,9 @@ fn inspect(args: &InspectArgs) -> Result<i32, Fatal> {
         // pg_filedump counts the block after the last; an empty file has read none.
         let end = match (t.blocks, args.block) {
             (0, _) => String::from("Error: Premature end of file encountered.\n"),
-            (n, b) => pgpage::filedump::filedump_end(b.unwrap_or(n.wrapping_sub(1)), b.is_some()),
+            (n, b) => {
+                pgpage::text::filedump::filedump_end(b.unwrap_or(n.wrapping_sub(1)), b.is_some())
+            }
         };
         out.write_all(end.as_bytes()).map_err(write_err)?;
     }
@@ -571,7 +576,7 @@ fn print_flips(out: &mut impl Write, flips: &BitFlips, told: &ToldFlips) -> io::
         }
         if let (Some(col), Some(a), Some(b)) = (&t.column, &t.stored, &t.flipped) {
             value.push_str(", ");
-            value.push_str(&pgpage::flips::values_text(col, a, b, "\""));
+            value.push_str(&pgpage::damage::flips::values_text(col, a, b, "\""));
         }
         writeln!(
             out,

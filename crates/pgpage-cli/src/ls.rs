@@ -8,11 +8,12 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use pgpage::catalog::names::{NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID};
-use pgpage::catalog::reader::{CatalogListing, CatalogReader, ReadWith};
-use pgpage::datadir::{is_skipped_data_dir_file, parse_pg_version};
-use pgpage::file::{parse_relation_file_name, Fork, Geometry};
-use pgpage::scan::{ChecksumsKnown, FileScan};
+use pgpage::cluster::catalog::names::{NamedRelation, DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID};
+use pgpage::cluster::catalog::reader::{CatalogListing, CatalogReader, ReadWith};
+use pgpage::file::datadir::{is_skipped_data_dir_file, parse_pg_version};
+use pgpage::file::scan::{ChecksumsKnown, FileScan};
+use pgpage::file::{parse_relation_file_name, Geometry};
+use pgpage::page::kind::Fork;
 use pgpage::{BlockSize, Endian};
 use serde::Serialize;
 
@@ -123,7 +124,9 @@ impl Ls {
         })?;
         let major = parse_pg_version(&version)
             .ok_or_else(|| format!("\"{display}/PG_VERSION\" names no PostgreSQL version"))?;
-        if !(pgpage::catalog::layout::OLDEST..=pgpage::catalog::layout::NEWEST).contains(&major) {
+        if !(pgpage::cluster::catalog::layout::OLDEST..=pgpage::cluster::catalog::layout::NEWEST)
+            .contains(&major)
+        {
             return Err(format!(
                 "PostgreSQL {major} data directory \"{display}\": pgpage reads the catalogs of PostgreSQL 13 to 18"
             ));

@@ -10,10 +10,14 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use pgpage::bitflip::PageBit;
-use pgpage::decode::{file_kind, DecodeOptions, PageKind};
-use pgpage::file::{file_geometry, parse_relation_file_name, Fork, Geometry, RelationFileName};
-use pgpage::repair::{advise, quote_qualified, repair_page, PageAdvice, PageSource, Repaired};
+use pgpage::am::decoded::DecodeOptions;
+use pgpage::am::kind::file_kind;
+use pgpage::damage::bitflip::PageBit;
+use pgpage::damage::repair::{
+    advise, quote_qualified, repair_page, PageAdvice, PageSource, Repaired,
+};
+use pgpage::file::{file_geometry, parse_relation_file_name, Geometry, RelationFileName};
+use pgpage::page::kind::{Fork, PageKind};
 use serde::Serialize;
 
 use crate::args::{io_reason, ReadAs};
@@ -326,7 +330,7 @@ fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
     }
     if let Some(bit) = source {
         let columns = catalog_columns(&args.path, d.name);
-        let told = pgpage::flips::tell(&d.page, d.absolute, endian, columns.as_deref());
+        let told = pgpage::damage::flips::tell(&d.page, d.absolute, endian, columns.as_deref());
         // A flip that is no candidate has its warning below; the only candidate needs no
         // reminder of the others.
         if told.find(bit).is_some() && told.candidates.len() > 1 {
@@ -444,9 +448,9 @@ fn write_copy(d: &Damaged, block: u32, page: &[u8], out: &Path) -> Result<(), Fa
 /// The relation whose file `inside` (a path in its data directory) is, as the catalogs
 /// claim it (`CatalogListing::claims`: its database's directory and its relfilenode).
 fn claimed<'l>(
-    listing: &'l pgpage::catalog::reader::CatalogListing,
+    listing: &'l pgpage::cluster::catalog::reader::CatalogListing,
     inside: &Path,
-) -> Option<&'l pgpage::catalog::names::NamedRelation> {
+) -> Option<&'l pgpage::cluster::catalog::names::NamedRelation> {
     let p = inside.to_str()?.replace('\\', "/");
     let i = listing.claims([p.as_str()]).into_iter().next()??;
     listing.relations.get(i).map(|l| &l.relation)
@@ -474,7 +478,7 @@ fn table_from_catalogs(path: &Path, name: Option<RelationFileName>) -> Option<St
 pub(crate) fn catalog_columns(
     path: &Path,
     name: Option<RelationFileName>,
-) -> Option<Vec<pgpage::rows::Column>> {
+) -> Option<Vec<pgpage::cluster::rows::Column>> {
     name?;
     let (root, inside) = crate::heapctx::data_directory(path)?;
     let mut ls = crate::ls::Ls::open(&root).ok()?;
@@ -492,7 +496,7 @@ pub(crate) fn catalog_columns(
             quote_qualified(found.schema.as_deref().unwrap_or("public"), &found.name),
         )
     };
-    let mut reader = pgpage::catalog::table::TableReader::new(
+    let mut reader = pgpage::cluster::catalog::table::TableReader::new(
         ls.paths(),
         &format!("{}/", ls.display),
         ls.read_with(),
@@ -586,7 +590,7 @@ fn advice(args: &RepairArgs) -> Result<i32, Fatal> {
 /// A torn page's older write as the incident report finds it for a file inside a data
 /// directory (it reads the table's indexes to tell older versions of rows from current
 /// ones, which the page alone cannot); None when it finds no tear.
-fn older_write(path: &Path, absolute: u32) -> Option<pgpage::decode::TornWrite> {
+fn older_write(path: &Path, absolute: u32) -> Option<pgpage::am::TornWrite> {
     crate::heapctx::data_directory(path)?;
     let (report, _) = crate::report::gather(&[path.to_path_buf()]).ok()?;
     report
@@ -638,7 +642,7 @@ fn print_advice(
             "Single-bit flips, most likely first (the rank weighs what PostgreSQL's rules say of each restored page and value): {}:",
             f.odds
         )?;
-        for line in pgpage::flips::lines(f, block, &d.display, "") {
+        for line in pgpage::damage::flips::lines(f, block, &d.display, "") {
             writeln!(w, "  {line}")?;
         }
     }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use pgpage::report::{markdown, text, BackupInput, Report, ReportReader, Request};
+use pgpage::damage::report::{markdown, text, BackupInput, Report, ReportReader, Request};
 use pgpage::wal::BlockHistory;
 
 use crate::args::io_reason;

@@ -13,16 +13,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 
-use pgpage::copy::CopyFormat;
-use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
-use pgpage::rows::{
+use pgpage::cluster::rows::{
     page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
 };
-use pgpage::scan::ChecksumsKnown;
-use pgpage::toast::{ChunkIndex, ValueProblem};
+use pgpage::file::scan::ChecksumsKnown;
+use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
+use pgpage::tuple::copy::CopyFormat;
+use pgpage::tuple::toast::{ChunkIndex, ValueProblem};
+use pgpage::tuple::value::Type;
+use pgpage::tuple::visibility::TransactionLog;
 use pgpage::tuple::ToastPointer;
-use pgpage::value::Type;
-use pgpage::visibility::TransactionLog;
 use pgpage::{BlockSize, Endian};
 
 use crate::args::{io_reason, ReadAs};
@@ -321,7 +321,7 @@ fn open_heap(
 /// Torn blocks' older writes as the incident report finds them, for relation files inside a
 /// data directory (the report reads the table's indexes); empty otherwise, and then the
 /// page's own evidence decides.
-fn torn_writes(paths: &[PathBuf]) -> BTreeMap<u32, pgpage::decode::TornWrite> {
+fn torn_writes(paths: &[PathBuf]) -> BTreeMap<u32, pgpage::am::TornWrite> {
     if paths
         .first()
         .and_then(|p| crate::heapctx::data_directory(p))

@@ -1,11 +1,11 @@
 //! `pgpage rows DATADIR RELATION`: a table's rows found from the catalogs on disk by the
-//! core's `catalog::table::TableReader` (its database, schema and name to its files, its
+//! core's `cluster::catalog::table::TableReader` (its database, schema and name to its files, its
 //! columns, its TOAST relation, pg_xact and pg_multixact), given the files it asks for from
 //! disk (docs/contracts.md, "rows").
 
 use std::fs;
 
-use pgpage::catalog::table::TableReader;
+use pgpage::cluster::catalog::table::TableReader;
 
 use crate::args::io_reason;
 use crate::ls::Ls;
@@ -36,7 +36,7 @@ fn prepare(args: &RowsArgs) -> Result<i32, String> {
         );
     }
     let relation = relation.to_string_lossy().into_owned();
-    pgpage::catalog::table::parse_relation_name(&relation)?;
+    pgpage::cluster::catalog::table::parse_relation_name(&relation)?;
     let mut ls = Ls::open(datadir)?;
     let mut reader = TableReader::new(
         ls.paths(),

@@ -24,7 +24,9 @@ use std::fs;
 use common::findings;
 use common::page::{fix_checksums, u16_at, u32_at, BLCKSZ};
 use common::{pgpage, Cluster};
-use pgpage::decode::{decode_page_with, DecodeOptions, Hints, Items, KeyColumn, KeyType};
+use pgpage::am::decode_page_with;
+use pgpage::am::decoded::{DecodeOptions, Hints, Items};
+use pgpage::am::nbtree::check::{KeyColumn, KeyType};
 use pgpage::findings::{Evidence, Finding};
 use pgpage::Endian;
 
@@ -223,7 +225,7 @@ fn maxoff(p: &[u8]) -> usize {
 }
 
 /// The heap rows of a page as heap_page_items shows them.
-fn heap_items(p: &[u8], block: u32) -> Vec<pgpage::decode::HeapItem> {
+fn heap_items(p: &[u8], block: u32) -> Vec<pgpage::am::heap::layout::HeapItem> {
     match decode_page_with(p, block, &DecodeOptions::default(), &Hints::default()).items {
         Items::Heap(rows) => rows,
         _ => panic!("block {block} is not a heap page"),
@@ -370,7 +372,7 @@ fn held_against_amcheck(version: u32) {
     // ---- the visibility map: PD_ALL_VISIBLE cleared on a page the VM says is all-visible ----
     let mut v = fs::read(&v_path).unwrap();
     let v_vm = fs::read(&v_vm_path).unwrap();
-    let maps = pgpage::forks::ForkMaps::new(Some(&v_vm), None, pgpage::BlockSize::DEFAULT);
+    let maps = pgpage::am::maps::walk::ForkMaps::new(Some(&v_vm), None, pgpage::BlockSize::DEFAULT);
     let structural = |heap: &[u8]| -> Vec<_> {
         (0u32..)
             .zip(heap.chunks_exact(BLCKSZ))

@@ -5,7 +5,7 @@
 //! its rightmost key and pd_lower; a deleted entry leaf; a bad line pointer; a tuple size; a
 //! heap pointer; a posting count; the entry order; an entry leaf moved up a level), their
 //! checksums recomputed, the server restarted, and gin_index_check's error is the finding
-//! pgpage reports at the same block. The file walk (ginwalk.rs) is among pgpage's findings:
+//! pgpage reports at the same block. The file walk (am/gin/walk.rs) is among pgpage's findings:
 //! untouched entry trees of three levels and posting trees of two give it nothing either.
 #![allow(
     clippy::unwrap_used,
@@ -26,7 +26,7 @@ use common::page::{
     GIN_LEAF, GIN_LIST, GIN_META,
 };
 use common::Cluster;
-use pgpage::decode::{KeyColumn, KeyType};
+use pgpage::am::nbtree::check::{KeyColumn, KeyType};
 use pgpage::findings::{Evidence, Finding};
 
 /// Every (block, finding) pgpage reports on a file's pages and in its walk, notes left out.

@@ -24,10 +24,12 @@ use std::path::Path;
 
 use common::page::{put_u16, u16_at, BLCKSZ};
 use common::{pgpage, Cluster};
-use pgpage::checksum::pg_checksum_page;
-use pgpage::decode::{decode_page_with, DecodeOptions, HeapContext, Hints, Items};
+use pgpage::am::decode_page_with;
+use pgpage::am::decoded::{DecodeOptions, Hints, Items};
+use pgpage::am::heap::check::HeapContext;
 use pgpage::findings::{Evidence, Finding};
-use pgpage::visibility::{slru_segment_number, SlruKind, TransactionLog};
+use pgpage::page::checksum::pg_checksum_page;
+use pgpage::tuple::visibility::{slru_segment_number, SlruKind, TransactionLog};
 use pgpage::Endian;
 
 /// The findings this context adds, by a fragment of amcheck's message.

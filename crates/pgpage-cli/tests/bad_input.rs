@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::SystemTime;
 
-use pgpage::checksum::pg_checksum_page;
+use pgpage::page::checksum::pg_checksum_page;
 use pgpage::Endian;
 use serde_json::Value;
 

@@ -12,7 +12,7 @@
 
 use std::fs;
 
-use pgpage::checksum::pg_checksum_page;
+use pgpage::page::checksum::pg_checksum_page;
 use pgpage::Endian;
 use serde_json::Value;
 

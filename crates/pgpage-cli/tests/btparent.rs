@@ -24,10 +24,10 @@ use std::fs;
 use common::findings;
 use common::page::{fix_checksums, u16_at, u32_at, BLCKSZ};
 use common::Cluster;
-use pgpage::decode::KeyColumn;
+use pgpage::am::nbtree::check::KeyColumn;
+use pgpage::file::scan::{ChecksumsKnown, FileScan};
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::{Evidence, Finding};
-use pgpage::scan::{ChecksumsKnown, FileScan};
 
 /// Key columns as `--key-types` takes them: `int4 desc nulls first,text`.
 fn columns(keys: &str) -> Vec<KeyColumn> {

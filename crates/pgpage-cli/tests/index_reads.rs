@@ -20,8 +20,11 @@ use std::fs;
 
 use common::page::{fix_checksums, u16_at, BLCKSZ};
 use common::Cluster;
-use pgpage::decode::{decode_page, file_kind, DecodeOptions, Fork};
+use pgpage::am::decode_page;
+use pgpage::am::decoded::DecodeOptions;
+use pgpage::am::kind::file_kind;
 use pgpage::findings::Finding;
+use pgpage::page::kind::Fork;
 use pgpage::Endian;
 
 /// The blocks of a file pgpage flags with `finding`.

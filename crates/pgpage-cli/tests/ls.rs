@@ -22,7 +22,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::{json, ok, pgpage, run_pg, Cluster};
-use pgpage::catalog::layout::{columns, Catalog};
+use pgpage::cluster::catalog::layout::{columns, Catalog};
 use serde_json::Value;
 
 /// What every database gets.
@@ -98,7 +98,7 @@ fn server_relations(s: &Cluster, db: &str) -> BTreeMap<(u64, u64), Value> {
         .collect()
 }
 
-/// The catalog layouts of pgpage::catalog::layout against the server's pg_attribute.
+/// The catalog layouts of pgpage::cluster::catalog::layout against the server's pg_attribute.
 fn layouts_equal_the_servers(s: &Cluster, version: u32) {
     for catalog in Catalog::ALL {
         let out = s.psql_in(
@@ -176,8 +176,8 @@ impl ColumnsAnswer {
 
     /// The same rows read by the core from the stopped cluster's files.
     fn held_against_the_files(&self, data: &Path, version: u32) {
-        use pgpage::catalog::read::{attribute_rows, enum_rows, type_rows, CatalogFile};
-        use pgpage::visibility::{slru_segment_number, SlruKind, TransactionLog};
+        use pgpage::cluster::catalog::read::{attribute_rows, enum_rows, type_rows, CatalogFile};
+        use pgpage::tuple::visibility::{slru_segment_number, SlruKind, TransactionLog};
         let mut log = TransactionLog::new(8192, pgpage::Endian::Little);
         for e in std::fs::read_dir(data.join("pg_xact")).unwrap().flatten() {
             let segno = slru_segment_number(e.file_name().to_str().unwrap()).unwrap();

@@ -226,7 +226,8 @@ fn check(version: u32) {
     write_block(&file, misplaced, &holder);
     let mut wrong = read_block(&file, structure);
     wrong[xmin_at..xmin_at + 4].copy_from_slice(&0x7FFF_FF00u32.to_le_bytes());
-    let sum = pgpage::checksum::pg_checksum_page(&wrong, structure as u32, pgpage::Endian::Little);
+    let sum =
+        pgpage::page::checksum::pg_checksum_page(&wrong, structure as u32, pgpage::Endian::Little);
     wrong[8..10].copy_from_slice(&sum.to_le_bytes());
     write_block(&file, structure, &wrong);
     let mut bits = read_block(&file, flipped);
@@ -294,7 +295,7 @@ fn check(version: u32) {
     assert_eq!(out.status.code(), Some(0), "{flip:?}: {out:?}");
     let fixed = read_block(&repaired, flipped);
     assert_eq!(
-        pgpage::checksum::pg_checksum_page(&fixed, flipped as u32, pgpage::Endian::Little),
+        pgpage::page::checksum::pg_checksum_page(&fixed, flipped as u32, pgpage::Endian::Little),
         u16::from_le_bytes([fixed[8], fixed[9]]),
         "the repaired block passes its checksum"
     );

@@ -13,7 +13,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use pgpage::checksum::pg_checksum_page;
+use pgpage::page::checksum::pg_checksum_page;
 use pgpage::Endian;
 use serde_json::Value;
 

@@ -19,7 +19,7 @@ use std::fs;
 use std::path::Path;
 
 use common::{json, pgpage, Cluster};
-use pgpage::checksum::pg_checksum_page;
+use pgpage::page::checksum::pg_checksum_page;
 use pgpage::Endian;
 use serde_json::Value;
 

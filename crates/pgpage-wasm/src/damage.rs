@@ -3,10 +3,10 @@
 //! repaired page and the advice for a page with no good copy. JSON of the core's own structs,
 //! as the CLI's `diff --json`, `inspect --bit-flips` and `repair --json` print them.
 
-use pgpage::bitflip::{localise, PageBit};
-use pgpage::decode::DecodeOptions;
-use pgpage::diff::{compare_chunks, compare_pages, field_changes, FieldChange, PageDiff};
-use pgpage::repair::{advise, quote_qualified, PageSource};
+use pgpage::am::decoded::DecodeOptions;
+use pgpage::damage::bitflip::{localise, PageBit};
+use pgpage::damage::diff::{compare_chunks, compare_pages, field_changes, FieldChange, PageDiff};
+use pgpage::damage::repair::{advise, quote_qualified, PageSource};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -21,7 +21,7 @@ struct PageComparison {
 }
 
 /// Compares block `block` of two copies: `{"page": PageDiff | null, "fields": [...]}`
-/// (`pgpage::diff::compare_pages` and `field_changes`). A page only one copy has is the
+/// (`pgpage::damage::diff::compare_pages` and `field_changes`). A page only one copy has is the
 /// caller's to name (it has no bytes to give here).
 #[wasm_bindgen]
 pub fn diff_page(block: u32, a: &[u8], b: &[u8], big_endian: bool) -> Result<String, JsError> {
@@ -34,7 +34,7 @@ pub fn diff_page(block: u32, a: &[u8], b: &[u8], big_endian: bool) -> Result<Str
 }
 
 /// Every single-bit flip of `page` (relation-wide block `absolute_block`) that makes its
-/// stored checksum valid (`pgpage::bitflip::BitFlips` as JSON, with `odds`: the sentence on
+/// stored checksum valid (`pgpage::damage::bitflip::BitFlips` as JSON, with `odds`: the sentence on
 /// chance matches, and `ranks`: each candidate's rank and its reason, as `pgpage::flips`
 /// tells them wherever a page is discussed).
 #[wasm_bindgen]
@@ -48,7 +48,7 @@ pub fn bit_flips(
     #[derive(Serialize)]
     struct Out<'a> {
         #[serde(flatten)]
-        flips: &'a pgpage::bitflip::BitFlips,
+        flips: &'a pgpage::damage::bitflip::BitFlips,
         odds: String,
         ranks: Vec<Rank>,
     }
@@ -66,8 +66,8 @@ pub fn bit_flips(
         file_kind: parse_kind(file_kind.as_deref().unwrap_or_default())?,
     };
     let flips = localise(page, absolute_block, &opts);
-    let odds = pgpage::bitflip::odds_sentence(&flips);
-    let ranks = pgpage::flips::tell(page, absolute_block, endian(big_endian), None)
+    let odds = pgpage::damage::bitflip::odds_sentence(&flips);
+    let ranks = pgpage::damage::flips::tell(page, absolute_block, endian(big_endian), None)
         .candidates
         .into_iter()
         .map(|c| Rank {
@@ -97,12 +97,12 @@ pub fn bit_flips_markdown(
     block_in_file: u32,
     path: &str,
 ) -> String {
-    let told = pgpage::flips::tell(page, absolute_block, endian(big_endian), None);
-    pgpage::flips::markdown(&told, block_in_file, path)
+    let told = pgpage::damage::flips::tell(page, absolute_block, endian(big_endian), None);
+    pgpage::damage::flips::markdown(&told, block_in_file, path)
 }
 
 /// Compares the whole pages of two chunks of copies of one file that start at block
-/// `first_block` (`pgpage::diff::compare_chunks`): `{"pages": [PageDiff...], "equal": n}`.
+/// `first_block` (`pgpage::damage::diff::compare_chunks`): `{"pages": [PageDiff...], "equal": n}`.
 /// Pages past the shorter chunk are the caller's to name as only in one copy.
 #[wasm_bindgen]
 pub fn compare_chunk(
@@ -124,8 +124,8 @@ pub fn compare_chunk(
 
 /// The page to write in place of `damaged` (relation-wide block `absolute_block`): `good`,
 /// a good copy's page, or else `damaged` with bit `flip_bit` of byte `flip_offset` flipped,
-/// its checksum recomputed (`pgpage::repair::repair_page`). Throws the refusal in words when
-/// the server would still refuse the page.
+/// its checksum recomputed (`pgpage::damage::repair::repair_page`). Throws the refusal in words
+/// when the server would still refuse the page.
 #[wasm_bindgen]
 pub fn repair_page(
     damaged: &[u8],
@@ -142,13 +142,13 @@ pub fn repair_page(
             bit: flip_bit,
         }),
     };
-    pgpage::repair::repair_page(damaged, source, absolute_block, endian(big_endian))
+    pgpage::damage::repair::repair_page(damaged, source, absolute_block, endian(big_endian))
         .map(|r| r.page)
         .map_err(|why| JsError::new(&why.to_string()))
 }
 
 /// What pg_surgery and the server's settings would do with `page` as it is
-/// (`pgpage::repair::PageAdvice` as JSON). `table`: the catalogs' `schema.name` as SQL.
+/// (`pgpage::damage::repair::PageAdvice` as JSON). `table`: the catalogs' `schema.name` as SQL.
 /// `older_sectors`, `older_items`: on a torn page, its older write as the incident report
 /// found it (its block's `torn_sectors`, and the line pointers it counts as older versions).
 #[wasm_bindgen]
@@ -174,7 +174,7 @@ pub fn page_advice(
         relfilenode,
         older_sectors,
         older_items,
-        &pgpage::scan::Structure::default(),
+        &pgpage::file::scan::Structure::default(),
     )
 }
 
@@ -223,7 +223,7 @@ fn advice_json(
     relfilenode: Option<u32>,
     older_sectors: Option<Vec<u32>>,
     older_items: Option<Vec<u16>>,
-    structure: &pgpage::scan::Structure,
+    structure: &pgpage::file::scan::Structure,
 ) -> Result<String, JsError> {
     let opts = DecodeOptions {
         endian: endian(big_endian),
@@ -234,11 +234,13 @@ fn advice_json(
             None => parse_kind(file_kind.as_deref().unwrap_or_default())?,
         },
     };
-    let heap = structure.heap.map(|h| pgpage::decode::HeapContext {
-        xact: structure.xact.as_deref(),
-        ..h
-    });
-    let older = older_sectors.map(|sectors| pgpage::decode::TornWrite {
+    let heap = structure
+        .heap
+        .map(|h| pgpage::am::heap::check::HeapContext {
+            xact: structure.xact.as_deref(),
+            ..h
+        });
+    let older = older_sectors.map(|sectors| pgpage::am::TornWrite {
         sectors,
         items: older_items.unwrap_or_default(),
     });

@@ -2,9 +2,9 @@
 //! as owned typed arrays, so JS never holds a view of wasm memory across an allocation.
 //! Bad arguments become JS exceptions with a message, never a trap.
 
-use pgpage::checksum::pg_checksum_page;
-use pgpage::decode::{Fork, PageKind};
-use pgpage::verify::verify_page;
+use pgpage::page::checksum::pg_checksum_page;
+use pgpage::page::kind::{Fork, PageKind};
+use pgpage::page::verify::verify_page;
 use pgpage::{BlockSize, Endian, PageStatus};
 use wasm_bindgen::prelude::*;
 
@@ -290,7 +290,7 @@ impl DecodedPageJs {
 /// The role names, in `Role::code` order.
 #[wasm_bindgen]
 pub fn role_names() -> Vec<String> {
-    pgpage::fields::Role::ALL
+    pgpage::page::fields::Role::ALL
         .iter()
         .map(|r| r.as_str().into())
         .collect()
@@ -324,7 +324,7 @@ fn parse_kind(kind: &str) -> Result<Option<PageKind>, JsError> {
     }
 }
 
-/// The kind of a file's pages (`pgpage::decode::file_kind`) from its whole pages in `head`
+/// The kind of a file's pages (`pgpage::am::kind::file_kind`) from its whole pages in `head`
 /// (the first `detect_head_bytes()` bytes do): its fork, its metapage, its pages' majority.
 #[wasm_bindgen]
 pub fn file_kind(
@@ -334,7 +334,7 @@ pub fn file_kind(
     fork: &str,
 ) -> Result<String, JsError> {
     let bs = block_size(block_size_bytes)?;
-    let kind = pgpage::decode::file_kind(
+    let kind = pgpage::am::kind::file_kind(
         parse_fork(fork)?,
         head.chunks_exact(bs.len()),
         endian(big_endian),
@@ -370,7 +370,7 @@ pub fn decode(
         kind,
         file_kind,
         pg_version,
-        &pgpage::scan::Structure::default(),
+        &pgpage::file::scan::Structure::default(),
         columns,
     )
 }
@@ -418,11 +418,14 @@ fn decode_hinted(
     kind: &str,
     file_kind: Option<PageKind>,
     pg_version: Option<u32>,
-    structure: &pgpage::scan::Structure,
+    structure: &pgpage::file::scan::Structure,
     columns: Option<String>,
 ) -> Result<DecodedPageJs, JsError> {
-    use pgpage::decode::{decode_page_with, ColumnHint, DecodeOptions, HeapContext, Hints};
-    use pgpage::fields::SpanField;
+    use pgpage::am::decode_page_with;
+    use pgpage::am::decoded::{DecodeOptions, Hints};
+    use pgpage::am::heap::check::HeapContext;
+    use pgpage::page::fields::SpanField;
+    use pgpage::tuple::columns::ColumnHint;
     let fork = parse_fork(fork)?;
     let kind = parse_kind(kind)?;
     let columns = match columns.as_deref() {
@@ -456,7 +459,7 @@ fn decode_hinted(
     let n = d.spans.len();
     let mut handles: Vec<SpanField> = Vec::new();
     // Findings with their numbers: each distinct message is one entry.
-    let mut findings: Vec<pgpage::decode::ItemFinding> = Vec::new();
+    let mut findings: Vec<pgpage::am::decoded::ItemFinding> = Vec::new();
     let mut out = DecodedPageJs {
         start: Vec::with_capacity(n),
         end: Vec::with_capacity(n),
@@ -530,10 +533,10 @@ fn decode_hinted(
 /// A span's finding with the numbers its check recorded, and the line pointer only where
 /// those numbers or the message need it: one entry per distinct message.
 fn valued(
-    d: &pgpage::decode::DecodedPage,
+    d: &pgpage::am::decoded::DecodedPage,
     f: pgpage::findings::Finding,
     item: Option<u16>,
-) -> pgpage::decode::ItemFinding {
+) -> pgpage::am::decoded::ItemFinding {
     let mut v = d.item_finding(f, item);
     if v.values.is_empty() && !f.message().contains("offset %u") {
         v.item = None;
@@ -547,15 +550,15 @@ struct PageColumns<'a> {
     kind: PageKind,
     /// `DecodedPage::items_counted`: false when `items` are what pd_lower of noise counts.
     items_counted: bool,
-    header: &'a pgpage::decode::PageHeader,
+    header: &'a pgpage::page::bufpage::PageHeader,
     flag_names: &'a [&'static str],
-    items: &'a pgpage::decode::Items,
-    special: &'a Option<pgpage::decode::Special>,
+    items: &'a pgpage::am::decoded::Items,
+    special: &'a Option<pgpage::am::decoded::Special>,
 }
 
 /// A VM or FSM page as a map: `values` per heap block (VM: VISIBILITYMAP_ALL_VISIBLE 1 |
 /// VISIBILITYMAP_ALL_FROZEN 2) or per tree node (FSM: fp_nodes' free-space categories), and
-/// the rest as JSON (`pgpage::decode::VmBits` or `FsmTree`).
+/// the rest as JSON (`pgpage::am::maps::layout::VmBits` or `FsmTree`).
 #[wasm_bindgen]
 pub struct MapPageJs {
     values: Vec<u8>,
@@ -583,7 +586,7 @@ impl MapPageJs {
 pub fn map_page(page: &[u8], absolute_block: u32, fork: &str) -> Result<MapPageJs, JsError> {
     match parse_fork(fork)? {
         Fork::Vm => {
-            let mut m = pgpage::decode::vm_bits(page, absolute_block);
+            let mut m = pgpage::am::maps::decode::vm_bits(page, absolute_block);
             let json = serde_json::to_string(&m).map_err(serialize_error)?;
             Ok(MapPageJs {
                 values: core::mem::take(&mut m.bits),
@@ -591,7 +594,7 @@ pub fn map_page(page: &[u8], absolute_block: u32, fork: &str) -> Result<MapPageJ
             })
         }
         Fork::Fsm => {
-            let mut t = pgpage::decode::fsm_tree(page, absolute_block);
+            let mut t = pgpage::am::maps::decode::fsm_tree(page, absolute_block);
             let mut v = serde_json::to_value(&t).map_err(serialize_error)?;
             if let Some(o) = v.as_object_mut() {
                 let avail: Vec<u32> = (0..=u8::MAX).map(|c| t.shape.avail(c)).collect();
@@ -612,7 +615,7 @@ pub fn map_page(page: &[u8], absolute_block: u32, fork: &str) -> Result<MapPageJ
 /// The major version a `PG_VERSION` file names; undefined when it names none.
 #[wasm_bindgen]
 pub fn pg_version(contents: &[u8]) -> Option<u32> {
-    pgpage::datadir::parse_pg_version(contents)
+    pgpage::file::datadir::parse_pg_version(contents)
 }
 
 /// `global/pg_control` decoded: the JSON object of `pgpage control --json` (the
@@ -621,7 +624,8 @@ pub fn pg_version(contents: &[u8]) -> Option<u32> {
 /// Throws with the reason when the file is truncated or of an unknown version.
 #[wasm_bindgen]
 pub fn decode_control(bytes: &[u8]) -> Result<String, JsError> {
-    let c = pgpage::control::decode_control(bytes).map_err(|e| JsError::new(&e.to_string()))?;
+    let c = pgpage::cluster::control::decode_control(bytes)
+        .map_err(|e| JsError::new(&e.to_string()))?;
     let mut v = serde_json::to_value(&c)
         .map_err(|e| JsError::new(&format!("cannot serialize pg_control: {e}")))?;
     if let Some(m) = v.as_object_mut() {
@@ -634,9 +638,9 @@ pub fn decode_control(bytes: &[u8]) -> Result<String, JsError> {
 // ---- File verdicts: geometry, the file scan (chunks, parts, finish) and the folder filter,
 // each decided by the core (pgpage::file, pgpage::scan, pgpage::datadir). ----
 
+use pgpage::file::scan::{ChecksumsKnown, FileScan, FileVerdict};
 use pgpage::file::{Geometry, GeometryChoice};
 use pgpage::findings::Finding;
-use pgpage::scan::{ChecksumsKnown, FileScan, FileVerdict};
 
 /// Block size (0: detect) and byte order ("": detect, "little", "big") as the user chose.
 fn geometry_choice(block_size_bytes: u32, byte_order: &str) -> Result<GeometryChoice, JsError> {
@@ -718,13 +722,13 @@ pub fn go_to(
 /// named in its banner as the user has it.
 #[wasm_bindgen]
 pub fn filedump_fi(file: &str, page: &[u8], block: u32, big_endian: bool) -> String {
-    pgpage::filedump::filedump_fi(file, page, block, endian(big_endian))
+    pgpage::text::filedump::filedump_fi(file, page, block, endian(big_endian))
 }
 
 /// Which of a folder's files to verify (1) or leave (0), in order: `datadir::folder_filter`.
 #[wasm_bindgen]
 pub fn folder_filter(paths: Vec<String>) -> Vec<u8> {
-    pgpage::datadir::folder_filter(&paths)
+    pgpage::file::datadir::folder_filter(&paths)
         .into_iter()
         .map(u8::from)
         .collect()
@@ -733,7 +737,7 @@ pub fn folder_filter(paths: Vec<String>) -> Vec<u8> {
 /// The database directory of a relative path (`base/16384`), undefined for none.
 #[wasm_bindgen]
 pub fn relation_directory(path: &str) -> Option<String> {
-    pgpage::datadir::relation_directory(path)
+    pgpage::file::datadir::relation_directory(path)
 }
 
 /// The page statuses' contract names (docs/contracts.md, "Page status"), indexed by the codes that
@@ -762,7 +766,7 @@ pub fn problem_statuses() -> Vec<u8> {
 pub fn checksums_at(folds: &[u32], blkno: u32) -> Vec<u16> {
     folds
         .iter()
-        .map(|&f| pgpage::checksum::finish(f, blkno))
+        .map(|&f| pgpage::page::checksum::finish(f, blkno))
         .collect()
 }
 
@@ -771,7 +775,7 @@ pub fn checksums_at(folds: &[u32], blkno: u32) -> Vec<u16> {
 pub fn pg_checksums_line(path: &str, block_in_file: u32, computed: u16, stored: u16) -> String {
     format!(
         "pg_checksums: error: {}",
-        pgpage::messages::pg_checksums_failure(path, block_in_file, computed, stored)
+        pgpage::damage::messages::pg_checksums_failure(path, block_in_file, computed, stored)
     )
 }
 
@@ -790,7 +794,7 @@ pub fn server_lines(
         .map_while(PageStatus::from_code)
         .find(|s| s.as_str() == status)
         .ok_or_else(|| JsError::new(&format!("no page status {status:?}")))?;
-    Ok(pgpage::messages::server_read_lines(
+    Ok(pgpage::damage::messages::server_read_lines(
         relpath,
         absolute_block,
         status,
@@ -803,16 +807,16 @@ pub fn server_lines(
 /// pg_basebackup's per-block warning (`messages::pg_basebackup_warning`).
 #[wasm_bindgen]
 pub fn pg_basebackup_line(path: &str, block_in_file: u32, computed: u16, stored: u16) -> String {
-    pgpage::messages::pg_basebackup_warning(path, block_in_file, computed, stored)
+    pgpage::damage::messages::pg_basebackup_warning(path, block_in_file, computed, stored)
 }
 
 /// How pg_checksum_page reads a page (checksum_impl.h), for the lab's bit addressing:
 /// `[N_SUMS, pd_checksum's byte offset, its bytes]`.
 #[wasm_bindgen]
 pub fn checksum_layout() -> Vec<u32> {
-    let pd_checksum = pgpage::fields::page_header_data::PD_CHECKSUM;
+    let pd_checksum = pgpage::page::fields::page_header_data::PD_CHECKSUM;
     [
-        pgpage::checksum::N_SUMS,
+        pgpage::page::checksum::N_SUMS,
         usize::from(pd_checksum.offset),
         usize::from(pd_checksum.size),
     ]
@@ -841,7 +845,7 @@ pub fn findings_table() -> Result<String, JsError> {
                 "evidence": f.evidence(),
                 "file": f.rule().file,
                 "function": f.rule().function,
-                "maps": pgpage::forks::FINDINGS.contains(f),
+                "maps": pgpage::am::maps::walk::FINDINGS.contains(f),
             })
         })
         .collect();
@@ -861,14 +865,14 @@ fn finding_index(f: Finding) -> u16 {
 /// worker hands over: each verify worker and the page imports them once.
 #[wasm_bindgen]
 pub struct StructuresJs {
-    inner: pgpage::structures::Structures,
+    inner: pgpage::cluster::structures::Structures,
 }
 
 #[wasm_bindgen]
 impl StructuresJs {
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<StructuresJs, JsError> {
-        let inner = pgpage::structures::Structures::import(bytes)
+        let inner = pgpage::cluster::structures::Structures::import(bytes)
             .map_err(|e| JsError::new(&e.to_string()))?;
         Ok(StructuresJs { inner })
     }
@@ -884,7 +888,7 @@ impl StructuresJs {
     pub(crate) fn entry(
         &self,
         entry: u32,
-    ) -> Result<&std::sync::Arc<pgpage::scan::Structure>, JsError> {
+    ) -> Result<&std::sync::Arc<pgpage::file::scan::Structure>, JsError> {
         usize::try_from(entry)
             .ok()
             .and_then(|i| self.inner.relations.get(i))
@@ -951,7 +955,7 @@ impl FileScanJs {
     /// may be absent), read whole, from the next chunk on; their findings join the verdict's
     /// rows of the pages they concern.
     pub fn set_maps(&mut self, vm: Option<Vec<u8>>, fsm: Option<Vec<u8>>) {
-        let maps = pgpage::forks::ForkMaps::new(
+        let maps = pgpage::am::maps::walk::ForkMaps::new(
             vm.as_deref(),
             fsm.as_deref(),
             self.scan.geometry().block_size,
@@ -972,7 +976,7 @@ impl FileScanJs {
     /// data directory, or one its catalogs do not name): the kind of each page its own.
     pub fn set_page_checks(&mut self) {
         self.scan
-            .set_structure(std::sync::Arc::new(pgpage::scan::Structure::default()));
+            .set_structure(std::sync::Arc::new(pgpage::file::scan::Structure::default()));
     }
 
     /// Whole pages of the file.
@@ -1313,7 +1317,7 @@ impl FileVerdictJs {
     }
 }
 
-/// The names of a dropped data directory's relations (`pgpage::catalog::reader`), read in
+/// The names of a dropped data directory's relations (`pgpage::cluster::catalog::reader`), read in
 /// steps so that JS can fetch each file with `File.arrayBuffer()`: built from every path of
 /// the directory (relative to it, `/`-separated) and its `PG_VERSION` and
 /// `global/pg_control`; `wanted()` names the files to pass next with `give(path, bytes)`
@@ -1331,9 +1335,9 @@ impl FileVerdictJs {
 /// the catalog does not say).
 #[wasm_bindgen]
 pub struct CatalogReader {
-    inner: Option<pgpage::catalog::reader::CatalogReader>,
+    inner: Option<pgpage::cluster::catalog::reader::CatalogReader>,
     paths: Vec<String>,
-    control: Option<pgpage::control::ControlFile>,
+    control: Option<pgpage::cluster::control::ControlFile>,
     /// `Structures::export` of the listing, once `finish` has made it.
     structures: Vec<u8>,
 }
@@ -1341,7 +1345,7 @@ pub struct CatalogReader {
 #[derive(serde::Serialize)]
 struct WebRelation<'a> {
     #[serde(flatten)]
-    listed: &'a pgpage::catalog::reader::ListedRelation,
+    listed: &'a pgpage::cluster::catalog::reader::ListedRelation,
     kind: &'static str,
     parent: Option<usize>,
     /// Made after initdb (a user's relation, not a system catalog's).
@@ -1357,7 +1361,7 @@ struct WebFile {
 #[derive(serde::Serialize)]
 struct WebListing<'a> {
     relations: Vec<WebRelation<'a>>,
-    databases: &'a [pgpage::catalog::read::DatabaseRow],
+    databases: &'a [pgpage::cluster::catalog::read::DatabaseRow],
     tablespaces: &'a std::collections::BTreeMap<u32, String>,
     damage: &'a [String],
     files: Vec<WebFile>,
@@ -1368,16 +1372,16 @@ struct WebListing<'a> {
 pub(crate) fn catalog_cluster(
     pg_version: &[u8],
     pg_control: &[u8],
-) -> Result<(u32, Option<pgpage::control::ControlFile>), JsError> {
-    use pgpage::catalog::layout::{NEWEST, OLDEST};
-    let major = pgpage::datadir::parse_pg_version(pg_version)
+) -> Result<(u32, Option<pgpage::cluster::control::ControlFile>), JsError> {
+    use pgpage::cluster::catalog::layout::{NEWEST, OLDEST};
+    let major = pgpage::file::datadir::parse_pg_version(pg_version)
         .ok_or_else(|| JsError::new("PG_VERSION names no PostgreSQL version"))?;
     if !(OLDEST..=NEWEST).contains(&major) {
         return Err(JsError::new(&format!(
             "PostgreSQL {major}: pgpage reads the catalogs of PostgreSQL 13 to 18"
         )));
     }
-    let control = pgpage::control::decode_control(pg_control)
+    let control = pgpage::cluster::control::decode_control(pg_control)
         .ok()
         .filter(|c| c.crc_ok());
     Ok((major, control))
@@ -1392,9 +1396,10 @@ impl CatalogReader {
         pg_control: &[u8],
     ) -> Result<CatalogReader, JsError> {
         let (major, control) = catalog_cluster(pg_version, pg_control)?;
-        let with = pgpage::catalog::reader::ReadWith::from_control(major, control.as_ref());
+        let with =
+            pgpage::cluster::catalog::reader::ReadWith::from_control(major, control.as_ref());
         let mut inner =
-            pgpage::catalog::reader::CatalogReader::new(paths.iter().cloned(), with, "");
+            pgpage::cluster::catalog::reader::CatalogReader::new(paths.iter().cloned(), with, "");
         // The structural checks order each B-tree's items by its key columns.
         inner.read_index_keys();
         Ok(CatalogReader {
@@ -1409,7 +1414,7 @@ impl CatalogReader {
     pub fn wanted(&mut self) -> Vec<String> {
         self.inner
             .as_mut()
-            .map(pgpage::catalog::reader::CatalogReader::wanted)
+            .map(pgpage::cluster::catalog::reader::CatalogReader::wanted)
             .unwrap_or_default()
     }
 
@@ -1425,10 +1430,13 @@ impl CatalogReader {
             .inner
             .take()
             .ok_or_else(|| JsError::new("the catalog reader has finished already"))?;
-        use pgpage::catalog::names::{file_page_kind, relkind_words, FIRST_NORMAL_OBJECT_ID};
+        use pgpage::cluster::catalog::names::{
+            file_page_kind, relkind_words, FIRST_NORMAL_OBJECT_ID,
+        };
         let listing = reader.finish();
         self.structures =
-            pgpage::structures::Structures::of_listing(&listing, self.control.as_ref()).export();
+            pgpage::cluster::structures::Structures::of_listing(&listing, self.control.as_ref())
+                .export();
         let parents = listing.parents();
         let claims = listing.claims(self.paths.iter().map(String::as_str));
         let files = self

@@ -2,8 +2,9 @@
 //! bytes of a page may hold row data, as a per-byte mask plus the counts and the note every
 //! redacted export carries.
 
-use pgpage::decode::{decode_page, DecodeOptions};
-use pgpage::redact::{redact, Masked, Redaction};
+use pgpage::am::decode_page;
+use pgpage::am::decoded::DecodeOptions;
+use pgpage::damage::redact::{redact, Masked, Redaction};
 use wasm_bindgen::prelude::*;
 
 use crate::{endian, parse_fork, parse_kind};
@@ -85,11 +86,11 @@ pub fn redact_page(
 /// Whether a pageinspect column (as the decoded page's JSON names it) shows row data.
 #[wasm_bindgen]
 pub fn is_row_data_column(column: &str) -> bool {
-    pgpage::redact::is_row_data_column(column)
+    pgpage::damage::redact::is_row_data_column(column)
 }
 
 /// `filedump_fi` with the bytes that may hold row data printed as `xx`, and the redaction's
-/// note after the banner (`pgpage::filedump::filedump_fi_redacted`).
+/// note after the banner (`pgpage::text::filedump::filedump_fi_redacted`).
 #[wasm_bindgen]
 pub fn filedump_fi_redacted(
     file: &str,
@@ -101,7 +102,7 @@ pub fn filedump_fi_redacted(
     file_kind: Option<String>,
 ) -> Result<String, JsError> {
     let r = redaction(page, absolute_block, big_endian, fork, file_kind)?;
-    Ok(pgpage::filedump::filedump_fi_redacted(
+    Ok(pgpage::text::filedump::filedump_fi_redacted(
         file,
         page,
         block,

@@ -1,15 +1,15 @@
-//! The incident report (`pgpage::report::ReportReader`) for the browser: told every path and
-//! length of the dropped directory, it asks for byte ranges (`wanted`, as JSON), is given
-//! them (`give`), and `finish` gives the report as JSON, Markdown and text, the same the CLI
-//! prints for the same files.
+//! The incident report (`pgpage::damage::report::ReportReader`) for the browser: told every path
+//! and length of the dropped directory, it asks for byte ranges (`wanted`, as JSON), is given them
+//! (`give`), and `finish` gives the report as JSON, Markdown and text, the same the CLI prints for
+//! the same files.
 
-use pgpage::report::{markdown, text, Request};
+use pgpage::damage::report::{markdown, text, Request};
 use wasm_bindgen::prelude::*;
 
 /// The report's reader (see the module's doc).
 #[wasm_bindgen]
 pub struct ReportReader {
-    inner: Option<pgpage::report::ReportReader>,
+    inner: Option<pgpage::damage::report::ReportReader>,
 }
 
 /// A finished report.
@@ -80,7 +80,9 @@ impl ReportReader {
             .zip(lengths.iter().map(|&l| l.max(0.0) as u64))
             .collect();
         Ok(ReportReader {
-            inner: Some(pgpage::report::ReportReader::new(listed, only, shown)),
+            inner: Some(pgpage::damage::report::ReportReader::new(
+                listed, only, shown,
+            )),
         })
     }
 
@@ -90,7 +92,7 @@ impl ReportReader {
         let want = self
             .inner
             .as_mut()
-            .map(pgpage::report::ReportReader::wanted)
+            .map(pgpage::damage::report::ReportReader::wanted)
             .unwrap_or_default();
         serde_json::to_string(&want).map_err(crate::serialize_error)
     }

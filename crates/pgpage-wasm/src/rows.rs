@@ -4,16 +4,16 @@
 //! back through a synchronous JS callback (FileReaderSync in a worker), so no value's
 //! chunks are held in memory longer than its row takes.
 
-use pgpage::catalog::table::Table;
-use pgpage::copy::CopyFormat;
-use pgpage::rows::{
+use pgpage::cluster::catalog::table::Table;
+use pgpage::cluster::rows::{
     page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
 };
-use pgpage::scan::ChecksumsKnown;
-use pgpage::toast::{ChunkIndex, ValueProblem};
+use pgpage::file::scan::ChecksumsKnown;
+use pgpage::tuple::copy::CopyFormat;
+use pgpage::tuple::toast::{ChunkIndex, ValueProblem};
+use pgpage::tuple::value::Type;
+use pgpage::tuple::visibility::TransactionLog;
 use pgpage::tuple::{heap_items, ToastPointer};
-use pgpage::value::Type;
-use pgpage::visibility::TransactionLog;
 use pgpage::Endian;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -494,7 +494,7 @@ impl RowsReader {
                         name: &c.name,
                         ty: c.ty.name(),
                         // For a person to read: a control byte shows as \xNN, never raw.
-                        value: v.as_deref().map(pgpage::flips::visible),
+                        value: v.as_deref().map(pgpage::damage::flips::visible),
                     })
                     .collect(),
                 problem: None,
@@ -523,25 +523,25 @@ impl RowsReader {
 fn table_cluster(
     pg_version: &[u8],
     pg_control: &[u8],
-) -> Result<(pgpage::catalog::reader::ReadWith, ChecksumsKnown), JsError> {
+) -> Result<(pgpage::cluster::catalog::reader::ReadWith, ChecksumsKnown), JsError> {
     let (major, control) = crate::catalog_cluster(pg_version, pg_control)?;
     let checksums = match control.as_ref().map(|c| c.data_page_checksum_version()) {
         Some(Some(0)) => ChecksumsKnown::Off,
         Some(Some(_)) => ChecksumsKnown::On,
         _ => ChecksumsKnown::Unknown,
     };
-    let with = pgpage::catalog::reader::ReadWith::from_control(major, control.as_ref());
+    let with = pgpage::cluster::catalog::reader::ReadWith::from_control(major, control.as_ref());
     Ok((with, checksums))
 }
 
-/// A table of a dropped data directory found for its rows (`pgpage::catalog::table`):
+/// A table of a dropped data directory found for its rows (`pgpage::cluster::catalog::table`):
 /// built like `CatalogReader` plus the database (undefined: the only user database) and
 /// the relation (`schema.name`, SQL quoting allowed); `wanted()`/`give()` until `wanted()`
 /// is empty, then `finish(format)` gives the table's `RowsReader` (or throws why not:
 /// no such relation, a view, ...).
 #[wasm_bindgen]
 pub struct TableReader {
-    inner: Option<pgpage::catalog::table::TableReader>,
+    inner: Option<pgpage::cluster::catalog::table::TableReader>,
 }
 
 #[wasm_bindgen]
@@ -556,7 +556,7 @@ impl TableReader {
     ) -> Result<TableReader, JsError> {
         let (with, checksums) = table_cluster(pg_version, pg_control)?;
         Ok(TableReader {
-            inner: Some(pgpage::catalog::table::TableReader::new(
+            inner: Some(pgpage::cluster::catalog::table::TableReader::new(
                 paths, "", with, checksums, database, relation,
             )),
         })
@@ -574,7 +574,7 @@ impl TableReader {
     ) -> Result<TableReader, JsError> {
         let (with, checksums) = table_cluster(pg_version, pg_control)?;
         Ok(TableReader {
-            inner: Some(pgpage::catalog::table::TableReader::by_file(
+            inner: Some(pgpage::cluster::catalog::table::TableReader::by_file(
                 paths,
                 "",
                 with,
@@ -589,7 +589,7 @@ impl TableReader {
     pub fn wanted(&mut self) -> Vec<String> {
         self.inner
             .as_mut()
-            .map(pgpage::catalog::table::TableReader::wanted)
+            .map(pgpage::cluster::catalog::table::TableReader::wanted)
             .unwrap_or_default()
     }
 

@@ -1,8 +1,8 @@
 //! The playground's words and pictures: what happened to a page between two snapshots
-//! (`pgpage::story::page_story`) and a heap page's line pointers and HOT chains
-//! (`pgpage::story::heap_lines`), as JSON of the core's structs.
+//! (`pgpage::damage::story::page_story`) and a heap page's line pointers and HOT chains
+//! (`pgpage::damage::story::heap_lines`), as JSON of the core's structs.
 
-use pgpage::decode::detect_kind;
+use pgpage::am::kind::detect_kind;
 use wasm_bindgen::prelude::*;
 
 use crate::{endian, parse_fork, parse_kind};
@@ -25,13 +25,13 @@ pub fn page_story(
         None => detect_kind(b, e, parse_fork(fork)?),
     };
     let before = (!a.is_empty()).then_some(a);
-    let story = pgpage::story::page_story(before, b, block, kind, e);
+    let story = pgpage::damage::story::page_story(before, b, block, kind, e);
     serde_json::to_string(&story).map_err(|err| JsError::new(&err.to_string()))
 }
 
-/// A heap page's line pointers (`pgpage::story::HeapLines`) as JSON; "null" for a new page.
+/// A heap page's line pointers (`pgpage::damage::story::HeapLines`) as JSON; "null" for a new page.
 #[wasm_bindgen]
 pub fn heap_lines(page: &[u8], block: u32, big_endian: bool) -> Result<String, JsError> {
-    let lines = pgpage::story::heap_lines(page, block, endian(big_endian));
+    let lines = pgpage::damage::story::heap_lines(page, block, endian(big_endian));
     serde_json::to_string(&lines).map_err(|err| JsError::new(&err.to_string()))
 }

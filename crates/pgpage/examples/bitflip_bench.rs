@@ -12,9 +12,9 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
-use pgpage::bitflip::{checksum_candidates, localise};
-use pgpage::checksum::pg_checksum_page;
-use pgpage::decode::DecodeOptions;
+use pgpage::am::decoded::DecodeOptions;
+use pgpage::damage::bitflip::{checksum_candidates, localise};
+use pgpage::page::checksum::pg_checksum_page;
 use pgpage::Endian;
 
 fn main() {

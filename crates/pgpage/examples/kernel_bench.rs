@@ -16,7 +16,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use pgpage::checksum::{checksum_fold, dispatched_body, finish, scalar};
+use pgpage::page::checksum::{checksum_fold, dispatched_body, finish, scalar};
 use pgpage::Endian;
 
 const BLCKSZ: usize = 8192;
@@ -42,7 +42,7 @@ fn main() {
     let mut bodies: Vec<(String, Body)> = vec![("pgpage scalar".into(), scalar::checksum_fold)];
     #[cfg(target_arch = "x86_64")]
     {
-        use pgpage::checksum::x86;
+        use pgpage::page::checksum::x86;
         if x86::has_sse41() {
             bodies.push(("pgpage sse4.1".into(), |p, e| {
                 x86::sse41_fold(p, e).unwrap_or(0)

@@ -101,7 +101,6 @@ pub fn lz4(src: &[u8], rawsize: u32) -> Result<Vec<u8>, Finding> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -477,8 +477,8 @@ findings! {
         "multitransaction ID is invalid";
 
     // ---- verify_heapam's checks that need more than the page (the catalogs, pg_control) -----
-    // Judged only with a heap-check context (decode::HeapContext: pg_class's row, pg_control's
-    // checkpoint, pg_xact), i.e. from a data directory. 14-18 word them alike.
+    // Judged only with a heap-check context (am::heap::check::HeapContext: pg_class's row,
+    // pg_control's checkpoint, pg_xact), i.e. from a data directory. 14-18 word them alike.
     /// check_tuple: t_infomask2's attribute count above pg_class.relnatts on a tuple whose
     /// inserter committed.
     HeapNattsExceedsRelnatts => "heap_natts_exceeds_relnatts", Structural,
@@ -619,7 +619,7 @@ findings! {
         "backend/storage/smgr/md.c", "mdreadv",
         "could not read block %u in file \"%s\": read only 0 of %d bytes";
 
-    // ---- bt_index_parent_check's cross-level checks (btwalk.rs), 13-18 alike: the file
+    // ---- bt_index_parent_check's cross-level checks (am/nbtree/walk.rs), 13-18 alike: the file
     // walk holds the index still, as amcheck's ShareLock does. ----
     /// bt_check_level_from_leftmost: the first live page of a level has a left sibling.
     BtreeNotLeftmost => "btree_not_leftmost", Structural,
@@ -690,8 +690,8 @@ findings! {
         "contrib/amcheck/verify_nbtree.c", "bt_downlink_missing_check",
         "internal index block lacks downlink in index \"%s\"";
 
-    // ---- Index checks that span pages (the index walks: btwalk.rs, ginwalk.rs,
-    // decode/spgist.rs), in amcheck's and the server's words. ----
+    // ---- Index checks that span pages (the index walks: am/nbtree/walk.rs,
+    // am/gin/walk.rs, am/spgist/decode.rs), in amcheck's and the server's words. ----
     /// bt_child_check: an item of the child (its least: P_FIRSTDATAKEY, after an internal
     /// page's minus infinity item) below the parent's key beside the downlink, by the key
     /// types the caller gave (reported at the parent, amcheck's "Parent block").
@@ -725,7 +725,7 @@ findings! {
     SpgistMetaMagicWrong => "spgist_meta_magic_wrong", Server,
         "backend/access/spgist/spgutils.c", "spgGetCache",
         "index \"%s\" is not an SP-GiST index";
-    // A heap's visibility map and free space map against its pages (forks.rs), and a page's
+    // A heap's visibility map and free space map against its pages (am/maps/walk.rs), and a page's
     // own PD_ALL_VISIBLE against its line pointers.
     /// The VM's all-visible bit is set for a heap page without PD_ALL_VISIBLE: VACUUM warns
     /// and clears the bit (13-16 in lazy_scan_heap, 17 on in lazy_scan_prune's caller).
@@ -855,7 +855,7 @@ findings! {
         "backend/access/common/detoast.c", "toast_fetch_datum",
         "the value is stored in a TOAST relation that was not given";
 
-    // ---- GIN (decode/gincheck.rs): gin_index_check's checks (amcheck 1.5,
+    // ---- GIN (am/gin/check.rs): gin_index_check's checks (amcheck 1.5,
     // PostgreSQL 18) that one page answers; "%s" is the index's name. ----
     /// check_index_page: a deleted entry tree leaf with line pointers.
     GinDeletedPageWithTuples => "gin_deleted_page_with_tuples", Structural,
@@ -912,7 +912,7 @@ findings! {
         "contrib/amcheck/verify_gin.c", "gin_check_posting_tree_parent_keys_consistency",
         "index \"%s\": rightmost posting tree page (blk %u) has unexpected last key (%u, %u)";
 
-    // The other index access methods' read checks (decode/brin.rs): the server's ERROR when it
+    // The other index access methods' read checks (am/brin/decode.rs): the server's ERROR when it
     // reads the page.
     /// A BRIN page (not the metapage) whose type is neither revmap nor regular: the server,
     /// reaching it from the range map, refuses it (brin_page.h: BRIN_IS_REGULAR_PAGE).
@@ -1038,7 +1038,6 @@ findings! {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     #[test]

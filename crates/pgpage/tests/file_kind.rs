@@ -12,8 +12,11 @@
 use std::fs;
 use std::path::PathBuf;
 
-use pgpage::decode::{decode_page, file_kind, DecodeOptions, Fork, Items, PageKind};
+use pgpage::am::decode_page;
+use pgpage::am::decoded::{DecodeOptions, Items};
+use pgpage::am::kind::file_kind;
 use pgpage::findings::Finding;
+use pgpage::page::kind::{Fork, PageKind};
 use pgpage::Endian;
 use serde_json::Value;
 

@@ -11,10 +11,10 @@
 
 use std::path::PathBuf;
 
-use pgpage::checksum::pg_checksum_page;
+use pgpage::file::scan::{Chance, ChecksumsKnown, FileFinding, FileScan, FileVerdict, PageRow};
 use pgpage::file::{file_geometry, Geometry, GeometryChoice};
 use pgpage::findings::{Evidence, Finding};
-use pgpage::scan::{Chance, ChecksumsKnown, FileFinding, FileScan, FileVerdict, PageRow};
+use pgpage::page::checksum::pg_checksum_page;
 use pgpage::{Endian, PageStatus};
 
 const BS: usize = 8192;

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use pgpage::filedump::filedump_fi;
+use pgpage::text::filedump::filedump_fi;
 use pgpage::Endian;
 
 #[path = "support/pg_filedump.rs"]

@@ -11,8 +11,10 @@
 use std::fs;
 use std::path::PathBuf;
 
-use pgpage::checksum::pg_checksum_page;
-use pgpage::decode::{decode_page, DecodeOptions, Fork, PageKind};
+use pgpage::am::decode_page;
+use pgpage::am::decoded::DecodeOptions;
+use pgpage::page::checksum::pg_checksum_page;
+use pgpage::page::kind::{Fork, PageKind};
 use pgpage::Endian;
 use serde_json::Value;
 

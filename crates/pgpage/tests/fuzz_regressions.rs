@@ -14,7 +14,9 @@ use std::fs;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use pgpage::decode::{decode_page, DecodeOptions, Fork, PageKind};
+use pgpage::am::decode_page;
+use pgpage::am::decoded::DecodeOptions;
+use pgpage::page::kind::{Fork, PageKind};
 use pgpage::Endian;
 
 /// Far above what any kept input takes (milliseconds), far below the seconds they once took.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
-use pgpage::checksum::{checksum_fold, finish, pg_checksum_page, scalar};
+use pgpage::page::checksum::{checksum_fold, finish, pg_checksum_page, scalar};
 use pgpage::{BlockSize, Endian};
 
 fn server_includes() -> PathBuf {
@@ -96,7 +96,7 @@ fn every_body_folds_to(page: &[u8], endian: Endian, want: u32) {
     assert_eq!(checksum_fold(page, endian), want, "dispatched body");
     #[cfg(target_arch = "x86_64")]
     {
-        use pgpage::checksum::x86;
+        use pgpage::page::checksum::x86;
         let sse41 = x86::has_sse41().then_some(want);
         assert_eq!(x86::sse41_fold(page, endian), sse41, "sse4.1");
         assert_eq!(
@@ -215,8 +215,8 @@ fn big_endian_equals_postgres_on_word_swapped_page() {
 /// by the core's scalar body AND by PostgreSQL's checksum_impl.h equals the stored one.
 mod bit_flips {
     use super::*;
-    use pgpage::bitflip::{checksum_candidates, localise, PageBit};
-    use pgpage::decode::DecodeOptions;
+    use pgpage::am::decoded::DecodeOptions;
+    use pgpage::damage::bitflip::{checksum_candidates, localise, PageBit};
     use proptest::prelude::*;
     use serde_json::Value;
 

@@ -15,8 +15,11 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 
-use pgpage::decode::{decode_page, file_kind, DecodeOptions, Fork, PageKind};
-use pgpage::fields::{Role, SpanField};
+use pgpage::am::decode_page;
+use pgpage::am::decoded::DecodeOptions;
+use pgpage::am::kind::file_kind;
+use pgpage::page::fields::{Role, SpanField};
+use pgpage::page::kind::{Fork, PageKind};
 use pgpage::Endian;
 use serde_json::Value;
 
@@ -195,7 +198,7 @@ fn every_span_cites_its_own_structures_header() {
 #[test]
 fn the_flags_of_each_special_space_are_its_own() {
     // The fields the bug report named, by their handles: each names its own structure.
-    use pgpage::fields::{
+    use pgpage::page::fields::{
         brin_special_space, gin_page_opaque_data, gist_page_opaque_data, item_id_data,
         spgist_leaf_tuple_data, spgist_page_opaque_data,
     };

@@ -13,10 +13,14 @@
 use std::fs;
 use std::path::PathBuf;
 
-use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Fork, Hints, KeyColumn, KeyType};
+use pgpage::am::decode_page_with;
+use pgpage::am::decoded::{DecodeOptions, Hints};
+use pgpage::am::kind::file_kind;
+use pgpage::am::nbtree::check::{KeyColumn, KeyType};
+use pgpage::file::scan::{ChecksumsKnown, FileScan};
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::{Evidence, Finding};
-use pgpage::scan::{ChecksumsKnown, FileScan};
+use pgpage::page::kind::Fork;
 use pgpage::Endian;
 use serde_json::Value;
 
@@ -197,14 +201,14 @@ fn a_zeroed_sector_of_a_page_whose_checksum_fails_is_torn_page_evidence() {
     let got = findings(&page, 1, Fork::Main, &bytes, None);
     assert!(got.contains(&(Some(1), Finding::TornSectors)), "{got:?}");
     // The same bytes with a checksum that holds: damage, not evidence of a torn write.
-    let c = pgpage::checksum::pg_checksum_page(&page, 1, Endian::Little);
+    let c = pgpage::page::checksum::pg_checksum_page(&page, 1, Endian::Little);
     page[8..10].copy_from_slice(&c.to_le_bytes());
     let got = findings(&page, 1, Fork::Main, &bytes, None);
     assert!(!got.iter().any(|f| f.1 == Finding::TornSectors), "{got:?}");
 }
 
 /// Every finding the maps give of `heap`'s pages, by heap block.
-fn map_findings(heap: &[u8], maps: &pgpage::forks::ForkMaps) -> Vec<(u32, Finding)> {
+fn map_findings(heap: &[u8], maps: &pgpage::am::maps::walk::ForkMaps) -> Vec<(u32, Finding)> {
     (0u32..)
         .zip(heap.chunks_exact(8192))
         .flat_map(|(b, page)| {
@@ -216,7 +220,7 @@ fn map_findings(heap: &[u8], maps: &pgpage::forks::ForkMaps) -> Vec<(u32, Findin
 
 #[test]
 fn the_samples_visibility_map_agrees_with_its_heap() {
-    use pgpage::forks::ForkMaps;
+    use pgpage::am::maps::walk::ForkMaps;
     use pgpage::BlockSize;
     let heap = fs::read(root().join("public/samples/16427")).unwrap();
     let vm = fs::read(root().join("public/samples/16427_vm")).unwrap();
@@ -242,7 +246,7 @@ fn the_samples_visibility_map_agrees_with_its_heap() {
 
 #[test]
 fn a_scan_given_the_maps_lists_their_findings_on_the_heap_pages_across_parts() {
-    use pgpage::forks::ForkMaps;
+    use pgpage::am::maps::walk::ForkMaps;
     use pgpage::BlockSize;
     use std::sync::Arc;
     let mut heap = fs::read(root().join("public/samples/16427")).unwrap();
@@ -257,7 +261,7 @@ fn a_scan_given_the_maps_lists_their_findings_on_the_heap_pages_across_parts() {
         .expect("an all-visible page");
     let p = &mut heap[block as usize * 8192..(block as usize + 1) * 8192];
     p[10] &= !4;
-    let sum = pgpage::checksum::pg_checksum_page(p, block, Endian::Little);
+    let sum = pgpage::page::checksum::pg_checksum_page(p, block, Endian::Little);
     p[8..10].copy_from_slice(&sum.to_le_bytes());
     let g = file_geometry(&heap, GeometryChoice::default(), true).unwrap();
     let len = heap.len() as u64;

@@ -1,4 +1,4 @@
-//! The structural checks verify runs on every page (`decode::check_page`, `FileScan::
+//! The structural checks verify runs on every page (`am::check_page`, `FileScan::
 //! set_structure`): the same findings as the page view's full decode, on pages a real
 //! PostgreSQL 15 wrote (public/samples) and on damaged copies of them, kept per block and
 //! line pointer through a scan's export, import and merge.
@@ -14,13 +14,14 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pgpage::checksum::pg_checksum_page;
-use pgpage::decode::{
-    check_page, decode_page_with, file_kind, DecodeOptions, Fork, Hints, ItemFinding, PageKind,
-};
+use pgpage::am::decoded::{DecodeOptions, Hints, ItemFinding};
+use pgpage::am::kind::file_kind;
+use pgpage::am::{check_page, decode_page_with};
+use pgpage::file::scan::{ChecksumsKnown, FileScan, Structure};
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::{Finding, Values};
-use pgpage::scan::{ChecksumsKnown, FileScan, Structure};
+use pgpage::page::checksum::pg_checksum_page;
+use pgpage::page::kind::{Fork, PageKind};
 use pgpage::Endian;
 
 const BS: usize = 8192;

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use pgpage::checksum::scalar;
+use pgpage::page::checksum::scalar;
 use pgpage::{BlockSize, Endian};
 
 #[test]

@@ -7,11 +7,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pgpage::catalog::names::NamedRelation;
-use pgpage::decode::PageKind;
-use pgpage::file::Fork;
-use pgpage::scan::Structure;
-use pgpage::structures::relation_structure;
+use pgpage::cluster::catalog::names::NamedRelation;
+use pgpage::cluster::structures::relation_structure;
+use pgpage::file::scan::Structure;
+use pgpage::page::kind::{Fork, PageKind};
 
 use super::cluster::Cluster;
 use super::walk::Item;

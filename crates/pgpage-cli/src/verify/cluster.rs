@@ -6,9 +6,9 @@
 use std::io::Read;
 use std::path::Path;
 
-use pgpage::control::{decode_control, ControlFile, PG_CONTROL_FILE_SIZE};
+use pgpage::cluster::control::{decode_control, ControlFile, PG_CONTROL_FILE_SIZE};
+use pgpage::file::scan::ChecksumsKnown;
 use pgpage::file::GeometryChoice;
-use pgpage::scan::ChecksumsKnown;
 use pgpage::BlockSize;
 use serde::Serialize;
 

@@ -4,9 +4,10 @@
 
 use std::io::{self, Write};
 
-use pgpage::file::{Fork, StatusCounts};
+use pgpage::file::scan::{FileFinding, PageRow};
+use pgpage::file::StatusCounts;
 use pgpage::findings::Finding;
-use pgpage::scan::{FileFinding, PageRow};
+use pgpage::page::kind::Fork;
 use pgpage::{Endian, PageStatus};
 use serde::Serialize;
 use serde_json::ser::Formatter;
@@ -244,7 +245,6 @@ impl JsonStream {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

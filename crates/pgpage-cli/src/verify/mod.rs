@@ -14,7 +14,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::args::ReadAs;
-use pgpage::control::{state_words, DB_SHUTDOWNED};
+use pgpage::cluster::control::{state_words, DB_SHUTDOWNED};
 use read::{Plan, Reader};
 use report::Report;
 use walk::WalkOptions;

@@ -145,7 +145,6 @@ impl<R> Drop for Running<'_, R> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::arithmetic_side_effects)]
     use super::*;
 
     #[test]

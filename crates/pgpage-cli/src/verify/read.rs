@@ -11,13 +11,14 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use pgpage::am::maps::walk::ForkMaps;
+use pgpage::file::scan::FileScan;
 use pgpage::file::{
-    detect_block_size, file_geometry, parse_relation_file_name, FileExtent, Fork, Geometry,
+    detect_block_size, file_geometry, parse_relation_file_name, FileExtent, Geometry,
     GeometryChoice, DETECT_HEAD_BYTES,
 };
-use pgpage::forks::ForkMaps;
-use pgpage::layout::read_u16;
-use pgpage::scan::FileScan;
+use pgpage::page::geometry::read_u16;
+use pgpage::page::kind::Fork;
 use pgpage::{BlockSize, PageStatus};
 
 use super::amcheck::Checked;

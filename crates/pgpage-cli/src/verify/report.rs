@@ -6,10 +6,10 @@
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use pgpage::am::maps::walk as forks;
+use pgpage::file::scan::{ChecksumsKnown, FileFinding, FileScan, FileVerdict, Misplaced, PageRow};
 use pgpage::file::StatusCounts;
 use pgpage::findings::{Evidence, Finding};
-use pgpage::forks;
-use pgpage::scan::{ChecksumsKnown, FileFinding, FileScan, FileVerdict, Misplaced, PageRow};
 use pgpage::{Endian, PageStatus};
 
 use super::amcheck::Checked;
@@ -416,7 +416,7 @@ impl<O: Write, E: Write> Report<O, E> {
                 writeln!(
                     self.err,
                     "pgpage: error: {}",
-                    pgpage::messages::pg_checksums_failure(path, block, computed, stored)
+                    pgpage::damage::messages::pg_checksums_failure(path, block, computed, stored)
                 )?;
             }
             (PageStatus::NewNotZero, _) => writeln!(

@@ -7,8 +7,9 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use pgpage::file::{is_temporary_entry, parse_relation_file_name, Fork, RelationFileName};
-use pgpage::scan::ChecksumsKnown;
+use pgpage::file::scan::ChecksumsKnown;
+use pgpage::file::{is_temporary_entry, parse_relation_file_name, RelationFileName};
+use pgpage::page::kind::Fork;
 
 use super::cluster::Cluster;
 use crate::args::io_reason;

@@ -4,10 +4,14 @@
 
 use std::collections::HashSet;
 
-use pgpage::decode::{decode_page_with, file_kind, DecodeOptions, Fork, Hints, KeyColumn};
+use pgpage::am::decode_page_with;
+use pgpage::am::decoded::{DecodeOptions, Hints};
+use pgpage::am::kind::file_kind;
+use pgpage::am::nbtree::check::KeyColumn;
+use pgpage::file::scan::{ChecksumsKnown, FileScan};
 use pgpage::file::{file_geometry, GeometryChoice};
 use pgpage::findings::Finding;
-use pgpage::scan::{ChecksumsKnown, FileScan};
+use pgpage::page::kind::Fork;
 use pgpage::Endian;
 
 pub const BLCKSZ: usize = 8192;

@@ -1,7 +1,7 @@
 //! A relation file's pages as the tests that damage them read and write them: little-endian
 //! words, GIN's page flags, and checksums made valid again after a change.
 
-use pgpage::checksum::pg_checksum_page;
+use pgpage::page::checksum::pg_checksum_page;
 use pgpage::Endian;
 
 pub use super::findings::BLCKSZ;

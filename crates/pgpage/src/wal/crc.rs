@@ -52,7 +52,6 @@ fn sse42(crc: u32, data: &[u8]) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::indexing_slicing)]
     use super::*;
 
     #[test]

@@ -110,7 +110,6 @@ impl BlockHistory {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::arithmetic_side_effects)]
     use super::*;
     use crate::wal::{BlockImage, BlockRef, ImageCompression};
 

@@ -25,6 +25,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::page::kind::FORK_NAMES;
+
 /// The `XLOG_PAGE_MAGIC` of each major version pgpage reads (access/xlog_internal.h of each
 /// release branch). It changes whenever the WAL format does, so it names the version.
 pub const PAGE_MAGICS: [(u16, u32); 6] = [
@@ -51,9 +53,6 @@ pub struct RelFileLocator {
     pub db_oid: u32,
     pub rel_number: u32,
 }
-
-/// common/relpath.c forkNames.
-pub const FORK_NAMES: [&str; 4] = ["main", "fsm", "vm", "init"];
 
 pub fn fork_name(fork: u8) -> Option<&'static str> {
     FORK_NAMES.get(usize::from(fork)).copied()
@@ -279,11 +278,6 @@ pub fn lsn_text(lsn: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(
-        clippy::unwrap_used,
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects
-    )]
     use super::*;
 
     #[test]

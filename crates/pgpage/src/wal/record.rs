@@ -444,7 +444,6 @@ impl Cursor<'_> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     fn image(hole_offset: u16, hole_length: u16, length: u16) -> BlockImage {

@@ -295,7 +295,6 @@ pub fn segment_plan_on(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     /// A history file as the server writes one (writeTimeLineHistory) after two promotes.

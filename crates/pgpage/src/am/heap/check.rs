@@ -1,0 +1,741 @@
+//! verify_heapam's checks of one heap page (contrib/amcheck/verify_heapam.c): line pointers,
+//! tuple headers (check_tuple_header) and HOT chains from the page alone; with a
+//! [`HeapContext`] (a data directory's pg_class row, pg_control and pg_xact) also the xid and
+//! multixact bounds and the attribute count (check_tuple_visibility, check_tuple). Without
+//! one those are left unjudged rather than guessed.
+
+use crate::am::heap::layout::{
+    BOOTSTRAP_TRANSACTION_ID, FIRST_NORMAL_TRANSACTION_ID, FROZEN_TRANSACTION_ID, HEAP_HOT_UPDATED,
+    HEAP_ONLY_TUPLE, HEAP_UPDATED, MIN_LP_LEN, SECTOR, SPEC_TOKEN_OFFSET_NUMBER,
+};
+use crate::findings::{Finding, Values};
+use crate::page::bufpage::ItemId;
+use crate::page::fields::PD_ALL_VISIBLE;
+use crate::page::fields::{
+    heap_tuple_header_data as htup, item_id_data, HEAP_HASNULL, HEAP_NATTS_MASK,
+    HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_LOCK_ONLY,
+    HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID,
+};
+use crate::page::fields::{HEAP_MOVED_IN, HEAP_MOVED_OFF, LP_DEAD, LP_REDIRECT, LP_UNUSED};
+use crate::page::geometry::maxalign;
+use crate::page::reader::Reader;
+use crate::page::spans::Spans;
+use crate::tuple::visibility::{xmax_is_locked_only, TransactionLog};
+use crate::tuple::SIZEOF_HEAP_TUPLE_HEADER;
+
+/// What verify_heapam reads beyond the page: the relation's pg_class row, the cluster's
+/// transaction horizon as a server started on the data directory has it (pg_control's
+/// checkpoint: ShmemVariableCache and ReadMultiXactIdRange start from it) and pg_xact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeapContext<'a> {
+    /// pg_class.relnatts.
+    pub relnatts: u16,
+    /// pg_class.relfrozenxid.
+    pub relfrozenxid: u32,
+    /// pg_class.relminmxid.
+    pub relminmxid: u32,
+    /// checkPointCopy.nextXid: epoch in the high 32 bits.
+    pub next_full_xid: u64,
+    /// checkPointCopy.oldestXid.
+    pub oldest_xid: u32,
+    /// checkPointCopy.oldestMulti.
+    pub oldest_multi: u32,
+    /// checkPointCopy.nextMulti.
+    pub next_multi: u32,
+    /// nextXid and nextMulti above bound every xid and MultiXactId in the pages: the
+    /// cluster was shut down cleanly (DBState DB_SHUTDOWNED), its shutdown checkpoint the
+    /// last thing it wrote. A standby stopped in recovery keeps its last restartpoint's
+    /// checkpoint, older than the WAL it replayed into the pages it flushed (the server's
+    /// own nextXid, which verify_heapam reads, has moved past it); a cluster that crashed or
+    /// still runs has pages written after its last checkpoint too. Then an xid or
+    /// MultiXactId at or past them is not said to be in the future.
+    pub next_known: bool,
+    /// pg_xact and pg_multixact: without them an xmin with no hint bits has no known status
+    /// (and what verify_heapam checks after it is not judged), nor a MultiXactId's update xid.
+    pub xact: Option<&'a TransactionLog>,
+}
+
+/// verify_heapam.c: XidBoundsViolation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bounds {
+    Invalid,
+    InFuture,
+    PrecedesClusterMin,
+    PrecedesRelMin,
+    Ok,
+}
+
+impl HeapContext<'_> {
+    /// FullTransactionIdFromXidAndCtx: `xid` in the epoch that puts it nearest nextXid, and
+    /// FirstNormalTransactionId for one that would fall before epoch 0.
+    fn full(&self, xid: u32) -> u64 {
+        if xid < FIRST_NORMAL_TRANSACTION_ID {
+            return u64::from(xid);
+        }
+        let next = self.next_full_xid;
+        // The 32-bit modulo distance back from nextXid (negative: ahead of it).
+        let diff = (next as u32).wrapping_sub(xid) as i32;
+        let first = u64::from(FIRST_NORMAL_TRANSACTION_ID);
+        if diff > 0 && next.wrapping_sub(first) < u64::from(diff.unsigned_abs()) {
+            first
+        } else {
+            next.wrapping_sub(i64::from(diff) as u64)
+        }
+    }
+
+    /// get_xid_status's bounds.
+    fn xid_bounds(&self, xid: u32) -> Bounds {
+        match xid {
+            0 => return Bounds::Invalid,
+            BOOTSTRAP_TRANSACTION_ID | FROZEN_TRANSACTION_ID => return Bounds::Ok,
+            _ => {}
+        }
+        let fxid = self.full(xid);
+        if fxid >= self.next_full_xid && self.next_known {
+            Bounds::InFuture
+        } else if fxid < self.full(self.oldest_xid) {
+            Bounds::PrecedesClusterMin
+        } else if fxid < self.full(self.relfrozenxid) {
+            Bounds::PrecedesRelMin
+        } else {
+            Bounds::Ok
+        }
+    }
+
+    /// The numbers verify_heapam prints with an xid out of `b`: the xid, then the bound's
+    /// epoch and xid (nextXid, the oldest xid, relfrozenxid as full transaction ids).
+    fn xid_values(&self, xid: u32, b: Bounds) -> [u32; 3] {
+        let bound = match b {
+            Bounds::PrecedesClusterMin => self.full(self.oldest_xid),
+            Bounds::PrecedesRelMin => self.full(self.relfrozenxid),
+            _ => self.next_full_xid,
+        };
+        [xid, (bound >> 32) as u32, bound as u32]
+    }
+
+    /// The numbers verify_heapam prints with a MultiXactId out of `b`: it and the bound.
+    fn multi_values(&self, multi: u32, b: Bounds) -> [u32; 2] {
+        let bound = match b {
+            Bounds::PrecedesRelMin => self.relminmxid,
+            Bounds::PrecedesClusterMin => self.oldest_multi,
+            _ => self.next_multi,
+        };
+        [multi, bound]
+    }
+
+    /// check_mxid_in_range (MultiXactIdPrecedes compares modulo 2^32).
+    fn multi_bounds(&self, multi: u32) -> Bounds {
+        let precedes = |a: u32, b: u32| (a.wrapping_sub(b) as i32) < 0;
+        if multi == 0 {
+            Bounds::Invalid
+        } else if precedes(multi, self.relminmxid) {
+            Bounds::PrecedesRelMin
+        } else if precedes(multi, self.oldest_multi) {
+            Bounds::PrecedesClusterMin
+        } else if !precedes(multi, self.next_multi) && self.next_known {
+            Bounds::InFuture
+        } else {
+            Bounds::Ok
+        }
+    }
+
+    /// get_xid_status's commit status of an xid within bounds: TransactionIdDidCommit from
+    /// pg_xact (in a stopped cluster nothing is in progress); None without pg_xact.
+    fn committed(&self, xid: u32) -> Option<bool> {
+        if matches!(xid, BOOTSTRAP_TRANSACTION_ID | FROZEN_TRANSACTION_ID) {
+            return Some(true);
+        }
+        self.xact?.xid_status(xid).ok().map(|s| s.did_commit())
+    }
+}
+
+/// The finding for an xid out of bounds: `which` lists the in-future, before-oldest and
+/// before-relfrozenxid findings of xmin, xmax or the update xid.
+fn bounds_finding(b: Bounds, which: [Finding; 3]) -> Option<Finding> {
+    let [future, oldest, relmin] = which;
+    match b {
+        Bounds::InFuture => Some(future),
+        Bounds::PrecedesClusterMin => Some(oldest),
+        Bounds::PrecedesRelMin => Some(relmin),
+        Bounds::Invalid | Bounds::Ok => None,
+    }
+}
+
+/// What check_tuple_visibility decided.
+struct Visibility {
+    /// check_tuple goes on to the attributes (the natts check); None: not known here.
+    checkable: Option<bool>,
+    /// xmin's commit status, when its bounds hold and pg_xact (or a hint bit) tells it.
+    xmin_committed: Option<bool>,
+}
+
+/// check_tuple_visibility for a tuple whose header passed check_header: flags xmin, xmax
+/// and MultiXactIds out of the context's bounds, in verify_heapam's order (it stops at the
+/// first xmin problem, and looks at xmax only once xmin committed).
+fn check_visibility(h: &Header, lp: u16, ctx: &HeapContext, spans: &mut Spans) -> Visibility {
+    let xmin = h.xmin();
+    let xmin_bounds = ctx.xid_bounds(xmin);
+    let xmin_findings = [
+        Finding::HeapXminInFuture,
+        Finding::HeapXminBeforeOldest,
+        Finding::HeapXminBeforeRelfrozenxid,
+    ];
+    if let Some(f) = bounds_finding(xmin_bounds, xmin_findings) {
+        spans.flag_item_valued(&htup::T_XMIN, lp, f, &ctx.xid_values(xmin, xmin_bounds));
+    }
+    if xmin_bounds != Bounds::Ok {
+        return Visibility {
+            checkable: Some(false),
+            xmin_committed: None,
+        };
+    }
+    let status = ctx.committed(xmin);
+    let done = |checkable: Option<bool>| Visibility {
+        checkable,
+        xmin_committed: status.or(h.xmin_known_committed().then_some(true)),
+    };
+    let m = h.infomask;
+    if m & HEAP_XMIN_COMMITTED == 0 {
+        if m & HEAP_XMIN_INVALID != 0 {
+            return done(Some(false));
+        }
+        // Moved by a pre-9.0 VACUUM FULL: t_xvac decides, which is not checked here.
+        if m & (HEAP_MOVED_OFF | HEAP_MOVED_IN) != 0 {
+            return done(None);
+        }
+        match status {
+            Some(true) => {}
+            Some(false) => return done(Some(false)),
+            None => return done(None),
+        }
+    }
+    if m & HEAP_XMAX_IS_MULTI != 0 {
+        let b = ctx.multi_bounds(h.xmax);
+        let f = match b {
+            Bounds::Invalid => Some(Finding::HeapMultiXactInvalid),
+            Bounds::PrecedesRelMin => Some(Finding::HeapMultiBeforeRelminmxid),
+            Bounds::PrecedesClusterMin => Some(Finding::HeapMultiBeforeOldest),
+            Bounds::InFuture => Some(Finding::HeapMultiInFuture),
+            Bounds::Ok => None,
+        };
+        if let Some(f) = f {
+            spans.flag_item_valued(&htup::T_XMAX, lp, f, &ctx.multi_values(h.xmax, b));
+            return done(Some(true));
+        }
+    }
+    if m & HEAP_XMAX_INVALID != 0 || xmax_is_locked_only(m) {
+        return done(Some(true));
+    }
+    if m & HEAP_XMAX_IS_MULTI != 0 {
+        // The update xid is in pg_multixact; without it the tuple is still checkable.
+        let update = ctx.xact.map(|log| log.multixact_update_xid(h.xmax));
+        let problem = match update {
+            Some(Ok(xid)) => {
+                let xid = xid.unwrap_or(0);
+                let b = ctx.xid_bounds(xid);
+                if b == Bounds::Invalid {
+                    Some((Finding::HeapUpdateXidInvalid, [0; 3]))
+                } else {
+                    let which = [
+                        Finding::HeapUpdateXidInFuture,
+                        Finding::HeapUpdateXidBeforeOldest,
+                        Finding::HeapUpdateXidBeforeRelfrozenxid,
+                    ];
+                    bounds_finding(b, which).map(|f| (f, ctx.xid_values(xid, b)))
+                }
+            }
+            Some(Err(_)) | None => None,
+        };
+        if let Some((f, values)) = problem {
+            spans.flag_item_valued(&htup::T_XMAX, lp, f, &values);
+        }
+        return done(Some(true));
+    }
+    let which = [
+        Finding::HeapXmaxInFuture,
+        Finding::HeapXmaxBeforeOldest,
+        Finding::HeapXmaxBeforeRelfrozenxid,
+    ];
+    let b = ctx.xid_bounds(h.xmax);
+    match bounds_finding(b, which) {
+        Some(f) => {
+            spans.flag_item_valued(&htup::T_XMAX, lp, f, &ctx.xid_values(h.xmax, b));
+            done(Some(false))
+        }
+        None => done(Some(true)),
+    }
+}
+
+/// verify_heapam's sanity checks of an LP_NORMAL line pointer, in its order: the first that
+/// fails (the tuple header is not read then), with the numbers its message prints.
+pub(crate) fn lp_problem(id: &ItemId, page_len: usize) -> Option<(Finding, Values)> {
+    let (off, len) = (usize::from(id.off), usize::from(id.len));
+    let (lp_off, lp_len) = (u32::from(id.off), u32::from(id.len));
+    if off != maxalign(off) {
+        Some((Finding::HeapLpNotMaxaligned, Values::new(&[lp_off])))
+    } else if len < MIN_LP_LEN {
+        Some((
+            Finding::HeapLpTooShort,
+            Values::new(&[lp_len, MIN_LP_LEN as u32]),
+        ))
+    } else if off.saturating_add(len) > page_len {
+        let max = u32::try_from(page_len).unwrap_or(u32::MAX);
+        Some((Finding::ItemPastPage, Values::new(&[lp_off, lp_len, max])))
+    } else {
+        None
+    }
+}
+
+/// The header fields the checks read.
+#[derive(Clone, Copy)]
+struct Header {
+    xmin: u32,
+    xmax: u32,
+    ctid_block: u32,
+    ctid_offset: u16,
+    infomask2: u16,
+    infomask: u16,
+    hoff: usize,
+}
+
+impl Header {
+    fn read(r: &Reader, off: usize) -> Option<Header> {
+        let ctid = r.tid(crate::page::bufpage::at(off, &htup::T_CTID))?;
+        Some(Header {
+            xmin: r.field(off, &htup::T_XMIN)?,
+            xmax: r.field(off, &htup::T_XMAX)?,
+            ctid_block: ctid.block,
+            ctid_offset: ctid.offset,
+            infomask2: r.field(off, &htup::T_INFOMASK2)? as u16,
+            infomask: r.field(off, &htup::T_INFOMASK)? as u16,
+            hoff: r.field(off, &htup::T_HOFF)? as usize,
+        })
+    }
+
+    fn heap_only(&self) -> bool {
+        self.infomask2 & HEAP_ONLY_TUPLE != 0
+    }
+
+    /// HeapTupleHeaderGetXmin: FrozenTransactionId for a frozen tuple.
+    fn xmin(&self) -> u32 {
+        if self.infomask & HEAP_XMIN_FROZEN == HEAP_XMIN_FROZEN {
+            FROZEN_TRANSACTION_ID
+        } else {
+            self.xmin
+        }
+    }
+
+    /// HeapTupleHeaderGetUpdateXid, None when it is a MultiXactId's update xid (only
+    /// pg_multixact knows it).
+    fn update_xid(&self) -> Option<u32> {
+        let m = self.infomask;
+        if m & HEAP_XMAX_INVALID == 0 && m & HEAP_XMAX_IS_MULTI != 0 && m & HEAP_XMAX_LOCK_ONLY == 0
+        {
+            None
+        } else {
+            Some(self.xmax)
+        }
+    }
+
+    /// HeapTupleHeaderIsHotUpdated.
+    fn hot_updated(&self) -> bool {
+        self.infomask2 & HEAP_HOT_UPDATED != 0
+            && self.infomask & HEAP_XMAX_INVALID == 0
+            && self.infomask & (HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID) != HEAP_XMIN_INVALID
+    }
+
+    /// xmin committed as far as the hint bits tell (frozen counts: FrozenTransactionId is
+    /// committed for get_xid_status).
+    fn xmin_known_committed(&self) -> bool {
+        self.infomask & HEAP_XMIN_COMMITTED != 0
+    }
+}
+
+/// check_tuple_header for the tuple of `id` (its line pointer passed [`lp_problem`]):
+/// whether the header is sane enough for check_tuple to go on.
+fn check_header(h: &Header, id: &ItemId, spans: &mut Spans) -> bool {
+    let lp = id.lp;
+    let len = usize::from(id.len);
+    let hoff = u32::try_from(h.hoff).unwrap_or(u32::MAX);
+    if h.hoff > len {
+        spans.flag_item_valued(
+            &htup::T_HOFF,
+            lp,
+            Finding::HeapHoffPastLength,
+            &[hoff, u32::from(id.len)],
+        );
+    }
+    if h.infomask & HEAP_XMAX_COMMITTED != 0 && h.infomask & HEAP_XMAX_IS_MULTI != 0 {
+        spans.flag_item(&htup::T_INFOMASK, lp, Finding::HeapMultixactCommitted);
+    }
+    if h.update_xid() == Some(0) && h.hot_updated() {
+        spans.flag_item(&htup::T_INFOMASK2, lp, Finding::HeapHotUpdatedXmaxInvalid);
+    }
+    if h.heap_only() && h.infomask & HEAP_UPDATED == 0 {
+        spans.flag_item(&htup::T_INFOMASK2, lp, Finding::HeapOnlyNotUpdated);
+    }
+    let natts = usize::from(h.infomask2 & HEAP_NATTS_MASK);
+    let expected = if h.infomask & HEAP_HASNULL != 0 {
+        maxalign(SIZEOF_HEAP_TUPLE_HEADER.saturating_add(natts.saturating_add(7) / 8))
+    } else {
+        maxalign(SIZEOF_HEAP_TUPLE_HEADER)
+    };
+    if h.hoff != expected {
+        let nulls = u32::from(h.infomask & HEAP_HASNULL != 0);
+        let at = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        spans.flag_item_valued(
+            &htup::T_HOFF,
+            lp,
+            Finding::HeapHoffUnexpected,
+            &[at(expected), hoff, at(natts), nulls],
+        );
+    }
+    h.hoff <= len && h.hoff == expected
+}
+
+/// verify_heapam's page loop: each line pointer, each valid tuple's header, then the update
+/// chains within the page (16 on) from the successors it records.
+/// `block` is the page's relation-wide block number: t_ctid naming it (and another line
+/// pointer) makes that tuple the successor.
+pub(crate) fn check_page(
+    r: &Reader,
+    block: u32,
+    lps: &[ItemId],
+    ctx: Option<&HeapContext>,
+    spans: &mut Spans,
+) {
+    let maxoff = lps.len();
+    let get = |off: u16| lps.get(usize::from(off).checked_sub(1)?);
+    // Indexed by offset number - 1.
+    let mut lp_valid = alloc::vec![false; maxoff];
+    let mut successor = alloc::vec![0u16; maxoff];
+    let mut headers: alloc::vec::Vec<Option<Header>> = alloc::vec![None; maxoff];
+    // xmin's commit status where check_tuple learnt it (verify_heapam's xmin_commit_status).
+    let mut xmin_committed = alloc::vec![false; maxoff];
+    for (i, id) in lps.iter().enumerate() {
+        match id.flags {
+            LP_UNUSED | LP_DEAD => {}
+            LP_REDIRECT => {
+                // lp_off is the redirect's target; out of range is line_pointers' finding.
+                let Some(target) = get(id.off).filter(|_| id.off != 0) else {
+                    continue;
+                };
+                let problem = match target.flags {
+                    LP_UNUSED => Some(Finding::HeapRedirectToUnused),
+                    LP_DEAD => Some(Finding::HeapRedirectToDead),
+                    LP_REDIRECT => Some(Finding::HeapRedirectToRedirect),
+                    _ => None,
+                };
+                if let Some(f) = problem {
+                    spans.flag_item_valued(&item_id_data::LP_OFF, id.lp, f, &[u32::from(id.off)]);
+                    continue;
+                }
+                set(&mut lp_valid, i, true);
+                set(&mut successor, i, id.off);
+            }
+            _ => {
+                if lp_problem(id, r.len()).is_some() {
+                    continue;
+                }
+                let Some(h) = Header::read(r, usize::from(id.off)) else {
+                    continue;
+                };
+                set(&mut lp_valid, i, true);
+                set(&mut headers, i, Some(h));
+                // check_tuple stops at a header it cannot trust: no commit status then.
+                let sane = check_header(&h, id, spans);
+                match ctx.filter(|_| sane) {
+                    Some(ctx) => {
+                        let v = check_visibility(&h, id.lp, ctx, spans);
+                        set(&mut xmin_committed, i, v.xmin_committed == Some(true));
+                        let natts = h.infomask2 & HEAP_NATTS_MASK;
+                        if v.checkable == Some(true) && natts > ctx.relnatts {
+                            spans.flag_item_valued(
+                                &htup::T_INFOMASK2,
+                                id.lp,
+                                Finding::HeapNattsExceedsRelnatts,
+                                &[u32::from(natts), u32::from(ctx.relnatts)],
+                            );
+                        }
+                    }
+                    None => {
+                        set(&mut xmin_committed, i, sane && h.xmin_known_committed());
+                        if sane
+                            && h.xmin_known_committed()
+                            && h.infomask & HEAP_XMAX_IS_MULTI != 0
+                            && h.xmax == 0
+                        {
+                            spans.flag_item(&htup::T_XMAX, id.lp, Finding::HeapMultiXactInvalid);
+                        }
+                    }
+                }
+                let next = h.ctid_offset;
+                let own_block = h.ctid_block == block;
+                if own_block && next != id.lp && next >= 1 && usize::from(next) <= maxoff {
+                    set(&mut successor, i, next);
+                }
+            }
+        }
+    }
+    let mut predecessor = alloc::vec![0u16; maxoff];
+    for (i, id) in lps.iter().enumerate() {
+        let next = successor.get(i).copied().unwrap_or(0);
+        let n = usize::from(next).wrapping_sub(1);
+        if next == 0 || !lp_valid.get(n).copied().unwrap_or(false) {
+            continue;
+        }
+        let Some(next_lp) = get(next) else { continue };
+        let pred = predecessor.get(n).copied().unwrap_or(0);
+        if id.flags == LP_REDIRECT {
+            let next_h = headers.get(n).copied().flatten();
+            if next_h.is_some_and(|h| !h.heap_only()) {
+                spans.flag_item_valued(
+                    &item_id_data::LP_OFF,
+                    id.lp,
+                    Finding::HeapRedirectToNonHeapOnly,
+                    &[u32::from(next)],
+                );
+            }
+            if pred != 0 {
+                spans.flag_item_valued(
+                    &item_id_data::LP_OFF,
+                    id.lp,
+                    Finding::HeapRedirectIntersect,
+                    &[u32::from(next), u32::from(pred)],
+                );
+                continue;
+            }
+            set(&mut predecessor, n, id.lp);
+            continue;
+        }
+        if next_lp.flags == LP_REDIRECT {
+            continue;
+        }
+        let (Some(cur), Some(nh)) = (
+            headers.get(i).copied().flatten(),
+            headers.get(n).copied().flatten(),
+        ) else {
+            continue;
+        };
+        // Without the multixact's update xid the link cannot be followed.
+        let Some(cur_xmax) = cur.update_xid() else {
+            continue;
+        };
+        if cur_xmax == 0 || cur_xmax != nh.xmin() {
+            continue;
+        }
+        if pred != 0 {
+            spans.flag_item_valued(
+                &htup::T_CTID,
+                id.lp,
+                Finding::HeapUpdateIntersect,
+                &[u32::from(next), u32::from(pred)],
+            );
+            continue;
+        }
+        set(&mut predecessor, n, id.lp);
+        let hot = cur.infomask2 & HEAP_HOT_UPDATED != 0;
+        if !hot && nh.heap_only() {
+            spans.flag_item_valued(
+                &htup::T_CTID,
+                id.lp,
+                Finding::HeapNonHotUpdateMadeHeapOnly,
+                &[u32::from(next)],
+            );
+        }
+        if hot && !nh.heap_only() {
+            spans.flag_item_valued(
+                &htup::T_CTID,
+                id.lp,
+                Finding::HeapHotUpdateMadeNonHeapOnly,
+                &[u32::from(next)],
+            );
+        }
+    }
+    for (i, id) in lps.iter().enumerate() {
+        let Some(h) = headers.get(i).copied().flatten() else {
+            continue;
+        };
+        let root = predecessor.get(i).copied().unwrap_or(0) == 0;
+        let status_known = xmin_committed.get(i).copied().unwrap_or(false);
+        // The line pointer nothing leads to (t_infomask2 may carry HeapOnlyNotUpdated).
+        if root && status_known && h.heap_only() {
+            spans.flag_item(&item_id_data::LP_OFF, id.lp, Finding::HeapRootIsHeapOnly);
+        }
+    }
+}
+
+fn set<T>(v: &mut [T], i: usize, value: T) {
+    if let Some(slot) = v.get_mut(i) {
+        *slot = value;
+    }
+}
+
+/// vacuumlazy.c's warning: PD_ALL_VISIBLE on a page with LP_DEAD line pointers.
+pub(crate) fn check_all_visible(pd_flags: u16, lps: &[ItemId], spans: &mut Spans) {
+    if pd_flags & PD_ALL_VISIBLE != 0 && lps.iter().any(|id| id.flags == LP_DEAD) {
+        spans.flag(
+            &crate::page::fields::page_header_data::PD_FLAGS,
+            Finding::AllVisibleWithDeadItems,
+        );
+    }
+}
+
+/// The 512-byte sectors of a heap page that look like another version of it. A torn write
+/// leaves sectors of the older (or newer) page under the header of the one whose first
+/// sector holds it, so the line pointers describe tuples that are not the bytes there. A
+/// tuple says so by rules PostgreSQL keeps on every page: its header is zeros or breaks
+/// t_hoff's rule (check_tuple_header), its t_ctid is not its own TID although its xmax
+/// is 0 (heap_insert sets t_ctid to the tuple's own TID; only an update, which also sets
+/// xmax, points it elsewhere), or a redirect names it and it is not heap-only. A sector is
+/// the other version's when most tuples whose headers end in it say so, and a sector
+/// between two such is of the same tear. Empty when no sector is, or when
+/// every tuple does (garbage or another block's page, not a torn write). `block` is the
+/// page's relation-wide block number. Only meaningful on a page whose checksum fails.
+pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec::Vec<usize> {
+    // Each tuple's sector and whether it is sound; `at`: its index by line pointer.
+    let mut verdicts: alloc::vec::Vec<(usize, bool)> = alloc::vec::Vec::new();
+    let mut at: alloc::collections::BTreeMap<u16, usize> = alloc::collections::BTreeMap::new();
+    for id in lps
+        .iter()
+        .filter(|id| id.flags != LP_UNUSED && id.flags != LP_REDIRECT && id.len != 0)
+    {
+        if lp_problem(id, r.len()).is_some() {
+            continue;
+        }
+        let off = usize::from(id.off);
+        let sound = Header::read(r, off).is_some_and(|h| {
+            let zero = r
+                .bytes(off, SIZEOF_HEAP_TUPLE_HEADER)
+                .0
+                .iter()
+                .all(|&b| b == 0);
+            let natts = usize::from(h.infomask2 & HEAP_NATTS_MASK);
+            let bitmap = if h.infomask & HEAP_HASNULL != 0 {
+                natts.saturating_add(7) / 8
+            } else {
+                0
+            };
+            // A speculative insertion's token (SpecTokenOffsetNumber) stands in t_ctid
+            // until it completes.
+            let own_ctid = h.xmax != 0
+                || h.infomask & HEAP_XMAX_IS_MULTI != 0
+                || h.ctid_offset == SPEC_TOKEN_OFFSET_NUMBER
+                || (h.ctid_block == block && h.ctid_offset == id.lp);
+            !zero
+                && h.hoff <= usize::from(id.len)
+                && h.hoff == maxalign(SIZEOF_HEAP_TUPLE_HEADER.saturating_add(bitmap))
+                && own_ctid
+        });
+        // The sector the header ends in: a header across a sector boundary reads the later
+        // sector's bytes there.
+        let end = off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER.saturating_sub(1));
+        at.insert(id.lp, verdicts.len());
+        verdicts.push((end.min(r.len().saturating_sub(1)) / SECTOR, sound));
+    }
+    // A redirect in the line pointer array names a heap-only tuple (verify_heapam:
+    // "redirected line pointer points to a non-heap-only tuple"): a tuple there that is
+    // not one is another version's, even when its own header and t_ctid agree with it.
+    for id in lps.iter().filter(|id| id.flags == LP_REDIRECT) {
+        let Some(target) = lps.get(usize::from(id.off).wrapping_sub(1)) else {
+            continue;
+        };
+        let Some(&i) = at.get(&target.lp) else {
+            continue;
+        };
+        if Header::read(r, usize::from(target.off)).is_some_and(|h| !h.heap_only()) {
+            if let Some(v) = verdicts.get_mut(i) {
+                v.1 = false;
+            }
+        }
+    }
+    if verdicts.iter().all(|v| !v.1) {
+        return alloc::vec::Vec::new();
+    }
+    // A sector is another version's when most tuples whose headers end there say so: one
+    // odd tuple among sound ones is a damaged tuple (a flipped bit), not a tear.
+    let sectors = r.len() / SECTOR;
+    let mut bad = alloc::vec![0u32; sectors];
+    let mut good = alloc::vec![0u32; sectors];
+    for &(s, sound) in &verdicts {
+        let counts = if sound { &mut good } else { &mut bad };
+        if let Some(n) = counts.get_mut(s) {
+            *n = n.saturating_add(1);
+        }
+    }
+    let torn = |s: usize| bad.get(s).copied().unwrap_or(0) > good.get(s).copied().unwrap_or(0);
+    let first = (0..sectors).find(|&s| torn(s));
+    let last = (0..sectors).rev().find(|&s| torn(s));
+    match (first, last) {
+        (Some(f), Some(l)) => (f..=l).collect(),
+        _ => alloc::vec::Vec::new(),
+    }
+}
+
+/// The line pointers a torn write took, given its sectors: every tuple that lies even
+/// partly in them (a stale version of its row, or pieces of two). A heap-only tuple outside
+/// them that nothing leads to any more is not taken: its bytes are the new write's, the
+/// newest version of a row whose chain starts in the older sectors (a sequential scan
+/// returns it, an index scan does not).
+pub(crate) fn torn_items(lps: &[ItemId], torn: &[usize]) -> alloc::vec::Vec<u16> {
+    let in_torn = |id: &ItemId| {
+        let first = usize::from(id.off) / SECTOR;
+        let last =
+            usize::from(id.off).saturating_add(usize::from(id.len).saturating_sub(1)) / SECTOR;
+        id.flags != LP_REDIRECT && id.len != 0 && torn.iter().any(|s| (first..=last).contains(s))
+    };
+    lps.iter()
+        .filter(|id| in_torn(id))
+        .map(|id| id.lp)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(next_full_xid: u64) -> HeapContext<'static> {
+        HeapContext {
+            relnatts: 2,
+            relfrozenxid: 900,
+            relminmxid: 5,
+            next_full_xid,
+            oldest_xid: 800,
+            oldest_multi: 3,
+            next_multi: 40,
+            next_known: true,
+            xact: None,
+        }
+    }
+
+    #[test]
+    fn xids_take_the_epoch_nearest_next_xid() {
+        // Epoch 1, xid 100: 4e9 is of epoch 0, 200 is ahead of nextXid.
+        let c = ctx((1 << 32) | 100);
+        assert_eq!(c.full(4_000_000_000), 4_000_000_000);
+        assert_eq!(c.full(100), (1 << 32) | 100);
+        assert_eq!(c.full(200), (1 << 32) | 200);
+        // Epoch 0: an xid that would fall before it is FirstNormalTransactionId.
+        let c = ctx(1000);
+        assert_eq!(c.full(3_000_000_000), 3);
+        assert_eq!(c.full(2), 2);
+    }
+
+    #[test]
+    fn bounds_in_get_xid_status_order() {
+        let c = ctx(1000);
+        assert!(c.xid_bounds(0) == Bounds::Invalid);
+        assert!(c.xid_bounds(FROZEN_TRANSACTION_ID) == Bounds::Ok);
+        assert!(c.xid_bounds(1000) == Bounds::InFuture);
+        assert!(c.xid_bounds(3_000_000_000) == Bounds::PrecedesClusterMin);
+        assert!(c.xid_bounds(799) == Bounds::PrecedesClusterMin);
+        assert!(c.xid_bounds(899) == Bounds::PrecedesRelMin);
+        assert!(c.xid_bounds(900) == Bounds::Ok);
+        assert!(c.multi_bounds(0) == Bounds::Invalid);
+        assert!(c.multi_bounds(4) == Bounds::PrecedesRelMin);
+        assert!(c.multi_bounds(40) == Bounds::InFuture);
+        // MultiXactIdPrecedes is modulo 2^32: half the range ahead is behind.
+        assert!(c.multi_bounds(5 + (1 << 31) + 1) == Bounds::PrecedesRelMin);
+        assert!(c.multi_bounds(39) == Bounds::Ok);
+    }
+}

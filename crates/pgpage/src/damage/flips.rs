@@ -1,0 +1,506 @@
+//! The bit-flip candidates of a page told for a person, wherever the page is discussed (the
+//! incident report, the repair kit, the page's Markdown): each flip's tuple, column and
+//! values as stored and flipped back, ranked by what PostgreSQL's own rules say of the page
+//! and the value each flip gives, with the reason for its place. A rank is evidence, not
+//! proof: any candidate may be the chance match the odds speak of.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::Serialize;
+
+use crate::am::decoded::DecodeOptions;
+use crate::cluster::rows::{Column, RowFormat, RowWriter};
+use crate::damage::bitflip::{localise, odds_sentence, PageBit};
+use crate::findings::Finding;
+use crate::page::geometry::Endian;
+use crate::tuple::heap_items;
+use crate::tuple::toast::ValueProblem;
+
+/// One candidate flip, told.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ToldFlip {
+    /// 1 = most likely by the evidence below.
+    pub rank: usize,
+    /// Byte within the page.
+    pub byte: u32,
+    pub bit: u8,
+    /// The field the byte belongs to.
+    pub field: String,
+    /// The page is structurally sound after the flip.
+    pub structurally_valid: bool,
+    /// In tuple data: the line pointer, the column, the value as stored and flipped back
+    /// (control characters escaped, see [`visible`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flipped: Option<String>,
+    /// Why the candidate has its rank, in words.
+    pub why: String,
+}
+
+/// A page's candidates, told and ranked.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToldFlips {
+    /// How many flips match and how many are expected by chance.
+    pub odds: String,
+    pub candidates: Vec<ToldFlip>,
+}
+
+impl ToldFlips {
+    /// The candidate that flips `bit`, if any.
+    pub fn find(&self, bit: PageBit) -> Option<&ToldFlip> {
+        self.candidates
+            .iter()
+            .find(|c| c.byte == bit.offset && c.bit == bit.bit)
+    }
+
+    /// What to say of a chosen flip: its rank among the candidates, or that it is none.
+    pub fn reminder(&self, bit: PageBit) -> String {
+        let n = self.candidates.len();
+        match self.find(bit) {
+            Some(_) if n == 1 => format!(
+                "flipping bit {} of byte {} is the only single-bit flip that makes the stored checksum valid; still evidence, not proof ({})",
+                bit.bit, bit.offset, self.odds
+            ),
+            Some(c) => format!(
+                "flipping bit {} of byte {} is 1 of {n} single-bit flips that make the stored checksum valid, ranked {} of {n} ({}); only one of them can be the damage, and a rank is evidence, not proof",
+                bit.bit, bit.offset, c.rank, c.why
+            ),
+            None => format!(
+                "flipping bit {} of byte {} is not a bit-flip candidate: it does not make the stored checksum valid{}",
+                bit.bit,
+                bit.offset,
+                match n {
+                    0 => String::from(" and no single-bit flip does"),
+                    1 => String::from(" (1 flip does: see repair without a source)"),
+                    n => format!(" ({n} flips do: see repair without a source)"),
+                }
+            ),
+        }
+    }
+}
+
+/// A value for a person to read: control characters (C0, DEL, C1) escaped as `\xNN` (or
+/// `\u{NNNN}`), so that a flipped byte shows instead of moving the cursor or vanishing. Not
+/// for COPY output, whose escaping is the server's.
+pub fn visible(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            let n = u32::from(c);
+            if n <= 0xFF {
+                out.push_str(&format!("\\x{n:02X}"));
+            } else {
+                out.push_str(&format!("\\u{{{n:04X}}}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// How a candidate's value reads once flipped back, for the ranking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Tier {
+    /// The flip makes a page the decoder finds broken structurally sound.
+    Heals,
+    /// Nothing speaks against it.
+    Plain,
+    /// The flipped-back value has more control characters than the stored one.
+    AddsControl,
+    /// The flipped-back tuple no longer decodes, or its value breaks its type's rules.
+    Undecodable,
+    /// The page is still (or newly) structurally broken after the flip.
+    Broken,
+}
+
+fn controls(s: &str) -> usize {
+    s.chars()
+        .filter(|c| c.is_control() || *c == char::REPLACEMENT_CHARACTER)
+        .count()
+}
+
+/// The longest prefix `v` shares with any of `others`, in characters.
+fn likeness(v: &str, others: &[&str]) -> usize {
+    others
+        .iter()
+        .map(|o| v.chars().zip(o.chars()).take_while(|(a, b)| a == b).count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// A common beginning in words: "its first 3 characters".
+fn shared(n: usize) -> String {
+    match n {
+        0 => String::from("no beginning"),
+        1 => String::from("its first character"),
+        n => format!("its first {n} characters"),
+    }
+}
+
+/// Values longer than this are shown as their change in context.
+const SHORT_VALUE: usize = 48;
+/// Characters of context on each side of a change.
+const CONTEXT: usize = 20;
+
+/// Where an escape of [`visible`] (`\xNN`, `\u{NNNN}`) starting at `at` ends, if one does.
+fn escape_end(v: &[char], at: usize) -> Option<usize> {
+    match (v.get(at), v.get(at.checked_add(1)?)) {
+        (Some('\\'), Some('x')) => Some(at.saturating_add(4)),
+        (Some('\\'), Some('u')) => v
+            .get(at..)?
+            .iter()
+            .position(|c| *c == '}')
+            .map(|p| at.saturating_add(p).saturating_add(1)),
+        _ => None,
+    }
+}
+
+/// The change from `stored` to `flipped` (both as [`visible`] gives them) in context:
+/// `…xxxx[y→x]xxxx…`, about [`CONTEXT`] characters each side; None when both values are
+/// short enough to show whole. An escape is never cut in two.
+pub fn change(stored: &str, flipped: &str) -> Option<String> {
+    let a: Vec<char> = stored.chars().collect();
+    let b: Vec<char> = flipped.chars().collect();
+    if a.len() <= SHORT_VALUE && b.len() <= SHORT_VALUE {
+        return None;
+    }
+    let mut start = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let most = a.len().min(b.len()).saturating_sub(start);
+    let mut same_end = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(most)
+        .take_while(|(x, y)| x == y)
+        .count();
+    // Widen the change to whole escapes on both sides.
+    for v in [&a, &b] {
+        let from = start.saturating_sub(8);
+        if let Some(q) = (from..start).find(|q| escape_end(v, *q).is_some_and(|e| e > start)) {
+            start = q;
+        }
+    }
+    for v in [&a, &b] {
+        let end = v.len().saturating_sub(same_end);
+        let from = end.saturating_sub(8).max(start);
+        if let Some(e) = (from..end)
+            .filter_map(|q| escape_end(v, q))
+            .filter(|e| *e > end && *e <= v.len())
+            .max()
+        {
+            same_end = same_end.saturating_sub(e.saturating_sub(end));
+        }
+    }
+    let text = |v: &[char], from: usize, to: usize| -> String {
+        v.get(from..to).unwrap_or_default().iter().collect()
+    };
+    let before_from = start.saturating_sub(CONTEXT);
+    let a_end = a.len().saturating_sub(same_end);
+    let b_end = b.len().saturating_sub(same_end);
+    let after_to = a_end.saturating_add(CONTEXT).min(a.len());
+    Some(format!(
+        "{}{}[{}→{}]{}{}",
+        if before_from > 0 { "…" } else { "" },
+        text(&a, before_from, start),
+        text(&a, start, a_end),
+        text(&b, start, b_end),
+        text(&a, a_end, after_to),
+        if after_to < a.len() { "…" } else { "" }
+    ))
+}
+
+/// A candidate's column and values in words: both values whole when short, else the change
+/// in context; `q` quotes a value (`"`, a backquote in Markdown, or nothing).
+pub fn values_text(column: &str, stored: &str, flipped: &str, q: &str) -> String {
+    match change(stored, flipped) {
+        Some(c) => format!("column {column}, stored→flipped back: {q}{c}{q}"),
+        None => format!("column {column}: stored {q}{stored}{q}, flipped back {q}{flipped}{q}"),
+    }
+}
+
+/// What flipping a candidate back restores, in words, for a repair command's comment.
+pub fn restores_text(column: &str, stored: &str, flipped: &str) -> String {
+    match change(stored, flipped) {
+        Some(c) => format!("restores {column}, stored→flipped back: \"{c}\""),
+        None => format!("restores {column} = \"{flipped}\""),
+    }
+}
+
+/// Every single-bit flip that makes `page`'s stored checksum valid (block `blkno`,
+/// relation-wide), told with its values when `columns` (the table's, from its catalogs) are
+/// known, and ranked. Empty when the checksum matches.
+pub fn tell(page: &[u8], blkno: u32, endian: Endian, columns: Option<&[Column]>) -> ToldFlips {
+    let opts = DecodeOptions {
+        endian,
+        ..DecodeOptions::default()
+    };
+    let flips = localise(page, blkno, &opts);
+    let writer = columns.map(|c| RowWriter::new(c.to_vec(), RowFormat::Json, endian, false));
+    let names: Vec<&Column> = columns
+        .unwrap_or_default()
+        .iter()
+        .filter(|c| !c.attribute.attisdropped)
+        .collect();
+    let mut no_toast = |_: &crate::tuple::ToastPointer| -> Result<Vec<u8>, ValueProblem> {
+        Err(ValueProblem::from(Finding::ValueInvalid))
+    };
+    // Every tuple's values as stored, for how like its neighbours a flipped value is.
+    let stored_rows: Vec<(u16, Option<Vec<Option<String>>>)> = heap_items(page, endian)
+        .map(|i| {
+            let texts = writer
+                .as_ref()
+                .zip(i.tuple)
+                .and_then(|(w, t)| w.values(t, &mut no_toast).ok())
+                .map(|v| v.texts);
+            (i.lp, texts)
+        })
+        .collect();
+    let broken_before = !flips.findings_before.is_empty();
+    let mut told: Vec<(Tier, isize, ToldFlip)> = Vec::new();
+    for c in &flips.candidates {
+        let item = heap_items(page, endian).find(|i| {
+            usize::try_from(c.offset).is_ok_and(|o| i.off <= o && o < i.off.saturating_add(i.len))
+        });
+        let mut t = ToldFlip {
+            rank: 0,
+            byte: c.offset,
+            bit: c.bit,
+            field: c.field.clone(),
+            structurally_valid: c.structurally_valid,
+            item: item.as_ref().map(|i| i.lp),
+            column: None,
+            stored: None,
+            flipped: None,
+            why: String::new(),
+        };
+        let mut gain = 0isize;
+        let tier = if !c.structurally_valid {
+            t.why = format!(
+                "the page is not structurally sound after it either ({} finding{})",
+                c.findings.len(),
+                if c.findings.len() == 1 { "" } else { "s" }
+            );
+            Tier::Broken
+        } else if broken_before {
+            t.why =
+                String::from("it makes a page the decoder finds broken structurally sound again");
+            Tier::Heals
+        } else if let (Some(i), Some(w)) = (&item, &writer) {
+            let flipped_page = PageBit {
+                offset: c.offset,
+                bit: c.bit,
+            }
+            .apply(page);
+            let end = i.off.saturating_add(i.len);
+            let before = i.tuple.and_then(|s| w.values(s, &mut no_toast).ok());
+            let after = flipped_page
+                .get(i.off..end)
+                .and_then(|s| w.values(s, &mut no_toast).ok());
+            match (before, after) {
+                (Some(_), None) => {
+                    t.why = String::from(
+                        "flipped back, the tuple no longer decodes (a value breaks its type's rules or the database encoding, or the tuple's layout no longer fits): PostgreSQL would not have written that",
+                    );
+                    Tier::Undecodable
+                }
+                (Some(b), Some(a)) => {
+                    let changed = b
+                        .texts
+                        .iter()
+                        .zip(&a.texts)
+                        .zip(&names)
+                        .enumerate()
+                        .find(|(_, ((x, y), _))| x != y);
+                    match changed {
+                        Some((k, ((x, y), col))) => {
+                            let xs = x.as_deref().unwrap_or("NULL");
+                            let ys = y.as_deref().unwrap_or("NULL");
+                            t.column = Some(col.name.clone());
+                            t.stored = Some(visible(xs));
+                            t.flipped = Some(visible(ys));
+                            let others: Vec<&str> = stored_rows
+                                .iter()
+                                .filter(|(lp, _)| Some(*lp) != t.item)
+                                .filter_map(|(_, v)| v.as_ref()?.get(k)?.as_deref())
+                                .collect();
+                            let lx = likeness(xs, &others);
+                            let ly = likeness(ys, &others);
+                            gain = isize::try_from(ly)
+                                .unwrap_or(0)
+                                .saturating_sub(isize::try_from(lx).unwrap_or(0));
+                            let (cx, cy) = (controls(xs), controls(ys));
+                            let like = if ly == lx {
+                                String::new()
+                            } else {
+                                format!(
+                                    "; flipped back, the value shares {} with another value of the column on this page; as stored, {}: a hint, not a PostgreSQL rule",
+                                    shared(ly),
+                                    if lx == 0 {
+                                        String::from("none")
+                                    } else {
+                                        shared(lx)
+                                    }
+                                )
+                            };
+                            if cy > cx {
+                                t.why = format!(
+                                    "flipped back, the value gains a control or non-printable character the stored one lacks: applications rarely store those{like}"
+                                );
+                                Tier::AddsControl
+                            } else if cy < cx {
+                                t.why = format!(
+                                    "flipped back, the value loses a control or non-printable character the stored one has{like}"
+                                );
+                                gain = gain.saturating_add(1000);
+                                Tier::Plain
+                            } else {
+                                t.why = format!("both values decode as the column's type{like}");
+                                Tier::Plain
+                            }
+                        }
+                        None => {
+                            t.why = String::from(
+                                "the flip changes no column's value (a header or padding bit): nothing speaks for or against it",
+                            );
+                            Tier::Plain
+                        }
+                    }
+                }
+                _ => {
+                    t.why = String::from("the tuple does not decode as stored either");
+                    Tier::Plain
+                }
+            }
+        } else {
+            t.why = String::from(
+                "the page is structurally sound with it as without it: nothing speaks for or against it",
+            );
+            Tier::Plain
+        };
+        told.push((tier, gain, t));
+    }
+    told.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then(b.1.cmp(&a.1))
+            .then(a.2.byte.cmp(&b.2.byte))
+            .then(a.2.bit.cmp(&b.2.bit))
+    });
+    let candidates = told
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, _, mut t))| {
+            t.rank = i.saturating_add(1);
+            t
+        })
+        .collect();
+    ToldFlips {
+        odds: odds_sentence(&flips),
+        candidates,
+    }
+}
+
+/// The candidates one a line, in rank order, for the CLI and Markdown: `prefix` leads each
+/// line (`- ` for Markdown), `code` wraps a field and a value (a backquote in Markdown).
+pub fn lines(flips: &ToldFlips, block_in_file: u32, path: &str, code: &str) -> Vec<String> {
+    flips
+        .candidates
+        .iter()
+        .map(|c| {
+            let mut line = format!(
+                "{}. byte {} bit {} ({code}{}{code})",
+                c.rank, c.byte, c.bit, c.field
+            );
+            if let Some(i) = c.item {
+                line.push_str(&format!(", item {i}"));
+            }
+            if let (Some(col), Some(s), Some(v)) = (&c.column, &c.stored, &c.flipped) {
+                line.push_str(", ");
+                line.push_str(&values_text(&format!("{code}{col}{code}"), s, v, code));
+            }
+            line.push_str(&format!(
+                ": {}; {code}pgpage repair --block {block_in_file} --flip {}:{} --out NEW {path}{code}",
+                c.why, c.byte, c.bit
+            ));
+            line
+        })
+        .collect()
+}
+
+/// The page's Markdown section on its bit-flip candidates (the page's own report, the
+/// browser's "Copy Markdown report"); empty when there are none.
+pub fn markdown(flips: &ToldFlips, block_in_file: u32, path: &str) -> String {
+    if flips.candidates.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "### Single-bit flips that make the checksum valid\n\n{}. Most likely first: the rank weighs what PostgreSQL's rules say of each restored page and value, and is evidence, not proof.\n\n",
+        flips.odds
+    );
+    for line in lines(flips, block_in_file, path, "`") {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_and_the_rest_kept() {
+        assert_eq!(visible("ab\u{18}c"), "ab\\x18c");
+        assert_eq!(visible("tab\there\u{7f}"), "tab\\x09here\\x7F");
+        assert_eq!(visible("héllo ✓"), "héllo ✓");
+        assert_eq!(visible("\u{9b}"), "\\x9B");
+    }
+
+    #[test]
+    fn likeness_is_the_longest_common_beginning() {
+        assert_eq!(likeness("cust155", &["cust154", "cqst1"]), 6);
+        assert_eq!(likeness("cqst155", &["cust154"]), 1);
+        assert_eq!(likeness("x", &[]), 0);
+    }
+
+    #[test]
+    fn a_long_value_shows_its_change_in_context() {
+        let stored = format!("y{}1277", "x".repeat(150));
+        let flipped = format!("x{}1277", "x".repeat(150));
+        assert_eq!(
+            change(&stored, &flipped).unwrap(),
+            format!("[y→x]{}…", "x".repeat(20))
+        );
+        let stored = format!("{}A{}", "a".repeat(60), "b".repeat(60));
+        let flipped = format!("{}a{}", "a".repeat(60), "b".repeat(60));
+        assert_eq!(
+            change(&stored, &flipped).unwrap(),
+            format!("…{}[A→a]{}…", "a".repeat(20), "b".repeat(20))
+        );
+        assert_eq!(change("cqst00123", "cust00123"), None);
+    }
+
+    #[test]
+    fn an_escape_is_never_cut() {
+        let stored = format!("{}\\x19{}", "a".repeat(60), "b".repeat(60));
+        let flipped = format!("{}\\x18{}", "a".repeat(60), "b".repeat(60));
+        let c = change(&stored, &flipped).unwrap();
+        assert!(c.contains("[\\x19→\\x18]"), "{c}");
+        let stored = format!("{}\\x18{}", "a".repeat(60), "b".repeat(60));
+        let flipped = format!("{}X{}", "a".repeat(60), "b".repeat(60));
+        assert!(change(&stored, &flipped).unwrap().contains("[\\x18→X]"));
+    }
+
+    #[test]
+    fn a_shared_beginning_in_words() {
+        assert_eq!(shared(0), "no beginning");
+        assert_eq!(shared(1), "its first character");
+        assert_eq!(shared(153), "its first 153 characters");
+    }
+}

@@ -1,0 +1,292 @@
+//! What a base backup holds of each damaged block (`pgpage report --from BACKUP`): the same
+//! block of the same relation file, judged as the server would read it there, and how its age
+//! compares with the damaged page's. A backup's page lacks every change made since the backup,
+//! so the report says how old it is rather than calling it good.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::Serialize;
+
+use super::{readable_offsets, Block, Damage, Relation, Report};
+use crate::damage::diff::page_lsn;
+use crate::page::geometry::Endian;
+use crate::page::verify::{header_is_sane, verify_page, PageStatus};
+
+/// A damaged block's page in the backup given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BackupPage {
+    /// The backup's file, as the caller names it.
+    pub path: String,
+    /// verify's status of the backup's page (`ok`, `mismatch`, `zero`, ...); `missing` when
+    /// the backup's file is shorter or absent, `unreadable` when it could not be read.
+    pub status: String,
+    /// The backup page's pd_lsn, when its header is sane.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lsn: Option<String>,
+    /// `older`, `same` or `newer` than the damaged page by pd_lsn; absent when the damaged
+    /// page is all zeros (pd_lsn 0) or its header is not sane (its pd_lsn is not known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub age: Option<&'static str>,
+    /// A heap page's tuples that its hint bits do not mark dead (the backup's transaction
+    /// status is not read); absent for an index's page or a page that cannot serve.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tuples: Option<u64>,
+    /// Why the page cannot serve, or what to know before it does, in words.
+    pub note: String,
+    /// A bit-flip candidate the backup's unchanged page confirms (`byte:bit`): it holds the
+    /// bit flipped back, where the damaged page's pd_lsn says nothing changed since.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirms_flip: Option<String>,
+}
+
+/// One damaged block's bytes in the backup, as the caller read them.
+#[derive(Clone, Debug)]
+pub struct BackupInput {
+    /// The damaged block's segment file (`Block::file`) and block within it.
+    pub file: String,
+    pub block_in_file: u32,
+    /// The backup's file as messages name it.
+    pub shown: String,
+    /// The page's bytes; Ok(None) when the backup's file does not reach the block, Err when
+    /// it could not be read.
+    pub page: Result<Option<Vec<u8>>, String>,
+    /// The backup has no file at that path.
+    pub absent: bool,
+}
+
+impl Report {
+    /// The damaged blocks whose page a backup may hold: each one's segment file and block
+    /// within it.
+    pub fn backup_blocks(&self) -> Vec<(String, u32)> {
+        self.blocks()
+            .map(|(_, b)| (b.file.clone(), b.block_in_file))
+            .collect()
+    }
+
+    /// What the backup holds of the damaged blocks, and the steps again with it.
+    pub fn set_backup(&mut self, pages: &[BackupInput]) {
+        self.backup_searched = true;
+        let checksums = self.cluster.data_checksums != "off";
+        for rel in &mut self.relations {
+            let heap = rel
+                .relkind
+                .as_deref()
+                .is_none_or(|k| k == "r" || k == "t" || k == "m");
+            let endian = rel.endian;
+            for b in &mut rel.blocks {
+                let index = super::index_block(rel.relkind.as_deref(), b);
+                b.backup = pages
+                    .iter()
+                    .find(|p| p.file == b.file && p.block_in_file == b.block_in_file)
+                    .map(|p| {
+                        let mut page = judge(p, b, endian, checksums, heap);
+                        if index && page.status == "ok" {
+                            page.note.push_str(
+                                "; an index's page is not taken from a backup: REINDEX rebuilds the index from the table (its step below)",
+                            );
+                        }
+                        page
+                    });
+            }
+        }
+        self.steps = super::steps(self);
+    }
+}
+
+fn judge(
+    input: &BackupInput,
+    b: &Block,
+    endian: Endian,
+    checksums: bool,
+    heap: bool,
+) -> BackupPage {
+    let mut out = BackupPage {
+        path: input.shown.clone(),
+        status: String::new(),
+        lsn: None,
+        age: None,
+        tuples: None,
+        note: String::new(),
+        confirms_flip: None,
+    };
+    let page = match &input.page {
+        _ if input.absent => {
+            out.status = String::from("missing");
+            out.note = String::from(
+                "the backup has no such file: the relation file was created after the backup (a new table, or one rewritten by VACUUM FULL, CLUSTER, TRUNCATE or ALTER TABLE), so all of its rows were written since",
+            );
+            return out;
+        }
+        Err(e) => {
+            out.status = String::from("unreadable");
+            out.note = e.clone();
+            return out;
+        }
+        Ok(None) => {
+            out.status = String::from("missing");
+            out.note = String::from(
+                "the backup's file ends before this block: the relation grew after the backup, so the rows in this block were all written since",
+            );
+            return out;
+        }
+        Ok(Some(page)) => page,
+    };
+    let verdict = verify_page(page, b.block, endian);
+    let status = match verdict.status {
+        PageStatus::Mismatch if !checksums && header_is_sane(page, endian) => PageStatus::Ok,
+        s => s,
+    };
+    out.status = String::from(status.as_str());
+    if status.is_problem() {
+        out.note = String::from(
+            "the backup's page is damaged too (the server would refuse it): it cannot serve",
+        );
+        return out;
+    }
+    if status == PageStatus::Zero {
+        out.note = String::from(
+            "the backup's page is all zeros: the block was empty when the backup was taken, so it holds none of the rows written to it since",
+        );
+        return out;
+    }
+    let backup_lsn = page_lsn(page, endian);
+    out.lsn = backup_lsn.map(crate::wal::lsn_text);
+    if heap {
+        out.tuples = Some(readable_offsets(page, b.block, endian, None).len() as u64);
+    }
+    // The damaged page's pd_lsn means something wherever its header is sane (a misplaced
+    // page's is the other block's, compared as any); an all-zero page's is 0, its history gone.
+    let damaged_lsn = match b.damage {
+        Damage::Zeroed => None,
+        _ => b.page_lsn,
+    };
+    out.age = match (backup_lsn, damaged_lsn) {
+        (Some(old), Some(new)) if old < new => Some("older"),
+        (Some(old), Some(new)) if old == new => Some("same"),
+        (Some(_), Some(_)) => Some("newer"),
+        _ => None,
+    };
+    if out.age == Some("same") {
+        let differ: Vec<&(u32, u8, bool)> = b
+            .flip_bits
+            .iter()
+            .filter(|&&(byte, bit, stored)| bit_at(page, byte, bit).is_some_and(|x| x != stored))
+            .collect();
+        if let [(byte, bit, _)] = differ.as_slice() {
+            out.confirms_flip = Some(format!("{byte}:{bit}"));
+        }
+    }
+    out.note = match out.age {
+        Some("same") => String::from(
+            "the backup's page passes its checksum and has the damaged page's pd_lsn: no WAL record changed the block after the backup, so it is the page as it was before the damage",
+        ),
+        Some("newer") => String::from(
+            "the backup's page passes its checksum and is newer than the damaged page by pd_lsn: the damaged copy is the older one (was this backup taken after the damage, or is it from another cluster?)",
+        ),
+        Some(_) => String::from(
+            "the backup's page passes its checksum but is older than the damaged page by pd_lsn: it lacks the changes made to the block since the backup (rows inserted, updated or deleted then), unless the server's own recovery replays the WAL since the backup onto a restored copy",
+        ),
+        None if b.damage == Damage::Zeroed => String::from(
+            "the backup's page passes its checksum; the damaged page is all zeros (its pd_lsn is 0: nothing of its history is left), so how old the backup's page is cannot be told from it: it lacks whatever changed the block since the backup",
+        ),
+        None => String::from(
+            "the backup's page passes its checksum; the damaged page's header is not sane, so its pd_lsn is not known and how old the backup's page is cannot be told from it: it lacks whatever changed the block since the backup",
+        ),
+    };
+    out
+}
+
+/// The bit as a page stores it.
+fn bit_at(page: &[u8], byte: u32, bit: u8) -> Option<bool> {
+    let b = page.get(usize::try_from(byte).ok()?)?;
+    Some(b.checked_shr(u32::from(bit))? & 1 == 1)
+}
+
+/// Each candidate's bit as the damaged page stores it.
+pub(super) fn stored_bits(flips: &[super::BitFlip], page: &[u8]) -> Vec<(u32, u8, bool)> {
+    flips
+        .iter()
+        .filter_map(|f| Some((f.byte, f.bit, bit_at(page, f.byte, f.bit)?)))
+        .collect()
+}
+
+/// The words of one block's backup page for the text and Markdown reports.
+pub(super) fn line(p: &BackupPage) -> String {
+    let mut s = format!("backup {}: {}", p.path, p.status);
+    if let Some(lsn) = &p.lsn {
+        s.push_str(&format!(", pd_lsn {lsn}"));
+    }
+    if let Some(n) = p.tuples {
+        s.push_str(&format!(
+            ", {} its hint bits do not mark dead",
+            crate::words::plural(n, "tuple", "tuples")
+        ));
+    }
+    s.push_str(": ");
+    s.push_str(&p.note);
+    if let Some(f) = &p.confirms_flip {
+        s.push_str(&format!(
+            "; of the bit-flip candidates, only {f} (byte:bit) differs from it, as the flip back would make it: that candidate is the damage"
+        ));
+    }
+    s
+}
+
+/// The step a backup gives: the repair command of each block whose backup page can serve,
+/// and the blocks it cannot serve, with why.
+pub(super) fn step(r: &Report) -> Option<String> {
+    let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
+    let paths = super::Paths {
+        dir: r.data_directory.as_deref(),
+    };
+    let mut same = Vec::new();
+    let mut older = Vec::new();
+    let mut older_blocks = Vec::new();
+    let mut not = Vec::new();
+    for (rel, b) in r.blocks() {
+        let Some(p) = &b.backup else { continue };
+        // An index's page is rebuilt by REINDEX (its own step), never spliced in.
+        if super::index_block(rel.relkind.as_deref(), b) {
+            continue;
+        }
+        if p.status == "ok" && p.age != Some("newer") {
+            let command = super::command_line(&format!(
+                "pgpage repair --block {} --from {} --out NEW {}",
+                b.block_in_file,
+                super::shell_word(&p.path),
+                paths.file(&b.file)
+            ));
+            if p.age == Some("same") {
+                same.push(command);
+            } else {
+                older.push(command);
+                older_blocks.push((rel, b));
+            }
+        } else {
+            not.push(format!("block {} of {} ({})", b.block, name(rel), p.status));
+        }
+    }
+    let mut parts = Vec::new();
+    if !same.is_empty() {
+        parts.push(format!(
+            "The backup holds the damaged page as it was, unchanged since (the same pd_lsn), so it restores the page exactly (NEW: the repaired copy to create).\n{}",
+            same.join("\n")
+        ));
+    }
+    if !older.is_empty() {
+        parts.push(format!(
+            "The backup holds an older page that passes its checksum for {} (NEW: the repaired copy to create).\nRestoring such a page brings back every row as the backup had it: rows updated or deleted since come back beside their newer versions (duplicate keys, index entries that disagree with the table), and rows written since are missing.\nBetter restore the whole backup and let the server's recovery replay the WAL since it (point-in-time recovery). Splice in an older page only when that WAL is gone, then find the duplicates with pg_amcheck --heapallindexed and remove them:\n{}",
+            super::blocks_words(&older_blocks),
+            older.join("\n")
+        ));
+    }
+    if !not.is_empty() {
+        parts.push(format!(
+            "The backup holds no page that can serve for {}. Look for a full-page image in the WAL (pgpage report --wal) or another backup.",
+            not.join(", ")
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("\n"))
+}

@@ -1,0 +1,2173 @@
+//! The incident report (docs/contracts.md, "report, the incident report"): what a DBA needs first
+//! after `invalid page in block N of relation ...`. One model, built from what the caller has
+//! already read (each file's `FileVerdict`, the bytes of the blocks `wanted_blocks` names, the
+//! B-tree leaf entries of the table's indexes), so the CLI and the browser build the same report;
+//! `render` prints it as text or Markdown.
+
+mod backup;
+mod leaves;
+mod reader;
+mod render;
+
+use crate::words::plural;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use serde::Serialize;
+
+use crate::cluster::rows::{visibility, Column, Visibility};
+use crate::damage::messages::server_read_lines;
+use crate::file::scan::{FileFinding, FileVerdict, PageRow};
+use crate::findings::{Evidence, Finding};
+use crate::page::geometry::Endian;
+use crate::page::kind::PageKind;
+use crate::page::verify::{header_is_sane, PageStatus};
+use crate::tuple::visibility::TransactionLog;
+use crate::tuple::{heap_items, TupleHeader};
+
+pub use backup::{BackupInput, BackupPage};
+pub use leaves::{leaf_entries, LeafEntry};
+pub use reader::{ReportReader, Request};
+pub use render::{markdown, text};
+
+/// What the cluster says of itself (PG_VERSION, pg_control); None where it cannot say.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ClusterFacts {
+    pub pg_version: Option<u32>,
+    pub system_identifier: Option<String>,
+    /// pg_controldata's words (`shut down`, `in production`).
+    pub state: Option<String>,
+    /// `on`, `off` or `unknown`.
+    pub data_checksums: String,
+    pub block_size: Option<u32>,
+}
+
+/// How bad a damaged block is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The server refuses the page, or rows are lost.
+    Error,
+    /// Wrong but readable. (Notes are counted apart: `Report::notes`.)
+    Warning,
+}
+
+/// What happened to a block (the classes of docs/contracts.md, "report, the incident report").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Damage {
+    Zeroed,
+    Overwritten,
+    Torn,
+    Misplaced,
+    BitFlip,
+    Checksum,
+    Header,
+    Structure,
+}
+
+impl Damage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Damage::Zeroed => "zeroed",
+            Damage::Overwritten => "overwritten",
+            Damage::Torn => "torn",
+            Damage::Misplaced => "misplaced",
+            Damage::BitFlip => "bit_flip",
+            Damage::Checksum => "checksum",
+            Damage::Header => "header",
+            Damage::Structure => "structure",
+        }
+    }
+}
+
+/// Where a block's row counts come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KnownFrom {
+    /// The heap TIDs the table's B-tree indexes hold for the block.
+    Index,
+    /// The page's own line pointers (its header is sane).
+    Header,
+    Unknown,
+}
+
+/// A heap block's rows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Rows {
+    /// None: not known.
+    pub lost: Option<u64>,
+    pub readable: Option<u64>,
+    pub known_from: KnownFrom,
+    /// The index whose keys are listed (schema-qualified).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<String>,
+    /// One array per lost row: the index's key columns as text (null for NULL).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<Vec<Option<String>>>,
+    /// With `known_from: index`: the lost count is an upper bound (see `bound`).
+    pub upper_bound: bool,
+    /// Why the count is what it is, in words.
+    pub bound: Option<String>,
+    /// With a unique index's keys: the index entries behind `lost`, when more than the rows
+    /// (a row updated without HOT keeps its older version's entry until VACUUM).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_entries: Option<u64>,
+    /// Lost keys the index holds more than once, each with its number of entries.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repeated: Vec<RepeatedKey>,
+    /// Tuples the page shows live whose unique key is live on a sound page too: older
+    /// versions a torn write or an older page brought back, neither readable nor lost.
+    pub stale: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale_rows: Vec<StaleRow>,
+}
+
+/// A lost key with more than one index entry on the block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RepeatedKey {
+    pub keys: Vec<Option<String>>,
+    pub entries: u64,
+}
+
+/// A stale version: the damaged page's copy of a row whose key is live elsewhere.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StaleRow {
+    /// The unique index's key columns as text.
+    pub keys: Vec<Option<String>>,
+    /// The copy on the damaged page, `(block,offset)`.
+    pub ctid: String,
+    /// Where the key's live version stands, `(block,offset)`.
+    pub live_at: String,
+    /// The copy's line pointer, for the sectors it lies in.
+    #[serde(skip)]
+    pub lp: u16,
+}
+
+/// One single-bit flip that makes the stored checksum valid, as `flips::tell` ranks and
+/// tells it wherever a page is discussed.
+pub type BitFlip = crate::damage::flips::ToldFlip;
+
+/// One damaged block.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Block {
+    /// Relation-wide block number.
+    pub block: u32,
+    /// The segment file's path and the block within it.
+    pub file: String,
+    pub block_in_file: u32,
+    pub severity: Severity,
+    /// The page status as verify gives it (docs/contracts.md, "Page status").
+    pub status: &'static str,
+    pub damage: Damage,
+    /// What says so, one sentence each, values filled in.
+    pub evidence: Vec<String>,
+    /// What the server says when it reads the block (None: it reads it).
+    pub server: Option<String>,
+    /// `misplaced`: the relation-wide block the page was written for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holds_block: Option<u32>,
+    /// `torn`: the line pointers whose tuples in those sectors count as older versions of
+    /// their rows (the others there read as the older write left them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub torn_items: Vec<u16>,
+    /// `torn`: the 512-byte sectors (0-based) that look like another write.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub torn_sectors: Vec<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bit_flips: Vec<BitFlip>,
+    /// A heap block's rows (None for an index's block).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<Rows>,
+    /// With WAL given: the block's newest full-page image in it (None: none there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wal_image: Option<WalImage>,
+    /// With a backup given: the block's page there (None: no backup given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<BackupPage>,
+    /// pd_lsn where the header is sane, to tell a backup's page older or newer.
+    #[serde(skip)]
+    pub page_lsn: Option<u64>,
+    /// A checksum mismatch's (calculated, stored) checksums where the server's WARNING gives
+    /// them in decimal, for the report to give once in the hex verify and pg_checksums print.
+    #[serde(skip)]
+    pub checksums: Option<(u16, u16)>,
+    /// Each bit-flip candidate's (byte, bit) and the bit as the damaged page stores it, so a
+    /// backup's unchanged page can tell which candidate is the damage.
+    #[serde(skip)]
+    pub flip_bits: Vec<(u32, u8, bool)>,
+}
+
+/// A damaged block's newest full-page image in the WAL given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WalImage {
+    pub lsn: String,
+    /// Records after the image that changed the block: the image alone lacks them.
+    pub records_after: u64,
+}
+
+/// One relation with damaged blocks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Relation {
+    pub database: Option<String>,
+    /// `schema.name`; None when the catalogs do not name it.
+    pub relation: Option<String>,
+    pub relkind: Option<String>,
+    /// Segment 0's path, relative to the data directory where there is one.
+    pub path: String,
+    pub blocks: Vec<Block>,
+    /// The byte order its pages were written in, to read a backup's copy of them.
+    #[serde(skip)]
+    pub endian: Endian,
+    /// `schema.name` as SQL needs it written, for the steps' commands.
+    #[serde(skip)]
+    pub sql_name: Option<String>,
+    /// A table's B-tree indexes (`schema.name`, and as SQL writes it), whose entries into a
+    /// zeroed page lead nowhere.
+    #[serde(skip)]
+    pub indexes: Vec<(String, String)>,
+}
+
+/// A routine note, counted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Note {
+    pub code: String,
+    pub count: u64,
+    pub message: String,
+}
+
+/// The report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub cluster: ClusterFacts,
+    pub verdict: String,
+    /// Relations with damaged blocks, those with errors first.
+    pub relations: Vec<Relation>,
+    /// Relation files read.
+    pub files: u64,
+    /// Pages read.
+    pub pages: u64,
+    pub notes: Vec<Note>,
+    /// What could not be read or named (damaged catalogs, unreadable files), one line each.
+    pub unknown: Vec<String>,
+    /// WAL was given and searched for the damaged blocks' full-page images.
+    pub wal_searched: bool,
+    /// A backup was given and its pages of the damaged blocks read.
+    pub backup_searched: bool,
+    pub steps: Vec<String>,
+    /// The data directory as the user named it, for the steps' commands.
+    #[serde(skip)]
+    pub data_directory: Option<String>,
+}
+
+/// The WAL locator (tablespace, database, relfilenode) a relation path names, as relpath.c
+/// lays them out: `base/DB/REL`, `global/REL`, `pg_tblspc/SPC/PG_.../DB/REL` (or the tail
+/// of a longer path).
+fn locator_of(path: &str) -> Option<(u32, u32, u32)> {
+    let parts: Vec<&str> = path.rsplit('/').collect();
+    let rel = crate::file::parse_relation_file_name(parts.first()?)?.relfilenode;
+    match (parts.get(1), parts.get(2), parts.get(3), parts.get(4)) {
+        (Some(&"global"), ..) => Some((1664, 0, rel)),
+        (Some(db), Some(&"base"), ..) => Some((1663, db.parse().ok()?, rel)),
+        (Some(db), _, Some(spc), Some(&"pg_tblspc")) => {
+            Some((spc.parse().ok()?, db.parse().ok()?, rel))
+        }
+        _ => None,
+    }
+}
+
+impl Report {
+    /// The older write of each torn block, by (relation path, relation-wide block): what
+    /// `repair`'s advice and `rows --include-damaged` leave out there.
+    pub fn torn_writes(&self) -> BTreeMap<(String, u32), crate::am::TornWrite> {
+        self.relations
+            .iter()
+            .flat_map(|r| {
+                r.blocks
+                    .iter()
+                    .filter(|b| !b.torn_sectors.is_empty())
+                    .map(|b| {
+                        (
+                            (r.path.clone(), b.block),
+                            crate::am::TornWrite {
+                                sectors: b.torn_sectors.clone(),
+                                items: b.torn_items.clone(),
+                            },
+                        )
+                    })
+            })
+            .collect()
+    }
+
+    /// The blocks to watch in WAL (`wal::BlockHistory::of_blocks`): each damaged block's
+    /// relfilenode, main fork and block.
+    pub fn wal_blocks(&self) -> BTreeSet<(u32, u8, u32)> {
+        self.blocks()
+            .filter_map(|(rel, b)| Some((locator_of(&rel.path)?.2, 0u8, b.block)))
+            .collect()
+    }
+
+    /// What the WAL given says of the damaged blocks (a history of `wal_blocks`): each
+    /// block's newest full-page image, and the steps again with them.
+    pub fn set_wal(&mut self, history: &crate::wal::BlockHistory) {
+        self.wal_searched = true;
+        for rel in &mut self.relations {
+            let Some((spc, db, relnode)) = locator_of(&rel.path) else {
+                continue;
+            };
+            for b in &mut rel.blocks {
+                b.wal_image = history
+                    .blocks()
+                    .find(|(k, _, _)| {
+                        k.fork == 0
+                            && k.block == b.block
+                            && (k.locator.spc_oid, k.locator.db_oid, k.locator.rel_number)
+                                == (spc, db, relnode)
+                    })
+                    .and_then(|(_, image, after)| {
+                        Some(WalImage {
+                            lsn: crate::wal::lsn_text(image?.lsn),
+                            records_after: after.len() as u64,
+                        })
+                    });
+            }
+        }
+        self.steps = steps(self);
+    }
+
+    /// Exit status: 0 nothing damaged, 1 damage found.
+    pub fn damaged(&self) -> bool {
+        !self.relations.is_empty()
+    }
+
+    /// Where to ask about this damage, when it is storage damage: pages zeroed, torn,
+    /// overwritten or written at the wrong place, and checksum failures (bit flips among
+    /// them), which the storage, the file system or memory make, almost never PostgreSQL;
+    /// None when no block is damaged so.
+    pub fn storage_damage(&self) -> Option<String> {
+        let classes: BTreeSet<&'static str> = self
+            .blocks()
+            .filter(|(_, b)| {
+                matches!(
+                    b.damage,
+                    Damage::Zeroed
+                        | Damage::Torn
+                        | Damage::Overwritten
+                        | Damage::Misplaced
+                        | Damage::BitFlip
+                        | Damage::Checksum
+                )
+            })
+            .map(|(_, b)| match b.damage {
+                Damage::Zeroed => "zeroed pages",
+                Damage::Torn => "torn pages",
+                Damage::Overwritten => "overwritten pages",
+                Damage::Misplaced => "misplaced pages",
+                Damage::BitFlip => "bit flips",
+                _ => "checksum failures",
+            })
+            .collect();
+        if classes.is_empty() {
+            return None;
+        }
+        let list: Vec<&str> = classes.into_iter().collect();
+        Some(format!(
+            "Storage damage ({}): almost always the hardware, storage, file system or memory, not PostgreSQL. pgsql-bugs is for bugs in PostgreSQL itself: ask pgsql-general@lists.postgresql.org or your vendor, and report to pgsql-bugs only a suspected PostgreSQL bug.",
+            list.join(", ")
+        ))
+    }
+
+    fn blocks(&self) -> impl Iterator<Item = (&Relation, &Block)> {
+        self.relations
+            .iter()
+            .flat_map(|r| r.blocks.iter().map(move |b| (r, b)))
+    }
+}
+
+/// One segment file of a relation as the caller read it.
+#[derive(Clone, Debug)]
+pub struct FileInput {
+    /// As messages name it (`base/16384/16441.1`).
+    pub path: String,
+    pub verdict: FileVerdict,
+    /// Blocks within the file that were all zeros (the statuses `FileScan::chunk_statuses`
+    /// hands over): a zero page before rows, or one an index still points into, is damage.
+    pub zero_blocks: Vec<u32>,
+    /// The bytes of the blocks `wanted_blocks` names, by block within the file.
+    pub pages: BTreeMap<u32, Vec<u8>>,
+}
+
+/// The leaf entries of one B-tree index of a table (`leaf_entries` of each leaf page).
+#[derive(Clone, Debug)]
+pub struct IndexInput {
+    /// `schema.name`.
+    pub name: String,
+    /// `schema.name` as SQL needs it written (quote_ident), for the steps' commands.
+    pub sql_name: String,
+    /// The key types were known, so entries carry their keys.
+    pub keys_known: bool,
+    /// The key columns' types, to list keys in the order ORDER BY gives them; empty when
+    /// not known.
+    pub key_types: Vec<crate::tuple::value::Type>,
+    /// A primary key (2) or another unique index (1): its keys name a row; 0 otherwise.
+    pub uniqueness: u8,
+    /// Leaf pages that could not be read: the index may not name every row.
+    pub unreadable_pages: u64,
+    pub entries: Vec<LeafEntry>,
+    /// The index's key columns as its own pg_attribute rows name them (a plain column's
+    /// key takes the table column's name), for reading a key off a heap tuple; empty when
+    /// their types are not known.
+    pub key_columns: Vec<Column>,
+}
+
+/// A relation as the caller read it.
+#[derive(Clone, Debug)]
+pub struct RelationInput {
+    pub database: Option<String>,
+    pub relation: Option<String>,
+    /// pg_class.relname alone, as the server's messages quote it (RelationGetRelationName).
+    pub relname: Option<String>,
+    /// `schema.name` as SQL needs it written (quote_ident), for the steps' commands.
+    pub sql_name: Option<String>,
+    /// pg_class.relkind; None without catalogs.
+    pub relkind: Option<char>,
+    pub endian: Endian,
+    pub files: Vec<FileInput>,
+    /// The table's columns (catalogs), for the values a bit flip touches.
+    pub columns: Option<Vec<Column>>,
+    /// pg_xact, for which tuples a new snapshot sees (one for the whole cluster).
+    pub log: Option<Arc<TransactionLog>>,
+    pub indexes: Vec<IndexInput>,
+    /// Heap pages that verify, by relation-wide block, where a unique key of a damaged
+    /// page's live tuple has another index entry (`twin_blocks`): whether a live version
+    /// stands there tells a stale copy from the row's one live version.
+    pub sound_pages: BTreeMap<u32, Vec<u8>>,
+}
+
+/// Everything a report is made from.
+#[derive(Clone, Debug)]
+pub struct Input {
+    /// The data directory as the user named it (`dmg`), when one was read: the steps'
+    /// commands name its files through it, so that they run from where the report was made.
+    pub data_directory: Option<String>,
+    pub cluster: ClusterFacts,
+    pub relations: Vec<RelationInput>,
+    pub unknown: Vec<String>,
+}
+
+/// The blocks (within the file) whose bytes `FileInput::pages` must hold: every page the
+/// verdict lists as a problem or with structural findings, and every all-zero page.
+pub fn wanted_blocks(verdict: &FileVerdict, zero_blocks: &[u32]) -> Vec<u32> {
+    let mut out: BTreeSet<u32> = zero_blocks.iter().copied().collect();
+    out.extend(
+        verdict
+            .pages
+            .iter()
+            .filter(|r| r.status != PageStatus::Ok || !r.structure.is_empty())
+            .map(|r| r.block),
+    );
+    out.into_iter().collect()
+}
+
+/// Whether a relkind's pages hold rows.
+fn holds_rows(relkind: Option<char>, page: &[u8], endian: Endian) -> bool {
+    match relkind {
+        Some(k) => matches!(k, 'r' | 'm' | 't'),
+        None => {
+            crate::am::kind::detect_kind(page, endian, crate::page::kind::Fork::Main)
+                == PageKind::Heap
+        }
+    }
+}
+
+/// Index entries of one heap block: the offsets (deduplicated) that no index marks dead.
+struct Held<'i> {
+    offsets: BTreeSet<u16>,
+    /// The index whose keys are listed, and its entries for the block.
+    keys_from: Option<&'i IndexInput>,
+}
+
+fn held_for(indexes: &[IndexInput], block: u32) -> Option<Held<'_>> {
+    if indexes.is_empty() {
+        return None;
+    }
+    let mut offsets = BTreeSet::new();
+    let mut best: Option<(&IndexInput, usize)> = None;
+    for ix in indexes {
+        let live: BTreeSet<u16> = ix
+            .entries
+            .iter()
+            .filter(|e| e.block == block && !e.dead)
+            .map(|e| e.offset)
+            .collect();
+        let n = live.len();
+        offsets.extend(live);
+        // The index that names the most rows of the block lists them, with its keys known,
+        // and of those the primary key, then a unique index: their keys name one row each.
+        let better = match best {
+            None => true,
+            Some((b, m)) => (ix.keys_known, n, ix.uniqueness) > (b.keys_known, m, b.uniqueness),
+        };
+        if better {
+            best = Some((ix, n));
+        }
+    }
+    Some(Held {
+        offsets,
+        keys_from: best.map(|(ix, _)| ix),
+    })
+}
+
+/// Two keys of an index in ORDER BY's order of its key columns (NULLs last, as ASC puts them).
+fn key_order(
+    types: &[crate::tuple::value::Type],
+    a: &[Option<String>],
+    b: &[Option<String>],
+) -> core::cmp::Ordering {
+    use core::cmp::Ordering;
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let o = match (x, y) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Greater,
+            (Some(_), None) => Ordering::Less,
+            (Some(x), Some(y)) => match types.get(i) {
+                Some(ty) => crate::tuple::value::output_order(ty, x, y),
+                None => x.as_bytes().cmp(y.as_bytes()),
+            },
+        };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// The unique index whose keys name the rows (the primary key first), with its keys known.
+pub fn naming_index(indexes: &[IndexInput]) -> Option<&IndexInput> {
+    indexes
+        .iter()
+        .filter(|ix| ix.keys_known && ix.uniqueness > 0)
+        .max_by_key(|ix| ix.uniqueness)
+}
+
+/// The keys of `naming_index`'s entries (dead ones too: the page may show their versions
+/// live) that point into `blocks`, without NULLs (a unique index lets NULLs repeat): the
+/// keys whose other entries `twin_blocks` looks for.
+pub fn keys_into(ix: &IndexInput, blocks: &BTreeSet<u32>) -> BTreeSet<Vec<Option<String>>> {
+    ix.entries
+        .iter()
+        .filter(|e| blocks.contains(&e.block))
+        .filter_map(|e| e.keys.clone())
+        .filter(|k| k.iter().all(Option::is_some))
+        .collect()
+}
+
+/// The blocks outside `blocks` that the index's live entries with those keys point at.
+pub fn twin_blocks(
+    ix: &IndexInput,
+    keys: &BTreeSet<Vec<Option<String>>>,
+    blocks: &BTreeSet<u32>,
+) -> BTreeSet<u32> {
+    ix.entries
+        .iter()
+        .filter(|e| !e.dead && !blocks.contains(&e.block))
+        .filter(|e| e.keys.as_ref().is_some_and(|k| keys.contains(k)))
+        .map(|e| e.block)
+        .collect()
+}
+
+/// The line pointer of the version a new snapshot sees in the HOT chain from `root`, as
+/// heap_hot_search_buffer follows it; None when no version of the chain is visible (a
+/// deleted row, an updated-away version whose successor is on another page).
+fn visible_in_chain(
+    page: &[u8],
+    block: u32,
+    root: u16,
+    endian: Endian,
+    log: &TransactionLog,
+) -> Option<u16> {
+    let lines = crate::damage::story::heap_lines(page, block, endian)?;
+    let next: BTreeMap<u16, u16> = lines
+        .items
+        .iter()
+        .filter_map(|i| i.redirect_to.or(i.hot_next).map(|to| (i.lp, to)))
+        .collect();
+    let visible: BTreeSet<u16> = heap_items(page, endian)
+        .filter_map(|item| {
+            let header = TupleHeader::read(item.tuple?, endian)?;
+            (visibility(&header, (block, item.lp), log) == Visibility::Visible).then_some(item.lp)
+        })
+        .collect();
+    let mut lp = root;
+    for _ in 0..=next.len() {
+        if visible.contains(&lp) {
+            return Some(lp);
+        }
+        lp = *next.get(&lp)?;
+    }
+    None
+}
+
+/// Where `key` has a visible version on a sound page other than `block`: the naming index's
+/// other live entries for it, each chain followed on its page.
+fn live_elsewhere(
+    ix: &IndexInput,
+    key: &[Option<String>],
+    block: u32,
+    rel: &RelationInput,
+) -> Option<(u32, u16)> {
+    let empty = TransactionLog::new(8192, rel.endian);
+    let log = rel.log.as_deref().unwrap_or(&empty);
+    ix.entries
+        .iter()
+        .filter(|e| !e.dead && e.block != block && e.keys.as_deref() == Some(key))
+        .find_map(|e| {
+            let page = rel.sound_pages.get(&e.block)?;
+            let lp = visible_in_chain(page, e.block, e.offset, rel.endian, log)?;
+            Some((e.block, lp))
+        })
+}
+
+/// The readable rows of a page with a sane header: the offsets of tuples a new snapshot
+/// sees (or whose state it cannot decide) whose header reads.
+fn readable_offsets(
+    page: &[u8],
+    block: u32,
+    endian: Endian,
+    log: Option<&TransactionLog>,
+) -> BTreeSet<u16> {
+    let empty = TransactionLog::new(page.len(), endian);
+    let log = log.unwrap_or(&empty);
+    heap_items(page, endian)
+        .filter_map(|item| {
+            let header = TupleHeader::read(item.tuple?, endian)?;
+            let hoff = usize::from(header.t_hoff);
+            if hoff < 23 || hoff > item.len {
+                return None;
+            }
+            match visibility(&header, (block, item.lp), log) {
+                Visibility::Invisible => None,
+                _ => Some(item.lp),
+            }
+        })
+        .collect()
+}
+
+/// `sectors 8-15` / `sector 9` / `sectors 3, 5-6`: runs of consecutive sectors as `first-last`.
+fn sector_list(sectors: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &s in sectors {
+        match runs.last_mut() {
+            Some(run) if run.1.checked_add(1) == Some(s) => run.1 = s,
+            _ => runs.push((s, s)),
+        }
+    }
+    let words: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    format!(
+        "{} {}",
+        if sectors.len() == 1 {
+            "sector"
+        } else {
+            "sectors"
+        },
+        words.join(", ")
+    )
+}
+
+/// Builds the report.
+pub fn build(input: &Input) -> Report {
+    let mut relations = Vec::new();
+    let mut notes: BTreeMap<String, Note> = BTreeMap::new();
+    let mut files = 0u64;
+    let mut pages = 0u64;
+    for rel in &input.relations {
+        let mut blocks = Vec::new();
+        let segment0 = rel
+            .files
+            .iter()
+            .find(|f| f.verdict.segno == 0)
+            .or_else(|| rel.files.first());
+        for file in &rel.files {
+            files = files.saturating_add(1);
+            pages = pages.saturating_add(u64::from(file.verdict.blocks));
+            count_notes(file, &mut notes);
+            blocks.extend(file_blocks(rel, file, input.cluster.pg_version, segment0));
+        }
+        if blocks.is_empty() {
+            continue;
+        }
+        blocks.sort_by_key(|b| (b.severity, b.block));
+        relations.push(Relation {
+            database: rel.database.clone(),
+            relation: rel.relation.clone(),
+            relkind: rel.relkind.map(|k| k.to_string()),
+            path: segment0.map(|f| f.path.clone()).unwrap_or_default(),
+            blocks,
+            endian: rel.endian,
+            sql_name: rel.sql_name.clone(),
+            indexes: rel
+                .indexes
+                .iter()
+                .map(|ix| (ix.name.clone(), ix.sql_name.clone()))
+                .collect(),
+        });
+    }
+    relations.sort_by_key(|r| r.blocks.first().map(|b| b.severity));
+    let mut report = Report {
+        cluster: input.cluster.clone(),
+        verdict: String::new(),
+        relations,
+        files,
+        pages,
+        notes: notes.into_values().collect(),
+        unknown: input.unknown.clone(),
+        wal_searched: false,
+        backup_searched: false,
+        steps: Vec::new(),
+        data_directory: input.data_directory.clone(),
+    };
+    report.verdict = verdict(&report);
+    report.steps = steps(&report);
+    report
+}
+
+/// The contract's code for a routine note where it names one otherwise than the registry.
+fn note_code(f: Finding) -> String {
+    match f {
+        Finding::FsmMoreThanFree => String::from("fsm_more_free_space"),
+        f => String::from(f.code()),
+    }
+}
+
+fn count_notes(file: &FileInput, notes: &mut BTreeMap<String, Note>) {
+    let mut add = |f: Finding, message: String| {
+        let n = notes.entry(note_code(f)).or_insert(Note {
+            code: note_code(f),
+            count: 0,
+            message,
+        });
+        n.count = n.count.saturating_add(1);
+    };
+    for row in &file.verdict.pages {
+        for f in row
+            .findings
+            .iter()
+            .filter(|f| f.evidence() == Evidence::Note)
+        {
+            add(*f, String::from(f.message()));
+        }
+    }
+    for f in &file.verdict.findings {
+        if let FileFinding::ChecksumsDisabled { .. } = f {
+            add(f.finding(), f.describe(&file.path));
+        }
+    }
+}
+
+fn file_blocks(
+    rel: &RelationInput,
+    file: &FileInput,
+    major: Option<u32>,
+    segment0: Option<&FileInput>,
+) -> Vec<Block> {
+    let v = &file.verdict;
+    let endian = rel.endian;
+    let between: BTreeSet<u32> = v
+        .findings
+        .iter()
+        .filter_map(|f| match *f {
+            FileFinding::ZeroPageBetweenRows { block, pages } => {
+                Some((block..block.saturating_add(pages)).collect::<Vec<u32>>())
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let relpath = segment0
+        .map(|f| f.path.clone())
+        .unwrap_or_else(|| file.path.clone());
+    let mut out = Vec::new();
+    for (&block_in_file, page) in &file.pages {
+        let row = v.row_for(block_in_file, page);
+        let absolute = row.absolute_block;
+        let rows_kind = holds_rows(rel.relkind, page, endian)
+            || (row.status == PageStatus::Zero && rel.relkind.is_none() && !between.is_empty());
+        let held = if rows_kind {
+            held_for(&rel.indexes, absolute)
+        } else {
+            None
+        };
+        let index_holds = held.as_ref().is_some_and(|h| !h.offsets.is_empty());
+        let Some(mut b) = classify(
+            page,
+            &row,
+            endian,
+            rel.columns.as_deref(),
+            between.contains(&block_in_file),
+            index_holds,
+            rel.relname
+                .as_deref()
+                .or(rel.relation.as_deref())
+                .unwrap_or(&relpath),
+        ) else {
+            continue;
+        };
+        b.file = file.path.clone();
+        b.flip_bits = backup::stored_bits(&b.bit_flips, page);
+        if row.status == PageStatus::Mismatch
+            && crate::damage::messages::server_warns_checksums(major)
+        {
+            b.checksums = row.computed.map(|c| (c, row.stored));
+        }
+        if b.severity == Severity::Error && row.status != PageStatus::Zero {
+            b.server = Some(server_read_lines(
+                &relpath,
+                absolute,
+                row.status,
+                row.computed,
+                row.stored,
+                major,
+            ));
+        }
+        if rows_kind {
+            // A heap-only tuple nothing leads to is sound bytes: the newest version of a row
+            // whose chain start is wrong, readable by a sequential scan.
+            let wrong: BTreeSet<u16> = row
+                .structure
+                .iter()
+                .filter(|f| f.finding != Finding::HeapRootIsHeapOnly)
+                .filter_map(|f| f.item)
+                .collect();
+            let mut rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
+            // An older version of a row live elsewhere marks its sectors as an older write,
+            // where a tuple updated since reads as never updated.
+            let stale: Vec<u16> = rows.stale_rows.iter().map(|r| r.lp).collect();
+            // One flipped bit changes one tuple: older versions of two rows are an older
+            // write, and a flip that makes the checksum valid a chance match.
+            let flip_by_chance = b.damage == Damage::BitFlip && stale.len() >= 2;
+            if flip_by_chance {
+                b.bit_flips.clear();
+                b.flip_bits.clear();
+                b.evidence
+                    .retain(|e| !e.contains("single-bit flips make the stored checksum valid"));
+                b.evidence.push(format!(
+                    "a single-bit flip would make the stored checksum valid, but one bit changes at most one tuple and {} tuples here are older versions of their rows: that match is chance",
+                    stale.len()
+                ));
+            }
+            if (matches!(b.damage, Damage::Checksum | Damage::Torn) || flip_by_chance)
+                && !stale.is_empty()
+            {
+                let (sectors, taken) = crate::am::torn_with(page, absolute, endian, &stale);
+                let (_, voted) = crate::am::torn_write(page, absolute, endian);
+                let taken: Vec<u16> = taken
+                    .into_iter()
+                    .filter(|lp| {
+                        stale.contains(lp)
+                            || voted.contains(lp)
+                            || !sole_version(&rel.indexes, absolute, *lp)
+                    })
+                    .collect();
+                if sectors != b.torn_sectors {
+                    let by = if b.torn_sectors.is_empty() {
+                        TORN_BY_STALE
+                    } else {
+                        TORN_BY_BOTH
+                    };
+                    b.damage = Damage::Torn;
+                    b.evidence.retain(|e| {
+                        !e.starts_with("no single-bit flip")
+                            && !e.contains("of the page are an older write")
+                            && e != TORN_TRUST
+                    });
+                    let mut wrong = wrong;
+                    wrong.extend(taken.iter().copied());
+                    b.torn_sectors = sectors;
+                    b.torn_items = taken;
+                    rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
+                    stale_evidence(&mut b, &rows);
+                    b.evidence.push(torn_words(&b.torn_sectors, by));
+                    b.evidence.push(String::from(TORN_TRUST));
+                } else {
+                    stale_evidence(&mut b, &rows);
+                }
+            } else {
+                stale_evidence(&mut b, &rows);
+            }
+            b.rows = Some(rows);
+        }
+        out.push(b);
+    }
+    out
+}
+
+/// What stale versions on a page say: each key live elsewhere.
+fn stale_evidence(b: &mut Block, rows: &Rows) {
+    let [first, more @ ..] = rows.stale_rows.as_slice() else {
+        return;
+    };
+    let key = |r: &StaleRow| render::key_text(&r.keys);
+    let mut words = format!("key {} is live at {} too", key(first), first.live_at);
+    for r in more {
+        words.push_str(&format!(", key {} at {}", key(r), r.live_at));
+    }
+    b.evidence.push(format!(
+        "{words}: {} (a torn write or a page from an older copy); {} neither readable nor lost",
+        if more.is_empty() {
+            format!("the copy on this page ({}) is an older version", first.ctid)
+        } else {
+            String::from("the copies on this page are older versions")
+        },
+        if more.is_empty() {
+            "it counts as"
+        } else {
+            "they count as"
+        }
+    ));
+}
+
+/// How the first older sector of a torn page was found.
+const TORN_BY_TUPLES: &str = "line pointers point there at tuples that are not the ones they describe (zeros, a header that breaks t_hoff's rule, or a t_ctid that is not the tuple's own although nothing updated it)";
+const TORN_BY_STALE: &str =
+    "tuples there are older versions of rows that read elsewhere (listed above)";
+const TORN_BY_BOTH: &str = "line pointers point there at tuples that are not the ones they describe, or at older versions of rows that read elsewhere (listed above)";
+
+/// What a tuple in a torn page's older sectors is worth, and the heap-only tuples outside.
+const TORN_TRUST: &str = "a tuple lying even partly in those sectors reads as the older write left it: it counts as readable only when the table's unique index knows no other version of its row (a row deleted since would still read there), else as an older version of its row, lost unless its row reads elsewhere; a heap-only tuple outside them that nothing on the page leads to any more is its row's newest version, from the newer write: it reads (a sequential scan returns it), though no index entry reaches it. A sector past the last one named may be older too when nothing there shows it";
+
+/// The sentence naming a torn page's older sectors.
+fn torn_words(sectors: &[u32], found: &str) -> String {
+    format!(
+        "{} of the page are an older write of it (a torn write, or an older copy of the page): {found}; sector 0 holds the header and line pointers, which are the newer write's",
+        sector_list(sectors),
+    )
+}
+
+/// The damage class of one page, with its evidence; None for a page that is not damaged.
+fn classify(
+    page: &[u8],
+    row: &PageRow,
+    endian: Endian,
+    columns: Option<&[Column]>,
+    zero_between_rows: bool,
+    index_holds: bool,
+    relation: &str,
+) -> Option<Block> {
+    let absolute = row.absolute_block;
+    let mut b = Block {
+        block: absolute,
+        file: String::new(),
+        block_in_file: row.block,
+        severity: Severity::Error,
+        status: row.status.as_str(),
+        damage: Damage::Checksum,
+        evidence: Vec::new(),
+        server: None,
+        holds_block: None,
+        torn_sectors: Vec::new(),
+        torn_items: Vec::new(),
+        bit_flips: Vec::new(),
+        rows: None,
+        wal_image: None,
+        backup: None,
+        checksums: None,
+        flip_bits: Vec::new(),
+        page_lsn: header_is_sane(page, endian)
+            .then(|| crate::damage::diff::page_lsn(page, endian))
+            .flatten(),
+    };
+    match row.status {
+        PageStatus::Zero => {
+            let refused: Vec<_> = row
+                .structure
+                .iter()
+                .filter(|f| f.finding.evidence() == Evidence::Server)
+                .collect();
+            if !refused.is_empty() {
+                // An index's page: no rows of its own, but every read that reaches it fails.
+                b.damage = Damage::Zeroed;
+                b.evidence.push(String::from(
+                    "the page is all zeros, and the index's own links (its metapage, a sibling's link or a parent's downlink) lead to it: the server refuses it on every read that reaches it",
+                ));
+                let mut server = Vec::new();
+                for f in refused {
+                    let (message, rule) = (f.message_at(absolute, relation), f.finding.rule());
+                    let hint = f.finding.server_hint();
+                    b.evidence.push(format!(
+                        "{message} ({}, {}){}",
+                        rule.file,
+                        rule.function,
+                        hint.map(|h| format!(", with the hint \"{h}\""))
+                            .unwrap_or_default()
+                    ));
+                    server.push(format!("ERROR:  {message}"));
+                    server.extend(hint.map(|h| format!("HINT:  {h}")));
+                }
+                b.server = Some(server.join("\n"));
+                return Some(b);
+            }
+            if !zero_between_rows && !index_holds {
+                return None;
+            }
+            b.damage = Damage::Zeroed;
+            b.evidence.push(String::from(
+                "the page is all zeros: the server reads it as an empty page, without an error",
+            ));
+            if zero_between_rows {
+                b.evidence.push(String::from(
+                    "a later page of the relation holds rows, and the server never leaves an empty page before one it has filled",
+                ));
+            }
+            if index_holds {
+                b.evidence.push(String::from(
+                    "the table's indexes still point at rows in it",
+                ));
+            }
+            return Some(b);
+        }
+        PageStatus::Ok => {
+            if row.structure.is_empty() {
+                return None;
+            }
+            b.severity = Severity::Warning;
+            b.damage = Damage::Structure;
+            b.evidence.push(format!(
+                "the checksum is valid, but amcheck's checks of the page's structure fail (pgpage inspect --block {} shows the bytes):",
+                row.block
+            ));
+            // amcheck's own message with its numbers, and where in amcheck it is made.
+            for f in &row.structure {
+                let rule = f.finding.rule();
+                b.evidence.push(format!(
+                    "{} ({}, {})",
+                    f.message_at(absolute, relation),
+                    rule.file,
+                    rule.function
+                ));
+            }
+            return Some(b);
+        }
+        PageStatus::BadHeader => {
+            b.damage = Damage::Header;
+            let words: Vec<&str> = crate::page::verify::header_check(page, endian)
+                .findings()
+                .map(|f| f.message())
+                .collect();
+            b.evidence.push(format!(
+                "the stored checksum {} is valid, but the header breaks PageIsVerified's rules: {}",
+                row.stored,
+                words.join("; ")
+            ));
+            return Some(b);
+        }
+        PageStatus::NewNotZero => {
+            b.damage = Damage::Overwritten;
+            b.evidence.push(String::from(
+                "pd_upper is 0, which only a new (all-zero) page has, but the page is not all zeros: not a PostgreSQL page",
+            ));
+            return Some(b);
+        }
+        PageStatus::Mismatch => {}
+    }
+    // The stored and computed checksums are not restated here: the server's WARNING, printed
+    // with every refused block, gives both.
+    if let Some(m) = row.misplaced {
+        if m.is_claim() || row.tuple_block == Some(m.block) {
+            b.damage = Damage::Misplaced;
+            b.holds_block = Some(m.block);
+            b.evidence.push(format!(
+                "the page holds block {}: {}",
+                m.block,
+                match m.finding {
+                    Finding::MisplacedByTupleIds =>
+                        "its checksum is valid for that block and its tuples' ctids name it",
+                    Finding::MisplacedBySiblingLinks =>
+                        "its checksum is valid for that block and its neighbours' sibling links name it",
+                    _ => "its checksum is valid for that block",
+                }
+            ));
+            return Some(b);
+        }
+    }
+    let sane = header_is_sane(page, endian);
+    if sane {
+        let told = crate::damage::flips::tell(page, absolute, endian, columns);
+        // Sectors of another version are not undone by one bit: with them, a flip counts
+        // only when the flipped page shows no torn sector either (a flip in a t_ctid can
+        // make one tuple look torn; a chance match cannot explain a tear).
+        let (torn, _) = crate::am::torn_write(page, absolute, endian);
+        let valid: Vec<_> = told
+            .candidates
+            .iter()
+            .filter(|c| c.structurally_valid)
+            .filter(|c| {
+                torn.is_empty()
+                    || crate::am::torn_write(
+                        &crate::damage::bitflip::PageBit {
+                            offset: c.byte,
+                            bit: c.bit,
+                        }
+                        .apply(page),
+                        absolute,
+                        endian,
+                    )
+                    .0
+                    .is_empty()
+            })
+            .collect();
+        if !valid.is_empty() {
+            b.damage = Damage::BitFlip;
+            b.evidence.push(told.odds.clone());
+            for c in valid {
+                b.bit_flips.push(c.clone());
+            }
+            return Some(b);
+        }
+        if !torn.is_empty() {
+            b.damage = Damage::Torn;
+            b.evidence.push(torn_words(&torn, TORN_BY_TUPLES));
+            b.evidence.push(String::from(TORN_TRUST));
+            b.torn_sectors = torn;
+            b.torn_items = crate::am::torn_write(page, absolute, endian).1;
+            return Some(b);
+        }
+        b.evidence.push(String::from(
+            "no single-bit flip, other block or torn sector explains the mismatch",
+        ));
+        return Some(b);
+    }
+    b.damage = Damage::Overwritten;
+    let words: Vec<&str> = crate::page::verify::header_check(page, endian)
+        .findings()
+        .map(|f| f.message())
+        .collect();
+    b.evidence.push(format!(
+        "the header is not a PostgreSQL page header ({}): its line pointers and counts mean nothing",
+        words.join("; ")
+    ));
+    Some(b)
+}
+
+/// Why an index count is an upper bound.
+const INDEX_BOUND: &str = "as the index holds them: an index also keeps entries of row versions no snapshot sees (an aborted insert, an updated or deleted version VACUUM has not removed yet), which only the heap page could tell apart; entries the index has marked dead are left out";
+
+fn rows_of(
+    page: &[u8],
+    b: &Block,
+    wrong_items: &BTreeSet<u16>,
+    absolute: u32,
+    endian: Endian,
+    rel: &RelationInput,
+    held: Option<&Held>,
+) -> Rows {
+    // A page's own line pointers count only when its header is sane and it is this block.
+    let own = match b.damage {
+        Damage::Zeroed | Damage::Overwritten | Damage::Misplaced | Damage::Header => None,
+        _ if header_is_sane(page, endian) => {
+            Some(readable_offsets(page, absolute, endian, rel.log.as_deref()))
+        }
+        _ => None,
+    };
+    // Rows the damaged bytes took: a torn page's tuples in the torn sectors, and items
+    // amcheck finds wrong (an xmin past the next xid: no snapshot sees the row).
+    let mut own = own;
+    let mut damaged: BTreeSet<u16> = wrong_items.clone();
+    if own.is_some() && b.damage == Damage::Torn {
+        damaged.extend(crate::am::torn_write(page, absolute, endian).1);
+    }
+    if let Some(o) = own.as_mut() {
+        o.retain(|lp| !damaged.contains(lp));
+    }
+    // An index entry names the root of its HOT chain (an LP_REDIRECT, or the oldest version
+    // still on the page): the row is there when the chain, followed within the page as
+    // heap_hot_search_buffer does, reaches a tuple that reads.
+    let next: BTreeMap<u16, u16> = match &own {
+        Some(_) => crate::damage::story::heap_lines(page, absolute, endian)
+            .map(|l| {
+                l.items
+                    .iter()
+                    .filter_map(|i| i.redirect_to.or(i.hot_next).map(|to| (i.lp, to)))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        None => BTreeMap::new(),
+    };
+    // On a page whose header reads, an index entry's row is lost only when its chain meets
+    // damaged bytes before a tuple that reads; a chain that ends in an intact dead or
+    // invisible version (a deleted row, an LP_DEAD line pointer) lost nothing to the damage.
+    // Ok(Some(lp)): the row reads at lp; Ok(None): nothing lost; Err: lost.
+    let reached = |root: u16| -> Result<Option<u16>, ()> {
+        let Some(o) = own.as_ref() else {
+            return Err(());
+        };
+        let mut lp = root;
+        // A chain visits each line pointer once; more steps than that is a loop.
+        for _ in 0..=next.len() {
+            if o.contains(&lp) {
+                return Ok(Some(lp));
+            }
+            if damaged.contains(&lp) {
+                return Err(());
+            }
+            match next.get(&lp) {
+                Some(&to) => lp = to,
+                None => return Ok(None),
+            }
+        }
+        Err(())
+    };
+    // Heap-only tuples that read and that nothing on the page leads to: each is the newest
+    // version of a row whose chain start the damage took (a torn write's older sectors).
+    // Their keys tell which of the entries into the damaged bytes still have their row.
+    let orphans = match (&own, naming_index(&rel.indexes), rel.columns.as_ref()) {
+        (Some(o), Some(ix), Some(cols)) => {
+            let led_to: BTreeSet<u16> = next.values().copied().collect();
+            orphan_keys(page, endian, ix, cols, |lp| {
+                o.contains(&lp) && !led_to.contains(&lp)
+            })
+        }
+        _ => BTreeMap::new(),
+    };
+    // A unique index holds one live version per key: a tuple this damaged page shows live
+    // whose key is live on a sound page too is an older version the damage brought back.
+    let mut stale_rows: Vec<(u16, StaleRow)> = Vec::new();
+    if b.status == PageStatus::Mismatch.as_str() && own.is_some() {
+        if let Some(ix) = naming_index(&rel.indexes) {
+            // An entry the index marked dead names a version it knows is dead: the page
+            // showing that version live is the same evidence.
+            for e in ix.entries.iter().filter(|e| e.block == absolute) {
+                let (Ok(Some(lp)), Some(key)) = (reached(e.offset), e.keys.as_ref()) else {
+                    continue;
+                };
+                if key.iter().any(Option::is_none) || stale_rows.iter().any(|(l, _)| *l == lp) {
+                    continue;
+                }
+                // A heap-only tuple with the same key that nothing leads to is the row's
+                // newest version: this one, read as never updated, is an older one.
+                let same_page = orphans
+                    .get(key)
+                    .filter(|&&o| o != lp)
+                    .map(|&o| (absolute, o));
+                if let Some((ob, olp)) =
+                    same_page.or_else(|| live_elsewhere(ix, key, absolute, rel))
+                {
+                    stale_rows.push((
+                        lp,
+                        StaleRow {
+                            keys: key.clone(),
+                            ctid: format!("({absolute},{lp})"),
+                            live_at: format!("({ob},{olp})"),
+                            lp,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    // A page the server refuses gives no rows to the server, but pgpage reads its sane ones;
+    // a stale version is not one of its rows.
+    let readable_count = own
+        .as_ref()
+        .map(|o| (o.len() as u64).saturating_sub(stale_rows.len() as u64));
+    match held {
+        Some(h) => {
+            let mut lost: Vec<u16> = Vec::new();
+            for lp in h.offsets.iter().copied().filter(|&lp| reached(lp).is_err()) {
+                let key = naming_index(&rel.indexes).and_then(|ix| {
+                    let e = ix
+                        .entries
+                        .iter()
+                        .find(|e| e.block == absolute && e.offset == lp && !e.dead)?;
+                    Some((ix, e.keys.clone()?))
+                });
+                match key {
+                    // The row's newest version is a heap-only tuple that reads.
+                    Some((_, k)) if orphans.contains_key(&k) => {}
+                    Some((ix, k)) if k.iter().all(Option::is_some) => {
+                        match live_elsewhere(ix, &k, absolute, rel) {
+                            // An older version of a row live on a sound page.
+                            Some((ob, olp)) => {
+                                if !stale_rows.iter().any(|(l, _)| *l == lp) {
+                                    stale_rows.push((
+                                        lp,
+                                        StaleRow {
+                                            keys: k,
+                                            ctid: format!("({absolute},{lp})"),
+                                            live_at: format!("({ob},{olp})"),
+                                            lp,
+                                        },
+                                    ));
+                                }
+                            }
+                            None => lost.push(lp),
+                        }
+                    }
+                    _ => lost.push(lp),
+                }
+            }
+            let stale = stale_rows.len() as u64;
+            let mut stale_rows: Vec<StaleRow> = stale_rows.into_iter().map(|(_, r)| r).collect();
+            if let Some(ix) = naming_index(&rel.indexes) {
+                stale_rows.sort_by(|a, b| key_order(&ix.key_types, &a.keys, &b.keys));
+            }
+            let keys: Vec<Vec<Option<String>>> = h
+                .keys_from
+                .map(|ix| {
+                    lost.iter()
+                        .filter_map(|lp| {
+                            ix.entries
+                                .iter()
+                                .find(|e| e.block == absolute && e.offset == *lp && !e.dead)
+                                .and_then(|e| e.keys.clone())
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            // A unique index's key names one row: entries that repeat a key are older
+            // versions of the same row (updated without HOT, not yet vacuumed), so the
+            // rows are the distinct keys, when every lost entry has its key.
+            let unique = h.keys_from.is_some_and(|ix| ix.uniqueness > 0)
+                && keys.len() == lost.len()
+                && keys.iter().all(|k| k.iter().all(Option::is_some));
+            let (keys, repeated, entries) = if unique {
+                let mut counted: Vec<(Vec<Option<String>>, u64)> = Vec::new();
+                for k in keys {
+                    match counted.iter_mut().find(|(c, _)| *c == k) {
+                        Some((_, n)) => *n = n.saturating_add(1),
+                        None => counted.push((k, 1)),
+                    }
+                }
+                let repeated: Vec<RepeatedKey> = counted
+                    .iter()
+                    .filter(|(_, n)| *n > 1)
+                    .map(|(k, n)| RepeatedKey {
+                        keys: k.clone(),
+                        entries: *n,
+                    })
+                    .collect();
+                let entries = (!repeated.is_empty()).then_some(lost.len() as u64);
+                (
+                    counted.into_iter().map(|(k, _)| k).collect(),
+                    repeated,
+                    entries,
+                )
+            } else {
+                (keys, Vec::new(), None)
+            };
+            // In key order, as a query's ORDER BY lists them, not in the order of their TIDs.
+            let types = h.keys_from.map(|ix| ix.key_types.as_slice()).unwrap_or(&[]);
+            let (mut keys, mut repeated) = (keys, repeated);
+            keys.sort_by(|a, b| key_order(types, a, b));
+            repeated.sort_by(|a, b| key_order(types, &a.keys, &b.keys));
+            let lost_rows = if unique {
+                keys.len() as u64
+            } else {
+                lost.len() as u64
+            };
+            let partial = rel.indexes.iter().any(|ix| ix.unreadable_pages > 0);
+            Rows {
+                lost: Some(lost_rows),
+                readable: Some(readable_count.unwrap_or(0)),
+                known_from: KnownFrom::Index,
+                index: h
+                    .keys_from
+                    .filter(|_| !keys.is_empty())
+                    .map(|ix| ix.name.clone()),
+                keys,
+                upper_bound: true,
+                bound: Some(if partial {
+                    format!("{INDEX_BOUND}; some index pages could not be read, so rows may be missing from the count too")
+                } else {
+                    String::from(INDEX_BOUND)
+                }),
+                index_entries: entries,
+                repeated,
+                stale,
+                stale_rows,
+            }
+        }
+        None => {
+            let stale = stale_rows.len() as u64;
+            let mut stale_rows: Vec<StaleRow> = stale_rows.into_iter().map(|(_, r)| r).collect();
+            if let Some(ix) = naming_index(&rel.indexes) {
+                stale_rows.sort_by(|a, b| key_order(&ix.key_types, &a.keys, &b.keys));
+            }
+            match own {
+            Some(o) => {
+                let all = heap_items(page, endian).count() as u64;
+                Rows {
+                    lost: Some(all.saturating_sub(o.len() as u64)),
+                    readable: Some(o.len() as u64),
+                    known_from: KnownFrom::Header,
+                    index: None,
+                    keys: Vec::new(),
+                    upper_bound: false,
+                    bound: Some(String::from(
+                        "from the page's own line pointers; no B-tree index of the table was read to check them",
+                    )),
+                    index_entries: None,
+                    repeated: Vec::new(),
+                    stale,
+                    stale_rows,
+                }
+            }
+            None => Rows {
+                lost: None,
+                readable: Some(0),
+                known_from: KnownFrom::Unknown,
+                index: None,
+                keys: Vec::new(),
+                upper_bound: false,
+                bound: Some(String::from(
+                    "the page cannot say how many rows it held, and no B-tree index of the table was read",
+                )),
+                index_entries: None,
+                repeated: Vec::new(),
+                stale,
+                stale_rows,
+            },
+        }
+        }
+    }
+}
+
+/// Whether the tuple at (`block`, `lp`) is its row's only version the naming index knows:
+/// the index has an entry for it, with its key, and no other live entry with that key. A
+/// tuple in a torn page's older sectors that is not (another entry, anywhere, names the
+/// same row) is an older version of its row.
+fn sole_version(indexes: &[IndexInput], block: u32, lp: u16) -> bool {
+    let Some(ix) = naming_index(indexes) else {
+        return false;
+    };
+    let Some(key) = ix
+        .entries
+        .iter()
+        .find(|e| e.block == block && e.offset == lp && !e.dead)
+        .and_then(|e| e.keys.as_ref())
+        .filter(|k| k.iter().all(Option::is_some))
+    else {
+        return false;
+    };
+    !ix.entries
+        .iter()
+        .any(|e| !e.dead && e.keys.as_ref() == Some(key) && (e.block, e.offset) != (block, lp))
+}
+
+/// The key of the naming index on each heap-only tuple of `page` that `take` accepts, read
+/// with the table's columns (a key column is the table column of its name and type; an
+/// expression's key has no such column, and then no tuple gives a key).
+fn orphan_keys(
+    page: &[u8],
+    endian: Endian,
+    ix: &IndexInput,
+    columns: &[Column],
+    take: impl Fn(u16) -> bool,
+) -> BTreeMap<Vec<Option<String>>, u16> {
+    let which: Option<Vec<usize>> = ix
+        .key_columns
+        .iter()
+        .map(|k| {
+            columns
+                .iter()
+                .position(|c| c.name == k.name && c.ty == k.ty && !c.attribute.attisdropped)
+        })
+        .collect();
+    let Some(which) = which.filter(|w| !w.is_empty()) else {
+        return BTreeMap::new();
+    };
+    let writer = crate::cluster::rows::RowWriter::new(
+        columns.to_vec(),
+        crate::cluster::rows::RowFormat::Json,
+        endian,
+        false,
+    );
+    heap_items(page, endian)
+        .filter(|i| take(i.lp))
+        .filter_map(|i| {
+            let t = i.tuple?;
+            let h = TupleHeader::read(t, endian)?;
+            if h.t_infomask2 & crate::am::heap::layout::HEAP_ONLY_TUPLE == 0 {
+                return None;
+            }
+            Some((writer.column_texts(t, &which)?, i.lp))
+        })
+        .collect()
+}
+
+fn verdict(r: &Report) -> String {
+    if r.relations.is_empty() {
+        return format!(
+            "no damage found in {} of {}",
+            plural(r.pages, "page", "pages"),
+            plural(r.files, "relation file", "relation files")
+        );
+    }
+    let refused = r.blocks().filter(|(_, b)| b.server.is_some()).count() as u64;
+    let zeroed = r
+        .blocks()
+        .filter(|(_, b)| b.damage == Damage::Zeroed && b.server.is_none())
+        .count() as u64;
+    let warnings = r
+        .blocks()
+        .filter(|(_, b)| b.severity == Severity::Warning)
+        .count() as u64;
+    let rels = r.relations.len() as u64;
+    let mut parts = Vec::new();
+    if refused > 0 {
+        parts.push(format!(
+            "{} in {} that the server refuses to read",
+            plural(refused, "page", "pages"),
+            plural(rels, "relation", "relations")
+        ));
+    }
+    if zeroed > 0 {
+        parts.push(format!(
+            "{} that the server reads as empty",
+            plural(zeroed, "zeroed page", "zeroed pages")
+        ));
+    }
+    if warnings > 0 {
+        parts.push(format!(
+            "{} wrong but readable",
+            plural(warnings, "page", "pages")
+        ));
+    }
+    let lost: Vec<&Rows> = r.blocks().filter_map(|(_, b)| b.rows.as_ref()).collect();
+    // A row whose versions lie on two damaged pages (an older one on a torn page, the
+    // newest on a zeroed one) is one row: keyed counts are counted by key per relation.
+    let mut seen: BTreeSet<(usize, &[Option<String>])> = BTreeSet::new();
+    let mut known: u64 = 0;
+    let by_relation = r
+        .relations
+        .iter()
+        .enumerate()
+        .flat_map(|(i, rel)| rel.blocks.iter().map(move |b| (i, b)));
+    for (rel, b) in by_relation {
+        let Some(x) = b.rows.as_ref() else { continue };
+        match x.lost {
+            Some(n) if x.index.is_some() && x.keys.len() as u64 == n => {
+                for k in &x.keys {
+                    if seen.insert((rel, k.as_slice())) {
+                        known = known.saturating_add(1);
+                    }
+                }
+            }
+            Some(n) => known = known.saturating_add(n),
+            None => {}
+        }
+    }
+    let unknown = lost.iter().any(|x| x.lost.is_none());
+    // An index's count is an upper bound (it also holds versions no snapshot sees): the
+    // verdict says so rather than state it as the number lost.
+    let bound = if lost
+        .iter()
+        .any(|x| x.upper_bound && x.lost.unwrap_or(0) > 0)
+    {
+        "up to "
+    } else {
+        ""
+    };
+    if !lost.is_empty() {
+        parts.push(match (known, unknown) {
+            (0, true) => String::from("rows lost: unknown"),
+            (n, true) => format!(
+                "{bound}{} lost, and more in blocks that cannot say",
+                plural(n, "row", "rows")
+            ),
+            (n, false) => format!("{bound}{} lost", plural(n, "row", "rows")),
+        });
+    }
+    let stale: u64 = lost.iter().map(|x| x.stale).sum();
+    if stale > 0 {
+        parts.push(format!(
+            "{} that read as live although their keys are live on other pages (not counted as readable)",
+            plural(stale, "stale row version", "stale row versions")
+        ));
+    }
+    parts.join("; ")
+}
+
+/// A word as a POSIX shell reads it: quoted when it holds anything but letters, digits and
+/// `_./:=@%+,-`.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./:=@%+,-".contains(&b));
+    if plain {
+        String::from(s)
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The commands' names for a report's files: each path as the user can give it from where
+/// the report was made (the data directory's name joined with the file's path in it).
+struct Paths<'r> {
+    dir: Option<&'r str>,
+}
+
+impl Paths<'_> {
+    fn file(&self, path: &str) -> String {
+        match self.dir {
+            Some(d) if d != "." => shell_word(&format!("{}/{path}", d.trim_end_matches('/'))),
+            _ => shell_word(path),
+        }
+    }
+
+    /// The data directory's `pg_wal`, or WAL where no data directory was read.
+    fn wal(&self) -> String {
+        self.dir
+            .map_or_else(|| String::from("WAL"), |_| self.file("pg_wal"))
+    }
+}
+
+/// What the placeholders of the steps' commands stand for.
+const NEW_WORDS: &str =
+    "NEW: the repaired copy of the file to create, a path that does not exist yet";
+const BACKUP_WORDS: &str =
+    "BACKUP_FILE: the same relation file in a base backup; NEW: the repaired copy to create";
+const WAL_WORDS: &str = "search the WAL archive too, when there is one";
+
+/// A command line of a step. A step is lines: its sentences, each command on a line of its
+/// own indented by two spaces (a note after it as a shell comment, `  # ...`), so the text
+/// and the Markdown can list the commands one a line and a command runs as printed.
+pub(super) fn command_line(command: &str) -> String {
+    format!("  {command}")
+}
+
+/// `pgpage fpi` for each relation of the blocks: its images in the data directory's WAL.
+fn fpi_commands(blocks: &[(&Relation, &Block)], paths: &Paths, out: &str) -> Vec<String> {
+    let relations: BTreeSet<&str> = blocks.iter().map(|(rel, _)| rel.path.as_str()).collect();
+    relations
+        .iter()
+        .map(|path| {
+            let relation = relation_arg(path).unwrap_or_else(|| String::from("DB/RELFILENODE"));
+            command_line(&format!(
+                "pgpage fpi --relation {relation}{out} {}",
+                paths.wal()
+            ))
+        })
+        .collect()
+}
+
+/// `pgpage repair --from` for each block.
+fn backup_commands(blocks: &[(&Relation, &Block)], paths: &Paths) -> Vec<String> {
+    blocks
+        .iter()
+        .map(|(_, b)| {
+            command_line(&format!(
+                "pgpage repair --block {} --from BACKUP_FILE --out NEW {}",
+                b.block_in_file,
+                paths.file(&b.file)
+            ))
+        })
+        .collect()
+}
+
+/// Blocks named by relation: "blocks 10, 20 and 28 of public.orders".
+fn blocks_words(blocks: &[(&Relation, &Block)]) -> String {
+    let mut by_relation: Vec<(String, Vec<String>)> = Vec::new();
+    for (rel, b) in blocks {
+        let name = rel.relation.clone().unwrap_or_else(|| rel.path.clone());
+        let n = b.block.to_string();
+        match by_relation.iter_mut().find(|(r, _)| *r == name) {
+            Some((_, list)) => list.push(n),
+            None => by_relation.push((name, alloc::vec![n])),
+        }
+    }
+    let parts: Vec<String> = by_relation
+        .into_iter()
+        .map(|(name, list)| match list.split_last() {
+            Some((last, rest)) if !rest.is_empty() => {
+                format!("blocks {} and {last} of {name}", rest.join(", "))
+            }
+            _ => format!("block {} of {name}", list.concat()),
+        })
+        .collect();
+    parts.join("; ")
+}
+
+/// A block of an index: its entries are the table's, so REINDEX rebuilds it from the table
+/// and loses nothing, while an older copy spliced in (a backup's, a WAL image's) would
+/// disagree with the table and with its neighbour pages.
+pub(super) fn index_block(relkind: Option<&str>, b: &Block) -> bool {
+    match relkind {
+        Some(k) => k == "i",
+        None => b.rows.is_none(),
+    }
+}
+
+/// `pgpage fpi --relation`'s `[TBS/]DB/RELFILENODE` of a relation path.
+fn relation_arg(path: &str) -> Option<String> {
+    let (spc, db, rel) = locator_of(path)?;
+    Some(if spc == 1663 {
+        format!("{db}/{rel}")
+    } else {
+        format!("{spc}/{db}/{rel}")
+    })
+}
+
+fn steps(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    if !r.damaged() {
+        out.push(String::from(
+            "Nothing to repair: keep taking backups, and run pgpage verify --amcheck (or pg_amcheck) from time to time.",
+        ));
+        return out;
+    }
+    out.push(String::from(
+        "Stop the server (or leave it stopped) and copy the whole data directory, WAL included, before anything else. Try every later step on the copy.",
+    ));
+    let paths = Paths {
+        dir: r.data_directory.as_deref(),
+    };
+    let damage: BTreeSet<&'static str> = r.blocks().map(|(_, b)| b.damage.as_str()).collect();
+    out.push(format!(
+        "Check the storage before trusting it again: the kernel log (dmesg) for I/O errors, the disks' SMART data, the controller's cache and battery.{}",
+        if damage.contains("zeroed") || damage.contains("torn") {
+            " Zeroed or torn pages point at writes the storage lost or cut short."
+        } else if damage.contains("misplaced") {
+            " A page written at the wrong place points at the storage layer or a file copy."
+        } else {
+            ""
+        }
+    ));
+    if r.wal_searched {
+        let (with, without): (Vec<_>, Vec<_>) = r
+            .blocks()
+            .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
+            .partition(|(_, b)| b.wal_image.is_some());
+        let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
+        if !with.is_empty() {
+            let list: Vec<String> = with
+                .iter()
+                .filter_map(|(rel, b)| {
+                    let w = b.wal_image.as_ref()?;
+                    Some(format!(
+                        "block {} of {} (image at {}, {} later {} touching it)",
+                        b.block,
+                        name(rel),
+                        w.lsn,
+                        w.records_after,
+                        if w.records_after == 1 {
+                            "record"
+                        } else {
+                            "records"
+                        }
+                    ))
+                })
+                .collect();
+            let mut lines = alloc::vec![format!(
+                "The WAL given holds a full-page image of {}. Write each image as a page file (DIR: a new directory), then use pgpage repair --page PAGE_FILE with the file written for that block:",
+                list.join(", ")
+            )];
+            lines.extend(fpi_commands(&with, &paths, " --out DIR"));
+            lines.push(String::from(
+                "An image with later records touching the block is older than the page was, and pgpage cannot apply those records offline: only the server's recovery replays them (of a base backup restored with the WAL since).",
+            ));
+            out.push(lines.join("\n"));
+        }
+        if !without.is_empty() {
+            let mut lines = alloc::vec![format!(
+                "The WAL given holds no full-page image of {}. Take the block from a base backup ({BACKUP_WORDS}):",
+                blocks_words(&without)
+            )];
+            lines.extend(backup_commands(&without, &paths));
+            lines.push(String::from(
+                "Such a page lacks every change since the backup, unless the server's own recovery replays the WAL onto a restored copy of that backup.",
+            ));
+            out.push(lines.join("\n"));
+        }
+    } else {
+        // An index's page needs no copy: the REINDEX step below rebuilds it.
+        let all: Vec<(&Relation, &Block)> = r
+            .blocks()
+            .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
+            .collect();
+        let report_wal = match paths.dir {
+            Some(d) => format!("pgpage report --wal {} {}", paths.wal(), shell_word(d)),
+            None => String::from("pgpage report --wal WAL FILE..."),
+        };
+        let mut lines = alloc::vec![
+            format!(
+                "Get a good copy of each damaged page ({}).",
+                blocks_words(&all)
+            ),
+            format!(
+                "A full-page image in the WAL since the last checkpoint before the damage ({WAL_WORDS}):"
+            ),
+            command_line(&report_wal),
+        ];
+        lines.extend(fpi_commands(&all, &paths, ""));
+        lines.push(format!("Or the block from a base backup ({BACKUP_WORDS}):"));
+        lines.extend(backup_commands(&all, &paths));
+        lines.push(String::from(
+            "Either is as old as the image or the backup, unless the server's own recovery replays the WAL since then onto a restored copy.",
+        ));
+        if !all.is_empty() {
+            out.push(lines.join("\n"));
+        }
+    }
+    if r.backup_searched {
+        out.extend(backup::step(r));
+    }
+    let mut flips: Vec<String> = Vec::new();
+    for (rel, b) in r.blocks().filter(|(_, b)| b.damage == Damage::BitFlip) {
+        let name = rel.relation.as_deref().unwrap_or(&rel.path);
+        flips.push(match b.bit_flips.len() {
+            1 => format!("Block {} of {name}:", b.block),
+            n => format!(
+                "Block {} of {name}: {n} flips each make the page valid. Only the values they restore tell them apart: compare them with a backup, a replica or the application (at most one is the damage):",
+                b.block
+            ),
+        });
+        for c in &b.bit_flips {
+            let value = match (&c.column, &c.stored, &c.flipped) {
+                (Some(col), Some(s), Some(v)) => {
+                    format!("  # {}", crate::damage::flips::restores_text(col, s, v))
+                }
+                _ => String::new(),
+            };
+            flips.push(command_line(&format!(
+                "pgpage repair --block {} --flip {}:{} --out NEW {}{value}",
+                b.block_in_file,
+                c.byte,
+                c.bit,
+                paths.file(&b.file)
+            )));
+        }
+    }
+    if !flips.is_empty() {
+        out.push(format!(
+            "Where single bits explain a checksum, flipping the right one back restores the page exactly ({NEW_WORDS}).\n{}",
+            flips.join("\n")
+        ));
+    }
+    let heaps: Vec<&Relation> = r
+        .relations
+        .iter()
+        .filter(|rel| rel.blocks.iter().any(|b| b.rows.is_some()))
+        .collect();
+    if !heaps.is_empty() {
+        let commands: Vec<String> = heaps
+            .iter()
+            .map(|rel| match (paths.dir, rel.relation.as_deref()) {
+                (Some(d), Some(name)) => {
+                    let database = rel
+                        .database
+                        .as_deref()
+                        .map(|db| format!(" --database {}", shell_word(db)))
+                        .unwrap_or_default();
+                    command_line(&format!(
+                        "pgpage rows{database} {} {}",
+                        shell_word(d),
+                        shell_word(name)
+                    ))
+                }
+                // No data directory, or no catalog name: the file's columns must be given.
+                _ => command_line(&format!(
+                    "pgpage rows --types TYPES {}  # TYPES: the table's column types in order, as int4,text,...",
+                    paths.file(&rel.path)
+                )),
+            })
+            .collect();
+        out.push(format!(
+            "Salvage what can still be read before changing anything. This writes every readable row of the copy as COPY does (add --include-damaged for the rows of pages that fail their checksum but read):\n{}\nThe keys listed as lost are the rows to find in a backup, a replica or the application.",
+            commands.join("\n")
+        ));
+    }
+    let refused: Vec<String> = r
+        .blocks()
+        .filter(|(_, b)| b.server.is_some() && b.rows.is_some())
+        .map(|(_, b)| b.block.to_string())
+        .collect();
+    if !refused.is_empty() {
+        out.push(format!(
+            "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on makes the server zero each of them in memory as it reads it, and VACUUM then writes the zeros: every row on them is gone for good.\nignore_checksum_failure = on reads a page whose header is sane in spite of its checksum: a bit flip's or torn page's rows come back as they are, wrong bytes included. It does nothing for a page whose header is not sane.",
+            refused.join(", ")
+        ));
+        out.push(String::from(
+            "pg_surgery's heap_force_kill(rel, ARRAY[tids]) marks rows dead without reading them; heap_force_freeze makes rows visible to all. Both need a page the server can read: use them after a repair or under ignore_checksum_failure, to remove or keep single rows the damage left wrong.",
+        ));
+    }
+    for rel in &r.relations {
+        let zeroed: Vec<String> = rel
+            .blocks
+            .iter()
+            .filter(|b| b.damage == Damage::Zeroed && b.rows.is_some())
+            .map(|b| b.block.to_string())
+            .collect();
+        if !zeroed.is_empty() {
+            out.push(zeroed_heap_step(r, rel, &zeroed));
+        }
+    }
+    let damaged_indexes: Vec<&Relation> = r
+        .relations
+        .iter()
+        .filter(|rel| {
+            rel.blocks
+                .iter()
+                .any(|b| index_block(rel.relkind.as_deref(), b))
+        })
+        .collect();
+    if !damaged_indexes.is_empty() {
+        let zero_only = damaged_indexes.iter().all(|rel| {
+            rel.blocks
+                .iter()
+                .all(|b| b.damage == Damage::Zeroed && b.server.is_some())
+        });
+        let reindex: Vec<String> = damaged_indexes
+            .iter()
+            .map(|rel| {
+                let name = rel.relation.as_deref().unwrap_or(&rel.path);
+                format!("REINDEX INDEX {}", rel.sql_name.as_deref().unwrap_or(name))
+            })
+            .collect();
+        let blocks: Vec<(&Relation, &Block)> = r
+            .blocks()
+            .filter(|(rel, b)| index_block(rel.relkind.as_deref(), b))
+            .collect();
+        out.push(format!(
+            "{}; the table's rows are not in an index, so rebuilding it from the table loses nothing, while an older copy of the page (from a backup or a WAL image) spliced into the live index would disagree with the table and its neighbour pages: {}",
+            if zero_only {
+                String::from(
+                    "An index page that is all zeros where the index's links lead makes the server refuse every scan and insert that reaches it (\"Please REINDEX it.\")",
+                )
+            } else {
+                format!("The damaged index pages ({}) are not restored from a copy", blocks_words(&blocks))
+            },
+            reindex.join("; ")
+        ));
+    }
+    out.push(String::from(
+        "Afterwards: REINDEX the damaged tables' indexes (and every damaged index), then check everything with pg_amcheck --heapallindexed (or pgpage verify --amcheck), and take a new base backup.",
+    ));
+    out
+}
+
+/// What a table's zeroed pages (relation-wide blocks `zeroed`) do to the queries that use
+/// its indexes: heap_hot_search_buffer finds no line pointer on an empty page, so every
+/// entry into it leads nowhere, silently.
+fn zeroed_heap_step(r: &Report, rel: &Relation, zeroed: &[String]) -> String {
+    let name = rel.relation.as_deref().unwrap_or(&rel.path);
+    let blocks = zeroed.join(", ");
+    let damaged = |ix: &str| {
+        r.relations
+            .iter()
+            .any(|o| o.relation.as_deref() == Some(ix))
+    };
+    let indexes: Vec<String> = rel
+        .indexes
+        .iter()
+        .map(|(ix, _)| {
+            if damaged(ix) {
+                format!("{ix} (itself damaged: see its blocks above)")
+            } else {
+                ix.clone()
+            }
+        })
+        .collect();
+    let fallout = match indexes.as_slice() {
+        [] => String::from(
+            "any index of the table still holds entries pointing into it: a query that follows one (an index or bitmap heap scan) finds no tuple there and returns nothing for that row, without an error",
+        ),
+        list => format!(
+            "{} {} still {} entries pointing into it: a query that follows one (an index or bitmap heap scan) finds no tuple there and returns nothing for that row, without an error (an index-only scan may still return the row's indexed columns while the visibility map marks the block all-visible)",
+            if list.len() == 1 { "its index" } else { "its indexes" },
+            list.join(", "),
+            if list.len() == 1 { "holds" } else { "hold" }
+        ),
+    };
+    let reindex = match rel.indexes.as_slice() {
+        [] => String::from("REINDEX the table's indexes"),
+        list => format!(
+            "REINDEX {} ({})",
+            if list.len() == 1 {
+                "that index"
+            } else {
+                "those indexes"
+            },
+            list.iter()
+                .map(|(_, sql)| format!("REINDEX INDEX {sql}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    };
+    format!(
+        "{} {blocks} of {name} {} all zeros, which the server reads as empty without an error: a sequential scan silently misses its rows, and {fallout}; restore the page, or {reindex} so that they agree with the table, whose rows there are then gone from every query",
+        if zeroed.len() == 1 { "Block" } else { "Blocks" },
+        if zeroed.len() == 1 { "is" } else { "are" }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::file::scan::{ChecksumsKnown, FileScan};
+    use crate::file::Geometry;
+    use crate::page::geometry::BlockSize;
+
+    /// Two blocks: a page of noise whose "header" claims a count of line pointers, then an
+    /// all-zero page.
+    fn relation(indexes: Vec<IndexInput>) -> Report {
+        let mut bytes = alloc::vec![0u8; 2 * 8192];
+        let mut x = 7u64;
+        for b in bytes.iter_mut().take(8192) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        // pd_lower 1024: a noise header that would "hold" 250 line pointers.
+        bytes[12..14].copy_from_slice(&1024u16.to_le_bytes());
+        let geometry = Geometry {
+            block_size: BlockSize::DEFAULT,
+            endian: Endian::Little,
+            block_size_assumed: false,
+            byte_order_detected: false,
+        };
+        let mut scan = FileScan::new(geometry, 0, bytes.len() as u64).unwrap();
+        scan.chunk(&bytes, 0);
+        let verdict = scan.finish(ChecksumsKnown::On);
+        let zero_blocks = alloc::vec![1];
+        let pages = wanted_blocks(&verdict, &zero_blocks)
+            .into_iter()
+            .map(|b| {
+                (
+                    b,
+                    bytes[b as usize * 8192..(b as usize + 1) * 8192].to_vec(),
+                )
+            })
+            .collect();
+        build(&Input {
+            data_directory: None,
+            cluster: ClusterFacts::default(),
+            relations: alloc::vec![RelationInput {
+                database: None,
+                relation: Some(String::from("public.t")),
+                relname: Some(String::from("t")),
+                sql_name: Some(String::from("public.t")),
+                relkind: Some('r'),
+                endian: Endian::Little,
+                files: alloc::vec![FileInput {
+                    path: String::from("base/5/16384"),
+                    verdict,
+                    zero_blocks,
+                    pages,
+                }],
+                columns: None,
+                log: None,
+                indexes,
+                sound_pages: BTreeMap::new(),
+            }],
+            unknown: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn locators_of_relation_paths() {
+        assert_eq!(locator_of("base/5/16384.2"), Some((1663, 5, 16384)));
+        assert_eq!(locator_of("/d/base/5/16384"), Some((1663, 5, 16384)));
+        assert_eq!(locator_of("global/1262"), Some((1664, 0, 1262)));
+        assert_eq!(
+            locator_of("pg_tblspc/16390/PG_16_202307071/5/16391"),
+            Some((16390, 5, 16391))
+        );
+        assert_eq!(locator_of("16384"), None);
+    }
+
+    #[test]
+    fn noise_gives_no_count_without_an_index() {
+        let r = relation(Vec::new());
+        let blocks = &r.relations[0].blocks;
+        // The trailing zero page is no damage: nothing says rows were there.
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].damage, Damage::Overwritten);
+        let rows = blocks[0].rows.as_ref().unwrap();
+        assert_eq!(rows.known_from, KnownFrom::Unknown);
+        assert_eq!(rows.lost, None);
+        assert!(r.verdict.contains("rows lost: unknown"), "{}", r.verdict);
+    }
+
+    #[test]
+    fn an_index_counts_the_rows_of_noise_and_of_a_zero_page() {
+        let entry = |block, offset, dead| LeafEntry {
+            block,
+            offset,
+            dead,
+            keys: Some(alloc::vec![Some(alloc::format!("{block}-{offset}"))]),
+        };
+        let r = relation(alloc::vec![IndexInput {
+            name: String::from("public.t_pkey"),
+            sql_name: String::from("public.t_pkey"),
+            keys_known: true,
+            key_types: alloc::vec![crate::tuple::value::Type::Text],
+            uniqueness: 2,
+            unreadable_pages: 0,
+            entries: alloc::vec![
+                entry(0, 1, false),
+                entry(0, 2, false),
+                entry(0, 3, true),
+                entry(1, 1, false),
+            ],
+            key_columns: Vec::new(),
+        }]);
+        let blocks = &r.relations[0].blocks;
+        assert_eq!(blocks.len(), 2);
+        let noise = blocks.iter().find(|b| b.block == 0).unwrap();
+        let rows = noise.rows.as_ref().unwrap();
+        assert_eq!((rows.known_from, rows.lost), (KnownFrom::Index, Some(2)));
+        assert_eq!(
+            rows.keys,
+            alloc::vec![
+                alloc::vec![Some(String::from("0-1"))],
+                alloc::vec![Some(String::from("0-2"))]
+            ]
+        );
+        let zero = blocks.iter().find(|b| b.block == 1).unwrap();
+        assert_eq!(zero.damage, Damage::Zeroed);
+        assert_eq!(zero.rows.as_ref().unwrap().lost, Some(1));
+        assert!(r.verdict.ends_with("3 rows lost"), "{}", r.verdict);
+        // The zeroed page's step names the index whose entries lead into it, and the repair.
+        let step = r
+            .steps
+            .iter()
+            .find(|s| s.starts_with("Block 1 of public.t is all zeros"))
+            .unwrap();
+        assert!(step.contains("its index public.t_pkey still holds entries pointing into it"));
+        assert!(step.contains("REINDEX that index (REINDEX INDEX public.t_pkey)"));
+        let text = text(&r);
+        assert!(!text.contains('…') && !text.contains("%u"));
+    }
+
+    #[test]
+    fn evidence_said_of_an_earlier_block_is_not_repeated() {
+        let mut r = relation(Vec::new());
+        let mut again = r.relations[0].blocks[0].clone();
+        again.block = 7;
+        again.block_in_file = 7;
+        r.relations[0].blocks.push(again);
+        let first = r.relations[0].blocks[0].evidence[0].clone();
+        for out in [text(&r), markdown(&r)] {
+            assert_eq!(out.matches(first.as_str()).count(), 1, "{out}");
+            assert!(
+                out.contains("(the same evidence as said above of block 0, word for word)"),
+                "{out}"
+            );
+        }
+        // The JSON keeps every block's evidence whole.
+        assert_eq!(r.relations[0].blocks[1].evidence[0], first);
+    }
+}

@@ -1,0 +1,1043 @@
+//! The report's inputs read the way a caller without a file system can drive it, as
+//! `CatalogReader` does: the reader is told every path (and length) the data directory
+//! holds, asks for the byte ranges it needs next (PG_VERSION and pg_control, the catalogs,
+//! each relation file in chunks, the pages it must look at again, a damaged table's maps,
+//! indexes and columns), is given their bytes, and in the end builds the report. The CLI
+//! answers with reads from disk, the browser with File slices.
+
+use alloc::boxed::Box;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use super::{
+    build, leaf_entries, wanted_blocks, ClusterFacts, FileInput, IndexInput, Input, RelationInput,
+    Report,
+};
+use crate::am::maps::walk::ForkMaps;
+use crate::cluster::catalog::reader::{CatalogListing, CatalogReader, ListedRelation, ReadWith};
+use crate::cluster::catalog::table::TableReader;
+use crate::cluster::control::{decode_control, state_words, ControlFile, ControlValue};
+use crate::file::datadir::parse_pg_version;
+use crate::file::scan::{ChecksumsKnown, FileScan};
+use crate::file::{file_geometry, parse_relation_file_name, GeometryChoice};
+use crate::page::geometry::{BlockSize, Endian};
+use crate::page::kind::Fork;
+use crate::page::verify::PageStatus;
+use crate::tuple::visibility::TransactionLog;
+
+/// Pages asked for at once while a file is scanned.
+const CHUNK_PAGES: u64 = 256;
+/// What file_geometry looks at first.
+const HEAD_BYTES: u64 = crate::file::DETECT_HEAD_BYTES as u64;
+
+/// Bytes the reader wants: `len` bytes of `path` from `offset` (fewer at the file's end).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct Request {
+    pub path: String,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// One relation's files and what the catalogs say of it.
+struct Group {
+    listed: Option<ListedRelation>,
+    /// Directory and relfilenode (`base/5/16384`), for the maps' forks.
+    base: String,
+    /// (segno, path) in segment order.
+    segments: Vec<(u32, String)>,
+}
+
+/// A file being scanned.
+struct Scanning {
+    path: String,
+    scan: FileScan,
+    next_block: u32,
+    zero_blocks: Vec<u32>,
+}
+
+/// One B-tree index of a table to read: its name, `IndexInput::uniqueness`, key types and
+/// (segno, path) of its segments.
+#[derive(Clone)]
+struct IndexPlan {
+    name: String,
+    sql_name: String,
+    uniqueness: u8,
+    keys: Option<Vec<crate::cluster::rows::Column>>,
+    segments: Vec<(u32, String)>,
+}
+
+/// What the reader is doing.
+enum Step {
+    /// PG_VERSION and pg_control.
+    Control,
+    Catalogs(Box<CatalogReader>),
+    /// Group `g`: its maps (heap segment 0 only).
+    Maps(usize),
+    /// Group `g`, segment `s`: the head (geometry), then chunks.
+    Head(usize, usize),
+    Scan(usize, usize, Box<Scanning>),
+    /// Group `g`, segment `s`: the pages the verdict wants.
+    Pages(usize, usize),
+    /// Group `g`: its B-tree indexes' files, index `i` segment `s` from block `b`.
+    Indexes(usize, usize, usize, u32),
+    /// Group `g`: the naming index again, segment `s` from block `b`, for the other entries
+    /// of the keys a damaged page shows live.
+    Twins(usize, usize, u32),
+    /// Group `g`: the heap pages those entries point at.
+    Sound(usize),
+    /// Group `g`: the table's columns.
+    Columns(usize, Box<TableReader>),
+    Done,
+}
+
+/// The reader (see the module's doc).
+pub struct ReportReader {
+    lengths: BTreeMap<String, u64>,
+    /// Relation files the caller named (None: every relation file of the directory).
+    only: Option<BTreeSet<String>>,
+    /// How paths are shown in messages (the data directory's name and a `/`).
+    shown: String,
+    datadir: bool,
+    step: Step,
+    given: BTreeMap<Request, Result<Vec<u8>, String>>,
+    with: Option<ReadWith>,
+    /// pg_control when it can be trusted: the horizon of the heap checks.
+    control: Option<ControlFile>,
+    checksums: ChecksumsKnown,
+    choice: GeometryChoice,
+    listing: Option<CatalogListing>,
+    log: Option<Arc<TransactionLog>>,
+    groups: Vec<Group>,
+    /// The relation being read.
+    files: Vec<FileInput>,
+    maps: Option<ForkMaps>,
+    indexes: Vec<IndexInput>,
+    /// The B-tree indexes of the table being read.
+    index_plan: Vec<IndexPlan>,
+    /// The naming index's place in `indexes` and the keys whose other entries are sought.
+    twins: Option<(usize, BTreeSet<Vec<Option<String>>>)>,
+    sound_pages: BTreeMap<u32, Vec<u8>>,
+    relations: Vec<RelationInput>,
+    cluster: ClusterFacts,
+    unknown: Vec<String>,
+    /// Why the report cannot be made (a file given alone that is not a relation file).
+    fatal: Option<String>,
+}
+
+impl ReportReader {
+    /// `paths`: every file of a data directory, relative to it and `/`-separated, with its
+    /// length (PG_VERSION and global/pg_control among them); or relation files given alone
+    /// (no PG_VERSION among them). `only`: the relation files of the directory to report on
+    /// (None: all). `shown`: how messages name the directory (its name and a `/`, or "").
+    pub fn new(paths: Vec<(String, u64)>, only: Option<Vec<String>>, shown: &str) -> Self {
+        let lengths: BTreeMap<String, u64> = paths.into_iter().collect();
+        let datadir =
+            lengths.contains_key("PG_VERSION") && lengths.contains_key("global/pg_control");
+        let mut r = ReportReader {
+            only: only.map(|o| o.into_iter().collect()),
+            shown: String::from(shown),
+            datadir,
+            step: Step::Control,
+            given: BTreeMap::new(),
+            with: None,
+            control: None,
+            checksums: ChecksumsKnown::Unknown,
+            choice: GeometryChoice::default(),
+            listing: None,
+            log: None,
+            groups: Vec::new(),
+            files: Vec::new(),
+            maps: None,
+            indexes: Vec::new(),
+            index_plan: Vec::new(),
+            twins: None,
+            sound_pages: BTreeMap::new(),
+            relations: Vec::new(),
+            cluster: ClusterFacts {
+                data_checksums: String::from("unknown"),
+                ..ClusterFacts::default()
+            },
+            unknown: Vec::new(),
+            fatal: None,
+            lengths,
+        };
+        if !datadir {
+            r.groups = r
+                .lengths
+                .keys()
+                .map(|p| Group {
+                    listed: None,
+                    base: p.clone(),
+                    segments: alloc::vec![(0, p.clone())],
+                })
+                .collect();
+            r.step = r.first_group_step(0);
+        }
+        r
+    }
+
+    fn len(&self, path: &str) -> u64 {
+        self.lengths.get(path).copied().unwrap_or(0)
+    }
+
+    fn whole(&self, path: &str) -> Request {
+        Request {
+            path: String::from(path),
+            offset: 0,
+            len: self.len(path),
+        }
+    }
+
+    /// Gives the bytes of a request `wanted` returned, or why it could not be read.
+    pub fn give(&mut self, request: &Request, bytes: Result<Vec<u8>, String>) {
+        self.given.insert(request.clone(), bytes);
+    }
+
+    fn take(&mut self, request: &Request) -> Option<Result<Vec<u8>, String>> {
+        self.given.remove(request)
+    }
+
+    /// The next byte ranges to give; empty when `finish` can be called.
+    pub fn wanted(&mut self) -> Vec<Request> {
+        loop {
+            let step = core::mem::replace(&mut self.step, Step::Done);
+            match self.advance(step) {
+                Ok(next) => self.step = next,
+                Err((want, step)) => {
+                    self.step = step;
+                    return want;
+                }
+            }
+            if matches!(self.step, Step::Done) {
+                return Vec::new();
+            }
+        }
+    }
+
+    /// One step forward: the next step, or (what to read, the step that waits for it).
+    fn advance(&mut self, step: Step) -> Result<Step, (Vec<Request>, Step)> {
+        match step {
+            Step::Control => {
+                let want = [self.whole("PG_VERSION"), self.whole("global/pg_control")];
+                let (Some(v), Some(c)) = (self.take(&want[0]), self.take(&want[1])) else {
+                    return Err((want.to_vec(), Step::Control));
+                };
+                self.control_read(v, c);
+                let Some(with) = self.with else {
+                    return Ok(Step::Done);
+                };
+                let paths: Vec<String> = self.lengths.keys().cloned().collect();
+                let mut reader = CatalogReader::new(paths, with, &self.shown);
+                reader.read_index_keys();
+                Ok(Step::Catalogs(Box::new(reader)))
+            }
+            Step::Catalogs(mut reader) => {
+                let want = reader.wanted();
+                if want.is_empty() {
+                    self.catalogs_read(reader.finish());
+                    return Ok(self.first_group_step(0));
+                }
+                let requests: Vec<Request> = want.iter().map(|p| self.whole(p)).collect();
+                let mut all = true;
+                for (p, rq) in want.iter().zip(&requests) {
+                    match self.take(rq) {
+                        Some(Ok(b)) => reader.give(p, Some(b)),
+                        Some(Err(e)) => {
+                            self.unknown.push(e);
+                            reader.give(p, None);
+                        }
+                        None => all = false,
+                    }
+                }
+                if all {
+                    Ok(Step::Catalogs(reader))
+                } else {
+                    Err((requests, Step::Catalogs(reader)))
+                }
+            }
+            Step::Maps(g) => {
+                let base = self
+                    .groups
+                    .get(g)
+                    .map(|x| x.base.clone())
+                    .unwrap_or_default();
+                let (vm, fsm) = (format!("{base}_vm"), format!("{base}_fsm"));
+                let want: Vec<Request> = [&vm, &fsm]
+                    .iter()
+                    .filter(|p| self.lengths.contains_key(p.as_str()))
+                    .map(|p| self.whole(p))
+                    .collect();
+                if want.iter().any(|w| !self.given.contains_key(w)) {
+                    return Err((want, Step::Maps(g)));
+                }
+                let mut bytes = BTreeMap::new();
+                for w in &want {
+                    if let Some(Ok(b)) = self.take(w) {
+                        bytes.insert(w.path.clone(), b);
+                    }
+                }
+                self.maps = Some(ForkMaps::new(
+                    bytes.get(&vm).map(Vec::as_slice),
+                    bytes.get(&fsm).map(Vec::as_slice),
+                    self.choice.block_size.unwrap_or(BlockSize::DEFAULT),
+                ));
+                Ok(Step::Head(g, 0))
+            }
+            Step::Head(g, s) => {
+                let Some((segno, path)) = self.segment(g, s) else {
+                    return Ok(self.after_scan(g));
+                };
+                let len = self.len(&path);
+                if len == 0 {
+                    return Ok(Step::Head(g, s.saturating_add(1)));
+                }
+                let want = Request {
+                    path: path.clone(),
+                    offset: 0,
+                    len: len.min(HEAD_BYTES),
+                };
+                let head = match self.take(&want) {
+                    None => return Err((alloc::vec![want], Step::Head(g, s))),
+                    Some(Err(e)) => {
+                        self.unreadable(e);
+                        return Ok(Step::Head(g, s.saturating_add(1)));
+                    }
+                    Some(Ok(h)) => h,
+                };
+                // A data directory's files are named as the server names them (relative to it).
+                let shown = path.clone();
+                let named = path
+                    .rsplit('/')
+                    .next()
+                    .and_then(parse_relation_file_name)
+                    .is_some();
+                let geometry = match file_geometry(&head, self.choice, named) {
+                    Ok(geometry) => geometry,
+                    Err(why) => {
+                        self.unreadable(format!("file \"{shown}\" is {why}"));
+                        return Ok(Step::Head(g, s.saturating_add(1)));
+                    }
+                };
+                let mut scan = match FileScan::new(geometry, segno, len) {
+                    Ok(scan) => scan,
+                    Err(e) => {
+                        self.unreadable(format!("file \"{shown}\": {e}"));
+                        return Ok(Step::Head(g, s.saturating_add(1)));
+                    }
+                };
+                if segno == 0 {
+                    if let Some(m) = self.maps.take() {
+                        scan.set_maps(Arc::new(m));
+                    }
+                }
+                // amcheck's page checks, with what the catalogs say of the relation: a page
+                // whose checksum is valid can still be wrong.
+                if let (Some(listing), Some(listed)) = (
+                    self.listing.as_ref(),
+                    self.groups.get(g).and_then(|x| x.listed.as_ref()),
+                ) {
+                    let (structure, _) = crate::cluster::structures::relation_structure(
+                        listing,
+                        listed,
+                        self.control.as_ref(),
+                        self.log.as_ref(),
+                    );
+                    scan.set_structure(Arc::new(structure));
+                }
+                Ok(Step::Scan(
+                    g,
+                    s,
+                    Box::new(Scanning {
+                        path: shown,
+                        scan,
+                        next_block: 0,
+                        zero_blocks: Vec::new(),
+                    }),
+                ))
+            }
+            Step::Scan(g, s, mut sc) => {
+                let Some((_, path)) = self.segment(g, s) else {
+                    return Ok(self.after_scan(g));
+                };
+                let blocks = sc.scan.extent().blocks;
+                let bs = u64::from(sc.scan.geometry().block_size.bytes());
+                if sc.next_block >= blocks {
+                    let verdict = sc.scan.finish(self.checksums);
+                    let sc = *sc;
+                    self.files.push(FileInput {
+                        path: sc.path,
+                        verdict,
+                        zero_blocks: sc.zero_blocks,
+                        pages: BTreeMap::new(),
+                    });
+                    return Ok(Step::Pages(g, s));
+                }
+                let n = u64::from(blocks.saturating_sub(sc.next_block)).min(CHUNK_PAGES);
+                let want = Request {
+                    path,
+                    offset: u64::from(sc.next_block).saturating_mul(bs),
+                    len: n.saturating_mul(bs),
+                };
+                let chunk = match self.take(&want) {
+                    None => return Err((alloc::vec![want], Step::Scan(g, s, sc))),
+                    Some(Err(e)) => {
+                        self.unreadable(e);
+                        return Ok(Step::Head(g, s.saturating_add(1)));
+                    }
+                    Some(Ok(c)) => c,
+                };
+                let bs_usize = usize::try_from(bs).unwrap_or(usize::MAX);
+                let whole = chunk
+                    .len()
+                    .checked_div(bs_usize)
+                    .unwrap_or(0)
+                    .saturating_mul(bs_usize);
+                let first = sc.next_block;
+                let mut i = first;
+                let zero = &mut sc.zero_blocks;
+                sc.scan
+                    .chunk_statuses(chunk.get(..whole).unwrap_or_default(), first, |st| {
+                        if st == PageStatus::Zero {
+                            zero.push(i);
+                        }
+                        i = i.saturating_add(1);
+                    });
+                let got = u32::try_from(whole.checked_div(bs_usize).unwrap_or(0)).unwrap_or(0);
+                // A short read (the file shrank): what was read is the file.
+                sc.next_block = if got == 0 {
+                    blocks
+                } else {
+                    first.saturating_add(got)
+                };
+                Ok(Step::Scan(g, s, sc))
+            }
+            Step::Pages(g, s) => {
+                let Some((_, path)) = self.segment(g, s) else {
+                    return Ok(self.after_scan(g));
+                };
+                let Some(file) = self.files.last() else {
+                    return Ok(Step::Head(g, s.saturating_add(1)));
+                };
+                let bs = u64::from(file.verdict.geometry.block_size.bytes());
+                let blocks = wanted_blocks(&file.verdict, &file.zero_blocks);
+                let want: Vec<(u32, Request)> = blocks
+                    .iter()
+                    .map(|b| {
+                        (
+                            *b,
+                            Request {
+                                path: path.clone(),
+                                offset: u64::from(*b).saturating_mul(bs),
+                                len: bs,
+                            },
+                        )
+                    })
+                    .collect();
+                if want.iter().any(|(_, w)| !self.given.contains_key(w)) {
+                    return Err((
+                        want.into_iter().map(|(_, w)| w).collect(),
+                        Step::Pages(g, s),
+                    ));
+                }
+                let mut pages = BTreeMap::new();
+                for (b, w) in &want {
+                    if let Some(Ok(p)) = self.take(w) {
+                        if p.len() as u64 == bs {
+                            pages.insert(*b, p);
+                        }
+                    }
+                }
+                if let Some(f) = self.files.last_mut() {
+                    f.pages = pages;
+                }
+                Ok(Step::Head(g, s.saturating_add(1)))
+            }
+            Step::Indexes(g, i, s, block) => self.read_indexes(g, i, s, block),
+            Step::Twins(g, s, block) => self.read_twins(g, s, block),
+            Step::Sound(g) => self.read_sound(g),
+            Step::Columns(g, mut reader) => {
+                let want = reader.wanted();
+                if want.is_empty() {
+                    let columns = match reader.finish() {
+                        Ok(t) => Some(t.columns),
+                        Err(r) => {
+                            self.unknown.push(format!(
+                                "the columns of {} could not be read ({}): bit flips are named without their values",
+                                self.group_name(g),
+                                r.reason
+                            ));
+                            None
+                        }
+                    };
+                    return Ok(self.relation_done(g, columns));
+                }
+                let requests: Vec<Request> = want.iter().map(|p| self.whole(p)).collect();
+                if requests.iter().any(|w| !self.given.contains_key(w)) {
+                    return Err((requests, Step::Columns(g, reader)));
+                }
+                for (p, rq) in want.iter().zip(&requests) {
+                    let bytes = self.take(rq).and_then(Result::ok);
+                    reader.give(p, bytes);
+                }
+                Ok(Step::Columns(g, reader))
+            }
+            Step::Done => Ok(Step::Done),
+        }
+    }
+
+    /// A file that cannot be read: said in the report, or for files given alone (which are
+    /// all there is to report on), the reason the report cannot be made.
+    fn unreadable(&mut self, why: String) {
+        if self.datadir {
+            self.unknown.push(why);
+        } else if self.fatal.is_none() {
+            self.fatal = Some(why);
+        }
+    }
+
+    fn segment(&self, g: usize, s: usize) -> Option<(u32, String)> {
+        self.groups.get(g)?.segments.get(s).cloned()
+    }
+
+    fn group_name(&self, g: usize) -> String {
+        self.groups
+            .get(g)
+            .and_then(|x| x.listed.as_ref())
+            .map_or_else(String::new, qualified)
+    }
+
+    fn is_heap(&self, g: usize) -> bool {
+        self.groups
+            .get(g)
+            .and_then(|x| x.listed.as_ref())
+            .is_some_and(|l| matches!(l.relation.relkind, 'r' | 'm' | 't'))
+    }
+
+    fn first_group_step(&mut self, g: usize) -> Step {
+        self.files = Vec::new();
+        self.maps = None;
+        self.indexes = Vec::new();
+        self.twins = None;
+        self.sound_pages = BTreeMap::new();
+        if g >= self.groups.len() {
+            return Step::Done;
+        }
+        if self.is_heap(g) {
+            Step::Maps(g)
+        } else {
+            Step::Head(g, 0)
+        }
+    }
+
+    /// After a group's segments: its indexes and columns when it is a damaged table.
+    fn after_scan(&mut self, g: usize) -> Step {
+        let damaged = self.files.iter().any(|f| !f.pages.is_empty());
+        if !damaged || !self.is_heap(g) {
+            return self.relation_done(g, None);
+        }
+        self.index_plan = self.plan_indexes(g);
+        Step::Indexes(g, 0, 0, 0)
+    }
+
+    /// The B-tree indexes of group `g`'s table, with their segments.
+    fn plan_indexes(&self, g: usize) -> Vec<IndexPlan> {
+        let (Some(listing), Some(table)) = (
+            self.listing.as_ref(),
+            self.groups.get(g).and_then(|x| x.listed.as_ref()),
+        ) else {
+            return Vec::new();
+        };
+        let t = &table.relation;
+        let mut out = Vec::new();
+        for ix in listing.relations.iter().filter(|r| {
+            r.index_of == Some(t.oid)
+                && r.relation.database_oid == t.database_oid
+                && r.relation.am.as_deref() == Some("btree")
+        }) {
+            let rel = &ix.relation;
+            let Some(dir) = listing.directory(rel.tablespace_oid, rel.database_oid) else {
+                continue;
+            };
+            let keys = listing
+                .index_key_output
+                .get(&(rel.database_oid, rel.oid))
+                .cloned();
+            let mut segments: Vec<(u32, String)> = self
+                .lengths
+                .keys()
+                .filter_map(|p| {
+                    let (d, n) = p.rsplit_once('/')?;
+                    let f = parse_relation_file_name(n)?;
+                    (d == dir && f.relfilenode == rel.relfilenode && f.fork == Fork::Main)
+                        .then(|| (f.segno, p.clone()))
+                })
+                .collect();
+            segments.sort();
+            let uniqueness = match listing.unique_indexes.get(&(rel.database_oid, rel.oid)) {
+                Some(true) => 2,
+                Some(false) => 1,
+                None => 0,
+            };
+            out.push(IndexPlan {
+                name: qualified(ix),
+                sql_name: sql_name(ix),
+                uniqueness,
+                keys,
+                segments,
+            });
+        }
+        out
+    }
+
+    /// Index `i` of the plan, segment `s`, from block `block`: its leaf entries for the
+    /// blocks the table's files want.
+    fn read_indexes(
+        &mut self,
+        g: usize,
+        i: usize,
+        s: usize,
+        block: u32,
+    ) -> Result<Step, (Vec<Request>, Step)> {
+        let Some(IndexPlan {
+            name,
+            sql_name,
+            uniqueness,
+            keys,
+            segments,
+        }) = self.index_plan.get(i).cloned()
+        else {
+            return Ok(self.twins_step(g));
+        };
+        let bs = self
+            .files
+            .first()
+            .map_or(BlockSize::DEFAULT, |f| f.verdict.geometry.block_size);
+        let endian = self.endian();
+        if self.indexes.len() <= i {
+            self.indexes.push(IndexInput {
+                name,
+                sql_name,
+                keys_known: keys.is_some(),
+                key_types: keys.iter().flatten().map(|c| c.ty.clone()).collect(),
+                uniqueness,
+                unreadable_pages: 0,
+                entries: Vec::new(),
+                key_columns: keys.clone().unwrap_or_default(),
+            });
+        }
+        let Some((segno, path)) = segments.get(s).cloned() else {
+            return Ok(Step::Indexes(g, i.saturating_add(1), 0, 0));
+        };
+        let size = u64::from(bs.bytes());
+        let blocks = self.len(&path).checked_div(size).unwrap_or(0);
+        if u64::from(block) >= blocks {
+            return Ok(Step::Indexes(g, i, s.saturating_add(1), 0));
+        }
+        let n = blocks.saturating_sub(u64::from(block)).min(CHUNK_PAGES);
+        let want = Request {
+            path,
+            offset: u64::from(block).saturating_mul(size),
+            len: n.saturating_mul(size),
+        };
+        let chunk = match self.take(&want) {
+            None => return Err((alloc::vec![want], Step::Indexes(g, i, s, block))),
+            Some(Err(e)) => {
+                self.unknown.push(e);
+                if let Some(ix) = self.indexes.get_mut(i) {
+                    ix.unreadable_pages = ix.unreadable_pages.saturating_add(n);
+                }
+                return Ok(Step::Indexes(g, i, s.saturating_add(1), 0));
+            }
+            Some(Ok(c)) => c,
+        };
+        let wanted: BTreeSet<u32> = self
+            .files
+            .iter()
+            .flat_map(|f| {
+                f.pages.keys().map(move |b| {
+                    f.verdict
+                        .geometry
+                        .block_size
+                        .absolute_block(f.verdict.segno, *b)
+                })
+            })
+            .collect();
+        let checksums = self.checksums != ChecksumsKnown::Off;
+        let mut unreadable = 0u64;
+        let mut entries = Vec::new();
+        for (k, page) in chunk.chunks_exact(bs.len()).enumerate() {
+            let absolute = bs.absolute_block(segno, block.saturating_add(k as u32));
+            let e = leaf_entries(page, absolute, endian, checksums, keys.as_deref());
+            if e.is_empty()
+                && crate::page::verify::verify_page(page, absolute, endian).status != PageStatus::Ok
+                && crate::page::verify::verify_page(page, absolute, endian).status
+                    != PageStatus::Zero
+            {
+                unreadable = unreadable.saturating_add(1);
+            }
+            entries.extend(e.into_iter().filter(|e| wanted.contains(&e.block)));
+        }
+        if let Some(ix) = self.indexes.get_mut(i) {
+            ix.entries.extend(entries);
+            ix.unreadable_pages = ix.unreadable_pages.saturating_add(unreadable);
+        }
+        Ok(Step::Indexes(g, i, s, block.saturating_add(n as u32)))
+    }
+
+    /// Relation-wide numbers of the blocks the table's files want (the damaged ones), and of
+    /// those that fail their checksum with a sane header: pages whose live tuples may be stale.
+    fn damaged_blocks(&self) -> (BTreeSet<u32>, BTreeSet<u32>) {
+        let endian = self.endian();
+        let mut all = BTreeSet::new();
+        let mut sane = BTreeSet::new();
+        for f in &self.files {
+            let bs = f.verdict.geometry.block_size;
+            for (b, page) in &f.pages {
+                let absolute = bs.absolute_block(f.verdict.segno, *b);
+                all.insert(absolute);
+                if crate::page::verify::verify_page(page, absolute, endian).status
+                    == PageStatus::Mismatch
+                    && crate::page::verify::header_is_sane(page, endian)
+                {
+                    sane.insert(absolute);
+                }
+            }
+        }
+        (all, sane)
+    }
+
+    /// After the indexes: the naming index read again for the other entries of the keys a
+    /// damaged page with a sane header shows (their TIDs were left out as not wanted).
+    fn twins_step(&mut self, g: usize) -> Step {
+        let (_, sane) = self.damaged_blocks();
+        let Some(i) = super::naming_index(&self.indexes)
+            .and_then(|ix| self.indexes.iter().position(|x| core::ptr::eq(x, ix)))
+        else {
+            return self.columns_step(g);
+        };
+        let keys = self
+            .indexes
+            .get(i)
+            .map(|ix| super::keys_into(ix, &sane))
+            .unwrap_or_default();
+        if keys.is_empty() {
+            return self.columns_step(g);
+        }
+        self.twins = Some((i, keys));
+        Step::Twins(g, 0, 0)
+    }
+
+    fn read_twins(&mut self, g: usize, s: usize, block: u32) -> Result<Step, (Vec<Request>, Step)> {
+        let Some((i, keys)) = self.twins.clone() else {
+            return Ok(self.columns_step(g));
+        };
+        let Some(plan) = self.index_plan.get(i).cloned() else {
+            return Ok(self.columns_step(g));
+        };
+        let Some((segno, path)) = plan.segments.get(s).cloned() else {
+            return Ok(Step::Sound(g));
+        };
+        let bs = self
+            .files
+            .first()
+            .map_or(BlockSize::DEFAULT, |f| f.verdict.geometry.block_size);
+        let endian = self.endian();
+        let size = u64::from(bs.bytes());
+        let blocks = self.len(&path).checked_div(size).unwrap_or(0);
+        if u64::from(block) >= blocks {
+            return Ok(Step::Twins(g, s.saturating_add(1), 0));
+        }
+        let n = blocks.saturating_sub(u64::from(block)).min(CHUNK_PAGES);
+        let want = Request {
+            path,
+            offset: u64::from(block).saturating_mul(size),
+            len: n.saturating_mul(size),
+        };
+        let chunk = match self.take(&want) {
+            None => return Err((alloc::vec![want], Step::Twins(g, s, block))),
+            // Already said when the index was read first.
+            Some(Err(_)) => return Ok(Step::Twins(g, s.saturating_add(1), 0)),
+            Some(Ok(c)) => c,
+        };
+        let (wanted, _) = self.damaged_blocks();
+        let checksums = self.checksums != ChecksumsKnown::Off;
+        let mut found = Vec::new();
+        for (k, page) in chunk.chunks_exact(bs.len()).enumerate() {
+            let absolute = bs.absolute_block(segno, block.saturating_add(k as u32));
+            found.extend(
+                leaf_entries(page, absolute, endian, checksums, plan.keys.as_deref())
+                    .into_iter()
+                    .filter(|e| !wanted.contains(&e.block))
+                    .filter(|e| e.keys.as_ref().is_some_and(|k| keys.contains(k))),
+            );
+        }
+        if let Some(ix) = self.indexes.get_mut(i) {
+            ix.entries.extend(found);
+        }
+        Ok(Step::Twins(g, s, block.saturating_add(n as u32)))
+    }
+
+    /// The heap pages the twins point at; those that verify are kept.
+    fn read_sound(&mut self, g: usize) -> Result<Step, (Vec<Request>, Step)> {
+        let Some((i, keys)) = self.twins.clone() else {
+            return Ok(self.columns_step(g));
+        };
+        let (wanted, _) = self.damaged_blocks();
+        let blocks = self
+            .indexes
+            .get(i)
+            .map(|ix| super::twin_blocks(ix, &keys, &wanted))
+            .unwrap_or_default();
+        let bs = self
+            .files
+            .first()
+            .map_or(BlockSize::DEFAULT, |f| f.verdict.geometry.block_size);
+        let size = u64::from(bs.bytes());
+        let per = bs.blocks_per_segment().max(1);
+        let want: Vec<(u32, Request)> = blocks
+            .iter()
+            .filter_map(|&absolute| {
+                let segno = absolute.checked_div(per)?;
+                let within = absolute.checked_rem(per)?;
+                let (_, path) = self
+                    .groups
+                    .get(g)?
+                    .segments
+                    .iter()
+                    .find(|(n, _)| *n == segno)?
+                    .clone();
+                Some((
+                    absolute,
+                    Request {
+                        path,
+                        offset: u64::from(within).saturating_mul(size),
+                        len: size,
+                    },
+                ))
+            })
+            .collect();
+        if want.iter().any(|(_, w)| !self.given.contains_key(w)) {
+            return Err((want.into_iter().map(|(_, w)| w).collect(), Step::Sound(g)));
+        }
+        let endian = self.endian();
+        for (absolute, w) in &want {
+            if let Some(Ok(page)) = self.take(w) {
+                let sound = page.len() as u64 == size
+                    && crate::cluster::rows::page_problem(&page, *absolute, endian, self.checksums)
+                        .is_none()
+                    && !page.iter().all(|&b| b == 0);
+                if sound {
+                    self.sound_pages.insert(*absolute, page);
+                }
+            }
+        }
+        Ok(self.columns_step(g))
+    }
+
+    fn endian(&self) -> Endian {
+        self.files
+            .first()
+            .map_or(Endian::Little, |f| f.verdict.geometry.endian)
+    }
+
+    /// The table's columns, when a page of it fails its checksum (a bit flip's values).
+    fn columns_step(&mut self, g: usize) -> Step {
+        let mismatch = self.files.iter().any(|f| {
+            f.verdict
+                .pages
+                .iter()
+                .any(|r| r.status == PageStatus::Mismatch)
+        });
+        let (Some(with), Some(l)) = (
+            self.with,
+            self.groups.get(g).and_then(|x| x.listed.as_ref()),
+        ) else {
+            return self.relation_done(g, None);
+        };
+        if !mismatch {
+            return self.relation_done(g, None);
+        }
+        let reader = TableReader::by_file(
+            self.lengths.keys().cloned().collect(),
+            &self.shown,
+            with,
+            self.checksums,
+            l.relation.database_oid,
+            l.relation.relfilenode,
+        );
+        Step::Columns(g, Box::new(reader))
+    }
+
+    fn relation_done(
+        &mut self,
+        g: usize,
+        columns: Option<Vec<crate::cluster::rows::Column>>,
+    ) -> Step {
+        let listed = self.groups.get(g).and_then(|x| x.listed.clone());
+        let endian = self.endian();
+        self.relations.push(RelationInput {
+            database: listed.as_ref().and_then(|l| l.database.clone()),
+            relation: listed.as_ref().map(qualified),
+            relname: listed.as_ref().map(|l| l.relation.name.clone()),
+            sql_name: listed.as_ref().map(sql_name),
+            relkind: listed.as_ref().map(|l| l.relation.relkind),
+            endian,
+            files: core::mem::take(&mut self.files),
+            columns,
+            log: self.log.clone(),
+            indexes: core::mem::take(&mut self.indexes),
+            sound_pages: core::mem::take(&mut self.sound_pages),
+        });
+        self.first_group_step(g.saturating_add(1))
+    }
+
+    fn control_read(&mut self, version: Result<Vec<u8>, String>, control: Result<Vec<u8>, String>) {
+        let version = match version {
+            Ok(v) => v,
+            Err(e) => {
+                self.fatal = Some(e);
+                return;
+            }
+        };
+        let Some(major) = parse_pg_version(&version) else {
+            self.fatal = Some(format!(
+                "\"{}PG_VERSION\" names no PostgreSQL version",
+                self.shown
+            ));
+            return;
+        };
+        if !(crate::cluster::catalog::layout::OLDEST..=crate::cluster::catalog::layout::NEWEST)
+            .contains(&major)
+        {
+            self.fatal = Some(format!(
+                "PostgreSQL {major} data directory \"{}\": pgpage reads the catalogs of PostgreSQL 13 to 18",
+                self.shown.trim_end_matches('/')
+            ));
+            return;
+        }
+        self.cluster.pg_version = Some(major);
+        let shown = format!("{}global/pg_control", self.shown);
+        let control = match control.map(|c| decode_control(&c)) {
+            Ok(Ok(c)) if c.crc_ok() && c.block_size().and_then(BlockSize::new).is_some() => Some(c),
+            Ok(Ok(_)) => {
+                self.unknown.push(format!(
+                    "control file \"{shown}\" is damaged (its CRC or block size): cluster facts unknown, block size and checksums decided from each file's pages"
+                ));
+                None
+            }
+            Ok(Err(e)) => {
+                self.unknown.push(format!("\"{shown}\": {e}"));
+                None
+            }
+            Err(e) => {
+                self.unknown.push(e);
+                None
+            }
+        };
+        if let Some(c) = &control {
+            self.cluster.system_identifier = match c.get("system_identifier") {
+                Some(ControlValue::Int(v)) => Some((*v as u64).to_string()),
+                _ => None,
+            };
+            self.cluster.state = Some(String::from(state_words(c.state)));
+            self.cluster.block_size = c.block_size();
+            self.checksums = match c.data_page_checksum_version() {
+                Some(0) => ChecksumsKnown::Off,
+                Some(_) => ChecksumsKnown::On,
+                None => ChecksumsKnown::Unknown,
+            };
+            self.choice = GeometryChoice {
+                block_size: c.block_size().and_then(BlockSize::new),
+                endian: Some(c.endian),
+            };
+        }
+        self.cluster.data_checksums = String::from(match self.checksums {
+            ChecksumsKnown::On => "on",
+            ChecksumsKnown::Off => "off",
+            ChecksumsKnown::Unknown => "unknown",
+        });
+        self.with = Some(ReadWith::from_control(major, control.as_ref()));
+        self.control = control;
+    }
+
+    fn catalogs_read(&mut self, mut listing: CatalogListing) {
+        self.unknown.append(&mut listing.damage);
+        self.log = listing.log.take().map(Arc::new);
+        let files: Vec<String> = self
+            .lengths
+            .keys()
+            .filter(|p| {
+                let Some((dir, name)) = p.rsplit_once('/') else {
+                    return false;
+                };
+                (dir == "global" || dir.starts_with("base/") || dir.starts_with("pg_tblspc/"))
+                    && parse_relation_file_name(name).is_some_and(|f| f.fork == Fork::Main)
+                    && self.only.as_ref().is_none_or(|o| o.contains(p.as_str()))
+            })
+            .cloned()
+            .collect();
+        let claims = listing.claims(files.iter().map(String::as_str));
+        let mut groups: BTreeMap<(Option<usize>, String), Group> = BTreeMap::new();
+        for (p, claim) in files.iter().zip(claims) {
+            let Some((dir, name)) = p.rsplit_once('/') else {
+                continue;
+            };
+            let Some(f) = parse_relation_file_name(name) else {
+                continue;
+            };
+            let base = format!("{dir}/{}", f.relfilenode);
+            let g = groups
+                .entry((claim, base.clone()))
+                .or_insert_with(|| Group {
+                    listed: claim.and_then(|i| listing.relations.get(i).cloned()),
+                    base,
+                    segments: Vec::new(),
+                });
+            g.segments.push((f.segno, p.clone()));
+        }
+        self.groups = groups
+            .into_values()
+            .map(|mut g| {
+                g.segments.sort();
+                g
+            })
+            .collect();
+        self.listing = Some(listing);
+    }
+
+    /// The report, or why none can be made.
+    pub fn finish(self) -> Result<Report, String> {
+        if let Some(f) = self.fatal {
+            return Err(f);
+        }
+        let data_directory = self.datadir.then(|| {
+            let name = self.shown.trim_end_matches('/');
+            String::from(if name.is_empty() { "." } else { name })
+        });
+        Ok(build(&Input {
+            data_directory,
+            cluster: self.cluster,
+            relations: self.relations,
+            unknown: self.unknown,
+        }))
+    }
+}
+
+/// `schema.name` as SQL needs it written (quote_ident each part).
+fn sql_name(l: &ListedRelation) -> String {
+    let name = crate::cluster::catalog::table::quote_ident(&l.relation.name);
+    match &l.relation.schema {
+        Some(s) => format!("{}.{name}", crate::cluster::catalog::table::quote_ident(s)),
+        None => name,
+    }
+}
+
+fn qualified(l: &ListedRelation) -> String {
+    match &l.relation.schema {
+        Some(s) => format!("{s}.{}", l.relation.name),
+        None => l.relation.name.clone(),
+    }
+}
