@@ -2,7 +2,7 @@
 import { DETECT, type GeometryChoice } from './lib/geometry';
 import { emptyCounts, type StatusCounts } from './lib/status';
 import type { Naming } from './app/catalog';
-import type { Wasm } from './wasm';
+import type { Wasm } from './core';
 import type { Chance, ChecksumsCode, FileFinding, PageFinding, ProblemPage, StructureRef } from './worker/protocol';
 
 /** The forks a relation file can hold (the fork picks how pages decode). */

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import type { Selection } from './selection';
 import './goto.css';
 

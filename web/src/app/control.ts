@@ -1,7 +1,7 @@
 // A data directory's global/pg_control and PG_VERSION, read when a directory (or a pg_control
 // beside relation files) is dropped: the core decodes pg_control, and what it says of data
 // checksums decides how every file of that directory is verified.
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import type { ChecksumsCode } from '../worker/protocol';
 
 /** A dropped data directory's control file, as the panel shows it. */

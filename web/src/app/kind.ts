@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import type { FileEntry } from '../files';
 import { headOf } from '../lib/head';
 import { fileKindOf } from '../lib/spans';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 
 const kinds = new WeakMap<File, Map<string, Promise<string>>>();
 

@@ -8,7 +8,7 @@ import type { FromWorker, VerifyRequest } from '../worker/protocol';
 import { useFiles, type ChosenFile } from './useFiles';
 
 // The core's bindings as built (names, the folder filter, pg_control), loaded from disk.
-vi.mock('../wasm', () => ({ loadWasm: async () => (await import('./testing')).coreWasm() }));
+vi.mock('../core/load', () => ({ loadWasm: async () => (await import('./testing')).coreWasm() }));
 vi.mock('../lib/head', () => ({ headOf: () => Promise.resolve(new Uint8Array(0)) }));
 
 class FakeWorker {

@@ -8,7 +8,7 @@ import { mapsOf, namesOf, newEntry, structureFor, type FileEntry, type Fork } fr
 import { DETECT, type GeometryChoice } from '../lib/geometry';
 import { headOf } from '../lib/head';
 import { emptyCounts } from '../lib/status';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import { VerifyPool } from '../worker/pool';
 import type { FromWorker } from '../worker/protocol';
 import { checksumsFor, readControls, versionFor, type ClusterControl } from './control';

@@ -17,7 +17,7 @@ import { DamagePanel, type FlipMark } from '../damage/DamagePanel';
 import { DAMAGE, rowsSentence, sentence as reportSentence } from '../report/ReportPanel';
 import { findingAt, shownReport } from '../report/shown';
 import { useLabEdit } from '../lab/useLabEdit';
-import { loadWasm, type Wasm } from '../wasm';
+import { loadWasm, type Wasm } from '../core';
 import { HexView, type ByteProvider, type ByteRange } from './HexView';
 import { MapPanel } from './MapPanel';
 import './pageview.css';

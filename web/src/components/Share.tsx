@@ -10,7 +10,7 @@ import { fileSummary, readFiledump, readRedaction, readReportPage } from '../sha
 import { exportPng } from '../share/png';
 import { cardOf } from '../share/card';
 import { maskCopy, redactOn, setRedact, useRedact } from '../share/redact';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import { relationWords } from '../app/catalog';
 import { VERSION } from '../share/version';
 import '../share/print.css';

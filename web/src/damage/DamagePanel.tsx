@@ -8,7 +8,7 @@ import { namesOf } from '../files';
 import { fileGeometry, headBytes } from '../lib/geometry';
 import type { LoadedPage } from '../lib/pageVerdict';
 import { download, spliceEdits } from '../lab/splice';
-import { loadWasm, type Wasm } from '../wasm';
+import { loadWasm, type Wasm } from '../core';
 import type { BitFlips, FlipCandidate, PageDiff } from './protocol';
 import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison } from './store';
 import { PagePair } from './PagePair';

@@ -2,7 +2,7 @@
 // WAL), as the damage panel compares them, with the button that puts the other in the kit.
 import { useMemo, useState, type ReactNode } from 'react';
 import { pageVerdict } from '../lib/pageVerdict';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import type { DamagePanelProps } from './DamagePanel';
 import type { PageDiff } from './protocol';
 import { putKitPage, useDamageState } from './store';

@@ -1,7 +1,7 @@
 // The damage worker: bit-flip localisation of one page, and the comparison of two copies of a
 // file in chunks (the core's compare_chunks through wasm), with progress at most every 100 ms
 // and cancel between chunks. The page only posts requests and renders.
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import type { CompareRequest, DiffSummary, FlipsRequest, FromDamage, PageDiff, ToDamage } from './protocol';
 
 /** Bytes of each copy read at once: whole pages of every block size, few reads per GB. */

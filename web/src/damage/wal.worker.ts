@@ -1,7 +1,7 @@
 // The WAL worker: reads segment files in the order the core plans, feeds them to a WalScanner
 // in chunks (progress at most every 100 ms), and keeps the scanner and its files so that a
 // page is restored later from the few bytes its image occupies, read again from the files.
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import type { FromWal, PageRequest, ScanRequest, ToWal, WalSegmentFile } from './walProtocol';
 
 const CHUNK_BYTES = 4 << 20;

@@ -5,7 +5,7 @@
 import { createStore, jobWorker } from '../lib/store';
 import { FORKS, type FileEntry } from '../files';
 import { droppedFiles } from '../rows/dropped';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import type { FromWal, ToWal, WalBlock, WalProblem, WalSegmentFile, WalSummary } from './walProtocol';
 
 /** Where a relation's file lives, as relpath.c lays it out: its tablespace and database,

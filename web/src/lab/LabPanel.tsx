@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'react';
 import './lab.css';
 import type { LoadedPage } from '../lib/pageVerdict';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import { checksumLayout, flippableBits, sameLanePairCount, type ChecksumLayout } from './bits';
 import { flipsPerTrial, trialsOf, type ExperimentKind, type ExperimentSpec, type Tally } from './experiment';
 import type { BenchRow, FromLab, ToLab } from './protocol';

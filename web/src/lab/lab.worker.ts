@@ -1,7 +1,7 @@
 // The checksum lab's worker: bit-flip experiments in batches through the core's `verify`
 // and the benchmark of both wasm builds, off the main thread, one job at a time, with
 // progress at most every 100 ms, and cancel, pause and resume between batches.
-import { loadWasm, type Wasm } from '../wasm';
+import { loadBuild, loadWasm } from '../core';
 import { checksumLayout } from './bits';
 import { coreBatchVerify, runExperiment, trialsOf, type Tally } from './experiment';
 import type { BenchRequest, BenchRow, BuildName, ExperimentRequest, FromLab, ToLab } from './protocol';
@@ -95,13 +95,6 @@ async function experiment(req: ExperimentRequest): Promise<void> {
     }
   }
   post({ type: 'done', job: req.job, tally: copyTally(tally), total, elapsedMs: performance.now() - t0 - pausedMs });
-}
-
-/** Both builds, loaded here whatever the page picked: the benchmark compares them. */
-async function loadBuild(build: BuildName): Promise<Wasm> {
-  const mod: Wasm = build === 'simd128' ? await import('../../pkg/pgpage_wasm.js') : await import('../../pkg-scalar/pgpage_wasm.js');
-  await mod.default();
-  return mod;
 }
 
 const ROUNDS = 8;

@@ -1,7 +1,7 @@
 // A visibility map or free space map page as the core reads it (pgpage::decode::vm_bits and
 // fsm_tree through the wasm `map_page`): which heap blocks the page stands for, its bits or
 // its tree. The page view draws these; every number here comes from the core.
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 
 export interface VmMap {
   kind: 'vm';

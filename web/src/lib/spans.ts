@@ -2,9 +2,9 @@
 // bindings) emits them: the field's row (bare and qualified name, pageinspect column, doc,
 // value formatted by its kind), role (the hex colour), the line pointer it belongs to and the
 // finding, if the bytes look wrong. The hex view reads only spans and bytes.
-import type { StructuresJs } from '../../pkg/pgpage_wasm.js';
+import type { StructuresJs } from '../core';
 import type { FileEntry } from '../files';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 
 export interface Span {
   start: number;

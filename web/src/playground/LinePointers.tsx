@@ -3,7 +3,7 @@
 // Every fact comes from the core's heap_lines; this file only lays the boxes out.
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 
 const BS = 8192;
 

@@ -10,7 +10,7 @@ import type { FileEntry } from '../files';
 import { editsOf, subscribeEdits } from '../lab/edited';
 import { afterDrawn, drawnCount } from '../lib/drawn';
 import { withCode } from '../tour/Tour';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import { AskPostgres } from './AskPostgres';
 import { useAskSlot } from './askSlot';
 import { LinePointers } from './LinePointers';

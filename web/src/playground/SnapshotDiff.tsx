@@ -7,7 +7,7 @@ import { useEffect, useState } from 'react';
 import type { FileEntry } from '../files';
 import { plural } from '../lib/report';
 import { decodeWithCore, fileKindOf } from '../lib/spans';
-import { loadWasm, type Wasm } from '../wasm';
+import { loadWasm, type Wasm } from '../core';
 import type { LessonExpect } from './lessons';
 import type { Snapshot, SnapFile } from './Playground';
 

@@ -2,7 +2,7 @@
 // says which byte ranges it needs next; they are read with File.slice and given back until
 // it has what it needs, and its report (JSON and Markdown) goes to the page. The page ends
 // a report it no longer wants by terminating the worker.
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import type { FromReport, ReportFile, ToReport } from './protocol';
 
 const post = (m: FromReport) => (self as unknown as Worker).postMessage(m);

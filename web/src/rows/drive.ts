@@ -1,7 +1,7 @@
 // Drives the core's rows reader (wasm `RowsReader`, `TableReader`) over files read
 // synchronously: FileReaderSync in the rows worker, fs.readSync in the Node tests. All
 // PostgreSQL rules are in the core; this only walks files in page runs and sums up.
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 
 /** The core's rows reader as the wasm bindings give it. */
 export type RowsReader = ReturnType<Wasm['RowsReader']['from_types']>;

@@ -4,7 +4,7 @@
 // serves one relation and keeps its catalogs and TOAST chunk index between requests. Files
 // are read with FileReaderSync: TOAST chunks are read back one value at a time instead of
 // being kept.
-import { loadWasm, type Wasm } from '../wasm';
+import { loadWasm, type Wasm } from '../core';
 import { emptySalvage, indexToast, openTable, readRows, salvageText, toastChunks, type RowsFormat, type RowsReader, type RowsSource, type Salvage, type SyncFiles } from './drive';
 import { SHOWN_MAX, type ColumnsFrom, type FilesMessage, type FromRows, type Progress, type ToRows, type ToRowsWorker } from './protocol';
 

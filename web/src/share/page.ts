@@ -10,7 +10,7 @@ import { entryGeometry } from '../lib/head';
 import { decodeWithCore, fileKindOf } from '../lib/spans';
 import { emptyCounts, STATUS_NAMES } from '../lib/status';
 import { fileContext, pageVerdict, type PageGeometry } from '../lib/pageVerdict';
-import { loadWasm, type Wasm } from '../wasm';
+import { loadWasm, type Wasm } from '../core';
 import { clusterOf } from './cluster';
 import { redactionOf, type Redaction } from './redact';
 

@@ -4,7 +4,7 @@
 // remembered for the browser tab's session (sessionStorage), never beyond it.
 import { hexdumpC } from '../lib/messages';
 import { createStore } from '../lib/store';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 
 const KEY = 'pgpage-redact';
 

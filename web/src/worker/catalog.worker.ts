@@ -3,7 +3,7 @@
 // pg_namespace, pg_am, pg_index, pg_attribute and pg_opclass), the page is asked for those Files, each is
 // read with File.arrayBuffer() and given to it, and its listing goes back to the page with
 // what the structural checks know of each relation (key columns, pg_class row, pg_xact).
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import type { CatalogRequest, FromCatalogWorker, ListingJson, ToCatalogWorker } from './catalog';
 
 const post = (m: FromCatalogWorker): void => postMessage(m);

@@ -1,8 +1,8 @@
 // The core's file verdict (FileVerdictJs) as plain values for the page, for the verify
 // worker's files and the page view's one-page verdict alike.
-import type { FileVerdictJs } from '../../pkg/pgpage_wasm.js';
+import type { FileVerdictJs } from '../core';
 import type { StatusName } from '../lib/status';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import type { FileFinding, FileResult, PageFinding, ProblemPage } from './protocol';
 
 // The core's tables, read once per thread.

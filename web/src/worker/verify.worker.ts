@@ -3,8 +3,8 @@
 // codes for the page map at most every 100 ms so the page never gets a flood of messages, and
 // ends with the core's verdict of the file (or, for a part of a shared file, its exported scan).
 import { fileGeometry, headBytes } from '../lib/geometry';
-import { loadWasm, wasmBytes } from '../wasm';
-import type { StructuresJs } from '../../pkg/pgpage_wasm.js';
+import { loadWasm, wasmBytes } from '../core';
+import type { StructuresJs } from '../core';
 import type { FinishRequest, FromWorker, StatusRun, ToWorker, VerifyRequest } from './protocol';
 import { resultOf } from './result';
 
