@@ -17,6 +17,8 @@ step "cargo clippy"
 (cd crates && cargo clippy --quiet --workspace --all-targets -- -D warnings)
 step "cargo test"
 (cd crates && cargo test --workspace --release)
+step "TypeScript types of the core's JSON (ts-rs; fails and rewrites web/src/core/generated/ when stale)"
+(cd crates && cargo test --release -p pgpage-wasm --features ts ts_export)
 step "typescript"
 npx tsc --noEmit -p .
 step "vitest (web units, wasm bindings in Node, PostgreSQL differential tests)"

@@ -13,6 +13,8 @@ mod redact;
 mod report;
 mod rows;
 mod story;
+#[cfg(all(test, feature = "ts"))]
+mod ts_export;
 mod wal;
 
 fn endian(big_endian: bool) -> Endian {
@@ -1326,6 +1328,7 @@ pub struct CatalogReader {
     structures: Vec<u8>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(serde::Serialize)]
 struct WebRelation<'a> {
     #[serde(flatten)]
@@ -1336,12 +1339,14 @@ struct WebRelation<'a> {
     user: bool,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(serde::Serialize)]
 struct WebFile {
     relation: Option<usize>,
     page_kind: Option<&'static str>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(serde::Serialize)]
 struct WebListing<'a> {
     relations: Vec<WebRelation<'a>>,

@@ -1,10 +1,11 @@
 //! pgpage core: PostgreSQL page checksums, page status as the server decides it, and page
 //! decoding. Pure functions over byte slices: no I/O, no printing, no panics on any input.
-#![cfg_attr(not(test), no_std)]
+// ts-rs's derive (feature `ts`, declarations for the web app) writes code for std's prelude.
+#![cfg_attr(not(any(test, feature = "ts")), no_std)]
 
 extern crate alloc;
 // Only for runtime CPU feature detection (is_x86_feature_detected!); the core stays no_std.
-#[cfg(all(feature = "std", not(test)))]
+#[cfg(all(feature = "std", not(any(test, feature = "ts"))))]
 extern crate std;
 
 pub mod checksum;

@@ -2,10 +2,11 @@
 // which relation each file is (`database / schema.table`), its relkind in words, the table an
 // index or TOAST table is listed under, the kind of its pages, and what could not be read.
 import type { FileEntry } from '../files';
-import type { CatalogFiles, CatalogRequest, FromCatalogWorker, ListedRelationJson } from '../worker/catalog';
+import type { WebRelation } from '../core';
+import type { CatalogFiles, CatalogRequest, FromCatalogWorker } from '../worker/catalog';
 
 /** One relation of the listing, with its place in it. */
-export interface CatalogRelation extends ListedRelationJson {
+export interface CatalogRelation extends WebRelation {
   /** Index in its catalog's `relations`. */
   index: number;
 }
@@ -108,12 +109,12 @@ export async function readCatalog(root: string, list: readonly Dropped[]): Promi
 }
 
 /** `schema.name`, as psql prints a qualified name (the name alone when the schema is unknown). */
-export function qualified(r: ListedRelationJson): string {
+export function qualified(r: WebRelation): string {
   return r.schema === null ? r.name : `${r.schema}.${r.name}`;
 }
 
 /** The database a relation is listed under: its name, or "shared (global)" for shared catalogs. */
-export function databaseOf(r: ListedRelationJson): string {
+export function databaseOf(r: WebRelation): string {
   return r.database ?? 'shared (global)';
 }
 

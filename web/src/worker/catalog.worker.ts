@@ -3,8 +3,8 @@
 // pg_namespace, pg_am, pg_index, pg_attribute and pg_opclass), the page is asked for those Files, each is
 // read with File.arrayBuffer() and given to it, and its listing goes back to the page with
 // what the structural checks know of each relation (key columns, pg_class row, pg_xact).
-import { loadWasm } from '../core';
-import type { CatalogRequest, FromCatalogWorker, ListingJson, ToCatalogWorker } from './catalog';
+import { catalogListing, loadWasm } from '../core';
+import type { CatalogRequest, FromCatalogWorker, ToCatalogWorker } from './catalog';
 
 const post = (m: FromCatalogWorker): void => postMessage(m);
 
@@ -48,7 +48,7 @@ async function read(req: CatalogRequest): Promise<void> {
         reader.give(path, bytes);
       }
     }
-    const listing = JSON.parse(reader.finish()) as ListingJson;
+    const listing = catalogListing(reader);
     const structures = reader.structures();
     postMessage({ type: 'listing', job: req.job, listing, structures, elapsedMs: performance.now() - t0 } satisfies FromCatalogWorker, { transfer: [structures.buffer] });
   } finally {
