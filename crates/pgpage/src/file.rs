@@ -115,6 +115,7 @@ pub fn detect_block_size(head: &[u8], endian: Endian) -> Option<BlockSize> {
 }
 
 /// What the user chose for a file's geometry; `None` leaves it to the file's head.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GeometryChoice {
     pub block_size: Option<BlockSize>,
@@ -122,6 +123,7 @@ pub struct GeometryChoice {
 }
 
 /// The block size and byte order a file is read with, and how they were decided.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Geometry {
     pub block_size: BlockSize,
@@ -277,6 +279,7 @@ impl StatusCounts {
 }
 
 /// Where Ctrl+G's "go to" lands, for the page view.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "to", rename_all = "snake_case")]
 pub enum GoTo {

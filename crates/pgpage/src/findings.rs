@@ -35,6 +35,7 @@ macro_rules! findings {
     ($( $(#[$doc:meta])* $variant:ident => $code:literal, $evidence:ident, $file:literal, $function:literal, $message:literal; )*) => {
         /// Every finding pgpage reports. Fieldless, so it crosses the wasm boundary as a
         /// small code; what a finding is about (the block, the other block) travels beside it.
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
         #[serde(rename_all = "snake_case")]
         #[repr(u16)]

@@ -166,6 +166,8 @@ pub fn repair_page(
 }
 
 /// A heap tuple's address as `ctid` prints it: (relation-wide block, line pointer).
+// Serialized as the server prints a tid, "(block,offset)".
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "string"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Ctid {
     pub block: u32,
@@ -180,6 +182,7 @@ impl Serialize for Ctid {
 
 /// What the server's own tools would do with the page as it is, for a DBA who has no good
 /// copy: which tuples are on it, which are damaged, and in words what each setting does.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PageAdvice {
     pub status: PageStatus,
@@ -206,9 +209,11 @@ pub struct PageAdvice {
     /// that makes the stored checksum valid, ranked, with the values it restores. Flipping
     /// the right one back restores the page exactly, which pg_surgery never does.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub bit_flips: Option<crate::flips::ToldFlips>,
     /// pg_surgery SQL (heap pages only).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub surgery_sql: Option<String>,
 }
 

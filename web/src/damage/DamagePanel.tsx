@@ -8,7 +8,7 @@ import { namesOf } from '../files';
 import { fileGeometry, headBytes } from '../lib/geometry';
 import type { LoadedPage } from '../lib/pageVerdict';
 import { download, spliceEdits } from '../lab/splice';
-import { loadWasm, type Wasm } from '../core';
+import { loadWasm, pageAdvice, type Wasm } from '../core';
 import type { BitFlips, FlipCandidate, PageDiff } from './protocol';
 import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison } from './store';
 import { PagePair } from './PagePair';
@@ -447,17 +447,7 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
   const advice = useMemo(() => {
     if (!problem) return null;
     try {
-      return JSON.parse(wasm.page_advice(page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode)) as {
-        tuples: string[];
-        damaged: string[];
-        zero_damaged_pages: string;
-        ignore_checksum_failure: string;
-        bit_flips?: {
-          odds: string;
-          candidates: { rank: number; byte: number; bit: number; field: string; item?: number; column?: string; stored?: string; flipped?: string; why: string }[];
-        };
-        surgery_sql?: string;
-      };
+      return pageAdvice(wasm, page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode);
     } catch {
       return null;
     }

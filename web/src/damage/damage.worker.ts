@@ -1,7 +1,7 @@
 // The damage worker: bit-flip localisation of one page, and the comparison of two copies of a
 // file in chunks (the core's compare_chunks through wasm), with progress at most every 100 ms
 // and cancel between chunks. The page only posts requests and renders.
-import { loadWasm } from '../core';
+import { bitFlips, compareChunk, loadWasm } from '../core';
 import type { CompareRequest, DiffSummary, FlipsRequest, FromDamage, PageDiff, ToDamage } from './protocol';
 
 /** Bytes of each copy read at once: whole pages of every block size, few reads per GB. */
@@ -28,9 +28,9 @@ async function flips(req: FlipsRequest): Promise<void> {
   const w = await loadWasm();
   // Timed around the core's call alone: the figure the browser benchmark reports.
   const t = performance.now();
-  const json = w.bit_flips(req.page, req.absoluteBlock >>> 0, req.bigEndian, req.fork, req.fileKind);
+  const flips = bitFlips(w, req.page, req.absoluteBlock >>> 0, req.bigEndian, req.fork, req.fileKind);
   const ms = performance.now() - t;
-  post({ type: 'flips', job: req.job, flips: JSON.parse(json), ms });
+  post({ type: 'flips', job: req.job, flips, ms });
 }
 
 async function compare(req: CompareRequest): Promise<void> {
@@ -47,7 +47,7 @@ async function compare(req: CompareRequest): Promise<void> {
     if (cancelled.has(req.job)) return;
     const end = Math.min(both, off + CHUNK_BYTES);
     const [a, b] = await Promise.all([req.a.slice(off, end).arrayBuffer(), req.b.slice(off, end).arrayBuffer()]);
-    const r = JSON.parse(w.compare_chunk(off / bs, new Uint8Array(a), new Uint8Array(b), bs, req.bigEndian)) as { pages: PageDiff[]; equal: number };
+    const r = compareChunk(w, off / bs, new Uint8Array(a), new Uint8Array(b), bs, req.bigEndian);
     summary.equal += r.equal;
     summary.different += r.pages.length;
     for (const p of r.pages) if (pages.length < MAX_LISTED) pages.push(p);

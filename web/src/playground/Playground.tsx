@@ -10,7 +10,7 @@ import type { FileEntry } from '../files';
 import { editsOf, subscribeEdits } from '../lab/edited';
 import { afterDrawn, drawnCount } from '../lib/drawn';
 import { withCode } from '../tour/Tour';
-import { loadWasm } from '../core';
+import { heapLines, loadWasm } from '../core';
 import { AskPostgres } from './AskPostgres';
 import { useAskSlot } from './askSlot';
 import { LinePointers } from './LinePointers';
@@ -308,7 +308,7 @@ export default function Playground(p: PlaygroundProps) {
     const [w, buf] = await Promise.all([loadWasm(), file.entry.file.slice(show.block * BS, (show.block + 1) * BS).arrayBuffer()]);
     const page = new Uint8Array(buf);
     const lp = show.item ?? 1;
-    const lines = JSON.parse(w.heap_lines(page, show.block, false)) as { items: { lp: number; lp_flags: string; lp_off: number; lp_len: number }[] } | null;
+    const lines = heapLines(w, page, show.block, false);
     const item = lines?.items.find((i) => i.lp === lp && i.lp_flags === 'LP_NORMAL' && i.lp_len > 0);
     if (!item) {
       setFlipped(`Not flipped: block ${show.block} of ${show.relation} has no tuple at lp ${lp}.`);

@@ -77,6 +77,7 @@ pub const SIZE_OF_PAGE_HEADER_DATA: usize = 24;
 pub const SIZE_OF_ITEM_ID: usize = 4;
 
 /// What kind of page this is (CONTRACTS.md `kind`).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PageKind {
