@@ -20,6 +20,14 @@ fn export(cfg: &Config) {
     pgpage::file::GoTo::export_all(cfg).unwrap();
     pgpage::file::Geometry::export_all(cfg).unwrap();
     pgpage::diff::DiffSummary::export_all(cfg).unwrap();
+    crate::wal::ProblemJson::export_all(cfg).unwrap();
+    crate::wal::BlockJson::export_all(cfg).unwrap();
+    crate::wal::SummaryJson::export_all(cfg).unwrap();
+    crate::wal::FullPageNameJson::export_all(cfg).unwrap();
+    crate::rows::ColumnJs::export_all(cfg).unwrap();
+    crate::rows::TableJs::export_all(cfg).unwrap();
+    crate::rows::ChunkJs::export_all(cfg).unwrap();
+    crate::rows::TupleJs::export_all(cfg).unwrap();
 }
 
 fn files(dir: &Path) -> BTreeMap<String, String> {

@@ -1,7 +1,7 @@
 // The WAL worker: reads segment files in the order the core plans, feeds them to a WalScanner
 // in chunks (progress at most every 100 ms), and keeps the scanner and its files so that a
 // page is restored later from the few bytes its image occupies, read again from the files.
-import { loadWasm } from '../core';
+import { loadWasm, walScanned } from '../core';
 import type { FromWal, PageRequest, ScanRequest, ToWal, WalSegmentFile } from './walProtocol';
 
 const CHUNK_BYTES = 4 << 20;
@@ -57,9 +57,7 @@ async function scan(req: ScanRequest): Promise<void> {
     type: 'scanned',
     job: req.job,
     order: order.map((s) => s.path),
-    blocks: JSON.parse(scanner.blocks_json()),
-    problems: JSON.parse(scanner.problems_json()),
-    summary: JSON.parse(scanner.summary_json()),
+    ...walScanned(scanner),
     ms: performance.now() - t,
   });
 }

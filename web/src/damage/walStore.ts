@@ -5,7 +5,7 @@
 import { createStore, jobWorker } from '../lib/store';
 import { FORKS, type FileEntry } from '../files';
 import { droppedFiles } from '../rows/dropped';
-import type { Wasm } from '../core';
+import { fullPageName, type FullPageName, type Wasm } from '../core';
 import type { FromWal, ToWal, WalBlock, WalProblem, WalSegmentFile, WalSummary } from './walProtocol';
 
 /** Where a relation's file lives, as relpath.c lays it out: its tablespace and database,
@@ -32,17 +32,7 @@ export function locationOf(entry: Pick<FileEntry, 'path' | 'name' | 'relDir'>): 
 }
 
 /** A page `pg_waldump --save-fullpage` wrote, as its name says (`wal_fullpage_name`). */
-export interface SavedPage {
-  path: string;
-  file: File;
-  timeline: number;
-  lsn: string;
-  tablespace_oid: number;
-  database_oid: number;
-  relfilenode: number;
-  fork: string;
-  block: number;
-}
+export type SavedPage = FullPageName & { path: string; file: File };
 
 const baseName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 
@@ -65,8 +55,8 @@ export function walInputs(w: Wasm, root: string | null, list: readonly { path: s
       if (walRoot === null || root === null || walRoot === root) segments.push({ name, path: x.path, file: x.file });
       continue;
     }
-    const n = w.wal_fullpage_name(name);
-    if (n !== undefined) saved.push({ path: x.path, file: x.file, ...(JSON.parse(n) as Omit<SavedPage, 'path' | 'file'>) });
+    const n = fullPageName(w, name);
+    if (n !== undefined) saved.push({ path: x.path, file: x.file, ...n });
   }
   return { segments, saved };
 }

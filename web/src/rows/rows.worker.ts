@@ -4,7 +4,7 @@
 // serves one relation and keeps its catalogs and TOAST chunk index between requests. Files
 // are read with FileReaderSync: TOAST chunks are read back one value at a time instead of
 // being kept.
-import { loadWasm, type Wasm } from '../core';
+import { loadWasm, rowsColumns, tupleShown, type Wasm } from '../core';
 import { emptySalvage, indexToast, openTable, readRows, salvageText, toastChunks, type RowsFormat, type RowsReader, type RowsSource, type Salvage, type SyncFiles } from './drive';
 import { SHOWN_MAX, type ColumnsFrom, type FilesMessage, type FromRows, type Progress, type ToRows, type ToRowsWorker } from './protocol';
 
@@ -103,11 +103,11 @@ async function handle(m: ToRows): Promise<void> {
   if (m.type === 'tuple') {
     o.reader.set_output('text', false, false);
     indexed();
-    post({ type: 'tuple', job: m.job, ...(JSON.parse(o.reader.tuple(m.page, m.lp, toastChunks(f, o.source))) as Omit<Extract<FromRows, { type: 'tuple' }>, 'type' | 'job'>) });
+    post({ type: 'tuple', job: m.job, ...tupleShown(o.reader, m.page, m.lp, toastChunks(f, o.source)) });
     return;
   }
   o.reader.set_output(m.type === 'export' ? m.format : 'text', m.allVersions, m.includeDamaged);
-  const columns = JSON.parse(o.reader.columns());
+  const columns = rowsColumns(o.reader);
   const salvage: Salvage = emptySalvage(o.damage);
   if (m.type === 'open') post({ type: 'opened', job: m.job, title: o.title, columns });
   const progress = () => ({ rows: salvage.rows, pagesRead: salvage.pagesRead, pagesTotal: salvage.pagesTotal, pagesLost: salvage.pagesLost.length });
