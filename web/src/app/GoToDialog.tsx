@@ -32,8 +32,9 @@ export function segmentWords(s: SegmentSize): string {
 
 /** The loaded file holding segment `segno` of `entry`'s relation fork, if any. */
 function segmentFile(files: readonly FileEntry[], entry: FileEntry, segno: number): FileEntry | undefined {
-  if (!entry.rel) return undefined;
-  return files.find((f) => f.rel && f.relDir === entry.relDir && f.rel.relfilenode === entry.rel!.relfilenode && f.rel.fork === entry.rel!.fork && f.segment === segno);
+  const rel = entry.rel;
+  if (!rel) return undefined;
+  return files.find((f) => f.rel && f.relDir === entry.relDir && f.rel.relfilenode === rel.relfilenode && f.rel.fork === rel.fork && f.segment === segno);
 }
 
 export function GoToDialog(p: GoToProps) {

@@ -33,7 +33,7 @@ export function layout(className: string, box: number, row: number): () => void 
   proto.scrollTo = function (this: HTMLElement, opts?: ScrollToOptions | number) {
     if (typeof opts === 'object' && opts.top !== undefined) this.scrollTop = opts.top;
     this.dispatchEvent(new Event('scroll'));
-  } as typeof proto.scrollTo;
+  };
   return () => {
     proto.scrollTo = scrollTo;
     for (const [k, d] of saved) {

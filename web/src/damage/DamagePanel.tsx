@@ -10,7 +10,7 @@ import type { LoadedPage } from '../lib/pageVerdict';
 import { download, spliceEdits } from '../lab/splice';
 import { loadWasm, pageAdvice, type Wasm } from '../core';
 import type { BitFlips, FlipCandidate, PageDiff } from './protocol';
-import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison } from './store';
+import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison, type KitPage } from './store';
 import { PagePair } from './PagePair';
 import { WalPanel } from './WalPanel';
 import { shownReport } from '../report/shown';
@@ -440,7 +440,7 @@ function SideBySide(p: DamagePanelProps & { wasm: Wasm; c: Comparison; diff: Pag
 function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
   const { entry, page, wasm } = p;
   const { kits } = useDamageState();
-  const kit = kits.get(entry.id) ?? new Map();
+  const kit = kits.get(entry.id) ?? new Map<number, KitPage>();
   const problem = page.status !== 'ok' && page.status !== 'zero';
   const rel = entry.naming?.relation ?? null;
   const table = rel && (rel.relkind === 'r' || rel.relkind === 'm' || rel.relkind === 't') ? wasm.quote_table(rel.schema ?? 'public', rel.name) : undefined;

@@ -66,7 +66,10 @@ export function trialSource(L: ChecksumLayout, spec: ExperimentSpec, pageBytes: 
       return () => sameLaneBits(L, rand, pageBytes, bigEndian);
     case 'same_lane_all': {
       const pairs = sameLanePairs(L, pageBytes, bigEndian);
-      return () => pairs.next().value ?? [];
+      return () => {
+        const next = pairs.next();
+        return next.done ? [] : next.value;
+      };
     }
   }
 }

@@ -9,6 +9,7 @@ import { pg_visibility } from '@electric-sql/pglite/contrib/pg_visibility';
 import { MAX_ROWS, type FromPlay, type ResultSet, type ServerError, type SnapFileMsg, type StartPlay, type ToPlay } from './protocol';
 import { RELATIONS_SQL, relationFiles, type PlayRelation } from './relations';
 import { pageinspectSql, type AskPage } from './ask';
+import { plainText } from '../lib/text';
 
 const post = (m: FromPlay, transfer: Transferable[] = []): void => postMessage(m, { transfer });
 
@@ -58,8 +59,7 @@ function text(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
   if (v instanceof Uint8Array) return `\\x${Array.from(v, (b) => b.toString(16).padStart(2, '0')).join('')}`;
   if (v instanceof Date) return v.toISOString();
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
+  return plainText(v);
 }
 
 function resultSet(r: Results, command: string): ResultSet {
@@ -105,15 +105,24 @@ function changedBlocks(a: Uint8Array | undefined, b: Uint8Array): number[] {
   return out;
 }
 
+/** PGlite's Emscripten file system, which its types leave unresolved. */
+interface EmscriptenFs {
+  analyzePath(path: string): { exists: boolean };
+  readFile(path: string): Uint8Array;
+  writeFile(path: string, data: Uint8Array): void;
+}
+
+const fsOf = (p: PGlite): EmscriptenFs => (p as unknown as { Module: { FS: EmscriptenFs } }).Module.FS;
+
 async function snapshot(p: PGlite): Promise<SnapFileMsg[]> {
   await p.exec('checkpoint');
   const rels = (await p.query<PlayRelation>(RELATIONS_SQL)).rows;
-  const exists = (path: string) => p.Module.FS.analyzePath(`${PGDATA}/${path}`).exists;
+  const exists = (path: string) => fsOf(p).analyzePath(`${PGDATA}/${path}`).exists;
   const files = relationFiles(rels, exists);
   const out: SnapFileMsg[] = [];
   const seen = new Set<string>();
   for (const f of files) {
-    const bytes = p.Module.FS.readFile(`${PGDATA}/${f.path}`) as Uint8Array;
+    const bytes = fsOf(p).readFile(`${PGDATA}/${f.path}`);
     const changed = changedBlocks(last.get(f.path), bytes);
     // A new empty file is news too: the relation appeared.
     const same = last.has(f.path) && changed.length === 0;
@@ -176,10 +185,10 @@ async function write(job: number, path: string, block: number, page: Uint8Array)
   const p = pg!;
   try {
     const full = `${PGDATA}/${path}`;
-    const bytes = p.Module.FS.readFile(full) as Uint8Array;
+    const bytes = fsOf(p).readFile(full);
     bytes.set(page, block * page.length);
     // The snapshot's copy (`last`) stays as it was: the next snapshot shows the write as a change.
-    p.Module.FS.writeFile(full, bytes);
+    fsOf(p).writeFile(full, bytes);
     // The server still has the page in shared buffers: evict the relation's, so its next
     // read is the file's (pg_buffercache_evict, PostgreSQL 17+).
     const node = path.split('/').pop()!.replace(/_.*$/, '');

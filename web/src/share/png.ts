@@ -7,6 +7,7 @@
 // left out, tables in scroll boxes are shown whole in both directions, the page map gets block
 // numbers beside its rows, and the band takes the theme's colours.
 import { BAND_LINE_PX, BAND_PAD_PX, bandHeight } from './band';
+import { plainText } from '../lib/text';
 
 /** The app's controls: buttons, fields, the share rows, the page view's row of copy buttons;
  * none of them is content (but the words of a button styled as a link, see copyOf). Visually hidden texts are for screen readers only. */
@@ -427,5 +428,5 @@ export async function exportPng(
   const { slices, columns } = await rendered;
   const why = await refused;
   if (why === null) return { text: `saved ${name} and copied the picture`, slices, columns };
-  return { text: `saved ${name}; the browser did not allow copying the picture (${why instanceof Error ? why.message : String(why)})`, slices, columns };
+  return { text: `saved ${name}; the browser did not allow copying the picture (${why instanceof Error ? why.message : plainText(why)})`, slices, columns };
 }

@@ -172,11 +172,11 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
             r = await reader.read(new Uint8Array(spare, got, want - got));
           } catch (e) {
             if (stopped) return;
-            throw new Error(`the file could not be read: it changed or was removed while being read; drop it again (${e instanceof Error ? e.message : String(e)})`);
+            throw new Error(`the file could not be read: it changed or was removed while being read; drop it again (${e instanceof Error ? e.message : String(e)})`, { cause: e });
           }
           if (r.value) spare = r.value.buffer as ArrayBuffer;
           if (r.done) break;
-          got += r.value!.byteLength;
+          got += r.value.byteLength;
         }
         if (cancelled.has(job)) stopped = true;
         if (stopped) return;
