@@ -4,10 +4,10 @@
 // them to the selection and lays out the page.
 import { RowsPanel } from './rows/RowsPanel';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { PageMap } from './components/PageMap';
-import { PageView } from './components/PageView';
-import { SamplesPicker, useSampleLoader } from './components/Samples';
-import { PngButton, ProblemsReport } from './components/Share';
+import { PageMap } from './pageview/PageMap';
+import { PageView } from './pageview/PageView';
+import { SamplesPicker, useSampleLoader } from './samples/Samples';
+import { PngButton, ProblemsReport } from './share/Share';
 import { setAskSlot } from './playground/askSlot';
 import { Tour, type TourView } from './tour/Tour';
 import { summaryState, type FileEntry } from './files';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { namesOf } from '../files';
 import type { Wasm } from '../core';
-import type { SampleManifest } from '../samples';
+import type { SampleManifest } from '../samples/samples';
 import manifestJson from '../../../public/samples/manifest.json';
 import { stepHighlight, TOUR_STEPS } from './steps';
 import { wasmFromDisk } from '../core/disk';

@@ -18,12 +18,12 @@ import { DAMAGE, rowsSentence, sentence as reportSentence } from '../report/Repo
 import { findingAt, shownReport } from '../report/shown';
 import { useLabEdit } from '../lab/useLabEdit';
 import { loadWasm, type Wasm } from '../core';
-import { HexView, type ByteProvider, type ByteRange } from './HexView';
+import { HexView, type ByteProvider, type ByteRange } from '../components/HexView';
 import { MapPanel } from './MapPanel';
 import './pageview.css';
-import { PageShare } from './Share';
+import { PageShare } from '../share/Share';
 import { pageHexdump, redactionOf, redactOn } from '../share/redact';
-import { SpanTip } from './SpanTip';
+import { SpanTip } from '../components/SpanTip';
 import { plainText } from '../lib/text';
 
 export interface PageViewProps {
