@@ -28,6 +28,10 @@ fn export(cfg: &Config) {
     crate::rows::TableJs::export_all(cfg).unwrap();
     crate::rows::ChunkJs::export_all(cfg).unwrap();
     crate::rows::TupleJs::export_all(cfg).unwrap();
+    crate::FindingRow::export_all(cfg).unwrap();
+    crate::FsmPage::export_all(cfg).unwrap();
+    pgpage::decode::VmBits::export_all(cfg).unwrap();
+    pgpage::file::RelationFileName::export_all(cfg).unwrap();
 }
 
 fn files(dir: &Path) -> BTreeMap<String, String> {

@@ -8,6 +8,7 @@ use crate::layout::{read_u16, BlockSize, Endian};
 use crate::verify::{header_is_sane, PageStatus};
 
 /// relpath.h: ForkNumber, by the suffix PostgreSQL gives each fork's files.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Fork {
@@ -30,7 +31,8 @@ impl Fork {
 }
 
 /// What a relation file's name says: `relfilenode[_fork][.segno]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct RelationFileName {
     pub relfilenode: u32,
     pub fork: Fork,

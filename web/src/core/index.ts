@@ -2,13 +2,15 @@
 // through here. Functions that return the core's JSON are wrapped so the JSON is parsed once,
 // here, into the type generated from the Rust struct that serialized it (./generated, written
 // by `cargo test -p pgpage-wasm --features ts ts_export`).
-import type { CatalogReader, RowsChunk, RowsReader, WalScanner } from '../../pkg/pgpage_wasm.js';
-import type { ChunkComparison, FlipsRanked, FullPageName, GoTo, HeapLines, PageAdvice, PageComparison, PageStory, RowsChunkCounts, RowsColumn, RowsTable, TupleShown, LeftOut, WalBlock, WalProblem, WalSummary, WebListing } from './generated';
+import type { CatalogReader, DecodedPageJs, FileVerdictJs, MapPageJs, ReportOutput, ReportReader, RowsChunk, RowsReader, WalScanner } from '../../pkg/pgpage_wasm.js';
+import type { ChunkComparison, FindingRow, FlipsRanked, FsmPage, RelationFileName, VmBits, FullPageName, GoTo, HeapLines, PageAdvice, PageComparison, PageStory, RowsChunkCounts, RowsColumn, RowsTable, TupleShown, LeftOut, WalBlock, WalProblem, WalSummary, WebListing } from './generated';
+import type { ControlJson, DecodedColumns, FileVerdictDetails, ReportJson, ReportWanted } from './shapes';
 import type { Wasm } from './load';
 
 export { loadBuild, loadWasm, wasmBytes, type Wasm } from './load';
-export type { CatalogReader, DecodedPageJs, FileVerdictJs, RowsChunk, RowsReader, StructuresJs, WalScanner } from '../../pkg/pgpage_wasm.js';
+export type { CatalogReader, DecodedPageJs, FileVerdictJs, MapPageJs, ReportOutput, ReportReader, RowsChunk, RowsReader, StructuresJs, WalScanner } from '../../pkg/pgpage_wasm.js';
 export type * from './generated';
+export type * from './shapes';
 
 /** The data directory's listing, once every file the reader wanted has been given. */
 export function catalogListing(reader: CatalogReader): WebListing {
@@ -90,4 +92,50 @@ export function chunkCounts(chunk: RowsChunk): RowsChunkCounts {
 /** One tuple's columns, or why they could not be read. */
 export function tupleShown(reader: RowsReader, ...args: Parameters<RowsReader['tuple']>): TupleShown {
   return JSON.parse(reader.tuple(...args)) as TupleShown;
+}
+
+/** What a relation file's name says; undefined when it is no relation file's. */
+export function relationFileName(w: Wasm, name: string): RelationFileName | undefined {
+  const json = w.relation_file_name(name);
+  return json === undefined ? undefined : (JSON.parse(json) as RelationFileName);
+}
+
+/** Every finding the core reports, in code order. */
+export function findingsTable(w: Wasm): FindingRow[] {
+  return JSON.parse(w.findings_table()) as FindingRow[];
+}
+
+/** A file's verdict beside its typed arrays. */
+export function verdictDetails(v: FileVerdictJs): FileVerdictDetails {
+  return JSON.parse(v.json) as FileVerdictDetails;
+}
+
+/** A `vm` fork page's map. */
+export function vmPageOf(m: MapPageJs): VmBits {
+  return JSON.parse(m.json) as VmBits;
+}
+
+/** An `fsm` fork page's tree. */
+export function fsmPageOf(m: MapPageJs): FsmPage {
+  return JSON.parse(m.json) as FsmPage;
+}
+
+/** A page's pageinspect columns as the core decoded it. */
+export function decodedColumns(d: DecodedPageJs): DecodedColumns {
+  return JSON.parse(d.json) as DecodedColumns;
+}
+
+/** `global/pg_control` decoded; throws the core's reason when it cannot be. */
+export function decodeControl(w: Wasm, bytes: Uint8Array): ControlJson {
+  return JSON.parse(w.decode_control(bytes)) as ControlJson;
+}
+
+/** The byte ranges the report reads next; empty when it can finish. */
+export function reportWanted(reader: ReportReader): ReportWanted[] {
+  return JSON.parse(reader.wanted()) as ReportWanted[];
+}
+
+/** The report (CONTRACTS.md `report --json`). */
+export function reportOf(out: ReportOutput): ReportJson {
+  return JSON.parse(out.json) as ReportJson;
 }

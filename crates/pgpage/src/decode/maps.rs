@@ -38,6 +38,7 @@ pub struct VmSpecial {
 const HEAPBLOCKS_PER_BYTE: usize = 4;
 
 /// One VM page as a map: for each heap block it can describe, its two bits.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct VmBits {
     /// visibilitymap.c: HEAPBLK_TO_MAPBLOCK inverted, the VM block times HEAPBLOCKS_PER_PAGE.
@@ -69,6 +70,7 @@ pub fn vm_bits(page: &[u8], absolute_block: u32) -> VmBits {
 }
 
 /// fsm_internals.h's sizes for a page of `page_len` bytes and freespace.c's tree depth.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct FsmShape {
     /// NodesPerPage: BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - offsetof(FSMPageData, fp_nodes).
@@ -158,6 +160,7 @@ impl FsmShape {
 }
 
 /// One level of an FSM page's binary tree: nodes `first_node..first_node + nodes` of fp_nodes.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct FsmTreeLevel {
     /// 0 for the page's root node.
@@ -167,6 +170,7 @@ pub struct FsmTreeLevel {
 }
 
 /// One FSM page: its place in the FSM (freespace.c's FSMAddress) and its tree by levels.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FsmTree {
     pub shape: FsmShape,
