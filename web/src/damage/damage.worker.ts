@@ -2,6 +2,7 @@
 // file in chunks (the core's compare_chunks through wasm), with progress at most every 100 ms
 // and cancel between chunks. The page only posts requests and renders.
 import { bitFlips, compareChunk, loadWasm } from '../core';
+import { serve, type Job } from '../worker/bridge';
 import type { CompareRequest, DiffSummary, FlipsRequest, FromDamage, PageDiff, ToDamage } from './protocol';
 
 /** Bytes of each copy read at once: whole pages of every block size, few reads per GB. */
@@ -11,20 +12,12 @@ const POST_EVERY_MS = 100;
  * summary still counts them all. */
 export const MAX_LISTED = 10_000;
 
-const cancelled = new Set<number>();
-const post = (m: FromDamage): void => postMessage(m);
+serve<ToDamage, FromDamage>(
+  (m, job) => (m.type === 'flips' ? flips(m, job) : compare(m, job)),
+  (job, message) => ({ type: 'error', job, message }),
+);
 
-self.onmessage = (ev: MessageEvent<ToDamage>) => {
-  const m = ev.data;
-  if (m.type === 'cancel') {
-    cancelled.add(m.job);
-    return;
-  }
-  const run = m.type === 'flips' ? flips(m) : compare(m);
-  run.catch((e: unknown) => post({ type: 'error', job: m.job, message: e instanceof Error ? e.message : String(e) }));
-};
-
-async function flips(req: FlipsRequest): Promise<void> {
+async function flips(req: FlipsRequest, { post }: Job<ToDamage, FromDamage>): Promise<void> {
   const w = await loadWasm();
   // Timed around the core's call alone: the figure the browser benchmark reports.
   const t = performance.now();
@@ -33,7 +26,7 @@ async function flips(req: FlipsRequest): Promise<void> {
   post({ type: 'flips', job: req.job, flips, ms });
 }
 
-async function compare(req: CompareRequest): Promise<void> {
+async function compare(req: CompareRequest, { post, cancelled }: Job<ToDamage, FromDamage>): Promise<void> {
   const w = await loadWasm();
   const t = performance.now();
   const bs = req.blockSize;
@@ -44,7 +37,7 @@ async function compare(req: CompareRequest): Promise<void> {
   const pages: PageDiff[] = [];
   let posted = 0;
   for (let off = 0; off < both; off += CHUNK_BYTES) {
-    if (cancelled.has(req.job)) return;
+    if (cancelled()) return;
     const end = Math.min(both, off + CHUNK_BYTES);
     const [a, b] = await Promise.all([req.a.slice(off, end).arrayBuffer(), req.b.slice(off, end).arrayBuffer()]);
     const r = compareChunk(w, off / bs, new Uint8Array(a), new Uint8Array(b), bs, req.bigEndian);

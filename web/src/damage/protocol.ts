@@ -26,7 +26,7 @@ export interface CompareRequest {
   bigEndian: boolean;
 }
 
-export type ToDamage = FlipsRequest | CompareRequest | { type: 'cancel'; job: number };
+export type ToDamage = FlipsRequest | CompareRequest;
 
 export type FromDamage =
   | { type: 'flips'; job: number; flips: BitFlips; ms: number }

@@ -30,7 +30,8 @@ export interface PageRequest {
   image: number;
 }
 
-export type ToWal = ScanRequest | PageRequest | { type: 'drop'; scan: number };
+/** `drop`: the scan `job` is no longer needed; its scanner is freed. */
+export type ToWal = ScanRequest | PageRequest | { type: 'drop'; job: number };
 
 export type FromWal =
   | { type: 'progress'; job: number; bytesDone: number; bytesTotal: number }

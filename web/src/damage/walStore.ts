@@ -2,7 +2,8 @@
 // data directory's pg_wal/, loose segments, an archive folder) or pages `pg_waldump
 // --save-fullpage` wrote, and the scan of those segments in the WAL worker for a file's
 // damaged blocks. Kept outside React's state, as the comparisons are (store.ts).
-import { createStore, jobWorker } from '../lib/store';
+import { createStore } from '../lib/store';
+import { bridge } from '../worker/bridge';
 import { FORKS, type FileEntry } from '../files';
 import { droppedFiles } from '../rows/dropped';
 import { fullPageName, type FullPageName, type Wasm } from '../core';
@@ -98,7 +99,7 @@ export function pickWal(list: readonly { path: string; file: File }[]): void {
   store.set({ ...store.get(), pickedVersion: store.get().pickedVersion + 1 });
 }
 
-const walWorker = jobWorker<ToWal, FromWal>(() => new Worker(new URL('./wal.worker.ts', import.meta.url), { type: 'module' }));
+const walWorker = bridge<ToWal, FromWal>(() => new Worker(new URL('./wal.worker.ts', import.meta.url), { type: 'module' }));
 
 export const tripleKey = (relfilenode: number, fork: string, block: number): string => `${relfilenode}/${fork}/${block}`;
 
@@ -111,7 +112,7 @@ export function ensureWalScan(entryId: number, segments: WalSegmentFile[], watch
   const w = walWorker();
   if (old) {
     walWorker().off(old.job);
-    w.post({ type: 'drop', scan: old.job });
+    w.post({ type: 'drop', job: old.job });
   }
   const job = w.job();
   const triples = watch.flatMap((t) => [t.relfilenode, Math.max(0, FORKS.indexOf(t.fork as (typeof FORKS)[number])), t.block]);
