@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { bridge, serve, type Job } from './bridge';
 
-type To = { type: 'count'; job: number; upTo: number } | { type: 'part'; job: number; text: string; last: boolean } | { type: 'ask'; job: number } | { type: 'reply'; job: number; text: string } | { type: 'fail'; job: number };
+type To = { type: 'count'; job: number; upTo: number } | { type: 'wait'; job: number } | { type: 'part'; job: number; text: string; last: boolean } | { type: 'ask'; job: number } | { type: 'reply'; job: number; text: string } | { type: 'fail'; job: number };
 type From =
   | { type: 'progress'; job: number; at: number }
   | { type: 'want'; job: number; what: string }
@@ -29,6 +29,11 @@ function setUp(): { page: ReturnType<ReturnType<typeof bridge<To, From>>>; seen:
     if (m.type === 'ask') {
       const reply = await job.ask({ type: 'want', job: m.job, what: 'PG_VERSION' });
       job.post({ type: 'done', job: m.job, result: reply.type === 'reply' ? reply.text : reply.type });
+      return;
+    }
+    if (m.type === 'wait') {
+      await job.whenCancelled();
+      seen.cancelledAt = 0;
       return;
     }
     if (m.type === 'part') {
@@ -143,5 +148,15 @@ describe('the worker bridge', () => {
     const got = answers(page, job, () => true);
     for (const [i, text] of ['pg_xact', 'pg_class', 'pg_attribute'].entries()) page.post({ type: 'part', job, text, last: i === 2 });
     expect(await got).toEqual([{ type: 'done', job, result: 'pg_xact pg_class pg_attribute' }]);
+  });
+
+  it('wakes a job waiting on something else when the page cancels it', async () => {
+    const { page, seen } = setUp();
+    const job = page.job();
+    page.post({ type: 'wait', job });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen.cancelledAt).toBeNull();
+    page.cancel(job);
+    await expect.poll(() => seen.cancelledAt, { timeout: 2000 }).toBe(0);
   });
 });

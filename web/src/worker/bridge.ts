@@ -106,6 +106,8 @@ export interface Job<To extends JobMessage, From extends JobMessage> {
   post(m: From, transfer?: Transferable[]): void;
   /** The page cancelled the job: stop at the next step and answer nothing more. */
   cancelled(): boolean;
+  /** Settles when the page cancels the job (for a job waiting on something else). */
+  whenCancelled(): Promise<void>;
   /** The page's next follow-up of this job (a later message with its number). */
   next(): Promise<To>;
   /** Posts a question (a `want` answer) and waits for the page's follow-up of this job. */
@@ -125,6 +127,7 @@ export function serve<To extends JobMessage, From extends JobMessage>(
   endpoint: Endpoint = self as unknown as Endpoint,
 ): void {
   const cancelled = new Set<number>();
+  const onCancel = new Map<number, () => void>();
   /** Per running job: follow-ups not yet taken, or the `next()` waiting for one. */
   const follow = new Map<number, { queued: To[]; waiting: ((m: To) => void) | null }>();
   const post = (m: From, transfer: Transferable[] = []) => endpoint.postMessage(m, transfer);
@@ -132,6 +135,7 @@ export function serve<To extends JobMessage, From extends JobMessage>(
     const m = ev.data;
     if (m.type === 'cancel') {
       cancelled.add(m.job);
+      onCancel.get(m.job)?.();
       return;
     }
     const running = follow.get(m.job);
@@ -152,6 +156,16 @@ export function serve<To extends JobMessage, From extends JobMessage>(
       job: m.job,
       post,
       cancelled: () => cancelled.has(m.job),
+      whenCancelled: () =>
+        cancelled.has(m.job)
+          ? Promise.resolve()
+          : new Promise((resolve) => {
+              const earlier = onCancel.get(m.job);
+              onCancel.set(m.job, () => {
+                earlier?.();
+                resolve();
+              });
+            }),
       next,
       ask: (question) => {
         post(question);
@@ -164,6 +178,7 @@ export function serve<To extends JobMessage, From extends JobMessage>(
       })
       .finally(() => {
         cancelled.delete(m.job);
+        onCancel.delete(m.job);
         follow.delete(m.job);
       });
   };
