@@ -15,7 +15,7 @@ import { AskPostgres } from './AskPostgres';
 import { useAskSlot } from './askSlot';
 import { LinePointers } from './LinePointers';
 import { LESSONS, sayOf, type Lesson, type LessonShow, type LessonStep, type StepOutcome } from './lessons';
-import type { FromPlay, ResultSet, ServerError, SnapFileMsg, StartPhase, StartPlay, ToPlay } from './protocol';
+import { START_JOB, type FromPlay, type ResultSet, type ServerError, type SnapFileMsg, type StartPhase, type StartPlay, type ToPlay } from './protocol';
 import type { PlayRelation } from './relations';
 import { compareSnapshots, SnapshotDiff } from './SnapshotDiff';
 import './playground.css';
@@ -132,7 +132,7 @@ export default function Playground(p: PlaygroundProps) {
       if (r?.phase === 'run') void restartRef.current?.(r.sql, `PostgreSQL stopped: ${e.message || 'its worker failed'}`);
       else setBoot({ state: 'error', message: e.message || 'the PostgreSQL worker failed to start' });
     };
-    w.postMessage({ type: 'start', saved: from } satisfies StartPlay);
+    w.postMessage({ type: 'start', job: START_JOB, saved: from } satisfies StartPlay);
     worker.current = w;
     return w;
   }, []);

@@ -6,7 +6,8 @@ import { PGlite, type Results } from '@electric-sql/pglite';
 import { pageinspect } from '@electric-sql/pglite/contrib/pageinspect';
 import { pg_buffercache } from '@electric-sql/pglite/contrib/pg_buffercache';
 import { pg_visibility } from '@electric-sql/pglite/contrib/pg_visibility';
-import { MAX_ROWS, type FromPlay, type ResultSet, type ServerError, type SnapFileMsg, type StartPlay, type ToPlay } from './protocol';
+import { serve } from '../worker/bridge';
+import { MAX_ROWS, START_JOB, type FromPlay, type ResultSet, type ServerError, type SnapFileMsg, type StartPlay, type ToPlay } from './protocol';
 import { RELATIONS_SQL, relationFiles, type PlayRelation } from './relations';
 import { pageinspectSql, type AskPage } from './ask';
 import { plainText } from '../lib/text';
@@ -27,7 +28,7 @@ globalThis.fetch = async (input, init) => {
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, c) {
         received += chunk.byteLength;
-        post({ type: 'progress', phase: 'download', received, total: Math.max(total, received) });
+        post({ type: 'progress', job: START_JOB, phase: 'download', received, total: Math.max(total, received) });
         c.enqueue(chunk);
       },
     }),
@@ -44,7 +45,7 @@ const last = new Map<string, Uint8Array>();
  * last statement that completed. */
 async function start(saved: Blob | null): Promise<void> {
   const p = await PGlite.create({ extensions: { pageinspect, pg_buffercache, pg_visibility }, ...(saved ? { loadDataDir: saved } : {}) });
-  post({ type: 'progress', phase: 'extensions', received, total });
+  post({ type: 'progress', job: START_JOB, phase: 'extensions', received, total });
   // pg_visibility answers "Ask PostgreSQL" for visibility map pages.
   await p.exec('create extension if not exists pageinspect; create extension if not exists pg_buffercache; create extension if not exists pg_visibility');
   pg = p;
@@ -52,7 +53,7 @@ async function start(saved: Blob | null): Promise<void> {
   // compared with them, not with nothing (which would call every block changed).
   if (saved) await snapshot(p);
   const v = (await p.query<{ v: string }>(`select current_setting('server_version') as v`)).rows[0].v;
-  post({ type: 'ready', version: v });
+  post({ type: 'ready', job: START_JOB, version: v });
 }
 
 function text(v: unknown): string {
@@ -202,23 +203,28 @@ async function write(job: number, path: string, block: number, page: Uint8Array)
 // The first message starts the server; the others wait for it to be up, then run one at a
 // time, in order.
 let queue: Promise<void> | null = null;
-addEventListener('message', (e: MessageEvent<ToPlay | StartPlay>) => {
-  const m = e.data;
-  if (m.type === 'start') {
-    queue ??= start(m.saved).catch((e: unknown) => post({ type: 'fatal', message: e instanceof Error ? e.message : String(e) }));
-    return;
-  }
-  queue = (queue ?? Promise.resolve()).then(() => {
-    if (!pg) return;
-    switch (m.type) {
-      case 'run':
-        return run(m.job, m.sql, m.snapshot);
-      case 'ask':
-        return ask(m.job, m.page, m.question);
-      case 'write':
-        return write(m.job, m.path, m.block, m.page);
-      case 'save':
-        return save(m.job);
+serve<ToPlay | StartPlay, FromPlay>(
+  (m) => {
+    if (m.type === 'start') {
+      queue ??= start(m.saved).catch((e: unknown) => post({ type: 'fatal', job: m.job, message: e instanceof Error ? e.message : String(e) }));
+      return queue;
     }
-  });
-});
+    queue = (queue ?? Promise.resolve()).then(() => {
+      if (!pg) return;
+      switch (m.type) {
+        case 'run':
+          return run(m.job, m.sql, m.snapshot);
+        case 'ask':
+          return ask(m.job, m.page, m.question);
+        case 'write':
+          return write(m.job, m.path, m.block, m.page);
+        case 'save':
+          return save(m.job);
+      }
+    });
+    // Each request answers its own failures; one that throws anyway is the console's, as
+    // before the bridge.
+    return queue.catch(() => undefined);
+  },
+  (job, message) => ({ type: 'fatal', job, message }),
+);
