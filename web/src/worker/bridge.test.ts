@@ -159,4 +159,32 @@ describe('the worker bridge', () => {
     page.cancel(job);
     await expect.poll(() => seen.cancelledAt, { timeout: 2000 }).toBe(0);
   });
+
+  it("hands the messages that are no job's to `aside`, before any job's", async () => {
+    const c = new MessageChannel();
+    channels.push(c);
+    const settings: string[] = [];
+    serve<To, From>(
+      async (m, job) => {
+        await Promise.resolve();
+        job.post({ type: 'done', job: m.job, result: settings.join() });
+      },
+      (job, message) => ({ type: 'error', job, message }),
+      c.port2,
+      (m) => {
+        const s = m as { type: string; value?: string };
+        if (s.type !== 'setting') return false;
+        settings.push(s.value ?? '');
+        return true;
+      },
+    );
+    c.port2.start();
+    const page = bridge<To, From>(() => c.port1 as unknown as Worker)();
+    c.port1.start();
+    c.port1.postMessage({ type: 'setting', value: 'hints of set 7' });
+    const job = page.job();
+    const got = answers(page, job, () => true);
+    page.post({ type: 'count', job, upTo: 0 });
+    expect(await got).toEqual([{ type: 'done', job, result: 'hints of set 7' }]);
+  });
 });

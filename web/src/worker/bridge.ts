@@ -120,11 +120,14 @@ export interface Endpoint {
   postMessage(m: unknown, transfer: Transferable[]): void;
 }
 
-/** The worker's side: `run` for each request; a throw becomes `error(job, message)`. */
+/** The worker's side: `run` for each request; a throw becomes `error(job, message)`.
+ * `aside` takes the messages that are no job's (settings for every job, as the verify
+ * worker's hints): it returns true for one it handled. */
 export function serve<To extends JobMessage, From extends JobMessage>(
   run: (m: To, job: Job<To, From>) => Promise<void>,
   error: (job: number, message: string) => From,
   endpoint: Endpoint = self as unknown as Endpoint,
+  aside: (m: unknown) => boolean = () => false,
 ): void {
   const cancelled = new Set<number>();
   const onCancel = new Map<number, () => void>();
@@ -132,6 +135,7 @@ export function serve<To extends JobMessage, From extends JobMessage>(
   const follow = new Map<number, { queued: To[]; waiting: ((m: To) => void) | null }>();
   const post = (m: From, transfer: Transferable[] = []) => endpoint.postMessage(m, transfer);
   endpoint.onmessage = (ev: MessageEvent<To | CancelMessage>) => {
+    if (aside(ev.data)) return;
     const m = ev.data;
     if (m.type === 'cancel') {
       cancelled.add(m.job);
