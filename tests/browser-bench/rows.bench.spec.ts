@@ -116,7 +116,7 @@ test(`Rows view and CSV export of a ${ROWS}-row table`, async ({ page, browser }
   await view.getByTestId('rows-export-csv').click();
   const d = await download;
   const exportMs = Date.now() - t0;
-  const csvBytes = statSync((await d.path())!).size;
+  const csvBytes = statSync((await d.path())).size;
   const exp = await longest();
   stage(`export: ${exportMs} ms, longest task ${exp.longest} ms`);
 

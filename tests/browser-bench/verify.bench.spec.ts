@@ -147,7 +147,7 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
           let buf = new ArrayBuffer(8 << 20);
           for (;;) {
             const r = await reader.read(new Uint8Array(buf));
-            if (r.value) buf = r.value.buffer as ArrayBuffer;
+            if (r.value) buf = r.value.buffer;
             if (r.done) break;
           }
         }),

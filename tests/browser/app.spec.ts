@@ -435,7 +435,10 @@ test('bad-input matrix: each file its message or verdict, the rest usable, the t
   // Block 1's header claims 16 kB; the file is still read as 8 kB pages, as the server does.
   const claims16k = make('16414', concat([sealed(0), sealed(1, (v) => v.setUint16(18, 16384 | 4, true)), sealed(2)]));
   // pd_lower past pd_upper: line pointers claimed past the free space.
-  const lowerPastUpper = make('16415', concat([sealed(0, (v) => (v.setUint16(12, 8000, true), v.setUint16(14, 100, true)))]));
+  const lowerPastUpper = make('16415', concat([sealed(0, (v) => {
+    v.setUint16(12, 8000, true);
+    v.setUint16(14, 100, true);
+  })]));
   const big = sparse(d, '16416', 1024 ** 3);
   const matrix = [oneByte, halfPage, randomPages, allFF, claims16k, lowerPastUpper];
   // The oracle's verdicts are what the CLI's matrix promises: noise and 0xFF fail, the

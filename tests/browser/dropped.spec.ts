@@ -189,7 +189,7 @@ for (const [width, height] of SIZES) {
       // The page's picture: each column's text where the table puts it, none over the next.
       const downloading = page.waitForEvent('download');
       await page.getByTestId('png-page').click();
-      const png = PNG.sync.read(readFileSync((await (await downloading).path())!), { checkCRC: true });
+      const png = PNG.sync.read(readFileSync((await (await downloading).path())), { checkCRC: true });
       // A card: at a desktop's width as wide as the page view (its item table wraps between
       // words), on a phone wider, as wide as the table's words.
       if (width >= 1000) expect(png.width).toBeLessThanOrEqual(width);

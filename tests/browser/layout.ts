@@ -31,6 +31,7 @@ export function measureLayout(page: Page): Promise<Layout> {
       if (r.width < 1 || r.height < 1) return null;
       const cs = getComputedStyle(e);
       // Visually hidden (the file inputs behind their labels): clipped to nothing.
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- the visually-hidden pattern the app uses sets it
       if (cs.clip === 'rect(0px, 0px, 0px, 0px)') return null;
       if (cs.visibility === 'hidden' || cs.display === 'none' || Number(cs.opacity) === 0) return null;
       let box: Box = { l: r.left, t: r.top + scrollY, r: r.right, b: r.bottom + scrollY };

@@ -92,7 +92,8 @@ test.beforeEach(async ({ page, context }) => {
     const fill = CanvasRenderingContext2D.prototype.fillText;
     CanvasRenderingContext2D.prototype.fillText = function (text: string, x: number, y: number, max?: number) {
       w.painted.push(text);
-      return max === undefined ? fill.call(this, text, x, y) : fill.call(this, text, x, y, max);
+      if (max === undefined) fill.call(this, text, x, y);
+      else fill.call(this, text, x, y, max);
     };
   });
 });

@@ -163,13 +163,13 @@ for (const size of [
       // The Markdown download is the CLI's.
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report-markdown').click()]);
       expect(download.suggestedFilename()).toBe('public.orders-report.md');
-      expect(readFileSync((await download.path())!, 'utf8')).toBe(made.markdown);
+      expect(readFileSync((await download.path()), 'utf8')).toBe(made.markdown);
 
       // The pgsql-bugs message: the version, pg_control's summary, the filled field, the evidence.
       await page.getByTestId('report-bugs').locator('summary').click();
       await page.locator('[data-testid=report-bugs] textarea[data-field=platform]').fill('Debian 12, x86_64');
       const [bugs] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report-bugs-download').click()]);
-      const message = readFileSync((await bugs.path())!, 'utf8');
+      const message = readFileSync((await bugs.path()), 'utf8');
       expect(message).toContain('PostgreSQL major version: 16');
       expect(message).toContain('Platform: Debian 12, x86_64');
       expect(message).toMatch(/Database system identifier: +\d+/);

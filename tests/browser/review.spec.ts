@@ -200,7 +200,8 @@ for (const [width, height] of SIZES) {
         const fill = CanvasRenderingContext2D.prototype.fillText;
         CanvasRenderingContext2D.prototype.fillText = function (text: string, x: number, y: number, max?: number) {
           w.painted.push(text);
-          return max === undefined ? fill.call(this, text, x, y) : fill.call(this, text, x, y, max);
+          if (max === undefined) fill.call(this, text, x, y);
+          else fill.call(this, text, x, y, max);
         };
       });
       await page.goto('/');
@@ -213,7 +214,7 @@ for (const [width, height] of SIZES) {
       // The card: header, the finding, the first 20 items and a count of the rest.
       const downloading = page.waitForEvent('download');
       await page.getByTestId('png-page').click();
-      const png = PNG.sync.read(readFileSync((await (await downloading).path())!), { checkCRC: true });
+      const png = PNG.sync.read(readFileSync((await (await downloading).path())), { checkCRC: true });
       await expect(page.getByTestId('png-page-status')).toContainText('saved');
       const dpr = await page.evaluate(() => devicePixelRatio);
       // Wrapped lines are painted a word at a time: the words joined, as read.

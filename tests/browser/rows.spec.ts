@@ -95,14 +95,14 @@ test('Rows view: the rows COPY printed, exported byte for byte', async ({ page }
   await view.getByTestId('rows-export-csv').click();
   const d = await download;
   expect(d.suggestedFilename()).toMatch(/\.csv$/);
-  expect(readFileSync((await d.path())!, 'utf8')).toBe(csv);
+  expect(readFileSync((await d.path()), 'utf8')).toBe(csv);
   const textDownload = page.waitForEvent('download');
   await view.getByTestId('rows-export-text').click();
-  expect(readFileSync((await (await textDownload).path())!, 'utf8')).toBe(text);
+  expect(readFileSync((await (await textDownload).path()), 'utf8')).toBe(text);
   // The salvage summary link still downloads after the worker that wrote it is gone.
   const summaryDownload = page.waitForEvent('download');
   await view.getByTestId('rows-summary-link').click();
-  expect(readFileSync((await (await summaryDownload).path())!, 'utf8')).toContain(`rows recovered: ${lines.length}`);
+  expect(readFileSync((await (await summaryDownload).path()), 'utf8')).toContain(`rows recovered: ${lines.length}`);
 
   expect((await axe(page)).blocking).toEqual([]);
   await view.scrollIntoViewIfNeeded();
@@ -127,7 +127,7 @@ test('Rows view: a damaged page is left out and named in the salvage summary', a
     // The export holds every other row as COPY printed it, the summary beside it.
     const download = page.waitForEvent('download');
     await view.getByTestId('rows-export-csv').click();
-    const got = readFileSync((await (await download).path())!, 'utf8');
+    const got = readFileSync((await (await download).path()), 'utf8');
     const kept = new Set(csv.split('\n'));
     expect(got.split('\n').every((l) => kept.has(l))).toBe(true);
     await expect(view.getByTestId('rows-summary-link')).toBeVisible();
@@ -217,7 +217,7 @@ test('Rows view: a zeroed page is named lost, a flipped page given as ignore_che
     await view.getByTestId('rows-header').check();
     const download = page.waitForEvent('download');
     await view.getByTestId('rows-export-csv').click();
-    expect(readFileSync((await (await download).path())!, 'utf8')).toBe(expected);
+    expect(readFileSync((await (await download).path()), 'utf8')).toBe(expected);
   } finally {
     writeFileSync(file, clean);
   }
@@ -240,7 +240,7 @@ test('All versions: every tuple version, led by ctid, xmin, xmax and state as th
   await view.getByTestId('rows-export-csv').click();
   const d = await download;
   expect(d.suggestedFilename()).toMatch(/all-versions\.csv$/);
-  expect(readFileSync((await d.path())!, 'utf8')).toBe(allVersionsCsv);
+  expect(readFileSync((await d.path()), 'utf8')).toBe(allVersionsCsv);
   // Off again: the rows a new transaction sees.
   await view.getByTestId('rows-all-versions').uncheck();
   await expect(view).toHaveAttribute('data-rows', String(want.filter((l) => l.split(',')[4] === 'live').length));

@@ -5,7 +5,7 @@
 import { expect, test, type Page } from './test';
 import { readFileSync } from 'node:fs';
 import { oracleStatus } from '../oracle/pgchecksum';
-import type { SampleManifest } from '../../web/src/samples';
+import type { SampleManifest } from '../../web/src/samples/samples';
 import { stepHighlight, TOUR_STEPS } from '../../web/src/tour/steps';
 
 const DIR = new URL('../../public/samples/', import.meta.url);

@@ -53,7 +53,7 @@ async function exportPng(page: Page, button: string, section: Locator, name: str
   await page.getByTestId(button).click();
   const dl = await downloading;
   expect(dl.suggestedFilename()).toBe(name);
-  const bytes = readFileSync((await dl.path())!);
+  const bytes = readFileSync((await dl.path()));
   expect(Array.from(bytes.subarray(0, 8))).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   const png = PNG.sync.read(bytes, { checkCRC: true });
   const status = page.getByTestId(`${button}-status`);

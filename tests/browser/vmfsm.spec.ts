@@ -29,7 +29,7 @@ test.beforeAll(() => {
     vacuum (freeze) t;
     checkpoint;`);
   heapPath = c.relationPath('t');
-  visibleInMap = c.rows<{ blkno: number }>("select blkno from pg_visibility_map('t') where all_visible order by blkno").map((r) => Number(r.blkno));
+  visibleInMap = c.rows<{ blkno: unknown }>("select blkno from pg_visibility_map('t') where all_visible order by blkno").map((r) => Number(r.blkno));
   c.stop();
   const heap = readFileSync(heapPath);
   const page = heap.subarray(CLEARED * BS, (CLEARED + 1) * BS);

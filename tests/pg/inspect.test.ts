@@ -190,7 +190,7 @@ describe('pgpage inspect --json agrees with pageinspect', () => {
       }
       const pg = perBlock<Json>(f.path, f.blocks, pgCols.join(', '));
       for (const row of pg) {
-        const b = row.b as number;
+        const b = row.b;
         const ours = out.blocks[b];
         const w = where(b);
         expect(ours.block, w).toBe(b);
@@ -270,7 +270,7 @@ describe('pgpage inspect --json agrees with pageinspect', () => {
         const { blkno, ...cols } = s;
         // bt_page_stats of 13 fills only `type` and `btpo` (the xid) of a deleted page.
         const want = PG_VERSION === 13 && cols.type === 'd' ? { type: cols.type, btpo: cols.btpo } : cols;
-        expectColumns(out.blocks[blkno as number].special as Json, want, `${f.rel} bt_page_stats ${blkno}`);
+        expectColumns(out.blocks[blkno as number].special as Json, want, `${f.rel} bt_page_stats ${String(blkno)}`);
       }
     }
     expectNoMismatches();

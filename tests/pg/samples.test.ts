@@ -6,7 +6,7 @@ import { copyFileSync, readFileSync, rmSync, truncateSync, writeFileSync } from 
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { SampleManifest, SamplePage } from '../../web/src/samples';
+import type { SampleManifest, SamplePage } from '../../web/src/samples/samples';
 import { Cluster, pgTempDir, serverVerdicts } from './cluster';
 import { chownPostgres, headerSane, pgPages, type PgPage } from './pgpage';
 

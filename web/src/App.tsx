@@ -4,10 +4,10 @@
 // them to the selection and lays out the page.
 import { RowsPanel } from './rows/RowsPanel';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { PageMap } from './components/PageMap';
-import { PageView } from './components/PageView';
-import { SamplesPicker, useSampleLoader } from './components/Samples';
-import { PngButton, ProblemsReport } from './components/Share';
+import { PageMap } from './pageview/PageMap';
+import { PageView } from './pageview/PageView';
+import { SamplesPicker, useSampleLoader } from './samples/Samples';
+import { PngButton, ProblemsReport } from './share/Share';
 import { setAskSlot } from './playground/askSlot';
 import { Tour, type TourView } from './tour/Tour';
 import { summaryState, type FileEntry } from './files';
@@ -123,7 +123,8 @@ export function App() {
     },
     [actions, filesRef, open],
   );
-  const drop = useDrop(addFiles);
+  const addChosen = useCallback((list: ChosenFile[]) => void addFiles(list), [addFiles]);
+  const drop = useDrop(addChosen);
 
   const loadSamples = useSampleLoader(filesRef, addFiles);
   const showTourView = useCallback((view: TourView) => {
@@ -287,7 +288,7 @@ export function App() {
       <section className="dropzone" data-testid="dropzone">
         <p>
           Drop relation files (<code>base/16384/16385</code>, <code>16385.2</code>, <code>16385_fsm</code>) or a whole data directory here, or{' '}
-          <FilePickers add={addFiles} />
+          <FilePickers add={addChosen} />
         </p>
         <SamplesPicker load={loadSamples} />
         {linked && files.length === 0 && <LinkWants link={linked} />}

@@ -2,7 +2,7 @@
 import { DETECT, type GeometryChoice } from './lib/geometry';
 import { emptyCounts, type StatusCounts } from './lib/status';
 import type { Naming } from './app/catalog';
-import type { Wasm } from './wasm';
+import { relationFileName, type Wasm } from './core';
 import type { Chance, ChecksumsCode, FileFinding, PageFinding, ProblemPage, StructureRef } from './worker/protocol';
 
 /** The forks a relation file can hold (the fork picks how pages decode). */
@@ -26,8 +26,7 @@ export interface FileNames {
 export const NO_NAMES: FileNames = { rel: null, relDir: null };
 
 export function namesOf(w: Wasm, path: string): FileNames {
-  const json = w.relation_file_name(path);
-  const n = json === undefined ? null : (JSON.parse(json) as { relfilenode: number; fork: Fork; segno: number });
+  const n = relationFileName(w, path) ?? null;
   return { rel: n && { relfilenode: n.relfilenode, fork: n.fork, segment: n.segno }, relDir: w.relation_directory(path) ?? null };
 }
 

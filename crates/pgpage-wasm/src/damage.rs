@@ -12,8 +12,9 @@ use wasm_bindgen::prelude::*;
 
 use crate::{endian, parse_fork, parse_kind};
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Serialize)]
-struct PageComparison {
+pub(crate) struct PageComparison {
     /// None when the pages are equal byte for byte.
     page: Option<PageDiff>,
     /// Decoded header fields and line pointers that differ.
@@ -33,6 +34,26 @@ pub fn diff_page(block: u32, a: &[u8], b: &[u8], big_endian: bool) -> Result<Str
     serde_json::to_string(&out).map_err(|err| JsError::new(&err.to_string()))
 }
 
+/// `bit_flips`: the core's BitFlips, the odds in words and each candidate's rank.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Serialize)]
+pub(crate) struct FlipsRanked<'a> {
+    #[serde(flatten)]
+    flips: &'a pgpage::damage::bitflip::BitFlips,
+    odds: String,
+    ranks: Vec<Rank>,
+}
+
+/// One candidate's rank (1 = most likely) and its reason, as `pgpage::flips` tells them.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Serialize)]
+pub(crate) struct Rank {
+    offset: u32,
+    bit: u8,
+    rank: usize,
+    why: String,
+}
+
 /// Every single-bit flip of `page` (relation-wide block `absolute_block`) that makes its
 /// stored checksum valid (`pgpage::damage::bitflip::BitFlips` as JSON, with `odds`: the sentence on
 /// chance matches, and `ranks`: each candidate's rank and its reason, as `pgpage::flips`
@@ -45,20 +66,6 @@ pub fn bit_flips(
     fork: &str,
     file_kind: Option<String>,
 ) -> Result<String, JsError> {
-    #[derive(Serialize)]
-    struct Out<'a> {
-        #[serde(flatten)]
-        flips: &'a pgpage::damage::bitflip::BitFlips,
-        odds: String,
-        ranks: Vec<Rank>,
-    }
-    #[derive(Serialize)]
-    struct Rank {
-        offset: u32,
-        bit: u8,
-        rank: usize,
-        why: String,
-    }
     let opts = DecodeOptions {
         endian: endian(big_endian),
         kind: None,
@@ -77,7 +84,7 @@ pub fn bit_flips(
             why: c.why,
         })
         .collect();
-    serde_json::to_string(&Out {
+    serde_json::to_string(&FlipsRanked {
         flips: &flips,
         odds,
         ranks,
@@ -101,6 +108,14 @@ pub fn bit_flips_markdown(
     pgpage::damage::flips::markdown(&told, block_in_file, path)
 }
 
+/// `compare_chunk`: the pages of the chunk that differ and how many are equal.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Serialize)]
+pub(crate) struct ChunkComparison {
+    pages: Vec<PageDiff>,
+    equal: u64,
+}
+
 /// Compares the whole pages of two chunks of copies of one file that start at block
 /// `first_block` (`pgpage::damage::diff::compare_chunks`): `{"pages": [PageDiff...], "equal": n}`.
 /// Pages past the shorter chunk are the caller's to name as only in one copy.
@@ -112,14 +127,10 @@ pub fn compare_chunk(
     block_size_bytes: u32,
     big_endian: bool,
 ) -> Result<String, JsError> {
-    #[derive(Serialize)]
-    struct Out {
-        pages: Vec<PageDiff>,
-        equal: u64,
-    }
     let size = crate::block_size(block_size_bytes)?.len();
     let (pages, equal) = compare_chunks(first_block, a, b, size, endian(big_endian));
-    serde_json::to_string(&Out { pages, equal }).map_err(|err| JsError::new(&err.to_string()))
+    serde_json::to_string(&ChunkComparison { pages, equal })
+        .map_err(|err| JsError::new(&err.to_string()))
 }
 
 /// The page to write in place of `damaged` (relation-wide block `absolute_block`): `good`,

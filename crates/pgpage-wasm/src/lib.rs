@@ -13,6 +13,8 @@ mod redact;
 mod report;
 mod rows;
 mod story;
+#[cfg(all(test, feature = "ts"))]
+mod ts_export;
 mod wal;
 
 fn endian(big_endian: bool) -> Endian {
@@ -580,6 +582,15 @@ impl MapPageJs {
     }
 }
 
+/// `map_page`'s JSON for an FSM page: the tree and the free bytes each category stands for.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(serde::Serialize)]
+pub(crate) struct FsmPage<'a> {
+    #[serde(flatten)]
+    tree: &'a pgpage::am::maps::layout::FsmTree,
+    avail_by_category: Vec<u32>,
+}
+
 /// The map a page of the `vm` or `fsm` fork holds, as the core reads it; `absolute_block` is
 /// the page's relation-wide block number in its fork (it says which heap blocks it covers).
 #[wasm_bindgen]
@@ -595,12 +606,11 @@ pub fn map_page(page: &[u8], absolute_block: u32, fork: &str) -> Result<MapPageJ
         }
         Fork::Fsm => {
             let mut t = pgpage::am::maps::decode::fsm_tree(page, absolute_block);
-            let mut v = serde_json::to_value(&t).map_err(serialize_error)?;
-            if let Some(o) = v.as_object_mut() {
-                let avail: Vec<u32> = (0..=u8::MAX).map(|c| t.shape.avail(c)).collect();
-                o.insert("avail_by_category".into(), avail.into());
-            }
-            let json = v.to_string();
+            let json = serde_json::to_string(&FsmPage {
+                tree: &t,
+                avail_by_category: (0..=u8::MAX).map(|c| t.shape.avail(c)).collect(),
+            })
+            .map_err(serialize_error)?;
             Ok(MapPageJs {
                 values: core::mem::take(&mut t.nodes),
                 json,
@@ -682,12 +692,7 @@ fn serialize_error(e: serde_json::Error) -> JsError {
 pub fn relation_file_name(name: &str) -> Option<String> {
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
     let n = pgpage::file::parse_relation_file_name(base)?;
-    serde_json::to_string(&serde_json::json!({
-        "relfilenode": n.relfilenode,
-        "fork": n.fork,
-        "segno": n.segno,
-    }))
-    .ok()
+    serde_json::to_string(&n).ok()
 }
 
 /// What Ctrl+G's text goes to in the file `name` (segment `segno`, `blocks` whole pages),
@@ -831,22 +836,32 @@ pub fn block_sizes() -> Vec<u32> {
     BlockSize::ALL.to_vec()
 }
 
+/// One finding of `findings_table`.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(serde::Serialize)]
+pub(crate) struct FindingRow {
+    code: &'static str,
+    message: &'static str,
+    evidence: pgpage::findings::Evidence,
+    file: &'static str,
+    function: &'static str,
+    maps: bool,
+}
+
 /// Every finding, in the order of the codes `FileVerdictJs.finding_codes` holds:
 /// `[{"code", "message", "evidence", "file", "function", "maps"}]` as JSON; `maps` marks the
 /// findings of a heap page against its relation's `_vm` and `_fsm` (`FileScanJs.set_maps`).
 #[wasm_bindgen]
 pub fn findings_table() -> Result<String, JsError> {
-    let rows: Vec<serde_json::Value> = Finding::ALL
+    let rows: Vec<FindingRow> = Finding::ALL
         .iter()
-        .map(|f| {
-            serde_json::json!({
-                "code": f.code(),
-                "message": f.message(),
-                "evidence": f.evidence(),
-                "file": f.rule().file,
-                "function": f.rule().function,
-                "maps": pgpage::am::maps::walk::FINDINGS.contains(f),
-            })
+        .map(|f| FindingRow {
+            code: f.code(),
+            message: f.message(),
+            evidence: f.evidence(),
+            file: f.rule().file,
+            function: f.rule().function,
+            maps: pgpage::am::maps::walk::FINDINGS.contains(f),
         })
         .collect();
     serde_json::to_string(&rows).map_err(serialize_error)
@@ -1342,6 +1357,7 @@ pub struct CatalogReader {
     structures: Vec<u8>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(serde::Serialize)]
 struct WebRelation<'a> {
     #[serde(flatten)]
@@ -1352,12 +1368,14 @@ struct WebRelation<'a> {
     user: bool,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(serde::Serialize)]
 struct WebFile {
     relation: Option<usize>,
     page_kind: Option<&'static str>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(serde::Serialize)]
 struct WebListing<'a> {
     relations: Vec<WebRelation<'a>>,

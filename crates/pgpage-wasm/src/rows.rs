@@ -44,8 +44,9 @@ struct ChunkAt {
 }
 
 /// A page, or a tuple of it, that gave no row (or gave one with a note).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "LeftOut"))]
 #[derive(Serialize)]
-struct LeftOutJs {
+pub(crate) struct LeftOutJs {
     block: u32,
     offset: Option<u16>,
     attnum: Option<usize>,
@@ -54,23 +55,27 @@ struct LeftOutJs {
     /// A page whose checksum fails but that reads as the server would under
     /// ignore_checksum_failure: its rows (printed with `include_damaged`, else left out).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     rows: Option<u64>,
     /// The page is a copy of this other block: its rows are left out even with
     /// `include_damaged` (they would be printed twice).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     copy_of: Option<u32>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RowsColumn"))]
 #[derive(Serialize)]
-struct ColumnJs<'a> {
+pub(crate) struct ColumnJs<'a> {
     name: &'a str,
     #[serde(rename = "type")]
     ty: String,
     dropped: bool,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RowsTable"))]
 #[derive(Serialize)]
-struct TableJs<'a> {
+pub(crate) struct TableJs<'a> {
     shown: &'a str,
     database: &'a str,
     oid: u32,
@@ -132,14 +137,40 @@ impl RowsChunk {
     }
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RowsChunkCounts"))]
 #[derive(Serialize)]
-struct ChunkJs {
+pub(crate) struct ChunkJs {
     rows: u64,
     invisible: u64,
     undecided: u64,
     pages: Vec<u64>,
     left_out: Vec<LeftOutJs>,
     damaged: Vec<String>,
+}
+
+/// One column of a tuple shown alone (`RowsReader::tuple`).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "TupleValue"))]
+#[derive(Serialize)]
+pub(crate) struct Value<'a> {
+    name: &'a str,
+    #[serde(rename = "type")]
+    ty: String,
+    value: Option<String>,
+}
+/// Why a tuple's values could not be read, and at which column.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "TupleProblem"))]
+#[derive(Serialize)]
+pub(crate) struct Problem {
+    message: String,
+    attnum: Option<usize>,
+}
+/// `RowsReader::tuple`: a tuple's columns, or why they could not be read.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "TupleShown"))]
+#[derive(Serialize)]
+pub(crate) struct TupleJs<'a> {
+    columns: Vec<Value<'a>>,
+    problem: Option<Problem>,
+    note: Option<String>,
 }
 
 /// A heap relation's rows read page run by page run (see the module's doc).
@@ -456,24 +487,6 @@ impl RowsReader {
         lp: u16,
         source: Option<ChunkSource>,
     ) -> Result<String, JsError> {
-        #[derive(Serialize)]
-        struct Value<'a> {
-            name: &'a str,
-            #[serde(rename = "type")]
-            ty: String,
-            value: Option<String>,
-        }
-        #[derive(Serialize)]
-        struct Problem {
-            message: String,
-            attnum: Option<usize>,
-        }
-        #[derive(Serialize)]
-        struct TupleJs<'a> {
-            columns: Vec<Value<'a>>,
-            problem: Option<Problem>,
-            note: Option<String>,
-        }
         let item = heap_items(page, self.endian)
             .find(|i| i.lp == lp)
             .ok_or_else(|| JsError::new(&format!("item {lp} is not a tuple")))?;

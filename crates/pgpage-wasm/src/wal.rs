@@ -51,8 +51,9 @@ struct ImageJson<'a> {
     apply: bool,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "WalProblem"))]
 #[derive(Serialize)]
-struct ProblemJson<'a> {
+pub(crate) struct ProblemJson<'a> {
     code: &'a str,
     evidence: pgpage::findings::Evidence,
     /// Index into the segments in reading order; null for what planning found (a history
@@ -63,8 +64,9 @@ struct ProblemJson<'a> {
 }
 
 /// A record that touched a watched block, as the damage panel lists it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "WalTouch"))]
 #[derive(Serialize)]
-struct TouchJson {
+pub(crate) struct TouchJson {
     lsn: String,
     rmgr: String,
     /// pg_waldump's record type (pg_walinspect's `record_type`) in the WAL's version.
@@ -87,8 +89,9 @@ impl TouchJson {
 
 /// A watched block: its newest image (an index for `image_pieces` and `restore`) and the
 /// records after it, which the image alone does not replay.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "WalBlock"))]
 #[derive(Serialize)]
-struct BlockJson<'a> {
+pub(crate) struct BlockJson<'a> {
     tablespace_oid: u32,
     database_oid: u32,
     relfilenode: u32,
@@ -101,8 +104,9 @@ struct BlockJson<'a> {
     records_after: Vec<TouchJson>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "WalSummary"))]
 #[derive(Serialize)]
-struct SummaryJson {
+pub(crate) struct SummaryJson {
     version: Option<u32>,
     system_identifier: Option<String>,
     segment_size: Option<u32>,
@@ -111,8 +115,9 @@ struct SummaryJson {
     end_lsn: Option<String>,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "FullPageName"))]
 #[derive(Serialize)]
-struct FullPageNameJson<'a> {
+pub(crate) struct FullPageNameJson<'a> {
     timeline: u32,
     lsn: String,
     tablespace_oid: u32,

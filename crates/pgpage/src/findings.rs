@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 /// How much a finding proves.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Evidence {
@@ -35,6 +36,7 @@ macro_rules! findings {
     ($( $(#[$doc:meta])* $variant:ident => $code:literal, $evidence:ident, $file:literal, $function:literal, $message:literal; )*) => {
         /// Every finding pgpage reports. Fieldless, so it crosses the wasm boundary as a
         /// small code; what a finding is about (the block, the other block) travels beside it.
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
         #[serde(rename_all = "snake_case")]
         #[repr(u16)]

@@ -2,8 +2,9 @@
 // data checksums are on (which decides how every file of the directory is verified), the
 // page and WAL geometry, the state and the last checkpoint, and whether its CRC holds.
 import type { ClusterControl } from './control';
+import { plainText } from '../lib/text';
 
-const str = (v: unknown): string => (v === null || v === undefined ? '—' : String(v));
+const str = (v: unknown): string => (v === null || v === undefined ? '—' : plainText(v));
 
 export function ControlPanel({ controls }: { controls: readonly ClusterControl[] }) {
   return (

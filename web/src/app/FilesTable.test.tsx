@@ -7,9 +7,9 @@ import { FilesTable } from './FilesTable';
 import { entry, layout } from './testing';
 
 // The block sizes come from the core.
-vi.mock('../wasm', () => ({ loadWasm: async () => (await import('./testing')).coreWasm() }));
+vi.mock('../core/load', () => ({ loadWasm: async () => (await import('./testing')).coreWasm() }));
 // jsdom's File cannot be read: the kind is decided from a head of all-zero pages.
-vi.mock('../lib/head', () => ({ headOf: async () => new Uint8Array(8192) }));
+vi.mock('../lib/head', () => ({ headOf: () => Promise.resolve(new Uint8Array(8192)) }));
 
 function actions() {
   return { select: vi.fn(), cancel: vi.fn(), segment: vi.fn(), choice: vi.fn(), fork: vi.fn() };

@@ -8,7 +8,7 @@ import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { measureAfterLayout } from './virtual';
 import { FORKS, type FileEntry, type Fork } from '../files';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import { BYTE_ORDER_CHOICES, orderName, type ByteOrderChoice } from '../lib/geometry';
 import { STATUS_NAMES, STATUS_WORDS } from '../lib/status';
 import { countsOf, folderOf, groupFiles, type FolderGroup, type RelationGroup } from './groups';

@@ -6,19 +6,12 @@
 import { useEffect, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
-import { loadWasm } from '../wasm';
+import { goTo, loadWasm, type GoTo } from '../core';
 import type { Selection } from './selection';
 import './goto.css';
 
 /** How the core read the segment size: from pg_control, or RELSEG_SIZE's default assumed. */
-interface SegmentSize {
-  blocks_per_segment: number;
-  blocks_per_segment_assumed: boolean;
-}
-
-type GoTo =
-  | ({ to: 'block'; block: number; offset: number; relation_block: number; read_as: string } & SegmentSize)
-  | ({ to: 'other_segment'; segno: number; block: number; relation_block: number; file: string | null } & SegmentSize);
+type SegmentSize = Pick<GoTo, 'blocks_per_segment' | 'blocks_per_segment_assumed'>;
 
 export interface GoToProps {
   files: readonly FileEntry[];
@@ -39,8 +32,9 @@ export function segmentWords(s: SegmentSize): string {
 
 /** The loaded file holding segment `segno` of `entry`'s relation fork, if any. */
 function segmentFile(files: readonly FileEntry[], entry: FileEntry, segno: number): FileEntry | undefined {
-  if (!entry.rel) return undefined;
-  return files.find((f) => f.rel && f.relDir === entry.relDir && f.rel.relfilenode === entry.rel!.relfilenode && f.rel.fork === entry.rel!.fork && f.segment === segno);
+  const rel = entry.rel;
+  if (!rel) return undefined;
+  return files.find((f) => f.rel && f.relDir === entry.relDir && f.rel.relfilenode === rel.relfilenode && f.rel.fork === rel.fork && f.segment === segno);
 }
 
 export function GoToDialog(p: GoToProps) {
@@ -59,7 +53,7 @@ export function GoToDialog(p: GoToProps) {
   const ask = async (what: string): Promise<{ to: GoTo; fileBlocks: number }> => {
     const [wasm, { blockSize }] = await Promise.all([loadWasm(), entryGeometry(p.entry)]);
     const fileBlocks = p.entry.blocks || Math.floor(p.entry.size / blockSize);
-    return { to: JSON.parse(wasm.go_to(what, p.entry.name, p.entry.segment, blockSize, fileBlocks, p.blocksPerSegment ?? 0)) as GoTo, fileBlocks };
+    return { to: goTo(wasm, what, p.entry.name, p.entry.segment, blockSize, fileBlocks, p.blocksPerSegment ?? 0), fileBlocks };
   };
   useEffect(() => {
     void entryGeometry(p.entry).then(({ blockSize }) => setBlocks(p.entry.blocks || Math.floor(p.entry.size / blockSize)));

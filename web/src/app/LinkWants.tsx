@@ -2,7 +2,7 @@
 // the block, the relation the catalogs named), never its bytes. This says which files to drop;
 // App opens the linked page once they are.
 import { useEffect, useState } from 'react';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 
 export interface LinkedPage {
   file: string;

@@ -8,7 +8,7 @@ import type { ProblemRef } from './selection';
 import { entry, layout, problem } from './testing';
 
 const rowsOf = (c: HTMLElement) =>
-  Array.from(c.querySelectorAll<HTMLElement>('[data-testid=problem]'), (e) => ({ ...e.dataset }));
+  Array.from(c.querySelectorAll<HTMLElement>('[data-testid=problem]'), (e) => Object.fromEntries(Object.entries(e.dataset)));
 
 describe('ProblemList', () => {
   let undo = () => {};
@@ -62,7 +62,7 @@ describe('ProblemList', () => {
     const off = { code: 'checksums_disabled', message: 'data checksums are disabled: pages are checked by their header only' };
     const v = render(<FileFindings files={[f, entry('16402'), entry('16403', { findings: [off] }), entry('16404', { findings: [off] }), entry('16405', { findings: [off], checksums: 2 })]} />);
     const rows = v.getAllByTestId('file-finding');
-    expect(rows.map((r) => ({ ...r.dataset }))).toEqual([
+    expect(rows.map((r) => Object.fromEntries(Object.entries(r.dataset)))).toEqual([
       // Checksums off once for the files whose pages say so; pg_control's panel says it for 16405.
       { testid: 'file-finding', code: 'checksums_disabled', files: '2' },
       { testid: 'file-finding', file: '16401', path: '16401', code: 'read_short', block: '3' },

@@ -8,7 +8,7 @@ import { problemsOf } from './selection';
 import { entry, problem } from './testing';
 import { AffectedFiles, Verdict } from './Verdict';
 
-vi.mock('../wasm', () => ({ loadWasm: async () => (await import('./testing')).coreWasm() }));
+vi.mock('../core/load', () => ({ loadWasm: async () => (await import('./testing')).coreWasm() }));
 
 const zeroNote = { code: 'zero_page_between_rows', block: 2, pages: 1, evidence: 'note', message: 'block 2: all-zero page between pages with rows: ...' };
 

@@ -2,10 +2,12 @@
 // which relation each file is (`database / schema.table`), its relkind in words, the table an
 // index or TOAST table is listed under, the kind of its pages, and what could not be read.
 import type { FileEntry } from '../files';
-import type { CatalogFiles, CatalogRequest, FromCatalogWorker, ListedRelationJson } from '../worker/catalog';
+import type { WebRelation } from '../core';
+import { workerForJob } from '../worker/bridge';
+import type { CatalogRequest, FromCatalogWorker, ToCatalogWorker } from '../worker/catalog';
 
 /** One relation of the listing, with its place in it. */
-export interface CatalogRelation extends ListedRelationJson {
+export interface CatalogRelation extends WebRelation {
   /** Index in its catalog's `relations`. */
   index: number;
 }
@@ -66,26 +68,18 @@ export async function readCatalog(root: string, list: readonly Dropped[]): Promi
     pgVersion: new Uint8Array(await version.file.arrayBuffer()),
     control: new Uint8Array(await control.file.arrayBuffer()),
   };
-  const answer = await new Promise<Exclude<FromCatalogWorker, { type: 'want' }>>((resolve) => {
-    const w = new Worker(new URL('../worker/catalog.worker.ts', import.meta.url), { type: 'module' });
-    let byPath: Map<string, File> | null = null;
-    w.onmessage = (ev: MessageEvent<FromCatalogWorker>) => {
-      const m = ev.data;
-      if (m.type === 'want') {
-        byPath ??= new Map(inside.map((x) => [x.path.slice(root.length), x.file]));
-        const reply: CatalogFiles = { type: 'files', job: m.job, files: m.paths.map((p) => byPath?.get(p) ?? null) };
-        w.postMessage(reply);
-        return;
-      }
-      w.terminate();
-      resolve(m);
-    };
-    w.onerror = (ev) => {
-      w.terminate();
-      resolve({ type: 'error', job: req.job, message: ev.message || 'the catalog worker failed' });
-    };
-    w.postMessage(req);
-  });
+  let byPath: Map<string, File> | null = null;
+  const worker = workerForJob<ToCatalogWorker, FromCatalogWorker>(
+    () => new Worker(new URL('../worker/catalog.worker.ts', import.meta.url), { type: 'module' }),
+    (m) => {
+      if (m.type !== 'want') return;
+      byPath ??= new Map(inside.map((x) => [x.path.slice(root.length), x.file]));
+      worker.post({ type: 'files', job: m.job, files: m.paths.map((p) => byPath?.get(p) ?? null) });
+    },
+    (message) => ({ type: 'error', job: req.job, message }),
+  );
+  worker.post(req);
+  const answer = await worker.done;
   if (answer.type === 'error') {
     catalog.error = answer.message;
     return { catalog, names };
@@ -108,12 +102,12 @@ export async function readCatalog(root: string, list: readonly Dropped[]): Promi
 }
 
 /** `schema.name`, as psql prints a qualified name (the name alone when the schema is unknown). */
-export function qualified(r: ListedRelationJson): string {
+export function qualified(r: WebRelation): string {
   return r.schema === null ? r.name : `${r.schema}.${r.name}`;
 }
 
 /** The database a relation is listed under: its name, or "shared (global)" for shared catalogs. */
-export function databaseOf(r: ListedRelationJson): string {
+export function databaseOf(r: WebRelation): string {
   return r.database ?? 'shared (global)';
 }
 

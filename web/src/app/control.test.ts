@@ -1,7 +1,7 @@
 // A drop's pg_control: found where a data directory keeps it (or dropped loose), read with its
 // PG_VERSION, decoded by the core; and which files its checksum version governs.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import { blocksPerSegmentFor, checksumsFor, readControls, versionFor, type ClusterControl } from './control';
 import { coreWasm } from './testing';
 

@@ -1,7 +1,7 @@
 // A data directory's global/pg_control and PG_VERSION, read when a directory (or a pg_control
 // beside relation files) is dropped: the core decodes pg_control, and what it says of data
 // checksums decides how every file of that directory is verified.
-import type { Wasm } from '../wasm';
+import { decodeControl, type Wasm } from '../core';
 import type { ChecksumsCode } from '../worker/protocol';
 
 /** A dropped data directory's control file, as the panel shows it. */
@@ -37,7 +37,7 @@ export async function readControls(w: Wasm, list: readonly Dropped[]): Promise<C
     const version = list.find((x) => x.path === `${root}PG_VERSION`);
     const pgVersion = version ? (w.pg_version(new Uint8Array(await version.file.arrayBuffer())) ?? null) : null;
     try {
-      const control = JSON.parse(w.decode_control(new Uint8Array(await c.file.arrayBuffer()))) as Record<string, unknown>;
+      const control = decodeControl(w, new Uint8Array(await c.file.arrayBuffer()));
       out.push({ root, path: c.path, pgVersion, control, error: null });
     } catch (e) {
       out.push({ root, path: c.path, pgVersion, control: null, error: e instanceof Error ? e.message : String(e) });

@@ -76,7 +76,7 @@ function folderGroups(files: readonly FileEntry[], keyPrefix = '', title: (folde
   for (const f of files) {
     const folder = folderOf(f.path);
     let rels = folders.get(folder);
-    if (!rels) folders.set(folder, (rels = new Map()));
+    if (!rels) folders.set(folder, (rels = new Map<string, RelationGroup>()));
     const label = f.rel ? String(f.rel.relfilenode) : f.name;
     const key = `${keyPrefix}${folder}/${f.rel ? label : `:${label}`}`;
     let g = rels.get(key);
@@ -133,7 +133,7 @@ function catalogGroups(c: ClusterCatalog, files: readonly FileEntry[]): FolderGr
       groups.push({ key, label: qualified(r), files: own.get(r.index) ?? [], relation: r, depth, ancestors, parent, unclaimed: false });
       for (const ch of (children.get(r.index) ?? []).sort(order)) walk(ch, depth + 1, [...ancestors, key], qualified(r));
     };
-    for (const r of tops.get(db)!.sort(order)) walk(r, 0, [], null);
+    for (const r of (tops.get(db) ?? []).sort(order)) walk(r, 0, [], null);
     out.push({ folder: `${c.root}#db:${db}`, title: titled(db), database: db, relations: groups });
   }
   if (unclaimed.length > 0) {

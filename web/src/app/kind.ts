@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import type { FileEntry } from '../files';
 import { headOf } from '../lib/head';
 import { fileKindOf } from '../lib/spans';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 
 const kinds = new WeakMap<File, Map<string, Promise<string>>>();
 
@@ -15,7 +15,7 @@ export function kindOf(f: FileEntry): Promise<string> | null {
   if (f.blockSize === null || f.bigEndian === null) return null;
   const key = `${f.fork}/${f.blockSize}/${f.bigEndian}`;
   let m = kinds.get(f.file);
-  if (!m) kinds.set(f.file, (m = new Map()));
+  if (!m) kinds.set(f.file, (m = new Map<string, Promise<string>>()));
   let k = m.get(key);
   if (!k) {
     const [bs, big, fork] = [f.blockSize, f.bigEndian, f.fork];

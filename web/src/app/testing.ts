@@ -1,11 +1,10 @@
 // Test helpers for the app's parts: entries as the store makes them, and layout for jsdom,
 // which lays nothing out (every box 0 px), so a virtualized list would show no rows.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { newEntry, type FileEntry } from '../files';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import { emptyCounts } from '../lib/status';
 import type { ProblemPage } from '../worker/protocol';
+import { wasmFromDisk } from '../core/disk';
 
 export function entry(name: string, patch: Partial<FileEntry> = {}): FileEntry {
   return Object.assign(newEntry(new File([new Uint8Array(8192 * 2)], name), name), { blocks: 2, blockSize: 8192, bigEndian: false, state: 'done' as const, counts: { ...emptyCounts(), ok: 2 } }, patch);
@@ -34,7 +33,7 @@ export function layout(className: string, box: number, row: number): () => void 
   proto.scrollTo = function (this: HTMLElement, opts?: ScrollToOptions | number) {
     if (typeof opts === 'object' && opts.top !== undefined) this.scrollTop = opts.top;
     this.dispatchEvent(new Event('scroll'));
-  } as typeof proto.scrollTo;
+  };
   return () => {
     proto.scrollTo = scrollTo;
     for (const [k, d] of saved) {
@@ -45,14 +44,7 @@ export function layout(className: string, box: number, row: number): () => void 
   };
 }
 
-let wasm: Wasm | null = null;
-
-/** The core's bindings as built (web/pkg), loaded from disk: for `vi.mock('../wasm')`. */
-export async function coreWasm(): Promise<Wasm> {
-  if (!wasm) {
-    const w: Wasm = await import('../../pkg/pgpage_wasm.js');
-    w.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
-    wasm = w;
-  }
-  return wasm;
+/** The core's bindings as built (web/pkg), loaded from disk: for `vi.mock('../core/load')`. */
+export function coreWasm(): Promise<Wasm> {
+  return wasmFromDisk();
 }

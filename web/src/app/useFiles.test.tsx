@@ -8,7 +8,7 @@ import type { FromWorker, VerifyRequest } from '../worker/protocol';
 import { useFiles, type ChosenFile } from './useFiles';
 
 // The core's bindings as built (names, the folder filter, pg_control), loaded from disk.
-vi.mock('../wasm', () => ({ loadWasm: async () => (await import('./testing')).coreWasm() }));
+vi.mock('../core/load', () => ({ loadWasm: async () => (await import('./testing')).coreWasm() }));
 vi.mock('../lib/head', () => ({ headOf: () => Promise.resolve(new Uint8Array(0)) }));
 
 class FakeWorker {
@@ -55,15 +55,17 @@ describe('useFiles', () => {
     expect(result.current.files.map((f) => f.segment)).toEqual([0, 2, 10]);
     // Two workers take them: each file once, whichever takes it.
     await waitFor(() => expect(requests().map((r) => r.segment).sort((x, y) => x - y)).toEqual([0, 2, 10]));
-    await act(async () => void expect((await result.current.actions.add([chosen('notes.txt', true)])).notice).toBe('The file chosen is not a relation file.'));
-    await act(async () => void expect((await result.current.actions.add([])).notice).toBe('No files were chosen.'));
+    await act(async () => expect((await result.current.actions.add([chosen('notes.txt', true)])).notice).toBe('The file chosen is not a relation file.'));
+    await act(async () => expect((await result.current.actions.add([])).notice).toBe('No files were chosen.'));
     // A file chosen on its own is verified whatever its name.
-    await act(async () => void expect((await result.current.actions.add([chosen('notes.txt')])).added).toHaveLength(1));
+    await act(async () => expect((await result.current.actions.add([chosen('notes.txt')])).added).toHaveLength(1));
   });
 
   it("writes the workers' news into the entries", async () => {
     const { result } = renderHook(() => useFiles(() => {}));
-    await act(async () => void (await result.current.actions.add([chosen('16385')])));
+    await act(async () => {
+      await result.current.actions.add([chosen('16385')]);
+    });
     await waitFor(() => expect(requests()).toHaveLength(1));
     const job = requests()[0].job;
     const w = workerOf(job);
@@ -86,7 +88,9 @@ describe('useFiles', () => {
 
   it("a new copy of a file takes the earlier copy's lineage, geometry and, for the blocks that did not change, its statuses", async () => {
     const { result } = renderHook(() => useFiles(() => {}));
-    await act(async () => void (await result.current.actions.add([chosen('16385', false, 8192 * 3)])));
+    await act(async () => {
+      await result.current.actions.add([chosen('16385', false, 8192 * 3)]);
+    });
     await waitFor(() => expect(requests()).toHaveLength(1));
     const job = requests()[0].job;
     const geometry = { blockSize: 8192, bigEndian: false, blockSizeAssumed: false, byteOrderDetected: false };
@@ -108,13 +112,15 @@ describe('useFiles', () => {
     // Its own verification's start keeps them until its progress comes.
     await waitFor(() => expect(requests()).toHaveLength(2));
     act(() => workerOf(e.id).send({ type: 'start', job: e.id, geometry, blocks: 4, trailingBytes: 0, trailing: new Uint8Array(0) }));
-    expect(Array.from(result.current.filesRef.current!.find((f) => f.id === e.id)!.statuses)).toEqual([0, 255, 2, 255]);
+    expect(Array.from(result.current.filesRef.current.find((f) => f.id === e.id)!.statuses)).toEqual([0, 255, 2, 255]);
   });
 
   it('verifies a file again as a fresh entry when its choices change, but not for its fork', async () => {
     const replaced: [FileEntry, FileEntry][] = [];
     const { result } = renderHook(() => useFiles((a, b) => replaced.push([a, b])));
-    await act(async () => void (await result.current.actions.add([chosen('16385'), chosen('16386')])));
+    await act(async () => {
+      await result.current.actions.add([chosen('16385'), chosen('16386')]);
+    });
     await waitFor(() => expect(requests()).toHaveLength(2));
     const [a, b] = result.current.files;
     act(() => result.current.actions.segment(a, 3));

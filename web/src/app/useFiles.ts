@@ -3,12 +3,12 @@
 // only through its actions.
 import { rememberDropped } from '../rows/dropped';
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
-import { PENDING } from '../components/PageMap';
+import { PENDING } from '../pageview/PageMap';
 import { mapsOf, namesOf, newEntry, structureFor, type FileEntry, type Fork } from '../files';
 import { DETECT, type GeometryChoice } from '../lib/geometry';
 import { headOf } from '../lib/head';
 import { emptyCounts } from '../lib/status';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import { VerifyPool } from '../worker/pool';
 import type { FromWorker } from '../worker/protocol';
 import { checksumsFor, readControls, versionFor, type ClusterControl } from './control';

@@ -35,7 +35,8 @@ export function stepBlock(sel: Selection, f: FileEntry, delta: number): Selectio
 export function nextProblem(files: readonly FileEntry[], problems: readonly Stop[], sel: Selection | null, dir: 1 | -1): Selection | null {
   if (problems.length === 0) return null;
   const fileAt = new Map(files.map((f, i) => [f.id, i]));
-  const cur = sel && fileAt.has(sel.fileId) ? [fileAt.get(sel.fileId)!, sel.block] : [-1, -1];
+  const at = sel ? fileAt.get(sel.fileId) : undefined;
+  const cur = sel && at !== undefined ? [at, sel.block] : [-1, -1];
   const cmp = (x: Stop) => (fileAt.get(x.f.id) ?? -1) - cur[0] || x.p.block - cur[1];
   const pick = dir === 1 ? problems.find((x) => cmp(x) > 0) ?? problems[0] : problems.findLast((x) => cmp(x) < 0) ?? problems[problems.length - 1];
   return { fileId: pick.f.id, block: pick.p.block, offset: 0 };

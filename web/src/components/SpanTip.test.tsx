@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { useCallback, useMemo, useState } from 'react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeWithCore, fileKindOf, type Span } from '../lib/spans';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import { HexView } from './HexView';
 import { SpanTip } from './SpanTip';
+import { wasmFromDisk } from '../core/disk';
 
 const ROOT = join(__dirname, '../../..');
 
@@ -105,8 +106,7 @@ function Page(p: { bytes: Uint8Array; spans: Span[] }) {
 describe('the hover line shows each field its own row', () => {
   let w: Wasm;
   beforeAll(async () => {
-    w = (await import('../../pkg/pgpage_wasm.js')) as Wasm;
-    w.initSync({ module: readFileSync(join(ROOT, 'web/pkg/pgpage_wasm_bg.wasm')) });
+    w = await wasmFromDisk();
   });
   afterEach(() => {
     cleanup();

@@ -8,9 +8,9 @@ import { namesOf } from '../files';
 import { fileGeometry, headBytes } from '../lib/geometry';
 import type { LoadedPage } from '../lib/pageVerdict';
 import { download, spliceEdits } from '../lab/splice';
-import { loadWasm, type Wasm } from '../wasm';
+import { loadWasm, pageAdvice, pageAdviceWith, type Wasm } from '../core';
 import type { BitFlips, FlipCandidate, PageDiff } from './protocol';
-import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison } from './store';
+import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison, type KitPage } from './store';
 import { PagePair } from './PagePair';
 import { WalPanel } from './WalPanel';
 import { shownReport } from '../report/shown';
@@ -441,7 +441,7 @@ function SideBySide(p: DamagePanelProps & { wasm: Wasm; c: Comparison; diff: Pag
 function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
   const { entry, page, wasm } = p;
   const { kits } = useDamageState();
-  const kit = kits.get(entry.id) ?? new Map();
+  const kit = kits.get(entry.id) ?? new Map<number, KitPage>();
   const problem = page.status !== 'ok' && page.status !== 'zero';
   const rel = entry.naming?.relation ?? null;
   const table = rel && (rel.relkind === 'r' || rel.relkind === 'm' || rel.relkind === 't') ? wasm.quote_table(rel.schema ?? 'public', rel.name) : undefined;
@@ -461,21 +461,9 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
       const structure = structureHintsOf(wasm, entry);
       const older = torn?.torn_sectors ? Uint32Array.from(torn.torn_sectors) : undefined;
       const items = torn?.torn_items ? Uint16Array.from(torn.torn_items) : undefined;
-      const json = structure
-        ? wasm.page_advice_with(structure.hints, structure.entry, page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode, older, items)
-        : wasm.page_advice(page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode, older, items);
-      return JSON.parse(json) as {
-        tuples: string[];
-        damaged: string[];
-        unreached?: string[];
-        zero_damaged_pages: string;
-        ignore_checksum_failure: string;
-        bit_flips?: {
-          odds: string;
-          candidates: { rank: number; byte: number; bit: number; field: string; item?: number; column?: string; stored?: string; flipped?: string; why: string }[];
-        };
-        surgery_sql?: string;
-      };
+      return structure
+        ? pageAdviceWith(wasm, structure.hints, structure.entry, page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode, older, items)
+        : pageAdvice(wasm, page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode, older, items);
     } catch {
       return null;
     }

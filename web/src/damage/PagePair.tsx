@@ -2,9 +2,8 @@
 // WAL), as the damage panel compares them, with the button that puts the other in the kit.
 import { useMemo, useState, type ReactNode } from 'react';
 import { pageVerdict } from '../lib/pageVerdict';
-import type { Wasm } from '../wasm';
+import { diffPage, type Wasm } from '../core';
 import type { DamagePanelProps } from './DamagePanel';
-import type { PageDiff } from './protocol';
 import { putKitPage, useDamageState } from './store';
 
 /** Rows of 16 bytes shown around each change. */
@@ -20,7 +19,7 @@ export function PagePair(
   const [error, setError] = useState<string | null>(null);
   const { kits } = useDamageState();
   const inKit = kits.get(entry.id)?.get(page.block);
-  const compared = useMemo(() => JSON.parse(wasm.diff_page(page.block, page.bytes, b, page.bigEndian)) as { page: PageDiff | null; fields: { field: string; a: string; b: string }[] }, [b, page.bytes, page.block, page.bigEndian, wasm]);
+  const compared = useMemo(() => diffPage(wasm, page.block, page.bytes, b, page.bigEndian), [b, page.bytes, page.block, page.bigEndian, wasm]);
   const copyVerdict = useMemo(
     () => pageVerdict(wasm, b, { block: page.block, blockSize: page.blockSize, segment: entry.segment, blocks: Math.floor(entry.size / page.blockSize), bigEndian: page.bigEndian }),
     [b, wasm, page.block, page.blockSize, page.bigEndian, entry.segment, entry.size],

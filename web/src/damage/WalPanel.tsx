@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { readControls } from '../app/control';
 import { droppedFiles } from '../rows/dropped';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import { lsnWords } from '../lib/messages';
 import type { DamagePanelProps } from './DamagePanel';
 import { PagePair } from './PagePair';

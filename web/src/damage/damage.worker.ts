@@ -1,7 +1,8 @@
 // The damage worker: bit-flip localisation of one page, and the comparison of two copies of a
 // file in chunks (the core's compare_chunks through wasm), with progress at most every 100 ms
 // and cancel between chunks. The page only posts requests and renders.
-import { loadWasm } from '../wasm';
+import { bitFlips, compareChunk, loadWasm } from '../core';
+import { serve, type Job } from '../worker/bridge';
 import type { CompareRequest, DiffSummary, FlipsRequest, FromDamage, PageDiff, ToDamage } from './protocol';
 
 /** Bytes of each copy read at once: whole pages of every block size, few reads per GB. */
@@ -11,29 +12,21 @@ const POST_EVERY_MS = 100;
  * summary still counts them all. */
 export const MAX_LISTED = 10_000;
 
-const cancelled = new Set<number>();
-const post = (m: FromDamage): void => postMessage(m);
+serve<ToDamage, FromDamage>(
+  (m, job) => (m.type === 'flips' ? flips(m, job) : compare(m, job)),
+  (job, message) => ({ type: 'error', job, message }),
+);
 
-self.onmessage = (ev: MessageEvent<ToDamage>) => {
-  const m = ev.data;
-  if (m.type === 'cancel') {
-    cancelled.add(m.job);
-    return;
-  }
-  const run = m.type === 'flips' ? flips(m) : compare(m);
-  run.catch((e: unknown) => post({ type: 'error', job: m.job, message: e instanceof Error ? e.message : String(e) }));
-};
-
-async function flips(req: FlipsRequest): Promise<void> {
+async function flips(req: FlipsRequest, { post }: Job<ToDamage, FromDamage>): Promise<void> {
   const w = await loadWasm();
   // Timed around the core's call alone: the figure the browser benchmark reports.
   const t = performance.now();
-  const json = w.bit_flips(req.page, req.absoluteBlock >>> 0, req.bigEndian, req.fork, req.fileKind);
+  const flips = bitFlips(w, req.page, req.absoluteBlock >>> 0, req.bigEndian, req.fork, req.fileKind);
   const ms = performance.now() - t;
-  post({ type: 'flips', job: req.job, flips: JSON.parse(json), ms });
+  post({ type: 'flips', job: req.job, flips, ms });
 }
 
-async function compare(req: CompareRequest): Promise<void> {
+async function compare(req: CompareRequest, { post, cancelled }: Job<ToDamage, FromDamage>): Promise<void> {
   const w = await loadWasm();
   const t = performance.now();
   const bs = req.blockSize;
@@ -44,10 +37,10 @@ async function compare(req: CompareRequest): Promise<void> {
   const pages: PageDiff[] = [];
   let posted = 0;
   for (let off = 0; off < both; off += CHUNK_BYTES) {
-    if (cancelled.has(req.job)) return;
+    if (cancelled()) return;
     const end = Math.min(both, off + CHUNK_BYTES);
     const [a, b] = await Promise.all([req.a.slice(off, end).arrayBuffer(), req.b.slice(off, end).arrayBuffer()]);
-    const r = JSON.parse(w.compare_chunk(off / bs, new Uint8Array(a), new Uint8Array(b), bs, req.bigEndian)) as { pages: PageDiff[]; equal: number };
+    const r = compareChunk(w, off / bs, new Uint8Array(a), new Uint8Array(b), bs, req.bigEndian);
     summary.equal += r.equal;
     summary.different += r.pages.length;
     for (const p of r.pages) if (pages.length < MAX_LISTED) pages.push(p);

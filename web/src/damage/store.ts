@@ -1,7 +1,8 @@
 // What the damage panel keeps per open file across page changes: the comparison with a copy
 // (running in the damage worker, or done) and the repair kit's chosen pages. Outside React's
 // state, so the page view re-mounting (another file, a reload of its page) loses nothing.
-import { createStore, jobWorker } from '../lib/store';
+import { createStore } from '../lib/store';
+import { bridge } from '../worker/bridge';
 import type { DiffSummary, FromDamage, PageDiff, ToDamage } from './protocol';
 
 export interface Comparison {
@@ -36,7 +37,7 @@ export function useDamageState(): State {
 }
 
 /** The damage worker, made on first use and kept: a comparison outlives the page view. */
-export const damageWorker = jobWorker<ToDamage, FromDamage>(() => new Worker(new URL('./damage.worker.ts', import.meta.url), { type: 'module' }));
+export const damageWorker = bridge<ToDamage, FromDamage>(() => new Worker(new URL('./damage.worker.ts', import.meta.url), { type: 'module' }));
 
 const putComparison = (entryId: number, c: Comparison): void => {
   const m = new Map(store.get().comparisons);
@@ -48,10 +49,7 @@ const putComparison = (entryId: number, c: Comparison): void => {
 export function startComparison(entryId: number, a: File, copy: File, copyPath: string, blockSize: number, bigEndian: boolean): void {
   const w = damageWorker();
   const old = store.get().comparisons.get(entryId);
-  if (old?.state === 'running') {
-    w.post({ type: 'cancel', job: old.job });
-    damageWorker().off(old.job);
-  }
+  if (old?.state === 'running') w.cancel(old.job);
   const job = w.job();
   let c: Comparison = { job, copy, copyPath, state: 'running', bytesDone: 0, bytesTotal: Math.max(a.size, copy.size), pages: [], summary: null, error: null, ms: null };
   putComparison(entryId, c);
@@ -71,10 +69,7 @@ export function startComparison(entryId: number, a: File, copy: File, copyPath: 
 
 export function clearComparison(entryId: number): void {
   const old = store.get().comparisons.get(entryId);
-  if (old?.state === 'running') {
-    damageWorker().post({ type: 'cancel', job: old.job });
-    damageWorker().off(old.job);
-  }
+  if (old?.state === 'running') damageWorker().cancel(old.job);
   const m = new Map(store.get().comparisons);
   m.delete(entryId);
   store.set({ ...store.get(), comparisons: m });

@@ -1,7 +1,8 @@
 // The WAL worker: reads segment files in the order the core plans, feeds them to a WalScanner
 // in chunks (progress at most every 100 ms), and keeps the scanner and its files so that a
 // page is restored later from the few bytes its image occupies, read again from the files.
-import { loadWasm } from '../wasm';
+import { loadWasm, walScanned } from '../core';
+import { serve, type Job } from '../worker/bridge';
 import type { FromWal, PageRequest, ScanRequest, ToWal, WalSegmentFile } from './walProtocol';
 
 const CHUNK_BYTES = 4 << 20;
@@ -9,20 +10,19 @@ const POST_EVERY_MS = 100;
 
 type Scanner = InstanceType<Awaited<ReturnType<typeof loadWasm>>['WalScanner']>;
 const scans = new Map<number, { scanner: Scanner; files: WalSegmentFile[] }>();
-const post = (m: FromWal): void => postMessage(m);
 
-self.onmessage = (ev: MessageEvent<ToWal>) => {
-  const m = ev.data;
-  if (m.type === 'drop') {
-    scans.get(m.scan)?.scanner.free();
-    scans.delete(m.scan);
-    return;
-  }
-  const run = m.type === 'scan' ? scan(m) : page(m);
-  run.catch((e: unknown) => post({ type: 'error', job: m.job, message: e instanceof Error ? e.message : String(e) }));
-};
+serve<ToWal, FromWal>(
+  (m, job) => {
+    if (m.type === 'scan') return scan(m, job);
+    if (m.type === 'page') return page(m, job);
+    scans.get(m.job)?.scanner.free();
+    scans.delete(m.job);
+    return Promise.resolve();
+  },
+  (job, message) => ({ type: 'error', job, message }),
+);
 
-async function scan(req: ScanRequest): Promise<void> {
+async function scan(req: ScanRequest, { post }: Job<ToWal, FromWal>): Promise<void> {
   const w = await loadWasm();
   const t = performance.now();
   // History files come with the segments; the core plans the order along the newest one.
@@ -57,14 +57,12 @@ async function scan(req: ScanRequest): Promise<void> {
     type: 'scanned',
     job: req.job,
     order: order.map((s) => s.path),
-    blocks: JSON.parse(scanner.blocks_json()),
-    problems: JSON.parse(scanner.problems_json()),
-    summary: JSON.parse(scanner.summary_json()),
+    ...walScanned(scanner),
     ms: performance.now() - t,
   });
 }
 
-async function page(req: PageRequest): Promise<void> {
+async function page(req: PageRequest, { post }: Job<ToWal, FromWal>): Promise<void> {
   const s = scans.get(req.scan);
   if (!s) throw new Error('the WAL scan is gone: scan again');
   const p = s.scanner.image_pieces(req.image);

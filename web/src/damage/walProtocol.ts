@@ -1,49 +1,9 @@
 // The one typed message module between the page and the WAL worker: a scan of WAL segment
 // files for the full-page images of chosen blocks, and a page restored from one of them.
+import type { WalBlock, WalProblem, WalSummary } from '../core';
 
-/** A record that touched a block, as `WalScanner.blocks_json` lists it. */
-export interface WalTouch {
-  lsn: string;
-  rmgr: string;
-  /** pg_waldump's record type (pg_walinspect's `record_type`) in the WAL's version. */
-  record_type: string;
-  image: boolean;
-  will_init: boolean;
-}
 
-/** A watched block seen in the WAL: its newest image and the records after it. */
-export interface WalBlock {
-  tablespace_oid: number;
-  database_oid: number;
-  relfilenode: number;
-  fork: string;
-  block: number;
-  /** Index of the image for a `page` request, null when the WAL holds none of this block. */
-  image: number | null;
-  image_record: WalTouch | null;
-  image_end_lsn: string | null;
-  records_after: WalTouch[];
-}
-
-/** A problem the reader met, named by its finding (`WalScanner.problems_json`). */
-export interface WalProblem {
-  code: string;
-  evidence: string;
-  /** Index into the scan's segments, in reading order; null for what planning found (a
-   * history file missing or refused, a segment of an abandoned branch), named in the message. */
-  segment: number | null;
-  lsn: string | null;
-  message: string;
-}
-
-export interface WalSummary {
-  version: number | null;
-  system_identifier: string | null;
-  segment_size: number | null;
-  segments: number;
-  records: number;
-  end_lsn: string | null;
-}
+export type { WalBlock, WalProblem, WalSummary, WalTouch } from '../core';
 
 export interface WalSegmentFile {
   name: string;
@@ -70,7 +30,8 @@ export interface PageRequest {
   image: number;
 }
 
-export type ToWal = ScanRequest | PageRequest | { type: 'drop'; scan: number };
+/** `drop`: the scan `job` is no longer needed; its scanner is freed. */
+export type ToWal = ScanRequest | PageRequest | { type: 'drop'; job: number };
 
 export type FromWal =
   | { type: 'progress'; job: number; bytesDone: number; bytesTotal: number }

@@ -2,10 +2,11 @@
 // data directory's pg_wal/, loose segments, an archive folder) or pages `pg_waldump
 // --save-fullpage` wrote, and the scan of those segments in the WAL worker for a file's
 // damaged blocks. Kept outside React's state, as the comparisons are (store.ts).
-import { createStore, jobWorker } from '../lib/store';
+import { createStore } from '../lib/store';
+import { bridge } from '../worker/bridge';
 import { FORKS, type FileEntry } from '../files';
 import { droppedFiles } from '../rows/dropped';
-import type { Wasm } from '../wasm';
+import { fullPageName, type FullPageName, type Wasm } from '../core';
 import type { FromWal, ToWal, WalBlock, WalProblem, WalSegmentFile, WalSummary } from './walProtocol';
 
 /** Where a relation's file lives, as relpath.c lays it out: its tablespace and database,
@@ -32,17 +33,7 @@ export function locationOf(entry: Pick<FileEntry, 'path' | 'name' | 'relDir'>): 
 }
 
 /** A page `pg_waldump --save-fullpage` wrote, as its name says (`wal_fullpage_name`). */
-export interface SavedPage {
-  path: string;
-  file: File;
-  timeline: number;
-  lsn: string;
-  tablespace_oid: number;
-  database_oid: number;
-  relfilenode: number;
-  fork: string;
-  block: number;
-}
+export type SavedPage = FullPageName & { path: string; file: File };
 
 const baseName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 
@@ -65,8 +56,8 @@ export function walInputs(w: Wasm, root: string | null, list: readonly { path: s
       if (walRoot === null || root === null || walRoot === root) segments.push({ name, path: x.path, file: x.file });
       continue;
     }
-    const n = w.wal_fullpage_name(name);
-    if (n !== undefined) saved.push({ path: x.path, file: x.file, ...(JSON.parse(n) as Omit<SavedPage, 'path' | 'file'>) });
+    const n = fullPageName(w, name);
+    if (n !== undefined) saved.push({ path: x.path, file: x.file, ...n });
   }
   return { segments, saved };
 }
@@ -108,7 +99,7 @@ export function pickWal(list: readonly { path: string; file: File }[]): void {
   store.set({ ...store.get(), pickedVersion: store.get().pickedVersion + 1 });
 }
 
-const walWorker = jobWorker<ToWal, FromWal>(() => new Worker(new URL('./wal.worker.ts', import.meta.url), { type: 'module' }));
+const walWorker = bridge<ToWal, FromWal>(() => new Worker(new URL('./wal.worker.ts', import.meta.url), { type: 'module' }));
 
 export const tripleKey = (relfilenode: number, fork: string, block: number): string => `${relfilenode}/${fork}/${block}`;
 
@@ -121,7 +112,7 @@ export function ensureWalScan(entryId: number, segments: WalSegmentFile[], watch
   const w = walWorker();
   if (old) {
     walWorker().off(old.job);
-    w.post({ type: 'drop', scan: old.job });
+    w.post({ type: 'drop', job: old.job });
   }
   const job = w.job();
   const triples = watch.flatMap((t) => [t.relfilenode, Math.max(0, FORKS.indexOf(t.fork as (typeof FORKS)[number])), t.block]);

@@ -4,9 +4,10 @@
 import { useEffect, useRef, useState } from 'react';
 import './lab.css';
 import type { LoadedPage } from '../lib/pageVerdict';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import { checksumLayout, flippableBits, sameLanePairCount, type ChecksumLayout } from './bits';
 import { flipsPerTrial, trialsOf, type ExperimentKind, type ExperimentSpec, type Tally } from './experiment';
+import type { CancelMessage } from '../worker/bridge';
 import type { BenchRow, FromLab, ToLab } from './protocol';
 
 interface Run {
@@ -87,7 +88,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
       }),
     );
   };
-  const send = (m: ToLab): void => {
+  const send = (m: ToLab | CancelMessage): void => {
     if (!worker.current) {
       worker.current = new Worker(new URL('./lab.worker.ts', import.meta.url), { type: 'module' });
       worker.current.onmessage = onMessage;
@@ -176,7 +177,7 @@ export function LabPanel({ page, edited }: { page: LoadedPage; edited: boolean }
             data-testid="lab-pause"
             data-paused={paused}
             onClick={() => {
-              send({ type: paused ? 'resume' : 'pause' });
+              send({ type: paused ? 'resume' : 'pause', job: nextJob++ });
               setPaused(!paused);
             }}
           >

@@ -3,7 +3,7 @@
 // PostgreSQL's checksum (checksum_impl.h) reads the page as 32-bit words in the server's
 // byte order and feeds word i to lane i % N_SUMS; the core says how many lanes there are and
 // where pd_checksum sits (`checksum_layout`), so no PostgreSQL constant is repeated here.
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 
 /** Where the checksum reads a page, as the core states it. */
 export interface ChecksumLayout {

@@ -1,7 +1,7 @@
 // The checksum lab's bit-flip experiments, independent of where they run: a batch of
 // mutated copies of one page goes through the core's `verify` in one call, and each copy's
 // checksum at the page's own block number is held against the unmutated page's.
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import { flippableBits, flipBit, nthFlippableBit, randomBits, sameLaneBits, sameLanePairCount, sameLanePairs, xorshift32, type ChecksumLayout } from './bits';
 
 /** same_lane draws same-lane pairs at random; same_lane_all visits every one once. */
@@ -66,7 +66,10 @@ export function trialSource(L: ChecksumLayout, spec: ExperimentSpec, pageBytes: 
       return () => sameLaneBits(L, rand, pageBytes, bigEndian);
     case 'same_lane_all': {
       const pairs = sameLanePairs(L, pageBytes, bigEndian);
-      return () => pairs.next().value ?? [];
+      return () => {
+        const next = pairs.next();
+        return next.done ? [] : next.value;
+      };
     }
   }
 }

@@ -1,11 +1,10 @@
 // The lab's pure logic: bit addressing and lanes read back through DataView as
 // checksum_impl.h reads words, the flips of each trial, and the splice for the download.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ORACLE_LAYOUT } from '../../../tests/oracle/pgchecksum';
 import { bitOfWord, checksumLayout, flipBit, flippableBits, isChecksumBit, nthFlippableBit, randomBits, sameLaneBits, wordBit, xorshift32, type ChecksumLayout } from './bits';
 import { spliceEdits } from './splice';
+import { wasmFromDisk } from '../core/disk';
 
 /** The one set 32-bit word of a page with one bit set, read in the given byte order. */
 function setWord(bit: number, littleEndian: boolean): { word: number; value: number } {
@@ -20,8 +19,7 @@ function setWord(bit: number, littleEndian: boolean): { word: number; value: num
 let L: ChecksumLayout;
 beforeAll(async () => {
   // The core's layout, from the built bindings as the lab worker loads them.
-  const wasm = await import('../../pkg/pgpage_wasm.js');
-  wasm.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+  const wasm = await wasmFromDisk();
   L = checksumLayout(wasm);
 });
 

@@ -1,7 +1,8 @@
 // The checksum lab's worker: bit-flip experiments in batches through the core's `verify`
 // and the benchmark of both wasm builds, off the main thread, one job at a time, with
 // progress at most every 100 ms, and cancel, pause and resume between batches.
-import { loadWasm, type Wasm } from '../wasm';
+import { loadBuild, loadWasm } from '../core';
+import { serve, type Job } from '../worker/bridge';
 import { checksumLayout } from './bits';
 import { coreBatchVerify, runExperiment, trialsOf, type Tally } from './experiment';
 import type { BenchRequest, BenchRow, BuildName, ExperimentRequest, FromLab, ToLab } from './protocol';
@@ -9,51 +10,39 @@ import type { BenchRequest, BenchRow, BuildName, ExperimentRequest, FromLab, ToL
 const POST_EVERY_MS = 100;
 /** Yield to the event loop this often, so a cancel message gets in. */
 const YIELD_EVERY_MS = 50;
-const cancelled = new Set<number>();
-const queue: (ExperimentRequest | BenchRequest)[] = [];
-let busy = false;
-let paused = false;
-/** Wakes an experiment waiting while paused (on resume or cancel). */
-let wake: (() => void) | null = null;
+type LabJob = Job<ToLab, FromLab>;
 
-const post = (m: FromLab): void => postMessage(m);
+let paused = false;
+/** Wakes the experiment waiting while paused, on resume. */
+let wake: (() => void) | null = null;
+/** The jobs run one after another, each after the one sent before it. */
+let queue: Promise<void> = Promise.resolve();
+
 const nextTask = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
 
-self.onmessage = (ev: MessageEvent<ToLab>) => {
-  const m = ev.data;
-  if (m.type === 'cancel') {
-    cancelled.add(m.job);
-    wake?.();
-    return;
-  }
-  if (m.type === 'pause' || m.type === 'resume') {
-    paused = m.type === 'pause';
-    if (!paused) wake?.();
-    return;
-  }
-  queue.push(m);
-  void pump();
-};
-
-async function pump(): Promise<void> {
-  if (busy) return;
-  busy = true;
-  while (queue.length > 0) {
-    const req = queue.shift()!;
-    try {
-      if (cancelled.has(req.job)) post({ type: 'cancelled', job: req.job });
-      else if (req.type === 'experiment') await experiment(req);
-      else await bench(req);
-    } catch (e) {
-      post({ type: 'error', job: req.job, message: e instanceof Error ? e.message : String(e) });
+serve<ToLab, FromLab>(
+  (m, job) => {
+    if (m.type === 'pause' || m.type === 'resume') {
+      paused = m.type === 'pause';
+      if (!paused) wake?.();
+      return Promise.resolve();
     }
-  }
-  busy = false;
-}
+    const run = async () => {
+      if (job.cancelled()) job.post({ type: 'cancelled', job: m.job });
+      else if (m.type === 'experiment') await experiment(m, job);
+      else await bench(m, job);
+    };
+    const mine = queue.then(run);
+    // A job that fails answers its error and leaves the queue running.
+    queue = mine.catch(() => undefined);
+    return mine;
+  },
+  (job, message) => ({ type: 'error', job, message }),
+);
 
 const copyTally = (t: Tally): Tally => ({ ...t, undetected: t.undetected.map((u) => [...u]) });
 
-async function experiment(req: ExperimentRequest): Promise<void> {
+async function experiment(req: ExperimentRequest, { post, cancelled, whenCancelled }: LabJob): Promise<void> {
   const wasm = await loadWasm();
   const verify = coreBatchVerify(wasm, req.page.length, req.bigEndian);
   const layout = checksumLayout(wasm);
@@ -66,15 +55,15 @@ async function experiment(req: ExperimentRequest): Promise<void> {
   let tally: Tally = { trials: 0, detected: 0, foldDiffers: 0, undetected: [] };
   /** False when the job was cancelled (and said so). */
   const goOn = async (): Promise<boolean> => {
-    if (paused && !cancelled.has(req.job)) {
+    if (paused && !cancelled()) {
       post({ type: 'paused', job: req.job, tally: copyTally(tally), total });
       const from = performance.now();
-      while (paused && !cancelled.has(req.job)) await new Promise<void>((r) => (wake = r));
+      while (paused && !cancelled()) await Promise.race([new Promise<void>((r) => (wake = r)), whenCancelled()]);
       wake = null;
       pausedMs += performance.now() - from;
-      if (!cancelled.has(req.job)) post({ type: 'progress', job: req.job, tally: copyTally(tally), total });
+      if (!cancelled()) post({ type: 'progress', job: req.job, tally: copyTally(tally), total });
     }
-    if (cancelled.has(req.job)) {
+    if (cancelled()) {
       post({ type: 'cancelled', job: req.job });
       return false;
     }
@@ -97,13 +86,6 @@ async function experiment(req: ExperimentRequest): Promise<void> {
   post({ type: 'done', job: req.job, tally: copyTally(tally), total, elapsedMs: performance.now() - t0 - pausedMs });
 }
 
-/** Both builds, loaded here whatever the page picked: the benchmark compares them. */
-async function loadBuild(build: BuildName): Promise<Wasm> {
-  const mod: Wasm = build === 'simd128' ? await import('../../pkg/pgpage_wasm.js') : await import('../../pkg-scalar/pgpage_wasm.js');
-  await mod.default();
-  return mod;
-}
-
 const ROUNDS = 8;
 const REPEATS = 5;
 
@@ -112,14 +94,14 @@ const REPEATS = 5;
  * rounds minus the best of 1 round over the same buffer, so the copy of the buffer into wasm
  * memory (once per call) cancels out and what remains is ROUNDS rounds of the kernel.
  */
-async function benchBuild(build: BuildName, pages: Uint8Array, blockSize: number, job: number): Promise<number | null> {
+async function benchBuild(build: BuildName, pages: Uint8Array, blockSize: number, cancelled: () => boolean): Promise<number | null> {
   const w = await loadBuild(build);
   const n = pages.length / blockSize;
   const best = async (rounds: number): Promise<number | null> => {
     let min = Infinity;
     for (let r = 0; r < REPEATS; r++) {
       await nextTask();
-      if (cancelled.has(job)) return null;
+      if (cancelled()) return null;
       const t0 = performance.now();
       w.checksum_rounds(pages, blockSize, false, rounds);
       min = Math.min(min, performance.now() - t0);
@@ -132,15 +114,15 @@ async function benchBuild(build: BuildName, pages: Uint8Array, blockSize: number
   return ((many - one) * 1e6) / (ROUNDS * n);
 }
 
-async function bench(req: BenchRequest): Promise<void> {
+async function bench(req: BenchRequest, { post, cancelled }: LabJob): Promise<void> {
   const pages = new Uint8Array(req.bytes - (req.bytes % req.blockSize));
   // The kernel's speed does not depend on the bytes; random ones keep it honest anyway.
   for (let at = 0; at < pages.length; at += 65536) crypto.getRandomValues(pages.subarray(at, at + 65536));
   const rows: BenchRow[] = [];
   for (const build of ['simd128', 'scalar'] as const) {
     try {
-      const ns = await benchBuild(build, pages, req.blockSize, req.job);
-      if (cancelled.has(req.job)) {
+      const ns = await benchBuild(build, pages, req.blockSize, cancelled);
+      if (cancelled()) {
         post({ type: 'cancelled', job: req.job });
         return;
       }

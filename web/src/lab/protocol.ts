@@ -19,16 +19,12 @@ export interface BenchRequest {
   blockSize: number;
 }
 
-export interface CancelRequest {
-  type: 'cancel';
-  job: number;
-}
-
 /** Experiments stop between batches until resumed (or cancelled); a job sent while paused
- * starts paused, before its first trial. */
-export type PauseRequest = { type: 'pause' } | { type: 'resume' };
+ * starts paused, before its first trial. Pausing is the worker's, not a job's: `job` is a
+ * number of its own. A job is cancelled with the bridge's `cancel` message. */
+export type PauseRequest = { type: 'pause'; job: number } | { type: 'resume'; job: number };
 
-export type ToLab = ExperimentRequest | BenchRequest | CancelRequest | PauseRequest;
+export type ToLab = ExperimentRequest | BenchRequest | PauseRequest;
 
 export type BuildName = 'simd128' | 'scalar';
 

@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { FileEntry } from '../files';
 import { decodeWithCore, structureHintsOf, type Span } from '../lib/spans';
 import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
-import { loadWasm, type Wasm } from '../wasm';
+import { loadWasm, type Wasm } from '../core';
 import { publishEdits } from './edited';
 import { download, spliceEdits } from './splice';
 

@@ -1,7 +1,7 @@
 // A file's geometry (block size and byte order) as the core decides it from the file's head
 // (pgpage::file::file_geometry through wasm), for the verify worker and the page view alike,
 // and the choices the page offers the user.
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 
 export type ByteOrderChoice = 'detect' | 'little' | 'big';
 export const BYTE_ORDER_CHOICES: readonly ByteOrderChoice[] = ['detect', 'little', 'big'];

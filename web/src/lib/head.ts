@@ -3,7 +3,7 @@
 // it, and the app starts verifying only once it is in, so the first page's read does not
 // queue behind the verify workers' streams.
 import type { FileEntry } from '../files';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import { fileGeometry, headBytes } from './geometry';
 
 const heads = new WeakMap<File, Promise<Uint8Array>>();

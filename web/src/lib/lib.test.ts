@@ -1,16 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { namesOf, summaryState, newEntry } from '../files';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import { checksumWords, hexdumpC, lsnWords, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines, signedInt2 } from './messages';
 import { byteToSpan } from './spans';
+import { wasmFromDisk } from '../core/disk';
 
 describe('file names, as the core reads them', () => {
   let w: Wasm;
   beforeAll(async () => {
-    w = await import('../../pkg/pgpage_wasm.js');
-    w.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+    w = await wasmFromDisk();
   });
   it('an entry takes its name and directory from the core', () => {
     expect(namesOf(w, 'pgdata/base/16384/16385_vm.3')).toEqual({ rel: { relfilenode: 16385, fork: 'vm', segment: 3 }, relDir: 'base/16384' });
@@ -23,8 +21,7 @@ describe('file names, as the core reads them', () => {
 describe('messages', () => {
   let w: Wasm;
   beforeAll(async () => {
-    w = await import('../../pkg/pgpage_wasm.js');
-    w.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+    w = await wasmFromDisk();
   });
   it('formats checksums the three ways', () => {
     expect(signedInt2(0xffff)).toBe(-1);

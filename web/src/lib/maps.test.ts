@@ -1,16 +1,14 @@
 // map_page through the wasm core on bytes of any length and any block number: a map or a
 // JS error with a message, never a trap; a VM page's first heap block grows with its block.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import { mapPage, type FsmMap, type VmMap } from './maps';
+import { wasmFromDisk } from '../core/disk';
 
 let w: Wasm;
 
 beforeAll(async () => {
-  w = (await import('../../pkg/pgpage_wasm.js')) as Wasm;
-  w.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+  w = await wasmFromDisk();
 });
 
 describe('mapPage', () => {

@@ -1,7 +1,7 @@
 // A visibility map or free space map page as the core reads it (pgpage::decode::vm_bits and
 // fsm_tree through the wasm `map_page`): which heap blocks the page stands for, its bits or
 // its tree. The page view draws these; every number here comes from the core.
-import type { Wasm } from '../wasm';
+import { fsmPageOf, vmPageOf, type FsmTreeLevel as FsmLevel, type Wasm } from '../core';
 
 export interface VmMap {
   kind: 'vm';
@@ -13,11 +13,8 @@ export interface VmMap {
   bits: Uint8Array;
 }
 
-export interface FsmLevel {
-  depth: number;
-  first_node: number;
-  nodes: number;
-}
+export type { FsmTreeLevel as FsmLevel } from '../core';
+
 
 export interface FsmMap {
   kind: 'fsm';
@@ -39,15 +36,6 @@ export interface FsmMap {
 
 export type MapPage = VmMap | FsmMap;
 
-interface FsmJson {
-  shape: { non_leaf_nodes: number; slots_per_page: number; tree_depth: number };
-  level: number | null;
-  logical_page: number | null;
-  heap_blocks_per_slot: number | null;
-  first_heap_block: number | null;
-  levels: FsmLevel[];
-  avail_by_category: number[];
-}
 
 /** The map of a page of the `vm` or `fsm` fork; null for pages of other forks. */
 export function mapPage(w: Wasm, page: Uint8Array, absoluteBlock: number, fork: string): MapPage | null {
@@ -55,10 +43,10 @@ export function mapPage(w: Wasm, page: Uint8Array, absoluteBlock: number, fork: 
   const m = w.map_page(page, absoluteBlock >>> 0, fork);
   try {
     if (fork === 'vm') {
-      const j = JSON.parse(m.json) as { first_heap_block: number; heap_blocks: number };
+      const j = vmPageOf(m);
       return { kind: 'vm', firstHeapBlock: j.first_heap_block, heapBlocks: j.heap_blocks, bits: m.values };
     }
-    const j = JSON.parse(m.json) as FsmJson;
+    const j = fsmPageOf(m);
     return {
       kind: 'fsm',
       slotsPerPage: j.shape.slots_per_page,

@@ -2,7 +2,7 @@
 // theirs would appear: pg_checksums, the server's read path (bufpage.c + bufmgr.c),
 // pg_basebackup, and `hexdump -C` for the bytes.
 
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 
 const hexUpper = (v: number): string => v.toString(16).toUpperCase();
 

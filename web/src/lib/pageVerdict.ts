@@ -2,7 +2,7 @@
 // the file's verdict knows: whether checksums are on, and the page's row when the file is
 // done), for the page view, the lab's edited copy and the share actions alike.
 import type { FileEntry } from '../files';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import type { ChecksumsCode, Misplaced, ProblemPage } from '../worker/protocol';
 import type { DecodedPage } from './spans';
 import type { StatusName } from './status';

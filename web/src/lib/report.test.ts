@@ -9,7 +9,8 @@ import { pgChecksumPage } from '../../../tests/oracle/pgchecksum';
 import { reportPage, type PagePlace } from '../share/page';
 import { blockRanges, cell, clusterLine, firstDifference, markdownReport, markdownReportAll, plural, type FileSummary, type ProblemRow } from './report';
 
-type Wasm = typeof import('../../pkg/pgpage_wasm.js');
+import type { Wasm } from '../core';
+import { wasmFromDisk } from '../core/disk';
 
 const fixture = join(__dirname, '../../../tests/fixtures/btree_leaf');
 const original = new Uint8Array(readFileSync(join(fixture, 'page.bin')));
@@ -45,8 +46,7 @@ function hexdumpRow(page: Uint8Array, at: number, fileOffset: number): string {
 let wasm: Wasm;
 beforeAll(async () => {
   // The built bindings (npm run build), loaded from disk as under Node.
-  wasm = await import('../../pkg/pgpage_wasm.js');
-  wasm.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+  wasm = await wasmFromDisk();
 });
 
 describe('Markdown report', () => {

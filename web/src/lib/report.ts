@@ -3,6 +3,7 @@
 // PostgreSQL's tools would print, `hexdump -C` excerpts and the file's page-map summary.
 import { checksumWords, hexdumpC } from './messages';
 import { STATUS_NAMES, STATUS_WORDS, ZERO_NOTE_WORDS, type StatusCounts, type StatusName } from './status';
+import { plainText } from './text';
 
 export interface ReportPage {
   /** The file as the user has it (the path of a dropped folder, else the name). */
@@ -62,8 +63,8 @@ export function clusterLine(c: ClusterFacts): string {
   if (ctl) {
     const releases = typeof ctl.releases === 'string' && ctl.releases ? ` (written by ${ctl.releases})` : '';
     parts.push(`pg_control version ${String(ctl.pg_control_version)}${releases}, catalog version ${String(ctl.catalog_version_no)}`);
-    if (ctl.max_data_alignment !== undefined) parts.push(`MAXALIGN ${String(ctl.max_data_alignment)}`);
-    if (ctl.data_page_checksum_version !== undefined) parts.push(`data checksum version ${String(ctl.data_page_checksum_version)}`);
+    if (ctl.max_data_alignment !== undefined) parts.push(`MAXALIGN ${plainText(ctl.max_data_alignment)}`);
+    if (ctl.data_page_checksum_version !== undefined) parts.push(`data checksum version ${plainText(ctl.data_page_checksum_version)}`);
   }
   parts.push(`${c.bigEndian ? 'big' : 'little'}-endian`, `${c.blockSize}-byte pages`);
   return parts.join(', ');

@@ -2,9 +2,9 @@
 // bindings) emits them: the field's row (bare and qualified name, pageinspect column, doc,
 // value formatted by its kind), role (the hex colour), the line pointer it belongs to and the
 // finding, if the bytes look wrong. The hex view reads only spans and bytes.
-import type { StructuresJs } from '../../pkg/pgpage_wasm.js';
+import { decodedColumns, type DecodedColumns, type StructuresJs } from '../core';
 import type { FileEntry } from '../files';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 
 export interface Span {
   start: number;
@@ -31,15 +31,8 @@ export interface Span {
 }
 
 /** pageinspect's columns for the page, as `pgpage inspect --json` prints a block. */
-export interface DecodedColumns {
-  kind: string;
-  /** False when the header and line pointers are not a PostgreSQL page's: `items` are what pd_lower of noise counts, and the number of tuples is unknown from the page. */
-  items_counted: boolean;
-  header: Record<string, string | number>;
-  flag_names: string[];
-  items: Record<string, unknown>[];
-  special: Record<string, unknown> | null;
-}
+export type { DecodedColumns } from '../core';
+
 
 export interface DecodedPage extends DecodedColumns {
   spans: Span[];
@@ -115,7 +108,7 @@ export function decodeWithCore(w: Wasm, page: Uint8Array, absoluteBlock: number,
       };
     });
     const notes = Array.from(d.page_problems, (p) => problems[p]);
-    const cols = JSON.parse(d.json) as DecodedColumns;
+    const cols = decodedColumns(d);
     return { ...cols, items: cols.items ?? [], spans, notes };
   } finally {
     d.free();

@@ -4,7 +4,7 @@
 import { useState } from 'react';
 import type { FileEntry } from '../files';
 import { decodeWithCore, fileKindOf } from '../lib/spans';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 import { compareAnswer, pageinspectFunctions, type AskPage, type AskVerdict } from './ask';
 import type { FromPlay, ToPlay } from './protocol';
 

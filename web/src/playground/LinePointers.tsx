@@ -3,37 +3,9 @@
 // Every fact comes from the core's heap_lines; this file only lays the boxes out.
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
-import { loadWasm } from '../wasm';
+import { heapLines, loadWasm, type HeapLines, type LineItem } from '../core';
 
 const BS = 8192;
-
-/** pgpage::story::LineItem. */
-interface LineItem {
-  lp: number;
-  lp_flags: 'LP_UNUSED' | 'LP_NORMAL' | 'LP_REDIRECT' | 'LP_DEAD';
-  lp_off: number;
-  lp_len: number;
-  redirect_to?: number;
-  t_xmin?: number;
-  t_xmax?: number;
-  t_ctid?: string;
-  hot_updated: boolean;
-  heap_only: boolean;
-  xmin_frozen: boolean;
-  xmin_committed: boolean;
-  xmax_invalid: boolean;
-  xmax_lock_only: boolean;
-  hot_next?: number;
-  updated_to?: string;
-}
-
-/** pgpage::story::HeapLines. */
-interface HeapLines {
-  block: number;
-  all_visible: boolean;
-  pd_prune_xid: number;
-  items: LineItem[];
-}
 
 const BOX_W = 64;
 const BOX_H = 54;
@@ -75,7 +47,7 @@ export function LinePointers({ entry, block, relation }: { entry: FileEntry; blo
       .then(([w, buf]) => {
         const page = new Uint8Array(buf);
         if (page.length < BS) throw new Error(`block ${block} is past the end of the file`);
-        if (live) setLines(JSON.parse(w.heap_lines(page, block, false)) as HeapLines | null);
+        if (live) setLines(heapLines(w, page, block, false));
       })
       .catch((e: unknown) => live && setError(e instanceof Error ? e.message : String(e)));
     return () => {

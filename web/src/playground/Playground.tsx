@@ -10,12 +10,12 @@ import type { FileEntry } from '../files';
 import { editsOf, subscribeEdits } from '../lab/edited';
 import { afterDrawn, drawnCount } from '../lib/drawn';
 import { withCode } from '../tour/Tour';
-import { loadWasm } from '../wasm';
+import { heapLines, loadWasm } from '../core';
 import { AskPostgres } from './AskPostgres';
 import { useAskSlot } from './askSlot';
 import { LinePointers } from './LinePointers';
 import { LESSONS, sayOf, type Lesson, type LessonShow, type LessonStep, type StepOutcome } from './lessons';
-import type { FromPlay, ResultSet, ServerError, SnapFileMsg, StartPhase, StartPlay, ToPlay } from './protocol';
+import { START_JOB, type FromPlay, type ResultSet, type ServerError, type SnapFileMsg, type StartPhase, type StartPlay, type ToPlay } from './protocol';
 import type { PlayRelation } from './relations';
 import { compareSnapshots, SnapshotDiff } from './SnapshotDiff';
 import './playground.css';
@@ -132,7 +132,7 @@ export default function Playground(p: PlaygroundProps) {
       if (r?.phase === 'run') void restartRef.current?.(r.sql, `PostgreSQL stopped: ${e.message || 'its worker failed'}`);
       else setBoot({ state: 'error', message: e.message || 'the PostgreSQL worker failed to start' });
     };
-    w.postMessage({ type: 'start', saved: from } satisfies StartPlay);
+    w.postMessage({ type: 'start', job: START_JOB, saved: from } satisfies StartPlay);
     worker.current = w;
     return w;
   }, []);
@@ -308,7 +308,7 @@ export default function Playground(p: PlaygroundProps) {
     const [w, buf] = await Promise.all([loadWasm(), file.entry.file.slice(show.block * BS, (show.block + 1) * BS).arrayBuffer()]);
     const page = new Uint8Array(buf);
     const lp = show.item ?? 1;
-    const lines = JSON.parse(w.heap_lines(page, show.block, false)) as { items: { lp: number; lp_flags: string; lp_off: number; lp_len: number }[] } | null;
+    const lines = heapLines(w, page, show.block, false);
     const item = lines?.items.find((i) => i.lp === lp && i.lp_flags === 'LP_NORMAL' && i.lp_len > 0);
     if (!item) {
       setFlipped(`Not flipped: block ${show.block} of ${show.relation} has no tuple at lp ${lp}.`);

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'react';
 import type { FileEntry } from '../files';
 import { plural } from '../lib/report';
 import { decodeWithCore, fileKindOf } from '../lib/spans';
-import { loadWasm, type Wasm } from '../wasm';
+import { diffPage, loadWasm, pageStory, type Change, type PageStory, type Wasm } from '../core';
 import type { LessonExpect } from './lessons';
 import type { Snapshot, SnapFile } from './Playground';
 
@@ -20,36 +20,8 @@ export interface FieldDiff {
   b: string;
 }
 
-type LpFlagName = 'LP_UNUSED' | 'LP_NORMAL' | 'LP_REDIRECT' | 'LP_DEAD';
-
-/** One thing that happened to a page, as the core's page_story names it (pgpage::story::Change). */
-export type PageChange =
-  | { event: 'new_page'; kind: string; items: number }
-  | { event: 'inserted'; lps: number[] }
-  | { event: 'hot_update'; from: number; to: number }
-  | { event: 'updated'; lp: number; to: string }
-  | { event: 'deleted'; lps: number[] }
-  | { event: 'locked'; lps: number[] }
-  | { event: 'redirected'; from: number; to: number }
-  | { event: 'dead'; lps: number[]; index: boolean }
-  | { event: 'unused'; lps: number[]; from: LpFlagName }
-  | { event: 'truncated'; lps: number[] }
-  | { event: 'all_visible'; set: boolean }
-  | { event: 'frozen'; lps: number[] }
-  | { event: 'hint_bits'; lps: number[]; flags: string[] }
-  | { event: 'compacted'; a: number; b: number }
-  | { event: 'prune_hint'; xid: number }
-  | { event: 'split'; right: number }
-  | { event: 'index_tuples'; added: number; removed: number }
-  | { event: 'vm_bits'; heap_blocks: number[]; all_visible: boolean; all_frozen: boolean; set: boolean }
-  | { event: 'resealed' }
-  | { event: 'checksum_broken' };
-
-/** pgpage::story::PageStory. */
-export interface PageStory {
-  changes: PageChange[];
-  sentence: string;
-}
+/** One thing that happened to a page, as the core's page_story names it. */
+export type PageChange = Change;
 
 export interface PageDiffRow {
   relation: string;
@@ -141,7 +113,7 @@ function verdictChange(a: string, b: string, step: number): string {
 
 function storyOf(w: Wasm, a: Uint8Array | null, b: Uint8Array | null, block: number, fork: string, kind: string): PageStory {
   if (!b) return { changes: [], sentence: '' };
-  return JSON.parse(w.page_story(a ?? new Uint8Array(0), b, block, false, fork, kind)) as PageStory;
+  return pageStory(w, a ?? new Uint8Array(0), b, block, false, fork, kind);
 }
 
 /** The story and checksum verdicts of a page that differs. */
@@ -175,7 +147,7 @@ export async function compareSnapshots(w: Wasm, a: Snapshot, b: Snapshot): Promi
       const pb = block * BS < y.length ? y.subarray(block * BS, (block + 1) * BS) : null;
       const base = { relation: fb.relation.name, oid: fb.relation.oid, fork: fb.fork, path: fb.path, block };
       if (pa && pb) {
-        const d = JSON.parse(w.diff_page(block, pa, pb, false)) as { page: { bytes_changed: number; ranges: [number, number][] } | null; fields: FieldDiff[] };
+        const d = diffPage(w, block, pa, pb, false);
         if (!d.page) continue;
         const told = said(w, pa, pb, block, fb.fork, ky || kx);
         pages.push({ ...base, ...told, state: 'different', bytesChanged: d.page.bytes_changed, ranges: d.page.ranges, fields: [...d.fields, ...itemChanges(w, pa, pb, block, fb.fork, kx, ky, fb.relation.columns)] });

@@ -11,7 +11,8 @@ type Json = Record<string, unknown>;
 export interface AskPage {
   kind: string;
   block: number;
-  fork: 'main' | 'fsm' | 'vm' | string;
+  /** main, fsm, vm, ... */
+  fork: string;
   relation: number | null;
 }
 
@@ -185,7 +186,7 @@ export function compareAnswer(p: AskPage, ours: DecodedColumns, answer: Json): A
       case 'gist_page_items_bytea':
       case 'gin_leafpage_items':
       case 'brin_revmap_data':
-        rows(fn, ours.items as Json[], v as Json[], fields);
+        rows(fn, ours.items, v as Json[], fields);
         break;
       case 'bt_metap':
       case 'hash_metapage_info':

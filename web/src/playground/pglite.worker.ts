@@ -6,9 +6,11 @@ import { PGlite, type Results } from '@electric-sql/pglite';
 import { pageinspect } from '@electric-sql/pglite/contrib/pageinspect';
 import { pg_buffercache } from '@electric-sql/pglite/contrib/pg_buffercache';
 import { pg_visibility } from '@electric-sql/pglite/contrib/pg_visibility';
-import { MAX_ROWS, type FromPlay, type ResultSet, type ServerError, type SnapFileMsg, type StartPlay, type ToPlay } from './protocol';
+import { serve } from '../worker/bridge';
+import { MAX_ROWS, START_JOB, type FromPlay, type ResultSet, type ServerError, type SnapFileMsg, type StartPlay, type ToPlay } from './protocol';
 import { RELATIONS_SQL, relationFiles, type PlayRelation } from './relations';
 import { pageinspectSql, type AskPage } from './ask';
+import { plainText } from '../lib/text';
 
 const post = (m: FromPlay, transfer: Transferable[] = []): void => postMessage(m, { transfer });
 
@@ -26,7 +28,7 @@ globalThis.fetch = async (input, init) => {
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, c) {
         received += chunk.byteLength;
-        post({ type: 'progress', phase: 'download', received, total: Math.max(total, received) });
+        post({ type: 'progress', job: START_JOB, phase: 'download', received, total: Math.max(total, received) });
         c.enqueue(chunk);
       },
     }),
@@ -43,7 +45,7 @@ const last = new Map<string, Uint8Array>();
  * last statement that completed. */
 async function start(saved: Blob | null): Promise<void> {
   const p = await PGlite.create({ extensions: { pageinspect, pg_buffercache, pg_visibility }, ...(saved ? { loadDataDir: saved } : {}) });
-  post({ type: 'progress', phase: 'extensions', received, total });
+  post({ type: 'progress', job: START_JOB, phase: 'extensions', received, total });
   // pg_visibility answers "Ask PostgreSQL" for visibility map pages.
   await p.exec('create extension if not exists pageinspect; create extension if not exists pg_buffercache; create extension if not exists pg_visibility');
   pg = p;
@@ -51,15 +53,14 @@ async function start(saved: Blob | null): Promise<void> {
   // compared with them, not with nothing (which would call every block changed).
   if (saved) await snapshot(p);
   const v = (await p.query<{ v: string }>(`select current_setting('server_version') as v`)).rows[0].v;
-  post({ type: 'ready', version: v });
+  post({ type: 'ready', job: START_JOB, version: v });
 }
 
 function text(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
   if (v instanceof Uint8Array) return `\\x${Array.from(v, (b) => b.toString(16).padStart(2, '0')).join('')}`;
   if (v instanceof Date) return v.toISOString();
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
+  return plainText(v);
 }
 
 function resultSet(r: Results, command: string): ResultSet {
@@ -105,15 +106,24 @@ function changedBlocks(a: Uint8Array | undefined, b: Uint8Array): number[] {
   return out;
 }
 
+/** PGlite's Emscripten file system, which its types leave unresolved. */
+interface EmscriptenFs {
+  analyzePath(path: string): { exists: boolean };
+  readFile(path: string): Uint8Array;
+  writeFile(path: string, data: Uint8Array): void;
+}
+
+const fsOf = (p: PGlite): EmscriptenFs => (p as unknown as { Module: { FS: EmscriptenFs } }).Module.FS;
+
 async function snapshot(p: PGlite): Promise<SnapFileMsg[]> {
   await p.exec('checkpoint');
   const rels = (await p.query<PlayRelation>(RELATIONS_SQL)).rows;
-  const exists = (path: string) => p.Module.FS.analyzePath(`${PGDATA}/${path}`).exists;
+  const exists = (path: string) => fsOf(p).analyzePath(`${PGDATA}/${path}`).exists;
   const files = relationFiles(rels, exists);
   const out: SnapFileMsg[] = [];
   const seen = new Set<string>();
   for (const f of files) {
-    const bytes = p.Module.FS.readFile(`${PGDATA}/${f.path}`) as Uint8Array;
+    const bytes = fsOf(p).readFile(`${PGDATA}/${f.path}`);
     const changed = changedBlocks(last.get(f.path), bytes);
     // A new empty file is news too: the relation appeared.
     const same = last.has(f.path) && changed.length === 0;
@@ -176,10 +186,10 @@ async function write(job: number, path: string, block: number, page: Uint8Array)
   const p = pg!;
   try {
     const full = `${PGDATA}/${path}`;
-    const bytes = p.Module.FS.readFile(full) as Uint8Array;
+    const bytes = fsOf(p).readFile(full);
     bytes.set(page, block * page.length);
     // The snapshot's copy (`last`) stays as it was: the next snapshot shows the write as a change.
-    p.Module.FS.writeFile(full, bytes);
+    fsOf(p).writeFile(full, bytes);
     // The server still has the page in shared buffers: evict the relation's, so its next
     // read is the file's (pg_buffercache_evict, PostgreSQL 17+).
     const node = path.split('/').pop()!.replace(/_.*$/, '');
@@ -193,23 +203,28 @@ async function write(job: number, path: string, block: number, page: Uint8Array)
 // The first message starts the server; the others wait for it to be up, then run one at a
 // time, in order.
 let queue: Promise<void> | null = null;
-addEventListener('message', (e: MessageEvent<ToPlay | StartPlay>) => {
-  const m = e.data;
-  if (m.type === 'start') {
-    queue ??= start(m.saved).catch((e: unknown) => post({ type: 'fatal', message: e instanceof Error ? e.message : String(e) }));
-    return;
-  }
-  queue = (queue ?? Promise.resolve()).then(() => {
-    if (!pg) return;
-    switch (m.type) {
-      case 'run':
-        return run(m.job, m.sql, m.snapshot);
-      case 'ask':
-        return ask(m.job, m.page, m.question);
-      case 'write':
-        return write(m.job, m.path, m.block, m.page);
-      case 'save':
-        return save(m.job);
+serve<ToPlay | StartPlay, FromPlay>(
+  (m) => {
+    if (m.type === 'start') {
+      queue ??= start(m.saved).catch((e: unknown) => post({ type: 'fatal', job: m.job, message: e instanceof Error ? e.message : String(e) }));
+      return queue;
     }
-  });
-});
+    queue = (queue ?? Promise.resolve()).then(() => {
+      if (!pg) return;
+      switch (m.type) {
+        case 'run':
+          return run(m.job, m.sql, m.snapshot);
+        case 'ask':
+          return ask(m.job, m.page, m.question);
+        case 'write':
+          return write(m.job, m.path, m.block, m.page);
+        case 'save':
+          return save(m.job);
+      }
+    });
+    // Each request answers its own failures; one that throws anyway is the console's, as
+    // before the bridge.
+    return queue.catch(() => undefined);
+  },
+  (job, message) => ({ type: 'fatal', job, message }),
+);

@@ -6,6 +6,7 @@ import type { PlayRelation } from './relations';
  * (`dumpDataDir()`'s tarball). */
 export interface StartPlay {
   type: 'start';
+  job: typeof START_JOB;
   saved: Blob | null;
 }
 
@@ -55,10 +56,13 @@ export interface SnapFileMsg {
 
 export type StartPhase = 'download' | 'extensions';
 
+/** The server's start: its progress, `ready` and `fatal` answer as this job. */
+export const START_JOB = 0;
+
 export type FromPlay =
-  | { type: 'progress'; phase: StartPhase; received: number; total: number }
-  | { type: 'ready'; version: string }
-  | { type: 'fatal'; message: string }
+  | { type: 'progress'; job: number; phase: StartPhase; received: number; total: number }
+  | { type: 'ready'; job: number; version: string }
+  | { type: 'fatal'; job: number; message: string }
   | {
       type: 'result';
       job: number;

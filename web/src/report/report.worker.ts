@@ -1,14 +1,24 @@
 // The report worker: drives the core's ReportReader (wasm) over the dropped files. The core
 // says which byte ranges it needs next; they are read with File.slice and given back until
 // it has what it needs, and its report (JSON and Markdown) goes to the page. The page ends
-// a report it no longer wants by terminating the worker.
-import { loadWasm } from '../wasm';
+// a report it no longer wants by ending the worker.
+import { loadWasm, reportOf, reportWanted } from '../core';
+import { serve, type Job } from '../worker/bridge';
 import type { FromReport, ReportFile, ToReport } from './protocol';
 
-const post = (m: FromReport) => (self as unknown as Worker).postMessage(m);
-const held: ReportFile[] = [];
+serve<ToReport, FromReport>(
+  async (first, job) => {
+    const held: ReportFile[] = [...first.files];
+    for (let m = first; !m.last; ) {
+      m = await job.next();
+      held.push(...m.files);
+    }
+    await run(held, first.shown, job);
+  },
+  (job, message) => ({ type: 'error', job, message }),
+);
 
-async function run(shown: string): Promise<void> {
+async function run(held: ReportFile[], shown: string, { job, post }: Job<ToReport, FromReport>): Promise<void> {
   const w = await loadWasm();
   const byPath = new Map(held.map((f) => [f.path, f.file]));
   const lengths = held.map((f) => f.file.size);
@@ -22,7 +32,7 @@ async function run(shown: string): Promise<void> {
   let read = 0;
   try {
     for (;;) {
-      const wanted = JSON.parse(reader.wanted()) as { path: string; offset: number; len: number }[];
+      const wanted = reportWanted(reader);
       if (wanted.length === 0) break;
       const got = await Promise.all(
         wanted.map(async ({ path, offset, len }) => {
@@ -40,19 +50,12 @@ async function run(shown: string): Promise<void> {
         read += g.bytes?.length ?? 0;
         reader.give(path, offset, len, g.bytes, g.error);
       });
-      post({ type: 'progress', read, total });
+      post({ type: 'progress', job, read, total });
     }
     const out = reader.finish();
-    post({ type: 'done', json: out.json, markdown: out.markdown, damaged: out.damaged, storage: out.storage_damage ?? null });
+    post({ type: 'done', job, report: reportOf(out), markdown: out.markdown, damaged: out.damaged, storage: out.storage_damage ?? null });
     out.free();
   } finally {
     reader.free();
   }
 }
-
-self.onmessage = (e: MessageEvent<ToReport>) => {
-  const m = e.data;
-  held.push(...m.files);
-  if (!m.last) return;
-  run(m.shown).catch((err: unknown) => post({ type: 'error', message: err instanceof Error ? err.message : String(err) }));
-};

@@ -4,6 +4,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { droppedFiles } from '../rows/dropped';
+import { workerForJob } from '../worker/bridge';
 import type { FromReport, ReportFile, ReportJson, ToReport } from './protocol';
 
 export interface ReportSource {
@@ -21,6 +22,8 @@ export type ReportState =
 /** Files handed to the worker per message, and how long one task of the page may post
  * messages before it yields: cloning a File for the worker costs about 0.1 ms, so 500 in one
  * message held the main thread for 50-120 ms. */
+/** A report has a worker of its own: its one job. */
+const JOB = 1;
 const CHUNK = 50;
 const SLICE_MS = 10;
 
@@ -65,15 +68,14 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
       return;
     }
     setReport({ state: 'running', read: 0, total: 0 });
-    const worker = new Worker(new URL('./report.worker.ts', import.meta.url), { type: 'module' });
-    worker.onmessage = (e: MessageEvent<FromReport>) => {
-      const m = e.data;
-      if (m.type === 'progress') setReport({ state: 'running', read: m.read, total: m.total });
-      else if (m.type === 'done') setReport({ state: 'done', report: JSON.parse(m.json) as ReportJson, markdown: m.markdown, damaged: m.damaged, storage: m.storage });
-      else setReport({ state: 'error', message: m.message });
-      if (m.type !== 'progress') worker.terminate();
-    };
-    worker.onerror = (e) => setReport({ state: 'error', message: e.message || 'the report worker failed' });
+    const worker = workerForJob<ToReport, FromReport>(
+      () => new Worker(new URL('./report.worker.ts', import.meta.url), { type: 'module' }),
+      (m) => {
+        if (m.type === 'progress') setReport({ state: 'running', read: m.read, total: m.total });
+      },
+      (message) => ({ type: 'error', job: JOB, message }),
+    );
+    void worker.done.then((m) => setReport(m.type === 'done' ? { state: 'done', report: m.report, markdown: m.markdown, damaged: m.damaged, storage: m.storage } : { state: 'error', message: m.message }));
     let i = 0;
     let timer = 0;
     const shown = source.root;
@@ -83,7 +85,7 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
         const part = source.files.slice(i, i + CHUNK);
         i += CHUNK;
         const last = i >= source.files.length;
-        worker.postMessage({ type: 'files', files: part, last, shown } satisfies ToReport);
+        worker.post({ type: 'files', job: JOB, files: part, last, shown });
         if (last) return;
         if (performance.now() - start > SLICE_MS) break;
       }
@@ -92,7 +94,7 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
     next();
     return () => {
       window.clearTimeout(timer);
-      worker.terminate();
+      worker.stop();
     };
   }, [source]);
 

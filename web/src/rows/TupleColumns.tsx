@@ -34,7 +34,6 @@ export function TupleColumns(p: { entry: FileEntry; files: readonly FileEntry[];
       current = false;
     };
     // The catalog source is derived from entry and files.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [entry, files, page, lp, types]);
 
   return (

@@ -1,7 +1,7 @@
 // Drives the core's rows reader (wasm `RowsReader`, `TableReader`) over files read
 // synchronously: FileReaderSync in the rows worker, fs.readSync in the Node tests. All
 // PostgreSQL rules are in the core; this only walks files in page runs and sums up.
-import type { Wasm } from '../wasm';
+import { addToastPages, catalogTable, chunkCounts, type LeftOut, type RowsTable as TableInfo, type Wasm } from '../core';
 
 /** The core's rows reader as the wasm bindings give it. */
 export type RowsReader = ReturnType<Wasm['RowsReader']['from_types']>;
@@ -20,36 +20,7 @@ export interface SyncFiles {
 
 export type RowsFormat = 'csv' | 'text';
 
-/** A page, or a tuple of it, that gave no row; `printed`: a note on a row given all the same. */
-export interface LeftOut {
-  block: number;
-  offset: number | null;
-  attnum: number | null;
-  message: string;
-  printed: boolean;
-  /** A page whose checksum fails but that the server reads under ignore_checksum_failure: its rows (printed when damaged pages are included, else left out). */
-  rows?: number;
-}
-
-export interface ColumnInfo {
-  name: string;
-  type: string;
-  dropped: boolean;
-}
-
-/** What the table reader found (catalog form only). */
-export interface TableInfo {
-  shown: string;
-  /** Its database's name. */
-  database: string;
-  oid: number;
-  paths: string[];
-  toast_paths: string[];
-  toast_name: string;
-  damage: string[];
-  block_size: number;
-  big_endian: boolean;
-}
+export type { LeftOut, RowsColumn as ColumnInfo, RowsTable as TableInfo } from '../core';
 
 /** Where a relation's rows are: its segments and its TOAST relation's, with how to read. */
 export interface RowsSource {
@@ -112,7 +83,7 @@ export async function openTable(w: Wasm, files: SyncFiles, target: TableTarget, 
       for (const p of want) t.give(p, readWhole(files, p));
     }
     const reader = t.finish(format);
-    opened = { reader, table: JSON.parse(reader.table) as TableInfo };
+    opened = { reader, table: catalogTable(reader) };
   } finally {
     t.free();
   }
@@ -136,7 +107,7 @@ export function indexToast(reader: RowsReader, files: SyncFiles, source: RowsSou
     for (let at = 0; at < whole; at += run) {
       const bytes = files.read(p, at, Math.min(run, whole - at));
       if (!bytes) break;
-      const lost = JSON.parse(reader.add_toast_pages(bytes, i, at, segmentFirstBlock(p, bs) + at / bs)) as LeftOut[];
+      const lost = addToastPages(reader, bytes, i, at, segmentFirstBlock(p, bs) + at / bs);
       lostAll.push(...lost.map((l) => ({ block: l.block, message: l.message })));
     }
   }
@@ -198,7 +169,7 @@ export function* readRows(
         continue;
       }
       const got = reader.pages(bytes, first + at / bs, chunks);
-      const json = JSON.parse(got.json) as { rows: number; invisible: number; undecided: number; left_out: LeftOut[]; damaged: string[] };
+      const json = chunkCounts(got);
       const text = got.text;
       got.free();
       salvage.rows += json.rows;

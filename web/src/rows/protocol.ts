@@ -1,4 +1,5 @@
 // The one typed message module between the page and the rows worker.
+import type { TupleShown } from '../core';
 import type { ColumnInfo, RowsFormat, Salvage } from './drive';
 
 /** Where a relation's columns come from: its data directory's catalogs (the relation found
@@ -107,9 +108,9 @@ export interface DoneMessage {
 export interface TupleMessage {
   type: 'tuple';
   job: number;
-  columns: { name: string; type: string; value: string | null }[];
-  problem: { message: string; attnum: number | null } | null;
-  note: string | null;
+  columns: TupleShown['columns'];
+  problem: TupleShown['problem'];
+  note: TupleShown['note'];
 }
 
 /** An export made: the rows as a Blob. A Blob URL belongs to the context that made it and

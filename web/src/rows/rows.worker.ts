@@ -4,21 +4,35 @@
 // serves one relation and keeps its catalogs and TOAST chunk index between requests. Files
 // are read with FileReaderSync: TOAST chunks are read back one value at a time instead of
 // being kept.
-import { loadWasm, type Wasm } from '../wasm';
+import { loadWasm, rowsColumns, tupleShown, type Wasm } from '../core';
 import { emptySalvage, indexToast, openTable, readRows, salvageText, toastChunks, type RowsFormat, type RowsReader, type RowsSource, type Salvage, type SyncFiles } from './drive';
-import { SHOWN_MAX, type ColumnsFrom, type FilesMessage, type FromRows, type Progress, type ToRows, type ToRowsWorker } from './protocol';
+import { serve, type Job } from '../worker/bridge';
+import { SHOWN_MAX, type ColumnsFrom, type FromRows, type Progress, type ToRows, type ToRowsWorker } from './protocol';
 
 /** The worker-only synchronous reader (not in the DOM library's types). */
 declare const FileReaderSync: { new (): { readAsArrayBuffer(blob: Blob): ArrayBuffer } };
 
-const post = (m: FromRows) => (self as unknown as Worker).postMessage(m);
+type RowsJob = Job<ToRowsWorker, FromRows>;
 
-/** The page's answer to the ask under way. */
-let answered: ((files: FilesMessage['files']) => void) | null = null;
+/** The request being served: files are asked for in its name. */
+let current: RowsJob | null = null;
+
+serve<ToRowsWorker, FromRows>(
+  async (m, job) => {
+    if (m.type === 'files') return;
+    current = job;
+    try {
+      await handle(m, job.post);
+    } finally {
+      current = null;
+    }
+  },
+  (job, message) => ({ type: 'error', job, message }),
+);
 
 /** The relation's paths as the page told them, with the files it gave when asked: the
  * page looks up the few files a request reads instead of cloning every File handle. */
-function askedFiles(job: number, paths: string[]): SyncFiles {
+function askedFiles(paths: string[]): SyncFiles {
   const held = new Map<string, File | null>();
   const reader = new FileReaderSync();
   return {
@@ -37,9 +51,10 @@ function askedFiles(job: number, paths: string[]): SyncFiles {
     fetch: async (want) => {
       const missing = want.filter((p) => !held.has(p));
       if (missing.length === 0) return;
-      const got = new Promise<FilesMessage['files']>((resolve) => (answered = resolve));
-      post({ type: 'want', job, paths: missing });
-      for (const { path, file } of await got) held.set(path, file);
+      if (!current) throw new Error('files were wanted outside a request');
+      const answer = await current.ask({ type: 'want', job: current.job, paths: missing });
+      if (answer.type !== 'files') throw new Error(`the page answered files with a ${answer.type} request`);
+      for (const { path, file } of answer.files) held.set(path, file);
     },
   };
 }
@@ -76,7 +91,7 @@ let relation: { from: string; o: Opened; toastLost: { block: number; message: st
 
 async function opened(w: Wasm, m: ToRows): Promise<NonNullable<typeof relation>> {
   if (m.paths) {
-    files = askedFiles(m.job, m.paths);
+    files = askedFiles(m.paths);
     relation?.o.reader.free();
     relation = null;
   }
@@ -94,7 +109,7 @@ async function opened(w: Wasm, m: ToRows): Promise<NonNullable<typeof relation>>
  * costs the page 15-20 ms of paint (measured in a trace) whatever the rows. */
 const POST_MS = 250;
 
-async function handle(m: ToRows): Promise<void> {
+async function handle(m: ToRows, post: RowsJob['post']): Promise<void> {
   const w = await loadWasm();
   const rel = await opened(w, m);
   const { o } = rel;
@@ -103,11 +118,11 @@ async function handle(m: ToRows): Promise<void> {
   if (m.type === 'tuple') {
     o.reader.set_output('text', false, false);
     indexed();
-    post({ type: 'tuple', job: m.job, ...(JSON.parse(o.reader.tuple(m.page, m.lp, toastChunks(f, o.source))) as Omit<Extract<FromRows, { type: 'tuple' }>, 'type' | 'job'>) });
+    post({ type: 'tuple', job: m.job, ...tupleShown(o.reader, m.page, m.lp, toastChunks(f, o.source)) });
     return;
   }
   o.reader.set_output(m.type === 'export' ? m.format : 'text', m.allVersions, m.includeDamaged);
-  const columns = JSON.parse(o.reader.columns());
+  const columns = rowsColumns(o.reader);
   const salvage: Salvage = emptySalvage(o.damage);
   if (m.type === 'open') post({ type: 'opened', job: m.job, title: o.title, columns });
   const progress = () => ({ rows: salvage.rows, pagesRead: salvage.pagesRead, pagesTotal: salvage.pagesTotal, pagesLost: salvage.pagesLost.length });
@@ -129,7 +144,7 @@ async function handle(m: ToRows): Promise<void> {
         shown += lineCount(text);
       }
       if (due) {
-        postLines(m.job, parts, progress(), sent);
+        postLines(post, m.job, parts, progress(), sent);
         parts = [];
         lastPost = performance.now();
       }
@@ -148,7 +163,7 @@ async function handle(m: ToRows): Promise<void> {
     }
   }
   if (m.type === 'open') {
-    postLines(m.job, parts, progress(), sent);
+    postLines(post, m.job, parts, progress(), sent);
     post({ type: 'done', job: m.job, salvage });
     return;
   }
@@ -173,7 +188,7 @@ const encoder = new TextEncoder();
 /** Posts runs' COPY text lines for the view (cut at SHOWN_MAX lines in all) as UTF-8 with
  * the offset of each line, both buffers transferred: the page neither copies the text nor
  * keeps it on its JS heap, where a few hundred MB of strings made its major GCs long. */
-function postLines(job: number, parts: string[], progress: Progress, sent: { lines: number }): void {
+function postLines(post: RowsJob['post'], job: number, parts: string[], progress: Progress, sent: { lines: number }): void {
   const all = encoder.encode(parts.join(''));
   const starts: number[] = [];
   let end = all.length;
@@ -190,14 +205,5 @@ function postLines(job: number, parts: string[], progress: Progress, sent: { lin
   const bytes = end === all.length ? all : all.slice(0, end);
   sent.lines += starts.length;
   const s = Uint32Array.from(starts);
-  (self as unknown as Worker).postMessage({ type: 'rows', job, bytes, starts: s, progress } satisfies FromRows, [s.buffer, bytes.buffer]);
+  post({ type: 'rows', job, bytes, starts: s, progress }, [s.buffer, bytes.buffer]);
 }
-
-self.onmessage = (e: MessageEvent<ToRowsWorker>) => {
-  if (e.data.type === 'files') {
-    answered?.(e.data.files);
-    answered = null;
-    return;
-  }
-  handle(e.data).catch((err: unknown) => post({ type: 'error', job: e.data.job, message: err instanceof Error ? err.message : String(err) }));
-};

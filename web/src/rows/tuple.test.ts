@@ -6,14 +6,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 
-type Wasm = typeof import('../../pkg/pgpage_wasm.js');
+import type { Wasm } from '../core';
+import { wasmFromDisk } from '../core/disk';
 
 const page = new Uint8Array(readFileSync(join(__dirname, '../../../tests/fixtures/heap_hot_redirect/page.bin')));
 
 let wasm: Wasm;
 beforeAll(async () => {
-  wasm = await import('../../pkg/pgpage_wasm.js');
-  wasm.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+  wasm = await wasmFromDisk();
 });
 
 it('escapes a control byte in a tuple value as \\x18', () => {

@@ -36,7 +36,7 @@ const versionLine = (version: string) => `pgpage ${version} — made locally, no
 export function mapBandLines(path: string, blocks: number, cols: number, counts: StatusCounts, pending: number, version: string): string[] {
   const parts = STATUS_NAMES.filter((k) => counts[k] > 0).map((k) => `${counts[k]} ${k}`);
   if (pending > 0) parts.push(`${pending} not verified yet`);
-  return [`${path} — page map of ${plural(blocks, 'block')}, ${cols} a row, the first block of each row numbered at its left`, `${parts.join(', ') || 'none verified'}`, versionLine(version)];
+  return [`${path} — page map of ${plural(blocks, 'block')}, ${cols} a row, the first block of each row numbered at its left`, parts.join(', ') || 'none verified', versionLine(version)];
 }
 
 /** One problem page, as the problem list's band counts it. */

@@ -1,6 +1,6 @@
 // Reads one page of a loaded file for the share actions (report, picture band), the way the
 // page view does: bytes, the core's verdict and decoding, and the file's page-map summary.
-import { PENDING } from '../components/PageMap';
+import { PENDING } from '../pageview/PageMap';
 import type { FileEntry } from '../files';
 import { pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import type { FileSummary, ReportPage } from '../lib/report';
@@ -10,7 +10,7 @@ import { entryGeometry } from '../lib/head';
 import { decodeWithCore, fileKindOf } from '../lib/spans';
 import { emptyCounts, STATUS_NAMES } from '../lib/status';
 import { fileContext, pageVerdict, type PageGeometry } from '../lib/pageVerdict';
-import { loadWasm, type Wasm } from '../wasm';
+import { loadWasm, type Wasm } from '../core';
 import { clusterOf } from './cluster';
 import { redactionOf, type Redaction } from './redact';
 

@@ -7,6 +7,9 @@
 // left out, tables in scroll boxes are shown whole in both directions, the page map gets block
 // numbers beside its rows, and the band takes the theme's colours.
 import { BAND_LINE_PX, BAND_PAD_PX, bandHeight } from './band';
+import { plainText } from '../lib/text';
+import { workerForJob } from '../worker/bridge';
+import type { EncodePng, FromPng } from './png.worker';
 
 /** The app's controls: buttons, fields, the share rows, the page view's row of copy buttons;
  * none of them is content (but the words of a button styled as a link, see copyOf). Visually hidden texts are for screen readers only. */
@@ -376,17 +379,16 @@ function drawGutterAndBand(
 
 /** Encodes the picture in a worker (png.worker.ts), off the main thread. */
 export async function toPng(c: HTMLCanvasElement): Promise<Blob> {
-  const bmp = await createImageBitmap(c);
-  const worker = new Worker(new URL('./png.worker.ts', import.meta.url), { type: 'module' });
-  try {
-    return await new Promise<Blob>((resolve, reject) => {
-      worker.onmessage = (e: MessageEvent<Blob | { error: string }>) => (e.data instanceof Blob ? resolve(e.data) : reject(new Error(e.data.error)));
-      worker.onerror = () => reject(new Error('the picture could not be encoded'));
-      worker.postMessage(bmp, [bmp]);
-    });
-  } finally {
-    worker.terminate();
-  }
+  const picture = await createImageBitmap(c);
+  const worker = workerForJob<EncodePng, FromPng>(
+    () => new Worker(new URL('./png.worker.ts', import.meta.url), { type: 'module' }),
+    () => undefined,
+    () => ({ type: 'error', job: 1, message: 'the picture could not be encoded' }),
+  );
+  worker.post({ type: 'encode', job: 1, picture }, [picture]);
+  const m = await worker.done;
+  if (m.type === 'error') throw new Error(m.message);
+  return m.png;
 }
 
 export function download(blob: Blob, name: string): void {
@@ -427,5 +429,5 @@ export async function exportPng(
   const { slices, columns } = await rendered;
   const why = await refused;
   if (why === null) return { text: `saved ${name} and copied the picture`, slices, columns };
-  return { text: `saved ${name}; the browser did not allow copying the picture (${why instanceof Error ? why.message : String(why)})`, slices, columns };
+  return { text: `saved ${name}; the browser did not allow copying the picture (${why instanceof Error ? why.message : plainText(why)})`, slices, columns };
 }

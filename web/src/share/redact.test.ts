@@ -10,7 +10,8 @@ import { markdownReport, type FileSummary } from '../lib/report';
 import { reportPage, type PagePlace } from './page';
 import { maskCopy, pageHexdump, redactionOf, redactOn, setRedact } from './redact';
 
-type Wasm = typeof import('../../pkg/pgpage_wasm.js');
+import type { Wasm } from '../core';
+import { wasmFromDisk } from '../core/disk';
 
 interface HeapItem {
   lp_off: number;
@@ -27,8 +28,7 @@ const load = (name: string) => ({
 
 let wasm: Wasm;
 beforeAll(async () => {
-  wasm = await import('../../pkg/pgpage_wasm.js');
-  wasm.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+  wasm = await wasmFromDisk();
 });
 
 describe('redact_page', () => {

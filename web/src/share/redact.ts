@@ -4,7 +4,7 @@
 // remembered for the browser tab's session (sessionStorage), never beyond it.
 import { hexdumpC } from '../lib/messages';
 import { createStore } from '../lib/store';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 
 const KEY = 'pgpage-redact';
 
@@ -70,7 +70,7 @@ export function maskCopy(copy: HTMLElement, r: Redaction, isRowDataColumn: (c: s
     const first = Number(cells[0].dataset.off);
     for (const c of cells) if (r.mask[Number(c.dataset.off)] === 1) c.textContent = 'xx';
     const ascii = row.querySelector<HTMLElement>('.hexascii');
-    if (ascii?.textContent) ascii.textContent = [...ascii.textContent].map((ch, i) => (r.mask[first + i] === 1 ? '·' : ch)).join('');
+    if (ascii?.textContent) ascii.textContent = Array.from(ascii.textContent).map((ch, i) => (r.mask[first + i] === 1 ? '·' : ch)).join('');
   }
   for (const td of copy.querySelectorAll<HTMLElement>('td[data-col]')) {
     if (isRowDataColumn(td.dataset.col ?? '') && td.textContent) td.textContent = 'redacted';

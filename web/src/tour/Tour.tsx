@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { ByteRange } from '../components/HexView';
 import type { FileEntry } from '../files';
-import { loadSampleManifest, samplePath, type Sample, type SampleManifest } from '../samples';
+import { loadSampleManifest, samplePath, type Sample, type SampleManifest } from '../samples/samples';
 import { stepHighlight, TOUR_STEPS } from './steps';
 
 /** What the app shows for a step: the page and what PageView outlines on it. */

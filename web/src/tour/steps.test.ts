@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { namesOf } from '../files';
-import type { Wasm } from '../wasm';
-import type { SampleManifest } from '../samples';
+import type { Wasm } from '../core';
+import type { SampleManifest } from '../samples/samples';
 import manifestJson from '../../../public/samples/manifest.json';
 import { stepHighlight, TOUR_STEPS } from './steps';
+import { wasmFromDisk } from '../core/disk';
 
 // The committed manifest: what PostgreSQL said about the samples (tests/pg/samples.test.ts
 // holds it against a server); the steps must point at pages that show what their text claims.
@@ -19,8 +18,7 @@ const sample = (role: string) => {
 describe('the samples', () => {
   let w: Wasm;
   beforeAll(async () => {
-    w = await import('../../pkg/pgpage_wasm.js');
-    w.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+    w = await wasmFromDisk();
   });
   it('take fork and segment from their file names, as dropped files do', () => {
     for (const s of manifest.samples) {

@@ -2,7 +2,7 @@
 // outline). Numbers in the text come from the samples' manifest, i.e. from PostgreSQL itself.
 // Text in `backticks` renders as code.
 import type { ByteRange } from '../components/HexView';
-import type { Sample, SampleManifest, SamplePage } from '../samples';
+import type { Sample, SampleManifest, SamplePage } from '../samples/samples';
 
 /** What a step's text may quote: its sample and page, and the manifest for the others. */
 export interface StepContext {

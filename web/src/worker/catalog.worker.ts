@@ -3,31 +3,22 @@
 // pg_namespace, pg_am, pg_index, pg_attribute and pg_opclass), the page is asked for those Files, each is
 // read with File.arrayBuffer() and given to it, and its listing goes back to the page with
 // what the structural checks know of each relation (key columns, pg_class row, pg_xact).
-import { loadWasm } from '../wasm';
-import type { CatalogRequest, FromCatalogWorker, ListingJson, ToCatalogWorker } from './catalog';
+import { catalogListing, loadWasm } from '../core';
+import { serve, type Job } from './bridge';
+import type { CatalogRequest, FromCatalogWorker, ToCatalogWorker } from './catalog';
 
-const post = (m: FromCatalogWorker): void => postMessage(m);
+serve<ToCatalogWorker, FromCatalogWorker>(
+  (m, job) => (m.type === 'catalog' ? read(m, job) : Promise.resolve()),
+  (job, message) => ({ type: 'error', job, message }),
+);
 
-/** The page's answer to the round of `want` in flight. */
-let answer: ((files: (File | null)[]) => void) | null = null;
-
-self.onmessage = (ev: MessageEvent<ToCatalogWorker>) => {
-  const m = ev.data;
-  if (m.type === 'files') {
-    answer?.(m.files);
-    return;
-  }
-  void read(m).catch((e: unknown) => post({ type: 'error', job: m.job, message: e instanceof Error ? e.message : String(e) }));
-};
-
-function ask(job: number, paths: string[]): Promise<(File | null)[]> {
-  return new Promise((resolve) => {
-    answer = resolve;
-    post({ type: 'want', job, paths });
-  });
+/** The page's Files for `paths`, null where it has none. */
+async function ask(job: Job<ToCatalogWorker, FromCatalogWorker>, paths: string[]): Promise<(File | null)[]> {
+  const m = await job.ask({ type: 'want', job: job.job, paths });
+  return m.type === 'files' ? m.files : paths.map(() => null);
 }
 
-async function read(req: CatalogRequest): Promise<void> {
+async function read(req: CatalogRequest, job: Job<ToCatalogWorker, FromCatalogWorker>): Promise<void> {
   const t0 = performance.now();
   const wasm = await loadWasm();
   const reader = new wasm.CatalogReader(req.paths, req.pgVersion, req.control);
@@ -35,7 +26,7 @@ async function read(req: CatalogRequest): Promise<void> {
     for (;;) {
       const wanted = reader.wanted();
       if (wanted.length === 0) break;
-      const files = await ask(req.job, wanted);
+      const files = await ask(job, wanted);
       for (const [i, path] of wanted.entries()) {
         const file = files[i];
         let bytes: Uint8Array | undefined;
@@ -48,9 +39,9 @@ async function read(req: CatalogRequest): Promise<void> {
         reader.give(path, bytes);
       }
     }
-    const listing = JSON.parse(reader.finish()) as ListingJson;
+    const listing = catalogListing(reader);
     const structures = reader.structures();
-    postMessage({ type: 'listing', job: req.job, listing, structures, elapsedMs: performance.now() - t0 } satisfies FromCatalogWorker, { transfer: [structures.buffer] });
+    job.post({ type: 'listing', job: req.job, listing, structures, elapsedMs: performance.now() - t0 }, [structures.buffer]);
   } finally {
     reader.free();
   }

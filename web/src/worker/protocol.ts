@@ -34,6 +34,7 @@ export type StructureRef = { set: number; entry: number } | { set: null };
 
 /** A data directory's hints for the structural checks, as the core exports them
  * (`CatalogReader.structures`), sent once to each worker before any request naming `set`. */
+/** The hints are every job's, no job's own: the worker takes them aside (`serve`'s `aside`). */
 export interface HintsRequest {
   type: 'hints';
   set: number;
@@ -49,12 +50,8 @@ export interface FinishRequest {
   checksums: ChecksumsCode;
 }
 
-export interface CancelRequest {
-  type: 'cancel';
-  job: number;
-}
-
-export type ToWorker = VerifyRequest | FinishRequest | CancelRequest | HintsRequest;
+/** A job is cancelled with the bridge's `cancel` message (worker/bridge.ts). */
+export type ToWorker = VerifyRequest | FinishRequest;
 
 /** The block a mismatching page was written for, as the core's verdict says. */
 export interface Misplaced {

@@ -1,9 +1,9 @@
 // The core's file verdict (FileVerdictJs) as plain values for the page, for the verify
 // worker's files and the page view's one-page verdict alike.
-import type { FileVerdictJs } from '../../pkg/pgpage_wasm.js';
+import { findingsTable, verdictDetails, type FileVerdictJs } from '../core';
 import type { StatusName } from '../lib/status';
-import type { Wasm } from '../wasm';
-import type { FileFinding, FileResult, PageFinding, ProblemPage } from './protocol';
+import type { Wasm } from '../core';
+import type { FileResult, PageFinding, ProblemPage } from './protocol';
 
 // The core's tables, read once per thread.
 let tables: {
@@ -14,19 +14,13 @@ let tables: {
   evidence: string[];
 } | null = null;
 
-interface FindingRow {
-  code: string;
-  message: string;
-  evidence: string;
-  maps: boolean;
-}
 
 /** The core's verdict as plain values for the page; `first` is the relation-wide number of
  * the file's block 0, `blocks` its whole pages, `path` the file as the server names it (its
  * relation is named in the maps' messages). */
 export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: number, path = ''): FileResult {
   if (!tables) {
-    const rows = JSON.parse(wasm.findings_table()) as FindingRow[];
+    const rows = findingsTable(wasm);
     tables = {
       status: wasm.status_names() as StatusName[],
       findings: rows.map((f) => f.code),
@@ -35,15 +29,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     };
   }
   const t = tables;
-  const j = JSON.parse(v.json) as {
-    checksums_disabled: boolean;
-    problem: boolean;
-    counts: FileResult['counts'];
-    remap: FileResult['remap'];
-    findings: FileFinding[];
-    structure_unlisted: number;
-    chance: FileResult['chance'];
-  };
+  const j = verdictDetails(v);
   const [block, abs, status, problem, stored, computed] = [v.block, v.absolute_block, v.status, v.problem, v.stored, v.computed];
   const [tuple, mBlock, mKind, mMatches, start, codes] = [v.tuple_block, v.misplaced_block, v.misplaced_kind, v.misplaced_matches, v.finding_start, v.finding_codes];
   const [sStart, sCodes, sItems, sMessages] = [v.structure_start, v.structure_codes, v.structure_items, v.structure_messages];

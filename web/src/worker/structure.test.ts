@@ -6,16 +6,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import { decodeWithCore } from '../lib/spans';
 import { resultOf } from './result';
+import { wasmFromDisk } from '../core/disk';
 
 let w: Wasm;
 const page = readFileSync(join(__dirname, '../../../tests/fixtures/heap_nulls_frozen/page.bin'));
 
 beforeAll(async () => {
-  w = (await import('../../pkg/pgpage_wasm.js')) as Wasm;
-  w.initSync({ module: readFileSync(join(__dirname, '../../pkg/pgpage_wasm_bg.wasm')) });
+  w = await wasmFromDisk();
 });
 
 /** The fixture with line pointer 1 pointing past the page's end (lp_off 8190, its lp_len). */

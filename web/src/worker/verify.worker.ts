@@ -3,10 +3,11 @@
 // codes for the page map at most every 100 ms so the page never gets a flood of messages, and
 // ends with the core's verdict of the file (or, for a part of a shared file, its exported scan).
 import { fileGeometry, headBytes } from '../lib/geometry';
-import { loadWasm, wasmBytes } from '../wasm';
-import type { StructuresJs } from '../../pkg/pgpage_wasm.js';
-import type { FinishRequest, FromWorker, StatusRun, ToWorker, VerifyRequest } from './protocol';
+import { loadWasm, wasmBytes } from '../core';
+import type { StructuresJs } from '../core';
+import type { FinishRequest, FromWorker, HintsRequest, StatusRun, ToWorker, VerifyRequest } from './protocol';
 import { resultOf } from './result';
+import { serve, type Endpoint } from './bridge';
 
 // 2 MiB: the wasm call's copy and checksum of a chunk read moments ago run from cache
 // (1 GB in Chromium: 173-278 ms in wasm.verify at 2 MiB against 230-361 ms at 8 MiB).
@@ -18,7 +19,6 @@ const MIN_STREAM_BYTES = 64 << 20;
 /** Files up to this size are read with one arrayBuffer() call. */
 const WHOLE_FILE_BYTES = 4 << 20;
 const POST_EVERY_MS = 100;
-const cancelled = new Set<number>();
 // The readers of the streams of the file being read (one file at a time: see pump), held
 // at module level until it is done.
 // Chromium does not keep a File's stream alive for a pending read: on a page where nothing
@@ -27,48 +27,42 @@ const cancelled = new Set<number>();
 // 50 ms, none when a global held the readers). This worker has not been seen to stall, even
 // with a collection every 500 allocations; what kept its streams alive is not promised.
 const reading = new Set<ReadableStreamBYOBReader>();
-const queue: (VerifyRequest | FinishRequest)[] = [];
 /** The data directories' hints for the structural checks by set, as the pool sent them;
  * each is read into the core once, by the first file that needs it. */
 const hints = new Map<number, Uint8Array | StructuresJs>();
-let busy = false;
+/** Files are verified one after another, each after the one sent before it. */
+let queue: Promise<void> = Promise.resolve();
 
 const post = (m: FromWorker, transfer: Transferable[] = []): void => postMessage(m, { transfer });
 // Compile the module as soon as the worker starts, before the first file arrives.
 void loadWasm();
 
-self.onmessage = (ev: MessageEvent<ToWorker>) => {
-  const m = ev.data;
-  if (m.type === 'cancel') {
-    cancelled.add(m.job);
-    return;
-  }
-  if (m.type === 'hints') {
-    hints.set(m.set, m.bytes);
-    return;
-  }
-  queue.push(m);
-  void pump();
-};
-
-async function pump(): Promise<void> {
-  if (busy) return;
-  busy = true;
-  while (queue.length > 0) {
-    const req = queue.shift()!;
-    if (cancelled.has(req.job)) {
-      post({ type: 'cancelled', job: req.job });
-      continue;
-    }
-    try {
-      if (req.type === 'finish') await finishParts(req);
-      else await verifyFile(req);
-    } catch (e) {
-      post({ type: 'error', job: req.job, message: readError(e) });
-    }
-  }
-  busy = false;
-}
+serve<ToWorker, FromWorker>(
+  (m, job) => {
+    const run = async (): Promise<void> => {
+      if (job.cancelled()) {
+        post({ type: 'cancelled', job: m.job });
+        return;
+      }
+      try {
+        if (m.type === 'finish') await finishParts(m);
+        else await verifyFile(m, job.cancelled);
+      } catch (e) {
+        post({ type: 'error', job: m.job, message: readError(e) });
+      }
+    };
+    queue = queue.then(run);
+    return queue;
+  },
+  (job, message) => ({ type: 'error', job, message }),
+  self as unknown as Endpoint,
+  (m) => {
+    const h = m as HintsRequest | ToWorker;
+    if (h.type !== 'hints') return false;
+    hints.set(h.set, h.bytes);
+    return true;
+  },
+);
 
 function readError(e: unknown): string {
   const name = e instanceof DOMException ? e.name : '';
@@ -78,7 +72,7 @@ function readError(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-async function verifyFile(req: VerifyRequest): Promise<void> {
+async function verifyFile(req: VerifyRequest, cancelled: () => boolean): Promise<void> {
   const { file, job, part } = req;
   const wasm = await loadWasm();
   const t0 = performance.now();
@@ -172,13 +166,13 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
             r = await reader.read(new Uint8Array(spare, got, want - got));
           } catch (e) {
             if (stopped) return;
-            throw new Error(`the file could not be read: it changed or was removed while being read; drop it again (${e instanceof Error ? e.message : String(e)})`);
+            throw new Error(`the file could not be read: it changed or was removed while being read; drop it again (${e instanceof Error ? e.message : String(e)})`, { cause: e });
           }
           if (r.value) spare = r.value.buffer as ArrayBuffer;
           if (r.done) break;
-          got += r.value!.byteLength;
+          got += r.value.byteLength;
         }
-        if (cancelled.has(job)) stopped = true;
+        if (cancelled()) stopped = true;
         if (stopped) return;
         if (got !== want) throw new Error('the file changed size while being read');
         verifyChunk(new Uint8Array(spare, 0, got), off / blockSize, true);
@@ -197,7 +191,7 @@ async function verifyFile(req: VerifyRequest): Promise<void> {
       for (const r of reading) void r.cancel().catch(() => undefined);
       reading.clear();
     }
-    if (cancelled.has(job)) {
+    if (cancelled()) {
       post({ type: 'cancelled', job });
       return;
     }

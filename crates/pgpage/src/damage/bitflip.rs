@@ -181,6 +181,7 @@ pub fn checksum_candidates(page: &[u8], blkno: u32, endian: Endian) -> Vec<PageB
 }
 
 /// One candidate flip and what the page looks like after it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FlipCandidate {
     pub offset: u32,
@@ -200,6 +201,7 @@ pub struct FlipCandidate {
 }
 
 /// The result of localising one page.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BitFlips {
     /// What each candidate is: `ChecksumBitFlipCandidate` (Evidence::Candidate).

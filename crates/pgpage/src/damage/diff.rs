@@ -13,6 +13,7 @@ use crate::page::geometry::{read_u16, read_u32, Endian};
 pub const SECTOR_BYTES: u32 = 512;
 
 /// Which copy holds a page.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiffState {
@@ -22,6 +23,7 @@ pub enum DiffState {
 }
 
 /// Which copy is newer by pd_lsn.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Newer {
@@ -31,6 +33,7 @@ pub enum Newer {
 }
 
 /// One page that is not equal in both copies.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PageDiff {
     /// Block within the file.
@@ -38,6 +41,7 @@ pub struct PageDiff {
     pub state: DiffState,
     /// By pd_lsn; absent for a page only one copy has.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub newer: Option<Newer>,
     pub bytes_changed: u32,
     /// Bits 0 in A and 1 in B.
@@ -51,6 +55,7 @@ pub struct PageDiff {
 }
 
 /// Counts over a whole file.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct DiffSummary {
     pub blocks_a: u64,
@@ -176,6 +181,7 @@ pub fn compare_chunks(
 }
 
 /// One decoded field whose value differs between the copies.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FieldChange {
     /// The field's name in PostgreSQL's headers (`pd_lsn`, `lp 3`).

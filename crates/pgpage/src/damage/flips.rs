@@ -18,6 +18,7 @@ use crate::tuple::heap_items;
 use crate::tuple::toast::ValueProblem;
 
 /// One candidate flip, told.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ToldFlip {
     /// 1 = most likely by the evidence below.
@@ -32,18 +33,23 @@ pub struct ToldFlip {
     /// In tuple data: the line pointer, the column, the value as stored and flipped back
     /// (control characters escaped, see [`visible`]).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub item: Option<u16>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub column: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub stored: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub flipped: Option<String>,
     /// Why the candidate has its rank, in words.
     pub why: String,
 }
 
 /// A page's candidates, told and ranked.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ToldFlips {
     /// How many flips match and how many are expected by chance.

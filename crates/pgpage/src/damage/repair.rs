@@ -169,6 +169,8 @@ pub fn repair_page(
 }
 
 /// A heap tuple's address as `ctid` prints it: (relation-wide block, line pointer).
+// Serialized as the server prints a tid, "(block,offset)".
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "string"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Ctid {
     pub block: u32,
@@ -183,6 +185,7 @@ impl Serialize for Ctid {
 
 /// What the server's own tools would do with the page as it is, for a DBA who has no good
 /// copy: which tuples are on it, which are damaged, and in words what each setting does.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PageAdvice {
     pub status: PageStatus,
@@ -202,9 +205,8 @@ pub struct PageAdvice {
     /// of a row whose chain start is wrong (on a torn page, an older write's tuple). A
     /// sequential scan returns them, an index scan does not reach them.
     pub unreached: Vec<Ctid>,
-    /// On a torn page, the sectors of its older write (from the first one the caller knows
-    /// is older, to the last that holds tuples).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// On a torn page, the sectors of its older write as the incident report found them
+    /// (empty otherwise).
     pub torn_sectors: Vec<u32>,
     /// Of `damaged`, the tuples whose only findings are an xmin or xmax the server cannot
     /// look up (before the oldest xid or relfrozenxid, past nextXid, a MultiXactId out of
@@ -219,9 +221,11 @@ pub struct PageAdvice {
     /// that makes the stored checksum valid, ranked, with the values it restores. Flipping
     /// the right one back restores the page exactly, which pg_surgery never does.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub bit_flips: Option<crate::damage::flips::ToldFlips>,
     /// pg_surgery SQL (heap pages only).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub surgery_sql: Option<String>,
 }
 

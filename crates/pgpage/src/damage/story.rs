@@ -22,6 +22,7 @@ use crate::page::verify::{verify_page, PageStatus};
 use crate::tuple::TupleHeader;
 
 /// itemid.h: lp_flags.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum LpFlags {
     #[serde(rename = "LP_UNUSED")]
@@ -56,6 +57,7 @@ impl LpFlags {
 
 /// One line pointer of a heap page and, for LP_NORMAL, the tuple header facts a picture of
 /// HOT chains needs.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LineItem {
     pub lp: u16,
@@ -64,13 +66,17 @@ pub struct LineItem {
     pub lp_len: u16,
     /// LP_REDIRECT: the line pointer it redirects to (lp_off holds it).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub redirect_to: Option<u16>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub t_xmin: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub t_xmax: Option<u32>,
     /// "(block,offset)" as heap_page_items prints it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub t_ctid: Option<String>,
     pub hot_updated: bool,
     pub heap_only: bool,
@@ -83,13 +89,16 @@ pub struct LineItem {
     /// The next member of this tuple's HOT chain: t_ctid's offset when the tuple is
     /// HEAP_HOT_UPDATED and t_ctid names this page (heap_hot_search_buffer follows it).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub hot_next: Option<u16>,
     /// t_ctid names another tuple (a newer version): where, when not a HOT successor.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub updated_to: Option<String>,
 }
 
 /// A heap page's line pointers, for the line-pointer and HOT-chain picture.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HeapLines {
     pub block: u32,
@@ -190,6 +199,7 @@ pub fn heap_lines(page: &[u8], block: u32, endian: Endian) -> Option<HeapLines> 
 }
 
 /// One thing that happened to a page; the sentence says them in this order.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Change {
@@ -251,6 +261,7 @@ pub enum Change {
 }
 
 /// What happened to one page, as facts and as one sentence.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PageStory {
     pub changes: Vec<Change>,

@@ -12,7 +12,8 @@ use crate::page::kind::Fork;
 use crate::page::verify::{header_is_sane, PageStatus};
 
 /// What a relation file's name says: `relfilenode[_fork][.segno]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct RelationFileName {
     pub relfilenode: u32,
     pub fork: Fork,
@@ -94,6 +95,7 @@ pub fn detect_block_size(head: &[u8], endian: Endian) -> Option<BlockSize> {
 }
 
 /// What the user chose for a file's geometry; `None` leaves it to the file's head.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GeometryChoice {
     pub block_size: Option<BlockSize>,
@@ -101,6 +103,7 @@ pub struct GeometryChoice {
 }
 
 /// The block size and byte order a file is read with, and how they were decided.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Geometry {
     pub block_size: BlockSize,
@@ -256,6 +259,7 @@ impl StatusCounts {
 }
 
 /// Where Ctrl+G's "go to" lands, for the page view.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "to", rename_all = "snake_case")]
 pub enum GoTo {

@@ -77,6 +77,7 @@ impl core::fmt::Display for ScanError {
 const CHECKSUM_VALUES: f64 = 65535.0;
 
 /// How likely a bare checksum match is over a searched range of blocks.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Chance {
     /// Blocks searched.

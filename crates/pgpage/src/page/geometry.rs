@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 /// Byte order of the server that wrote the page ("Words are in the server's byte order").
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Endian {
@@ -13,6 +14,7 @@ pub enum Endian {
 }
 
 /// A block size PostgreSQL can be configured with (`--with-blocksize`): 1 to 32 KB.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct BlockSize(u32);
 

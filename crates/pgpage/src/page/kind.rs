@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 /// What kind of page this is (docs/contracts.md, "inspect --json": `kind`).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PageKind {
@@ -57,6 +58,7 @@ impl PageKind {
 }
 
 /// relpath.h: ForkNumber, by the suffix PostgreSQL gives each fork's files.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Fork {

@@ -11,6 +11,7 @@ use crate::page::geometry::{maxalign, read_u16, Endian};
 /// bufpage.h: PD_VALID_FLAG_BITS.
 pub const PD_VALID_FLAG_BITS: u16 = 0x0007;
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PageStatus {

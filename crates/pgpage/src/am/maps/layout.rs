@@ -34,6 +34,7 @@ pub struct VmSpecial {
 pub(crate) const HEAPBLOCKS_PER_BYTE: usize = 4;
 
 /// One VM page as a map: for each heap block it can describe, its two bits.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct VmBits {
     /// visibilitymap.c: HEAPBLK_TO_MAPBLOCK inverted, the VM block times HEAPBLOCKS_PER_PAGE.
@@ -47,6 +48,7 @@ pub struct VmBits {
 }
 
 /// fsm_internals.h's sizes for a page of `page_len` bytes and freespace.c's tree depth.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct FsmShape {
     /// NodesPerPage: BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - offsetof(FSMPageData, fp_nodes).
@@ -136,6 +138,7 @@ impl FsmShape {
 }
 
 /// One level of an FSM page's binary tree: nodes `first_node..first_node + nodes` of fp_nodes.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct FsmTreeLevel {
     /// 0 for the page's root node.
@@ -145,6 +148,7 @@ pub struct FsmTreeLevel {
 }
 
 /// One FSM page: its place in the FSM (freespace.c's FSMAddress) and its tree by levels.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FsmTree {
     pub shape: FsmShape,

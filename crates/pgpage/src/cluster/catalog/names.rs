@@ -72,6 +72,7 @@ pub fn file_page_kind(fork: Fork, relkind: char, am: Option<&str>) -> Option<Pag
 }
 
 /// One relation with storage, named.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NamedRelation {
     /// 0 for a shared catalog.

@@ -262,6 +262,7 @@ pub fn catalog_rows<T>(
 }
 
 /// pg_database: the columns `ls` needs.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DatabaseRow {
     pub oid: u32,

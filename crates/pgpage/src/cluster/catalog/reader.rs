@@ -77,6 +77,7 @@ impl ReadWith {
 }
 
 /// One relation with storage and the database it is listed under (None for shared ones).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ListedRelation {
     pub database: Option<String>,

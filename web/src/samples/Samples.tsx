@@ -2,7 +2,7 @@
 // origin and added like dropped files, all at once or one by one from a list with descriptions.
 import { useCallback, useRef, useState, type RefObject } from 'react';
 import type { FileEntry } from '../files';
-import { fetchSamples, loadSampleManifest, samplePath, type Sample, type SampleManifest } from '../samples';
+import { fetchSamples, loadSampleManifest, samplePath, type Sample, type SampleManifest } from './samples';
 
 type AddFiles = (list: { file: File; path: string; fromFolder: boolean }[]) => void | Promise<void>;
 

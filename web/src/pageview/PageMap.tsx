@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import './pageview.css';
 import { STATUS_LETTER, STATUS_NAMES, STATUS_WORDS, ZERO_NOTE_WORDS, type StatusName } from '../lib/status';
-import { loadWasm } from '../wasm';
+import { loadWasm } from '../core';
 
 const PENDING = 255;
 const NOT_PAINTED = 254;

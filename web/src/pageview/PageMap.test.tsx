@@ -6,7 +6,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { coreWasm } from '../app/testing';
 import { axisStep, blockAt, blockWords, cellSize, keyStep, PageMap, PENDING } from './PageMap';
 
-vi.mock('../wasm', () => ({ loadWasm: async () => (await import('../app/testing')).coreWasm() }));
+vi.mock('../core/load', () => ({ loadWasm: async () => (await import('../app/testing')).coreWasm() }));
 
 describe('PageMap', () => {
   afterEach(cleanup);

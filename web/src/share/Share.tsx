@@ -5,15 +5,15 @@ import { useState } from 'react';
 import type { FileEntry } from '../files';
 import { DETAILED_PAGES, markdownReport, markdownReportAll, type ProblemRow } from '../lib/report';
 import type { ProblemPage } from '../worker/protocol';
-import { bandLines, listBandLines, mapBandLines, pngName } from '../share/band';
-import { fileSummary, readFiledump, readRedaction, readReportPage } from '../share/page';
-import { exportPng } from '../share/png';
-import { cardOf } from '../share/card';
-import { maskCopy, redactOn, setRedact, useRedact } from '../share/redact';
-import { loadWasm } from '../wasm';
+import { bandLines, listBandLines, mapBandLines, pngName } from './band';
+import { fileSummary, readFiledump, readRedaction, readReportPage } from './page';
+import { exportPng } from './png';
+import { cardOf } from './card';
+import { maskCopy, redactOn, setRedact, useRedact } from './redact';
+import { loadWasm } from '../core';
 import { relationWords } from '../app/catalog';
-import { VERSION } from '../share/version';
-import '../share/print.css';
+import { VERSION } from './version';
+import './print.css';
 
 export interface SharedPage {
   entry: FileEntry;

@@ -17,13 +17,14 @@ import { DamagePanel, type FlipMark } from '../damage/DamagePanel';
 import { DAMAGE, rowsSentence, sentence as reportSentence } from '../report/ReportPanel';
 import { findingAt, shownReport } from '../report/shown';
 import { useLabEdit } from '../lab/useLabEdit';
-import { loadWasm, type Wasm } from '../wasm';
-import { HexView, type ByteProvider, type ByteRange } from './HexView';
+import { loadWasm, type Wasm } from '../core';
+import { HexView, type ByteProvider, type ByteRange } from '../components/HexView';
 import { MapPanel } from './MapPanel';
 import './pageview.css';
-import { PageShare } from './Share';
+import { PageShare } from '../share/Share';
 import { pageHexdump, redactionOf, redactOn } from '../share/redact';
-import { SpanTip } from './SpanTip';
+import { SpanTip } from '../components/SpanTip';
+import { plainText } from '../lib/text';
 
 export interface PageViewProps {
   entry: FileEntry;
@@ -50,6 +51,7 @@ async function copy(text: string): Promise<boolean> {
     ta.value = text;
     document.body.append(ta);
     ta.select();
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the fallback where navigator.clipboard is refused
     const ok = document.execCommand('copy');
     ta.remove();
     return ok;
@@ -431,7 +433,10 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       {/* Below the hex view and the panels, so that its rows arriving move nothing under the
           pointer. */}
       {decoded.kind === 'heap' && item !== null && p.files && <TupleColumns entry={entry} files={p.files} page={page.bytes} lp={item} />}
-      <DamagePanel entry={entry} files={p.files ?? []} page={page} overwritten={reported?.damage === 'overwritten' && !decoded.items_counted} onBlock={p.onBlock} flip={flip} onFlip={(m) => (setFlip(m), m && p.onOffset(m.offset))} />
+      <DamagePanel entry={entry} files={p.files ?? []} page={page} overwritten={reported?.damage === 'overwritten' && !decoded.items_counted} onBlock={p.onBlock} flip={flip} onFlip={(m) => {
+          setFlip(m);
+          if (m) p.onOffset(m.offset);
+        }} />
       <LabPanel page={page} edited={(lab.editedOffsets?.size ?? 0) > 0} />
     </section>
   );
@@ -447,8 +452,7 @@ function flatten(o: Record<string, unknown>, prefix = ''): [string, unknown][] {
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.join(' | ');
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
+  return plainText(v);
 }
 
 /** The line pointer's columns, which one ItemIdData word holds. */

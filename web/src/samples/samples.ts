@@ -1,6 +1,6 @@
 // The PostgreSQL-made samples in public/samples/ (scripts/make-samples.sh): their manifest,
 // and fetching them from the page's own origin as File objects, so they load like dropped files.
-import type { StatusName } from './lib/status';
+import type { StatusName } from '../lib/status';
 
 /** What PostgreSQL's page_checksum() and page_header() said about one page of a sample. */
 export interface SamplePage {

@@ -8,8 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mapPage, type FsmMap, type VmMap } from '../lib/maps';
-import type { Wasm } from '../wasm';
+import type { Wasm } from '../core';
 import { MapPanel } from './MapPanel';
+import { wasmFromDisk } from '../core/disk';
 
 const ROOT = join(__dirname, '../../..');
 const BS = 8192;
@@ -17,8 +18,7 @@ let w: Wasm;
 const sample = (name: string) => new Uint8Array(readFileSync(join(ROOT, 'public/samples', name)));
 
 beforeAll(async () => {
-  w = (await import('../../pkg/pgpage_wasm.js')) as Wasm;
-  w.initSync({ module: readFileSync(join(ROOT, 'web/pkg/pgpage_wasm_bg.wasm')) });
+  w = await wasmFromDisk();
 });
 
 describe('MapPanel', () => {

@@ -1,0 +1,93 @@
+// The core's JSON that the Rust side builds without a struct of its own (serde_json::json!, a
+// Value it edits, a hand-written Serialize), so the ts_export test cannot generate its type:
+// the one TypeScript copy of each, here beside the door that parses it.
+import type { StatusCounts } from '../lib/status';
+import type { Chance, FileFinding } from '../worker/protocol';
+
+/** `FileVerdictJs.json`: what the verdict of a file says beside its typed arrays. */
+export interface FileVerdictDetails {
+  checksums_disabled: boolean;
+  problem: boolean;
+  counts: StatusCounts;
+  /** [status, status it is judged as] where the file's state changes a page's status. */
+  remap: [number, number][];
+  findings: FileFinding[];
+  structure_unlisted: number;
+  chance: Chance | null;
+}
+
+/** `decode_control`: `pgpage control --json`'s object (pg_control_*() columns, `state`,
+ * `crc_ok`, ...) with `releases` and `text`; keys differ by pg_control version. */
+export type ControlJson = Record<string, unknown>;
+
+/** `ReportReader.wanted`: the byte ranges of dropped files the report reads next. */
+export interface ReportWanted {
+  path: string;
+  offset: number;
+  len: number;
+}
+
+/** `DecodedPageJs.json`: `pgpage inspect --json`'s block, pageinspect's columns. */
+export interface DecodedColumns {
+  kind: string;
+  /** False when the header and line pointers are not a PostgreSQL page's: `items` are what pd_lower of noise counts, and the number of tuples is unknown from the page. */
+  items_counted: boolean;
+  header: Record<string, string | number>;
+  flag_names: string[];
+  items: Record<string, unknown>[];
+  special: Record<string, unknown> | null;
+}
+
+/** CONTRACTS.md `report --json`, as the panel reads it. */
+export interface ReportJson {
+  cluster: { pg_version: number | null; system_identifier: string | null; state: string | null; data_checksums: string; block_size: number | null };
+  verdict: string;
+  relations: ReportRelation[];
+  files: number;
+  pages: number;
+  notes: { code: string; count: number; message: string }[];
+  unknown: string[];
+  steps: string[];
+}
+
+export interface ReportRelation {
+  database: string | null;
+  relation: string | null;
+  relkind: string | null;
+  path: string;
+  blocks: ReportBlock[];
+}
+
+export type Severity = 'error' | 'warning' | 'note';
+
+export interface ReportBlock {
+  block: number;
+  file: string;
+  block_in_file: number;
+  severity: Severity;
+  status: string;
+  damage: string;
+  evidence: string[];
+  server: string | null;
+  holds_block?: number;
+  torn_sectors?: number[];
+  /** Line pointers in those sectors that count as older versions of their rows. */
+  torn_items?: number[];
+  bit_flips?: { rank: number; byte: number; bit: number; field: string; structurally_valid: boolean; item?: number; column?: string; stored?: string; flipped?: string; why: string }[];
+  rows?: {
+    lost: number | null;
+    readable: number | null;
+    known_from: 'index' | 'header' | 'unknown';
+    index?: string;
+    keys?: (string | null)[][];
+    upper_bound: boolean;
+    bound: string | null;
+    /** The index entries behind `lost` where a lost row had several (older versions'). */
+    index_entries?: number;
+    /** Lost keys the index holds more than once. */
+    repeated?: { keys: (string | null)[]; entries: number }[];
+    /** Tuples the page shows live whose key is live on a sound page too: neither readable nor lost. */
+    stale?: number;
+    stale_rows?: { keys: (string | null)[]; ctid: string; live_at: string }[];
+  };
+}
