@@ -5,7 +5,22 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'web/pkg/', 'web/pkg-*/', 'web/src/core/generated/', 'crates/', 'bench/out/', 'test-results/', 'playwright-report/', 'public/', '.tools/', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/',
+      'web/pkg/',
+      'web/pkg-*/',
+      'web/src/core/generated/',
+      'crates/',
+      'bench/out/',
+      'test-results/',
+      'playwright-report/',
+      'public/',
+      '.tools/',
+      '**/*.js',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {

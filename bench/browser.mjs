@@ -10,9 +10,13 @@ const smoke = process.argv.includes('--smoke');
 const mb = smoke ? '16' : (process.env.PGPAGE_BENCH_MB ?? '1024');
 const r = spawnSync('npx', ['playwright', 'test', '-c', 'tests/browser-bench', '--reporter=list'], {
   encoding: 'utf8',
-  env: { ...process.env, PGPAGE_BENCH_MB: mb, PGPAGE_BENCH_SET_MB: smoke ? '64' : (process.env.PGPAGE_BENCH_SET_MB ?? '4096'),
+  env: {
+    ...process.env,
+    PGPAGE_BENCH_MB: mb,
+    PGPAGE_BENCH_SET_MB: smoke ? '64' : (process.env.PGPAGE_BENCH_SET_MB ?? '4096'),
     // A smoke run's rows bench makes a small cluster of its own instead of the 1 GB one.
-    ...(smoke ? { PGPAGE_BENCH_ROWS: '20000', PGPAGE_BENCH_RELATIONS: '0' } : {}) },
+    ...(smoke ? { PGPAGE_BENCH_ROWS: '20000', PGPAGE_BENCH_RELATIONS: '0' } : {}),
+  },
   maxBuffer: 1 << 26,
 });
 const lines = (r.stdout ?? '').split('\n');

@@ -10,7 +10,11 @@ const html = readFileSync(join(dist, 'index.html'), 'utf8');
 const refs = [...html.matchAll(/(?:src|href)="\.?\/?(assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]);
 const assets = readdirSync(join(dist, 'assets'));
 // The simd128 build is the one a current browser instantiates.
-const wasm = assets.filter((f) => /^pgpage_wasm_bg.*\.wasm$/.test(f)).map((f) => `assets/${f}`).sort((a, b) => statSync(join(dist, b)).size - statSync(join(dist, a)).size).slice(0, 1);
+const wasm = assets
+  .filter((f) => /^pgpage_wasm_bg.*\.wasm$/.test(f))
+  .map((f) => `assets/${f}`)
+  .sort((a, b) => statSync(join(dist, b)).size - statSync(join(dist, a)).size)
+  .slice(0, 1);
 const size = (f) => {
   const b = readFileSync(join(dist, f));
   return { raw: b.length, gzip: gzipSync(b, { level: 9 }).length };

@@ -70,8 +70,7 @@ if (engine === 'node') {
     await page.goto('about:blank');
     const pgrep = (...a) => execFileSync('pgrep', a, { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
     const renderers = pgrep('-P', pgrep('-f', '--', marker)[0], '-f', '--', '--type=renderer');
-    const ran = () =>
-      renderers.reduce((t, pid) => t + Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]), 0);
+    const ran = () => renderers.reduce((t, pid) => t + Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]), 0);
     await page.evaluate(() => (globalThis.runs = []));
     for (const m of mods) {
       await page.evaluate(

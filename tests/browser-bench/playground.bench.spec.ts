@@ -12,7 +12,9 @@ test(`playground: statement to updated page view, ${PAGES}-page table`, async ({
   await page.getByTestId('playground-start').click();
   await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready', { timeout: 120_000 });
   // 31 rows of 232 bytes to a page at fillfactor 90: 31,000 rows, 1,000 pages.
-  await page.getByTestId('play-sql').fill(`create table b (id int, pad text) with (fillfactor = 90);\ninsert into b select g, repeat('x', 200) from generate_series(1, ${PAGES * 31}) g`);
+  await page
+    .getByTestId('play-sql')
+    .fill(`create table b (id int, pad text) with (fillfactor = 90);\ninsert into b select g, repeat('x', 200) from generate_series(1, ${PAGES * 31}) g`);
   await page.getByTestId('play-run').click();
   await expect(page.getByTestId('play-snapshot')).toHaveAttribute('data-step', '1', { timeout: 120_000 });
   const pages = Number(await page.locator('[data-testid=play-file][data-relation=b][data-fork=main] td').nth(3).textContent());
@@ -59,5 +61,7 @@ test(`playground: statement to updated page view, ${PAGES}-page table`, async ({
     toOpen.push(opened);
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  console.log(`PLAYGROUND_BENCH pages=${pages} runs=${RUNS} median_ms=${median(total).toFixed(0)} min_ms=${Math.min(...total).toFixed(0)} max_ms=${Math.max(...total).toFixed(0)} worker_median_ms=${median(server)} answer_median_ms=${median(toResult).toFixed(0)} opened_median_ms=${median(toOpen).toFixed(0)} all=${total.map((x) => x.toFixed(0)).join(',')}`);
+  console.log(
+    `PLAYGROUND_BENCH pages=${pages} runs=${RUNS} median_ms=${median(total).toFixed(0)} min_ms=${Math.min(...total).toFixed(0)} max_ms=${Math.max(...total).toFixed(0)} worker_median_ms=${median(server)} answer_median_ms=${median(toResult).toFixed(0)} opened_median_ms=${median(toOpen).toFixed(0)} all=${total.map((x) => x.toFixed(0)).join(',')}`,
+  );
 });

@@ -140,7 +140,10 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
       const t = performance.now();
       await Promise.all(
         Array.from({ length: n }, async (_, i) => {
-          const reader = f.slice(i * part, Math.min(f.size, (i + 1) * part)).stream().getReader({ mode: 'byob' });
+          const reader = f
+            .slice(i * part, Math.min(f.size, (i + 1) * part))
+            .stream()
+            .getReader({ mode: 'byob' });
           // Held by a global: a stream nothing reaches is collected mid-read and its read
           // never settles (this measurement once hung the bench for 10 minutes).
           ((window as unknown as { readers?: unknown[] }).readers ??= []).push(reader);
@@ -170,7 +173,15 @@ test(`verify ${MB} MB in chromium`, async ({ page, browser, baseURL }) => {
     // One bare read that hangs (a full bench run once waited 10 minutes in this evaluate)
     // must not take the whole bench with it: it is given 60 s and printed as failed.
     const timed = (what: string, p: Promise<number>) =>
-      Promise.race([p, new Promise<number>((resolve) => setTimeout(() => { console.log(`bare read "${what}" gave no answer in 60 s`); resolve(NaN); }, 60_000))]);
+      Promise.race([
+        p,
+        new Promise<number>((resolve) =>
+          setTimeout(() => {
+            console.log(`bare read "${what}" gave no answer in 60 s`);
+            resolve(NaN);
+          }, 60_000),
+        ),
+      ]);
     return {
       one: await timed('FileReaderSync, one worker', run(1)),
       two: await timed('FileReaderSync, two workers', run(2)),
@@ -249,7 +260,10 @@ test(`memory while verifying a ${SET_MB} MB set of segment files`, async ({ page
   const ms = Date.now() - t0;
   clearInterval(timer);
   peak = Math.max(peak, rendererRssKiB());
-  const zero = await page.locator('[data-testid=summary] tr.total [data-count=zero], [data-testid=summary] [data-testid=file] [data-count=zero]').first().textContent();
+  const zero = await page
+    .locator('[data-testid=summary] tr.total [data-count=zero], [data-testid=summary] [data-testid=file] [data-count=zero]')
+    .first()
+    .textContent();
   const mb = (k: number) => (k / 1024).toFixed(0);
   console.log(
     `memory: chromium ${browser.version()}, ${paths.length} segment files of ${segMB} MB (${SET_MB} MB, sparse, page cache warm), verified in ${ms} ms:\n` +

@@ -57,26 +57,39 @@ test('keyboard: Tab reaches every control with a visible focus ring; Enter and S
       const shown = e.classList.contains('visually-hidden') ? e.parentElement! : e;
       const cs = getComputedStyle(shown);
       const ring = (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) > 0) || cs.boxShadow !== 'none';
-      return { kb: e.getAttribute('data-kb'), ring, what: `${e.tagName.toLowerCase()} ${e.getAttribute('data-testid') ?? e.getAttribute('aria-label') ?? (e.textContent ?? '').trim().slice(0, 30)}` };
+      return {
+        kb: e.getAttribute('data-kb'),
+        ring,
+        what: `${e.tagName.toLowerCase()} ${e.getAttribute('data-testid') ?? e.getAttribute('aria-label') ?? (e.textContent ?? '').trim().slice(0, 30)}`,
+      };
     });
     if (!r) continue;
     if (r.kb !== null) reached.add(r.kb);
     if (!r.ring) unringed.push(r.what);
   }
-  const missed = await page.evaluate((seen) => [...document.querySelectorAll('[data-kb]')].filter((e) => !seen.includes(e.getAttribute('data-kb')!)).map((e) => e.outerHTML.slice(0, 100)), [...reached]);
+  const missed = await page.evaluate(
+    (seen) => [...document.querySelectorAll('[data-kb]')].filter((e) => !seen.includes(e.getAttribute('data-kb')!)).map((e) => e.outerHTML.slice(0, 100)),
+    [...reached],
+  );
   expect(missed, 'controls Tab never reached').toEqual([]);
   expect([...new Set(unringed)], 'focused without a visible ring').toEqual([]);
 
   // A problem row: Enter and Space open its page.
   const view = page.getByTestId('page-view');
-  for (const [key, block] of [['Enter', '3'], [' ', '1']] as const) {
+  for (const [key, block] of [
+    ['Enter', '3'],
+    [' ', '1'],
+  ] as const) {
     const row = page.locator(`[data-testid=problem][data-block="${block}"]`);
     await row.focus();
     await page.keyboard.press(key === ' ' ? 'Space' : key);
     await expect(view).toHaveAttribute('data-block', block);
   }
   // An item row: Enter and Space select it.
-  for (const [key, lp] of [['Enter', '3'], ['Space', '1']] as const) {
+  for (const [key, lp] of [
+    ['Enter', '3'],
+    ['Space', '1'],
+  ] as const) {
     const row = page.locator(`[data-testid=items-panel] tr[data-lp="${lp}"]`);
     await row.focus();
     await page.keyboard.press(key);

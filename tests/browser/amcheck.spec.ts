@@ -111,7 +111,7 @@ async function drop(page: Page, dir: string): Promise<void> {
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 90_000 });
 }
 
-test('amcheck: an xmin past nextXid and two swapped B-tree keys, at amcheck\'s block and offset, in its words', async ({ page }) => {
+test("amcheck: an xmin past nextXid and two swapped B-tree keys, at amcheck's block and offset, in its words", async ({ page }) => {
   expect(made.heapam).toHaveLength(1);
   const [h] = made.heapam;
   await drop(page, made.bad);
@@ -144,7 +144,10 @@ test('amcheck: an xmin past nextXid and two swapped B-tree keys, at amcheck\'s b
   const view = page.getByTestId('page-view');
   await expect(view).toHaveAttribute('data-block', String(h.blkno));
   await expect(view).toHaveAttribute('data-status', 'ok');
-  await expect(page.locator(`[data-testid=page-findings] li[data-amcheck=true][data-offset="${h.offnum}"]`)).toHaveAttribute('data-code', 'heap_xmin_in_future');
+  await expect(page.locator(`[data-testid=page-findings] li[data-amcheck=true][data-offset="${h.offnum}"]`)).toHaveAttribute(
+    'data-code',
+    'heap_xmin_in_future',
+  );
   // Said once, in amcheck's list with the line pointer's place: the decoder, which flags
   // the same item in the same words, does not say it again.
   const heapItem = page.locator(`[data-testid=page-findings] li[data-amcheck=true][data-offset="${h.offnum}"]`);
@@ -154,7 +157,9 @@ test('amcheck: an xmin past nextXid and two swapped B-tree keys, at amcheck\'s b
   // And of the index's page: the swapped item.
   await indexRow.getByRole('button').click();
   await expect(view).toHaveAttribute('data-block', String(made.btree.block));
-  await expect(page.locator(`[data-testid=page-findings] li[data-amcheck=true][data-offset="${made.btree.offset}"]`)).toContainText(`of item ${made.btree.offset}`);
+  await expect(page.locator(`[data-testid=page-findings] li[data-amcheck=true][data-offset="${made.btree.offset}"]`)).toContainText(
+    `of item ${made.btree.offset}`,
+  );
 });
 
 test('amcheck: the untouched data directory gives no finding', async ({ page }) => {

@@ -26,12 +26,20 @@ test('problem rows equal the expected verdicts, clicking shows the marked checks
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(problemsOf(seg0)[0].block));
 
   const want = [seg0, seg2, good].flatMap((f) =>
-    problemsOf(f).map((e) => ({ file: f.name, block: String(e.block), status: e.status, stored: String(e.stored), computed: e.computed === null ? '' : String(e.computed) })),
+    problemsOf(f).map((e) => ({
+      file: f.name,
+      block: String(e.block),
+      status: e.status,
+      stored: String(e.stored),
+      computed: e.computed === null ? '' : String(e.computed),
+    })),
   );
   expect(want.length).toBe(10);
-  const rows = await page.getByTestId('problem').evaluateAll((els) =>
-    els.map((e) => ({ file: e.dataset.file, block: e.dataset.block, status: e.dataset.status, stored: e.dataset.stored, computed: e.dataset.computed })),
-  );
+  const rows = await page
+    .getByTestId('problem')
+    .evaluateAll((els) =>
+      els.map((e) => ({ file: e.dataset.file, block: e.dataset.block, status: e.dataset.status, stored: e.dataset.stored, computed: e.dataset.computed })),
+    );
   expect(rows).toEqual(want);
 
   // The swapped pages name each other.
@@ -107,7 +115,9 @@ test('keyboard: [ ] move by page, n N by problem', async ({ page }) => {
   await expect(view).toHaveAttribute('data-block', '1');
   // n and N stop at the problem pages and at the all-zero pages the core notes between rows
   // (rows may be gone there).
-  const noted = await page.locator('[data-testid=file-finding][data-code=zero_page_between_rows]').evaluateAll((els) => els.map((e) => Number(e.dataset.block)));
+  const noted = await page
+    .locator('[data-testid=file-finding][data-code=zero_page_between_rows]')
+    .evaluateAll((els) => els.map((e) => Number(e.dataset.block)));
   const stops = [...new Set([...problems.map(Number), ...noted])].sort((a, b) => a - b).map(String);
   const after1 = stops.findIndex((b) => Number(b) > 1);
   await page.keyboard.press('n');
@@ -166,7 +176,9 @@ test('copy: pg_checksums, server and hexdump -C text', async ({ page, context })
   const dump = await page.evaluate(() => navigator.clipboard.readText());
   const first = readFileSync(seg0.path).subarray(8192, 8192 + 16);
   const hexBytes = Array.from(first, (b) => b.toString(16).padStart(2, '0'));
-  expect(dump.split('\n')[0]).toBe(`00002000  ${hexBytes.slice(0, 8).join(' ')}  ${hexBytes.slice(8).join(' ')}  |${Array.from(first, (b) => (b >= 32 && b < 127 ? String.fromCharCode(b) : '.')).join('')}|`);
+  expect(dump.split('\n')[0]).toBe(
+    `00002000  ${hexBytes.slice(0, 8).join(' ')}  ${hexBytes.slice(8).join(' ')}  |${Array.from(first, (b) => (b >= 32 && b < 127 ? String.fromCharCode(b) : '.')).join('')}|`,
+  );
   expect(dump.trimEnd().split('\n').pop()).toBe('00004000');
 });
 
@@ -435,10 +447,15 @@ test('bad-input matrix: each file its message or verdict, the rest usable, the t
   // Block 1's header claims 16 kB; the file is still read as 8 kB pages, as the server does.
   const claims16k = make('16414', concat([sealed(0), sealed(1, (v) => v.setUint16(18, 16384 | 4, true)), sealed(2)]));
   // pd_lower past pd_upper: line pointers claimed past the free space.
-  const lowerPastUpper = make('16415', concat([sealed(0, (v) => {
-    v.setUint16(12, 8000, true);
-    v.setUint16(14, 100, true);
-  })]));
+  const lowerPastUpper = make(
+    '16415',
+    concat([
+      sealed(0, (v) => {
+        v.setUint16(12, 8000, true);
+        v.setUint16(14, 100, true);
+      }),
+    ]),
+  );
   const big = sparse(d, '16416', 1024 ** 3);
   const matrix = [oneByte, halfPage, randomPages, allFF, claims16k, lowerPastUpper];
   // The oracle's verdicts are what the CLI's matrix promises: noise and 0xFF fail, the
@@ -463,13 +480,17 @@ test('bad-input matrix: each file its message or verdict, the rest usable, the t
   // as pg_checksums does, and said so.
   for (const f of [oneByte, halfPage]) {
     await expect(page.locator('[data-testid=file][data-file="' + f.name + '"] [data-count=ok]')).toHaveText('0');
-    await expect(page.getByTestId('trailing').filter({ hasText: f.name })).toContainText(`could not read block 0 in file "${f.name}": read only ${f.name === '16410' ? 1 : 4096} of 8192 bytes`);
+    await expect(page.getByTestId('trailing').filter({ hasText: f.name })).toContainText(
+      `could not read block 0 in file "${f.name}": read only ${f.name === '16410' ? 1 : 4096} of 8192 bytes`,
+    );
   }
   for (const f of [oneByte, halfPage, randomPages, allFF, lowerPastUpper]) {
     await expect(page.getByTestId('assumed-block-size').filter({ hasText: f.name })).toContainText('read as 8 kB pages');
   }
   await expect(page.getByTestId('assumed-block-size').filter({ hasText: '16414' })).toHaveCount(0);
-  const rows = await page.getByTestId('problem').evaluateAll((els) => els.map((e) => `${e.dataset.file}/${e.dataset.block}/${e.dataset.status}/${e.dataset.stored}/${e.dataset.computed}`));
+  const rows = await page
+    .getByTestId('problem')
+    .evaluateAll((els) => els.map((e) => `${e.dataset.file}/${e.dataset.block}/${e.dataset.status}/${e.dataset.stored}/${e.dataset.computed}`));
   const want = [...matrix, good].flatMap((f) => problemsOf(f).map((e) => `${f.name}/${e.block}/${e.status}/${e.stored}/${e.computed ?? ''}`));
   expect(rows).toEqual(want);
   await expect(page.locator('[data-testid=file][data-file="16414"] [data-count=ok]')).toHaveText('3');
@@ -500,9 +521,20 @@ test('a file shared between the workers: one set of verdicts, checksums decided 
   for (let b = 6000; b < 6010; b++) withChecksums.set(b, seal(heapPage(8192, 4, r), b));
   withChecksums.get(6005)![8000] ^= 0x01;
   const a = sparse(d, '16700', blocks * 8192, withChecksums);
-  const b = sparse(d, '16701', blocks * 8192, new Map([[5, heapPage(8192, 2, r)], [9000, heapPage(8192, 2, r)]]));
+  const b = sparse(
+    d,
+    '16701',
+    blocks * 8192,
+    new Map([
+      [5, heapPage(8192, 2, r)],
+      [9000, heapPage(8192, 2, r)],
+    ]),
+  );
   // The oracle agrees on what the pages are: 10 stores 0, 6005 is damaged, the rest sealed.
-  expect(problemsOf(a).map((e) => [e.block, e.status, e.stored])).toEqual([[10, 'mismatch', 0], [6005, 'mismatch', a.expected.find((e) => e.block === 6005)!.stored]]);
+  expect(problemsOf(a).map((e) => [e.block, e.status, e.stored])).toEqual([
+    [10, 'mismatch', 0],
+    [6005, 'mismatch', a.expected.find((e) => e.block === 6005)!.stored],
+  ]);
   await page.goto('/');
   await choose(page, [a, b]);
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
@@ -510,9 +542,11 @@ test('a file shared between the workers: one set of verdicts, checksums decided 
   await expect(rowA.locator('[data-count=ok]')).toHaveText('9');
   await expect(rowA.locator('[data-count=mismatch]')).toHaveText('2');
   await expect(rowA.locator('[data-count=zero]')).toHaveText(String(blocks - 11));
-  const got = await page.locator('[data-testid=problem][data-file="16700"]').evaluateAll((rows) =>
-    rows.map((r) => [r.getAttribute('data-block'), r.getAttribute('data-status'), r.getAttribute('data-stored'), r.getAttribute('data-computed')]),
-  );
+  const got = await page
+    .locator('[data-testid=problem][data-file="16700"]')
+    .evaluateAll((rows) =>
+      rows.map((r) => [r.getAttribute('data-block'), r.getAttribute('data-status'), r.getAttribute('data-stored'), r.getAttribute('data-computed')]),
+    );
   expect(got).toEqual(problemsOf(a).map((e) => [String(e.block), e.status, String(e.stored), String(e.computed)]));
   await expect(page.getByTestId('checksums-disabled')).toHaveCount(1);
   await expect(page.getByTestId('checksums-disabled')).toContainText('16701: every page stores checksum 0');

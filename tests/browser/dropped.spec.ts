@@ -71,9 +71,11 @@ test.beforeAll(() => {
     writeFileSync(join(bad, heap), file);
     // A segment after the last one written, as the server leaves a recycled one: its long
     // name is in what the page view says of the WAL.
-    const segs = readdirSync(join(bad, 'pg_wal')).filter((n) => /^[0-9A-F]{24}$/.test(n)).sort();
+    const segs = readdirSync(join(bad, 'pg_wal'))
+      .filter((n) => /^[0-9A-F]{24}$/.test(n))
+      .sort();
     const last = segs[segs.length - 1];
-    const next = (BigInt(`0x${last.slice(8, 16)}`) * 256n + BigInt(`0x${last.slice(16)}`) + 1n);
+    const next = BigInt(`0x${last.slice(8, 16)}`) * 256n + BigInt(`0x${last.slice(16)}`) + 1n;
     const hex8 = (v: bigint) => v.toString(16).toUpperCase().padStart(8, '0');
     writeFileSync(join(bad, 'pg_wal', `${last.slice(0, 8)}${hex8(next / 256n)}${hex8(next % 256n)}`), Buffer.alloc(statSync(join(bad, 'pg_wal', last)).size));
     made = { bad, heapPath: `dmg/${heap}`, customer, flipped: customer.slice(0, 1) + String.fromCharCode(customer.charCodeAt(1) ^ 4) + customer.slice(2) };
@@ -87,7 +89,10 @@ async function drop(page: Page): Promise<void> {
   const before = (await report.count()) > 0 ? await report.getAttribute('data-state') : null;
   await page.getByTestId('folder-input').setInputFiles(made.bad);
   // A second drop: the report of the first is done until the new one starts.
-  if (before === 'done') await expect(report).not.toHaveAttribute('data-state', 'done', { timeout: 10_000 }).catch(() => undefined);
+  if (before === 'done')
+    await expect(report)
+      .not.toHaveAttribute('data-state', 'done', { timeout: 10_000 })
+      .catch(() => undefined);
   await expect(page.getByTestId('incident-report')).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
 }
@@ -102,7 +107,16 @@ function buttons(page: Page, within: string): Promise<{ name: string; place: str
     const text = (e: Element | null) => (e?.textContent ?? '').replace(/\s+/g, ' ').trim();
     return [...document.querySelectorAll(`${within} button`)].map((b) => {
       const by = b.getAttribute('aria-labelledby');
-      const name = (by ? by.split(/\s+/).map((id) => text(document.getElementById(id))).join(' ') : '') || (b.getAttribute('aria-label') ?? '').trim() || text(b) || (b.getAttribute('title') ?? '').trim();
+      const name =
+        (by
+          ? by
+              .split(/\s+/)
+              .map((id) => text(document.getElementById(id)))
+              .join(' ')
+          : '') ||
+        (b.getAttribute('aria-label') ?? '').trim() ||
+        text(b) ||
+        (b.getAttribute('title') ?? '').trim();
       const row = b.closest('[data-block]');
       return { name, place: row ? `${row.getAttribute('data-path') ?? row.getAttribute('data-file')}#${row.getAttribute('data-block')}` : null };
     });
@@ -147,7 +161,9 @@ for (const [width, height] of SIZES) {
       }
 
       // The summary and the report say what they count, in the same words.
-      const files = Number((await page.getByTestId('verdict').textContent())?.match(/of the ([\d,]+) files verified \(every fork and segment/)?.[1].replace(/,/g, ''));
+      const files = Number(
+        (await page.getByTestId('verdict').textContent())?.match(/of the ([\d,]+) files verified \(every fork and segment/)?.[1].replace(/,/g, ''),
+      );
       expect(files).toBeGreaterThan(100);
       const cluster = page.locator('.report-cluster');
       await expect(cluster).toContainText(/[\d,]+ main-fork pages read in [\d,]+ main-fork files/);
@@ -157,8 +173,12 @@ for (const [width, height] of SIZES) {
       // Pages the server refuses (checksum failures) are never called pages it reads.
       const amcheck = page.getByTestId('verdict-amcheck');
       if ((await amcheck.count()) > 0) {
-        const problems = await page.getByTestId('problem').evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-file')}#${r.getAttribute('data-block')}`));
-        const read = await page.locator('[data-testid=page-finding][data-amcheck=true]').evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-file')}#${r.getAttribute('data-block')}`));
+        const problems = await page
+          .getByTestId('problem')
+          .evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-file')}#${r.getAttribute('data-block')}`));
+        const read = await page
+          .locator('[data-testid=page-finding][data-amcheck=true]')
+          .evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-file')}#${r.getAttribute('data-block')}`));
         expect(Number(await amcheck.getAttribute('data-pages'))).toBe(new Set(read.filter((k) => !problems.includes(k))).size);
       }
       await expect(page.locator('body')).not.toContainText('no damage by itself');
@@ -169,7 +189,9 @@ for (const [width, height] of SIZES) {
       await expect(view).toBeVisible();
       const damage = view.getByTestId('page-damage');
       await expect(damage).toHaveAttribute('data-damage', 'bit_flip');
-      const order = await view.evaluate((v) => [...v.querySelectorAll('[data-testid=page-verdict], [data-testid=page-damage], [data-testid=page-findings]')].map((e) => e.getAttribute('data-testid')));
+      const order = await view.evaluate((v) =>
+        [...v.querySelectorAll('[data-testid=page-verdict], [data-testid=page-damage], [data-testid=page-findings]')].map((e) => e.getAttribute('data-testid')),
+      );
       expect(order.slice(0, 2)).toEqual(['page-verdict', 'page-damage']);
 
       // Its bit-flip table: every button inside the viewport, named after its flip.
@@ -189,7 +211,7 @@ for (const [width, height] of SIZES) {
       // The page's picture: each column's text where the table puts it, none over the next.
       const downloading = page.waitForEvent('download');
       await page.getByTestId('png-page').click();
-      const png = PNG.sync.read(readFileSync((await (await downloading).path())), { checkCRC: true });
+      const png = PNG.sync.read(readFileSync(await (await downloading).path()), { checkCRC: true });
       // A card: at a desktop's width as wide as the page view (its item table wraps between
       // words), on a phone wider, as wide as the table's words.
       if (width >= 1000) expect(png.width).toBeLessThanOrEqual(width);
@@ -201,7 +223,9 @@ for (const [width, height] of SIZES) {
       for (const c of ['lp', 't_ctid', 't_data', 'raw_flags']) expect(names).toContain(c);
       const sorted = [...columns].sort((a, b) => a.left - b.left);
       for (let i = 1; i < sorted.length; i++) {
-        expect(sorted[i].left, `${sorted[i - 1].col} (to ${sorted[i - 1].right}) runs into ${sorted[i].col} (from ${sorted[i].left})`).toBeGreaterThanOrEqual(sorted[i - 1].right);
+        expect(sorted[i].left, `${sorted[i - 1].col} (to ${sorted[i - 1].right}) runs into ${sorted[i].col} (from ${sorted[i].left})`).toBeGreaterThanOrEqual(
+          sorted[i - 1].right,
+        );
       }
       if (process.env.PGPAGE_SHOTS) writeFileSync(join(process.env.PGPAGE_SHOTS, `dropped-page${FLIPPED}-${width}.png`), PNG.sync.write(png));
     });

@@ -48,7 +48,12 @@ export function damaged(dir: string, name: string, blocks: number, segment: numb
 export function clean(dir: string, name: string, blocks: number): Made {
   const r = rng(5);
   const pages = Array.from({ length: blocks }, (_, b) => seal(heapPage(8192, 4, r), b));
-  return write(dir, name, concat(pages), pages.map((p, b) => ({ block: b, ...oracleStatus(p, b) })));
+  return write(
+    dir,
+    name,
+    concat(pages),
+    pages.map((p, b) => ({ block: b, ...oracleStatus(p, b) })),
+  );
 }
 
 /** Pages as a cluster without data checksums writes them: pd_checksum 0 everywhere. */

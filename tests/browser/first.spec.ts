@@ -70,7 +70,9 @@ test('a data directory with one bad page opens on the verdict, the problem and t
   await page.goto('/');
   await page.getByTestId('folder-input').setInputFiles(root);
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
-  await expect(page.getByTestId('verdict')).toHaveText('1 problem page in 1 file of the 240 files verified (every fork and segment, as pg_checksums counts them): the server would refuse to read them.');
+  await expect(page.getByTestId('verdict')).toHaveText(
+    '1 problem page in 1 file of the 240 files verified (every fork and segment, as pg_checksums counts them): the server would refuse to read them.',
+  );
   const problem = page.getByTestId('problem');
   await expect(problem).toHaveCount(1);
   await expect(problem).toHaveAttribute('data-path', 'pgdata/base/5/16470');
@@ -170,7 +172,7 @@ test('an empty file is a normal state, and an all-zero page between rows is said
   const note = page.locator('[data-testid=file-finding][data-code=zero_page_between_rows]');
   await expect(note).toHaveAttribute('data-block', '2');
   await expect(note).toContainText(
-    'block 2: all-zero page between pages with rows: the server reads it as an empty new page, without an error; relation extension leaves such pages (several at a time under concurrent inserts and bulk loads, more from PostgreSQL 16 on), and then nothing is lost, but otherwise rows stored there would be gone: the table\'s indexes tell which (pgpage report), and a backup or WAL image may hold them',
+    "block 2: all-zero page between pages with rows: the server reads it as an empty new page, without an error; relation extension leaves such pages (several at a time under concurrent inserts and bulk loads, more from PostgreSQL 16 on), and then nothing is lost, but otherwise rows stored there would be gone: the table's indexes tell which (pgpage report), and a backup or WAL image may hold them",
   );
   await expect(page.getByTestId('affected-file')).toHaveAttribute('data-file', '16501');
   await shots(page, info, 'empty-and-zero');

@@ -37,9 +37,9 @@ for (const name of cases) {
       const want = f.pages
         .filter((p) => p.status !== 'ok' && p.status !== 'zero')
         .map((p) => ({ block: String(p.block), status: p.status, stored: String(p.stored), computed: p.computed === null ? '' : String(p.computed) }));
-      const rows = await page.locator(`[data-testid=problem][data-file="${file}"]`).evaluateAll((els) =>
-        els.map((e) => ({ block: e.dataset.block, status: e.dataset.status, stored: e.dataset.stored, computed: e.dataset.computed })),
-      );
+      const rows = await page
+        .locator(`[data-testid=problem][data-file="${file}"]`)
+        .evaluateAll((els) => els.map((e) => ({ block: e.dataset.block, status: e.dataset.status, stored: e.dataset.stored, computed: e.dataset.computed })));
       expect(rows).toEqual(want);
       const row = page.locator(`[data-testid=file][data-file="${file}"]`);
       await expect(row.getByTestId('blocks')).toHaveText(String(f.blocks));

@@ -7,7 +7,7 @@ import { damaged, makeDir, problemsOf, type Made } from './files';
 import { shots } from './shots';
 import { segsizeDir } from './states';
 
-const ASSUMED = '131,072 blocks per segment assumed (1 GB segments, the default: no pg_control of this file\'s data directory was dropped)';
+const ASSUMED = "131,072 blocks per segment assumed (1 GB segments, the default: no pg_control of this file's data directory was dropped)";
 
 const dir = makeDir();
 // 16385.2: segment 2, 9 blocks; 16385: segment 0 of the same relation, 12 blocks.
@@ -83,7 +83,9 @@ test('Ctrl+G refuses abc, -5, a block past the end and a segment not loaded, say
   // Relation block 131075 is block 3 of segment 1, 16385.1, which was not dropped.
   await input.fill('131075');
   await input.press('Enter');
-  await expect(error).toContainText('131075 is past the end of 16385.2 (9 blocks, 0 to 8); as the server numbers blocks (relation-wide, 131,072 blocks per segment assumed');
+  await expect(error).toContainText(
+    '131075 is past the end of 16385.2 (9 blocks, 0 to 8); as the server numbers blocks (relation-wide, 131,072 blocks per segment assumed',
+  );
   await expect(error).toContainText('it is block 3 of segment file 16385.1, which is not loaded');
   await expect(page.getByTestId('goto-segment')).toHaveAttribute('data-assumed', 'true');
   await shots(page, 'goto-refused');
@@ -131,7 +133,9 @@ test("Ctrl+G reads relation-wide blocks with the segment size of the data direct
   // 2054 = 2 × 1024 + 6: block 6 of segment 2, where 1 GB segments would put it in segment 0.
   await goTo(page, '2054');
   await expect(view).toHaveAttribute('data-block', '6');
-  await expect(page.getByTestId('goto-note')).toHaveText('Block 6 of 16385.2: relation block 2,054 read with 1,024 blocks per segment, as pg_control records (RELSEG_SIZE).');
+  await expect(page.getByTestId('goto-note')).toHaveText(
+    'Block 6 of 16385.2: relation block 2,054 read with 1,024 blocks per segment, as pg_control records (RELSEG_SIZE).',
+  );
   // 1030 = 1 × 1024 + 6: in segment 1, which was not dropped.
   await goTo(page, '1030');
   await expect(page.getByTestId('goto-error')).toContainText(

@@ -101,11 +101,14 @@ async function inSight(page: Page, block: number): Promise<void> {
   await expect(view).toHaveAttribute('data-status');
   const vp = page.viewportSize()!;
   await expect
-    .poll(async () => {
-      const box = await view.boundingBox();
-      // Scrolled to its top, give or take a rounding pixel.
-      return box !== null && box.y > -2 && box.y < vp.height / 2 + 1;
-    }, { message: `page view of block ${block} in sight at ${vp.width}x${vp.height}` })
+    .poll(
+      async () => {
+        const box = await view.boundingBox();
+        // Scrolled to its top, give or take a rounding pixel.
+        return box !== null && box.y > -2 && box.y < vp.height / 2 + 1;
+      },
+      { message: `page view of block ${block} in sight at ${vp.width}x${vp.height}` },
+    )
     .toBe(true);
 }
 
@@ -163,7 +166,9 @@ for (const [width, height] of SIZES) {
       await page.goto('/');
       await dropDir(page, made.bad);
       const rowsGone = 'rows stored there would be gone';
-      await expect(page.getByTestId('verdict-notes')).toContainText(`1 all-zero page between pages with rows in 1 file: the server reads it as an empty new page, so ${rowsGone}`);
+      await expect(page.getByTestId('verdict-notes')).toContainText(
+        `1 all-zero page between pages with rows in 1 file: the server reads it as an empty new page, so ${rowsGone}`,
+      );
       const finding = page.locator('[data-testid=file-finding][data-code=zero_page_between_rows]');
       await expect(finding).toHaveAttribute('data-block', String(ZEROED));
       await expect(finding).toContainText(rowsGone);

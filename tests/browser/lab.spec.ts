@@ -77,7 +77,7 @@ test('edit a byte: mismatch as the oracle computes it, back to ok, fix checksum,
   await expect(view).toHaveAttribute('data-status', 'mismatch');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('lab-download').click()]);
   expect(download.suggestedFilename()).toBe('16390');
-  const got = readFileSync((await download.path()));
+  const got = readFileSync(await download.path());
   expect(got.length).toBe(original.length);
   const differ = [...got.keys()].filter((i) => got[i] !== original[i]);
   expect(differ).toEqual([off]);
@@ -98,7 +98,10 @@ test('edit a byte: mismatch as the oracle computes it, back to ok, fix checksum,
   await expect(page.locator('[data-testid=hexview] [data-edited=true]')).toHaveCount(0);
 
   // The decoded panels follow the copy: pd_lower (bytes 12..13) typed to 0x0030.
-  const lower = page.getByTestId('header-panel').locator('tr', { has: page.locator('th', { hasText: /^lower$/ }) }).locator('td');
+  const lower = page
+    .getByTestId('header-panel')
+    .locator('tr', { has: page.locator('th', { hasText: /^lower$/ }) })
+    .locator('td');
   await expect(lower).toHaveText(String(original.readUInt16LE(12)));
   await page.locator('[data-testid=hexview] [data-off="12"]').click();
   await page.keyboard.type('30');
@@ -156,7 +159,9 @@ test('experiments: detection counts equal the oracle; every bit flipped once', a
   await expect(pairs).toHaveAttribute('data-state', 'done', { timeout: 90_000 });
   await expect(pairs).toHaveAttribute('data-trials', '2063376');
   await expect(pairs).toHaveAttribute('data-fold-differs', '2063376');
-  console.log(`every same-lane pair on block 0: ${await pairs.getAttribute('data-detected')}/2063376 detected; ${(await pairs.innerText()).replace(/\s+/g, ' ')}`);
+  console.log(
+    `every same-lane pair on block 0: ${await pairs.getAttribute('data-detected')}/2063376 detected; ${(await pairs.innerText()).replace(/\s+/g, ' ')}`,
+  );
   // Earlier rows stay for comparison until cleared.
   await expect(rows).toHaveCount(3 + 1 + 2 + 1);
   await page.getByTestId('lab-clear').click();

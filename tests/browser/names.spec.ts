@@ -231,10 +231,16 @@ test('a damaged pg_class page is named in the core words; its relations are not 
   // The verdict names the damaged relations: the table, the index of it, and pg_class.
   const named = page.getByTestId('affected-relation');
   await expect(page.locator('[data-testid=affected-relation][data-relation="postgres / public.orders"]')).toHaveAttribute('data-problems', '1');
-  await expect(page.locator('[data-testid=affected-relation][data-relation="postgres / public.orders_pkey (index of public.orders)"]')).toHaveAttribute('data-problems', '1');
+  await expect(page.locator('[data-testid=affected-relation][data-relation="postgres / public.orders_pkey (index of public.orders)"]')).toHaveAttribute(
+    'data-problems',
+    '1',
+  );
   // pg_class's own file has the damaged page: named too, unless its own row was on it.
   await expect(named).toHaveCount(pgClassRow.class_block === block ? 2 : 3);
-  await expect(page.locator(`[data-testid=affected-file][data-path="damaged/${pkey.path}"]`)).toHaveAttribute('data-relation', 'postgres / public.orders_pkey (index of public.orders)');
+  await expect(page.locator(`[data-testid=affected-file][data-path="damaged/${pkey.path}"]`)).toHaveAttribute(
+    'data-relation',
+    'postgres / public.orders_pkey (index of public.orders)',
+  );
   // Its relation row counts the problem page.
   await expect(await reveal(page, relationRow(page, 'public.orders'))).toHaveAttribute('data-problems', '1');
 });

@@ -81,9 +81,34 @@ test.describe('page view', () => {
     await open(page, [sample('16427')]);
     // page_header()'s columns, then heap_page_items()' (docs/contracts.md, "inspect --json";
     // tests/pg/pageview holds the wasm output against the server's own column lists).
-    await expect(page.locator('[data-testid=header-panel] th')).toHaveText(['lsn', 'checksum', 'flags', 'lower', 'upper', 'special', 'pagesize', 'version', 'prune_xid']);
+    await expect(page.locator('[data-testid=header-panel] th')).toHaveText([
+      'lsn',
+      'checksum',
+      'flags',
+      'lower',
+      'upper',
+      'special',
+      'pagesize',
+      'version',
+      'prune_xid',
+    ]);
     const heads = await page.locator('[data-testid=items-panel] thead th').allTextContents();
-    expect(heads.slice(0, 14)).toEqual(['lp', 'lp_off', 'lp_flags', 'lp_len', 't_xmin', 't_xmax', 't_field3', 't_ctid', 't_infomask2', 't_infomask', 't_hoff', 't_bits', 't_oid', 't_data']);
+    expect(heads.slice(0, 14)).toEqual([
+      'lp',
+      'lp_off',
+      'lp_flags',
+      'lp_len',
+      't_xmin',
+      't_xmax',
+      't_field3',
+      't_ctid',
+      't_infomask2',
+      't_infomask',
+      't_hoff',
+      't_bits',
+      't_oid',
+      't_data',
+    ]);
     expect(heads.slice(14)).toEqual(['raw_flags', 'combined_flags']);
     await shots(page, testInfo, 'columns', () => page.getByTestId('items-panel'));
   });
@@ -190,7 +215,9 @@ test.describe('page view', () => {
     // fsm_internals.h: fp_nodes at 24 + 4, NonLeafNodesPerPage = 8192 / 2 - 1 non-leaf nodes
     // first; leaf slot i of the first leaf page is heap block i.
     const leaf0 = 2 * BS + 28 + (BS / 2 - 1);
-    const cells = await fsm.locator('[data-slot]').evaluateAll((els) => els.map((e) => [Number(e.dataset.slot), Number(e.dataset.heapBlock), Number(e.dataset.category)]));
+    const cells = await fsm
+      .locator('[data-slot]')
+      .evaluateAll((els) => els.map((e) => [Number(e.dataset.slot), Number(e.dataset.heapBlock), Number(e.dataset.category)]));
     expect(cells.length).toBeGreaterThan(0);
     for (const [slot, heap, cat] of cells) expect([slot, heap, cat]).toEqual([slot, slot, file[leaf0 + slot]]);
     await expect(fsm.locator('[data-testid=fsm-level]')).toHaveCount(13);
@@ -206,7 +233,8 @@ test.describe('page view', () => {
     const width = await canvas.evaluate((c: HTMLCanvasElement) => c.width);
     // The canvas is perRow x rows cells of one size, the last row the only one not full.
     const perRow = await canvas.evaluate((c: HTMLCanvasElement, blocks: number) => {
-      for (let cell = 14; cell >= 2; cell--) if (c.width % cell === 0 && c.height % cell === 0 && Math.ceil(blocks / (c.width / cell)) === c.height / cell) return c.width / cell;
+      for (let cell = 14; cell >= 2; cell--)
+        if (c.width % cell === 0 && c.height % cell === 0 && Math.ceil(blocks / (c.width / cell)) === c.height / cell) return c.width / cell;
       return 0;
     }, 300);
     expect(perRow).toBeGreaterThan(0);
@@ -228,15 +256,23 @@ test.describe('page view', () => {
       const tip = page.getByTestId('pagemap-tip');
       await expect(tip).toHaveAttribute('data-block', String(b));
       await expect(tip).toContainText(`block ${b}: `);
-      await expect(tip).toContainText(want.status === 'mismatch' ? 'checksum mismatch' : want.status === 'new_not_zero' ? 'pd_upper is 0' : want.status === 'bad_header' ? 'insane' : '');
+      await expect(tip).toContainText(
+        want.status === 'mismatch' ? 'checksum mismatch' : want.status === 'new_not_zero' ? 'pd_upper is 0' : want.status === 'bad_header' ? 'insane' : '',
+      );
     }
-    await shots(page, testInfo, 'pagemap', () => page.locator('.pagemap'), async () => {
-      const b = problemsOf(f)[0].block;
-      const bb = (await canvas.boundingBox())!;
-      const px = bb.width / perRow;
-      await canvas.hover({ position: { x: ((b % perRow) + 0.5) * px, y: (Math.floor(b / perRow) + 0.5) * px } });
-      await expect(page.getByTestId('pagemap-tip')).toHaveAttribute('data-block', String(b));
-    });
+    await shots(
+      page,
+      testInfo,
+      'pagemap',
+      () => page.locator('.pagemap'),
+      async () => {
+        const b = problemsOf(f)[0].block;
+        const bb = (await canvas.boundingBox())!;
+        const px = bb.width / perRow;
+        await canvas.hover({ position: { x: ((b % perRow) + 0.5) * px, y: (Math.floor(b / perRow) + 0.5) * px } });
+        await expect(page.getByTestId('pagemap-tip')).toHaveAttribute('data-block', String(b));
+      },
+    );
   });
 
   test('the page map by keyboard alone: Tab to it, arrows move a named cell, Enter opens that page', async ({ page }, testInfo) => {
@@ -268,10 +304,16 @@ test.describe('page view', () => {
     // Its status as the core names it (the verdict's words follow it).
     await expect(live).toHaveText(new RegExp(`^block ${want}: ${status} — .+\\. Enter opens it\\.$`));
     await expect(page.getByTestId('pagemap-tip')).toHaveAttribute('data-block', String(want));
-    await shots(page, testInfo, 'pagemap-keyboard', () => page.locator('.pagemap'), async () => {
-      await canvas.focus();
-      await expect(live).toHaveAttribute('data-block', String(want));
-    });
+    await shots(
+      page,
+      testInfo,
+      'pagemap-keyboard',
+      () => page.locator('.pagemap'),
+      async () => {
+        await canvas.focus();
+        await expect(live).toHaveAttribute('data-block', String(want));
+      },
+    );
     await canvas.focus();
     await page.keyboard.press('Enter');
     await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(want));
@@ -319,7 +361,11 @@ test.describe('page view', () => {
       }
       if (vp.width >= 1024) expect(clipped).toEqual([]);
       expect(clipped.length, `bytes the layout clips: ${clipped.join(' ')}`).toBeLessThan(offs.length / 4);
-      if (clipped.length > 0) testInfo.annotations.push({ type: 'clipped bytes', description: `${clipped.length} of ${offs.length} bytes lie outside the dump's box: ${clipped.join(' ')}` });
+      if (clipped.length > 0)
+        testInfo.annotations.push({
+          type: 'clipped bytes',
+          description: `${clipped.length} of ${offs.length} bytes lie outside the dump's box: ${clipped.join(' ')}`,
+        });
       // Clicking a byte selects its item: nothing above the dump appears or grows.
       await hex.scrollIntoViewIfNeeded();
       const top = (await hex.boundingBox())!;

@@ -57,7 +57,13 @@ test.beforeAll(() => {
     rels.push({ rel, relpath, blocks, verdicts: [] });
   }
   c.start();
-  for (const r of rels) r.verdicts = serverVerdicts(c, r.rel, 'main', Array.from({ length: r.blocks }, (_, i) => i));
+  for (const r of rels)
+    r.verdicts = serverVerdicts(
+      c,
+      r.rel,
+      'main',
+      Array.from({ length: r.blocks }, (_, i) => i),
+    );
 });
 
 test.afterAll(() => c?.destroy());
@@ -82,9 +88,11 @@ test('corrupted PostgreSQL files: problem rows are what the server says', async 
     const name = basename(r.relpath);
     const refused = r.verdicts.filter((v) => !v.ok);
     expect(refused.length).toBeGreaterThanOrEqual(4);
-    const rows = await page.locator(`[data-testid=problem][data-file="${name}"]`).evaluateAll((els) =>
-      els.map((e) => ({ block: Number(e.dataset.block), status: e.dataset.status, stored: e.dataset.stored, computed: e.dataset.computed })),
-    );
+    const rows = await page
+      .locator(`[data-testid=problem][data-file="${name}"]`)
+      .evaluateAll((els) =>
+        els.map((e) => ({ block: Number(e.dataset.block), status: e.dataset.status, stored: e.dataset.stored, computed: e.dataset.computed })),
+      );
     expect(rows.map((x) => x.block)).toEqual(refused.map((v) => v.block));
     for (const v of refused) {
       const row = rows.find((x) => x.block === v.block)!;

@@ -22,7 +22,7 @@ async function runSql(page: Page, sql: string): Promise<void> {
   await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready');
 }
 
-test('SQL changes the page on screen; errors in the server\'s words', async ({ page }) => {
+test("SQL changes the page on screen; errors in the server's words", async ({ page }) => {
   await openPlayground(page);
   await expect(page.getByTestId('play-version')).toContainText('PostgreSQL 18');
   await runSql(page, "create table t (id int, v text);\ninsert into t values (1, 'one'), (2, 'two')");
@@ -236,7 +236,10 @@ test('lessons: each step changes the decoded fields it says it does', async ({ p
   await lessonStep(page);
   await diffDone(page);
   await expect(page.locator('[data-testid=diff-page][data-relation^=pg_toast_]')).toHaveCount(0);
-  await expect(field(page, 'docs', 0, 'item 1 toast')).toHaveAttribute('data-b', /"varattrib":"varattrib_4b\.va_compressed".*"rawsize":7000,"compression":"pglz"/);
+  await expect(field(page, 'docs', 0, 'item 1 toast')).toHaveAttribute(
+    'data-b',
+    /"varattrib":"varattrib_4b\.va_compressed".*"rawsize":7000,"compression":"pglz"/,
+  );
   await expect(page.locator('[data-testid=play-result]', { hasText: 'pglz' })).toHaveCount(1);
   await lessonStep(page);
   await expect(page.getByTestId('play-error-message')).toHaveText('compression method lz4 not supported');
@@ -280,7 +283,9 @@ test('lessons: each step changes the decoded fields it says it does', async ({ p
   // new ranges'. pageinspect's brin_page_items agrees with the decoded values.
   await lessonStep(page);
   await diffDone(page);
-  await expect(page.locator('[data-testid=diff-page][data-relation=places_id_brin][data-block="2"] [data-testid=diff-field][data-field$=" value"]')).toHaveAttribute('data-b', /^\{\d+ \.\. \d+\}$/);
+  await expect(
+    page.locator('[data-testid=diff-page][data-relation=places_id_brin][data-block="2"] [data-testid=diff-field][data-field$=" value"]'),
+  ).toHaveAttribute('data-b', /^\{\d+ \.\. \d+\}$/);
   const ask = page.getByTestId('ask-slot').getByTestId('ask-postgres');
   await ask.getByTestId('ask-button').click();
   await expect(ask).toHaveAttribute('data-state', 'agree');
@@ -288,10 +293,12 @@ test('lessons: each step changes the decoded fields it says it does', async ({ p
   await expect(ask.getByTestId('ask-note')).toHaveCount(0);
   await lessonStep(page);
   await diffDone(page);
-  await expect(page.locator('[data-testid=diff-page][data-relation=places_id_brin][data-block="2"] [data-testid=diff-field][data-a="-"][data-field$=" value"]')).not.toHaveCount(0);
+  await expect(
+    page.locator('[data-testid=diff-page][data-relation=places_id_brin][data-block="2"] [data-testid=diff-field][data-a="-"][data-field$=" value"]'),
+  ).not.toHaveCount(0);
 });
 
-test('corruption: a byte changed with the lab, written into the server\'s file, and the server\'s own error', async ({ page }) => {
+test("corruption: a byte changed with the lab, written into the server's file, and the server's own error", async ({ page }) => {
   await openPlayground(page);
   await startLesson(page, 'corruption');
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-status', 'ok');

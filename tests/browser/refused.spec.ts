@@ -100,12 +100,16 @@ async function drop(page: Page): Promise<void> {
 
 test.use({ viewport: { width: 1440, height: 900 } });
 
-test('the summary counts the pages the server refuses as the report does; amcheck counts only pages it reads; storage damage is not for pgsql-bugs', async ({ page }) => {
+test('the summary counts the pages the server refuses as the report does; amcheck counts only pages it reads; storage damage is not for pgsql-bugs', async ({
+  page,
+}) => {
   test.setTimeout(300_000);
   await drop(page);
   // The report: the torn heap block and the index's zero leaf (the zeroed heap block is read
   // as empty, and block 2 is read).
-  const refused = Number((await page.getByTestId('report-verdict').textContent())?.match(/^(\d+) pages? in \d+ relations? that the server refuses to read/)?.[1]);
+  const refused = Number(
+    (await page.getByTestId('report-verdict').textContent())?.match(/^(\d+) pages? in \d+ relations? that the server refuses to read/)?.[1],
+  );
   expect(refused).toBe(2);
   await expect(page.getByTestId('verdict')).toContainText(`${refused} problem pages in 2 files`);
   await expect(page.getByTestId('problem')).toHaveCount(refused);
@@ -167,7 +171,9 @@ test('the torn page says each stale key and each amcheck finding once', async ({
   const all = (await view.textContent()) ?? '';
   for (const m of messages) {
     const words = m.slice(m.indexOf('): ') + 3);
-    expect(count(all, new RegExp(words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g')), `"${words}" once per finding`).toBe(messages.filter((x) => x.endsWith(words)).length);
+    expect(count(all, new RegExp(words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g')), `"${words}" once per finding`).toBe(
+      messages.filter((x) => x.endsWith(words)).length,
+    );
   }
   expect(messages[0]).toMatch(/^amcheck: offset \d+ \(ItemIdData of item \d+ at byte \d+\): /);
   await view.getByTestId('page-damage').screenshot({ path: test.info().outputPath('torn-damage.png') });

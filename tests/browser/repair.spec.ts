@@ -115,7 +115,7 @@ test('a damaged file and its backup: compare, take the good page and a bit flip,
   const check = pgChecksums();
   expect(check.status, `pg_checksums --check: ${check.stdout}${check.stderr}`).toBe(0);
   c.start();
-  expect(c.sql('select count(*) from verify_heapam(\'t\');').trim()).toBe('0');
+  expect(c.sql("select count(*) from verify_heapam('t');").trim()).toBe('0');
   c.sql("select bt_index_check('t_pkey', true);");
   expect(c.sql('select count(*), sum(length(v)) from t;')).toBe(rowsBefore);
 });

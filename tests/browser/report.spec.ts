@@ -94,7 +94,17 @@ test.beforeAll(() => {
     expect(md.status, md.stderr).toBe(1);
     const cleanJson = spawnSync(CLI, ['report', '--json', 'clean'], { cwd: out, encoding: 'utf8' });
     expect(cleanJson.status, cleanJson.stderr).toBe(0);
-    made = { bad, clean, cleanJson: JSON.parse(cleanJson.stdout) as Made['cleanJson'], heap, pages, zeroedKeys, flippedNote, json: JSON.parse(json.stdout) as Made['json'], markdown: md.stdout };
+    made = {
+      bad,
+      clean,
+      cleanJson: JSON.parse(cleanJson.stdout) as Made['cleanJson'],
+      heap,
+      pages,
+      zeroedKeys,
+      flippedNote,
+      json: JSON.parse(json.stdout) as Made['json'],
+      markdown: md.stdout,
+    };
   } finally {
     c.destroy();
   }
@@ -115,7 +125,7 @@ for (const size of [
   test.describe(`at ${size.width}x${size.height}`, () => {
     test.use({ viewport: size });
 
-    test('the report of a damaged data directory: the CLI\'s findings, the server\'s keys, its Markdown, and a finding opens its page', async ({ page }) => {
+    test("the report of a damaged data directory: the CLI's findings, the server's keys, its Markdown, and a finding opens its page", async ({ page }) => {
       await drop(page);
       const report = page.getByTestId('incident-report');
       await expect(report).toBeInViewport();
@@ -130,13 +140,20 @@ for (const size of [
 
       // The page's findings: the CLI's blocks worst first, then its notes, with their attributes.
       const expected = [
-        ...[...blocks].sort((a, b) => RANK[a.severity] - RANK[b.severity]).map((b) => ({ severity: b.severity, file: b.file, block: String(b.block_in_file), damage: b.damage })),
+        ...[...blocks]
+          .sort((a, b) => RANK[a.severity] - RANK[b.severity])
+          .map((b) => ({ severity: b.severity, file: b.file, block: String(b.block_in_file), damage: b.damage })),
         ...made.json.notes.map(() => ({ severity: 'note', file: null, block: null, damage: null })),
       ];
       const findings = page.getByTestId('finding');
       await expect(findings).toHaveCount(expected.length);
       const shown = await findings.evaluateAll((els) =>
-        els.map((e) => ({ severity: e.getAttribute('data-severity'), file: e.getAttribute('data-file'), block: e.getAttribute('data-block'), damage: e.getAttribute('data-damage') })),
+        els.map((e) => ({
+          severity: e.getAttribute('data-severity'),
+          file: e.getAttribute('data-file'),
+          block: e.getAttribute('data-block'),
+          damage: e.getAttribute('data-damage'),
+        })),
       );
       expect(shown).toEqual(expected);
       // No note or warning before an error.
@@ -163,13 +180,13 @@ for (const size of [
       // The Markdown download is the CLI's.
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report-markdown').click()]);
       expect(download.suggestedFilename()).toBe('public.orders-report.md');
-      expect(readFileSync((await download.path()), 'utf8')).toBe(made.markdown);
+      expect(readFileSync(await download.path(), 'utf8')).toBe(made.markdown);
 
       // The pgsql-bugs message: the version, pg_control's summary, the filled field, the evidence.
       await page.getByTestId('report-bugs').locator('summary').click();
       await page.locator('[data-testid=report-bugs] textarea[data-field=platform]').fill('Debian 12, x86_64');
       const [bugs] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report-bugs-download').click()]);
-      const message = readFileSync((await bugs.path()), 'utf8');
+      const message = readFileSync(await bugs.path(), 'utf8');
       expect(message).toContain('PostgreSQL major version: 16');
       expect(message).toContain('Platform: Debian 12, x86_64');
       expect(message).toMatch(/Database system identifier: +\d+/);

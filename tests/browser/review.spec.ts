@@ -55,7 +55,9 @@ test.beforeAll(() => {
     // image in the WAL after the checkpoint, and the later blocks change as pages do.
     c.sql(`update orders set amount = amount + 1 where (ctid::text::point)[0] = ${NOISE} and id % 5 = 0;
       update orders set amount = amount + 1 where (ctid::text::point)[0] >= ${CHANGED_FROM};`);
-    const changed = c.rows<{ b: number }>(`select distinct (ctid::text::point)[0]::int as b from orders where (ctid::text::point)[0] >= ${CHANGED_FROM} order by 1`).map((r) => r.b);
+    const changed = c
+      .rows<{ b: number }>(`select distinct (ctid::text::point)[0]::int as b from orders where (ctid::text::point)[0] >= ${CHANGED_FROM} order by 1`)
+      .map((r) => r.b);
     expect(changed.length).toBeGreaterThan(0);
     const pages = Number(c.sql("select pg_relation_size('orders') / 8192;").trim());
     expect(pages, 'the table reaches past the damaged blocks').toBeGreaterThan(SOURCE);
@@ -102,7 +104,8 @@ async function openBlock(page: Page, block: number): Promise<void> {
 const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 /** The words the report, the page view and the summary share for a zeroed page (lib/status.ts). */
-const READ_AS_EMPTY_WORDS = 'a zeroed page whose rows are lost though the server reads it without an error, as an empty page: counted apart from the pages it refuses';
+const READ_AS_EMPTY_WORDS =
+  'a zeroed page whose rows are lost though the server reads it without an error, as an empty page: counted apart from the pages it refuses';
 
 for (const [width, height] of SIZES) {
   test.describe(`at ${width}x${height}`, () => {
@@ -161,7 +164,10 @@ for (const [width, height] of SIZES) {
       await expect(counts).toContainText(`the incident report reads the ${pages} main-fork pages of them in ${mainFiles} main-fork files`);
       await expect(page.locator('table.files tfoot [data-count=blocks]')).toHaveText(String(made.blocks));
       const statuses = await page.locator('table.files tfoot td[data-count]:not([data-count=blocks])').allTextContents();
-      expect(statuses.reduce((n, t) => n + Number(t), 0), 'the status columns add up to the blocks').toBe(made.blocks);
+      expect(
+        statuses.reduce((n, t) => n + Number(t), 0),
+        'the status columns add up to the blocks',
+      ).toBe(made.blocks);
       expect(await sideways(page)).toBeLessThanOrEqual(0);
     });
 
@@ -214,7 +220,7 @@ for (const [width, height] of SIZES) {
       // The card: header, the finding, the first 20 items and a count of the rest.
       const downloading = page.waitForEvent('download');
       await page.getByTestId('png-page').click();
-      const png = PNG.sync.read(readFileSync((await (await downloading).path())), { checkCRC: true });
+      const png = PNG.sync.read(readFileSync(await (await downloading).path()), { checkCRC: true });
       await expect(page.getByTestId('png-page-status')).toContainText('saved');
       const dpr = await page.evaluate(() => devicePixelRatio);
       // Wrapped lines are painted a word at a time: the words joined, as read.
@@ -235,7 +241,9 @@ for (const [width, height] of SIZES) {
       // Copy link: what it opens, for whom, and that nothing goes anywhere.
       const note = page.getByTestId('copy-link-note');
       await expect(note).toBeVisible();
-      await expect(note).toContainText(`the link opens block ${FLIPPED} of ${made.heapPath} for someone who drops the same files under the same names (the folder dmg)`);
+      await expect(note).toContainText(
+        `the link opens block ${FLIPPED} of ${made.heapPath} for someone who drops the same files under the same names (the folder dmg)`,
+      );
       await expect(note).toContainText('nothing is uploaded');
       const box = (await note.boundingBox())!;
       expect(box.x + box.width).toBeLessThanOrEqual(width);
@@ -247,7 +255,9 @@ for (const [width, height] of SIZES) {
       await expect(summary).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
       const rows = page.getByTestId('diff-page');
       const all = (await rows.evaluateAll((r) => r.map((x) => Number(x.getAttribute('data-block'))))).sort((a, b) => a - b);
-      const damaged = (await page.locator('[data-testid=diff-page][data-damaged=true]').evaluateAll((r) => r.map((x) => Number(x.getAttribute('data-block'))))).sort((a, b) => a - b);
+      const damaged = (
+        await page.locator('[data-testid=diff-page][data-damaged=true]').evaluateAll((r) => r.map((x) => Number(x.getAttribute('data-block'))))
+      ).sort((a, b) => a - b);
       expect(damaged).toEqual(DAMAGED);
       for (const b of made.changed) expect(all, `block ${b} changed after the copy`).toContain(b);
       // Pages both copies have are newer here by pd_lsn; the table also grew (only here).
@@ -269,7 +279,12 @@ for (const [width, height] of SIZES) {
       await drop(page);
       await openBlock(page, FLIPPED);
       const hex = page.getByTestId('hexview');
-      const m = await hex.evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth, right: e.getBoundingClientRect().right, overflow: getComputedStyle(e).overflowX }));
+      const m = await hex.evaluate((e) => ({
+        scroll: e.scrollWidth,
+        client: e.clientWidth,
+        right: e.getBoundingClientRect().right,
+        overflow: getComputedStyle(e).overflowX,
+      }));
       expect(m.right, 'the dump box ends inside the screen').toBeLessThanOrEqual(width);
       expect(['auto', 'scroll']).toContain(m.overflow);
       // A row is wider than a phone (69 characters): its box scrolls rather than clipping it.

@@ -60,7 +60,13 @@ test.beforeAll(() => {
     // An aborted delete leaves its xmax; a row lock leaves a lock-only one: both live.
     want.push(lead(line, { '2': deleter, '3': updater, '4': undeleter, '5': locker }[id] ?? '0', { '2': 'deleted', '3': 'updated' }[id] ?? 'live'));
   }
-  want.push(lead(after.split('\n').find((l) => l.endsWith(',3,new'))!, '0', 'live'));
+  want.push(
+    lead(
+      after.split('\n').find((l) => l.endsWith(',3,new'))!,
+      '0',
+      'live',
+    ),
+  );
   want.push(`"(0,${beforeLines.length + 2})",${aborted},0,aborted,99,gone`);
   allVersionsCsv = want.join('\n') + '\n';
   vRelpath = c.sql(`select pg_relation_filepath('v');`).trim();
@@ -95,14 +101,14 @@ test('Rows view: the rows COPY printed, exported byte for byte', async ({ page }
   await view.getByTestId('rows-export-csv').click();
   const d = await download;
   expect(d.suggestedFilename()).toMatch(/\.csv$/);
-  expect(readFileSync((await d.path()), 'utf8')).toBe(csv);
+  expect(readFileSync(await d.path(), 'utf8')).toBe(csv);
   const textDownload = page.waitForEvent('download');
   await view.getByTestId('rows-export-text').click();
-  expect(readFileSync((await (await textDownload).path()), 'utf8')).toBe(text);
+  expect(readFileSync(await (await textDownload).path(), 'utf8')).toBe(text);
   // The salvage summary link still downloads after the worker that wrote it is gone.
   const summaryDownload = page.waitForEvent('download');
   await view.getByTestId('rows-summary-link').click();
-  expect(readFileSync((await (await summaryDownload).path()), 'utf8')).toContain(`rows recovered: ${lines.length}`);
+  expect(readFileSync(await (await summaryDownload).path(), 'utf8')).toContain(`rows recovered: ${lines.length}`);
 
   expect((await axe(page)).blocking).toEqual([]);
   await view.scrollIntoViewIfNeeded();
@@ -127,7 +133,7 @@ test('Rows view: a damaged page is left out and named in the salvage summary', a
     // The export holds every other row as COPY printed it, the summary beside it.
     const download = page.waitForEvent('download');
     await view.getByTestId('rows-export-csv').click();
-    const got = readFileSync((await (await download).path()), 'utf8');
+    const got = readFileSync(await (await download).path(), 'utf8');
     const kept = new Set(csv.split('\n'));
     expect(got.split('\n').every((l) => kept.has(l))).toBe(true);
     await expect(view.getByTestId('rows-summary-link')).toBeVisible();
@@ -167,7 +173,11 @@ test('Rows grid: one set of column widths for the header and every row, NULLs or
     expect(head.length).toBe(6);
     // Rows with and without NULLs are among those drawn (note is NULL on every ninth id).
     expect(rows.some((r) => r.nulls > 0) && rows.some((r) => r.nulls === 0)).toBe(true);
-    for (const r of rows) expect(r.cells.map((c) => [c.x, c.w]), `${width}px`).toEqual(head.map((c) => [c.x, c.w]));
+    for (const r of rows)
+      expect(
+        r.cells.map((c) => [c.x, c.w]),
+        `${width}px`,
+      ).toEqual(head.map((c) => [c.x, c.w]));
     // A header cell is its name and type, one line each: never taller than two lines.
     expect(line).toBeGreaterThan(0);
     for (const c of head) expect(c.h, `${width}px header`).toBeLessThanOrEqual(2 * line + 10);
@@ -207,8 +217,12 @@ test('Rows view: a zeroed page is named lost, a flipped page given as ignore_che
     const flipRows = perBlock.find((r) => r.b === FLIP)?.n ?? 0;
     expect(zeroRows).toBeGreaterThan(0);
     const summary = view.getByTestId('rows-salvage');
-    await expect(summary).toContainText(`block ${ZERO}: all zeros between pages with rows: the server reads it as an empty page; whatever rows it held are lost`);
-    await expect(summary).toContainText(new RegExp(`block ${FLIP}: page verification failed, calculated checksum \\d+ but expected \\d+; its ${flipRows} rows are left out`));
+    await expect(summary).toContainText(
+      `block ${ZERO}: all zeros between pages with rows: the server reads it as an empty page; whatever rows it held are lost`,
+    );
+    await expect(summary).toContainText(
+      new RegExp(`block ${FLIP}: page verification failed, calculated checksum \\d+ but expected \\d+; its ${flipRows} rows are left out`),
+    );
     // With the damaged pages' rows: the server's rows, the flipped ones listed by ctid.
     await view.getByTestId('rows-include-damaged').check();
     await expect(view).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
@@ -217,7 +231,7 @@ test('Rows view: a zeroed page is named lost, a flipped page given as ignore_che
     await view.getByTestId('rows-header').check();
     const download = page.waitForEvent('download');
     await view.getByTestId('rows-export-csv').click();
-    expect(readFileSync((await (await download).path()), 'utf8')).toBe(expected);
+    expect(readFileSync(await (await download).path(), 'utf8')).toBe(expected);
   } finally {
     writeFileSync(file, clean);
   }
@@ -240,7 +254,7 @@ test('All versions: every tuple version, led by ctid, xmin, xmax and state as th
   await view.getByTestId('rows-export-csv').click();
   const d = await download;
   expect(d.suggestedFilename()).toMatch(/all-versions\.csv$/);
-  expect(readFileSync((await d.path()), 'utf8')).toBe(allVersionsCsv);
+  expect(readFileSync(await d.path(), 'utf8')).toBe(allVersionsCsv);
   // Off again: the rows a new transaction sees.
   await view.getByTestId('rows-all-versions').uncheck();
   await expect(view).toHaveAttribute('data-rows', String(want.filter((l) => l.split(',')[4] === 'live').length));

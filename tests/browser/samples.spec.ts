@@ -28,14 +28,22 @@ const wanted: Row[] = manifest.samples
   .flatMap((s) =>
     s.pages
       .filter((p) => p.status !== 'ok' && p.status !== 'zero')
-      .map((p) => ({ file: s.file, block: String(p.block), status: p.status, stored: String(p.stored), computed: p.computed === null ? '' : String(p.computed) })),
+      .map((p) => ({
+        file: s.file,
+        block: String(p.block),
+        status: p.status,
+        stored: String(p.stored),
+        computed: p.computed === null ? '' : String(p.computed),
+      })),
   )
   .sort(byPlace);
 
 async function problemRows(page: Page): Promise<Row[]> {
-  const rows = await page.getByTestId('problem').evaluateAll((els) =>
-    els.map((e) => ({ file: e.dataset.file, block: e.dataset.block, status: e.dataset.status, stored: e.dataset.stored, computed: e.dataset.computed })),
-  );
+  const rows = await page
+    .getByTestId('problem')
+    .evaluateAll((els) =>
+      els.map((e) => ({ file: e.dataset.file, block: e.dataset.block, status: e.dataset.status, stored: e.dataset.stored, computed: e.dataset.computed })),
+    );
   return rows.sort(byPlace);
 }
 
@@ -73,7 +81,9 @@ test('Load samples: the problem rows are what PostgreSQL said about the sample p
   await expect(page.getByTestId('file')).toHaveCount(manifest.samples.length);
   // The swapped pages name each other.
   const swapped = sampleOf('swapped_pages').file;
-  await expect(page.locator(`[data-testid=problem][data-file="${swapped}"][data-block="1"]`)).toContainText("written for block 2: its checksum is valid there and its tuples' t_ctid name it");
+  await expect(page.locator(`[data-testid=problem][data-file="${swapped}"][data-block="1"]`)).toContainText(
+    "written for block 2: its checksum is valid there and its tuples' t_ctid name it",
+  );
   await expect(page.locator(`[data-testid=problem][data-file="${swapped}"][data-block="2"]`)).toContainText('written for block 1');
 });
 

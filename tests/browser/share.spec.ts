@@ -53,7 +53,7 @@ async function exportPng(page: Page, button: string, section: Locator, name: str
   await page.getByTestId(button).click();
   const dl = await downloading;
   expect(dl.suggestedFilename()).toBe(name);
-  const bytes = readFileSync((await dl.path()));
+  const bytes = readFileSync(await dl.path());
   expect(Array.from(bytes.subarray(0, 8))).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   const png = PNG.sync.read(bytes, { checkCRC: true });
   const status = page.getByTestId(`${button}-status`);
@@ -119,12 +119,25 @@ test('PNG of the page view, page map and problem list: the content with a band s
   const n = problemsOf(seg0).length;
   const cases = [
     { button: 'png-page', section: page.getByTestId('page-view'), name: 'pgpage-16385-block1.png', first: /^16385, block 1 \(relation block 1\) — page view$/ },
-    { button: 'png-map', section: page.locator('section.map'), name: 'pgpage-16385-block1-map.png', first: /^16385 — page map of 12 blocks, \d+ a row, the first block of each row numbered at its left$/ },
+    {
+      button: 'png-map',
+      section: page.locator('section.map'),
+      name: 'pgpage-16385-block1-map.png',
+      first: /^16385 — page map of 12 blocks, \d+ a row, the first block of each row numbered at its left$/,
+    },
     // The list's caption describes the list, not the block shown.
-    { button: 'png-problems', section: page.locator('section.problems'), name: 'pgpage-16385-problems.png', first: new RegExp(`^Problem pages: ${n} pages in 1 file \\(.*\\) — problem list$`) },
+    {
+      button: 'png-problems',
+      section: page.locator('section.problems'),
+      name: 'pgpage-16385-problems.png',
+      first: new RegExp(`^Problem pages: ${n} pages in 1 file \\(.*\\) — problem list$`),
+    },
   ];
   // The item table as wide as its columns (a random null bitmap makes it very wide).
-  const itemsWidth = await page.getByTestId('page-view').locator('.items-scroll table').evaluate((t) => t.scrollWidth);
+  const itemsWidth = await page
+    .getByTestId('page-view')
+    .locator('.items-scroll table')
+    .evaluate((t) => t.scrollWidth);
   for (const c of cases) {
     const t0 = Date.now();
     const { png, box, caption } = await exportPng(page, c.button, c.section, c.name);
@@ -163,7 +176,10 @@ test('PNG of the page view, page map and problem list: the content with a band s
   expect(refused).toEqual([]);
 });
 
-test('PNG exports show the problem list whole, the page view as a card of its first items, the page map with block numbers, and a dark band in dark mode', async ({ page, context }) => {
+test('PNG exports show the problem list whole, the page view as a card of its first items, the page map with block numbers, and a dark band in dark mode', async ({
+  page,
+  context,
+}) => {
   // Four pictures, one of a page with 367 item rows, on a shared 2-core machine.
   test.setTimeout(300_000);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
@@ -313,7 +329,10 @@ test('one Markdown report of every problem page of every file: a summary, pages 
   // The first five pages in full, then one appendix row per problem page.
   const sections = md.split(/^### /m).slice(1);
   expect(sections.map((x) => x.split('\n')[0])).toEqual(want.slice(0, 5).map(({ f, e }) => `\`${f.name}\`, block ${e.block}`));
-  const appendix = md.slice(md.indexOf('## Appendix: every problem page')).split('\n').filter((l) => l.startsWith('| `'));
+  const appendix = md
+    .slice(md.indexOf('## Appendix: every problem page'))
+    .split('\n')
+    .filter((l) => l.startsWith('| `'));
   expect(appendix).toHaveLength(want.length);
   // A mismatch in segment 2: the checksum is the one for the relation-wide block.
   const i = want.findIndex(({ f, e }) => f === seg2 && e.status === 'mismatch');
@@ -392,7 +411,13 @@ test('print: no drop zone or buttons, the whole hex dump in light colours, colou
   const style = await hex.evaluate((el) => {
     const s = getComputedStyle(el);
     const b = getComputedStyle(el.querySelector('[data-field=pd_lsn]')!);
-    return { maxHeight: s.maxHeight, overflow: s.overflowY, adjust: s.printColorAdjust, body: getComputedStyle(document.body).backgroundColor, header: b.backgroundColor };
+    return {
+      maxHeight: s.maxHeight,
+      overflow: s.overflowY,
+      adjust: s.printColorAdjust,
+      body: getComputedStyle(document.body).backgroundColor,
+      header: b.backgroundColor,
+    };
   });
   expect(style).toEqual({ maxHeight: 'none', overflow: 'visible', adjust: 'exact', body: 'rgb(255, 255, 255)', header: 'rgb(219, 233, 255)' });
   // Not cut off: the hex dump is as tall as its 512 rows.

@@ -58,7 +58,9 @@ async function startLesson(page: Page, id: string): Promise<void> {
 
 /** The diff's changed field of a relation's block. */
 function field(page: Page, relation: string, block: number, name: string) {
-  return page.locator(`[data-testid=diff-page][data-relation="${relation}"][data-fork=main][data-block="${block}"] [data-testid=diff-field][data-field="${name}"]`);
+  return page.locator(
+    `[data-testid=diff-page][data-relation="${relation}"][data-fork=main][data-block="${block}"] [data-testid=diff-field][data-field="${name}"]`,
+  );
 }
 
 /** The core's sentence for a relation's block in the diff on screen. */
@@ -77,7 +79,9 @@ for (const [width, height] of SIZES) {
   test.describe(`${width}x${height}`, () => {
     test.use({ viewport: { width, height } });
 
-    test('predict, then run; the line pointers and HOT chains drawn; a sentence per page; on-access pruning, kill_prior_tuple, the two passes of VACUUM, the visibility map', async ({ page }) => {
+    test('predict, then run; the line pointers and HOT chains drawn; a sentence per page; on-access pruning, kill_prior_tuple, the two passes of VACUUM, the visibility map', async ({
+      page,
+    }) => {
       test.setTimeout(400_000);
       await openPlayground(page);
 
@@ -91,7 +95,15 @@ for (const [width, height] of SIZES) {
       await expect(picture).toHaveAttribute('data-relation', 'hotpage');
       const hot = picture.locator('[data-testid=lp-arrow][data-kind=hot]');
       await expect(hot).toHaveCount(6);
-      for (const [from, to] of [[1, 71], [71, 72], [72, 73], [73, 74], [74, 75], [75, 76]]) await expect(hot.and(page.locator(`[data-from="${from}"][data-to="${to}"]`))).toHaveCount(1);
+      for (const [from, to] of [
+        [1, 71],
+        [71, 72],
+        [72, 73],
+        [73, 74],
+        [74, 75],
+        [75, 76],
+      ])
+        await expect(hot.and(page.locator(`[data-from="${from}"][data-to="${to}"]`))).toHaveCount(1);
       await expect(picture.locator('[data-testid=lp-box][data-lp="76"]')).toHaveAttribute('data-heap-only', 'true');
       await expect(picture.locator('[data-testid=lp-box][data-lp="1"]')).toHaveAttribute('data-hot-updated', 'true');
       await expect(sentence(page, 'hotpage', 0)).toContainText('a HOT chain lp 1 → 71 → 72 → … → 76');
@@ -136,7 +148,9 @@ for (const [width, height] of SIZES) {
 
       await startLesson(page, 'kill-tuple');
       for (let i = 0; i < 3; i++) await lessonStep(page);
-      await expect(sentence(page, 'k_pkey', 1)).toHaveText('An index scan marked items 1-10 LP_DEAD (kill_prior_tuple: their heap tuples are dead to every transaction).');
+      await expect(sentence(page, 'k_pkey', 1)).toHaveText(
+        'An index scan marked items 1-10 LP_DEAD (kill_prior_tuple: their heap tuples are dead to every transaction).',
+      );
 
       await startLesson(page, 'vacuum-passes');
       for (let i = 0; i < 3; i++) await lessonStep(page);
@@ -173,7 +187,9 @@ for (const [width, height] of SIZES) {
       }
       await lessonStep(page);
       // A plain VACUUM with nothing to prune froze nothing: no tuple's flags changed.
-      await expect(page.locator('[data-testid=diff-page][data-relation=vis][data-fork=main] [data-testid=diff-field][data-field$=" raw_flags"]')).toHaveCount(0);
+      await expect(page.locator('[data-testid=diff-page][data-relation=vis][data-fork=main] [data-testid=diff-field][data-field$=" raw_flags"]')).toHaveCount(
+        0,
+      );
       await expect(sentence(page, 'vis', 0)).toHaveText('The page became all-visible (PD_ALL_VISIBLE).');
       await expect(sentence(page, 'vis', 0, 'vm')).toHaveText('The visibility map marks heap block 0 all-visible.');
       await lessonStep(page);
@@ -192,7 +208,9 @@ for (const [width, height] of SIZES) {
       const steps = current.steps;
       await lessonStep(page);
       // Before step 2: step 1's edit was not made, and the lesson says what that means.
-      await expect(page.getByTestId('lesson-waiting')).toContainText('nothing has been written since: run step 2 now and the server reads the page as it wrote it');
+      await expect(page.getByTestId('lesson-waiting')).toContainText(
+        'nothing has been written since: run step 2 now and the server reads the page as it wrote it',
+      );
       // No byte changed: the server reads the page, and its checks say what did not happen.
       await lessonStep(page, { say: steps[1].otherwise![0].say, failed: 1 });
       await expect(page.getByTestId('play-error')).toHaveCount(0);
@@ -215,7 +233,7 @@ for (const [width, height] of SIZES) {
       await lessonStep(page);
       // Row 1's 'row 1' ends at byte 8185 (as the hand edit below finds it): its '1' becomes '!'.
       await page.getByTestId('lesson-flip').click();
-      await expect(page.getByTestId('lesson-flipped')).toContainText("Flipped bit 4 of byte 8185 of block 0 of base/5/");
+      await expect(page.getByTestId('lesson-flipped')).toContainText('Flipped bit 4 of byte 8185 of block 0 of base/5/');
       await expect(page.getByTestId('lesson-flipped')).toContainText("0x31 '1' became 0x21 '!'");
       await expect(page.getByTestId('lesson-flipped')).toContainText("the last byte of lp 1's tuple");
       await expect(page.getByTestId('lesson-waiting')).toHaveCount(0);

@@ -62,7 +62,13 @@ async function browserVerdict(page: Page, name: string) {
   const rows = await page.locator(`[data-testid=problem][data-file="${name}"]`).evaluateAll((els) =>
     els.map((e) => {
       const claim = e.querySelector<HTMLElement>('[data-testid=hint]')?.dataset.claim;
-      return { block: Number(e.dataset.block), status: e.dataset.status, stored: Number(e.dataset.stored), computed: e.dataset.computed === '' ? null : Number(e.dataset.computed), claim: claim === undefined ? null : Number(claim) };
+      return {
+        block: Number(e.dataset.block),
+        status: e.dataset.status,
+        stored: Number(e.dataset.stored),
+        computed: e.dataset.computed === '' ? null : Number(e.dataset.computed),
+        claim: claim === undefined ? null : Number(claim),
+      };
     }),
   );
   const row = page.locator(`[data-testid=file][data-file="${name}"]`);
@@ -84,7 +90,10 @@ function cliVerdict(f: CliFile) {
 
 test('a truncated file and a 42-byte file: the short read at the block the server reads, as the CLI fails them', async ({ page }) => {
   await choose(page, [truncated, tiny]);
-  for (const [f, block, bytes] of [[truncated, 3, 1234], [tiny, 0, 42]] as const) {
+  for (const [f, block, bytes] of [
+    [truncated, 3, 1234],
+    [tiny, 0, 42],
+  ] as const) {
     const c = cli(f.path);
     expect(c.status).toBe(1);
     expect([c.file.blocks, c.file.trailing_bytes]).toEqual([block, bytes]);
@@ -114,8 +123,13 @@ test('swapped pages: each claims the other, said by what, as the CLI claims them
   const c = cli(swapped.path);
   const v = await browserVerdict(page, swapped.name);
   expect(v).toEqual(cliVerdict(c.file));
-  expect(v.rows.map((r) => [r.block, r.claim])).toEqual([[1, 2], [2, 1]]);
-  await expect(page.locator('[data-testid=problem][data-block="1"] [data-testid=hint]')).toHaveText("written for block 2: its checksum is valid there and its tuples' t_ctid name it");
+  expect(v.rows.map((r) => [r.block, r.claim])).toEqual([
+    [1, 2],
+    [2, 1],
+  ]);
+  await expect(page.locator('[data-testid=problem][data-block="1"] [data-testid=hint]')).toHaveText(
+    "written for block 2: its checksum is valid there and its tuples' t_ctid name it",
+  );
 });
 
 test('checksums off: only the page the server refuses (pd_lower 9000), no checksum message anywhere', async ({ page }) => {

@@ -164,7 +164,9 @@ test('a torn page whose block changed after its image: the record after it is li
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(LATER));
   await expect(page.getByTestId('wal')).toHaveAttribute('data-state', 'done');
   expect(lsnValue((await page.getByTestId('wal-image').getAttribute('data-lsn'))!)).toBe(lsnValue(fpi.start_lsn));
-  await expect(page.getByTestId('wal-after-note')).toContainText(later.length === 1 ? 'an image alone does not replay it' : 'an image alone does not replay them');
+  await expect(page.getByTestId('wal-after-note')).toContainText(
+    later.length === 1 ? 'an image alone does not replay it' : 'an image alone does not replay them',
+  );
   await expectAfter(page, later);
   await expect(page.getByTestId('wal-diff-view')).toHaveAttribute('data-state', 'done');
 });

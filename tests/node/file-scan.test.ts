@@ -71,7 +71,8 @@ describe('file verdicts from the core', () => {
         block: 7,
         pages: 1,
         evidence: 'note',
-        message: 'block 7: all-zero page between pages with rows: the server reads it as an empty new page, without an error; relation extension leaves such pages (several at a time under concurrent inserts and bulk loads, more from PostgreSQL 16 on), and then nothing is lost, but otherwise rows stored there would be gone: the table\'s indexes tell which (pgpage report), and a backup or WAL image may hold them',
+        message:
+          "block 7: all-zero page between pages with rows: the server reads it as an empty new page, without an error; relation extension leaves such pages (several at a time under concurrent inserts and bulk loads, more from PostgreSQL 16 on), and then nothing is lost, but otherwise rows stored there would be gone: the table's indexes tell which (pgpage report), and a backup or WAL image may hold them",
       },
     ]);
     expect(whole.json.problem).toBe(true);

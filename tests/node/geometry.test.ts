@@ -53,7 +53,12 @@ describe('fileGeometry through the core', () => {
   });
 
   it('reads new pages at the default size and refuses garbage not named like a relation file', () => {
-    expect(fileGeometry(w, new Uint8Array(3 * 8192), detect, false)).toEqual({ blockSize: 8192, bigEndian: false, blockSizeAssumed: false, byteOrderDetected: false });
+    expect(fileGeometry(w, new Uint8Array(3 * 8192), detect, false)).toEqual({
+      blockSize: 8192,
+      bigEndian: false,
+      blockSizeAssumed: false,
+      byteOrderDetected: false,
+    });
     expect(fileGeometry(w, new Uint8Array(0), detect, true)).toMatchObject({ blockSize: 8192, blockSizeAssumed: false });
     const text = new TextEncoder().encode('listen_addresses = *\n'.repeat(500));
     expect(fileGeometry(w, text, detect, false)).toEqual({

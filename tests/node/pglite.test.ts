@@ -73,7 +73,12 @@ async function expectAgrees(files: { file: PlayFile; bytes: Uint8Array }[], wher
     for (let b = 0; b < blocks; b++) {
       const page = bytes.subarray(b * BS, (b + 1) * BS);
       const at = `${where}: ${file.relation.name} ${file.path} block ${b}`;
-      const question: AskPage = { kind: file.fork === 'main' ? file.relation.am || 'sequence' : file.fork, block: b, fork: file.fork, relation: file.relation.oid };
+      const question: AskPage = {
+        kind: file.fork === 'main' ? file.relation.am || 'sequence' : file.fork,
+        block: b,
+        fork: file.fork,
+        relation: file.relation.oid,
+      };
       const theirs = await pageinspectOf(page, question);
       const header = theirs.page_header as Json;
       // An all-zero page (a VM or FSM extended ahead) has no checksum; the server accepts it.
@@ -86,7 +91,8 @@ async function expectAgrees(files: { file: PlayFile; bytes: Uint8Array }[], wher
       // The buffer's copy is the file's page but for pd_checksum: the server sets the checksum
       // only in the copy it writes (PageSetChecksumCopy), so the buffer keeps 0 or whatever
       // an older read brought in.
-      const raw = (await pg.query<{ p: Uint8Array }>(`select get_raw_page($1::int::oid::regclass::text, $2, $3) as p`, [file.relation.oid, file.fork, b])).rows[0].p;
+      const raw = (await pg.query<{ p: Uint8Array }>(`select get_raw_page($1::int::oid::regclass::text, $2, $3) as p`, [file.relation.oid, file.fork, b]))
+        .rows[0].p;
       const differ = Array.from(raw.keys()).filter((i) => raw[i] !== page[i] && i !== 8 && i !== 9);
       expect(differ.slice(0, 10), `${at}: bytes where the file is not the buffer's page`).toEqual([]);
       expect(theirs.same_page, `${at}: the server's page is the file's`).toBe(true);
@@ -133,7 +139,9 @@ async function learnerEdits(files: { file: PlayFile; bytes: Uint8Array }[], step
   const show = step.show!;
   const f = files.find((x) => x.file.relation.name === show.relation && x.file.fork === 'main')!;
   const bytes = f.bytes.slice();
-  const end = (await pg.query<{ end: number }>(`select lp_off + lp_len - 1 as end from heap_page_items(get_raw_page($1, $2)) where lp = 1`, [show.relation, show.block])).rows[0].end;
+  const end = (
+    await pg.query<{ end: number }>(`select lp_off + lp_len - 1 as end from heap_page_items(get_raw_page($1, $2)) where lp = 1`, [show.relation, show.block])
+  ).rows[0].end;
   bytes[show.block * BS + end] ^= 0x10;
   pg.Module.FS.writeFile(`${PGlite.paths.PGDATA}/${f.file.path}`, bytes);
   await pg.query(`select pg_buffercache_evict(bufferid) from pg_buffercache where relfilenode = pg_relation_filenode($1)`, [show.relation]);
@@ -161,7 +169,12 @@ const storyEvents = new Set<string>();
  * pg_visibility_map on the same pages; and every heap page's line-pointer picture (heap_lines)
  * against heap_page_items.
  */
-async function expectStoriesHold(d: SnapshotComparison, was: { file: PlayFile; bytes: Uint8Array }[], now: { file: PlayFile; bytes: Uint8Array }[], where: string): Promise<void> {
+async function expectStoriesHold(
+  d: SnapshotComparison,
+  was: { file: PlayFile; bytes: Uint8Array }[],
+  now: { file: PlayFile; bytes: Uint8Array }[],
+  where: string,
+): Promise<void> {
   const pageOf = (files: typeof now, path: string, block: number) => {
     const f = files.find((x) => x.file.path === path);
     return f && f.bytes.length >= (block + 1) * BS ? f.bytes.slice(block * BS, (block + 1) * BS) : null;
@@ -176,7 +189,19 @@ async function expectStoriesHold(d: SnapshotComparison, was: { file: PlayFile; b
     const [ia, ib] = heap ? await Promise.all([heapItems(a), heapItems(b)]) : [new Map<number, Item>(), new Map<number, Item>()];
     if (heap && b) {
       // The picture's facts are pageinspect's.
-      const lines = JSON.parse(w.heap_lines(b, p.block, false)) as { items: { lp: number; lp_flags: string; redirect_to?: number; t_xmin?: number; t_xmax?: number; t_ctid?: string; hot_updated: boolean; heap_only: boolean; hot_next?: number }[] } | null;
+      const lines = JSON.parse(w.heap_lines(b, p.block, false)) as {
+        items: {
+          lp: number;
+          lp_flags: string;
+          redirect_to?: number;
+          t_xmin?: number;
+          t_xmax?: number;
+          t_ctid?: string;
+          hot_updated: boolean;
+          heap_only: boolean;
+          hot_next?: number;
+        }[];
+      } | null;
       for (const it of lines?.items ?? []) {
         const r = ib.get(it.lp)!;
         expect(['LP_UNUSED', 'LP_NORMAL', 'LP_REDIRECT', 'LP_DEAD'][r.lp_flags], `${at} lp ${it.lp}`).toBe(it.lp_flags);
@@ -203,7 +228,8 @@ async function expectStoriesHold(d: SnapshotComparison, was: { file: PlayFile; b
           expect(flagsOf(ib, c.from), t).toContain('HEAP_HOT_UPDATED');
           expect(flagsOf(ib, c.to), t).toContain('HEAP_ONLY_TUPLE');
           // One HOT update is told as such; several in a row as their chain.
-          if (p.story.changes.filter((x) => x.event === 'hot_update').length === 1) expect(p.story.sentence, t).toContain(`a HOT update (lp ${c.from} has HEAP_HOT_UPDATED, lp ${c.to} HEAP_ONLY_TUPLE)`);
+          if (p.story.changes.filter((x) => x.event === 'hot_update').length === 1)
+            expect(p.story.sentence, t).toContain(`a HOT update (lp ${c.from} has HEAP_HOT_UPDATED, lp ${c.to} HEAP_ONLY_TUPLE)`);
           else expect(p.story.sentence, t).toMatch(/a HOT chain lp \d+ → /);
           break;
         case 'updated':
@@ -225,7 +251,8 @@ async function expectStoriesHold(d: SnapshotComparison, was: { file: PlayFile; b
           break;
         case 'dead':
           if (c.index) {
-            const items = async (page: Uint8Array | null) => (page ? (await pg.query<{ itemoffset: number; dead: boolean }>('select itemoffset, dead from bt_page_items($1)', [page])).rows : []);
+            const items = async (page: Uint8Array | null) =>
+              page ? (await pg.query<{ itemoffset: number; dead: boolean }>('select itemoffset, dead from bt_page_items($1)', [page])).rows : [];
             const [xa, xb] = await Promise.all([items(a), items(b)]);
             for (const lp of c.lps) {
               expect(xb.find((r) => r.itemoffset === lp)?.dead, t).toBe(true);
@@ -234,7 +261,8 @@ async function expectStoriesHold(d: SnapshotComparison, was: { file: PlayFile; b
           } else for (const lp of c.lps) expect([ia.get(lp)?.lp_flags, ib.get(lp)?.lp_flags], t).toEqual([expect.any(Number), 3]);
           break;
         case 'unused':
-          for (const lp of c.lps) expect([ia.get(lp)?.lp_flags, ib.get(lp)?.lp_flags], t).toEqual([['LP_UNUSED', 'LP_NORMAL', 'LP_REDIRECT', 'LP_DEAD'].indexOf(c.from), 0]);
+          for (const lp of c.lps)
+            expect([ia.get(lp)?.lp_flags, ib.get(lp)?.lp_flags], t).toEqual([['LP_UNUSED', 'LP_NORMAL', 'LP_REDIRECT', 'LP_DEAD'].indexOf(c.from), 0]);
           break;
         case 'truncated':
           for (const lp of c.lps) expect([ia.has(lp), ib.has(lp)], t).toEqual([true, false]);
@@ -246,7 +274,11 @@ async function expectStoriesHold(d: SnapshotComparison, was: { file: PlayFile; b
           }
           break;
         case 'hint_bits':
-          for (const lp of c.lps) expect(c.flags.some((f) => flagsOf(ib, lp).includes(f) && !flagsOf(ia, lp).includes(f)), t).toBe(true);
+          for (const lp of c.lps)
+            expect(
+              c.flags.some((f) => flagsOf(ib, lp).includes(f) && !flagsOf(ia, lp).includes(f)),
+              t,
+            ).toBe(true);
           break;
         case 'all_visible': {
           const flags = async (page: Uint8Array) => (await pg.query<{ flags: number }>('select flags from page_header($1)', [page])).rows[0].flags;
@@ -255,14 +287,20 @@ async function expectStoriesHold(d: SnapshotComparison, was: { file: PlayFile; b
           break;
         }
         case 'index_tuples': {
-          const count = async (page: Uint8Array | null) => (page ? (await pg.query<{ n: number }>('select count(*)::int as n from bt_page_items($1)', [page])).rows[0].n : 0);
+          const count = async (page: Uint8Array | null) =>
+            page ? (await pg.query<{ n: number }>('select count(*)::int as n from bt_page_items($1)', [page])).rows[0].n : 0;
           expect((await count(b)) - (await count(a)), t).toBe(c.added - c.removed);
           break;
         }
         case 'vm_bits':
           // The server's own map, right after the statement: the snapshot is its state.
           for (const blk of c.heap_blocks) {
-            const m = (await pg.query<{ all_visible: boolean; all_frozen: boolean }>('select all_visible, all_frozen from pg_visibility_map($1::int::oid::regclass, $2)', [file.relation.oid, blk])).rows[0];
+            const m = (
+              await pg.query<{ all_visible: boolean; all_frozen: boolean }>(
+                'select all_visible, all_frozen from pg_visibility_map($1::int::oid::regclass, $2)',
+                [file.relation.oid, blk],
+              )
+            ).rows[0];
             if (c.all_visible) expect(m.all_visible, t).toBe(c.set);
             if (c.all_frozen) expect(m.all_frozen, t).toBe(c.set);
           }
@@ -378,7 +416,24 @@ describe('PGlite playground: the files agree with pageinspect', () => {
     await pg.exec('reset all');
     // Every kind of event the core's page_story tells was seen and held against the server.
     expect([...storyEvents].sort()).toEqual(
-      expect.arrayContaining(['all_visible', 'dead', 'deleted', 'frozen', 'hint_bits', 'hot_update', 'index_tuples', 'inserted', 'new_page', 'redirected', 'resealed', 'split', 'truncated', 'unused', 'updated', 'vm_bits']),
+      expect.arrayContaining([
+        'all_visible',
+        'dead',
+        'deleted',
+        'frozen',
+        'hint_bits',
+        'hot_update',
+        'index_tuples',
+        'inserted',
+        'new_page',
+        'redirected',
+        'resealed',
+        'split',
+        'truncated',
+        'unused',
+        'updated',
+        'vm_bits',
+      ]),
     );
     console.log(`PGlite lessons: ${compared} pageinspect columns compared`);
     expect(compared).toBeGreaterThan(10_000);
@@ -421,15 +476,23 @@ describe('PGlite playground: the files agree with pageinspect', () => {
         .flat()
         .filter((x) => x.toast)
         .map((x) => ({ lp: x.lp as number, t: (x.toast as Json[])[0] }));
-    const server = (await pg.query<{ id: number; c: string | null; s: number; o: number; ctid: string }>(
-      'select id, pg_column_compression(body) c, pg_column_size(body) s, octet_length(body) o, ctid::text from docs order by id',
-    )).rows;
+    const server = (
+      await pg.query<{ id: number; c: string | null; s: number; o: number; ctid: string }>(
+        'select id, pg_column_compression(body) c, pg_column_size(body) s, octet_length(body) o, ctid::text from docs order by id',
+      )
+    ).rows;
     const inline = toastOf('toast/2');
     expect(inline.map((x) => x.t)).toEqual([
       expect.objectContaining({ attnum: 2, varattrib: 'varattrib_4b.va_compressed', size: server[0].s, rawsize: server[0].o, compression: server[0].c }),
     ]);
-    const docsToast = (await pg.query<{ oid: number; name: string }>(`select c.reltoastrelid::int as oid, t.relname::text as name from pg_class c join pg_class t on t.oid = c.reltoastrelid where c.relname = 'docs'`)).rows[0];
-    const chunks = (await pg.query<{ chunk_id: number; chunk_seq: number }>(`select chunk_id::int, chunk_seq from pg_toast.${docsToast.name} order by chunk_seq`)).rows;
+    const docsToast = (
+      await pg.query<{ oid: number; name: string }>(
+        `select c.reltoastrelid::int as oid, t.relname::text as name from pg_class c join pg_class t on t.oid = c.reltoastrelid where c.relname = 'docs'`,
+      )
+    ).rows[0];
+    const chunks = (
+      await pg.query<{ chunk_id: number; chunk_seq: number }>(`select chunk_id::int, chunk_seq from pg_toast.${docsToast.name} order by chunk_seq`)
+    ).rows;
     const external = toastOf('toast/4').find((x) => x.lp === 2)!.t;
     // The row with the pointer is id 3 now (the UPDATE of toast/5).
     const ext = server.find((r) => r.c === null)!;
@@ -471,7 +534,7 @@ describe('PGlite playground: the files agree with pageinspect', () => {
     expect(node('vacuum-full/2')).not.toBe(node('vacuum-full/1'));
   });
 
-  it("BRIN summaries of every opclass family against brin_page_items; what is not decoded is said", { timeout: 300_000 }, async () => {
+  it('BRIN summaries of every opclass family against brin_page_items; what is not decoded is said', { timeout: 300_000 }, async () => {
     await pg.exec(`create table ranges (id int, s text, n int, a inet, r int4range, b box);
       insert into ranges select g, 'v' || g, case when g % 3 = 0 then null else g end, ('10.' || g % 200 || '.0.1')::inet,
         int4range(g, g + 10), box(point(g, g), point(g + 1, g + 1)) from generate_series(1, 2000) g;
@@ -510,23 +573,29 @@ describe('PGlite playground: the files agree with pageinspect', () => {
     await pg.exec('reset all');
   });
 
-  it('the corruption lesson with the edit made after step 2: the warning, no reseal, and the server refusing the page again', { timeout: 120_000 }, async () => {
-    await pg.exec('drop table if exists victim');
-    const steps = LESSONS.find((l) => l.id === 'corruption')!.steps;
-    const { said, outcomes } = await saidAsRun('corruption', 1);
-    // Step 4 reads the damaged page from shared buffers, where no checksum is checked.
-    expect(outcomes.map((o) => o.error)).toEqual([null, null, null, null]);
-    expect(outcomes[2].notices.join('\n')).toMatch(/WARNING: ignoring checksum failure in block 0 /);
-    // Step 3's read wrote nothing: the page in the file is the learner's, failing its checksum.
-    const victim = outcomes[2].diff.pages.filter((p) => p.relation === 'victim' && p.fork === 'main');
-    expect(victim.map((p) => [p.block, p.checksum.a, p.checksum.b, p.story.changes.map((c) => c.event)])).toEqual([[0, 'ok', 'mismatch', ['checksum_broken']]]);
-    expect(outcomes.flatMap((o) => o.diff.pages.flatMap((p) => p.story.changes)).some((c) => c.event === 'resealed')).toBe(false);
-    expect(said).toEqual([steps[0].say, steps[1].otherwise![0].say, steps[2].otherwise![1].say, steps[3].otherwise![1].say]);
-    // The file's page still fails: read from the file, it is refused.
-    await pg.exec(`select pg_buffercache_evict(bufferid) from pg_buffercache where relfilenode = pg_relation_filenode('victim')`);
-    await expect(pg.query('select count(*) from victim')).rejects.toThrow(steps[1].error!);
-    await pg.exec('reset all; drop table victim');
-  });
+  it(
+    'the corruption lesson with the edit made after step 2: the warning, no reseal, and the server refusing the page again',
+    { timeout: 120_000 },
+    async () => {
+      await pg.exec('drop table if exists victim');
+      const steps = LESSONS.find((l) => l.id === 'corruption')!.steps;
+      const { said, outcomes } = await saidAsRun('corruption', 1);
+      // Step 4 reads the damaged page from shared buffers, where no checksum is checked.
+      expect(outcomes.map((o) => o.error)).toEqual([null, null, null, null]);
+      expect(outcomes[2].notices.join('\n')).toMatch(/WARNING: ignoring checksum failure in block 0 /);
+      // Step 3's read wrote nothing: the page in the file is the learner's, failing its checksum.
+      const victim = outcomes[2].diff.pages.filter((p) => p.relation === 'victim' && p.fork === 'main');
+      expect(victim.map((p) => [p.block, p.checksum.a, p.checksum.b, p.story.changes.map((c) => c.event)])).toEqual([
+        [0, 'ok', 'mismatch', ['checksum_broken']],
+      ]);
+      expect(outcomes.flatMap((o) => o.diff.pages.flatMap((p) => p.story.changes)).some((c) => c.event === 'resealed')).toBe(false);
+      expect(said).toEqual([steps[0].say, steps[1].otherwise![0].say, steps[2].otherwise![1].say, steps[3].otherwise![1].say]);
+      // The file's page still fails: read from the file, it is refused.
+      await pg.exec(`select pg_buffercache_evict(bufferid) from pg_buffercache where relfilenode = pg_relation_filenode('victim')`);
+      await expect(pg.query('select count(*) from victim')).rejects.toThrow(steps[1].error!);
+      await pg.exec('reset all; drop table victim');
+    },
+  );
 
   it('a flipped bit in the file: the server says so, and ignore_checksum_failure reads on', async () => {
     await pg.exec(`create table victim2 (id int, v text); insert into victim2 select g, 'row ' || g from generate_series(1, 20) g`);

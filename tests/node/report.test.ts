@@ -29,7 +29,12 @@ function listing(root: string): string[] {
 
 function wasmReport(w: Wasm, root: string): { json: string; markdown: string; damaged: boolean } {
   const paths = listing(root);
-  const reader = new w.ReportReader(paths, paths.map((p) => statSync(join(root, p)).size), undefined, `${root}/`);
+  const reader = new w.ReportReader(
+    paths,
+    paths.map((p) => statSync(join(root, p)).size),
+    undefined,
+    `${root}/`,
+  );
   for (;;) {
     const wanted = JSON.parse(reader.wanted()) as { path: string; offset: number; len: number }[];
     if (wanted.length === 0) break;

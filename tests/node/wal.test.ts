@@ -75,9 +75,7 @@ describe('WalScanner against pgpage fpi on PostgreSQL 15 WAL', () => {
       const images = JSON.parse(scanner.images_json()) as Record<string, unknown>[];
       expect(images).toEqual(cli.images.map(({ file: _f, ...rest }) => rest));
       expect(new Set(images.map((i) => i.compression))).toEqual(new Set(['pglz', 'lz4', 'zstd', 'none']));
-      expect(JSON.parse(scanner.problems_json()).map((p: { code: string }) => p.code)).toEqual(
-        (cli.problems as { code: string }[]).map((p) => p.code),
-      );
+      expect(JSON.parse(scanner.problems_json()).map((p: { code: string }) => p.code)).toEqual((cli.problems as { code: string }[]).map((p) => p.code));
       // Every page, from the pieces the scanner names, read again from the segment files.
       for (let i = 0; i < images.length; i++) {
         const p = scanner.image_pieces(i);
@@ -114,7 +112,15 @@ describe('WalScanner against pgpage fpi on PostgreSQL 15 WAL', () => {
       // The --out files' names read back as pg_waldump wrote them.
       for (const img of cli.images.slice(0, 50)) {
         const n = JSON.parse(w.wal_fullpage_name(img.file)!);
-        expect(n).toEqual({ timeline: img.timeline, lsn: img.lsn, tablespace_oid: img.tablespace_oid, database_oid: img.database_oid, relfilenode: img.relfilenode, fork: img.fork, block: img.block });
+        expect(n).toEqual({
+          timeline: img.timeline,
+          lsn: img.lsn,
+          tablespace_oid: img.tablespace_oid,
+          database_oid: img.database_oid,
+          relfilenode: img.relfilenode,
+          fork: img.fork,
+          block: img.block,
+        });
       }
       expect(w.wal_fullpage_name('000000010000000000000001')).toBeUndefined();
       const summary = JSON.parse(scanner.summary_json());

@@ -59,7 +59,7 @@ for (const build of ['pkg', 'pkg-scalar']) {
       }
     });
 
-    it('FileScanJs: chunks written into its input, as the verify worker does, get the oracle\'s verdicts', () => {
+    it("FileScanJs: chunks written into its input, as the verify worker does, get the oracle's verdicts", () => {
       for (const bs of [1024, 8192]) {
         const f = damagedFile(9, 2, bs, bs + 2);
         const scan = new w.FileScanJs(f.bytes.subarray(0, w.detect_head_bytes()), f.bytes.length, 2, bs, 'little', true);
@@ -198,14 +198,19 @@ for (const build of ['pkg', 'pkg-scalar']) {
       }
     });
 
-    it('detects a file\'s block size as the CLI does, even when page 0 is damaged, and its byte order', async () => {
+    it("detects a file's block size as the CLI does, even when page 0 is damaged, and its byte order", async () => {
       const { DETECT, fileGeometry } = await import('../../web/src/lib/geometry');
       const head = w.detect_head_bytes();
       const little = { blockSize: null, byteOrder: 'little' } as const;
       const big = { blockSize: null, byteOrder: 'big' } as const;
       for (const bs of [1024, 4096, 8192, 16384, 32768]) {
         const f = damagedFile(8, 0, bs);
-        expect(fileGeometry(w, f.bytes.subarray(0, head), DETECT, true)).toEqual({ blockSize: bs, bigEndian: false, blockSizeAssumed: false, byteOrderDetected: false });
+        expect(fileGeometry(w, f.bytes.subarray(0, head), DETECT, true)).toEqual({
+          blockSize: bs,
+          bigEndian: false,
+          blockSizeAssumed: false,
+          byteOrderDetected: false,
+        });
         const broken = f.bytes.slice(0, head);
         broken.fill(0xee, 0, 24);
         expect(fileGeometry(w, broken, little, false)).toMatchObject({ blockSize: bs, bigEndian: false });
@@ -217,7 +222,12 @@ for (const build of ['pkg', 'pkg-scalar']) {
         expect(fileGeometry(w, swapped, little, true)).toEqual({ blockSize: 8192, bigEndian: false, blockSizeAssumed: true, byteOrderDetected: false });
         expect(fileGeometry(w, swapped, { blockSize: 4096, byteOrder: 'detect' }, true)).toMatchObject({ blockSize: 4096, bigEndian: true });
       }
-      expect(fileGeometry(w, new Uint8Array(100), DETECT, false)).toEqual({ blockSize: 8192, bigEndian: false, blockSizeAssumed: false, byteOrderDetected: false });
+      expect(fileGeometry(w, new Uint8Array(100), DETECT, false)).toEqual({
+        blockSize: 8192,
+        bigEndian: false,
+        blockSizeAssumed: false,
+        byteOrderDetected: false,
+      });
       const text = new TextEncoder().encode('hello, this is not a relation file');
       expect(fileGeometry(w, text, DETECT, false)).toEqual({ error: expect.stringMatching(/not a relation file.*either byte order/) });
       expect(fileGeometry(w, text, DETECT, true)).toMatchObject({ blockSize: 8192, blockSizeAssumed: true });
@@ -265,7 +275,14 @@ for (const build of ['pkg', 'pkg-scalar']) {
       const fileScan = (b: Uint8Array, i: number, blkno: number) => {
         const order = ['', 'little', 'big', 'middle'][i % 4];
         const lengths = [b.length, b.length, b.length * 3 + 1, -1, 2 ** 53 + 2, 0.5];
-        const s = new w.FileScanJs(b.subarray(0, w.detect_head_bytes()), lengths[i % lengths.length], blkno >>> 20, choices[i % choices.length], order, i % 3 !== 0);
+        const s = new w.FileScanJs(
+          b.subarray(0, w.detect_head_bytes()),
+          lengths[i % lengths.length],
+          blkno >>> 20,
+          choices[i % choices.length],
+          order,
+          i % 3 !== 0,
+        );
         const path = String.fromCharCode(...b.subarray(0, 40));
         try {
           JSON.parse(s.geometry());
@@ -291,7 +308,20 @@ for (const build of ['pkg', 'pkg-scalar']) {
           JSON.parse(v.json);
           // Reading every getter is the check: none may throw on this input.
           // eslint-disable-next-line @typescript-eslint/no-meaningless-void-operator
-          void [v.length, v.block, v.absolute_block, v.status, v.stored, v.computed, v.tuple_block, v.misplaced_block, v.misplaced_kind, v.misplaced_matches, v.finding_start, v.finding_codes];
+          void [
+            v.length,
+            v.block,
+            v.absolute_block,
+            v.status,
+            v.stored,
+            v.computed,
+            v.tuple_block,
+            v.misplaced_block,
+            v.misplaced_kind,
+            v.misplaced_matches,
+            v.finding_start,
+            v.finding_codes,
+          ];
           v.free();
         } finally {
           s.free();
@@ -332,7 +362,20 @@ for (const build of ['pkg', 'pkg-scalar']) {
         expect(() => JSON.parse(d.json), what).not.toThrow();
         // Reading every getter is the check: none may throw on this input.
         // eslint-disable-next-line @typescript-eslint/no-meaningless-void-operator
-        void [d.role, d.field, d.problem, d.page_problems, d.value, d.field_names, d.field_qualified, d.field_columns, d.field_docs, d.field_kinds, d.problems, d.problem_rules];
+        void [
+          d.role,
+          d.field,
+          d.problem,
+          d.page_problems,
+          d.value,
+          d.field_names,
+          d.field_qualified,
+          d.field_columns,
+          d.field_docs,
+          d.field_kinds,
+          d.problems,
+          d.problem_rules,
+        ];
         expect(d.start.length, what).toBe(d.end.length);
         for (let k = 0; k < d.start.length; k++) expect(d.end[k], what).toBeLessThanOrEqual(Math.max(b.length, d.start[k]));
         d.free();
@@ -340,7 +383,9 @@ for (const build of ['pkg', 'pkg-scalar']) {
       // Still a working instance.
       const page = seal(heapPage(8192, 7, rand), 3);
       expect(verifyAll(w, page, 3, 8192)[0]).toMatchObject({ status: 'ok', computed: pgChecksumPage(page, 3) });
-      expect([w.role_names().length, w.status_names().length, w.problem_statuses().length, w.block_sizes().length, w.detect_head_bytes()].every((n) => n > 0)).toBe(true);
+      expect(
+        [w.role_names().length, w.status_names().length, w.problem_statuses().length, w.block_sizes().length, w.detect_head_bytes()].every((n) => n > 0),
+      ).toBe(true);
       expect(JSON.parse(w.findings_table()).length).toBeGreaterThan(0);
     });
   });
@@ -480,7 +525,11 @@ for (const build of ['pkg', 'pkg-scalar']) {
       }
       expect(r.page).toMatchObject({ block: 0, state: 'different', newer: 'same', bytes_changed: 4, bits_set: set, bits_cleared: cleared });
       expect(r.page.sectors).toEqual([1, 8, 15]);
-      expect(r.page.ranges).toEqual([[600, 2], [4100, 1], [8000, 1]]);
+      expect(r.page.ranges).toEqual([
+        [600, 2],
+        [4100, 1],
+        [8000, 1],
+      ]);
       expect(JSON.parse(w.diff_page(0, a, a, false))).toEqual({ page: null, fields: [] });
     });
 

@@ -9,7 +9,11 @@ function baseOffsets(): Uint32Array {
   const src = readFileSync(HEADER, 'utf8');
   const m = /checksumBaseOffsets\[N_SUMS\]\s*=\s*\{([^}]*)\}/.exec(src);
   if (!m) throw new Error(`checksumBaseOffsets not found in ${HEADER}`);
-  const values = m[1].split(',').map((s) => s.trim()).filter(Boolean).map((s) => Number(s));
+  const values = m[1]
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => Number(s));
   if (values.length !== 32) throw new Error(`expected 32 offsets in ${HEADER}, got ${values.length}`);
   return Uint32Array.from(values);
 }

@@ -171,7 +171,24 @@ export class Cluster {
   psqlRaw(sql: string, db = 'postgres', stopOnError = true): PsqlResult {
     const r = runPg(
       'psql',
-      ['-X', '-A', '-t', '-q', '-v', `ON_ERROR_STOP=${stopOnError ? 1 : 0}`, '-h', this.sockDir, '-p', String(this.port), '-U', 'postgres', '-d', db, '-f', '-'],
+      [
+        '-X',
+        '-A',
+        '-t',
+        '-q',
+        '-v',
+        `ON_ERROR_STOP=${stopOnError ? 1 : 0}`,
+        '-h',
+        this.sockDir,
+        '-p',
+        String(this.port),
+        '-U',
+        'postgres',
+        '-d',
+        db,
+        '-f',
+        '-',
+      ],
       sql,
     );
     if (r.error) throw r.error;

@@ -14,7 +14,8 @@ import {
   headerSane,
   isProblem,
   parseScanSummary,
-  NO_PG_CHECKSUMS, pgChecksums,
+  NO_PG_CHECKSUMS,
+  pgChecksums,
   pgPages,
   pgpage,
   u16,
@@ -117,7 +118,10 @@ describe(`corrupted relation files against PostgreSQL ${PG_VERSION}`, () => {
     // A page that changed in both halves between the two checkpoints: its torn version
     // carries the old header and checksum over new tuple data.
     const torn = [...Array(Math.min(n, before.length / BLCKSZ)).keys()].find(
-      (b) => b > 0 && !page(before, b).subarray(0, 4096).equals(page(heap, b).subarray(0, 4096)) && !page(before, b).subarray(4096).equals(page(heap, b).subarray(4096)),
+      (b) =>
+        b > 0 &&
+        !page(before, b).subarray(0, 4096).equals(page(heap, b).subarray(0, 4096)) &&
+        !page(before, b).subarray(4096).equals(page(heap, b).subarray(4096)),
     );
     expect(torn, 'the update changed both halves of some page').toBeDefined();
 
@@ -142,7 +146,11 @@ describe(`corrupted relation files against PostgreSQL ${PG_VERSION}`, () => {
       // A 512-byte sector inside the tuple data (free space is zeros already).
       const sector = Math.ceil(upperOf(heap, 5) / 512) * 512;
       expect(sector + 512).toBeLessThanOrEqual(BLCKSZ);
-      expect(page(heap, 5).subarray(sector, sector + 512).some((x) => x !== 0)).toBe(true);
+      expect(
+        page(heap, 5)
+          .subarray(sector, sector + 512)
+          .some((x) => x !== 0),
+      ).toBe(true);
       b.fill(0, 5 * BLCKSZ + sector, 5 * BLCKSZ + sector + 512);
       cases.push(mk('zeroed_sector', b, [[5, 'mismatch']]));
     }
@@ -179,21 +187,50 @@ describe(`corrupted relation files against PostgreSQL ${PG_VERSION}`, () => {
       const b = copy(heap);
       page(heap, 11).copy(b, 10 * BLCKSZ);
       page(heap, 10).copy(b, 11 * BLCKSZ);
-      cases.push(mk('swapped_pages', b, [[10, 'mismatch'], [11, 'mismatch']], { partners: new Map([[10, 11], [11, 10]]) }));
+      cases.push(
+        mk(
+          'swapped_pages',
+          b,
+          [
+            [10, 'mismatch'],
+            [11, 'mismatch'],
+          ],
+          {
+            partners: new Map([
+              [10, 11],
+              [11, 10],
+            ]),
+          },
+        ),
+      );
     }
-    cases.push(mk('later_segment', copy(heap), [...Array(n).keys()].map((b) => [b, 'mismatch'] as [number, Status]), {
-      fileName: `${relfilenode}.2`,
-      firstBlock: 2 * RELSEG_SIZE,
-      server: false,
-    }));
+    cases.push(
+      mk(
+        'later_segment',
+        copy(heap),
+        [...Array(n).keys()].map((b) => [b, 'mismatch'] as [number, Status]),
+        {
+          fileName: `${relfilenode}.2`,
+          firstBlock: 2 * RELSEG_SIZE,
+          server: false,
+        },
+      ),
+    );
     // Past the 32 TB a relation can have, BlockNumber arithmetic wraps, for the server and
     // for pg_checksums alike: segment 32769 checksums like segment 1.
-    cases.push(mk('wrapped_segment', copy(heap), [...Array(n).keys()].map((b) => [b, 'mismatch'] as [number, Status]), {
-      fileName: `${relfilenode}.32769`,
-      firstBlock: (32769 * RELSEG_SIZE) % 2 ** 32,
-      segment: 32769,
-      server: false,
-    }));
+    cases.push(
+      mk(
+        'wrapped_segment',
+        copy(heap),
+        [...Array(n).keys()].map((b) => [b, 'mismatch'] as [number, Status]),
+        {
+          fileName: `${relfilenode}.32769`,
+          firstBlock: (32769 * RELSEG_SIZE) % 2 ** 32,
+          segment: 32769,
+          server: false,
+        },
+      ),
+    );
     cases.push(mk('truncated', copy(heap.subarray(0, (n - 2) * BLCKSZ + 3000)), [], { trailing: 3000 }));
     cases.push(mk('truncated_in_first_page', copy(heap.subarray(0, 5000)), [], { trailing: 5000 }));
     {
@@ -249,11 +286,18 @@ describe(`corrupted relation files against PostgreSQL ${PG_VERSION}`, () => {
       // A second segment, read by the server behind a full first one: every other page
       // re-sealed for its relation-wide block, the rest still carrying segment 0's checksums.
       const even = [...Array(n).keys()].filter((b) => b % 2 === 0);
-      cases.push(mk('segment_one', copy(heap), [...Array(n).keys()].filter((b) => b % 2 === 1).map((b) => [b, 'mismatch'] as [number, Status]), {
-        fileName: `${relfilenode}.1`,
-        firstBlock: RELSEG_SIZE,
-        seal: even,
-      }));
+      cases.push(
+        mk(
+          'segment_one',
+          copy(heap),
+          [...Array(n).keys()].filter((b) => b % 2 === 1).map((b) => [b, 'mismatch'] as [number, Status]),
+          {
+            fileName: `${relfilenode}.1`,
+            firstBlock: RELSEG_SIZE,
+            seal: even,
+          },
+        ),
+      );
     }
 
     const seal = (k: Case) => {
@@ -272,7 +316,10 @@ describe(`corrupted relation files against PostgreSQL ${PG_VERSION}`, () => {
     }
 
     // (a) pageinspect on the raw bytes, and our verdicts.
-    const raw = pgPages(c, cases.map((k) => ({ path: filePath(k), blocks: Math.floor(k.bytes.length / BLCKSZ), firstBlock: k.firstBlock })));
+    const raw = pgPages(
+      c,
+      cases.map((k) => ({ path: filePath(k), blocks: Math.floor(k.bytes.length / BLCKSZ), firstBlock: k.firstBlock })),
+    );
     cases.forEach((k, i) => pgRaw.set(k.name, raw[i]));
     const v = verifyJson(cases.map(filePath));
     expect(v.status, v.stderr).toBe(1);
@@ -411,7 +458,12 @@ describe(`corrupted relation files against PostgreSQL ${PG_VERSION}`, () => {
     let warnings = 0;
     served.forEach((k, i) => {
       const f = ours.get(k.name)!;
-      const verdicts: ServerVerdict[] = serverVerdicts(c, `tgt_${i}`, 'main', [...Array(f.blocks).keys()].map((b) => k.firstBlock + b));
+      const verdicts: ServerVerdict[] = serverVerdicts(
+        c,
+        `tgt_${i}`,
+        'main',
+        [...Array(f.blocks).keys()].map((b) => k.firstBlock + b),
+      );
       for (const v of verdicts) {
         const o = f.pages[v.block - k.firstBlock];
         const where = `${k.name} block ${v.block}: server ${JSON.stringify(v)}, pgpage ${JSON.stringify(o)}`;
@@ -473,7 +525,11 @@ describe(`corrupted relation files against PostgreSQL ${PG_VERSION}`, () => {
       expect(theirs.failures.length).toBeGreaterThan(0);
       // pg_checksums walks directories in readdir order; line by line once both are sorted.
       expect([...ourLines].sort()).toEqual([...theirs.failures].sort());
-      for (const p of elsewhere) expect(theirs.failures.filter((l) => l.includes(`"${p}"`)), p).toHaveLength(1);
+      for (const p of elsewhere)
+        expect(
+          theirs.failures.filter((l) => l.includes(`"${p}"`)),
+          p,
+        ).toHaveLength(1);
       // Within a file, both go block by block.
       const byFile = (lines: string[]) => lines.map((l) => /file "([^"]*)"/.exec(l)![1]);
       for (const file of new Set(byFile(theirs.failures))) {
@@ -491,11 +547,17 @@ describe(`corrupted relation files against PostgreSQL ${PG_VERSION}`, () => {
       // checksums over insane headers. The server rejects both, and so do we.
       for (const name of ['upper_zeroed', 'torn_new_page', 'lower_above_upper', 'bad_flags', 'special_unaligned', 'zero_page']) {
         const p = placed.get(name)!;
-        expect(theirs.failures.filter((l) => l.includes(`"${p}"`)), name).toEqual([]);
+        expect(
+          theirs.failures.filter((l) => l.includes(`"${p}"`)),
+          name,
+        ).toEqual([]);
         const f = json.doc.files.find((x) => x.path === p);
         expect(f, `${name} in our JSON as ${p}`).toBeDefined();
         const want = [...cases.find((x) => x.name === name)!.intended].filter(([, s]) => isProblem(s));
-        expect(f!.pages.map((x) => [x.block, x.status]), name).toEqual(want);
+        expect(
+          f!.pages.map((x) => [x.block, x.status]),
+          name,
+        ).toEqual(want);
       }
       expect(json.doc.summary.new_not_zero).toBe(2);
       expect(json.doc.summary.bad_header).toBe(3);

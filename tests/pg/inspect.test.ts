@@ -262,10 +262,7 @@ describe('pgpage inspect --json agrees with pageinspect', () => {
       const { out } = inspect(f.path);
       const [meta] = cluster.rows<Json>(`select * from bt_metap(${lit(f.rel)})`, CORPUS_DB);
       expectColumns((out.blocks[0].special as Json).meta as Json, meta, `${f.rel} bt_metap`);
-      const stats = cluster.rows<Json>(
-        `select s.* from generate_series(1, ${f.blocks - 1}) b, bt_page_stats(${lit(f.rel)}, b) s order by b`,
-        CORPUS_DB,
-      );
+      const stats = cluster.rows<Json>(`select s.* from generate_series(1, ${f.blocks - 1}) b, bt_page_stats(${lit(f.rel)}, b) s order by b`, CORPUS_DB);
       for (const s of stats) {
         const { blkno, ...cols } = s;
         // bt_page_stats of 13 fills only `type` and `btpo` (the xid) of a deleted page.
@@ -278,7 +275,9 @@ describe('pgpage inspect --json agrees with pageinspect', () => {
     const dedup = files.find((x) => x.rel === 'bt_dedup' && x.fork === 'main');
     const multiOut = inspect(multi!.path).out;
     expect(((multiOut.blocks[0].special as Json).meta as Json).level as number).toBeGreaterThan(0);
-    const postings = inspect(dedup!.path).out.blocks.flatMap((b) => b.items).filter((i) => Array.isArray(i.tids));
+    const postings = inspect(dedup!.path)
+      .out.blocks.flatMap((b) => b.items)
+      .filter((i) => Array.isArray(i.tids));
     expect(postings.length).toBeGreaterThan(0);
   });
 
@@ -448,11 +447,7 @@ describe('damaged btree pages', () => {
     writeFileSync(path, bad);
     chmodSync(path, 0o644);
     const { out } = inspect(path);
-    const pg = perBlock<Json>(
-      path,
-      blocks,
-      `${HEADER}, case when b = 0 then null else (select json_agg(x) from bt_page_items(p) x) end as items`,
-    );
+    const pg = perBlock<Json>(path, blocks, `${HEADER}, case when b = 0 then null else (select json_agg(x) from bt_page_items(p) x) end as items`);
     for (const row of pg.filter((r) => r.b > 0)) {
       const ours = out.blocks[row.b];
       expectColumns(ours.header, header(row.header as Json), `bt damaged ${row.b} header`);
@@ -514,9 +509,7 @@ describe('CLI contract', () => {
     const moved = inspect(seg);
     expect(moved.status).toBe(1);
     expect(moved.out.segment).toBe(2);
-    expect(moved.out.blocks.map((b) => [b.absolute_block, b.status])).toEqual(
-      [0, 1, 2, 3].map((b) => [2 * 131072 + b, 'mismatch']),
-    );
+    expect(moved.out.blocks.map((b) => [b.absolute_block, b.status])).toEqual([0, 1, 2, 3].map((b) => [2 * 131072 + b, 'mismatch']));
     const back = inspect(seg, ['--segment', '0']);
     expect(back.status).toBe(0);
     expect(back.out.blocks.map((b) => b.absolute_block)).toEqual([0, 1, 2, 3]);

@@ -110,10 +110,21 @@ test(`PostgreSQL ${PG_VERSION}: the browser's rows equal COPY and pgpage rows, a
   // Its header and structure are sound, so the core counts the rows it gives and names the
   // tuples that would not: together the rows the server had on that block.
   const unreadable = damaged.salvage.tuples.filter((t) => t.block === BAD && !t.printed).length;
-  expect(damaged.salvage.pagesLost).toEqual([{ block: BAD, message: expect.stringMatching(/^page verification failed, calculated checksum \d+ but expected \d+$/), rows: (perBlock.find((r) => r.b === BAD)?.n ?? 0) - unreadable }]);
+  expect(damaged.salvage.pagesLost).toEqual([
+    {
+      block: BAD,
+      message: expect.stringMatching(/^page verification failed, calculated checksum \d+ but expected \d+$/),
+      rows: (perBlock.find((r) => r.b === BAD)?.n ?? 0) - unreadable,
+    },
+  ]);
   expect(damaged.salvage.rows).toBe(got.salvage.rows - (perBlock.find((r) => r.b === BAD)?.n ?? 0));
   const kept = csv.split('\n').filter((l) => l !== '');
-  expect(damaged.text.split('\n').filter((l) => l !== '').every((l) => kept.includes(l))).toBe(true);
+  expect(
+    damaged.text
+      .split('\n')
+      .filter((l) => l !== '')
+      .every((l) => kept.includes(l)),
+  ).toBe(true);
 });
 
 test(`PostgreSQL ${PG_VERSION}: a type list gives the CLI's rows and names tuples that do not fit`, () => {

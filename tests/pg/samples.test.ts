@@ -79,7 +79,12 @@ describe('public/samples: committed files and PostgreSQL', () => {
     });
     c.start();
     heaps.forEach((s, i) => {
-      const verdicts = serverVerdicts(c, `sample_${i}`, 'main', s.pages.map((p) => p.absolute_block));
+      const verdicts = serverVerdicts(
+        c,
+        `sample_${i}`,
+        'main',
+        s.pages.map((p) => p.absolute_block),
+      );
       verdicts.forEach((v, b) => {
         const page = s.pages[b];
         const where = `${s.file} block ${page.block}: server ${JSON.stringify(v)}, manifest ${JSON.stringify(page)}`;

@@ -18,11 +18,14 @@ describe(`verify: clean corpus against PostgreSQL ${PG_VERSION}`, () => {
     files = buildCorpus(c);
     // A tablespace, so the data directory walk goes through pg_tblspc too.
     tablespace = pgTempDir('pgdiff-verify-ts-');
-    c.sql(`create tablespace ts location '${tablespace}';
+    c.sql(
+      `create tablespace ts location '${tablespace}';
       create table in_ts (id int primary key, v text) tablespace ts;
       insert into in_ts select g, md5(g::text) from generate_series(1, 5000) g;
       create index in_ts_v on in_ts (v) tablespace ts;
-      checkpoint;`, CORPUS_DB);
+      checkpoint;`,
+      CORPUS_DB,
+    );
     files = listFiles(c);
   });
 
@@ -33,7 +36,20 @@ describe(`verify: clean corpus against PostgreSQL ${PG_VERSION}`, () => {
 
   test('every page: computed, stored and status agree with page_checksum/page_header', () => {
     const ams = new Set(files.map((f) => `${f.am || f.relkind}/${f.fork}`));
-    for (const want of ['heap/main', 'heap/fsm', 'heap/vm', 'heap/init', 'btree/main', 'btree/init', 'hash/main', 'gist/main', 'gin/main', 'spgist/main', 'brin/main', 'S/main']) {
+    for (const want of [
+      'heap/main',
+      'heap/fsm',
+      'heap/vm',
+      'heap/init',
+      'btree/main',
+      'btree/init',
+      'hash/main',
+      'gist/main',
+      'gin/main',
+      'spgist/main',
+      'brin/main',
+      'S/main',
+    ]) {
       expect(ams, `corpus lacks ${want}`).toContain(want);
     }
 
@@ -42,7 +58,11 @@ describe(`verify: clean corpus against PostgreSQL ${PG_VERSION}`, () => {
     expect(status).toBe(0);
     expect(doc.files.map((f) => f.path)).toEqual(files.map((f) => f.path));
 
-    const pg = pgPages(c, files.map((f) => ({ path: f.path, blocks: f.blocks, firstBlock: f.segment * 131072 })), 'corpus');
+    const pg = pgPages(
+      c,
+      files.map((f) => ({ path: f.path, blocks: f.blocks, firstBlock: f.segment * 131072 })),
+      'corpus',
+    );
     let pages = 0;
     let newPages = 0;
     files.forEach((f, i) => {
@@ -72,7 +92,15 @@ describe(`verify: clean corpus against PostgreSQL ${PG_VERSION}`, () => {
     });
     expect(pages).toBe(files.reduce((n, f) => n + f.blocks, 0));
     expect(pages).toBeGreaterThan(3000);
-    expect(doc.summary).toMatchObject({ files: files.length, blocks: pages, ok: pages - newPages, zero: newPages, mismatch: 0, new_not_zero: 0, bad_header: 0 });
+    expect(doc.summary).toMatchObject({
+      files: files.length,
+      blocks: pages,
+      ok: pages - newPages,
+      zero: newPages,
+      mismatch: 0,
+      new_not_zero: 0,
+      bad_header: 0,
+    });
   });
 
   test.skipIf(NO_PG_CHECKSUMS)('the stopped data directory: exit 0 and the counts pg_checksums --check gives', () => {

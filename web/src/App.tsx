@@ -90,10 +90,13 @@ export function App() {
   // A jump (n/N, a problem or finding link, the page map, go-to, a difference listed) brings
   // the page view into sight; `jumps` counts them.
   const [jumps, setJumps] = useState(0);
-  const jump = useCallback((s: Selection) => {
-    setSel(s);
-    setJumps((n) => n + 1);
-  }, [setSel]);
+  const jump = useCallback(
+    (s: Selection) => {
+      setSel(s);
+      setJumps((n) => n + 1);
+    },
+    [setSel],
+  );
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -143,7 +146,12 @@ export function App() {
   const playOpen = useCallback((f: FileEntry, block: number, outline?: { item?: number; header?: boolean }) => {
     setSel({ fileId: f.id, block, offset: 0 });
     if (outline) {
-      const highlight = outline.item !== undefined ? { start: 24 + 4 * (outline.item - 1), end: 28 + 4 * (outline.item - 1) } : outline.header ? { start: 0, end: 24 } : { start: 0, end: 0 };
+      const highlight =
+        outline.item !== undefined
+          ? { start: 24 + 4 * (outline.item - 1), end: 28 + 4 * (outline.item - 1) }
+          : outline.header
+            ? { start: 0, end: 24 }
+            : { start: 0, end: 0 };
       setTour((t) => ({ open: t.open, view: { fileId: f.id, block, highlight, item: outline.item, header: outline.header } }));
     }
   }, []);
@@ -158,7 +166,7 @@ export function App() {
   }, []);
 
   const allProblems = useMemo(() => problemsOf(listed), [listed]);
-  const selFile = sel ? files.find((f) => f.id === sel.fileId) ?? null : null;
+  const selFile = sel ? (files.find((f) => f.id === sel.fileId) ?? null) : null;
   // The reports name the cluster of the pg_control files dropped.
   useEffect(() => setReportControls(controls), [controls]);
   const [goTo, setGoTo] = useState(false);
@@ -177,8 +185,7 @@ export function App() {
       if ('file' in found) {
         if (h.block === null) open(found.file);
         else setSel({ fileId: found.file.id, block: h.block, offset: h.offset });
-      }
-      else if ('ambiguous' in found) setNotice(ambiguousWords(h.file, found.ambiguous));
+      } else if ('ambiguous' in found) setNotice(ambiguousWords(h.file, found.ambiguous));
       else {
         pendingHash.current = h;
         setLinked(h);
@@ -217,7 +224,9 @@ export function App() {
       reportOpening.current = null;
       return;
     }
-    const first = ranked(report.report).map(({ b }) => ({ b, f: files.find((f) => f.path === `${report.root}${b.file}`) })).find((x) => x.f !== undefined);
+    const first = ranked(report.report)
+      .map(({ b }) => ({ b, f: files.find((f) => f.path === `${report.root}${b.file}`) }))
+      .find((x) => x.f !== undefined);
     if (!first?.f) return;
     reportOpening.current = null;
     // The verdict's opening is over too: it would move the page view away from the finding.
@@ -252,7 +261,10 @@ export function App() {
   const zeroNotes = useMemo(
     () =>
       noted.flatMap((f) =>
-        zeroRuns(f).map((x) => `${f.path} ${x.pages !== undefined && x.pages > 1 ? `blocks ${x.block} to ${(x.block ?? 0) + x.pages - 1}` : `block ${x.block}`}: ${ZERO_NOTE_WORDS}`),
+        zeroRuns(f).map(
+          (x) =>
+            `${f.path} ${x.pages !== undefined && x.pages > 1 ? `blocks ${x.block} to ${(x.block ?? 0) + x.pages - 1}` : `block ${x.block}`}: ${ZERO_NOTE_WORDS}`,
+        ),
       ),
     [noted],
   );
@@ -265,11 +277,19 @@ export function App() {
         <span className="tagline">PostgreSQL page inspector — files stay on this machine</span>
         <label>
           Block size{' '}
-          <BlockSizeSelect label="block size of all files" value={allChoice.blockSize} onChange={(blockSize) => actions.chooseForAll({ ...allChoice, blockSize })} />
+          <BlockSizeSelect
+            label="block size of all files"
+            value={allChoice.blockSize}
+            onChange={(blockSize) => actions.chooseForAll({ ...allChoice, blockSize })}
+          />
         </label>
         <label>
           Byte order{' '}
-          <ByteOrderSelect label="byte order of all files" value={allChoice.byteOrder} onChange={(byteOrder) => actions.chooseForAll({ ...allChoice, byteOrder })} />
+          <ByteOrderSelect
+            label="byte order of all files"
+            value={allChoice.byteOrder}
+            onChange={(byteOrder) => actions.chooseForAll({ ...allChoice, byteOrder })}
+          />
         </label>
         <label title="verify_heapam's and bt_index_check's checks of each page, as pgpage verify --amcheck runs them: about 15 µs of worker time a page, so verifying takes up to twice as long">
           <input type="checkbox" data-testid="amcheck-switch" checked={amcheck} onChange={(e) => actions.amcheck(e.target.checked)} /> amcheck
@@ -300,8 +320,20 @@ export function App() {
       </section>
 
       {play && (
-        <Suspense fallback={<p role="status" data-testid="playground-chunk">Loading the playground…</p>}>
-          <Playground add={playAdd} open={playOpen} listed={setPlayListed} shown={selFile && sel ? { entry: selFile, block: sel.block } : null} onClose={() => setPlay(false)} />
+        <Suspense
+          fallback={
+            <p role="status" data-testid="playground-chunk">
+              Loading the playground…
+            </p>
+          }
+        >
+          <Playground
+            add={playAdd}
+            open={playOpen}
+            listed={setPlayListed}
+            shown={selFile && sel ? { entry: selFile, block: sel.block } : null}
+            onClose={() => setPlay(false)}
+          />
         </Suspense>
       )}
 
@@ -317,7 +349,16 @@ export function App() {
         <section className="problems" hidden={listed.length === 0}>
           <h3>Problem pages ({allProblems.length})</h3>
           {selFile && sel && allProblems.length > 0 && (
-            <PngButton entry={selFile} block={sel.block} what="problem list" suffix="-problems" testid="png-problems" problems={allProblems} notes={zeroNotes} name={listPngName(allProblems.map((x) => ({ path: x.f.path, relation: relationOf(x.f) })))} />
+            <PngButton
+              entry={selFile}
+              block={sel.block}
+              what="problem list"
+              suffix="-problems"
+              testid="png-problems"
+              problems={allProblems}
+              notes={zeroNotes}
+              name={listPngName(allProblems.map((x) => ({ path: x.f.path, relation: relationOf(x.f) })))}
+            />
           )}
           {(allProblems.length > 0 || noted.length > 0) && <ProblemsReport problems={allProblems} noted={noted} />}
           <FileFindings files={listed} onPick={jump} part="rest" />
@@ -371,8 +412,8 @@ export function App() {
         <section className="empty-file-view" data-testid="empty-file-view">
           <h2>{selFile.path}</h2>
           <p>
-            An empty file: no pages to show. That is a normal state: an unlogged table's init fork is empty, and so is a relation created but never written to (or
-            truncated).
+            An empty file: no pages to show. That is a normal state: an unlogged table's init fork is empty, and so is a relation created but never written to
+            (or truncated).
           </p>
         </section>
       )}
@@ -401,7 +442,9 @@ export function App() {
       )}
       {play && selFile && sel && <div className="ask-slot" data-testid="ask-slot" ref={setAskSlot} />}
       {/* Below the page view: its state changing moves nothing under the pointer. */}
-      {selFile && selFile.fork === 'main' && selFile.state === 'done' && selFile.blocks > 0 && <RowsPanel key={`rows-${selFile.id}`} entry={selFile} files={files} />}
+      {selFile && selFile.fork === 'main' && selFile.state === 'done' && selFile.blocks > 0 && (
+        <RowsPanel key={`rows-${selFile.id}`} entry={selFile} files={files} />
+      )}
       {goTo && selFile && (
         <GoToDialog
           files={files}
@@ -417,7 +460,8 @@ export function App() {
       )}
       {tour.open && <Tour files={files} loadSamples={loadSamples} show={showTourView} onClose={() => setTour({ open: false, view: null })} />}
       <footer className="keys">
-        Keys: <kbd>[</kbd> <kbd>]</kbd> previous/next page, <kbd>n</kbd>/<kbd>N</kbd> next/previous problem, <kbd>Ctrl</kbd>+<kbd>G</kbd> go to block, arrows in the hex view.
+        Keys: <kbd>[</kbd> <kbd>]</kbd> previous/next page, <kbd>n</kbd>/<kbd>N</kbd> next/previous problem, <kbd>Ctrl</kbd>+<kbd>G</kbd> go to block, arrows in
+        the hex view.
       </footer>
     </main>
   );

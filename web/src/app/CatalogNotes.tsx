@@ -17,18 +17,23 @@ export function CatalogNotes(p: { catalogs: readonly ClusterCatalog[] }) {
             {c.state === 'reading' && <p className="note">Reading the catalogs of {where}…</p>}
             {c.state === 'done' && (
               <p className="note">
-                Names from the catalogs of {where}: {plural(c.relations.length, 'relation')} with storage in {plural(databases, 'database')} and the shared catalogs.
+                Names from the catalogs of {where}: {plural(c.relations.length, 'relation')} with storage in {plural(databases, 'database')} and the shared
+                catalogs.
               </p>
             )}
             {c.state === 'done' && c.hints && (
               <p className="note" data-testid="catalog-structure" data-again={c.again ?? 0}>
                 amcheck&apos;s per-page checks use each relation&apos;s key columns, pg_class row and pg_xact from them
-                {c.again ? `; ${plural(c.again, 'file')} verified before they were read (with their pages' own checks) ${c.again === 1 ? 'is' : 'are'} verified again with them` : ''}.
+                {c.again
+                  ? `; ${plural(c.again, 'file')} verified before they were read (with their pages' own checks) ${c.again === 1 ? 'is' : 'are'} verified again with them`
+                  : ''}
+                .
               </p>
             )}
             {c.state === 'reading' && (
               <p className="note" data-testid="catalog-structure-wait">
-                Until they are read, its files get amcheck&apos;s checks of their pages alone, and are checked again with the catalogs&apos; hints once they come.
+                Until they are read, its files get amcheck&apos;s checks of their pages alone, and are checked again with the catalogs&apos; hints once they
+                come.
               </p>
             )}
             {c.state === 'failed' && (

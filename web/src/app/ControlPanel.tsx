@@ -37,7 +37,9 @@ function Control({ c }: { c: ClusterControl }) {
         </dd>
         <dt>data checksums</dt>
         <dd data-testid="control-checksums">
-          {checksums === 0 ? 'checksums are off in this cluster (data_page_checksum_version 0): pages are verified by their headers only' : `on (data_page_checksum_version ${checksums})`}
+          {checksums === 0
+            ? 'checksums are off in this cluster (data_page_checksum_version 0): pages are verified by their headers only'
+            : `on (data_page_checksum_version ${checksums})`}
         </dd>
         <dt>block size</dt>
         <dd data-testid="control-block-size">{str(k.database_block_size)}</dd>

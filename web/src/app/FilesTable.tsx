@@ -27,7 +27,10 @@ export const OPEN_UP_TO = 50;
 type RowActions = Pick<FilesActions, 'cancel' | 'segment' | 'choice' | 'fork'> & { select(f: FileEntry): void };
 
 /** One rendered row of the grouped table. */
-type Row = { type: 'folder'; d: FolderGroup; files: FileEntry[] } | { type: 'relation'; g: RelationGroup; open: boolean } | { type: 'file'; f: FileEntry; grouped: boolean; depth: number };
+type Row =
+  | { type: 'folder'; d: FolderGroup; files: FileEntry[] }
+  | { type: 'relation'; g: RelationGroup; open: boolean }
+  | { type: 'file'; f: FileEntry; grouped: boolean; depth: number };
 
 const rowKey = (r: Row): string => (r.type === 'folder' ? `d:${r.d.folder}` : r.type === 'relation' ? `r:${r.g.key}` : `f:${r.f.id}`);
 
@@ -111,9 +114,23 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
         {items.map((it) => {
           const r = rows[it.index];
           const common = { index: it.index, measure: v.measureElement };
-          if (r.type === 'folder') return <FolderRow key={it.key} {...common} d={r.d} files={r.files} open={!flipped.has(`d:${r.d.folder}`)} onToggle={() => flip(`d:${r.d.folder}`)} />;
+          if (r.type === 'folder')
+            return (
+              <FolderRow key={it.key} {...common} d={r.d} files={r.files} open={!flipped.has(`d:${r.d.folder}`)} onToggle={() => flip(`d:${r.d.folder}`)} />
+            );
           if (r.type === 'relation') return <RelationRow key={it.key} {...common} g={r.g} open={r.open} onToggle={() => flip(r.g.key)} />;
-          return <FileRows key={it.key} {...common} f={r.f} version={r.f.version} grouped={r.grouped} depth={r.depth} selected={p.selectedId === r.f.id} actions={p.actions} />;
+          return (
+            <FileRows
+              key={it.key}
+              {...common}
+              f={r.f}
+              version={r.f.version}
+              grouped={r.grouped}
+              depth={r.depth}
+              selected={p.selectedId === r.f.id}
+              actions={p.actions}
+            />
+          );
         })}
         {after > 0 && <Spacer height={after} />}
         {p.files.length > 1 && (
@@ -202,7 +219,13 @@ function RelationRow(p: { g: RelationGroup; open: boolean; onToggle(): void; ind
         data-problems={problems}
       >
         <td style={p.g.depth > 0 ? { paddingLeft: `${p.g.depth * 1.25}rem` } : undefined}>
-          <button type="button" className="disclosure" aria-expanded={p.open} aria-label={`${p.open ? 'close' : 'open'} ${what ?? 'relation'} ${p.g.label} (${files.length} files)`} onClick={p.onToggle}>
+          <button
+            type="button"
+            className="disclosure"
+            aria-expanded={p.open}
+            aria-label={`${p.open ? 'close' : 'open'} ${what ?? 'relation'} ${p.g.label} (${files.length} files)`}
+            onClick={p.onToggle}
+          >
             {p.g.label}
           </button>
           {what && (
@@ -295,10 +318,20 @@ const FileRows = memo(function FileRows(p: {
           </select>
         </td>
         <td>
-          <BlockSizeSelect label={`block size of ${f.name}`} value={f.choice.blockSize} found={f.blockSize} onChange={(blockSize) => a.choice(f, { ...f.choice, blockSize })} />
+          <BlockSizeSelect
+            label={`block size of ${f.name}`}
+            value={f.choice.blockSize}
+            found={f.blockSize}
+            onChange={(blockSize) => a.choice(f, { ...f.choice, blockSize })}
+          />
         </td>
         <td>
-          <ByteOrderSelect label={`byte order of ${f.name}`} value={f.choice.byteOrder} found={f.bigEndian} onChange={(byteOrder) => a.choice(f, { ...f.choice, byteOrder })} />
+          <ByteOrderSelect
+            label={`byte order of ${f.name}`}
+            value={f.choice.byteOrder}
+            found={f.bigEndian}
+            onChange={(byteOrder) => a.choice(f, { ...f.choice, byteOrder })}
+          />
         </td>
         <td data-testid="blocks">{f.blocks}</td>
         <td>
@@ -343,13 +376,15 @@ function FileMessages({ f }: { f: FileEntry }) {
         )}
         {f.blockSizeAssumed && (
           <p className="warn" data-testid="assumed-block-size">
-            {f.name}: no sane page header at its start in {f.choice.byteOrder === 'detect' ? 'either byte order' : `${orderName(f.choice.byteOrder === 'big')} order`}, so the block size could not be
+            {f.name}: no sane page header at its start in{' '}
+            {f.choice.byteOrder === 'detect' ? 'either byte order' : `${orderName(f.choice.byteOrder === 'big')} order`}, so the block size could not be
             detected: read as 8 kB pages, as pg_checksums does. Choose a block size or a byte order if that is wrong.
           </p>
         )}
         {f.byteOrderDetected && (
           <p className="note" data-testid="byte-order-detected">
-            {f.name}: its pages are big-endian (a big-endian server wrote them), detected from their headers; checksums are computed on big-endian words, as that server does.
+            {f.name}: its pages are big-endian (a big-endian server wrote them), detected from their headers; checksums are computed on big-endian words, as
+            that server does.
           </p>
         )}
         {f.checksumsDisabled && (
@@ -363,7 +398,8 @@ function FileMessages({ f }: { f: FileEntry }) {
         )}
         {f.trailingBytes > 0 && (
           <p className="warn" data-testid="trailing">
-            {short ? `${f.name}: ${short.message}` : `${f.name}: ${f.trailingBytes} ${f.trailingBytes === 1 ? 'byte' : 'bytes'} past the last whole page`} (a truncated or torn file):{' '}
+            {short ? `${f.name}: ${short.message}` : `${f.name}: ${f.trailingBytes} ${f.trailingBytes === 1 ? 'byte' : 'bytes'} past the last whole page`} (a
+            truncated or torn file):{' '}
             <code>
               {Array.from(f.trailing?.subarray(0, 32) ?? [])
                 .map((b) => b.toString(16).padStart(2, '0'))
@@ -424,7 +460,13 @@ function useBlockSizes(): readonly number[] {
 export function ByteOrderSelect(p: { label: string; value: ByteOrderChoice; found?: boolean | null; onChange(v: ByteOrderChoice): void }) {
   const found = p.found === undefined || p.found === null ? null : p.found ? 'big' : 'little';
   return (
-    <select aria-label={p.label} data-testid="byte-order" data-effective={found ?? undefined} value={p.value} onChange={(e) => p.onChange(e.target.value as ByteOrderChoice)}>
+    <select
+      aria-label={p.label}
+      data-testid="byte-order"
+      data-effective={found ?? undefined}
+      value={p.value}
+      onChange={(e) => p.onChange(e.target.value as ByteOrderChoice)}
+    >
       {BYTE_ORDER_CHOICES.map((o) => (
         <option key={o} value={o}>
           {o !== 'detect' ? `${o}-endian` : found ? `detect: ${found}` : 'detect'}

@@ -75,7 +75,10 @@ export function GoToDialog(p: GoToProps) {
     }
     const relationWide = `relation block ${to.relation_block.toLocaleString('en-US')} read with ${segmentWords(to)}`;
     if (to.to === 'block') {
-      p.onGo({ fileId: p.entry.id, block: to.block, offset: to.offset }, to.read_as === 'relation-wide block' ? `Block ${to.block} of ${p.entry.name}: ${relationWide}.` : null);
+      p.onGo(
+        { fileId: p.entry.id, block: to.block, offset: to.offset },
+        to.read_as === 'relation-wide block' ? `Block ${to.block} of ${p.entry.name}: ${relationWide}.` : null,
+      );
       return;
     }
     const other = segmentFile(p.files, p.entry, to.segno);

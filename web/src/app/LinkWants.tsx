@@ -28,7 +28,14 @@ export function LinkWants({ link }: { link: LinkedPage }) {
   const dir = at > 0 ? link.file.slice(0, at - 1) : null;
   const where = link.block === null ? 'the file' : `block ${link.block}${link.offset ? ` (offset ${link.offset})` : ''} of the file`;
   return (
-    <div className="link-wants" role="status" data-testid="link-wants" data-file={link.file} data-block={link.block ?? undefined} data-relation={link.rel ?? undefined}>
+    <div
+      className="link-wants"
+      role="status"
+      data-testid="link-wants"
+      data-file={link.file}
+      data-block={link.block ?? undefined}
+      data-relation={link.rel ?? undefined}
+    >
       <p>
         <strong>
           This link opens {where} <code>{link.file}</code>

@@ -7,8 +7,7 @@ import { ALL_IN_DOM, FileFindings, hint, ProblemList } from './ProblemList';
 import type { ProblemRef } from './selection';
 import { entry, layout, problem } from './testing';
 
-const rowsOf = (c: HTMLElement) =>
-  Array.from(c.querySelectorAll<HTMLElement>('[data-testid=problem]'), (e) => Object.fromEntries(Object.entries(e.dataset)));
+const rowsOf = (c: HTMLElement) => Array.from(c.querySelectorAll<HTMLElement>('[data-testid=problem]'), (e) => Object.fromEntries(Object.entries(e.dataset)));
 
 describe('ProblemList', () => {
   let undo = () => {};
@@ -39,14 +38,16 @@ describe('ProblemList', () => {
     expect(onPick).toHaveBeenLastCalledWith({ fileId: f.id, block: 7, offset: 0 });
   });
 
-  it('says a candidate with its odds, never as a claim, and a block of another segment as the relation\'s', () => {
+  it("says a candidate with its odds, never as a claim, and a block of another segment as the relation's", () => {
     const chance = { searched: 131072, expected: 131072 / 65535, probability: 0.86 };
     const candidate = problem(4, { misplaced: { block: 9, claim: false, by: 'checksum_matches_other_block', matches: 2, inFile: 9 } });
     expect(hint(candidate, chance)).toBe('checksum also valid for block 9 — chance: about 2 expected matches in the 131072 blocks searched; not a claim');
     expect(hint(candidate, { ...chance, searched: 120, expected: 120 / 65535 })).toContain('about 0.0018 expected matches in the 120 blocks searched');
     const elsewhere = problem(4, { misplaced: { block: 131077, claim: true, by: 'misplaced_by_sibling_links', matches: 1, inFile: null } });
     expect(hint(elsewhere, null)).toBe("written for relation block 131077: its checksum is valid there and its btree siblings' links name it");
-    expect(hint(problem(4, { absoluteBlock: 4, tupleBlock: 127, findings: ['checksum_mismatch', 'heap_tid_other_block'] }), null)).toBe("its tuples' t_ctid name relation block 127");
+    expect(hint(problem(4, { absoluteBlock: 4, tupleBlock: 127, findings: ['checksum_mismatch', 'heap_tid_other_block'] }), null)).toBe(
+      "its tuples' t_ctid name relation block 127",
+    );
     // Tuples that name another block because the whole file was written elsewhere: the file's finding says it once.
     expect(hint(problem(4, { absoluteBlock: 262148, tupleBlock: 4 }), null)).toBe('');
     expect(hint(problem(4), null)).toBe('');
@@ -60,7 +61,11 @@ describe('ProblemList', () => {
       ],
     });
     const off = { code: 'checksums_disabled', message: 'data checksums are disabled: pages are checked by their header only' };
-    const v = render(<FileFindings files={[f, entry('16402'), entry('16403', { findings: [off] }), entry('16404', { findings: [off] }), entry('16405', { findings: [off], checksums: 2 })]} />);
+    const v = render(
+      <FileFindings
+        files={[f, entry('16402'), entry('16403', { findings: [off] }), entry('16404', { findings: [off] }), entry('16405', { findings: [off], checksums: 2 })]}
+      />,
+    );
     const rows = v.getAllByTestId('file-finding');
     expect(rows.map((r) => Object.fromEntries(Object.entries(r.dataset)))).toEqual([
       // Checksums off once for the files whose pages say so; pg_control's panel says it for 16405.
@@ -106,8 +111,13 @@ describe('FileFindings notes', () => {
   afterEach(cleanup);
 
   it('says zero pages between rows in the core words, neutral, and opens their block', () => {
-    const message = 'blocks 4 to 6 (3 pages): all-zero page between pages with rows: the server reads it as an empty new page, so any rows it held are gone; a backup or WAL image may hold them';
-    const f = Object.assign(entry('16427'), { path: 'live/base/5/16427' }, { findings: [{ code: 'zero_page_between_rows', block: 4, pages: 3, evidence: 'note', message }] });
+    const message =
+      'blocks 4 to 6 (3 pages): all-zero page between pages with rows: the server reads it as an empty new page, so any rows it held are gone; a backup or WAL image may hold them';
+    const f = Object.assign(
+      entry('16427'),
+      { path: 'live/base/5/16427' },
+      { findings: [{ code: 'zero_page_between_rows', block: 4, pages: 3, evidence: 'note', message }] },
+    );
     const onPick = vi.fn();
     const v = render(<FileFindings files={[f]} onPick={onPick} />);
     const row = v.getByTestId('file-finding');
@@ -123,9 +133,12 @@ describe('FileFindings notes', () => {
 describe('FileFindings of the maps', () => {
   afterEach(cleanup);
 
-  it("lists a heap page the visibility map disagrees with as a finding, not a problem row, and opens it", () => {
+  it('lists a heap page the visibility map disagrees with as a finding, not a problem row, and opens it', () => {
     const message = 'page is not marked all-visible but visibility map bit is set in relation "base/5/16427" page 131073';
-    const f = entry('16427.1', { path: 'base/5/16427.1', pageFindings: [{ block: 1, absoluteBlock: 131073, code: 'vm_bit_without_page_flag', message, evidence: 'structural' }] });
+    const f = entry('16427.1', {
+      path: 'base/5/16427.1',
+      pageFindings: [{ block: 1, absoluteBlock: 131073, code: 'vm_bit_without_page_flag', message, evidence: 'structural' }],
+    });
     const onPick = vi.fn();
     const v = render(<FileFindings files={[f]} onPick={onPick} />);
     expect(v.queryAllByTestId('problem')).toHaveLength(0);

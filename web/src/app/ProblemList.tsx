@@ -103,7 +103,13 @@ function RowsInView(p: ListProps) {
   );
 }
 
-const ProblemRow = memo(function ProblemRow(p: { x: ProblemRef; current: boolean; onPick(s: Selection): void; index?: number; measure?(el: Element | null): void }) {
+const ProblemRow = memo(function ProblemRow(p: {
+  x: ProblemRef;
+  current: boolean;
+  onPick(s: Selection): void;
+  index?: number;
+  measure?(el: Element | null): void;
+}) {
   const { f, p: page } = p.x;
   const pick = () => p.onPick({ fileId: f.id, block: page.block, offset: 0 });
   // A page whose status the server accepts but whose access method refuses it (a B-tree's
@@ -196,8 +202,8 @@ export function FileFindings({ files, onPick, part = 'all' }: { files: readonly 
     <ul className="file-findings">
       {offFiles.length > 0 && (
         <li data-testid="file-finding" data-code={off} data-files={offFiles.length}>
-          {offFiles.length === 1 ? <code>{names[0]}</code> : `${offFiles.length} files (${names.join(', ')}${offFiles.length > names.length ? ', …' : ''})`}: no page stores a checksum:{' '}
-          {offFiles[0].findings.find((x) => x.code === off)?.message}
+          {offFiles.length === 1 ? <code>{names[0]}</code> : `${offFiles.length} files (${names.join(', ')}${offFiles.length > names.length ? ', …' : ''})`}: no
+          page stores a checksum: {offFiles[0].findings.find((x) => x.code === off)?.message}
         </li>
       )}
       {rows.map(({ f, x, i }) => {
@@ -265,12 +271,18 @@ export function RoutineNotes({ files, onPick }: { files: readonly FileEntry[]; o
           <li key={code} className="note" data-testid="note-group" data-code={code} data-pages={rows.length}>
             <details>
               <summary>
-                Note, {rows.length === 1 ? '1 page' : `${rows.length.toLocaleString('en-US')} pages`} in {fileCount === 1 ? '1 file' : `${fileCount.toLocaleString('en-US')} files`}: {sentence(rows[0].x.message)}
+                Note, {rows.length === 1 ? '1 page' : `${rows.length.toLocaleString('en-US')} pages`} in{' '}
+                {fileCount === 1 ? '1 file' : `${fileCount.toLocaleString('en-US')} files`}: {sentence(rows[0].x.message)}
               </summary>
               <ul>
                 {rows.map(({ f, x }) => (
                   <li key={`${f.id}:${x.block}`} data-testid="page-finding" data-file={f.name} data-path={f.path} data-code={x.code} data-block={x.block}>
-                    <button type="button" className="link" aria-label={openName(f, x.block)} onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
+                    <button
+                      type="button"
+                      className="link"
+                      aria-label={openName(f, x.block)}
+                      onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}
+                    >
                       {f.path}
                     </button>
                     , block {x.block}
@@ -340,7 +352,8 @@ export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]
           )}
           {unlisted.map((f) => (
             <li key={`unlisted:${f.id}`} className="note" data-testid="amcheck-unlisted" data-path={f.path} data-pages={f.amcheckUnlisted}>
-              <code>{f.path}</code>: and {f.amcheckUnlisted.toLocaleString('en-US')} more pages with amcheck findings, not listed (the file&apos;s first 1,000 are)
+              <code>{f.path}</code>: and {f.amcheckUnlisted.toLocaleString('en-US')} more pages with amcheck findings, not listed (the file&apos;s first 1,000
+              are)
             </li>
           ))}
         </ul>
@@ -368,4 +381,3 @@ export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]
     </>
   );
 }
-

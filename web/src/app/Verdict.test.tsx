@@ -38,19 +38,35 @@ describe('Verdict', () => {
   it('counts problem pages and the files they are in', () => {
     const files = [entry('a', { problems: [problem(1), problem(5)], problem: true }), entry('b', { problems: [problem(0)], problem: true }), entry('c')];
     const v = render(<Verdict files={files} problems={problemsOf(files)} state="done" />);
-    expect(v.getByTestId('verdict').textContent).toBe('3 problem pages in 2 files of the 3 files verified (every fork and segment, as pg_checksums counts them): the server would refuse to read them.');
+    expect(v.getByTestId('verdict').textContent).toBe(
+      '3 problem pages in 2 files of the 3 files verified (every fork and segment, as pg_checksums counts them): the server would refuse to read them.',
+    );
     expect(v.queryByTestId('verdict-notes')).toBeNull();
   });
 
   it("counts every block verified by status, and says how the report's main-fork pages relate", () => {
-    const files = [entry('16427', { counts: { ...emptyCounts(), ok: 3, mismatch: 1 }, blocks: 4 }), entry('16427_fsm', { counts: { ...emptyCounts(), ok: 3 }, blocks: 3 })];
+    const files = [
+      entry('16427', { counts: { ...emptyCounts(), ok: 3, mismatch: 1 }, blocks: 4 }),
+      entry('16427_fsm', { counts: { ...emptyCounts(), ok: 3 }, blocks: 3 }),
+    ];
     const v = render(<Verdict files={files} problems={problemsOf(files)} state="done" />);
     const counts = v.getByTestId('verdict-counts');
     expect(counts.dataset.blocks).toBe('7');
     expect(counts.textContent).toBe('7 blocks in 2 files verified, every fork and segment, as pgpage verify and pg_checksums count them (6 ok, 1 mismatch).');
-    const report = { cluster: { pg_version: 16, system_identifier: null, state: null, data_checksums: 'on', block_size: 8192 }, verdict: '', relations: [], files: 1, pages: 4, notes: [], unknown: [], steps: [] };
+    const report = {
+      cluster: { pg_version: 16, system_identifier: null, state: null, data_checksums: 'on', block_size: 8192 },
+      verdict: '',
+      relations: [],
+      files: 1,
+      pages: 4,
+      notes: [],
+      unknown: [],
+      steps: [],
+    };
     act(() => shownReport.set({ root: '', report }));
-    expect(counts.textContent).toContain("; the incident report reads the 4 main-fork pages of them in 1 main-fork file (the tables' and indexes' own data, without free space and visibility maps).");
+    expect(counts.textContent).toContain(
+      "; the incident report reads the 4 main-fork pages of them in 1 main-fork file (the tables' and indexes' own data, without free space and visibility maps).",
+    );
     act(() => shownReport.set(null));
   });
 

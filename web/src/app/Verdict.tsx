@@ -14,7 +14,8 @@ import './first.css';
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /** The blocks of a run of all-zero pages. */
-const zeroBlocks = (x: { block?: number; pages?: number }): number[] => (x.block === undefined ? [] : Array.from({ length: x.pages ?? 1 }, (_, i) => (x.block ?? 0) + i));
+const zeroBlocks = (x: { block?: number; pages?: number }): number[] =>
+  x.block === undefined ? [] : Array.from({ length: x.pages ?? 1 }, (_, i) => (x.block ?? 0) + i);
 
 const zeroPages = (f: FileEntry) => zeroRuns(f).reduce((n, x) => n + (x.pages ?? 1), 0);
 const problemPages = (f: FileEntry) => f.problems.filter((p) => p.problem).length;
@@ -28,7 +29,8 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
     const done = files.filter((f) => f.state !== 'queued' && f.state !== 'running').length;
     return (
       <p className="verdict-line running" data-testid="verdict-progress">
-        Verifying: {done.toLocaleString('en-US')} of {plural(files.length, 'file')} done{p.problems.length > 0 ? `, ${plural(p.problems.length, 'problem page')} so far` : ''}…
+        Verifying: {done.toLocaleString('en-US')} of {plural(files.length, 'file')} done
+        {p.problems.length > 0 ? `, ${plural(p.problems.length, 'problem page')} so far` : ''}…
       </p>
     );
   }
@@ -46,12 +48,17 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
   // A page the server already refuses (a checksum failure) is counted with the problem
   // pages, not here: these are the pages it reads.
   const refused = new Set(p.problems.map((x) => `${x.f.id}:${x.p.block}`));
-  const corrupt = files.flatMap((f) => f.pageFindings.filter((x) => x.amcheck && x.evidence !== 'note').map((x) => `${f.id}:${x.block}`)).filter((k) => !refused.has(k));
+  const corrupt = files
+    .flatMap((f) => f.pageFindings.filter((x) => x.amcheck && x.evidence !== 'note').map((x) => `${f.id}:${x.block}`))
+    .filter((k) => !refused.has(k));
   const amcheckPages = new Set(corrupt).size + files.reduce((n, f) => n + f.amcheckUnlisted, 0);
   const counts = countsOf(files);
   const blocks = STATUS_NAMES.reduce((n, s) => n + counts[s], 0);
   // Of the all-zero pages between rows, those the report finds zeroed with rows lost.
-  const readAsEmpty = zeros.reduce((n, f) => n + zeroRuns(f).reduce((m, x) => m + zeroBlocks(x).filter((b) => findingAt(report, f.path, b)?.damage === 'zeroed').length, 0), 0);
+  const readAsEmpty = zeros.reduce(
+    (n, f) => n + zeroRuns(f).reduce((m, x) => m + zeroBlocks(x).filter((b) => findingAt(report, f.path, b)?.damage === 'zeroed').length, 0),
+    0,
+  );
   return (
     <div className="verdict-box" data-verdict={ok ? 'ok' : 'problems'}>
       <p className={`verdict verdict-line ${ok ? 'ok' : 'bad'}`} data-testid="verdict">
@@ -72,16 +79,22 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
         </p>
       )}
       <p className="verdict-note" data-testid="verdict-counts" data-blocks={blocks} data-files={files.length}>
-        {plural(blocks, 'block')} in {plural(files.length, 'file')} verified, every fork and segment, as <code>pgpage verify</code> and pg_checksums count them (
+        {plural(blocks, 'block')} in {plural(files.length, 'file')} verified, every fork and segment, as <code>pgpage verify</code> and pg_checksums count them
+        (
         {STATUS_NAMES.filter((s) => counts[s] > 0)
           .map((s) => `${counts[s].toLocaleString('en-US')} ${s}`)
           .join(', ')}
-        ){report && files.some((f) => f.path.startsWith(report.root)) ? `; the incident report reads the ${plural(report.report.pages, 'main-fork page')} of them in ${plural(report.report.files, 'main-fork file')} (the tables' and indexes' own data, without free space and visibility maps)` : ''}.
+        )
+        {report && files.some((f) => f.path.startsWith(report.root))
+          ? `; the incident report reads the ${plural(report.report.pages, 'main-fork page')} of them in ${plural(report.report.files, 'main-fork file')} (the tables' and indexes' own data, without free space and visibility maps)`
+          : ''}
+        .
       </p>
       {mapPages > 0 && (
         <p className="verdict-note" data-testid="verdict-maps">
           {ok && zeros.length === 0 ? 'But ' : 'Also '}
-          {plural(mapPages, 'page')} that {mapPages === 1 ? 'its' : 'their'} relation's visibility map disagrees with, listed below: the server reads {mapPages === 1 ? 'it' : 'them'}, and no checksum shows it.
+          {plural(mapPages, 'page')} that {mapPages === 1 ? 'its' : 'their'} relation's visibility map disagrees with, listed below: the server reads{' '}
+          {mapPages === 1 ? 'it' : 'them'}, and no checksum shows it.
         </p>
       )}
       {amcheckPages > 0 && (
@@ -156,12 +169,18 @@ function Affected({ f, onPick }: { f: FileEntry; onPick(s: Selection): void }) {
   ].filter(Boolean);
   const words = f.naming && relationWords(f.naming);
   return (
-    <li data-testid="affected-file" data-path={f.path} data-file={f.name} data-problems={pages} data-relation={words ?? undefined} className={f.problem ? 'bad' : 'note'}>
+    <li
+      data-testid="affected-file"
+      data-path={f.path}
+      data-file={f.name}
+      data-problems={pages}
+      data-relation={words ?? undefined}
+      className={f.problem ? 'bad' : 'note'}
+    >
       <button type="button" className="link" onClick={() => onPick({ fileId: f.id, block: first, offset: 0 })}>
         {f.path}
       </button>{' '}
-      {words && <span className="relation-name">{words}</span>}{' '}
-      <span className="kind">{kind ?? ''}</span> {what.join(', ')}
+      {words && <span className="relation-name">{words}</span>} <span className="kind">{kind ?? ''}</span> {what.join(', ')}
     </li>
   );
 }

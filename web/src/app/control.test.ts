@@ -38,7 +38,10 @@ describe('pg_control of a drop', () => {
   });
 
   it("says each file's segment size (RELSEG_SIZE) by the same rule, null when no pg_control tells", () => {
-    const withSeg = (root: string, n: unknown, crcOk = true): ClusterControl => ({ ...control(root, 1, crcOk), control: { crc_ok: crcOk, blocks_per_segment: n } });
+    const withSeg = (root: string, n: unknown, crcOk = true): ClusterControl => ({
+      ...control(root, 1, crcOk),
+      control: { crc_ok: crcOk, blocks_per_segment: n },
+    });
     const cs = [withSeg('a/', 1024), withSeg('a/b/', 131072), withSeg('c/', 1024, false), withSeg('d/', 0)];
     expect(blocksPerSegmentFor(cs, 'a/base/5/16385.2')).toBe(1024);
     expect(blocksPerSegmentFor(cs, 'a/b/base/5/16385.2')).toBe(131072);

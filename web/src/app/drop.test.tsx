@@ -30,7 +30,10 @@ const paths = (list: ChosenFile[]) => list.map((x) => [x.path, x.file.name, x.fr
 describe('entriesFromDrop', () => {
   it('walks folders to their files, in every batch', async () => {
     const base = dirEntry('/pgdata/base', [
-      dirEntry('/pgdata/base/5', ['16385', '16385_fsm', '16385.1', 'pg_filenode.map', 'PG_VERSION'].map((n) => fileEntry(`/pgdata/base/5/${n}`))),
+      dirEntry(
+        '/pgdata/base/5',
+        ['16385', '16385_fsm', '16385.1', 'pg_filenode.map', 'PG_VERSION'].map((n) => fileEntry(`/pgdata/base/5/${n}`)),
+      ),
     ]);
     const list = await entriesFromDrop(items([fileEntry('/16400'), dirEntry('/pgdata', [base, fileEntry('/pgdata/PG_VERSION')]), null]));
     expect(paths(list)).toEqual([

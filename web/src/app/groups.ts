@@ -71,7 +71,12 @@ export function groupFiles(files: readonly FileEntry[]): FolderGroup[] {
 }
 
 /** By folder, then relfilenode. */
-function folderGroups(files: readonly FileEntry[], keyPrefix = '', title: (folder: string) => string | null = () => null, database: string | null = null): FolderGroup[] {
+function folderGroups(
+  files: readonly FileEntry[],
+  keyPrefix = '',
+  title: (folder: string) => string | null = () => null,
+  database: string | null = null,
+): FolderGroup[] {
   const folders = new Map<string, Map<string, RelationGroup>>();
   for (const f of files) {
     const folder = folderOf(f.path);
@@ -109,7 +114,7 @@ function catalogGroups(c: ClusterCatalog, files: readonly FileEntry[]): FolderGr
   }
   const children = new Map<number, CatalogRelation[]>();
   const tops = new Map<string, CatalogRelation[]>();
-  const push = <K,>(m: Map<K, CatalogRelation[]>, k: K, r: CatalogRelation) => {
+  const push = <K>(m: Map<K, CatalogRelation[]>, k: K, r: CatalogRelation) => {
     const l = m.get(k);
     if (l) l.push(r);
     else m.set(k, [r]);

@@ -7,11 +7,27 @@ import type { ProblemPage } from '../worker/protocol';
 import { wasmFromDisk } from '../core/disk';
 
 export function entry(name: string, patch: Partial<FileEntry> = {}): FileEntry {
-  return Object.assign(newEntry(new File([new Uint8Array(8192 * 2)], name), name), { blocks: 2, blockSize: 8192, bigEndian: false, state: 'done' as const, counts: { ...emptyCounts(), ok: 2 } }, patch);
+  return Object.assign(
+    newEntry(new File([new Uint8Array(8192 * 2)], name), name),
+    { blocks: 2, blockSize: 8192, bigEndian: false, state: 'done' as const, counts: { ...emptyCounts(), ok: 2 } },
+    patch,
+  );
 }
 
 export function problem(block: number, patch: Partial<ProblemPage> = {}): ProblemPage {
-  return { block, absoluteBlock: block, status: 'mismatch', code: 1, problem: true, stored: 100 + block, computed: 200 + block, misplaced: null, tupleBlock: null, findings: ['checksum_mismatch'], ...patch };
+  return {
+    block,
+    absoluteBlock: block,
+    status: 'mismatch',
+    code: 1,
+    problem: true,
+    stored: 100 + block,
+    computed: 200 + block,
+    misplaced: null,
+    tupleBlock: null,
+    findings: ['checksum_mismatch'],
+    ...patch,
+  };
 }
 
 /** Gives boxes of `className` a height of `box` px and every other element `row` px, and
@@ -19,10 +35,18 @@ export function problem(block: number, patch: Partial<ProblemPage> = {}): Proble
 export function layout(className: string, box: number, row: number): () => void {
   const proto = HTMLElement.prototype;
   // Own descriptors to put back; the others (Element's) come back by deleting ours.
-  const saved = ['offsetHeight', 'offsetWidth', 'clientHeight', 'clientWidth', 'scrollHeight'].map((k) => [k, Object.getOwnPropertyDescriptor(proto, k)] as const);
+  const saved = ['offsetHeight', 'offsetWidth', 'clientHeight', 'clientWidth', 'scrollHeight'].map(
+    (k) => [k, Object.getOwnPropertyDescriptor(proto, k)] as const,
+  );
   const rect = proto.getBoundingClientRect;
   const h = (el: HTMLElement) => (el.classList.contains(className) ? box : row);
-  for (const k of ['offsetHeight', 'clientHeight']) Object.defineProperty(proto, k, { configurable: true, get: function (this: HTMLElement) { return h(this); } });
+  for (const k of ['offsetHeight', 'clientHeight'])
+    Object.defineProperty(proto, k, {
+      configurable: true,
+      get: function (this: HTMLElement) {
+        return h(this);
+      },
+    });
   // Room to scroll anywhere in the lists the tests make.
   Object.defineProperty(proto, 'scrollHeight', { configurable: true, get: () => 1e7 });
   for (const k of ['offsetWidth', 'clientWidth']) Object.defineProperty(proto, k, { configurable: true, get: () => 800 });

@@ -27,7 +27,11 @@ class FakeWorker {
   }
 }
 
-const chosen = (path: string, fromFolder = false, bytes = 8192 * 2): ChosenFile => ({ file: new File([new Uint8Array(bytes)], path.split('/').pop()!), path, fromFolder });
+const chosen = (path: string, fromFolder = false, bytes = 8192 * 2): ChosenFile => ({
+  file: new File([new Uint8Array(bytes)], path.split('/').pop()!),
+  path,
+  fromFolder,
+});
 const requests = () => FakeWorker.all.flatMap((w) => w.posted.filter((m): m is VerifyRequest => m.type === 'verify'));
 const workerOf = (job: number) => FakeWorker.all.find((w) => w.posted.some((m) => m.type === 'verify' && m.job === job))!;
 const counts = { ok: 1, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 };
@@ -47,14 +51,22 @@ describe('useFiles', () => {
     let out!: Awaited<ReturnType<typeof result.current.actions.add>>;
     await act(async () => {
       out = await result.current.actions.add(
-        ['pgdata/base/5/16385.10', 'pgdata/base/5/16385.2', 'pgdata/global/pg_control', 'pgdata/pg_xact/0000', 'pgdata/base/5/16385'].map((p) => chosen(p, true)),
+        ['pgdata/base/5/16385.10', 'pgdata/base/5/16385.2', 'pgdata/global/pg_control', 'pgdata/pg_xact/0000', 'pgdata/base/5/16385'].map((p) =>
+          chosen(p, true),
+        ),
       );
     });
     expect(out.added.map((f) => f.path)).toEqual(['pgdata/base/5/16385', 'pgdata/base/5/16385.2', 'pgdata/base/5/16385.10']);
     expect(out.notice).toBe('Skipped 2 files that are not relation files.');
     expect(result.current.files.map((f) => f.segment)).toEqual([0, 2, 10]);
     // Two workers take them: each file once, whichever takes it.
-    await waitFor(() => expect(requests().map((r) => r.segment).sort((x, y) => x - y)).toEqual([0, 2, 10]));
+    await waitFor(() =>
+      expect(
+        requests()
+          .map((r) => r.segment)
+          .sort((x, y) => x - y),
+      ).toEqual([0, 2, 10]),
+    );
     await act(async () => expect((await result.current.actions.add([chosen('notes.txt', true)])).notice).toBe('The file chosen is not a relation file.'));
     await act(async () => expect((await result.current.actions.add([])).notice).toBe('No files were chosen.'));
     // A file chosen on its own is verified whatever its name.
@@ -70,19 +82,60 @@ describe('useFiles', () => {
     const job = requests()[0].job;
     const w = workerOf(job);
     act(() => {
-      w.send({ type: 'start', job, geometry: { blockSize: 8192, bigEndian: false, blockSizeAssumed: false, byteOrderDetected: false }, blocks: 2, trailingBytes: 0, trailing: new Uint8Array(0) });
+      w.send({
+        type: 'start',
+        job,
+        geometry: { blockSize: 8192, bigEndian: false, blockSizeAssumed: false, byteOrderDetected: false },
+        blocks: 2,
+        trailingBytes: 0,
+        trailing: new Uint8Array(0),
+      });
       w.send({ type: 'progress', job, runs: [{ firstBlock: 0, statuses: Uint8Array.from([0, 1]) }], bytesDone: 16384 });
     });
     await waitFor(() => expect(Array.from(result.current.files[0].statuses)).toEqual([0, 1]));
-    const page = { block: 1, absoluteBlock: 1, status: 'bad_header' as const, code: 4, problem: true, stored: 0, computed: null, misplaced: null, tupleBlock: null, findings: ['header_lower_past_upper'] };
+    const page = {
+      block: 1,
+      absoluteBlock: 1,
+      status: 'bad_header' as const,
+      code: 4,
+      problem: true,
+      stored: 0,
+      computed: null,
+      misplaced: null,
+      tupleBlock: null,
+      findings: ['header_lower_past_upper'],
+    };
     const finding = { code: 'checksums_disabled', message: 'data checksums are disabled: pages are checked by their header only' };
     act(() => {
       // Checksums off: the chunks' mismatch (1) is ok (0) but for the page the verdict lists.
-      w.send({ type: 'done', job, elapsedMs: 3, result: { counts, checksumsDisabled: true, problem: true, pages: [page], remap: [[1, 0]], findings: [finding], pageFindings: [], amcheckUnlisted: 0, chance: null } });
+      w.send({
+        type: 'done',
+        job,
+        elapsedMs: 3,
+        result: {
+          counts,
+          checksumsDisabled: true,
+          problem: true,
+          pages: [page],
+          remap: [[1, 0]],
+          findings: [finding],
+          pageFindings: [],
+          amcheckUnlisted: 0,
+          chance: null,
+        },
+      });
     });
     await waitFor(() => expect(result.current.files[0].state).toBe('done'));
     const f = result.current.files[0];
-    expect([f.blockSize, f.blocks, Array.from(f.statuses), f.problems, f.findings, f.counts, f.checksumsDisabled]).toEqual([8192, 2, [0, 4], [page], [finding], counts, true]);
+    expect([f.blockSize, f.blocks, Array.from(f.statuses), f.problems, f.findings, f.counts, f.checksumsDisabled]).toEqual([
+      8192,
+      2,
+      [0, 4],
+      [page],
+      [finding],
+      counts,
+      true,
+    ]);
     expect(requests()[0]).toMatchObject({ path: '16385', checksums: 0 });
   });
 
@@ -98,13 +151,22 @@ describe('useFiles', () => {
       const w = workerOf(job);
       w.send({ type: 'start', job, geometry, blocks: 3, trailingBytes: 0, trailing: new Uint8Array(0) });
       w.send({ type: 'progress', job, runs: [{ firstBlock: 0, statuses: Uint8Array.from([0, 1, 2]) }], bytesDone: 3 * 8192 });
-      w.send({ type: 'done', job, elapsedMs: 1, result: { counts, checksumsDisabled: false, problem: true, pages: [], remap: [], findings: [], pageFindings: [], amcheckUnlisted: 0, chance: null } });
+      w.send({
+        type: 'done',
+        job,
+        elapsedMs: 1,
+        result: { counts, checksumsDisabled: false, problem: true, pages: [], remap: [], findings: [], pageFindings: [], amcheckUnlisted: 0, chance: null },
+      });
     });
     await waitFor(() => expect(result.current.files[0].state).toBe('done'));
     const earlier = result.current.files[0];
     // Block 1 changed, and the file grew by a block.
     let added!: FileEntry[];
-    await act(async () => void (added = (await result.current.actions.add([{ ...chosen('next/16385', false, 8192 * 4), earlier: { entry: earlier, changedBlocks: [1, 3] } }])).added));
+    await act(
+      async () =>
+        void (added = (await result.current.actions.add([{ ...chosen('next/16385', false, 8192 * 4), earlier: { entry: earlier, changedBlocks: [1, 3] } }]))
+          .added),
+    );
     const e = added[0];
     expect([e.blockSize, e.bigEndian, e.blocks, Array.from(e.statuses)]).toEqual([8192, false, 4, [0, 255, 2, 255]]);
     // A copy of the same file: the page view stays mounted (App keys it by lineage).
@@ -140,7 +202,10 @@ describe('useFiles', () => {
     act(() => result.current.actions.chooseForAll({ blockSize: 16384, byteOrder: 'big' }));
     expect(result.current.allChoice).toEqual({ blockSize: 16384, byteOrder: 'big' });
     const now = result.current.files.map((f) => requests().find((r) => r.job === f.id)?.choice);
-    expect(now).toEqual([{ blockSize: 16384, byteOrder: 'big' }, { blockSize: 16384, byteOrder: 'big' }]);
+    expect(now).toEqual([
+      { blockSize: 16384, byteOrder: 'big' },
+      { blockSize: 16384, byteOrder: 'big' },
+    ]);
     expect(result.current.files[1].fork).toBe('fsm');
     // Files added later take the choice too.
     let added!: FileEntry[];

@@ -174,7 +174,11 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
         f.structure = structure ?? null;
         return structure ? { structure } : {};
       };
-      ensurePool().verify({ type: 'verify', job: f.id, file: f.file, path, segment: f.segment, checksums: f.checksums, choice: f.choice, ...(maps ? { maps } : {}) }, () => f.size, late);
+      ensurePool().verify(
+        { type: 'verify', job: f.id, file: f.file, path, segment: f.segment, checksums: f.checksums, choice: f.choice, ...(maps ? { maps } : {}) },
+        () => f.size,
+        late,
+      );
     },
     [ensurePool],
   );
@@ -191,7 +195,11 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       const fresh = old.map((f) => {
         if (!which(f)) return f;
         ensurePool().cancel(f.id);
-        return Object.assign(newEntry(f.file, f.path, f.choice, f, f.checksums, f.pgVersion), { segment: f.segment, fork: f.fork, naming: f.naming }, change(f));
+        return Object.assign(
+          newEntry(f.file, f.path, f.choice, f, f.checksums, f.pgVersion),
+          { segment: f.segment, fork: f.fork, naming: f.naming },
+          change(f),
+        );
       });
       replace(fresh);
       fresh.forEach((f, i) => {
@@ -228,7 +236,11 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
             catalog.again = early.size;
             setCatalogs((cs) => cs.map((x) => (x === reading ? catalog : x)));
             if (nameEntries(filesRef.current, names)) replace(filesRef.current.slice());
-            if (early.size > 0) rerun((f) => early.has(f.id), () => ({}));
+            if (early.size > 0)
+              rerun(
+                (f) => early.has(f.id),
+                () => ({}),
+              );
           });
         }
         const folder = list.filter((x) => x.fromFolder);
@@ -240,7 +252,15 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
         if (kept.length === 0) {
           // A control file alone is what was asked for: its panel says the rest.
           if (fresh.some((c) => c.control)) return { added: [], notice: null };
-          return { added: [], notice: list.length === 0 ? 'No files were chosen.' : list.length === 1 ? 'The file chosen is not a relation file.' : `None of the ${list.length} files is a relation file.` };
+          return {
+            added: [],
+            notice:
+              list.length === 0
+                ? 'No files were chosen.'
+                : list.length === 1
+                  ? 'The file chosen is not a relation file.'
+                  : `None of the ${list.length} files is a relation file.`,
+          };
         }
         const skipped = list.length - kept.length;
         kept.sort((a, b) => byPath.compare(a.path, b.path));
@@ -258,23 +278,41 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
           .catch(() => undefined)
           .then(() => afterDrawn(seen, DRAW_WAIT_MS))
           .then(() => added.filter((e) => filesRef.current.includes(e)).forEach(start));
-        return { added, notice: skipped === 1 ? 'Skipped 1 file that is not a relation file.' : skipped > 0 ? `Skipped ${skipped} files that are not relation files.` : null };
+        return {
+          added,
+          notice: skipped === 1 ? 'Skipped 1 file that is not a relation file.' : skipped > 0 ? `Skipped ${skipped} files that are not relation files.` : null,
+        };
       },
       cancel: (f) => ensurePool().cancel(f.id),
-      segment: (f, segment) => rerun((x) => x.id === f.id, () => ({ segment })),
-      choice: (f, choice) => rerun((x) => x.id === f.id, () => ({ choice })),
+      segment: (f, segment) =>
+        rerun(
+          (x) => x.id === f.id,
+          () => ({ segment }),
+        ),
+      choice: (f, choice) =>
+        rerun(
+          (x) => x.id === f.id,
+          () => ({ choice }),
+        ),
       // The checksum does not depend on the fork, only how pages decode: no verifying again.
       fork: (f, fork) => replace(filesRef.current.map((x) => (x.id === f.id ? { ...x, fork } : x))),
       chooseForAll(c) {
         setAllChoice(c);
         allChoiceRef.current = c;
-        rerun(() => true, () => ({ choice: c }));
+        rerun(
+          () => true,
+          () => ({ choice: c }),
+        );
       },
       amcheck(on) {
         setAmcheck(on);
         amcheckRef.current = on;
         localStorage.setItem(AMCHECK_KEY, on ? 'on' : 'off');
-        if (on) rerun((f) => f.structure === null && structureFor(f) !== undefined, () => ({}));
+        if (on)
+          rerun(
+            (f) => f.structure === null && structureFor(f) !== undefined,
+            () => ({}),
+          );
       },
     }),
     [ensurePool, rerun, replace, start],

@@ -38,7 +38,7 @@ export function nextProblem(files: readonly FileEntry[], problems: readonly Stop
   const at = sel ? fileAt.get(sel.fileId) : undefined;
   const cur = sel && at !== undefined ? [at, sel.block] : [-1, -1];
   const cmp = (x: Stop) => (fileAt.get(x.f.id) ?? -1) - cur[0] || x.p.block - cur[1];
-  const pick = dir === 1 ? problems.find((x) => cmp(x) > 0) ?? problems[0] : problems.findLast((x) => cmp(x) < 0) ?? problems[problems.length - 1];
+  const pick = dir === 1 ? (problems.find((x) => cmp(x) > 0) ?? problems[0]) : (problems.findLast((x) => cmp(x) < 0) ?? problems[problems.length - 1]);
   return { fileId: pick.f.id, block: pick.p.block, offset: 0 };
 }
 

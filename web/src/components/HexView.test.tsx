@@ -8,7 +8,17 @@ function setup(bytes: Uint8Array, cursor: number, edited?: ReadonlySet<number>) 
   const onEditByte = vi.fn();
   const onCursor = vi.fn();
   const data = { length: bytes.length, slice: (s: number, e: number) => bytes.subarray(s, e) };
-  const props = { data, baseOffset: 0, spans: [], markedFields: new Set<string>(), selectedItem: null, onHover: () => undefined, onCursor, onEditByte, editedOffsets: edited };
+  const props = {
+    data,
+    baseOffset: 0,
+    spans: [],
+    markedFields: new Set<string>(),
+    selectedItem: null,
+    onHover: () => undefined,
+    onCursor,
+    onEditByte,
+    editedOffsets: edited,
+  };
   const r = render(<HexView {...props} cursor={cursor} />);
   return { ...r, onEditByte, onCursor, rerender: (c: number) => r.rerender(<HexView {...props} cursor={c} />) };
 }
@@ -62,7 +72,16 @@ describe('HexView reveal', () => {
     vi.spyOn(HTMLElement.prototype, 'clientHeight', 'get').mockReturnValue(160);
     const bytes = new Uint8Array(8192);
     const data = { length: bytes.length, slice: (s: number, e: number) => bytes.subarray(s, e) };
-    const props = { data, baseOffset: 0, spans: [], markedFields: new Set<string>(), selectedItem: null, cursor: 0, onHover: () => undefined, onCursor: () => undefined };
+    const props = {
+      data,
+      baseOffset: 0,
+      spans: [],
+      markedFields: new Set<string>(),
+      selectedItem: null,
+      cursor: 0,
+      onHover: () => undefined,
+      onCursor: () => undefined,
+    };
     const v = render(<HexView {...props} reveal={{ start: 8000, n: 1 }} />);
     const box = v.getByTestId('hexview');
     // Row 500 at 8000 px, a third of the box from its top.

@@ -228,44 +228,44 @@ function HexViewImpl(p: HexViewProps) {
   }
   return (
     <>
-    {wide && (
-      <p className="hex-wide" data-testid="hex-scroll-hint">
-        The dump is wider than the screen: it scrolls sideways in its box for the last bytes of each row and the text column.
-      </p>
-    )}
-    <div
-      ref={box}
-      className="hexview"
-      data-testid="hexview"
-      tabIndex={0}
-      // Keys go to the dump, not to a screen reader's browse mode; what the cursor is on is
-      // announced by the hover line (a live region), not by 8,192 byte cells.
-      role="application"
-      data-complete={rowsShown >= totalRows ? 'true' : 'false'}
-      // Rows held back while files verify: a state tests wait on instead of a time.
-      data-held={holding ? 'true' : 'false'}
-      aria-label={`hex dump of the page; arrow keys move the cursor${p.onEditByte ? '; hex digits overwrite the byte at the cursor' : ''}`}
-      onKeyDown={onKey}
-      onScroll={() => setReached(true)}
-      onFocus={() => setReached(true)}
-      onMouseOver={(e) => {
-        const off = offsetOf(e);
-        if (off === null) return;
-        const s = map[off];
-        p.onHover(s >= 0 ? p.spans[s] : null, off);
-      }}
-      onClick={(e) => {
-        const off = offsetOf(e);
-        if (off === null) return;
-        setHigh(null);
-        p.onCursor(off);
-      }}
-    >
-      {rows}
-      {/* The rows still to come take their room, so the dump has its full height (and a
+      {wide && (
+        <p className="hex-wide" data-testid="hex-scroll-hint">
+          The dump is wider than the screen: it scrolls sideways in its box for the last bytes of each row and the text column.
+        </p>
+      )}
+      <div
+        ref={box}
+        className="hexview"
+        data-testid="hexview"
+        tabIndex={0}
+        // Keys go to the dump, not to a screen reader's browse mode; what the cursor is on is
+        // announced by the hover line (a live region), not by 8,192 byte cells.
+        role="application"
+        data-complete={rowsShown >= totalRows ? 'true' : 'false'}
+        // Rows held back while files verify: a state tests wait on instead of a time.
+        data-held={holding ? 'true' : 'false'}
+        aria-label={`hex dump of the page; arrow keys move the cursor${p.onEditByte ? '; hex digits overwrite the byte at the cursor' : ''}`}
+        onKeyDown={onKey}
+        onScroll={() => setReached(true)}
+        onFocus={() => setReached(true)}
+        onMouseOver={(e) => {
+          const off = offsetOf(e);
+          if (off === null) return;
+          const s = map[off];
+          p.onHover(s >= 0 ? p.spans[s] : null, off);
+        }}
+        onClick={(e) => {
+          const off = offsetOf(e);
+          if (off === null) return;
+          setHigh(null);
+          p.onCursor(off);
+        }}
+      >
+        {rows}
+        {/* The rows still to come take their room, so the dump has its full height (and a
           scroll bar to reach them by) from the start. */}
-      {rowsShown < totalRows && <div className="hexrest" aria-hidden="true" style={{ height: `${(totalRows - rowsShown) * 1.35}em` }} />}
-    </div>
+        {rowsShown < totalRows && <div className="hexrest" aria-hidden="true" style={{ height: `${(totalRows - rowsShown) * 1.35}em` }} />}
+      </div>
     </>
   );
 }

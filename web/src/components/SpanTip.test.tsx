@@ -89,16 +89,7 @@ function Page(p: { bytes: Uint8Array; spans: Span[] }) {
   return (
     <>
       <SpanTip span={hover.span} off={hover.off} />
-      <HexView
-        data={data}
-        baseOffset={0}
-        spans={p.spans}
-        markedFields={NONE}
-        selectedItem={null}
-        cursor={0}
-        onCursor={noop}
-        onHover={onHover}
-      />
+      <HexView data={data} baseOffset={0} spans={p.spans} markedFields={NONE} selectedItem={null} cursor={0} onCursor={noop} onHover={onHover} />
     </>
   );
 }
@@ -153,7 +144,15 @@ describe('the hover line shows each field its own row', () => {
       }
       cleanup();
     }
-    for (const t of ['ItemIdData', 'GinPageOpaqueData', 'SpGistPageOpaqueData', 'SpGistLeafTupleData', 'BrinSpecialSpace', 'GISTPageOpaqueData', 'HeapTupleHeaderData']) {
+    for (const t of [
+      'ItemIdData',
+      'GinPageOpaqueData',
+      'SpGistPageOpaqueData',
+      'SpGistLeafTupleData',
+      'BrinSpecialSpace',
+      'GISTPageOpaqueData',
+      'HeapTupleHeaderData',
+    ]) {
       expect(seen, t).toContain(t);
     }
     console.log(`hover line: ${hovered} fields on ${todo.size} pages`);

@@ -22,12 +22,7 @@ export function SpanTip(p: { span: Span | null; off: number | null }) {
             <>
               <code>{s.qualified}</code> = <span data-testid="hover-value">{s.value}</span>
               {s.item !== undefined && ` (item ${s.item})`}
-              {s.problem && (
-                <strong title={s.rule}>
-                  {' '}
-                  ⚠ {s.problem}
-                </strong>
-              )}
+              {s.problem && <strong title={s.rule}> ⚠ {s.problem}</strong>}
               {s.column !== undefined && <> · pageinspect {s.column}</>}
               {s.doc && (
                 <>

@@ -35,15 +35,23 @@ describe('the one door to the core', () => {
   it('no file outside web/src/core imports the wasm package', () => {
     const outside = files
       .filter((f) => !relative(SRC, f).startsWith(`core/`))
-      .flatMap((f) => specifiers(readFileSync(f, 'utf8')).filter(wasmPackage).map((s) => `${relative(SRC, f)}: ${s}`));
+      .flatMap((f) =>
+        specifiers(readFileSync(f, 'utf8'))
+          .filter(wasmPackage)
+          .map((s) => `${relative(SRC, f)}: ${s}`),
+      );
     expect(outside).toEqual([]);
   });
 
-  it("web/src/components, which know nothing of PostgreSQL, do not reach the core", () => {
+  it('web/src/components, which know nothing of PostgreSQL, do not reach the core', () => {
     // Their tests may: they feed the components spans the core decoded from real pages.
     const reaching = files
       .filter((f) => relative(SRC, f).startsWith('components/') && !/\.test\.tsx?$/.test(f))
-      .flatMap((f) => specifiers(readFileSync(f, 'utf8')).filter((s) => /(^|\/)core(\/|$)/.test(s)).map((s) => `${relative(SRC, f)}: ${s}`));
+      .flatMap((f) =>
+        specifiers(readFileSync(f, 'utf8'))
+          .filter((s) => /(^|\/)core(\/|$)/.test(s))
+          .map((s) => `${relative(SRC, f)}: ${s}`),
+      );
     expect(files.some((f) => relative(SRC, f).startsWith('components/'))).toBe(true);
     expect(reaching).toEqual([]);
   });

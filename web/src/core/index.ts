@@ -2,13 +2,56 @@
 // through here. Functions that return the core's JSON are wrapped so the JSON is parsed once,
 // here, into the type generated from the Rust struct that serialized it (./generated, written
 // by `cargo test -p pgpage-wasm --features ts ts_export`).
-import type { CatalogReader, DecodedPageJs, FileVerdictJs, MapPageJs, ReportOutput, ReportReader, RowsChunk, RowsReader, WalScanner } from '../../pkg/pgpage_wasm.js';
-import type { ChunkComparison, FindingRow, FlipsRanked, FsmPage, RelationFileName, VmBits, FullPageName, GoTo, HeapLines, PageAdvice, PageComparison, PageStory, RowsChunkCounts, RowsColumn, RowsTable, TupleShown, LeftOut, WalBlock, WalProblem, WalSummary, WebListing } from './generated';
+import type {
+  CatalogReader,
+  DecodedPageJs,
+  FileVerdictJs,
+  MapPageJs,
+  ReportOutput,
+  ReportReader,
+  RowsChunk,
+  RowsReader,
+  WalScanner,
+} from '../../pkg/pgpage_wasm.js';
+import type {
+  ChunkComparison,
+  FindingRow,
+  FlipsRanked,
+  FsmPage,
+  RelationFileName,
+  VmBits,
+  FullPageName,
+  GoTo,
+  HeapLines,
+  PageAdvice,
+  PageComparison,
+  PageStory,
+  RowsChunkCounts,
+  RowsColumn,
+  RowsTable,
+  TupleShown,
+  LeftOut,
+  WalBlock,
+  WalProblem,
+  WalSummary,
+  WebListing,
+} from './generated';
 import type { ControlJson, DecodedColumns, FileVerdictDetails, ReportJson, ReportWanted } from './shapes';
 import type { Wasm } from './load';
 
 export { loadBuild, loadWasm, wasmBytes, type Wasm } from './load';
-export type { CatalogReader, DecodedPageJs, FileVerdictJs, MapPageJs, ReportOutput, ReportReader, RowsChunk, RowsReader, StructuresJs, WalScanner } from '../../pkg/pgpage_wasm.js';
+export type {
+  CatalogReader,
+  DecodedPageJs,
+  FileVerdictJs,
+  MapPageJs,
+  ReportOutput,
+  ReportReader,
+  RowsChunk,
+  RowsReader,
+  StructuresJs,
+  WalScanner,
+} from '../../pkg/pgpage_wasm.js';
 export type * from './generated';
 export type * from './shapes';
 

@@ -73,7 +73,18 @@ export interface ReportBlock {
   torn_sectors?: number[];
   /** Line pointers in those sectors that count as older versions of their rows. */
   torn_items?: number[];
-  bit_flips?: { rank: number; byte: number; bit: number; field: string; structurally_valid: boolean; item?: number; column?: string; stored?: string; flipped?: string; why: string }[];
+  bit_flips?: {
+    rank: number;
+    byte: number;
+    bit: number;
+    field: string;
+    structurally_valid: boolean;
+    item?: number;
+    column?: string;
+    stored?: string;
+    flipped?: string;
+    why: string;
+  }[];
   rows?: {
     lost: number | null;
     readable: number | null;

@@ -20,9 +20,7 @@ import './damage.css';
 /** The candidates in the core's rank order, each with its rank and reason. */
 function ranked(f: BitFlips): { c: FlipCandidate; r: BitFlips['ranks'][number] | undefined }[] {
   const rankOf = (c: FlipCandidate) => f.ranks.find((r) => r.offset === c.offset && r.bit === c.bit);
-  return f.candidates
-    .map((c) => ({ c, r: rankOf(c) }))
-    .sort((a, b) => (a.r?.rank ?? Number.MAX_SAFE_INTEGER) - (b.r?.rank ?? Number.MAX_SAFE_INTEGER));
+  return f.candidates.map((c) => ({ c, r: rankOf(c) })).sort((a, b) => (a.r?.rank ?? Number.MAX_SAFE_INTEGER) - (b.r?.rank ?? Number.MAX_SAFE_INTEGER));
 }
 
 /** A bit-flip candidate shown in the hex view. */
@@ -64,8 +62,8 @@ export function DamagePanel(p: DamagePanelProps) {
       {p.page.status === 'mismatch' && p.page.computed !== null && !p.overwritten && <BitFlipPanel {...p} />}
       {p.overwritten && (
         <p data-testid="bitflips-skipped">
-          No single-bit flip is searched for: the incident report finds this page overwritten, and its header is not a PostgreSQL page header, so its line pointers and
-          counts mean nothing.
+          No single-bit flip is searched for: the incident report finds this page overwritten, and its header is not a PostgreSQL page header, so its line
+          pointers and counts mean nothing.
         </p>
       )}
       {p.page.status !== 'ok' && p.page.status !== 'zero' && <WalPanel {...p} wasm={wasm} />}
@@ -87,7 +85,15 @@ function BitFlipPanel(p: DamagePanelProps) {
       if (m.type === 'flips') setResult({ bytes: page.bytes, flips: m.flips, ms: m.ms });
       else if (m.type === 'error') setResult({ bytes: page.bytes, error: m.message });
     });
-    w.post({ type: 'flips', job, page: page.bytes.slice(), absoluteBlock: page.absoluteBlock, bigEndian: page.bigEndian, fork: p.entry.fork, fileKind: page.decoded.kind });
+    w.post({
+      type: 'flips',
+      job,
+      page: page.bytes.slice(),
+      absoluteBlock: page.absoluteBlock,
+      bigEndian: page.bigEndian,
+      fork: p.entry.fork,
+      fileKind: page.decoded.kind,
+    });
     return () => {
       live = false;
     };
@@ -109,7 +115,12 @@ function BitFlipPanel(p: DamagePanelProps) {
   }, [shown]);
   const show = (c: FlipCandidate) => p.onFlip({ block: page.block, offset: c.offset, bit: c.bit, byte: c.byte, flipped: c.flipped, field: c.field });
   return (
-    <div className="bitflips" data-testid="bitflips" data-state={current === null ? 'running' : 'error' in current ? 'error' : 'done'} data-ms={current && 'flips' in current ? current.ms.toFixed(3) : undefined}>
+    <div
+      className="bitflips"
+      data-testid="bitflips"
+      data-state={current === null ? 'running' : 'error' in current ? 'error' : 'done'}
+      data-ms={current && 'flips' in current ? current.ms.toFixed(3) : undefined}
+    >
       <h4>Single-bit flips that would explain the checksum</h4>
       {current === null && <p>Trying every one of the page's {fmt(page.bytes.length * 8)} bits…</p>}
       {current && 'error' in current && <p className="error">{current.error}</p>}
@@ -135,7 +146,14 @@ function BitFlipPanel(p: DamagePanelProps) {
                 {ranked(current.flips).map(({ c, r }) => {
                   const sel = shown?.offset === c.offset && shown.bit === c.bit;
                   return (
-                    <tr key={`${c.offset}:${c.bit}`} data-testid="flip-candidate" data-offset={c.offset} data-bit={c.bit} data-valid={c.structurally_valid} className={sel ? 'sel' : undefined}>
+                    <tr
+                      key={`${c.offset}:${c.bit}`}
+                      data-testid="flip-candidate"
+                      data-offset={c.offset}
+                      data-bit={c.bit}
+                      data-valid={c.structurally_valid}
+                      className={sel ? 'sel' : undefined}
+                    >
                       <td>
                         <span className="cell-label">byte offset: </span>
                         {c.offset} <small>(0x{c.offset.toString(16)})</small>
@@ -178,8 +196,8 @@ function BitFlipPanel(p: DamagePanelProps) {
           )}
           {shown && (
             <p className="flip-shown" data-testid="flip-shown">
-              Outlined in the hex view: byte {shown.offset} (file offset {page.block * page.blockSize + shown.offset}), bit {shown.bit}: {hex2(shown.byte)} would be{' '}
-              <strong>{hex2(shown.flipped)}</strong>
+              Outlined in the hex view: byte {shown.offset} (file offset {page.block * page.blockSize + shown.offset}), bit {shown.bit}: {hex2(shown.byte)}{' '}
+              would be <strong>{hex2(shown.flipped)}</strong>
               {shown.field && (
                 <>
                   , in <code>{shown.field}</code>
@@ -252,7 +270,9 @@ function ComparePanel(p: DamagePanelProps & { wasm: Wasm }) {
     const head = new Uint8Array(await copy.slice(0, headBytes(wasm)).arrayBuffer());
     const g = fileGeometry(wasm, head, entry.choice, true);
     if (!('error' in g) && !g.blockSizeAssumed && head.some((x) => x !== 0) && (g.blockSize !== page.blockSize || g.bigEndian !== page.bigEndian)) {
-      setRefused(`${copy.name} is not a copy of ${entry.name}: its pages are ${g.blockSize}-byte ${g.bigEndian ? 'big' : 'little'}-endian, this file's ${page.blockSize}-byte ${page.bigEndian ? 'big' : 'little'}-endian.`);
+      setRefused(
+        `${copy.name} is not a copy of ${entry.name}: its pages are ${g.blockSize}-byte ${g.bigEndian ? 'big' : 'little'}-endian, this file's ${page.blockSize}-byte ${page.bigEndian ? 'big' : 'little'}-endian.`,
+      );
       return;
     }
     setRefused(null);
@@ -263,8 +283,8 @@ function ComparePanel(p: DamagePanelProps & { wasm: Wasm }) {
     <div className="compare" data-testid="compare">
       <h4>Compare with a copy</h4>
       <p>
-        A backup, a standby's file or the same file before an incident, page by page: which pages differ, which copy is newer by <code>pd_lsn</code>, and the differences in bits and
-        512-byte sectors.{' '}
+        A backup, a standby's file or the same file before an incident, page by page: which pages differ, which copy is newer by <code>pd_lsn</code>, and the
+        differences in bits and 512-byte sectors.{' '}
         <button type="button" data-testid="compare-pick" onClick={() => input.current?.click()}>
           Compare with a copy…
         </button>
@@ -328,30 +348,43 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
   const here = c.pages.find((d) => d.block === page.block) ?? null;
   return (
     <div className="comparison">
-      <p data-testid="compare-summary" data-state={c.state} data-different={c.summary?.different} data-only-a={c.summary?.only_a} data-only-b={c.summary?.only_b}>
+      <p
+        data-testid="compare-summary"
+        data-state={c.state}
+        data-different={c.summary?.different}
+        data-only-a={c.summary?.only_a}
+        data-only-b={c.summary?.only_b}
+      >
         <strong>{entry.path}</strong> (this file) against <strong>{c.copyPath}</strong> (the copy, taken as the good one):{' '}
         {c.state === 'running' && (
           <>
-            comparing… {Math.floor((100 * c.bytesDone) / Math.max(1, c.bytesTotal))}%{' '}
-            <progress max={c.bytesTotal} value={c.bytesDone} />
+            comparing… {Math.floor((100 * c.bytesDone) / Math.max(1, c.bytesTotal))}% <progress max={c.bytesTotal} value={c.bytesDone} />
           </>
         )}
         {c.state === 'error' && <span className="error">{c.error}</span>}
         {c.state === 'done' && c.summary && (
           <>
             {/* The core's A is the copy, its B this file (store.ts). */}
-            {plural(c.summary.blocks_b, 'block')} in this file, {fmt(c.summary.blocks_a)} in the copy: {fmt(c.summary.equal)} equal, {fmt(c.summary.different)} different,{' '}
-            {fmt(c.summary.only_b)} only in this file, {fmt(c.summary.only_a)} only in the copy.{' '}
+            {plural(c.summary.blocks_b, 'block')} in this file, {fmt(c.summary.blocks_a)} in the copy: {fmt(c.summary.equal)} equal, {fmt(c.summary.different)}{' '}
+            different, {fmt(c.summary.only_b)} only in this file, {fmt(c.summary.only_a)} only in the copy.{' '}
             {c.summary.different > 0 && (
               <>
                 <span data-testid="difference-summary" data-pages={totals.all.pages} data-bytes={totals.all.bytes}>
                   Differences: {plural(totals.all.bytes, 'byte')} in {plural(totals.all.sectors, '512-byte sector')} of {plural(totals.all.pages, 'page')}.
                 </span>{' '}
-                <span data-testid="damage-summary" data-pages={totals.damaged.pages} data-bytes={totals.damaged.bytes} data-bits-set={totals.damaged.set} data-bits-cleared={totals.damaged.cleared}>
+                <span
+                  data-testid="damage-summary"
+                  data-pages={totals.damaged.pages}
+                  data-bytes={totals.damaged.bytes}
+                  data-bits-set={totals.damaged.set}
+                  data-bits-cleared={totals.damaged.cleared}
+                >
                   {totals.damaged.pages === 0
                     ? 'Damage: none; every differing page verifies in this file and the incident report names none (pages differ as they change over time: see which is newer by pd_lsn).'
                     : `Damage, in the ${totals.damaged.pages === 1 ? 'differing page that fails' : `${fmt(totals.damaged.pages)} differing pages that fail`} verification in this file or that the incident report finds damaged: ${plural(totals.damaged.bytes, 'byte')} changed in ${plural(totals.damaged.sectors, '512-byte sector')}; ${plural(totals.damaged.set, 'bit')} set (1 in this file, 0 in the copy), ${plural(totals.damaged.cleared, 'bit')} cleared (0 in this file, 1 in the copy).`}
-                  {totals.damaged.pages > 0 && totals.all.pages > totals.damaged.pages && ` The other ${plural(totals.all.pages - totals.damaged.pages, 'differing page')} verify and the report names none of them: they differ as pages change over time (see which is newer by pd_lsn).`}
+                  {totals.damaged.pages > 0 &&
+                    totals.all.pages > totals.damaged.pages &&
+                    ` The other ${plural(totals.all.pages - totals.damaged.pages, 'differing page')} verify and the report names none of them: they differ as pages change over time (see which is newer by pd_lsn).`}
                 </span>
               </>
             )}
@@ -414,7 +447,11 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
         </div>
       )}
       {c.state === 'done' && here && here.state === 'different' && <SideBySide {...p} diff={here} />}
-      {c.state === 'done' && !here && <p data-testid="diff-view" data-equal="true">Block {page.block} is the same in both copies.</p>}
+      {c.state === 'done' && !here && (
+        <p data-testid="diff-view" data-equal="true">
+          Block {page.block} is the same in both copies.
+        </p>
+      )}
     </div>
   );
 }
@@ -435,7 +472,17 @@ function SideBySide(p: DamagePanelProps & { wasm: Wasm; c: Comparison; diff: Pag
   }, [c.copy, page.block, page.blockSize]);
   const b = copyPage && copyPage.block === page.block && copyPage.bytes.length === page.bytes.length ? copyPage.bytes : null;
   if (!b) return <div data-testid="diff-view" data-state="loading" />;
-  return <PagePair {...p} b={b} other="the copy" from={`block ${page.block} of ${c.copyPath}`} viewId="diff-view" takeId="kit-add-copy" take={`Take the copy's page for block ${page.block}`} />;
+  return (
+    <PagePair
+      {...p}
+      b={b}
+      other="the copy"
+      from={`block ${page.block} of ${c.copyPath}`}
+      viewId="diff-view"
+      takeId="kit-add-copy"
+      take={`Take the copy's page for block ${page.block}`}
+    />
+  );
 }
 
 function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
@@ -462,7 +509,20 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
       const older = torn?.torn_sectors ? Uint32Array.from(torn.torn_sectors) : undefined;
       const items = torn?.torn_items ? Uint16Array.from(torn.torn_items) : undefined;
       return structure
-        ? pageAdviceWith(wasm, structure.hints, structure.entry, page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode, older, items)
+        ? pageAdviceWith(
+            wasm,
+            structure.hints,
+            structure.entry,
+            page.bytes,
+            page.absoluteBlock >>> 0,
+            page.bigEndian,
+            entry.fork,
+            page.decoded.kind,
+            table,
+            entry.rel?.relfilenode,
+            older,
+            items,
+          )
         : pageAdvice(wasm, page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode, older, items);
     } catch {
       return null;
@@ -495,8 +555,9 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
             Download repaired copy of {entry.name} ({kit.size} page{kit.size === 1 ? '' : 's'} replaced)
           </button>
           <p className="note">
-            Your file is never written. Stop the server, keep the damaged file aside, put the repaired copy in its place, check it with <code>pg_checksums --check</code>, start the
-            server and run amcheck (<code>verify_heapam</code>, <code>bt_index_check</code>). A copy older than the damaged page lacks the changes made since its <code>pd_lsn</code>.
+            Your file is never written. Stop the server, keep the damaged file aside, put the repaired copy in its place, check it with{' '}
+            <code>pg_checksums --check</code>, start the server and run amcheck (<code>verify_heapam</code>, <code>bt_index_check</code>). A copy older than the
+            damaged page lacks the changes made since its <code>pd_lsn</code>.
           </p>
         </>
       )}
@@ -510,14 +571,17 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
           {advice.bit_flips && !p.overwritten && (
             <div data-testid="advice-flips">
               <p>
-                Single-bit flips that make the stored checksum valid, most likely first (flipping the right one back restores the page exactly, which pg_surgery never does):{' '}
-                {advice.bit_flips.odds}.
+                Single-bit flips that make the stored checksum valid, most likely first (flipping the right one back restores the page exactly, which pg_surgery
+                never does): {advice.bit_flips.odds}.
               </p>
               <ol>
                 {advice.bit_flips.candidates.map((c) => (
                   <li key={`${c.byte}-${c.bit}`} data-testid="advice-flip" data-byte={c.byte} data-bit={c.bit} data-rank={c.rank}>
                     byte {c.byte} bit {c.bit} (<code>{c.field}</code>){c.item !== undefined ? `, item ${c.item}` : ''}
-                    {c.column !== undefined && c.stored !== undefined && c.flipped !== undefined ? `, column ${c.column}: stored ${c.stored}, flipped back ${c.flipped}` : ''}: {c.why}
+                    {c.column !== undefined && c.stored !== undefined && c.flipped !== undefined
+                      ? `, column ${c.column}: stored ${c.stored}, flipped back ${c.flipped}`
+                      : ''}
+                    : {c.why}
                   </li>
                 ))}
               </ol>

@@ -21,7 +21,14 @@ export function PagePair(
   const inKit = kits.get(entry.id)?.get(page.block);
   const compared = useMemo(() => diffPage(wasm, page.block, page.bytes, b, page.bigEndian), [b, page.bytes, page.block, page.bigEndian, wasm]);
   const copyVerdict = useMemo(
-    () => pageVerdict(wasm, b, { block: page.block, blockSize: page.blockSize, segment: entry.segment, blocks: Math.floor(entry.size / page.blockSize), bigEndian: page.bigEndian }),
+    () =>
+      pageVerdict(wasm, b, {
+        block: page.block,
+        blockSize: page.blockSize,
+        segment: entry.segment,
+        blocks: Math.floor(entry.size / page.blockSize),
+        bigEndian: page.bigEndian,
+      }),
     [b, wasm, page.block, page.blockSize, page.bigEndian, entry.segment, entry.size],
   );
   const changed = new Uint8Array(page.bytes.length);
@@ -78,7 +85,12 @@ export function PagePair(
             {[page.bytes, b].map((bytes, side) => (
               <span key={side} className="hexbytes" data-side={side === 0 ? 'a' : 'b'}>
                 {Array.from(bytes.subarray(r * 16, r * 16 + 16), (x, k) => (
-                  <span key={k} className={changed[r * 16 + k] ? 'b changed' : 'b'} data-off={r * 16 + k} data-changed={changed[r * 16 + k] ? 'true' : undefined}>
+                  <span
+                    key={k}
+                    className={changed[r * 16 + k] ? 'b changed' : 'b'}
+                    data-off={r * 16 + k}
+                    data-changed={changed[r * 16 + k] ? 'true' : undefined}
+                  >
                     {x.toString(16).padStart(2, '0')}
                   </span>
                 ))}

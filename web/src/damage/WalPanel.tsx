@@ -10,7 +10,19 @@ import { lsnWords } from '../lib/messages';
 import type { DamagePanelProps } from './DamagePanel';
 import { PagePair } from './PagePair';
 import type { WalBlock, WalTouch } from './walProtocol';
-import { ensureWalScan, locationOf, lsnValue, pickWal, tripleKey, useWalState, walInputs, walPage, withRedoLsn, type SavedPage, type WalScan } from './walStore';
+import {
+  ensureWalScan,
+  locationOf,
+  lsnValue,
+  pickWal,
+  tripleKey,
+  useWalState,
+  walInputs,
+  walPage,
+  withRedoLsn,
+  type SavedPage,
+  type WalScan,
+} from './walStore';
 
 const fmt = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 const recordName = (t: WalTouch): string => `${t.rmgr}/${t.record_type}`;
@@ -53,12 +65,16 @@ export function WalPanel(p: DamagePanelProps & { wasm: Wasm }) {
   const scan = scans.get(entry.id) ?? null;
   const files = useRef<HTMLInputElement>(null);
   const folder = useRef<HTMLInputElement>(null);
-  const pick = (list: FileList | null, fromFolder: boolean) => pickWal(Array.from(list ?? [], (file) => ({ file, path: fromFolder ? file.webkitRelativePath || file.name : file.name })));
+  const pick = (list: FileList | null, fromFolder: boolean) =>
+    pickWal(Array.from(list ?? [], (file) => ({ file, path: fromFolder ? file.webkitRelativePath || file.name : file.name })));
 
   const scanned = scan && scan.state === 'done' && scan.watch.has(tripleKey(rel ?? -1, entry.fork, absolute)) ? scan : null;
   const { blocks, saved, newest } = useMemo(() => {
     const here = (b: { relfilenode: number; fork: string; block: number; tablespace_oid: number; database_oid: number }) =>
-      b.relfilenode === rel && b.fork === entry.fork && b.block === absolute && (loc.dbOid === null || (b.database_oid === loc.dbOid && b.tablespace_oid === loc.spcOid));
+      b.relfilenode === rel &&
+      b.fork === entry.fork &&
+      b.block === absolute &&
+      (loc.dbOid === null || (b.database_oid === loc.dbOid && b.tablespace_oid === loc.spcOid));
     const blocks = scanned ? scanned.blocks.filter(here) : [];
     const saved = inputs.saved.filter(here);
     const all: Newest[] = [
@@ -69,13 +85,21 @@ export function WalPanel(p: DamagePanelProps & { wasm: Wasm }) {
     const newest = all.sort((a, b) => lsnValue(b.lsn) - lsnValue(a.lsn) || (a.kind === 'wal' ? -1 : 1))[0] ?? null;
     return { blocks, saved, newest };
   }, [scanned, inputs.saved, rel, entry.fork, absolute, loc]);
-  const state = inputs.segments.length === 0 && saved.length === 0 ? 'none' : scan?.state === 'running' || (inputs.segments.length > 0 && !scanned && scan?.state !== 'error') ? 'running' : scan?.state === 'error' ? 'error' : 'done';
+  const state =
+    inputs.segments.length === 0 && saved.length === 0
+      ? 'none'
+      : scan?.state === 'running' || (inputs.segments.length > 0 && !scanned && scan?.state !== 'error')
+        ? 'running'
+        : scan?.state === 'error'
+          ? 'error'
+          : 'done';
 
   return (
     <div className="wal" data-testid="wal" data-state={state}>
       <h4>Newest full-page image in WAL</h4>
       <p>
-        After each checkpoint the server writes a block's whole page into WAL the first time it changes it (full_page_writes): a good copy of the block as of that record.{' '}
+        After each checkpoint the server writes a block's whole page into WAL the first time it changes it (full_page_writes): a good copy of the block as of
+        that record.{' '}
         {loc.dbOid === null && rel !== null && <>This file came without its data directory, so images of relfilenode {rel} in any database count. </>}
         <button type="button" data-testid="wal-pick" onClick={() => files.current?.click()}>
           Read WAL segment files…
@@ -86,7 +110,11 @@ export function WalPanel(p: DamagePanelProps & { wasm: Wasm }) {
         <input ref={files} type="file" multiple hidden data-testid="wal-input" onChange={(e) => (pick(e.target.files, false), (e.target.value = ''))} />
         <input ref={folder} type="file" hidden {...{ webkitdirectory: '' }} onChange={(e) => (pick(e.target.files, true), (e.target.value = ''))} />
       </p>
-      {state === 'none' && <p data-testid="wal-none">No WAL was dropped: drop the data directory with its pg_wal/, WAL segment files, an archive folder, or the files pg_waldump --save-fullpage writes.</p>}
+      {state === 'none' && (
+        <p data-testid="wal-none">
+          No WAL was dropped: drop the data directory with its pg_wal/, WAL segment files, an archive folder, or the files pg_waldump --save-fullpage writes.
+        </p>
+      )}
       {scan && <ScanLine scan={scan} />}
       {state === 'done' && !newest && (
         <p data-testid="wal-no-image">
@@ -170,8 +198,9 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
         {newest.block.image_end_lsn && (
           <>
             {' '}
-            (the record ends at <span data-testid="wal-image-end">{lsnWords(newest.block.image_end_lsn)}</span>: replay sets the restored image&apos;s pd_lsn to that LSN, and the
-            image shown below carries it; the page on disk in this file says pd_lsn <span data-testid="wal-disk-lsn">{String(page.decoded.header.lsn ?? 'unknown')}</span>)
+            (the record ends at <span data-testid="wal-image-end">{lsnWords(newest.block.image_end_lsn)}</span>: replay sets the restored image&apos;s pd_lsn to
+            that LSN, and the image shown below carries it; the page on disk in this file says pd_lsn{' '}
+            <span data-testid="wal-disk-lsn">{String(page.decoded.header.lsn ?? 'unknown')}</span>)
           </>
         )}
       </>
@@ -188,8 +217,9 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
       {after && after.length > 0 && (
         <>
           <p data-testid="wal-after-note" data-count={after.length} className="warn">
-            {after.length} record{after.length === 1 ? '' : 's'} after it touched the block: an image alone does not replay {after.length === 1 ? 'it' : 'them'}. The page below is the block as of LSN{' '}
-            {newest.lsn}, without {after.length === 1 ? 'that change' : 'those changes'}; only WAL replay (recovery from a base backup with this WAL) applies them.
+            {after.length} record{after.length === 1 ? '' : 's'} after it touched the block: an image alone does not replay {after.length === 1 ? 'it' : 'them'}
+            . The page below is the block as of LSN {newest.lsn}, without {after.length === 1 ? 'that change' : 'those changes'}; only WAL replay (recovery from
+            a base backup with this WAL) applies them.
           </p>
           <ol data-testid="wal-after">
             {after.slice(0, 200).map((t) => (
@@ -204,10 +234,13 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
       )}
       {after && after.length === 0 && (
         <p data-testid="wal-after-note" data-count={0}>
-          No record after it touched the block in the WAL read{scan?.summary?.end_lsn && <> (to LSN {lsnWords(scan.summary.end_lsn)})</>}: the image is the block's last state that this WAL holds.
+          No record after it touched the block in the WAL read{scan?.summary?.end_lsn && <> (to LSN {lsnWords(scan.summary.end_lsn)})</>}: the image is the
+          block's last state that this WAL holds.
         </p>
       )}
-      {newest.kind === 'saved' && <p data-testid="wal-after-note">Which records touched the block after it, only the WAL itself tells: drop the segments too.</p>}
+      {newest.kind === 'saved' && (
+        <p data-testid="wal-after-note">Which records touched the block after it, only the WAL itself tells: drop the segments too.</p>
+      )}
       {ready && 'error' in ready && <p className="error">{ready.error}</p>}
       {ready && 'bytes' in ready && ready.bytes.length !== page.bytes.length && (
         <p className="error">
@@ -215,7 +248,15 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
         </p>
       )}
       {ready && 'bytes' in ready && ready.bytes.length === page.bytes.length && (
-        <PagePair {...p} b={ready.bytes} other={`the image at ${newest.lsn}`} from={`full-page image at LSN ${newest.lsn}`} viewId="wal-diff-view" takeId="wal-use" take="Use this page" />
+        <PagePair
+          {...p}
+          b={ready.bytes}
+          other={`the image at ${newest.lsn}`}
+          from={`full-page image at LSN ${newest.lsn}`}
+          viewId="wal-diff-view"
+          takeId="wal-use"
+          take="Use this page"
+        />
       )}
       {!ready && <div data-testid="wal-diff-view" data-state="loading" />}
     </>

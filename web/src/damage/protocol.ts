@@ -2,7 +2,6 @@
 // of one page and the chunked comparison of two copies of a file.
 import type { DiffSummary, FlipsRanked as BitFlips, PageDiff } from '../core';
 
-
 export type { DiffSummary, FlipCandidate, FlipsRanked as BitFlips, PageDiff } from '../core';
 
 export interface FlipsRequest {

@@ -51,7 +51,18 @@ export function startComparison(entryId: number, a: File, copy: File, copyPath: 
   const old = store.get().comparisons.get(entryId);
   if (old?.state === 'running') w.cancel(old.job);
   const job = w.job();
-  let c: Comparison = { job, copy, copyPath, state: 'running', bytesDone: 0, bytesTotal: Math.max(a.size, copy.size), pages: [], summary: null, error: null, ms: null };
+  let c: Comparison = {
+    job,
+    copy,
+    copyPath,
+    state: 'running',
+    bytesDone: 0,
+    bytesTotal: Math.max(a.size, copy.size),
+    pages: [],
+    summary: null,
+    error: null,
+    ms: null,
+  };
   putComparison(entryId, c);
   w.on(job, (m) => {
     if (store.get().comparisons.get(entryId)?.job !== job) return;

@@ -32,7 +32,15 @@ async function scan(req: ScanRequest, { post }: Job<ToWal, FromWal>): Promise<vo
   const first = segments[0];
   const segSize = first && first.file.size >= 40 ? new DataView(await first.file.slice(32, 36).arrayBuffer()).getUint32(0, true) : 0;
   const scanner = new w.WalScanner(req.systemIdentifier, req.blockSize);
-  const order = Array.from(scanner.plan(segments.map((s) => s.name), histories.map((h) => h.name), texts, segSize), (i) => segments[i]);
+  const order = Array.from(
+    scanner.plan(
+      segments.map((s) => s.name),
+      histories.map((h) => h.name),
+      texts,
+      segSize,
+    ),
+    (i) => segments[i],
+  );
   scanner.watch(new Uint32Array(req.watch));
   const total = order.reduce((n, s) => n + s.file.size, 0);
   let done = 0;

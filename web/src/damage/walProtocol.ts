@@ -2,7 +2,6 @@
 // files for the full-page images of chosen blocks, and a page restored from one of them.
 import type { WalBlock, WalProblem, WalSummary } from '../core';
 
-
 export type { WalBlock, WalProblem, WalSummary, WalTouch } from '../core';
 
 export interface WalSegmentFile {

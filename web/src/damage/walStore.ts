@@ -40,7 +40,11 @@ const baseName = (path: string): string => path.slice(path.lastIndexOf('/') + 1)
 /** The WAL dropped for a file of data directory `root`: segments of its own pg_wal/ and any
  * outside a data directory's pg_wal/ (loose, an archive), and the saved pages. Another data
  * directory's pg_wal is that cluster's, not this file's. */
-export function walInputs(w: Wasm, root: string | null, list: readonly { path: string; file: File }[] = [...droppedFiles(), ...picked]): { segments: WalSegmentFile[]; saved: SavedPage[] } {
+export function walInputs(
+  w: Wasm,
+  root: string | null,
+  list: readonly { path: string; file: File }[] = [...droppedFiles(), ...picked],
+): { segments: WalSegmentFile[]; saved: SavedPage[] } {
   const segments: WalSegmentFile[] = [];
   const saved: SavedPage[] = [];
   const seen = new Set<string>();
@@ -105,7 +109,13 @@ export const tripleKey = (relfilenode: number, fork: string, block: number): str
 
 /** Scans `segments` for blocks `watch` of the file `entryId` (a scan already done or running
  * for the same segments that watches them all is kept). */
-export function ensureWalScan(entryId: number, segments: WalSegmentFile[], watch: { relfilenode: number; fork: string; block: number }[], systemIdentifier: string, blockSize: number): void {
+export function ensureWalScan(
+  entryId: number,
+  segments: WalSegmentFile[],
+  watch: { relfilenode: number; fork: string; block: number }[],
+  systemIdentifier: string,
+  blockSize: number,
+): void {
   const key = `${systemIdentifier}|${blockSize}|${segments.map((s) => s.path).join('\n')}`;
   const old = store.get().scans.get(entryId);
   if (old && old.key === key && watch.every((t) => old.watch.has(tripleKey(t.relfilenode, t.fork, t.block)))) return;
@@ -140,7 +150,8 @@ export function ensureWalScan(entryId: number, segments: WalSegmentFile[], watch
   w.on(job, (m) => {
     if (store.get().scans.get(entryId)?.job !== job) return;
     if (m.type === 'progress') s = { ...s, bytesDone: m.bytesDone, bytesTotal: m.bytesTotal };
-    else if (m.type === 'scanned') s = { ...s, state: 'done', bytesDone: s.bytesTotal, order: m.order, blocks: m.blocks, problems: m.problems, summary: m.summary, ms: m.ms };
+    else if (m.type === 'scanned')
+      s = { ...s, state: 'done', bytesDone: s.bytesTotal, order: m.order, blocks: m.blocks, problems: m.problems, summary: m.summary, ms: m.ms };
     else if (m.type === 'error') s = { ...s, state: 'error', error: m.message };
     else return;
     put();

@@ -20,7 +20,8 @@ export function EditBar({ lab }: { lab: LabEdit }) {
             Download edited copy ({lab.editedPages} page{lab.editedPages === 1 ? '' : 's'} changed)
           </button>
           <span className="labhint">
-            Type hex digits in the hex view to overwrite bytes of an in-memory copy ({changed ? `${lab.editedOffsets!.size} byte${lab.editedOffsets!.size === 1 ? '' : 's'} changed` : 'unchanged'}). Your file is never written.
+            Type hex digits in the hex view to overwrite bytes of an in-memory copy (
+            {changed ? `${lab.editedOffsets!.size} byte${lab.editedOffsets!.size === 1 ? '' : 's'} changed` : 'unchanged'}). Your file is never written.
           </span>
         </>
       )}

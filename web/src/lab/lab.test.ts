@@ -2,7 +2,19 @@
 // checksum_impl.h reads words, the flips of each trial, and the splice for the download.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ORACLE_LAYOUT } from '../../../tests/oracle/pgchecksum';
-import { bitOfWord, checksumLayout, flipBit, flippableBits, isChecksumBit, nthFlippableBit, randomBits, sameLaneBits, wordBit, xorshift32, type ChecksumLayout } from './bits';
+import {
+  bitOfWord,
+  checksumLayout,
+  flipBit,
+  flippableBits,
+  isChecksumBit,
+  nthFlippableBit,
+  randomBits,
+  sameLaneBits,
+  wordBit,
+  xorshift32,
+  type ChecksumLayout,
+} from './bits';
 import { spliceEdits } from './splice';
 import { wasmFromDisk } from '../core/disk';
 
@@ -24,7 +36,7 @@ beforeAll(async () => {
 });
 
 describe('bit addressing', () => {
-  it('takes the lanes and pd_checksum\'s place from the core, as checksum_impl.h and bufpage.h define them', () => {
+  it("takes the lanes and pd_checksum's place from the core, as checksum_impl.h and bufpage.h define them", () => {
     expect(L).toEqual(ORACLE_LAYOUT);
   });
 
@@ -97,7 +109,16 @@ describe('spliceEdits', () => {
   it('puts edited pages in place of the file’s, everything else byte for byte', async () => {
     const p0 = new Uint8Array(bs).fill(0xee);
     const p2 = new Uint8Array(bs).fill(0x11);
-    const out = new Uint8Array(await spliceEdits(blob, new Map([[2, p2], [0, p0]]), bs).arrayBuffer());
+    const out = new Uint8Array(
+      await spliceEdits(
+        blob,
+        new Map([
+          [2, p2],
+          [0, p0],
+        ]),
+        bs,
+      ).arrayBuffer(),
+    );
     const want = file.slice();
     want.set(p0, 0);
     want.set(p2, 2 * bs);

@@ -31,7 +31,9 @@ const sameSpans = (a: readonly Span[], b: readonly Span[]): boolean =>
   a.length === b.length &&
   a.every((x, i) => {
     const y = b[i];
-    return x.start === y.start && x.len === y.len && x.field === y.field && x.role === y.role && x.item === y.item && x.problem === y.problem && x.doc === y.doc;
+    return (
+      x.start === y.start && x.len === y.len && x.field === y.field && x.role === y.role && x.item === y.item && x.problem === y.problem && x.doc === y.doc
+    );
   });
 
 export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry): LabEdit {
@@ -73,7 +75,9 @@ export function useLabEdit(loaded: LoadedPage | null, entry: FileEntry): LabEdit
     const verdict = pageVerdict(wasm, edited, g);
     // Decoded as the file's page was (its file's kind, its cluster's names), so an edit that
     // breaks the page keeps its structure in view.
-    const decoded = decodeWithCore(wasm, edited, verdict.absoluteBlock, loaded.bigEndian, entry.fork, loaded.decoded.kind, entry.pgVersion ?? undefined, { structure: structureHintsOf(wasm, entry) });
+    const decoded = decodeWithCore(wasm, edited, verdict.absoluteBlock, loaded.bigEndian, entry.fork, loaded.decoded.kind, entry.pgVersion ?? undefined, {
+      structure: structureHintsOf(wasm, entry),
+    });
     if (sameSpans(decoded.spans, loaded.decoded.spans)) decoded.spans = loaded.decoded.spans;
     return { ...loaded, ...verdict, bytes: edited, decoded };
   }, [loaded, edited, wasm, entry]);

@@ -28,7 +28,7 @@ describe('messages', () => {
     expect(signedInt2(0x7fff)).toBe(32767);
     expect(checksumWords(40000)).toBe('40000 (0x9C40, int2 -25536)');
   });
-  it('writes PostgreSQL lines, in the core\'s words', () => {
+  it("writes PostgreSQL lines, in the core's words", () => {
     expect(pgChecksumsLine(w, 'base/5/16385', 3, 0xabc, 0x1f)).toBe(
       'pg_checksums: error: checksum verification failed in file "base/5/16385", block 3: calculated checksum ABC but block contains 1F',
     );

@@ -15,7 +15,6 @@ export interface VmMap {
 
 export type { FsmTreeLevel as FsmLevel } from '../core';
 
-
 export interface FsmMap {
   kind: 'fsm';
   slotsPerPage: number;
@@ -35,7 +34,6 @@ export interface FsmMap {
 }
 
 export type MapPage = VmMap | FsmMap;
-
 
 /** The map of a page of the `vm` or `fsm` fork; null for pages of other forks. */
 export function mapPage(w: Wasm, page: Uint8Array, absoluteBlock: number, fork: string): MapPage | null {

@@ -27,7 +27,15 @@ export function pgChecksumsLine(w: MessageCore, path: string, blockInFile: numbe
 
 /** The server reading the page: its WARNING (where a client sees it) and ERROR; `pgVersion`
  * PG_VERSION when known. */
-export function serverLines(w: MessageCore, relpath: string, absoluteBlock: number, status: string, computed: number | null, stored: number, pgVersion: number | null = null): string {
+export function serverLines(
+  w: MessageCore,
+  relpath: string,
+  absoluteBlock: number,
+  status: string,
+  computed: number | null,
+  stored: number,
+  pgVersion: number | null = null,
+): string {
   return w.server_lines(relpath, absoluteBlock, status, computed ?? undefined, stored, pgVersion ?? undefined);
 }
 

@@ -58,7 +58,9 @@ describe('Markdown report', () => {
     const md = markdownReport(reportPage(wasm, damaged, place), summary, '9.9.9-test');
     expect(md).toContain('### Single-bit flips that make the checksum valid');
     expect(md).toContain('evidence, not proof');
-    expect(md).toMatch(new RegExp(`^\\d+\\. byte ${FLIPPED} bit 2 .*\`pgpage repair --block ${expected.block} --flip ${FLIPPED}:2 --out NEW base/16384/16390\`$`, 'm'));
+    expect(md).toMatch(
+      new RegExp(`^\\d+\\. byte ${FLIPPED} bit 2 .*\`pgpage repair --block ${expected.block} --flip ${FLIPPED}:2 --out NEW base/16384/16390\`$`, 'm'),
+    );
     // An undamaged page has none.
     expect(markdownReport(reportPage(wasm, original, place), summary, '9.9.9-test')).not.toContain('Single-bit flips');
   });
@@ -92,9 +94,20 @@ describe('Markdown report', () => {
     );
 
     // Every page_header() column, with pageinspect's value for these bytes.
-    const fields: Record<string, string> = { lsn: 'pd_lsn', flags: 'pd_flags', lower: 'pd_lower', upper: 'pd_upper', special: 'pd_special', pagesize: 'pd_pagesize_version', version: 'pd_pagesize_version', prune_xid: 'pd_prune_xid' };
+    const fields: Record<string, string> = {
+      lsn: 'pd_lsn',
+      flags: 'pd_flags',
+      lower: 'pd_lower',
+      upper: 'pd_upper',
+      special: 'pd_special',
+      pagesize: 'pd_pagesize_version',
+      version: 'pd_pagesize_version',
+      prune_xid: 'pd_prune_xid',
+    };
     for (const [column, field] of Object.entries(fields)) expect(md).toContain(`| ${column} | ${field} | ${expected.header[column]} |`);
-    expect(md).toContain(`| checksum | pd_checksum | ${expected.header.checksum} (0x${hex4(Number(expected.header.checksum))}, int2 ${int2(Number(expected.header.checksum))}) |`);
+    expect(md).toContain(
+      `| checksum | pd_checksum | ${expected.header.checksum} (0x${hex4(Number(expected.header.checksum))}, int2 ${int2(Number(expected.header.checksum))}) |`,
+    );
 
     // The header rows, then rows around the flipped byte, at file offsets.
     const base = expected.block * 8192;
@@ -102,7 +115,9 @@ describe('Markdown report', () => {
     expect(md).toContain(['```', `$ hexdump -C -s ${base} -n 64 base/16384/16390`, ...head, (base + 64).toString(16).padStart(8, '0'), '```'].join('\n'));
     const from = Math.floor(FLIPPED / 16) * 16 - 32;
     const around = [0, 16, 32, 48, 64].map((r) => hexdumpRow(damaged, from + r, base + from + r));
-    expect(md).toContain(['```', `$ hexdump -C -s ${base + from} -n 80 base/16384/16390`, ...around, (base + from + 80).toString(16).padStart(8, '0'), '```'].join('\n'));
+    expect(md).toContain(
+      ['```', `$ hexdump -C -s ${base + from} -n 80 base/16384/16390`, ...around, (base + from + 80).toString(16).padStart(8, '0'), '```'].join('\n'),
+    );
     expect(around[2]).toContain((damaged[FLIPPED] ?? 0).toString(16).padStart(2, '0'));
     expect(md).toContain('Around page offset 4000: differs from the copy on the standby.');
 
@@ -152,7 +167,8 @@ describe('Markdown report', () => {
     const other = { ...place, path: 'base/16384/16391', relpath: 'base/16384/16391', block: 0 };
     const pages = [reportPage(wasm, flipped, place), reportPage(wasm, newNotZero, other)];
     expect(pages.map((p) => p.status)).toEqual(['mismatch', 'new_not_zero']);
-    const zeroNote = 'block 3: all-zero page between pages with rows: the server reads it as an empty new page, so any rows it held are gone; a backup or WAL image may hold them';
+    const zeroNote =
+      'block 3: all-zero page between pages with rows: the server reads it as an empty new page, so any rows it held are gone; a backup or WAL image may hold them';
     const otherSummary: FileSummary = { blocks: 1, counts: { ok: 0, mismatch: 0, zero: 0, new_not_zero: 1, bad_header: 0 }, pending: 0, notes: [zeroNote] };
     // 464 mismatching pages in a big file, as in the issue: blocks 0-399 and 500-563.
     const big = [...Array(400).keys(), ...Array.from({ length: 64 }, (_, i) => 500 + i)];
@@ -160,7 +176,16 @@ describe('Markdown report', () => {
       ...big.map((b) => ({ path: place.path, block: b, absoluteBlock: b, status: 'mismatch' as const, stored: 1, computed: 2, note: b === 7 ? 'a | b' : '' })),
       { path: other.path, block: 0, absoluteBlock: 0, status: 'new_not_zero', stored: 0, computed: null, note: '' },
     ];
-    const md = markdownReportAll(rows, pages, [{ path: place.path, summary }, { path: other.path, summary: otherSummary }], '9.9.9-test', 'PostgreSQL 15 (PG_VERSION)');
+    const md = markdownReportAll(
+      rows,
+      pages,
+      [
+        { path: place.path, summary },
+        { path: other.path, summary: otherSummary },
+      ],
+      '9.9.9-test',
+      'PostgreSQL 15 (PG_VERSION)',
+    );
     expect(md.startsWith('# pgpage report: 465 problem pages in 2 files\n')).toBe(true);
     expect(md).toContain('Made by pgpage 9.9.9-test. PostgreSQL 15 (PG_VERSION).');
     expect(md).toContain('- `base/16384/16391`: 1 block: 1 new_not_zero (');
@@ -186,7 +211,7 @@ describe('Markdown report', () => {
     expect(md.match(/Produced locally by pgpage 9\.9\.9-test/g)).toHaveLength(1);
   });
 
-  it('decodes a heap page whose pd_upper was zeroed as its file\'s kind, as the page view does', () => {
+  it("decodes a heap page whose pd_upper was zeroed as its file's kind, as the page view does", () => {
     // pageinspect still lists such a page's tuples; the report must not call it `unknown`.
     const heap = new Uint8Array(readFileSync(join(__dirname, '../../../tests/fixtures/heap_hot_redirect/page.bin')));
     heap[14] = 0;
@@ -200,7 +225,11 @@ describe('Markdown report', () => {
   });
 
   it('escapes | in table cells so pd_flags names keep the header table whole', () => {
-    const page = { ...reportPage(wasm, original.slice(), place), header: { ...reportPage(wasm, original.slice(), place).header, flags: 5 }, flagNames: ['PD_HAS_FREE_LINES', 'PD_ALL_VISIBLE'] };
+    const page = {
+      ...reportPage(wasm, original.slice(), place),
+      header: { ...reportPage(wasm, original.slice(), place).header, flags: 5 },
+      flagNames: ['PD_HAS_FREE_LINES', 'PD_ALL_VISIBLE'],
+    };
     const md = markdownReport(page, summary, '9.9.9-test');
     const row = md.split('\n').find((l) => l.startsWith('| flags |'))!;
     expect(row).toBe('| flags | pd_flags | 5 (PD_HAS_FREE_LINES \\| PD_ALL_VISIBLE) |');
@@ -214,14 +243,27 @@ describe('Markdown report', () => {
     expect(plural(2, 'file')).toBe('2 files');
     expect(plural(0, 'block')).toBe('0 blocks');
     const one: FileSummary = { blocks: 1, counts: { ok: 1, mismatch: 0, zero: 0, new_not_zero: 0, bad_header: 0 }, pending: 0 };
-    const md = markdownReport({ ...reportPage(wasm, original.slice(), place), cluster: 'PostgreSQL 15 (PG_VERSION), little-endian, 8192-byte pages' }, one, '9.9.9-test');
+    const md = markdownReport(
+      { ...reportPage(wasm, original.slice(), place), cluster: 'PostgreSQL 15 (PG_VERSION), little-endian, 8192-byte pages' },
+      one,
+      '9.9.9-test',
+    );
     expect(md).toContain('`base/16384/16390`: 1 block: 1 ok');
     expect(md).toContain('- **Cluster:** PostgreSQL 15 (PG_VERSION), little-endian, 8192-byte pages');
     expect(md).toContain('pgpage 9.9.9-test');
     expect(
-      clusterLine({ pgVersion: 15, control: { pg_control_version: 1300, catalog_version_no: 202209061, releases: '13-16', max_data_alignment: 8, data_page_checksum_version: 1 }, bigEndian: false, blockSize: 8192 }),
-    ).toBe('PostgreSQL 15 (PG_VERSION), pg_control version 1300 (written by 13-16), catalog version 202209061, MAXALIGN 8, data checksum version 1, little-endian, 8192-byte pages');
-    expect(clusterLine({ pgVersion: null, control: null, bigEndian: true, blockSize: 4096 })).toBe('PostgreSQL version unknown (no PG_VERSION dropped), big-endian, 4096-byte pages');
+      clusterLine({
+        pgVersion: 15,
+        control: { pg_control_version: 1300, catalog_version_no: 202209061, releases: '13-16', max_data_alignment: 8, data_page_checksum_version: 1 },
+        bigEndian: false,
+        blockSize: 8192,
+      }),
+    ).toBe(
+      'PostgreSQL 15 (PG_VERSION), pg_control version 1300 (written by 13-16), catalog version 202209061, MAXALIGN 8, data checksum version 1, little-endian, 8192-byte pages',
+    );
+    expect(clusterLine({ pgVersion: null, control: null, bigEndian: true, blockSize: 4096 })).toBe(
+      'PostgreSQL version unknown (no PG_VERSION dropped), big-endian, 4096-byte pages',
+    );
     expect(blockRanges([5, 1, 2, 3, 9, 10])).toBe('1-3, 5, 9-10');
   });
 

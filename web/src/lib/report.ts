@@ -84,7 +84,7 @@ export function cell(v: string): string {
 export function blockRanges(blocks: readonly number[]): string {
   const sorted = [...new Set(blocks)].sort((a, b) => a - b);
   const runs: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
     runs.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
@@ -152,7 +152,10 @@ export function summaryLine(path: string, s: FileSummary): string {
   return `\`${path}\`: ${plural(s.blocks, 'block')}: ${parts.join(', ') || 'none verified'}.`;
 }
 
-const footer = (version: string) => ['---', `Produced locally by pgpage ${version} in the browser: the files were read on this machine and nothing was uploaded.`];
+const footer = (version: string) => [
+  '---',
+  `Produced locally by pgpage ${version} in the browser: the files were read on this machine and nothing was uploaded.`,
+];
 
 /** One page's part under a `##` title: facts, header, messages, bytes. */
 function pageSection(p: ReportPage, title: string): string[] {
@@ -166,9 +169,12 @@ function pageSection(p: ReportPage, title: string): string[] {
     `- **Where:** file \`${p.path}\` (segment ${p.segment}, ${p.fork} fork, relation \`${p.relpath}\`), block ${p.block} of the file = relation-wide block ${p.absoluteBlock}, file offset ${fileOffset} (0x${fileOffset.toString(16)}), ${p.blockSize}-byte pages, ${p.kind} page`,
   );
   out.push(`- **Stored checksum** (pd_checksum): ${checksumWords(p.stored)}`);
-  out.push(`- **Computed checksum** (pg_checksum_page for block ${p.absoluteBlock}): ${p.computed === null ? 'none (a new page is not checksummed)' : checksumWords(p.computed)}`);
+  out.push(
+    `- **Computed checksum** (pg_checksum_page for block ${p.absoluteBlock}): ${p.computed === null ? 'none (a new page is not checksummed)' : checksumWords(p.computed)}`,
+  );
   if (p.cluster) out.push(`- **Cluster:** ${p.cluster}`);
-  if (p.matchesBlock !== null) out.push(`- Written for relation block ${p.matchesBlock}: its stored checksum is valid there and the page's own evidence agrees (a misplaced page).`);
+  if (p.matchesBlock !== null)
+    out.push(`- Written for relation block ${p.matchesBlock}: its stored checksum is valid there and the page's own evidence agrees (a misplaced page).`);
   if (p.redaction) out.push(`- **Redacted:** ${p.redaction.note}; masked bytes show as \`xx\` in the dumps below.`);
   out.push('', `### Page header (pageinspect's \`page_header()\`)`, '', '| page_header() | PageHeaderData | value |', '| --- | --- | --- |');
   for (const [column, field] of HEADER_FIELDS) out.push(`| ${column} | ${field} | ${cell(headerValue(p, column))} |`);
@@ -185,7 +191,14 @@ function pageSection(p: ReportPage, title: string): string[] {
     }
   }
 
-  out.push('', '### Bytes (`hexdump -C`)', '', `The first ${HEAD_BYTES} bytes: the 24-byte page header and the first line pointers.`, '', excerpt(p, 0, Math.min(HEAD_BYTES, p.bytes.length)));
+  out.push(
+    '',
+    '### Bytes (`hexdump -C`)',
+    '',
+    `The first ${HEAD_BYTES} bytes: the 24-byte page header and the first line pointers.`,
+    '',
+    excerpt(p, 0, Math.min(HEAD_BYTES, p.bytes.length)),
+  );
   if (p.damage) {
     const from = Math.max(0, (Math.floor(p.damage.start / 16) - CONTEXT_ROWS) * 16);
     const to = Math.min(p.bytes.length, (Math.ceil(p.damage.end / 16) + CONTEXT_ROWS) * 16);
@@ -229,7 +242,13 @@ export const DETAILED_PAGES = 5;
  * then per file and status the number of pages and their block ranges), the first few pages
  * in full as in the one-page report, and an appendix table with one row per problem page.
  */
-export function markdownReportAll(rows: readonly ProblemRow[], detailed: readonly ReportPage[], files: { path: string; summary: FileSummary }[], version: string, cluster?: string): string {
+export function markdownReportAll(
+  rows: readonly ProblemRow[],
+  detailed: readonly ReportPage[],
+  files: { path: string; summary: FileSummary }[],
+  version: string,
+  cluster?: string,
+): string {
   const out = [`# pgpage report: ${plural(rows.length, 'problem page')} in ${plural(files.length, 'file')}`, ''];
   out.push(`Made by pgpage ${version}.${cluster ? ` ${cluster}.` : ''}`, '', '## Summary', '');
   for (const f of files) {
@@ -249,11 +268,20 @@ export function markdownReportAll(rows: readonly ProblemRow[], detailed: readonl
     out.push(`| \`${cell(path)}\` | ${status} (${cell(STATUS_WORDS[status])}) | ${g.length} | ${blockRanges(g.map((r) => r.block))} |`);
   }
   if (detailed.length > 0) {
-    const which = detailed.length < rows.length ? `the first ${plural(detailed.length, 'problem page')} of ${rows.length}; every one is in the appendix` : plural(detailed.length, 'problem page');
+    const which =
+      detailed.length < rows.length
+        ? `the first ${plural(detailed.length, 'problem page')} of ${rows.length}; every one is in the appendix`
+        : plural(detailed.length, 'problem page');
     out.push('', `## Pages in detail`, '', `In full: ${which}.`);
   }
   for (const p of detailed) out.push('', ...pageSection(p, '').map((l) => (l.startsWith('#') ? `#${l}` : l)));
-  out.push('', '## Appendix: every problem page', '', '| file | block | relation block | status | stored | computed | note |', '| --- | --- | --- | --- | --- | --- | --- |');
+  out.push(
+    '',
+    '## Appendix: every problem page',
+    '',
+    '| file | block | relation block | status | stored | computed | note |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  );
   for (const r of rows) {
     const computed = r.computed === null ? '—' : String(r.computed);
     out.push(`| \`${cell(r.path)}\` | ${r.block} | ${r.absoluteBlock} | ${r.status} | ${r.stored} | ${computed} | ${cell(r.note)} |`);

@@ -33,7 +33,6 @@ export interface Span {
 /** pageinspect's columns for the page, as `pgpage inspect --json` prints a block. */
 export type { DecodedColumns } from '../core';
 
-
 export interface DecodedPage extends DecodedColumns {
   spans: Span[];
   /** Findings about the page as a whole (decoded as its file's kind), as messages. */
@@ -78,7 +77,16 @@ export interface DecodeHints {
 }
 
 /** Decodes a page with the core and turns its typed arrays into spans. */
-export function decodeWithCore(w: Wasm, page: Uint8Array, absoluteBlock: number, bigEndian: boolean, fork: string, fileKind?: string, pgVersion?: number, hints: DecodeHints = {}): DecodedPage {
+export function decodeWithCore(
+  w: Wasm,
+  page: Uint8Array,
+  absoluteBlock: number,
+  bigEndian: boolean,
+  fork: string,
+  fileKind?: string,
+  pgVersion?: number,
+  hints: DecodeHints = {},
+): DecodedPage {
   const { structure, columns } = hints;
   const d = structure
     ? w.decode_with(structure.hints, structure.entry, page, absoluteBlock >>> 0, bigEndian, fork, '', fileKind, pgVersion)

@@ -44,7 +44,8 @@ export const ZERO_NOTE_WORDS = 'all-zero page between pages with rows: rows stor
  * pages the server refuses. The report's badge, the page view's and the summary's section
  * say the same words. */
 export const READ_AS_EMPTY = 'read as empty';
-export const READ_AS_EMPTY_WORDS = 'a zeroed page whose rows are lost though the server reads it without an error, as an empty page: counted apart from the pages it refuses';
+export const READ_AS_EMPTY_WORDS =
+  'a zeroed page whose rows are lost though the server reads it without an error, as an empty page: counted apart from the pages it refuses';
 
 /** Whether a report's block is read as empty: zeroed, and the server reads it without an
  * error (an index page the server refuses as an unexpected zero page is zeroed too, but it

@@ -68,6 +68,8 @@ describe('MapPanel', () => {
     }
     const root = mapPage(w, file.subarray(0, BS), 0, 'fsm') as FsmMap;
     const r = render(<MapPanel map={root} block={0} />);
-    expect(r.getAllByTestId('fsm-map')[1].textContent).toMatch(/the root page \(FSM level 2, page 0 of its level\): each leaf slot stands for an FSM page of level 1, that is 16,556,761 heap blocks/);
+    expect(r.getAllByTestId('fsm-map')[1].textContent).toMatch(
+      /the root page \(FSM level 2, page 0 of its level\): each leaf slot stands for an FSM page of level 1, that is 16,556,761 heap blocks/,
+    );
   });
 });

@@ -60,7 +60,12 @@ function usePaging(total: number): { from: number; to: number; nav: ReactElement
   return { from, to, nav };
 }
 
-const VM_WORDS = ['neither bit set', 'all-visible', 'all-frozen without all-visible (the server sets all-frozen only with all-visible)', 'all-visible and all-frozen'];
+const VM_WORDS = [
+  'neither bit set',
+  'all-visible',
+  'all-frozen without all-visible (the server sets all-frozen only with all-visible)',
+  'all-visible and all-frozen',
+];
 const VM_LETTER = ['·', 'v', '!', 'F'];
 
 function VmGrid(p: { map: VmMap; block: number }) {
@@ -80,15 +85,18 @@ function VmGrid(p: { map: VmMap; block: number }) {
   const lastBlock = first + map.heapBlocks - 1;
   return (
     <section className="mappanel" data-testid="vm-map" data-first-heap-block={first} data-heap-blocks={map.heapBlocks}>
-      <h3>Visibility map: heap blocks {n(first)} to {n(lastBlock)}</h3>
+      <h3>
+        Visibility map: heap blocks {n(first)} to {n(lastBlock)}
+      </h3>
       <p>
-        VM block {p.block} holds two bits for each of <strong>{n(map.heapBlocks)}</strong> heap blocks (heap_blocks: what one VM page can describe, a capacity, not
-        the table's size: the visibility map does not record how many heap blocks exist).{' '}
+        VM block {p.block} holds two bits for each of <strong>{n(map.heapBlocks)}</strong> heap blocks (heap_blocks: what one VM page can describe, a capacity,
+        not the table's size: the visibility map does not record how many heap blocks exist).{' '}
         {lastSet < 0 ? (
           <>No bit is set: no heap block of this range is known all-visible or all-frozen.</>
         ) : (
           <>
-            {n(visible)} blocks all-visible, {n(frozen)} all-frozen; the last with a bit set is heap block {n(first + lastSet)}, and every block after it reads 0 0.
+            {n(visible)} blocks all-visible, {n(frozen)} all-frozen; the last with a bit set is heap block {n(first + lastSet)}, and every block after it reads
+            0 0.
           </>
         )}
       </p>
@@ -149,8 +157,8 @@ function FsmTree(p: { map: FsmMap; block: number }) {
       <h3>Free space map: {map.level === null ? 'no FSM address' : `level ${map.level}, page ${map.logicalPage}`}</h3>
       <p>{levelWords}</p>
       <p>
-        A node holds a free-space category (0 to 255, each {n(map.availByCategory[1] ?? 0)} bytes); an inner node holds the larger of its two children, so the root
-        says how much the best slot below it has.
+        A node holds a free-space category (0 to 255, each {n(map.availByCategory[1] ?? 0)} bytes); an inner node holds the larger of its two children, so the
+        root says how much the best slot below it has.
       </p>
       <table className="fsmlevels" data-testid="fsm-levels">
         <thead>

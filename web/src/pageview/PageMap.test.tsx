@@ -36,11 +36,15 @@ describe('PageMap', () => {
     const code = names.indexOf('mismatch');
     expect(blockWords(7, code, false, names)).toBe('block 7: mismatch — checksum mismatch');
     expect(blockWords(7, code, true, names)).toBe('block 7: checksums are off (not checked)');
-    expect(blockWords(7, names.indexOf('bad_header'), false, names)).toBe('block 7: bad_header — checksum OK but the page header is insane (the server rejects it)');
+    expect(blockWords(7, names.indexOf('bad_header'), false, names)).toBe(
+      'block 7: bad_header — checksum OK but the page header is insane (the server rejects it)',
+    );
     expect(blockWords(7, PENDING, false, names)).toBe('block 7: not yet verified');
     // An all-zero page the core notes between pages with rows is named so, not as a fine new page.
     expect(blockWords(7, names.indexOf('zero'), false, names)).toBe('block 7: zero — all-zero new page, which the server reads as empty');
-    expect(blockWords(7, names.indexOf('zero'), false, names, true)).toBe('block 7: zero — all-zero page between pages with rows: rows stored there would be gone');
+    expect(blockWords(7, names.indexOf('zero'), false, names, true)).toBe(
+      'block 7: zero — all-zero page between pages with rows: rows stored there would be gone',
+    );
     expect(blockWords(7, undefined, false, names)).toBe('block 7: not yet verified');
     // Before the core's names are loaded: the block alone.
     expect(blockWords(7, code, false, null)).toBe('block 7');
@@ -76,7 +80,17 @@ describe('PageMap', () => {
     expect(rows.length).toBeGreaterThan(1);
     expect(rows.every((r, i) => r % perRow === 0 && (i === 0 || r > rows[i - 1]))).toBe(true);
     expect(v.getByTestId('pagemap-cols').querySelector('span')!.textContent).toBe('+0');
-    vi.spyOn(canvas, 'getBoundingClientRect').mockReturnValue({ left: 0, top: 0, width: canvas.width, height: canvas.height, right: canvas.width, bottom: canvas.height, x: 0, y: 0, toJSON: () => ({}) });
+    vi.spyOn(canvas, 'getBoundingClientRect').mockReturnValue({
+      left: 0,
+      top: 0,
+      width: canvas.width,
+      height: canvas.height,
+      right: canvas.width,
+      bottom: canvas.height,
+      x: 0,
+      y: 0,
+      toJSON: () => ({}),
+    });
     fireEvent.mouseMove(canvas, { clientX: 3 * cell + 1, clientY: 1 });
     await waitFor(() => expect(v.getByTestId('pagemap-tip').textContent).toBe('block 3: mismatch — checksum mismatch'));
     fireEvent.mouseMove(canvas, { clientX: 1, clientY: cell + 1 });

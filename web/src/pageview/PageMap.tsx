@@ -41,7 +41,14 @@ export function axisStep(cell: number, px: number): number {
 }
 
 /** The block under a point of the canvas, whose drawn size may be scaled from its own. */
-export function blockAt(x: number, y: number, drawn: { width: number; height: number }, canvas: { width: number; height: number }, cell: number, cols: number): number {
+export function blockAt(
+  x: number,
+  y: number,
+  drawn: { width: number; height: number },
+  canvas: { width: number; height: number },
+  cell: number,
+  cols: number,
+): number {
   const sx = drawn.width > 0 ? canvas.width / drawn.width : 1;
   const sy = drawn.height > 0 ? canvas.height / drawn.height : 1;
   const col = Math.floor((x * sx) / cell);

@@ -111,12 +111,23 @@ export const PageView = memo(function PageView(p: PageViewProps) {
         if (blocks === 0) throw new Error(`the file is shorter than one ${bs}-byte page`);
         const block = Math.min(p.block, blocks - 1);
         const bytes =
-          (block + 1) * bs <= head.length ? head.slice(block * bs, (block + 1) * bs) : new Uint8Array(await file.slice(block * bs, (block + 1) * bs).arrayBuffer());
+          (block + 1) * bs <= head.length
+            ? head.slice(block * bs, (block + 1) * bs)
+            : new Uint8Array(await file.slice(block * bs, (block + 1) * bs).arrayBuffer());
         const verdict = pageVerdict(wasm, bytes, { block, blockSize: bs, segment: entry.segment, blocks, bigEndian, ...fileContext(entry, block) });
         // A page that does not show its kind (pd_upper zeroed, garbage) decodes as its file's;
         // its columns are named as its cluster's pageinspect names them.
         // With the hints the file was verified with, it finds what the verify list found.
-        const decoded = decodeWithCore(wasm, bytes, verdict.absoluteBlock, bigEndian, entry.fork, fileKindOf(wasm, head, bs, bigEndian, entry.fork), entry.pgVersion ?? undefined, { structure: structureHintsOf(wasm, entry), relation: entry.naming?.relation?.name ?? entry.path });
+        const decoded = decodeWithCore(
+          wasm,
+          bytes,
+          verdict.absoluteBlock,
+          bigEndian,
+          entry.fork,
+          fileKindOf(wasm, head, bs, bigEndian, entry.fork),
+          entry.pgVersion ?? undefined,
+          { structure: structureHintsOf(wasm, entry), relation: entry.naming?.relation?.name ?? entry.path },
+        );
         if (live) {
           setPage({ entryId: entry.id, page: { block, bytes, blockSize: bs, bigEndian, decoded, ...verdict } });
           setError(null);
@@ -149,10 +160,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
     [page],
   );
   // A VM or FSM page's map, from the (possibly edited) bytes.
-  const map = useMemo(
-    () => (page && wasmRef.current ? mapPage(wasmRef.current, page.bytes, page.absoluteBlock, entry.fork) : null),
-    [page, entry.fork],
-  );
+  const map = useMemo(() => (page && wasmRef.current ? mapPage(wasmRef.current, page.bytes, page.absoluteBlock, entry.fork) : null), [page, entry.fork]);
   // The tuple bytes of the selected item (its line pointer's target), where the dump scrolls.
   const itemStart = useMemo(() => {
     if (!decoded || item === null) return null;
@@ -163,10 +171,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   }, [decoded, item]);
   // A tour step outlines its own bytes of the item (its line pointer, say): the dump shows those.
   const revealStart = p.highlight && p.highlightItem === item ? p.highlight.start : itemStart;
-  const marked = useMemo(
-    () => new Set<string>(page && page.computed !== null && page.computed !== page.stored ? ['pd_checksum'] : []),
-    [page],
-  );
+  const marked = useMemo(() => new Set<string>(page && page.computed !== null && page.computed !== page.stored ? ['pd_checksum'] : []), [page]);
 
   // page_header()'s columns by the header rows that show them (pd_pagesize_version shows as
   // both pagesize and version).
@@ -200,7 +205,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   // The decoder flags the line pointer of each item amcheck's findings name, in the same
   // words: said once, in amcheck's list, with where the line pointer lies.
   const problemSpans = decoded.spans.filter((x) => x.problem && (decoded.items_counted || x.item === undefined));
-  const flaggedBy = (x: (typeof mapFindings)[number]) => (x.amcheck && x.offset ? problemSpans.find((s) => s.item === x.offset && s.problem === x.message) : undefined);
+  const flaggedBy = (x: (typeof mapFindings)[number]) =>
+    x.amcheck && x.offset ? problemSpans.find((s) => s.item === x.offset && s.problem === x.message) : undefined;
   const saidByAmcheck = new Set(mapFindings.map(flaggedBy).filter((s) => s !== undefined));
   const decodeProblems = problemSpans.filter((x) => !saidByAmcheck.has(x));
   const amcheckLine = (x: (typeof mapFindings)[number]) => {
@@ -213,7 +219,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   const doCopy = (what: string, text: string) => void copy(text).then((ok) => setCopied(ok ? what : `could not copy ${what}`));
   const fileOffset = page.block * page.blockSize;
   // The share row's "Redact row data" switch holds for these copies too.
-  const redaction = () => (redactOn() && wasmRef.current ? redactionOf(wasmRef.current, page.bytes, page.absoluteBlock, page.bigEndian, entry.fork, decoded.kind) : null);
+  const redaction = () =>
+    redactOn() && wasmRef.current ? redactionOf(wasmRef.current, page.bytes, page.absoluteBlock, page.bigEndian, entry.fork, decoded.kind) : null;
 
   return (
     <section
@@ -276,7 +283,13 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       {mapFindings.length > 0 && (
         <ul className="warn" data-testid="page-findings">
           {mapFindings.map((x) => (
-            <li key={`${x.code}:${x.offset ?? 0}`} data-code={x.code} data-offset={x.offset} data-amcheck={x.amcheck ? 'true' : undefined} className={x.evidence === 'note' ? 'note' : undefined}>
+            <li
+              key={`${x.code}:${x.offset ?? 0}`}
+              data-code={x.code}
+              data-offset={x.offset}
+              data-amcheck={x.amcheck ? 'true' : undefined}
+              className={x.evidence === 'note' ? 'note' : undefined}
+            >
               {x.amcheck ? amcheckLine(x) : x.message}
             </li>
           ))}
@@ -289,41 +302,59 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       )}
       {!decoded.items_counted && itemProblems > 0 && (
         <p className="note" data-testid="items-noise" data-findings={itemProblems}>
-          The header is not a PostgreSQL page header, so its line pointers mean nothing: the {itemProblems.toLocaleString('en-US')} findings on the &quot;items&quot; they point at are
-          not listed.
+          The header is not a PostgreSQL page header, so its line pointers mean nothing: the {itemProblems.toLocaleString('en-US')} findings on the
+          &quot;items&quot; they point at are not listed.
         </p>
       )}
       {decodeProblems.length > 0 && (
         <ul className="warn" data-testid="decode-problems">
           {/* Findings on items that a header of noise points at would be noise themselves. */}
-          {decodeProblems
-            .slice(0, 20)
-            .map((x) => (
-              <li key={x.start} title={x.rule}>
-                <code>{x.qualified}</code>
-                {x.item !== undefined && ` of item ${x.item}`} at offset {x.start}: {x.problem}
-              </li>
-            ))}
+          {decodeProblems.slice(0, 20).map((x) => (
+            <li key={x.start} title={x.rule}>
+              <code>{x.qualified}</code>
+              {x.item !== undefined && ` of item ${x.item}`} at offset {x.start}: {x.problem}
+            </li>
+          ))}
         </ul>
       )}
       <div className="copy">
         Copy:{' '}
         {problem && page.status === 'mismatch' && page.computed !== null && (
-          <button type="button" onClick={() => doCopy('pg_checksums line', pgChecksumsLine(wasmRef.current!, entry.path, page.block, page.computed!, page.stored))}>
+          <button
+            type="button"
+            onClick={() => doCopy('pg_checksums line', pgChecksumsLine(wasmRef.current!, entry.path, page.block, page.computed!, page.stored))}
+          >
             pg_checksums line
           </button>
         )}
         {problem && (
-          <button type="button" onClick={() => doCopy('server messages', serverLines(wasmRef.current!, relpath, page.absoluteBlock, page.status, page.computed, page.stored, entry.pgVersion))}>
+          <button
+            type="button"
+            onClick={() =>
+              doCopy('server messages', serverLines(wasmRef.current!, relpath, page.absoluteBlock, page.status, page.computed, page.stored, entry.pgVersion))
+            }
+          >
             server WARNING/ERROR
           </button>
         )}
         {problem && page.status === 'mismatch' && page.computed !== null && (
-          <button type="button" onClick={() => doCopy('pg_basebackup line', pgBasebackupLine(wasmRef.current!, relpath + (entry.segment ? `.${entry.segment}` : ''), page.block, page.computed!, page.stored))}>
+          <button
+            type="button"
+            onClick={() =>
+              doCopy(
+                'pg_basebackup line',
+                pgBasebackupLine(wasmRef.current!, relpath + (entry.segment ? `.${entry.segment}` : ''), page.block, page.computed!, page.stored),
+              )
+            }
+          >
             pg_basebackup line
           </button>
         )}
-        <button type="button" data-testid="copy-hexdump" onClick={() => doCopy('hexdump -C', pageHexdump(page.bytes, fileOffset, 0, page.bytes.length, redaction()))}>
+        <button
+          type="button"
+          data-testid="copy-hexdump"
+          onClick={() => doCopy('hexdump -C', pageHexdump(page.bytes, fileOffset, 0, page.bytes.length, redaction()))}
+        >
           page as hexdump -C
         </button>
         {/* Always there and as wide for any item number, so that selecting an item by
@@ -410,7 +441,11 @@ export const PageView = memo(function PageView(p: PageViewProps) {
             <>
               {/* A map page has no special space: its fields are the map's (the grid above
                   shows the VM's bit lists). */}
-              <h3>{map ? `${map.kind === 'vm' ? 'Visibility' : 'Free space'} map page fields` : `Special space${decoded.kind === 'btree' || decoded.kind === 'hash' ? ' / metapage' : ''}`}</h3>
+              <h3>
+                {map
+                  ? `${map.kind === 'vm' ? 'Visibility' : 'Free space'} map page fields`
+                  : `Special space${decoded.kind === 'btree' || decoded.kind === 'hash' ? ' / metapage' : ''}`}
+              </h3>
               <table data-testid="special-panel">
                 <tbody>
                   {flatten(decoded.special)
@@ -433,10 +468,18 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       {/* Below the hex view and the panels, so that its rows arriving move nothing under the
           pointer. */}
       {decoded.kind === 'heap' && item !== null && p.files && <TupleColumns entry={entry} files={p.files} page={page.bytes} lp={item} />}
-      <DamagePanel entry={entry} files={p.files ?? []} page={page} overwritten={reported?.damage === 'overwritten' && !decoded.items_counted} onBlock={p.onBlock} flip={flip} onFlip={(m) => {
+      <DamagePanel
+        entry={entry}
+        files={p.files ?? []}
+        page={page}
+        overwritten={reported?.damage === 'overwritten' && !decoded.items_counted}
+        onBlock={p.onBlock}
+        flip={flip}
+        onFlip={(m) => {
           setFlip(m);
           if (m) p.onOffset(m.offset);
-        }} />
+        }}
+      />
       <LabPanel page={page} edited={(lab.editedOffsets?.size ?? 0) > 0} />
     </section>
   );
@@ -445,7 +488,9 @@ export const PageView = memo(function PageView(p: PageViewProps) {
 /** A metapage nested in the special space shows as `meta.root`, `meta.level`, ... rows. */
 function flatten(o: Record<string, unknown>, prefix = ''): [string, unknown][] {
   return Object.entries(o).flatMap(([k, v]) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? flatten(v as Record<string, unknown>, `${prefix}${k}.`) : [[`${prefix}${k}`, v] as [string, unknown]],
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? flatten(v as Record<string, unknown>, `${prefix}${k}.`)
+      : [[`${prefix}${k}`, v] as [string, unknown]],
   );
 }
 
@@ -502,7 +547,8 @@ const Items = memo(function Items(p: {
         <h3 data-testid="items-count">Items ({p.items.length})</h3>
       ) : (
         <h3 data-testid="items-count" data-count="unknown">
-          Items: number unknown from this page. Its header and line pointers are not ones PostgreSQL writes; the {p.items.length} rows below are what pd_lower counts.
+          Items: number unknown from this page. Its header and line pointers are not ones PostgreSQL writes; the {p.items.length} rows below are what pd_lower
+          counts.
         </h3>
       )}
       <div className="items-scroll" ref={scroller} onMouseLeave={() => p.onHover(null)}>

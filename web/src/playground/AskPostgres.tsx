@@ -37,11 +37,17 @@ export function AskPostgres(p: AskProps) {
       const head = new Uint8Array(await p.entry.file.slice(0, Math.min(p.entry.size, w.detect_head_bytes())).arrayBuffer());
       const page = new Uint8Array(await p.entry.file.slice(p.block * BS, (p.block + 1) * BS).arrayBuffer());
       const fileKind = fileKindOf(w, head, BS, false, p.entry.fork);
-      const ours = decodeWithCore(w, page, p.block, false, p.entry.fork, fileKind, 18, { columns: p.entry.fork === 'main' ? (p.columns ?? undefined) : undefined });
+      const ours = decodeWithCore(w, page, p.block, false, p.entry.fork, fileKind, 18, {
+        columns: p.entry.fork === 'main' ? (p.columns ?? undefined) : undefined,
+      });
       const question: AskPage = { kind: ours.kind, block: p.block, fork: p.entry.fork, relation: p.relation };
       const m = await p.request<Extract<FromPlay, { type: 'ask' }>>({ type: 'ask', job: p.nextJob(), page, question });
       if (m.error || !m.answer) throw new Error(m.error ?? 'no answer');
-      setState({ busy: false, answer: { ...compareAnswer(question, ours, m.answer), functions: pageinspectFunctions(question), answer: m.answer }, error: null });
+      setState({
+        busy: false,
+        answer: { ...compareAnswer(question, ours, m.answer), functions: pageinspectFunctions(question), answer: m.answer },
+        error: null,
+      });
     } catch (e) {
       setState({ busy: false, answer: null, error: e instanceof Error ? e.message : String(e) });
     }
@@ -50,7 +56,11 @@ export function AskPostgres(p: AskProps) {
   const differ = a ? a.fields.filter((f) => !f.agree) : [];
   const byFn = a ? a.functions.map((fn) => ({ fn, fields: a.fields.filter((f) => f.fn === fn), silent: a.silent.find((s) => s.fn === fn) })) : [];
   return (
-    <div className="play-ask" data-testid="ask-postgres" data-state={state.busy ? 'running' : a ? (differ.length === 0 ? 'agree' : 'differ') : state.error ? 'error' : 'idle'}>
+    <div
+      className="play-ask"
+      data-testid="ask-postgres"
+      data-state={state.busy ? 'running' : a ? (differ.length === 0 ? 'agree' : 'differ') : state.error ? 'error' : 'idle'}
+    >
       <button type="button" data-testid="ask-button" disabled={state.busy} onClick={() => void ask()}>
         Ask PostgreSQL about {p.entry.path.replace(/^playground\/\d+\//, '')} block {p.block}
       </button>

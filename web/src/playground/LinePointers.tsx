@@ -77,7 +77,8 @@ export function LinePointers({ entry, block, relation }: { entry: FileEntry; blo
   };
   const arrows: { kind: 'redirect' | 'hot'; from: number; to: number }[] = [];
   for (const it of items) {
-    if (it.redirect_to !== undefined && it.redirect_to >= 1 && it.redirect_to <= items.length) arrows.push({ kind: 'redirect', from: it.lp, to: it.redirect_to });
+    if (it.redirect_to !== undefined && it.redirect_to >= 1 && it.redirect_to <= items.length)
+      arrows.push({ kind: 'redirect', from: it.lp, to: it.redirect_to });
     if (it.hot_next !== undefined && it.hot_next >= 1 && it.hot_next <= items.length) arrows.push({ kind: 'hot', from: it.lp, to: it.hot_next });
   }
   const redirects = arrows.filter((a) => a.kind === 'redirect').length;
@@ -157,8 +158,19 @@ export function LinePointers({ entry, block, relation }: { entry: FileEntry; blo
                     ? `M ${x1} ${p.y} C ${x1} ${p.y - ARC + 4}, ${x2} ${q.y - ARC + 4}, ${x2} ${q.y}`
                     : `M ${x1} ${p.y + BOX_H} V ${p.y + BOX_H + 6} H ${gapX} V ${q.y - ARC / 2} H ${x2} V ${q.y}`;
                 return (
-                  <g key={`${a.kind}:${a.from}`} className={`lp-arrow lp-arrow-${a.kind}`} data-testid="lp-arrow" data-kind={a.kind} data-from={a.from} data-to={a.to}>
-                    <title>{a.kind === 'redirect' ? `lp ${a.from} redirects to lp ${a.to}` : `lp ${a.from} (HEAP_HOT_UPDATED): its t_ctid names lp ${a.to}, the next version`}</title>
+                  <g
+                    key={`${a.kind}:${a.from}`}
+                    className={`lp-arrow lp-arrow-${a.kind}`}
+                    data-testid="lp-arrow"
+                    data-kind={a.kind}
+                    data-from={a.from}
+                    data-to={a.to}
+                  >
+                    <title>
+                      {a.kind === 'redirect'
+                        ? `lp ${a.from} redirects to lp ${a.to}`
+                        : `lp ${a.from} (HEAP_HOT_UPDATED): its t_ctid names lp ${a.to}, the next version`}
+                    </title>
                     <path d={d} markerEnd={`url(#lp-head-${a.kind})`} />
                   </g>
                 );

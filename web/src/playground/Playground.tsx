@@ -56,7 +56,8 @@ export interface Snapshot {
   ms: number;
 }
 
-type Boot = { state: 'loading'; phase: StartPhase; received: number; total: number } | { state: 'ready'; version: string } | { state: 'error'; message: string };
+type Boot =
+  { state: 'loading'; phase: StartPhase; received: number; total: number } | { state: 'ready'; version: string } | { state: 'error'; message: string };
 
 const mb = (n: number) => (n / 1048576).toFixed(1);
 /** PGlite's block size. */
@@ -193,7 +194,7 @@ export default function Playground(p: PlaygroundProps) {
       // The bench reads these marks: the worker's answer here, the page opened below.
       performance.mark('playground-result');
       const step = snapsRef.current.length + 1;
-      const files = m.files ? await toSnapshot(step, m.files) : snapsRef.current.at(-1)?.files ?? [];
+      const files = m.files ? await toSnapshot(step, m.files) : (snapsRef.current.at(-1)?.files ?? []);
       const s: Snapshot = { step, sql: text, error: m.error, results: m.results, notices: m.notices, files, note: m.snapshotNote, ms: m.ms };
       snapsRef.current = [...snapsRef.current, s];
       // In the same render as the snapshot (an effect would render the whole page again).
@@ -327,19 +328,31 @@ export default function Playground(p: PlaygroundProps) {
     setFlipped(
       `Flipped bit ${Math.log2(FLIP_MASK)} of byte ${at} of block ${show.block} of ${file.path}: 0x${hex2(was)}${ch(was)} became 0x${hex2(page[at])}${ch(page[at])}. ` +
         `It is the last byte of lp ${lp}'s tuple, the end of its last column's value, so the page header and line pointers stay sane and only the checksum can tell. ` +
-        'The stored checksum was left as it was, as a flip on a disk or in memory leaves it, and the server\'s buffer of the page was evicted: its next read is the file\'s.',
+        "The stored checksum was left as it was, as a flip on a disk or in memory leaves it, and the server's buffer of the page was evicted: its next read is the file's.",
     );
   };
   const upcoming = lesson ? lesson.lesson.steps[lesson.next] : undefined;
   const curLesson = cur ? lessonOf.current.get(cur.step) : undefined;
   const shownFile = p.shown ? snaps.flatMap((x) => x.files).find((f) => f.entry.id === p.shown?.entry.id) : undefined;
   const ask = p.shown && ready && (
-    <AskPostgres key={`${p.shown.entry.id}:${p.shown.block}`} entry={p.shown.entry} block={p.shown.block} relation={shownFile?.relation.oid ?? null} columns={shownFile?.relation.columns ?? null} request={request} nextJob={() => nextJob++} />
+    <AskPostgres
+      key={`${p.shown.entry.id}:${p.shown.block}`}
+      entry={p.shown.entry}
+      block={p.shown.block}
+      relation={shownFile?.relation.oid ?? null}
+      columns={shownFile?.relation.columns ?? null}
+      request={request}
+      nextJob={() => nextJob++}
+    />
   );
 
-  const picture = p.shown && shownFile && shownFile.fork === 'main' && HEAP_RELKINDS.has(shownFile.relation.relkind) && p.shown.entry.size > p.shown.block * 8192 && (
-    <LinePointers key={`lp:${p.shown.entry.id}:${p.shown.block}`} entry={p.shown.entry} block={p.shown.block} relation={shownFile.relation.name} />
-  );
+  const picture = p.shown &&
+    shownFile &&
+    shownFile.fork === 'main' &&
+    HEAP_RELKINDS.has(shownFile.relation.relkind) &&
+    p.shown.entry.size > p.shown.block * 8192 && (
+      <LinePointers key={`lp:${p.shown.entry.id}:${p.shown.block}`} entry={p.shown.entry} block={p.shown.block} relation={shownFile.relation.name} />
+    );
 
   return (
     <section className="playground" data-testid="playground" data-state={state}>
@@ -420,8 +433,8 @@ export default function Playground(p: PlaygroundProps) {
               </pre>
               {said?.then === 'lab-write' && lesson.writes === writes && (
                 <p className="notice" data-testid="lesson-waiting">
-                  Step {lesson.next} asks you to change a byte of the page and write it into the server&apos;s file, and nothing has been written since: run step {lesson.next + 1} now and
-                  the server reads the page as it wrote it.{' '}
+                  Step {lesson.next} asks you to change a byte of the page and write it into the server&apos;s file, and nothing has been written since: run
+                  step {lesson.next + 1} now and the server reads the page as it wrote it.{' '}
                   {said.show && (
                     <button type="button" data-testid="lesson-flip" disabled={!ready || running !== null} onClick={() => void flipForMe(said.show!)}>
                       Flip a byte for me
@@ -474,9 +487,9 @@ export default function Playground(p: PlaygroundProps) {
       {cancelled !== null && ready && !running && (
         <p className="notice" role="status" data-testid="play-cancelled">
           Cancelled <code className="play-stmt">{cancelled.sql.length > 80 ? `${cancelled.sql.slice(0, 80)}…` : cancelled.sql}</code>
-          {cancelled.why ? ` (${cancelled.why})` : ''}: PostgreSQL in this tab cannot be interrupted inside a statement, so it was stopped and started again from its
-          data directory as saved {cancelled.from === null ? 'before the first statement' : `after snapshot ${cancelled.from}`}. The cancelled statement left nothing
-          behind; a transaction block left open before it was rolled back.
+          {cancelled.why ? ` (${cancelled.why})` : ''}: PostgreSQL in this tab cannot be interrupted inside a statement, so it was stopped and started again
+          from its data directory as saved {cancelled.from === null ? 'before the first statement' : `after snapshot ${cancelled.from}`}. The cancelled
+          statement left nothing behind; a transaction block left open before it was rolled back.
         </p>
       )}
 
@@ -487,7 +500,8 @@ export default function Playground(p: PlaygroundProps) {
               ←
             </button>
             <span>
-              Snapshot {cur.step} of {snaps.length}: <code className="play-stmt">{cur.sql.length > 80 ? `${cur.sql.slice(0, 80)}…` : cur.sql}</code> ({Math.round(cur.ms)} ms)
+              Snapshot {cur.step} of {snaps.length}: <code className="play-stmt">{cur.sql.length > 80 ? `${cur.sql.slice(0, 80)}…` : cur.sql}</code> (
+              {Math.round(cur.ms)} ms)
             </span>
             <button type="button" data-testid="snap-forward" disabled={at >= snaps.length - 1} onClick={() => go(at + 1)} aria-label="next snapshot">
               →
@@ -501,7 +515,8 @@ export default function Playground(p: PlaygroundProps) {
               ))}
             </select>
             <label>
-              <input type="checkbox" data-testid="snap-compare" checked={compare} onChange={(e) => setCompare(e.target.checked)} /> compare with {prev ? `snapshot ${prev.step}` : 'the empty server'}
+              <input type="checkbox" data-testid="snap-compare" checked={compare} onChange={(e) => setCompare(e.target.checked)} /> compare with{' '}
+              {prev ? `snapshot ${prev.step}` : 'the empty server'}
             </label>
           </div>
           {cur.error && <ServerErrorView error={cur.error} sql={cur.sql} />}
@@ -516,7 +531,12 @@ export default function Playground(p: PlaygroundProps) {
             </p>
           ))}
           {cur.note && <p className="notice">{cur.note}</p>}
-          {cur.results.filter((r) => r.fields.length > 0).slice(-1).map((r, i) => <ResultTable key={i} r={r} />)}
+          {cur.results
+            .filter((r) => r.fields.length > 0)
+            .slice(-1)
+            .map((r, i) => (
+              <ResultTable key={i} r={r} />
+            ))}
           <FilesList snap={cur} open={open} shown={p.shown} />
           {compare && <SnapshotDiff a={prev ?? EMPTY} b={cur} open={open} expect={curLesson?.expect} />}
         </div>
@@ -675,7 +695,11 @@ function LabWrite({
       if (m.error) errors.push(m.error);
     }
     if (errors.length === 0) onWritten();
-    setSaid(errors.length > 0 ? `Not written: ${errors.join('; ')}` : `Written: ${[...pages.keys()].map((b) => `block ${b}`).join(', ')} of ${file.path}. Run a statement that reads ${file.relation.name}.`);
+    setSaid(
+      errors.length > 0
+        ? `Not written: ${errors.join('; ')}`
+        : `Written: ${[...pages.keys()].map((b) => `block ${b}`).join(', ')} of ${file.path}. Run a statement that reads ${file.relation.name}.`,
+    );
   };
   return (
     <p className="play-labwrite">

@@ -57,7 +57,16 @@ function value(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-function itemChanges(w: Wasm, a: Uint8Array | null, b: Uint8Array | null, block: number, fork: string, kindA: string, kindB: string, columns: string | null): FieldDiff[] {
+function itemChanges(
+  w: Wasm,
+  a: Uint8Array | null,
+  b: Uint8Array | null,
+  block: number,
+  fork: string,
+  kindA: string,
+  kindB: string,
+  columns: string | null,
+): FieldDiff[] {
   // The columns as the server has them now: the TOAST headers and BRIN summaries decode.
   const c = fork === 'main' ? (columns ?? undefined) : undefined;
   const ia = a ? decodeWithCore(w, a, block, false, fork, kindA, 18, { columns: c }).items : [];
@@ -132,14 +141,16 @@ export async function compareSnapshots(w: Wasm, a: Snapshot, b: Snapshot): Promi
   const filenodes: SnapshotComparison['filenodes'] = [];
   for (const f of b.files) {
     const old = a.files.find((x) => x.relation.oid === f.relation.oid && x.fork === 'main');
-    if (f.fork === 'main' && old && old.relation.filenode !== f.relation.filenode) filenodes.push({ relation: f.relation.name, a: old.relation.filenode, b: f.relation.filenode });
+    if (f.fork === 'main' && old && old.relation.filenode !== f.relation.filenode)
+      filenodes.push({ relation: f.relation.name, a: old.relation.filenode, b: f.relation.filenode });
   }
   const pages: PageDiffRow[] = [];
   const pairs: [SnapFile | undefined, SnapFile][] = b.files.map((f) => [inA.get(f.path), f]);
   for (const [fa, fb] of pairs) {
     if (fa && fa.entry.id === fb.entry.id) continue;
     const [x, y] = await Promise.all([fa ? bytesOf(fa.entry) : Promise.resolve(new Uint8Array(0)), bytesOf(fb.entry)]);
-    const kind = (bytes: Uint8Array) => (bytes.length >= BS ? fileKindOf(w, bytes.subarray(0, Math.min(bytes.length, w.detect_head_bytes())), BS, false, fb.fork) : '');
+    const kind = (bytes: Uint8Array) =>
+      bytes.length >= BS ? fileKindOf(w, bytes.subarray(0, Math.min(bytes.length, w.detect_head_bytes())), BS, false, fb.fork) : '';
     const [kx, ky] = [kind(x), kind(y)];
     const blocks = Math.max(x.length, y.length) / BS;
     for (let block = 0; block < blocks; block++) {
@@ -150,10 +161,24 @@ export async function compareSnapshots(w: Wasm, a: Snapshot, b: Snapshot): Promi
         const d = diffPage(w, block, pa, pb, false);
         if (!d.page) continue;
         const told = said(w, pa, pb, block, fb.fork, ky || kx);
-        pages.push({ ...base, ...told, state: 'different', bytesChanged: d.page.bytes_changed, ranges: d.page.ranges, fields: [...d.fields, ...itemChanges(w, pa, pb, block, fb.fork, kx, ky, fb.relation.columns)] });
+        pages.push({
+          ...base,
+          ...told,
+          state: 'different',
+          bytesChanged: d.page.bytes_changed,
+          ranges: d.page.ranges,
+          fields: [...d.fields, ...itemChanges(w, pa, pb, block, fb.fork, kx, ky, fb.relation.columns)],
+        });
       } else {
         const told = said(w, pa, pb, block, fb.fork, ky || kx);
-        pages.push({ ...base, ...told, state: pa ? 'only_a' : 'only_b', bytesChanged: BS, ranges: [[0, BS]], fields: itemChanges(w, pa, pb, block, fb.fork, kx || ky, ky || kx, fb.relation.columns) });
+        pages.push({
+          ...base,
+          ...told,
+          state: pa ? 'only_a' : 'only_b',
+          bytesChanged: BS,
+          ranges: [[0, BS]],
+          fields: itemChanges(w, pa, pb, block, fb.fork, kx || ky, ky || kx, fb.relation.columns),
+        });
       }
     }
   }
@@ -180,7 +205,12 @@ export function SnapshotDiff({ a, b, open, expect = [] }: { a: Snapshot; b: Snap
     };
   }, [a, b]);
   if (error) return <p className="error">The snapshots could not be compared: {error}</p>;
-  if (!diff) return <p data-testid="snap-diff" data-state="running">Comparing…</p>;
+  if (!diff)
+    return (
+      <p data-testid="snap-diff" data-state="running">
+        Comparing…
+      </p>
+    );
   const entryOf = (path: string) => b.files.find((f) => f.path === path)?.entry;
   return (
     <div className="play-diff" data-testid="snap-diff" data-state="done">
@@ -211,12 +241,25 @@ export function SnapshotDiff({ a, b, open, expect = [] }: { a: Snapshot; b: Snap
         const e = entryOf(p.path);
         const verdictChanged = p.checksum.a !== p.checksum.b && p.checksum.a !== null && p.checksum.b !== null;
         return (
-          <div key={`${p.path}:${p.block}`} className="play-diff-page" data-testid="diff-page" data-relation={p.relation} data-fork={p.fork} data-block={p.block} data-state={p.state}>
+          <div
+            key={`${p.path}:${p.block}`}
+            className="play-diff-page"
+            data-testid="diff-page"
+            data-relation={p.relation}
+            data-fork={p.fork}
+            data-block={p.block}
+            data-state={p.state}
+          >
             <p className="play-diff-head">
               <strong>
                 {p.relation} {p.fork !== 'main' ? `(${p.fork}) ` : ''}block {p.block}
               </strong>
-              : {p.state === 'different' ? `${plural(p.bytesChanged, 'byte')} changed in ${plural(p.ranges.length, 'run')}` : p.state === 'only_b' ? 'a new page' : 'the page is gone'}
+              :{' '}
+              {p.state === 'different'
+                ? `${plural(p.bytesChanged, 'byte')} changed in ${plural(p.ranges.length, 'run')}`
+                : p.state === 'only_b'
+                  ? 'a new page'
+                  : 'the page is gone'}
               {verdictChanged && (
                 <span className="play-diff-checksum" data-testid="diff-checksum" data-a={p.checksum.a ?? ''} data-b={p.checksum.b ?? ''}>
                   {' '}

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { DecodedColumns } from '../lib/spans';
 import { compareAnswer, pageinspectFunctions, pageinspectSql, type AskPage } from './ask';
 
-const decoded = (d: Partial<DecodedColumns>): DecodedColumns => ({ kind: 'heap', items_counted: true, header: {}, flag_names: [], items: [], special: null, ...d });
+const decoded = (d: Partial<DecodedColumns>): DecodedColumns => ({
+  kind: 'heap',
+  items_counted: true,
+  header: {},
+  flag_names: [],
+  items: [],
+  special: null,
+  ...d,
+});
 
 describe('Ask PostgreSQL', () => {
   it('asks every function of the access method, one column each', () => {
@@ -50,14 +58,30 @@ describe('Ask PostgreSQL', () => {
 
   it('brin_page_items field by field; a summary pgpage does not print is said, not compared', () => {
     const q: AskPage = { kind: 'brin', block: 2, fork: 'main', relation: 1 };
-    const row = (itemoffset: number, value: string | null) => ({ itemoffset, blknum: 0, attnum: 1, allnulls: false, hasnulls: false, placeholder: false, empty: false, value });
-    const ours = decoded({ kind: 'brin', items: [row(1, '{1 .. 9}'), { ...row(2, null), value_not_decoded: 'bloom summaries (pg_brin_bloom_summary) are not decoded' }] });
+    const row = (itemoffset: number, value: string | null) => ({
+      itemoffset,
+      blknum: 0,
+      attnum: 1,
+      allnulls: false,
+      hasnulls: false,
+      placeholder: false,
+      empty: false,
+      value,
+    });
+    const ours = decoded({
+      kind: 'brin',
+      items: [row(1, '{1 .. 9}'), { ...row(2, null), value_not_decoded: 'bloom summaries (pg_brin_bloom_summary) are not decoded' }],
+    });
     const v = compareAnswer(q, ours, { same_page: true, page_header: {}, brin_page_items: [row(1, '{1 .. 10}'), row(2, '{mode: hashed}')] });
     expect(v.fields.filter((f) => f.fn === 'brin_page_items' && !f.agree).map((f) => f.field)).toEqual(['item 1.value']);
     expect(v.fields.some((f) => f.field === 'item 2.value')).toBe(false);
     expect(v.notes).toEqual(['brin_page_items value: bloom summaries (pg_brin_bloom_summary) are not decoded']);
     // Without the index's columns: the line pointers against the tuples' offsets.
-    const lines = compareAnswer(q, decoded({ kind: 'brin', items: [{ lp: 1, lp_off: 8000, lp_flags: 1, lp_len: 16 }] }), { same_page: true, page_header: {}, brin_page_items: [row(1, '{1 .. 10}')] });
+    const lines = compareAnswer(q, decoded({ kind: 'brin', items: [{ lp: 1, lp_off: 8000, lp_flags: 1, lp_len: 16 }] }), {
+      same_page: true,
+      page_header: {},
+      brin_page_items: [row(1, '{1 .. 10}')],
+    });
     expect(lines.fields.filter((f) => f.fn === 'brin_page_items').map((f) => [f.field, f.agree])).toEqual([['itemoffset', true]]);
   });
 });

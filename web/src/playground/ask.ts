@@ -240,7 +240,13 @@ export function compareAnswer(p: AskPage, ours: DecodedColumns, answer: Json): A
         const visible = new Set((special.all_visible as number[] | undefined) ?? []);
         const frozen = new Set((special.all_frozen as number[] | undefined) ?? []);
         for (const r of v as { blkno: number; all_visible: boolean; all_frozen: boolean }[]) {
-          columns(fn, { all_visible: visible.has(r.blkno), all_frozen: frozen.has(r.blkno) }, { all_visible: r.all_visible, all_frozen: r.all_frozen }, fields, `heap block ${r.blkno}.`);
+          columns(
+            fn,
+            { all_visible: visible.has(r.blkno), all_frozen: frozen.has(r.blkno) },
+            { all_visible: r.all_visible, all_frozen: r.all_frozen },
+            fields,
+            `heap block ${r.blkno}.`,
+          );
         }
         break;
       }

@@ -71,7 +71,8 @@ const pagesOf = (d: SnapshotComparison, relation: string, fork = 'main'): PageDi
 const fieldsOf = (d: SnapshotComparison, relation: string, column: string) =>
   pagesOf(d, relation).flatMap((p) => p.fields.filter((f) => f.field.endsWith(` ${column}`)));
 /** Line pointers whose decoded `raw_flags` gained (or, new, carry) a flag. */
-const flagged = (d: SnapshotComparison, relation: string, flag: string) => fieldsOf(d, relation, 'raw_flags').filter((f) => f.b.includes(flag) && !f.a.includes(flag));
+const flagged = (d: SnapshotComparison, relation: string, flag: string) =>
+  fieldsOf(d, relation, 'raw_flags').filter((f) => f.b.includes(flag) && !f.a.includes(flag));
 
 /** A varlena header the core decoded (ToastedDatum): compressed inline or a TOAST pointer. */
 export interface Toasted {
@@ -133,13 +134,15 @@ export const LESSONS: Lesson[] = [
     id: 'insert',
     title: 'INSERT: a tuple and its line pointer',
     steps: [
-      step('create table fruit (id int, name text)', 'A new table is an empty file: no pages until the first row.', { predict: 'A new table: how many pages will its file have?',
+      step('create table fruit (id int, name text)', 'A new table is an empty file: no pages until the first row.', {
+        predict: 'A new table: how many pages will its file have?',
         expect: [expect('fruit has a file and no page yet', (d) => d.added.length > 0 && pagesOf(d, 'fruit').length === 0)],
       }),
       step(
         "insert into fruit values (1, 'apple'), (2, 'banana')",
         "Block 0 appears: two line pointers at the start (`lp` 1 and 2), the tuples at the end of the page, growing down. `pd_lower` and `pd_upper` bound the free space between them. Each tuple's `t_xmin` is the inserting transaction.",
-        { predict: 'Where on the page will the two tuples go, and where their line pointers?',
+        {
+          predict: 'Where on the page will the two tuples go, and where their line pointers?',
           show: { relation: 'fruit', block: 0, item: 1 },
           expect: [
             expect('fruit block 0 is a new page', (d) => pagesOf(d, 'fruit').some((p) => p.block === 0 && p.state === 'only_b')),
@@ -156,11 +159,14 @@ export const LESSONS: Lesson[] = [
       step(
         'create table stock (id int primary key, qty int) with (fillfactor = 50);\ninsert into stock select g, 0 from generate_series(1, 10) g',
         'Ten tuples of 32 bytes (`lp_len`: a 24-byte header and two ints), each with a 4-byte line pointer, fill under 5% of block 0. fillfactor 50 reserves nothing by itself: it stops INSERT and COPY (and an UPDATE whose new version has to go to another page) from putting a row on a page where it would leave less than half of the page free. The other half is for UPDATEs of the rows already there: a new version goes on the same page whenever it fits, which a HOT update needs. The primary key is a btree index `stock_pkey`.',
-        { predict: 'Ten small rows in a table with fillfactor 50: how much of block 0 will they fill, and what does fillfactor change?',
+        {
+          predict: 'Ten small rows in a table with fillfactor 50: how much of block 0 will they fill, and what does fillfactor change?',
           show: { relation: 'stock', block: 0, header: true },
           expect: [
             expect('ten tuples of 32 bytes on block 0: with the header and line pointers, under 5% of the page', (d) => {
-              const lens = fieldsOf(d, 'stock', 'lp_len').filter((f) => f.a === '-').map((f) => Number(f.b));
+              const lens = fieldsOf(d, 'stock', 'lp_len')
+                .filter((f) => f.a === '-')
+                .map((f) => Number(f.b));
               return lens.length === 10 && lens.every((n) => n === 32) && 24 + lens.reduce((sum, n) => sum + 4 + n, 0) < 0.05 * 8192;
             }),
           ],
@@ -169,7 +175,8 @@ export const LESSONS: Lesson[] = [
       step(
         'update stock set qty = qty + 1 where id = 1',
         'qty is in no index and the page has room: a HOT update. The old version gets `t_xmax` and HEAP_HOT_UPDATED, its `t_ctid` points at the new one, which is HEAP_ONLY_TUPLE. The index is not touched.',
-        { predict: 'qty is in no index. Will lp 1 be overwritten in place, or get a successor? Will stock_pkey change?',
+        {
+          predict: 'qty is in no index. Will lp 1 be overwritten in place, or get a successor? Will stock_pkey change?',
           show: { relation: 'stock', block: 0, item: 1 },
           expect: [
             expect('the old tuple gains HEAP_HOT_UPDATED', (d) => flagged(d, 'stock', 'HEAP_HOT_UPDATED').length === 1),
@@ -178,42 +185,60 @@ export const LESSONS: Lesson[] = [
           ],
         },
       ),
-      step('update stock set id = 100 where id = 2', 'id is indexed: no HOT. The new version is a plain tuple, and `stock_pkey` gets a new entry (id 100) pointing at it. The old version keeps its entry (id 2): the index now has one entry per version, and the old one stays until VACUUM removes the dead version and its entry (or an index scan marks it LP_DEAD and a later insert that needs room on the leaf deletes it).', { predict: 'id is indexed: can this UPDATE be HOT? What happens to stock_pkey?',
-        show: { relation: 'stock_pkey', block: 1 },
-        expect: [
-          expect('no tuple becomes HEAP_ONLY_TUPLE', (d) => flagged(d, 'stock', 'HEAP_ONLY_TUPLE').length === 0),
-          expect('the old tuple is not HEAP_HOT_UPDATED', (d) => flagged(d, 'stock', 'HEAP_HOT_UPDATED').length === 0),
-          expect('stock_pkey gains an index tuple', (d) => pagesOf(d, 'stock_pkey').some((p) => p.fields.some((f) => f.a === '-' && /^item \d+ ctid$/.test(f.field)))),
-          expect("stock_pkey keeps the old version's entry: one added, none removed", (d) => {
-            const c = events(d, 'stock_pkey', 'index_tuples');
-            const ctids = pagesOf(d, 'stock_pkey').flatMap((p) => p.fields.filter((f) => /^item \d+ ctid$/.test(f.field)));
-            return c.length === 1 && c[0].added === 1 && c[0].removed === 0 && ctids.length === 1 && ctids.every((f) => f.a === '-');
-          }),
-        ],
-      }),
+      step(
+        'update stock set id = 100 where id = 2',
+        'id is indexed: no HOT. The new version is a plain tuple, and `stock_pkey` gets a new entry (id 100) pointing at it. The old version keeps its entry (id 2): the index now has one entry per version, and the old one stays until VACUUM removes the dead version and its entry (or an index scan marks it LP_DEAD and a later insert that needs room on the leaf deletes it).',
+        {
+          predict: 'id is indexed: can this UPDATE be HOT? What happens to stock_pkey?',
+          show: { relation: 'stock_pkey', block: 1 },
+          expect: [
+            expect('no tuple becomes HEAP_ONLY_TUPLE', (d) => flagged(d, 'stock', 'HEAP_ONLY_TUPLE').length === 0),
+            expect('the old tuple is not HEAP_HOT_UPDATED', (d) => flagged(d, 'stock', 'HEAP_HOT_UPDATED').length === 0),
+            expect('stock_pkey gains an index tuple', (d) =>
+              pagesOf(d, 'stock_pkey').some((p) => p.fields.some((f) => f.a === '-' && /^item \d+ ctid$/.test(f.field))),
+            ),
+            expect("stock_pkey keeps the old version's entry: one added, none removed", (d) => {
+              const c = events(d, 'stock_pkey', 'index_tuples');
+              const ctids = pagesOf(d, 'stock_pkey').flatMap((p) => p.fields.filter((f) => /^item \d+ ctid$/.test(f.field)));
+              return c.length === 1 && c[0].added === 1 && c[0].removed === 0 && ctids.length === 1 && ctids.every((f) => f.a === '-');
+            }),
+          ],
+        },
+      ),
     ],
   },
   {
     id: 'vacuum',
     title: 'DELETE and VACUUM',
     steps: [
-      step("create table gone (id int, pad text);\ninsert into gone select g, repeat('x', 50) from generate_series(1, 60) g", 'Sixty rows on one page.', { predict: 'Sixty rows of 50 bytes: how many pages?',
+      step("create table gone (id int, pad text);\ninsert into gone select g, repeat('x', 50) from generate_series(1, 60) g", 'Sixty rows on one page.', {
+        predict: 'Sixty rows of 50 bytes: how many pages?',
         show: { relation: 'gone', block: 0, header: true },
       }),
-      step('delete from gone where id % 2 = 0', 'DELETE only sets `t_xmax` on the deleted tuples: the bytes stay where they were.', { predict: "Will DELETE remove the deleted tuples' bytes from the page?",
+      step('delete from gone where id % 2 = 0', 'DELETE only sets `t_xmax` on the deleted tuples: the bytes stay where they were.', {
+        predict: "Will DELETE remove the deleted tuples' bytes from the page?",
         show: { relation: 'gone', block: 0, item: 2 },
         expect: [expect('30 tuples get a t_xmax', (d) => fieldsOf(d, 'gone', 't_xmax').filter((f) => f.a === '0' && f.b !== '0').length === 30)],
       }),
       step(
         'vacuum gone',
-        'VACUUM frees the dead tuples: their line pointers become LP_UNUSED (`lp_flags` 0) at once, as the table has no index whose entries could point at them, and those at the end of the array are cut off; the page is compacted, and the free space map (_fsm) and visibility map (_vm) appear. The thirty live tuples were frozen too (HEAP_XMIN_FROZEN): pruning was the page\'s first change since the last checkpoint, so its WAL record carries a full-page image anyway, and a plain VACUUM then freezes the whole page (since PostgreSQL 16; the lesson on the two passes of VACUUM says more).',
-        { predict: "What will VACUUM do to the deleted rows' line pointers, and to lp 60, the last one?",
+        "VACUUM frees the dead tuples: their line pointers become LP_UNUSED (`lp_flags` 0) at once, as the table has no index whose entries could point at them, and those at the end of the array are cut off; the page is compacted, and the free space map (_fsm) and visibility map (_vm) appear. The thirty live tuples were frozen too (HEAP_XMIN_FROZEN): pruning was the page's first change since the last checkpoint, so its WAL record carries a full-page image anyway, and a plain VACUUM then freezes the whole page (since PostgreSQL 16; the lesson on the two passes of VACUUM says more).",
+        {
+          predict: "What will VACUUM do to the deleted rows' line pointers, and to lp 60, the last one?",
           show: { relation: 'gone', block: 0, item: 2 },
           expect: [
-            expect('29 line pointers become LP_UNUSED (lp_flags 1 → 0)', (d) => fieldsOf(d, 'gone', 'lp_flags').filter((f) => f.a === '1' && f.b === '0').length === 29),
-            expect('the last line pointer is cut off the array', (d) => pagesOf(d, 'gone').some((p) => p.fields.some((f) => f.field === 'item 60' && f.b === '-'))),
+            expect(
+              '29 line pointers become LP_UNUSED (lp_flags 1 → 0)',
+              (d) => fieldsOf(d, 'gone', 'lp_flags').filter((f) => f.a === '1' && f.b === '0').length === 29,
+            ),
+            expect('the last line pointer is cut off the array', (d) =>
+              pagesOf(d, 'gone').some((p) => p.fields.some((f) => f.field === 'item 60' && f.b === '-')),
+            ),
             expect('the _fsm and _vm forks appear', (d) => d.added.some((f) => f.endsWith('_fsm')) && d.added.some((f) => f.endsWith('_vm'))),
-            expect('the 30 live tuples were frozen (HEAP_XMIN_FROZEN)', (d) => lpsOf(d, 'gone', 'frozen').join() === Array.from({ length: 30 }, (_, i) => 2 * i + 1).join()),
+            expect(
+              'the 30 live tuples were frozen (HEAP_XMIN_FROZEN)',
+              (d) => lpsOf(d, 'gone', 'frozen').join() === Array.from({ length: 30 }, (_, i) => 2 * i + 1).join(),
+            ),
           ],
         },
       ),
@@ -223,15 +248,20 @@ export const LESSONS: Lesson[] = [
     id: 'toast',
     title: 'TOAST: compressed inline and out of line',
     steps: [
-      step('create table docs (id int, body text)', 'A text column gives the table a TOAST table and its index.', { predict: 'Which relations does a table with a text column get?' }),
+      step('create table docs (id int, body text)', 'A text column gives the table a TOAST table and its index.', {
+        predict: 'Which relations does a table with a text column get?',
+      }),
       step(
         "insert into docs values (1, repeat('pgpage ', 1000));\nselect id, pg_column_compression(body), pg_column_size(body), octet_length(body) from docs",
-        "7000 bytes that repeat compress to under a hundred: the value stays in the heap tuple, compressed inline. Its varlena header is a `varattrib_4b.va_compressed`: a 4-byte length (the `size` pg_column_size says), then `va_tcinfo`, whose low 30 bits are the raw size (7000, octet_length) and whose top two bits the method (0: pglz, what pg_column_compression says).",
-        { predict: '7000 bytes that repeat: stored inline, compressed, or in the TOAST table?',
+        '7000 bytes that repeat compress to under a hundred: the value stays in the heap tuple, compressed inline. Its varlena header is a `varattrib_4b.va_compressed`: a 4-byte length (the `size` pg_column_size says), then `va_tcinfo`, whose low 30 bits are the raw size (7000, octet_length) and whose top two bits the method (0: pglz, what pg_column_compression says).',
+        {
+          predict: '7000 bytes that repeat: stored inline, compressed, or in the TOAST table?',
           show: { relation: 'docs', block: 0, item: 1 },
           expect: [
             expect('item 1 holds body compressed inline: varattrib_4b.va_compressed, rawsize 7000, pglz', (d) =>
-              newToast(d, 'docs').some((t) => t.attnum === 2 && t.varattrib === 'varattrib_4b.va_compressed' && t.rawsize === 7000 && t.compression === 'pglz' && t.size < 1000),
+              newToast(d, 'docs').some(
+                (t) => t.attnum === 2 && t.varattrib === 'varattrib_4b.va_compressed' && t.rawsize === 7000 && t.compression === 'pglz' && t.size < 1000,
+              ),
             ),
             expect('no TOAST chunk', (d) => d.pages.every((p) => !p.relation.startsWith('pg_toast_'))),
           ],
@@ -245,16 +275,23 @@ export const LESSONS: Lesson[] = [
       step(
         "insert into docs values (2, (select string_agg(md5(g::text), '') from generate_series(1, 400) g));\nselect id, pg_column_compression(body), pg_column_size(body), octet_length(body) from docs",
         "12800 bytes of hex digits that pglz cannot shrink by a quarter: the value goes to the TOAST table and the heap tuple keeps an 18-byte TOAST pointer, a `varattrib_1b_e` (header byte 0x01, `va_tag` 18 = VARTAG_ONDISK) holding a `varatt_external`: `va_rawsize` 12804 (header included), `va_extinfo` (12800 bytes stored, no compression), `va_valueid` and `va_toastrelid`. The TOAST table's tuples are its chunks: `chunk_id` is the pointer's `va_valueid`, `chunk_seq` counts 0, 1, ... over chunks of at most 1996 bytes.",
-        { predict: '12800 bytes of hex digits that do not compress: where will this value go?',
+        {
+          predict: '12800 bytes of hex digits that do not compress: where will this value go?',
           show: { relation: 'docs', block: 0, item: 2 },
           expect: [
             expect('item 2 holds a TOAST pointer: varattrib_1b_e, va_tag 18, va_rawsize 12804, extsize 12800, uncompressed', (d) =>
-              newToast(d, 'docs').some((t) => t.varattrib === 'varattrib_1b_e' && t.va_tag === 18 && t.va_rawsize === 12804 && t.extsize === 12800 && t.compression === null),
+              newToast(d, 'docs').some(
+                (t) => t.varattrib === 'varattrib_1b_e' && t.va_tag === 18 && t.va_rawsize === 12804 && t.extsize === 12800 && t.compression === null,
+              ),
             ),
-            expect("va_toastrelid is the TOAST table's oid", (d) => newToast(d, 'docs').some((t) => d.pages.some((p) => p.oid === t.va_toastrelid && p.relation.startsWith('pg_toast_')))),
+            expect("va_toastrelid is the TOAST table's oid", (d) =>
+              newToast(d, 'docs').some((t) => d.pages.some((p) => p.oid === t.va_toastrelid && p.relation.startsWith('pg_toast_'))),
+            ),
             expect('the TOAST table gets 7 chunks of va_valueid, chunk_seq 0 to 6 (12800 bytes in chunks of 1996)', (d) => {
               const ptr = newToast(d, 'docs').find((t) => t.varattrib === 'varattrib_1b_e');
-              const seqs = chunks(d).filter((c) => c.chunk_id === String(ptr?.va_valueid)).map((c) => Number(c.chunk_seq));
+              const seqs = chunks(d)
+                .filter((c) => c.chunk_id === String(ptr?.va_valueid))
+                .map((c) => Number(c.chunk_seq));
               return ptr !== undefined && seqs.sort((a, b) => a - b).join() === Array.from({ length: Math.ceil(12800 / 1996) }, (_, i) => i).join();
             }),
           ],
@@ -262,13 +299,16 @@ export const LESSONS: Lesson[] = [
       ),
       step(
         'update docs set id = 3 where id = 2',
-        "An UPDATE that leaves body alone copies its TOAST pointer into the new tuple version: the same `va_valueid`, and not one new chunk.",
-        { predict: 'The UPDATE leaves body alone: will the TOAST table get new chunks?',
+        'An UPDATE that leaves body alone copies its TOAST pointer into the new tuple version: the same `va_valueid`, and not one new chunk.',
+        {
+          predict: 'The UPDATE leaves body alone: will the TOAST table get new chunks?',
           show: { relation: 'docs', block: 0, item: 3 },
           expect: [
-            expect('the old version gets a t_xmax; the new one holds a TOAST pointer to the same 12804-byte value', (d) =>
-              fieldsOf(d, 'docs', 't_xmax').some((f) => f.a === '0' && f.b !== '0') &&
-              newToast(d, 'docs').some((t) => t.varattrib === 'varattrib_1b_e' && t.va_rawsize === 12804),
+            expect(
+              'the old version gets a t_xmax; the new one holds a TOAST pointer to the same 12804-byte value',
+              (d) =>
+                fieldsOf(d, 'docs', 't_xmax').some((f) => f.a === '0' && f.b !== '0') &&
+                newToast(d, 'docs').some((t) => t.varattrib === 'varattrib_1b_e' && t.va_rawsize === 12804),
             ),
             expect('no new chunk', (d) => chunks(d).length === 0),
           ],
@@ -280,19 +320,26 @@ export const LESSONS: Lesson[] = [
     id: 'split',
     title: 'CREATE INDEX and a page split',
     steps: [
-      step('create table nums (n int);\ncreate index nums_n on nums (n)', 'An empty btree is a metapage (block 0) alone.', { predict: 'How many pages does an empty B-tree have?', show: { relation: 'nums_n', block: 0 } }),
-      step('insert into nums select generate_series(1, 300)', 'A few hundred keys fit one leaf: block 1 is the root and the only leaf.', { predict: 'Will 300 keys fit on one leaf?',
+      step('create table nums (n int);\ncreate index nums_n on nums (n)', 'An empty btree is a metapage (block 0) alone.', {
+        predict: 'How many pages does an empty B-tree have?',
+        show: { relation: 'nums_n', block: 0 },
+      }),
+      step('insert into nums select generate_series(1, 300)', 'A few hundred keys fit one leaf: block 1 is the root and the only leaf.', {
+        predict: 'Will 300 keys fit on one leaf?',
         show: { relation: 'nums_n', block: 1, header: true },
         expect: [expect('nums_n block 1 appears', (d) => pagesOf(d, 'nums_n').some((p) => p.block === 1 && p.state === 'only_b'))],
       }),
       step(
         'insert into nums select generate_series(301, 1000)',
         'The leaf fills up and splits: now there are several leaves linked by `btpo_prev`/`btpo_next`, and a new root above them (`btpo_level` 1). Item 1 of a leaf that has a right sibling is its high key: the upper bound of its keys.',
-        { predict: 'What happens when the only leaf is full?',
+        {
+          predict: 'What happens when the only leaf is full?',
           show: { relation: 'nums_n', block: 1, item: 1 },
           expect: [
             expect('new btree pages', (d) => pagesOf(d, 'nums_n').filter((p) => p.state === 'only_b').length >= 2),
-            expect('block 1 gets a high key: its item 1 changes', (d) => pagesOf(d, 'nums_n').some((p) => p.block === 1 && p.fields.some((f) => f.field.startsWith('item 1 ')))),
+            expect('block 1 gets a high key: its item 1 changes', (d) =>
+              pagesOf(d, 'nums_n').some((p) => p.block === 1 && p.fields.some((f) => f.field.startsWith('item 1 '))),
+            ),
           ],
         },
       ),
@@ -302,16 +349,23 @@ export const LESSONS: Lesson[] = [
     id: 'vacuum-full',
     title: 'VACUUM FULL: a new file',
     steps: [
-      step("create table big (id int, pad text);\ninsert into big select g, repeat('y', 100) from generate_series(1, 500) g;\ndelete from big where id > 50", 'Most rows deleted: the pages hold dead tuples.', { predict: "After the DELETE, are the dead tuples' bytes still in the file?",
-        show: { relation: 'big', block: 1 },
-      }),
-      step('vacuum full big', 'VACUUM FULL writes the live rows to a new file: `pg_relation_filenode` changes, the old file is gone, and the new one is compact.', { predict: 'Will VACUUM FULL compact the same file, or write another?',
-        show: { relation: 'big', block: 0, header: true },
-        expect: [
-          expect('big has a new relfilenode', (d) => d.filenodes.some((f) => f.relation === 'big')),
-          expect('the old file is gone', (d) => d.removed.length > 0),
-        ],
-      }),
+      step(
+        "create table big (id int, pad text);\ninsert into big select g, repeat('y', 100) from generate_series(1, 500) g;\ndelete from big where id > 50",
+        'Most rows deleted: the pages hold dead tuples.',
+        { predict: "After the DELETE, are the dead tuples' bytes still in the file?", show: { relation: 'big', block: 1 } },
+      ),
+      step(
+        'vacuum full big',
+        'VACUUM FULL writes the live rows to a new file: `pg_relation_filenode` changes, the old file is gone, and the new one is compact.',
+        {
+          predict: 'Will VACUUM FULL compact the same file, or write another?',
+          show: { relation: 'big', block: 0, header: true },
+          expect: [
+            expect('big has a new relfilenode', (d) => d.filenodes.some((f) => f.relation === 'big')),
+            expect('the old file is gone', (d) => d.removed.length > 0),
+          ],
+        },
+      ),
     ],
   },
   {
@@ -320,34 +374,55 @@ export const LESSONS: Lesson[] = [
     steps: [
       step(
         "create table places (id int, at point, tags text[]);\ninsert into places select g, point(g % 100, g / 100), array['t', 'u' || g % 50] from generate_series(1, 5000) g",
-        'A table of 5000 rows to index four more ways. Press "Ask PostgreSQL" on any page below: pageinspect has functions for each access method.', { predict: 'Four index access methods follow: which of them start with a metapage?' }),
-      step('create index places_id_hash on places using hash (id)', 'A hash index: a metapage (block 0), bucket pages, and a bitmap page of free overflow pages. `hash_page_type` names each.', { predict: 'What kinds of page will a hash index have?',
-        show: { relation: 'places_id_hash', block: 0 },
-        expect: [expect('places_id_hash has pages', (d) => pagesOf(d, 'places_id_hash').length > 2)],
-      }),
-      step('create index places_at_gist on places using gist (at)', 'A GiST index: no metapage; each page keeps its `flags` (leaf or not) and `rightlink` in its special space.', { predict: 'Does a GiST index start with a metapage?',
-        show: { relation: 'places_at_gist', block: 0 },
-        expect: [expect('places_at_gist has pages', (d) => pagesOf(d, 'places_at_gist').length > 1)],
-      }),
+        'A table of 5000 rows to index four more ways. Press "Ask PostgreSQL" on any page below: pageinspect has functions for each access method.',
+        { predict: 'Four index access methods follow: which of them start with a metapage?' },
+      ),
+      step(
+        'create index places_id_hash on places using hash (id)',
+        'A hash index: a metapage (block 0), bucket pages, and a bitmap page of free overflow pages. `hash_page_type` names each.',
+        {
+          predict: 'What kinds of page will a hash index have?',
+          show: { relation: 'places_id_hash', block: 0 },
+          expect: [expect('places_id_hash has pages', (d) => pagesOf(d, 'places_id_hash').length > 2)],
+        },
+      ),
+      step(
+        'create index places_at_gist on places using gist (at)',
+        'A GiST index: no metapage; each page keeps its `flags` (leaf or not) and `rightlink` in its special space.',
+        {
+          predict: 'Does a GiST index start with a metapage?',
+          show: { relation: 'places_at_gist', block: 0 },
+          expect: [expect('places_at_gist has pages', (d) => pagesOf(d, 'places_at_gist').length > 1)],
+        },
+      ),
       step(
         'create index places_tags_gin on places using gin (tags)',
         "A GIN index: a metapage, the entry tree of keys, and posting trees for keys with many rows ('t' is in all 5000): their leaves hold compressed TID lists (`gin_leafpage_items`).",
-        { predict: "'t' is in all 5000 rows: how will GIN keep 5000 TIDs for one key?",
+        {
+          predict: "'t' is in all 5000 rows: how will GIN keep 5000 TIDs for one key?",
           show: { relation: 'places_tags_gin', block: 0 },
           expect: [expect('places_tags_gin has pages', (d) => pagesOf(d, 'places_tags_gin').length > 2)],
         },
       ),
-      step('create index places_id_brin on places using brin (id) with (pages_per_range = 4)', 'A BRIN index: a metapage, a revmap of TIDs (one per range of 4 heap pages) and regular pages of summaries (min and max id per range).', { predict: '5000 rows, 4 heap pages to a range: how many summaries?',
-        show: { relation: 'places_id_brin', block: 1 },
-        expect: [expect('places_id_brin has a metapage, a revmap and a regular page', (d) => pagesOf(d, 'places_id_brin').length >= 3)],
-      }),
+      step(
+        'create index places_id_brin on places using brin (id) with (pages_per_range = 4)',
+        'A BRIN index: a metapage, a revmap of TIDs (one per range of 4 heap pages) and regular pages of summaries (min and max id per range).',
+        {
+          predict: '5000 rows, 4 heap pages to a range: how many summaries?',
+          show: { relation: 'places_id_brin', block: 1 },
+          expect: [expect('places_id_brin has a metapage, a revmap and a regular page', (d) => pagesOf(d, 'places_id_brin').length >= 3)],
+        },
+      ),
       step(
         "insert into places select g, point(g % 100, g / 100), array['t', 'u' || g % 50] from generate_series(5001, 6000) g",
         "Block 2 holds the summaries: one tuple per range of 4 heap pages, its `value` the range's `{min .. max}` id as brin_page_items prints it. The new rows fill the last heap page, then new ones. A range that has a summary is widened at once by the insert (brininsert): its max grows. The new pages' ranges get none yet.",
-        { predict: 'The new rows extend the last range and start new ones: which summaries change now?',
+        {
+          predict: 'The new rows extend the last range and start new ones: which summaries change now?',
           show: { relation: 'places_id_brin', block: 2, item: 1 },
           expect: [
-            expect("the last range's summary widens: its max grows past 5000", (d) => summaries(d, 'places_id_brin').some((x) => x.a && x.b && x.a[1] === 5000 && x.b[1] > 5000 && x.b[0] === x.a[0])),
+            expect("the last range's summary widens: its max grows past 5000", (d) =>
+              summaries(d, 'places_id_brin').some((x) => x.a && x.b && x.a[1] === 5000 && x.b[1] > 5000 && x.b[0] === x.a[0]),
+            ),
             expect('no new summary', (d) => summaries(d, 'places_id_brin').every((x) => x.a !== null)),
           ],
         },
@@ -355,14 +430,19 @@ export const LESSONS: Lesson[] = [
       step(
         "select brin_summarize_new_values('places_id_brin')",
         'brin_summarize_new_values (VACUUM does it too) summarizes the ranges that have no summary: a new tuple per range, and the revmap (block 1) gets its TID. Between them the summaries now cover every id up to 6000.',
-        { predict: 'Which ranges get a summary now?',
+        {
+          predict: 'Which ranges get a summary now?',
           show: { relation: 'places_id_brin', block: 2 },
           expect: [
             expect('new summaries of ids above 5000 only, up to 6000', (d) => {
-              const added = summaries(d, 'places_id_brin').filter((x) => x.a === null && x.b !== null).map((x) => x.b!);
+              const added = summaries(d, 'places_id_brin')
+                .filter((x) => x.a === null && x.b !== null)
+                .map((x) => x.b!);
               return added.length > 0 && added.every(([lo, hi]) => lo > 5000 && hi <= 6000) && Math.max(...added.map(([, hi]) => hi)) === 6000;
             }),
-            expect('the revmap gets their TIDs', (d) => pagesOf(d, 'places_id_brin').some((p) => p.block === 1 && p.fields.some((f) => / pages$/.test(f.field) && f.a === '(0,0)'))),
+            expect('the revmap gets their TIDs', (d) =>
+              pagesOf(d, 'places_id_brin').some((p) => p.block === 1 && p.fields.some((f) => / pages$/.test(f.field) && f.a === '(0,0)')),
+            ),
           ],
         },
       ),
@@ -384,7 +464,10 @@ export const LESSONS: Lesson[] = [
           predict: 'Six updates of the same row in one transaction: where will the versions go, and will any of them be removed now?',
           show: { relation: 'hotpage', block: 0, item: 1 },
           expect: [
-            expect('six HOT updates on block 0: lp 1 → 71 → … → 76', (d) => events(d, 'hotpage', 'hot_update').length === 6 && events(d, 'hotpage', 'hot_update').some((c) => c.from === 1 && c.to === 71)),
+            expect(
+              'six HOT updates on block 0: lp 1 → 71 → … → 76',
+              (d) => events(d, 'hotpage', 'hot_update').length === 6 && events(d, 'hotpage', 'hot_update').some((c) => c.from === 1 && c.to === 71),
+            ),
             expect('pd_prune_xid is set', (d) => events(d, 'hotpage', 'prune_hint').length === 1),
             expect('hotpage_pkey is not touched', (d) => pagesOf(d, 'hotpage_pkey').length === 0),
           ],
@@ -408,18 +491,26 @@ export const LESSONS: Lesson[] = [
     id: 'kill-tuple',
     title: 'LP_DEAD set by an index scan (kill_prior_tuple)',
     steps: [
-      step("create table k (id int primary key, v text);\ninsert into k select g, 'v' from generate_series(1, 100) g", 'A table and its primary key: 100 entries on one leaf, block 1 of `k_pkey`.', {
-        predict: 'Which block of k_pkey will hold the 100 keys?',
-        show: { relation: 'k_pkey', block: 1 },
-      }),
-      step('delete from k where id <= 10', 'DELETE sets `t_xmax` on ten heap tuples. Their index entries are not touched: an index does not know about visibility.', {
-        predict: 'Will the DELETE change k_pkey?',
-        show: { relation: 'k', block: 0, item: 1 },
-        expect: [
-          expect('10 heap tuples get a t_xmax', (d) => lpsOf(d, 'k', 'deleted').length === 10),
-          expect('k_pkey is not touched', (d) => pagesOf(d, 'k_pkey').length === 0),
-        ],
-      }),
+      step(
+        "create table k (id int primary key, v text);\ninsert into k select g, 'v' from generate_series(1, 100) g",
+        'A table and its primary key: 100 entries on one leaf, block 1 of `k_pkey`.',
+        {
+          predict: 'Which block of k_pkey will hold the 100 keys?',
+          show: { relation: 'k_pkey', block: 1 },
+        },
+      ),
+      step(
+        'delete from k where id <= 10',
+        'DELETE sets `t_xmax` on ten heap tuples. Their index entries are not touched: an index does not know about visibility.',
+        {
+          predict: 'Will the DELETE change k_pkey?',
+          show: { relation: 'k', block: 0, item: 1 },
+          expect: [
+            expect('10 heap tuples get a t_xmax', (d) => lpsOf(d, 'k', 'deleted').length === 10),
+            expect('k_pkey is not touched', (d) => pagesOf(d, 'k_pkey').length === 0),
+          ],
+        },
+      ),
       step(
         'begin;\nset local enable_seqscan = off;\nset local enable_bitmapscan = off;\nselect * from k where id <= 10;\ncommit',
         'An index scan over the ten deleted keys. For each, it fetched the heap tuple and found it dead to every transaction (the DELETE committed and nothing older runs), so it marked the index entry LP_DEAD (kill_prior_tuple, _bt_killitems). Later scans skip those entries without visiting the heap, and an insert that needs room on the leaf may delete them.',
@@ -428,7 +519,9 @@ export const LESSONS: Lesson[] = [
           show: { relation: 'k_pkey', block: 1, item: 1 },
           expect: [
             expect('an index scan marked items 1-10 of k_pkey block 1 LP_DEAD', (d) =>
-              pagesOf(d, 'k_pkey').some((p) => p.block === 1 && p.story.changes.some((c) => c.event === 'dead' && c.index && c.lps.join() === '1,2,3,4,5,6,7,8,9,10')),
+              pagesOf(d, 'k_pkey').some(
+                (p) => p.block === 1 && p.story.changes.some((c) => c.event === 'dead' && c.index && c.lps.join() === '1,2,3,4,5,6,7,8,9,10'),
+              ),
             ),
           ],
         },
@@ -439,9 +532,13 @@ export const LESSONS: Lesson[] = [
     id: 'vacuum-passes',
     title: 'The two passes of VACUUM: LP_DEAD, then LP_UNUSED',
     steps: [
-      step("create table twopass (id int primary key, pad text);\ninsert into twopass select g, 'x' from generate_series(1, 50) g", 'Fifty rows and a primary key.', {
-        predict: 'How many index entries will twopass_pkey hold?',
-      }),
+      step(
+        "create table twopass (id int primary key, pad text);\ninsert into twopass select g, 'x' from generate_series(1, 50) g",
+        'Fifty rows and a primary key.',
+        {
+          predict: 'How many index entries will twopass_pkey hold?',
+        },
+      ),
       step('delete from twopass where id <= 20', 'Twenty tuples get a `t_xmax`.', {
         predict: 'Which line pointers change?',
         show: { relation: 'twopass', block: 0, item: 1 },
@@ -456,14 +553,20 @@ export const LESSONS: Lesson[] = [
           expect: [
             expect('lp 1-20 became LP_DEAD', (d) => lpsOf(d, 'twopass', 'dead').join() === Array.from({ length: 20 }, (_, i) => i + 1).join()),
             expect('twopass_pkey is not touched', (d) => pagesOf(d, 'twopass_pkey').length === 0),
-            expect('lp 21-50 were frozen (HEAP_XMIN_FROZEN) by this plain VACUUM', (d) => lpsOf(d, 'twopass', 'frozen').join() === Array.from({ length: 30 }, (_, i) => i + 21).join()),
-            expect("the visibility map's page is all zeros in the file: no bit set", (d) => pagesOf(d, 'twopass', 'vm').length === 1 && pagesOf(d, 'twopass', 'vm').every((p) => p.checksum.b === 'zero')),
+            expect(
+              'lp 21-50 were frozen (HEAP_XMIN_FROZEN) by this plain VACUUM',
+              (d) => lpsOf(d, 'twopass', 'frozen').join() === Array.from({ length: 30 }, (_, i) => i + 21).join(),
+            ),
+            expect(
+              "the visibility map's page is all zeros in the file: no bit set",
+              (d) => pagesOf(d, 'twopass', 'vm').length === 1 && pagesOf(d, 'twopass', 'vm').every((p) => p.checksum.b === 'zero'),
+            ),
           ],
         },
       ),
       step(
         'vacuum (index_cleanup on) twopass',
-        "Now VACUUM removes the index entries that point at LP_DEAD line pointers (ambulkdelete), and only then, in its second pass over the heap, makes those line pointers LP_UNUSED: free for new tuples. The page is all-visible now too, and all-frozen, as its tuples were frozen in the first pass: PD_ALL_VISIBLE is set and the visibility map gets both bits. Its page is written for the first time: in the last snapshot it was all zeros, which has no checksum to verify (the server takes such a page as new); now it has a header and a checksum that passes.",
+        'Now VACUUM removes the index entries that point at LP_DEAD line pointers (ambulkdelete), and only then, in its second pass over the heap, makes those line pointers LP_UNUSED: free for new tuples. The page is all-visible now too, and all-frozen, as its tuples were frozen in the first pass: PD_ALL_VISIBLE is set and the visibility map gets both bits. Its page is written for the first time: in the last snapshot it was all zeros, which has no checksum to verify (the server takes such a page as new); now it has a header and a checksum that passes.',
         {
           predict: 'What will happen first, to twopass_pkey, and then to lp 1-20?',
           show: { relation: 'twopass', block: 0, item: 1 },
@@ -475,7 +578,9 @@ export const LESSONS: Lesson[] = [
             expect('the visibility map marks heap block 0 all-visible and all-frozen', (d) =>
               events(d, 'twopass', 'vm_bits', 'vm').some((c) => c.set && c.all_visible && c.all_frozen && c.heap_blocks.includes(0)),
             ),
-            expect("the visibility map's page went from all zeros to a checksum that passes", (d) => pagesOf(d, 'twopass', 'vm').some((p) => p.checksum.a === 'zero' && p.checksum.b === 'ok')),
+            expect("the visibility map's page went from all zeros to a checksum that passes", (d) =>
+              pagesOf(d, 'twopass', 'vm').some((p) => p.checksum.a === 'zero' && p.checksum.b === 'ok'),
+            ),
           ],
         },
       ),
@@ -485,52 +590,86 @@ export const LESSONS: Lesson[] = [
     id: 'visibility',
     title: 'Hint bits, the visibility map and freezing',
     steps: [
-      step("create table vis (id int, v text);\ninsert into vis select g, 'v' || g from generate_series(1, 100) g", 'A hundred rows. Their `t_infomask` is 0x0802 (2050): HEAP_XMAX_INVALID (0x0800), as no transaction has deleted or locked them, and HEAP_HASVARWIDTH (0x0002), as the row has a variable-width column (v text). Neither HEAP_XMIN_COMMITTED nor HEAP_XMIN_INVALID: nobody has yet checked whether the inserting transaction committed.', {
-        predict: 'Which t_infomask bits will the new tuples have?',
-        show: { relation: 'vis', block: 0, item: 1 },
-        expect: [
-          expect('lp 1-100: t_infomask 0x0802, HEAP_HASVARWIDTH and HEAP_XMAX_INVALID', (d) => {
-            const masks = fieldsOf(d, 'vis', 't_infomask').filter((f) => f.a === '-');
-            const flags = fieldsOf(d, 'vis', 'raw_flags').filter((f) => f.a === '-');
-            return masks.length === 100 && masks.every((f) => f.b === '2050') && flags.length === 100 && flags.every((f) => (JSON.parse(f.b) as string[]).sort().join() === 'HEAP_HASVARWIDTH,HEAP_XMAX_INVALID');
-          }),
-        ],
-      }),
-      step('select count(*) from vis', 'The first read looked up each tuple\'s `t_xmin` in the commit log, found it committed, and wrote that down as a hint bit, HEAP_XMIN_COMMITTED (0x0100), so the next read need not look again: `t_infomask` went from 0x0802 to 0x0902 (2306). A SELECT wrote to the page.', {
-        predict: 'A SELECT only reads: will block 0 change?',
-        show: { relation: 'vis', block: 0, item: 1 },
-        expect: [
-          expect('the read set HEAP_XMIN_COMMITTED on lp 1-100', (d) => events(d, 'vis', 'hint_bits').some((c) => c.flags.includes('HEAP_XMIN_COMMITTED') && c.lps.length === 100)),
-          expect('t_infomask 0x0802 → 0x0902 on lp 1-100', (d) => fieldsOf(d, 'vis', 't_infomask').filter((f) => f.a === '2050' && f.b === '2306').length === 100),
-        ],
-      }),
-      step('vacuum vis', 'VACUUM found every tuple visible to every transaction: it set PD_ALL_VISIBLE in the page header, and the visibility map (the new `_vm` fork) got the page\'s all-visible bit. Index-only scans trust that bit. A VACUUM that is not aggressive may skip all-visible pages (only runs of at least 32 of them, SKIP_PAGES_THRESHOLD, and PostgreSQL 18 still reads some eagerly to freeze them); an aggressive one, which must advance relfrozenxid, skips only all-frozen pages. This VACUUM froze nothing: the xmins are far younger than `vacuum_freeze_min_age`. A plain VACUUM freezes a whole page early only when pruning the page (where VACUUM decides) writes a full-page image of it anyway (see the lesson on the two passes of VACUUM). Here no image was due: there was nothing to prune and no hint bit left to set (the SELECT set them).', {
-        predict: 'Every tuple is visible to everyone. What will VACUUM write, and where?',
-        show: { relation: 'vis', block: 0, header: true },
-        expect: [
-          expect('the page became all-visible (PD_ALL_VISIBLE)', (d) => events(d, 'vis', 'all_visible').some((c) => c.set)),
-          expect('the visibility map marks heap block 0 all-visible, not all-frozen', (d) =>
-            events(d, 'vis', 'vm_bits', 'vm').some((c) => c.set && c.all_visible && !c.all_frozen && c.heap_blocks.includes(0)),
-          ),
-          expect('no tuple is frozen yet', (d) => lpsOf(d, 'vis', 'frozen').length === 0),
-        ],
-      }),
-      step('vacuum freeze vis', 'VACUUM FREEZE marks every tuple HEAP_XMIN_FROZEN (HEAP_XMIN_COMMITTED and HEAP_XMIN_INVALID together): visible to every transaction, whatever `t_xmin` says, so the xid can be reused after wraparound. The visibility map gets the all-frozen bit: aggressive VACUUMs (anti-wraparound ones are aggressive) skip the page too.', {
-        predict: 'What will VACUUM FREEZE change in the tuples, and in the visibility map?',
-        show: { relation: 'vis', block: 0, item: 1 },
-        expect: [
-          expect('lp 1-100 were frozen (HEAP_XMIN_FROZEN)', (d) => lpsOf(d, 'vis', 'frozen').length === 100),
-          expect('the visibility map marks heap block 0 all-frozen', (d) => events(d, 'vis', 'vm_bits', 'vm').some((c) => c.set && c.all_frozen && c.heap_blocks.includes(0))),
-        ],
-      }),
-      step("update vis set v = 'changed' where id = 1", 'One UPDATE and the page is no longer all-visible: PD_ALL_VISIBLE is cleared, and so are both of its bits in the visibility map.', {
-        predict: 'What will one UPDATE do to PD_ALL_VISIBLE and to the visibility map?',
-        show: { relation: 'vis', block: 0, header: true },
-        expect: [
-          expect('PD_ALL_VISIBLE was cleared', (d) => events(d, 'vis', 'all_visible').some((c) => !c.set)),
-          expect('the visibility map no longer marks heap block 0', (d) => events(d, 'vis', 'vm_bits', 'vm').some((c) => !c.set && c.all_visible && c.all_frozen && c.heap_blocks.includes(0))),
-        ],
-      }),
+      step(
+        "create table vis (id int, v text);\ninsert into vis select g, 'v' || g from generate_series(1, 100) g",
+        'A hundred rows. Their `t_infomask` is 0x0802 (2050): HEAP_XMAX_INVALID (0x0800), as no transaction has deleted or locked them, and HEAP_HASVARWIDTH (0x0002), as the row has a variable-width column (v text). Neither HEAP_XMIN_COMMITTED nor HEAP_XMIN_INVALID: nobody has yet checked whether the inserting transaction committed.',
+        {
+          predict: 'Which t_infomask bits will the new tuples have?',
+          show: { relation: 'vis', block: 0, item: 1 },
+          expect: [
+            expect('lp 1-100: t_infomask 0x0802, HEAP_HASVARWIDTH and HEAP_XMAX_INVALID', (d) => {
+              const masks = fieldsOf(d, 'vis', 't_infomask').filter((f) => f.a === '-');
+              const flags = fieldsOf(d, 'vis', 'raw_flags').filter((f) => f.a === '-');
+              return (
+                masks.length === 100 &&
+                masks.every((f) => f.b === '2050') &&
+                flags.length === 100 &&
+                flags.every((f) => (JSON.parse(f.b) as string[]).sort().join() === 'HEAP_HASVARWIDTH,HEAP_XMAX_INVALID')
+              );
+            }),
+          ],
+        },
+      ),
+      step(
+        'select count(*) from vis',
+        "The first read looked up each tuple's `t_xmin` in the commit log, found it committed, and wrote that down as a hint bit, HEAP_XMIN_COMMITTED (0x0100), so the next read need not look again: `t_infomask` went from 0x0802 to 0x0902 (2306). A SELECT wrote to the page.",
+        {
+          predict: 'A SELECT only reads: will block 0 change?',
+          show: { relation: 'vis', block: 0, item: 1 },
+          expect: [
+            expect('the read set HEAP_XMIN_COMMITTED on lp 1-100', (d) =>
+              events(d, 'vis', 'hint_bits').some((c) => c.flags.includes('HEAP_XMIN_COMMITTED') && c.lps.length === 100),
+            ),
+            expect(
+              't_infomask 0x0802 → 0x0902 on lp 1-100',
+              (d) => fieldsOf(d, 'vis', 't_infomask').filter((f) => f.a === '2050' && f.b === '2306').length === 100,
+            ),
+          ],
+        },
+      ),
+      step(
+        'vacuum vis',
+        "VACUUM found every tuple visible to every transaction: it set PD_ALL_VISIBLE in the page header, and the visibility map (the new `_vm` fork) got the page's all-visible bit. Index-only scans trust that bit. A VACUUM that is not aggressive may skip all-visible pages (only runs of at least 32 of them, SKIP_PAGES_THRESHOLD, and PostgreSQL 18 still reads some eagerly to freeze them); an aggressive one, which must advance relfrozenxid, skips only all-frozen pages. This VACUUM froze nothing: the xmins are far younger than `vacuum_freeze_min_age`. A plain VACUUM freezes a whole page early only when pruning the page (where VACUUM decides) writes a full-page image of it anyway (see the lesson on the two passes of VACUUM). Here no image was due: there was nothing to prune and no hint bit left to set (the SELECT set them).",
+        {
+          predict: 'Every tuple is visible to everyone. What will VACUUM write, and where?',
+          show: { relation: 'vis', block: 0, header: true },
+          expect: [
+            expect('the page became all-visible (PD_ALL_VISIBLE)', (d) => events(d, 'vis', 'all_visible').some((c) => c.set)),
+            expect('the visibility map marks heap block 0 all-visible, not all-frozen', (d) =>
+              events(d, 'vis', 'vm_bits', 'vm').some((c) => c.set && c.all_visible && !c.all_frozen && c.heap_blocks.includes(0)),
+            ),
+            expect('no tuple is frozen yet', (d) => lpsOf(d, 'vis', 'frozen').length === 0),
+          ],
+        },
+      ),
+      step(
+        'vacuum freeze vis',
+        'VACUUM FREEZE marks every tuple HEAP_XMIN_FROZEN (HEAP_XMIN_COMMITTED and HEAP_XMIN_INVALID together): visible to every transaction, whatever `t_xmin` says, so the xid can be reused after wraparound. The visibility map gets the all-frozen bit: aggressive VACUUMs (anti-wraparound ones are aggressive) skip the page too.',
+        {
+          predict: 'What will VACUUM FREEZE change in the tuples, and in the visibility map?',
+          show: { relation: 'vis', block: 0, item: 1 },
+          expect: [
+            expect('lp 1-100 were frozen (HEAP_XMIN_FROZEN)', (d) => lpsOf(d, 'vis', 'frozen').length === 100),
+            expect('the visibility map marks heap block 0 all-frozen', (d) =>
+              events(d, 'vis', 'vm_bits', 'vm').some((c) => c.set && c.all_frozen && c.heap_blocks.includes(0)),
+            ),
+          ],
+        },
+      ),
+      step(
+        "update vis set v = 'changed' where id = 1",
+        'One UPDATE and the page is no longer all-visible: PD_ALL_VISIBLE is cleared, and so are both of its bits in the visibility map.',
+        {
+          predict: 'What will one UPDATE do to PD_ALL_VISIBLE and to the visibility map?',
+          show: { relation: 'vis', block: 0, header: true },
+          expect: [
+            expect('PD_ALL_VISIBLE was cleared', (d) => events(d, 'vis', 'all_visible').some((c) => !c.set)),
+            expect('the visibility map no longer marks heap block 0', (d) =>
+              events(d, 'vis', 'vm_bits', 'vm').some((c) => !c.set && c.all_visible && c.all_frozen && c.heap_blocks.includes(0)),
+            ),
+          ],
+        },
+      ),
     ],
   },
   {
@@ -540,16 +679,24 @@ export const LESSONS: Lesson[] = [
       step(
         "create table victim (id int, v text);\ninsert into victim select g, 'row ' || g from generate_series(1, 20) g",
         'Block 0 of victim is on screen. Now damage it, as a disk or a memory error would: press "Flip a byte for me" (beside step 2), which flips one bit of a tuple\'s last byte in the server\'s file and says which. Or do it by hand: press "Edit (checksum lab)" below the page, click a byte of a tuple in the hex view and type another value, then press "Write the lab\'s page into PostgreSQL\'s file". Either way the checksum stays as it was, and the server\'s buffer of the page is evicted, so its next read is the file\'s.',
-        { predict: 'Once you change one byte of block 0 in the file, what will the server do when it next reads the page?', then: 'lab-write', show: { relation: 'victim', block: 0, item: 1 } },
+        {
+          predict: 'Once you change one byte of block 0 in the file, what will the server do when it next reads the page?',
+          then: 'lab-write',
+          show: { relation: 'victim', block: 0, item: 1 },
+        },
       ),
       step(
         'select * from victim',
-        "The server reads block 0, computes its checksum, finds another one stored, and refuses the page: the error above is PostgreSQL's own (bufmgr.c, buffer_readv_report). Its detail, \"page verification failed, calculated checksum … but expected …\" (bufpage.c: PageIsVerified), PostgreSQL 18 writes to the server log only (PIV_LOG_LOG), as the read may complete in another process.",
-        { predict: 'What will this SELECT say?', error: /invalid page in block 0 of relation/,
+        'The server reads block 0, computes its checksum, finds another one stored, and refuses the page: the error above is PostgreSQL\'s own (bufmgr.c, buffer_readv_report). Its detail, "page verification failed, calculated checksum … but expected …" (bufpage.c: PageIsVerified), PostgreSQL 18 writes to the server log only (PIV_LOG_LOG), as the read may complete in another process.',
+        {
+          predict: 'What will this SELECT say?',
+          error: /invalid page in block 0 of relation/,
           otherwise: [
             {
               when: (o) => !o.error,
-              say: "No error: the server read block 0 and its checksum matched, so nothing was refused. Either no byte of the page in the file changed (the lab's page was not written into it, or was written as it was), or the lab's \"Fix checksum\" sealed the change, and then the server cannot tell the page from one it wrote. What did change is in the diff: this was the first read of the tuples since their INSERT committed, so it set hint bits (HEAP_XMIN_COMMITTED) on them, and the page was written with a checksum over them. The rest of the lesson needs a page that fails its checksum before that first read. " + AGAIN,
+              say:
+                'No error: the server read block 0 and its checksum matched, so nothing was refused. Either no byte of the page in the file changed (the lab\'s page was not written into it, or was written as it was), or the lab\'s "Fix checksum" sealed the change, and then the server cannot tell the page from one it wrote. What did change is in the diff: this was the first read of the tuples since their INSERT committed, so it set hint bits (HEAP_XMIN_COMMITTED) on them, and the page was written with a checksum over them. The rest of the lesson needs a page that fails its checksum before that first read. ' +
+                AGAIN,
             },
           ],
         },
@@ -558,11 +705,14 @@ export const LESSONS: Lesson[] = [
         'set ignore_checksum_failure = on;\nselect * from victim',
         'With `ignore_checksum_failure` the server only warns ("ignoring checksum failure in block 0 …") and reads on: the changed byte is in the result. And look at the diff: this was the first read of the tuples since their INSERT committed, so the reader set hint bits (HEAP_XMIN_COMMITTED) on them. That change marked the buffer dirty, and the checkpoint after the statement wrote it with a checksum computed afresh over the damaged bytes. The file\'s page now passes its checksum: the damage is still there, but no checksum check will ever find it again. This is the moment it became invisible. Never set `ignore_checksum_failure` on a server you care about without a copy of the data directory.',
         {
-          predict: 'With ignore_checksum_failure on, will the server read the damaged page? The 20 tuples were never read since their INSERT committed: what will this first read write on the page, and what happens to its checksum?',
+          predict:
+            'With ignore_checksum_failure on, will the server read the damaged page? The 20 tuples were never read since their INSERT committed: what will this first read write on the page, and what happens to its checksum?',
           otherwise: [
             {
               when: (o) => !warned(o) && !resealed(o),
-              say: 'No warning: block 0 passed its checksum, so there was nothing to ignore. Nothing was resealed either (the checks say so), and no hint bit was set: an earlier read had set them all. Resealing takes a page that fails its checksum and a read that writes to it, here the first one to set its hint bits. ' + AGAIN,
+              say:
+                'No warning: block 0 passed its checksum, so there was nothing to ignore. Nothing was resealed either (the checks say so), and no hint bit was set: an earlier read had set them all. Resealing takes a page that fails its checksum and a read that writes to it, here the first one to set its hint bits. ' +
+                AGAIN,
             },
             {
               when: (o) => warned(o) && !resealed(o),
@@ -572,7 +722,9 @@ export const LESSONS: Lesson[] = [
           show: { relation: 'victim', block: 0, header: true },
           expect: [
             expect('victim block 0 failed its checksum before this statement and passes it after: resealed over the damage', (d) =>
-              pagesOf(d, 'victim').some((p) => p.block === 0 && p.checksum.a === 'mismatch' && p.checksum.b === 'ok' && p.story.changes.some((c) => c.event === 'resealed')),
+              pagesOf(d, 'victim').some(
+                (p) => p.block === 0 && p.checksum.a === 'mismatch' && p.checksum.b === 'ok' && p.story.changes.some((c) => c.event === 'resealed'),
+              ),
             ),
             expect('the read set hint bits: HEAP_XMIN_COMMITTED on the 20 tuples', (d) =>
               events(d, 'victim', 'hint_bits').some((c) => c.flags.includes('HEAP_XMIN_COMMITTED') && c.lps.length === 20),
@@ -582,13 +734,13 @@ export const LESSONS: Lesson[] = [
       ),
       step(
         'reset ignore_checksum_failure;\nselect * from victim',
-        'No error, no warning, and the changed byte is read as if it had always been there. This SELECT found block 0 in shared buffers, where no checksum is checked (the server verifies a page when it reads it from the file), but the file\'s page passes its checksum now too: a read from the file, after a restart say, would pass as well. Only a copy of the page from before the damage (a backup, a standby, the WAL\'s full-page image) can show it now.',
+        "No error, no warning, and the changed byte is read as if it had always been there. This SELECT found block 0 in shared buffers, where no checksum is checked (the server verifies a page when it reads it from the file), but the file's page passes its checksum now too: a read from the file, after a restart say, would pass as well. Only a copy of the page from before the damage (a backup, a standby, the WAL's full-page image) can show it now.",
         {
           predict: 'ignore_checksum_failure is off again. Will the server refuse block 0 as it did two steps ago?',
           otherwise: [
             {
               when: (o) => refused(o),
-              say: "The server refuses block 0: it read the page from the file, where nothing rewrote the damaged page, so it still fails its checksum, and every read of it from the file without `ignore_checksum_failure` fails. The damage stays visible to checksums until a write reseals the page, or a good copy replaces it.",
+              say: 'The server refuses block 0: it read the page from the file, where nothing rewrote the damaged page, so it still fails its checksum, and every read of it from the file without `ignore_checksum_failure` fails. The damage stays visible to checksums until a write reseals the page, or a good copy replaces it.',
             },
             {
               when: (o) => !o.error && !neverDamaged(o) && ![o, ...o.earlier].some(resealed),
@@ -596,7 +748,9 @@ export const LESSONS: Lesson[] = [
             },
             {
               when: (o) => !o.error && neverDamaged(o),
-              say: 'No error, as in every step of the lesson: the page in the file never failed its checksum, so there was no damage for a checksum to find, and none to hide. ' + AGAIN,
+              say:
+                'No error, as in every step of the lesson: the page in the file never failed its checksum, so there was no damage for a checksum to find, and none to hide. ' +
+                AGAIN,
             },
           ],
           expect: [expect('victim block 0 is not written again: nothing changed on it', (d) => pagesOf(d, 'victim').length === 0)],

@@ -66,7 +66,7 @@ function text(v: unknown): string {
 function resultSet(r: Results, command: string): ResultSet {
   const fields = r.fields.map((f) => f.name);
   const rows = (r.rows as Record<string, unknown>[]).slice(0, MAX_ROWS).map((row) => fields.map((f) => text(row[f])));
-  return { fields, rows, rowCount: fields.length > 0 ? r.rows.length : r.affectedRows ?? 0, command };
+  return { fields, rows, rowCount: fields.length > 0 ? r.rows.length : (r.affectedRows ?? 0), command };
 }
 
 function serverError(e: unknown): ServerError {

@@ -62,13 +62,19 @@ export function rowsSentence(rows: NonNullable<ReportBlock['rows']>): string {
     return `How many rows this block held is not known: its header cannot be trusted and no index points into it.${readable}`;
   }
   const lost = rows.lost === 0 ? 'No row is lost' : `${rows.upper_bound ? 'At most ' : ''}${plural(rows.lost, 'row is', 'rows are')} lost`;
-  const readable = rows.readable === null ? 'how many are readable is not known' : rows.readable === 0 ? 'no row is readable' : `${plural(rows.readable, 'row is', 'rows are')} readable`;
+  const readable =
+    rows.readable === null
+      ? 'how many are readable is not known'
+      : rows.readable === 0
+        ? 'no row is readable'
+        : `${plural(rows.readable, 'row is', 'rows are')} readable`;
   const from =
     rows.known_from === 'index'
       ? `as the entries of ${rows.index ? `the index ${rows.index}` : "the table's indexes"} that point into this block say`
       : "as the page's own line pointers say";
   // Rows, not index entries: a row updated without HOT keeps its older version's entry.
-  const entries = rows.index_entries !== undefined && rows.index_entries !== rows.lost ? ` (${plural(rows.index_entries, 'index entry', 'index entries')})` : '';
+  const entries =
+    rows.index_entries !== undefined && rows.index_entries !== rows.lost ? ` (${plural(rows.index_entries, 'index entry', 'index entries')})` : '';
   const said = `${lost}${entries} and ${readable}, ${from}.`.replace(/^./, (c) => c.toUpperCase());
   if (!rows.stale) return said;
   // Which keys, and where each is live, is the core's evidence beside this sentence: said once.
@@ -86,12 +92,37 @@ const lostKeyText = (rows: NonNullable<ReportBlock['rows']>) => (k: (string | nu
   return `${keyText(k)} (${same.entries} index entries: ${same.entries === 2 ? 'one is an older version' : 'all but one are older versions'})`;
 };
 
-function Finding({ rel, b, entry, onOpen, sayBound }: { rel: ReportRelation; b: ReportBlock; entry: FileEntry | undefined; onOpen: (f: FileEntry, block: number) => void; sayBound: boolean }) {
+function Finding({
+  rel,
+  b,
+  entry,
+  onOpen,
+  sayBound,
+}: {
+  rel: ReportRelation;
+  b: ReportBlock;
+  entry: FileEntry | undefined;
+  onOpen: (f: FileEntry, block: number) => void;
+  sayBound: boolean;
+}) {
   const name = rel.relation ?? rel.path;
   return (
-    <li className={`finding severity-${b.severity}`} data-testid="finding" data-severity={b.severity} data-file={b.file} data-block={b.block_in_file} data-damage={b.damage}>
+    <li
+      className={`finding severity-${b.severity}`}
+      data-testid="finding"
+      data-severity={b.severity}
+      data-file={b.file}
+      data-block={b.block_in_file}
+      data-damage={b.damage}
+    >
       <h4>
-        <button type="button" className="finding-open" disabled={!entry} onClick={() => entry && onOpen(entry, b.block_in_file)} title={entry ? 'show this page in the page view' : 'the file was not dropped'}>
+        <button
+          type="button"
+          className="finding-open"
+          disabled={!entry}
+          onClick={() => entry && onOpen(entry, b.block_in_file)}
+          title={entry ? 'show this page in the page view' : 'the file was not dropped'}
+        >
           {/* The contract's severity stays error (rows are lost); the badge says that the
               server raises none for a zeroed page, which is what makes it dangerous. */}
           <span className="severity">{isReadAsEmpty(b) ? READ_AS_EMPTY : b.severity}</span> Block {b.block} of {rel.relation ? name : `the file ${name}`}
@@ -120,41 +151,47 @@ function Finding({ rel, b, entry, onOpen, sayBound }: { rel: ReportRelation; b: 
       {b.bit_flips && b.bit_flips.length > 0 && (
         // Its own scrolling box on a phone, which the keyboard can reach.
         <div className="incident-flips" tabIndex={0} role="region" aria-label={`bit flips of block ${b.block}`}>
-        <table data-testid="bit-flips">
-          <caption>Single-bit flips that make the checksum valid</caption>
-          <thead>
-            <tr>
-              <th>byte</th>
-              <th>bit</th>
-              <th>field</th>
-              <th>item</th>
-              <th>column</th>
-              <th>stored</th>
-              <th>flipped back</th>
-              <th>rank, and why</th>
-            </tr>
-          </thead>
-          <tbody>
-            {b.bit_flips.map((f) => (
-              <tr key={`${f.byte}-${f.bit}`} data-testid="bit-flip" data-item={f.item ?? ''} data-column={f.column ?? ''}>
-                <td>{f.byte}</td>
-                <td>{f.bit}</td>
-                <td>{f.field}</td>
-                <td>{f.item ?? ''}</td>
-                <td>{f.column ?? ''}</td>
-                <td className="value">{f.stored ?? ''}</td>
-                <td className="value">{f.flipped ?? ''}</td>
-                <td className="why">
-                  {f.rank}. {f.why}
-                </td>
+          <table data-testid="bit-flips">
+            <caption>Single-bit flips that make the checksum valid</caption>
+            <thead>
+              <tr>
+                <th>byte</th>
+                <th>bit</th>
+                <th>field</th>
+                <th>item</th>
+                <th>column</th>
+                <th>stored</th>
+                <th>flipped back</th>
+                <th>rank, and why</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {b.bit_flips.map((f) => (
+                <tr key={`${f.byte}-${f.bit}`} data-testid="bit-flip" data-item={f.item ?? ''} data-column={f.column ?? ''}>
+                  <td>{f.byte}</td>
+                  <td>{f.bit}</td>
+                  <td>{f.field}</td>
+                  <td>{f.item ?? ''}</td>
+                  <td>{f.column ?? ''}</td>
+                  <td className="value">{f.stored ?? ''}</td>
+                  <td className="value">{f.flipped ?? ''}</td>
+                  <td className="why">
+                    {f.rank}. {f.why}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
       )}
       {b.rows && (
-        <p className="incident-rows" data-testid="finding-rows" data-lost={b.rows.lost ?? ''} data-readable={b.rows.readable ?? ''} data-known-from={b.rows.known_from}>
+        <p
+          className="incident-rows"
+          data-testid="finding-rows"
+          data-lost={b.rows.lost ?? ''}
+          data-readable={b.rows.readable ?? ''}
+          data-known-from={b.rows.known_from}
+        >
           {rowsSentence(b.rows)}
           {b.rows.bound && sayBound ? ` ${sentence(b.rows.bound)}` : ''}
         </p>
@@ -172,7 +209,19 @@ function Finding({ rel, b, entry, onOpen, sayBound }: { rel: ReportRelation; b: 
   );
 }
 
-function BugTemplate({ r, markdown, storage, controldata, name }: { r: ReportJson; markdown: string; storage: string | null; controldata: string | null; name: string }) {
+function BugTemplate({
+  r,
+  markdown,
+  storage,
+  controldata,
+  name,
+}: {
+  r: ReportJson;
+  markdown: string;
+  storage: string | null;
+  controldata: string | null;
+  name: string;
+}) {
   const [fields, setFields] = useState<BugFields>({ platform: '', storage: '', happened: '', log: '' });
   return (
     <>
@@ -185,16 +234,26 @@ function BugTemplate({ r, markdown, storage, controldata, name }: { r: ReportJso
       <details className="bugs" data-testid="report-bugs" data-storage-damage={storage !== null}>
         <summary>{storage === null ? 'Report it to pgsql-bugs' : 'Report it to pgsql-bugs (only for a suspected PostgreSQL bug)'}</summary>
         <p>
-          A message for <code>pgsql-bugs@lists.postgresql.org</code> with PostgreSQL {r.cluster.pg_version ?? '(version not known)'}, pg_control as pg_controldata
-          prints it, and this report as its evidence. Fill in what only you know, then download it.
+          A message for <code>pgsql-bugs@lists.postgresql.org</code> with PostgreSQL {r.cluster.pg_version ?? '(version not known)'}, pg_control as
+          pg_controldata prints it, and this report as its evidence. Fill in what only you know, then download it.
         </p>
         {BUG_FIELDS.map((f) => (
           <label key={f.key}>
             {f.label}
-            <textarea rows={f.key === 'log' ? 5 : 2} placeholder={f.hint} value={fields[f.key]} data-field={f.key} onChange={(e) => setFields({ ...fields, [f.key]: e.target.value })} />
+            <textarea
+              rows={f.key === 'log' ? 5 : 2}
+              placeholder={f.hint}
+              value={fields[f.key]}
+              data-field={f.key}
+              onChange={(e) => setFields({ ...fields, [f.key]: e.target.value })}
+            />
           </label>
         ))}
-        <button type="button" data-testid="report-bugs-download" onClick={() => download(bugMessage(r, markdown, controldata, fields), `${name}-pgsql-bugs.txt`)}>
+        <button
+          type="button"
+          data-testid="report-bugs-download"
+          onClick={() => download(bugMessage(r, markdown, controldata, fields), `${name}-pgsql-bugs.txt`)}
+        >
           Download the pgsql-bugs message
         </button>
       </details>
@@ -226,7 +285,10 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
       {report.state === 'running' && (
         <p role="status" data-testid="report-progress">
           Reading the {source.root ? 'data directory' : 'files'} for the report:{' '}
-          {report.total > 0 ? `${Math.round((100 * Math.min(report.read, report.total)) / report.total)}% of ${(report.total / 1e6).toFixed(1)} MB` : 'starting'}.
+          {report.total > 0
+            ? `${Math.round((100 * Math.min(report.read, report.total)) / report.total)}% of ${(report.total / 1e6).toFixed(1)} MB`
+            : 'starting'}
+          .
           <progress max={report.total || 1} value={Math.min(report.read, report.total)} />
         </p>
       )}
@@ -235,7 +297,17 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
           No report could be made: {report.message}
         </p>
       )}
-      {report.state === 'done' && <ReportBody r={report.report} markdown={report.markdown} storage={report.storage} root={source.root} files={files} controls={controls} onOpen={onOpen} />}
+      {report.state === 'done' && (
+        <ReportBody
+          r={report.report}
+          markdown={report.markdown}
+          storage={report.storage}
+          root={source.root}
+          files={files}
+          controls={controls}
+          onOpen={onOpen}
+        />
+      )}
     </section>
   );
 }
@@ -271,7 +343,8 @@ function ReportBody({
       </p>
       <p className="report-cluster">
         PostgreSQL {r.cluster.pg_version ?? '(version not known)'}, data checksums {r.cluster.data_checksums}
-        {r.cluster.state ? `, ${r.cluster.state}` : ''}: {plural(r.pages, 'main-fork page', 'main-fork pages')} read in {plural(r.files, 'main-fork file', 'main-fork files')}
+        {r.cluster.state ? `, ${r.cluster.state}` : ''}: {plural(r.pages, 'main-fork page', 'main-fork pages')} read in{' '}
+        {plural(r.files, 'main-fork file', 'main-fork files')}
         {verified > r.files
           ? ` (the tables' and indexes' own data; the summary below verifies the checksums of all ${verified.toLocaleString('en-US')} files, free space and visibility maps included)`
           : ''}

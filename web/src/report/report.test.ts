@@ -40,7 +40,7 @@ describe('report panel', () => {
 
   it('makes whole sentences and leaves names alone', () => {
     expect(sentence('the page is all zeros')).toBe('The page is all zeros.');
-    expect(sentence('pg_surgery\'s heap_force_kill marks rows dead')).toBe("pg_surgery's heap_force_kill marks rows dead.");
+    expect(sentence("pg_surgery's heap_force_kill marks rows dead")).toBe("pg_surgery's heap_force_kill marks rows dead.");
     expect(sentence('Done.')).toBe('Done.');
   });
 
@@ -68,8 +68,19 @@ describe('report panel', () => {
   });
 
   it('counts rows, not index entries, and says what stale versions are', () => {
-    const rows: NonNullable<ReportBlock['rows']> = { lost: 36, readable: 0, known_from: 'index', index: 'public.orders_pkey', upper_bound: true, bound: null, index_entries: 37, stale: 0 };
-    expect(rowsSentence(rows)).toBe('At most 36 rows are lost (37 index entries) and no row is readable, as the entries of the index public.orders_pkey that point into this block say.');
+    const rows: NonNullable<ReportBlock['rows']> = {
+      lost: 36,
+      readable: 0,
+      known_from: 'index',
+      index: 'public.orders_pkey',
+      upper_bound: true,
+      bound: null,
+      index_entries: 37,
+      stale: 0,
+    };
+    expect(rowsSentence(rows)).toBe(
+      'At most 36 rows are lost (37 index entries) and no row is readable, as the entries of the index public.orders_pkey that point into this block say.',
+    );
     const torn: NonNullable<ReportBlock['rows']> = {
       lost: 0,
       readable: 7,

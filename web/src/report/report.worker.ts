@@ -9,7 +9,7 @@ import type { FromReport, ReportFile, ToReport } from './protocol';
 serve<ToReport, FromReport>(
   async (first, job) => {
     const held: ReportFile[] = [...first.files];
-    for (let m = first; !m.last; ) {
+    for (let m = first; !m.last;) {
       m = await job.next();
       held.push(...m.files);
     }

@@ -75,7 +75,13 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
       },
       (message) => ({ type: 'error', job: JOB, message }),
     );
-    void worker.done.then((m) => setReport(m.type === 'done' ? { state: 'done', report: m.report, markdown: m.markdown, damaged: m.damaged, storage: m.storage } : { state: 'error', message: m.message }));
+    void worker.done.then((m) =>
+      setReport(
+        m.type === 'done'
+          ? { state: 'done', report: m.report, markdown: m.markdown, damaged: m.damaged, storage: m.storage }
+          : { state: 'error', message: m.message },
+      ),
+    );
     let i = 0;
     let timer = 0;
     const shown = source.root;

@@ -87,7 +87,10 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
     [],
   );
 
-  const source = useCallback((): RelationFiles | null => catalog ?? (types.trim() ? typesSource(p.entry, p.files, types.trim()) : null), [catalog, types, p.entry, p.files]);
+  const source = useCallback(
+    (): RelationFiles | null => catalog ?? (types.trim() ? typesSource(p.entry, p.files, types.trim()) : null),
+    [catalog, types, p.entry, p.files],
+  );
 
   /** A worker of the relation for one request; `answer` returns true once it is done. */
   const run = (s: RelationFiles, answer: (m: FromRows) => boolean): RowsWorker => {
@@ -279,7 +282,8 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
       )}
       {shownProgress && (
         <p className="rows-progress" aria-live="polite" data-testid="rows-progress">
-          {shownProgress.rows.toLocaleString('en-US')} rows from {shownProgress.pagesRead.toLocaleString('en-US')} of {shownProgress.pagesTotal.toLocaleString('en-US')} pages
+          {shownProgress.rows.toLocaleString('en-US')} rows from {shownProgress.pagesRead.toLocaleString('en-US')} of{' '}
+          {shownProgress.pagesTotal.toLocaleString('en-US')} pages
           {shownProgress.pagesLost > 0 && `; ${shownProgress.pagesLost} pages lost`}
           {shownProgress.rows > count && count >= SHOWN_MAX && `; the first ${SHOWN_MAX.toLocaleString('en-US')} shown, every row exported`}
         </p>
@@ -296,7 +300,15 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
               ))}
             </div>
           </div>
-          <div ref={scroller} className="rows-scroll" style={{ width: grid.width }} tabIndex={0} role="rowgroup" aria-label="Rows, scrollable" onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
+          <div
+            ref={scroller}
+            className="rows-scroll"
+            style={{ width: grid.width }}
+            tabIndex={0}
+            role="rowgroup"
+            aria-label="Rows, scrollable"
+            onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+          >
             <div style={{ height: count * ROW_PX, position: 'relative' }}>
               {inView.map((index) => (
                 <div

@@ -37,12 +37,23 @@ export function TupleColumns(p: { entry: FileEntry; files: readonly FileEntry[];
   }, [entry, files, page, lp, types]);
 
   return (
-    <section className="tuple-columns" data-testid="tuple-columns" data-state={got === null ? (wanted ? 'loading' : 'idle') : 'error' in got ? 'error' : 'done'}>
+    <section
+      className="tuple-columns"
+      data-testid="tuple-columns"
+      data-state={got === null ? (wanted ? 'loading' : 'idle') : 'error' in got ? 'error' : 'done'}
+    >
       <h3>Item {lp} as columns</h3>
       {!catalog && (
         <label className="rows-types">
           Column types, in order (as <code>pg_filedump -D</code> takes them)
-          <input type="text" data-testid="tuple-types" value={types} placeholder="int4,text,timestamptz" spellCheck={false} onChange={(e) => setTypes(e.target.value)} />
+          <input
+            type="text"
+            data-testid="tuple-types"
+            value={types}
+            placeholder="int4,text,timestamptz"
+            spellCheck={false}
+            onChange={(e) => setTypes(e.target.value)}
+          />
         </label>
       )}
       {got && 'error' in got && (

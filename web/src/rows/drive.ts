@@ -188,7 +188,19 @@ export function* readRows(
 }
 
 export function emptySalvage(damage: string[] = []): Salvage {
-  return { rows: 0, invisible: 0, undecided: 0, pagesRead: 0, pagesTotal: 0, pagesLost: [], pagesDamaged: [], damagedCtids: [], tuples: [], toastPagesLost: [], damage };
+  return {
+    rows: 0,
+    invisible: 0,
+    undecided: 0,
+    pagesRead: 0,
+    pagesTotal: 0,
+    pagesLost: [],
+    pagesDamaged: [],
+    damagedCtids: [],
+    tuples: [],
+    toastPagesLost: [],
+    damage,
+  };
 }
 
 /** The salvage summary as plain text, a file of its own beside the export (no comment lines
@@ -197,7 +209,10 @@ export function salvageText(what: string, s: Salvage): string {
   const lines = [`pgpage rows: ${what}`, `rows recovered: ${s.rows}`, `pages read: ${s.pagesRead} of ${s.pagesTotal}`];
   lines.push(`pages lost: ${s.pagesLost.length}`);
   for (const p of s.pagesLost) {
-    const rows = p.rows === undefined ? '' : `; its ${p.rows} rows are left out (include the rows of damaged pages to get them, as SET ignore_checksum_failure = on lets the server read the page)`;
+    const rows =
+      p.rows === undefined
+        ? ''
+        : `; its ${p.rows} rows are left out (include the rows of damaged pages to get them, as SET ignore_checksum_failure = on lets the server read the page)`;
     lines.push(`  block ${p.block}: ${p.message}${rows}`);
   }
   if (s.pagesDamaged.length > 0) {
@@ -211,7 +226,8 @@ export function salvageText(what: string, s: Salvage): string {
   const other = s.tuples.filter((t) => !toast.includes(t));
   if (other.length > 0) {
     lines.push(`tuples left out or noted: ${other.length}`);
-    for (const t of other) lines.push(`  block ${t.block}, offset ${t.offset}${t.attnum ? ` (attribute ${t.attnum})` : ''}: ${t.message}${t.printed ? ' (row given)' : ''}`);
+    for (const t of other)
+      lines.push(`  block ${t.block}, offset ${t.offset}${t.attnum ? ` (attribute ${t.attnum})` : ''}: ${t.message}${t.printed ? ' (row given)' : ''}`);
   }
   if (s.toastPagesLost.length > 0) {
     lines.push(`TOAST pages lost: ${s.toastPagesLost.length}`);

@@ -24,7 +24,13 @@ const idle: RowsWorker[] = [];
 export function acquire(key: string): RowsWorker {
   const i = idle.findIndex((w) => w.key === key);
   if (i >= 0) return idle.splice(i, 1)[0];
-  const w: RowsWorker = { worker: new Worker(new URL('./rows.worker.ts', import.meta.url), { type: 'module' }), key, pathsSent: false, files: null, answer: null };
+  const w: RowsWorker = {
+    worker: new Worker(new URL('./rows.worker.ts', import.meta.url), { type: 'module' }),
+    key,
+    pathsSent: false,
+    files: null,
+    answer: null,
+  };
   w.worker.onmessage = (e: MessageEvent<FromRows>) => {
     const m = e.data;
     if (m.type !== 'want') {

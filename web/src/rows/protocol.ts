@@ -5,8 +5,7 @@ import type { ColumnInfo, RowsFormat, Salvage } from './drive';
 /** Where a relation's columns come from: its data directory's catalogs (the relation found
  * by its file's relfilenode in its database), or a type list as `pg_filedump -D` takes it. */
 export type ColumnsFrom =
-  | { kind: 'catalog'; relfilenode: number; databaseOid: number }
-  | { kind: 'types'; types: string; heap: string[]; blockSize: number; bigEndian: boolean };
+  { kind: 'catalog'; relfilenode: number; databaseOid: number } | { kind: 'types'; types: string; heap: string[]; blockSize: number; bigEndian: boolean };
 
 /** A worker serves one relation (web/src/rows/pool.ts): `paths` (every file it may ask
  * for, relative to the data directory) comes with its first request only, and the

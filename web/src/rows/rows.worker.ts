@@ -5,7 +5,19 @@
 // are read with FileReaderSync: TOAST chunks are read back one value at a time instead of
 // being kept.
 import { loadWasm, rowsColumns, tupleShown, type Wasm } from '../core';
-import { emptySalvage, indexToast, openTable, readRows, salvageText, toastChunks, type RowsFormat, type RowsReader, type RowsSource, type Salvage, type SyncFiles } from './drive';
+import {
+  emptySalvage,
+  indexToast,
+  openTable,
+  readRows,
+  salvageText,
+  toastChunks,
+  type RowsFormat,
+  type RowsReader,
+  type RowsSource,
+  type Salvage,
+  type SyncFiles,
+} from './drive';
 import { serve, type Job } from '../worker/bridge';
 import { SHOWN_MAX, type ColumnsFrom, type FromRows, type Progress, type ToRows, type ToRowsWorker } from './protocol';
 
@@ -193,7 +205,7 @@ function postLines(post: RowsJob['post'], job: number, parts: string[], progress
   const starts: number[] = [];
   let end = all.length;
   // A newline byte is only ever a newline in UTF-8, and COPY text escapes those in values.
-  for (let i = 0; i < all.length; ) {
+  for (let i = 0; i < all.length;) {
     if (sent.lines + starts.length >= SHOWN_MAX) {
       end = i;
       break;

@@ -62,10 +62,18 @@ export function catalogSource(entry: FileEntry): RelationFiles | null {
 /** A heap file and its other segments (same directory and relfilenode), read with `types`. */
 export function typesSource(entry: FileEntry, files: readonly FileEntry[], types: string): RelationFiles {
   const segments = entry.rel
-    ? files.filter((f) => f.rel && f.rel.fork === 'main' && f.rel.relfilenode === entry.rel?.relfilenode && f.relDir === entry.relDir).sort((a, b) => a.segment - b.segment)
+    ? files
+        .filter((f) => f.rel && f.rel.fork === 'main' && f.rel.relfilenode === entry.rel?.relfilenode && f.relDir === entry.relDir)
+        .sort((a, b) => a.segment - b.segment)
     : [entry];
   const byPath = new Map(segments.map((f) => [f.path, f.file]));
-  const from: ColumnsFrom = { kind: 'types', types, heap: segments.map((f) => f.path), blockSize: entry.blockSize ?? 8192, bigEndian: entry.bigEndian ?? false };
+  const from: ColumnsFrom = {
+    kind: 'types',
+    types,
+    heap: segments.map((f) => f.path),
+    blockSize: entry.blockSize ?? 8192,
+    bigEndian: entry.bigEndian ?? false,
+  };
   return {
     key: `${JSON.stringify(from)}|${fileId(segments[0]?.file)}|${fileId(segments[segments.length - 1]?.file)}`,
     from,

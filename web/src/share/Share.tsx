@@ -35,9 +35,23 @@ function clipboardWrite(type: string, data: Promise<Blob>): Promise<boolean> {
 const textBlob = (t: string) => new Blob([t], { type: 'text/plain' });
 
 /** The band's lines for what the picture shows: the page, the file's map, or the list. */
-function captionOf(p: SharedPage & { what: string; problems?: readonly { f: FileEntry; p: ProblemPage }[]; notes?: readonly string[] }, el: HTMLElement): Promise<string[]> {
+function captionOf(
+  p: SharedPage & { what: string; problems?: readonly { f: FileEntry; p: ProblemPage }[]; notes?: readonly string[] },
+  el: HTMLElement,
+): Promise<string[]> {
   if (p.what === 'problem list') {
-    return Promise.resolve(listBandLines((p.problems ?? []).map((x) => ({ path: x.f.path, block: x.p.block, status: x.p.status, relation: (x.f.naming && relationWords(x.f.naming)) ?? undefined })), VERSION, p.notes));
+    return Promise.resolve(
+      listBandLines(
+        (p.problems ?? []).map((x) => ({
+          path: x.f.path,
+          block: x.p.block,
+          status: x.p.status,
+          relation: (x.f.naming && relationWords(x.f.naming)) ?? undefined,
+        })),
+        VERSION,
+        p.notes,
+      ),
+    );
   }
   if (p.what === 'page map') {
     const s = fileSummary(p.entry);
@@ -45,7 +59,17 @@ function captionOf(p: SharedPage & { what: string; problems?: readonly { f: File
     return Promise.resolve(mapBandLines(p.entry.path, s.blocks, cols, s.counts, s.pending, VERSION));
   }
   return readReportPage(p.entry, p.block, redactOn()).then((r) => [
-    ...bandLines({ what: p.what, path: r.path, block: r.block, absoluteBlock: r.absoluteBlock, status: r.status, stored: r.stored, computed: r.computed, version: VERSION, zeroNote: r.zeroNote !== undefined }),
+    ...bandLines({
+      what: p.what,
+      path: r.path,
+      block: r.block,
+      absoluteBlock: r.absoluteBlock,
+      status: r.status,
+      stored: r.stored,
+      computed: r.computed,
+      version: VERSION,
+      zeroNote: r.zeroNote !== undefined,
+    }),
     ...(r.redaction ? [`${r.redaction.note}; masked bytes show as xx`] : []),
   ]);
 }
@@ -61,7 +85,12 @@ async function maskRowData(p: SharedPage, copy: HTMLElement): Promise<void> {
 export function RedactSwitch() {
   const on = useRedact();
   return (
-    <label className="redact-switch" data-testid="redact-switch" data-state={on ? 'on' : 'off'} title="Mask tuple data, index keys and free space in the PNG, the Markdown reports, hexdump -C and pg_filedump texts: headers, line pointers, tuple headers and checksums are kept">
+    <label
+      className="redact-switch"
+      data-testid="redact-switch"
+      data-state={on ? 'on' : 'off'}
+      title="Mask tuple data, index keys and free space in the PNG, the Markdown reports, hexdump -C and pg_filedump texts: headers, line pointers, tuple headers and checksums are kept"
+    >
       {/* The box and its words on one line: a narrow screen wraps before them, never between. */}
       <span className="redact-label" data-testid="redact-label">
         <input type="checkbox" role="switch" data-testid="redact" checked={on} onChange={(e) => setRedact(e.currentTarget.checked)} /> Redact row data
@@ -90,7 +119,14 @@ function pageLink(entry: FileEntry): string {
  * picture leaves the app's controls out, this button among them.
  */
 export function PngButton(
-  p: SharedPage & { what: string; suffix: string; testid: string; problems?: readonly { f: FileEntry; p: ProblemPage }[]; notes?: readonly string[]; name?: string },
+  p: SharedPage & {
+    what: string;
+    suffix: string;
+    testid: string;
+    problems?: readonly { f: FileEntry; p: ProblemPage }[];
+    notes?: readonly string[];
+    name?: string;
+  },
 ) {
   const [msg, setMsg] = useState<{ text: string; caption: string; slices?: number; columns?: string } | null>(null);
   const [busy, setBusy] = useState(false);
@@ -186,13 +222,26 @@ export function PageShare(p: SharedPage) {
         type="button"
         data-testid="copy-link"
         title="The link holds the file's path, the block and the offset: none of the page's bytes; it opens this page for someone who drops the same files"
-        onClick={() => void clipboardWrite('text/plain', Promise.resolve(textBlob(pageLink(p.entry)))).then((ok) => say(ok, `the link to this page: it opens block ${p.block} of ${p.entry.path} for someone who drops the same files; no page bytes, nothing uploaded`))}
+        onClick={() =>
+          void clipboardWrite('text/plain', Promise.resolve(textBlob(pageLink(p.entry)))).then((ok) =>
+            say(
+              ok,
+              `the link to this page: it opens block ${p.block} of ${p.entry.path} for someone who drops the same files; no page bytes, nothing uploaded`,
+            ),
+          )
+        }
       >
         Copy link
       </button>{' '}
       <small className="link-note" data-testid="copy-link-note">
         (the link opens block {p.block} of <code>{p.entry.path}</code> for someone who drops the same files under the same names
-        {p.entry.path.includes('/') ? <> (the folder <code>{p.entry.path.split('/')[0]}</code>)</> : null}: it holds the path, block and offset; nothing is uploaded)
+        {p.entry.path.includes('/') ? (
+          <>
+            {' '}
+            (the folder <code>{p.entry.path.split('/')[0]}</code>)
+          </>
+        ) : null}
+        : it holds the path, block and offset; nothing is uploaded)
       </small>{' '}
       <RedactSwitch />
       {msg && (

@@ -4,7 +4,16 @@ import { bandHeight, bandLines, BAND_LINE_PX, BAND_PAD_PX, listBandLines, listPn
 
 describe('picture band', () => {
   it('names file, block, relation block, both checksums in three forms, status and version', () => {
-    const lines = bandLines({ what: 'page view', path: 'base/5/16385.2', block: 7, absoluteBlock: 2 * 131072 + 7, status: 'mismatch', stored: 56814, computed: 981, version: '1.2.3' });
+    const lines = bandLines({
+      what: 'page view',
+      path: 'base/5/16385.2',
+      block: 7,
+      absoluteBlock: 2 * 131072 + 7,
+      status: 'mismatch',
+      stored: 56814,
+      computed: 981,
+      version: '1.2.3',
+    });
     expect(lines).toEqual([
       'base/5/16385.2, block 7 (relation block 262151) — page view',
       'mismatch: checksum mismatch. Stored 56814 (0xDDEE, int2 -8722), computed 981 (0x03D5, int2 981)',
@@ -13,7 +22,16 @@ describe('picture band', () => {
     expect(bandHeight(lines.length)).toBe(3 * BAND_LINE_PX + 2 * BAND_PAD_PX);
   });
   it('says a new page has no computed checksum', () => {
-    const [, second] = bandLines({ what: 'page map', path: '16385', block: 3, absoluteBlock: 3, status: 'new_not_zero', stored: 14707, computed: null, version: '1.2.3' });
+    const [, second] = bandLines({
+      what: 'page map',
+      path: '16385',
+      block: 3,
+      absoluteBlock: 3,
+      status: 'new_not_zero',
+      stored: 14707,
+      computed: null,
+      version: '1.2.3',
+    });
     expect(second).toContain('computed — (new page)');
   });
   it('makes one file name of a path', () => {
@@ -36,15 +54,28 @@ describe('picture band', () => {
       'pgpage 1.2.3 — made locally, nothing uploaded',
     ]);
     expect(listBandLines([{ path: 'x', block: 0, status: 'zero' }], '1')[0]).toBe('Problem pages: 1 page in 1 file (1 zero) — problem list');
-    const many = listBandLines(Array.from({ length: 300 }, (_, i) => ({ path: `f${i}`, block: i, status: 'mismatch' as const })), '1');
+    const many = listBandLines(
+      Array.from({ length: 300 }, (_, i) => ({ path: `f${i}`, block: i, status: 'mismatch' as const })),
+      '1',
+    );
     expect(many[1].length).toBe(160);
     expect(many[1].endsWith('…')).toBe(true);
   });
   it('names the problem list after its one relation, else its one file', () => {
     const rel = ['forensic', 'public.orders'] as const;
-    expect(listPngName([{ path: 'pgdata/base/16384/16385', relation: rel }, { path: 'pgdata/base/16384/16385.1', relation: rel }])).toBe('forensic.public.orders-problems.png');
+    expect(
+      listPngName([
+        { path: 'pgdata/base/16384/16385', relation: rel },
+        { path: 'pgdata/base/16384/16385.1', relation: rel },
+      ]),
+    ).toBe('forensic.public.orders-problems.png');
     expect(listPngName([{ path: 'pgdata/base/16384/16385', relation: null }])).toBe('pgpage-pgdata-base-16384-16385-problems.png');
-    expect(listPngName([{ path: 'a/16385', relation: null }, { path: 'b/16385', relation: null }])).toBe('pgpage-problems.png');
+    expect(
+      listPngName([
+        { path: 'a/16385', relation: null },
+        { path: 'b/16385', relation: null },
+      ]),
+    ).toBe('pgpage-problems.png');
     expect(listPngName([{ path: 'x', relation: ['odd db', 'public.a/b'] }])).toBe('odd-db.public.a-b-problems.png');
     // The band names the relation beside the file.
     expect(listBandLines([{ path: 'base/5/16385', block: 3, status: 'mismatch', relation: 'forensic / public.orders' }], '1')[1]).toBe(

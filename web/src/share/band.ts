@@ -36,7 +36,11 @@ const versionLine = (version: string) => `pgpage ${version} — made locally, no
 export function mapBandLines(path: string, blocks: number, cols: number, counts: StatusCounts, pending: number, version: string): string[] {
   const parts = STATUS_NAMES.filter((k) => counts[k] > 0).map((k) => `${counts[k]} ${k}`);
   if (pending > 0) parts.push(`${pending} not verified yet`);
-  return [`${path} — page map of ${plural(blocks, 'block')}, ${cols} a row, the first block of each row numbered at its left`, parts.join(', ') || 'none verified', versionLine(version)];
+  return [
+    `${path} — page map of ${plural(blocks, 'block')}, ${cols} a row, the first block of each row numbered at its left`,
+    parts.join(', ') || 'none verified',
+    versionLine(version),
+  ];
 }
 
 /** One problem page, as the problem list's band counts it. */
@@ -65,9 +69,16 @@ export function listBandLines(problems: readonly ListedProblem[], version: strin
     groups.set(key, g);
   }
   const byStatus = [...counts].map(([s, n]) => `${n} ${s}`).join(', ');
-  let where = [...groups.values()].map((g) => `${g.path}${g.relation ? ` = ${g.relation}` : ''} (${g.status}) ${g.blocks.length === 1 ? 'block' : 'blocks'} ${blockRanges(g.blocks)}`).join('; ');
+  let where = [...groups.values()]
+    .map((g) => `${g.path}${g.relation ? ` = ${g.relation}` : ''} (${g.status}) ${g.blocks.length === 1 ? 'block' : 'blocks'} ${blockRanges(g.blocks)}`)
+    .join('; ');
   if (where.length > LIST_LINE_CHARS) where = `${where.slice(0, LIST_LINE_CHARS - 1)}…`;
-  return [`Problem pages: ${plural(problems.length, 'page')} in ${plural(files.size, 'file')} (${byStatus}) — problem list`, where, ...notes, versionLine(version)];
+  return [
+    `Problem pages: ${plural(problems.length, 'page')} in ${plural(files.size, 'file')} (${byStatus}) — problem list`,
+    where,
+    ...notes,
+    versionLine(version),
+  ];
 }
 
 /** Band height in CSS pixels for `lines` lines. */

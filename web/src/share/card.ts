@@ -21,12 +21,20 @@ export function cardOf(copy: HTMLElement): void {
     box?.style.setProperty('max-width', '100%', 'important');
     table.style.setProperty('width', '100%');
     table.style.setProperty('font-size', '0.75rem');
-    for (const cell of table.querySelectorAll<HTMLElement>('th, td:not([data-col=t_data]):not([data-col=data]):not([data-col=key_data]):not([data-col=tids]):not([data-col=t_bits])')) {
+    for (const cell of table.querySelectorAll<HTMLElement>(
+      'th, td:not([data-col=t_data]):not([data-col=data]):not([data-col=key_data]):not([data-col=tids]):not([data-col=t_bits])',
+    )) {
       cell.style.setProperty('white-space', 'normal', 'important');
     }
     // A null bitmap is one word of up to 1,600 digits: cut like t_data.
     for (const cell of table.querySelectorAll<HTMLElement>('td[data-col=t_bits]')) {
-      for (const [k, v] of [['max-width', '28ch'], ['overflow', 'hidden'], ['text-overflow', 'ellipsis'], ['white-space', 'nowrap']]) cell.style.setProperty(k, v);
+      for (const [k, v] of [
+        ['max-width', '28ch'],
+        ['overflow', 'hidden'],
+        ['text-overflow', 'ellipsis'],
+        ['white-space', 'nowrap'],
+      ])
+        cell.style.setProperty(k, v);
     }
     const body = table.tBodies[0];
     if (!body || body.rows.length <= CARD_ITEMS) continue;

@@ -61,7 +61,9 @@ export function reportPage(wasm: Wasm, bytes: Uint8Array, at: PagePlace, redact 
       pgChecksums: status === 'mismatch' && computed !== null ? pgChecksumsLine(wasm, at.path, at.block, computed, stored) : null,
     },
     bitFlips: status === 'mismatch' ? wasm.bit_flips_markdown(bytes, absoluteBlock >>> 0, at.bigEndian, at.block >>> 0, at.path) : '',
-    damage: flagged ? { start: flagged.start, end: flagged.start + Math.max(1, flagged.len), why: `the decoder flags \`${flagged.qualified}\`: ${flagged.problem}` } : null,
+    damage: flagged
+      ? { start: flagged.start, end: flagged.start + Math.max(1, flagged.len), why: `the decoder flags \`${flagged.qualified}\`: ${flagged.problem}` }
+      : null,
     ...(redact ? { redaction: redactionOf(wasm, bytes, absoluteBlock, at.bigEndian, at.fork, decoded.kind) } : {}),
   };
 }

@@ -96,7 +96,11 @@ export interface DrawnColumn {
 
 type Clip = { left: number; right: number; ellipsis: boolean } | null;
 
-async function paint(root: HTMLElement, ctx: CanvasRenderingContext2D, canvases: Map<HTMLCanvasElement, HTMLCanvasElement>): Promise<{ slices: number; columns: DrawnColumn[] }> {
+async function paint(
+  root: HTMLElement,
+  ctx: CanvasRenderingContext2D,
+  canvases: Map<HTMLCanvasElement, HTMLCanvasElement>,
+): Promise<{ slices: number; columns: DrawnColumn[] }> {
   const origin = root.getBoundingClientRect();
   const range = document.createRange();
   const fonts = new Map<string, { asc: number; desc: number }>();

@@ -23,7 +23,11 @@ interface HeapItem {
 const fixtures = join(__dirname, '../../../tests/fixtures');
 const load = (name: string) => ({
   page: new Uint8Array(readFileSync(join(fixtures, name, 'page.bin'))),
-  expected: JSON.parse(readFileSync(join(fixtures, name, 'expected.json'), 'utf8')) as { block: number; header: { lower: number; special: number }; items: unknown[] },
+  expected: JSON.parse(readFileSync(join(fixtures, name, 'expected.json'), 'utf8')) as {
+    block: number;
+    header: { lower: number; special: number };
+    items: unknown[];
+  },
 });
 
 let wasm: Wasm;
@@ -86,7 +90,16 @@ describe('redacted exports', () => {
   });
 
   it('the Markdown report says it is redacted and dumps no tuple data', () => {
-    const place: PagePlace = { path: 'base/5/16502', relpath: 'base/5/16502', segment: 0, fork: 'main', block: 0, blockSize: 8192, fileBlocks: 1, bigEndian: false };
+    const place: PagePlace = {
+      path: 'base/5/16502',
+      relpath: 'base/5/16502',
+      segment: 0,
+      fork: 'main',
+      block: 0,
+      blockSize: 8192,
+      fileBlocks: 1,
+      bigEndian: false,
+    };
     const summary: FileSummary = { blocks: 1, counts: { ok: 1, mismatch: 0, zero: 0, new_not_zero: 0, bad_header: 0 }, pending: 0 };
     // A damaged tuple puts its bytes in the report's second excerpt.
     const it = items.find((x) => x.t_data)!;

@@ -70,7 +70,10 @@ export function maskCopy(copy: HTMLElement, r: Redaction, isRowDataColumn: (c: s
     const first = Number(cells[0].dataset.off);
     for (const c of cells) if (r.mask[Number(c.dataset.off)] === 1) c.textContent = 'xx';
     const ascii = row.querySelector<HTMLElement>('.hexascii');
-    if (ascii?.textContent) ascii.textContent = Array.from(ascii.textContent).map((ch, i) => (r.mask[first + i] === 1 ? '·' : ch)).join('');
+    if (ascii?.textContent)
+      ascii.textContent = Array.from(ascii.textContent)
+        .map((ch, i) => (r.mask[first + i] === 1 ? '·' : ch))
+        .join('');
   }
   for (const td of copy.querySelectorAll<HTMLElement>('td[data-col]')) {
     if (isRowDataColumn(td.dataset.col ?? '') && td.textContent) td.textContent = 'redacted';

@@ -103,9 +103,7 @@ export function Tour(p: TourProps) {
           {error}
         </p>
       )}
-      {manifest && sample && page
-        ? s.text({ manifest, sample, page }).map((t, i) => <p key={i}>{withCode(t)}</p>)
-        : !error && <p>Loading the samples…</p>}
+      {manifest && sample && page ? s.text({ manifest, sample, page }).map((t, i) => <p key={i}>{withCode(t)}</p>) : !error && <p>Loading the samples…</p>}
       <nav className="tour-buttons" aria-label="tour steps">
         <button type="button" onClick={() => go(step - 1)} disabled={step === 0}>
           Back

@@ -4,7 +4,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { bridge, serve, type Job } from './bridge';
 
-type To = { type: 'count'; job: number; upTo: number } | { type: 'wait'; job: number } | { type: 'part'; job: number; text: string; last: boolean } | { type: 'ask'; job: number } | { type: 'reply'; job: number; text: string } | { type: 'fail'; job: number };
+type To =
+  | { type: 'count'; job: number; upTo: number }
+  | { type: 'wait'; job: number }
+  | { type: 'part'; job: number; text: string; last: boolean }
+  | { type: 'ask'; job: number }
+  | { type: 'reply'; job: number; text: string }
+  | { type: 'fail'; job: number };
 type From =
   | { type: 'progress'; job: number; at: number }
   | { type: 'want'; job: number; what: string }
@@ -38,7 +44,7 @@ function setUp(): { page: ReturnType<ReturnType<typeof bridge<To, From>>>; seen:
     }
     if (m.type === 'part') {
       const parts = [m.text];
-      for (let p = m; !p.last; ) {
+      for (let p = m; !p.last;) {
         const next = await job.next();
         if (next.type !== 'part') throw new Error(`a ${next.type} among the parts`);
         p = next;

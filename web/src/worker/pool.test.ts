@@ -14,7 +14,15 @@ class FakeWorker implements PoolWorker {
   }
 }
 
-const req = (job: number): VerifyRequest => ({ type: 'verify', job, file: new File([], String(job)), path: String(job), segment: 0, checksums: 0, choice: { blockSize: null, byteOrder: 'detect' } });
+const req = (job: number): VerifyRequest => ({
+  type: 'verify',
+  job,
+  file: new File([], String(job)),
+  path: String(job),
+  segment: 0,
+  checksums: 0,
+  choice: { blockSize: null, byteOrder: 'detect' },
+});
 const add = (pool: VerifyPool, job: number, size = 0) => pool.verify(req(job), () => size);
 /** Two fake workers, a pool over them, and what the pool delivered. */
 function twoWorkers(now?: () => number) {
@@ -47,7 +55,12 @@ describe('verify pool', () => {
     const a = new FakeWorker();
     const pool = new VerifyPool([a], () => undefined);
     const mb = 1 << 20;
-    for (const [j, size] of [[1, 100 * mb], [2, 40 * mb], [3, 40 * mb]]) add(pool, j, size);
+    for (const [j, size] of [
+      [1, 100 * mb],
+      [2, 40 * mb],
+      [3, 40 * mb],
+    ])
+      add(pool, j, size);
     expect(jobs(a)).toEqual(['verify:1']);
     a.say({ type: 'cancelled', job: 1 });
     // 40 + 40 MB is more than MAX_HANDED_BYTES: the second waits.
@@ -89,7 +102,17 @@ describe('verify pool', () => {
   });
 
   const partDone = (index: number) => ({ index, scan: Uint8Array.of(index, 7) });
-  const result = { counts: { ok: 99, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 }, checksumsDisabled: false, problem: true, pages: [], remap: [], findings: [], pageFindings: [], amcheckUnlisted: 0, chance: null };
+  const result = {
+    counts: { ok: 99, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 },
+    checksumsDisabled: false,
+    problem: true,
+    pages: [],
+    remap: [],
+    findings: [],
+    pageFindings: [],
+    amcheckUnlisted: 0,
+    chance: null,
+  };
   const start = (job: number): FromWorker => ({
     type: 'start',
     job,
@@ -171,7 +194,7 @@ describe('verify pool', () => {
     expect(partsOf(a)).toEqual([undefined]);
   });
 
-  it('takes a file\'s structural hints when it is handed over, and gives every worker the hints before the files naming them', () => {
+  it("takes a file's structural hints when it is handed over, and gives every worker the hints before the files naming them", () => {
     const a = new FakeWorker();
     const pool = new VerifyPool([a], () => undefined);
     let hints: VerifyRequest['structure'] = { set: null };
@@ -191,7 +214,11 @@ describe('verify pool', () => {
 
   it('gives every part of a shared file the same hints', () => {
     const { a, b, pool } = twoWorkers();
-    pool.verify(req(1), () => SPLIT_BYTES * 2, () => ({ structure: { set: 1, entry: 0 } }));
+    pool.verify(
+      req(1),
+      () => SPLIT_BYTES * 2,
+      () => ({ structure: { set: 1, entry: 0 } }),
+    );
     const parts = [...a.got, ...b.got] as VerifyRequest[];
     expect(parts.length).toBe(2);
     for (const p of parts) expect(p.structure).toEqual({ set: 1, entry: 0 });

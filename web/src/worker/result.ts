@@ -14,7 +14,6 @@ let tables: {
   evidence: string[];
 } | null = null;
 
-
 /** The core's verdict as plain values for the page; `first` is the relation-wide number of
  * the file's block 0, `blocks` its whole pages, `path` the file as the server names it (its
  * relation is named in the maps' messages). */
@@ -31,7 +30,14 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
   const t = tables;
   const j = verdictDetails(v);
   const [block, abs, status, problem, stored, computed] = [v.block, v.absolute_block, v.status, v.problem, v.stored, v.computed];
-  const [tuple, mBlock, mKind, mMatches, start, codes] = [v.tuple_block, v.misplaced_block, v.misplaced_kind, v.misplaced_matches, v.finding_start, v.finding_codes];
+  const [tuple, mBlock, mKind, mMatches, start, codes] = [
+    v.tuple_block,
+    v.misplaced_block,
+    v.misplaced_kind,
+    v.misplaced_matches,
+    v.finding_start,
+    v.finding_codes,
+  ];
   const [sStart, sCodes, sItems, sMessages] = [v.structure_start, v.structure_codes, v.structure_items, v.structure_messages];
   v.free();
   const NONE = 0xffffffff;
@@ -73,7 +79,15 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     for (let k = sStart[i]; k < sStart[i + 1]; k++) {
       // `%s`: the relation's name, which the page knows from the catalogs (useFiles).
       const message = sMessages[k];
-      pageFindings.push({ block: block[i], absoluteBlock: abs[i], code: t.findings[sCodes[k]], message, evidence: t.evidence[sCodes[k]], amcheck: true, ...(sItems[k] ? { offset: sItems[k] } : {}) });
+      pageFindings.push({
+        block: block[i],
+        absoluteBlock: abs[i],
+        code: t.findings[sCodes[k]],
+        message,
+        evidence: t.evidence[sCodes[k]],
+        amcheck: true,
+        ...(sItems[k] ? { offset: sItems[k] } : {}),
+      });
     }
   }
   return {
@@ -82,7 +96,13 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     problem: j.problem,
     pages,
     remap: j.remap,
-    findings: j.findings.map((f) => ({ code: f.code, message: f.message, evidence: f.evidence, ...(f.block !== undefined ? { block: f.block } : {}), ...(f.pages !== undefined ? { pages: f.pages } : {}) })),
+    findings: j.findings.map((f) => ({
+      code: f.code,
+      message: f.message,
+      evidence: f.evidence,
+      ...(f.block !== undefined ? { block: f.block } : {}),
+      ...(f.pages !== undefined ? { pages: f.pages } : {}),
+    })),
     pageFindings,
     amcheckUnlisted: j.structure_unlisted,
     chance: j.chance,

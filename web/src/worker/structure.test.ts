@@ -59,7 +59,7 @@ describe('structural checks in the verify worker', () => {
     expect(verify(new Uint8Array(page), true).pageFindings).toEqual([]);
   });
 
-  it('hints that are not the core\'s bytes are refused with a message', () => {
+  it("hints that are not the core's bytes are refused with a message", () => {
     expect(() => new w.StructuresJs(new Uint8Array([1, 2, 3]))).toThrow(/not the structural checks' hints/);
   });
 });

@@ -124,7 +124,10 @@ async function verifyFile(req: VerifyRequest, cancelled: () => boolean): Promise
     let bytesDone = 0;
     let lastPost = performance.now();
     const flush = (): void => {
-      post({ type: 'progress', job, runs: pendingRuns, bytesDone, part: part?.index }, pendingRuns.map((r) => r.statuses.buffer));
+      post(
+        { type: 'progress', job, runs: pendingRuns, bytesDone, part: part?.index },
+        pendingRuns.map((r) => r.statuses.buffer),
+      );
       pendingRuns = [];
       lastPost = performance.now();
     };
@@ -166,7 +169,10 @@ async function verifyFile(req: VerifyRequest, cancelled: () => boolean): Promise
             r = await reader.read(new Uint8Array(spare, got, want - got));
           } catch (e) {
             if (stopped) return;
-            throw new Error(`the file could not be read: it changed or was removed while being read; drop it again (${e instanceof Error ? e.message : String(e)})`, { cause: e });
+            throw new Error(
+              `the file could not be read: it changed or was removed while being read; drop it again (${e instanceof Error ? e.message : String(e)})`,
+              { cause: e },
+            );
           }
           if (r.value) spare = r.value.buffer as ArrayBuffer;
           if (r.done) break;
@@ -217,7 +223,12 @@ async function finishParts(req: FinishRequest): Promise<void> {
   const scan = wasm.FileScanJs.import(first);
   try {
     for (const p of rest) scan.merge(p);
-    post({ type: 'done', job: req.job, elapsedMs: performance.now() - t0, result: resultOf(wasm, scan.finish(req.checksums, req.path), scan.first_absolute_block, scan.blocks, req.path) });
+    post({
+      type: 'done',
+      job: req.job,
+      elapsedMs: performance.now() - t0,
+      result: resultOf(wasm, scan.finish(req.checksums, req.path), scan.first_absolute_block, scan.blocks, req.path),
+    });
   } finally {
     scan.free();
   }
