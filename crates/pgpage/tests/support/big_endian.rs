@@ -1,13 +1,5 @@
 //! Test support shared by the core's and the CLI's tests: pages as a big-endian server lays
 //! them out, made from pages a little-endian PostgreSQL wrote.
-// Tests index fixed-size test pages and panic on failure; that is their job.
-#![allow(
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used
-)]
-
-/// A little-endian heap page as a big-endian server would have written it: every header
 /// field byte-swapped (pd_lsn as its two 32-bit halves), ItemIdData's bit fields
 /// (`lp_off:15 lp_flags:2 lp_len:15`) allocated from the most significant bit as big-endian
 /// GCC allocates them, and the fixed fields of each tuple header swapped. Not sealed: the

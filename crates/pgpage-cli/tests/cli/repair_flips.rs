@@ -1,0 +1,266 @@
+//! The bit-flip candidates wherever a page is discussed, held against PostgreSQL 13 to 18: a
+//! table with one bit flipped in a text value ('u' -> 'q') on one page and a digit turned
+//! into a control byte ('8' -> 0x18) on another, and a page of random bytes. `repair` without
+//! a source lists the candidates, ranked, with their values and `--flip` commands before the
+//! pg_surgery fallback; the true flip ranks first, the page it gives is the undamaged one
+//! byte for byte; the control byte the server returns (under ignore_checksum_failure) is
+//! printed escaped; `--flip` reminds of the others; `--from` takes a backup's data directory;
+//! and a random page's "LSN" is never compared.
+
+use std::path::Path;
+
+use crate::common::{pgpage, Cluster};
+
+const BS: usize = 8192;
+
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = pgpage(args);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn find(page: &[u8], needle: &[u8]) -> usize {
+    page.windows(needle.len())
+        .position(|w| w == needle)
+        .unwrap_or_else(|| panic!("{} not on the page", String::from_utf8_lossy(needle)))
+}
+
+fn candidates_told(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&["create database shop"]);
+    c.psql_in(
+        "shop",
+        &[
+            "create table orders (id int primary key, customer text, note text) with (autovacuum_enabled = off)",
+            "insert into orders select g, 'cust' || lpad(g::text, 5, '0'), 'note-' || lpad(g::text, 5, '0') || '-8' from generate_series(1, 1000) g",
+            "select count(*) from orders",
+            "checkpoint",
+        ],
+    );
+    let id_on = |b: u32| -> u32 {
+        c.psql_in(
+            "shop",
+            &[&format!(
+                "select id from orders where (ctid::text::point)[0] = {b} order by ctid offset 4 limit 1"
+            )],
+        )
+        .trim()
+        .parse()
+        .unwrap()
+    };
+    let (flip_id, control_id) = (id_on(1), id_on(2));
+    let rel = c
+        .psql_in("shop", &["select pg_relation_filepath('orders')"])
+        .trim()
+        .to_owned();
+    let heap = c.data.join(&rel);
+    c.stop();
+    let good = std::fs::read(&heap).unwrap();
+    // The backup: the relation file at its path inside a directory laid out as the data
+    // directory is.
+    let backup = tempfile::tempdir().unwrap();
+    let in_backup = backup.path().join(&rel);
+    std::fs::create_dir_all(in_backup.parent().unwrap()).unwrap();
+    std::fs::write(&in_backup, &good).unwrap();
+
+    let mut bad = good.clone();
+    let customer = format!("cust{flip_id:05}");
+    let at_u = BS + find(&good[BS..2 * BS], customer.as_bytes()) + 1;
+    bad[at_u] ^= 1 << 2; // 'u' -> 'q'
+    let note = format!("note-{control_id:05}-8");
+    let at_8 = 2 * BS + find(&good[2 * BS..3 * BS], note.as_bytes()) + note.len() - 1;
+    bad[at_8] ^= 1 << 5; // '8' -> 0x18
+    let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ u64::from(version);
+    for b in &mut bad[3 * BS..4 * BS] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = (x >> 24) as u8;
+    }
+    std::fs::write(&heap, &bad).unwrap();
+    let file = heap.to_str().unwrap();
+
+    // The server itself, past the checksums: the values as damaged.
+    c.restart();
+    let got = c.psql_in(
+        "shop",
+        &[
+            "set ignore_checksum_failure = on",
+            &format!(
+                "select customer, position(chr(24) in note) > 0 from orders where id in ({flip_id}, {control_id}) order by id"
+            ),
+        ],
+    );
+    let expected_customer = format!("cqst{flip_id:05}");
+    assert!(got.contains(&expected_customer), "{version}: {got}");
+    assert!(
+        got.contains("|t"),
+        "{version}: the server returns the control byte: {got}"
+    );
+    c.stop();
+
+    // Block 1 without a source: the candidates, ranked, the true one first, before the
+    // pg_surgery fallback.
+    let (code, out, err) = run(&["repair", "--block", "1", file]);
+    assert_eq!(code, Some(1), "{version}: {err}");
+    let true_flip = format!("--flip {}:2 ", at_u - BS);
+    let first = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("1. byte "))
+        .unwrap_or_else(|| panic!("{version}: no candidate listed: {out}"));
+    assert!(
+        first.contains(&format!(
+            "column customer: stored {expected_customer}, flipped back {customer}"
+        )) && first.contains(&true_flip),
+        "{version}: {out}"
+    );
+    assert!(
+        first.contains("flipped back, the value shares its first"),
+        "{version}: {first}"
+    );
+    let listed = out.find("1. byte ").unwrap();
+    let surgery = out.find("heap_force_kill").unwrap();
+    assert!(listed < surgery, "{version}: candidates before pg_surgery");
+    assert!(
+        out.contains("flipping the right bit back restores the page exactly"),
+        "{version}: {out}"
+    );
+    assert!(
+        !out.contains("No tuple is known to be damaged"),
+        "{version}: {out}"
+    );
+    let n = out
+        .lines()
+        .filter(|l| l.trim_start().split(". byte ").count() == 2 && l.contains("--flip"))
+        .count();
+
+    // The true flip gives the undamaged page, byte for byte; a reminder when it is one of
+    // several.
+    let tmp = tempfile::tempdir().unwrap();
+    let new = tmp.path().join("new");
+    let (code, _, err) = run(&[
+        "repair",
+        "--block",
+        "1",
+        "--flip",
+        &format!("{}:2", at_u - BS),
+        "--out",
+        new.to_str().unwrap(),
+        file,
+    ]);
+    assert_eq!(code, Some(0), "{version}: {err}");
+    assert_eq!(
+        &std::fs::read(&new).unwrap()[BS..2 * BS],
+        &good[BS..2 * BS],
+        "{version}"
+    );
+    if n > 1 {
+        assert!(
+            err.contains(&format!(
+                "is 1 of {n} single-bit flips that make the stored checksum valid, ranked 1 of {n}"
+            )),
+            "{version}: {err}"
+        );
+    } else {
+        assert!(err.is_empty(), "{version}: {err}");
+    }
+    // A bit that is no candidate is said to be none.
+    let other = tmp.path().join("other");
+    let (code, _, err) = run(&[
+        "repair",
+        "--block",
+        "1",
+        "--flip",
+        "100:1",
+        "--out",
+        other.to_str().unwrap(),
+        file,
+    ]);
+    assert_eq!(code, Some(0), "{version}: {err}");
+    assert!(err.contains("not a bit-flip candidate"), "{version}: {err}");
+
+    // Block 2: the control byte the server returns is printed escaped, never raw.
+    let (_, out, _) = run(&["repair", "--block", "2", file]);
+    let line = out
+        .lines()
+        .find(|l| {
+            l.contains(&format!(
+                "stored note-{control_id:05}-\\x18, flipped back {note}"
+            ))
+        })
+        .unwrap_or_else(|| panic!("{version}: {out}"));
+    assert!(
+        line.contains("loses a control or non-printable character"),
+        "{version}: {line}"
+    );
+    assert!(
+        !out.contains('\u{18}'),
+        "{version}: a raw control byte printed"
+    );
+    let (_, report, _) = run(&["report", c.data.to_str().unwrap()]);
+    assert!(
+        !report.contains('\u{18}'),
+        "{version}: a raw control byte in the report"
+    );
+    assert!(report.contains("-\\x18"), "{version}: {report}");
+    // The incident report ranks block 1's candidates the same way: the true flip first.
+    assert!(
+        report.contains(&format!("1. flip byte {} bit 2 ", at_u - BS)),
+        "{version}: {report}"
+    );
+
+    // Block 3 (random bytes) from the backup's directory: its "LSN" is not compared, and
+    // the checksum it stored is the one said.
+    let new3 = tmp.path().join("new3");
+    let (code, out, err) = run(&[
+        "repair",
+        "--block",
+        "3",
+        "--from",
+        backup.path().to_str().unwrap(),
+        "--out",
+        new3.to_str().unwrap(),
+        file,
+    ]);
+    assert_eq!(code, Some(0), "{version}: {err}");
+    assert_eq!(
+        &std::fs::read(&new3).unwrap()[3 * BS..4 * BS],
+        &good[3 * BS..4 * BS]
+    );
+    assert!(!err.contains("older than"), "{version}: {err}");
+    assert!(
+        err.contains("the damaged page's pd_lsn is unknown"),
+        "{version}: {err}"
+    );
+    let stored = u16::from_le_bytes([bad[3 * BS + 8], bad[3 * BS + 9]]);
+    let carried = u16::from_le_bytes([good[3 * BS + 8], good[3 * BS + 9]]);
+    assert!(
+        out.contains(&format!(
+            "the damaged block stored {stored}, the replacement carried {carried}"
+        )),
+        "{version}: {out}"
+    );
+    // A directory without the file is named plainly.
+    let empty = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(&[
+        "repair",
+        "--block",
+        "3",
+        "--from",
+        empty.path().to_str().unwrap(),
+        "--out",
+        tmp.path().join("x").to_str().unwrap(),
+        file,
+    ]);
+    assert_eq!(code, Some(2), "{version}");
+    assert!(
+        err.contains(&format!("has no file \"{rel}\"")),
+        "{version}: {err}"
+    );
+    assert!(!Path::new(&tmp.path().join("x")).exists());
+}
+
+each_version!(candidates_told);

@@ -1,0 +1,1026 @@
+//! `pgpage report` held against the server on PostgreSQL 13 to 18. A table with a primary
+//! key and a second index fills about 60 pages; a stopped copy of the cluster gets five
+//! blocks damaged the ways storage damages them: one zeroed, one overwritten with random
+//! bytes, one torn (sectors of an older version of the same block, taken with pageinspect's
+//! get_raw_page while it was half full), one misplaced (a copy of another block of the table)
+//! and one with a single bit flipped in a text column. Then:
+//! - each block gets its damage class (the misplaced one names the block it holds);
+//! - the rows lost on each are the rows the server shows at those TIDs on the undamaged
+//!   cluster, known from the index, their keys the primary key's ids (`select id from t
+//!   where ctid = any(...)` on the original); the random-bytes block's count comes from the
+//!   index, never from its noise header;
+//! - readable counts equal the server's rows per block on the original where the header is
+//!   sane (the bit-flip block: all of them; the torn block: all but the tuples in the torn
+//!   sectors);
+//! - the bit-flip candidate with the true byte and bit names the right item and column, and
+//!   its flipped-back value is the original value;
+//! - the text output lists errors before the notes, and no output (text, Markdown, JSON)
+//!   holds an unfilled `%u` or an ellipsis.
+//!
+//! Bad input: an empty directory, a file that is not a relation, a damaged pg_class.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::{json, ok, pgpage, psql_at, run_pg, Cluster};
+use serde_json::Value;
+
+const BLCKSZ: usize = 8192;
+const SECTOR: usize = 512;
+
+fn hex(s: &str) -> Vec<u8> {
+    let s = s.trim();
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn read_block(file: &Path, block: usize) -> Vec<u8> {
+    fs::read(file).unwrap()[block * BLCKSZ..(block + 1) * BLCKSZ].to_vec()
+}
+
+fn write_block(file: &Path, block: usize, page: &[u8]) {
+    let mut bytes = fs::read(file).unwrap();
+    bytes[block * BLCKSZ..(block + 1) * BLCKSZ].copy_from_slice(page);
+    fs::write(file, bytes).unwrap();
+}
+
+/// The server's rows of block `b` on the original: (lp, id) in lp order.
+fn server_rows(c: &Cluster, b: usize) -> Vec<(u16, String)> {
+    c.psql(&[&format!(
+        "select (ctid::text::point)[1]::int, id from t where ctid = any(array(select format('(%s,%s)', {b}, g)::tid from generate_series(1, 400) g)) order by 1"
+    )])
+    .lines()
+    .map(|l| {
+        let (lp, id) = l.split_once('|').unwrap();
+        (lp.parse().unwrap(), id.to_owned())
+    })
+    .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    ok(
+        Command::new("cp")
+            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
+            .output()
+            .unwrap(),
+        "cp -a",
+    );
+}
+
+fn block_of<'a>(report: &'a Value, table: &str, block: usize) -> &'a Value {
+    report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["relation"] == table)
+        .flat_map(|r| r["blocks"].as_array().unwrap())
+        .find(|b| b["block"] == block)
+        .unwrap_or_else(|| panic!("block {block} of {table} not in the report: {report:#}"))
+}
+
+fn keys(b: &Value) -> BTreeSet<String> {
+    b["rows"]["keys"]
+        .as_array()
+        .map(|k| {
+            k.iter()
+                .map(|k| k[0].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn no_holes(text: &str, what: &str) {
+    for hole in ["%u", "%d", "%s", "…"] {
+        assert!(!text.contains(hole), "{what} holds {hole}:\n{text}");
+    }
+}
+
+fn check(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create extension pageinspect",
+        // The second index first: the primary key is preferred for the lost keys, not met first.
+        // fillfactor 90: room on every page for the HOT updates below.
+        "create table t (id int not null, note text not null, n int) with (autovacuum_enabled = off, fillfactor = 90)",
+        "create index t_note on t (note)",
+        "alter table t add constraint t_pkey primary key (id)",
+        "insert into t select g, 'note-' || lpad(g::text, 6, '0') || '-Juliet', g % 7 from generate_series(1, 400) g",
+    ]);
+    // Fill to a third of a page past 20 pages: the last block is the torn one's old version.
+    let per_page: usize = c
+        .psql(&["select count(*) from t where (ctid::text::point)[0] = 0"])
+        .trim()
+        .parse()
+        .unwrap();
+    let first = 20 * per_page + per_page / 3;
+    c.psql(&[&format!(
+        "insert into t select g, 'note-' || lpad(g::text, 6, '0') || '-Juliet', g % 7 from generate_series(401, {first}) g"
+    )]);
+    let torn_block = 20usize;
+    assert_eq!(
+        c.psql(&["select max((ctid::text::point)[0])::int from t"])
+            .trim(),
+        torn_block.to_string()
+    );
+    let old = hex(&c.psql(&[&format!(
+        "select encode(get_raw_page('t', {torn_block}), 'hex')"
+    )]));
+    let total = 60 * per_page;
+    c.psql(&[
+        &format!("insert into t select g, 'note-' || lpad(g::text, 6, '0') || '-Juliet', g % 7 from generate_series({}, {total}) g", first + 1),
+        "checkpoint",
+    ]);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    let pg_class = c
+        .psql(&["select pg_relation_filepath('pg_class')"])
+        .trim()
+        .to_owned();
+    let (zeroed, random, misplaced, holds, flipped) = (10usize, 30usize, 40usize, 41usize, 50usize);
+    // HOT chains on the bit-flipped block: the index entries still name lp 2 and 3, whose
+    // live versions are heap-only tuples further on the same page.
+    c.psql(&[
+        &format!("update t set n = n + 1 where ctid in ('({flipped},2)', '({flipped},3)')"),
+        "checkpoint",
+    ]);
+    let hot: String = c.psql(&[&format!(
+        "select count(*) from heap_page_items(get_raw_page('t', {flipped})) where t_infomask2 & 16384 <> 0"
+    )]);
+    assert_eq!(hot.trim(), "2", "two HOT-updated tuples on block {flipped}");
+    let mut rows: BTreeMap<usize, Vec<(u16, String)>> = BTreeMap::new();
+    for b in [zeroed, random, torn_block, misplaced, flipped] {
+        rows.insert(b, server_rows(&c, b));
+        assert!(!rows[&b].is_empty(), "block {b} holds rows");
+    }
+    // The true bit: bit 5 of the 'J' of the first item's note on `flipped` ('J' ^ 0x20 = 'j').
+    let item = c.psql(&[&format!(
+        "select lp_off, t_hoff from heap_page_items(get_raw_page('t', {flipped})) where lp = 1"
+    )]);
+    let (lp_off, t_hoff) = item.trim().split_once('|').unwrap();
+    let (lp_off, t_hoff): (usize, usize) = (lp_off.parse().unwrap(), t_hoff.parse().unwrap());
+    // id int4, then note's 1-byte varlena header, then 'note-000001-' (12 bytes).
+    let flip_byte = lp_off + t_hoff + 4 + 1 + 12;
+    let original_note = c
+        .psql(&[&format!("select note from t where ctid = '({flipped},1)'")])
+        .trim()
+        .to_owned();
+    // Structure: item 1 of block 5 gets an xmin past the cluster's next xid, its checksum
+    // made valid again (the page's hint bits say committed, so the server still reads it).
+    let structure = 5usize;
+    rows.insert(structure, server_rows(&c, structure));
+    let xmin_at: usize = c
+        .psql(&[&format!(
+            "select lp_off from heap_page_items(get_raw_page('t', {structure})) where lp = 1"
+        )])
+        .trim()
+        .parse()
+        .unwrap();
+    c.stop();
+
+    let damaged = c.root.join("damaged");
+    copy_dir(&c.data, &damaged);
+    let file = damaged.join(&rel);
+    write_block(&file, zeroed, &[0u8; BLCKSZ]);
+    let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ u64::from(version);
+    let noise: Vec<u8> = (0..BLCKSZ)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    write_block(&file, random, &noise);
+    // Torn: sectors where the old version was still free space and the new one holds tuples.
+    let new = read_block(&file, torn_block);
+    let upper_old = usize::from(u16::from_le_bytes([old[14], old[15]]));
+    let upper_new = usize::from(u16::from_le_bytes([new[14], new[15]]));
+    let torn_sectors: Vec<usize> = (upper_new / SECTOR + 1..upper_old / SECTOR)
+        .take(3)
+        .collect();
+    assert!(
+        !torn_sectors.is_empty(),
+        "old upper {upper_old}, new {upper_new}"
+    );
+    let mut torn = new.clone();
+    for s in &torn_sectors {
+        torn[s * SECTOR..(s + 1) * SECTOR].copy_from_slice(&old[s * SECTOR..(s + 1) * SECTOR]);
+    }
+    write_block(&file, torn_block, &torn);
+    let holder = read_block(&file, holds);
+    write_block(&file, misplaced, &holder);
+    let mut wrong = read_block(&file, structure);
+    wrong[xmin_at..xmin_at + 4].copy_from_slice(&0x7FFF_FF00u32.to_le_bytes());
+    let sum =
+        pgpage::page::checksum::pg_checksum_page(&wrong, structure as u32, pgpage::Endian::Little);
+    wrong[8..10].copy_from_slice(&sum.to_le_bytes());
+    write_block(&file, structure, &wrong);
+    let mut bits = read_block(&file, flipped);
+    bits[flip_byte] ^= 1 << 5;
+    write_block(&file, flipped, &bits);
+
+    let d = damaged.to_str().unwrap();
+    let out = pgpage(&["report", "--json", d]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let report = json(&out);
+    assert_eq!(report["cluster"]["pg_version"], version);
+    assert_eq!(report["cluster"]["data_checksums"], "on");
+    assert_eq!(report["cluster"]["block_size"], 8192);
+    assert_eq!(report["cluster"]["state"], "shut down");
+
+    // The steps' commands run as printed from where the report was made: the data
+    // directory as the user named it, the table's database and name, only NEW left to fill.
+    let run_here = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pgpage"))
+            .args(args)
+            .current_dir(&c.root)
+            .output()
+            .unwrap()
+    };
+    let here = json(&run_here(&["report", "--json", "damaged"]));
+    let steps: Vec<String> = here["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_owned())
+        .collect();
+    let command = |start: &str, ends: &[&str]| -> Vec<String> {
+        let step = steps
+            .iter()
+            .find(|s| s.contains(start))
+            .unwrap_or_else(|| panic!("no step holds {start}: {steps:#?}"));
+        let from = step.find(start).unwrap();
+        let rest = &step[from..];
+        // A command ends its line; a note after it is a shell comment.
+        let end = ends
+            .iter()
+            .chain(&["\n", "  #"])
+            .filter_map(|e| rest.find(e))
+            .min()
+            .unwrap_or(rest.len());
+        rest[..end].split_whitespace().map(str::to_owned).collect()
+    };
+    let flip = command(
+        &format!("pgpage repair --block {flipped} --flip {flip_byte}:5 "),
+        &[" (", ";"],
+    );
+    assert_eq!(flip.last().unwrap(), &format!("damaged/{rel}"), "{flip:?}");
+    let repaired = c.root.join("repaired");
+    let flip_args: Vec<&str> = flip[1..]
+        .iter()
+        .map(|a| {
+            if a == "NEW" {
+                repaired.to_str().unwrap()
+            } else {
+                a.as_str()
+            }
+        })
+        .collect();
+    let out = run_here(&flip_args);
+    assert_eq!(out.status.code(), Some(0), "{flip:?}: {out:?}");
+    let fixed = read_block(&repaired, flipped);
+    assert_eq!(
+        pgpage::page::checksum::pg_checksum_page(&fixed, flipped as u32, pgpage::Endian::Little),
+        u16::from_le_bytes([fixed[8], fixed[9]]),
+        "the repaired block passes its checksum"
+    );
+    let rows_cmd = command("pgpage rows ", &[" writes"]);
+    assert!(
+        !rows_cmd
+            .iter()
+            .any(|a| a.chars().all(|ch| ch.is_ascii_uppercase())),
+        "{rows_cmd:?}"
+    );
+    let rows_args: Vec<&str> = rows_cmd[1..].iter().map(String::as_str).collect();
+    let out = run_here(&rows_args);
+    // rows exits 1 when it leaves damaged pages out, as here; 2 would be a command it
+    // cannot run.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{rows_cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).lines().count() > 0,
+        "{rows_cmd:?} printed no row"
+    );
+    let fpi_cmd = command("pgpage fpi --relation ", &[";", ","]);
+    let fpi_args: Vec<&str> = fpi_cmd[1..].iter().map(String::as_str).collect();
+    let out = run_here(&fpi_args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{fpi_cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The text and the Markdown print the same steps, line by line: each command on a line
+    // of its own under its sentences.
+    let text_here = String::from_utf8(run_here(&["report", "damaged"]).stdout).unwrap();
+    let md_here = String::from_utf8(run_here(&["report", "--markdown", "damaged"]).stdout).unwrap();
+    for step in &steps {
+        for line in step.lines() {
+            let line = line.trim();
+            assert!(
+                text_here.lines().any(|l| l.trim().ends_with(line)),
+                "text lacks {line}"
+            );
+            assert!(
+                md_here
+                    .lines()
+                    .any(|l| l.trim().ends_with(line) || l.trim() == format!("- `{line}`")),
+                "markdown lacks {line}"
+            );
+        }
+    }
+
+    // The table's file alone, inside the data directory: the same blocks, named.
+    let alone = json(&pgpage(&["report", "--json", file.to_str().unwrap()]));
+    assert_eq!(
+        alone["relations"].as_array().unwrap().len(),
+        1,
+        "the file alone"
+    );
+    assert_eq!(
+        alone["relations"][0], report["relations"][0],
+        "the file alone"
+    );
+
+    let class = |b: usize| {
+        block_of(&report, "public.t", b)["damage"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(class(zeroed), "zeroed");
+    assert_eq!(class(random), "overwritten");
+    assert_eq!(class(torn_block), "torn");
+    assert_eq!(class(misplaced), "misplaced");
+    assert_eq!(class(flipped), "bit_flip");
+    assert_eq!(
+        block_of(&report, "public.t", misplaced)["holds_block"],
+        holds
+    );
+    for b in [zeroed, random, torn_block, misplaced, flipped] {
+        assert_eq!(
+            block_of(&report, "public.t", b)["severity"],
+            "error",
+            "block {b}"
+        );
+    }
+
+    // Lost rows: every row of the zeroed, overwritten and misplaced blocks, by the index.
+    for b in [zeroed, random, misplaced] {
+        let got = block_of(&report, "public.t", b);
+        let ids: BTreeSet<String> = rows[&b].iter().map(|(_, id)| id.clone()).collect();
+        assert_eq!(got["rows"]["known_from"], "index", "block {b}: {got:#}");
+        assert_eq!(got["rows"]["lost"], ids.len(), "block {b}");
+        assert_eq!(got["rows"]["readable"], 0, "block {b}");
+        assert_eq!(got["rows"]["index"], "public.t_pkey", "block {b}");
+        assert_eq!(keys(got), ids, "block {b}");
+    }
+    // Torn: the tuples that reach into the old sectors are lost, the rest readable.
+    let items = |b: usize| -> Vec<(u16, usize, usize)> {
+        let page = read_block(&c.data.join(&rel), b);
+        (1..=(usize::from(u16::from_le_bytes([page[12], page[13]])) - 24) / 4)
+            .map(|lp| {
+                let w =
+                    u32::from_le_bytes(page[24 + (lp - 1) * 4..24 + lp * 4].try_into().unwrap());
+                (lp as u16, (w & 0x7FFF) as usize, (w >> 17) as usize)
+            })
+            .collect()
+    };
+    let in_torn: BTreeSet<u16> = items(torn_block)
+        .into_iter()
+        .filter(|(_, off, len)| {
+            torn_sectors
+                .iter()
+                .any(|s| *off < (s + 1) * SECTOR && off + len > s * SECTOR)
+        })
+        .map(|(lp, _, _)| lp)
+        .collect();
+    let want_lost: BTreeSet<String> = rows[&torn_block]
+        .iter()
+        .filter(|(lp, _)| in_torn.contains(lp))
+        .map(|(_, id)| id.clone())
+        .collect();
+    let got = block_of(&report, "public.t", torn_block);
+    assert_eq!(got["rows"]["known_from"], "index");
+    assert_eq!(keys(got), want_lost, "{got:#}");
+    assert_eq!(got["rows"]["lost"], want_lost.len());
+    assert_eq!(
+        got["rows"]["readable"],
+        rows[&torn_block].len() - want_lost.len()
+    );
+    let sectors: Vec<usize> = got["torn_sectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_u64().unwrap() as usize)
+        .collect();
+    assert!(
+        sectors.iter().all(|s| torn_sectors.contains(s)) && !sectors.is_empty(),
+        "{sectors:?} against {torn_sectors:?}"
+    );
+    // Bit flip: nothing lost, every row readable, the true bit named with its values.
+    let got = block_of(&report, "public.t", flipped);
+    assert_eq!(got["rows"]["lost"], 0);
+    assert_eq!(got["rows"]["readable"], rows[&flipped].len());
+    let candidate = got["bit_flips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["byte"] == flip_byte && f["bit"] == 5)
+        .unwrap_or_else(|| panic!("the true bit is not a candidate: {got:#}"));
+    assert_eq!(candidate["item"], 1);
+    assert_eq!(candidate["column"], "note");
+    assert_eq!(candidate["flipped"], original_note.as_str());
+    assert_eq!(
+        candidate["stored"],
+        original_note.replace("Juliet", "juliet").as_str()
+    );
+    // The verdict counts what the blocks say.
+    let lost: u64 = rows
+        .keys()
+        .map(|b| {
+            block_of(&report, "public.t", *b)["rows"]["lost"]
+                .as_u64()
+                .unwrap()
+        })
+        .sum();
+    let verdict = report["verdict"].as_str().unwrap();
+    assert!(verdict.contains(&format!("{lost} rows lost")), "{verdict}");
+    assert!(
+        verdict.contains("4 pages in 1 relation that the server refuses"),
+        "{verdict}"
+    );
+
+    // Text: the verdict first, errors before notes; no output with holes.
+    let text = pgpage(&["report", d]);
+    assert_eq!(text.status.code(), Some(1));
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.starts_with(verdict), "{text}");
+    let errors = text.find("Errors:").unwrap();
+    if let Some(notes) = text.find("Notes:") {
+        assert!(errors < notes);
+    }
+    assert!(text.find("Steps:").unwrap() > errors);
+    let md = pgpage(&["report", "--markdown", d]);
+    assert_eq!(md.status.code(), Some(1));
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(md.contains("| error | public.t |"), "{md}");
+    // The Markdown lists the zeroed block's keys (runs of consecutive ids as `first-last`):
+    // expanded, the lists hold every key the JSON gives for it.
+    let zeroed_keys = keys(block_of(&report, "public.t", zeroed));
+    let listed: BTreeSet<String> = md
+        .lines()
+        .filter_map(|l| l.strip_prefix("- lost keys ("))
+        .filter_map(|l| l.split_once("): ").map(|(_, list)| list))
+        .flat_map(|list| list.split(", "))
+        .flat_map(|k| match k.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (i64, i64) = (a.parse().unwrap(), b.parse().unwrap());
+                (a..=b).map(|v| v.to_string()).collect::<Vec<_>>()
+            }
+            None => vec![k.to_owned()],
+        })
+        .collect();
+    assert!(
+        zeroed_keys.is_subset(&listed),
+        "{zeroed_keys:?} not all in the Markdown's {listed:?}"
+    );
+    no_holes(&text, "text");
+    no_holes(&md, "markdown");
+    no_holes(&report.to_string(), "json");
+
+    // The server on the damaged copy with zero_damaged_pages: the pages it zeroes are the
+    // blocks the report says it refuses, and the rows it then no longer has are, block by
+    // block, the rows the report counts as lost plus those pgpage can still read.
+    let log = c.root.join("damaged.log");
+    let opts = format!(
+        "-k {} -p {} -c listen_addresses='' -c fsync=off",
+        c.root.display(),
+        c.port
+    );
+    ok(
+        run_pg(
+            &c.bin,
+            "pg_ctl",
+            &[
+                "-D",
+                d,
+                "-o",
+                &opts,
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "start",
+            ],
+        ),
+        "pg_ctl start on the damaged copy",
+    );
+    let server = psql_at(
+        &c.root,
+        &c.port,
+        "postgres",
+        &[
+            "set zero_damaged_pages = on",
+            "set enable_indexscan = off",
+            "set enable_bitmapscan = off",
+            "set enable_indexonlyscan = off",
+            "select id from t",
+        ],
+    );
+    ok(
+        run_pg(
+            &c.bin,
+            "pg_ctl",
+            &["-D", d, "-m", "immediate", "-w", "stop"],
+        ),
+        "pg_ctl stop",
+    );
+    let stderr = String::from_utf8_lossy(&server.stderr).into_owned();
+    assert!(server.status.success(), "{stderr}");
+    // 18 reads several blocks in one I/O and names the first zeroed one of a range to the
+    // client, the others in the server log.
+    let all = format!("{stderr}\n{}", fs::read_to_string(&log).unwrap_or_default());
+    let zeroed_by_server: BTreeSet<usize> = all
+        .lines()
+        .filter_map(|l| {
+            let rest = l.split("invalid page in block ").nth(1).or_else(|| {
+                l.split("Block ")
+                    .nth(1)
+                    .filter(|_| l.contains("held the first zeroed page"))
+            })?;
+            rest.split_whitespace().next()?.parse().ok()
+        })
+        .collect();
+    let refused: BTreeSet<usize> = report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["blocks"].as_array().unwrap())
+        .filter(|b| !b["server"].is_null())
+        .map(|b| b["block"].as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(zeroed_by_server, refused, "{stderr}");
+    let seen: BTreeSet<String> = String::from_utf8_lossy(&server.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let mut all_gone = 0;
+    for (b, on_block) in &rows {
+        let gone = on_block.iter().filter(|(_, id)| !seen.contains(id)).count();
+        all_gone += gone;
+        let got = &block_of(&report, "public.t", *b)["rows"];
+        // The server reads the structure block; the rest it zeroes.
+        let readable = if *b == structure {
+            0
+        } else {
+            got["readable"].as_u64().unwrap()
+        };
+        assert_eq!(
+            gone as u64,
+            got["lost"].as_u64().unwrap() + readable,
+            "block {b}"
+        );
+        assert!(keys(block_of(&report, "public.t", *b))
+            .iter()
+            .all(|k| !seen.contains(k)));
+    }
+    // Every other row is there.
+    assert_eq!(seen.len(), total - all_gone);
+
+    // --wal: each damaged block's newest full-page image in the original's pg_wal (the TID
+    // scans above set hint bits after the last checkpoint, which with checksums on logs
+    // images), as `pgpage fpi --block N` finds it.
+    let wal = c.data.join("pg_wal");
+    let with_wal = json(&pgpage(&[
+        "report",
+        "--json",
+        "--wal",
+        wal.to_str().unwrap(),
+        d,
+    ]));
+    assert_eq!(with_wal["wal_searched"], true);
+    let (db, relfilenode) = {
+        let parts: Vec<&str> = rel.split('/').collect();
+        (parts[1].to_owned(), parts[2].to_owned())
+    };
+    let mut images = 0;
+    for b in [zeroed, random, torn_block, misplaced, flipped] {
+        let fpi = json(&pgpage(&[
+            "fpi",
+            "--json",
+            "--relation",
+            &format!("{db}/{relfilenode}"),
+            "--block",
+            &b.to_string(),
+            wal.to_str().unwrap(),
+        ]));
+        let newest = fpi["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["fork"] == "main")
+            .map(|x| x["newest_image_lsn"].clone())
+            .unwrap_or(Value::Null);
+        let got = &block_of(&with_wal, "public.t", b)["wal_image"];
+        assert_eq!(
+            if got.is_null() {
+                Value::Null
+            } else {
+                got["lsn"].clone()
+            },
+            newest,
+            "block {b}"
+        );
+        images += usize::from(!newest.is_null());
+    }
+    assert!(
+        images > 0,
+        "no full-page image of a damaged block in the WAL"
+    );
+    // Each image's LSN as this version's server prints that LSN (pg_lsn's output, `%X/%X` on
+    // 13 to 18): parsed and printed back by the server, it is the same text.
+    let lsns: Vec<String> = [zeroed, random, torn_block, misplaced, flipped]
+        .iter()
+        .filter_map(|b| block_of(&with_wal, "public.t", *b)["wal_image"]["lsn"].as_str())
+        .map(str::to_owned)
+        .collect();
+    c.restart();
+    for lsn in &lsns {
+        let server = c.psql(&[&format!("select '{lsn}'::pg_lsn::text")]);
+        assert_eq!(server.trim(), lsn, "the server prints {lsn} as {server}");
+    }
+    // An LSN whose low half has leading zeros, from the server's own pg_current_wal_lsn().
+    let current = c.psql(&["select pg_current_wal_lsn()::text"]);
+    let (hi, lo) = current.trim().split_once('/').unwrap();
+    let value = (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap();
+    assert!(
+        value & 0xFFFF_FFFF < 0x1000_0000,
+        "{current}: no leading zero to pad"
+    );
+    assert_eq!(pgpage::wal::lsn_text(value), current.trim());
+    c.stop();
+    let steps = with_wal["steps"].to_string();
+    assert!(
+        steps.contains("The WAL given holds a full-page image of block"),
+        "{steps}"
+    );
+    // The damaged directory as its own "backup": every refused page's copy there is the same
+    // damaged page, so none can serve (tests/report_from.rs holds a real backup).
+    let own = json(&pgpage(&["report", "--json", "--from", d, d]));
+    for rel in own["relations"].as_array().unwrap() {
+        for b in rel["blocks"].as_array().unwrap() {
+            if b["status"] == "mismatch" {
+                assert_eq!(b["backup"]["status"], "mismatch", "{b:#}");
+            }
+        }
+    }
+
+    // The undamaged copy: nothing to report.
+    let clean = pgpage(&["report", c.data.to_str().unwrap()]);
+    assert_eq!(clean.status.code(), Some(0), "{clean:?}");
+
+    // Bad input: an empty directory, a file that is not a relation.
+    let empty = c.root.join("empty");
+    fs::create_dir(&empty).unwrap();
+    let out = pgpage(&["report", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a data directory"));
+    let junk = c.root.join("junk");
+    fs::write(&junk, b"not a relation file at all\n").unwrap();
+    let out = pgpage(&["report", junk.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("junk"));
+
+    // A damaged pg_class: the report still runs, names the damaged catalog block, and says
+    // what it could not read.
+    let broken = c.root.join("broken");
+    copy_dir(&c.data, &broken);
+    write_block(&broken.join(&pg_class), 0, &noise);
+    let out = pgpage(&["report", "--json", broken.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let got = json(&out);
+    assert!(!got["unknown"].as_array().unwrap().is_empty(), "{got:#}");
+    let block0 = got["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"] == pg_class.as_str())
+        .unwrap_or_else(|| panic!("pg_class's file not in the report: {got:#}"));
+    assert_eq!(block0["blocks"][0]["damage"], "overwritten");
+    no_holes(
+        &String::from_utf8(pgpage(&["report", broken.to_str().unwrap()]).stdout).unwrap(),
+        "text",
+    );
+}
+
+each_version!(check);
+
+/// The tuples a page's line pointers describe: (lp, offset, length) of each LP_NORMAL one.
+fn normal_items(page: &[u8]) -> Vec<(u16, usize, usize)> {
+    let lower = usize::from(u16::from_le_bytes([page[12], page[13]]));
+    (1..=(lower - 24) / 4)
+        .filter_map(|lp| {
+            let w = u32::from_le_bytes(page[24 + (lp - 1) * 4..24 + lp * 4].try_into().unwrap());
+            let (off, flags, len) = ((w & 0x7FFF) as usize, (w >> 15) & 3, (w >> 17) as usize);
+            (flags == 1 && len > 0).then_some((lp as u16, off, len))
+        })
+        .collect()
+}
+
+/// A torn heap page as a torn write leaves it: the first sectors of the page as the server
+/// last wrote it, the rest from the older version of the same block (saved with
+/// get_raw_page before a DELETE, a VACUUM that compacts the page, and HOT updates). Held
+/// against the server: the sectors the report names are exactly the old version's, and
+/// every row it counts as readable on that block is a row whose current version (its TID
+/// from the server on the undamaged cluster) has the same bytes on the torn page as on the
+/// original; every other row of the block is lost, with its key. `repair`'s pg_surgery
+/// kills every tuple that lies in the old sectors, so no stale version of a row stays
+/// visible.
+fn torn_against_server(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create extension pageinspect",
+        "create table t (id int primary key, note text not null, n int) with (autovacuum_enabled = off)",
+        // 148-byte tuples: every 512-byte sector holds the end of a tuple header.
+        "insert into t select g, repeat(chr(97 + g % 26), 100) || lpad(g::text, 6, '0'), 0 from generate_series(1, 300) g",
+    ]);
+    let block = 1usize;
+    let old = hex(&c.psql(&[&format!("select encode(get_raw_page('t', {block}), 'hex')")]));
+    // The first four rows go: VACUUM moves every other tuple of the block up by four tuples'
+    // length, then three rows are updated in place (HOT, into the space the VACUUM freed).
+    c.psql(&[
+        &format!("delete from t where ctid in ('({block},1)', '({block},2)', '({block},3)', '({block},4)')"),
+        "vacuum t",
+        &format!("update t set n = n + 1 where ctid in ('({block},5)', '({block},9)', '({block},20)')"),
+        "checkpoint",
+    ]);
+    let hot: String = c.psql(&[&format!(
+        "select count(*) from heap_page_items(get_raw_page('t', {block})) where t_infomask2 & 32768 <> 0"
+    )]);
+    assert_eq!(hot.trim(), "3", "three heap-only tuples on block {block}");
+    let live = server_rows(&c, block);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    c.stop();
+    let new = read_block(&c.data.join(&rel), block);
+    let upper = usize::from(u16::from_le_bytes([new[14], new[15]]));
+    for from in [8usize, 12] {
+        let tear: Vec<usize> = (from..BLCKSZ / SECTOR).collect();
+        // The tear is seen only where the versions differ: here in every old sector.
+        assert!(upper < from * SECTOR, "pd_upper {upper}");
+        for s in &tear {
+            assert_ne!(
+                old[s * SECTOR..(s + 1) * SECTOR],
+                new[s * SECTOR..(s + 1) * SECTOR],
+                "sector {s} is the same in both versions"
+            );
+        }
+        let damaged = c.root.join(format!("torn{from}"));
+        copy_dir(&c.data, &damaged);
+        let file = damaged.join(&rel);
+        let mut torn = new.clone();
+        torn[from * SECTOR..].copy_from_slice(&old[from * SECTOR..]);
+        write_block(&file, block, &torn);
+
+        let report = json(&pgpage(&["report", "--json", damaged.to_str().unwrap()]));
+        let got = block_of(&report, "public.t", block);
+        assert_eq!(got["damage"], "torn", "{got:#}");
+        let named: Vec<usize> = got["torn_sectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_u64().unwrap() as usize)
+            .collect();
+        assert_eq!(named, tear, "tear from sector {from}");
+        assert_eq!(got["rows"]["known_from"], "index");
+        let lost = keys(got);
+        let readable: Vec<&(u16, String)> =
+            live.iter().filter(|(_, id)| !lost.contains(id)).collect();
+        assert_eq!(
+            got["rows"]["readable"].as_u64().unwrap() as usize,
+            readable.len(),
+            "tear from sector {from}: {got:#}"
+        );
+        assert!(!readable.is_empty() && !lost.is_empty(), "{got:#}");
+        // Every readable row is byte for byte the current version the server reads; every
+        // row whose bytes the tear changed is lost, its key listed.
+        let items = normal_items(&new);
+        for (lp, id) in &live {
+            let &(_, off, len) = items.iter().find(|(l, _, _)| l == lp).unwrap();
+            let same = torn[off..off + len] == new[off..off + len];
+            assert_eq!(
+                same,
+                !lost.contains(id),
+                "tear from sector {from}: id {id} at lp {lp} (offset {off}, length {len})"
+            );
+        }
+        // The rows the report lists as lost are the block's rows, no more.
+        let ids: BTreeSet<String> = live.iter().map(|(_, id)| id.clone()).collect();
+        assert!(lost.is_subset(&ids), "{lost:?} against {ids:?}");
+        assert_eq!(got["rows"]["lost"].as_u64().unwrap() as usize, lost.len());
+
+        // repair's pg_surgery kills every tuple lying in the old sectors: none of them
+        // stays visible as a stale copy of its row.
+        let advice = json(&pgpage(&[
+            "repair",
+            "--json",
+            "--block",
+            &block.to_string(),
+            file.to_str().unwrap(),
+        ]));
+        let killed: BTreeSet<String> = advice["damaged"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{advice:#}"))
+            .iter()
+            .map(|c| c.as_str().unwrap().to_owned())
+            .collect();
+        let in_tear: BTreeSet<String> = items
+            .iter()
+            .filter(|(_, off, len)| off + len > from * SECTOR)
+            .map(|(lp, _, _)| format!("({block},{lp})"))
+            .collect();
+        assert_eq!(killed, in_tear, "tear from sector {from}");
+        let sql = advice["surgery_sql"].as_str().unwrap();
+        assert!(sql.contains("torn write"), "{sql}");
+        assert!(sql.contains("heap_force_kill"), "{sql}");
+    }
+}
+
+each_version!(torn_against_server);
+
+/// A torn page whose older half holds the roots of HOT chains, as a 4 kB torn write leaves
+/// it after HOT updates: the roots read there as live rows never updated, and their newest
+/// versions (heap-only tuples in the newer half) are reached by nothing. Held against the
+/// undamaged server: the report names the roots' sectors as the older write, counts every
+/// updated row readable (its newest version) and none of them lost; `rows --include-damaged`
+/// prints each row once, with the server's current values; and (14 on, pg_surgery)
+/// `repair`'s SQL, run on the damaged cluster, leaves every updated row reachable through
+/// the index with its current value.
+fn torn_hot_roots(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create extension pageinspect",
+        "create table t (id int primary key, note text not null, n int) with (autovacuum_enabled = off, fillfactor = 60)",
+        "insert into t select g, repeat(chr(97 + g % 26), 100) || lpad(g::text, 6, '0'), 0 from generate_series(1, 200) g",
+        "checkpoint",
+    ]);
+    let block = 1usize;
+    let old = hex(&c.psql(&[&format!("select encode(get_raw_page('t', {block}), 'hex')")]));
+    // The block's first rows lie at its end: their updates leave their roots in the older
+    // half and put their newest versions, heap-only, into the free space below. Only TID
+    // scans and pageinspect read the table from here: a scan would prune the block (the
+    // roots would become redirects and the tuples move).
+    let roots = format!("array['({block},1)', '({block},2)', '({block},3)', '({block},5)']::tid[]");
+    let updated: BTreeSet<String> = c
+        .psql(&[&format!("select id from t where ctid = any({roots})")])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    c.psql(&[
+        &format!("update t set n = n + 1 where ctid = any({roots})"),
+        "checkpoint",
+    ]);
+    let heap_only = c.psql(&[&format!(
+        "select count(*) from heap_page_items(get_raw_page('t', {block})) where t_infomask2 & 32768 <> 0"
+    )]);
+    assert_eq!(heap_only.trim(), "4", "four HOT updates on block {block}");
+    assert_eq!(updated.len(), 4);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    c.stop();
+    let new = read_block(&c.data.join(&rel), block);
+    let half = BLCKSZ / 2;
+    let mut torn = new.clone();
+    torn[half..].copy_from_slice(&old[half..]);
+    assert_ne!(torn, new, "the halves differ");
+    let dir = c.root.join("torn");
+    copy_dir(&c.data, &dir);
+    let file = dir.join(&rel);
+    write_block(&file, block, &torn);
+    let data = dir.to_str().unwrap().to_owned();
+    // The undamaged table as the server prints it (its scans may prune the block now, which
+    // moves tuples but keeps their line pointers).
+    c.restart();
+    let live = server_rows(&c, block);
+    let current = c.copy("t");
+    c.stop();
+
+    let report = json(&pgpage(&["report", "--json", &data]));
+    let got = block_of(&report, "public.t", block);
+    assert_eq!(got["damage"], "torn", "{got:#}");
+    let sectors: Vec<usize> = got["torn_sectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_u64().unwrap() as usize)
+        .collect();
+    // Every root of an updated row lies in a named sector, and every named sector is in the
+    // older half.
+    let items = normal_items(&new);
+    for (lp, off, len) in items.iter().filter(|(lp, _, _)| [1, 2, 3, 5].contains(lp)) {
+        assert!(
+            sectors.contains(&(off / SECTOR)) || sectors.contains(&((off + len - 1) / SECTOR)),
+            "root {lp} at {off} outside {sectors:?}"
+        );
+    }
+    assert!(sectors.iter().all(|s| s * SECTOR >= half), "{sectors:?}");
+    let lost = keys(got);
+    assert!(
+        lost.is_disjoint(&updated),
+        "updated rows counted lost: {got:#}"
+    );
+    // Every row of the block still reads on the torn page, byte for byte the server's current
+    // version (the updated rows at their heap-only tuples, in the newer half): none is lost.
+    for (lp, id) in &live {
+        let &(_, off, len) = items.iter().find(|(l, _, _)| l == lp).unwrap();
+        assert_eq!(
+            torn[off..off + len],
+            new[off..off + len],
+            "id {id} at lp {lp}"
+        );
+    }
+    assert!(lost.is_empty(), "{got:#}");
+    assert_eq!(
+        got["rows"]["readable"].as_u64().unwrap() as usize,
+        live.len(),
+        "{got:#}"
+    );
+
+    // rows --include-damaged: each id once, the updated ones with the server's values.
+    let out = pgpage(&[
+        "rows",
+        "--include-damaged",
+        "--format",
+        "csv",
+        "--database",
+        "postgres",
+        &data,
+        "public.t",
+    ]);
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        printed.lines().count() >= live.len(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut seen = BTreeSet::new();
+    for line in printed.lines() {
+        let id = line.split(',').next().unwrap().to_owned();
+        assert!(seen.insert(id.clone()), "id {id} printed twice");
+        if updated.contains(&id) {
+            assert!(
+                current.lines().any(|l| l == line),
+                "{line} is not the server's"
+            );
+        }
+    }
+    assert!(updated.is_subset(&seen), "{updated:?} not all printed");
+
+    // repair's pg_surgery: the stale roots killed, the newest versions saved and inserted
+    // anew, so that the index reaches each with its current value.
+    let advice = json(&pgpage(&[
+        "repair",
+        "--json",
+        "--block",
+        &block.to_string(),
+        file.to_str().unwrap(),
+    ]));
+    let unreached: BTreeSet<String> = advice["unreached"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{advice:#}"))
+        .iter()
+        .map(|c| c.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(unreached.len(), updated.len(), "{advice:#}");
+    let sql = advice["surgery_sql"].as_str().unwrap().to_owned();
+    if version >= 14 {
+        // The server on the damaged files: the torn block put into the original's.
+        write_block(&c.data.join(&rel), block, &torn);
+        c.restart();
+        c.psql(&[&sql]);
+        for id in &updated {
+            let by_index = c.psql(&[
+                "set enable_seqscan = off",
+                "set enable_bitmapscan = off",
+                &format!("select n from t where id = {id}"),
+            ]);
+            assert_eq!(by_index.trim(), "1", "id {id} through the index");
+        }
+    }
+}
+
+each_version!(torn_hot_roots);

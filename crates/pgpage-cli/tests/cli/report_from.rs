@@ -1,0 +1,389 @@
+//! `pgpage report --from BACKUP` held against the server on PostgreSQL 13 to 18. A stopped
+//! cluster is copied as the "backup"; the server then updates rows of one block only, and a
+//! copy of the newer cluster gets that block's checksum broken and a single bit flipped on a
+//! block the updates left alone. Then:
+//! - the untouched block's backup page has the damaged page's pd_lsn (`same`), and of the
+//!   page's bit-flip candidates the backup confirms exactly the bit that was flipped;
+//! - the updated block's backup page is `older`, its pd_lsn the one the server's pageinspect
+//!   gives for it on the backup, and its tuple count the server's LP_NORMAL items there that
+//!   no hint bit marks dead;
+//! - an all-zero block's note says so (its pd_lsn is 0), a misplaced block's sane pd_lsn is
+//!   compared as any page's (against the server's pd_lsn of the block it copies), a zeroed
+//!   index leaf gets REINDEX and never a repair from the backup, the Markdown table's counts
+//!   read right and the server's decimal checksums are given in hex once;
+//! - a block past the backup's file end is `missing`, and the printed repair command for the
+//!   confirmed block runs and gives the backup's page byte for byte;
+//! - a backup that is not a relation file, or a directory that is not a data directory, is
+//!   refused with exit 2 and a message.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::{json, ok, pgpage, Cluster};
+use serde_json::Value;
+
+const BLCKSZ: usize = 8192;
+
+fn copy_dir(from: &Path, to: &Path) {
+    ok(
+        Command::new("cp")
+            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
+            .output()
+            .unwrap(),
+        "cp -a",
+    );
+}
+
+fn block_of(report: &Value, block: usize) -> Value {
+    report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["relation"] == "public.t")
+        .flat_map(|r| r["blocks"].as_array().unwrap())
+        .find(|b| b["block"] == block)
+        .unwrap_or_else(|| panic!("block {block} not in the report: {report:#}"))
+        .clone()
+}
+
+/// An LSN as `%X/%X` text (any zero padding) as one number.
+fn lsn(text: &str) -> u64 {
+    let (hi, lo) = text.trim().split_once('/').unwrap();
+    (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap()
+}
+
+fn check(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create extension pageinspect",
+        "create table t (id int primary key, note text not null) with (autovacuum_enabled = off)",
+        "insert into t select g, 'note-' || lpad(g::text, 6, '0') || '-Juliet' from generate_series(1, 2000) g",
+        "checkpoint",
+    ]);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    let blocks: usize = c
+        .psql(&["select pg_relation_size('t') / 8192"])
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(blocks > 8, "the table fills {blocks} pages");
+    let (updated, flipped) = (3usize, 5usize);
+    // Block 6 gets a copy of block 7; the backup's last block is zeroed.
+    let (misplaced, zeroed) = (6usize, blocks - 1);
+    let backup_misplaced_lsn = lsn(&c.psql(&[&format!(
+        "select lsn from page_header(get_raw_page('t', {misplaced}))"
+    )]));
+    let index_rel = c
+        .psql(&["select pg_relation_filepath('t_pkey')"])
+        .trim()
+        .to_owned();
+    // A leaf the root's downlink reaches: the server refuses it once it is zeros.
+    let leaf: usize = c
+        .psql(&["select blkno from generate_series(1, (pg_relation_size('t_pkey') / 8192)::int - 1) blkno where (select type from bt_page_stats('t_pkey', blkno)) = 'l' order by blkno limit 1"])
+        .trim()
+        .parse()
+        .unwrap();
+    c.stop();
+    let backup = c.root.join("backup");
+    copy_dir(&c.data, &backup);
+    // The backup's own view of the updated block, before the updates.
+    c.restart();
+    let header = c.psql(&[&format!(
+        "select lsn from page_header(get_raw_page('t', {updated}))"
+    )]);
+    let backup_lsn = lsn(&header);
+    let backup_tuples: u64 = c
+        .psql(&[&format!(
+            "select count(*) from heap_page_items(get_raw_page('t', {updated})) where lp_flags = 1 and t_infomask & x'0200'::int = 0 and t_infomask & x'0400'::int = 0"
+        )])
+        .trim()
+        .parse()
+        .unwrap();
+    // Deletes stay on the page: the updated block's pd_lsn moves, block `flipped` keeps its.
+    c.psql(&[
+        &format!("delete from t where ctid in (select format('({updated},%s)', g)::tid from generate_series(1, 5) g)"),
+        "insert into t select g, 'note-' || lpad(g::text, 6, '0') || '-Juliet' from generate_series(2001, 2400) g",
+        "checkpoint",
+    ]);
+    let grown: usize = c
+        .psql(&["select pg_relation_size('t') / 8192"])
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        grown > blocks,
+        "the table grew past the backup's {blocks} pages"
+    );
+    let item = c.psql(&[&format!(
+        "select lp_off, t_hoff from heap_page_items(get_raw_page('t', {flipped})) where lp = 1"
+    )]);
+    let (lp_off, t_hoff) = item.trim().split_once('|').unwrap();
+    let (lp_off, t_hoff): (usize, usize) = (lp_off.parse().unwrap(), t_hoff.parse().unwrap());
+    // What the misplaced page's pd_lsn is: block 7's, as the server gives it.
+    let copied_lsn = lsn(&c.psql(&[&format!(
+        "select lsn from page_header(get_raw_page('t', {}))",
+        misplaced + 1
+    )]));
+    // id int4, then note's 1-byte varlena header, then 'note-000001-': the 'J'.
+    let flip_byte = lp_off + t_hoff + 4 + 1 + 12;
+    c.stop();
+
+    let damaged = c.root.join("damaged");
+    copy_dir(&c.data, &damaged);
+    let file = damaged.join(&rel);
+    let mut bytes = fs::read(&file).unwrap();
+    bytes[flipped * BLCKSZ + flip_byte] ^= 1 << 5;
+    // A byte of free space on the updated block: the checksum fails, the header stays sane.
+    let pd_lower = usize::from(u16::from_le_bytes([
+        bytes[updated * BLCKSZ + 12],
+        bytes[updated * BLCKSZ + 13],
+    ]));
+    bytes[updated * BLCKSZ + pd_lower + 8] ^= 0x55;
+    // The last block: one the backup's file does not reach.
+    let last = grown - 1;
+    bytes[last * BLCKSZ + 4000] ^= 0x01;
+    bytes.copy_within(
+        (misplaced + 1) * BLCKSZ..(misplaced + 2) * BLCKSZ,
+        misplaced * BLCKSZ,
+    );
+    bytes[zeroed * BLCKSZ..(zeroed + 1) * BLCKSZ].fill(0);
+    fs::write(&file, &bytes).unwrap();
+    let index_file = damaged.join(&index_rel);
+    let mut index_bytes = fs::read(&index_file).unwrap();
+    index_bytes[leaf * BLCKSZ..(leaf + 1) * BLCKSZ].fill(0);
+    fs::write(&index_file, &index_bytes).unwrap();
+
+    let out = pgpage(&[
+        "report",
+        "--json",
+        "--from",
+        backup.to_str().unwrap(),
+        damaged.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "damage found: exit 1");
+    let report = json(&out);
+    assert_eq!(report["backup_searched"], true);
+
+    let f = block_of(&report, flipped);
+    assert_eq!(f["damage"], "bit_flip", "{f:#}");
+    assert_eq!(f["backup"]["status"], "ok", "{f:#}");
+    assert_eq!(f["backup"]["age"], "same", "{f:#}");
+    assert_eq!(
+        f["backup"]["confirms_flip"],
+        format!("{flip_byte}:5"),
+        "the backup confirms the flipped bit: {f:#}"
+    );
+
+    let u = block_of(&report, updated);
+    assert_eq!(u["backup"]["status"], "ok", "{u:#}");
+    assert_eq!(u["backup"]["age"], "older", "{u:#}");
+    assert_eq!(
+        lsn(u["backup"]["lsn"].as_str().unwrap()),
+        backup_lsn,
+        "{u:#}"
+    );
+    assert_eq!(u["backup"]["tuples"], backup_tuples, "{u:#}");
+    assert!(u["backup"].get("confirms_flip").is_none(), "{u:#}");
+
+    // An all-zero page's pd_lsn is 0, not noise: the note says it is all zeros.
+    let z = block_of(&report, zeroed);
+    assert_eq!(z["damage"], "zeroed", "{z:#}");
+    assert!(z["backup"].get("age").is_none(), "{z:#}");
+    let note = z["backup"]["note"].as_str().unwrap();
+    assert!(note.contains("all zeros (its pd_lsn is 0"), "{z:#}");
+    // A misplaced page's header is sane: its pd_lsn (block 7's) is compared as any page's.
+    let m = block_of(&report, misplaced);
+    assert_eq!(m["damage"], "misplaced", "{m:#}");
+    let age = match backup_misplaced_lsn.cmp(&copied_lsn) {
+        std::cmp::Ordering::Less => "older",
+        std::cmp::Ordering::Equal => "same",
+        std::cmp::Ordering::Greater => "newer",
+    };
+    assert_eq!(m["backup"]["age"], age, "{m:#}");
+    for b in [&z, &m] {
+        assert!(
+            !b["backup"]["note"].as_str().unwrap().contains("noise"),
+            "{b:#}"
+        );
+    }
+    // The zeroed index leaf: REINDEX, never the backup's older leaf spliced in.
+    let ix = report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["relation"] == "public.t_pkey")
+        .unwrap_or_else(|| panic!("t_pkey not in the report: {report:#}"));
+    let ixb = ix["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["block"] == leaf)
+        .unwrap_or_else(|| panic!("t_pkey block {leaf} not in the report: {ix:#}"));
+    assert_eq!(ixb["damage"], "zeroed", "{ixb:#}");
+    let steps: Vec<&str> = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    let index_path = index_file.display().to_string();
+    assert!(
+        !steps.iter().any(|s| s
+            .lines()
+            .any(|l| l.contains("repair") && l.contains(&index_path))),
+        "no repair of the index's page: {steps:#?}"
+    );
+    assert!(
+        steps
+            .iter()
+            .any(|s| s.contains("REINDEX INDEX public.t_pkey")),
+        "{steps:#?}"
+    );
+
+    let l = block_of(&report, last);
+    assert_eq!(l["backup"]["status"], "missing", "{l:#}");
+    assert!(
+        l["backup"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("ends before this block"),
+        "{l:#}"
+    );
+
+    // The Markdown table: an upper bound reads "at most N" (N > 0), a zero count "0", and an
+    // index's row says why it has no rows.
+    let md = pgpage(&[
+        "report",
+        "--markdown",
+        "--from",
+        backup.to_str().unwrap(),
+        damaged.to_str().unwrap(),
+    ]);
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(
+        !md.contains("(at most)") && !md.contains("at most 0"),
+        "{md}"
+    );
+    let lost_at = |block: usize| {
+        md.lines()
+            .find(|l| l.starts_with("| error | public.t |") && l.contains(&format!("| {block} |")))
+            .unwrap_or_else(|| panic!("no table row for block {block}:\n{md}"))
+            .split('|')
+            .map(str::trim)
+            .nth(7)
+            .unwrap()
+            .to_owned()
+    };
+    let zeroed_lost = z["rows"]["lost"].as_u64().unwrap();
+    assert!(zeroed_lost > 0, "{z:#}");
+    assert_eq!(lost_at(zeroed), format!("at most {zeroed_lost}"));
+    assert_eq!(block_of(&report, flipped)["rows"]["lost"], 0);
+    assert_eq!(lost_at(flipped), "0");
+    assert!(
+        md.lines()
+            .any(|l| l.starts_with("| error | public.t_pkey |") && l.contains("| index: no rows |")),
+        "{md}"
+    );
+
+    // The text's step for the confirmed block runs as printed, from the backup's page.
+    let text = pgpage(&[
+        "report",
+        "--from",
+        backup.to_str().unwrap(),
+        damaged.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains(&format!("only {flip_byte}:5 (byte:bit) differs")),
+        "{text}"
+    );
+    // The server's decimal checksums in hex once, computed here from the first WARNING
+    // (18 logs that WARNING at LOG level: a client sees no decimal checksums to convert).
+    match text
+        .lines()
+        .find_map(|l| l.split_once("calculated checksum ").map(|(_, r)| r))
+    {
+        Some(warning) => {
+            let (calculated, expected) = warning.split_once(" but expected ").unwrap();
+            let (calculated, expected): (u16, u16) = (
+                calculated.parse().unwrap(),
+                expected.trim().parse().unwrap(),
+            );
+            assert!(text.matches("calculated checksum ").count() > 1, "{text}");
+            assert_eq!(
+                text.matches("in hex, as pgpage verify").count(),
+                1,
+                "{text}"
+            );
+            assert!(
+                text.contains(&format!(
+                    "{calculated} and {expected} are {calculated:X} and {expected:X} in hex"
+                )),
+                "{text}"
+            );
+        }
+        None => {
+            assert!(
+                version >= 18,
+                "PostgreSQL {version} warns with both checksums: {text}"
+            );
+            assert!(!text.contains("in hex"), "{text}");
+        }
+    }
+    // The updated block's older page is offered with the warning that it brings back rows.
+    assert!(
+        text.contains("rows updated or deleted since come back"),
+        "{text}"
+    );
+    // The command names both files as given on the command line, so it runs as printed.
+    let want = format!(
+        "pgpage repair --block {flipped} --from {} --out NEW {}",
+        backup.join(&rel).display(),
+        file.display()
+    );
+    assert!(text.contains(&want), "step with `{want}`:\n{text}");
+    let out_file = c.root.join("repaired");
+    ok(
+        pgpage(&[
+            "repair",
+            "--block",
+            &flipped.to_string(),
+            "--from",
+            backup.join(&rel).to_str().unwrap(),
+            "--out",
+            out_file.to_str().unwrap(),
+            file.to_str().unwrap(),
+        ]),
+        "repair --from as the report prints it",
+    );
+    let repaired = fs::read(&out_file).unwrap();
+    let from_backup = fs::read(backup.join(&rel)).unwrap();
+    assert_eq!(
+        repaired[flipped * BLCKSZ..(flipped + 1) * BLCKSZ],
+        from_backup[flipped * BLCKSZ..(flipped + 1) * BLCKSZ]
+    );
+
+    // Bad backups: not a relation file, not a data directory.
+    let bad = pgpage(&[
+        "report",
+        "--from",
+        backup.join("PG_VERSION").to_str().unwrap(),
+        damaged.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a relation file"));
+    let bad = pgpage(&[
+        "report",
+        "--from",
+        backup.join("base").to_str().unwrap(),
+        damaged.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a data directory"));
+}
+
+each_version!(check);
