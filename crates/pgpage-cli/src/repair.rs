@@ -42,6 +42,10 @@ pub struct RepairArgs {
     /// Take the block from a file of one page (`pg_waldump --save-fullpage`, `pgpage fpi --out`).
     #[arg(long, value_name = "PAGE_FILE")]
     pub page: Option<PathBuf>,
+    /// With --flip: write the flipped page even when the flip does not make the stored
+    /// checksum valid (its checksum is then recomputed over bytes nothing checked).
+    #[arg(long, requires = "flip")]
+    pub force: bool,
     /// The repaired copy to create; never the input, never a file that exists.
     #[arg(long, value_name = "NEW", requires = "source")]
     pub out: Option<PathBuf>,
@@ -321,11 +325,21 @@ fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
             args.block, d.display
         ))
     })?;
+    // A bit that does not make the stored checksum valid is no candidate: a typo would give a
+    // page that passes every checksum check with two wrong bits in it.
     if repaired.flip_was_candidate == Some(false) {
-        eprintln!(
-            "pgpage: warning: flipping bit {} of byte {} does not make the stored checksum valid (not a bit-flip candidate): the checksum was recomputed anyway, so it no longer vouches for the rest of the page",
+        let (bit, offset) = (
             args.flip.map_or(0, |b| b.bit),
-            args.flip.map_or(0, |b| b.offset)
+            args.flip.map_or(0, |b| b.offset),
+        );
+        if !args.force {
+            return Err(Fatal(format!(
+                "flipping bit {bit} of byte {offset} does not make the stored checksum valid: it is not a bit-flip candidate (pgpage repair --block {} \"{}\" lists them); nothing written. --force writes it anyway, with a checksum recomputed over bytes nothing checked",
+                args.block, d.display
+            )));
+        }
+        eprintln!(
+            "pgpage: warning: flipping bit {bit} of byte {offset} does not make the stored checksum valid (not a bit-flip candidate): written as --force asks, with the checksum recomputed, so it no longer vouches for the rest of the page"
         );
     }
     if let Some(bit) = source {

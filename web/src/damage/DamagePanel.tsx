@@ -8,7 +8,7 @@ import { namesOf } from '../files';
 import { fileGeometry, headBytes } from '../lib/geometry';
 import type { LoadedPage } from '../lib/pageVerdict';
 import { download, spliceEdits } from '../lab/splice';
-import { loadWasm, pageAdvice, pageAdviceWith, type Wasm } from '../core';
+import { loadWasm, pageAdvice, pageAdviceWith, type ReportBlock, type Wasm } from '../core';
 import type { BitFlips, FlipCandidate, PageDiff } from './protocol';
 import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison, type KitPage } from './store';
 import { PagePair } from './PagePair';
@@ -17,9 +17,26 @@ import { shownReport } from '../report/shown';
 import { structureHintsOf } from '../lib/spans';
 import './damage.css';
 
-/** The candidates in the core's rank order, each with its rank and reason. */
-function ranked(f: BitFlips): { c: FlipCandidate; r: BitFlips['ranks'][number] | undefined }[] {
-  const rankOf = (c: FlipCandidate) => f.ranks.find((r) => r.offset === c.offset && r.bit === c.bit);
+/** The incident report's finding on this page, when a report of its data directory is shown:
+ * it knows the table's columns and indexes, which the page alone does not. */
+function useReportBlock(entry: FileEntry, block: number): ReportBlock | null {
+  const report = shownReport.use();
+  return useMemo(() => {
+    if (!report || !entry.path.startsWith(report.root)) return null;
+    const file = entry.path.slice(report.root.length);
+    for (const rel of report.report.relations) for (const b of rel.blocks) if (b.file === file && b.block_in_file === block) return b;
+    return null;
+  }, [report, entry.path, block]);
+}
+
+/** The candidates in the core's rank order, each with its rank and reason; the report's ranks
+ * where it ranked them with the table's columns (one ranking on every screen). */
+function ranked(f: BitFlips, told?: ReportBlock['bit_flips']): { c: FlipCandidate; r: BitFlips['ranks'][number] | undefined }[] {
+  const fromReport = (c: FlipCandidate) => {
+    const t = told?.find((x) => x.byte === c.offset && x.bit === c.bit);
+    return t && { offset: c.offset, bit: c.bit, rank: t.rank, why: t.why };
+  };
+  const rankOf = (c: FlipCandidate) => fromReport(c) ?? f.ranks.find((r) => r.offset === c.offset && r.bit === c.bit);
   return f.candidates.map((c) => ({ c, r: rankOf(c) })).sort((a, b) => (a.r?.rank ?? Number.MAX_SAFE_INTEGER) - (b.r?.rank ?? Number.MAX_SAFE_INTEGER));
 }
 
@@ -75,6 +92,7 @@ export function DamagePanel(p: DamagePanelProps) {
 
 function BitFlipPanel(p: DamagePanelProps) {
   const { page } = p;
+  const told = useReportBlock(p.entry, page.block);
   const [result, setResult] = useState<{ bytes: Uint8Array; flips: BitFlips; ms: number } | { bytes: Uint8Array; error: string } | null>(null);
   useEffect(() => {
     let live = true;
@@ -143,7 +161,7 @@ function BitFlipPanel(p: DamagePanelProps) {
                 </tr>
               </thead>
               <tbody>
-                {ranked(current.flips).map(({ c, r }) => {
+                {ranked(current.flips, told?.bit_flips).map(({ c, r }) => {
                   const sel = shown?.offset === c.offset && shown.bit === c.bit;
                   return (
                     <tr
@@ -492,16 +510,11 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
   const problem = page.status !== 'ok' && page.status !== 'zero';
   const rel = entry.naming?.relation ?? null;
   const table = rel && (rel.relkind === 'r' || rel.relkind === 'm' || rel.relkind === 't') ? wasm.quote_table(rel.schema ?? 'public', rel.name) : undefined;
-  const report = shownReport.use();
-  // The incident report's older write of a torn page (it reads the table's indexes, which tell
-  // older versions of rows the page alone cannot): the advice leaves out what it leaves out.
-  const torn = useMemo(() => {
-    if (!report || !entry.path.startsWith(report.root)) return null;
-    const file = entry.path.slice(report.root.length);
-    for (const rel of report.report.relations)
-      for (const b of rel.blocks) if (b.file === file && b.block_in_file === page.block && b.torn_sectors?.length) return b;
-    return null;
-  }, [report, entry.path, page.block]);
+  // The incident report's finding on this page: a torn page's older write (it reads the table's
+  // indexes, which tell older versions of rows the page alone cannot), and the flips ranked with
+  // the table's columns.
+  const told = useReportBlock(entry, page.block);
+  const torn = told?.torn_sectors?.length ? told : null;
   const advice = useMemo(() => {
     if (!problem) return null;
     try {
@@ -575,7 +588,7 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
                 never does): {advice.bit_flips.odds}.
               </p>
               <ol>
-                {advice.bit_flips.candidates.map((c) => (
+                {(told?.bit_flips?.length ? told.bit_flips : advice.bit_flips.candidates).map((c) => (
                   <li key={`${c.byte}-${c.bit}`} data-testid="advice-flip" data-byte={c.byte} data-bit={c.bit} data-rank={c.rank}>
                     byte {c.byte} bit {c.bit} (<code>{c.field}</code>){c.item !== undefined ? `, item ${c.item}` : ''}
                     {c.column !== undefined && c.stored !== undefined && c.flipped !== undefined

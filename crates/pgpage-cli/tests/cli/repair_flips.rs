@@ -167,7 +167,7 @@ fn candidates_told(version: u32) {
     } else {
         assert!(err.is_empty(), "{version}: {err}");
     }
-    // A bit that is no candidate is said to be none.
+    // A bit that is no candidate is refused, nothing written; --force writes it, warned.
     let other = tmp.path().join("other");
     let (code, _, err) = run(&[
         "repair",
@@ -179,8 +179,23 @@ fn candidates_told(version: u32) {
         other.to_str().unwrap(),
         file,
     ]);
+    assert_eq!(code, Some(2), "{version}: {err}");
+    assert!(err.contains("not a bit-flip candidate"), "{version}: {err}");
+    assert!(!other.exists(), "{version}: written although refused");
+    let (code, _, err) = run(&[
+        "repair",
+        "--block",
+        "1",
+        "--flip",
+        "100:1",
+        "--force",
+        "--out",
+        other.to_str().unwrap(),
+        file,
+    ]);
     assert_eq!(code, Some(0), "{version}: {err}");
     assert!(err.contains("not a bit-flip candidate"), "{version}: {err}");
+    assert!(other.exists(), "{version}: --force wrote nothing");
 
     // Block 2: the control byte the server returns is printed escaped, never raw.
     let (_, out, _) = run(&["repair", "--block", "2", file]);

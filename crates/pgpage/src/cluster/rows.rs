@@ -617,6 +617,7 @@ impl RowWriter {
             ),
             None => self.older_write(page, absolute, log, fetch),
         };
+        let mut older_left: Vec<u16> = Vec::new();
         for item in heap_items(page, e) {
             let lp = item.lp;
             let left_out = |message: String| LeftOut {
@@ -683,11 +684,7 @@ impl RowWriter {
             }
             if damaged && live && older.contains(&lp) {
                 got.stale = got.stale.saturating_add(1);
-                got.left_out.push(left_out(format!(
-                    "({absolute},{lp}) lies in sectors {}-{} of the page, an older write of it (a torn write), and is an older version of its row (a row updated since reads there as never updated): it is not printed",
-                    older_sectors.first().copied().unwrap_or(0),
-                    older_sectors.last().copied().unwrap_or(0)
-                )));
+                older_left.push(lp);
                 continue;
             }
             match self.row_as(tuple, ctid, state_shown, damaged, fetch, out) {
@@ -715,6 +712,31 @@ impl RowWriter {
                     rows: None,
                     copy_of: None,
                 }),
+            }
+        }
+        if let (Some(first), Some(last)) = (older_sectors.first(), older_sectors.last()) {
+            if !older_left.is_empty() {
+                let ctids: Vec<String> = older_left
+                    .iter()
+                    .map(|lp| format!("({absolute},{lp})"))
+                    .collect();
+                got.left_out.push(LeftOut {
+                    offset: None,
+                    attnum: None,
+                    message: format!(
+                        "{} in sectors {first}-{last} of the page, an older write of it (a torn write): their bytes are that write's: not the tuples the line pointers now describe, or {} (a row updated since reads there as never updated), not printed: {}",
+                        crate::words::plural(older_left.len() as u64, "tuple", "tuples"),
+                        if older_left.len() == 1 {
+                            "an older version of it"
+                        } else {
+                            "older versions of them"
+                        },
+                        ctids.join(", ")
+                    ),
+                    printed: false,
+                    rows: None,
+                    copy_of: None,
+                });
             }
         }
         got

@@ -124,6 +124,11 @@ pub struct Rows {
     pub stale: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stale_rows: Vec<StaleRow>,
+    /// On a page that gives no rows (zeroed, overwritten, another block's): index entries
+    /// into it whose key is live on a sound page, an older version of a row updated since
+    /// (VACUUM has not removed the entry yet). Neither lost nor read here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub elsewhere: Vec<StaleRow>,
 }
 
 /// A lost key with more than one index entry on the block.
@@ -915,6 +920,20 @@ fn file_blocks(
 
 /// What stale versions on a page say: each key live elsewhere.
 fn stale_evidence(b: &mut Block, rows: &Rows) {
+    if let [first, more @ ..] = rows.elsewhere.as_slice() {
+        let key = |r: &StaleRow| render::key_text(&r.keys);
+        let mut words = format!("key {} is live at {}", key(first), first.live_at);
+        for r in more {
+            words.push_str(&format!(", key {} at {}", key(r), r.live_at));
+        }
+        b.evidence.push(format!(
+            "{words}: {} into this block {} an older version of a row updated since (VACUUM has not removed {} yet), so {} not lost",
+            if more.is_empty() { "the index entry" } else { "the index entries" },
+            if more.is_empty() { "names" } else { "name" },
+            if more.is_empty() { "it" } else { "them" },
+            if more.is_empty() { "that row is" } else { "those rows are" },
+        ));
+    }
     let [first, more @ ..] = rows.stale_rows.as_slice() else {
         return;
     };
@@ -1098,6 +1117,12 @@ fn classify(
                     _ => "its checksum is valid for that block",
                 }
             ));
+            if m.finding == Finding::MisplacedByTupleIds && header_is_sane(page, endian) {
+                b.evidence.push(format!(
+                    "under ignore_checksum_failure the server reads block {}'s rows here: an index scan for a row of this block reaches the row block {} holds at the same line pointer, another row, and a sequential scan returns block {}'s rows twice",
+                    m.block, m.block, m.block
+                ));
+            }
             return Some(b);
         }
     }
@@ -1284,6 +1309,7 @@ fn rows_of(
     match held {
         Some(h) => {
             let mut lost: Vec<u16> = Vec::new();
+            let mut elsewhere: Vec<StaleRow> = Vec::new();
             for lp in h.offsets.iter().copied().filter(|&lp| reached(lp).is_err()) {
                 let key = naming_index(&rel.indexes).and_then(|ix| {
                     let e = ix
@@ -1297,6 +1323,13 @@ fn rows_of(
                     Some((_, k)) if orphans.contains_key(&k) => {}
                     Some((ix, k)) if k.iter().all(Option::is_some) => {
                         match live_elsewhere(ix, &k, absolute, rel) {
+                            // An entry into a page that gives no rows: its row lives on.
+                            Some((ob, olp)) if own.is_none() => elsewhere.push(StaleRow {
+                                keys: k,
+                                ctid: format!("({absolute},{lp})"),
+                                live_at: format!("({ob},{olp})"),
+                                lp,
+                            }),
                             // An older version of a row live on a sound page.
                             Some((ob, olp)) => {
                                 if !stale_rows.iter().any(|(l, _)| *l == lp) {
@@ -1396,6 +1429,7 @@ fn rows_of(
                 repeated,
                 stale,
                 stale_rows,
+                elsewhere,
             }
         }
         None => {
@@ -1421,6 +1455,7 @@ fn rows_of(
                     repeated: Vec::new(),
                     stale,
                     stale_rows,
+                    elsewhere: Vec::new(),
                 }
             }
             None => Rows {
@@ -1437,6 +1472,7 @@ fn rows_of(
                 repeated: Vec::new(),
                 stale,
                 stale_rows,
+                elsewhere: Vec::new(),
             },
         }
         }
@@ -1744,6 +1780,40 @@ fn steps(r: &Report) -> Vec<String> {
             ""
         }
     ));
+    // An exact repair first: a flipped bit put back restores the page as it was, while a
+    // good copy is as old as its image or backup.
+    let mut flips: Vec<String> = Vec::new();
+    for (rel, b) in r.blocks().filter(|(_, b)| b.damage == Damage::BitFlip) {
+        let name = rel.relation.as_deref().unwrap_or(&rel.path);
+        flips.push(match b.bit_flips.len() {
+            1 => format!("Block {} of {name}:", b.block),
+            n => format!(
+                "Block {} of {name}: {n} flips each make the page valid. Only the values they restore tell them apart: compare them with a backup, a replica or the application (at most one is the damage):",
+                b.block
+            ),
+        });
+        for c in &b.bit_flips {
+            let value = match (&c.column, &c.stored, &c.flipped) {
+                (Some(col), Some(s), Some(v)) => {
+                    format!("  # {}", crate::damage::flips::restores_text(col, s, v))
+                }
+                _ => String::new(),
+            };
+            flips.push(command_line(&format!(
+                "pgpage repair --block {} --flip {}:{} --out NEW {}{value}",
+                b.block_in_file,
+                c.byte,
+                c.bit,
+                paths.file(&b.file)
+            )));
+        }
+    }
+    if !flips.is_empty() {
+        out.push(format!(
+            "Where single bits explain a checksum, flipping the right one back restores the page exactly ({NEW_WORDS}).\n{}",
+            flips.join("\n")
+        ));
+    }
     if r.wal_searched {
         let (with, without): (Vec<_>, Vec<_>) = r
             .blocks()
@@ -1800,11 +1870,23 @@ fn steps(r: &Report) -> Vec<String> {
             Some(d) => format!("pgpage report --wal {} {}", paths.wal(), shell_word(d)),
             None => String::from("pgpage report --wal WAL FILE..."),
         };
-        let mut lines = alloc::vec![
-            format!(
-                "Get a good copy of each damaged page ({}).",
-                blocks_words(&all)
-            ),
+        let flipped: Vec<u32> = all
+            .iter()
+            .filter(|(_, b)| b.damage == Damage::BitFlip)
+            .map(|(_, b)| b.block)
+            .collect();
+        let mut lines = alloc::vec![format!(
+            "Get a good copy of each damaged page ({}).{}",
+            blocks_words(&all),
+            match flipped.as_slice() {
+                [] => String::new(),
+                [one] => format!(" For block {one}, only if no flip above is the damage: an older copy brings back row versions updated since."),
+                [init @ .., last] => format!(
+                    " For blocks {} and {last}, only if no flip above is the damage: an older copy brings back row versions updated since.",
+                    init.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")
+                ),
+            }
+        ),
             format!(
                 "A full-page image in the WAL since the last checkpoint before the damage ({WAL_WORDS}):"
             ),
@@ -1822,38 +1904,6 @@ fn steps(r: &Report) -> Vec<String> {
     }
     if r.backup_searched {
         out.extend(backup::step(r));
-    }
-    let mut flips: Vec<String> = Vec::new();
-    for (rel, b) in r.blocks().filter(|(_, b)| b.damage == Damage::BitFlip) {
-        let name = rel.relation.as_deref().unwrap_or(&rel.path);
-        flips.push(match b.bit_flips.len() {
-            1 => format!("Block {} of {name}:", b.block),
-            n => format!(
-                "Block {} of {name}: {n} flips each make the page valid. Only the values they restore tell them apart: compare them with a backup, a replica or the application (at most one is the damage):",
-                b.block
-            ),
-        });
-        for c in &b.bit_flips {
-            let value = match (&c.column, &c.stored, &c.flipped) {
-                (Some(col), Some(s), Some(v)) => {
-                    format!("  # {}", crate::damage::flips::restores_text(col, s, v))
-                }
-                _ => String::new(),
-            };
-            flips.push(command_line(&format!(
-                "pgpage repair --block {} --flip {}:{} --out NEW {}{value}",
-                b.block_in_file,
-                c.byte,
-                c.bit,
-                paths.file(&b.file)
-            )));
-        }
-    }
-    if !flips.is_empty() {
-        out.push(format!(
-            "Where single bits explain a checksum, flipping the right one back restores the page exactly ({NEW_WORDS}).\n{}",
-            flips.join("\n")
-        ));
     }
     let heaps: Vec<&Relation> = r
         .relations

@@ -712,7 +712,8 @@ impl ReportReader {
     /// After the indexes: the naming index read again for the other entries of the keys a
     /// damaged page with a sane header shows (their TIDs were left out as not wanted).
     fn twins_step(&mut self, g: usize) -> Step {
-        let (_, sane) = self.damaged_blocks();
+        // Every damaged block: an entry into a zeroed page may name a row updated since.
+        let (damaged, _) = self.damaged_blocks();
         let Some(i) = super::naming_index(&self.indexes)
             .and_then(|ix| self.indexes.iter().position(|x| core::ptr::eq(x, ix)))
         else {
@@ -721,7 +722,7 @@ impl ReportReader {
         let keys = self
             .indexes
             .get(i)
-            .map(|ix| super::keys_into(ix, &sane))
+            .map(|ix| super::keys_into(ix, &damaged))
             .unwrap_or_default();
         if keys.is_empty() {
             return self.columns_step(g);
