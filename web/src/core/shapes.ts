@@ -100,5 +100,7 @@ export interface ReportBlock {
     /** Tuples the page shows live whose key is live on a sound page too: neither readable nor lost. */
     stale?: number;
     stale_rows?: { keys: (string | null)[]; ctid: string; live_at: string }[];
+    /** Entries into a page that gives no rows whose key is live on a sound page: rows updated since, not lost. */
+    elsewhere?: { keys: (string | null)[]; ctid: string; live_at: string }[];
   };
 }
