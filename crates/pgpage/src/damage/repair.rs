@@ -454,7 +454,7 @@ pub fn advise(
     }
     if !unreached.is_empty() {
         parts.push(format!(
-            "{} ({}) nothing on the page leads to any more (tuple is root of chain but is marked as heap-only tuple): their bytes are sound, their rows' newest versions, which a sequential scan returns and an index scan does not reach",
+            "{} ({}) nothing on the page leads to any more (verify_heapam's root-of-chain finding): their bytes are sound, their rows' newest versions, which a sequential scan returns and an index scan does not reach",
             plural(unreached.len(), "heap-only tuple", "heap-only tuples"),
             ctid_list(&unreached, 12)
         ));
