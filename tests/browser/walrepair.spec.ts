@@ -159,6 +159,8 @@ test('a torn page whose block changed after its image: the record after it is li
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
   // Dropped loose: its database is not known, the WAL of the data directory dropped is read.
   await page.getByTestId('file-input').setInputFiles(loose);
+  // The drop opens its own file first; the click below comes after that, as a person's would.
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-path', basename(loose));
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
   await page.locator(`[data-testid=problem][data-path="${basename(loose)}"][data-block="${LATER}"]`).click();
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(LATER));
@@ -186,6 +188,8 @@ test('the segment pg_receivewal was streaming, named .partial, gives the same im
   await page.goto('/');
   await page.getByTestId('folder-input').setInputFiles(receive);
   await page.getByTestId('file-input').setInputFiles(loose);
+  // The drop opens its own file first; the click below comes after that, as a person's would.
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-path', basename(loose));
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
   await page.locator(`[data-testid=problem][data-path="${basename(loose)}"][data-block="${LATER}"]`).click();
   await expect(page.getByTestId('wal')).toHaveAttribute('data-state', 'done');
