@@ -71,9 +71,7 @@ use crate::page::spans::Spans;
 /// number.
 pub fn torn_write(page: &[u8], absolute_block: u32, endian: Endian) -> (Vec<u32>, Vec<u16>) {
     let r = Reader { b: page, e: endian };
-    let mut spans = Spans::new(page.len(), true);
-    let header = decode_header(&r, &mut spans);
-    let lps = line_pointers(&r, &header, &mut spans);
+    let lps = page_line_pointers(page, endian);
     let torn = crate::am::heap::check::torn_sectors(&r, &lps, absolute_block);
     let taken = crate::am::heap::check::torn_items(&lps, &torn);
     (
@@ -106,10 +104,7 @@ pub fn torn_with(
     stale: &[u16],
 ) -> (Vec<u32>, Vec<u16>) {
     let (votes, _) = torn_write(page, absolute_block, endian);
-    let r = Reader { b: page, e: endian };
-    let mut spans = Spans::new(page.len(), true);
-    let header = decode_header(&r, &mut spans);
-    let lps = line_pointers(&r, &header, &mut spans);
+    let lps = page_line_pointers(page, endian);
     let stale_sectors = lps
         .iter()
         .filter(|id| stale.contains(&id.lp) && id.len != 0)
@@ -122,7 +117,7 @@ pub fn torn_with(
     match (all.iter().min(), all.iter().max()) {
         (Some(&first), Some(&last)) => {
             let sectors: Vec<u32> = (first..=last).collect();
-            let taken = torn_taken(page, &sectors, endian);
+            let taken = taken_in(&lps, &sectors);
             (sectors, taken)
         }
         _ => (Vec::new(), Vec::new()),
@@ -137,10 +132,7 @@ pub fn unreached_heap_only(page: &[u8], absolute_block: u32, endian: Endian) -> 
     use crate::am::heap::layout::{HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE};
     use crate::page::fields::{LP_NORMAL, LP_REDIRECT};
     use crate::tuple::TupleHeader;
-    let r = Reader { b: page, e: endian };
-    let mut spans = Spans::new(page.len(), true);
-    let header = decode_header(&r, &mut spans);
-    let lps = line_pointers(&r, &header, &mut spans);
+    let lps = page_line_pointers(page, endian);
     let header_of = |id: &ItemId| {
         let off = usize::from(id.off);
         page.get(off..off.saturating_add(usize::from(id.len)))
@@ -167,15 +159,23 @@ pub fn unreached_heap_only(page: &[u8], absolute_block: u32, endian: Endian) -> 
 
 /// The line pointers whose tuples lie even partly in `sectors` of a torn page's older write.
 pub fn torn_taken(page: &[u8], sectors: &[u32], endian: Endian) -> Vec<u16> {
-    let r = Reader { b: page, e: endian };
-    let mut spans = Spans::new(page.len(), true);
-    let header = decode_header(&r, &mut spans);
-    let lps = line_pointers(&r, &header, &mut spans);
+    taken_in(&page_line_pointers(page, endian), sectors)
+}
+
+fn taken_in(lps: &[ItemId], sectors: &[u32]) -> Vec<u16> {
     let sectors: Vec<usize> = sectors
         .iter()
         .filter_map(|&s| usize::try_from(s).ok())
         .collect();
-    crate::am::heap::check::torn_items(&lps, &sectors)
+    crate::am::heap::check::torn_items(lps, &sectors)
+}
+
+/// A page's line pointers as its header counts them, for the torn-write analyses.
+fn page_line_pointers(page: &[u8], endian: Endian) -> Vec<ItemId> {
+    let r = Reader { b: page, e: endian };
+    let mut spans = Spans::new(page.len(), true);
+    let header = decode_header(&r, &mut spans);
+    line_pointers(&r, &header, &mut spans)
 }
 
 pub fn decode_page(page: &[u8], absolute_block: u32, opts: &DecodeOptions) -> DecodedPage {
