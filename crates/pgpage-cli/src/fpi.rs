@@ -11,9 +11,10 @@ use pgpage::cluster::control::decode_control;
 use pgpage::findings::Evidence;
 use pgpage::wal::{
     fork_name, lsn_text, parse_fullpage_name, parse_history_name, parse_wal_file_name,
-    plan_segments, record_type, rmgr_name, BlockHistory, BlockImage, RelFileLocator,
-    RelationFilter, WalOptions, WalReader, WalRecord,
+    plan_segments, record_type, restoring, rmgr_name, BlockHistory, BlockImage, RelFileLocator,
+    RelationFilter, RowEffect, WalOptions, WalReader, WalRecord,
 };
+use pgpage::words::plural;
 use serde::Serialize;
 
 use crate::args::io_reason;
@@ -135,7 +136,11 @@ fn collect(args: &FpiArgs) -> Result<Inputs, Fail> {
 /// Feeds every record of the WAL in `wal` (segment files, pg_wal or archive directories, a
 /// data directory), in timeline order, to `history`: what `report --wal` learns of the
 /// damaged blocks.
-pub(crate) fn read_history(wal: &[PathBuf], history: &mut BlockHistory) -> Result<(), String> {
+/// Returns the WAL's release, as its page magic gives it.
+pub(crate) fn read_history(
+    wal: &[PathBuf],
+    history: &mut BlockHistory,
+) -> Result<Option<u32>, String> {
     let args = FpiArgs {
         json: false,
         out: None,
@@ -188,7 +193,7 @@ pub(crate) fn read_history(wal: &[PathBuf], history: &mut BlockHistory) -> Resul
         reader.end_segment();
     }
     reader.finish();
-    Ok(())
+    Ok(reader.summary().version)
 }
 
 /// pg_control's system identifier and block size, when its CRC holds.
@@ -239,6 +244,8 @@ struct TouchOut {
     record_type: String,
     image: bool,
     will_init: bool,
+    /// What the record did to a heap page's rows.
+    effect: pgpage::wal::RowEffect,
 }
 
 #[derive(Serialize)]
@@ -251,6 +258,9 @@ struct BlockOut {
     newest_image_lsn: Option<String>,
     /// Records after the newest image that changed the block: the image alone lacks them.
     records_after: Vec<TouchOut>,
+    /// With an image: what restoring it loses, from what the records after it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    restoring: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -476,8 +486,16 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
                         record_type: record_type(version, t.rmid, t.info),
                         image: t.image,
                         will_init: t.will_init,
+                        effect: RowEffect::of(version, t.rmid, t.info),
                     })
                     .collect(),
+                restoring: image.map(|_| {
+                    let effects: Vec<RowEffect> = after
+                        .iter()
+                        .map(|t| RowEffect::of(version, t.rmid, t.info))
+                        .collect();
+                    restoring("the image", &effects)
+                }),
             })
             .collect::<Vec<_>>()
     });
@@ -686,7 +704,7 @@ fn print_image(out: &mut impl Write, img: &ImageOut) -> io::Result<()> {
         img.block
     )?;
     if let Some(c) = img.compression {
-        write!(out, "  {c}")?;
+        write!(out, "  compression {c}")?;
     }
     if let (Some(off), Some(len)) = (img.hole_offset, img.hole_length) {
         if len > 0 {
@@ -718,17 +736,28 @@ fn print_blocks(out: &mut impl Write, blocks: &[BlockOut]) -> io::Result<()> {
         if !b.records_after.is_empty() {
             writeln!(
                 out,
-                "  {} records after it changed the block; the image alone does not have them (replay needs the server):",
-                b.records_after.len()
+                "  {} after it changed the block; the image alone does not have {} (replay needs the server):",
+                plural(b.records_after.len() as u64, "record", "records"),
+                if b.records_after.len() == 1 { "it" } else { "them" }
             )?;
             for t in &b.records_after {
                 let init = if t.will_init {
-                    "  (re-initializes the page)"
+                    "; re-initializes the page"
                 } else {
                     ""
                 };
-                writeln!(out, "  {:>12}  {}/{}{init}", t.lsn, t.rmgr, t.record_type)?;
+                writeln!(
+                    out,
+                    "  {:>12}  {}/{}  ({}{init})",
+                    t.lsn,
+                    t.rmgr,
+                    t.record_type,
+                    t.effect.words()
+                )?;
             }
+        }
+        if let Some(r) = &b.restoring {
+            writeln!(out, "  {r}")?;
         }
     }
     Ok(())

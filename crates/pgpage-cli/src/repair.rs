@@ -18,6 +18,11 @@ use pgpage::damage::repair::{
 };
 use pgpage::file::{file_geometry, parse_relation_file_name, Geometry, RelationFileName};
 use pgpage::page::kind::{Fork, PageKind};
+use pgpage::wal::{
+    lsn_text, parse_fullpage_name, record_type, restoring, rmgr_name, BlockHistory, RelationFilter,
+    RowEffect,
+};
+use pgpage::words::plural;
 use serde::Serialize;
 
 use crate::args::{io_reason, ReadAs};
@@ -284,10 +289,6 @@ struct RepairOut<'a> {
     repaired: &'a Repaired,
 }
 
-fn lsn_text(v: u64) -> String {
-    format!("{:X}/{:X}", v >> 32, v & 0xFFFF_FFFF)
-}
-
 fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
     let out_path = args.out.as_deref().ok_or_else(|| {
         Fatal(String::from(
@@ -365,6 +366,23 @@ fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
         ),
         None => {}
     }
+    if replacement.is_some() {
+        // A page file pg_waldump --save-fullpage named is its record's page: the image holds
+        // that record's change, under the pd_lsn from before it.
+        let image = args
+            .page
+            .as_deref()
+            .and_then(|p| p.file_name())
+            .and_then(|n| parse_fullpage_name(&n.to_string_lossy()))
+            .map(|n| n.lsn);
+        let since = match image {
+            Some(lsn) => Since::Image(lsn),
+            None => Since::PageLsn(repaired.lsn_after),
+        };
+        if let Some(said) = wal_since(&args.path, d.absolute, since) {
+            eprintln!("{said}");
+        }
+    }
     write_copy(&d, args.block, &repaired.page, out_path)?;
     let out_shown = out_path.display().to_string();
     let stdout = io::stdout();
@@ -411,6 +429,83 @@ fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
         .and_then(|()| w.flush())
         .map_err(|e| Fatal(format!("writing output: {e}")))?;
     Ok(0)
+}
+
+/// Where a replacement page stands in the WAL: an image's record, or its own pd_lsn.
+#[derive(Clone, Copy)]
+enum Since {
+    Image(u64),
+    PageLsn(u64),
+}
+
+/// What the data directory's pg_wal holds of the block after a replacement page with pd_lsn
+/// `since`: a newer full-page image to take instead, or the records that touched it since,
+/// each with what it did to the rows, and what the replacement therefore lacks. None when the
+/// file is not in a data directory with a pg_wal, or the WAL does not touch the block.
+fn wal_since(path: &Path, block: u32, since: Since) -> Option<String> {
+    let (since, after_what, what) = match since {
+        Since::Image(lsn) => (
+            lsn,
+            format!("the image's record at {}", lsn_text(lsn)),
+            "the image",
+        ),
+        Since::PageLsn(lsn) => (
+            lsn,
+            format!("the replacement's pd_lsn {}", lsn_text(lsn)),
+            "the replacement",
+        ),
+    };
+    let (root, inside) = crate::heapctx::data_directory(path)?;
+    let wal = root.join("pg_wal");
+    if !wal.is_dir() {
+        return None;
+    }
+    let (spc, db, rel) = pgpage::file::datadir::locator_of(&inside.to_string_lossy())?;
+    let filter = RelationFilter {
+        spc_oid: Some(spc),
+        db_oid: db,
+        rel_number: rel,
+    };
+    let mut history = BlockHistory::new(Some(filter), block);
+    let version = crate::fpi::read_history(&[wal.clone()], &mut history).ok()?;
+    let (_, image, after) = history.blocks().find(|(k, _, _)| k.fork == 0)?;
+    if let Some(img) = image.filter(|i| i.lsn > since) {
+        return Some(format!(
+            "pgpage: warning: \"{}\" holds a newer full-page image of this block, at {}, after {after_what}: take it instead; pgpage fpi --relation {db}/{rel} --block {block} --out DIR \"{}\" writes it as a page file",
+            wal.display(),
+            lsn_text(img.lsn),
+            wal.display()
+        ));
+    }
+    let later: Vec<_> = after.iter().filter(|t| t.lsn > since).collect();
+    if later.is_empty() {
+        return None;
+    }
+    let version = version.unwrap_or(18);
+    let effects: Vec<RowEffect> = later
+        .iter()
+        .map(|t| RowEffect::of(version, t.rmid, t.info))
+        .collect();
+    let records: Vec<String> = later
+        .iter()
+        .zip(&effects)
+        .map(|(t, e)| {
+            format!(
+                "{}/{} at {} ({})",
+                rmgr_name(t.rmid),
+                record_type(version, t.rmid, t.info),
+                lsn_text(t.lsn),
+                e.words()
+            )
+        })
+        .collect();
+    Some(format!(
+        "pgpage: warning: \"{}\" holds {} that touched this block after {after_what}: {}; {}",
+        wal.display(),
+        plural(later.len() as u64, "record", "records"),
+        records.join(", "),
+        restoring(what, &effects)
+    ))
 }
 
 /// Bytes copied at once.

@@ -44,8 +44,8 @@ pub fn run(args: &ReportArgs) -> i32 {
         }
         if !args.wal.is_empty() {
             let mut history = BlockHistory::of_blocks(report.wal_blocks());
-            read_history(&args.wal, &mut history)?;
-            report.set_wal(&history);
+            let version = read_history(&args.wal, &mut history)?;
+            report.set_wal(&history, version);
         }
         Ok(report)
     });

@@ -636,6 +636,13 @@ fn chunk(
                         "; its {n} rows are left out (--include-damaged prints them, as SET ignore_checksum_failure = on lets the server read the page)"
                     )
                 }
+                // Some of a page's tuples, named in the message.
+                (false, None, None) if !l.tuples.is_empty() => {
+                    c.tuples_left_out = c
+                        .tuples_left_out
+                        .saturating_add(l.tuples.len() as u64);
+                    String::new()
+                }
                 (false, None, None) => {
                     c.pages_left_out = c.pages_left_out.saturating_add(1);
                     // A copy of another block says itself why its rows are left out.

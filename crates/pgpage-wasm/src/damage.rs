@@ -254,6 +254,7 @@ fn advice_json(
     let older = older_sectors.map(|sectors| pgpage::am::TornWrite {
         sectors,
         items: older_items.unwrap_or_default(),
+        moved: Vec::new(),
     });
     let advice = advise(
         page,

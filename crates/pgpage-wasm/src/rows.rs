@@ -62,6 +62,11 @@ pub(crate) struct LeftOutJs {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     copy_of: Option<u32>,
+    /// A page-wide message about some of its tuples (a torn page's older write): their line
+    /// pointers, left out though the page's other rows may be given.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    tuples: Vec<u16>,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RowsColumn"))]
@@ -397,6 +402,7 @@ impl RowsReader {
                     printed: false,
                     rows: None,
                     copy_of: None,
+                    tuples: Vec::new(),
                 });
                 continue;
             }
@@ -456,6 +462,7 @@ impl RowsReader {
                     printed: false,
                     rows: None,
                     copy_of: None,
+                    tuples: Vec::new(),
                 });
             }
             got.damaged
@@ -469,6 +476,7 @@ impl RowsReader {
                     printed: l.printed,
                     rows: l.rows,
                     copy_of: l.copy_of,
+                    tuples: l.tuples,
                 }));
         }
         drop(fetch);

@@ -9,3 +9,12 @@ pub fn plural<N: core::fmt::Display + PartialEq + From<u8>>(n: N, one: &str, man
     let noun = if n == N::from(1) { one } else { many };
     format!("{n} {noun}")
 }
+
+/// `5`, `5 and 20`, `5, 20 and 30`: a list as a sentence names it.
+pub fn and_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    }
+}

@@ -177,7 +177,8 @@ export function* readRows(
       salvage.undecided += json.undecided;
       salvage.pagesRead += len / bs;
       for (const l of json.left_out) {
-        if (l.offset === null && l.printed) salvage.pagesDamaged.push({ block: l.block, message: l.message, rows: l.rows ?? 0 });
+        if (l.offset === null && (l.tuples?.length ?? 0) > 0) salvage.tuples.push(l);
+        else if (l.offset === null && l.printed) salvage.pagesDamaged.push({ block: l.block, message: l.message, rows: l.rows ?? 0 });
         else if (l.offset === null) salvage.pagesLost.push({ block: l.block, message: l.message, ...(l.rows !== undefined ? { rows: l.rows } : {}) });
         else salvage.tuples.push(l);
       }
@@ -225,9 +226,9 @@ export function salvageText(what: string, s: Salvage): string {
   for (const t of toast) lines.push(`  block ${t.block}, offset ${t.offset}: ${t.message}`);
   const other = s.tuples.filter((t) => !toast.includes(t));
   if (other.length > 0) {
-    lines.push(`tuples left out or noted: ${other.length}`);
+    lines.push(`tuples left out or noted: ${other.reduce((n, t) => n + (t.tuples?.length ?? 1), 0)}`);
     for (const t of other)
-      lines.push(`  block ${t.block}, offset ${t.offset}${t.attnum ? ` (attribute ${t.attnum})` : ''}: ${t.message}${t.printed ? ' (row given)' : ''}`);
+      lines.push(`  block ${t.block}${t.offset === null ? '' : `, offset ${t.offset}`}${t.attnum ? ` (attribute ${t.attnum})` : ''}: ${t.message}${t.printed ? ' (row given)' : ''}`);
   }
   if (s.toastPagesLost.length > 0) {
     lines.push(`TOAST pages lost: ${s.toastPagesLost.length}`);

@@ -89,6 +89,69 @@ pub fn torn_write(page: &[u8], absolute_block: u32, endian: Endian) -> (Vec<u32>
 pub struct TornWrite {
     pub sectors: Vec<u32>,
     pub items: Vec<u16>,
+    /// Rows whose tuples the older write holds at another place ([`torn_moved`]): (line
+    /// pointer, offset of its tuple). Their line pointers are not in `items`.
+    pub moved: Vec<(u16, u16)>,
+}
+
+impl TornWrite {
+    /// The page as its rows read: [`torn_view`] of its moved rows.
+    pub fn view(&self, page: &[u8], endian: Endian) -> Vec<u8> {
+        torn_view(page, endian, &self.moved)
+    }
+}
+
+/// The rows of a torn page whose tuples lie elsewhere in its older `sectors`: a page
+/// compacted by pruning between the two writes moved them, keeping their line pointers,
+/// and each such tuple still names its line pointer in t_ctid
+/// (`crate::am::heap::check::torn_moved`). (line pointer, offset of its tuple).
+pub fn torn_moved(
+    page: &[u8],
+    absolute_block: u32,
+    endian: Endian,
+    sectors: &[u32],
+) -> Vec<(u16, u16)> {
+    let r = Reader { b: page, e: endian };
+    let lps = page_line_pointers(page, endian);
+    let sectors: Vec<usize> = sectors
+        .iter()
+        .filter_map(|&s| usize::try_from(s).ok())
+        .collect();
+    crate::am::heap::check::torn_moved(&r, &lps, absolute_block, &sectors)
+}
+
+/// A copy of `page` whose line pointers in `moved` point at their tuples' offsets, so that
+/// every reader of rows reads a torn page's moved rows where the older write holds them.
+pub fn torn_view(page: &[u8], endian: Endian, moved: &[(u16, u16)]) -> Vec<u8> {
+    use crate::page::bufpage::SIZE_OF_ITEM_ID;
+    use crate::page::fields::item_id_data::LP_OFF;
+    let mut out = page.to_vec();
+    let Some(bits) = LP_OFF.bits else {
+        return out;
+    };
+    let shift = u32::from(bits.shift_for(32, endian));
+    let mask: u32 = ((1u32 << bits.width) - 1) << shift;
+    for &(lp, off) in moved {
+        let at = usize::from(lp)
+            .saturating_sub(1)
+            .saturating_mul(SIZE_OF_ITEM_ID)
+            .saturating_add(SIZE_OF_PAGE_HEADER_DATA);
+        let Some(word) = out.get_mut(at..at.saturating_add(4)) else {
+            continue;
+        };
+        let mut raw = [0u8; 4];
+        raw.copy_from_slice(word);
+        let v = match endian {
+            Endian::Little => u32::from_le_bytes(raw),
+            Endian::Big => u32::from_be_bytes(raw),
+        };
+        let v = (v & !mask) | ((u32::from(off) << shift) & mask);
+        word.copy_from_slice(&match endian {
+            Endian::Little => v.to_le_bytes(),
+            Endian::Big => v.to_be_bytes(),
+        });
+    }
+    out
 }
 
 /// A torn page's older sectors and the line pointers whose tuples lie in them, from what

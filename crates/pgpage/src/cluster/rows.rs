@@ -214,6 +214,9 @@ pub struct LeftOut {
     /// The page is a copy of this other block ([`copy_of_block`]): its rows are left out
     /// even with `include_damaged`, since they would be printed twice; `message` says so.
     pub copy_of: Option<u32>,
+    /// For a page-wide message about some of its tuples (a torn page's older write): their
+    /// line pointers, left out though the page's other rows may be printed.
+    pub tuples: Vec<u16>,
 }
 
 /// What one page gave.
@@ -533,6 +536,7 @@ impl RowWriter {
                     printed: false,
                     rows: None,
                     copy_of: Some(other),
+                    tuples: Vec::new(),
                 });
                 return got;
             }
@@ -554,6 +558,7 @@ impl RowWriter {
                         printed: self.include_damaged,
                         rows: Some(n),
                         copy_of: None,
+                        tuples: Vec::new(),
                     });
                     if self.include_damaged {
                         got.rows = n;
@@ -580,6 +585,7 @@ impl RowWriter {
                     printed: false,
                     rows: None,
                     copy_of: None,
+                    tuples: Vec::new(),
                 }),
             }
             return got;
@@ -606,16 +612,25 @@ impl RowWriter {
         let mut got = PageRows::default();
         let e = self.endian;
         let bs = page.len();
-        let (older_sectors, older) = match self.torn.get(&absolute) {
-            _ if !damaged => (Vec::new(), Vec::new()),
+        let (older_sectors, older, moved) = match self.torn.get(&absolute) {
+            _ if !damaged => (Vec::new(), Vec::new(), Vec::new()),
             Some(t) => (
                 t.sectors
                     .iter()
                     .map(|&s| u16::try_from(s).unwrap_or(u16::MAX))
                     .collect(),
                 t.items.clone(),
+                t.moved.clone(),
             ),
             None => self.older_write(page, absolute, log, fetch),
+        };
+        // A torn page's rows that the older write holds at other places read there.
+        let view;
+        let page = if moved.is_empty() {
+            page
+        } else {
+            view = crate::am::torn_view(page, e, &moved);
+            view.as_slice()
         };
         let mut older_left: Vec<u16> = Vec::new();
         for item in heap_items(page, e) {
@@ -627,6 +642,7 @@ impl RowWriter {
                 printed: false,
                 rows: None,
                 copy_of: None,
+                tuples: Vec::new(),
             };
             let Some(tuple) = item.tuple else {
                 got.left_out.push(left_out(format!(
@@ -701,6 +717,7 @@ impl RowWriter {
                             printed: true,
                             rows: None,
                             copy_of: None,
+                            tuples: Vec::new(),
                         });
                     }
                 }
@@ -711,6 +728,7 @@ impl RowWriter {
                     printed: false,
                     rows: None,
                     copy_of: None,
+                    tuples: Vec::new(),
                 }),
             }
         }
@@ -724,18 +742,20 @@ impl RowWriter {
                     offset: None,
                     attnum: None,
                     message: format!(
-                        "{} in sectors {first}-{last} of the page, an older write of it (a torn write): their bytes are that write's: not the tuples the line pointers now describe, or {} (a row updated since reads there as never updated), not printed: {}",
-                        crate::words::plural(older_left.len() as u64, "tuple", "tuples"),
+                        "{} into sectors {first}-{last}, an older write of the page (a torn write), at bytes that are not {} (another row's tuple, or an older version), and the page holds {} nowhere else, not printed: {}",
                         if older_left.len() == 1 {
-                            "an older version of it"
+                            String::from("1 line pointer points")
                         } else {
-                            "older versions of them"
+                            format!("{} line pointers point", older_left.len())
                         },
+                        if older_left.len() == 1 { "its row" } else { "their rows" },
+                        if older_left.len() == 1 { "it" } else { "them" },
                         ctids.join(", ")
                     ),
                     printed: false,
                     rows: None,
                     copy_of: None,
+                    tuples: older_left.clone(),
                 });
             }
         }
@@ -752,7 +772,7 @@ impl RowWriter {
         absolute: u32,
         log: &TransactionLog,
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
-    ) -> (Vec<u16>, Vec<u16>) {
+    ) -> (Vec<u16>, Vec<u16>, Vec<(u16, u16)>) {
         let e = self.endian;
         let mut stale: Vec<u16> = Vec::new();
         if let Some(keys) = self.row_keys.as_ref() {
@@ -790,12 +810,18 @@ impl RowWriter {
             );
         }
         let (sectors, older) = crate::am::torn_with(page, absolute, e, &stale);
+        let moved = crate::am::torn_moved(page, absolute, e, &sectors);
+        let older = older
+            .into_iter()
+            .filter(|lp| !moved.iter().any(|(m, _)| m == lp))
+            .collect();
         (
             sectors
                 .into_iter()
                 .map(|s| u16::try_from(s).unwrap_or(u16::MAX))
                 .collect(),
             older,
+            moved,
         )
     }
 

@@ -309,9 +309,19 @@ pub fn advise(
             .filter(move |s| s.item == Some(offset))
             .filter_map(|s| s.problem)
     };
-    let (older_sectors, older): (Vec<u32>, Vec<u16>) = match older {
-        Some(t) if heap && known && !t.sectors.is_empty() => (t.sectors.clone(), t.items.clone()),
-        _ => (Vec::new(), Vec::new()),
+    // A row the older write holds at another place reads wrong at its own: the server's
+    // reads there are another row's bytes, so it is killed with the rest, and saved first.
+    let (older_sectors, older, moved): (Vec<u32>, Vec<u16>, usize) = match older {
+        Some(t) if heap && known && !t.sectors.is_empty() => (
+            t.sectors.clone(),
+            t.items
+                .iter()
+                .copied()
+                .chain(t.moved.iter().map(|m| m.0))
+                .collect(),
+            t.moved.len(),
+        ),
+        _ => (Vec::new(), Vec::new(), 0),
     };
     // A heap-only tuple nothing leads to is sound bytes: its row's newest version.
     let unreached: Vec<Ctid> = tuples
@@ -498,6 +508,7 @@ pub fn advise(
         freeze: &freeze,
         unreached: &unreached,
         torn: findings.contains(&Finding::TornSectors) || !older_sectors.is_empty(),
+        moved,
     };
     let surgery_sql = heap.then(|| surgery_sql(&surgery, verdict.status, table, relfilenode));
     PageAdvice {
@@ -566,6 +577,8 @@ struct Surgery<'a> {
     unreached: &'a [Ctid],
     /// Sectors of the page look like another version of it (a torn write).
     torn: bool,
+    /// Of `damaged`, rows the older write holds at other places (`crate::am::torn_moved`).
+    moved: usize,
 }
 
 fn surgery_sql(
@@ -621,6 +634,19 @@ fn surgery_sql(
             "-- {} whose xmin or xmax the server cannot look up (\"could not access status of transaction\",\n-- \"found xmin from before relfrozenxid\"), their data intact: heap_force_freeze marks each frozen\n-- (xmin FrozenTransactionId, xmax invalid), so the row is visible as written, even one that was deleted\n-- or whose inserter aborted; check the rows and delete the ones that should not be there:\nSELECT heap_force_freeze({lit}::regclass, {});\n",
             plural(s.freeze.len(), "tuple", "tuples"),
             array(s.freeze)
+        ));
+    }
+    if s.moved > 0 {
+        out.push_str(&format!(
+            "-- {} of this page {} not at {} line {}' places but elsewhere in the older sectors (the page was
+-- compacted between its two writes): the server reads each line pointer at its own place, so it returns another
+-- row's bytes there. pgpage rows --include-damaged reads them where they are: save them that way before the kill
+-- below, and load them back with COPY FROM afterwards.
+",
+            plural(s.moved, "row", "rows"),
+            if s.moved == 1 { "is" } else { "are" },
+            if s.moved == 1 { "its" } else { "their" },
+            if s.moved == 1 { "pointer" } else { "pointers" },
         ));
     }
     if !kill.is_empty() && s.torn {

@@ -4,12 +4,14 @@
 //! keeps, for chosen blocks, the newest image and what touched the block after it.
 
 mod crc;
+mod effect;
 mod history;
 mod names;
 mod reader;
 mod record;
 mod timeline;
 
+pub use effect::{restoring, RowEffect};
 pub use history::{BlockHistory, BlockKey, Touch};
 pub use names::record_type;
 pub use reader::{WalOptions, WalProblem, WalReader, WalSummary};

@@ -9,14 +9,16 @@ use crate::am::heap::layout::{
     HEAP_ONLY_TUPLE, HEAP_UPDATED, MIN_LP_LEN, SECTOR, SPEC_TOKEN_OFFSET_NUMBER,
 };
 use crate::findings::{Finding, Values};
-use crate::page::bufpage::ItemId;
+use crate::page::bufpage::{ItemId, SIZE_OF_PAGE_HEADER_DATA};
 use crate::page::fields::PD_ALL_VISIBLE;
 use crate::page::fields::{
     heap_tuple_header_data as htup, item_id_data, HEAP_HASNULL, HEAP_NATTS_MASK,
     HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_LOCK_ONLY,
     HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID,
 };
-use crate::page::fields::{HEAP_MOVED_IN, HEAP_MOVED_OFF, LP_DEAD, LP_REDIRECT, LP_UNUSED};
+use crate::page::fields::{
+    HEAP_MOVED_IN, HEAP_MOVED_OFF, LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED,
+};
 use crate::page::geometry::maxalign;
 use crate::page::reader::Reader;
 use crate::page::spans::Spans;
@@ -604,29 +606,7 @@ pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
             continue;
         }
         let off = usize::from(id.off);
-        let sound = Header::read(r, off).is_some_and(|h| {
-            let zero = r
-                .bytes(off, SIZEOF_HEAP_TUPLE_HEADER)
-                .0
-                .iter()
-                .all(|&b| b == 0);
-            let natts = usize::from(h.infomask2 & HEAP_NATTS_MASK);
-            let bitmap = if h.infomask & HEAP_HASNULL != 0 {
-                natts.saturating_add(7) / 8
-            } else {
-                0
-            };
-            // A speculative insertion's token (SpecTokenOffsetNumber) stands in t_ctid
-            // until it completes.
-            let own_ctid = h.xmax != 0
-                || h.infomask & HEAP_XMAX_IS_MULTI != 0
-                || h.ctid_offset == SPEC_TOKEN_OFFSET_NUMBER
-                || (h.ctid_block == block && h.ctid_offset == id.lp);
-            !zero
-                && h.hoff <= usize::from(id.len)
-                && h.hoff == maxalign(SIZEOF_HEAP_TUPLE_HEADER.saturating_add(bitmap))
-                && own_ctid
-        });
+        let sound = tuple_is_own(r, off, id.len, block, id.lp);
         // The sector the header ends in: a header across a sector boundary reads the later
         // sector's bytes there.
         let end = off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER.saturating_sub(1));
@@ -670,6 +650,120 @@ pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
         (Some(f), Some(l)) => (f..=l).collect(),
         _ => alloc::vec::Vec::new(),
     }
+}
+
+/// Whether the bytes at `off` can be line pointer `lp`'s tuple of length `len`: a header that
+/// is not zeros, keeps t_hoff's rule (check_tuple_header) and whose t_ctid is the tuple's own
+/// TID unless an update or a lock set xmax (heap_insert sets t_ctid to the tuple's own TID;
+/// only an update, which also sets xmax, points it elsewhere).
+fn tuple_is_own(r: &Reader, off: usize, len: u16, block: u32, lp: u16) -> bool {
+    Header::read(r, off).is_some_and(|h| {
+        let zero = r
+            .bytes(off, SIZEOF_HEAP_TUPLE_HEADER)
+            .0
+            .iter()
+            .all(|&b| b == 0);
+        let natts = usize::from(h.infomask2 & HEAP_NATTS_MASK);
+        let bitmap = if h.infomask & HEAP_HASNULL != 0 {
+            natts.saturating_add(7) / 8
+        } else {
+            0
+        };
+        // A speculative insertion's token (SpecTokenOffsetNumber) stands in t_ctid
+        // until it completes.
+        let own_ctid = h.xmax != 0
+            || h.infomask & HEAP_XMAX_IS_MULTI != 0
+            || h.ctid_offset == SPEC_TOKEN_OFFSET_NUMBER
+            || (h.ctid_block == block && h.ctid_offset == lp);
+        !zero
+            && h.hoff <= usize::from(len)
+            && h.hoff == maxalign(SIZEOF_HEAP_TUPLE_HEADER.saturating_add(bitmap))
+            && own_ctid
+    })
+}
+
+/// The rows of a torn page whose tuples the older write holds at another place. Pruning
+/// between the two writes compacts the page (PageRepairFragmentation moves the tuples that
+/// stay and keeps their line pointers), so the newer write's line pointers point into the
+/// older sectors at other rows' bytes. A tuple nothing updated names its own line pointer in
+/// t_ctid, so each normal line pointer whose own place holds another tuple is looked for at
+/// every MAXALIGNed offset past the line pointers: a tuple of the line pointer's length,
+/// across no tuple that stands at its own line pointer's place, with a sane header, xmax 0
+/// and t_ctid naming it. The line pointer's length is its row's,
+/// unchanged since an unupdated tuple's bytes are. Two finds that differ beyond the hint
+/// bits are no find. `torn` (the older write's sectors found) only has to be non-empty.
+/// Returns (line pointer, offset of its tuple).
+pub(crate) fn torn_moved(
+    r: &Reader,
+    lps: &[ItemId],
+    block: u32,
+    torn: &[usize],
+) -> alloc::vec::Vec<(u16, u16)> {
+    if torn.is_empty() {
+        return alloc::vec::Vec::new();
+    }
+    let sound: alloc::vec::Vec<&ItemId> = lps
+        .iter()
+        .filter(|id| id.flags == LP_NORMAL && usize::from(id.len) >= SIZEOF_HEAP_TUPLE_HEADER)
+        .filter(|id| lp_problem(id, r.len()).is_none())
+        .collect();
+    let (own, wanted): (alloc::vec::Vec<&ItemId>, alloc::vec::Vec<&ItemId>) = sound
+        .iter()
+        .partition(|id| tuple_is_own(r, usize::from(id.off), id.len, block, id.lp));
+    let wanted: alloc::collections::BTreeMap<u16, u16> =
+        wanted.iter().map(|id| (id.lp, id.len)).collect();
+    if wanted.is_empty() {
+        return alloc::vec::Vec::new();
+    }
+    // A tuple that is its own line pointer's stands where it stands: nothing lies across it.
+    let taken: alloc::vec::Vec<(usize, usize)> = own
+        .iter()
+        .map(|id| {
+            let from = usize::from(id.off);
+            (from, from.saturating_add(usize::from(id.len)))
+        })
+        .collect();
+    let clear = |from: usize, len: usize| {
+        let to = from.saturating_add(len);
+        taken.iter().all(|&(a, b)| to <= a || from >= b)
+    };
+    let lower = SIZE_OF_PAGE_HEADER_DATA.saturating_add(lps.len().saturating_mul(4));
+    let end = r.len();
+    let mut found: alloc::collections::BTreeMap<u16, alloc::vec::Vec<usize>> =
+        alloc::collections::BTreeMap::new();
+    let mut off = maxalign(lower);
+    while off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER) <= end {
+        if let Some(h) = Header::read(r, off) {
+            if let Some(&len) = wanted.get(&h.ctid_offset) {
+                if h.ctid_block == block
+                    && h.xmax == 0
+                    && h.infomask & HEAP_XMAX_IS_MULTI == 0
+                    && off.saturating_add(usize::from(len)) <= end
+                    && clear(off, usize::from(len))
+                    && tuple_is_own(r, off, len, block, h.ctid_offset)
+                {
+                    found.entry(h.ctid_offset).or_default().push(off);
+                }
+            }
+        }
+        off = maxalign(off.saturating_add(1));
+    }
+    // t_infomask (bytes 20-21) carries the hint bits, set on one copy and not another.
+    let body = |off: usize, len: usize| {
+        let b = r.bytes(off, len).0;
+        (b.get(..20).unwrap_or(&[]), b.get(22..).unwrap_or(&[]))
+    };
+    found
+        .into_iter()
+        .filter_map(|(lp, offs)| {
+            let len = usize::from(*wanted.get(&lp)?);
+            let (&one, rest) = offs.split_first()?;
+            rest.iter()
+                .all(|&o| body(o, len) == body(one, len))
+                .then(|| Some((lp, u16::try_from(one).ok()?)))
+                .flatten()
+        })
+        .collect()
 }
 
 /// The line pointers a torn write took, given its sectors: every tuple that lies even

@@ -152,6 +152,16 @@ pub struct StaleRow {
     pub lp: u16,
 }
 
+/// A row of a torn page whose tuple lies at another place in the older write.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MovedTuple {
+    pub lp: u16,
+    /// Where its tuple is: the page offset, and the line pointer whose place that is, if any.
+    pub lp_off: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_lp: Option<u16>,
+}
+
 /// One single-bit flip that makes the stored checksum valid, as `flips::tell` ranks and
 /// tells it wherever a page is discussed.
 pub type BitFlip = crate::damage::flips::ToldFlip;
@@ -182,6 +192,10 @@ pub struct Block {
     /// `torn`: the 512-byte sectors (0-based) that look like another write.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub torn_sectors: Vec<u32>,
+    /// `torn`: rows whose tuples the older write holds at another place (the page was
+    /// compacted between the two writes), each line pointer with its tuple's offset.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub torn_moved: Vec<MovedTuple>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bit_flips: Vec<BitFlip>,
     /// A heap block's rows (None for an index's block).
@@ -212,6 +226,19 @@ pub struct WalImage {
     pub lsn: String,
     /// Records after the image that changed the block: the image alone lacks them.
     pub records_after: u64,
+    /// Those records, oldest first, each with what it did to the page's rows.
+    pub later: Vec<LaterRecord>,
+    /// What restoring the image loses, from what those records did.
+    pub restoring: String,
+}
+
+/// A record after a full-page image that touched its block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LaterRecord {
+    pub lsn: String,
+    /// `rmgr/record type`, as pg_waldump prints them.
+    pub record: String,
+    pub effect: crate::wal::RowEffect,
 }
 
 /// One relation with damaged blocks.
@@ -268,22 +295,6 @@ pub struct Report {
     pub data_directory: Option<String>,
 }
 
-/// The WAL locator (tablespace, database, relfilenode) a relation path names, as relpath.c
-/// lays them out: `base/DB/REL`, `global/REL`, `pg_tblspc/SPC/PG_.../DB/REL` (or the tail
-/// of a longer path).
-fn locator_of(path: &str) -> Option<(u32, u32, u32)> {
-    let parts: Vec<&str> = path.rsplit('/').collect();
-    let rel = crate::file::parse_relation_file_name(parts.first()?)?.relfilenode;
-    match (parts.get(1), parts.get(2), parts.get(3), parts.get(4)) {
-        (Some(&"global"), ..) => Some((1664, 0, rel)),
-        (Some(db), Some(&"base"), ..) => Some((1663, db.parse().ok()?, rel)),
-        (Some(db), _, Some(spc), Some(&"pg_tblspc")) => {
-            Some((spc.parse().ok()?, db.parse().ok()?, rel))
-        }
-        _ => None,
-    }
-}
-
 impl Report {
     /// The older write of each torn block, by (relation path, relation-wide block): what
     /// `repair`'s advice and `rows --include-damaged` leave out there.
@@ -300,6 +311,7 @@ impl Report {
                             crate::am::TornWrite {
                                 sectors: b.torn_sectors.clone(),
                                 items: b.torn_items.clone(),
+                                moved: b.torn_moved.iter().map(|m| (m.lp, m.lp_off)).collect(),
                             },
                         )
                     })
@@ -311,16 +323,19 @@ impl Report {
     /// relfilenode, main fork and block.
     pub fn wal_blocks(&self) -> BTreeSet<(u32, u8, u32)> {
         self.blocks()
-            .filter_map(|(rel, b)| Some((locator_of(&rel.path)?.2, 0u8, b.block)))
+            .filter_map(|(rel, b)| {
+                Some((crate::file::datadir::locator_of(&rel.path)?.2, 0u8, b.block))
+            })
             .collect()
     }
 
     /// What the WAL given says of the damaged blocks (a history of `wal_blocks`): each
     /// block's newest full-page image, and the steps again with them.
-    pub fn set_wal(&mut self, history: &crate::wal::BlockHistory) {
+    /// `version`: the WAL's release (its page magic), which names its records.
+    pub fn set_wal(&mut self, history: &crate::wal::BlockHistory, version: Option<u32>) {
         self.wal_searched = true;
         for rel in &mut self.relations {
-            let Some((spc, db, relnode)) = locator_of(&rel.path) else {
+            let Some((spc, db, relnode)) = crate::file::datadir::locator_of(&rel.path) else {
                 continue;
             };
             for b in &mut rel.blocks {
@@ -333,9 +348,30 @@ impl Report {
                                 == (spc, db, relnode)
                     })
                     .and_then(|(_, image, after)| {
+                        let later: Vec<LaterRecord> = after
+                            .iter()
+                            .map(|t| LaterRecord {
+                                lsn: crate::wal::lsn_text(t.lsn),
+                                record: match version {
+                                    Some(v) => format!(
+                                        "{}/{}",
+                                        crate::wal::rmgr_name(t.rmid),
+                                        crate::wal::record_type(v, t.rmid, t.info)
+                                    ),
+                                    None => format!("rmgr {} info {:#04x}", t.rmid, t.info),
+                                },
+                                effect: version.map_or(crate::wal::RowEffect::Unknown, |v| {
+                                    crate::wal::RowEffect::of(v, t.rmid, t.info)
+                                }),
+                            })
+                            .collect();
+                        let effects: Vec<crate::wal::RowEffect> =
+                            later.iter().map(|l| l.effect).collect();
                         Some(WalImage {
                             lsn: crate::wal::lsn_text(image?.lsn),
                             records_after: after.len() as u64,
+                            restoring: crate::wal::restoring("the image", &effects),
+                            later,
                         })
                     });
             }
@@ -849,12 +885,13 @@ fn file_blocks(
         if rows_kind {
             // A heap-only tuple nothing leads to is sound bytes: the newest version of a row
             // whose chain start is wrong, readable by a sequential scan.
-            let wrong: BTreeSet<u16> = row
+            let structure_wrong: BTreeSet<u16> = row
                 .structure
                 .iter()
                 .filter(|f| f.finding != Finding::HeapRootIsHeapOnly)
                 .filter_map(|f| f.item)
                 .collect();
+            let wrong = structure_wrong.clone();
             let mut rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
             // An older version of a row live elsewhere marks its sectors as an older write,
             // where a tuple updated since reads as never updated.
@@ -911,11 +948,78 @@ fn file_blocks(
             } else {
                 stale_evidence(&mut b, &rows);
             }
+            if b.damage == Damage::Torn {
+                if let Some(moved) = moved_rows(page, absolute, endian, &mut b) {
+                    // The rows read where their tuples are; what amcheck said of the bytes
+                    // at their own places is not about them.
+                    let lps: BTreeSet<u16> = moved.iter().map(|m| m.0).collect();
+                    let wrong: BTreeSet<u16> = structure_wrong
+                        .iter()
+                        .chain(b.torn_items.iter())
+                        .copied()
+                        .filter(|lp| !lps.contains(lp))
+                        .collect();
+                    let view = crate::am::torn_view(page, endian, &moved);
+                    rows = rows_of(&view, &b, &wrong, absolute, endian, rel, held.as_ref());
+                }
+            }
             b.rows = Some(rows);
         }
         out.push(b);
     }
     out
+}
+
+/// A torn page's rows whose tuples lie at other places in its older sectors, recorded on the
+/// block with what that means; None when there are none.
+fn moved_rows(
+    page: &[u8],
+    absolute: u32,
+    endian: Endian,
+    b: &mut Block,
+) -> Option<Vec<(u16, u16)>> {
+    let moved = crate::am::torn_moved(page, absolute, endian, &b.torn_sectors);
+    if moved.is_empty() {
+        return None;
+    }
+    let places: BTreeMap<u16, u16> = heap_line_offsets(page, endian);
+    b.torn_items
+        .retain(|lp| !moved.iter().any(|(m, _)| m == lp));
+    b.torn_moved = moved
+        .iter()
+        .map(|&(lp, off)| MovedTuple {
+            lp,
+            lp_off: off,
+            at_lp: places.get(&off).copied(),
+        })
+        .collect();
+    let shown: Vec<String> = b
+        .torn_moved
+        .iter()
+        .take(6)
+        .map(|m| match m.at_lp {
+            Some(at) => format!("lp {} at lp {at}'s place", m.lp),
+            None => format!("lp {} at offset {}", m.lp, m.lp_off),
+        })
+        .collect();
+    let more = b.torn_moved.len().saturating_sub(shown.len());
+    b.evidence.push(format!(
+        "the page was compacted between the two writes (pruning moves the tuples that stay): the older sectors hold {} at other places, found by the t_ctid each tuple keeps ({}{}); pgpage reads them there",
+        crate::words::plural(moved.len() as u64, "row", "rows"),
+        shown.join(", "),
+        if more > 0 { format!(", and {more} more") } else { String::new() },
+    ));
+    b.evidence.push(String::from(
+        "under ignore_checksum_failure the server reads every line pointer at its own place: a sequential scan returns those rows under other ctids (and versions the newer write had removed), and an index scan for one of them returns another row or none",
+    ));
+    Some(moved)
+}
+
+/// Each normal line pointer's tuple offset, by offset.
+fn heap_line_offsets(page: &[u8], endian: Endian) -> BTreeMap<u16, u16> {
+    heap_items(page, endian)
+        .filter_map(|i| Some((u16::try_from(i.off).ok()?, i.lp)))
+        .collect()
 }
 
 /// What stale versions on a page say: each key live elsewhere.
@@ -997,6 +1101,7 @@ fn classify(
         holds_block: None,
         torn_sectors: Vec::new(),
         torn_items: Vec::new(),
+        torn_moved: Vec::new(),
         bit_flips: Vec::new(),
         rows: None,
         wal_image: None,
@@ -1210,7 +1315,13 @@ fn rows_of(
     let mut own = own;
     let mut damaged: BTreeSet<u16> = wrong_items.clone();
     if own.is_some() && b.damage == Damage::Torn {
-        damaged.extend(crate::am::torn_write(page, absolute, endian).1);
+        // Rows found at their places in the older write read there, whatever its sectors.
+        damaged.extend(
+            crate::am::torn_write(page, absolute, endian)
+                .1
+                .into_iter()
+                .filter(|lp| !b.torn_moved.iter().any(|m| m.lp == *lp)),
+        );
     }
     if let Some(o) = own.as_mut() {
         o.retain(|lp| !damaged.contains(lp));
@@ -1725,11 +1836,9 @@ fn blocks_words(blocks: &[(&Relation, &Block)]) -> String {
     }
     let parts: Vec<String> = by_relation
         .into_iter()
-        .map(|(name, list)| match list.split_last() {
-            Some((last, rest)) if !rest.is_empty() => {
-                format!("blocks {} and {last} of {name}", rest.join(", "))
-            }
-            _ => format!("block {} of {name}", list.concat()),
+        .map(|(name, list)| {
+            let which = if list.len() == 1 { "block" } else { "blocks" };
+            format!("{which} {} of {name}", crate::words::and_list(&list))
         })
         .collect();
     parts.join("; ")
@@ -1747,7 +1856,7 @@ pub(super) fn index_block(relkind: Option<&str>, b: &Block) -> bool {
 
 /// `pgpage fpi --relation`'s `[TBS/]DB/RELFILENODE` of a relation path.
 fn relation_arg(path: &str) -> Option<String> {
-    let (spc, db, rel) = locator_of(path)?;
+    let (spc, db, rel) = crate::file::datadir::locator_of(path)?;
     Some(if spc == 1663 {
         format!("{db}/{rel}")
     } else {
@@ -1826,16 +1935,10 @@ fn steps(r: &Report) -> Vec<String> {
                 .filter_map(|(rel, b)| {
                     let w = b.wal_image.as_ref()?;
                     Some(format!(
-                        "block {} of {} (image at {}, {} later {} touching it)",
+                        "block {} of {} (image at {})",
                         b.block,
                         name(rel),
-                        w.lsn,
-                        w.records_after,
-                        if w.records_after == 1 {
-                            "record"
-                        } else {
-                            "records"
-                        }
+                        w.lsn
                     ))
                 })
                 .collect();
@@ -1844,9 +1947,53 @@ fn steps(r: &Report) -> Vec<String> {
                 list.join(", ")
             )];
             lines.extend(fpi_commands(&with, &paths, " --out DIR"));
-            lines.push(String::from(
-                "An image with later records touching the block is older than the page was, and pgpage cannot apply those records offline: only the server's recovery replays them (of a base backup restored with the WAL since).",
-            ));
+            // Blocks whose images are followed by the same kinds of records, said once.
+            let mut groups: Vec<(String, Vec<String>, &WalImage, Vec<u32>)> = Vec::new();
+            for (rel, b) in &with {
+                let Some(w) = b.wal_image.as_ref() else {
+                    continue;
+                };
+                let kinds: Vec<String> = w
+                    .later
+                    .iter()
+                    .map(|l| format!("{} ({})", l.record, l.effect.words()))
+                    .collect();
+                match groups
+                    .iter_mut()
+                    .find(|g| g.0 == name(rel) && g.1 == kinds && g.2.restoring == w.restoring)
+                {
+                    Some(g) => g.3.push(b.block),
+                    None => groups.push((name(rel), kinds, w, alloc::vec![b.block])),
+                }
+            }
+            for (rel, kinds, w, blocks) in groups {
+                let which = if blocks.len() == 1 {
+                    format!("Block {} of {rel}", blocks.first().copied().unwrap_or(0))
+                } else {
+                    let n: Vec<String> = blocks.iter().map(u32::to_string).collect();
+                    format!("Blocks {} of {rel}", crate::words::and_list(&n))
+                };
+                lines.push(if kinds.is_empty() {
+                    format!("{which}: {}.", w.restoring)
+                } else if blocks.len() == 1 {
+                    let records: Vec<String> = w
+                        .later
+                        .iter()
+                        .map(|l| format!("{} at {} ({})", l.record, l.lsn, l.effect.words()))
+                        .collect();
+                    format!(
+                        "{which}: after the image, {}: {}.",
+                        records.join(", "),
+                        w.restoring
+                    )
+                } else {
+                    format!(
+                        "{which}: after each image, {}: {}.",
+                        kinds.join(", "),
+                        w.restoring
+                    )
+                });
+            }
             out.push(lines.join("\n"));
         }
         if !without.is_empty() {
@@ -2128,14 +2275,23 @@ mod tests {
 
     #[test]
     fn locators_of_relation_paths() {
-        assert_eq!(locator_of("base/5/16384.2"), Some((1663, 5, 16384)));
-        assert_eq!(locator_of("/d/base/5/16384"), Some((1663, 5, 16384)));
-        assert_eq!(locator_of("global/1262"), Some((1664, 0, 1262)));
         assert_eq!(
-            locator_of("pg_tblspc/16390/PG_16_202307071/5/16391"),
+            crate::file::datadir::locator_of("base/5/16384.2"),
+            Some((1663, 5, 16384))
+        );
+        assert_eq!(
+            crate::file::datadir::locator_of("/d/base/5/16384"),
+            Some((1663, 5, 16384))
+        );
+        assert_eq!(
+            crate::file::datadir::locator_of("global/1262"),
+            Some((1664, 0, 1262))
+        );
+        assert_eq!(
+            crate::file::datadir::locator_of("pg_tblspc/16390/PG_16_202307071/5/16391"),
             Some((16390, 5, 16391))
         );
-        assert_eq!(locator_of("16384"), None);
+        assert_eq!(crate::file::datadir::locator_of("16384"), None);
     }
 
     #[test]
