@@ -467,7 +467,7 @@ fn wal_since(path: &Path, block: u32, since: Since) -> Option<String> {
         rel_number: rel,
     };
     let mut history = BlockHistory::new(Some(filter), block);
-    let version = crate::fpi::read_history(&[wal.clone()], &mut history).ok()?;
+    let version = crate::fpi::read_history(std::slice::from_ref(&wal), &mut history).ok()?;
     let (_, image, after) = history.blocks().find(|(k, _, _)| k.fork == 0)?;
     if let Some(img) = image.filter(|i| i.lsn > since) {
         return Some(format!(

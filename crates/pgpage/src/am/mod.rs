@@ -130,7 +130,10 @@ pub fn torn_view(page: &[u8], endian: Endian, moved: &[(u16, u16)]) -> Vec<u8> {
         return out;
     };
     let shift = u32::from(bits.shift_for(32, endian));
-    let mask: u32 = ((1u32 << bits.width) - 1) << shift;
+    let mask: u32 = 1u32
+        .checked_shl(u32::from(bits.width))
+        .map_or(u32::MAX, |b| b.wrapping_sub(1))
+        .wrapping_shl(shift);
     for &(lp, off) in moved {
         let at = usize::from(lp)
             .saturating_sub(1)
@@ -145,7 +148,7 @@ pub fn torn_view(page: &[u8], endian: Endian, moved: &[(u16, u16)]) -> Vec<u8> {
             Endian::Little => u32::from_le_bytes(raw),
             Endian::Big => u32::from_be_bytes(raw),
         };
-        let v = (v & !mask) | ((u32::from(off) << shift) & mask);
+        let v = (v & !mask) | (u32::from(off).wrapping_shl(shift) & mask);
         word.copy_from_slice(&match endian {
             Endian::Little => v.to_le_bytes(),
             Endian::Big => v.to_be_bytes(),

@@ -100,6 +100,22 @@ pub fn tablespace_dir_version(name: &str) -> Option<u32> {
     parse_pg_version(major.as_bytes())
 }
 
+/// The WAL locator (tablespace, database, relfilenode) a relation path names, as relpath.c
+/// lays them out: `base/DB/REL`, `global/REL`, `pg_tblspc/SPC/PG_.../DB/REL` (or the tail
+/// of a longer path).
+pub fn locator_of(path: &str) -> Option<(u32, u32, u32)> {
+    let parts: Vec<&str> = path.rsplit('/').collect();
+    let rel = crate::file::parse_relation_file_name(parts.first()?)?.relfilenode;
+    match (parts.get(1), parts.get(2), parts.get(3), parts.get(4)) {
+        (Some(&"global"), ..) => Some((1664, 0, rel)),
+        (Some(db), Some(&"base"), ..) => Some((1663, db.parse().ok()?, rel)),
+        (Some(db), _, Some(spc), Some(&"pg_tblspc")) => {
+            Some((spc.parse().ok()?, db.parse().ok()?, rel))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     // Cases from the browser's tests of the TypeScript this replaces (web/src/lib/lib.test.ts).
@@ -201,21 +217,5 @@ mod tests {
         assert_eq!(tablespace_dir_version("PG_16_202307071"), Some(16));
         assert_eq!(tablespace_dir_version("PG_16_"), None);
         assert_eq!(tablespace_dir_version("16384"), None);
-    }
-}
-
-/// The WAL locator (tablespace, database, relfilenode) a relation path names, as relpath.c
-/// lays them out: `base/DB/REL`, `global/REL`, `pg_tblspc/SPC/PG_.../DB/REL` (or the tail
-/// of a longer path).
-pub fn locator_of(path: &str) -> Option<(u32, u32, u32)> {
-    let parts: Vec<&str> = path.rsplit('/').collect();
-    let rel = crate::file::parse_relation_file_name(parts.first()?)?.relfilenode;
-    match (parts.get(1), parts.get(2), parts.get(3), parts.get(4)) {
-        (Some(&"global"), ..) => Some((1664, 0, rel)),
-        (Some(db), Some(&"base"), ..) => Some((1663, db.parse().ok()?, rel)),
-        (Some(db), _, Some(spc), Some(&"pg_tblspc")) => {
-            Some((spc.parse().ok()?, db.parse().ok()?, rel))
-        }
-        _ => None,
     }
 }
