@@ -616,3 +616,129 @@ fn bad_wal_is_named() {
     let back = json(&again);
     assert_eq!(back["images"].as_array().unwrap().len(), listed);
 }
+
+/// What the records after a full-page image did, held against the server's own reading of the
+/// image: the image of a table's block is put in place of the block (`repair --page`) and the
+/// server restarted on it. When only pruning and VACUUM followed the image, `fpi` says that
+/// restoring it loses no visible row, and COPY returns the same rows as before; when an
+/// UPDATE followed, `fpi` says the image lacks what it changed, and COPY returns the older
+/// value.
+fn restoring_an_image(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create table t (id int primary key, v int) with (autovacuum_enabled = off)",
+        "insert into t select g, g from generate_series(1, 100) g",
+        "update t set v = v + 1 where id <= 10",
+        "checkpoint",
+        // The first change after the checkpoint images block 0 (a hint bit's FPI_FOR_HINT
+        // or VACUUM's first record); VACUUM prunes the old versions the updates left.
+        "select count(*) from t",
+        "vacuum t",
+    ]);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    let (_, db, relnode) = {
+        let parts: Vec<&str> = rel.split('/').collect();
+        (
+            parts[0].to_owned(),
+            parts[1].to_owned(),
+            parts[2].to_owned(),
+        )
+    };
+    let locator = format!("{db}/{relnode}");
+    let file = c.data.join(&rel);
+    let check = |c: &mut Cluster, changes_rows: bool| {
+        let before = c.copy("t");
+        c.stop();
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("images");
+        let wal = c.data.join("pg_wal");
+        let report = json(&pgpage(&[
+            "fpi",
+            "--json",
+            "--relation",
+            &locator,
+            "--block",
+            "0",
+            "--out",
+            out.to_str().unwrap(),
+            wal.to_str().unwrap(),
+        ]));
+        let block = report["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["fork"] == "main")
+            .unwrap_or_else(|| panic!("{report:#}"));
+        let restoring = block["restoring"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{block:#}"));
+        let effects: Vec<&str> = block["records_after"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["effect"].as_str().unwrap())
+            .collect();
+        assert!(!effects.is_empty(), "{block:#}");
+        assert_eq!(effects.contains(&"changes_rows"), changes_rows, "{block:#}");
+        assert_eq!(
+            restoring.starts_with("restoring the image loses no visible row"),
+            !changes_rows,
+            "{restoring}"
+        );
+        let newest = block["newest_image_lsn"].as_str().unwrap();
+        let (hi, lo) = newest.split_once('/').unwrap();
+        let image = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                let n = p.file_name().unwrap().to_string_lossy().into_owned();
+                n.starts_with(&format!(
+                    "{:08X}-{:08X}",
+                    1,
+                    u32::from_str_radix(hi, 16).unwrap()
+                )) && n.contains(&format!("-{:08X}.", u32::from_str_radix(lo, 16).unwrap()))
+                    && n.ends_with(".0_main")
+            })
+            .unwrap_or_else(|| panic!("no page file of the image at {newest}"));
+        let repaired = tmp.path().join("repaired");
+        let said = pgpage(&[
+            "repair",
+            "--block",
+            "0",
+            "--page",
+            image.to_str().unwrap(),
+            "--out",
+            repaired.to_str().unwrap(),
+            file.to_str().unwrap(),
+        ]);
+        assert!(said.status.success(), "{said:?}");
+        // repair names the same records after the image and what they lose.
+        let stderr = String::from_utf8_lossy(&said.stderr);
+        assert!(stderr.contains(restoring), "{stderr}");
+        let original = std::fs::read(&file).unwrap();
+        // Written in place, so the file keeps its owner, the server's user.
+        std::fs::write(&file, std::fs::read(&repaired).unwrap()).unwrap();
+        c.restart();
+        let after = c.copy("t");
+        c.stop();
+        std::fs::write(&file, original).unwrap();
+        c.restart();
+        assert_eq!(
+            after == before,
+            !changes_rows,
+            "before:\n{before}\nafter:\n{after}"
+        );
+    };
+    check(&mut c, false);
+    c.psql(&[
+        "checkpoint",
+        "update t set v = v + 100 where id = 1",
+        "update t set v = v + 1000 where id = 2",
+    ]);
+    check(&mut c, true);
+}
+
+each_version!(restoring_an_image);
