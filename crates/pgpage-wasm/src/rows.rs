@@ -64,9 +64,9 @@ pub(crate) struct LeftOutJs {
     copy_of: Option<u32>,
     /// A page-wide message about some of its tuples (a torn page's older write): their line
     /// pointers, left out though the page's other rows may be given.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
-    tuples: Vec<u16>,
+    tuples: Option<Vec<u16>>,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RowsColumn"))]
@@ -402,7 +402,7 @@ impl RowsReader {
                     printed: false,
                     rows: None,
                     copy_of: None,
-                    tuples: Vec::new(),
+                    tuples: None,
                 });
                 continue;
             }
@@ -462,7 +462,7 @@ impl RowsReader {
                     printed: false,
                     rows: None,
                     copy_of: None,
-                    tuples: Vec::new(),
+                    tuples: None,
                 });
             }
             got.damaged
@@ -476,7 +476,7 @@ impl RowsReader {
                     printed: l.printed,
                     rows: l.rows,
                     copy_of: l.copy_of,
-                    tuples: l.tuples,
+                    tuples: (!l.tuples.is_empty()).then_some(l.tuples),
                 }));
         }
         drop(fetch);

@@ -4,9 +4,9 @@
 
 use pgpage::wal::{
     fork_name, image_pieces, lsn_text, parse_fullpage_name, parse_history_name,
-    parse_wal_file_name, plan_segments, record_type, restore_image, rmgr_name, segment_plan,
-    BlockHistory, BlockImage, Piece, PlanProblem, RelFileLocator, Touch, WalOptions, WalReader,
-    WalRecord,
+    parse_wal_file_name, plan_segments, record_type, restore_image, restoring, rmgr_name,
+    segment_plan, BlockHistory, BlockImage, Piece, PlanProblem, RelFileLocator, RowEffect, Touch,
+    WalOptions, WalReader, WalRecord,
 };
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -73,6 +73,8 @@ pub(crate) struct TouchJson {
     record_type: String,
     image: bool,
     will_init: bool,
+    /// What the record did to a heap page's rows, in words.
+    effect: &'static str,
 }
 
 impl TouchJson {
@@ -83,6 +85,7 @@ impl TouchJson {
             record_type: record_type(version, t.rmid, t.info),
             image: t.image,
             will_init: t.will_init,
+            effect: RowEffect::of(version, t.rmid, t.info).words(),
         }
     }
 }
@@ -102,6 +105,8 @@ pub(crate) struct BlockJson<'a> {
     image_record: Option<TouchJson>,
     image_end_lsn: Option<String>,
     records_after: Vec<TouchJson>,
+    /// With an image: what restoring it loses, from what the records after it did.
+    restoring: Option<String>,
 }
 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "WalSummary"))]
@@ -354,6 +359,13 @@ impl WalScanner {
                         .and_then(|i| self.images.get(i))
                         .map(|i| lsn_text(i.end_lsn)),
                     records_after: after.iter().map(|t| TouchJson::of(t, version)).collect(),
+                    restoring: image.map(|_| {
+                        let effects: Vec<RowEffect> = after
+                            .iter()
+                            .map(|t| RowEffect::of(version, t.rmid, t.info))
+                            .collect();
+                        restoring("the image", &effects)
+                    }),
                 }
             })
             .collect();

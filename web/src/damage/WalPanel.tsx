@@ -6,7 +6,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { readControls } from '../app/control';
 import { droppedFiles } from '../rows/dropped';
 import type { Wasm } from '../core';
-import { lsnWords } from '../lib/messages';
+import { lsnWords, sentence } from '../lib/messages';
 import type { DamagePanelProps } from './DamagePanel';
 import { PagePair } from './PagePair';
 import type { WalBlock, WalTouch } from './walProtocol';
@@ -221,10 +221,11 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
             . The page below is the block as of LSN {newest.lsn}, without {after.length === 1 ? 'that change' : 'those changes'}; only WAL replay (recovery from
             a base backup with this WAL) applies them.
           </p>
+          {newest.kind === 'wal' && newest.block.restoring && <p data-testid="wal-restoring">{sentence(newest.block.restoring)}</p>}
           <ol data-testid="wal-after">
             {after.slice(0, 200).map((t) => (
               <li key={t.lsn} data-lsn={lsnWords(t.lsn)}>
-                {lsnWords(t.lsn)} {recordName(t)}
+                {lsnWords(t.lsn)} {recordName(t)}: {t.effect}
                 {t.will_init && ' (rebuilds the page from nothing)'}
               </li>
             ))}

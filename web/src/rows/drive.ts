@@ -228,7 +228,9 @@ export function salvageText(what: string, s: Salvage): string {
   if (other.length > 0) {
     lines.push(`tuples left out or noted: ${other.reduce((n, t) => n + (t.tuples?.length ?? 1), 0)}`);
     for (const t of other)
-      lines.push(`  block ${t.block}${t.offset === null ? '' : `, offset ${t.offset}`}${t.attnum ? ` (attribute ${t.attnum})` : ''}: ${t.message}${t.printed ? ' (row given)' : ''}`);
+      lines.push(
+        `  block ${t.block}${t.offset === null ? '' : `, offset ${t.offset}`}${t.attnum ? ` (attribute ${t.attnum})` : ''}: ${t.message}${t.printed ? ' (row given)' : ''}`,
+      );
   }
   if (s.toastPagesLost.length > 0) {
     lines.push(`TOAST pages lost: ${s.toastPagesLost.length}`);

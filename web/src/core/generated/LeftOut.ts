@@ -13,4 +13,9 @@ rows?: number,
  * The page is a copy of this other block: its rows are left out even with
  * `include_damaged` (they would be printed twice).
  */
-copy_of?: number, };
+copy_of?: number, 
+/**
+ * A page-wide message about some of its tuples (a torn page's older write): their line
+ * pointers, left out though the page's other rows may be given.
+ */
+tuples?: Array<number>, };

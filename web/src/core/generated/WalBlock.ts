@@ -9,4 +9,8 @@ export type WalBlock = { tablespace_oid: number, database_oid: number, relfileno
 /**
  * The image's record: where it ends is the pd_lsn replay gives the restored page.
  */
-image_record: WalTouch | null, image_end_lsn: string | null, records_after: Array<WalTouch>, };
+image_record: WalTouch | null, image_end_lsn: string | null, records_after: Array<WalTouch>, 
+/**
+ * With an image: what restoring it loses, from what the records after it did.
+ */
+restoring: string | null, };

@@ -7,4 +7,8 @@ export type WalTouch = { lsn: string, rmgr: string,
 /**
  * pg_waldump's record type (pg_walinspect's `record_type`) in the WAL's version.
  */
-record_type: string, image: boolean, will_init: boolean, };
+record_type: string, image: boolean, will_init: boolean, 
+/**
+ * What the record did to a heap page's rows, in words.
+ */
+effect: string, };
