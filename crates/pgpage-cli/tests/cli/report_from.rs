@@ -16,6 +16,7 @@
 //! - a backup that is not a relation file, or a directory that is not a data directory, is
 //!   refused with exit 2 and a message.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 use std::process::Command;
@@ -92,6 +93,15 @@ fn check(version: u32) {
     copy_dir(&c.data, &backup);
     // The backup's own view of the updated block, before the updates.
     c.restart();
+    let ids_on = |c: &Cluster, block: usize| -> BTreeSet<String> {
+        c.psql(&[&format!(
+            "select id from t where ctid = any(array(select format('({block},%s)', g)::tid from generate_series(1, 400) g))"
+        )])
+        .lines()
+        .map(str::to_owned)
+        .collect()
+    };
+    let backup_ids = ids_on(&c, zeroed);
     let header = c.psql(&[&format!(
         "select lsn from page_header(get_raw_page('t', {updated}))"
     )]);
@@ -118,6 +128,7 @@ fn check(version: u32) {
         grown > blocks,
         "the table grew past the backup's {blocks} pages"
     );
+    let current_ids = ids_on(&c, zeroed);
     let item = c.psql(&[&format!(
         "select lp_off, t_hoff from heap_page_items(get_raw_page('t', {flipped})) where lp = 1"
     )]);
@@ -195,6 +206,25 @@ fn check(version: u32) {
     assert!(z["backup"].get("age").is_none(), "{z:#}");
     let note = z["backup"]["note"].as_str().unwrap();
     assert!(note.contains("all zeros (its pd_lsn is 0"), "{z:#}");
+    // Of the zeroed block's lost keys, the backup holds the rows the server had there when
+    // it was taken, and lacks the ones inserted since.
+    let keys_in = |v: &Value| -> BTreeSet<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|k| k[0].as_str().unwrap().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let recovers: BTreeSet<String> = current_ids.intersection(&backup_ids).cloned().collect();
+    let lacks: BTreeSet<String> = current_ids.difference(&backup_ids).cloned().collect();
+    assert!(
+        !recovers.is_empty() && !lacks.is_empty(),
+        "{recovers:?} {lacks:?}"
+    );
+    assert_eq!(keys_in(&z["backup"]["recovers"]), recovers, "{z:#}");
+    assert_eq!(keys_in(&z["backup"]["lacks"]), lacks, "{z:#}");
     // A misplaced page's header is sane: its pd_lsn (block 7's) is compared as any page's.
     let m = block_of(&report, misplaced);
     assert_eq!(m["damage"], "misplaced", "{m:#}");

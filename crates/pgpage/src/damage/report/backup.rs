@@ -39,6 +39,71 @@ pub struct BackupPage {
     /// bit flipped back, where the damaged page's pd_lsn says nothing changed since.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confirms_flip: Option<String>,
+    /// Of the block's lost keys, the ones the backup's page holds a row of (live by its hint
+    /// bits): restoring the page, or taking those rows from the backup, recovers them as
+    /// they were then.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recovers: Vec<Vec<Option<String>>>,
+    /// Of the block's lost keys, the ones the backup's page does not hold: written since.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lacks: Vec<Vec<Option<String>>>,
+    /// Keys the backup's page holds whose rows read elsewhere now (updated since, their newer
+    /// versions on other pages): restoring the page brings back these older versions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale: Vec<Vec<Option<String>>>,
+}
+
+/// A table's key columns (its primary key's, or another unique index's) and how to read
+/// them off a heap tuple.
+#[derive(Clone, Debug)]
+pub struct KeyReader {
+    columns: Vec<crate::cluster::rows::Column>,
+    which: Vec<usize>,
+    types: Vec<crate::tuple::value::Type>,
+}
+
+/// Two readers of the same relation's keys are alike: the columns come with the relation.
+impl PartialEq for KeyReader {
+    fn eq(&self, other: &KeyReader) -> bool {
+        self.which == other.which && self.types == other.types
+    }
+}
+
+impl KeyReader {
+    pub(super) fn of(rel: &super::RelationInput) -> Option<KeyReader> {
+        let ix = super::naming_index(&rel.indexes).filter(|ix| ix.uniqueness > 0)?;
+        let columns = rel.columns.as_ref()?;
+        let which: Vec<usize> = ix
+            .key_columns
+            .iter()
+            .map(|k| {
+                columns
+                    .iter()
+                    .position(|c| c.name == k.name && c.ty == k.ty && !c.attribute.attisdropped)
+            })
+            .collect::<Option<Vec<usize>>>()
+            .filter(|w| !w.is_empty())?;
+        Some(KeyReader {
+            columns: columns.clone(),
+            which,
+            types: ix.key_types.clone(),
+        })
+    }
+
+    /// The keys of a heap page's tuples that its hint bits do not mark dead.
+    fn keys(&self, page: &[u8], block: u32, endian: Endian) -> Vec<Vec<Option<String>>> {
+        let writer = crate::cluster::rows::RowWriter::new(
+            self.columns.clone(),
+            crate::cluster::rows::RowFormat::Json,
+            endian,
+            false,
+        );
+        let live = readable_offsets(page, block, endian, None);
+        crate::tuple::heap_items(page, endian)
+            .filter(|i| live.contains(&i.lp))
+            .filter_map(|i| writer.column_texts(i.tuple?, &self.which))
+            .collect()
+    }
 }
 
 /// One damaged block's bytes in the backup, as the caller read them.
@@ -82,6 +147,11 @@ impl Report {
                     .find(|p| p.file == b.file && p.block_in_file == b.block_in_file)
                     .map(|p| {
                         let mut page = judge(p, b, endian, checksums, heap);
+                        if let (Some(reader), Ok(Some(bytes)), true) =
+                            (rel.keys.as_ref(), &p.page, page.status == "ok" && heap)
+                        {
+                            account(&mut page, reader, bytes, b, endian);
+                        }
                         if index && page.status == "ok" {
                             page.note.push_str(
                                 "; an index's page is not taken from a backup: REINDEX rebuilds the index from the table (its step below)",
@@ -93,6 +163,41 @@ impl Report {
         }
         self.steps = super::steps(self);
     }
+}
+
+/// Which of the block's lost keys the backup's page holds, which it lacks, and which of
+/// its rows are older versions of rows that read elsewhere now.
+fn account(out: &mut BackupPage, reader: &KeyReader, page: &[u8], b: &Block, endian: Endian) {
+    let Some(rows) = b.rows.as_ref() else {
+        return;
+    };
+    let held = reader.keys(page, b.block, endian);
+    let elsewhere: Vec<&Vec<Option<String>>> = rows
+        .elsewhere
+        .iter()
+        .chain(rows.stale_rows.iter())
+        .map(|r| &r.keys)
+        .collect();
+    out.recovers = rows
+        .keys
+        .iter()
+        .filter(|k| held.contains(k))
+        .cloned()
+        .collect();
+    out.lacks = rows
+        .keys
+        .iter()
+        .filter(|k| !held.contains(k))
+        .cloned()
+        .collect();
+    let mut stale: Vec<Vec<Option<String>>> = held
+        .iter()
+        .filter(|k| elsewhere.contains(k))
+        .cloned()
+        .collect();
+    stale.sort_by(|x, y| super::key_order(&reader.types, x, y));
+    stale.dedup();
+    out.stale = stale;
 }
 
 fn judge(
@@ -110,6 +215,9 @@ fn judge(
         tuples: None,
         note: String::new(),
         confirms_flip: None,
+        recovers: Vec::new(),
+        lacks: Vec::new(),
+        stale: Vec::new(),
     };
     let page = match &input.page {
         _ if input.absent => {
@@ -231,6 +339,28 @@ pub(super) fn line(p: &BackupPage) -> String {
             "; of the bit-flip candidates, only {f} (byte:bit) differs from it, as the flip back would make it: that candidate is the damage"
         ));
     }
+    if !p.recovers.is_empty() || !p.lacks.is_empty() {
+        s.push_str(&format!(
+            "; of the lost keys it holds {}",
+            if p.recovers.is_empty() {
+                String::from("none")
+            } else {
+                super::render::keys_text(&p.recovers)
+            }
+        ));
+        if !p.lacks.is_empty() {
+            s.push_str(&format!(
+                " and lacks {} (written since the backup)",
+                super::render::keys_text(&p.lacks)
+            ));
+        }
+    }
+    if !p.stale.is_empty() {
+        s.push_str(&format!(
+            "; keys {} it holds in an older version: their rows read elsewhere now, and restoring the page brings the older versions back beside them",
+            super::render::keys_text(&p.stale)
+        ));
+    }
     s
 }
 
@@ -280,6 +410,36 @@ pub(super) fn step(r: &Report) -> Option<String> {
             "The backup holds an older page that passes its checksum for {} (NEW: the repaired copy to create).\nRestoring such a page brings back every row as the backup had it: rows updated or deleted since come back beside their newer versions (duplicate keys, index entries that disagree with the table), and rows written since are missing.\nBetter restore the whole backup and let the server's recovery replay the WAL since it (point-in-time recovery). Splice in an older page only when that WAL is gone, then find the duplicates with pg_amcheck --heapallindexed and remove them:\n{}",
             super::blocks_words(&older_blocks),
             older.join("\n")
+        ));
+    }
+    // Rows rather than pages: the backup's rows with the lost keys, as COPY prints them.
+    let mut rows_from: Vec<String> = Vec::new();
+    for rel in &r.relations {
+        let Some(name) = rel.relation.as_deref() else {
+            continue;
+        };
+        let dir = rel.blocks.iter().find_map(|b| {
+            let p = b.backup.as_ref().filter(|p| !p.recovers.is_empty())?;
+            let dir = p.path.strip_suffix(b.file.as_str())?;
+            Some(String::from(dir.strip_suffix('/').unwrap_or(dir)))
+        });
+        if let Some(dir) = dir.filter(|d| !d.is_empty()) {
+            let database = rel
+                .database
+                .as_deref()
+                .map(|db| format!(" --database {}", super::shell_word(db)))
+                .unwrap_or_default();
+            rows_from.push(super::command_line(&format!(
+                "pgpage rows{database} {} {}",
+                super::shell_word(&dir),
+                super::shell_word(name)
+            )));
+        }
+    }
+    if !rows_from.is_empty() {
+        parts.push(format!(
+            "Or take the lost rows rather than whole pages: the backup holds rows with lost keys (named per block above, as of the backup). This prints the backup's rows as COPY does; keep those with the lost keys it holds:\n{}",
+            rows_from.join("\n")
         ));
     }
     if !not.is_empty() {

@@ -261,6 +261,10 @@ pub struct Relation {
     /// zeroed page lead nowhere.
     #[serde(skip)]
     pub indexes: Vec<(String, String)>,
+    /// How to read a row's key off a heap tuple (the naming index's key columns), to tell
+    /// which lost keys another copy of a page holds.
+    #[serde(skip)]
+    pub keys: Option<backup::KeyReader>,
 }
 
 /// A routine note, counted.
@@ -763,6 +767,7 @@ pub fn build(input: &Input) -> Report {
                 .iter()
                 .map(|ix| (ix.name.clone(), ix.sql_name.clone()))
                 .collect(),
+            keys: backup::KeyReader::of(rel),
         });
     }
     relations.sort_by_key(|r| r.blocks.first().map(|b| b.severity));

@@ -78,7 +78,7 @@ fn lost_keys_text(r: &Rows) -> String {
 
 /// The lost keys, one after another; runs of consecutive one-column integer keys as
 /// `first-last`, so a page's hundred serial ids read as one range.
-fn keys_text(keys: &[Vec<Option<String>>]) -> String {
+pub(super) fn keys_text(keys: &[Vec<Option<String>>]) -> String {
     let int = |k: &Vec<Option<String>>| match k.as_slice() {
         [Some(v)] => v.parse::<i64>().ok(),
         _ => None,
