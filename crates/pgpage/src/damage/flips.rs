@@ -243,6 +243,70 @@ pub fn restores_text(column: &str, stored: &str, flipped: &str) -> String {
 /// relation-wide), told with its values when `columns` (the table's, from its catalogs) are
 /// known, and ranked. Empty when the checksum matches.
 pub fn tell(page: &[u8], blkno: u32, endian: Endian, columns: Option<&[Column]>) -> ToldFlips {
+    tell_with(page, blkno, endian, columns, None)
+}
+
+/// What VACUUM's freezing (heap_prepare_freeze_tuple) says of a flip in a tuple's t_xmin or
+/// t_xmax, given the table's relfrozenxid: no xid in the table precedes it (VACUUM errors
+/// "found xmin/xmax %u from before relfrozenxid %u" on one that does), whatever the hint
+/// bits say. Some((true, why)): the stored value breaks the rule and the flipped one keeps
+/// it; Some((false, why)): the other way round.
+fn xid_rule(
+    page: &[u8],
+    tuple_off: usize,
+    offset: u32,
+    bit: u8,
+    endian: Endian,
+    relfrozenxid: u32,
+) -> Option<(bool, String)> {
+    use crate::page::fields::{HEAP_XMAX_IS_MULTI, HEAP_XMIN_FROZEN};
+    use crate::page::geometry::{read_u16, read_u32};
+    let at = usize::try_from(offset).ok()?.checked_sub(tuple_off)?;
+    let (name, field) = match at {
+        0..=3 => ("xmin", 0usize),
+        4..=7 => ("xmax", 4usize),
+        _ => return None,
+    };
+    let infomask = read_u16(page, tuple_off.checked_add(20)?, endian)?;
+    if (field == 0 && infomask & HEAP_XMIN_FROZEN == HEAP_XMIN_FROZEN)
+        || (field == 4 && infomask & HEAP_XMAX_IS_MULTI != 0)
+    {
+        return None;
+    }
+    let stored = read_u32(page, tuple_off.checked_add(field)?, endian)?;
+    let flipped_page = PageBit { offset, bit }.apply(page);
+    let flipped = read_u32(&flipped_page, tuple_off.checked_add(field)?, endian)?;
+    // TransactionIdPrecedes for normal xids: modulo-2^32 comparison.
+    let precedes = |x: u32| {
+        x >= crate::am::heap::layout::FIRST_NORMAL_TRANSACTION_ID
+            && i32::from_ne_bytes(x.wrapping_sub(relfrozenxid).to_ne_bytes()) < 0
+    };
+    match (precedes(stored), precedes(flipped)) {
+        (true, false) => Some((
+            true,
+            format!(
+                "as stored, t_{name} {stored} precedes the table's relfrozenxid {relfrozenxid}, which PostgreSQL never leaves in a table (VACUUM stops with \"found {name} {stored} from before relfrozenxid {relfrozenxid}\"); flipped back, it is {flipped}"
+            ),
+        )),
+        (false, true) => Some((
+            false,
+            format!(
+                "flipped back, t_{name} {flipped} would precede the table's relfrozenxid {relfrozenxid}, which PostgreSQL never leaves in a table"
+            ),
+        )),
+        _ => None,
+    }
+}
+
+/// [`tell`] with the table's relfrozenxid, whose rule speaks for or against a flip in a
+/// tuple's xmin or xmax.
+pub fn tell_with(
+    page: &[u8],
+    blkno: u32,
+    endian: Endian,
+    columns: Option<&[Column]>,
+    relfrozenxid: Option<u32>,
+) -> ToldFlips {
     let opts = DecodeOptions {
         endian,
         ..DecodeOptions::default()
@@ -287,7 +351,20 @@ pub fn tell(page: &[u8], blkno: u32, endian: Endian, columns: Option<&[Column]>)
             why: String::new(),
         };
         let mut gain = 0isize;
-        let tier = if !c.structurally_valid {
+        let rule = match (&item, relfrozenxid) {
+            (Some(i), Some(rf)) if c.structurally_valid => {
+                xid_rule(page, i.off, c.offset, c.bit, endian, rf)
+            }
+            _ => None,
+        };
+        let tier = if let Some((keeps, why)) = rule {
+            t.why = why;
+            if keeps {
+                Tier::Heals
+            } else {
+                Tier::Undecodable
+            }
+        } else if !c.structurally_valid {
             t.why = format!(
                 "the page is not structurally sound after it either ({} finding{})",
                 c.findings.len(),

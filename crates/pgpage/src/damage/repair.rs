@@ -280,6 +280,7 @@ pub fn advise(
     older: Option<&crate::am::TornWrite>,
 ) -> PageAdvice {
     let verdict = verify_page(page, blkno, opts.endian);
+    let relfrozenxid = heap.map(|h| h.relfrozenxid).filter(|&x| x != 0);
     let hints = Hints {
         heap,
         ..Hints::default()
@@ -497,7 +498,7 @@ pub fn advise(
         ),
     };
     let bit_flips = (verdict.status == PageStatus::Mismatch && sane && heap)
-        .then(|| crate::damage::flips::tell(page, blkno, opts.endian, columns))
+        .then(|| crate::damage::flips::tell_with(page, blkno, opts.endian, columns, relfrozenxid))
         .filter(|f| !f.candidates.is_empty());
     let surgery = Surgery {
         known,

@@ -490,6 +490,8 @@ pub struct RelationInput {
     /// page's live tuple has another index entry (`twin_blocks`): whether a live version
     /// stands there tells a stale copy from the row's one live version.
     pub sound_pages: BTreeMap<u32, Vec<u8>>,
+    /// pg_class.relfrozenxid (None without catalogs): no xid in the table precedes it.
+    pub relfrozenxid: Option<u32>,
 }
 
 /// Everything a report is made from.
@@ -867,6 +869,7 @@ fn file_blocks(
                 .as_deref()
                 .or(rel.relation.as_deref())
                 .unwrap_or(&relpath),
+            rel.relfrozenxid,
         ) else {
             continue;
         };
@@ -1092,6 +1095,7 @@ fn classify(
     zero_between_rows: bool,
     index_holds: bool,
     relation: &str,
+    relfrozenxid: Option<u32>,
 ) -> Option<Block> {
     let absolute = row.absolute_block;
     let mut b = Block {
@@ -1238,7 +1242,7 @@ fn classify(
     }
     let sane = header_is_sane(page, endian);
     if sane {
-        let told = crate::damage::flips::tell(page, absolute, endian, columns);
+        let told = crate::damage::flips::tell_with(page, absolute, endian, columns, relfrozenxid);
         // Sectors of another version are not undone by one bit: with them, a flip counts
         // only when the flipped page shows no torn sector either (a flip in a t_ctid can
         // make one tuple look torn; a chance match cannot explain a tear).
@@ -2273,6 +2277,7 @@ mod tests {
                 log: None,
                 indexes,
                 sound_pages: BTreeMap::new(),
+                relfrozenxid: None,
             }],
             unknown: Vec::new(),
         })

@@ -891,6 +891,10 @@ impl ReportReader {
             log: self.log.clone(),
             indexes: core::mem::take(&mut self.indexes),
             sound_pages: core::mem::take(&mut self.sound_pages),
+            relfrozenxid: listed
+                .as_ref()
+                .map(|l| l.relation.relfrozenxid)
+                .filter(|&x| x != 0),
         });
         self.first_group_step(g.saturating_add(1))
     }
