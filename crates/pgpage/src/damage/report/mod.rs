@@ -858,18 +858,22 @@ fn file_blocks(
             None
         };
         let index_holds = held.as_ref().is_some_and(|h| !h.offsets.is_empty());
+        let table = Table {
+            columns: rel.columns.as_deref(),
+            relation: rel
+                .relname
+                .as_deref()
+                .or(rel.relation.as_deref())
+                .unwrap_or(&relpath),
+            relfrozenxid: rel.relfrozenxid,
+        };
         let Some(mut b) = classify(
             page,
             &row,
             endian,
-            rel.columns.as_deref(),
+            &table,
             between.contains(&block_in_file),
             index_holds,
-            rel.relname
-                .as_deref()
-                .or(rel.relation.as_deref())
-                .unwrap_or(&relpath),
-            rel.relfrozenxid,
         ) else {
             continue;
         };
@@ -1087,16 +1091,23 @@ fn torn_words(sectors: &[u32], found: &str) -> String {
 }
 
 /// The damage class of one page, with its evidence; None for a page that is not damaged.
+/// What classify knows of the page's relation: its columns (for the values a flip
+/// touches), its name as the server's messages quote it, and its relfrozenxid.
+struct Table<'a> {
+    columns: Option<&'a [Column]>,
+    relation: &'a str,
+    relfrozenxid: Option<u32>,
+}
+
 fn classify(
     page: &[u8],
     row: &PageRow,
     endian: Endian,
-    columns: Option<&[Column]>,
+    table: &Table<'_>,
     zero_between_rows: bool,
     index_holds: bool,
-    relation: &str,
-    relfrozenxid: Option<u32>,
 ) -> Option<Block> {
+    let (columns, relation, relfrozenxid) = (table.columns, table.relation, table.relfrozenxid);
     let absolute = row.absolute_block;
     let mut b = Block {
         block: absolute,
