@@ -318,25 +318,62 @@ fn open_heap(
     })
 }
 
-/// Torn blocks' older writes as the incident report finds them, for relation files inside a
-/// data directory (the report reads the table's indexes); empty otherwise, and then the
-/// page's own evidence decides.
-fn torn_writes(paths: &[PathBuf]) -> BTreeMap<u32, pgpage::am::TornWrite> {
+/// What the incident report finds of the damaged pages, for relation files inside a data
+/// directory (the report reads the table's indexes): torn blocks' older writes, and the
+/// values a bit flip probably changed (the first-ranked flip of a bit-flipped page, in a
+/// column), by relation-wide block. Empty otherwise: then the page's own evidence decides.
+type Suspects = BTreeMap<u32, Vec<(u16, String)>>;
+
+fn report_hints(paths: &[PathBuf]) -> (BTreeMap<u32, pgpage::am::TornWrite>, Suspects) {
     if paths
         .first()
         .and_then(|p| crate::heapctx::data_directory(p))
         .is_none()
     {
-        return BTreeMap::new();
+        return (BTreeMap::new(), BTreeMap::new());
     }
-    match crate::report::gather(paths) {
-        Ok((report, _)) => report
-            .torn_writes()
-            .into_iter()
-            .map(|((_, block), t)| (block, t))
-            .collect(),
-        Err(_) => BTreeMap::new(),
+    let Ok((report, _)) = crate::report::gather(paths) else {
+        return (BTreeMap::new(), BTreeMap::new());
+    };
+    // The report names each relation by its segment 0's path inside the data directory.
+    let first = paths
+        .first()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ours = |path: &str| !path.is_empty() && first.ends_with(path);
+    let torn = report
+        .torn_writes()
+        .into_iter()
+        .filter(|((path, _), _)| ours(path))
+        .map(|((_, block), t)| (block, t))
+        .collect();
+    let mut suspects: Suspects = BTreeMap::new();
+    let blocks = report
+        .relations
+        .iter()
+        .filter(|r| ours(&r.path))
+        .flat_map(|r| r.blocks.iter());
+    for b in blocks {
+        if b.damage != pgpage::damage::report::Damage::BitFlip {
+            continue;
+        }
+        let Some(f) = b.bit_flips.first() else {
+            continue;
+        };
+        let (Some(lp), Some(column), Some(stored), Some(flipped)) =
+            (f.item, &f.column, &f.stored, &f.flipped)
+        else {
+            continue;
+        };
+        suspects.entry(b.block).or_default().push((
+            lp,
+            format!(
+                "column {column} printed as stored, \"{stored}\"; a flipped bit probably changed it: flipped back it reads \"{flipped}\" (the report's first-ranked flip, byte {} bit {}; pgpage repair --flip {}:{} restores the page)",
+                f.byte, f.bit, f.byte, f.bit
+            ),
+        ));
     }
+    (torn, suspects)
 }
 
 /// Streams the rows of a heap relation to `out` as `args` asks (format, all versions, how
@@ -373,7 +410,8 @@ pub fn stream_rows(
         .with_versions(versions)
         .with_damaged(args.include_damaged);
     if args.include_damaged {
-        writer = writer.with_torn(torn_writes(relation.paths));
+        let (torn, suspects) = report_hints(relation.paths);
+        writer = writer.with_torn(torn).with_suspects(suspects);
     }
     let mut keys_unknown = false;
     if args.include_damaged {
@@ -614,10 +652,23 @@ fn chunk(
         c.invisible = c.invisible.saturating_add(rows.invisible);
         c.undecided = c.undecided.saturating_add(rows.undecided);
         c.damaged_rows = c.damaged_rows.saturating_add(rows.damaged.len() as u64);
-        let ctids: Vec<String> = rows
-            .damaged
+        // The printed rows' line pointers as runs: a page's hundred rows in one short line.
+        let mut runs: Vec<(u16, u16)> = Vec::new();
+        for &lp in &rows.damaged {
+            match runs.last_mut() {
+                Some(r) if r.1.checked_add(1) == Some(lp) => r.1 = lp,
+                _ => runs.push((lp, lp)),
+            }
+        }
+        let ctids: Vec<String> = runs
             .iter()
-            .map(|lp| format!("({absolute},{lp})"))
+            .map(|&(a, b)| {
+                if a == b {
+                    format!("({absolute},{a})")
+                } else {
+                    format!("({absolute},{a})-({absolute},{b})")
+                }
+            })
             .collect();
         for l in rows.left_out {
             let attribute = l

@@ -290,6 +290,7 @@ pub struct RowWriter {
     include_damaged: bool,
     /// Torn blocks' older writes as the incident report found them, by relation-wide block.
     torn: alloc::collections::BTreeMap<u32, crate::am::TornWrite>,
+    suspects: alloc::collections::BTreeMap<u32, Vec<(u16, String)>>,
     /// The keys of the live rows on pages that verify: a damaged page's live row with one of
     /// them is a stale version, left out.
     row_keys: Option<RowKeys>,
@@ -380,6 +381,7 @@ impl RowWriter {
             versions: Versions::Visible,
             include_damaged: false,
             torn: alloc::collections::BTreeMap::new(),
+            suspects: alloc::collections::BTreeMap::new(),
             row_keys: None,
         }
     }
@@ -446,6 +448,17 @@ impl RowWriter {
     /// Torn blocks' older writes as the incident report found them (it reads the table's
     /// indexes, which tell older versions of rows the page alone cannot): the tuples it
     /// counts as older versions are left out of those blocks instead of the page's own guess.
+    /// Values a damaged page's printed rows hold that a flipped bit probably changed, by
+    /// relation-wide block: (line pointer, what to say of it). Each printed row of those
+    /// gets its note (`include_damaged`).
+    pub fn with_suspects(
+        mut self,
+        suspects: alloc::collections::BTreeMap<u32, Vec<(u16, String)>>,
+    ) -> RowWriter {
+        self.suspects = suspects;
+        self
+    }
+
     pub fn with_torn(
         mut self,
         torn: alloc::collections::BTreeMap<u32, crate::am::TornWrite>,
@@ -708,6 +721,21 @@ impl RowWriter {
                     got.rows = got.rows.saturating_add(1);
                     if damaged {
                         got.damaged.push(lp);
+                        let suspect = self
+                            .suspects
+                            .get(&absolute)
+                            .and_then(|s| s.iter().find(|(l, _)| *l == lp));
+                        if let Some((_, message)) = suspect {
+                            got.left_out.push(LeftOut {
+                                offset: Some(lp),
+                                attnum: None,
+                                message: message.clone(),
+                                printed: true,
+                                rows: None,
+                                copy_of: None,
+                                tuples: Vec::new(),
+                            });
+                        }
                     }
                     if let Some(n) = note {
                         got.left_out.push(LeftOut {

@@ -328,8 +328,8 @@ pub(super) fn line(p: &BackupPage) -> String {
     }
     if let Some(n) = p.tuples {
         s.push_str(&format!(
-            ", {} its hint bits do not mark dead",
-            crate::words::plural(n, "tuple", "tuples")
+            ", {} (by their hint bits)",
+            crate::words::plural(n, "live tuple", "live tuples")
         ));
     }
     s.push_str(": ");

@@ -1080,7 +1080,7 @@ const TORN_BY_STALE: &str =
 const TORN_BY_BOTH: &str = "line pointers point there at tuples that are not the ones they describe, or at older versions of rows that read elsewhere (listed above)";
 
 /// What a tuple in a torn page's older sectors is worth, and the heap-only tuples outside.
-const TORN_TRUST: &str = "a tuple lying even partly in those sectors reads as the older write left it: it counts as readable only when the table's unique index knows no other version of its row (a row deleted since would still read there), else as an older version of its row, lost unless its row reads elsewhere; a heap-only tuple outside them that nothing on the page leads to any more is its row's newest version, from the newer write: it reads (a sequential scan returns it), though no index entry reaches it. A sector past the last one named may be older too when nothing there shows it";
+const TORN_TRUST: &str = "a tuple in those sectors is the older write's: it counts as readable only when the table's unique index knows no newer version of its row (a row deleted since would still read there). A heap-only tuple outside them that nothing leads to is its row's newest version: a sequential scan returns it, an index scan does not. Sectors after the last one named may be older too";
 
 /// The sentence naming a torn page's older sectors.
 fn torn_words(sectors: &[u32], found: &str) -> String {
@@ -1311,7 +1311,7 @@ fn classify(
 }
 
 /// Why an index count is an upper bound.
-const INDEX_BOUND: &str = "as the index holds them: an index also keeps entries of row versions no snapshot sees (an aborted insert, an updated or deleted version VACUUM has not removed yet), which only the heap page could tell apart; entries the index has marked dead are left out";
+const INDEX_BOUND: &str = "an upper bound from the index: it also keeps entries of versions no snapshot sees (an aborted insert, a version VACUUM has not removed yet), which only the lost page could tell apart";
 
 fn rows_of(
     page: &[u8],
@@ -2390,7 +2390,7 @@ mod tests {
         for out in [text(&r), markdown(&r)] {
             assert_eq!(out.matches(first.as_str()).count(), 1, "{out}");
             assert!(
-                out.contains("(the same evidence as said above of block 0, word for word)"),
+                out.contains("(the same odds and evidence as for block 0 above)"),
                 "{out}"
             );
         }

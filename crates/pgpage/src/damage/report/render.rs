@@ -217,11 +217,11 @@ fn new_evidence<'b>(b: &'b Block, said: &mut Vec<String>) -> (Vec<&'b str>, Opti
     }
     let note = (!earlier.is_empty()).then(|| {
         format!(
-            "({} evidence as said above of block {}, word for word)",
+            "({} as for block {} above)",
             if lines.is_empty() {
-                "the same"
+                "the same odds and evidence"
             } else {
-                "and the"
+                "the rest"
             },
             earlier.join(", block ")
         )
