@@ -77,6 +77,9 @@ export function App() {
   const { files, filesRef, allChoice, amcheck, controls, catalogs, actions } = useFiles(onReplace);
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('pgpage-theme') as Theme) ?? 'auto');
   const [notice, setNotice] = useState<string | null>(null);
+  // The paths the last drop skipped, which the notice counts: a reader can check that none of
+  // them was a relation file.
+  const [skipped, setSkipped] = useState<readonly string[]>([]);
   const [tour, setTour] = useState<{ open: boolean; view: TourView | null }>({ open: false, view: null });
   const pendingHash = useRef(readHash());
   // The link the page was opened with, shown until its files are loaded.
@@ -106,8 +109,9 @@ export function App() {
   // New files show the page the URL named (once, for a reload), else the first one's block 0.
   const addFiles = useCallback(
     async (list: ChosenFile[]) => {
-      const { added, notice } = await actions.add(list);
+      const { added, notice, skipped } = await actions.add(list);
       setNotice(notice);
+      setSkipped(skipped);
       if (added.length === 0) return;
       const h = pendingHash.current;
       // The link's file by its path, or by a bare name (older links) when one file has it.
@@ -316,6 +320,20 @@ export function App() {
           <p className="notice" role="status">
             {notice}
           </p>
+        )}
+        {skipped.length > 0 && (
+          <details className="skipped-files" data-testid="skipped-files" data-count={skipped.length}>
+            <summary>
+              {skipped.length === 1 ? 'The name of the file skipped' : `The names of the ${skipped.length.toLocaleString('en-US')} files skipped`}
+            </summary>
+            <ul>
+              {skipped.map((path) => (
+                <li key={path} data-testid="skipped-file">
+                  <code>{path}</code>
+                </li>
+              ))}
+            </ul>
+          </details>
         )}
       </section>
 
