@@ -324,7 +324,7 @@ test('one Markdown report of every problem page of every file: a summary, pages 
   const md = await page.evaluate(() => navigator.clipboard.readText());
   await expect(page.getByTestId('report-all')).toHaveValue(md);
   const want = [seg0, seg2].flatMap((f) => problemsOf(f).map((e) => ({ f, e })));
-  expect(md.split('\n')[0]).toBe(`# pgpage report: ${want.length} problem pages in 2 files`);
+  expect(md.split('\n')[0]).toBe(`# pgpage checksum inventory: ${want.length} problem pages in 2 files`);
   expect(md).toMatch(/^Made by pgpage \d+\.\d+\.\d+\. PostgreSQL version unknown \(no PG_VERSION dropped\), little-endian, 8192-byte pages\.$/m);
   // The first five pages in full, then one appendix row per problem page.
   const sections = md.split(/^### /m).slice(1);

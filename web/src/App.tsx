@@ -7,7 +7,7 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } fro
 import { PageMap } from './pageview/PageMap';
 import { PageView } from './pageview/PageView';
 import { SamplesPicker, useSampleLoader } from './samples/Samples';
-import { PngButton, ProblemsReport } from './share/Share';
+import { PngButton, ProblemsReport, zeroRowsOf } from './share/Share';
 import { setAskSlot } from './playground/askSlot';
 import { Tour, type TourView } from './tour/Tour';
 import { summaryState, type FileEntry } from './files';
@@ -222,6 +222,8 @@ export function App() {
   }, [files]);
 
   const report = shownReport.use();
+  // The all-zero pages the inventory's Markdown lists beside its problem pages.
+  const inventoryZeros = useMemo(() => zeroRowsOf(listed, report), [listed, report]);
   useEffect(() => {
     if (!report || !reportOpening.current || reportOpening.current.stale === report.report) return;
     if (report.report.relations.every((r) => r.blocks.length === 0)) {
@@ -356,8 +358,14 @@ export function App() {
       )}
 
       <ReportPanel files={files} controls={controls} onPick={setSel} />
-      <section className="summary" data-testid="summary" data-state={state}>
-        <h2>Summary</h2>
+      <section className="summary" data-testid="summary" data-state={state} aria-labelledby="inventory-title">
+        <h2 id="inventory-title">Checksum inventory</h2>
+        {state !== 'idle' && (
+          <p className="inventory-intro" data-testid="inventory-intro">
+            Every file verified page by page, each fork and segment, as pg_checksums counts them
+            {report ? ': the checksum evidence beside the incident report above, which is the account of the damage' : ''}.
+          </p>
+        )}
         <div aria-live="polite">
           {state === 'idle' && <p>No files yet.</p>}
           <Verdict files={listed} problems={allProblems} state={state} />
@@ -378,7 +386,7 @@ export function App() {
               name={listPngName(allProblems.map((x) => ({ path: x.f.path, relation: relationOf(x.f) })))}
             />
           )}
-          {(allProblems.length > 0 || noted.length > 0) && <ProblemsReport problems={allProblems} noted={noted} />}
+          {(allProblems.length > 0 || inventoryZeros.length > 0) && <ProblemsReport problems={allProblems} noted={noted} all={listed} />}
           <FileFindings files={listed} onPick={jump} part="rest" />
           <ProblemList problems={allProblems} sel={sel} onPick={jump} />
           {zeroPageCount > 0 && (
