@@ -5,7 +5,7 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
 import { afterPaint, pageDrawn } from '../lib/drawn';
-import { checksumWords, hexdumpC, sentence, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
+import { checksumWords, sentence, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { mapPage } from '../lib/maps';
 import { decodeWithCore, fileKindOf, structureHintsOf, type Span } from '../lib/spans';
 import { isReadAsEmpty, READ_AS_EMPTY, READ_AS_EMPTY_WORDS, STATUS_WORDS, ZERO_NOTE_WORDS } from '../lib/status';
@@ -221,9 +221,12 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   const doCopy = (what: string, text: string) => void copy(text).then((ok) => setCopied(ok ? what : `could not copy ${what}`));
   const fileOffset = page.block * page.blockSize;
   // An all-zero page is said in one line and dumped as hexdump -C folds it, unless its rows
-  // are wanted: asked for, edited, a byte of it pointed at (a link's offset, a tour step).
+  // are wanted: asked for, edited, a byte past its first row pointed at (the cursor, a link's
+  // offset, a tour step).
   const allZero = page.bytes.every((b) => b === 0);
-  const rowsWanted = (zeroRows?.entryId === entry.id && zeroRows.block === page.block) || lab.editing || p.offset !== 0 || p.highlight !== undefined;
+  const rowsWanted =
+    (zeroRows?.entryId === entry.id && zeroRows.block === page.block) || lab.editing || p.offset >= 16 || (p.highlight !== undefined && p.highlight.end > 16);
+  const folded = allZero && !rowsWanted;
   // The share row's "Redact row data" switch holds for these copies too.
   const redaction = () =>
     redactOn() && wasmRef.current ? redactionOf(wasmRef.current, page.bytes, page.absoluteBlock, page.bigEndian, entry.fork, decoded.kind) : null;
@@ -391,39 +394,38 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       <PageShare entry={entry} block={page.block} />
       <SpanTip span={hover.span} off={hover.off} />
       <div className="pagebody">
-        {allZero && !rowsWanted ? (
+        {folded && (
           <div className="zero-page" data-testid="zero-page" data-bytes={page.bytes.length}>
             <p>
-              <strong>All {page.bytes.length.toLocaleString('en-US')} bytes of this page are zero</strong>: no header, no line pointers, no tuples. As{' '}
-              <code>hexdump -C</code> prints it, one row of zeros and a <code>*</code> for the {(page.bytes.length / 16 - 1).toLocaleString('en-US')} rows like
-              it:
+              <strong>All {page.bytes.length.toLocaleString('en-US')} bytes of this page are zero</strong>: no header, no line pointers, no tuples. Below as{' '}
+              <code>hexdump -C</code> prints it: one row of zeros and a <code>*</code> for the {(page.bytes.length / 16 - 1).toLocaleString('en-US')} rows like
+              it.{' '}
+              <button type="button" data-testid="zero-page-rows" onClick={() => setZeroRows({ entryId: entry.id, block: page.block })}>
+                Show all {(page.bytes.length / 16).toLocaleString('en-US')} rows
+              </button>
             </p>
-            <pre data-testid="zero-page-dump">{hexdumpC(page.bytes, fileOffset)}</pre>
-            <button type="button" data-testid="zero-page-rows" onClick={() => setZeroRows({ entryId: entry.id, block: page.block })}>
-              Show all {(page.bytes.length / 16).toLocaleString('en-US')} rows
-            </button>
           </div>
-        ) : (
-          <HexView
-            data={provider}
-            baseOffset={fileOffset}
-            spans={decoded.spans}
-            markedFields={marked}
-            selectedItem={item}
-            reveal={reveal?.to === 'hex' && revealStart !== null ? { start: revealStart, n: reveal.n } : undefined}
-            highlight={p.highlight ?? (flip && flip.block === page.block ? { start: flip.offset, end: flip.offset + 1 } : undefined)}
-            cursor={p.offset}
-            onCursor={(off) => {
-              p.onOffset(off);
-              const s = decoded.spans.find((x) => off >= x.start && off < x.start + x.len);
-              if (s?.item !== undefined) select(s.item, 'row');
-            }}
-            onHover={(span, off) => setHover({ span, off })}
-            onEditByte={lab.onEditByte}
-            editedOffsets={lab.editedOffsets}
-            hold={p.hold}
-          />
         )}
+        <HexView
+          data={provider}
+          baseOffset={fileOffset}
+          spans={decoded.spans}
+          markedFields={marked}
+          selectedItem={item}
+          reveal={reveal?.to === 'hex' && revealStart !== null ? { start: revealStart, n: reveal.n } : undefined}
+          highlight={p.highlight ?? (flip && flip.block === page.block ? { start: flip.offset, end: flip.offset + 1 } : undefined)}
+          cursor={p.offset}
+          onCursor={(off) => {
+            p.onOffset(off);
+            const s = decoded.spans.find((x) => off >= x.start && off < x.start + x.len);
+            if (s?.item !== undefined) select(s.item, 'row');
+          }}
+          onHover={(span, off) => setHover({ span, off })}
+          onEditByte={lab.onEditByte}
+          editedOffsets={lab.editedOffsets}
+          hold={p.hold}
+          fold={folded}
+        />
         {/* One element per block: out of view the panels keep the size they last had (content-
             visibility: auto), and another block's size let its tables spill over what follows. */}
         <div className={allZero ? 'panels small' : 'panels'} key={page.block}>
