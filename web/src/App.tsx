@@ -362,8 +362,8 @@ export function App() {
         <h2 id="inventory-title">Checksum inventory</h2>
         {state !== 'idle' && (
           <p className="inventory-intro" data-testid="inventory-intro">
-            Every file verified page by page, each fork and segment, as pg_checksums counts them
-            {report ? ': the checksum evidence beside the incident report above, which is the account of the damage' : ''}.
+            Every file verified, forks and segments included, as pg_checksums counts them
+            {report ? ': the checksum evidence beside the incident report above' : ''}.
           </p>
         )}
         <div aria-live="polite">
