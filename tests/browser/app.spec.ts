@@ -232,6 +232,15 @@ test('a folder without relation files: one message, the files already loaded sti
   write(join(d, 'data', 'pg_xact'), '0001', new Uint8Array(8192).fill(0x55));
   await page.getByTestId('folder-input').setInputFiles(join(d, 'data'));
   await expect(page.getByRole('status').filter({ hasText: 'relation file' })).toHaveText('Skipped 5 files that are not relation files.');
+  // Which five: their names, folded under the notice.
+  const skipped = page.getByTestId('skipped-files');
+  await expect(skipped).toHaveAttribute('data-count', '5');
+  await expect(skipped.getByTestId('skipped-file').first()).toBeHidden();
+  await skipped.locator('summary').click();
+  await expect(skipped.getByTestId('skipped-file').first()).toBeVisible();
+  expect((await skipped.getByTestId('skipped-file').allTextContents()).sort()).toEqual(
+    ['PG_VERSION', 'pg_control', 'postgresql.conf', 'pg_wal/000000010000000000000001', 'pg_xact/0001'].map((n) => `data/${n}`).sort(),
+  );
   await expect(page.getByTestId('file')).toHaveCount(2);
   await expect(page.locator('[data-testid=file][data-file="16391"] [data-count=ok]')).toHaveText('20');
   rmSync(d, { recursive: true, force: true });

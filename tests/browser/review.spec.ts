@@ -8,9 +8,14 @@
 // report's relate; the overwritten page runs no flip search and lists no item findings; the
 // WAL panel says whose pd_lsn is whose; the page's picture is a card; Copy link says what it
 // opens; the comparison with the older copy counts differences apart from damage; on a phone
-// the hex dump scrolls in its box, said so, and the redaction switch keeps its words.
+// the hex dump scrolls in its box, said so, and the redaction switch keeps its words. The
+// incident report is the one headline: the section below it is the checksum inventory, said
+// so, and its Markdown lists the zeroed page too; the problem table gives checksums in decimal
+// and hex; the zeroed page shows as one line and hexdump -C's rows, not 512 rows of zeros; and
+// nothing of the report, the inventory or the page view is wider than the screen.
 import { expect, test, type Page } from './test';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { basename, join, relative } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { PNG } from 'pngjs';
@@ -103,6 +108,36 @@ async function openBlock(page: Page, block: number): Promise<void> {
 
 const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
+/** Elements of the report, the inventory and the page view that end past the window's right
+ * edge with no box of their own that scrolls or clips them (a wide table in its scrolling box
+ * is in sight up to the box's edge). */
+const stickingOut = (page: Page) =>
+  page.evaluate(() => {
+    const right = document.documentElement.clientWidth + 0.5;
+    const inBox = (e: Element, self = false) => {
+      for (let a = self ? e : e.parentElement; a; a = a.parentElement)
+        if (getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= right) return true;
+      return false;
+    };
+    const roots = [...document.querySelectorAll('[data-testid=incident-report], [data-testid=summary], [data-testid=page-view]')];
+    const elements = roots
+      .flatMap((r) => [...r.querySelectorAll('*')])
+      .filter((e) => e.getClientRects().length > 0 && e.getBoundingClientRect().right > right && !inBox(e))
+      .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().width)} px: ${(e.textContent ?? '').slice(0, 60)}`);
+    // A word too long for its line runs past its element's box, which stays in bounds.
+    const words: string[] = [];
+    for (const r of roots) {
+      const walk = document.createTreeWalker(r, NodeFilter.SHOW_TEXT);
+      for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(t);
+        if (t.parentElement && range.getBoundingClientRect().right > right && !inBox(t.parentElement, true))
+          words.push(`text: ${(t.textContent ?? '').slice(0, 80)}`);
+      }
+    }
+    return [...elements, ...words];
+  });
+
 /** The words the report, the page view and the summary share for a zeroed page (lib/status.ts). */
 const READ_AS_EMPTY_WORDS =
   'a zeroed page whose rows are lost though the server reads it without an error, as an empty page: counted apart from the pages it refuses';
@@ -169,6 +204,91 @@ for (const [width, height] of SIZES) {
         'the status columns add up to the blocks',
       ).toBe(made.blocks);
       expect(await sideways(page)).toBeLessThanOrEqual(0);
+    });
+
+    test('one headline: the checksum inventory says what it is and lists the zeroed page; the zeroed page in one line; nothing wider than the screen', async ({
+      page,
+    }) => {
+      test.setTimeout(300_000);
+      await page.goto('/');
+      await drop(page);
+
+      // The report's verdict is the headline; the section below it is titled and introduced
+      // as the checksum inventory, its counts set as body text.
+      const summary = page.getByTestId('summary');
+      await expect(summary.locator('h2')).toHaveText('Checksum inventory');
+      await expect(summary.getByTestId('inventory-intro')).toHaveText(
+        'Every file verified, forks and segments included, as pg_checksums counts them: the checksum evidence beside the incident report above.',
+      );
+      const fontSize = (id: string) => page.getByTestId(id).evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
+      expect(await fontSize('verdict'), 'the inventory count is smaller than the report verdict').toBeLessThan(await fontSize('report-verdict'));
+
+      // Its Markdown: named for what it copies, titled apart from the report, and the zeroed
+      // page the report counts is in its table.
+      const copy = page.getByTestId('copy-report-all');
+      await expect(copy).toHaveText('Copy the checksum inventory (Markdown)');
+      await copy.click();
+      const box = page.getByTestId('report-all');
+      await expect(box).toHaveValue(/^# pgpage checksum inventory: /);
+      const md = await box.inputValue();
+      expect(md.split('\n')[0]).toBe(`# pgpage checksum inventory: ${DAMAGED.length - 1} problem pages and 1 all-zero page read as empty in 1 file`);
+      expect(md).toContain(
+        `| \`${made.heapPath}\` | zero (all-zero page between pages with rows: rows stored there would be gone; the incident report: read as empty, rows lost) | 1 | ${ZEROED} |`,
+      );
+
+      // The problem table: decimal and hex, as pg_checksums and the server's WARNING give
+      // them; pageinspect's int2 is the page view's.
+      const rows = page.getByTestId('problem');
+      await expect(rows).toHaveCount(DAMAGED.length - 1);
+      for (const row of await rows.all()) {
+        const cells = row.locator('td');
+        const hex = (v: number) => `${v} (0x${v.toString(16).toUpperCase().padStart(4, '0')})`;
+        await expect(cells.nth(4)).toHaveText(hex(Number(await row.getAttribute('data-stored'))));
+        await expect(cells.nth(5)).toHaveText(hex(Number(await row.getAttribute('data-computed'))));
+      }
+      await expect(page.locator('table.problems')).not.toContainText('int2');
+
+      // The zeroed page, where the page view opened: one line, and its dump as hexdump -C
+      // prints it (the real tool's output, three lines), not 512 rows of zeros.
+      const view = page.getByTestId('page-view');
+      await expect(view).toHaveAttribute('data-block', String(ZEROED));
+      const zero = view.getByTestId('zero-page');
+      await expect(zero).toContainText('All 8,192 bytes of this page are zero');
+      const dump = execFileSync('hexdump', ['-C', '-s', String(ZEROED * BS), '-n', String(BS), join(out, made.heapPath)], { encoding: 'utf8' });
+      const [first, star, end] = dump.split('\n').filter(Boolean);
+      expect([star, dump.split('\n').filter(Boolean).length]).toEqual(['*', 3]);
+      const [offset, ...rest] = first.split(/\s+/);
+      const hexview = view.getByTestId('hexview');
+      await expect(hexview).toHaveAttribute('data-folded', 'true');
+      const shown = hexview.locator('.hexrow');
+      await expect(shown).toHaveCount(3);
+      await expect(shown.nth(0).locator('.hexoff')).toHaveText(offset);
+      expect(await shown.nth(0).locator('.hexbytes [data-off]').allTextContents()).toEqual(rest.slice(0, 16));
+      await expect(shown.nth(0).locator('.hexascii')).toHaveText(rest[16].slice(1, -1));
+      await expect(shown.nth(1)).toHaveText('*');
+      await expect(shown.nth(2)).toHaveText(end);
+      expect((await view.locator('.pagebody').boundingBox())!.height, 'the zero page is said in a few lines').toBeLessThan(600);
+      expect(await stickingOut(page)).toEqual([]);
+      // Its rows when asked for: 512 rows of zeros, each painted.
+      await zero.getByTestId('zero-page-rows').click();
+      await expect(hexview).not.toHaveAttribute('data-folded');
+      await expect(hexview).toHaveAttribute('data-complete', 'true');
+      await expect(hexview.locator('.hexrow')).toHaveCount(BS / 16);
+      await hexview.scrollIntoViewIfNeeded();
+      await expect(hexview.locator('.hexrow').first().locator('.hexbytes')).toHaveText(/^(00){16}$/);
+
+      // Nothing of the report (its folded parts opened), the inventory or the page views of
+      // the damaged pages ends past the window's edge; long values wrap.
+      await page
+        .locator('[data-testid=incident-report] details, [data-testid=summary] details')
+        .evaluateAll((ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+      expect(await stickingOut(page)).toEqual([]);
+      expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(width);
+      for (const block of DAMAGED.filter((b) => b !== ZEROED)) {
+        await openBlock(page, block);
+        expect(await page.evaluate(() => document.scrollingElement!.scrollWidth), `block ${block}`).toBeLessThanOrEqual(width);
+        expect(await stickingOut(page), `block ${block}`).toEqual([]);
+      }
     });
 
     test('the overwritten page: no flip search, no findings on items; the WAL image says whose pd_lsn is whose', async ({ page }) => {

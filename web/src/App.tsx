@@ -7,7 +7,7 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } fro
 import { PageMap } from './pageview/PageMap';
 import { PageView } from './pageview/PageView';
 import { SamplesPicker, useSampleLoader } from './samples/Samples';
-import { PngButton, ProblemsReport } from './share/Share';
+import { PngButton, ProblemsReport, zeroRowsOf } from './share/Share';
 import { setAskSlot } from './playground/askSlot';
 import { Tour, type TourView } from './tour/Tour';
 import { summaryState, type FileEntry } from './files';
@@ -77,6 +77,9 @@ export function App() {
   const { files, filesRef, allChoice, amcheck, controls, catalogs, actions } = useFiles(onReplace);
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('pgpage-theme') as Theme) ?? 'auto');
   const [notice, setNotice] = useState<string | null>(null);
+  // The paths the last drop skipped, which the notice counts: a reader can check that none of
+  // them was a relation file.
+  const [skipped, setSkipped] = useState<readonly string[]>([]);
   const [tour, setTour] = useState<{ open: boolean; view: TourView | null }>({ open: false, view: null });
   const pendingHash = useRef(readHash());
   // The link the page was opened with, shown until its files are loaded.
@@ -106,8 +109,9 @@ export function App() {
   // New files show the page the URL named (once, for a reload), else the first one's block 0.
   const addFiles = useCallback(
     async (list: ChosenFile[]) => {
-      const { added, notice } = await actions.add(list);
+      const { added, notice, skipped } = await actions.add(list);
       setNotice(notice);
+      setSkipped(skipped);
       if (added.length === 0) return;
       const h = pendingHash.current;
       // The link's file by its path, or by a bare name (older links) when one file has it.
@@ -218,6 +222,8 @@ export function App() {
   }, [files]);
 
   const report = shownReport.use();
+  // The all-zero pages the inventory's Markdown lists beside its problem pages.
+  const inventoryZeros = useMemo(() => zeroRowsOf(listed, report), [listed, report]);
   useEffect(() => {
     if (!report || !reportOpening.current || reportOpening.current.stale === report.report) return;
     if (report.report.relations.every((r) => r.blocks.length === 0)) {
@@ -317,6 +323,20 @@ export function App() {
             {notice}
           </p>
         )}
+        {skipped.length > 0 && (
+          <details className="skipped-files" data-testid="skipped-files" data-count={skipped.length}>
+            <summary>
+              {skipped.length === 1 ? 'The name of the file skipped' : `The names of the ${skipped.length.toLocaleString('en-US')} files skipped`}
+            </summary>
+            <ul>
+              {skipped.map((path) => (
+                <li key={path} data-testid="skipped-file">
+                  <code>{path}</code>
+                </li>
+              ))}
+            </ul>
+          </details>
+        )}
       </section>
 
       {play && (
@@ -338,8 +358,14 @@ export function App() {
       )}
 
       <ReportPanel files={files} controls={controls} onPick={setSel} />
-      <section className="summary" data-testid="summary" data-state={state}>
-        <h2>Summary</h2>
+      <section className="summary" data-testid="summary" data-state={state} aria-labelledby="inventory-title">
+        <h2 id="inventory-title">Checksum inventory</h2>
+        {state !== 'idle' && (
+          <p className="inventory-intro" data-testid="inventory-intro">
+            Every file verified, forks and segments included, as pg_checksums counts them
+            {report ? ': the checksum evidence beside the incident report above' : ''}.
+          </p>
+        )}
         <div aria-live="polite">
           {state === 'idle' && <p>No files yet.</p>}
           <Verdict files={listed} problems={allProblems} state={state} />
@@ -360,7 +386,7 @@ export function App() {
               name={listPngName(allProblems.map((x) => ({ path: x.f.path, relation: relationOf(x.f) })))}
             />
           )}
-          {(allProblems.length > 0 || noted.length > 0) && <ProblemsReport problems={allProblems} noted={noted} />}
+          {(allProblems.length > 0 || inventoryZeros.length > 0) && <ProblemsReport problems={allProblems} noted={noted} all={listed} />}
           <FileFindings files={listed} onPick={jump} part="rest" />
           <ProblemList problems={allProblems} sel={sel} onPick={jump} />
           {zeroPageCount > 0 && (

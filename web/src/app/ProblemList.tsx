@@ -5,7 +5,7 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { measureAfterLayout } from './virtual';
-import { checksumWords, sentence } from '../lib/messages';
+import { checksumDecHex, sentence } from '../lib/messages';
 import { STATUS_WORDS } from '../lib/status';
 import type { FileEntry } from '../files';
 import type { Chance, ProblemPage } from '../worker/protocol';
@@ -141,8 +141,8 @@ const ProblemRow = memo(function ProblemRow(p: {
       <td>{page.block}</td>
       <td>{page.absoluteBlock}</td>
       <td>{refusal ? 'all-zero page that the index leads to: the server refuses it' : STATUS_WORDS[page.status]}</td>
-      <td>{checksumWords(page.stored)}</td>
-      <td>{page.computed === null ? '—' : checksumWords(page.computed)}</td>
+      <td>{checksumDecHex(page.stored)}</td>
+      <td>{page.computed === null ? '—' : checksumDecHex(page.computed)}</td>
       <td data-testid="hint" data-claim={page.misplaced?.claim ? page.misplaced.block : undefined}>
         {refusal ? `the server refuses it: ${refusal.message}` : hint(page, f.chance)}
       </td>

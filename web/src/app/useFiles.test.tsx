@@ -58,6 +58,7 @@ describe('useFiles', () => {
     });
     expect(out.added.map((f) => f.path)).toEqual(['pgdata/base/5/16385', 'pgdata/base/5/16385.2', 'pgdata/base/5/16385.10']);
     expect(out.notice).toBe('Skipped 2 files that are not relation files.');
+    expect(out.skipped).toEqual(['pgdata/global/pg_control', 'pgdata/pg_xact/0000']);
     expect(result.current.files.map((f) => f.segment)).toEqual([0, 2, 10]);
     // Two workers take them: each file once, whichever takes it.
     await waitFor(() =>

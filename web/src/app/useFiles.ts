@@ -30,9 +30,10 @@ export interface ChosenFile {
 /** The store's actions: stable across renders, so memoized rows can take them. */
 export interface FilesActions {
   /** Adds files and starts verifying them; returns the new entries (in path order) and what
-   * to tell the user (skipped files, nothing usable). A data directory's pg_control (or one
-   * dropped beside the files) is decoded, and says whether its files have checksums. */
-  add(list: ChosenFile[]): Promise<{ added: FileEntry[]; notice: string | null }>;
+   * to tell the user (skipped files, nothing usable), with the paths of the files skipped. A
+   * data directory's pg_control (or one dropped beside the files) is decoded, and says whether
+   * its files have checksums. */
+  add(list: ChosenFile[]): Promise<{ added: FileEntry[]; notice: string | null; skipped: string[] }>;
   cancel(f: FileEntry): void;
   segment(f: FileEntry, segment: number): void;
   choice(f: FileEntry, c: GeometryChoice): void;
@@ -251,9 +252,10 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
         const kept = list.filter((x) => !skip.has(x) && !(fresh.length > 0 && isControl(x)));
         if (kept.length === 0) {
           // A control file alone is what was asked for: its panel says the rest.
-          if (fresh.some((c) => c.control)) return { added: [], notice: null };
+          if (fresh.some((c) => c.control)) return { added: [], notice: null, skipped: [] };
           return {
             added: [],
+            skipped: list.map((x) => x.path),
             notice:
               list.length === 0
                 ? 'No files were chosen.'
@@ -262,7 +264,9 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
                   : `None of the ${list.length} files is a relation file.`,
           };
         }
-        const skipped = list.length - kept.length;
+        const keptSet = new Set(kept);
+        const skippedPaths = list.filter((x) => !keptSet.has(x)).map((x) => x.path);
+        const skipped = skippedPaths.length;
         kept.sort((a, b) => byPath.compare(a.path, b.path));
         const added = kept.map((x) => {
           const e = newEntry(x.file, x.path, allChoiceRef.current, namesOf(w, x.path), checksumsFor(known, x.path), versionFor(known, x.path));
@@ -281,6 +285,7 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
         return {
           added,
           notice: skipped === 1 ? 'Skipped 1 file that is not a relation file.' : skipped > 0 ? `Skipped ${skipped} files that are not relation files.` : null,
+          skipped: skippedPaths,
         };
       },
       cancel: (f) => ensurePool().cancel(f.id),

@@ -46,6 +46,9 @@ export interface HexViewProps {
    * highlight or the selected item lies past them. A whole 8 kB dump is ~10,000 elements,
    * whose rendering took ~200 ms of a 1 GB verification's 600. */
   hold?: boolean;
+  /** Rows equal to the row before show as one `*` line, and the end offset follows, as
+   * `hexdump -C` prints them (a page of one repeated row in three lines). */
+  fold?: boolean;
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
@@ -203,7 +206,24 @@ function HexViewImpl(p: HexViewProps) {
   };
 
   const rows = [];
-  for (let r = 0; r < Math.min(bytes.length, rowsShown * 16); r += 16) {
+  let previous: string | null = null;
+  let starred = false;
+  for (let r = 0; r < Math.min(bytes.length, p.fold ? bytes.length : rowsShown * 16); r += 16) {
+    if (p.fold) {
+      const same = bytes.subarray(r, r + 16).join(' ');
+      if (same === previous && r + 16 <= bytes.length) {
+        if (!starred)
+          rows.push(
+            <div key={`fold-${r}`} className="hexrow hexfold" data-fold-from={r}>
+              *
+            </div>,
+          );
+        starred = true;
+        continue;
+      }
+      previous = same;
+      starred = false;
+    }
     // A row re-renders only when the cursor or the selected item touches it.
     const cursorHere = p.cursor >= r && p.cursor < r + 16 ? p.cursor : -1;
     let selHere = false;
@@ -241,7 +261,8 @@ function HexViewImpl(p: HexViewProps) {
         // Keys go to the dump, not to a screen reader's browse mode; what the cursor is on is
         // announced by the hover line (a live region), not by 8,192 byte cells.
         role="application"
-        data-complete={rowsShown >= totalRows ? 'true' : 'false'}
+        data-complete={p.fold || rowsShown >= totalRows ? 'true' : 'false'}
+        data-folded={p.fold ? 'true' : undefined}
         // Rows held back while files verify: a state tests wait on instead of a time.
         data-held={holding ? 'true' : 'false'}
         aria-label={`hex dump of the page; arrow keys move the cursor${p.onEditByte ? '; hex digits overwrite the byte at the cursor' : ''}`}
@@ -262,9 +283,14 @@ function HexViewImpl(p: HexViewProps) {
         }}
       >
         {rows}
+        {p.fold && (
+          <div className="hexrow hexend">
+            <span className="hexoff">{(p.baseOffset + bytes.length).toString(16).padStart(8, '0')}</span>
+          </div>
+        )}
         {/* The rows still to come take their room, so the dump has its full height (and a
           scroll bar to reach them by) from the start. */}
-        {rowsShown < totalRows && <div className="hexrest" aria-hidden="true" style={{ height: `${(totalRows - rowsShown) * 1.35}em` }} />}
+        {!p.fold && rowsShown < totalRows && <div className="hexrest" aria-hidden="true" style={{ height: `${(totalRows - rowsShown) * 1.35}em` }} />}
       </div>
     </>
   );

@@ -16,6 +16,12 @@ export function checksumWords(v: number): string {
   return `${v} (0x${hexUpper(v).padStart(4, '0')}, int2 ${signedInt2(v)})`;
 }
 
+/** `981 (0x03D5)`: a checksum as pg_checksums and the server's WARNING give it; pageinspect's
+ * signed int2 belongs where its page_header() columns are shown. */
+export function checksumDecHex(v: number): string {
+  return `${v} (0x${hexUpper(v).padStart(4, '0')})`;
+}
+
 /** The lines PostgreSQL's tools print about a page, in the core's words (crates/pgpage
  * messages.rs): pg_checksums, the server reading it (18's differ), pg_basebackup. */
 export type MessageCore = Pick<Wasm, 'pg_checksums_line' | 'server_lines' | 'pg_basebackup_line'>;

@@ -185,8 +185,15 @@ describe('Markdown report', () => {
       ],
       '9.9.9-test',
       'PostgreSQL 15 (PG_VERSION)',
+      [{ path: other.path, block: 3, readAsEmpty: true }],
     );
-    expect(md.startsWith('# pgpage report: 465 problem pages in 2 files\n')).toBe(true);
+    // Titled as what it is: the incident report is the one headline.
+    expect(md.startsWith('# pgpage checksum inventory: 465 problem pages and 1 all-zero page read as empty in 2 files\n')).toBe(true);
+    expect(md).toContain('the checksum evidence beside the incident report (`pgpage report`), which is the account of the damage');
+    // The zeroed page the incident report counts is in the summary's table too.
+    expect(md).toContain(
+      '| `base/16384/16391` | zero (all-zero page between pages with rows: rows stored there would be gone; the incident report: read as empty, rows lost) | 1 | 3 |',
+    );
     expect(md).toContain('Made by pgpage 9.9.9-test. PostgreSQL 15 (PG_VERSION).');
     expect(md).toContain('- `base/16384/16391`: 1 block: 1 new_not_zero (');
     // The core's notes on pages the server accepts, under their file.

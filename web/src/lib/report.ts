@@ -2,7 +2,7 @@
 // is, its checksums in every form people quote, the header as page_header() shows it, what
 // PostgreSQL's tools would print, `hexdump -C` excerpts and the file's page-map summary.
 import { checksumWords, hexdumpC } from './messages';
-import { STATUS_NAMES, STATUS_WORDS, ZERO_NOTE_WORDS, type StatusCounts, type StatusName } from './status';
+import { READ_AS_EMPTY, STATUS_NAMES, STATUS_WORDS, ZERO_NOTE_WORDS, type StatusCounts, type StatusName } from './status';
 import { plainText } from './text';
 
 export interface ReportPage {
@@ -234,13 +234,24 @@ export interface ProblemRow {
   note: string;
 }
 
+/** An all-zero page the server reads as empty though rows may have been there: the core's
+ * note (zero_page_between_rows), or the incident report's `zeroed` finding. */
+export interface ZeroRow {
+  path: string;
+  block: number;
+  /** The incident report finds the page's rows lost (READ_AS_EMPTY). */
+  readAsEmpty: boolean;
+}
+
 /** Pages shown in full in the all-problems report; the appendix lists every one. */
 export const DETAILED_PAGES = 5;
 
 /**
- * Every problem page of every file in one post: a short summary first (each file's counts,
- * then per file and status the number of pages and their block ranges), the first few pages
- * in full as in the one-page report, and an appendix table with one row per problem page.
+ * The checksum inventory of every file verified, in one post: a short summary first (each
+ * file's counts, then per file and status the number of pages and their block ranges, the
+ * all-zero pages the server reads as empty among them), the first few problem pages in full
+ * as in the one-page report, and an appendix table with one row per problem page. The
+ * incident report is the account of the damage; this is its checksum evidence, titled apart.
  */
 export function markdownReportAll(
   rows: readonly ProblemRow[],
@@ -248,9 +259,18 @@ export function markdownReportAll(
   files: { path: string; summary: FileSummary }[],
   version: string,
   cluster?: string,
+  zeros: readonly ZeroRow[] = [],
 ): string {
-  const out = [`# pgpage report: ${plural(rows.length, 'problem page')} in ${plural(files.length, 'file')}`, ''];
-  out.push(`Made by pgpage ${version}.${cluster ? ` ${cluster}.` : ''}`, '', '## Summary', '');
+  const zeroWords = zeros.length > 0 ? ` and ${plural(zeros.length, 'all-zero page')} read as empty` : '';
+  const out = [`# pgpage checksum inventory: ${plural(rows.length, 'problem page')}${zeroWords} in ${plural(files.length, 'file')}`, ''];
+  out.push(
+    `Made by pgpage ${version}.${cluster ? ` ${cluster}.` : ''}`,
+    '',
+    'Every file verified, each fork and segment, as pg_checksums counts them: the checksum evidence beside the incident report (`pgpage report`), which is the account of the damage.',
+    '',
+    '## Summary',
+    '',
+  );
   for (const f of files) {
     out.push(`- ${summaryLine(f.path, f.summary)}`);
     for (const n of f.summary.notes ?? []) out.push(`  - note: ${cell(n)}`);
@@ -266,6 +286,17 @@ export function markdownReportAll(
   for (const g of groups.values()) {
     const { path, status } = g[0];
     out.push(`| \`${cell(path)}\` | ${status} (${cell(STATUS_WORDS[status])}) | ${g.length} | ${blockRanges(g.map((r) => r.block))} |`);
+  }
+  // The all-zero pages have no checksum to fail, but rows may be gone there: a row each way
+  // the incident report counts them, so that the two tables name the same pages.
+  const zeroGroups = new Map<string, ZeroRow[]>();
+  for (const z of zeros) {
+    const key = `${z.path}\u0000${z.readAsEmpty}`;
+    zeroGroups.set(key, [...(zeroGroups.get(key) ?? []), z]);
+  }
+  for (const g of zeroGroups.values()) {
+    const words = g[0].readAsEmpty ? `${ZERO_NOTE_WORDS}; the incident report: ${READ_AS_EMPTY}, rows lost` : ZERO_NOTE_WORDS;
+    out.push(`| \`${cell(g[0].path)}\` | zero (${cell(words)}) | ${g.length} | ${blockRanges(g.map((z) => z.block))} |`);
   }
   if (detailed.length > 0) {
     const which =

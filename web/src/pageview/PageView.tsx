@@ -79,6 +79,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   // A bit-flip candidate the damage panel shows: its byte outlined in the dump.
   const [flip, setFlip] = useState<FlipMark | null>(null);
   const wasmRef = useRef<Wasm | null>(null);
+  // An all-zero page's dump asked for row by row: the page it was asked for.
+  const [zeroRows, setZeroRows] = useState<{ entryId: number; block: number } | null>(null);
   // A new copy of the file: the hover and the flip candidate were of the old copy's page.
   const [copyId, setCopyId] = useState(entry.id);
   if (copyId !== entry.id) {
@@ -218,6 +220,13 @@ export const PageView = memo(function PageView(p: PageViewProps) {
   const relpath = relpathOf(entry.relDir, entry.rel?.relfilenode ?? 0, entry.fork);
   const doCopy = (what: string, text: string) => void copy(text).then((ok) => setCopied(ok ? what : `could not copy ${what}`));
   const fileOffset = page.block * page.blockSize;
+  // An all-zero page is said in one line and dumped as hexdump -C folds it, unless its rows
+  // are wanted: asked for, edited, a byte past its first row pointed at (the cursor, a link's
+  // offset, a tour step).
+  const allZero = page.bytes.every((b) => b === 0);
+  const rowsWanted =
+    (zeroRows?.entryId === entry.id && zeroRows.block === page.block) || lab.editing || p.offset >= 16 || (p.highlight !== undefined && p.highlight.end > 16);
+  const folded = allZero && !rowsWanted;
   // The share row's "Redact row data" switch holds for these copies too.
   const redaction = () =>
     redactOn() && wasmRef.current ? redactionOf(wasmRef.current, page.bytes, page.absoluteBlock, page.bigEndian, entry.fork, decoded.kind) : null;
@@ -385,6 +394,18 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       <PageShare entry={entry} block={page.block} />
       <SpanTip span={hover.span} off={hover.off} />
       <div className="pagebody">
+        {folded && (
+          <div className="zero-page" data-testid="zero-page" data-bytes={page.bytes.length}>
+            <p>
+              <strong>All {page.bytes.length.toLocaleString('en-US')} bytes of this page are zero</strong>: no header, no line pointers, no tuples. Below as{' '}
+              <code>hexdump -C</code> prints it: one row of zeros and a <code>*</code> for the {(page.bytes.length / 16 - 1).toLocaleString('en-US')} rows like
+              it.{' '}
+              <button type="button" data-testid="zero-page-rows" onClick={() => setZeroRows({ entryId: entry.id, block: page.block })}>
+                Show all {(page.bytes.length / 16).toLocaleString('en-US')} rows
+              </button>
+            </p>
+          </div>
+        )}
         <HexView
           data={provider}
           baseOffset={fileOffset}
@@ -403,10 +424,11 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           onEditByte={lab.onEditByte}
           editedOffsets={lab.editedOffsets}
           hold={p.hold}
+          fold={folded}
         />
         {/* One element per block: out of view the panels keep the size they last had (content-
             visibility: auto), and another block's size let its tables spill over what follows. */}
-        <div className="panels" key={page.block}>
+        <div className={allZero ? 'panels small' : 'panels'} key={page.block}>
           <h3>Page header ({decoded.kind} page)</h3>
           <table data-testid="header-panel" className={p.highlightHeader ? 'hl' : undefined} data-highlight={p.highlightHeader ? 'true' : undefined}>
             <tbody>

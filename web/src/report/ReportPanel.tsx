@@ -346,7 +346,7 @@ function ReportBody({
         {r.cluster.state ? `, ${r.cluster.state}` : ''}: {plural(r.pages, 'main-fork page', 'main-fork pages')} read in{' '}
         {plural(r.files, 'main-fork file', 'main-fork files')}
         {verified > r.files
-          ? ` (the tables' and indexes' own data; the summary below verifies the checksums of all ${verified.toLocaleString('en-US')} files, free space and visibility maps included)`
+          ? ` (the tables' and indexes' own data; the checksum inventory below verifies the checksums of all ${verified.toLocaleString('en-US')} files, free space and visibility maps included)`
           : ''}
         .
       </p>
@@ -387,7 +387,7 @@ function ReportBody({
       )}
       {r.steps.length > 0 && (
         <>
-          {/* Folded: the findings and the summary below them stay on the first screen. */}
+          {/* Folded: the findings and the checksum inventory below them stay on the first screen. */}
           <details className="steps">
             <summary>What to do, in order ({r.steps.length} steps)</summary>
             <ol data-testid="report-steps">

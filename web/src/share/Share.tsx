@@ -3,7 +3,11 @@
 // each is one element wired in with a line wherever it sits.
 import { useState } from 'react';
 import type { FileEntry } from '../files';
-import { DETAILED_PAGES, markdownReport, markdownReportAll, type ProblemRow } from '../lib/report';
+import { DETAILED_PAGES, markdownReport, markdownReportAll, type ProblemRow, type ZeroRow } from '../lib/report';
+import { zeroRuns } from '../app/selection';
+import { findingAt, shownReport } from '../report/shown';
+import type { ReportJson } from '../report/protocol';
+import { isReadAsEmpty } from '../lib/status';
 import type { ProblemPage } from '../worker/protocol';
 import { bandLines, listBandLines, mapBandLines, pngName } from './band';
 import { fileSummary, readFiledump, readRedaction, readReportPage } from './page';
@@ -274,12 +278,29 @@ function problemRow(f: FileEntry, p: ProblemPage): ProblemRow {
   return { path: f.path, block: p.block, absoluteBlock: p.absoluteBlock, status: p.status, stored: p.stored, computed: p.computed, note };
 }
 
-/** One Markdown report of every problem page of every file: a summary, the first few pages
- * in full and an appendix row per page. `noted`: files with notes but no problem page (zero
- * pages between rows), listed too. */
-export function ProblemsReport(p: { problems: { f: FileEntry; p: ProblemPage }[]; noted?: readonly FileEntry[] }) {
+/** The all-zero pages of `files` that the server reads as empty though rows may have been
+ * there: the core's notes, and the incident report's zeroed pages (said so). */
+export function zeroRowsOf(files: readonly FileEntry[], report: { root: string; report: ReportJson } | null): ZeroRow[] {
+  return files.flatMap((f) => {
+    const blocks = new Set(zeroRuns(f).flatMap((x) => (x.block === undefined ? [] : Array.from({ length: x.pages ?? 1 }, (_, i) => (x.block ?? 0) + i))));
+    if (report && f.path.startsWith(report.root)) {
+      const file = f.path.slice(report.root.length);
+      for (const rel of report.report.relations) for (const b of rel.blocks) if (b.file === file && isReadAsEmpty(b)) blocks.add(b.block_in_file);
+    }
+    return [...blocks]
+      .sort((a, b) => a - b)
+      .map((block) => ({ path: f.path, block, readAsEmpty: isReadAsEmpty(findingAt(report, f.path, block) ?? { damage: '' }) }));
+  });
+}
+
+/** The checksum inventory of every file verified as one Markdown post: a summary, the first
+ * few problem pages in full and an appendix row per page. `noted`: files with notes but no
+ * problem page (zero pages between rows); `all`: every file listed, whose all-zero pages the
+ * incident report counts are in the summary's table too. */
+export function ProblemsReport(p: { problems: { f: FileEntry; p: ProblemPage }[]; noted?: readonly FileEntry[]; all?: readonly FileEntry[] }) {
   const [report, setReport] = useState<string | null>(null);
   const [msg, setMsg] = useState<string | null>(null);
+  const incident = shownReport.use();
   return (
     <div className="share-row" data-noprint="">
       <button
@@ -287,7 +308,9 @@ export function ProblemsReport(p: { problems: { f: FileEntry; p: ProblemPage }[]
         data-testid="copy-report-all"
         onClick={() => {
           const shown = p.problems.slice(0, DETAILED_PAGES);
-          const files = [...new Set([...p.problems.map((x) => x.f), ...(p.noted ?? [])])];
+          const zeros = zeroRowsOf(p.all ?? p.noted ?? [], incident);
+          const zeroFiles = new Set(zeros.map((z) => z.path));
+          const files = [...new Set([...p.problems.map((x) => x.f), ...(p.noted ?? []), ...(p.all ?? []).filter((f) => zeroFiles.has(f.path))])];
           const text = Promise.all(shown.map((x) => readReportPage(x.f, x.p.block, redactOn()))).then((pages) =>
             markdownReportAll(
               p.problems.map((x) => problemRow(x.f, x.p)),
@@ -296,19 +319,24 @@ export function ProblemsReport(p: { problems: { f: FileEntry; p: ProblemPage }[]
               VERSION,
               // One cluster line when every page comes from one cluster.
               new Set(pages.map((x) => x.cluster)).size === 1 ? pages[0]?.cluster : undefined,
+              zeros,
             ),
           );
           const copied = clipboardWrite('text/plain', text.then(textBlob));
           text.then(
             (t) => {
               setReport(t);
-              return copied.then((ok) => setMsg(ok ? 'copied the report' : 'the browser did not allow copying the report: select it and copy by hand'));
+              return copied.then((ok) =>
+                setMsg(
+                  ok ? 'copied the report of the checksum inventory' : 'the browser did not allow copying the checksum inventory: select it and copy by hand',
+                ),
+              );
             },
-            (err: unknown) => setMsg(`could not make the report: ${err instanceof Error ? err.message : String(err)}`),
+            (err: unknown) => setMsg(`could not make the checksum inventory: ${err instanceof Error ? err.message : String(err)}`),
           );
         }}
       >
-        Copy Markdown report of all problem pages
+        Copy the checksum inventory (Markdown)
       </button>
       {msg && (
         <span role="status" data-testid="copy-report-all-status">
@@ -316,7 +344,7 @@ export function ProblemsReport(p: { problems: { f: FileEntry; p: ProblemPage }[]
           {msg}
         </span>
       )}
-      {report !== null && <ReportBox text={report} testid="report-all" onClose={() => setReport(null)} />}
+      {report !== null && <ReportBox text={report} testid="report-all" label="checksum inventory in Markdown" onClose={() => setReport(null)} />}
     </div>
   );
 }
