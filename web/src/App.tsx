@@ -84,11 +84,15 @@ export function App() {
   const pendingHash = useRef(readHash());
   // The link the page was opened with, shown until its files are loaded.
   const [linked, setLinked] = useState<LinkedPage | null>(pendingHash.current);
+  // Bumped at each opening, so that the verdicts' effect below runs after it even when every
+  // verdict came in before the opening was set (a small file verified during the drop).
+  const [openings, setOpenings] = useState(0);
   const open = useCallback((f: FileEntry, batch: readonly FileEntry[] = [f]) => {
     const at = { fileId: f.id, block: (f.state === 'done' ? firstPageToSee(f) : null) ?? 0, offset: 0 };
     setSelState(at);
-    opening.current = batch.some((x) => x.state !== 'done') ? [f.id, ...batch.filter((x) => x !== f).map((x) => x.id)] : null;
+    opening.current = [f.id, ...batch.filter((x) => x !== f).map((x) => x.id)];
     reportOpening.current = { stale: shownReport.get()?.report ?? null };
+    setOpenings((n) => n + 1);
   }, []);
   // A jump (n/N, a problem or finding link, the page map, go-to, a difference listed) brings
   // the page view into sight; `jumps` counts them.
@@ -219,7 +223,7 @@ export function App() {
     opening.current = null;
     const at = firstPageToSee(hit);
     if (at !== null) setSelState({ fileId: hit.id, block: at, offset: 0 });
-  }, [files]);
+  }, [files, openings]);
 
   const report = shownReport.use();
   // The all-zero pages the inventory's Markdown lists beside its problem pages.
