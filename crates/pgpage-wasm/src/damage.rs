@@ -158,10 +158,19 @@ pub fn repair_page(
         .map_err(|why| JsError::new(&why.to_string()))
 }
 
+/// A torn page's older write as the incident report found it: its block's `torn_sectors`,
+/// the line pointers it counts as older versions (`torn_items`), and its moved rows
+/// (`torn_moved` as pairs: line pointer, offset of its tuple).
+struct Older {
+    sectors: Option<Vec<u32>>,
+    items: Option<Vec<u16>>,
+    moved: Option<Vec<u16>>,
+}
+
 /// What pg_surgery and the server's settings would do with `page` as it is
 /// (`pgpage::damage::repair::PageAdvice` as JSON). `table`: the catalogs' `schema.name` as SQL.
-/// `older_sectors`, `older_items`: on a torn page, its older write as the incident report
-/// found it (its block's `torn_sectors`, and the line pointers it counts as older versions).
+/// `older_sectors`, `older_items`, `older_moved`: on a torn page, its older write as the
+/// incident report found it ([`Older`]).
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub fn page_advice(
@@ -174,6 +183,7 @@ pub fn page_advice(
     relfilenode: Option<u32>,
     older_sectors: Option<Vec<u32>>,
     older_items: Option<Vec<u16>>,
+    older_moved: Option<Vec<u16>>,
 ) -> Result<String, JsError> {
     advice_json(
         page,
@@ -183,8 +193,11 @@ pub fn page_advice(
         file_kind,
         table,
         relfilenode,
-        older_sectors,
-        older_items,
+        Older {
+            sectors: older_sectors,
+            items: older_items,
+            moved: older_moved,
+        },
         &pgpage::file::scan::Structure::default(),
     )
 }
@@ -207,6 +220,7 @@ pub fn page_advice_with(
     relfilenode: Option<u32>,
     older_sectors: Option<Vec<u32>>,
     older_items: Option<Vec<u16>>,
+    older_moved: Option<Vec<u16>>,
 ) -> Result<String, JsError> {
     let structure = hints.entry(entry)?;
     advice_json(
@@ -217,8 +231,11 @@ pub fn page_advice_with(
         file_kind,
         table,
         relfilenode,
-        older_sectors,
-        older_items,
+        Older {
+            sectors: older_sectors,
+            items: older_items,
+            moved: older_moved,
+        },
         structure,
     )
 }
@@ -232,8 +249,7 @@ fn advice_json(
     file_kind: Option<String>,
     table: Option<String>,
     relfilenode: Option<u32>,
-    older_sectors: Option<Vec<u32>>,
-    older_items: Option<Vec<u16>>,
+    older: Older,
     structure: &pgpage::file::scan::Structure,
 ) -> Result<String, JsError> {
     let opts = DecodeOptions {
@@ -251,10 +267,17 @@ fn advice_json(
             xact: structure.xact.as_deref(),
             ..h
         });
-    let older = older_sectors.map(|sectors| pgpage::am::TornWrite {
+    let moved: Vec<(u16, u16)> = older
+        .moved
+        .unwrap_or_default()
+        .chunks_exact(2)
+        .filter_map(|p| Some((*p.first()?, *p.get(1)?)))
+        .collect();
+    let items = older.items.unwrap_or_default();
+    let older = older.sectors.map(|sectors| pgpage::am::TornWrite {
         sectors,
-        items: older_items.unwrap_or_default(),
-        moved: Vec::new(),
+        items,
+        moved,
     });
     let advice = advise(
         page,

@@ -73,6 +73,8 @@ export interface ReportBlock {
   torn_sectors?: number[];
   /** Line pointers in those sectors that count as older versions of their rows. */
   torn_items?: number[];
+  /** Rows the older write holds at another place (the page was compacted between writes). */
+  torn_moved?: { lp: number; lp_off: number; at_lp?: number }[];
   bit_flips?: {
     rank: number;
     byte: number;

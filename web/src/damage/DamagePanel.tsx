@@ -521,6 +521,7 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
       const structure = structureHintsOf(wasm, entry);
       const older = torn?.torn_sectors ? Uint32Array.from(torn.torn_sectors) : undefined;
       const items = torn?.torn_items ? Uint16Array.from(torn.torn_items) : undefined;
+      const moved = torn?.torn_moved ? Uint16Array.from(torn.torn_moved.flatMap((m) => [m.lp, m.lp_off])) : undefined;
       return structure
         ? pageAdviceWith(
             wasm,
@@ -535,8 +536,21 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
             entry.rel?.relfilenode,
             older,
             items,
+            moved,
           )
-        : pageAdvice(wasm, page.bytes, page.absoluteBlock >>> 0, page.bigEndian, entry.fork, page.decoded.kind, table, entry.rel?.relfilenode, older, items);
+        : pageAdvice(
+            wasm,
+            page.bytes,
+            page.absoluteBlock >>> 0,
+            page.bigEndian,
+            entry.fork,
+            page.decoded.kind,
+            table,
+            entry.rel?.relfilenode,
+            older,
+            items,
+            moved,
+          );
     } catch {
       return null;
     }

@@ -1,0 +1,13 @@
+import { chromium } from '@playwright/test';
+const S='/tmp/review-8o2b/shots/';
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+const ctx = await b.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+const p = await ctx.newPage();
+p.on('console', m => { if (m.type()==='error') console.log('CONSOLE', m.text()); });
+await p.goto('http://127.0.0.1:4173/');
+await p.waitForTimeout(1500);
+await p.screenshot({ path: S+'01-landing.png' });
+const inputs = await p.$$('input[type=file]');
+for (const i of inputs) console.log('input', await i.evaluate(e => e.outerHTML));
+console.log((await p.innerText('body')).slice(0,3000));
+await b.close();
