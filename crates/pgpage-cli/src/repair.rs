@@ -29,7 +29,7 @@ use crate::args::{io_reason, ReadAs};
 use crate::input::{open_regular, read_full_at, read_head};
 
 #[derive(clap::Args, Debug)]
-#[command(group(clap::ArgGroup::new("source").args(["from", "flip", "page"])))]
+#[command(group(clap::ArgGroup::new("source").args(["from", "flip", "page", "torn"])))]
 pub struct RepairArgs {
     /// Print JSON.
     #[arg(long)]
@@ -47,6 +47,12 @@ pub struct RepairArgs {
     /// Take the block from a file of one page (`pg_waldump --save-fullpage`, `pgpage fpi --out`).
     #[arg(long, value_name = "PAGE_FILE")]
     pub page: Option<PathBuf>,
+    /// Rebuild a torn page as its rows read: rows the older write holds at other places
+    /// pointed at there, a HOT root whose newest version nothing leads to redirected to it,
+    /// every line pointer whose tuple the tear took made LP_DEAD (for a file in a data
+    /// directory, as the incident report finds them, from the table's indexes too).
+    #[arg(long)]
+    pub torn: bool,
     /// With --flip: write the flipped page even when the flip does not make the stored
     /// checksum valid (its checksum is then recomputed over bytes nothing checked).
     #[arg(long, requires = "flip")]
@@ -81,7 +87,7 @@ struct Fatal(String);
 
 /// Runs the command; returns the exit status.
 pub fn run(args: &RepairArgs) -> i32 {
-    let result = if args.from.is_some() || args.flip.is_some() || args.page.is_some() {
+    let result = if args.from.is_some() || args.flip.is_some() || args.page.is_some() || args.torn {
         repair(args)
     } else {
         advice(args)
@@ -208,6 +214,49 @@ fn source_page(args: &RepairArgs, d: &Damaged) -> Result<Option<(Vec<u8>, String
         file.read_exact_at(&mut page, at)
             .map_err(|e| failed("read", &shown, &e))?;
         return Ok(Some((page, format!("block {} of \"{shown}\"", args.block))));
+    }
+    if args.torn {
+        let torn = older_write(&args.path, d.absolute).or_else(|| {
+            // A loose file: what the page itself shows of the tear.
+            let (sectors, items) = pgpage::am::torn_write(&d.page, d.absolute, d.geometry.endian);
+            if sectors.is_empty() {
+                return None;
+            }
+            let moved = pgpage::am::torn_moved(&d.page, d.absolute, d.geometry.endian, &sectors);
+            Some(pgpage::am::TornWrite {
+                items: items
+                    .into_iter()
+                    .filter(|lp| !moved.iter().any(|(m, _)| m == lp))
+                    .collect(),
+                sectors,
+                moved,
+                newest: Vec::new(),
+            })
+        });
+        let Some(torn) = torn else {
+            return Err(Fatal(format!(
+                "block {} of \"{}\" shows no torn write (no sector of another write): --torn has nothing to rebuild",
+                args.block, d.display
+            )));
+        };
+        let page = pgpage::damage::repair::torn_rebuilt(&d.page, d.geometry.endian, &torn)
+            .map_err(|why| {
+                Fatal(format!(
+                    "block {} of \"{}\" not rebuilt: {why}",
+                    args.block, d.display
+                ))
+            })?;
+        let words = format!(
+            "the torn page rebuilt as its rows read ({} moved, {} redirected to their newest versions, {} made LP_DEAD)",
+            plural(torn.moved.len() as u64, "row", "rows"),
+            plural(torn.newest.len() as u64, "root", "roots"),
+            plural(
+                torn.items.len().saturating_sub(torn.newest.len()) as u64,
+                "line pointer",
+                "line pointers"
+            ),
+        );
+        return Ok(Some((page, words)));
     }
     if let Some(p) = &args.page {
         let shown = p.display().to_string();

@@ -278,6 +278,7 @@ fn advice_json(
         sectors,
         items,
         moved,
+        newest: Vec::new(),
     });
     let advice = advise(
         page,

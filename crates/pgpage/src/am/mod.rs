@@ -92,6 +92,9 @@ pub struct TornWrite {
     /// Rows whose tuples the older write holds at another place ([`torn_moved`]): (line
     /// pointer, offset of its tuple). Their line pointers are not in `items`.
     pub moved: Vec<(u16, u16)>,
+    /// Of `items`, the HOT chain roots whose row's newest version is a heap-only tuple on
+    /// the page that nothing leads to: (root, that tuple's line pointer).
+    pub newest: Vec<(u16, u16)>,
 }
 
 impl TornWrite {
@@ -123,36 +126,12 @@ pub fn torn_moved(
 /// A copy of `page` whose line pointers in `moved` point at their tuples' offsets, so that
 /// every reader of rows reads a torn page's moved rows where the older write holds them.
 pub fn torn_view(page: &[u8], endian: Endian, moved: &[(u16, u16)]) -> Vec<u8> {
-    use crate::page::bufpage::SIZE_OF_ITEM_ID;
-    use crate::page::fields::item_id_data::LP_OFF;
     let mut out = page.to_vec();
-    let Some(bits) = LP_OFF.bits else {
-        return out;
-    };
-    let shift = u32::from(bits.shift_for(32, endian));
-    let mask: u32 = 1u32
-        .checked_shl(u32::from(bits.width))
-        .map_or(u32::MAX, |b| b.wrapping_sub(1))
-        .wrapping_shl(shift);
+    let lps = page_line_pointers(page, endian);
     for &(lp, off) in moved {
-        let at = usize::from(lp)
-            .saturating_sub(1)
-            .saturating_mul(SIZE_OF_ITEM_ID)
-            .saturating_add(SIZE_OF_PAGE_HEADER_DATA);
-        let Some(word) = out.get_mut(at..at.saturating_add(4)) else {
-            continue;
-        };
-        let mut raw = [0u8; 4];
-        raw.copy_from_slice(word);
-        let v = match endian {
-            Endian::Little => u32::from_le_bytes(raw),
-            Endian::Big => u32::from_be_bytes(raw),
-        };
-        let v = (v & !mask) | (u32::from(off).wrapping_shl(shift) & mask);
-        word.copy_from_slice(&match endian {
-            Endian::Little => v.to_le_bytes(),
-            Endian::Big => v.to_be_bytes(),
-        });
+        if let Some(id) = lps.iter().find(|id| id.lp == lp) {
+            crate::page::bufpage::set_item_id(&mut out, endian, lp, off, id.flags, id.len);
+        }
     }
     out
 }

@@ -42,6 +42,25 @@ fn garbage_of_every_length_decodes() {
 }
 
 #[test]
+fn set_item_id_writes_the_bitfields_gcc_lays_out() {
+    let le_word: u32 = 8152 | (1 << 15) | (40 << 17);
+    let be_word: u32 = (8152 << 17) | (1 << 15) | 40;
+    for (endian, bytes) in [
+        (Endian::Little, le_word.to_le_bytes()),
+        (Endian::Big, be_word.to_be_bytes()),
+    ] {
+        let mut page = vec![0u8; 8192];
+        assert!(crate::page::bufpage::set_item_id(
+            &mut page, endian, 2, 8152, 1, 40
+        ));
+        assert_eq!(page[28..32], bytes, "{endian:?}");
+        assert!(!crate::page::bufpage::set_item_id(
+            &mut page, endian, 3000, 1, 1, 1
+        ));
+    }
+}
+
+#[test]
 fn item_id_bitfields_follow_byte_order() {
     // lp_off 8152, LP_NORMAL, lp_len 40 as GCC lays out `lp_off:15 lp_flags:2 lp_len:15`.
     let le_word: u32 = 8152 | (1 << 15) | (40 << 17);

@@ -87,6 +87,90 @@ impl core::fmt::Display for RepairRefusal {
     }
 }
 
+/// A torn page rebuilt as pgpage reads its rows (`repair --torn`): each row the older write
+/// holds at another place is pointed at there, each HOT chain root whose newest version is a
+/// heap-only tuple nothing leads to becomes an LP_REDIRECT to it (as pruning leaves a chain),
+/// and every other line pointer whose tuple the tear took (an older version, or bytes that
+/// are no row) becomes LP_DEAD, as pruning leaves a dead tuple's: index entries into it then
+/// find nothing, and VACUUM removes them; so does a redirect whose target that leaves dead. pd_upper is lowered to the lowest tuple where a
+/// moved one lies below it, so that no insert writes over it. The checksum is left for
+/// [`repair_page`]. Refused when two tuples would overlap.
+pub fn torn_rebuilt(
+    page: &[u8],
+    endian: Endian,
+    torn: &crate::am::TornWrite,
+) -> Result<Vec<u8>, String> {
+    use crate::page::bufpage::set_item_id;
+    use crate::page::fields::{LP_DEAD, LP_REDIRECT};
+    let mut out = crate::am::torn_view(page, endian, &torn.moved);
+    for &lp in &torn.items {
+        let written = match torn.newest.iter().find(|(root, _)| *root == lp) {
+            Some(&(_, to)) => set_item_id(&mut out, endian, lp, to, LP_REDIRECT, 0),
+            None => set_item_id(&mut out, endian, lp, 0, LP_DEAD, 0),
+        };
+        if !written {
+            return Err(format!("line pointer {lp} is not on the page"));
+        }
+    }
+    // A redirect whose target the tear took leads to no row: its chain is lost, and its root
+    // dead, as pruning leaves a chain all of whose versions are gone.
+    let lps = crate::page::bufpage::line_pointers(
+        &crate::page::reader::Reader { b: &out, e: endian },
+        &crate::page::bufpage::decode_header(
+            &crate::page::reader::Reader { b: &out, e: endian },
+            &mut crate::page::spans::Spans::new(out.len(), true),
+        ),
+        &mut crate::page::spans::Spans::new(out.len(), true),
+    );
+    let dead: Vec<u16> = lps
+        .iter()
+        .filter(|id| id.flags == LP_REDIRECT)
+        .filter(|id| {
+            lps.iter()
+                .find(|t| t.lp == id.off)
+                .is_none_or(|t| t.flags != crate::page::fields::LP_NORMAL)
+        })
+        .map(|id| id.lp)
+        .collect();
+    for lp in dead {
+        set_item_id(&mut out, endian, lp, 0, LP_DEAD, 0);
+    }
+    let mut tuples: Vec<(usize, usize, u16)> = crate::tuple::heap_items(&out, endian)
+        .map(|i| (i.off, i.off.saturating_add(i.len), i.lp))
+        .collect();
+    tuples.sort_unstable();
+    for pair in tuples.windows(2) {
+        if let [(_, end, a), (start, _, b)] = pair {
+            if start < end {
+                return Err(format!(
+                    "the tuples of line pointers {a} and {b} would overlap: the older write's bytes do not make one page"
+                ));
+            }
+        }
+    }
+    if let (Some(&(lowest, _, lp)), Some(lower)) = (tuples.first(), read_u16(&out, 12, endian)) {
+        if lowest < usize::from(lower) {
+            return Err(format!(
+                "the tuple of line pointer {lp} would lie among the line pointers (offset {lowest}, pd_lower {lower})"
+            ));
+        }
+    }
+    if let (Some(&(lowest, _, _)), Some(upper)) = (tuples.first(), read_u16(&out, 14, endian)) {
+        if let Ok(lowest) = u16::try_from(lowest) {
+            if lowest < upper {
+                let bytes = match endian {
+                    Endian::Little => lowest.to_le_bytes(),
+                    Endian::Big => lowest.to_be_bytes(),
+                };
+                if let Some(at) = out.get_mut(14..16) {
+                    at.copy_from_slice(&bytes);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// A repaired page, ready to be written in place of block `blkno`'s.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Repaired {
@@ -641,8 +725,9 @@ fn surgery_sql(
         out.push_str(&format!(
             "-- {} of this page {} not at {} line {}' places but elsewhere in the older sectors (the page was
 -- compacted between its two writes): the server reads each line pointer at its own place, so it returns another
--- row's bytes there. pgpage rows --include-damaged reads them where they are: save them that way before the kill
--- below, and load them back with COPY FROM afterwards.
+-- row's bytes there. pgpage repair --torn rebuilds the page as they read, which is better than this SQL; else
+-- save them with pgpage rows --include-damaged (it reads them where they are) before the kill below, and load
+-- them back with COPY FROM afterwards.
 ",
             plural(s.moved, "row", "rows"),
             if s.moved == 1 { "is" } else { "are" },

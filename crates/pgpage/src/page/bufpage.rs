@@ -26,6 +26,47 @@ pub const INVALID_BLOCK_NUMBER: u32 = u32::MAX;
 /// itemid.h: sizeof(ItemIdData).
 pub const SIZE_OF_ITEM_ID: usize = 4;
 
+/// Writes line pointer `lp` (1-based) of `page` as itemid.h's ItemIdData bit fields lay it
+/// out in `endian` (`lp_off:15, lp_flags:2, lp_len:15`, by `item_id_data`'s bits): what
+/// ItemIdSetNormal, ItemIdSetRedirect and ItemIdSetDead store. False when the line pointer
+/// is not on the page.
+pub fn set_item_id(
+    page: &mut [u8],
+    endian: Endian,
+    lp: u16,
+    off: u16,
+    flags: u8,
+    len: u16,
+) -> bool {
+    use crate::page::fields::item_id_data::{LP_FLAGS, LP_LEN, LP_OFF};
+    let at = usize::from(lp)
+        .saturating_sub(1)
+        .saturating_mul(SIZE_OF_ITEM_ID)
+        .saturating_add(SIZE_OF_PAGE_HEADER_DATA);
+    let Some(word) = page.get_mut(at..at.saturating_add(SIZE_OF_ITEM_ID)) else {
+        return false;
+    };
+    let mut v: u32 = 0;
+    for (field, value) in [
+        (&LP_OFF, u32::from(off)),
+        (&LP_FLAGS, u32::from(flags)),
+        (&LP_LEN, u32::from(len)),
+    ] {
+        let Some(bits) = field.bits else {
+            return false;
+        };
+        let mask = 1u32
+            .checked_shl(u32::from(bits.width))
+            .map_or(u32::MAX, |b| b.wrapping_sub(1));
+        v |= (value & mask).wrapping_shl(u32::from(bits.shift_for(32, endian)));
+    }
+    word.copy_from_slice(&match endian {
+        Endian::Little => v.to_le_bytes(),
+        Endian::Big => v.to_be_bytes(),
+    });
+    true
+}
+
 /// pageinspect's page_header() row (checksum unsigned, as docs/contracts.md, "inspect --json",
 /// says).
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -150,6 +150,10 @@ pub struct StaleRow {
     /// The copy's line pointer, for the sectors it lies in.
     #[serde(skip)]
     pub lp: u16,
+    /// The live version's line pointer when it is on the same page (a heap-only tuple
+    /// nothing leads to: the newest version of the row this copy is the chain's root of).
+    #[serde(skip)]
+    pub same_page: Option<u16>,
 }
 
 /// A row of a torn page whose tuple lies at another place in the older write.
@@ -196,6 +200,10 @@ pub struct Block {
     /// compacted between the two writes), each line pointer with its tuple's offset.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub torn_moved: Vec<MovedTuple>,
+    /// `torn`: HOT chain roots the older write left whose newest version is a heap-only tuple
+    /// on the page that nothing leads to: (root, that tuple's line pointer).
+    #[serde(skip)]
+    pub torn_newest: Vec<(u16, u16)>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bit_flips: Vec<BitFlip>,
     /// A heap block's rows (None for an index's block).
@@ -316,6 +324,12 @@ impl Report {
                                 sectors: b.torn_sectors.clone(),
                                 items: b.torn_items.clone(),
                                 moved: b.torn_moved.iter().map(|m| (m.lp, m.lp_off)).collect(),
+                                newest: b
+                                    .torn_newest
+                                    .iter()
+                                    .copied()
+                                    .filter(|(root, _)| b.torn_items.contains(root))
+                                    .collect(),
                             },
                         )
                     })
@@ -908,6 +922,13 @@ fn file_blocks(
             // An older version of a row live elsewhere marks its sectors as an older write,
             // where a tuple updated since reads as never updated.
             let stale: Vec<u16> = rows.stale_rows.iter().map(|r| r.lp).collect();
+            // A stale root whose newest version is an unreached heap-only tuple here: the pair
+            // a rebuilt page redirects (the recount below counts the root as damaged).
+            b.torn_newest = rows
+                .stale_rows
+                .iter()
+                .filter_map(|r| Some((r.lp, r.same_page?)))
+                .collect();
             // One flipped bit changes one tuple: older versions of two rows are an older
             // write, and a flip that makes the checksum valid a chance match.
             let flip_by_chance = b.damage == Damage::BitFlip && stale.len() >= 2;
@@ -1122,6 +1143,7 @@ fn classify(
         torn_sectors: Vec::new(),
         torn_items: Vec::new(),
         torn_moved: Vec::new(),
+        torn_newest: Vec::new(),
         bit_flips: Vec::new(),
         rows: None,
         wal_image: None,
@@ -1426,6 +1448,7 @@ fn rows_of(
                             ctid: format!("({absolute},{lp})"),
                             live_at: format!("({ob},{olp})"),
                             lp,
+                            same_page: (ob == absolute).then_some(olp),
                         },
                     ));
                 }
@@ -1460,6 +1483,7 @@ fn rows_of(
                                 ctid: format!("({absolute},{lp})"),
                                 live_at: format!("({ob},{olp})"),
                                 lp,
+                                same_page: None,
                             }),
                             // An older version of a row live on a sound page.
                             Some((ob, olp)) => {
@@ -1471,6 +1495,7 @@ fn rows_of(
                                             ctid: format!("({absolute},{lp})"),
                                             live_at: format!("({ob},{olp})"),
                                             lp,
+                                            same_page: None,
                                         },
                                     ));
                                 }
@@ -2071,6 +2096,25 @@ fn steps(r: &Report) -> Vec<String> {
     }
     if r.backup_searched {
         out.extend(backup::step(r));
+    }
+    // A torn page rebuilt as its rows read: the rows it still holds, without a good copy.
+    let torn: Vec<String> = r
+        .blocks()
+        .filter(|(rel, b)| b.damage == Damage::Torn && !index_block(rel.relkind.as_deref(), b))
+        .filter(|(_, b)| b.rows.as_ref().is_some_and(|x| x.readable.unwrap_or(0) > 0))
+        .map(|(_, b)| {
+            command_line(&format!(
+                "pgpage repair --block {} --torn --out NEW {}",
+                b.block_in_file,
+                paths.file(&b.file)
+            ))
+        })
+        .collect();
+    if !torn.is_empty() {
+        out.push(format!(
+            "Without a good copy, a torn page can be rebuilt as its rows read ({NEW_WORDS}): the rows the older write holds at other places are pointed at there, a HOT root whose newest version nothing reached is redirected to it, and every line pointer whose row the tear took becomes dead (its index entries then find nothing: those rows are the lost keys listed above). The server then reads exactly the rows counted readable:\n{}",
+            torn.join("\n")
+        ));
     }
     let heaps: Vec<&Relation> = r
         .relations
