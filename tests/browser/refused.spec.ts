@@ -155,13 +155,13 @@ test('the torn page says each stale key and each amcheck finding once', async ({
   await expect(finding).toHaveCount(1);
   const count = (text: string, what: RegExp) => (text.match(what) ?? []).length;
   const reportText = (await finding.textContent()) ?? '';
-  expect(count(reportText, / is live at \(/g), 'the stale keys listed once in the report').toBe(1);
+  expect(count(reportText, /older versions? of (a )?rows? live elsewhere \(key /g), 'the stale keys listed once in the report').toBe(1);
   await finding.locator('button.finding-open').click();
   const view = page.locator(`[data-testid=page-view][data-block="${made.torn}"]`);
   await expect(view).toBeVisible();
   await expect(view.getByTestId('page-damage')).toBeVisible();
   const viewText = (await view.getByTestId('page-damage').textContent()) ?? '';
-  expect(count(viewText, / is live at \(/g), 'the stale keys listed once in the page view').toBe(1);
+  expect(count(viewText, /older versions? of (a )?rows? live elsewhere \(key /g), 'the stale keys listed once in the page view').toBe(1);
   // Each amcheck finding once: in amcheck's list, with its line pointer's place, not again
   // among the decoder's problems.
   const amcheck = view.locator('[data-testid=page-findings] li[data-amcheck=true]');

@@ -214,11 +214,40 @@ fn page_line(path: &str, p: &PageDiff, fields: &[FieldChange], dirs: bool) -> St
             } else {
                 String::new()
             };
-            let sectors: Vec<String> = p.sectors.iter().map(u32::to_string).collect();
-            let fields: Vec<String> = fields
+            // Runs of sectors as `first-last`.
+            let mut runs: Vec<(u32, u32)> = Vec::new();
+            for &s in &p.sectors {
+                match runs.last_mut() {
+                    Some(r) if r.1.checked_add(1) == Some(s) => r.1 = s,
+                    _ => runs.push((s, s)),
+                }
+            }
+            let sectors: Vec<String> = runs
                 .iter()
+                .map(|&(a, b)| {
+                    if a == b {
+                        a.to_string()
+                    } else {
+                        format!("{a}-{b}")
+                    }
+                })
+                .collect();
+            // The header's fields all, the line pointers' first few: a page's hundred line
+            // pointers on one line would make it thousands of characters (--json has them).
+            const LINE_POINTERS_SHOWN: usize = 4;
+            let (lps, header): (Vec<&FieldChange>, Vec<&FieldChange>) =
+                fields.iter().partition(|f| f.field.starts_with("lp "));
+            let mut fields: Vec<String> = header
+                .iter()
+                .chain(lps.iter().take(LINE_POINTERS_SHOWN))
                 .map(|f| format!("{} {} -> {}", f.field, f.a, f.b))
                 .collect();
+            if lps.len() > LINE_POINTERS_SHOWN {
+                fields.push(format!(
+                    "and {} more line pointers (--json lists them)",
+                    lps.len().saturating_sub(LINE_POINTERS_SHOWN)
+                ));
+            }
             let fields = if fields.is_empty() {
                 String::new()
             } else {

@@ -30,6 +30,9 @@ use crate::input::{open_regular, read_full_at, read_head};
 
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("source").args(["from", "flip", "page", "torn"])))]
+#[command(
+    override_usage = "pgpage repair [--json] --block N (--from GOOD_COPY | --flip BYTE_OFFSET:BIT | --page PAGE_FILE | --torn) --out NEW FILE; without a source and --out, what the server's tools would do with the page: pgpage repair [--json] --block N [--table NAME] FILE"
+)]
 pub struct RepairArgs {
     /// Print JSON.
     #[arg(long)]
@@ -401,36 +404,50 @@ fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
             eprintln!("pgpage: note: {}", told.reminder(bit));
         }
     }
-    match repaired.lsn_before {
-        Some(before) if repaired.older() => eprintln!(
+    // A page file pg_waldump --save-fullpage named is its record's page: the image holds
+    // that record's change, under the pd_lsn from before it.
+    let image_lsn = args
+        .page
+        .as_deref()
+        .and_then(|p| p.file_name())
+        .and_then(|n| parse_fullpage_name(&n.to_string_lossy()))
+        .map(|n| n.lsn);
+    // What the data directory's WAL holds of the block after the replacement says more than
+    // the pd_lsn comparison below, which it then replaces.
+    let wal_said = replacement.as_ref().and_then(|_| {
+        let since = match image_lsn {
+            Some(lsn) => Since::Image(lsn),
+            None => Since::PageLsn(repaired.lsn_after),
+        };
+        wal_since(&args.path, d.absolute, since)
+    });
+    match (repaired.lsn_before, image_lsn) {
+        _ if wal_said.is_some() => {}
+        (Some(before), Some(image)) if image < before => eprintln!(
+            "pgpage: warning: the image's record ({}) is older than the damaged page (pd_lsn {}): changes to the block after it are not in it; WAL from there would replay them",
+            lsn_text(image),
+            lsn_text(before)
+        ),
+        (_, Some(image)) => eprintln!(
+            "pgpage: note: the image holds the block as its record at {} left it; its pd_lsn ({}) is the page's from before that record, as pg_waldump --save-fullpage writes it (the server's recovery would set it to the record's end)",
+            lsn_text(image),
+            lsn_text(repaired.lsn_after)
+        ),
+        (Some(before), None) if repaired.older() => eprintln!(
             "pgpage: warning: the replacement page is older than the damaged one (pd_lsn {} < {}): changes to the block after {} are not in it; WAL from there would replay them",
             lsn_text(repaired.lsn_after),
             lsn_text(before),
             lsn_text(repaired.lsn_after)
         ),
-        Some(_) => {}
-        None if replacement.is_some() => eprintln!(
+        (Some(_), None) => {}
+        (None, None) if replacement.is_some() => eprintln!(
             "pgpage: note: the damaged page's pd_lsn is unknown (its header breaks PageIsVerified's rules, so its bytes there are not an LSN): whether the replacement (pd_lsn {}) lacks later changes cannot be told from it",
             lsn_text(repaired.lsn_after)
         ),
-        None => {}
+        (None, None) => {}
     }
-    if replacement.is_some() {
-        // A page file pg_waldump --save-fullpage named is its record's page: the image holds
-        // that record's change, under the pd_lsn from before it.
-        let image = args
-            .page
-            .as_deref()
-            .and_then(|p| p.file_name())
-            .and_then(|n| parse_fullpage_name(&n.to_string_lossy()))
-            .map(|n| n.lsn);
-        let since = match image {
-            Some(lsn) => Since::Image(lsn),
-            None => Since::PageLsn(repaired.lsn_after),
-        };
-        if let Some(said) = wal_since(&args.path, d.absolute, since) {
-            eprintln!("{said}");
-        }
+    if let Some(said) = wal_said {
+        eprintln!("{said}");
     }
     write_copy(&d, args.block, &repaired.page, out_path)?;
     let out_shown = out_path.display().to_string();

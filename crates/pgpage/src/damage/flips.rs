@@ -116,8 +116,12 @@ pub fn visible(s: &str) -> String {
 enum Tier {
     /// The flip makes a page the decoder finds broken structurally sound.
     Heals,
+    /// The flip lies in an item amcheck's checks find wrong.
+    Flagged,
     /// Nothing speaks against it.
     Plain,
+    /// Flipped back, free space that is all zeros would hold one set bit.
+    NoisesFreeSpace,
     /// The flipped-back value has more control characters than the stored one.
     AddsControl,
     /// The flipped-back tuple no longer decodes, or its value breaks its type's rules.
@@ -243,7 +247,44 @@ pub fn restores_text(column: &str, stored: &str, flipped: &str) -> String {
 /// relation-wide), told with its values when `columns` (the table's, from its catalogs) are
 /// known, and ranked. Empty when the checksum matches.
 pub fn tell(page: &[u8], blkno: u32, endian: Endian, columns: Option<&[Column]>) -> ToldFlips {
-    tell_with(page, blkno, endian, columns, None)
+    tell_with(
+        page,
+        blkno,
+        endian,
+        &Known {
+            columns,
+            ..Known::default()
+        },
+    )
+}
+
+/// What the caller knows of the page's relation beyond the page, for the ranking.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Known<'a> {
+    /// The table's columns: the values a flip in tuple data changes.
+    pub columns: Option<&'a [Column]>,
+    /// pg_class.relfrozenxid: no xid in the table precedes it.
+    pub relfrozenxid: Option<u32>,
+    /// The items (line pointers) amcheck's checks of the page find wrong.
+    pub flagged: &'a [u16],
+}
+
+/// Whether `offset` lies in the page's free space (between pd_lower and pd_upper) and every
+/// other byte there is zero: Some(stored byte is zero), None otherwise.
+fn in_zero_free_space(page: &[u8], offset: u32, endian: Endian) -> Option<bool> {
+    use crate::page::geometry::read_u16;
+    let lower = usize::from(read_u16(page, 12, endian)?);
+    let upper = usize::from(read_u16(page, 14, endian)?);
+    let at = usize::try_from(offset).ok()?;
+    if !(lower..upper).contains(&at) {
+        return None;
+    }
+    let free = page.get(lower..upper)?;
+    let others_zero = free
+        .iter()
+        .enumerate()
+        .all(|(i, &b)| i.saturating_add(lower) == at || b == 0);
+    others_zero.then(|| page.get(at).is_some_and(|&b| b == 0))
 }
 
 /// What VACUUM's freezing (heap_prepare_freeze_tuple) says of a flip in a tuple's t_xmin or
@@ -298,15 +339,11 @@ fn xid_rule(
     }
 }
 
-/// [`tell`] with the table's relfrozenxid, whose rule speaks for or against a flip in a
-/// tuple's xmin or xmax.
-pub fn tell_with(
-    page: &[u8],
-    blkno: u32,
-    endian: Endian,
-    columns: Option<&[Column]>,
-    relfrozenxid: Option<u32>,
-) -> ToldFlips {
+/// [`tell`] with what the caller knows beyond the page ([`Known`]): the table's
+/// relfrozenxid, whose rule speaks for or against a flip in a tuple's xmin or xmax, and the
+/// items amcheck finds wrong, in which a flip would explain the finding.
+pub fn tell_with(page: &[u8], blkno: u32, endian: Endian, known: &Known<'_>) -> ToldFlips {
+    let (columns, relfrozenxid) = (known.columns, known.relfrozenxid);
     let opts = DecodeOptions {
         endian,
         ..DecodeOptions::default()
@@ -375,6 +412,28 @@ pub fn tell_with(
             t.why =
                 String::from("it makes a page the decoder finds broken structurally sound again");
             Tier::Heals
+        } else if let Some(lp) = item
+            .as_ref()
+            .map(|i| i.lp)
+            .filter(|lp| known.flagged.contains(lp))
+        {
+            t.why = format!(
+                "it lies in item {lp}, which amcheck's checks of this page find wrong: a flipped bit there would explain that finding"
+            );
+            Tier::Flagged
+        } else if let Some(stored_zero) = in_zero_free_space(page, c.offset, endian) {
+            if stored_zero {
+                t.why = String::from(
+                    "flipped back, the page's free space, all zeros around it, would hold one set bit; PostgreSQL leaves free space it has not written as zeros, so that speaks against it",
+                );
+                Tier::NoisesFreeSpace
+            } else {
+                t.why = String::from(
+                    "flipped back, the page's free space is all zeros again, as PostgreSQL leaves free space it has not written",
+                );
+                gain = 1000;
+                Tier::Plain
+            }
         } else if let (Some(i), Some(w)) = (&item, &writer) {
             let flipped_page = PageBit {
                 offset: c.offset,

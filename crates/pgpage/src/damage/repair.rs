@@ -581,8 +581,20 @@ pub fn advise(
             "ignore_checksum_failure = on does nothing to this page: its checksum matches",
         ),
     };
+    let flagged_items: Vec<u16> = decoded.problems().filter_map(|s| s.item).collect();
     let bit_flips = (verdict.status == PageStatus::Mismatch && sane && heap)
-        .then(|| crate::damage::flips::tell_with(page, blkno, opts.endian, columns, relfrozenxid))
+        .then(|| {
+            crate::damage::flips::tell_with(
+                page,
+                blkno,
+                opts.endian,
+                &crate::damage::flips::Known {
+                    columns,
+                    relfrozenxid,
+                    flagged: &flagged_items,
+                },
+            )
+        })
         .filter(|f| !f.candidates.is_empty());
     let surgery = Surgery {
         known,
@@ -723,9 +735,9 @@ fn surgery_sql(
     }
     if s.moved > 0 {
         out.push_str(&format!(
-            "-- {} of this page {} not at {} line {}' places but elsewhere in the older sectors (the page was
--- compacted between its two writes): the server reads each line pointer at its own place, so it returns another
--- row's bytes there. pgpage repair --torn rebuilds the page as they read, which is better than this SQL; else
+            "-- {} of this page {} not at {} line {}' places but elsewhere on the page (copies pruning's
+-- compaction left, in the free space or in the older sectors): the server reads each line pointer at its own
+-- place, so it returns other bytes there. pgpage repair --torn rebuilds the page as they read, which is better than this SQL; else
 -- save them with pgpage rows --include-damaged (it reads them where they are) before the kill below, and load
 -- them back with COPY FROM afterwards.
 ",

@@ -8,12 +8,7 @@
 use alloc::format;
 use alloc::string::String;
 
-use super::names::record_type;
-
-/// Resource manager ids of access/rmgrlist.h.
-const XLOG: u8 = 0;
-const HEAP2: u8 = 9;
-const HEAP: u8 = 10;
+use super::names::{record_type, HEAP, HEAP2, XLOG};
 
 /// What one record did to the rows of the heap page it touched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -81,7 +76,7 @@ pub fn restoring(what: &str, effects: &[RowEffect]) -> String {
     let any = |e: &[RowEffect]| effects.iter().any(|x| e.contains(x));
     if effects.is_empty() {
         format!(
-            "nothing touched the block after {what}: it is the page as the server last wrote it"
+            "no record touched the block after {what}: it is the page as the WAL last logged it (hint bits set since are not logged)"
         )
     } else if any(&[RowEffect::ChangesRows]) {
         format!("restoring {what} loses what the records that change rows did (rows inserted or updated since are missing, rows deleted since come back); only the server's recovery replays them")

@@ -11,7 +11,7 @@ use alloc::string::String;
 type Row = (u8, u8, u32, u32, &'static str);
 
 /// Resource manager ids of access/rmgrlist.h (the same in 13 to 18).
-const XLOG: u8 = 0;
+pub(super) const XLOG: u8 = 0;
 const XACT: u8 = 1;
 const SMGR: u8 = 2;
 const CLOG: u8 = 3;
@@ -20,8 +20,8 @@ const TBLSPC: u8 = 5;
 const MULTIXACT: u8 = 6;
 const RELMAP: u8 = 7;
 const STANDBY: u8 = 8;
-const HEAP2: u8 = 9;
-const HEAP: u8 = 10;
+pub(super) const HEAP2: u8 = 9;
+pub(super) const HEAP: u8 = 10;
 const BTREE: u8 = 11;
 const HASH: u8 = 12;
 const GIN: u8 = 13;

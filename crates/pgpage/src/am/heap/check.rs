@@ -598,6 +598,7 @@ pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
     // Each tuple's sector and whether it is sound; `at`: its index by line pointer.
     let mut verdicts: alloc::vec::Vec<(usize, bool)> = alloc::vec::Vec::new();
     let mut at: alloc::collections::BTreeMap<u16, usize> = alloc::collections::BTreeMap::new();
+    let mut garbled = 0usize;
     for id in lps
         .iter()
         .filter(|id| id.flags != LP_UNUSED && id.flags != LP_REDIRECT && id.len != 0)
@@ -607,6 +608,11 @@ pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
         }
         let off = usize::from(id.off);
         let sound = tuple_is_own(r, off, id.len, block, id.lp);
+        // Bytes that are no tuple header at all (zeros, or t_hoff's rule broken), as the middle
+        // of another write's tuple is; a header whose only fault is its t_ctid is a tuple.
+        if !sound && !header_is_tuple(r, off, id.len) {
+            garbled = garbled.saturating_add(1);
+        }
         // The sector the header ends in: a header across a sector boundary reads the later
         // sector's bytes there.
         let end = off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER.saturating_sub(1));
@@ -630,6 +636,16 @@ pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
         }
     }
     if verdicts.iter().all(|v| !v.1) {
+        // Every tuple wrong under a sane header and line pointers: the line pointers all lie
+        // in another write's sectors (a page whose tuples sit in its later half, torn at a
+        // 4 kB boundary), named from the first tuple's sector to the last; where the other
+        // write begins before them the page cannot show. Tuples whose headers are sound but
+        // for their t_ctid are another block's page, not a tear.
+        if verdicts.len() >= 2 && garbled.saturating_mul(2) > verdicts.len() {
+            let first = verdicts.iter().map(|v| v.0).min().unwrap_or(0);
+            let last = verdicts.iter().map(|v| v.0).max().unwrap_or(0);
+            return (first..=last).collect();
+        }
         return alloc::vec::Vec::new();
     }
     // A sector is another version's when most tuples whose headers end there say so: one
@@ -652,11 +668,9 @@ pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
     }
 }
 
-/// Whether the bytes at `off` can be line pointer `lp`'s tuple of length `len`: a header that
-/// is not zeros, keeps t_hoff's rule (check_tuple_header) and whose t_ctid is the tuple's own
-/// TID unless an update or a lock set xmax (heap_insert sets t_ctid to the tuple's own TID;
-/// only an update, which also sets xmax, points it elsewhere).
-fn tuple_is_own(r: &Reader, off: usize, len: u16, block: u32, lp: u16) -> bool {
+/// Whether the bytes at `off` read as a tuple header of length `len` at all: not zeros, and
+/// t_hoff as its attribute count and null bitmap make it (check_tuple_header).
+fn header_is_tuple(r: &Reader, off: usize, len: u16) -> bool {
     Header::read(r, off).is_some_and(|h| {
         let zero = r
             .bytes(off, SIZEOF_HEAP_TUPLE_HEADER)
@@ -669,17 +683,26 @@ fn tuple_is_own(r: &Reader, off: usize, len: u16, block: u32, lp: u16) -> bool {
         } else {
             0
         };
-        // A speculative insertion's token (SpecTokenOffsetNumber) stands in t_ctid
-        // until it completes.
-        let own_ctid = h.xmax != 0
-            || h.infomask & HEAP_XMAX_IS_MULTI != 0
-            || h.ctid_offset == SPEC_TOKEN_OFFSET_NUMBER
-            || (h.ctid_block == block && h.ctid_offset == lp);
         !zero
             && h.hoff <= usize::from(len)
             && h.hoff == maxalign(SIZEOF_HEAP_TUPLE_HEADER.saturating_add(bitmap))
-            && own_ctid
     })
+}
+
+/// Whether the bytes at `off` can be line pointer `lp`'s tuple of length `len`: a header that
+/// is not zeros, keeps t_hoff's rule (check_tuple_header) and whose t_ctid is the tuple's own
+/// TID unless an update or a lock set xmax (heap_insert sets t_ctid to the tuple's own TID;
+/// only an update, which also sets xmax, points it elsewhere).
+fn tuple_is_own(r: &Reader, off: usize, len: u16, block: u32, lp: u16) -> bool {
+    header_is_tuple(r, off, len)
+        && Header::read(r, off).is_some_and(|h| {
+            // A speculative insertion's token (SpecTokenOffsetNumber) stands in t_ctid
+            // until it completes.
+            h.xmax != 0
+                || h.infomask & HEAP_XMAX_IS_MULTI != 0
+                || h.ctid_offset == SPEC_TOKEN_OFFSET_NUMBER
+                || (h.ctid_block == block && h.ctid_offset == lp)
+        })
 }
 
 /// The rows of a torn page whose tuples the older write holds at another place. Pruning

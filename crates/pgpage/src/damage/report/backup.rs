@@ -44,9 +44,14 @@ pub struct BackupPage {
     /// they were then.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub recovers: Vec<Vec<Option<String>>>,
-    /// Of the block's lost keys, the ones the backup's page does not hold: written since.
+    /// Of the block's lost keys, the ones the backup's page does not hold: written to this
+    /// block since (new rows, or newer versions of rows the backup may hold elsewhere).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lacks: Vec<Vec<Option<String>>>,
+    /// The damaged page's 512-byte sectors that the backup's page holds byte for byte, when
+    /// some do and some do not: on a torn page, the older write is the page the backup has.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub same_sectors: Vec<u32>,
     /// Keys the backup's page holds whose rows read elsewhere now (updated since, their newer
     /// versions on other pages): restoring the page brings back these older versions.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -217,6 +222,7 @@ fn judge(
         confirms_flip: None,
         recovers: Vec::new(),
         lacks: Vec::new(),
+        same_sectors: Vec::new(),
         stale: Vec::new(),
     };
     let page = match &input.page {
@@ -259,6 +265,7 @@ fn judge(
         );
         return out;
     }
+    out.same_sectors = same_sectors(b, page);
     let backup_lsn = page_lsn(page, endian);
     out.lsn = backup_lsn.map(crate::wal::lsn_text);
     if heap {
@@ -306,6 +313,39 @@ fn judge(
     out
 }
 
+/// One FNV-1a fingerprint per 512-byte sector of a page.
+pub(super) fn sector_prints(page: &[u8]) -> Vec<u64> {
+    page.chunks(crate::am::heap::layout::SECTOR)
+        .map(|s| {
+            s.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+            })
+        })
+        .collect()
+}
+
+/// The sectors of the damaged page that the backup's page holds byte for byte, when some do
+/// and some do not (all would be the same page; none, nothing to say).
+fn same_sectors(b: &Block, page: &[u8]) -> Vec<u32> {
+    let theirs = sector_prints(page);
+    if b.sector_prints.len() != theirs.len() {
+        return Vec::new();
+    }
+    let same: Vec<u32> = b
+        .sector_prints
+        .iter()
+        .zip(&theirs)
+        .enumerate()
+        .filter(|(_, (x, y))| x == y)
+        .filter_map(|(i, _)| u32::try_from(i).ok())
+        .collect();
+    if same.is_empty() || same.len() == theirs.len() {
+        Vec::new()
+    } else {
+        same
+    }
+}
+
 /// The bit as a page stores it.
 fn bit_at(page: &[u8], byte: u32, bit: u8) -> Option<bool> {
     let b = page.get(usize::try_from(byte).ok()?)?;
@@ -339,26 +379,34 @@ pub(super) fn line(p: &BackupPage) -> String {
             "; of the bit-flip candidates, only {f} (byte:bit) differs from it, as the flip back would make it: that candidate is the damage"
         ));
     }
+    if !p.same_sectors.is_empty() {
+        s.push_str(&format!(
+            "; the damaged page's {} {} byte for byte the backup's page, its other sectors not: {}",
+            super::sector_list(&p.same_sectors),
+            if p.same_sectors.len() == 1 { "is" } else { "are" },
+            "a write of the page that reached the disk only in part (a torn write), the rest as the backup has it"
+        ));
+    }
     if !p.recovers.is_empty() || !p.lacks.is_empty() {
         s.push_str(&format!(
             "; of the lost keys it holds {}",
             if p.recovers.is_empty() {
                 String::from("none")
             } else {
-                super::render::keys_text(&p.recovers)
+                super::keys::keys_text(&p.recovers)
             }
         ));
         if !p.lacks.is_empty() {
             s.push_str(&format!(
-                " and lacks {} (written since the backup)",
-                super::render::keys_text(&p.lacks)
+                " and lacks {} on this block (written here since the backup: new rows, or newer versions of rows whose older ones the backup may hold on another block)",
+                super::keys::keys_text(&p.lacks)
             ));
         }
     }
     if !p.stale.is_empty() {
         s.push_str(&format!(
             "; keys {} it holds in an older version: their rows read elsewhere now, and restoring the page brings the older versions back beside them",
-            super::render::keys_text(&p.stale)
+            super::keys::keys_text(&p.stale)
         ));
     }
     s

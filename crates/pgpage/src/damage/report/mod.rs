@@ -5,6 +5,7 @@
 //! `render` prints it as text or Markdown.
 
 mod backup;
+mod keys;
 mod leaves;
 mod reader;
 mod render;
@@ -200,6 +201,10 @@ pub struct Block {
     /// compacted between the two writes), each line pointer with its tuple's offset.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub torn_moved: Vec<MovedTuple>,
+    /// A checksum mismatch's page, one fingerprint per 512-byte sector (FNV-1a), to tell
+    /// which of its sectors another copy of the page holds byte for byte.
+    #[serde(skip)]
+    pub sector_prints: Vec<u64>,
     /// `torn`: HOT chain roots the older write left whose newest version is a heap-only tuple
     /// on the page that nothing leads to: (root, that tuple's line pointer).
     #[serde(skip)]
@@ -893,6 +898,9 @@ fn file_blocks(
         };
         b.file = file.path.clone();
         b.flip_bits = backup::stored_bits(&b.bit_flips, page);
+        if row.status == PageStatus::Mismatch {
+            b.sector_prints = backup::sector_prints(page);
+        }
         if row.status == PageStatus::Mismatch
             && crate::damage::messages::server_warns_checksums(major)
         {
@@ -1037,8 +1045,12 @@ fn moved_rows(
         .collect();
     let more = b.torn_moved.len().saturating_sub(shown.len());
     b.evidence.push(format!(
-        "the page was compacted between the two writes (pruning moves the tuples that stay): the older sectors hold {} at other places, found by the t_ctid each tuple keeps ({}{}); pgpage reads them there",
-        crate::words::plural(moved.len() as u64, "row", "rows"),
+        "{} lie at other places on the page, found by the t_ctid each tuple keeps ({}{}): pruning compacts a page by copying its tuples and leaves the old bytes behind, in the free space or in the sectors of an older write of the page; pgpage reads them there",
+        if moved.len() == 1 {
+            String::from("the tuple of 1 row")
+        } else {
+            format!("the tuples of {} rows", moved.len())
+        },
         shown.join(", "),
         if more > 0 { format!(", and {more} more") } else { String::new() },
     ));
@@ -1055,43 +1067,56 @@ fn heap_line_offsets(page: &[u8], endian: Endian) -> BTreeMap<u16, u16> {
         .collect()
 }
 
+/// At most this many keys named in a sentence; the rest are counted (the JSON lists all).
+const KEYS_NAMED: usize = 5;
+
+/// `key 351 at (21,42), key 352 at (21,49), …, and 37 more`.
+fn keys_at(rows: &[StaleRow]) -> String {
+    let named: Vec<String> = rows
+        .iter()
+        .take(KEYS_NAMED)
+        .map(|r| format!("key {} at {}", keys::key_text(&r.keys), r.live_at))
+        .collect();
+    let more = rows.len().saturating_sub(named.len());
+    if more > 0 {
+        format!("{}, and {more} more", named.join(", "))
+    } else {
+        named.join(", ")
+    }
+}
+
 /// What stale versions on a page say: each key live elsewhere.
 fn stale_evidence(b: &mut Block, rows: &Rows) {
-    if let [first, more @ ..] = rows.elsewhere.as_slice() {
-        let key = |r: &StaleRow| render::key_text(&r.keys);
-        let mut words = format!("key {} is live at {}", key(first), first.live_at);
-        for r in more {
-            words.push_str(&format!(", key {} at {}", key(r), r.live_at));
-        }
-        b.evidence.push(format!(
-            "{words}: {} into this block {} an older version of a row updated since (VACUUM has not removed {} yet), so {} not lost",
-            if more.is_empty() { "the index entry" } else { "the index entries" },
-            if more.is_empty() { "names" } else { "name" },
-            if more.is_empty() { "it" } else { "them" },
-            if more.is_empty() { "that row is" } else { "those rows are" },
-        ));
+    if !rows.elsewhere.is_empty() {
+        let n = rows.elsewhere.len();
+        b.evidence.push(if n == 1 {
+            format!(
+                "1 index entry into this block names an older version of a row updated since, live elsewhere ({}): that row is not lost",
+                keys_at(&rows.elsewhere)
+            )
+        } else {
+            format!(
+                "{n} index entries into this block name older versions of rows updated since, live elsewhere ({}): those rows are not lost",
+                keys_at(&rows.elsewhere)
+            )
+        });
     }
-    let [first, more @ ..] = rows.stale_rows.as_slice() else {
+    if rows.stale_rows.is_empty() {
         return;
-    };
-    let key = |r: &StaleRow| render::key_text(&r.keys);
-    let mut words = format!("key {} is live at {} too", key(first), first.live_at);
-    for r in more {
-        words.push_str(&format!(", key {} at {}", key(r), r.live_at));
     }
-    b.evidence.push(format!(
-        "{words}: {} (a torn write or a page from an older copy); {} neither readable nor lost",
-        if more.is_empty() {
-            format!("the copy on this page ({}) is an older version", first.ctid)
-        } else {
-            String::from("the copies on this page are older versions")
-        },
-        if more.is_empty() {
-            "it counts as"
-        } else {
-            "they count as"
-        }
-    ));
+    let n = rows.stale_rows.len();
+    b.evidence.push(if n == 1 {
+        format!(
+            "the row at {} is an older version of a row live elsewhere ({}), as a torn write or a page from an older copy leaves it: it counts as neither readable nor lost",
+            rows.stale_rows.first().map(|r| r.ctid.as_str()).unwrap_or_default(),
+            keys_at(&rows.stale_rows)
+        )
+    } else {
+        format!(
+            "{n} rows here are older versions of rows live elsewhere ({}), as a torn write or a page from an older copy leaves them: they count as neither readable nor lost",
+            keys_at(&rows.stale_rows)
+        )
+    });
 }
 
 /// How the first older sector of a torn page was found.
@@ -1144,6 +1169,7 @@ fn classify(
         torn_items: Vec::new(),
         torn_moved: Vec::new(),
         torn_newest: Vec::new(),
+        sector_prints: Vec::new(),
         bit_flips: Vec::new(),
         rows: None,
         wal_image: None,
@@ -1193,12 +1219,12 @@ fn classify(
             ));
             if zero_between_rows {
                 b.evidence.push(String::from(
-                    "a later page of the relation holds rows, and the server never leaves an empty page before one it has filled",
+                    "a later page of the relation holds rows; relation extension also leaves empty pages (several at a time under concurrent inserts and bulk loads), so this alone does not say rows were lost",
                 ));
             }
             if index_holds {
                 b.evidence.push(String::from(
-                    "the table's indexes still point at rows in it",
+                    "the table's indexes still point at rows in it: it held rows",
                 ));
             }
             return Some(b);
@@ -1275,7 +1301,17 @@ fn classify(
     }
     let sane = header_is_sane(page, endian);
     if sane {
-        let told = crate::damage::flips::tell_with(page, absolute, endian, columns, relfrozenxid);
+        let flagged: Vec<u16> = row.structure.iter().filter_map(|f| f.item).collect();
+        let told = crate::damage::flips::tell_with(
+            page,
+            absolute,
+            endian,
+            &crate::damage::flips::Known {
+                columns,
+                relfrozenxid,
+                flagged: &flagged,
+            },
+        );
         // Sectors of another version are not undone by one bit: with them, a flip counts
         // only when the flipped page shows no torn sector either (a flip in a t_ctid can
         // make one tuple look torn; a chance match cannot explain a tear).
@@ -1939,10 +1975,16 @@ fn steps(r: &Report) -> Vec<String> {
     let mut flips: Vec<String> = Vec::new();
     for (rel, b) in r.blocks().filter(|(_, b)| b.damage == Damage::BitFlip) {
         let name = rel.relation.as_deref().unwrap_or(&rel.path);
+        // An index's page is as well rebuilt by REINDEX (its step below), which needs no pick.
+        let or_reindex = if index_block(rel.relkind.as_deref(), b) {
+            " (or simply REINDEX it, a step below: that needs no pick)"
+        } else {
+            ""
+        };
         flips.push(match b.bit_flips.len() {
-            1 => format!("Block {} of {name}:", b.block),
+            1 => format!("Block {} of {name}{or_reindex}:", b.block),
             n => format!(
-                "Block {} of {name}: {n} flips each make the page valid. Only the values they restore tell them apart: compare them with a backup, a replica or the application (at most one is the damage):",
+                "Block {} of {name}{or_reindex}: {n} flips each make the page valid. Only what they restore tells them apart, and the first is the most likely by the evidence above (at most one is the damage):",
                 b.block
             ),
         });

@@ -9,6 +9,7 @@ use core::fmt::Write;
 
 use crate::words::plural;
 
+use super::keys::{key_text, keys_text};
 use super::{Block, Damage, KnownFrom, Relation, Report, Rows, Severity};
 
 fn count(n: Option<u64>) -> String {
@@ -74,58 +75,6 @@ fn lost_keys_text(r: &Rows) -> String {
         let _ = write!(out, "; of them {}", marks.join(", "));
     }
     out
-}
-
-/// The lost keys, one after another; runs of consecutive one-column integer keys as
-/// `first-last`, so a page's hundred serial ids read as one range.
-pub(super) fn keys_text(keys: &[Vec<Option<String>>]) -> String {
-    let int = |k: &Vec<Option<String>>| match k.as_slice() {
-        [Some(v)] => v.parse::<i64>().ok(),
-        _ => None,
-    };
-    let mut parts: Vec<String> = Vec::new();
-    let mut run: Option<(i64, i64)> = None;
-    let close = |run: &mut Option<(i64, i64)>, parts: &mut Vec<String>| {
-        if let Some((first, last)) = run.take() {
-            parts.push(if first == last {
-                first.to_string()
-            } else {
-                format!("{first}-{last}")
-            });
-        }
-    };
-    for k in keys {
-        match (int(k), run) {
-            (Some(v), Some((first, last))) if last.checked_add(1) == Some(v) => {
-                run = Some((first, v));
-            }
-            (Some(v), _) => {
-                close(&mut run, &mut parts);
-                run = Some((v, v));
-            }
-            (None, _) => {
-                close(&mut run, &mut parts);
-                parts.push(key_text(k));
-            }
-        }
-    }
-    close(&mut run, &mut parts);
-    parts.join(", ")
-}
-
-pub(super) fn key_text(k: &[Option<String>]) -> String {
-    let parts: Vec<String> = k
-        .iter()
-        .map(|v| {
-            v.as_deref()
-                .map_or_else(|| String::from("NULL"), crate::damage::flips::visible)
-        })
-        .collect();
-    if parts.len() == 1 {
-        parts.concat()
-    } else {
-        format!("({})", parts.join(", "))
-    }
 }
 
 fn relation_name(rel: &Relation) -> String {
@@ -390,7 +339,7 @@ pub fn markdown(r: &Report) -> String {
     );
     let _ = writeln!(
         out,
-        "| read | {} pages in {} relation files |",
+        "| read | {} main-fork pages in {} relation files (pgpage verify counts every file and fork) |",
         r.pages, r.files
     );
     if r.damaged() {
