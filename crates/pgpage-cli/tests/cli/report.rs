@@ -1121,3 +1121,90 @@ fn torn_hot_roots(version: u32) {
 }
 
 each_version!(torn_hot_roots);
+
+/// A page torn at 4 kB whose tuples all lie in its later half, as VACUUM leaves a page after
+/// most of its rows are deleted: the first half the newer write's (header, line pointers,
+/// and in its free space the bytes the compaction copied its tuples from), the second half
+/// the page before the deletes. Every line pointer points at another write's bytes, and the
+/// report still names the tear; each remaining row is found where a copy of it lies
+/// (the free space, or the older half) and counted readable. Held against the server:
+/// `repair --torn` gives back every row of the original with its values, and `--from` a
+/// backup taken before the deletes names the sectors it holds byte for byte (the older half).
+fn torn_at_4k(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create extension pageinspect",
+        "create table t (id int primary key, note text not null, n int) with (autovacuum_enabled = off)",
+        "insert into t select g, repeat(chr(97 + g % 26), 100) || lpad(g::text, 6, '0'), 0 from generate_series(1, 300) g",
+        "checkpoint",
+    ]);
+    let block = 1usize;
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    c.stop();
+    let backup = c.root.join("backup");
+    copy_dir(&c.data, &backup);
+    let old = read_block(&c.data.join(&rel), block);
+    c.restart();
+    c.psql(&[
+        &format!("delete from t where ctid = any(array(select format('({block},%s)', g)::tid from generate_series(1, 60) g where g % 7 <> 0))"),
+        "vacuum t",
+        "checkpoint",
+    ]);
+    c.stop();
+    let new = read_block(&c.data.join(&rel), block);
+    let upper = usize::from(u16::from_le_bytes([new[14], new[15]]));
+    assert!(
+        upper >= BLCKSZ / 2,
+        "the remaining tuples lie in the later half: pd_upper {upper}"
+    );
+    let half = BLCKSZ / 2;
+    let mut torn = new.clone();
+    torn[half..].copy_from_slice(&old[half..]);
+    let damaged = c.root.join("torn4k");
+    copy_dir(&c.data, &damaged);
+    let file = damaged.join(&rel);
+    write_block(&file, block, &torn);
+
+    let report = json(&pgpage(&[
+        "report",
+        "--json",
+        "--from",
+        backup.to_str().unwrap(),
+        damaged.to_str().unwrap(),
+    ]));
+    let got = block_of(&report, "public.t", block);
+    assert_eq!(got["damage"], "torn", "{got:#}");
+    let sectors: Vec<usize> = got["torn_sectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_u64().unwrap() as usize)
+        .collect();
+    assert!(
+        !sectors.is_empty() && sectors.iter().all(|&s| s >= half / SECTOR),
+        "{sectors:?}"
+    );
+    let lost = keys(got);
+    assert!(
+        lost.is_empty(),
+        "every row found where a copy lies: {got:#}"
+    );
+    let same: Vec<usize> = got["backup"]["same_sectors"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{got:#}"))
+        .iter()
+        .map(|s| s.as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(
+        same,
+        (half / SECTOR..BLCKSZ / SECTOR).collect::<Vec<_>>(),
+        "{got:#}"
+    );
+
+    check_rebuilt(&mut c, &rel, block, &file, &lost);
+}
+
+each_version!(torn_at_4k);
