@@ -53,8 +53,8 @@ pub fn bin_dir(version: u32) -> String {
 /// links them as .tools/pg19-1902 and .tools/pg19-1903; a test of 19 without them fails
 /// saying so.
 pub fn pg19_bin(control: u32) -> String {
-    let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("../../.tools/pg19-{control}/bin"));
+    let bin =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../.tools/pg19-{control}/bin"));
     assert!(
         bin.join("postgres").is_file(),
         "no PostgreSQL 19 (pg_control {control}) in {}: scripts/bootstrap.sh all builds it",
