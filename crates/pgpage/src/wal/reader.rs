@@ -21,8 +21,16 @@ const SHORT_PHD: usize = 24;
 const LONG_PHD: usize = 40;
 const XLP_FIRST_IS_CONTRECORD: u16 = 0x0001;
 const XLP_LONG_HEADER: u16 = 0x0002;
-const XLP_FIRST_IS_OVERWRITE_CONTRECORD: u16 = 0x0008;
-const XLP_ALL_FLAGS: u16 = 0x000F;
+
+/// xlog_internal.h XLP_FIRST_IS_OVERWRITE_CONTRECORD and XLP_ALL_FLAGS of a version: 19 drops
+/// XLP_BKP_REMOVABLE (0x0004) and gives its bit to the overwrite flag.
+fn xlp_overwrite_and_all(version: u32) -> (u16, u16) {
+    if version >= 19 {
+        (0x0004, 0x0007)
+    } else {
+        (0x0008, 0x000F)
+    }
+}
 /// pg_control.h XLOG_SWITCH: the rest of the segment is unused.
 const XLOG_SWITCH: u8 = 0x40;
 /// xlogrecord.h XLogRecordMaxSize (16 and later; earlier servers never wrote larger ones).
@@ -367,7 +375,7 @@ impl WalReader {
             let (finding, detail) = if magic & 0xFF00 == 0xD100 {
                 (
                     Finding::WalVersionUnsupported,
-                    format!("WAL segment {label} has page magic {magic:04X}: pgpage reads the WAL of PostgreSQL 13 to 18"),
+                    format!("WAL segment {label} has page magic {magic:04X}: pgpage reads the WAL of PostgreSQL 13 to 19"),
                 )
             } else {
                 (
@@ -386,7 +394,8 @@ impl WalReader {
             self.problem(Finding::WalPageMagicInvalid, None, detail);
             return self.skip_segment();
         }
-        if info & XLP_LONG_HEADER == 0 || info & !XLP_ALL_FLAGS != 0 {
+        let (_, all_flags) = xlp_overwrite_and_all(version);
+        if info & XLP_LONG_HEADER == 0 || info & !all_flags != 0 {
             let detail = format!("invalid info bits {info:04X} in WAL segment {label}, offset 0");
             self.problem(Finding::WalPageInfoInvalid, None, detail);
             return self.skip_segment();
@@ -520,7 +529,7 @@ impl WalReader {
                 Finding::WalPageMagicInvalid,
                 magic_invalid(magic, &label, page_lsn, offset),
             ))
-        } else if info & !XLP_ALL_FLAGS != 0 {
+        } else if info & !xlp_overwrite_and_all(self.summary.version.unwrap_or(18)).1 != 0 {
             Some((
                 Finding::WalPageInfoInvalid,
                 format!(
@@ -613,7 +622,8 @@ impl WalReader {
         let rem = usize::try_from(rem_len).unwrap_or(usize::MAX);
         if let Some(p) = self.pending {
             if info & XLP_FIRST_IS_CONTRECORD == 0 {
-                if info & XLP_FIRST_IS_OVERWRITE_CONTRECORD == 0 {
+                let (overwrite, _) = xlp_overwrite_and_all(self.summary.version.unwrap_or(18));
+                if info & overwrite == 0 {
                     self.contrecord_missing(p.lsn, page_lsn);
                 }
                 // Replay gave that record up (15, and 13/14 since their 2021 minor releases,
@@ -770,7 +780,7 @@ impl WalReader {
         }
         let version = self.summary.version.unwrap_or(18);
         let custom_ok = version >= 15 && rmid >= super::RM_MIN_CUSTOM_ID;
-        if rmid > super::RM_MAX_BUILTIN_ID && !custom_ok {
+        if rmid > super::rm_max_builtin_id(version) && !custom_ok {
             let detail = format!("invalid resource manager ID {rmid} at {}", lsn_text(lsn));
             self.problem(Finding::WalResourceManagerInvalid, Some(lsn), detail);
             self.skip_segment();
