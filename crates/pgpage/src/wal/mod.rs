@@ -285,10 +285,20 @@ impl RelationFilter {
     }
 }
 
-/// An LSN as the servers whose WAL pgpage reads (13 to 18, `PAGE_MAGICS`) print it: pg_lsn's
-/// output and their messages use `%X/%X`; only 19 zero-pads the low half (`%X/%08X`).
+/// An LSN as 13 to 18 print it (pg_lsn's output and their messages): `%X/%X`. For WAL or
+/// files of a known version, [`lsn_text_for`].
 pub fn lsn_text(lsn: u64) -> String {
     format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF)
+}
+
+/// An LSN as the server of `version` prints it: 19 zero-pads the low half (`%X/%08X`, in
+/// pg_lsn's output and in every message), 13 to 18 do not.
+pub fn lsn_text_for(version: u32, lsn: u64) -> String {
+    if version >= 19 {
+        format!("{:X}/{:08X}", lsn >> 32, lsn & 0xFFFF_FFFF)
+    } else {
+        lsn_text(lsn)
+    }
 }
 
 #[cfg(test)]
