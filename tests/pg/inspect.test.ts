@@ -394,7 +394,8 @@ describe('corrupted copies still decode as pageinspect reads them', () => {
       const path = join(dir, f.path.split('/').pop()!);
       writeFileSync(path, bad);
       chmodSync(path, 0o644);
-      const { out, status } = inspect(path);
+      // A copy outside the data directory: its version is told, as pageinspect's is.
+      const { out, status } = inspect(path, ['--pg-version', String(PG_VERSION)]);
       expect(status).toBe(1);
       for (let b = 0; b < blocks; b++) {
         const ours = out.blocks[b];
@@ -446,7 +447,7 @@ describe('damaged btree pages', () => {
     const path = join(dir, f.path.split('/').pop()!);
     writeFileSync(path, bad);
     chmodSync(path, 0o644);
-    const { out } = inspect(path);
+    const { out } = inspect(path, ['--pg-version', String(PG_VERSION)]);
     const pg = perBlock<Json>(path, blocks, `${HEADER}, case when b = 0 then null else (select json_agg(x) from bt_page_items(p) x) end as items`);
     for (const row of pg.filter((r) => r.b > 0)) {
       const ours = out.blocks[row.b];

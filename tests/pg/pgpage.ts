@@ -215,7 +215,7 @@ export const NO_PG_CHECKSUMS = toolBin('pg_checksums', PG_VERSION) === null;
  * each tablespace gets that name as a link to its real PG_<version>_<catversion> directory.
  */
 function crossVersionTablespaceLinks(dataDir: string, version: PgVersion): { link: string; target: string }[] {
-  if (version === 15 || version === 18) return [];
+  if (version === 15 || version >= 18) return [];
   const catversion = /#define\s+CATALOG_VERSION_NO\s+(\d+)/.exec(readFileSync('/usr/include/postgresql/15/server/catalog/catversion.h', 'utf8'));
   if (!catversion) throw new Error("no CATALOG_VERSION_NO in PostgreSQL 15's catversion.h");
   const own = `PG_15_${catversion[1]}`;

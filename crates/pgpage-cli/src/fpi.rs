@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use pgpage::cluster::control::decode_control;
 use pgpage::findings::Evidence;
 use pgpage::wal::{
-    fork_name, lsn_text, parse_fullpage_name, parse_history_name, parse_wal_file_name,
-    plan_segments, record_type, restoring, rmgr_name, BlockHistory, BlockImage, RelFileLocator,
-    RelationFilter, RowEffect, WalOptions, WalReader, WalRecord,
+    fork_name, lsn_text, lsn_text_for, parse_fullpage_name, parse_history_name,
+    parse_wal_file_name, plan_segments, record_type, restoring, rmgr_name, BlockHistory,
+    BlockImage, RelFileLocator, RelationFilter, RowEffect, WalOptions, WalReader, WalRecord,
 };
 use pgpage::words::plural;
 use serde::Serialize;
@@ -452,6 +452,8 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
         reader.end_segment();
     }
     reader.finish();
+    let version = reader.summary().version.unwrap_or(18);
+    let lsn_text = |lsn: u64| lsn_text_for(version, lsn);
     let mut problems: Vec<ProblemOut> = planned;
     problems.extend(reader.problems().iter().map(|p| ProblemOut {
         code: p.finding.code(),
@@ -468,7 +470,6 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
         }
     }
     images.append(&mut saved);
-    let version = reader.summary().version.unwrap_or(18);
     let blocks = history.map(|h| {
         h.blocks()
             .map(|(k, image, after)| BlockOut {
@@ -585,8 +586,8 @@ fn image_out(
     block_size: u32,
 ) -> Result<ImageOut, Fail> {
     let mut entry = ImageOut {
-        lsn: lsn_text(rec.lsn),
-        end_lsn: Some(lsn_text(rec.end_lsn)),
+        lsn: lsn_text_for(rec.version, rec.lsn),
+        end_lsn: Some(lsn_text_for(rec.version, rec.end_lsn)),
         timeline: rec.timeline,
         tablespace_oid: locator.spc_oid,
         database_oid: locator.db_oid,
@@ -616,7 +617,7 @@ fn image_out(
                 "{}: {} at {}",
                 f.code(),
                 f.message(),
-                lsn_text(rec.lsn)
+                lsn_text_for(rec.version, rec.lsn)
             ))
         })?;
         write_page(dir, &name, &page)?;

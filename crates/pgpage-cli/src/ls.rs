@@ -128,7 +128,7 @@ impl Ls {
             .contains(&major)
         {
             return Err(format!(
-                "PostgreSQL {major} data directory \"{display}\": pgpage reads the catalogs of PostgreSQL 13 to 18"
+                "PostgreSQL {major} data directory \"{display}\": pgpage reads the catalogs of PostgreSQL 13 to 19"
             ));
         }
         let cluster = Cluster::read(&display, root);

@@ -1396,7 +1396,7 @@ pub(crate) fn catalog_cluster(
         .ok_or_else(|| JsError::new("PG_VERSION names no PostgreSQL version"))?;
     if !(OLDEST..=NEWEST).contains(&major) {
         return Err(JsError::new(&format!(
-            "PostgreSQL {major}: pgpage reads the catalogs of PostgreSQL 13 to 18"
+            "PostgreSQL {major}: pgpage reads the catalogs of PostgreSQL 13 to 19"
         )));
     }
     let control = pgpage::cluster::control::decode_control(pg_control)

@@ -3,7 +3,7 @@
 //! not its bytes; a page is restored from the bytes the caller reads again from those places.
 
 use pgpage::wal::{
-    fork_name, image_pieces, lsn_text, parse_fullpage_name, parse_history_name,
+    fork_name, image_pieces, lsn_text, lsn_text_for, parse_fullpage_name, parse_history_name,
     parse_wal_file_name, plan_segments, record_type, restore_image, restoring, rmgr_name,
     segment_plan, BlockHistory, BlockImage, Piece, PlanProblem, RelFileLocator, RowEffect, Touch,
     WalOptions, WalReader, WalRecord,
@@ -80,7 +80,7 @@ pub(crate) struct TouchJson {
 impl TouchJson {
     fn of(t: &Touch, version: u32) -> TouchJson {
         TouchJson {
-            lsn: lsn_text(t.lsn),
+            lsn: lsn_text_for(version, t.lsn),
             rmgr: rmgr_name(t.rmid),
             record_type: record_type(version, t.rmid, t.info),
             image: t.image,
@@ -290,8 +290,8 @@ impl WalScanner {
             .images
             .iter()
             .map(|i| ImageJson {
-                lsn: lsn_text(i.lsn),
-                end_lsn: lsn_text(i.end_lsn),
+                lsn: self.lsn_text(i.lsn),
+                end_lsn: self.lsn_text(i.end_lsn),
                 timeline: i.timeline,
                 tablespace_oid: i.locator.spc_oid,
                 database_oid: i.locator.db_oid,
@@ -322,7 +322,7 @@ impl WalScanner {
                 code: p.finding.code(),
                 evidence: p.finding.evidence(),
                 segment: Some(p.segment),
-                lsn: p.lsn.map(lsn_text),
+                lsn: p.lsn.map(|l| self.lsn_text(l)),
                 message: &p.detail,
             }))
             .collect();
@@ -357,7 +357,7 @@ impl WalScanner {
                     image_record: image.map(|t| TouchJson::of(t, version)),
                     image_end_lsn: index
                         .and_then(|i| self.images.get(i))
-                        .map(|i| lsn_text(i.end_lsn)),
+                        .map(|i| lsn_text_for(version, i.end_lsn)),
                     records_after: after.iter().map(|t| TouchJson::of(t, version)).collect(),
                     restoring: image.map(|_| {
                         let effects: Vec<RowEffect> = after
@@ -381,7 +381,7 @@ impl WalScanner {
             segment_size: s.segment_size,
             segments: s.segments,
             records: s.records,
-            end_lsn: s.end_lsn.map(lsn_text),
+            end_lsn: s.end_lsn.map(|l| self.lsn_text(l)),
         })
         .map_err(|e| JsError::new(&e.to_string()))
     }
@@ -404,13 +404,17 @@ impl WalScanner {
                 "{}: {} at {}",
                 f.code(),
                 f.message(),
-                lsn_text(image.lsn)
+                self.lsn_text(image.lsn)
             ))
         })
     }
 }
 
 impl WalScanner {
+    /// An LSN as the WAL's server prints it (19 pads the low half).
+    fn lsn_text(&self, lsn: u64) -> String {
+        lsn_text_for(self.reader.summary().version.unwrap_or(18), lsn)
+    }
     fn image(&self, index: u32) -> Result<&Image, JsError> {
         usize::try_from(index)
             .ok()

@@ -934,7 +934,7 @@ findings! {
     /// A WAL page magic of a version before 13 or after 18.
     WalVersionUnsupported => "wal_version_unsupported", Server,
         "include/access/xlog_internal.h", "XLOG_PAGE_MAGIC",
-        "the WAL is of a PostgreSQL version pgpage does not read (13 to 18)";
+        "the WAL is of a PostgreSQL version pgpage does not read (13 to 19)";
     /// xlp_info has bits outside XLP_ALL_FLAGS, or a segment's first page no long header.
     WalPageInfoInvalid => "wal_page_info_invalid", Server,
         "backend/access/transam/xlogreader.c", "XLogReaderValidatePageHeader",

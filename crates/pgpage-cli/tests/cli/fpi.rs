@@ -18,7 +18,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{json, pg18_tools, pgpage, run_pg, Cluster};
+use crate::common::{bin_dir, json, pg18_tools, pgpage, run_pg, Cluster};
 
 fn parse_lsn(s: &str) -> u64 {
     let (hi, lo) = s.trim().split_once('/').unwrap();
@@ -248,8 +248,8 @@ fn check_version(version: u32) {
         .all(|p| p["evidence"] == "note"));
     check_known_pages(&w, &report, &out_dir);
     check_walinspect(&w, &report, &out_dir);
-    if version == 18 {
-        check_save_fullpage(&w, &out_dir);
+    if version >= 18 {
+        check_save_fullpage(version, &w, &out_dir);
     }
     if version == 15 {
         check_bkp_details(&w, &report);
@@ -261,9 +261,15 @@ fn check_version(version: u32) {
     );
 }
 
-fn check_save_fullpage(w: &Wal, ours: &Path) {
-    let Some(bin) = pg18_tools() else {
-        panic!("pg_waldump 18 (scripts/bootstrap.sh installs the PyPI build) is missing");
+/// pg_waldump --save-fullpage of the version (18's from the PyPI build, 19's own build).
+fn check_save_fullpage(version: u32, w: &Wal, ours: &Path) {
+    let bin = if version == 18 {
+        let Some(bin) = pg18_tools() else {
+            panic!("pg_waldump 18 (scripts/bootstrap.sh installs the PyPI build) is missing");
+        };
+        bin
+    } else {
+        PathBuf::from(bin_dir(version))
     };
     let tmp = tempfile::tempdir().unwrap();
     let theirs = tmp.path().join("theirs");

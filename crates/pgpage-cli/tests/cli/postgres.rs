@@ -12,7 +12,7 @@ use std::process::{Command, Output};
 #[path = "../../../pgpage/tests/support/pg_filedump.rs"]
 mod support;
 
-use crate::common::{bin_dir, ok, pg_tempdir, pgpage, run_pg, Cluster};
+use crate::common::{bin_dir, ok, pg19_bin, pg_tempdir, pgpage, run_pg, Cluster};
 
 const PGBIN: &str = "/usr/lib/postgresql/15/bin";
 
@@ -404,8 +404,16 @@ fn checksums_off_cluster_only_header_findings_count_as_the_server_reads_them() {
 /// file whose pages claim another size is named and read as the server reads it.
 #[test]
 fn data_directories_of_every_version_are_named() {
-    for (version, control) in [(13, 1300), (14, 1300), (16, 1300), (17, 1700), (18, 1800)] {
-        let bin = bin_dir(version);
+    let builds = [
+        (13, 1300, bin_dir(13)),
+        (14, 1300, bin_dir(14)),
+        (16, 1300, bin_dir(16)),
+        (17, 1700, bin_dir(17)),
+        (18, 1800, bin_dir(18)),
+        (19, 1903, bin_dir(19)),
+        (19, 1902, pg19_bin(1902)),
+    ];
+    for (version, control, bin) in builds {
         let tmp = pg_tempdir();
         let data = tmp.path().join("data");
         let d = data.to_str().unwrap();
@@ -436,6 +444,7 @@ fn data_directories_of_every_version_are_named() {
         let text = String::from_utf8_lossy(&out.stdout);
         let releases = match control {
             1300 => "13-16".to_owned(),
+            1902 => "19 beta".to_owned(),
             _ => version.to_string(),
         };
         assert!(

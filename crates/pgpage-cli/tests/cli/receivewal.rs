@@ -1,17 +1,18 @@
-//! `pgpage fpi` on the directory pg_receivewal writes, PostgreSQL 13 to 18: the segment it is
+//! `pgpage fpi` on the directory pg_receivewal writes, PostgreSQL 13 to 19: the segment it is
 //! streaming is named `....partial`, and it holds the newest WAL, so the newest image of a
 //! block changed after the last checkpoint is in it. pg_receivewal (18's, which streams from
-//! every version) runs with --synchronous until the server says it has flushed past the
+//! every version up to 18; 19's own for 19) runs with --synchronous until the server says it has flushed past the
 //! change, and is interrupted, as a DBA's would be. The oracle: the image's LSN lies between
-//! the server's insert positions before and after the UPDATE (on 16 to 18 it is the LSN
+//! the server's insert positions before and after the UPDATE (on 16 and later it is the LSN
 //! pg_walinspect gives the block's image); and the images found are those of the same
 //! directory with the file renamed to its segment name.
 
 use std::fs;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{json, pg18_tools, pgpage, Cluster};
+use crate::common::{bin_dir, json, pg18_tools, pgpage, Cluster};
 use serde_json::Value;
 
 const BLOCK: u32 = 3;
@@ -32,8 +33,12 @@ fn image_lsns(report: &Value) -> Vec<String> {
 }
 
 fn check(version: u32) {
-    let bin =
-        pg18_tools().expect("pg_receivewal 18 (scripts/bootstrap.sh installs the PyPI build)");
+    // pg_receivewal refuses a server newer than itself: 19's own for 19.
+    let bin = if version == 19 {
+        PathBuf::from(bin_dir(19))
+    } else {
+        pg18_tools().expect("pg_receivewal 18 (scripts/bootstrap.sh installs the PyPI build)")
+    };
     let c = Cluster::start(version);
     let mut setup = vec![
         "create table t (id int4, v text) with (autovacuum_enabled = off)",

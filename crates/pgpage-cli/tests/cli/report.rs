@@ -716,7 +716,7 @@ fn check(version: u32) {
         "no full-page image of a damaged block in the WAL"
     );
     // Each image's LSN as this version's server prints that LSN (pg_lsn's output, `%X/%X` on
-    // 13 to 18): parsed and printed back by the server, it is the same text.
+    // 13 to 18, `%X/%08X` on 19): parsed and printed back by the server, it is the same text.
     let lsns: Vec<String> = [zeroed, random, torn_block, misplaced, flipped]
         .iter()
         .filter_map(|b| block_of(&with_wal, "public.t", *b)["wal_image"]["lsn"].as_str())
@@ -735,7 +735,7 @@ fn check(version: u32) {
         value & 0xFFFF_FFFF < 0x1000_0000,
         "{current}: no leading zero to pad"
     );
-    assert_eq!(pgpage::wal::lsn_text(value), current.trim());
+    assert_eq!(pgpage::wal::lsn_text_for(version, value), current.trim());
     c.stop();
     let steps = with_wal["steps"].to_string();
     assert!(

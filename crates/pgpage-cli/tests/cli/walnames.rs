@@ -367,6 +367,13 @@ fn check_version(version: u32) {
             pg18_tools().expect("pg_waldump 18 (scripts/bootstrap.sh installs the PyPI build)");
         same("pg_waldump 18", &mine, &waldump(&bin, &w));
     }
+    if version == 19 {
+        same(
+            "pg_waldump 19",
+            &mine,
+            &waldump(Path::new(&crate::common::bin_dir(19)), &w),
+        );
+    }
     check_fpi_block(&w, &mine);
     eprintln!(
         "PostgreSQL {version}: {} records, {} record types named alike",

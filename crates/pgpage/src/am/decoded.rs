@@ -148,11 +148,19 @@ pub struct DecodedPage {
 }
 
 impl DecodedPage {
-    /// Names the columns as pageinspect of PostgreSQL `major` names them (the newest names
-    /// unless told): only btree's changed between 13 and 18.
+    /// Names the columns and prints the values as pageinspect of PostgreSQL `major` does (as
+    /// 13 to 18 do unless told): btree's names changed between 13 and 18, and 19's pg_lsn
+    /// zero-pads the low half of the LSN (`%X/%08X`).
     pub fn name_for(&mut self, major: u32) {
         if let Some(Special::Btree(b)) = self.special.as_mut() {
             b.name_for(major);
+        }
+        if major >= 19 {
+            pad_lsn(&mut self.header.lsn);
+            if let Some(Special::Gist(g)) = self.special.as_mut() {
+                pad_lsn(&mut g.lsn);
+                pad_lsn(&mut g.nsn);
+            }
         }
     }
 
@@ -171,6 +179,13 @@ impl DecodedPage {
         }
     }
 }
+/// An LSN printed `%X/%X` as 19 prints it, `%X/%08X`.
+fn pad_lsn(lsn: &mut String) {
+    if let Some((hi, lo)) = lsn.split_once('/') {
+        *lsn = format!("{hi}/{lo:0>8}");
+    }
+}
+
 /// A finding [`crate::am::check_page`] makes, with the line pointer (OffsetNumber) it is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ItemFinding {

@@ -139,6 +139,7 @@ mod tests {
 
     fn record<'a>(lsn: u64, blocks: &'a [BlockRef]) -> WalRecord<'a> {
         WalRecord {
+            version: 18,
             lsn,
             end_lsn: lsn + 8,
             timeline: 1,

@@ -1,4 +1,4 @@
-//! Write-ahead log of PostgreSQL 13 to 18, read from its segment files: page headers, records
+//! Write-ahead log of PostgreSQL 13 to 19, read from its segment files: page headers, records
 //! spanning pages, block references and their full-page images (good copies of damaged pages).
 //! `reader` walks the segments, `record` decodes one record and restores its images, `history`
 //! keeps, for chosen blocks, the newest image and what touched the block after it.
@@ -30,14 +30,18 @@ use alloc::vec::Vec;
 use crate::page::kind::FORK_NAMES;
 
 /// The `XLOG_PAGE_MAGIC` of each major version pgpage reads (access/xlog_internal.h of each
-/// release branch). It changes whenever the WAL format does, so it names the version.
-pub const PAGE_MAGICS: [(u16, u32); 6] = [
+/// release branch). It changes whenever the WAL format does, so it names the version. 19 has
+/// two: 0xD120 as its betas wrote, 0xD121 once heap records registered the visibility-map
+/// block they clear.
+pub const PAGE_MAGICS: [(u16, u32); 8] = [
     (0xD106, 13),
     (0xD10D, 14),
     (0xD110, 15),
     (0xD113, 16),
     (0xD116, 17),
     (0xD118, 18),
+    (0xD120, 19),
+    (0xD121, 19),
 ];
 
 /// The server version whose `XLOG_PAGE_MAGIC` this is.
@@ -61,8 +65,9 @@ pub fn fork_name(fork: u8) -> Option<&'static str> {
 }
 
 /// access/rmgrlist.h: the built-in resource managers' names as pg_waldump prints them; the
-/// list is the same in 13 to 18. Ids 128 to 255 are custom resource managers (15 and later).
-const RMGR_NAMES: [&str; 22] = [
+/// list is the same in 13 to 18, and 19 adds XLOG2. Ids 128 to 255 are custom resource
+/// managers (15 and later).
+const RMGR_NAMES: [&str; 23] = [
     "XLOG",
     "Transaction",
     "Storage",
@@ -85,10 +90,18 @@ const RMGR_NAMES: [&str; 22] = [
     "ReplicationOrigin",
     "Generic",
     "LogicalMessage",
+    "XLOG2",
 ];
 
-/// The largest built-in resource manager id (RM_MAX_BUILTIN_ID; RM_MAX_ID before 15).
-pub const RM_MAX_BUILTIN_ID: u8 = 21;
+/// The largest built-in resource manager id of a version's WAL (RM_MAX_BUILTIN_ID; RM_MAX_ID
+/// before 15): 19's XLOG2 is 22.
+pub fn rm_max_builtin_id(version: u32) -> u8 {
+    if version >= 19 {
+        22
+    } else {
+        21
+    }
+}
 /// RM_MIN_CUSTOM_ID: custom resource managers (15 and later) take 128 to 255.
 pub const RM_MIN_CUSTOM_ID: u8 = 128;
 
@@ -272,10 +285,20 @@ impl RelationFilter {
     }
 }
 
-/// An LSN as the servers whose WAL pgpage reads (13 to 18, `PAGE_MAGICS`) print it: pg_lsn's
-/// output and their messages use `%X/%X`; only 19 zero-pads the low half (`%X/%08X`).
+/// An LSN as 13 to 18 print it (pg_lsn's output and their messages): `%X/%X`. For WAL or
+/// files of a known version, [`lsn_text_for`].
 pub fn lsn_text(lsn: u64) -> String {
     format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF)
+}
+
+/// An LSN as the server of `version` prints it: 19 zero-pads the low half (`%X/%08X`, in
+/// pg_lsn's output and in every message), 13 to 18 do not.
+pub fn lsn_text_for(version: u32, lsn: u64) -> String {
+    if version >= 19 {
+        format!("{:X}/{:08X}", lsn >> 32, lsn & 0xFFFF_FFFF)
+    } else {
+        lsn_text(lsn)
+    }
 }
 
 #[cfg(test)]

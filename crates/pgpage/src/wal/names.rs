@@ -1,8 +1,9 @@
 //! Record types as pg_waldump and pg_walinspect print them: each resource manager's
-//! rm_identify (access/rmgrdesc/*desc.c) of each release from 13 to 18, one row per name, with
+//! rm_identify (access/rmgrdesc/*desc.c) of each release from 13 to 19, one row per name, with
 //! the first and last release that names the info bits so. Names and bits changed over the
 //! releases (Heap2's CLEAN became PRUNE in 14 and three PRUNE_* records in 17; Database's
-//! CREATE split in 15), so a record's name needs the WAL's version (its page magic).
+//! CREATE split in 15; Heap2's VISIBLE is gone in 19, whose prune records carry the
+//! visibility-map bits), so a record's name needs the WAL's version (its page magic).
 
 use alloc::format;
 use alloc::string::String;
@@ -10,7 +11,7 @@ use alloc::string::String;
 /// (resource manager id, `info & ~XLR_INFO_MASK`, first release, last release, name).
 type Row = (u8, u8, u32, u32, &'static str);
 
-/// Resource manager ids of access/rmgrlist.h (the same in 13 to 18).
+/// Resource manager ids of access/rmgrlist.h (13 to 18; 19 adds XLOG2).
 pub(super) const XLOG: u8 = 0;
 const XACT: u8 = 1;
 const SMGR: u8 = 2;
@@ -33,14 +34,16 @@ const COMMIT_TS: u8 = 18;
 const REPLORIGIN: u8 = 19;
 const GENERIC: u8 = 20;
 const LOGICALMSG: u8 = 21;
+const XLOG2: u8 = 22;
 
 /// The last release pgpage reads; rows valid "to this day" end here.
-const LAST: u32 = 18;
+const LAST: u32 = 19;
 
 #[rustfmt::skip]
 const RECORD_TYPES: &[Row] = &[
     // xlogdesc.c xlog_identify; pg_control.h XLOG_*. OVERWRITE_CONTRECORD came with the 2021
-    // minor releases of every branch (13.5, 14.0); CHECKPOINT_REDO with 17.
+    // minor releases of every branch (13.5, 14.0); CHECKPOINT_REDO with 17; ASSIGN_LSN and
+    // LOGICAL_DECODING_STATUS_CHANGE with 19.
     (XLOG, 0x00, 13, LAST, "CHECKPOINT_SHUTDOWN"),
     (XLOG, 0x10, 13, LAST, "CHECKPOINT_ONLINE"),
     (XLOG, 0x20, 13, LAST, "NOOP"),
@@ -54,7 +57,11 @@ const RECORD_TYPES: &[Row] = &[
     (XLOG, 0xA0, 13, LAST, "FPI_FOR_HINT"),
     (XLOG, 0xB0, 13, LAST, "FPI"),
     (XLOG, 0xD0, 13, LAST, "OVERWRITE_CONTRECORD"),
+    (XLOG, 0xC0, 19, LAST, "ASSIGN_LSN"),
     (XLOG, 0xE0, 17, LAST, "CHECKPOINT_REDO"),
+    (XLOG, 0xF0, 19, LAST, "LOGICAL_DECODING_STATUS_CHANGE"),
+    // xlogdesc.c xlog2_identify (19); pg_control.h XLOG2_*.
+    (XLOG2, 0x00, 19, LAST, "CHECKSUMS"),
     // xactdesc.c xact_identify switches on info & XLOG_XACT_OPMASK (xact.h): see `mask`.
     (XACT, 0x00, 13, LAST, "COMMIT"),
     (XACT, 0x10, 13, LAST, "PREPARE"),
@@ -100,7 +107,7 @@ const RECORD_TYPES: &[Row] = &[
     (HEAP2, 0x10, 17, LAST, "PRUNE_ON_ACCESS"),
     (HEAP2, 0x20, 17, LAST, "PRUNE_VACUUM_SCAN"),
     (HEAP2, 0x30, 17, LAST, "PRUNE_VACUUM_CLEANUP"),
-    (HEAP2, 0x40, 13, LAST, "VISIBLE"),
+    (HEAP2, 0x40, 13, 18, "VISIBLE"),
     (HEAP2, 0x50, 13, LAST, "MULTI_INSERT"),
     (HEAP2, 0xD0, 13, LAST, "MULTI_INSERT+INIT"),
     (HEAP2, 0x60, 13, LAST, "LOCK_UPDATED"),

@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 
 use super::record::{decode_blocks, BlockRef, Piece, WalRecord, SIZE_OF_XLOG_RECORD};
 use super::timeline::TimelineHistory;
-use super::{lsn_text, parse_wal_file_name, version_of_magic, SegmentName};
+use super::{lsn_text_for, parse_wal_file_name, version_of_magic, SegmentName};
 use crate::findings::Finding;
 
 /// xlog_internal.h SizeOfXLogShortPHD and SizeOfXLogLongPHD.
@@ -21,8 +21,16 @@ const SHORT_PHD: usize = 24;
 const LONG_PHD: usize = 40;
 const XLP_FIRST_IS_CONTRECORD: u16 = 0x0001;
 const XLP_LONG_HEADER: u16 = 0x0002;
-const XLP_FIRST_IS_OVERWRITE_CONTRECORD: u16 = 0x0008;
-const XLP_ALL_FLAGS: u16 = 0x000F;
+
+/// xlog_internal.h XLP_FIRST_IS_OVERWRITE_CONTRECORD and XLP_ALL_FLAGS of a version: 19 drops
+/// XLP_BKP_REMOVABLE (0x0004) and gives its bit to the overwrite flag.
+fn xlp_overwrite_and_all(version: u32) -> (u16, u16) {
+    if version >= 19 {
+        (0x0004, 0x0007)
+    } else {
+        (0x0008, 0x000F)
+    }
+}
 /// pg_control.h XLOG_SWITCH: the rest of the segment is unused.
 const XLOG_SWITCH: u8 = 0x40;
 /// xlogrecord.h XLogRecordMaxSize (16 and later; earlier servers never wrote larger ones).
@@ -80,28 +88,34 @@ enum SegState {
 }
 
 /// xlogreader.c's words for a page header whose magic number is not the segment's.
-fn magic_invalid(magic: u16, label: &str, page_lsn: u64, offset: u64) -> String {
+fn magic_invalid(version: u32, magic: u16, label: &str, page_lsn: u64, offset: u64) -> String {
     format!(
         "invalid magic number {magic:04X} in WAL segment {label}, LSN {}, offset {offset}",
-        lsn_text(page_lsn)
+        lsn_text_for(version, page_lsn)
     )
 }
 
 /// xlogreader.c's words for a page header whose xlp_pageaddr is not the page's own LSN.
-fn pageaddr_unexpected(pageaddr: u64, label: &str, page_lsn: u64, offset: u64) -> String {
+fn pageaddr_unexpected(
+    version: u32,
+    pageaddr: u64,
+    label: &str,
+    page_lsn: u64,
+    offset: u64,
+) -> String {
     format!(
         "unexpected pageaddr {} in WAL segment {label}, LSN {}, offset {offset}",
-        lsn_text(pageaddr),
-        lsn_text(page_lsn)
+        lsn_text_for(version, pageaddr),
+        lsn_text_for(version, page_lsn)
     )
 }
 
 /// xlogreader.c's words for a record continued on a page without XLP_FIRST_IS_CONTRECORD.
-fn no_contrecord(record: u64, page_lsn: u64) -> String {
+fn no_contrecord(version: u32, record: u64, page_lsn: u64) -> String {
     format!(
         "there is no contrecord flag at {}: the record at {} is torn",
-        lsn_text(page_lsn),
-        lsn_text(record)
+        lsn_text_for(version, page_lsn),
+        lsn_text_for(version, record)
     )
 }
 
@@ -302,7 +316,7 @@ impl WalReader {
         if reading && short {
             let cut = self
                 .pending
-                .map(|p| format!("; the record at {} is cut", lsn_text(p.lsn)))
+                .map(|p| format!("; the record at {} is cut", self.lsn(p.lsn)))
                 .unwrap_or_default();
             let detail = format!(
                 "could not read from WAL segment {}, offset {}: read {} of {}{cut}",
@@ -324,10 +338,20 @@ impl WalReader {
         if let Some(p) = self.pending.take() {
             let detail = format!(
                 "the WAL given ends inside the record at {}: its rest is in a later segment",
-                lsn_text(p.lsn)
+                self.lsn(p.lsn)
             );
             self.problem(Finding::WalEndsInsideRecord, Some(p.lsn), detail);
         }
+    }
+
+    /// The WAL's version, once a segment header named it; 13 to 18 alike until then.
+    fn version(&self) -> u32 {
+        self.summary.version.unwrap_or(18)
+    }
+
+    /// An LSN as the WAL's server prints it in its messages.
+    fn lsn(&self, lsn: u64) -> String {
+        lsn_text_for(self.version(), lsn)
     }
 
     fn problem(&mut self, finding: Finding, lsn: Option<u64>, detail: String) {
@@ -367,7 +391,7 @@ impl WalReader {
             let (finding, detail) = if magic & 0xFF00 == 0xD100 {
                 (
                     Finding::WalVersionUnsupported,
-                    format!("WAL segment {label} has page magic {magic:04X}: pgpage reads the WAL of PostgreSQL 13 to 18"),
+                    format!("WAL segment {label} has page magic {magic:04X}: pgpage reads the WAL of PostgreSQL 13 to 19"),
                 )
             } else {
                 (
@@ -386,7 +410,8 @@ impl WalReader {
             self.problem(Finding::WalPageMagicInvalid, None, detail);
             return self.skip_segment();
         }
-        if info & XLP_LONG_HEADER == 0 || info & !XLP_ALL_FLAGS != 0 {
+        let (_, all_flags) = xlp_overwrite_and_all(version);
+        if info & XLP_LONG_HEADER == 0 || info & !all_flags != 0 {
             let detail = format!("invalid info bits {info:04X} in WAL segment {label}, offset 0");
             self.problem(Finding::WalPageInfoInvalid, None, detail);
             return self.skip_segment();
@@ -425,7 +450,7 @@ impl WalReader {
         if pageaddr.checked_rem(u64::from(seg_size)) != Some(0) {
             let detail = format!(
                 "unexpected pageaddr {} in WAL segment {label}, offset 0",
-                lsn_text(pageaddr)
+                self.lsn(pageaddr)
             );
             self.problem(Finding::WalPageAddrUnexpected, None, detail);
             return self.skip_segment();
@@ -434,13 +459,13 @@ impl WalReader {
             if segno < named && self.summary.records > 0 {
                 return self.stale_segment(format!(
                     "WAL segment {label} holds recycled WAL of {}",
-                    lsn_text(pageaddr)
+                    self.lsn(pageaddr)
                 ));
             }
             if segno != named {
                 let detail = format!(
                     "unexpected pageaddr {} in WAL segment {label}, offset 0",
-                    lsn_text(pageaddr)
+                    self.lsn(pageaddr)
                 );
                 self.problem(Finding::WalPageAddrUnexpected, None, detail);
                 return self.skip_segment();
@@ -450,7 +475,7 @@ impl WalReader {
             Some(last) if segno <= last => {
                 let detail = format!(
                     "WAL segment {label} ({}) comes after a later segment: segments out of order",
-                    lsn_text(pageaddr)
+                    self.lsn(pageaddr)
                 );
                 self.problem(Finding::WalPageAddrUnexpected, None, detail);
                 return self.skip_segment();
@@ -459,7 +484,7 @@ impl WalReader {
                 let missing = last.saturating_add(1);
                 let detail = format!(
                     "could not find WAL segment of {}: segments {} to {} are missing before {label}",
-                    lsn_text(missing.saturating_mul(u64::from(seg_size))),
+                    self.lsn(missing.saturating_mul(u64::from(seg_size))),
                     missing,
                     segno.saturating_sub(1)
                 );
@@ -518,25 +543,25 @@ impl WalReader {
         } else if Some(magic) != self.magic {
             Some((
                 Finding::WalPageMagicInvalid,
-                magic_invalid(magic, &label, page_lsn, offset),
+                magic_invalid(self.version(), magic, &label, page_lsn, offset),
             ))
-        } else if info & !XLP_ALL_FLAGS != 0 {
+        } else if info & !xlp_overwrite_and_all(self.version()).1 != 0 {
             Some((
                 Finding::WalPageInfoInvalid,
                 format!(
                     "invalid info bits {info:04X} in WAL segment {label}, LSN {}, offset {offset}",
-                    lsn_text(page_lsn)
+                    self.lsn(page_lsn)
                 ),
             ))
         } else if pageaddr != page_lsn {
             Some((
                 Finding::WalPageAddrUnexpected,
-                pageaddr_unexpected(pageaddr, &label, page_lsn, offset),
+                pageaddr_unexpected(self.version(), pageaddr, &label, page_lsn, offset),
             ))
         } else if tli < self.last_page_tli {
             Some((
                 Finding::WalTimelineOutOfSequence,
-                format!("out-of-sequence timeline ID {tli} (after {}) in WAL segment {label}, LSN {}, offset {offset}", self.last_page_tli, lsn_text(page_lsn)),
+                format!("out-of-sequence timeline ID {tli} (after {}) in WAL segment {label}, LSN {}, offset {offset}", self.last_page_tli, self.lsn(page_lsn)),
             ))
         } else {
             None
@@ -553,21 +578,21 @@ impl WalReader {
                         Finding::WalContrecordMissing,
                         format!(
                             "{}, and the WAL goes on in a later segment",
-                            no_contrecord(rec, page_lsn)
+                            no_contrecord(self.version(), rec, page_lsn)
                         ),
                     ),
                     None if magic == 0 => (
                         Finding::WalPageMagicInvalid,
                         format!(
                             "{}: the WAL goes on in a later segment",
-                            magic_invalid(magic, &label, page_lsn, offset)
+                            magic_invalid(self.version(), magic, &label, page_lsn, offset)
                         ),
                     ),
                     None => (
                         Finding::WalPageAddrUnexpected,
                         format!(
                             "{}: the WAL goes on in a later segment",
-                            pageaddr_unexpected(pageaddr, &label, page_lsn, offset)
+                            pageaddr_unexpected(self.version(), pageaddr, &label, page_lsn, offset)
                         ),
                     ),
                 };
@@ -588,8 +613,8 @@ impl WalReader {
                     "the WAL ends inside the record at {}: the page at {} that would hold its \
                      rest was never written ({}), as a standby's or a crashed server's WAL \
                      may end",
-                    lsn_text(p.lsn),
-                    lsn_text(page_lsn),
+                    self.lsn(p.lsn),
+                    self.lsn(page_lsn),
                     if pageaddr < page_lsn && magic != 0 {
                         "it holds recycled WAL"
                     } else {
@@ -613,7 +638,8 @@ impl WalReader {
         let rem = usize::try_from(rem_len).unwrap_or(usize::MAX);
         if let Some(p) = self.pending {
             if info & XLP_FIRST_IS_CONTRECORD == 0 {
-                if info & XLP_FIRST_IS_OVERWRITE_CONTRECORD == 0 {
+                let (overwrite, _) = xlp_overwrite_and_all(self.version());
+                if info & overwrite == 0 {
                     self.contrecord_missing(p.lsn, page_lsn);
                 }
                 // Replay gave that record up (15, and 13/14 since their 2021 minor releases,
@@ -625,7 +651,7 @@ impl WalReader {
                 if rem != need {
                     let detail = format!(
                         "invalid contrecord length {rem_len} (expected {need}) at {}",
-                        lsn_text(page_lsn)
+                        self.lsn(page_lsn)
                     );
                     self.problem(Finding::WalContrecordLengthInvalid, Some(p.lsn), detail);
                     return self.skip_segment();
@@ -656,7 +682,7 @@ impl WalReader {
     }
 
     fn contrecord_missing(&mut self, record: u64, page_lsn: u64) {
-        let detail = no_contrecord(record, page_lsn);
+        let detail = no_contrecord(self.version(), record, page_lsn);
         self.problem(Finding::WalContrecordMissing, Some(record), detail);
         self.pending = None;
         self.prev_lsn = None;
@@ -680,13 +706,13 @@ impl WalReader {
             if (tot_len as usize) < SIZE_OF_XLOG_RECORD {
                 let detail = format!(
                     "invalid record length at {}: expected at least {SIZE_OF_XLOG_RECORD}, got {tot_len}",
-                    lsn_text(lsn)
+                    self.lsn(lsn)
                 );
                 self.problem(Finding::WalRecordLengthInvalid, Some(lsn), detail);
                 return self.skip_segment();
             }
             if tot_len > XLOG_RECORD_MAX_SIZE {
-                let detail = format!("record length {tot_len} at {} too long", lsn_text(lsn));
+                let detail = format!("record length {tot_len} at {} too long", self.lsn(lsn));
                 self.problem(Finding::WalRecordLengthInvalid, Some(lsn), detail);
                 return self.skip_segment();
             }
@@ -760,9 +786,9 @@ impl WalReader {
         if let Some((end, newest)) = left {
             let detail = format!(
                 "the record at {} in WAL segment {} is past the point {} where timeline {timeline} was left ({newest:08X}.history): the rest of the segment is its abandoned branch, not read, and no image in it is a good copy",
-                lsn_text(lsn),
+                self.lsn(lsn),
                 self.seg_label,
-                lsn_text(end)
+                self.lsn(end)
             );
             self.problem(Finding::WalTimelineAbandoned, Some(lsn), detail);
             self.skip_segment();
@@ -770,8 +796,8 @@ impl WalReader {
         }
         let version = self.summary.version.unwrap_or(18);
         let custom_ok = version >= 15 && rmid >= super::RM_MIN_CUSTOM_ID;
-        if rmid > super::RM_MAX_BUILTIN_ID && !custom_ok {
-            let detail = format!("invalid resource manager ID {rmid} at {}", lsn_text(lsn));
+        if rmid > super::rm_max_builtin_id(version) && !custom_ok {
+            let detail = format!("invalid resource manager ID {rmid} at {}", self.lsn(lsn));
             self.problem(Finding::WalResourceManagerInvalid, Some(lsn), detail);
             self.skip_segment();
             return false;
@@ -779,9 +805,9 @@ impl WalReader {
         if let Some(expected) = self.prev_lsn.filter(|&p| p != prev) {
             let detail = format!(
                 "record with incorrect prev-link {} at {} (the record before is at {})",
-                lsn_text(prev),
-                lsn_text(lsn),
-                lsn_text(expected)
+                self.lsn(prev),
+                self.lsn(lsn),
+                self.lsn(expected)
             );
             self.problem(Finding::WalPrevLinkIncorrect, Some(lsn), detail);
             self.skip_segment();
@@ -793,7 +819,7 @@ impl WalReader {
         if super::crc::crc32c_of(body, head) != crc {
             let detail = format!(
                 "incorrect resource manager data checksum in record at {}",
-                lsn_text(lsn)
+                self.lsn(lsn)
             );
             self.problem(Finding::WalRecordChecksumIncorrect, Some(lsn), detail);
             self.skip_segment();
@@ -809,6 +835,7 @@ impl WalReader {
         }
         let images = blocks.iter().filter(|b| b.image.is_some()).count() as u64;
         sink(&WalRecord {
+            version,
             lsn,
             end_lsn,
             timeline,

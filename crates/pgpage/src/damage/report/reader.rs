@@ -918,7 +918,7 @@ impl ReportReader {
             .contains(&major)
         {
             self.fatal = Some(format!(
-                "PostgreSQL {major} data directory \"{}\": pgpage reads the catalogs of PostgreSQL 13 to 18",
+                "PostgreSQL {major} data directory \"{}\": pgpage reads the catalogs of PostgreSQL 13 to 19",
                 self.shown.trim_end_matches('/')
             ));
             return;
