@@ -598,7 +598,7 @@ pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
     // Each tuple's sector and whether it is sound; `at`: its index by line pointer.
     let mut verdicts: alloc::vec::Vec<(usize, bool)> = alloc::vec::Vec::new();
     let mut at: alloc::collections::BTreeMap<u16, usize> = alloc::collections::BTreeMap::new();
-    let mut garbled = 0usize;
+    let mut foreign = 0usize;
     for id in lps
         .iter()
         .filter(|id| id.flags != LP_UNUSED && id.flags != LP_REDIRECT && id.len != 0)
@@ -610,8 +610,12 @@ pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
         let sound = tuple_is_own(r, off, id.len, block, id.lp);
         // Bytes that are no tuple header at all (zeros, or t_hoff's rule broken), as the middle
         // of another write's tuple is; a header whose only fault is its t_ctid is a tuple.
-        if !sound && !header_is_tuple(r, off, id.len) {
-            garbled = garbled.saturating_add(1);
+        // A sound header naming another block is that block's tuple: a misplaced page.
+        if !sound
+            && header_is_tuple(r, off, id.len)
+            && Header::read(r, off).is_some_and(|h| h.ctid_block != block)
+        {
+            foreign = foreign.saturating_add(1);
         }
         // The sector the header ends in: a header across a sector boundary reads the later
         // sector's bytes there.
@@ -639,9 +643,9 @@ pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
         // Every tuple wrong under a sane header and line pointers: the line pointers all lie
         // in another write's sectors (a page whose tuples sit in its later half, torn at a
         // 4 kB boundary), named from the first tuple's sector to the last; where the other
-        // write begins before them the page cannot show. Tuples whose headers are sound but
-        // for their t_ctid are another block's page, not a tear.
-        if verdicts.len() >= 2 && garbled.saturating_mul(2) > verdicts.len() {
+        // write begins before them the page cannot show. Tuples whose t_ctid names another
+        // block are that block's page, not a tear.
+        if verdicts.len() >= 2 && foreign.saturating_mul(2) < verdicts.len() {
             let first = verdicts.iter().map(|v| v.0).min().unwrap_or(0);
             let last = verdicts.iter().map(|v| v.0).max().unwrap_or(0);
             return (first..=last).collect();
