@@ -152,6 +152,12 @@ impl Finding {
                     "line pointer redirection to item at offset %u exceeds maximum offset %u"
                 })
             }
+            // amcheck 19 (PG_CONTROL_VERSION 1900 on) puts the maximum before "expected".
+            (Finding::HeapNattsExceedsRelnatts, [_, _, control]) if *control >= 1900 => {
+                alloc::borrow::Cow::Borrowed(
+                    "number of attributes %u exceeds maximum %u expected for table",
+                )
+            }
             (Finding::ItemPastPage, [_, _, _]) => alloc::borrow::Cow::Borrowed(
                 "line pointer to page offset %u with length %u ends beyond maximum page offset %u",
             ),

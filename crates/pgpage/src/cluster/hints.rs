@@ -25,6 +25,7 @@ pub fn heap_context<'a>(
         (u64::from(epoch.parse::<u32>().ok()?) << 32) | u64::from(xid.parse::<u32>().ok()?);
     Some(HeapContext {
         relnatts: u16::try_from(relation.relnatts).ok()?,
+        pg_control_version: control.pg_control_version,
         relfrozenxid: relation.relfrozenxid,
         relminmxid: relation.relminmxid,
         next_full_xid,

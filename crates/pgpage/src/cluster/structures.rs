@@ -157,6 +157,7 @@ impl Structures {
                     put_u32(&mut out, h.oldest_multi);
                     put_u32(&mut out, h.next_multi);
                     out.push(u8::from(h.next_known));
+                    put_u32(&mut out, h.pg_control_version);
                 }
             }
             match &s.keys {
@@ -239,6 +240,7 @@ impl Structures {
                             1 => true,
                             _ => return Err(NotStructures),
                         },
+                        pg_control_version: r.u32()?,
                         xact: None,
                     };
                     (Some(h), tag == 2)
@@ -331,6 +333,7 @@ mod tests {
         let log = Arc::new(log);
         let heap = HeapContext {
             relnatts: 3,
+            pg_control_version: 1903,
             relfrozenxid: 730,
             relminmxid: 1,
             next_full_xid: (2 << 32) | 900,

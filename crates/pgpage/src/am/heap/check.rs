@@ -32,6 +32,9 @@ use crate::tuple::SIZEOF_HEAP_TUPLE_HEADER;
 pub struct HeapContext<'a> {
     /// pg_class.relnatts.
     pub relnatts: u16,
+    /// pg_control's PG_CONTROL_VERSION (0: not known): amcheck's words changed with 19's
+    /// (1900 and later).
+    pub pg_control_version: u32,
     /// pg_class.relfrozenxid.
     pub relfrozenxid: u32,
     /// pg_class.relminmxid.
@@ -456,7 +459,11 @@ pub(crate) fn check_page(
                                 &htup::T_INFOMASK2,
                                 id.lp,
                                 Finding::HeapNattsExceedsRelnatts,
-                                &[u32::from(natts), u32::from(ctx.relnatts)],
+                                &[
+                                    u32::from(natts),
+                                    u32::from(ctx.relnatts),
+                                    ctx.pg_control_version,
+                                ],
                             );
                         }
                     }
@@ -818,6 +825,7 @@ mod tests {
     fn ctx(next_full_xid: u64) -> HeapContext<'static> {
         HeapContext {
             relnatts: 2,
+            pg_control_version: 0,
             relfrozenxid: 900,
             relminmxid: 5,
             next_full_xid,
