@@ -1,13 +1,13 @@
 // The fifth review's browser findings on a real PostgreSQL 16 data directory dropped whole,
 // pg_wal/ included: public.orders had rows of blocks 5, 10 and 20 updated after a checkpoint
-// (HOT, each block's full-page image in the WAL), then block 5 was zeroed, block 10 overwritten
-// and one bit of block 20 flipped. At 1440x900 and 390x844: the incident report is
-// `pgpage report --wal DIR/pg_wal DIR` (its Markdown byte for byte, each block's image at the
-// LSN pg_walinspect gives, in the CLI's block order) and opens the image's "Use this page"; the
-// steps' commands are code that ends where the command ends; the server's WARNING and ERROR
-// are two lines; the rows panel counts the pages its rows came from; the problem count is
-// never 0 while verifying; the zeroed page is loud in the page map; the landing page says
-// what a drop gives.
+// (HOT, each block's full-page image in the WAL), then block 5 was zeroed, block 10
+// overwritten, one bit of block 20 flipped and one of the primary key's first leaf. At
+// 1440x900 and 390x844: the incident report is `pgpage report --wal DIR/pg_wal DIR` (its
+// Markdown byte for byte, each block's image at the LSN pg_walinspect gives, in the CLI's
+// block order) and opens the image's "Use this page"; the steps' commands are code that ends
+// where the command ends; the server's WARNING and ERROR are two lines; the rows panel counts
+// the pages its rows came from; the problem count is never 0 while verifying; the zeroed page
+// is loud in the page map; the landing page says what a drop gives.
 import { expect, test, type Page } from './test';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -70,6 +70,7 @@ test.beforeAll(() => {
     const pages = Number(c.sql("select pg_relation_size('orders') / 8192;").trim());
     expect(pages).toBeGreaterThan(FLIPPED + 1);
     const heapAbs = c.relationPath('orders');
+    const indexAbs = c.relationPath('orders_pkey');
     c.stop();
 
     const bad = join(out, 'dmg');
@@ -83,6 +84,10 @@ test.beforeAll(() => {
     const lp = p.readUInt32LE(24);
     p[(lp & 0x7fff) + (lp >>> 17) - 1] ^= 1;
     writeFileSync(join(bad, heap), file);
+    // And one bit of a key in the primary key's first leaf: the steps end on its REINDEX.
+    const index = readFileSync(join(bad, relative(c.dataDir, indexAbs)));
+    index[BS + BS - 100] ^= 0x10;
+    writeFileSync(join(bad, relative(c.dataDir, indexAbs)), index);
 
     // The CLI from the directory's parent, so that it names the directory as the browser does.
     const cli = (args: string[]) => {
@@ -95,7 +100,7 @@ test.beforeAll(() => {
     const json = JSON.parse(cli(['report', '--json', '--wal', 'dmg/pg_wal', 'dmg']).stdout) as Made['json'];
     // Its warnings name each page it leaves out whole (or finds zeroed), one line a page.
     const rows = cli(['rows', '--database', 'postgres', 'dmg', 'public.orders']);
-    const rowsLost = rows.stderr.split('\n').filter((l) => /^pgpage: warning: file "[^"]+", block \d+:/.test(l)).length;
+    const rowsLost = rows.stderr.split('\n').filter((l) => l.startsWith(`pgpage: warning: file "dmg/${heap}", block `)).length;
     expect(rowsLost).toBe(3);
     made = { heap, pages, images, markdown, text, json, rowsLost };
   } finally {
@@ -188,9 +193,16 @@ for (const size of [
         expect(t).not.toMatch(/dmg\/base\/\d+\/\d+\.(\s|$)/);
         expect(t).not.toMatch(/REINDEX INDEX [\w.]+\.(\s|$)/);
       }
-      // The in-app way beside the shell's: one button a block with an image.
+      // The statement the index's step ends on, as code.
+      expect(await steps.locator('code').allTextContents()).toContain('REINDEX INDEX public.orders_pkey');
+      // The in-app way beside the shell's: one button a block the CLI's steps restore from
+      // its image (those of the relations its `pgpage fpi` commands name).
+      const fpiRelations = [...made.text.matchAll(/pgpage fpi --relation (\d+\/\d+) /g)].map((m) => m[1]);
+      expect(fpiRelations.length).toBeGreaterThan(0);
+      const restored = made.json.relations.filter((r) => fpiRelations.some((n) => r.blocks[0]?.file.endsWith(`/${n}`))).flatMap((r) => r.blocks);
       const inApp = steps.getByTestId('step-wal-open');
-      await expect(inApp).toHaveCount(made.json.relations.flatMap((r) => r.blocks).filter((b) => b.wal_image).length);
+      await expect(inApp).toHaveCount(restored.filter((b) => b.wal_image).length);
+      await expect(inApp).toHaveCount(3);
 
       // The zeroed block's image opens in the page view, its "Use this page" in sight.
       await page.locator(`[data-testid=finding][data-block="${ZEROED}"] [data-testid=finding-wal-open]`).click();

@@ -101,6 +101,7 @@ function Finding({
   b,
   entry,
   effects,
+  restore,
   onOpen,
   sayBound,
 }: {
@@ -108,6 +109,8 @@ function Finding({
   b: ReportBlock;
   entry: FileEntry | undefined;
   effects: Record<string, string>;
+  /** The core's steps restore this block from its WAL image (an index's they rebuild instead). */
+  restore: boolean;
   onOpen: Opener;
   sayBound: boolean;
 }) {
@@ -206,7 +209,7 @@ function Finding({
           {b.rows.bound && sayBound ? ` ${sentence(b.rows.bound)}` : ''}
         </p>
       )}
-      {b.wal_image && <WalImageLine b={b} entry={entry} effects={effects} onOpen={onOpen} />}
+      {b.wal_image && <WalImageLine b={b} entry={entry} effects={effects} restore={restore} onOpen={onOpen} />}
       {b.rows?.keys && b.rows.keys.length > 0 && (
         <p className="incident-keys" data-testid="lost-keys" data-index={b.rows.index ?? ''}>
           The lost rows&apos; keys in {b.rows.index ?? 'the index'} ({b.rows.keys.length.toLocaleString('en-US')}):{' '}
@@ -223,7 +226,19 @@ function Finding({
 /** The block's newest full-page image in the dropped WAL, the records after it and what
  * restoring it loses (the core's words), and the page view's WAL panel, whose "Use this page"
  * writes the repaired copy. */
-function WalImageLine({ b, entry, effects, onOpen }: { b: ReportBlock; entry: FileEntry | undefined; effects: Record<string, string>; onOpen: Opener }) {
+function WalImageLine({
+  b,
+  entry,
+  effects,
+  restore,
+  onOpen,
+}: {
+  b: ReportBlock;
+  entry: FileEntry | undefined;
+  effects: Record<string, string>;
+  restore: boolean;
+  onOpen: Opener;
+}) {
   const image = b.wal_image!;
   return (
     <div className="incident-wal" data-testid="finding-wal" data-lsn={image.lsn} data-records-after={image.later.length}>
@@ -234,17 +249,26 @@ function WalImageLine({ b, entry, effects, onOpen }: { b: ReportBlock; entry: Fi
           : `; after it: ${image.later.map((l) => `${l.lsn} ${l.record}${effects[l.effect] ? ` (${effects[l.effect]})` : ''}`).join(', ')}.`}{' '}
         {sentence(image.restoring)}
       </p>
-      <button
-        type="button"
-        data-testid="finding-wal-open"
-        disabled={!entry}
-        onClick={() => entry && onOpen(entry, b.block_in_file, '[data-testid=wal-use]')}
-        title={entry ? "show the image beside the damaged page, with 'Use this page'" : 'the file was not dropped'}
-      >
-        Restore it from the WAL image…
-      </button>
+      {restore && (
+        <button
+          type="button"
+          data-testid="finding-wal-open"
+          disabled={!entry}
+          onClick={() => entry && onOpen(entry, b.block_in_file, '[data-testid=wal-use]')}
+          title={entry ? "show the image beside the damaged page, with 'Use this page'" : 'the file was not dropped'}
+        >
+          Restore it from the WAL image…
+        </button>
+      )}
     </div>
   );
+}
+
+/** The relations (`DB/RELFILENODE`) whose blocks the core's steps restore from WAL images: the
+ * ones its `pgpage fpi --relation` commands write images of. */
+function restoredFromWal(steps: readonly string[]): (rel: ReportRelation) => boolean {
+  const named = steps.flatMap((s) => [...s.matchAll(/^ {2}pgpage fpi --relation (\d+\/\d+) /gm)].map((m) => m[1]));
+  return (rel) => named.some((n) => rel.path.endsWith(`/${n}`));
 }
 
 /** A step of the core's: its sentences as prose, each command (an indented line, or a command
@@ -466,7 +490,8 @@ function ReportBody({
   const control = controls.find((c) => c.root === root)?.control;
   const controldata = typeof control?.text === 'string' ? control.text : null;
   const byPath = new Map(files.map((f) => [f.path, f]));
-  const walBlocks = blocks.filter(({ b }) => b.wal_image).map(({ rel, b }) => ({ rel, b, entry: byPath.get(`${root}${b.file}`) }));
+  const restored = restoredFromWal(r.steps);
+  const walBlocks = blocks.filter(({ rel, b }) => b.wal_image && restored(rel)).map(({ rel, b }) => ({ rel, b, entry: byPath.get(`${root}${b.file}`) }));
   // The summary's count: every file of the drop it verified, each fork and segment.
   const verified = files.filter((f) => f.path.startsWith(root) && !f.path.startsWith('playground/')).length;
   return (
@@ -498,6 +523,7 @@ function ReportBody({
               b={b}
               entry={byPath.get(`${root}${b.file}`)}
               effects={effects}
+              restore={restored(rel)}
               onOpen={onOpen}
               sayBound={!blocks.slice(0, i).some((x) => x.b.rows?.bound === b.rows?.bound)}
             />
