@@ -28,7 +28,7 @@ import { listPngName } from './share/band';
 import { READ_AS_EMPTY, READ_AS_EMPTY_WORDS, ZERO_NOTE_WORDS } from './lib/status';
 import { databaseOf, qualified } from './app/catalog';
 import { blocksPerSegmentFor } from './app/control';
-import { ranked, ReportPanel } from './report/ReportPanel';
+import { bySeverity, ReportPanel } from './report/ReportPanel';
 import { shownReport } from './report/shown';
 
 type Theme = 'auto' | 'light' | 'dark';
@@ -234,7 +234,7 @@ export function App() {
       reportOpening.current = null;
       return;
     }
-    const first = ranked(report.report)
+    const first = bySeverity(report.report)
       .map(({ b }) => ({ b, f: files.find((f) => f.path === `${report.root}${b.file}`) }))
       .find((x) => x.f !== undefined);
     if (!first?.f) return;

@@ -16,6 +16,13 @@ import './report.css';
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, note: 2 };
 
+/** Every damaged block by severity alone, errors first, the report's JSON order kept within
+ * each: the page view's opening after a drop (which the tests of loose files' first problem
+ * page hold), not the order the panel lists them in. */
+export function bySeverity(r: ReportJson): { rel: ReportRelation; b: ReportBlock }[] {
+  return r.relations.flatMap((rel) => rel.blocks.map((b) => ({ rel, b }))).sort((x, y) => RANK[x.b.severity] - RANK[y.b.severity]);
+}
+
 /** Every damaged block in the order the core's text and Markdown list them: errors first, then
  * warnings, then notes, and within each the pages read as empty first (nothing else points at
  * them); the report's order kept otherwise. A ticket and this screen then read alike. */
