@@ -28,7 +28,7 @@ import { listPngName } from './share/band';
 import { READ_AS_EMPTY, READ_AS_EMPTY_WORDS, ZERO_NOTE_WORDS } from './lib/status';
 import { databaseOf, qualified } from './app/catalog';
 import { blocksPerSegmentFor } from './app/control';
-import { ranked, ReportPanel } from './report/ReportPanel';
+import { bySeverity, ReportPanel } from './report/ReportPanel';
 import { shownReport } from './report/shown';
 
 type Theme = 'auto' | 'light' | 'dark';
@@ -234,7 +234,7 @@ export function App() {
       reportOpening.current = null;
       return;
     }
-    const first = ranked(report.report)
+    const first = bySeverity(report.report)
       .map(({ b }) => ({ b, f: files.find((f) => f.path === `${report.root}${b.file}`) }))
       .find((x) => x.f !== undefined);
     if (!first?.f) return;
@@ -320,6 +320,12 @@ export function App() {
           Drop relation files (<code>base/16384/16385</code>, <code>16385.2</code>, <code>16385_fsm</code>) or a whole data directory here, or{' '}
           <FilePickers add={addChosen} />
         </p>
+        {files.length === 0 && (
+          <p className="drop-what" data-testid="drop-what">
+            What you get: first an incident report (which pages are damaged and how, the rows lost, what to do, as Markdown to share), then every page, its rows
+            and the checksums of every file. Nothing leaves this browser.
+          </p>
+        )}
         <SamplesPicker load={loadSamples} />
         {linked && files.length === 0 && <LinkWants link={linked} />}
         {notice && (
@@ -377,7 +383,14 @@ export function App() {
         <AffectedFiles files={listed} onPick={jump} />
 
         <section className="problems" hidden={listed.length === 0}>
-          <h3>Problem pages ({allProblems.length})</h3>
+          {/* A count of 0 while files are still being verified would read as "nothing wrong". */}
+          <h3 data-testid="problems-heading" data-state={state}>
+            {state !== 'running'
+              ? `Problem pages (${allProblems.length})`
+              : allProblems.length === 0
+                ? 'Problem pages: still verifying…'
+                : `Problem pages (${allProblems.length} so far; still verifying…)`}
+          </h3>
           {selFile && sel && allProblems.length > 0 && (
             <PngButton
               entry={selFile}

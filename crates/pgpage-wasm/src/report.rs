@@ -1,9 +1,10 @@
 //! The incident report (`pgpage::damage::report::ReportReader`) for the browser: told every path
 //! and length of the dropped directory, it asks for byte ranges (`wanted`, as JSON), is given them
 //! (`give`), and `finish` gives the report as JSON, Markdown and text, the same the CLI prints for
-//! the same files.
+//! the same files. Given the dropped WAL read by a `WalScanner` watching its `wal_blocks`,
+//! `set_wal` makes it the CLI's `report --wal`.
 
-use pgpage::damage::report::{markdown, text, Request};
+use pgpage::damage::report::{markdown, text, Report, Request};
 use wasm_bindgen::prelude::*;
 
 /// The report's reader (see the module's doc).
@@ -15,6 +16,7 @@ pub struct ReportReader {
 /// A finished report.
 #[wasm_bindgen]
 pub struct ReportOutput {
+    report: Report,
     json: String,
     markdown: String,
     text: String,
@@ -51,6 +53,28 @@ impl ReportOutput {
     #[wasm_bindgen(getter)]
     pub fn storage_damage(&self) -> Option<String> {
         self.storage_damage.clone()
+    }
+
+    /// The blocks whose WAL history the report wants, as `WalScanner::watch` takes them:
+    /// (relfilenode, fork number, relation-wide block) triples.
+    pub fn wal_blocks(&self) -> Vec<u32> {
+        self.report
+            .wal_blocks()
+            .into_iter()
+            .flat_map(|(rel, fork, block)| [rel, u32::from(fork), block])
+            .collect()
+    }
+
+    /// The report with what `scanner` (finished, watching `wal_blocks`) read: each damaged
+    /// block's newest full-page image and the records after it, as `report --wal` says them.
+    pub fn set_wal(&mut self, scanner: &crate::wal::WalScanner) -> Result<(), JsError> {
+        let (history, version) = scanner.history_and_version();
+        let history = history.ok_or_else(|| JsError::new("the WAL scanner watched no blocks"))?;
+        self.report.set_wal(history, version);
+        self.json = serde_json::to_string_pretty(&self.report).map_err(crate::serialize_error)?;
+        self.markdown = markdown(&self.report);
+        self.text = text(&self.report);
+        Ok(())
     }
 }
 
@@ -137,6 +161,7 @@ impl ReportReader {
             text: text(&report),
             damaged: report.damaged(),
             storage_damage: report.storage_damage(),
+            report,
         })
     }
 }

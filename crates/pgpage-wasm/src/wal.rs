@@ -12,6 +12,31 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 use wasm_bindgen::prelude::*;
 
+/// The core's words for each effect a later record can have on a heap page's rows, keyed by
+/// the name `report --json` gives it (`"removes_dead"`), as a JSON object.
+#[wasm_bindgen]
+pub fn row_effect_words() -> Result<String, JsError> {
+    const ALL: [RowEffect; 8] = [
+        RowEffect::RemovesDead,
+        RowEffect::RemovesDeadMayFreeze,
+        RowEffect::Freezes,
+        RowEffect::AllVisible,
+        RowEffect::Locks,
+        RowEffect::ChangesRows,
+        RowEffect::Image,
+        RowEffect::Unknown,
+    ];
+    let mut words = serde_json::Map::new();
+    for e in ALL {
+        if let serde_json::Value::String(name) =
+            serde_json::to_value(e).map_err(crate::serialize_error)?
+        {
+            words.insert(name, serde_json::Value::from(e.words()));
+        }
+    }
+    serde_json::to_string(&words).map_err(crate::serialize_error)
+}
+
 /// The order to read segment files in (indexes into `names`): by segment, the higher timeline
 /// of a segment present twice, other names last.
 #[wasm_bindgen]
@@ -415,6 +440,12 @@ impl WalScanner {
     fn lsn_text(&self, lsn: u64) -> String {
         lsn_text_for(self.reader.summary().version.unwrap_or(18), lsn)
     }
+
+    /// What `watch` asked for, as read, and the WAL's release (its page magic), for the report.
+    pub(crate) fn history_and_version(&self) -> (Option<&BlockHistory>, Option<u32>) {
+        (self.history.as_ref(), self.reader.summary().version)
+    }
+
     fn image(&self, index: u32) -> Result<&Image, JsError> {
         usize::try_from(index)
             .ok()

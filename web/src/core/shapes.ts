@@ -48,6 +48,8 @@ export interface ReportJson {
   notes: { code: string; count: number; message: string }[];
   unknown: string[];
   steps: string[];
+  /** WAL was read for the damaged blocks (`report --wal`). */
+  wal_searched?: boolean;
 }
 
 export interface ReportRelation {
@@ -75,6 +77,13 @@ export interface ReportBlock {
   torn_items?: number[];
   /** Rows the older write holds at another place (the page was compacted between writes). */
   torn_moved?: { lp: number; lp_off: number; at_lp?: number }[];
+  /** With WAL read: the block's newest full-page image, the records after it, what restoring it loses. */
+  wal_image?: {
+    lsn: string;
+    records_after: number;
+    later: { lsn: string; record: string; effect: string }[];
+    restoring: string;
+  };
   bit_flips?: {
     rank: number;
     byte: number;

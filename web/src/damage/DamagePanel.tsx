@@ -69,6 +69,9 @@ const plural = (n: number, one: string): string => `${fmt(n)} ${n === 1 ? one : 
 
 export function DamagePanel(p: DamagePanelProps) {
   const [wasm, setWasm] = useState<Wasm | null>(null);
+  // An all-zero page passes its checks, but the report may find its rows lost: its WAL image
+  // is then the page to restore.
+  const told = useReportBlock(p.entry, p.page.block);
   useEffect(() => {
     void loadWasm().then(setWasm);
   }, []);
@@ -83,7 +86,7 @@ export function DamagePanel(p: DamagePanelProps) {
           pointers and counts mean nothing.
         </p>
       )}
-      {p.page.status !== 'ok' && p.page.status !== 'zero' && <WalPanel {...p} wasm={wasm} />}
+      {((p.page.status !== 'ok' && p.page.status !== 'zero') || told !== null) && <WalPanel {...p} wasm={wasm} />}
       <ComparePanel {...p} wasm={wasm} />
       <RepairKit {...p} wasm={wasm} />
     </section>

@@ -4,11 +4,9 @@
 import { loadWasm, walScanned } from '../core';
 import { serve, type Job } from '../worker/bridge';
 import type { FromWal, PageRequest, ScanRequest, ToWal, WalSegmentFile } from './walProtocol';
+import { scanWal, type Scanner } from './walScan';
 
-const CHUNK_BYTES = 4 << 20;
 const POST_EVERY_MS = 100;
-
-type Scanner = InstanceType<Awaited<ReturnType<typeof loadWasm>>['WalScanner']>;
 const scans = new Map<number, { scanner: Scanner; files: WalSegmentFile[] }>();
 
 serve<ToWal, FromWal>(
@@ -25,41 +23,13 @@ serve<ToWal, FromWal>(
 async function scan(req: ScanRequest, { post }: Job<ToWal, FromWal>): Promise<void> {
   const w = await loadWasm();
   const t = performance.now();
-  // History files come with the segments; the core plans the order along the newest one.
-  const histories = req.segments.filter((s) => w.wal_file_kind(s.name) === 'history');
-  const segments = req.segments.filter((s) => w.wal_file_kind(s.name) !== 'history');
-  const texts = await Promise.all(histories.map((h) => h.file.text()));
-  const first = segments[0];
-  const segSize = first && first.file.size >= 40 ? new DataView(await first.file.slice(32, 36).arrayBuffer()).getUint32(0, true) : 0;
-  const scanner = new w.WalScanner(req.systemIdentifier, req.blockSize);
-  const order = Array.from(
-    scanner.plan(
-      segments.map((s) => s.name),
-      histories.map((h) => h.name),
-      texts,
-      segSize,
-    ),
-    (i) => segments[i],
-  );
-  scanner.watch(new Uint32Array(req.watch));
-  const total = order.reduce((n, s) => n + s.file.size, 0);
-  let done = 0;
   let posted = 0;
-  for (const s of order) {
-    scanner.begin_segment(s.name);
-    for (let off = 0; off < s.file.size; off += CHUNK_BYTES) {
-      const chunk = new Uint8Array(await s.file.slice(off, off + CHUNK_BYTES).arrayBuffer());
-      scanner.feed(chunk);
-      done += chunk.length;
-      const now = performance.now();
-      if (now - posted >= POST_EVERY_MS) {
-        posted = now;
-        post({ type: 'progress', job: req.job, bytesDone: done, bytesTotal: total });
-      }
-    }
-    scanner.end_segment();
-  }
-  scanner.finish();
+  const { scanner, order } = await scanWal(w, req.segments, req.systemIdentifier, req.blockSize, new Uint32Array(req.watch), (bytesDone, bytesTotal) => {
+    const now = performance.now();
+    if (now - posted < POST_EVERY_MS) return;
+    posted = now;
+    post({ type: 'progress', job: req.job, bytesDone, bytesTotal });
+  });
   scans.set(req.job, { scanner, files: order });
   post({
     type: 'scanned',

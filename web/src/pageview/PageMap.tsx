@@ -170,13 +170,21 @@ export function PageMap(p: PageMapProps) {
       }
     }
     ctx.putImageData(img, 0, 0);
-    // The noted zero pages: framed in the mismatch colour, the zero colour inside.
-    ctx.strokeStyle = style.getPropertyValue('--status-mismatch').trim() || '#c00';
-    const frame = Math.max(1, Math.floor(cell / 7));
-    ctx.lineWidth = frame;
+    // The noted zero pages stand out as damage does: filled in the mismatch colour, with a
+    // dot of the zero colour in the middle to tell them from a checksum failure.
+    const zeroColour = pal[STATUS_NAMES.indexOf('zero')] ?? pending;
+    const dot = cell >= 6 ? Math.max(2, Math.round(cell / 3)) : 0;
     for (const r of p.noted ?? []) {
       for (let b = r.block; b < Math.min(p.blocks, r.block + r.pages); b++) {
-        ctx.strokeRect((b % cols) * cell + frame / 2, Math.floor(b / cols) * cell + frame / 2, cell - gap - frame, cell - gap - frame);
+        const x0 = (b % cols) * cell;
+        const y0 = Math.floor(b / cols) * cell;
+        ctx.fillStyle = style.getPropertyValue('--status-mismatch').trim() || '#c00';
+        ctx.fillRect(x0, y0, cell - gap, cell - gap);
+        if (dot > 0) {
+          ctx.fillStyle = `rgb(${zeroColour[0]}, ${zeroColour[1]}, ${zeroColour[2]})`;
+          const at = Math.floor((cell - gap - dot) / 2);
+          ctx.fillRect(x0 + at, y0 + at, dot, dot);
+        }
       }
     }
     if (p.selected !== null && p.selected < p.blocks) {

@@ -522,7 +522,7 @@ export default function Playground(p: PlaygroundProps) {
           {cur.error && <ServerErrorView error={cur.error} sql={cur.sql} />}
           {curLesson?.error && (
             <p className="lesson-checks" data-testid="lesson-check" data-ok={curLesson.error.test(cur.error?.message ?? '') ? 'true' : 'false'}>
-              {curLesson.error.test(cur.error?.message ?? '') ? '✓' : '✗'} the server&apos;s own error: {curLesson.error.source}
+              {curLesson.error.test(cur.error?.message ?? '') ? '✓ ' : 'expected, did not happen: '}the server&apos;s own error: {curLesson.error.source}
             </p>
           )}
           {cur.notices.map((n, i) => (

@@ -223,7 +223,8 @@ export function SnapshotDiff({ a, b, open, expect = [] }: { a: Snapshot; b: Snap
             const ok = x.test(diff);
             return (
               <li key={x.what} data-testid="lesson-check" data-ok={ok ? 'true' : 'false'}>
-                {ok ? '✓' : '✗'} {x.what}
+                {/* A missed expectation is said as one: a bare ✗ before the sentence reads as its denial or as a fact. */}
+                {ok ? `✓ ${x.what}` : `expected, did not happen: ${x.what}`}
               </li>
             );
           })}

@@ -3,7 +3,7 @@
 // the server refuses or what loses rows, then what is wrong but readable, then the routine
 // notes counted in one line each), the steps, the Markdown download and a pgsql-bugs message.
 // A finding with a block opens that page in the page view.
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { FileEntry } from '../files';
 import type { ClusterControl } from '../app/control';
 import type { Selection } from '../app/selection';
@@ -16,9 +16,20 @@ import './report.css';
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, note: 2 };
 
-/** Every damaged block, errors first, then warnings, then notes (the report's order kept within each). */
-export function ranked(r: ReportJson): { rel: ReportRelation; b: ReportBlock }[] {
+/** Every damaged block by severity alone, errors first, the report's JSON order kept within
+ * each: the page view's opening after a drop (which the tests of loose files' first problem
+ * page hold), not the order the panel lists them in. */
+export function bySeverity(r: ReportJson): { rel: ReportRelation; b: ReportBlock }[] {
   return r.relations.flatMap((rel) => rel.blocks.map((b) => ({ rel, b }))).sort((x, y) => RANK[x.b.severity] - RANK[y.b.severity]);
+}
+
+/** Every damaged block in the order the core's text and Markdown list them: errors first, then
+ * warnings, then notes, and within each the pages read as empty first (nothing else points at
+ * them); the report's order kept otherwise. A ticket and this screen then read alike. */
+export function ranked(r: ReportJson): { rel: ReportRelation; b: ReportBlock }[] {
+  return r.relations
+    .flatMap((rel) => rel.blocks.map((b) => ({ rel, b })))
+    .sort((x, y) => RANK[x.b.severity] - RANK[y.b.severity] || Number(isReadAsEmpty(y.b)) - Number(isReadAsEmpty(x.b)));
 }
 
 function download(text: string, name: string): void {
@@ -96,13 +107,18 @@ function Finding({
   rel,
   b,
   entry,
+  effects,
+  restore,
   onOpen,
   sayBound,
 }: {
   rel: ReportRelation;
   b: ReportBlock;
   entry: FileEntry | undefined;
-  onOpen: (f: FileEntry, block: number) => void;
+  effects: Record<string, string>;
+  /** The core's steps restore this block from its WAL image (an index's they rebuild instead). */
+  restore: boolean;
+  onOpen: Opener;
   sayBound: boolean;
 }) {
   const name = rel.relation ?? rel.path;
@@ -137,9 +153,13 @@ function Finding({
         </p>
       )}
       {b.server && (
-        <p>
-          The server says: <code>{b.server}</code>
-        </p>
+        <>
+          <p>The server says:</p>
+          {/* One line per message, as the server's log prints them. */}
+          <pre className="incident-server" data-testid="server-says">
+            {b.server}
+          </pre>
+        </>
       )}
       {b.evidence.length > 0 && (
         <ul className="incident-evidence">
@@ -196,6 +216,7 @@ function Finding({
           {b.rows.bound && sayBound ? ` ${sentence(b.rows.bound)}` : ''}
         </p>
       )}
+      {b.wal_image && <WalImageLine b={b} entry={entry} effects={effects} restore={restore} onOpen={onOpen} />}
       {b.rows?.keys && b.rows.keys.length > 0 && (
         <p className="incident-keys" data-testid="lost-keys" data-index={b.rows.index ?? ''}>
           The lost rows&apos; keys in {b.rows.index ?? 'the index'} ({b.rows.keys.length.toLocaleString('en-US')}):{' '}
@@ -208,6 +229,139 @@ function Finding({
     </li>
   );
 }
+
+/** The block's newest full-page image in the dropped WAL, the records after it and what
+ * restoring it loses (the core's words), and the page view's WAL panel, whose "Use this page"
+ * writes the repaired copy. */
+function WalImageLine({
+  b,
+  entry,
+  effects,
+  restore,
+  onOpen,
+}: {
+  b: ReportBlock;
+  entry: FileEntry | undefined;
+  effects: Record<string, string>;
+  restore: boolean;
+  onOpen: Opener;
+}) {
+  const image = b.wal_image!;
+  return (
+    <div className="incident-wal" data-testid="finding-wal" data-lsn={image.lsn} data-records-after={image.later.length}>
+      <p>
+        The WAL dropped holds a full-page image of this block at LSN {image.lsn}
+        {image.later.length === 0
+          ? '.'
+          : `; after it: ${image.later.map((l) => `${l.lsn} ${l.record}${effects[l.effect] ? ` (${effects[l.effect]})` : ''}`).join(', ')}.`}{' '}
+        {sentence(image.restoring)}
+      </p>
+      {restore && (
+        <button
+          type="button"
+          data-testid="finding-wal-open"
+          disabled={!entry}
+          onClick={() => entry && onOpen(entry, b.block_in_file, '[data-testid=wal-use]')}
+          title={entry ? "show the image beside the damaged page, with 'Use this page'" : 'the file was not dropped'}
+        >
+          Restore it from the WAL image…
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The relations (`DB/RELFILENODE`) whose blocks the core's steps restore from WAL images: the
+ * ones its `pgpage fpi --relation` commands write images of. */
+function restoredFromWal(steps: readonly string[]): (rel: ReportRelation) => boolean {
+  const named = steps.flatMap((s) => [...s.matchAll(/^ {2}pgpage fpi --relation (\d+\/\d+) /gm)].map((m) => m[1]));
+  return (rel) => named.some((n) => rel.path.endsWith(`/${n}`));
+}
+
+/** A step of the core's: its sentences as prose, each command (an indented line, or a command
+ * or SQL statement the sentence ends on) as code to copy exactly, never with a full stop glued
+ * to it; under the WAL images' step, the blocks to restore in this app. */
+export function Step({
+  text,
+  walBlocks,
+  onOpen,
+}: {
+  text: string;
+  walBlocks: { rel: ReportRelation; b: ReportBlock; entry: FileEntry | undefined }[];
+  onOpen: Opener;
+}) {
+  const lines = text.split('\n');
+  const commands = lines.filter((l) => l.startsWith('  ')).map((l) => l.trim());
+  const inApp = walBlocks.length > 0 && commands.some((c) => c.startsWith('pgpage fpi '));
+  return (
+    <li data-testid="report-step">
+      {lines.map((line, i) =>
+        line.startsWith('  ') ? (
+          <pre key={i} className="step-command" data-testid="step-command">
+            <code>{line.trim()}</code>
+          </pre>
+        ) : (
+          <p key={i} className="step-line">
+            <Prose text={i === 0 ? capital(line) : line} last={i === lines.length - 1} />
+          </p>
+        ),
+      )}
+      {inApp && (
+        <div className="step-in-app" data-testid="step-in-app">
+          <p>
+            In this browser, without the shell: open each block&apos;s image beside its damaged page, and &quot;Use this page&quot; downloads the repaired file.
+          </p>
+          <ul>
+            {walBlocks.map(({ rel, b, entry }) => (
+              <li key={`${b.file}:${b.block_in_file}`}>
+                <button
+                  type="button"
+                  data-testid="step-wal-open"
+                  data-file={b.file}
+                  data-block={b.block_in_file}
+                  disabled={!entry}
+                  onClick={() => entry && onOpen(entry, b.block_in_file, '[data-testid=wal-use]')}
+                >
+                  Block {b.block} of {rel.relation ?? rel.path}: the image at {b.wal_image!.lsn}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </li>
+  );
+}
+
+const capital = (s: string) => (/^[^\s_./=()]*\s/u.test(s) ? s.replace(/^\p{Ll}/u, (c) => c.toUpperCase()) : s);
+
+/** A command or SQL statement inside a sentence: `pgpage fpi --relation 1/2 DIR`, `REINDEX
+ * INDEX public.t_pkey`, `pg_amcheck --heapallindexed`. */
+const INLINE_COMMAND =
+  /\b(?:pgpage [a-z]+(?: --?[\w-]+(?: (?:[A-Z][A-Z_]*|\d(?:[\w:/]|\.(?=\w))*))?)*|pg_amcheck(?: --[\w-]+)*|REINDEX (?:INDEX|TABLE) (?:[\w"]|\.(?=[\w"]))+)/g;
+
+/** A sentence with its commands as code; the last line of a step gets its full stop unless it
+ * ends on a command, which a full stop would change when copied. */
+function Prose({ text, last }: { text: string; last: boolean }) {
+  const parts: ReactNode[] = [];
+  let at = 0;
+  for (const m of text.matchAll(INLINE_COMMAND)) {
+    parts.push(text.slice(at, m.index));
+    parts.push(<code key={m.index}>{m[0]}</code>);
+    at = m.index + m[0].length;
+  }
+  const tail = text.slice(at);
+  parts.push(tail);
+  const endsOnCommand = at === text.length && at > 0;
+  return (
+    <>
+      {parts}
+      {last && !endsOnCommand && !/[.!?:]$/.test(text) ? '.' : ''}
+    </>
+  );
+}
+
+type Opener = (f: FileEntry, block: number, then?: string) => void;
 
 function BugTemplate({
   r,
@@ -268,14 +422,20 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
     return () => shownReport.set(null);
   }, [source, report]);
   if (!source) return null;
-  const onOpen = (f: FileEntry, block: number) => {
+  const onOpen: Opener = (f, block, then) => {
     onPick({ fileId: f.id, block, offset: 0 });
-    // The page view comes with the selection: bring it into sight once it has its page.
+    // The page view comes with the selection: bring it into sight once it has its page, or
+    // the part of it asked for (the WAL image's "Use this page") once that is there.
     let tries = 0;
     const look = () => {
       const view = document.querySelector('[data-testid=page-view]');
-      if (view && view.getAttribute('data-state') !== 'loading') view.scrollIntoView({ block: 'start' });
-      else if (tries++ < 100) setTimeout(look, 50);
+      const ready = view && view.getAttribute('data-state') !== 'loading';
+      const target = ready && then ? view.querySelector<HTMLElement>(then) : null;
+      if (target) {
+        target.scrollIntoView({ block: 'center' });
+        target.focus();
+      } else if (ready && (!then || tries >= 200)) view.scrollIntoView({ block: 'start' });
+      else if (tries++ < 200) setTimeout(look, 50);
     };
     setTimeout(look, 0);
   };
@@ -302,6 +462,7 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
           r={report.report}
           markdown={report.markdown}
           storage={report.storage}
+          effects={report.effects}
           root={source.root}
           files={files}
           controls={controls}
@@ -316,6 +477,7 @@ function ReportBody({
   r,
   markdown,
   storage,
+  effects,
   root,
   files,
   controls,
@@ -324,16 +486,19 @@ function ReportBody({
   r: ReportJson;
   markdown: string;
   storage: string | null;
+  effects: Record<string, string>;
   root: string;
   files: readonly FileEntry[];
   controls: readonly ClusterControl[];
-  onOpen: (f: FileEntry, block: number) => void;
+  onOpen: Opener;
 }) {
   const blocks = ranked(r);
   const name = reportName(r, root);
   const control = controls.find((c) => c.root === root)?.control;
   const controldata = typeof control?.text === 'string' ? control.text : null;
   const byPath = new Map(files.map((f) => [f.path, f]));
+  const restored = restoredFromWal(r.steps);
+  const walBlocks = blocks.filter(({ rel, b }) => b.wal_image && restored(rel)).map(({ rel, b }) => ({ rel, b, entry: byPath.get(`${root}${b.file}`) }));
   // The summary's count: every file of the drop it verified, each fork and segment.
   const verified = files.filter((f) => f.path.startsWith(root) && !f.path.startsWith('playground/')).length;
   return (
@@ -364,6 +529,8 @@ function ReportBody({
               rel={rel}
               b={b}
               entry={byPath.get(`${root}${b.file}`)}
+              effects={effects}
+              restore={restored(rel)}
               onOpen={onOpen}
               sayBound={!blocks.slice(0, i).some((x) => x.b.rows?.bound === b.rows?.bound)}
             />
@@ -392,7 +559,7 @@ function ReportBody({
             <summary>What to do, in order ({r.steps.length} steps)</summary>
             <ol data-testid="report-steps">
               {r.steps.map((s, i) => (
-                <li key={i}>{sentence(s)}</li>
+                <Step key={i} text={s} walBlocks={walBlocks} onOpen={onOpen} />
               ))}
             </ol>
           </details>

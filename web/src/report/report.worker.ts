@@ -1,8 +1,11 @@
 // The report worker: drives the core's ReportReader (wasm) over the dropped files. The core
 // says which byte ranges it needs next; they are read with File.slice and given back until
-// it has what it needs, and its report (JSON and Markdown) goes to the page. The page ends
-// a report it no longer wants by ending the worker.
+// it has what it needs, and its report (JSON and Markdown) goes to the page. With the data
+// directory's pg_wal/ among the files, the WAL is read for the damaged blocks' full-page images,
+// as `pgpage report --wal DIR/pg_wal DIR` does. The page ends a report it no longer wants by
+// ending the worker.
 import { loadWasm, reportOf, reportWanted } from '../core';
+import { scanWal } from '../damage/walScan';
 import { serve, type Job } from '../worker/bridge';
 import type { FromReport, ReportFile, ToReport } from './protocol';
 
@@ -53,7 +56,34 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
       post({ type: 'progress', job, read, total });
     }
     const out = reader.finish();
-    post({ type: 'done', job, report: reportOf(out), markdown: out.markdown, damaged: out.damaged, storage: out.storage_damage ?? null });
+    // The directory's own WAL (`pg_wal/NAME`), as `report --wal DIR/pg_wal` reads it.
+    const wal = held.filter((f) => /^pg_wal\/[^/]+$/.test(f.path) && w.wal_file_kind(f.path.slice('pg_wal/'.length)) !== undefined);
+    const watch = out.wal_blocks();
+    if (wal.length > 0 && watch.length > 0) {
+      const first = reportOf(out);
+      const { scanner } = await scanWal(
+        w,
+        wal.map((f) => ({ name: f.path.slice('pg_wal/'.length), path: f.path, file: f.file })),
+        first.cluster.system_identifier ?? '',
+        first.cluster.block_size ?? 8192,
+        watch,
+        (done) => post({ type: 'progress', job, read: read + done, total }),
+      );
+      try {
+        out.set_wal(scanner);
+      } finally {
+        scanner.free();
+      }
+    }
+    post({
+      type: 'done',
+      job,
+      report: reportOf(out),
+      markdown: out.markdown,
+      damaged: out.damaged,
+      storage: out.storage_damage ?? null,
+      effects: JSON.parse(w.row_effect_words()) as Record<string, string>,
+    });
     out.free();
   } finally {
     reader.free();

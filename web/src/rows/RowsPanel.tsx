@@ -207,7 +207,7 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
   const grid = { gridTemplateColumns: widths.map((w) => `${w}ch`).join(' ') || '1fr', width: `${totalCh}ch` };
   const ready = catalog !== null || types.trim() !== '';
   const shownProgress: Progress | null = salvage
-    ? { rows: salvage.rows, pagesRead: salvage.pagesRead, pagesTotal: salvage.pagesTotal, pagesLost: salvage.pagesLost.length }
+    ? { rows: salvage.rows, pagesRead: salvage.pagesRead, pagesGiven: salvage.pagesGiven, pagesTotal: salvage.pagesTotal, pagesLost: salvage.pagesLost.length }
     : progress;
 
   return (
@@ -282,7 +282,7 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
       )}
       {shownProgress && (
         <p className="rows-progress" aria-live="polite" data-testid="rows-progress">
-          {shownProgress.rows.toLocaleString('en-US')} rows from {shownProgress.pagesRead.toLocaleString('en-US')} of{' '}
+          {shownProgress.rows.toLocaleString('en-US')} rows from {shownProgress.pagesGiven.toLocaleString('en-US')} of{' '}
           {shownProgress.pagesTotal.toLocaleString('en-US')} pages
           {shownProgress.pagesLost > 0 && `; ${shownProgress.pagesLost} pages lost`}
           {shownProgress.rows > count && count >= SHOWN_MAX && `; the first ${SHOWN_MAX.toLocaleString('en-US')} shown, every row exported`}

@@ -35,6 +35,8 @@ export interface Salvage {
   invisible: number;
   undecided: number;
   pagesRead: number;
+  /** Pages read whose rows were given: those read, less those left out whole. */
+  pagesGiven: number;
   pagesTotal: number;
   /** Pages of the table left out whole (or, all zeros between pages with rows, lost), by
    * block, with the reason and, where the core counts them, their rows. */
@@ -176,11 +178,14 @@ export function* readRows(
       salvage.invisible += json.invisible;
       salvage.undecided += json.undecided;
       salvage.pagesRead += len / bs;
+      salvage.pagesGiven += len / bs;
       for (const l of json.left_out) {
         if (l.offset === null && (l.tuples?.length ?? 0) > 0) salvage.tuples.push(l);
         else if (l.offset === null && l.printed) salvage.pagesDamaged.push({ block: l.block, message: l.message, rows: l.rows ?? 0 });
-        else if (l.offset === null) salvage.pagesLost.push({ block: l.block, message: l.message, ...(l.rows !== undefined ? { rows: l.rows } : {}) });
-        else salvage.tuples.push(l);
+        else if (l.offset === null) {
+          salvage.pagesLost.push({ block: l.block, message: l.message, ...(l.rows !== undefined ? { rows: l.rows } : {}) });
+          salvage.pagesGiven -= 1;
+        } else salvage.tuples.push(l);
       }
       salvage.damagedCtids.push(...json.damaged);
       yield text;
@@ -194,6 +199,7 @@ export function emptySalvage(damage: string[] = []): Salvage {
     invisible: 0,
     undecided: 0,
     pagesRead: 0,
+    pagesGiven: 0,
     pagesTotal: 0,
     pagesLost: [],
     pagesDamaged: [],

@@ -75,6 +75,8 @@ export const SHOWN_MAX = 200_000;
 export interface Progress {
   rows: number;
   pagesRead: number;
+  /** Pages the rows came from: read and not left out whole. */
+  pagesGiven: number;
   pagesTotal: number;
   pagesLost: number;
 }

@@ -137,7 +137,13 @@ async function handle(m: ToRows, post: RowsJob['post']): Promise<void> {
   const columns = rowsColumns(o.reader);
   const salvage: Salvage = emptySalvage(o.damage);
   if (m.type === 'open') post({ type: 'opened', job: m.job, title: o.title, columns });
-  const progress = () => ({ rows: salvage.rows, pagesRead: salvage.pagesRead, pagesTotal: salvage.pagesTotal, pagesLost: salvage.pagesLost.length });
+  const progress = () => ({
+    rows: salvage.rows,
+    pagesRead: salvage.pagesRead,
+    pagesGiven: salvage.pagesGiven,
+    pagesTotal: salvage.pagesTotal,
+    pagesLost: salvage.pagesLost.length,
+  });
   // The export's text goes into a Blob every 32 MB (the browser may keep a Blob on disk),
   // so the worker's heap holds one part of it, not the table.
   let blob = new Blob([]);

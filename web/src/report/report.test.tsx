@@ -2,10 +2,11 @@
 // notes (the core's order kept within each), whole sentences that leave names alone, the file
 // named after the one damaged relation, and a pgsql-bugs message that carries what the user
 // filled in, pg_control's text and the report's Markdown whole.
-import { describe, expect, it } from 'vitest';
+import { cleanup, render } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
 import { bugMessage } from './bugs';
 import type { ReportBlock, ReportJson } from './protocol';
-import { ranked, reportName, rowsSentence, sentence } from './ReportPanel';
+import { ranked, reportName, rowsSentence, sentence, Step } from './ReportPanel';
 
 const block = (n: number, severity: ReportBlock['severity']): ReportBlock => ({
   block: n,
@@ -36,6 +37,16 @@ describe('report panel', () => {
       [block(3, 'warning'), block(4, 'error')],
     ]);
     expect(ranked(r).map((x) => x.b.block)).toEqual([2, 4, 3, 1]);
+  });
+
+  it("lists a page read as empty first among its severity's, as the core's text and Markdown do", () => {
+    const zeroed = { ...block(5, 'error'), damage: 'zeroed' };
+    const refused = { ...block(6, 'error'), damage: 'zeroed', server: 'ERROR:  index "t_pkey" contains unexpected zero page at block 6' };
+    const r = report([
+      [block(2, 'error'), zeroed, block(10, 'error')],
+      [refused, block(7, 'warning')],
+    ]);
+    expect(ranked(r).map((x) => x.b.block)).toEqual([5, 2, 10, 6, 7]);
   });
 
   it('makes whole sentences and leaves names alone', () => {
@@ -98,5 +109,35 @@ describe('report panel', () => {
     expect(said).toContain('2 stale versions are counted as neither: older versions of rows live on other pages, as the evidence says.');
     // The keys and where each is live are the core's evidence, printed beside it: not twice.
     expect(said).not.toContain('1021');
+  });
+
+  describe('a step', () => {
+    afterEach(cleanup);
+    // Two of the fifth review's steps, as the core words them.
+    const flips =
+      'Where single bits explain a checksum, flipping the right one back restores the page exactly (NEW: the repaired copy of the file to create, a path that does not exist yet).\nBlock 20 of public.orders:\n  pgpage repair --block 20 --flip 448:2 --out NEW dmg/base/16384/16385  # restores note, stored\u2192flipped back: "\u2026xxxxxxxxxxxxxxxxxxxx[|\u2192x]xxxxxxxxxxxxxxxxxxxx\u2026"\nBlock 5 of public.orders_pkey: 4 flips each make the page valid. Only the values they restore tell them apart: compare them with a backup, a replica or the application (at most one is the damage):\n  pgpage repair --block 5 --flip 3184:0 --out NEW dmg/base/16384/16390\n  pgpage repair --block 5 --flip 3875:0 --out NEW dmg/base/16384/16390\n  pgpage repair --block 5 --flip 4993:0 --out NEW dmg/base/16384/16390\n  pgpage repair --block 5 --flip 5257:4 --out NEW dmg/base/16384/16390';
+    const reindex =
+      "The damaged index pages (block 5 of public.orders_pkey) are not restored from a copy; the table's rows are not in an index, so rebuilding it from the table loses nothing, while an older copy of the page (from a backup or a WAL image) spliced into the live index would disagree with the table and its neighbour pages: REINDEX INDEX public.orders_pkey";
+
+    it('gives each command line as code, copied exactly, with no full stop after it', () => {
+      const v = render(<Step text={flips} walBlocks={[]} onOpen={() => {}} />);
+      const commands = v.getAllByTestId('step-command').map((e) => e.textContent);
+      expect(commands).toEqual(
+        flips
+          .split('\n')
+          .filter((l) => l.startsWith('  '))
+          .map((l) => l.trim()),
+      );
+      expect(commands.at(-1)).toBe('pgpage repair --block 5 --flip 5257:4 --out NEW dmg/base/16384/16390');
+      expect(v.getByTestId('report-step').textContent).not.toMatch(/16390\.$/);
+    });
+
+    it('ends on a statement without a full stop glued to it, the statement as code', () => {
+      const v = render(<Step text={reindex} walBlocks={[]} onOpen={() => {}} />);
+      const li = v.getByTestId('report-step');
+      expect(li.textContent?.endsWith('REINDEX INDEX public.orders_pkey')).toBe(true);
+      expect([...li.querySelectorAll('code')].map((c) => c.textContent)).toEqual(['REINDEX INDEX public.orders_pkey']);
+      expect(li.textContent?.startsWith('The damaged index pages')).toBe(true);
+    });
   });
 });

@@ -1,0 +1,57 @@
+// Reading WAL segment files into a WalScanner, for the WAL worker and the report worker alike:
+// the order the core plans (along the newest timeline history given), chunk by chunk, so a
+// large pg_wal is never held whole.
+import type { loadWasm } from '../core';
+import type { WalSegmentFile } from './walProtocol';
+
+const CHUNK_BYTES = 4 << 20;
+
+type Wasm = Awaited<ReturnType<typeof loadWasm>>;
+export type Scanner = InstanceType<Wasm['WalScanner']>;
+
+/** `files` (segments and history files) read into a new scanner watching `watch`; `progress`
+ * is told the bytes read so far after each chunk. The caller frees the scanner. */
+export async function scanWal(
+  w: Wasm,
+  files: readonly WalSegmentFile[],
+  systemIdentifier: string,
+  blockSize: number,
+  watch: Uint32Array,
+  progress: (done: number, total: number) => void,
+): Promise<{ scanner: Scanner; order: WalSegmentFile[] }> {
+  const histories = files.filter((s) => w.wal_file_kind(s.name) === 'history');
+  const segments = files.filter((s) => w.wal_file_kind(s.name) !== 'history');
+  const texts = await Promise.all(histories.map((h) => h.file.text()));
+  const first = segments[0];
+  const segSize = first && first.file.size >= 40 ? new DataView(await first.file.slice(32, 36).arrayBuffer()).getUint32(0, true) : 0;
+  const scanner = new w.WalScanner(systemIdentifier, blockSize);
+  try {
+    const order = Array.from(
+      scanner.plan(
+        segments.map((s) => s.name),
+        histories.map((h) => h.name),
+        texts,
+        segSize,
+      ),
+      (i) => segments[i],
+    );
+    scanner.watch(watch);
+    const total = order.reduce((n, s) => n + s.file.size, 0);
+    let done = 0;
+    for (const s of order) {
+      scanner.begin_segment(s.name);
+      for (let off = 0; off < s.file.size; off += CHUNK_BYTES) {
+        const chunk = new Uint8Array(await s.file.slice(off, off + CHUNK_BYTES).arrayBuffer());
+        scanner.feed(chunk);
+        done += chunk.length;
+        progress(done, total);
+      }
+      scanner.end_segment();
+    }
+    scanner.finish();
+    return { scanner, order };
+  } catch (e) {
+    scanner.free();
+    throw e;
+  }
+}
