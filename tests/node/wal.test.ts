@@ -31,7 +31,7 @@ describe('WalScanner against pgpage fpi on PostgreSQL 15 WAL', () => {
   let cli: { images: CliImage[]; problems: unknown[] };
   let wal: string;
   let relfilenode: number;
-  let blocks: { relfilenode: number; [key: string]: unknown }[];
+  let blocks: { relfilenode: number; records_after: { lsn: string; effect: string; [key: string]: unknown }[]; [key: string]: unknown }[];
   beforeAll(() => {
     c = Cluster.create('pgpage-wal', 15);
     c.sql(`alter system set wal_keep_size = '1GB'; select pg_reload_conf();`);
@@ -91,11 +91,19 @@ describe('WalScanner against pgpage fpi on PostgreSQL 15 WAL', () => {
       const watched = JSON.parse(scanner.blocks_json()) as {
         image: number | null;
         image_record: { lsn: string } | null;
-        records_after: { lsn: string; rmgr: string; record_type: string; image: boolean; will_init: boolean }[];
+        records_after: { lsn: string; rmgr: string; record_type: string; image: boolean; will_init: boolean; effect: string }[];
+        restoring: string | null;
         [key: string]: unknown;
       }[];
       const expected = blocks.filter((b) => b.relfilenode === relfilenode);
       expect(expected).toHaveLength(1);
+      // Both say what each record did to the rows (the CLI by its code, the browser in the
+      // core's words for it) and what restoring the image loses, in the same words.
+      const effects = new Map(expected.flatMap((b) => b.records_after.map((r) => [r.lsn, r.effect])));
+      const words = JSON.parse(w.row_effect_words()) as Record<string, string>;
+      for (const r of watched.flatMap((b) => b.records_after)) {
+        expect(r.effect, `record at ${r.lsn}`).toBe(words[effects.get(r.lsn)!]);
+      }
       expect(
         watched.map((b) => ({
           tablespace_oid: b.tablespace_oid,
@@ -105,8 +113,9 @@ describe('WalScanner against pgpage fpi on PostgreSQL 15 WAL', () => {
           block: b.block,
           newest_image_lsn: b.image_record?.lsn ?? null,
           records_after: b.records_after.map(({ lsn, rmgr, record_type, image, will_init }) => ({ lsn, rmgr, record_type, image, will_init })),
+          restoring: b.restoring,
         })),
-      ).toEqual(expected);
+      ).toEqual(expected.map((b) => ({ ...b, records_after: b.records_after.map(({ effect: _, ...r }) => r) })));
       // Its image index names that image.
       expect(images[watched[0].image!].lsn).toBe(watched[0].image_record!.lsn);
       // The --out files' names read back as pg_waldump wrote them.
