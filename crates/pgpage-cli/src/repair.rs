@@ -509,18 +509,6 @@ enum Since {
 /// each with what it did to the rows, and what the replacement therefore lacks. None when the
 /// file is not in a data directory with a pg_wal, or the WAL does not touch the block.
 fn wal_since(path: &Path, block: u32, since: Since) -> Option<String> {
-    let (since, after_what, what) = match since {
-        Since::Image(lsn) => (
-            lsn,
-            format!("the image's record at {}", lsn_text(lsn)),
-            "the image",
-        ),
-        Since::PageLsn(lsn) => (
-            lsn,
-            format!("the replacement's pd_lsn {}", lsn_text(lsn)),
-            "the replacement",
-        ),
-    };
     let (root, inside) = crate::heapctx::data_directory(path)?;
     let wal = root.join("pg_wal");
     if !wal.is_dir() {
@@ -534,6 +522,20 @@ fn wal_since(path: &Path, block: u32, since: Since) -> Option<String> {
     };
     let mut history = BlockHistory::new(Some(filter), block);
     let version = crate::fpi::read_history(std::slice::from_ref(&wal), &mut history).ok()?;
+    // LSNs as the WAL's server prints them (19 pads the low half).
+    let lsn_text = |lsn: u64| pgpage::wal::lsn_text_for(version.unwrap_or(18), lsn);
+    let (since, after_what, what) = match since {
+        Since::Image(lsn) => (
+            lsn,
+            format!("the image's record at {}", lsn_text(lsn)),
+            "the image",
+        ),
+        Since::PageLsn(lsn) => (
+            lsn,
+            format!("the replacement's pd_lsn {}", lsn_text(lsn)),
+            "the replacement",
+        ),
+    };
     let (_, image, after) = history.blocks().find(|(k, _, _)| k.fork == 0)?;
     if let Some(img) = image.filter(|i| i.lsn > since) {
         return Some(format!(
