@@ -1,4 +1,4 @@
-//! The structural findings held against amcheck, PostgreSQL 13 to 18: a table with HOT
+//! The structural findings held against amcheck, PostgreSQL 13 to 19: a table with HOT
 //! chains and redirects and B-tree indexes on int4 and text are built, the server stopped,
 //! copies of their pages damaged the ways corruption shows (a redirect pointing nowhere,
 //! overlapping line pointers, impossible infomask bits, a wrong t_hoff, a misaligned line

@@ -1,4 +1,4 @@
-//! GIN findings held against PostgreSQL. On 13 to 18, GIN indexes of every common opclass
+//! GIN findings held against PostgreSQL. On 13 to 19, GIN indexes of every common opclass
 //! (jsonb_ops, jsonb_path_ops, int4[] and text[] array_ops, pg_trgm), with a pending list and
 //! after it is flushed, give pgpage nothing to report. On 18, whose amcheck has
 //! gin_index_check, copies of an index are damaged one way each (a posting tree's key order,

@@ -1,6 +1,6 @@
 //! verify_heapam's checks that need more than the page (the attribute count against
 //! pg_class.relnatts; xmin, xmax and MultiXactIds against the cluster's horizon and the
-//! relation's relfrozenxid/relminmxid) held against amcheck, PostgreSQL 13 to 18: a table is
+//! relation's relfrozenxid/relminmxid) held against amcheck, PostgreSQL 13 to 19: a table is
 //! built, the server stopped, copies of its pages damaged (natts above relnatts, an xmin in
 //! the future, an unfrozen xmin before relfrozenxid, an xmin before the oldest xid without
 //! hint bits, a MultiXactId xmax past nextMulti), the server started again and verify_heapam

@@ -1,5 +1,5 @@
 //! Single-bit-flip localisation (`inspect --bit-flips`) held against the server on PostgreSQL
-//! 13 to 18. Pages of a real heap and B-tree get one bit flipped on disk (a seeded random bit
+//! 13 to 19. Pages of a real heap and B-tree get one bit flipped on disk (a seeded random bit
 //! anywhere on the page, a bit of pd_checksum itself, a bit of an index tuple); then:
 //! - the server reads the damaged heap page as it reads any bad page: its ERROR names the block;
 //! - the server itself lists every single-bit flip of the damaged page that its

@@ -1,4 +1,4 @@
-//! bt_index_parent_check's cross-level checks held against the server, PostgreSQL 13 to 18:
+//! bt_index_parent_check's cross-level checks held against the server, PostgreSQL 13 to 19:
 //! multi-level B-tree indexes (int4 of three levels, text under C collation of three levels,
 //! DESC, multi-column, duplicates in posting lists, and one after deletes and a VACUUM that
 //! deleted pages) are built; untouched, amcheck and pgpage's file walk both find nothing.

@@ -1,4 +1,4 @@
-//! `pgpage fpi` (docs/contracts.md, "fpi") on WAL that servers of 13 to 18 wrote, with full-page
+//! `pgpage fpi` (docs/contracts.md, "fpi") on WAL that servers of 13 to 19 wrote, with full-page
 //! images in every wal_compression the server offers. The oracle per version:
 //! - 18: `pg_waldump --save-fullpage` (the PyPI build's): our `--out` directory identical,
 //!   file names and bytes.

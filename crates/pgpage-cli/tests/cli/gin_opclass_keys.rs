@@ -1,5 +1,5 @@
 //! `pgpage verify --amcheck DATADIR` orders the text keys of GIN indexes by their operator
-//! class, read from pg_opclass, PostgreSQL 13 to 18. jsonb_ops and tsvector_ops compare their
+//! class, read from pg_opclass, PostgreSQL 13 to 19. jsonb_ops and tsvector_ops compare their
 //! keys byte by byte whatever the collation, and a GIN column without a collation is compared
 //! under the database's default. So in a C database and in one whose default collation is not
 //! C (C.utf8, which pgpage does not take for C), untouched jsonb_ops, jsonb_path_ops,

@@ -1,5 +1,5 @@
 //! The checks the server makes when it reads a GiST, hash, BRIN or SP-GiST page, held against
-//! the server itself, PostgreSQL 13 to 18: copies of the indexes are damaged (the special space
+//! the server itself, PostgreSQL 13 to 19: copies of the indexes are damaged (the special space
 //! shortened on GiST's root and on hash pages, BRIN regular pages given another page type,
 //! SP-GiST's metapage magic number changed: the one check spgutils.c makes), their
 //! checksums recomputed, the server restarted and a query made to read each index (the

@@ -1,4 +1,4 @@
-//! `pgpage ls` and the catalog layouts against PostgreSQL 13 to 18: a cluster per version
+//! `pgpage ls` and the catalog layouts against PostgreSQL 13 to 19: a cluster per version
 //! with two more databases (one in a tablespace), odd schema and table names, partitions, a
 //! matview, indexes, TOAST, an unlogged table, tables rewritten by VACUUM FULL and TRUNCATE,
 //! catalogs rewritten (pg_class is mapped, pg_am is not), a renamed table (a dead pg_class
@@ -481,5 +481,5 @@ fn not_a_data_directory() {
     std::fs::write(dir.path().join("PG_VERSION"), "12\n").unwrap();
     let out = pgpage(&["ls", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("13 to 18"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("13 to 19"));
 }

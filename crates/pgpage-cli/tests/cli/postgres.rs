@@ -2,7 +2,7 @@
 //! `initdb -k` cluster with a table and an index, stopped, copied and damaged in several
 //! ways; both tools must name the same blocks with the same lines and the same summary.
 //! Then a cluster without data checksums, held against the server's own reads, and data
-//! directories of PostgreSQL 13 to 18, whose version verify must name. If PostgreSQL cannot
+//! directories of PostgreSQL 13 to 19, whose version verify must name. If PostgreSQL cannot
 //! be started, the test fails with the reason.
 use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;

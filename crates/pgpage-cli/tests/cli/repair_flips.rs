@@ -1,4 +1,4 @@
-//! The bit-flip candidates wherever a page is discussed, held against PostgreSQL 13 to 18: a
+//! The bit-flip candidates wherever a page is discussed, held against PostgreSQL 13 to 19: a
 //! table with one bit flipped in a text value ('u' -> 'q') on one page and a digit turned
 //! into a control byte ('8' -> 0x18) on another, and a page of random bytes. `repair` without
 //! a source lists the candidates, ranked, with their values and `--flip` commands before the

@@ -1,4 +1,4 @@
-//! `pgpage report` held against the server on PostgreSQL 13 to 18. A table with a primary
+//! `pgpage report` held against the server on PostgreSQL 13 to 19. A table with a primary
 //! key and a second index fills about 60 pages; a stopped copy of the cluster gets five
 //! blocks damaged the ways storage damages them: one zeroed, one overwritten with random
 //! bytes, one torn (sectors of an older version of the same block, taken with pageinspect's

@@ -1,4 +1,4 @@
-//! `pgpage report --from BACKUP` held against the server on PostgreSQL 13 to 18. A stopped
+//! `pgpage report --from BACKUP` held against the server on PostgreSQL 13 to 19. A stopped
 //! cluster is copied as the "backup"; the server then updates rows of one block only, and a
 //! copy of the newer cluster gets that block's checksum broken and a single bit flipped on a
 //! block the updates left alone. Then:

@@ -1,6 +1,6 @@
 //! The lost rows' keys `pgpage report` lists, for primary keys of the types tables are keyed
 //! by (uuid, bigint, numeric, varchar, text under a collation that is not C, timestamptz,
-//! date, and a key of two columns), held against the server on PostgreSQL 13 to 18: one
+//! date, and a key of two columns), held against the server on PostgreSQL 13 to 19: one
 //! block of each table is zeroed on a stopped copy, and the keys the report lists for it are
 //! the key columns' text the server gives for the rows at that block on the undamaged copy.
 

@@ -1,4 +1,4 @@
-//! `pgpage rows --types` against the server's own COPY, for PostgreSQL 13 to 18: a table of
+//! `pgpage rows --types` against the server's own COPY, for PostgreSQL 13 to 19: a table of
 //! every type `rows --types` takes, with NULLs and odd values, TOASTed values (inline compressed,
 //! external pglz, external uncompressed, lz4 where the server has it), deleted, aborted
 //! and updated rows; after a CHECKPOINT the table's files must print byte for byte what

@@ -1,4 +1,4 @@
-//! Stale row versions held against the server on PostgreSQL 13 to 18. A table with a primary
+//! Stale row versions held against the server on PostgreSQL 13 to 19. A table with a primary
 //! key and an index on a second column (so that updating it is never HOT), fillfactor 100 and
 //! full pages: a block's raw bytes are saved with get_raw_page, then rows of that block are
 //! updated, so their new versions go to other pages and their old ones get an xmax. A stopped

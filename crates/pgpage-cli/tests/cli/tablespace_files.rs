@@ -1,5 +1,5 @@
 //! A relation in a tablespace, its files reached through the data directory
-//! (`D/pg_tblspc/OID/PG_.../DB/FILENODE`), PostgreSQL 13 to 18. The file's canonical path is
+//! (`D/pg_tblspc/OID/PG_.../DB/FILENODE`), PostgreSQL 13 to 19. The file's canonical path is
 //! the tablespace's own directory, outside the data directory: resolved that way, the
 //! relation had no catalog row, so `verify --amcheck` checked its pages without its
 //! pg_class row or key columns (and named it by file, not as pg_amcheck does), and `repair`

@@ -1,4 +1,4 @@
-//! `pgpage verify --amcheck DATADIR` held against amcheck, PostgreSQL 13 to 18: a stopped
+//! `pgpage verify --amcheck DATADIR` held against amcheck, PostgreSQL 13 to 19: a stopped
 //! cluster whose heap has an xmin past nextXid and whose int4 B-tree has a leaf with two
 //! keys swapped (each page's checksum made valid again: checksums alone see nothing, and
 //! only pg_index's key types, read from the catalogs, can judge the order) is checked, and

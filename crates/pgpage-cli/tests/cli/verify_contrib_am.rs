@@ -1,5 +1,5 @@
 //! `pgpage verify --amcheck DATADIR` on an untouched cluster with indexes of contrib's
-//! access methods, PostgreSQL 13 to 18: contrib/bloom's pages have an 8-byte special space
+//! access methods, PostgreSQL 13 to 19: contrib/bloom's pages have an 8-byte special space
 //! like GIN's (BLOOM_PAGE_ID 0xFF83 where GIN keeps its flags) and no line pointers, so
 //! read as GIN every page of a healthy bloom index was "posting list segment runs past
 //! pd_lower". The catalog names the access method; pgpage checks none of a method's pages

@@ -1,5 +1,5 @@
 //! `pgpage verify --amcheck` on a standby's data directory, stopped cleanly ("shut down in
-//! recovery"), PostgreSQL 13 to 18. The standby's shutdown restartpoint flushes every page
+//! recovery"), PostgreSQL 13 to 19. The standby's shutdown restartpoint flushes every page
 //! it replayed, but pg_control keeps the checkpoint that restartpoint was made at: the
 //! primary's last CHECKPOINT, older than the transactions replayed after it. Held against
 //! that checkpoint's nextXid, their rows were each "xmin ... equals or exceeds next valid

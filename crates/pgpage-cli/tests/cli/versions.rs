@@ -1,4 +1,4 @@
-//! `pgpage rows --all-versions DATADIR RELATION` against the server, PostgreSQL 13 to 18:
+//! `pgpage rows --all-versions DATADIR RELATION` against the server, PostgreSQL 13 to 19:
 //! every tuple version on the page, led by its ctid, the xmin and xmax the server gave it
 //! (txid_current() inside each transaction), its state as the test's own transactions
 //! ended, and its columns as COPY printed them while the version was live.

@@ -1,4 +1,4 @@
-//! A heap's visibility map and free space map held against the server, PostgreSQL 13 to 18:
+//! A heap's visibility map and free space map held against the server, PostgreSQL 13 to 19:
 //! `pgpage verify` given a relation's main fork with its `_vm` and `_fsm` (as files and in a
 //! data directory walk) names the page VACUUM warns of once PD_ALL_VISIBLE is cleared on a
 //! page whose VM bit is set (and pg_visibility's pd_all_visible agrees), and no VM finding on

@@ -1,5 +1,5 @@
 //! Record names (`pgpage::wal::record_type`, `fpi --block`'s records after an image) on WAL
-//! that servers of 13 to 18 wrote while touching every built-in resource manager they can
+//! that servers of 13 to 19 wrote while touching every built-in resource manager they can
 //! be made to log from SQL. The oracle per version:
 //! - 15 to 18: pg_walinspect's `pg_get_wal_records_info(start, end)`: the same records (LSN)
 //!   with the same `resource_manager` and `record_type`.

@@ -1,4 +1,4 @@
-//! An all-zero B-tree page where the index's links lead, PostgreSQL 13 to 18: the server
+//! An all-zero B-tree page where the index's links lead, PostgreSQL 13 to 19: the server
 //! refuses it on every read that reaches it (_bt_checkpage: an index scan, bt_index_check),
 //! and `verify`, `verify --amcheck` and `report` say so in its words, with the REINDEX step.
 //! A zero page nothing reaches (what a crash right after relation extension leaves, which
