@@ -216,10 +216,9 @@ export function App() {
     const settled = pending === -1 ? batch : batch.slice(0, pending);
     const shown = batch.find((f) => f.id === o[0] && f.state === 'done');
     const hit = settled.find((f) => f.problem && f.problems.some((x) => x.problem)) ?? (all && shown && firstPageToSee(shown) !== null ? shown : undefined);
-    if (!hit) {
-      if (all) opening.current = null;
-      return;
-    }
+    // Nothing to open yet: a verdict can come in before its problem list (a later pass of
+    // the same file), so the opening waits until the user chooses a page.
+    if (!hit) return;
     opening.current = null;
     const at = firstPageToSee(hit);
     if (at !== null) setSelState({ fileId: hit.id, block: at, offset: 0 });
