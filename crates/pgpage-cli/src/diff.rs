@@ -214,24 +214,7 @@ fn page_line(path: &str, p: &PageDiff, fields: &[FieldChange], dirs: bool) -> St
             } else {
                 String::new()
             };
-            // Runs of sectors as `first-last`.
-            let mut runs: Vec<(u32, u32)> = Vec::new();
-            for &s in &p.sectors {
-                match runs.last_mut() {
-                    Some(r) if r.1.checked_add(1) == Some(s) => r.1 = s,
-                    _ => runs.push((s, s)),
-                }
-            }
-            let sectors: Vec<String> = runs
-                .iter()
-                .map(|&(a, b)| {
-                    if a == b {
-                        a.to_string()
-                    } else {
-                        format!("{a}-{b}")
-                    }
-                })
-                .collect();
+            let sectors = pgpage::words::run_texts(&p.sectors);
             // The header's fields all, the line pointers' first few: a page's hundred line
             // pointers on one line would make it thousands of characters (--json has them).
             const LINE_POINTERS_SHOWN: usize = 4;

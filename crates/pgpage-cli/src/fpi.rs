@@ -11,8 +11,8 @@ use pgpage::cluster::control::decode_control;
 use pgpage::findings::Evidence;
 use pgpage::wal::{
     fork_name, lsn_text, lsn_text_for, parse_fullpage_name, parse_history_name,
-    parse_wal_file_name, plan_segments, record_type, restoring, rmgr_name, BlockHistory,
-    BlockImage, RelFileLocator, RelationFilter, RowEffect, WalOptions, WalReader, WalRecord,
+    parse_wal_file_name, plan_segments, record_type, restoring_after, rmgr_name, BlockHistory,
+    BlockImage, RelFileLocator, RelationFilter, WalOptions, WalReader, WalRecord,
 };
 use pgpage::words::plural;
 use serde::Serialize;
@@ -487,16 +487,10 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
                         record_type: record_type(version, t.rmid, t.info),
                         image: t.image,
                         will_init: t.will_init,
-                        effect: RowEffect::of(version, t.rmid, t.info),
+                        effect: t.effect(version),
                     })
                     .collect(),
-                restoring: image.map(|_| {
-                    let effects: Vec<RowEffect> = after
-                        .iter()
-                        .map(|t| RowEffect::of(version, t.rmid, t.info))
-                        .collect();
-                    restoring("the image", &effects)
-                }),
+                restoring: image.map(|_| restoring_after("the image", version, after)),
             })
             .collect::<Vec<_>>()
     });

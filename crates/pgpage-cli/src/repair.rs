@@ -19,8 +19,8 @@ use pgpage::damage::repair::{
 use pgpage::file::{file_geometry, parse_relation_file_name, Geometry, RelationFileName};
 use pgpage::page::kind::{Fork, PageKind};
 use pgpage::wal::{
-    lsn_text, parse_fullpage_name, record_type, restoring, rmgr_name, BlockHistory, RelationFilter,
-    RowEffect,
+    lsn_text, parse_fullpage_name, record_type, restoring_after, rmgr_name, BlockHistory,
+    RelationFilter,
 };
 use pgpage::words::plural;
 use serde::Serialize;
@@ -545,19 +545,15 @@ fn wal_since(path: &Path, block: u32, since: Since) -> Option<String> {
             wal.display()
         ));
     }
-    let later: Vec<_> = after.iter().filter(|t| t.lsn > since).collect();
+    let later: Vec<pgpage::wal::Touch> = after.iter().filter(|t| t.lsn > since).copied().collect();
     if later.is_empty() {
         return None;
     }
     let version = version.unwrap_or(18);
-    let effects: Vec<RowEffect> = later
-        .iter()
-        .map(|t| RowEffect::of(version, t.rmid, t.info))
-        .collect();
     let records: Vec<String> = later
         .iter()
-        .zip(&effects)
-        .map(|(t, e)| {
+        .map(|t| {
+            let e = t.effect(version);
             format!(
                 "{}/{} at {} ({})",
                 rmgr_name(t.rmid),
@@ -572,7 +568,7 @@ fn wal_since(path: &Path, block: u32, since: Since) -> Option<String> {
         wal.display(),
         plural(later.len() as u64, "record", "records"),
         records.join(", "),
-        restoring(what, &effects)
+        restoring_after(what, version, &later)
     ))
 }
 

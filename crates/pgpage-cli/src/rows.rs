@@ -653,14 +653,7 @@ fn chunk(
         c.undecided = c.undecided.saturating_add(rows.undecided);
         c.damaged_rows = c.damaged_rows.saturating_add(rows.damaged.len() as u64);
         // The printed rows' line pointers as runs: a page's hundred rows in one short line.
-        let mut runs: Vec<(u16, u16)> = Vec::new();
-        for &lp in &rows.damaged {
-            match runs.last_mut() {
-                Some(r) if r.1.checked_add(1) == Some(lp) => r.1 = lp,
-                _ => runs.push((lp, lp)),
-            }
-        }
-        let ctids: Vec<String> = runs
+        let ctids: Vec<String> = pgpage::words::runs(&rows.damaged)
             .iter()
             .map(|&(a, b)| {
                 if a == b {

@@ -4,7 +4,7 @@
 
 use pgpage::wal::{
     fork_name, image_pieces, lsn_text, lsn_text_for, parse_fullpage_name, parse_history_name,
-    parse_wal_file_name, plan_segments, record_type, restore_image, restoring, rmgr_name,
+    parse_wal_file_name, plan_segments, record_type, restore_image, restoring_after, rmgr_name,
     segment_plan, BlockHistory, BlockImage, Piece, PlanProblem, RelFileLocator, RowEffect, Touch,
     WalOptions, WalReader, WalRecord,
 };
@@ -110,7 +110,7 @@ impl TouchJson {
             record_type: record_type(version, t.rmid, t.info),
             image: t.image,
             will_init: t.will_init,
-            effect: RowEffect::of(version, t.rmid, t.info).words(),
+            effect: t.effect(version).words(),
         }
     }
 }
@@ -384,13 +384,7 @@ impl WalScanner {
                         .and_then(|i| self.images.get(i))
                         .map(|i| lsn_text_for(version, i.end_lsn)),
                     records_after: after.iter().map(|t| TouchJson::of(t, version)).collect(),
-                    restoring: image.map(|_| {
-                        let effects: Vec<RowEffect> = after
-                            .iter()
-                            .map(|t| RowEffect::of(version, t.rmid, t.info))
-                            .collect();
-                        restoring("the image", &effects)
-                    }),
+                    restoring: image.map(|_| restoring_after("the image", version, after)),
                 }
             })
             .collect();

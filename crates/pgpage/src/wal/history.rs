@@ -29,6 +29,19 @@ pub struct Touch {
     pub will_init: bool,
 }
 
+impl Touch {
+    /// What the record did to the rows of the heap page it touched, in WAL of `version`.
+    pub fn effect(&self, version: u32) -> super::RowEffect {
+        super::RowEffect::of(version, self.rmid, self.info)
+    }
+}
+
+/// What putting `what` in place loses, given the records after it (WAL of `version`).
+pub fn restoring_after(what: &str, version: u32, after: &[Touch]) -> alloc::string::String {
+    let effects: Vec<super::RowEffect> = after.iter().map(|t| t.effect(version)).collect();
+    super::restoring(what, &effects)
+}
+
 /// Which blocks are kept.
 #[derive(Debug)]
 enum Watch {

@@ -12,7 +12,7 @@ mod record;
 mod timeline;
 
 pub use effect::{restoring, RowEffect};
-pub use history::{BlockHistory, BlockKey, Touch};
+pub use history::{restoring_after, BlockHistory, BlockKey, Touch};
 pub use names::record_type;
 pub use reader::{WalOptions, WalProblem, WalReader, WalSummary};
 pub use record::{

@@ -78,16 +78,7 @@ impl KeyReader {
     pub(super) fn of(rel: &super::RelationInput) -> Option<KeyReader> {
         let ix = super::naming_index(&rel.indexes).filter(|ix| ix.uniqueness > 0)?;
         let columns = rel.columns.as_ref()?;
-        let which: Vec<usize> = ix
-            .key_columns
-            .iter()
-            .map(|k| {
-                columns
-                    .iter()
-                    .position(|c| c.name == k.name && c.ty == k.ty && !c.attribute.attisdropped)
-            })
-            .collect::<Option<Vec<usize>>>()
-            .filter(|w| !w.is_empty())?;
+        let which = super::key_positions(ix, columns)?;
         Some(KeyReader {
             columns: columns.clone(),
             which,

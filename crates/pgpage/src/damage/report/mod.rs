@@ -728,23 +728,7 @@ fn readable_offsets(
 
 /// `sectors 8-15` / `sector 9` / `sectors 3, 5-6`: runs of consecutive sectors as `first-last`.
 fn sector_list(sectors: &[u32]) -> String {
-    let mut runs: Vec<(u32, u32)> = Vec::new();
-    for &s in sectors {
-        match runs.last_mut() {
-            Some(run) if run.1.checked_add(1) == Some(s) => run.1 = s,
-            _ => runs.push((s, s)),
-        }
-    }
-    let words: Vec<String> = runs
-        .iter()
-        .map(|&(a, b)| {
-            if a == b {
-                a.to_string()
-            } else {
-                format!("{a}-{b}")
-            }
-        })
-        .collect();
+    let words = crate::words::run_texts(sectors);
     format!(
         "{} {}",
         if sectors.len() == 1 {
@@ -1697,6 +1681,20 @@ fn sole_version(indexes: &[IndexInput], block: u32, lp: u16) -> bool {
         .any(|e| !e.dead && e.keys.as_ref() == Some(key) && (e.block, e.offset) != (block, lp))
 }
 
+/// Where the index's key columns stand among the table's columns (a key column is the
+/// table column of its name and type); None when one has no such column (an expression).
+fn key_positions(ix: &IndexInput, columns: &[Column]) -> Option<Vec<usize>> {
+    ix.key_columns
+        .iter()
+        .map(|k| {
+            columns
+                .iter()
+                .position(|c| c.name == k.name && c.ty == k.ty && !c.attribute.attisdropped)
+        })
+        .collect::<Option<Vec<usize>>>()
+        .filter(|w| !w.is_empty())
+}
+
 /// The key of the naming index on each heap-only tuple of `page` that `take` accepts, read
 /// with the table's columns (a key column is the table column of its name and type; an
 /// expression's key has no such column, and then no tuple gives a key).
@@ -1707,16 +1705,7 @@ fn orphan_keys(
     columns: &[Column],
     take: impl Fn(u16) -> bool,
 ) -> BTreeMap<Vec<Option<String>>, u16> {
-    let which: Option<Vec<usize>> = ix
-        .key_columns
-        .iter()
-        .map(|k| {
-            columns
-                .iter()
-                .position(|c| c.name == k.name && c.ty == k.ty && !c.attribute.attisdropped)
-        })
-        .collect();
-    let Some(which) = which.filter(|w| !w.is_empty()) else {
+    let Some(which) = key_positions(ix, columns) else {
         return BTreeMap::new();
     };
     let writer = crate::cluster::rows::RowWriter::new(
