@@ -162,7 +162,7 @@ for (const [width, height] of SIZES) {
 
       // The summary and the report say what they count, in the same words.
       const files = Number(
-        (await page.getByTestId('verdict').textContent())?.match(/of the ([\d,]+) files verified \(every fork and segment/)?.[1].replace(/,/g, ''),
+        (await page.getByTestId('verdict').textContent())?.match(/of the ([\d,]+) files verified:/)?.[1].replace(/,/g, ''),
       );
       expect(files).toBeGreaterThan(100);
       const cluster = page.locator('.report-cluster');

@@ -390,19 +390,23 @@ export function App() {
                 ? 'Problem pages: still verifying…'
                 : `Problem pages (${allProblems.length} so far; still verifying…)`}
           </h3>
-          {selFile && sel && allProblems.length > 0 && (
-            <PngButton
-              entry={selFile}
-              block={sel.block}
-              what="problem list"
-              suffix="-problems"
-              testid="png-problems"
-              problems={allProblems}
-              notes={zeroNotes}
-              name={listPngName(allProblems.map((x) => ({ path: x.f.path, relation: relationOf(x.f) })))}
-            />
+          {/* The picture and the Markdown on one row: the first screen keeps the first problem page in view. */}
+          {(allProblems.length > 0 || inventoryZeros.length > 0) && (
+            <ProblemsReport problems={allProblems} noted={noted} all={listed}>
+              {selFile && sel && allProblems.length > 0 && (
+                <PngButton
+                  entry={selFile}
+                  block={sel.block}
+                  what="problem list"
+                  suffix="-problems"
+                  testid="png-problems"
+                  problems={allProblems}
+                  notes={zeroNotes}
+                  name={listPngName(allProblems.map((x) => ({ path: x.f.path, relation: relationOf(x.f) })))}
+                />
+              )}
+            </ProblemsReport>
           )}
-          {(allProblems.length > 0 || inventoryZeros.length > 0) && <ProblemsReport problems={allProblems} noted={noted} all={listed} />}
           <FileFindings files={listed} onPick={jump} part="rest" />
           <ProblemList problems={allProblems} sel={sel} onPick={jump} />
           {zeroPageCount > 0 && (

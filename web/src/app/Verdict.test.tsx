@@ -39,7 +39,7 @@ describe('Verdict', () => {
     const files = [entry('a', { problems: [problem(1), problem(5)], problem: true }), entry('b', { problems: [problem(0)], problem: true }), entry('c')];
     const v = render(<Verdict files={files} problems={problemsOf(files)} state="done" />);
     expect(v.getByTestId('verdict').textContent).toBe(
-      '3 problem pages in 2 files of the 3 files verified (every fork and segment, as pg_checksums counts them): the server would refuse to read them.',
+      '3 problem pages in 2 files of the 3 files verified: the server would refuse to read them.',
     );
     expect(v.queryByTestId('verdict-notes')).toBeNull();
   });
@@ -52,7 +52,7 @@ describe('Verdict', () => {
     const v = render(<Verdict files={files} problems={problemsOf(files)} state="done" />);
     const counts = v.getByTestId('verdict-counts');
     expect(counts.dataset.blocks).toBe('7');
-    expect(counts.textContent).toBe('7 blocks in 2 files verified, every fork and segment, as pgpage verify and pg_checksums count them (6 ok, 1 mismatch).');
+    expect(counts.textContent).toBe('7 blocks in 2 files verified, as pgpage verify and pg_checksums count them (6 ok, 1 mismatch).');
     const report = {
       cluster: { pg_version: 16, system_identifier: null, state: null, data_checksums: 'on', block_size: 8192 },
       verdict: '',

@@ -64,7 +64,7 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
       <p className={`verdict verdict-line ${ok ? 'ok' : 'bad'}`} data-testid="verdict">
         {ok
           ? `No problem pages in ${verified} verified files.`
-          : `${plural(p.problems.length, 'problem page')}${short > 0 ? ` and ${plural(short, 'file')} that end in a partial page` : ''} in ${plural(problemFiles, 'file')} of the ${plural(files.length, 'file')} verified (every fork and segment, as pg_checksums counts them): the server would refuse to read them.`}
+          : `${plural(p.problems.length, 'problem page')}${short > 0 ? ` and ${plural(short, 'file')} that end in a partial page` : ''} in ${plural(problemFiles, 'file')} of the ${plural(files.length, 'file')} verified: the server would refuse to read them.`}
       </p>
       {!ok && <AffectedRelations files={files} />}
       {zeros.length > 0 && (
@@ -79,7 +79,7 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
         </p>
       )}
       <p className="verdict-note" data-testid="verdict-counts" data-blocks={blocks} data-files={files.length}>
-        {plural(blocks, 'block')} in {plural(files.length, 'file')} verified, every fork and segment, as <code>pgpage verify</code> and pg_checksums count them
+        {plural(blocks, 'block')} in {plural(files.length, 'file')} verified, as <code>pgpage verify</code> and pg_checksums count them
         (
         {STATUS_NAMES.filter((s) => counts[s] > 0)
           .map((s) => `${counts[s].toLocaleString('en-US')} ${s}`)

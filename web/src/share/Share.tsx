@@ -1,7 +1,7 @@
 // The share actions: PNG pictures of the page view, the page map and the problem list, the
 // Markdown report of a page and a link to it. They read the page afresh (share/page.ts), so
 // each is one element wired in with a line wherever it sits.
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { FileEntry } from '../files';
 import { DETAILED_PAGES, markdownReport, markdownReportAll, type ProblemRow, type ZeroRow } from '../lib/report';
 import { zeroRuns } from '../app/selection';
@@ -297,12 +297,20 @@ export function zeroRowsOf(files: readonly FileEntry[], report: { root: string; 
  * few problem pages in full and an appendix row per page. `noted`: files with notes but no
  * problem page (zero pages between rows); `all`: every file listed, whose all-zero pages the
  * incident report counts are in the summary's table too. */
-export function ProblemsReport(p: { problems: { f: FileEntry; p: ProblemPage }[]; noted?: readonly FileEntry[]; all?: readonly FileEntry[] }) {
+export function ProblemsReport(p: {
+  problems: { f: FileEntry; p: ProblemPage }[];
+  noted?: readonly FileEntry[];
+  all?: readonly FileEntry[];
+  /** Shown first on the row (the problem list's picture). */
+  children?: ReactNode;
+}) {
   const [report, setReport] = useState<string | null>(null);
   const [msg, setMsg] = useState<string | null>(null);
   const incident = shownReport.use();
   return (
     <div className="share-row" data-noprint="">
+      {p.children}
+      {p.children ? ' ' : null}
       <button
         type="button"
         data-testid="copy-report-all"
