@@ -161,9 +161,7 @@ for (const [width, height] of SIZES) {
       }
 
       // The summary and the report say what they count, in the same words.
-      const files = Number(
-        (await page.getByTestId('verdict').textContent())?.match(/of the ([\d,]+) files verified:/)?.[1].replace(/,/g, ''),
-      );
+      const files = Number((await page.getByTestId('verdict').textContent())?.match(/of the ([\d,]+) files verified:/)?.[1].replace(/,/g, ''));
       expect(files).toBeGreaterThan(100);
       const cluster = page.locator('.report-cluster');
       await expect(cluster).toContainText(/[\d,]+ main-fork pages read in [\d,]+ main-fork files/);

@@ -70,9 +70,7 @@ test('a data directory with one bad page opens on the verdict, the problem and t
   await page.goto('/');
   await page.getByTestId('folder-input').setInputFiles(root);
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
-  await expect(page.getByTestId('verdict')).toHaveText(
-    '1 problem page in 1 file of the 240 files verified: the server would refuse to read them.',
-  );
+  await expect(page.getByTestId('verdict')).toHaveText('1 problem page in 1 file of the 240 files verified: the server would refuse to read them.');
   const problem = page.getByTestId('problem');
   await expect(problem).toHaveCount(1);
   await expect(problem).toHaveAttribute('data-path', 'pgdata/base/5/16470');

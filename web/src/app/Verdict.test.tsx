@@ -38,9 +38,7 @@ describe('Verdict', () => {
   it('counts problem pages and the files they are in', () => {
     const files = [entry('a', { problems: [problem(1), problem(5)], problem: true }), entry('b', { problems: [problem(0)], problem: true }), entry('c')];
     const v = render(<Verdict files={files} problems={problemsOf(files)} state="done" />);
-    expect(v.getByTestId('verdict').textContent).toBe(
-      '3 problem pages in 2 files of the 3 files verified: the server would refuse to read them.',
-    );
+    expect(v.getByTestId('verdict').textContent).toBe('3 problem pages in 2 files of the 3 files verified: the server would refuse to read them.');
     expect(v.queryByTestId('verdict-notes')).toBeNull();
   });
 

@@ -79,8 +79,7 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
         </p>
       )}
       <p className="verdict-note" data-testid="verdict-counts" data-blocks={blocks} data-files={files.length}>
-        {plural(blocks, 'block')} in {plural(files.length, 'file')} verified, as <code>pgpage verify</code> and pg_checksums count them
-        (
+        {plural(blocks, 'block')} in {plural(files.length, 'file')} verified, as <code>pgpage verify</code> and pg_checksums count them (
         {STATUS_NAMES.filter((s) => counts[s] > 0)
           .map((s) => `${counts[s].toLocaleString('en-US')} ${s}`)
           .join(', ')}
