@@ -137,6 +137,7 @@ mod tests {
             fork: 0,
             block,
             will_init: false,
+            data_offset: 0,
             data_length: 0,
             image: image.then_some(BlockImage {
                 offset: 0,
@@ -160,6 +161,7 @@ mod tests {
             rmid: 10,
             info: 0x20,
             blocks,
+            main_data_offset: 0,
             bytes: &[],
             pieces: &[],
         }

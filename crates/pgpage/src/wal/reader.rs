@@ -826,13 +826,16 @@ impl WalReader {
             return false;
         }
         let mut blocks = core::mem::take(&mut self.blocks);
-        let decoded = decode_blocks(rec, lsn, version, self.opts.block_size, &mut blocks);
-        if let Err((finding, detail)) = decoded {
-            self.blocks = blocks;
-            self.problem(finding, Some(lsn), detail);
-            self.skip_segment();
-            return false;
-        }
+        let main_data_offset =
+            match decode_blocks(rec, lsn, version, self.opts.block_size, &mut blocks) {
+                Ok(at) => at,
+                Err((finding, detail)) => {
+                    self.blocks = blocks;
+                    self.problem(finding, Some(lsn), detail);
+                    self.skip_segment();
+                    return false;
+                }
+            };
         let images = blocks.iter().filter(|b| b.image.is_some()).count() as u64;
         sink(&WalRecord {
             version,
@@ -843,6 +846,7 @@ impl WalReader {
             rmid,
             info,
             blocks: &blocks,
+            main_data_offset,
             bytes: rec,
             pieces: &self.pieces,
         });

@@ -77,6 +77,9 @@ pub struct BlockRef {
     pub fork: u8,
     pub block: u32,
     pub will_init: bool,
+    /// Where the block's data (what its redo routine reads with XLogRecGetBlockData) starts
+    /// within the record.
+    pub data_offset: u32,
     pub data_length: u16,
     pub image: Option<BlockImage>,
 }
@@ -109,12 +112,39 @@ pub struct WalRecord<'a> {
     pub rmid: u8,
     pub info: u8,
     pub blocks: &'a [BlockRef],
+    /// Where the main data (XLogRecGetData) starts within the record; it runs to the end.
+    pub main_data_offset: u32,
     /// The whole record, header included.
     pub bytes: &'a [u8],
     pub pieces: &'a [Piece],
 }
 
 impl WalRecord<'_> {
+    /// The record's main data: its rmgr's struct (xl_heap_insert, ...) and what follows it.
+    pub fn main_data(&self) -> &[u8] {
+        usize::try_from(self.main_data_offset)
+            .ok()
+            .and_then(|at| self.bytes.get(at..))
+            .unwrap_or(&[])
+    }
+
+    /// The data registered with a block reference (XLogRecGetBlockData): empty when it has
+    /// none, or when the image alone is replayed.
+    pub fn block_data(&self, block: &BlockRef) -> &[u8] {
+        let Ok(start) = usize::try_from(block.data_offset) else {
+            return &[];
+        };
+        start
+            .checked_add(usize::from(block.data_length))
+            .and_then(|end| self.bytes.get(start..end))
+            .unwrap_or(&[])
+    }
+
+    /// The block reference with this block_id (XLogRecGetBlockTag's `block_id`).
+    pub fn block_ref(&self, id: u8) -> Option<&BlockRef> {
+        self.blocks.iter().find(|b| b.id == id)
+    }
+
     /// The stored bytes of a block's image, as they are in the record.
     pub fn image_bytes(&self, image: &BlockImage) -> Option<&[u8]> {
         let start = usize::try_from(image.offset).ok()?;
@@ -218,14 +248,15 @@ fn zstd(raw: &[u8], size: usize) -> Result<Vec<u8>, Finding> {
 pub(super) type DecodeError = (Finding, String);
 
 /// Reads the block references of `rec` (a whole record whose CRC held) into `blocks`, as
-/// DecodeXLogRecord does, with the image flags of `version`.
+/// DecodeXLogRecord does, with the image flags of `version`. Returns where the main data
+/// starts.
 pub(super) fn decode_blocks(
     rec: &[u8],
     lsn: u64,
     version: u32,
     block_size: u32,
     blocks: &mut Vec<BlockRef>,
-) -> Result<(), DecodeError> {
+) -> Result<u32, DecodeError> {
     blocks.clear();
     // Formatted only for a message: most records never need it.
     let lsn_text = || super::lsn_text_for(version, lsn);
@@ -368,6 +399,7 @@ pub(super) fn decode_blocks(
                     fork: fork_flags & BKPBLOCK_FORK_MASK,
                     block,
                     will_init: fork_flags & BKPBLOCK_WILL_INIT != 0,
+                    data_offset: 0,
                     data_length,
                     image,
                 });
@@ -390,9 +422,10 @@ pub(super) fn decode_blocks(
             img.offset = u32::try_from(at).map_err(|_| short())?;
             at = at.saturating_add(usize::from(img.length));
         }
+        b.data_offset = u32::try_from(at).map_err(|_| short())?;
         at = at.saturating_add(usize::from(b.data_length));
     }
-    Ok(())
+    u32::try_from(at).map_err(|_| short())
 }
 
 /// bimg_info's compression and BKPIMAGE_APPLY, by the layout of `version`.
