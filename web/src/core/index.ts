@@ -187,3 +187,8 @@ export function reportWanted(reader: ReportReader): ReportWanted[] {
 export function reportOf(out: ReportOutput): ReportJson {
   return JSON.parse(out.json) as ReportJson;
 }
+
+/** What each WAL record effect (wal::RowEffect, by its JSON name) does to a page's rows, in words. */
+export function rowEffectWords(w: Wasm): Record<string, string> {
+  return JSON.parse(w.row_effect_words()) as Record<string, string>;
+}

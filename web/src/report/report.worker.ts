@@ -4,7 +4,7 @@
 // directory's pg_wal/ among the files, the WAL is read for the damaged blocks' full-page images,
 // as `pgpage report --wal DIR/pg_wal DIR` does. The page ends a report it no longer wants by
 // ending the worker.
-import { loadWasm, reportOf, reportWanted } from '../core';
+import { loadWasm, reportOf, reportWanted, rowEffectWords } from '../core';
 import { scanWal } from '../damage/walScan';
 import { serve, type Job } from '../worker/bridge';
 import type { FromReport, ReportFile, ToReport } from './protocol';
@@ -82,7 +82,7 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
       markdown: out.markdown,
       damaged: out.damaged,
       storage: out.storage_damage ?? null,
-      effects: JSON.parse(w.row_effect_words()) as Record<string, string>,
+      effects: rowEffectWords(w),
     });
     out.free();
   } finally {
