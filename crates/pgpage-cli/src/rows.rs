@@ -669,22 +669,35 @@ fn chunk(
                 .map_or_else(String::new, |n| format!(" (attribute {n})"));
             let what = match (l.printed, l.offset, l.rows) {
                 (true, None, Some(n)) => format!(
-                    "; its {n} rows are printed, read as SET ignore_checksum_failure = on lets the server read them: {}",
-                    if ctids.is_empty() { "none".to_owned() } else { ctids.join(", ") }
+                    "; its {n} rows are printed, {}: {}",
+                    if rows.torn {
+                        "read where the page's line pointers and the rows' t_ctid find them in its torn sectors (as pgpage repair --torn rebuilds the page)"
+                    } else {
+                        "read as SET ignore_checksum_failure = on lets the server read them"
+                    },
+                    if ctids.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        ctids.join(", ")
+                    }
                 ),
                 (true, _, _) => String::new(),
                 (false, None, Some(n)) => {
                     c.pages_left_out = c.pages_left_out.saturating_add(1);
                     c.rows_left_out = c.rows_left_out.saturating_add(n);
-                    format!(
-                        "; its {n} rows are left out (--include-damaged prints them, as SET ignore_checksum_failure = on lets the server read the page)"
-                    )
+                    if rows.torn {
+                        format!(
+                            "; its {n} rows are left out (--include-damaged prints them, read where the page's line pointers and the rows' t_ctid find them in its torn sectors)"
+                        )
+                    } else {
+                        format!(
+                            "; its {n} rows are left out (--include-damaged prints them, as SET ignore_checksum_failure = on lets the server read the page)"
+                        )
+                    }
                 }
                 // Some of a page's tuples, named in the message.
                 (false, None, None) if !l.tuples.is_empty() => {
-                    c.tuples_left_out = c
-                        .tuples_left_out
-                        .saturating_add(l.tuples.len() as u64);
+                    c.tuples_left_out = c.tuples_left_out.saturating_add(l.tuples.len() as u64);
                     String::new()
                 }
                 (false, None, None) => {

@@ -158,6 +158,44 @@ pub fn repair_page(
         .map_err(|why| JsError::new(&why.to_string()))
 }
 
+/// A torn page rebuilt as its rows read (`pgpage repair --torn`), from the incident report's
+/// finding on its block: `sectors` (`torn_sectors`), `items` (`torn_items`), `moved`
+/// (`torn_moved` as pairs: line pointer, offset of its tuple) and `newest` (`torn_newest` as
+/// pairs: root, heap-only tuple). Its checksum is set for `absolute_block`. Throws why not.
+#[wasm_bindgen]
+pub fn torn_rebuilt(
+    page: &[u8],
+    absolute_block: u32,
+    big_endian: bool,
+    sectors: Vec<u32>,
+    items: Vec<u16>,
+    moved: Vec<u16>,
+    newest: Vec<u16>,
+) -> Result<Vec<u8>, JsError> {
+    let pairs = |v: &[u16]| {
+        v.chunks_exact(2)
+            .map(|p| {
+                (
+                    p.first().copied().unwrap_or(0),
+                    p.get(1).copied().unwrap_or(0),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let torn = pgpage::am::TornWrite {
+        sectors,
+        items,
+        moved: pairs(&moved),
+        newest: pairs(&newest),
+    };
+    let e = endian(big_endian);
+    let rebuilt =
+        pgpage::damage::repair::torn_rebuilt(page, e, &torn).map_err(|why| JsError::new(&why))?;
+    pgpage::damage::repair::repair_page(page, PageSource::Page(&rebuilt), absolute_block, e)
+        .map(|r| r.page)
+        .map_err(|why| JsError::new(&why.to_string()))
+}
+
 /// A torn page's older write as the incident report found it: its block's `torn_sectors`,
 /// the line pointers it counts as older versions (`torn_items`), and its moved rows
 /// (`torn_moved` as pairs: line pointer, offset of its tuple).

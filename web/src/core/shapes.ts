@@ -77,6 +77,8 @@ export interface ReportBlock {
   torn_items?: number[];
   /** Rows the older write holds at another place (the page was compacted between writes). */
   torn_moved?: { lp: number; lp_off: number; at_lp?: number }[];
+  /** HOT chain roots in the older sectors and the heap-only tuple each should redirect to. */
+  torn_newest?: [number, number][];
   /** With WAL read: the block's newest full-page image, the records after it, what restoring it loses. */
   wal_image?: {
     lsn: string;

@@ -237,6 +237,10 @@ pub struct PageRows {
     pub damaged: Vec<u16>,
     /// Stale versions left out (`RowWriter::with_row_keys`): each also in `left_out`.
     pub stale: u64,
+    /// A torn write: its rows read where its line pointers and the rows' t_ctid find them
+    /// (as `repair --torn` rebuilds the page), not as the server reads the page under
+    /// ignore_checksum_failure.
+    pub torn: bool,
 }
 
 /// The output shape of `rows`.
@@ -525,7 +529,19 @@ impl RowWriter {
         if let Some(why) = page_problem(page, absolute, e, checksums) {
             let mismatch = verify_page(page, absolute, e).status == PageStatus::Mismatch;
             let readable = if mismatch {
-                readable_despite_checksum(page, absolute, e)
+                // A torn page's line pointers into the older write's sectors meet bytes that
+                // are no tuple of theirs: those rows are named one by one below, the rest
+                // read as the report counts them readable.
+                readable_despite_checksum(page, absolute, e).or_else(|why| {
+                    let torn = header_is_sane(page, e)
+                        && (self.torn.contains_key(&absolute)
+                            || !self.older_write(page, absolute, log, fetch).0.is_empty());
+                    if torn {
+                        Ok(())
+                    } else {
+                        Err(why)
+                    }
+                })
             } else {
                 Err(String::new())
             };
@@ -573,6 +589,7 @@ impl RowWriter {
                         copy_of: None,
                         tuples: Vec::new(),
                     });
+                    got.torn = rows.torn;
                     if self.include_damaged {
                         got.rows = n;
                         got.invisible = rows.invisible;
@@ -645,6 +662,7 @@ impl RowWriter {
             view = crate::am::torn_view(page, e, &moved);
             view.as_slice()
         };
+        got.torn = !older_sectors.is_empty();
         let mut older_left: Vec<u16> = Vec::new();
         for item in heap_items(page, e) {
             let lp = item.lp;

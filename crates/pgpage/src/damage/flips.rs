@@ -272,9 +272,10 @@ pub struct Known<'a> {
 /// Whether `offset` lies in the page's free space (between pd_lower and pd_upper) and every
 /// other byte there is zero: Some(stored byte is zero), None otherwise.
 fn in_zero_free_space(page: &[u8], offset: u32, endian: Endian) -> Option<bool> {
-    use crate::page::geometry::read_u16;
-    let lower = usize::from(read_u16(page, 12, endian)?);
-    let upper = usize::from(read_u16(page, 14, endian)?);
+    use crate::page::fields::page_header_data::{PD_LOWER, PD_UPPER};
+    let r = crate::page::reader::Reader { b: page, e: endian };
+    let lower = usize::try_from(r.field(0, &PD_LOWER)?).ok()?;
+    let upper = usize::try_from(r.field(0, &PD_UPPER)?).ok()?;
     let at = usize::try_from(offset).ok()?;
     if !(lower..upper).contains(&at) {
         return None;

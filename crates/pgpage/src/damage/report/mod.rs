@@ -206,8 +206,9 @@ pub struct Block {
     #[serde(skip)]
     pub sector_prints: Vec<u64>,
     /// `torn`: HOT chain roots the older write left whose newest version is a heap-only tuple
-    /// on the page that nothing leads to: (root, that tuple's line pointer).
-    #[serde(skip)]
+    /// on the page that nothing leads to: (root, that tuple's line pointer). `repair --torn`
+    /// makes each root a redirect to it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub torn_newest: Vec<(u16, u16)>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bit_flips: Vec<BitFlip>,
