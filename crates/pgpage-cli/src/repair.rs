@@ -421,8 +421,16 @@ fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
         };
         wal_since(&args.path, d.absolute, since)
     });
+    // A page written for another block carries that block's pd_lsn: no measure of this one's.
+    let holds = pgpage::cluster::rows::copy_of_block(&d.page, d.absolute, endian);
     match (repaired.lsn_before, image_lsn) {
         _ if wal_said.is_some() => {}
+        (Some(before), _) if holds.is_some() => eprintln!(
+            "pgpage: note: the damaged page is block {}'s (its checksum is valid for that block and its tuples' t_ctid name it): its pd_lsn {} is that block's and says nothing of how old the replacement is for block {}",
+            holds.unwrap_or(0),
+            lsn_text(before),
+            d.absolute
+        ),
         (Some(before), Some(image)) if image < before => eprintln!(
             "pgpage: warning: the image's record ({}) is older than the damaged page (pd_lsn {}): changes to the block after it are not in it; WAL from there would replay them",
             lsn_text(image),
@@ -799,10 +807,18 @@ fn print_advice(
         a.kind.as_str(),
         match (a.tuples_known, a.tuples.len()) {
             (false, _) => String::from("number of tuples unknown from the page"),
-            (true, 1) => format!("1 tuple, {} damaged{}", a.damaged.len(), unreached_words(a)),
             (true, n) => format!(
-                "{n} tuples, {} damaged{}",
+                "{}, {} damaged{}{}",
+                pgpage::words::plural(n, "tuple", "tuples"),
                 a.damaged.len(),
+                if a.torn_moved > 0 {
+                    format!(
+                        " (a torn write; {} of them intact elsewhere on the page: --torn rebuilds it)",
+                        a.torn_moved
+                    )
+                } else {
+                    String::new()
+                },
                 unreached_words(a)
             ),
         }
@@ -823,6 +839,12 @@ fn print_advice(
         w,
         "A good copy of the page is better than either: pgpage repair --block {block} --from GOOD_COPY (or --page PAGE_FILE, --flip BYTE_OFFSET:BIT) --out NEW"
     )?;
+    if !a.torn_sectors.is_empty() {
+        writeln!(
+            w,
+            "Without one, rebuild the torn page as its rows read: pgpage repair --block {block} --torn --out NEW"
+        )?;
+    }
     if let Some(sql) = &a.surgery_sql {
         writeln!(w)?;
         w.write_all(sql.as_bytes())?;

@@ -535,7 +535,7 @@ fn check(version: u32) {
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.starts_with(verdict), "{text}");
     let errors = text.find("Errors:").unwrap();
-    if let Some(notes) = text.find("Notes:") {
+    if let Some(notes) = text.find("Routine notes (not damage):") {
         assert!(errors < notes);
     }
     assert!(text.find("Steps:").unwrap() > errors);

@@ -292,6 +292,9 @@ pub struct PageAdvice {
     /// On a torn page, the sectors of its older write as the incident report found them
     /// (empty otherwise).
     pub torn_sectors: Vec<u32>,
+    /// Of `damaged`, on a torn page, how many rows lie intact elsewhere on the page, where
+    /// the older write kept them (`repair --torn` points their line pointers at them).
+    pub torn_moved: usize,
     /// Of `damaged`, the tuples whose only findings are an xmin or xmax the server cannot
     /// look up (before the oldest xid or relfrozenxid, past nextXid, a MultiXactId out of
     /// range: "could not access status of transaction", "found xmin %u from before
@@ -541,11 +544,41 @@ pub fn advise(
         ));
     }
     if !older_sectors.is_empty() {
-        parts.push(format!(
-            "{} in the {} of an older write of the page (a torn write) are older versions of their rows",
-            plural(older.len(), "tuple", "tuples"),
+        // The moved rows are the rows themselves, at the place the older write kept them;
+        // only the others are bytes that are not their line pointers' rows.
+        let lost = older.len().saturating_sub(moved);
+        let mut torn = format!(
+            "{} point into the {} of an older write of the page (a torn write)",
+            plural(older.len(), "line pointer", "line pointers"),
             sector_words(&older_sectors)
-        ));
+        );
+        if moved > 0 {
+            torn.push_str(&format!(
+                ": {} of them {} intact elsewhere on the page, where the older write kept {} (pgpage repair --torn points {} at {})",
+                plural(moved, "row", "rows"),
+                if moved == 1 { "lies" } else { "lie" },
+                if moved == 1 { "it" } else { "them" },
+                if moved == 1 { "its line pointer" } else { "their line pointers" },
+                if moved == 1 { "it" } else { "them" },
+            ));
+        }
+        if lost > 0 {
+            let which = if moved > 0 {
+                format!(
+                    "; the other {lost} {}",
+                    if lost == 1 { "meets" } else { "meet" }
+                )
+            } else {
+                String::from(": they meet")
+            };
+            torn.push_str(&format!(
+                "{which} the older write's bytes (an older version of {}, or another row's tuple): {} lost unless a good copy of the page has {}",
+                if lost == 1 { "its row" } else { "their rows" },
+                if lost == 1 { "that row is" } else { "those rows are" },
+                if lost == 1 { "it" } else { "them" },
+            ));
+        }
+        parts.push(torn);
     }
     if !unreached.is_empty() {
         parts.push(format!(
@@ -582,7 +615,9 @@ pub fn advise(
         ),
     };
     let flagged_items: Vec<u16> = decoded.problems().filter_map(|s| s.item).collect();
-    let bit_flips = (verdict.status == PageStatus::Mismatch && sane && heap)
+    // A torn page's many changed bytes are no single flip: a candidate there is chance.
+    let torn = findings.contains(&Finding::TornSectors) || !older_sectors.is_empty();
+    let bit_flips = (verdict.status == PageStatus::Mismatch && sane && heap && !torn)
         .then(|| {
             crate::damage::flips::tell_with(
                 page,
@@ -604,7 +639,7 @@ pub fn advise(
         damaged: &damaged,
         freeze: &freeze,
         unreached: &unreached,
-        torn: findings.contains(&Finding::TornSectors) || !older_sectors.is_empty(),
+        torn,
         moved,
     };
     let surgery_sql = heap.then(|| surgery_sql(&surgery, verdict.status, table, relfilenode));
@@ -616,6 +651,7 @@ pub fn advise(
         damaged,
         unreached,
         torn_sectors: older_sectors,
+        torn_moved: moved,
         freeze,
         findings,
         zero_damaged_pages,
@@ -747,7 +783,22 @@ fn surgery_sql(
             if s.moved == 1 { "pointer" } else { "pointers" },
         ));
     }
-    if !kill.is_empty() && s.torn {
+    if !kill.is_empty() && s.torn && s.moved > 0 {
+        let stale = kill.len().saturating_sub(s.moved);
+        let rest = if stale == 0 {
+            String::new()
+        } else {
+            format!(
+                ", and the {} lying in the older sectors as that write left {} (each an older version of a row,\n-- or a row whose current version the tear took: take those rows from a backup, a replica or the application)",
+                plural(stale, "tuple", "tuples"),
+                if stale == 1 { "it" } else { "them" }
+            )
+        };
+        out.push_str(&format!(
+            "-- Then kill the line pointers of the saved rows, which read the torn write's other bytes in place{rest}:\nSELECT heap_force_kill({lit}::regclass, {});\n",
+            array(&kill)
+        ));
+    } else if !kill.is_empty() && s.torn {
         // A tuple in the other version's sectors can read as a whole, sound row: the version
         // of that row before the page's last write, while its current version was in bytes
         // the tear lost. Left visible, it is a stale value or a second row with the same key.

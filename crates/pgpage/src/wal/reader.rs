@@ -385,7 +385,9 @@ impl WalReader {
         let label = self.seg_label.clone();
         if h.iter().all(|&b| b == 0) {
             // A segment made ahead of use (wal_init_zero) that was never written.
-            return self.stale_segment(format!("WAL segment {label} was never written"));
+            return self.stale_segment(format!(
+                "WAL segment {label} is all zeros, made ahead of use and not written yet (as the server prepares segments; nothing wrong)"
+            ));
         }
         let Some(version) = version_of_magic(magic) else {
             let (finding, detail) = if magic & 0xFF00 == 0xD100 {

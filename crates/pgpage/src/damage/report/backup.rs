@@ -315,11 +315,13 @@ pub(super) fn sector_prints(page: &[u8]) -> Vec<u64> {
         .collect()
 }
 
-/// The sectors of the damaged page that the backup's page holds byte for byte, when some do
-/// and some do not (all would be the same page; none, nothing to say).
+/// The sectors of a torn page that the backup's page holds byte for byte, when some do and
+/// some do not (all would be the same page; none, nothing to say). Of a page damaged some
+/// other way they say nothing: a page changes by sectors over time, so an older backup
+/// shares some of them with any page not rewritten whole since.
 fn same_sectors(b: &Block, page: &[u8]) -> Vec<u32> {
     let theirs = sector_prints(page);
-    if b.sector_prints.len() != theirs.len() {
+    if b.damage != Damage::Torn || b.sector_prints.len() != theirs.len() {
         return Vec::new();
     }
     let same: Vec<u32> = b
@@ -414,10 +416,25 @@ pub(super) fn step(r: &Report) -> Option<String> {
     let mut older = Vec::new();
     let mut older_blocks = Vec::new();
     let mut not = Vec::new();
+    let mut exact: Vec<String> = Vec::new();
     for (rel, b) in r.blocks() {
         let Some(p) = &b.backup else { continue };
         // An index's page is rebuilt by REINDEX (its own step), never spliced in.
         if super::index_block(rel.relkind.as_deref(), b) {
+            continue;
+        }
+        // A page its own repair restores with every row needs no older copy: the flip back
+        // gives the page itself, a torn page with no row lost is rebuilt as its rows read.
+        let no_row_lost = b.rows.as_ref().is_some_and(|x| x.lost == Some(0));
+        let own = match b.damage {
+            Damage::BitFlip if p.age != Some("same") => Some("its bit flip, flipped back"),
+            Damage::Torn if no_row_lost && p.age != Some("same") => {
+                Some("pgpage repair --torn, with every row")
+            }
+            _ => None,
+        };
+        if let Some(how) = own {
+            exact.push(format!("block {} of {} ({how})", b.block, name(rel)));
             continue;
         }
         if p.status == "ok" && p.age != Some("newer") {
@@ -449,6 +466,14 @@ pub(super) fn step(r: &Report) -> Option<String> {
             "The backup holds an older page that passes its checksum for {} (NEW: the repaired copy to create).\nRestoring such a page brings back every row as the backup had it: rows updated or deleted since come back beside their newer versions (duplicate keys, index entries that disagree with the table), and rows written since are missing.\nBetter restore the whole backup and let the server's recovery replay the WAL since it (point-in-time recovery). Splice in an older page only when that WAL is gone, then find the duplicates with pg_amcheck --heapallindexed and remove them:\n{}",
             super::blocks_words(&older_blocks),
             older.join("\n")
+        ));
+    }
+    if !exact.is_empty() {
+        parts.push(format!(
+            "Not from the backup: {}, since the repair named above restores {} as {} was, newer than the backup's.",
+            crate::words::and_list(&exact),
+            if exact.len() == 1 { "it" } else { "each" },
+            if exact.len() == 1 { "it" } else { "each" },
         ));
     }
     // Rows rather than pages: the backup's rows with the lost keys, as COPY prints them.

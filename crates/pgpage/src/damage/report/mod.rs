@@ -1115,7 +1115,7 @@ const TORN_BY_STALE: &str =
 const TORN_BY_BOTH: &str = "line pointers point there at tuples that are not the ones they describe, or at older versions of rows that read elsewhere (listed above)";
 
 /// What a tuple in a torn page's older sectors is worth, and the heap-only tuples outside.
-const TORN_TRUST: &str = "a tuple in those sectors is the older write's: it counts as readable only when the table's unique index knows no newer version of its row (a row deleted since would still read there). A heap-only tuple outside them that nothing leads to is its row's newest version: a sequential scan returns it, an index scan does not. Sectors after the last one named may be older too";
+const TORN_TRUST: &str = "how its rows are counted: a tuple in those sectors is the older write's, readable only when the table's unique index knows no newer version of its row; a heap-only tuple outside them that nothing leads to is its row's newest version (a sequential scan returns it, an index scan does not); later sectors may be older too";
 
 /// The sentence naming a torn page's older sectors.
 fn torn_words(sectors: &[u32], found: &str) -> String {
@@ -1203,17 +1203,18 @@ fn classify(
                 return None;
             }
             b.damage = Damage::Zeroed;
-            b.evidence.push(String::from(
-                "the page is all zeros: the server reads it as an empty page, without an error",
-            ));
-            if zero_between_rows {
-                b.evidence.push(String::from(
-                    "a later page of the relation holds rows; relation extension also leaves empty pages (several at a time under concurrent inserts and bulk loads), so this alone does not say rows were lost",
-                ));
-            }
+            // The indexes decide it; without them, an empty page between pages with rows is
+            // what relation extension leaves too.
             if index_holds {
                 b.evidence.push(String::from(
-                    "the table's indexes still point at rows in it: it held rows",
+                    "the page is all zeros and the table's indexes still point at rows in it: it held rows, and the server now reads it as an empty page, without an error",
+                ));
+            } else {
+                b.evidence.push(String::from(
+                    "the page is all zeros: the server reads it as an empty page, without an error",
+                ));
+                b.evidence.push(String::from(
+                    "a later page of the relation holds rows; relation extension also leaves empty pages (several at a time under concurrent inserts and bulk loads), so this alone does not say rows were lost",
                 ));
             }
             return Some(b);
@@ -2103,29 +2104,54 @@ fn steps(r: &Report) -> Vec<String> {
             .filter(|(_, b)| b.damage == Damage::BitFlip)
             .map(|(_, b)| b.block)
             .collect();
-        let mut lines = alloc::vec![format!(
-            "Get a good copy of each damaged page ({}).{}",
-            blocks_words(&all),
-            match flipped.as_slice() {
-                [] => String::new(),
-                [one] => format!(" For block {one}, only if no flip above is the damage: an older copy brings back row versions updated since."),
-                [init @ .., last] => format!(
-                    " For blocks {} and {last}, only if no flip above is the damage: an older copy brings back row versions updated since.",
-                    init.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")
-                ),
-            }
-        ),
+        // A torn page that loses no row is rebuilt whole by a step below.
+        let torn_whole: Vec<u32> = all
+            .iter()
+            .filter(|(_, b)| {
+                b.damage == Damage::Torn && b.rows.as_ref().is_some_and(|x| x.lost == Some(0))
+            })
+            .map(|(_, b)| b.block)
+            .collect();
+        let which = |blocks: &[u32]| match blocks {
+            [one] => format!("block {one}"),
+            more => format!(
+                "blocks {}",
+                crate::words::and_list(&more.iter().map(|b| b.to_string()).collect::<Vec<_>>())
+            ),
+        };
+        let mut first = format!(
+            "Get a good copy of each damaged page ({}).",
+            blocks_words(&all)
+        );
+        if !flipped.is_empty() {
+            first.push_str(&format!(
+                " For {}, only if no flip above is the damage: an older copy brings back row versions updated since.",
+                which(&flipped)
+            ));
+        }
+        if !torn_whole.is_empty() {
+            first.push_str(&format!(
+                " For {}, torn without a row lost, only if the rebuild below is not enough.",
+                which(&torn_whole)
+            ));
+        }
+        let mut lines = alloc::vec![first,
             format!(
                 "A full-page image in the WAL since the last checkpoint before the damage ({WAL_WORDS}):"
             ),
             command_line(&report_wal),
         ];
         lines.extend(fpi_commands(&all, &paths, ""));
-        lines.push(format!("Or the block from a base backup ({BACKUP_WORDS}):"));
-        lines.extend(backup_commands(&all, &paths));
-        lines.push(String::from(
-            "Either is as old as the image or the backup, unless the server's own recovery replays the WAL since then onto a restored copy.",
-        ));
+        // The backup given has its own step below, with its own files.
+        if !r.backup_searched {
+            lines.push(format!("Or the block from a base backup ({BACKUP_WORDS}):"));
+            lines.extend(backup_commands(&all, &paths));
+        }
+        lines.push(String::from(if r.backup_searched {
+            "An image is as old as its record, unless the server's own recovery replays the WAL since then onto the restored page."
+        } else {
+            "Either is as old as the image or the backup, unless the server's own recovery replays the WAL since then onto a restored copy."
+        }));
         if !all.is_empty() {
             out.push(lines.join("\n"));
         }

@@ -16,7 +16,21 @@ fn count(n: Option<u64>) -> String {
     n.map_or_else(|| String::from("unknown"), |n| n.to_string())
 }
 
-fn rows_line(r: &Rows) -> String {
+/// A bit flip's block reads whole, but its first-ranked flip says which value the damage
+/// probably changed: readable is not right.
+fn altered(b: &Block) -> Option<String> {
+    if b.damage != Damage::BitFlip {
+        return None;
+    }
+    let f = b.bit_flips.first()?;
+    let (item, column) = (f.item?, f.column.as_deref()?);
+    Some(format!(
+        "1 value probably altered: {column} of ({},{item})",
+        b.block
+    ))
+}
+
+fn rows_line(r: &Rows, b: &Block) -> String {
     let from = match r.known_from {
         KnownFrom::Index => format!(
             "from the index{}",
@@ -46,8 +60,9 @@ fn rows_line(r: &Rows) -> String {
     } else {
         String::new()
     };
+    let altered = altered(b).map(|a| format!(" ({a})")).unwrap_or_default();
     format!(
-        "rows: {lost}{entries}, {} readable{stale} ({from})",
+        "rows: {lost}{entries}, {} readable{altered}{stale} ({from})",
         count(r.readable)
     )
 }
@@ -209,7 +224,7 @@ fn block_text(out: &mut String, b: &Block, said: &mut Vec<String>) {
         let _ = writeln!(out, "      {}", super::backup::line(p));
     }
     if let Some(r) = &b.rows {
-        let _ = writeln!(out, "      {}", rows_line(r));
+        let _ = writeln!(out, "      {}", rows_line(r, b));
         if !r.keys.is_empty() {
             let _ = writeln!(out, "      lost keys: {}", lost_keys_text(r));
         }
@@ -293,7 +308,7 @@ pub fn text(r: &Report) -> String {
         }
     }
     if !r.notes.is_empty() {
-        let _ = writeln!(out, "\nNotes:");
+        let _ = writeln!(out, "\nRoutine notes (not damage):");
         for n in &r.notes {
             let _ = writeln!(out, "  {} x {}: {}", n.count, n.code, n.message);
         }
@@ -368,7 +383,10 @@ pub fn markdown(r: &Report) -> String {
                             (Some(n), true) if n > 0 => format!("at most {n}"),
                             (n, _) => count(n),
                         },
-                        count(x.readable),
+                        match altered(b) {
+                            Some(_) => format!("{} (1 value probably altered)", count(x.readable)),
+                            None => count(x.readable),
+                        },
                         String::from(match x.known_from {
                             KnownFrom::Index => "index",
                             KnownFrom::Header => "header",
@@ -424,7 +442,7 @@ pub fn markdown(r: &Report) -> String {
                 let _ = writeln!(out, "- {}", super::backup::line(p));
             }
             if let Some(x) = &b.rows {
-                let _ = writeln!(out, "- {}", rows_line(x));
+                let _ = writeln!(out, "- {}", rows_line(x, b));
                 // Said once, as in the text.
                 if let Some(why) = x.bound.as_ref().filter(|w| !said.contains(w)) {
                     let _ = writeln!(out, "- ({why})");
@@ -450,7 +468,7 @@ pub fn markdown(r: &Report) -> String {
         let _ = writeln!(out);
     }
     if !r.notes.is_empty() {
-        let _ = writeln!(out, "## Notes\n");
+        let _ = writeln!(out, "## Routine notes (not damage)\n");
         for n in &r.notes {
             let _ = writeln!(out, "- {} x `{}`: {}", n.count, n.code, n.message);
         }
