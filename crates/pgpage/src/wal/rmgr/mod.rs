@@ -199,10 +199,12 @@ fn relpath(l: &RelFileLocator, fork: u8) -> Result<String, String> {
     let mut path = match l.spc_oid {
         GLOBALTABLESPACE_OID => format!("global/{}", l.rel_number),
         DEFAULTTABLESPACE_OID => format!("base/{}/{}", l.db_oid, l.rel_number),
-        spc => return Err(format!(
+        spc => {
+            return Err(format!(
             "the path of relation {spc}/{}/{} holds the catalog version, which WAL does not give",
             l.db_oid, l.rel_number
-        )),
+        ))
+        }
     };
     if fork != 0 {
         let name = fork_name(fork).ok_or_else(|| format!("invalid fork number {fork}"))?;

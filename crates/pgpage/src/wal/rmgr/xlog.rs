@@ -71,10 +71,13 @@ pub(super) fn desc(version: u32, info: u8, rec: &WalRecord<'_>) -> Desc {
                 Ok(format!("lsn {}; time {}", lsn(version, l), timestamp(t)))
             })
         }
-        // 17 writes no body; 18 the wal_level; 19 xl_checkpoint_redo.
-        XLOG_CHECKPOINT_REDO if version == 18 => Body::main(rec, "CHECKPOINT_REDO's wal_level")
-            .i32(0, "wal_level")
-            .map(|l| format!("wal_level {}", wal_level(l))),
+        // 17 and 18 write the wal_level (17.0 took it from 18's development, after the
+        // branch), 19 xl_checkpoint_redo.
+        XLOG_CHECKPOINT_REDO if (17..=18).contains(&version) => {
+            Body::main(rec, "CHECKPOINT_REDO's wal_level")
+                .i32(0, "wal_level")
+                .map(|l| format!("wal_level {}", wal_level(l)))
+        }
         XLOG_CHECKPOINT_REDO if version >= 19 => {
             let b = Body::main(rec, "xl_checkpoint_redo");
             b.i32(0, "wal_level").and_then(|l| {
@@ -91,8 +94,8 @@ pub(super) fn desc(version: u32, info: u8, rec: &WalRecord<'_>) -> Desc {
                 .bool(0, "enabled")
                 .map(|b| String::from(true_false(b)))
         }
-        // NOOP, SWITCH, FPI, FPI_FOR_HINT, ASSIGN_LSN, 17's CHECKPOINT_REDO, and what the
-        // release does not know: rm_desc prints nothing.
+        // NOOP, SWITCH, FPI, FPI_FOR_HINT, ASSIGN_LSN, and what the release does not know:
+        // rm_desc prints nothing.
         _ => Ok(String::new()),
     };
     Some(text)
@@ -108,7 +111,7 @@ pub(super) fn desc2(info: u8, rec: &WalRecord<'_>) -> Desc {
     })
 }
 
-/// pg_control.h CheckPoint of each release: 18 adds wal_level after fullPageWrites, 19
+/// pg_control.h CheckPoint of each release: 17 adds wal_level after fullPageWrites, 19
 /// logicalDecodingEnabled, a 64-bit nextMultiOffset and dataChecksumState.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckPoint {
@@ -153,7 +156,7 @@ impl CheckPoint {
             this_timeline_id: b.u32(8, "ThisTimeLineID")?,
             prev_timeline_id: b.u32(12, "PrevTimeLineID")?,
             full_page_writes: b.bool(16, "fullPageWrites")?,
-            wal_level: if version >= 18 {
+            wal_level: if version >= 17 {
                 Some(b.i32(20, "wal_level")?)
             } else {
                 None
@@ -260,7 +263,7 @@ fn parameter_change(rec: &WalRecord<'_>) -> Result<String, String> {
     ))
 }
 
-/// xl_end_of_recovery: 18 and later also print the wal_level it holds.
+/// xl_end_of_recovery: 17 and later also print the wal_level it holds.
 fn end_of_recovery(version: u32, rec: &WalRecord<'_>) -> Result<String, String> {
     let b = Body::main(rec, "xl_end_of_recovery");
     let mut s = format!(
