@@ -34,7 +34,7 @@ const DESCRIBED: [&str; 11] = [
 ];
 
 /// Records the workload must have made pgpage describe, on every version.
-const EXPECTED: [&str; 20] = [
+const EXPECTED: [&str; 26] = [
     "XLOG/CHECKPOINT_ONLINE",
     "XLOG/CHECKPOINT_SHUTDOWN",
     "XLOG/RESTORE_POINT",
@@ -55,7 +55,33 @@ const EXPECTED: [&str; 20] = [
     "Btree/MARK_PAGE_HALFDEAD",
     "Btree/UNLINK_PAGE",
     "Btree/NEWROOT",
+    "Btree/REUSE_PAGE",
+    "RelMap/UPDATE",
+    "Database/DROP",
+    "Transaction/ASSIGNMENT",
+    "XLOG/BACKUP_END",
+    "Standby/LOCK",
 ];
+
+/// And where the release writes them.
+fn expected_of(version: u32) -> Vec<&'static str> {
+    let mut kinds = EXPECTED.to_vec();
+    if version >= 14 {
+        kinds.push("Transaction/INVALIDATION");
+    }
+    if version >= 15 {
+        kinds.extend(["Database/CREATE_WAL_LOG", "Database/CREATE_FILE_COPY"]);
+    } else {
+        kinds.push("Database/CREATE");
+    }
+    if version >= 17 {
+        kinds.push("XLOG/CHECKPOINT_REDO");
+    }
+    if version >= 19 {
+        kinds.push("XLOG2/CHECKSUMS");
+    }
+    kinds
+}
 
 fn parse_lsn(s: &str) -> u64 {
     let (hi, lo) = s.trim().split_once('/').unwrap();
@@ -77,6 +103,8 @@ fn workload(version: u32) -> Wal {
     cluster.psql(&[
         "alter system set wal_keep_size = '1GB'",
         "alter system set max_prepared_transactions = 2",
+        // Logical: commands log their invalidations (Transaction/INVALIDATION, 14 and later).
+        "alter system set wal_level = logical",
     ]);
     cluster.stop();
     cluster.restart();
@@ -92,6 +120,15 @@ fn workload(version: u32) -> Wal {
         // Whole leaf pages empty: VACUUM deletes them (MARK_PAGE_HALFDEAD, UNLINK_PAGE).
         "delete from t where a > 15000",
         "vacuum t",
+        // Pages deleted, then recycled once no snapshot can see them: REUSE_PAGE.
+        "create table r(a int primary key)",
+        "insert into r select generate_series(1, 20000)",
+        "delete from r where a > 2000",
+        "vacuum r",
+        "select txid_current()",
+        "vacuum r",
+        "insert into r select generate_series(20001, 30000)",
+        "vacuum full pg_class",
         "create sequence s",
         "select nextval('s') from generate_series(1, 40)",
         "create table tr(a int)",
@@ -103,9 +140,36 @@ fn workload(version: u32) -> Wal {
         "begin; select * from t where a = 1 for share; savepoint x; update t set b = 'm' where a = 1; commit",
         "begin; insert into t values (6, 'p'); savepoint a; insert into t values (7, 'q'); prepare transaction 'p1'",
         "commit prepared 'p1'",
-        "checkpoint",
-        "select pg_switch_wal()",
+        // More subtransactions than a backend caches: ASSIGNMENT.
+        "do $$ begin for i in 1..70 loop begin insert into tr values (i); exception when others then null; end; end loop; end $$",
     ]);
+    let (create_db, backup_start, backup_stop) = if version >= 15 {
+        (
+            "create database d2 strategy file_copy",
+            "select pg_backup_start('pgpage')",
+            "select lsn from pg_backup_stop(false)",
+        )
+    } else {
+        (
+            "create database d2",
+            "select pg_start_backup('pgpage', false, false)",
+            "select lsn from pg_stop_backup(false)",
+        )
+    };
+    cluster.psql(&[create_db, "drop database d2", backup_start, backup_stop]);
+    if version >= 15 {
+        cluster.psql(&["create database d3", "drop database d3"]);
+    }
+    if version >= 19 {
+        // Turning checksums off online logs XLOG2 CHECKSUMS, inprogress-off then off.
+        cluster.psql(&["select pg_disable_data_checksums()"]);
+        let off = (0..100).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            cluster.psql(&["show data_checksums"]).trim() == "off"
+        });
+        assert!(off, "data checksums still on");
+    }
+    cluster.psql(&["checkpoint", "select pg_switch_wal()"]);
     let seq_node = cluster
         .psql(&["select pg_relation_filenode('s')"])
         .trim()
@@ -402,7 +466,7 @@ fn check_version(version: u32) {
     } else {
         &compared
     };
-    for kind in EXPECTED {
+    for kind in expected_of(version) {
         assert!(
             covered.contains_key(kind),
             "no {kind} compared: {covered:?}"
