@@ -386,7 +386,7 @@ fn compare_with_walinspect(w: &mut Wal) -> BTreeMap<String, usize> {
 
 /// What pgpage says without a server's WAL reader to compare with, held to what the server
 /// says otherwise.
-fn check_facts(w: &Wal, version: u32) -> BTreeMap<String, usize> {
+fn check_facts(w: &Wal) -> BTreeMap<String, usize> {
     let out = pgpage(&[
         "wal",
         "--json",
@@ -460,7 +460,7 @@ fn check_version(version: u32) {
         (None, Some(inspected)) => inspected,
         (None, None) => BTreeMap::new(),
     };
-    let facts = check_facts(&w, version);
+    let facts = check_facts(&w);
     let covered = if compared.is_empty() {
         &facts
     } else {

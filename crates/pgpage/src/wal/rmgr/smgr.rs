@@ -9,7 +9,7 @@ use super::{relpath, Body, Desc, WalRecord};
 const XLOG_SMGR_CREATE: u8 = 0x10;
 const XLOG_SMGR_TRUNCATE: u8 = 0x20;
 
-pub(super) fn desc(_version: u32, info: u8, rec: &WalRecord<'_>) -> Desc {
+pub(super) fn desc(info: u8, rec: &WalRecord<'_>) -> Desc {
     Some(match info {
         XLOG_SMGR_CREATE => {
             let b = Body::main(rec, "xl_smgr_create");
