@@ -83,6 +83,10 @@ fn expected_of(version: u32) -> Vec<&'static str> {
     kinds
 }
 
+fn lsn_arg(lsn: u64) -> String {
+    format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF)
+}
+
 fn parse_lsn(s: &str) -> u64 {
     let (hi, lo) = s.trim().split_once('/').unwrap();
     (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap()
@@ -93,6 +97,8 @@ struct Wal {
     start: u64,
     end: u64,
     seq_node: String,
+    /// The B-tree t_a's relfilenode.
+    index_node: String,
     db: String,
     /// pg_control_checkpoint()'s checkpoint_lsn and redo_lsn after the workload.
     checkpoint: (String, String),
@@ -174,6 +180,10 @@ fn workload(version: u32) -> Wal {
         .psql(&["select pg_relation_filenode('s')"])
         .trim()
         .to_owned();
+    let index_node = cluster
+        .psql(&["select pg_relation_filenode('t_a')"])
+        .trim()
+        .to_owned();
     let db = cluster
         .psql(&["select oid from pg_database where datname = 'postgres'"])
         .trim()
@@ -187,14 +197,18 @@ fn workload(version: u32) -> Wal {
         start,
         end,
         seq_node,
+        index_node,
         db,
         checkpoint,
     }
 }
 
 /// pgpage's lines, by LSN.
-fn our_lines(wal: &Path) -> BTreeMap<u64, String> {
-    let out = pgpage(&["wal", wal.to_str().unwrap()]);
+fn our_lines(wal: &Path, options: &[&str]) -> BTreeMap<u64, String> {
+    let mut args = vec!["wal"];
+    args.extend(options);
+    args.push(wal.to_str().unwrap());
+    let out = pgpage(&args);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -214,7 +228,7 @@ fn lines_by_lsn(text: &str) -> BTreeMap<u64, String> {
 }
 
 /// pg_waldump from the directory's first segment to its last, with TZ=UTC.
-fn waldump_lines(bin: &Path, wal: &Path) -> BTreeMap<u64, String> {
+fn waldump_lines(bin: &Path, wal: &Path, options: &[&str]) -> BTreeMap<u64, String> {
     let mut segs: Vec<String> = std::fs::read_dir(wal)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -223,6 +237,7 @@ fn waldump_lines(bin: &Path, wal: &Path) -> BTreeMap<u64, String> {
     segs.sort();
     let out = Command::new(bin.join("pg_waldump"))
         .env("TZ", "UTC")
+        .args(options)
         .args(["-p", wal.to_str().unwrap(), &segs[0], segs.last().unwrap()])
         .output()
         .unwrap();
@@ -452,11 +467,38 @@ fn check_version(version: u32) {
         _ => None,
     };
     let compared = match (waldump_bin, inspected) {
-        (Some(bin), _) => compare_with_waldump(
-            &format!("pg_waldump {version}"),
-            &our_lines(&pg_wal),
-            &waldump_lines(&bin, &pg_wal),
-        ),
+        (Some(bin), _) => {
+            // The filters as pg_waldump's: a relation, a block of it, a range of LSNs.
+            let rel = format!("1663/{}/{}", w.db, w.index_node);
+            let (start, end) = (lsn_arg(w.start), lsn_arg(w.end));
+            for (ours, theirs) in [
+                (
+                    vec!["--relation", rel.as_str()],
+                    vec!["--relation", rel.as_str()],
+                ),
+                (
+                    vec!["--relation", rel.as_str(), "--block", "1"],
+                    vec!["--relation", rel.as_str(), "--block", "1"],
+                ),
+                (
+                    vec!["--start", start.as_str(), "--end", end.as_str()],
+                    vec!["-s", start.as_str(), "-e", end.as_str()],
+                ),
+            ] {
+                let mine = our_lines(&pg_wal, &ours);
+                assert!(mine.len() > 10, "{ours:?}: {}", mine.len());
+                compare_with_waldump(
+                    &format!("pg_waldump {version} {theirs:?}"),
+                    &mine,
+                    &waldump_lines(&bin, &pg_wal, &theirs),
+                );
+            }
+            compare_with_waldump(
+                &format!("pg_waldump {version}"),
+                &our_lines(&pg_wal, &[]),
+                &waldump_lines(&bin, &pg_wal, &[]),
+            )
+        }
         (None, Some(inspected)) => inspected,
         (None, None) => BTreeMap::new(),
     };

@@ -346,6 +346,48 @@ mod tests {
         });
     }
 
+    /// The origin header comes after the block headers: found past one with its relation
+    /// and one with an image and the same relation; a commit with HAS_ORIGIN names it.
+    #[test]
+    fn a_commit_names_its_replication_origin() {
+        let mut bytes = alloc::vec![0u8; 24];
+        // Block 0: no image, a relation, block 7.
+        bytes.extend_from_slice(&[0, 0x00, 0, 0]);
+        bytes.extend_from_slice(&[0x7F, 6, 0, 0, 5, 0, 0, 0, 0x00, 0x40, 0, 0]);
+        bytes.extend_from_slice(&7u32.to_le_bytes());
+        // Block 1: an image (length, hole offset, bimg_info with a hole), the same relation.
+        bytes.extend_from_slice(&[1, 0x90, 0, 0, 0, 0x10, 0x40, 0, 0x01]);
+        bytes.extend_from_slice(&8u32.to_le_bytes());
+        // The origin, then the main data's length and the main data.
+        bytes.extend_from_slice(&[253, 0x34, 0x12]);
+        let mut main = Vec::new();
+        main.extend_from_slice(&0i64.to_le_bytes());
+        main.extend_from_slice(&(1u32 << 5).to_le_bytes());
+        main.extend_from_slice(&0x0100_0000u64.to_le_bytes());
+        main.extend_from_slice(&1_000_000i64.to_le_bytes());
+        bytes.extend_from_slice(&[255, main.len() as u8]);
+        let main_data_offset = bytes.len() as u32;
+        bytes.extend_from_slice(&main);
+        let rec = WalRecord {
+            version: 16,
+            lsn: 0x0100_0028,
+            end_lsn: 0x0100_0100,
+            timeline: 1,
+            xid: 740,
+            rmid: 1,
+            info: 0x80,
+            blocks: &[],
+            main_data_offset,
+            bytes: &bytes,
+            pieces: &[],
+        };
+        assert_eq!(rec.origin(), Some(0x1234));
+        assert_eq!(
+            describe(&rec).unwrap(),
+            "COMMIT 2000-01-01 00:00:00.000000 UTC; origin: node 4660, lsn 0/1000000, at 2000-01-01 00:00:01.000000 UTC"
+        );
+    }
+
     #[test]
     fn descriptions_of_hand_made_bodies() {
         // NEXTOID, and a B-tree insert's offset in 15's and 16's words.
