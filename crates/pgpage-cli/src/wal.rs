@@ -62,7 +62,8 @@ struct RecordOut {
     /// rm_desc's text as pg_waldump prints it after the record type; null when pgpage does
     /// not decode it.
     desc: Option<String>,
-    /// Why the body could not be described, when it is not one the server writes.
+    /// Why the record could not be described (a body the server never writes, a fact WAL
+    /// does not hold).
     #[serde(skip_serializing_if = "Option::is_none")]
     desc_error: Option<String>,
     len_rec: u32,

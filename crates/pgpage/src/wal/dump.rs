@@ -92,7 +92,7 @@ impl DumpRecord {
                 self.record
             ),
             Description::Invalid(why) => {
-                format!("{} (invalid record body: {why})", self.record)
+                format!("{} (not described: {why})", self.record)
             }
         }
     }

@@ -41,7 +41,8 @@ pub enum Description {
     /// pgpage does not decode this resource manager's or record's description (yet): saying
     /// anything would be a guess.
     NotDecoded,
-    /// The body is too short or holds values the server never writes: what is wrong.
+    /// The body is too short or holds values the server never writes, or the description
+    /// needs what WAL does not hold: why.
     Invalid(String),
 }
 
