@@ -77,6 +77,13 @@ pub fn parse_block_size(s: &str) -> Result<BlockSize, String> {
         })
 }
 
+/// An LSN on the command line, as pg_lsn reads it (`16/B374D848`).
+pub fn parse_lsn_arg(s: &str) -> Result<u64, String> {
+    pgpage::wal::parse_lsn(s).ok_or_else(|| {
+        format!("{s} is not an LSN (two hexadecimal numbers with a slash, as 16/B374D848)")
+    })
+}
+
 /// The OS's words for an error, as PostgreSQL's %m prints them (Rust adds "(os error N)").
 pub fn io_reason(e: &io::Error) -> String {
     let s = e.to_string();

@@ -42,7 +42,7 @@ pub struct FpiArgs {
     pub wal: Vec<PathBuf>,
 }
 
-fn parse_relation(s: &str) -> Result<RelationFilter, String> {
+pub(crate) fn parse_relation(s: &str) -> Result<RelationFilter, String> {
     RelationFilter::parse(s).ok_or_else(|| {
         format!("{s} is not [TBS/]DB/RELFILENODE (numbers, as in base/DB/RELFILENODE)")
     })
@@ -72,9 +72,9 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-fn collect(args: &FpiArgs) -> Result<Inputs, Fail> {
+fn collect(wal: &[PathBuf]) -> Result<Inputs, Fail> {
     let mut inputs = Inputs::default();
-    for path in &args.wal {
+    for path in wal {
         let meta = fs::metadata(path).map_err(|e| {
             Fail::Input(format!(
                 "could not stat \"{}\": {}",
@@ -133,6 +133,104 @@ fn collect(args: &FpiArgs) -> Result<Inputs, Fail> {
     Ok(inputs)
 }
 
+/// What reading WAL gave besides its records: the reader (its summary and problems), the
+/// segment files read in order (a problem's `segment` indexes them), and what planning by
+/// timeline refused.
+pub(crate) struct WalRead {
+    pub reader: WalReader,
+    pub labels: Vec<String>,
+    pub planned: Vec<ProblemOut>,
+}
+
+impl WalRead {
+    /// Planning's problems, then the reader's, LSNs as the WAL's release prints them.
+    pub(crate) fn problems(&self) -> Vec<ProblemOut> {
+        let version = self.reader.summary().version.unwrap_or(18);
+        let mut problems = self.planned.clone();
+        problems.extend(self.reader.problems().iter().map(|p| ProblemOut {
+            code: p.finding.code(),
+            evidence: p.finding.evidence(),
+            segment: self.labels.get(p.segment as usize).cloned(),
+            lsn: p.lsn.map(|l| lsn_text_for(version, l)),
+            message: p.detail.clone(),
+        }));
+        problems
+    }
+}
+
+/// Reads every record of the WAL in `wal` (segment files, pg_wal or archive directories, a
+/// data directory), in timeline order, handing each to `sink`.
+pub(crate) fn read_wal(
+    wal: &[PathBuf],
+    sink: &mut dyn FnMut(&WalRecord<'_>),
+) -> Result<WalRead, Fail> {
+    let inputs = collect(wal)?;
+    let names: Vec<&str> = inputs.segments.iter().map(|(n, _)| n.as_str()).collect();
+    let texts: Vec<(&str, Option<String>)> = inputs
+        .histories
+        .iter()
+        .map(|(n, path)| {
+            let text = fs::read(path)
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).into_owned());
+            (n.as_str(), text)
+        })
+        .collect();
+    let histories: Vec<(&str, Option<&str>)> =
+        texts.iter().map(|(n, t)| (*n, t.as_deref())).collect();
+    let plan = plan_segments(&names, &histories, segment_size(&inputs));
+    let planned = plan
+        .problems
+        .iter()
+        .map(|p| ProblemOut {
+            code: p.finding.code(),
+            evidence: p.finding.evidence(),
+            segment: Some(p.file.clone()),
+            lsn: None,
+            message: p.detail.clone(),
+        })
+        .collect();
+    let mut reader = WalReader::new(control_options(inputs.control.as_deref()));
+    if let Some(h) = &plan.history {
+        reader.set_history(h.clone());
+    }
+    let mut labels = Vec::new();
+    let mut buf = vec![0u8; 1 << 20];
+    for &i in &plan.order {
+        let Some((name, path)) = inputs.segments.get(i) else {
+            continue;
+        };
+        let reason = |what: &str, e: &io::Error| {
+            Fail::Input(format!(
+                "could not {what} file \"{}\": {}",
+                path.display(),
+                io_reason(e)
+            ))
+        };
+        let mut file = open_regular(path).map_err(|e| reason("open", &e))?;
+        labels.push(name.clone());
+        reader.begin_segment(Some(name));
+        loop {
+            let n = match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(reason("read", &e)),
+            };
+            reader.feed(buf.get(..n).unwrap_or(&[]), &mut |rec: &WalRecord<'_>| {
+                sink(rec)
+            });
+        }
+        reader.end_segment();
+    }
+    reader.finish();
+    Ok(WalRead {
+        reader,
+        labels,
+        planned,
+    })
+}
+
 /// Feeds every record of the WAL in `wal` (segment files, pg_wal or archive directories, a
 /// data directory), in timeline order, to `history`: what `report --wal` learns of the
 /// damaged blocks.
@@ -141,59 +239,11 @@ pub(crate) fn read_history(
     wal: &[PathBuf],
     history: &mut BlockHistory,
 ) -> Result<Option<u32>, String> {
-    let args = FpiArgs {
-        json: false,
-        out: None,
-        relation: None,
-        block: None,
-        wal: wal.to_vec(),
-    };
-    let inputs = collect(&args).map_err(|f| match f {
+    let read = read_wal(wal, &mut |rec| history.observe(rec)).map_err(|f| match f {
         Fail::Input(line) => line,
         Fail::Io(e) => io_reason(&e),
     })?;
-    let names: Vec<&str> = inputs.segments.iter().map(|(n, _)| n.as_str()).collect();
-    let texts: Vec<(&str, Option<String>)> = inputs
-        .histories
-        .iter()
-        .map(|(n, path)| (n.as_str(), fs::read_to_string(path).ok()))
-        .collect();
-    let histories: Vec<(&str, Option<&str>)> =
-        texts.iter().map(|(n, t)| (*n, t.as_deref())).collect();
-    let plan = plan_segments(&names, &histories, segment_size(&inputs));
-    let mut reader = WalReader::new(control_options(inputs.control.as_deref()));
-    if let Some(h) = &plan.history {
-        reader.set_history(h.clone());
-    }
-    let mut buf = vec![0u8; 1 << 20];
-    for &i in &plan.order {
-        let Some((name, path)) = inputs.segments.get(i) else {
-            continue;
-        };
-        let reason = |e: &io::Error| {
-            format!(
-                "could not read file \"{}\": {}",
-                path.display(),
-                io_reason(e)
-            )
-        };
-        let mut file = open_regular(path).map_err(|e| reason(&e))?;
-        reader.begin_segment(Some(name));
-        loop {
-            let n = match file.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(reason(&e)),
-            };
-            reader.feed(buf.get(..n).unwrap_or(&[]), &mut |rec: &WalRecord<'_>| {
-                history.observe(rec);
-            });
-        }
-        reader.end_segment();
-    }
-    reader.finish();
-    Ok(reader.summary().version)
+    Ok(read.reader.summary().version)
 }
 
 /// pg_control's system identifier and block size, when its CRC holds.
@@ -263,13 +313,13 @@ struct BlockOut {
     restoring: Option<String>,
 }
 
-#[derive(Serialize)]
-struct ProblemOut {
-    code: &'static str,
-    evidence: Evidence,
-    segment: Option<String>,
-    lsn: Option<String>,
-    message: String,
+#[derive(Serialize, Clone)]
+pub(crate) struct ProblemOut {
+    pub(crate) code: &'static str,
+    pub(crate) evidence: Evidence,
+    pub(crate) segment: Option<String>,
+    pub(crate) lsn: Option<String>,
+    pub(crate) message: String,
 }
 
 /// One line of the newest timeline's history file.
@@ -347,7 +397,7 @@ fn write_page(dir: &Path, name: &str, page: &[u8]) -> Result<(), Fail> {
 }
 
 fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
-    let inputs = collect(args)?;
+    let inputs = collect(&args.wal)?;
     if let Some(dir) = &args.out {
         prepare_out(dir)?;
     }

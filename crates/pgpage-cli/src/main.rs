@@ -17,6 +17,7 @@ mod report;
 mod rows;
 mod table;
 mod verify;
+mod wal;
 
 use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
@@ -52,6 +53,9 @@ enum Command {
     Repair(repair::RepairArgs),
     /// List the full-page images in WAL segments; write them as pg_waldump --save-fullpage.
     Fpi(fpi::FpiArgs),
+    /// List WAL records one line each as pg_waldump prints them (or as JSON), optionally
+    /// those of one relation or block, between two LSNs.
+    Wal(wal::WalArgs),
     /// The incident report: damaged relations and blocks, what happened to each, the rows
     /// lost and readable, and the steps to take, in order.
     Report(report::ReportArgs),
@@ -82,6 +86,7 @@ fn main() {
         Command::Repair(args) => repair::run(args),
         Command::Fpi(args) => fpi::run(args),
         Command::Report(args) => report::run(args),
+        Command::Wal(args) => wal::run(args),
     };
     std::process::exit(status);
 }

@@ -44,5 +44,6 @@ mod verify_contrib_am;
 mod verify_standby;
 mod versions;
 mod vmfsm;
+mod walcmd;
 mod walnames;
 mod zero_index_page;

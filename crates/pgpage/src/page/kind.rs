@@ -71,6 +71,11 @@ pub enum Fork {
 /// common/relpath.c: forkNames, indexed by ForkNumber.
 pub const FORK_NAMES: [&str; 4] = ["main", "fsm", "vm", "init"];
 
+/// pg_tablespace_d.h: DEFAULTTABLESPACE_OID (base/) and GLOBALTABLESPACE_OID (global/), the
+/// tablespaces whose paths relpath.c spells without a version directory.
+pub const DEFAULTTABLESPACE_OID: u32 = 1663;
+pub const GLOBALTABLESPACE_OID: u32 = 1664;
+
 impl Fork {
     /// relpath.c: forkNames.
     pub fn as_str(self) -> &'static str {

@@ -4,13 +4,16 @@
 //! keeps, for chosen blocks, the newest image and what touched the block after it.
 
 mod crc;
+mod dump;
 mod effect;
 mod history;
 mod names;
 mod reader;
 mod record;
+pub mod rmgr;
 mod timeline;
 
+pub use dump::{DumpBlock, DumpRecord};
 pub use effect::{restoring, RowEffect};
 pub use history::{restoring_after, BlockHistory, BlockKey, Touch};
 pub use names::record_type;
@@ -285,6 +288,19 @@ impl RelationFilter {
     }
 }
 
+/// pg_lsn's input (pg_lsn.c pg_lsn_in_internal): two groups of 1 to 8 hex digits around a
+/// slash, `16/B374D848`.
+pub fn parse_lsn(s: &str) -> Option<u64> {
+    let (hi, lo) = s.split_once('/')?;
+    let half = |p: &str| (1..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_hexdigit());
+    if !half(hi) || !half(lo) {
+        return None;
+    }
+    let hi = u32::from_str_radix(hi, 16).ok()?;
+    let lo = u32::from_str_radix(lo, 16).ok()?;
+    Some((u64::from(hi) << 32) | u64::from(lo))
+}
+
 /// An LSN as 13 to 18 print it (pg_lsn's output and their messages): `%X/%X`. For WAL or
 /// files of a known version, [`lsn_text_for`].
 pub fn lsn_text(lsn: u64) -> String {
@@ -304,6 +320,16 @@ pub fn lsn_text_for(version: u32, lsn: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lsns_parse_as_pg_lsn_in() {
+        assert_eq!(parse_lsn("16/B374D848"), Some(0x16_B374_D848));
+        assert_eq!(parse_lsn("0/0"), Some(0));
+        assert_eq!(parse_lsn("FFFFFFFF/FFFFFFFF"), Some(u64::MAX));
+        for bad in ["", "0", "/1", "1/", "123456789/0", "0/g", "0/1/2", " 0/1"] {
+            assert_eq!(parse_lsn(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn segment_and_fullpage_names_round_trip() {

@@ -145,6 +145,49 @@ impl WalRecord<'_> {
         self.blocks.iter().find(|b| b.id == id)
     }
 
+    /// The replication origin the record was written for (XLogRecGetOrigin), when its
+    /// headers carry one: after the block headers, before the top-level xid and the main
+    /// data's length.
+    pub fn origin(&self) -> Option<u16> {
+        let b = self.bytes;
+        let mut at = SIZE_OF_XLOG_RECORD;
+        loop {
+            let id = *b.get(at)?;
+            match id {
+                XLR_BLOCK_ID_ORIGIN => {
+                    let end = at.checked_add(3)?;
+                    return b
+                        .get(at.checked_add(1)?..end)?
+                        .try_into()
+                        .ok()
+                        .map(u16::from_le_bytes);
+                }
+                XLR_BLOCK_ID_TOPLEVEL_XID => at = at.checked_add(5)?,
+                id if id <= XLR_MAX_BLOCK_ID => {
+                    let fork_flags = *b.get(at.checked_add(1)?)?;
+                    // block_id, fork_flags, data_length; then the image header, the
+                    // relation unless it is the previous one's, the block number.
+                    let mut len: usize = 4;
+                    if fork_flags & BKPBLOCK_HAS_IMAGE != 0 {
+                        let bimg_info = *b.get(at.checked_add(8)?)?;
+                        let (compression, _) = image_flags(self.version, bimg_info);
+                        len = len.checked_add(5)?;
+                        if compression != ImageCompression::None
+                            && bimg_info & BKPIMAGE_HAS_HOLE != 0
+                        {
+                            len = len.checked_add(2)?;
+                        }
+                    }
+                    if fork_flags & BKPBLOCK_SAME_REL == 0 {
+                        len = len.checked_add(12)?;
+                    }
+                    at = at.checked_add(len)?.checked_add(4)?;
+                }
+                _ => return None,
+            }
+        }
+    }
+
     /// The stored bytes of a block's image, as they are in the record.
     pub fn image_bytes(&self, image: &BlockImage) -> Option<&[u8]> {
         let start = usize::try_from(image.offset).ok()?;

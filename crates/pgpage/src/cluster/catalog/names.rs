@@ -12,9 +12,7 @@ use super::read::{ClassRow, OidName};
 use super::relmap::RelMap;
 use crate::page::kind::{Fork, PageKind};
 
-/// pg_tablespace_d.h: DEFAULTTABLESPACE_OID (base/) and GLOBALTABLESPACE_OID (global/).
-pub const DEFAULTTABLESPACE_OID: u32 = 1663;
-pub const GLOBALTABLESPACE_OID: u32 = 1664;
+pub use crate::page::kind::{DEFAULTTABLESPACE_OID, GLOBALTABLESPACE_OID};
 /// transam.h: FirstNormalObjectId: objects made after initdb (users' relations) have OIDs
 /// from here on.
 pub const FIRST_NORMAL_OBJECT_ID: u32 = 16384;
