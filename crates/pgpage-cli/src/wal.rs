@@ -71,16 +71,6 @@ struct RecordOut {
     blocks: Vec<BlockOut>,
 }
 
-#[derive(Serialize)]
-struct SummaryOut {
-    version: Option<u32>,
-    segments: u32,
-    /// Every record read, and those listed (kept by the options).
-    records: u64,
-    listed: u64,
-    end_lsn: Option<String>,
-}
-
 fn record_out(version: u32, d: DumpRecord) -> RecordOut {
     let (desc, desc_error) = match d.description {
         Description::Text(t) => (Some(t), None),
@@ -123,28 +113,22 @@ fn wal(args: &WalArgs, out: &mut impl Write) -> Result<i32, Fail> {
                         && args.block.is_none_or(|n| n == b.block)
                 }))
     };
-    let mut listed = 0u64;
     let mut failed: Option<io::Error> = None;
-    if args.json {
-        out.write_all(b"{\"records\": [")?;
-    }
     let read = read_wal(&args.wal, &mut |rec| {
         if failed.is_some() || !keep(rec) {
             return;
         }
         let d = DumpRecord::of(rec);
+        // One object a line, as the text is one line a record: a record is read as it comes.
         let written = if args.json {
-            let sep: &[u8] = if listed == 0 { b"\n" } else { b",\n" };
-            out.write_all(sep).and_then(|()| {
-                serde_json::to_writer(&mut *out, &record_out(rec.version, d))
-                    .map_err(io::Error::from)
-            })
+            serde_json::to_writer(&mut *out, &record_out(rec.version, d))
+                .map_err(io::Error::from)
+                .and_then(|()| writeln!(out))
         } else {
             writeln!(out, "{}", d.line())
         };
-        match written {
-            Ok(()) => listed = listed.saturating_add(1),
-            Err(e) => failed = Some(e),
+        if let Err(e) = written {
+            failed = Some(e);
         }
     })?;
     if let Some(e) = failed {
@@ -154,30 +138,13 @@ fn wal(args: &WalArgs, out: &mut impl Write) -> Result<i32, Fail> {
         return Err(Fail::Input("no WAL segment files found".to_owned()));
     }
     let problems = read.problems();
-    let s = read.reader.summary();
-    let version = s.version.unwrap_or(18);
-    if args.json {
-        out.write_all(b"\n], \"problems\": ")?;
-        serde_json::to_writer(&mut *out, &problems).map_err(io::Error::from)?;
-        out.write_all(b", \"summary\": ")?;
-        let summary = SummaryOut {
-            version: s.version,
-            segments: s.segments,
-            records: s.records,
-            listed,
-            end_lsn: s.end_lsn.map(|l| lsn_text_for(version, l)),
+    for p in &problems {
+        let note = if p.evidence == Evidence::Note {
+            "note: "
+        } else {
+            ""
         };
-        serde_json::to_writer(&mut *out, &summary).map_err(io::Error::from)?;
-        out.write_all(b"}\n")?;
-    } else {
-        for p in &problems {
-            let note = if p.evidence == Evidence::Note {
-                "note: "
-            } else {
-                ""
-            };
-            eprintln!("pgpage: {note}{}: {}", p.code, p.message);
-        }
+        eprintln!("pgpage: {note}{}: {}", p.code, p.message);
     }
     Ok(i32::from(
         problems.iter().any(|p| p.evidence != Evidence::Note),

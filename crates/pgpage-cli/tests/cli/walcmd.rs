@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{bin_dir, json, pg18_tools, pgpage, Cluster};
+use crate::common::{bin_dir, pg18_tools, pgpage, Cluster};
 
 /// The resource managers whose descriptions pgpage decodes (all but Heap and Heap2 here).
 const DESCRIBED: [&str; 11] = [
@@ -365,10 +365,8 @@ fn compare_with_walinspect(w: &mut Wal) -> BTreeMap<String, usize> {
         "--json",
         w.cluster.data.join("pg_wal").to_str().unwrap(),
     ]);
-    let report = json(&out);
-    let ours: BTreeMap<u64, &serde_json::Value> = report["records"]
-        .as_array()
-        .unwrap()
+    let records = json_lines(&out);
+    let ours: BTreeMap<u64, &serde_json::Value> = records
         .iter()
         .map(|r| (parse_lsn(r["lsn"].as_str().unwrap()), r))
         .collect();
@@ -399,6 +397,15 @@ fn compare_with_walinspect(w: &mut Wal) -> BTreeMap<String, usize> {
     compared
 }
 
+/// `wal --json`'s records: one JSON object a line.
+fn json_lines(out: &std::process::Output) -> Vec<serde_json::Value> {
+    std::str::from_utf8(&out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
 /// What pgpage says without a server's WAL reader to compare with, held to what the server
 /// says otherwise.
 fn check_facts(w: &Wal) -> BTreeMap<String, usize> {
@@ -407,10 +414,9 @@ fn check_facts(w: &Wal) -> BTreeMap<String, usize> {
         "--json",
         w.cluster.data.join("pg_wal").to_str().unwrap(),
     ]);
-    let report = json(&out);
-    let records = report["records"].as_array().unwrap();
+    let records = json_lines(&out);
     let mut seen = BTreeMap::new();
-    for r in records {
+    for r in &records {
         let rmgr = r["rmgr"].as_str().unwrap();
         if DESCRIBED.contains(&rmgr) {
             assert!(r["desc"].is_string(), "{r}");
@@ -558,11 +564,14 @@ fn damaged_or_missing_wal_is_named() {
     std::fs::write(&seg, &first[..100_000]).unwrap();
     let out = pgpage(&["wal", "--json", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    let report = json(&out);
-    assert!(!report["records"].as_array().unwrap().is_empty());
-    let problems = report["problems"].as_array().unwrap();
-    assert_eq!(problems[0]["code"], "wal_segment_truncated", "{report}");
-    assert!(problems[0]["message"].as_str().unwrap().contains("is cut"));
+    // The records read before the cut, one object a line; the problem on stderr.
+    assert!(!json_lines(&out).is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let problem = err
+        .lines()
+        .find(|l| l.starts_with("pgpage: wal_segment_truncated: "))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(problem.contains("is cut"), "{problem}");
 
     let empty = tempfile::tempdir().unwrap();
     let out = pgpage(&["wal", empty.path().to_str().unwrap()]);
