@@ -251,7 +251,7 @@ impl Ls {
             major: self.major,
             block_size: self.block_size,
             endian: self.endian,
-            checksums: self.checksums != ChecksumsKnown::Off,
+            checksums: self.checksums.verified_on_read(),
             next_multi: self.next_multi,
         }
     }

@@ -6,7 +6,9 @@
 use std::io::Read;
 use std::path::Path;
 
-use pgpage::cluster::control::{decode_control, ControlFile, PG_CONTROL_FILE_SIZE};
+use pgpage::cluster::control::{
+    checksum_state_words, decode_control, ControlFile, PG_CONTROL_FILE_SIZE,
+};
 use pgpage::file::scan::ChecksumsKnown;
 use pgpage::file::GeometryChoice;
 use pgpage::BlockSize;
@@ -81,14 +83,17 @@ impl Cluster {
 
     /// What the cluster's files are judged with.
     pub fn checksums(&self) -> ChecksumsKnown {
-        match self
-            .trusted()
+        ChecksumsKnown::of_version(
+            self.trusted()
+                .and_then(ControlFile::data_page_checksum_version),
+        )
+    }
+
+    /// The state pg_control records, as `SHOW data_checksums` names it (None: not trusted).
+    pub fn checksum_state(&self) -> Option<&'static str> {
+        self.trusted()
             .and_then(ControlFile::data_page_checksum_version)
-        {
-            Some(0) => ChecksumsKnown::Off,
-            Some(_) => ChecksumsKnown::On,
-            None => ChecksumsKnown::Unknown,
-        }
+            .map(checksum_state_words)
     }
 
     /// The cluster's block size and byte order, where the user chose none.
@@ -139,6 +144,9 @@ impl Cluster {
                 let n = |v: Option<u32>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
                 let checksums = match c.data_page_checksum_version() {
                     Some(0) => "data checksums off".to_owned(),
+                    Some(v @ (2 | 3)) => {
+                        format!("data checksum version {v} ({})", checksum_state_words(v))
+                    }
                     v => format!("data checksum version {}", n(v)),
                 };
                 format!(
@@ -165,11 +173,8 @@ impl Cluster {
             block_size: c.and_then(ControlFile::block_size),
             wal_segment_size: c.and_then(ControlFile::wal_segment_size),
             crc_ok: c.map(ControlFile::crc_ok),
-            checksums: match self.checksums() {
-                ChecksumsKnown::On => "on",
-                ChecksumsKnown::Off => "off",
-                ChecksumsKnown::Unknown => "unknown",
-            },
+            checksums: self.checksums().as_str(),
+            checksum_state: self.checksum_state(),
             control_error: self.distrust.as_deref(),
         }
     }
@@ -201,11 +206,16 @@ pub struct ClusterJson<'a> {
     pub block_size: Option<u32>,
     pub wal_segment_size: Option<u32>,
     pub crc_ok: Option<bool>,
-    /// How the cluster's files were judged: `on`, `off` (header checks only) or `unknown`
-    /// (pg_control not used: each file decides).
+    /// How the cluster's files were judged: `on`, `off` (header checks only), `unknown`
+    /// (pg_control not used: each file decides), or while checksums change `inprogress-on`
+    /// and `inprogress-off` (each computed and counted, none a mismatch).
     pub checksums: &'static str,
     /// Why pg_control was not used.
     pub control_error: Option<&'a str>,
+    /// pg_control's data checksum state (docs/contracts.md, "During an online checksum
+    /// change"): `on`, `off`, `inprogress-on`, `inprogress-off`; absent when not trusted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checksum_state: Option<&'static str>,
 }
 
 #[cfg(test)]

@@ -73,7 +73,7 @@ pub fn page_problem(
     checksums: ChecksumsKnown,
 ) -> Option<String> {
     let verdict = verify_page(page, absolute, endian);
-    let checksums_off = checksums == ChecksumsKnown::Off
+    let checksums_off = !checksums.verified_on_read()
         || (checksums == ChecksumsKnown::Unknown && verdict.stored == 0);
     match verdict.status {
         PageStatus::Ok | PageStatus::Zero => None,

@@ -39,7 +39,8 @@ pub struct ReadWith {
     pub major: u32,
     pub block_size: BlockSize,
     pub endian: Endian,
-    /// Data checksums are on (pg_control), so a mismatch is a damaged page.
+    /// Data checksums are on (pg_control), so a mismatch is a damaged page (not while they
+    /// change: no read verifies one then).
     pub checksums: bool,
     /// pg_control's nextMulti and nextMultiOffset, when known.
     pub next_multi: Option<(u32, u32)>,
@@ -70,7 +71,10 @@ impl ReadWith {
                 .and_then(BlockSize::new)
                 .unwrap_or(BlockSize::DEFAULT),
             endian: c.endian,
-            checksums: c.data_page_checksum_version() != Some(0),
+            checksums: crate::file::scan::ChecksumsKnown::of_version(
+                c.data_page_checksum_version(),
+            )
+            .verified_on_read(),
             next_multi: num("next_multixact_id").zip(num("next_multi_offset")),
         }
     }
