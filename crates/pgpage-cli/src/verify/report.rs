@@ -628,9 +628,7 @@ impl<O: Write, E: Write> Report<O, E> {
         }
         let c = self.counts;
         if let Some(json) = self.json.take() {
-            let checksums = self
-                .checksums_in_progress
-                .then_some(self.checksum_counts);
+            let checksums = self.checksums_in_progress.then_some(self.checksum_counts);
             json.finish(&mut self.out, self.files, &c, checksums)?;
         } else if self.files > 0 {
             self.err.flush()?;
@@ -651,7 +649,11 @@ impl<O: Write, E: Write> Report<O, E> {
             if self.checksums_in_progress {
                 let k = &self.checksum_counts;
                 writeln!(self.out, "Valid checksums:  {}", k.checksums_valid)?;
-                writeln!(self.out, "Checksums not yet valid:  {}", k.checksums_not_yet)?;
+                writeln!(
+                    self.out,
+                    "Checksums not yet valid:  {}",
+                    k.checksums_not_yet
+                )?;
                 if k.checksums_not_yet_nonzero > 0 {
                     writeln!(
                         self.out,

@@ -21,6 +21,7 @@ mod bad_input;
 mod big_endian;
 mod bitflips;
 mod btparent;
+mod checksum_change;
 mod diff;
 mod fpi;
 mod gin_opclass_keys;

@@ -301,7 +301,9 @@ impl ChecksumCounts {
 
     pub fn merge(&mut self, other: &ChecksumCounts) {
         self.checksums_valid = self.checksums_valid.saturating_add(other.checksums_valid);
-        self.checksums_not_yet = self.checksums_not_yet.saturating_add(other.checksums_not_yet);
+        self.checksums_not_yet = self
+            .checksums_not_yet
+            .saturating_add(other.checksums_not_yet);
         self.checksums_not_yet_nonzero = self
             .checksums_not_yet_nonzero
             .saturating_add(other.checksums_not_yet_nonzero);

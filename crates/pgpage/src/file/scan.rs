@@ -1913,7 +1913,11 @@ mod tests {
         unsealed[8..10].copy_from_slice(&[0, 0]);
         let v = verdict_of(&unsealed, ChecksumsKnown::InProgressOn).checksum_counts;
         assert_eq!(
-            (v.checksums_valid, v.checksums_not_yet, v.checksums_not_yet_nonzero),
+            (
+                v.checksums_valid,
+                v.checksums_not_yet,
+                v.checksums_not_yet_nonzero
+            ),
             (0, 1, 0)
         );
         assert_eq!(
