@@ -141,6 +141,15 @@ pub(crate) fn read_history(
     wal: &[PathBuf],
     history: &mut BlockHistory,
 ) -> Result<Option<u32>, String> {
+    read_records(wal, &mut |rec: &WalRecord<'_>| history.observe(rec))
+}
+
+/// Feeds every good record of the WAL in `wal`, in timeline order, to `sink`; returns the
+/// WAL's release, as its page magic gives it.
+pub(crate) fn read_records(
+    wal: &[PathBuf],
+    sink: &mut dyn FnMut(&WalRecord<'_>),
+) -> Result<Option<u32>, String> {
     let args = FpiArgs {
         json: false,
         out: None,
@@ -186,9 +195,7 @@ pub(crate) fn read_history(
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(reason(&e)),
             };
-            reader.feed(buf.get(..n).unwrap_or(&[]), &mut |rec: &WalRecord<'_>| {
-                history.observe(rec);
-            });
+            reader.feed(buf.get(..n).unwrap_or(&[]), sink);
         }
         reader.end_segment();
     }

@@ -98,6 +98,37 @@ fn oracle(cluster: &Cluster, files: &[(String, u64)]) -> BTreeMap<String, [u64; 
         .collect()
 }
 
+/// The last XLOG2 record pg_waldump 19 prints of the copy's pg_wal: its LSN and description.
+fn newest_xlog2(cluster: &Cluster, snap: &Path) -> (String, String) {
+    let wal = snap.join("pg_wal");
+    let mut first: Vec<String> = std::fs::read_dir(&wal)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.len() == 24)
+        .collect();
+    first.sort();
+    let out = run_pg(
+        &cluster.bin,
+        "pg_waldump",
+        &["--rmgr=XLOG2", "-p", wal.to_str().unwrap(), &first[0]],
+    );
+    // pg_waldump ends with an error where the WAL ends: its records are on stdout.
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let last = text
+        .lines()
+        .last()
+        .unwrap_or_else(|| panic!("no XLOG2 record: {out:?}"));
+    let lsn = last
+        .split("lsn: ")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap();
+    let desc = last.split("desc: CHECKSUMS ").nth(1).unwrap();
+    (lsn.to_owned(), desc.trim().to_owned())
+}
+
 /// pgpage's counts per file, and the files with their segments, from `verify --json`.
 fn counts(v: &Value) -> (BTreeMap<String, [u64; 3]>, Vec<(String, u64)>) {
     let mut by_file = BTreeMap::new();
@@ -142,6 +173,14 @@ fn verify_against_server(cluster: &Cluster, snap: &Path, state: &str) -> Value {
     let v = json(&out);
     assert_eq!(v["checksum_state"], state);
     assert_eq!(v["clusters"][0]["checksum_state"], state);
+    // The record that set the state, as pg_waldump reads it.
+    let (lsn, set) = newest_xlog2(cluster, snap);
+    assert_eq!(set, state);
+    let wal = &v["clusters"][0]["wal_checksum_state"];
+    assert_eq!(
+        (wal["lsn"].as_str(), wal["state"].as_str()),
+        (Some(lsn.as_str()), Some(state))
+    );
     let s = &v["summary"];
     assert_eq!(s["mismatch"], 0, "{s}");
     let (mine, files) = counts(&v);
@@ -175,6 +214,7 @@ fn inprogress_on_counts_every_page_against_page_checksum() {
     ]);
     assert_eq!(cluster.psql(&["show data_checksums"]).trim(), "off");
     let t = cluster.file("select pg_relation_filepath('t')");
+    let control_before = std::fs::read(cluster.data.join("global/pg_control")).unwrap();
     // Slow enough (a page per 10 ms at most) to stop it part-way through the first database.
     cluster.psql(&["select pg_enable_data_checksums(cost_delay => 10, cost_limit => 1)"]);
     wait_for_state(&cluster, "inprogress-on");
@@ -277,6 +317,19 @@ fn inprogress_on_counts_every_page_against_page_checksum() {
     assert!(
         text.contains("Bad checksums:  0\nData checksum version: 3\n"),
         "{text}"
+    );
+
+    // A copy whose pg_control was taken before the change began (as a base backup's may be):
+    // its WAL's newest checksum-state record disagrees, and that is said.
+    std::fs::write(snap.join("global/pg_control"), control_before).unwrap();
+    let out = pgpage(&["verify", snap.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let (lsn, _) = newest_xlog2(&cluster, &snap);
+    assert!(
+        err.contains(&format!(
+            "(XLOG2 CHECKSUMS at {lsn}) sets data checksums to \"inprogress-on\", but pg_control says \"off\""
+        )),
+        "{err}"
     );
 }
 

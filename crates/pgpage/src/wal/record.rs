@@ -114,7 +114,28 @@ pub struct WalRecord<'a> {
     pub pieces: &'a [Piece],
 }
 
+/// rmgrlist.h RM_XLOG2_ID (19 on), pg_control.h XLOG2_CHECKSUMS, and the record info bits
+/// that are the resource manager's (~XLR_INFO_MASK).
+const RM_XLOG2_ID: u8 = 22;
+const XLOG2_CHECKSUMS: u8 = 0x00;
+const XLR_RMGR_INFO_MASK: u8 = 0xF0;
+
 impl WalRecord<'_> {
+    /// The data checksum state (checksum.h ChecksumStateType: 0 off, 1 on, 2 inprogress-off,
+    /// 3 inprogress-on) an XLOG2_CHECKSUMS record sets (xlog.c XLogChecksums); None for any
+    /// other record. The record has no block: its main data, an xl_checksum_state, ends it.
+    pub fn checksum_state(&self) -> Option<u32> {
+        let ours = self.version >= 19
+            && self.rmid == RM_XLOG2_ID
+            && self.info & XLR_RMGR_INFO_MASK == XLOG2_CHECKSUMS
+            && self.blocks.is_empty();
+        if !ours {
+            return None;
+        }
+        let tail = self.bytes.len().checked_sub(4)?;
+        Some(u32::from_le_bytes(self.bytes.get(tail..)?.try_into().ok()?))
+    }
+
     /// The stored bytes of a block's image, as they are in the record.
     pub fn image_bytes(&self, image: &BlockImage) -> Option<&[u8]> {
         let start = usize::try_from(image.offset).ok()?;
