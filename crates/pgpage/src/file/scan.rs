@@ -59,6 +59,17 @@ impl ChecksumsKnown {
         }
     }
 
+    /// `from_code`'s code.
+    pub fn code(self) -> u8 {
+        match self {
+            ChecksumsKnown::Unknown => 0,
+            ChecksumsKnown::On => 1,
+            ChecksumsKnown::Off => 2,
+            ChecksumsKnown::InProgressOn => 3,
+            ChecksumsKnown::InProgressOff => 4,
+        }
+    }
+
     /// What pg_control's data_checksum_version says (None: no pg_control to trust). Before
     /// 19 the server took every value but 0 as on; 2 and 3 are 19's states of a change.
     pub fn of_version(version: Option<u32>) -> ChecksumsKnown {
@@ -1925,6 +1936,10 @@ mod tests {
             ChecksumsKnown::of_version(Some(2)).change_words().is_some()
         );
         assert_eq!(ChecksumsKnown::of_version(Some(1)).change_words(), None);
+        for code in 0..=4 {
+            assert_eq!(ChecksumsKnown::from_code(code).map(ChecksumsKnown::code), Some(code));
+        }
+        assert_eq!(ChecksumsKnown::from_code(5), None);
     }
 
     #[test]
