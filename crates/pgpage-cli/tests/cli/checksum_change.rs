@@ -67,7 +67,7 @@ fn snapshot(cluster: &Cluster) -> std::path::PathBuf {
 /// What the server says of every page of each file: pages not all zeros whose stored
 /// pd_checksum equals page_checksum() for their relation-wide block, those whose does not,
 /// and of these the ones storing a pd_checksum other than 0. Files by path, with their segment.
-fn oracle(cluster: &Cluster, files: &[(String, u64)]) -> BTreeMap<String, [u64; 3]> {
+fn oracle(cluster: &Cluster, files: &[(String, u64)]) -> Counts {
     let values: Vec<String> = files
         .iter()
         .map(|(path, seg)| format!("('{}', {seg})", path.replace('\'', "''")))
@@ -129,8 +129,11 @@ fn newest_xlog2(cluster: &Cluster, snap: &Path) -> (String, String) {
     (lsn.to_owned(), desc.trim().to_owned())
 }
 
+/// Per file path: pages with a valid checksum, not yet, and of these with a nonzero one.
+type Counts = BTreeMap<String, [u64; 3]>;
+
 /// pgpage's counts per file, and the files with their segments, from `verify --json`.
-fn counts(v: &Value) -> (BTreeMap<String, [u64; 3]>, Vec<(String, u64)>) {
+fn counts(v: &Value) -> (Counts, Vec<(String, u64)>) {
     let mut by_file = BTreeMap::new();
     let mut files = Vec::new();
     for f in v["files"].as_array().unwrap() {

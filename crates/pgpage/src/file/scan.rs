@@ -1937,7 +1937,10 @@ mod tests {
         );
         assert_eq!(ChecksumsKnown::of_version(Some(1)).change_words(), None);
         for code in 0..=4 {
-            assert_eq!(ChecksumsKnown::from_code(code).map(ChecksumsKnown::code), Some(code));
+            assert_eq!(
+                ChecksumsKnown::from_code(code).map(ChecksumsKnown::code),
+                Some(code)
+            );
         }
         assert_eq!(ChecksumsKnown::from_code(5), None);
     }
