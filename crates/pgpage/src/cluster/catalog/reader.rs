@@ -43,7 +43,7 @@ pub struct ReadWith {
     /// change: no read verifies one then).
     pub checksums: bool,
     /// pg_control's nextMulti and nextMultiOffset, when known.
-    pub next_multi: Option<(u32, u32)>,
+    pub next_multi: Option<(u32, u64)>,
 }
 
 impl ReadWith {
@@ -75,7 +75,9 @@ impl ReadWith {
                 c.data_page_checksum_version(),
             )
             .verified_on_read(),
-            next_multi: num("next_multixact_id").zip(num("next_multi_offset")),
+            // The whole nextMultiOffset: 64 bits from 19 on, where pg_control_checkpoint()
+            // shows only its low 32.
+            next_multi: num("next_multixact_id").map(|m| (m, c.extra.next_multi_offset)),
         }
     }
 }
@@ -600,6 +602,7 @@ impl CatalogReader {
 
     fn build_log(&mut self, slru: &[String]) {
         let mut log = TransactionLog::new(self.with.block_size.len(), self.with.endian);
+        log.set_major(self.with.major);
         if let Some((multi, offset)) = self.with.next_multi {
             log.set_next_multi(multi, offset);
         }
