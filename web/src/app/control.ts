@@ -12,7 +12,9 @@ export interface ClusterControl {
   path: string;
   /** The major version PG_VERSION names (the core reads it), null when it was not dropped. */
   pgVersion: number | null;
-  /** `decode_control`'s object: the pg_control_*() columns, `state`, `crc_ok`, `releases`, `text`. */
+  /** `decode_control`'s object: the pg_control_*() columns, `state`, `crc_ok`, `releases`, `text`,
+   * and the core's reading of the checksum state (`checksums_code`, `checksum_version`,
+   * `checksum_state`, `checksum_change`). */
   control: Record<string, unknown> | null;
   /** Why pg_control could not be decoded. */
   error: string | null;
