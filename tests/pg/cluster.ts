@@ -117,13 +117,14 @@ export class Cluster {
     this.port = port;
   }
 
-  /** initdb -k and start, with the version's binaries or those in `bin` (19's 1902 build). */
-  static create(name = 'pgpage', version: PgVersion = PG_VERSION, bin: string = binDir(version)): Cluster {
+  /** initdb (`-k`, or the checksum option given: 19's `--no-data-checksums`) and start, with the
+   * version's binaries or those in `bin` (19's 1902 build). */
+  static create(name = 'pgpage', version: PgVersion = PG_VERSION, bin: string = binDir(version), checksums: '-k' | '--no-data-checksums' = '-k'): Cluster {
     const root = pgTempDir(`${name}-${version}-`);
     const port = 20000 + Math.floor(Math.random() * 30000);
     const c = new Cluster(root, port, version, bin);
     check(
-      runPg(join(bin, 'initdb'), ['-k', '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C', '-D', c.dataDir], undefined, version),
+      runPg(join(bin, 'initdb'), [checksums, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C', '-D', c.dataDir], undefined, version),
       `initdb (PostgreSQL ${version})`,
     );
     c.start();

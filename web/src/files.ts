@@ -3,7 +3,7 @@ import { DETECT, type GeometryChoice } from './lib/geometry';
 import { emptyCounts, type StatusCounts } from './lib/status';
 import type { Naming } from './app/catalog';
 import { relationFileName, type Wasm } from './core';
-import type { Chance, ChecksumsCode, FileFinding, PageFinding, ProblemPage, StructureRef } from './worker/protocol';
+import type { Chance, ChecksumCounts, ChecksumsCode, FileFinding, PageFinding, ProblemPage, StructureRef } from './worker/protocol';
 
 /** The forks a relation file can hold (the fork picks how pages decode). */
 export const FORKS = ['main', 'fsm', 'vm', 'init'] as const;
@@ -90,6 +90,10 @@ export interface FileEntry {
   bytesDone: number;
   message: string | null;
   checksumsDisabled: boolean;
+  /** The cluster is changing its checksums (PostgreSQL 19): none is verified, and
+   * `checksumCounts` says how many pages carry a valid one. */
+  checksumsInProgress: boolean;
+  checksumCounts: ChecksumCounts | null;
   startedAt: number;
   elapsedMs: number;
   /** Bumped whenever the worker's news changes the entry in place (its row re-renders then). */
@@ -148,6 +152,8 @@ export function newEntry(
     bytesDone: 0,
     message: null,
     checksumsDisabled: false,
+    checksumsInProgress: false,
+    checksumCounts: null,
     startedAt: 0,
     elapsedMs: 0,
     version: 0,

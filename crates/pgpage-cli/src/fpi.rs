@@ -239,7 +239,16 @@ pub(crate) fn read_history(
     wal: &[PathBuf],
     history: &mut BlockHistory,
 ) -> Result<Option<u32>, String> {
-    let read = read_wal(wal, &mut |rec| history.observe(rec)).map_err(|f| match f {
+    read_records(wal, &mut |rec: &WalRecord<'_>| history.observe(rec))
+}
+
+/// Feeds every good record of the WAL in `wal`, in timeline order, to `sink`; returns the
+/// WAL's release, as its page magic gives it.
+pub(crate) fn read_records(
+    wal: &[PathBuf],
+    sink: &mut dyn FnMut(&WalRecord<'_>),
+) -> Result<Option<u32>, String> {
+    let read = read_wal(wal, &mut |rec| sink(rec)).map_err(|f| match f {
         Fail::Input(line) => line,
         Fail::Io(e) => io_reason(&e),
     })?;

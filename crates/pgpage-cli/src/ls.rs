@@ -69,7 +69,7 @@ pub(crate) struct Ls {
     pub(crate) block_size: BlockSize,
     pub(crate) endian: Endian,
     checksums: ChecksumsKnown,
-    next_multi: Option<(u32, u32)>,
+    next_multi: Option<(u32, u64)>,
     /// pg_tblspc/OID/PG_MAJOR_CATVERSION of each tablespace with a link.
     tablespaces: BTreeMap<u32, PathBuf>,
     /// Lines for stderr, each a damaged or skipped thing.
@@ -251,7 +251,7 @@ impl Ls {
             major: self.major,
             block_size: self.block_size,
             endian: self.endian,
-            checksums: self.checksums != ChecksumsKnown::Off,
+            checksums: self.checksums.verified_on_read(),
             next_multi: self.next_multi,
         }
     }

@@ -641,6 +641,21 @@ pub fn decode_control(bytes: &[u8]) -> Result<String, JsError> {
     if let Some(m) = v.as_object_mut() {
         m.insert("releases".into(), c.releases.into());
         m.insert("text".into(), c.controldata_text().into());
+        // How the cluster's files are verified (`FileScanJs.finish`'s code), the current
+        // state's number (pg_controldata's "Data page checksum version", which 19.0's
+        // data_page_checksum_version column is not: that is the state initdb chose), its name
+        // as SHOW data_checksums prints it, and while it changes what the server does.
+        let state = c.data_page_checksum_version();
+        let known = ChecksumsKnown::of_version(state);
+        m.insert("checksums_code".into(), known.code().into());
+        m.insert("checksum_version".into(), state.into());
+        m.insert(
+            "checksum_state".into(),
+            state
+                .map(pgpage::cluster::control::checksum_state_words)
+                .into(),
+        );
+        m.insert("checksum_change".into(), known.change_words().into());
     }
     Ok(v.to_string())
 }
@@ -1054,8 +1069,8 @@ impl FileScanJs {
     }
 
     /// The file's verdict once every part is in. `checksums`: 0 unknown (the file decides),
-    /// 1 on, 2 off (pg_control's data_page_checksum_version). `path` names the file in the
-    /// findings' messages.
+    /// 1 on, 2 off, 3 inprogress-on, 4 inprogress-off (`decode_control`'s `checksums_code`).
+    /// `path` names the file in the findings' messages.
     pub fn finish(&self, checksums: u8, path: &str) -> Result<FileVerdictJs, JsError> {
         FileVerdictJs::of(&self.scan.finish(checksums_known(checksums)?), path)
     }
@@ -1106,10 +1121,36 @@ pub struct FileVerdictJs {
     json: String,
 }
 
-/// What is known of the cluster's data checksums: 0 unknown, 1 on, 2 off.
+/// What is known of the cluster's data checksums: 0 unknown, 1 on, 2 off, 3 inprogress-on,
+/// 4 inprogress-off.
 fn checksums_known(code: u8) -> Result<ChecksumsKnown, JsError> {
+    ChecksumsKnown::from_code(code).ok_or_else(|| {
+        JsError::new(&format!(
+            "checksums {code}: 0 unknown, 1 on, 2 off, 3 inprogress-on or 4 inprogress-off"
+        ))
+    })
+}
+
+/// What the server does with checksums in a state of change, for `FileScanJs.finish`'s code
+/// (3 inprogress-on, 4 inprogress-off); undefined for the other codes.
+#[wasm_bindgen]
+pub fn checksum_change_words(code: u8) -> Option<String> {
     ChecksumsKnown::from_code(code)
-        .ok_or_else(|| JsError::new(&format!("checksums {code}: 0 unknown, 1 on or 2 off")))
+        .and_then(ChecksumsKnown::change_words)
+        .map(String::from)
+}
+
+/// What a cluster changing its data checksums has of them, in the words `pgpage verify`
+/// says it: pages with a valid checksum, pages without one yet, and of these the ones storing
+/// a nonzero checksum.
+#[wasm_bindgen]
+pub fn checksum_counts_words(valid: u32, not_yet: u32, not_yet_nonzero: u32) -> String {
+    pgpage::file::ChecksumCounts {
+        checksums_valid: valid.into(),
+        checksums_not_yet: not_yet.into(),
+        checksums_not_yet_nonzero: not_yet_nonzero.into(),
+    }
+    .describe()
 }
 
 /// Pages of a file listed for their structural findings alone, at most (`FileVerdictJs::of`).
@@ -1212,6 +1253,8 @@ impl FileVerdictJs {
             "blocks": v.blocks,
             "trailing_bytes": v.trailing_bytes,
             "checksums_disabled": v.checksums_disabled,
+            "checksums_in_progress": v.checksums_in_progress,
+            "checksum_counts": v.checksum_counts,
             "problem": v.is_problem(),
             "counts": v.counts,
             "remap": (0..=u8::MAX)

@@ -546,11 +546,11 @@ fn table_cluster(
     pg_control: &[u8],
 ) -> Result<(pgpage::cluster::catalog::reader::ReadWith, ChecksumsKnown), JsError> {
     let (major, control) = crate::catalog_cluster(pg_version, pg_control)?;
-    let checksums = match control.as_ref().map(|c| c.data_page_checksum_version()) {
-        Some(Some(0)) => ChecksumsKnown::Off,
-        Some(Some(_)) => ChecksumsKnown::On,
-        _ => ChecksumsKnown::Unknown,
-    };
+    let checksums = ChecksumsKnown::of_version(
+        control
+            .as_ref()
+            .and_then(|c| c.data_page_checksum_version()),
+    );
     let with = pgpage::cluster::catalog::reader::ReadWith::from_control(major, control.as_ref());
     Ok((with, checksums))
 }

@@ -26,7 +26,10 @@ function Control({ c }: { c: ClusterControl }) {
     );
   }
   const k = c.control;
-  const checksums = Number(k.data_page_checksum_version);
+  // The current state, as the core reads it (19.0's data_page_checksum_version column is the
+  // state initdb chose).
+  const checksums = Number(k.checksum_version);
+  const change = typeof k.checksum_change === 'string' ? k.checksum_change : null;
   const crcOk = k.crc_ok === true;
   return (
     <div data-testid="control" data-path={c.path} data-checksums={checksums} data-crc-ok={String(crcOk)}>
@@ -39,7 +42,9 @@ function Control({ c }: { c: ClusterControl }) {
         <dd data-testid="control-checksums">
           {checksums === 0
             ? 'checksums are off in this cluster (data_page_checksum_version 0): pages are verified by their headers only'
-            : `on (data_page_checksum_version ${checksums})`}
+            : change
+              ? `${str(k.checksum_state)} (data_page_checksum_version ${checksums}): ${change}`
+              : `on (data_page_checksum_version ${checksums})`}
         </dd>
         <dt>block size</dt>
         <dd data-testid="control-block-size">{str(k.database_block_size)}</dd>

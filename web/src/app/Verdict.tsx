@@ -9,6 +9,8 @@ import { relationWords } from './catalog';
 import { countsOf } from './groups';
 import { READ_AS_EMPTY, READ_AS_EMPTY_WORDS, STATUS_NAMES } from '../lib/status';
 import { findingAt, shownReport } from '../report/shown';
+import { loadWasm } from '../core';
+import { useEffect, useState } from 'react';
 import './first.css';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
@@ -89,6 +91,7 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
           : ''}
         .
       </p>
+      <ChecksumChange files={files} />
       {mapPages > 0 && (
         <p className="verdict-note" data-testid="verdict-maps">
           {ok && zeros.length === 0 ? 'But ' : 'Also '}
@@ -104,6 +107,44 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
         </p>
       )}
     </div>
+  );
+}
+
+/** While a PostgreSQL 19 cluster turns checksums on or off: what the server does then and how
+ * many pages carry a valid checksum, in the words `pgpage verify` says them (the core's). */
+function ChecksumChange({ files }: { files: readonly FileEntry[] }) {
+  const changing = files.filter((f) => f.checksumsInProgress && f.checksumCounts);
+  const codes = [...new Set(changing.map((f) => f.checksums))].sort();
+  const sum = (k: 'checksums_valid' | 'checksums_not_yet' | 'checksums_not_yet_nonzero') => changing.reduce((n, f) => n + (f.checksumCounts?.[k] ?? 0), 0);
+  const valid = sum('checksums_valid');
+  const notYet = sum('checksums_not_yet');
+  const nonzero = sum('checksums_not_yet_nonzero');
+  const [words, setWords] = useState<string[]>([]);
+  const key = `${codes.join(',')}|${valid}|${notYet}|${nonzero}`;
+  useEffect(() => {
+    if (codes.length === 0) return;
+    let live = true;
+    void loadWasm().then((w) => {
+      const said = codes.map((c) => w.checksum_change_words(c)).filter((s): s is string => typeof s === 'string');
+      said.push(w.checksum_counts_words(valid, notYet, nonzero));
+      if (live) setWords(said);
+    });
+    return () => {
+      live = false;
+    };
+    // `key` holds every input.
+  }, [key]);
+  if (codes.length === 0 || words.length === 0) return null;
+  return (
+    <p
+      className={`verdict-note${nonzero > 0 ? ' warn' : ''}`}
+      data-testid="verdict-checksum-change"
+      data-valid={valid}
+      data-not-yet={notYet}
+      data-not-yet-nonzero={nonzero}
+    >
+      {words.map((s) => `${s.charAt(0).toUpperCase()}${s.slice(1)}.`).join(' ')}
+    </p>
   );
 }
 

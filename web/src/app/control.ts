@@ -12,7 +12,9 @@ export interface ClusterControl {
   path: string;
   /** The major version PG_VERSION names (the core reads it), null when it was not dropped. */
   pgVersion: number | null;
-  /** `decode_control`'s object: the pg_control_*() columns, `state`, `crc_ok`, `releases`, `text`. */
+  /** `decode_control`'s object: the pg_control_*() columns, `state`, `crc_ok`, `releases`, `text`,
+   * and the core's reading of the checksum state (`checksums_code`, `checksum_version`,
+   * `checksum_state`, `checksum_change`). */
   control: Record<string, unknown> | null;
   /** Why pg_control could not be decoded. */
   error: string | null;
@@ -57,11 +59,11 @@ export function clusterFor(controls: readonly ClusterControl[], path: string): C
   return best;
 }
 
-/** What a file's cluster says of data checksums, 0 when nothing is known. */
+/** What a file's cluster says of data checksums (the core's reading of pg_control's current
+ * state), 0 when nothing is known. */
 export function checksumsFor(controls: readonly ClusterControl[], path: string): ChecksumsCode {
-  const c = clusterFor(controls, path)?.control;
-  if (!c) return 0;
-  return c.data_page_checksum_version === 0 ? 2 : 1;
+  const code = clusterFor(controls, path)?.control?.checksums_code;
+  return code === 1 || code === 2 || code === 3 || code === 4 ? code : 0;
 }
 
 /** The PostgreSQL major version of a file's cluster (its PG_VERSION), null when unknown. */

@@ -116,6 +116,8 @@ describe('useFiles', () => {
         result: {
           counts,
           checksumsDisabled: true,
+          checksumsInProgress: false,
+          checksumCounts: { checksums_valid: 0, checksums_not_yet: 0, checksums_not_yet_nonzero: 0 },
           problem: true,
           pages: [page],
           remap: [[1, 0]],
@@ -156,7 +158,19 @@ describe('useFiles', () => {
         type: 'done',
         job,
         elapsedMs: 1,
-        result: { counts, checksumsDisabled: false, problem: true, pages: [], remap: [], findings: [], pageFindings: [], amcheckUnlisted: 0, chance: null },
+        result: {
+          counts,
+          checksumsDisabled: false,
+          checksumsInProgress: false,
+          checksumCounts: { checksums_valid: 0, checksums_not_yet: 0, checksums_not_yet_nonzero: 0 },
+          problem: true,
+          pages: [],
+          remap: [],
+          findings: [],
+          pageFindings: [],
+          amcheckUnlisted: 0,
+          chance: null,
+        },
       });
     });
     await waitFor(() => expect(result.current.files[0].state).toBe('done'));

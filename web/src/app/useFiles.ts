@@ -165,6 +165,8 @@ export function useFiles(onReplace: (old: FileEntry, fresh: FileEntry) => void):
       f.message = null;
       f.bytesDone = 0;
       f.checksumsDisabled = false;
+      f.checksumsInProgress = false;
+      f.checksumCounts = null;
       // The core names the file in its messages as the server would: base/5/16385.2.
       const path = f.relDir ? `${f.relDir}/${f.name}` : f.name;
       const maps = mapsOf(f, filesRef.current);
@@ -356,6 +358,8 @@ function applyMessage(f: FileEntry, m: FromWorker): void {
       if (!r) break;
       f.counts = r.counts;
       f.checksumsDisabled = r.checksumsDisabled;
+      f.checksumsInProgress = r.checksumsInProgress;
+      f.checksumCounts = r.checksumCounts;
       f.problems = r.pages;
       f.findings = r.findings;
       // amcheck's messages quote the relation's name (`index "%s"`): the catalogs', else the file's.

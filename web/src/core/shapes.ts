@@ -2,11 +2,13 @@
 // Value it edits, a hand-written Serialize), so the ts_export test cannot generate its type:
 // the one TypeScript copy of each, here beside the door that parses it.
 import type { StatusCounts } from '../lib/status';
-import type { Chance, FileFinding } from '../worker/protocol';
+import type { Chance, ChecksumCounts, FileFinding } from '../worker/protocol';
 
 /** `FileVerdictJs.json`: what the verdict of a file says beside its typed arrays. */
 export interface FileVerdictDetails {
   checksums_disabled: boolean;
+  checksums_in_progress: boolean;
+  checksum_counts: ChecksumCounts;
   problem: boolean;
   counts: StatusCounts;
   /** [status, status it is judged as] where the file's state changes a page's status. */

@@ -105,6 +105,8 @@ describe('verify pool', () => {
   const result = {
     counts: { ok: 99, mismatch: 1, zero: 0, new_not_zero: 0, bad_header: 0 },
     checksumsDisabled: false,
+    checksumsInProgress: false,
+    checksumCounts: { checksums_valid: 100, checksums_not_yet: 0, checksums_not_yet_nonzero: 0 },
     problem: true,
     pages: [],
     remap: [],

@@ -3,8 +3,18 @@ import type { Geometry, GeometryChoice } from '../lib/geometry';
 import type { StatusCounts, StatusName } from '../lib/status';
 
 /** What pg_control says of data checksums, as `FileScanJs.finish` takes it: 0 unknown (the
- * file decides), 1 on, 2 off. */
-export type ChecksumsCode = 0 | 1 | 2;
+ * file decides), 1 on, 2 off, and while PostgreSQL 19 changes them 3 inprogress-on and
+ * 4 inprogress-off (`decode_control`'s `checksums_code`). */
+export type ChecksumsCode = 0 | 1 | 2 | 3 | 4;
+
+/** Pages by whether their stored checksum is valid for their block (the core's
+ * `ChecksumCounts`): every page that is not all zeros in `checksums_valid` or `checksums_not_yet`. */
+export interface ChecksumCounts {
+  checksums_valid: number;
+  checksums_not_yet: number;
+  /** Of `checksums_not_yet`, those storing a checksum other than 0. */
+  checksums_not_yet_nonzero: number;
+}
 
 export interface VerifyRequest {
   type: 'verify';
@@ -127,6 +137,9 @@ export interface Chance {
 export interface FileResult {
   counts: StatusCounts;
   checksumsDisabled: boolean;
+  /** The cluster is changing its checksums: none is verified, and `checksumCounts` says how far. */
+  checksumsInProgress: boolean;
+  checksumCounts: ChecksumCounts;
   /** The server would fail to read some block of the file (a problem page or a short read). */
   problem: boolean;
   /** In block order. */

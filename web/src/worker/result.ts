@@ -93,6 +93,8 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
   return {
     counts: j.counts,
     checksumsDisabled: j.checksums_disabled,
+    checksumsInProgress: j.checksums_in_progress,
+    checksumCounts: j.checksum_counts,
     problem: j.problem,
     pages,
     remap: j.remap,

@@ -4,11 +4,14 @@
 //! a pg_control that cannot be read or trusted is said, and each file decides for itself.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use pgpage::cluster::control::{decode_control, ControlFile, PG_CONTROL_FILE_SIZE};
+use pgpage::cluster::control::{
+    checksum_state_words, decode_control, ControlFile, ControlValue, PG_CONTROL_FILE_SIZE,
+};
 use pgpage::file::scan::ChecksumsKnown;
 use pgpage::file::GeometryChoice;
+use pgpage::wal::{lsn_text_for, parse_wal_file_name};
 use pgpage::BlockSize;
 use serde::Serialize;
 
@@ -25,6 +28,17 @@ pub struct Cluster {
     pub control: Option<ControlFile>,
     /// Why pg_control is not used, in words for a warning.
     pub distrust: Option<String>,
+    /// The newest checksum-state record of its pg_wal (19 on), where there is one.
+    pub wal_checksums: Option<ChecksumRecord>,
+}
+
+/// An XLOG2_CHECKSUMS record: where it is and the state it sets.
+#[derive(Clone, Copy, Debug)]
+pub struct ChecksumRecord {
+    pub lsn: u64,
+    pub state: u32,
+    /// The WAL's release, for the LSN's text.
+    pub version: u32,
 }
 
 impl Cluster {
@@ -66,11 +80,16 @@ impl Cluster {
             ),
             Ok(Ok(c)) => (Some(c), None),
         };
+        let wal_checksums = control
+            .as_ref()
+            .filter(|_| distrust.is_none())
+            .and_then(|c| newest_checksum_record(path, c));
         Cluster {
             display: display.to_owned(),
             pg_version,
             control,
             distrust,
+            wal_checksums,
         }
     }
 
@@ -81,14 +100,17 @@ impl Cluster {
 
     /// What the cluster's files are judged with.
     pub fn checksums(&self) -> ChecksumsKnown {
-        match self
-            .trusted()
+        ChecksumsKnown::of_version(
+            self.trusted()
+                .and_then(ControlFile::data_page_checksum_version),
+        )
+    }
+
+    /// The state pg_control records, as `SHOW data_checksums` names it (None: not trusted).
+    pub fn checksum_state(&self) -> Option<&'static str> {
+        self.trusted()
             .and_then(ControlFile::data_page_checksum_version)
-        {
-            Some(0) => ChecksumsKnown::Off,
-            Some(_) => ChecksumsKnown::On,
-            None => ChecksumsKnown::Unknown,
-        }
+            .map(checksum_state_words)
     }
 
     /// The cluster's block size and byte order, where the user chose none.
@@ -108,6 +130,23 @@ impl Cluster {
     /// that pg_control contradicts.
     pub fn warnings(&self) -> Vec<String> {
         let mut out: Vec<String> = self.distrust.iter().cloned().collect();
+        let control_state = self
+            .trusted()
+            .and_then(ControlFile::data_page_checksum_version);
+        if let (Some(r), Some(state)) = (self.wal_checksums, control_state) {
+            if r.state != state {
+                out.push(format!(
+                    "the newest checksum-state record in \"{}/pg_wal\" (XLOG2 CHECKSUMS at {}) \
+                     sets data checksums to \"{}\", but pg_control says \"{}\": the server's \
+                     recovery replays that record, and a base backup verifies checksums only \
+                     when it says \"on\"; pages are judged as pg_control says",
+                    self.display,
+                    lsn_text_for(r.version, r.lsn),
+                    checksum_state_words(r.state),
+                    checksum_state_words(state)
+                ));
+            }
+        }
         if let (Some(v), Some(c)) = (&self.pg_version, self.trusted()) {
             if !releases_hold(c.releases, v) {
                 out.push(format!(
@@ -139,6 +178,9 @@ impl Cluster {
                 let n = |v: Option<u32>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
                 let checksums = match c.data_page_checksum_version() {
                     Some(0) => "data checksums off".to_owned(),
+                    Some(v @ (2 | 3)) => {
+                        format!("data checksum version {v} ({})", checksum_state_words(v))
+                    }
                     v => format!("data checksum version {}", n(v)),
                 };
                 format!(
@@ -165,12 +207,13 @@ impl Cluster {
             block_size: c.and_then(ControlFile::block_size),
             wal_segment_size: c.and_then(ControlFile::wal_segment_size),
             crc_ok: c.map(ControlFile::crc_ok),
-            checksums: match self.checksums() {
-                ChecksumsKnown::On => "on",
-                ChecksumsKnown::Off => "off",
-                ChecksumsKnown::Unknown => "unknown",
-            },
+            checksums: self.checksums().as_str(),
+            checksum_state: self.checksum_state(),
             control_error: self.distrust.as_deref(),
+            wal_checksum_state: self.wal_checksums.map(|r| WalChecksumJson {
+                lsn: lsn_text_for(r.version, r.lsn),
+                state: checksum_state_words(r.state),
+            }),
         }
     }
 }
@@ -201,11 +244,67 @@ pub struct ClusterJson<'a> {
     pub block_size: Option<u32>,
     pub wal_segment_size: Option<u32>,
     pub crc_ok: Option<bool>,
-    /// How the cluster's files were judged: `on`, `off` (header checks only) or `unknown`
-    /// (pg_control not used: each file decides).
+    /// How the cluster's files were judged: `on`, `off` (header checks only), `unknown`
+    /// (pg_control not used: each file decides), or while checksums change `inprogress-on`
+    /// and `inprogress-off` (each computed and counted, none a mismatch).
     pub checksums: &'static str,
     /// Why pg_control was not used.
     pub control_error: Option<&'a str>,
+    /// pg_control's data checksum state (docs/contracts.md, "During an online checksum
+    /// change"): `on`, `off`, `inprogress-on`, `inprogress-off`; absent when not trusted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checksum_state: Option<&'static str>,
+    /// The newest XLOG2 CHECKSUMS record in pg_wal since the latest checkpoint's redo
+    /// point (19 on), where there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wal_checksum_state: Option<WalChecksumJson>,
+}
+
+#[derive(Serialize)]
+pub struct WalChecksumJson {
+    pub lsn: String,
+    pub state: &'static str,
+}
+
+/// The newest XLOG2_CHECKSUMS record of the data directory's pg_wal, from the segment of the
+/// latest checkpoint's redo point on: what crash recovery replays (an older one is in the
+/// checkpoint pg_control keeps), and what a base backup (19) judges checksums by. None before
+/// 19, without pg_wal, or when no such record is there.
+fn newest_checksum_record(path: &Path, control: &ControlFile) -> Option<ChecksumRecord> {
+    if control.pg_control_version < 1900 {
+        return None;
+    }
+    let redo = match control.get("redo_wal_file") {
+        Some(ControlValue::Text(name)) => name.get(8..)?.to_owned(),
+        _ => return None,
+    };
+    let mut segments: Vec<PathBuf> = std::fs::read_dir(path.join("pg_wal"))
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            matches!(parse_wal_file_name(&name), Some((_, false)))
+                && name.get(8..).is_some_and(|s| s >= redo.as_str())
+        })
+        .map(|e| e.path())
+        .collect();
+    segments.sort();
+    if segments.is_empty() {
+        return None;
+    }
+    let mut newest = None;
+    // A WAL that cannot be read to its end still tells what it holds up to there.
+    let _ = crate::fpi::read_records(&segments, &mut |rec| {
+        if let Some(state) = pgpage::wal::rmgr::checksum_state_set(rec) {
+            newest = Some(ChecksumRecord {
+                lsn: rec.lsn,
+                state,
+                version: rec.version,
+            });
+        }
+    });
+    newest
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use pgpage::file::scan::{FileFinding, PageRow};
-use pgpage::file::StatusCounts;
+use pgpage::file::{ChecksumCounts, StatusCounts};
 use pgpage::findings::Finding;
 use pgpage::page::kind::Fork;
 use pgpage::{Endian, PageStatus};
@@ -32,6 +32,10 @@ pub struct FileJson<'a> {
     /// another segment), each with its code, message and values.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<serde_json::Value>,
+    /// While checksums change (docs/contracts.md, "During an online checksum change"):
+    /// `checksums_valid`, `checksums_not_yet` and (added) `checksums_not_yet_nonzero`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub checksums: Option<ChecksumCounts>,
     pub pages: Vec<Page>,
 }
 
@@ -166,6 +170,8 @@ struct Summary {
     zero: u64,
     new_not_zero: u64,
     bad_header: u64,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    checksums: Option<ChecksumCounts>,
 }
 
 /// The contract's spacing: `"key": value` and `, ` between members and elements, which
@@ -206,10 +212,20 @@ pub struct JsonStream {
 }
 
 impl JsonStream {
-    /// Opens the document; `clusters` (an addition to the contract's keys) are the data
-    /// directories walked, listed when there are any.
-    pub fn begin(out: &mut impl Write, clusters: &[ClusterJson]) -> io::Result<JsonStream> {
+    /// Opens the document; `checksum_state` is the first data directory's (docs/contracts.md,
+    /// "During an online checksum change"), `clusters` (an addition to the contract's keys)
+    /// the data directories walked, listed when there are any.
+    pub fn begin(
+        out: &mut impl Write,
+        checksum_state: Option<&str>,
+        clusters: &[ClusterJson],
+    ) -> io::Result<JsonStream> {
         out.write_all(b"{")?;
+        if let Some(state) = checksum_state {
+            out.write_all(b"\"checksum_state\": ")?;
+            write_value(out, &state)?;
+            out.write_all(b", ")?;
+        }
         if !clusters.is_empty() {
             out.write_all(b"\"clusters\": ")?;
             write_value(out, &clusters)?;
@@ -225,7 +241,14 @@ impl JsonStream {
         write_value(out, file)
     }
 
-    pub fn finish(self, out: &mut impl Write, files: u64, c: &StatusCounts) -> io::Result<()> {
+    /// The summary; `checksums` while checksums change.
+    pub fn finish(
+        self,
+        out: &mut impl Write,
+        files: u64,
+        c: &StatusCounts,
+        checksums: Option<ChecksumCounts>,
+    ) -> io::Result<()> {
         out.write_all(b"\n], \"summary\": ")?;
         write_value(
             out,
@@ -237,6 +260,7 @@ impl JsonStream {
                 zero: c.zero,
                 new_not_zero: c.new_not_zero,
                 bad_header: c.bad_header,
+                checksums,
             },
         )?;
         out.write_all(b"}\n")
@@ -250,7 +274,7 @@ mod tests {
     #[test]
     fn the_contract_bytes() {
         let mut out = Vec::new();
-        let mut s = JsonStream::begin(&mut out, &[]).unwrap();
+        let mut s = JsonStream::begin(&mut out, None, &[]).unwrap();
         let page = |block, computed, matches_block| Page {
             matches_block,
             ..Page::plain(block, 262_144 + block, PageStatus::Mismatch, 981, computed)
@@ -265,6 +289,7 @@ mod tests {
             trailing_bytes: 0,
             pages_block_size: None,
             findings: Vec::new(),
+            checksums: None,
             pages,
         };
         s.file(
@@ -282,7 +307,7 @@ mod tests {
             mismatch: 331,
             ..StatusCounts::default()
         };
-        s.finish(&mut out, 2, &counts).unwrap();
+        s.finish(&mut out, 2, &counts, None).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "{\"files\": [\n\

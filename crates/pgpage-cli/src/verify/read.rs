@@ -17,7 +17,6 @@ use pgpage::file::{
     detect_block_size, file_geometry, parse_relation_file_name, FileExtent, Geometry,
     GeometryChoice, DETECT_HEAD_BYTES,
 };
-use pgpage::page::geometry::read_u16;
 use pgpage::page::kind::Fork;
 use pgpage::{BlockSize, PageStatus};
 
@@ -61,6 +60,8 @@ pub struct ListedPage {
     pub block: u32,
     pub status: PageStatus,
     pub stored: u16,
+    /// None for new pages, whose checksum the server never computes.
+    pub computed: Option<u16>,
 }
 
 /// What one unit came to.
@@ -327,17 +328,14 @@ impl<'a> Plan<'a> {
             scan.set_structure(Arc::clone(&c.structure));
         }
         if self.keep_all {
-            let endian = prep.geometry.endian;
-            let mut stored = whole
-                .chunks_exact(prep.geometry.block_size.len())
-                .map(|page| read_u16(page, 8, endian).unwrap_or(0));
             let pages = &mut result.pages;
             let mut block = first;
-            scan.chunk_statuses(whole, first, |status| {
+            scan.chunk_verdicts(whole, first, |v| {
                 pages.push(ListedPage {
                     block,
-                    status,
-                    stored: stored.next().unwrap_or(0),
+                    status: v.status,
+                    stored: v.stored,
+                    computed: v.computed,
                 });
                 block = block.saturating_add(1);
             });

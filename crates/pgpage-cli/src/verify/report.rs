@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use pgpage::am::maps::walk as forks;
 use pgpage::file::scan::{ChecksumsKnown, FileFinding, FileScan, FileVerdict, Misplaced, PageRow};
-use pgpage::file::StatusCounts;
+use pgpage::file::{ChecksumCounts, StatusCounts};
 use pgpage::findings::{Evidence, Finding};
 use pgpage::{Endian, PageStatus};
 
@@ -49,6 +49,10 @@ pub struct Report<O: Write, E: Write> {
     json: Option<JsonStream>,
     progress: Option<Progress>,
     counts: StatusCounts,
+    /// Every file's pages by whether their checksum is valid, and whether some file's
+    /// cluster is changing its checksums (then the counts are said).
+    checksum_counts: ChecksumCounts,
+    checksums_in_progress: bool,
     files: u64,
     truncated: u64,
     cannot_run: bool,
@@ -78,6 +82,8 @@ impl<O: Write, E: Write> Report<O, E> {
                 tty,
             }),
             counts: StatusCounts::default(),
+            checksum_counts: ChecksumCounts::default(),
+            checksums_in_progress: false,
             files: 0,
             truncated: 0,
             cannot_run: false,
@@ -93,7 +99,8 @@ impl<O: Write, E: Write> Report<O, E> {
     pub fn consume(&mut self, handover: &Handover<Vec<UnitResult>>, plan: &Plan) -> io::Result<()> {
         if self.options.json {
             let clusters: Vec<_> = plan.clusters.iter().map(Cluster::json).collect();
-            self.json = Some(JsonStream::begin(&mut self.out, &clusters)?);
+            let state = plan.clusters.iter().find_map(Cluster::checksum_state);
+            self.json = Some(JsonStream::begin(&mut self.out, state, &clusters)?);
         }
         loop {
             let ready = handover.take();
@@ -231,6 +238,8 @@ impl<O: Write, E: Write> Report<O, E> {
         let mut failed = current.failed;
         let verdict = scan.finish(checksums);
         self.counts.merge(&verdict.counts);
+        self.checksum_counts.merge(&verdict.checksum_counts);
+        self.checksums_in_progress |= verdict.checksums_in_progress;
         if verdict.trailing_bytes > 0 {
             self.truncated = self.truncated.saturating_add(1);
             failed = true;
@@ -318,6 +327,9 @@ impl<O: Write, E: Write> Report<O, E> {
                 .iter()
                 .map(|f| file_finding(f, &job.display))
                 .collect(),
+            checksums: verdict
+                .checksums_in_progress
+                .then_some(verdict.checksum_counts),
             pages,
         };
         match &mut self.json {
@@ -616,7 +628,8 @@ impl<O: Write, E: Write> Report<O, E> {
         }
         let c = self.counts;
         if let Some(json) = self.json.take() {
-            json.finish(&mut self.out, self.files, &c)?;
+            let checksums = self.checksums_in_progress.then_some(self.checksum_counts);
+            json.finish(&mut self.out, self.files, &c, checksums)?;
         } else if self.files > 0 {
             self.err.flush()?;
             // pg_checksums.c: main's summary.
@@ -631,6 +644,22 @@ impl<O: Write, E: Write> Report<O, E> {
                     .and_then(|c| c.data_page_checksum_version())
                 {
                     writeln!(self.out, "Data checksum version: {v}")?;
+                }
+            }
+            if self.checksums_in_progress {
+                let k = &self.checksum_counts;
+                writeln!(self.out, "Valid checksums:  {}", k.checksums_valid)?;
+                writeln!(
+                    self.out,
+                    "Checksums not yet valid:  {}",
+                    k.checksums_not_yet
+                )?;
+                if k.checksums_not_yet_nonzero > 0 {
+                    writeln!(
+                        self.out,
+                        "Nonzero checksums wrong for their block:  {}",
+                        k.checksums_not_yet_nonzero
+                    )?;
                 }
             }
             if c.new_not_zero > 0 {
@@ -652,6 +681,16 @@ impl<O: Write, E: Write> Report<O, E> {
             for cluster in clusters {
                 writeln!(self.out, "{}", cluster.describe())?;
             }
+            self.out.flush()?;
+            if self.checksums_in_progress {
+                let k = &self.checksum_counts;
+                let kind = if k.checksums_not_yet_nonzero > 0 {
+                    "warning"
+                } else {
+                    "note"
+                };
+                writeln!(self.err, "pgpage: {kind}: {}", k.describe())?;
+            }
         }
         self.err.flush()?;
         self.out.flush()?;
@@ -666,13 +705,13 @@ impl<O: Write, E: Write> Report<O, E> {
 }
 
 /// A page the verdict does not list is fine as the server reads it: a mismatch there is one
-/// of a cluster with checksums off (its header is sane), whose checksum the server never
-/// computes.
+/// of a cluster with checksums off, whose checksum the server never computes, or of one
+/// changing them, whose checksum is computed but not verified (its header is sane).
 fn fine(p: &ListedPage, checksums_off: bool) -> (PageStatus, Option<u16>) {
     match p.status {
         PageStatus::Zero => (PageStatus::Zero, None),
         _ if checksums_off => (PageStatus::Ok, None),
-        _ => (PageStatus::Ok, Some(p.stored)),
+        _ => (PageStatus::Ok, p.computed),
     }
 }
 

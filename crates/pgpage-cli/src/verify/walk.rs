@@ -173,6 +173,10 @@ impl Walk {
                  checked by their headers only, and a stored checksum means nothing"
             )));
         }
+        if let Some(words) = cluster.checksums().change_words() {
+            self.items
+                .push(Item::Note(format!("cluster \"{display}\": {words}")));
+        }
         self.clusters.push(cluster);
         self.clusters.len().saturating_sub(1)
     }

@@ -15,7 +15,7 @@ use crate::page::verify::{header_is_sane, verify_page, PageStatus};
 use crate::tuple::copy::{self, CopyFormat};
 use crate::tuple::toast::{detoast, ValueProblem};
 use crate::tuple::value::{output, Type};
-use crate::tuple::visibility::{tuple_state, TransactionLog, TupleState};
+use crate::tuple::visibility::{tuple_state, MultiXactMember, TransactionLog, TupleState};
 use crate::tuple::{self, heap_items, Attribute, ToastPointer, TupleHeader};
 
 /// One column of the relation, in attribute number order; dropped ones are kept (their
@@ -73,7 +73,7 @@ pub fn page_problem(
     checksums: ChecksumsKnown,
 ) -> Option<String> {
     let verdict = verify_page(page, absolute, endian);
-    let checksums_off = checksums == ChecksumsKnown::Off
+    let checksums_off = !checksums.verified_on_read()
         || (checksums == ChecksumsKnown::Unknown && verdict.stored == 0);
     match verdict.status {
         PageStatus::Ok | PageStatus::Zero => None,
@@ -734,7 +734,22 @@ impl RowWriter {
                 older_left.push(lp);
                 continue;
             }
-            match self.row_as(tuple, ctid, state_shown, damaged, fetch, out) {
+            // A MultiXact's members, as pg_get_multixact_members() lists them (all versions).
+            let members = match self.versions {
+                Versions::All if h.t_infomask & crate::page::fields::HEAP_XMAX_IS_MULTI != 0 => {
+                    log.multixact_members(h.t_xmax).ok()
+                }
+                _ => None,
+            };
+            match self.row_as(
+                tuple,
+                ctid,
+                state_shown,
+                members.as_deref(),
+                damaged,
+                fetch,
+                out,
+            ) {
                 Ok(note) => {
                     got.rows = got.rows.saturating_add(1);
                     if damaged {
@@ -890,7 +905,7 @@ impl RowWriter {
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
     ) -> Result<Option<RowProblem>, RowProblem> {
-        self.row_as(tuple, ctid, None, false, fetch, out)
+        self.row_as(tuple, ctid, None, None, false, fetch, out)
     }
 
     /// The output text of each column that is not dropped, as `row` prints them, and the
@@ -998,13 +1013,16 @@ impl RowWriter {
         output(&col.ty, &payload, e, out).map_err(|f| problem(ValueProblem::from(f)))
     }
 
-    /// `row`, led by ctid, xmin, xmax and `state` when a state is given (all versions);
-    /// `damaged`: read from a page whose checksum fails (flagged in JSON).
+    /// `row`, led by ctid, xmin, xmax and `state` when a state is given (all versions), and in
+    /// JSON the members of an xmax that is a MultiXact; `damaged`: read from a page whose
+    /// checksum fails (flagged in JSON).
+    #[allow(clippy::too_many_arguments)] // one per part of the line: the tuple and its lead
     fn row_as(
         &self,
         tuple: &[u8],
         ctid: Ctid,
         state: Option<&str>,
+        members: Option<&[MultiXactMember]>,
         damaged: bool,
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
@@ -1012,7 +1030,7 @@ impl RowWriter {
         let (datums, header, note) = self.deformed(tuple)?;
         // Written straight into `out`; a problem in any column takes the whole line back.
         let start = out.len();
-        if let Err(p) = self.fields(&datums, &header, ctid, state, damaged, fetch, out) {
+        if let Err(p) = self.fields(&datums, &header, ctid, state, members, damaged, fetch, out) {
             out.truncate(start);
             return Err(p);
         }
@@ -1027,6 +1045,7 @@ impl RowWriter {
         header: &TupleHeader,
         ctid: Ctid,
         state: Option<&str>,
+        members: Option<&[MultiXactMember]>,
         damaged: bool,
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
@@ -1041,6 +1060,19 @@ impl RowWriter {
                 );
                 if let Some(state) = state {
                     let _ = write!(out, ",\"state\":\"{state}\"");
+                }
+                if let Some(members) = members {
+                    out.push_str(",\"xmax_members\":[");
+                    for (i, m) in members.iter().enumerate() {
+                        let comma = if i > 0 { "," } else { "" };
+                        let _ = write!(
+                            out,
+                            "{comma}{{\"xid\":\"{}\",\"mode\":\"{}\"}}",
+                            m.xid,
+                            m.mode()
+                        );
+                    }
+                    out.push(']');
                 }
                 if damaged {
                     out.push_str(",\"damaged\":\"checksum\"");

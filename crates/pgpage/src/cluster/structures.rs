@@ -75,7 +75,7 @@ impl core::fmt::Display for NotStructures {
 }
 
 const MAGIC: &[u8; 4] = b"PGST";
-const VERSION: u8 = 2;
+const VERSION: u8 = 3;
 
 /// The order of `KeyType`'s codes in the bytes.
 const KEY_TYPES: [KeyType; 7] = [
@@ -114,12 +114,13 @@ impl Structures {
                 let (block_size, endian) = log.geometry();
                 put_u32(&mut out, u32::try_from(block_size).unwrap_or(0));
                 out.push(u8::from(endian == Endian::Big));
+                out.push(u8::from(log.multixact_offsets_64()));
                 match log.next_multi() {
                     None => out.push(0),
                     Some((multi, offset)) => {
                         out.push(1);
                         put_u32(&mut out, multi);
-                        put_u32(&mut out, offset);
+                        out.extend_from_slice(&offset.to_le_bytes());
                     }
                 }
                 let segments: Vec<_> = log.segments().collect();
@@ -193,7 +194,10 @@ impl Structures {
                 };
                 let mut log = TransactionLog::new(block_size, endian);
                 if r.u8()? == 1 {
-                    let (multi, offset) = (r.u32()?, r.u32()?);
+                    log.set_major(19);
+                }
+                if r.u8()? == 1 {
+                    let (multi, offset) = (r.u32()?, r.u64()?);
                     log.set_next_multi(multi, offset);
                 }
                 for _ in 0..r.u32()? {

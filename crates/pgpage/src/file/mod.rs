@@ -258,6 +258,58 @@ impl StatusCounts {
     }
 }
 
+/// Pages by whether the checksum they store is valid for their relation-wide block: what a
+/// change of data checksums (19's inprogress-on and inprogress-off) leaves to be known.
+/// Every page that is not all zeros is in `checksums_valid` or in `checksums_not_yet`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ChecksumCounts {
+    /// pd_checksum equals pg_checksum_page for the page's block.
+    pub checksums_valid: u64,
+    pub checksums_not_yet: u64,
+    /// Of `checksums_not_yet`, the pages whose pd_checksum is not 0. A page written while
+    /// checksums were off keeps the checksum it had (0 if it never had one), so these were
+    /// changed while checksums were off, or damaged: verified now, each would fail.
+    pub checksums_not_yet_nonzero: u64,
+}
+
+impl ChecksumCounts {
+    /// The counts in a sentence, and what a nonzero wrong checksum means.
+    pub fn describe(&self) -> alloc::string::String {
+        let pages = |n: u64| {
+            if n == 1 {
+                alloc::format!("{n} page")
+            } else {
+                alloc::format!("{n} pages")
+            }
+        };
+        let mut s = alloc::format!(
+            "{} carry a valid checksum for their block, {} do not yet",
+            pages(self.checksums_valid),
+            self.checksums_not_yet
+        );
+        if self.checksums_not_yet_nonzero > 0 {
+            s.push_str(&alloc::format!(
+                "; {} of these store a nonzero checksum that is wrong for the block (a page \
+                 written while checksums were off keeps the one it had, 0 if it never had \
+                 one): changed while checksums were off, or damaged, each would fail \
+                 verification once the state is \"on\" unless rewritten before",
+                self.checksums_not_yet_nonzero
+            ));
+        }
+        s
+    }
+
+    pub fn merge(&mut self, other: &ChecksumCounts) {
+        self.checksums_valid = self.checksums_valid.saturating_add(other.checksums_valid);
+        self.checksums_not_yet = self
+            .checksums_not_yet
+            .saturating_add(other.checksums_not_yet);
+        self.checksums_not_yet_nonzero = self
+            .checksums_not_yet_nonzero
+            .saturating_add(other.checksums_not_yet_nonzero);
+    }
+}
+
 /// Where Ctrl+G's "go to" lands, for the page view.
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -15,38 +15,117 @@ use crate::am::maps::walk::ForkMaps;
 use crate::am::nbtree::check::KeyColumn;
 use crate::am::nbtree::layout::{MAX_BT_CYCLE_ID, P_NONE};
 use crate::am::nbtree::walk::{BtMeta, BtPage, Pivot};
-use crate::file::{FileExtent, Geometry, StatusCounts};
+use crate::file::{ChecksumCounts, FileExtent, Geometry, StatusCounts};
 use crate::findings::{Evidence, Finding, Values};
 use crate::page::bufpage::{SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER_DATA};
-use crate::page::checksum::{blocks_matching, finish as checksum_finish};
+use crate::page::checksum::{blocks_matching, checksum_fold, finish as checksum_finish};
 use crate::page::fields::{HEAP_TUPLE_HEADER_DATA, LP_NORMAL};
 use crate::page::geometry::{BlockSize, Endian};
 use crate::page::kind::PageKind;
 use crate::page::reader::Reader;
-use crate::page::verify::{header_check, verify_page, HeaderCheck, PageStatus};
+use crate::page::verify::{header_check, verify_page, HeaderCheck, PageStatus, PageVerdict};
 use crate::tuple::visibility::TransactionLog;
 
-/// What the caller knows of the cluster's data checksums.
+/// What the caller knows of the cluster's data checksums (pg_control's
+/// data_checksum_version; checksum.h ChecksumStateType).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChecksumsKnown {
-    /// pg_control's data_page_checksum_version is not 0.
+    /// 1 (PG_DATA_CHECKSUM_VERSION), or any value but 0 before 19.
     On,
-    /// pg_control's data_page_checksum_version is 0.
+    /// 0.
     Off,
     /// Nothing said: the file decides (checksums are off when every page with a header
     /// stores pd_checksum 0, as every page of a cluster initialized without them does).
     Unknown,
+    /// 3, from 19 on: checksums are being enabled while the server runs. Every write computes
+    /// one, no read verifies one, and a worker rewrites every page.
+    InProgressOn,
+    /// 2, from 19 on: checksums are being disabled. Still written, no longer verified.
+    InProgressOff,
 }
 
 impl ChecksumsKnown {
-    /// The code the wasm bindings pass (0 unknown, 1 on, 2 off).
+    /// The code the wasm bindings pass (0 unknown, 1 on, 2 off, 3 inprogress-on,
+    /// 4 inprogress-off).
     pub fn from_code(code: u8) -> Option<ChecksumsKnown> {
         match code {
             0 => Some(ChecksumsKnown::Unknown),
             1 => Some(ChecksumsKnown::On),
             2 => Some(ChecksumsKnown::Off),
+            3 => Some(ChecksumsKnown::InProgressOn),
+            4 => Some(ChecksumsKnown::InProgressOff),
             _ => None,
+        }
+    }
+
+    /// `from_code`'s code.
+    pub fn code(self) -> u8 {
+        match self {
+            ChecksumsKnown::Unknown => 0,
+            ChecksumsKnown::On => 1,
+            ChecksumsKnown::Off => 2,
+            ChecksumsKnown::InProgressOn => 3,
+            ChecksumsKnown::InProgressOff => 4,
+        }
+    }
+
+    /// What pg_control's data_checksum_version says (None: no pg_control to trust). Before
+    /// 19 the server took every value but 0 as on; 2 and 3 are 19's states of a change.
+    pub fn of_version(version: Option<u32>) -> ChecksumsKnown {
+        match version {
+            None => ChecksumsKnown::Unknown,
+            Some(0) => ChecksumsKnown::Off,
+            Some(2) => ChecksumsKnown::InProgressOff,
+            Some(3) => ChecksumsKnown::InProgressOn,
+            Some(_) => ChecksumsKnown::On,
+        }
+    }
+
+    /// Whether the server may verify a page's checksum when it reads it (DataChecksumsNeedVerify
+    /// holds in state on alone; unknown: a file's own pages decide).
+    pub fn verified_on_read(self) -> bool {
+        matches!(self, ChecksumsKnown::On | ChecksumsKnown::Unknown)
+    }
+
+    /// A change of state is under way (19's inprogress-on or inprogress-off): checksums are
+    /// written and not verified, and pages may or may not carry a valid one yet.
+    pub fn in_progress(self) -> bool {
+        matches!(
+            self,
+            ChecksumsKnown::InProgressOn | ChecksumsKnown::InProgressOff
+        )
+    }
+
+    /// What the server does with checksums in a state of change (datachecksum_state.c,
+    /// xlog.c DataChecksumsNeedWrite and DataChecksumsNeedVerify), in a sentence; None in
+    /// the other states.
+    pub fn change_words(self) -> Option<&'static str> {
+        match self {
+            ChecksumsKnown::InProgressOn => Some(
+                "data checksums are being enabled (inprogress-on): the server computes a \
+                 checksum on every page it writes but verifies none when it reads, and a \
+                 background worker rewrites every page so that each carries one; pages it has \
+                 not reached yet carry none that is valid, and no page is a checksum failure",
+            ),
+            ChecksumsKnown::InProgressOff => Some(
+                "data checksums are being disabled (inprogress-off): the server still computes a \
+                 checksum on every page it writes but verifies none when it reads, and turns \
+                 them off once every process has seen the change, or at its next start; no page \
+                 is a checksum failure",
+            ),
+            _ => None,
+        }
+    }
+
+    /// As `SHOW data_checksums` names the state, or `unknown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChecksumsKnown::On => "on",
+            ChecksumsKnown::Off => "off",
+            ChecksumsKnown::Unknown => "unknown",
+            ChecksumsKnown::InProgressOn => "inprogress-on",
+            ChecksumsKnown::InProgressOff => "inprogress-off",
         }
     }
 }
@@ -243,8 +322,13 @@ pub struct FileVerdict {
     pub blocks: u32,
     pub trailing_bytes: u32,
     pub checksums_disabled: bool,
+    /// The cluster is changing its data checksums (19's inprogress states): no read verifies
+    /// a checksum, so no page is a mismatch, and `checksum_counts` says how far pages are.
+    pub checksums_in_progress: bool,
     /// Every whole page by status, as the server judges it with checksums on or off.
     pub counts: StatusCounts,
+    /// Every page that is not all zeros by whether its checksum is valid (in any state).
+    pub checksum_counts: ChecksumCounts,
     /// Problem pages and pages with findings, in block order.
     pub pages: Vec<PageRow>,
     pub findings: Vec<FileFinding>,
@@ -260,11 +344,13 @@ impl FileVerdict {
     }
 
     /// A status as a chunk saw it (checksums on) as this verdict judges a page it does not
-    /// list: with checksums off the server never compares them, so a mismatch is no problem.
-    /// (A page the verdict lists has its row's status.)
+    /// list: with checksums off, or while they change, the server never compares them, so a
+    /// mismatch is no problem. (A page the verdict lists has its row's status.)
     pub fn judged(&self, status: PageStatus) -> PageStatus {
         match status {
-            PageStatus::Mismatch if self.checksums_disabled => PageStatus::Ok,
+            PageStatus::Mismatch if self.checksums_disabled || self.checksums_in_progress => {
+                PageStatus::Ok
+            }
             s => s,
         }
     }
@@ -304,10 +390,14 @@ struct Counts {
     bad_header: u64,
     /// Pages whose heap tuples name a block.
     tuple_pages: u64,
+    /// Pages not all zeros whose stored checksum is valid for their block.
+    checksum_valid: u64,
+    /// Pages not all zeros whose stored checksum is neither valid nor 0.
+    checksum_invalid_nonzero: u64,
 }
 
 impl Counts {
-    fn fields(&mut self) -> [&mut u64; 7] {
+    fn fields(&mut self) -> [&mut u64; 9] {
         [
             &mut self.ok,
             &mut self.mismatch_sane,
@@ -316,7 +406,26 @@ impl Counts {
             &mut self.new_not_zero,
             &mut self.bad_header,
             &mut self.tuple_pages,
+            &mut self.checksum_valid,
+            &mut self.checksum_invalid_nonzero,
         ]
+    }
+
+    fn checksums(&self) -> ChecksumCounts {
+        let not_zero = [
+            self.ok,
+            self.mismatch_sane,
+            self.mismatch_insane,
+            self.new_not_zero,
+            self.bad_header,
+        ]
+        .iter()
+        .fold(0u64, |a, &n| a.saturating_add(n));
+        ChecksumCounts {
+            checksums_valid: self.checksum_valid,
+            checksums_not_yet: not_zero.saturating_sub(self.checksum_valid),
+            checksums_not_yet_nonzero: self.checksum_invalid_nonzero,
+        }
     }
 }
 
@@ -489,15 +598,26 @@ impl FileScan {
         first_block: u32,
         mut status: impl FnMut(PageStatus),
     ) {
+        self.chunk_verdicts(bytes, first_block, |v| status(v.status));
+    }
+
+    /// `chunk`, handing each page's verdict (its status as with checksums on, its stored and
+    /// computed checksums) to `verdict` in order.
+    pub fn chunk_verdicts(
+        &mut self,
+        bytes: &[u8],
+        first_block: u32,
+        mut verdict: impl FnMut(&PageVerdict),
+    ) {
         let pages = bytes
             .chunks_exact(self.geometry.block_size.len())
             .zip(first_block..self.extent.blocks);
         for (page, block) in pages {
-            status(self.page(page, block));
+            verdict(&self.page(page, block));
         }
     }
 
-    fn page(&mut self, page: &[u8], block: u32) -> PageStatus {
+    fn page(&mut self, page: &[u8], block: u32) -> PageVerdict {
         let endian = self.geometry.endian;
         let absolute = self.geometry.block_size.absolute_block(self.segno, block);
         let v = verify_page(page, absolute, endian);
@@ -513,6 +633,21 @@ impl FileScan {
             PageStatus::BadHeader => &mut self.counts.bad_header,
         };
         *count = count.saturating_add(1);
+        // The server never sets a new page's checksum, but one that is not all zeros still
+        // has a stored value that is valid for its block or not.
+        let valid = match v.computed {
+            Some(computed) => computed == v.stored,
+            None => {
+                v.status == PageStatus::NewNotZero
+                    && checksum_finish(checksum_fold(page, endian), absolute) == v.stored
+            }
+        };
+        if valid {
+            self.counts.checksum_valid = self.counts.checksum_valid.saturating_add(1);
+        } else if v.status != PageStatus::Zero && v.stored != 0 {
+            self.counts.checksum_invalid_nonzero =
+                self.counts.checksum_invalid_nonzero.saturating_add(1);
+        }
         let readable = !new && header.is_sane();
         if v.status == PageStatus::Zero {
             match self.zero_runs.last_mut() {
@@ -576,7 +711,7 @@ impl FileScan {
                 header,
             });
         }
-        v.status
+        v
     }
 
     /// Adds another part of the same file (disjoint pages) to this one.
@@ -612,9 +747,16 @@ impl FileScan {
                 .saturating_add(c.mismatch_insane)
                 .saturating_add(c.bad_header);
         let off = match checksums {
-            ChecksumsKnown::On => false,
+            ChecksumsKnown::On | ChecksumsKnown::InProgressOn | ChecksumsKnown::InProgressOff => {
+                false
+            }
             ChecksumsKnown::Off => true,
             ChecksumsKnown::Unknown => !self.saw_stored_checksum && with_header > 0,
+        };
+        // While checksums change, each is computed and shown, but no read compares it.
+        let judge = Judge {
+            verified: !off && !checksums.in_progress(),
+            computed: !off,
         };
         let mut rows = self.rows.clone();
         rows.sort_unstable_by_key(|r| r.block);
@@ -639,10 +781,10 @@ impl FileScan {
         let per_segment = self.geometry.block_size.blocks_per_segment();
         // Tuples name their block exactly; checksums only up to their aliases.
         let shift = tuple_shift(&rows, first, c.tuple_pages).or_else(|| {
-            if off {
-                None
-            } else {
+            if judge.verified {
                 checksum_shift(&rows, first, per_segment)
+            } else {
+                None
             }
         });
         if let Some(shift) = shift {
@@ -675,10 +817,11 @@ impl FileScan {
             links: &links,
             mismatched_links: mismatched_links(&links, &rows, first),
         };
-        let mut pages: Vec<PageRow> = rows.iter().filter_map(|r| ctx.row(r, off)).collect();
-        self.btree_walk(&mut pages, off);
-        self.attach_map_findings(&mut pages, off);
-        self.attach_structure_findings(&mut pages, off);
+        let mut pages: Vec<PageRow> = rows.iter().filter_map(|r| ctx.row(r, judge)).collect();
+        let computed = |block: u32, stored: u16| judge.computed_at(&rows, first, block, stored);
+        self.btree_walk(&mut pages, &computed);
+        self.attach_map_findings(&mut pages, &computed);
+        self.attach_structure_findings(&mut pages, &computed);
 
         let mut counts = StatusCounts {
             ok: c.ok,
@@ -687,7 +830,7 @@ impl FileScan {
             new_not_zero: c.new_not_zero,
             bad_header: c.bad_header,
         };
-        if off {
+        if !judge.verified {
             counts.ok = counts.ok.saturating_add(c.mismatch_sane);
             counts.bad_header = counts.bad_header.saturating_add(c.mismatch_insane);
             counts.mismatch = 0;
@@ -698,7 +841,9 @@ impl FileScan {
             blocks: self.extent.blocks,
             trailing_bytes: self.extent.trailing_bytes,
             checksums_disabled: off,
+            checksums_in_progress: checksums.in_progress(),
             counts,
+            checksum_counts: c.checksums(),
             pages,
             findings,
         }
@@ -709,7 +854,7 @@ impl FileScan {
     /// bt_index_check's level walk over an index held whole in this file (segment 0, shorter
     /// than a segment: a longer index's links reach into files this scan does not see), and
     /// gin_index_check's walk of a GIN index; their findings join the rows of their pages.
-    fn btree_walk(&self, pages: &mut Vec<PageRow>, off: bool) {
+    fn btree_walk(&self, pages: &mut Vec<PageRow>, computed: &dyn Fn(u32, u16) -> Option<u16>) {
         if self.segno != 0 || self.extent.blocks >= self.geometry.block_size.blocks_per_segment() {
             return;
         }
@@ -773,7 +918,7 @@ impl FileScan {
                     PageStatus::Ok
                 },
                 stored,
-                computed: (!off && !zero).then_some(stored),
+                computed: if zero { None } else { computed(block, stored) },
                 findings: alloc::vec![finding],
                 misplaced: None,
                 tuple_block: None,
@@ -840,7 +985,11 @@ impl FileScan {
     }
 
     /// The maps' findings join the rows of their pages.
-    fn attach_map_findings(&self, pages: &mut Vec<PageRow>, off: bool) {
+    fn attach_map_findings(
+        &self,
+        pages: &mut Vec<PageRow>,
+        computed: &dyn Fn(u32, u16) -> Option<u16>,
+    ) {
         let found = self.map_findings.iter().map(|f| StructureFinding {
             block: f.block,
             stored: f.stored,
@@ -850,12 +999,16 @@ impl FileScan {
                 values: Values::default(),
             },
         });
-        self.attach(pages, off, found.collect(), false);
+        self.attach(pages, computed, found.collect(), false);
     }
 
     /// The structural checks' findings join the rows of their pages.
-    fn attach_structure_findings(&self, pages: &mut Vec<PageRow>, off: bool) {
-        self.attach(pages, off, self.structure_findings.clone(), true);
+    fn attach_structure_findings(
+        &self,
+        pages: &mut Vec<PageRow>,
+        computed: &dyn Fn(u32, u16) -> Option<u16>,
+    ) {
+        self.attach(pages, computed, self.structure_findings.clone(), true);
     }
 
     /// Page findings join the rows of their pages (and their `structure` when `structural`);
@@ -864,7 +1017,7 @@ impl FileScan {
     fn attach(
         &self,
         pages: &mut Vec<PageRow>,
-        off: bool,
+        computed: &dyn Fn(u32, u16) -> Option<u16>,
         mut found: Vec<StructureFinding>,
         structural: bool,
     ) {
@@ -889,7 +1042,7 @@ impl FileScan {
                                 .absolute_block(self.segno, f.block),
                             status: PageStatus::Ok,
                             stored: f.stored,
-                            computed: (!off).then_some(f.stored),
+                            computed: computed(f.block, f.stored),
                             findings: Vec::new(),
                             misplaced: None,
                             tuple_block: None,
@@ -914,7 +1067,7 @@ impl FileScan {
 
 /// Exported scans start with this, then a version byte.
 const MAGIC: &[u8; 4] = b"PGFS";
-const VERSION: u8 = 7;
+const VERSION: u8 = 8;
 const ROW_BYTES: usize = 16;
 const LINK_BYTES: usize = 13;
 const RUN_BYTES: usize = 8;
@@ -1383,6 +1536,31 @@ fn mismatched_links(links: &[Link], rows: &[Row], first: u32) -> Vec<(Link, Row)
     }
 }
 
+/// How a file's pages are judged: whether a read verifies their checksums (state on), and
+/// whether checksums mean anything to show (not with checksums off).
+#[derive(Clone, Copy, Debug)]
+struct Judge {
+    verified: bool,
+    computed: bool,
+}
+
+impl Judge {
+    /// The checksum computed for block `block` of the file (not new) that stores `stored`,
+    /// where the verdict shows one: a page the scan kept a row for has its own, any other
+    /// page's stored checksum is valid (it would have a row otherwise). `rows` sorted.
+    fn computed_at(&self, rows: &[Row], first: u32, block: u32, stored: u16) -> Option<u16> {
+        if !self.computed {
+            return None;
+        }
+        let row = rows
+            .binary_search_by_key(&block, |r| r.block)
+            .ok()
+            .and_then(|i| rows.get(i))
+            .filter(|r| r.status == PageStatus::Mismatch);
+        Some(row.map_or(stored, |r| checksum_finish(r.fold, r.absolute(first))))
+    }
+}
+
 struct Context<'a> {
     first: u32,
     blocks: u32,
@@ -1393,14 +1571,14 @@ struct Context<'a> {
 }
 
 impl Context<'_> {
-    fn row(&self, r: &Row, off: bool) -> Option<PageRow> {
+    fn row(&self, r: &Row, judge: Judge) -> Option<PageRow> {
         let absolute = r.absolute(self.first);
         let explained = self.shift.is_some_and(|s| {
             r.valid_at(absolute.wrapping_add(s)) || r.tuple_block == Some(absolute.wrapping_add(s))
         });
         let status = match r.status {
-            PageStatus::Mismatch if off && r.header.is_sane() => PageStatus::Ok,
-            PageStatus::Mismatch if off => PageStatus::BadHeader,
+            PageStatus::Mismatch if !judge.verified && r.header.is_sane() => PageStatus::Ok,
+            PageStatus::Mismatch if !judge.verified => PageStatus::BadHeader,
             s => s,
         };
         let mut findings = Vec::new();
@@ -1427,7 +1605,7 @@ impl Context<'_> {
         }
         let computed = match status {
             PageStatus::Zero | PageStatus::NewNotZero => None,
-            _ if off => None,
+            _ if !judge.computed => None,
             _ => Some(checksum_finish(r.fold, absolute)),
         };
         Some(PageRow {
@@ -1650,8 +1828,19 @@ mod tests {
             let exported = scan.export();
             let back = FileScan::import(&exported).unwrap();
             proptest::prop_assert_eq!(&back, &scan);
-            for known in [ChecksumsKnown::On, ChecksumsKnown::Off, ChecksumsKnown::Unknown] {
-                let _ = scan.finish(known);
+            for code in 0..=4 {
+                let known = ChecksumsKnown::from_code(code).unwrap();
+                let v = scan.finish(known);
+                // Every page is in one status; every page not all zeros in one checksum count.
+                let c = v.checksum_counts;
+                proptest::prop_assert_eq!(
+                    c.checksums_valid + c.checksums_not_yet,
+                    v.counts.blocks() - v.counts.zero
+                );
+                proptest::prop_assert!(c.checksums_not_yet_nonzero <= c.checksums_not_yet);
+                if known.in_progress() {
+                    proptest::prop_assert_eq!(v.counts.mismatch, 0);
+                }
             }
             // Cut or garbled exports are refused, never a panic.
             for cut in [0, 5, exported.len() / 2, exported.len().saturating_sub(1)] {
@@ -1705,6 +1894,55 @@ mod tests {
         assert!(off.pages.is_empty());
         let row = off.row_for(block, &damaged);
         assert_eq!((row.status, row.computed), (PageStatus::Ok, None));
+
+        // While checksums change no read verifies one: no problem, but both numbers shown
+        // and the page counted as not yet valid, with a stored checksum that is not 0.
+        for known in [ChecksumsKnown::InProgressOn, ChecksumsKnown::InProgressOff] {
+            let v = verdict_of(&damaged, known);
+            assert!(v.pages.is_empty() && !v.is_problem() && v.checksums_in_progress);
+            assert_eq!((v.counts.ok, v.counts.mismatch), (1, 0));
+            let row = v.row_for(block, &damaged);
+            let computed = crate::page::checksum::pg_checksum_page(&damaged, block, g.endian);
+            assert_ne!(computed, checksum);
+            assert_eq!(
+                (row.status, row.stored, row.computed),
+                (PageStatus::Ok, checksum, Some(computed))
+            );
+            assert_eq!(
+                v.checksum_counts,
+                ChecksumCounts {
+                    checksums_valid: 0,
+                    checksums_not_yet: 1,
+                    checksums_not_yet_nonzero: 1
+                }
+            );
+            let sealed = verdict_of(page, known).checksum_counts;
+            assert_eq!((sealed.checksums_valid, sealed.checksums_not_yet), (1, 0));
+        }
+        // A page written while checksums were off stores 0: not yet valid, not nonzero.
+        let mut unsealed = page.to_vec();
+        unsealed[8..10].copy_from_slice(&[0, 0]);
+        let v = verdict_of(&unsealed, ChecksumsKnown::InProgressOn).checksum_counts;
+        assert_eq!(
+            (
+                v.checksums_valid,
+                v.checksums_not_yet,
+                v.checksums_not_yet_nonzero
+            ),
+            (0, 1, 0)
+        );
+        assert_eq!(
+            ChecksumsKnown::of_version(Some(3)).change_words().is_some(),
+            ChecksumsKnown::of_version(Some(2)).change_words().is_some()
+        );
+        assert_eq!(ChecksumsKnown::of_version(Some(1)).change_words(), None);
+        for code in 0..=4 {
+            assert_eq!(
+                ChecksumsKnown::from_code(code).map(ChecksumsKnown::code),
+                Some(code)
+            );
+        }
+        assert_eq!(ChecksumsKnown::from_code(5), None);
     }
 
     #[test]

@@ -66,6 +66,19 @@ pub struct MultiXactMember {
 }
 
 impl MultiXactMember {
+    /// The status as pg_get_multixact_members() names it (multixact.c mxstatus_to_string).
+    pub fn mode(&self) -> &'static str {
+        match self.status {
+            0 => "keysh",
+            1 => "sh",
+            2 => "fornokeyupd",
+            3 => "forupd",
+            4 => "nokeyupd",
+            5 => "upd",
+            _ => "",
+        }
+    }
+
     /// multixact.h: ISUPDATE_from_mxstatus (NoKeyUpdate or Update, above ForUpdate).
     pub fn is_update(&self) -> bool {
         self.status > 3
@@ -97,7 +110,10 @@ pub struct TransactionLog {
     xact: Slru,
     offsets: Slru,
     members: Slru,
-    next_multi: Option<(u32, u32)>,
+    next_multi: Option<(u32, u64)>,
+    /// MultiXactOffset is 64 bits (19 on): 8 bytes per pg_multixact/offsets entry, and
+    /// member offsets that never wrap.
+    offsets_64: bool,
 }
 
 /// Which SLRU a segment file belongs to.
@@ -129,7 +145,19 @@ impl TransactionLog {
             offsets: Slru::default(),
             members: Slru::default(),
             next_multi: None,
+            offsets_64: false,
         }
+    }
+
+    /// Reads pg_multixact/offsets as a cluster of `major` wrote it: 64-bit entries from 19
+    /// on (c.h MultiXactOffset), 32-bit before.
+    pub fn set_major(&mut self, major: u32) {
+        self.offsets_64 = major >= 19;
+    }
+
+    /// Whether pg_multixact/offsets entries are read as 64 bits (`set_major`).
+    pub fn multixact_offsets_64(&self) -> bool {
+        self.offsets_64
     }
 
     /// Whether any pg_xact segment was given (else only hint bits decide).
@@ -166,13 +194,13 @@ impl TransactionLog {
     }
 
     /// `set_next_multi`'s values.
-    pub fn next_multi(&self) -> Option<(u32, u32)> {
+    pub fn next_multi(&self) -> Option<(u32, u64)> {
         self.next_multi
     }
 
     /// pg_control's nextMulti and nextMultiOffset (checkPointCopy), which bound the newest
     /// MultiXact's members.
-    pub fn set_next_multi(&mut self, next_multi: u32, next_offset: u32) {
+    pub fn set_next_multi(&mut self, next_multi: u32, next_offset: u64) {
         self.next_multi = Some((next_multi, next_offset));
     }
 
@@ -202,15 +230,27 @@ impl TransactionLog {
         Ok(XidStatus::from_bits(b >> shift))
     }
 
-    fn offset_of(&self, multi: u32) -> Option<u32> {
-        let per_page = u32::try_from(self.block_size / 4).ok().filter(|p| *p > 0)?;
+    /// pg_multixact/offsets' entry for `multi`: its first member's offset.
+    fn offset_of(&self, multi: u32) -> Option<u64> {
+        let width = if self.offsets_64 { 8 } else { 4 };
+        let per_page = u32::try_from(self.block_size.checked_div(width)?)
+            .ok()
+            .filter(|p| *p > 0)?;
         let byte = usize::try_from(multi.checked_rem(per_page)?)
             .ok()?
-            .checked_mul(4)?;
-        let bytes = self
-            .offsets
-            .read(multi.checked_div(per_page)?, byte, 4, self.block_size)?;
-        read_u32(bytes, 0, self.endian)
+            .checked_mul(width)?;
+        let bytes =
+            self.offsets
+                .read(multi.checked_div(per_page)?, byte, width, self.block_size)?;
+        if self.offsets_64 {
+            let b: [u8; 8] = bytes.try_into().ok()?;
+            Some(match self.endian {
+                Endian::Little => u64::from_le_bytes(b),
+                Endian::Big => u64::from_be_bytes(b),
+            })
+        } else {
+            read_u32(bytes, 0, self.endian).map(u64::from)
+        }
     }
 
     /// GetMultiXactIdMembers: the members of a MultiXact, from pg_multixact/offsets (its
@@ -228,26 +268,39 @@ impl TransactionLog {
             Some((next_multi, next_offset)) if next_multi == next => next_offset,
             _ => self.offset_of(next).filter(|o| *o != 0).ok_or(missing)?,
         };
-        let count = end.wrapping_sub(start);
+        // 32-bit offsets wrap around (before 19); 64-bit ones never do.
+        let count = if self.offsets_64 {
+            end.checked_sub(start).ok_or(missing)?
+        } else {
+            u64::from((end as u32).wrapping_sub(start as u32))
+        };
         // More members than a MultiXact can hold (one per backend) is a damaged offset.
         if start == 0 || count > 1 << 20 {
             return Err(missing);
         }
         let groups_per_page = self.block_size / 20;
-        let per_page = u32::try_from(groups_per_page.saturating_mul(4))
+        let per_page = u64::try_from(groups_per_page.saturating_mul(4))
             .ok()
             .filter(|p| *p > 0)
             .ok_or(missing)?;
+        let groups_per_page = u64::try_from(groups_per_page).map_err(|_| missing)?;
         let mut members = Vec::new();
         for i in 0..count {
-            let offset = start.wrapping_add(i);
+            let offset = if self.offsets_64 {
+                start.checked_add(i).ok_or(missing)?
+            } else {
+                u64::from((start as u32).wrapping_add(i as u32))
+            };
             let member = usize::try_from(offset % 4).map_err(|_| missing)?;
-            let group = usize::try_from(offset / 4)
-                .ok()
-                .and_then(|g| g.checked_rem(groups_per_page))
+            let group = (offset / 4)
+                .checked_rem(groups_per_page)
+                .and_then(|g| usize::try_from(g).ok())
                 .ok_or(missing)?;
             let group_at = group.saturating_mul(20);
-            let page = offset.checked_div(per_page).ok_or(missing)?;
+            let page = offset
+                .checked_div(per_page)
+                .and_then(|p| u32::try_from(p).ok())
+                .ok_or(missing)?;
             let flags = self
                 .members
                 .read(page, group_at.saturating_add(member), 1, self.block_size)
@@ -465,9 +518,14 @@ mod tests {
         let mut offsets = vec![0u8; BLCKSZ * 32];
         let mut members = vec![0u8; BLCKSZ * 32];
         let mut next = 1u32;
+        let wide = log.multixact_offsets_64();
         for (i, ms) in multis.iter().enumerate() {
             let multi = i + 1;
-            offsets[multi * 4..multi * 4 + 4].copy_from_slice(&next.to_le_bytes());
+            if wide {
+                offsets[multi * 8..multi * 8 + 8].copy_from_slice(&u64::from(next).to_le_bytes());
+            } else {
+                offsets[multi * 4..multi * 4 + 4].copy_from_slice(&next.to_le_bytes());
+            }
             for (xid, status) in ms.iter() {
                 let group = (next / 4) as usize * 20;
                 let m = (next % 4) as usize;
@@ -478,7 +536,34 @@ mod tests {
         }
         log.add_segment(SlruKind::MultiXactOffsets, 0, offsets);
         log.add_segment(SlruKind::MultiXactMembers, 0, members);
-        log.set_next_multi(multis.len() as u32 + 1, next);
+        log.set_next_multi(multis.len() as u32 + 1, u64::from(next));
+    }
+
+    #[test]
+    fn multixact_offsets_are_64_bits_from_19_on() {
+        let multis: &[&[(u32, u8)]] = &[&[(20, 0), (21, 1)], &[(20, 0), (23, 5)], &[(22, 1)]];
+        for major in [18, 19] {
+            let mut log = log_with(&[(20, 1), (21, 1), (22, 1), (23, 1)]);
+            log.set_major(major);
+            with_multis(&mut log, multis);
+            for (i, want) in multis.iter().enumerate() {
+                let got: Vec<(u32, u8)> = log
+                    .multixact_members(i as u32 + 1)
+                    .unwrap()
+                    .iter()
+                    .map(|m| (m.xid, m.status))
+                    .collect();
+                assert_eq!(&got, want, "PostgreSQL {major}, multi {}", i + 1);
+            }
+            // Read with the other width, the same files name other members or none.
+            let mut other = log.clone();
+            other.set_major(if major == 19 { 18 } else { 19 });
+            assert_ne!(
+                other.multixact_members(2).ok().map(|m| m.len()),
+                Some(2),
+                "PostgreSQL {major} read as the other"
+            );
+        }
     }
 
     #[test]

@@ -39,10 +39,11 @@ pub struct ReadWith {
     pub major: u32,
     pub block_size: BlockSize,
     pub endian: Endian,
-    /// Data checksums are on (pg_control), so a mismatch is a damaged page.
+    /// Data checksums are on (pg_control), so a mismatch is a damaged page (not while they
+    /// change: no read verifies one then).
     pub checksums: bool,
     /// pg_control's nextMulti and nextMultiOffset, when known.
-    pub next_multi: Option<(u32, u32)>,
+    pub next_multi: Option<(u32, u64)>,
 }
 
 impl ReadWith {
@@ -70,8 +71,13 @@ impl ReadWith {
                 .and_then(BlockSize::new)
                 .unwrap_or(BlockSize::DEFAULT),
             endian: c.endian,
-            checksums: c.data_page_checksum_version() != Some(0),
-            next_multi: num("next_multixact_id").zip(num("next_multi_offset")),
+            checksums: crate::file::scan::ChecksumsKnown::of_version(
+                c.data_page_checksum_version(),
+            )
+            .verified_on_read(),
+            // The whole nextMultiOffset: 64 bits from 19 on, where pg_control_checkpoint()
+            // shows only its low 32.
+            next_multi: num("next_multixact_id").map(|m| (m, c.extra.next_multi_offset)),
         }
     }
 }
@@ -596,6 +602,7 @@ impl CatalogReader {
 
     fn build_log(&mut self, slru: &[String]) {
         let mut log = TransactionLog::new(self.with.block_size.len(), self.with.endian);
+        log.set_major(self.with.major);
         if let Some((multi, offset)) = self.with.next_multi {
             log.set_next_multi(multi, offset);
         }

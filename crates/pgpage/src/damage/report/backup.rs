@@ -129,7 +129,12 @@ impl Report {
     /// What the backup holds of the damaged blocks, and the steps again with it.
     pub fn set_backup(&mut self, pages: &[BackupInput]) {
         self.backup_searched = true;
-        let checksums = self.cluster.data_checksums != "off";
+        // A backup's page is judged as the server would read it: a wrong checksum is no
+        // damage while checksums change (or are off).
+        let checksums = !matches!(
+            self.cluster.data_checksums.as_str(),
+            "off" | "inprogress-on" | "inprogress-off"
+        );
         for rel in &mut self.relations {
             let heap = rel
                 .relkind

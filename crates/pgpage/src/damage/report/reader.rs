@@ -665,7 +665,7 @@ impl ReportReader {
                 })
             })
             .collect();
-        let checksums = self.checksums != ChecksumsKnown::Off;
+        let checksums = self.checksums.verified_on_read();
         let mut unreadable = 0u64;
         let mut entries = Vec::new();
         for (k, page) in chunk.chunks_exact(bs.len()).enumerate() {
@@ -764,7 +764,7 @@ impl ReportReader {
             Some(Ok(c)) => c,
         };
         let (wanted, _) = self.damaged_blocks();
-        let checksums = self.checksums != ChecksumsKnown::Off;
+        let checksums = self.checksums.verified_on_read();
         let mut found = Vec::new();
         for (k, page) in chunk.chunks_exact(bs.len()).enumerate() {
             let absolute = bs.absolute_block(segno, block.saturating_add(k as u32));
@@ -949,21 +949,13 @@ impl ReportReader {
             };
             self.cluster.state = Some(String::from(state_words(c.state)));
             self.cluster.block_size = c.block_size();
-            self.checksums = match c.data_page_checksum_version() {
-                Some(0) => ChecksumsKnown::Off,
-                Some(_) => ChecksumsKnown::On,
-                None => ChecksumsKnown::Unknown,
-            };
+            self.checksums = ChecksumsKnown::of_version(c.data_page_checksum_version());
             self.choice = GeometryChoice {
                 block_size: c.block_size().and_then(BlockSize::new),
                 endian: Some(c.endian),
             };
         }
-        self.cluster.data_checksums = String::from(match self.checksums {
-            ChecksumsKnown::On => "on",
-            ChecksumsKnown::Off => "off",
-            ChecksumsKnown::Unknown => "unknown",
-        });
+        self.cluster.data_checksums = String::from(self.checksums.as_str());
         self.with = Some(ReadWith::from_control(major, control.as_ref()));
         self.control = control;
     }

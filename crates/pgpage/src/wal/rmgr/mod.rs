@@ -13,6 +13,7 @@ mod smgr;
 mod standby;
 mod xact;
 mod xlog;
+pub use xlog::checksum_state_set;
 
 use alloc::format;
 use alloc::string::String;

@@ -101,6 +101,22 @@ pub(super) fn desc(version: u32, info: u8, rec: &WalRecord<'_>) -> Desc {
     Some(text)
 }
 
+/// The data checksum state (checksum.h ChecksumStateType: 0 off, 1 on, 2 inprogress-off,
+/// 3 inprogress-on) an XLOG2_CHECKSUMS record sets (xlog.c XLogChecksums); None for any
+/// other record. Its main data is an xl_checksum_state.
+pub fn checksum_state_set(rec: &WalRecord<'_>) -> Option<u32> {
+    let ours = rec.version >= 19
+        && rec.rmid == super::RM_XLOG2
+        && rec.info & 0xF0 == XLOG2_CHECKSUMS
+        && rec.blocks.is_empty();
+    if !ours {
+        return None;
+    }
+    Some(u32::from_le_bytes(
+        rec.main_data().get(..4)?.try_into().ok()?,
+    ))
+}
+
 /// xlog2_desc (19).
 pub(super) fn desc2(info: u8, rec: &WalRecord<'_>) -> Desc {
     Some(match info {
