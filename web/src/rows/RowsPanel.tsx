@@ -10,6 +10,8 @@ import { salvageText, type ColumnInfo, type RowsFormat, type Salvage } from './d
 import { acquire, discard, listen, release, send, type RowsWorker } from './pool';
 import { SHOWN_MAX, type FromRows, type Progress } from './protocol';
 import { catalogSource, typesSource, type RelationFiles } from './source';
+import { shownReport } from '../report/shown';
+import type { ReportJson } from '../core';
 import './rows.css';
 
 type State = 'idle' | 'running' | 'done' | 'error';
@@ -57,7 +59,46 @@ function download(blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
+/** The rows the incident report counts lost on the pages of the relation whose file is `path`
+ * (a dropped path, `root` the report's data directory): the core's counts, added up; null
+ * when the report names no block of it; `unknown` pages whose count the core does not know. */
+export function reportedLost(shown: { root: string; report: ReportJson } | null, path: string): { lost: number; upTo: boolean; unknown: number } | null {
+  if (!shown || !path.startsWith(shown.root)) return null;
+  // Every segment of the relation: its blocks are named by the file that holds them.
+  const file = path.slice(shown.root.length).replace(/\.\d+$/, '');
+  const rel = shown.report.relations.find((r) => r.path === file);
+  if (!rel) return null;
+  let lost = 0;
+  let unknown = 0;
+  let upTo = false;
+  for (const b of rel.blocks) {
+    if (!b.rows) continue;
+    if (b.rows.lost === null) unknown += 1;
+    else lost += b.rows.lost;
+    if (b.rows.upper_bound) upTo = true;
+  }
+  return { lost, upTo, unknown };
+}
+
+/** What the pages left out hold, in the incident report's terms: "left out" is this read's
+ * doing, "lost" the report's count (a page left out may hold rows that are not lost). */
+function leftOutWords(salvage: Salvage | null, left: number, lost: ReturnType<typeof reportedLost>): string {
+  const parts: string[] = [];
+  if (salvage) {
+    const readable = salvage.pagesLost.reduce((n, x) => n + (x.rows ?? 0), 0);
+    // Counted only for pages left out that the option would read (a copy of another block it leaves out too).
+    if (readable > 0) parts.push(`'Rows of damaged pages' reads ${readable.toLocaleString('en-US')} of them`);
+  }
+  if (lost === null) parts.push('rows lost: see the incident report once it is in');
+  else {
+    const n = `${lost.upTo ? 'up to ' : ''}${lost.lost.toLocaleString('en-US')}`;
+    parts.push(`${n} rows lost, as the incident report counts${lost.unknown > 0 ? ` (on ${lost.unknown} more pages it cannot count them)` : ''}`);
+  }
+  return `; ${left} ${left === 1 ? 'page' : 'pages'} left out (their rows: ${parts.join('; ')})`;
+}
+
 export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) {
+  const report = shownReport.use();
   const catalog = useMemo(() => catalogSource(p.entry), [p.entry]);
   const [types, setTypes] = useState('');
   const [state, setState] = useState<State>('idle');
@@ -284,7 +325,7 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
         <p className="rows-progress" aria-live="polite" data-testid="rows-progress">
           {shownProgress.rows.toLocaleString('en-US')} rows from {shownProgress.pagesGiven.toLocaleString('en-US')} of{' '}
           {shownProgress.pagesTotal.toLocaleString('en-US')} pages
-          {shownProgress.pagesLost > 0 && `; ${shownProgress.pagesLost} pages lost`}
+          {shownProgress.pagesLost > 0 && leftOutWords(salvage, shownProgress.pagesLost, reportedLost(report, p.entry.path))}
           {shownProgress.rows > count && count >= SHOWN_MAX && `; the first ${SHOWN_MAX.toLocaleString('en-US')} shown, every row exported`}
         </p>
       )}
