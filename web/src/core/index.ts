@@ -192,3 +192,8 @@ export function reportOf(out: ReportOutput): ReportJson {
 export function rowEffectWords(w: Wasm): Record<string, string> {
   return JSON.parse(w.row_effect_words()) as Record<string, string>;
 }
+
+/** Numbers (line pointers, blocks) as the core lists them: consecutive ones as runs, `6-36, 43, 46`. */
+export function runTexts(w: Wasm, items: readonly number[]): string {
+  return w.run_texts(Uint32Array.from(items));
+}
