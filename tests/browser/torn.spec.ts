@@ -217,6 +217,20 @@ for (const [width, height] of SIZES) {
         c.stop();
         writeFileSync(heapAbs, clean);
       }
+
+      // The Rows view reads the staged page in place of the torn one, and says so: the torn
+      // page's readable rows are given, and it is no longer left out.
+      const rows = page.getByTestId('rows-view');
+      await rows.getByTestId('rows-open').click();
+      await expect(rows).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
+      let given = 0;
+      for (const [b, m] of made.byBlock) if (b !== ZEROED && b !== FLIPPED) given += b === TORN ? made.report.get(TORN)!.rows.readable! : m.size;
+      await expect(rows).toHaveAttribute('data-rows', String(given));
+      const progress = rows.getByTestId('rows-progress');
+      await expect(progress).toContainText(`${en(given)} rows from ${made.pages - 2} of ${made.pages} pages; 2 pages left out`);
+      await expect(progress).toContainText(`; block ${TORN} of ${made.heap.split('/').pop()} read as staged in the Repair kit, not as on disk`);
+      await progress.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: test.info().outputPath('staged.png') });
     });
   });
 }

@@ -11,6 +11,8 @@ import { acquire, discard, listen, release, send, type RowsWorker } from './pool
 import { SHOWN_MAX, type FromRows, type Progress } from './protocol';
 import { catalogSource, typesSource, type RelationFiles } from './source';
 import { shownReport } from '../report/shown';
+import { useDamageState, type KitPage } from '../damage/store';
+import { spliceEdits } from '../lab/splice';
 import type { ReportJson } from '../core';
 import './rows.css';
 
@@ -97,8 +99,29 @@ function leftOutWords(salvage: Salvage | null, left: number, lost: ReturnType<ty
   return `; ${left} ${left === 1 ? 'page' : 'pages'} left out (their rows: ${parts.join('; ')})`;
 }
 
+/** A number per staged kit (a new Map at every change): a worker holds the files it was
+ * given, so a read of other staged pages is another worker's. */
+const kitIds = new WeakMap<ReadonlyMap<number, KitPage>, number>();
+let nextKitId = 1;
+
+/** `files` with the Repair kit's staged pages in place of the file's damaged ones: the rows
+ * as they read after the repair. */
+function withKit(files: RelationFiles, entry: FileEntry, kit: ReadonlyMap<number, KitPage>): RelationFiles {
+  let id = kitIds.get(kit);
+  if (id === undefined) {
+    id = nextKitId++;
+    kitIds.set(kit, id);
+  }
+  const pages = new Map([...kit].map(([b, k]) => [b, k.page]));
+  const repaired = new File([spliceEdits(entry.file, pages, entry.blockSize ?? 8192)], entry.name);
+  return { ...files, key: `${files.key}|kit ${id}`, file: (q) => (files.file(q) === entry.file ? repaired : files.file(q)) };
+}
+
 export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) {
   const report = shownReport.use();
+  const kit = useDamageState().kits.get(p.entry.id);
+  /** The staged blocks the last read took from the Repair kit. */
+  const [staged, setStaged] = useState<number[]>([]);
   const catalog = useMemo(() => catalogSource(p.entry), [p.entry]);
   const [types, setTypes] = useState('');
   const [state, setState] = useState<State>('idle');
@@ -128,10 +151,10 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
     [],
   );
 
-  const source = useCallback(
-    (): RelationFiles | null => catalog ?? (types.trim() ? typesSource(p.entry, p.files, types.trim()) : null),
-    [catalog, types, p.entry, p.files],
-  );
+  const source = useCallback((): RelationFiles | null => {
+    const s = catalog ?? (types.trim() ? typesSource(p.entry, p.files, types.trim()) : null);
+    return s && kit && kit.size > 0 ? withKit(s, p.entry, kit) : s;
+  }, [catalog, types, p.entry, p.files, kit]);
 
   /** A worker of the relation for one request; `answer` returns true once it is done. */
   const run = (s: RelationFiles, answer: (m: FromRows) => boolean): RowsWorker => {
@@ -154,6 +177,7 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
       busy.current.delete(viewing.current);
       discard(viewing.current);
     }
+    setStaged(kit ? [...kit.keys()].sort((a, b) => a - b) : []);
     runs.current = [];
     setCount(0);
     setScrollTop(0);
@@ -326,6 +350,8 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
           {shownProgress.rows.toLocaleString('en-US')} rows from {shownProgress.pagesGiven.toLocaleString('en-US')} of{' '}
           {shownProgress.pagesTotal.toLocaleString('en-US')} pages
           {shownProgress.pagesLost > 0 && leftOutWords(salvage, shownProgress.pagesLost, reportedLost(report, p.entry.path))}
+          {staged.length > 0 &&
+            `; ${staged.length === 1 ? 'block' : 'blocks'} ${staged.join(', ')} of ${p.entry.name} read as staged in the Repair kit, not as on disk`}
           {shownProgress.rows > count && count >= SHOWN_MAX && `; the first ${SHOWN_MAX.toLocaleString('en-US')} shown, every row exported`}
         </p>
       )}
