@@ -95,7 +95,7 @@ test('Rows view: the rows COPY printed, exported byte for byte', async ({ page }
   const first = view.getByTestId('rows-row').first();
   await expect(first.getByRole('cell')).toHaveText(lines[0].split('\t').map((f) => (f === '\\N' ? 'NULL' : f.replace(/\\n/g, '\n'))));
   await expect(view.getByTestId('rows-salvage')).toContainText(`rows recovered: ${lines.length}`);
-  await expect(view.getByTestId('rows-salvage')).toContainText('pages lost: 0');
+  await expect(view.getByTestId('rows-salvage')).toContainText('pages left out: 0');
 
   const download = page.waitForEvent('download');
   await view.getByTestId('rows-export-csv').click();
@@ -128,7 +128,7 @@ test('Rows view: a damaged page is left out and named in the salvage summary', a
     const total = perBlock.reduce((n, r) => n + r.n, 0);
     await expect(view).toHaveAttribute('data-rows', String(total - lost));
     const summary = view.getByTestId('rows-salvage');
-    await expect(summary).toContainText('pages lost: 1');
+    await expect(summary).toContainText('pages left out: 1');
     await expect(summary).toContainText(new RegExp(`block ${BAD}: page verification failed, calculated checksum \\d+ but expected \\d+`));
     // The export holds every other row as COPY printed it, the summary beside it.
     const download = page.waitForEvent('download');

@@ -251,7 +251,7 @@ for (const size of [
       await view.getByTestId('rows-open').click();
       await expect(view).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
       await expect(view.getByTestId('rows-progress')).toContainText(
-        `rows from ${made.pages - made.rowsLost} of ${made.pages} pages; ${made.rowsLost} pages lost`,
+        `rows from ${made.pages - made.rowsLost} of ${made.pages} pages; ${made.rowsLost} pages left out`,
       );
     });
   });

@@ -367,7 +367,8 @@ export function App() {
       )}
 
       <ReportPanel files={files} controls={controls} onPick={setSel} />
-      <section className="summary" data-testid="summary" data-state={state} aria-labelledby="inventory-title">
+      {/* Hidden until files come: an empty inventory on the landing page says nothing. */}
+      <section className="summary" data-testid="summary" data-state={state} aria-labelledby="inventory-title" hidden={state === 'idle'}>
         <h2 id="inventory-title">Checksum inventory</h2>
         {state !== 'idle' && (
           <p className="inventory-intro" data-testid="inventory-intro">
@@ -376,7 +377,6 @@ export function App() {
           </p>
         )}
         <div aria-live="polite">
-          {state === 'idle' && <p>No files yet.</p>}
           <Verdict files={listed} problems={allProblems} state={state} />
         </div>
         <AffectedFiles files={listed} onPick={jump} />

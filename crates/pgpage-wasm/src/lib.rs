@@ -858,13 +858,15 @@ pub(crate) struct FindingRow {
     code: &'static str,
     message: &'static str,
     evidence: pgpage::findings::Evidence,
+    /// Whose check it is: `amcheck` findings are labelled amcheck's, `pgpage` ones pgpage's.
+    checker: pgpage::findings::Checker,
     file: &'static str,
     function: &'static str,
     maps: bool,
 }
 
 /// Every finding, in the order of the codes `FileVerdictJs.finding_codes` holds:
-/// `[{"code", "message", "evidence", "file", "function", "maps"}]` as JSON; `maps` marks the
+/// `[{"code", "message", "evidence", "checker", "file", "function", "maps"}]` as JSON; `maps` marks the
 /// findings of a heap page against its relation's `_vm` and `_fsm` (`FileScanJs.set_maps`).
 #[wasm_bindgen]
 pub fn findings_table() -> Result<String, JsError> {
@@ -874,12 +876,20 @@ pub fn findings_table() -> Result<String, JsError> {
             code: f.code(),
             message: f.message(),
             evidence: f.evidence(),
+            checker: f.checker(),
             file: f.rule().file,
             function: f.rule().function,
             maps: pgpage::am::maps::walk::FINDINGS.contains(f),
         })
         .collect();
     serde_json::to_string(&rows).map_err(serialize_error)
+}
+
+/// Numbers (line pointers, blocks) as the core lists them: runs of consecutive ones as
+/// `first-last`, separated by ", " (`6-36, 43, 46`).
+#[wasm_bindgen]
+pub fn run_texts(items: Vec<u32>) -> String {
+    pgpage::words::run_texts(&items).join(", ")
 }
 
 fn finding_index(f: Finding) -> u16 {

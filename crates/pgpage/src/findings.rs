@@ -24,6 +24,21 @@ pub enum Evidence {
     Note,
 }
 
+/// Whose check a finding is, so that a label never sends a reader to a tool that has no such
+/// check: a DBA who searches amcheck's messages or runs pg_amcheck finds amcheck's findings only.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Checker {
+    /// The server decides it (a read it refuses, VACUUM's warnings, recovery's WAL checks).
+    Server,
+    /// amcheck (verify_heapam, bt_index_check, gin_index_check) checks it, in these words.
+    Amcheck,
+    /// pgpage's own: no PostgreSQL tool checks it this way (the rule it cites is the one it
+    /// reasons from).
+    Pgpage,
+}
+
 /// Where PostgreSQL makes the same decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Rule {
@@ -118,6 +133,57 @@ impl Serialize for Values {
 }
 
 impl Finding {
+    /// Whose check this is: amcheck's where its rule is amcheck's and the words are its own,
+    /// pgpage's for the checks listed here, the server's otherwise.
+    pub fn checker(self) -> Checker {
+        use Finding::*;
+        match self {
+            FileWrittenAsSegment
+            | FileWrittenAtOffset
+            | MisplacedByTupleIds
+            | MisplacedBySiblingLinks
+            | ChecksumMatchesOtherBlock
+            | ChecksumBitFlipCandidate
+            | ChecksumsDisabled
+            | ZeroPageBetweenRows
+            | HeapTidOtherBlock
+            | SpanPastPage
+            | SpanOverlap
+            | HeaderLowerBelowHeader
+            | HeaderPageSizeVersion
+            | LinePointersPastPage
+            | ItemsOverlapFar
+            | LpUnusedWithStorage
+            | LpNormalWithoutStorage
+            | ItemOutsideUpperSpecial
+            | HeapItemNotTuple
+            | HeapHoffInvalid
+            | HeapNullBitmapPastHoff
+            | HeapHasSpecial
+            | GinSegmentPastLower
+            | KindFromFile
+            | VmFrozenWithoutVisible
+            | PageFlagWithoutVmBit
+            | FsmMoreThanFree
+            | TornSectors
+            | AttributeLengthInvalid
+            | VarlenaSizeInvalid
+            | TupleBytesLeftOver
+            | TupleAttributesFewer
+            | ValueInvalid
+            | BtreeOrderNotChecked
+            | GinEntryOrderNotChecked
+            | ToastRelationMissing
+            | WalVersionUnsupported
+            | WalSegmentStale
+            | WalEndsInsideRecord
+            | WalTimelineHistoryMissing
+            | WalTimelineAbandoned => Checker::Pgpage,
+            _ if self.rule().file.starts_with("contrib/amcheck/") => Checker::Amcheck,
+            _ => Checker::Server,
+        }
+    }
+
     /// The HINT line the server prints after the finding's ERROR, where it prints one.
     pub fn server_hint(self) -> Option<&'static str> {
         match self {
@@ -1063,6 +1129,20 @@ mod tests {
                 r.file
             );
             assert!(!r.function.is_empty() && !f.message().is_empty());
+        }
+    }
+
+    #[test]
+    fn whose_check() {
+        // pgpage's torn-sector heuristic cites bufpage.c, yet neither the server nor amcheck
+        // has it; verify_heapam's t_hoff check is amcheck's; a checksum mismatch the server's.
+        assert_eq!(Finding::TornSectors.checker(), Checker::Pgpage);
+        assert_eq!(Finding::HeapHoffUnexpected.checker(), Checker::Amcheck);
+        assert_eq!(Finding::ChecksumMismatch.checker(), Checker::Server);
+        for f in Finding::ALL {
+            if f.checker() == Checker::Amcheck {
+                assert!(f.rule().file.starts_with("contrib/amcheck/"), "{f:?}");
+            }
         }
     }
 

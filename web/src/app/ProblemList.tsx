@@ -335,7 +335,7 @@ export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]
       <button type="button" className="link" aria-label={openName(f, x.block)} onClick={() => onPick({ fileId: f.id, block: x.block, offset: 0 })}>
         {f.path}
       </button>
-      {`, block ${x.absoluteBlock}${x.offset ? `, offset ${x.offset}` : ''}: ${x.message}`}
+      {`, block ${x.absoluteBlock}${x.offset ? `, offset ${x.offset}` : ''}: ${x.checker === 'pgpage' ? 'pgpage: ' : ''}${x.message}`}
     </li>
   );
   return (
@@ -361,8 +361,9 @@ export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]
       {onRefused.length > 0 && (
         <div className="amcheck-refused" data-testid="amcheck-findings-refused" data-findings={onRefused.length} data-pages={refusedWithFindings}>
           <h4>
-            amcheck&apos;s findings on the problem pages above: {onRefused.length.toLocaleString('en-US')} on {refusedWithFindings.toLocaleString('en-US')}{' '}
-            {refusedWithFindings === 1 ? 'page' : 'pages'} the server refuses anyway
+            Structural checks&apos; findings (amcheck&apos;s, and pgpage&apos;s own marked &quot;pgpage:&quot;) on the problem pages above:{' '}
+            {onRefused.length.toLocaleString('en-US')} on {refusedWithFindings.toLocaleString('en-US')} {refusedWithFindings === 1 ? 'page' : 'pages'} the
+            server refuses anyway
           </h4>
           <ul className="file-findings">
             {shownRefused.map(row)}

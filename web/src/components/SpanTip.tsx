@@ -36,6 +36,13 @@ export function SpanTip(p: { span: Span | null; off: number | null }) {
           )}
         </>
       )}
+      {/* Its room is kept while empty (the dump must not move at the first tap): said what
+          it is for, not left as a blank band above the dump. */}
+      {p.off === null && (
+        <span className="hover-empty" data-testid="hover-empty">
+          Point at or tap a byte of the dump: its offset, field (as PostgreSQL&apos;s headers name it), value and pageinspect column show here.
+        </span>
+      )}
     </p>
   );
 }

@@ -36,7 +36,7 @@ import type {
   WalSummary,
   WebListing,
 } from './generated';
-import type { ControlJson, DecodedColumns, FileVerdictDetails, ReportJson, ReportWanted } from './shapes';
+import type { ControlJson, DecodedColumns, FileVerdictDetails, ReportBlock, ReportJson, ReportWanted } from './shapes';
 import type { Wasm } from './load';
 
 export { loadBuild, loadWasm, wasmBytes, type Wasm } from './load';
@@ -191,4 +191,24 @@ export function reportOf(out: ReportOutput): ReportJson {
 /** What each WAL record effect (wal::RowEffect, by its JSON name) does to a page's rows, in words. */
 export function rowEffectWords(w: Wasm): Record<string, string> {
   return JSON.parse(w.row_effect_words()) as Record<string, string>;
+}
+
+/** A torn page rebuilt as `pgpage repair --torn` rebuilds it, from the incident report's finding
+ * on its block (its older sectors, the older versions, the moved rows and the HOT chains' newest
+ * versions), its checksum set for `absoluteBlock`; throws the core's reason when it cannot be. */
+export function tornRebuilt(w: Wasm, page: Uint8Array, absoluteBlock: number, bigEndian: boolean, told: ReportBlock): Uint8Array {
+  return w.torn_rebuilt(
+    page,
+    absoluteBlock,
+    bigEndian,
+    Uint32Array.from(told.torn_sectors ?? []),
+    Uint16Array.from(told.torn_items ?? []),
+    Uint16Array.from((told.torn_moved ?? []).flatMap((m) => [m.lp, m.lp_off])),
+    Uint16Array.from((told.torn_newest ?? []).flat()),
+  );
+}
+
+/** Numbers (line pointers, blocks) as the core lists them: consecutive ones as runs, `6-36, 43, 46`. */
+export function runTexts(w: Wasm, items: readonly number[]): string {
+  return w.run_texts(Uint32Array.from(items));
 }

@@ -8,7 +8,7 @@ import { namesOf } from '../files';
 import { fileGeometry, headBytes } from '../lib/geometry';
 import type { LoadedPage } from '../lib/pageVerdict';
 import { download, spliceEdits } from '../lab/splice';
-import { loadWasm, pageAdvice, pageAdviceWith, type ReportBlock, type Wasm } from '../core';
+import { loadWasm, pageAdvice, pageAdviceWith, runTexts, tornRebuilt, type ReportBlock, type Wasm } from '../core';
 import type { BitFlips, FlipCandidate, PageDiff } from './protocol';
 import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison, type KitPage } from './store';
 import { PagePair } from './PagePair';
@@ -28,6 +28,9 @@ function useReportBlock(entry: FileEntry, block: number): ReportBlock | null {
     return null;
   }, [report, entry.path, block]);
 }
+
+/** The report finds the page torn: some of its sectors from an older write. */
+const tornAt = (told: ReportBlock | null): boolean => (told?.torn_sectors?.length ?? 0) > 0;
 
 /** The candidates in the core's rank order, each with its rank and reason; the report's ranks
  * where it ranked them with the table's columns (one ranking on every screen). */
@@ -79,7 +82,13 @@ export function DamagePanel(p: DamagePanelProps) {
   return (
     <section className="damage" data-testid="damage-panel">
       <h3>Damage and repair</h3>
-      {p.page.status === 'mismatch' && p.page.computed !== null && !p.overwritten && <BitFlipPanel {...p} />}
+      {p.page.status === 'mismatch' && p.page.computed !== null && !p.overwritten && !tornAt(told) && <BitFlipPanel {...p} />}
+      {tornAt(told) && (
+        <p data-testid="bitflips-skipped">
+          No single-bit flip is offered: the incident report finds this page torn, which explains its checksum; a flip that makes the checksum valid would be
+          chance. The Repair kit below rebuilds it.
+        </p>
+      )}
       {p.overwritten && (
         <p data-testid="bitflips-skipped">
           No single-bit flip is searched for: the incident report finds this page overwritten, and its header is not a PostgreSQL page header, so its line
@@ -517,7 +526,7 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
   // indexes, which tell older versions of rows the page alone cannot), and the flips ranked with
   // the table's columns.
   const told = useReportBlock(entry, page.block);
-  const torn = told?.torn_sectors?.length ? told : null;
+  const torn = tornAt(told) ? told : null;
   const advice = useMemo(() => {
     if (!problem) return null;
     try {
@@ -559,10 +568,36 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
     }
   }, [problem, wasm, page.bytes, page.absoluteBlock, page.bigEndian, entry, page.decoded.kind, table, torn]);
   const [copied, setCopied] = useState(false);
-  if (kit.size === 0 && !advice) return null;
+  const [tornError, setTornError] = useState<string | null>(null);
+  if (kit.size === 0 && !advice && !torn) return null;
+  const rebuild = (t: ReportBlock) => {
+    try {
+      const rebuilt = tornRebuilt(wasm, page.bytes, page.absoluteBlock >>> 0, page.bigEndian, t);
+      putKitPage(entry.id, page.block, { page: rebuilt, from: 'the torn page rebuilt as its rows read (as pgpage repair --torn)' });
+      setTornError(null);
+    } catch (e) {
+      setTornError(e instanceof Error ? e.message : String(e));
+    }
+  };
   return (
     <div className="repair-kit" data-testid="repair-kit">
       <h4>Repair kit</h4>
+      {torn && (
+        <p data-testid="kit-torn">
+          The incident report finds this page torn (sectors {runTexts(wasm, torn.torn_sectors!)} from an older write). Rebuilt, each line pointer leads to its
+          row where the page still holds it and those whose tuple the tear took are made dead: the server then reads the{' '}
+          {typeof torn.rows?.readable === 'number' ? `${torn.rows.readable} rows` : 'rows'} the report counts readable, and the rows it counts lost stay lost.{' '}
+          <button type="button" data-testid="kit-add-torn" onClick={() => rebuild(torn)}>
+            Rebuild the torn page (as pgpage repair --torn)
+          </button>
+          {tornError && (
+            <span className="error" role="alert">
+              {' '}
+              {tornError}
+            </span>
+          )}
+        </p>
+      )}
       {kit.size > 0 && (
         <>
           <ul data-testid="kit-pages">
@@ -598,7 +633,8 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
             <li data-testid="advice-zero">{advice.zero_damaged_pages}.</li>
             <li data-testid="advice-ignore">{advice.ignore_checksum_failure}.</li>
           </ul>
-          {advice.bit_flips && !p.overwritten && (
+          {/* A torn page's flips that make the checksum valid are chance: the tear explains the mismatch. */}
+          {advice.bit_flips && !p.overwritten && !torn && (
             <div data-testid="advice-flips">
               <p>
                 Single-bit flips that make the stored checksum valid, most likely first (flipping the right one back restores the page exactly, which pg_surgery

@@ -17,7 +17,7 @@ import { DamagePanel, type FlipMark } from '../damage/DamagePanel';
 import { DAMAGE, rowsSentence, sentence as reportSentence } from '../report/ReportPanel';
 import { findingAt, shownReport } from '../report/shown';
 import { useLabEdit } from '../lab/useLabEdit';
-import { loadWasm, type Wasm } from '../core';
+import { loadWasm, runTexts, type Wasm } from '../core';
 import { HexView, type ByteProvider, type ByteRange } from '../components/HexView';
 import { MapPanel } from './MapPanel';
 import './pageview.css';
@@ -211,11 +211,23 @@ export const PageView = memo(function PageView(p: PageViewProps) {
     x.amcheck && x.offset ? problemSpans.find((s) => s.item === x.offset && s.problem === x.message) : undefined;
   const saidByAmcheck = new Set(mapFindings.map(flaggedBy).filter((s) => s !== undefined));
   const decodeProblems = problemSpans.filter((x) => !saidByAmcheck.has(x));
-  const amcheckLine = (x: (typeof mapFindings)[number]) => {
+  // Labelled by whose check it is (the registry says): a reader who searches amcheck's
+  // messages finds amcheck's findings, never pgpage's own.
+  const amcheckLine = (x: (typeof mapFindings)[number], offsets: number[]) => {
+    const label = `${x.checker ?? 'amcheck'}: `;
+    if (offsets.length > 1 && wasmRef.current) return `${label}each of line pointers ${runTexts(wasmRef.current, offsets)}: ${x.message}`;
     const span = flaggedBy(x);
     const at = span ? ` (${span.qualified} of item ${x.offset} at byte ${span.start})` : '';
-    return `amcheck: ${x.offset ? `offset ${x.offset}${at}: ` : ''}${x.message}`;
+    return `${label}${x.offset ? `offset ${x.offset}${at}: ` : ''}${x.message}`;
   };
+  // One line for a finding that many line pointers share, listing them.
+  const shownFindings: { x: (typeof mapFindings)[number]; offsets: number[] }[] = [];
+  for (const x of mapFindings) {
+    const same =
+      x.amcheck && x.offset ? shownFindings.find((g) => g.x.amcheck && g.x.code === x.code && g.x.message === x.message && g.offsets.length > 0) : undefined;
+    if (same) same.offsets.push(x.offset!);
+    else shownFindings.push({ x, offsets: x.amcheck && x.offset ? [x.offset] : [] });
+  }
   const itemProblems = decoded.items_counted ? 0 : decoded.spans.filter((x) => x.problem && x.item !== undefined).length;
   const relpath = relpathOf(entry.relDir, entry.rel?.relfilenode ?? 0, entry.fork);
   const doCopy = (what: string, text: string) => void copy(text).then((ok) => setCopied(ok ? what : `could not copy ${what}`));
@@ -291,15 +303,17 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       )}
       {mapFindings.length > 0 && (
         <ul className="warn" data-testid="page-findings">
-          {mapFindings.map((x) => (
+          {shownFindings.map(({ x, offsets }) => (
             <li
               key={`${x.code}:${x.offset ?? 0}`}
               data-code={x.code}
               data-offset={x.offset}
+              data-offsets={offsets.length > 1 ? offsets.join(' ') : undefined}
               data-amcheck={x.amcheck ? 'true' : undefined}
+              data-checker={x.checker}
               className={x.evidence === 'note' ? 'note' : undefined}
             >
-              {x.amcheck ? amcheckLine(x) : x.message}
+              {x.amcheck ? amcheckLine(x, offsets) : x.message}
             </li>
           ))}
         </ul>

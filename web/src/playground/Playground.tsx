@@ -332,6 +332,9 @@ export default function Playground(p: PlaygroundProps) {
     );
   };
   const upcoming = lesson ? lesson.lesson.steps[lesson.next] : undefined;
+  // A step that asks for a write into the server's file gates the next: run without it, the
+  // lesson would walk to its end with nothing damaged.
+  const waiting = said?.then === 'lab-write' && lesson !== null && lesson.writes === writes;
   const curLesson = cur ? lessonOf.current.get(cur.step) : undefined;
   const shownFile = p.shown ? snaps.flatMap((x) => x.files).find((f) => f.entry.id === p.shown?.entry.id) : undefined;
   const ask = p.shown && ready && (
@@ -431,10 +434,10 @@ export default function Playground(p: PlaygroundProps) {
               <pre className="lesson-sql" data-testid="lesson-next-sql">
                 {upcoming.sql}
               </pre>
-              {said?.then === 'lab-write' && lesson.writes === writes && (
-                <p className="notice" data-testid="lesson-waiting">
-                  Step {lesson.next} asks you to change a byte of the page and write it into the server&apos;s file, and nothing has been written since: run
-                  step {lesson.next + 1} now and the server reads the page as it wrote it.{' '}
+              {waiting && (
+                <p className="notice" data-testid="lesson-waiting" id="lesson-waiting">
+                  Step {lesson.next + 1} waits for the damage: step {lesson.next} asks you to change a byte of the page and write it into the server&apos;s
+                  file, and nothing has been written since (run now, the server would read the page as it wrote it, and the lesson would show nothing).{' '}
                   {said.show && (
                     <button type="button" data-testid="lesson-flip" disabled={!ready || running !== null} onClick={() => void flipForMe(said.show!)}>
                       Flip a byte for me
@@ -452,7 +455,13 @@ export default function Playground(p: PlaygroundProps) {
                   <strong>Predict:</strong> {upcoming.predict}
                 </p>
               )}
-              <button type="button" data-testid="lesson-next" disabled={!ready || running !== null} onClick={() => void lessonStep()}>
+              <button
+                type="button"
+                data-testid="lesson-next"
+                disabled={!ready || running !== null || waiting}
+                aria-describedby={waiting ? 'lesson-waiting' : undefined}
+                onClick={() => void lessonStep()}
+              >
                 Run step {lesson.next + 1} of {lesson.lesson.steps.length}
               </button>
             </div>

@@ -187,7 +187,7 @@ export const LESSONS: Lesson[] = [
       ),
       step(
         'update stock set id = 100 where id = 2',
-        'id is indexed: no HOT. The new version is a plain tuple, and `stock_pkey` gets a new entry (id 100) pointing at it. The old version keeps its entry (id 2): the index now has one entry per version, and the old one stays until VACUUM removes the dead version and its entry (or an index scan marks it LP_DEAD and a later insert that needs room on the leaf deletes it).',
+        'id is indexed: no HOT. The new version is a plain tuple, and `stock_pkey` gets a new entry (id 100) pointing at it. The old version keeps its entry (id 2): the index now has one entry per version, and the old one stays until VACUUM removes the dead version and its entry, or until an insert that would split its leaf page deletes it first: entries an index scan marked LP_DEAD go then (simple deletion), and since PostgreSQL 14 an insert made by a non-HOT UPDATE that leaves this index\'s key unchanged also tries bottom-up index deletion, which removes the entries of versions it finds dead in the heap (nbtree\'s README: "Bottom-Up deletion").',
         {
           predict: 'id is indexed: can this UPDATE be HOT? What happens to stock_pkey?',
           show: { relation: 'stock_pkey', block: 1 },
@@ -534,7 +534,7 @@ export const LESSONS: Lesson[] = [
     steps: [
       step(
         "create table twopass (id int primary key, pad text);\ninsert into twopass select g, 'x' from generate_series(1, 50) g",
-        'Fifty rows and a primary key.',
+        'Fifty rows and a primary key: twopass_pkey holds 50 index entries, one per row, each pointing at its tuple (lp 1-50 of block 0).',
         {
           predict: 'How many index entries will twopass_pkey hold?',
         },

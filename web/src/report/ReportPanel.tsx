@@ -309,7 +309,9 @@ export function Step({
       {inApp && (
         <div className="step-in-app" data-testid="step-in-app">
           <p>
-            In this browser, without the shell: open each block&apos;s image beside its damaged page, and &quot;Use this page&quot; downloads the repaired file.
+            In this browser, without the shell: open each block&apos;s image beside its damaged page and press &quot;Use this page&quot;, which puts the page in
+            the Repair kit below the page (nothing is downloaded yet); then &quot;Download repaired copy of …&quot; in the Repair kit downloads the file with
+            every page put there replaced.
           </p>
           <ul>
             {walBlocks.map(({ rel, b, entry }) => (

@@ -10,6 +10,10 @@ import { salvageText, type ColumnInfo, type RowsFormat, type Salvage } from './d
 import { acquire, discard, listen, release, send, type RowsWorker } from './pool';
 import { SHOWN_MAX, type FromRows, type Progress } from './protocol';
 import { catalogSource, typesSource, type RelationFiles } from './source';
+import { shownReport } from '../report/shown';
+import { useDamageState, type KitPage } from '../damage/store';
+import { spliceEdits } from '../lab/splice';
+import type { ReportJson } from '../core';
 import './rows.css';
 
 type State = 'idle' | 'running' | 'done' | 'error';
@@ -57,7 +61,67 @@ function download(blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
+/** The rows the incident report counts lost on the pages of the relation whose file is `path`
+ * (a dropped path, `root` the report's data directory): the core's counts, added up; null
+ * when the report names no block of it; `unknown` pages whose count the core does not know. */
+export function reportedLost(shown: { root: string; report: ReportJson } | null, path: string): { lost: number; upTo: boolean; unknown: number } | null {
+  if (!shown || !path.startsWith(shown.root)) return null;
+  // Every segment of the relation: its blocks are named by the file that holds them.
+  const file = path.slice(shown.root.length).replace(/\.\d+$/, '');
+  const rel = shown.report.relations.find((r) => r.path === file);
+  if (!rel) return null;
+  let lost = 0;
+  let unknown = 0;
+  let upTo = false;
+  for (const b of rel.blocks) {
+    if (!b.rows) continue;
+    if (b.rows.lost === null) unknown += 1;
+    else lost += b.rows.lost;
+    if (b.rows.upper_bound) upTo = true;
+  }
+  return { lost, upTo, unknown };
+}
+
+/** What the pages left out hold, in the incident report's terms: "left out" is this read's
+ * doing, "lost" the report's count (a page left out may hold rows that are not lost). */
+function leftOutWords(salvage: Salvage | null, left: number, lost: ReturnType<typeof reportedLost>): string {
+  const parts: string[] = [];
+  if (salvage) {
+    const readable = salvage.pagesLost.reduce((n, x) => n + (x.rows ?? 0), 0);
+    // Counted only for pages left out that the option would read (a copy of another block it leaves out too).
+    if (readable > 0) parts.push(`'Rows of damaged pages' reads ${readable.toLocaleString('en-US')} of them`);
+  }
+  if (lost === null) parts.push('rows lost: see the incident report once it is in');
+  else {
+    const n = `${lost.upTo ? 'up to ' : ''}${lost.lost.toLocaleString('en-US')}`;
+    parts.push(`${n} rows lost, as the incident report counts${lost.unknown > 0 ? ` (on ${lost.unknown} more pages it cannot count them)` : ''}`);
+  }
+  return `; ${left} ${left === 1 ? 'page' : 'pages'} left out (their rows: ${parts.join('; ')})`;
+}
+
+/** A number per staged kit (a new Map at every change): a worker holds the files it was
+ * given, so a read of other staged pages is another worker's. */
+const kitIds = new WeakMap<ReadonlyMap<number, KitPage>, number>();
+let nextKitId = 1;
+
+/** `files` with the Repair kit's staged pages in place of the file's damaged ones: the rows
+ * as they read after the repair. */
+function withKit(files: RelationFiles, entry: FileEntry, kit: ReadonlyMap<number, KitPage>): RelationFiles {
+  let id = kitIds.get(kit);
+  if (id === undefined) {
+    id = nextKitId++;
+    kitIds.set(kit, id);
+  }
+  const pages = new Map([...kit].map(([b, k]) => [b, k.page]));
+  const repaired = new File([spliceEdits(entry.file, pages, entry.blockSize ?? 8192)], entry.name);
+  return { ...files, key: `${files.key}|kit ${id}`, file: (q) => (files.file(q) === entry.file ? repaired : files.file(q)) };
+}
+
 export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) {
+  const report = shownReport.use();
+  const kit = useDamageState().kits.get(p.entry.id);
+  /** The staged blocks the last read took from the Repair kit. */
+  const [staged, setStaged] = useState<number[]>([]);
   const catalog = useMemo(() => catalogSource(p.entry), [p.entry]);
   const [types, setTypes] = useState('');
   const [state, setState] = useState<State>('idle');
@@ -87,10 +151,10 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
     [],
   );
 
-  const source = useCallback(
-    (): RelationFiles | null => catalog ?? (types.trim() ? typesSource(p.entry, p.files, types.trim()) : null),
-    [catalog, types, p.entry, p.files],
-  );
+  const source = useCallback((): RelationFiles | null => {
+    const s = catalog ?? (types.trim() ? typesSource(p.entry, p.files, types.trim()) : null);
+    return s && kit && kit.size > 0 ? withKit(s, p.entry, kit) : s;
+  }, [catalog, types, p.entry, p.files, kit]);
 
   /** A worker of the relation for one request; `answer` returns true once it is done. */
   const run = (s: RelationFiles, answer: (m: FromRows) => boolean): RowsWorker => {
@@ -113,6 +177,7 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
       busy.current.delete(viewing.current);
       discard(viewing.current);
     }
+    setStaged(kit ? [...kit.keys()].sort((a, b) => a - b) : []);
     runs.current = [];
     setCount(0);
     setScrollTop(0);
@@ -284,7 +349,9 @@ export function RowsPanel(p: { entry: FileEntry; files: readonly FileEntry[] }) 
         <p className="rows-progress" aria-live="polite" data-testid="rows-progress">
           {shownProgress.rows.toLocaleString('en-US')} rows from {shownProgress.pagesGiven.toLocaleString('en-US')} of{' '}
           {shownProgress.pagesTotal.toLocaleString('en-US')} pages
-          {shownProgress.pagesLost > 0 && `; ${shownProgress.pagesLost} pages lost`}
+          {shownProgress.pagesLost > 0 && leftOutWords(salvage, shownProgress.pagesLost, reportedLost(report, p.entry.path))}
+          {staged.length > 0 &&
+            `; ${staged.length === 1 ? 'block' : 'blocks'} ${staged.join(', ')} of ${p.entry.name} read as staged in the Repair kit, not as on disk`}
           {shownProgress.rows > count && count >= SHOWN_MAX && `; the first ${SHOWN_MAX.toLocaleString('en-US')} shown, every row exported`}
         </p>
       )}

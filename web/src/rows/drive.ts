@@ -214,7 +214,7 @@ export function emptySalvage(damage: string[] = []): Salvage {
  * in the export itself, so it loads with COPY FROM as it is). */
 export function salvageText(what: string, s: Salvage): string {
   const lines = [`pgpage rows: ${what}`, `rows recovered: ${s.rows}`, `pages read: ${s.pagesRead} of ${s.pagesTotal}`];
-  lines.push(`pages lost: ${s.pagesLost.length}`);
+  lines.push(`pages left out: ${s.pagesLost.length}`);
   for (const p of s.pagesLost) {
     const rows =
       p.rows === undefined
@@ -239,7 +239,7 @@ export function salvageText(what: string, s: Salvage): string {
       );
   }
   if (s.toastPagesLost.length > 0) {
-    lines.push(`TOAST pages lost: ${s.toastPagesLost.length}`);
+    lines.push(`TOAST pages left out: ${s.toastPagesLost.length}`);
     for (const p of s.toastPagesLost) lines.push(`  block ${p.block}: ${p.message}`);
   }
   if (s.undecided > 0) lines.push(`tuples neither hint bits nor pg_xact decide, given as visible: ${s.undecided}`);

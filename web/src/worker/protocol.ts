@@ -124,6 +124,8 @@ export interface PageFinding {
   amcheck?: boolean;
   /** Its line pointer (OffsetNumber, from 1), as amcheck's `offset`. */
   offset?: number;
+  /** Whose check a structural finding is (the registry's): `amcheck`, `server` or `pgpage`. */
+  checker?: string;
 }
 
 /** The odds of a bare checksum match over the range searched. */

@@ -12,6 +12,8 @@ let tables: {
   maps: Map<string, { message: string; evidence: string }>;
   /** By code index: the finding's evidence. */
   evidence: string[];
+  /** By code index: whose check the finding is. */
+  checkers: string[];
 } | null = null;
 
 /** The core's verdict as plain values for the page; `first` is the relation-wide number of
@@ -25,6 +27,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
       findings: rows.map((f) => f.code),
       maps: new Map(rows.filter((f) => f.maps).map((f) => [f.code, { message: f.message, evidence: f.evidence }])),
       evidence: rows.map((f) => f.evidence),
+      checkers: rows.map((f) => f.checker),
     };
   }
   const t = tables;
@@ -85,6 +88,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
         code: t.findings[sCodes[k]],
         message,
         evidence: t.evidence[sCodes[k]],
+        checker: t.checkers[sCodes[k]],
         amcheck: true,
         ...(sItems[k] ? { offset: sItems[k] } : {}),
       });

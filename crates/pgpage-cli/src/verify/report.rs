@@ -9,7 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use pgpage::am::maps::walk as forks;
 use pgpage::file::scan::{ChecksumsKnown, FileFinding, FileScan, FileVerdict, Misplaced, PageRow};
 use pgpage::file::{ChecksumCounts, StatusCounts};
-use pgpage::findings::{Evidence, Finding};
+use pgpage::findings::{Checker, Evidence, Finding};
 use pgpage::{Endian, PageStatus};
 
 use super::amcheck::Checked;
@@ -598,9 +598,15 @@ impl<O: Write, E: Write> Report<O, E> {
                 };
                 let offset = s.item.map(|i| format!(", offset {i}")).unwrap_or_default();
                 let relation = checked.relname.as_deref().unwrap_or(job.display.as_str());
+                // pg_amcheck's line for amcheck's checks; pgpage's own are said to be its own,
+                // so that nobody looks for them in amcheck.
+                let own = match s.finding.checker() {
+                    Checker::Pgpage => "pgpage: ",
+                    Checker::Amcheck | Checker::Server => "",
+                };
                 writeln!(
                     self.out,
-                    "{place}{offset}: {}",
+                    "{place}{offset}: {own}{}",
                     s.message_at(row.absolute_block, relation)
                 )?;
                 // pg_amcheck prints the server's HINT under its ERROR.

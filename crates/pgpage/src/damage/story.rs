@@ -691,7 +691,7 @@ fn said(c: &Change) -> String {
             were(lps.len())
         ),
         Change::HintBits { lps, flags } => format!(
-            "hint bits were set on {} ({}): a reader looked the transactions up and wrote down what it found",
+            "hint bits were set on {} ({}): not by the write itself, but by the first statement that checked these tuples' visibility after their transactions ended (it may be the same session's next statement), which looked the transactions up in pg_xact and noted their outcome on the tuples (heapam_visibility.c: SetHintBits)",
             lp_list(lps),
             flags.join(", ")
         ),

@@ -2,6 +2,7 @@
 export type * from './BlockSize';
 export type * from './Chance';
 export type * from './Change';
+export type * from './Checker';
 export type * from './ChunkComparison';
 export type * from './Ctid';
 export type * from './DatabaseRow';
