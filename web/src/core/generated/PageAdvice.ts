@@ -39,6 +39,11 @@ unreached: Array<Ctid>,
  */
 torn_sectors: Array<number>, 
 /**
+ * Of `damaged`, on a torn page, how many rows lie intact elsewhere on the page, where
+ * the older write kept them (`repair --torn` points their line pointers at them).
+ */
+torn_moved: number, 
+/**
  * Of `damaged`, the tuples whose only findings are an xmin or xmax the server cannot
  * look up (before the oldest xid or relfrozenxid, past nextXid, a MultiXactId out of
  * range: "could not access status of transaction", "found xmin %u from before
