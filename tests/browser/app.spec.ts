@@ -23,7 +23,7 @@ test('problem rows equal the expected verdicts, clicking shows the marked checks
   // The first file shows at once, and once verified at its first problem page.
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-file', '16385');
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
-  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(problemsOf(seg0)[0].block));
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(problemsOf(seg0)[0].block), { timeout: 30_000 });
 
   const want = [seg0, seg2, good].flatMap((f) =>
     problemsOf(f).map((e) => ({
@@ -347,7 +347,7 @@ test('drop files on the page; theme switch', async ({ page }) => {
   await page.dispatchEvent('.app', 'drop', { dataTransfer: dt });
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
   await expect(page.getByTestId('problem')).toHaveCount(problemsOf(seg0).length);
-  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(problemsOf(seg0)[0].block));
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(problemsOf(seg0)[0].block), { timeout: 30_000 });
 
   const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   await page.getByRole('button', { name: 'switch theme' }).click();
