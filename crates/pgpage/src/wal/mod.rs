@@ -9,6 +9,7 @@ mod history;
 mod names;
 mod reader;
 mod record;
+pub mod rmgr;
 mod timeline;
 
 pub use effect::{restoring, RowEffect};
