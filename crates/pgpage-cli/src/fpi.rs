@@ -141,6 +141,16 @@ pub(crate) fn read_history(
     wal: &[PathBuf],
     history: &mut BlockHistory,
 ) -> Result<Option<u32>, String> {
+    for_each_record(wal, &mut |rec: &WalRecord<'_>| history.observe(rec))
+        .map(|(version, _)| version)
+}
+
+/// Reads the WAL as `fpi` does and hands each record to `sink`; returns the WAL's release and
+/// the problems the reader met (a gap, a torn record), as lines.
+pub(crate) fn for_each_record(
+    wal: &[PathBuf],
+    sink: &mut dyn FnMut(&WalRecord<'_>),
+) -> Result<(Option<u32>, Vec<String>), String> {
     let args = FpiArgs {
         json: false,
         out: None,
@@ -186,14 +196,13 @@ pub(crate) fn read_history(
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(reason(&e)),
             };
-            reader.feed(buf.get(..n).unwrap_or(&[]), &mut |rec: &WalRecord<'_>| {
-                history.observe(rec);
-            });
+            reader.feed(buf.get(..n).unwrap_or(&[]), &mut |rec: &WalRecord<'_>| sink(rec));
         }
         reader.end_segment();
     }
     reader.finish();
-    Ok(reader.summary().version)
+    let problems = reader.problems().iter().map(|p| p.detail.clone()).collect();
+    Ok((reader.summary().version, problems))
 }
 
 /// pg_control's system identifier and block size, when its CRC holds.

@@ -12,6 +12,7 @@ mod heapctx;
 mod input;
 mod inspect;
 mod ls;
+mod recover;
 mod repair;
 mod report;
 mod rows;
@@ -52,6 +53,9 @@ enum Command {
     Repair(repair::RepairArgs),
     /// List the full-page images in WAL segments; write them as pg_waldump --save-fullpage.
     Fpi(fpi::FpiArgs),
+    /// Rebuild blocks from WAL as the server's recovery would write them (heap and its
+    /// visibility map; other records are named, their blocks not written).
+    Recover(recover::RecoverArgs),
     /// The incident report: damaged relations and blocks, what happened to each, the rows
     /// lost and readable, and the steps to take, in order.
     Report(report::ReportArgs),
@@ -82,6 +86,7 @@ fn main() {
         Command::Repair(args) => repair::run(args),
         Command::Fpi(args) => fpi::run(args),
         Command::Report(args) => report::run(args),
+        Command::Recover(args) => recover::run(args),
     };
     std::process::exit(status);
 }

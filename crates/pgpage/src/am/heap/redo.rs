@@ -485,9 +485,10 @@ pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page
             }
         }
         HeapRecord::Visible { .. } => {
-            // Block 1, the heap page (block 0 is the map page).
+            // Block 1, the heap page (block 0 is the map page). Every release's minor
+            // updates since late 2022 set its LSN when hint bits are logged.
             flag_page(page, PD_ALL_VISIBLE, 0);
-            if v >= 16 && s.hint_bits_logged {
+            if s.hint_bits_logged {
                 set_lsn(page, lsn);
             }
         }
