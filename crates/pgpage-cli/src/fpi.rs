@@ -196,7 +196,9 @@ pub(crate) fn for_each_record(
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(reason(&e)),
             };
-            reader.feed(buf.get(..n).unwrap_or(&[]), &mut |rec: &WalRecord<'_>| sink(rec));
+            reader.feed(buf.get(..n).unwrap_or(&[]), &mut |rec: &WalRecord<'_>| {
+                sink(rec)
+            });
         }
         reader.end_segment();
     }

@@ -87,12 +87,15 @@ fn parse_rel_path(rel: &Path) -> Option<RelFile> {
         None => (name, 0),
     };
     let (num, fork) = match name.split_once('_') {
-        Some((n, f)) => (n, match f {
-            "fsm" => 1,
-            "vm" => 2,
-            "init" => 3,
-            _ => return None,
-        }),
+        Some((n, f)) => (
+            n,
+            match f {
+                "fsm" => 1,
+                "vm" => 2,
+                "init" => 3,
+                _ => return None,
+            },
+        ),
         None => (name, 0),
     };
     Some(RelFile {
@@ -126,7 +129,11 @@ fn rel_path(datadir: &Path, f: &RelFile) -> Option<PathBuf> {
                 .filter_map(|e| e.ok())
                 .find(|e| e.file_name().to_string_lossy().starts_with("PG_"))?
                 .file_name();
-            PathBuf::from(format!("pg_tblspc/{spc}/{}/{}/{name}", version_dir.to_string_lossy(), l.db_oid))
+            PathBuf::from(format!(
+                "pg_tblspc/{spc}/{}/{}/{name}",
+                version_dir.to_string_lossy(),
+                l.db_oid
+            ))
         }
     })
 }
@@ -185,7 +192,10 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
         )));
     }
     if args.out.exists() {
-        return Err(Fail::Input(format!("\"{}\" already exists", args.out.display())));
+        return Err(Fail::Input(format!(
+            "\"{}\" already exists",
+            args.out.display()
+        )));
     }
     let datadir = find_datadir(&args.path).ok_or_else(|| {
         Fail::Input(format!(
@@ -205,15 +215,16 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
             ))
         })?)
     };
-    let control = fs::read(datadir.join("global/pg_control")).map_err(|e| {
-        Fail::Input(format!("could not read pg_control: {}", io_reason(&e)))
-    })?;
+    let control = fs::read(datadir.join("global/pg_control"))
+        .map_err(|e| Fail::Input(format!("could not read pg_control: {}", io_reason(&e))))?;
     let cf = decode_control(&control)
         .ok()
         .filter(|c| c.crc_ok())
         .ok_or_else(|| Fail::Input(String::from("pg_control is damaged (its CRC fails)")))?;
     if cf.endian != Endian::Little {
-        return Err(Fail::Input(String::from("recover replays little-endian clusters only")));
+        return Err(Fail::Input(String::from(
+            "recover replays little-endian clusters only",
+        )));
     }
     let block_size = usize::try_from(cf.block_size().unwrap_or(8192)).unwrap_or(8192);
     let checksums = cf.extra.data_checksum_version != 0;
@@ -221,7 +232,10 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
         Some(ControlValue::Text(t)) => parse_lsn(t).ok(),
         _ => None,
     };
-    let blocks_per_segment = u32::try_from((1usize << 30) / block_size).unwrap_or(131072);
+    let blocks_per_segment = (1usize << 30)
+        .checked_div(block_size)
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(131072);
     if file.is_none() && !args.all {
         return Err(Fail::Input(String::from(
             "for a data directory, give --all (the blocks crash recovery would replay)",
@@ -232,10 +246,13 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
     }
     let chosen = if args.all {
         Chosen::All {
-            redo_point: redo_point.ok_or_else(|| Fail::Input(String::from("pg_control has no redo point")))?,
+            redo_point: redo_point
+                .ok_or_else(|| Fail::Input(String::from("pg_control has no redo point")))?,
         }
     } else {
-        let f = file.clone().ok_or_else(|| Fail::Input(String::from("no relation file")))?;
+        let f = file
+            .clone()
+            .ok_or_else(|| Fail::Input(String::from("no relation file")))?;
         let blocks: Vec<u32> = if args.block.is_empty() {
             let bytes = fs::read(&abs)?;
             bytes
@@ -283,9 +300,11 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
             RelFile {
                 locator: key.locator,
                 fork: key.fork,
-                segment: key.block / blocks_per_segment,
+                segment: key.block.checked_div(blocks_per_segment).unwrap_or(0),
             },
-            key.block % blocks_per_segment,
+            key.block
+                .checked_rem(blocks_per_segment)
+                .unwrap_or(key.block),
         )
     };
     let mut disk = |key: &BlockKey| -> Option<Vec<u8>> {
@@ -309,7 +328,12 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
     }
     let mut report = Report {
         blocks: Vec::new(),
-        summary: Summary { blocks: 0, recovered: 0, not_recovered: 0, records_applied: 0 },
+        summary: Summary {
+            blocks: 0,
+            recovered: 0,
+            not_recovered: 0,
+            records_applied: 0,
+        },
     };
     let mut writes: BTreeMap<RelFile, Vec<(u32, Vec<u8>)>> = BTreeMap::new();
     for r in results {
@@ -318,12 +342,15 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
             .map(|p| p.display().to_string())
             .unwrap_or_default();
         let recovered = r.page.is_some();
-        report.summary.blocks += 1;
+        report.summary.blocks = report.summary.blocks.saturating_add(1);
         if recovered {
-            report.summary.recovered += 1;
-            report.summary.records_applied += r.applied.len();
+            report.summary.recovered = report.summary.recovered.saturating_add(1);
+            report.summary.records_applied = report
+                .summary
+                .records_applied
+                .saturating_add(r.applied.len());
         } else {
-            report.summary.not_recovered += 1;
+            report.summary.not_recovered = report.summary.not_recovered.saturating_add(1);
         }
         let reason = r.failure.as_ref().map(|f| f.reason.clone());
         if let Some(reason) = &reason {
@@ -399,17 +426,27 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
             out,
             "{} block{} recovered, {} not recovered",
             report.summary.recovered,
-            if report.summary.recovered == 1 { "" } else { "s" },
+            if report.summary.recovered == 1 {
+                ""
+            } else {
+                "s"
+            },
             report.summary.not_recovered
         )?;
     }
-    Ok(if report.summary.not_recovered == 0 { 0 } else { 1 })
+    Ok(if report.summary.not_recovered == 0 {
+        0
+    } else {
+        1
+    })
 }
 
 /// Puts a page at block `b` of a file's bytes, extending it with zero pages as the server
 /// does when it extends a relation.
 fn place(bytes: &mut Vec<u8>, b: u32, page: &[u8], block_size: usize) {
-    let at = usize::try_from(b).unwrap_or(usize::MAX).saturating_mul(block_size);
+    let at = usize::try_from(b)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(block_size);
     let end = at.saturating_add(block_size);
     if bytes.len() < end {
         bytes.resize(end, 0);

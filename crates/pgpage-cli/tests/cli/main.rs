@@ -28,6 +28,7 @@ mod index_reads;
 mod ls;
 mod postgres;
 mod receivewal;
+mod recover;
 mod redact;
 mod repair;
 mod repair_flips;

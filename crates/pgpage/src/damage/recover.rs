@@ -11,6 +11,7 @@ use alloc::vec::Vec;
 
 use crate::am::heap::redo::{redo_heap_block, unregistered_vm_clears, RedoError, RedoSettings};
 use crate::am::maps::redo::vm_clear;
+use crate::page::kind::VISIBILITYMAP_FORKNUM;
 use crate::page::write::{is_new, page_lsn, set_checksum, set_lsn};
 use crate::wal::rmgr::heap::{describe, RM_HEAP2_ID, RM_HEAP_ID};
 use crate::wal::{lsn_text_for, record_type, rmgr_name, BlockKey, WalRecord};
@@ -18,7 +19,6 @@ use crate::wal::{lsn_text_for, record_type, rmgr_name, BlockKey, WalRecord};
 const RM_XLOG_ID: u8 = 0;
 const XLOG_FPI_FOR_HINT: u8 = 0xA0;
 const XLOG_FPI: u8 = 0xB0;
-const FORK_VM: u8 = 2;
 
 /// Where a block's replay started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,7 +225,7 @@ impl Recovery {
                 continue;
             };
             if !b.will_init {
-                if is_new(page) && b.fork != FORK_VM {
+                if is_new(page) && b.fork != VISIBILITYMAP_FORKNUM {
                     st.failure = Some(NotRecovered {
                         lsn: Some(rec.lsn),
                         reason: format!(
@@ -280,7 +280,7 @@ impl Recovery {
         for (locator, map_block, heap_block, flags) in unregistered_vm_clears(rec, block_size) {
             let key = BlockKey {
                 locator,
-                fork: FORK_VM,
+                fork: VISIBILITYMAP_FORKNUM,
                 block: map_block,
             };
             let Some(st) = self.state(key, disk) else {

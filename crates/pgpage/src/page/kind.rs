@@ -71,6 +71,9 @@ pub enum Fork {
 /// common/relpath.c: forkNames, indexed by ForkNumber.
 pub const FORK_NAMES: [&str; 4] = ["main", "fsm", "vm", "init"];
 
+/// common/relpath.h ForkNumber: the visibility map's fork.
+pub const VISIBILITYMAP_FORKNUM: u8 = 2;
+
 impl Fork {
     /// relpath.c: forkNames.
     pub fn as_str(self) -> &'static str {

@@ -6,20 +6,13 @@
 use alloc::vec::Vec;
 
 use super::checksum::pg_checksum_page;
+use super::fields::{LP_NORMAL, LP_UNUSED, PG_PAGE_LAYOUT_VERSION};
 use crate::Endian;
 
 /// SizeOfPageHeaderData.
 pub const SIZE_OF_PAGE_HEADER: usize = 24;
-const PG_PAGE_LAYOUT_VERSION: u16 = 4;
-/// pd_flags bits.
-pub const PD_HAS_FREE_LINES: u16 = 0x0001;
-pub const PD_PAGE_FULL: u16 = 0x0002;
-pub const PD_ALL_VISIBLE: u16 = 0x0004;
-/// lp_flags.
-pub const LP_UNUSED: u8 = 0;
-pub const LP_NORMAL: u8 = 1;
-pub const LP_REDIRECT: u8 = 2;
-pub const LP_DEAD: u8 = 3;
+/// pd_flags: PD_HAS_FREE_LINES.
+const PD_HAS_FREE_LINES: u16 = 0x0001;
 
 /// A page that cannot take the change redo asks of it: the server would PANIC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,7 +188,12 @@ fn check_pointers(page: &[u8]) -> Result<(u16, u16, u16), WriteError> {
 
 /// PageAddItemExtended with a given offset, as heap redo calls it (PAI_OVERWRITE and
 /// PAI_IS_HEAP): the item goes at `offnum`, a new line pointer or an unused one.
-pub fn add_item_overwrite(page: &mut [u8], item: &[u8], offnum: u16, max_heap_tuples: u16) -> Result<u16, WriteError> {
+pub fn add_item_overwrite(
+    page: &mut [u8],
+    item: &[u8],
+    offnum: u16,
+    max_heap_tuples: u16,
+) -> Result<u16, WriteError> {
     let (l, u, _) = check_pointers(page)?;
     let limit = max_offset(page).saturating_add(1);
     if offnum == 0 || offnum > limit || offnum > max_heap_tuples {
@@ -209,9 +207,15 @@ pub fn add_item_overwrite(page: &mut [u8], item: &[u8], offnum: u16, max_heap_tu
             _ => {}
         }
     }
-    let new_lower = if offnum == limit { usize::from(l).saturating_add(4) } else { usize::from(l) };
+    let new_lower = if offnum == limit {
+        usize::from(l).saturating_add(4)
+    } else {
+        usize::from(l)
+    };
     let aligned = maxalign(item.len()).ok_or(WriteError::NoRoom)?;
-    let new_upper = usize::from(u).checked_sub(aligned).ok_or(WriteError::NoRoom)?;
+    let new_upper = usize::from(u)
+        .checked_sub(aligned)
+        .ok_or(WriteError::NoRoom)?;
     if new_lower > new_upper {
         return Err(WriteError::NoRoom);
     }
@@ -274,12 +278,14 @@ pub fn repair_fragmentation(page: &mut [u8], version: u32) -> Result<(), WriteEr
             return Err(WriteError::CorruptPointers);
         }
         if version <= 13 {
-            items.sort_by(|a, b| b.1.cmp(&a.1));
+            items.sort_by_key(|item| core::cmp::Reverse(item.1));
         }
         let scratch = page.to_vec();
         let mut upper = usize::from(s);
         for &(off, from, aligned) in &items {
-            upper = upper.checked_sub(aligned).ok_or(WriteError::CorruptPointers)?;
+            upper = upper
+                .checked_sub(aligned)
+                .ok_or(WriteError::CorruptPointers)?;
             let src = scratch
                 .get(from..from.saturating_add(aligned))
                 .ok_or(WriteError::BadItem(off))?;
@@ -289,11 +295,22 @@ pub fn repair_fragmentation(page: &mut [u8], version: u32) -> Result<(), WriteEr
             let (_, fl, len) = item_id(page, off).unwrap_or((0, LP_NORMAL, 0));
             set_item_id(page, off, u16::try_from(upper).unwrap_or(0), fl, len);
         }
-        put16(page, 14, u16::try_from(upper).map_err(|_| WriteError::CorruptPointers)?);
+        put16(
+            page,
+            14,
+            u16::try_from(upper).map_err(|_| WriteError::CorruptPointers)?,
+        );
     }
     put16(page, 12, new_lower);
     let f = flags(page);
-    set_flags(page, if nunused > 0 { f | PD_HAS_FREE_LINES } else { f & !PD_HAS_FREE_LINES });
+    set_flags(
+        page,
+        if nunused > 0 {
+            f | PD_HAS_FREE_LINES
+        } else {
+            f & !PD_HAS_FREE_LINES
+        },
+    );
     Ok(())
 }
 
@@ -323,7 +340,14 @@ pub fn truncate_line_pointer_array(page: &mut [u8]) {
         put16(page, 12, l);
     }
     let f = flags(page);
-    set_flags(page, if sethint { f | PD_HAS_FREE_LINES } else { f & !PD_HAS_FREE_LINES });
+    set_flags(
+        page,
+        if sethint {
+            f | PD_HAS_FREE_LINES
+        } else {
+            f & !PD_HAS_FREE_LINES
+        },
+    );
 }
 
 /// The checksum the server writes with the page (PageSetChecksumCopy) for the block's
@@ -352,13 +376,22 @@ mod tests {
     #[test]
     fn init_and_add_lay_items_from_the_end() {
         let p = page_with(&[&[1u8; 30], &[2u8; 8]]);
-        assert_eq!((lower(&p), upper(&p), special(&p)), (32, 8192 - 32 - 8, 8192));
+        assert_eq!(
+            (lower(&p), upper(&p), special(&p)),
+            (32, 8192 - 32 - 8, 8192)
+        );
         assert_eq!(get16(&p, 18), 0x2004);
         assert_eq!(item_id(&p, 1), Some((8160, LP_NORMAL, 30)));
         assert_eq!(item_id(&p, 2), Some((8152, LP_NORMAL, 8)));
         let mut q = p.clone();
-        assert_eq!(add_item_overwrite(&mut q, &[0; 4], 1, 291), Err(WriteError::BadItem(1)));
-        assert_eq!(add_item_overwrite(&mut q, &[0; 4], 4, 291), Err(WriteError::NoRoom));
+        assert_eq!(
+            add_item_overwrite(&mut q, &[0; 4], 1, 291),
+            Err(WriteError::BadItem(1))
+        );
+        assert_eq!(
+            add_item_overwrite(&mut q, &[0; 4], 4, 291),
+            Err(WriteError::NoRoom)
+        );
     }
 
     #[test]

@@ -7,48 +7,47 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::am::heap::layout::{FROZEN_TRANSACTION_ID, HEAP_HOT_UPDATED};
+use crate::am::maps::layout::{VISIBILITYMAP_ALL_FROZEN, VISIBILITYMAP_ALL_VISIBLE};
 use crate::am::maps::redo::{vm_clear, vm_page_ready, vm_position, vm_set};
-use crate::page::write::{
-    self, add_item_overwrite, item_range, page_init, put32, repair_fragmentation,
-    set_lsn, set_prunable, truncate_line_pointer_array, PD_ALL_VISIBLE,
+use crate::page::fields::{
+    HEAP_XMAX_EXCL_LOCK, HEAP_XMAX_IS_MULTI, HEAP_XMAX_KEYSHR_LOCK, HEAP_XMAX_LOCK_ONLY,
+    HEAP_XMIN_FROZEN, LP_DEAD, LP_REDIRECT, LP_UNUSED, PD_ALL_VISIBLE,
 };
+use crate::page::kind::VISIBILITYMAP_FORKNUM;
+use crate::page::write::{
+    self, add_item_overwrite, item_range, page_init, put32, repair_fragmentation, set_lsn,
+    set_prunable, truncate_line_pointer_array,
+};
+use crate::tuple::SIZEOF_HEAP_TUPLE_HEADER;
 use crate::wal::rmgr::heap::{
     self as rec_heap, multi_insert_tuples, tuple_header, FreezePlan, HeapRecord, PruneItems,
-    SIZE_OF_HEAP_HEADER, VISIBILITYMAP_ALL_FROZEN, VISIBILITYMAP_ALL_VISIBLE,
-    VISIBILITYMAP_VALID_BITS, XLHP_CLEANUP_LOCK, XLHP_VM_ALL_FROZEN, XLHP_VM_ALL_VISIBLE,
-    XLH_DELETE_ALL_VISIBLE_CLEARED, XLH_DELETE_IS_PARTITION_MOVE, XLH_DELETE_IS_SUPER,
-    XLH_FREEZE_XVAC, XLH_INSERT_ALL_FROZEN_SET, XLH_INSERT_ALL_VISIBLE_CLEARED,
-    XLH_INVALID_XVAC, XLH_LOCK_ALL_FROZEN_CLEARED, XLH_UPDATE_NEW_ALL_VISIBLE_CLEARED,
-    XLH_UPDATE_OLD_ALL_VISIBLE_CLEARED, XLH_UPDATE_PREFIX_FROM_OLD, XLH_UPDATE_SUFFIX_FROM_OLD,
+    SIZE_OF_HEAP_HEADER, VISIBILITYMAP_VALID_BITS, XLHP_CLEANUP_LOCK, XLHP_VM_ALL_FROZEN,
+    XLHP_VM_ALL_VISIBLE, XLH_DELETE_ALL_VISIBLE_CLEARED, XLH_DELETE_IS_PARTITION_MOVE,
+    XLH_DELETE_IS_SUPER, XLH_FREEZE_XVAC, XLH_INSERT_ALL_FROZEN_SET,
+    XLH_INSERT_ALL_VISIBLE_CLEARED, XLH_INVALID_XVAC, XLH_LOCK_ALL_FROZEN_CLEARED,
+    XLH_UPDATE_NEW_ALL_VISIBLE_CLEARED, XLH_UPDATE_OLD_ALL_VISIBLE_CLEARED,
+    XLH_UPDATE_PREFIX_FROM_OLD, XLH_UPDATE_SUFFIX_FROM_OLD,
 };
 use crate::wal::{RelFileLocator, WalRecord};
 
 /// htup_details.h HeapTupleHeaderData: where each field lies.
-const T_XMIN: usize = 0;
-const T_XMAX: usize = 4;
-const T_FIELD3: usize = 8;
-const T_CTID: usize = 12;
-const T_INFOMASK2: usize = 18;
-const T_INFOMASK: usize = 20;
-const T_HOFF: usize = 22;
-/// SizeofHeapTupleHeader.
-const SIZEOF_HEAP_TUPLE_HEADER: usize = 23;
+const XMIN_AT: usize = 0;
+const XMAX_AT: usize = 4;
+const FIELD3_AT: usize = 8;
+const CTID_AT: usize = 12;
+const INFOMASK2_AT: usize = 18;
+const INFOMASK_AT: usize = 20;
+const HOFF_AT: usize = 22;
 
-const HEAP_XMAX_KEYSHR_LOCK: u16 = 0x0010;
+/// htup_details.h: t_cid holds a combo CID.
 const HEAP_COMBOCID: u16 = 0x0020;
-const HEAP_XMAX_EXCL_LOCK: u16 = 0x0040;
-const HEAP_XMAX_LOCK_ONLY: u16 = 0x0080;
-const HEAP_XMIN_FROZEN: u16 = 0x0300;
-const HEAP_XMAX_IS_MULTI: u16 = 0x1000;
-/// HEAP_XMAX_BITS | HEAP_MOVED.
+/// htup_details.h HEAP_XMAX_BITS: every bit about xmax.
 const HEAP_XMAX_BITS: u16 = 0x1CD0;
+/// htup_details.h HEAP_MOVED: MOVED_OFF | MOVED_IN (old VACUUM FULL).
 const HEAP_MOVED: u16 = 0xC000;
-const HEAP_LOCK_MASK: u16 = HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_KEYSHR_LOCK;
+/// htup_details.h: t_infomask2's key-columns-updated bit.
 const HEAP_KEYS_UPDATED: u16 = 0x2000;
-const HEAP_HOT_UPDATED: u16 = 0x4000;
-const FROZEN_TRANSACTION_ID: u32 = 2;
-
-const FORK_VM: u8 = 2;
 
 /// What redo needs to know beyond the record: the WAL's release, and XLogHintBitIsNeeded
 /// (data checksums or wal_log_hints on the server that replays).
@@ -99,7 +98,7 @@ fn tuple_at(page: &[u8], off: u16) -> Result<(usize, usize), RedoError> {
 }
 
 fn set_ctid(page: &mut [u8], t: usize, block: u32, off: u16) {
-    let at = t.saturating_add(T_CTID);
+    let at = t.saturating_add(CTID_AT);
     put16(page, at, (block >> 16) as u16);
     put16(page, at.saturating_add(2), (block & 0xFFFF) as u16);
     put16(page, at.saturating_add(4), off);
@@ -107,7 +106,8 @@ fn set_ctid(page: &mut [u8], t: usize, block: u32, off: u16) {
 
 /// fix_infomask_from_infobits.
 fn fix_infomask(infobits: u8, infomask: &mut u16, infomask2: &mut u16) {
-    *infomask &= !(HEAP_XMAX_IS_MULTI | HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_KEYSHR_LOCK | HEAP_XMAX_EXCL_LOCK);
+    *infomask &=
+        !(HEAP_XMAX_IS_MULTI | HEAP_XMAX_LOCK_ONLY | HEAP_XMAX_KEYSHR_LOCK | HEAP_XMAX_EXCL_LOCK);
     *infomask2 &= !HEAP_KEYS_UPDATED;
     if infobits & 0x01 != 0 {
         *infomask |= HEAP_XMAX_IS_MULTI;
@@ -129,22 +129,22 @@ fn fix_infomask(infobits: u8, infomask: &mut u16, infomask2: &mut u16) {
 /// What delete, update, lock and lock-updated do to the old tuple's xmax side: xmax bits
 /// cleared, then the logged ones set.
 fn set_xmax_bits(page: &mut [u8], t: usize, infobits: u8) -> (u16, u16) {
-    let mut m = io16(page, t.saturating_add(T_INFOMASK)) & !(HEAP_XMAX_BITS | HEAP_MOVED);
-    let mut m2 = io16(page, t.saturating_add(T_INFOMASK2)) & !HEAP_KEYS_UPDATED;
+    let mut m = io16(page, t.saturating_add(INFOMASK_AT)) & !(HEAP_XMAX_BITS | HEAP_MOVED);
+    let mut m2 = io16(page, t.saturating_add(INFOMASK2_AT)) & !HEAP_KEYS_UPDATED;
     fix_infomask(infobits, &mut m, &mut m2);
     (m, m2)
 }
 
 fn put_masks(page: &mut [u8], t: usize, m: u16, m2: u16) {
-    put16(page, t.saturating_add(T_INFOMASK), m);
-    put16(page, t.saturating_add(T_INFOMASK2), m2);
+    put16(page, t.saturating_add(INFOMASK_AT), m);
+    put16(page, t.saturating_add(INFOMASK2_AT), m2);
 }
 
 /// HeapTupleHeaderSetCmax/SetCmin with FirstCommandId: t_cid 0, not a combo CID.
 fn set_cid_first(page: &mut [u8], t: usize) {
-    put32(page, t.saturating_add(T_FIELD3), 0);
-    let m = io16(page, t.saturating_add(T_INFOMASK)) & !HEAP_COMBOCID;
-    put16(page, t.saturating_add(T_INFOMASK), m);
+    put32(page, t.saturating_add(FIELD3_AT), 0);
+    let m = io16(page, t.saturating_add(INFOMASK_AT)) & !HEAP_COMBOCID;
+    put16(page, t.saturating_add(INFOMASK_AT), m);
 }
 
 fn flag_page(page: &mut [u8], set: u16, clear: u16) {
@@ -157,12 +157,12 @@ fn flag_page(page: &mut [u8], set: u16, clear: u16) {
 fn build_tuple(h: rec_heap::TupleHeader, data: &[u8], xid: u32, block: u32, off: u16) -> Vec<u8> {
     let mut t = alloc::vec![0u8; SIZEOF_HEAP_TUPLE_HEADER];
     t.extend_from_slice(data);
-    put16(&mut t, T_INFOMASK2, h.t_infomask2);
-    put16(&mut t, T_INFOMASK, h.t_infomask & !HEAP_COMBOCID);
-    if let Some(b) = t.get_mut(T_HOFF) {
+    put16(&mut t, INFOMASK2_AT, h.t_infomask2);
+    put16(&mut t, INFOMASK_AT, h.t_infomask & !HEAP_COMBOCID);
+    if let Some(b) = t.get_mut(HOFF_AT) {
         *b = h.t_hoff;
     }
-    put32(&mut t, T_XMIN, xid);
+    put32(&mut t, XMIN_AT, xid);
     set_ctid(&mut t, 0, block, off);
     t
 }
@@ -215,11 +215,14 @@ fn vm_clears(rec: &WalRecord<'_>, d: &HeapRecord) -> Vec<(RelFileLocator, u32, u
 /// The map pages a record of the older form changes without naming them: (relation, map
 /// block, heap block, bits to clear). Redo clears them whatever the map page's LSN and leaves
 /// that LSN alone.
-pub fn unregistered_vm_clears(rec: &WalRecord<'_>, block_size: usize) -> Vec<(RelFileLocator, u32, u32, u8)> {
+pub fn unregistered_vm_clears(
+    rec: &WalRecord<'_>,
+    block_size: usize,
+) -> Vec<(RelFileLocator, u32, u32, u8)> {
     if rec.rmid != rec_heap::RM_HEAP_ID && rec.rmid != rec_heap::RM_HEAP2_ID {
         return Vec::new();
     }
-    if rec.blocks.iter().any(|b| b.fork == FORK_VM) {
+    if rec.blocks.iter().any(|b| b.fork == VISIBILITYMAP_FORKNUM) {
         return Vec::new();
     }
     let Ok(d) = decode(rec) else {
@@ -237,13 +240,20 @@ pub fn unregistered_vm_clears(rec: &WalRecord<'_>, block_size: usize) -> Vec<(Re
 /// Applies `rec` to the page of its block reference `block_id`, which needs redo (or was just
 /// zeroed for a block the record initialises). Returns whether the page changed so that the
 /// server would write it.
-pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page: &mut [u8]) -> Result<bool, RedoError> {
+pub fn redo_heap_block(
+    s: &RedoSettings,
+    rec: &WalRecord<'_>,
+    block_id: u8,
+    page: &mut [u8],
+) -> Result<bool, RedoError> {
     let d = decode(rec)?;
-    let b = rec.block_ref(block_id).ok_or_else(|| RedoError::Invalid(String::from("no such block reference")))?;
+    let b = rec
+        .block_ref(block_id)
+        .ok_or_else(|| RedoError::Invalid(String::from("no such block reference")))?;
     let lsn = rec.end_lsn;
     let xid = rec.xid;
     let v = s.version;
-    if b.fork == FORK_VM {
+    if b.fork == VISIBILITYMAP_FORKNUM {
         return redo_vm_block(s, rec, &d, block_id, page);
     }
     let data = rec.block_data(b);
@@ -257,7 +267,8 @@ pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page
             let t = build_tuple(h, body, xid, b.block, *offnum);
             add_item_overwrite(page, &t, *offnum, max_heap_tuples(page.len()))
                 .map_err(|_| RedoError::Invalid(String::from("failed to add tuple")))?;
-            if v >= 19 && is_normal_xid(xid) && h.t_infomask & HEAP_XMIN_FROZEN != HEAP_XMIN_FROZEN {
+            if v >= 19 && is_normal_xid(xid) && h.t_infomask & HEAP_XMIN_FROZEN != HEAP_XMIN_FROZEN
+            {
                 set_prunable(page, xid);
             }
             set_lsn(page, lsn);
@@ -265,17 +276,24 @@ pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page
                 flag_page(page, 0, PD_ALL_VISIBLE);
             }
         }
-        HeapRecord::MultiInsert { flags, ntuples, offsets } => {
+        HeapRecord::MultiInsert {
+            flags,
+            ntuples,
+            offsets,
+        } => {
             let init = rec_heap::is_init(rec.info);
             if init {
                 page_init(page, 0).map_err(invalid)?;
             }
-            let tuples = multi_insert_tuples(data, *ntuples).map_err(|e| RedoError::Invalid(e.0))?;
+            let tuples =
+                multi_insert_tuples(data, *ntuples).map_err(|e| RedoError::Invalid(e.0))?;
             for (i, t) in tuples.iter().enumerate() {
                 let off = if init {
                     u16::try_from(i.saturating_add(1)).map_err(invalid)?
                 } else {
-                    *offsets.get(i).ok_or_else(|| RedoError::Invalid(String::from("offsets")))?
+                    *offsets
+                        .get(i)
+                        .ok_or_else(|| RedoError::Invalid(String::from("offsets")))?
                 };
                 let tuple = build_tuple(t.header, t.data, xid, b.block, off);
                 add_item_overwrite(page, &tuple, off, max_heap_tuples(page.len()))
@@ -294,7 +312,15 @@ pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page
                 set_prunable(page, xid);
             }
         }
-        HeapRecord::Update { hot, old_xmax, old_offnum, old_infobits_set, flags, new_xmax, new_offnum } => {
+        HeapRecord::Update {
+            hot,
+            old_xmax,
+            old_offnum,
+            old_infobits_set,
+            flags,
+            new_xmax,
+            new_offnum,
+        } => {
             let other_old = rec.block_ref(1);
             let new_block = rec.block_ref(0).map_or(b.block, |n| n.block);
             let old_here = block_id == 1 || other_old.is_none();
@@ -309,7 +335,7 @@ pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page
                     m2 &= !HEAP_HOT_UPDATED;
                 }
                 put_masks(page, t, m, m2);
-                put32(page, t.saturating_add(T_XMAX), *old_xmax);
+                put32(page, t.saturating_add(XMAX_AT), *old_xmax);
                 set_cid_first(page, t);
                 set_ctid(page, t, new_block, *new_offnum);
                 if is_normal_xid(xid) {
@@ -342,32 +368,48 @@ pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page
                     suffixlen = usize::from(r16(at)?);
                     at = at.saturating_add(2);
                 }
-                let h = tuple_header(data.get(at..).unwrap_or(&[])).map_err(|e| RedoError::Invalid(e.0))?;
+                let h = tuple_header(data.get(at..).unwrap_or(&[]))
+                    .map_err(|e| RedoError::Invalid(e.0))?;
                 at = at.saturating_add(SIZE_OF_HEAP_HEADER);
                 let rest = data.get(at..).unwrap_or(&[]);
                 let mut body = Vec::new();
                 if prefixlen > 0 || suffixlen > 0 {
-                    let (t, len) = old_tuple.ok_or_else(|| RedoError::Invalid(String::from("prefix or suffix from an old tuple on another page")))?;
-                    let old = page.get(t..t.saturating_add(len)).ok_or_else(|| invalid("old tuple"))?.to_vec();
-                    let hoff = usize::from(*old.get(T_HOFF).unwrap_or(&0));
+                    let (t, len) = old_tuple.ok_or_else(|| {
+                        RedoError::Invalid(String::from(
+                            "prefix or suffix from an old tuple on another page",
+                        ))
+                    })?;
+                    let old = page
+                        .get(t..t.saturating_add(len))
+                        .ok_or_else(|| invalid("old tuple"))?
+                        .to_vec();
+                    let hoff = usize::from(*old.get(HOFF_AT).unwrap_or(&0));
                     if prefixlen > 0 {
-                        let hdr_len = usize::from(h.t_hoff).saturating_sub(SIZEOF_HEAP_TUPLE_HEADER);
-                        let (bitmap, tail) = rest.split_at_checked(hdr_len).ok_or_else(|| invalid("update data"))?;
+                        let hdr_len =
+                            usize::from(h.t_hoff).saturating_sub(SIZEOF_HEAP_TUPLE_HEADER);
+                        let (bitmap, tail) = rest
+                            .split_at_checked(hdr_len)
+                            .ok_or_else(|| invalid("update data"))?;
                         body.extend_from_slice(bitmap);
-                        body.extend_from_slice(old.get(hoff..hoff.saturating_add(prefixlen)).ok_or_else(|| invalid("prefix"))?);
+                        body.extend_from_slice(
+                            old.get(hoff..hoff.saturating_add(prefixlen))
+                                .ok_or_else(|| invalid("prefix"))?,
+                        );
                         body.extend_from_slice(tail);
                     } else {
                         body.extend_from_slice(rest);
                     }
                     if suffixlen > 0 {
-                        let from = len.checked_sub(suffixlen).ok_or_else(|| invalid("suffix"))?;
+                        let from = len
+                            .checked_sub(suffixlen)
+                            .ok_or_else(|| invalid("suffix"))?;
                         body.extend_from_slice(old.get(from..).ok_or_else(|| invalid("suffix"))?);
                     }
                 } else {
                     body.extend_from_slice(rest);
                 }
                 let mut t = build_tuple(h, &body, xid, new_block, *new_offnum);
-                put32(&mut t, T_XMAX, *new_xmax);
+                put32(&mut t, XMAX_AT, *new_xmax);
                 add_item_overwrite(page, &t, *new_offnum, max_heap_tuples(page.len()))
                     .map_err(|_| RedoError::Invalid(String::from("failed to add tuple")))?;
                 if flags & XLH_UPDATE_NEW_ALL_VISIBLE_CLEARED != 0 {
@@ -379,14 +421,19 @@ pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page
                 }
             }
         }
-        HeapRecord::Delete { xmax, offnum, infobits_set, flags } => {
+        HeapRecord::Delete {
+            xmax,
+            offnum,
+            infobits_set,
+            flags,
+        } => {
             let (t, _) = tuple_at(page, *offnum)?;
             let (m, m2) = set_xmax_bits(page, t, *infobits_set);
             put_masks(page, t, m, m2 & !HEAP_HOT_UPDATED);
             if flags & XLH_DELETE_IS_SUPER == 0 {
-                put32(page, t.saturating_add(T_XMAX), *xmax);
+                put32(page, t.saturating_add(XMAX_AT), *xmax);
             } else {
-                put32(page, t.saturating_add(T_XMIN), 0);
+                put32(page, t.saturating_add(XMIN_AT), 0);
             }
             set_cid_first(page, t);
             if is_normal_xid(xid) {
@@ -402,11 +449,17 @@ pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page
             }
             set_lsn(page, lsn);
         }
-        HeapRecord::Lock { xmax, offnum, infobits_set, .. } => {
+        HeapRecord::Lock {
+            xmax,
+            offnum,
+            infobits_set,
+            ..
+        } => {
             let (t, _) = tuple_at(page, *offnum)?;
             let (m, mut m2) = set_xmax_bits(page, t, *infobits_set);
             let locked_only = m & HEAP_XMAX_LOCK_ONLY != 0
-                || m & (HEAP_XMAX_IS_MULTI | HEAP_LOCK_MASK) == HEAP_XMAX_EXCL_LOCK;
+                || m & (HEAP_XMAX_IS_MULTI | HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_KEYSHR_LOCK)
+                    == HEAP_XMAX_EXCL_LOCK;
             if locked_only {
                 m2 &= !HEAP_HOT_UPDATED;
             }
@@ -414,15 +467,20 @@ pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page
             if locked_only {
                 set_ctid(page, t, b.block, *offnum);
             }
-            put32(page, t.saturating_add(T_XMAX), *xmax);
+            put32(page, t.saturating_add(XMAX_AT), *xmax);
             set_cid_first(page, t);
             set_lsn(page, lsn);
         }
-        HeapRecord::LockUpdated { xmax, offnum, infobits_set, .. } => {
+        HeapRecord::LockUpdated {
+            xmax,
+            offnum,
+            infobits_set,
+            ..
+        } => {
             let (t, _) = tuple_at(page, *offnum)?;
             let (m, m2) = set_xmax_bits(page, t, *infobits_set);
             put_masks(page, t, m, m2);
-            put32(page, t.saturating_add(T_XMAX), *xmax);
+            put32(page, t.saturating_add(XMAX_AT), *xmax);
             set_lsn(page, lsn);
         }
         HeapRecord::Confirm { offnum } => {
@@ -432,7 +490,7 @@ pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page
         }
         HeapRecord::Inplace { offnum, .. } => {
             let (t, len) = tuple_at(page, *offnum)?;
-            let hoff = usize::from(*page.get(t.saturating_add(T_HOFF)).unwrap_or(&0));
+            let hoff = usize::from(*page.get(t.saturating_add(HOFF_AT)).unwrap_or(&0));
             if len.checked_sub(hoff) != Some(data.len()) {
                 return Err(RedoError::Invalid(String::from("wrong tuple length")));
             }
@@ -442,18 +500,25 @@ pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page
                 .copy_from_slice(data);
             set_lsn(page, lsn);
         }
-        HeapRecord::Clean { nredirected, ndead, .. } => {
-            let items = rec_heap::prune_items_16(data, *nredirected, *ndead).map_err(|e| RedoError::Invalid(e.0))?;
+        HeapRecord::Clean {
+            nredirected, ndead, ..
+        } => {
+            let items = rec_heap::prune_items_16(data, *nredirected, *ndead)
+                .map_err(|e| RedoError::Invalid(e.0))?;
             prune_execute(page, v, false, &items)?;
             set_lsn(page, lsn);
         }
         HeapRecord::Vacuum { nunused } => {
-            let unused = rec_heap::prune_items_16(data, 0, 0).map_err(|e| RedoError::Invalid(e.0))?.unused;
+            let unused = rec_heap::prune_items_16(data, 0, 0)
+                .map_err(|e| RedoError::Invalid(e.0))?
+                .unused;
             if unused.len() != usize::from(*nunused) {
-                return Err(RedoError::Invalid(String::from("nunused does not match the offsets")));
+                return Err(RedoError::Invalid(String::from(
+                    "nunused does not match the offsets",
+                )));
             }
             for off in unused {
-                write::set_item_id(page, off, 0, write::LP_UNUSED, 0);
+                write::set_item_id(page, off, 0, LP_UNUSED, 0);
             }
             truncate_line_pointer_array(page);
             set_lsn(page, lsn);
@@ -469,8 +534,10 @@ pub fn redo_heap_block(s: &RedoSettings, rec: &WalRecord<'_>, block_id: u8, page
             set_lsn(page, lsn);
         }
         HeapRecord::Prune { flags, .. } => {
-            let items = rec_heap::prune_items_17(data, *flags).map_err(|e| RedoError::Invalid(e.0))?;
-            let do_prune = !items.redirected.is_empty() || !items.dead.is_empty() || !items.unused.is_empty();
+            let items =
+                rec_heap::prune_items_17(data, *flags).map_err(|e| RedoError::Invalid(e.0))?;
+            let do_prune =
+                !items.redirected.is_empty() || !items.dead.is_empty() || !items.unused.is_empty();
             if do_prune {
                 prune_execute(page, v, flags & XLHP_CLEANUP_LOCK == 0, &items)?;
             }
@@ -506,9 +573,19 @@ fn is_normal_xid(xid: u32) -> bool {
 
 /// A map page a record names: VISIBLE's block 0 and 19's prune and multi-insert block 1 set
 /// bits; the newer records' map references clear them.
-fn redo_vm_block(s: &RedoSettings, rec: &WalRecord<'_>, d: &HeapRecord, block_id: u8, page: &mut [u8]) -> Result<bool, RedoError> {
+fn redo_vm_block(
+    s: &RedoSettings,
+    rec: &WalRecord<'_>,
+    d: &HeapRecord,
+    block_id: u8,
+    page: &mut [u8],
+) -> Result<bool, RedoError> {
     let lsn = rec.end_lsn;
-    let heap_ref = |id: u8| rec.block_ref(id).map(|b| b.block).ok_or_else(|| invalid("no heap block reference"));
+    let heap_ref = |id: u8| {
+        rec.block_ref(id)
+            .map(|b| b.block)
+            .ok_or_else(|| invalid("no heap block reference"))
+    };
     let setting = match d {
         HeapRecord::Visible { flags, .. } => Some((heap_ref(1)?, flags & VISIBILITYMAP_VALID_BITS)),
         HeapRecord::Prune { flags, .. } if s.version >= 19 && flags & XLHP_VM_ALL_VISIBLE != 0 => {
@@ -518,8 +595,13 @@ fn redo_vm_block(s: &RedoSettings, rec: &WalRecord<'_>, d: &HeapRecord, block_id
             }
             Some((heap_ref(0)?, vm))
         }
-        HeapRecord::MultiInsert { flags, .. } if s.version >= 19 && flags & XLH_INSERT_ALL_FROZEN_SET != 0 => {
-            Some((heap_ref(0)?, VISIBILITYMAP_ALL_VISIBLE | VISIBILITYMAP_ALL_FROZEN))
+        HeapRecord::MultiInsert { flags, .. }
+            if s.version >= 19 && flags & XLH_INSERT_ALL_FROZEN_SET != 0 =>
+        {
+            Some((
+                heap_ref(0)?,
+                VISIBILITYMAP_ALL_VISIBLE | VISIBILITYMAP_ALL_FROZEN,
+            ))
         }
         _ => None,
     };
@@ -533,7 +615,9 @@ fn redo_vm_block(s: &RedoSettings, rec: &WalRecord<'_>, d: &HeapRecord, block_id
     let map_block = rec.block_ref(block_id).map(|b| b.block);
     let mut changed = false;
     for (_, heap_block, bits) in vm_clears(rec, d) {
-        if vm_position(heap_block, page.len()).map(|p| p.0) == map_block && vm_clear(page, heap_block, bits) {
+        if vm_position(heap_block, page.len()).map(|p| p.0) == map_block
+            && vm_clear(page, heap_block, bits)
+        {
             set_lsn(page, lsn);
             changed = true;
         }
@@ -543,20 +627,31 @@ fn redo_vm_block(s: &RedoSettings, rec: &WalRecord<'_>, d: &HeapRecord, block_id
 
 /// heap_page_prune_execute: redirects, dead and unused line pointers, then the compaction
 /// (17 and later: only the line pointer array's end when the record took no cleanup lock).
-fn prune_execute(page: &mut [u8], version: u32, lp_truncate_only: bool, items: &PruneItems) -> Result<(), RedoError> {
+fn prune_execute(
+    page: &mut [u8],
+    version: u32,
+    lp_truncate_only: bool,
+    items: &PruneItems,
+) -> Result<(), RedoError> {
     let max = write::max_offset(page);
-    let check = |off: u16| if off == 0 || off > max { Err(RedoError::Invalid(format!("invalid offset {off}"))) } else { Ok(()) };
+    let check = |off: u16| {
+        if off == 0 || off > max {
+            Err(RedoError::Invalid(format!("invalid offset {off}")))
+        } else {
+            Ok(())
+        }
+    };
     for &(from, to) in &items.redirected {
         check(from)?;
-        write::set_item_id(page, from, to, write::LP_REDIRECT, 0);
+        write::set_item_id(page, from, to, LP_REDIRECT, 0);
     }
     for &off in &items.dead {
         check(off)?;
-        write::set_item_id(page, off, 0, write::LP_DEAD, 0);
+        write::set_item_id(page, off, 0, LP_DEAD, 0);
     }
     for &off in &items.unused {
         check(off)?;
-        write::set_item_id(page, off, 0, write::LP_UNUSED, 0);
+        write::set_item_id(page, off, 0, LP_UNUSED, 0);
     }
     if lp_truncate_only {
         truncate_line_pointer_array(page);
@@ -571,12 +666,12 @@ fn freeze(page: &mut [u8], plans: &[FreezePlan]) -> Result<(), RedoError> {
     for p in plans {
         for &off in &p.offsets {
             let (t, _) = tuple_at(page, off)?;
-            put32(page, t.saturating_add(T_XMAX), p.xmax);
+            put32(page, t.saturating_add(XMAX_AT), p.xmax);
             if p.frzflags & XLH_FREEZE_XVAC != 0 {
-                put32(page, t.saturating_add(T_FIELD3), FROZEN_TRANSACTION_ID);
+                put32(page, t.saturating_add(FIELD3_AT), FROZEN_TRANSACTION_ID);
             }
             if p.frzflags & XLH_INVALID_XVAC != 0 {
-                put32(page, t.saturating_add(T_FIELD3), 0);
+                put32(page, t.saturating_add(FIELD3_AT), 0);
             }
             put_masks(page, t, p.t_infomask, p.t_infomask2);
         }

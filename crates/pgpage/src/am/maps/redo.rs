@@ -10,7 +10,9 @@ pub fn vm_position(heap_block: u32, block_size: usize) -> Option<(u32, usize, u8
     let per_page = mapsize.checked_mul(4)?;
     let map_block = heap_block.checked_div(per_page)?;
     let within = heap_block.checked_rem(per_page)?;
-    let byte = usize::try_from(within / 4).ok()?.checked_add(SIZE_OF_PAGE_HEADER)?;
+    let byte = usize::try_from(within / 4)
+        .ok()?
+        .checked_add(SIZE_OF_PAGE_HEADER)?;
     let shift = u8::try_from((within % 4).checked_mul(2)?).ok()?;
     Some((map_block, byte, shift))
 }

@@ -39,9 +39,7 @@ pub const XLHP_HAS_NOW_UNUSED_ITEMS: u16 = 1 << 7;
 pub const XLHP_VM_ALL_VISIBLE: u16 = 1 << 8;
 pub const XLHP_VM_ALL_FROZEN: u16 = 1 << 9;
 
-/// visibilitymapdefs.h.
-pub const VISIBILITYMAP_ALL_VISIBLE: u8 = 0x01;
-pub const VISIBILITYMAP_ALL_FROZEN: u8 = 0x02;
+/// visibilitymapdefs.h VISIBILITYMAP_VALID_BITS: all-visible (0x01) and all-frozen (0x02).
 pub const VISIBILITYMAP_VALID_BITS: u8 = 0x03;
 
 /// A record body that does not hold what its type says it does.
@@ -129,7 +127,9 @@ pub fn multi_insert_tuples(b: &[u8], ntuples: u16) -> Result<Vec<MultiInsertTupl
     let mut out = Vec::new();
     let mut at = 0usize;
     for _ in 0..ntuples {
-        at = at.checked_add(at & 1).ok_or_else(|| short("multi-insert data"))?;
+        at = at
+            .checked_add(at & 1)
+            .ok_or_else(|| short("multi-insert data"))?;
         let r = bytes(b, "xl_multi_insert_tuple");
         let datalen = usize::from(r.u16(at)?);
         let header = TupleHeader {
@@ -139,7 +139,9 @@ pub fn multi_insert_tuples(b: &[u8], ntuples: u16) -> Result<Vec<MultiInsertTupl
         };
         let start = at.saturating_add(7);
         let end = start.saturating_add(datalen);
-        let data = b.get(start..end).ok_or_else(|| short("multi-insert tuple data"))?;
+        let data = b
+            .get(start..end)
+            .ok_or_else(|| short("multi-insert tuple data"))?;
         out.push(MultiInsertTuple { header, data });
         at = end;
     }
@@ -178,13 +180,19 @@ pub fn prune_items_16(b: &[u8], nredirected: u16, ndead: u16) -> Result<PruneIte
     let dead_at = usize::from(nredirected).saturating_mul(4);
     let dead = r.u16s(dead_at, usize::from(ndead))?;
     let unused_at = dead_at.saturating_add(usize::from(ndead).saturating_mul(2));
-    let rest = b.len().checked_sub(unused_at).ok_or_else(|| short("prune offsets"))?;
+    let rest = b
+        .len()
+        .checked_sub(unused_at)
+        .ok_or_else(|| short("prune offsets"))?;
     if rest % 2 != 0 {
         return Err(BodyError(String::from("prune offsets end mid-number")));
     }
     let unused = r.u16s(unused_at, rest / 2)?;
     Ok(PruneItems {
-        redirected: pairs.chunks(2).filter_map(|p| Some((*p.first()?, *p.get(1)?))).collect(),
+        redirected: pairs
+            .chunks(2)
+            .filter_map(|p| Some((*p.first()?, *p.get(1)?)))
+            .collect(),
         dead,
         unused,
         plans: Vec::new(),
@@ -203,19 +211,30 @@ pub fn prune_items_17(b: &[u8], flags: u16) -> Result<PruneItems, BodyError> {
         // xlhp_freeze_plans: the plans start at their alignment, 4.
         at = at.saturating_add(4);
         for _ in 0..nplans {
-            plan_heads.push((r.u32(at)?, r.u16(at.saturating_add(4))?, r.u16(at.saturating_add(6))?, r.u8(at.saturating_add(8))?, r.u16(at.saturating_add(10))?));
+            plan_heads.push((
+                r.u32(at)?,
+                r.u16(at.saturating_add(4))?,
+                r.u16(at.saturating_add(6))?,
+                r.u8(at.saturating_add(8))?,
+                r.u16(at.saturating_add(10))?,
+            ));
             at = at.saturating_add(12);
         }
     }
     let items = |at: &mut usize, width: usize| -> Result<Vec<u16>, BodyError> {
         let n = usize::from(r.u16(*at)?);
         let v = r.u16s(at.saturating_add(2), n.saturating_mul(width))?;
-        *at = at.saturating_add(2).saturating_add(n.saturating_mul(width).saturating_mul(2));
+        *at = at
+            .saturating_add(2)
+            .saturating_add(n.saturating_mul(width).saturating_mul(2));
         Ok(v)
     };
     if flags & XLHP_HAS_REDIRECTIONS != 0 {
         let pairs = items(&mut at, 2)?;
-        out.redirected = pairs.chunks(2).filter_map(|p| Some((*p.first()?, *p.get(1)?))).collect();
+        out.redirected = pairs
+            .chunks(2)
+            .filter_map(|p| Some((*p.first()?, *p.get(1)?)))
+            .collect();
     }
     if flags & XLHP_HAS_DEAD_ITEMS != 0 {
         out.dead = items(&mut at, 1)?;
@@ -226,10 +245,18 @@ pub fn prune_items_17(b: &[u8], flags: u16) -> Result<PruneItems, BodyError> {
     for (xmax, t_infomask2, t_infomask, frzflags, ntuples) in plan_heads {
         let offsets = r.u16s(at, usize::from(ntuples))?;
         at = at.saturating_add(usize::from(ntuples).saturating_mul(2));
-        out.plans.push(FreezePlan { xmax, t_infomask2, t_infomask, frzflags, offsets });
+        out.plans.push(FreezePlan {
+            xmax,
+            t_infomask2,
+            t_infomask,
+            frzflags,
+            offsets,
+        });
     }
     if at != b.len() {
-        return Err(BodyError(String::from("prune block data has bytes past its offsets")));
+        return Err(BodyError(String::from(
+            "prune block data has bytes past its offsets",
+        )));
     }
     Ok(out)
 }
@@ -274,8 +301,15 @@ pub fn freeze_plans_16(b: &[u8], nplans: u16) -> Result<Vec<FreezePlan>, BodyErr
 /// A Heap or Heap2 record's main data, by record type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HeapRecord {
-    Insert { offnum: u16, flags: u8 },
-    MultiInsert { flags: u8, ntuples: u16, offsets: Vec<u16> },
+    Insert {
+        offnum: u16,
+        flags: u8,
+    },
+    MultiInsert {
+        flags: u8,
+        ntuples: u16,
+        offsets: Vec<u16>,
+    },
     Update {
         hot: bool,
         old_xmax: u32,
@@ -285,22 +319,65 @@ pub enum HeapRecord {
         new_xmax: u32,
         new_offnum: u16,
     },
-    Delete { xmax: u32, offnum: u16, infobits_set: u8, flags: u8 },
-    Lock { xmax: u32, offnum: u16, infobits_set: u8, flags: u8 },
-    LockUpdated { xmax: u32, offnum: u16, infobits_set: u8, flags: u8 },
-    Confirm { offnum: u16 },
-    Inplace { offnum: u16, invalidations: Option<Invalidations> },
-    Truncate { db_id: u32, flags: u8, relids: Vec<u32> },
+    Delete {
+        xmax: u32,
+        offnum: u16,
+        infobits_set: u8,
+        flags: u8,
+    },
+    Lock {
+        xmax: u32,
+        offnum: u16,
+        infobits_set: u8,
+        flags: u8,
+    },
+    LockUpdated {
+        xmax: u32,
+        offnum: u16,
+        infobits_set: u8,
+        flags: u8,
+    },
+    Confirm {
+        offnum: u16,
+    },
+    Inplace {
+        offnum: u16,
+        invalidations: Option<Invalidations>,
+    },
+    Truncate {
+        db_id: u32,
+        flags: u8,
+        relids: Vec<u32>,
+    },
     /// 13's CLEAN and 14 to 16's PRUNE.
-    Clean { conflict_xid: u32, nredirected: u16, ndead: u16, is_catalog_rel: Option<bool> },
+    Clean {
+        conflict_xid: u32,
+        nredirected: u16,
+        ndead: u16,
+        is_catalog_rel: Option<bool>,
+    },
     /// 14 to 16's VACUUM (a vacuum's second pass).
-    Vacuum { nunused: u16 },
+    Vacuum {
+        nunused: u16,
+    },
     /// 13 to 15 (`ntuples` tuples) and 16 (`nplans` plans, isCatalogRel).
-    FreezePage { conflict_xid: u32, count: u16, is_catalog_rel: Option<bool> },
+    FreezePage {
+        conflict_xid: u32,
+        count: u16,
+        is_catalog_rel: Option<bool>,
+    },
     /// 17's PRUNE_ON_ACCESS, PRUNE_VACUUM_SCAN and PRUNE_VACUUM_CLEANUP.
-    Prune { flags: u16, conflict_xid: Option<u32> },
-    Visible { conflict_xid: u32, flags: u8 },
-    CleanupInfo { conflict_xid: u32 },
+    Prune {
+        flags: u16,
+        conflict_xid: Option<u32>,
+    },
+    Visible {
+        conflict_xid: u32,
+        flags: u8,
+    },
+    CleanupInfo {
+        conflict_xid: u32,
+    },
     NewCid {
         top_xid: u32,
         cmin: u32,
@@ -332,7 +409,12 @@ pub fn is_init(info: u8) -> bool {
 }
 
 /// Decodes a Heap or Heap2 record's main data; None for another resource manager.
-pub fn decode(version: u32, rmid: u8, info: u8, main: &[u8]) -> Option<Result<HeapRecord, BodyError>> {
+pub fn decode(
+    version: u32,
+    rmid: u8,
+    info: u8,
+    main: &[u8],
+) -> Option<Result<HeapRecord, BodyError>> {
     match rmid {
         RM_HEAP_ID => Some(decode_heap(version, info, main)),
         RM_HEAP2_ID => Some(decode_heap2(version, info, main)),
@@ -344,7 +426,10 @@ fn decode_heap(version: u32, info: u8, main: &[u8]) -> Result<HeapRecord, BodyEr
     match opcode(info) {
         0x00 => {
             let r = bytes(main, "xl_heap_insert");
-            Ok(HeapRecord::Insert { offnum: r.u16(0)?, flags: r.u8(2)? })
+            Ok(HeapRecord::Insert {
+                offnum: r.u16(0)?,
+                flags: r.u8(2)?,
+            })
         }
         0x10 => {
             let r = bytes(main, "xl_heap_delete");
@@ -379,7 +464,11 @@ fn decode_heap(version: u32, info: u8, main: &[u8]) -> Result<HeapRecord, BodyEr
                         .and_then(|at| r.u32(at))
                 })
                 .collect::<Result<Vec<u32>, BodyError>>()?;
-            Ok(HeapRecord::Truncate { db_id: r.u32(0)?, flags: r.u8(8)?, relids })
+            Ok(HeapRecord::Truncate {
+                db_id: r.u32(0)?,
+                flags: r.u8(8)?,
+                relids,
+            })
         }
         0x50 => {
             let r = bytes(main, "xl_heap_confirm");
@@ -398,7 +487,10 @@ fn decode_heap(version: u32, info: u8, main: &[u8]) -> Result<HeapRecord, BodyEr
             let r = bytes(main, "xl_heap_inplace");
             let offnum = r.u16(0)?;
             if version < 18 {
-                return Ok(HeapRecord::Inplace { offnum, invalidations: None });
+                return Ok(HeapRecord::Inplace {
+                    offnum,
+                    invalidations: None,
+                });
             }
             let nmsgs = r.u32(16)?;
             let msgs = (0..nmsgs)
@@ -407,7 +499,11 @@ fn decode_heap(version: u32, info: u8, main: &[u8]) -> Result<HeapRecord, BodyEr
                         .ok()
                         .and_then(|i| i.checked_mul(16)?.checked_add(20))
                         .ok_or_else(|| short("xl_heap_inplace"))?;
-                    Ok((i8::from_le_bytes([r.u8(at)?]), r.u32(at.saturating_add(4))?, r.u32(at.saturating_add(8))?))
+                    Ok((
+                        i8::from_le_bytes([r.u8(at)?]),
+                        r.u32(at.saturating_add(4))?,
+                        r.u32(at.saturating_add(8))?,
+                    ))
                 })
                 .collect::<Result<Vec<_>, BodyError>>()?;
             Ok(HeapRecord::Inplace {
@@ -432,17 +528,27 @@ fn decode_heap2(version: u32, info: u8, main: &[u8]) -> Result<HeapRecord, BodyE
                 conflict_xid: r.u32(0)?,
                 nredirected: r.u16(4)?,
                 ndead: r.u16(6)?,
-                is_catalog_rel: if version == 16 { Some(r.u8(8)? != 0) } else { None },
+                is_catalog_rel: if version == 16 {
+                    Some(r.u8(8)? != 0)
+                } else {
+                    None
+                },
             })
         }
         0x20 if version == 13 => {
             let r = bytes(main, "xl_heap_freeze_page");
-            Ok(HeapRecord::FreezePage { conflict_xid: r.u32(0)?, count: r.u16(4)?, is_catalog_rel: None })
+            Ok(HeapRecord::FreezePage {
+                conflict_xid: r.u32(0)?,
+                count: r.u16(4)?,
+                is_catalog_rel: None,
+            })
         }
         0x30 if version == 13 => {
             // xl_heap_cleanup_info: RelFileNode, then latestRemovedXid.
             let r = bytes(main, "xl_heap_cleanup_info");
-            Ok(HeapRecord::CleanupInfo { conflict_xid: r.u32(12)? })
+            Ok(HeapRecord::CleanupInfo {
+                conflict_xid: r.u32(12)?,
+            })
         }
         0x20 if version <= 16 => {
             let r = bytes(main, "xl_heap_vacuum");
@@ -453,7 +559,11 @@ fn decode_heap2(version: u32, info: u8, main: &[u8]) -> Result<HeapRecord, BodyE
             Ok(HeapRecord::FreezePage {
                 conflict_xid: r.u32(0)?,
                 count: r.u16(4)?,
-                is_catalog_rel: if version == 16 { Some(r.u8(6)? != 0) } else { None },
+                is_catalog_rel: if version == 16 {
+                    Some(r.u8(6)? != 0)
+                } else {
+                    None
+                },
             })
         }
         0x10..=0x30 => {
@@ -468,11 +578,17 @@ fn decode_heap2(version: u32, info: u8, main: &[u8]) -> Result<HeapRecord, BodyE
             } else {
                 None
             };
-            Ok(HeapRecord::Prune { flags, conflict_xid })
+            Ok(HeapRecord::Prune {
+                flags,
+                conflict_xid,
+            })
         }
         0x40 if version <= 18 => {
             let r = bytes(main, "xl_heap_visible");
-            Ok(HeapRecord::Visible { conflict_xid: r.u32(0)?, flags: r.u8(4)? })
+            Ok(HeapRecord::Visible {
+                conflict_xid: r.u32(0)?,
+                flags: r.u8(4)?,
+            })
         }
         0x50 => {
             let r = bytes(main, "xl_heap_multi_insert");
@@ -482,7 +598,11 @@ fn decode_heap2(version: u32, info: u8, main: &[u8]) -> Result<HeapRecord, BodyE
             } else {
                 r.u16s(4, usize::from(ntuples))?
             };
-            Ok(HeapRecord::MultiInsert { flags: r.u8(0)?, ntuples, offsets })
+            Ok(HeapRecord::MultiInsert {
+                flags: r.u8(0)?,
+                ntuples,
+                offsets,
+            })
         }
         0x60 => {
             let r = bytes(main, "xl_heap_lock_updated");
@@ -501,7 +621,10 @@ fn decode_heap2(version: u32, info: u8, main: &[u8]) -> Result<HeapRecord, BodyE
                 cmax: r.u32(8)?,
                 combocid: r.u32(12)?,
                 locator: (r.u32(16)?, r.u32(20)?, r.u32(24)?),
-                tid: ((u32::from(r.u16(28)?) << 16) | u32::from(r.u16(30)?), r.u16(32)?),
+                tid: (
+                    (u32::from(r.u16(28)?) << 16) | u32::from(r.u16(30)?),
+                    r.u16(32)?,
+                ),
             })
         }
         op => Err(BodyError(format!("unknown Heap2 record type 0x{op:02X}"))),
@@ -593,9 +716,17 @@ fn desc(rec: &WalRecord<'_>, d: &HeapRecord) -> Result<String, BodyError> {
     Ok(match d {
         HeapRecord::Insert { offnum, flags } if old => format!("off {offnum} flags 0x{flags:02X}"),
         HeapRecord::Insert { offnum, flags } => format!("off: {offnum}, flags: 0x{flags:02X}"),
-        HeapRecord::Delete { xmax, offnum, infobits_set, flags } => {
+        HeapRecord::Delete {
+            xmax,
+            offnum,
+            infobits_set,
+            flags,
+        } => {
             if old {
-                format!("off {offnum} flags 0x{flags:02X} {}", infobits_15(*infobits_set))
+                format!(
+                    "off {offnum} flags 0x{flags:02X} {}",
+                    infobits_15(*infobits_set)
+                )
             } else {
                 format!(
                     "xmax: {xmax}, off: {offnum}, {}, flags: 0x{flags:02X}",
@@ -603,7 +734,15 @@ fn desc(rec: &WalRecord<'_>, d: &HeapRecord) -> Result<String, BodyError> {
                 )
             }
         }
-        HeapRecord::Update { old_xmax, old_offnum, old_infobits_set, flags, new_xmax, new_offnum, .. } => {
+        HeapRecord::Update {
+            old_xmax,
+            old_offnum,
+            old_infobits_set,
+            flags,
+            new_xmax,
+            new_offnum,
+            ..
+        } => {
             if old {
                 format!(
                     "off {old_offnum} xmax {old_xmax} flags 0x{flags:02X} {}; new off {new_offnum} xmax {new_xmax}",
@@ -648,9 +787,17 @@ fn desc(rec: &WalRecord<'_>, d: &HeapRecord) -> Result<String, BodyError> {
         }
         HeapRecord::Confirm { offnum } if old => format!("off {offnum}"),
         HeapRecord::Confirm { offnum } => format!("off: {offnum}"),
-        HeapRecord::Lock { xmax, offnum, infobits_set, flags } => {
+        HeapRecord::Lock {
+            xmax,
+            offnum,
+            infobits_set,
+            flags,
+        } => {
             if old {
-                format!("off {offnum}: xid {xmax}: flags 0x{flags:02X} {}", infobits_15(*infobits_set))
+                format!(
+                    "off {offnum}: xid {xmax}: flags 0x{flags:02X} {}",
+                    infobits_15(*infobits_set)
+                )
             } else {
                 format!(
                     "xmax: {xmax}, off: {offnum}, {}, flags: 0x{flags:02X}",
@@ -659,16 +806,26 @@ fn desc(rec: &WalRecord<'_>, d: &HeapRecord) -> Result<String, BodyError> {
             }
         }
         HeapRecord::Inplace { offnum, .. } if old => format!("off {offnum}"),
-        HeapRecord::Inplace { offnum, invalidations } => {
+        HeapRecord::Inplace {
+            offnum,
+            invalidations,
+        } => {
             let mut s = format!("off: {offnum}");
             if let Some(inv) = invalidations.as_ref().filter(|i| !i.msgs.is_empty()) {
                 s.push_str(&invalidations_desc(inv));
             }
             s
         }
-        HeapRecord::Clean { conflict_xid, nredirected, ndead, .. } => match v {
+        HeapRecord::Clean {
+            conflict_xid,
+            nredirected,
+            ndead,
+            ..
+        } => match v {
             13 => format!("remxid {conflict_xid}"),
-            14 | 15 => format!("latestRemovedXid {conflict_xid} nredirected {nredirected} ndead {ndead}"),
+            14 | 15 => {
+                format!("latestRemovedXid {conflict_xid} nredirected {nredirected} ndead {ndead}")
+            }
             _ => {
                 let mut s = format!("snapshotConflictHorizon: {conflict_xid}, nredirected: {nredirected}, ndead: {ndead}");
                 if let Some(data) = block0_data(rec) {
@@ -693,27 +850,46 @@ fn desc(rec: &WalRecord<'_>, d: &HeapRecord) -> Result<String, BodyError> {
             }
             s
         }
-        HeapRecord::FreezePage { conflict_xid, count, .. } if old => {
+        HeapRecord::FreezePage {
+            conflict_xid,
+            count,
+            ..
+        } if old => {
             format!("cutoff xid {conflict_xid} ntuples {count}")
         }
-        HeapRecord::FreezePage { conflict_xid, count, .. } => {
+        HeapRecord::FreezePage {
+            conflict_xid,
+            count,
+            ..
+        } => {
             let mut s = format!("snapshotConflictHorizon: {conflict_xid}, nplans: {count}");
             if let Some(data) = block0_data(rec) {
-                s.push_str(&format!(", plans:{}", plans(&freeze_plans_16(data, *count)?)));
+                s.push_str(&format!(
+                    ", plans:{}",
+                    plans(&freeze_plans_16(data, *count)?)
+                ));
             }
             s
         }
-        HeapRecord::Prune { flags, conflict_xid } => {
+        HeapRecord::Prune {
+            flags,
+            conflict_xid,
+        } => {
             let mut s = String::new();
             if let Some(x) = conflict_xid {
                 s.push_str(&format!("snapshotConflictHorizon: {x}"));
             }
-            s.push_str(&format!(", isCatalogRel: {}", tf(flags & XLHP_IS_CATALOG_REL != 0)));
+            s.push_str(&format!(
+                ", isCatalogRel: {}",
+                tf(flags & XLHP_IS_CATALOG_REL != 0)
+            ));
             if v >= 19 && flags & XLHP_VM_ALL_VISIBLE != 0 {
-                let mut vm = VISIBILITYMAP_ALL_VISIBLE;
-                if flags & XLHP_VM_ALL_FROZEN != 0 {
-                    vm |= VISIBILITYMAP_ALL_FROZEN;
-                }
+                // All-visible, and all-frozen with it.
+                let vm: u8 = if flags & XLHP_VM_ALL_FROZEN != 0 {
+                    0x03
+                } else {
+                    0x01
+                };
                 s.push_str(&format!(", vm_flags: 0x{vm:02X}"));
             }
             if let Some(data) = block0_data(rec) {
@@ -740,23 +916,30 @@ fn desc(rec: &WalRecord<'_>, d: &HeapRecord) -> Result<String, BodyError> {
             }
             s
         }
-        HeapRecord::Visible { conflict_xid, flags } if old => {
+        HeapRecord::Visible {
+            conflict_xid,
+            flags,
+        } if old => {
             format!("cutoff xid {conflict_xid} flags 0x{flags:02X}")
         }
-        HeapRecord::Visible { conflict_xid, flags } => {
+        HeapRecord::Visible {
+            conflict_xid,
+            flags,
+        } => {
             format!("snapshotConflictHorizon: {conflict_xid}, flags: 0x{flags:02X}")
         }
         HeapRecord::CleanupInfo { conflict_xid } => format!("remxid {conflict_xid}"),
-        HeapRecord::MultiInsert { flags, ntuples, offsets: offs } => {
+        HeapRecord::MultiInsert {
+            flags,
+            ntuples,
+            offsets: offs,
+        } => {
             if old {
                 format!("{ntuples} tuples flags 0x{flags:02X}")
             } else {
                 let mut s = format!("ntuples: {ntuples}, flags: 0x{flags:02X}");
                 if v >= 19 && flags & XLH_INSERT_ALL_FROZEN_SET != 0 {
-                    s.push_str(&format!(
-                        ", vm_flags: 0x{:02X}",
-                        VISIBILITYMAP_ALL_VISIBLE | VISIBILITYMAP_ALL_FROZEN
-                    ));
+                    s.push_str(&format!(", vm_flags: 0x{VISIBILITYMAP_VALID_BITS:02X}"));
                 }
                 if block0_data(rec).is_some() && !is_init(rec.info) {
                     s.push_str(&format!(", offsets:{}", offsets(offs)));
@@ -764,9 +947,17 @@ fn desc(rec: &WalRecord<'_>, d: &HeapRecord) -> Result<String, BodyError> {
                 s
             }
         }
-        HeapRecord::LockUpdated { xmax, offnum, infobits_set, flags } => {
+        HeapRecord::LockUpdated {
+            xmax,
+            offnum,
+            infobits_set,
+            flags,
+        } => {
             if old {
-                format!("off {offnum}: xmax {xmax}: flags 0x{flags:02X} {}", infobits_15(*infobits_set))
+                format!(
+                    "off {offnum}: xmax {xmax}: flags 0x{flags:02X} {}",
+                    infobits_15(*infobits_set)
+                )
             } else {
                 format!(
                     "xmax: {xmax}, off: {offnum}, {}, flags: 0x{flags:02X}",
@@ -774,7 +965,14 @@ fn desc(rec: &WalRecord<'_>, d: &HeapRecord) -> Result<String, BodyError> {
                 )
             }
         }
-        HeapRecord::NewCid { cmin, cmax, combocid, locator, tid, .. } => {
+        HeapRecord::NewCid {
+            cmin,
+            cmax,
+            combocid,
+            locator,
+            tid,
+            ..
+        } => {
             if old {
                 format!(
                     "rel {}/{}/{}; tid {}/{}; cmin: {cmin}, cmax: {cmax}, combo: {combocid}",
@@ -795,7 +993,10 @@ fn desc(rec: &WalRecord<'_>, d: &HeapRecord) -> Result<String, BodyError> {
 fn invalidations_desc(inv: &Invalidations) -> String {
     let mut s = String::new();
     if inv.relcache_init_file_inval {
-        s.push_str(&format!("; relcache init file inval dbid {} tsid {}", inv.db_id, inv.ts_id));
+        s.push_str(&format!(
+            "; relcache init file inval dbid {} tsid {}",
+            inv.db_id, inv.ts_id
+        ));
     }
     s.push_str("; inval msgs:");
     for &(id, _db, oid) in &inv.msgs {

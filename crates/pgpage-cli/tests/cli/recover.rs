@@ -1,0 +1,325 @@
+//! `pgpage recover` held against the server's own crash recovery, on every version: a cluster
+//! crashed (`pg_ctl stop -m immediate`) after a workload of every heap record kind is copied
+//! twice; the server recovers one copy, pgpage the other, and every heap and visibility-map
+//! page pgpage writes must equal the server's in every byte. Then damaged blocks of the
+//! crashed copy rebuilt from the WAL's images alone.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::thread;
+use std::time::Duration;
+
+use crate::common::{json, ok, pgpage, psql_at, run_pg, Cluster};
+
+fn copy_dir(from: &Path, to: &Path) {
+    ok(
+        Command::new("cp")
+            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
+            .output()
+            .unwrap(),
+        "cp -a",
+    );
+}
+
+/// The header field a byte offset of a page falls in (bufpage.h PageHeaderData), else "body".
+fn field(offset: usize) -> &'static str {
+    match offset {
+        0..=7 => "pd_lsn",
+        8..=9 => "pd_checksum",
+        10..=11 => "pd_flags",
+        12..=13 => "pd_lower",
+        14..=15 => "pd_upper",
+        16..=17 => "pd_special",
+        18..=19 => "pd_pagesize_version",
+        20..=23 => "pd_prune_xid",
+        _ => "body (line pointers, tuples or map bits)",
+    }
+}
+
+/// Every block of `ours` against the same block of `theirs`: one line per block that differs,
+/// naming its first differing byte and the field that holds it.
+fn differences(what: &str, ours: &[u8], theirs: &[u8]) -> Vec<String> {
+    let blocks = ours.len().max(theirs.len()).div_ceil(8192);
+    let mut out = Vec::new();
+    for b in 0..blocks {
+        let page = |f: &[u8]| f.get(b * 8192..(b + 1) * 8192).map(<[u8]>::to_vec);
+        let (o, t) = (page(ours), page(theirs));
+        if o != t {
+            let (o, t) = (o.unwrap_or_default(), t.unwrap_or_default());
+            let first = (0..o.len().min(t.len()))
+                .find(|&i| o[i] != t[i])
+                .unwrap_or(o.len().min(t.len()));
+            out.push(format!(
+                "{what} block {b}: first differing byte {first} ({}), ours {:02x?} server {:02x?}",
+                field(first),
+                o.get(first..first + 8).unwrap_or(&[]),
+                t.get(first..first + 8).unwrap_or(&[])
+            ));
+        }
+    }
+    out
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Starts a copied data directory on the cluster's socket and port, lets the server finish
+/// its crash recovery, and stops it cleanly.
+fn server_recovers(c: &Cluster, dir: &Path) {
+    let opts = format!(
+        "-k {} -p {} -c listen_addresses='' -c fsync=off -c autovacuum=off",
+        c.root.display(),
+        c.port
+    );
+    let log = c.root.join("recovery.log");
+    let d = dir.to_str().unwrap();
+    ok(
+        run_pg(
+            &c.bin,
+            "pg_ctl",
+            &[
+                "-D",
+                d,
+                "-o",
+                &opts,
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "start",
+            ],
+        ),
+        "pg_ctl start of the crashed copy",
+    );
+    ok(
+        run_pg(&c.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
+        "pg_ctl stop",
+    );
+}
+
+fn recover_matches_the_servers_own_recovery(version: u32) {
+    let c = Cluster::start(version);
+    c.psql(&[
+        "create table t (id int, v text, big text) with (autovacuum_enabled = off)",
+        "insert into t select g, 'v' || g from generate_series(1, 500) g",
+        "checkpoint",
+    ]);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    let indexes: BTreeSet<String> = c
+        .psql(&["select pg_relation_filepath(oid) from pg_class where relkind = 'i'"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    c.psql(&[
+        "insert into t select g, 'w' || g from generate_series(501, 800) g",
+        "copy t (id) from program 'seq 801 1500'",
+        "update t set v = v || 'h' where id % 7 = 0",
+        "update t set id = id + 10000 where id % 11 = 0",
+        "delete from t where id % 13 = 0",
+        "insert into t values (5000, 'toast', (select string_agg(md5(g::text), '') from generate_series(1, 400) g))",
+        "vacuum t",
+        "update t set v = 'x' where id between 20 and 40",
+        "vacuum freeze t",
+    ]);
+    // Two transactions share a row lock: the second makes its xmax a multixact.
+    let (root, port) = (c.root.clone(), c.port.clone());
+    let first = thread::spawn(move || {
+        psql_at(
+            &root,
+            &port,
+            "postgres",
+            &[
+                "begin",
+                "select count(*) from (select * from t where id < 5 for share) s",
+                "select pg_sleep(2)",
+                "commit",
+            ],
+        )
+    });
+    thread::sleep(Duration::from_millis(700));
+    c.psql(&[
+        "begin",
+        "select count(*) from (select * from t where id < 5 for share) s",
+        "commit",
+    ]);
+    ok(first.join().unwrap(), "the first share lock");
+    c.psql(&[
+        "delete from t where id between 100 and 110",
+        "insert into t values (1, 'again')",
+    ]);
+    ok(
+        c.pg_ctl(&["-m", "immediate", "-w", "stop"]),
+        "pg_ctl stop -m immediate",
+    );
+    let (a, b) = (c.root.join("A"), c.root.join("B"));
+    copy_dir(&c.data, &a);
+    copy_dir(&c.data, &b);
+    server_recovers(&c, &a);
+    let before = fs::read(b.join(&rel)).unwrap();
+
+    let overlay = c.root.join("overlay");
+    let out = pgpage(&[
+        "recover",
+        "--all",
+        "--json",
+        "--out",
+        overlay.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report = json(&out);
+    assert_eq!(
+        fs::read(b.join(&rel)).unwrap(),
+        before,
+        "PATH is never written"
+    );
+    // What is not recovered: index blocks, each named with its B-tree record.
+    let blocks = report["blocks"].as_array().unwrap();
+    for blk in blocks.iter().filter(|b| !b["recovered"].as_bool().unwrap()) {
+        let path = blk["path"].as_str().unwrap();
+        let reason = blk["reason"].as_str().unwrap();
+        assert!(indexes.contains(path), "{path} is not an index: {reason}");
+        assert!(reason.contains("Btree/"), "{reason}");
+        assert!(stderr.contains(path), "{stderr}");
+    }
+    assert_eq!(
+        out.status.code(),
+        Some(if report["summary"]["not_recovered"] == 0 {
+            0
+        } else {
+            1
+        })
+    );
+    // Every heap record kind of the workload was replayed.
+    let applied: BTreeSet<String> = blocks
+        .iter()
+        .flat_map(|b| b["applied"].as_array().unwrap())
+        .map(|a| {
+            format!(
+                "{}/{}",
+                a["rmgr"].as_str().unwrap(),
+                a["record"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let prune = match version {
+        13 => "Heap2/CLEAN",
+        14..=16 => "Heap2/PRUNE",
+        _ => "Heap2/PRUNE_VACUUM_SCAN",
+    };
+    let mut kinds = vec![
+        "Heap/INSERT",
+        "Heap/UPDATE",
+        "Heap/HOT_UPDATE",
+        "Heap/DELETE",
+        "Heap/LOCK",
+        "Heap2/MULTI_INSERT+INIT",
+        prune,
+    ];
+    if version <= 18 {
+        kinds.push("Heap2/VISIBLE");
+    }
+    for kind in kinds {
+        assert!(applied.contains(kind), "no {kind} replayed: {applied:?}");
+    }
+    let multixact = blocks
+        .iter()
+        .flat_map(|b| b["applied"].as_array().unwrap())
+        .any(|a| a["record"] == "LOCK" && a["desc"].as_str().unwrap().contains("IS_MULTI"));
+    assert!(multixact, "no row lock by a multixact was replayed");
+
+    // Every main and visibility-map fork pgpage wrote equals the server's, block by block.
+    let mut compared = 0;
+    let mut diffs = Vec::new();
+    let mut wrote = BTreeSet::new();
+    for f in files_under(&overlay) {
+        let relpath = f
+            .strip_prefix(&overlay)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned();
+        wrote.insert(relpath.clone());
+        if relpath.contains("_fsm") {
+            continue;
+        }
+        let ours = fs::read(&f).unwrap();
+        let theirs = fs::read(a.join(&relpath)).unwrap_or_default();
+        compared += ours.len().max(theirs.len()) / 8192;
+        diffs.extend(differences(&relpath, &ours, &theirs));
+    }
+    assert!(
+        wrote.contains(&rel) && wrote.contains(&format!("{rel}_vm")),
+        "{wrote:?}"
+    );
+    assert!(compared > 20, "only {compared} blocks compared");
+    assert!(
+        diffs.is_empty(),
+        "{} of {compared} blocks differ:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+
+    // Damaged blocks of the crashed copy, rebuilt from the WAL's images alone: a page whose
+    // checksum fails (chosen as a problem page) and a zeroed one (chosen by --block).
+    let damaged = c.root.join("damaged");
+    copy_dir(&b, &damaged);
+    let file = damaged.join(&rel);
+    let mut bytes = fs::read(&file).unwrap();
+    bytes[2 * 8192 + 4000..2 * 8192 + 4010].fill(0x55);
+    bytes[8192..2 * 8192].fill(0);
+    fs::write(&file, &bytes).unwrap();
+    let server = fs::read(a.join(&rel)).unwrap();
+    for (args, block) in [(vec![], 2usize), (vec!["--block", "1"], 1)] {
+        let new = c.root.join(format!("rebuilt{block}"));
+        let mut all = vec!["recover", "--json", "--out", new.to_str().unwrap()];
+        all.extend(args);
+        all.push(file.to_str().unwrap());
+        let out = pgpage(&all);
+        let report = json(&out);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got = &report["blocks"][0];
+        assert_eq!(report["summary"]["blocks"], 1, "{report}");
+        assert_eq!(got["block"], block);
+        assert_eq!(got["start"]["source"], "wal_image");
+        let rebuilt = fs::read(&new).unwrap();
+        let d = differences(
+            &rel,
+            &rebuilt[block * 8192..(block + 1) * 8192],
+            &server[block * 8192..(block + 1) * 8192],
+        );
+        assert!(
+            d.is_empty(),
+            "block {block} rebuilt from images: {}",
+            d.join("\n")
+        );
+        for other in (0..bytes.len() / 8192).filter(|&o| o != block) {
+            assert_eq!(
+                rebuilt[other * 8192..(other + 1) * 8192],
+                bytes[other * 8192..(other + 1) * 8192],
+                "block {other} was not chosen"
+            );
+        }
+    }
+}
+
+each_version!(recover_matches_the_servers_own_recovery);
