@@ -4,14 +4,14 @@
 //! page pgpage writes must equal the server's in every byte. Then damaged blocks of the
 //! crashed copy rebuilt from the WAL's images alone.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::thread;
 use std::time::Duration;
 
-use crate::common::{json, ok, pgpage, psql_at, run_pg, Cluster};
+use crate::common::{bin_dir, json, ok, pg18_tools, pgpage, psql_at, run_pg, Cluster};
 
 fn copy_dir(from: &Path, to: &Path) {
     ok(
@@ -75,15 +75,15 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Starts a copied data directory on the cluster's socket and port, lets the server finish
-/// its crash recovery, and stops it cleanly.
-fn server_recovers(c: &Cluster, dir: &Path) {
+/// Starts a copied data directory on the cluster's socket and port (the server finishes any
+/// crash recovery first), runs `sql` on it unless empty, and stops it cleanly.
+fn run_copy(c: &Cluster, dir: &Path, sql: &[&str]) -> String {
     let opts = format!(
         "-k {} -p {} -c listen_addresses='' -c fsync=off -c autovacuum=off",
         c.root.display(),
         c.port
     );
-    let log = c.root.join("recovery.log");
+    let log = c.root.join("copy.log");
     let d = dir.to_str().unwrap();
     ok(
         run_pg(
@@ -100,12 +100,99 @@ fn server_recovers(c: &Cluster, dir: &Path) {
                 "start",
             ],
         ),
-        "pg_ctl start of the crashed copy",
+        "pg_ctl start of a copy",
     );
+    let out = if sql.is_empty() {
+        String::new()
+    } else {
+        ok(psql_at(&c.root, &c.port, "postgres", sql), &sql.join("; "))
+    };
     ok(
         run_pg(&c.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
         "pg_ctl stop",
     );
+    out
+}
+
+fn lsn(text: &str) -> u64 {
+    let (hi, lo) = text.split_once('/').unwrap();
+    (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap()
+}
+
+/// What the version's own tools print for each Heap and Heap2 record from `from` on, by LSN:
+/// pg_waldump's record type and `desc: ` text (15, 18, 19) or pg_walinspect's (16, 17). None
+/// where no such tool is at hand (13, 14).
+fn server_descriptions(
+    c: &Cluster,
+    version: u32,
+    crashed: &Path,
+    recovered: &Path,
+    from: u64,
+) -> Option<BTreeMap<u64, (String, String)>> {
+    let mut out = BTreeMap::new();
+    match version {
+        16 | 17 => {
+            let copy = c.root.join("walinspect");
+            copy_dir(recovered, &copy);
+            let from = format!("{:X}/{:X}", from >> 32, from & 0xFFFF_FFFF);
+            let rows = run_copy(
+                c,
+                &copy,
+                &[
+                    "create extension pg_walinspect",
+                    &format!(
+                        "select start_lsn, record_type, description from pg_get_wal_records_info('{from}', pg_current_wal_lsn()) where resource_manager in ('Heap', 'Heap2')"
+                    ),
+                ],
+            );
+            for row in rows.lines() {
+                let mut cols = row.splitn(3, '|');
+                let (l, rec, desc) = (
+                    cols.next().unwrap(),
+                    cols.next().unwrap(),
+                    cols.next().unwrap(),
+                );
+                out.insert(lsn(l), (rec.to_owned(), desc.to_owned()));
+            }
+        }
+        15 | 18 | 19 => {
+            let bin = match version {
+                15 => PathBuf::from(bin_dir(15)),
+                18 => pg18_tools()?,
+                _ => PathBuf::from(bin_dir(19)),
+            };
+            let wal = crashed.join("pg_wal");
+            let first = fs::read_dir(&wal)
+                .unwrap()
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| n.len() == 24)
+                .min()
+                .unwrap();
+            let dump = Command::new(bin.join("pg_waldump"))
+                .args(["-p", wal.to_str().unwrap(), &first])
+                .output()
+                .unwrap();
+            for line in String::from_utf8_lossy(&dump.stdout).lines() {
+                if !line.starts_with("rmgr: Heap") {
+                    continue;
+                }
+                let l = line
+                    .split("lsn: ")
+                    .nth(1)
+                    .unwrap()
+                    .split(',')
+                    .next()
+                    .unwrap();
+                let desc = line.split_once("desc: ").unwrap().1;
+                let desc = desc.split(", blkref #").next().unwrap();
+                let (rec, text) = desc.split_once(' ').unwrap_or((desc, ""));
+                out.insert(lsn(l), (rec.to_owned(), text.to_owned()));
+            }
+        }
+        _ => return None,
+    }
+    assert!(!out.is_empty(), "the server's tools listed no heap record");
+    Some(out)
 }
 
 fn recover_matches_the_servers_own_recovery(version: u32) {
@@ -168,7 +255,7 @@ fn recover_matches_the_servers_own_recovery(version: u32) {
     let (a, b) = (c.root.join("A"), c.root.join("B"));
     copy_dir(&c.data, &a);
     copy_dir(&c.data, &b);
-    server_recovers(&c, &a);
+    run_copy(&c, &a, &[]);
     let before = fs::read(b.join(&rel)).unwrap();
 
     let overlay = c.root.join("overlay");
@@ -241,6 +328,31 @@ fn recover_matches_the_servers_own_recovery(version: u32) {
         .flat_map(|b| b["applied"].as_array().unwrap())
         .any(|a| a["record"] == "LOCK" && a["desc"].as_str().unwrap().contains("IS_MULTI"));
     assert!(multixact, "no row lock by a multixact was replayed");
+    // Each replayed record described as the version's pg_waldump or pg_walinspect does.
+    let heap_applied: BTreeMap<u64, (String, String)> = blocks
+        .iter()
+        .flat_map(|b| b["applied"].as_array().unwrap())
+        .filter(|a| a["rmgr"].as_str().unwrap().starts_with("Heap"))
+        .map(|a| {
+            let text = |k: &str| a[k].as_str().unwrap().to_owned();
+            (lsn(&text("lsn")), (text("record"), text("desc")))
+        })
+        .collect();
+    let first = *heap_applied.keys().next().unwrap();
+    if let Some(server) = server_descriptions(&c, version, &b, &a, first) {
+        let wrong: Vec<String> = heap_applied
+            .iter()
+            .filter(|(l, ours)| server.get(l) != Some(ours))
+            .map(|(l, ours)| format!("{l:X}: ours {ours:?}, server {:?}", server.get(l)))
+            .collect();
+        assert!(
+            wrong.is_empty(),
+            "{} of {} descriptions differ:\n{}",
+            wrong.len(),
+            heap_applied.len(),
+            wrong.join("\n")
+        );
+    }
 
     // Every main and visibility-map fork pgpage wrote equals the server's, block by block.
     let mut compared = 0;
