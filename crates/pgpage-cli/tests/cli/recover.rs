@@ -1,7 +1,7 @@
 //! `pgpage recover` held against the server's own crash recovery, on every version: a cluster
 //! crashed (`pg_ctl stop -m immediate`) after a workload of every heap record kind is copied
-//! twice; the server recovers one copy, pgpage the other, and every heap and visibility-map
-//! page pgpage writes must equal the server's in every byte. Then damaged blocks of the
+//! twice; the server recovers one copy, pgpage the other, and every heap, visibility-map and
+//! free-space-map page pgpage writes must equal the server's in every byte. Then damaged blocks of the
 //! crashed copy rebuilt from the WAL's images alone.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -388,7 +388,8 @@ fn crash_and_compare(c: Cluster, version: u32, also: impl FnOnce(&Path)) {
         );
     }
 
-    // Every main and visibility-map fork pgpage wrote equals the server's, block by block.
+    // Every file pgpage wrote (main, visibility-map and free-space-map forks) equals the
+    // server's, block by block.
     let mut compared = 0;
     let mut diffs = Vec::new();
     let mut wrote = BTreeSet::new();
@@ -400,16 +401,15 @@ fn crash_and_compare(c: Cluster, version: u32, also: impl FnOnce(&Path)) {
             .unwrap()
             .to_owned();
         wrote.insert(relpath.clone());
-        if relpath.contains("_fsm") {
-            continue;
-        }
         let ours = fs::read(&f).unwrap();
         let theirs = fs::read(a.join(&relpath)).unwrap_or_default();
         compared += ours.len().max(theirs.len()) / 8192;
         diffs.extend(differences(&relpath, &ours, &theirs));
     }
     assert!(
-        wrote.contains(&rel) && wrote.contains(&format!("{rel}_vm")),
+        wrote.contains(&rel)
+            && wrote.contains(&format!("{rel}_vm"))
+            && wrote.contains(&format!("{rel}_fsm")),
         "{wrote:?}"
     );
     assert!(compared > 20, "only {compared} blocks compared");

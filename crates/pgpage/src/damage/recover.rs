@@ -9,8 +9,12 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::am::heap::redo::{redo_heap_block, unregistered_vm_clears, RedoError, RedoSettings};
-use crate::am::maps::redo::vm_clear;
+use crate::am::heap::redo::{
+    recorded_free_space, redo_heap_block, unregistered_vm_clears, RedoError, RedoSettings,
+};
+use crate::am::maps::redo::{
+    fsm_position, fsm_set_avail, fsm_space_avail_to_cat, vm_clear, vm_page_ready,
+};
 use crate::page::kind::VISIBILITYMAP_FORKNUM;
 use crate::page::write::{is_new, page_lsn, set_checksum, set_lsn};
 use crate::wal::rmgr::heap::{describe, RM_HEAP2_ID, RM_HEAP_ID};
@@ -19,6 +23,8 @@ use crate::wal::{lsn_text_for, record_type, rmgr_name, BlockKey, WalRecord};
 const RM_XLOG_ID: u8 = 0;
 const XLOG_FPI_FOR_HINT: u8 = 0xA0;
 const XLOG_FPI: u8 = 0xB0;
+/// common/relpath.h FSM_FORKNUM.
+const FSM_FORKNUM: u8 = 1;
 
 /// Where a block's replay started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +62,12 @@ pub struct NotRecovered {
 
 #[derive(Clone, Debug)]
 struct BlockState {
+    /// The page as replay has it in memory.
     page: Option<Vec<u8>>,
+    /// The page on disk, written back unless replay dirtied the buffer.
+    original: Option<Vec<u8>>,
+    /// MarkBufferDirty: the server writes the page at the end of recovery.
+    dirty: bool,
     start: Option<(StartSource, u64)>,
     applied: Vec<Applied>,
     failure: Option<NotRecovered>,
@@ -108,6 +119,8 @@ impl Recovery {
                         *k,
                         BlockState {
                             page: None,
+                            original: None,
+                            dirty: false,
                             start: None,
                             applied: Vec::new(),
                             failure: None,
@@ -132,12 +145,17 @@ impl Recovery {
     ) -> Option<&mut BlockState> {
         if let Chosen::All { .. } = self.chosen {
             if !self.blocks.contains_key(&key) {
-                let page = disk(&key).unwrap_or_else(|| vec![0u8; self.opts.block_size]);
+                let original = disk(&key);
+                let page = original
+                    .clone()
+                    .unwrap_or_else(|| vec![0u8; self.opts.block_size]);
                 let lsn = page_lsn(&page);
                 self.blocks.insert(
                     key,
                     BlockState {
                         page: Some(page),
+                        original,
+                        dirty: false,
                         start: Some((StartSource::File, lsn)),
                         applied: Vec::new(),
                         failure: None,
@@ -178,6 +196,7 @@ impl Recovery {
             },
         };
         let block_size = self.opts.block_size;
+        let mut free_space = Vec::new();
         for b in rec.blocks {
             let key = BlockKey {
                 locator: b.locator,
@@ -194,12 +213,20 @@ impl Recovery {
                             set_lsn(&mut page, rec.end_lsn);
                         }
                         st.page = Some(page);
+                        st.dirty = true;
                         st.failure = None;
                         if !matches!(st.start, Some((StartSource::File, _))) {
                             st.start = Some((StartSource::WalImage, rec.lsn));
                             st.applied.clear();
                         }
                         st.applied.push(applied());
+                        if let Some(space) = st
+                            .page
+                            .as_deref()
+                            .and_then(|p| recorded_free_space(&settings, rec, b.id, false, p))
+                        {
+                            free_space.push((b.locator, b.block, space));
+                        }
                     }
                     Err(_) => {
                         st.failure = Some(NotRecovered {
@@ -212,6 +239,7 @@ impl Recovery {
             }
             if b.will_init {
                 st.page = Some(vec![0u8; block_size]);
+                st.dirty = true;
                 st.failure = None;
                 if !matches!(st.start, Some((StartSource::File, _))) {
                     st.start = Some((StartSource::WalImage, rec.lsn));
@@ -238,11 +266,19 @@ impl Recovery {
                     continue;
                 }
                 if rec.end_lsn <= page_lsn(page) {
+                    if let Some(space) = recorded_free_space(&settings, rec, b.id, false, page) {
+                        free_space.push((b.locator, b.block, space));
+                    }
                     continue;
                 }
             }
             let outcome = if rec.rmid == RM_HEAP_ID || rec.rmid == RM_HEAP2_ID {
-                redo_heap_block(&settings, rec, b.id, page).map(|_| ())
+                redo_heap_block(&settings, rec, b.id, page).map(|changed| {
+                    st.dirty |= changed;
+                    if let Some(space) = recorded_free_space(&settings, rec, b.id, true, page) {
+                        free_space.push((b.locator, b.block, space));
+                    }
+                })
             } else if rec.rmid == RM_XLOG_ID
                 && matches!(rec.info & 0xF0, XLOG_FPI | XLOG_FPI_FOR_HINT)
             {
@@ -291,7 +327,65 @@ impl Recovery {
             }
             if let Some(page) = st.page.as_mut() {
                 if !is_new(page) && vm_clear(page, heap_block, flags) {
+                    st.dirty = true;
                     st.applied.push(applied());
+                }
+            }
+        }
+        // XLogRecordPageWithFreeSpace: the bottom map page, extended or initialised if need
+        // be. Before 19 it only marks the buffer dirty as a hint, which recovery ignores when
+        // hint bits are logged: the change then lasts only if the page was dirtied otherwise.
+        let fsm_dirties = rec.version >= 19 || !self.opts.hint_bits_logged;
+        for (locator, heap_block, space) in free_space {
+            let Some((fsm_block, slot)) = fsm_position(heap_block, block_size) else {
+                continue;
+            };
+            let key = BlockKey {
+                locator,
+                fork: FSM_FORKNUM,
+                block: fsm_block,
+            };
+            let Some(st) = self.state(key, disk) else {
+                continue;
+            };
+            if st.failure.is_some() {
+                continue;
+            }
+            if let Some(page) = st.page.as_mut() {
+                vm_page_ready(page);
+                let cat = fsm_space_avail_to_cat(space, block_size);
+                if fsm_set_avail(page, slot, cat) {
+                    st.dirty |= fsm_dirties;
+                    st.applied.push(applied());
+                }
+            }
+        }
+        // A chosen free space map page whose heap page is not replayed: its update is unknown.
+        if let Chosen::Blocks(set) = &self.chosen {
+            for b in rec.blocks.iter().filter(|b| b.fork == 0) {
+                let fsm = fsm_position(b.block, block_size).map(|(blk, _)| BlockKey {
+                    locator: b.locator,
+                    fork: FSM_FORKNUM,
+                    block: blk,
+                });
+                let heap = BlockKey {
+                    locator: b.locator,
+                    fork: 0,
+                    block: b.block,
+                };
+                if let Some(fsm) = fsm.filter(|f| set.contains(f) && !set.contains(&heap)) {
+                    if let Some(st) = self.blocks.get_mut(&fsm) {
+                        if st.page.is_some() && st.failure.is_none() {
+                            st.failure = Some(NotRecovered {
+                                lsn: Some(rec.lsn),
+                                reason: format!(
+                                    "what record at {} leaves in the free space map depends on heap block {}, which is not being recovered",
+                                    lsn_text_for(rec.version, rec.lsn),
+                                    b.block
+                                ),
+                            });
+                        }
+                    }
                 }
             }
         }
@@ -311,7 +405,9 @@ impl Recovery {
                         ),
                     })
                 });
-                let page = if failure.is_none() {
+                let page = if failure.is_some() {
+                    None
+                } else if st.dirty {
                     st.page.map(|mut p| {
                         if checksums {
                             set_checksum(&mut p, key.block);
@@ -319,7 +415,12 @@ impl Recovery {
                         p
                     })
                 } else {
-                    None
+                    // Not dirtied: the server leaves the page as it was (a block it had to
+                    // extend the file by is zeros).
+                    Some(
+                        st.original
+                            .unwrap_or_else(|| vec![0u8; self.opts.block_size]),
+                    )
                 };
                 BlockResult {
                     key,

@@ -350,6 +350,31 @@ pub fn truncate_line_pointer_array(page: &mut [u8]) {
     );
 }
 
+/// PageGetFreeSpace: the room between the line pointers and the tuples, less one line
+/// pointer.
+pub fn free_space(page: &[u8]) -> usize {
+    usize::from(upper(page))
+        .saturating_sub(usize::from(lower(page)))
+        .saturating_sub(4)
+}
+
+/// PageGetHeapFreeSpace: PageGetFreeSpace, but none when the page has MaxHeapTuplesPerPage
+/// line pointers and none of them is unused.
+pub fn heap_free_space(page: &[u8], max_heap_tuples: u16) -> usize {
+    let space = free_space(page);
+    let nline = max_offset(page);
+    if space == 0 || nline < max_heap_tuples {
+        return space;
+    }
+    let any_unused = flags(page) & PD_HAS_FREE_LINES != 0
+        && (1..=nline).any(|o| item_id(page, o).is_some_and(|(_, f, _)| f == LP_UNUSED));
+    if any_unused {
+        space
+    } else {
+        0
+    }
+}
+
 /// The checksum the server writes with the page (PageSetChecksumCopy) for the block's
 /// relation-wide number; a new (all-zero header) page keeps none.
 pub fn set_checksum(page: &mut [u8], blkno: u32) {

@@ -567,6 +567,47 @@ pub fn redo_heap_block(
     Ok(true)
 }
 
+/// What heap redo records in the free space map for the page of `block_id` once it is done
+/// with it (XLogRecordPageWithFreeSpace): insert, multi-insert and a non-HOT update's new page
+/// when redone and left with under a fifth of the page free; a prune, vacuum or clean whenever
+/// the page is there (17 and 18: when it changed line pointers; 19: or set map bits); VISIBLE
+/// when it sets bits, by PageGetFreeSpace. None: redo records nothing.
+pub fn recorded_free_space(
+    s: &RedoSettings,
+    rec: &WalRecord<'_>,
+    block_id: u8,
+    redone: bool,
+    page: &[u8],
+) -> Option<usize> {
+    let d = decode(rec).ok()?;
+    let b = rec.block_ref(block_id)?;
+    if b.fork == VISIBILITYMAP_FORKNUM {
+        return None;
+    }
+    let heap_space = || write::heap_free_space(page, max_heap_tuples(page.len()));
+    let small = |space: usize| (space < page.len() / 5).then_some(space);
+    match d {
+        HeapRecord::Insert { .. } | HeapRecord::MultiInsert { .. } if redone => small(heap_space()),
+        HeapRecord::Update { hot: false, .. } if redone && block_id == 0 => small(heap_space()),
+        HeapRecord::Clean { .. } | HeapRecord::Vacuum { .. } => Some(heap_space()),
+        HeapRecord::Prune { flags, .. } => {
+            let changed = flags
+                & (rec_heap::XLHP_HAS_REDIRECTIONS
+                    | rec_heap::XLHP_HAS_DEAD_ITEMS
+                    | rec_heap::XLHP_HAS_NOW_UNUSED_ITEMS)
+                != 0;
+            let vm = s.version >= 19 && flags & XLHP_VM_ALL_VISIBLE != 0;
+            (changed || vm).then(heap_space)
+        }
+        HeapRecord::Visible { flags, .. }
+            if block_id == 1 && flags & VISIBILITYMAP_VALID_BITS != 0 =>
+        {
+            Some(write::free_space(page))
+        }
+        _ => None,
+    }
+}
+
 fn is_normal_xid(xid: u32) -> bool {
     xid >= 3
 }
