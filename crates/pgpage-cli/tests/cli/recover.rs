@@ -468,3 +468,59 @@ fn crash_and_compare(c: Cluster, version: u32, also: impl FnOnce(&Path)) {
     }
     also(&b);
 }
+
+/// What recover cannot run on ends with exit 2 and one line on stderr, writing nothing.
+#[test]
+fn recover_refuses_what_it_cannot_run_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("new");
+    let not_data = tmp.path().join("16384");
+    fs::write(&not_data, vec![0u8; 8192]).unwrap();
+    let existing = tmp.path().join("exists");
+    fs::write(&existing, b"").unwrap();
+    let o = out.to_str().unwrap();
+    for (args, words) in [
+        (
+            vec!["recover", "--out", o, not_data.to_str().unwrap()],
+            "not in a data directory",
+        ),
+        (
+            vec![
+                "recover",
+                "--out",
+                existing.to_str().unwrap(),
+                not_data.to_str().unwrap(),
+            ],
+            "already exists",
+        ),
+        (
+            vec![
+                "recover",
+                "--from",
+                not_data.to_str().unwrap(),
+                "--out",
+                o,
+                not_data.to_str().unwrap(),
+            ],
+            "--from is not supported yet",
+        ),
+        (
+            vec![
+                "recover",
+                "--upto",
+                "12",
+                "--out",
+                o,
+                not_data.to_str().unwrap(),
+            ],
+            "not an LSN",
+        ),
+    ] {
+        let r = pgpage(&args);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(words), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(!out.exists());
+    }
+}
