@@ -68,6 +68,9 @@ struct BlockState {
     original: Option<Vec<u8>>,
     /// MarkBufferDirty: the server writes the page at the end of recovery.
     dirty: bool,
+    /// A free space map change made as a hint on a page not dirtied otherwise (before 19):
+    /// whether the server's copy keeps it depends on what dirties the buffer later.
+    hint_only: Option<u64>,
     start: Option<(StartSource, u64)>,
     applied: Vec<Applied>,
     failure: Option<NotRecovered>,
@@ -121,6 +124,7 @@ impl Recovery {
                             page: None,
                             original: None,
                             dirty: false,
+                            hint_only: None,
                             start: None,
                             applied: Vec::new(),
                             failure: None,
@@ -156,6 +160,7 @@ impl Recovery {
                         page: Some(page),
                         original,
                         dirty: false,
+                        hint_only: None,
                         start: Some((StartSource::File, lsn)),
                         applied: Vec::new(),
                         failure: None,
@@ -214,6 +219,7 @@ impl Recovery {
                         }
                         st.page = Some(page);
                         st.dirty = true;
+                        st.hint_only = None;
                         st.failure = None;
                         if !matches!(st.start, Some((StartSource::File, _))) {
                             st.start = Some((StartSource::WalImage, rec.lsn));
@@ -356,6 +362,9 @@ impl Recovery {
                 let cat = fsm_space_avail_to_cat(space, block_size);
                 if fsm_set_avail(page, slot, cat) {
                     st.dirty |= fsm_dirties;
+                    if !st.dirty {
+                        st.hint_only = Some(rec.lsn);
+                    }
                     st.applied.push(applied());
                 }
             }
@@ -397,14 +406,25 @@ impl Recovery {
         self.blocks
             .into_iter()
             .map(|(key, st)| {
-                let failure = st.failure.or_else(|| {
-                    st.page.is_none().then(|| NotRecovered {
-                        lsn: None,
-                        reason: String::from(
-                            "no starting page: the WAL given holds no full-page image of it",
-                        ),
+                let failure = st
+                    .failure
+                    .or_else(|| {
+                        st.page.is_none().then(|| NotRecovered {
+                            lsn: None,
+                            reason: String::from(
+                                "no starting page: the WAL given holds no full-page image of it",
+                            ),
+                        })
                     })
-                });
+                    .or_else(|| {
+                        st.hint_only.filter(|_| !st.dirty).map(|lsn| NotRecovered {
+                            lsn: Some(lsn),
+                            reason: format!(
+                                "the free space the record at {} leaves is a hint recovery keeps only if something else dirties the page; whether the server wrote it is unknown",
+                                lsn_text_for(self.version, lsn)
+                            ),
+                        })
+                    });
                 let page = if failure.is_some() {
                     None
                 } else if st.dirty {
