@@ -12,6 +12,7 @@ mod heapctx;
 mod input;
 mod inspect;
 mod ls;
+mod recover;
 mod repair;
 mod report;
 mod rows;
@@ -56,6 +57,9 @@ enum Command {
     /// List WAL records one line each as pg_waldump prints them (or as JSON), optionally
     /// those of one relation or block, between two LSNs.
     Wal(wal::WalArgs),
+    /// Rebuild blocks from WAL as the server's recovery would write them (heap and its
+    /// visibility map; other records are named, their blocks not written).
+    Recover(recover::RecoverArgs),
     /// The incident report: damaged relations and blocks, what happened to each, the rows
     /// lost and readable, and the steps to take, in order.
     Report(report::ReportArgs),
@@ -87,6 +91,7 @@ fn main() {
         Command::Fpi(args) => fpi::run(args),
         Command::Report(args) => report::run(args),
         Command::Wal(args) => wal::run(args),
+        Command::Recover(args) => recover::run(args),
     };
     std::process::exit(status);
 }

@@ -30,6 +30,7 @@ mod ls;
 mod multixact;
 mod postgres;
 mod receivewal;
+mod recover;
 mod redact;
 mod repair;
 mod repair_flips;

@@ -18,8 +18,10 @@ use std::process::Command;
 
 use crate::common::{bin_dir, pg18_tools, pgpage, Cluster};
 
-/// The resource managers whose descriptions pgpage decodes (all but Heap and Heap2 here).
-const DESCRIBED: [&str; 11] = [
+/// The resource managers whose descriptions pgpage decodes.
+const DESCRIBED: [&str; 13] = [
+    "Heap",
+    "Heap2",
     "XLOG",
     "XLOG2",
     "Transaction",

@@ -75,6 +75,8 @@ pub const FORK_NAMES: [&str; 4] = ["main", "fsm", "vm", "init"];
 /// tablespaces whose paths relpath.c spells without a version directory.
 pub const DEFAULTTABLESPACE_OID: u32 = 1663;
 pub const GLOBALTABLESPACE_OID: u32 = 1664;
+/// common/relpath.h ForkNumber: the visibility map's fork.
+pub const VISIBILITYMAP_FORKNUM: u8 = 2;
 
 impl Fork {
     /// relpath.c: forkNames.

@@ -11,3 +11,4 @@ pub mod kind;
 pub mod reader;
 pub mod spans;
 pub mod verify;
+pub mod write;

@@ -4,3 +4,4 @@
 pub mod check;
 pub mod decode;
 pub mod layout;
+pub mod redo;

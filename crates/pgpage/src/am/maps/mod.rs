@@ -3,4 +3,5 @@
 
 pub mod decode;
 pub mod layout;
+pub mod redo;
 pub mod walk;

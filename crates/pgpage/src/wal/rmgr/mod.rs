@@ -5,6 +5,7 @@
 
 mod clog;
 mod dbase;
+pub mod heap;
 mod mxact;
 pub mod nbtree;
 mod relmap;
@@ -63,7 +64,9 @@ pub fn description(rec: &WalRecord<'_>) -> Description {
         RM_STANDBY => standby::desc(v, info, rec),
         RM_BTREE => nbtree::desc(v, info, rec),
         RM_SEQ => seq::desc(info, rec),
-        // Heap and Heap2 are described beside their redo; the others are not decoded yet.
+        // Heap and Heap2 bodies are decoded once, for their descriptions and their redo.
+        heap::RM_HEAP_ID | heap::RM_HEAP2_ID => heap::describe(rec).map(|r| r.map_err(|e| e.0)),
+        // The others are not decoded yet.
         _ => None,
     };
     match result {

@@ -1,0 +1,551 @@
+//! `pgpage recover` held against the server's own crash recovery, on every version: a cluster
+//! crashed (`pg_ctl stop -m immediate`) after a workload of every heap record kind is copied
+//! twice; the server recovers one copy, pgpage the other, and every heap, visibility-map and
+//! free-space-map page pgpage writes must equal the server's in every byte. Then damaged blocks of the
+//! crashed copy rebuilt from the WAL's images alone.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::thread;
+use std::time::Duration;
+
+use crate::common::{bin_dir, json, ok, pg18_tools, pgpage, psql_at, run_pg, Cluster};
+
+fn copy_dir(from: &Path, to: &Path) {
+    ok(
+        Command::new("cp")
+            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
+            .output()
+            .unwrap(),
+        "cp -a",
+    );
+}
+
+/// The header field a byte offset of a page falls in (bufpage.h PageHeaderData), else "body".
+fn field(offset: usize) -> &'static str {
+    match offset {
+        0..=7 => "pd_lsn",
+        8..=9 => "pd_checksum",
+        10..=11 => "pd_flags",
+        12..=13 => "pd_lower",
+        14..=15 => "pd_upper",
+        16..=17 => "pd_special",
+        18..=19 => "pd_pagesize_version",
+        20..=23 => "pd_prune_xid",
+        _ => "body (line pointers, tuples or map bits)",
+    }
+}
+
+/// Every block of `ours` against the same block of `theirs`: one line per block that differs,
+/// naming its first differing byte and the field that holds it.
+fn differences(what: &str, ours: &[u8], theirs: &[u8]) -> Vec<String> {
+    let blocks = ours.len().max(theirs.len()).div_ceil(8192);
+    let mut out = Vec::new();
+    for b in 0..blocks {
+        let page = |f: &[u8]| f.get(b * 8192..(b + 1) * 8192).map(<[u8]>::to_vec);
+        let (o, t) = (page(ours), page(theirs));
+        if o != t {
+            let (o, t) = (o.unwrap_or_default(), t.unwrap_or_default());
+            let first = (0..o.len().min(t.len()))
+                .find(|&i| o[i] != t[i])
+                .unwrap_or(o.len().min(t.len()));
+            out.push(format!(
+                "{what} page {b}: first differing byte {first} ({}), ours {:02x?} server {:02x?}",
+                field(first),
+                o.get(first..first + 8).unwrap_or(&[]),
+                t.get(first..first + 8).unwrap_or(&[])
+            ));
+        }
+    }
+    out
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Starts a copied data directory on the cluster's socket and port (the server finishes any
+/// crash recovery first), runs `sql` on it unless empty, and stops it cleanly.
+fn run_copy(c: &Cluster, dir: &Path, sql: &[&str]) -> String {
+    let opts = format!(
+        "-k {} -p {} -c listen_addresses='' -c fsync=off -c autovacuum=off",
+        c.root.display(),
+        c.port
+    );
+    let log = c.root.join("copy.log");
+    let d = dir.to_str().unwrap();
+    ok(
+        run_pg(
+            &c.bin,
+            "pg_ctl",
+            &[
+                "-D",
+                d,
+                "-o",
+                &opts,
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "start",
+            ],
+        ),
+        "pg_ctl start of a copy",
+    );
+    let out = if sql.is_empty() {
+        String::new()
+    } else {
+        ok(psql_at(&c.root, &c.port, "postgres", sql), &sql.join("; "))
+    };
+    ok(
+        run_pg(&c.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
+        "pg_ctl stop",
+    );
+    out
+}
+
+fn lsn(text: &str) -> u64 {
+    let (hi, lo) = text.split_once('/').unwrap();
+    (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap()
+}
+
+/// What the version's own tools print for each Heap and Heap2 record from `from` on, by LSN:
+/// pg_waldump's record type and `desc: ` text (15, 18, 19) or pg_walinspect's (16, 17). None
+/// where no such tool is at hand (13, 14).
+fn server_descriptions(
+    c: &Cluster,
+    version: u32,
+    crashed: &Path,
+    recovered: &Path,
+    from: u64,
+) -> Option<BTreeMap<u64, (String, String)>> {
+    let mut out = BTreeMap::new();
+    match version {
+        16 | 17 => {
+            let copy = c.root.join("walinspect");
+            copy_dir(recovered, &copy);
+            let from = format!("{:X}/{:X}", from >> 32, from & 0xFFFF_FFFF);
+            let rows = run_copy(
+                c,
+                &copy,
+                &[
+                    "create extension pg_walinspect",
+                    &format!(
+                        "select start_lsn, record_type, description from pg_get_wal_records_info('{from}', pg_current_wal_lsn()) where resource_manager in ('Heap', 'Heap2')"
+                    ),
+                ],
+            );
+            for row in rows.lines() {
+                let mut cols = row.splitn(3, '|');
+                let (l, rec, desc) = (
+                    cols.next().unwrap(),
+                    cols.next().unwrap(),
+                    cols.next().unwrap(),
+                );
+                out.insert(lsn(l), (rec.to_owned(), desc.to_owned()));
+            }
+        }
+        15 | 18 | 19 => {
+            let bin = match version {
+                15 => PathBuf::from(bin_dir(15)),
+                18 => pg18_tools()?,
+                _ => PathBuf::from(bin_dir(19)),
+            };
+            let wal = crashed.join("pg_wal");
+            let first = fs::read_dir(&wal)
+                .unwrap()
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| n.len() == 24)
+                .min()
+                .unwrap();
+            let dump = Command::new(bin.join("pg_waldump"))
+                .args(["-p", wal.to_str().unwrap(), &first])
+                .output()
+                .unwrap();
+            for line in String::from_utf8_lossy(&dump.stdout).lines() {
+                if !line.starts_with("rmgr: Heap") {
+                    continue;
+                }
+                let l = line
+                    .split("lsn: ")
+                    .nth(1)
+                    .unwrap()
+                    .split(',')
+                    .next()
+                    .unwrap();
+                let desc = line.split_once("desc: ").unwrap().1;
+                let desc = desc.split(", blkref #").next().unwrap();
+                let (rec, text) = desc.split_once(' ').unwrap_or((desc, ""));
+                out.insert(lsn(l), (rec.to_owned(), text.to_owned()));
+            }
+        }
+        _ => return None,
+    }
+    assert!(!out.is_empty(), "the server's tools listed no heap record");
+    Some(out)
+}
+
+fn recover_matches_the_servers_own_recovery(version: u32) {
+    crash_and_compare(Cluster::start(version), version, |_| {});
+}
+
+each_version!(recover_matches_the_servers_own_recovery);
+
+/// 18.6 (the PyPI build scripts/bootstrap.sh installs) names the visibility-map page a heap
+/// record clears as one of its block references, where 18.4 clears it unnamed.
+#[test]
+fn recover_matches_on_18_6_whose_heap_records_name_the_vm_page() {
+    let bin = pg18_tools().expect("no PostgreSQL 18.6 build: scripts/bootstrap.sh installs it");
+    let c = Cluster::start_in(18, bin.to_str().unwrap().to_owned(), &["-k"]);
+    crash_and_compare(c, 18, |crashed| {
+        let wal = crashed.join("pg_wal");
+        let first = fs::read_dir(&wal)
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.len() == 24)
+            .min()
+            .unwrap();
+        let dump = Command::new(bin.join("pg_waldump"))
+            .args(["-p", wal.to_str().unwrap(), &first])
+            .output()
+            .unwrap();
+        let named = String::from_utf8_lossy(&dump.stdout)
+            .lines()
+            .filter(|l| l.starts_with("rmgr: Heap ") && l.contains(" fork vm blk "))
+            .count();
+        assert!(named > 0, "18.6 named no map page in a heap record");
+    });
+}
+
+/// Runs the workload on `c`, crashes it, recovers one copy with the server and one with
+/// `pgpage recover --all`, and compares them; then rebuilds damaged blocks from the WAL's
+/// images. `also` looks at the crashed copy's files.
+fn crash_and_compare(c: Cluster, version: u32, also: impl FnOnce(&Path)) {
+    c.psql(&[
+        "create table t (id int, v text, big text) with (autovacuum_enabled = off)",
+        "insert into t select g, 'v' || g from generate_series(1, 500) g",
+        "checkpoint",
+    ]);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    c.psql(&[
+        "insert into t select g, 'w' || g from generate_series(501, 800) g",
+        "copy t (id) from program 'seq 801 1500'",
+        "update t set v = v || 'h' where id % 7 = 0",
+        "update t set id = id + 10000 where id % 11 = 0",
+        "delete from t where id % 13 = 0",
+        "insert into t values (5000, 'toast', (select string_agg(md5(g::text), '') from generate_series(1, 400) g))",
+        "vacuum t",
+        "update t set v = 'x' where id between 20 and 40",
+        "vacuum freeze t",
+        // A table with a unique index: speculative inserts (CONFIRM) and a vacuum that
+        // comes back to the heap after the index (VACUUM, or PRUNE_VACUUM_CLEANUP from 17).
+        "create table u (id int primary key, v text) with (autovacuum_enabled = off)",
+        "insert into u select g, 'u' || g from generate_series(1, 300) g on conflict do nothing",
+        "delete from u where id % 3 = 0",
+        "vacuum u",
+    ]);
+    // Two transactions share a row lock: the second makes its xmax a multixact.
+    let (root, port) = (c.root.clone(), c.port.clone());
+    let first = thread::spawn(move || {
+        psql_at(
+            &root,
+            &port,
+            "postgres",
+            &[
+                "begin",
+                "select count(*) from (select * from t where id < 5 for share) s",
+                "select pg_sleep(2)",
+                "commit",
+            ],
+        )
+    });
+    thread::sleep(Duration::from_millis(700));
+    c.psql(&[
+        "begin",
+        "select count(*) from (select * from t where id < 5 for share) s",
+        "commit",
+    ]);
+    ok(first.join().unwrap(), "the first share lock");
+    c.psql(&[
+        "delete from t where id between 100 and 110",
+        "insert into t values (1, 'again')",
+    ]);
+    let indexes: BTreeSet<String> = c
+        .psql(&["select pg_relation_filepath(oid) from pg_class where relkind = 'i'"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    ok(
+        c.pg_ctl(&["-m", "immediate", "-w", "stop"]),
+        "pg_ctl stop -m immediate",
+    );
+    let (a, b) = (c.root.join("A"), c.root.join("B"));
+    copy_dir(&c.data, &a);
+    copy_dir(&c.data, &b);
+    run_copy(&c, &a, &[]);
+    let before = fs::read(b.join(&rel)).unwrap();
+
+    let overlay = c.root.join("overlay");
+    let out = pgpage(&[
+        "recover",
+        "--all",
+        "--json",
+        "--out",
+        overlay.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report = json(&out);
+    assert_eq!(
+        fs::read(b.join(&rel)).unwrap(),
+        before,
+        "PATH is never written"
+    );
+    // What is not recovered: index blocks, each named with its B-tree record, and before 19
+    // free space map pages whose only change is a hint the server may or may not write.
+    let blocks = report["blocks"].as_array().unwrap();
+    for blk in blocks.iter().filter(|b| !b["recovered"].as_bool().unwrap()) {
+        let path = blk["path"].as_str().unwrap();
+        let reason = blk["reason"].as_str().unwrap();
+        let hint = path.ends_with("_fsm") && version <= 18 && reason.contains("a hint");
+        assert!(
+            hint || indexes.contains(path) && reason.contains("Btree/"),
+            "{path}: {reason}"
+        );
+        assert!(stderr.contains(path), "{stderr}");
+    }
+    assert_eq!(
+        out.status.code(),
+        Some(if report["summary"]["not_recovered"] == 0 {
+            0
+        } else {
+            1
+        })
+    );
+    // Every heap record kind of the workload was replayed.
+    let applied: BTreeSet<String> = blocks
+        .iter()
+        .flat_map(|b| b["applied"].as_array().unwrap())
+        .map(|a| {
+            format!(
+                "{}/{}",
+                a["rmgr"].as_str().unwrap(),
+                a["record"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let prune = match version {
+        13 => "Heap2/CLEAN",
+        14..=16 => "Heap2/PRUNE",
+        _ => "Heap2/PRUNE_VACUUM_SCAN",
+    };
+    let mut kinds = vec![
+        "Heap/INSERT",
+        "Heap/UPDATE",
+        "Heap/HOT_UPDATE",
+        "Heap/DELETE",
+        "Heap/LOCK",
+        "Heap2/MULTI_INSERT+INIT",
+        prune,
+    ];
+    if version <= 18 {
+        kinds.push("Heap2/VISIBLE");
+    }
+    kinds.push("Heap/HEAP_CONFIRM");
+    kinds.push(match version {
+        13 => "Heap2/CLEAN",
+        14..=16 => "Heap2/VACUUM",
+        _ => "Heap2/PRUNE_VACUUM_CLEANUP",
+    });
+    for kind in kinds {
+        assert!(applied.contains(kind), "no {kind} replayed: {applied:?}");
+    }
+    let multixact = blocks
+        .iter()
+        .flat_map(|b| b["applied"].as_array().unwrap())
+        .any(|a| a["record"] == "LOCK" && a["desc"].as_str().unwrap().contains("IS_MULTI"));
+    assert!(multixact, "no row lock by a multixact was replayed");
+    // Each replayed record described as the version's pg_waldump or pg_walinspect does.
+    let heap_applied: BTreeMap<u64, (String, String)> = blocks
+        .iter()
+        .flat_map(|b| b["applied"].as_array().unwrap())
+        .filter(|a| a["rmgr"].as_str().unwrap().starts_with("Heap"))
+        .map(|a| {
+            let text = |k: &str| a[k].as_str().unwrap().to_owned();
+            (lsn(&text("lsn")), (text("record"), text("desc")))
+        })
+        .collect();
+    let first = *heap_applied.keys().next().unwrap();
+    if let Some(server) = server_descriptions(&c, version, &b, &a, first) {
+        let wrong: Vec<String> = heap_applied
+            .iter()
+            .filter(|(l, ours)| server.get(l) != Some(ours))
+            .map(|(l, ours)| format!("{l:X}: ours {ours:?}, server {:?}", server.get(l)))
+            .collect();
+        assert!(
+            wrong.is_empty(),
+            "{} of {} descriptions differ:\n{}",
+            wrong.len(),
+            heap_applied.len(),
+            wrong.join("\n")
+        );
+    }
+
+    // Every block pgpage recovered (main, visibility-map and free-space-map forks) equals the
+    // server's in the overlay; the blocks it did not recover keep the crashed copy's bytes.
+    let mut compared = 0;
+    let mut diffs = Vec::new();
+    let wrote: BTreeSet<String> = files_under(&overlay)
+        .iter()
+        .map(|f| {
+            f.strip_prefix(&overlay)
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    for blk in blocks.iter().filter(|b| b["recovered"].as_bool().unwrap()) {
+        let path = blk["path"].as_str().unwrap();
+        let n = blk["block"].as_u64().unwrap() as usize;
+        let page = |f: Vec<u8>| {
+            f.get(n * 8192..(n + 1) * 8192)
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default()
+        };
+        let ours = page(fs::read(overlay.join(path)).unwrap());
+        let theirs = page(fs::read(a.join(path)).unwrap_or_default());
+        compared += 1;
+        diffs.extend(differences(&format!("{path} block {n}:"), &ours, &theirs));
+    }
+    assert!(
+        wrote.contains(&rel)
+            && wrote.contains(&format!("{rel}_vm"))
+            && wrote.contains(&format!("{rel}_fsm")),
+        "{wrote:?}"
+    );
+    assert!(compared > 20, "only {compared} blocks compared");
+    assert!(
+        diffs.is_empty(),
+        "{} of {compared} blocks differ:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+
+    // Damaged blocks of the crashed copy, rebuilt from the WAL's images alone: a page whose
+    // checksum fails (chosen as a problem page) and a zeroed one (chosen by --block).
+    let damaged = c.root.join("damaged");
+    copy_dir(&b, &damaged);
+    let file = damaged.join(&rel);
+    let mut bytes = fs::read(&file).unwrap();
+    bytes[2 * 8192 + 4000..2 * 8192 + 4010].fill(0x55);
+    bytes[8192..2 * 8192].fill(0);
+    fs::write(&file, &bytes).unwrap();
+    let server = fs::read(a.join(&rel)).unwrap();
+    for (args, block) in [(vec![], 2usize), (vec!["--block", "1"], 1)] {
+        let new = c.root.join(format!("rebuilt{block}"));
+        let mut all = vec!["recover", "--json", "--out", new.to_str().unwrap()];
+        all.extend(args);
+        all.push(file.to_str().unwrap());
+        let out = pgpage(&all);
+        let report = json(&out);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got = &report["blocks"][0];
+        assert_eq!(report["summary"]["blocks"], 1, "{report}");
+        assert_eq!(got["block"], block);
+        assert_eq!(got["start"]["source"], "wal_image");
+        let rebuilt = fs::read(&new).unwrap();
+        let d = differences(
+            &rel,
+            &rebuilt[block * 8192..(block + 1) * 8192],
+            &server[block * 8192..(block + 1) * 8192],
+        );
+        assert!(
+            d.is_empty(),
+            "block {block} rebuilt from images: {}",
+            d.join("\n")
+        );
+        for other in (0..bytes.len() / 8192).filter(|&o| o != block) {
+            assert_eq!(
+                rebuilt[other * 8192..(other + 1) * 8192],
+                bytes[other * 8192..(other + 1) * 8192],
+                "block {other} was not chosen"
+            );
+        }
+    }
+    also(&b);
+}
+
+/// What recover cannot run on ends with exit 2 and one line on stderr, writing nothing.
+#[test]
+fn recover_refuses_what_it_cannot_run_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("new");
+    let not_data = tmp.path().join("16384");
+    fs::write(&not_data, vec![0u8; 8192]).unwrap();
+    let existing = tmp.path().join("exists");
+    fs::write(&existing, b"").unwrap();
+    let o = out.to_str().unwrap();
+    for (args, words) in [
+        (
+            vec!["recover", "--out", o, not_data.to_str().unwrap()],
+            "not in a data directory",
+        ),
+        (
+            vec![
+                "recover",
+                "--out",
+                existing.to_str().unwrap(),
+                not_data.to_str().unwrap(),
+            ],
+            "already exists",
+        ),
+        (
+            vec![
+                "recover",
+                "--from",
+                not_data.to_str().unwrap(),
+                "--out",
+                o,
+                not_data.to_str().unwrap(),
+            ],
+            "--from is not supported yet",
+        ),
+        (
+            vec![
+                "recover",
+                "--upto",
+                "12",
+                "--out",
+                o,
+                not_data.to_str().unwrap(),
+            ],
+            "not an LSN",
+        ),
+    ] {
+        let r = pgpage(&args);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(words), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(!out.exists());
+    }
+}

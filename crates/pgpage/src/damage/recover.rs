@@ -1,0 +1,461 @@
+//! Block media recovery: chosen blocks replayed from WAL as the server's recovery replays
+//! them (xlogutils.c XLogReadBufferForRedoExtended's rules, each access method's redo), from a
+//! start point: the page on disk at the redo point, or the block's newest full-page image. A
+//! block that meets a record pgpage does not apply is named with it, never half replayed.
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::am::heap::redo::{
+    recorded_free_space, redo_heap_block, unregistered_vm_clears, RedoError, RedoSettings,
+};
+use crate::am::maps::redo::{
+    fsm_position, fsm_set_avail, fsm_space_avail_to_cat, vm_clear, vm_page_ready,
+};
+use crate::page::kind::VISIBILITYMAP_FORKNUM;
+use crate::page::write::{is_new, page_lsn, set_checksum, set_lsn};
+use crate::wal::rmgr::heap::{describe, RM_HEAP2_ID, RM_HEAP_ID};
+use crate::wal::{lsn_text_for, record_type, rmgr_name, BlockKey, WalRecord};
+
+const RM_XLOG_ID: u8 = 0;
+const XLOG_FPI_FOR_HINT: u8 = 0xA0;
+const XLOG_FPI: u8 = 0xB0;
+/// common/relpath.h FSM_FORKNUM.
+const FSM_FORKNUM: u8 = 1;
+
+/// Where a block's replay started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartSource {
+    /// A full-page image in the WAL (or a record that initialises the page).
+    WalImage,
+    /// The page on disk at the redo point (`--all`).
+    File,
+}
+
+impl StartSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StartSource::WalImage => "wal_image",
+            StartSource::File => "file",
+        }
+    }
+}
+
+/// One record replayed onto a block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Applied {
+    pub lsn: u64,
+    pub rmgr: String,
+    pub record: String,
+    pub desc: String,
+}
+
+/// Why a block is not recovered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotRecovered {
+    pub lsn: Option<u64>,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug)]
+struct BlockState {
+    /// The page as replay has it in memory.
+    page: Option<Vec<u8>>,
+    /// The page on disk, written back unless replay dirtied the buffer.
+    original: Option<Vec<u8>>,
+    /// MarkBufferDirty: the server writes the page at the end of recovery.
+    dirty: bool,
+    /// A free space map change made as a hint on a page not dirtied otherwise (before 19):
+    /// whether the server's copy keeps it depends on what dirties the buffer later.
+    hint_only: Option<u64>,
+    start: Option<(StartSource, u64)>,
+    applied: Vec<Applied>,
+    failure: Option<NotRecovered>,
+}
+
+/// Which blocks are replayed.
+#[derive(Clone, Debug)]
+pub enum Chosen {
+    /// Every block the WAL changes from the redo point on, starting from the page on disk.
+    All { redo_point: u64 },
+    /// These blocks, each from its newest full-page image.
+    Blocks(BTreeSet<BlockKey>),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct RecoverOptions {
+    pub hint_bits_logged: bool,
+    pub block_size: usize,
+    /// Replay records that start at or before this LSN only.
+    pub upto: Option<u64>,
+}
+
+/// A block's outcome.
+#[derive(Clone, Debug)]
+pub struct BlockResult {
+    pub key: BlockKey,
+    pub start: Option<(StartSource, u64)>,
+    pub applied: Vec<Applied>,
+    /// The page as recovery would write it (checksum not yet set); None when not recovered.
+    pub page: Option<Vec<u8>>,
+    pub lsn: Option<u64>,
+    pub failure: Option<NotRecovered>,
+}
+
+pub struct Recovery {
+    chosen: Chosen,
+    opts: RecoverOptions,
+    version: u32,
+    blocks: BTreeMap<BlockKey, BlockState>,
+}
+
+impl Recovery {
+    pub fn new(chosen: Chosen, opts: RecoverOptions) -> Recovery {
+        let blocks = match &chosen {
+            Chosen::Blocks(set) => set
+                .iter()
+                .map(|k| {
+                    (
+                        *k,
+                        BlockState {
+                            page: None,
+                            original: None,
+                            dirty: false,
+                            hint_only: None,
+                            start: None,
+                            applied: Vec::new(),
+                            failure: None,
+                        },
+                    )
+                })
+                .collect(),
+            Chosen::All { .. } => BTreeMap::new(),
+        };
+        Recovery {
+            chosen,
+            opts,
+            version: 0,
+            blocks,
+        }
+    }
+
+    fn state(
+        &mut self,
+        key: BlockKey,
+        disk: &mut dyn FnMut(&BlockKey) -> Option<Vec<u8>>,
+    ) -> Option<&mut BlockState> {
+        if let Chosen::All { .. } = self.chosen {
+            if !self.blocks.contains_key(&key) {
+                let original = disk(&key);
+                let page = original
+                    .clone()
+                    .unwrap_or_else(|| vec![0u8; self.opts.block_size]);
+                let lsn = page_lsn(&page);
+                self.blocks.insert(
+                    key,
+                    BlockState {
+                        page: Some(page),
+                        original,
+                        dirty: false,
+                        hint_only: None,
+                        start: Some((StartSource::File, lsn)),
+                        applied: Vec::new(),
+                        failure: None,
+                    },
+                );
+            }
+        }
+        self.blocks.get_mut(&key)
+    }
+
+    /// Replays one record onto the blocks it touches that are being recovered. `disk` gives a
+    /// block's page as the files hold it (None past a file's end), asked once per block.
+    pub fn observe(
+        &mut self,
+        rec: &WalRecord<'_>,
+        disk: &mut dyn FnMut(&BlockKey) -> Option<Vec<u8>>,
+    ) {
+        self.version = rec.version;
+        if self.opts.upto.is_some_and(|u| rec.lsn > u) {
+            return;
+        }
+        if let Chosen::All { redo_point } = self.chosen {
+            if rec.lsn < redo_point {
+                return;
+            }
+        }
+        let settings = RedoSettings {
+            version: rec.version,
+            hint_bits_logged: self.opts.hint_bits_logged,
+        };
+        let applied = || Applied {
+            lsn: rec.lsn,
+            rmgr: rmgr_name(rec.rmid),
+            record: record_type(rec.version, rec.rmid, rec.info),
+            desc: match describe(rec) {
+                Some(Ok(d)) => d,
+                _ => String::new(),
+            },
+        };
+        let block_size = self.opts.block_size;
+        let mut free_space = Vec::new();
+        for b in rec.blocks {
+            let key = BlockKey {
+                locator: b.locator,
+                fork: b.fork,
+                block: b.block,
+            };
+            let Some(st) = self.state(key, disk) else {
+                continue;
+            };
+            if let Some(img) = b.image.filter(|i| i.apply) {
+                match rec.restore(&img, u32::try_from(block_size).unwrap_or(0)) {
+                    Ok(mut page) => {
+                        if !is_new(&page) {
+                            set_lsn(&mut page, rec.end_lsn);
+                        }
+                        st.page = Some(page);
+                        st.dirty = true;
+                        st.hint_only = None;
+                        st.failure = None;
+                        if !matches!(st.start, Some((StartSource::File, _))) {
+                            st.start = Some((StartSource::WalImage, rec.lsn));
+                            st.applied.clear();
+                        }
+                        st.applied.push(applied());
+                        if let Some(space) = st
+                            .page
+                            .as_deref()
+                            .and_then(|p| recorded_free_space(&settings, rec, b.id, false, p))
+                        {
+                            free_space.push((b.locator, b.block, space));
+                        }
+                    }
+                    Err(_) => {
+                        st.failure = Some(NotRecovered {
+                            lsn: Some(rec.lsn),
+                            reason: String::from("its full-page image does not decompress"),
+                        });
+                    }
+                }
+                continue;
+            }
+            if b.will_init {
+                st.page = Some(vec![0u8; block_size]);
+                st.dirty = true;
+                st.failure = None;
+                if !matches!(st.start, Some((StartSource::File, _))) {
+                    st.start = Some((StartSource::WalImage, rec.lsn));
+                    st.applied.clear();
+                }
+            }
+            if st.failure.is_some() {
+                continue;
+            }
+            let Some(page) = st.page.as_mut() else {
+                continue;
+            };
+            if !b.will_init {
+                if is_new(page) && b.fork != VISIBILITYMAP_FORKNUM {
+                    st.failure = Some(NotRecovered {
+                        lsn: Some(rec.lsn),
+                        reason: format!(
+                            "the page is new (all zeros) when {}/{} at {} changes it",
+                            rmgr_name(rec.rmid),
+                            record_type(rec.version, rec.rmid, rec.info),
+                            lsn_text_for(rec.version, rec.lsn)
+                        ),
+                    });
+                    continue;
+                }
+                if rec.end_lsn <= page_lsn(page) {
+                    if let Some(space) = recorded_free_space(&settings, rec, b.id, false, page) {
+                        free_space.push((b.locator, b.block, space));
+                    }
+                    continue;
+                }
+            }
+            let outcome = if rec.rmid == RM_HEAP_ID || rec.rmid == RM_HEAP2_ID {
+                redo_heap_block(&settings, rec, b.id, page).map(|changed| {
+                    st.dirty |= changed;
+                    if let Some(space) = recorded_free_space(&settings, rec, b.id, true, page) {
+                        free_space.push((b.locator, b.block, space));
+                    }
+                })
+            } else if rec.rmid == RM_XLOG_ID
+                && matches!(rec.info & 0xF0, XLOG_FPI | XLOG_FPI_FOR_HINT)
+            {
+                // An image the record does not apply (wal_consistency_checking's) changes
+                // nothing.
+                Ok(())
+            } else {
+                Err(RedoError::NotApplied)
+            };
+            match outcome {
+                Ok(()) => st.applied.push(applied()),
+                Err(e) => {
+                    let what = format!(
+                        "{}/{}",
+                        rmgr_name(rec.rmid),
+                        record_type(rec.version, rec.rmid, rec.info)
+                    );
+                    let at = lsn_text_for(rec.version, rec.lsn);
+                    let reason = match e {
+                        RedoError::NotApplied => {
+                            format!("record {what} at {at} is of a kind pgpage does not apply")
+                        }
+                        RedoError::Invalid(why) => {
+                            format!("record {what} at {at} does not apply to the page: {why}")
+                        }
+                    };
+                    st.failure = Some(NotRecovered {
+                        lsn: Some(rec.lsn),
+                        reason,
+                    });
+                }
+            }
+        }
+        // The older records' map clears: no block reference, no LSN rule.
+        for (locator, map_block, heap_block, flags) in unregistered_vm_clears(rec, block_size) {
+            let key = BlockKey {
+                locator,
+                fork: VISIBILITYMAP_FORKNUM,
+                block: map_block,
+            };
+            let Some(st) = self.state(key, disk) else {
+                continue;
+            };
+            if st.failure.is_some() {
+                continue;
+            }
+            if let Some(page) = st.page.as_mut() {
+                if !is_new(page) && vm_clear(page, heap_block, flags) {
+                    st.dirty = true;
+                    st.applied.push(applied());
+                }
+            }
+        }
+        // XLogRecordPageWithFreeSpace: the bottom map page, extended or initialised if need
+        // be. Before 19 it only marks the buffer dirty as a hint, which recovery ignores when
+        // hint bits are logged: the change then lasts only if the page was dirtied otherwise.
+        let fsm_dirties = rec.version >= 19 || !self.opts.hint_bits_logged;
+        for (locator, heap_block, space) in free_space {
+            let Some((fsm_block, slot)) = fsm_position(heap_block, block_size) else {
+                continue;
+            };
+            let key = BlockKey {
+                locator,
+                fork: FSM_FORKNUM,
+                block: fsm_block,
+            };
+            let Some(st) = self.state(key, disk) else {
+                continue;
+            };
+            if st.failure.is_some() {
+                continue;
+            }
+            if let Some(page) = st.page.as_mut() {
+                vm_page_ready(page);
+                let cat = fsm_space_avail_to_cat(space, block_size);
+                if fsm_set_avail(page, slot, cat) {
+                    st.dirty |= fsm_dirties;
+                    if !st.dirty {
+                        st.hint_only = Some(rec.lsn);
+                    }
+                    st.applied.push(applied());
+                }
+            }
+        }
+        // A chosen free space map page whose heap page is not replayed: its update is unknown.
+        if let Chosen::Blocks(set) = &self.chosen {
+            for b in rec.blocks.iter().filter(|b| b.fork == 0) {
+                let fsm = fsm_position(b.block, block_size).map(|(blk, _)| BlockKey {
+                    locator: b.locator,
+                    fork: FSM_FORKNUM,
+                    block: blk,
+                });
+                let heap = BlockKey {
+                    locator: b.locator,
+                    fork: 0,
+                    block: b.block,
+                };
+                if let Some(fsm) = fsm.filter(|f| set.contains(f) && !set.contains(&heap)) {
+                    if let Some(st) = self.blocks.get_mut(&fsm) {
+                        if st.page.is_some() && st.failure.is_none() {
+                            st.failure = Some(NotRecovered {
+                                lsn: Some(rec.lsn),
+                                reason: format!(
+                                    "what record at {} leaves in the free space map depends on heap block {}, which is not being recovered",
+                                    lsn_text_for(rec.version, rec.lsn),
+                                    b.block
+                                ),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every block's outcome, with the checksum set for its relation-wide number when the
+    /// cluster has checksums.
+    pub fn finish(self, checksums: bool) -> Vec<BlockResult> {
+        self.blocks
+            .into_iter()
+            .map(|(key, st)| {
+                let failure = st
+                    .failure
+                    .or_else(|| {
+                        st.page.is_none().then(|| NotRecovered {
+                            lsn: None,
+                            reason: String::from(
+                                "no starting page: the WAL given holds no full-page image of it",
+                            ),
+                        })
+                    })
+                    .or_else(|| {
+                        st.hint_only.filter(|_| !st.dirty).map(|lsn| NotRecovered {
+                            lsn: Some(lsn),
+                            reason: format!(
+                                "the free space the record at {} leaves is a hint recovery keeps only if something else dirties the page; whether the server wrote it is unknown",
+                                lsn_text_for(self.version, lsn)
+                            ),
+                        })
+                    });
+                let page = if failure.is_some() {
+                    None
+                } else if st.dirty {
+                    st.page.map(|mut p| {
+                        if checksums {
+                            set_checksum(&mut p, key.block);
+                        }
+                        p
+                    })
+                } else {
+                    // Not dirtied: the server leaves the page as it was (a block it had to
+                    // extend the file by is zeros).
+                    Some(
+                        st.original
+                            .unwrap_or_else(|| vec![0u8; self.opts.block_size]),
+                    )
+                };
+                BlockResult {
+                    key,
+                    start: st.start,
+                    applied: st.applied,
+                    lsn: page.as_deref().map(page_lsn),
+                    page,
+                    failure,
+                }
+            })
+            .collect()
+    }
+
+    /// The WAL's release, once a record has been seen.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+}
