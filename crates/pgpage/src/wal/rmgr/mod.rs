@@ -345,8 +345,15 @@ mod tests {
         with_main(16, 1, 0x00, &[0; 4], |rec| {
             assert!(matches!(description(rec), Description::Invalid(_)));
         });
-        // A record type pgpage does not describe (a Heap record): not decoded.
+        // A heap INSERT's xl_heap_insert (offnum 0, flags 0) as heapdesc.c prints it on 18.
         with_main(18, 10, 0x00, &[0; 3], |rec| {
+            assert_eq!(
+                description(rec),
+                Description::Text(String::from("off: 0, flags: 0x00"))
+            );
+        });
+        // A resource manager pgpage does not describe (Hash): not decoded.
+        with_main(18, 12, 0x00, &[0; 3], |rec| {
             assert_eq!(description(rec), Description::NotDecoded);
         });
     }
