@@ -44,7 +44,7 @@ impl clap::ValueEnum for KindArg {
 }
 
 /// How to read a file where its name and its pages do not say, or say it wrongly.
-#[derive(clap::Args, Debug, Default)]
+#[derive(clap::Args, Clone, Debug, Default)]
 pub struct ReadAs {
     /// Segment number instead of the one in the file name's `.N` suffix.
     #[arg(long)]

@@ -28,17 +28,21 @@ use serde::Serialize;
 use crate::args::{io_reason, ReadAs};
 use crate::input::{open_regular, read_full_at, read_head};
 
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Clone, Debug)]
 #[command(group(clap::ArgGroup::new("source").args(["from", "flip", "page", "torn"])))]
 #[command(
-    override_usage = "pgpage repair [--json] --block N (--from GOOD_COPY | --flip BYTE_OFFSET:BIT | --page PAGE_FILE | --torn) --out NEW FILE; without a source and --out, what the server's tools would do with the page: pgpage repair [--json] --block N [--table NAME] FILE"
+    override_usage = "pgpage repair [--json] --block N (--from GOOD_COPY | --flip BYTE_OFFSET:BIT | --page PAGE_FILE | --torn) --out NEW FILE; several blocks from one good copy: --block N --block M ... --from GOOD_COPY; without a source and --out, what the server's tools would do with the page: pgpage repair [--json] --block N [--table NAME] FILE"
 )]
 pub struct RepairArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
-    /// The block to repair (numbered within the file, as verify and inspect number it).
-    #[arg(long)]
+    /// The block to repair (numbered within the file, as verify and inspect number it);
+    /// repeated, with --from, every block named is taken from the good copy into one NEW.
+    #[arg(long = "block", value_name = "N", required = true)]
+    pub blocks: Vec<u32>,
+    /// The block at hand (one of `blocks`).
+    #[arg(skip)]
     pub block: u32,
     /// Take the block from this good copy of the same relation file (a backup, a standby's).
     #[arg(long, value_name = "GOOD_COPY")]
@@ -90,10 +94,54 @@ struct Fatal(String);
 
 /// Runs the command; returns the exit status.
 pub fn run(args: &RepairArgs) -> i32 {
-    let result = if args.from.is_some() || args.flip.is_some() || args.page.is_some() || args.torn {
-        repair(args)
-    } else {
-        advice(args)
+    let result = match args.blocks.as_slice() {
+        [one] => {
+            let one = RepairArgs {
+                block: *one,
+                ..args.clone()
+            };
+            if args.from.is_some() || args.flip.is_some() || args.page.is_some() || args.torn {
+                repair(&one, true)
+            } else {
+                advice(&one)
+            }
+        }
+        // A good copy holds every block; a flip, a page file and a torn page are one block's.
+        blocks if args.from.is_some() => {
+            let mut status = 0;
+            let mut seen = std::collections::BTreeSet::new();
+            let twice = blocks.iter().find(|&&b| !seen.insert(b));
+            let mut result = match twice {
+                Some(b) => Err(Fatal(format!("--block {b} is given twice"))),
+                None => Ok(0),
+            };
+            for (i, &block) in blocks.iter().enumerate() {
+                if result.is_err() {
+                    break;
+                }
+                let one = RepairArgs {
+                    block,
+                    ..args.clone()
+                };
+                match repair(&one, i == 0) {
+                    Ok(s) => status = status.max(s),
+                    Err(e) => {
+                        // Never a copy with some of the blocks asked for: none, and why.
+                        if i > 0 {
+                            if let Some(out) = &args.out {
+                                let _ = std::fs::remove_file(out);
+                            }
+                        }
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            result.map(|_| status)
+        }
+        _ => Err(Fatal(String::from(
+            "several --block are repaired together only from a good copy (--from); --flip, --page, --torn and the advice take one block",
+        ))),
     };
     match result {
         Ok(status) => status,
@@ -341,7 +389,9 @@ struct RepairOut<'a> {
     repaired: &'a Repaired,
 }
 
-fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
+/// Repairs `args.block`; `first`: NEW is created from FILE with it, else (the next block of
+/// several) written into the NEW the first one created.
+fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
     let out_path = args.out.as_deref().ok_or_else(|| {
         Fatal(String::from(
             "--out NEW is required with a source: the repaired copy is a new file",
@@ -355,7 +405,9 @@ fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
         .transpose()?;
     inputs.extend(from.as_deref());
     inputs.extend(args.page.as_deref());
-    check_out(out_path, &inputs)?;
+    if first {
+        check_out(out_path, &inputs)?;
+    }
     let d = open_damaged(args)?;
     let endian = d.geometry.endian;
     let (source, words, replacement) = match (source_page(args, &d)?, args.flip) {
@@ -457,7 +509,11 @@ fn repair(args: &RepairArgs) -> Result<i32, Fatal> {
     if let Some(said) = wal_said {
         eprintln!("{said}");
     }
-    write_copy(&d, args.block, &repaired.page, out_path)?;
+    if first {
+        write_copy(&d, args.block, &repaired.page, out_path)?;
+    } else {
+        write_block(args.block, &repaired.page, out_path)?;
+    }
     let out_shown = out_path.display().to_string();
     let stdout = io::stdout();
     let mut w = BufWriter::new(stdout.lock());
@@ -585,6 +641,19 @@ const COPY_BYTES: usize = 1 << 20;
 
 /// Writes the input with `block` replaced by `page` to a new file (O_EXCL: a file that
 /// appeared since the check is not overwritten either); a partial file is removed.
+/// The next block of several into the NEW this run created.
+fn write_block(block: u32, page: &[u8], out: &Path) -> Result<(), Fatal> {
+    let shown = out.display().to_string();
+    let f = OpenOptions::new()
+        .write(true)
+        .open(out)
+        .map_err(|e| failed("open", &shown, &e))?;
+    let at = u64::from(block).saturating_mul(page.len() as u64);
+    f.write_all_at(page, at)
+        .map_err(|e| failed("write", &shown, &e))?;
+    f.sync_all().map_err(|e| failed("fsync", &shown, &e))
+}
+
 fn write_copy(d: &Damaged, block: u32, page: &[u8], out: &Path) -> Result<(), Fatal> {
     let shown = out.display().to_string();
     let mut f = OpenOptions::new()

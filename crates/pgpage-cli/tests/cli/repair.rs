@@ -426,3 +426,79 @@ fn the_checksum_is_for_the_relation_wide_block() {
         "mismatch"
     );
 }
+
+/// Several blocks from one good copy go into one NEW (as the report's backup step prints them,
+/// one command per file): NEW equals the good copy wherever the damage was, and FILE
+/// elsewhere. A flip, a page file or a block named twice take one block: refused, and no NEW.
+#[test]
+fn several_blocks_from_one_good_copy() {
+    let mut c = Cluster::start(16);
+    c.psql(&[
+        "create table t (id int, note text)",
+        "insert into t select g, repeat('x', 200) from generate_series(1, 200) g",
+        "checkpoint",
+    ]);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    c.stop();
+    let file = c.data.join(&rel);
+    let good = std::fs::read(&file).unwrap();
+    assert!(good.len() >= 5 * BS, "{} bytes", good.len());
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("good");
+    std::fs::write(&copy, &good).unwrap();
+    let mut damaged = good.clone();
+    for b in [1usize, 3] {
+        damaged[b * BS + 4000] ^= 0x10;
+        damaged[b * BS + 6000] ^= 0x01;
+    }
+    let input = tmp.path().join("16400");
+    std::fs::write(&input, &damaged).unwrap();
+    let new = tmp.path().join("new");
+    let out = repair(&[
+        "--block",
+        "1",
+        "--block",
+        "3",
+        "--from",
+        copy.to_str().unwrap(),
+        "--out",
+        new.to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        std::fs::read(&new).unwrap() == good,
+        "NEW is not the good copy"
+    );
+    assert!(
+        std::fs::read(&input).unwrap() == damaged,
+        "FILE was written"
+    );
+
+    for args in [
+        vec!["--block", "1", "--block", "3", "--flip", "4000:4"],
+        vec![
+            "--block",
+            "1",
+            "--block",
+            "1",
+            "--from",
+            copy.to_str().unwrap(),
+        ],
+    ] {
+        let refused = tmp.path().join("refused");
+        let mut all = args.clone();
+        all.extend(["--out", refused.to_str().unwrap(), input.to_str().unwrap()]);
+        let out = repair(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with("pgpage: error: "),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!refused.exists(), "{args:?} left a NEW");
+    }
+}

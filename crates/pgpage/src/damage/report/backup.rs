@@ -443,12 +443,7 @@ pub(super) fn step(r: &Report) -> Option<String> {
             continue;
         }
         if p.status == "ok" && p.age != Some("newer") {
-            let command = super::command_line(&format!(
-                "pgpage repair --block {} --from {} --out NEW {}",
-                b.block_in_file,
-                super::shell_word(&p.path),
-                paths.file(&b.file)
-            ));
+            let command = (p.path.as_str(), b.file.as_str(), b.block_in_file);
             if p.age == Some("same") {
                 same.push(command);
             } else {
@@ -459,6 +454,29 @@ pub(super) fn step(r: &Report) -> Option<String> {
             not.push(format!("block {} of {} ({})", b.block, name(rel), p.status));
         }
     }
+    // One command per file: its blocks all taken from the backup's file into one NEW.
+    let commands = |list: &[(&str, &str, u32)]| -> Vec<String> {
+        let mut files: Vec<(&str, &str, Vec<u32>)> = Vec::new();
+        for &(from, file, block) in list {
+            match files.iter_mut().find(|(f, d, _)| *f == from && *d == file) {
+                Some((_, _, blocks)) => blocks.push(block),
+                None => files.push((from, file, alloc::vec![block])),
+            }
+        }
+        files
+            .iter()
+            .map(|(from, file, blocks)| {
+                let blocks: Vec<String> = blocks.iter().map(|b| format!("--block {b}")).collect();
+                super::command_line(&format!(
+                    "pgpage repair {} --from {} --out NEW {}",
+                    blocks.join(" "),
+                    super::shell_word(from),
+                    paths.file(file)
+                ))
+            })
+            .collect()
+    };
+    let (same, older) = (commands(&same), commands(&older));
     let mut parts = Vec::new();
     if !same.is_empty() {
         parts.push(format!(
