@@ -27,8 +27,9 @@ pub struct RecoverArgs {
     /// WAL segment files, a pg_wal directory or an archive folder (default: PATH's pg_wal).
     #[arg(long, value_name = "WAL")]
     pub wal: Vec<PathBuf>,
-    /// The same relation file from a base backup, or the backup's data directory.
-    #[arg(long, value_name = "BACKUP")]
+    /// The same relation file from a base backup, or the backup's data directory. Not built
+    /// yet (refused, exit 2), so hidden from the help until it is.
+    #[arg(long, value_name = "BACKUP", hide = true)]
     pub from: Option<PathBuf>,
     /// A block (within the file) to recover; repeatable.
     #[arg(long, value_name = "N")]
@@ -420,6 +421,12 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
                 b.applied.len(),
                 if b.applied.len() == 1 { "" } else { "s" },
                 b.lsn.as_deref().unwrap_or("?")
+            )?;
+        }
+        if args.all && report.summary.blocks == 0 {
+            writeln!(
+                out,
+                "no WAL record after pg_control's redo point changes a block (a cleanly stopped cluster replays nothing): give --block N with a relation file to rebuild its blocks from their WAL images"
             )?;
         }
         writeln!(

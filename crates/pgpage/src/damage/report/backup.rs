@@ -267,10 +267,10 @@ fn judge(
     if heap {
         out.tuples = Some(readable_offsets(page, b.block, endian, None).len() as u64);
     }
-    // The damaged page's pd_lsn means something wherever its header is sane (a misplaced
-    // page's is the other block's, compared as any); an all-zero page's is 0, its history gone.
+    // The damaged page's pd_lsn means something wherever its header is sane; an all-zero
+    // page's is 0, its history gone, and a misplaced page's is the other block's.
     let damaged_lsn = match b.damage {
-        Damage::Zeroed => None,
+        Damage::Zeroed | Damage::Misplaced => None,
         _ => b.page_lsn,
     };
     out.age = match (backup_lsn, damaged_lsn) {
@@ -298,6 +298,10 @@ fn judge(
         ),
         Some(_) => String::from(
             "the backup's page passes its checksum but is older than the damaged page by pd_lsn: it lacks the changes made to the block since the backup (rows inserted, updated or deleted then), unless the server's own recovery replays the WAL since the backup onto a restored copy",
+        ),
+        None if b.damage == Damage::Misplaced => format!(
+            "the backup's page passes its checksum; the damaged page is block {}'s (its pd_lsn is that block's), so how old the backup's page is cannot be told from it: with the WAL given (report --wal), a newer full-page image of the block shows what it lacks",
+            b.holds_block.map_or_else(|| String::from("another"), |n| format!("{n}"))
         ),
         None if b.damage == Damage::Zeroed => String::from(
             "the backup's page passes its checksum; the damaged page is all zeros (its pd_lsn is 0: nothing of its history is left), so how old the backup's page is cannot be told from it: it lacks whatever changed the block since the backup",

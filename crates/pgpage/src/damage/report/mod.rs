@@ -2011,6 +2011,39 @@ fn steps(r: &Report) -> Vec<String> {
             .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
             .partition(|(_, b)| b.wal_image.is_some());
         let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
+        // Records after an image that the image alone lacks: recover replays them onto it, as
+        // the server's recovery does (a record it does not apply names its block, unwritten).
+        let replay: Vec<&(&Relation, &Block)> = with
+            .iter()
+            .filter(|(_, b)| b.wal_image.as_ref().is_some_and(|w| !w.later.is_empty()))
+            .collect();
+        if !replay.is_empty() {
+            let mut files: Vec<(&str, Vec<u32>)> = Vec::new();
+            for (_, b) in &replay {
+                match files.iter_mut().find(|(f, _)| *f == b.file.as_str()) {
+                    Some((_, blocks)) => blocks.push(b.block_in_file),
+                    None => files.push((b.file.as_str(), alloc::vec![b.block_in_file])),
+                }
+            }
+            let mut lines = alloc::vec![format!(
+                "Rebuild {} as the server's recovery would: its full-page image with every record after it replayed (heap pages; a block that meets a record pgpage does not apply yet is named and not written). {NEW_WORDS}:",
+                blocks_words(&replay.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>())
+            )];
+            for (file, blocks) in files {
+                let blocks: Vec<String> = blocks.iter().map(|b| format!("--block {b}")).collect();
+                let wal = if paths.dir.is_some() {
+                    String::new()
+                } else {
+                    String::from(" --wal WAL")
+                };
+                lines.push(command_line(&format!(
+                    "pgpage recover {}{wal} --out NEW {}",
+                    blocks.join(" "),
+                    paths.file(file)
+                )));
+            }
+            out.push(lines.join("\n"));
+        }
         if !with.is_empty() {
             let list: Vec<String> = with
                 .iter()
