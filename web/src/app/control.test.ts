@@ -5,11 +5,12 @@ import type { Wasm } from '../core';
 import { blocksPerSegmentFor, checksumsFor, readControls, versionFor, type ClusterControl } from './control';
 import { coreWasm } from './testing';
 
-const control = (root: string, version: number, crcOk = true, pgVersion = 15): ClusterControl => ({
+// `code`: the core's checksums_code for the cluster (1 on, 2 off; decode_control gives it).
+const control = (root: string, code: number, crcOk = true, pgVersion = 15): ClusterControl => ({
   root,
   path: `${root}global/pg_control`,
   pgVersion,
-  control: { data_page_checksum_version: version, crc_ok: crcOk },
+  control: { checksums_code: code, crc_ok: crcOk },
   error: null,
 });
 
@@ -20,13 +21,13 @@ describe('pg_control of a drop', () => {
   });
 
   it("says each file's checksums by the longest directory it lies in, when its CRC holds", () => {
-    const cs = [control('a/', 1), control('a/b/', 0), control('c/', 0, false)];
+    const cs = [control('a/', 1), control('a/b/', 2), control('c/', 2, false)];
     expect(checksumsFor(cs, 'a/base/5/16385')).toBe(1);
     expect(checksumsFor(cs, 'a/b/base/5/16385')).toBe(2);
     // A damaged pg_control says nothing: the files decide.
     expect(checksumsFor(cs, 'c/base/5/16385')).toBe(0);
     expect(checksumsFor(cs, 'elsewhere/16385')).toBe(0);
-    expect(checksumsFor([control('', 0)], '16385')).toBe(2);
+    expect(checksumsFor([control('', 2)], '16385')).toBe(2);
   });
 
   it("says each file's PostgreSQL version by the same rule, so pages are named as its pageinspect names them", () => {
