@@ -248,26 +248,11 @@ pub(crate) fn read_records(
     wal: &[PathBuf],
     sink: &mut dyn FnMut(&WalRecord<'_>),
 ) -> Result<Option<u32>, String> {
-    for_each_record(wal, sink).map(|(version, _)| version)
-}
-
-/// Reads the WAL as `fpi` does and hands each record to `sink`; returns the WAL's release and
-/// the problems the reader met (a gap, a torn record), as lines.
-pub(crate) fn for_each_record(
-    wal: &[PathBuf],
-    sink: &mut dyn FnMut(&WalRecord<'_>),
-) -> Result<(Option<u32>, Vec<String>), String> {
     let read = read_wal(wal, &mut |rec| sink(rec)).map_err(|f| match f {
         Fail::Input(line) => line,
         Fail::Io(e) => io_reason(&e),
     })?;
-    let problems = read
-        .reader
-        .problems()
-        .iter()
-        .map(|p| p.detail.clone())
-        .collect();
-    Ok((read.reader.summary().version, problems))
+    Ok(read.reader.summary().version)
 }
 
 /// pg_control's system identifier and block size, when its CRC holds.

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::args::io_reason;
 use crate::fail::{run_to_stdout, Fail};
-use crate::fpi::for_each_record;
+use crate::fpi::read_records;
 
 #[derive(clap::Args, Debug)]
 pub struct RecoverArgs {
@@ -318,7 +318,7 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
         file.read_exact_at(&mut page, at).ok()?;
         Some(page)
     };
-    let (version, _problems) = for_each_record(&wal, &mut |rec: &WalRecord<'_>| {
+    let version = read_records(&wal, &mut |rec: &WalRecord<'_>| {
         recovery.observe(rec, &mut disk)
     })
     .map_err(Fail::Input)?;
