@@ -248,7 +248,8 @@ test(`memory while verifying a ${SET_MB} MB set of segment files`, async ({ page
     paths.push(p);
   }
   await page.goto('/');
-  await page.locator('[data-testid=summary][data-state=idle]').waitFor();
+  // The idle inventory is hidden until files come: wait for it to exist.
+  await page.locator('[data-testid=summary][data-state=idle]').waitFor({ state: 'attached' });
   // The page starts its workers while idle: measure from after that.
   await page.waitForTimeout(1500);
   const before = rendererRssKiB();

@@ -71,6 +71,11 @@ use crate::page::spans::Spans;
 /// number.
 pub fn torn_write(page: &[u8], absolute_block: u32, endian: Endian) -> (Vec<u32>, Vec<u16>) {
     let r = Reader { b: page, e: endian };
+    // The rules read here are the heap's (tuple headers, t_ctid): an index or other page
+    // says nothing by them, and a header without a heap's empty special space is not one.
+    if detect_kind(page, endian, crate::page::kind::Fork::Main) != PageKind::Heap {
+        return (Vec::new(), Vec::new());
+    }
     let lps = page_line_pointers(page, endian);
     let torn = crate::am::heap::check::torn_sectors(&r, &lps, absolute_block);
     let taken = crate::am::heap::check::torn_items(&lps, &torn);

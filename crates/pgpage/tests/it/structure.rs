@@ -200,6 +200,31 @@ fn a_zeroed_sector_of_a_page_whose_checksum_fails_is_torn_page_evidence() {
     assert!(!got.iter().any(|f| f.1 == Finding::TornSectors), "{got:?}");
 }
 
+#[test]
+fn a_page_read_at_another_block_or_an_index_page_is_not_torn() {
+    use pgpage::am::torn_write;
+    // A heap page PostgreSQL wrote at block 1, its checksum failing by one flipped bit in a
+    // tuple: at its own block the tuples name it; read as block 4 (a misplaced page, or a
+    // file whose block numbers are off) every tuple names block 1, which no tear does.
+    let bytes = fs::read(root().join("public/samples/16427")).unwrap();
+    let mut page = bytes[8192..2 * 8192].to_vec();
+    page[5000] ^= 0x10;
+    assert!(torn_write(&page, 1, Endian::Little).0.is_empty());
+    assert!(torn_write(&page, 4, Endian::Little).0.is_empty());
+    // Index pages are not read by the heap's tuple rules at all, at any block.
+    for name in ["btree_posting", "btree_leaf", "gin_entry", "hash_bucket"] {
+        let mut page = fs::read(root().join("tests/fixtures").join(name).join("page.bin")).unwrap();
+        page[5000] ^= 0x10;
+        for block in [0, 4, 9] {
+            let (sectors, items) = torn_write(&page, block, Endian::Little);
+            assert!(
+                sectors.is_empty() && items.is_empty(),
+                "{name} at {block}: {sectors:?}"
+            );
+        }
+    }
+}
+
 /// Every finding the maps give of `heap`'s pages, by heap block.
 fn map_findings(heap: &[u8], maps: &pgpage::am::maps::walk::ForkMaps) -> Vec<(u32, Finding)> {
     (0u32..)

@@ -617,12 +617,16 @@ pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
         let sound = tuple_is_own(r, off, id.len, block, id.lp);
         // Bytes that are no tuple header at all (zeros, or t_hoff's rule broken), as the middle
         // of another write's tuple is; a header whose only fault is its t_ctid is a tuple.
-        // A sound header naming another block is that block's tuple: a misplaced page.
+        // A sound header naming another block is that block's tuple (a misplaced page, or a
+        // file read at the wrong block number) or a flipped bit: never a tear, whose older
+        // sectors are this block's own earlier write and name this block. It speaks for
+        // neither side.
         if !sound
             && header_is_tuple(r, off, id.len)
             && Header::read(r, off).is_some_and(|h| h.ctid_block != block)
         {
             foreign = foreign.saturating_add(1);
+            continue;
         }
         // The sector the header ends in: a header across a sector boundary reads the later
         // sector's bytes there.
@@ -646,13 +650,18 @@ pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
             }
         }
     }
+    let tuples = verdicts.len().saturating_add(foreign);
+    // Most tuples another block's: that block's page, not a tear.
+    if foreign.saturating_mul(2) >= tuples {
+        return alloc::vec::Vec::new();
+    }
     if verdicts.iter().all(|v| !v.1) {
         // Every tuple wrong under a sane header and line pointers: the line pointers all lie
         // in another write's sectors (a page whose tuples sit in its later half, torn at a
         // 4 kB boundary), named from the first tuple's sector to the last; where the other
         // write begins before them the page cannot show. Tuples whose t_ctid names another
         // block are that block's page, not a tear.
-        if verdicts.len() >= 2 && foreign.saturating_mul(2) < verdicts.len() {
+        if verdicts.len() >= 2 {
             let first = verdicts.iter().map(|v| v.0).min().unwrap_or(0);
             let last = verdicts.iter().map(|v| v.0).max().unwrap_or(0);
             return (first..=last).collect();
