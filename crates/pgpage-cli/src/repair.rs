@@ -449,7 +449,36 @@ fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
     }
     if let Some(bit) = source {
         let columns = catalog_columns(&args.path, d.name);
-        let told = pgpage::damage::flips::tell(&d.page, d.absolute, endian, columns.as_deref());
+        // The table's relfrozenxid judges flips in xids as the report and the advice do.
+        let source = crate::heapctx::heap_source(&args.path);
+        let told = pgpage::damage::flips::tell_with(
+            &d.page,
+            d.absolute,
+            endian,
+            &pgpage::damage::flips::Known {
+                columns: columns.as_deref(),
+                relfrozenxid: source
+                    .as_ref()
+                    .and_then(|s| s.context())
+                    .map(|c| c.relfrozenxid),
+                flagged: &[],
+            },
+        );
+        // A candidate whose flipped-back page breaks a rule PostgreSQL keeps matches the
+        // checksum by chance: written, the page would pass every check with a tuple the
+        // server cannot read.
+        if let Some(c) = told.find(bit).filter(|c| !c.structurally_valid) {
+            if !args.force {
+                return Err(Fatal(format!(
+                    "flipping bit {} of byte {} makes the stored checksum valid, but {}: a chance match, not the damage; nothing written. --force writes it anyway",
+                    bit.bit, bit.offset, c.why
+                )));
+            }
+            eprintln!(
+                "pgpage: warning: flipping bit {} of byte {} makes the stored checksum valid, but {}: written as --force asks",
+                bit.bit, bit.offset, c.why
+            );
+        }
         // A flip that is no candidate has its warning below; the only candidate needs no
         // reminder of the others.
         if told.find(bit).is_some() && told.candidates.len() > 1 {

@@ -342,3 +342,113 @@ fn xmax_before_relfrozenxid(version: u32) {
 }
 
 each_version!(xmax_before_relfrozenxid);
+
+/// The converse: a page whose bytes are the server's, its stored checksum made for the page
+/// with lp 1's t_xmax turned from 0 into 4 (so that one flip makes it valid). Flipped back,
+/// that tuple's xmax would precede relfrozenxid, which PostgreSQL never writes (the server,
+/// shown that page, stops VACUUM (FREEZE) with its words): the flip matches by chance. The
+/// report does not offer that flip and says why, and `repair --flip` refuses it without
+/// --force.
+fn chance_flip_breaking_a_rule(version: u32) {
+    use pgpage::page::checksum::pg_checksum_page;
+    use pgpage::page::geometry::Endian;
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create table t (id int primary key, note text) with (autovacuum_enabled = off)",
+        "insert into t select g, 'note ' || g from generate_series(1, 200) g",
+        "checkpoint",
+    ]);
+    let relfrozenxid: u32 = c
+        .psql(&["select relfrozenxid from pg_class where relname = 't'"])
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(relfrozenxid > 4, "relfrozenxid {relfrozenxid}");
+    let heap = c.file("select pg_relation_filepath('t')");
+    c.stop();
+    let good = std::fs::read(&heap).unwrap();
+    let word = u32::from_le_bytes(good[24..28].try_into().unwrap());
+    let xmax_at = (word & 0x7fff) as usize + 4;
+    assert_eq!(
+        &good[xmax_at..xmax_at + 4],
+        &[0, 0, 0, 0],
+        "lp 1's t_xmax is 0"
+    );
+    let mut other = good[..BS].to_vec();
+    other[xmax_at] ^= 1 << 2;
+    let sum = pg_checksum_page(&other, 0, Endian::Little);
+    other[8..10].copy_from_slice(&sum.to_le_bytes());
+    let mut bad = good.clone();
+    bad[8..10].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(&heap, &bad).unwrap();
+
+    let out = pgpage(&["report", "--json", c.data.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let block = report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["relation"] == "public.t")
+        .and_then(|r| {
+            r["blocks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|b| b["block"] == 0)
+        })
+        .unwrap_or_else(|| panic!("block 0 of t not in the report: {report:#}"));
+    // Other flips may match by chance too, with nothing against them: those stay candidates.
+    let offered = block["bit_flips"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|f| f["byte"] == xmax_at && f["bit"] == 2));
+    assert!(!offered, "{block:#}");
+    let words = format!("found xmax 4 from before relfrozenxid {relfrozenxid}");
+    let evidence = block["evidence"].to_string();
+    assert!(evidence.contains(&words), "{block:#}");
+    let text = String::from_utf8(pgpage(&["report", c.data.to_str().unwrap()]).stdout).unwrap();
+    assert!(!text.contains(&format!("--flip {xmax_at}:2")), "{text}");
+
+    let out_file = c.root.join("flipped");
+    let flip = format!("{xmax_at}:2");
+    let (code, _, err) = run(&[
+        "repair",
+        "--block",
+        "0",
+        "--flip",
+        &flip,
+        "--out",
+        out_file.to_str().unwrap(),
+        heap.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(&words) && err.contains("--force"), "{err}");
+    assert!(!out_file.exists());
+    let (code, _, err) = run(&[
+        "repair",
+        "--block",
+        "0",
+        "--flip",
+        &flip,
+        "--force",
+        "--out",
+        out_file.to_str().unwrap(),
+        heap.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        &std::fs::read(&out_file).unwrap()[..BS],
+        &other[..],
+        "the page --force writes"
+    );
+
+    // The server, shown the flipped-back page, refuses it with the words the report gives.
+    let mut flipped = good.clone();
+    flipped[..BS].copy_from_slice(&other);
+    std::fs::write(&heap, &flipped).unwrap();
+    c.restart();
+    let vacuum = c.psql_output("postgres", &["vacuum (freeze) t"]);
+    let said = String::from_utf8_lossy(&vacuum.stderr);
+    assert!(said.contains(&words), "the server says: {said}");
+}
+
+each_version!(chance_flip_breaking_a_rule);

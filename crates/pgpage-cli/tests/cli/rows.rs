@@ -903,3 +903,56 @@ fn a_copied_block_is_not_printed_twice(version: u32) {
 }
 
 each_version!(a_copied_block_is_not_printed_twice);
+
+/// A page whose checksum fails with PD_ALL_VISIBLE set over deleted rows and pd_prune_xid
+/// 0 (an older header's, as a torn write leaves it): the server, under ignore_checksum_failure, reads such a page without
+/// checking any tuple's visibility and returns the deleted rows too. `rows
+/// --include-damaged` prints the rows a snapshot sees and says how many more versions the
+/// server returns there, as many as the server's own scan shows.
+fn all_visible_damaged_page_named(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&["create database forensic"]);
+    c.psql_in(
+        "forensic",
+        &[
+            "create table orders (id int4, note text) with (autovacuum_enabled = off)",
+            "insert into orders select g, 'note-' || g from generate_series(1, 300) g",
+            "select count(*) from orders",
+            // No read after the delete: a read would prune the page (LP_DEAD items).
+            "delete from orders where id <= 5",
+            "checkpoint",
+        ],
+    );
+    let path = c.data.join(
+        c.psql_in("forensic", &["select pg_relation_filepath('orders')"])
+            .trim(),
+    );
+    c.stop();
+    let page = read(&path, 0, 8192);
+    assert_eq!(page[10] & 4, 0, "block 0 is not all-visible yet");
+    patch(&path, 10, &[page[10] | 4]);
+    // pd_prune_xid 0, as an older header has it: the server's read does not prune first.
+    assert_ne!(&page[20..24], &[0, 0, 0, 0], "the delete set pd_prune_xid");
+    patch(&path, 20, &[0, 0, 0, 0]);
+    let out = pgpage(&[
+        "rows",
+        "--include-damaged",
+        c.data.to_str().unwrap(),
+        "orders",
+    ]);
+    let printed = String::from_utf8_lossy(&out.stdout).lines().count();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    c.restart();
+    let server = copy_ignoring_checksums(&c, "select * from orders", "format csv");
+    let server_rows = server.lines().count();
+    let more = server_rows - printed;
+    assert_eq!(more, 5, "{version}: {err}");
+    assert!(
+        err.contains(&format!(
+            "{more} versions no snapshot sees (updated or deleted), which pgpage does not print, come back as rows there"
+        )),
+        "{version}: {err}"
+    );
+}
+
+each_version!(all_visible_damaged_page_named);

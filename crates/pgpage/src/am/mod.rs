@@ -66,7 +66,9 @@ use crate::page::spans::Spans;
 /// flagged values.
 /// A torn write seen on a heap page: the 512-byte sectors (0-based) whose tuples are not the ones
 /// the line pointers describe (another version's sectors under this header), and the line pointers
-/// whose tuples it took (`crate::am::heap::check::torn_items`). Empty when nothing says so; only
+/// whose tuples it took (`crate::am::heap::check::torn_items`). Sector 0 alone when the header
+/// and line pointers are the older write ([`links_past_header`]): then the line pointers are
+/// the HOT roots whose updates the header does not know. Empty when nothing says so; only
 /// meaningful on a page whose checksum fails. `absolute_block` is the page's relation-wide block
 /// number.
 pub fn torn_write(page: &[u8], absolute_block: u32, endian: Endian) -> (Vec<u32>, Vec<u16>) {
@@ -78,6 +80,17 @@ pub fn torn_write(page: &[u8], absolute_block: u32, endian: Endian) -> (Vec<u32>
     }
     let lps = page_line_pointers(page, endian);
     let torn = crate::am::heap::check::torn_sectors(&r, &lps, absolute_block);
+    if torn.is_empty() {
+        // The tuples newer than the line pointers: sector 0, the header's, is the older
+        // write. The roots whose links lead past it are versions their updates replaced.
+        let links = crate::am::heap::check::links_past_header(&r, &lps, absolute_block);
+        if !links.is_empty() {
+            return (
+                alloc::vec![0],
+                links.into_iter().map(|(root, _)| root).collect(),
+            );
+        }
+    }
     let taken = crate::am::heap::check::torn_items(&lps, &torn);
     (
         torn.into_iter()
@@ -85,6 +98,18 @@ pub fn torn_write(page: &[u8], absolute_block: u32, endian: Endian) -> (Vec<u32>
             .collect(),
         taken,
     )
+}
+
+/// The HOT links of a heap page that lead past its line pointer array: (root, successor) of
+/// each tuple HOT-updated to a line pointer the header calls unused or does not have, the
+/// sign that the header is an older write than the tuples
+/// (`crate::am::heap::check::links_past_header`).
+pub fn links_past_header(page: &[u8], absolute_block: u32, endian: Endian) -> Vec<(u16, u16)> {
+    if detect_kind(page, endian, crate::page::kind::Fork::Main) != PageKind::Heap {
+        return Vec::new();
+    }
+    let r = Reader { b: page, e: endian };
+    crate::am::heap::check::links_past_header(&r, &page_line_pointers(page, endian), absolute_block)
 }
 
 /// A torn page's older write as an analysis that knows more than the page found it (the
@@ -221,7 +246,7 @@ fn taken_in(lps: &[ItemId], sectors: &[u32]) -> Vec<u16> {
 }
 
 /// A page's line pointers as its header counts them, for the torn-write analyses.
-fn page_line_pointers(page: &[u8], endian: Endian) -> Vec<ItemId> {
+pub(crate) fn page_line_pointers(page: &[u8], endian: Endian) -> Vec<ItemId> {
     let r = Reader { b: page, e: endian };
     let mut spans = Spans::new(page.len(), true);
     let header = decode_header(&r, &mut spans);

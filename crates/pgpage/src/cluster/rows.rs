@@ -580,6 +580,28 @@ impl RowWriter {
                     };
                     let rows = self.page_rows(page, absolute, log, fetch, target, true);
                     let n = rows.rows;
+                    // heap_prepare_pagescan skips every visibility check on a page marked
+                    // all-visible: the server returns the versions pgpage leaves out too.
+                    let all_visible = crate::page::geometry::read_u16(page, 10, e)
+                        .is_some_and(|f| f & crate::page::fields::PD_ALL_VISIBLE != 0);
+                    // heap_page_prune_opt runs first where pd_prune_xid is set: the dead
+                    // versions it removes do not come back.
+                    let prunable =
+                        crate::page::geometry::read_u32(page, 20, e).is_some_and(|x| x != 0);
+                    let why = if all_visible && rows.invisible > 0 && !rows.torn {
+                        format!(
+                            "{why}; the page is marked all-visible (PD_ALL_VISIBLE), so under SET ignore_checksum_failure = on a sequential scan returns every tuple on it without checking its visibility: {}{} no snapshot sees (updated or deleted), which pgpage does not print, come back as rows there{}",
+                            if prunable { "up to " } else { "" },
+                            crate::words::plural(rows.invisible, "version", "versions"),
+                            if prunable {
+                                " (fewer where the server's read prunes the page first, as pd_prune_xid lets it)"
+                            } else {
+                                ""
+                            }
+                        )
+                    } else {
+                        why
+                    };
                     got.left_out.push(LeftOut {
                         offset: None,
                         attnum: None,

@@ -28,7 +28,9 @@ pub struct ToldFlip {
     pub bit: u8,
     /// The field the byte belongs to.
     pub field: String,
-    /// The page is structurally sound after the flip.
+    /// The page is structurally sound after the flip, and where the table's columns are
+    /// known its tuple still decodes and keeps its type's rules: false for a flip PostgreSQL
+    /// could not have written (`why` says which rule it breaks).
     pub structurally_valid: bool,
     /// In tuple data: the line pointer, the column, the value as stored and flipped back
     /// (control characters escaped, see [`visible`]).
@@ -333,7 +335,66 @@ fn xid_rule(
         (false, true) => Some((
             false,
             format!(
-                "flipped back, t_{name} {flipped} would precede the table's relfrozenxid {relfrozenxid}, which PostgreSQL never leaves in a table"
+                "flipped back, t_{name} {flipped} would precede the table's relfrozenxid {relfrozenxid}, which PostgreSQL never leaves in a table (VACUUM would stop with \"found {name} {flipped} from before relfrozenxid {relfrozenxid}\")"
+            ),
+        )),
+        _ => None,
+    }
+}
+
+/// What heap_insert's rule for t_ctid says of a flip in it: a tuple no update or lock has
+/// touched (t_xmax 0) names its own TID, which only an update (setting t_xmax) changes. A
+/// speculative insertion's token (SpecTokenOffsetNumber) stands there until it completes.
+/// Some((true, why)): the stored t_ctid breaks the rule and the flipped one keeps it;
+/// Some((false, why)): the other way round.
+fn ctid_rule(
+    page: &[u8],
+    item: (usize, u16),
+    absolute_block: u32,
+    offset: u32,
+    bit: u8,
+    endian: Endian,
+) -> Option<(bool, String)> {
+    use crate::page::geometry::{read_u16, read_u32};
+    let (tuple_off, lp) = item;
+    let at = usize::try_from(offset).ok()?.checked_sub(tuple_off)?;
+    if !(12..18).contains(&at) {
+        return None;
+    }
+    if read_u32(page, tuple_off.checked_add(4)?, endian)? != 0 {
+        return None;
+    }
+    let tid = |p: &[u8]| -> Option<(u32, u16)> {
+        let hi = u32::from(read_u16(p, tuple_off.checked_add(12)?, endian)?);
+        let lo = u32::from(read_u16(p, tuple_off.checked_add(14)?, endian)?);
+        Some((
+            (hi << 16) | lo,
+            read_u16(p, tuple_off.checked_add(16)?, endian)?,
+        ))
+    };
+    let stored = tid(page)?;
+    let flipped = tid(&PageBit { offset, bit }.apply(page))?;
+    const SPEC_TOKEN_OFFSET_NUMBER: u16 = 0xfffe;
+    if stored.1 == SPEC_TOKEN_OFFSET_NUMBER || flipped.1 == SPEC_TOKEN_OFFSET_NUMBER {
+        return None;
+    }
+    let own = |t: (u32, u16)| t == (absolute_block, lp);
+    let show = |t: (u32, u16)| format!("({},{})", t.0, t.1);
+    match (own(stored), own(flipped)) {
+        (false, true) => Some((
+            true,
+            format!(
+                "as stored, t_ctid {} is not the tuple's own TID although its t_xmax is 0 (heap_insert sets t_ctid to the tuple's own TID; only an update, which sets t_xmax, changes it); flipped back, it is {}",
+                show(stored),
+                show(flipped)
+            ),
+        )),
+        (true, false) => Some((
+            false,
+            format!(
+                "flipped back, t_ctid {} would not be the tuple's own TID {} although its t_xmax is 0, which PostgreSQL never writes (heap_insert sets t_ctid to the tuple's own TID; only an update, which sets t_xmax, changes it)",
+                show(flipped),
+                show(stored)
             ),
         )),
         _ => None,
@@ -394,12 +455,17 @@ pub fn tell_with(page: &[u8], blkno: u32, endian: Endian, known: &Known<'_>) -> 
                 xid_rule(page, i.off, c.offset, c.bit, endian, rf)
             }
             _ => None,
-        };
+        }
+        .or_else(|| {
+            let i = item.as_ref().filter(|_| c.structurally_valid)?;
+            ctid_rule(page, (i.off, i.lp), blkno, c.offset, c.bit, endian)
+        });
         let tier = if let Some((keeps, why)) = rule {
             t.why = why;
             if keeps {
                 Tier::Heals
             } else {
+                t.structurally_valid = false;
                 Tier::Undecodable
             }
         } else if !c.structurally_valid {
@@ -448,6 +514,7 @@ pub fn tell_with(page: &[u8], blkno: u32, endian: Endian, known: &Known<'_>) -> 
                 .and_then(|s| w.values(s, &mut no_toast).ok());
             match (before, after) {
                 (Some(_), None) => {
+                    t.structurally_valid = false;
                     t.why = String::from(
                         "flipped back, the tuple no longer decodes (a value breaks its type's rules or the database encoding, or the tuple's layout no longer fits): PostgreSQL would not have written that",
                     );

@@ -94,7 +94,8 @@ impl core::fmt::Display for RepairRefusal {
 /// are no row) becomes LP_DEAD, as pruning leaves a dead tuple's: index entries into it then
 /// find nothing, and VACUUM removes them; so does a redirect whose target that leaves dead. pd_upper is lowered to the lowest tuple where a
 /// moved one lies below it, so that no insert writes over it. The checksum is left for
-/// [`repair_page`]. Refused when two tuples would overlap.
+/// [`repair_page`]. PD_ALL_VISIBLE is cleared where line pointers change. Refused when two
+/// tuples would overlap.
 pub fn torn_rebuilt(
     page: &[u8],
     endian: Endian,
@@ -153,6 +154,23 @@ pub fn torn_rebuilt(
             return Err(format!(
                 "the tuple of line pointer {lp} would lie among the line pointers (offset {lowest}, pd_lower {lower})"
             ));
+        }
+    }
+    // The page's all-visible flag is the header's claim, and a torn header may be older than
+    // the tuples (a version it calls visible to all was updated since), or the tear took
+    // rows (now dead line pointers): a sequential scan skips the visibility checks on a page
+    // so marked, and would return those versions. Cleared, each tuple is checked; VACUUM
+    // sets it again when it holds.
+    if !torn.items.is_empty() {
+        if let Some(flags) = read_u16(&out, 10, endian) {
+            let flags = flags & !crate::page::fields::PD_ALL_VISIBLE;
+            let bytes = match endian {
+                Endian::Little => flags.to_le_bytes(),
+                Endian::Big => flags.to_be_bytes(),
+            };
+            if let Some(at) = out.get_mut(10..12) {
+                at.copy_from_slice(&bytes);
+            }
         }
     }
     if let (Some(&(lowest, _, _)), Some(upper)) = (tuples.first(), read_u16(&out, 14, endian)) {

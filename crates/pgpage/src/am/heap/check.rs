@@ -688,6 +688,51 @@ pub(crate) fn torn_sectors(r: &Reader, lps: &[ItemId], block: u32) -> alloc::vec
     }
 }
 
+/// HOT links a heap page's line pointer array does not have: (root, successor) for each
+/// tuple that is HeapTupleHeaderIsHotUpdated, its t_ctid naming a line pointer of this page
+/// that is LP_UNUSED or past the array's end. A consistent page never shows one: pruning
+/// removes a heap-only tuple only with the chain it ends (the root then a redirect or dead),
+/// and an aborted update marks its xmax invalid, which ends the link. So the line pointers
+/// are an older write than the tuple that names the newer one (a page torn in its first
+/// sector, the header's): the update's new version lies in what that header calls free
+/// space. `block` is the page's relation-wide block number.
+pub(crate) fn links_past_header(
+    r: &Reader,
+    lps: &[ItemId],
+    block: u32,
+) -> alloc::vec::Vec<(u16, u16)> {
+    let unused = |lp: u16| {
+        usize::from(lp)
+            .checked_sub(1)
+            .and_then(|i| lps.get(i))
+            .is_none_or(|id| id.flags == LP_UNUSED)
+    };
+    // MaxHeapTuplesPerPage: a t_ctid past it names no line pointer at all (a damaged one).
+    let max_tuples = r
+        .len()
+        .saturating_sub(SIZE_OF_PAGE_HEADER_DATA)
+        .checked_div(maxalign(SIZEOF_HEAP_TUPLE_HEADER).saturating_add(4))
+        .unwrap_or(0);
+    lps.iter()
+        .filter(|id| id.flags == LP_NORMAL && id.len != 0 && lp_problem(id, r.len()).is_none())
+        .filter_map(|id| {
+            let off = usize::from(id.off);
+            if !header_is_tuple(r, off, id.len) {
+                return None;
+            }
+            let h = Header::read(r, off)?;
+            (h.hot_updated()
+                && h.xmax != 0
+                && h.ctid_block == block
+                && h.ctid_offset != id.lp
+                && h.ctid_offset != 0
+                && usize::from(h.ctid_offset) <= max_tuples
+                && unused(h.ctid_offset))
+            .then_some((id.lp, h.ctid_offset))
+        })
+        .collect()
+}
+
 /// Whether the bytes at `off` read as a tuple header of length `len` at all: not zeros, and
 /// t_hoff as its attribute count and null bitmap make it (check_tuple_header).
 fn header_is_tuple(r: &Reader, off: usize, len: u16) -> bool {

@@ -269,8 +269,11 @@ fn judge(
     }
     // The damaged page's pd_lsn means something wherever its header is sane; an all-zero
     // page's is 0, its history gone, and a misplaced page's is the other block's.
+    // A torn page's header may be the older write (sector 0 among the older sectors): its
+    // pd_lsn is not the block's newest either.
     let damaged_lsn = match b.damage {
         Damage::Zeroed | Damage::Misplaced => None,
+        Damage::Torn if b.torn_sectors.contains(&0) => None,
         _ => b.page_lsn,
     };
     out.age = match (backup_lsn, damaged_lsn) {
@@ -303,6 +306,9 @@ fn judge(
             "the backup's page passes its checksum; the damaged page is block {}'s (its pd_lsn is that block's), so how old the backup's page is cannot be told from it: with the WAL given (report --wal), a newer full-page image of the block shows what it lacks",
             b.holds_block.map_or_else(|| String::from("another"), |n| format!("{n}"))
         ),
+        None if b.damage == Damage::Torn => String::from(
+            "the backup's page passes its checksum; the damaged page is torn with its header in the older write, so its pd_lsn is not the block's newest and how old the backup's page is cannot be told from it: with the WAL given (report --wal), the records since show what it lacks",
+        ),
         None if b.damage == Damage::Zeroed => String::from(
             "the backup's page passes its checksum; the damaged page is all zeros (its pd_lsn is 0: nothing of its history is left), so how old the backup's page is cannot be told from it: it lacks whatever changed the block since the backup",
         ),
@@ -311,6 +317,43 @@ fn judge(
         ),
     };
     out
+}
+
+/// What the WAL given says of the backup's page where pd_lsn could not: a record or image of
+/// the block newer than the backup's pd_lsn changed it after the backup, whatever the damaged
+/// page's own pd_lsn (a torn or damaged header's) claims.
+pub(super) fn wal_says(out: &mut BackupPage, w: &super::WalImage) {
+    let Some(backup) = out.lsn.as_deref().and_then(crate::wal::parse_lsn) else {
+        return;
+    };
+    let newest = w
+        .later
+        .iter()
+        .map(|l| l.lsn.as_str())
+        .chain(core::iter::once(w.lsn.as_str()))
+        .filter_map(|t| crate::wal::parse_lsn(t).map(|n| (n, t)))
+        .max_by_key(|(n, _)| *n);
+    let Some((newest, shown)) = newest else {
+        return;
+    };
+    if newest <= backup || out.status != "ok" {
+        return;
+    }
+    let changes = w
+        .later
+        .iter()
+        .filter(|l| crate::wal::parse_lsn(&l.lsn).is_some_and(|n| n > backup))
+        .count()
+        .saturating_add(usize::from(
+            crate::wal::parse_lsn(&w.lsn).is_some_and(|n| n > backup),
+        ));
+    out.age = Some("older");
+    out.confirms_flip = None;
+    out.note = format!(
+        "the backup's page passes its checksum, but the WAL given changed the block after the backup's pd_lsn {} ({}, the newest at {shown}): it lacks those changes, whatever the damaged page's pd_lsn says, unless the server's own recovery replays the WAL since the backup onto a restored copy (or pgpage recover rebuilds the block from the WAL)",
+        out.lsn.as_deref().unwrap_or("?"),
+        crate::words::plural(changes, "record or image", "records or images"),
+    );
 }
 
 /// One FNV-1a fingerprint per 512-byte sector of a page.

@@ -402,6 +402,9 @@ impl Report {
                             later,
                         })
                     });
+                if let (Some(bk), Some(w)) = (b.backup.as_mut(), b.wal_image.as_ref()) {
+                    backup::wal_says(bk, w);
+                }
             }
         }
         self.steps = steps(self);
@@ -816,7 +819,13 @@ fn count_notes(file: &FileInput, notes: &mut BTreeMap<String, Note>) {
         });
         n.count = n.count.saturating_add(1);
     };
-    for row in &file.verdict.pages {
+    // A page that fails its checksum has its notes among its evidence instead.
+    for row in file
+        .verdict
+        .pages
+        .iter()
+        .filter(|r| r.status != PageStatus::Mismatch)
+    {
         for f in row
             .findings
             .iter()
@@ -889,6 +898,18 @@ fn file_blocks(
         b.flip_bits = backup::stored_bits(&b.bit_flips, page);
         if row.status == PageStatus::Mismatch {
             b.sector_prints = backup::sector_prints(page);
+            // What would be routine on a sound page may be the damage's trace here (an
+            // all-visible flag from an older header whose later changes cleared the bit).
+            for f in row
+                .findings
+                .iter()
+                .filter(|f| f.evidence() == Evidence::Note)
+            {
+                b.evidence.push(format!(
+                    "on this page, which fails its checksum, not a routine note but possibly the damage's trace: {}",
+                    f.message()
+                ));
+            }
         }
         if row.status == PageStatus::Mismatch
             && crate::damage::messages::server_warns_checksums(major)
@@ -1118,6 +1139,36 @@ const TORN_BY_BOTH: &str = "line pointers point there at tuples that are not the
 const TORN_TRUST: &str = "how its rows are counted: a tuple in those sectors is the older write's, readable only when the table's unique index knows no newer version of its row; a heap-only tuple outside them that nothing leads to is its row's newest version (a sequential scan returns it, an index scan does not); later sectors may be older too";
 
 /// The sentence naming a torn page's older sectors.
+/// How a page torn in its first sector counts its rows.
+const HEADER_OLDER_TRUST: &str = "how its rows are counted: an index entry into a line pointer the header calls unused, or does not have, leads to a row the tear took (its newest version is on the page, under no line pointer); a HOT root whose update the header does not know is an older version of its row, not the row";
+
+/// The evidence that a page's header and line pointers (sector 0) are an older write than
+/// its tuples: each (root, successor) HOT link past the line pointer array.
+fn header_older_words(links: &[(u16, u16)]) -> String {
+    const SHOWN: usize = 4;
+    let named: Vec<String> = links
+        .iter()
+        .take(SHOWN)
+        .map(|(root, to)| format!("lp {root} names lp {to}"))
+        .collect();
+    let more = links.len().saturating_sub(SHOWN);
+    format!(
+        "sector 0 of the page, its header and line pointers, is an older write than its tuples (a torn write): {} HEAP_HOT_UPDATED {} {}{}, which the header calls unused or does not have; a consistent page never shows that (pruning removes a heap-only tuple only with its chain), so the updates happened after the write sector 0 holds",
+        links.len(),
+        if links.len() == 1 { "tuple's t_ctid" } else { "tuples' t_ctids" },
+        if links.len() == 1 { "names a line pointer" } else { "name line pointers" },
+        if named.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({}{})",
+                named.join(", "),
+                if more > 0 { format!(", and {more} more") } else { String::new() }
+            )
+        },
+    )
+}
+
 fn torn_words(sectors: &[u32], found: &str) -> String {
     format!(
         "{} of the page are an older write of it (a torn write, or an older copy of the page): {found}; sector 0 holds the header and line pointers, which are the newer write's",
@@ -1325,9 +1376,23 @@ fn classify(
                     .is_empty()
             })
             .collect();
+        // Candidates whose flipped-back page PostgreSQL could not have written match by
+        // chance: said, so that no one applies them.
+        let rejected: Vec<String> = told
+            .candidates
+            .iter()
+            .filter(|c| !c.structurally_valid)
+            .map(|c| format!("byte {} bit {}: {}", c.byte, c.bit, c.why))
+            .collect();
+        let rejected = (!rejected.is_empty()).then(|| rejected.join("; "));
         if !valid.is_empty() {
             b.damage = Damage::BitFlip;
             b.evidence.push(told.odds.clone());
+            if let Some(words) = &rejected {
+                b.evidence.push(format!(
+                    "not the damage, each breaking a rule PostgreSQL keeps: {words}"
+                ));
+            }
             for c in valid {
                 b.bit_flips.push(c.clone());
             }
@@ -1335,11 +1400,23 @@ fn classify(
         }
         if !torn.is_empty() {
             b.damage = Damage::Torn;
-            b.evidence.push(torn_words(&torn, TORN_BY_TUPLES));
-            b.evidence.push(String::from(TORN_TRUST));
+            let links = crate::am::links_past_header(page, absolute, endian);
+            if torn == [0] && !links.is_empty() {
+                b.evidence.push(header_older_words(&links));
+                b.evidence.push(String::from(HEADER_OLDER_TRUST));
+            } else {
+                b.evidence.push(torn_words(&torn, TORN_BY_TUPLES));
+                b.evidence.push(String::from(TORN_TRUST));
+            }
             b.torn_sectors = torn;
             b.torn_items = crate::am::torn_write(page, absolute, endian).1;
             return Some(b);
+        }
+        if let Some(words) = &rejected {
+            b.evidence.push(format!(
+                "{}. None of them is the damage, each breaking a rule PostgreSQL keeps: {words}",
+                told.odds
+            ));
         }
         b.evidence.push(String::from(
             "no single-bit flip, other block or torn sector explains the mismatch",
@@ -1412,10 +1489,25 @@ fn rows_of(
     // damaged bytes before a tuple that reads; a chain that ends in an intact dead or
     // invisible version (a deleted row, an LP_DEAD line pointer) lost nothing to the damage.
     // Ok(Some(lp)): the row reads at lp; Ok(None): nothing lost; Err: lost.
+    // A page whose header is older than its tuples: an entry into a line pointer that header
+    // calls unused or does not have names a version written after it, under no line pointer.
+    let header_older = b.damage == Damage::Torn && b.torn_sectors == [0];
+    let in_use: BTreeSet<u16> = if header_older {
+        crate::am::page_line_pointers(page, endian)
+            .iter()
+            .filter(|id| id.flags != crate::page::fields::LP_UNUSED)
+            .map(|id| id.lp)
+            .collect()
+    } else {
+        BTreeSet::new()
+    };
     let reached = |root: u16| -> Result<Option<u16>, ()> {
         let Some(o) = own.as_ref() else {
             return Err(());
         };
+        if header_older && !in_use.contains(&root) {
+            return Err(());
+        }
         let mut lp = root;
         // A chain visits each line pointer once; more steps than that is a loop.
         for _ in 0..=next.len() {
