@@ -13,6 +13,8 @@ mod record;
 pub mod rmgr;
 mod timeline;
 
+// The LSN's printed form is the page layer's rule; WAL's readers name it from here too.
+pub use crate::page::lsn::{lsn_text, lsn_text_for};
 pub use dump::{DumpBlock, DumpRecord};
 pub use effect::{restoring, RowEffect};
 pub use history::{restoring_after, BlockHistory, BlockKey, Touch};
@@ -299,22 +301,6 @@ pub fn parse_lsn(s: &str) -> Option<u64> {
     let hi = u32::from_str_radix(hi, 16).ok()?;
     let lo = u32::from_str_radix(lo, 16).ok()?;
     Some((u64::from(hi) << 32) | u64::from(lo))
-}
-
-/// An LSN as 13 to 18 print it (pg_lsn's output and their messages): `%X/%X`. For WAL or
-/// files of a known version, [`lsn_text_for`].
-pub fn lsn_text(lsn: u64) -> String {
-    format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF)
-}
-
-/// An LSN as the server of `version` prints it: 19 zero-pads the low half (`%X/%08X`, in
-/// pg_lsn's output and in every message), 13 to 18 do not.
-pub fn lsn_text_for(version: u32, lsn: u64) -> String {
-    if version >= 19 {
-        format!("{:X}/{:08X}", lsn >> 32, lsn & 0xFFFF_FFFF)
-    } else {
-        lsn_text(lsn)
-    }
 }
 
 #[cfg(test)]
