@@ -260,7 +260,6 @@ pub(crate) fn read_records(
     Ok(read.reader.summary().version)
 }
 
-/// pg_control's system identifier and block size, when its CRC holds.
 /// The release of the cluster whose pg_control is given, when it can be read.
 fn control_release(control: Option<&Path>) -> Option<u32> {
     let bytes = fs::read(control?).ok()?;
@@ -270,6 +269,7 @@ fn control_release(control: Option<&Path>) -> Option<u32> {
         .map(|c| c.release())
 }
 
+/// pg_control's system identifier and block size, when its CRC holds.
 fn control_options(control: Option<&Path>) -> WalOptions {
     let mut opts = WalOptions::default();
     let Some(bytes) = control.and_then(|c| fs::read(c).ok()) else {
