@@ -395,9 +395,9 @@ fn report_reads_19_wal_past_xlog2_records() {
     for l in &xlog2 {
         let (lsn, record) = l.split_once(' ').unwrap();
         assert!(
-            listed
-                .lines()
-                .any(|x| x.starts_with("rmgr: XLOG2") && x.contains(&format!("lsn: {lsn},")) && x.contains(&format!("desc: {record}"))),
+            listed.lines().any(|x| x.starts_with("rmgr: XLOG2")
+                && x.contains(&format!("lsn: {lsn},"))
+                && x.contains(&format!("desc: {record}"))),
             "no XLOG2 {record} at {lsn} in pgpage wal"
         );
     }

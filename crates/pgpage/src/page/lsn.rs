@@ -24,6 +24,27 @@ pub fn lsn_text(version: Option<u32>, lsn: u64) -> String {
     lsn_text_for(version.unwrap_or(18), lsn)
 }
 
+/// pg_lsn's input (pg_lsn.c pg_lsn_in_internal): two groups of 1 to 8 hex digits around a
+/// slash, `16/B374D848`.
+pub fn parse_lsn(s: &str) -> Option<u64> {
+    let (hi, lo) = s.split_once('/')?;
+    let half = |p: &str| (1..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_hexdigit());
+    if !half(hi) || !half(lo) {
+        return None;
+    }
+    let hi = u32::from_str_radix(hi, 16).ok()?;
+    let lo = u32::from_str_radix(lo, 16).ok()?;
+    Some((u64::from(hi) << 32) | u64::from(lo))
+}
+
+/// `text`, an LSN pgpage printed before the release was known, as release `version` prints
+/// it; text that is no LSN is left as it is.
+pub fn reprint_for(version: u32, text: &mut String) {
+    if let Some(lsn) = parse_lsn(text) {
+        *text = lsn_text_for(version, lsn);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -38,5 +59,10 @@ mod tests {
         assert_eq!(lsn_text(None, 0x28), "0/28");
         assert_eq!(lsn_text(Some(19), 0x28), "0/00000028");
         assert_eq!(lsn_text_for(19, u64::MAX), "FFFFFFFF/FFFFFFFF");
+        let mut t = String::from("0/1E7BC20");
+        reprint_for(19, &mut t);
+        assert_eq!(t, "0/01E7BC20");
+        reprint_for(18, &mut t);
+        assert_eq!(t, "0/1E7BC20");
     }
 }

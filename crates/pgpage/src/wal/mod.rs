@@ -14,7 +14,7 @@ pub mod rmgr;
 mod timeline;
 
 // The LSN's printed form is the page layer's rule; WAL's readers name it from here too.
-pub use crate::page::lsn::{lsn_text, lsn_text_for};
+pub use crate::page::lsn::{lsn_text, lsn_text_for, parse_lsn};
 pub use dump::{DumpBlock, DumpRecord};
 pub use effect::{restoring, RowEffect};
 pub use history::{restoring_after, BlockHistory, BlockKey, Touch};
@@ -288,19 +288,6 @@ impl RelationFilter {
             && self.db_oid == l.db_oid
             && self.rel_number == l.rel_number
     }
-}
-
-/// pg_lsn's input (pg_lsn.c pg_lsn_in_internal): two groups of 1 to 8 hex digits around a
-/// slash, `16/B374D848`.
-pub fn parse_lsn(s: &str) -> Option<u64> {
-    let (hi, lo) = s.split_once('/')?;
-    let half = |p: &str| (1..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_hexdigit());
-    if !half(hi) || !half(lo) {
-        return None;
-    }
-    let hi = u32::from_str_radix(hi, 16).ok()?;
-    let lo = u32::from_str_radix(lo, 16).ok()?;
-    Some((u64::from(hi) << 32) | u64::from(lo))
 }
 
 #[cfg(test)]
