@@ -1,7 +1,7 @@
 //! Every LSN pgpage prints for a data directory is the text its release's server prints for
 //! it: `%X/%08X` on 19, `%X/%X` on 13 to 18. On 18 and 19, a backup copy is taken, one block
 //! changed after a checkpoint (a full-page image), and a copy of the directory damaged there;
-//! then pgpage diff, repair, report and control are held against pageinspect's
+//! then pgpage diff, inspect, repair, report and control are held against pageinspect's
 //! page_header().lsn, pg_walinspect's start_lsn, pg_current_wal_lsn() and pg_controldata.
 //! On 19, a WAL that holds XLOG2 records (checksums turned on while the server runs) is read
 //! by report --wal to its end: the image written after them is found.
@@ -248,6 +248,24 @@ fn check(version: u32, bin: String) {
         loose_page.contains(&format!("\"a\":\"{unpadded}\"")),
         "{loose_page}"
     );
+
+    // inspect: page_header()'s lsn, in the directory's form, and a loose copy's in 13-18's.
+    let inspected = run_json(&[
+        "inspect",
+        "--json",
+        "--block",
+        &BLOCK.to_string(),
+        file_a.to_str().unwrap(),
+    ]);
+    assert_eq!(inspected["blocks"][0]["header"]["lsn"], backup_lsn.as_str());
+    let inspected = run_json(&[
+        "inspect",
+        "--json",
+        "--block",
+        &BLOCK.to_string(),
+        loose.join("a/16384").to_str().unwrap(),
+    ]);
+    assert_eq!(inspected["blocks"][0]["header"]["lsn"], unpadded.as_str());
 
     // repair from the backup's page: its pd_lsn, and the newer image in the damaged
     // directory's WAL, as the server prints them.

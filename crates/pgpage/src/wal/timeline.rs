@@ -373,5 +373,14 @@ mod tests {
         assert_eq!(left, [2, 5, 6]);
         assert!(out[0].detail.contains("abandoned branch"));
         assert!(out[1].detail.contains("not in the history"));
+        // The switch point as the cluster's release prints it: 19 pads, 13 to 18 and an
+        // unknown release do not.
+        assert!(out[0].detail.contains(" 0/3000060 "), "{}", out[0].detail);
+        let (_, out19) = segment_plan_on(&names, 16 << 20, &h, Some(19));
+        assert!(
+            out19[0].detail.contains(" 0/03000060 "),
+            "{}",
+            out19[0].detail
+        );
     }
 }
