@@ -4,7 +4,8 @@
 // image after the XLOG2 records), then that block zeroed. The report reads the WAL past the
 // XLOG2 records to that image, and every LSN it shows is the text 19 prints (`%X/%08X`):
 // pg_walinspect's start_lsn byte for byte, as `pgpage report --wal` gives it; the page view's
-// image says the same LSN, and the Markdown is the CLI's.
+// image says the same LSN and its record's end (pg_walinspect's end_lsn), the decoded fields
+// beside it print pd_lsn so too, and the Markdown is the CLI's.
 import { expect, test } from './test';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,8 @@ const out = makeDir();
 interface Made {
   heap: string;
   image: string;
+  /** The end of the image's record: the pd_lsn replay gives the restored page. */
+  imageEnd: string;
   markdown: string;
   json: { relations: { blocks: { block: number; file: string; wal_image?: { lsn: string } }[] }[] };
 }
@@ -45,14 +48,15 @@ test.beforeAll(() => {
     }
     c.sql(`checkpoint; update orders set note = note || '!' where (ctid::text::point)[0] = ${ZEROED} and id % 10 = 0;`);
     const end = c.sql('select pg_current_wal_insert_lsn()::text;').trim();
-    const image = c
+    const [image, imageEnd] = c
       .sql(
-        `select start_lsn::text from pg_get_wal_block_info('${start}', '${end}', false)
+        `select start_lsn::text || ' ' || end_lsn::text from pg_get_wal_block_info('${start}', '${end}', false)
           where relfilenode = pg_relation_filenode('orders') and relforknumber = 0 and relblocknumber = ${ZEROED}
           and block_fpi_length > 0 order by start_lsn desc limit 1;`,
       )
-      .trim();
-    expect(image).toMatch(/^[0-9A-F]+\/[0-9A-F]{8}$/);
+      .trim()
+      .split(' ');
+    for (const lsn of [image, imageEnd]) expect(lsn).toMatch(/^[0-9A-F]+\/[0-9A-F]{8}$/);
     const xlog2 = c.sql(`select count(*) from pg_get_wal_records_info('${start}', '${image}') where resource_manager = 'XLOG2';`).trim();
     expect(Number(xlog2), 'XLOG2 records before the image').toBeGreaterThan(0);
     const heapAbs = c.relationPath('orders');
@@ -71,7 +75,7 @@ test.beforeAll(() => {
     };
     const markdown = cli(['report', '--markdown', '--wal', 'dmg/pg_wal', 'dmg']);
     const json = JSON.parse(cli(['report', '--json', '--wal', 'dmg/pg_wal', 'dmg'])) as Made['json'];
-    made = { heap, image, markdown, json };
+    made = { heap, image, imageEnd, markdown, json };
   } finally {
     c.destroy();
   }
@@ -95,4 +99,8 @@ test("19's WAL with XLOG2 records: the image's LSN as 19 prints it, in the repor
   await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(ZEROED));
   await expect(page.getByTestId('wal-image')).toHaveAttribute('data-lsn', made.image, { timeout: 60_000 });
   await expect(page.getByTestId('wal-image')).toContainText(`LSN ${made.image}`);
+  await expect(page.getByTestId('wal-image-end')).toHaveText(made.imageEnd);
+  // The zeroed page beside the image: pd_lsn 0 and the record's end, as 19's pg_lsn prints them.
+  const lsnRow = page.getByTestId('wal-diff-view').locator('[data-field=pd_lsn] td');
+  await expect(lsnRow).toHaveText(['0/00000000', made.imageEnd]);
 });
