@@ -57,7 +57,17 @@ fn diff(args: &DiffArgs, out: &mut impl Write) -> Result<i32, Fail> {
         (true, true) => diff_dirs(args, out),
         (false, false) => {
             let mut printer = Printer::new(args.json, false);
-            let s = diff_files(&args.a, &args.b, &a.to_string(), &b.to_string(), &mut printer, out)?;
+            let version = crate::inspect::cluster_version(&args.a)
+                .or_else(|| crate::inspect::cluster_version(&args.b));
+            let s = diff_files(
+                &args.a,
+                &args.b,
+                &a.to_string(),
+                &b.to_string(),
+                version,
+                &mut printer,
+                out,
+            )?;
             printer.end_file(out, &a.to_string(), &s, true)?;
             Ok(if s.is_equal() { 0 } else { 1 })
         }
@@ -392,6 +402,7 @@ fn diff_files(
     pb: &Path,
     a: &str,
     b: &str,
+    version: Option<u32>,
     printer: &mut Printer,
     out: &mut impl Write,
 ) -> Result<DiffSummary, Fail> {
@@ -418,9 +429,8 @@ fn diff_files(
         for _ in 0..n {
             let blk = u32::try_from(block).unwrap_or(u32::MAX);
             let found = match (pages_a.next().flatten(), pages_b.next().flatten()) {
-                (Some(x), Some(y)) => {
-                    compare_pages(blk, x, y, endian).map(|d| (d, field_changes(x, y, endian)))
-                }
+                (Some(x), Some(y)) => compare_pages(blk, x, y, endian)
+                    .map(|d| (d, field_changes(x, y, endian, version))),
                 (Some(_), None) => Some((only_in(blk, DiffState::OnlyA), Vec::new())),
                 (None, Some(_)) => Some((only_in(blk, DiffState::OnlyB), Vec::new())),
                 (None, None) => None,
@@ -482,6 +492,9 @@ fn diff_dirs(args: &DiffArgs, out: &mut impl Write) -> Result<i32, Fail> {
     relation_files(&args.a, &args.a, &mut fa)?;
     relation_files(&args.b, &args.b, &mut fb)?;
     let mut printer = Printer::new(args.json, true);
+    let version = [&args.a, &args.b].into_iter().find_map(|d| {
+        pgpage::file::datadir::parse_pg_version(&std::fs::read(d.join("PG_VERSION")).ok()?)
+    });
     if args.json {
         out.write_all(b"{\"files\":[")?;
     }
@@ -491,7 +504,7 @@ fn diff_dirs(args: &DiffArgs, out: &mut impl Write) -> Result<i32, Fail> {
     for rel in fa.intersection(&fb) {
         let shown = rel.display().to_string();
         let (pa, pb) = (args.a.join(rel), args.b.join(rel));
-        match diff_files(&pa, &pb, &shown, &shown, &mut printer, out) {
+        match diff_files(&pa, &pb, &shown, &shown, version, &mut printer, out) {
             Ok(s) => {
                 if !s.is_equal() {
                     differ = differ.saturating_add(1);

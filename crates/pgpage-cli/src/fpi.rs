@@ -145,13 +145,13 @@ pub(crate) struct WalRead {
 impl WalRead {
     /// Planning's problems, then the reader's, LSNs as the WAL's release prints them.
     pub(crate) fn problems(&self) -> Vec<ProblemOut> {
-        let version = self.reader.summary().version.unwrap_or(18);
+        let version = self.reader.summary().version;
         let mut problems = self.planned.clone();
         problems.extend(self.reader.problems().iter().map(|p| ProblemOut {
             code: p.finding.code(),
             evidence: p.finding.evidence(),
             segment: self.labels.get(p.segment as usize).cloned(),
-            lsn: p.lsn.map(|l| lsn_text_for(version, l)),
+            lsn: p.lsn.map(|l| lsn_text(version, l)),
             message: p.detail.clone(),
         }));
         problems
@@ -178,7 +178,12 @@ pub(crate) fn read_wal(
         .collect();
     let histories: Vec<(&str, Option<&str>)> =
         texts.iter().map(|(n, t)| (*n, t.as_deref())).collect();
-    let plan = plan_segments(&names, &histories, segment_size(&inputs));
+    let plan = plan_segments(
+        &names,
+        &histories,
+        segment_size(&inputs),
+        control_release(inputs.control.as_deref()),
+    );
     let planned = plan
         .problems
         .iter()
@@ -253,6 +258,15 @@ pub(crate) fn read_records(
         Fail::Io(e) => io_reason(&e),
     })?;
     Ok(read.reader.summary().version)
+}
+
+/// The release of the cluster whose pg_control is given, when it can be read.
+fn control_release(control: Option<&Path>) -> Option<u32> {
+    let bytes = fs::read(control?).ok()?;
+    decode_control(&bytes)
+        .ok()
+        .filter(|c| c.crc_ok())
+        .map(|c| c.release())
 }
 
 /// pg_control's system identifier and block size, when its CRC holds.
@@ -428,7 +442,12 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
         .collect();
     let histories: Vec<(&str, Option<&str>)> =
         texts.iter().map(|(n, t)| (*n, t.as_deref())).collect();
-    let timeline_plan = plan_segments(&names, &histories, segment_size(&inputs));
+    let timeline_plan = plan_segments(
+        &names,
+        &histories,
+        segment_size(&inputs),
+        control_release(inputs.control.as_deref()),
+    );
     let planned: Vec<ProblemOut> = timeline_plan
         .problems
         .iter()
@@ -511,8 +530,8 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
         reader.end_segment();
     }
     reader.finish();
+    let lsn_text = |lsn: u64| lsn_text(reader.summary().version, lsn);
     let version = reader.summary().version.unwrap_or(18);
-    let lsn_text = |lsn: u64| lsn_text_for(version, lsn);
     let mut problems: Vec<ProblemOut> = planned;
     problems.extend(reader.problems().iter().map(|p| ProblemOut {
         code: p.finding.code(),
@@ -711,7 +730,7 @@ fn saved_pages(
                 code: f.code(),
                 evidence: f.evidence(),
                 segment: Some(file_name(path)),
-                lsn: Some(lsn_text(n.lsn)),
+                lsn: Some(lsn_text(None, n.lsn)),
                 message: format!(
                     "{}: {} is {} bytes",
                     f.message(),
@@ -726,7 +745,8 @@ fn saved_pages(
             write_page(dir, &name, &page)?;
         }
         images.push(ImageOut {
-            lsn: lsn_text(n.lsn),
+            // A saved image's file name says no release: its LSN prints as 13 to 18 print it.
+            lsn: lsn_text(None, n.lsn),
             end_lsn: None,
             timeline: n.timeline,
             tablespace_oid: n.locator.spc_oid,

@@ -95,7 +95,7 @@ fn parse_key_type(s: &str) -> Result<KeyArg, String> {
 /// The major version of the cluster a relation file belongs to: the PG_VERSION of its
 /// database directory (every `base/DB/` and the data directory hold one) or of the data
 /// directory above `global/`, or its tablespace directory's name (`PG_16_...`).
-fn cluster_version(path: &Path) -> Option<u32> {
+pub(crate) fn cluster_version(path: &Path) -> Option<u32> {
     let dir = path.parent()?;
     for candidate in [dir.join("PG_VERSION"), dir.parent()?.join("PG_VERSION")] {
         if let Ok(bytes) = std::fs::read(&candidate) {

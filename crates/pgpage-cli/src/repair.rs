@@ -392,6 +392,9 @@ struct RepairOut<'a> {
 /// Repairs `args.block`; `first`: NEW is created from FILE with it, else (the next block of
 /// several) written into the NEW the first one created.
 fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
+    // LSNs as the release of FILE's data directory prints them; a loose file's as 13 to 18 do.
+    let version = crate::inspect::cluster_version(&args.path);
+    let lsn_text = |lsn: u64| lsn_text(version, lsn);
     let out_path = args.out.as_deref().ok_or_else(|| {
         Fatal(String::from(
             "--out NEW is required with a source: the repaired copy is a new file",
@@ -616,7 +619,7 @@ fn wal_since(path: &Path, block: u32, since: Since) -> Option<String> {
     let mut history = BlockHistory::new(Some(filter), block);
     let version = crate::fpi::read_history(std::slice::from_ref(&wal), &mut history).ok()?;
     // LSNs as the WAL's server prints them (19 pads the low half).
-    let lsn_text = |lsn: u64| pgpage::wal::lsn_text_for(version.unwrap_or(18), lsn);
+    let lsn_text = |lsn: u64| lsn_text(version, lsn);
     let (since, after_what, what) = match since {
         Since::Image(lsn) => (
             lsn,

@@ -23,13 +23,20 @@ pub(crate) struct PageComparison {
 
 /// Compares block `block` of two copies: `{"page": PageDiff | null, "fields": [...]}`
 /// (`pgpage::damage::diff::compare_pages` and `field_changes`). A page only one copy has is the
-/// caller's to name (it has no bytes to give here).
+/// caller's to name (it has no bytes to give here). `pg_version`: the cluster's release
+/// (PG_VERSION) when the copies' directory gave it, which decides how pd_lsn prints.
 #[wasm_bindgen]
-pub fn diff_page(block: u32, a: &[u8], b: &[u8], big_endian: bool) -> Result<String, JsError> {
+pub fn diff_page(
+    block: u32,
+    a: &[u8],
+    b: &[u8],
+    big_endian: bool,
+    pg_version: Option<u32>,
+) -> Result<String, JsError> {
     let e = endian(big_endian);
     let out = PageComparison {
         page: compare_pages(block, a, b, e),
-        fields: field_changes(a, b, e),
+        fields: field_changes(a, b, e, pg_version),
     };
     serde_json::to_string(&out).map_err(|err| JsError::new(&err.to_string()))
 }

@@ -178,7 +178,8 @@ pub fn wal_fullpage_name(name: &str) -> Option<String> {
     let n = parse_fullpage_name(name)?;
     serde_json::to_string(&FullPageNameJson {
         timeline: n.timeline,
-        lsn: lsn_text(n.lsn),
+        // The file name says no release: its LSN prints as 13 to 18 print it.
+        lsn: lsn_text(None, n.lsn),
         tablespace_oid: n.locator.spc_oid,
         database_oid: n.locator.db_oid,
         relfilenode: n.locator.rel_number,
@@ -254,7 +255,7 @@ impl WalScanner {
             .map(|(n, t)| (n.as_str(), Some(t.as_str())))
             .collect();
         let seg_size = if seg_size == 0 { 16 << 20 } else { seg_size };
-        let plan = plan_segments(&refs, &histories, seg_size);
+        let plan = plan_segments(&refs, &histories, seg_size, self.reader.summary().version);
         if let Some(h) = plan.history {
             self.reader.set_history(h);
         }
@@ -432,7 +433,7 @@ impl WalScanner {
 impl WalScanner {
     /// An LSN as the WAL's server prints it (19 pads the low half).
     fn lsn_text(&self, lsn: u64) -> String {
-        lsn_text_for(self.reader.summary().version.unwrap_or(18), lsn)
+        lsn_text(self.reader.summary().version, lsn)
     }
 
     /// What `watch` asked for, as read, and the WAL's release (its page magic), for the report.

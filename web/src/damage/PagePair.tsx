@@ -19,7 +19,10 @@ export function PagePair(
   const [error, setError] = useState<string | null>(null);
   const { kits } = useDamageState();
   const inKit = kits.get(entry.id)?.get(page.block);
-  const compared = useMemo(() => diffPage(wasm, page.block, page.bytes, b, page.bigEndian), [b, page.bytes, page.block, page.bigEndian, wasm]);
+  const compared = useMemo(
+    () => diffPage(wasm, page.block, page.bytes, b, page.bigEndian, entry.pgVersion ?? undefined),
+    [b, page.bytes, page.block, page.bigEndian, entry.pgVersion, wasm],
+  );
   const copyVerdict = useMemo(
     () =>
       pageVerdict(wasm, b, {

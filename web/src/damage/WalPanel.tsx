@@ -6,7 +6,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { readControls } from '../app/control';
 import { droppedFiles } from '../rows/dropped';
 import type { Wasm } from '../core';
-import { lsnWords, sentence } from '../lib/messages';
+import { sentence } from '../lib/messages';
 import type { DamagePanelProps } from './DamagePanel';
 import { PagePair } from './PagePair';
 import type { WalBlock, WalTouch } from './walProtocol';
@@ -78,8 +78,8 @@ export function WalPanel(p: DamagePanelProps & { wasm: Wasm }) {
     const blocks = scanned ? scanned.blocks.filter(here) : [];
     const saved = inputs.saved.filter(here);
     const all: Newest[] = [
-      ...blocks.filter((b) => b.image !== null && b.image_record).map((b): Newest => ({ kind: 'wal', lsn: lsnWords(b.image_record!.lsn), block: b })),
-      ...saved.map((s): Newest => ({ kind: 'saved', lsn: lsnWords(s.lsn), saved: s })),
+      ...blocks.filter((b) => b.image !== null && b.image_record).map((b): Newest => ({ kind: 'wal', lsn: b.image_record!.lsn, block: b })),
+      ...saved.map((s): Newest => ({ kind: 'saved', lsn: s.lsn, saved: s })),
     ];
     // A page pg_waldump saved from the same WAL is the same image: the scan's is kept.
     const newest = all.sort((a, b) => lsnValue(b.lsn) - lsnValue(a.lsn) || (a.kind === 'wal' ? -1 : 1))[0] ?? null;
@@ -142,7 +142,7 @@ function ScanLine({ scan }: { scan: WalScan }) {
           <>
             Read {scan.summary.segments} segment{scan.summary.segments === 1 ? '' : 's'}
             {scan.summary.version !== null && <> of PostgreSQL {scan.summary.version}</>}: {fmt(scan.summary.records)} records
-            {scan.summary.end_lsn && <>, to LSN {lsnWords(scan.summary.end_lsn)}</>}
+            {scan.summary.end_lsn && <>, to LSN {scan.summary.end_lsn}</>}
             {scan.ms !== null && <> in {(scan.ms / 1000).toFixed(2)} s</>}.
           </>
         )}
@@ -198,7 +198,7 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
         {newest.block.image_end_lsn && (
           <>
             {' '}
-            (the record ends at <span data-testid="wal-image-end">{lsnWords(newest.block.image_end_lsn)}</span>: replay sets the restored image&apos;s pd_lsn to
+            (the record ends at <span data-testid="wal-image-end">{newest.block.image_end_lsn}</span>: replay sets the restored image&apos;s pd_lsn to
             that LSN, and the image shown below carries it; the page on disk in this file says pd_lsn{' '}
             <span data-testid="wal-disk-lsn">{String(page.decoded.header.lsn ?? 'unknown')}</span>)
           </>
@@ -224,8 +224,8 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
           {newest.kind === 'wal' && newest.block.restoring && <p data-testid="wal-restoring">{sentence(newest.block.restoring)}</p>}
           <ol data-testid="wal-after">
             {after.slice(0, 200).map((t) => (
-              <li key={t.lsn} data-lsn={lsnWords(t.lsn)}>
-                {lsnWords(t.lsn)} {recordName(t)}: {t.effect}
+              <li key={t.lsn} data-lsn={t.lsn}>
+                {t.lsn} {recordName(t)}: {t.effect}
                 {t.will_init && ' (rebuilds the page from nothing)'}
               </li>
             ))}
@@ -235,7 +235,7 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
       )}
       {after && after.length === 0 && (
         <p data-testid="wal-after-note" data-count={0}>
-          No record after it touched the block in the WAL read{scan?.summary?.end_lsn && <> (to LSN {lsnWords(scan.summary.end_lsn)})</>}: the image is the
+          No record after it touched the block in the WAL read{scan?.summary?.end_lsn && <> (to LSN {scan.summary.end_lsn})</>}: the image is the
           block's last state that this WAL holds.
         </p>
       )}

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { namesOf, summaryState, newEntry } from '../files';
 import type { Wasm } from '../core';
-import { checksumWords, hexdumpC, lsnWords, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines, signedInt2 } from './messages';
+import { checksumWords, hexdumpC, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines, signedInt2 } from './messages';
 import { byteToSpan } from './spans';
 import { wasmFromDisk } from '../core/disk';
 
@@ -54,15 +54,6 @@ describe('messages', () => {
         '00002040\n',
     );
     expect(hexdumpC(Uint8Array.from([0x61, 0x62, 0x63]))).toBe('00000000  61 62 63                                          |abc|\n00000003\n');
-  });
-});
-
-describe('LSNs', () => {
-  it("print as pageinspect's page_header() prints pd_lsn on 13 to 18", () => {
-    expect(lsnWords('0/01E7BC20')).toBe('0/1E7BC20');
-    expect(lsnWords('1A/00000000')).toBe('1A/0');
-    expect(lsnWords('0/1E7BC20')).toBe('0/1E7BC20');
-    expect(lsnWords('not an lsn')).toBe('not an lsn');
   });
 });
 

@@ -88,13 +88,6 @@ export function hexdumpC(bytes: Uint8Array, base = 0, masked?: Uint8Array): stri
   return out.join('\n') + '\n';
 }
 
-/** An LSN as pg_lsn and pageinspect print it on PostgreSQL 13 to 18, `%X/%X` (`0/1E7BC20`):
- * the WAL reader's texts (`0/01E7BC20`) shown beside a page's pd_lsn in one form. */
-export function lsnWords(lsn: string): string {
-  const m = /^([0-9A-Fa-f]+)\/([0-9A-Fa-f]+)$/.exec(lsn);
-  return m ? `${parseInt(m[1], 16).toString(16).toUpperCase()}/${parseInt(m[2], 16).toString(16).toUpperCase()}` : lsn;
-}
-
 /** A message as a sentence of its own: with its closing period, when the core's has none. */
 export function sentence(m: string): string {
   return /[.!?:]$/.test(m.trim()) ? m.trim() : `${m.trim()}.`;

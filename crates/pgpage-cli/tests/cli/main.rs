@@ -27,6 +27,7 @@ mod fpi;
 mod gin_opclass_keys;
 mod index_reads;
 mod ls;
+mod lsn_forms;
 mod multixact;
 mod postgres;
 mod receivewal;

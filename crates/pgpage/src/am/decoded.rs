@@ -22,6 +22,7 @@ use crate::findings::{Finding, Values};
 use crate::page::bufpage::{LinePointer, PageHeader};
 use crate::page::geometry::Endian;
 use crate::page::kind::{Fork, PageKind};
+use crate::page::lsn::reprint_for;
 use crate::page::spans::{values_of, Span, ValuedFinding};
 use crate::tuple::columns::ColumnHint;
 
@@ -155,12 +156,10 @@ impl DecodedPage {
         if let Some(Special::Btree(b)) = self.special.as_mut() {
             b.name_for(major);
         }
-        if major >= 19 {
-            pad_lsn(&mut self.header.lsn);
-            if let Some(Special::Gist(g)) = self.special.as_mut() {
-                pad_lsn(&mut g.lsn);
-                pad_lsn(&mut g.nsn);
-            }
+        reprint_for(major, &mut self.header.lsn);
+        if let Some(Special::Gist(g)) = self.special.as_mut() {
+            reprint_for(major, &mut g.lsn);
+            reprint_for(major, &mut g.nsn);
         }
     }
 
@@ -179,13 +178,6 @@ impl DecodedPage {
         }
     }
 }
-/// An LSN printed `%X/%X` as 19 prints it, `%X/%08X`.
-fn pad_lsn(lsn: &mut String) {
-    if let Some((hi, lo)) = lsn.split_once('/') {
-        *lsn = format!("{hi}/{lo:0>8}");
-    }
-}
-
 /// A finding [`crate::am::check_page`] makes, with the line pointer (OffsetNumber) it is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ItemFinding {

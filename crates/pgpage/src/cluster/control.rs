@@ -12,6 +12,7 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::page::geometry::{read_u32, read_u64, Endian};
+use crate::page::lsn::lsn_text_for;
 
 /// The control versions this module knows, and the PostgreSQL releases that write them.
 pub const KNOWN_VERSIONS: [(u32, &str); 5] = [
@@ -394,9 +395,11 @@ impl ControlFile {
         Some(self.extra.data_checksum_version)
     }
 
-    /// Whether this version's server prints LSNs as `%X/%08X` (19 on).
-    pub fn pads_lsns(&self) -> bool {
-        self.pg_control_version >= 1900
+    /// The first release that writes this pg_control version (PG_CONTROL_VERSION is the
+    /// release times 100 plus a count of changes: 1300 is written by 13 to 16), which
+    /// decides how LSNs print (19 pads them).
+    pub fn release(&self) -> u32 {
+        release_of(self.pg_control_version)
     }
 
     pub fn block_size(&self) -> Option<u32> {
@@ -523,11 +526,7 @@ impl ControlFile {
         ));
         lines.push((
             "Fake LSN counter for unlogged rels:   ",
-            if self.pads_lsns() {
-                lsn_text_padded(x.unlogged_lsn)
-            } else {
-                lsn_text(x.unlogged_lsn)
-            },
+            lsn_text_for(self.release(), x.unlogged_lsn),
         ));
         lines.push((
             "Minimum recovery ending location:     ",
@@ -678,14 +677,8 @@ pub fn ctime_text(secs: i64) -> String {
     )
 }
 
-/// pg_lsn's output before 19: `%X/%X` of the high and low words.
-pub fn lsn_text(lsn: u64) -> String {
-    format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF)
-}
-
-/// pg_lsn's output from 19 on: `%X/%08X`.
-pub fn lsn_text_padded(lsn: u64) -> String {
-    format!("{:X}/{:08X}", lsn >> 32, lsn & 0xFFFF_FFFF)
+fn release_of(pg_control_version: u32) -> u32 {
+    pg_control_version / 100
 }
 
 /// A pg_time_t as row_to_json prints a timestamptz with TimeZone=UTC:
@@ -762,14 +755,7 @@ pub fn decode_control(bytes: &[u8]) -> Result<ControlFile, ControlError> {
         b: bytes,
         e: endian,
     };
-    // 19's pg_lsn output pads the low word to eight digits.
-    let lsn = |v: u64| {
-        if version >= 1900 {
-            lsn_text_padded(v)
-        } else {
-            lsn_text(v)
-        }
-    };
+    let lsn = |v: u64| lsn_text_for(release_of(version), v);
     let state = r.u32(16);
     let cp = |off: usize| CHECKPOINT.saturating_add(off);
     let wal_segment_size = r.u32(lay.xlog_seg_size);

@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::page::geometry::{read_u16, read_u32, Endian};
+use crate::page::lsn::lsn_text;
 
 /// The unit a disk writes atomically: a torn page differs in whole sectors.
 pub const SECTOR_BYTES: u32 = 512;
@@ -190,13 +191,10 @@ pub struct FieldChange {
     pub b: String,
 }
 
-fn lsn_text(v: u64) -> String {
-    format!("{:X}/{:X}", v >> 32, v & 0xFFFF_FFFF)
-}
-
 /// The page header fields and line pointers that differ, decoded (bufpage.h
-/// PageHeaderData, itemid.h ItemIdData): what a DBA reads first in a diff.
-pub fn field_changes(a: &[u8], b: &[u8], endian: Endian) -> Vec<FieldChange> {
+/// PageHeaderData, itemid.h ItemIdData): what a DBA reads first in a diff. `version`: the
+/// copies' release where known, which decides how pd_lsn prints.
+pub fn field_changes(a: &[u8], b: &[u8], endian: Endian, version: Option<u32>) -> Vec<FieldChange> {
     let mut out = Vec::new();
     let mut push = |field: String, x: Option<String>, y: Option<String>| {
         if x != y {
@@ -209,8 +207,8 @@ pub fn field_changes(a: &[u8], b: &[u8], endian: Endian) -> Vec<FieldChange> {
     };
     push(
         String::from("pd_lsn"),
-        page_lsn(a, endian).map(lsn_text),
-        page_lsn(b, endian).map(lsn_text),
+        page_lsn(a, endian).map(|l| lsn_text(version, l)),
+        page_lsn(b, endian).map(|l| lsn_text(version, l)),
     );
     let u16_fields: [(&str, usize); 6] = [
         ("pd_checksum", 8),
@@ -283,7 +281,7 @@ mod tests {
         let mut b = a.clone();
         b[28..32].copy_from_slice(&(8000u32 | 1 << 15 | 40 << 17).to_le_bytes());
         b[14..16].copy_from_slice(&8000u16.to_le_bytes());
-        let c = field_changes(&a, &b, Endian::Little);
+        let c = field_changes(&a, &b, Endian::Little, None);
         let names: Vec<&str> = c.iter().map(|f| f.field.as_str()).collect();
         assert_eq!(names, ["pd_upper", "lp 2"]);
         assert_eq!(c[1].b, "lp_off=8000 lp_flags=1 lp_len=40");

@@ -257,9 +257,9 @@ impl Field {
             })
         };
         let text = match self.kind {
-            Kind::Lsn => read_u32(b, 0, e)
-                .zip(read_u32(b, 4, e))
-                .map(|(hi, lo)| format!("{hi:X}/{lo:X}")),
+            Kind::Lsn => read_u32(b, 0, e).zip(read_u32(b, 4, e)).map(|(hi, lo)| {
+                crate::page::lsn::lsn_text(None, (u64::from(hi) << 32) | u64::from(lo))
+            }),
             Kind::Tid => read_u16(b, 0, e)
                 .zip(read_u16(b, 2, e))
                 .zip(read_u16(b, 4, e))

@@ -8,6 +8,7 @@ pub mod fields;
 pub mod geometry;
 pub mod itup;
 pub mod kind;
+pub mod lsn;
 pub mod reader;
 pub mod spans;
 pub mod verify;

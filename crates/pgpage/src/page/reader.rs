@@ -51,11 +51,15 @@ impl<'a> Reader<'a> {
     pub fn f64(&self, off: usize) -> Option<f64> {
         read_u64(self.b, off, self.e).map(f64::from_bits)
     }
-    /// PageXLogRecPtr {xlogid, xrecoff} as pg_lsn prints it.
+    /// PageXLogRecPtr {xlogid, xrecoff} as pg_lsn prints it, in the form of a release not
+    /// known yet (`DecodedPage::name_for` reprints it for a known one).
     pub fn lsn(&self, off: usize) -> Option<String> {
         let hi = self.u32(off)?;
         let lo = self.u32(off.checked_add(4)?)?;
-        Some(format!("{hi:X}/{lo:X}"))
+        Some(crate::page::lsn::lsn_text(
+            None,
+            (u64::from(hi) << 32) | u64::from(lo),
+        ))
     }
     pub fn tid(&self, off: usize) -> Option<Tid> {
         let hi = self.u16(off)?;

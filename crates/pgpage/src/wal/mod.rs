@@ -13,6 +13,8 @@ mod record;
 pub mod rmgr;
 mod timeline;
 
+// The LSN's printed form is the page layer's rule; WAL's readers name it from here too.
+pub use crate::page::lsn::{lsn_text, lsn_text_for, parse_lsn};
 pub use dump::{DumpBlock, DumpRecord};
 pub use effect::{restoring, RowEffect};
 pub use history::{restoring_after, BlockHistory, BlockKey, Touch};
@@ -285,35 +287,6 @@ impl RelationFilter {
         self.spc_oid.is_none_or(|s| s == l.spc_oid)
             && self.db_oid == l.db_oid
             && self.rel_number == l.rel_number
-    }
-}
-
-/// pg_lsn's input (pg_lsn.c pg_lsn_in_internal): two groups of 1 to 8 hex digits around a
-/// slash, `16/B374D848`.
-pub fn parse_lsn(s: &str) -> Option<u64> {
-    let (hi, lo) = s.split_once('/')?;
-    let half = |p: &str| (1..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_hexdigit());
-    if !half(hi) || !half(lo) {
-        return None;
-    }
-    let hi = u32::from_str_radix(hi, 16).ok()?;
-    let lo = u32::from_str_radix(lo, 16).ok()?;
-    Some((u64::from(hi) << 32) | u64::from(lo))
-}
-
-/// An LSN as 13 to 18 print it (pg_lsn's output and their messages): `%X/%X`. For WAL or
-/// files of a known version, [`lsn_text_for`].
-pub fn lsn_text(lsn: u64) -> String {
-    format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF)
-}
-
-/// An LSN as the server of `version` prints it: 19 zero-pads the low half (`%X/%08X`, in
-/// pg_lsn's output and in every message), 13 to 18 do not.
-pub fn lsn_text_for(version: u32, lsn: u64) -> String {
-    if version >= 19 {
-        format!("{:X}/{:08X}", lsn >> 32, lsn & 0xFFFF_FFFF)
-    } else {
-        lsn_text(lsn)
     }
 }
 

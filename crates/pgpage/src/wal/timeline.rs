@@ -145,11 +145,13 @@ pub struct TimelinePlan {
 /// Plans the reading of segment files `names` with the history files given (name, text; None
 /// for one that could not be read): along the newest timeline's history when it is there
 /// (`segment_plan_on`), else the highest timeline of each segment (`segment_plan`), with the
-/// missing or bad history file named.
+/// missing or bad history file named. `version`: the cluster's release where known before
+/// any segment is read (its pg_control), which decides how the LSNs named print.
 pub fn plan_segments(
     names: &[&str],
     histories: &[(&str, Option<&str>)],
     seg_size: u32,
+    version: Option<u32>,
 ) -> TimelinePlan {
     let newest = names
         .iter()
@@ -203,7 +205,7 @@ pub fn plan_segments(
     };
     match &history {
         Some(h) => {
-            let (order, left_out) = segment_plan_on(names, seg_size, h);
+            let (order, left_out) = segment_plan_on(names, seg_size, h, version);
             plan.order = order;
             plan.problems.extend(left_out.into_iter().map(|l| {
                 PlanProblem {
@@ -230,6 +232,7 @@ pub fn segment_plan_on(
     names: &[&str],
     seg_size: u32,
     history: &TimelineHistory,
+    version: Option<u32>,
 ) -> (Vec<usize>, Vec<SegmentLeftOut>) {
     let seg_size = u64::from(seg_size);
     let mut named: Vec<(u64, u32, bool, usize)> = Vec::new();
@@ -261,7 +264,7 @@ pub fn segment_plan_on(
                 index: i,
                 detail: format!(
                     "WAL segment {name} is past the point {} where timeline {} was left ({file}): its abandoned branch, not read, and no image in it is a good copy",
-                    lsn_text(end),
+                    lsn_text(version, end),
                     s.timeline
                 ),
             });
@@ -277,7 +280,7 @@ pub fn segment_plan_on(
                 detail: format!(
                     "WAL segment {name} is before timeline {} began at {} ({file}): not read",
                     s.timeline,
-                    lsn_text(history.begin_of(s.timeline))
+                    lsn_text(version, history.begin_of(s.timeline))
                 ),
             });
             continue;
@@ -328,20 +331,26 @@ mod tests {
     #[test]
     fn missing_and_bad_history_files_are_named() {
         let names = ["000000010000000000000003", "000000020000000000000003"];
-        let plan = plan_segments(&names, &[], 16 << 20);
+        let plan = plan_segments(&names, &[], 16 << 20, None);
         assert_eq!(plan.order, [1]);
         assert_eq!(plan.newest, Some(2));
         assert_eq!(plan.problems[0].finding, Finding::WalTimelineHistoryMissing);
-        let bad = plan_segments(&names, &[("00000002.history", Some("1\tnope"))], 16 << 20);
+        let bad = plan_segments(
+            &names,
+            &[("00000002.history", Some("1\tnope"))],
+            16 << 20,
+            None,
+        );
         assert_eq!(bad.problems[0].finding, Finding::WalTimelineHistoryInvalid);
         assert!(bad.history.is_none());
         let good = plan_segments(
             &names,
             &[("00000002.history", Some("1\t0/3000060\tx"))],
             16 << 20,
+            None,
         );
         assert!(good.problems.is_empty() && good.history.is_some());
-        assert!(plan_segments(&names[..1], &[], 16 << 20)
+        assert!(plan_segments(&names[..1], &[], 16 << 20, None)
             .problems
             .is_empty());
     }
@@ -358,11 +367,20 @@ mod tests {
             "000000030000000000000004",
             "000000010000000000000005",
         ];
-        let (order, out) = segment_plan_on(&names, 16 << 20, &h);
+        let (order, out) = segment_plan_on(&names, 16 << 20, &h, None);
         assert_eq!(order, [0, 3, 4]);
         let left: Vec<usize> = out.iter().map(|l| l.index).collect();
         assert_eq!(left, [2, 5, 6]);
         assert!(out[0].detail.contains("abandoned branch"));
         assert!(out[1].detail.contains("not in the history"));
+        // The switch point as the cluster's release prints it: 19 pads, 13 to 18 and an
+        // unknown release do not.
+        assert!(out[0].detail.contains(" 0/3000060 "), "{}", out[0].detail);
+        let (_, out19) = segment_plan_on(&names, 16 << 20, &h, Some(19));
+        assert!(
+            out19[0].detail.contains(" 0/03000060 "),
+            "{}",
+            out19[0].detail
+        );
     }
 }

@@ -135,6 +135,8 @@ impl Report {
             self.cluster.data_checksums.as_str(),
             "off" | "inprogress-on" | "inprogress-off"
         );
+        // A backup of this cluster is of its release: its pd_lsn prints as the report's LSNs.
+        let version = self.cluster.pg_version;
         for rel in &mut self.relations {
             let heap = rel
                 .relkind
@@ -147,7 +149,7 @@ impl Report {
                     .iter()
                     .find(|p| p.file == b.file && p.block_in_file == b.block_in_file)
                     .map(|p| {
-                        let mut page = judge(p, b, endian, checksums, heap);
+                        let mut page = judge(p, b, endian, checksums, heap, version);
                         if let (Some(reader), Ok(Some(bytes)), true) =
                             (rel.keys.as_ref(), &p.page, page.status == "ok" && heap)
                         {
@@ -207,6 +209,7 @@ fn judge(
     endian: Endian,
     checksums: bool,
     heap: bool,
+    version: Option<u32>,
 ) -> BackupPage {
     let mut out = BackupPage {
         path: input.shown.clone(),
@@ -263,7 +266,7 @@ fn judge(
     }
     out.same_sectors = same_sectors(b, page);
     let backup_lsn = page_lsn(page, endian);
-    out.lsn = backup_lsn.map(crate::wal::lsn_text);
+    out.lsn = backup_lsn.map(|l| crate::page::lsn::lsn_text(version, l));
     if heap {
         out.tuples = Some(readable_offsets(page, b.block, endian, None).len() as u64);
     }

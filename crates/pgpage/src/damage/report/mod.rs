@@ -358,10 +358,9 @@ impl Report {
     /// `version`: the WAL's release (its page magic), which names its records.
     pub fn set_wal(&mut self, history: &crate::wal::BlockHistory, version: Option<u32>) {
         self.wal_searched = true;
-        let lsn_text = |lsn: u64| match version {
-            Some(v) => crate::wal::lsn_text_for(v, lsn),
-            None => crate::wal::lsn_text(lsn),
-        };
+        // WAL that shows no page magic is still the cluster's: its LSNs print as its release's.
+        let lsn_version = version.or(self.cluster.pg_version);
+        let lsn_text = |lsn: u64| crate::page::lsn::lsn_text(lsn_version, lsn);
         for rel in &mut self.relations {
             let Some((spc, db, relnode)) = crate::file::datadir::locator_of(&rel.path) else {
                 continue;
