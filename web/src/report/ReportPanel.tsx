@@ -556,8 +556,8 @@ function ReportBody({
       )}
       {r.steps.length > 0 && (
         <>
-          {/* Folded: the findings and the checksum inventory below them stay on the first screen. */}
-          <details className="steps">
+          {/* Open: in an incident the steps are what a DBA acts on; the findings stay above them. */}
+          <details className="steps" open>
             <summary>What to do, in order ({r.steps.length} steps)</summary>
             <ol data-testid="report-steps">
               {r.steps.map((s, i) => (
