@@ -1,7 +1,7 @@
 // One page: its verdict (recomputed here from the bytes), copy buttons with PostgreSQL's own
 // wording, the annotated hex dump and the decoded panels with pageinspect's names.
 import { TupleColumns } from '../rows/TupleColumns';
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Fragment, memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
 import { afterPaint, pageDrawn } from '../lib/drawn';
@@ -454,7 +454,12 @@ export const PageView = memo(function PageView(p: PageViewProps) {
                   </th>
                   <td title={headerRows.get(k)?.value} onMouseEnter={() => hoverSpan(headerRows.get(k) ?? null)}>
                     {String(v)}
-                    {k === 'flags' && decoded.flag_names.length > 0 && ` ${decoded.flag_names.join('|')}`}
+                    {k === 'flags' && decoded.flag_names.length > 0 && (
+                      <>
+                        {' '}
+                        <FlagNames names={decoded.flag_names} separator="|" />
+                      </>
+                    )}
                     {k === 'checksum' && marked.size > 0 && ` ≠ computed ${page.computed}`}
                   </td>
                 </tr>
@@ -490,7 +495,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
                       <tr key={k}>
                         <th>{k}</th>
                         <td>
-                          {cell(v)}
+                          {isNames(v) ? <FlagNames names={v} separator=" | " /> : cell(v)}
                           {map?.kind === 'vm' && k === 'heap_blocks' && ' (a capacity: heap blocks one VM page can describe, not the table’s size)'}
                         </td>
                       </tr>
@@ -530,10 +535,32 @@ function flatten(o: Record<string, unknown>, prefix = ''): [string, unknown][] {
   );
 }
 
+const isNames = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.join(' | ');
+  if (isNames(v)) return v.join(' | ');
   return plainText(v);
+}
+
+/** Flag names, each kept whole: a narrow cell wraps between flags, never inside one
+ * ("PD_ALL_VISIBL E" reads as no flag PostgreSQL has). */
+function FlagNames(p: { names: readonly string[]; separator: string }) {
+  return (
+    <>
+      {p.names.map((n, i) => (
+        <Fragment key={n}>
+          {i > 0 && (
+            <>
+              {p.separator}
+              <wbr />
+            </>
+          )}
+          <span className="flag-name">{n}</span>
+        </Fragment>
+      ))}
+    </>
+  );
 }
 
 /** The line pointer's columns, which one ItemIdData word holds. */
