@@ -52,7 +52,7 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
   const groups = useMemo(() => groupFiles(p.files), [p.files]);
   const openByDefault = p.files.length <= OPEN_UP_TO;
   const selected = p.files.find((f) => f.id === p.selectedId);
-  // A data directory with damage: the damaged relations first, open; the healthy rest (the
+  // A data directory with damage: the damaged relations first; the healthy rest (the
   // catalogs, mostly) behind one line, closed.
   const split = useMemo(() => (openByDefault ? null : splitGroups(groups)), [groups, openByDefault]);
   const rows = useMemo(() => {
@@ -85,7 +85,9 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
       list('', groups, openByDefault);
       return out;
     }
-    list('', split.look, true);
+    // Closed as a data directory's relations are, but for the one shown (`holds`): the rows
+    // count each relation's problem pages.
+    list('', split.look, false);
     if (split.rest.length === 0) return out;
     // Open when asked, or when the selected file is behind it (a link, the tour).
     const open = flipped.has(REST) || split.rest.some((d) => d.relations.some((g) => g.files.some((f) => f === selected)));
