@@ -457,7 +457,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
                     {k === 'flags' && decoded.flag_names.length > 0 && (
                       <>
                         {' '}
-                        <FlagNames names={decoded.flag_names} separator="|" />
+                        <FlagNames names={decoded.flag_names} />
                       </>
                     )}
                     {k === 'checksum' && marked.size > 0 && ` ≠ computed ${page.computed}`}
@@ -495,7 +495,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
                       <tr key={k}>
                         <th>{k}</th>
                         <td>
-                          {isNames(v) ? <FlagNames names={v} separator=" | " /> : cell(v)}
+                          {cell(v)}
                           {map?.kind === 'vm' && k === 'heap_blocks' && ' (a capacity: heap blocks one VM page can describe, not the table’s size)'}
                         </td>
                       </tr>
@@ -535,24 +535,22 @@ function flatten(o: Record<string, unknown>, prefix = ''): [string, unknown][] {
   );
 }
 
-const isNames = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
-  if (isNames(v)) return v.join(' | ');
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.join(' | ');
   return plainText(v);
 }
 
 /** Flag names, each kept whole: a narrow cell wraps between flags, never inside one
  * ("PD_ALL_VISIBL E" reads as no flag PostgreSQL has). */
-function FlagNames(p: { names: readonly string[]; separator: string }) {
+function FlagNames(p: { names: readonly string[] }) {
   return (
     <>
       {p.names.map((n, i) => (
         <Fragment key={n}>
           {i > 0 && (
             <>
-              {p.separator}
+              |
               <wbr />
             </>
           )}
