@@ -235,8 +235,8 @@ function RestRow(p: { groups: FolderGroup[]; open: boolean; onToggle(): void; in
         <td colSpan={COLUMNS}>
           <button type="button" className="disclosure" aria-expanded={p.open} onClick={p.onToggle}>
             {plural(files.length, 'other file')} ({plural(relations.length, 'relation')}
-            {catalogs > 0 ? `, ${catalogs.toLocaleString('en-US')} of them system catalogs` : ''})
-          </button>{' '}
+            {catalogs === 0 ? '' : catalogs === relations.length ? ', all system catalogs' : `, ${catalogs.toLocaleString('en-US')} of them system catalogs`})
+          </button>
           <span className="group-counts">
             {waiting > 0
               ? `: no problem found so far, ${waiting.toLocaleString('en-US')} still verifying`
