@@ -102,6 +102,9 @@ const relationRow = (page: Page, label: string) => page.locator(`[data-testid=re
 /** Scrolls the files table (only the rows in view are rendered) until the locator has a row. */
 async function reveal(page: Page, l: Locator): Promise<Locator> {
   if ((await l.count()) > 0) return l;
+  // With damage, the healthy relations are folded behind one line: open it.
+  const rest = page.getByTestId('healthy-files').getByRole('button', { expanded: false });
+  if ((await rest.count()) > 0) await rest.click();
   const box = page.getByTestId('files-scroll');
   await box.evaluate((el) => (el.scrollTop = 0));
   for (let i = 0; i < 400 && (await l.count()) === 0; i++) {

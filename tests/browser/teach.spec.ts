@@ -145,6 +145,25 @@ for (const [width, height] of SIZES) {
       await expect(pkey('item 11 ctid')).toHaveAttribute('data-b', '(0,12)');
       await expect(pkey('item 2 ctid')).toHaveCount(0);
       await expect(page.locator('[data-testid=diff-page][data-relation=stock_pkey] [data-testid=diff-field][data-field$=" ctid"]')).toHaveCount(1);
+      // The third case: no indexed column changes, but the page is full.
+      await lessonStep(page);
+      await expect(page.locator('[data-testid=diff-page][data-relation=tight][data-fork=main][data-block="0"]')).toHaveAttribute('data-state', 'only_b');
+      await expect(field(page, 'tight', 0, 'item 226 lp_len')).toHaveAttribute('data-b', '32');
+      await expect(field(page, 'tight', 0, 'item 227 lp_len')).toHaveCount(0);
+      await lessonStep(page);
+      // Not HOT: the new version is lp 75 of block 1, the old one names it, and the index gets
+      // an entry for it beside the old one's.
+      await expect(field(page, 'tight', 0, 'item 1 t_ctid')).toHaveAttribute('data-b', '(1,75)');
+      await expect(field(page, 'tight', 0, 'item 1 raw_flags')).not.toHaveAttribute('data-b', /HEAP_HOT_UPDATED/);
+      await expect(field(page, 'tight', 1, 'item 75')).toHaveAttribute('data-b', 'present');
+      await expect(
+        page.locator('[data-testid=diff-page][data-relation=tight_pkey] [data-testid=diff-field][data-field$=" ctid"][data-b="(1,75)"]'),
+      ).toHaveCount(1);
+      // ... and the pruning lesson is one click away.
+      await expect(page.getByTestId('lesson-see')).toHaveAttribute('data-lesson', 'prune');
+      await page.getByTestId('lesson-see').click();
+      await expect(page.getByTestId('lesson-select')).toHaveValue('prune');
+      await expect(page.getByTestId('lesson-next-sql')).toHaveText(LESSONS.find((l) => l.id === 'prune')!.steps[0].sql);
 
       await startLesson(page, 'kill-tuple');
       for (let i = 0; i < 3; i++) await lessonStep(page);
@@ -185,6 +204,13 @@ for (const [width, height] of SIZES) {
         await expect(field(page, 'vis', 0, `item ${lp} t_infomask`)).toHaveAttribute('data-a', '2050');
         await expect(field(page, 'vis', 0, `item ${lp} t_infomask`)).toHaveAttribute('data-b', '2306');
       }
+      // The hint bits' write was WAL-logged: the server's WAL has the full-page image that
+      // ends at the page's pd_lsn (the Node test holds end_lsn against page_header()).
+      await lessonStep(page);
+      const records = page.getByTestId('play-result').locator('tbody tr');
+      await expect(records).toHaveCount(1);
+      await expect(records).toContainText('XLOG');
+      await expect(records).toContainText('FPI_FOR_HINT');
       await lessonStep(page);
       // A plain VACUUM with nothing to prune froze nothing: no tuple's flags changed.
       await expect(page.locator('[data-testid=diff-page][data-relation=vis][data-fork=main] [data-testid=diff-field][data-field$=" raw_flags"]')).toHaveCount(
@@ -206,17 +232,30 @@ for (const [width, height] of SIZES) {
       await openPlayground(page);
       await startLesson(page, 'corruption');
       await lessonStep(page);
+      // The diff's heading is followed by its first line, with no empty line between.
+      await page.getByTestId('snap-compare').check();
+      const heading = page.getByTestId('snap-diff').locator('h3');
+      await expect(heading).toHaveText('What snapshot 1 changed since 0');
+      const [h, next] = [await heading.boundingBox(), await heading.locator('xpath=following-sibling::*[1]').boundingBox()];
+      expect(h && next && next.y - (h.y + h.height), 'the gap under the heading (px)').toBeLessThan(6);
       // Before step 2: step 1's edit was not made, and step 2 cannot run until it is (run
       // without it, the lesson would walk to its end with nothing damaged).
       await expect(page.getByTestId('lesson-waiting')).toContainText('Step 2 waits for the damage');
       await expect(page.getByTestId('lesson-waiting')).toContainText('nothing has been written since');
       await expect(page.getByTestId('lesson-next')).toBeDisabled();
       await expect(page.getByTestId('lesson-next')).toHaveAttribute('aria-describedby', 'lesson-waiting');
+      // The reason is also beside the disabled button, in sight, not only in the step's text.
+      const why = page.getByTestId('lesson-next-why');
+      await expect(why).toBeVisible();
+      await expect(why).toHaveText('Waits for the damage: press "Flip a byte for me" above, or write an edited page with the lab.');
+      const [button, reason] = [await page.getByTestId('lesson-next').boundingBox(), await why.boundingBox()];
+      expect(button && reason && Math.abs(reason.y - button.y) < 2 * button.height && reason.x >= button.x, 'the reason sits next to the button').toBe(true);
       await expect(page.getByTestId('lesson-flip')).toBeEnabled();
       await page.getByTestId('lesson-flip').click();
       await expect(page.getByTestId('lesson-flipped')).toContainText('Flipped bit');
       await expect(page.getByTestId('lesson-waiting')).toHaveCount(0);
       await expect(page.getByTestId('lesson-next')).toBeEnabled();
+      await expect(why).toHaveCount(0);
     });
 
     test('corruption with "Flip a byte for me": the byte it names is refused, then resealed', async ({ page }) => {

@@ -180,7 +180,7 @@ for (const size of [
       expect(noise.server!.split('\n')).toHaveLength(2);
 
       // The steps: every command line the CLI prints, as code, and no full stop glued to one.
-      await page.locator('details.steps summary').click();
+      await expect(page.locator('details.steps')).toHaveAttribute('open', '');
       const steps = page.getByTestId('report-steps');
       const cliCommands = [...made.text.matchAll(/^ {7,}((?:pgpage|REINDEX) .*)$/gm)].map((m) => m[1].trim());
       const webCommands = (await steps.getByTestId('step-command').allTextContents()).map((t) => t.trim());

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pageinspect } from '@electric-sql/pglite/contrib/pageinspect';
+import { pg_walinspect } from '@electric-sql/pglite/contrib/pg_walinspect';
 import { pg_buffercache } from '@electric-sql/pglite/contrib/pg_buffercache';
 import { pg_visibility } from '@electric-sql/pglite/contrib/pg_visibility';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -357,8 +358,8 @@ async function saidAsRun(id: string, editAfter?: number): Promise<{ said: string
 beforeAll(async () => {
   w = await import('../../web/pkg/pgpage_wasm.js');
   w.initSync({ module: readFileSync(join(__dirname, '../../web/pkg/pgpage_wasm_bg.wasm')) });
-  pg = await PGlite.create({ extensions: { pageinspect, pg_buffercache, pg_visibility } });
-  await pg.exec('create extension pageinspect; create extension pg_buffercache; create extension pg_visibility');
+  pg = await PGlite.create({ extensions: { pageinspect, pg_buffercache, pg_visibility, pg_walinspect } });
+  await pg.exec('create extension pageinspect; create extension pg_buffercache; create extension pg_visibility; create extension pg_walinspect');
 }, 120_000);
 
 afterAll(async () => {
@@ -385,11 +386,20 @@ describe('PGlite playground: the files agree with pageinspect', () => {
         // must say so.
         const notices: string[] = [];
         let error: string | null = null;
-        await pg.exec(step.sql, { onNotice: (n) => void notices.push(`${n.severity}: ${n.message}`) }).catch((e: unknown) => {
+        const results = await pg.exec(step.sql, { onNotice: (n) => void notices.push(`${n.severity}: ${n.message}`) }).catch((e: unknown) => {
           const message = e instanceof Error ? e.message : String(e);
           if (!step.error?.test(message)) throw new Error(`${where}: ${message}`);
           error = message;
+          return [];
         });
+        if (lesson.id === 'visibility' && /pg_get_wal_block_info/.test(step.sql)) {
+          // The server's WAL: the record that set block 0's pd_lsn is the hint bits' full-page image.
+          const rows = results.at(-1)?.rows as { end_lsn: string; resource_manager: string; record_type: string; block_fpi_length: number }[];
+          const lsn = (await pg.query<{ lsn: string }>(`select lsn::text from page_header(get_raw_page('vis', 0))`)).rows[0].lsn;
+          const last = rows.at(-1);
+          expect(last && [last.end_lsn, last.resource_manager, last.record_type], where).toEqual([lsn, 'XLOG', 'FPI_FOR_HINT']);
+          expect(last!.block_fpi_length, where).toBeGreaterThan(0);
+        }
         let files = await snapshot();
         await expectAgrees(files, where);
         if (step.then === 'lab-write') files = await learnerEdits(files, step);

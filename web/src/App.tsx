@@ -77,9 +77,10 @@ export function App() {
   const { files, filesRef, allChoice, amcheck, controls, catalogs, actions } = useFiles(onReplace);
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('pgpage-theme') as Theme) ?? 'auto');
   const [notice, setNotice] = useState<string | null>(null);
-  // The paths the last drop skipped, which the notice counts: a reader can check that none of
-  // them was a relation file.
-  const [skipped, setSkipped] = useState<readonly string[]>([]);
+  // The paths the last drop skipped, which its notice counts: a reader can check that none of
+  // them was a relation file. Under the inventory's verdict when the drop added files (the
+  // verdict comes first), else in the drop zone (there is no verdict).
+  const [skipped, setSkipped] = useState<{ notice: string | null; paths: readonly string[]; added: boolean }>({ notice: null, paths: [], added: false });
   const [tour, setTour] = useState<{ open: boolean; view: TourView | null }>({ open: false, view: null });
   const pendingHash = useRef(readHash());
   // The link the page was opened with, shown until its files are loaded.
@@ -114,8 +115,8 @@ export function App() {
   const addFiles = useCallback(
     async (list: ChosenFile[]) => {
       const { added, notice, skipped } = await actions.add(list);
-      setNotice(notice);
-      setSkipped(skipped);
+      setNotice(null);
+      setSkipped({ notice, paths: skipped, added: added.length > 0 });
       if (added.length === 0) return;
       const h = pendingHash.current;
       // The link's file by its path, or by a bare name (older links) when one file has it.
@@ -332,20 +333,7 @@ export function App() {
             {notice}
           </p>
         )}
-        {skipped.length > 0 && (
-          <details className="skipped-files" data-testid="skipped-files" data-count={skipped.length}>
-            <summary>
-              {skipped.length === 1 ? 'The name of the file skipped' : `The names of the ${skipped.length.toLocaleString('en-US')} files skipped`}
-            </summary>
-            <ul>
-              {skipped.map((path) => (
-                <li key={path} data-testid="skipped-file">
-                  <code>{path}</code>
-                </li>
-              ))}
-            </ul>
-          </details>
-        )}
+        {!skipped.added && <Skipped {...skipped} />}
       </section>
 
       {play && (
@@ -379,6 +367,7 @@ export function App() {
         <div aria-live="polite">
           <Verdict files={listed} problems={allProblems} state={state} />
         </div>
+        {skipped.added && <Skipped {...skipped} />}
         <AffectedFiles files={listed} onPick={jump} />
 
         <section className="problems" hidden={listed.length === 0}>
@@ -435,8 +424,6 @@ export function App() {
         )}
       </section>
 
-      {controls.length > 0 && <ControlPanel controls={controls} />}
-
       {selFile && selFile.blocks > 0 && (
         <section className="map">
           <h2>Page map of {selFile.path}</h2>
@@ -491,6 +478,8 @@ export function App() {
       {selFile && selFile.fork === 'main' && selFile.state === 'done' && selFile.blocks > 0 && (
         <RowsPanel key={`rows-${selFile.id}`} entry={selFile} files={files} />
       )}
+      {/* After the damaged page and its rows: pg_control is the cluster's background. */}
+      {controls.length > 0 && <ControlPanel controls={controls} />}
       {goTo && selFile && (
         <GoToDialog
           files={files}
@@ -510,5 +499,32 @@ export function App() {
         the hex view.
       </footer>
     </main>
+  );
+}
+
+/** The notice of the files a drop skipped, and their names folded under it. */
+function Skipped(p: { notice: string | null; paths: readonly string[] }) {
+  return (
+    <>
+      {p.notice && (
+        <p className="notice" role="status" data-testid="skipped-notice">
+          {p.notice}
+        </p>
+      )}
+      {p.paths.length > 0 && (
+        <details className="skipped-files" data-testid="skipped-files" data-count={p.paths.length}>
+          <summary>
+            {p.paths.length === 1 ? 'The name of the file skipped' : `The names of the ${p.paths.length.toLocaleString('en-US')} files skipped`}
+          </summary>
+          <ul>
+            {p.paths.map((path) => (
+              <li key={path} data-testid="skipped-file">
+                <code>{path}</code>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </>
   );
 }

@@ -11,7 +11,7 @@ import { FORKS, type FileEntry, type Fork } from '../files';
 import { loadWasm } from '../core';
 import { BYTE_ORDER_CHOICES, orderName, type ByteOrderChoice } from '../lib/geometry';
 import { STATUS_NAMES, STATUS_WORDS } from '../lib/status';
-import { countsOf, folderOf, groupFiles, type FolderGroup, type RelationGroup } from './groups';
+import { countsOf, folderOf, groupFiles, splitGroups, type FolderGroup, type RelationGroup } from './groups';
 import { useFileKind } from './kind';
 import type { FilesActions } from './useFiles';
 import './lists.css';
@@ -26,13 +26,18 @@ export const OPEN_UP_TO = 50;
 
 type RowActions = Pick<FilesActions, 'cancel' | 'segment' | 'choice' | 'fork'> & { select(f: FileEntry): void };
 
-/** One rendered row of the grouped table. */
+/** One rendered row of the grouped table. `part`: '' for the relations listed first, `rest:`
+ * for those behind the healthy files' line (a folder can have rows in both). */
 type Row =
-  | { type: 'folder'; d: FolderGroup; files: FileEntry[] }
-  | { type: 'relation'; g: RelationGroup; open: boolean }
-  | { type: 'file'; f: FileEntry; grouped: boolean; depth: number };
+  | { type: 'folder'; d: FolderGroup; files: FileEntry[]; part: string }
+  | { type: 'relation'; g: RelationGroup; open: boolean; part: string }
+  | { type: 'file'; f: FileEntry; grouped: boolean; depth: number }
+  | { type: 'rest'; groups: FolderGroup[]; open: boolean };
 
-const rowKey = (r: Row): string => (r.type === 'folder' ? `d:${r.d.folder}` : r.type === 'relation' ? `r:${r.g.key}` : `f:${r.f.id}`);
+const rowKey = (r: Row): string =>
+  r.type === 'folder' ? `d:${r.part}${r.d.folder}` : r.type === 'relation' ? `r:${r.part}${r.g.key}` : r.type === 'rest' ? 'rest' : `f:${r.f.id}`;
+/** The key of the healthy files' line in `flipped`. */
+const REST = 'rest';
 
 export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number | null; actions: RowActions }) {
   const box = useRef<HTMLDivElement>(null);
@@ -47,32 +52,49 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
   const groups = useMemo(() => groupFiles(p.files), [p.files]);
   const openByDefault = p.files.length <= OPEN_UP_TO;
   const selected = p.files.find((f) => f.id === p.selectedId);
+  // A data directory with damage: the damaged relations first; the healthy rest (the
+  // catalogs, mostly) behind one line, closed.
+  const split = useMemo(() => (openByDefault ? null : splitGroups(groups)), [groups, openByDefault]);
   const rows = useMemo(() => {
     const out: Row[] = [];
     const showFolders = groups.length > 1 || (groups[0] !== undefined && groups[0].folder !== '');
-    for (const d of groups) {
-      const files = d.relations.flatMap((r) => r.files);
-      if (showFolders) out.push({ type: 'folder', d, files });
-      if (showFolders && flipped.has(`d:${d.folder}`)) continue;
-      // The selected file's relation shows it, whatever its default, and so do the tables it
-      // is listed under.
-      const holds = new Set(d.relations.filter((g) => g.files.some((f) => f === selected)).flatMap((g) => [g.key, ...g.ancestors]));
-      const open = new Map<string, boolean>();
-      for (const g of d.relations) {
-        if (g.ancestors.some((a) => !open.get(a))) continue;
-        // A named relation (or one no pg_class row claims) has its row, even with one file.
-        if (g.files.length === 1 && !g.relation && !g.unclaimed) {
-          out.push({ type: 'file', f: g.files[0], grouped: false, depth: 0 });
-          continue;
+    const list = (part: string, ds: readonly FolderGroup[], openRelations: boolean) => {
+      for (const d of ds) {
+        const files = d.relations.flatMap((r) => r.files);
+        if (showFolders) out.push({ type: 'folder', d, files, part });
+        if (showFolders && flipped.has(`d:${part}${d.folder}`)) continue;
+        // The selected file's relation shows it, whatever its default, and so do the tables it
+        // is listed under.
+        const holds = new Set(d.relations.filter((g) => g.files.some((f) => f === selected)).flatMap((g) => [g.key, ...g.ancestors]));
+        const open = new Map<string, boolean>();
+        for (const g of d.relations) {
+          if (g.ancestors.some((a) => !open.get(a))) continue;
+          // A named relation (or one no pg_class row claims) has its row, even with one file.
+          if (g.files.length === 1 && !g.relation && !g.unclaimed) {
+            out.push({ type: 'file', f: g.files[0], grouped: false, depth: 0 });
+            continue;
+          }
+          const o = openRelations !== flipped.has(g.key) || holds.has(g.key);
+          open.set(g.key, o);
+          out.push({ type: 'relation', g, open: o, part });
+          if (o) for (const f of g.files) out.push({ type: 'file', f, grouped: true, depth: g.depth });
         }
-        const o = openByDefault !== flipped.has(g.key) || holds.has(g.key);
-        open.set(g.key, o);
-        out.push({ type: 'relation', g, open: o });
-        if (o) for (const f of g.files) out.push({ type: 'file', f, grouped: true, depth: g.depth });
       }
+    };
+    if (!split) {
+      list('', groups, openByDefault);
+      return out;
     }
+    // Closed as a data directory's relations are, but for the one shown (`holds`): the rows
+    // count each relation's problem pages.
+    list('', split.look, false);
+    if (split.rest.length === 0) return out;
+    // Open when asked, or when the selected file is behind it (a link, the tour).
+    const open = flipped.has(REST) || split.rest.some((d) => d.relations.some((g) => g.files.some((f) => f === selected)));
+    out.push({ type: 'rest', groups: split.rest, open });
+    if (open) list('rest:', split.rest, false);
     return out;
-  }, [groups, flipped, openByDefault, selected]);
+  }, [groups, split, flipped, openByDefault, selected]);
   const v = useVirtualizer({
     count: rows.length,
     getScrollElement: () => box.current,
@@ -116,8 +138,16 @@ export function FilesTable(p: { files: readonly FileEntry[]; selectedId: number 
           const common = { index: it.index, measure: v.measureElement };
           if (r.type === 'folder')
             return (
-              <FolderRow key={it.key} {...common} d={r.d} files={r.files} open={!flipped.has(`d:${r.d.folder}`)} onToggle={() => flip(`d:${r.d.folder}`)} />
+              <FolderRow
+                key={it.key}
+                {...common}
+                d={r.d}
+                files={r.files}
+                open={!flipped.has(`d:${r.part}${r.d.folder}`)}
+                onToggle={() => flip(`d:${r.part}${r.d.folder}`)}
+              />
             );
+          if (r.type === 'rest') return <RestRow key={it.key} {...common} groups={r.groups} open={r.open} onToggle={() => flip(REST)} />;
           if (r.type === 'relation') return <RelationRow key={it.key} {...common} g={r.g} open={r.open} onToggle={() => flip(r.g.key)} />;
           return (
             <FileRows
@@ -184,6 +214,33 @@ function FolderRow(p: { d: FolderGroup; files: FileEntry[]; open: boolean; onTog
           <span className="group-counts">
             {plural(p.files.length, 'file')}
             {problems > 0 ? <strong className="error">, {plural(problems, 'problem page')}</strong> : ''}
+          </span>
+        </td>
+      </tr>
+    </tbody>
+  );
+}
+
+/** The line the healthy relations are folded behind: how many files and relations (how many
+ * of them system catalogs), and that none needs a look; while files are still being verified,
+ * only that none has a problem so far. */
+function RestRow(p: { groups: FolderGroup[]; open: boolean; onToggle(): void; index: number; measure(el: Element | null): void }) {
+  const relations = p.groups.flatMap((d) => d.relations).filter((g) => g.files.length > 0);
+  const files = relations.flatMap((g) => g.files);
+  const waiting = files.filter((f) => f.state !== 'done').length;
+  const catalogs = relations.filter((g) => g.relation && !g.relation.user).length;
+  return (
+    <tbody ref={p.measure} data-index={p.index}>
+      <tr className="rest" data-testid="healthy-files" data-files={files.length} data-relations={relations.length} data-waiting={waiting}>
+        <td colSpan={COLUMNS}>
+          <button type="button" className="disclosure" aria-expanded={p.open} onClick={p.onToggle}>
+            {plural(files.length, 'other file')} ({plural(relations.length, 'relation')}
+            {catalogs === 0 ? '' : catalogs === relations.length ? ', all system catalogs' : `, ${catalogs.toLocaleString('en-US')} of them system catalogs`})
+          </button>
+          <span className="group-counts">
+            {waiting > 0
+              ? `: no problem found so far, ${waiting.toLocaleString('en-US')} still verifying`
+              : ': healthy, every page verified and none to look at'}
           </span>
         </td>
       </tr>

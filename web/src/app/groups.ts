@@ -6,6 +6,7 @@
 import type { FileEntry } from '../files';
 import { addCounts, emptyCounts, type StatusCounts } from '../lib/status';
 import { databaseOf, qualified, type CatalogRelation, type ClusterCatalog } from './catalog';
+import { zeroRuns } from './selection';
 
 export interface RelationGroup {
   /** Unique among all groups: folder and relfilenode (or file name), or catalog and relation. */
@@ -149,6 +150,29 @@ function catalogGroups(c: ClusterCatalog, files: readonly FileEntry[]): FolderGr
     out.push({ folder: `${c.root}#unclaimed`, title: titled(NOT_IN_PG_CLASS), database: NOT_IN_PG_CLASS, relations });
   }
   return out;
+}
+
+/** A file a DBA must look at: pages the server would refuse, all-zero pages where rows were,
+ * a structural finding (amcheck's, or a map's that is not a routine note), or a file that
+ * could not be read. */
+export const needsLook = (f: FileEntry): boolean =>
+  f.problem || zeroRuns(f).length > 0 || f.pageFindings.some((x) => x.amcheck || x.evidence !== 'note') || f.message !== null;
+
+/**
+ * The groups split for a data directory with damage: first the relations to look at (a table
+ * with any file that needs a look, with its TOAST table and indexes), then the rest, healthy
+ * or still verifying. Null when nothing needs a look: the groups stay as they are.
+ */
+export function splitGroups(groups: readonly FolderGroup[]): { look: FolderGroup[]; rest: FolderGroup[] } | null {
+  const roots = new Set<string>();
+  for (const d of groups) for (const g of d.relations) if (g.files.some(needsLook)) roots.add(g.ancestors[0] ?? g.key);
+  if (roots.size === 0) return null;
+  const part = (inLook: boolean) =>
+    groups.flatMap((d) => {
+      const relations = d.relations.filter((g) => roots.has(g.ancestors[0] ?? g.key) === inLook);
+      return relations.length > 0 ? [{ ...d, relations }] : [];
+    });
+  return { look: part(true), rest: part(false) };
 }
 
 /** The counts of a group's files, added. */

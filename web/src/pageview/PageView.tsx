@@ -1,7 +1,7 @@
 // One page: its verdict (recomputed here from the bytes), copy buttons with PostgreSQL's own
 // wording, the annotated hex dump and the decoded panels with pageinspect's names.
 import { TupleColumns } from '../rows/TupleColumns';
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Fragment, memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { entryGeometry } from '../lib/head';
 import { afterPaint, pageDrawn } from '../lib/drawn';
@@ -454,7 +454,12 @@ export const PageView = memo(function PageView(p: PageViewProps) {
                   </th>
                   <td title={headerRows.get(k)?.value} onMouseEnter={() => hoverSpan(headerRows.get(k) ?? null)}>
                     {String(v)}
-                    {k === 'flags' && decoded.flag_names.length > 0 && ` ${decoded.flag_names.join('|')}`}
+                    {k === 'flags' && decoded.flag_names.length > 0 && (
+                      <>
+                        {' '}
+                        <FlagNames names={decoded.flag_names} />
+                      </>
+                    )}
                     {k === 'checksum' && marked.size > 0 && ` ≠ computed ${page.computed}`}
                   </td>
                 </tr>
@@ -534,6 +539,26 @@ function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.join(' | ');
   return plainText(v);
+}
+
+/** Flag names, each kept whole: a narrow cell wraps between flags, never inside one
+ * ("PD_ALL_VISIBL E" reads as no flag PostgreSQL has). */
+function FlagNames(p: { names: readonly string[] }) {
+  return (
+    <>
+      {p.names.map((n, i) => (
+        <Fragment key={n}>
+          {i > 0 && (
+            <>
+              |
+              <wbr />
+            </>
+          )}
+          <span className="flag-name">{n}</span>
+        </Fragment>
+      ))}
+    </>
+  );
 }
 
 /** The line pointer's columns, which one ItemIdData word holds. */

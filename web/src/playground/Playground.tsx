@@ -295,6 +295,14 @@ export default function Playground(p: PlaygroundProps) {
   const prev = at > 0 ? snaps[at - 1] : null;
   const state = boot.state === 'error' ? 'error' : !ready ? 'loading' : running ? 'running' : 'ready';
   const said = lesson && lesson.next > 0 ? lesson.lesson.steps[lesson.next - 1] : null;
+  const seeAlso = said?.see ? LESSONS.find((l) => l.id === said.see) : undefined;
+  const pickLesson = (id: string) => {
+    const l = LESSONS.find((x) => x.id === id);
+    outcomes.current = [];
+    setLesson(l ? { lesson: l, next: 0 } : null);
+    setFlipped(null);
+    if (l) setSql(l.steps[0].sql);
+  };
 
   // The edit a lesson step asks for, made for the learner: one bit of the last byte of the
   // shown line pointer's tuple (the end of its text, so the header and line pointers stay
@@ -393,17 +401,7 @@ export default function Playground(p: PlaygroundProps) {
       <div className="play-lessons">
         <label>
           Lesson{' '}
-          <select
-            data-testid="lesson-select"
-            value={lesson?.lesson.id ?? ''}
-            onChange={(e) => {
-              const l = LESSONS.find((x) => x.id === e.target.value);
-              outcomes.current = [];
-              setLesson(l ? { lesson: l, next: 0 } : null);
-              setFlipped(null);
-              if (l) setSql(l.steps[0].sql);
-            }}
-          >
+          <select data-testid="lesson-select" value={lesson?.lesson.id ?? ''} onChange={(e) => pickLesson(e.target.value)}>
             <option value="">(none: free SQL)</option>
             {LESSONS.map((l) => (
               <option key={l.id} value={l.id}>
@@ -424,6 +422,13 @@ export default function Playground(p: PlaygroundProps) {
               <p className="lesson-say" data-testid="lesson-say">
                 {withCode(lesson.said ?? said.say)}
               </p>
+              {seeAlso && (
+                <p className="lesson-see">
+                  <button type="button" className="link" data-testid="lesson-see" data-lesson={seeAlso.id} onClick={() => pickLesson(seeAlso.id)}>
+                    Go on with the lesson &quot;{seeAlso.title}&quot;
+                  </button>
+                </p>
+              )}
             </div>
           )}
           {upcoming ? (
@@ -464,6 +469,13 @@ export default function Playground(p: PlaygroundProps) {
               >
                 Run step {lesson.next + 1} of {lesson.lesson.steps.length}
               </button>
+              {/* Beside the button too: a learner who skims the step's text must not find it dead. */}
+              {waiting && (
+                <span className="lesson-next-why" data-testid="lesson-next-why">
+                  {' '}
+                  Waits for the damage: press &quot;Flip a byte for me&quot; above, or write an edited page with the lab.
+                </span>
+              )}
             </div>
           ) : (
             <p className="lesson-done" data-testid="lesson-done">

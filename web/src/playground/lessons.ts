@@ -36,6 +36,8 @@ export interface LessonStep {
   expect: LessonExpect[];
   /** The server's error text the step expects (the corruption lesson). */
   error?: RegExp;
+  /** Another lesson that goes on from what this step shows (its id): offered after the step. */
+  see?: string;
   /** What to say instead of `say` when the step did not go as the lesson expects (the
    * learner skipped the edit it asked for): the first whose test holds of what happened. */
   otherwise?: { when(o: StepOutcome): boolean; say: string }[];
@@ -201,6 +203,44 @@ export const LESSONS: Lesson[] = [
               const c = events(d, 'stock_pkey', 'index_tuples');
               const ctids = pagesOf(d, 'stock_pkey').flatMap((p) => p.fields.filter((f) => /^item \d+ ctid$/.test(f.field)));
               return c.length === 1 && c[0].added === 1 && c[0].removed === 0 && ctids.length === 1 && ctids.every((f) => f.a === '-');
+            }),
+          ],
+        },
+      ),
+      step(
+        'create table tight (id int primary key, qty int);\ninsert into tight select g, 0 from generate_series(1, 300) g',
+        'The third case needs a full page. tight has the default fillfactor (100): INSERT fills block 0 until the next row (32 bytes and a 4-byte line pointer) no longer fits. That is 226 rows, with 32 bytes left between `pd_lower` (928) and `pd_upper` (960); the other 74 rows went to block 1.',
+        {
+          predict: 'Rows of 32 bytes and no fillfactor: how many will block 0 take, and how much room will it keep for updates?',
+          show: { relation: 'tight', block: 0, header: true },
+          expect: [
+            expect('block 0 is a new page of 226 tuples, block 1 of the other 74', (d) => {
+              const items = (block: number) =>
+                pagesOf(d, 'tight')
+                  .filter((p) => p.block === block)
+                  .flatMap((p) => p.story.changes.flatMap((c) => (c.event === 'new_page' ? [c.items] : [])));
+              return items(0).join() === '226' && items(1).join() === '74';
+            }),
+          ],
+        },
+      ),
+      step(
+        'update tight set qty = qty + 1 where id = 1',
+        'qty is in no index, as in step 2, but block 0 has no room for the new version: not HOT, as a HOT update needs the new version on the same page. The server would first prune the page if `pd_prune_xid` said something on it might be dead; nothing was. The new version went to block 1 as a plain tuple (lp 75, not HEAP_ONLY_TUPLE); the old one on block 0 got `t_xmax` and a `t_ctid` of (1,75), but no HEAP_HOT_UPDATED; and `tight_pkey` got a second entry for id 1, pointing at (1,75), beside the old one at (0,1). Every index of the table gets a new entry this way, whichever columns changed. That is what a fillfactor below 100 buys: room on the page for HOT updates. The UPDATE also set block 0\'s `pd_prune_xid`: the lesson "On-access pruning" shows what the next read of such a page does.',
+        {
+          predict: 'qty is in no index again, but block 0 is full. Will this UPDATE be HOT? Where will the new version go, and will tight_pkey change?',
+          show: { relation: 'tight', block: 0, item: 1 },
+          see: 'prune',
+          expect: [
+            expect('lp 1 of block 0 now points at its new version on block 1: (1,75)', (d) =>
+              events(d, 'tight', 'updated').some((c) => c.lp === 1 && c.to === '(1,75)'),
+            ),
+            expect('no tuple becomes HEAP_ONLY_TUPLE or HEAP_HOT_UPDATED', (d) =>
+              [flagged(d, 'tight', 'HEAP_ONLY_TUPLE'), flagged(d, 'tight', 'HEAP_HOT_UPDATED')].every((l) => l.length === 0),
+            ),
+            expect("tight_pkey gains an entry for the new version and keeps the old one's", (d) => {
+              const c = events(d, 'tight_pkey', 'index_tuples');
+              return c.length === 1 && c[0].added === 1 && c[0].removed === 0;
             }),
           ],
         },
@@ -612,7 +652,7 @@ export const LESSONS: Lesson[] = [
       ),
       step(
         'select count(*) from vis',
-        "The first read looked up each tuple's `t_xmin` in the commit log, found it committed, and wrote that down as a hint bit, HEAP_XMIN_COMMITTED (0x0100), so the next read need not look again: `t_infomask` went from 0x0802 to 0x0902 (2306). A SELECT wrote to the page.",
+        "The first read looked up each tuple's `t_xmin` in the commit log, found it committed, and wrote that down as a hint bit, HEAP_XMIN_COMMITTED (0x0100), so the next read need not look again: `t_infomask` went from 0x0802 to 0x0902 (2306). A SELECT wrote to the page. And to the WAL: this server has data checksums on, and then the first hint-bit change of a page after a checkpoint is WAL-logged as a full-page image (an XLOG/FPI_FOR_HINT record), as it is with `wal_log_hints` on. Its `pd_lsn` moved to that record's end. The next step asks the server's WAL for it.",
         {
           predict: 'A SELECT only reads: will block 0 change?',
           show: { relation: 'vis', block: 0, item: 1 },
@@ -625,6 +665,14 @@ export const LESSONS: Lesson[] = [
               (d) => fieldsOf(d, 'vis', 't_infomask').filter((f) => f.a === '2050' && f.b === '2306').length === 100,
             ),
           ],
+        },
+      ),
+      step(
+        "select w.start_lsn, w.end_lsn, w.resource_manager, w.record_type, w.block_fpi_length\nfrom page_header(get_raw_page('vis', 0)) h,\n  pg_get_wal_block_info(h.lsn - 16384, h.lsn, false) w\nwhere w.relfilenode = pg_relation_filenode('vis') and w.relforknumber = 0 and w.relblocknumber = 0",
+        "pg_walinspect reads the server's own WAL: the record that ends at block 0's `pd_lsn` is XLOG/FPI_FOR_HINT, an image of the whole page (`block_fpi_length`: its bytes, without the free space between `pd_lower` and `pd_upper`). The reason is torn pages: a crash while the page is half written would leave a page whose checksum fails, and a hint bit, unlike a row change, has no WAL record to repair it from; after a crash, recovery writes this image back. Only the first hint-bit change after each checkpoint costs an image; later ones on the same page until the next checkpoint log nothing. With data checksums and `wal_log_hints` both off, hint bits are never WAL-logged. Hence the WAL a first read after a bulk load can write, and the corruption lesson's last steps: such an image holds whatever bytes the page had, damage included.",
+        {
+          predict: "Did the SELECT write WAL? Which record will end at block 0's pd_lsn?",
+          expect: [expect('the query wrote nothing to vis', (d) => pagesOf(d, 'vis').length === 0)],
         },
       ),
       step(

@@ -6,6 +6,7 @@ import { PGlite, type Results } from '@electric-sql/pglite';
 import { pageinspect } from '@electric-sql/pglite/contrib/pageinspect';
 import { pg_buffercache } from '@electric-sql/pglite/contrib/pg_buffercache';
 import { pg_visibility } from '@electric-sql/pglite/contrib/pg_visibility';
+import { pg_walinspect } from '@electric-sql/pglite/contrib/pg_walinspect';
 import { serve } from '../worker/bridge';
 import { MAX_ROWS, START_JOB, type FromPlay, type ResultSet, type ServerError, type SnapFileMsg, type StartPlay, type ToPlay } from './protocol';
 import { RELATIONS_SQL, relationFiles, type PlayRelation } from './relations';
@@ -44,10 +45,13 @@ const last = new Map<string, Uint8Array>();
 /** Starts the server: a fresh one, or (after a cancel) the data directory saved after the
  * last statement that completed. */
 async function start(saved: Blob | null): Promise<void> {
-  const p = await PGlite.create({ extensions: { pageinspect, pg_buffercache, pg_visibility }, ...(saved ? { loadDataDir: saved } : {}) });
+  const p = await PGlite.create({ extensions: { pageinspect, pg_buffercache, pg_visibility, pg_walinspect }, ...(saved ? { loadDataDir: saved } : {}) });
   post({ type: 'progress', job: START_JOB, phase: 'extensions', received, total });
-  // pg_visibility answers "Ask PostgreSQL" for visibility map pages.
-  await p.exec('create extension if not exists pageinspect; create extension if not exists pg_buffercache; create extension if not exists pg_visibility');
+  // pg_visibility answers "Ask PostgreSQL" for visibility map pages; pg_walinspect shows the
+  // lessons' WAL records (a hint bit's full-page image).
+  await p.exec(
+    'create extension if not exists pageinspect; create extension if not exists pg_buffercache; create extension if not exists pg_visibility; create extension if not exists pg_walinspect',
+  );
   pg = p;
   // The restored files are what the page's last snapshot shows: the next snapshot is
   // compared with them, not with nothing (which would call every block changed).

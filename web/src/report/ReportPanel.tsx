@@ -503,6 +503,7 @@ function ReportBody({
   const walBlocks = blocks.filter(({ rel, b }) => b.wal_image && restored(rel)).map(({ rel, b }) => ({ rel, b, entry: byPath.get(`${root}${b.file}`) }));
   // The summary's count: every file of the drop it verified, each fork and segment.
   const verified = files.filter((f) => f.path.startsWith(root) && !f.path.startsWith('playground/')).length;
+  const bugs = <BugTemplate r={r} markdown={markdown} storage={storage} controldata={controldata} name={name} />;
   return (
     <>
       <p className={`report-verdict${blocks.length > 0 ? ' damaged' : ''}`} data-testid="report-verdict">
@@ -522,52 +523,62 @@ function ReportBody({
           Download the report (Markdown)
         </button>
       </div>
-      {(blocks.length > 0 || r.notes.length > 0) && (
-        <ol className="findings" aria-label="findings, the worst first">
-          {blocks.map(({ rel, b }, i) => (
-            // The same reason under every block would bury the blocks: said at its first.
-            <Finding
-              key={`${b.file}:${b.block_in_file}`}
-              rel={rel}
-              b={b}
-              entry={byPath.get(`${root}${b.file}`)}
-              effects={effects}
-              restore={restored(rel)}
-              onOpen={onOpen}
-              sayBound={!blocks.slice(0, i).some((x) => x.b.rows?.bound === b.rows?.bound)}
-            />
-          ))}
-          {r.notes.map((n) => (
-            <li key={n.code} className="finding severity-note" data-testid="finding" data-severity="note" data-code={n.code} data-count={n.count}>
-              <span className="severity">note</span> {plural(n.count, 'time', 'times')}: {sentence(n.message)}
-            </li>
-          ))}
-        </ol>
-      )}
-      {r.unknown.length > 0 && (
-        <>
-          <h3>Not known</h3>
-          <ul data-testid="report-unknown">
-            {r.unknown.map((u, i) => (
-              <li key={i}>{sentence(u)}</li>
-            ))}
-          </ul>
-        </>
-      )}
-      {r.steps.length > 0 && (
-        <>
-          {/* Folded: the findings and the checksum inventory below them stay on the first screen. */}
-          <details className="steps">
-            <summary>What to do, in order ({r.steps.length} steps)</summary>
-            <ol data-testid="report-steps">
-              {r.steps.map((s, i) => (
-                <Step key={i} text={s} walBlocks={walBlocks} onOpen={onOpen} />
+      <div className={`report-main${r.steps.length > 0 && (blocks.length > 0 || r.notes.length > 0) ? ' with-steps' : ''}`}>
+        <div className="report-findings">
+          {(blocks.length > 0 || r.notes.length > 0) && (
+            <ol className="findings" aria-label="findings, the worst first">
+              {blocks.map(({ rel, b }, i) => (
+                // The same reason under every block would bury the blocks: said at its first.
+                <Finding
+                  key={`${b.file}:${b.block_in_file}`}
+                  rel={rel}
+                  b={b}
+                  entry={byPath.get(`${root}${b.file}`)}
+                  effects={effects}
+                  restore={restored(rel)}
+                  onOpen={onOpen}
+                  sayBound={!blocks.slice(0, i).some((x) => x.b.rows?.bound === b.rows?.bound)}
+                />
+              ))}
+              {r.notes.map((n) => (
+                <li key={n.code} className="finding severity-note" data-testid="finding" data-severity="note" data-code={n.code} data-count={n.count}>
+                  <span className="severity">note</span> {plural(n.count, 'time', 'times')}: {sentence(n.message)}
+                </li>
               ))}
             </ol>
-          </details>
-        </>
-      )}
-      <BugTemplate r={r} markdown={markdown} storage={storage} controldata={controldata} name={name} />
+          )}
+          {r.unknown.length > 0 && (
+            <>
+              <h3>Not known</h3>
+              <ul data-testid="report-unknown">
+                {r.unknown.map((u, i) => (
+                  <li key={i}>{sentence(u)}</li>
+                ))}
+              </ul>
+            </>
+          )}
+        </div>
+        {r.steps.length > 0 && (
+          // Open: in an incident the steps are what a DBA acts on. On a wide screen they stand
+          // beside the findings, as tall as those (scrolling in their box when longer), so the
+          // checksum inventory's verdict stays on the first screen.
+          <div className="report-steps">
+            <div className="steps-box">
+              <details className="steps" open>
+                <summary>What to do, in order ({r.steps.length} steps)</summary>
+                <ol data-testid="report-steps">
+                  {r.steps.map((s, i) => (
+                    <Step key={i} text={s} walBlocks={walBlocks} onOpen={onOpen} />
+                  ))}
+                </ol>
+              </details>
+              {/* Reporting a bug is the steps' last resort: after them. */}
+              {bugs}
+            </div>
+          </div>
+        )}
+      </div>
+      {r.steps.length === 0 && bugs}
     </>
   );
 }
