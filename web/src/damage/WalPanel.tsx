@@ -198,8 +198,8 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
         {newest.block.image_end_lsn && (
           <>
             {' '}
-            (the record ends at <span data-testid="wal-image-end">{newest.block.image_end_lsn}</span>: replay sets the restored image&apos;s pd_lsn to
-            that LSN, and the image shown below carries it; the page on disk in this file says pd_lsn{' '}
+            (the record ends at <span data-testid="wal-image-end">{newest.block.image_end_lsn}</span>: replay sets the restored image&apos;s pd_lsn to that LSN,
+            and the image shown below carries it; the page on disk in this file says pd_lsn{' '}
             <span data-testid="wal-disk-lsn">{String(page.decoded.header.lsn ?? 'unknown')}</span>)
           </>
         )}
@@ -235,8 +235,8 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
       )}
       {after && after.length === 0 && (
         <p data-testid="wal-after-note" data-count={0}>
-          No record after it touched the block in the WAL read{scan?.summary?.end_lsn && <> (to LSN {scan.summary.end_lsn})</>}: the image is the
-          block's last state that this WAL holds.
+          No record after it touched the block in the WAL read{scan?.summary?.end_lsn && <> (to LSN {scan.summary.end_lsn})</>}: the image is the block's last
+          state that this WAL holds.
         </p>
       )}
       {newest.kind === 'saved' && (

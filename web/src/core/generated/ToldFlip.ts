@@ -17,7 +17,9 @@ byte: number, bit: number,
  */
 field: string, 
 /**
- * The page is structurally sound after the flip.
+ * The page is structurally sound after the flip, and where the table's columns are
+ * known its tuple still decodes and keeps its type's rules: false for a flip PostgreSQL
+ * could not have written (`why` says which rule it breaks).
  */
 structurally_valid: boolean, 
 /**
