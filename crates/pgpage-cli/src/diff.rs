@@ -246,8 +246,13 @@ fn page_line(path: &str, p: &PageDiff, fields: &[FieldChange], dirs: bool) -> St
             } else {
                 format!("; {}", fields.join(", "))
             };
+            let hints = if p.hints_only {
+                "; only hint bits differ (pd_lsn, pd_checksum, pd_flags, pd_prune_xid and t_infomask's commit hints, which wal_consistency_checking masks too): the same tuples, the same rows"
+            } else {
+                ""
+            };
             format!(
-                "{at}: different, {newer}, {} bytes changed ({} bits set, {} cleared), sectors {}, bytes {}{more}{fields}",
+                "{at}: different, {newer}, {} bytes changed ({} bits set, {} cleared), sectors {}, bytes {}{more}{fields}{hints}",
                 p.bytes_changed,
                 p.bits_set,
                 p.bits_cleared,

@@ -456,6 +456,11 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
                   <td>
                     {d.state === 'different' ? 'different' : d.state === 'only_b' ? 'only in this file' : 'only in the copy'}
                     {failing.has(d.block) ? ', damaged' : d.state === 'only_a' ? '' : ', verifies'}
+                    {d.hints_only && (
+                      <span data-testid="hints-only">
+                        ; only hint bits differ (pd_lsn, pd_checksum, pd_flags, pd_prune_xid, t_infomask&apos;s commit hints): the same rows
+                      </span>
+                    )}
                   </td>
                   <td>{d.newer === 'b' ? 'this file' : d.newer === 'a' ? 'the copy' : d.newer === 'same' ? 'same' : ''}</td>
                   <td>{d.bytes_changed}</td>

@@ -54,7 +54,8 @@ async function compare(req: CompareRequest, { post, cancelled }: Job<ToDamage, F
   const longer = wholeA > wholeB ? 'only_a' : 'only_b';
   for (let block = both / bs; block < Math.max(wholeA, wholeB) / bs; block++) {
     summary[longer]++;
-    if (pages.length < MAX_LISTED) pages.push({ block, state: longer, bytes_changed: 0, bits_set: 0, bits_cleared: 0, sectors: [], ranges: [] });
+    if (pages.length < MAX_LISTED)
+      pages.push({ block, state: longer, bytes_changed: 0, bits_set: 0, bits_cleared: 0, sectors: [], ranges: [], hints_only: false });
   }
   post({ type: 'compared', job: req.job, pages, summary, ms: performance.now() - t });
 }

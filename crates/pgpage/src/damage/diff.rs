@@ -53,6 +53,9 @@ pub struct PageDiff {
     pub sectors: Vec<u32>,
     /// Runs of changed bytes: [offset within the page, length].
     pub ranges: Vec<[u32; 2]>,
+    /// Only what the server changes without WAL-logging a row's change differs: hint bits
+    /// ([`hints_only`]). Same rows.
+    pub hints_only: bool,
 }
 
 /// Counts over a whole file.
@@ -138,7 +141,54 @@ pub fn compare_pages(block: u32, a: &[u8], b: &[u8], endian: Endian) -> Option<P
         bits_cleared,
         sectors,
         ranges,
+        hints_only: hints_only(a, b, endian),
     })
+}
+
+/// Whether two copies of a heap page differ only where the server writes without a record
+/// of a row's change, as wal_consistency_checking's masking (bufmask.c, heap_mask) leaves
+/// aside: pd_lsn (a hint-bit write's full-page image moves it), pd_checksum, pd_flags,
+/// pd_prune_xid, and each tuple's hint bits in t_infomask
+/// (HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID). Their
+/// tuples are the same, so are their rows. False for other pages and for equal ones.
+pub fn hints_only(a: &[u8], b: &[u8], endian: Endian) -> bool {
+    use crate::am::kind::detect_kind;
+    use crate::page::fields::{
+        HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID, HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID,
+    };
+    use crate::page::kind::{Fork, PageKind};
+    const HINTS: u16 =
+        HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID | HEAP_XMAX_COMMITTED | HEAP_XMAX_INVALID;
+    if a.len() != b.len()
+        || a == b
+        || detect_kind(a, endian, Fork::Main) != PageKind::Heap
+        || detect_kind(b, endian, Fork::Main) != PageKind::Heap
+    {
+        return false;
+    }
+    let masked = |p: &[u8]| -> Vec<u8> {
+        let mut m = p.to_vec();
+        for range in [0..12, 20..24] {
+            if let Some(x) = m.get_mut(range) {
+                x.fill(0);
+            }
+        }
+        for item in crate::tuple::heap_items(p, endian) {
+            let at = item.off.saturating_add(20);
+            if let Some(mask) = read_u16(&m, at, endian) {
+                let v = mask & !HINTS;
+                let bytes = match endian {
+                    Endian::Little => v.to_le_bytes(),
+                    Endian::Big => v.to_be_bytes(),
+                };
+                if let Some(x) = m.get_mut(at..at.saturating_add(2)) {
+                    x.copy_from_slice(&bytes);
+                }
+            }
+        }
+        m
+    };
+    masked(a) == masked(b)
 }
 
 /// A page that only one copy has (the other file ends before it).
@@ -152,6 +202,7 @@ pub fn only_in(block: u32, state: DiffState) -> PageDiff {
         bits_cleared: 0,
         sectors: Vec::new(),
         ranges: Vec::new(),
+        hints_only: false,
     }
 }
 
@@ -249,6 +300,37 @@ pub fn field_changes(a: &[u8], b: &[u8], endian: Endian, version: Option<u32>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hint_bits_pd_flags_and_prune_xid_alone_are_hints_only() {
+        // A heap page with one tuple: header, one line pointer, the tuple at the end.
+        let mut a = alloc::vec![0u8; 8192];
+        a[12..14].copy_from_slice(&28u16.to_le_bytes());
+        a[14..16].copy_from_slice(&8160u16.to_le_bytes());
+        a[16..18].copy_from_slice(&8192u16.to_le_bytes());
+        a[18..20].copy_from_slice(&(8192u16 | 4).to_le_bytes());
+        let lp: u32 = 8160 | (1 << 15) | (32 << 17);
+        a[24..28].copy_from_slice(&lp.to_le_bytes());
+        a[8160] = 0x99; // xmin
+        a[8160 + 18..8160 + 20].copy_from_slice(&1u16.to_le_bytes()); // natts
+        a[8160 + 22] = 24; // t_hoff
+        a[8160 + 24] = 7;
+        let mut b = a.clone();
+        b[8160 + 20..8160 + 22].copy_from_slice(&0x0900u16.to_le_bytes()); // committed, xmax invalid
+        b[10] = 4; // PD_ALL_VISIBLE
+        b[20] = 0x42; // pd_prune_xid
+        b[8] = 0x55; // pd_checksum
+        b[4] = 0x10; // pd_lsn, as FPI_FOR_HINT moves it
+        assert!(hints_only(&a, &b, Endian::Little));
+        assert!(compare_pages(0, &a, &b, Endian::Little).unwrap().hints_only);
+        let mut c = b.clone();
+        c[8160 + 24] = 8; // a value
+        assert!(!hints_only(&a, &c, Endian::Little));
+        let mut d = b.clone();
+        d[8160 + 21] |= 0x20; // HEAP_UPDATED, not a hint
+        assert!(!hints_only(&a, &d, Endian::Little));
+        assert!(!hints_only(&a, &a, Endian::Little));
+    }
 
     #[test]
     fn counts_bits_ranges_and_sectors() {

@@ -29,4 +29,9 @@ sectors: Array<number>,
 /**
  * Runs of changed bytes: [offset within the page, length].
  */
-ranges: Array<[number, number]>, };
+ranges: Array<[number, number]>, 
+/**
+ * Only what the server changes without WAL-logging a row's change differs: hint bits
+ * ([`hints_only`]). Same rows.
+ */
+hints_only: boolean, };

@@ -1138,6 +1138,23 @@ const TORN_BY_BOTH: &str = "line pointers point there at tuples that are not the
 const TORN_TRUST: &str = "how its rows are counted: a tuple in those sectors is the older write's, readable only when the table's unique index knows no newer version of its row; a heap-only tuple outside them that nothing leads to is its row's newest version (a sequential scan returns it, an index scan does not); later sectors may be older too";
 
 /// The sentence naming a torn page's older sectors.
+/// The kinds of records after an image, each with its count where it repeats and what it did
+/// to the page's rows, in the order they first come: `12 x Heap/HOT_UPDATE (changes rows)`.
+fn later_kinds(later: &[LaterRecord]) -> Vec<String> {
+    let mut kinds: Vec<(String, usize)> = Vec::new();
+    for l in later {
+        let k = format!("{} ({})", l.record, l.effect.words());
+        match kinds.iter_mut().find(|(x, _)| *x == k) {
+            Some((_, n)) => *n = n.saturating_add(1),
+            None => kinds.push((k, 1)),
+        }
+    }
+    kinds
+        .into_iter()
+        .map(|(k, n)| if n == 1 { k } else { format!("{n} x {k}") })
+        .collect()
+}
+
 /// How a page torn in its first sector counts its rows.
 const HEADER_OLDER_TRUST: &str = "how its rows are counted: an index entry into a line pointer the header calls unused, or does not have, leads to a row the tear took (its newest version is on the page, under no line pointer); a HOT root whose update the header does not know is an older version of its row, not the row";
 
@@ -2159,11 +2176,7 @@ fn steps(r: &Report) -> Vec<String> {
                 let Some(w) = b.wal_image.as_ref() else {
                     continue;
                 };
-                let kinds: Vec<String> = w
-                    .later
-                    .iter()
-                    .map(|l| format!("{} ({})", l.record, l.effect.words()))
-                    .collect();
+                let kinds: Vec<String> = later_kinds(&w.later);
                 match groups
                     .iter_mut()
                     .find(|g| g.0 == name(rel) && g.1 == kinds && g.2.restoring == w.restoring)
@@ -2182,14 +2195,19 @@ fn steps(r: &Report) -> Vec<String> {
                 lines.push(if kinds.is_empty() {
                     format!("{which}: {}.", w.restoring)
                 } else if blocks.len() == 1 {
-                    let records: Vec<String> = w
-                        .later
-                        .iter()
-                        .map(|l| format!("{} at {} ({})", l.record, l.lsn, l.effect.words()))
-                        .collect();
+                    // A count of each kind and the span, not every record: pgpage wal or
+                    // pgpage fpi lists them one by one.
+                    let span = match (w.later.first(), w.later.last()) {
+                        (Some(a), Some(b)) if w.later.len() > 1 => {
+                            format!(" from {} to {}", a.lsn, b.lsn)
+                        }
+                        (Some(a), _) => format!(" at {}", a.lsn),
+                        _ => String::new(),
+                    };
                     format!(
-                        "{which}: after the image, {}: {}.",
-                        records.join(", "),
+                        "{which}: after the image, {}{span}, {}: {}.",
+                        crate::words::plural(w.later.len(), "record", "records"),
+                        kinds.join(", "),
                         w.restoring
                     )
                 } else {
