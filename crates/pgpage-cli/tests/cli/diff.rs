@@ -367,11 +367,21 @@ fn hint_bits_only_said(version: u32) {
     };
     let said = "only hint bits differ";
     let hints = text(&before, &hinted);
-    let block_lines: Vec<&str> = hints.lines().filter(|l| l.contains(": different")).collect();
+    let block_lines: Vec<&str> = hints
+        .lines()
+        .filter(|l| l.contains(": different"))
+        .collect();
     assert!(!block_lines.is_empty(), "{hints}");
     assert!(block_lines.iter().all(|l| l.contains(said)), "{hints}");
     let j = json(&diff(&before, &hinted));
-    assert!(j["pages"].as_array().unwrap().iter().all(|p| p["hints_only"] == true), "{j:#}");
+    assert!(
+        j["pages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["hints_only"] == true),
+        "{j:#}"
+    );
     // The update changed block 0's tuples: that page is not hints only.
     let changed = text(&hinted, &updated);
     let block0 = changed

@@ -220,7 +220,11 @@ pub struct BitFlips {
 /// The findings that say a page is structurally unsound: PageIsVerified's header rules and
 /// the decoder's flagged structures and page-wide findings (of `decoded`, the page decoded),
 /// notes left out.
-fn structural_findings(page: &[u8], decoded: &DecodedPage, endian: Endian) -> Vec<Finding> {
+pub(crate) fn structural_findings(
+    page: &[u8],
+    decoded: &DecodedPage,
+    endian: Endian,
+) -> Vec<Finding> {
     let mut out: Vec<Finding> = crate::page::verify::header_check(page, endian)
         .findings()
         .collect();

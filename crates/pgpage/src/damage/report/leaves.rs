@@ -44,6 +44,25 @@ fn readable(page: &[u8], absolute_block: u32, endian: Endian, checksums: bool) -
     }
 }
 
+/// A leaf whose checksum fails but whose header is sane and whose structure the decoder finds
+/// sound, read as the server reads it under ignore_checksum_failure: a bit flip or a few
+/// changed bytes leave its other entries the server's, and a confirmed flip in a primary
+/// key's leaf must not hide every key it holds. None for every other damaged page (torn or
+/// overwritten leaves name noise).
+fn sound_despite_checksum(page: &[u8], absolute_block: u32, endian: Endian) -> bool {
+    if verify_page(page, absolute_block, endian).status != PageStatus::Mismatch
+        || !crate::page::verify::header_is_sane(page, endian)
+    {
+        return false;
+    }
+    let opts = crate::am::decoded::DecodeOptions {
+        endian,
+        ..crate::am::decoded::DecodeOptions::default()
+    };
+    let decoded = crate::am::decode_page(page, absolute_block, &opts);
+    crate::damage::bitflip::structural_findings(page, &decoded, endian).is_empty()
+}
+
 /// The output text of each key column of an index tuple's data (`data`, starting at the
 /// tuple's data offset, `nulls` its null bitmap), laid out as index_deform_tuple reads it,
 /// or None when a column cannot be read.
@@ -92,8 +111,9 @@ fn key_texts(
 
 /// Every heap TID of a B-tree leaf page (relation-wide block `absolute_block`), with its key
 /// columns when `keys` names their types; nothing for a page that is not a readable leaf
-/// (the metapage, internal, deleted and half-dead pages, a damaged page). `checksums`: the
-/// cluster keeps data checksums, so a mismatch makes the page unreadable.
+/// (the metapage, internal, deleted and half-dead pages, a damaged page but a sound one
+/// whose checksum alone fails, [`sound_despite_checksum`]). `checksums`: the cluster keeps data checksums, so a
+/// mismatch makes the page unreadable.
 pub fn leaf_entries(
     page: &[u8],
     absolute_block: u32,
@@ -102,7 +122,9 @@ pub fn leaf_entries(
     keys: Option<&[Column]>,
 ) -> Vec<LeafEntry> {
     let mut out = Vec::new();
-    if !readable(page, absolute_block, endian, checksums) {
+    if !readable(page, absolute_block, endian, checksums)
+        && !sound_despite_checksum(page, absolute_block, endian)
+    {
         return out;
     }
     let r = Reader { b: page, e: endian };
