@@ -7,6 +7,7 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, s
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../pg/cluster';
+import { scanWal } from '../../web/src/damage/walScan';
 
 type Wasm = typeof import('../../web/pkg/pgpage_wasm.js');
 const CLI = join(__dirname, '../../crates/target/release/pgpage');
@@ -27,7 +28,7 @@ function listing(root: string): string[] {
   return ['PG_VERSION', ...dirs.flatMap(list).filter((p) => statSync(join(root, p)).isFile())];
 }
 
-function wasmReport(w: Wasm, root: string): { json: string; markdown: string; damaged: boolean } {
+async function wasmReport(w: Wasm, root: string): Promise<{ json: string; markdown: string; damaged: boolean }> {
   const paths = listing(root);
   const reader = new w.ReportReader(
     paths,
@@ -47,6 +48,21 @@ function wasmReport(w: Wasm, root: string): { json: string; markdown: string; da
     }
   }
   const out = reader.finish();
+  // The directory's own WAL, as the browser's report worker and `pgpage report` read it.
+  const walDir = join(root, 'pg_wal');
+  const wal = readdirSync(walDir)
+    .filter((n) => w.wal_file_kind(n) !== undefined && statSync(join(walDir, n)).isFile())
+    .map((n) => ({ name: n, path: `pg_wal/${n}`, file: new File([readFileSync(join(walDir, n))], n) }));
+  const watch = out.wal_blocks();
+  if (wal.length > 0 && watch.length > 0) {
+    const first = JSON.parse(out.json) as { cluster: { system_identifier?: string; block_size?: number } };
+    const { scanner } = await scanWal(w, wal, first.cluster.system_identifier ?? '', first.cluster.block_size ?? 8192, watch, () => undefined);
+    try {
+      out.set_wal(scanner);
+    } finally {
+      scanner.free();
+    }
+  }
   return { json: out.json, markdown: out.markdown, damaged: out.damaged };
 }
 
@@ -63,7 +79,7 @@ describe('the wasm report equals the CLI report', () => {
   }, 120_000);
   afterAll(() => c?.destroy());
 
-  it('on a data directory with a zeroed block and a flipped bit', () => {
+  it('on a data directory with a zeroed block and a flipped bit', async () => {
     expect(existsSync(CLI), `${CLI} is missing: cargo build --release -p pgpage-cli`).toBe(true);
     const file = c.relationPath('t');
     c.stop();
@@ -78,10 +94,12 @@ describe('the wasm report equals the CLI report', () => {
     const json = spawnSync(CLI, ['report', '--json', root], { encoding: 'utf8' });
     expect(json.status, json.stderr).toBe(1);
 
-    const mine = wasmReport(w, root);
+    const mine = await wasmReport(w, root);
     expect(mine.damaged).toBe(true);
     expect(mine.markdown).toBe(md.stdout);
     expect(JSON.parse(mine.json)).toEqual(JSON.parse(json.stdout));
+    // Both read the directory's own WAL for the damaged blocks.
+    expect((JSON.parse(json.stdout) as { wal_searched?: boolean }).wal_searched).toBe(true);
     // Both name the two blocks; the zeroed one's rows come from the primary key.
     const report = JSON.parse(mine.json) as { relations: { relation: string; blocks: { block: number; damage: string; rows?: { known_from: string } }[] }[] };
     const t = report.relations.find((r) => r.relation === 'public.t');

@@ -187,8 +187,11 @@ impl Printer {
 
     fn damage_line(&self) -> String {
         format!(
-            "damage: {} bytes changed ({} bits set, {} cleared) in {} 512-byte sectors",
-            self.bytes, self.bits_set, self.bits_cleared, self.sectors
+            "damage: {} changed ({} set, {} cleared) in {}",
+            pgpage::words::plural(self.bytes, "byte", "bytes"),
+            pgpage::words::plural(self.bits_set, "bit", "bits"),
+            self.bits_cleared,
+            pgpage::words::plural(self.sectors, "512-byte sector", "512-byte sectors")
         )
     }
 }
@@ -252,9 +255,9 @@ fn page_line(path: &str, p: &PageDiff, fields: &[FieldChange], dirs: bool) -> St
                 ""
             };
             format!(
-                "{at}: different, {newer}, {} bytes changed ({} bits set, {} cleared), sectors {}, bytes {}{more}{fields}{hints}",
-                p.bytes_changed,
-                p.bits_set,
+                "{at}: different, {newer}, {} changed ({} set, {} cleared), sectors {}, bytes {}{more}{fields}{hints}",
+                pgpage::words::plural(p.bytes_changed, "byte", "bytes"),
+                pgpage::words::plural(p.bits_set, "bit", "bits"),
                 p.bits_cleared,
                 sectors.join(","),
                 ranges.join(",")

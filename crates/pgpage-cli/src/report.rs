@@ -24,7 +24,8 @@ pub struct ReportArgs {
     /// Print the report as Markdown, to paste into a mailing-list post or a ticket.
     #[arg(long)]
     pub markdown: bool,
-    /// WAL segment files or directories, for full-page images of the damaged blocks.
+    /// WAL segment files or directories, for full-page images of the damaged blocks (a data
+    /// directory's own pg_wal is read without it).
     #[arg(long, value_name = "WAL")]
     pub wal: Vec<PathBuf>,
     /// A base backup's data directory, or its copy of the damaged relation file: each damaged
@@ -46,6 +47,23 @@ pub fn run(args: &ReportArgs) -> i32 {
             let mut history = BlockHistory::of_blocks(report.wal_blocks());
             let version = read_history(&args.wal, &mut history)?;
             report.set_wal(&history, version);
+        } else if let Some(own) = root
+            .as_deref()
+            .map(|r| r.join("pg_wal"))
+            .filter(|w| w.is_dir() && report.damaged())
+        {
+            // The data directory's own WAL, as the browser reads it when the directory is
+            // dropped: what changed a damaged block after a backup or an image is there, and a
+            // report without it would judge them by pd_lsn alone. Unreadable, it is said and
+            // the report goes on.
+            let mut history = BlockHistory::of_blocks(report.wal_blocks());
+            match read_history(std::slice::from_ref(&own), &mut history) {
+                Ok(version) => report.set_wal(&history, version),
+                Err(e) => eprintln!(
+                    "pgpage: note: the data directory's WAL ({}) was not read for the damaged blocks: {e}",
+                    own.display()
+                ),
+            }
         }
         Ok(report)
     });

@@ -101,8 +101,8 @@ pub fn bit_flips(
 
 /// The page's bit-flip candidates as its Markdown report tells them (`pgpage::flips`,
 /// ranked, each with its `pgpage repair --flip` command for block `block_in_file` of `path`);
-/// empty when the checksum matches or no flip fits. Without the table's columns the values
-/// are not named.
+/// empty when the checksum matches, no flip fits, or the page shows a torn write. Without the
+/// table's columns the values are not named.
 #[wasm_bindgen]
 pub fn bit_flips_markdown(
     page: &[u8],
@@ -111,6 +111,14 @@ pub fn bit_flips_markdown(
     block_in_file: u32,
     path: &str,
 ) -> String {
+    // A torn page's checksum is explained by its older sectors: a flip that matches is chance,
+    // and none is offered (as the report and the page view say).
+    if !pgpage::am::torn_write(page, absolute_block, endian(big_endian))
+        .0
+        .is_empty()
+    {
+        return String::new();
+    }
     let told = pgpage::damage::flips::tell(page, absolute_block, endian(big_endian), None);
     pgpage::damage::flips::markdown(&told, block_in_file, path)
 }

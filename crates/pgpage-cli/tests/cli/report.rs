@@ -1341,28 +1341,36 @@ fn torn_header(version: u32) {
     );
     // The backup's page has the torn header's pd_lsn, but the WAL changed the block since:
     // the backup is older, and its step does not say it restores the page exactly.
+    // The data directory's own pg_wal is read without --wal.
     let with = json(&pgpage(&[
         "report",
         "--json",
         "--from",
         backup.to_str().unwrap(),
-        "--wal",
-        damaged.join("pg_wal").to_str().unwrap(),
         damaged.to_str().unwrap(),
     ]));
+    assert_eq!(with["wal_searched"], true);
     let b = block_of(&with, "public.t", block);
     assert_eq!(b["backup"]["age"], "older", "{b:#}");
     assert!(
         b["backup"]["note"]
             .as_str()
             .unwrap()
-            .contains("the WAL given changed the block after the backup's pd_lsn"),
+            .contains("the WAL changed the block after the backup's pd_lsn"),
         "{b:#}"
     );
     assert!(
         !with["steps"]
             .to_string()
             .contains("restores the page exactly"),
+        "{:#}",
+        with["steps"]
+    );
+    // The WAL's records after the image offer pgpage recover first.
+    assert!(
+        with["steps"]
+            .to_string()
+            .contains(&format!("pgpage recover --block {block}")),
         "{:#}",
         with["steps"]
     );

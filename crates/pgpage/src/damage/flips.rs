@@ -401,6 +401,41 @@ fn ctid_rule(
     }
 }
 
+/// htup_details.h's t_infomask2: the attribute count (HEAP_NATTS_MASK) and three flags; the
+/// two bits between (0x1800) PostgreSQL never sets. Some((true, why)): the stored value has
+/// one and the flipped one not; Some((false, why)): the other way round.
+fn infomask2_rule(
+    page: &[u8],
+    tuple_off: usize,
+    offset: u32,
+    bit: u8,
+    endian: Endian,
+) -> Option<(bool, String)> {
+    use crate::page::geometry::read_u16;
+    const UNUSED: u16 = 0x1800;
+    let at = usize::try_from(offset).ok()?.checked_sub(tuple_off)?;
+    if !(18..20).contains(&at) {
+        return None;
+    }
+    let stored = read_u16(page, tuple_off.checked_add(18)?, endian)?;
+    let flipped = read_u16(
+        &PageBit { offset, bit }.apply(page),
+        tuple_off.checked_add(18)?,
+        endian,
+    )?;
+    match (stored & UNUSED != 0, flipped & UNUSED != 0) {
+        (true, false) => Some((
+            true,
+            format!("as stored, t_infomask2 {stored:#06x} has a bit PostgreSQL never sets (0x1800, between the attribute count and HEAP_KEYS_UPDATED); flipped back, it is {flipped:#06x}"),
+        )),
+        (false, true) => Some((
+            false,
+            format!("flipped back, t_infomask2 {flipped:#06x} would have a bit PostgreSQL never sets (0x1800, between the attribute count and HEAP_KEYS_UPDATED)"),
+        )),
+        _ => None,
+    }
+}
+
 /// [`tell`] with what the caller knows beyond the page ([`Known`]): the table's
 /// relfrozenxid, whose rule speaks for or against a flip in a tuple's xmin or xmax, and the
 /// items amcheck finds wrong, in which a flip would explain the finding.
@@ -459,6 +494,7 @@ pub fn tell_with(page: &[u8], blkno: u32, endian: Endian, known: &Known<'_>) -> 
         .or_else(|| {
             let i = item.as_ref().filter(|_| c.structurally_valid)?;
             ctid_rule(page, (i.off, i.lp), blkno, c.offset, c.bit, endian)
+                .or_else(|| infomask2_rule(page, i.off, c.offset, c.bit, endian))
         });
         let tier = if let Some((keeps, why)) = rule {
             t.why = why;
@@ -663,6 +699,19 @@ pub fn markdown(flips: &ToldFlips, block_in_file: u32, path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_t_infomask2_bit_postgresql_never_sets_speaks_against_the_flip() {
+        let mut page = alloc::vec![0u8; 64];
+        page[18..20].copy_from_slice(&0x4003u16.to_le_bytes());
+        let (keeps, why) = infomask2_rule(&page, 0, 19, 3, Endian::Little).unwrap();
+        assert!(!keeps && why.contains("0x4803"), "{why}");
+        page[18..20].copy_from_slice(&0x5003u16.to_le_bytes());
+        let (keeps, _) = infomask2_rule(&page, 0, 19, 4, Endian::Little).unwrap();
+        assert!(keeps);
+        assert_eq!(infomask2_rule(&page, 0, 18, 0, Endian::Little), None);
+        assert_eq!(infomask2_rule(&page, 0, 30, 0, Endian::Little), None);
+    }
 
     #[test]
     fn control_characters_are_escaped_and_the_rest_kept() {

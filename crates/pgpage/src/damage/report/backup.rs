@@ -350,13 +350,19 @@ pub(super) fn wal_says(out: &mut BackupPage, w: &super::WalImage) {
         .saturating_add(usize::from(
             crate::wal::parse_lsn(&w.lsn).is_some_and(|n| n > backup),
         ));
-    out.age = Some("older");
-    out.confirms_flip = None;
-    out.note = format!(
-        "the backup's page passes its checksum, but the WAL given changed the block after the backup's pd_lsn {} ({}, the newest at {shown}): it lacks those changes, whatever the damaged page's pd_lsn says, unless the server's own recovery replays the WAL since the backup onto a restored copy (or pgpage recover rebuilds the block from the WAL)",
+    let words = format!(
+        "the WAL changed the block after the backup's pd_lsn {} ({}, the newest at {shown}): the backup's page lacks those changes, whatever the damaged page's pd_lsn says, unless the server's own recovery replays the WAL since the backup onto a restored copy (or pgpage recover rebuilds the block from the WAL)",
         out.lsn.as_deref().unwrap_or("?"),
         crate::words::plural(changes, "record or image", "records or images"),
     );
+    // What pd_lsn said stays where it said nothing wrong (an all-zero or misplaced page has
+    // no age of its own); a judgement by pd_lsn that the WAL contradicts is replaced.
+    out.note = match out.age {
+        None => format!("{}; {words}", out.note),
+        Some(_) => format!("the backup's page passes its checksum, but {words}"),
+    };
+    out.age = Some("older");
+    out.confirms_flip = None;
 }
 
 /// One FNV-1a fingerprint per 512-byte sector of a page.

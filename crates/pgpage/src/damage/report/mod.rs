@@ -1048,8 +1048,11 @@ fn moved_rows(
         .iter()
         .take(6)
         .map(|m| match m.at_lp {
-            Some(at) => format!("lp {} at lp {at}'s place", m.lp),
-            None => format!("lp {} at offset {}", m.lp, m.lp_off),
+            Some(at) => format!(
+                "lp {}'s tuple at offset {}, where lp {at} points",
+                m.lp, m.lp_off
+            ),
+            None => format!("lp {}'s tuple at offset {}", m.lp, m.lp_off),
         })
         .collect();
     let more = b.torn_moved.len().saturating_sub(shown.len());
