@@ -48,6 +48,10 @@ pub struct ToldFlip {
     pub flipped: Option<String>,
     /// Why the candidate has its rank, in words.
     pub why: String,
+    /// Sound to the decoder, but the flipped-back page breaks a rule PostgreSQL keeps (`why`
+    /// says which): a chance match to name, never to offer.
+    #[serde(skip)]
+    pub breaks_rule: bool,
 }
 
 /// A page's candidates, told and ranked.
@@ -483,6 +487,7 @@ pub fn tell_with(page: &[u8], blkno: u32, endian: Endian, known: &Known<'_>) -> 
             stored: None,
             flipped: None,
             why: String::new(),
+            breaks_rule: false,
         };
         let mut gain = 0isize;
         let rule = match (&item, relfrozenxid) {
@@ -502,6 +507,7 @@ pub fn tell_with(page: &[u8], blkno: u32, endian: Endian, known: &Known<'_>) -> 
                 Tier::Heals
             } else {
                 t.structurally_valid = false;
+                t.breaks_rule = true;
                 Tier::Undecodable
             }
         } else if !c.structurally_valid {
@@ -551,6 +557,7 @@ pub fn tell_with(page: &[u8], blkno: u32, endian: Endian, known: &Known<'_>) -> 
             match (before, after) {
                 (Some(_), None) => {
                     t.structurally_valid = false;
+                    t.breaks_rule = true;
                     t.why = String::from(
                         "flipped back, the tuple no longer decodes (a value breaks its type's rules or the database encoding, or the tuple's layout no longer fits): PostgreSQL would not have written that",
                     );

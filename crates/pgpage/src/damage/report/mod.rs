@@ -809,6 +809,12 @@ fn note_code(f: Finding) -> String {
     }
 }
 
+/// A routine note that, on a page failing its checksum, may be the damage's own trace: the
+/// page's all-visible flag without its visibility map bit (a torn page's older header).
+fn trace_of_damage(f: Finding) -> bool {
+    f == Finding::PageFlagWithoutVmBit
+}
+
 fn count_notes(file: &FileInput, notes: &mut BTreeMap<String, Note>) {
     let mut add = |f: Finding, message: String| {
         let n = notes.entry(note_code(f)).or_insert(Note {
@@ -818,17 +824,13 @@ fn count_notes(file: &FileInput, notes: &mut BTreeMap<String, Note>) {
         });
         n.count = n.count.saturating_add(1);
     };
-    // A page that fails its checksum has its notes among its evidence instead.
-    for row in file
-        .verdict
-        .pages
-        .iter()
-        .filter(|r| r.status != PageStatus::Mismatch)
-    {
+    for row in &file.verdict.pages {
+        // A page that fails its checksum has such a note among its evidence instead.
+        let damaged = row.status == PageStatus::Mismatch;
         for f in row
             .findings
             .iter()
-            .filter(|f| f.evidence() == Evidence::Note)
+            .filter(|f| f.evidence() == Evidence::Note && !(damaged && trace_of_damage(**f)))
         {
             add(*f, String::from(f.message()));
         }
@@ -897,13 +899,9 @@ fn file_blocks(
         b.flip_bits = backup::stored_bits(&b.bit_flips, page);
         if row.status == PageStatus::Mismatch {
             b.sector_prints = backup::sector_prints(page);
-            // What would be routine on a sound page may be the damage's trace here (an
-            // all-visible flag from an older header whose later changes cleared the bit).
-            for f in row
-                .findings
-                .iter()
-                .filter(|f| f.evidence() == Evidence::Note)
-            {
+            // What would be routine on a sound page may be the damage's trace here: an
+            // all-visible flag from an older header whose later changes cleared the bit.
+            for f in row.findings.iter().filter(|f| trace_of_damage(**f)) {
                 b.evidence.push(format!(
                     "on this page, which fails its checksum, not a routine note but possibly the damage's trace: {}",
                     f.message()
@@ -1400,7 +1398,7 @@ fn classify(
         let rejected: Vec<String> = told
             .candidates
             .iter()
-            .filter(|c| !c.structurally_valid)
+            .filter(|c| c.breaks_rule)
             .map(|c| format!("byte {} bit {}: {}", c.byte, c.bit, c.why))
             .collect();
         let rejected = (!rejected.is_empty()).then(|| rejected.join("; "));
