@@ -234,7 +234,7 @@ test('compare with the good copy: the bit the damage set is counted as set, in w
   const row = page.locator(`[data-testid=diff-page][data-block="${FLIPPED}"]`);
   await expect(row.locator('[data-bits-set]')).toHaveAttribute('data-bits-set', '1');
   await expect(row.locator('[data-bits-set]')).toHaveAttribute('data-bits-cleared', '0');
-  await expect(row.locator('td').nth(6)).toHaveText(`${made.flipAt}+1`);
+  await expect(row.locator('td').nth(6)).toHaveText(`${made.flipAt}..${made.flipAt + 1}`);
   await expect(page.getByTestId('compare-summary')).toHaveAttribute('data-different', '1');
   await expect(page.getByTestId('damage-summary')).toHaveText(
     'Damage, in the differing page that fails verification in this file or that the incident report finds damaged: 1 byte changed in 1 512-byte sector; 1 bit set (1 in this file, 0 in the copy), 0 bits cleared (0 in this file, 1 in the copy).',

@@ -435,7 +435,7 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
                 <th>bytes changed</th>
                 <th title="set: 1 in this file, 0 in the copy; cleared: 0 in this file, 1 in the copy">bits set / cleared in this file</th>
                 <th>512-byte sectors</th>
-                <th>changed bytes (offset+length)</th>
+                <th>changed bytes (from..to, as pgpage diff prints them)</th>
               </tr>
             </thead>
             <tbody>
@@ -471,7 +471,7 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
                   <td>
                     {d.ranges
                       .slice(0, 6)
-                      .map(([o, l]) => `${o}+${l}`)
+                      .map(([o, l]) => `${o}..${o + l}`)
                       .join(', ')}
                     {d.ranges.length > 6 && ` and ${d.ranges.length - 6} more`}
                   </td>
