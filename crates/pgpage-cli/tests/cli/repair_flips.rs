@@ -280,11 +280,9 @@ fn candidates_told(version: u32) {
 
 each_version!(candidates_told);
 
-/// A flip in a tuple's t_xmax that turns 0 into a small xid: VACUUM's rule that no xid in a
-/// table precedes its relfrozenxid speaks for flipping it back. Held against the server: the
-/// report ranks that flip first with the very words VACUUM (FREEZE) stops with on the
-/// damaged page under ignore_checksum_failure.
-fn xmax_before_relfrozenxid(version: u32) {
+/// A stopped cluster with table t (200 rows, one page), its relfrozenxid (past 4), its file,
+/// the file's bytes and the offset of lp 1's t_xmax, which is 0.
+fn table_t(version: u32) -> (Cluster, u32, std::path::PathBuf, Vec<u8>, usize) {
     let mut c = Cluster::start(version);
     c.psql(&[
         "create table t (id int primary key, note text) with (autovacuum_enabled = off)",
@@ -307,13 +305,12 @@ fn xmax_before_relfrozenxid(version: u32) {
         &[0, 0, 0, 0],
         "lp 1's t_xmax is 0"
     );
-    let mut bad = good.clone();
-    bad[xmax_at] ^= 1 << 2;
-    std::fs::write(&heap, &bad).unwrap();
+    (c, relfrozenxid, heap, good, xmax_at)
+}
 
-    let out = pgpage(&["report", "--json", c.data.to_str().unwrap()]);
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let block = report["relations"]
+/// Block 0 of public.t in a report's JSON.
+fn block0(report: &serde_json::Value) -> &serde_json::Value {
+    report["relations"]
         .as_array()
         .unwrap()
         .iter()
@@ -325,7 +322,22 @@ fn xmax_before_relfrozenxid(version: u32) {
                 .iter()
                 .find(|b| b["block"] == 0)
         })
-        .unwrap_or_else(|| panic!("block 0 of t not in the report: {report:#}"));
+        .unwrap_or_else(|| panic!("block 0 of t not in the report: {report:#}"))
+}
+
+/// A flip in a tuple's t_xmax that turns 0 into a small xid: VACUUM's rule that no xid in a
+/// table precedes its relfrozenxid speaks for flipping it back. Held against the server: the
+/// report ranks that flip first with the very words VACUUM (FREEZE) stops with on the
+/// damaged page under ignore_checksum_failure.
+fn xmax_before_relfrozenxid(version: u32) {
+    let (mut c, relfrozenxid, heap, good, xmax_at) = table_t(version);
+    let mut bad = good.clone();
+    bad[xmax_at] ^= 1 << 2;
+    std::fs::write(&heap, &bad).unwrap();
+
+    let out = pgpage(&["report", "--json", c.data.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let block = block0(&report);
     let first = &block["bit_flips"][0];
     assert_eq!(first["byte"], xmax_at, "{block:#}");
     assert_eq!(first["bit"], 2, "{block:#}");
@@ -352,28 +364,7 @@ each_version!(xmax_before_relfrozenxid);
 fn chance_flip_breaking_a_rule(version: u32) {
     use pgpage::page::checksum::pg_checksum_page;
     use pgpage::page::geometry::Endian;
-    let mut c = Cluster::start(version);
-    c.psql(&[
-        "create table t (id int primary key, note text) with (autovacuum_enabled = off)",
-        "insert into t select g, 'note ' || g from generate_series(1, 200) g",
-        "checkpoint",
-    ]);
-    let relfrozenxid: u32 = c
-        .psql(&["select relfrozenxid from pg_class where relname = 't'"])
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(relfrozenxid > 4, "relfrozenxid {relfrozenxid}");
-    let heap = c.file("select pg_relation_filepath('t')");
-    c.stop();
-    let good = std::fs::read(&heap).unwrap();
-    let word = u32::from_le_bytes(good[24..28].try_into().unwrap());
-    let xmax_at = (word & 0x7fff) as usize + 4;
-    assert_eq!(
-        &good[xmax_at..xmax_at + 4],
-        &[0, 0, 0, 0],
-        "lp 1's t_xmax is 0"
-    );
+    let (mut c, relfrozenxid, heap, good, xmax_at) = table_t(version);
     let mut other = good[..BS].to_vec();
     other[xmax_at] ^= 1 << 2;
     let sum = pg_checksum_page(&other, 0, Endian::Little);
@@ -384,19 +375,7 @@ fn chance_flip_breaking_a_rule(version: u32) {
 
     let out = pgpage(&["report", "--json", c.data.to_str().unwrap()]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let block = report["relations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["relation"] == "public.t")
-        .and_then(|r| {
-            r["blocks"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|b| b["block"] == 0)
-        })
-        .unwrap_or_else(|| panic!("block 0 of t not in the report: {report:#}"));
+    let block = block0(&report);
     // Other flips may match by chance too, with nothing against them: those stay candidates.
     let offered = block["bit_flips"]
         .as_array()

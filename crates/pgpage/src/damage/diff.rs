@@ -176,14 +176,7 @@ pub fn hints_only(a: &[u8], b: &[u8], endian: Endian) -> bool {
         for item in crate::tuple::heap_items(p, endian) {
             let at = item.off.saturating_add(20);
             if let Some(mask) = read_u16(&m, at, endian) {
-                let v = mask & !HINTS;
-                let bytes = match endian {
-                    Endian::Little => v.to_le_bytes(),
-                    Endian::Big => v.to_be_bytes(),
-                };
-                if let Some(x) = m.get_mut(at..at.saturating_add(2)) {
-                    x.copy_from_slice(&bytes);
-                }
+                crate::page::geometry::write_u16(&mut m, at, endian, mask & !HINTS);
             }
         }
         m

@@ -359,7 +359,7 @@ fn ctid_rule(
     bit: u8,
     endian: Endian,
 ) -> Option<(bool, String)> {
-    use crate::page::geometry::{read_u16, read_u32};
+    use crate::page::geometry::read_u32;
     let (tuple_off, lp) = item;
     let at = usize::try_from(offset).ok()?.checked_sub(tuple_off)?;
     if !(12..18).contains(&at) {
@@ -369,12 +369,8 @@ fn ctid_rule(
         return None;
     }
     let tid = |p: &[u8]| -> Option<(u32, u16)> {
-        let hi = u32::from(read_u16(p, tuple_off.checked_add(12)?, endian)?);
-        let lo = u32::from(read_u16(p, tuple_off.checked_add(14)?, endian)?);
-        Some((
-            (hi << 16) | lo,
-            read_u16(p, tuple_off.checked_add(16)?, endian)?,
-        ))
+        let t = crate::page::reader::Reader { b: p, e: endian }.tid(tuple_off.checked_add(12)?)?;
+        Some((t.block, t.offset))
     };
     let stored = tid(page)?;
     let flipped = tid(&PageBit { offset, bit }.apply(page))?;

@@ -27,12 +27,7 @@ pub fn set_checksum(page: &mut [u8], blkno: u32, endian: Endian) -> Option<u16> 
         return None;
     }
     let sum = pg_checksum_page(page, blkno, endian);
-    let bytes = match endian {
-        Endian::Little => sum.to_le_bytes(),
-        Endian::Big => sum.to_be_bytes(),
-    };
-    page.get_mut(PD_CHECKSUM_OFFSET..PD_CHECKSUM_OFFSET.saturating_add(2))?
-        .copy_from_slice(&bytes);
+    crate::page::geometry::write_u16(page, PD_CHECKSUM_OFFSET, endian, sum)?;
     Some(sum)
 }
 
@@ -164,25 +159,13 @@ pub fn torn_rebuilt(
     if !torn.items.is_empty() {
         if let Some(flags) = read_u16(&out, 10, endian) {
             let flags = flags & !crate::page::fields::PD_ALL_VISIBLE;
-            let bytes = match endian {
-                Endian::Little => flags.to_le_bytes(),
-                Endian::Big => flags.to_be_bytes(),
-            };
-            if let Some(at) = out.get_mut(10..12) {
-                at.copy_from_slice(&bytes);
-            }
+            crate::page::geometry::write_u16(&mut out, 10, endian, flags);
         }
     }
     if let (Some(&(lowest, _, _)), Some(upper)) = (tuples.first(), read_u16(&out, 14, endian)) {
         if let Ok(lowest) = u16::try_from(lowest) {
             if lowest < upper {
-                let bytes = match endian {
-                    Endian::Little => lowest.to_le_bytes(),
-                    Endian::Big => lowest.to_be_bytes(),
-                };
-                if let Some(at) = out.get_mut(14..16) {
-                    at.copy_from_slice(&bytes);
-                }
+                crate::page::geometry::write_u16(&mut out, 14, endian, lowest);
             }
         }
     }

@@ -72,6 +72,16 @@ pub fn read_u16(b: &[u8], off: usize, e: Endian) -> Option<u16> {
     })
 }
 
+/// Writes `v` at `off` in byte order `e`; None (nothing written) past the end.
+pub fn write_u16(b: &mut [u8], off: usize, e: Endian, v: u16) -> Option<()> {
+    b.get_mut(off..off.checked_add(2)?)?
+        .copy_from_slice(&match e {
+            Endian::Little => v.to_le_bytes(),
+            Endian::Big => v.to_be_bytes(),
+        });
+    Some(())
+}
+
 /// Reads a u32 at `off`, or None past the end.
 pub fn read_u32(b: &[u8], off: usize, e: Endian) -> Option<u32> {
     let s: [u8; 4] = b.get(off..off.checked_add(4)?)?.try_into().ok()?;

@@ -35,32 +35,26 @@ pub struct LeafEntry {
 }
 
 /// Whether a page can be read as the server would: its checksum valid (or not kept) and its
-/// header sane. A damaged index page names no TIDs: its entries may be noise.
+/// header sane. A damaged index page names no TIDs, its entries may be noise, but for a leaf
+/// whose checksum alone fails, its header sane and its structure sound to the decoder: read
+/// as the server reads it under ignore_checksum_failure, a bit flip or a few changed bytes
+/// leave its other entries the server's, and a confirmed flip in a primary key's leaf must
+/// not hide every key it holds (torn or overwritten leaves stay unread).
 fn readable(page: &[u8], absolute_block: u32, endian: Endian, checksums: bool) -> bool {
     match verify_page(page, absolute_block, endian).status {
         PageStatus::Ok => true,
-        PageStatus::Mismatch => !checksums && crate::page::verify::header_is_sane(page, endian),
+        PageStatus::Mismatch if !crate::page::verify::header_is_sane(page, endian) => false,
+        PageStatus::Mismatch if !checksums => true,
+        PageStatus::Mismatch => {
+            let opts = crate::am::decoded::DecodeOptions {
+                endian,
+                ..crate::am::decoded::DecodeOptions::default()
+            };
+            let decoded = crate::am::decode_page(page, absolute_block, &opts);
+            crate::damage::bitflip::structural_findings(page, &decoded, endian).is_empty()
+        }
         _ => false,
     }
-}
-
-/// A leaf whose checksum fails but whose header is sane and whose structure the decoder finds
-/// sound, read as the server reads it under ignore_checksum_failure: a bit flip or a few
-/// changed bytes leave its other entries the server's, and a confirmed flip in a primary
-/// key's leaf must not hide every key it holds. None for every other damaged page (torn or
-/// overwritten leaves name noise).
-fn sound_despite_checksum(page: &[u8], absolute_block: u32, endian: Endian) -> bool {
-    if verify_page(page, absolute_block, endian).status != PageStatus::Mismatch
-        || !crate::page::verify::header_is_sane(page, endian)
-    {
-        return false;
-    }
-    let opts = crate::am::decoded::DecodeOptions {
-        endian,
-        ..crate::am::decoded::DecodeOptions::default()
-    };
-    let decoded = crate::am::decode_page(page, absolute_block, &opts);
-    crate::damage::bitflip::structural_findings(page, &decoded, endian).is_empty()
 }
 
 /// The output text of each key column of an index tuple's data (`data`, starting at the
@@ -112,7 +106,7 @@ fn key_texts(
 /// Every heap TID of a B-tree leaf page (relation-wide block `absolute_block`), with its key
 /// columns when `keys` names their types; nothing for a page that is not a readable leaf
 /// (the metapage, internal, deleted and half-dead pages, a damaged page but a sound one
-/// whose checksum alone fails, [`sound_despite_checksum`]). `checksums`: the cluster keeps data checksums, so a
+/// whose checksum alone fails, as [`readable`] says). `checksums`: the cluster keeps data checksums, so a
 /// mismatch makes the page unreadable.
 pub fn leaf_entries(
     page: &[u8],
@@ -122,9 +116,7 @@ pub fn leaf_entries(
     keys: Option<&[Column]>,
 ) -> Vec<LeafEntry> {
     let mut out = Vec::new();
-    if !readable(page, absolute_block, endian, checksums)
-        && !sound_despite_checksum(page, absolute_block, endian)
-    {
+    if !readable(page, absolute_block, endian, checksums) {
         return out;
     }
     let r = Reader { b: page, e: endian };
