@@ -89,7 +89,7 @@ test('a damaged file and its backup: compare, take the good page and a bit flip,
   const damagedByte = readFileSync(join(root, 'live', name))[FLIPPED * BS + FLIP_OFFSET];
   await expect(page.getByTestId('flip-shown')).toContainText(`would be 0x${(damagedByte ^ (1 << FLIP_BIT)).toString(16).padStart(2, '0')}`);
   // The diff agrees: one bit, at that byte.
-  await expect(page.locator(`[data-testid=diff-page][data-block="${FLIPPED}"] td`).nth(6)).toHaveText(`${FLIP_OFFSET}+1`);
+  await expect(page.locator(`[data-testid=diff-page][data-block="${FLIPPED}"] td`).nth(6)).toHaveText(`${FLIP_OFFSET}..${FLIP_OFFSET + 1}`);
   await page.getByTestId('kit-add-flip').click();
   await expect(page.getByTestId('kit-pages').locator('li')).toHaveCount(2);
   // Without a good copy, the server's settings and pg_surgery, for this page.
