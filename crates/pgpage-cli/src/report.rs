@@ -24,6 +24,11 @@ pub struct ReportArgs {
     /// Print the report as Markdown, to paste into a mailing-list post or a ticket.
     #[arg(long)]
     pub markdown: bool,
+    /// Leave row data out, to share the report where the rows may not go: the values of
+    /// bit-flip candidates and every key named (lost rows, stale versions, a backup's), which
+    /// are counted instead. Names, blocks, offsets and counts stay.
+    #[arg(long)]
+    pub redact: bool,
     /// WAL segment files or directories, for full-page images of the damaged blocks (a data
     /// directory's own pg_wal is read without it).
     #[arg(long, value_name = "WAL")]
@@ -64,6 +69,9 @@ pub fn run(args: &ReportArgs) -> i32 {
                     own.display()
                 ),
             }
+        }
+        if args.redact {
+            report.redact();
         }
         Ok(report)
     });

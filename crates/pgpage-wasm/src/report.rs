@@ -19,6 +19,8 @@ pub struct ReportOutput {
     report: Report,
     json: String,
     markdown: String,
+    /// `report --markdown --redact`.
+    markdown_redacted: String,
     text: String,
     damaged: bool,
     storage_damage: Option<String>,
@@ -36,6 +38,12 @@ impl ReportOutput {
     #[wasm_bindgen(getter)]
     pub fn markdown(&self) -> String {
         self.markdown.clone()
+    }
+
+    /// `report --markdown --redact`: without row data.
+    #[wasm_bindgen(getter)]
+    pub fn markdown_redacted(&self) -> String {
+        self.markdown_redacted.clone()
     }
 
     #[wasm_bindgen(getter)]
@@ -73,9 +81,17 @@ impl ReportOutput {
         self.report.set_wal(history, version);
         self.json = serde_json::to_string_pretty(&self.report).map_err(crate::serialize_error)?;
         self.markdown = markdown(&self.report);
+        self.markdown_redacted = redacted_markdown(&self.report);
         self.text = text(&self.report);
         Ok(())
     }
+}
+
+/// The report's Markdown without row data ([`Report::redact`]).
+fn redacted_markdown(report: &Report) -> String {
+    let mut r = report.clone();
+    r.redact();
+    markdown(&r)
 }
 
 #[wasm_bindgen]
@@ -158,6 +174,7 @@ impl ReportReader {
         Ok(ReportOutput {
             json: serde_json::to_string_pretty(&report).map_err(crate::serialize_error)?,
             markdown: markdown(&report),
+            markdown_redacted: redacted_markdown(&report),
             text: text(&report),
             damaged: report.damaged(),
             storage_damage: report.storage_damage(),

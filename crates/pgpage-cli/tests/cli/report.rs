@@ -334,10 +334,28 @@ fn check(version: u32) {
             .unwrap_or(rest.len());
         rest[..end].split_whitespace().map(str::to_owned).collect()
     };
-    let flip = command(
-        &format!("pgpage repair --block {flipped} --flip {flip_byte}:5 "),
-        &[" (", ";"],
-    );
+    // One way per block: the data directory's WAL holds a full-page image of the flipped
+    // block with no record after it (the page as it is now), which needs no pick among
+    // candidates; the flip is offered only without one.
+    let flip_start = format!("pgpage repair --block {flipped} --flip {flip_byte}:5 ");
+    let image = &block_of(&here, "public.t", flipped)["wal_image"];
+    let flip = if image.is_null() {
+        command(&flip_start, &[" (", ";"])
+    } else {
+        assert_eq!(image["records_after"], 0, "{image:#}");
+        assert!(
+            steps.iter().all(|s| !s.contains(&flip_start))
+                && steps
+                    .iter()
+                    .any(|s| s.contains("The WAL given holds a full-page image of")
+                        && s.contains(&format!("block {flipped} of public.t"))),
+            "{steps:#?}"
+        );
+        format!("{flip_start}--out NEW damaged/{rel}")
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
+    };
     assert_eq!(flip.last().unwrap(), &format!("damaged/{rel}"), "{flip:?}");
     let repaired = c.root.join("repaired");
     let flip_args: Vec<&str> = flip[1..]
@@ -567,6 +585,46 @@ fn check(version: u32) {
     no_holes(&md, "markdown");
     no_holes(&report.to_string(), "json");
 
+    // Redacted, for sharing: no value the damaged rows hold (the flip's note as stored and
+    // flipped back, the lost ids), every count kept, the keys counted.
+    let red = String::from_utf8(pgpage(&["report", "--markdown", "--redact", d]).stdout).unwrap();
+    for v in [
+        candidate["stored"].as_str().unwrap(),
+        original_note.as_str(),
+    ] {
+        assert!(md.contains(v) && !red.contains(v), "{v} in {red}");
+    }
+    assert!(red.contains(verdict), "{red}");
+    for line in md.lines().filter(|l| l.starts_with("- lost keys (")) {
+        assert!(!red.contains(line), "{line} in {red}");
+    }
+    assert!(
+        red.contains(&format!("{} keys (values redacted)", zeroed_keys.len())),
+        "{red}"
+    );
+    let red_json = json(&pgpage(&["report", "--json", "--redact", d]));
+    assert_eq!(red_json["redacted"], true);
+    for b in [zeroed, flipped] {
+        let (plain, redacted) = (
+            block_of(&report, "public.t", b),
+            block_of(&red_json, "public.t", b),
+        );
+        assert_eq!(plain["rows"]["lost"], redacted["rows"]["lost"]);
+        assert_eq!(plain["rows"]["readable"], redacted["rows"]["readable"]);
+        let n = |v: &Value| v["rows"]["keys"].as_array().map_or(0, Vec::len);
+        assert_eq!(n(plain), n(redacted));
+        assert!(redacted["rows"]["keys"]
+            .as_array()
+            .is_none_or(|k| k.iter().all(|k| k.as_array().unwrap().is_empty())));
+        for f in redacted["bit_flips"].as_array().into_iter().flatten() {
+            assert!(
+                f.get("stored").is_none() && f.get("flipped").is_none(),
+                "{f:#}"
+            );
+        }
+    }
+    no_holes(&red, "redacted markdown");
+
     // The server on the damaged copy with zero_damaged_pages: the pages it zeroes are the
     // blocks the report says it refuses, and the rows it then no longer has are, block by
     // block, the rows the report counts as lost plus those pgpage can still read.
@@ -737,11 +795,24 @@ fn check(version: u32) {
     );
     assert_eq!(pgpage::wal::lsn_text_for(version, value), current.trim());
     c.stop();
+    // One way per block: an image followed by records is replayed (recover), an image with
+    // none after it is the page as it is now (fpi); never both for one block.
     let steps = with_wal["steps"].to_string();
-    assert!(
-        steps.contains("The WAL given holds a full-page image of block"),
-        "{steps}"
-    );
+    for b in [zeroed, random, torn_block, misplaced, flipped] {
+        let image = &block_of(&with_wal, "public.t", b)["wal_image"];
+        if image.is_null() {
+            continue;
+        }
+        let replayed = steps.contains(&format!("Block {b} of public.t: its image at"));
+        if image["records_after"].as_u64().unwrap() > 0 {
+            assert!(replayed, "block {b}: {steps}");
+        } else {
+            assert!(
+                !replayed && steps.contains("The WAL given holds a full-page image of"),
+                "block {b}: {steps}"
+            );
+        }
+    }
     // The damaged directory as its own "backup": every refused page's copy there is the same
     // damaged page, so none can serve (tests/report_from.rs holds a real backup).
     let own = json(&pgpage(&["report", "--json", "--from", d, d]));

@@ -379,13 +379,23 @@ fn check(version: u32) {
         text.contains("rows updated or deleted since come back"),
         "{text}"
     );
-    // The command names both files as given on the command line, so it runs as printed.
+    // One way per block: the flip the backup confirms, the backup's page not offered beside it.
+    let backup_command = format!(
+        "pgpage repair --block {flipped} --from {}",
+        backup.join(&rel).display()
+    );
+    assert!(!text.contains(&backup_command), "{text}");
     let want = format!(
-        "pgpage repair --block {flipped} --from {} --out NEW {}",
-        backup.join(&rel).display(),
+        "pgpage repair --block {flipped} --flip {flip_byte}:5 --out NEW {}",
         file.display()
     );
     assert!(text.contains(&want), "step with `{want}`:\n{text}");
+    assert!(
+        text.contains(&format!(
+            "block {flipped} of public.t (the flip the backup confirms"
+        )),
+        "{text}"
+    );
     let out_file = c.root.join("repaired");
     ok(
         pgpage(&[

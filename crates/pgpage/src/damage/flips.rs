@@ -508,7 +508,12 @@ pub fn tell_with(page: &[u8], blkno: u32, endian: Endian, known: &Known<'_>) -> 
             }
         } else if !c.structurally_valid {
             t.why = format!(
-                "the page is not structurally sound after it either ({} finding{})",
+                "{} ({} finding{})",
+                if broken_before {
+                    "the page is not structurally sound after it either"
+                } else {
+                    "flipped back, the page would not be structurally sound"
+                },
                 c.findings.len(),
                 if c.findings.len() == 1 { "" } else { "s" }
             );

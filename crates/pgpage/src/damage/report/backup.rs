@@ -486,12 +486,16 @@ pub(super) fn step(r: &Report) -> Option<String> {
         }
         // A page its own repair restores with every row needs no older copy: the flip back
         // gives the page itself, a torn page with no row lost is rebuilt as its rows read.
-        let no_row_lost = b.rows.as_ref().is_some_and(|x| x.lost == Some(0));
-        let own = match b.damage {
-            Damage::BitFlip if p.age != Some("same") => Some("its bit flip, flipped back"),
-            Damage::Torn if no_row_lost && p.age != Some("same") => {
-                Some("pgpage repair --torn, with every row")
+        let own = match super::route(rel, b) {
+            super::Route::ConfirmedFlip => Some(
+                "the flip the backup confirms, flipped back: the same page, with the hint bits set since",
+            ),
+            super::Route::Flip => Some("its bit flip, flipped back: the page as it was, newer than the backup's"),
+            super::Route::Recover => {
+                Some("pgpage recover: the page with every change the WAL holds since its image")
             }
+            super::Route::Image => Some("the WAL's full-page image: the page as it is now"),
+            super::Route::TornWhole => Some("pgpage repair --torn, with every row"),
             _ => None,
         };
         if let Some(how) = own {
@@ -549,10 +553,8 @@ pub(super) fn step(r: &Report) -> Option<String> {
     }
     if !exact.is_empty() {
         parts.push(format!(
-            "Not from the backup: {}, since the repair named above restores {} as {} was, newer than the backup's.",
+            "Not from the backup, for a better way named above: {}.",
             crate::words::and_list(&exact),
-            if exact.len() == 1 { "it" } else { "each" },
-            if exact.len() == 1 { "it" } else { "each" },
         ));
     }
     // Rows rather than pages: the backup's rows with the lost keys, as COPY prints them.

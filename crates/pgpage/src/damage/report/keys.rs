@@ -7,6 +7,14 @@ use alloc::vec::Vec;
 /// The lost keys, one after another; runs of consecutive one-column integer keys as
 /// `first-last`, so a page's hundred serial ids read as one range.
 pub(super) fn keys_text(keys: &[Vec<Option<String>>]) -> String {
+    // A redacted report's keys are empty arrays: only their number is said.
+    if !keys.is_empty() && keys.iter().all(Vec::is_empty) {
+        return if keys.len() == 1 {
+            String::from("1 key (value redacted)")
+        } else {
+            format!("{} keys (values redacted)", keys.len())
+        };
+    }
     let int = |k: &Vec<Option<String>>| match k.as_slice() {
         [Some(v)] => v.parse::<i64>().ok(),
         _ => None,
@@ -42,6 +50,9 @@ pub(super) fn keys_text(keys: &[Vec<Option<String>>]) -> String {
 }
 
 pub(super) fn key_text(k: &[Option<String>]) -> String {
+    if k.is_empty() {
+        return String::from("a key (value redacted)");
+    }
     let parts: Vec<String> = k
         .iter()
         .map(|v| {

@@ -307,6 +307,10 @@ pub struct Report {
     pub wal_searched: bool,
     /// A backup was given and its pages of the damaged blocks read.
     pub backup_searched: bool,
+    /// Row data left out ([`Report::redact`]): the values of bit-flip candidates, and the
+    /// lost and stale rows' keys (each key an empty array, so that they are still counted).
+    #[serde(skip_serializing_if = "core::ops::Not::not")]
+    pub redacted: bool,
     pub steps: Vec<String>,
     /// The data directory as the user named it, for the steps' commands.
     #[serde(skip)]
@@ -314,6 +318,45 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report without row data, to share where the rows may not go: each bit-flip
+    /// candidate's values (stored and flipped back), and every key the report names (lost
+    /// rows, stale versions, what a backup holds), each key kept as an empty array so that
+    /// counts stay. The steps are written again without the values they restore. What is
+    /// not row data stays: names, blocks, offsets, counts, LSNs.
+    pub fn redact(&mut self) {
+        let blank = |keys: &mut Vec<Vec<Option<String>>>| keys.iter_mut().for_each(Vec::clear);
+        for b in self.relations.iter_mut().flat_map(|r| r.blocks.iter_mut()) {
+            for f in &mut b.bit_flips {
+                f.stored = None;
+                f.flipped = None;
+            }
+            if let Some(rows) = b.rows.as_mut() {
+                // The evidence names stale versions by key: said again without it.
+                let before = [keys_at(&rows.elsewhere), keys_at(&rows.stale_rows)];
+                blank(&mut rows.keys);
+                rows.repeated.iter_mut().for_each(|k| k.keys.clear());
+                rows.stale_rows.iter_mut().for_each(|k| k.keys.clear());
+                rows.elsewhere.iter_mut().for_each(|k| k.keys.clear());
+                let after = [keys_at(&rows.elsewhere), keys_at(&rows.stale_rows)];
+                for (old, new) in before.iter().zip(after.iter()) {
+                    if old.is_empty() {
+                        continue;
+                    }
+                    for e in &mut b.evidence {
+                        *e = e.replace(old.as_str(), new);
+                    }
+                }
+            }
+            if let Some(p) = b.backup.as_mut() {
+                blank(&mut p.recovers);
+                blank(&mut p.lacks);
+                blank(&mut p.stale);
+            }
+        }
+        self.redacted = true;
+        self.steps = steps(self);
+    }
+
     /// The older write of each torn block, by (relation path, relation-wide block): what
     /// `repair`'s advice and `rows --include-damaged` leave out there.
     pub fn torn_writes(&self) -> BTreeMap<(String, u32), crate::am::TornWrite> {
@@ -792,6 +835,7 @@ pub fn build(input: &Input) -> Report {
         notes: notes.into_values().collect(),
         unknown: input.unknown.clone(),
         wal_searched: false,
+        redacted: false,
         backup_searched: false,
         steps: Vec::new(),
         data_directory: input.data_directory.clone(),
@@ -1085,7 +1129,13 @@ fn keys_at(rows: &[StaleRow]) -> String {
     let named: Vec<String> = rows
         .iter()
         .take(KEYS_NAMED)
-        .map(|r| format!("key {} at {}", keys::key_text(&r.keys), r.live_at))
+        .map(|r| {
+            if r.keys.is_empty() {
+                format!("a row at {}", r.live_at)
+            } else {
+                format!("key {} at {}", keys::key_text(&r.keys), r.live_at)
+            }
+        })
         .collect();
     let more = rows.len().saturating_sub(named.len());
     if more > 0 {
@@ -2049,6 +2099,59 @@ fn relation_arg(path: &str) -> Option<String> {
     })
 }
 
+/// The one way the steps recommend for a damaged table page, best first: each block is
+/// named under its route's step only, so that no two steps offer it, and the worse ways
+/// are said to be worse where they would be the obvious ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Route {
+    /// A flip back that the backup's page confirms: the page exactly as it was, hint bits
+    /// set since included.
+    ConfirmedFlip,
+    /// The WAL's full-page image with every record after it replayed (pgpage recover).
+    Recover,
+    /// The WAL's full-page image, no record after it: the page as it is now.
+    Image,
+    /// The backup's page, unchanged since by pd_lsn and the WAL.
+    BackupSame,
+    /// Single-bit flips, one of which may be the damage.
+    Flip,
+    /// The torn page rebuilt as its rows read, every row kept.
+    TornWhole,
+    /// The backup's older page.
+    BackupOlder,
+    /// Nothing restores the page: its rows are salvaged, rebuilt in part or lost.
+    None,
+}
+
+pub(super) fn route(rel: &Relation, b: &Block) -> Route {
+    let backup = b.backup.as_ref().filter(|p| p.status == "ok");
+    if b.damage == Damage::BitFlip
+        && backup.is_some_and(|p| p.confirms_flip.is_some())
+        && !b.bit_flips.is_empty()
+    {
+        return Route::ConfirmedFlip;
+    }
+    match b.wal_image.as_ref() {
+        Some(w) if !w.later.is_empty() => return Route::Recover,
+        Some(_) => return Route::Image,
+        None => {}
+    }
+    if backup.is_some_and(|p| p.age == Some("same")) {
+        return Route::BackupSame;
+    }
+    if b.damage == Damage::BitFlip && !b.bit_flips.is_empty() {
+        return Route::Flip;
+    }
+    let readable = b.rows.as_ref().and_then(|x| x.readable).unwrap_or(0) > 0;
+    if b.damage == Damage::Torn && readable && b.rows.as_ref().is_some_and(|x| x.lost == Some(0)) {
+        return Route::TornWhole;
+    }
+    if backup.is_some_and(|p| p.age != Some("newer")) && !index_block(rel.relkind.as_deref(), b) {
+        return Route::BackupOlder;
+    }
+    Route::None
+}
+
 fn steps(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
     if !r.damaged() {
@@ -2077,8 +2180,13 @@ fn steps(r: &Report) -> Vec<String> {
     // An exact repair first: a flipped bit put back restores the page as it was, while a
     // good copy is as old as its image or backup.
     let mut flips: Vec<String> = Vec::new();
-    for (rel, b) in r.blocks().filter(|(_, b)| b.damage == Damage::BitFlip) {
+    for (rel, b) in r.blocks().filter(|(rel, b)| {
+        b.damage == Damage::BitFlip
+            && (index_block(rel.relkind.as_deref(), b)
+                || matches!(route(rel, b), Route::ConfirmedFlip | Route::Flip))
+    }) {
         let name = rel.relation.as_deref().unwrap_or(&rel.path);
+        let confirmed = b.backup.as_ref().and_then(|p| p.confirms_flip.as_deref());
         // An index's page is as well rebuilt by REINDEX (its step below), which needs no pick.
         let or_reindex = if index_block(rel.relkind.as_deref(), b) {
             " (or simply REINDEX it, a step below: that needs no pick)"
@@ -2086,13 +2194,21 @@ fn steps(r: &Report) -> Vec<String> {
             ""
         };
         flips.push(match b.bit_flips.len() {
+            _ if confirmed.is_some() => format!(
+                "Block {} of {name}: the flip the backup's page confirms (the only candidate where the two pages differ):",
+                b.block
+            ),
             1 => format!("Block {} of {name}{or_reindex}:", b.block),
             n => format!(
                 "Block {} of {name}{or_reindex}: {n} flips each make the page valid. Only what they restore tells them apart, and the first is the most likely by the evidence above (at most one is the damage):",
                 b.block
             ),
         });
-        for c in &b.bit_flips {
+        for c in b
+            .bit_flips
+            .iter()
+            .filter(|c| confirmed.is_none_or(|f| f == format!("{}:{}", c.byte, c.bit)))
+        {
             let value = match (&c.column, &c.stored, &c.flipped) {
                 (Some(col), Some(s), Some(v)) => {
                     format!("  # {}", crate::damage::flips::restores_text(col, s, v))
@@ -2115,16 +2231,32 @@ fn steps(r: &Report) -> Vec<String> {
         ));
     }
     if r.wal_searched {
-        let (with, without): (Vec<_>, Vec<_>) = r
+        let tables: Vec<(&Relation, &Block)> = r
             .blocks()
             .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
-            .partition(|(_, b)| b.wal_image.is_some());
+            .collect();
         let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
         // Records after an image that the image alone lacks: recover replays them onto it, as
         // the server's recovery does (a record it does not apply names its block, unwritten).
-        let replay: Vec<&(&Relation, &Block)> = with
+        let replay: Vec<&(&Relation, &Block)> = tables
             .iter()
-            .filter(|(_, b)| b.wal_image.as_ref().is_some_and(|w| !w.later.is_empty()))
+            .filter(|(rel, b)| route(rel, b) == Route::Recover)
+            .collect();
+        let with: Vec<(&Relation, &Block)> = tables
+            .iter()
+            .copied()
+            .filter(|(rel, b)| route(rel, b) == Route::Image)
+            .collect();
+        // A block no image serves: a backup given has its own step, a flip or the torn
+        // rebuild theirs.
+        let without: Vec<(&Relation, &Block)> = tables
+            .iter()
+            .copied()
+            .filter(|(rel, b)| {
+                b.wal_image.is_none()
+                    && !(r.backup_searched && b.backup.is_some())
+                    && matches!(route(rel, b), Route::BackupOlder | Route::None)
+            })
             .collect();
         if !replay.is_empty() {
             let mut files: Vec<(&str, Vec<u32>)> = Vec::new();
@@ -2150,6 +2282,25 @@ fn steps(r: &Report) -> Vec<String> {
                     blocks.join(" "),
                     paths.file(file)
                 )));
+            }
+            for (rel, b) in &replay {
+                let Some(w) = b.wal_image.as_ref() else {
+                    continue;
+                };
+                let kinds = later_kinds(&w.later);
+                lines.push(format!(
+                    "Block {} of {}: its image at {} and {} after it ({}). The image alone, or any older copy, would lose what they did{}.",
+                    b.block,
+                    name(rel),
+                    w.lsn,
+                    crate::words::plural(w.later.len(), "record", "records"),
+                    kinds.join(", "),
+                    if w.later.iter().any(|l| l.effect == crate::wal::RowEffect::ChangesRows) {
+                        ": rows inserted or updated since missing, rows deleted since back"
+                    } else {
+                        ""
+                    }
+                ));
             }
             out.push(lines.join("\n"));
         }
@@ -2306,6 +2457,12 @@ fn steps(r: &Report) -> Vec<String> {
     let torn: Vec<String> = r
         .blocks()
         .filter(|(rel, b)| b.damage == Damage::Torn && !index_block(rel.relkind.as_deref(), b))
+        .filter(|(rel, b)| {
+            matches!(
+                route(rel, b),
+                Route::TornWhole | Route::BackupOlder | Route::None
+            )
+        })
         .filter(|(_, b)| b.rows.as_ref().is_some_and(|x| x.readable.unwrap_or(0) > 0))
         .map(|(_, b)| {
             command_line(&format!(
@@ -2360,9 +2517,19 @@ fn steps(r: &Report) -> Vec<String> {
         .map(|(_, b)| b.block.to_string())
         .collect();
     if !refused.is_empty() {
+        // A torn page read through its own line pointers: what the server did with the one
+        // a reviewer gave it (rows under other ctids, an error from the middle of a tuple).
+        let torn_refused = r
+            .blocks()
+            .any(|(_, b)| b.server.is_some() && b.rows.is_some() && b.damage == Damage::Torn);
         out.push(format!(
-            "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on makes the server zero each of them in memory as it reads it, and VACUUM then writes the zeros: every row on them is gone for good.\nignore_checksum_failure = on reads a page whose header is sane in spite of its checksum: a bit flip's or torn page's rows come back as they are, wrong bytes included. It does nothing for a page whose header is not sane.",
-            refused.join(", ")
+            "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on makes the server zero each of them in memory as it reads it, and VACUUM then writes the zeros: every row on them is gone for good.\nignore_checksum_failure = on reads a page whose header is sane in spite of its checksum, its bytes as they are: a flipped bit's value comes back wrong{}; count(*) and every other aggregate over the table are then wrong too. It does nothing for a page whose header is not sane.",
+            refused.join(", "),
+            if torn_refused {
+                ", and a torn page's line pointers land on other rows' bytes: rows come back under other ctids or twice, versions removed since come back, and a query that reaches a line pointer landing inside another tuple fails (for example \"compressed pglz data is corrupt\" or \"invalid memory alloc request size\")"
+            } else {
+                ""
+            }
         ));
         out.push(String::from(
             "pg_surgery's heap_force_kill(rel, ARRAY[tids]) marks rows dead without reading them; heap_force_freeze makes rows visible to all. Both need a page the server can read: use them after a repair or under ignore_checksum_failure, to remove or keep single rows the damage left wrong.",

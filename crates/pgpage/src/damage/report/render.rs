@@ -119,6 +119,9 @@ fn read_as_empty(b: &Block) -> bool {
     b.damage == Damage::Zeroed && b.server.is_none()
 }
 
+/// What a redacted report leaves out, said once at its top.
+const REDACTED_WORDS: &str = "Row data redacted: column values and keys are left out (keys are counted); names, blocks, offsets, counts and LSNs are kept.";
+
 /// A bit-flip candidate in one line; `q` quotes a field or value (a backquote in Markdown).
 fn flip_line(f: &super::BitFlip, q: &str) -> String {
     let mut line = format!(
@@ -128,13 +131,19 @@ fn flip_line(f: &super::BitFlip, q: &str) -> String {
     if let Some(i) = f.item {
         let _ = write!(line, ", item {i}");
     }
-    if let (Some(c), Some(s), Some(v)) = (&f.column, &f.stored, &f.flipped) {
-        let value_quote = if q.is_empty() { "\"" } else { q };
-        let _ = write!(
-            line,
-            ", {}",
-            crate::damage::flips::values_text(&format!("{q}{c}{q}"), s, v, value_quote)
-        );
+    match (&f.column, &f.stored, &f.flipped) {
+        (Some(c), Some(s), Some(v)) => {
+            let value_quote = if q.is_empty() { "\"" } else { q };
+            let _ = write!(
+                line,
+                ", {}",
+                crate::damage::flips::values_text(&format!("{q}{c}{q}"), s, v, value_quote)
+            );
+        }
+        (Some(c), _, _) => {
+            let _ = write!(line, ", column {q}{c}{q}");
+        }
+        _ => {}
     }
     let _ = write!(line, ": {}", f.why);
     line
@@ -286,6 +295,9 @@ pub fn text(r: &Report) -> String {
     let mut out = String::new();
     let mut said = Vec::new();
     let _ = writeln!(out, "{}", r.verdict);
+    if r.redacted {
+        let _ = writeln!(out, "{REDACTED_WORDS}");
+    }
     for (severity, title) in [(Severity::Error, "Errors"), (Severity::Warning, "Warnings")] {
         let blocks = ranked(r, severity);
         if blocks.is_empty() {
@@ -331,6 +343,9 @@ pub fn markdown(r: &Report) -> String {
     let mut said: Vec<String> = Vec::new();
     let _ = writeln!(out, "# pgpage incident report\n");
     let _ = writeln!(out, "**{}**\n", r.verdict);
+    if r.redacted {
+        let _ = writeln!(out, "{REDACTED_WORDS}\n");
+    }
     let c = &r.cluster;
     let opt = |v: Option<String>| v.unwrap_or_else(|| String::from("unknown"));
     let _ = writeln!(out, "## Cluster\n");
