@@ -237,7 +237,7 @@ test('compare with the good copy: the bit the damage set is counted as set, in w
   await expect(row.locator('td').nth(6)).toHaveText(`${made.flipAt}..${made.flipAt + 1}`);
   await expect(page.getByTestId('compare-summary')).toHaveAttribute('data-different', '1');
   await expect(page.getByTestId('damage-summary')).toHaveText(
-    'Damage, in the differing page that fails verification in this file or that the incident report finds damaged: 1 byte changed in 1 512-byte sector; 1 bit set (1 in this file, 0 in the copy), 0 bits cleared (0 in this file, 1 in the copy).',
+    'Damage, in the differing page that fails verification in this file or that the incident report finds damaged: 1 byte changed in 1 512-byte sector; 1 bit 1 in this file where the copy has 0, 0 bits 0 where the copy has 1.',
   );
   await expect(page.getByTestId('difference-summary')).toHaveText('Differences: 1 byte in 1 512-byte sector of 1 page.');
   await expect(page.getByTestId('compare-summary')).not.toContainText(/\b1 (bytes|bits|blocks|sectors|pages)\b/);

@@ -40,6 +40,8 @@ interface Made {
   flippedNote: string;
   json: { verdict: string; relations: { relation: string | null; blocks: Block[] }[]; notes: { code: string; count: number }[] };
   markdown: string;
+  /** `pgpage report --markdown --redact` of the same files. */
+  redacted: string;
 }
 let made: Made;
 
@@ -92,6 +94,8 @@ test.beforeAll(() => {
     expect(json.status, json.stderr).toBe(1);
     const md = spawnSync(CLI, ['report', '--markdown', 'bad'], { cwd: out, encoding: 'utf8' });
     expect(md.status, md.stderr).toBe(1);
+    const redacted = spawnSync(CLI, ['report', '--markdown', '--redact', 'bad'], { cwd: out, encoding: 'utf8' });
+    expect(redacted.status, redacted.stderr).toBe(1);
     const cleanJson = spawnSync(CLI, ['report', '--json', 'clean'], { cwd: out, encoding: 'utf8' });
     expect(cleanJson.status, cleanJson.stderr).toBe(0);
     made = {
@@ -104,6 +108,7 @@ test.beforeAll(() => {
       flippedNote,
       json: JSON.parse(json.stdout) as Made['json'],
       markdown: md.stdout,
+      redacted: redacted.stdout,
     };
   } finally {
     c.destroy();
@@ -181,6 +186,16 @@ for (const size of [
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report-markdown').click()]);
       expect(download.suggestedFilename()).toBe('public.orders-report.md');
       expect(readFileSync(await download.path(), 'utf8')).toBe(made.markdown);
+      // Redacted, it is the CLI's redacted report: no note of the rows, no lost key.
+      await page.getByTestId('report-redact').check();
+      const [hidden] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report-markdown').click()]);
+      const shared = readFileSync(await hidden.path(), 'utf8');
+      expect(shared).toBe(made.redacted);
+      expect(shared).not.toContain(made.flippedNote);
+      const keyLines = made.markdown.split('\n').filter((l) => l.startsWith('- lost keys ('));
+      expect(keyLines.length).toBeGreaterThan(0);
+      for (const l of keyLines) expect(shared).not.toContain(l);
+      await page.getByTestId('report-redact').uncheck();
 
       // The pgsql-bugs message: the version, pg_control's summary, the filled field, the evidence.
       await page.getByTestId('report-bugs').locator('summary').click();

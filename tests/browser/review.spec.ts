@@ -386,6 +386,10 @@ for (const [width, height] of SIZES) {
         if ((await row.getAttribute('data-state')) === 'different') await expect(row).toHaveAttribute('data-newer', 'b');
         else await expect(row).toHaveAttribute('data-state', 'only_b');
       }
+      // The page copied over another block carries that block's pd_lsn: no age to compare.
+      await expect(page.locator(`[data-testid=diff-page][data-block="${COPIED_OVER}"] [data-testid=diff-newer]`)).toHaveText(
+        `not comparable: this file's page is block ${SOURCE}'s, with that block's pd_lsn`,
+      );
       await expect(page.getByTestId('difference-summary')).toHaveAttribute('data-pages', String(all.length));
       await expect(page.getByTestId('difference-summary')).toContainText(/^Differences: [\d,]+ bytes in [\d,]+ 512-byte sectors of [\d,]+ pages\.$/);
       await expect(page.getByTestId('damage-summary')).toHaveAttribute('data-pages', String(DAMAGED.length));

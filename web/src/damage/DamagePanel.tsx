@@ -359,6 +359,18 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
     }
     return blocks;
   }, [entry.problems, entry.path, report]);
+  // Pages written for another block: their pd_lsn is that block's, so which copy is newer by
+  // it says nothing of this block.
+  const holds = useMemo(() => {
+    const m = new Map<number, number>();
+    for (const x of entry.problems) if (x.misplaced?.claim) m.set(x.block, x.misplaced.block);
+    if (report && entry.path.startsWith(report.root)) {
+      const file = entry.path.slice(report.root.length);
+      for (const rel of report.report.relations)
+        for (const b of rel.blocks) if (b.file === file && b.holds_block !== undefined) m.set(b.block_in_file, b.holds_block);
+    }
+    return m;
+  }, [entry.problems, entry.path, report]);
   const totals = useMemo(() => {
     const sum = (pages: readonly PageDiff[]) => {
       let bytes = 0,
@@ -411,7 +423,7 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
                 >
                   {totals.damaged.pages === 0
                     ? 'Damage: none; every differing page verifies in this file and the incident report names none (pages differ as they change over time: see which is newer by pd_lsn).'
-                    : `Damage, in the ${totals.damaged.pages === 1 ? 'differing page that fails' : `${fmt(totals.damaged.pages)} differing pages that fail`} verification in this file or that the incident report finds damaged: ${plural(totals.damaged.bytes, 'byte')} changed in ${plural(totals.damaged.sectors, '512-byte sector')}; ${plural(totals.damaged.set, 'bit')} set (1 in this file, 0 in the copy), ${plural(totals.damaged.cleared, 'bit')} cleared (0 in this file, 1 in the copy).`}
+                    : `Damage, in the ${totals.damaged.pages === 1 ? 'differing page that fails' : `${fmt(totals.damaged.pages)} differing pages that fail`} verification in this file or that the incident report finds damaged: ${plural(totals.damaged.bytes, 'byte')} changed in ${plural(totals.damaged.sectors, '512-byte sector')}; ${plural(totals.damaged.set, 'bit')} 1 in this file where the copy has 0, ${plural(totals.damaged.cleared, 'bit')} 0 where the copy has 1.`}
                   {totals.damaged.pages > 0 &&
                     totals.all.pages > totals.damaged.pages &&
                     ` The other ${plural(totals.all.pages - totals.damaged.pages, 'differing page')} verify and the report names none of them: they differ as pages change over time (see which is newer by pd_lsn).`}
@@ -462,7 +474,17 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
                       </span>
                     )}
                   </td>
-                  <td>{d.newer === 'b' ? 'this file' : d.newer === 'a' ? 'the copy' : d.newer === 'same' ? 'same' : ''}</td>
+                  <td data-testid="diff-newer">
+                    {holds.has(d.block)
+                      ? `not comparable: this file's page is block ${holds.get(d.block)}'s, with that block's pd_lsn`
+                      : d.newer === 'b'
+                        ? 'this file'
+                        : d.newer === 'a'
+                          ? 'the copy'
+                          : d.newer === 'same'
+                            ? 'same'
+                            : ''}
+                  </td>
                   <td>{d.bytes_changed}</td>
                   <td data-bits-set={d.bits_set} data-bits-cleared={d.bits_cleared}>
                     {d.bits_set} / {d.bits_cleared}

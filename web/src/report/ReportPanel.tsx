@@ -10,6 +10,7 @@ import type { Selection } from '../app/selection';
 import { BUG_FIELDS, bugMessage, type BugFields } from './bugs';
 import type { ReportBlock, ReportJson, ReportRelation, Severity } from './protocol';
 import { useReport } from './useReport';
+import { setRedact, useRedact } from '../share/redact';
 import { shownReport } from './shown';
 import { isReadAsEmpty, READ_AS_EMPTY, READ_AS_EMPTY_WORDS } from '../lib/status';
 import './report.css';
@@ -463,6 +464,7 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
         <ReportBody
           r={report.report}
           markdown={report.markdown}
+          markdownRedacted={report.markdownRedacted}
           storage={report.storage}
           effects={report.effects}
           root={source.root}
@@ -478,6 +480,7 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
 function ReportBody({
   r,
   markdown,
+  markdownRedacted,
   storage,
   effects,
   root,
@@ -487,6 +490,7 @@ function ReportBody({
 }: {
   r: ReportJson;
   markdown: string;
+  markdownRedacted: string;
   storage: string | null;
   effects: Record<string, string>;
   root: string;
@@ -503,7 +507,11 @@ function ReportBody({
   const walBlocks = blocks.filter(({ rel, b }) => b.wal_image && restored(rel)).map(({ rel, b }) => ({ rel, b, entry: byPath.get(`${root}${b.file}`) }));
   // The summary's count: every file of the drop it verified, each fork and segment.
   const verified = files.filter((f) => f.path.startsWith(root) && !f.path.startsWith('playground/')).length;
-  const bugs = <BugTemplate r={r} markdown={markdown} storage={storage} controldata={controldata} name={name} />;
+  // The page view's "Redact row data" switch holds for the report too: on, what is downloaded
+  // is the core's redacted report (pgpage report --markdown --redact).
+  const redacted = useRedact();
+  const shared = redacted ? markdownRedacted : markdown;
+  const bugs = <BugTemplate r={r} markdown={shared} storage={storage} controldata={controldata} name={name} />;
   return (
     <>
       <p className={`report-verdict${blocks.length > 0 ? ' damaged' : ''}`} data-testid="report-verdict">
@@ -519,9 +527,17 @@ function ReportBody({
         .
       </p>
       <div className="report-actions">
-        <button type="button" data-testid="report-markdown" onClick={() => download(markdown, `${name}.md`)}>
-          Download the report (Markdown)
+        <button type="button" data-testid="report-markdown" onClick={() => download(shared, `${name}.md`)}>
+          Download the report (Markdown{redacted ? ', row data redacted' : ''})
         </button>
+        <label
+          className="redact-switch"
+          data-testid="report-redact-switch"
+          title="Leave column values and keys out of the downloaded report (keys are counted): as pgpage report --redact"
+        >
+          <input type="checkbox" role="switch" data-testid="report-redact" checked={redacted} onChange={(e) => setRedact(e.currentTarget.checked)} /> Redact row
+          data
+        </label>
       </div>
       <div className={`report-main${r.steps.length > 0 && (blocks.length > 0 || r.notes.length > 0) ? ' with-steps' : ''}`}>
         <div className="report-findings">

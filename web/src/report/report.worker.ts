@@ -80,6 +80,7 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
       job,
       report: reportOf(out),
       markdown: out.markdown,
+      markdownRedacted: out.markdown_redacted,
       damaged: out.damaged,
       storage: out.storage_damage ?? null,
       effects: rowEffectWords(w),

@@ -16,7 +16,7 @@ export interface ReportSource {
 export type ReportState =
   | { state: 'idle' }
   | { state: 'running'; read: number; total: number }
-  | { state: 'done'; report: ReportJson; markdown: string; damaged: boolean; storage: string | null; effects: Record<string, string> }
+  | { state: 'done'; report: ReportJson; markdown: string; markdownRedacted: string; damaged: boolean; storage: string | null; effects: Record<string, string> }
   | { state: 'error'; message: string };
 
 /** Files handed to the worker per message, and how long one task of the page may post
@@ -78,7 +78,7 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
     void worker.done.then((m) =>
       setReport(
         m.type === 'done'
-          ? { state: 'done', report: m.report, markdown: m.markdown, damaged: m.damaged, storage: m.storage, effects: m.effects }
+          ? { state: 'done', report: m.report, markdown: m.markdown, markdownRedacted: m.markdownRedacted, damaged: m.damaged, storage: m.storage, effects: m.effects }
           : { state: 'error', message: m.message },
       ),
     );
