@@ -15,10 +15,12 @@ use crate::am::heap::redo::{
 use crate::am::maps::redo::{
     fsm_position, fsm_set_avail, fsm_space_avail_to_cat, vm_clear, vm_page_ready,
 };
+use crate::cluster::control::ControlFile;
 use crate::page::kind::VISIBILITYMAP_FORKNUM;
 use crate::page::write::{is_new, page_lsn, set_checksum, set_lsn};
 use crate::wal::rmgr::heap::{describe, RM_HEAP2_ID, RM_HEAP_ID};
 use crate::wal::{lsn_text_for, record_type, rmgr_name, BlockKey, WalRecord};
+use crate::Endian;
 
 const RM_XLOG_ID: u8 = 0;
 const XLOG_FPI_FOR_HINT: u8 = 0xA0;
@@ -91,6 +93,35 @@ pub struct RecoverOptions {
     pub block_size: usize,
     /// Replay records that start at or before this LSN only.
     pub upto: Option<u64>,
+}
+
+/// What a cluster's pg_control decides of its replay: the block size, whether hint bits are
+/// WAL-logged (data checksums or wal_log_hints: recovery then ignores an unlogged hint), and
+/// whether the pages written get a checksum (`finish`'s argument). Refused, with the reason,
+/// for a pg_control whose CRC fails or a big-endian cluster, whose pages replay does not write.
+pub fn recover_settings(
+    cf: &ControlFile,
+    upto: Option<u64>,
+) -> Result<(RecoverOptions, bool), &'static str> {
+    if !cf.crc_ok() {
+        return Err("pg_control is damaged (its CRC fails)");
+    }
+    if cf.endian != Endian::Little {
+        return Err("recover replays little-endian clusters only");
+    }
+    let block_size = cf
+        .block_size()
+        .and_then(|b| usize::try_from(b).ok())
+        .unwrap_or(8192);
+    let checksums = cf.extra.data_checksum_version != 0;
+    Ok((
+        RecoverOptions {
+            hint_bits_logged: checksums || cf.extra.wal_log_hints,
+            block_size,
+            upto,
+        },
+        checksums,
+    ))
 }
 
 /// A block's outcome.
