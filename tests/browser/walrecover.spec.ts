@@ -8,7 +8,8 @@
 // command it shows (`pgpage recover --block 10 --out NEW FILE`) writes, passes pg_checksums and
 // verify_heapam, and holds the server's rows. The index leaf, whose records pgpage does not
 // replay, is refused with the CLI's reason, and its image alone is offered with the count of
-// records it loses.
+// records it loses; so is the heap file dropped loose, whose database and pg_control are not
+// known. The incident report's finding opens the rebuild.
 import { expect, test, type Page } from './test';
 import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
@@ -222,4 +223,24 @@ test("the incident report's way to block 10 is its rebuild, not the image that l
   const take = page.getByTestId('wal-rebuild-take');
   await expect(take).toBeFocused({ timeout: 60_000 });
   await expect(take).toBeInViewport();
+});
+
+test('a torn page dropped without its data directory: no rebuild, said why, and the image alone offered with its loss', async ({ page }) => {
+  const { after } = historyOf(heapInfo, HEAP_BLOCK);
+  const loose = join(makeDir(), basename(heapPath));
+  writeFileSync(loose, readFileSync(join(dropped, relative(c.dataDir, heapPath))));
+  await page.goto('/');
+  await page.getByTestId('folder-input').setInputFiles(dropped);
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+  await page.getByTestId('file-input').setInputFiles(loose);
+  // The drop opens its own file first; the click below comes after that, as a person's would.
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-path', basename(loose));
+  await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'done');
+  await page.locator(`[data-testid=problem][data-path="${basename(loose)}"][data-block="${HEAP_BLOCK}"]`).click();
+  await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(HEAP_BLOCK));
+  await expect(page.getByTestId('wal')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+  await expect(page.getByTestId('wal-rebuild')).toHaveAttribute('data-state', 'refused');
+  await expect(page.getByTestId('wal-rebuild-refused')).toContainText('this file came without its data directory');
+  await expect(page.getByTestId('wal-rebuild-take')).toHaveCount(0);
+  await expect(page.getByTestId('wal-use')).toHaveText(`Use the image alone (the older route: it loses the ${after.length} records after it)`);
 });
