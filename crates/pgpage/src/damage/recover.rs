@@ -490,3 +490,58 @@ impl Recovery {
         self.version
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)] // a test: a failure is the report
+
+    use super::*;
+    use crate::cluster::control::{crc32c, decode_control};
+
+    /// A 13-to-16 pg_control (1300), big-endian when `big`, with these settings and a valid CRC.
+    fn control(big: bool, checksum_version: u32, wal_log_hints: bool, blcksz: u32) -> Vec<u8> {
+        let put = |b: &mut [u8], at: usize, v: u32| {
+            let bytes = if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            };
+            b[at..at + 4].copy_from_slice(&bytes);
+        };
+        let mut b = vec![0u8; 8192];
+        put(&mut b, 8, 1300);
+        put(&mut b, 176, u32::from(wal_log_hints));
+        put(&mut b, 216, blcksz);
+        put(&mut b, 252, checksum_version);
+        let crc = crc32c(&b[..288]);
+        put(&mut b, 288, crc);
+        b
+    }
+
+    #[test]
+    fn pg_control_decides_the_replay() {
+        let settings = |b: &[u8]| recover_settings(&decode_control(b).unwrap(), Some(7));
+        let (o, checksums) = settings(&control(false, 1, false, 8192)).unwrap();
+        assert_eq!(
+            (o.hint_bits_logged, o.block_size, o.upto, checksums),
+            (true, 8192, Some(7), true)
+        );
+        let (o, checksums) = settings(&control(false, 0, true, 16384)).unwrap();
+        assert_eq!(
+            (o.hint_bits_logged, o.block_size, checksums),
+            (true, 16384, false)
+        );
+        let (o, checksums) = settings(&control(false, 0, false, 8192)).unwrap();
+        assert_eq!((o.hint_bits_logged, checksums), (false, false));
+        assert_eq!(
+            settings(&control(true, 1, false, 8192)).err(),
+            Some("recover replays little-endian clusters only")
+        );
+        let mut broken = control(false, 1, false, 8192);
+        broken[100] ^= 1;
+        assert_eq!(
+            settings(&broken).err(),
+            Some("pg_control is damaged (its CRC fails)")
+        );
+    }
+}
