@@ -4,7 +4,7 @@
 // overwritten, one bit of block 20 flipped and one of the primary key's first leaf. At
 // 1440x900 and 390x844: the incident report is `pgpage report --wal DIR/pg_wal DIR` (its
 // Markdown byte for byte, each block's image at the LSN pg_walinspect gives, in the CLI's
-// block order) and opens the image's "Use this page"; the steps' commands are code that ends
+// block order) and opens the block's rebuild from WAL; the steps' commands are code that ends
 // where the command ends; the server's WARNING and ERROR are two lines; the rows panel counts
 // the pages its rows came from; the problem count is never 0 while verifying; the zeroed page
 // is loud in the page map; the landing page says what a drop gives.
@@ -134,7 +134,7 @@ for (const size of [
   test.describe(`at ${size.width}x${size.height}`, () => {
     test.use({ viewport: size });
 
-    test("the report with the dropped pg_wal is the CLI's report --wal, and offers each image's Use this page", async ({ page }) => {
+    test("the report with the dropped pg_wal is the CLI's report --wal, and opens the rebuild from WAL", async ({ page }) => {
       await recordHeadings(page);
       await page.goto('/');
       // Before a drop: what a drop gives, the report first.
@@ -204,13 +204,16 @@ for (const size of [
       await expect(inApp).toHaveCount(restored.filter((b) => b.wal_image).length);
       await expect(inApp).toHaveCount(3);
 
-      // The zeroed block's image opens in the page view, its "Use this page" in sight.
+      // The zeroed block changed after its image (more than one of its rows was updated): its
+      // finding opens the page view at the rebuild from WAL, in sight, not at the image alone.
+      const zeroed = heapBlocks.find((x) => x.block === ZEROED)!;
+      expect(zeroed.wal_image!.later.length).toBeGreaterThan(0);
       await page.locator(`[data-testid=finding][data-block="${ZEROED}"] [data-testid=finding-wal-open]`).click();
       await expect(page.getByTestId('page-view')).toHaveAttribute('data-block', String(ZEROED));
-      await expect(page.getByTestId('wal-image')).toHaveAttribute('data-lsn', heapBlocks.find((x) => x.block === ZEROED)!.wal_image!.lsn, { timeout: 60_000 });
-      const use = page.getByTestId('wal-use');
-      await expect(use).toBeInViewport();
-      await expect(use).toBeFocused();
+      await expect(page.getByTestId('wal-image')).toHaveAttribute('data-lsn', zeroed.wal_image!.lsn, { timeout: 60_000 });
+      const take = page.getByTestId('wal-rebuild-take');
+      await expect(take).toBeInViewport();
+      await expect(take).toBeFocused();
 
       expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
     });

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use pgpage::cluster::control::{decode_control, ControlValue};
-use pgpage::damage::recover::{Chosen, RecoverOptions, Recovery};
+use pgpage::damage::recover::{recover_settings, Chosen, Recovery};
 use pgpage::page::verify::verify_page;
 use pgpage::wal::{fork_name, lsn_text_for, BlockKey, RelFileLocator, WalRecord};
 use pgpage::Endian;
@@ -219,16 +219,10 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
     let control = fs::read(datadir.join("global/pg_control"))
         .map_err(|e| Fail::Input(format!("could not read pg_control: {}", io_reason(&e))))?;
     let cf = decode_control(&control)
-        .ok()
-        .filter(|c| c.crc_ok())
-        .ok_or_else(|| Fail::Input(String::from("pg_control is damaged (its CRC fails)")))?;
-    if cf.endian != Endian::Little {
-        return Err(Fail::Input(String::from(
-            "recover replays little-endian clusters only",
-        )));
-    }
-    let block_size = usize::try_from(cf.block_size().unwrap_or(8192)).unwrap_or(8192);
-    let checksums = cf.extra.data_checksum_version != 0;
+        .map_err(|_| Fail::Input(String::from("pg_control is damaged (its CRC fails)")))?;
+    let (options, checksums) =
+        recover_settings(&cf, args.upto).map_err(|e| Fail::Input(String::from(e)))?;
+    let block_size = options.block_size;
     let redo_point = match cf.get("redo_lsn") {
         Some(ControlValue::Text(t)) => parse_lsn(t).ok(),
         _ => None,
@@ -288,14 +282,7 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
     } else {
         args.wal.clone()
     };
-    let mut recovery = Recovery::new(
-        chosen,
-        RecoverOptions {
-            hint_bits_logged: checksums || cf.extra.wal_log_hints,
-            block_size,
-            upto: args.upto,
-        },
-    );
+    let mut recovery = Recovery::new(chosen, options);
     let split = |key: &BlockKey| -> (RelFile, u32) {
         (
             RelFile {

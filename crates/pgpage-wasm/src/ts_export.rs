@@ -23,6 +23,7 @@ fn export(cfg: &Config) {
     crate::wal::ProblemJson::export_all(cfg).unwrap();
     crate::wal::BlockJson::export_all(cfg).unwrap();
     crate::wal::SummaryJson::export_all(cfg).unwrap();
+    crate::wal::RecoveredJson::export_all(cfg).unwrap();
     crate::wal::FullPageNameJson::export_all(cfg).unwrap();
     crate::rows::ColumnJs::export_all(cfg).unwrap();
     crate::rows::TableJs::export_all(cfg).unwrap();

@@ -1,7 +1,11 @@
 //! The WAL's full-page images for the browser: a reader fed segment by segment, chunk by
 //! chunk, so a 1 GB pg_wal is never held whole. It keeps each image's place in the segments,
 //! not its bytes; a page is restored from the bytes the caller reads again from those places.
+//! Fed the same records, the core's recovery rebuilds chosen blocks as `pgpage recover` does.
 
+use pgpage::cluster::control::decode_control;
+use pgpage::damage::recover::{recover_settings, BlockResult, Chosen, Recovery};
+use pgpage::wal::BlockKey;
 use pgpage::wal::{
     fork_name, image_pieces, lsn_text, lsn_text_for, parse_fullpage_name, parse_history_name,
     parse_wal_file_name, plan_segments, record_type, restore_image, restoring_after, rmgr_name,
@@ -134,6 +138,48 @@ pub(crate) struct BlockJson<'a> {
     restoring: Option<String>,
 }
 
+/// Where a block's replay started: `wal_image` (its newest full-page image, or a record that
+/// initialises the page), as `pgpage recover --json` says it.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "WalReplayStart"))]
+#[derive(Serialize)]
+pub(crate) struct StartJson {
+    source: &'static str,
+    lsn: String,
+}
+
+/// A record replayed onto the block, in pg_waldump's words.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "WalApplied"))]
+#[derive(Serialize)]
+pub(crate) struct AppliedJson {
+    lsn: String,
+    rmgr: String,
+    record: String,
+    desc: String,
+}
+
+/// A block rebuilt from the WAL as `pgpage recover --block` rebuilds it: `pgpage recover
+/// --json`'s block entry, with its relation and `records_after_start` added. Its page is
+/// `recovered_page(i)` for its index `i` in the list.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "WalRecovered"))]
+#[derive(Serialize)]
+pub(crate) struct RecoveredJson<'a> {
+    tablespace_oid: u32,
+    database_oid: u32,
+    relfilenode: u32,
+    fork: &'a str,
+    block: u32,
+    start: Option<StartJson>,
+    applied: Vec<AppliedJson>,
+    /// The records applied after the one replay started from (its image or the record that
+    /// initialised the page): what restoring the image alone would lose.
+    records_after_start: u32,
+    /// The recovered page's pd_lsn.
+    lsn: Option<String>,
+    recovered: bool,
+    /// Why the block is not recovered, whole (the record's LSN and kind where one is the reason).
+    reason: Option<String>,
+}
+
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "WalSummary"))]
 #[derive(Serialize)]
 pub(crate) struct SummaryJson {
@@ -197,6 +243,10 @@ pub struct WalScanner {
     history: Option<BlockHistory>,
     /// What `plan` found: history files missing or refused, segments left out.
     planned: Vec<PlanProblem>,
+    /// `recover`'s replay while the WAL is read, and whether its pages get a checksum.
+    recovery: Option<(Recovery, bool)>,
+    /// Its outcome, once `finish` has been called.
+    recovered: Vec<BlockResult>,
 }
 
 #[wasm_bindgen]
@@ -221,6 +271,8 @@ impl WalScanner {
             block_size,
             history: None,
             planned: Vec::new(),
+            recovery: None,
+            recovered: Vec::new(),
         })
     }
 
@@ -235,6 +287,34 @@ impl WalScanner {
             })
             .collect();
         self.history = Some(BlockHistory::of_blocks(set));
+    }
+
+    /// Before the first `feed`: rebuild these blocks from the WAL as `pgpage recover --block`
+    /// does, each from its newest full-page image, given as (tablespace, database,
+    /// relfilenode, fork number, relation-wide block) quintuples. `control` is the cluster's
+    /// global/pg_control, which decides the replay (checksums, logged hint bits, block size).
+    /// Throws, replaying nothing, for a pg_control recover refuses (damaged, big-endian).
+    pub fn recover(&mut self, control: &[u8], blocks: &[u32]) -> Result<(), JsError> {
+        let cf = decode_control(control)
+            .map_err(|_| JsError::new("pg_control is damaged (its CRC fails)"))?;
+        let (options, checksums) = recover_settings(&cf, None).map_err(JsError::new)?;
+        let chosen: BTreeSet<BlockKey> = blocks
+            .chunks_exact(5)
+            .filter_map(|q| match q {
+                [spc, db, rel, fork, block] => Some(BlockKey {
+                    locator: RelFileLocator {
+                        spc_oid: *spc,
+                        db_oid: *db,
+                        rel_number: *rel,
+                    },
+                    fork: u8::try_from(*fork).ok()?,
+                    block: *block,
+                }),
+                _ => None,
+            })
+            .collect();
+        self.recovery = Some((Recovery::new(Chosen::Blocks(chosen), options), checksums));
+        Ok(())
     }
 
     /// Before the first segment: the reading order of segment files `names` (indexes into it),
@@ -275,9 +355,14 @@ impl WalScanner {
     pub fn feed(&mut self, chunk: &[u8]) {
         let images = &mut self.images;
         let history = &mut self.history;
+        let recovery = &mut self.recovery;
         self.reader.feed(chunk, &mut |rec: &WalRecord<'_>| {
             if let Some(h) = history.as_mut() {
                 h.observe(rec);
+            }
+            // Chosen blocks start from an image, never from a page on disk: nothing is read.
+            if let Some((r, _)) = recovery.as_mut() {
+                r.observe(rec, &mut |_| None);
             }
             for b in rec.blocks {
                 if let Some(image) = b.image {
@@ -303,6 +388,68 @@ impl WalScanner {
     /// After the last segment.
     pub fn finish(&mut self) {
         self.reader.finish();
+        if let Some((r, checksums)) = self.recovery.take() {
+            self.recovered = r.finish(checksums);
+        }
+    }
+
+    /// After `finish`: each block `recover` chose, rebuilt or not, with why not.
+    pub fn recovered_json(&self) -> Result<String, JsError> {
+        let list: Vec<RecoveredJson<'_>> = self
+            .recovered
+            .iter()
+            .map(|r| {
+                let start = r.start.map(|(_, lsn)| lsn);
+                RecoveredJson {
+                    tablespace_oid: r.key.locator.spc_oid,
+                    database_oid: r.key.locator.db_oid,
+                    relfilenode: r.key.locator.rel_number,
+                    fork: fork_name(r.key.fork).unwrap_or("unknown"),
+                    block: r.key.block,
+                    start: r.start.map(|(source, lsn)| StartJson {
+                        source: source.as_str(),
+                        lsn: self.lsn_text(lsn),
+                    }),
+                    applied: r
+                        .applied
+                        .iter()
+                        .map(|a| AppliedJson {
+                            lsn: self.lsn_text(a.lsn),
+                            rmgr: a.rmgr.clone(),
+                            record: a.record.clone(),
+                            desc: a.desc.clone(),
+                        })
+                        .collect(),
+                    records_after_start: u32::try_from(
+                        r.applied
+                            .iter()
+                            .filter(|a| start.is_some_and(|s| a.lsn > s))
+                            .count(),
+                    )
+                    .unwrap_or(u32::MAX),
+                    lsn: r.lsn.map(|l| self.lsn_text(l)),
+                    recovered: r.page.is_some(),
+                    reason: r.failure.as_ref().map(|f| f.reason.clone()),
+                }
+            })
+            .collect();
+        serde_json::to_string(&list).map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// Block `index` of `recovered_json`'s list as recovery writes it (checksum set for its
+    /// relation-wide block when the cluster has checksums); throws for one not recovered.
+    pub fn recovered_page(&self, index: u32) -> Result<Vec<u8>, JsError> {
+        let r = usize::try_from(index)
+            .ok()
+            .and_then(|i| self.recovered.get(i))
+            .ok_or_else(|| JsError::new(&format!("no recovered block {index}")))?;
+        r.page.clone().ok_or_else(|| {
+            JsError::new(&format!(
+                "block {} was not recovered: {}",
+                r.key.block,
+                r.failure.as_ref().map_or("", |f| f.reason.as_str())
+            ))
+        })
     }
 
     #[wasm_bindgen(getter)]

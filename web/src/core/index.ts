@@ -33,6 +33,7 @@ import type {
   LeftOut,
   WalBlock,
   WalProblem,
+  WalRecovered,
   WalSummary,
   WebListing,
 } from './generated';
@@ -107,6 +108,11 @@ export function walScanned(scanner: WalScanner): { blocks: WalBlock[]; problems:
     problems: JSON.parse(scanner.problems_json()) as WalProblem[],
     summary: JSON.parse(scanner.summary_json()) as WalSummary,
   };
+}
+
+/** The blocks a finished scan rebuilt as `pgpage recover --block` does (those its `recover` chose). */
+export function walRecovered(scanner: WalScanner): WalRecovered[] {
+  return JSON.parse(scanner.recovered_json()) as WalRecovered[];
 }
 
 /** What a `pg_waldump --save-fullpage` file name says; undefined for another name. */

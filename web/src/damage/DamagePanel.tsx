@@ -13,6 +13,8 @@ import type { BitFlips, FlipCandidate, PageDiff } from './protocol';
 import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison, type KitPage } from './store';
 import { PagePair } from './PagePair';
 import { WalPanel } from './WalPanel';
+import { recoveredIndex } from './WalRebuild';
+import { locationOf, useWalState } from './walStore';
 import { shownReport } from '../report/shown';
 import { structureHintsOf } from '../lib/spans';
 import './damage.css';
@@ -554,6 +556,23 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
   // the table's columns.
   const told = useReportBlock(entry, page.block);
   const torn = tornAt(told) ? told : null;
+  // The WAL panel's rebuild of this block from its image and the records after it: the page
+  // the server's recovery writes, which the rows-as-read rebuild of a torn page is not.
+  const { scans } = useWalState();
+  const walScan = scans.get(entry.id);
+  const loc = locationOf(entry);
+  const fromWal =
+    walScan && entry.rel && loc.dbOid !== null && loc.spcOid !== null
+      ? walScan.recovered[
+          recoveredIndex(walScan, {
+            relfilenode: entry.rel.relfilenode,
+            fork: entry.fork,
+            block: page.absoluteBlock,
+            database_oid: loc.dbOid,
+            tablespace_oid: loc.spcOid,
+          })
+        ]
+      : undefined;
   const advice = useMemo(() => {
     if (!problem) return null;
     try {
@@ -611,6 +630,12 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
       <h4>Repair kit</h4>
       {torn && (
         <p data-testid="kit-torn">
+          {fromWal?.recovered && fromWal.records_after_start > 0 && (
+            <strong data-testid="kit-torn-wal">
+              The WAL rebuilds this block with every change after its image (&quot;Rebuild block {page.block} from WAL&quot; above): use that first; the rebuild
+              here keeps only what the tear left.{' '}
+            </strong>
+          )}
           The incident report finds this page torn (sectors {runTexts(wasm, torn.torn_sectors!)} from an older write). Rebuilt, each line pointer leads to its
           row where the page still holds it and those whose tuple the tear took are made dead: the server then reads the{' '}
           {typeof torn.rows?.readable === 'number' ? `${torn.rows.readable} rows` : 'rows'} the report counts readable, and the rows it counts lost stay lost.{' '}
@@ -632,7 +657,7 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
               .sort(([a], [b]) => a - b)
               .map(([block, k]) => (
                 <li key={block} data-block={block}>
-                  block {block}: {k.from}, checksum recomputed for relation block {page.absoluteBlock - page.block + block}{' '}
+                  block {block}: {k.from}, {k.checksum ?? `checksum recomputed for relation block ${page.absoluteBlock - page.block + block}`}{' '}
                   <button type="button" onClick={() => putKitPage(entry.id, block, null)}>
                     Remove
                   </button>

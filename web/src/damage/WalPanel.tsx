@@ -1,7 +1,8 @@
 // The damage panel's good copy from WAL: the newest full-page image of the open block in the
 // WAL dropped (a data directory's pg_wal/, segment files, an archive folder) or in the pages
 // `pg_waldump --save-fullpage` wrote, with the records after it that the image alone does not
-// replay, the image beside the damaged page, and the image as the repaired copy's page.
+// replay, the block rebuilt with them as `pgpage recover` does (when its data directory is
+// known), the image beside the damaged page, and the image as the repaired copy's page.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { readControls } from '../app/control';
 import { droppedFiles } from '../rows/dropped';
@@ -9,6 +10,7 @@ import type { Wasm } from '../core';
 import { sentence } from '../lib/messages';
 import type { DamagePanelProps } from './DamagePanel';
 import { PagePair } from './PagePair';
+import { rebuildOf, WalRebuild } from './WalRebuild';
 import type { WalBlock, WalTouch } from './walProtocol';
 import {
   ensureWalScan,
@@ -20,6 +22,8 @@ import {
   walInputs,
   walPage,
   withRedoLsn,
+  type FileLocation,
+  type RecoverPlace,
   type SavedPage,
   type WalScan,
 } from './walStore';
@@ -58,10 +62,18 @@ export function WalPanel(p: DamagePanelProps & { wasm: Wasm }) {
       live = false;
     };
   }, [wasm, loc.root, p.files]);
+  // `pgpage recover` reads the file's tablespace and database from its path and its cluster's
+  // settings from pg_control: without both the blocks are not rebuilt.
+  const place = useMemo((): RecoverPlace | null => {
+    if (loc.root === null || loc.spcOid === null || loc.dbOid === null) return null;
+    const controlPath = `${loc.root}global/pg_control`;
+    const control = droppedFiles().find((x) => x.path === controlPath);
+    return control ? { control: control.file, controlPath, spcOid: loc.spcOid, dbOid: loc.dbOid } : null;
+  }, [loc, p.files]);
   useEffect(() => {
     if (systemId === null || inputs.segments.length === 0 || watch.length === 0) return;
-    ensureWalScan(entry.id, inputs.segments, watch, systemId, page.blockSize);
-  }, [entry.id, inputs.segments, watch, systemId, page.blockSize]);
+    ensureWalScan(entry.id, inputs.segments, watch, systemId, page.blockSize, place);
+  }, [entry.id, inputs.segments, watch, systemId, page.blockSize, place]);
   const scan = scans.get(entry.id) ?? null;
   const files = useRef<HTMLInputElement>(null);
   const folder = useRef<HTMLInputElement>(null);
@@ -122,7 +134,7 @@ export function WalPanel(p: DamagePanelProps & { wasm: Wasm }) {
           {blocks.some((b) => b.records_after.length > 0) && <>, though {blocks.reduce((n, b) => n + b.records_after.length, 0)} records touched it</>}.
         </p>
       )}
-      {state === 'done' && newest && <NewestImage {...p} newest={newest} scan={scanned} />}
+      {state === 'done' && newest && <NewestImage {...p} newest={newest} scan={scanned} loc={loc} />}
     </div>
   );
 }
@@ -161,7 +173,7 @@ function ScanLine({ scan }: { scan: WalScan }) {
   );
 }
 
-function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: WalScan | null }) {
+function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: WalScan | null; loc: FileLocation }) {
   const { newest, page, wasm, scan } = p;
   const [got, setGot] = useState<{ lsn: string; bytes: Uint8Array } | { lsn: string; error: string } | null>(null);
   useEffect(() => {
@@ -190,6 +202,7 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
     };
   }, [newest, scan, wasm, page.bytes, page.absoluteBlock, page.bigEndian]);
   const after = newest.kind === 'wal' ? newest.block.records_after : null;
+  const rebuild = newest.kind === 'wal' && scan && after && after.length > 0 ? rebuildOf(scan, newest.block, p.loc) : null;
   const ready = got && got.lsn === newest.lsn ? got : null;
   const source =
     newest.kind === 'wal' ? (
@@ -214,12 +227,13 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
       <p data-testid="wal-image" data-lsn={newest.lsn} data-kind={newest.kind}>
         Newest full-page image of block {page.absoluteBlock}: LSN <strong>{newest.lsn}</strong>, {source}.
       </p>
+      {rebuild && scan && <WalRebuild {...p} scan={scan} rebuild={rebuild} loc={p.loc} />}
       {after && after.length > 0 && (
         <>
           <p data-testid="wal-after-note" data-count={after.length} className="warn">
             {after.length} record{after.length === 1 ? '' : 's'} after it touched the block: an image alone does not replay {after.length === 1 ? 'it' : 'them'}
-            . The page below is the block as of LSN {newest.lsn}, without {after.length === 1 ? 'that change' : 'those changes'}; only WAL replay (recovery from
-            a base backup with this WAL) applies them.
+            . The image below is the block as of LSN {newest.lsn}, without {after.length === 1 ? 'that change' : 'those changes'}; only WAL replay (
+            {rebuild && 'index' in rebuild ? 'the rebuild above, or ' : ''}recovery from a base backup with this WAL) applies them.
           </p>
           {newest.kind === 'wal' && newest.block.restoring && <p data-testid="wal-restoring">{sentence(newest.block.restoring)}</p>}
           <ol data-testid="wal-after">
@@ -256,7 +270,11 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
           from={`full-page image at LSN ${newest.lsn}`}
           viewId="wal-diff-view"
           takeId="wal-use"
-          take="Use this page"
+          take={
+            after && after.length > 0
+              ? `Use the image alone (the older route: it loses the ${after.length} record${after.length === 1 ? '' : 's'} after it)`
+              : 'Use this page'
+          }
         />
       )}
       {!ready && <div data-testid="wal-diff-view" data-state="loading" />}

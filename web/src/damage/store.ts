@@ -23,6 +23,8 @@ export interface Comparison {
 export interface KitPage {
   page: Uint8Array;
   from: string;
+  /** What its checksum is, when not the one recomputed for its block (a page recovery wrote). */
+  checksum?: string;
 }
 
 interface State {

@@ -1,8 +1,8 @@
 // The one typed message module between the page and the WAL worker: a scan of WAL segment
 // files for the full-page images of chosen blocks, and a page restored from one of them.
-import type { WalBlock, WalProblem, WalSummary } from '../core';
+import type { WalBlock, WalProblem, WalRecovered, WalSummary } from '../core';
 
-export type { WalBlock, WalProblem, WalSummary, WalTouch } from '../core';
+export type { WalBlock, WalProblem, WalRecovered, WalSummary, WalTouch } from '../core';
 
 export interface WalSegmentFile {
   name: string;
@@ -19,6 +19,15 @@ export interface ScanRequest {
   blockSize: number;
   /** (relfilenode, fork number, relation-wide block) triples. */
   watch: number[];
+  /** Blocks to rebuild as `pgpage recover --block` does, while the same WAL is read: the
+   * cluster's global/pg_control and (tablespace, database, relfilenode, fork number,
+   * relation-wide block) quintuples. */
+  recover: RecoverRequest | null;
+}
+
+export interface RecoverRequest {
+  control: File;
+  blocks: number[];
 }
 
 export interface PageRequest {
@@ -29,11 +38,31 @@ export interface PageRequest {
   image: number;
 }
 
+/** The page the scan `scan` rebuilt for entry `index` of its `recovered` list. */
+export interface RecoveredPageRequest {
+  type: 'recovered';
+  job: number;
+  scan: number;
+  index: number;
+}
+
 /** `drop`: the scan `job` is no longer needed; its scanner is freed. */
-export type ToWal = ScanRequest | PageRequest | { type: 'drop'; job: number };
+export type ToWal = ScanRequest | PageRequest | RecoveredPageRequest | { type: 'drop'; job: number };
 
 export type FromWal =
   | { type: 'progress'; job: number; bytesDone: number; bytesTotal: number }
-  | { type: 'scanned'; job: number; order: string[]; blocks: WalBlock[]; problems: WalProblem[]; summary: WalSummary; ms: number }
+  | {
+      type: 'scanned';
+      job: number;
+      order: string[];
+      blocks: WalBlock[];
+      problems: WalProblem[];
+      summary: WalSummary;
+      /** The blocks rebuilt, when a `recover` was asked for and pg_control allowed it. */
+      recovered: WalRecovered[];
+      /** Why nothing was rebuilt (the core's refusal of pg_control), null otherwise. */
+      recoverRefused: string | null;
+      ms: number;
+    }
   | { type: 'page'; job: number; page: Uint8Array }
   | { type: 'error'; job: number; message: string };

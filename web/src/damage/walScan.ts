@@ -10,7 +10,9 @@ type Wasm = Awaited<ReturnType<typeof loadWasm>>;
 export type Scanner = InstanceType<Wasm['WalScanner']>;
 
 /** `files` (segments and history files) read into a new scanner watching `watch`; `progress`
- * is told the bytes read so far after each chunk. The caller frees the scanner. */
+ * is told the bytes read so far after each chunk. With `recover`, the same records also
+ * rebuild those blocks (the scanner's `recover`); the core's refusal of the pg_control given
+ * is returned, and the scan goes on without them. The caller frees the scanner. */
 export async function scanWal(
   w: Wasm,
   files: readonly WalSegmentFile[],
@@ -18,7 +20,8 @@ export async function scanWal(
   blockSize: number,
   watch: Uint32Array,
   progress: (done: number, total: number) => void,
-): Promise<{ scanner: Scanner; order: WalSegmentFile[] }> {
+  recover?: { control: Uint8Array; blocks: Uint32Array },
+): Promise<{ scanner: Scanner; order: WalSegmentFile[]; recoverRefused: string | null }> {
   const histories = files.filter((s) => w.wal_file_kind(s.name) === 'history');
   const segments = files.filter((s) => w.wal_file_kind(s.name) !== 'history');
   const texts = await Promise.all(histories.map((h) => h.file.text()));
@@ -36,6 +39,14 @@ export async function scanWal(
       (i) => segments[i],
     );
     scanner.watch(watch);
+    let recoverRefused: string | null = null;
+    if (recover) {
+      try {
+        scanner.recover(recover.control, recover.blocks);
+      } catch (e) {
+        recoverRefused = e instanceof Error ? e.message : String(e);
+      }
+    }
     const total = order.reduce((n, s) => n + s.file.size, 0);
     let done = 0;
     for (const s of order) {
@@ -49,7 +60,7 @@ export async function scanWal(
       scanner.end_segment();
     }
     scanner.finish();
-    return { scanner, order };
+    return { scanner, order, recoverRefused };
   } catch (e) {
     scanner.free();
     throw e;

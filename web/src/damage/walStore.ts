@@ -1,13 +1,15 @@
 // The WAL a damaged page's good copy may come from: which dropped files are WAL segments (a
 // data directory's pg_wal/, loose segments, an archive folder) or pages `pg_waldump
 // --save-fullpage` wrote, and the scan of those segments in the WAL worker for a file's
-// damaged blocks. Kept outside React's state, as the comparisons are (store.ts).
+// damaged blocks, which also rebuilds them as `pgpage recover` does when the file's data
+// directory (its pg_control) is known. Kept outside React's state, as the comparisons are
+// (store.ts).
 import { createStore } from '../lib/store';
 import { bridge } from '../worker/bridge';
 import { FORKS, type FileEntry } from '../files';
 import { droppedFiles } from '../rows/dropped';
 import { fullPageName, type FullPageName, type Wasm } from '../core';
-import type { FromWal, ToWal, WalBlock, WalProblem, WalSegmentFile, WalSummary } from './walProtocol';
+import type { FromWal, ToWal, WalBlock, WalProblem, WalRecovered, WalSegmentFile, WalSummary } from './walProtocol';
 
 /** Where a relation's file lives, as relpath.c lays it out: its tablespace and database,
  * null when the file came without its path (dropped loose). */
@@ -82,6 +84,10 @@ export interface WalScan {
   blocks: WalBlock[];
   problems: WalProblem[];
   summary: WalSummary | null;
+  /** Whether the scan was asked to rebuild the blocks (their data directory is known). */
+  recovering: boolean;
+  recovered: WalRecovered[];
+  recoverRefused: string | null;
   error: string | null;
   ms: number | null;
 }
@@ -107,16 +113,26 @@ const walWorker = bridge<ToWal, FromWal>(() => new Worker(new URL('./wal.worker.
 
 export const tripleKey = (relfilenode: number, fork: string, block: number): string => `${relfilenode}/${fork}/${block}`;
 
+/** The file's place that `pgpage recover` reads from its path, and its cluster's pg_control. */
+export interface RecoverPlace {
+  control: File;
+  controlPath: string;
+  spcOid: number;
+  dbOid: number;
+}
+
 /** Scans `segments` for blocks `watch` of the file `entryId` (a scan already done or running
- * for the same segments that watches them all is kept). */
+ * for the same segments that watches them all is kept), rebuilding them too with `recover`. */
 export function ensureWalScan(
   entryId: number,
   segments: WalSegmentFile[],
   watch: { relfilenode: number; fork: string; block: number }[],
   systemIdentifier: string,
   blockSize: number,
+  recover: RecoverPlace | null = null,
 ): void {
-  const key = `${systemIdentifier}|${blockSize}|${segments.map((s) => s.path).join('\n')}`;
+  const place = recover ? `${recover.controlPath}|${recover.spcOid}/${recover.dbOid}` : '';
+  const key = `${systemIdentifier}|${blockSize}|${place}|${segments.map((s) => s.path).join('\n')}`;
   const old = store.get().scans.get(entryId);
   if (old && old.key === key && watch.every((t) => old.watch.has(tripleKey(t.relfilenode, t.fork, t.block)))) return;
   const w = walWorker();
@@ -125,7 +141,8 @@ export function ensureWalScan(
     w.post({ type: 'drop', job: old.job });
   }
   const job = w.job();
-  const triples = watch.flatMap((t) => [t.relfilenode, Math.max(0, FORKS.indexOf(t.fork as (typeof FORKS)[number])), t.block]);
+  const forkNumber = (fork: string): number => Math.max(0, FORKS.indexOf(fork as (typeof FORKS)[number]));
+  const triples = watch.flatMap((t) => [t.relfilenode, forkNumber(t.fork), t.block]);
   let s: WalScan = {
     job,
     key,
@@ -138,6 +155,9 @@ export function ensureWalScan(
     blocks: [],
     problems: [],
     summary: null,
+    recovering: recover !== null,
+    recovered: [],
+    recoverRefused: null,
     error: null,
     ms: null,
   };
@@ -151,12 +171,27 @@ export function ensureWalScan(
     if (store.get().scans.get(entryId)?.job !== job) return;
     if (m.type === 'progress') s = { ...s, bytesDone: m.bytesDone, bytesTotal: m.bytesTotal };
     else if (m.type === 'scanned')
-      s = { ...s, state: 'done', bytesDone: s.bytesTotal, order: m.order, blocks: m.blocks, problems: m.problems, summary: m.summary, ms: m.ms };
+      s = {
+        ...s,
+        state: 'done',
+        bytesDone: s.bytesTotal,
+        order: m.order,
+        blocks: m.blocks,
+        problems: m.problems,
+        summary: m.summary,
+        recovered: m.recovered,
+        recoverRefused: m.recoverRefused,
+        ms: m.ms,
+      };
     else if (m.type === 'error') s = { ...s, state: 'error', error: m.message };
     else return;
     put();
   });
-  w.post({ type: 'scan', job, segments, systemIdentifier, blockSize, watch: triples });
+  const rebuild = recover && {
+    control: recover.control,
+    blocks: watch.flatMap((t) => [recover.spcOid, recover.dbOid, t.relfilenode, forkNumber(t.fork), t.block]),
+  };
+  w.post({ type: 'scan', job, segments, systemIdentifier, blockSize, watch: triples, recover: rebuild });
 }
 
 /** Image `image` of scan `scan`, restored in the worker. */
@@ -169,6 +204,19 @@ export function walPage(scan: number, image: number): Promise<Uint8Array> {
       else if (m.type === 'error') reject(new Error(m.message));
     });
     w.post({ type: 'page', job, scan, image });
+  });
+}
+
+/** Entry `index` of scan `scan`'s rebuilt blocks: the page as `pgpage recover` writes it. */
+export function walRecoveredPage(scan: number, index: number): Promise<Uint8Array> {
+  const w = walWorker();
+  const job = w.job();
+  return new Promise((resolve, reject) => {
+    w.on(job, (m) => {
+      if (m.type === 'page') resolve(m.page);
+      else if (m.type === 'error') reject(new Error(m.message));
+    });
+    w.post({ type: 'recovered', job, scan, index });
   });
 }
 

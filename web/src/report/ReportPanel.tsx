@@ -231,9 +231,15 @@ function Finding({
   );
 }
 
+/** Where the page view's WAL panel takes a block: to its rebuild from WAL (`pgpage recover`'s
+ * replay, or why it is refused) when records after the image change it, which the image alone
+ * would lose; else to the image's "Use this page". */
+const walTarget = (b: ReportBlock): string =>
+  (b.wal_image?.later.length ?? 0) > 0 ? '[data-testid=wal-rebuild-take], [data-testid=wal-rebuild-refused]' : '[data-testid=wal-use]';
+
 /** The block's newest full-page image in the dropped WAL, the records after it and what
- * restoring it loses (the core's words), and the page view's WAL panel, whose "Use this page"
- * writes the repaired copy. */
+ * restoring it loses (the core's words), and the page view's WAL panel, which rebuilds the
+ * block with those records (or puts the image alone) in the repaired copy. */
 function WalImageLine({
   b,
   entry,
@@ -262,10 +268,16 @@ function WalImageLine({
           type="button"
           data-testid="finding-wal-open"
           disabled={!entry}
-          onClick={() => entry && onOpen(entry, b.block_in_file, '[data-testid=wal-use]')}
-          title={entry ? "show the image beside the damaged page, with 'Use this page'" : 'the file was not dropped'}
+          onClick={() => entry && onOpen(entry, b.block_in_file, walTarget(b))}
+          title={
+            !entry
+              ? 'the file was not dropped'
+              : image.later.length > 0
+                ? 'rebuild the block from the image and the records after it, as pgpage recover does'
+                : "show the image beside the damaged page, with 'Use this page'"
+          }
         >
-          Restore it from the WAL image…
+          {image.later.length > 0 ? 'Rebuild it from the WAL…' : 'Restore it from the WAL image…'}
         </button>
       )}
     </div>
@@ -310,9 +322,10 @@ export function Step({
       {inApp && (
         <div className="step-in-app" data-testid="step-in-app">
           <p>
-            In this browser, without the shell: open each block&apos;s image beside its damaged page and press &quot;Use this page&quot;, which puts the page in
-            the Repair kit below the page (nothing is downloaded yet); then &quot;Download repaired copy of …&quot; in the Repair kit downloads the file with
-            every page put there replaced.
+            In this browser, without the shell: open each block and press &quot;Rebuild block N from WAL&quot; where records after its image changed it (the
+            image is replayed with them, as <code>pgpage recover</code> does), else &quot;Use this page&quot; beside its image; either puts the page in the
+            Repair kit below the page (nothing is downloaded yet); then &quot;Download repaired copy of …&quot; in the Repair kit downloads the file with every
+            page put there replaced.
           </p>
           <ul>
             {walBlocks.map(({ rel, b, entry }) => (
@@ -323,7 +336,7 @@ export function Step({
                   data-file={b.file}
                   data-block={b.block_in_file}
                   disabled={!entry}
-                  onClick={() => entry && onOpen(entry, b.block_in_file, '[data-testid=wal-use]')}
+                  onClick={() => entry && onOpen(entry, b.block_in_file, walTarget(b))}
                 >
                   Block {b.block} of {rel.relation ?? rel.path}: the image at {b.wal_image!.lsn}
                 </button>
@@ -428,7 +441,7 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
   const onOpen: Opener = (f, block, then) => {
     onPick({ fileId: f.id, block, offset: 0 });
     // The page view comes with the selection: bring it into sight once it has its page, or
-    // the part of it asked for (the WAL image's "Use this page") once that is there.
+    // the part of it asked for (the WAL's rebuild or "Use this page") once that is there.
     let tries = 0;
     const look = () => {
       const view = document.querySelector('[data-testid=page-view]');
@@ -437,8 +450,18 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
       if (target) {
         target.scrollIntoView({ block: 'center' });
         target.focus();
+        keep(target, target.getBoundingClientRect().top + window.scrollY, 0);
       } else if (ready && (!then || tries >= 200)) view.scrollIntoView({ block: 'start' });
       else if (tries++ < 200) setTimeout(look, 50);
+    };
+    // What loads above the target after it appears (the page view's later parts) moves it out
+    // of sight: for a few seconds it is brought back when it moves, never when the reader
+    // scrolls (that leaves its place in the document as it was).
+    const keep = (target: HTMLElement, at: number, ticks: number) => {
+      if (ticks >= 40 || !target.isConnected) return;
+      const now = target.getBoundingClientRect().top + window.scrollY;
+      if (Math.abs(now - at) > 1) target.scrollIntoView({ block: 'center' });
+      setTimeout(() => keep(target, now, ticks + 1), 100);
     };
     setTimeout(look, 0);
   };

@@ -15,10 +15,12 @@ use crate::am::heap::redo::{
 use crate::am::maps::redo::{
     fsm_position, fsm_set_avail, fsm_space_avail_to_cat, vm_clear, vm_page_ready,
 };
+use crate::cluster::control::ControlFile;
 use crate::page::kind::VISIBILITYMAP_FORKNUM;
 use crate::page::write::{is_new, page_lsn, set_checksum, set_lsn};
 use crate::wal::rmgr::heap::{describe, RM_HEAP2_ID, RM_HEAP_ID};
 use crate::wal::{lsn_text_for, record_type, rmgr_name, BlockKey, WalRecord};
+use crate::Endian;
 
 const RM_XLOG_ID: u8 = 0;
 const XLOG_FPI_FOR_HINT: u8 = 0xA0;
@@ -91,6 +93,35 @@ pub struct RecoverOptions {
     pub block_size: usize,
     /// Replay records that start at or before this LSN only.
     pub upto: Option<u64>,
+}
+
+/// What a cluster's pg_control decides of its replay: the block size, whether hint bits are
+/// WAL-logged (data checksums or wal_log_hints: recovery then ignores an unlogged hint), and
+/// whether the pages written get a checksum (`finish`'s argument). Refused, with the reason,
+/// for a pg_control whose CRC fails or a big-endian cluster, whose pages replay does not write.
+pub fn recover_settings(
+    cf: &ControlFile,
+    upto: Option<u64>,
+) -> Result<(RecoverOptions, bool), &'static str> {
+    if !cf.crc_ok() {
+        return Err("pg_control is damaged (its CRC fails)");
+    }
+    if cf.endian != Endian::Little {
+        return Err("recover replays little-endian clusters only");
+    }
+    let block_size = cf
+        .block_size()
+        .and_then(|b| usize::try_from(b).ok())
+        .unwrap_or(8192);
+    let checksums = cf.extra.data_checksum_version != 0;
+    Ok((
+        RecoverOptions {
+            hint_bits_logged: checksums || cf.extra.wal_log_hints,
+            block_size,
+            upto,
+        },
+        checksums,
+    ))
 }
 
 /// A block's outcome.
@@ -457,5 +488,60 @@ impl Recovery {
     /// The WAL's release, once a record has been seen.
     pub fn version(&self) -> u32 {
         self.version
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)] // a test: a failure is the report
+
+    use super::*;
+    use crate::cluster::control::{crc32c, decode_control};
+
+    /// A 13-to-16 pg_control (1300), big-endian when `big`, with these settings and a valid CRC.
+    fn control(big: bool, checksum_version: u32, wal_log_hints: bool, blcksz: u32) -> Vec<u8> {
+        let put = |b: &mut [u8], at: usize, v: u32| {
+            let bytes = if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            };
+            b[at..at + 4].copy_from_slice(&bytes);
+        };
+        let mut b = vec![0u8; 8192];
+        put(&mut b, 8, 1300);
+        put(&mut b, 176, u32::from(wal_log_hints));
+        put(&mut b, 216, blcksz);
+        put(&mut b, 252, checksum_version);
+        let crc = crc32c(&b[..288]);
+        put(&mut b, 288, crc);
+        b
+    }
+
+    #[test]
+    fn pg_control_decides_the_replay() {
+        let settings = |b: &[u8]| recover_settings(&decode_control(b).unwrap(), Some(7));
+        let (o, checksums) = settings(&control(false, 1, false, 8192)).unwrap();
+        assert_eq!(
+            (o.hint_bits_logged, o.block_size, o.upto, checksums),
+            (true, 8192, Some(7), true)
+        );
+        let (o, checksums) = settings(&control(false, 0, true, 16384)).unwrap();
+        assert_eq!(
+            (o.hint_bits_logged, o.block_size, checksums),
+            (true, 16384, false)
+        );
+        let (o, checksums) = settings(&control(false, 0, false, 8192)).unwrap();
+        assert_eq!((o.hint_bits_logged, checksums), (false, false));
+        assert_eq!(
+            settings(&control(true, 1, false, 8192)).err(),
+            Some("recover replays little-endian clusters only")
+        );
+        let mut broken = control(false, 1, false, 8192);
+        broken[100] ^= 1;
+        assert_eq!(
+            settings(&broken).err(),
+            Some("pg_control is damaged (its CRC fails)")
+        );
     }
 }
