@@ -27,6 +27,8 @@ interface ReportBlockJson {
   block_in_file: number;
   file: string;
   server: string | null;
+  /** The one way the steps recommend for the block. */
+  route: string;
   wal_image?: { lsn: string; later: { lsn: string; record: string }[] };
 }
 interface Made {
@@ -195,14 +197,18 @@ for (const size of [
       }
       // The statement the index's step ends on, as code.
       expect(await steps.locator('code').allTextContents()).toContain('REINDEX INDEX public.orders_pkey');
-      // The in-app way beside the shell's: one button a block the CLI's steps restore from
-      // its image (those of the relations its `pgpage fpi` commands name).
-      const fpiRelations = [...made.text.matchAll(/pgpage fpi --relation (\d+\/\d+) /g)].map((m) => m[1]);
-      expect(fpiRelations.length).toBeGreaterThan(0);
-      const restored = made.json.relations.filter((r) => fpiRelations.some((n) => r.blocks[0]?.file.endsWith(`/${n}`))).flatMap((r) => r.blocks);
+      // The in-app way beside the shell's: one button a block whose one route, in the CLI's
+      // JSON, is the WAL (replayed with pgpage recover, or its image alone), each under the
+      // step of that route and no other.
+      const fromWal = made.json.relations.flatMap((r) => r.blocks).filter((b) => b.route === 'recover' || b.route === 'image');
       const inApp = steps.getByTestId('step-wal-open');
-      await expect(inApp).toHaveCount(restored.filter((b) => b.wal_image).length);
+      await expect(inApp).toHaveCount(fromWal.length);
       await expect(inApp).toHaveCount(3);
+      for (const b of fromWal) {
+        const step = steps.getByTestId('report-step').filter({ has: page.locator(`[data-testid=step-wal-open][data-block="${b.block_in_file}"]`) });
+        await expect(step).toHaveCount(1);
+        await expect(step.getByTestId('step-command').first()).toContainText(b.route === 'recover' ? 'pgpage recover ' : 'pgpage fpi ');
+      }
 
       // The zeroed block changed after its image (more than one of its rows was updated): its
       // finding opens the page view at the rebuild from WAL, in sight, not at the image alone.

@@ -74,6 +74,8 @@ export interface ReportBlock {
   evidence: string[];
   server: string | null;
   holds_block?: number;
+  /** The one way the core's steps recommend for the block (`Route` in the core). */
+  route: 'reindex' | 'confirmed_flip' | 'recover' | 'image' | 'backup_same' | 'flip' | 'torn_whole' | 'backup_older' | 'none';
   torn_sectors?: number[];
   /** Line pointers in those sectors that count as older versions of their rows. */
   torn_items?: number[];
@@ -86,6 +88,8 @@ export interface ReportBlock {
     lsn: string;
     records_after: number;
     later: { lsn: string; record: string; effect: string }[];
+    /** The records after the image by kind, counted: `10 x Heap/HOT_UPDATE (changes rows)`. */
+    kinds: string[];
     restoring: string;
   };
   bit_flips?: {

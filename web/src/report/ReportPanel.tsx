@@ -258,11 +258,22 @@ function WalImageLine({
     <div className="incident-wal" data-testid="finding-wal" data-lsn={image.lsn} data-records-after={image.later.length}>
       <p>
         The WAL dropped holds a full-page image of this block at LSN {image.lsn}
-        {image.later.length === 0
-          ? '.'
-          : `; after it: ${image.later.map((l) => `${l.lsn} ${l.record}${effects[l.effect] ? ` (${effects[l.effect]})` : ''}`).join(', ')}.`}{' '}
+        {image.later.length === 0 ? '.' : `; after it, ${plural(image.later.length, 'record', 'records')} (${image.kinds.join(', ')}).`}{' '}
         {sentence(image.restoring)}
       </p>
+      {image.later.length > 0 && (
+        <details className="incident-wal-records" data-testid="finding-wal-records">
+          <summary>each record</summary>
+          <ol>
+            {image.later.map((l) => (
+              <li key={l.lsn}>
+                {l.lsn} {l.record}
+                {effects[l.effect] ? ` (${effects[l.effect]})` : ''}
+              </li>
+            ))}
+          </ol>
+        </details>
+      )}
       {restore && (
         <button
           type="button"
@@ -284,12 +295,8 @@ function WalImageLine({
   );
 }
 
-/** The relations (`DB/RELFILENODE`) whose blocks the core's steps restore from WAL images: the
- * ones its `pgpage fpi --relation` commands write images of. */
-function restoredFromWal(steps: readonly string[]): (rel: ReportRelation) => boolean {
-  const named = steps.flatMap((s) => [...s.matchAll(/^ {2}pgpage fpi --relation (\d+\/\d+) /gm)].map((m) => m[1]));
-  return (rel) => named.some((n) => rel.path.endsWith(`/${n}`));
-}
+/** The core's steps restore the block from the WAL: replayed (pgpage recover) or its image. */
+const fromWal = (b: ReportBlock) => b.route === 'recover' || b.route === 'image';
 
 /** A step of the core's: its sentences as prose, each command (an indented line, or a command
  * or SQL statement the sentence ends on) as code to copy exactly, never with a full stop glued
@@ -305,7 +312,9 @@ export function Step({
 }) {
   const lines = text.split('\n');
   const commands = lines.filter((l) => l.startsWith('  ')).map((l) => l.trim());
-  const inApp = walBlocks.length > 0 && commands.some((c) => c.startsWith('pgpage fpi '));
+  // Under the step whose commands restore them: the replay's blocks, or the images'.
+  const here = walBlocks.filter(({ b }) => commands.some((c) => c.startsWith(b.route === 'recover' ? 'pgpage recover ' : 'pgpage fpi ')));
+  const inApp = here.length > 0;
   return (
     <li data-testid="report-step">
       {lines.map((line, i) =>
@@ -328,7 +337,7 @@ export function Step({
             page put there replaced.
           </p>
           <ul>
-            {walBlocks.map(({ rel, b, entry }) => (
+            {here.map(({ rel, b, entry }) => (
               <li key={`${b.file}:${b.block_in_file}`}>
                 <button
                   type="button"
@@ -526,8 +535,7 @@ function ReportBody({
   const control = controls.find((c) => c.root === root)?.control;
   const controldata = typeof control?.text === 'string' ? control.text : null;
   const byPath = new Map(files.map((f) => [f.path, f]));
-  const restored = restoredFromWal(r.steps);
-  const walBlocks = blocks.filter(({ rel, b }) => b.wal_image && restored(rel)).map(({ rel, b }) => ({ rel, b, entry: byPath.get(`${root}${b.file}`) }));
+  const walBlocks = blocks.filter(({ b }) => b.wal_image && fromWal(b)).map(({ rel, b }) => ({ rel, b, entry: byPath.get(`${root}${b.file}`) }));
   // The summary's count: every file of the drop it verified, each fork and segment.
   const verified = files.filter((f) => f.path.startsWith(root) && !f.path.startsWith('playground/')).length;
   // The page view's "Redact row data" switch holds for the report too: on, what is downloaded
@@ -574,7 +582,7 @@ function ReportBody({
                   b={b}
                   entry={byPath.get(`${root}${b.file}`)}
                   effects={effects}
-                  restore={restored(rel)}
+                  restore={fromWal(b)}
                   onOpen={onOpen}
                   sayBound={!blocks.slice(0, i).some((x) => x.b.rows?.bound === b.rows?.bound)}
                 />

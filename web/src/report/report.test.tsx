@@ -17,6 +17,7 @@ const block = (n: number, severity: ReportBlock['severity']): ReportBlock => ({
   damage: 'checksum',
   evidence: [],
   server: null,
+  route: 'none',
 });
 
 const report = (blocks: ReportBlock[][]): ReportJson => ({

@@ -164,7 +164,7 @@ impl Report {
                     });
             }
         }
-        self.steps = super::steps(self);
+        self.restep();
     }
 }
 

@@ -232,6 +232,10 @@ pub struct Block {
     /// backup's unchanged page can tell which candidate is the damage.
     #[serde(skip)]
     pub flip_bits: Vec<(u32, u8, bool)>,
+    /// The one way the steps recommend for the block ([`Route`]'s name): `reindex`,
+    /// `confirmed_flip`, `recover`, `image`, `backup_same`, `flip`, `torn_whole`,
+    /// `backup_older` or `none`.
+    pub route: &'static str,
 }
 
 /// A damaged block's newest full-page image in the WAL given.
@@ -242,6 +246,9 @@ pub struct WalImage {
     pub records_after: u64,
     /// Those records, oldest first, each with what it did to the page's rows.
     pub later: Vec<LaterRecord>,
+    /// The same records by kind, in the order each kind first comes, counted where one
+    /// repeats: `10 x Heap/HOT_UPDATE (changes rows)`.
+    pub kinds: Vec<String>,
     /// What restoring the image loses, from what those records did.
     pub restoring: String,
 }
@@ -354,6 +361,18 @@ impl Report {
             }
         }
         self.redacted = true;
+        self.restep();
+    }
+
+    /// Each block's route and the steps, again: after what the WAL or a backup told.
+    pub(super) fn restep(&mut self) {
+        for rel in &mut self.relations {
+            let routes: Vec<&'static str> =
+                rel.blocks.iter().map(|b| route(rel, b).as_str()).collect();
+            for (b, r) in rel.blocks.iter_mut().zip(routes) {
+                b.route = r;
+            }
+        }
         self.steps = steps(self);
     }
 
@@ -441,6 +460,7 @@ impl Report {
                             lsn: lsn_text(image?.lsn),
                             records_after: after.len() as u64,
                             restoring: crate::wal::restoring("the image", &effects),
+                            kinds: later_kinds(&later),
                             later,
                         })
                     });
@@ -449,7 +469,7 @@ impl Report {
                 }
             }
         }
-        self.steps = steps(self);
+        self.restep();
     }
 
     /// Exit status: 0 nothing damaged, 1 damage found.
@@ -841,7 +861,7 @@ pub fn build(input: &Input) -> Report {
         data_directory: input.data_directory.clone(),
     };
     report.verdict = verdict(&report);
-    report.steps = steps(&report);
+    report.restep();
     report
 }
 
@@ -1283,6 +1303,7 @@ fn classify(
         backup: None,
         checksums: None,
         flip_bits: Vec::new(),
+        route: Route::None.as_str(),
         page_lsn: header_is_sane(page, endian)
             .then(|| crate::damage::diff::page_lsn(page, endian))
             .flatten(),
@@ -2104,6 +2125,8 @@ fn relation_arg(path: &str) -> Option<String> {
 /// are said to be worse where they would be the obvious ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Route {
+    /// An index's page: REINDEX rebuilds it from the table, a copy is never spliced in.
+    Reindex,
     /// A flip back that the backup's page confirms: the page exactly as it was, hint bits
     /// set since included.
     ConfirmedFlip,
@@ -2123,7 +2146,26 @@ pub(super) enum Route {
     None,
 }
 
+impl Route {
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            Route::Reindex => "reindex",
+            Route::ConfirmedFlip => "confirmed_flip",
+            Route::Recover => "recover",
+            Route::Image => "image",
+            Route::BackupSame => "backup_same",
+            Route::Flip => "flip",
+            Route::TornWhole => "torn_whole",
+            Route::BackupOlder => "backup_older",
+            Route::None => "none",
+        }
+    }
+}
+
 pub(super) fn route(rel: &Relation, b: &Block) -> Route {
+    if index_block(rel.relkind.as_deref(), b) {
+        return Route::Reindex;
+    }
     let backup = b.backup.as_ref().filter(|p| p.status == "ok");
     if b.damage == Damage::BitFlip
         && backup.is_some_and(|p| p.confirms_flip.is_some())
@@ -2146,7 +2188,7 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
     if b.damage == Damage::Torn && readable && b.rows.as_ref().is_some_and(|x| x.lost == Some(0)) {
         return Route::TornWhole;
     }
-    if backup.is_some_and(|p| p.age != Some("newer")) && !index_block(rel.relkind.as_deref(), b) {
+    if backup.is_some_and(|p| p.age != Some("newer")) {
         return Route::BackupOlder;
     }
     Route::None
@@ -2182,8 +2224,10 @@ fn steps(r: &Report) -> Vec<String> {
     let mut flips: Vec<String> = Vec::new();
     for (rel, b) in r.blocks().filter(|(rel, b)| {
         b.damage == Damage::BitFlip
-            && (index_block(rel.relkind.as_deref(), b)
-                || matches!(route(rel, b), Route::ConfirmedFlip | Route::Flip))
+            && matches!(
+                route(rel, b),
+                Route::Reindex | Route::ConfirmedFlip | Route::Flip
+            )
     }) {
         let name = rel.relation.as_deref().unwrap_or(&rel.path);
         let confirmed = b.backup.as_ref().and_then(|p| p.confirms_flip.as_deref());
