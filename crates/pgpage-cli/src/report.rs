@@ -90,8 +90,14 @@ pub fn run(args: &ReportArgs) -> i32 {
             } else {
                 text(&report)
             };
-            print!("{out}");
-            i32::from(report.damaged())
+            // A reader that stops early (`| head`) closes the pipe: as every command, the
+            // report then stops without a word (run_to_stdout), never with a panic.
+            let status = i32::from(report.damaged());
+            crate::fail::run_to_stdout("", |w| {
+                std::io::Write::write_all(w, out.as_bytes())
+                    .map(|()| status)
+                    .map_err(crate::fail::Fail::Io)
+            })
         }
         Err(e) => {
             eprintln!("pgpage: error: {e}");

@@ -1471,3 +1471,53 @@ fn torn_header(version: u32) {
 }
 
 each_version!(torn_header);
+
+/// A relation file given alone is numbered from its place in the relation, as its name gives
+/// it (16385.2: the third gigabyte), as verify numbers it, and the checksums are of those
+/// block numbers: a segment 0 file copied under segment 2's name fails at every block, for
+/// the report as for verify, and the report names the relation-wide blocks. Under its own
+/// name the same bytes are sound.
+#[test]
+fn loose_segment_numbering() {
+    let mut c = Cluster::start(16);
+    c.psql(&[
+        "create table t (id int, note text)",
+        "insert into t select g, repeat('x', 100) from generate_series(1, 500) g",
+        "checkpoint",
+    ]);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    c.stop();
+    let node = rel.rsplit('/').next().unwrap().to_owned();
+    let (own, moved) = (c.root.join("own"), c.root.join("moved"));
+    fs::create_dir_all(&own).unwrap();
+    fs::create_dir_all(&moved).unwrap();
+    fs::copy(c.data.join(&rel), own.join(&node)).unwrap();
+    let seg2 = moved.join(format!("{node}.2"));
+    fs::copy(c.data.join(&rel), &seg2).unwrap();
+
+    let sound = pgpage(&["report", own.join(&node).to_str().unwrap()]);
+    assert_eq!(sound.status.code(), Some(0), "{sound:?}");
+    let verify = json(&pgpage(&["verify", "--json", seg2.to_str().unwrap()]));
+    let bad: Vec<u64> = verify["files"][0]["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["status"] == "mismatch")
+        .map(|p| p["absolute_block"].as_u64().unwrap())
+        .collect();
+    assert!(!bad.is_empty());
+    assert!(bad.iter().all(|&b| b >= 2 * 131_072), "{bad:?}");
+    let report = json(&pgpage(&["report", "--json", seg2.to_str().unwrap()]));
+    let named: Vec<u64> = report["relations"][0]["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["block"].as_u64().unwrap())
+        .collect::<BTreeSet<u64>>()
+        .into_iter()
+        .collect();
+    assert_eq!(named, bad, "{report:#}");
+}

@@ -171,7 +171,16 @@ impl ReportReader {
                 .map(|p| Group {
                     listed: None,
                     base: p.clone(),
-                    segments: alloc::vec![(0, p.clone())],
+                    // A loose segment's blocks are numbered from its place in the relation,
+                    // as its name gives it (16385.2: the third gigabyte), as verify numbers them:
+                    // the checksums are of those block numbers.
+                    segments: alloc::vec![(
+                        crate::file::parse_relation_file_name(
+                            p.rsplit('/').next().unwrap_or(p.as_str())
+                        )
+                        .map_or(0, |n| n.segno),
+                        p.clone()
+                    )],
                 })
                 .collect();
             r.step = r.first_group_step(0);
