@@ -88,7 +88,9 @@ impl core::fmt::Display for RepairRefusal {
 /// and every other line pointer whose tuple the tear took (an older version, or bytes that
 /// are no row) becomes LP_DEAD, as pruning leaves a dead tuple's: index entries into it then
 /// find nothing, and VACUUM removes them; so does a redirect whose target that leaves dead. pd_upper is lowered to the lowest tuple where a
-/// moved one lies below it, so that no insert writes over it. The checksum is left for
+/// moved one lies below it, so that no insert writes over it. A page whose header is the
+/// older write gets the newer write's line pointer array rebuilt from its tuples
+/// (`TornWrite::rebuilt`), and is refused when that could not be built. The checksum is left for
 /// [`repair_page`]. PD_ALL_VISIBLE is cleared where line pointers change. Refused when two
 /// tuples would overlap.
 pub fn torn_rebuilt(
@@ -98,7 +100,12 @@ pub fn torn_rebuilt(
 ) -> Result<Vec<u8>, String> {
     use crate::page::bufpage::set_item_id;
     use crate::page::fields::{LP_DEAD, LP_REDIRECT};
-    let mut out = crate::am::torn_view(page, endian, &torn.moved);
+    if let Some(why) = &torn.not_rebuilt {
+        return Err(format!(
+            "its header and line pointers are the older write, and the newer write's line pointers cannot be rebuilt: {why}"
+        ));
+    }
+    let mut out = torn.view(page, endian);
     for &lp in &torn.items {
         let written = match torn.newest.iter().find(|(root, _)| *root == lp) {
             Some(&(_, to)) => set_item_id(&mut out, endian, lp, to, LP_REDIRECT, 0),
@@ -156,7 +163,7 @@ pub fn torn_rebuilt(
     // rows (now dead line pointers): a sequential scan skips the visibility checks on a page
     // so marked, and would return those versions. Cleared, each tuple is checked; VACUUM
     // sets it again when it holds.
-    if !torn.items.is_empty() {
+    if !torn.items.is_empty() || !torn.rebuilt.is_empty() {
         if let Some(flags) = read_u16(&out, 10, endian) {
             let flags = flags & !crate::page::fields::PD_ALL_VISIBLE;
             crate::page::geometry::write_u16(&mut out, 10, endian, flags);
