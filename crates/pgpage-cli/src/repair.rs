@@ -935,7 +935,7 @@ fn print_advice(
                 "{}, {} damaged{}{}",
                 pgpage::words::plural(n, "tuple", "tuples"),
                 a.damaged.len(),
-                if a.torn_moved > 0 {
+                if a.torn_moved > 0 && a.torn_refused.is_none() {
                     format!(
                         " (a torn write; {} of them intact elsewhere on the page: --torn rebuilds it)",
                         a.torn_moved
@@ -963,7 +963,12 @@ fn print_advice(
         w,
         "A good copy of the page is better than either: pgpage repair --block {block} --from GOOD_COPY (or --page PAGE_FILE, --flip BYTE_OFFSET:BIT) --out NEW"
     )?;
-    if !a.torn_sectors.is_empty() {
+    if let Some(why) = &a.torn_refused {
+        writeln!(
+            w,
+            "Without one, the torn page cannot be rebuilt as its rows read ({why}): the ways left are pgpage recover --block {block} --out NEW (the page as the WAL makes it) and pgpage rows --include-damaged (the rows that read)"
+        )?;
+    } else if !a.torn_sectors.is_empty() {
         writeln!(
             w,
             "Without one, rebuild the torn page as its rows read: pgpage repair --block {block} --torn --out NEW"

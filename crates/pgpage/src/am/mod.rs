@@ -155,11 +155,11 @@ pub fn header_older(page: &[u8], absolute_block: u32, endian: Endian) -> HeaderO
 /// and line pointers are the older write's), rebuilt from the tuples' own bytes: the tuples
 /// that tile the page from its end down (`check::newer_tuples`, with the table's `attrs`
 /// for their exact lengths), each under the line pointer its t_ctid names when nothing
-/// updated it (or it was deleted: its own TID); an updated version, whose t_ctid names its
-/// successor, is left out. A heap-only tuple's root line pointer the bytes cannot tell:
+/// updated it (or it was deleted: its own TID). A heap-only tuple's root line pointer the bytes cannot tell:
 /// `roots` gives the line pointers the table's unique index holds for its key, and the
-/// one that no tuple stands under becomes an LP_REDIRECT to it, as pruning leaves a chain.
-/// Every other line pointer the older header uses, or an index entry names
+/// one that no tuple stands under becomes an LP_REDIRECT to it, as pruning leaves a chain;
+/// a version updated without HOT goes under the one line pointer the index holds for its key
+/// that nothing else takes. Every other line pointer the older header uses, or an index entry names
 /// (`referenced`), becomes LP_DEAD: an index entry into it finds nothing, and VACUUM
 /// removes both. Err says why the tuples do not make one array.
 pub fn torn_rebuild(
@@ -202,23 +202,22 @@ pub fn torn_rebuild(
             },
         );
     }
-    for (&lp, f) in at.iter().filter(|(_, f)| f.heap_only) {
+    // The line pointers the index holds for a tuple's key that no tuple stands under.
+    let free_for = |f: &crate::am::heap::check::Found, items: &BTreeMap<u16, LinePointer>| {
         let bytes = page.get(f.off..f.off.saturating_add(f.len)).unwrap_or_default();
-        let free: Vec<u16> = roots(bytes)
+        roots(bytes)
             .into_iter()
-            .filter(|root| !at.contains_key(root))
-            .collect();
+            .filter(|lp| !at.contains_key(lp) && !items.contains_key(lp))
+            .collect::<Vec<u16>>()
+    };
+    for (&lp, f) in at.iter().filter(|(_, f)| f.heap_only) {
+        let free = free_for(f, &items);
         let [root] = free.as_slice() else {
             return Err(format!(
                 "the heap-only tuple of line pointer {lp} has {} root line pointer the table's unique index names, not one",
                 if free.is_empty() { "no" } else { "more than one" }
             ));
         };
-        if items.contains_key(root) {
-            return Err(format!(
-                "line pointer {root} would be the root of two HOT chains"
-            ));
-        }
         items.insert(
             *root,
             LinePointer {
@@ -228,6 +227,26 @@ pub fn torn_rebuild(
                 lp_len: 0,
             },
         );
+    }
+    // A version updated without HOT keeps its own index entries, which name its line
+    // pointer: placed there, an index scan through them meets it as the newer write did
+    // (updated away) rather than a dead line pointer. Intermediate heap-only versions have
+    // no entry: the redirect above skips them, as pruning does.
+    for f in found
+        .iter()
+        .filter(|f| f.claim == Claim::Successor && !f.heap_only && !f.hot_updated)
+    {
+        if let [lp] = free_for(f, &items).as_slice() {
+            items.insert(
+                *lp,
+                LinePointer {
+                    lp: *lp,
+                    lp_off: u16::try_from(f.off).unwrap_or(u16::MAX),
+                    lp_flags: LP_NORMAL,
+                    lp_len: u16::try_from(f.len).unwrap_or(u16::MAX),
+                },
+            );
+        }
     }
     let max_tuples = u16::try_from(crate::am::heap::check::max_heap_tuples(page.len()))
         .unwrap_or(u16::MAX);

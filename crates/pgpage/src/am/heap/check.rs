@@ -893,6 +893,8 @@ pub(crate) struct Found {
     pub len: usize,
     pub claim: Claim,
     pub heap_only: bool,
+    /// HEAP_HOT_UPDATED with its xmax set: its successor is a heap-only tuple.
+    pub hot_updated: bool,
 }
 
 /// t_infomask2's two bits between the attribute count and HEAP_KEYS_UPDATED, which
@@ -978,6 +980,7 @@ pub(crate) fn newer_tuples(
                             len,
                             claim,
                             heap_only: h.heap_only(),
+                            hot_updated: h.infomask2 & HEAP_HOT_UPDATED != 0 && h.xmax != 0,
                         });
                 }
             }

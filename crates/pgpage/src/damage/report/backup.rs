@@ -489,7 +489,7 @@ pub(super) fn step(r: &Report) -> Option<String> {
         let no_row_lost = b.rows.as_ref().is_some_and(|x| x.lost == Some(0));
         let own = match b.damage {
             Damage::BitFlip if p.age != Some("same") => Some("its bit flip, flipped back"),
-            Damage::Torn if no_row_lost && p.age != Some("same") => {
+            Damage::Torn if no_row_lost && b.torn_refused.is_none() && p.age != Some("same") => {
                 Some("pgpage repair --torn, with every row")
             }
             _ => None,

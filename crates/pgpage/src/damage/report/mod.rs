@@ -1116,10 +1116,8 @@ fn rebuild_header_older(
         .map(|i| i.lp)
         .collect();
     b.evidence.push(format!(
-        "the newer write's line pointer array, rebuilt from the tuples themselves (each tuple that tiles the page from its end, under the line pointer its t_ctid names): {} under {} own line {}, {} redirected to {} newest {} (the roots from the table's unique index), {} of the older header or of index entries that the newer write holds no tuple for made LP_DEAD; pgpage reads the rows through it, and so does the page pgpage repair --torn builds",
+        "the newer write's line pointer array, rebuilt from the tuples themselves (each tuple that tiles the page from its end, under the line pointer its t_ctid or, for a version updated since, the table's index names): {}, {} redirected to {} newest {} (the roots from the table's unique index), {} of the older header or of index entries that the newer write holds no tuple for made LP_DEAD; pgpage reads the rows through it, and so does the page pgpage repair --torn builds",
         crate::words::plural(count(LP_NORMAL), "tuple", "tuples"),
-        if count(LP_NORMAL) == 1 { "its" } else { "their" },
-        if count(LP_NORMAL) == 1 { "pointer" } else { "pointers" },
         crate::words::plural(count(LP_REDIRECT), "HOT root", "HOT roots"),
         if count(LP_REDIRECT) == 1 { "its" } else { "their" },
         if count(LP_REDIRECT) == 1 { "version" } else { "versions" },
@@ -1303,7 +1301,7 @@ fn header_older_words(older: &crate::am::HeaderOlder) -> String {
             ));
         }
         why.push(format!(
-            "tuples nothing updated name {} in their t_ctid",
+            "tuples nothing updated name, in their t_ctid, {}",
             parts.join(", and ")
         ));
     }
@@ -2406,7 +2404,9 @@ fn steps(r: &Report) -> Vec<String> {
         let torn_whole: Vec<u32> = all
             .iter()
             .filter(|(_, b)| {
-                b.damage == Damage::Torn && b.rows.as_ref().is_some_and(|x| x.lost == Some(0))
+                b.damage == Damage::Torn
+                    && b.torn_refused.is_none()
+                    && b.rows.as_ref().is_some_and(|x| x.lost == Some(0))
             })
             .map(|(_, b)| b.block)
             .collect();
@@ -2458,11 +2458,31 @@ fn steps(r: &Report) -> Vec<String> {
         out.extend(backup::step(r));
     }
     // A torn page rebuilt as its rows read: the rows it still holds, without a good copy.
-    let torn: Vec<String> = r
+    let torn_heaps: Vec<&Block> = r
         .blocks()
         .filter(|(rel, b)| b.damage == Damage::Torn && !index_block(rel.relkind.as_deref(), b))
         .filter(|(_, b)| b.rows.as_ref().is_some_and(|x| x.readable.unwrap_or(0) > 0))
-        .map(|(_, b)| {
+        .map(|(_, b)| b)
+        .collect();
+    // Offered only where the rebuild, called, builds a page; elsewhere the ways left.
+    for b in torn_heaps.iter().filter(|b| b.torn_refused.is_some()) {
+        out.push(format!(
+            "Block {} cannot be rebuilt as its rows read ({}). The ways left: {} (the page as the WAL makes it), or {} to save the rows that read.",
+            b.block,
+            b.torn_refused.as_deref().unwrap_or_default(),
+            command_line(&format!(
+                "pgpage recover --block {} --out NEW {}",
+                b.block_in_file,
+                paths.file(&b.file)
+            ))
+            .trim(),
+            "pgpage rows --include-damaged"
+        ));
+    }
+    let torn: Vec<String> = torn_heaps
+        .iter()
+        .filter(|b| b.torn_refused.is_none())
+        .map(|b| {
             command_line(&format!(
                 "pgpage repair --block {} --torn --out NEW {}",
                 b.block_in_file,
@@ -2472,7 +2492,7 @@ fn steps(r: &Report) -> Vec<String> {
         .collect();
     if !torn.is_empty() {
         out.push(format!(
-            "Without a good copy, a torn page can be rebuilt as its rows read ({NEW_WORDS}): the rows the older write holds at other places are pointed at there, a HOT root whose newest version nothing reached is redirected to it, and every line pointer whose row the tear took becomes dead (its index entries then find nothing: those rows are the lost keys listed above). The server then reads exactly the rows counted readable:\n{}",
+            "Without a good copy, a torn page can be rebuilt as its rows read ({NEW_WORDS}): the rows the older write holds at other places are pointed at there (where the header is the older write, the newer write's line pointers are rebuilt from its tuples), a HOT root whose newest version nothing reached is redirected to it, and every line pointer whose row the tear took becomes dead (its index entries then find nothing: those rows are the lost keys listed above). The server then reads exactly the rows counted readable:\n{}",
             torn.join("\n")
         ));
     }
