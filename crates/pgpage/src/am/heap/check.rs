@@ -1023,6 +1023,7 @@ pub(crate) fn newer_tuples(
 /// header's own line pointers describe correctly: on a page that is one write, those
 /// tuples tile [pd_upper, page end), and the bytes a compaction or a truncated line pointer
 /// array (PageTruncateLinePointerArray) leaves behind lie in the free space below pd_upper.
+/// Only tuples inserted after every tuple the header describes at its place count.
 /// Returns the line pointers they name, sorted, each once.
 pub(crate) fn tuples_past_header(
     r: &Reader,
@@ -1036,22 +1037,37 @@ pub(crate) fn tuples_past_header(
             .and_then(|i| lps.get(i))
             .is_none_or(|id| id.flags == LP_UNUSED)
     };
-    let described: alloc::vec::Vec<(usize, usize)> = lps
+    let described: alloc::vec::Vec<(usize, usize, u32)> = lps
         .iter()
         .filter(|id| id.flags == LP_NORMAL && usize::from(id.len) >= SIZEOF_HEAP_TUPLE_HEADER)
         .filter(|id| lp_problem(id, r.len()).is_none())
         .filter(|id| tuple_is_own(r, usize::from(id.off), id.len, block, id.lp))
-        .map(|id| {
+        .filter_map(|id| {
             let from = usize::from(id.off);
-            (from, from.saturating_add(maxalign(usize::from(id.len))))
+            let xmin = Header::read(r, from)?.xmin();
+            Some((from, from.saturating_add(maxalign(usize::from(id.len))), xmin))
         })
         .collect();
+    // Written after the header, such a tuple was inserted after every tuple the header
+    // describes: its xmin follows theirs (TransactionIdFollows). Sectors of an older write
+    // under a newer header hold tuples that name line pointers VACUUM freed since, but
+    // inserted before the newer header's own tuples; and with no tuple described at its
+    // place the header says nothing to compare with.
+    let follows_all = |xmin: u32| {
+        xmin >= FIRST_NORMAL_TRANSACTION_ID
+            && described.iter().all(|&(_, _, d)| {
+                d < FIRST_NORMAL_TRANSACTION_ID || (xmin.wrapping_sub(d) as i32) > 0
+            })
+    };
     let mut out: alloc::collections::BTreeSet<u16> = alloc::collections::BTreeSet::new();
+    if described.is_empty() {
+        return alloc::vec::Vec::new();
+    }
     let mut off = maxalign(upper.max(SIZE_OF_PAGE_HEADER_DATA));
     while off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER) <= r.len() {
-        if described.iter().all(|&(a, b)| off < a || off >= b) {
-            if let Some((_, Claim::Own(lp))) = plausible_tuple(r, off, block) {
-                if unused(lp) {
+        if described.iter().all(|&(a, b, _)| off < a || off >= b) {
+            if let Some((h, Claim::Own(lp))) = plausible_tuple(r, off, block) {
+                if unused(lp) && follows_all(h.xmin()) {
                     out.insert(lp);
                 }
             }

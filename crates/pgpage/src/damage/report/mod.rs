@@ -212,14 +212,14 @@ pub struct Block {
     pub torn_newest: Vec<(u16, u16)>,
     /// `torn` with the header the older write: the newer write's line pointer array rebuilt
     /// from its tuples (`crate::am::torn_rebuild`), through which its rows are counted.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub torn_rebuilt: Vec<crate::page::bufpage::LinePointer>,
     /// `torn` with the header the older write, when that array could not be rebuilt: why.
     #[serde(skip)]
     pub torn_not_rebuilt: Option<String>,
     /// `torn`: why `repair --torn` refuses the page (`torn_rebuilt`, called), None when it
     /// rebuilds it.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub torn_refused: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bit_flips: Vec<BitFlip>,
