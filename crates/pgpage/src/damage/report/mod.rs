@@ -1000,6 +1000,7 @@ fn file_blocks(
                     b.evidence.retain(|e| {
                         !e.starts_with("no single-bit flip")
                             && !e.contains("of the page are an older write")
+                            && !e.contains("of the page hold another write of it")
                             && e != TORN_TRUST
                     });
                     let mut wrong = wrong;
@@ -1157,7 +1158,7 @@ fn moved_rows(
     let shown: Vec<String> = b
         .torn_moved
         .iter()
-        .take(6)
+        .take(3)
         .map(|m| match m.at_lp {
             Some(at) => format!(
                 "lp {}'s tuple at offset {}, where lp {at} points",
@@ -1327,6 +1328,14 @@ fn header_older_words(older: &crate::am::HeaderOlder) -> String {
 }
 
 fn torn_words(sectors: &[u32], found: &str) -> String {
+    // Tuples that are not what the line pointers describe say two writes met on the page,
+    // not which was the older; older versions of rows live elsewhere say it.
+    if found == TORN_BY_TUPLES {
+        return format!(
+            "{} of the page hold another write of it than sector 0, its header and line pointers (a torn write, or a copy of another version of the page): {found}; which of the two writes is the older the page does not show",
+            sector_list(sectors),
+        );
+    }
     format!(
         "{} of the page are an older write of it (a torn write, or an older copy of the page): {found}; sector 0 holds the header and line pointers, which are the newer write's",
         sector_list(sectors),
