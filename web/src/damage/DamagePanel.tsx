@@ -594,8 +594,8 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
           {typeof torn.rows?.readable === 'number' ? `${torn.rows.readable} rows` : 'rows'} the report counts readable, and the rows it counts lost stay lost.{' '}
           {torn.torn_refused ? (
             <span data-testid="kit-torn-refused">
-              It cannot be rebuilt here ({torn.torn_refused}): the ways left are pgpage recover --block {page.block} (the page as the WAL makes it) and pgpage rows
-              --include-damaged (the rows that read).
+              It cannot be rebuilt here ({torn.torn_refused}): the ways left are pgpage recover --block {page.block} (the page as the WAL makes it) and pgpage
+              rows --include-damaged (the rows that read).
             </span>
           ) : (
             <button type="button" data-testid="kit-add-torn" onClick={() => rebuild(torn)}>

@@ -304,7 +304,6 @@ pub struct PageAdvice {
     /// the older write kept them (`repair --torn` points their line pointers at them).
     pub torn_moved: usize,
     /// On a torn page, why `repair --torn` cannot rebuild it (None: it can).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub torn_refused: Option<String>,
     /// Of `damaged`, the tuples whose only findings are an xmin or xmax the server cannot
     /// look up (before the oldest xid or relfrozenxid, past nextXid, a MultiXactId out of
