@@ -322,7 +322,8 @@ fn source_page(args: &RepairArgs, d: &Damaged) -> Result<Option<(Vec<u8>, String
                 ),
             )
         } else {
-            let count = |flags: u8| torn.rebuilt.iter().filter(|i| i.lp_flags == flags).count() as u64;
+            let count =
+                |flags: u8| torn.rebuilt.iter().filter(|i| i.lp_flags == flags).count() as u64;
             format!(
                 "the torn page rebuilt with the newer write's line pointers, from its tuples ({}, {} redirected to their newest versions, {} made LP_DEAD)",
                 plural(count(pgpage::page::fields::LP_NORMAL), "tuple", "tuples"),

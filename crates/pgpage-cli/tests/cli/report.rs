@@ -1475,7 +1475,10 @@ fn torn_header_compacted(version: u32) {
     let new = read_block(&c.data.join(&rel), block);
     let count = |page: &[u8]| (usize::from(u16::from_le_bytes([page[12], page[13]])) - 24) / 4;
     let redirects = (1..=count(&new))
-        .filter(|lp| (u32::from_le_bytes(new[24 + (lp - 1) * 4..24 + lp * 4].try_into().unwrap()) >> 15) & 3 == 2)
+        .filter(|lp| {
+            (u32::from_le_bytes(new[24 + (lp - 1) * 4..24 + lp * 4].try_into().unwrap()) >> 15) & 3
+                == 2
+        })
         .count();
     assert!(
         count(&new) > count(&old) && redirects > 0,

@@ -196,15 +196,19 @@ pub fn torn_rebuild(
             lp,
             LinePointer {
                 lp,
-                lp_off: u16::try_from(f.off).map_err(|_| format!("offset {} is past any page", f.off))?,
+                lp_off: u16::try_from(f.off)
+                    .map_err(|_| format!("offset {} is past any page", f.off))?,
                 lp_flags: LP_NORMAL,
-                lp_len: u16::try_from(f.len).map_err(|_| format!("length {} is past any page", f.len))?,
+                lp_len: u16::try_from(f.len)
+                    .map_err(|_| format!("length {} is past any page", f.len))?,
             },
         );
     }
     // The line pointers the index holds for a tuple's key that no tuple stands under.
     let free_for = |f: &crate::am::heap::check::Found, items: &BTreeMap<u16, LinePointer>| {
-        let bytes = page.get(f.off..f.off.saturating_add(f.len)).unwrap_or_default();
+        let bytes = page
+            .get(f.off..f.off.saturating_add(f.len))
+            .unwrap_or_default();
         roots(bytes)
             .into_iter()
             .filter(|lp| !at.contains_key(lp) && !items.contains_key(lp))
@@ -248,8 +252,8 @@ pub fn torn_rebuild(
             );
         }
     }
-    let max_tuples = u16::try_from(crate::am::heap::check::max_heap_tuples(page.len()))
-        .unwrap_or(u16::MAX);
+    let max_tuples =
+        u16::try_from(crate::am::heap::check::max_heap_tuples(page.len())).unwrap_or(u16::MAX);
     let dead: Vec<u16> = page_line_pointers(page, endian)
         .iter()
         .filter(|id| id.flags != LP_UNUSED)

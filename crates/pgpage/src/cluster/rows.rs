@@ -827,10 +827,7 @@ impl RowWriter {
             }
         }
         if let Some(dead) = rebuilt.map(|t| t.dead()).filter(|d| !d.is_empty()) {
-            let ctids: Vec<String> = dead
-                .iter()
-                .map(|lp| format!("({absolute},{lp})"))
-                .collect();
+            let ctids: Vec<String> = dead.iter().map(|lp| format!("({absolute},{lp})")).collect();
             got.left_out.push(LeftOut {
                 offset: None,
                 attnum: None,

@@ -1045,7 +1045,11 @@ pub(crate) fn tuples_past_header(
         .filter_map(|id| {
             let from = usize::from(id.off);
             let xmin = Header::read(r, from)?.xmin();
-            Some((from, from.saturating_add(maxalign(usize::from(id.len))), xmin))
+            Some((
+                from,
+                from.saturating_add(maxalign(usize::from(id.len))),
+                xmin,
+            ))
         })
         .collect();
     // Written after the header, such a tuple was inserted after every tuple the header

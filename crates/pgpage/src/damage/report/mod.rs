@@ -1281,15 +1281,17 @@ fn header_older_words(older: &crate::am::HeaderOlder) -> String {
     const SHOWN: usize = 4;
     let mut why: Vec<String> = Vec::new();
     if !older.named.is_empty() {
-        let (past, unused): (Vec<u16>, Vec<u16>) = older
-            .named
-            .iter()
-            .partition(|&&lp| lp > older.header_items);
+        let (past, unused): (Vec<u16>, Vec<u16>) =
+            older.named.iter().partition(|&&lp| lp > older.header_items);
         let mut parts: Vec<String> = Vec::new();
         if !past.is_empty() {
             parts.push(format!(
                 "{} {}, which it does not have (it has {})",
-                if past.len() == 1 { "line pointer" } else { "line pointers" },
+                if past.len() == 1 {
+                    "line pointer"
+                } else {
+                    "line pointers"
+                },
                 crate::words::run_texts(&past).join(", "),
                 older.header_items
             ));
@@ -1297,7 +1299,11 @@ fn header_older_words(older: &crate::am::HeaderOlder) -> String {
         if !unused.is_empty() {
             parts.push(format!(
                 "{} {}, which it calls unused",
-                if unused.len() == 1 { "line pointer" } else { "line pointers" },
+                if unused.len() == 1 {
+                    "line pointer"
+                } else {
+                    "line pointers"
+                },
                 crate::words::run_texts(&unused).join(", ")
             ));
         }
@@ -1318,7 +1324,11 @@ fn header_older_words(older: &crate::am::HeaderOlder) -> String {
             "{} past its array ({}{})",
             crate::words::plural(older.links.len(), "HOT update leads", "HOT updates lead"),
             named.join(", "),
-            if more > 0 { format!(", and {more} more") } else { String::new() }
+            if more > 0 {
+                format!(", and {more} more")
+            } else {
+                String::new()
+            }
         ));
     }
     format!(
