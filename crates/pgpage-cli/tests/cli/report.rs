@@ -1425,7 +1425,9 @@ each_version!(torn_header);
 ///   COPY does;
 /// - `repair --torn` builds a page on which the server returns the same rows at the same
 ///   ctids, by sequential, TID and index scans, and amcheck (verify_heapam, bt_index_check
-///   with heapallindexed) finds nothing.
+///   with heapallindexed) finds nothing; for the file outside its data directory (no
+///   catalog, no tuple lengths) it refuses, naming `pgpage recover` and `rows
+///   --include-damaged`.
 fn torn_header_compacted(version: u32) {
     let mut c = Cluster::start(version);
     c.psql(&[
@@ -1554,6 +1556,30 @@ fn torn_header_compacted(version: u32) {
         .filter(|l| !want_lost.contains(l.split(',').next().unwrap()))
         .collect();
     assert_eq!(printed, wanted, "{}", String::from_utf8_lossy(&out.stderr));
+    // Outside its data directory the file has no catalog, so neither the tuples' lengths nor
+    // the newer write's line pointers are known: --torn refuses, naming the ways left.
+    let loose_dir = c.root.join("loose");
+    fs::create_dir_all(&loose_dir).unwrap();
+    let loose = loose_dir.join(file.file_name().unwrap());
+    fs::copy(&file, &loose).unwrap();
+    let refused_out = loose_dir.join("rebuilt");
+    let refused = pgpage(&[
+        "repair",
+        "--block",
+        &block.to_string(),
+        "--torn",
+        "--out",
+        refused_out.to_str().unwrap(),
+        loose.to_str().unwrap(),
+    ]);
+    let why = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{why}");
+    assert!(
+        why.contains(&format!("pgpage recover --block {block}"))
+            && why.contains("pgpage rows --include-damaged"),
+        "{why}"
+    );
+    assert!(!refused_out.exists());
     check_rebuilt(&mut c, &rel, block, &file, &want_lost);
     // The rebuilt page's rows at their ctids, and the indexes' entries for every row.
     let rebuilt = read_block(&c.root.join(format!("rebuilt{block}")), block);
