@@ -1117,12 +1117,19 @@ fn rebuild_header_older(
         .map(|i| i.lp)
         .collect();
     b.evidence.push(format!(
-        "the newer write's line pointer array, rebuilt from the tuples themselves (each tuple that tiles the page from its end, under the line pointer its t_ctid or, for a version updated since, the table's index names): {}, {} redirected to {} newest {} (the roots from the table's unique index), {} of the older header or of index entries that the newer write holds no tuple for made LP_DEAD; pgpage reads the rows through it, and so does the page pgpage repair --torn builds",
+        "the newer write's line pointer array, rebuilt from the tuples themselves (each tuple that tiles the page from its end, under the line pointer its t_ctid or, for a version updated since, the table's index names): {}, {} redirected to {} newest {} (the roots from the table's unique index){}; pgpage reads the rows through it, and so does the page pgpage repair --torn builds",
         crate::words::plural(count(LP_NORMAL), "tuple", "tuples"),
         crate::words::plural(count(LP_REDIRECT), "HOT root", "HOT roots"),
         if count(LP_REDIRECT) == 1 { "its" } else { "their" },
         if count(LP_REDIRECT) == 1 { "version" } else { "versions" },
-        crate::words::plural(dead.len() as u64, "line pointer", "line pointers"),
+        if dead.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} of the older header or of index entries that the newer write holds no tuple for made LP_DEAD",
+                crate::words::plural(dead.len() as u64, "line pointer", "line pointers")
+            )
+        },
     ));
     b.torn_items = Vec::new();
     b.torn_newest = Vec::new();
