@@ -273,7 +273,16 @@ fn source_page(args: &RepairArgs, d: &Damaged) -> Result<Option<(Vec<u8>, String
             if sectors.is_empty() {
                 return None;
             }
-            let moved = pgpage::am::torn_moved(&d.page, d.absolute, d.geometry.endian, &sectors);
+            // A header older than the tuples needs the newer write's line pointers, which
+            // only the table's columns (the tuples' lengths) and its index (the HOT roots)
+            // rebuild: a data directory's catalogs.
+            let header_older =
+                !pgpage::am::header_older(&d.page, d.absolute, d.geometry.endian).is_empty();
+            let moved = if header_older {
+                Vec::new()
+            } else {
+                pgpage::am::torn_moved(&d.page, d.absolute, d.geometry.endian, &sectors)
+            };
             Some(pgpage::am::TornWrite {
                 items: items
                     .into_iter()
@@ -282,6 +291,10 @@ fn source_page(args: &RepairArgs, d: &Damaged) -> Result<Option<(Vec<u8>, String
                 sectors,
                 moved,
                 newest: Vec::new(),
+                rebuilt: Vec::new(),
+                not_rebuilt: header_older.then(|| {
+                    String::from("the table's columns, which give its tuples' lengths, are read from a data directory's catalogs, and this file is not in one")
+                }),
             })
         });
         let Some(torn) = torn else {
@@ -293,20 +306,31 @@ fn source_page(args: &RepairArgs, d: &Damaged) -> Result<Option<(Vec<u8>, String
         let page = pgpage::damage::repair::torn_rebuilt(&d.page, d.geometry.endian, &torn)
             .map_err(|why| {
                 Fatal(format!(
-                    "block {} of \"{}\" not rebuilt: {why}",
-                    args.block, d.display
+                    "block {} of \"{}\" not rebuilt: {why}. The ways left: pgpage recover --block {} (the page as the WAL makes it), or pgpage rows --include-damaged (the rows that read, to save them)",
+                    args.block, d.display, args.block
                 ))
             })?;
-        let words = format!(
-            "the torn page rebuilt as its rows read ({} moved, {} redirected to their newest versions, {} made LP_DEAD)",
-            plural(torn.moved.len() as u64, "row", "rows"),
-            plural(torn.newest.len() as u64, "root", "roots"),
-            plural(
-                torn.items.len().saturating_sub(torn.newest.len()) as u64,
-                "line pointer",
-                "line pointers"
-            ),
-        );
+        let words = if torn.rebuilt.is_empty() {
+            format!(
+                "the torn page rebuilt as its rows read ({} moved, {} redirected to their newest versions, {} made LP_DEAD)",
+                plural(torn.moved.len() as u64, "row", "rows"),
+                plural(torn.newest.len() as u64, "root", "roots"),
+                plural(
+                    torn.items.len().saturating_sub(torn.newest.len()) as u64,
+                    "line pointer",
+                    "line pointers"
+                ),
+            )
+        } else {
+            let count =
+                |flags: u8| torn.rebuilt.iter().filter(|i| i.lp_flags == flags).count() as u64;
+            format!(
+                "the torn page rebuilt with the newer write's line pointers, from its tuples ({}, {} redirected to their newest versions, {} made LP_DEAD)",
+                plural(count(pgpage::page::fields::LP_NORMAL), "tuple", "tuples"),
+                plural(count(pgpage::page::fields::LP_REDIRECT), "root", "roots"),
+                plural(count(pgpage::page::fields::LP_DEAD), "line pointer", "line pointers"),
+            )
+        };
         return Ok(Some((page, words)));
     }
     if let Some(p) = &args.page {
@@ -912,7 +936,7 @@ fn print_advice(
                 "{}, {} damaged{}{}",
                 pgpage::words::plural(n, "tuple", "tuples"),
                 a.damaged.len(),
-                if a.torn_moved > 0 {
+                if a.torn_moved > 0 && a.torn_refused.is_none() {
                     format!(
                         " (a torn write; {} of them intact elsewhere on the page: --torn rebuilds it)",
                         a.torn_moved
@@ -940,7 +964,12 @@ fn print_advice(
         w,
         "A good copy of the page is better than either: pgpage repair --block {block} --from GOOD_COPY (or --page PAGE_FILE, --flip BYTE_OFFSET:BIT) --out NEW"
     )?;
-    if !a.torn_sectors.is_empty() {
+    if let Some(why) = &a.torn_refused {
+        writeln!(
+            w,
+            "Without one, the torn page cannot be rebuilt as its rows read ({why}): the ways left are pgpage recover --block {block} --out NEW (the page as the WAL makes it) and pgpage rows --include-damaged (the rows that read)"
+        )?;
+    } else if !a.torn_sectors.is_empty() {
         writeln!(
             w,
             "Without one, rebuild the torn page as its rows read: pgpage repair --block {block} --torn --out NEW"

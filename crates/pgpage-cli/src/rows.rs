@@ -671,7 +671,7 @@ fn chunk(
                 (true, None, Some(n)) => format!(
                     "; its {n} rows are printed, {}: {}",
                     if rows.torn {
-                        "read where the page's line pointers and the rows' t_ctid find them in its torn sectors (as pgpage repair --torn rebuilds the page)"
+                        "read where the rows' own t_ctid finds their tuples (as pgpage repair --torn rebuilds the page)"
                     } else {
                         "read as SET ignore_checksum_failure = on lets the server read them"
                     },
@@ -687,7 +687,7 @@ fn chunk(
                     c.rows_left_out = c.rows_left_out.saturating_add(n);
                     if rows.torn {
                         format!(
-                            "; its {n} rows are left out (--include-damaged prints them, read where the page's line pointers and the rows' t_ctid find them in its torn sectors)"
+                            "; its {n} rows are left out (--include-damaged prints them, read where the rows' own t_ctid finds their tuples)"
                         )
                     } else {
                         format!(

@@ -176,8 +176,12 @@ pub fn repair_page(
 /// A torn page rebuilt as its rows read (`pgpage repair --torn`), from the incident report's
 /// finding on its block: `sectors` (`torn_sectors`), `items` (`torn_items`), `moved`
 /// (`torn_moved` as pairs: line pointer, offset of its tuple) and `newest` (`torn_newest` as
-/// pairs: root, heap-only tuple). Its checksum is set for `absolute_block`. Throws why not.
+/// pairs: root, heap-only tuple), and on a page whose header is the older write `rebuilt`
+/// (`torn_rebuilt`, the newer write's line pointers as quadruples: lp, lp_off, lp_flags,
+/// lp_len) or `refused` (`torn_refused`). Its checksum is set for `absolute_block`. Throws
+/// why not.
 #[wasm_bindgen]
+#[allow(clippy::too_many_arguments)] // one plain value per field of the report's finding
 pub fn torn_rebuilt(
     page: &[u8],
     absolute_block: u32,
@@ -186,7 +190,12 @@ pub fn torn_rebuilt(
     items: Vec<u16>,
     moved: Vec<u16>,
     newest: Vec<u16>,
+    rebuilt: Vec<u16>,
+    refused: Option<String>,
 ) -> Result<Vec<u8>, JsError> {
+    if let Some(why) = refused {
+        return Err(JsError::new(&why));
+    }
     let pairs = |v: &[u16]| {
         v.chunks_exact(2)
             .map(|p| {
@@ -202,6 +211,18 @@ pub fn torn_rebuilt(
         items,
         moved: pairs(&moved),
         newest: pairs(&newest),
+        rebuilt: rebuilt
+            .chunks_exact(4)
+            .filter_map(|q| {
+                Some(pgpage::page::bufpage::LinePointer {
+                    lp: *q.first()?,
+                    lp_off: *q.get(1)?,
+                    lp_flags: u8::try_from(*q.get(2)?).ok()?,
+                    lp_len: *q.get(3)?,
+                })
+            })
+            .collect(),
+        not_rebuilt: None,
     };
     let e = endian(big_endian);
     let rebuilt =
@@ -331,7 +352,7 @@ fn advice_json(
         sectors,
         items,
         moved,
-        newest: Vec::new(),
+        ..pgpage::am::TornWrite::default()
     });
     let advice = advise(
         page,

@@ -200,8 +200,8 @@ export function rowEffectWords(w: Wasm): Record<string, string> {
 }
 
 /** A torn page rebuilt as `pgpage repair --torn` rebuilds it, from the incident report's finding
- * on its block (its older sectors, the older versions, the moved rows and the HOT chains' newest
- * versions), its checksum set for `absoluteBlock`; throws the core's reason when it cannot be. */
+ * on its block (its older sectors, the older versions, the moved rows, the HOT chains' newest
+ * versions, and where the header is the older write the newer write's line pointers), its checksum set for `absoluteBlock`; throws the core's reason when it cannot be. */
 export function tornRebuilt(w: Wasm, page: Uint8Array, absoluteBlock: number, bigEndian: boolean, told: ReportBlock): Uint8Array {
   return w.torn_rebuilt(
     page,
@@ -211,6 +211,8 @@ export function tornRebuilt(w: Wasm, page: Uint8Array, absoluteBlock: number, bi
     Uint16Array.from(told.torn_items ?? []),
     Uint16Array.from((told.torn_moved ?? []).flatMap((m) => [m.lp, m.lp_off])),
     Uint16Array.from((told.torn_newest ?? []).flat()),
+    Uint16Array.from((told.torn_rebuilt ?? []).flatMap((i) => [i.lp, i.lp_off, i.lp_flags, i.lp_len])),
+    told.torn_refused,
   );
 }
 

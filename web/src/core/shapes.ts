@@ -83,6 +83,10 @@ export interface ReportBlock {
   torn_moved?: { lp: number; lp_off: number; at_lp?: number }[];
   /** HOT chain roots in the older sectors and the heap-only tuple each should redirect to. */
   torn_newest?: [number, number][];
+  /** A page whose header is the older write: the newer write's line pointers, rebuilt from its tuples. */
+  torn_rebuilt?: { lp: number; lp_off: number; lp_flags: number; lp_len: number }[];
+  /** Why pgpage repair --torn cannot rebuild the page; absent when it can. */
+  torn_refused?: string;
   /** With WAL read: the block's newest full-page image, the records after it, what restoring it loses. */
   wal_image?: {
     lsn: string;

@@ -639,9 +639,16 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
           The incident report finds this page torn (sectors {runTexts(wasm, torn.torn_sectors!)} from an older write). Rebuilt, each line pointer leads to its
           row where the page still holds it and those whose tuple the tear took are made dead: the server then reads the{' '}
           {typeof torn.rows?.readable === 'number' ? `${torn.rows.readable} rows` : 'rows'} the report counts readable, and the rows it counts lost stay lost.{' '}
-          <button type="button" data-testid="kit-add-torn" onClick={() => rebuild(torn)}>
-            Rebuild the torn page (as pgpage repair --torn)
-          </button>
+          {torn.torn_refused ? (
+            <span data-testid="kit-torn-refused">
+              It cannot be rebuilt here ({torn.torn_refused}): the ways left are pgpage recover --block {page.block} (the page as the WAL makes it) and pgpage
+              rows --include-damaged (the rows that read).
+            </span>
+          ) : (
+            <button type="button" data-testid="kit-add-torn" onClick={() => rebuild(torn)}>
+              Rebuild the torn page (as pgpage repair --torn)
+            </button>
+          )}
           {tornError && (
             <span className="error" role="alert">
               {' '}

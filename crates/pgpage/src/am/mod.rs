@@ -79,18 +79,17 @@ pub fn torn_write(page: &[u8], absolute_block: u32, endian: Endian) -> (Vec<u32>
         return (Vec::new(), Vec::new());
     }
     let lps = page_line_pointers(page, endian);
-    let torn = crate::am::heap::check::torn_sectors(&r, &lps, absolute_block);
-    if torn.is_empty() {
-        // The tuples newer than the line pointers: sector 0, the header's, is the older
-        // write. The roots whose links lead past it are versions their updates replaced.
-        let links = crate::am::heap::check::links_past_header(&r, &lps, absolute_block);
-        if !links.is_empty() {
-            return (
-                alloc::vec![0],
-                links.into_iter().map(|(root, _)| root).collect(),
-            );
-        }
+    // Tuples newer than the line pointers: sector 0, the header's, is the older write,
+    // whatever the other sectors' tuples say of the stale line pointers into them. The
+    // roots whose links lead past it are versions their updates replaced.
+    let older = header_older(page, absolute_block, endian);
+    if !older.is_empty() {
+        return (
+            alloc::vec![0],
+            older.links.into_iter().map(|(root, _)| root).collect(),
+        );
     }
+    let torn = crate::am::heap::check::torn_sectors(&r, &lps, absolute_block);
     let taken = crate::am::heap::check::torn_items(&lps, &torn);
     (
         torn.into_iter()
@@ -112,6 +111,213 @@ pub fn links_past_header(page: &[u8], absolute_block: u32, endian: Endian) -> Ve
     crate::am::heap::check::links_past_header(&r, &page_line_pointers(page, endian), absolute_block)
 }
 
+/// What shows a heap page's header and line pointers (sector 0) to be an older write than
+/// its tuples: HOT links past the array ([`links_past_header`]) and tuples nothing updated
+/// that name line pointers the header calls unused or does not have, found at or above
+/// pd_upper outside the tuples the header describes (`check::tuples_past_header`). A page
+/// written whole shows neither.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeaderOlder {
+    pub links: Vec<(u16, u16)>,
+    /// The line pointers such tuples name, sorted.
+    pub named: Vec<u16>,
+    /// How many line pointers the header has (pd_lower's count).
+    pub header_items: u16,
+}
+
+impl HeaderOlder {
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty() && self.named.is_empty()
+    }
+}
+
+/// [`HeaderOlder`] of a heap page; empty on any other page.
+pub fn header_older(page: &[u8], absolute_block: u32, endian: Endian) -> HeaderOlder {
+    if detect_kind(page, endian, crate::page::kind::Fork::Main) != PageKind::Heap {
+        return HeaderOlder::default();
+    }
+    let r = Reader { b: page, e: endian };
+    let lps = page_line_pointers(page, endian);
+    let upper = crate::page::geometry::read_u16(page, 14, endian).unwrap_or(0);
+    HeaderOlder {
+        links: crate::am::heap::check::links_past_header(&r, &lps, absolute_block),
+        named: crate::am::heap::check::tuples_past_header(
+            &r,
+            &lps,
+            absolute_block,
+            usize::from(upper),
+        ),
+        header_items: u16::try_from(lps.len()).unwrap_or(u16::MAX),
+    }
+}
+
+/// The line pointer array of the newer write of a page torn in its first sector (the header
+/// and line pointers are the older write's), rebuilt from the tuples' own bytes: the tuples
+/// that tile the page from its end down (`check::newer_tuples`, with the table's `attrs`
+/// for their exact lengths), each under the line pointer its t_ctid names when nothing
+/// updated it (or it was deleted: its own TID). A heap-only tuple's root line pointer the bytes cannot tell:
+/// `roots` gives the line pointers the table's unique index holds for its key, and the
+/// one that no tuple stands under becomes an LP_REDIRECT to it, as pruning leaves a chain;
+/// a version updated without HOT goes under the one line pointer the index holds for its key
+/// that nothing else takes. Every other line pointer the older header uses, or an index entry names
+/// (`referenced`), becomes LP_DEAD: an index entry into it finds nothing, and VACUUM
+/// removes both. Err says why the tuples do not make one array.
+pub fn torn_rebuild(
+    page: &[u8],
+    absolute_block: u32,
+    endian: Endian,
+    attrs: &[crate::tuple::Attribute],
+    roots: &dyn Fn(&[u8]) -> Vec<u16>,
+    referenced: &alloc::collections::BTreeSet<u16>,
+) -> Result<Vec<crate::page::bufpage::LinePointer>, alloc::string::String> {
+    use crate::am::heap::check::Claim;
+    use crate::am::heap::layout::SECTOR;
+    use crate::page::bufpage::LinePointer;
+    use crate::page::fields::{LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED};
+    use alloc::collections::BTreeMap;
+    use alloc::format;
+    let r = Reader { b: page, e: endian };
+    let found = crate::am::heap::check::newer_tuples(&r, absolute_block, SECTOR, attrs);
+    if found.is_empty() {
+        return Err(alloc::string::String::from(
+            "no tuple ends where the page does, so the newer write's tuples cannot be told from the bytes",
+        ));
+    }
+    let at: BTreeMap<u16, crate::am::heap::check::Found> = found
+        .iter()
+        .filter_map(|f| match f.claim {
+            Claim::Own(lp) | Claim::Either(lp) => Some((lp, *f)),
+            Claim::Successor => None,
+        })
+        .collect();
+    let mut items: BTreeMap<u16, LinePointer> = BTreeMap::new();
+    for (&lp, f) in &at {
+        items.insert(
+            lp,
+            LinePointer {
+                lp,
+                lp_off: u16::try_from(f.off)
+                    .map_err(|_| format!("offset {} is past any page", f.off))?,
+                lp_flags: LP_NORMAL,
+                lp_len: u16::try_from(f.len)
+                    .map_err(|_| format!("length {} is past any page", f.len))?,
+            },
+        );
+    }
+    // The line pointers the index holds for a tuple's key that no tuple stands under.
+    let free_for = |f: &crate::am::heap::check::Found, items: &BTreeMap<u16, LinePointer>| {
+        let bytes = page
+            .get(f.off..f.off.saturating_add(f.len))
+            .unwrap_or_default();
+        roots(bytes)
+            .into_iter()
+            .filter(|lp| !at.contains_key(lp) && !items.contains_key(lp))
+            .collect::<Vec<u16>>()
+    };
+    for (&lp, f) in at.iter().filter(|(_, f)| f.heap_only) {
+        let free = free_for(f, &items);
+        let [root] = free.as_slice() else {
+            return Err(format!(
+                "the heap-only tuple of line pointer {lp} has {} root line pointer the table's unique index names, not one",
+                if free.is_empty() { "no" } else { "more than one" }
+            ));
+        };
+        items.insert(
+            *root,
+            LinePointer {
+                lp: *root,
+                lp_off: lp,
+                lp_flags: LP_REDIRECT,
+                lp_len: 0,
+            },
+        );
+    }
+    // A version updated without HOT keeps its own index entries, which name its line
+    // pointer: placed there, an index scan through them meets it as the newer write did
+    // (updated away) rather than a dead line pointer. Intermediate heap-only versions have
+    // no entry: the redirect above skips them, as pruning does.
+    for f in found
+        .iter()
+        .filter(|f| f.claim == Claim::Successor && !f.heap_only && !f.hot_updated)
+    {
+        if let [lp] = free_for(f, &items).as_slice() {
+            items.insert(
+                *lp,
+                LinePointer {
+                    lp: *lp,
+                    lp_off: u16::try_from(f.off).unwrap_or(u16::MAX),
+                    lp_flags: LP_NORMAL,
+                    lp_len: u16::try_from(f.len).unwrap_or(u16::MAX),
+                },
+            );
+        }
+    }
+    let max_tuples =
+        u16::try_from(crate::am::heap::check::max_heap_tuples(page.len())).unwrap_or(u16::MAX);
+    let dead: Vec<u16> = page_line_pointers(page, endian)
+        .iter()
+        .filter(|id| id.flags != LP_UNUSED)
+        .map(|id| id.lp)
+        .chain(referenced.iter().copied())
+        .filter(|lp| *lp != 0 && *lp <= max_tuples && !items.contains_key(lp))
+        .collect();
+    for lp in dead {
+        items.insert(
+            lp,
+            LinePointer {
+                lp,
+                lp_off: 0,
+                lp_flags: LP_DEAD,
+                lp_len: 0,
+            },
+        );
+    }
+    let last = items.keys().next_back().copied().unwrap_or(0);
+    let lower = SIZE_OF_PAGE_HEADER_DATA.saturating_add(usize::from(last).saturating_mul(4));
+    let lowest = found.iter().map(|f| f.off).min().unwrap_or(page.len());
+    if lower > lowest {
+        return Err(format!(
+            "the rebuilt array of {last} line pointers would end at byte {lower}, past the tuple at offset {lowest}"
+        ));
+    }
+    Ok((1..=last)
+        .map(|lp| {
+            items.remove(&lp).unwrap_or(LinePointer {
+                lp,
+                lp_off: 0,
+                lp_flags: LP_UNUSED,
+                lp_len: 0,
+            })
+        })
+        .collect())
+}
+
+/// `page` with the line pointer array `items` ([`torn_rebuild`]'s): pd_lower after its
+/// last line pointer, pd_upper at its lowest tuple.
+pub fn with_line_pointers(
+    page: &[u8],
+    endian: Endian,
+    items: &[crate::page::bufpage::LinePointer],
+) -> Vec<u8> {
+    let mut out = page.to_vec();
+    for i in items {
+        crate::page::bufpage::set_item_id(&mut out, endian, i.lp, i.lp_off, i.lp_flags, i.lp_len);
+    }
+    let lower = SIZE_OF_PAGE_HEADER_DATA.saturating_add(items.len().saturating_mul(4));
+    if let Ok(lower) = u16::try_from(lower) {
+        crate::page::geometry::write_u16(&mut out, 12, endian, lower);
+    }
+    let lowest = items
+        .iter()
+        .filter(|i| i.lp_flags == crate::page::fields::LP_NORMAL)
+        .map(|i| i.lp_off)
+        .min();
+    if let Some(upper) = lowest {
+        crate::page::geometry::write_u16(&mut out, 14, endian, upper);
+    }
+    out
+}
+
 /// A torn page's older write as an analysis that knows more than the page found it (the
 /// incident report reads the table's indexes): its sectors, and the line pointers whose
 /// tuples there are not to be trusted (older versions of their rows).
@@ -125,12 +331,34 @@ pub struct TornWrite {
     /// Of `items`, the HOT chain roots whose row's newest version is a heap-only tuple on
     /// the page that nothing leads to: (root, that tuple's line pointer).
     pub newest: Vec<(u16, u16)>,
+    /// A page whose header and line pointers are the older write: the newer write's line
+    /// pointer array rebuilt from its tuples ([`torn_rebuild`]), which every reader of its
+    /// rows and `repair --torn` read the page through. Empty when not rebuilt.
+    pub rebuilt: Vec<crate::page::bufpage::LinePointer>,
+    /// A page whose header and line pointers are the older write but whose newer array
+    /// could not be rebuilt: why. `repair --torn` refuses it.
+    pub not_rebuilt: Option<alloc::string::String>,
 }
 
 impl TornWrite {
-    /// The page as its rows read: [`torn_view`] of its moved rows.
+    /// The page as its rows read: through the rebuilt line pointer array where there is
+    /// one, else [`torn_view`] of its moved rows.
     pub fn view(&self, page: &[u8], endian: Endian) -> Vec<u8> {
-        torn_view(page, endian, &self.moved)
+        if self.rebuilt.is_empty() {
+            torn_view(page, endian, &self.moved)
+        } else {
+            with_line_pointers(page, endian, &self.rebuilt)
+        }
+    }
+
+    /// The line pointers the rebuilt array made LP_DEAD: the older header's and the index
+    /// entries' whose tuple the newer write was not found to hold.
+    pub fn dead(&self) -> Vec<u16> {
+        self.rebuilt
+            .iter()
+            .filter(|i| i.lp_flags == crate::page::fields::LP_DEAD)
+            .map(|i| i.lp)
+            .collect()
     }
 }
 

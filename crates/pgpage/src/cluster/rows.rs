@@ -676,13 +676,24 @@ impl RowWriter {
             ),
             None => self.older_write(page, absolute, log, fetch),
         };
-        // A torn page's rows that the older write holds at other places read there.
+        // A page whose header is the older write reads through the newer write's line
+        // pointers, rebuilt; another torn page's rows that the older write holds at other
+        // places read there.
+        let rebuilt = self
+            .torn
+            .get(&absolute)
+            .filter(|t| damaged && !t.rebuilt.is_empty());
         let view;
-        let page = if moved.is_empty() {
-            page
-        } else {
-            view = crate::am::torn_view(page, e, &moved);
-            view.as_slice()
+        let page = match rebuilt {
+            Some(t) => {
+                view = t.view(page, e);
+                view.as_slice()
+            }
+            None if !moved.is_empty() => {
+                view = crate::am::torn_view(page, e, &moved);
+                view.as_slice()
+            }
+            None => page,
         };
         got.torn = !older_sectors.is_empty();
         let mut older_left: Vec<u16> = Vec::new();
@@ -814,6 +825,26 @@ impl RowWriter {
                     tuples: Vec::new(),
                 }),
             }
+        }
+        if let Some(dead) = rebuilt.map(|t| t.dead()).filter(|d| !d.is_empty()) {
+            let ctids: Vec<String> = dead.iter().map(|lp| format!("({absolute},{lp})")).collect();
+            got.left_out.push(LeftOut {
+                offset: None,
+                attnum: None,
+                message: format!(
+                    "{} under no tuple in the newer write's line pointers, rebuilt from its tuples (this torn page's header is the older write): LP_DEAD there, not printed: {} (each an updated version, whose t_ctid names its successor, a version pruning removed, or a row the tear took: the incident report lists the lost keys)",
+                    if dead.len() == 1 {
+                        String::from("1 line pointer the older header or an index entry names is")
+                    } else {
+                        format!("{} line pointers the older header or index entries name are", dead.len())
+                    },
+                    ctids.join(", ")
+                ),
+                printed: false,
+                rows: None,
+                copy_of: None,
+                tuples: dead,
+            });
         }
         if let (Some(first), Some(last)) = (older_sectors.first(), older_sectors.last()) {
             if !older_left.is_empty() {

@@ -88,7 +88,9 @@ impl core::fmt::Display for RepairRefusal {
 /// and every other line pointer whose tuple the tear took (an older version, or bytes that
 /// are no row) becomes LP_DEAD, as pruning leaves a dead tuple's: index entries into it then
 /// find nothing, and VACUUM removes them; so does a redirect whose target that leaves dead. pd_upper is lowered to the lowest tuple where a
-/// moved one lies below it, so that no insert writes over it. The checksum is left for
+/// moved one lies below it, so that no insert writes over it. A page whose header is the
+/// older write gets the newer write's line pointer array rebuilt from its tuples
+/// (`TornWrite::rebuilt`), and is refused when that could not be built. The checksum is left for
 /// [`repair_page`]. PD_ALL_VISIBLE is cleared where line pointers change. Refused when two
 /// tuples would overlap.
 pub fn torn_rebuilt(
@@ -98,7 +100,12 @@ pub fn torn_rebuilt(
 ) -> Result<Vec<u8>, String> {
     use crate::page::bufpage::set_item_id;
     use crate::page::fields::{LP_DEAD, LP_REDIRECT};
-    let mut out = crate::am::torn_view(page, endian, &torn.moved);
+    if let Some(why) = &torn.not_rebuilt {
+        return Err(format!(
+            "its header and line pointers are the older write, and the newer write's line pointers cannot be rebuilt: {why}"
+        ));
+    }
+    let mut out = torn.view(page, endian);
     for &lp in &torn.items {
         let written = match torn.newest.iter().find(|(root, _)| *root == lp) {
             Some(&(_, to)) => set_item_id(&mut out, endian, lp, to, LP_REDIRECT, 0),
@@ -156,7 +163,7 @@ pub fn torn_rebuilt(
     // rows (now dead line pointers): a sequential scan skips the visibility checks on a page
     // so marked, and would return those versions. Cleared, each tuple is checked; VACUUM
     // sets it again when it holds.
-    if !torn.items.is_empty() {
+    if !torn.items.is_empty() || !torn.rebuilt.is_empty() {
         if let Some(flags) = read_u16(&out, 10, endian) {
             let flags = flags & !crate::page::fields::PD_ALL_VISIBLE;
             crate::page::geometry::write_u16(&mut out, 10, endian, flags);
@@ -296,6 +303,8 @@ pub struct PageAdvice {
     /// Of `damaged`, on a torn page, how many rows lie intact elsewhere on the page, where
     /// the older write kept them (`repair --torn` points their line pointers at them).
     pub torn_moved: usize,
+    /// On a torn page, why `repair --torn` cannot rebuild it (None: it can).
+    pub torn_refused: Option<String>,
     /// Of `damaged`, the tuples whose only findings are an xmin or xmax the server cannot
     /// look up (before the oldest xid or relfrozenxid, past nextXid, a MultiXactId out of
     /// range: "could not access status of transaction", "found xmin %u from before
@@ -400,7 +409,28 @@ pub fn advise(
     };
     // A row the older write holds at another place reads wrong at its own: the server's
     // reads there are another row's bytes, so it is killed with the rest, and saved first.
-    let (older_sectors, older, moved): (Vec<u32>, Vec<u16>, usize) = match older {
+    let (older_sectors, older_items, moved): (Vec<u32>, Vec<u16>, usize) = match older {
+        // A header older than the tuples: every line pointer whose newer entry differs
+        // reads another row's bytes, or none, at its own place; the rows the rebuilt array
+        // finds are saved by it.
+        Some(t) if heap && known && !t.rebuilt.is_empty() => {
+            let rebuilt: Vec<(u16, u16, u8, u16)> = t
+                .rebuilt
+                .iter()
+                .map(|i| (i.lp, i.lp_off, i.lp_flags, i.lp_len))
+                .collect();
+            let differ: Vec<u16> = crate::am::page_line_pointers(page, opts.endian)
+                .iter()
+                .filter(|id| id.flags == crate::page::fields::LP_NORMAL)
+                .filter(|id| !rebuilt.contains(&(id.lp, id.off, id.flags, id.len)))
+                .map(|id| id.lp)
+                .collect();
+            let found = rebuilt
+                .iter()
+                .filter(|i| i.2 == crate::page::fields::LP_NORMAL)
+                .count();
+            (t.sectors.clone(), differ, found)
+        }
         Some(t) if heap && known && !t.sectors.is_empty() => (
             t.sectors.clone(),
             t.items
@@ -416,7 +446,7 @@ pub fn advise(
     let unreached: Vec<Ctid> = tuples
         .iter()
         .copied()
-        .filter(|c| !older.contains(&c.offset))
+        .filter(|c| !older_items.contains(&c.offset))
         .filter(|c| {
             let mut f = findings_on(c).peekable();
             f.peek().is_some() && f.all(|f| f == Finding::HeapRootIsHeapOnly)
@@ -431,14 +461,14 @@ pub fn advise(
     let damaged: Vec<Ctid> = tuples
         .iter()
         .copied()
-        .filter(|c| flagged.contains(c) || older.contains(&c.offset))
+        .filter(|c| flagged.contains(c) || older_items.contains(&c.offset))
         .collect();
     // Tuples whose only findings are transaction ids the server cannot look up: their data
     // is as written, so freezing them keeps the row.
     let freeze: Vec<Ctid> = flagged
         .iter()
         .copied()
-        .filter(|c| !older.contains(&c.offset))
+        .filter(|c| !older_items.contains(&c.offset))
         .filter(|c| {
             decoded
                 .problems()
@@ -544,9 +574,16 @@ pub fn advise(
                 .join("; ")
         ));
     }
-    if !older_sectors.is_empty() {
+    if older.is_some_and(|t| !t.rebuilt.is_empty()) {
+        parts.push(format!(
+            "its header and line pointers (sector 0) are an older write than its tuples (a torn write): {} of the header describe other bytes than the newer write's tuples; the newer write's line pointers, rebuilt from the tuples, find {} (pgpage repair --torn writes them)",
+            plural(older_items.len(), "line pointer", "line pointers"),
+            plural(moved, "tuple", "tuples"),
+        ));
+    } else if !older_sectors.is_empty() {
         // The moved rows are the rows themselves, at the place the older write kept them;
         // only the others are bytes that are not their line pointers' rows.
+        let older = &older_items;
         let lost = older.len().saturating_sub(moved);
         let mut torn = format!(
             "{} point into the {} of an older write of the page (a torn write)",
@@ -651,6 +688,9 @@ pub fn advise(
         tuples,
         damaged,
         unreached,
+        torn_refused: older
+            .filter(|t| heap && !t.sectors.is_empty())
+            .and_then(|t| torn_rebuilt(page, opts.endian, t).err()),
         torn_sectors: older_sectors,
         torn_moved: moved,
         freeze,

@@ -44,6 +44,10 @@ torn_sectors: Array<number>,
  */
 torn_moved: number, 
 /**
+ * On a torn page, why `repair --torn` cannot rebuild it (None: it can).
+ */
+torn_refused: string | null, 
+/**
  * Of `damaged`, the tuples whose only findings are an xmin or xmax the server cannot
  * look up (before the oldest xid or relfrozenxid, past nextXid, a MultiXactId out of
  * range: "could not access status of transaction", "found xmin %u from before

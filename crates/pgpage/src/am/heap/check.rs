@@ -872,6 +872,215 @@ pub(crate) fn torn_items(lps: &[ItemId], torn: &[usize]) -> alloc::vec::Vec<u16>
         .collect()
 }
 
+/// What a tuple's header says of the line pointer it stands under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// xmax 0 or lock-only: nothing updated or deleted it, so t_ctid is its own TID
+    /// (heap_insert sets it so; only heap_update points it elsewhere, and sets xmax).
+    Own(u16),
+    /// Deleted or updated (or an update that aborted): t_ctid is its own TID after a delete,
+    /// its successor's after an update.
+    Either(u16),
+    /// HEAP_HOT_UPDATED, or t_ctid naming another block: an updated version, whose t_ctid
+    /// names its successor and whose own line pointer its bytes do not tell.
+    Successor,
+}
+
+/// A tuple found by its bytes alone: where it lies, its exact length and what it claims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Found {
+    pub off: usize,
+    pub len: usize,
+    pub claim: Claim,
+    pub heap_only: bool,
+    /// HEAP_HOT_UPDATED with its xmax set: its successor is a heap-only tuple.
+    pub hot_updated: bool,
+}
+
+/// t_infomask2's two bits between the attribute count and HEAP_KEYS_UPDATED, which
+/// PostgreSQL never sets.
+const INFOMASK2_UNUSED: u16 = 0x1800;
+
+/// MaxHeapTuplesPerPage for a page of `len` bytes: a t_ctid past it names no line pointer.
+pub(crate) fn max_heap_tuples(len: usize) -> usize {
+    len.saturating_sub(SIZE_OF_PAGE_HEADER_DATA)
+        .checked_div(maxalign(SIZEOF_HEAP_TUPLE_HEADER).saturating_add(4))
+        .unwrap_or(0)
+}
+
+/// Whether the bytes at `off` are a heap tuple header of block `block` that PostgreSQL could
+/// have written, and what it claims: t_hoff's rule (check_tuple_header), no bit PostgreSQL
+/// never sets (t_infomask2's unused bits, HEAP_HASOID_OLD, the pre-9.0 HEAP_MOVED bits), at
+/// least one attribute, xmin normal or frozen, and a t_ctid offset within
+/// MaxHeapTuplesPerPage. A tuple nothing updated names this block.
+fn plausible_tuple(r: &Reader, off: usize, block: u32) -> Option<(Header, Claim)> {
+    use crate::am::heap::layout::HEAP_HASOID_OLD;
+    let h = Header::read(r, off)?;
+    let sane = header_is_tuple(r, off, u16::MAX)
+        && h.infomask2 & INFOMASK2_UNUSED == 0
+        && h.infomask & (HEAP_HASOID_OLD | HEAP_MOVED_OFF | HEAP_MOVED_IN) == 0
+        && h.infomask2 & HEAP_NATTS_MASK != 0
+        && (h.xmin() == FROZEN_TRANSACTION_ID || h.xmin >= FIRST_NORMAL_TRANSACTION_ID)
+        && h.ctid_offset != 0
+        && usize::from(h.ctid_offset) <= max_heap_tuples(r.len());
+    if !sane {
+        return None;
+    }
+    let untouched =
+        h.xmax == 0 || (h.infomask & HEAP_XMAX_INVALID == 0 && xmax_is_locked_only(h.infomask));
+    let claim = if h.infomask2 & HEAP_HOT_UPDATED != 0 && !untouched {
+        Claim::Successor
+    } else if h.ctid_block != block {
+        if untouched {
+            return None;
+        }
+        Claim::Successor
+    } else if untouched {
+        Claim::Own(h.ctid_offset)
+    } else {
+        Claim::Either(h.ctid_offset)
+    };
+    Some((h, claim))
+}
+
+/// The tuples a heap page's bytes hold from its end down, found without its line pointers
+/// (a page torn in its first sector, whose line pointer array is an older write's). Every
+/// way PostgreSQL places a heap tuple (PageAddItem, and compactify_tuples when pruning
+/// compacts the page) puts it right below the last one placed, MAXALIGN(t_len) long, from
+/// pd_special down: so the tuples tile [pd_upper, page end). From the page end down, the one
+/// tuple that ends where the last found begins is taken: a plausible header
+/// ([`plausible_tuple`]) whose attributes, deformed with the table's `attrs`, end exactly
+/// there. The walk stops where no tuple, or more than one, ends at the boundary, at `from`
+/// (the first byte the newer write holds), and at bytes a compaction left in the free space
+/// (a tuple that names a line pointer a tuple above holds for sure). Of two tuples naming one
+/// line pointer, the lower is the successor of the higher, which claims none then. Returns
+/// the tuples, highest first.
+pub(crate) fn newer_tuples(
+    r: &Reader,
+    block: u32,
+    from: usize,
+    attrs: &[crate::tuple::Attribute],
+) -> alloc::vec::Vec<Found> {
+    let end = r.len();
+    let mut ends: alloc::collections::BTreeMap<usize, alloc::vec::Vec<Found>> =
+        alloc::collections::BTreeMap::new();
+    let mut datums = alloc::vec::Vec::new();
+    let mut off = maxalign(from);
+    while off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER) <= end {
+        if let Some((h, claim)) = plausible_tuple(r, off, block) {
+            let bytes = r.b.get(off..end).unwrap_or_default();
+            let natts = usize::from(h.infomask2 & HEAP_NATTS_MASK);
+            if natts <= attrs.len() {
+                if let Ok(used) = crate::tuple::deform(bytes, attrs, r.e, &mut datums) {
+                    let len = h.hoff.saturating_add(used);
+                    ends.entry(off.saturating_add(maxalign(len)))
+                        .or_default()
+                        .push(Found {
+                            off,
+                            len,
+                            claim,
+                            heap_only: h.heap_only(),
+                            hot_updated: h.infomask2 & HEAP_HOT_UPDATED != 0 && h.xmax != 0,
+                        });
+                }
+            }
+        }
+        off = off.saturating_add(8);
+    }
+    // Each line pointer's claimant so far, by index into `out`.
+    let mut claimed: alloc::collections::BTreeMap<u16, usize> = alloc::collections::BTreeMap::new();
+    let mut out: alloc::vec::Vec<Found> = alloc::vec::Vec::new();
+    let mut boundary = end;
+    while let Some([one]) = ends.get(&boundary).map(alloc::vec::Vec::as_slice) {
+        if one.off < from || one.off >= boundary {
+            break;
+        }
+        if let Claim::Own(lp) | Claim::Either(lp) = one.claim {
+            // Tuples lie in the order they were written (compactify_tuples keeps it), so a
+            // successor lies below the version it updated: a tuple below one that names
+            // the same line pointer as updated is its successor. Below a tuple that is its
+            // line pointer's for sure, it is bytes a compaction left in the free space:
+            // the newer write's tuples end above it.
+            if let Some(&i) = claimed.get(&lp) {
+                match out.get_mut(i) {
+                    Some(higher) if matches!(higher.claim, Claim::Either(_)) => {
+                        higher.claim = Claim::Successor;
+                    }
+                    _ => break,
+                }
+            }
+            claimed.insert(lp, out.len());
+        }
+        out.push(*one);
+        boundary = one.off;
+    }
+    out
+}
+
+/// Tuples of a heap page that its header cannot have written: a tuple nothing updated
+/// (xmax 0 or lock-only) naming in t_ctid a line pointer of this block that the header calls
+/// unused or does not have. Only bytes at or above pd_upper count, outside every tuple the
+/// header's own line pointers describe correctly: on a page that is one write, those
+/// tuples tile [pd_upper, page end), and the bytes a compaction or a truncated line pointer
+/// array (PageTruncateLinePointerArray) leaves behind lie in the free space below pd_upper.
+/// Only tuples inserted after every tuple the header describes at its place count.
+/// Returns the line pointers they name, sorted, each once.
+pub(crate) fn tuples_past_header(
+    r: &Reader,
+    lps: &[ItemId],
+    block: u32,
+    upper: usize,
+) -> alloc::vec::Vec<u16> {
+    let unused = |lp: u16| {
+        usize::from(lp)
+            .checked_sub(1)
+            .and_then(|i| lps.get(i))
+            .is_none_or(|id| id.flags == LP_UNUSED)
+    };
+    let described: alloc::vec::Vec<(usize, usize, u32)> = lps
+        .iter()
+        .filter(|id| id.flags == LP_NORMAL && usize::from(id.len) >= SIZEOF_HEAP_TUPLE_HEADER)
+        .filter(|id| lp_problem(id, r.len()).is_none())
+        .filter(|id| tuple_is_own(r, usize::from(id.off), id.len, block, id.lp))
+        .filter_map(|id| {
+            let from = usize::from(id.off);
+            let xmin = Header::read(r, from)?.xmin();
+            Some((
+                from,
+                from.saturating_add(maxalign(usize::from(id.len))),
+                xmin,
+            ))
+        })
+        .collect();
+    // Written after the header, such a tuple was inserted after every tuple the header
+    // describes: its xmin follows theirs (TransactionIdFollows). Sectors of an older write
+    // under a newer header hold tuples that name line pointers VACUUM freed since, but
+    // inserted before the newer header's own tuples; and with no tuple described at its
+    // place the header says nothing to compare with.
+    let follows_all = |xmin: u32| {
+        xmin >= FIRST_NORMAL_TRANSACTION_ID
+            && described.iter().all(|&(_, _, d)| {
+                d < FIRST_NORMAL_TRANSACTION_ID || (xmin.wrapping_sub(d) as i32) > 0
+            })
+    };
+    let mut out: alloc::collections::BTreeSet<u16> = alloc::collections::BTreeSet::new();
+    if described.is_empty() {
+        return alloc::vec::Vec::new();
+    }
+    let mut off = maxalign(upper.max(SIZE_OF_PAGE_HEADER_DATA));
+    while off.saturating_add(SIZEOF_HEAP_TUPLE_HEADER) <= r.len() {
+        if described.iter().all(|&(a, b, _)| off < a || off >= b) {
+            if let Some((h, Claim::Own(lp))) = plausible_tuple(r, off, block) {
+                if unused(lp) && follows_all(h.xmin()) {
+                    out.insert(lp);
+                }
+            }
+        }
+        off = off.saturating_add(8);
+    }
+    out.into_iter().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

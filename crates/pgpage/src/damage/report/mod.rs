@@ -210,6 +210,17 @@ pub struct Block {
     /// makes each root a redirect to it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub torn_newest: Vec<(u16, u16)>,
+    /// `torn` with the header the older write: the newer write's line pointer array rebuilt
+    /// from its tuples (`crate::am::torn_rebuild`), through which its rows are counted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub torn_rebuilt: Vec<crate::page::bufpage::LinePointer>,
+    /// `torn` with the header the older write, when that array could not be rebuilt: why.
+    #[serde(skip)]
+    pub torn_not_rebuilt: Option<String>,
+    /// `torn`: why `repair --torn` refuses the page (`torn_rebuilt`, called), None when it
+    /// rebuilds it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub torn_refused: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bit_flips: Vec<BitFlip>,
     /// A heap block's rows (None for an index's block).
@@ -236,6 +247,26 @@ pub struct Block {
     /// `confirmed_flip`, `recover`, `image`, `backup_same`, `flip`, `torn_whole`,
     /// `backup_older` or `none`.
     pub route: &'static str,
+}
+
+impl Block {
+    /// The older write of a torn block, as `repair --torn` and `rows --include-damaged`
+    /// take it.
+    pub fn torn_write(&self) -> crate::am::TornWrite {
+        crate::am::TornWrite {
+            sectors: self.torn_sectors.clone(),
+            items: self.torn_items.clone(),
+            moved: self.torn_moved.iter().map(|m| (m.lp, m.lp_off)).collect(),
+            newest: self
+                .torn_newest
+                .iter()
+                .copied()
+                .filter(|(root, _)| self.torn_items.contains(root))
+                .collect(),
+            rebuilt: self.torn_rebuilt.clone(),
+            not_rebuilt: self.torn_not_rebuilt.clone(),
+        }
+    }
 }
 
 /// A damaged block's newest full-page image in the WAL given.
@@ -385,22 +416,7 @@ impl Report {
                 r.blocks
                     .iter()
                     .filter(|b| !b.torn_sectors.is_empty())
-                    .map(|b| {
-                        (
-                            (r.path.clone(), b.block),
-                            crate::am::TornWrite {
-                                sectors: b.torn_sectors.clone(),
-                                items: b.torn_items.clone(),
-                                moved: b.torn_moved.iter().map(|m| (m.lp, m.lp_off)).collect(),
-                                newest: b
-                                    .torn_newest
-                                    .iter()
-                                    .copied()
-                                    .filter(|(root, _)| b.torn_items.contains(root))
-                                    .collect(),
-                            },
-                        )
-                    })
+                    .map(|b| ((r.path.clone(), b.block), b.torn_write()))
             })
             .collect()
     }
@@ -1021,8 +1037,12 @@ fn file_blocks(
                     stale.len()
                 ));
             }
+            let header_older = b.damage == Damage::Torn
+                && b.torn_sectors == [0]
+                && !crate::am::header_older(page, absolute, endian).is_empty();
             if (matches!(b.damage, Damage::Checksum | Damage::Torn) || flip_by_chance)
                 && !stale.is_empty()
+                && !header_older
             {
                 let (sectors, taken) = crate::am::torn_with(page, absolute, endian, &stale);
                 let (_, voted) = crate::am::torn_write(page, absolute, endian);
@@ -1044,6 +1064,7 @@ fn file_blocks(
                     b.evidence.retain(|e| {
                         !e.starts_with("no single-bit flip")
                             && !e.contains("of the page are an older write")
+                            && !e.contains("of the page hold another write of it")
                             && e != TORN_TRUST
                     });
                     let mut wrong = wrong;
@@ -1060,7 +1081,14 @@ fn file_blocks(
             } else {
                 stale_evidence(&mut b, &rows);
             }
-            if b.damage == Damage::Torn {
+            let rebuilt = if header_older {
+                rebuild_header_older(page, absolute, endian, rel, held.as_ref(), &mut b)
+            } else {
+                None
+            };
+            if let Some(r) = rebuilt {
+                rows = r;
+            } else if b.damage == Damage::Torn {
                 if let Some(moved) = moved_rows(page, absolute, endian, &mut b) {
                     // The rows read where their tuples are; what amcheck said of the bytes
                     // at their own places is not about them.
@@ -1076,10 +1104,103 @@ fn file_blocks(
                 }
             }
             b.rows = Some(rows);
+            if b.damage == Damage::Torn {
+                // The step offers the rebuild only where it builds a page.
+                b.torn_refused =
+                    crate::damage::repair::torn_rebuilt(page, endian, &b.torn_write()).err();
+            }
         }
         out.push(b);
     }
     out
+}
+
+/// A page whose header and line pointers are the older write: the newer write's line
+/// pointer array rebuilt from its tuples (`crate::am::torn_rebuild`: their lengths from the
+/// table's columns, the roots of heap-only tuples from the naming index's keys), recorded
+/// on the block, and its rows counted through it. None, with the reason recorded, when it
+/// cannot be rebuilt: the rows are then counted from the older header, not exactly.
+fn rebuild_header_older(
+    page: &[u8],
+    absolute: u32,
+    endian: Endian,
+    rel: &RelationInput,
+    held: Option<&Held>,
+    b: &mut Block,
+) -> Option<Rows> {
+    let rebuilt = match rel.columns.as_deref() {
+        None => Err(String::from(
+            "the table's columns are not known (no catalog read), and without them neither are its tuples' lengths",
+        )),
+        Some(columns) => {
+            let attrs: Vec<crate::tuple::Attribute> =
+                columns.iter().map(|c| c.attribute.clone()).collect();
+            let ix = naming_index(&rel.indexes);
+            let which = ix.and_then(|ix| key_positions(ix, columns));
+            let writer = crate::cluster::rows::RowWriter::new(
+                columns.to_vec(),
+                crate::cluster::rows::RowFormat::Json,
+                endian,
+                false,
+            );
+            let roots = |tuple: &[u8]| -> Vec<u16> {
+                let (Some(ix), Some(which)) = (ix, which.as_deref()) else {
+                    return Vec::new();
+                };
+                let Some(key) = writer.column_texts(tuple, which) else {
+                    return Vec::new();
+                };
+                ix.entries
+                    .iter()
+                    .filter(|e| e.block == absolute && !e.dead && e.keys.as_ref() == Some(&key))
+                    .map(|e| e.offset)
+                    .collect::<BTreeSet<u16>>()
+                    .into_iter()
+                    .collect()
+            };
+            let referenced = held.map(|h| h.offsets.clone()).unwrap_or_default();
+            crate::am::torn_rebuild(page, absolute, endian, &attrs, &roots, &referenced)
+        }
+    };
+    let items = match rebuilt {
+        Ok(items) => items,
+        Err(why) => {
+            b.evidence.push(format!(
+                "the newer write's line pointers cannot be rebuilt from its tuples ({why}): its rows are counted through the older header, which may miss rows whose tuples are on the page"
+            ));
+            b.evidence.push(String::from(HEADER_OLDER_TRUST));
+            b.torn_not_rebuilt = Some(why);
+            return None;
+        }
+    };
+    use crate::page::fields::{LP_DEAD, LP_NORMAL, LP_REDIRECT};
+    let count = |flags: u8| items.iter().filter(|i| i.lp_flags == flags).count() as u64;
+    let dead: BTreeSet<u16> = items
+        .iter()
+        .filter(|i| i.lp_flags == LP_DEAD)
+        .map(|i| i.lp)
+        .collect();
+    b.evidence.push(format!(
+        "the newer write's line pointer array, rebuilt from the tuples themselves (each tuple that tiles the page from its end, under the line pointer its t_ctid or, for a version updated since, the table's index names): {}, {} redirected to {} newest {} (the roots from the table's unique index){}; pgpage reads the rows through it, and so does the page pgpage repair --torn builds",
+        crate::words::plural(count(LP_NORMAL), "tuple", "tuples"),
+        crate::words::plural(count(LP_REDIRECT), "HOT root", "HOT roots"),
+        if count(LP_REDIRECT) == 1 { "its" } else { "their" },
+        if count(LP_REDIRECT) == 1 { "version" } else { "versions" },
+        if dead.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} of the older header or of index entries that the newer write holds no tuple for made LP_DEAD",
+                crate::words::plural(dead.len() as u64, "line pointer", "line pointers")
+            )
+        },
+    ));
+    b.torn_items = Vec::new();
+    b.torn_newest = Vec::new();
+    b.torn_moved = Vec::new();
+    b.torn_rebuilt = items;
+    let view = b.torn_write().view(page, endian);
+    Some(rows_of(&view, b, &dead, absolute, endian, rel, held))
 }
 
 /// A torn page's rows whose tuples lie at other places in its older sectors, recorded on the
@@ -1108,7 +1229,7 @@ fn moved_rows(
     let shown: Vec<String> = b
         .torn_moved
         .iter()
-        .take(6)
+        .take(3)
         .map(|m| match m.at_lp {
             Some(at) => format!(
                 "lp {}'s tuple at offset {}, where lp {at} points",
@@ -1226,37 +1347,82 @@ fn later_kinds(later: &[LaterRecord]) -> Vec<String> {
         .collect()
 }
 
-/// How a page torn in its first sector counts its rows.
+/// How a page torn in its first sector counts its rows when the newer write's line pointers
+/// cannot be rebuilt.
 const HEADER_OLDER_TRUST: &str = "how its rows are counted: an index entry into a line pointer the header calls unused, or does not have, leads to a row the tear took (its newest version is on the page, under no line pointer); a HOT root whose update the header does not know is an older version of its row, not the row";
 
 /// The evidence that a page's header and line pointers (sector 0) are an older write than
-/// its tuples: each (root, successor) HOT link past the line pointer array.
-fn header_older_words(links: &[(u16, u16)]) -> String {
+/// its tuples, in one sentence: the line pointers its tuples name that it lacks, and the HOT
+/// links past its array, a few named and the rest counted.
+fn header_older_words(older: &crate::am::HeaderOlder) -> String {
     const SHOWN: usize = 4;
-    let named: Vec<String> = links
-        .iter()
-        .take(SHOWN)
-        .map(|(root, to)| format!("lp {root} names lp {to}"))
-        .collect();
-    let more = links.len().saturating_sub(SHOWN);
+    let mut why: Vec<String> = Vec::new();
+    if !older.named.is_empty() {
+        let (past, unused): (Vec<u16>, Vec<u16>) =
+            older.named.iter().partition(|&&lp| lp > older.header_items);
+        let mut parts: Vec<String> = Vec::new();
+        if !past.is_empty() {
+            parts.push(format!(
+                "{} {}, which it does not have (it has {})",
+                if past.len() == 1 {
+                    "line pointer"
+                } else {
+                    "line pointers"
+                },
+                crate::words::run_texts(&past).join(", "),
+                older.header_items
+            ));
+        }
+        if !unused.is_empty() {
+            parts.push(format!(
+                "{} {}, which it calls unused",
+                if unused.len() == 1 {
+                    "line pointer"
+                } else {
+                    "line pointers"
+                },
+                crate::words::run_texts(&unused).join(", ")
+            ));
+        }
+        why.push(format!(
+            "tuples nothing updated name, in their t_ctid, {}",
+            parts.join(", and ")
+        ));
+    }
+    if !older.links.is_empty() {
+        let named: Vec<String> = older
+            .links
+            .iter()
+            .take(SHOWN)
+            .map(|(root, to)| format!("lp {root} to lp {to}"))
+            .collect();
+        let more = older.links.len().saturating_sub(SHOWN);
+        why.push(format!(
+            "{} past its array ({}{})",
+            crate::words::plural(older.links.len(), "HOT update leads", "HOT updates lead"),
+            named.join(", "),
+            if more > 0 {
+                format!(", and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
     format!(
-        "sector 0 of the page, its header and line pointers, is an older write than its tuples (a torn write): {} HEAP_HOT_UPDATED {} {}{}, which the header calls unused or does not have; a consistent page never shows that (pruning removes a heap-only tuple only with its chain), so the updates happened after the write sector 0 holds",
-        links.len(),
-        if links.len() == 1 { "tuple's t_ctid" } else { "tuples' t_ctids" },
-        if links.len() == 1 { "names a line pointer" } else { "name line pointers" },
-        if named.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " ({}{})",
-                named.join(", "),
-                if more > 0 { format!(", and {more} more") } else { String::new() }
-            )
-        },
+        "sector 0 of the page, its header and line pointers, is an older write than its tuples (a torn write): {}; a page written whole never shows that",
+        why.join("; ")
     )
 }
 
 fn torn_words(sectors: &[u32], found: &str) -> String {
+    // Tuples that are not what the line pointers describe say two writes met on the page,
+    // not which was the older; older versions of rows live elsewhere say it.
+    if found == TORN_BY_TUPLES {
+        return format!(
+            "{} of the page hold another write of it than sector 0, its header and line pointers (a torn write, or a copy of another version of the page): {found}; which of the two writes is the older the page does not show",
+            sector_list(sectors),
+        );
+    }
     format!(
         "{} of the page are an older write of it (a torn write, or an older copy of the page): {found}; sector 0 holds the header and line pointers, which are the newer write's",
         sector_list(sectors),
@@ -1296,6 +1462,9 @@ fn classify(
         torn_items: Vec::new(),
         torn_moved: Vec::new(),
         torn_newest: Vec::new(),
+        torn_rebuilt: Vec::new(),
+        torn_not_rebuilt: None,
+        torn_refused: None,
         sector_prints: Vec::new(),
         bit_flips: Vec::new(),
         rows: None,
@@ -1488,10 +1657,9 @@ fn classify(
         }
         if !torn.is_empty() {
             b.damage = Damage::Torn;
-            let links = crate::am::links_past_header(page, absolute, endian);
-            if torn == [0] && !links.is_empty() {
-                b.evidence.push(header_older_words(&links));
-                b.evidence.push(String::from(HEADER_OLDER_TRUST));
+            let older = crate::am::header_older(page, absolute, endian);
+            if torn == [0] && !older.is_empty() {
+                b.evidence.push(header_older_words(&older));
             } else {
                 b.evidence.push(torn_words(&torn, TORN_BY_TUPLES));
                 b.evidence.push(String::from(TORN_TRUST));
@@ -1547,7 +1715,7 @@ fn rows_of(
     // amcheck finds wrong (an xmin past the next xid: no snapshot sees the row).
     let mut own = own;
     let mut damaged: BTreeSet<u16> = wrong_items.clone();
-    if own.is_some() && b.damage == Damage::Torn {
+    if own.is_some() && b.damage == Damage::Torn && b.torn_rebuilt.is_empty() {
         // Rows found at their places in the older write read there, whatever its sectors.
         damaged.extend(
             crate::am::torn_write(page, absolute, endian)
@@ -1579,7 +1747,8 @@ fn rows_of(
     // Ok(Some(lp)): the row reads at lp; Ok(None): nothing lost; Err: lost.
     // A page whose header is older than its tuples: an entry into a line pointer that header
     // calls unused or does not have names a version written after it, under no line pointer.
-    let header_older = b.damage == Damage::Torn && b.torn_sectors == [0];
+    let header_older =
+        b.damage == Damage::Torn && b.torn_sectors == [0] && b.torn_rebuilt.is_empty();
     let in_use: BTreeSet<u16> = if header_older {
         crate::am::page_line_pointers(page, endian)
             .iter()
@@ -1681,6 +1850,16 @@ fn rows_of(
                 match key {
                     // The row's newest version is a heap-only tuple that reads.
                     Some((_, k)) if orphans.contains_key(&k) => {}
+                    // An older version's entry (an update without HOT): the row reads
+                    // through the entry of its newer version on this page.
+                    Some((ix, k))
+                        if ix.entries.iter().any(|e| {
+                            e.block == absolute
+                                && e.offset != lp
+                                && !e.dead
+                                && e.keys.as_ref() == Some(&k)
+                                && matches!(reached(e.offset), Ok(Some(_)))
+                        }) => {}
                     Some((ix, k)) if k.iter().all(Option::is_some) => {
                         match live_elsewhere(ix, &k, absolute, rel) {
                             // An entry into a page that gives no rows: its row lives on.
@@ -2185,7 +2364,11 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
         return Route::Flip;
     }
     let readable = b.rows.as_ref().and_then(|x| x.readable).unwrap_or(0) > 0;
-    if b.damage == Damage::Torn && readable && b.rows.as_ref().is_some_and(|x| x.lost == Some(0)) {
+    if b.damage == Damage::Torn
+        && readable
+        && b.torn_refused.is_none()
+        && b.rows.as_ref().is_some_and(|x| x.lost == Some(0))
+    {
         return Route::TornWhole;
     }
     if backup.is_some_and(|p| p.age != Some("newer")) {
@@ -2446,7 +2629,9 @@ fn steps(r: &Report) -> Vec<String> {
         let torn_whole: Vec<u32> = all
             .iter()
             .filter(|(_, b)| {
-                b.damage == Damage::Torn && b.rows.as_ref().is_some_and(|x| x.lost == Some(0))
+                b.damage == Damage::Torn
+                    && b.torn_refused.is_none()
+                    && b.rows.as_ref().is_some_and(|x| x.lost == Some(0))
             })
             .map(|(_, b)| b.block)
             .collect();
@@ -2498,7 +2683,7 @@ fn steps(r: &Report) -> Vec<String> {
         out.extend(backup::step(r));
     }
     // A torn page rebuilt as its rows read: the rows it still holds, without a good copy.
-    let torn: Vec<String> = r
+    let torn_heaps: Vec<&Block> = r
         .blocks()
         .filter(|(rel, b)| b.damage == Damage::Torn && !index_block(rel.relkind.as_deref(), b))
         .filter(|(rel, b)| {
@@ -2508,7 +2693,27 @@ fn steps(r: &Report) -> Vec<String> {
             )
         })
         .filter(|(_, b)| b.rows.as_ref().is_some_and(|x| x.readable.unwrap_or(0) > 0))
-        .map(|(_, b)| {
+        .map(|(_, b)| b)
+        .collect();
+    // Offered only where the rebuild, called, builds a page; elsewhere the ways left.
+    for b in torn_heaps.iter().filter(|b| b.torn_refused.is_some()) {
+        out.push(format!(
+            "Block {} cannot be rebuilt as its rows read ({}). The ways left: {} (the page as the WAL makes it), or {} to save the rows that read.",
+            b.block,
+            b.torn_refused.as_deref().unwrap_or_default(),
+            command_line(&format!(
+                "pgpage recover --block {} --out NEW {}",
+                b.block_in_file,
+                paths.file(&b.file)
+            ))
+            .trim(),
+            "pgpage rows --include-damaged"
+        ));
+    }
+    let torn: Vec<String> = torn_heaps
+        .iter()
+        .filter(|b| b.torn_refused.is_none())
+        .map(|b| {
             command_line(&format!(
                 "pgpage repair --block {} --torn --out NEW {}",
                 b.block_in_file,
@@ -2518,7 +2723,7 @@ fn steps(r: &Report) -> Vec<String> {
         .collect();
     if !torn.is_empty() {
         out.push(format!(
-            "Without a good copy, a torn page can be rebuilt as its rows read ({NEW_WORDS}): the rows the older write holds at other places are pointed at there, a HOT root whose newest version nothing reached is redirected to it, and every line pointer whose row the tear took becomes dead (its index entries then find nothing: those rows are the lost keys listed above). The server then reads exactly the rows counted readable:\n{}",
+            "Without a good copy, a torn page can be rebuilt as its rows read ({NEW_WORDS}): the rows the older write holds at other places are pointed at there (where the header is the older write, the newer write's line pointers are rebuilt from its tuples), a HOT root whose newest version nothing reached is redirected to it, and every line pointer whose row the tear took becomes dead (its index entries then find nothing: those rows are the lost keys listed above). The server then reads exactly the rows counted readable:\n{}",
             torn.join("\n")
         ));
     }
