@@ -16,7 +16,16 @@ export type ToReport =
 export type FromReport =
   | { type: 'progress'; job: number; read: number; total: number }
   /** `effects`: the core's words for each row effect a WAL record after an image names. */
-  | { type: 'done'; job: number; report: ReportJson; markdown: string; markdownRedacted: string; damaged: boolean; storage: string | null; effects: Record<string, string> }
+  | {
+      type: 'done';
+      job: number;
+      report: ReportJson;
+      markdown: string;
+      markdownRedacted: string;
+      damaged: boolean;
+      storage: string | null;
+      effects: Record<string, string>;
+    }
   | { type: 'error'; job: number; message: string };
 
 export type { ReportBlock, ReportJson, ReportRelation, Severity } from '../core';

@@ -78,7 +78,15 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
     void worker.done.then((m) =>
       setReport(
         m.type === 'done'
-          ? { state: 'done', report: m.report, markdown: m.markdown, markdownRedacted: m.markdownRedacted, damaged: m.damaged, storage: m.storage, effects: m.effects }
+          ? {
+              state: 'done',
+              report: m.report,
+              markdown: m.markdown,
+              markdownRedacted: m.markdownRedacted,
+              damaged: m.damaged,
+              storage: m.storage,
+              effects: m.effects,
+            }
           : { state: 'error', message: m.message },
       ),
     );
