@@ -1603,13 +1603,35 @@ fn torn_header_compacted(version: u32) {
         ) && evidence.contains("which it does not have"),
         "{got:#}"
     );
-    // The rebuild is offered, and the report's step names it.
+    // One way for the block: with the data directory's WAL, which holds its image and the
+    // records since, the replay (recover); without the WAL, the rebuild.
+    assert_eq!(got["route"], "recover", "{got:#}");
+    let steps = report["steps"].to_string();
     assert!(
-        report["steps"]
+        steps.contains(&format!("pgpage recover --block {block}"))
+            && !steps.contains(&format!("pgpage repair --block {block} --torn")),
+        "{steps}"
+    );
+    let (wal, aside) = (damaged.join("pg_wal"), damaged.join("pg_wal.aside"));
+    fs::rename(&wal, &aside).unwrap();
+    let without = json(&pgpage(&["report", "--json", damaged.to_str().unwrap()]));
+    fs::rename(&aside, &wal).unwrap();
+    let b = block_of(&without, "public.t", block);
+    assert_eq!(
+        b["route"],
+        if want_lost.is_empty() {
+            "torn_whole"
+        } else {
+            "none"
+        },
+        "{b:#}"
+    );
+    assert!(
+        without["steps"]
             .to_string()
             .contains(&format!("pgpage repair --block {block} --torn")),
         "{:#}",
-        report["steps"]
+        without["steps"]
     );
     let out = pgpage(&[
         "rows",
