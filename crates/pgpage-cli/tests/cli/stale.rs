@@ -240,6 +240,19 @@ fn stale_and_distinct(version: u32) {
         )
     };
     assert!(text.contains(&said), "{said}\n{text}");
+    // Redacted, the stale versions are said by where their rows live, never by key.
+    let redacted =
+        String::from_utf8(pgpage(&["report", "--redact", dir.to_str().unwrap()]).stdout).unwrap();
+    for (id, at) in &stale {
+        assert!(
+            !redacted.contains(&format!("key {id} at {at}")),
+            "key {id} in the redacted report:\n{redacted}"
+        );
+    }
+    assert!(
+        redacted.contains(&format!("a row at {first_at}")),
+        "{redacted}"
+    );
 
     // rows --include-damaged: the server's rows of the undamaged table, no stale copy.
     let out = pgpage(&[

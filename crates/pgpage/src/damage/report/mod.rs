@@ -247,6 +247,10 @@ pub struct Block {
     /// `confirmed_flip`, `recover`, `image`, `backup_same`, `flip`, `torn_whole`,
     /// `backup_older` or `none`.
     pub route: &'static str,
+    /// Each key the evidence names (`key 863 at (10,61)`) and its words without the key, for
+    /// [`Report::redact`]: the lists the evidence was written from may change after it.
+    #[serde(skip)]
+    pub said_keys: Vec<(String, String)>,
 }
 
 impl Block {
@@ -369,20 +373,15 @@ impl Report {
                 f.flipped = None;
             }
             if let Some(rows) = b.rows.as_mut() {
-                // The evidence names stale versions by key: said again without it.
-                let before = [keys_at(&rows.elsewhere), keys_at(&rows.stale_rows)];
                 blank(&mut rows.keys);
                 rows.repeated.iter_mut().for_each(|k| k.keys.clear());
                 rows.stale_rows.iter_mut().for_each(|k| k.keys.clear());
                 rows.elsewhere.iter_mut().for_each(|k| k.keys.clear());
-                let after = [keys_at(&rows.elsewhere), keys_at(&rows.stale_rows)];
-                for (old, new) in before.iter().zip(after.iter()) {
-                    if old.is_empty() {
-                        continue;
-                    }
-                    for e in &mut b.evidence {
-                        *e = e.replace(old.as_str(), new);
-                    }
+            }
+            // The evidence names stale versions by key: said again without it.
+            for (plain, redacted) in &b.said_keys {
+                for e in &mut b.evidence {
+                    *e = e.replace(plain.as_str(), redacted);
                 }
             }
             if let Some(p) = b.backup.as_mut() {
@@ -1288,6 +1287,14 @@ fn keys_at(rows: &[StaleRow]) -> String {
 
 /// What stale versions on a page say: each key live elsewhere.
 fn stale_evidence(b: &mut Block, rows: &Rows) {
+    for r in rows.elsewhere.iter().chain(&rows.stale_rows) {
+        if !r.keys.is_empty() {
+            b.said_keys.push((
+                format!("key {} at {}", keys::key_text(&r.keys), r.live_at),
+                format!("a row at {}", r.live_at),
+            ));
+        }
+    }
     if !rows.elsewhere.is_empty() {
         let n = rows.elsewhere.len();
         b.evidence.push(if n == 1 {
@@ -1473,6 +1480,7 @@ fn classify(
         checksums: None,
         flip_bits: Vec::new(),
         route: Route::None.as_str(),
+        said_keys: Vec::new(),
         page_lsn: header_is_sane(page, endian)
             .then(|| crate::damage::diff::page_lsn(page, endian))
             .flatten(),
@@ -2775,7 +2783,7 @@ fn steps(r: &Report) -> Vec<String> {
             "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on makes the server zero each of them in memory as it reads it, and VACUUM then writes the zeros: every row on them is gone for good.\nignore_checksum_failure = on reads a page whose header is sane in spite of its checksum, its bytes as they are: a flipped bit's value comes back wrong{}; count(*) and every other aggregate over the table are then wrong too. It does nothing for a page whose header is not sane.",
             refused.join(", "),
             if torn_refused {
-                ", and a torn page's line pointers land on other rows' bytes: rows come back under other ctids or twice, versions removed since come back, and a query that reaches a line pointer landing inside another tuple fails (for example \"compressed pglz data is corrupt\" or \"invalid memory alloc request size\")"
+                ", and a torn page's line pointers land on other rows' bytes: rows come back under other ctids or twice, versions removed since come back, and a query that reaches a line pointer landing inside another tuple fails (for example \"compressed pglz data is corrupt\" or \"invalid memory alloc request size\") or crashes its server process (a segmentation fault, after which the server restarts every session): read such a page this way only on a copy no one else uses"
             } else {
                 ""
             }
