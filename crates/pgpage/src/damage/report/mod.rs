@@ -2522,19 +2522,15 @@ fn steps(r: &Report) -> Vec<String> {
                 let Some(w) = b.wal_image.as_ref() else {
                     continue;
                 };
-                let kinds = later_kinds(&w.later);
+                // What the image alone would lose, in the words the finding uses for it.
                 lines.push(format!(
-                    "Block {} of {}: its image at {} and {} after it ({}). The image alone, or any older copy, would lose what they did{}.",
+                    "Block {} of {}: its image at {} and {} after it ({}); {}.",
                     b.block,
                     name(rel),
                     w.lsn,
                     crate::words::plural(w.later.len(), "record", "records"),
-                    kinds.join(", "),
-                    if w.later.iter().any(|l| l.effect == crate::wal::RowEffect::ChangesRows) {
-                        ": rows inserted or updated since missing, rows deleted since back"
-                    } else {
-                        ""
-                    }
+                    w.kinds.join(", "),
+                    w.restoring
                 ));
             }
             out.push(lines.join("\n"));
