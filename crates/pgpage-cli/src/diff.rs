@@ -90,7 +90,9 @@ struct Printer {
     pages: u64,
     /// Files written (directories).
     files: u64,
-    /// Totals for the human damage summary.
+    /// Totals for the human summary of the differences, pages that differ only in hint bits
+    /// apart (`hints`): a diff cannot tell damage from change, and hint bits are neither.
+    hints: u64,
     bytes: u64,
     bits_set: u64,
     bits_cleared: u64,
@@ -114,6 +116,7 @@ impl Printer {
             dirs,
             pages: 0,
             files: 0,
+            hints: 0,
             bytes: 0,
             bits_set: 0,
             bits_cleared: 0,
@@ -128,12 +131,16 @@ impl Printer {
         page: &PageDiff,
         fields: &[FieldChange],
     ) -> io::Result<()> {
-        self.bytes = self.bytes.saturating_add(u64::from(page.bytes_changed));
-        self.bits_set = self.bits_set.saturating_add(u64::from(page.bits_set));
-        self.bits_cleared = self
-            .bits_cleared
-            .saturating_add(u64::from(page.bits_cleared));
-        self.sectors = self.sectors.saturating_add(page.sectors.len() as u64);
+        if page.hints_only {
+            self.hints = self.hints.saturating_add(1);
+        } else {
+            self.bytes = self.bytes.saturating_add(u64::from(page.bytes_changed));
+            self.bits_set = self.bits_set.saturating_add(u64::from(page.bits_set));
+            self.bits_cleared = self
+                .bits_cleared
+                .saturating_add(u64::from(page.bits_cleared));
+            self.sectors = self.sectors.saturating_add(page.sectors.len() as u64);
+        }
         if self.json {
             if self.pages == 0 {
                 if self.dirs {
@@ -179,15 +186,23 @@ impl Printer {
         } else if single || listed {
             writeln!(out, "{}", summary_line(path, s))?;
             if s.different > 0 && single {
-                writeln!(out, "{}", self.damage_line())?;
+                writeln!(out, "{}", self.differences_line())?;
             }
         }
         Ok(())
     }
 
-    fn damage_line(&self) -> String {
+    fn differences_line(&self) -> String {
+        let hints = if self.hints > 0 {
+            format!(
+                "; besides, {} only in hint bits (not counted: the same rows)",
+                pgpage::words::plural(self.hints, "page differs", "pages differ")
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "damage: {} changed ({} set, {} cleared) in {}",
+            "differences: {} changed ({} set, {} cleared) in {}{hints}",
             pgpage::words::plural(self.bytes, "byte", "bytes"),
             pgpage::words::plural(self.bits_set, "bit", "bits"),
             self.bits_cleared,
@@ -583,7 +598,7 @@ fn diff_dirs(args: &DiffArgs, out: &mut impl Write) -> Result<i32, Fail> {
             total.only_b
         )?;
         if total.different > 0 {
-            writeln!(out, "{}", printer.damage_line())?;
+            writeln!(out, "{}", printer.differences_line())?;
         }
     }
     if failed > 0 {

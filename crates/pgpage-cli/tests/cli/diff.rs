@@ -373,6 +373,18 @@ fn hint_bits_only_said(version: u32) {
         .collect();
     assert!(!block_lines.is_empty(), "{hints}");
     assert!(block_lines.iter().all(|l| l.contains(said)), "{hints}");
+    // The summary counts no hint bit as a difference, and says how many pages it leaves out.
+    assert!(
+        hints.contains(&format!(
+            "differences: 0 bytes changed (0 bits set, 0 cleared) in 0 512-byte sectors; besides, {} only in hint bits",
+            if block_lines.len() == 1 {
+                String::from("1 page differs")
+            } else {
+                format!("{} pages differ", block_lines.len())
+            }
+        )),
+        "{hints}"
+    );
     let j = json(&diff(&before, &hinted));
     assert!(
         j["pages"]
