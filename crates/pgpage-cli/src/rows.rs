@@ -409,10 +409,10 @@ pub fn stream_rows(
     let mut writer = RowWriter::new(columns, args.format.row_format(), endian, check_fit)
         .with_versions(versions)
         .with_damaged(args.include_damaged);
-    if args.include_damaged {
-        let (torn, suspects) = report_hints(relation.paths);
-        writer = writer.with_torn(torn).with_suspects(suspects);
-    }
+    // Printed or only counted, a damaged page's rows are the incident report's: a torn page's
+    // read through the line pointers it rebuilds, so that `rows` and `report` give one count.
+    let (torn, suspects) = report_hints(relation.paths);
+    writer = writer.with_torn(torn).with_suspects(suspects);
     let mut keys_unknown = false;
     if args.include_damaged {
         match relation.row_key.and_then(RowKeys::new) {
