@@ -567,7 +567,7 @@ function ReportBody({
           title="Leave column values and keys out of the downloaded report (keys are counted): as pgpage report --redact"
         >
           <input type="checkbox" role="switch" data-testid="report-redact" checked={redacted} onChange={(e) => setRedact(e.currentTarget.checked)} /> Redact row
-          data
+          data in the download (the screen keeps it)
         </label>
       </div>
       <div className={`report-main${r.steps.length > 0 && (blocks.length > 0 || r.notes.length > 0) ? ' with-steps' : ''}`}>
