@@ -194,8 +194,8 @@ export function ensureWalScan(
   w.post({ type: 'scan', job, segments, systemIdentifier, blockSize, watch: triples, recover: rebuild });
 }
 
-/** Image `image` of scan `scan`, restored in the worker. */
-export function walPage(scan: number, image: number): Promise<Uint8Array> {
+/** One page the worker gives back for `ask` (its job number filled in). */
+function workerPage(ask: (job: number) => ToWal): Promise<Uint8Array> {
   const w = walWorker();
   const job = w.job();
   return new Promise((resolve, reject) => {
@@ -203,21 +203,18 @@ export function walPage(scan: number, image: number): Promise<Uint8Array> {
       if (m.type === 'page') resolve(m.page);
       else if (m.type === 'error') reject(new Error(m.message));
     });
-    w.post({ type: 'page', job, scan, image });
+    w.post(ask(job));
   });
+}
+
+/** Image `image` of scan `scan`, restored in the worker. */
+export function walPage(scan: number, image: number): Promise<Uint8Array> {
+  return workerPage((job) => ({ type: 'page', job, scan, image }));
 }
 
 /** Entry `index` of scan `scan`'s rebuilt blocks: the page as `pgpage recover` writes it. */
 export function walRecoveredPage(scan: number, index: number): Promise<Uint8Array> {
-  const w = walWorker();
-  const job = w.job();
-  return new Promise((resolve, reject) => {
-    w.on(job, (m) => {
-      if (m.type === 'page') resolve(m.page);
-      else if (m.type === 'error') reject(new Error(m.message));
-    });
-    w.post({ type: 'recovered', job, scan, index });
-  });
+  return workerPage((job) => ({ type: 'recovered', job, scan, index }));
 }
 
 /** pg_lsn text as a number (exact: 2^53 bytes of WAL are far off). */

@@ -1740,18 +1740,15 @@ fn loose_segment_numbering() {
         "insert into t select g, repeat('x', 100) from generate_series(1, 500) g",
         "checkpoint",
     ]);
-    let rel = c
-        .psql(&["select pg_relation_filepath('t')"])
-        .trim()
-        .to_owned();
+    let file = c.file("select pg_relation_filepath('t')");
     c.stop();
-    let node = rel.rsplit('/').next().unwrap().to_owned();
+    let node = file.file_name().unwrap().to_str().unwrap().to_owned();
     let (own, moved) = (c.root.join("own"), c.root.join("moved"));
     fs::create_dir_all(&own).unwrap();
     fs::create_dir_all(&moved).unwrap();
-    fs::copy(c.data.join(&rel), own.join(&node)).unwrap();
+    fs::copy(&file, own.join(&node)).unwrap();
     let seg2 = moved.join(format!("{node}.2"));
-    fs::copy(c.data.join(&rel), &seg2).unwrap();
+    fs::copy(&file, &seg2).unwrap();
 
     let sound = pgpage(&["report", own.join(&node).to_str().unwrap()]);
     assert_eq!(sound.status.code(), Some(0), "{sound:?}");
