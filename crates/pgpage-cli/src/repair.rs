@@ -932,6 +932,12 @@ fn print_advice(
         a.kind.as_str(),
         match (a.tuples_known, a.tuples.len()) {
             (false, _) => String::from("number of tuples unknown from the page"),
+            (true, n) if a.torn_rebuilt => format!(
+                "{} (a torn write: the older header's {} lead to other bytes, so pgpage reads the tuples through line pointers rebuilt from them; --torn writes that page){}",
+                pgpage::words::plural(n, "tuple", "tuples"),
+                pgpage::words::plural(a.damaged.len(), "line pointer", "line pointers"),
+                unreached_words(a)
+            ),
             (true, n) => format!(
                 "{}, {} damaged{}{}",
                 pgpage::words::plural(n, "tuple", "tuples"),

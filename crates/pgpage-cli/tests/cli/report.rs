@@ -1568,6 +1568,12 @@ fn torn_header_compacted(version: u32) {
     c.restart();
     let live = server_rows(&c, block);
     let current = c.copy("t");
+    let ctid_of: BTreeMap<String, String> = c
+        .psql(&["select id, ctid from t"])
+        .lines()
+        .filter_map(|l| l.split_once('|'))
+        .map(|(id, ctid)| (id.to_owned(), ctid.to_owned()))
+        .collect();
     c.stop();
     // A row is lost only when its newest tuple lies in sector 0, the older write's.
     let in_sector0: BTreeSet<u16> = normal_items(&new)
@@ -1602,6 +1608,39 @@ fn torn_header_compacted(version: u32) {
             "sector 0 of the page, its header and line pointers, is an older write than its tuples"
         ) && evidence.contains("which it does not have"),
         "{got:#}"
+    );
+    // Each key the evidence places is where the server has that row, not where the older
+    // header's line pointers lead.
+    for (key, at) in evidence
+        .split("key ")
+        .skip(1)
+        .filter_map(|t| t.split_once(" at "))
+        .filter_map(|(k, rest)| Some((k, rest.get(..rest.find(')')? + 1)?)))
+    {
+        assert_eq!(ctid_of.get(key).map(String::as_str), Some(at), "{got:#}");
+    }
+    // repair's advice counts the page's tuples through the rebuilt line pointers.
+    let advice = pgpage(&[
+        "repair",
+        "--block",
+        &block.to_string(),
+        file.to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&advice.stdout);
+    let first = said.lines().next().unwrap_or_default();
+    assert!(
+        first.contains(&format!(
+            "{} tuples (a torn write",
+            normal_items(&new).len()
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "its {} tuples are lost for good",
+            normal_items(&new).len()
+        )),
+        "{said}"
     );
     // One way for the block: with the data directory's WAL, which holds its image and the
     // records since, the replay (recover); without the WAL, the rebuild.
@@ -1666,6 +1705,14 @@ fn torn_header_compacted(version: u32) {
             "its {} rows are left out",
             live.len() - want_lost.len()
         )),
+        "{said}"
+    );
+    // The page left out whole is one line, its tuples not named one by one after it.
+    assert_eq!(
+        said.lines()
+            .filter(|l| l.contains(&format!("block {block}")))
+            .count(),
+        1,
         "{said}"
     );
     // Outside its data directory the file has no catalog, so neither the tuples' lengths nor

@@ -602,6 +602,27 @@ impl RowWriter {
                     } else {
                         why
                     };
+                    // Left out whole, the page's tuples that would give no row either way
+                    // are counted in its one line, not named one by one after it.
+                    let others: usize = rows
+                        .left_out
+                        .iter()
+                        .filter(|l| !l.printed)
+                        .map(|l| match l.offset {
+                            Some(_) => 1,
+                            None => l.tuples.len(),
+                        })
+                        .sum();
+                    let why = if self.include_damaged || others == 0 {
+                        why
+                    } else {
+                        format!(
+                            "{why}; {} on it {} no row (--include-damaged names {})",
+                            crate::words::plural(others, "other tuple", "other tuples"),
+                            if others == 1 { "gives" } else { "give" },
+                            if others == 1 { "it" } else { "each" }
+                        )
+                    };
                     got.left_out.push(LeftOut {
                         offset: None,
                         attnum: None,
@@ -619,11 +640,6 @@ impl RowWriter {
                         got.damaged = rows.damaged;
                         got.stale = rows.stale;
                         got.left_out.extend(rows.left_out);
-                    } else {
-                        // Its tuples that would not give a row either way are named too, so
-                        // that every row of the page is counted or named.
-                        got.left_out
-                            .extend(rows.left_out.into_iter().filter(|l| !l.printed));
                     }
                 }
                 Err(more) => got.left_out.push(LeftOut {

@@ -305,6 +305,11 @@ pub struct PageAdvice {
     pub torn_moved: usize,
     /// On a torn page, why `repair --torn` cannot rebuild it (None: it can).
     pub torn_refused: Option<String>,
+    /// A torn page whose header and line pointers are the older write, read through the
+    /// newer write's array rebuilt from its tuples: `tuples` are those the rebuilt array
+    /// finds, `damaged` the older header's line pointers that lead to other bytes (the ones
+    /// the server reads through).
+    pub torn_rebuilt: bool,
     /// Of `damaged`, the tuples whose only findings are an xmin or xmax the server cannot
     /// look up (before the oldest xid or relfrozenxid, past nextXid, a MultiXactId out of
     /// range: "could not access status of transaction", "found xmin %u from before
@@ -508,6 +513,23 @@ pub fn advise(
         })
         .collect();
 
+    // A header older than the tuples describes other bytes: the page's tuples are the ones
+    // its rebuilt array finds, and those are what zeroing it loses.
+    let rebuilt: Option<Vec<Ctid>> = older
+        .filter(|t| heap && known && !t.rebuilt.is_empty())
+        .map(|t| {
+            t.rebuilt
+                .iter()
+                .filter(|i| i.lp_flags == crate::page::fields::LP_NORMAL)
+                .map(|i| Ctid {
+                    block: blkno,
+                    offset: i.lp,
+                })
+                .collect()
+        });
+    let read_rebuilt = rebuilt.is_some();
+    let header_tuples = tuples.clone();
+    let tuples = rebuilt.unwrap_or(tuples);
     let what = if heap {
         ("tuple", "tuples")
     } else {
@@ -566,7 +588,7 @@ pub fn advise(
             )
         };
         parts.push(format!(
-            "it also meets bytes PostgreSQL never writes{hit}: {}; a query that reads them may get wrong values or fail with an error",
+            "it also meets bytes PostgreSQL never writes{hit}: {}; a query that reads them may get wrong values, fail with an error, or crash the backend (signal 11, and every session restarts): read them on a copy, never on the primary",
             wrong_words
                 .iter()
                 .map(|w| w.as_str())
@@ -632,13 +654,19 @@ pub fn advise(
     } else {
         parts.join("; ")
     };
+    // The server reads through the page's own line pointers, rebuilt or not.
+    let seen = if read_rebuilt {
+        plural(header_tuples.len(), "line pointer", "line pointers")
+    } else {
+        n.clone()
+    };
     let header = |off| read_u16(page, off, opts.endian).unwrap_or(0);
     // PageIsVerified returns the page under ignore_checksum_failure only when its header is
     // sane: a checksum failure on an insane header stays an error.
     let sane = crate::page::verify::header_is_sane(page, opts.endian);
     let ignore_checksum_failure = match verdict.status {
         PageStatus::Mismatch if sane => format!(
-            "ignore_checksum_failure = on lets the server read this page as it is (WARNING: page verification failed, calculated checksum {} but expected {}): it sees pd_lower {}, pd_upper {}, pd_special {} and {n}; {structure}. The next write of the page stores a fresh checksum over the damaged bytes, after which no checksum shows the damage",
+            "ignore_checksum_failure = on lets the server read this page as it is (WARNING: page verification failed, calculated checksum {} but expected {}): it sees pd_lower {}, pd_upper {}, pd_special {} and {seen}; {structure}. The next write of the page stores a fresh checksum over the damaged bytes, after which no checksum shows the damage",
             verdict.computed.unwrap_or(0),
             verdict.stored,
             header(12),
@@ -673,7 +701,7 @@ pub fn advise(
         known,
         header_sane: sane,
         flips: bit_flips.as_ref().map_or(0, |f| f.candidates.len()),
-        tuples: &tuples,
+        tuples: &header_tuples,
         damaged: &damaged,
         freeze: &freeze,
         unreached: &unreached,
@@ -691,6 +719,7 @@ pub fn advise(
         torn_refused: older
             .filter(|t| heap && !t.sectors.is_empty())
             .and_then(|t| torn_rebuilt(page, opts.endian, t).err()),
+        torn_rebuilt: read_rebuilt,
         torn_sectors: older_sectors,
         torn_moved: moved,
         freeze,

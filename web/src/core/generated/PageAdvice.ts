@@ -48,6 +48,13 @@ torn_moved: number,
  */
 torn_refused: string | null, 
 /**
+ * A torn page whose header and line pointers are the older write, read through the
+ * newer write's array rebuilt from its tuples: `tuples` are those the rebuilt array
+ * finds, `damaged` the older header's line pointers that lead to other bytes (the ones
+ * the server reads through).
+ */
+torn_rebuilt: boolean, 
+/**
  * Of `damaged`, the tuples whose only findings are an xmin or xmax the server cannot
  * look up (before the oldest xid or relfrozenxid, past nextXid, a MultiXactId out of
  * range: "could not access status of transaction", "found xmin %u from before

@@ -1077,11 +1077,15 @@ fn file_blocks(
                 } else {
                     stale_evidence(&mut b, &rows);
                 }
-            } else {
+            } else if !header_older {
                 stale_evidence(&mut b, &rows);
             }
+            // An older header's line pointers lead to other tuples than the page's rows are
+            // under: the stale versions are named where the rebuilt array reads them.
             let rebuilt = if header_older {
-                rebuild_header_older(page, absolute, endian, rel, held.as_ref(), &mut b)
+                let r = rebuild_header_older(page, absolute, endian, rel, held.as_ref(), &mut b);
+                stale_evidence(&mut b, r.as_ref().unwrap_or(&rows));
+                r
             } else {
                 None
             };
@@ -1180,7 +1184,7 @@ fn rebuild_header_older(
         .map(|i| i.lp)
         .collect();
     b.evidence.push(format!(
-        "the newer write's line pointer array, rebuilt from the tuples themselves (each tuple that tiles the page from its end, under the line pointer its t_ctid or, for a version updated since, the table's index names): {}, {} redirected to {} newest {} (the roots from the table's unique index){}; pgpage reads the rows through it, and so does the page pgpage repair --torn builds",
+        "pgpage rebuilt the newer write's line pointers from its tuples: {}, {} redirected to {} newest {}{}. It reads the rows through them, and repair --torn writes them. (Each tuple that tiles the page from its end goes under the line pointer its t_ctid names, or, for a version updated since, the one the table's unique index names.)",
         crate::words::plural(count(LP_NORMAL), "tuple", "tuples"),
         crate::words::plural(count(LP_REDIRECT), "HOT root", "HOT roots"),
         if count(LP_REDIRECT) == 1 { "its" } else { "their" },
