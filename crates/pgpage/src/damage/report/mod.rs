@@ -2780,10 +2780,10 @@ fn steps(r: &Report) -> Vec<String> {
             .blocks()
             .any(|(_, b)| b.server.is_some() && b.rows.is_some() && b.damage == Damage::Torn);
         out.push(format!(
-            "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on makes the server zero each of them in memory as it reads it, and VACUUM then writes the zeros: every row on them is gone for good.\nignore_checksum_failure = on reads a page whose header is sane in spite of its checksum, its bytes as they are: a flipped bit's value comes back wrong{}; count(*) and every other aggregate over the table are then wrong too. It does nothing for a page whose header is not sane.",
+            "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on: the server zeroes each of them in memory as it reads it, and VACUUM writes the zeros. Every row on them is gone for good.\nignore_checksum_failure = on: the server reads a page whose header is sane despite its checksum, its bytes as they are. A flipped bit's value comes back wrong.{} count(*) and every other aggregate over the table are then wrong too. It does nothing for a page whose header is not sane.",
             refused.join(", "),
             if torn_refused {
-                ", and a torn page's line pointers land on other rows' bytes: rows come back under other ctids or twice, versions removed since come back, and a query that reaches a line pointer landing inside another tuple fails (for example \"compressed pglz data is corrupt\" or \"invalid memory alloc request size\") or crashes its server process (a segmentation fault, after which the server restarts every session): read such a page this way only on a copy no one else uses"
+                " A torn page's line pointers land on other rows' bytes: rows come back under other ctids or twice, and versions removed since come back. A query that reaches a line pointer inside another tuple fails (\"compressed pglz data is corrupt\", \"invalid memory alloc request size\") or crashes its server process (a segmentation fault), and the server restarts every session. Read such a page this way only on a copy no one else uses."
             } else {
                 ""
             }
@@ -2830,7 +2830,7 @@ fn steps(r: &Report) -> Vec<String> {
             .filter(|(rel, b)| index_block(rel.relkind.as_deref(), b))
             .collect();
         out.push(format!(
-            "{}; the table's rows are not in an index, so rebuilding it from the table loses nothing, while an older copy of the page (from a backup or a WAL image) spliced into the live index would disagree with the table and its neighbour pages: {}",
+            "{}: {}. Rebuilding an index from its table loses nothing. An older copy of the page (from a backup or a WAL image) spliced into the live index would disagree with the table and its neighbour pages.",
             if zero_only {
                 String::from(
                     "An index page that is all zeros where the index's links lead makes the server refuse every scan and insert that reaches it (\"Please REINDEX it.\")",
@@ -2871,11 +2871,11 @@ fn zeroed_heap_step(r: &Report, rel: &Relation, zeroed: &[String]) -> String {
         .collect();
     let fallout = match indexes.as_slice() {
         [] => String::from(
-            "any index of the table still holds entries pointing into it: a query that follows one (an index or bitmap heap scan) finds no tuple there and returns nothing for that row, without an error",
+            "Any index of the table still holds entries pointing into it. A query that follows one (an index or bitmap heap scan) finds no tuple there and returns nothing for that row, without an error.",
         ),
         list => format!(
-            "{} {} still {} entries pointing into it: a query that follows one (an index or bitmap heap scan) finds no tuple there and returns nothing for that row, without an error (an index-only scan may still return the row's indexed columns while the visibility map marks the block all-visible)",
-            if list.len() == 1 { "its index" } else { "its indexes" },
+            "{} {} still {} entries pointing into it. A query that follows one (an index or bitmap heap scan) finds no tuple there and returns nothing for that row, without an error. (An index-only scan may still return the row's indexed columns while the visibility map marks the block all-visible.)",
+            if list.len() == 1 { "Its index" } else { "Its indexes" },
             list.join(", "),
             if list.len() == 1 { "holds" } else { "hold" }
         ),
@@ -2896,7 +2896,7 @@ fn zeroed_heap_step(r: &Report, rel: &Relation, zeroed: &[String]) -> String {
         ),
     };
     format!(
-        "{} {blocks} of {name} {} all zeros, which the server reads as empty without an error: a sequential scan silently misses its rows, and {fallout}; restore the page, or {reindex} so that they agree with the table, whose rows there are then gone from every query",
+        "{} {blocks} of {name} {} all zeros. The server reads it as empty, without an error: a sequential scan silently misses its rows. {fallout} Restore the page, or {reindex} so that they agree with the table; its rows there are then gone from every query.",
         if zeroed.len() == 1 { "Block" } else { "Blocks" },
         if zeroed.len() == 1 { "is" } else { "are" }
     )
