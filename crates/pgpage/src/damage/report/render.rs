@@ -120,7 +120,7 @@ fn read_as_empty(b: &Block) -> bool {
 }
 
 /// What a redacted report leaves out, said once at its top.
-const REDACTED_WORDS: &str = "Row data redacted: column values and keys are left out (keys are counted); names, blocks, offsets, counts and LSNs are kept.";
+const REDACTED_WORDS: &str = "Row data redacted: column values and keys are left out (keys are counted); names, blocks, offsets, counts, LSNs and the system identifier are kept.";
 
 /// A bit-flip candidate in one line; `q` quotes a field or value (a backquote in Markdown).
 fn flip_line(f: &super::BitFlip, q: &str) -> String {
