@@ -411,7 +411,12 @@ pub fn stream_rows(
         .with_damaged(args.include_damaged);
     // Printed or only counted, a damaged page's rows are the incident report's: a torn page's
     // read through the line pointers it rebuilds, so that `rows` and `report` give one count.
-    let (torn, suspects) = report_hints(relation.paths);
+    // The report reads the table's indexes too: only worth it when a page is damaged.
+    let (torn, suspects) = if any_page_problem(&files, relation.checksums) {
+        report_hints(relation.paths)
+    } else {
+        (BTreeMap::new(), BTreeMap::new())
+    };
     writer = writer.with_torn(torn).with_suspects(suspects);
     let mut keys_unknown = false;
     if args.include_damaged {
@@ -723,6 +728,20 @@ fn chunk(
         }
     }
     c
+}
+
+/// Whether some page of the files is one the server refuses or reads wrong
+/// ([`page_problem`]); stops at the first.
+fn any_page_problem(files: &[HeapFile], checksums: ChecksumsKnown) -> bool {
+    files.iter().any(|f| {
+        let bs = f.block_size.len();
+        let mut page = vec![0u8; bs];
+        (0..f.len.checked_div(bs as u64).unwrap_or(0)).any(|block| {
+            let (got, _) = read_full_at(&f.file, &mut page, block.saturating_mul(bs as u64));
+            let absolute = f.block_size.absolute_block(f.segment, block as u32);
+            got == bs && page_problem(&page, absolute, f.endian, checksums).is_some()
+        })
+    })
 }
 
 /// The first pass of `--include-damaged`: the keys of the live rows on every page that
