@@ -52,7 +52,7 @@ function notATuple(x: {
   const nulls = (x.t_infomask! & 0x0001) !== 0;
   const expected = maxalign(23 + (nulls ? Math.ceil(natts / 8) : 0));
   if (hoff !== expected)
-    return `tuple data should begin at byte ${expected}, but actually begins at byte ${hoff} (${natts} attributes, ${nulls ? 'has nulls' : 'no nulls'})`;
+    return `tuple data should begin at byte ${expected}, but actually begins at byte ${hoff} (${natts === 1 ? '1 attribute' : `${natts} attributes`}, ${nulls ? 'has nulls' : 'no nulls'})`;
   return null;
 }
 
@@ -153,4 +153,42 @@ test('the problem list as a PNG: every line of text inside the picture, none dra
     }
   }
   expect(over, 'text drawn over other text').toEqual([]);
+});
+
+test("the torn page's items: a mark on each line pointer whose bytes verify_heapam takes for no tuple, none on an intact page", async ({ page }) => {
+  test.setTimeout(300_000);
+  await page.goto('/');
+  await drop(page);
+  const open = async (block: number) => {
+    await page
+      .locator(`[data-testid=problem][data-block="${block}"][data-path$="${made.heap}"], [data-testid=finding][data-block="${block}"] button.finding-open`)
+      .first()
+      .click();
+    await expect(page.locator(`[data-testid=page-view][data-block="${block}"]`)).toHaveAttribute('data-status', /./);
+  };
+  await open(TORN);
+  const items = page.getByTestId('items-panel');
+  await expect(items.locator('tbody tr').first()).toBeVisible();
+  const marked = items.locator('tbody tr[data-not-tuple]');
+  const lps = (await marked.evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-lp'))))).sort((a, b) => a - b);
+  expect(lps).toEqual([...made.notTuples.keys()].sort((a, b) => a - b));
+  // Each mark says so in the row, in verify_heapam's words, and shows no tuple header field.
+  for (const [lp, why] of made.notTuples) {
+    const row = items.locator(`tbody tr[data-lp="${lp}"]`);
+    const mark = row.locator('td[data-col=not_a_tuple]');
+    await expect(mark).toBeVisible();
+    await expect(mark).toContainText(`not a tuple: ${why}`);
+    await expect(row.locator('td[data-col=t_xmin]')).toHaveCount(0);
+  }
+  await marked.first().scrollIntoViewIfNeeded();
+  await page.screenshot({ path: test.info().outputPath('torn-items.png') });
+
+  await page.keyboard.press('Control+g');
+  await page.getByTestId('goto-input').fill(String(INTACT));
+  await page.getByTestId('goto-input').press('Enter');
+  await expect(page.locator(`[data-testid=page-view][data-block="${INTACT}"]`)).toHaveAttribute('data-status', 'ok');
+  await expect(items.locator('tbody tr').first()).toBeVisible();
+  expect(await items.locator('tbody tr').count()).toBeGreaterThan(20);
+  await expect(items.locator('tbody tr[data-not-tuple]')).toHaveCount(0);
+  await expect(items.locator('tbody td[data-col=t_xmin]').first()).not.toBeEmpty();
 });
