@@ -35,7 +35,7 @@ function scrolledAway(el: HTMLElement): Set<Element> {
 
 /** A copy of `el` without its controls and the hex rows out of sight, canvases paired with
  * the originals whose pictures they stand for. */
-function copyOf(el: HTMLElement, away: Set<Element>): { copy: HTMLElement; canvases: Map<HTMLCanvasElement, HTMLCanvasElement> } {
+export function copyOf(el: HTMLElement, away: Set<Element>): { copy: HTMLElement; canvases: Map<HTMLCanvasElement, HTMLCanvasElement> } {
   const canvases = new Map<HTMLCanvasElement, HTMLCanvasElement>();
   const copy = (n: Node): Node | null => {
     // A button styled as a link names what it opens (a file's path): its words are content;
@@ -66,7 +66,7 @@ function copyOf(el: HTMLElement, away: Set<Element>): { copy: HTMLElement; canva
 }
 
 /** Rows a long list keeps in its picture (`data-png-most` on the list says how many). */
-function cutLongLists(copy: HTMLElement): void {
+export function cutLongLists(copy: HTMLElement): void {
   for (const list of copy.querySelectorAll<HTMLElement>('[data-png-most]')) {
     const most = Number(list.dataset.pngMost);
     // A virtualized list's spacers stand for rows that are not in the document.
