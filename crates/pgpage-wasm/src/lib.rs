@@ -527,6 +527,17 @@ fn decode_hinted(
         flag_names: &d.header.flag_names,
         items: &d.items,
         special: &d.special,
+        not_tuples: d
+            .not_tuples
+            .iter()
+            .filter_map(|x| {
+                Some(NotTuple {
+                    lp: x.item?,
+                    code: x.finding.code(),
+                    message: x.message(),
+                })
+            })
+            .collect(),
     })
     .map_err(|e| JsError::new(&format!("cannot serialize the decoded page: {e}")))?;
     Ok(out)
@@ -556,6 +567,18 @@ struct PageColumns<'a> {
     flag_names: &'a [&'static str],
     items: &'a pgpage::am::decoded::Items,
     special: &'a Option<pgpage::am::decoded::Special>,
+    not_tuples: Vec<NotTuple>,
+}
+
+/// A heap item whose line pointer or tuple header verify_heapam rejects before it reads the
+/// tuple (`DecodedPage::not_tuples`): its row's header columns are other bytes.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[derive(serde::Serialize)]
+pub(crate) struct NotTuple {
+    lp: u16,
+    code: &'static str,
+    /// verify_heapam's message, its numbers filled in.
+    message: String,
 }
 
 /// A VM or FSM page as a map: `values` per heap block (VM: VISIBILITYMAP_ALL_VISIBLE 1 |

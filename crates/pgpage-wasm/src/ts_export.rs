@@ -30,6 +30,7 @@ fn export(cfg: &Config) {
     crate::rows::ChunkJs::export_all(cfg).unwrap();
     crate::rows::TupleJs::export_all(cfg).unwrap();
     crate::FindingRow::export_all(cfg).unwrap();
+    crate::NotTuple::export_all(cfg).unwrap();
     crate::FsmPage::export_all(cfg).unwrap();
     pgpage::am::maps::layout::VmBits::export_all(cfg).unwrap();
     pgpage::file::RelationFileName::export_all(cfg).unwrap();

@@ -16,6 +16,12 @@ import './lists.css';
 /** The contract's promise: this many problem rows are all in the DOM. */
 export const ALL_IN_DOM = 1000;
 const ROW_ESTIMATE = 24;
+/** Rows a list's picture keeps (share/png.ts); it says how many more there are. A list of
+ * thousands would be a picture too tall to read or to paste. */
+export const PNG_ROWS = 60;
+
+/** The picture's cut of a list of `total` `noun`. */
+const pngCut = (total: number, noun: string) => ({ 'data-png-most': PNG_ROWS, 'data-png-total': total, 'data-png-noun': noun });
 const OVERSCAN = 20;
 
 interface ListProps {
@@ -51,7 +57,7 @@ function AllRows(p: ListProps) {
   return (
     <table className="problems">
       <Head />
-      <tbody>
+      <tbody {...pngCut(p.problems.length, 'problem pages')}>
         {p.problems.map((x) => (
           <ProblemRow key={`${x.f.id}:${x.p.block}`} x={x} current={isSelected(x, p.sel)} onPick={p.onPick} />
         ))}
@@ -82,7 +88,7 @@ function RowsInView(p: ListProps) {
     <div className="list-scroll" ref={box} data-testid="problems-scroll">
       <table className="problems">
         <Head />
-        <tbody>
+        <tbody {...pngCut(p.problems.length, 'problem pages')}>
           {before > 0 && (
             <tr className="spacer" aria-hidden="true" style={{ height: before }}>
               <td colSpan={7} />
@@ -199,7 +205,7 @@ export function FileFindings({ files, onPick, part = 'all' }: { files: readonly 
   if (rows.length === 0 && offFiles.length === 0 && pageRows.length === 0) return null;
   const names = offFiles.slice(0, 5).map((f) => f.path);
   return (
-    <ul className="file-findings">
+    <ul className="file-findings" data-png-most={PNG_ROWS} data-png-noun="findings">
       {offFiles.length > 0 && (
         <li data-testid="file-finding" data-code={off} data-files={offFiles.length}>
           {offFiles.length === 1 ? <code>{names[0]}</code> : `${offFiles.length} files (${names.join(', ')}${offFiles.length > names.length ? ', …' : ''})`}: no
@@ -274,7 +280,7 @@ export function RoutineNotes({ files, onPick }: { files: readonly FileEntry[]; o
                 Note, {rows.length === 1 ? '1 page' : `${rows.length.toLocaleString('en-US')} pages`} in{' '}
                 {fileCount === 1 ? '1 file' : `${fileCount.toLocaleString('en-US')} files`}: {sentence(rows[0].x.message)}
               </summary>
-              <ul>
+              <ul {...pngCut(rows.length, 'pages')}>
                 {rows.map(({ f, x }) => (
                   <li key={`${f.id}:${x.block}`} data-testid="page-finding" data-file={f.name} data-path={f.path} data-code={x.code} data-block={x.block}>
                     <button
@@ -341,11 +347,21 @@ export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]
   return (
     <>
       {(rows.length > 0 || unlisted.length > 0) && (
-        <ul className="file-findings" data-testid="amcheck-findings" data-findings={rows.length}>
+        <ul
+          className="file-findings"
+          data-testid="amcheck-findings"
+          data-findings={rows.length}
+          {...(all ? pngCut(rows.length + unlisted.length, 'lines') : {})}
+        >
           {shown.map(row)}
           {shown.length < rows.length && (
             <li>
-              <button type="button" data-testid="amcheck-all" onClick={() => setAll(true)}>
+              <button
+                type="button"
+                data-testid="amcheck-all"
+                data-png-words={`… and ${(rows.length - shown.length).toLocaleString('en-US')} more amcheck findings, not in this picture`}
+                onClick={() => setAll(true)}
+              >
                 Show all {rows.length.toLocaleString('en-US')} amcheck findings
               </button>
             </li>
@@ -365,13 +381,18 @@ export function AmcheckFindings({ files, onPick }: { files: readonly FileEntry[]
             {onRefused.length.toLocaleString('en-US')} on {refusedWithFindings.toLocaleString('en-US')} {refusedWithFindings === 1 ? 'page' : 'pages'} the
             server refuses anyway
           </h4>
-          <ul className="file-findings">
+          <ul className="file-findings" {...(allRefused ? pngCut(onRefused.length, 'findings') : {})}>
             {shownRefused.map(row)}
             {/* A few first: the problem pages are listed above, and a torn or misplaced
                 page can fault every one of its items. */}
             {shownRefused.length < onRefused.length && (
               <li>
-                <button type="button" data-testid="amcheck-refused-all" onClick={() => setAllRefused(true)}>
+                <button
+                  type="button"
+                  data-testid="amcheck-refused-all"
+                  data-png-words={`… and ${(onRefused.length - shownRefused.length).toLocaleString('en-US')} more findings on these pages, not in this picture`}
+                  onClick={() => setAllRefused(true)}
+                >
                   Show all {onRefused.length.toLocaleString('en-US')} findings on these pages
                 </button>
               </li>

@@ -3,6 +3,7 @@
 // the one TypeScript copy of each, here beside the door that parses it.
 import type { StatusCounts } from '../lib/status';
 import type { Chance, ChecksumCounts, FileFinding } from '../worker/protocol';
+import type { NotTuple } from './generated';
 
 /** `FileVerdictJs.json`: what the verdict of a file says beside its typed arrays. */
 export interface FileVerdictDetails {
@@ -38,6 +39,8 @@ export interface DecodedColumns {
   flag_names: string[];
   items: Record<string, unknown>[];
   special: Record<string, unknown> | null;
+  /** The heap items whose bytes verify_heapam takes for no tuple: their header columns are other bytes. */
+  not_tuples: NotTuple[];
 }
 
 /** CONTRACTS.md `report --json`, as the panel reads it. */

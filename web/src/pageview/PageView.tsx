@@ -17,7 +17,7 @@ import { DamagePanel, type FlipMark } from '../damage/DamagePanel';
 import { DAMAGE, rowsSentence, sentence as reportSentence } from '../report/ReportPanel';
 import { findingAt, shownReport } from '../report/shown';
 import { useLabEdit } from '../lab/useLabEdit';
-import { loadWasm, runTexts, type Wasm } from '../core';
+import { loadWasm, runTexts, type NotTuple, type Wasm } from '../core';
 import { HexView, type ByteProvider, type ByteRange } from '../components/HexView';
 import { MapPanel } from './MapPanel';
 import './pageview.css';
@@ -470,6 +470,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
             <Items
               items={decoded.items}
               counted={decoded.items_counted}
+              notTuples={decoded.not_tuples}
               spans={decoded.spans}
               selected={item}
               reveal={reveal?.to === 'row' ? reveal.n : 0}
@@ -573,6 +574,8 @@ const Items = memo(function Items(p: {
   items: Record<string, unknown>[];
   /** The core's word on whether the page's own header and line pointers count its items. */
   counted: boolean;
+  /** The core's word on which items' bytes are no tuple (verify_heapam's rules). */
+  notTuples: readonly NotTuple[];
   spans: Span[];
   selected: number | null;
   /** Changes when a byte of the dump selected an item: its row scrolls into the table's view. */
@@ -581,6 +584,9 @@ const Items = memo(function Items(p: {
   onHover(span: Span | null): void;
 }) {
   const cols = Object.keys(p.items[0]);
+  const notTuple = useMemo(() => new Map(p.notTuples.map((x) => [x.lp, x.message])), [p.notTuples]);
+  // A row that is no tuple keeps its line pointer's columns; the rest is one mark.
+  const lpCols = cols.filter((c) => LINE_POINTER_COLUMNS.has(c));
   const lpOf = (row: Record<string, unknown>, i: number): number => Number(row.lp ?? row.itemoffset ?? i + 1);
   const byCell = useMemo(() => {
     const m = new Map<string, Span>();
@@ -624,10 +630,12 @@ const Items = memo(function Items(p: {
           <tbody>
             {p.items.map((row, i) => {
               const lp = lpOf(row, i);
+              const why = notTuple.get(lp);
               return (
                 <tr
                   key={i}
                   data-lp={lp}
+                  data-not-tuple={why === undefined ? undefined : 'true'}
                   tabIndex={0}
                   aria-selected={p.selected === lp}
                   className={p.selected === lp ? 'sel' : undefined}
@@ -638,7 +646,7 @@ const Items = memo(function Items(p: {
                     p.onSelect(lp);
                   }}
                 >
-                  {cols.map((c) => {
+                  {(why === undefined ? cols : lpCols).map((c) => {
                     const s = byCell.get(`${lp}:${c}`);
                     const text = cell(row[c]);
                     // Opaque bytes (t_data, data) show cut to one line; the title holds them whole.
@@ -649,6 +657,16 @@ const Items = memo(function Items(p: {
                       </td>
                     );
                   })}
+                  {why !== undefined && (
+                    <td
+                      data-col="not_a_tuple"
+                      className="not-tuple"
+                      colSpan={cols.length - lpCols.length}
+                      title="The bytes this line pointer frames are no tuple header: verify_heapam checks the item no further, and the header columns pageinspect would print from them are left out"
+                    >
+                      not a tuple: {why}
+                    </td>
+                  )}
                 </tr>
               );
             })}

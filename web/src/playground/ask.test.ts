@@ -9,6 +9,7 @@ const decoded = (d: Partial<DecodedColumns>): DecodedColumns => ({
   flag_names: [],
   items: [],
   special: null,
+  not_tuples: [],
   ...d,
 });
 

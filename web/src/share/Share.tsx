@@ -132,7 +132,7 @@ export function PngButton(
     name?: string;
   },
 ) {
-  const [msg, setMsg] = useState<{ text: string; caption: string; slices?: number; columns?: string } | null>(null);
+  const [msg, setMsg] = useState<{ text: string; caption: string; slices?: number; columns?: string; boxes?: string } | null>(null);
   const [busy, setBusy] = useState(false);
   return (
     <span className="share" data-noprint="">
@@ -156,7 +156,14 @@ export function PngButton(
               : undefined;
           exportPng(el, lines, p.name ?? pngName(p.entry.path, p.block, p.suffix), card)
             .then(
-              async ({ text, slices, columns }) => setMsg({ text, caption: (await lines).join('\n'), slices, columns: JSON.stringify(columns) }),
+              async ({ text, slices, columns, boxes }) =>
+                setMsg({
+                  text,
+                  caption: (await lines).join('\n'),
+                  slices,
+                  columns: JSON.stringify(columns),
+                  boxes: JSON.stringify(boxes.map((b) => [b.x, b.y, b.w, b.h])),
+                }),
               (err: unknown) => setMsg({ text: `could not make the picture: ${err instanceof Error ? err.message : String(err)}`, caption: '' }),
             )
             .finally(() => setBusy(false));
@@ -166,8 +173,16 @@ export function PngButton(
       </button>
       {msg && (
         // data-slices: how many tasks painted the picture (each short: the page stays responsive);
-        // data-columns: where each table column's text was drawn (none runs into the next).
-        <span role="status" data-testid={`${p.testid}-status`} data-caption={msg.caption} data-slices={msg.slices} data-columns={msg.columns}>
+        // data-columns: where each table column's text was drawn (none runs into the next);
+        // data-boxes: [x, y, width, height] of every run of text in the picture's pixels.
+        <span
+          role="status"
+          data-testid={`${p.testid}-status`}
+          data-caption={msg.caption}
+          data-slices={msg.slices}
+          data-columns={msg.columns}
+          data-boxes={msg.boxes}
+        >
           {' '}
           {msg.text}
         </span>

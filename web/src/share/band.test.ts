@@ -1,6 +1,6 @@
 // The caption burned into exported pictures and their file names.
 import { describe, expect, it } from 'vitest';
-import { bandHeight, bandLines, BAND_LINE_PX, BAND_PAD_PX, listBandLines, listPngName, mapBandLines, pngName } from './band';
+import { bandHeight, bandLines, BAND_LINE_PX, BAND_PAD_PX, LIST_BAND_NOTES, listBandLines, listPngName, mapBandLines, pngName } from './band';
 
 describe('picture band', () => {
   it('names file, block, relation block, both checksums in three forms, status and version', () => {
@@ -60,6 +60,12 @@ describe('picture band', () => {
     );
     expect(many[1].length).toBe(160);
     expect(many[1].endsWith('…')).toBe(true);
+    // Notes a line each up to LIST_BAND_NOTES, then one line counting the rest.
+    const notes = Array.from({ length: LIST_BAND_NOTES + 3 }, (_, i) => `f block ${i}: all-zero`);
+    const noted = listBandLines([{ path: 'f', block: 0, status: 'mismatch' }], '1', notes);
+    expect(noted).toHaveLength(2 + LIST_BAND_NOTES + 2);
+    expect(noted.slice(2, 2 + LIST_BAND_NOTES)).toEqual(notes.slice(0, LIST_BAND_NOTES));
+    expect(noted[2 + LIST_BAND_NOTES]).toBe('… and 3 more notes of all-zero pages between rows, not in this band');
   });
   it('names the problem list after its one relation, else its one file', () => {
     const rel = ['forensic', 'public.orders'] as const;

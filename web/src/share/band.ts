@@ -55,8 +55,12 @@ export interface ListedProblem {
 /** Longest summary line of the problem list's band before it is cut with "…". */
 const LIST_LINE_CHARS = 160;
 
+/** Notes the problem list's band names a line each; the rest it counts in one line. */
+export const LIST_BAND_NOTES = 5;
+
 /** The problem list's band: how many pages in how many files, which blocks by file (with its
- * relation) and status, then `notes` (the all-zero pages between rows), a line each. */
+ * relation) and status, then `notes` (the all-zero pages between rows), a line each up to
+ * LIST_BAND_NOTES. */
 export function listBandLines(problems: readonly ListedProblem[], version: string, notes: readonly string[] = []): string[] {
   const files = new Set(problems.map((p) => p.path));
   const counts = new Map<StatusName, number>();
@@ -76,7 +80,10 @@ export function listBandLines(problems: readonly ListedProblem[], version: strin
   return [
     `Problem pages: ${plural(problems.length, 'page')} in ${plural(files.size, 'file')} (${byStatus}) — problem list`,
     where,
-    ...notes,
+    ...notes.slice(0, LIST_BAND_NOTES),
+    ...(notes.length > LIST_BAND_NOTES
+      ? [`… and ${(notes.length - LIST_BAND_NOTES).toLocaleString('en-US')} more notes of all-zero pages between rows, not in this band`]
+      : []),
     versionLine(version),
   ];
 }

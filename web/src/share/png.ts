@@ -35,28 +35,63 @@ function scrolledAway(el: HTMLElement): Set<Element> {
 
 /** A copy of `el` without its controls and the hex rows out of sight, canvases paired with
  * the originals whose pictures they stand for. */
-function copyOf(el: HTMLElement, away: Set<Element>): { copy: HTMLElement; canvases: Map<HTMLCanvasElement, HTMLCanvasElement> } {
+export function copyOf(el: HTMLElement, away: Set<Element>): { copy: HTMLElement; canvases: Map<HTMLCanvasElement, HTMLCanvasElement> } {
   const canvases = new Map<HTMLCanvasElement, HTMLCanvasElement>();
   const copy = (n: Node): Node | null => {
-    // A button styled as a link names what it opens (a file's path): its words are content.
-    if (n instanceof HTMLButtonElement && n.classList.contains('link')) {
-      const words = document.createElement('span');
-      words.className = 'link';
-      words.textContent = n.textContent;
-      return words;
+    // A button styled as a link names what it opens (a file's path): its words are content;
+    // so are a "show all" button's words for the picture (data-png-words: what it leaves out).
+    const words = n instanceof HTMLButtonElement ? (n.dataset.pngWords ?? (n.classList.contains('link') ? n.textContent : null)) : null;
+    if (words !== null) {
+      const w = document.createElement('span');
+      w.className = n instanceof HTMLElement && n.classList.contains('link') ? 'link' : 'png-words';
+      w.textContent = words;
+      return w;
     }
     if (n instanceof Element && (away.has(n) || n.matches(CONTROLS))) return null;
     const c = n.cloneNode(false);
     if (n instanceof HTMLCanvasElement) canvases.set(c as HTMLCanvasElement, n);
     // Ids stay unique on the page while the copy is in it (labels and ARIA point at them).
     if (c instanceof Element) c.removeAttribute('id');
+    // A closed <details> shows its summary only. Copied whole, its hidden content would be
+    // laid out (the copy makes every part visible) in the summary's line, under what follows.
+    const closed = n instanceof HTMLDetailsElement && !n.open;
     for (let k = n.firstChild; k; k = k.nextSibling) {
+      if (closed && !(k instanceof HTMLElement && k.tagName === 'SUMMARY')) continue;
       const kc = copy(k);
       if (kc) c.appendChild(kc);
     }
     return c;
   };
   return { copy: copy(el) as HTMLElement, canvases };
+}
+
+/** Rows a long list keeps in its picture (`data-png-most` on the list says how many). */
+export function cutLongLists(copy: HTMLElement): void {
+  for (const list of copy.querySelectorAll<HTMLElement>('[data-png-most]')) {
+    const most = Number(list.dataset.pngMost);
+    // A virtualized list's spacers stand for rows that are not in the document.
+    for (const s of list.querySelectorAll(':scope > [aria-hidden=true]')) s.remove();
+    const rows = [...list.children];
+    const total = Math.max(rows.length, Number(list.dataset.pngTotal ?? rows.length));
+    for (const r of rows.slice(most)) r.remove();
+    const kept = Math.min(most, rows.length);
+    if (total <= kept) continue;
+    const more = `… and ${(total - kept).toLocaleString('en-US')} more ${list.dataset.pngNoun ?? 'rows'}, not in this picture (${kept.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} shown)`;
+    if (list instanceof HTMLTableSectionElement) {
+      const tr = document.createElement('tr');
+      const td = document.createElement('td');
+      td.colSpan = Math.max(1, list.closest('table')?.querySelector('tr')?.children.length ?? 1);
+      td.className = 'png-words';
+      td.textContent = more;
+      tr.append(td);
+      list.append(tr);
+    } else {
+      const li = document.createElement(list.tagName === 'UL' || list.tagName === 'OL' ? 'li' : 'div');
+      li.className = 'png-words';
+      li.textContent = more;
+      list.append(li);
+    }
+  }
 }
 
 /** Rules for the copy: every part laid out (not skipped as off screen), scroll boxes opened
@@ -68,6 +103,7 @@ const COPY_CSS = `
 .pgpage-png .items-scroll, .pgpage-png .list-scroll, .pgpage-png [data-png-open] { width: max-content !important; max-width: none !important; }
 .pgpage-png th, .pgpage-png thead, .pgpage-png tr { position: static !important; }
 .pgpage-png span.link { color: var(--accent); }
+.pgpage-png .png-words { font-style: italic; }
 `;
 
 /** Marks the element's scroll boxes that hold a table, for the copy to open them whatever
@@ -94,13 +130,22 @@ export interface DrawnColumn {
   right: number;
 }
 
+/** One run of text as it was drawn, in pixels of the picture: the check that nothing is
+ * drawn over anything else and nothing outside the picture. */
+export interface DrawnBox {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
 type Clip = { left: number; right: number; ellipsis: boolean } | null;
 
 async function paint(
   root: HTMLElement,
   ctx: CanvasRenderingContext2D,
   canvases: Map<HTMLCanvasElement, HTMLCanvasElement>,
-): Promise<{ slices: number; columns: DrawnColumn[] }> {
+): Promise<{ slices: number; columns: DrawnColumn[]; boxes: DrawnBox[] }> {
   const origin = root.getBoundingClientRect();
   const range = document.createRange();
   const fonts = new Map<string, { asc: number; desc: number }>();
@@ -117,6 +162,7 @@ async function paint(
     return m;
   };
   const columns = new Map<string, { left: number; right: number }>();
+  const boxes: DrawnBox[] = [];
   // Text is cut where the page cuts it (a t_data cell shows one line, ending in an ellipsis):
   // drawn whole, it would run over the next columns.
   const text = (s: string, r: DOMRect, font: string, color: string, clip: Clip, col: string | null) => {
@@ -154,6 +200,7 @@ async function paint(
     }
     ctx.fillText(s, r.left - origin.left, r.top - origin.top + (r.height - (m.asc + m.desc)) / 2 + m.asc);
     ctx.restore();
+    boxes.push({ x: left, y: r.top - origin.top, w: right - left, h: r.height });
     if (col !== null) {
       const c = columns.get(col);
       columns.set(col, c ? { left: Math.min(c.left, left), right: Math.max(c.right, right) } : { left, right });
@@ -232,7 +279,11 @@ async function paint(
   };
   await visit(root, null, null);
   range.detach();
-  return { slices, columns: [...columns].map(([c, x]) => ({ col: c, left: Math.round(x.left * 10) / 10, right: Math.round(x.right * 10) / 10 })) };
+  return {
+    slices,
+    columns: [...columns].map(([c, x]) => ({ col: c, left: Math.round(x.left * 10) / 10, right: Math.round(x.right * 10) / 10 })),
+    boxes,
+  };
 }
 
 /** The page map canvas's rows, for block numbers beside them (PageMap's data-cols/-cell). */
@@ -267,11 +318,12 @@ export async function renderWithBand(
   el: HTMLElement,
   lines: Promise<string[]>,
   prepare?: (copy: HTMLElement) => Promise<void>,
-): Promise<{ canvas: HTMLCanvasElement; slices: number; columns: DrawnColumn[] }> {
+): Promise<{ canvas: HTMLCanvasElement; slices: number; columns: DrawnColumn[]; boxes: DrawnBox[] }> {
   const away = scrolledAway(el);
   const unmark = markTableBoxes(el);
   const { copy, canvases } = copyOf(el, away);
   unmark();
+  cutLongLists(copy);
   if (prepare) await prepare(copy);
   const map = mapRows(el);
   const style = document.createElement('style');
@@ -318,10 +370,12 @@ export async function renderWithBand(
     ctx.translate(gutter, 0);
     ctx.scale(scale, scale);
     ctx.textBaseline = 'alphabetic';
-    const { slices, columns } = await paint(copy, ctx, canvases);
+    const { slices, columns, boxes } = await paint(copy, ctx, canvases);
     ctx.restore();
-    drawGutterAndBand(ctx, out, shotHeight, gutter, scale, map, text);
-    return { canvas: out, slices: slices + 3, columns };
+    const drawn = boxes.map((b) => ({ x: gutter + b.x * scale, y: b.y * scale, w: b.w * scale, h: b.h * scale }));
+    drawn.push(...drawGutterAndBand(ctx, out, shotHeight, gutter, scale, map, text));
+    const round = (v: number) => Math.round(v * 10) / 10;
+    return { canvas: out, slices: slices + 3, columns, boxes: drawn.map((b) => ({ x: round(b.x), y: round(b.y), w: round(b.w), h: round(b.h) })) };
   } finally {
     copy.remove();
   }
@@ -337,7 +391,8 @@ function gutterWidth(map: NonNullable<ReturnType<typeof mapRows>>, scale: number
   return Math.ceil(probe.measureText(String((map.rows - 1) * map.cols)).width + 8 * scale);
 }
 
-/** The map's row numbers in the gutter at the left, and the caption band below the picture. */
+/** The map's row numbers in the gutter at the left, and the caption band below the picture;
+ * returns where their text went. */
 function drawGutterAndBand(
   ctx: CanvasRenderingContext2D,
   out: HTMLCanvasElement,
@@ -346,9 +401,10 @@ function drawGutterAndBand(
   scale: number,
   map: ReturnType<typeof mapRows>,
   text: string[],
-): void {
+): DrawnBox[] {
   const band = out.height - shotHeight;
   const colours = bandColours();
+  const boxes: DrawnBox[] = [];
   if (map && gutter > 0) {
     ctx.fillStyle = colours.fg;
     ctx.font = bandFont(11 * scale);
@@ -357,7 +413,11 @@ function drawGutterAndBand(
     // A label every few rows, so that labels of small cells do not overlap.
     const every = Math.max(1, Math.ceil(14 / map.cell));
     for (let r = 0; r < map.rows; r += every) {
-      ctx.fillText(String(r * map.cols), gutter - 4 * scale, (map.top + (r + 0.5) * map.cell) * scale);
+      const label = String(r * map.cols);
+      const w = ctx.measureText(label).width;
+      const y = (map.top + (r + 0.5) * map.cell) * scale;
+      ctx.fillText(label, gutter - 4 * scale, y);
+      boxes.push({ x: gutter - 4 * scale - w, y: y - 5.5 * scale, w, h: 11 * scale });
     }
     ctx.textAlign = 'left';
   }
@@ -378,7 +438,9 @@ function drawGutterAndBand(
       ctx.font = bandFont(px);
     }
     ctx.fillText(line, BAND_PAD_PX * scale, shotHeight + (BAND_PAD_PX + (i + 0.5) * BAND_LINE_PX) * scale);
+    boxes.push({ x: BAND_PAD_PX * scale, y: shotHeight + (BAND_PAD_PX + i * BAND_LINE_PX) * scale, w: Math.min(w, room), h: BAND_LINE_PX * scale });
   });
+  return boxes;
 }
 
 /** Encodes the picture in a worker (png.worker.ts), off the main thread. */
@@ -407,7 +469,8 @@ export function download(blob: Blob, name: string): void {
 
 /**
  * Renders, downloads and copies; `slices` says in how many tasks it was painted, `columns`
- * where each table column's text went (a check that no two run into each other). The clipboard write starts inside the click (a pending
+ * where each table column's text went (a check that no two run into each other), `boxes`
+ * where each run of text went in the picture's pixels (none over another, all inside). The clipboard write starts inside the click (a pending
  * ClipboardItem keeps the user's activation while the picture renders). Resolves to a
  * sentence for the user: what happened, including a refusal by the browser.
  */
@@ -416,7 +479,7 @@ export async function exportPng(
   lines: Promise<string[]>,
   name: string,
   prepare?: (copy: HTMLElement) => Promise<void>,
-): Promise<{ text: string; slices: number; columns: DrawnColumn[] }> {
+): Promise<{ text: string; slices: number; columns: DrawnColumn[]; boxes: DrawnBox[] }> {
   const rendered = renderWithBand(el, lines, prepare);
   const png = rendered.then((r) => toPng(r.canvas));
   let refused: Promise<unknown>;
@@ -430,8 +493,13 @@ export async function exportPng(
   }
   const blob = await png;
   download(blob, name);
-  const { slices, columns } = await rendered;
+  const { slices, columns, boxes } = await rendered;
   const why = await refused;
-  if (why === null) return { text: `saved ${name} and copied the picture`, slices, columns };
-  return { text: `saved ${name}; the browser did not allow copying the picture (${why instanceof Error ? why.message : plainText(why)})`, slices, columns };
+  if (why === null) return { text: `saved ${name} and copied the picture`, slices, columns, boxes };
+  return {
+    text: `saved ${name}; the browser did not allow copying the picture (${why instanceof Error ? why.message : plainText(why)})`,
+    slices,
+    columns,
+    boxes,
+  };
 }

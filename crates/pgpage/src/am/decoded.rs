@@ -146,6 +146,11 @@ pub struct DecodedPage {
     /// and how many tuples the page held is unknown from the page.
     #[serde(skip)]
     pub items_counted: bool,
+    /// The heap items whose line pointer or tuple header verify_heapam rejects before it
+    /// reads the tuple (`heap::check::not_tuples`), with that finding: what `items` shows of
+    /// their "tuple header" is other bytes.
+    #[serde(skip)]
+    pub not_tuples: Vec<ItemFinding>,
 }
 
 impl DecodedPage {

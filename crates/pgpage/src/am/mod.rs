@@ -595,8 +595,32 @@ fn decode_spans(
         let (n, _) = max_offset(&header, r.len());
         spans.flagged_line_pointers().saturating_mul(2) <= usize::from(n)
     };
+    // What a viewer shows as a tuple's header only; the checks flag the same bytes.
+    let not_tuples = match &items {
+        Items::Heap(rows) if kind == PageKind::Heap && !lean => {
+            let ids: Vec<ItemId> = rows
+                .iter()
+                .map(|x| ItemId {
+                    lp: x.lp,
+                    off: x.lp_off,
+                    flags: x.lp_flags,
+                    len: x.lp_len,
+                })
+                .collect();
+            crate::am::heap::check::not_tuples(&r, &ids)
+                .into_iter()
+                .map(|(lp, finding, values)| ItemFinding {
+                    finding,
+                    item: Some(lp),
+                    values,
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     let d = DecodedPage {
         items_counted,
+        not_tuples,
         kind,
         header,
         items,

@@ -273,3 +273,75 @@ fn bloom_and_other_page_ids_in_an_8_byte_special_are_not_gin() {
         );
     }
 }
+
+#[test]
+fn line_pointers_into_the_middle_of_a_tuple_are_no_tuples() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/heap_nulls_frozen/page.bin"
+    );
+    let clean = std::fs::read(path).unwrap();
+    let opts = DecodeOptions::default();
+    assert_eq!(decode_page(&clean, 0, &opts).not_tuples, Vec::new());
+    let lp = |page: &[u8], n: usize| {
+        let at = 24 + 4 * (n - 1);
+        u32::from_le_bytes(page[at..at + 4].try_into().unwrap())
+    };
+    let count = (usize::from(u16::from_le_bytes([clean[12], clean[13]])) - 24) / 4;
+    assert!(count >= 4, "the fixture has tuples to land in");
+    // The lowest tuple: 16 bytes into it, line pointer 2's length still fits the page.
+    let lowest = (1..=count)
+        .map(|n| lp(&clean, n))
+        .filter(|x| (x >> 15) & 3 == 1)
+        .map(|x| x & 0x7fff)
+        .min()
+        .unwrap();
+    let two = lp(&clean, 2);
+    // Line pointer 2 as an older write of the page would leave it: inside another tuple,
+    // its own length kept; line pointer 3 past the page's end.
+    let mut bad = clean.clone();
+    let inside = lowest + 16;
+    bad[28..32].copy_from_slice(&((two & !0x7fff) | inside).to_le_bytes());
+    bad[32..36].copy_from_slice(&(8184u32 | (1 << 15) | (100 << 17)).to_le_bytes());
+    let d = decode_page(&bad, 0, &opts);
+    let marked: Vec<(Option<u16>, Finding)> =
+        d.not_tuples.iter().map(|x| (x.item, x.finding)).collect();
+    // verify_heapam's verdict on the bytes there, worked out here from t_hoff and t_infomask.
+    let at = usize::try_from(inside).unwrap();
+    let (hoff, len) = (
+        usize::from(bad[at + 22]),
+        usize::try_from(two >> 17).unwrap(),
+    );
+    let infomask = u16::from_le_bytes([bad[at + 20], bad[at + 21]]);
+    let natts = usize::from(u16::from_le_bytes([bad[at + 18], bad[at + 19]]) & 0x7ff);
+    let want = if infomask & 1 != 0 {
+        (24 + natts.div_ceil(8)).next_multiple_of(8)
+    } else {
+        24
+    };
+    assert!(
+        hoff > len || hoff != want,
+        "the test puts lp 2 on bytes that break t_hoff's rule"
+    );
+    let two_says = if hoff > len {
+        Finding::HeapHoffPastLength
+    } else {
+        Finding::HeapHoffUnexpected
+    };
+    assert_eq!(
+        marked,
+        vec![(Some(2), two_says), (Some(3), Finding::ItemPastPage)]
+    );
+    assert!(d.not_tuples[0].message().starts_with(if hoff > len {
+        "data begins at offset"
+    } else {
+        "tuple data should begin at byte"
+    }));
+    let Items::Heap(rows) = &d.items else {
+        panic!("heap items")
+    };
+    assert!(
+        rows[1].t_xmin.is_some(),
+        "pageinspect still prints a header there: the mark says it is none"
+    );
+}

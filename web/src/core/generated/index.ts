@@ -27,6 +27,7 @@ export type * from './LeftOut';
 export type * from './LineItem';
 export type * from './LpFlags';
 export type * from './Newer';
+export type * from './NotTuple';
 export type * from './PageAdvice';
 export type * from './PageComparison';
 export type * from './PageDiff';

@@ -379,23 +379,63 @@ fn check_header(h: &Header, id: &ItemId, spans: &mut Spans) -> bool {
     if h.heap_only() && h.infomask & HEAP_UPDATED == 0 {
         spans.flag_item(&htup::T_INFOMASK2, lp, Finding::HeapOnlyNotUpdated);
     }
+    if let Some(values) = hoff_unexpected(h) {
+        spans.flag_item_valued(
+            &htup::T_HOFF,
+            lp,
+            Finding::HeapHoffUnexpected,
+            values.as_slice(),
+        );
+        return false;
+    }
+    h.hoff <= len
+}
+
+/// check_tuple_header's rule for t_hoff: MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(natts))
+/// with a null bitmap, MAXALIGN(SizeofHeapTupleHeader) without. When it is broken, the
+/// numbers HeapHoffUnexpected prints.
+fn hoff_unexpected(h: &Header) -> Option<Values> {
     let natts = usize::from(h.infomask2 & HEAP_NATTS_MASK);
     let expected = if h.infomask & HEAP_HASNULL != 0 {
         maxalign(SIZEOF_HEAP_TUPLE_HEADER.saturating_add(natts.saturating_add(7) / 8))
     } else {
         maxalign(SIZEOF_HEAP_TUPLE_HEADER)
     };
-    if h.hoff != expected {
-        let nulls = u32::from(h.infomask & HEAP_HASNULL != 0);
-        let at = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
-        spans.flag_item_valued(
-            &htup::T_HOFF,
-            lp,
-            Finding::HeapHoffUnexpected,
-            &[at(expected), hoff, at(natts), nulls],
-        );
-    }
-    h.hoff <= len && h.hoff == expected
+    let at = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+    (h.hoff != expected).then(|| {
+        Values::new(&[
+            at(expected),
+            at(h.hoff),
+            at(natts),
+            u32::from(h.infomask & HEAP_HASNULL != 0),
+        ])
+    })
+}
+
+/// The LP_NORMAL line pointers whose bytes are no tuple by verify_heapam's rules, with the
+/// first rule each breaks: its line pointer's ([`lp_problem`]) or its header's t_hoff
+/// (check_tuple_header), after which verify_heapam checks the tuple no further. A header
+/// read there is other bytes: a line pointer of an older write landing inside a newer
+/// write's tuple (a torn page), or a line pointer array of garbage.
+pub(crate) fn not_tuples(r: &Reader, lps: &[ItemId]) -> alloc::vec::Vec<(u16, Finding, Values)> {
+    lps.iter()
+        .filter(|id| id.flags == LP_NORMAL)
+        .filter_map(|id| {
+            if let Some((f, values)) = lp_problem(id, r.len()) {
+                return Some((id.lp, f, values));
+            }
+            let h = Header::read(r, usize::from(id.off))?;
+            if h.hoff > usize::from(id.len) {
+                let hoff = u32::try_from(h.hoff).unwrap_or(u32::MAX);
+                return Some((
+                    id.lp,
+                    Finding::HeapHoffPastLength,
+                    Values::new(&[hoff, u32::from(id.len)]),
+                ));
+            }
+            hoff_unexpected(&h).map(|v| (id.lp, Finding::HeapHoffUnexpected, v))
+        })
+        .collect()
 }
 
 /// verify_heapam's page loop: each line pointer, each valid tuple's header, then the update
