@@ -44,6 +44,10 @@ pub struct ClusterFacts {
     /// `on`, `off` or `unknown`.
     pub data_checksums: String,
     pub block_size: Option<u32>,
+    /// pg_control's latest checkpoint: WAL read to a backup's page must reach past it to
+    /// prove that nothing changed the block since.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_lsn: Option<String>,
 }
 
 /// How bad a damaged block is.
@@ -438,49 +442,70 @@ impl Report {
         // WAL that shows no page magic is still the cluster's: its LSNs print as its release's.
         let lsn_version = version.or(self.cluster.pg_version);
         let lsn_text = |lsn: u64| crate::page::lsn::lsn_text(lsn_version, lsn);
+        let coverage = history.coverage();
+        let checkpoint = self
+            .cluster
+            .checkpoint_lsn
+            .as_deref()
+            .and_then(crate::wal::parse_lsn);
         for rel in &mut self.relations {
             let Some((spc, db, relnode)) = crate::file::datadir::locator_of(&rel.path) else {
                 continue;
             };
             for b in &mut rel.blocks {
-                b.wal_image = history
-                    .blocks()
-                    .find(|(k, _, _)| {
-                        k.fork == 0
-                            && k.block == b.block
-                            && (k.locator.spc_oid, k.locator.db_oid, k.locator.rel_number)
-                                == (spc, db, relnode)
+                let seen = history.blocks().find(|(k, _, _)| {
+                    k.fork == 0
+                        && k.block == b.block
+                        && (k.locator.spc_oid, k.locator.db_oid, k.locator.rel_number)
+                            == (spc, db, relnode)
+                });
+                let touches: Vec<(u64, String)> = seen
+                    .map(|(_, image, after)| {
+                        image
+                            .into_iter()
+                            .chain(after)
+                            .map(|t| (t.lsn, lsn_text(t.lsn)))
+                            .collect()
                     })
-                    .and_then(|(_, image, after)| {
-                        let later: Vec<LaterRecord> = after
-                            .iter()
-                            .map(|t| LaterRecord {
-                                lsn: lsn_text(t.lsn),
-                                record: match version {
-                                    Some(v) => format!(
-                                        "{}/{}",
-                                        crate::wal::rmgr_name(t.rmid),
-                                        crate::wal::record_type(v, t.rmid, t.info)
-                                    ),
-                                    None => format!("rmgr {} info {:#04x}", t.rmid, t.info),
-                                },
-                                effect: version.map_or(crate::wal::RowEffect::Unknown, |v| {
-                                    crate::wal::RowEffect::of(v, t.rmid, t.info)
-                                }),
-                            })
-                            .collect();
-                        let effects: Vec<crate::wal::RowEffect> =
-                            later.iter().map(|l| l.effect).collect();
-                        Some(WalImage {
-                            lsn: lsn_text(image?.lsn),
-                            records_after: after.len() as u64,
-                            restoring: crate::wal::restoring("the image", &effects),
-                            kinds: later_kinds(&later),
-                            later,
+                    .unwrap_or_default();
+                b.wal_image = seen.and_then(|(_, image, after)| {
+                    let later: Vec<LaterRecord> = after
+                        .iter()
+                        .map(|t| LaterRecord {
+                            lsn: lsn_text(t.lsn),
+                            record: match version {
+                                Some(v) => format!(
+                                    "{}/{}",
+                                    crate::wal::rmgr_name(t.rmid),
+                                    crate::wal::record_type(v, t.rmid, t.info)
+                                ),
+                                None => format!("rmgr {} info {:#04x}", t.rmid, t.info),
+                            },
+                            effect: version.map_or(crate::wal::RowEffect::Unknown, |v| {
+                                crate::wal::RowEffect::of(v, t.rmid, t.info)
+                            }),
                         })
-                    });
-                if let (Some(bk), Some(w)) = (b.backup.as_mut(), b.wal_image.as_ref()) {
-                    backup::wal_says(bk, w);
+                        .collect();
+                    let effects: Vec<crate::wal::RowEffect> =
+                        later.iter().map(|l| l.effect).collect();
+                    Some(WalImage {
+                        lsn: lsn_text(image?.lsn),
+                        records_after: after.len() as u64,
+                        restoring: crate::wal::restoring("the image", &effects),
+                        kinds: later_kinds(&later),
+                        later,
+                    })
+                });
+                let facts = backup::WalFacts {
+                    touches: &touches,
+                    coverage,
+                    checkpoint,
+                    lsn_text: &lsn_text,
+                    no_pd_lsn: backup::no_pd_lsn(b),
+                    block: b.block,
+                };
+                if let Some(bk) = b.backup.as_mut() {
+                    backup::wal_says(bk, &facts);
                 }
             }
         }
