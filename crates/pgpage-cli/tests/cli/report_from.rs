@@ -21,7 +21,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{json, ok, pgpage, Cluster};
+use crate::common::{json, ok, pgpage, run_steps, Cluster};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
@@ -387,7 +387,9 @@ fn check(version: u32) {
     // The misplaced block's backup page, current by the WAL, is offered as exact; no block
     // here needs an older page (a WAL image or replay serves the updated ones).
     assert!(
-        text.contains("unchanged since (no WAL record touched the block after the backup's pd_lsn)"),
+        text.contains(
+            "unchanged since (no WAL record touched the block after the backup's pd_lsn)"
+        ),
         "{text}"
     );
     assert!(
@@ -400,10 +402,9 @@ fn check(version: u32) {
         backup.join(&rel).display()
     );
     assert!(!text.contains(&backup_command), "{text}");
-    let want = format!(
-        "pgpage repair --block {flipped} --flip {flip_byte}:5 --out NEW {}",
-        file.display()
-    );
+    // The flip's step goes on from the NEW of the step before it on the same file.
+    let want =
+        format!("pgpage repair --block {flipped} --flip {flip_byte}:5 --out NEW NEW_FROM_STEP_");
     assert!(text.contains(&want), "step with `{want}`:\n{text}");
     assert!(
         text.contains(&format!(
@@ -452,28 +453,6 @@ fn check(version: u32) {
 }
 
 each_version!(check);
-
-/// The step line that runs `pgpage repair` for `block` from the backup, split into its
-/// arguments with NEW replaced by `out`.
-fn backup_step(steps: &[&str], block: usize, out: &Path) -> Option<Vec<String>> {
-    let line = steps.iter().flat_map(|s| s.lines()).find(|l| {
-        l.trim_start().starts_with("pgpage repair")
-            && l.contains(&format!("--block {block} "))
-            && l.contains("--from")
-    })?;
-    Some(
-        line.split_whitespace()
-            .skip(1)
-            .map(|w| {
-                if w == "NEW" {
-                    out.display().to_string()
-                } else {
-                    w.to_owned()
-                }
-            })
-            .collect(),
-    )
-}
 
 fn steps_of(report: &Value) -> Vec<&str> {
     report["steps"]
@@ -528,7 +507,11 @@ fn wal_proves_backup_current(version: u32) {
     // WAL in several segments, for one of them to go missing.
     for round in 0..3 {
         c.psql(&[
-            &format!("insert into t select g, 'more' from generate_series({}, {}) g", 10_000 + round * 100, 10_099 + round * 100),
+            &format!(
+                "insert into t select g, 'more' from generate_series({}, {}) g",
+                10_000 + round * 100,
+                10_099 + round * 100
+            ),
             "select pg_switch_wal()",
         ]);
     }
@@ -558,7 +541,11 @@ fn wal_proves_backup_current(version: u32) {
     let report = report_of(&damaged, None);
     let u = block_of(&report, untouched);
     assert_eq!(u["damage"], "misplaced", "{u:#}");
-    assert_eq!(lsn(u["backup"]["lsn"].as_str().unwrap()), backup_lsn, "{u:#}");
+    assert_eq!(
+        lsn(u["backup"]["lsn"].as_str().unwrap()),
+        backup_lsn,
+        "{u:#}"
+    );
     assert_eq!(u["backup"]["age"], "same", "{u:#}");
     assert_eq!(u["backup"]["age_from"], "wal", "{u:#}");
     assert_eq!(u["route"], "backup_same", "{u:#}");
@@ -586,13 +573,16 @@ fn wal_proves_backup_current(version: u32) {
         )),
         "{steps:#?}"
     );
-    // The report's own command, run as printed: the block as the server left it.
-    let out_file = c.root.join("repaired");
-    let args = backup_step(&steps, untouched, &out_file)
-        .unwrap_or_else(|| panic!("no repair step for block {untouched}: {steps:#?}"));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    ok(pgpage(&args), "the report's repair step");
-    let repaired = fs::read(&out_file).unwrap();
+    // The report's steps, run in order as printed: the block as the server left it.
+    let made = run_steps(&steps, &c.root, &format!("--block {untouched} "));
+    let last = made.values().last().unwrap();
+    assert!(
+        steps
+            .iter()
+            .any(|s| s.contains(&format!("--block {untouched} --from"))),
+        "a repair step for block {untouched} from the backup: {steps:#?}"
+    );
+    let repaired = fs::read(last).unwrap();
     assert!(
         repaired[untouched * BLCKSZ..(untouched + 1) * BLCKSZ]
             == original[untouched * BLCKSZ..(untouched + 1) * BLCKSZ],
@@ -616,9 +606,14 @@ fn wal_proves_backup_current(version: u32) {
     assert!(u["backup"].get("age").is_none(), "{u:#}");
     assert_ne!(u["route"], "backup_same", "{u:#}");
     let note = u["backup"]["note"].as_str().unwrap();
-    assert!(note.contains("but that proves nothing: the WAL read has a gap from"), "{u:#}");
     assert!(
-        !steps_of(&report).iter().any(|s| s.contains("unchanged since")),
+        note.contains("but that proves nothing: the WAL read has a gap from"),
+        "{u:#}"
+    );
+    assert!(
+        !steps_of(&report)
+            .iter()
+            .any(|s| s.contains("unchanged since")),
         "{report:#}"
     );
 

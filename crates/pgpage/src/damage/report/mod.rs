@@ -2410,6 +2410,62 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
     Route::None
 }
 
+/// The step that rebuilds blocks from their full-page image with every record after it
+/// replayed (pgpage recover), as the server's recovery does. It comes before every other
+/// repair: recover reads its file in place in the data directory, and the later steps go on
+/// from its NEW.
+fn replay_step(r: &Report, paths: &Paths) -> Option<String> {
+    let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
+    let replay: Vec<(&Relation, &Block)> = r
+        .blocks()
+        .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
+        .filter(|(rel, b)| route(rel, b) == Route::Recover)
+        .collect();
+    if replay.is_empty() {
+        return None;
+    }
+    let mut files: Vec<(&str, Vec<u32>)> = Vec::new();
+    for (_, b) in &replay {
+        match files.iter_mut().find(|(f, _)| *f == b.file.as_str()) {
+            Some((_, blocks)) => blocks.push(b.block_in_file),
+            None => files.push((b.file.as_str(), alloc::vec![b.block_in_file])),
+        }
+    }
+    let mut lines = alloc::vec![format!(
+            "Rebuild {} as the server's recovery would: its full-page image with every record after it replayed (heap pages; a block that meets a record pgpage does not apply yet is named and not written). {NEW_WORDS}:",
+            blocks_words(&replay)
+        )];
+    for (file, blocks) in files {
+        let blocks: Vec<String> = blocks.iter().map(|b| format!("--block {b}")).collect();
+        let wal = if paths.dir.is_some() {
+            String::new()
+        } else {
+            String::from(" --wal WAL")
+        };
+        lines.push(command_line(&format!(
+            "pgpage recover {}{wal} --out NEW {}",
+            blocks.join(" "),
+            paths.file(file)
+        )));
+    }
+    for (rel, b) in &replay {
+        let Some(w) = b.wal_image.as_ref() else {
+            continue;
+        };
+        // What the image alone would lose, in the words the finding uses for it.
+        lines.push(format!(
+            "Block {} of {}: its image at {} and {} after it ({}); {}.",
+            b.block,
+            name(rel),
+            w.lsn,
+            crate::words::plural(w.later.len(), "record", "records"),
+            w.kinds.join(", "),
+            w.restoring
+        ));
+    }
+    Some(lines.join("\n"))
+}
+
 fn steps(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
     if !r.damaged() {
@@ -2435,6 +2491,9 @@ fn steps(r: &Report) -> Vec<String> {
             ""
         }
     ));
+    if r.wal_searched {
+        out.extend(replay_step(r, &paths));
+    }
     // An exact repair first: a flipped bit put back restores the page as it was, while a
     // good copy is as old as its image or backup.
     let mut flips: Vec<String> = Vec::new();
@@ -2496,12 +2555,6 @@ fn steps(r: &Report) -> Vec<String> {
             .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
             .collect();
         let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
-        // Records after an image that the image alone lacks: recover replays them onto it, as
-        // the server's recovery does (a record it does not apply names its block, unwritten).
-        let replay: Vec<&(&Relation, &Block)> = tables
-            .iter()
-            .filter(|(rel, b)| route(rel, b) == Route::Recover)
-            .collect();
         let with: Vec<(&Relation, &Block)> = tables
             .iter()
             .copied()
@@ -2518,48 +2571,6 @@ fn steps(r: &Report) -> Vec<String> {
                     && matches!(route(rel, b), Route::BackupOlder | Route::None)
             })
             .collect();
-        if !replay.is_empty() {
-            let mut files: Vec<(&str, Vec<u32>)> = Vec::new();
-            for (_, b) in &replay {
-                match files.iter_mut().find(|(f, _)| *f == b.file.as_str()) {
-                    Some((_, blocks)) => blocks.push(b.block_in_file),
-                    None => files.push((b.file.as_str(), alloc::vec![b.block_in_file])),
-                }
-            }
-            let mut lines = alloc::vec![format!(
-                "Rebuild {} as the server's recovery would: its full-page image with every record after it replayed (heap pages; a block that meets a record pgpage does not apply yet is named and not written). {NEW_WORDS}:",
-                blocks_words(&replay.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>())
-            )];
-            for (file, blocks) in files {
-                let blocks: Vec<String> = blocks.iter().map(|b| format!("--block {b}")).collect();
-                let wal = if paths.dir.is_some() {
-                    String::new()
-                } else {
-                    String::from(" --wal WAL")
-                };
-                lines.push(command_line(&format!(
-                    "pgpage recover {}{wal} --out NEW {}",
-                    blocks.join(" "),
-                    paths.file(file)
-                )));
-            }
-            for (rel, b) in &replay {
-                let Some(w) = b.wal_image.as_ref() else {
-                    continue;
-                };
-                // What the image alone would lose, in the words the finding uses for it.
-                lines.push(format!(
-                    "Block {} of {}: its image at {} and {} after it ({}); {}.",
-                    b.block,
-                    name(rel),
-                    w.lsn,
-                    crate::words::plural(w.later.len(), "record", "records"),
-                    w.kinds.join(", "),
-                    w.restoring
-                ));
-            }
-            out.push(lines.join("\n"));
-        }
         if !with.is_empty() {
             let list: Vec<String> = with
                 .iter()
@@ -2865,7 +2876,79 @@ fn steps(r: &Report) -> Vec<String> {
     out.push(String::from(
         "Afterwards: REINDEX the damaged tables' indexes (and every damaged index), then check everything with pg_amcheck --heapallindexed (or pgpage verify --amcheck), and take a new base backup.",
     ));
+    chain(&mut out);
     out
+}
+
+/// Steps that repair the same file one after another: each later step's command reads the
+/// copy the step before made (`NEW_FROM_STEP_N`), not the damaged file again, so that the
+/// steps followed in order keep every repair. recover's step comes first (`replay_step`):
+/// it reads its file in place in the data directory, which a copy outside it is not.
+fn chain(steps: &mut [String]) {
+    // Each file's newest copy: the step whose NEW holds it.
+    let mut newest: BTreeMap<String, usize> = BTreeMap::new();
+    let mut read_later: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, step) in steps.iter_mut().enumerate() {
+        let n = i.saturating_add(1);
+        let mut reads: Vec<(String, usize)> = Vec::new();
+        let mut wrote: Vec<String> = Vec::new();
+        let lines: Vec<String> = step
+            .split('\n')
+            .map(|line| {
+                let repair =
+                    line.starts_with("  pgpage repair ") || line.starts_with("  pgpage recover ");
+                let Some((head, tail)) = line.split_once(" --out NEW ").filter(|_| repair) else {
+                    return String::from(line);
+                };
+                let (file, comment) = match tail.split_once("  #") {
+                    Some((f, c)) => (f, format!("  #{c}")),
+                    None => (tail, String::new()),
+                };
+                let file = String::from(file.trim_end());
+                let line = match newest.get(&file) {
+                    Some(&from) => {
+                        if !reads.iter().any(|(f, _)| *f == file) {
+                            reads.push((file.clone(), from));
+                        }
+                        format!("{head} --out NEW NEW_FROM_STEP_{from}{comment}")
+                    }
+                    None => String::from(line),
+                };
+                wrote.push(file);
+                line
+            })
+            .collect();
+        if reads.is_empty() && wrote.is_empty() {
+            continue;
+        }
+        let mut text = lines.join("\n");
+        for (file, from) in &reads {
+            text.push_str(&format!(
+                "\nNEW_FROM_STEP_{from}: the copy step {from} made of {file} (its NEW). This step goes on from it, keeping that repair."
+            ));
+            read_later.entry(*from).or_default().push(n);
+        }
+        *step = text;
+        for file in wrote {
+            newest.insert(file, n);
+        }
+    }
+    for (from, later) in read_later {
+        let Some(step) = steps.get_mut(from.saturating_sub(1)) else {
+            continue;
+        };
+        let later: Vec<String> = later.iter().map(usize::to_string).collect();
+        step.push_str(&format!(
+            "\nRun this step before step{} {}: {} on from its NEW.",
+            if later.len() == 1 { "" } else { "s" },
+            crate::words::and_list(&later),
+            if later.len() == 1 {
+                "it goes"
+            } else {
+                "they go"
+            }
+        ));
+    }
 }
 
 /// What a table's zeroed pages (relation-wide blocks `zeroed`) do to the queries that use
