@@ -8,7 +8,7 @@
 // command it shows (`pgpage recover --block 10 --out NEW FILE`) writes, passes pg_checksums and
 // verify_heapam, and holds the server's rows. The index leaf, whose records pgpage does not
 // replay, is refused with the CLI's reason, and its image alone is offered with the count of
-// records it loses; so is the heap file dropped loose, whose database and pg_control are not
+// records after it; so is the heap file dropped loose, whose database and pg_control are not
 // known. The incident report's finding opens the rebuild.
 import { expect, test, type Page } from './test';
 import { spawnSync } from 'node:child_process';
@@ -17,6 +17,7 @@ import { basename, join, relative } from 'node:path';
 import { Cluster, runPg, toolBin } from '../pg/cluster';
 import { ensurePgpage } from '../pg/pgpage';
 import { makeDir } from './files';
+import { sentence } from '../../web/src/lib/messages';
 
 const BS = 8192;
 const HEAP_BLOCK = 10;
@@ -142,8 +143,22 @@ test('a torn heap page changed after its image: rebuilt from WAL as pgpage recov
   await expect(page.getByTestId('wal-rebuild-summary')).toHaveText(
     `replayed ${after.length} records after the image at ${image.start_lsn}; page LSN ${after[after.length - 1].end_lsn}`,
   );
-  // The image alone stays, named the older route, with what it loses.
-  await expect(page.getByTestId('wal-use')).toHaveText(`Use the image alone (the older route: it loses the ${after.length} records after it)`);
+  // The image alone stays, named the older route; what it loses is the core's sentence, the
+  // same one `pgpage report` prints for the block in its rebuild step.
+  await expect(page.getByTestId('wal-use')).toHaveText('Use the image alone (the older route)');
+  const told = spawnSync(ensurePgpage(), ['report', '--json', dropped], { encoding: 'utf8' });
+  expect(told.status, told.stderr).toBe(1);
+  const report = JSON.parse(told.stdout) as {
+    relations: { path: string; blocks: { block: number; wal_image?: { restoring: string } }[] }[];
+    steps: string[];
+  };
+  const restoring = report.relations.find((r) => r.path === relative(c.dataDir, heapPath))?.blocks.find((b) => b.block === HEAP_BLOCK)?.wal_image?.restoring;
+  expect(restoring, told.stdout).toBeTruthy();
+  expect(
+    report.steps.some((s) => s.includes(`; ${restoring!}.`)),
+    told.stdout,
+  ).toBe(true);
+  await expect(page.getByTestId('wal-restoring')).toHaveText(sentence(restoring!));
   const command = (await page.getByTestId('wal-rebuild-command').textContent())!;
   const rel = relative(root, join(dropped, relative(c.dataDir, heapPath)));
   expect(command).toBe(`pgpage recover --block ${HEAP_BLOCK} --out NEW ${rel}`);
@@ -208,7 +223,8 @@ test('an index leaf whose records pgpage does not replay: the reason replaces th
   await expect(use).toBeEnabled();
   // Refused, the page says no rebuild is there to take.
   await expect(page.getByTestId('wal-after-note')).not.toContainText('the rebuild above');
-  await expect(use).toHaveText(`Use the image alone (the older route: it loses the ${after.length} record${after.length === 1 ? '' : 's'} after it)`);
+  await expect(use).toHaveText('Use the image alone (the older route)');
+  await expect(page.getByTestId('wal-after-note')).toHaveAttribute('data-count', String(after.length));
 });
 
 test("the incident report's way to block 10 is its rebuild, not the image that loses the records after it", async ({ page }) => {
@@ -242,5 +258,6 @@ test('a torn page dropped without its data directory: no rebuild, said why, and 
   await expect(page.getByTestId('wal-rebuild')).toHaveAttribute('data-state', 'refused');
   await expect(page.getByTestId('wal-rebuild-refused')).toContainText('this file came without its data directory');
   await expect(page.getByTestId('wal-rebuild-take')).toHaveCount(0);
-  await expect(page.getByTestId('wal-use')).toHaveText(`Use the image alone (the older route: it loses the ${after.length} records after it)`);
+  await expect(page.getByTestId('wal-use')).toHaveText('Use the image alone (the older route)');
+  await expect(page.getByTestId('wal-after-note')).toHaveAttribute('data-count', String(after.length));
 });

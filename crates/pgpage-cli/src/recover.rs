@@ -200,7 +200,7 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
     }
     let datadir = find_datadir(&args.path).ok_or_else(|| {
         Fail::Input(format!(
-            "\"{}\" is not in a data directory (no global/pg_control above it)",
+            "\"{}\" is not in a data directory (no global/pg_control above it). Recover reads the relation's place and its WAL from there. Run recover first, on the file in place; or copy this file into a copy of the data directory, at the relation's own path (base/DB/RELFILENODE)",
             args.path.display()
         ))
     })?;

@@ -270,11 +270,8 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
           from={`full-page image at LSN ${newest.lsn}`}
           viewId="wal-diff-view"
           takeId="wal-use"
-          take={
-            after && after.length > 0
-              ? `Use the image alone (the older route: it loses the ${after.length} record${after.length === 1 ? '' : 's'} after it)`
-              : 'Use this page'
-          }
+          // What the image alone loses is the core's sentence above (wal-restoring), as the CLI prints it.
+          take={after && after.length > 0 ? 'Use the image alone (the older route)' : 'Use this page'}
         />
       )}
       {!ready && <div data-testid="wal-diff-view" data-state="loading" />}

@@ -38,6 +38,7 @@ mod repair_flips;
 mod report;
 mod report_from;
 mod report_keys;
+mod report_steps;
 mod rows;
 mod stale;
 mod tablespace_files;

@@ -21,7 +21,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{json, ok, pgpage, Cluster};
+use crate::common::{json, ok, pgpage, run_steps, Cluster};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
@@ -227,10 +227,20 @@ fn check(version: u32) {
     assert_eq!(keys_in(&z["backup"]["recovers"]), recovers, "{z:#}");
     assert_eq!(keys_in(&z["backup"]["lacks"]), lacks, "{z:#}");
     // A misplaced page's pd_lsn is the other block's: it says nothing of how old the backup's
-    // page of this block is, so no age is given, and the note says whose page it is.
+    // page of this block is, and the note says whose page it is. The data directory's own
+    // WAL, read from before the backup to past the last checkpoint, holds no record of the
+    // block since: the backup's page is the block as the server left it.
     let m = block_of(&report, misplaced);
     assert_eq!(m["damage"], "misplaced", "{m:#}");
-    assert!(m["backup"].get("age").is_none(), "{m:#}");
+    assert_eq!(m["backup"]["age"], "same", "{m:#}");
+    assert_eq!(m["backup"]["age_from"], "wal", "{m:#}");
+    let server_file = fs::read(c.data.join(&rel)).unwrap();
+    let backup_file = fs::read(backup.join(&rel)).unwrap();
+    assert!(
+        server_file[misplaced * BLCKSZ..(misplaced + 1) * BLCKSZ]
+            == backup_file[misplaced * BLCKSZ..(misplaced + 1) * BLCKSZ],
+        "the backup's page judged current is the server's block"
+    );
     assert_eq!(
         lsn(m["backup"]["lsn"].as_str().unwrap()),
         backup_misplaced_lsn,
@@ -374,9 +384,16 @@ fn check(version: u32) {
             assert!(!text.contains("in hex"), "{text}");
         }
     }
-    // The updated block's older page is offered with the warning that it brings back rows.
+    // The misplaced block's backup page, current by the WAL, is offered as exact; no block
+    // here needs an older page (a WAL image or replay serves the updated ones).
     assert!(
-        text.contains("rows updated or deleted since come back"),
+        text.contains(
+            "unchanged since (no WAL record touched the block after the backup's pd_lsn)"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("rows updated or deleted since come back"),
         "{text}"
     );
     // One way per block: the flip the backup confirms, the backup's page not offered beside it.
@@ -385,10 +402,9 @@ fn check(version: u32) {
         backup.join(&rel).display()
     );
     assert!(!text.contains(&backup_command), "{text}");
-    let want = format!(
-        "pgpage repair --block {flipped} --flip {flip_byte}:5 --out NEW {}",
-        file.display()
-    );
+    // The flip's step goes on from the NEW of the step before it on the same file.
+    let want =
+        format!("pgpage repair --block {flipped} --flip {flip_byte}:5 --out NEW NEW_FROM_STEP_");
     assert!(text.contains(&want), "step with `{want}`:\n{text}");
     assert!(
         text.contains(&format!(
@@ -437,3 +453,192 @@ fn check(version: u32) {
 }
 
 each_version!(check);
+
+fn steps_of(report: &Value) -> Vec<&str> {
+    report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect()
+}
+
+/// The WAL segment file (timeline 1, 16 MB segments) that holds `lsn`.
+fn segment_of(lsn: u64) -> String {
+    let segno = lsn >> 24;
+    format!("00000001{:08X}{:08X}", segno >> 8, segno & 0xFF)
+}
+
+/// A misplaced page's own pd_lsn says nothing of its block, but the WAL can: a block no
+/// record touched after the backup's pd_lsn, in WAL read unbroken from there to past the
+/// latest checkpoint, is the backup's page as it is. The server writes the pages; the
+/// report's own step splices the backup's page in, and it equals the block the server left
+/// byte for byte. A block the server changed after the backup is older by the WAL. WAL with
+/// a segment removed, or starting after the backup's pd_lsn, proves nothing, and the note
+/// says why.
+fn wal_proves_backup_current(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "alter system set wal_keep_size = '1GB'",
+        "select pg_reload_conf()",
+        "create extension pageinspect",
+        "create table t (id int primary key, note text not null) with (autovacuum_enabled = off)",
+        "insert into t select g, 'note-' || lpad(g::text, 6, '0') || '-Juliet' from generate_series(1, 2000) g",
+        "vacuum (freeze) t",
+        "checkpoint",
+    ]);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    // Block 5 gets block 4's page and nothing changes it after the backup; block 8 gets
+    // block 7's and an update changes it after the backup.
+    let (untouched, changed) = (5usize, 8usize);
+    let backup_lsn = lsn(&c.psql(&[&format!(
+        "select lsn from page_header(get_raw_page('t', {untouched}))"
+    )]));
+    c.stop();
+    let backup = c.root.join("backup");
+    copy_dir(&c.data, &backup);
+    c.restart();
+    c.psql(&[&format!(
+        "update t set note = note || '!' where ctid = any(array(select format('({changed},%s)', g)::tid from generate_series(1, 5) g))"
+    )]);
+    // WAL in several segments, for one of them to go missing.
+    for round in 0..3 {
+        c.psql(&[
+            &format!(
+                "insert into t select g, 'more' from generate_series({}, {}) g",
+                10_000 + round * 100,
+                10_099 + round * 100
+            ),
+            "select pg_switch_wal()",
+        ]);
+    }
+    c.psql(&["checkpoint"]);
+    c.stop();
+    let original = fs::read(c.data.join(&rel)).unwrap();
+
+    let damaged = c.root.join("damaged");
+    copy_dir(&c.data, &damaged);
+    let file = damaged.join(&rel);
+    let mut bytes = original.clone();
+    for block in [untouched, changed] {
+        bytes.copy_within((block - 1) * BLCKSZ..block * BLCKSZ, block * BLCKSZ);
+    }
+    fs::write(&file, &bytes).unwrap();
+
+    let report_of = |dir: &Path, wal: Option<&Path>| -> Value {
+        let mut args = vec!["report", "--json", "--from", backup.to_str().unwrap()];
+        if let Some(w) = wal {
+            args.extend(["--wal", w.to_str().unwrap()]);
+        }
+        args.push(dir.to_str().unwrap());
+        let out = pgpage(&args);
+        assert_eq!(out.status.code(), Some(1), "damage found: exit 1");
+        json(&out)
+    };
+    let report = report_of(&damaged, None);
+    let u = block_of(&report, untouched);
+    assert_eq!(u["damage"], "misplaced", "{u:#}");
+    assert_eq!(
+        lsn(u["backup"]["lsn"].as_str().unwrap()),
+        backup_lsn,
+        "{u:#}"
+    );
+    assert_eq!(u["backup"]["age"], "same", "{u:#}");
+    assert_eq!(u["backup"]["age_from"], "wal", "{u:#}");
+    assert_eq!(u["route"], "backup_same", "{u:#}");
+    let note = u["backup"]["note"].as_str().unwrap();
+    assert!(
+        note.contains(&format!(
+            "No WAL record touched block {untouched} after the backup's pd_lsn"
+        )) && note.contains("the block as it was before the damage"),
+        "{u:#}"
+    );
+    let ch = block_of(&report, changed);
+    assert_eq!(ch["backup"]["age"], "older", "{ch:#}");
+    assert_eq!(ch["backup"]["age_from"], "wal", "{ch:#}");
+    assert!(
+        ch["backup"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("the WAL changed the block after the backup's pd_lsn"),
+        "{ch:#}"
+    );
+    let steps = steps_of(&report);
+    assert!(
+        steps.iter().any(|s| s.contains(
+            "unchanged since (no WAL record touched the block after the backup's pd_lsn)"
+        )),
+        "{steps:#?}"
+    );
+    // The report's steps, run in order as printed: the block as the server left it.
+    let made = run_steps(&steps, &c.root, &format!("--block {untouched} "));
+    let last = made.values().last().unwrap();
+    assert!(
+        steps
+            .iter()
+            .any(|s| s.contains(&format!("--block {untouched} --from"))),
+        "a repair step for block {untouched} from the backup: {steps:#?}"
+    );
+    let repaired = fs::read(last).unwrap();
+    assert!(
+        repaired[untouched * BLCKSZ..(untouched + 1) * BLCKSZ]
+            == original[untouched * BLCKSZ..(untouched + 1) * BLCKSZ],
+        "the backup's page spliced in is the server's block byte for byte"
+    );
+
+    // A segment after the backup's pd_lsn removed: a gap, so no age.
+    let first = segment_of(backup_lsn);
+    let mut segments: Vec<String> = fs::read_dir(damaged.join("pg_wal"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.len() == 24 && n.as_str() > first.as_str())
+        .collect();
+    segments.sort();
+    assert!(segments.len() >= 3, "segments after {first}: {segments:?}");
+    let gapped = c.root.join("gapped");
+    copy_dir(&damaged, &gapped);
+    fs::remove_file(gapped.join("pg_wal").join(&segments[0])).unwrap();
+    let report = report_of(&gapped, None);
+    let u = block_of(&report, untouched);
+    assert!(u["backup"].get("age").is_none(), "{u:#}");
+    assert_ne!(u["route"], "backup_same", "{u:#}");
+    let note = u["backup"]["note"].as_str().unwrap();
+    assert!(
+        note.contains("but that proves nothing: the WAL read has a gap from"),
+        "{u:#}"
+    );
+    assert!(
+        !steps_of(&report)
+            .iter()
+            .any(|s| s.contains("unchanged since")),
+        "{report:#}"
+    );
+
+    // WAL that starts after the backup's pd_lsn: the last segments only.
+    let late = c.root.join("late_wal");
+    fs::create_dir(&late).unwrap();
+    for name in &segments[1..] {
+        fs::copy(damaged.join("pg_wal").join(name), late.join(name)).unwrap();
+    }
+    let report = report_of(&damaged, Some(&late));
+    let u = block_of(&report, untouched);
+    assert!(u["backup"].get("age").is_none(), "{u:#}");
+    let note = u["backup"]["note"].as_str().unwrap();
+    assert!(
+        note.contains("the WAL read starts at") && note.contains("after the backup's pd_lsn"),
+        "{u:#}"
+    );
+    // Its page is offered as an older one, with the warning that it brings back rows.
+    assert_eq!(u["route"], "backup_older", "{u:#}");
+    assert!(
+        steps_of(&report)
+            .iter()
+            .any(|s| s.contains("rows updated or deleted since come back")),
+        "{report:#}"
+    );
+}
+
+each_version!(wal_proves_backup_current);

@@ -56,10 +56,26 @@ enum Watch {
     Blocks(BTreeSet<(u32, u8, u32)>),
 }
 
+/// How much of the WAL the records observed cover without a break, by their xl_prev links.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// The first record's start LSN.
+    pub start: Option<u64>,
+    /// Where the last record ends.
+    pub end: Option<u64>,
+    /// The newest break: (where the record before it ended, the record whose xl_prev is
+    /// not that record). The WAL between them was not read: a segment missing, a record
+    /// that could not be read, or one left out for another timeline.
+    pub gap: Option<(u64, u64)>,
+}
+
 #[derive(Debug)]
 pub struct BlockHistory {
     watch: Watch,
     blocks: BTreeMap<BlockKey, (Option<Touch>, Vec<Touch>)>,
+    coverage: Coverage,
+    /// The start LSN of the record observed last, which the next one's xl_prev must name.
+    last: Option<u64>,
 }
 
 impl BlockHistory {
@@ -67,6 +83,8 @@ impl BlockHistory {
         BlockHistory {
             watch: Watch::Block { relation, block },
             blocks: BTreeMap::new(),
+            coverage: Coverage::default(),
+            last: None,
         }
     }
 
@@ -75,6 +93,8 @@ impl BlockHistory {
         BlockHistory {
             watch: Watch::Blocks(blocks),
             blocks: BTreeMap::new(),
+            coverage: Coverage::default(),
+            last: None,
         }
     }
 
@@ -88,6 +108,7 @@ impl BlockHistory {
     }
 
     pub fn observe(&mut self, rec: &WalRecord<'_>) {
+        self.link(rec);
         for b in rec.blocks {
             if !self.watches(&b.locator, b.fork, b.block) {
                 continue;
@@ -111,6 +132,30 @@ impl BlockHistory {
                 entry.1.push(touch);
             }
         }
+    }
+
+    /// Each record names the one before it (xl_prev): a record that names another than the
+    /// one observed last follows WAL that was not read.
+    fn link(&mut self, rec: &WalRecord<'_>) {
+        let prev = rec
+            .bytes
+            .get(8..16)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map(u64::from_le_bytes);
+        match (self.last, self.coverage.end) {
+            (Some(last), Some(end)) if prev != Some(last) => {
+                self.coverage.gap = Some((end, rec.lsn));
+            }
+            (None, _) => self.coverage.start = Some(rec.lsn),
+            _ => {}
+        }
+        self.last = Some(rec.lsn);
+        self.coverage.end = Some(rec.end_lsn);
+    }
+
+    /// What the records observed cover of the WAL.
+    pub fn coverage(&self) -> Coverage {
+        self.coverage
     }
 
     /// Each block seen: its newest image's record (if any), and the records after it.
@@ -199,6 +244,33 @@ mod tests {
                 (5, Some(400), alloc::vec![500]),
                 (7, None, alloc::vec![500])
             ]
+        );
+    }
+
+    /// Records linked by xl_prev cover the WAL from the first to the last; a record that
+    /// names another before it marks a gap from where the one observed last ended.
+    #[test]
+    fn coverage_follows_xl_prev() {
+        let header = |prev: u64| {
+            let mut b = [0u8; 24];
+            b[8..16].copy_from_slice(&prev.to_le_bytes());
+            b
+        };
+        let mut h = BlockHistory::of_blocks([(16384, 0, 3)].into());
+        let chain: [(u64, u64); 4] = [(100, 40), (108, 100), (116, 108), (200, 150)];
+        for (lsn, prev) in chain {
+            let bytes = header(prev);
+            let mut rec = record(lsn, &[]);
+            rec.bytes = &bytes;
+            h.observe(&rec);
+        }
+        assert_eq!(
+            h.coverage(),
+            Coverage {
+                start: Some(100),
+                end: Some(208),
+                gap: Some((124, 200)),
+            }
         );
     }
 }

@@ -17,7 +17,7 @@ mod timeline;
 pub use crate::page::lsn::{lsn_text, lsn_text_for, parse_lsn};
 pub use dump::{DumpBlock, DumpRecord};
 pub use effect::{restoring, RowEffect};
-pub use history::{restoring_after, BlockHistory, BlockKey, Touch};
+pub use history::{restoring_after, BlockHistory, BlockKey, Coverage, Touch};
 pub use names::record_type;
 pub use reader::{WalOptions, WalProblem, WalReader, WalSummary};
 pub use record::{

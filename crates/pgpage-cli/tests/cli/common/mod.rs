@@ -293,6 +293,55 @@ impl Cluster {
     }
 }
 
+/// Runs a report's steps in order as printed: each step's command that writes a file
+/// (`pgpage repair`, `pgpage recover`; of several, the first with `prefer` in it, else the
+/// first), NEW filled in with a new file under `dir` and each NEW_FROM_STEP_N with what step
+/// N wrote. Returns each step's file by step number; a command that fails fails the test.
+pub fn run_steps(
+    steps: &[&str],
+    dir: &Path,
+    prefer: &str,
+) -> std::collections::BTreeMap<usize, PathBuf> {
+    let mut made: std::collections::BTreeMap<usize, PathBuf> = std::collections::BTreeMap::new();
+    for (i, step) in steps.iter().enumerate() {
+        let n = i + 1;
+        let lines: Vec<&str> = step
+            .lines()
+            .map(str::trim_start)
+            .filter(|l| l.starts_with("pgpage repair ") || l.starts_with("pgpage recover "))
+            .map(|l| l.split("  #").next().unwrap().trim())
+            .collect();
+        let Some(line) = lines
+            .iter()
+            .find(|l| !prefer.is_empty() && format!("{l} ").contains(prefer))
+            .or(lines.first())
+        else {
+            continue;
+        };
+        let out = dir.join(format!("step{n}"));
+        let args: Vec<String> = line
+            .split_whitespace()
+            .skip(1)
+            .map(|w| {
+                if w == "NEW" {
+                    return out.display().to_string();
+                }
+                match w.strip_prefix("NEW_FROM_STEP_") {
+                    Some(k) => made[&k.parse::<usize>().unwrap()].display().to_string(),
+                    None => w.to_owned(),
+                }
+            })
+            .collect::<Vec<String>>();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        ok(
+            pgpage(&args),
+            &format!("step {n}: pgpage {}", args.join(" ")),
+        );
+        made.insert(n, out);
+    }
+    made
+}
+
 /// One `#[test]` per PostgreSQL version 13 to 19, each calling `$check(version)`: the tests
 /// are `$check::pg13` .. `$check::pg19`, run in parallel as separate tests (19 is the 1903
 /// build, as 19.0 ships).

@@ -29,6 +29,11 @@ pub struct BackupPage {
     /// page is all zeros (pd_lsn 0) or its header is not sane (its pd_lsn is not known).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub age: Option<&'static str>,
+    /// How `age` is known: `pd_lsn` (the two pages' pd_lsn compared) or `wal` (the records
+    /// of the block in the WAL read, or their absence from WAL that covers the backup's
+    /// pd_lsn to past the latest checkpoint).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub age_from: Option<&'static str>,
     /// A heap page's tuples that its hint bits do not mark dead (the backup's transaction
     /// status is not read); absent for an index's page or a page that cannot serve.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -216,6 +221,7 @@ fn judge(
         status: String::new(),
         lsn: None,
         age: None,
+        age_from: None,
         tuples: None,
         note: String::new(),
         confirms_flip: None,
@@ -285,6 +291,9 @@ fn judge(
         (Some(_), Some(_)) => Some("newer"),
         _ => None,
     };
+    if out.age.is_some() {
+        out.age_from = Some("pd_lsn");
+    }
     if out.age == Some("same") {
         let differ: Vec<&(u32, u8, bool)> = b
             .flip_bits
@@ -305,51 +314,79 @@ fn judge(
         Some(_) => String::from(
             "the backup's page passes its checksum but is older than the damaged page by pd_lsn: it lacks the changes made to the block since the backup (rows inserted, updated or deleted then), unless the server's own recovery replays the WAL since the backup onto a restored copy",
         ),
-        None if b.damage == Damage::Misplaced => format!(
-            "the backup's page passes its checksum; the damaged page is block {}'s (its pd_lsn is that block's), so how old the backup's page is cannot be told from it: with the WAL given (report --wal), a newer full-page image of the block shows what it lacks",
-            b.holds_block.map_or_else(|| String::from("another"), |n| format!("{n}"))
-        ),
-        None if b.damage == Damage::Torn => String::from(
-            "the backup's page passes its checksum; the damaged page is torn with its header in the older write, so its pd_lsn is not the block's newest and how old the backup's page is cannot be told from it: with the WAL given (report --wal), the records since show what it lacks",
-        ),
-        None if b.damage == Damage::Zeroed => String::from(
-            "the backup's page passes its checksum; the damaged page is all zeros (its pd_lsn is 0: nothing of its history is left), so how old the backup's page is cannot be told from it: it lacks whatever changed the block since the backup",
-        ),
-        None => String::from(
-            "the backup's page passes its checksum; the damaged page's header is not sane, so its pd_lsn is not known and how old the backup's page is cannot be told from it: it lacks whatever changed the block since the backup",
-        ),
+        None => format!("{}: {}", unknown_age(&no_pd_lsn(b)), without_wal(b.damage)),
     };
     out
 }
 
-/// What the WAL given says of the backup's page where pd_lsn could not: a record or image of
-/// the block newer than the backup's pd_lsn changed it after the backup, whatever the damaged
-/// page's own pd_lsn (a torn or damaged header's) claims.
-pub(super) fn wal_says(out: &mut BackupPage, w: &super::WalImage) {
+/// That the damaged page's pd_lsn, for `why`, says nothing of how old the backup's page is.
+fn unknown_age(why: &str) -> String {
+    format!("the backup's page passes its checksum; {why}, so how old the backup's page is cannot be told from it")
+}
+
+/// Why the damaged page has no pd_lsn of its block's own.
+pub(super) fn no_pd_lsn(b: &Block) -> String {
+    match b.damage {
+        Damage::Misplaced => format!(
+            "the damaged page is block {}'s (its pd_lsn is that block's)",
+            b.holds_block
+                .map_or_else(|| String::from("another"), |n| format!("{n}"))
+        ),
+        Damage::Torn => String::from(
+            "the damaged page is torn with its header in the older write, so its pd_lsn is not the block's newest",
+        ),
+        Damage::Zeroed => String::from(
+            "the damaged page is all zeros (its pd_lsn is 0: nothing of its history is left)",
+        ),
+        _ => String::from("the damaged page's header is not sane, so its pd_lsn is not known"),
+    }
+}
+
+/// What to do about an age pd_lsn cannot tell, when no WAL was read.
+fn without_wal(damage: Damage) -> &'static str {
+    match damage {
+        Damage::Misplaced => "with the WAL given (report --wal), a newer full-page image of the block shows what it lacks",
+        Damage::Torn => "with the WAL given (report --wal), the records since show what it lacks",
+        _ => "it lacks whatever changed the block since the backup",
+    }
+}
+
+/// What the WAL read tells of one block's backup page.
+pub(super) struct WalFacts<'a> {
+    /// Every record of the block's main fork read (the newest image and those after it),
+    /// each start LSN with its text.
+    pub touches: &'a [(u64, String)],
+    pub coverage: crate::wal::Coverage,
+    /// pg_control's latest checkpoint LSN (None: pg_control not read).
+    pub checkpoint: Option<u64>,
+    /// Prints an LSN as the report does.
+    pub lsn_text: &'a dyn Fn(u64) -> String,
+    /// Why the damaged page's pd_lsn could not say how old the backup's page is (`no_pd_lsn`).
+    pub no_pd_lsn: String,
+    pub block: u32,
+}
+
+/// What the WAL read says of the backup's page. A record of the block that starts at or
+/// after the backup's pd_lsn (the end of the record that wrote the backup's page) changed
+/// the block after the backup, whatever the damaged page's own pd_lsn claims. Where pd_lsn
+/// could not tell and no record did, the page is current only if the WAL read runs unbroken
+/// from the backup's pd_lsn to past pg_control's latest checkpoint; otherwise the note says
+/// what is missing.
+pub(super) fn wal_says(out: &mut BackupPage, w: &WalFacts<'_>) {
     let Some(backup) = out.lsn.as_deref().and_then(crate::wal::parse_lsn) else {
         return;
     };
-    let newest = w
-        .later
-        .iter()
-        .map(|l| l.lsn.as_str())
-        .chain(core::iter::once(w.lsn.as_str()))
-        .filter_map(|t| crate::wal::parse_lsn(t).map(|n| (n, t)))
-        .max_by_key(|(n, _)| *n);
-    let Some((newest, shown)) = newest else {
-        return;
-    };
-    if newest <= backup || out.status != "ok" {
+    if out.status != "ok" {
         return;
     }
-    let changes = w
-        .later
-        .iter()
-        .filter(|l| crate::wal::parse_lsn(&l.lsn).is_some_and(|n| n > backup))
-        .count()
-        .saturating_add(usize::from(
-            crate::wal::parse_lsn(&w.lsn).is_some_and(|n| n > backup),
-        ));
+    let since: Vec<&(u64, String)> = w.touches.iter().filter(|(n, _)| *n >= backup).collect();
+    let Some((_, shown)) = since.iter().max_by_key(|(n, _)| *n) else {
+        if out.age.is_none() {
+            no_record_since(out, backup, w);
+        }
+        return;
+    };
+    let changes = since.len();
     let words = format!(
         "the WAL changed the block after the backup's pd_lsn {} ({}, the newest at {shown}): the backup's page lacks those changes, whatever the damaged page's pd_lsn says, unless the server's own recovery replays the WAL since the backup onto a restored copy (or pgpage recover rebuilds the block from the WAL)",
         out.lsn.as_deref().unwrap_or("?"),
@@ -358,11 +395,61 @@ pub(super) fn wal_says(out: &mut BackupPage, w: &super::WalImage) {
     // What pd_lsn said stays where it said nothing wrong (an all-zero or misplaced page has
     // no age of its own); a judgement by pd_lsn that the WAL contradicts is replaced.
     out.note = match out.age {
-        None => format!("{}; {words}", out.note),
+        None => format!(
+            "the backup's page passes its checksum; {}; {words}",
+            w.no_pd_lsn
+        ),
         Some(_) => format!("the backup's page passes its checksum, but {words}"),
     };
     out.age = Some("older");
+    out.age_from = Some("wal");
     out.confirms_flip = None;
+}
+
+/// No record of the block since the backup's pd_lsn: the page is current if nothing of the
+/// WAL since then was left unread.
+fn no_record_since(out: &mut BackupPage, backup: u64, w: &WalFacts<'_>) {
+    let at = w.lsn_text;
+    let c = w.coverage;
+    let short = match (c.start, c.end, c.gap, w.checkpoint) {
+        (None, _, _, _) | (_, None, _, _) => Some(String::from("the WAL read holds no record")),
+        (Some(start), _, _, _) if start > backup => Some(format!(
+            "the WAL read starts at {}, after the backup's pd_lsn",
+            at(start)
+        )),
+        (_, _, Some((from, to)), _) if to > backup => Some(format!(
+            "the WAL read has a gap from {} to {} (a segment missing or a record unreadable)",
+            at(from),
+            at(to)
+        )),
+        (_, _, _, None) => Some(String::from(
+            "pg_control was not read, so the WAL's end cannot be held against the latest checkpoint",
+        )),
+        (_, Some(end), _, Some(checkpoint)) if end <= checkpoint => Some(format!(
+            "the WAL read ends at {}, before the latest checkpoint at {} (pg_control)",
+            at(end),
+            at(checkpoint)
+        )),
+        _ => None,
+    };
+    let pd_lsn = at(backup);
+    match short {
+        Some(why) => {
+            out.note = format!(
+                "{}. No WAL record read touched block {} after the backup's pd_lsn {pd_lsn}, but that proves nothing: {why}",
+                unknown_age(&w.no_pd_lsn),
+                w.block
+            );
+        }
+        None => {
+            out.age = Some("same");
+            out.age_from = Some("wal");
+            out.note = format!(
+                "the backup's page passes its checksum; {}. No WAL record touched block {} after the backup's pd_lsn {pd_lsn}, and the WAL read covers everything since. The backup's page is the block as it was before the damage",
+                w.no_pd_lsn, w.block
+            );
+        }
+    }
 }
 
 /// One FNV-1a fingerprint per 512-byte sector of a page.
@@ -474,6 +561,7 @@ pub(super) fn step(r: &Report) -> Option<String> {
         dir: r.data_directory.as_deref(),
     };
     let mut same = Vec::new();
+    let (mut same_by_wal, mut same_by_lsn) = (false, false);
     let mut older = Vec::new();
     let mut older_blocks = Vec::new();
     let mut not = Vec::new();
@@ -505,6 +593,8 @@ pub(super) fn step(r: &Report) -> Option<String> {
         if p.status == "ok" && p.age != Some("newer") {
             let command = (p.path.as_str(), b.file.as_str(), b.block_in_file);
             if p.age == Some("same") {
+                same_by_wal |= p.age_from == Some("wal");
+                same_by_lsn |= p.age_from != Some("wal");
                 same.push(command);
             } else {
                 older.push(command);
@@ -540,7 +630,12 @@ pub(super) fn step(r: &Report) -> Option<String> {
     let mut parts = Vec::new();
     if !same.is_empty() {
         parts.push(format!(
-            "The backup holds the damaged page as it was, unchanged since (the same pd_lsn), so it restores the page exactly (NEW: the repaired copy to create).\n{}",
+            "The backup holds the damaged page as it was, unchanged since ({}). It restores the page exactly (NEW: the repaired copy to create).\n{}",
+            match (same_by_lsn, same_by_wal) {
+                (true, true) => "the same pd_lsn, or no WAL record of the block after the backup's",
+                (false, true) => "no WAL record touched the block after the backup's pd_lsn",
+                _ => "the same pd_lsn",
+            },
             same.join("\n")
         ));
     }

@@ -44,6 +44,10 @@ pub struct ClusterFacts {
     /// `on`, `off` or `unknown`.
     pub data_checksums: String,
     pub block_size: Option<u32>,
+    /// pg_control's latest checkpoint: WAL read to a backup's page must reach past it to
+    /// prove that nothing changed the block since.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_lsn: Option<String>,
 }
 
 /// How bad a damaged block is.
@@ -438,49 +442,70 @@ impl Report {
         // WAL that shows no page magic is still the cluster's: its LSNs print as its release's.
         let lsn_version = version.or(self.cluster.pg_version);
         let lsn_text = |lsn: u64| crate::page::lsn::lsn_text(lsn_version, lsn);
+        let coverage = history.coverage();
+        let checkpoint = self
+            .cluster
+            .checkpoint_lsn
+            .as_deref()
+            .and_then(crate::wal::parse_lsn);
         for rel in &mut self.relations {
             let Some((spc, db, relnode)) = crate::file::datadir::locator_of(&rel.path) else {
                 continue;
             };
             for b in &mut rel.blocks {
-                b.wal_image = history
-                    .blocks()
-                    .find(|(k, _, _)| {
-                        k.fork == 0
-                            && k.block == b.block
-                            && (k.locator.spc_oid, k.locator.db_oid, k.locator.rel_number)
-                                == (spc, db, relnode)
+                let seen = history.blocks().find(|(k, _, _)| {
+                    k.fork == 0
+                        && k.block == b.block
+                        && (k.locator.spc_oid, k.locator.db_oid, k.locator.rel_number)
+                            == (spc, db, relnode)
+                });
+                let touches: Vec<(u64, String)> = seen
+                    .map(|(_, image, after)| {
+                        image
+                            .into_iter()
+                            .chain(after)
+                            .map(|t| (t.lsn, lsn_text(t.lsn)))
+                            .collect()
                     })
-                    .and_then(|(_, image, after)| {
-                        let later: Vec<LaterRecord> = after
-                            .iter()
-                            .map(|t| LaterRecord {
-                                lsn: lsn_text(t.lsn),
-                                record: match version {
-                                    Some(v) => format!(
-                                        "{}/{}",
-                                        crate::wal::rmgr_name(t.rmid),
-                                        crate::wal::record_type(v, t.rmid, t.info)
-                                    ),
-                                    None => format!("rmgr {} info {:#04x}", t.rmid, t.info),
-                                },
-                                effect: version.map_or(crate::wal::RowEffect::Unknown, |v| {
-                                    crate::wal::RowEffect::of(v, t.rmid, t.info)
-                                }),
-                            })
-                            .collect();
-                        let effects: Vec<crate::wal::RowEffect> =
-                            later.iter().map(|l| l.effect).collect();
-                        Some(WalImage {
-                            lsn: lsn_text(image?.lsn),
-                            records_after: after.len() as u64,
-                            restoring: crate::wal::restoring("the image", &effects),
-                            kinds: later_kinds(&later),
-                            later,
+                    .unwrap_or_default();
+                b.wal_image = seen.and_then(|(_, image, after)| {
+                    let later: Vec<LaterRecord> = after
+                        .iter()
+                        .map(|t| LaterRecord {
+                            lsn: lsn_text(t.lsn),
+                            record: match version {
+                                Some(v) => format!(
+                                    "{}/{}",
+                                    crate::wal::rmgr_name(t.rmid),
+                                    crate::wal::record_type(v, t.rmid, t.info)
+                                ),
+                                None => format!("rmgr {} info {:#04x}", t.rmid, t.info),
+                            },
+                            effect: version.map_or(crate::wal::RowEffect::Unknown, |v| {
+                                crate::wal::RowEffect::of(v, t.rmid, t.info)
+                            }),
                         })
-                    });
-                if let (Some(bk), Some(w)) = (b.backup.as_mut(), b.wal_image.as_ref()) {
-                    backup::wal_says(bk, w);
+                        .collect();
+                    let effects: Vec<crate::wal::RowEffect> =
+                        later.iter().map(|l| l.effect).collect();
+                    Some(WalImage {
+                        lsn: lsn_text(image?.lsn),
+                        records_after: after.len() as u64,
+                        restoring: crate::wal::restoring("the image", &effects),
+                        kinds: later_kinds(&later),
+                        later,
+                    })
+                });
+                let facts = backup::WalFacts {
+                    touches: &touches,
+                    coverage,
+                    checkpoint,
+                    lsn_text: &lsn_text,
+                    no_pd_lsn: backup::no_pd_lsn(b),
+                    block: b.block,
+                };
+                if let Some(bk) = b.backup.as_mut() {
+                    backup::wal_says(bk, &facts);
                 }
             }
         }
@@ -2389,6 +2414,62 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
     Route::None
 }
 
+/// The step that rebuilds blocks from their full-page image with every record after it
+/// replayed (pgpage recover), as the server's recovery does. It comes before every other
+/// repair: recover reads its file in place in the data directory, and the later steps go on
+/// from its NEW.
+fn replay_step(r: &Report, paths: &Paths) -> Option<String> {
+    let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
+    let replay: Vec<(&Relation, &Block)> = r
+        .blocks()
+        .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
+        .filter(|(rel, b)| route(rel, b) == Route::Recover)
+        .collect();
+    if replay.is_empty() {
+        return None;
+    }
+    let mut files: Vec<(&str, Vec<u32>)> = Vec::new();
+    for (_, b) in &replay {
+        match files.iter_mut().find(|(f, _)| *f == b.file.as_str()) {
+            Some((_, blocks)) => blocks.push(b.block_in_file),
+            None => files.push((b.file.as_str(), alloc::vec![b.block_in_file])),
+        }
+    }
+    let mut lines = alloc::vec![format!(
+            "Rebuild {} as the server's recovery would: its full-page image with every record after it replayed (heap pages; a block that meets a record pgpage does not apply yet is named and not written). {NEW_WORDS}:",
+            blocks_words(&replay)
+        )];
+    for (file, blocks) in files {
+        let blocks: Vec<String> = blocks.iter().map(|b| format!("--block {b}")).collect();
+        let wal = if paths.dir.is_some() {
+            String::new()
+        } else {
+            String::from(" --wal WAL")
+        };
+        lines.push(command_line(&format!(
+            "pgpage recover {}{wal} --out NEW {}",
+            blocks.join(" "),
+            paths.file(file)
+        )));
+    }
+    for (rel, b) in &replay {
+        let Some(w) = b.wal_image.as_ref() else {
+            continue;
+        };
+        // What the image alone would lose, in the words the finding uses for it.
+        lines.push(format!(
+            "Block {} of {}: its image at {} and {} after it ({}); {}.",
+            b.block,
+            name(rel),
+            w.lsn,
+            crate::words::plural(w.later.len(), "record", "records"),
+            w.kinds.join(", "),
+            w.restoring
+        ));
+    }
+    Some(lines.join("\n"))
+}
+
 fn steps(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
     if !r.damaged() {
@@ -2414,6 +2495,9 @@ fn steps(r: &Report) -> Vec<String> {
             ""
         }
     ));
+    if r.wal_searched {
+        out.extend(replay_step(r, &paths));
+    }
     // An exact repair first: a flipped bit put back restores the page as it was, while a
     // good copy is as old as its image or backup.
     let mut flips: Vec<String> = Vec::new();
@@ -2475,12 +2559,6 @@ fn steps(r: &Report) -> Vec<String> {
             .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
             .collect();
         let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
-        // Records after an image that the image alone lacks: recover replays them onto it, as
-        // the server's recovery does (a record it does not apply names its block, unwritten).
-        let replay: Vec<&(&Relation, &Block)> = tables
-            .iter()
-            .filter(|(rel, b)| route(rel, b) == Route::Recover)
-            .collect();
         let with: Vec<(&Relation, &Block)> = tables
             .iter()
             .copied()
@@ -2497,48 +2575,6 @@ fn steps(r: &Report) -> Vec<String> {
                     && matches!(route(rel, b), Route::BackupOlder | Route::None)
             })
             .collect();
-        if !replay.is_empty() {
-            let mut files: Vec<(&str, Vec<u32>)> = Vec::new();
-            for (_, b) in &replay {
-                match files.iter_mut().find(|(f, _)| *f == b.file.as_str()) {
-                    Some((_, blocks)) => blocks.push(b.block_in_file),
-                    None => files.push((b.file.as_str(), alloc::vec![b.block_in_file])),
-                }
-            }
-            let mut lines = alloc::vec![format!(
-                "Rebuild {} as the server's recovery would: its full-page image with every record after it replayed (heap pages; a block that meets a record pgpage does not apply yet is named and not written). {NEW_WORDS}:",
-                blocks_words(&replay.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>())
-            )];
-            for (file, blocks) in files {
-                let blocks: Vec<String> = blocks.iter().map(|b| format!("--block {b}")).collect();
-                let wal = if paths.dir.is_some() {
-                    String::new()
-                } else {
-                    String::from(" --wal WAL")
-                };
-                lines.push(command_line(&format!(
-                    "pgpage recover {}{wal} --out NEW {}",
-                    blocks.join(" "),
-                    paths.file(file)
-                )));
-            }
-            for (rel, b) in &replay {
-                let Some(w) = b.wal_image.as_ref() else {
-                    continue;
-                };
-                // What the image alone would lose, in the words the finding uses for it.
-                lines.push(format!(
-                    "Block {} of {}: its image at {} and {} after it ({}); {}.",
-                    b.block,
-                    name(rel),
-                    w.lsn,
-                    crate::words::plural(w.later.len(), "record", "records"),
-                    w.kinds.join(", "),
-                    w.restoring
-                ));
-            }
-            out.push(lines.join("\n"));
-        }
         if !with.is_empty() {
             let list: Vec<String> = with
                 .iter()
@@ -2844,7 +2880,79 @@ fn steps(r: &Report) -> Vec<String> {
     out.push(String::from(
         "Afterwards: REINDEX the damaged tables' indexes (and every damaged index), then check everything with pg_amcheck --heapallindexed (or pgpage verify --amcheck), and take a new base backup.",
     ));
+    chain(&mut out);
     out
+}
+
+/// Steps that repair the same file one after another: each later step's command reads the
+/// copy the step before made (`NEW_FROM_STEP_N`), not the damaged file again, so that the
+/// steps followed in order keep every repair. recover's step comes first (`replay_step`):
+/// it reads its file in place in the data directory, which a copy outside it is not.
+fn chain(steps: &mut [String]) {
+    // Each file's newest copy: the step whose NEW holds it.
+    let mut newest: BTreeMap<String, usize> = BTreeMap::new();
+    let mut read_later: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, step) in steps.iter_mut().enumerate() {
+        let n = i.saturating_add(1);
+        let mut reads: Vec<(String, usize)> = Vec::new();
+        let mut wrote: Vec<String> = Vec::new();
+        let lines: Vec<String> = step
+            .split('\n')
+            .map(|line| {
+                let repair =
+                    line.starts_with("  pgpage repair ") || line.starts_with("  pgpage recover ");
+                let Some((head, tail)) = line.split_once(" --out NEW ").filter(|_| repair) else {
+                    return String::from(line);
+                };
+                let (file, comment) = match tail.split_once("  #") {
+                    Some((f, c)) => (f, format!("  #{c}")),
+                    None => (tail, String::new()),
+                };
+                let file = String::from(file.trim_end());
+                let line = match newest.get(&file) {
+                    Some(&from) => {
+                        if !reads.iter().any(|(f, _)| *f == file) {
+                            reads.push((file.clone(), from));
+                        }
+                        format!("{head} --out NEW NEW_FROM_STEP_{from}{comment}")
+                    }
+                    None => String::from(line),
+                };
+                wrote.push(file);
+                line
+            })
+            .collect();
+        if reads.is_empty() && wrote.is_empty() {
+            continue;
+        }
+        let mut text = lines.join("\n");
+        for (file, from) in &reads {
+            text.push_str(&format!(
+                "\nNEW_FROM_STEP_{from}: the copy step {from} made of {file} (its NEW). This step goes on from it, keeping that repair."
+            ));
+            read_later.entry(*from).or_default().push(n);
+        }
+        *step = text;
+        for file in wrote {
+            newest.insert(file, n);
+        }
+    }
+    for (from, later) in read_later {
+        let Some(step) = steps.get_mut(from.saturating_sub(1)) else {
+            continue;
+        };
+        let later: Vec<String> = later.iter().map(usize::to_string).collect();
+        step.push_str(&format!(
+            "\nRun this step before step{} {}: {} on from its NEW.",
+            if later.len() == 1 { "" } else { "s" },
+            crate::words::and_list(&later),
+            if later.len() == 1 {
+                "it goes"
+            } else {
+                "they go"
+            }
+        ));
+    }
 }
 
 /// What a table's zeroed pages (relation-wide blocks `zeroed`) do to the queries that use

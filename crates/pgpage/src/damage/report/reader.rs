@@ -957,6 +957,10 @@ impl ReportReader {
                 _ => None,
             };
             self.cluster.state = Some(String::from(state_words(c.state)));
+            self.cluster.checkpoint_lsn = match c.get("checkpoint_lsn") {
+                Some(ControlValue::Text(t)) => Some(t.clone()),
+                _ => None,
+            };
             self.cluster.block_size = c.block_size();
             self.checksums = ChecksumsKnown::of_version(c.data_page_checksum_version());
             self.choice = GeometryChoice {
