@@ -2896,6 +2896,11 @@ fn chain(steps: &mut [String]) {
         let n = i.saturating_add(1);
         let mut reads: Vec<(String, usize)> = Vec::new();
         let mut wrote: Vec<String> = Vec::new();
+        // Within a step, the lines for one block are alternatives (flip candidates), while
+        // another block of the same file is one more repair: it reads the first one's NEW.
+        let mut block_input: BTreeMap<(String, String), String> = BTreeMap::new();
+        let mut last_block: BTreeMap<String, String> = BTreeMap::new();
+        let mut goes_on: Vec<(String, String)> = Vec::new();
         let lines: Vec<String> = step
             .split('\n')
             .map(|line| {
@@ -2909,26 +2914,48 @@ fn chain(steps: &mut [String]) {
                     None => (tail, String::new()),
                 };
                 let file = String::from(file.trim_end());
-                let line = match newest.get(&file) {
-                    Some(&from) => {
-                        if !reads.iter().any(|(f, _)| *f == file) {
-                            reads.push((file.clone(), from));
-                        }
-                        format!("{head} --out NEW NEW_FROM_STEP_{from}{comment}")
+                let block = head
+                    .split_once(" --block ")
+                    .and_then(|(_, b)| b.split(' ').next())
+                    .map(String::from)
+                    .unwrap_or_default();
+                let input = match block_input.get(&(file.clone(), block.clone())) {
+                    Some(input) => input.clone(),
+                    None => {
+                        let input = match (last_block.get(&file), newest.get(&file)) {
+                            (Some(prev), _) => {
+                                goes_on.push((prev.clone(), block.clone()));
+                                format!("NEW_OF_BLOCK_{prev}")
+                            }
+                            (None, Some(&from)) => {
+                                if !reads.iter().any(|(f, _)| *f == file) {
+                                    reads.push((file.clone(), from));
+                                }
+                                format!("NEW_FROM_STEP_{from}")
+                            }
+                            (None, None) => file.clone(),
+                        };
+                        block_input.insert((file.clone(), block.clone()), input.clone());
+                        last_block.insert(file.clone(), block);
+                        input
                     }
-                    None => String::from(line),
                 };
                 wrote.push(file);
-                line
+                format!("{head} --out NEW {input}{comment}")
             })
             .collect();
         if reads.is_empty() && wrote.is_empty() {
             continue;
         }
         let mut text = lines.join("\n");
+        for (prev, block) in &goes_on {
+            text.push_str(&format!(
+                "\nNEW_OF_BLOCK_{prev}: the NEW made for block {prev} above (the command you kept). Block {block} is in the same file and goes on from it, keeping that repair."
+            ));
+        }
         for (file, from) in &reads {
             text.push_str(&format!(
-                "\nNEW_FROM_STEP_{from}: the copy step {from} made of {file} (its NEW). This step goes on from it, keeping that repair."
+                "\nNEW_FROM_STEP_{from}: the copy step {from} made of {file} (its NEW, the last one where it made several). This step goes on from it, keeping that repair."
             ));
             read_later.entry(*from).or_default().push(n);
         }
@@ -3073,6 +3100,38 @@ mod tests {
             }],
             unknown: Vec::new(),
         })
+    }
+
+    /// Two blocks of one file in one step are two repairs, the second on the first's NEW;
+    /// a block's flip candidates stay alternatives on the same input; a later step on the
+    /// file reads the step's copy.
+    #[test]
+    fn steps_chain_within_and_across() {
+        let mut steps = alloc::vec![
+            String::from("Flip:\n  pgpage repair --block 20 --flip 1:2 --out NEW d/base/5/1  # a\n  pgpage repair --block 20 --flip 3:4 --out NEW d/base/5/1\n  pgpage repair --block 40 --flip 5:6 --out NEW d/base/5/1\n  pgpage repair --block 1 --flip 7:0 --out NEW d/base/5/2"),
+            String::from("Backup:\n  pgpage repair --block 51 --from BACKUP_FILE --out NEW d/base/5/1"),
+        ];
+        chain(&mut steps);
+        let first: Vec<&str> = steps[0].lines().collect();
+        assert_eq!(
+            first[1],
+            "  pgpage repair --block 20 --flip 1:2 --out NEW d/base/5/1  # a"
+        );
+        assert_eq!(
+            first[2],
+            "  pgpage repair --block 20 --flip 3:4 --out NEW d/base/5/1"
+        );
+        assert_eq!(
+            first[3],
+            "  pgpage repair --block 40 --flip 5:6 --out NEW NEW_OF_BLOCK_20"
+        );
+        assert_eq!(
+            first[4],
+            "  pgpage repair --block 1 --flip 7:0 --out NEW d/base/5/2"
+        );
+        assert!(steps[0].contains("NEW_OF_BLOCK_20: the NEW made for block 20 above"));
+        assert!(steps[0].ends_with("Run this step before step 2: it goes on from its NEW."));
+        assert!(steps[1].contains("--from BACKUP_FILE --out NEW NEW_FROM_STEP_1"));
     }
 
     #[test]
