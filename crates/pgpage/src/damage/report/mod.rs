@@ -2589,10 +2589,22 @@ fn steps(r: &Report) -> Vec<String> {
                 })
                 .collect();
             let mut lines = alloc::vec![format!(
-                "The WAL given holds a full-page image of {}. Write each image as a page file (DIR: a new directory), then use pgpage repair --page PAGE_FILE with the file written for that block:",
+                "The WAL given holds a full-page image of {}. Write the images as page files (DIR: a new directory), then put each block's image in place (the file fpi names by the image's LSN and the block):",
                 list.join(", ")
             )];
             lines.extend(fpi_commands(&with, &paths, " --out DIR"));
+            lines.extend(with.iter().filter_map(|(rel, b)| {
+                let lsn = crate::wal::parse_lsn(&b.wal_image.as_ref()?.lsn)?;
+                let (spc, db, relnode) = crate::file::datadir::locator_of(&rel.path)?;
+                Some(command_line(&format!(
+                    "pgpage repair --block {} --page DIR/*-{:08X}-{:08X}.{spc}.{db}.{relnode}.{}_main --out NEW {}",
+                    b.block_in_file,
+                    lsn >> 32,
+                    lsn & 0xFFFF_FFFF,
+                    b.block,
+                    paths.file(&b.file)
+                )))
+            }));
             // Blocks whose images are followed by the same kinds of records, said once.
             let mut groups: Vec<(String, Vec<String>, &WalImage, Vec<u32>)> = Vec::new();
             for (rel, b) in &with {
