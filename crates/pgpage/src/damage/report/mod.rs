@@ -2878,7 +2878,7 @@ fn steps(r: &Report) -> Vec<String> {
             .filter(|(rel, b)| index_block(rel.relkind.as_deref(), b))
             .collect();
         out.push(format!(
-            "{}. Rebuilding an index from its table loses nothing. An older copy of the page (from a backup or a WAL image) spliced into the live index would disagree with the table and its neighbour pages. Rebuild it: {}",
+            "{}. Rebuilding an index from its table loses nothing. An older copy of the page (from a backup or a WAL image) spliced into the live index would disagree with the table and its neighbour pages. Rebuild {}: {}",
             if zero_only {
                 String::from(
                     "An index page that is all zeros where the index's links lead makes the server refuse every scan and insert that reaches it (\"Please REINDEX it.\")",
@@ -2886,6 +2886,7 @@ fn steps(r: &Report) -> Vec<String> {
             } else {
                 format!("The damaged index pages ({}) are not restored from a copy", blocks_words(&blocks))
             },
+            if reindex.len() == 1 { "it" } else { "them" },
             reindex.join("; ")
         ));
     }
