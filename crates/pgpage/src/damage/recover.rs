@@ -12,13 +12,16 @@ use alloc::vec::Vec;
 use crate::am::heap::redo::{
     recorded_free_space, redo_heap_block, unregistered_vm_clears, RedoError, RedoSettings,
 };
+use crate::am::nbtree::redo::redo_btree_block;
 use crate::am::maps::redo::{
     fsm_position, fsm_set_avail, fsm_space_avail_to_cat, vm_clear, vm_page_ready,
 };
 use crate::cluster::control::ControlFile;
 use crate::page::kind::VISIBILITYMAP_FORKNUM;
 use crate::page::write::{is_new, page_lsn, set_checksum, set_lsn};
-use crate::wal::rmgr::heap::{describe, RM_HEAP2_ID, RM_HEAP_ID};
+use crate::wal::rmgr::heap::{RM_HEAP2_ID, RM_HEAP_ID};
+use crate::wal::rmgr::nbtree::RM_BTREE_ID;
+use crate::wal::rmgr::{description, Description};
 use crate::wal::{lsn_text_for, record_type, rmgr_name, BlockKey, WalRecord};
 use crate::Endian;
 
@@ -226,9 +229,9 @@ impl Recovery {
             lsn: rec.lsn,
             rmgr: rmgr_name(rec.rmid),
             record: record_type(rec.version, rec.rmid, rec.info),
-            desc: match describe(rec) {
-                Some(Ok(d)) => d,
-                _ => String::new(),
+            desc: match description(rec) {
+                Description::Text(d) => d,
+                Description::NotDecoded | Description::Invalid(_) => String::new(),
             },
         };
         let block_size = self.opts.block_size;
@@ -316,6 +319,8 @@ impl Recovery {
                         free_space.push((b.locator, b.block, space));
                     }
                 })
+            } else if rec.rmid == RM_BTREE_ID {
+                redo_btree_block(&settings, rec, b.id, page).map(|changed| st.dirty |= changed)
             } else if rec.rmid == RM_XLOG_ID
                 && matches!(rec.info & 0xF0, XLOG_FPI | XLOG_FPI_FOR_HINT)
             {
