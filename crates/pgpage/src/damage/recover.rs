@@ -12,10 +12,10 @@ use alloc::vec::Vec;
 use crate::am::heap::redo::{
     recorded_free_space, redo_heap_block, unregistered_vm_clears, RedoError, RedoSettings,
 };
-use crate::am::nbtree::redo::redo_btree_block;
 use crate::am::maps::redo::{
     fsm_position, fsm_set_avail, fsm_space_avail_to_cat, vm_clear, vm_page_ready,
 };
+use crate::am::nbtree::redo::redo_btree_block;
 use crate::cluster::control::ControlFile;
 use crate::page::kind::VISIBILITYMAP_FORKNUM;
 use crate::page::write::{is_new, page_lsn, set_checksum, set_lsn};

@@ -356,7 +356,7 @@ fn index_item_checked(page: &[u8], offnum: u16) -> Result<(usize, usize), WriteE
     }
     let (off, _, len) = item_id(page, offnum).ok_or(WriteError::BadItem(offnum))?;
     let (off, len) = (usize::from(off), usize::from(len));
-    if off < usize::from(u) || off.saturating_add(len) > usize::from(s) || off % 8 != 0 {
+    if off < usize::from(u) || off.saturating_add(len) > usize::from(s) || !off.is_multiple_of(8) {
         return Err(WriteError::BadItem(offnum));
     }
     Ok((off, len))
@@ -452,7 +452,9 @@ pub fn index_multi_delete(
     let mut totallen = 0usize;
     for off in 1..=nline {
         let (o, f, n) = item_id(page, off).ok_or(WriteError::BadItem(off))?;
-        if o < u || usize::from(o).saturating_add(usize::from(n)) > usize::from(s) || o % 8 != 0
+        if o < u
+            || usize::from(o).saturating_add(usize::from(n)) > usize::from(s)
+            || !o.is_multiple_of(8)
         {
             return Err(WriteError::BadItem(off));
         }
@@ -512,7 +514,11 @@ pub fn index_tuple_overwrite(
         .ok_or(WriteError::NoRoom)?;
     if oldsize != newsize {
         page.copy_within(u..offset, new_upper);
-        put16(page, 14, u16::try_from(new_upper).map_err(|_| WriteError::NoRoom)?);
+        put16(
+            page,
+            14,
+            u16::try_from(new_upper).map_err(|_| WriteError::NoRoom)?,
+        );
         for i in 1..=max_offset(page) {
             if let Some((o, f, n)) = item_id(page, i) {
                 if n != 0 && usize::from(o) <= offset {
@@ -527,13 +533,7 @@ pub fn index_tuple_overwrite(
     }
     let (_, f, _) = item_id(page, offnum).ok_or(WriteError::BadItem(offnum))?;
     let len = u16::try_from(newtup.len()).map_err(|_| WriteError::NoRoom)?;
-    set_item_id(
-        page,
-        offnum,
-        u16::try_from(new_offset).unwrap_or(0),
-        f,
-        len,
-    );
+    set_item_id(page, offnum, u16::try_from(new_offset).unwrap_or(0), f, len);
     page.get_mut(new_offset..new_offset.saturating_add(newtup.len()))
         .ok_or(WriteError::NoRoom)?
         .copy_from_slice(newtup);

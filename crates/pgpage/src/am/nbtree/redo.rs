@@ -13,6 +13,9 @@ use super::layout::{
     BT_IS_POSTING, BT_OFFSET_MASK, INDEX_ALT_TID_MASK, P_HIKEY, P_NONE,
 };
 use crate::am::heap::redo::{RedoError, RedoSettings};
+use crate::page::fields::{
+    bt_page_opaque_data as bt, Field, BTP_DELETED, BTP_META, BT_PAGE_OPAQUE_DATA, INDEX_SIZE_MASK,
+};
 use crate::page::write::{
     self, add_index_item, index_multi_delete, index_tuple_delete, index_tuple_overwrite,
     item_range, max_offset, maxalign, page_init, put32, set_lsn, temp_page_copy_special,
@@ -24,18 +27,18 @@ use crate::wal::rmgr::nbtree::{
 };
 use crate::wal::WalRecord;
 
-/// nbtree.h: the btpo_flags bits redo sets or clears that nothing else here names.
-const BTP_DELETED: u16 = 1 << 2;
-const BTP_META: u16 = 1 << 3;
+/// nbtree.h: BTP_HAS_GARBAGE (deprecated in 14, still cleared by redo).
 const BTP_HAS_GARBAGE: u16 = 1 << 6;
-/// sizeof(BTPageOpaqueData): btpo_prev, btpo_next, btpo_level (13: the btpo union),
-/// btpo_flags, btpo_cycleid.
-const BT_OPAQUE_SIZE: usize = 16;
-const BTPO_PREV: usize = 0;
-const BTPO_NEXT: usize = 4;
-const BTPO_LEVEL: usize = 8;
-const BTPO_FLAGS: usize = 12;
-const BTPO_CYCLEID: usize = 14;
+/// sizeof(BTPageOpaqueData).
+fn opaque_size() -> usize {
+    usize::from(BT_PAGE_OPAQUE_DATA.size)
+}
+
+/// Where a BTPageOpaqueData field lies in the special space (13's btpo union is
+/// btpo_level's word).
+fn at(f: &Field) -> usize {
+    usize::from(f.offset)
+}
 /// PageGetContents: where BTMetaPageData and BTDeletedPageData start.
 const PAGE_CONTENTS: usize = 24;
 /// sizeof(BTMetaPageData): pd_lower of a metapage is just past it.
@@ -43,8 +46,6 @@ const BT_META_SIZE: usize = 48;
 /// sizeof(IndexTupleData) and of ItemPointerData.
 const INDEX_TUPLE_HEADER: usize = 8;
 const TID_SIZE: usize = 6;
-/// itup.h INDEX_SIZE_MASK.
-const INDEX_SIZE_MASK: u16 = 0x1FFF;
 
 fn invalid(what: impl Into<String>) -> RedoError {
     RedoError::Invalid(what.into())
@@ -70,19 +71,22 @@ fn put16(b: &mut [u8], at: usize, v: u16) {
 /// Where BTPageOpaqueData lies: the page's special space, which must be its size.
 fn opaque(page: &[u8]) -> Result<usize, RedoError> {
     let s = usize::from(write::special(page));
-    if s.checked_add(BT_OPAQUE_SIZE) != Some(page.len()) {
+    if s.checked_add(opaque_size()) != Some(page.len()) {
         return Err(invalid("the page's special space is not a B-tree page's"));
     }
     Ok(s)
 }
 
 fn flags(page: &[u8]) -> Result<u16, RedoError> {
-    Ok(get16(page, opaque(page)?.saturating_add(BTPO_FLAGS)))
+    Ok(get16(
+        page,
+        opaque(page)?.saturating_add(at(&bt::BTPO_FLAGS)),
+    ))
 }
 
 fn set_flags(page: &mut [u8], f: u16) -> Result<(), RedoError> {
     let o = opaque(page)?;
-    put16(page, o.saturating_add(BTPO_FLAGS), f);
+    put16(page, o.saturating_add(at(&bt::BTPO_FLAGS)), f);
     Ok(())
 }
 
@@ -94,7 +98,7 @@ fn set_opaque32(page: &mut [u8], field: usize, v: u32) -> Result<(), RedoError> 
 
 /// _bt_pageinit: an empty page with a B-tree special space, all zeros.
 fn bt_pageinit(page: &mut [u8]) -> Result<(), RedoError> {
-    page_init(page, BT_OPAQUE_SIZE).map_err(write_error)
+    page_init(page, opaque_size()).map_err(write_error)
 }
 
 /// The bytes of the normal item at `off`.
@@ -178,10 +182,14 @@ impl Tuple<'_> {
 
 /// _bt_form_posting (and _bt_update_posting's tuple): the key part of `base`, then the heap
 /// TIDs as a posting list when there are several, else as t_tid; padding zeros (palloc0).
-fn form_posting(base: &[u8], keysize: usize, htids: &[[u8; TID_SIZE]]) -> Result<Vec<u8>, RedoError> {
+fn form_posting(
+    base: &[u8],
+    keysize: usize,
+    htids: &[[u8; TID_SIZE]],
+) -> Result<Vec<u8>, RedoError> {
     let key = base
         .get(..keysize)
-        .filter(|k| k.len() >= INDEX_TUPLE_HEADER && keysize % 8 == 0)
+        .filter(|k| k.len() >= INDEX_TUPLE_HEADER && keysize.is_multiple_of(8))
         .ok_or_else(|| invalid("posting list key size"))?;
     let newsize = if htids.len() > 1 {
         htids
@@ -242,7 +250,9 @@ fn swap_posting(
 ) -> Result<Vec<u8>, RedoError> {
     let o = Tuple(oposting);
     if !o.is_posting() {
-        return Err(invalid("a posting list split of a tuple that is no posting list"));
+        return Err(invalid(
+            "a posting list split of a tuple that is no posting list",
+        ));
     }
     let htids = o.htids()?;
     let n = htids.len();
@@ -371,8 +381,8 @@ fn topparent_hikey(topparent: u32) -> [u8; INDEX_TUPLE_HEADER] {
 /// when a parent was unlinked).
 fn halfdead_leaf(page: &mut [u8], prev: u32, next: u32, topparent: u32) -> Result<(), RedoError> {
     bt_pageinit(page)?;
-    set_opaque32(page, BTPO_PREV, prev)?;
-    set_opaque32(page, BTPO_NEXT, next)?;
+    set_opaque32(page, at(&bt::BTPO_PREV), prev)?;
+    set_opaque32(page, at(&bt::BTPO_NEXT), next)?;
     set_flags(page, BTP_HALF_DEAD | BTP_LEAF)?;
     add_index_item(page, &topparent_hikey(topparent), P_HIKEY)
         .map_err(|_| invalid("could not add dummy high key to half-dead page"))?;
@@ -388,11 +398,13 @@ fn block_number(rec: &WalRecord<'_>, id: u8) -> Option<u32> {
 /// high key).
 fn first_data_key(page: &[u8]) -> Result<u16, RedoError> {
     let o = opaque(page)?;
-    Ok(if write::get32(page, o.saturating_add(BTPO_NEXT)) == P_NONE {
-        P_HIKEY
-    } else {
-        P_HIKEY.saturating_add(1)
-    })
+    Ok(
+        if write::get32(page, o.saturating_add(at(&bt::BTPO_NEXT))) == P_NONE {
+            P_HIKEY
+        } else {
+            P_HIKEY.saturating_add(1)
+        },
+    )
 }
 
 /// Applies `rec` to the page of its block reference `block_id`, which needs redo (or was just
@@ -441,7 +453,7 @@ pub fn redo_btree_block(
                 f |= BTP_LEAF;
             }
             set_flags(page, f)?;
-            set_opaque32(page, BTPO_LEVEL, x.level)?;
+            set_opaque32(page, at(&bt::BTPO_LEVEL), x.level)?;
             if x.level > 0 {
                 restore_page(page, data)?;
             }
@@ -459,14 +471,13 @@ pub fn redo_btree_block(
             delete_and_update(page, &items, v)?;
             if v >= 18 {
                 let o = opaque(page)?;
-                put16(page, o.saturating_add(BTPO_CYCLEID), 0);
+                put16(page, o.saturating_add(at(&bt::BTPO_CYCLEID)), 0);
             }
         }
         (BtreeRecord::Delete(x), 0) => {
             let ndeleted = usize::try_from(x.ndeleted).map_err(|_| invalid("ndeleted"))?;
-            let items =
-                BtreeDeletedAndUpdated::decode(data, ndeleted, usize::from(x.nupdated))
-                    .map_err(RedoError::Invalid)?;
+            let items = BtreeDeletedAndUpdated::decode(data, ndeleted, usize::from(x.nupdated))
+                .map_err(RedoError::Invalid)?;
             delete_and_update(page, &items, v)?;
         }
         (BtreeRecord::MarkPageHalfdead(x), 1) => {
@@ -543,13 +554,13 @@ fn split(
         0 => split_left(x, newitemonleft, isleaf, right, data, page),
         1 => {
             bt_pageinit(page)?;
-            set_opaque32(page, BTPO_PREV, orig)?;
-            set_opaque32(page, BTPO_NEXT, snext)?;
-            set_opaque32(page, BTPO_LEVEL, x.level)?;
+            set_opaque32(page, at(&bt::BTPO_PREV), orig)?;
+            set_opaque32(page, at(&bt::BTPO_NEXT), snext)?;
+            set_opaque32(page, at(&bt::BTPO_LEVEL), x.level)?;
             set_flags(page, if isleaf { BTP_LEAF } else { 0 })?;
             restore_page(page, data)
         }
-        2 => set_opaque32(page, BTPO_PREV, right),
+        2 => set_opaque32(page, at(&bt::BTPO_PREV), right),
         3 if !isleaf => clear_incomplete_split(page),
         _ => Err(invalid(format!(
             "the record has no change for block reference {block_id}"
@@ -633,9 +644,9 @@ fn split_left(
         f |= BTP_LEAF;
     }
     set_flags(page, f)?;
-    set_opaque32(page, BTPO_NEXT, right)?;
+    set_opaque32(page, at(&bt::BTPO_NEXT), right)?;
     let o = opaque(page)?;
-    put16(page, o.saturating_add(BTPO_CYCLEID), 0);
+    put16(page, o.saturating_add(at(&bt::BTPO_CYCLEID)), 0);
     Ok(())
 }
 
@@ -650,18 +661,18 @@ fn unlink(
     page: &mut [u8],
 ) -> Result<(), RedoError> {
     match block_id {
-        1 if x.leftsib != P_NONE => set_opaque32(page, BTPO_NEXT, x.rightsib),
+        1 if x.leftsib != P_NONE => set_opaque32(page, at(&bt::BTPO_NEXT), x.rightsib),
         0 => {
             bt_pageinit(page)?;
-            set_opaque32(page, BTPO_PREV, x.leftsib)?;
-            set_opaque32(page, BTPO_NEXT, x.rightsib)?;
+            set_opaque32(page, at(&bt::BTPO_PREV), x.leftsib)?;
+            set_opaque32(page, at(&bt::BTPO_NEXT), x.rightsib)?;
             if v <= 13 {
                 // btpo.xact shares the level's word.
-                set_opaque32(page, BTPO_LEVEL, (x.safexid & 0xFFFF_FFFF) as u32)?;
+                set_opaque32(page, at(&bt::BTPO_LEVEL), (x.safexid & 0xFFFF_FFFF) as u32)?;
                 set_flags(page, BTP_DELETED)
             } else {
                 let level = x.level.unwrap_or(0);
-                set_opaque32(page, BTPO_LEVEL, level)?;
+                set_opaque32(page, at(&bt::BTPO_LEVEL), level)?;
                 // BTPageSetDeleted: the full safexid as the page's contents.
                 let mut f = BTP_DELETED | BTP_HAS_FULLXID;
                 if level == 0 {
@@ -677,7 +688,7 @@ fn unlink(
                 Ok(())
             }
         }
-        2 => set_opaque32(page, BTPO_PREV, x.leftsib),
+        2 => set_opaque32(page, at(&bt::BTPO_PREV), x.leftsib),
         3 => halfdead_leaf(page, x.leafleftsib, x.leafrightsib, x.leaftopparent),
         4 => restore_meta(v, data, page),
         _ => Err(invalid(format!(
@@ -740,12 +751,7 @@ fn dedup(page: &mut [u8], data: &[u8], nintervals: u16) -> Result<(), RedoError>
         })
         .collect::<Result<_, _>>()?;
     // BTMaxItemSize: redo is more lenient than the primary was.
-    let maxpostingsize = page
-        .len()
-        .saturating_sub(56)
-        .saturating_sub(BT_OPAQUE_SIZE)
-        / 3
-        & !7;
+    let maxpostingsize = (page.len().saturating_sub(56).saturating_sub(opaque_size()) / 3) & !7;
     let minoff = first_data_key(page)?;
     let maxoff = max_offset(page);
     let mut newpage = temp_page_copy_special(page).map_err(write_error)?;
@@ -798,9 +804,9 @@ fn dedup(page: &mut [u8], data: &[u8], nintervals: u16) -> Result<(), RedoError>
         match pending.as_mut() {
             None => pending = Some(start(itup, off)?),
             Some(p) => {
-                let interval = intervals.get(done).filter(|(baseoff, nitems)| {
-                    p.baseoff == *baseoff && p.nitems < *nitems
-                });
+                let interval = intervals
+                    .get(done)
+                    .filter(|(baseoff, nitems)| p.baseoff == *baseoff && p.nitems < *nitems);
                 if interval.is_some() {
                     let more = t.htids()?;
                     let merged = p
@@ -831,7 +837,9 @@ fn dedup(page: &mut [u8], data: &[u8], nintervals: u16) -> Result<(), RedoError>
         }
     }
     if done != intervals.len() {
-        return Err(invalid("the page does not hold the record's dedup intervals"));
+        return Err(invalid(
+            "the page does not hold the record's dedup intervals",
+        ));
     }
     let f = flags(&newpage)?;
     set_flags(&mut newpage, f & !BTP_HAS_GARBAGE)?;
@@ -938,7 +946,10 @@ mod tests {
         let p = form_posting(&base, 16, &tids).unwrap();
         let t = Tuple(&p);
         assert!(t.is_posting());
-        assert_eq!((t.size(), t.key_size(), t.htids().unwrap()), (40, 16, tids.clone()));
+        assert_eq!(
+            (t.size(), t.key_size(), t.htids().unwrap()),
+            (40, 16, tids.clone())
+        );
         let one = form_posting(&p, 16, &tids[1..2]).unwrap();
         assert_eq!((Tuple(&one).size(), Tuple(&one).is_posting()), (16, false));
         assert_eq!(&one[..6], &tids[1]);
