@@ -119,7 +119,8 @@ fn lsn(text: &str) -> u64 {
     (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap()
 }
 
-/// What the version's own tools print for each Heap and Heap2 record from `from` on, by LSN:
+/// What the version's own tools print for each record of the resource managers whose names
+/// start with `rmgr` (Heap: Heap and Heap2) from `from` on, by LSN:
 /// pg_waldump's record type and `desc: ` text (15, 18, 19) or pg_walinspect's (16, 17). None
 /// where no such tool is at hand (13, 14).
 fn server_descriptions(
@@ -128,6 +129,7 @@ fn server_descriptions(
     crashed: &Path,
     recovered: &Path,
     from: u64,
+    rmgr: &str,
 ) -> Option<BTreeMap<u64, (String, String)>> {
     let mut out = BTreeMap::new();
     match version {
@@ -141,7 +143,9 @@ fn server_descriptions(
                 &[
                     "create extension pg_walinspect",
                     &format!(
-                        "select start_lsn, record_type, description from pg_get_wal_records_info('{from}', pg_current_wal_lsn()) where resource_manager in ('Heap', 'Heap2')"
+                        // From the oldest segment the recovered copy keeps (its end-of-recovery
+                        // checkpoint removes older ones) when that is later.
+                        "select start_lsn, record_type, description from pg_get_wal_records_info(greatest('{from}'::pg_lsn, (select (substr(min(name), 9, 8) || '/' || substr(min(name), 23, 2) || '000000')::pg_lsn from pg_ls_waldir() where name ~ '^[0-9A-F]{{24}}$')), pg_current_wal_lsn()) where resource_manager like '{rmgr}%'"
                     ),
                 ],
             );
@@ -162,18 +166,19 @@ fn server_descriptions(
                 _ => PathBuf::from(bin_dir(19)),
             };
             let wal = crashed.join("pg_wal");
-            let first = fs::read_dir(&wal)
+            let names: BTreeSet<String> = fs::read_dir(&wal)
                 .unwrap()
                 .filter_map(|e| e.ok()?.file_name().into_string().ok())
                 .filter(|n| n.len() == 24)
-                .min()
-                .unwrap();
+                .collect();
+            let (first, last) = (names.first().unwrap(), names.last().unwrap());
+            // Given a start segment alone, pg_waldump reads that segment only.
             let dump = Command::new(bin.join("pg_waldump"))
-                .args(["-p", wal.to_str().unwrap(), &first])
+                .args(["-p", wal.to_str().unwrap(), first, last])
                 .output()
                 .unwrap();
             for line in String::from_utf8_lossy(&dump.stdout).lines() {
-                if !line.starts_with("rmgr: Heap") {
+                if !line.starts_with(&format!("rmgr: {rmgr}")) {
                     continue;
                 }
                 let l = line
@@ -191,7 +196,10 @@ fn server_descriptions(
         }
         _ => return None,
     }
-    assert!(!out.is_empty(), "the server's tools listed no heap record");
+    assert!(
+        !out.is_empty(),
+        "the server's tools listed no {rmgr} record"
+    );
     Some(out)
 }
 
@@ -393,7 +401,7 @@ fn crash_and_compare(c: Cluster, version: u32, also: impl FnOnce(&Path)) {
         })
         .collect();
     let first = *heap_applied.keys().next().unwrap();
-    if let Some(server) = server_descriptions(&c, version, &b, &a, first) {
+    if let Some(server) = server_descriptions(&c, version, &b, &a, first, "Heap") {
         let wrong: Vec<String> = heap_applied
             .iter()
             .filter(|(l, ours)| server.get(l) != Some(ours))
@@ -761,6 +769,41 @@ fn recover_btree_matches_the_servers_own_recovery(version: u32) {
         diffs.join("\n")
     );
     assert!(missing.is_empty(), "no {missing:?} replayed: {applied:?}");
+    // Each replayed B-tree record described as the version's pg_waldump or pg_walinspect does.
+    let btree_applied: BTreeMap<u64, (String, String)> = blocks
+        .iter()
+        .flat_map(|b| b["applied"].as_array().unwrap())
+        .filter(|a| a["rmgr"] == "Btree")
+        .map(|a| {
+            let text = |k: &str| a[k].as_str().unwrap().to_owned();
+            (lsn(&text("lsn")), (text("record"), text("desc")))
+        })
+        .collect();
+    let first = *btree_applied.keys().next().unwrap();
+    if let Some(server) = server_descriptions(&c, version, &b, &a, first, "Btree") {
+        // The records the server's tools could still read: the recovered copy keeps the WAL
+        // from its oldest remaining segment on.
+        let oldest = *server.keys().next().unwrap();
+        let wrong: Vec<String> = btree_applied
+            .iter()
+            .filter(|(l, ours)| **l >= oldest && server.get(l) != Some(ours))
+            .take(10)
+            .map(|(l, ours)| format!("{l:X}: ours {ours:?}, server {:?}", server.get(l)))
+            .collect();
+        let listed = btree_applied
+            .keys()
+            .filter(|l| server.contains_key(l))
+            .count();
+        assert!(
+            listed > 1000,
+            "the server's tools listed {listed} of the B-tree records"
+        );
+        assert!(
+            wrong.is_empty(),
+            "descriptions differ:\n{}",
+            wrong.join("\n")
+        );
+    }
     // A split that also split a posting list (the new item's TID fell inside one).
     let posting_split = blocks
         .iter()
