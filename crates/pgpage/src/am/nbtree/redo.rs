@@ -15,6 +15,7 @@ use super::layout::{
 use crate::am::heap::redo::{RedoError, RedoSettings};
 use crate::page::fields::{
     bt_page_opaque_data as bt, Field, BTP_DELETED, BTP_META, BT_PAGE_OPAQUE_DATA, INDEX_SIZE_MASK,
+    LP_UNUSED, PD_ALL_VISIBLE,
 };
 use crate::page::write::{
     self, add_index_item, index_multi_delete, index_tuple_delete, index_tuple_overwrite,
@@ -848,6 +849,64 @@ fn dedup(page: &mut [u8], data: &[u8], nintervals: u16) -> Result<(), RedoError>
     }
     page.copy_from_slice(&newpage);
     Ok(())
+}
+
+/// bufmask.h MASK_MARKER: what masked bytes become.
+const MASK_MARKER: u8 = 0;
+/// bufpage.h: the page header's hint flags (PD_HAS_FREE_LINES, PD_PAGE_FULL) and
+/// PD_ALL_VISIBLE, which mask_page_hint_bits clears.
+const PD_HINT_FLAGS: u16 = 0x0001 | 0x0002 | PD_ALL_VISIBLE;
+/// nbtree.h: BTP_SPLIT_END, which split redo does not set.
+const BTP_SPLIT_END: u16 = 1 << 5;
+
+/// btree_mask (nbtxlog.c, with bufmask.c's helpers): `page` without what wal_consistency_checking
+/// leaves out when it compares a replayed B-tree page with the one the primary logged after
+/// the same record: pd_lsn and pd_checksum, pd_prune_xid and the header's hint flags, the free
+/// space, a leaf page's line pointer flags (LP_DEAD is set unlogged), BTP_HAS_GARBAGE,
+/// BTP_SPLIT_END and btpo_cycleid; in 13, all of a deleted page but its header's first
+/// fields (its primary kept the items that redo drops). None when the page's pointers are
+/// not sane (the server's check errors out).
+pub fn mask(page: &[u8], version: u32) -> Option<Vec<u8>> {
+    let mut p = page.to_vec();
+    if let Some(h) = p.get_mut(..10) {
+        h.fill(MASK_MARKER);
+    }
+    put32(&mut p, 20, u32::from(MASK_MARKER));
+    let pd_flags = get16(&p, 10);
+    put16(&mut p, 10, pd_flags & !PD_HINT_FLAGS);
+    let (l, u, sp) = (
+        usize::from(write::lower(&p)),
+        usize::from(write::upper(&p)),
+        usize::from(write::special(&p)),
+    );
+    if l > u || sp < u || l < PAGE_CONTENTS || sp > p.len() {
+        return None;
+    }
+    p.get_mut(l..u)?.fill(MASK_MARKER);
+    let o = opaque(&p).ok()?;
+    let f = get16(&p, o.saturating_add(at(&bt::BTPO_FLAGS)));
+    if version <= 13 && f & BTP_DELETED != 0 {
+        // mask_page_content: everything after the header, and pd_lower and pd_upper.
+        p.get_mut(PAGE_CONTENTS..)?.fill(MASK_MARKER);
+        p.get_mut(12..16)?.fill(MASK_MARKER);
+        return Some(p);
+    }
+    if f & BTP_LEAF != 0 {
+        for off in 1..=max_offset(&p) {
+            if let Some((lp_off, lp_flags, lp_len)) = write::item_id(&p, off) {
+                if lp_flags != LP_UNUSED {
+                    write::set_item_id(&mut p, off, lp_off, LP_UNUSED, lp_len);
+                }
+            }
+        }
+    }
+    put16(
+        &mut p,
+        o.saturating_add(at(&bt::BTPO_FLAGS)),
+        f & !(BTP_HAS_GARBAGE | BTP_SPLIT_END),
+    );
+    put16(&mut p, o.saturating_add(at(&bt::BTPO_CYCLEID)), 0);
+    Some(p)
 }
 
 #[cfg(test)]
