@@ -30,6 +30,14 @@ use crate::wal::WalRecord;
 
 /// nbtree.h: BTP_HAS_GARBAGE (deprecated in 14, still cleared by redo).
 const BTP_HAS_GARBAGE: u16 = 1 << 6;
+/// PageGetContents: where BTMetaPageData and BTDeletedPageData start.
+const PAGE_CONTENTS: usize = 24;
+/// sizeof(BTMetaPageData): pd_lower of a metapage is just past it.
+const BT_META_SIZE: usize = 48;
+/// sizeof(IndexTupleData) and of ItemPointerData.
+const INDEX_TUPLE_HEADER: usize = 8;
+const TID_SIZE: usize = 6;
+
 /// sizeof(BTPageOpaqueData).
 fn opaque_size() -> usize {
     usize::from(BT_PAGE_OPAQUE_DATA.size)
@@ -40,13 +48,6 @@ fn opaque_size() -> usize {
 fn at(f: &Field) -> usize {
     usize::from(f.offset)
 }
-/// PageGetContents: where BTMetaPageData and BTDeletedPageData start.
-const PAGE_CONTENTS: usize = 24;
-/// sizeof(BTMetaPageData): pd_lower of a metapage is just past it.
-const BT_META_SIZE: usize = 48;
-/// sizeof(IndexTupleData) and of ItemPointerData.
-const INDEX_TUPLE_HEADER: usize = 8;
-const TID_SIZE: usize = 6;
 
 fn invalid(what: impl Into<String>) -> RedoError {
     RedoError::Invalid(what.into())
