@@ -1,15 +1,16 @@
 // A damaged block rebuilt from WAL in the browser as `pgpage recover --block` rebuilds it, on a
 // real PostgreSQL 16 cluster (data checksums on): after a checkpoint, heap block 10 changes by
 // several records (HOT updates, the first with the block's full-page image, a non-HOT update,
-// deletes, a row lock) and the primary key's leaves by inserts. The stopped data directory is
-// copied with block 10 and one such leaf torn, and dropped whole with its pg_wal/. Block 10's
-// rebuild says how many records it replayed after the image (pg_walinspect's count) and the
-// page's LSN (the last record's end); the repaired file it downloads is byte for byte what the
-// command it shows (`pgpage recover --block 10 --out NEW FILE`) writes, passes pg_checksums and
-// verify_heapam, and holds the server's rows. The index leaf, whose records pgpage does not
-// replay, is refused with the CLI's reason, and its image alone is offered with the count of
-// records after it; so is the heap file dropped loose, whose database and pg_control are not
-// known. The incident report's finding opens the rebuild.
+// deletes, a row lock), the primary key's leaves by inserts, and a hash index's pages too. The
+// stopped data directory is copied with block 10, one such leaf and one such hash page torn,
+// and dropped whole with its pg_wal/. Block 10's rebuild says how many records it replayed
+// after the image (pg_walinspect's count) and the page's LSN (the last record's end); the
+// repaired file it downloads is byte for byte what the command it shows (`pgpage recover
+// --block 10 --out NEW FILE`) writes, passes pg_checksums and verify_heapam, and holds the
+// server's rows. The B-tree leaf is rebuilt as the CLI rebuilds it; the hash page, whose
+// records pgpage does not replay, is refused with the CLI's reason, and its image alone is
+// offered with the count of records after it; so is the heap file dropped loose, whose
+// database and pg_control are not known. The incident report's finding opens the rebuild.
 import { expect, test, type Page } from './test';
 import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,9 +34,13 @@ let c: Cluster;
 let heapPath: string;
 let indexPath: string;
 let clean: Buffer;
+let cleanIndex: Buffer;
 let heapInfo: BlockInfo[];
 let indexInfo: BlockInfo[];
 let indexBlock: number;
+let hashPath: string;
+let hashInfo: BlockInfo[];
+let hashBlock: number;
 const root = makeDir();
 const dropped = join(root, 'data');
 
@@ -57,6 +62,7 @@ test.beforeAll(() => {
   c.sql(`alter system set wal_keep_size = '1GB'; select pg_reload_conf();`);
   c.sql(`create extension amcheck; create extension pg_walinspect;
     create table t (id int primary key, v text) with (fillfactor = 50, autovacuum_enabled = off);
+    create index t_odd on t using hash ((id % 2));
     insert into t select g, md5(g::text) from generate_series(1, 2000) g;
     select count(*) from t;
     checkpoint;`);
@@ -85,18 +91,26 @@ test.beforeAll(() => {
     );
   heapInfo = blockInfo('t');
   indexInfo = blockInfo('t_pkey');
-  // An index leaf changed by records after its image: pgpage replays heap records only.
-  const leaves = [...new Set(indexInfo.map((r) => r.relblocknumber))].filter((b) => {
-    const rows = indexInfo.filter((r) => r.relblocknumber === b);
-    const at = rows.map((r) => r.fpi).lastIndexOf(true);
-    return at >= 0 && at < rows.length - 1;
-  });
+  hashInfo = blockInfo('t_odd');
+  // An index page changed by records after its image.
+  const changedAfterImage = (info: BlockInfo[]) =>
+    [...new Set(info.map((r) => r.relblocknumber))].filter((b) => {
+      const rows = info.filter((r) => r.relblocknumber === b);
+      const at = rows.map((r) => r.fpi).lastIndexOf(true);
+      return at >= 0 && at < rows.length - 1;
+    });
+  const leaves = changedAfterImage(indexInfo);
   expect(leaves.length, JSON.stringify(indexInfo)).toBeGreaterThan(0);
   indexBlock = leaves[0];
+  const hashed = changedAfterImage(hashInfo);
+  expect(hashed.length, JSON.stringify(hashInfo)).toBeGreaterThan(0);
+  hashBlock = hashed[0];
   heapPath = c.relationPath('t');
   indexPath = c.relationPath('t_pkey');
+  hashPath = c.relationPath('t_odd');
   c.stop();
   clean = readFileSync(heapPath);
+  cleanIndex = readFileSync(indexPath);
   cpSync(c.dataDir, dropped, { recursive: true, filter: (src) => !/postmaster\.pid$/.test(src) });
   const bad = Buffer.from(clean);
   tear(bad, HEAP_BLOCK);
@@ -104,6 +118,9 @@ test.beforeAll(() => {
   const index = readFileSync(join(dropped, relative(c.dataDir, indexPath)));
   tear(index, indexBlock);
   writeFileSync(join(dropped, relative(c.dataDir, indexPath)), index);
+  const hash = readFileSync(join(dropped, relative(c.dataDir, hashPath)));
+  tear(hash, hashBlock);
+  writeFileSync(join(dropped, relative(c.dataDir, hashPath)), hash);
 });
 
 test.afterAll(() => c?.destroy());
@@ -206,15 +223,37 @@ test('a torn heap page changed after its image: rebuilt from WAL as pgpage recov
   }
 });
 
-test('an index leaf whose records pgpage does not replay: the reason replaces the button, the image alone is offered with its loss', async ({ page }) => {
-  const { after } = historyOf(indexInfo, indexBlock);
+test('a torn B-tree leaf changed after its image: rebuilt from WAL as pgpage recover does', async ({ page }) => {
+  const { image, after } = historyOf(indexInfo, indexBlock);
   await open(page, indexPath, indexBlock);
+  await expect(page.getByTestId('wal-rebuild')).toHaveAttribute('data-state', 'recovered');
+  await expect(page.getByTestId('wal-rebuild-summary')).toHaveText(
+    `replayed ${after.length} record${after.length === 1 ? '' : 's'} after the image at ${image.start_lsn}; page LSN ${after[after.length - 1].end_lsn}`,
+  );
+  const command = (await page.getByTestId('wal-rebuild-command').textContent())!;
+  const rel = relative(root, join(dropped, relative(c.dataDir, indexPath)));
+  expect(command).toBe(`pgpage recover --block ${indexBlock} --out NEW ${rel}`);
+  await page.getByTestId('wal-rebuild-take').click();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('repair-download').click()]);
+  const repaired = readFileSync(await download.path());
+  const cliOut = join(makeDir(), 'recovered');
+  const cli = runShown(command, cliOut);
+  expect(cli.status, cli.stderr).toBe(0);
+  expect(Buffer.compare(repaired, readFileSync(cliOut)), 'the whole file as pgpage recover writes it').toBe(0);
+  // The rebuilt leaf is the page the server wrote before the copy was torn.
+  const block = (b: Buffer) => b.subarray(indexBlock * BS, (indexBlock + 1) * BS);
+  expect(Buffer.compare(block(repaired), block(cleanIndex)), 'the leaf as the server wrote it').toBe(0);
+});
+
+test('an index page whose records pgpage does not replay: the reason replaces the button, the image alone is offered with its loss', async ({ page }) => {
+  const { after } = historyOf(hashInfo, hashBlock);
+  await open(page, hashPath, hashBlock);
   const rebuild = page.getByTestId('wal-rebuild');
   await expect(rebuild).toHaveAttribute('data-state', 'refused');
   await expect(page.getByTestId('wal-rebuild-take')).toHaveCount(0);
   // The CLI's own reason for the same block.
-  const rel = relative(root, join(dropped, relative(c.dataDir, indexPath)));
-  const cli = runShown(`pgpage recover --block ${indexBlock} --out NEW ${rel}`, join(makeDir(), 'recovered'));
+  const rel = relative(root, join(dropped, relative(c.dataDir, hashPath)));
+  const cli = runShown(`pgpage recover --block ${hashBlock} --out NEW ${rel}`, join(makeDir(), 'recovered'));
   expect(cli.status, cli.stderr).toBe(1);
   const reason = /not recovered: (.*)$/m.exec(cli.stderr)?.[1];
   expect(reason, cli.stderr).toContain('of a kind pgpage does not apply');

@@ -57,8 +57,8 @@ enum Command {
     /// List WAL records one line each as pg_waldump prints them (or as JSON), optionally
     /// those of one relation or block, between two LSNs.
     Wal(wal::WalArgs),
-    /// Rebuild blocks from WAL as the server's recovery would write them (heap and its
-    /// visibility map; other records are named, their blocks not written).
+    /// Rebuild blocks from WAL as the server's recovery would write them (heap, its maps and
+    /// B-tree indexes; other records are named, their blocks not written).
     Recover(recover::RecoverArgs),
     /// The incident report: damaged relations and blocks, what happened to each, the rows
     /// lost and readable, and the steps to take, in order.

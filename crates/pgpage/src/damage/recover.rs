@@ -15,10 +15,13 @@ use crate::am::heap::redo::{
 use crate::am::maps::redo::{
     fsm_position, fsm_set_avail, fsm_space_avail_to_cat, vm_clear, vm_page_ready,
 };
+use crate::am::nbtree::redo::{mask as btree_mask, redo_btree_block};
 use crate::cluster::control::ControlFile;
 use crate::page::kind::VISIBILITYMAP_FORKNUM;
 use crate::page::write::{is_new, page_lsn, set_checksum, set_lsn};
-use crate::wal::rmgr::heap::{describe, RM_HEAP2_ID, RM_HEAP_ID};
+use crate::wal::rmgr::heap::{RM_HEAP2_ID, RM_HEAP_ID};
+use crate::wal::rmgr::nbtree::RM_BTREE_ID;
+use crate::wal::rmgr::{description, Description};
 use crate::wal::{lsn_text_for, record_type, rmgr_name, BlockKey, WalRecord};
 use crate::Endian;
 
@@ -226,9 +229,9 @@ impl Recovery {
             lsn: rec.lsn,
             rmgr: rmgr_name(rec.rmid),
             record: record_type(rec.version, rec.rmid, rec.info),
-            desc: match describe(rec) {
-                Some(Ok(d)) => d,
-                _ => String::new(),
+            desc: match description(rec) {
+                Description::Text(d) => d,
+                Description::NotDecoded | Description::Invalid(_) => String::new(),
             },
         };
         let block_size = self.opts.block_size;
@@ -316,6 +319,8 @@ impl Recovery {
                         free_space.push((b.locator, b.block, space));
                     }
                 })
+            } else if rec.rmid == RM_BTREE_ID {
+                redo_btree_block(&settings, rec, b.id, page).map(|changed| st.dirty |= changed)
             } else if rec.rmid == RM_XLOG_ID
                 && matches!(rec.info & 0xF0, XLOG_FPI | XLOG_FPI_FOR_HINT)
             {
@@ -325,6 +330,27 @@ impl Recovery {
             } else {
                 Err(RedoError::NotApplied)
             };
+            // wal_consistency_checking's image of the block: the page as the primary had it
+            // after this record. The server holds its replay to it under the rmgr's mask, and
+            // so does this replay: a difference means the page would not be the server's.
+            let outcome = outcome.and_then(|()| match b.image.filter(|i| !i.apply) {
+                Some(img) if rec.rmid == RM_BTREE_ID => {
+                    let logged = rec
+                        .restore(&img, u32::try_from(block_size).unwrap_or(0))
+                        .map_err(|_| {
+                            RedoError::Invalid(String::from(
+                                "its consistency-checking image does not decompress",
+                            ))
+                        })?;
+                    match (btree_mask(page, rec.version), btree_mask(&logged, rec.version)) {
+                        (Some(ours), Some(theirs)) if ours == theirs => Ok(()),
+                        _ => Err(RedoError::Invalid(String::from(
+                            "the replayed page differs from the page the server logged with the record for consistency checking (wal_consistency_checking)",
+                        ))),
+                    }
+                }
+                _ => Ok(()),
+            });
             match outcome {
                 Ok(()) => st.applied.push(applied()),
                 Err(e) => {
@@ -516,6 +542,93 @@ mod tests {
         let crc = crc32c(&b[..288]);
         put(&mut b, 288, crc);
         b
+    }
+
+    /// A B-tree INSERT_LEAF of one 16-byte tuple at offset 1 whose block carries a
+    /// wal_consistency_checking image (not applied): recovered when the image is the page redo
+    /// makes (a hint flag and the free space aside), refused when it is not.
+    #[test]
+    fn consistency_checking_images_hold_btree_replay() {
+        use crate::am::nbtree::redo::redo_btree_block;
+        use crate::page::write::page_init;
+        use crate::wal::{BlockImage, BlockRef, ImageCompression, RelFileLocator};
+
+        let mut empty = vec![0u8; 8192];
+        page_init(&mut empty, 16).unwrap();
+        empty[8188] = 1; // BTP_LEAF
+        let mut tuple = vec![0u8; 16];
+        tuple[4] = 7; // t_tid (0,7)
+        tuple[6] = 16; // t_info: size 16
+        tuple[8] = 42;
+        let run = |image: &[u8]| {
+            let mut bytes = vec![1u8, 0];
+            bytes.extend_from_slice(&tuple);
+            bytes.extend_from_slice(image);
+            let blocks = [BlockRef {
+                id: 0,
+                locator: RelFileLocator::default(),
+                fork: 0,
+                block: 1,
+                will_init: false,
+                data_offset: 2,
+                data_length: 16,
+                image: Some(BlockImage {
+                    offset: 18,
+                    length: 8192,
+                    hole_offset: 0,
+                    hole_length: 0,
+                    compression: ImageCompression::None,
+                    apply: false,
+                    bimg_info: 0,
+                }),
+            }];
+            let rec = WalRecord {
+                version: 16,
+                lsn: 0x100_0000,
+                end_lsn: 0x100_0040,
+                timeline: 1,
+                xid: 1000,
+                rmid: RM_BTREE_ID,
+                info: 0x00,
+                blocks: &blocks,
+                main_data_offset: 0,
+                bytes: &bytes,
+                pieces: &[],
+            };
+            let mut redone = empty.clone();
+            let settings = RedoSettings {
+                version: 16,
+                hint_bits_logged: true,
+            };
+            redo_btree_block(&settings, &rec, 0, &mut redone).unwrap();
+            let mut r = Recovery::new(
+                Chosen::All { redo_point: 0 },
+                RecoverOptions {
+                    hint_bits_logged: true,
+                    block_size: 8192,
+                    upto: None,
+                },
+            );
+            r.observe(&rec, &mut |_| Some(empty.clone()));
+            (redone, r.finish(false).remove(0))
+        };
+        let (mut primary, _) = run(&empty);
+        // The primary's page as logged: its LSN, a hint flag and stray free-space bytes differ.
+        primary[..8].fill(0xEE);
+        primary[10] |= 0x0002; // PD_PAGE_FULL
+        primary[100] = 0xAB;
+        let (redone, ok) = run(&primary);
+        assert_eq!(ok.failure, None);
+        assert_eq!(ok.page.as_deref(), Some(&redone[..]));
+        let mut other = primary.clone();
+        other[8176 + 8] ^= 1;
+        let (_, refused) = run(&other);
+        assert!(refused.page.is_none());
+        assert!(refused
+            .failure
+            .unwrap()
+            .reason
+            .contains("wal_consistency_checking"));
     }
 
     #[test]

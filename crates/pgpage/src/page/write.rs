@@ -314,6 +314,248 @@ pub fn repair_fragmentation(page: &mut [u8], version: u32) -> Result<(), WriteEr
     Ok(())
 }
 
+/// PageAddItemExtended for an index page (no flags): the item goes at `offnum`, the line
+/// pointers from there on move up one place, and `item.len()` bytes are copied (the rest of
+/// the MAXALIGN'd room keeps what it held).
+pub fn add_index_item(page: &mut [u8], item: &[u8], offnum: u16) -> Result<u16, WriteError> {
+    let (l, u, _) = check_pointers(page)?;
+    let limit = max_offset(page).saturating_add(1);
+    if offnum == 0 || offnum > limit {
+        return Err(WriteError::NoRoom);
+    }
+    let new_lower = usize::from(l).saturating_add(4);
+    let aligned = maxalign(item.len()).ok_or(WriteError::NoRoom)?;
+    let new_upper = usize::from(u)
+        .checked_sub(aligned)
+        .ok_or(WriteError::NoRoom)?;
+    if new_lower > new_upper {
+        return Err(WriteError::NoRoom);
+    }
+    let len = u16::try_from(item.len()).map_err(|_| WriteError::NoRoom)?;
+    let upper16 = u16::try_from(new_upper).map_err(|_| WriteError::NoRoom)?;
+    let lower16 = u16::try_from(new_lower).map_err(|_| WriteError::NoRoom)?;
+    let at = lp_at(offnum).ok_or(WriteError::NoRoom)?;
+    if offnum < limit {
+        page.copy_within(at..usize::from(l), at.saturating_add(4));
+    }
+    set_item_id(page, offnum, upper16, LP_NORMAL, len);
+    page.get_mut(new_upper..new_upper.saturating_add(item.len()))
+        .ok_or(WriteError::NoRoom)?
+        .copy_from_slice(item);
+    put16(page, 12, lower16);
+    put16(page, 14, upper16);
+    Ok(offnum)
+}
+
+/// The paranoia of PageIndexTupleDelete and its kin: pointers in order and pd_special
+/// MAXALIGN'd; then the item at `offnum` in use, MAXALIGN'd and inside the tuple space.
+fn index_item_checked(page: &[u8], offnum: u16) -> Result<(usize, usize), WriteError> {
+    let (_, u, s) = check_pointers(page)?;
+    if s % 8 != 0 {
+        return Err(WriteError::CorruptPointers);
+    }
+    let (off, _, len) = item_id(page, offnum).ok_or(WriteError::BadItem(offnum))?;
+    let (off, len) = (usize::from(off), usize::from(len));
+    if off < usize::from(u) || off.saturating_add(len) > usize::from(s) || !off.is_multiple_of(8) {
+        return Err(WriteError::BadItem(offnum));
+    }
+    Ok((off, len))
+}
+
+/// PageIndexTupleDelete: the line pointer array closes up over `offnum`, and the tuples
+/// below the deleted one move up by its MAXALIGN'd size (memmove: the bytes they leave keep
+/// what they held, as does the array's old last slot).
+pub fn index_tuple_delete(page: &mut [u8], offnum: u16) -> Result<(), WriteError> {
+    let (offset, len) = index_item_checked(page, offnum)?;
+    let size = maxalign(len).ok_or(WriteError::CorruptPointers)?;
+    let (l, u) = (usize::from(lower(page)), usize::from(upper(page)));
+    let at = lp_at(offnum).ok_or(WriteError::BadItem(offnum))?;
+    let next = at.saturating_add(4);
+    if l > next {
+        page.copy_within(next..l, at);
+    }
+    if offset > u {
+        page.copy_within(u..offset, u.saturating_add(size));
+    }
+    let new_upper = u16::try_from(u.saturating_add(size)).map_err(|_| WriteError::NoRoom)?;
+    put16(page, 14, new_upper);
+    put16(page, 12, u16::try_from(l.saturating_sub(4)).unwrap_or(0));
+    if usize::from(lower(page)) > SIZE_OF_PAGE_HEADER {
+        for i in 1..=max_offset(page) {
+            if let Some((o, f, n)) = item_id(page, i) {
+                if usize::from(o) <= offset {
+                    let moved = u16::try_from(usize::from(o).saturating_add(size)).unwrap_or(0);
+                    set_item_id(page, i, moved, f, n);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The tuples that stay, in the order compactify_tuples places them: (line pointer number
+/// after the change, tuple offset, MAXALIGN'd length). 13 packs them by decreasing offset, 14
+/// and later in line pointer order; only the bytes the tuples move to are written.
+fn compactify(
+    page: &mut [u8],
+    mut items: Vec<(u16, usize, usize)>,
+    version: u32,
+) -> Result<(), WriteError> {
+    let s = usize::from(special(page));
+    if version <= 13 {
+        items.sort_by_key(|item| core::cmp::Reverse(item.1));
+    }
+    let scratch = page.to_vec();
+    let mut upper = s;
+    for &(lp, from, aligned) in &items {
+        upper = upper
+            .checked_sub(aligned)
+            .ok_or(WriteError::CorruptPointers)?;
+        let src = scratch
+            .get(from..from.saturating_add(aligned))
+            .ok_or(WriteError::BadItem(lp))?;
+        page.get_mut(upper..upper.saturating_add(aligned))
+            .ok_or(WriteError::BadItem(lp))?
+            .copy_from_slice(src);
+        let (_, fl, len) = item_id(page, lp).ok_or(WriteError::BadItem(lp))?;
+        set_item_id(page, lp, u16::try_from(upper).unwrap_or(0), fl, len);
+    }
+    put16(
+        page,
+        14,
+        u16::try_from(upper).map_err(|_| WriteError::CorruptPointers)?,
+    );
+    Ok(())
+}
+
+/// PageIndexMultiDelete of `version`: two items or fewer go one at a time (last first) by
+/// PageIndexTupleDelete; more, by rewriting the line pointer array without them (its old
+/// tail left as it was) and compacting the tuples that stay. `itemnos` must be ascending.
+pub fn index_multi_delete(
+    page: &mut [u8],
+    itemnos: &[u16],
+    version: u32,
+) -> Result<(), WriteError> {
+    if itemnos.len() <= 2 {
+        for &off in itemnos.iter().rev() {
+            index_tuple_delete(page, off)?;
+        }
+        return Ok(());
+    }
+    let (l, u, s) = check_pointers(page)?;
+    if s % 8 != 0 {
+        return Err(WriteError::CorruptPointers);
+    }
+    let nline = max_offset(page);
+    let mut kept: Vec<(u16, u16, u8, u16)> = Vec::new();
+    let mut next = 0usize;
+    let mut totallen = 0usize;
+    for off in 1..=nline {
+        let (o, f, n) = item_id(page, off).ok_or(WriteError::BadItem(off))?;
+        if o < u
+            || usize::from(o).saturating_add(usize::from(n)) > usize::from(s)
+            || !o.is_multiple_of(8)
+        {
+            return Err(WriteError::BadItem(off));
+        }
+        if itemnos.get(next) == Some(&off) {
+            next = next.saturating_add(1);
+        } else {
+            totallen = totallen.saturating_add(maxalign(usize::from(n)).unwrap_or(usize::MAX));
+            kept.push((off, o, f, n));
+        }
+    }
+    if next != itemnos.len() {
+        return Err(WriteError::BadItem(itemnos.get(next).copied().unwrap_or(0)));
+    }
+    if totallen > usize::from(s.saturating_sub(l)) {
+        return Err(WriteError::CorruptPointers);
+    }
+    let mut items = Vec::with_capacity(kept.len());
+    for (i, &(_, o, f, n)) in kept.iter().enumerate() {
+        let lp = u16::try_from(i.saturating_add(1)).map_err(|_| WriteError::NoRoom)?;
+        let at = lp_at(lp).ok_or(WriteError::NoRoom)?;
+        let w = u32::from(o & 0x7FFF) | (u32::from(f & 3) << 15) | (u32::from(n & 0x7FFF) << 17);
+        put32(page, at, w);
+        items.push((lp, usize::from(o), maxalign(usize::from(n)).unwrap_or(0)));
+    }
+    let new_lower = SIZE_OF_PAGE_HEADER.saturating_add(kept.len().saturating_mul(4));
+    put16(page, 12, u16::try_from(new_lower).unwrap_or(0));
+    if items.is_empty() {
+        put16(page, 14, s);
+        Ok(())
+    } else {
+        compactify(page, items, version)
+    }
+}
+
+/// PageIndexTupleOverwrite: the item at `offnum` replaced by `newtup`, the tuples below it
+/// moved by the change in MAXALIGN'd size, its line pointer's flags kept.
+pub fn index_tuple_overwrite(
+    page: &mut [u8],
+    offnum: u16,
+    newtup: &[u8],
+) -> Result<(), WriteError> {
+    let (offset, oldlen) = index_item_checked(page, offnum)?;
+    let oldsize = maxalign(oldlen).ok_or(WriteError::CorruptPointers)?;
+    let newsize = maxalign(newtup.len()).ok_or(WriteError::NoRoom)?;
+    let (l, u) = (usize::from(lower(page)), usize::from(upper(page)));
+    if newsize > oldsize.saturating_add(u.saturating_sub(l)) {
+        return Err(WriteError::NoRoom);
+    }
+    // size_diff may be negative: the tuple grows and the ones below it move down.
+    let new_offset = offset
+        .checked_add(oldsize)
+        .and_then(|e| e.checked_sub(newsize))
+        .ok_or(WriteError::NoRoom)?;
+    let new_upper = u
+        .checked_add(oldsize)
+        .and_then(|e| e.checked_sub(newsize))
+        .ok_or(WriteError::NoRoom)?;
+    if oldsize != newsize {
+        page.copy_within(u..offset, new_upper);
+        put16(
+            page,
+            14,
+            u16::try_from(new_upper).map_err(|_| WriteError::NoRoom)?,
+        );
+        for i in 1..=max_offset(page) {
+            if let Some((o, f, n)) = item_id(page, i) {
+                if n != 0 && usize::from(o) <= offset {
+                    let moved = usize::from(o)
+                        .checked_add(oldsize)
+                        .and_then(|e| e.checked_sub(newsize))
+                        .ok_or(WriteError::NoRoom)?;
+                    set_item_id(page, i, u16::try_from(moved).unwrap_or(0), f, n);
+                }
+            }
+        }
+    }
+    let (_, f, _) = item_id(page, offnum).ok_or(WriteError::BadItem(offnum))?;
+    let len = u16::try_from(newtup.len()).map_err(|_| WriteError::NoRoom)?;
+    set_item_id(page, offnum, u16::try_from(new_offset).unwrap_or(0), f, len);
+    page.get_mut(new_offset..new_offset.saturating_add(newtup.len()))
+        .ok_or(WriteError::NoRoom)?
+        .copy_from_slice(newtup);
+    Ok(())
+}
+
+/// PageGetTempPageCopySpecial: a new empty page (PageInit's zeros and header) with the same
+/// special space, bytes and all.
+pub fn temp_page_copy_special(page: &[u8]) -> Result<Vec<u8>, WriteError> {
+    let (_, _, s) = check_pointers(page)?;
+    let s = usize::from(s);
+    let mut temp = alloc::vec![0u8; page.len()];
+    page_init(&mut temp, page.len().saturating_sub(s))?;
+    if usize::from(special(&temp)) != s {
+        return Err(WriteError::CorruptPointers);
+    }
+    if let (Some(to), Some(from)) = (temp.get_mut(s..), page.get(s..)) {
+        to.copy_from_slice(from);
+    }
+    Ok(temp)
+}
+
 /// PageTruncateLinePointerArray (14 and later): drops the unused line pointers at the array's
 /// end (never the first), and sets PD_HAS_FREE_LINES when unused ones remain before them.
 pub fn truncate_line_pointer_array(page: &mut [u8]) {

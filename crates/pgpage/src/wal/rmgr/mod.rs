@@ -31,7 +31,7 @@ const RM_DBASE: u8 = 4;
 const RM_MULTIXACT: u8 = 6;
 const RM_RELMAP: u8 = 7;
 const RM_STANDBY: u8 = 8;
-const RM_BTREE: u8 = 11;
+use nbtree::RM_BTREE_ID as RM_BTREE;
 const RM_SEQ: u8 = 15;
 const RM_XLOG2: u8 = 22;
 

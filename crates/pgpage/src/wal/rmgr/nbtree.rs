@@ -10,6 +10,9 @@ use alloc::vec::Vec;
 
 use super::{Body, Desc, RelFileLocator, WalRecord};
 
+/// access/rmgrlist.h: the Btree resource manager's id.
+pub const RM_BTREE_ID: u8 = 11;
+
 pub const XLOG_BTREE_INSERT_LEAF: u8 = 0x00;
 pub const XLOG_BTREE_INSERT_UPPER: u8 = 0x10;
 pub const XLOG_BTREE_INSERT_META: u8 = 0x20;
