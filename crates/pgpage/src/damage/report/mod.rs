@@ -2436,7 +2436,7 @@ fn replay_step(r: &Report, paths: &Paths) -> Option<String> {
         }
     }
     let mut lines = alloc::vec![format!(
-            "Rebuild {} as the server's recovery would: its full-page image with every record after it replayed (heap pages; a block that meets a record pgpage does not apply yet is named and not written). {NEW_WORDS}:",
+            "Rebuild {} as the server's recovery would: its full-page image with every record after it replayed (heap and B-tree pages; a block that meets a record pgpage does not apply yet is named and not written). {NEW_WORDS}:",
             blocks_words(&replay)
         )];
     for (file, blocks) in files {
