@@ -27,9 +27,10 @@ pub struct RecoverArgs {
     /// WAL segment files, a pg_wal directory or an archive folder (default: PATH's pg_wal).
     #[arg(long, value_name = "WAL")]
     pub wal: Vec<PathBuf>,
-    /// The same relation file from a base backup, or the backup's data directory. Not built
-    /// yet (refused, exit 2), so hidden from the help until it is.
-    #[arg(long, value_name = "BACKUP", hide = true)]
+    /// Start from a base backup's pages, replayed from the backup's start (its backup_label's
+    /// START WAL LOCATION, or its pg_control's redo point): the same relation file inside the
+    /// backup, or the backup's data directory. The WAL given must reach back to that start.
+    #[arg(long, value_name = "BACKUP")]
     pub from: Option<PathBuf>,
     /// A block (within the file) to recover; repeatable.
     #[arg(long, value_name = "N")]
@@ -139,6 +140,69 @@ fn rel_path(datadir: &Path, f: &RelFile) -> Option<PathBuf> {
     })
 }
 
+/// A base backup to start from: its data directory, the file given (when --from names one),
+/// and where its replay starts.
+struct Backup {
+    dir: PathBuf,
+    file: Option<PathBuf>,
+    start: u64,
+}
+
+/// The backup `--from` names, and its start: backup_label's START WAL LOCATION (the WAL a
+/// restore of it replays from), else its pg_control's redo point (a copy of a stopped cluster).
+fn backup_source(from: &Path, file: Option<&RelFile>) -> Result<Backup, Fail> {
+    let dir = find_datadir(from).ok_or_else(|| {
+        Fail::Input(format!(
+            "--from \"{}\" is not in a base backup's data directory (no global/pg_control above it), so where its replay starts is unknown: give the file inside the backup, or the backup's directory",
+            from.display()
+        ))
+    })?;
+    let given = fs::canonicalize(from)?;
+    let file_given = !given.is_dir();
+    if file_given {
+        let rel = given.strip_prefix(&dir).unwrap_or(&given);
+        if parse_rel_path(rel).as_ref() != file {
+            return Err(Fail::Input(format!(
+                "--from \"{}\" is not the same relation file as PATH (its relation, fork or segment differ)",
+                from.display()
+            )));
+        }
+    }
+    let label = fs::read_to_string(dir.join("backup_label")).ok();
+    let from_label = label.as_deref().and_then(|l| {
+        l.lines()
+            .find_map(|line| line.strip_prefix("START WAL LOCATION: "))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|lsn| parse_lsn(lsn).ok())
+    });
+    let start = match from_label {
+        Some(lsn) => lsn,
+        None => {
+            let control = fs::read(dir.join("global/pg_control")).map_err(|e| {
+                Fail::Input(format!(
+                    "could not read the backup's pg_control: {}",
+                    io_reason(&e)
+                ))
+            })?;
+            let cf = decode_control(&control).map_err(|_| {
+                Fail::Input(String::from(
+                    "the backup's pg_control is damaged (its CRC fails)",
+                ))
+            })?;
+            match cf.get("redo_lsn") {
+                Some(ControlValue::Text(t)) => parse_lsn(t).ok(),
+                _ => None,
+            }
+            .ok_or_else(|| Fail::Input(String::from("the backup's pg_control has no redo point")))?
+        }
+    };
+    Ok(Backup {
+        dir,
+        file: file_given.then_some(given),
+        start,
+    })
+}
+
 fn find_datadir(path: &Path) -> Option<PathBuf> {
     let abs = fs::canonicalize(path).ok()?;
     abs.ancestors()
@@ -187,11 +251,6 @@ struct Report {
 }
 
 fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
-    if args.from.is_some() {
-        return Err(Fail::Input(String::from(
-            "--from is not supported yet: recover from the WAL's images (default) or the data directory (--all)",
-        )));
-    }
     if args.out.exists() {
         return Err(Fail::Input(format!(
             "\"{}\" already exists",
@@ -239,10 +298,21 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
     if !args.all && args.block.is_empty() && file.is_none() {
         return Err(Fail::Input(String::from("nothing to recover")));
     }
-    let chosen = if args.all {
+    let backup = args
+        .from
+        .as_deref()
+        .map(|from| backup_source(from, file.as_ref()))
+        .transpose()?;
+    let chosen = if args.all && backup.is_none() {
         Chosen::All {
             redo_point: redo_point
                 .ok_or_else(|| Fail::Input(String::from("pg_control has no redo point")))?,
+        }
+    } else if args.all {
+        Chosen::Backup {
+            start: backup.as_ref().map_or(0, |b| b.start),
+            blocks: None,
+            checksums,
         }
     } else {
         let f = file
@@ -275,7 +345,14 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
                 })
             })
             .collect();
-        Chosen::Blocks(set)
+        match &backup {
+            Some(b) => Chosen::Backup {
+                start: b.start,
+                blocks: Some(set),
+                checksums,
+            },
+            None => Chosen::Blocks(set),
+        }
     };
     let wal = if args.wal.is_empty() {
         vec![datadir.join("pg_wal")]
@@ -295,9 +372,16 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
                 .unwrap_or(key.block),
         )
     };
+    // The pages replay starts from: the backup's, with --from; else the data directory's.
+    let source_dir = backup.as_ref().map_or(datadir.clone(), |b| b.dir.clone());
     let mut disk = |key: &BlockKey| -> Option<Vec<u8>> {
         let (f, b) = split(key);
-        let path = datadir.join(rel_path(&datadir, &f)?);
+        let path = match &backup {
+            Some(Backup {
+                file: Some(given), ..
+            }) if Some(&f) == file.as_ref() => given.clone(),
+            _ => source_dir.join(rel_path(&source_dir, &f)?),
+        };
         let file = fs::File::open(path).ok()?;
         let mut page = vec![0u8; block_size];
         use std::os::unix::fs::FileExt;
@@ -305,6 +389,7 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
         file.read_exact_at(&mut page, at).ok()?;
         Some(page)
     };
+    recovery.prepare(&mut disk);
     let version = read_records(&wal, &mut |rec: &WalRecord<'_>| {
         recovery.observe(rec, &mut disk)
     })

@@ -932,6 +932,11 @@ fn print_advice(
         a.kind.as_str(),
         match (a.tuples_known, a.tuples.len()) {
             (false, _) => String::from("number of tuples unknown from the page"),
+            (true, n) if a.copy_of.is_some() => format!(
+                "a copy of block {}: its {} are that block's",
+                a.copy_of.unwrap_or_default(),
+                pgpage::words::plural(n, "tuple", "tuples")
+            ),
             (true, n) if a.torn_rebuilt => format!(
                 "{} (a torn write: the older header's {} lead to other bytes, so pgpage reads the tuples through line pointers rebuilt from them; --torn writes that page){}",
                 pgpage::words::plural(n, "tuple", "tuples"),

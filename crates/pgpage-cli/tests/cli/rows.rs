@@ -897,6 +897,19 @@ fn a_copied_block_is_not_printed_twice(version: u32) {
         assert!(e.contains(&said) && e.contains(&copy), "{version}: {e}");
     }
     assert!(!err.contains("rows are printed"), "{version}: {err}");
+    // repair's advice says the same, and offers no flip: one that made the checksum valid for
+    // block 3 would hide block 1's rows under block 3's number.
+    let advice = pgpage(&["repair", "--block", "3", file]);
+    let said = String::from_utf8_lossy(&advice.stdout);
+    assert!(
+        said.lines()
+            .next()
+            .unwrap_or_default()
+            .contains("a copy of block 1")
+            && !said.contains("Single-bit flips")
+            && !said.contains("--flip 8:"),
+        "{version}: {said}"
+    );
     eprintln!(
         "PostgreSQL {version}: block 3 ({rows_3} rows) overwritten by block 1 ({rows_1} rows): the copy left out, the server returns {rows_1} ids twice"
     );

@@ -440,6 +440,16 @@ fn infomask2_rule(
 /// relfrozenxid, whose rule speaks for or against a flip in a tuple's xmin or xmax, and the
 /// items amcheck finds wrong, in which a flip would explain the finding.
 pub fn tell_with(page: &[u8], blkno: u32, endian: Endian, known: &Known<'_>) -> ToldFlips {
+    // A page whose checksum is valid for the block its tuples name is that block's copy: a
+    // flip that makes it valid here too is chance, and would hide the copy under a checksum.
+    if let Some(other) = crate::cluster::rows::copy_of_block(page, blkno, endian) {
+        return ToldFlips {
+            odds: format!(
+                "the page holds block {other} (its checksum is valid for that block and its tuples' t_ctid name it): no flip is offered, since one that made its checksum valid here would be chance and would hide block {other}'s rows under block {blkno}'s number"
+            ),
+            candidates: Vec::new(),
+        };
+    }
     let (columns, relfrozenxid) = (known.columns, known.relfrozenxid);
     let opts = DecodeOptions {
         endian,

@@ -38,6 +38,8 @@ pub enum StartSource {
     WalImage,
     /// The page on disk at the redo point (`--all`).
     File,
+    /// The page of a base backup, at the backup's start (`--from`).
+    Backup,
 }
 
 impl StartSource {
@@ -45,6 +47,7 @@ impl StartSource {
         match self {
             StartSource::WalImage => "wal_image",
             StartSource::File => "file",
+            StartSource::Backup => "backup",
         }
     }
 }
@@ -88,6 +91,25 @@ pub enum Chosen {
     All { redo_point: u64 },
     /// These blocks, each from its newest full-page image.
     Blocks(BTreeSet<BlockKey>),
+    /// From a base backup's pages (what `disk` gives), replayed from the backup's start:
+    /// these blocks, or every block the WAL changes after it (None). `checksums`: the
+    /// backup's pages carry checksums, which a starting page must pass.
+    Backup {
+        start: u64,
+        blocks: Option<BTreeSet<BlockKey>>,
+        checksums: bool,
+    },
+}
+
+impl Chosen {
+    /// Where the replay of pages read from disk starts, and what those pages are.
+    fn from_disk(&self) -> Option<(u64, StartSource)> {
+        match self {
+            Chosen::All { redo_point } => Some((*redo_point, StartSource::File)),
+            Chosen::Backup { start, .. } => Some((*start, StartSource::Backup)),
+            Chosen::Blocks(_) => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -144,6 +166,16 @@ pub struct Recovery {
     opts: RecoverOptions,
     version: u32,
     blocks: BTreeMap<BlockKey, BlockState>,
+    /// The start LSN of the record observed last (the next one's xl_prev names it) and
+    /// where it ended.
+    last: Option<(u64, u64)>,
+    /// WAL missing from the replayed range (a segment not given, a record unread): every
+    /// block met after it, without an image, is not recovered, for this reason.
+    broken: Option<NotRecovered>,
+    /// A record past `--upto` was read: the WAL reaches it.
+    beyond: bool,
+    /// A record at or after the start of the replay from disk pages was read.
+    reached: bool,
 }
 
 impl Recovery {
@@ -166,13 +198,85 @@ impl Recovery {
                     )
                 })
                 .collect(),
-            Chosen::All { .. } => BTreeMap::new(),
+            Chosen::All { .. } | Chosen::Backup { .. } => BTreeMap::new(),
         };
         Recovery {
             chosen,
             opts,
             version: 0,
             blocks,
+            last: None,
+            broken: None,
+            beyond: false,
+            reached: false,
+        }
+    }
+
+    /// With `Chosen::Backup` and blocks named, each block's starting page read now, so that
+    /// a block no record touches comes out as the backup has it.
+    pub fn prepare(&mut self, disk: &mut dyn FnMut(&BlockKey) -> Option<Vec<u8>>) {
+        let keys: Vec<BlockKey> = match &self.chosen {
+            Chosen::Backup {
+                blocks: Some(set), ..
+            } => set.iter().copied().collect(),
+            _ => Vec::new(),
+        };
+        for key in keys {
+            self.state(key, disk);
+        }
+    }
+
+    /// Whether the WAL read is whole up to `rec`: each record's xl_prev names the one read
+    /// before it. Missing WAL fails every block whose replay is under way (an image of the
+    /// block, later, starts it again), and, inside the range replayed from disk pages, every
+    /// block met later too.
+    fn link(&mut self, rec: &WalRecord<'_>) {
+        let prev = rec
+            .bytes
+            .get(8..16)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map(u64::from_le_bytes)
+            .unwrap_or(0);
+        let missing = match self.last {
+            Some((last, end)) if prev != last => Some(format!(
+                "the WAL given has a gap from {} to {} (a segment missing or a record that could not be read): the records there are not replayed",
+                lsn_text_for(rec.version, end),
+                lsn_text_for(rec.version, rec.lsn)
+            )),
+            // The first record read: the WAL before it matters only inside the replayed
+            // range, where a record (the one xl_prev names) was left out.
+            None => self
+                .chosen
+                .from_disk()
+                .filter(|(start, _)| prev >= *start && rec.lsn > *start)
+                .map(|(start, _)| {
+                    format!(
+                        "the WAL given starts at {}, after the replay's start at {}: the records between are not in it",
+                        lsn_text_for(rec.version, rec.lsn),
+                        lsn_text_for(rec.version, start)
+                    )
+                }),
+            _ => None,
+        };
+        self.last = Some((rec.lsn, rec.end_lsn));
+        let Some(reason) = missing else {
+            return;
+        };
+        let failure = NotRecovered {
+            lsn: Some(rec.lsn),
+            reason,
+        };
+        for st in self.blocks.values_mut() {
+            if st.page.is_some() && st.failure.is_none() {
+                st.failure = Some(failure.clone());
+            }
+        }
+        if self
+            .chosen
+            .from_disk()
+            .is_some_and(|(start, _)| prev >= start)
+        {
+            self.broken = Some(failure);
         }
     }
 
@@ -181,13 +285,38 @@ impl Recovery {
         key: BlockKey,
         disk: &mut dyn FnMut(&BlockKey) -> Option<Vec<u8>>,
     ) -> Option<&mut BlockState> {
-        if let Chosen::All { .. } = self.chosen {
+        let wanted = match &self.chosen {
+            Chosen::All { .. } => true,
+            Chosen::Backup { blocks, .. } => blocks.as_ref().is_none_or(|b| b.contains(&key)),
+            Chosen::Blocks(_) => false,
+        };
+        if let Some((start, source)) = self.chosen.from_disk().filter(|_| wanted) {
             if !self.blocks.contains_key(&key) {
                 let original = disk(&key);
                 let page = original
                     .clone()
                     .unwrap_or_else(|| vec![0u8; self.opts.block_size]);
-                let lsn = page_lsn(&page);
+                let lsn = if source == StartSource::Backup {
+                    start
+                } else {
+                    page_lsn(&page)
+                };
+                // A backup's page the server's read would refuse is no starting point: only a
+                // full-page image after the backup's start replaces it.
+                let refused = match &self.chosen {
+                    Chosen::Backup { checksums, .. } => {
+                        let v = crate::page::verify::verify_page(&page, key.block, Endian::Little);
+                        (v.status.is_problem() && (*checksums || v.status != crate::page::verify::PageStatus::Mismatch))
+                            .then(|| NotRecovered {
+                                lsn: None,
+                                reason: format!(
+                                    "the backup's page fails verification ({}) and no full-page image of the block follows the backup's start",
+                                    v.status.as_str()
+                                ),
+                            })
+                    }
+                    _ => None,
+                };
                 self.blocks.insert(
                     key,
                     BlockState {
@@ -195,9 +324,9 @@ impl Recovery {
                         original,
                         dirty: false,
                         hint_only: None,
-                        start: Some((StartSource::File, lsn)),
+                        start: Some((source, lsn)),
                         applied: Vec::new(),
-                        failure: None,
+                        failure: refused.or_else(|| self.broken.clone()),
                     },
                 );
             }
@@ -214,12 +343,15 @@ impl Recovery {
     ) {
         self.version = rec.version;
         if self.opts.upto.is_some_and(|u| rec.lsn > u) {
+            self.beyond = true;
             return;
         }
-        if let Chosen::All { redo_point } = self.chosen {
-            if rec.lsn < redo_point {
+        self.link(rec);
+        if let Some((start, _)) = self.chosen.from_disk() {
+            if rec.lsn < start {
                 return;
             }
+            self.reached = true;
         }
         let settings = RedoSettings {
             version: rec.version,
@@ -255,7 +387,7 @@ impl Recovery {
                         st.dirty = true;
                         st.hint_only = None;
                         st.failure = None;
-                        if !matches!(st.start, Some((StartSource::File, _))) {
+                        if matches!(st.start, None | Some((StartSource::WalImage, _))) {
                             st.start = Some((StartSource::WalImage, rec.lsn));
                             st.applied.clear();
                         }
@@ -281,7 +413,7 @@ impl Recovery {
                 st.page = Some(vec![0u8; block_size]);
                 st.dirty = true;
                 st.failure = None;
-                if !matches!(st.start, Some((StartSource::File, _))) {
+                if matches!(st.start, None | Some((StartSource::WalImage, _))) {
                     st.start = Some((StartSource::WalImage, rec.lsn));
                     st.applied.clear();
                 }
@@ -460,11 +592,36 @@ impl Recovery {
     /// Every block's outcome, with the checksum set for its relation-wide number when the
     /// cluster has checksums.
     pub fn finish(self, checksums: bool) -> Vec<BlockResult> {
+        // WAL that ends before --upto cannot say what the blocks were there.
+        let short = self.opts.upto.filter(|_| !self.beyond).and_then(|u| {
+            let end = self.last.map_or(0, |(_, end)| end);
+            (end < u).then(|| NotRecovered {
+                lsn: self.last.map(|(lsn, _)| lsn),
+                reason: format!(
+                    "the WAL given ends at {}, before --upto {}: what the records after its end did is unknown",
+                    lsn_text_for(self.version, end),
+                    lsn_text_for(self.version, u)
+                ),
+            })
+        });
+        // Pages read from disk need the WAL from the replay's start on.
+        let none_read = match self.chosen.from_disk() {
+            Some((start, _)) if !self.reached => Some(NotRecovered {
+                lsn: None,
+                reason: format!(
+                    "the WAL given holds no record from the replay's start at {} on",
+                    lsn_text_for(self.version, start)
+                ),
+            }),
+            _ => None,
+        };
         self.blocks
             .into_iter()
             .map(|(key, st)| {
                 let failure = st
                     .failure
+                    .or_else(|| none_read.clone())
+                    .or_else(|| short.clone())
                     .or_else(|| {
                         st.page.is_none().then(|| NotRecovered {
                             lsn: None,

@@ -310,6 +310,9 @@ pub struct PageAdvice {
     /// finds, `damaged` the older header's line pointers that lead to other bytes (the ones
     /// the server reads through).
     pub torn_rebuilt: bool,
+    /// The page is this other block's copy (`cluster::rows::copy_of_block`): its tuples are
+    /// that block's, not this one's.
+    pub copy_of: Option<u32>,
     /// Of `damaged`, the tuples whose only findings are an xmin or xmax the server cannot
     /// look up (before the oldest xid or relfrozenxid, past nextXid, a MultiXactId out of
     /// range: "could not access status of transaction", "found xmin %u from before
@@ -544,12 +547,17 @@ pub fn advise(
             what.1
         )
     };
+    let copy_of = crate::cluster::rows::copy_of_block(page, blkno, opts.endian);
     let zero_damaged_pages = match verdict.status {
         PageStatus::Ok | PageStatus::Zero => String::from(
             "zero_damaged_pages = on does nothing to this page: it passes the server's checks, so it is read as it is",
         ),
         _ => {
-            let lost = if !known {
+            let lost = if let Some(other) = copy_of {
+                format!(
+                    "the page holds block {other}'s rows, not this block's: block {other} keeps its own, and block {blkno}'s rows are already not here (the relation's indexes name them by the heap TIDs they hold for block {blkno}); restore block {blkno} from a backup or the WAL instead"
+                )
+            } else if !known {
                 format!(
                     "whatever {} it held are lost, and how many is unknown from the page: its header and line pointers are not ones PostgreSQL writes (the relation's indexes can say, by the heap TIDs they hold for block {blkno})",
                     what.1
@@ -647,7 +655,11 @@ pub fn advise(
             ctid_list(&unreached, 12)
         ));
     }
-    let structure = if parts.is_empty() {
+    let structure = if let Some(other) = copy_of {
+        format!(
+            "but the page holds block {other} (its checksum is valid for that block and its tuples' t_ctid name it): an index scan for a row of block {blkno} reaches block {other}'s row at the same line pointer, another row, and a sequential scan returns block {other}'s rows twice"
+        )
+    } else if parts.is_empty() {
         String::from(
             "the decoder finds nothing structurally wrong, so whatever changed is in values the server returns as they are, wrong but without an error",
         )
@@ -707,6 +719,7 @@ pub fn advise(
         unreached: &unreached,
         torn,
         moved,
+        copy_of,
     };
     let surgery_sql = heap.then(|| surgery_sql(&surgery, verdict.status, table, relfilenode));
     PageAdvice {
@@ -720,6 +733,7 @@ pub fn advise(
             .filter(|t| heap && !t.sectors.is_empty())
             .and_then(|t| torn_rebuilt(page, opts.endian, t).err()),
         torn_rebuilt: read_rebuilt,
+        copy_of,
         torn_sectors: older_sectors,
         torn_moved: moved,
         freeze,
@@ -782,6 +796,8 @@ struct Surgery<'a> {
     torn: bool,
     /// Of `damaged`, rows the older write holds at other places (`crate::am::torn_moved`).
     moved: usize,
+    /// The page is this other block's copy.
+    copy_of: Option<u32>,
 }
 
 fn surgery_sql(
@@ -832,6 +848,13 @@ fn surgery_sql(
     } else {
         format!("'{}'", table.replace('\'', "''"))
     };
+    if let Some(other) = s.copy_of {
+        out.push_str(&format!(
+            "-- This page is block {other}'s copy: its tuples are block {other}'s rows, and block {other} has them too.\n-- pg_surgery cannot bring this block's own rows back: restore the block from a backup, or rebuild it\n-- from the WAL (pgpage recover), then REINDEX. Until then, to stop the server returning block {other}'s rows twice:\n-- SELECT heap_force_kill({lit}::regclass, {});\n",
+            array(tuples)
+        ));
+        return out;
+    }
     if !s.freeze.is_empty() {
         out.push_str(&format!(
             "-- {} whose xmin or xmax the server cannot look up (\"could not access status of transaction\",\n-- \"found xmin from before relfrozenxid\"), their data intact: heap_force_freeze marks each frozen\n-- (xmin FrozenTransactionId, xmax invalid), so the row is visible as written, even one that was deleted\n-- or whose inserter aborted; check the rows and delete the ones that should not be there:\nSELECT heap_force_freeze({lit}::regclass, {});\n",
