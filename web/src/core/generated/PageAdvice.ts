@@ -55,6 +55,11 @@ torn_refused: string | null,
  */
 torn_rebuilt: boolean, 
 /**
+ * The page is this other block's copy (`cluster::rows::copy_of_block`): its tuples are
+ * that block's, not this one's.
+ */
+copy_of: number | null, 
+/**
  * Of `damaged`, the tuples whose only findings are an xmin or xmax the server cannot
  * look up (before the oldest xid or relfrozenxid, past nextXid, a MultiXactId out of
  * range: "could not access status of transaction", "found xmin %u from before
