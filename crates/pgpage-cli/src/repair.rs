@@ -539,10 +539,13 @@ fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
             lsn_text(before),
             d.absolute
         ),
+        // The damaged page's pd_lsn is where the last record that changed it ends: this
+        // image's own record, or a later one. Without the WAL the two cannot be told apart.
         (Some(before), Some(image)) if image < before => eprintln!(
-            "pgpage: warning: the image's record ({}) is older than the damaged page (pd_lsn {}): changes to the block after it are not in it; WAL from there would replay them",
+            "pgpage: note: the damaged page's pd_lsn ({}) is past the start of the image's record ({}): if it is that record's end, the image is the block's newest change and nothing is missing; if later records changed the block, the image lacks them. The cluster's WAL tells which (pgpage fpi --block {} on its pg_wal lists the records after the image)",
+            lsn_text(before),
             lsn_text(image),
-            lsn_text(before)
+            d.absolute
         ),
         (_, Some(image)) => eprintln!(
             "pgpage: note: the image holds the block as its record at {} left it; its pd_lsn ({}) is the page's from before that record, as pg_waldump --save-fullpage writes it (the server's recovery would set it to the record's end)",

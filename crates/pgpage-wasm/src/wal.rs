@@ -20,7 +20,7 @@ use wasm_bindgen::prelude::*;
 /// the name `report --json` gives it (`"removes_dead"`), as a JSON object.
 #[wasm_bindgen]
 pub fn row_effect_words() -> Result<String, JsError> {
-    const ALL: [RowEffect; 8] = [
+    const ALL: [RowEffect; 9] = [
         RowEffect::RemovesDead,
         RowEffect::RemovesDeadMayFreeze,
         RowEffect::Freezes,
@@ -28,6 +28,7 @@ pub fn row_effect_words() -> Result<String, JsError> {
         RowEffect::Locks,
         RowEffect::ChangesRows,
         RowEffect::Image,
+        RowEffect::IndexEntries,
         RowEffect::Unknown,
     ];
     let mut words = serde_json::Map::new();

@@ -13,7 +13,7 @@ const CONTEXT_ROWS = 1;
  * decoded fields that differ, the changed bytes with a row of context, and a button that puts
  * B in the repair kit (its checksum recomputed for the block). */
 export function PagePair(
-  p: DamagePanelProps & { wasm: Wasm; b: Uint8Array; other: string; from: string; viewId: string; takeId: string; take: string; children?: ReactNode },
+  p: DamagePanelProps & { wasm: Wasm; b: Uint8Array; other: string; from: string; viewId: string; takeId: string; take?: string; children?: ReactNode },
 ) {
   const { page, wasm, entry, b } = p;
   const [error, setError] = useState<string | null>(null);
@@ -104,9 +104,13 @@ export function PagePair(
       </div>
       {p.children}
       <p>
-        <button type="button" data-testid={p.takeId} disabled={inKit?.from === p.from} onClick={take}>
-          {p.take}
-        </button>{' '}
+        {p.take !== undefined && (
+          <>
+            <button type="button" data-testid={p.takeId} disabled={inKit?.from === p.from} onClick={take}>
+              {p.take}
+            </button>{' '}
+          </>
+        )}
         {copyVerdict.status !== 'ok' && copyVerdict.status !== 'zero' && <span className="warn">B is not sound either ({copyVerdict.status}).</span>}
         {error && (
           <span className="error" role="alert">

@@ -28,6 +28,8 @@ pub enum RowEffect {
     ChangesRows,
     /// Another full-page image of the block.
     Image,
+    /// Adds, moves or removes an index's entries (an index access method's record).
+    IndexEntries,
     /// A record pgpage does not read for its effect (not a heap record).
     Unknown,
 }
@@ -51,6 +53,8 @@ impl RowEffect {
                 "INSERT" | "INSERT+INIT" | "DELETE" | "UPDATE" | "UPDATE+INIT" | "HOT_UPDATE"
                 | "HOT_UPDATE+INIT" | "HEAP_CONFIRM" | "INPLACE",
             ) => RowEffect::ChangesRows,
+            // Btree, Hash, Gin, Gist, SpGist, Brin (rmgrlist.h).
+            (11..=14 | 16 | 17, _) => RowEffect::IndexEntries,
             _ => RowEffect::Unknown,
         }
     }
@@ -65,6 +69,7 @@ impl RowEffect {
             RowEffect::Locks => "locks a row",
             RowEffect::ChangesRows => "changes rows",
             RowEffect::Image => "another image of the block",
+            RowEffect::IndexEntries => "changes index entries",
             RowEffect::Unknown => "a change pgpage does not interpret",
         }
     }
@@ -78,6 +83,8 @@ pub fn restoring(what: &str, effects: &[RowEffect]) -> String {
         format!(
             "no record touched the block after {what}: it is the page as the WAL last logged it (hint bits set since are not logged)"
         )
+    } else if any(&[RowEffect::IndexEntries]) {
+        format!("restoring {what} leaves the index page older than its table: entries added since are missing and entries removed since come back, so scans miss rows or reach wrong ones. Rebuild the block from the WAL (every record replayed), or REINDEX")
     } else if any(&[RowEffect::ChangesRows]) {
         format!("restoring {what} loses what the records that change rows did (rows inserted or updated since are missing, rows deleted since come back); only the server's recovery replays them")
     } else if any(&[RowEffect::Unknown, RowEffect::Image]) {
@@ -104,7 +111,8 @@ mod tests {
         assert_eq!(RowEffect::of(17, HEAP2, 0x30), RowEffect::RemovesDead);
         assert_eq!(RowEffect::of(18, HEAP, 0x80), RowEffect::ChangesRows);
         assert_eq!(RowEffect::of(18, HEAP, 0x60), RowEffect::Locks);
-        assert_eq!(RowEffect::of(18, 11, 0x00), RowEffect::Unknown);
+        assert_eq!(RowEffect::of(18, 11, 0x00), RowEffect::IndexEntries);
+        assert_eq!(RowEffect::of(18, 15, 0x00), RowEffect::Unknown);
     }
 
     #[test]
