@@ -248,7 +248,7 @@ impl Recovery {
             None => self
                 .chosen
                 .from_disk()
-                .filter(|(start, _)| prev >= *start && rec.lsn > *start)
+                .filter(|(start, _)| prev != 0 && prev >= *start && rec.lsn > *start)
                 .map(|(start, _)| {
                     format!(
                         "the WAL given starts at {}, after the replay's start at {}: the records between are not in it",
@@ -759,7 +759,10 @@ mod tests {
             };
             redo_btree_block(&settings, &rec, 0, &mut redone).unwrap();
             let mut r = Recovery::new(
-                Chosen::All { redo_point: 0 },
+                // Replay starts at this record: nothing before it is missing.
+                Chosen::All {
+                    redo_point: 0x100_0000,
+                },
                 RecoverOptions {
                     hint_bits_logged: true,
                     block_size: 8192,

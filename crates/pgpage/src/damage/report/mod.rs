@@ -407,6 +407,7 @@ impl Report {
                 b.route = r;
             }
         }
+        self.verdict = verdict(self);
         self.steps = steps(self);
     }
 
@@ -900,7 +901,6 @@ pub fn build(input: &Input) -> Report {
         steps: Vec::new(),
         data_directory: input.data_directory.clone(),
     };
-    report.verdict = verdict(&report);
     report.restep();
     report
 }
@@ -2208,6 +2208,37 @@ fn verdict(r: &Report) -> String {
             (n, false) => format!("{bound}{} lost", plural(n, "row", "rows")),
         });
     }
+    // Rows on blocks whose one way restores the page exactly (the WAL's replay or image, the
+    // backup's unchanged page, the flip the backup confirms) are lost only until it is taken.
+    let restorable: u64 = r
+        .blocks()
+        .filter(|(_, b)| {
+            matches!(
+                b.route,
+                "recover" | "image" | "backup_same" | "confirmed_flip"
+            )
+        })
+        .filter_map(|(_, b)| b.rows.as_ref()?.lost)
+        .sum();
+    if restorable > 0 && !lost.is_empty() {
+        let from_wal = r
+            .blocks()
+            .any(|(_, b)| matches!(b.route, "recover" | "image"));
+        let from_backup = r.blocks().any(|(_, b)| b.route == "backup_same");
+        parts.push(format!(
+            "the steps bring back {} of them exactly, from {}",
+            if restorable >= known && !unknown {
+                String::from("all")
+            } else {
+                plural(restorable, "row", "rows")
+            },
+            match (from_wal, from_backup) {
+                (true, true) => "the WAL and the backup",
+                (true, false) => "the WAL",
+                _ => "the backup",
+            }
+        ));
+    }
     let stale: u64 = lost.iter().map(|x| x.stale).sum();
     if stale > 0 {
         parts.push(format!(
@@ -3226,7 +3257,7 @@ mod tests {
             .iter()
             .find(|s| s.starts_with("Block 1 of public.t is all zeros"))
             .unwrap();
-        assert!(step.contains("its index public.t_pkey still holds entries pointing into it"));
+        assert!(step.contains("Its index public.t_pkey still holds entries pointing into it"));
         assert!(step.contains("REINDEX that index (REINDEX INDEX public.t_pkey)"));
         let text = text(&r);
         assert!(!text.contains('…') && !text.contains("%u"));
