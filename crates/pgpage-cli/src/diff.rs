@@ -228,7 +228,8 @@ fn page_line(path: &str, p: &PageDiff, fields: &[FieldChange], dirs: bool) -> St
             let newer = match p.newer {
                 Some(Newer::A) => "A newer by pd_lsn",
                 Some(Newer::B) => "B newer by pd_lsn",
-                _ => "same pd_lsn",
+                Some(Newer::Same) => "same pd_lsn",
+                None => "which is newer unknown (a header that is not a page's holds no pd_lsn)",
             };
             let ranges: Vec<String> = p
                 .ranges

@@ -485,7 +485,7 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
                           ? 'the copy'
                           : d.newer === 'same'
                             ? 'same'
-                            : ''}
+                            : "unknown (a header that is not a page's holds no pd_lsn)"}
                   </td>
                   <td>{d.bytes_changed}</td>
                   <td data-bits-set={d.bits_set} data-bits-cleared={d.bits_cleared}>

@@ -127,15 +127,19 @@ pub fn compare_pages(block: u32, a: &[u8], b: &[u8], endian: Endian) -> Option<P
             _ => ranges.push([i, 1]),
         }
     }
+    // A header PageIsVerified rejects holds no LSN, only bytes where one would be.
+    let sane = crate::page::verify::header_is_sane(a, endian)
+        && crate::page::verify::header_is_sane(b, endian);
     let newer = match (page_lsn(a, endian), page_lsn(b, endian)) {
-        (Some(x), Some(y)) if x > y => Newer::A,
-        (Some(x), Some(y)) if x < y => Newer::B,
-        _ => Newer::Same,
+        _ if !sane => None,
+        (Some(x), Some(y)) if x > y => Some(Newer::A),
+        (Some(x), Some(y)) if x < y => Some(Newer::B),
+        _ => Some(Newer::Same),
     };
     Some(PageDiff {
         block,
         state: DiffState::Different,
-        newer: Some(newer),
+        newer,
         bytes_changed,
         bits_set,
         bits_cleared,
