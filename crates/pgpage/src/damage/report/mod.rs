@@ -395,7 +395,11 @@ impl Report {
             }
         }
         self.redacted = true;
+        // The verdict counts lost rows by their keys, which redaction empties: it stays as
+        // it was counted.
+        let verdict = core::mem::take(&mut self.verdict);
         self.restep();
+        self.verdict = verdict;
     }
 
     /// Each block's route and the steps, again: after what the WAL or a backup told.
