@@ -13,7 +13,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::{
-    build, leaf_entries, wanted_blocks, ClusterFacts, FileInput, IndexInput, Input, RelationInput,
+    build, leaf_entries, stale_candidates, wanted_blocks, ClusterFacts, FileInput, IndexInput, Input, RelationInput,
     Report,
 };
 use crate::am::maps::walk::ForkMaps;
@@ -125,9 +125,17 @@ pub struct ReportReader {
     unknown: Vec<String>,
     /// Why the report cannot be made (a file given alone that is not a relation file).
     fatal: Option<String>,
+    /// What the latest checkpoint must have written (`set_flushed`).
+    flushed: Option<Arc<crate::wal::FlushedChanges>>,
 }
 
 impl ReportReader {
+    /// What the data directory's WAL says the latest checkpoint wrote (its redo point the
+    /// one of the directory's pg_control): pages older than that are reported `stale`.
+    pub fn set_flushed(&mut self, flushed: Arc<crate::wal::FlushedChanges>) {
+        self.flushed = Some(flushed);
+    }
+
     /// `paths`: every file of a data directory, relative to it and `/`-separated, with its
     /// length (PG_VERSION and global/pg_control among them); or relation files given alone
     /// (no PG_VERSION among them). `only`: the relation files of the directory to report on
@@ -162,6 +170,7 @@ impl ReportReader {
             },
             unknown: Vec::new(),
             fatal: None,
+            flushed: None,
             lengths,
         };
         if !datadir {
@@ -431,7 +440,12 @@ impl ReportReader {
                     return Ok(Step::Head(g, s.saturating_add(1)));
                 };
                 let bs = u64::from(file.verdict.geometry.block_size.bytes());
-                let blocks = wanted_blocks(&file.verdict, &file.zero_blocks);
+                let mut blocks = wanted_blocks(&file.verdict, &file.zero_blocks);
+                if let Some(f) = &self.flushed {
+                    blocks.extend(stale_candidates(&file.verdict, &file.path, f));
+                    blocks.sort_unstable();
+                    blocks.dedup();
+                }
                 let want: Vec<(u32, Request)> = blocks
                     .iter()
                     .map(|b| {
@@ -1032,6 +1046,7 @@ impl ReportReader {
             cluster: self.cluster,
             relations: self.relations,
             unknown: self.unknown,
+            flushed: self.flushed,
         }))
     }
 }
