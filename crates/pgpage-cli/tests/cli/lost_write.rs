@@ -7,6 +7,7 @@
 //! - a copy with the older copy's block 5 in place, and an (identical) untouched block, names
 //!   block 5 `stale`, with the newest record LSNs the server's pg_walinspect (16 and later)
 //!   or pg_waldump (15) lists for it, and not the other;
+//!   With the older copy given as the backup (`--from`), the report says its page is this one;
 //! - the server reads that copy without a word but returns other rows than the live one;
 //! - the report's own step (`pgpage recover`) put in place gives the live cluster's rows.
 
@@ -37,6 +38,15 @@ fn write_block(file: &Path, block: usize, page: &[u8]) {
     let mut bytes = fs::read(file).unwrap();
     bytes[block * BLCKSZ..(block + 1) * BLCKSZ].copy_from_slice(page);
     fs::write(file, bytes).unwrap();
+}
+
+/// An LSN as the version prints it (19 pads the low half to eight digits).
+fn lsn_text(version: u32, l: u64) -> String {
+    if version >= 19 {
+        format!("{:X}/{:08X}", l >> 32, l & 0xffff_ffff)
+    } else {
+        format!("{:X}/{:X}", l >> 32, l & 0xffff_ffff)
+    }
 }
 
 fn lsn(text: &str) -> u64 {
@@ -139,7 +149,7 @@ fn server_newest(
         Some(lsn(s))
     };
     let i = lines.iter().rposition(|l| {
-        l.contains(&mine)
+        (l.contains(&format!("{mine} ")) || l.contains(&format!("{mine},")) || l.ends_with(&mine))
             && !l.contains("fork")
             && !(l.contains("Heap2") && l.contains("VISIBLE"))
     })?;
@@ -244,24 +254,16 @@ fn lost_write(version: u32) {
     let pd_lsn = (pd_lsn & 0xffff_ffff) << 32 | pd_lsn >> 32;
     assert!(
         evidence.contains(&format!(
-            "after the page's pd_lsn {:X}/{:X}",
-            pd_lsn >> 32,
-            pd_lsn & 0xffff_ffff
+            "after the page's pd_lsn {}",
+            lsn_text(version, pd_lsn)
         )),
         "{evidence}"
     );
     if let Some((start, end)) = newest {
-        let said = format!(
-            "at {:X}/{:X}..{:X}/{:X}",
-            start >> 32,
-            start & 0xffff_ffff,
-            end >> 32,
-            end & 0xffff_ffff
-        );
         let said = if end == u64::MAX {
-            format!("at {:X}/{:X}..", start >> 32, start & 0xffff_ffff)
+            format!("at {}..", lsn_text(version, start))
         } else {
-            said
+            format!("at {}..{}", lsn_text(version, start), lsn_text(version, end))
         };
         let wal = pgpage(&[
             "wal",
@@ -281,6 +283,29 @@ fn lost_write(version: u32) {
         report["verdict"].as_str().unwrap().contains("1 page older than the WAL shows"),
         "{report:#}"
     );
+
+    // With the older copy as the backup: its page is this one, and no way to take.
+    let from = json(&pgpage(&[
+        "report",
+        "--json",
+        "--from",
+        older.to_str().unwrap(),
+        damaged.to_str().unwrap(),
+    ]));
+    let fb = &from["relations"][0]["blocks"][0];
+    assert_eq!(fb["damage"], "stale", "{from:#}");
+    assert_eq!(fb["route"], "recover", "{fb:#}");
+    assert!(
+        fb["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().unwrap().contains("is this page byte for byte")),
+        "{fb:#}"
+    );
+    let markdown = pgpage(&["report", "--markdown", damaged.to_str().unwrap()]);
+    let markdown = String::from_utf8_lossy(&markdown.stdout);
+    assert!(markdown.contains("stale"), "{markdown}");
 
     // The server reads the older page without a word, and returns other rows.
     let live_rows = rows_of(&c, &c.data);

@@ -709,6 +709,22 @@ pub fn stale_candidates(
         .collect()
 }
 
+/// Whether a page `stale_candidates` named is older than the WAL says (`stale_block`).
+pub fn is_stale(
+    verdict: &FileVerdict,
+    path: &str,
+    block_in_file: u32,
+    page: &[u8],
+    flushed: &crate::wal::FlushedChanges,
+    endian: Endian,
+) -> bool {
+    let row = verdict.row_for(block_in_file, page);
+    main_fork_locator(path)
+        .and_then(|l| flushed.block(&l, row.absolute_block))
+        .and_then(|changed| stale_block(page, &row, endian, flushed, changed, None))
+        .is_some()
+}
+
 /// The relation a main fork's segment file belongs to; None for another fork's file.
 fn main_fork_locator(path: &str) -> Option<crate::wal::RelFileLocator> {
     let name = path.rsplit('/').next()?;
@@ -1263,6 +1279,8 @@ fn stale_block(
     let lsn = |l: u64| crate::page::lsn::lsn_text(major, l);
     let mut b = Block::blank(page, row, endian);
     b.damage = Damage::Stale;
+    // To tell a backup's copy that is this very page.
+    b.sector_prints = backup::sector_prints(page);
     let image = changed
         .image
         .filter(|i| *i >= pd_lsn)
@@ -2535,6 +2553,11 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
         Some(w) if !w.later.is_empty() => return Route::Recover,
         Some(_) => return Route::Image,
         None => {}
+    }
+    // An older version of the block: a backup's page no newer than it lacks the same
+    // changes, and nothing but the WAL holds them.
+    if b.damage == Damage::Stale {
+        return Route::None;
     }
     if backup.is_some_and(|p| p.age == Some("same")) {
         return Route::BackupSame;

@@ -13,7 +13,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::{
-    build, leaf_entries, stale_candidates, wanted_blocks, ClusterFacts, FileInput, IndexInput, Input, RelationInput,
+    build, is_stale, leaf_entries, stale_candidates, wanted_blocks, ClusterFacts, FileInput, IndexInput, Input, RelationInput,
     Report,
 };
 use crate::am::maps::walk::ForkMaps;
@@ -440,7 +440,10 @@ impl ReportReader {
                     return Ok(Step::Head(g, s.saturating_add(1)));
                 };
                 let bs = u64::from(file.verdict.geometry.block_size.bytes());
-                let mut blocks = wanted_blocks(&file.verdict, &file.zero_blocks);
+                let damaged: BTreeSet<u32> = wanted_blocks(&file.verdict, &file.zero_blocks)
+                    .into_iter()
+                    .collect();
+                let mut blocks: Vec<u32> = damaged.iter().copied().collect();
                 if let Some(f) = &self.flushed {
                     blocks.extend(stale_candidates(&file.verdict, &file.path, f));
                     blocks.sort_unstable();
@@ -472,6 +475,14 @@ impl ReportReader {
                             pages.insert(*b, p);
                         }
                     }
+                }
+                // A page read to be held against the WAL stays only when it is older than the
+                // WAL says: the others are sound pages, which later steps read as such.
+                let endian = self.endian();
+                if let (Some(f), Some(file)) = (self.flushed.as_deref(), self.files.last()) {
+                    pages.retain(|b, p| {
+                        damaged.contains(b) || is_stale(&file.verdict, &file.path, *b, p, f, endian)
+                    });
                 }
                 if let Some(f) = self.files.last_mut() {
                     f.pages = pages;
