@@ -8,8 +8,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use pgpage::damage::report::{markdown, text, BackupInput, Report, ReportReader, Request};
 use pgpage::cluster::control::{decode_control, ControlValue};
+use pgpage::damage::report::{markdown, text, BackupInput, Report, ReportReader, Request};
 use pgpage::wal::{parse_lsn, BlockHistory, FlushedChanges};
 
 use crate::args::io_reason;

@@ -67,7 +67,16 @@ fn rows_of(c: &Cluster, dir: &Path) -> String {
         run_pg(
             &c.bin,
             "pg_ctl",
-            &["-D", d, "-o", &opts, "-l", log.to_str().unwrap(), "-w", "start"],
+            &[
+                "-D",
+                d,
+                "-o",
+                &opts,
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "start",
+            ],
         ),
         "pg_ctl start of a copy",
     );
@@ -76,7 +85,11 @@ fn rows_of(c: &Cluster, dir: &Path) -> String {
             &c.root,
             &c.port,
             "postgres",
-            &["set enable_indexscan = off", "set enable_bitmapscan = off", "copy (select * from t order by id) to stdout"],
+            &[
+                "set enable_indexscan = off",
+                "set enable_bitmapscan = off",
+                "copy (select * from t order by id) to stdout",
+            ],
         ),
         "copy t",
     );
@@ -153,14 +166,20 @@ fn server_newest(
             && !l.contains("fork")
             && !(l.contains("Heap2") && l.contains("VISIBLE"))
     })?;
-    Some((at(lines[i])?, lines.get(i + 1).and_then(|l| at(l)).unwrap_or(u64::MAX)))
+    Some((
+        at(lines[i])?,
+        lines.get(i + 1).and_then(|l| at(l)).unwrap_or(u64::MAX),
+    ))
 }
 
 fn lost_write(version: u32) {
     let mut c = Cluster::start(version);
     // No autovacuum snapshot may keep VACUUM from making the older copy's pages all-visible:
     // the untouched block must be the same page in both copies.
-    c.psql(&["alter system set autovacuum = off", "select pg_reload_conf()"]);
+    c.psql(&[
+        "alter system set autovacuum = off",
+        "select pg_reload_conf()",
+    ]);
     c.psql(&[
         "create table t (id int primary key, v text, n int) with (fillfactor = 90)",
         "create index t_v on t (v)",
@@ -177,7 +196,10 @@ fn lost_write(version: u32) {
         "checkpoint",
     ]);
     let file = c.file("select pg_relation_filepath('t')");
-    let rel = c.psql(&["select pg_relation_filenode('t')"]).trim().to_owned();
+    let rel = c
+        .psql(&["select pg_relation_filenode('t')"])
+        .trim()
+        .to_owned();
     c.stop();
     let older = c.root.join("older");
     copy_dir(&c.data, &older);
@@ -197,7 +219,10 @@ fn lost_write(version: u32) {
         "delete from u where id % 3 = 0",
         "vacuum",
     ]);
-    let to = c.psql(&["select pg_current_wal_insert_lsn()"]).trim().to_owned();
+    let to = c
+        .psql(&["select pg_current_wal_insert_lsn()"])
+        .trim()
+        .to_owned();
     let newest = server_newest(&c, version, &rel, 5, &from, &to);
     c.stop();
     let relpath = file.strip_prefix(&c.data).unwrap().to_path_buf();
@@ -206,7 +231,10 @@ fn lost_write(version: u32) {
     let clean = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
     assert_eq!(blocks_of(&clean), [], "{clean:#}");
     assert!(
-        clean["verdict"].as_str().unwrap().starts_with("no damage found"),
+        clean["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("no damage found"),
         "{clean:#}"
     );
 
@@ -215,14 +243,21 @@ fn lost_write(version: u32) {
     copy_dir(&c.data, &damaged);
     let dfile = damaged.join(&relpath);
     let old5 = page(&older.join(&relpath), 5);
-    assert!(old5 != page(&dfile, 5), "block 5 changed since the older copy");
+    assert!(
+        old5 != page(&dfile, 5),
+        "block 5 changed since the older copy"
+    );
     // A block the workload left alone: its older copy is the same page.
     let blocks = fs::metadata(older.join(&relpath)).unwrap().len() as usize / BLCKSZ;
     let untouched = (0..blocks)
         .filter(|&b| b != 5)
         .find(|&b| page(&older.join(&relpath), b) == page(&dfile, b))
         .unwrap_or_else(|| {
-            let diff = pgpage(&["diff", older.join(&relpath).to_str().unwrap(), dfile.to_str().unwrap()]);
+            let diff = pgpage(&[
+                "diff",
+                older.join(&relpath).to_str().unwrap(),
+                dfile.to_str().unwrap(),
+            ]);
             panic!(
                 "no block of t untouched since the older copy: {}",
                 String::from_utf8_lossy(&diff.stdout)
@@ -263,7 +298,11 @@ fn lost_write(version: u32) {
         let said = if end == u64::MAX {
             format!("at {}..", lsn_text(version, start))
         } else {
-            format!("at {}..{}", lsn_text(version, start), lsn_text(version, end))
+            format!(
+                "at {}..{}",
+                lsn_text(version, start),
+                lsn_text(version, end)
+            )
         };
         let wal = pgpage(&[
             "wal",
@@ -280,7 +319,10 @@ fn lost_write(version: u32) {
         );
     }
     assert!(
-        report["verdict"].as_str().unwrap().contains("1 page older than the WAL shows"),
+        report["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("1 page older than the WAL shows"),
         "{report:#}"
     );
 
@@ -311,7 +353,11 @@ fn lost_write(version: u32) {
     let live_rows = rows_of(&c, &c.data);
     let work = c.root.join("work");
     copy_dir(&damaged, &work);
-    assert_ne!(rows_of(&c, &work), live_rows, "the older page's rows differ");
+    assert_ne!(
+        rows_of(&c, &work),
+        live_rows,
+        "the older page's rows differ"
+    );
 
     // The report's steps, in order: the recover step's file in place gives the live rows.
     let steps: Vec<&str> = report["steps"]
@@ -321,7 +367,9 @@ fn lost_write(version: u32) {
         .map(|s| s.as_str().unwrap())
         .collect();
     assert!(
-        steps.iter().any(|s| s.contains("pgpage recover --block 5 ")),
+        steps
+            .iter()
+            .any(|s| s.contains("pgpage recover --block 5 ")),
         "{steps:#?}"
     );
     let made = run_steps(&steps, &c.root, "recover");

@@ -152,7 +152,13 @@ mod tests {
         }
     }
 
-    fn record<'a>(lsn: u64, rmid: u8, info: u8, blocks: &'a [BlockRef], main: &'a [u8]) -> WalRecord<'a> {
+    fn record<'a>(
+        lsn: u64,
+        rmid: u8,
+        info: u8,
+        blocks: &'a [BlockRef],
+        main: &'a [u8],
+    ) -> WalRecord<'a> {
         WalRecord {
             version: 18,
             lsn,

@@ -1264,8 +1264,7 @@ fn stale_block(
     changed: &crate::wal::FlushedBlock,
     major: Option<u32>,
 ) -> Option<Block> {
-    if row.status != PageStatus::Ok || !row.structure.is_empty() || !header_is_sane(page, endian)
-    {
+    if row.status != PageStatus::Ok || !row.structure.is_empty() || !header_is_sane(page, endian) {
         return None;
     }
     let pd_upper = crate::page::geometry::read_u16(page, 14, endian)?;

@@ -13,8 +13,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::{
-    build, is_stale, leaf_entries, stale_candidates, wanted_blocks, ClusterFacts, FileInput, IndexInput, Input, RelationInput,
-    Report,
+    build, is_stale, leaf_entries, stale_candidates, wanted_blocks, ClusterFacts, FileInput,
+    IndexInput, Input, RelationInput, Report,
 };
 use crate::am::maps::walk::ForkMaps;
 use crate::cluster::catalog::reader::{CatalogListing, CatalogReader, ListedRelation, ReadWith};
