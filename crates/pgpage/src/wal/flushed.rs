@@ -216,9 +216,7 @@ mod tests {
             })
         );
         assert!(f.block(&locator(16384), 9).is_some());
-        let mut rec = record(3000, 2, 0x20, &[], &cut);
-        rec.main_data_offset = 0;
-        f.observe(&rec);
+        f.observe(&record(3000, 2, 0x20, &[], &cut));
         assert!(f.block(&locator(16384), 9).is_none());
         assert!(f.block(&locator(16384), 3).is_some());
         assert_eq!(f.blocks().count(), 1);
