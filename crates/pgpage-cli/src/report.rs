@@ -6,12 +6,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use pgpage::cluster::control::{decode_control, ControlValue};
 use pgpage::damage::report::{markdown, text, BackupInput, Report, ReportReader, Request};
-use pgpage::wal::BlockHistory;
+use pgpage::wal::{parse_lsn, BlockHistory, FlushedChanges};
 
 use crate::args::io_reason;
-use crate::fpi::read_history;
+use crate::fpi::{read_history, read_records};
 use crate::heapctx::data_directory;
 use crate::input::{open_regular, read_full_at};
 use crate::ls::Ls;
@@ -43,7 +45,7 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: &ReportArgs) -> i32 {
-    let gathered = gather(&args.paths).and_then(|(mut report, root)| {
+    let gathered = gather(&args.paths, true).and_then(|(mut report, root)| {
         if let Some(from) = &args.from {
             let pages = read_backup(from, &report, root.as_deref())?;
             report.set_backup(&pages);
@@ -108,7 +110,11 @@ pub fn run(args: &ReportArgs) -> i32 {
 
 /// The report of the paths given, read by the core's `ReportReader` from disk, and the data
 /// directory the paths in it are relative to (None for relation files outside any).
-pub(crate) fn gather(paths: &[PathBuf]) -> Result<(Report, Option<PathBuf>), String> {
+/// `own_wal`: hold the data directory's pages against its own WAL (`flushed`).
+pub(crate) fn gather(
+    paths: &[PathBuf],
+    own_wal: bool,
+) -> Result<(Report, Option<PathBuf>), String> {
     let mut dirs: BTreeMap<PathBuf, Option<Vec<String>>> = BTreeMap::new();
     let mut loose: Vec<PathBuf> = Vec::new();
     for p in paths {
@@ -150,9 +156,15 @@ pub(crate) fn gather(paths: &[PathBuf]) -> Result<(Report, Option<PathBuf>), Str
                     (p, len)
                 })
                 .collect();
+            let mut reader = ReportReader::new(listed, only, &format!("{}/", ls.display));
+            if own_wal {
+                if let Some(f) = flushed(&root) {
+                    reader.set_flushed(Arc::new(f));
+                }
+            }
             Source {
                 root: Some(root),
-                reader: ReportReader::new(listed, only, &format!("{}/", ls.display)),
+                reader,
             }
         }
         (0, _) => {
@@ -174,6 +186,35 @@ pub(crate) fn gather(paths: &[PathBuf]) -> Result<(Report, Option<PathBuf>), Str
     };
     let root = reader.root.clone();
     Ok((reader.run()?, root))
+}
+
+/// What the data directory's own WAL says its latest checkpoint wrote, for the pages older
+/// than that (`stale`). None where that cannot be relied on: no pg_wal, a pg_control whose
+/// CRC fails, or a backup_label (a base backup not yet recovered: its files were copied at
+/// other times than its pg_control, so they may predate its checkpoint). WAL that cannot be
+/// read is said and the report goes on without it.
+fn flushed(root: &Path) -> Option<FlushedChanges> {
+    let wal = root.join("pg_wal");
+    if !wal.is_dir() || root.join("backup_label").exists() {
+        return None;
+    }
+    let control = fs::read(root.join("global/pg_control")).ok()?;
+    let cf = decode_control(&control).ok().filter(|c| c.crc_ok())?;
+    let redo = match cf.get("redo_lsn") {
+        Some(ControlValue::Text(t)) => parse_lsn(t)?,
+        _ => return None,
+    };
+    let mut changes = FlushedChanges::new(redo);
+    match read_records(std::slice::from_ref(&wal), &mut |rec| changes.observe(rec)) {
+        Ok(_) => Some(changes),
+        Err(e) => {
+            eprintln!(
+                "pgpage: note: the data directory's WAL ({}) was not read for pages older than its latest checkpoint: {e}",
+                wal.display()
+            );
+            None
+        }
+    }
 }
 
 /// Each damaged block's page in the backup: the file at the same path inside the backup's

@@ -332,7 +332,7 @@ fn report_hints(paths: &[PathBuf]) -> (BTreeMap<u32, pgpage::am::TornWrite>, Sus
     {
         return (BTreeMap::new(), BTreeMap::new());
     }
-    let Ok((report, _)) = crate::report::gather(paths) else {
+    let Ok((report, _)) = crate::report::gather(paths, false) else {
         return (BTreeMap::new(), BTreeMap::new());
     };
     // The report names each relation by its segment 0's path inside the data directory.

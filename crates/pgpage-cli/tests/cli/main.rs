@@ -26,6 +26,7 @@ mod diff;
 mod fpi;
 mod gin_opclass_keys;
 mod index_reads;
+mod lost_write;
 mod ls;
 mod lsn_forms;
 mod multixact;

@@ -1,11 +1,13 @@
 //! Write-ahead log of PostgreSQL 13 to 19, read from its segment files: page headers, records
 //! spanning pages, block references and their full-page images (good copies of damaged pages).
 //! `reader` walks the segments, `record` decodes one record and restores its images, `history`
-//! keeps, for chosen blocks, the newest image and what touched the block after it.
+//! keeps, for chosen blocks, the newest image and what touched the block after it; `flushed`
+//! what the latest checkpoint must have written.
 
 mod crc;
 mod dump;
 mod effect;
+mod flushed;
 mod history;
 mod names;
 mod reader;
@@ -17,6 +19,7 @@ mod timeline;
 pub use crate::page::lsn::{lsn_text, lsn_text_for, parse_lsn};
 pub use dump::{DumpBlock, DumpRecord};
 pub use effect::{restoring, RowEffect};
+pub use flushed::{FlushedBlock, FlushedChanges};
 pub use history::{restoring_after, BlockHistory, BlockKey, Coverage, Touch};
 pub use names::record_type;
 pub use reader::{WalOptions, WalProblem, WalReader, WalSummary};

@@ -167,6 +167,17 @@ impl Report {
                         }
                         page
                     });
+                let same = pages.iter().find(|p| {
+                    p.file == b.file
+                        && p.block_in_file == b.block_in_file
+                        && matches!(&p.page, Ok(Some(bytes)) if sector_prints(bytes) == b.sector_prints)
+                });
+                if let (Damage::Stale, Some(p)) = (b.damage, same) {
+                    b.evidence.push(format!(
+                        "the backup's page ({}) is this page byte for byte: the older version on disk is the backup's (a stale restore, or a write lost since the backup was taken), so putting it in place changes nothing",
+                        p.shown
+                    ));
+                }
             }
         }
         self.restep();

@@ -72,6 +72,9 @@ pub enum Damage {
     Checksum,
     Header,
     Structure,
+    /// An older valid version of the block: the WAL changed it after its pd_lsn, before
+    /// the checkpoint that wrote every such change (a lost write, or a stale restore).
+    Stale,
 }
 
 impl Damage {
@@ -85,6 +88,7 @@ impl Damage {
             Damage::Checksum => "checksum",
             Damage::Header => "header",
             Damage::Structure => "structure",
+            Damage::Stale => "stale",
         }
     }
 }
@@ -258,6 +262,41 @@ pub struct Block {
 }
 
 impl Block {
+    /// A damaged block of the class `checksum` and nothing said yet, for the classes to fill.
+    fn blank(page: &[u8], row: &PageRow, endian: Endian) -> Block {
+        let absolute = row.absolute_block;
+        Block {
+            block: absolute,
+            file: String::new(),
+            block_in_file: row.block,
+            severity: Severity::Error,
+            status: row.status.as_str(),
+            damage: Damage::Checksum,
+            evidence: Vec::new(),
+            server: None,
+            holds_block: None,
+            torn_sectors: Vec::new(),
+            torn_items: Vec::new(),
+            torn_moved: Vec::new(),
+            torn_newest: Vec::new(),
+            torn_rebuilt: Vec::new(),
+            torn_not_rebuilt: None,
+            torn_refused: None,
+            sector_prints: Vec::new(),
+            bit_flips: Vec::new(),
+            rows: None,
+            wal_image: None,
+            backup: None,
+            checksums: None,
+            flip_bits: Vec::new(),
+            route: Route::None.as_str(),
+            said_keys: Vec::new(),
+            page_lsn: header_is_sane(page, endian)
+                .then(|| crate::damage::diff::page_lsn(page, endian))
+                .flatten(),
+        }
+    }
+
     /// The older write of a torn block, as `repair --torn` and `rows --include-damaged`
     /// take it.
     pub fn torn_write(&self) -> crate::am::TornWrite {
@@ -637,6 +676,9 @@ pub struct Input {
     pub cluster: ClusterFacts,
     pub relations: Vec<RelationInput>,
     pub unknown: Vec<String>,
+    /// What the latest checkpoint must have written, from the data directory's WAL: each
+    /// page older than that is `stale`. None: no WAL read.
+    pub flushed: Option<Arc<crate::wal::FlushedChanges>>,
 }
 
 /// The blocks (within the file) whose bytes `FileInput::pages` must hold: every page the
@@ -651,6 +693,55 @@ pub fn wanted_blocks(verdict: &FileVerdict, zero_blocks: &[u32]) -> Vec<u32> {
             .map(|r| r.block),
     );
     out.into_iter().collect()
+}
+
+/// The blocks (within the file) of a main fork that records before the latest checkpoint's
+/// redo point changed: `stale_block` holds each page against those records.
+pub fn stale_candidates(
+    verdict: &FileVerdict,
+    path: &str,
+    flushed: &crate::wal::FlushedChanges,
+) -> Vec<u32> {
+    let Some(locator) = main_fork_locator(path) else {
+        return Vec::new();
+    };
+    let first = verdict.geometry.block_size.absolute_block(verdict.segno, 0);
+    flushed
+        .blocks()
+        .filter(|(l, _, _)| **l == locator)
+        .filter_map(|(_, block, _)| block.checked_sub(first))
+        .filter(|b| *b < verdict.blocks)
+        .collect()
+}
+
+/// Whether a page `stale_candidates` named is older than the WAL says (`stale_block`).
+pub fn is_stale(
+    verdict: &FileVerdict,
+    path: &str,
+    block_in_file: u32,
+    page: &[u8],
+    flushed: &crate::wal::FlushedChanges,
+    endian: Endian,
+) -> bool {
+    let row = verdict.row_for(block_in_file, page);
+    main_fork_locator(path)
+        .and_then(|l| flushed.block(&l, row.absolute_block))
+        .and_then(|changed| stale_block(page, &row, endian, flushed, changed, None))
+        .is_some()
+}
+
+/// The relation a main fork's segment file belongs to; None for another fork's file.
+fn main_fork_locator(path: &str) -> Option<crate::wal::RelFileLocator> {
+    let name = path.rsplit('/').next()?;
+    if crate::file::parse_relation_file_name(name)?.fork != crate::page::kind::Fork::Main {
+        return None;
+    }
+    let (spc_oid, db_oid, rel_number) = crate::file::datadir::locator_of(path)?;
+    Some(crate::wal::RelFileLocator {
+        spc_oid,
+        db_oid,
+        rel_number,
+    })
 }
 
 /// Whether a relkind's pages hold rows.
@@ -868,7 +959,13 @@ pub fn build(input: &Input) -> Report {
             files = files.saturating_add(1);
             pages = pages.saturating_add(u64::from(file.verdict.blocks));
             count_notes(file, &mut notes);
-            blocks.extend(file_blocks(rel, file, input.cluster.pg_version, segment0));
+            blocks.extend(file_blocks(
+                rel,
+                file,
+                input.cluster.pg_version,
+                segment0,
+                input.flushed.as_deref(),
+            ));
         }
         if blocks.is_empty() {
             continue;
@@ -955,6 +1052,7 @@ fn file_blocks(
     file: &FileInput,
     major: Option<u32>,
     segment0: Option<&FileInput>,
+    flushed: Option<&crate::wal::FlushedChanges>,
 ) -> Vec<Block> {
     let v = &file.verdict;
     let endian = rel.endian;
@@ -1001,6 +1099,17 @@ fn file_blocks(
             between.contains(&block_in_file),
             index_holds,
         ) else {
+            let stale = flushed.and_then(|f| {
+                let locator = main_fork_locator(&file.path)?;
+                stale_block(page, &row, endian, f, f.block(&locator, absolute)?, major)
+            });
+            if let Some(mut b) = stale {
+                b.file = file.path.clone();
+                if rows_kind {
+                    b.rows = Some(stale_rows());
+                }
+                out.push(b);
+            }
             continue;
         };
         b.file = file.path.clone();
@@ -1145,6 +1254,75 @@ fn file_blocks(
         out.push(b);
     }
     out
+}
+
+/// A page that verifies but is older than a record the latest checkpoint wrote
+/// (`crate::wal::FlushedChanges`): pd_lsn at or before that record's start, so the page
+/// lacks its change. A page the server reads as new (pd_upper 0) or whose header is not
+/// sane says no age, and is left to the other checks.
+fn stale_block(
+    page: &[u8],
+    row: &PageRow,
+    endian: Endian,
+    flushed: &crate::wal::FlushedChanges,
+    changed: &crate::wal::FlushedBlock,
+    major: Option<u32>,
+) -> Option<Block> {
+    if row.status != PageStatus::Ok || !row.structure.is_empty() || !header_is_sane(page, endian) {
+        return None;
+    }
+    let pd_upper = crate::page::geometry::read_u16(page, 14, endian)?;
+    if pd_upper == 0 {
+        return None;
+    }
+    let pd_lsn = crate::damage::diff::page_lsn(page, endian)?;
+    if pd_lsn > changed.newest {
+        return None;
+    }
+    let lsn = |l: u64| crate::page::lsn::lsn_text(major, l);
+    let mut b = Block::blank(page, row, endian);
+    b.damage = Damage::Stale;
+    // To tell a backup's copy that is this very page.
+    b.sector_prints = backup::sector_prints(page);
+    let image = changed
+        .image
+        .filter(|i| *i >= pd_lsn)
+        .map(|i| format!(", among them a full-page image of the block at {}", lsn(i)))
+        .unwrap_or_default();
+    b.evidence.push(format!(
+        "the WAL changed block {} at {}..{} ({} before the latest checkpoint's redo point {}, from {}{image}), after the page's pd_lsn {}: that checkpoint wrote every page changed before its redo point, each with its pd_lsn past the change, so the page on disk is an older version of the block (a lost write, or a stale restore)",
+        row.absolute_block,
+        lsn(changed.newest),
+        lsn(changed.newest_end),
+        plural(changed.records, "record", "records"),
+        lsn(flushed.redo()),
+        lsn(changed.first),
+        lsn(pd_lsn),
+    ));
+    b.evidence.push(String::from(
+        "its checksum and header are valid, so the server reads it without a word and serves the older rows: deleted rows back, updates undone, index entries into it that lead to other rows",
+    ));
+    Some(b)
+}
+
+/// An older version's rows: what the records after its pd_lsn did to them is not on it.
+fn stale_rows() -> Rows {
+    Rows {
+        lost: None,
+        readable: None,
+        known_from: KnownFrom::Unknown,
+        index: None,
+        keys: Vec::new(),
+        upper_bound: false,
+        bound: Some(String::from(
+            "the rows that the WAL's records after the page's pd_lsn inserted, updated or deleted are not as the server last had them; which rows, and how many, is unknown without replaying those records (pgpage recover)",
+        )),
+        index_entries: None,
+        repeated: Vec::new(),
+        stale: 0,
+        stale_rows: Vec::new(),
+        elsewhere: Vec::new(),
+    }
 }
 
 /// A page whose header and line pointers are the older write: the newer write's line
@@ -1488,36 +1666,7 @@ fn classify(
 ) -> Option<Block> {
     let (columns, relation, relfrozenxid) = (table.columns, table.relation, table.relfrozenxid);
     let absolute = row.absolute_block;
-    let mut b = Block {
-        block: absolute,
-        file: String::new(),
-        block_in_file: row.block,
-        severity: Severity::Error,
-        status: row.status.as_str(),
-        damage: Damage::Checksum,
-        evidence: Vec::new(),
-        server: None,
-        holds_block: None,
-        torn_sectors: Vec::new(),
-        torn_items: Vec::new(),
-        torn_moved: Vec::new(),
-        torn_newest: Vec::new(),
-        torn_rebuilt: Vec::new(),
-        torn_not_rebuilt: None,
-        torn_refused: None,
-        sector_prints: Vec::new(),
-        bit_flips: Vec::new(),
-        rows: None,
-        wal_image: None,
-        backup: None,
-        checksums: None,
-        flip_bits: Vec::new(),
-        route: Route::None.as_str(),
-        said_keys: Vec::new(),
-        page_lsn: header_is_sane(page, endian)
-            .then(|| crate::damage::diff::page_lsn(page, endian))
-            .flatten(),
-    };
+    let mut b = Block::blank(page, row, endian);
     match row.status {
         PageStatus::Zero => {
             let refused: Vec<_> = row
@@ -2146,8 +2295,18 @@ fn verdict(r: &Report) -> String {
         .blocks()
         .filter(|(_, b)| b.severity == Severity::Warning)
         .count() as u64;
+    let older = r
+        .blocks()
+        .filter(|(_, b)| b.damage == Damage::Stale)
+        .count() as u64;
     let rels = r.relations.len() as u64;
     let mut parts = Vec::new();
+    if older > 0 {
+        parts.push(format!(
+            "{} older than the WAL shows (a lost write or a stale restore) that the server reads without a word",
+            plural(older, "page", "pages")
+        ));
+    }
     if refused > 0 {
         parts.push(format!(
             "{} in {} that the server refuses to read",
@@ -2428,6 +2587,11 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
         Some(w) if !w.later.is_empty() => return Route::Recover,
         Some(_) => return Route::Image,
         None => {}
+    }
+    // An older version of the block: a backup's page no newer than it lacks the same
+    // changes, and nothing but the WAL holds them.
+    if b.damage == Damage::Stale {
+        return Route::None;
     }
     if backup.is_some_and(|p| p.age == Some("same")) {
         return Route::BackupSame;
@@ -3126,6 +3290,7 @@ mod tests {
             .collect();
         build(&Input {
             data_directory: None,
+            flushed: None,
             cluster: ClusterFacts::default(),
             relations: alloc::vec![RelationInput {
                 database: None,

@@ -13,8 +13,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::{
-    build, leaf_entries, wanted_blocks, ClusterFacts, FileInput, IndexInput, Input, RelationInput,
-    Report,
+    build, is_stale, leaf_entries, stale_candidates, wanted_blocks, ClusterFacts, FileInput,
+    IndexInput, Input, RelationInput, Report,
 };
 use crate::am::maps::walk::ForkMaps;
 use crate::cluster::catalog::reader::{CatalogListing, CatalogReader, ListedRelation, ReadWith};
@@ -125,9 +125,17 @@ pub struct ReportReader {
     unknown: Vec<String>,
     /// Why the report cannot be made (a file given alone that is not a relation file).
     fatal: Option<String>,
+    /// What the latest checkpoint must have written (`set_flushed`).
+    flushed: Option<Arc<crate::wal::FlushedChanges>>,
 }
 
 impl ReportReader {
+    /// What the data directory's WAL says the latest checkpoint wrote (its redo point the
+    /// one of the directory's pg_control): pages older than that are reported `stale`.
+    pub fn set_flushed(&mut self, flushed: Arc<crate::wal::FlushedChanges>) {
+        self.flushed = Some(flushed);
+    }
+
     /// `paths`: every file of a data directory, relative to it and `/`-separated, with its
     /// length (PG_VERSION and global/pg_control among them); or relation files given alone
     /// (no PG_VERSION among them). `only`: the relation files of the directory to report on
@@ -162,6 +170,7 @@ impl ReportReader {
             },
             unknown: Vec::new(),
             fatal: None,
+            flushed: None,
             lengths,
         };
         if !datadir {
@@ -431,7 +440,15 @@ impl ReportReader {
                     return Ok(Step::Head(g, s.saturating_add(1)));
                 };
                 let bs = u64::from(file.verdict.geometry.block_size.bytes());
-                let blocks = wanted_blocks(&file.verdict, &file.zero_blocks);
+                let damaged: BTreeSet<u32> = wanted_blocks(&file.verdict, &file.zero_blocks)
+                    .into_iter()
+                    .collect();
+                let mut blocks: Vec<u32> = damaged.iter().copied().collect();
+                if let Some(f) = &self.flushed {
+                    blocks.extend(stale_candidates(&file.verdict, &file.path, f));
+                    blocks.sort_unstable();
+                    blocks.dedup();
+                }
                 let want: Vec<(u32, Request)> = blocks
                     .iter()
                     .map(|b| {
@@ -458,6 +475,14 @@ impl ReportReader {
                             pages.insert(*b, p);
                         }
                     }
+                }
+                // A page read to be held against the WAL stays only when it is older than the
+                // WAL says: the others are sound pages, which later steps read as such.
+                let endian = self.endian();
+                if let (Some(f), Some(file)) = (self.flushed.as_deref(), self.files.last()) {
+                    pages.retain(|b, p| {
+                        damaged.contains(b) || is_stale(&file.verdict, &file.path, *b, p, f, endian)
+                    });
                 }
                 if let Some(f) = self.files.last_mut() {
                     f.pages = pages;
@@ -1032,6 +1057,7 @@ impl ReportReader {
             cluster: self.cluster,
             relations: self.relations,
             unknown: self.unknown,
+            flushed: self.flushed,
         }))
     }
 }

@@ -11,6 +11,7 @@ pub mod nbtree;
 mod relmap;
 mod seq;
 mod smgr;
+pub use smgr::{storage_change, StorageChange};
 mod standby;
 mod xact;
 mod xlog;

@@ -1,0 +1,386 @@
+//! An older but valid page (a lost write, or a block restored from an older backup) held
+//! against the server on PostgreSQL 13 to 19. A table with a primary key and a second index
+//! is checkpointed and the stopped cluster copied (the older copy); rows of block 5 are then
+//! updated and deleted, and a varied workload runs (VACUUM, TRUNCATE of another table, a
+//! dropped table, CREATE INDEX, an unlogged table) before a clean stop. Then:
+//! - the undamaged cluster's report names no block (no page is older than its WAL);
+//! - a copy with the older copy's block 5 in place, and an (identical) untouched block, names
+//!   block 5 `stale`, with the newest record LSNs the server's pg_walinspect (16 and later)
+//!   or pg_waldump (15) lists for it, and not the other;
+//!   With the older copy given as the backup (`--from`), the report says its page is this one;
+//! - the server reads that copy without a word but returns other rows than the live one;
+//! - the report's own step (`pgpage recover`) put in place gives the live cluster's rows.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::{bin_dir, json, ok, pgpage, psql_at, run_pg, run_steps, Cluster};
+use serde_json::Value;
+
+const BLCKSZ: usize = 8192;
+
+fn copy_dir(from: &Path, to: &Path) {
+    ok(
+        Command::new("cp")
+            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
+            .output()
+            .unwrap(),
+        "cp -a",
+    );
+}
+
+fn page(file: &Path, block: usize) -> Vec<u8> {
+    fs::read(file).unwrap()[block * BLCKSZ..(block + 1) * BLCKSZ].to_vec()
+}
+
+fn write_block(file: &Path, block: usize, page: &[u8]) {
+    let mut bytes = fs::read(file).unwrap();
+    bytes[block * BLCKSZ..(block + 1) * BLCKSZ].copy_from_slice(page);
+    fs::write(file, bytes).unwrap();
+}
+
+/// An LSN as the version prints it (19 pads the low half to eight digits).
+fn lsn_text(version: u32, l: u64) -> String {
+    if version >= 19 {
+        format!("{:X}/{:08X}", l >> 32, l & 0xffff_ffff)
+    } else {
+        format!("{:X}/{:X}", l >> 32, l & 0xffff_ffff)
+    }
+}
+
+fn lsn(text: &str) -> u64 {
+    let (hi, lo) = text.trim().split_once('/').unwrap();
+    (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap()
+}
+
+/// `COPY (select * from t order by id)` of a data directory, started on the cluster's port.
+fn rows_of(c: &Cluster, dir: &Path) -> String {
+    let opts = format!(
+        "-k {} -p {} -c listen_addresses='' -c fsync=off -c autovacuum=off",
+        c.root.display(),
+        c.port
+    );
+    let log = c.root.join("copy.log");
+    let d = dir.to_str().unwrap();
+    ok(
+        run_pg(
+            &c.bin,
+            "pg_ctl",
+            &[
+                "-D",
+                d,
+                "-o",
+                &opts,
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "start",
+            ],
+        ),
+        "pg_ctl start of a copy",
+    );
+    let out = ok(
+        psql_at(
+            &c.root,
+            &c.port,
+            "postgres",
+            &[
+                "set enable_indexscan = off",
+                "set enable_bitmapscan = off",
+                "copy (select * from t order by id) to stdout",
+            ],
+        ),
+        "copy t",
+    );
+    ok(
+        run_pg(&c.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
+        "pg_ctl stop",
+    );
+    out
+}
+
+fn blocks_of(report: &Value) -> Vec<(String, u64, String)> {
+    report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| {
+            let name = r["relation"].as_str().unwrap_or("?").to_owned();
+            r["blocks"].as_array().unwrap().iter().map(move |b| {
+                (
+                    name.clone(),
+                    b["block"].as_u64().unwrap(),
+                    b["damage"].as_str().unwrap().to_owned(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// The newest record (start, end) that touched main-fork block `block` of relfilenode `rel`
+/// between `from` and `to`, as the server's own tools list them; None where this version
+/// has neither pg_walinspect's block info nor a pg_waldump here.
+fn server_newest(
+    c: &Cluster,
+    version: u32,
+    rel: &str,
+    block: u32,
+    from: &str,
+    to: &str,
+) -> Option<(u64, u64)> {
+    if version >= 16 {
+        c.psql(&["create extension if not exists pg_walinspect"]);
+        let out = c.psql(&[&format!(
+            "select start_lsn, end_lsn from pg_get_wal_block_info('{from}', '{to}') where relfilenode = {rel} and relforknumber = 0 and relblocknumber = {block} and not (resource_manager = 'Heap2' and record_type = 'VISIBLE') order by start_lsn desc limit 1"
+        )]);
+        let line = out.lines().find(|l| l.contains('|'))?;
+        let (s, e) = line.split_once('|')?;
+        return Some((lsn(s), lsn(e)));
+    }
+    let waldump = Path::new(&bin_dir(version)).join("pg_waldump");
+    if !waldump.exists() {
+        return None;
+    }
+    let out = Command::new(&waldump)
+        .args([
+            "-p",
+            c.data.join("pg_wal").to_str().unwrap(),
+            "-s",
+            from,
+            "-e",
+            to,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mine = format!("/{rel} blk {block}");
+    let lines: Vec<&str> = text.lines().collect();
+    // pg_waldump prints each record's start; its end is the next record's start.
+    let at = |l: &str| {
+        let s = l.split("lsn: ").nth(1)?.split(',').next()?;
+        Some(lsn(s))
+    };
+    let i = lines.iter().rposition(|l| {
+        (l.contains(&format!("{mine} ")) || l.contains(&format!("{mine},")) || l.ends_with(&mine))
+            && !l.contains("fork")
+            && !(l.contains("Heap2") && l.contains("VISIBLE"))
+    })?;
+    Some((
+        at(lines[i])?,
+        lines.get(i + 1).and_then(|l| at(l)).unwrap_or(u64::MAX),
+    ))
+}
+
+fn lost_write(version: u32) {
+    let mut c = Cluster::start(version);
+    // No autovacuum snapshot may keep VACUUM from making the older copy's pages all-visible:
+    // the untouched block must be the same page in both copies.
+    c.psql(&[
+        "alter system set autovacuum = off",
+        "select pg_reload_conf()",
+    ]);
+    c.psql(&[
+        "create table t (id int primary key, v text, n int) with (fillfactor = 90)",
+        "create index t_v on t (v)",
+        "insert into t select g, 'value ' || g, g from generate_series(1, 3000) g",
+        "create table other (id int)",
+        "insert into other select generate_series(1, 2000)",
+        "create table gone (id int primary key)",
+        "insert into gone select generate_series(1, 2000)",
+        "create unlogged table u (id int primary key)",
+        "insert into u select generate_series(1, 2000)",
+        "vacuum freeze",
+        // A database-wide VACUUM of 18 leaves t's pages not all-visible; its own does not.
+        "vacuum freeze t",
+        "checkpoint",
+    ]);
+    let file = c.file("select pg_relation_filepath('t')");
+    let rel = c
+        .psql(&["select pg_relation_filenode('t')"])
+        .trim()
+        .to_owned();
+    c.stop();
+    let older = c.root.join("older");
+    copy_dir(&c.data, &older);
+    c.restart();
+    let from = c.psql(&["select pg_current_wal_lsn()"]).trim().to_owned();
+    c.psql(&[
+        "update t set n = -n where (ctid::text::point)[0] = 5 and id % 2 = 0",
+        "delete from t where (ctid::text::point)[0] = 5 and id % 5 = 0",
+        "update t set v = v || 'x' where (ctid::text::point)[0] = 9",
+        "vacuum t",
+        "update t set n = n + 1 where (ctid::text::point)[0] = 5 and id % 7 = 0",
+        "truncate other",
+        "insert into other select generate_series(1, 500)",
+        "drop table gone",
+        "create index t_n on t (n)",
+        "insert into u select generate_series(2001, 3000)",
+        "delete from u where id % 3 = 0",
+        "vacuum",
+    ]);
+    let to = c
+        .psql(&["select pg_current_wal_insert_lsn()"])
+        .trim()
+        .to_owned();
+    let newest = server_newest(&c, version, &rel, 5, &from, &to);
+    c.stop();
+    let relpath = file.strip_prefix(&c.data).unwrap().to_path_buf();
+
+    // The undamaged cluster after that workload: no page is older than its WAL.
+    let clean = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
+    assert_eq!(blocks_of(&clean), [], "{clean:#}");
+    assert!(
+        clean["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("no damage found"),
+        "{clean:#}"
+    );
+
+    // Block 5 and the untouched block 20 from the older copy.
+    let damaged = c.root.join("damaged");
+    copy_dir(&c.data, &damaged);
+    let dfile = damaged.join(&relpath);
+    let old5 = page(&older.join(&relpath), 5);
+    assert!(
+        old5 != page(&dfile, 5),
+        "block 5 changed since the older copy"
+    );
+    // A block the workload left alone: its older copy is the same page.
+    let blocks = fs::metadata(older.join(&relpath)).unwrap().len() as usize / BLCKSZ;
+    let untouched = (0..blocks)
+        .filter(|&b| b != 5)
+        .find(|&b| page(&older.join(&relpath), b) == page(&dfile, b))
+        .unwrap_or_else(|| {
+            let diff = pgpage(&[
+                "diff",
+                older.join(&relpath).to_str().unwrap(),
+                dfile.to_str().unwrap(),
+            ]);
+            panic!(
+                "no block of t untouched since the older copy: {}",
+                String::from_utf8_lossy(&diff.stdout)
+            )
+        });
+    write_block(&dfile, 5, &old5);
+    write_block(&dfile, untouched, &page(&older.join(&relpath), untouched));
+    let verify = pgpage(&["verify", damaged.to_str().unwrap()]);
+    assert_eq!(verify.status.code(), Some(0), "the older page verifies");
+
+    let out = pgpage(&["report", "--json", damaged.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let report = json(&out);
+    assert_eq!(
+        blocks_of(&report),
+        [(String::from("public.t"), 5, String::from("stale"))],
+        "{report:#}"
+    );
+    let b = &report["relations"][0]["blocks"][0];
+    assert_eq!(b["severity"], "error");
+    assert_eq!(b["rows"]["known_from"], "unknown", "{b:#}");
+    let evidence = b["evidence"][0].as_str().unwrap();
+    let pd_lsn = u64::from_le_bytes(old5[0..8].try_into().unwrap());
+    let pd_lsn = (pd_lsn & 0xffff_ffff) << 32 | pd_lsn >> 32;
+    assert!(
+        evidence.contains(&format!(
+            "after the page's pd_lsn {}",
+            lsn_text(version, pd_lsn)
+        )),
+        "{evidence}"
+    );
+    if let Some((start, end)) = newest {
+        let said = if end == u64::MAX {
+            format!("at {}..", lsn_text(version, start))
+        } else {
+            format!(
+                "at {}..{}",
+                lsn_text(version, start),
+                lsn_text(version, end)
+            )
+        };
+        let wal = pgpage(&[
+            "wal",
+            "--relation",
+            &format!("5/{rel}"),
+            "--block",
+            "5",
+            damaged.join("pg_wal").to_str().unwrap(),
+        ]);
+        assert!(
+            evidence.contains(&said),
+            "{said} not in: {evidence}\n{}",
+            String::from_utf8_lossy(&wal.stdout)
+        );
+    }
+    assert!(
+        report["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("1 page older than the WAL shows"),
+        "{report:#}"
+    );
+
+    // With the older copy as the backup: its page is this one, and no way to take.
+    let from = json(&pgpage(&[
+        "report",
+        "--json",
+        "--from",
+        older.to_str().unwrap(),
+        damaged.to_str().unwrap(),
+    ]));
+    let fb = &from["relations"][0]["blocks"][0];
+    assert_eq!(fb["damage"], "stale", "{from:#}");
+    assert_eq!(fb["route"], "recover", "{fb:#}");
+    assert!(
+        fb["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().unwrap().contains("is this page byte for byte")),
+        "{fb:#}"
+    );
+    let markdown = pgpage(&["report", "--markdown", damaged.to_str().unwrap()]);
+    let markdown = String::from_utf8_lossy(&markdown.stdout);
+    assert!(markdown.contains("stale"), "{markdown}");
+
+    // The server reads the older page without a word, and returns other rows.
+    let live_rows = rows_of(&c, &c.data);
+    let work = c.root.join("work");
+    copy_dir(&damaged, &work);
+    assert_ne!(
+        rows_of(&c, &work),
+        live_rows,
+        "the older page's rows differ"
+    );
+
+    // The report's steps, in order: the recover step's file in place gives the live rows.
+    let steps: Vec<&str> = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert!(
+        steps
+            .iter()
+            .any(|s| s.contains("pgpage recover --block 5 ")),
+        "{steps:#?}"
+    );
+    let made = run_steps(&steps, &c.root, "recover");
+    let last = made.values().last().expect("a step writes the page");
+    // A copy the server has not run on with the older page (its WAL would hold that).
+    let fixed = c.root.join("fixed");
+    copy_dir(&damaged, &fixed);
+    fs::copy(last, fixed.join(&relpath)).unwrap();
+    assert_eq!(rows_of(&c, &fixed), live_rows);
+    let again = json(&pgpage(&["report", "--json", fixed.to_str().unwrap()]));
+    assert_eq!(blocks_of(&again), [], "{again:#}");
+}
+
+crate::each_version!(lost_write);
