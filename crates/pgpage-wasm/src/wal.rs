@@ -105,6 +105,8 @@ pub(crate) struct TouchJson {
     will_init: bool,
     /// What the record did to a heap page's rows, in words.
     effect: &'static str,
+    /// The same as `report --json` names it (`"index_entries"`, `"removes_dead"`, ...).
+    effect_name: String,
 }
 
 impl TouchJson {
@@ -116,6 +118,10 @@ impl TouchJson {
             image: t.image,
             will_init: t.will_init,
             effect: t.effect(version).words(),
+            effect_name: serde_json::to_value(t.effect(version))
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default(),
         }
     }
 }

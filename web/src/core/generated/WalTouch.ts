@@ -11,4 +11,8 @@ record_type: string, image: boolean, will_init: boolean,
 /**
  * What the record did to a heap page's rows, in words.
  */
-effect: string, };
+effect: string, 
+/**
+ * The same as `report --json` names it (`"index_entries"`, `"removes_dead"`, ...).
+ */
+effect_name: string, };
