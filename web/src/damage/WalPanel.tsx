@@ -273,7 +273,11 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
           // What the image alone loses is the core's sentence above (wal-restoring), as the CLI prints it;
           // an index page older than its table is no way at all (the core's effect of the records after it).
           take={
-            after?.some((t) => t.effect_name === 'index_entries') ? undefined : after && after.length > 0 ? 'Use the image alone (the older route)' : 'Use this page'
+            after?.some((t) => t.effect_name === 'index_entries')
+              ? undefined
+              : after && after.length > 0
+                ? 'Use the image alone (the older route)'
+                : 'Use this page'
           }
         />
       )}

@@ -103,7 +103,7 @@ pub enum Chosen {
 
 impl Chosen {
     /// Where the replay of pages read from disk starts, and what those pages are.
-    fn from_disk(&self) -> Option<(u64, StartSource)> {
+    fn disk_start(&self) -> Option<(u64, StartSource)> {
         match self {
             Chosen::All { redo_point } => Some((*redo_point, StartSource::File)),
             Chosen::Backup { start, .. } => Some((*start, StartSource::Backup)),
@@ -247,7 +247,7 @@ impl Recovery {
             // range, where a record (the one xl_prev names) was left out.
             None => self
                 .chosen
-                .from_disk()
+                .disk_start()
                 .filter(|(start, _)| prev != 0 && prev >= *start && rec.lsn > *start)
                 .map(|(start, _)| {
                     format!(
@@ -273,7 +273,7 @@ impl Recovery {
         }
         if self
             .chosen
-            .from_disk()
+            .disk_start()
             .is_some_and(|(start, _)| prev >= start)
         {
             self.broken = Some(failure);
@@ -290,7 +290,7 @@ impl Recovery {
             Chosen::Backup { blocks, .. } => blocks.as_ref().is_none_or(|b| b.contains(&key)),
             Chosen::Blocks(_) => false,
         };
-        if let Some((start, source)) = self.chosen.from_disk().filter(|_| wanted) {
+        if let Some((start, source)) = self.chosen.disk_start().filter(|_| wanted) {
             if !self.blocks.contains_key(&key) {
                 let original = disk(&key);
                 let page = original
@@ -347,7 +347,7 @@ impl Recovery {
             return;
         }
         self.link(rec);
-        if let Some((start, _)) = self.chosen.from_disk() {
+        if let Some((start, _)) = self.chosen.disk_start() {
             if rec.lsn < start {
                 return;
             }
@@ -605,7 +605,7 @@ impl Recovery {
             })
         });
         // Pages read from disk need the WAL from the replay's start on.
-        let none_read = match self.chosen.from_disk() {
+        let none_read = match self.chosen.disk_start() {
             Some((start, _)) if !self.reached => Some(NotRecovered {
                 lsn: None,
                 reason: format!(
