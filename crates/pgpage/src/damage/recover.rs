@@ -231,12 +231,7 @@ impl Recovery {
     /// block, later, starts it again), and, inside the range replayed from disk pages, every
     /// block met later too.
     fn link(&mut self, rec: &WalRecord<'_>) {
-        let prev = rec
-            .bytes
-            .get(8..16)
-            .and_then(|b| <[u8; 8]>::try_from(b).ok())
-            .map(u64::from_le_bytes)
-            .unwrap_or(0);
+        let prev = rec.prev();
         let missing = match self.last {
             Some((last, end)) if prev != last => Some(format!(
                 "the WAL given has a gap from {} to {} (a segment missing or a record that could not be read): the records there are not replayed",

@@ -50,11 +50,7 @@ impl DumpRecord {
             .filter_map(|b| b.image.map(|i| u32::from(i.length)))
             .fold(0, u32::saturating_add);
         let len_tot = u32::try_from(rec.bytes.len()).unwrap_or(u32::MAX);
-        let prev = rec
-            .bytes
-            .get(8..16)
-            .and_then(|b| b.try_into().ok())
-            .map_or(0, u64::from_le_bytes);
+        let prev = rec.prev();
         DumpRecord {
             lsn: rec.lsn,
             prev,

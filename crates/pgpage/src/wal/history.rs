@@ -137,13 +137,9 @@ impl BlockHistory {
     /// Each record names the one before it (xl_prev): a record that names another than the
     /// one observed last follows WAL that was not read.
     fn link(&mut self, rec: &WalRecord<'_>) {
-        let prev = rec
-            .bytes
-            .get(8..16)
-            .and_then(|b| <[u8; 8]>::try_from(b).ok())
-            .map(u64::from_le_bytes);
+        let prev = rec.prev();
         match (self.last, self.coverage.end) {
-            (Some(last), Some(end)) if prev != Some(last) => {
+            (Some(last), Some(end)) if prev != last => {
                 self.coverage.gap = Some((end, rec.lsn));
             }
             (None, _) => self.coverage.start = Some(rec.lsn),

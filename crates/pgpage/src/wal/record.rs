@@ -120,6 +120,15 @@ pub struct WalRecord<'a> {
 }
 
 impl WalRecord<'_> {
+    /// xl_prev: where the record before it starts (0 for the first record ever, and for a
+    /// record too short to say).
+    pub fn prev(&self) -> u64 {
+        self.bytes
+            .get(8..16)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map_or(0, u64::from_le_bytes)
+    }
+
     /// The record's main data: its rmgr's struct (xl_heap_insert, ...) and what follows it.
     pub fn main_data(&self) -> &[u8] {
         usize::try_from(self.main_data_offset)
