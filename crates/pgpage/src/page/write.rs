@@ -29,14 +29,14 @@ pub fn maxalign(n: usize) -> Option<usize> {
     n.checked_add(7).map(|n| n & !7)
 }
 
-fn get16(page: &[u8], at: usize) -> u16 {
+pub fn get16(page: &[u8], at: usize) -> u16 {
     match page.get(at..at.saturating_add(2)) {
         Some(&[a, b]) => u16::from_le_bytes([a, b]),
         _ => 0,
     }
 }
 
-fn put16(page: &mut [u8], at: usize, v: u16) {
+pub fn put16(page: &mut [u8], at: usize, v: u16) {
     if let Some(s) = page.get_mut(at..at.saturating_add(2)) {
         s.copy_from_slice(&v.to_le_bytes());
     }

@@ -16,8 +16,8 @@ use crate::page::fields::{
 };
 use crate::page::kind::VISIBILITYMAP_FORKNUM;
 use crate::page::write::{
-    self, add_item_overwrite, item_range, page_init, put32, repair_fragmentation, set_lsn,
-    set_prunable, truncate_line_pointer_array,
+    self, add_item_overwrite, get16, item_range, page_init, put16, put32, repair_fragmentation,
+    set_lsn, set_prunable, truncate_line_pointer_array,
 };
 use crate::tuple::SIZEOF_HEAP_TUPLE_HEADER;
 use crate::wal::rmgr::heap::{
@@ -70,19 +70,6 @@ fn invalid(e: impl core::fmt::Debug) -> RedoError {
     RedoError::Invalid(format!("{e:?}"))
 }
 
-fn io16(page: &[u8], at: usize) -> u16 {
-    match page.get(at..at.saturating_add(2)) {
-        Some(&[a, b]) => u16::from_le_bytes([a, b]),
-        _ => 0,
-    }
-}
-
-fn put16(page: &mut [u8], at: usize, v: u16) {
-    if let Some(s) = page.get_mut(at..at.saturating_add(2)) {
-        s.copy_from_slice(&v.to_le_bytes());
-    }
-}
-
 /// MaxHeapTuplesPerPage for a block size.
 fn max_heap_tuples(block_size: usize) -> u16 {
     u16::try_from(block_size.saturating_sub(24) / 28).unwrap_or(u16::MAX)
@@ -129,8 +116,8 @@ fn fix_infomask(infobits: u8, infomask: &mut u16, infomask2: &mut u16) {
 /// What delete, update, lock and lock-updated do to the old tuple's xmax side: xmax bits
 /// cleared, then the logged ones set.
 fn set_xmax_bits(page: &mut [u8], t: usize, infobits: u8) -> (u16, u16) {
-    let mut m = io16(page, t.saturating_add(INFOMASK_AT)) & !(HEAP_XMAX_BITS | HEAP_MOVED);
-    let mut m2 = io16(page, t.saturating_add(INFOMASK2_AT)) & !HEAP_KEYS_UPDATED;
+    let mut m = get16(page, t.saturating_add(INFOMASK_AT)) & !(HEAP_XMAX_BITS | HEAP_MOVED);
+    let mut m2 = get16(page, t.saturating_add(INFOMASK2_AT)) & !HEAP_KEYS_UPDATED;
     fix_infomask(infobits, &mut m, &mut m2);
     (m, m2)
 }
@@ -143,7 +130,7 @@ fn put_masks(page: &mut [u8], t: usize, m: u16, m2: u16) {
 /// HeapTupleHeaderSetCmax/SetCmin with FirstCommandId: t_cid 0, not a combo CID.
 fn set_cid_first(page: &mut [u8], t: usize) {
     put32(page, t.saturating_add(FIELD3_AT), 0);
-    let m = io16(page, t.saturating_add(INFOMASK_AT)) & !HEAP_COMBOCID;
+    let m = get16(page, t.saturating_add(INFOMASK_AT)) & !HEAP_COMBOCID;
     put16(page, t.saturating_add(INFOMASK_AT), m);
 }
 

@@ -18,8 +18,8 @@ use crate::page::fields::{
     LP_UNUSED, PD_ALL_VISIBLE,
 };
 use crate::page::write::{
-    self, add_index_item, index_multi_delete, index_tuple_delete, index_tuple_overwrite,
-    item_range, max_offset, maxalign, page_init, put32, set_lsn, temp_page_copy_special,
+    self, add_index_item, get16, index_multi_delete, index_tuple_delete, index_tuple_overwrite,
+    item_range, max_offset, maxalign, page_init, put16, put32, set_lsn, temp_page_copy_special,
     WriteError,
 };
 use crate::wal::rmgr::nbtree::{
@@ -55,19 +55,6 @@ fn invalid(what: impl Into<String>) -> RedoError {
 
 fn write_error(e: WriteError) -> RedoError {
     RedoError::Invalid(format!("{e:?}"))
-}
-
-fn get16(b: &[u8], at: usize) -> u16 {
-    match b.get(at..at.saturating_add(2)) {
-        Some(&[x, y]) => u16::from_le_bytes([x, y]),
-        _ => 0,
-    }
-}
-
-fn put16(b: &mut [u8], at: usize, v: u16) {
-    if let Some(s) = b.get_mut(at..at.saturating_add(2)) {
-        s.copy_from_slice(&v.to_le_bytes());
-    }
 }
 
 /// Where BTPageOpaqueData lies: the page's special space, which must be its size.
