@@ -8,9 +8,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use pgpage::cluster::control::{decode_control, ControlValue};
-use pgpage::damage::report::{markdown, text, BackupInput, Report, ReportReader, Request};
-use pgpage::wal::{parse_lsn, BlockHistory, FlushedChanges};
+use pgpage::damage::report::{
+    flushed_redo, markdown, text, BackupInput, Report, ReportReader, Request,
+};
+use pgpage::wal::{BlockHistory, FlushedChanges};
 
 use crate::args::io_reason;
 use crate::fpi::{read_history, read_records};
@@ -189,21 +190,15 @@ pub(crate) fn gather(
 }
 
 /// What the data directory's own WAL says its latest checkpoint wrote, for the pages older
-/// than that (`stale`). None where that cannot be relied on: no pg_wal, a pg_control whose
-/// CRC fails, or a backup_label (a base backup not yet recovered: its files were copied at
-/// other times than its pg_control, so they may predate its checkpoint). WAL that cannot be
-/// read is said and the report goes on without it.
+/// than that (`stale`); None without pg_wal or where the core's `flushed_redo` refuses.
+/// WAL that cannot be read is said and the report goes on without it.
 fn flushed(root: &Path) -> Option<FlushedChanges> {
     let wal = root.join("pg_wal");
-    if !wal.is_dir() || root.join("backup_label").exists() {
+    if !wal.is_dir() {
         return None;
     }
     let control = fs::read(root.join("global/pg_control")).ok()?;
-    let cf = decode_control(&control).ok().filter(|c| c.crc_ok())?;
-    let redo = match cf.get("redo_lsn") {
-        Some(ControlValue::Text(t)) => parse_lsn(t)?,
-        _ => return None,
-    };
+    let redo = flushed_redo(&control, root.join("backup_label").exists())?;
     let mut changes = FlushedChanges::new(redo);
     match read_records(std::slice::from_ref(&wal), &mut |rec| changes.observe(rec)) {
         Ok(_) => Some(changes),

@@ -126,6 +126,20 @@ impl ReportReader {
         })
     }
 
+    /// Before the first `wanted`: hold the pages against what `scanner` (finished, after its
+    /// `flushed` said true) read of the directory's own WAL, as `pgpage report` does with a
+    /// data directory's pg_wal; its older pages are reported as lost writes or stale
+    /// restores. False when the scanner collected nothing.
+    pub fn set_flushed(&mut self, scanner: &mut crate::wal::WalScanner) -> bool {
+        match (self.inner.as_mut(), scanner.take_flushed()) {
+            (Some(r), Some(f)) => {
+                r.set_flushed(std::sync::Arc::new(f));
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The next byte ranges to give, as JSON `[{"path", "offset", "len"}]`; `[]` when
     /// `finish` can be called.
     pub fn wanted(&mut self) -> Result<String, JsError> {

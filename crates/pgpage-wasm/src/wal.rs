@@ -3,14 +3,15 @@
 //! not its bytes; a page is restored from the bytes the caller reads again from those places.
 //! Fed the same records, the core's recovery rebuilds chosen blocks as `pgpage recover` does.
 
-use pgpage::cluster::control::decode_control;
+use pgpage::cluster::control::{decode_control, ControlValue};
 use pgpage::damage::recover::{recover_settings, BlockResult, Chosen, Recovery};
+use pgpage::damage::report::flushed_redo;
 use pgpage::wal::BlockKey;
 use pgpage::wal::{
     fork_name, image_pieces, lsn_text, lsn_text_for, parse_fullpage_name, parse_history_name,
     parse_wal_file_name, plan_segments, record_type, restore_image, restoring_after, rmgr_name,
-    segment_plan, BlockHistory, BlockImage, Piece, PlanProblem, RelFileLocator, RowEffect, Touch,
-    WalOptions, WalReader, WalRecord,
+    segment_plan, BlockHistory, BlockImage, FlushedChanges, Piece, PlanProblem, RelFileLocator,
+    RowEffect, Touch, WalOptions, WalReader, WalRecord,
 };
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -254,6 +255,8 @@ pub struct WalScanner {
     recovery: Option<(Recovery, bool)>,
     /// Its outcome, once `finish` has been called.
     recovered: Vec<BlockResult>,
+    /// `flushed`'s collector, until a report takes it.
+    flushed: Option<FlushedChanges>,
 }
 
 #[wasm_bindgen]
@@ -280,6 +283,7 @@ impl WalScanner {
             planned: Vec::new(),
             recovery: None,
             recovered: Vec::new(),
+            flushed: None,
         })
     }
 
@@ -324,6 +328,34 @@ impl WalScanner {
         Ok(())
     }
 
+    /// Before `plan`: also note which pages the data directory's latest checkpoint must have
+    /// written, for `ReportReader::set_flushed` (pages older than that are lost writes or
+    /// stale restores), reading the WAL as that directory's (its system identifier and block
+    /// size). `control` is the directory's global/pg_control and `backup_label` whether it
+    /// holds one. False, noting nothing, where the core's `flushed_redo` says the WAL cannot
+    /// be held against the pages.
+    pub fn flushed(&mut self, control: &[u8], backup_label: bool) -> bool {
+        self.flushed = flushed_redo(control, backup_label).map(FlushedChanges::new);
+        if self.flushed.is_some() {
+            if let Ok(cf) = decode_control(control) {
+                self.block_size = cf.block_size().unwrap_or(self.block_size);
+                self.reader = WalReader::new(WalOptions {
+                    system_identifier: match cf.get("system_identifier") {
+                        Some(ControlValue::Int(v)) => Some(*v as u64),
+                        _ => None,
+                    },
+                    block_size: self.block_size,
+                });
+            }
+        }
+        self.flushed.is_some()
+    }
+
+    /// The collector `flushed` filled, taken by a report (None after the first take).
+    pub(crate) fn take_flushed(&mut self) -> Option<FlushedChanges> {
+        self.flushed.take()
+    }
+
     /// Before the first segment: the reading order of segment files `names` (indexes into it),
     /// along the newest timeline's history when its file is among the history files given
     /// (`history_names[i]` holds `history_texts[i]`), as `pgpage fpi` reads them. `seg_size`
@@ -363,9 +395,13 @@ impl WalScanner {
         let images = &mut self.images;
         let history = &mut self.history;
         let recovery = &mut self.recovery;
+        let flushed = &mut self.flushed;
         self.reader.feed(chunk, &mut |rec: &WalRecord<'_>| {
             if let Some(h) = history.as_mut() {
                 h.observe(rec);
+            }
+            if let Some(f) = flushed.as_mut() {
+                f.observe(rec);
             }
             // Chosen blocks start from an image, never from a page on disk: nothing is read.
             if let Some((r, _)) = recovery.as_mut() {

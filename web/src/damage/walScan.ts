@@ -21,7 +21,8 @@ export async function scanWal(
   watch: Uint32Array,
   progress: (done: number, total: number) => void,
   recover?: { control: Uint8Array; blocks: Uint32Array },
-): Promise<{ scanner: Scanner; order: WalSegmentFile[]; recoverRefused: string | null }> {
+  flushed?: { control: Uint8Array; backupLabel: boolean },
+): Promise<{ scanner: Scanner; order: WalSegmentFile[]; recoverRefused: string | null; flushed: boolean }> {
   const histories = files.filter((s) => w.wal_file_kind(s.name) === 'history');
   const segments = files.filter((s) => w.wal_file_kind(s.name) !== 'history');
   const texts = await Promise.all(histories.map((h) => h.file.text()));
@@ -29,6 +30,7 @@ export async function scanWal(
   const segSize = first && first.file.size >= 40 ? new DataView(await first.file.slice(32, 36).arrayBuffer()).getUint32(0, true) : 0;
   const scanner = new w.WalScanner(systemIdentifier, blockSize);
   try {
+    const flushedOn = flushed ? scanner.flushed(flushed.control, flushed.backupLabel) : false;
     const order = Array.from(
       scanner.plan(
         segments.map((s) => s.name),
@@ -60,7 +62,7 @@ export async function scanWal(
       scanner.end_segment();
     }
     scanner.finish();
-    return { scanner, order, recoverRefused };
+    return { scanner, order, recoverRefused, flushed: flushedOn };
   } catch (e) {
     scanner.free();
     throw e;

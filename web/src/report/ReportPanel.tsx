@@ -56,6 +56,8 @@ export const DAMAGE: Record<string, string> = {
   overwritten: 'overwritten: not a PostgreSQL page (header and line pointers make no sense)',
   torn: 'torn: some 512-byte sectors are from another write',
   misplaced: 'misplaced: the page holds another block',
+  // A page that verifies but is older than the WAL says the latest checkpoint wrote.
+  stale: 'stale: an older version of the page that the server reads without a word (a lost write, or a restore from an older copy)',
   bit_flip: 'bit flip: flipping a single bit makes the checksum valid',
   checksum: 'checksum mismatch with no single explanation',
   header: 'header: the checksum is valid but the page header is not',

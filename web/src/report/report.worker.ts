@@ -25,7 +25,14 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
   const w = await loadWasm();
   const byPath = new Map(held.map((f) => [f.path, f.file]));
   const lengths = held.map((f) => f.file.size);
-  const total = lengths.reduce((a, b) => a + b, 0);
+  // The directory's own WAL (`pg_wal/NAME`), as `pgpage report DIR` reads DIR/pg_wal.
+  const wal = held.filter((f) => /^pg_wal\/[^/]+$/.test(f.path) && w.wal_file_kind(f.path.slice('pg_wal/'.length)) !== undefined);
+  const walFiles = wal.map((f) => ({ name: f.path.slice('pg_wal/'.length), path: f.path, file: f.file }));
+  const walBytes = wal.reduce((n, f) => n + f.file.size, 0);
+  const control = byPath.get('global/pg_control');
+  // Read twice: first for the pages the latest checkpoint wrote (older ones are lost writes),
+  // then for the damaged blocks' images and records once the report knows which.
+  const total = lengths.reduce((a, b) => a + b, 0) + (control ? walBytes : 0);
   const reader = new w.ReportReader(
     held.map((f) => f.path),
     lengths,
@@ -34,6 +41,24 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
   );
   let read = 0;
   try {
+    if (wal.length > 0 && control) {
+      const { scanner } = await scanWal(
+        w,
+        walFiles,
+        '',
+        8192,
+        new Uint32Array(),
+        (done) => post({ type: 'progress', job, read: done, total }),
+        undefined,
+        { control: new Uint8Array(await control.arrayBuffer()), backupLabel: byPath.has('backup_label') },
+      );
+      try {
+        reader.set_flushed(scanner);
+      } finally {
+        scanner.free();
+      }
+      read = walBytes;
+    }
     for (;;) {
       const wanted = reportWanted(reader);
       if (wanted.length === 0) break;
@@ -56,14 +81,12 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
       post({ type: 'progress', job, read, total });
     }
     const out = reader.finish();
-    // The directory's own WAL (`pg_wal/NAME`), as `report --wal DIR/pg_wal` reads it.
-    const wal = held.filter((f) => /^pg_wal\/[^/]+$/.test(f.path) && w.wal_file_kind(f.path.slice('pg_wal/'.length)) !== undefined);
     const watch = out.wal_blocks();
     if (wal.length > 0 && watch.length > 0) {
       const first = reportOf(out);
       const { scanner } = await scanWal(
         w,
-        wal.map((f) => ({ name: f.path.slice('pg_wal/'.length), path: f.path, file: f.file })),
+        walFiles,
         first.cluster.system_identifier ?? '',
         first.cluster.block_size ?? 8192,
         watch,

@@ -129,6 +129,22 @@ pub struct ReportReader {
     flushed: Option<Arc<crate::wal::FlushedChanges>>,
 }
 
+/// Where a data directory's own WAL starts telling which pages its latest checkpoint wrote
+/// (`FlushedChanges::new`): pg_control's REDO location. None where that cannot be relied on:
+/// a pg_control whose CRC fails, or a backup_label beside it (a base backup not yet
+/// recovered: its files were copied at other times than its pg_control, so they may
+/// predate its checkpoint).
+pub fn flushed_redo(control: &[u8], backup_label: bool) -> Option<u64> {
+    if backup_label {
+        return None;
+    }
+    let cf = decode_control(control).ok().filter(ControlFile::crc_ok)?;
+    match cf.get("redo_lsn") {
+        Some(ControlValue::Text(t)) => crate::page::lsn::parse_lsn(t),
+        _ => None,
+    }
+}
+
 impl ReportReader {
     /// What the data directory's WAL says the latest checkpoint wrote (its redo point the
     /// one of the directory's pg_control): pages older than that are reported `stale`.
