@@ -14,7 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 
 use pgpage::cluster::rows::{
-    page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
+    page_problem, Column, PrintedKey, PrintedKeys, RowFormat, RowKeys, RowWriter, Versions,
+    ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
 };
 use pgpage::file::scan::ChecksumsKnown;
 use pgpage::file::{file_geometry, parse_relation_file_name, GeometryChoice};
@@ -189,6 +190,8 @@ pub struct Summary {
     pub tuples_left_out: u64,
     /// All-zero pages between pages with rows.
     pub zero_pages: u64,
+    /// Live rows printed whose unique key an earlier printed row has.
+    pub keys_twice: u64,
 }
 
 impl Summary {
@@ -231,6 +234,12 @@ impl Summary {
                 what.push(format!(
                     "{} between pages with rows, their rows lost",
                     plural(self.zero_pages, "all-zero page", "all-zero pages")
+                ));
+            }
+            if self.keys_twice > 0 {
+                what.push(format!(
+                    "{} printed a second time",
+                    plural(self.keys_twice, "unique key", "unique keys")
                 ));
             }
             if self.damaged_rows > 0 {
@@ -418,6 +427,10 @@ pub fn stream_rows(
         (BTreeMap::new(), BTreeMap::new())
     };
     writer = writer.with_torn(torn).with_suspects(suspects);
+    if let Some(key) = relation.row_key {
+        writer = writer.with_unique_key(key);
+    }
+    let mut printed_keys = PrintedKeys::default();
     let mut keys_unknown = false;
     if args.include_damaged {
         match relation.row_key.and_then(RowKeys::new) {
@@ -536,6 +549,16 @@ pub fn stream_rows(
             for w in &c.warnings {
                 eprintln!("{w}");
             }
+            for (fi, absolute, keys) in &c.keys {
+                let display = files.get(*fi).map_or("", |f| f.display.as_str());
+                for (lp, why) in printed_keys.page(&writer, *absolute, keys) {
+                    eprintln!(
+                        "pgpage: warning: file \"{display}\", block {absolute}, offset {lp}: {why}"
+                    );
+                    summary.keys_twice = summary.keys_twice.saturating_add(1);
+                    summary.problems = summary.problems.saturating_add(1);
+                }
+            }
             out.write_all(c.text.as_bytes())
                 .map_err(|e| format!("could not write to stdout: {}", io_reason(&e)))?;
             summary.rows = summary.rows.saturating_add(c.rows);
@@ -577,6 +600,8 @@ struct Chunk {
     /// Each page read: its file, relation-wide block, whether all zeros, whether it has line
     /// pointers (for the zero pages between pages with rows).
     pages: Vec<(usize, u32, bool, bool)>,
+    /// Each page's printed live rows' keys (file, relation-wide block), checked in order.
+    keys: Vec<(usize, u32, Vec<PrintedKey>)>,
 }
 
 impl Chunk {
@@ -653,6 +678,9 @@ fn chunk(
             &mut c.text,
         );
         c.pages.push((fi, absolute, rows.zero, rows.line_pointers));
+        if !rows.keys.is_empty() {
+            c.keys.push((fi, absolute, rows.keys));
+        }
         c.rows = c.rows.saturating_add(rows.rows);
         c.invisible = c.invisible.saturating_add(rows.invisible);
         c.undecided = c.undecided.saturating_add(rows.undecided);

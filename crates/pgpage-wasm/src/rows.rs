@@ -6,7 +6,8 @@
 
 use pgpage::cluster::catalog::table::Table;
 use pgpage::cluster::rows::{
-    page_problem, Column, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns, ZERO_PAGE_BETWEEN_ROWS,
+    page_problem, Column, PrintedKeys, RowFormat, RowKeys, RowWriter, Versions, ZeroRuns,
+    ZERO_PAGE_BETWEEN_ROWS,
 };
 use pgpage::file::scan::ChecksumsKnown;
 use pgpage::tuple::copy::CopyFormat;
@@ -201,6 +202,8 @@ pub struct RowsReader {
     keys: Option<RowKeys>,
     keys_read: bool,
     include_damaged: bool,
+    /// The keys of the live rows printed so far in this read (a read starts at block 0).
+    printed: PrintedKeys,
 }
 
 impl RowsReader {
@@ -247,6 +250,7 @@ impl RowsReader {
             keys: None,
             keys_read: false,
             include_damaged: false,
+            printed: PrintedKeys::default(),
         })
     }
 
@@ -274,6 +278,13 @@ impl RowsReader {
         )
         .with_versions(versions)
         .with_damaged(include_damaged);
+        if let Some(key) = self.row_key.as_deref() {
+            self.writer = core::mem::replace(
+                &mut self.writer,
+                RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false),
+            )
+            .with_unique_key(key);
+        }
         self.include_damaged = include_damaged;
         if let (true, true, Some(keys)) = (include_damaged, self.keys_read, self.keys.as_ref()) {
             self.writer = core::mem::replace(
@@ -436,8 +447,10 @@ impl RowsReader {
         };
         if first_absolute == 0 {
             self.zeros = ZeroRuns::default();
+            self.printed = PrintedKeys::default();
         }
         let mut zeros = core::mem::take(&mut self.zeros);
+        let mut printed = core::mem::take(&mut self.printed);
         let mut fetch = self.fetch(source.as_ref());
         for (i, page) in bytes.chunks_exact(self.block_size).enumerate() {
             let absolute = first_absolute.saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
@@ -467,6 +480,21 @@ impl RowsReader {
             }
             got.damaged
                 .extend(r.damaged.iter().map(|lp| format!("({absolute},{lp})")));
+            got.left_out.extend(
+                printed
+                    .page(&self.writer, absolute, &r.keys)
+                    .into_iter()
+                    .map(|(lp, message)| LeftOutJs {
+                        block: absolute,
+                        offset: Some(lp),
+                        attnum: None,
+                        message,
+                        printed: true,
+                        rows: None,
+                        copy_of: None,
+                        tuples: None,
+                    }),
+            );
             got.left_out
                 .extend(r.left_out.into_iter().map(|l| LeftOutJs {
                     block: absolute,
@@ -481,6 +509,7 @@ impl RowsReader {
         }
         drop(fetch);
         self.zeros = zeros;
+        self.printed = printed;
         let json = serde_json::to_string(&got).map_err(crate::serialize_error)?;
         Ok(RowsChunk { text, json })
     }
@@ -647,8 +676,13 @@ impl TableReader {
             big_endian: e == Endian::Big,
         })
         .map_err(crate::serialize_error)?;
+        let writer = RowWriter::new(t.columns, format, e, false);
+        let writer = match t.row_key.as_deref() {
+            Some(key) => writer.with_unique_key(key),
+            None => writer,
+        };
         Ok(RowsReader {
-            writer: RowWriter::new(t.columns, format, e, false),
+            writer,
             check_fit: false,
             log: t.log,
             checksums: t.checksums,
@@ -661,6 +695,7 @@ impl TableReader {
             keys: None,
             keys_read: false,
             include_damaged: false,
+            printed: PrintedKeys::default(),
         })
     }
 }

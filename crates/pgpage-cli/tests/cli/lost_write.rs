@@ -196,6 +196,10 @@ fn lost_write(version: u32) {
         "checkpoint",
     ]);
     let file = c.file("select pg_relation_filepath('t')");
+    let on5 = c
+        .psql(&["select string_agg(id::text, ',') from t where (ctid::text::point)[0] = 5"])
+        .trim()
+        .to_owned();
     let rel = c
         .psql(&["select pg_relation_filenode('t')"])
         .trim()
@@ -223,6 +227,16 @@ fn lost_write(version: u32) {
         .psql(&["select pg_current_wal_insert_lsn()"])
         .trim()
         .to_owned();
+    // The rows of the older block 5 whose live version the server now keeps on another page:
+    // `rows` of the damaged copy prints each twice.
+    let moved: Vec<u64> = c
+        .psql(&[&format!(
+            "select id from t where id in ({on5}) and (ctid::text::point)[0] <> 5 order by id"
+        )])
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    assert!(!moved.is_empty(), "no row of block 5 moved to another page");
     let newest = server_newest(&c, version, &rel, 5, &from, &to);
     c.stop();
     let relpath = file.strip_prefix(&c.data).unwrap().to_path_buf();
@@ -348,6 +362,44 @@ fn lost_write(version: u32) {
     let markdown = pgpage(&["report", "--markdown", damaged.to_str().unwrap()]);
     let markdown = String::from_utf8_lossy(&markdown.stdout);
     assert!(markdown.contains("stale"), "{markdown}");
+
+    // `rows` names each key printed twice, and no other.
+    let rows = pgpage(&[
+        "rows",
+        "--database",
+        "postgres",
+        damaged.to_str().unwrap(),
+        "public.t",
+    ]);
+    let stderr = String::from_utf8_lossy(&rows.stderr);
+    assert_eq!(rows.status.code(), Some(1), "{stderr}");
+    let mut twice: Vec<u64> = stderr
+        .lines()
+        .filter(|l| l.contains(" is printed at ("))
+        .filter_map(|l| {
+            l.split("key (id)=(")
+                .nth(1)?
+                .split(')')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    twice.sort_unstable();
+    assert_eq!(twice, moved, "{stderr}");
+    assert_eq!(
+        stderr
+            .lines()
+            .filter(|l| l.contains(" is printed at "))
+            .count(),
+        moved.len(),
+        "{stderr}"
+    );
+    let said = match moved.len() {
+        1 => String::from("1 unique key printed a second time"),
+        n => format!("{n} unique keys printed a second time"),
+    };
+    assert!(stderr.contains(&said), "{said} not in: {stderr}");
 
     // The server reads the older page without a word, and returns other rows.
     let live_rows = rows_of(&c, &c.data);

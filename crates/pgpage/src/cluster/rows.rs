@@ -241,6 +241,73 @@ pub struct PageRows {
     /// (as `repair --torn` rebuilds the page), not as the server reads the page under
     /// ignore_checksum_failure.
     pub torn: bool,
+    /// The key of each live row printed (`RowWriter::with_unique_key`), for `PrintedKeys`.
+    pub keys: Vec<PrintedKey>,
+}
+
+/// A printed live row's unique key: its text (None for no NULL key column, as the index
+/// holds it) and a 128-bit hash of it, which `PrintedKeys` keeps instead of the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrintedKey {
+    pub lp: u16,
+    pub hash: u128,
+    pub key: Vec<Option<String>>,
+}
+
+/// The keys of the live rows printed so far, each with where it was printed first: a unique
+/// index holds one live row per key, so a key printed twice means one of the two is an
+/// older version of its row (a lost write, a page restored from an older copy, a torn
+/// write), or that the index let a duplicate in (its order changed under it, as a collation
+/// update can do). Kept by hash, 24 bytes and a tree node a row, not by key text.
+#[derive(Clone, Debug, Default)]
+pub struct PrintedKeys {
+    seen: alloc::collections::BTreeMap<u128, Ctid>,
+}
+
+impl PrintedKeys {
+    /// One page's printed keys (`PageRows::keys`), pages in the order they are printed:
+    /// for each key printed before, its line pointer here and the warning.
+    pub fn page(
+        &mut self,
+        writer: &RowWriter,
+        absolute: u32,
+        keys: &[PrintedKey],
+    ) -> Vec<(u16, String)> {
+        let mut out = Vec::new();
+        for k in keys {
+            let here = Ctid {
+                block: absolute,
+                offset: k.lp,
+            };
+            match self.seen.get(&k.hash) {
+                // The same row read again (a caller reading a page twice) is no second row.
+                Some(first) if *first == here => {}
+                Some(first) => out.push((k.lp, writer.printed_twice(&k.key, *first))),
+                None => {
+                    self.seen.insert(k.hash, here);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The 128-bit hash `PrintedKeys` keeps of a key: each column's NULL flag, length and text.
+fn key_hash(key: &[Option<String>]) -> u128 {
+    use core::hash::Hasher;
+    use siphasher::sip128::Hasher128;
+    let mut h = siphasher::sip128::SipHasher13::new_with_keys(0x7067_7061_6765, 0x6b65_7973);
+    for k in key {
+        match k {
+            None => h.write_u8(0),
+            Some(t) => {
+                h.write_u8(1);
+                h.write_u64(t.len() as u64);
+                h.write(t.as_bytes());
+            }
+        }
+    }
+    h.finish128().as_u128()
 }
 
 /// The output shape of `rows`.
@@ -298,6 +365,9 @@ pub struct RowWriter {
     /// The keys of the live rows on pages that verify: a damaged page's live row with one of
     /// them is a stale version, left out.
     row_keys: Option<RowKeys>,
+    /// The columns of the table's primary key (or a unique index), whose printed live rows'
+    /// keys each page gives (`PageRows::keys`).
+    unique: Option<Vec<usize>>,
 }
 
 /// The columns that name one row of a table (its primary key's or a unique index's) and
@@ -387,7 +457,34 @@ impl RowWriter {
             torn: alloc::collections::BTreeMap::new(),
             suspects: alloc::collections::BTreeMap::new(),
             row_keys: None,
+            unique: None,
         }
+    }
+
+    /// The same writer giving each page's printed live rows' keys (`PageRows::keys`) of the
+    /// unique key `attnums` (pg_index.indkey), for `PrintedKeys`; unchanged when one is not a
+    /// column.
+    pub fn with_unique_key(mut self, attnums: &[i16]) -> Self {
+        self.unique = RowKeys::new(attnums).map(|k| k.columns);
+        self
+    }
+
+    /// The warning for a key printed at `first` and again (where the caller says).
+    fn printed_twice(&self, key: &[Option<String>], first: Ctid) -> String {
+        let names: Vec<&str> = self
+            .unique
+            .iter()
+            .flatten()
+            .filter_map(|&i| self.columns.get(i).map(|c| c.name.as_str()))
+            .collect();
+        let values: Vec<&str> = key.iter().flatten().map(String::as_str).collect();
+        format!(
+            "key ({})=({}) is printed at ({},{}) too, though a unique index allows one live row per key: one of the two is an older version of the row (a lost write, or a page restored from an older copy; pgpage report names a page older than its WAL), or the index let a duplicate in",
+            names.join(", "),
+            values.join(", "),
+            first.block,
+            first.offset
+        )
     }
 
     /// The same writer leaving out, on pages whose checksum fails, the live rows whose key
@@ -639,6 +736,7 @@ impl RowWriter {
                         got.undecided = rows.undecided;
                         got.damaged = rows.damaged;
                         got.stale = rows.stale;
+                        got.keys = rows.keys;
                         got.left_out.extend(rows.left_out);
                     }
                 }
@@ -801,6 +899,18 @@ impl RowWriter {
             ) {
                 Ok(note) => {
                     got.rows = got.rows.saturating_add(1);
+                    // Only rows a snapshot sees: an undecided tuple may be an aborted one.
+                    if let (Some(columns), Ok(s)) = (self.unique.as_ref(), state) {
+                        if s.is_visible() {
+                            if let Some(key) = self.key_of(tuple, columns, fetch) {
+                                got.keys.push(PrintedKey {
+                                    lp,
+                                    hash: key_hash(&key),
+                                    key,
+                                });
+                            }
+                        }
+                    }
                     if damaged {
                         got.damaged.push(lp);
                         let suspect = self

@@ -31,7 +31,7 @@ use crate::tuple::{heap_items, TupleHeader};
 
 pub use backup::{BackupInput, BackupPage};
 pub use leaves::{leaf_entries, LeafEntry};
-pub use reader::{ReportReader, Request};
+pub use reader::{flushed_redo, ReportReader, Request};
 pub use render::{markdown, text};
 
 /// What the cluster says of itself (PG_VERSION, pg_control); None where it cannot say.
@@ -3027,7 +3027,7 @@ fn steps(r: &Report) -> Vec<String> {
             .blocks()
             .any(|(_, b)| b.server.is_some() && b.rows.is_some() && b.damage == Damage::Torn);
         out.push(format!(
-            "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on: the server zeroes each of them in memory as it reads it, and VACUUM writes the zeros. Every row on them is gone for good.\nignore_checksum_failure = on: the server reads a page whose header is sane despite its checksum, its bytes as they are. A flipped bit's value comes back wrong.{} count(*) and every other aggregate over the table are then wrong too. It does nothing for a page whose header is not sane.",
+            "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on: the server zeroes each of them in memory as it reads it, and VACUUM writes the zeros. Every row on them is gone for good.\nignore_checksum_failure = on: the server reads a page whose header is sane despite its checksum, its bytes as they are. A flipped bit's value comes back wrong.{} count(*) and every other aggregate that reads the table are then wrong too (a count the planner answers from an index alone, an index-only scan, does not read these pages). It does nothing for a page whose header is not sane.",
             refused.join(", "),
             if torn_refused {
                 " A torn page's line pointers land on other rows' bytes: rows come back under other ctids or twice, and versions removed since come back. A query that reaches a line pointer inside another tuple fails (\"compressed pglz data is corrupt\", \"invalid memory alloc request size\") or crashes its server process (a segmentation fault), and the server restarts every session. Read such a page this way only on a copy no one else uses."
@@ -3090,7 +3090,7 @@ fn steps(r: &Report) -> Vec<String> {
         ));
     }
     out.push(String::from(
-        "Afterwards: REINDEX the damaged tables' indexes (and every damaged index), then check everything with pg_amcheck --heapallindexed (or pgpage verify --amcheck), and take a new base backup.",
+        "Afterwards: REINDEX the damaged tables' indexes (and every damaged index), then check everything with pg_amcheck --heapallindexed on the running server (pgpage verify --amcheck checks each page and index offline, but not that every row has its index entry), and take a new base backup.",
     ));
     chain(&mut out);
     out
