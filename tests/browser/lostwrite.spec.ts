@@ -74,7 +74,12 @@ test("the browser's report names the older page stale, as pgpage report does, an
   const finding = page.locator(`[data-testid=finding][data-file="${made.heap}"][data-block="${STALE}"]`);
   await expect(finding).toHaveAttribute('data-damage', 'stale');
   await expect(finding).toContainText('older version of the page');
-  await expect(page.getByTestId('report-steps').getByTestId('step-command').filter({ hasText: /^pgpage recover .*--block 4\b/ })).not.toHaveCount(0);
+  await expect(
+    page
+      .getByTestId('report-steps')
+      .getByTestId('step-command')
+      .filter({ hasText: /^pgpage recover .*--block 4\b/ }),
+  ).not.toHaveCount(0);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report-markdown').click()]);
   expect(readFileSync(await download.path(), 'utf8')).toBe(made.markdown);
 

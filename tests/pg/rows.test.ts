@@ -111,7 +111,10 @@ test(`PostgreSQL ${PG_VERSION}: the browser's rows equal COPY and pgpage rows, a
   // line, the tuples that would give none: together the rows the server had on that block.
   expect(damaged.salvage.pagesLost).toHaveLength(1);
   const [lost] = damaged.salvage.pagesLost;
-  const said = /^page verification failed, calculated checksum \d+ but expected \d+(?:; (\d+) other tuples? on it gives? no row \(--include-damaged names (?:it|each)\))?$/.exec(lost.message);
+  const said =
+    /^page verification failed, calculated checksum \d+ but expected \d+(?:; (\d+) other tuples? on it gives? no row \(--include-damaged names (?:it|each)\))?$/.exec(
+      lost.message,
+    );
   expect(said, lost.message).not.toBeNull();
   expect(lost.block).toBe(BAD);
   expect((lost.rows ?? NaN) + Number(said?.[1] ?? 0)).toBe(perBlock.find((r) => r.b === BAD)?.n ?? 0);

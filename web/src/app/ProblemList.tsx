@@ -11,6 +11,7 @@ import type { FileEntry } from '../files';
 import type { Chance, ProblemPage } from '../worker/protocol';
 import { ZERO_BETWEEN_ROWS, type ProblemRef, type Selection } from './selection';
 import { relationWords } from './catalog';
+import { findingAt, shownReport } from '../report/shown';
 import './lists.css';
 
 /** The contract's promise: this many problem rows are all in the DOM. */
@@ -121,6 +122,9 @@ const ProblemRow = memo(function ProblemRow(p: {
   // A page whose status the server accepts but whose access method refuses it (a B-tree's
   // zero page its links reach): the hint is the server's own message.
   const refusal = page.status === 'zero' ? f.pageFindings.find((x) => x.block === page.block && x.amcheck && x.evidence === 'server') : undefined;
+  // Once the incident report names the page, its one line says what happened, what it costs
+  // and the way back: the diagnosis a shared picture of the list must carry.
+  const told = findingAt(shownReport.use(), f.path, page.block);
   return (
     <tr
       ref={p.measure}
@@ -149,12 +153,15 @@ const ProblemRow = memo(function ProblemRow(p: {
       <td>{refusal ? 'all-zero page that the index leads to: the server refuses it' : STATUS_WORDS[page.status]}</td>
       <td>{checksumDecHex(page.stored)}</td>
       <td>{page.computed === null ? '—' : checksumDecHex(page.computed)}</td>
-      <td data-testid="hint" data-claim={page.misplaced?.claim ? page.misplaced.block : undefined}>
-        {refusal ? `the server refuses it: ${refusal.message}` : hint(page, f.chance)}
+      <td data-testid="hint" data-damage={told?.damage} data-claim={page.misplaced?.claim ? page.misplaced.block : undefined}>
+        {told ? `${DAMAGE_NAMES[told.damage] ?? told.damage}: ${told.headline}` : refusal ? `the server refuses it: ${refusal.message}` : hint(page, f.chance)}
       </td>
     </tr>
   );
 });
+
+/** The report's damage classes as a person reads them. */
+const DAMAGE_NAMES: Record<string, string> = { bit_flip: 'bit flip', checksum: 'checksum mismatch' };
 
 /** What corroborates a claimed block, by the core's finding. */
 const CLAIMED_BY: Record<string, string> = {

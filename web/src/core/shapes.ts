@@ -79,6 +79,8 @@ export interface ReportBlock {
   holds_block?: number;
   /** The one way the core's steps recommend for the block (`Route` in the core). */
   route: 'reindex' | 'confirmed_flip' | 'recover' | 'image' | 'backup_same' | 'flip' | 'torn_whole' | 'backup_older' | 'none';
+  /** The block in one line: what happened, its rows, the way back. */
+  headline: string;
   torn_sectors?: number[];
   /** Line pointers in those sectors that count as older versions of their rows. */
   torn_items?: number[];

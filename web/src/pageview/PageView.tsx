@@ -608,71 +608,79 @@ const Items = memo(function Items(p: {
     const top = row.offsetTop - head;
     if (top < box.scrollTop || row.offsetTop + row.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - box.clientHeight / 3);
   }, [p.reveal, p.selected]);
-  return (
-    <>
-      {p.counted ? (
-        <h3 data-testid="items-count">Items ({p.items.length})</h3>
-      ) : (
-        <h3 data-testid="items-count" data-count="unknown">
-          Items: number unknown from this page. Its header and line pointers are not ones PostgreSQL writes; the {p.items.length} rows below are what pd_lower
-          counts.
-        </h3>
-      )}
-      <div className="items-scroll" ref={scroller} onMouseLeave={() => p.onHover(null)}>
-        <table data-testid="items-panel">
-          <thead>
-            <tr>
-              {cols.map((c) => (
-                <th key={c}>{c}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {p.items.map((row, i) => {
-              const lp = lpOf(row, i);
-              const why = notTuple.get(lp);
-              return (
-                <tr
-                  key={i}
-                  data-lp={lp}
-                  data-not-tuple={why === undefined ? undefined : 'true'}
-                  tabIndex={0}
-                  aria-selected={p.selected === lp}
-                  className={p.selected === lp ? 'sel' : undefined}
-                  onClick={() => p.onSelect(lp)}
-                  onKeyDown={(e) => {
-                    if (e.key !== 'Enter' && e.key !== ' ') return;
-                    e.preventDefault();
-                    p.onSelect(lp);
-                  }}
-                >
-                  {(why === undefined ? cols : lpCols).map((c) => {
-                    const s = byCell.get(`${lp}:${c}`);
-                    const text = cell(row[c]);
-                    // Opaque bytes (t_data, data) show cut to one line; the title holds them whole.
-                    const whole = s === undefined || s.kind === 'bytes' || s.kind === undefined;
-                    return (
-                      <td key={c} data-col={c} title={whole ? text || undefined : s.value} onMouseEnter={s ? () => p.onHover(s) : undefined}>
-                        {text}
-                      </td>
-                    );
-                  })}
-                  {why !== undefined && (
-                    <td
-                      data-col="not_a_tuple"
-                      className="not-tuple"
-                      colSpan={cols.length - lpCols.length}
-                      title="The bytes this line pointer frames are no tuple header: verify_heapam checks the item no further, and the header columns pageinspect would print from them are left out"
-                    >
-                      not a tuple: {why}
+  const table = (
+    <div className="items-scroll" ref={scroller} onMouseLeave={() => p.onHover(null)}>
+      <table data-testid="items-panel">
+        <thead>
+          <tr>
+            {cols.map((c) => (
+              <th key={c}>{c}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {p.items.map((row, i) => {
+            const lp = lpOf(row, i);
+            const why = notTuple.get(lp);
+            return (
+              <tr
+                key={i}
+                data-lp={lp}
+                data-not-tuple={why === undefined ? undefined : 'true'}
+                tabIndex={0}
+                aria-selected={p.selected === lp}
+                className={p.selected === lp ? 'sel' : undefined}
+                onClick={() => p.onSelect(lp)}
+                onKeyDown={(e) => {
+                  if (e.key !== 'Enter' && e.key !== ' ') return;
+                  e.preventDefault();
+                  p.onSelect(lp);
+                }}
+              >
+                {(why === undefined ? cols : lpCols).map((c) => {
+                  const s = byCell.get(`${lp}:${c}`);
+                  const text = cell(row[c]);
+                  // Opaque bytes (t_data, data) show cut to one line; the title holds them whole.
+                  const whole = s === undefined || s.kind === 'bytes' || s.kind === undefined;
+                  return (
+                    <td key={c} data-col={c} title={whole ? text || undefined : s.value} onMouseEnter={s ? () => p.onHover(s) : undefined}>
+                      {text}
                     </td>
-                  )}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+                  );
+                })}
+                {why !== undefined && (
+                  <td
+                    data-col="not_a_tuple"
+                    className="not-tuple"
+                    colSpan={cols.length - lpCols.length}
+                    title="The bytes this line pointer frames are no tuple header: verify_heapam checks the item no further, and the header columns pageinspect would print from them are left out"
+                  >
+                    not a tuple: {why}
+                  </td>
+                )}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+  // A header of noise counts no real line pointers: its "items" stay folded, as bytes that
+  // mean nothing, and open only when asked for.
+  return p.counted ? (
+    <>
+      <h3 data-testid="items-count">Items ({p.items.length})</h3>
+      {table}
     </>
+  ) : (
+    <details className="items-noise" data-testid="items-noise-table">
+      <summary>
+        <h3 data-testid="items-count" data-count="unknown">
+          Items: none known. The header is not one PostgreSQL writes, so the page shows no line pointers. Show the {p.items.length.toLocaleString('en-US')} that
+          its pd_lower would count, as bytes that mean nothing
+        </h3>
+      </summary>
+      {table}
+    </details>
   );
 });

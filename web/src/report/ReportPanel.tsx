@@ -150,6 +150,10 @@ function Finding({
         </button>
       </h4>
       <p className="incident-damage">{sentence(DAMAGE[b.damage === 'zeroed' && b.server ? 'zeroed_refused' : b.damage] ?? b.damage)}</p>
+      {/* The core's one line for the block, read before its evidence. */}
+      <p className="incident-headline" data-testid="finding-headline">
+        <strong>{sentence(b.headline)}</strong>
+      </p>
       {isReadAsEmpty(b) && (
         <p className="read-as-empty" data-testid="read-as-empty-words">
           {sentence(`${READ_AS_EMPTY}: ${READ_AS_EMPTY_WORDS}`)}

@@ -18,6 +18,7 @@ const block = (n: number, severity: ReportBlock['severity']): ReportBlock => ({
   evidence: [],
   server: null,
   route: 'none',
+  headline: 'no single bit or tear explains the mismatch; no good copy found: salvage its rows',
 });
 
 const report = (blocks: ReportBlock[][]): ReportJson => ({

@@ -42,16 +42,10 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
   let read = 0;
   try {
     if (wal.length > 0 && control) {
-      const { scanner } = await scanWal(
-        w,
-        walFiles,
-        '',
-        8192,
-        new Uint32Array(),
-        (done) => post({ type: 'progress', job, read: done, total }),
-        undefined,
-        { control: new Uint8Array(await control.arrayBuffer()), backupLabel: byPath.has('backup_label') },
-      );
+      const { scanner } = await scanWal(w, walFiles, '', 8192, new Uint32Array(), (done) => post({ type: 'progress', job, read: done, total }), undefined, {
+        control: new Uint8Array(await control.arrayBuffer()),
+        backupLabel: byPath.has('backup_label'),
+      });
       try {
         reader.set_flushed(scanner);
       } finally {
@@ -84,13 +78,8 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
     const watch = out.wal_blocks();
     if (wal.length > 0 && watch.length > 0) {
       const first = reportOf(out);
-      const { scanner } = await scanWal(
-        w,
-        walFiles,
-        first.cluster.system_identifier ?? '',
-        first.cluster.block_size ?? 8192,
-        watch,
-        (done) => post({ type: 'progress', job, read: read + done, total }),
+      const { scanner } = await scanWal(w, walFiles, first.cluster.system_identifier ?? '', first.cluster.block_size ?? 8192, watch, (done) =>
+        post({ type: 'progress', job, read: read + done, total }),
       );
       try {
         out.set_wal(scanner);

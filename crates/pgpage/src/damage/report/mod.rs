@@ -5,6 +5,7 @@
 //! `render` prints it as text or Markdown.
 
 mod backup;
+mod headline;
 mod keys;
 mod leaves;
 mod reader;
@@ -255,6 +256,8 @@ pub struct Block {
     /// `confirmed_flip`, `recover`, `image`, `backup_same`, `flip`, `torn_whole`,
     /// `backup_older` or `none`.
     pub route: &'static str,
+    /// The block in one line: what happened, its rows, the way back (`headline`).
+    pub headline: String,
     /// Each key the evidence names (`key 863 at (10,61)`) and its words without the key, for
     /// [`Report::redact`]: the lists the evidence was written from may change after it.
     #[serde(skip)]
@@ -290,6 +293,7 @@ impl Block {
             checksums: None,
             flip_bits: Vec::new(),
             route: Route::None.as_str(),
+            headline: String::new(),
             said_keys: Vec::new(),
             page_lsn: header_is_sane(page, endian)
                 .then(|| crate::damage::diff::page_lsn(page, endian))
@@ -448,6 +452,7 @@ impl Report {
                 rel.blocks.iter().map(|b| route(rel, b).as_str()).collect();
             for (b, r) in rel.blocks.iter_mut().zip(routes) {
                 b.route = r;
+                b.headline = headline::headline(b);
             }
         }
         self.verdict = verdict(self);

@@ -12,6 +12,14 @@ use crate::words::plural;
 use super::keys::{key_text, keys_text};
 use super::{Block, Damage, KnownFrom, Relation, Report, Rows, Severity};
 
+/// A line as a sentence's start: its first letter a capital.
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 fn count(n: Option<u64>) -> String {
     n.map_or_else(|| String::from("unknown"), |n| n.to_string())
 }
@@ -210,7 +218,13 @@ fn block_text(out: &mut String, b: &Block, said: &mut Vec<String>) {
     } else {
         format!(" ({} block {})", b.file, b.block_in_file)
     };
-    let _ = writeln!(out, "    block {}{within}: {}", b.block, damage_words(b));
+    let _ = writeln!(
+        out,
+        "    block {}{within}: {}: {}",
+        b.block,
+        damage_words(b),
+        b.headline
+    );
     if let Some(s) = &b.server {
         for line in s.lines() {
             let _ = writeln!(out, "      server: {line}");
@@ -437,6 +451,7 @@ pub fn markdown(r: &Report) -> String {
                 b.block,
                 damage_words(b)
             );
+            let _ = writeln!(out, "{}.\n", capital(&b.headline));
             if let Some(s) = &b.server {
                 let _ = writeln!(out, "```\n{s}\n```\n");
             }

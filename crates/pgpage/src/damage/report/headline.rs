@@ -1,0 +1,108 @@
+//! A damaged block in one line, read before its evidence: what happened to the page, how
+//! many rows it costs, and the way back the steps take. The text and Markdown lead each
+//! block with it, and the browser's problem list and picture show it as the row's hint. It
+//! holds no row data (column names, not values), so a redacted report keeps it.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{Block, Damage, Route};
+use crate::words::{plural, run_texts};
+
+/// What happened, in a few words after the damage class.
+fn what(b: &Block) -> String {
+    match b.damage {
+        Damage::Zeroed if b.server.is_some() => {
+            String::from("all zeros where the index's links lead; the server refuses it")
+        }
+        // The class's own words say already that the server reads it as empty.
+        Damage::Zeroed => String::from("all zeros"),
+        Damage::Overwritten => {
+            String::from("not a PostgreSQL page; its header and line pointers are noise")
+        }
+        Damage::Torn if !b.torn_sectors.is_empty() => {
+            let one = b.torn_sectors.len() == 1;
+            format!(
+                "{} {} {} from another write than sector 0",
+                if one { "sector" } else { "sectors" },
+                run_texts(&b.torn_sectors).join(", "),
+                if one { "is" } else { "are" }
+            )
+        }
+        Damage::Torn => String::from("its 512-byte sectors are from two writes"),
+        Damage::Misplaced => match b.holds_block {
+            Some(n) => format!("it holds block {n}'s page"),
+            None => String::from("it holds another block's page"),
+        },
+        Damage::BitFlip => match b.bit_flips.first() {
+            Some(f) => {
+                let place = match (&f.column, f.item) {
+                    (Some(c), Some(i)) => format!("column {c} of item {i}"),
+                    (None, Some(i)) => format!("{} of item {i}", f.field),
+                    _ => f.field.clone(),
+                };
+                let of = if b.bit_flips.len() > 1 {
+                    format!(", the likeliest of {} candidates", b.bit_flips.len())
+                } else {
+                    String::new()
+                };
+                format!("byte {} bit {} ({place}){of}", f.byte, f.bit)
+            }
+            None => String::from("one bit off"),
+        },
+        Damage::Checksum => String::from("no single bit or tear explains the mismatch"),
+        Damage::Header => String::from("the checksum matches but the header is not valid"),
+        Damage::Structure => String::from("amcheck finds it wrong though its checksum matches"),
+        Damage::Stale => {
+            String::from("an older version of the page, which the server reads without an error")
+        }
+    }
+}
+
+/// Its rows, as the block's rows line counts them.
+fn rows(b: &Block) -> Option<String> {
+    let r = b.rows.as_ref()?;
+    let lost = match (r.lost, r.upper_bound) {
+        (Some(0), _) => String::from("no row lost"),
+        (Some(n), true) => format!("at most {} lost", plural(n, "row", "rows")),
+        (Some(n), false) => format!("{} lost", plural(n, "row", "rows")),
+        (None, _) => String::from("rows lost: unknown"),
+    };
+    Some(match (r.readable, b.damage) {
+        // A page the server reads whole loses no row to a reader, but its rows are wrong.
+        (_, Damage::Stale) => String::from("its rows are older versions"),
+        (Some(n), _) if n > 0 && r.lost != Some(0) => format!("{lost}, {n} readable"),
+        _ => lost,
+    })
+}
+
+/// The way back the steps take for it.
+fn way(route: &str) -> &'static str {
+    match route {
+        r if r == Route::Reindex.as_str() => "way back: REINDEX",
+        r if r == Route::ConfirmedFlip.as_str() => {
+            "way back: flip the bit back (the backup's page confirms it)"
+        }
+        r if r == Route::Recover.as_str() => "way back: rebuild it from the WAL (pgpage recover)",
+        r if r == Route::Image.as_str() => "way back: the WAL's full-page image",
+        r if r == Route::BackupSame.as_str() => "way back: the backup's page, unchanged since",
+        r if r == Route::Flip.as_str() => "way back: flip a bit back, if one candidate is right",
+        r if r == Route::TornWhole.as_str() => {
+            "way back: rebuild it from its own sectors (pgpage repair --torn)"
+        }
+        r if r == Route::BackupOlder.as_str() => {
+            "way back: the backup's older page, losing the changes since"
+        }
+        _ => "no good copy found: salvage its rows",
+    }
+}
+
+/// The block in one line (see the module's doc).
+pub(super) fn headline(b: &Block) -> String {
+    let mut parts: Vec<String> = Vec::with_capacity(3);
+    parts.push(what(b));
+    parts.extend(rows(b));
+    parts.push(String::from(way(b.route)));
+    parts.join("; ")
+}
