@@ -1218,8 +1218,44 @@ fn file_blocks(
                     b.evidence.push(torn_words(&b.torn_sectors, by));
                     b.evidence.push(String::from(TORN_TRUST));
                 } else {
+                    // The same sectors, but tuples in them that the first look read as
+                    // rows are older versions (a key live elsewhere, or with a newer entry
+                    // the tear took): one count for the report, rows and repair --torn.
+                    let more: Vec<u16> = taken
+                        .into_iter()
+                        .filter(|lp| !b.torn_items.contains(lp))
+                        .collect();
+                    if !more.is_empty() {
+                        b.torn_items.extend(more.iter().copied());
+                        b.torn_items.sort_unstable();
+                        let mut wrong = wrong;
+                        wrong.extend(b.torn_items.iter().copied());
+                        rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
+                    }
                     stale_evidence(&mut b, &rows);
                 }
+            } else if !header_older && b.damage == Damage::Torn {
+                // No key live elsewhere, but a row updated since the older write may have
+                // lost its newer version to the tear: its older one, in the older sectors,
+                // reads as never updated. The unique index still holds the newer entry, at
+                // a line pointer whose tuple the tear took.
+                let (_, older) = crate::am::torn_with(page, absolute, endian, &[]);
+                let more: Vec<u16> = older
+                    .into_iter()
+                    .filter(|lp| {
+                        !b.torn_items.contains(lp)
+                            && newer_taken(&rel.indexes, absolute, *lp, &b.torn_items)
+                    })
+                    .collect();
+                if !more.is_empty() {
+                    b.torn_items.extend(more.iter().copied());
+                    b.torn_items.sort_unstable();
+                    let mut wrong = wrong;
+                    wrong.extend(b.torn_items.iter().copied());
+                    rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
+                    b.evidence.push(newer_taken_words(absolute, &more));
+                }
+                stale_evidence(&mut b, &rows);
             } else if !header_older {
                 stale_evidence(&mut b, &rows);
             }
@@ -2235,6 +2271,48 @@ fn sole_version(indexes: &[IndexInput], block: u32, lp: u16) -> bool {
     !ix.entries
         .iter()
         .any(|e| !e.dead && e.keys.as_ref() == Some(key) && (e.block, e.offset) != (block, lp))
+}
+
+/// Whether the row at (`block`, `lp`) has a newer version the tear took: the unique index
+/// holds its key at another line pointer of this block too, one of `taken` (whose tuple the
+/// older write's bytes replaced). A tuple in the older sectors is the older write's; an entry
+/// whose tuple the tear took was written after it.
+fn newer_taken(indexes: &[IndexInput], block: u32, lp: u16, taken: &[u16]) -> bool {
+    let Some(ix) = naming_index(indexes) else {
+        return false;
+    };
+    let Some(key) = ix
+        .entries
+        .iter()
+        .find(|e| e.block == block && e.offset == lp && !e.dead)
+        .and_then(|e| e.keys.as_ref())
+        .filter(|k| k.iter().all(Option::is_some))
+    else {
+        return false;
+    };
+    ix.entries.iter().any(|e| {
+        !e.dead
+            && e.keys.as_ref() == Some(key)
+            && e.block == block
+            && e.offset != lp
+            && taken.contains(&e.offset)
+    })
+}
+
+fn newer_taken_words(block: u32, lps: &[u16]) -> String {
+    let ctids: Vec<String> = lps.iter().map(|lp| format!("({block},{lp})")).collect();
+    if lps.len() == 1 {
+        format!(
+            "the tuple at {} is an older version of its row: the unique index holds its key at another line pointer here too, whose tuple the tear took (the row's newer version). The row counts as lost, this copy as not readable",
+            ctids.join(", ")
+        )
+    } else {
+        format!(
+            "{} tuples here ({}) are older versions of their rows: the unique index holds each key at another line pointer here too, whose tuple the tear took (the rows' newer versions). The rows count as lost, these copies as not readable",
+            lps.len(),
+            ctids.join(", ")
+        )
+    }
 }
 
 /// Where the index's key columns stand among the table's columns (a key column is the

@@ -483,7 +483,13 @@ fn quote_record_field(s: &str, out: &mut String) {
     out.push('"');
 }
 
+/// A text value's bytes as text. A NUL byte is no character of any text PostgreSQL stores
+/// (its input functions read C strings, and no server encoding has one), so a value with
+/// one is bytes that are not this value: a torn or overwritten page's, read as a tuple.
 fn utf8(v: &[u8]) -> Result<&str, Finding> {
+    if v.contains(&0) {
+        return Err(Finding::ValueInvalid);
+    }
     core::str::from_utf8(v).map_err(|_| Finding::ValueInvalid)
 }
 
