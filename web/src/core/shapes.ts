@@ -100,6 +100,8 @@ export interface ReportBlock {
     /** The records after the image by kind, counted: `10 x Heap/HOT_UPDATE (changes rows)`. */
     kinds: string[];
     restoring: string;
+    /** No image: the record at `lsn` builds the page from nothing (replay starts there). */
+    init?: boolean;
   };
   bit_flips?: {
     rank: number;

@@ -241,7 +241,7 @@ function Finding({
  * replay, or why it is refused) when records after the image change it, which the image alone
  * would lose; else to the image's "Use this page". */
 const walTarget = (b: ReportBlock): string =>
-  (b.wal_image?.later.length ?? 0) > 0 ? '[data-testid=wal-rebuild-take], [data-testid=wal-rebuild-refused]' : '[data-testid=wal-use]';
+  (b.wal_image?.later.length ?? 0) > 0 || b.wal_image?.init ? '[data-testid=wal-rebuild-take], [data-testid=wal-rebuild-refused]' : '[data-testid=wal-use]';
 
 /** The block's newest full-page image in the dropped WAL, the records after it and what
  * restoring it loses (the core's words), and the page view's WAL panel, which rebuilds the
@@ -263,9 +263,11 @@ function WalImageLine({
   return (
     <div className="incident-wal" data-testid="finding-wal" data-lsn={image.lsn} data-records-after={image.later.length}>
       <p>
-        The WAL dropped holds a full-page image of this block at LSN {image.lsn}
+        {image.init
+          ? `The WAL dropped holds no full-page image of this block, but the record at LSN ${image.lsn} builds the page from nothing`
+          : `The WAL dropped holds a full-page image of this block at LSN ${image.lsn}`}
         {image.later.length === 0 ? '.' : `; after it, ${plural(image.later.length, 'record', 'records')} (${image.kinds.join(', ')}).`}{' '}
-        {sentence(image.restoring)}
+        {image.init ? "Replaying them all rebuilds the page, as the server's recovery would." : sentence(image.restoring)}
       </p>
       {image.later.length > 0 && (
         <details className="incident-wal-records" data-testid="finding-wal-records">
@@ -289,12 +291,12 @@ function WalImageLine({
           title={
             !entry
               ? 'the file was not dropped'
-              : image.later.length > 0
+              : image.later.length > 0 || image.init
                 ? 'rebuild the block from the image and the records after it, as pgpage recover does'
                 : "show the image beside the damaged page, with 'Use this page'"
           }
         >
-          {image.later.length > 0 ? 'Rebuild it from the WAL…' : 'Restore it from the WAL image…'}
+          {image.later.length > 0 || image.init ? 'Rebuild it from the WAL…' : 'Restore it from the WAL image…'}
         </button>
       )}
     </div>
@@ -353,7 +355,7 @@ export function Step({
                   disabled={!entry}
                   onClick={() => entry && onOpen(entry, b.block_in_file, walTarget(b))}
                 >
-                  Block {b.block} of {rel.relation ?? rel.path}: the image at {b.wal_image!.lsn}
+                  Block {b.block} of {rel.relation ?? rel.path}: {b.wal_image!.init ? 'the record that builds the page' : 'the image'} at {b.wal_image!.lsn}
                 </button>
               </li>
             ))}

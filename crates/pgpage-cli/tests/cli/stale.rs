@@ -347,9 +347,7 @@ fn newer_version_torn_away(version: u32) {
         "vacuum t",
         "checkpoint",
     ]);
-    let old = hex(&c.psql(&[&format!(
-        "select encode(get_raw_page('t', {block}), 'hex')"
-    )]));
+    let old = hex(&c.psql(&[&format!("select encode(get_raw_page('t', {block}), 'hex')")]));
     let ids = live_ids(&c, block);
     let updated: Vec<u16> = ids.keys().copied().skip(10).take(2).collect();
     let list: Vec<String> = updated
@@ -360,9 +358,7 @@ fn newer_version_torn_away(version: u32) {
         &format!("update t set n = n + 1 where ctid in ({})", list.join(", ")),
         "checkpoint",
     ]);
-    let new = hex(&c.psql(&[&format!(
-        "select encode(get_raw_page('t', {block}), 'hex')"
-    )]));
+    let new = hex(&c.psql(&[&format!("select encode(get_raw_page('t', {block}), 'hex')")]));
     // Each new version stayed on the page, its tuple past sector 0.
     let news: Vec<(u16, usize)> = c
         .psql(&[&format!(
@@ -375,7 +371,11 @@ fn newer_version_torn_away(version: u32) {
             (lp.parse().unwrap(), off.parse().unwrap())
         })
         .collect();
-    assert_eq!(news.len(), updated.len(), "new versions on the page: {news:?}");
+    assert_eq!(
+        news.len(),
+        updated.len(),
+        "new versions on the page: {news:?}"
+    );
     assert!(news.iter().all(|(_, off)| *off >= SECTOR), "{news:?}");
     let gone: BTreeSet<String> = updated.iter().map(|lp| ids[lp].clone()).collect();
     let rel = c
@@ -442,7 +442,11 @@ fn newer_version_torn_away(version: u32) {
         rebuilt.to_str().unwrap(),
         file.to_str().unwrap(),
     ]);
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
     fs::copy(&rebuilt, c.data.join(&rel)).unwrap();
     c.restart();
     assert_eq!(c.copy("t"), without);

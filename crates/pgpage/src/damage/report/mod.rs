@@ -333,6 +333,10 @@ pub struct WalImage {
     pub kinds: Vec<String>,
     /// What restoring the image loses, from what those records did.
     pub restoring: String,
+    /// No image, but a record that builds the page from nothing (BKPBLOCK_WILL_INIT, as
+    /// heap inserts into a new page log it): replay starts there, at `lsn`, as recovery does.
+    #[serde(skip_serializing_if = "core::ops::Not::not")]
+    pub init: bool,
 }
 
 /// A record after a full-page image that touched its block.
@@ -518,6 +522,12 @@ impl Report {
                     })
                     .unwrap_or_default();
                 b.wal_image = seen.and_then(|(_, image, after)| {
+                    // A record that builds the page from nothing is a start as good as an
+                    // image: the newest of either, and the records after it.
+                    let (start, init, after) = match after.iter().rposition(|t| t.will_init) {
+                        Some(i) => (after.get(i), true, after.get(i.saturating_add(1)..)?),
+                        None => (image, false, after),
+                    };
                     let later: Vec<LaterRecord> = after
                         .iter()
                         .map(|t| LaterRecord {
@@ -538,11 +548,12 @@ impl Report {
                     let effects: Vec<crate::wal::RowEffect> =
                         later.iter().map(|l| l.effect).collect();
                     Some(WalImage {
-                        lsn: lsn_text(image?.lsn),
+                        lsn: lsn_text(start?.lsn),
                         records_after: after.len() as u64,
                         restoring: crate::wal::restoring("the image", &effects),
                         kinds: later_kinds(&later),
                         later,
+                        init,
                     })
                 });
                 let facts = backup::WalFacts {
@@ -2667,7 +2678,8 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
         return Route::ConfirmedFlip;
     }
     match b.wal_image.as_ref() {
-        Some(w) if !w.later.is_empty() => return Route::Recover,
+        // Replay from a record that initialises the page: only recover applies it.
+        Some(w) if !w.later.is_empty() || w.init => return Route::Recover,
         Some(_) => return Route::Image,
         None => {}
     }
@@ -2718,7 +2730,7 @@ fn replay_step(r: &Report, paths: &Paths) -> Option<String> {
         }
     }
     let mut lines = alloc::vec![format!(
-            "Rebuild {} as the server's recovery would: its full-page image with every record after it replayed (heap and B-tree pages; a block that meets a record pgpage does not apply yet is named and not written). {NEW_WORDS}:",
+            "Rebuild {} as the server's recovery would: its full-page image (or the record that initialised the page) with every record after it replayed (heap and B-tree pages; a block that meets a record pgpage does not apply yet is named and not written). {NEW_WORDS}:",
             blocks_words(&replay)
         )];
     for (file, blocks) in files {
@@ -2739,15 +2751,30 @@ fn replay_step(r: &Report, paths: &Paths) -> Option<String> {
             continue;
         };
         // What the image alone would lose, in the words the finding uses for it.
-        lines.push(format!(
-            "Block {} of {}: its image at {} and {} after it ({}); {}.",
-            b.block,
-            name(rel),
-            w.lsn,
-            crate::words::plural(w.later.len(), "record", "records"),
-            w.kinds.join(", "),
-            w.restoring
-        ));
+        lines.push(if w.init {
+            format!(
+                "Block {} of {}: no image, but the record at {} builds the page from nothing, and {} after it ({}).",
+                b.block,
+                name(rel),
+                w.lsn,
+                crate::words::plural(w.later.len(), "record", "records"),
+                if w.kinds.is_empty() {
+                    String::from("none")
+                } else {
+                    w.kinds.join(", ")
+                }
+            )
+        } else {
+            format!(
+                "Block {} of {}: its image at {} and {} after it ({}); {}.",
+                b.block,
+                name(rel),
+                w.lsn,
+                crate::words::plural(w.later.len(), "record", "records"),
+                w.kinds.join(", "),
+                w.restoring
+            )
+        });
     }
     Some(lines.join("\n"))
 }
