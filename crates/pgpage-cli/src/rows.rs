@@ -421,7 +421,8 @@ pub fn stream_rows(
     // Printed or only counted, a damaged page's rows are the incident report's: a torn page's
     // read through the line pointers it rebuilds, so that `rows` and `report` give one count.
     // The report reads the table's indexes too: only worth it when a page is damaged.
-    let (torn, suspects) = if any_page_problem(&files, relation.checksums) {
+    let damaged = any_page_problem(&files, relation.checksums);
+    let (torn, suspects) = if damaged {
         report_hints(relation.paths)
     } else {
         (BTreeMap::new(), BTreeMap::new())
@@ -431,14 +432,16 @@ pub fn stream_rows(
         writer = writer.with_unique_key(key);
     }
     let mut printed_keys = PrintedKeys::default();
+    // Printed or only counted, a damaged page's stale versions (keys live on a page that
+    // verifies) are not its rows: the same count with --include-damaged and without.
     let mut keys_unknown = false;
-    if args.include_damaged {
+    if damaged {
         match relation.row_key.and_then(RowKeys::new) {
             Some(mut keys) => {
                 sound_keys(&files, &writer, &toast, relation, &mut keys);
                 writer = writer.with_row_keys(keys);
             }
-            None => keys_unknown = true,
+            None => keys_unknown = args.include_damaged,
         }
     }
     if args.header {
