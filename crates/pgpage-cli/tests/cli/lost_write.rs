@@ -15,29 +15,15 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{bin_dir, json, ok, pgpage, psql_at, run_pg, run_steps, Cluster};
+use crate::common::{
+    bin_dir, copy_dir, json, ok, pgpage, psql_at, run_pg, run_steps, write_block, Cluster,
+};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
 
-fn copy_dir(from: &Path, to: &Path) {
-    ok(
-        Command::new("cp")
-            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
-            .output()
-            .unwrap(),
-        "cp -a",
-    );
-}
-
 fn page(file: &Path, block: usize) -> Vec<u8> {
     fs::read(file).unwrap()[block * BLCKSZ..(block + 1) * BLCKSZ].to_vec()
-}
-
-fn write_block(file: &Path, block: usize, page: &[u8]) {
-    let mut bytes = fs::read(file).unwrap();
-    bytes[block * BLCKSZ..(block + 1) * BLCKSZ].copy_from_slice(page);
-    fs::write(file, bytes).unwrap();
 }
 
 /// An LSN as the version prints it (19 pads the low half to eight digits).

@@ -8,24 +8,13 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::common::{bin_dir, json, ok, pg18_tools, pg19_bin, pgpage, run_pg, Cluster};
+use crate::common::{bin_dir, copy_dir, json, ok, pg18_tools, pg19_bin, pgpage, run_pg, Cluster};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
 const BLOCK: usize = 1;
-
-fn copy_dir(from: &Path, to: &Path) {
-    ok(
-        Command::new("cp")
-            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
-            .output()
-            .unwrap(),
-        "cp -a",
-    );
-}
 
 /// Breaks the checksum of `block` in `file` by inverting a byte of its tuple data (its header
 /// stays sane, so its pd_lsn is still the page's).

@@ -11,17 +11,7 @@ use std::process::Command;
 use std::thread;
 use std::time::Duration;
 
-use crate::common::{bin_dir, json, ok, pg18_tools, pgpage, psql_at, run_pg, Cluster};
-
-fn copy_dir(from: &Path, to: &Path) {
-    ok(
-        Command::new("cp")
-            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
-            .output()
-            .unwrap(),
-        "cp -a",
-    );
-}
+use crate::common::{bin_dir, copy_dir, json, ok, pg18_tools, pgpage, psql_at, run_pg, Cluster};
 
 /// The header field a byte offset of a page falls in (bufpage.h PageHeaderData), else "body".
 fn field(offset: usize) -> &'static str {

@@ -24,7 +24,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{json, ok, pgpage, psql_at, run_pg, Cluster};
+use crate::common::{copy_dir, json, ok, pgpage, psql_at, run_pg, write_block, Cluster};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
@@ -42,12 +42,6 @@ fn read_block(file: &Path, block: usize) -> Vec<u8> {
     fs::read(file).unwrap()[block * BLCKSZ..(block + 1) * BLCKSZ].to_vec()
 }
 
-fn write_block(file: &Path, block: usize, page: &[u8]) {
-    let mut bytes = fs::read(file).unwrap();
-    bytes[block * BLCKSZ..(block + 1) * BLCKSZ].copy_from_slice(page);
-    fs::write(file, bytes).unwrap();
-}
-
 /// The server's rows of block `b` on the original: (lp, id) in lp order.
 fn server_rows(c: &Cluster, b: usize) -> Vec<(u16, String)> {
     c.psql(&[&format!(
@@ -59,16 +53,6 @@ fn server_rows(c: &Cluster, b: usize) -> Vec<(u16, String)> {
         (lp.parse().unwrap(), id.to_owned())
     })
     .collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    ok(
-        Command::new("cp")
-            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
-            .output()
-            .unwrap(),
-        "cp -a",
-    );
 }
 
 /// `repair --torn` of block `block` of `file`, held against the server: the rebuilt page put

@@ -19,22 +19,11 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
-use crate::common::{json, ok, pgpage, run_steps, Cluster};
+use crate::common::{copy_dir, json, ok, pgpage, run_steps, Cluster};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
-
-fn copy_dir(from: &Path, to: &Path) {
-    ok(
-        Command::new("cp")
-            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
-            .output()
-            .unwrap(),
-        "cp -a",
-    );
-}
 
 fn block_of(report: &Value, block: usize) -> Value {
     report["relations"]

@@ -14,10 +14,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::Path;
-use std::process::Command;
 
-use crate::common::{json, ok, pgpage, Cluster};
+use crate::common::{copy_dir, json, pgpage, write_block, Cluster};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
@@ -29,22 +27,6 @@ fn hex(s: &str) -> Vec<u8> {
         .step_by(2)
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
         .collect()
-}
-
-fn write_block(file: &Path, block: usize, page: &[u8]) {
-    let mut bytes = fs::read(file).unwrap();
-    bytes[block * BLCKSZ..(block + 1) * BLCKSZ].copy_from_slice(page);
-    fs::write(file, bytes).unwrap();
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    ok(
-        Command::new("cp")
-            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
-            .output()
-            .unwrap(),
-        "cp -a",
-    );
 }
 
 fn block_of(report: &Value, block: usize) -> &Value {

@@ -386,3 +386,22 @@ macro_rules! each_version {
         }
     };
 }
+
+/// `cp -a FROM TO`: a stopped cluster's directory copied whole, modes kept (the server
+/// refuses a data directory others can read).
+pub fn copy_dir(from: &Path, to: &Path) {
+    ok(
+        Command::new("cp")
+            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
+            .output()
+            .unwrap(),
+        "cp -a",
+    );
+}
+
+/// Block `block` of an 8 kB-page relation file overwritten with `page`.
+pub fn write_block(file: &Path, block: usize, page: &[u8]) {
+    let mut bytes = std::fs::read(file).unwrap();
+    bytes[block * 8192..(block + 1) * 8192].copy_from_slice(page);
+    std::fs::write(file, bytes).unwrap();
+}
