@@ -24,10 +24,16 @@ fn what(b: &Block) -> String {
         Damage::Torn if !b.torn_sectors.is_empty() => {
             let one = b.torn_sectors.len() == 1;
             format!(
-                "{} {} {} from another write than sector 0",
+                "{} {} {} from another write than {}",
                 if one { "sector" } else { "sectors" },
                 run_texts(&b.torn_sectors).join(", "),
-                if one { "is" } else { "are" }
+                if one { "is" } else { "are" },
+                // Sector 0 holds the header and line pointers: the rest is the other write.
+                if b.torn_sectors.contains(&0) {
+                    "the rest of the page"
+                } else {
+                    "sector 0"
+                }
             )
         }
         Damage::Torn => String::from("its 512-byte sectors are from two writes"),

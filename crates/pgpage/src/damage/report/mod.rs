@@ -1245,28 +1245,6 @@ fn file_blocks(
                     }
                     stale_evidence(&mut b, &rows);
                 }
-            } else if !header_older && b.damage == Damage::Torn {
-                // No key live elsewhere, but a row updated since the older write may have
-                // lost its newer version to the tear: its older one, in the older sectors,
-                // reads as never updated. The unique index still holds the newer entry, at
-                // a line pointer whose tuple the tear took.
-                let (_, older) = crate::am::torn_with(page, absolute, endian, &[]);
-                let more: Vec<u16> = older
-                    .into_iter()
-                    .filter(|lp| {
-                        !b.torn_items.contains(lp)
-                            && newer_taken(&rel.indexes, absolute, *lp, &b.torn_items)
-                    })
-                    .collect();
-                if !more.is_empty() {
-                    b.torn_items.extend(more.iter().copied());
-                    b.torn_items.sort_unstable();
-                    let mut wrong = wrong;
-                    wrong.extend(b.torn_items.iter().copied());
-                    rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
-                    b.evidence.push(newer_taken_words(absolute, &more));
-                }
-                stale_evidence(&mut b, &rows);
             } else if !header_older {
                 stale_evidence(&mut b, &rows);
             }
@@ -2284,48 +2262,6 @@ fn sole_version(indexes: &[IndexInput], block: u32, lp: u16) -> bool {
         .any(|e| !e.dead && e.keys.as_ref() == Some(key) && (e.block, e.offset) != (block, lp))
 }
 
-/// Whether the row at (`block`, `lp`) has a newer version the tear took: the unique index
-/// holds its key at another line pointer of this block too, one of `taken` (whose tuple the
-/// older write's bytes replaced). A tuple in the older sectors is the older write's; an entry
-/// whose tuple the tear took was written after it.
-fn newer_taken(indexes: &[IndexInput], block: u32, lp: u16, taken: &[u16]) -> bool {
-    let Some(ix) = naming_index(indexes) else {
-        return false;
-    };
-    let Some(key) = ix
-        .entries
-        .iter()
-        .find(|e| e.block == block && e.offset == lp && !e.dead)
-        .and_then(|e| e.keys.as_ref())
-        .filter(|k| k.iter().all(Option::is_some))
-    else {
-        return false;
-    };
-    ix.entries.iter().any(|e| {
-        !e.dead
-            && e.keys.as_ref() == Some(key)
-            && e.block == block
-            && e.offset != lp
-            && taken.contains(&e.offset)
-    })
-}
-
-fn newer_taken_words(block: u32, lps: &[u16]) -> String {
-    let ctids: Vec<String> = lps.iter().map(|lp| format!("({block},{lp})")).collect();
-    if lps.len() == 1 {
-        format!(
-            "the tuple at {} is an older version of its row: the unique index holds its key at another line pointer here too, whose tuple the tear took (the row's newer version). The row counts as lost, this copy as not readable",
-            ctids.join(", ")
-        )
-    } else {
-        format!(
-            "{} tuples here ({}) are older versions of their rows: the unique index holds each key at another line pointer here too, whose tuple the tear took (the rows' newer versions). The rows count as lost, these copies as not readable",
-            lps.len(),
-            ctids.join(", ")
-        )
-    }
-}
-
 /// Where the index's key columns stand among the table's columns (a key column is the
 /// table column of its name and type); None when one has no such column (an expression).
 fn key_positions(ix: &IndexInput, columns: &[Column]) -> Option<Vec<usize>> {
@@ -2678,15 +2614,23 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
         return Route::ConfirmedFlip;
     }
     match b.wal_image.as_ref() {
-        // Replay from a record that initialises the page: only recover applies it.
-        Some(w) if !w.later.is_empty() || w.init => return Route::Recover,
+        Some(w) if w.init => {}
+        Some(w) if !w.later.is_empty() => return Route::Recover,
         Some(_) => return Route::Image,
         None => {}
     }
+    // A replay from the record that initialised the page (no image since): where nothing
+    // better serves, recover rebuilds the page from it. The WAL reaches that far back only
+    // for a block extended since its segments were last recycled.
+    let from_init = b.wal_image.as_ref().is_some_and(|w| w.init);
     // An older version of the block: a backup's page no newer than it lacks the same
     // changes, and nothing but the WAL holds them.
     if b.damage == Damage::Stale {
-        return Route::None;
+        return if from_init {
+            Route::Recover
+        } else {
+            Route::None
+        };
     }
     if backup.is_some_and(|p| p.age == Some("same")) {
         return Route::BackupSame;
@@ -2701,6 +2645,9 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
         && b.rows.as_ref().is_some_and(|x| x.lost == Some(0))
     {
         return Route::TornWhole;
+    }
+    if from_init {
+        return Route::Recover;
     }
     if backup.is_some_and(|p| p.age != Some("newer")) {
         return Route::BackupOlder;
