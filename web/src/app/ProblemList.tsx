@@ -122,8 +122,8 @@ const ProblemRow = memo(function ProblemRow(p: {
   // A page whose status the server accepts but whose access method refuses it (a B-tree's
   // zero page its links reach): the hint is the server's own message.
   const refusal = page.status === 'zero' ? f.pageFindings.find((x) => x.block === page.block && x.amcheck && x.evidence === 'server') : undefined;
-  // Once the incident report names the page, its one line says what happened, what it costs
-  // and the way back: the diagnosis a shared picture of the list must carry.
+  // Once the incident report names the page, the first part of its one line says what
+  // happened: the diagnosis a shared picture of the list must carry (the rest is the report's).
   const told = findingAt(shownReport.use(), f.path, page.block);
   return (
     <tr
@@ -154,7 +154,9 @@ const ProblemRow = memo(function ProblemRow(p: {
       <td>{checksumDecHex(page.stored)}</td>
       <td>{page.computed === null ? '—' : checksumDecHex(page.computed)}</td>
       <td data-testid="hint" data-damage={told?.damage} data-claim={page.misplaced?.claim ? page.misplaced.block : undefined}>
-        {told ? `${DAMAGE_NAMES[told.damage] ?? told.damage}: ${told.headline}` : refusal ? `the server refuses it: ${refusal.message}` : hint(page, f.chance)}
+        {refusal
+          ? `the server refuses it: ${refusal.message}`
+          : hint(page, f.chance) || (told ? `${DAMAGE_NAMES[told.damage] ?? told.damage}: ${told.headline.split('; ')[0]}` : '')}
       </td>
     </tr>
   );

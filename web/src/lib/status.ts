@@ -51,3 +51,9 @@ export const READ_AS_EMPTY_WORDS =
  * error (an index page the server refuses as an unexpected zero page is zeroed too, but it
  * is an error the server raises, with its words in `server`). */
 export const isReadAsEmpty = (b: { damage: string; server?: string | null }): boolean => b.damage === 'zeroed' && !b.server;
+
+/** A report block's badge: what the server does with the page where that is the danger (it
+ * reads a zeroed page as empty, an older copy as if current, both without an error), else
+ * the block's severity. */
+export const severityBadge = (b: { damage: string; server?: string | null; severity: string }): string =>
+  isReadAsEmpty(b) ? READ_AS_EMPTY : b.damage === 'stale' ? 'older, read without an error' : b.severity;

@@ -8,7 +8,7 @@ import { afterPaint, pageDrawn } from '../lib/drawn';
 import { checksumWords, sentence, pgBasebackupLine, pgChecksumsLine, relpathOf, serverLines } from '../lib/messages';
 import { mapPage } from '../lib/maps';
 import { decodeWithCore, fileKindOf, structureHintsOf, type Span } from '../lib/spans';
-import { isReadAsEmpty, READ_AS_EMPTY, READ_AS_EMPTY_WORDS, STATUS_WORDS, ZERO_NOTE_WORDS } from '../lib/status';
+import { isReadAsEmpty, READ_AS_EMPTY_WORDS, severityBadge, STATUS_WORDS, ZERO_NOTE_WORDS } from '../lib/status';
 import { zeroNoteAt } from '../app/selection';
 import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { EditBar } from '../lab/EditBar';
@@ -287,7 +287,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       {reported && (
         <div className={`page-damage severity-${reported.severity}`} data-testid="page-damage" data-damage={reported.damage} data-severity={reported.severity}>
           <p>
-            <strong className="severity">{isReadAsEmpty(reported) ? READ_AS_EMPTY : reported.severity}</strong>{' '}
+            <strong className="severity">{severityBadge(reported)}</strong>{' '}
             {reportSentence(DAMAGE[reported.damage === 'zeroed' && reported.server ? 'zeroed_refused' : reported.damage] ?? reported.damage)}
             {isReadAsEmpty(reported) && <> ({READ_AS_EMPTY_WORDS})</>}
             {reported.rows && <> {rowsSentence(reported.rows)}</>}

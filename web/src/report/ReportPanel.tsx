@@ -12,7 +12,7 @@ import type { ReportBlock, ReportJson, ReportRelation, Severity } from './protoc
 import { useReport } from './useReport';
 import { setRedact, useRedact } from '../share/redact';
 import { shownReport } from './shown';
-import { isReadAsEmpty, READ_AS_EMPTY, READ_AS_EMPTY_WORDS } from '../lib/status';
+import { isReadAsEmpty, READ_AS_EMPTY, READ_AS_EMPTY_WORDS, severityBadge } from '../lib/status';
 import './report.css';
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, note: 2 };
@@ -73,7 +73,8 @@ const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en
 export function rowsSentence(rows: NonNullable<ReportBlock['rows']>): string {
   if (rows.known_from === 'unknown' || rows.lost === null) {
     const readable = rows.readable === null ? '' : ` ${plural(rows.readable, 'row is', 'rows are')} readable.`;
-    return `How many rows this block held is not known: its header cannot be trusted and no index points into it.${readable}`;
+    // The core's reason where it gives one (an older page: only the WAL's records tell).
+    return `${rows.bound ? sentence(rows.bound) : 'How many rows this block held is not known: its header cannot be trusted and no index points into it.'}${readable}`;
   }
   const lost = rows.lost === 0 ? 'No row is lost' : `${rows.upper_bound ? 'At most ' : ''}${plural(rows.lost, 'row is', 'rows are')} lost`;
   const readable =
@@ -144,7 +145,7 @@ function Finding({
         >
           {/* The contract's severity stays error (rows are lost); the badge says that the
               server raises none for a zeroed page, which is what makes it dangerous. */}
-          <span className="severity">{isReadAsEmpty(b) ? READ_AS_EMPTY : b.severity}</span> Block {b.block} of {rel.relation ? name : `the file ${name}`}
+          <span className="severity">{severityBadge(b)}</span> Block {b.block} of {rel.relation ? name : `the file ${name}`}
           {rel.database ? ` in database ${rel.database}` : ''}
           {rel.relation ? ` (${b.file}${b.block !== b.block_in_file ? `, block ${b.block_in_file} of that file` : ''})` : ''}
         </button>

@@ -86,9 +86,9 @@ pub fn restoring(what: &str, effects: &[RowEffect]) -> String {
     } else if any(&[RowEffect::IndexEntries]) {
         format!("restoring {what} leaves the index page older than its table: entries added since are missing and entries removed since come back, so scans miss rows or reach wrong ones. Rebuild the block from the WAL (every record replayed), or REINDEX")
     } else if any(&[RowEffect::ChangesRows]) {
-        format!("restoring {what} loses what the records that change rows did (rows inserted or updated since are missing, rows deleted since come back); only the server's recovery replays them")
+        format!("restoring {what} loses what the records that change rows did (rows inserted or updated since are missing, rows deleted since come back); pgpage recover, or the server's recovery, replays them")
     } else if any(&[RowEffect::Unknown, RowEffect::Image]) {
-        format!("pgpage cannot say what restoring {what} loses; only the server's recovery replays those records")
+        format!("pgpage cannot say what restoring {what} loses; pgpage recover, or the server's recovery, replays those records")
     } else if any(&[RowEffect::Freezes, RowEffect::RemovesDeadMayFreeze]) {
         format!("restoring {what} loses no visible row, but rows frozen since are not frozen on it: if the table's relfrozenxid has passed their xmin, the server reports them as corruption (found xmin from before relfrozenxid)")
     } else {

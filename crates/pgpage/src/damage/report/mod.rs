@@ -2329,7 +2329,13 @@ fn verdict(r: &Report) -> String {
         .blocks()
         .filter(|(_, b)| b.damage == Damage::Stale)
         .count() as u64;
-    let rels = r.relations.len() as u64;
+    // The relations of the refused pages, not of every damaged one (an older page the
+    // server reads is in its own clause).
+    let rels = r
+        .relations
+        .iter()
+        .filter(|rel| rel.blocks.iter().any(|b| b.server.is_some()))
+        .count() as u64;
     let mut parts = Vec::new();
     if older > 0 {
         parts.push(format!(
@@ -2677,7 +2683,7 @@ fn replay_step(r: &Report, paths: &Paths) -> Option<String> {
         }
     }
     let mut lines = alloc::vec![format!(
-            "Rebuild {} as the server's recovery would: its full-page image (or the record that initialised the page) with every record after it replayed (heap and B-tree pages; a block that meets a record pgpage does not apply yet is named and not written). {NEW_WORDS}:",
+            "Rebuild {} as the server's recovery would: its full-page image (or the record that initialised the page) with every record after it replayed (heap and B-tree pages; a block that meets a record of any other kind is named and not written). {NEW_WORDS}:",
             blocks_words(&replay)
         )];
     for (file, blocks) in files {
@@ -2712,14 +2718,14 @@ fn replay_step(r: &Report, paths: &Paths) -> Option<String> {
                 }
             )
         } else {
+            // What the image alone would lose is the finding's to say: this step replays it.
             format!(
-                "Block {} of {}: its image at {} and {} after it ({}); {}.",
+                "Block {} of {}: its image at {} and {} after it ({}), all replayed.",
                 b.block,
                 name(rel),
                 w.lsn,
                 crate::words::plural(w.later.len(), "record", "records"),
-                w.kinds.join(", "),
-                w.restoring
+                w.kinds.join(", ")
             )
         });
     }
