@@ -124,7 +124,10 @@ const ProblemRow = memo(function ProblemRow(p: {
   const refusal = page.status === 'zero' ? f.pageFindings.find((x) => x.block === page.block && x.amcheck && x.evidence === 'server') : undefined;
   // Once the incident report names the page, the first part of its one line says what
   // happened: the diagnosis a shared picture of the list must carry (the rest is the report's).
-  const told = findingAt(shownReport.use(), f.path, page.block);
+  const report = shownReport.use();
+  // A file written as another segment or at another offset is said once, for the file.
+  const whole = f.findings.some((x) => /written_(as_segment|at_offset)$/.test(x.code));
+  const told = whole ? null : findingAt(report, f.path, page.block);
   return (
     <tr
       ref={p.measure}

@@ -783,26 +783,41 @@ fn held_for(indexes: &[IndexInput], block: u32) -> Option<Held<'_>> {
         return None;
     }
     let mut offsets = BTreeSet::new();
-    let mut best: Option<(&IndexInput, usize)> = None;
-    for ix in indexes {
-        let live: BTreeSet<u16> = ix
-            .entries
-            .iter()
-            .filter(|e| e.block == block && !e.dead)
-            .map(|e| e.offset)
-            .collect();
-        let n = live.len();
-        offsets.extend(live);
-        // The index that names the most rows of the block lists them, with its keys known,
-        // and of those the primary key, then a unique index: their keys name one row each.
-        let better = match best {
-            None => true,
-            Some((b, m)) => (ix.keys_known, n, ix.uniqueness) > (b.keys_known, m, b.uniqueness),
-        };
-        if better {
-            best = Some((ix, n));
-        }
-    }
+    let counted: Vec<(&IndexInput, usize)> = indexes
+        .iter()
+        .map(|ix| {
+            let live: BTreeSet<u16> = ix
+                .entries
+                .iter()
+                .filter(|e| e.block == block && !e.dead)
+                .map(|e| e.offset)
+                .collect();
+            let n = live.len();
+            offsets.extend(live);
+            (ix, n)
+        })
+        .collect();
+    let most = counted.iter().map(|(_, n)| *n).max().unwrap_or(0);
+    // The index whose keys name one row each lists them (the primary key, then a unique
+    // index), where it names nearly as many rows of the block as the index naming the most
+    // (a non-unique index also keeps older versions' entries VACUUM has not removed, one
+    // more row than the block held); else the index naming the most rows.
+    let rank = |ix: &IndexInput, n: usize| {
+        let naming = ix.uniqueness > 0 && n.saturating_mul(10) >= most.saturating_mul(9);
+        (
+            ix.keys_known,
+            naming,
+            if naming { ix.uniqueness } else { 0 },
+            n,
+        )
+    };
+    // Of equals, the first (max_by_key keeps the last it meets).
+    let best = counted
+        .iter()
+        .rev()
+        .copied()
+        .max_by_key(|(ix, n)| rank(ix, *n))
+        .filter(|_| !counted.is_empty());
     Some(Held {
         offsets,
         keys_from: best.map(|(ix, _)| ix),
@@ -1165,6 +1180,15 @@ fn file_blocks(
                 .filter(|f| f.finding != Finding::HeapRootIsHeapOnly)
                 .filter_map(|f| f.item)
                 .collect();
+            // A tuple whose values are not values of the table's columns (bytes no column
+            // type writes: invalid text, a varlena header past the tuple) gives no row: rows
+            // leaves it out, so it is neither readable nor a row for repair --torn to keep.
+            let garbled = if row.status == PageStatus::Mismatch {
+                garbled_tuples(page, endian, rel.columns.as_deref())
+            } else {
+                BTreeSet::new()
+            };
+            let structure_wrong: BTreeSet<u16> = structure_wrong.union(&garbled).copied().collect();
             let wrong = structure_wrong.clone();
             let mut rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
             // An older version of a row live elsewhere marks its sectors as an older write,
@@ -1275,6 +1299,18 @@ fn file_blocks(
                 }
             }
             b.rows = Some(rows);
+            if b.damage == Damage::Torn && b.torn_rebuilt.is_empty() {
+                // The rebuild keeps no tuple whose values are garbage.
+                let more: Vec<u16> = garbled
+                    .iter()
+                    .copied()
+                    .filter(|lp| {
+                        !b.torn_items.contains(lp) && !b.torn_moved.iter().any(|m| m.lp == *lp)
+                    })
+                    .collect();
+                b.torn_items.extend(more);
+                b.torn_items.sort_unstable();
+            }
             if b.damage == Damage::Torn {
                 // The step offers the rebuild only where it builds a page.
                 b.torn_refused =
@@ -2260,6 +2296,43 @@ fn sole_version(indexes: &[IndexInput], block: u32, lp: u16) -> bool {
     !ix.entries
         .iter()
         .any(|e| !e.dead && e.keys.as_ref() == Some(key) && (e.block, e.offset) != (block, lp))
+}
+
+/// The line pointers of a page's tuples whose bytes are not values of the table's
+/// `columns` (as `rows` finds them: invalid text, a length past the tuple, compressed data
+/// that does not decompress). A value stored out of line is not read: no TOAST here.
+fn garbled_tuples(page: &[u8], endian: Endian, columns: Option<&[Column]>) -> BTreeSet<u16> {
+    let Some(columns) = columns else {
+        return BTreeSet::new();
+    };
+    let writer = crate::cluster::rows::RowWriter::new(
+        columns.to_vec(),
+        crate::cluster::rows::RowFormat::Json,
+        endian,
+        false,
+    );
+    let mut no_toast = |_: &crate::tuple::ToastPointer| {
+        Err(crate::tuple::toast::ValueProblem::from(
+            Finding::ToastRelationMissing,
+        ))
+    };
+    heap_items(page, endian)
+        .filter_map(|i| {
+            let problem = writer.values(i.tuple?, &mut no_toast).err()?;
+            matches!(
+                problem.finding,
+                Finding::ValueInvalid
+                    | Finding::TupleAttributePastEnd
+                    | Finding::AttributeLengthInvalid
+                    | Finding::VarlenaTagUnexpected
+                    | Finding::VarlenaSizeInvalid
+                    | Finding::PglzCorrupt
+                    | Finding::Lz4Corrupt
+                    | Finding::CompressionMethodInvalid
+            )
+            .then_some(i.lp)
+        })
+        .collect()
 }
 
 /// Where the index's key columns stand among the table's columns (a key column is the
