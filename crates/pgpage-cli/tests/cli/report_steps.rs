@@ -88,14 +88,22 @@ fn steps_chain(version: u32) {
     };
     let (recover_step, flip_step) = (at("pgpage recover "), at("pgpage repair "));
     assert!(recover_step < flip_step, "recover first: {steps:#?}");
-    // What the image alone loses, in the core's sentence the browser shows too.
-    let restoring = block_of(&report, rebuilt)["wal_image"]["restoring"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    // The step replays every record after the image; what the image alone would lose is
+    // the finding's sentence (the browser shows it beside the image alone).
+    let image = &block_of(&report, rebuilt)["wal_image"];
     assert!(
-        steps[recover_step - 1].contains(&format!("; {restoring}.")),
+        steps[recover_step - 1].contains(&format!(
+            "Block {rebuilt} of public.t: its image at {} and ",
+            image["lsn"].as_str().unwrap()
+        )) && steps[recover_step - 1].contains(", all replayed."),
         "{steps:#?}"
+    );
+    assert!(
+        image["restoring"]
+            .as_str()
+            .unwrap()
+            .contains("pgpage recover, or the server's recovery, replays"),
+        "{image:#}"
     );
     assert!(
         steps[flip_step - 1].contains(&format!("--out NEW NEW_FROM_STEP_{recover_step}")),
