@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::common::{
-    bin_dir, copy_dir, json, ok, pgpage, psql_at, run_pg, run_steps, write_block, Cluster,
+    bin_dir, copy_dir, json, lsn, pgpage, run_copy, run_steps, write_block, Cluster,
 };
 use serde_json::Value;
 
@@ -35,55 +35,17 @@ fn lsn_text(version: u32, l: u64) -> String {
     }
 }
 
-fn lsn(text: &str) -> u64 {
-    let (hi, lo) = text.trim().split_once('/').unwrap();
-    (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap()
-}
-
 /// `COPY (select * from t order by id)` of a data directory, started on the cluster's port.
 fn rows_of(c: &Cluster, dir: &Path) -> String {
-    let opts = format!(
-        "-k {} -p {} -c listen_addresses='' -c fsync=off -c autovacuum=off",
-        c.root.display(),
-        c.port
-    );
-    let log = c.root.join("copy.log");
-    let d = dir.to_str().unwrap();
-    ok(
-        run_pg(
-            &c.bin,
-            "pg_ctl",
-            &[
-                "-D",
-                d,
-                "-o",
-                &opts,
-                "-l",
-                log.to_str().unwrap(),
-                "-w",
-                "start",
-            ],
-        ),
-        "pg_ctl start of a copy",
-    );
-    let out = ok(
-        psql_at(
-            &c.root,
-            &c.port,
-            "postgres",
-            &[
-                "set enable_indexscan = off",
-                "set enable_bitmapscan = off",
-                "copy (select * from t order by id) to stdout",
-            ],
-        ),
-        "copy t",
-    );
-    ok(
-        run_pg(&c.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
-        "pg_ctl stop",
-    );
-    out
+    run_copy(
+        c,
+        dir,
+        &[
+            "set enable_indexscan = off",
+            "set enable_bitmapscan = off",
+            "copy (select * from t order by id) to stdout",
+        ],
+    )
 }
 
 fn blocks_of(report: &Value) -> Vec<(String, u64, String)> {

@@ -12,15 +12,10 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{bin_dir, json, pg18_tools, pgpage, Cluster};
+use crate::common::{bin_dir, json, lsn, pg18_tools, pgpage, Cluster};
 use serde_json::Value;
 
 const BLOCK: u32 = 3;
-
-fn lsn(s: &str) -> u64 {
-    let (hi, lo) = s.trim().split_once('/').unwrap();
-    u64::from_str_radix(hi, 16).unwrap() << 32 | u64::from_str_radix(lo, 16).unwrap()
-}
 
 /// The images' LSNs of an `fpi --json` report, in its order.
 fn image_lsns(report: &Value) -> Vec<String> {

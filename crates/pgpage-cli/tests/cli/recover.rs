@@ -11,7 +11,9 @@ use std::process::Command;
 use std::thread;
 use std::time::Duration;
 
-use crate::common::{bin_dir, copy_dir, json, ok, pg18_tools, pgpage, psql_at, run_pg, Cluster};
+use crate::common::{
+    bin_dir, copy_dir, json, lsn, ok, pg18_tools, pgpage, psql_at, run_copy, Cluster,
+};
 
 /// The header field a byte offset of a page falls in (bufpage.h PageHeaderData), else "body".
 fn field(offset: usize) -> &'static str {
@@ -63,50 +65,6 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
-}
-
-/// Starts a copied data directory on the cluster's socket and port (the server finishes any
-/// crash recovery first), runs `sql` on it unless empty, and stops it cleanly.
-fn run_copy(c: &Cluster, dir: &Path, sql: &[&str]) -> String {
-    let opts = format!(
-        "-k {} -p {} -c listen_addresses='' -c fsync=off -c autovacuum=off",
-        c.root.display(),
-        c.port
-    );
-    let log = c.root.join("copy.log");
-    let d = dir.to_str().unwrap();
-    ok(
-        run_pg(
-            &c.bin,
-            "pg_ctl",
-            &[
-                "-D",
-                d,
-                "-o",
-                &opts,
-                "-l",
-                log.to_str().unwrap(),
-                "-w",
-                "start",
-            ],
-        ),
-        "pg_ctl start of a copy",
-    );
-    let out = if sql.is_empty() {
-        String::new()
-    } else {
-        ok(psql_at(&c.root, &c.port, "postgres", sql), &sql.join("; "))
-    };
-    ok(
-        run_pg(&c.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
-        "pg_ctl stop",
-    );
-    out
-}
-
-fn lsn(text: &str) -> u64 {
-    let (hi, lo) = text.split_once('/').unwrap();
-    (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap()
 }
 
 /// What the version's own tools print for each record of the resource managers whose names

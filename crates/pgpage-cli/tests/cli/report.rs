@@ -24,7 +24,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{copy_dir, json, ok, pgpage, psql_at, run_pg, write_block, Cluster};
+use crate::common::{copy_dir, json, lsn, ok, pgpage, psql_at, run_pg, write_block, Cluster};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
@@ -745,10 +745,7 @@ fn check(version: u32) {
         if got["init"] == true {
             // No image since the record that built the page from nothing: fpi's newest
             // image of the block, if any, is older.
-            let at = |v: &Value| {
-                let (hi, lo) = v.as_str().unwrap().split_once('/').unwrap();
-                (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap()
-            };
+            let at = |v: &Value| lsn(v.as_str().unwrap());
             assert!(
                 newest.is_null() || at(&newest) < at(&got["lsn"]),
                 "block {b}: image {newest} after the initialising record {}",

@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use crate::common::{copy_dir, json, ok, pgpage, run_steps, Cluster};
+use crate::common::{copy_dir, json, lsn, ok, pgpage, run_steps, Cluster};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
@@ -35,12 +35,6 @@ fn block_of(report: &Value, block: usize) -> Value {
         .find(|b| b["block"] == block)
         .unwrap_or_else(|| panic!("block {block} not in the report: {report:#}"))
         .clone()
-}
-
-/// An LSN as `%X/%X` text (any zero padding) as one number.
-fn lsn(text: &str) -> u64 {
-    let (hi, lo) = text.trim().split_once('/').unwrap();
-    (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap()
 }
 
 fn check(version: u32) {

@@ -405,3 +405,48 @@ pub fn write_block(file: &Path, block: usize, page: &[u8]) {
     bytes[block * 8192..(block + 1) * 8192].copy_from_slice(page);
     std::fs::write(file, bytes).unwrap();
 }
+
+/// An LSN as `%X/%X` text (any zero padding, spaces around it) as one number.
+pub fn lsn(text: &str) -> u64 {
+    let (hi, lo) = text.trim().split_once('/').unwrap();
+    (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap()
+}
+
+/// Starts a copied data directory on the cluster's socket and port (the server finishes any
+/// crash recovery first), runs `sql` on it unless empty, and stops it cleanly.
+pub fn run_copy(c: &Cluster, dir: &Path, sql: &[&str]) -> String {
+    let opts = format!(
+        "-k {} -p {} -c listen_addresses='' -c fsync=off -c autovacuum=off",
+        c.root.display(),
+        c.port
+    );
+    let log = c.root.join("copy.log");
+    let d = dir.to_str().unwrap();
+    ok(
+        run_pg(
+            &c.bin,
+            "pg_ctl",
+            &[
+                "-D",
+                d,
+                "-o",
+                &opts,
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "start",
+            ],
+        ),
+        "pg_ctl start of a copy",
+    );
+    let out = if sql.is_empty() {
+        String::new()
+    } else {
+        ok(psql_at(&c.root, &c.port, "postgres", sql), &sql.join("; "))
+    };
+    ok(
+        run_pg(&c.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
+        "pg_ctl stop",
+    );
+    out
+}
