@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::common::{
-    bin_dir, copy_dir, json, lsn, pgpage, run_copy, run_steps, write_block, Cluster,
+    bin_dir, copy_dir, json, lsn, pgpage, run_copy, run_steps, steps_of, write_block, Cluster,
 };
 use serde_json::Value;
 
@@ -360,12 +360,7 @@ fn lost_write(version: u32) {
     );
 
     // The report's steps, in order: the recover step's file in place gives the live rows.
-    let steps: Vec<&str> = report["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap())
-        .collect();
+    let steps = steps_of(&report);
     assert!(
         steps
             .iter()

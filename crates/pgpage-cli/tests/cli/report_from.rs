@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use crate::common::{copy_dir, json, lsn, ok, pgpage, run_steps, Cluster};
+use crate::common::{copy_dir, json, lsn, ok, pgpage, run_steps, steps_of, Cluster};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
@@ -257,12 +257,7 @@ fn check(version: u32) {
         .find(|b| b["block"] == leaf)
         .unwrap_or_else(|| panic!("t_pkey block {leaf} not in the report: {ix:#}"));
     assert_eq!(ixb["damage"], "zeroed", "{ixb:#}");
-    let steps: Vec<&str> = report["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap())
-        .collect();
+    let steps = steps_of(&report);
     let index_path = index_file.display().to_string();
     assert!(
         !steps.iter().any(|s| s
@@ -436,15 +431,6 @@ fn check(version: u32) {
 }
 
 each_version!(check);
-
-fn steps_of(report: &Value) -> Vec<&str> {
-    report["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap())
-        .collect()
-}
 
 /// The WAL segment file (timeline 1, 16 MB segments) that holds `lsn`.
 fn segment_of(lsn: u64) -> String {

@@ -9,7 +9,7 @@
 use std::fs;
 use std::process::Command;
 
-use crate::common::{json, ok, pgpage, run_steps, Cluster};
+use crate::common::{json, ok, pgpage, run_steps, steps_of, Cluster};
 
 const BLCKSZ: usize = 8192;
 
@@ -73,12 +73,7 @@ fn steps_chain(version: u32) {
     let report = json(&out);
     assert_eq!(block_of(&report, rebuilt)["route"], "recover", "{report:#}");
     assert_eq!(block_of(&report, flipped)["route"], "flip", "{report:#}");
-    let steps: Vec<&str> = report["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap())
-        .collect();
+    let steps = steps_of(&report);
     let at = |what: &str| {
         steps
             .iter()

@@ -8,7 +8,7 @@ use std::fs;
 use std::process::Command;
 
 use crate::common::page::{u16_at, u32_at, BLCKSZ};
-use crate::common::{json, ok, pgpage, Cluster};
+use crate::common::{json, ok, pgpage, steps_of, Cluster};
 
 /// The statements that read every leaf of `t_v` through the index, as the server runs them.
 const INDEX_SCAN: [&str; 4] = [
@@ -178,12 +178,7 @@ fn refused_and_reported(version: u32) {
             .any(|e| e.starts_with("index \"t_v\" contains unexpected zero page at block 2 (")),
         "{version}: {evidence:?}"
     );
-    let steps: Vec<&str> = report["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap())
-        .collect();
+    let steps = steps_of(&report);
     assert!(
         steps
             .iter()

@@ -450,3 +450,13 @@ pub fn run_copy(c: &Cluster, dir: &Path, sql: &[&str]) -> String {
     );
     out
 }
+
+/// A report's steps (`report --json`), each as its text.
+pub fn steps_of(report: &Value) -> Vec<&str> {
+    report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect()
+}
