@@ -120,7 +120,7 @@ impl FlushedChanges {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wal::{BlockImage, BlockRef, ImageCompression};
+    use crate::wal::BlockRef;
     use alloc::vec::Vec;
 
     fn locator(rel: u32) -> RelFileLocator {
@@ -132,24 +132,7 @@ mod tests {
     }
 
     fn block(rel: u32, fork: u8, block: u32, image: bool) -> BlockRef {
-        BlockRef {
-            id: 0,
-            locator: locator(rel),
-            fork,
-            block,
-            will_init: false,
-            data_offset: 0,
-            data_length: 0,
-            image: image.then_some(BlockImage {
-                offset: 0,
-                length: 0,
-                hole_offset: 0,
-                hole_length: 0,
-                compression: ImageCompression::None,
-                apply: true,
-                bimg_info: 0,
-            }),
-        }
+        crate::wal::fixture::block(5, rel, fork, block, image)
     }
 
     fn record<'a>(
@@ -159,19 +142,7 @@ mod tests {
         blocks: &'a [BlockRef],
         main: &'a [u8],
     ) -> WalRecord<'a> {
-        WalRecord {
-            version: 18,
-            lsn,
-            end_lsn: lsn + 8,
-            timeline: 1,
-            xid: 0,
-            rmid,
-            info,
-            blocks,
-            main_data_offset: 0,
-            bytes: main,
-            pieces: &[],
-        }
+        crate::wal::fixture::record(lsn, rmid, info, blocks, main)
     }
 
     fn truncate(rel: u32, blocks: u32) -> Vec<u8> {

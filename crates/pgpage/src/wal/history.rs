@@ -165,47 +165,15 @@ impl BlockHistory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wal::{BlockImage, BlockRef, ImageCompression};
+    use crate::wal::BlockRef;
 
     fn block(db: u32, rel: u32, block: u32, image: bool) -> BlockRef {
-        BlockRef {
-            id: 0,
-            locator: RelFileLocator {
-                spc_oid: 1663,
-                db_oid: db,
-                rel_number: rel,
-            },
-            fork: 0,
-            block,
-            will_init: false,
-            data_offset: 0,
-            data_length: 0,
-            image: image.then_some(BlockImage {
-                offset: 0,
-                length: 0,
-                hole_offset: 0,
-                hole_length: 0,
-                compression: ImageCompression::None,
-                apply: true,
-                bimg_info: 0,
-            }),
-        }
+        crate::wal::fixture::block(db, rel, 0, block, image)
     }
 
+    /// A Heap/INSERT-like record (rmgr 10, info 0x20) at `lsn`.
     fn record<'a>(lsn: u64, blocks: &'a [BlockRef]) -> WalRecord<'a> {
-        WalRecord {
-            version: 18,
-            lsn,
-            end_lsn: lsn + 8,
-            timeline: 1,
-            xid: 0,
-            rmid: 10,
-            info: 0x20,
-            blocks,
-            main_data_offset: 0,
-            bytes: &[],
-            pieces: &[],
-        }
+        crate::wal::fixture::record(lsn, 10, 0x20, blocks, &[])
     }
 
     /// A set of watched blocks keeps each one's newest image and the records after it, in

@@ -7,6 +7,8 @@
 mod crc;
 mod dump;
 mod effect;
+#[cfg(test)]
+mod fixture;
 mod flushed;
 mod history;
 mod names;
