@@ -312,7 +312,7 @@ fn source_page(args: &RepairArgs, d: &Damaged) -> Result<Option<(Vec<u8>, String
             })?;
         let words = if torn.rebuilt.is_empty() {
             format!(
-                "the torn page rebuilt as its rows read ({} moved, {} redirected to their newest versions, {} made LP_DEAD)",
+                "the page rebuilt as its rows read ({} moved, {} redirected to their newest versions, {} made LP_DEAD)",
                 plural(torn.moved.len() as u64, "row", "rows"),
                 plural(torn.newest.len() as u64, "root", "roots"),
                 plural(

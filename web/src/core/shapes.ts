@@ -81,6 +81,8 @@ export interface ReportBlock {
   route: 'reindex' | 'confirmed_flip' | 'recover' | 'image' | 'backup_same' | 'flip' | 'torn_whole' | 'backup_older' | 'none';
   /** The block in one line: what happened, its rows, the way back. */
   headline: string;
+  /** `overwritten` over part of a page whose header is sane: the runs of random bytes, page offsets. */
+  noise?: { start: number; end: number }[];
   torn_sectors?: number[];
   /** Line pointers in those sectors that count as older versions of their rows. */
   torn_items?: number[];

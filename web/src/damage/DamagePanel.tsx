@@ -619,7 +619,7 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
   const rebuild = (t: ReportBlock) => {
     try {
       const rebuilt = tornRebuilt(wasm, page.bytes, page.absoluteBlock >>> 0, page.bigEndian, t);
-      putKitPage(entry.id, page.block, { page: rebuilt, from: 'the torn page rebuilt as its rows read (as pgpage repair --torn)' });
+      putKitPage(entry.id, page.block, { page: rebuilt, from: 'the page rebuilt as its rows read (as pgpage repair --torn)' });
       setTornError(null);
     } catch (e) {
       setTornError(e instanceof Error ? e.message : String(e));

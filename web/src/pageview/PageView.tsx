@@ -14,7 +14,7 @@ import { fileContext, pageVerdict, type LoadedPage } from '../lib/pageVerdict';
 import { EditBar } from '../lab/EditBar';
 import { LabPanel } from '../lab/LabPanel';
 import { DamagePanel, type FlipMark } from '../damage/DamagePanel';
-import { DAMAGE, rowsSentence, sentence as reportSentence } from '../report/ReportPanel';
+import { DAMAGE, damageKey, rowsSentence, sentence as reportSentence } from '../report/ReportPanel';
 import { findingAt, shownReport } from '../report/shown';
 import { useLabEdit } from '../lab/useLabEdit';
 import { loadWasm, runTexts, type NotTuple, type Wasm } from '../core';
@@ -287,8 +287,7 @@ export const PageView = memo(function PageView(p: PageViewProps) {
       {reported && (
         <div className={`page-damage severity-${reported.severity}`} data-testid="page-damage" data-damage={reported.damage} data-severity={reported.severity}>
           <p>
-            <strong className="severity">{severityBadge(reported)}</strong>{' '}
-            {reportSentence(DAMAGE[reported.damage === 'zeroed' && reported.server ? 'zeroed_refused' : reported.damage] ?? reported.damage)}
+            <strong className="severity">{severityBadge(reported)}</strong> {reportSentence(DAMAGE[damageKey(reported)] ?? reported.damage)}
             {isReadAsEmpty(reported) && <> ({READ_AS_EMPTY_WORDS})</>}
             {reported.rows && <> {rowsSentence(reported.rows)}</>}
           </p>

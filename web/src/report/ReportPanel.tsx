@@ -49,11 +49,21 @@ export function reportName(r: ReportJson, root: string): string {
   return `${names.length === 1 ? names[0] : cluster}-report`;
 }
 
+/** The key of DAMAGE that says a block's class: the class, or its variant the block's fields
+ * name (an all-zero index page the server refuses, random bytes over part of a page). */
+export function damageKey(b: Pick<ReportBlock, 'damage' | 'server' | 'noise'>): string {
+  if (b.damage === 'zeroed' && b.server) return 'zeroed_refused';
+  if (b.damage === 'overwritten' && (b.noise?.length ?? 0) > 0) return 'overwritten_part';
+  return b.damage;
+}
+
 export const DAMAGE: Record<string, string> = {
   zeroed: 'zeroed: an all-zero page where rows were; the server reads it as empty',
   // An index page that is all zeros where the index's links lead: the server refuses it.
   zeroed_refused: 'zeroed: an all-zero page the index still leads to; the server refuses it',
   overwritten: 'overwritten: not a PostgreSQL page (header and line pointers make no sense)',
+  // Random bytes over part of a page whose header and line pointers are its own.
+  overwritten_part: 'overwritten: random bytes over part of the page (its header and line pointers are its own)',
   torn: 'torn: some 512-byte sectors are from another write',
   misplaced: 'misplaced: the page holds another block',
   // A page that verifies but is older than the WAL says the latest checkpoint wrote.
@@ -150,7 +160,7 @@ function Finding({
           {rel.relation ? ` (${b.file}${b.block !== b.block_in_file ? `, block ${b.block_in_file} of that file` : ''})` : ''}
         </button>
       </h4>
-      <p className="incident-damage">{sentence(DAMAGE[b.damage === 'zeroed' && b.server ? 'zeroed_refused' : b.damage] ?? b.damage)}</p>
+      <p className="incident-damage">{sentence(DAMAGE[damageKey(b)] ?? b.damage)}</p>
       {/* The core's one line for the block, read before its evidence. */}
       <p className="incident-headline" data-testid="finding-headline">
         <strong>{sentence(b.headline)}</strong>

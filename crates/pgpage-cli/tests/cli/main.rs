@@ -39,6 +39,7 @@ mod repair_flips;
 mod report;
 mod report_from;
 mod report_keys;
+mod report_noise;
 mod report_steps;
 mod rows;
 mod stale;

@@ -962,7 +962,10 @@ fn recover_from_backup_matches_the_servers_recovery_of_it(version: u32) {
     // recovery conflict instead.
     writeln!(conf, "hot_standby = off").unwrap();
     drop(conf);
-    assert_eq!(run_copy(&c, &a, &["select pg_is_in_recovery()"]).trim(), "f");
+    assert_eq!(
+        run_copy(&c, &a, &["select pg_is_in_recovery()"]).trim(),
+        "f"
+    );
     let server = fs::read(a.join(&rel)).unwrap();
     // The live copy, two of its blocks zeroed.
     let b = c.root.join("B");

@@ -362,6 +362,28 @@ impl TornWrite {
     }
 }
 
+/// Whether a heap tuple header PostgreSQL could have written (`check::plausible_tuple`)
+/// lies in `page[from..=to]` at a MAXALIGN'ed offset that no line pointer leads to: a
+/// tuple of another write of the page, whose values follow it.
+pub fn unled_tuple_within(
+    page: &[u8],
+    absolute_block: u32,
+    endian: Endian,
+    from: usize,
+    to: usize,
+) -> bool {
+    let r = Reader { b: page, e: endian };
+    let led: Vec<usize> = page_line_pointers(page, endian)
+        .iter()
+        .map(|i| usize::from(i.off))
+        .collect();
+    let first = from.div_ceil(8).saturating_mul(8);
+    (first..=to.min(page.len()))
+        .step_by(8)
+        .filter(|o| !led.contains(o))
+        .any(|o| crate::am::heap::check::plausible_at(&r, o, absolute_block))
+}
+
 /// The rows of a torn page whose tuples lie elsewhere in its older `sectors`: a page
 /// compacted by pruning between the two writes moved them, keeping their line pointers,
 /// and each such tuple still names its line pointer in t_ctid

@@ -6,6 +6,7 @@ pub mod bitflip;
 pub mod diff;
 pub mod flips;
 pub mod messages;
+pub mod noise;
 pub mod recover;
 pub mod redact;
 pub mod repair;

@@ -983,6 +983,12 @@ fn plausible_tuple(r: &Reader, off: usize, block: u32) -> Option<(Header, Claim)
     Some((h, claim))
 }
 
+/// Whether the bytes at `off` are a heap tuple header of block `block` that PostgreSQL
+/// could have written ([`plausible_tuple`]).
+pub(crate) fn plausible_at(r: &Reader, off: usize, block: u32) -> bool {
+    plausible_tuple(r, off, block).is_some()
+}
+
 /// The tuples a heap page's bytes hold from its end down, found without its line pointers
 /// (a page torn in its first sector, whose line pointer array is an older write's). Every
 /// way PostgreSQL places a heap tuple (PageAddItem, and compactify_tuples when pruning

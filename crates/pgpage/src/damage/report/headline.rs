@@ -18,6 +18,15 @@ fn what(b: &Block) -> String {
         }
         // The class's own words say already that the server reads it as empty.
         Damage::Zeroed => String::from("all zeros"),
+        Damage::Overwritten if !b.noise.is_empty() => format!(
+            "random bytes over about bytes {} of the page; its header and line pointers are its own",
+            crate::words::and_list(
+                &b.noise
+                    .iter()
+                    .map(crate::damage::noise::Run::text)
+                    .collect::<Vec<_>>()
+            )
+        ),
         Damage::Overwritten => {
             String::from("not a PostgreSQL page; its header and line pointers are noise")
         }

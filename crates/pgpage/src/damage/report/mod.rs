@@ -256,6 +256,10 @@ pub struct Block {
     /// `confirmed_flip`, `recover`, `image`, `backup_same`, `flip`, `torn_whole`,
     /// `backup_older` or `none`.
     pub route: &'static str,
+    /// `overwritten` over part of a page whose header is sane: the runs of random bytes
+    /// (`crate::damage::noise`), `start..end` in the page.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub noise: Vec<crate::damage::noise::Run>,
     /// The block in one line: what happened, its rows, the way back (`headline`).
     pub headline: String,
     /// Each key the evidence names (`key 863 at (10,61)`) and its words without the key, for
@@ -293,6 +297,7 @@ impl Block {
             checksums: None,
             flip_bits: Vec::new(),
             route: Route::None.as_str(),
+            noise: Vec::new(),
             headline: String::new(),
             said_keys: Vec::new(),
             page_lsn: header_is_sane(page, endian)
@@ -1298,6 +1303,34 @@ fn file_blocks(
                     rows = rows_of(&view, &b, &wrong, absolute, endian, rel, held.as_ref());
                 }
             }
+            // Random bytes over part of the page read as a tear (line pointers into
+            // bytes that are no tuple) or as no single cause: named as what they are, and
+            // every tuple they cover counted as lost.
+            if row.status == PageStatus::Mismatch
+                && matches!(b.damage, Damage::Torn | Damage::Checksum)
+                && b.torn_rebuilt.is_empty()
+                && b.torn_moved.is_empty()
+            {
+                // What the tear's look at the sectors took is the noise's to say.
+                let wrong: BTreeSet<u16> = row
+                    .structure
+                    .iter()
+                    .filter(|f| {
+                        !matches!(
+                            f.finding,
+                            Finding::HeapRootIsHeapOnly | Finding::TornSectors
+                        )
+                    })
+                    .filter_map(|f| f.item)
+                    .chain(garbled.iter().copied())
+                    .collect();
+                let covered = noise_over(page, absolute, endian, &wrong, &mut b);
+                if !covered.is_empty() {
+                    let wrong: BTreeSet<u16> =
+                        wrong.iter().chain(covered.iter()).copied().collect();
+                    rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
+                }
+            }
             b.rows = Some(rows);
             if b.damage == Damage::Torn && b.torn_rebuilt.is_empty() {
                 // The rebuild keeps no tuple whose values are garbage.
@@ -1311,7 +1344,7 @@ fn file_blocks(
                 b.torn_items.extend(more);
                 b.torn_items.sort_unstable();
             }
-            if b.damage == Damage::Torn {
+            if !b.torn_sectors.is_empty() {
                 // The step offers the rebuild only where it builds a page.
                 b.torn_refused =
                     crate::damage::repair::torn_rebuilt(page, endian, &b.torn_write()).err();
@@ -1320,6 +1353,108 @@ fn file_blocks(
         out.push(b);
     }
     out
+}
+
+/// Runs of random-looking bytes over a heap page whose header is sane
+/// (`crate::damage::noise`), when they explain its damage: each run reaches bytes that no
+/// sound tuple holds (a tuple no check found wrong, whose bytes a column may store as they
+/// are), no tuple header of another write of the page lies just before it (an older write's
+/// uncompressed value), and on a page read as torn every torn sector meets a run. Then the
+/// block is `overwritten`, its runs named, and the line pointers whose tuples a run covers
+/// join `torn_items` (what `rows` and `repair --torn` leave out); returns them. Returns
+/// nothing, and changes nothing, otherwise.
+fn noise_over(
+    page: &[u8],
+    absolute: u32,
+    endian: Endian,
+    wrong: &BTreeSet<u16>,
+    b: &mut Block,
+) -> BTreeSet<u16> {
+    use crate::damage::noise::{random_runs, Run};
+    use crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA;
+    const SECTOR: usize = 512;
+    let items: Vec<crate::tuple::HeapItem<'_>> = crate::tuple::heap_items(page, endian).collect();
+    // Past the line pointer array: its bytes are the header's, not tuples.
+    let lower = crate::page::geometry::read_u16(page, 12, endian)
+        .map_or(SIZE_OF_PAGE_HEADER_DATA, usize::from);
+    let sound = |at: usize| {
+        items.iter().any(|i| {
+            !wrong.contains(&i.lp)
+                && !b.torn_items.contains(&i.lp)
+                && i.off <= at
+                && at < i.off.saturating_add(i.len)
+        })
+    };
+    let runs: Vec<Run> = random_runs(page, lower)
+        .into_iter()
+        .filter(|r| (r.start..r.end).any(|at| !sound(at)))
+        .filter(|r| {
+            !crate::am::unled_tuple_within(
+                page,
+                absolute,
+                endian,
+                r.start.saturating_sub(40),
+                r.start,
+            )
+        })
+        .collect();
+    if runs.is_empty() {
+        return BTreeSet::new();
+    }
+    let meets = |s: usize| {
+        runs.iter().any(|r| {
+            r.overlaps(
+                s.saturating_mul(SECTOR),
+                s.saturating_add(1).saturating_mul(SECTOR),
+            )
+        })
+    };
+    if b.damage == Damage::Torn
+        && !b
+            .torn_sectors
+            .iter()
+            .all(|&s| usize::try_from(s).is_ok_and(meets))
+    {
+        return BTreeSet::new();
+    }
+    let covered: BTreeSet<u16> = items
+        .iter()
+        .filter(|i| {
+            runs.iter()
+                .any(|r| r.overlaps(i.off, i.off.saturating_add(i.len)))
+        })
+        .map(|i| i.lp)
+        .collect();
+    b.damage = Damage::Overwritten;
+    b.evidence.retain(|e| {
+        !e.contains("of the page hold another write of it")
+            && !e.contains("of the page are an older write")
+            && e != TORN_TRUST
+            && !e.starts_with("no single-bit flip")
+    });
+    b.torn_sectors = (0..page.len() / SECTOR)
+        .filter(|&s| meets(s))
+        .filter_map(|s| u32::try_from(s).ok())
+        .collect();
+    b.torn_items = covered.union(wrong).copied().collect();
+    let spans: Vec<String> = runs.iter().map(Run::text).collect();
+    b.noise = runs;
+    b.evidence.push(format!(
+        "about bytes {} of the page are random bytes: in every 64 of them nearly each byte value differs, as in noise, while a page's own bytes (tuple headers, numbers, text) repeat values far more; no write of the page holds them, so it is not a torn write but bytes written over the page (a fault of the storage, its controller or memory, or a stray write), its header and line pointers its own",
+        crate::words::and_list(&spans)
+    ));
+    if !covered.is_empty() {
+        b.evidence.push(format!(
+            "{} whose tuples they cover: {} (each row's other bytes may still read, but none of its values can be trusted)",
+            plural(covered.len(), "line pointer", "line pointers"),
+            crate::words::and_list(&covered.iter().map(|l| l.to_string()).collect::<Vec<_>>())
+        ));
+    } else {
+        b.evidence.push(String::from(
+            "no tuple lies in them: they are in the page's free space, which nothing reads",
+        ));
+    }
+    covered
 }
 
 /// A page that verifies but is older than a record the latest checkpoint wrote
@@ -1961,6 +2096,9 @@ fn rows_of(
 ) -> Rows {
     // A page's own line pointers count only when its header is sane and it is this block.
     let own = match b.damage {
+        Damage::Overwritten if !b.noise.is_empty() => {
+            Some(readable_offsets(page, absolute, endian, rel.log.as_deref()))
+        }
         Damage::Zeroed | Damage::Overwritten | Damage::Misplaced | Damage::Header => None,
         _ if header_is_sane(page, endian) => {
             Some(readable_offsets(page, absolute, endian, rel.log.as_deref()))
@@ -2718,7 +2856,7 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
         return Route::Flip;
     }
     let readable = b.rows.as_ref().and_then(|x| x.readable).unwrap_or(0) > 0;
-    if b.damage == Damage::Torn
+    if !b.torn_sectors.is_empty()
         && readable
         && b.torn_refused.is_none()
         && b.rows.as_ref().is_some_and(|x| x.lost == Some(0))
@@ -2822,8 +2960,8 @@ fn steps(r: &Report) -> Vec<String> {
     let damage: BTreeSet<&'static str> = r.blocks().map(|(_, b)| b.damage.as_str()).collect();
     out.push(format!(
         "Check the storage before trusting it again: the kernel log (dmesg) for I/O errors, the disks' SMART data, the controller's cache and battery.{}",
-        if damage.contains("zeroed") || damage.contains("torn") {
-            " Zeroed or torn pages point at writes the storage lost or cut short."
+        if damage.contains("zeroed") || damage.contains("torn") || damage.contains("overwritten") {
+            " Zeroed, torn or overwritten pages point at writes the storage lost, cut short or garbled."
         } else if damage.contains("misplaced") {
             " A page written at the wrong place points at the storage layer or a file copy."
         } else {
@@ -3020,7 +3158,7 @@ fn steps(r: &Report) -> Vec<String> {
         let torn_whole: Vec<u32> = all
             .iter()
             .filter(|(_, b)| {
-                b.damage == Damage::Torn
+                !b.torn_sectors.is_empty()
                     && b.torn_refused.is_none()
                     && b.rows.as_ref().is_some_and(|x| x.lost == Some(0))
             })
@@ -3076,7 +3214,7 @@ fn steps(r: &Report) -> Vec<String> {
     // A torn page rebuilt as its rows read: the rows it still holds, without a good copy.
     let torn_heaps: Vec<&Block> = r
         .blocks()
-        .filter(|(rel, b)| b.damage == Damage::Torn && !index_block(rel.relkind.as_deref(), b))
+        .filter(|(rel, b)| !b.torn_sectors.is_empty() && !index_block(rel.relkind.as_deref(), b))
         .filter(|(rel, b)| {
             matches!(
                 route(rel, b),
@@ -3161,7 +3299,7 @@ fn steps(r: &Report) -> Vec<String> {
         // a reviewer gave it (rows under other ctids, an error from the middle of a tuple).
         let torn_refused = r
             .blocks()
-            .any(|(_, b)| b.server.is_some() && b.rows.is_some() && b.damage == Damage::Torn);
+            .any(|(_, b)| b.server.is_some() && b.rows.is_some() && !b.torn_sectors.is_empty());
         out.push(format!(
             "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on: the server zeroes each of them in memory as it reads it, and VACUUM writes the zeros. Every row on them is gone for good.\nignore_checksum_failure = on: the server reads a page whose header is sane despite its checksum, its bytes as they are. A flipped bit's value comes back wrong.{} count(*) and every other aggregate that reads the table are then wrong too (a count the planner answers from an index alone, an index-only scan, does not read these pages). It does nothing for a page whose header is not sane.",
             refused.join(", "),

@@ -1,0 +1,182 @@
+//! Random bytes written over part of a heap page, its header and line pointers left whole,
+//! PostgreSQL 13 to 19: `report` calls the page `overwritten` (not torn: no write of the page
+//! holds such bytes), names the bytes, and counts as lost exactly the rows whose tuples they
+//! cover, by the server's own line pointers before the damage. `repair --torn` then leaves
+//! those rows out and keeps every other, as the server reads the repaired copy. A page of
+//! sound random `bytea` values that is torn stays `torn`.
+
+use std::collections::BTreeSet;
+use std::fs;
+
+use crate::common::page::{u16_at, BLCKSZ};
+use crate::common::{copy_dir, json, pgpage, run_copy, write_block, Cluster};
+
+/// Deterministic noise (xorshift), not a rule of anything.
+fn noise(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    let s = s.trim();
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn ids(text: &str) -> BTreeSet<i64> {
+    text.split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| s.trim().parse().unwrap())
+        .collect()
+}
+
+fn overwritten_in_part(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create extension pageinspect",
+        "create table t (id int primary key, customer text not null, amount numeric(10,2), note text) with (autovacuum_enabled = off)",
+        "insert into t select g, 'cust_' || (g % 200), g * 1.5, 'note ' || repeat(chr(97 + g % 26), 20 + g % 40) from generate_series(1, 3000) g",
+        "checkpoint",
+    ]);
+    let block = 5usize;
+    let (from, to) = (3000usize, 3400usize);
+    // The rows whose tuples the bytes cover, by the server's line pointers.
+    let lost = ids(&c.psql(&[&format!(
+        "select string_agg(t.id::text, ',') from heap_page_items(get_raw_page('t', {block})) h join t on t.ctid = ('({block},' || h.lp || ')')::tid where h.lp_off < {to} and h.lp_off + h.lp_len > {from}"
+    )]));
+    let all = ids(&c.psql(&["select string_agg(id::text, ',') from t"]));
+    let on_block = ids(&c.psql(&[&format!(
+        "select string_agg(id::text, ',') from t where (ctid::text::point)[0] = {block}"
+    )]));
+    assert!(
+        lost.len() >= 2 && lost.len() < on_block.len(),
+        "{version}: {lost:?} of {on_block:?}"
+    );
+    let rel = c.file("select pg_relation_filepath('t')");
+    let rel_in_data = rel.strip_prefix(&c.data).unwrap().to_owned();
+    c.stop();
+
+    let damaged = c.root.join("damaged");
+    copy_dir(&c.data, &damaged);
+    let file = damaged.join(&rel_in_data);
+    let mut page = fs::read(&file).unwrap()[block * BLCKSZ..(block + 1) * BLCKSZ].to_vec();
+    assert!(usize::from(u16_at(&page, 14)) < from, "{version}: pd_upper");
+    page[from..to].copy_from_slice(&noise(to - from, u64::from(version)));
+    write_block(&file, block, &page);
+
+    let d = damaged.to_str().unwrap();
+    let report = json(&pgpage(&["report", "--json", d]));
+    let b = report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["relation"] == "public.t")
+        .and_then(|r| r["blocks"].as_array())
+        .and_then(|bs| bs.iter().find(|b| b["block"] == block as u64))
+        .unwrap_or_else(|| panic!("{version}: {report}"));
+    assert_eq!(b["damage"], "overwritten", "{version}: {b}");
+    let run = &b["noise"][0];
+    let (start, end) = (run["start"].as_u64().unwrap(), run["end"].as_u64().unwrap());
+    assert!(
+        (from as u64 - 64..=from as u64 + 40).contains(&start)
+            && (to as u64 - 40..=to as u64 + 64).contains(&end),
+        "{version}: {run}"
+    );
+    assert!(
+        b["headline"].as_str().unwrap().contains("random bytes"),
+        "{version}: {b}"
+    );
+    assert!(
+        !b["evidence"].to_string().contains("another write"),
+        "{version}: {b}"
+    );
+    assert_eq!(b["rows"]["lost"], lost.len() as u64, "{version}: {b}");
+    assert_eq!(
+        b["rows"]["readable"],
+        (on_block.len() - lost.len()) as u64,
+        "{version}: {b}"
+    );
+    let keys: BTreeSet<i64> = b["rows"]["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k[0].as_str().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(keys, lost, "{version}");
+
+    // Rebuilt as its rows read: the server reads every other row, and none of the covered.
+    let fixed = c.root.join("fixed");
+    let out = pgpage(&[
+        "repair",
+        "--block",
+        &block.to_string(),
+        "--torn",
+        "--out",
+        fixed.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{version}: {out:?}");
+    fs::copy(&fixed, &file).unwrap();
+    let read = ids(&run_copy(
+        &c,
+        &damaged,
+        &["select string_agg(id::text, ',') from t"],
+    ));
+    let want: BTreeSet<i64> = all.difference(&lost).copied().collect();
+    assert_eq!(read, want, "{version}");
+}
+
+each_version!(overwritten_in_part);
+
+/// Sound random values are not noise: a page of uncompressed random `bytea`, torn where the
+/// older write was still free space, is `torn`.
+fn random_values_torn(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create extension pageinspect",
+        "create table b (id int primary key, payload bytea) with (autovacuum_enabled = off)",
+        "alter table b alter payload set storage external",
+        "insert into b select g, decode(string_agg(md5(g::text || '.' || i), ''), 'hex') from generate_series(1, 8) g, generate_series(1, 20) i group by g",
+    ]);
+    let old = hex(&c.psql(&["select encode(get_raw_page('b', 0), 'hex')"]));
+    c.psql(&[
+        "insert into b select g, decode(string_agg(md5(g::text || '.' || i), ''), 'hex') from generate_series(9, 60) g, generate_series(1, 20) i group by g",
+        "checkpoint",
+    ]);
+    let rel = c.file("select pg_relation_filepath('b')");
+    let rel_in_data = rel.strip_prefix(&c.data).unwrap().to_owned();
+    c.stop();
+    let damaged = c.root.join("damaged");
+    copy_dir(&c.data, &damaged);
+    let file = damaged.join(&rel_in_data);
+    let new = fs::read(&file).unwrap()[..BLCKSZ].to_vec();
+    let (upper_old, upper_new) = (usize::from(u16_at(&old, 14)), usize::from(u16_at(&new, 14)));
+    let sectors: Vec<usize> = (upper_new / 512 + 1..upper_old / 512).take(3).collect();
+    assert!(!sectors.is_empty(), "{version}: {upper_old} {upper_new}");
+    let mut torn = new.clone();
+    for s in &sectors {
+        torn[s * 512..(s + 1) * 512].copy_from_slice(&old[s * 512..(s + 1) * 512]);
+    }
+    write_block(&file, 0, &torn);
+    let report = json(&pgpage(&["report", "--json", damaged.to_str().unwrap()]));
+    let b = report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["relation"] == "public.b")
+        .and_then(|r| r["blocks"][0].as_object().cloned())
+        .unwrap_or_else(|| panic!("{version}: {report}"));
+    assert_eq!(b["damage"], "torn", "{version}: {b:?}");
+    assert!(b.get("noise").is_none(), "{version}: {b:?}");
+}
+
+each_version!(random_values_torn);
