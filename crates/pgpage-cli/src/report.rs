@@ -192,7 +192,7 @@ pub(crate) fn gather(
 /// What the data directory's own WAL says its latest checkpoint wrote, for the pages older
 /// than that (`stale`); None without pg_wal or where the core's `flushed_redo` refuses.
 /// WAL that cannot be read is said and the report goes on without it.
-fn flushed(root: &Path) -> Option<FlushedChanges> {
+pub(crate) fn flushed(root: &Path) -> Option<FlushedChanges> {
     let wal = root.join("pg_wal");
     if !wal.is_dir() {
         return None;

@@ -183,6 +183,9 @@ pub struct Summary {
     pub problems: u64,
     /// Rows printed from pages whose checksum fails (`--include-damaged`).
     pub damaged_rows: u64,
+    /// Rows of pages older than the WAL shows: printed (`--include-damaged`), or left out.
+    pub older_rows: u64,
+    pub older_rows_left_out: u64,
     /// Pages whose rows are left out, and how many rows those whose count is known give.
     pub pages_left_out: u64,
     pub rows_left_out: u64,
@@ -211,13 +214,26 @@ impl Summary {
         if self.problems > 0 {
             let mut what = Vec::new();
             if self.pages_left_out > 0 {
-                let counted = if self.rows_left_out > 0 {
-                    format!(
-                        " (among them {} of pages whose checksum fails: --include-damaged prints them)",
+                let mut of = Vec::new();
+                if self.rows_left_out > 0 {
+                    of.push(format!(
+                        "{} of pages whose checksum fails",
                         plural(self.rows_left_out, "row", "rows")
-                    )
-                } else {
+                    ));
+                }
+                if self.older_rows_left_out > 0 {
+                    of.push(format!(
+                        "{} of pages older than the WAL shows",
+                        plural(self.older_rows_left_out, "row", "rows")
+                    ));
+                }
+                let counted = if of.is_empty() {
                     String::new()
+                } else {
+                    format!(
+                        " (among them {}: --include-damaged prints them)",
+                        of.join(" and ")
+                    )
                 };
                 what.push(format!(
                     "{} left out{counted}",
@@ -246,6 +262,12 @@ impl Summary {
                 what.push(format!(
                     "{} printed from pages whose checksum fails",
                     plural(self.damaged_rows, "row", "rows")
+                ));
+            }
+            if self.older_rows > 0 {
+                what.push(format!(
+                    "{} printed from pages older than the WAL shows, as they were before the changes the page lacks",
+                    plural(self.older_rows, "row", "rows")
                 ));
             }
             let what = if what.is_empty() {
@@ -385,6 +407,24 @@ fn report_hints(paths: &[PathBuf]) -> (BTreeMap<u32, pgpage::am::TornWrite>, Sus
     (torn, suspects)
 }
 
+/// For relation files inside a data directory: the relation's blocks that the directory's
+/// own WAL says its latest checkpoint wrote (the core's `FlushedChanges`), its redo point
+/// and the server version, so that a page older than that is left out as a damaged one is.
+type Flushed = (BTreeMap<u32, pgpage::wal::FlushedBlock>, u64, Option<u32>);
+
+fn flushed_blocks(paths: &[PathBuf]) -> Option<Flushed> {
+    let (root, inside) = crate::heapctx::data_directory(paths.first()?)?;
+    let flushed = crate::report::flushed(&root)?;
+    let blocks = flushed.relation_blocks(&inside.to_string_lossy());
+    if blocks.is_empty() {
+        return None;
+    }
+    let major = std::fs::read_to_string(root.join("PG_VERSION"))
+        .ok()
+        .and_then(|v| v.trim().parse().ok());
+    Some((blocks, flushed.redo(), major))
+}
+
 /// Streams the rows of a heap relation to `out` as `args` asks (format, all versions, how
 /// to read the files: `--segment` overrides the segment number of the files' names, for a
 /// file named otherwise), warning on stderr about each tuple or page left out. `check_fit`
@@ -421,7 +461,10 @@ pub fn stream_rows(
     // Printed or only counted, a damaged page's rows are the incident report's: a torn page's
     // read through the line pointers it rebuilds, so that `rows` and `report` give one count.
     // The report reads the table's indexes too: only worth it when a page is damaged.
-    let damaged = any_page_problem(&files, relation.checksums);
+    if let Some((blocks, redo, major)) = flushed_blocks(relation.paths) {
+        writer = writer.with_flushed(blocks, redo, major);
+    }
+    let damaged = any_page_problem(&files, &writer, relation.checksums);
     let (torn, suspects) = if damaged {
         report_hints(relation.paths)
     } else {
@@ -569,6 +612,10 @@ pub fn stream_rows(
             summary.undecided = summary.undecided.saturating_add(c.undecided);
             summary.problems = summary.problems.saturating_add(c.problems);
             summary.damaged_rows = summary.damaged_rows.saturating_add(c.damaged_rows);
+            summary.older_rows = summary.older_rows.saturating_add(c.older_rows);
+            summary.older_rows_left_out = summary
+                .older_rows_left_out
+                .saturating_add(c.older_rows_left_out);
             summary.pages_left_out = summary.pages_left_out.saturating_add(c.pages_left_out);
             summary.rows_left_out = summary.rows_left_out.saturating_add(c.rows_left_out);
             summary.tuples_left_out = summary.tuples_left_out.saturating_add(c.tuples_left_out);
@@ -597,6 +644,8 @@ struct Chunk {
     undecided: u64,
     problems: u64,
     damaged_rows: u64,
+    older_rows: u64,
+    older_rows_left_out: u64,
     pages_left_out: u64,
     rows_left_out: u64,
     tuples_left_out: u64,
@@ -687,7 +736,11 @@ fn chunk(
         c.rows = c.rows.saturating_add(rows.rows);
         c.invisible = c.invisible.saturating_add(rows.invisible);
         c.undecided = c.undecided.saturating_add(rows.undecided);
-        c.damaged_rows = c.damaged_rows.saturating_add(rows.damaged.len() as u64);
+        if rows.older {
+            c.older_rows = c.older_rows.saturating_add(rows.damaged.len() as u64);
+        } else {
+            c.damaged_rows = c.damaged_rows.saturating_add(rows.damaged.len() as u64);
+        }
         // The printed rows' line pointers as runs: a page's hundred rows in one short line.
         let ctids: Vec<String> = pgpage::words::runs(&rows.damaged)
             .iter()
@@ -706,7 +759,9 @@ fn chunk(
             let what = match (l.printed, l.offset, l.rows) {
                 (true, None, Some(n)) => format!(
                     "; its {n} rows are printed, {}: {}",
-                    if rows.torn {
+                    if rows.older {
+                        "as the server returns them"
+                    } else if rows.torn {
                         "read where the rows' own t_ctid finds their tuples (as pgpage repair --torn rebuilds the page)"
                     } else {
                         "read as SET ignore_checksum_failure = on lets the server read them"
@@ -718,6 +773,13 @@ fn chunk(
                     }
                 ),
                 (true, _, _) => String::new(),
+                (false, None, Some(n)) if rows.older => {
+                    c.pages_left_out = c.pages_left_out.saturating_add(1);
+                    c.older_rows_left_out = c.older_rows_left_out.saturating_add(n);
+                    format!(
+                        "; its {n} rows are left out (--include-damaged prints them, as the server returns them)"
+                    )
+                }
                 (false, None, Some(n)) => {
                     c.pages_left_out = c.pages_left_out.saturating_add(1);
                     c.rows_left_out = c.rows_left_out.saturating_add(n);
@@ -761,16 +823,16 @@ fn chunk(
     c
 }
 
-/// Whether some page of the files is one the server refuses or reads wrong
-/// ([`page_problem`]); stops at the first.
-fn any_page_problem(files: &[HeapFile], checksums: ChecksumsKnown) -> bool {
+/// Whether some page of the files is one the server refuses or reads wrong, or older than
+/// the WAL shows (`RowWriter::problem`); stops at the first.
+fn any_page_problem(files: &[HeapFile], writer: &RowWriter, checksums: ChecksumsKnown) -> bool {
     files.iter().any(|f| {
         let bs = f.block_size.len();
         let mut page = vec![0u8; bs];
         (0..f.len.checked_div(bs as u64).unwrap_or(0)).any(|block| {
             let (got, _) = read_full_at(&f.file, &mut page, block.saturating_mul(bs as u64));
             let absolute = f.block_size.absolute_block(f.segment, block as u32);
-            got == bs && page_problem(&page, absolute, f.endian, checksums).is_some()
+            got == bs && writer.problem(&page, absolute, checksums).is_some()
         })
     })
 }

@@ -243,6 +243,9 @@ pub struct PageRows {
     pub torn: bool,
     /// The key of each live row printed (`RowWriter::with_unique_key`), for `PrintedKeys`.
     pub keys: Vec<PrintedKey>,
+    /// The page verifies but is older than the WAL shows (`RowWriter::with_flushed`): its
+    /// rows are left out, or printed and flagged, as a damaged page's.
+    pub older: bool,
 }
 
 /// A printed live row's unique key: its text (None for no NULL key column, as the index
@@ -368,6 +371,12 @@ pub struct RowWriter {
     /// The columns of the table's primary key (or a unique index), whose printed live rows'
     /// keys each page gives (`PageRows::keys`).
     unique: Option<Vec<usize>>,
+    /// What the data directory's WAL says its latest checkpoint wrote, by relation-wide
+    /// block (`with_flushed`): a page older than that is left out as a damaged one is.
+    flushed: alloc::collections::BTreeMap<u32, crate::wal::FlushedBlock>,
+    /// That checkpoint's redo point, and the server version for LSNs' text.
+    flushed_redo: u64,
+    major: Option<u32>,
 }
 
 /// The columns that name one row of a table (its primary key's or a unique index's) and
@@ -408,7 +417,7 @@ impl RowKeys {
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
     ) {
         let e = writer.endian;
-        if page_problem(page, absolute, e, checksums).is_some() {
+        if writer.problem(page, absolute, checksums).is_some() {
             return;
         }
         for item in heap_items(page, e) {
@@ -458,7 +467,52 @@ impl RowWriter {
             suspects: alloc::collections::BTreeMap::new(),
             row_keys: None,
             unique: None,
+            flushed: alloc::collections::BTreeMap::new(),
+            flushed_redo: 0,
+            major: None,
         }
+    }
+
+    /// The same writer leaving out, as a damaged page's (printed with `include_damaged`),
+    /// the rows of each page older than the WAL says the latest checkpoint (redo point
+    /// `redo`) wrote: `blocks`, this relation's blocks changed before that redo point
+    /// (`crate::wal::FlushedChanges`). Such a page verifies, and the server reads it without
+    /// an error, but its rows are as they were before those changes.
+    pub fn with_flushed(
+        mut self,
+        blocks: alloc::collections::BTreeMap<u32, crate::wal::FlushedBlock>,
+        redo: u64,
+        major: Option<u32>,
+    ) -> Self {
+        self.flushed = blocks;
+        self.flushed_redo = redo;
+        self.major = major;
+        self
+    }
+
+    /// Why the rows of a page are not printed as a sound page's: [`page_problem`], or the
+    /// page is older than the WAL shows (`with_flushed`).
+    pub fn problem(&self, page: &[u8], absolute: u32, checksums: ChecksumsKnown) -> Option<String> {
+        page_problem(page, absolute, self.endian, checksums).or_else(|| {
+            if self.flushed.is_empty() {
+                None
+            } else {
+                self.older_page(page, absolute)
+            }
+        })
+    }
+
+    /// Why the page of block `absolute` is older than the WAL shows, if it is.
+    fn older_page(&self, page: &[u8], absolute: u32) -> Option<String> {
+        let changed = self.flushed.get(&absolute)?;
+        let pd_lsn = changed.older_page(page, absolute, self.endian)?;
+        let lsn = |l: u64| crate::page::lsn::lsn_text(self.major, l);
+        Some(format!(
+            "older than the WAL shows (a lost write, or a stale restore): the WAL changed the block at {}, before the latest checkpoint's redo point {}, after the page's pd_lsn {}; the server reads the page without an error and returns its rows as they were before those changes (deleted rows back, updates undone)",
+            lsn(changed.newest),
+            lsn(self.flushed_redo),
+            lsn(pd_lsn)
+        ))
     }
 
     /// The same writer giving each page's printed live rows' keys (`PageRows::keys`) of the
@@ -623,9 +677,12 @@ impl RowWriter {
             }),
             ..PageRows::default()
         };
-        if let Some(why) = page_problem(page, absolute, e, checksums) {
+        if let Some(why) = self.problem(page, absolute, checksums) {
+            got.older = !self.flushed.is_empty() && self.older_page(page, absolute).is_some();
             let mismatch = verify_page(page, absolute, e).status == PageStatus::Mismatch;
-            let readable = if mismatch {
+            let readable = if got.older {
+                Ok(())
+            } else if mismatch {
                 // A torn page's line pointers into the older write's sectors meet bytes that
                 // are no tuple of theirs: those rows are named one by one below, the rest
                 // read as the report counts them readable.
@@ -778,8 +835,16 @@ impl RowWriter {
         let mut got = PageRows::default();
         let e = self.endian;
         let bs = page.len();
+        // How a printed row of a damaged page is flagged in JSON.
+        let tag = match damaged {
+            false => None,
+            true if self.older_page(page, absolute).is_some() => Some("stale"),
+            true => Some("checksum"),
+        };
+        // A page older than the WAL is a whole older write, not two writes met: its rows
+        // whose keys are live elsewhere are still left out below, as older versions.
         let (older_sectors, older, moved) = match self.torn.get(&absolute) {
-            _ if !damaged => (Vec::new(), Vec::new(), Vec::new()),
+            _ if !damaged || tag == Some("stale") => (Vec::new(), Vec::new(), Vec::new()),
             Some(t) => (
                 t.sectors
                     .iter()
@@ -893,7 +958,7 @@ impl RowWriter {
                 ctid,
                 state_shown,
                 members.as_deref(),
-                damaged,
+                tag,
                 fetch,
                 out,
             ) {
@@ -1084,7 +1149,7 @@ impl RowWriter {
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
     ) -> Result<Option<RowProblem>, RowProblem> {
-        self.row_as(tuple, ctid, None, None, false, fetch, out)
+        self.row_as(tuple, ctid, None, None, None, fetch, out)
     }
 
     /// The output text of each column that is not dropped, as `row` prints them, and the
@@ -1194,7 +1259,8 @@ impl RowWriter {
 
     /// `row`, led by ctid, xmin, xmax and `state` when a state is given (all versions), and in
     /// JSON the members of an xmax that is a MultiXact; `damaged`: read from a page whose
-    /// checksum fails (flagged in JSON).
+    /// checksum fails (`checksum`) or that is older than the WAL shows (`stale`), flagged so
+    /// in JSON.
     #[allow(clippy::too_many_arguments)] // one per part of the line: the tuple and its lead
     fn row_as(
         &self,
@@ -1202,7 +1268,7 @@ impl RowWriter {
         ctid: Ctid,
         state: Option<&str>,
         members: Option<&[MultiXactMember]>,
-        damaged: bool,
+        damaged: Option<&str>,
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
     ) -> Result<Option<RowProblem>, RowProblem> {
@@ -1225,7 +1291,7 @@ impl RowWriter {
         ctid: Ctid,
         state: Option<&str>,
         members: Option<&[MultiXactMember]>,
-        damaged: bool,
+        damaged: Option<&str>,
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
     ) -> Result<(), RowProblem> {
@@ -1253,8 +1319,8 @@ impl RowWriter {
                     }
                     out.push(']');
                 }
-                if damaged {
-                    out.push_str(",\"damaged\":\"checksum\"");
+                if let Some(why) = damaged {
+                    let _ = write!(out, ",\"damaged\":\"{why}\"");
                 }
             }
             (RowFormat::Copy(f), Some(state)) => {

@@ -24,6 +24,23 @@ pub struct FlushedBlock {
     pub image: Option<u64>,
 }
 
+impl FlushedBlock {
+    /// The page's pd_lsn when the page on disk is an older version of this block: a page
+    /// that verifies, with a sane header, not new (pd_upper 0 says no age), whose pd_lsn is
+    /// at or before the newest record that changed the block. None otherwise.
+    pub fn older_page(&self, page: &[u8], absolute: u32, endian: crate::Endian) -> Option<u64> {
+        use crate::page::verify::{header_is_sane, verify_page, PageStatus};
+        if verify_page(page, absolute, endian).status != PageStatus::Ok
+            || !header_is_sane(page, endian)
+            || crate::page::geometry::read_u16(page, 14, endian)? == 0
+        {
+            return None;
+        }
+        let pd_lsn = crate::damage::diff::page_lsn(page, endian)?;
+        (pd_lsn <= self.newest).then_some(pd_lsn)
+    }
+}
+
 /// The collector (see the module's doc). One entry per block touched, so its memory is
 /// bounded by the blocks the WAL names, not by its length.
 #[derive(Debug, Default)]
@@ -109,6 +126,23 @@ impl FlushedChanges {
     /// The block's records before the redo point, None when none changed it.
     pub fn block(&self, locator: &RelFileLocator, block: u32) -> Option<&FlushedBlock> {
         self.blocks.get(&(*locator, block))
+    }
+
+    /// The blocks of the relation whose file is at `path` (`base/DB/REL[.N]`, or a path
+    /// ending so) changed before the redo point, by relation-wide block.
+    pub fn relation_blocks(&self, path: &str) -> BTreeMap<u32, FlushedBlock> {
+        let Some((spc_oid, db_oid, rel_number)) = crate::file::datadir::locator_of(path) else {
+            return BTreeMap::new();
+        };
+        let locator = RelFileLocator {
+            spc_oid,
+            db_oid,
+            rel_number,
+        };
+        self.blocks
+            .range((locator, 0)..=(locator, u32::MAX))
+            .map(|((_, b), f)| (*b, *f))
+            .collect()
     }
 
     /// Every block changed before the redo point, by relation.

@@ -1469,17 +1469,10 @@ fn stale_block(
     changed: &crate::wal::FlushedBlock,
     major: Option<u32>,
 ) -> Option<Block> {
-    if row.status != PageStatus::Ok || !row.structure.is_empty() || !header_is_sane(page, endian) {
+    if row.status != PageStatus::Ok || !row.structure.is_empty() {
         return None;
     }
-    let pd_upper = crate::page::geometry::read_u16(page, 14, endian)?;
-    if pd_upper == 0 {
-        return None;
-    }
-    let pd_lsn = crate::damage::diff::page_lsn(page, endian)?;
-    if pd_lsn > changed.newest {
-        return None;
-    }
+    let pd_lsn = changed.older_page(page, row.absolute_block, endian)?;
     let lsn = |l: u64| crate::page::lsn::lsn_text(major, l);
     let mut b = Block::blank(page, row, endian);
     b.damage = Damage::Stale;
@@ -3284,8 +3277,19 @@ fn steps(r: &Report) -> Vec<String> {
                 )),
             })
             .collect();
+        // rows finds the pages older than the WAL by the data directory's own WAL, as the
+        // report does.
+        let older = r.data_directory.is_some()
+            && r.blocks().any(|(rel, b)| {
+                b.damage == Damage::Stale && !index_block(rel.relkind.as_deref(), b)
+            });
         out.push(format!(
-            "Salvage what can still be read before changing anything. This writes every readable row of the copy as COPY does (add --include-damaged for the rows of pages that fail their checksum but read):\n{}\nThe keys listed as lost are the rows to find in a backup, a replica or the application.",
+            "Salvage what can still be read before changing anything. This writes every readable row of the copy as COPY does, except the rows of damaged pages{} (add --include-damaged for those that read, each page named):\n{}\nThe keys listed as lost are the rows to find in a backup, a replica or the application.",
+            if older {
+                " and of pages older than the WAL (rows as they were before the changes those pages lack)"
+            } else {
+                ""
+            },
             commands.join("\n")
         ));
     }
