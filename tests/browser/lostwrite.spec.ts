@@ -82,6 +82,15 @@ test("the browser's report names the older page stale, as pgpage report does, an
   ).not.toHaveCount(0);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report-markdown').click()]);
   expect(readFileSync(await download.path(), 'utf8')).toBe(made.markdown);
+  // Its checksum holds, so it is no problem page; the problem section (and its picture) lists
+  // it apart, and opens it.
+  const silent = page.getByTestId('read-without-error-page');
+  await expect(silent).toHaveCount(1);
+  await expect(silent).toHaveAttribute('data-damage', 'stale');
+  await expect(silent).toHaveAttribute('data-block', String(STALE));
+  await expect(silent).toContainText('older version of the page');
+  await silent.getByRole('button').click();
+  await expect(page.getByTestId('page-damage')).toHaveAttribute('data-damage', 'stale');
 
   await page.goto('/');
   await page.getByTestId('folder-input').setInputFiles(join(out, 'clean'));

@@ -15,7 +15,7 @@ import { FilePickers, useDrop } from './app/drop';
 import { BlockSizeSelect, ByteOrderSelect, FilesTable } from './app/FilesTable';
 import { ControlPanel } from './app/ControlPanel';
 import { CatalogNotes } from './app/CatalogNotes';
-import { AmcheckFindings, FileFindings, ProblemList, RoutineNotes } from './app/ProblemList';
+import { AmcheckFindings, FileFindings, ProblemList, ReadWithoutError, RoutineNotes } from './app/ProblemList';
 import { ambiguousWords, resolveFileRef } from './app/fileRef';
 import { AffectedFiles, firstPageToSee, Verdict } from './app/Verdict';
 import { problemsOf, stopsOf, zeroRuns, type Selection } from './app/selection';
@@ -398,6 +398,7 @@ export function App() {
           )}
           <FileFindings files={listed} onPick={jump} part="rest" />
           <ProblemList problems={allProblems} sel={sel} onPick={jump} />
+          <ReadWithoutError files={listed} problems={allProblems} onPick={jump} />
           {zeroPageCount > 0 && (
             <div className="read-as-empty" data-testid="read-as-empty" data-pages={zeroPageCount}>
               <h3>

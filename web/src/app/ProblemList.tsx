@@ -274,6 +274,47 @@ export function FileFindings({ files, onPick, part = 'all' }: { files: readonly 
   );
 }
 
+/** Pages the incident report finds wrong although the server reads them without an error
+ * (an older version of the block, a structure amcheck rejects under a valid checksum): no
+ * checksum makes them problem pages, so without this they would be missing from the list
+ * and from its picture, the most insidious damage of all. Each opens its page. */
+export function ReadWithoutError({ files, problems, onPick }: { files: readonly FileEntry[]; problems: readonly ProblemRef[]; onPick(s: Selection): void }) {
+  const shown = shownReport.use();
+  if (!shown) return null;
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const listed = new Set(problems.map((x) => `${x.f.path}\u0000${x.p.block}`));
+  const rows = shown.report.relations.flatMap((rel) =>
+    rel.blocks.flatMap((b) => {
+      const f = byPath.get(shown.root + b.file);
+      // The all-zero pages have their own section; problem pages their row above.
+      if (!f || b.damage === 'zeroed' || listed.has(`${f.path}\u0000${b.block_in_file}`)) return [];
+      return [{ rel, b, f }];
+    }),
+  );
+  if (rows.length === 0) return null;
+  return (
+    <div className="read-without-error" data-testid="read-without-error">
+      <h3>Pages the server reads without an error that the incident report finds wrong ({rows.length})</h3>
+      <ul className="file-findings" {...pngCut(rows.length, 'pages')}>
+        {rows.map(({ rel, b, f }) => (
+          <li key={`${f.id}:${b.block_in_file}`} data-testid="read-without-error-page" data-path={f.path} data-block={b.block_in_file} data-damage={b.damage}>
+            <button
+              type="button"
+              className="link"
+              aria-label={openName(f, b.block_in_file, b.damage)}
+              onClick={() => onPick({ fileId: f.id, block: b.block_in_file, offset: 0 })}
+            >
+              {f.path}
+            </button>
+            , block {b.block_in_file}
+            {rel.relation ? ` (${rel.relation})` : ''}: {b.damage}: {b.headline.split('; ')[0]}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 /** Notes the server needs no help with (a free space map promising more room than a page
  * has: the server corrects it when an insert finds less), one line per kind with its count,
  * after the problems; each page is listed inside, closed. */

@@ -576,7 +576,8 @@ pub(super) fn step(r: &Report) -> Option<String> {
     let mut older = Vec::new();
     let mut older_blocks = Vec::new();
     let mut not = Vec::new();
-    let mut exact: Vec<String> = Vec::new();
+    // (how, relation, block): said once per way and relation.
+    let mut exact: Vec<(&'static str, String, u32)> = Vec::new();
     for (rel, b) in r.blocks() {
         let Some(p) = &b.backup else { continue };
         // An index's page is rebuilt by REINDEX (its own step), never spliced in.
@@ -598,7 +599,7 @@ pub(super) fn step(r: &Report) -> Option<String> {
             _ => None,
         };
         if let Some(how) = own {
-            exact.push(format!("block {} of {} ({how})", b.block, name(rel)));
+            exact.push((how, name(rel), b.block));
             continue;
         }
         if p.status == "ok" && p.age != Some("newer") {
@@ -658,9 +659,26 @@ pub(super) fn step(r: &Report) -> Option<String> {
         ));
     }
     if !exact.is_empty() {
+        let mut groups: Vec<(&'static str, String, Vec<String>)> = Vec::new();
+        for (how, rel, block) in exact {
+            match groups.iter_mut().find(|(h, r, _)| *h == how && *r == rel) {
+                Some((_, _, blocks)) => blocks.push(format!("{block}")),
+                None => groups.push((how, rel, alloc::vec![format!("{block}")])),
+            }
+        }
+        let said: Vec<String> = groups
+            .into_iter()
+            .map(|(how, rel, blocks)| {
+                format!(
+                    "{} {} of {rel} ({how})",
+                    if blocks.len() == 1 { "block" } else { "blocks" },
+                    crate::words::and_list(&blocks)
+                )
+            })
+            .collect();
         parts.push(format!(
             "Not from the backup, for a better way named above: {}.",
-            crate::words::and_list(&exact),
+            crate::words::and_list(&said),
         ));
     }
     // Rows rather than pages: the backup's rows with the lost keys, as COPY prints them.
