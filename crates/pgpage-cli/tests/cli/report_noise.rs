@@ -1,9 +1,10 @@
-//! Random bytes written over part of a heap page, its header and line pointers left whole,
+//! Random bytes written over part of a heap page, its header left whole,
 //! PostgreSQL 13 to 19: `report` calls the page `overwritten` (not torn: no write of the page
 //! holds such bytes), names the bytes, and counts as lost exactly the rows whose tuples they
 //! cover, by the server's own line pointers before the damage. `repair --torn` then leaves
 //! those rows out and keeps every other, as the server reads the repaired copy. A page of
-//! sound random `bytea` values that is torn stays `torn`.
+//! sound random `bytea` values that is torn stays `torn`. Noise over the line pointer array
+//! takes the rows of the line pointers it covers.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -53,6 +54,11 @@ fn overwritten_in_part(version: u32) {
     let lost = ids(&c.psql(&[&format!(
         "select string_agg(t.id::text, ',') from heap_page_items(get_raw_page('t', {block})) h join t on t.ctid = ('({block},' || h.lp || ')')::tid where h.lp_off < {to} and h.lp_off + h.lp_len > {from}"
     )]));
+    // A second block: noise over the end of its line pointer array and past it.
+    let (block2, from2, to2) = (7usize, 100usize, 420usize);
+    let lost2 = ids(&c.psql(&[&format!(
+        "select string_agg(t.id::text, ',') from heap_page_items(get_raw_page('t', {block2})) h join t on t.ctid = ('({block2},' || h.lp || ')')::tid where (24 + 4 * (h.lp - 1) < {to2} and 24 + 4 * h.lp > {from2}) or (h.lp_off < {to2} and h.lp_off + h.lp_len > {from2})"
+    )]));
     let all = ids(&c.psql(&["select string_agg(id::text, ',') from t"]));
     let on_block = ids(&c.psql(&[&format!(
         "select string_agg(id::text, ',') from t where (ctid::text::point)[0] = {block}"
@@ -72,6 +78,13 @@ fn overwritten_in_part(version: u32) {
     assert!(usize::from(u16_at(&page, 14)) < from, "{version}: pd_upper");
     page[from..to].copy_from_slice(&noise(to - from, u64::from(version)));
     write_block(&file, block, &page);
+    let mut page2 = fs::read(&file).unwrap()[block2 * BLCKSZ..(block2 + 1) * BLCKSZ].to_vec();
+    assert!(
+        usize::from(u16_at(&page2, 12)) > from2 + 64,
+        "{version}: pd_lower"
+    );
+    page2[from2..to2].copy_from_slice(&noise(to2 - from2, u64::from(version) + 99));
+    write_block(&file, block2, &page2);
 
     let d = damaged.to_str().unwrap();
     let report = json(&pgpage(&["report", "--json", d]));
@@ -112,26 +125,52 @@ fn overwritten_in_part(version: u32) {
         .map(|k| k[0].as_str().unwrap().parse().unwrap())
         .collect();
     assert_eq!(keys, lost, "{version}");
+    let b2 = report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["relation"] == "public.t")
+        .and_then(|r| r["blocks"].as_array())
+        .and_then(|bs| bs.iter().find(|b| b["block"] == block2 as u64))
+        .unwrap_or_else(|| panic!("{version}: {report}"));
+    assert_eq!(b2["damage"], "overwritten", "{version}: {b2}");
+    assert!(
+        b2["evidence"].to_string().contains("line pointers"),
+        "{version}: {b2}"
+    );
+    let keys2: BTreeSet<i64> = b2["rows"]["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k[0].as_str().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(keys2, lost2, "{version}: {b2}");
 
-    // Rebuilt as its rows read: the server reads every other row, and none of the covered.
-    let fixed = c.root.join("fixed");
-    let out = pgpage(&[
-        "repair",
-        "--block",
-        &block.to_string(),
-        "--torn",
-        "--out",
-        fixed.to_str().unwrap(),
-        file.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{version}: {out:?}");
-    fs::copy(&fixed, &file).unwrap();
+    // Rebuilt as their rows read: the server reads every other row, and none of the covered.
+    for (i, b) in [block, block2].into_iter().enumerate() {
+        let fixed = c.root.join(format!("fixed{i}"));
+        let out = pgpage(&[
+            "repair",
+            "--block",
+            &b.to_string(),
+            "--torn",
+            "--out",
+            fixed.to_str().unwrap(),
+            file.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{version}: {out:?}");
+        fs::copy(&fixed, &file).unwrap();
+    }
     let read = ids(&run_copy(
         &c,
         &damaged,
         &["select string_agg(id::text, ',') from t"],
     ));
-    let want: BTreeSet<i64> = all.difference(&lost).copied().collect();
+    let want: BTreeSet<i64> = all
+        .difference(&lost)
+        .copied()
+        .filter(|id| !lost2.contains(id))
+        .collect();
     assert_eq!(read, want, "{version}");
 }
 

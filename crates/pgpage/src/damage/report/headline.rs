@@ -19,7 +19,7 @@ fn what(b: &Block) -> String {
         // The class's own words say already that the server reads it as empty.
         Damage::Zeroed => String::from("all zeros"),
         Damage::Overwritten if !b.noise.is_empty() => format!(
-            "random bytes over about bytes {} of the page; its header and line pointers are its own",
+            "random bytes over about bytes {} of the page; its header is its own",
             crate::words::and_list(
                 &b.noise
                     .iter()

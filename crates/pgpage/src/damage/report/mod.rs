@@ -1374,9 +1374,11 @@ fn noise_over(
     use crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA;
     const SECTOR: usize = 512;
     let items: Vec<crate::tuple::HeapItem<'_>> = crate::tuple::heap_items(page, endian).collect();
-    // Past the line pointer array: its bytes are the header's, not tuples.
+    // Line pointers, 4 bytes each from the header's end to pd_lower, are looked at too:
+    // noise over them takes the rows they lead to.
     let lower = crate::page::geometry::read_u16(page, 12, endian)
         .map_or(SIZE_OF_PAGE_HEADER_DATA, usize::from);
+    let lp_count = lower.saturating_sub(SIZE_OF_PAGE_HEADER_DATA) / 4;
     let sound = |at: usize| {
         items.iter().any(|i| {
             !wrong.contains(&i.lp)
@@ -1385,7 +1387,7 @@ fn noise_over(
                 && at < i.off.saturating_add(i.len)
         })
     };
-    let runs: Vec<Run> = random_runs(page, lower)
+    let runs: Vec<Run> = random_runs(page, SIZE_OF_PAGE_HEADER_DATA)
         .into_iter()
         .filter(|r| (r.start..r.end).any(|at| !sound(at)))
         .filter(|r| {
@@ -1417,14 +1419,33 @@ fn noise_over(
     {
         return BTreeSet::new();
     }
-    let covered: BTreeSet<u16> = items
+    // A run's edges are the windows', up to a few dozen bytes wider than the noise: a tuple
+    // that meets only those edges is covered when a check finds it wrong.
+    const EDGE: usize = 32;
+    let covered_tuples: BTreeSet<u16> = items
         .iter()
         .filter(|i| {
-            runs.iter()
-                .any(|r| r.overlaps(i.off, i.off.saturating_add(i.len)))
+            let end = i.off.saturating_add(i.len);
+            runs.iter().any(|r| {
+                let (a, z) = (r.start.saturating_add(EDGE), r.end.saturating_sub(EDGE));
+                (a < z && i.off < z && a < end) || (r.overlaps(i.off, end) && wrong.contains(&i.lp))
+            })
         })
         .map(|i| i.lp)
         .collect();
+    let pointers: BTreeSet<u16> = (1..=lp_count)
+        .filter_map(|lp| u16::try_from(lp).ok())
+        .filter(|&lp| {
+            let at = SIZE_OF_PAGE_HEADER_DATA
+                .saturating_add(usize::from(lp).saturating_sub(1).saturating_mul(4));
+            let end = at.saturating_add(4);
+            runs.iter().any(|r| {
+                let (a, z) = (r.start.saturating_add(EDGE), r.end.saturating_sub(EDGE));
+                (a < z && at < z && a < end) || (r.overlaps(at, end) && wrong.contains(&lp))
+            })
+        })
+        .collect();
+    let covered: BTreeSet<u16> = covered_tuples.union(&pointers).copied().collect();
     b.damage = Damage::Overwritten;
     b.evidence.retain(|e| {
         !e.contains("of the page hold another write of it")
@@ -1440,16 +1461,32 @@ fn noise_over(
     let spans: Vec<String> = runs.iter().map(Run::text).collect();
     b.noise = runs;
     b.evidence.push(format!(
-        "about bytes {} of the page are random bytes: in every 64 of them nearly each byte value differs, as in noise, while a page's own bytes (tuple headers, numbers, text) repeat values far more; no write of the page holds them, so it is not a torn write but bytes written over the page (a fault of the storage, its controller or memory, or a stray write), its header and line pointers its own",
+        "about bytes {} of the page are random bytes: in every 64 of them nearly each byte value differs, as in noise, while a page's own bytes (tuple headers, numbers, text) repeat values far more; no write of the page holds them, so it is not a torn write but bytes written over the page (a fault of the storage, its controller or memory, or a stray write); its header is its own",
         crate::words::and_list(&spans)
     ));
-    if !covered.is_empty() {
+    let lps = |set: &BTreeSet<u16>| {
+        crate::words::run_texts(&set.iter().copied().collect::<Vec<_>>()).join(", ")
+    };
+    if !pointers.is_empty() {
         b.evidence.push(format!(
-            "{} whose tuples they cover: {} (each row's other bytes may still read, but none of its values can be trusted)",
-            plural(covered.len(), "line pointer", "line pointers"),
-            crate::words::and_list(&covered.iter().map(|l| l.to_string()).collect::<Vec<_>>())
+            "{} {} lie in them: where they led is lost, and with it their rows",
+            if pointers.len() == 1 {
+                "line pointer"
+            } else {
+                "line pointers"
+            },
+            lps(&pointers)
         ));
-    } else {
+    }
+    let tuples: BTreeSet<u16> = covered_tuples.difference(&pointers).copied().collect();
+    if !tuples.is_empty() {
+        b.evidence.push(format!(
+            "the tuples of {} {} lie in them (each row's other bytes may still read, but none of its values can be trusted)",
+            if tuples.len() == 1 { "line pointer" } else { "line pointers" },
+            lps(&tuples)
+        ));
+    }
+    if covered.is_empty() {
         b.evidence.push(String::from(
             "no tuple lies in them: they are in the page's free space, which nothing reads",
         ));
