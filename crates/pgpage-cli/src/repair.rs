@@ -284,6 +284,7 @@ fn source_page(args: &RepairArgs, d: &Damaged) -> Result<Option<(Vec<u8>, String
                 pgpage::am::torn_moved(&d.page, d.absolute, d.geometry.endian, &sectors)
             };
             Some(pgpage::am::TornWrite {
+                noise: false,
                 items: items
                     .into_iter()
                     .filter(|lp| !moved.iter().any(|(m, _)| m == lp))

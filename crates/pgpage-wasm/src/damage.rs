@@ -207,6 +207,7 @@ pub fn torn_rebuilt(
             .collect::<Vec<_>>()
     };
     let torn = pgpage::am::TornWrite {
+        noise: false,
         sectors,
         items,
         moved: pairs(&moved),

@@ -323,6 +323,10 @@ pub fn with_line_pointers(
 /// tuples there are not to be trusted (older versions of their rows).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TornWrite {
+    /// Not an older write but random bytes written over the page (the report's
+    /// `overwritten` in part): `sectors` are the ones they meet, `items` the line pointers
+    /// they take.
+    pub noise: bool,
     pub sectors: Vec<u32>,
     pub items: Vec<u16>,
     /// Rows whose tuples the older write holds at another place ([`torn_moved`]): (line

@@ -1037,8 +1037,31 @@ impl RowWriter {
                 tuples: dead,
             });
         }
+        let noise = self.torn.get(&absolute).is_some_and(|t| t.noise);
         if let (Some(first), Some(last)) = (older_sectors.first(), older_sectors.last()) {
-            if !older_left.is_empty() {
+            if noise && !older_left.is_empty() {
+                let ctids: Vec<String> = older_left
+                    .iter()
+                    .map(|lp| format!("({absolute},{lp})"))
+                    .collect();
+                got.left_out.push(LeftOut {
+                    offset: None,
+                    attnum: None,
+                    message: format!(
+                        "random bytes written over the page (in sectors {first}-{last}; pgpage report names them) cover {}, not printed: {}",
+                        if older_left.len() == 1 {
+                            String::from("1 row's line pointer or tuple")
+                        } else {
+                            format!("{} rows' line pointers or tuples", older_left.len())
+                        },
+                        ctids.join(", ")
+                    ),
+                    printed: false,
+                    rows: None,
+                    copy_of: None,
+                    tuples: older_left.clone(),
+                });
+            } else if !older_left.is_empty() {
                 let ctids: Vec<String> = older_left
                     .iter()
                     .map(|lp| format!("({absolute},{lp})"))

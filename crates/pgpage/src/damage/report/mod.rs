@@ -310,6 +310,7 @@ impl Block {
     /// take it.
     pub fn torn_write(&self) -> crate::am::TornWrite {
         crate::am::TornWrite {
+            noise: !self.noise.is_empty(),
             sectors: self.torn_sectors.clone(),
             items: self.torn_items.clone(),
             moved: self.torn_moved.iter().map(|m| (m.lp, m.lp_off)).collect(),
