@@ -493,13 +493,21 @@ impl RowWriter {
     /// Why the rows of a page are not printed as a sound page's: [`page_problem`], or the
     /// page is older than the WAL shows (`with_flushed`).
     pub fn problem(&self, page: &[u8], absolute: u32, checksums: ChecksumsKnown) -> Option<String> {
-        page_problem(page, absolute, self.endian, checksums).or_else(|| {
-            if self.flushed.is_empty() {
-                None
-            } else {
-                self.older_page(page, absolute)
-            }
-        })
+        self.problem_of(page, absolute, checksums)
+            .map(|(why, _)| why)
+    }
+
+    /// [`Self::problem`], and whether it is that the page is older than the WAL shows.
+    fn problem_of(
+        &self,
+        page: &[u8],
+        absolute: u32,
+        checksums: ChecksumsKnown,
+    ) -> Option<(String, bool)> {
+        if let Some(why) = page_problem(page, absolute, self.endian, checksums) {
+            return Some((why, false));
+        }
+        self.older_page(page, absolute).map(|why| (why, true))
     }
 
     /// Why the page of block `absolute` is older than the WAL shows, if it is.
@@ -677,8 +685,10 @@ impl RowWriter {
             }),
             ..PageRows::default()
         };
-        if let Some(why) = self.problem(page, absolute, checksums) {
-            got.older = !self.flushed.is_empty() && self.older_page(page, absolute).is_some();
+        if let Some((why, older)) = self.problem_of(page, absolute, checksums) {
+            got.older = older;
+            // How a printed row of the page is flagged in JSON.
+            let tag = Some(if older { "stale" } else { "checksum" });
             let mismatch = verify_page(page, absolute, e).status == PageStatus::Mismatch;
             let readable = if got.older {
                 Ok(())
@@ -707,7 +717,7 @@ impl RowWriter {
                 let mut scratch = String::new();
                 // Its rows counted as they read, the stale-version filter aside: all of
                 // them are the other block's.
-                let counted = self.page_rows(page, absolute, log, fetch, &mut scratch, true);
+                let counted = self.page_rows(page, absolute, log, fetch, &mut scratch, tag);
                 let n = counted.rows.saturating_add(counted.stale);
                 got.left_out.push(LeftOut {
                     offset: None,
@@ -732,7 +742,7 @@ impl RowWriter {
                     } else {
                         &mut scratch
                     };
-                    let rows = self.page_rows(page, absolute, log, fetch, target, true);
+                    let rows = self.page_rows(page, absolute, log, fetch, target, tag);
                     let n = rows.rows;
                     // heap_prepare_pagescan skips every visibility check on a page marked
                     // all-visible: the server returns the versions pgpage leaves out too.
@@ -813,7 +823,7 @@ impl RowWriter {
             }
             return got;
         }
-        let rows = self.page_rows(page, absolute, log, fetch, out, false);
+        let rows = self.page_rows(page, absolute, log, fetch, out, None);
         PageRows {
             zero: got.zero,
             line_pointers: got.line_pointers,
@@ -822,7 +832,7 @@ impl RowWriter {
     }
 
     /// The rows of a page that can be read, each flagged as from a damaged page when
-    /// `damaged`.
+    /// `tag` says why it is (`checksum`, or `stale`: older than the WAL shows).
     fn page_rows(
         &self,
         page: &[u8],
@@ -830,17 +840,12 @@ impl RowWriter {
         log: &TransactionLog,
         fetch: &mut dyn FnMut(&ToastPointer) -> Result<Vec<u8>, ValueProblem>,
         out: &mut String,
-        damaged: bool,
+        tag: Option<&'static str>,
     ) -> PageRows {
         let mut got = PageRows::default();
         let e = self.endian;
         let bs = page.len();
-        // How a printed row of a damaged page is flagged in JSON.
-        let tag = match damaged {
-            false => None,
-            true if self.older_page(page, absolute).is_some() => Some("stale"),
-            true => Some("checksum"),
-        };
+        let damaged = tag.is_some();
         // A page older than the WAL is a whole older write, not two writes met: its rows
         // whose keys are live elsewhere are still left out below, as older versions.
         let (older_sectors, older, moved) = match self.torn.get(&absolute) {
@@ -1037,55 +1042,48 @@ impl RowWriter {
                 tuples: dead,
             });
         }
-        let noise = self.torn.get(&absolute).is_some_and(|t| t.noise);
-        if let (Some(first), Some(last)) = (older_sectors.first(), older_sectors.last()) {
-            if noise && !older_left.is_empty() {
-                let ctids: Vec<String> = older_left
-                    .iter()
-                    .map(|lp| format!("({absolute},{lp})"))
-                    .collect();
-                got.left_out.push(LeftOut {
-                    offset: None,
-                    attnum: None,
-                    message: format!(
-                        "random bytes written over the page (in sectors {first}-{last}; pgpage report names them) cover {}, not printed: {}",
-                        if older_left.len() == 1 {
-                            String::from("1 row's line pointer or tuple")
-                        } else {
-                            format!("{} rows' line pointers or tuples", older_left.len())
-                        },
-                        ctids.join(", ")
-                    ),
-                    printed: false,
-                    rows: None,
-                    copy_of: None,
-                    tuples: older_left.clone(),
-                });
-            } else if !older_left.is_empty() {
-                let ctids: Vec<String> = older_left
-                    .iter()
-                    .map(|lp| format!("({absolute},{lp})"))
-                    .collect();
-                got.left_out.push(LeftOut {
-                    offset: None,
-                    attnum: None,
-                    message: format!(
-                        "{} into sectors {first}-{last}, an older write of the page (a torn write), at bytes that are not {} (another row's tuple, or an older version), and the page holds {} nowhere else, not printed: {}",
-                        if older_left.len() == 1 {
-                            String::from("1 line pointer points")
-                        } else {
-                            format!("{} line pointers point", older_left.len())
-                        },
-                        if older_left.len() == 1 { "its row" } else { "their rows" },
-                        if older_left.len() == 1 { "it" } else { "them" },
-                        ctids.join(", ")
-                    ),
-                    printed: false,
-                    rows: None,
-                    copy_of: None,
-                    tuples: older_left.clone(),
-                });
-            }
+        if let (Some(first), Some(last), false) = (
+            older_sectors.first(),
+            older_sectors.last(),
+            older_left.is_empty(),
+        ) {
+            let ctids: Vec<String> = older_left
+                .iter()
+                .map(|lp| format!("({absolute},{lp})"))
+                .collect();
+            let one = older_left.len() == 1;
+            let message = if self.torn.get(&absolute).is_some_and(|t| t.noise) {
+                format!(
+                    "random bytes written over the page (in sectors {first}-{last}; pgpage report names them) cover {}, not printed: {}",
+                    if one {
+                        String::from("1 row's line pointer or tuple")
+                    } else {
+                        format!("{} rows' line pointers or tuples", older_left.len())
+                    },
+                    ctids.join(", ")
+                )
+            } else {
+                format!(
+                    "{} into sectors {first}-{last}, an older write of the page (a torn write), at bytes that are not {} (another row's tuple, or an older version), and the page holds {} nowhere else, not printed: {}",
+                    if one {
+                        String::from("1 line pointer points")
+                    } else {
+                        format!("{} line pointers point", older_left.len())
+                    },
+                    if one { "its row" } else { "their rows" },
+                    if one { "it" } else { "them" },
+                    ctids.join(", ")
+                )
+            };
+            got.left_out.push(LeftOut {
+                offset: None,
+                attnum: None,
+                message,
+                printed: false,
+                rows: None,
+                copy_of: None,
+                tuples: older_left.clone(),
+            });
         }
         got
     }
