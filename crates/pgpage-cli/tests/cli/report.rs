@@ -24,7 +24,9 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{copy_dir, json, lsn, ok, pgpage, psql_at, run_pg, write_block, Cluster};
+use crate::common::{
+    block_of, copy_dir, json, lsn, ok, pgpage, psql_at, run_pg, write_block, Cluster,
+};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
@@ -121,17 +123,6 @@ fn check_rebuilt(c: &mut Cluster, rel: &str, block: usize, file: &Path, lost: &B
     }
     c.stop();
     write_block(&c.data.join(rel), block, &original);
-}
-
-fn block_of<'a>(report: &'a Value, table: &str, block: usize) -> &'a Value {
-    report["relations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["relation"] == table)
-        .flat_map(|r| r["blocks"].as_array().unwrap())
-        .find(|b| b["block"] == block)
-        .unwrap_or_else(|| panic!("block {block} of {table} not in the report: {report:#}"))
 }
 
 fn keys(b: &Value) -> BTreeSet<String> {

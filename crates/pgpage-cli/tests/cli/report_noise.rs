@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use crate::common::page::{u16_at, BLCKSZ};
-use crate::common::{copy_dir, json, pgpage, run_copy, write_block, Cluster};
+use crate::common::{block_of, copy_dir, json, pgpage, run_copy, write_block, Cluster};
 
 /// Deterministic noise (xorshift), not a rule of anything.
 fn noise(n: usize, seed: u64) -> Vec<u8> {
@@ -88,14 +88,7 @@ fn overwritten_in_part(version: u32) {
 
     let d = damaged.to_str().unwrap();
     let report = json(&pgpage(&["report", "--json", d]));
-    let b = report["relations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["relation"] == "public.t")
-        .and_then(|r| r["blocks"].as_array())
-        .and_then(|bs| bs.iter().find(|b| b["block"] == block as u64))
-        .unwrap_or_else(|| panic!("{version}: {report}"));
+    let b = block_of(&report, "public.t", block);
     assert_eq!(b["damage"], "overwritten", "{version}: {b}");
     let run = &b["noise"][0];
     let (start, end) = (run["start"].as_u64().unwrap(), run["end"].as_u64().unwrap());
@@ -125,14 +118,7 @@ fn overwritten_in_part(version: u32) {
         .map(|k| k[0].as_str().unwrap().parse().unwrap())
         .collect();
     assert_eq!(keys, lost, "{version}");
-    let b2 = report["relations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["relation"] == "public.t")
-        .and_then(|r| r["blocks"].as_array())
-        .and_then(|bs| bs.iter().find(|b| b["block"] == block2 as u64))
-        .unwrap_or_else(|| panic!("{version}: {report}"));
+    let b2 = block_of(&report, "public.t", block2);
     assert_eq!(b2["damage"], "overwritten", "{version}: {b2}");
     assert!(
         b2["evidence"].to_string().contains("line pointers"),
@@ -207,13 +193,7 @@ fn random_values_torn(version: u32) {
     }
     write_block(&file, 0, &torn);
     let report = json(&pgpage(&["report", "--json", damaged.to_str().unwrap()]));
-    let b = report["relations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["relation"] == "public.b")
-        .and_then(|r| r["blocks"][0].as_object().cloned())
-        .unwrap_or_else(|| panic!("{version}: {report}"));
+    let b = block_of(&report, "public.b", 0);
     assert_eq!(b["damage"], "torn", "{version}: {b:?}");
     assert!(b.get("noise").is_none(), "{version}: {b:?}");
 }

@@ -451,6 +451,18 @@ pub fn run_copy(c: &Cluster, dir: &Path, sql: &[&str]) -> String {
     out
 }
 
+/// Block `block` of relation `table` in a report (`report --json`); panics when absent.
+pub fn block_of<'a>(report: &'a Value, table: &str, block: usize) -> &'a Value {
+    report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["relation"] == table)
+        .flat_map(|r| r["blocks"].as_array().unwrap())
+        .find(|b| b["block"] == block)
+        .unwrap_or_else(|| panic!("block {block} of {table} not in the report: {report:#}"))
+}
+
 /// A report's steps (`report --json`), each as its text.
 pub fn steps_of(report: &Value) -> Vec<&str> {
     report["steps"]
