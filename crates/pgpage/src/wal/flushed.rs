@@ -154,6 +154,7 @@ impl FlushedChanges {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wal::fixture::record;
     use crate::wal::BlockRef;
     use alloc::vec::Vec;
 
@@ -167,16 +168,6 @@ mod tests {
 
     fn block(rel: u32, fork: u8, block: u32, image: bool) -> BlockRef {
         crate::wal::fixture::block(5, rel, fork, block, image)
-    }
-
-    fn record<'a>(
-        lsn: u64,
-        rmid: u8,
-        info: u8,
-        blocks: &'a [BlockRef],
-        main: &'a [u8],
-    ) -> WalRecord<'a> {
-        crate::wal::fixture::record(lsn, rmid, info, blocks, main)
     }
 
     fn truncate(rel: u32, blocks: u32) -> Vec<u8> {
