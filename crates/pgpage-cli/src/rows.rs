@@ -415,7 +415,13 @@ type Flushed = (BTreeMap<u32, pgpage::wal::FlushedBlock>, u64, Option<u32>);
 fn flushed_blocks(paths: &[PathBuf]) -> Option<Flushed> {
     let (root, inside) = crate::heapctx::data_directory(paths.first()?)?;
     let flushed = crate::report::flushed(&root)?;
-    let blocks = flushed.relation_blocks(&inside.to_string_lossy());
+    let (spc_oid, db_oid, rel_number) =
+        pgpage::file::datadir::locator_of(&inside.to_string_lossy())?;
+    let blocks = flushed.relation_blocks(pgpage::wal::RelFileLocator {
+        spc_oid,
+        db_oid,
+        rel_number,
+    });
     if blocks.is_empty() {
         return None;
     }

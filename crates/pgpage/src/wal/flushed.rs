@@ -36,7 +36,9 @@ impl FlushedBlock {
         {
             return None;
         }
-        let pd_lsn = crate::damage::diff::page_lsn(page, endian)?;
+        let hi = crate::page::geometry::read_u32(page, 0, endian)?;
+        let lo = crate::page::geometry::read_u32(page, 4, endian)?;
+        let pd_lsn = u64::from(hi) << 32 | u64::from(lo);
         (pd_lsn <= self.newest).then_some(pd_lsn)
     }
 }
@@ -128,17 +130,8 @@ impl FlushedChanges {
         self.blocks.get(&(*locator, block))
     }
 
-    /// The blocks of the relation whose file is at `path` (`base/DB/REL[.N]`, or a path
-    /// ending so) changed before the redo point, by relation-wide block.
-    pub fn relation_blocks(&self, path: &str) -> BTreeMap<u32, FlushedBlock> {
-        let Some((spc_oid, db_oid, rel_number)) = crate::file::datadir::locator_of(path) else {
-            return BTreeMap::new();
-        };
-        let locator = RelFileLocator {
-            spc_oid,
-            db_oid,
-            rel_number,
-        };
+    /// The relation's blocks changed before the redo point, by relation-wide block.
+    pub fn relation_blocks(&self, locator: RelFileLocator) -> BTreeMap<u32, FlushedBlock> {
         self.blocks
             .range((locator, 0)..=(locator, u32::MAX))
             .map(|((_, b), f)| (*b, *f))
