@@ -12,7 +12,7 @@ use std::thread;
 use std::time::Duration;
 
 use crate::common::{
-    bin_dir, copy_dir, json, lsn, ok, pg18_tools, pgpage, psql_at, run_copy, Cluster,
+    bin_dir, copy_dir, json, lsn, ok, pg18_tools, pgpage, psql_at, run_copy, run_pg, Cluster,
 };
 
 /// The header field a byte offset of a page falls in (bufpage.h PageHeaderData), else "body".
@@ -957,15 +957,12 @@ fn recover_from_backup_matches_the_servers_recovery_of_it(version: u32) {
         wal.display()
     )
     .unwrap();
-    // No connections until recovery has ended, so `pg_ctl -w start` returns
-    // only then. A query that waits in a hot standby can be cancelled by a
-    // recovery conflict instead.
+    // No connections while recovering: a query in a hot standby can be cancelled by a
+    // recovery conflict. `pg_ctl -w start` returns once the standby is consistent, so
+    // the end of recovery is waited for apart (it removes recovery.signal).
     writeln!(conf, "hot_standby = off").unwrap();
     drop(conf);
-    assert_eq!(
-        run_copy(&c, &a, &["select pg_is_in_recovery()"]).trim(),
-        "f"
-    );
+    recover_to_end(&c, &a);
     let server = fs::read(a.join(&rel)).unwrap();
     // The live copy, two of its blocks zeroed.
     let b = c.root.join("B");
@@ -1120,3 +1117,57 @@ fn recover_from_backup_matches_the_servers_recovery_of_it(version: u32) {
 }
 
 each_version!(recover_from_backup_matches_the_servers_recovery_of_it);
+
+/// Starts the copy `dir`, which holds recovery.signal, waits until its archive recovery has
+/// ended and the server reads as not in recovery, and stops it cleanly.
+fn recover_to_end(c: &Cluster, dir: &Path) {
+    let opts = format!(
+        "-k {} -p {} -c listen_addresses='' -c fsync=off -c autovacuum=off",
+        c.root.display(),
+        c.port
+    );
+    let log = c.root.join("recovery.log");
+    let d = dir.to_str().unwrap();
+    ok(
+        run_pg(
+            &c.bin,
+            "pg_ctl",
+            &[
+                "-D",
+                d,
+                "-o",
+                &opts,
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "start",
+            ],
+        ),
+        "pg_ctl start of a copy",
+    );
+    let mut ended = false;
+    for _ in 0..1200 {
+        if !dir.join("recovery.signal").exists() {
+            let out = psql_at(
+                &c.root,
+                &c.port,
+                "postgres",
+                &["select pg_is_in_recovery()"],
+            );
+            if out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "f" {
+                ended = true;
+                break;
+            }
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    ok(
+        run_pg(&c.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
+        "pg_ctl stop",
+    );
+    assert!(
+        ended,
+        "recovery did not end in 120 s: {}",
+        fs::read_to_string(&log).unwrap_or_default()
+    );
+}
