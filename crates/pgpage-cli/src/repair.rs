@@ -569,6 +569,9 @@ fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
     if let Some(said) = wal_said {
         eprintln!("{said}");
     }
+    if let Some(said) = vm_says_all_visible(args, &d, &repaired.page) {
+        eprintln!("{said}");
+    }
     if first {
         write_copy(&d, args.block, &repaired.page, out_path)?;
     } else {
@@ -619,6 +622,42 @@ fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
         .and_then(|()| w.flush())
         .map_err(|e| Fatal(format!("writing output: {e}")))?;
     Ok(0)
+}
+
+/// A heap page written without PD_ALL_VISIBLE whose block the table's visibility map still
+/// marks all-visible: what that does and how to clear the bit. None otherwise, or when the
+/// map cannot be read (no `_vm` beside the file: the server then reads every bit as clear).
+fn vm_says_all_visible(args: &RepairArgs, d: &Damaged, page: &[u8]) -> Option<String> {
+    let name = d.name.filter(|n| n.fork == Fork::Main)?;
+    let endian = d.geometry.endian;
+    let flags = pgpage::page::geometry::read_u16(page, 10, endian)?;
+    if flags & pgpage::page::fields::PD_ALL_VISIBLE != 0
+        || pgpage::am::kind::detect_kind(page, endian, pgpage::page::kind::Fork::Main)
+            != pgpage::page::kind::PageKind::Heap
+    {
+        return None;
+    }
+    let vm_path = args.path.with_file_name(format!("{}_vm", name.relfilenode));
+    let size = d.geometry.block_size.len();
+    let (vm_block, _, _) = pgpage::am::maps::redo::vm_position(d.absolute, size)?;
+    let file = open_regular(&vm_path).ok()?;
+    let mut vm_page = vec![0u8; size];
+    file.read_exact_at(
+        &mut vm_page,
+        u64::from(vm_block).saturating_mul(size as u64),
+    )
+    .ok()?;
+    let bits = pgpage::am::maps::redo::vm_status(&vm_page, d.absolute);
+    if bits == 0 {
+        return None;
+    }
+    let table = table_from_catalogs(&args.path, d.name).unwrap_or_else(|| String::from("TABLE"));
+    Some(format!(
+        "pgpage: warning: the visibility map \"{}\" marks block {} all-visible{}, and the page written is not: index-only scans would return its index entries' rows without reading it (rows it no longer has among them), and VACUUM may skip it. Before starting the server with the new file, delete that _vm file (a missing map reads as no page all-visible; VACUUM writes it again); or, once the server runs, VACUUM (DISABLE_PAGE_SKIPPING) {table}; clears the bit with \"WARNING: page is not marked all-visible but visibility map bit is set\"",
+        vm_path.display(),
+        d.absolute,
+        if bits & 2 != 0 { " and all-frozen" } else { "" },
+    ))
 }
 
 /// Where a replacement page stands in the WAL: an image's record, or its own pd_lsn.

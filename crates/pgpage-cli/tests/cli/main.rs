@@ -45,6 +45,7 @@ mod rows;
 mod stale;
 mod tablespace_files;
 mod timeline;
+mod torn_reused;
 mod verify;
 mod verify_amcheck;
 mod verify_contrib_am;

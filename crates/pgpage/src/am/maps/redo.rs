@@ -33,6 +33,14 @@ pub fn vm_clear(vm_page: &mut [u8], heap_block: u32, flags: u8) -> bool {
     }
 }
 
+/// visibilitymap_get_status on the map page that holds the heap block's bits (`vm_position`'s
+/// first value): its VISIBILITYMAP_ALL_VISIBLE and _ALL_FROZEN bits, 0 when the page is short.
+pub fn vm_status(vm_page: &[u8], heap_block: u32) -> u8 {
+    vm_position(heap_block, vm_page.len())
+        .and_then(|(_, byte, shift)| Some((vm_page.get(byte)? >> shift) & 3))
+        .unwrap_or(0)
+}
+
 /// visibilitymap_set: whether the bits differed from `flags` (the server then writes them and
 /// sets the page's LSN).
 pub fn vm_set(vm_page: &mut [u8], heap_block: u32, flags: u8) -> bool {

@@ -139,6 +139,26 @@ pub struct Rows {
     /// (VACUUM has not removed the entry yet). Neither lost nor read here.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub elsewhere: Vec<StaleRow>,
+    /// Tuples that are not their line pointer's row: the naming index's entries for that
+    /// line pointer all carry another key. Neither readable nor lost; the rows the entries
+    /// name are lost (or live elsewhere).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reused: Vec<ReusedRow>,
+}
+
+/// A tuple a damaged page shows under a line pointer the naming index gives to another
+/// row: an older write's tuple under a line pointer VACUUM freed and a newer write gave to
+/// a new row (a torn write, or a page from an older copy).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReusedRow {
+    /// The tuple's own key (the naming index's key columns read off it).
+    pub keys: Vec<Option<String>>,
+    /// `(block,offset)` of the line pointer.
+    pub ctid: String,
+    /// The key the index's entry for that line pointer names.
+    pub index_keys: Vec<Option<String>>,
+    #[serde(skip)]
+    pub lp: u16,
 }
 
 /// A lost key with more than one index entry on the block.
@@ -434,6 +454,10 @@ impl Report {
                 rows.repeated.iter_mut().for_each(|k| k.keys.clear());
                 rows.stale_rows.iter_mut().for_each(|k| k.keys.clear());
                 rows.elsewhere.iter_mut().for_each(|k| k.keys.clear());
+                for r in &mut rows.reused {
+                    r.keys.clear();
+                    r.index_keys.clear();
+                }
             }
             // The evidence names stale versions by key: said again without it.
             for (plain, redacted) in &b.said_keys {
@@ -1199,7 +1223,14 @@ fn file_blocks(
             let mut rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
             // An older version of a row live elsewhere marks its sectors as an older write,
             // where a tuple updated since reads as never updated.
-            let stale: Vec<u16> = rows.stale_rows.iter().map(|r| r.lp).collect();
+            let stale: Vec<u16> = rows
+                .stale_rows
+                .iter()
+                .map(|r| r.lp)
+                .chain(rows.reused.iter().map(|r| r.lp))
+                .collect();
+            // Found while the tuples still read; a recount without them has none to find.
+            let reused = rows.reused.clone();
             // A stale root whose newest version is an unreached heap-only tuple here: the pair
             // a rebuilt page redirects (the recount below counts the root as damaged).
             b.torn_newest = rows
@@ -1293,12 +1324,21 @@ fn file_blocks(
                 if let Some(moved) = moved_rows(page, absolute, endian, &mut b) {
                     // The rows read where their tuples are; what amcheck said of the bytes
                     // at their own places is not about them.
+                    // So is what it said of a redirect into one of them: it named the bytes
+                    // at the target's own place, not the tuple the view puts there.
                     let lps: BTreeSet<u16> = moved.iter().map(|m| m.0).collect();
+                    let into_moved: BTreeSet<u16> = crate::am::page_line_pointers(page, endian)
+                        .iter()
+                        .filter(|id| {
+                            id.flags == crate::page::fields::LP_REDIRECT && lps.contains(&id.off)
+                        })
+                        .map(|id| id.lp)
+                        .collect();
                     let wrong: BTreeSet<u16> = structure_wrong
                         .iter()
                         .chain(b.torn_items.iter())
                         .copied()
-                        .filter(|lp| !lps.contains(lp))
+                        .filter(|lp| !lps.contains(lp) && !into_moved.contains(lp))
                         .collect();
                     let view = crate::am::torn_view(page, endian, &moved);
                     rows = rows_of(&view, &b, &wrong, absolute, endian, rel, held.as_ref());
@@ -1332,6 +1372,23 @@ fn file_blocks(
                     rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
                 }
             }
+            for r in reused {
+                if !rows.reused.iter().any(|x| x.lp == r.lp) {
+                    rows.reused.push(r);
+                }
+            }
+            if !b.torn_sectors.is_empty() {
+                // rows and repair --torn leave them out too, wherever the tuple was read.
+                for r in &rows.reused {
+                    b.torn_moved.retain(|m| m.lp != r.lp);
+                    if !b.torn_items.contains(&r.lp) {
+                        b.torn_items.push(r.lp);
+                    }
+                }
+                b.torn_items.sort_unstable();
+            }
+            moved_evidence(&mut b);
+            reused_evidence(&mut b, &rows);
             b.rows = Some(rows);
             if b.damage == Damage::Torn && b.torn_rebuilt.is_empty() {
                 // The rebuild keeps no tuple whose values are garbage.
@@ -1554,6 +1611,7 @@ fn stale_rows() -> Rows {
         stale: 0,
         stale_rows: Vec::new(),
         elsewhere: Vec::new(),
+        reused: Vec::new(),
     }
 }
 
@@ -1668,6 +1726,14 @@ fn moved_rows(
             at_lp: places.get(&off).copied(),
         })
         .collect();
+    Some(moved)
+}
+
+/// What the tuples `moved_rows` found at other places mean, said once they are final.
+fn moved_evidence(b: &mut Block) {
+    if b.torn_moved.is_empty() {
+        return;
+    }
     let shown: Vec<String> = b
         .torn_moved
         .iter()
@@ -1683,10 +1749,10 @@ fn moved_rows(
     let more = b.torn_moved.len().saturating_sub(shown.len());
     b.evidence.push(format!(
         "{} lie at other places on the page, found by the t_ctid each tuple keeps ({}{}): pruning compacts a page by copying its tuples and leaves the old bytes behind, in the free space or in the sectors of an older write of the page; pgpage reads them there",
-        if moved.len() == 1 {
+        if b.torn_moved.len() == 1 {
             String::from("the tuple of 1 row")
         } else {
-            format!("the tuples of {} rows", moved.len())
+            format!("the tuples of {} rows", b.torn_moved.len())
         },
         shown.join(", "),
         if more > 0 { format!(", and {more} more") } else { String::new() },
@@ -1694,7 +1760,6 @@ fn moved_rows(
     b.evidence.push(String::from(
         "under ignore_checksum_failure the server reads every line pointer at its own place: a sequential scan returns those rows under other ctids (and versions the newer write had removed), and an index scan for one of them returns another row or none",
     ));
-    Some(moved)
 }
 
 /// Each normal line pointer's tuple offset, by offset.
@@ -1729,6 +1794,72 @@ fn keys_at(rows: &[StaleRow]) -> String {
 }
 
 /// What stale versions on a page say: each key live elsewhere.
+fn reused_evidence(b: &mut Block, rows: &Rows) {
+    let n = rows.reused.len();
+    if n == 0 {
+        return;
+    }
+    // Tuples no entry leads to, by key; then tuples under a line pointer the index gives
+    // to another key.
+    let mut parts: Vec<String> = Vec::new();
+    let unled: Vec<&ReusedRow> = rows
+        .reused
+        .iter()
+        .filter(|r| r.index_keys.is_empty())
+        .collect();
+    if !unled.is_empty() {
+        let named: Vec<String> = unled
+            .iter()
+            .take(KEYS_NAMED)
+            .map(|r| {
+                let plain = format!("key {} at {}", keys::key_text(&r.keys), r.ctid);
+                b.said_keys
+                    .push((plain.clone(), format!("a tuple at {}", r.ctid)));
+                plain
+            })
+            .collect();
+        let more = unled.len().saturating_sub(named.len());
+        parts.push(format!(
+            "{}{}: no entry of the primary key leads to {}",
+            named.join(", "),
+            if more > 0 {
+                format!(", and {more} more")
+            } else {
+                String::new()
+            },
+            if unled.len() == 1 { "it" } else { "them" }
+        ));
+    }
+    for r in rows
+        .reused
+        .iter()
+        .filter(|r| !r.index_keys.is_empty())
+        .take(KEYS_NAMED)
+    {
+        let plain = format!(
+            "{} holds key {} where the index names {}",
+            r.ctid,
+            keys::key_text(&r.keys),
+            keys::key_text(&r.index_keys)
+        );
+        b.said_keys.push((
+            plain.clone(),
+            format!("{} holds another row's key than the index names", r.ctid),
+        ));
+        parts.push(plain);
+    }
+    let list = parts.join("; ");
+    b.evidence.push(if n == 1 {
+        format!(
+            "1 tuple is no row the server still has ({list}): it is an older write's, a row deleted or moved since (VACUUM removed its index entry, and a newer write may have given its line pointer to another row); it counts as neither readable nor lost, and rows and repair --torn leave it out"
+        )
+    } else {
+        format!(
+            "{n} tuples are no rows the server still has ({list}): they are an older write's, rows deleted or moved since (VACUUM removed their index entries, and a newer write may have given their line pointers to other rows); they count as neither readable nor lost, and rows and repair --torn leave them out"
+        )
+    });
+}
+
 fn stale_evidence(b: &mut Block, rows: &Rows) {
     for r in rows.elsewhere.iter().chain(&rows.stale_rows) {
         if !r.keys.is_empty() {
@@ -2183,7 +2314,7 @@ fn rows_of(
     } else {
         BTreeSet::new()
     };
-    let reached = |root: u16| -> Result<Option<u16>, ()> {
+    let reached_own = |root: u16| -> Result<Option<u16>, ()> {
         let Some(o) = own.as_ref() else {
             return Err(());
         };
@@ -2205,6 +2336,93 @@ fn rows_of(
             }
         }
         Err(())
+    };
+    // A tuple whose key no entry for its line pointer carries is not that line pointer's
+    // row: VACUUM removes a row's index entries before it frees the line pointer, and a
+    // new row that takes it gets its own entry, so the tuple is an older write's (a torn
+    // write, or a page from an older copy) under a line pointer given to another row since.
+    // So is a tuple a whole primary key has no entry for, nor a chain from one leads to
+    // (a row deleted and vacuumed since); a partial unique index may leave rows out.
+    let reused: Vec<ReusedRow> = match (&own, naming_index(&rel.indexes), rel.columns.as_ref()) {
+        (Some(o), Some(ix), Some(cols)) if b.status == PageStatus::Mismatch.as_str() => {
+            let live: Vec<&LeafEntry> = ix
+                .entries
+                .iter()
+                .filter(|e| e.block == absolute && !e.dead)
+                .filter(|e| {
+                    e.keys
+                        .as_ref()
+                        .is_some_and(|k| k.iter().all(Option::is_some))
+                })
+                .collect();
+            let roots: BTreeMap<u16, u16> = live
+                .iter()
+                .filter_map(|e| Some((reached_own(e.offset).ok()??, e.offset)))
+                .collect();
+            let whole = ix.uniqueness == 2 && ix.unreadable_pages == 0;
+            // A redirect or HOT link into a tuple that is not heap-only leads to no row.
+            let heads: BTreeSet<u16> = if whole {
+                heap_items(page, endian)
+                    .filter(|i| o.contains(&i.lp))
+                    .filter(|i| {
+                        i.tuple
+                            .and_then(|t| TupleHeader::read(t, endian))
+                            .is_some_and(|h| {
+                                h.t_infomask2 & crate::am::heap::layout::HEAP_ONLY_TUPLE == 0
+                            })
+                    })
+                    .filter(|i| !roots.contains_key(&i.lp))
+                    .filter(|i| {
+                        !ix.entries
+                            .iter()
+                            .any(|e| e.block == absolute && e.offset == i.lp)
+                    })
+                    .map(|i| i.lp)
+                    .collect()
+            } else {
+                BTreeSet::new()
+            };
+            let keys = tuple_keys(page, endian, ix, cols, |lp| {
+                roots.contains_key(&lp) || heads.contains(&lp)
+            });
+            let mut out: Vec<ReusedRow> = Vec::new();
+            for (lp, key) in keys {
+                let Some(&root) = roots.get(&lp) else {
+                    if key.iter().all(Option::is_some) {
+                        out.push(ReusedRow {
+                            keys: key,
+                            ctid: format!("({absolute},{lp})"),
+                            index_keys: Vec::new(),
+                            lp,
+                        });
+                    }
+                    continue;
+                };
+                let at_root: Vec<&Vec<Option<String>>> = live
+                    .iter()
+                    .filter(|e| e.offset == root)
+                    .filter_map(|e| e.keys.as_ref())
+                    .collect();
+                if key.iter().all(Option::is_some) && !at_root.contains(&&key) {
+                    if let Some(first) = at_root.first() {
+                        out.push(ReusedRow {
+                            keys: key,
+                            ctid: format!("({absolute},{root})"),
+                            index_keys: (*first).clone(),
+                            lp,
+                        });
+                    }
+                }
+            }
+            out
+        }
+        _ => Vec::new(),
+    };
+    let reached = |root: u16| -> Result<Option<u16>, ()> {
+        match reached_own(root) {
+            Ok(Some(lp)) if reused.iter().any(|r| r.lp == lp) => Err(()),
+            r => r,
+        }
     };
     // Heap-only tuples that read and that nothing on the page leads to: each is the newest
     // version of a row whose chain start the damage took (a torn write's older sectors).
@@ -2257,9 +2475,11 @@ fn rows_of(
     }
     // A page the server refuses gives no rows to the server, but pgpage reads its sane ones;
     // a stale version is not one of its rows.
-    let readable_count = own
-        .as_ref()
-        .map(|o| (o.len() as u64).saturating_sub(stale_rows.len() as u64));
+    let readable_count = own.as_ref().map(|o| {
+        (o.len() as u64)
+            .saturating_sub(stale_rows.len() as u64)
+            .saturating_sub(reused.len() as u64)
+    });
     match held {
         Some(h) => {
             let mut lost: Vec<u16> = Vec::new();
@@ -2396,6 +2616,7 @@ fn rows_of(
                 stale,
                 stale_rows,
                 elsewhere,
+                reused,
             }
         }
         None => {
@@ -2422,6 +2643,7 @@ fn rows_of(
                     stale,
                     stale_rows,
                     elsewhere: Vec::new(),
+                    reused,
                 }
             }
             None => Rows {
@@ -2439,6 +2661,7 @@ fn rows_of(
                 stale,
                 stale_rows,
                 elsewhere: Vec::new(),
+                reused,
             },
         }
         }
@@ -2528,6 +2751,26 @@ fn orphan_keys(
     columns: &[Column],
     take: impl Fn(u16) -> bool,
 ) -> BTreeMap<Vec<Option<String>>, u16> {
+    let heap_only = |lp: u16| {
+        heap_items(page, endian)
+            .find(|i| i.lp == lp)
+            .and_then(|i| TupleHeader::read(i.tuple?, endian))
+            .is_some_and(|h| h.t_infomask2 & crate::am::heap::layout::HEAP_ONLY_TUPLE != 0)
+    };
+    tuple_keys(page, endian, ix, columns, |lp| take(lp) && heap_only(lp))
+        .into_iter()
+        .map(|(lp, key)| (key, lp))
+        .collect()
+}
+
+/// The key of the naming index on each tuple of `page` whose line pointer `take` accepts.
+fn tuple_keys(
+    page: &[u8],
+    endian: Endian,
+    ix: &IndexInput,
+    columns: &[Column],
+    take: impl Fn(u16) -> bool,
+) -> BTreeMap<u16, Vec<Option<String>>> {
     let Some(which) = key_positions(ix, columns) else {
         return BTreeMap::new();
     };
@@ -2539,14 +2782,7 @@ fn orphan_keys(
     );
     heap_items(page, endian)
         .filter(|i| take(i.lp))
-        .filter_map(|i| {
-            let t = i.tuple?;
-            let h = TupleHeader::read(t, endian)?;
-            if h.t_infomask2 & crate::am::heap::layout::HEAP_ONLY_TUPLE == 0 {
-                return None;
-            }
-            Some((writer.column_texts(t, &which)?, i.lp))
-        })
+        .filter_map(|i| Some((i.lp, writer.column_texts(i.tuple?, &which)?)))
         .collect()
 }
 
