@@ -1021,7 +1021,13 @@ fn print_advice(
     if let Some(why) = &a.torn_refused {
         writeln!(
             w,
-            "Without one, the torn page cannot be rebuilt as its rows read ({why}): the ways left are pgpage recover --block {block} --out NEW (the page as the WAL makes it) and pgpage rows --include-damaged (the rows that read)"
+            "Without one, the {} cannot be rebuilt as its rows read ({why}): the ways left are pgpage recover --block {block} --out NEW (the page as the WAL makes it) and pgpage rows --include-damaged (the rows that read)",
+            if a.noise { "overwritten page" } else { "torn page" }
+        )?;
+    } else if a.noise {
+        writeln!(
+            w,
+            "Without one, rebuild the page without the rows the random bytes cover: pgpage repair --block {block} --torn --out NEW"
         )?;
     } else if !a.torn_sectors.is_empty() {
         writeln!(

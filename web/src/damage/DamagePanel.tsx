@@ -636,9 +636,12 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
               here keeps only what the tear left.{' '}
             </strong>
           )}
-          The incident report finds this page torn (sectors {runTexts(wasm, torn.torn_sectors!)} from an older write). Rebuilt, each line pointer leads to its
-          row where the page still holds it and those whose tuple the tear took are made dead: the server then reads the{' '}
-          {typeof torn.rows?.readable === 'number' ? `${torn.rows.readable} rows` : 'rows'} the report counts readable, and the rows it counts lost stay lost.{' '}
+          {(torn.noise?.length ?? 0) > 0
+            ? `The incident report finds random bytes written over ${torn.noise!.map((r) => `about bytes ${r.start}-${r.end - 1}`).join(', ')} of this page. Rebuilt, the line pointers whose tuples the bytes cover are made dead and every other leads to its row`
+            : `The incident report finds this page torn (sectors ${runTexts(wasm, torn.torn_sectors!)} from an older write). Rebuilt, each line pointer leads to its row where the page still holds it and those whose tuple the tear took are made dead`}
+          : the server then reads the {typeof torn.rows?.readable === 'number' ? `${torn.rows.readable} rows` : 'rows'} the report counts readable, and the rows
+          it counts lost stay lost. The rebuilt page is not marked all-visible: if the table&apos;s visibility map still marks the block so, delete its _vm file
+          before starting the server, or run VACUUM (DISABLE_PAGE_SKIPPING) on the table, or index-only scans return rows the page no longer has.{' '}
           {torn.torn_refused ? (
             <span data-testid="kit-torn-refused">
               It cannot be rebuilt here ({torn.torn_refused}): the ways left are pgpage recover --block {page.block} (the page as the WAL makes it) and pgpage
@@ -646,7 +649,7 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
             </span>
           ) : (
             <button type="button" data-testid="kit-add-torn" onClick={() => rebuild(torn)}>
-              Rebuild the torn page (as pgpage repair --torn)
+              {(torn.noise?.length ?? 0) > 0 ? 'Rebuild the page without them' : 'Rebuild the torn page'} (as pgpage repair --torn)
             </button>
           )}
           {tornError && (

@@ -310,6 +310,8 @@ pub struct PageAdvice {
     /// finds, `damaged` the older header's line pointers that lead to other bytes (the ones
     /// the server reads through).
     pub torn_rebuilt: bool,
+    /// `torn_sectors` are not an older write but random bytes written over the page.
+    pub noise: bool,
     /// The page is this other block's copy (`cluster::rows::copy_of_block`): its tuples are
     /// that block's, not this one's.
     pub copy_of: Option<u32>,
@@ -610,6 +612,15 @@ pub fn advise(
             plural(older_items.len(), "line pointer", "line pointers"),
             plural(moved, "tuple", "tuples"),
         ));
+    } else if older.is_some_and(|t| t.noise) && !older_sectors.is_empty() {
+        parts.push(format!(
+            "{} lead into random bytes written over {} of the page (no write of it holds them): {} lost unless a good copy of the page has {} (pgpage repair --torn makes {} dead and keeps every other row)",
+            plural(older_items.len(), "line pointer", "line pointers"),
+            sector_words(&older_sectors),
+            if older_items.len() == 1 { "its row is" } else { "their rows are" },
+            if older_items.len() == 1 { "it" } else { "them" },
+            if older_items.len() == 1 { "it" } else { "them" },
+        ));
     } else if !older_sectors.is_empty() {
         // The moved rows are the rows themselves, at the place the older write kept them;
         // only the others are bytes that are not their line pointers' rows.
@@ -718,6 +729,7 @@ pub fn advise(
         freeze: &freeze,
         unreached: &unreached,
         torn,
+        noise: older.is_some_and(|t| t.noise),
         moved,
         copy_of,
     };
@@ -733,6 +745,7 @@ pub fn advise(
             .filter(|t| heap && !t.sectors.is_empty())
             .and_then(|t| torn_rebuilt(page, opts.endian, t).err()),
         torn_rebuilt: read_rebuilt,
+        noise: older.is_some_and(|t| t.noise),
         copy_of,
         torn_sectors: older_sectors,
         torn_moved: moved,
@@ -794,6 +807,8 @@ struct Surgery<'a> {
     unreached: &'a [Ctid],
     /// Sectors of the page look like another version of it (a torn write).
     torn: bool,
+    /// Random bytes written over part of the page, not another write of it.
+    noise: bool,
     /// Of `damaged`, rows the older write holds at other places (`crate::am::torn_moved`).
     moved: usize,
     /// The page is this other block's copy.
@@ -889,6 +904,16 @@ fn surgery_sql(
         };
         out.push_str(&format!(
             "-- Then kill the line pointers of the saved rows, which read the torn write's other bytes in place{rest}:\nSELECT heap_force_kill({lit}::regclass, {});\n",
+            array(&kill)
+        ));
+    } else if !kill.is_empty() && s.noise {
+        out.push_str(&format!(
+            "-- Random bytes were written over part of this page: the {} they cover hold no row, whatever their bytes
+-- read as. Restore the page from a good copy first when there is one (pgpage repair --from); otherwise kill them,
+-- and take the rows that were there from a backup, a replica or the application:
+SELECT heap_force_kill({lit}::regclass, {});
+",
+            plural(kill.len(), "tuple", "tuples"),
             array(&kill)
         ));
     } else if !kill.is_empty() && s.torn {

@@ -55,6 +55,10 @@ torn_refused: string | null,
  */
 torn_rebuilt: boolean, 
 /**
+ * `torn_sectors` are not an older write but random bytes written over the page.
+ */
+noise: boolean, 
+/**
  * The page is this other block's copy (`cluster::rows::copy_of_block`): its tuples are
  * that block's, not this one's.
  */
