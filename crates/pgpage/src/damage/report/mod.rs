@@ -1372,7 +1372,12 @@ fn file_blocks(
                     rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
                 }
             }
-            for r in reused {
+            // What the first look found holds where the final view reads the same line
+            // pointers: not through an array rebuilt from the tuples, nor at moved rows.
+            for r in reused
+                .into_iter()
+                .filter(|r| b.torn_rebuilt.is_empty() && !b.torn_moved.iter().any(|m| m.lp == r.lp))
+            {
                 if !rows.reused.iter().any(|x| x.lp == r.lp) {
                     rows.reused.push(r);
                 }
@@ -2355,9 +2360,13 @@ fn rows_of(
                         .is_some_and(|k| k.iter().all(Option::is_some))
                 })
                 .collect();
+            // Only a tuple at the entry's own line pointer is weighed against its key: a
+            // chain followed through a torn page's line pointers may end in another row's
+            // bytes for reasons the key cannot tell apart.
             let roots: BTreeMap<u16, u16> = live
                 .iter()
-                .filter_map(|e| Some((reached_own(e.offset).ok()??, e.offset)))
+                .filter(|e| reached_own(e.offset) == Ok(Some(e.offset)))
+                .map(|e| (e.offset, e.offset))
                 .collect();
             let whole = ix.uniqueness == 2 && ix.unreadable_pages == 0;
             // A redirect or HOT link into a tuple that is not heap-only leads to no row.
