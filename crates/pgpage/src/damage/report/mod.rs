@@ -1913,7 +1913,7 @@ const TORN_BY_STALE: &str =
 const TORN_BY_BOTH: &str = "line pointers point there at tuples that are not the ones they describe, or at older versions of rows that read elsewhere (listed above)";
 
 /// What a tuple in a torn page's older sectors is worth, and the heap-only tuples outside.
-const TORN_TRUST: &str = "how its rows are counted: a tuple in those sectors is the older write's, readable only when the table's unique index knows no newer version of its row; a heap-only tuple outside them that nothing leads to is its row's newest version (a sequential scan returns it, an index scan does not); later sectors may be older too";
+const TORN_TRUST: &str = "how its rows are counted: a tuple in those sectors is the older write's, and counts as lost even when it reads whole at its own place, since the newer write may have deleted or updated it there (so the count is an upper bound); a row whose tuple the older write holds at another place, named by its own t_ctid, reads there unless the table's unique index knows a newer version of it or has no entry for it; a heap-only tuple outside them that nothing leads to is its row's newest version (a sequential scan returns it, an index scan does not); later sectors may be older too";
 
 /// The sentence naming a torn page's older sectors.
 /// The kinds of records after an image, each with its count where it repeats and what it did
