@@ -638,6 +638,12 @@ pub(super) fn step(r: &Report) -> Option<String> {
             })
             .collect()
     };
+    // The backup's page with the WAL since the backup replayed onto it: what the server's
+    // recovery of the backup would write, where the older page alone lacks those changes.
+    let replays: Vec<String> = commands(&older)
+        .iter()
+        .map(|c| c.replacen("pgpage repair", "pgpage recover", 1))
+        .collect();
     let (same, older) = (commands(&same), commands(&older));
     let mut parts = Vec::new();
     if !same.is_empty() {
@@ -653,8 +659,9 @@ pub(super) fn step(r: &Report) -> Option<String> {
     }
     if !older.is_empty() {
         parts.push(format!(
-            "The backup holds an older page that passes its checksum for {} (NEW: the repaired copy to create).\nRestoring such a page brings back every row as the backup had it: rows updated or deleted since come back beside their newer versions (duplicate keys, index entries that disagree with the table), and rows written since are missing.\nBetter restore the whole backup and let the server's recovery replay the WAL since it (point-in-time recovery). Splice in an older page only when that WAL is gone, then find the duplicates with pg_amcheck --heapallindexed and remove them:\n{}",
+            "The backup holds an older page that passes its checksum for {} (NEW: the repaired copy to create).\nRebuild each from the backup's page with the WAL since the backup replayed onto it, as the server's recovery of the backup would (the WAL from the backup's start must be at hand: the data directory's pg_wal, or the archive given with --wal ARCHIVE):\n{}\nOr restore the whole backup and let the server's recovery replay the WAL since it (point-in-time recovery).\nThe older page alone brings back every row as the backup had it: rows updated or deleted since come back beside their newer versions (duplicate keys, index entries that disagree with the table), and rows written since are missing. Splice it in only when that WAL is gone, then find the duplicates with pg_amcheck --heapallindexed and remove them:\n{}",
             super::blocks_words(&older_blocks),
+            replays.join("\n"),
             older.join("\n")
         ));
     }
