@@ -833,7 +833,7 @@ findings! {
     /// cannot prove a torn write: a candidate for a backup or a WAL image to confirm.
     TornSectors => "torn_sectors", Candidate,
         "backend/storage/page/bufpage.c", "PageIsVerifiedExtended",
-        "this line pointer's tuple lies in 512-byte sectors that look like another version of the page (a torn write?): its bytes there are not the tuple the line pointer describes, or an older version of its row";
+        "this line pointer's tuple lies in 512-byte sectors that look like another version of the page (a torn write?) or like bytes written over it: its bytes there are not the tuple the line pointer describes, or an older version of its row";
     // ---- damage analysis (bitflip.rs, diff.rs): one bit, two copies ----------
     /// Flipping this one bit makes the stored checksum valid. With 65,536 bits and a 16-bit
     /// checksum about one such flip per page is expected by chance: evidence, not proof.

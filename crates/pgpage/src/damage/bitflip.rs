@@ -263,7 +263,14 @@ pub fn localise(page: &[u8], blkno: u32, opts: &DecodeOptions) -> BitFlips {
             .spans
             .iter()
             .find(|s| s.start <= pb.offset && pb.offset < s.end)
-            .map(|s| s.field.qualified())
+            // A tuple's data is no member of its header struct: pageinspect's column
+            // name (t_data, data) says where the byte is.
+            .map(|s| match s.field.field() {
+                Some(f) if f.role == crate::page::fields::Role::TupleData => {
+                    f.column.unwrap_or(f.name).into()
+                }
+                _ => s.field.qualified(),
+            })
             .unwrap_or_default();
         let byte = usize::try_from(pb.offset)
             .ok()

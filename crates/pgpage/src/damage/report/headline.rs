@@ -30,6 +30,24 @@ fn what(b: &Block) -> String {
         Damage::Overwritten => {
             String::from("not a PostgreSQL page; its header and line pointers are noise")
         }
+        // The backup's page names the older write's sectors where the page alone shows
+        // only that its header is from another write than its tuples.
+        Damage::Torn
+            if b.torn_sectors == [0]
+                && b.backup.as_ref().is_some_and(|p| {
+                    p.same_sectors.first() == Some(&0) && p.same_sectors.len() > 1
+                }) =>
+        {
+            let same = b
+                .backup
+                .as_ref()
+                .map(|p| run_texts(&p.same_sectors).join(", "))
+                .unwrap_or_default();
+            format!("sectors {same} are the backup's page, another write than the rest of the page")
+        }
+        Damage::Torn if b.torn_sectors == [0] => String::from(
+            "its header and line pointers (sector 0, and perhaps the sectors after it) are from another write than its tuples",
+        ),
         Damage::Torn if !b.torn_sectors.is_empty() => {
             let one = b.torn_sectors.len() == 1;
             format!(

@@ -426,6 +426,9 @@ pub struct Report {
     pub wal_searched: bool,
     /// A backup was given and its pages of the damaged blocks read.
     pub backup_searched: bool,
+    /// The data directory's WAL was read for pages older than its latest checkpoint (lost
+    /// writes, stale restores): without it such a page passes every other check.
+    pub older_pages_checked: bool,
     /// Row data left out ([`Report::redact`]): the values of bit-flip candidates, and the
     /// lost and stale rows' keys (each key an empty array, so that they are still counted).
     #[serde(skip_serializing_if = "core::ops::Not::not")]
@@ -1060,6 +1063,7 @@ pub fn build(input: &Input) -> Report {
         wal_searched: false,
         redacted: false,
         backup_searched: false,
+        older_pages_checked: input.flushed.is_some(),
         steps: Vec::new(),
         data_directory: input.data_directory.clone(),
     };
@@ -2796,9 +2800,15 @@ fn tuple_keys(
 }
 
 fn verdict(r: &Report) -> String {
+    // A page older than the WAL verifies and reads: only the WAL shows it.
+    let unchecked = if r.data_directory.is_some() && !r.older_pages_checked {
+        "; pages older than the WAL (a lost write, a stale restore) not checked: the data directory's WAL was not read"
+    } else {
+        ""
+    };
     if r.relations.is_empty() {
         return format!(
-            "no damage found in {} of {}",
+            "no damage found in {} of {}{unchecked}",
             plural(r.pages, "page", "pages"),
             plural(r.files, "relation file", "relation files")
         );
@@ -2932,7 +2942,7 @@ fn verdict(r: &Report) -> String {
             plural(stale, "stale row version", "stale row versions")
         ));
     }
-    parts.join("; ")
+    format!("{}{unchecked}", parts.join("; "))
 }
 
 /// A word as a POSIX shell reads it: quoted when it holds anything but letters, digits and
