@@ -36,6 +36,23 @@ async function wasmReport(w: Wasm, root: string): Promise<{ json: string; markdo
     undefined,
     `${root}/`,
   );
+  const walDir = join(root, 'pg_wal');
+  const wal = readdirSync(walDir)
+    .filter((n) => w.wal_file_kind(n) !== undefined && statSync(join(walDir, n)).isFile())
+    .map((n) => ({ name: n, path: `pg_wal/${n}`, file: new File([readFileSync(join(walDir, n))], n) }));
+  // First the pages the latest checkpoint wrote (older ones are lost writes), as the
+  // browser's report worker and `pgpage report` read the directory's WAL.
+  if (wal.length > 0) {
+    const { scanner } = await scanWal(w, wal, '', 8192, new Uint32Array(), () => undefined, undefined, {
+      control: new Uint8Array(readFileSync(join(root, 'global/pg_control'))),
+      backupLabel: existsSync(join(root, 'backup_label')),
+    });
+    try {
+      reader.set_flushed(scanner);
+    } finally {
+      scanner.free();
+    }
+  }
   for (;;) {
     const wanted = JSON.parse(reader.wanted()) as { path: string; offset: number; len: number }[];
     if (wanted.length === 0) break;
@@ -48,11 +65,7 @@ async function wasmReport(w: Wasm, root: string): Promise<{ json: string; markdo
     }
   }
   const out = reader.finish();
-  // The directory's own WAL, as the browser's report worker and `pgpage report` read it.
-  const walDir = join(root, 'pg_wal');
-  const wal = readdirSync(walDir)
-    .filter((n) => w.wal_file_kind(n) !== undefined && statSync(join(walDir, n)).isFile())
-    .map((n) => ({ name: n, path: `pg_wal/${n}`, file: new File([readFileSync(join(walDir, n))], n) }));
+  // Then the damaged blocks' images and records.
   const watch = out.wal_blocks();
   if (wal.length > 0 && watch.length > 0) {
     const first = JSON.parse(out.json) as { cluster: { system_identifier?: string; block_size?: number } };

@@ -644,6 +644,27 @@ pub(super) fn step(r: &Report) -> Option<String> {
         .iter()
         .map(|c| c.replacen("pgpage repair", "pgpage recover", 1))
         .collect();
+    // The other way for a torn or overwritten block: its own rows that read, rebuilt from
+    // the damaged file (never from the backup's page), in words so that no step goes on
+    // from it.
+    let rebuilds: Vec<String> = older_blocks
+        .iter()
+        .filter(|(_, b)| !b.torn_sectors.is_empty() && b.torn_refused.is_none())
+        .filter(|(_, b)| b.rows.as_ref().is_some_and(|x| x.readable.unwrap_or(0) > 0))
+        .map(|(_, b)| {
+            format!(
+                "`pgpage repair --block {} --torn --out NEW {}` keeps block {}'s {} that read and loses its listed keys",
+                b.block_in_file,
+                paths.file(&b.file),
+                b.block,
+                crate::words::plural(
+                    b.rows.as_ref().and_then(|x| x.readable).unwrap_or(0),
+                    "row",
+                    "rows"
+                )
+            )
+        })
+        .collect();
     let (same, older) = (commands(&same), commands(&older));
     let mut parts = Vec::new();
     if !same.is_empty() {
@@ -664,6 +685,12 @@ pub(super) fn step(r: &Report) -> Option<String> {
             replays.join("\n"),
             older.join("\n")
         ));
+        if !rebuilds.is_empty() {
+            parts.push(format!(
+                "Instead of the backup's page, not after it: {}. Each runs on the damaged file itself, where --torn finds the table's catalogs; take its block into the other steps' NEW with pgpage repair --block N --from THAT_NEW.",
+                rebuilds.join("; ")
+            ));
+        }
     }
     if !exact.is_empty() {
         let mut groups: Vec<(&'static str, String, Vec<String>)> = Vec::new();

@@ -3501,11 +3501,12 @@ fn steps(r: &Report) -> Vec<String> {
     let torn_heaps: Vec<&Block> = r
         .blocks()
         .filter(|(rel, b)| !b.torn_sectors.is_empty() && !index_block(rel.relkind.as_deref(), b))
-        .filter(|(rel, b)| {
-            matches!(
-                route(rel, b),
-                Route::TornWhole | Route::BackupOlder | Route::None
-            )
+        // A block whose backup page the backup step offers gets its rebuild named there,
+        // as the other way for that block: a step here would go on from the backup's page.
+        .filter(|(rel, b)| match route(rel, b) {
+            Route::TornWhole | Route::None => true,
+            Route::BackupOlder => !r.backup_searched,
+            _ => false,
         })
         .filter(|(_, b)| b.rows.as_ref().is_some_and(|x| x.readable.unwrap_or(0) > 0))
         .map(|(_, b)| b)
