@@ -266,7 +266,7 @@ fn page_line(path: &str, p: &PageDiff, fields: &[FieldChange], dirs: bool) -> St
                 format!("; {}", fields.join(", "))
             };
             let hints = if p.hints_only {
-                "; only hint bits differ (pd_lsn, pd_checksum, pd_flags, pd_prune_xid and t_infomask's commit hints, which wal_consistency_checking masks too): the same tuples, the same rows"
+                "; only hint bits and free space differ (pd_lsn, pd_checksum, pd_flags, pd_prune_xid, t_infomask's commit hints and the bytes between pd_lower and pd_upper, which wal_consistency_checking masks too): the same tuples, the same rows"
             } else {
                 ""
             };

@@ -365,7 +365,7 @@ fn hint_bits_only_said(version: u32) {
         String::from_utf8(pgpage(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]).stdout)
             .unwrap()
     };
-    let said = "only hint bits differ";
+    let said = "only hint bits and free space differ";
     let hints = text(&before, &hinted);
     let block_lines: Vec<&str> = hints
         .lines()

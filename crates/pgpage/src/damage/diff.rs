@@ -152,9 +152,11 @@ pub fn compare_pages(block: u32, a: &[u8], b: &[u8], endian: Endian) -> Option<P
 /// Whether two copies of a heap page differ only where the server writes without a record
 /// of a row's change, as wal_consistency_checking's masking (bufmask.c, heap_mask) leaves
 /// aside: pd_lsn (a hint-bit write's full-page image moves it), pd_checksum, pd_flags,
-/// pd_prune_xid, and each tuple's hint bits in t_infomask
-/// (HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID, HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID). Their
-/// tuples are the same, so are their rows. False for other pages and for equal ones.
+/// pd_prune_xid, the free space between pd_lower and pd_upper (mask_unused_space: a
+/// full-page image leaves it out, and the page it restores holds zeros there), and each
+/// tuple's hint bits in t_infomask (HEAP_XMIN_COMMITTED, HEAP_XMIN_INVALID,
+/// HEAP_XMAX_COMMITTED, HEAP_XMAX_INVALID). Their tuples are the same, so are their rows.
+/// False for other pages and for equal ones.
 pub fn hints_only(a: &[u8], b: &[u8], endian: Endian) -> bool {
     use crate::am::kind::detect_kind;
     use crate::page::fields::{
@@ -172,7 +174,9 @@ pub fn hints_only(a: &[u8], b: &[u8], endian: Endian) -> bool {
     }
     let masked = |p: &[u8]| -> Vec<u8> {
         let mut m = p.to_vec();
-        for range in [0..12, 20..24] {
+        let lower = read_u16(p, 12, endian).map_or(0, usize::from);
+        let upper = read_u16(p, 14, endian).map_or(0, usize::from);
+        for range in [0..12, 20..24, lower..upper.max(lower)] {
             if let Some(x) = m.get_mut(range) {
                 x.fill(0);
             }
@@ -327,6 +331,13 @@ mod tests {
         d[8160 + 21] |= 0x20; // HEAP_UPDATED, not a hint
         assert!(!hints_only(&a, &d, Endian::Little));
         assert!(!hints_only(&a, &a, Endian::Little));
+        // Stale bytes in the free space, which an image restores as zeros.
+        let mut e = b.clone();
+        e[4000] = 0x5a;
+        assert!(hints_only(&a, &e, Endian::Little));
+        let mut f = b.clone();
+        f[26] = 0x5a; // the line pointer, below pd_lower
+        assert!(!hints_only(&a, &f, Endian::Little));
     }
 
     #[test]
