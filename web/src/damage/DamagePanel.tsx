@@ -472,7 +472,8 @@ function ComparisonView(p: DamagePanelProps & { wasm: Wasm; c: Comparison }) {
                     {failing.has(d.block) ? ', damaged' : d.state === 'only_a' ? '' : ', verifies'}
                     {d.hints_only && (
                       <span data-testid="hints-only">
-                        ; only hint bits and free space differ (pd_lsn, pd_checksum, pd_flags, pd_prune_xid, t_infomask&apos;s commit hints, the bytes between pd_lower and pd_upper): the same rows
+                        ; only hint bits and free space differ (pd_lsn, pd_checksum, pd_flags, pd_prune_xid, t_infomask&apos;s commit hints, the bytes between
+                        pd_lower and pd_upper): the same rows
                       </span>
                     )}
                   </td>
