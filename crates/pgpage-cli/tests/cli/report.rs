@@ -24,6 +24,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
+use crate::common::page::from_hex as hex;
 use crate::common::{
     block_of, copy_dir, json, lsn, ok, pgpage, psql_at, run_pg, write_block, Cluster,
 };
@@ -31,14 +32,6 @@ use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
 const SECTOR: usize = 512;
-
-fn hex(s: &str) -> Vec<u8> {
-    let s = s.trim();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 fn read_block(file: &Path, block: usize) -> Vec<u8> {
     fs::read(file).unwrap()[block * BLCKSZ..(block + 1) * BLCKSZ].to_vec()

@@ -9,6 +9,7 @@
 use std::collections::BTreeSet;
 use std::fs;
 
+use crate::common::page::from_hex as hex;
 use crate::common::page::{u16_at, BLCKSZ};
 use crate::common::{block_of, copy_dir, json, pgpage, run_copy, write_block, Cluster};
 
@@ -22,14 +23,6 @@ fn noise(n: usize, seed: u64) -> Vec<u8> {
             x ^= x << 17;
             (x >> 24) as u8
         })
-        .collect()
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    let s = s.trim();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
         .collect()
 }
 

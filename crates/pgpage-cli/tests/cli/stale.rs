@@ -14,19 +14,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::common::page::from_hex as hex;
 use crate::common::{copy_dir, json, pgpage, write_block, Cluster};
 use serde_json::Value;
 
 const BLCKSZ: usize = 8192;
 const SECTOR: usize = 512;
-
-fn hex(s: &str) -> Vec<u8> {
-    let s = s.trim();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 fn block_of(report: &Value, block: usize) -> &Value {
     report["relations"]

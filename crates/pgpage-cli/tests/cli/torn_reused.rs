@@ -10,16 +10,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 
+use crate::common::page::from_hex as hex;
 use crate::common::page::{u16_at, BLCKSZ};
 use crate::common::{block_of, copy_dir, json, pgpage, run_copy, write_block, Cluster};
-
-fn hex(s: &str) -> Vec<u8> {
-    let s = s.trim();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 /// `id,v` lines (COPY's CSV, or psql's unaligned output with a comma separator) by id.
 fn by_id(text: &str) -> BTreeMap<i64, String> {

@@ -50,3 +50,12 @@ pub fn fix_checksums(bytes: &mut [u8]) {
         }
     }
 }
+
+/// Bytes from hex text (`encode(..., 'hex')` as psql prints it, whitespace around it).
+pub fn from_hex(s: &str) -> Vec<u8> {
+    let s = s.trim();
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
