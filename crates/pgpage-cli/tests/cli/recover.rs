@@ -12,7 +12,8 @@ use std::thread;
 use std::time::Duration;
 
 use crate::common::{
-    bin_dir, copy_dir, json, lsn, ok, pg18_tools, pgpage, psql_at, run_copy, run_pg, Cluster,
+    bin_dir, copy_dir, json, lsn, ok, pg18_tools, pgpage, psql_at, run_copy, start_copy, stop_copy,
+    Cluster,
 };
 
 /// The header field a byte offset of a page falls in (bufpage.h PageHeaderData), else "body".
@@ -1121,30 +1122,7 @@ each_version!(recover_from_backup_matches_the_servers_recovery_of_it);
 /// Starts the copy `dir`, which holds recovery.signal, waits until its archive recovery has
 /// ended and the server reads as not in recovery, and stops it cleanly.
 fn recover_to_end(c: &Cluster, dir: &Path) {
-    let opts = format!(
-        "-k {} -p {} -c listen_addresses='' -c fsync=off -c autovacuum=off",
-        c.root.display(),
-        c.port
-    );
-    let log = c.root.join("recovery.log");
-    let d = dir.to_str().unwrap();
-    ok(
-        run_pg(
-            &c.bin,
-            "pg_ctl",
-            &[
-                "-D",
-                d,
-                "-o",
-                &opts,
-                "-l",
-                log.to_str().unwrap(),
-                "-w",
-                "start",
-            ],
-        ),
-        "pg_ctl start of a copy",
-    );
+    start_copy(c, dir, "recovery.log");
     let mut ended = false;
     for _ in 0..1200 {
         if !dir.join("recovery.signal").exists() {
@@ -1161,13 +1139,10 @@ fn recover_to_end(c: &Cluster, dir: &Path) {
         }
         thread::sleep(Duration::from_millis(100));
     }
-    ok(
-        run_pg(&c.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
-        "pg_ctl stop",
-    );
+    stop_copy(c, dir);
     assert!(
         ended,
         "recovery did not end in 120 s: {}",
-        fs::read_to_string(&log).unwrap_or_default()
+        fs::read_to_string(c.root.join("recovery.log")).unwrap_or_default()
     );
 }

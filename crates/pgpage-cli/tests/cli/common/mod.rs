@@ -412,23 +412,23 @@ pub fn lsn(text: &str) -> u64 {
     (u64::from_str_radix(hi, 16).unwrap() << 32) | u64::from_str_radix(lo, 16).unwrap()
 }
 
-/// Starts a copied data directory on the cluster's socket and port (the server finishes any
-/// crash recovery first), runs `sql` on it unless empty, and stops it cleanly.
-pub fn run_copy(c: &Cluster, dir: &Path, sql: &[&str]) -> String {
+/// Starts a copied data directory on the cluster's socket and port, logging to `log`
+/// under the cluster's root; `pg_ctl -w` returns once it accepts connections (or, for a
+/// standby without hot_standby, once it is consistent).
+pub fn start_copy(c: &Cluster, dir: &Path, log: &str) {
     let opts = format!(
         "-k {} -p {} -c listen_addresses='' -c fsync=off -c autovacuum=off",
         c.root.display(),
         c.port
     );
-    let log = c.root.join("copy.log");
-    let d = dir.to_str().unwrap();
+    let log = c.root.join(log);
     ok(
         run_pg(
             &c.bin,
             "pg_ctl",
             &[
                 "-D",
-                d,
+                dir.to_str().unwrap(),
                 "-o",
                 &opts,
                 "-l",
@@ -439,15 +439,30 @@ pub fn run_copy(c: &Cluster, dir: &Path, sql: &[&str]) -> String {
         ),
         "pg_ctl start of a copy",
     );
+}
+
+/// Stops a copy `start_copy` started, cleanly.
+pub fn stop_copy(c: &Cluster, dir: &Path) {
+    ok(
+        run_pg(
+            &c.bin,
+            "pg_ctl",
+            &["-D", dir.to_str().unwrap(), "-m", "fast", "-w", "stop"],
+        ),
+        "pg_ctl stop",
+    );
+}
+
+/// Starts a copied data directory on the cluster's socket and port (the server finishes any
+/// crash recovery first), runs `sql` on it unless empty, and stops it cleanly.
+pub fn run_copy(c: &Cluster, dir: &Path, sql: &[&str]) -> String {
+    start_copy(c, dir, "copy.log");
     let out = if sql.is_empty() {
         String::new()
     } else {
         ok(psql_at(&c.root, &c.port, "postgres", sql), &sql.join("; "))
     };
-    ok(
-        run_pg(&c.bin, "pg_ctl", &["-D", d, "-m", "fast", "-w", "stop"]),
-        "pg_ctl stop",
-    );
+    stop_copy(c, dir);
     out
 }
 
