@@ -2395,8 +2395,8 @@ fn rows_of(
             } else {
                 BTreeSet::new()
             };
-            let keys = tuple_keys(page, endian, ix, cols, |lp| {
-                roots.contains_key(&lp) || heads.contains(&lp)
+            let keys = tuple_keys(page, endian, ix, cols, |i| {
+                roots.contains_key(&i.lp) || heads.contains(&i.lp)
             });
             let mut out: Vec<ReusedRow> = Vec::new();
             for (lp, key) in keys {
@@ -2764,25 +2764,24 @@ fn orphan_keys(
     columns: &[Column],
     take: impl Fn(u16) -> bool,
 ) -> BTreeMap<Vec<Option<String>>, u16> {
-    let heap_only = |lp: u16| {
-        heap_items(page, endian)
-            .find(|i| i.lp == lp)
-            .and_then(|i| TupleHeader::read(i.tuple?, endian))
-            .is_some_and(|h| h.t_infomask2 & crate::am::heap::layout::HEAP_ONLY_TUPLE != 0)
-    };
-    tuple_keys(page, endian, ix, columns, |lp| take(lp) && heap_only(lp))
-        .into_iter()
-        .map(|(lp, key)| (key, lp))
-        .collect()
+    tuple_keys(page, endian, ix, columns, |i| {
+        take(i.lp)
+            && i.tuple
+                .and_then(|t| TupleHeader::read(t, endian))
+                .is_some_and(|h| h.t_infomask2 & crate::am::heap::layout::HEAP_ONLY_TUPLE != 0)
+    })
+    .into_iter()
+    .map(|(lp, key)| (key, lp))
+    .collect()
 }
 
-/// The key of the naming index on each tuple of `page` whose line pointer `take` accepts.
+/// The key of the naming index on each tuple of `page` that `take` accepts.
 fn tuple_keys(
     page: &[u8],
     endian: Endian,
     ix: &IndexInput,
     columns: &[Column],
-    take: impl Fn(u16) -> bool,
+    take: impl Fn(&crate::tuple::HeapItem<'_>) -> bool,
 ) -> BTreeMap<u16, Vec<Option<String>>> {
     let Some(which) = key_positions(ix, columns) else {
         return BTreeMap::new();
@@ -2794,7 +2793,7 @@ fn tuple_keys(
         false,
     );
     heap_items(page, endian)
-        .filter(|i| take(i.lp))
+        .filter(|i| take(i))
         .filter_map(|i| Some((i.lp, writer.column_texts(i.tuple?, &which)?)))
         .collect()
 }
