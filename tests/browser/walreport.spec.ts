@@ -175,8 +175,12 @@ for (const size of [
         for (const l of b.wal_image!.later) await expect(finding.getByTestId('finding-wal')).toContainText(`${l.lsn} ${l.record}`);
       }
 
-      // The server's lines, one a line, as its log prints them.
+      // The server's lines, one a line, as its log prints them, under the finding's fold.
       const noise = heapBlocks.find((x) => x.block === NOISE)!;
+      const why = page.locator(`[data-testid=finding][data-block="${NOISE}"] [data-testid=finding-why]`);
+      await expect(why).not.toHaveAttribute('open');
+      await why.locator('summary').click();
+      await expect(why).toHaveAttribute('open', '');
       const said = page.locator(`[data-testid=finding][data-block="${NOISE}"] [data-testid=server-says]`);
       expect((await said.innerText()).split('\n')).toEqual(noise.server!.split('\n'));
       expect(noise.server!.split('\n')).toHaveLength(2);

@@ -170,21 +170,27 @@ function Finding({
           {sentence(`${READ_AS_EMPTY}: ${READ_AS_EMPTY_WORDS}`)}
         </p>
       )}
-      {b.server && (
-        <>
-          <p>The server says:</p>
-          {/* One line per message, as the server's log prints them. */}
-          <pre className="incident-server" data-testid="server-says">
-            {b.server}
-          </pre>
-        </>
+      {b.rows && (
+        <p
+          className="incident-rows"
+          data-testid="finding-rows"
+          data-lost={b.rows.lost ?? ''}
+          data-readable={b.rows.readable ?? ''}
+          data-known-from={b.rows.known_from}
+        >
+          {rowsSentence(b.rows)}
+          {b.rows.bound && sayBound ? ` ${sentence(b.rows.bound)}` : ''}
+        </p>
       )}
-      {b.evidence.length > 0 && (
-        <ul className="incident-evidence">
-          {b.evidence.map((e, i) => (
-            <li key={i}>{sentence(e)}</li>
-          ))}
-        </ul>
+      {b.wal_image && <WalImageLine b={b} entry={entry} effects={effects} restore={restore} onOpen={onOpen} />}
+      {b.rows?.keys && b.rows.keys.length > 0 && (
+        <p className="incident-keys" data-testid="lost-keys" data-index={b.rows.index ?? ''}>
+          The lost rows&apos; keys in {b.rows.index ?? 'the index'} ({b.rows.keys.length.toLocaleString('en-US')}):{' '}
+          {/* A box of its own: thousands of keys would push every other finding out of sight. */}
+          <span data-testid="lost-key-list" tabIndex={0} aria-label="the lost rows' keys">
+            {b.rows.keys.map(lostKeyText(b.rows)).join(', ')}
+          </span>
+        </p>
       )}
       {b.bit_flips && b.bit_flips.length > 0 && (
         // Its own scrolling box on a phone, which the keyboard can reach.
@@ -222,27 +228,32 @@ function Finding({
           </table>
         </div>
       )}
-      {b.rows && (
-        <p
-          className="incident-rows"
-          data-testid="finding-rows"
-          data-lost={b.rows.lost ?? ''}
-          data-readable={b.rows.readable ?? ''}
-          data-known-from={b.rows.known_from}
-        >
-          {rowsSentence(b.rows)}
-          {b.rows.bound && sayBound ? ` ${sentence(b.rows.bound)}` : ''}
-        </p>
-      )}
-      {b.wal_image && <WalImageLine b={b} entry={entry} effects={effects} restore={restore} onOpen={onOpen} />}
-      {b.rows?.keys && b.rows.keys.length > 0 && (
-        <p className="incident-keys" data-testid="lost-keys" data-index={b.rows.index ?? ''}>
-          The lost rows&apos; keys in {b.rows.index ?? 'the index'} ({b.rows.keys.length.toLocaleString('en-US')}):{' '}
-          {/* A box of its own: thousands of keys would push every other finding out of sight. */}
-          <span data-testid="lost-key-list" tabIndex={0} aria-label="the lost rows' keys">
-            {b.rows.keys.map(lostKeyText(b.rows)).join(', ')}
-          </span>
-        </p>
+      {(b.server || b.evidence.length > 0) && (
+        // Folded: the lines above say what happened and what it costs; the server's words and
+        // what the bytes show are the proof, opened by whoever checks it. Several findings
+        // then fit on one screen.
+        <details className="incident-why" data-testid="finding-why">
+          <summary>
+            Why:{' '}
+            {[b.server ? "the server's words" : '', b.evidence.length > 0 ? `what the bytes show (${b.evidence.length})` : ''].filter(Boolean).join(' and ')}
+          </summary>
+          {b.server && (
+            <>
+              <p>The server says:</p>
+              {/* One line per message, as the server's log prints them. */}
+              <pre className="incident-server" data-testid="server-says">
+                {b.server}
+              </pre>
+            </>
+          )}
+          {b.evidence.length > 0 && (
+            <ul className="incident-evidence">
+              {b.evidence.map((e, i) => (
+                <li key={i}>{sentence(e)}</li>
+              ))}
+            </ul>
+          )}
+        </details>
       )}
     </li>
   );
