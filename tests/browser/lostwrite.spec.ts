@@ -21,6 +21,10 @@ const out = makeDir();
 interface Made {
   heap: string;
   markdown: string;
+  /** The server's COPY ... CSV of the rows not on the older block, before the stop. */
+  otherRows: string;
+  /** `pgpage rows` of the damaged directory's table: its stdout and stderr. */
+  cliRows: { stdout: string; stderr: string };
   json: { relations: { blocks: { file: string; block_in_file: number; damage: string; route: string }[] }[] };
 }
 let made: Made;
@@ -36,8 +40,11 @@ test.beforeAll(() => {
     const heapAbs = c.relationPath('orders');
     const older = readFileSync(heapAbs).subarray(STALE * BS, (STALE + 1) * BS);
     c.sql(`update orders set note = 'changed' where (ctid::text::point)[0] = ${STALE} and id % 3 = 0;
-      delete from orders where (ctid::text::point)[0] = ${STALE} and id % 7 = 0;
-      checkpoint;`);
+      delete from orders where (ctid::text::point)[0] = ${STALE} and id % 7 = 0;`);
+    // Read before the checkpoint: a read after it would set hint bits, and the full-page image
+    // that logs would make the checkpoint's page the newest the WAL holds.
+    const otherRows = c.sql(`copy (select * from orders where (ctid::text::point)[0] <> ${STALE} order by ctid) to stdout with (format csv);`);
+    c.sql('checkpoint;');
     c.stop();
     const heap = relative(c.dataDir, heapAbs);
     cpSync(c.dataDir, join(out, 'clean'), { recursive: true, filter: (src) => !/postmaster\.pid$/.test(src) });
@@ -53,8 +60,11 @@ test.beforeAll(() => {
       return r.stdout;
     };
     cli(['report', 'clean'], 0);
+    const rows = spawnSync(CLI, ['rows', '--database', 'postgres', 'dmg', 'public.orders'], { cwd: out, encoding: 'utf8' });
     made = {
       heap,
+      otherRows,
+      cliRows: { stdout: rows.stdout, stderr: rows.stderr },
       markdown: cli(['report', '--markdown', 'dmg'], 1),
       json: JSON.parse(cli(['report', '--json', 'dmg'], 1)) as Made['json'],
     };
@@ -96,4 +106,26 @@ test("the browser's report names the older page stale, as pgpage report does, an
   await page.getByTestId('folder-input').setInputFiles(join(out, 'clean'));
   await expect(page.getByTestId('incident-report')).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
   await expect(page.locator('[data-testid=finding]:not([data-severity=note])')).toHaveCount(0);
+});
+
+test("the browser's rows leave the older page out, as pgpage rows does inside the data directory: its rows would be the ones before the changes", async ({
+  page,
+}) => {
+  // The CLI: every row but the older block's, as the server returned them before the stop.
+  expect(made.cliRows.stdout).toBe(made.otherRows);
+  expect(made.cliRows.stderr).toContain(`block ${STALE}`);
+  expect(made.cliRows.stderr).toContain('older than the WAL shows');
+
+  await page.goto('/');
+  await page.getByTestId('folder-input').setInputFiles(join(out, 'dmg'));
+  await expect(page.getByTestId('incident-report')).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
+  await page.locator(`[data-testid=finding][data-file="${made.heap}"][data-block="${STALE}"] button.finding-open`).click();
+  const view = page.getByTestId('rows-view');
+  await view.getByTestId('rows-open').click();
+  await expect(view).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+  await expect(view.getByTestId('rows-salvage')).toContainText('pages left out: 1');
+  await expect(view.getByTestId('rows-salvage')).toContainText('older than the WAL shows');
+  const download = page.waitForEvent('download');
+  await view.getByTestId('rows-export-csv').click();
+  expect(readFileSync(await (await download).path(), 'utf8')).toBe(made.otherRows);
 });

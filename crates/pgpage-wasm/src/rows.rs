@@ -204,6 +204,14 @@ pub struct RowsReader {
     include_damaged: bool,
     /// The keys of the live rows printed so far in this read (a read starts at block 0).
     printed: PrintedKeys,
+    /// The server version (the catalogs'), for the LSNs a stale page's reason prints.
+    major: Option<u32>,
+    /// This relation's blocks the data directory's own WAL changed before its latest
+    /// checkpoint's redo point, and that point (`set_flushed`): older pages are left out.
+    flushed: Option<(
+        std::collections::BTreeMap<u32, pgpage::wal::FlushedBlock>,
+        u64,
+    )>,
 }
 
 impl RowsReader {
@@ -251,6 +259,8 @@ impl RowsReader {
             keys_read: false,
             include_damaged: false,
             printed: PrintedKeys::default(),
+            major: None,
+            flushed: None,
         })
     }
 
@@ -278,6 +288,13 @@ impl RowsReader {
         )
         .with_versions(versions)
         .with_damaged(include_damaged);
+        if let Some((blocks, redo)) = self.flushed.as_ref() {
+            self.writer = core::mem::replace(
+                &mut self.writer,
+                RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false),
+            )
+            .with_flushed(blocks.clone(), *redo, self.major);
+        }
         if let Some(key) = self.row_key.as_deref() {
             self.writer = core::mem::replace(
                 &mut self.writer,
@@ -307,6 +324,37 @@ impl RowsReader {
     /// a table without a primary key or unique index): a stale version cannot be told apart.
     pub fn stale_unknown(&self) -> bool {
         self.include_damaged && self.row_key.as_deref().and_then(RowKeys::new).is_none()
+    }
+
+    /// Hold the pages against what `scanner` (finished, after its `flushed` said true) read
+    /// of the data directory's own WAL, as `pgpage rows` does inside a data directory: a
+    /// page of `path` (the relation's file inside the directory, `base/5/16384`) older than
+    /// the WAL says the latest checkpoint wrote is left out as a damaged page is, its rows
+    /// being as they were before those changes. False, changing nothing, when the scanner
+    /// collected nothing or the WAL changed none of this relation's blocks before that point.
+    pub fn set_flushed(&mut self, scanner: &mut crate::wal::WalScanner, path: &str) -> bool {
+        let Some(f) = scanner.take_flushed() else {
+            return false;
+        };
+        let Some((spc_oid, db_oid, rel_number)) = pgpage::file::datadir::locator_of(path) else {
+            return false;
+        };
+        let blocks = f.relation_blocks(pgpage::wal::RelFileLocator {
+            spc_oid,
+            db_oid,
+            rel_number,
+        });
+        if blocks.is_empty() {
+            return false;
+        }
+        let redo = f.redo();
+        self.writer = core::mem::replace(
+            &mut self.writer,
+            RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false),
+        )
+        .with_flushed(blocks.clone(), redo, self.major);
+        self.flushed = Some((blocks, redo));
+        true
     }
 
     /// The first pass: the keys of the live rows of whole pages `bytes` (relation-wide
@@ -696,6 +744,8 @@ impl TableReader {
             keys_read: false,
             include_damaged: false,
             printed: PrintedKeys::default(),
+            major: Some(t.with.major),
+            flushed: None,
         })
     }
 }

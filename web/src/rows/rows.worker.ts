@@ -18,6 +18,7 @@ import {
   type Salvage,
   type SyncFiles,
 } from './drive';
+import { scanWal } from '../damage/walScan';
 import { serve, type Job } from '../worker/bridge';
 import { SHOWN_MAX, type ColumnsFrom, type FromRows, type Progress, type ToRows, type ToRowsWorker } from './protocol';
 
@@ -44,12 +45,13 @@ serve<ToRowsWorker, FromRows>(
 
 /** The relation's paths as the page told them, with the files it gave when asked: the
  * page looks up the few files a request reads instead of cloning every File handle. */
-function askedFiles(paths: string[]): SyncFiles {
+function askedFiles(paths: string[]): SyncFiles & { file(path: string): File | undefined } {
   const held = new Map<string, File | null>();
   const reader = new FileReaderSync();
   return {
     paths,
     size: (p) => held.get(p)?.size ?? 0,
+    file: (p) => held.get(p) ?? undefined,
     read: (p, offset, length) => {
       const f = held.get(p);
       if (!f) return undefined;
@@ -79,7 +81,7 @@ interface Opened {
 }
 
 /** The relation's reader in `format`, its files and its name. */
-async function open(w: Wasm, files: SyncFiles, from: ColumnsFrom, format: RowsFormat): Promise<Opened> {
+async function open(w: Wasm, files: ReturnType<typeof askedFiles>, from: ColumnsFrom, format: RowsFormat): Promise<Opened> {
   if (from.kind === 'types') {
     await files.fetch?.(from.heap);
     const reader = w.RowsReader.from_types(from.types, format, from.blockSize, from.bigEndian, 'pg_toast');
@@ -87,6 +89,7 @@ async function open(w: Wasm, files: SyncFiles, from: ColumnsFrom, format: RowsFo
   }
   // The relation of the file, found by relfilenode and database in one reading of the catalogs.
   const { reader, table } = await openTable(w, files, { relfilenode: from.relfilenode, databaseOid: from.databaseOid }, format);
+  await holdAgainstOwnWal(w, files, reader, table.paths[0] ?? '');
   return {
     reader,
     source: { paths: table.paths, toastPaths: table.toast_paths, blockSize: table.block_size },
@@ -95,10 +98,36 @@ async function open(w: Wasm, files: SyncFiles, from: ColumnsFrom, format: RowsFo
   };
 }
 
+/** With the data directory's pg_control and pg_wal among the files, as `pgpage rows` inside a
+ * data directory: the reader leaves out the pages older than the WAL says the latest
+ * checkpoint wrote (a lost write, a stale restore), whose rows the server would return as they
+ * were before those changes. Without them nothing is held, as with `pgpage rows` on files
+ * outside a data directory. */
+async function holdAgainstOwnWal(w: Wasm, files: ReturnType<typeof askedFiles>, reader: RowsReader, path: string): Promise<void> {
+  const walPaths = files.paths.filter((p) => /^pg_wal\/[^/]+$/.test(p) && w.wal_file_kind(p.slice('pg_wal/'.length)) !== undefined);
+  if (walPaths.length === 0 || !files.paths.includes('global/pg_control') || path === '') return;
+  await files.fetch?.(['global/pg_control', ...walPaths]);
+  const control = files.file('global/pg_control');
+  const wal = walPaths.flatMap((p) => {
+    const file = files.file(p);
+    return file ? [{ name: p.slice('pg_wal/'.length), path: p, file }] : [];
+  });
+  if (!control || wal.length === 0) return;
+  const { scanner } = await scanWal(w, wal, '', 8192, new Uint32Array(), () => {}, undefined, {
+    control: new Uint8Array(await control.arrayBuffer()),
+    backupLabel: files.paths.includes('backup_label'),
+  });
+  try {
+    reader.set_flushed(scanner, path);
+  } finally {
+    scanner.free();
+  }
+}
+
 /** The relation this worker serves: its files (paths from the first request, files as
  * asked for), and once opened, its reader (catalogs, transaction log) and what indexing
  * its TOAST relation left out (null until a request needed the TOAST chunk index). */
-let files: SyncFiles | null = null;
+let files: ReturnType<typeof askedFiles> | null = null;
 let relation: { from: string; o: Opened; toastLost: { block: number; message: string }[] | null } | null = null;
 
 async function opened(w: Wasm, m: ToRows): Promise<NonNullable<typeof relation>> {
