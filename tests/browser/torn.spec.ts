@@ -141,6 +141,18 @@ for (const [width, height] of SIZES) {
       );
       const box = await rows.getByTestId('rows-progress').boundingBox();
       expect(box!.x + box!.width).toBeLessThanOrEqual(width);
+      // The rows themselves are the CLI's: the torn page read through what the report found
+      // of its older write, the flipped value as stored.
+      const cli = pgpage(['rows', '--include-damaged', '--database', 'postgres', made.dir, 'public.t']);
+      expect(cli.stdout.split('\n').length - 1).toBe(given + readable);
+      const download = page.waitForEvent('download');
+      await rows.getByTestId('rows-export-csv').click();
+      expect(readFileSync(await (await download).path(), 'utf8')).toBe(cli.stdout);
+      // The flipped value is printed as stored, and said so, with the report's flip back.
+      // Item 1's last byte is the high byte of n (0, little-endian): bit 2 of it makes 4 << 24.
+      const suspect = `column n printed as stored, "${4 << 24}"; a flipped bit probably changed it: flipped back it reads "0"`;
+      expect(cli.stderr).toContain(suspect);
+      await expect(rows.getByTestId('rows-salvage')).toContainText(suspect);
     });
 
     test('the torn page: no bit flips, pgpage labels its own finding once, the Repair kit rebuilds it as repair --torn does', async ({ page }) => {

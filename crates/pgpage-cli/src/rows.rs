@@ -353,58 +353,25 @@ fn open_heap(
 /// directory (the report reads the table's indexes): torn blocks' older writes, and the
 /// values a bit flip probably changed (the first-ranked flip of a bit-flipped page, in a
 /// column), by relation-wide block. Empty otherwise: then the page's own evidence decides.
-type Suspects = BTreeMap<u32, Vec<(u16, String)>>;
-
-fn report_hints(paths: &[PathBuf]) -> (BTreeMap<u32, pgpage::am::TornWrite>, Suspects) {
-    if paths
+/// The incident report's hints for this relation's rows (`Report::row_hints`): read only
+/// inside a data directory, where the report can read the table's catalogs and indexes.
+fn report_hints(paths: &[PathBuf]) -> pgpage::damage::report::RowHints {
+    let Some((_, inside)) = paths
         .first()
         .and_then(|p| crate::heapctx::data_directory(p))
-        .is_none()
-    {
-        return (BTreeMap::new(), BTreeMap::new());
-    }
-    let Ok((report, _)) = crate::report::gather(paths, false) else {
-        return (BTreeMap::new(), BTreeMap::new());
+    else {
+        return Default::default();
     };
-    // The report names each relation by its segment 0's path inside the data directory.
-    let first = paths
-        .first()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let ours = |path: &str| !path.is_empty() && first.ends_with(path);
-    let torn = report
-        .torn_writes()
-        .into_iter()
-        .filter(|((path, _), _)| ours(path))
-        .map(|((_, block), t)| (block, t))
-        .collect();
-    let mut suspects: Suspects = BTreeMap::new();
-    let blocks = report
-        .relations
-        .iter()
-        .filter(|r| ours(&r.path))
-        .flat_map(|r| r.blocks.iter());
-    for b in blocks {
-        if b.damage != pgpage::damage::report::Damage::BitFlip {
-            continue;
+    match crate::report::gather(paths, false) {
+        // The report names each relation by its segment 0's path inside the data directory.
+        Ok((report, _)) => report.row_hints(&inside.to_string_lossy()),
+        Err(e) => {
+            eprintln!(
+                "pgpage: warning: the incident report could not be made ({e}): damaged pages are read without what it finds (torn writes, flipped bits)"
+            );
+            Default::default()
         }
-        let Some(f) = b.bit_flips.first() else {
-            continue;
-        };
-        let (Some(lp), Some(column), Some(stored), Some(flipped)) =
-            (f.item, &f.column, &f.stored, &f.flipped)
-        else {
-            continue;
-        };
-        suspects.entry(b.block).or_default().push((
-            lp,
-            format!(
-                "column {column} printed as stored, \"{stored}\"; a flipped bit probably changed it: flipped back it reads \"{flipped}\" (the report's first-ranked flip, byte {} bit {}; pgpage repair --flip {}:{} restores the page)",
-                f.byte, f.bit, f.byte, f.bit
-            ),
-        ));
     }
-    (torn, suspects)
 }
 
 /// For relation files inside a data directory: the relation's blocks that the directory's
@@ -471,12 +438,12 @@ pub fn stream_rows(
         writer = writer.with_flushed(blocks, redo, major);
     }
     let damaged = any_page_problem(&files, &writer, relation.checksums);
-    let (torn, suspects) = if damaged {
+    let hints = if damaged {
         report_hints(relation.paths)
     } else {
-        (BTreeMap::new(), BTreeMap::new())
+        Default::default()
     };
-    writer = writer.with_torn(torn).with_suspects(suspects);
+    writer = writer.with_torn(hints.torn).with_suspects(hints.suspects);
     if let Some(key) = relation.row_key {
         writer = writer.with_unique_key(key);
     }

@@ -63,6 +63,13 @@ impl ReportOutput {
         self.storage_damage.clone()
     }
 
+    /// What the report tells a reader of each relation's rows (`Report::all_row_hints`), as
+    /// JSON `{"base/5/16384": hints}`; one relation's hints go to `RowsReader::set_hints`.
+    #[wasm_bindgen(getter)]
+    pub fn row_hints(&self) -> Result<String, JsError> {
+        serde_json::to_string(&self.report.all_row_hints()).map_err(crate::serialize_error)
+    }
+
     /// The blocks whose WAL history the report wants, as `WalScanner::watch` takes them:
     /// (relfilenode, fork number, relation-wide block) triples.
     pub fn wal_blocks(&self) -> Vec<u32> {

@@ -212,6 +212,9 @@ pub struct RowsReader {
         std::collections::BTreeMap<u32, pgpage::wal::FlushedBlock>,
         u64,
     )>,
+    /// The incident report's torn blocks and bit-flip suspects of this relation
+    /// (`set_hints`).
+    hints: pgpage::damage::report::RowHints,
 }
 
 impl RowsReader {
@@ -261,6 +264,7 @@ impl RowsReader {
             printed: PrintedKeys::default(),
             major: None,
             flushed: None,
+            hints: Default::default(),
         })
     }
 
@@ -295,6 +299,12 @@ impl RowsReader {
             )
             .with_flushed(blocks.clone(), *redo, self.major);
         }
+        self.writer = core::mem::replace(
+            &mut self.writer,
+            RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false),
+        )
+        .with_torn(self.hints.torn.clone())
+        .with_suspects(self.hints.suspects.clone());
         if let Some(key) = self.row_key.as_deref() {
             self.writer = core::mem::replace(
                 &mut self.writer,
@@ -355,6 +365,16 @@ impl RowsReader {
         .with_flushed(blocks.clone(), redo, self.major);
         self.flushed = Some((blocks, redo));
         true
+    }
+
+    /// Read the damaged pages' rows as the incident report does: `json` is one relation's
+    /// entry of `ReportOutput::row_hints` (its torn blocks' older writes, the values a
+    /// flipped bit probably changed), as `pgpage rows` takes them from the report. Applies
+    /// from the next `set_output` on.
+    pub fn set_hints(&mut self, json: &str) -> Result<(), JsError> {
+        self.hints = serde_json::from_str(json)
+            .map_err(|e| JsError::new(&format!("the report's hints for the rows: {e}")))?;
+        Ok(())
     }
 
     /// The first pass: the keys of the live rows of whole pages `bytes` (relation-wide
@@ -746,6 +766,7 @@ impl TableReader {
             printed: PrintedKeys::default(),
             major: Some(t.with.major),
             flushed: None,
+            hints: Default::default(),
         })
     }
 }

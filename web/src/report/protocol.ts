@@ -25,6 +25,8 @@ export type FromReport =
       damaged: boolean;
       storage: string | null;
       effects: Record<string, string>;
+      /** The core's hints for reading each damaged relation's rows, JSON by relation path. */
+      rowHints: string;
     }
   | { type: 'error'; job: number; message: string };
 

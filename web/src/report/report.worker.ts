@@ -96,6 +96,7 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
       damaged: out.damaged,
       storage: out.storage_damage ?? null,
       effects: rowEffectWords(w),
+      rowHints: out.row_hints,
     });
     out.free();
   } finally {

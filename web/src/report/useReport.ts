@@ -4,6 +4,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { FileEntry } from '../files';
 import { droppedFiles } from '../rows/dropped';
+import { rememberRowHints } from '../rows/hints';
 import { workerForJob } from '../worker/bridge';
 import type { FromReport, ReportFile, ReportJson, ToReport } from './protocol';
 
@@ -75,7 +76,8 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
       },
       (message) => ({ type: 'error', job: JOB, message }),
     );
-    void worker.done.then((m) =>
+    void worker.done.then((m) => {
+      if (m.type === 'done') rememberRowHints(source.root, m.rowHints);
       setReport(
         m.type === 'done'
           ? {
@@ -88,8 +90,8 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
               effects: m.effects,
             }
           : { state: 'error', message: m.message },
-      ),
-    );
+      );
+    });
     let i = 0;
     let timer = 0;
     const shown = source.root;

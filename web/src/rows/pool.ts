@@ -52,7 +52,9 @@ export function listen(w: RowsWorker, answer: (m: FromRows) => void): void {
 /** Posts a request; the relation's paths go with the worker's first one only. */
 export function send(w: RowsWorker, m: ToRows, files: RelationFiles): void {
   w.files = files;
-  w.worker.postMessage(w.pathsSent ? m : { ...m, paths: files.paths() });
+  const hints = files.hints?.();
+  const withHints = hints === undefined ? m : { ...m, hints };
+  w.worker.postMessage(w.pathsSent ? withHints : { ...withHints, paths: files.paths() });
   w.pathsSent = true;
 }
 

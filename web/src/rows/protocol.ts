@@ -14,6 +14,9 @@ interface RelationRequest {
   job: number;
   paths?: string[];
   from: ColumnsFrom;
+  /** The incident report's row hints of the data directory (JSON by relation path), once
+   * its report is done: a damaged page's rows are read through them. */
+  hints?: string;
 }
 
 export interface OpenRequest extends RelationRequest {

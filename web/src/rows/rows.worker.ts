@@ -156,6 +156,9 @@ async function handle(m: ToRows, post: RowsJob['post']): Promise<void> {
   const { o } = rel;
   const f = files!;
   const indexed = () => (rel.toastLost ??= indexToast(o.reader, f, o.source));
+  // The report's hints of this relation (by its segment 0's path), read from the next output on.
+  const hints = m.hints === undefined ? undefined : (JSON.parse(m.hints) as Record<string, unknown>)[o.source.paths[0] ?? ''];
+  if (hints !== undefined) o.reader.set_hints(JSON.stringify(hints));
   if (m.type === 'tuple') {
     o.reader.set_output('text', false, false);
     indexed();

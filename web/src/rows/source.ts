@@ -4,6 +4,7 @@
 // clones a data directory's thousands of File handles.
 import type { FileEntry } from '../files';
 import { droppedFile, droppedPathsUnder } from './dropped';
+import { rowHintsOf } from './hints';
 import type { ColumnsFrom } from './protocol';
 
 /** A relation's files as the page gives them to its worker. */
@@ -14,6 +15,8 @@ export interface RelationFiles {
   /** Every path the worker may ask for (relative to the data directory). */
   paths(): string[];
   file(path: string): File | undefined;
+  /** The data directory's incident report's row hints, when it is done. */
+  hints?(): string | undefined;
 }
 
 const fileIds = new WeakMap<File, number>();
@@ -56,6 +59,7 @@ export function catalogSource(entry: FileEntry): RelationFiles | null {
     from,
     paths: () => droppedPathsUnder(root),
     file: (p) => droppedFile(root + p),
+    hints: () => rowHintsOf(root),
   };
 }
 

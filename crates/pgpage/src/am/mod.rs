@@ -321,7 +321,7 @@ pub fn with_line_pointers(
 /// A torn page's older write as an analysis that knows more than the page found it (the
 /// incident report reads the table's indexes): its sectors, and the line pointers whose
 /// tuples there are not to be trusted (older versions of their rows).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TornWrite {
     /// Not an older write but random bytes written over the page (the report's
     /// `overwritten` in part): `sectors` are the ones they meet, `items` the line pointers

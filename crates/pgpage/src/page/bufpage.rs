@@ -88,7 +88,7 @@ pub struct PageHeader {
 
 /// A line pointer as heap_page_items' first four columns show it; the rows of pages whose
 /// access method has no pageinspect item function.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LinePointer {
     pub lp: u16,
     pub lp_off: u16,

@@ -346,6 +346,16 @@ impl Block {
     }
 }
 
+/// What the report tells a reader of one relation's rows ([`Report::row_hints`]), by
+/// relation-wide block. It crosses from the report's worker to the rows' in the browser,
+/// hence both serde directions.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct RowHints {
+    pub torn: BTreeMap<u32, crate::am::TornWrite>,
+    /// (line pointer, what to say of its printed row).
+    pub suspects: BTreeMap<u32, Vec<(u16, String)>>,
+}
+
 /// A damaged block's newest full-page image in the WAL given.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WalImage {
@@ -507,6 +517,50 @@ impl Report {
                     .filter(|b| !b.torn_sectors.is_empty())
                     .map(|b| ((r.path.clone(), b.block), b.torn_write()))
             })
+            .collect()
+    }
+
+    /// What a reader of the rows of the relation whose segment 0 is `path` (inside the
+    /// data directory, as the report names it) takes from this report: its torn blocks'
+    /// older writes, and the values of its bit-flipped blocks that the first-ranked flip
+    /// probably changed (`RowWriter::with_torn`, `with_suspects`), so that `rows` prints
+    /// and counts a damaged page's rows as the report does.
+    pub fn row_hints(&self, path: &str) -> RowHints {
+        let mut hints = RowHints::default();
+        for r in self.relations.iter().filter(|r| r.path == path) {
+            for b in &r.blocks {
+                if !b.torn_sectors.is_empty() {
+                    hints.torn.insert(b.block, b.torn_write());
+                }
+                if b.damage != Damage::BitFlip {
+                    continue;
+                }
+                let Some(f) = b.bit_flips.first() else {
+                    continue;
+                };
+                let (Some(lp), Some(column), Some(stored), Some(flipped)) =
+                    (f.item, &f.column, &f.stored, &f.flipped)
+                else {
+                    continue;
+                };
+                hints.suspects.entry(b.block).or_default().push((
+                    lp,
+                    format!(
+                        "column {column} printed as stored, \"{stored}\"; a flipped bit probably changed it: flipped back it reads \"{flipped}\" (the report's first-ranked flip, byte {} bit {}; pgpage repair --flip {}:{} restores the page)",
+                        f.byte, f.bit, f.byte, f.bit
+                    ),
+                ));
+            }
+        }
+        hints
+    }
+
+    /// [`Self::row_hints`] of every relation that has any, by its path.
+    pub fn all_row_hints(&self) -> BTreeMap<String, RowHints> {
+        self.relations
+            .iter()
+            .map(|r| (r.path.clone(), self.row_hints(&r.path)))
+            .filter(|(_, h)| !h.torn.is_empty() || !h.suspects.is_empty())
             .collect()
     }
 
