@@ -617,16 +617,23 @@ fn fpi(args: &FpiArgs, out: &mut impl Write) -> Result<i32, Fail> {
             };
             eprintln!("pgpage: {note}{}: {}", p.code, p.message);
         }
+        // The segments given, not the segments that held records: a pg_wal keeps segments
+        // made ahead of use, which the note above names; the WAL ends before them.
         writeln!(
             out,
-            "{} images in {} records of {} segments{}",
+            "{} images in {} records; {} {} given{}",
             image_count,
             summary.records,
             summary.segments,
+            if summary.segments == 1 {
+                "segment"
+            } else {
+                "segments"
+            },
             summary
                 .end_lsn
                 .as_ref()
-                .map(|l| format!(", WAL read to {l}"))
+                .map(|l| format!(", the WAL read to its end at {l}"))
                 .unwrap_or_default()
         )?;
     }
