@@ -3652,10 +3652,10 @@ fn steps(r: &Report) -> Vec<String> {
             .blocks()
             .any(|(_, b)| b.server.is_some() && b.rows.is_some() && !b.torn_sectors.is_empty());
         out.push(format!(
-            "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on: the server zeroes each of them in memory as it reads it, and VACUUM writes the zeros. Every row on them is gone for good.\nignore_checksum_failure = on: the server reads a page whose header is sane despite its checksum, its bytes as they are. A flipped bit's value comes back wrong.{} count(*) and every other aggregate that reads the table are then wrong too (a count the planner answers from an index alone, an index-only scan, does not read these pages). It does nothing for a page whose header is not sane.",
+            "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on: the server zeroes each of them in memory as it reads it, and VACUUM writes the zeros. Every row on them is gone for good.\nignore_checksum_failure = on: the server reads a page whose header is sane despite its checksum, its bytes as they are: a flipped bit's value comes back wrong.{} Aggregates such as count(*) over the table are then wrong too. It does nothing for a page whose header is not sane.",
             refused.join(", "),
             if torn_refused {
-                " A torn page's line pointers land on other rows' bytes: rows come back under other ctids or twice, and versions removed since come back. A query that reaches a line pointer inside another tuple fails (\"compressed pglz data is corrupt\", \"invalid memory alloc request size\") or crashes its server process (a segmentation fault), and the server restarts every session. Read such a page this way only on a copy no one else uses."
+                " A torn page's rows come back twice, under other ctids, or after their deletion, and a query that meets a line pointer inside another tuple fails (\"compressed pglz data is corrupt\", \"invalid memory alloc request size\") or crashes its backend, which restarts every session: only on a copy no one else uses."
             } else {
                 ""
             }
@@ -3843,13 +3843,13 @@ fn zeroed_heap_step(r: &Report, rel: &Relation, zeroed: &[String]) -> String {
         .collect();
     let fallout = match indexes.as_slice() {
         [] => String::from(
-            "Any index of the table still holds entries pointing into it. A query that follows one (an index or bitmap heap scan) finds no tuple there and returns nothing for that row, without an error.",
+            "An index scan through any index of the table that still points into it finds no tuple there and returns nothing for that row.",
         ),
         list => format!(
-            "{} {} still {} entries pointing into it. A query that follows one (an index or bitmap heap scan) finds no tuple there and returns nothing for that row, without an error. (An index-only scan may still return the row's indexed columns while the visibility map marks the block all-visible.)",
-            if list.len() == 1 { "Its index" } else { "Its indexes" },
+            "{} {}, which still {} into it, find no tuple there and return nothing for those rows (an index-only scan may still return their indexed columns while the visibility map marks the block all-visible).",
+            if list.len() == 1 { "Index scans through its index" } else { "Index scans through its indexes" },
             list.join(", "),
-            if list.len() == 1 { "holds" } else { "hold" }
+            if list.len() == 1 { "points" } else { "point" }
         ),
     };
     let reindex = match rel.indexes.as_slice() {
@@ -3868,7 +3868,7 @@ fn zeroed_heap_step(r: &Report, rel: &Relation, zeroed: &[String]) -> String {
         ),
     };
     format!(
-        "{} {blocks} of {name} {} all zeros. The server reads it as empty, without an error: a sequential scan silently misses its rows. {fallout} Restore the page, or {reindex} so that they agree with the table; its rows there are then gone from every query.",
+        "{} {blocks} of {name} {} all zeros. The server reads it as empty, without an error: sequential scans miss its rows. {fallout} Restore the page, or {reindex} so that they agree with the table; its rows are then gone from every query.",
         if zeroed.len() == 1 { "Block" } else { "Blocks" },
         if zeroed.len() == 1 { "is" } else { "are" }
     )
@@ -4051,7 +4051,7 @@ mod tests {
             .iter()
             .find(|s| s.starts_with("Block 1 of public.t is all zeros"))
             .unwrap();
-        assert!(step.contains("Its index public.t_pkey still holds entries pointing into it"));
+        assert!(step.contains("Index scans through its index public.t_pkey, which still points into it"));
         assert!(step.contains("REINDEX that index (REINDEX INDEX public.t_pkey)"));
         let text = text(&r);
         assert!(!text.contains('…') && !text.contains("%u"));
