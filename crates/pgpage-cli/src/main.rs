@@ -16,6 +16,7 @@ mod recover;
 mod repair;
 mod report;
 mod rows;
+mod serve;
 mod table;
 mod verify;
 mod wal;
@@ -63,6 +64,9 @@ enum Command {
     /// The incident report: damaged relations and blocks, what happened to each, the rows
     /// lost and readable, and the steps to take, in order.
     Report(report::ReportArgs),
+    /// Serve the browser app this binary carries on 127.0.0.1, offline; the files opened in it
+    /// stay in the browser.
+    Serve(serve::ServeArgs),
 }
 
 fn main() {
@@ -92,6 +96,7 @@ fn main() {
         Command::Report(args) => report::run(args),
         Command::Wal(args) => wal::run(args),
         Command::Recover(args) => recover::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     std::process::exit(status);
 }

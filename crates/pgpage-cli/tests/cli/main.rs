@@ -42,6 +42,7 @@ mod report_keys;
 mod report_noise;
 mod report_steps;
 mod rows;
+mod serve;
 mod stale;
 mod tablespace_files;
 mod timeline;
