@@ -4051,7 +4051,8 @@ mod tests {
             .iter()
             .find(|s| s.starts_with("Block 1 of public.t is all zeros"))
             .unwrap();
-        assert!(step.contains("Index scans through its index public.t_pkey, which still points into it"));
+        assert!(step
+            .contains("Index scans through its index public.t_pkey, which still points into it"));
         assert!(step.contains("REINDEX that index (REINDEX INDEX public.t_pkey)"));
         let text = text(&r);
         assert!(!text.contains('…') && !text.contains("%u"));
