@@ -712,3 +712,71 @@ fn older_backup_page_replayed(version: u32) {
 }
 
 each_version!(older_backup_page_replayed);
+
+/// A torn write whose first half (the header and line pointers) is the backup's page and whose
+/// second half is newer, with no WAL left: the header's pd_lsn is the backup's, but the page
+/// changed since. The backup's page is not offered as the block unchanged, nor as an exact
+/// restore: its age cannot be told from a torn page's header.
+fn torn_over_the_backups_page(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create table t (id int primary key, note text not null, n int not null) with (autovacuum_enabled = off, fillfactor = 50)",
+        "insert into t select g, 'note-' || lpad(g::text, 6, '0') || '-Oscar', 0 from generate_series(1, 1500) g",
+        "vacuum (freeze) t",
+        "checkpoint",
+    ]);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    let torn = 4usize;
+    c.stop();
+    let backup = c.root.join("backup");
+    copy_dir(&c.data, &backup);
+    c.restart();
+    // Every row of the block updated in place (HOT: n is not indexed), twice over.
+    c.psql(&[
+        &format!("update t set n = n + 1 where ctid = any(array(select format('({torn},%s)', g)::tid from generate_series(1, 300) g))"),
+        "checkpoint",
+    ]);
+    c.stop();
+    let damaged = c.root.join("damaged");
+    copy_dir(&c.data, &damaged);
+    for e in fs::read_dir(damaged.join("pg_wal")).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            fs::remove_file(&p).unwrap();
+        }
+    }
+    let file = damaged.join(&rel);
+    let mut bytes = fs::read(&file).unwrap();
+    let older = fs::read(backup.join(&rel)).unwrap();
+    let at = torn * BLCKSZ;
+    bytes[at..at + BLCKSZ / 2].copy_from_slice(&older[at..at + BLCKSZ / 2]);
+    assert_ne!(
+        bytes[at..at + BLCKSZ],
+        older[at..at + BLCKSZ],
+        "the newer half differs from the backup's"
+    );
+    fs::write(&file, &bytes).unwrap();
+
+    let report = json(&pgpage(&[
+        "report",
+        "--json",
+        "--from",
+        backup.to_str().unwrap(),
+        damaged.to_str().unwrap(),
+    ]));
+    let b = block_of(&report, torn);
+    assert_eq!(b["damage"], "torn", "{version}: {b:#}");
+    assert_ne!(b["route"], "backup_same", "{version}: {b:#}");
+    assert_ne!(b["backup"]["age"], "same", "{version}: {b:#}");
+    for s in steps_of(&report) {
+        assert!(
+            !s.contains("restores the page exactly") || !s.contains(&format!("--block {torn} ")),
+            "{version}: {s}"
+        );
+    }
+}
+
+each_version!(torn_over_the_backups_page);

@@ -289,11 +289,12 @@ fn judge(
     }
     // The damaged page's pd_lsn means something wherever its header is sane; an all-zero
     // page's is 0, its history gone, and a misplaced page's is the other block's.
-    // A torn page's header may be the older write (sector 0 among the older sectors): its
-    // pd_lsn is not the block's newest either.
+    // A torn page's header may be the older write whichever sectors are named torn (they are
+    // the ones unlike sector 0, and which write is older the page seldom shows): its pd_lsn is
+    // not known to be the block's newest, and a backup with the same pd_lsn may hold only the
+    // older write.
     let damaged_lsn = match b.damage {
-        Damage::Zeroed | Damage::Misplaced => None,
-        Damage::Torn if b.torn_sectors.contains(&0) => None,
+        Damage::Zeroed | Damage::Misplaced | Damage::Torn => None,
         _ => b.page_lsn,
     };
     out.age = match (backup_lsn, damaged_lsn) {
@@ -343,8 +344,11 @@ pub(super) fn no_pd_lsn(b: &Block) -> String {
             b.holds_block
                 .map_or_else(|| String::from("another"), |n| format!("{n}"))
         ),
-        Damage::Torn => String::from(
+        Damage::Torn if !b.torn_rebuilt.is_empty() || b.torn_sectors.contains(&0) => String::from(
             "the damaged page is torn with its header in the older write, so its pd_lsn is not the block's newest",
+        ),
+        Damage::Torn => String::from(
+            "the damaged page is torn, and its header (sector 0) may be the older of the two writes, so its pd_lsn may not be the block's newest",
         ),
         Damage::Zeroed => String::from(
             "the damaged page is all zeros (its pd_lsn is 0: nothing of its history is left)",
@@ -752,4 +756,69 @@ pub(super) fn step(r: &Report) -> Option<String> {
         ));
     }
     (!parts.is_empty()).then(|| parts.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::file::scan::PageRow;
+
+    /// An empty heap page of `block` with pd_lsn `lsn`, its checksum set.
+    fn page(block: u32, lsn: u64) -> Vec<u8> {
+        let mut p = alloc::vec![0u8; 8192];
+        p[0..4].copy_from_slice(&((lsn >> 32) as u32).to_le_bytes());
+        p[4..8].copy_from_slice(&(lsn as u32).to_le_bytes());
+        p[12..14].copy_from_slice(&24u16.to_le_bytes());
+        p[14..16].copy_from_slice(&8192u16.to_le_bytes());
+        p[16..18].copy_from_slice(&8192u16.to_le_bytes());
+        p[18..20].copy_from_slice(&(8192u16 | 4).to_le_bytes());
+        let sum = crate::page::checksum::pg_checksum_page(&p, block, Endian::Little);
+        p[8..10].copy_from_slice(&sum.to_le_bytes());
+        p
+    }
+
+    #[test]
+    fn a_torn_pages_header_says_nothing_of_its_age_whichever_sectors_are_named() {
+        let (block, lsn) = (4, 0x0100_2000);
+        let backup = page(block, lsn);
+        let row = PageRow {
+            block,
+            absolute_block: block,
+            status: PageStatus::Mismatch,
+            stored: 0,
+            computed: Some(1),
+            findings: Vec::new(),
+            misplaced: None,
+            tuple_block: None,
+            structure: Vec::new(),
+        };
+        // Sector 0 (the header, pd_lsn the backup's) unlike sectors 8-14: which write is the
+        // older one the page does not show.
+        let mut b = Block::blank(&backup, &row, Endian::Little);
+        b.damage = Damage::Torn;
+        b.torn_sectors = (8..15).collect();
+        assert_eq!(b.page_lsn, Some(lsn));
+        let input = BackupInput {
+            file: String::new(),
+            block_in_file: block,
+            shown: String::from("backup/base/5/16384"),
+            page: Ok(Some(backup.clone())),
+            absent: false,
+        };
+        let out = judge(&input, &b, Endian::Little, true, true, Some(16));
+        assert_eq!(out.status, "ok");
+        assert_eq!(out.age, None, "{}", out.note);
+        assert!(
+            out.note.contains("may be the older of the two writes"),
+            "{}",
+            out.note
+        );
+        // The same pd_lsn on a page that is not torn: the backup's page is the block unchanged.
+        b.damage = Damage::Checksum;
+        b.torn_sectors.clear();
+        assert_eq!(
+            judge(&input, &b, Endian::Little, true, true, Some(16)).age,
+            Some("same")
+        );
+    }
 }
