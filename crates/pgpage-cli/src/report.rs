@@ -150,6 +150,10 @@ pub(crate) fn gather(
             let ls = Ls::open(&root)?;
             let mut files: Vec<String> = ls.paths();
             files.push(String::from("PG_VERSION"));
+            // Its presence, with pg_control's state, says the server may be running.
+            if root.join("postmaster.pid").is_file() {
+                files.push(String::from("postmaster.pid"));
+            }
             let listed = files
                 .into_iter()
                 .map(|p| {

@@ -1811,3 +1811,29 @@ fn loose_segment_numbering() {
         .collect();
     assert_eq!(named, bad, "{report:#}");
 }
+
+/// A report on a running server's data directory says so before anything else it cannot
+/// know (pg_checksums refuses such a directory); once the server is stopped cleanly, nothing.
+#[test]
+fn a_running_server_is_said() {
+    let mut c = Cluster::start(16);
+    c.psql(&[
+        "create table t (id int)",
+        "insert into t select generate_series(1, 100)",
+    ]);
+    let running = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
+    let unknown = running["unknown"].as_array().unwrap();
+    assert!(
+        unknown
+            .first()
+            .and_then(|u| u.as_str())
+            .is_some_and(|u| u.starts_with("the server looks running (postmaster.pid is there and pg_control says \"in production\")")),
+        "{running:#}"
+    );
+    c.stop();
+    let stopped = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
+    assert!(
+        !stopped["unknown"].to_string().contains("looks running"),
+        "{stopped:#}"
+    );
+}
