@@ -38,10 +38,13 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 # --- Rust ------------------------------------------------------------------------------
-if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
-  say "rustup target add wasm32-unknown-unknown"
-  rustup target add wasm32-unknown-unknown
-fi
+# wasm for the browser's core; musl for the statically linked CLI (`pgpage serve` copied alone).
+for target in wasm32-unknown-unknown x86_64-unknown-linux-musl; do
+  if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
+    say "rustup target add $target"
+    rustup target add "$target"
+  fi
+done
 # wasm-pack cannot download wasm-bindgen here, so it must find exactly the pinned one on PATH.
 wb_version=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' crates/pgpage-wasm/Cargo.toml)
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $wb_version" ]; then
