@@ -188,3 +188,72 @@ fn torn_after_reuse(version: u32) {
 }
 
 each_version!(torn_after_reuse);
+
+/// A torn page whose first half, its header and line pointers, is the write before rows of
+/// it were updated to new keys (non-HOT, the new versions placed on the same page, in that
+/// half): the new versions' line pointers are beyond the older header's array, and their index
+/// entries lead nowhere the page shows. Each such row is lost and named by its key, as the
+/// server knows it.
+fn entries_past_an_older_header(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create table t (id int primary key, note text not null) with (autovacuum_enabled = off, fillfactor = 50)",
+        "insert into t select g, 'note-' || lpad(g::text, 6, '0') || '-Tango' from generate_series(1, 1200) g",
+        "vacuum (freeze) t",
+        "checkpoint",
+    ]);
+    let rel = c
+        .psql(&["select pg_relation_filepath('t')"])
+        .trim()
+        .to_owned();
+    let torn = 3usize;
+    c.stop();
+    let older = fs::read(c.data.join(&rel)).unwrap();
+    c.restart();
+    let moved: BTreeSet<String> = c
+        .psql(&[&format!(
+            "update t set id = id + 100000 where ctid = any(array(select format('({torn},%s)', g)::tid from generate_series(1, 8) g)) returning id"
+        )])
+        .lines()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| l.parse::<u32>().is_ok())
+        .collect();
+    assert_eq!(moved.len(), 8, "{moved:?}");
+    // The new versions stayed on the page, in its first half (the older write's there).
+    let placed = c.psql(&[&format!(
+        "select count(*) from t where id > 100000 and (ctid::text::point)[0] = {torn}"
+    )]);
+    assert_eq!(placed.trim(), "8", "the new versions are on block {torn}");
+    c.psql(&["checkpoint"]);
+    c.stop();
+    let file = c.data.join(&rel);
+    let mut bytes = fs::read(&file).unwrap();
+    let at = torn * BLCKSZ;
+    bytes[at..at + BLCKSZ / 2].copy_from_slice(&older[at..at + BLCKSZ / 2]);
+    fs::write(&file, &bytes).unwrap();
+    let report = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
+    let b = report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["relation"] == "public.t")
+        .flat_map(|r| r["blocks"].as_array().unwrap())
+        .find(|b| b["block"] == torn)
+        .unwrap_or_else(|| panic!("{report:#}"))
+        .clone();
+    assert_eq!(b["damage"], "torn", "{b:#}");
+    let lost: BTreeSet<String> = b["rows"]["keys"]
+        .as_array()
+        .map(|k| {
+            k.iter()
+                .map(|key| key[0].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        moved.is_subset(&lost),
+        "{version}: {moved:?} not all in {lost:?}: {b:#}"
+    );
+}
+
+each_version!(entries_past_an_older_header);

@@ -2364,10 +2364,11 @@ fn rows_of(
     // damaged bytes before a tuple that reads; a chain that ends in an intact dead or
     // invisible version (a deleted row, an LP_DEAD line pointer) lost nothing to the damage.
     // Ok(Some(lp)): the row reads at lp; Ok(None): nothing lost; Err: lost.
-    // A page whose header is older than its tuples: an entry into a line pointer that header
-    // calls unused or does not have names a version written after it, under no line pointer.
-    let header_older =
-        b.damage == Damage::Torn && b.torn_sectors == [0] && b.torn_rebuilt.is_empty();
+    // A torn page whose header may be older than its tuples (sector 0 torn, or sectors unlike
+    // it, which write is the older the page seldom shows): an entry into a line pointer that
+    // header calls unused or does not have names a version written after it, under no line
+    // pointer the page shows: its row is lost. A rebuilt array has its own line pointers.
+    let header_older = b.damage == Damage::Torn && b.torn_rebuilt.is_empty();
     let in_use: BTreeSet<u16> = if header_older {
         crate::am::page_line_pointers(page, endian)
             .iter()
