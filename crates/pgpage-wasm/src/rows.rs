@@ -218,6 +218,13 @@ pub struct RowsReader {
 }
 
 impl RowsReader {
+    /// The writer made over by `f` (its builder methods take it by value).
+    fn rewrite(&mut self, f: impl FnOnce(RowWriter) -> RowWriter) {
+        let placeholder = RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false);
+        let writer = core::mem::replace(&mut self.writer, placeholder);
+        self.writer = f(writer);
+    }
+
     fn fetch<'a>(
         &'a self,
         source: Option<&'a ChunkSource>,
@@ -284,7 +291,7 @@ impl RowsReader {
         } else {
             Versions::Visible
         };
-        self.writer = RowWriter::new(
+        let mut writer = RowWriter::new(
             self.writer.columns().to_vec(),
             row_format(format)?,
             self.endian,
@@ -293,33 +300,19 @@ impl RowsReader {
         .with_versions(versions)
         .with_damaged(include_damaged);
         if let Some((blocks, redo)) = self.flushed.as_ref() {
-            self.writer = core::mem::replace(
-                &mut self.writer,
-                RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false),
-            )
-            .with_flushed(blocks.clone(), *redo, self.major);
+            writer = writer.with_flushed(blocks.clone(), *redo, self.major);
         }
-        self.writer = core::mem::replace(
-            &mut self.writer,
-            RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false),
-        )
-        .with_torn(self.hints.torn.clone())
-        .with_suspects(self.hints.suspects.clone());
+        writer = writer
+            .with_torn(self.hints.torn.clone())
+            .with_suspects(self.hints.suspects.clone());
         if let Some(key) = self.row_key.as_deref() {
-            self.writer = core::mem::replace(
-                &mut self.writer,
-                RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false),
-            )
-            .with_unique_key(key);
+            writer = writer.with_unique_key(key);
         }
         self.include_damaged = include_damaged;
         if let (true, true, Some(keys)) = (include_damaged, self.keys_read, self.keys.as_ref()) {
-            self.writer = core::mem::replace(
-                &mut self.writer,
-                RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false),
-            )
-            .with_row_keys(keys.clone());
+            writer = writer.with_row_keys(keys.clone());
         }
+        self.writer = writer;
         Ok(())
     }
 
@@ -358,11 +351,9 @@ impl RowsReader {
             return false;
         }
         let redo = f.redo();
-        self.writer = core::mem::replace(
-            &mut self.writer,
-            RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false),
-        )
-        .with_flushed(blocks.clone(), redo, self.major);
+        let major = self.major;
+        let held = blocks.clone();
+        self.rewrite(|w| w.with_flushed(held, redo, major));
         self.flushed = Some((blocks, redo));
         true
     }
@@ -406,12 +397,8 @@ impl RowsReader {
     /// The first pass is over: the writer leaves out the damaged pages' stale versions.
     pub fn keys_done(&mut self) {
         self.keys_read = true;
-        if let Some(keys) = self.keys.as_ref() {
-            self.writer = core::mem::replace(
-                &mut self.writer,
-                RowWriter::new(Vec::new(), RowFormat::Json, self.endian, false),
-            )
-            .with_row_keys(keys.clone());
+        if let Some(keys) = self.keys.clone() {
+            self.rewrite(|w| w.with_row_keys(keys));
         }
     }
 

@@ -6,6 +6,14 @@ import type { WalSegmentFile } from './walProtocol';
 
 const CHUNK_BYTES = 4 << 20;
 
+/** The name of a data directory's own WAL file (a segment or history file) at `path`, relative
+ * to the directory (`pg_wal/NAME`), as `pgpage report DIR` reads DIR/pg_wal; undefined for any
+ * other path. */
+export function ownWalName(w: Wasm, path: string): string | undefined {
+  const m = /^pg_wal\/([^/]+)$/.exec(path);
+  return m && w.wal_file_kind(m[1]) !== undefined ? m[1] : undefined;
+}
+
 type Wasm = Awaited<ReturnType<typeof loadWasm>>;
 export type Scanner = InstanceType<Wasm['WalScanner']>;
 

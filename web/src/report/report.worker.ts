@@ -5,7 +5,7 @@
 // as `pgpage report --wal DIR/pg_wal DIR` does. The page ends a report it no longer wants by
 // ending the worker.
 import { loadWasm, reportOf, reportWanted, rowEffectWords } from '../core';
-import { scanWal } from '../damage/walScan';
+import { ownWalName, scanWal } from '../damage/walScan';
 import { serve, type Job } from '../worker/bridge';
 import type { FromReport, ReportFile, ToReport } from './protocol';
 
@@ -26,9 +26,11 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
   const byPath = new Map(held.map((f) => [f.path, f.file]));
   const lengths = held.map((f) => f.file.size);
   // The directory's own WAL (`pg_wal/NAME`), as `pgpage report DIR` reads DIR/pg_wal.
-  const wal = held.filter((f) => /^pg_wal\/[^/]+$/.test(f.path) && w.wal_file_kind(f.path.slice('pg_wal/'.length)) !== undefined);
-  const walFiles = wal.map((f) => ({ name: f.path.slice('pg_wal/'.length), path: f.path, file: f.file }));
-  const walBytes = wal.reduce((n, f) => n + f.file.size, 0);
+  const walFiles = held.flatMap((f) => {
+    const name = ownWalName(w, f.path);
+    return name === undefined ? [] : [{ name, path: f.path, file: f.file }];
+  });
+  const walBytes = walFiles.reduce((n, f) => n + f.file.size, 0);
   const control = byPath.get('global/pg_control');
   // Read twice: first for the pages the latest checkpoint wrote (older ones are lost writes),
   // then for the damaged blocks' images and records once the report knows which.
@@ -41,7 +43,7 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
   );
   let read = 0;
   try {
-    if (wal.length > 0 && control) {
+    if (walFiles.length > 0 && control) {
       const { scanner } = await scanWal(w, walFiles, '', 8192, new Uint32Array(), (done) => post({ type: 'progress', job, read: done, total }), undefined, {
         control: new Uint8Array(await control.arrayBuffer()),
         backupLabel: byPath.has('backup_label'),
@@ -76,7 +78,7 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
     }
     const out = reader.finish();
     const watch = out.wal_blocks();
-    if (wal.length > 0 && watch.length > 0) {
+    if (walFiles.length > 0 && watch.length > 0) {
       const first = reportOf(out);
       const { scanner } = await scanWal(w, walFiles, first.cluster.system_identifier ?? '', first.cluster.block_size ?? 8192, watch, (done) =>
         post({ type: 'progress', job, read: read + done, total }),

@@ -18,7 +18,7 @@ import {
   type Salvage,
   type SyncFiles,
 } from './drive';
-import { scanWal } from '../damage/walScan';
+import { ownWalName, scanWal } from '../damage/walScan';
 import { serve, type Job } from '../worker/bridge';
 import { SHOWN_MAX, type ColumnsFrom, type FromRows, type Progress, type ToRows, type ToRowsWorker } from './protocol';
 
@@ -104,13 +104,13 @@ async function open(w: Wasm, files: ReturnType<typeof askedFiles>, from: Columns
  * were before those changes. Without them nothing is held, as with `pgpage rows` on files
  * outside a data directory. */
 async function holdAgainstOwnWal(w: Wasm, files: ReturnType<typeof askedFiles>, reader: RowsReader, path: string): Promise<void> {
-  const walPaths = files.paths.filter((p) => /^pg_wal\/[^/]+$/.test(p) && w.wal_file_kind(p.slice('pg_wal/'.length)) !== undefined);
+  const walPaths = files.paths.filter((p) => ownWalName(w, p) !== undefined);
   if (walPaths.length === 0 || !files.paths.includes('global/pg_control') || path === '') return;
   await files.fetch?.(['global/pg_control', ...walPaths]);
   const control = files.file('global/pg_control');
   const wal = walPaths.flatMap((p) => {
-    const file = files.file(p);
-    return file ? [{ name: p.slice('pg_wal/'.length), path: p, file }] : [];
+    const [file, name] = [files.file(p), ownWalName(w, p)];
+    return file && name !== undefined ? [{ name, path: p, file }] : [];
   });
   if (!control || wal.length === 0) return;
   const { scanner } = await scanWal(w, wal, '', 8192, new Uint32Array(), () => {}, undefined, {

@@ -734,7 +734,7 @@ fn torn_over_the_backups_page(version: u32) {
     let backup = c.root.join("backup");
     copy_dir(&c.data, &backup);
     c.restart();
-    // Every row of the block updated in place (HOT: n is not indexed), twice over.
+    // Every row of the block updated in place (HOT: n is not indexed).
     c.psql(&[
         &format!("update t set n = n + 1 where ctid = any(array(select format('({torn},%s)', g)::tid from generate_series(1, 300) g))"),
         "checkpoint",

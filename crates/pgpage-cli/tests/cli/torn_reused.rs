@@ -232,15 +232,7 @@ fn entries_past_an_older_header(version: u32) {
     bytes[at..at + BLCKSZ / 2].copy_from_slice(&older[at..at + BLCKSZ / 2]);
     fs::write(&file, &bytes).unwrap();
     let report = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
-    let b = report["relations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["relation"] == "public.t")
-        .flat_map(|r| r["blocks"].as_array().unwrap())
-        .find(|b| b["block"] == torn)
-        .unwrap_or_else(|| panic!("{report:#}"))
-        .clone();
+    let b = block_of(&report, "public.t", torn);
     assert_eq!(b["damage"], "torn", "{b:#}");
     let lost: BTreeSet<String> = b["rows"]["keys"]
         .as_array()

@@ -2368,8 +2368,8 @@ fn rows_of(
     // it, which write is the older the page seldom shows): an entry into a line pointer that
     // header calls unused or does not have names a version written after it, under no line
     // pointer the page shows: its row is lost. A rebuilt array has its own line pointers.
-    let header_older = b.damage == Damage::Torn && b.torn_rebuilt.is_empty();
-    let in_use: BTreeSet<u16> = if header_older {
+    let header_may_be_older = b.damage == Damage::Torn && b.torn_rebuilt.is_empty();
+    let in_use: BTreeSet<u16> = if header_may_be_older {
         crate::am::page_line_pointers(page, endian)
             .iter()
             .filter(|id| id.flags != crate::page::fields::LP_UNUSED)
@@ -2382,7 +2382,7 @@ fn rows_of(
         let Some(o) = own.as_ref() else {
             return Err(());
         };
-        if header_older && !in_use.contains(&root) {
+        if header_may_be_older && !in_use.contains(&root) {
             return Err(());
         }
         let mut lp = root;
