@@ -881,6 +881,13 @@ impl RowWriter {
         };
         got.torn = !older_sectors.is_empty();
         let mut older_left: Vec<u16> = Vec::new();
+        // Where each tuple starts, by line pointer: on a damaged page two may lead to one
+        // tuple, which the server never writes.
+        let starts: Vec<(u16, usize)> = if damaged {
+            heap_items(page, e).map(|i| (i.lp, i.off)).collect()
+        } else {
+            Vec::new()
+        };
         for item in heap_items(page, e) {
             let lp = item.lp;
             let left_out = |message: String| LeftOut {
@@ -904,6 +911,17 @@ impl RowWriter {
                     .push(left_out(String::from("tuple shorter than its header")));
                 continue;
             };
+            // The tuple another line pointer leads to as well, whose t_ctid names that one:
+            // this line pointer's own bytes are damaged (a flipped lp_off), and the row is
+            // printed once, at its own place.
+            if let Some(&(other, _)) = starts.iter().find(|(l, off)| {
+                *l != lp && *off == item.off && h.t_ctid_block == absolute && h.t_ctid_offset == *l
+            }) {
+                got.left_out.push(left_out(format!(
+                    "line pointer {lp} leads to the tuple line pointer {other} leads to too (its t_ctid is ({absolute},{other})): two line pointers never share a tuple, so line pointer {lp}'s own bytes are damaged, and its row is not where it points; the tuple is printed once, at ({absolute},{other})"
+                )));
+                continue;
+            }
             let state = tuple_state(&h, (absolute, lp), log);
             let state_shown = match (self.versions, state) {
                 (Versions::Visible, Ok(s)) if !s.is_visible() => {
