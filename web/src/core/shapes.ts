@@ -78,7 +78,7 @@ export interface ReportBlock {
   server: string | null;
   holds_block?: number;
   /** The one way the core's steps recommend for the block (`Route` in the core). */
-  route: 'reindex' | 'confirmed_flip' | 'recover' | 'image' | 'backup_same' | 'flip' | 'torn_whole' | 'backup_older' | 'none';
+  route: 'reindex' | 'confirmed_flip' | 'recover' | 'backup_same' | 'flip' | 'torn_whole' | 'backup_older' | 'none';
   /** The block in one line: what happened, its rows, the way back. */
   headline: string;
   /** `overwritten` over part of a page whose header is sane: the runs of random bytes, page offsets. */

@@ -326,7 +326,7 @@ function WalImageLine({
 }
 
 /** The core's steps restore the block from the WAL: replayed (pgpage recover) or its image. */
-const fromWal = (b: ReportBlock) => b.route === 'recover' || b.route === 'image';
+const fromWal = (b: ReportBlock) => b.route === 'recover';
 
 /** A step of the core's: its sentences as prose, each command (an indented line, or a command
  * or SQL statement the sentence ends on) as code to copy exactly, never with a full stop glued
@@ -342,8 +342,8 @@ export function Step({
 }) {
   const lines = text.split('\n');
   const commands = lines.filter((l) => l.startsWith('  ')).map((l) => l.trim());
-  // Under the step whose commands restore them: the replay's blocks, or the images'.
-  const here = walBlocks.filter(({ b }) => commands.some((c) => c.startsWith(b.route === 'recover' ? 'pgpage recover ' : 'pgpage fpi ')));
+  // Under the step whose commands restore them from the WAL.
+  const here = walBlocks.length > 0 && commands.some((c) => c.startsWith('pgpage recover ')) ? walBlocks : [];
   const inApp = here.length > 0;
   return (
     <li data-testid="report-step">

@@ -47,6 +47,7 @@ mod stale;
 mod tablespace_files;
 mod timeline;
 mod torn_reused;
+mod torn_values;
 mod verify;
 mod verify_amcheck;
 mod verify_contrib_am;

@@ -495,7 +495,14 @@ fn same_sectors(b: &Block, page: &[u8]) -> Vec<u32> {
         .filter(|(_, (x, y))| x == y)
         .filter_map(|(i, _)| u32::try_from(i).ok())
         .collect();
-    if same.is_empty() || same.len() == theirs.len() {
+    // Only one write's side of the tear says which write the backup holds: every sector the
+    // tear names (and maybe more of that write), or sector 0 with none of them. Sectors a
+    // page has not rewritten since the backup match it whatever happened to the rest, and
+    // say nothing of a tear.
+    let torn = &b.torn_sectors;
+    let one_side = torn.iter().all(|s| same.contains(s))
+        || (same.contains(&0) && !same.iter().any(|s| torn.contains(s)));
+    if same.is_empty() || same.len() == theirs.len() || torn.is_empty() || !one_side {
         Vec::new()
     } else {
         same
@@ -598,7 +605,6 @@ pub(super) fn step(r: &Report) -> Option<String> {
             super::Route::Recover => {
                 Some("pgpage recover: the page with every change the WAL holds since its image")
             }
-            super::Route::Image => Some("the WAL's full-page image: the page as it is now"),
             super::Route::TornWhole => Some("pgpage repair --torn, with every row"),
             _ => None,
         };

@@ -118,7 +118,6 @@ fn way(route: &str) -> &'static str {
             "way back: flip the bit back (the backup's page confirms it)"
         }
         r if r == Route::Recover.as_str() => "way back: rebuild it from the WAL (pgpage recover)",
-        r if r == Route::Image.as_str() => "way back: the WAL's full-page image",
         r if r == Route::BackupSame.as_str() => "way back: the backup's page, unchanged since",
         r if r == Route::Flip.as_str() => "way back: flip a bit back, if one candidate is right",
         r if r == Route::TornWhole.as_str() => {

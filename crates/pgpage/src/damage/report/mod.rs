@@ -159,6 +159,10 @@ pub struct ReusedRow {
     pub index_keys: Vec<Option<String>>,
     #[serde(skip)]
     pub lp: u16,
+    /// Another line pointer that leads to the same tuple: two never share one, so this one's
+    /// own bytes are damaged (a flipped lp_off), not the tuple an older write's.
+    #[serde(skip)]
+    pub shares: Option<u16>,
 }
 
 /// A lost key with more than one index entry on the block.
@@ -717,8 +721,46 @@ pub struct FileInput {
     /// Blocks within the file that were all zeros (the statuses `FileScan::chunk_statuses`
     /// hands over): a zero page before rows, or one an index still points into, is damage.
     pub zero_blocks: Vec<u32>,
-    /// The bytes of the blocks `wanted_blocks` names, by block within the file.
+    /// The bytes of the blocks `wanted_blocks` names, by block within the file, but for the
+    /// all-zero ones (`zero_blocks`): a file extended but never written may be gigabytes of
+    /// them, and their bytes are known without holding them.
     pub pages: BTreeMap<u32, Vec<u8>>,
+}
+
+/// An all-zero page of any block size PostgreSQL builds with.
+static ZERO_PAGE: [u8; 32768] = [0; 32768];
+
+impl FileInput {
+    /// Every block `wanted_blocks` names with its bytes, in block order: the pages read, and
+    /// the all-zero ones as zeros.
+    pub fn wanted_pages(&self) -> impl Iterator<Item = (u32, &[u8])> + '_ {
+        let bs = usize::try_from(self.verdict.geometry.block_size.bytes())
+            .unwrap_or(ZERO_PAGE.len())
+            .min(ZERO_PAGE.len());
+        let zero = ZERO_PAGE.get(..bs).unwrap_or_default();
+        let mut read = self
+            .pages
+            .iter()
+            .map(|(b, p)| (*b, p.as_slice()))
+            .peekable();
+        let mut zeros = self
+            .zero_blocks
+            .iter()
+            .copied()
+            .filter(|b| !self.pages.contains_key(b))
+            .peekable();
+        core::iter::from_fn(move || match (read.peek(), zeros.peek()) {
+            (Some((r, _)), Some(z)) if z < r => zeros.next().map(|z| (z, zero)),
+            (Some(_), _) => read.next(),
+            (None, Some(_)) => zeros.next().map(|z| (z, zero)),
+            (None, None) => None,
+        })
+    }
+
+    /// Whether the file has a block the report looks at.
+    pub fn has_wanted(&self) -> bool {
+        !self.pages.is_empty() || !self.zero_blocks.is_empty()
+    }
 }
 
 /// The leaf entries of one B-tree index of a table (`leaf_entries` of each leaf page).
@@ -1190,7 +1232,7 @@ fn file_blocks(
         .map(|f| f.path.clone())
         .unwrap_or_else(|| file.path.clone());
     let mut out = Vec::new();
-    for (&block_in_file, page) in &file.pages {
+    for (block_in_file, page) in file.wanted_pages() {
         let row = v.row_for(block_in_file, page);
         let absolute = row.absolute_block;
         let rows_kind = holds_rows(rel.relkind, page, endian)
@@ -1376,35 +1418,15 @@ fn file_blocks(
             } else {
                 None
             };
+            let was_rebuilt = rebuilt.is_some();
             if let Some(r) = rebuilt {
                 rows = r;
-            } else if b.damage == Damage::Torn {
-                if let Some(moved) = moved_rows(page, absolute, endian, &mut b) {
-                    // The rows read where their tuples are; what amcheck said of the bytes
-                    // at their own places is not about them.
-                    // So is what it said of a redirect into one of them: it named the bytes
-                    // at the target's own place, not the tuple the view puts there.
-                    let lps: BTreeSet<u16> = moved.iter().map(|m| m.0).collect();
-                    let into_moved: BTreeSet<u16> = crate::am::page_line_pointers(page, endian)
-                        .iter()
-                        .filter(|id| {
-                            id.flags == crate::page::fields::LP_REDIRECT && lps.contains(&id.off)
-                        })
-                        .map(|id| id.lp)
-                        .collect();
-                    let wrong: BTreeSet<u16> = structure_wrong
-                        .iter()
-                        .chain(b.torn_items.iter())
-                        .copied()
-                        .filter(|lp| !lps.contains(lp) && !into_moved.contains(lp))
-                        .collect();
-                    let view = crate::am::torn_view(page, endian, &moved);
-                    rows = rows_of(&view, &b, &wrong, absolute, endian, rel, held.as_ref());
-                }
             }
             // Random bytes over part of the page read as a tear (line pointers into
             // bytes that are no tuple) or as no single cause: named as what they are, and
-            // every tuple they cover counted as lost.
+            // every tuple they cover counted as lost. Looked for before the rows a tear
+            // leaves elsewhere on the page: noise is no write of the page, and an older
+            // copy of a tuple it covers, left in the free space, is no row to read instead.
             if row.status == PageStatus::Mismatch
                 && matches!(b.damage, Damage::Torn | Damage::Checksum)
                 && b.torn_rebuilt.is_empty()
@@ -1428,6 +1450,64 @@ fn file_blocks(
                     let wrong: BTreeSet<u16> =
                         wrong.iter().chain(covered.iter()).copied().collect();
                     rows = rows_of(page, &b, &wrong, absolute, endian, rel, held.as_ref());
+                }
+            }
+            // Over noise too: a tuple it covers may have an older copy elsewhere on the page.
+            if !was_rebuilt
+                && (b.damage == Damage::Torn
+                    || (b.damage == Damage::Overwritten && !b.noise.is_empty()))
+            {
+                if let Some(mut moved) = moved_rows(page, absolute, endian, &mut b) {
+                    // A tuple found elsewhere whose values do not decode there (a text
+                    // running into the bytes of another write) is no row: the rebuild
+                    // would keep bytes the server then fails on.
+                    let undecoded = garbled_tuples(
+                        &crate::am::torn_view(page, endian, &moved),
+                        endian,
+                        rel.columns.as_deref(),
+                    );
+                    let undecoded: BTreeSet<u16> = moved
+                        .iter()
+                        .map(|m| m.0)
+                        .filter(|lp| undecoded.contains(lp))
+                        .collect();
+                    if !undecoded.is_empty() {
+                        moved.retain(|m| !undecoded.contains(&m.0));
+                        b.torn_moved.retain(|m| !undecoded.contains(&m.lp));
+                        b.torn_items.extend(undecoded.iter().copied());
+                        b.torn_items.sort_unstable();
+                        b.torn_items.dedup();
+                        let one = undecoded.len() == 1;
+                        b.evidence.push(format!(
+                            "{} {}: the {} found at another place {} bytes that are no value of the table's columns (invalid text, a length past the tuple): {} no row, {} lost",
+                            if one { "line pointer" } else { "line pointers" },
+                            crate::words::run_texts(&undecoded.iter().copied().collect::<Vec<_>>()).join(", "),
+                            if one { "tuple" } else { "tuples" },
+                            if one { "holds" } else { "hold" },
+                            if one { "it is" } else { "they are" },
+                            if one { "its row" } else { "their rows" },
+                        ));
+                    }
+                    // The rows read where their tuples are; what amcheck said of the bytes
+                    // at their own places is not about them.
+                    // So is what it said of a redirect into one of them: it named the bytes
+                    // at the target's own place, not the tuple the view puts there.
+                    let lps: BTreeSet<u16> = moved.iter().map(|m| m.0).collect();
+                    let into_moved: BTreeSet<u16> = crate::am::page_line_pointers(page, endian)
+                        .iter()
+                        .filter(|id| {
+                            id.flags == crate::page::fields::LP_REDIRECT && lps.contains(&id.off)
+                        })
+                        .map(|id| id.lp)
+                        .collect();
+                    let wrong: BTreeSet<u16> = structure_wrong
+                        .iter()
+                        .chain(b.torn_items.iter())
+                        .copied()
+                        .filter(|lp| !lps.contains(lp) && !into_moved.contains(lp))
+                        .collect();
+                    let view = crate::am::torn_view(page, endian, &moved);
+                    rows = rows_of(&view, &b, &wrong, absolute, endian, rel, held.as_ref());
                 }
             }
             // What the first look found holds where the final view reads the same line
@@ -1725,7 +1805,7 @@ fn rebuild_header_older(
             crate::am::torn_rebuild(page, absolute, endian, &attrs, &roots, &referenced)
         }
     };
-    let items = match rebuilt {
+    let mut items = match rebuilt {
         Ok(items) => items,
         Err(why) => {
             b.evidence.push(format!(
@@ -1737,6 +1817,42 @@ fn rebuild_header_older(
         }
     };
     use crate::page::fields::{LP_DEAD, LP_NORMAL, LP_REDIRECT};
+    // A tuple the tiling placed whose values do not decode (its length read from bytes of
+    // the other write, a text running into another tuple's header) is no row: kept, the
+    // server would serve its bytes and fail on them, so it is dead as a torn one is.
+    let garbled = garbled_tuples(
+        &crate::am::with_line_pointers(page, endian, &items),
+        endian,
+        rel.columns.as_deref(),
+    );
+    for i in items
+        .iter_mut()
+        .filter(|i| i.lp_flags == LP_NORMAL && garbled.contains(&i.lp))
+    {
+        *i = crate::page::bufpage::LinePointer {
+            lp: i.lp,
+            lp_off: 0,
+            lp_flags: LP_DEAD,
+            lp_len: 0,
+        };
+    }
+    // A redirect to a tuple so left dead leads to no row either.
+    let gone: BTreeSet<u16> = items
+        .iter()
+        .filter(|i| i.lp_flags != LP_NORMAL)
+        .map(|i| i.lp)
+        .collect();
+    for i in items
+        .iter_mut()
+        .filter(|i| i.lp_flags == LP_REDIRECT && gone.contains(&i.lp_off))
+    {
+        *i = crate::page::bufpage::LinePointer {
+            lp: i.lp,
+            lp_off: 0,
+            lp_flags: LP_DEAD,
+            lp_len: 0,
+        };
+    }
     let count = |flags: u8| items.iter().filter(|i| i.lp_flags == flags).count() as u64;
     let dead: BTreeSet<u16> = items
         .iter()
@@ -1758,6 +1874,22 @@ fn rebuild_header_older(
             )
         },
     ));
+    let undecoded: Vec<u16> = garbled
+        .iter()
+        .copied()
+        .filter(|lp| items.iter().any(|i| i.lp == *lp && i.lp_flags == LP_DEAD))
+        .collect();
+    if !undecoded.is_empty() {
+        let one = undecoded.len() == 1;
+        b.evidence.push(format!(
+            "{} {}: the {} the rebuild placed there {} bytes that are no value of the table's columns (invalid text, a length past the tuple): made LP_DEAD, {} lost",
+            if one { "line pointer" } else { "line pointers" },
+            crate::words::run_texts(&undecoded).join(", "),
+            if one { "tuple" } else { "tuples" },
+            if one { "holds" } else { "hold" },
+            if one { "its row" } else { "their rows" },
+        ));
+    }
     b.torn_items = Vec::new();
     b.torn_newest = Vec::new();
     b.torn_moved = Vec::new();
@@ -1858,6 +1990,45 @@ fn keys_at(rows: &[StaleRow]) -> String {
 
 /// What stale versions on a page say: each key live elsewhere.
 fn reused_evidence(b: &mut Block, rows: &Rows) {
+    // A line pointer that leads to another one's tuple is itself damaged: said as such, and
+    // not as an older write's tuple.
+    for r in rows.reused.iter().filter(|r| r.shares.is_some()) {
+        let other = r.shares.unwrap_or_default();
+        let block = r
+            .ctid
+            .split(',')
+            .next()
+            .unwrap_or("(")
+            .trim_start_matches('(');
+        let plain = format!(
+            "line pointer {} leads to the tuple line pointer {other} leads to too, the row of key {} (its t_ctid ({block},{other})), where the index names {} at {}",
+            r.lp,
+            keys::key_text(&r.keys),
+            keys::key_text(&r.index_keys),
+            r.ctid
+        );
+        b.said_keys.push((
+            plain.clone(),
+            format!(
+                "line pointer {} leads to the tuple line pointer {other} leads to too, another row than the index names at {}",
+                r.lp, r.ctid
+            ),
+        ));
+        b.evidence.push(format!(
+            "{plain}: two line pointers never share a tuple, so line pointer {}'s own bytes are damaged (its lp_off, as a flipped bit changes it), and the row the index names there is not where it points; it counts as lost until the line pointer is repaired",
+            r.lp
+        ));
+    }
+    let reused: Vec<ReusedRow> = rows
+        .reused
+        .iter()
+        .filter(|r| r.shares.is_none())
+        .cloned()
+        .collect();
+    let rows = &Rows {
+        reused,
+        ..rows.clone()
+    };
     let n = rows.reused.len();
     if n == 0 {
         return;
@@ -2453,6 +2624,18 @@ fn rows_of(
             let keys = tuple_keys(page, endian, ix, cols, |i| {
                 roots.contains_key(&i.lp) || heads.contains(&i.lp)
             });
+            let normal: Vec<(u16, u16)> = crate::am::page_line_pointers(page, endian)
+                .iter()
+                .filter(|id| id.flags == crate::page::fields::LP_NORMAL && id.len > 0)
+                .map(|id| (id.lp, id.off))
+                .collect();
+            let shares = |lp: u16| {
+                let off = normal.iter().find(|(l, _)| *l == lp)?.1;
+                normal
+                    .iter()
+                    .find(|(l, o)| *l != lp && *o == off)
+                    .map(|(l, _)| *l)
+            };
             let mut out: Vec<ReusedRow> = Vec::new();
             for (lp, key) in keys {
                 let Some(&root) = roots.get(&lp) else {
@@ -2462,6 +2645,7 @@ fn rows_of(
                             ctid: format!("({absolute},{lp})"),
                             index_keys: Vec::new(),
                             lp,
+                            shares: shares(lp),
                         });
                     }
                     continue;
@@ -2478,6 +2662,7 @@ fn rows_of(
                             ctid: format!("({absolute},{root})"),
                             index_keys: (*first).clone(),
                             lp,
+                            shares: shares(lp),
                         });
                     }
                 }
@@ -2962,18 +3147,11 @@ fn verdict(r: &Report) -> String {
     // backup's unchanged page, the flip the backup confirms) are lost only until it is taken.
     let restorable: u64 = r
         .blocks()
-        .filter(|(_, b)| {
-            matches!(
-                b.route,
-                "recover" | "image" | "backup_same" | "confirmed_flip"
-            )
-        })
+        .filter(|(_, b)| matches!(b.route, "recover" | "backup_same" | "confirmed_flip"))
         .filter_map(|(_, b)| b.rows.as_ref()?.lost)
         .sum();
     if restorable > 0 && !lost.is_empty() {
-        let from_wal = r
-            .blocks()
-            .any(|(_, b)| matches!(b.route, "recover" | "image"));
+        let from_wal = r.blocks().any(|(_, b)| b.route == "recover");
         let from_backup = r.blocks().any(|(_, b)| b.route == "backup_same");
         parts.push(format!(
             "the steps bring back {} of them exactly, from {}",
@@ -3127,10 +3305,10 @@ pub(super) enum Route {
     /// A flip back that the backup's page confirms: the page exactly as it was, hint bits
     /// set since included.
     ConfirmedFlip,
-    /// The WAL's full-page image with every record after it replayed (pgpage recover).
+    /// The WAL's full-page image with every record after it replayed (pgpage recover), or
+    /// with none after it: recover writes it as the server's recovery does, pd_lsn the
+    /// record's end, which the image taken alone lacks (and so reads as stale again).
     Recover,
-    /// The WAL's full-page image, no record after it: the page as it is now.
-    Image,
     /// The backup's page, unchanged since by pd_lsn and the WAL.
     BackupSame,
     /// Single-bit flips, one of which may be the damage.
@@ -3149,7 +3327,6 @@ impl Route {
             Route::Reindex => "reindex",
             Route::ConfirmedFlip => "confirmed_flip",
             Route::Recover => "recover",
-            Route::Image => "image",
             Route::BackupSame => "backup_same",
             Route::Flip => "flip",
             Route::TornWhole => "torn_whole",
@@ -3172,8 +3349,7 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
     }
     match b.wal_image.as_ref() {
         Some(w) if w.init => {}
-        Some(w) if !w.later.is_empty() => return Route::Recover,
-        Some(_) => return Route::Image,
+        Some(_) => return Route::Recover,
         None => {}
     }
     // A replay from the record that initialised the page (no image since): where nothing
@@ -3267,6 +3443,13 @@ fn replay_step(r: &Report, paths: &Paths) -> Option<String> {
                 } else {
                     w.kinds.join(", ")
                 }
+            )
+        } else if w.later.is_empty() {
+            format!(
+                "Block {} of {}: its image at {}, the last change to the block; recover writes it with the pd_lsn the server's recovery gives it (the record's end), which the image taken alone lacks.",
+                b.block,
+                name(rel),
+                w.lsn
             )
         } else {
             // What the image alone would lose is the finding's to say: this step replays it.
@@ -3371,12 +3554,6 @@ fn steps(r: &Report) -> Vec<String> {
             .blocks()
             .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
             .collect();
-        let name = |rel: &Relation| rel.relation.clone().unwrap_or_else(|| rel.path.clone());
-        let with: Vec<(&Relation, &Block)> = tables
-            .iter()
-            .copied()
-            .filter(|(rel, b)| route(rel, b) == Route::Image)
-            .collect();
         // A block no image serves: a backup given has its own step, a flip or the torn
         // rebuild theirs.
         let without: Vec<(&Relation, &Block)> = tables
@@ -3388,86 +3565,6 @@ fn steps(r: &Report) -> Vec<String> {
                     && matches!(route(rel, b), Route::BackupOlder | Route::None)
             })
             .collect();
-        if !with.is_empty() {
-            let list: Vec<String> = with
-                .iter()
-                .filter_map(|(rel, b)| {
-                    let w = b.wal_image.as_ref()?;
-                    Some(format!(
-                        "block {} of {} (image at {})",
-                        b.block,
-                        name(rel),
-                        w.lsn
-                    ))
-                })
-                .collect();
-            let mut lines = alloc::vec![format!(
-                "The WAL given holds a full-page image of {}. Write the images as page files (DIR: a new directory), then put each block's image in place (the file fpi names by the image's LSN and the block):",
-                list.join(", ")
-            )];
-            lines.extend(fpi_commands(&with, &paths, " --out DIR"));
-            lines.extend(with.iter().filter_map(|(rel, b)| {
-                let lsn = crate::wal::parse_lsn(&b.wal_image.as_ref()?.lsn)?;
-                let (spc, db, relnode) = crate::file::datadir::locator_of(&rel.path)?;
-                Some(command_line(&format!(
-                    "pgpage repair --block {} --page DIR/*-{:08X}-{:08X}.{spc}.{db}.{relnode}.{}_main --out NEW {}",
-                    b.block_in_file,
-                    lsn >> 32,
-                    lsn & 0xFFFF_FFFF,
-                    b.block,
-                    paths.file(&b.file)
-                )))
-            }));
-            // Blocks whose images are followed by the same kinds of records, said once.
-            let mut groups: Vec<(String, Vec<String>, &WalImage, Vec<u32>)> = Vec::new();
-            for (rel, b) in &with {
-                let Some(w) = b.wal_image.as_ref() else {
-                    continue;
-                };
-                let kinds: Vec<String> = later_kinds(&w.later);
-                match groups
-                    .iter_mut()
-                    .find(|g| g.0 == name(rel) && g.1 == kinds && g.2.restoring == w.restoring)
-                {
-                    Some(g) => g.3.push(b.block),
-                    None => groups.push((name(rel), kinds, w, alloc::vec![b.block])),
-                }
-            }
-            for (rel, kinds, w, blocks) in groups {
-                let which = if blocks.len() == 1 {
-                    format!("Block {} of {rel}", blocks.first().copied().unwrap_or(0))
-                } else {
-                    let n: Vec<String> = blocks.iter().map(u32::to_string).collect();
-                    format!("Blocks {} of {rel}", crate::words::and_list(&n))
-                };
-                lines.push(if kinds.is_empty() {
-                    format!("{which}: {}.", w.restoring)
-                } else if blocks.len() == 1 {
-                    // A count of each kind and the span, not every record: pgpage wal or
-                    // pgpage fpi lists them one by one.
-                    let span = match (w.later.first(), w.later.last()) {
-                        (Some(a), Some(b)) if w.later.len() > 1 => {
-                            format!(" from {} to {}", a.lsn, b.lsn)
-                        }
-                        (Some(a), _) => format!(" at {}", a.lsn),
-                        _ => String::new(),
-                    };
-                    format!(
-                        "{which}: after the image, {}{span}, {}: {}.",
-                        crate::words::plural(w.later.len(), "record", "records"),
-                        kinds.join(", "),
-                        w.restoring
-                    )
-                } else {
-                    format!(
-                        "{which}: after each image, {}: {}.",
-                        kinds.join(", "),
-                        w.restoring
-                    )
-                });
-            }
-            out.push(lines.join("\n"));
-        }
         if !without.is_empty() {
             let mut lines = alloc::vec![format!(
                 "The WAL given holds no full-page image of {}. Take the block from a base backup ({BACKUP_WORDS}):",
@@ -3716,7 +3813,7 @@ fn steps(r: &Report) -> Vec<String> {
         ));
     }
     out.push(String::from(
-        "Afterwards: REINDEX the damaged tables' indexes (and every damaged index), then check everything with pg_amcheck --heapallindexed on the running server (pgpage verify --amcheck checks each page and index offline, but not that every row has its index entry), and take a new base backup.",
+        "Afterwards, on the running server, before any REINDEX of the damaged tables' indexes: check them with pg_amcheck --heapallindexed. A row it finds without its index entry, or under another key, may be damage no checksum saw (a value changed in memory before the page was written and checksummed), and a REINDEX rebuilds the index from the changed rows and erases that trace. Then REINDEX those indexes (and every damaged index), check again, and take a new base backup. pgpage verify --amcheck checks each page and index offline, but not that every row has its index entry.",
     ));
     chain(&mut out);
     out

@@ -465,6 +465,9 @@ impl ReportReader {
                     blocks.sort_unstable();
                     blocks.dedup();
                 }
+                // An all-zero page's bytes are known: not read, not held (FileInput::pages).
+                let zero: BTreeSet<u32> = file.zero_blocks.iter().copied().collect();
+                blocks.retain(|b| !zero.contains(b));
                 let want: Vec<(u32, Request)> = blocks
                     .iter()
                     .map(|b| {
@@ -584,7 +587,7 @@ impl ReportReader {
 
     /// After a group's segments: its indexes and columns when it is a damaged table.
     fn after_scan(&mut self, g: usize) -> Step {
-        let damaged = self.files.iter().any(|f| !f.pages.is_empty());
+        let damaged = self.files.iter().any(FileInput::has_wanted);
         if !damaged || !self.is_heap(g) {
             return self.relation_done(g, None);
         }
@@ -707,11 +710,11 @@ impl ReportReader {
             .files
             .iter()
             .flat_map(|f| {
-                f.pages.keys().map(move |b| {
+                f.wanted_pages().map(move |(b, _)| {
                     f.verdict
                         .geometry
                         .block_size
-                        .absolute_block(f.verdict.segno, *b)
+                        .absolute_block(f.verdict.segno, b)
                 })
             })
             .collect();
@@ -745,8 +748,8 @@ impl ReportReader {
         let mut sane = BTreeSet::new();
         for f in &self.files {
             let bs = f.verdict.geometry.block_size;
-            for (b, page) in &f.pages {
-                let absolute = bs.absolute_block(f.verdict.segno, *b);
+            for (b, page) in f.wanted_pages() {
+                let absolute = bs.absolute_block(f.verdict.segno, b);
                 all.insert(absolute);
                 if crate::page::verify::verify_page(page, absolute, endian).status
                     == PageStatus::Mismatch
