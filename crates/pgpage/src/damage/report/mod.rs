@@ -1636,25 +1636,53 @@ fn stale_block(
     b.damage = Damage::Stale;
     // To tell a backup's copy that is this very page.
     b.sector_prints = backup::sector_prints(page);
-    let image = changed
-        .image
-        .filter(|i| *i >= pd_lsn)
-        .map(|i| format!(", among them a full-page image of the block at {}", lsn(i)))
-        .unwrap_or_default();
-    b.evidence.push(format!(
-        "the WAL changed block {} at {}..{} ({} before the latest checkpoint's redo point {}, from {}{image}), after the page's pd_lsn {}: that checkpoint wrote every page changed before its redo point, each with its pd_lsn past the change, so the page on disk is an older version of the block (a lost write, or a stale restore)",
+    b.evidence.push(stale_words(
         row.absolute_block,
-        lsn(changed.newest),
-        lsn(changed.newest_end),
-        plural(changed.records, "record", "records"),
-        lsn(flushed.redo()),
-        lsn(changed.first),
-        lsn(pd_lsn),
+        pd_lsn,
+        changed,
+        flushed.redo(),
+        &lsn,
     ));
     b.evidence.push(String::from(
         "its checksum and header are valid, so the server reads it without a word and serves the older rows: deleted rows back, updates undone, index entries into it that lead to other rows",
     ));
     Some(b)
+}
+
+/// Why the page is older than its block, said from the page's pd_lsn forward: the WAL's
+/// last change of the block before the redo point, the checkpoint that must have written
+/// it, and the pd_lsn the page would carry then. The block's earlier records (those the page
+/// holds) are left unsaid: their count and first LSN tell the reader nothing about the page.
+fn stale_words(
+    block: u32,
+    pd_lsn: u64,
+    changed: &crate::wal::FlushedBlock,
+    redo: u64,
+    lsn: &dyn Fn(u64) -> String,
+) -> String {
+    let image = changed.image.filter(|i| *i >= pd_lsn);
+    let (same, other) = match image {
+        Some(i) if i == changed.newest => (
+            String::from(" (a full-page image of the block)"),
+            String::new(),
+        ),
+        Some(i) => (
+            String::new(),
+            format!(
+                " (a full-page image of the block at {} is among those changes)",
+                lsn(i)
+            ),
+        ),
+        None => (String::new(), String::new()),
+    };
+    format!(
+        "the page's pd_lsn is {}, but the WAL changed block {block} after it: last by the record at {}{same}, which ends at {}, before the latest checkpoint's redo point {}{other}; that checkpoint wrote every page changed before its redo point, so the block on disk should carry a pd_lsn of at least {}: this page is an older version of the block (a lost write, or a stale restore)",
+        lsn(pd_lsn),
+        lsn(changed.newest),
+        lsn(changed.newest_end),
+        lsn(redo),
+        lsn(changed.newest_end),
+    )
 }
 
 /// An older version's rows: what the records after its pd_lsn did to them is not on it.
@@ -3939,6 +3967,39 @@ mod tests {
             }],
             unknown: Vec::new(),
         })
+    }
+
+    /// A stale page is said from its pd_lsn forward: the last change it lacks, where that
+    /// record ends (the pd_lsn a page written since would carry) and the redo point; not
+    /// how many records changed the block since the WAL read began, which the page holds
+    /// most of.
+    #[test]
+    fn a_stale_page_says_the_change_it_lacks() {
+        let changed = crate::wal::FlushedBlock {
+            first: 0x1AC_51E0,
+            newest: 0x1D3_3618,
+            newest_end: 0x1D3_4BA8,
+            records: 111,
+            image: Some(0x1D3_3618),
+        };
+        let lsn = |l: u64| crate::page::lsn::lsn_text(Some(14), l);
+        let words = stale_words(50, 0x1C2_BF50, &changed, 0x1D7_B5E8, &lsn);
+        assert_eq!(
+            words,
+            "the page's pd_lsn is 0/1C2BF50, but the WAL changed block 50 after it: last by the record at 0/1D33618 (a full-page image of the block), which ends at 0/1D34BA8, before the latest checkpoint's redo point 0/1D7B5E8; that checkpoint wrote every page changed before its redo point, so the block on disk should carry a pd_lsn of at least 0/1D34BA8: this page is an older version of the block (a lost write, or a stale restore)"
+        );
+        // An image older than the page is none of the changes it lacks.
+        let older_image = crate::wal::FlushedBlock {
+            image: Some(0x1B0_0000),
+            ..changed
+        };
+        assert!(!stale_words(50, 0x1C2_BF50, &older_image, 0x1D7_B5E8, &lsn).contains("image"));
+        let earlier_image = crate::wal::FlushedBlock {
+            image: Some(0x1D0_0000),
+            ..changed
+        };
+        assert!(stale_words(50, 0x1C2_BF50, &earlier_image, 0x1D7_B5E8, &lsn)
+            .contains("redo point 0/1D7B5E8 (a full-page image of the block at 0/1D00000 is among those changes);"));
     }
 
     /// Two blocks of one file in one step are two repairs, the second on the first's NEW;
