@@ -1133,12 +1133,6 @@ fn note_code(f: Finding) -> String {
     }
 }
 
-/// A routine note that, on a page failing its checksum, may be the damage's own trace: the
-/// page's all-visible flag without its visibility map bit (a torn page's older header).
-fn trace_of_damage(f: Finding) -> bool {
-    f == Finding::PageFlagWithoutVmBit
-}
-
 fn count_notes(file: &FileInput, notes: &mut BTreeMap<String, Note>) {
     let mut add = |f: Finding, message: String| {
         let n = notes.entry(note_code(f)).or_insert(Note {
@@ -1149,13 +1143,8 @@ fn count_notes(file: &FileInput, notes: &mut BTreeMap<String, Note>) {
         n.count = n.count.saturating_add(1);
     };
     for row in &file.verdict.pages {
-        // A page that fails its checksum has such a note among its evidence instead.
-        let damaged = row.status == PageStatus::Mismatch;
-        for f in row
-            .findings
-            .iter()
-            .filter(|f| f.evidence() == Evidence::Note && !(damaged && trace_of_damage(**f)))
-        {
+        // A note that is not routine on its page is among that page's evidence instead.
+        for f in row.findings.iter().filter(|f| row.routine_note(**f)) {
             add(*f, String::from(f.message()));
         }
     }
@@ -1237,7 +1226,11 @@ fn file_blocks(
             b.sector_prints = backup::sector_prints(page);
             // What would be routine on a sound page may be the damage's trace here: an
             // all-visible flag from an older header whose later changes cleared the bit.
-            for f in row.findings.iter().filter(|f| trace_of_damage(**f)) {
+            for f in row
+                .findings
+                .iter()
+                .filter(|f| f.evidence() == Evidence::Note && !row.routine_note(**f))
+            {
                 b.evidence.push(format!(
                     "on this page, which fails its checksum, not a routine note but possibly the damage's trace: {}",
                     f.message()
