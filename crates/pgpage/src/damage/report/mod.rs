@@ -3069,18 +3069,41 @@ pub(super) fn command_line(command: &str) -> String {
 }
 
 /// `pgpage fpi` for each relation of the blocks: its images in the data directory's WAL.
+/// A file outside a data directory does not say its database: DB stands for it, and the
+/// command names its file; commands that would read alike are given once.
 fn fpi_commands(blocks: &[(&Relation, &Block)], paths: &Paths, out: &str) -> Vec<String> {
     let relations: BTreeSet<&str> = blocks.iter().map(|(rel, _)| rel.path.as_str()).collect();
-    relations
-        .iter()
-        .map(|path| {
-            let relation = relation_arg(path).unwrap_or_else(|| String::from("DB/RELFILENODE"));
-            command_line(&format!(
-                "pgpage fpi --relation {relation}{out} {}",
-                paths.wal()
-            ))
-        })
-        .collect()
+    let mut lines: Vec<String> = Vec::new();
+    let mut db_said = false;
+    for path in relations {
+        let line = match relation_arg(path) {
+            Some(relation) => format!("pgpage fpi --relation {relation}{out} {}", paths.wal()),
+            None => {
+                let name = path.rsplit('/').next().unwrap_or(path);
+                let relfilenode = crate::file::parse_relation_file_name(name).map_or_else(
+                    || String::from("RELFILENODE"),
+                    |f| f.relfilenode.to_string(),
+                );
+                // DB said once, at the first.
+                let db = if db_said {
+                    ""
+                } else {
+                    " (DB: its database's OID, the directory under base/ that holds it)"
+                };
+                db_said = true;
+                format!(
+                    "pgpage fpi --relation DB/{relfilenode}{out} {}  # {}{db}",
+                    paths.wal(),
+                    paths.file(path)
+                )
+            }
+        };
+        let line = command_line(&line);
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines
 }
 
 /// `pgpage repair --from` for each block.
@@ -3510,28 +3533,22 @@ fn steps(r: &Report) -> Vec<String> {
             Some(d) => format!("pgpage report --wal {} {}", paths.wal(), shell_word(d)),
             None => String::from("pgpage report --wal WAL FILE..."),
         };
-        let flipped: Vec<u32> = all
+        // Named with their relations: several files may each have a block 1.
+        let flipped: Vec<(&Relation, &Block)> = all
             .iter()
             .filter(|(_, b)| b.damage == Damage::BitFlip)
-            .map(|(_, b)| b.block)
+            .copied()
             .collect();
         // A torn page that loses no row is rebuilt whole by a step below.
-        let torn_whole: Vec<u32> = all
+        let torn_whole: Vec<(&Relation, &Block)> = all
             .iter()
             .filter(|(_, b)| {
                 !b.torn_sectors.is_empty()
                     && b.torn_refused.is_none()
                     && b.rows.as_ref().is_some_and(|x| x.lost == Some(0))
             })
-            .map(|(_, b)| b.block)
+            .copied()
             .collect();
-        let which = |blocks: &[u32]| match blocks {
-            [one] => format!("block {one}"),
-            more => format!(
-                "blocks {}",
-                crate::words::and_list(&more.iter().map(|b| b.to_string()).collect::<Vec<_>>())
-            ),
-        };
         let mut first = format!(
             "Get a good copy of each damaged page ({}).",
             blocks_words(&all)
@@ -3539,13 +3556,13 @@ fn steps(r: &Report) -> Vec<String> {
         if !flipped.is_empty() {
             first.push_str(&format!(
                 " For {}, only if no flip above is the damage: an older copy brings back row versions updated since.",
-                which(&flipped)
+                blocks_words(&flipped)
             ));
         }
         if !torn_whole.is_empty() {
             first.push_str(&format!(
                 " For {}, torn without a row lost, only if the rebuild below is not enough.",
-                which(&torn_whole)
+                blocks_words(&torn_whole)
             ));
         }
         let mut lines = alloc::vec![first,
@@ -3662,10 +3679,10 @@ fn steps(r: &Report) -> Vec<String> {
             commands.join("\n")
         ));
     }
-    let refused: Vec<String> = r
+    // Named with their relations: several files may each have a block 1.
+    let refused: Vec<(&Relation, &Block)> = r
         .blocks()
         .filter(|(_, b)| b.server.is_some() && b.rows.is_some())
-        .map(|(_, b)| b.block.to_string())
         .collect();
     if !refused.is_empty() {
         // A torn page read through its own line pointers: what the server did with the one
@@ -3674,8 +3691,8 @@ fn steps(r: &Report) -> Vec<String> {
             .blocks()
             .any(|(_, b)| b.server.is_some() && b.rows.is_some() && !b.torn_sectors.is_empty());
         out.push(format!(
-            "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on: the server zeroes each of them in memory as it reads it, and VACUUM writes the zeros. Every row on them is gone for good.\nignore_checksum_failure = on: the server reads a page whose header is sane despite its checksum, its bytes as they are: a flipped bit's value comes back wrong.{} Aggregates such as count(*) over the table are then wrong too. It does nothing for a page whose header is not sane.",
-            refused.join(", "),
+            "On the copy only, the server's own ways past the pages it refuses ({}):\nzero_damaged_pages = on: the server zeroes each of them in memory as it reads it, and VACUUM writes the zeros. Every row on them is gone for good.\nignore_checksum_failure = on: the server reads a page whose header is sane despite its checksum, its bytes as they are: a flipped bit's value comes back wrong.{} Aggregates such as count(*) over the table are then wrong too. It does nothing for a page whose header is not sane.",
+            blocks_words(&refused),
             if torn_refused {
                 " A torn page's rows come back twice, under other ctids, or after their deletion, and a query that meets a line pointer inside another tuple fails (\"compressed pglz data is corrupt\", \"invalid memory alloc request size\") or crashes its backend, which restarts every session: only on a copy no one else uses."
             } else {
@@ -3759,7 +3776,8 @@ fn chain(steps: &mut [String]) {
         // another block of the same file is one more repair: it reads the first one's NEW.
         let mut block_input: BTreeMap<(String, String), String> = BTreeMap::new();
         let mut last_block: BTreeMap<String, String> = BTreeMap::new();
-        let mut goes_on: Vec<(String, String)> = Vec::new();
+        // (placeholder, file, its block before, the block that goes on from it).
+        let mut goes_on: Vec<(String, String, String, String)> = Vec::new();
         let lines: Vec<String> = step
             .split('\n')
             .map(|line| {
@@ -3783,8 +3801,26 @@ fn chain(steps: &mut [String]) {
                     None => {
                         let input = match (last_block.get(&file), newest.get(&file)) {
                             (Some(prev), _) => {
-                                goes_on.push((prev.clone(), block.clone()));
-                                format!("NEW_OF_BLOCK_{prev}")
+                                // Two files of the step may both go on from their block 1:
+                                // the second's placeholder names its file.
+                                let plain = format!("NEW_OF_BLOCK_{prev}");
+                                let taken =
+                                    goes_on.iter().any(|(p, f, ..)| *p == plain && *f != file);
+                                let placeholder = if taken {
+                                    format!(
+                                        "{plain}_OF_{}",
+                                        file.rsplit('/').next().unwrap_or(&file)
+                                    )
+                                } else {
+                                    plain
+                                };
+                                goes_on.push((
+                                    placeholder.clone(),
+                                    file.clone(),
+                                    prev.clone(),
+                                    block.clone(),
+                                ));
+                                placeholder
                             }
                             (None, Some(&from)) => {
                                 if !reads.iter().any(|(f, _)| *f == file) {
@@ -3807,9 +3843,9 @@ fn chain(steps: &mut [String]) {
             continue;
         }
         let mut text = lines.join("\n");
-        for (prev, block) in &goes_on {
+        for (placeholder, file, prev, block) in &goes_on {
             text.push_str(&format!(
-                "\nNEW_OF_BLOCK_{prev}: the NEW made for block {prev} above (the command you kept). Block {block} is in the same file and goes on from it, keeping that repair."
+                "\n{placeholder}: the NEW made for block {prev} of {file} above (the command you kept). Block {block} is in the same file and goes on from it, keeping that repair."
             ));
         }
         for (file, from) in &reads {
@@ -4022,9 +4058,31 @@ mod tests {
             first[4],
             "  pgpage repair --block 1 --flip 7:0 --out NEW d/base/5/2"
         );
-        assert!(steps[0].contains("NEW_OF_BLOCK_20: the NEW made for block 20 above"));
+        assert!(steps[0].contains("NEW_OF_BLOCK_20: the NEW made for block 20 of d/base/5/1 above"));
         assert!(steps[0].ends_with("Run this step before step 2: it goes on from its NEW."));
         assert!(steps[1].contains("--from BACKUP_FILE --out NEW NEW_FROM_STEP_1"));
+    }
+
+    /// Two files that each go on from their block 1 in one step: each placeholder stands
+    /// for one file's copy, and says which.
+    #[test]
+    fn steps_chain_two_files_with_the_same_blocks() {
+        let mut steps = alloc::vec![String::from(
+            "Backup:\n  pgpage repair --block 1 --from BACKUP_FILE --out NEW s/16427.2\n  pgpage repair --block 2 --from BACKUP_FILE --out NEW s/16427.2\n  pgpage repair --block 1 --from BACKUP_FILE --out NEW s/90004\n  pgpage repair --block 2 --from BACKUP_FILE --out NEW s/90004"
+        )];
+        chain(&mut steps);
+        let lines: Vec<&str> = steps[0].lines().collect();
+        assert_eq!(
+            lines[2],
+            "  pgpage repair --block 2 --from BACKUP_FILE --out NEW NEW_OF_BLOCK_1"
+        );
+        assert_eq!(
+            lines[4],
+            "  pgpage repair --block 2 --from BACKUP_FILE --out NEW NEW_OF_BLOCK_1_OF_90004"
+        );
+        assert!(steps[0].contains("\nNEW_OF_BLOCK_1: the NEW made for block 1 of s/16427.2 above"));
+        assert!(steps[0]
+            .contains("\nNEW_OF_BLOCK_1_OF_90004: the NEW made for block 1 of s/90004 above"));
     }
 
     #[test]
