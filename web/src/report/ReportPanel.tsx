@@ -473,7 +473,7 @@ function BugTemplate({
 export function ReportPanel({ files, controls, onPick }: { files: readonly FileEntry[]; controls: readonly ClusterControl[]; onPick: (s: Selection) => void }) {
   const { source, report } = useReport(files);
   useEffect(() => {
-    shownReport.set(source && report.state === 'done' ? { root: source.root, report: report.report } : null);
+    shownReport.set(source && report.state === 'done' ? { root: source.root, report: report.report, redacted: report.redacted } : null);
     return () => shownReport.set(null);
   }, [source, report]);
   if (!source) return null;
