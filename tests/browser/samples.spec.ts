@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { oracleStatus } from '../oracle/pgchecksum';
 import type { SampleManifest } from '../../web/src/samples/samples';
 import { stepHighlight, TOUR_STEPS } from '../../web/src/tour/steps';
+import { repeatedSentences } from './sentences';
 
 const DIR = new URL('../../public/samples/', import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL('manifest.json', DIR), 'utf8')) as SampleManifest;
@@ -73,6 +74,10 @@ test('Load samples: the problem rows are what PostgreSQL said about the sample p
   await page.goto('/');
   await loadSamples(page);
   expect(await problemRows(page)).toEqual(wanted);
+  // The incident report of the samples says each sentence of a finding once.
+  await expect(page.getByTestId('incident-report')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+  await expect(page.getByTestId('finding')).not.toHaveCount(0);
+  expect(await repeatedSentences(page.getByTestId('finding'))).toEqual([]);
   // The segment-2 sample took its segment from its name.
   const seg2 = sampleOf('segment_2');
   await expect(page.getByRole('spinbutton', { name: `segment number of ${seg2.file}` })).toHaveValue('2');
