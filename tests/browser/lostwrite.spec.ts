@@ -12,6 +12,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cluster } from '../pg/cluster';
 import { makeDir } from './files';
+import { repeatedSentences } from './sentences';
 
 const BS = 8192;
 const CLI = fileURLToPath(new URL('../../crates/target/release/pgpage', import.meta.url));
@@ -84,6 +85,9 @@ test("the browser's report names the older page stale, as pgpage report does, an
   const finding = page.locator(`[data-testid=finding][data-file="${made.heap}"][data-block="${STALE}"]`);
   await expect(finding).toHaveAttribute('data-damage', 'stale');
   await expect(finding).toContainText('older version of the page');
+  // Its rows line says the core's reason once, however many fields carry it.
+  expect(await repeatedSentences(finding)).toEqual([]);
+  await expect(finding.getByTestId('finding-rows')).toContainText("the WAL's records after the page's pd_lsn");
   await expect(
     page
       .getByTestId('report-steps')

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { oracleStatus } from '../oracle/pgchecksum';
 import type { SampleManifest } from '../../web/src/samples/samples';
 import { stepHighlight, TOUR_STEPS } from '../../web/src/tour/steps';
+import { repeatedSentences } from './sentences';
 
 const DIR = new URL('../../public/samples/', import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL('manifest.json', DIR), 'utf8')) as SampleManifest;
@@ -73,6 +74,10 @@ test('Load samples: the problem rows are what PostgreSQL said about the sample p
   await page.goto('/');
   await loadSamples(page);
   expect(await problemRows(page)).toEqual(wanted);
+  // The incident report of the samples says each sentence of a finding once.
+  await expect(page.getByTestId('incident-report')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+  await expect(page.getByTestId('finding')).not.toHaveCount(0);
+  expect(await repeatedSentences(page.getByTestId('finding'))).toEqual([]);
   // The segment-2 sample took its segment from its name.
   const seg2 = sampleOf('segment_2');
   await expect(page.getByRole('spinbutton', { name: `segment number of ${seg2.file}` })).toHaveValue('2');
@@ -142,7 +147,20 @@ test('the tour: every step shows its page and outlines its bytes; keys and Close
       await expect(lit).toHaveText((original ^ 1).toString(16).padStart(2, '0'));
       await expect(view.locator('[data-field=pd_checksum][data-mismatch=true]')).toHaveCount(2);
     }
-    if (s.role === 'zeroed_page') await expect(view).toHaveAttribute('data-status', 'zero');
+    if (s.role === 'zeroed_page') {
+      await expect(view).toHaveAttribute('data-status', 'zero');
+      // The tour says of the block what the incident report above it says: read as empty, an
+      // all-zero page where rows were; never that no problem is listed.
+      const finding = page.locator(`[data-testid=finding][data-file$="${sample.file}"][data-block="${s.block}"]`);
+      await expect(finding).toHaveAttribute('data-damage', 'zeroed');
+      const badge = (await finding.locator('.severity').first().textContent())!.trim();
+      const damage = /^Zeroed: ([^;]+);/.exec((await finding.locator('.incident-damage').textContent())!)?.[1];
+      expect(damage).toBeTruthy();
+      const said = (await tour.textContent())!;
+      expect(said.toLowerCase()).toContain(badge.toLowerCase());
+      expect(said).toContain(damage!);
+      expect(said).not.toContain('No problem is listed');
+    }
     if (s.role === 'upper_zeroed') await expect(view).toHaveAttribute('data-status', 'new_not_zero');
     if (s.role === 'segment_2') await expect(tour).toContainText(`computes ${sample.pages[0].computed}`);
     if (i === TOUR_STEPS.length - 1) break;

@@ -1147,6 +1147,7 @@ pub struct FileVerdictJs {
     misplaced_matches: Vec<u32>,
     finding_start: Vec<u32>,
     finding_codes: Vec<u16>,
+    finding_routine: Vec<u8>,
     structure_start: Vec<u32>,
     structure_codes: Vec<u16>,
     structure_items: Vec<u16>,
@@ -1208,6 +1209,7 @@ impl FileVerdictJs {
             misplaced_matches: Vec::with_capacity(n),
             finding_start: Vec::with_capacity(n.saturating_add(1)),
             finding_codes: Vec::new(),
+            finding_routine: Vec::new(),
             structure_start: Vec::with_capacity(n.saturating_add(1)),
             structure_codes: Vec::new(),
             structure_items: Vec::new(),
@@ -1255,6 +1257,8 @@ impl FileVerdictJs {
                 .push(u32::try_from(out.finding_codes.len()).unwrap_or(u32::MAX));
             out.finding_codes
                 .extend(p.findings.iter().map(|&f| finding_index(f)));
+            out.finding_routine
+                .extend(p.findings.iter().map(|&f| u8::from(p.routine_note(f))));
             out.structure_start
                 .push(u32::try_from(out.structure_codes.len()).unwrap_or(u32::MAX));
             for f in &p.structure {
@@ -1374,6 +1378,12 @@ impl FileVerdictJs {
     #[wasm_bindgen(getter)]
     pub fn finding_codes(&self) -> Vec<u16> {
         self.finding_codes.clone()
+    }
+    /// Beside each of `finding_codes`: 1 when it is a routine note on its page
+    /// (`PageRow::routine_note`), as the report counts its notes.
+    #[wasm_bindgen(getter)]
+    pub fn finding_routine(&self) -> Vec<u8> {
+        self.finding_routine.clone()
     }
     /// Page i's structural findings (amcheck's per-page checks, `FileScanJs.set_structure`)
     /// are `structure_codes[structure_start[i]..structure_start[i + 1]]`, each in

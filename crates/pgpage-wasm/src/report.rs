@@ -18,6 +18,8 @@ pub struct ReportReader {
 pub struct ReportOutput {
     report: Report,
     json: String,
+    /// `report --json --redact`.
+    json_redacted: String,
     markdown: String,
     /// `report --markdown --redact`.
     markdown_redacted: String,
@@ -32,6 +34,14 @@ impl ReportOutput {
     #[wasm_bindgen(getter)]
     pub fn json(&self) -> String {
         self.json.clone()
+    }
+
+    /// `report --json --redact`: the same blocks and evidence lines in the same order,
+    /// without row data, for the exports (a picture of the screen among them) to say
+    /// instead of `json`'s words.
+    #[wasm_bindgen(getter)]
+    pub fn json_redacted(&self) -> String {
+        self.json_redacted.clone()
     }
 
     /// `report --markdown`.
@@ -87,18 +97,21 @@ impl ReportOutput {
         let history = history.ok_or_else(|| JsError::new("the WAL scanner watched no blocks"))?;
         self.report.set_wal(history, version);
         self.json = serde_json::to_string_pretty(&self.report).map_err(crate::serialize_error)?;
+        let redacted = redacted(&self.report);
+        self.json_redacted =
+            serde_json::to_string_pretty(&redacted).map_err(crate::serialize_error)?;
         self.markdown = markdown(&self.report);
-        self.markdown_redacted = redacted_markdown(&self.report);
+        self.markdown_redacted = markdown(&redacted);
         self.text = text(&self.report);
         Ok(())
     }
 }
 
-/// The report's Markdown without row data ([`Report::redact`]).
-fn redacted_markdown(report: &Report) -> String {
+/// The report without row data ([`Report::redact`]).
+fn redacted(report: &Report) -> Report {
     let mut r = report.clone();
     r.redact();
-    markdown(&r)
+    r
 }
 
 #[wasm_bindgen]
@@ -192,10 +205,13 @@ impl ReportReader {
             .take()
             .ok_or_else(|| JsError::new("the report reader has finished already"))?;
         let report = reader.finish().map_err(|e| JsError::new(&e))?;
+        let without = redacted(&report);
         Ok(ReportOutput {
             json: serde_json::to_string_pretty(&report).map_err(crate::serialize_error)?,
+            json_redacted: serde_json::to_string_pretty(&without)
+                .map_err(crate::serialize_error)?,
             markdown: markdown(&report),
-            markdown_redacted: redacted_markdown(&report),
+            markdown_redacted: markdown(&without),
             text: text(&report),
             damaged: report.damaged(),
             storage_damage: report.storage_damage(),

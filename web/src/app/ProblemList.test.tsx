@@ -3,7 +3,7 @@
 // 1,000; a longer list renders the rows in view and scrolls the selected one into view.
 import { act, cleanup, fireEvent, render } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ALL_IN_DOM, FileFindings, hint, ProblemList } from './ProblemList';
+import { ALL_IN_DOM, FileFindings, hint, ProblemList, RoutineNotes } from './ProblemList';
 import type { ProblemRef } from './selection';
 import { entry, layout, problem } from './testing';
 
@@ -147,5 +147,27 @@ describe('FileFindings of the maps', () => {
     expect(row.textContent).toBe(`base/5/16427.1, block 1: ${message}`);
     fireEvent.click(v.getByRole('button', { name: /^Open base\/5\/16427.1, block 1/ }));
     expect(onPick).toHaveBeenCalledWith({ fileId: f.id, block: 1, offset: 0 });
+  });
+});
+
+describe('RoutineNotes', () => {
+  afterEach(cleanup);
+
+  it('counts the routine notes as the incident report does: not one the core finds the damage trace of its page', () => {
+    const message = 'the page is marked all-visible but its visibility map bit is not set: the next VACUUM sets it';
+    const note = { code: 'page_flag_without_vm_bit', message, evidence: 'note' };
+    const f = entry('16443', {
+      path: 'base/16384/16443',
+      pageFindings: [
+        { block: 7, absoluteBlock: 7, ...note },
+        // On block 25, which fails its checksum: the report says it with that page's damage.
+        { block: 25, absoluteBlock: 25, ...note, notRoutine: true },
+      ],
+    });
+    const v = render(<RoutineNotes files={[f]} onPick={() => {}} />);
+    const group = v.getByTestId('note-group');
+    expect(group.dataset.pages).toBe('1');
+    expect(group.textContent).toContain('Note, 1 page in 1 file');
+    expect(v.getAllByTestId('page-finding').map((x) => x.dataset.block)).toEqual(['7']);
   });
 });

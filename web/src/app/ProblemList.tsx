@@ -320,7 +320,10 @@ export function ReadWithoutError({ files, problems, onPick }: { files: readonly 
  * after the problems; each page is listed inside, closed. */
 export function RoutineNotes({ files, onPick }: { files: readonly FileEntry[]; onPick(s: Selection): void }) {
   const byCode = new Map<string, { f: FileEntry; x: FileEntry['pageFindings'][number] }[]>();
-  for (const f of files) for (const x of f.pageFindings) if (!x.amcheck && x.evidence === 'note') byCode.set(x.code, [...(byCode.get(x.code) ?? []), { f, x }]);
+  // A note the core finds not routine on its page (the damage's possible trace) is the
+  // incident report's to say, with that page's damage: counted here as the report counts.
+  for (const f of files)
+    for (const x of f.pageFindings) if (!x.amcheck && x.evidence === 'note' && !x.notRoutine) byCode.set(x.code, [...(byCode.get(x.code) ?? []), { f, x }]);
   if (byCode.size === 0) return null;
   return (
     <ul className="file-findings routine-notes">

@@ -194,6 +194,11 @@ export function reportOf(out: ReportOutput): ReportJson {
   return JSON.parse(out.json) as ReportJson;
 }
 
+/** `report --json --redact`: the same blocks and evidence lines, without row data. */
+export function redactedReportOf(out: ReportOutput): ReportJson {
+  return JSON.parse(out.json_redacted) as ReportJson;
+}
+
 /** What each WAL record effect (wal::RowEffect, by its JSON name) does to a page's rows, in words. */
 export function rowEffectWords(w: Wasm): Record<string, string> {
   return JSON.parse(w.row_effect_words()) as Record<string, string>;

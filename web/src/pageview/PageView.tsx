@@ -15,14 +15,14 @@ import { EditBar } from '../lab/EditBar';
 import { LabPanel } from '../lab/LabPanel';
 import { DamagePanel, type FlipMark } from '../damage/DamagePanel';
 import { DAMAGE, damageKey, rowsSentence, sentence as reportSentence } from '../report/ReportPanel';
-import { findingAt, shownReport } from '../report/shown';
+import { findingAt, redactedFindingAt, shownReport } from '../report/shown';
 import { useLabEdit } from '../lab/useLabEdit';
 import { loadWasm, runTexts, type NotTuple, type Wasm } from '../core';
 import { HexView, type ByteProvider, type ByteRange } from '../components/HexView';
 import { MapPanel } from './MapPanel';
 import './pageview.css';
 import { PageShare } from '../share/Share';
-import { pageHexdump, redactionOf, redactOn } from '../share/redact';
+import { pageHexdump, redactedAs, redactionOf, redactOn } from '../share/redact';
 import { SpanTip } from '../components/SpanTip';
 import { plainText } from '../lib/text';
 
@@ -204,6 +204,8 @@ export const PageView = memo(function PageView(p: PageViewProps) {
     .filter((x) => x.block === page.block && page.findings.includes(x.code))
     .sort((a, b) => Number(a.evidence === 'note') - Number(b.evidence === 'note'));
   const reported = findingAt(report, entry.path, page.block);
+  // Its words without row data, which the picture says while "Redact row data" is on.
+  const reportedRedacted = redactedFindingAt(report, entry.path, page.block);
   // The decoder flags the line pointer of each item amcheck's findings name, in the same
   // words: said once, in amcheck's list, with where the line pointer lies.
   const problemSpans = decoded.spans.filter((x) => x.problem && (decoded.items_counted || x.item === undefined));
@@ -293,9 +295,14 @@ export const PageView = memo(function PageView(p: PageViewProps) {
           </p>
           {reported.evidence.length > 0 && (
             <ul>
-              {reported.evidence.map((e, i) => (
-                <li key={i}>{reportSentence(e)}</li>
-              ))}
+              {reported.evidence.map((e, i) => {
+                const without = reportedRedacted?.evidence[i];
+                return (
+                  <li key={i} {...redactedAs(reportSentence(e), without === undefined ? undefined : reportSentence(without))}>
+                    {reportSentence(e)}
+                  </li>
+                );
+              })}
             </ul>
           )}
         </div>

@@ -80,7 +80,11 @@ export const sentence = (s: string) => (/^[^\s_./=()]*\s/u.test(s) ? s.replace(/
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
+/** Rows the block cannot count: their sentence is the core's reason (its `bound`) itself. */
+const uncounted = (rows: NonNullable<ReportBlock['rows']>) => rows.known_from === 'unknown' || rows.lost === null;
+
 export function rowsSentence(rows: NonNullable<ReportBlock['rows']>): string {
+  // uncounted(rows), spelled out for the type of rows.lost below.
   if (rows.known_from === 'unknown' || rows.lost === null) {
     const readable = rows.readable === null ? '' : ` ${plural(rows.readable, 'row is', 'rows are')} readable.`;
     // The core's reason where it gives one (an older page: only the WAL's records tell).
@@ -104,6 +108,14 @@ export function rowsSentence(rows: NonNullable<ReportBlock['rows']>): string {
   if (!rows.stale) return said;
   // Which keys, and where each is live, is the core's evidence beside this sentence: said once.
   return `${said} ${plural(rows.stale, 'stale version is', 'stale versions are')} counted as neither: ${rows.stale === 1 ? 'an older version of a row' : 'older versions of rows'} live on other pages, as the evidence says.`;
+}
+
+/** A finding's rows line: the rows sentence, then the core's bound on the count (`sayBound`:
+ * at the first block that has it). Where the rows are not counted, the sentence is the bound
+ * already: said once. */
+export function rowsLine(rows: NonNullable<ReportBlock['rows']>, sayBound: boolean): string {
+  const said = rowsSentence(rows);
+  return rows.bound && sayBound && !uncounted(rows) ? `${said} ${sentence(rows.bound)}` : said;
 }
 
 function keyText(k: (string | null)[]): string {
@@ -178,8 +190,7 @@ function Finding({
           data-readable={b.rows.readable ?? ''}
           data-known-from={b.rows.known_from}
         >
-          {rowsSentence(b.rows)}
-          {b.rows.bound && sayBound ? ` ${sentence(b.rows.bound)}` : ''}
+          {rowsLine(b.rows, sayBound)}
         </p>
       )}
       {b.wal_image && <WalImageLine b={b} entry={entry} effects={effects} restore={restore} onOpen={onOpen} />}
@@ -473,7 +484,7 @@ function BugTemplate({
 export function ReportPanel({ files, controls, onPick }: { files: readonly FileEntry[]; controls: readonly ClusterControl[]; onPick: (s: Selection) => void }) {
   const { source, report } = useReport(files);
   useEffect(() => {
-    shownReport.set(source && report.state === 'done' ? { root: source.root, report: report.report } : null);
+    shownReport.set(source && report.state === 'done' ? { root: source.root, report: report.report, redacted: report.redacted } : null);
     return () => shownReport.set(null);
   }, [source, report]);
   if (!source) return null;

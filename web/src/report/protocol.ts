@@ -20,6 +20,8 @@ export type FromReport =
       type: 'done';
       job: number;
       report: ReportJson;
+      /** The same report without row data (`report --json --redact`), for the exports. */
+      redacted: ReportJson;
       markdown: string;
       markdownRedacted: string;
       damaged: boolean;

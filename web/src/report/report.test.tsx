@@ -6,7 +6,7 @@ import { cleanup, render } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bugMessage } from './bugs';
 import type { ReportBlock, ReportJson } from './protocol';
-import { ranked, reportName, rowsSentence, sentence, Step } from './ReportPanel';
+import { ranked, reportName, rowsLine, rowsSentence, sentence, Step } from './ReportPanel';
 
 const block = (n: number, severity: ReportBlock['severity']): ReportBlock => ({
   block: n,
@@ -111,6 +111,47 @@ describe('report panel', () => {
     expect(said).toContain('2 stale versions are counted as neither: older versions of rows live on other pages, as the evidence says.');
     // The keys and where each is live are the core's evidence, printed beside it: not twice.
     expect(said).not.toContain('1021');
+  });
+
+  it("says the core's bound once: rows it cannot count are said by the bound alone", () => {
+    const sentences = (s: string) => s.split(/(?<=\.) /);
+    const once = (s: string) => expect(new Set(sentences(s)).size, s).toBe(sentences(s).length);
+    // An older version of the page (from the WAL) and a page that cannot say its rows.
+    const stale: NonNullable<ReportBlock['rows']> = {
+      lost: null,
+      readable: null,
+      known_from: 'unknown',
+      upper_bound: false,
+      bound:
+        "the rows that the WAL's records after the page's pd_lsn inserted, updated or deleted are not as the server last had them; which rows, and how many, is unknown without replaying those records (pgpage recover)",
+      stale: 0,
+    };
+    const zeroed: NonNullable<ReportBlock['rows']> = {
+      lost: null,
+      readable: 0,
+      known_from: 'unknown',
+      upper_bound: false,
+      bound: 'the page cannot say how many rows it held, and no B-tree index of the table was read',
+      stale: 0,
+    };
+    for (const rows of [stale, zeroed]) {
+      const line = rowsLine(rows, true);
+      once(line);
+      expect(line).toContain(sentence(rows.bound!));
+    }
+    expect(rowsLine(zeroed, true)).toBe('The page cannot say how many rows it held, and no B-tree index of the table was read. 0 rows are readable.');
+    // Counted rows: the bound follows the count, at the first block that has it.
+    const counted: NonNullable<ReportBlock['rows']> = {
+      lost: 0,
+      readable: 70,
+      known_from: 'header',
+      upper_bound: false,
+      bound: "from the page's own line pointers; no B-tree index of the table was read to check them",
+      stale: 0,
+    };
+    once(rowsLine(counted, true));
+    expect(rowsLine(counted, true)).toContain("From the page's own line pointers");
+    expect(rowsLine(counted, false)).not.toContain("From the page's own line pointers");
   });
 
   describe('a step', () => {

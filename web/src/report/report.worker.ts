@@ -4,7 +4,7 @@
 // directory's pg_wal/ among the files, the WAL is read for the damaged blocks' full-page images,
 // as `pgpage report --wal DIR/pg_wal DIR` does. The page ends a report it no longer wants by
 // ending the worker.
-import { loadWasm, reportOf, reportWanted, rowEffectWords } from '../core';
+import { loadWasm, redactedReportOf, reportOf, reportWanted, rowEffectWords } from '../core';
 import { ownWalName, scanWal } from '../damage/walScan';
 import { serve, type Job } from '../worker/bridge';
 import type { FromReport, ReportFile, ToReport } from './protocol';
@@ -93,6 +93,7 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
       type: 'done',
       job,
       report: reportOf(out),
+      redacted: redactedReportOf(out),
       markdown: out.markdown,
       markdownRedacted: out.markdown_redacted,
       damaged: out.damaged,

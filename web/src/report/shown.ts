@@ -3,12 +3,30 @@
 import { createStore } from '../lib/store';
 import type { ReportBlock, ReportJson } from './protocol';
 
-export const shownReport = createStore<{ root: string; report: ReportJson } | null>(null);
+/** `redacted`: the same report without row data (`report --json --redact`), whose words the
+ * exports say while "Redact row data" is on. */
+export interface ShownReport {
+  root: string;
+  report: ReportJson;
+  redacted?: ReportJson;
+}
+
+export const shownReport = createStore<ShownReport | null>(null);
+
+function blockOf(report: ReportJson, file: string, block: number): ReportBlock | null {
+  for (const rel of report.relations) for (const b of rel.blocks) if (b.file === file && b.block_in_file === block) return b;
+  return null;
+}
 
 /** The report's finding for block `block` of the dropped file at `path`, if it names one. */
-export function findingAt(shown: { root: string; report: ReportJson } | null, path: string, block: number): ReportBlock | null {
+export function findingAt(shown: ShownReport | null, path: string, block: number): ReportBlock | null {
   if (!shown || !path.startsWith(shown.root)) return null;
-  const file = path.slice(shown.root.length);
-  for (const rel of shown.report.relations) for (const b of rel.blocks) if (b.file === file && b.block_in_file === block) return b;
-  return null;
+  return blockOf(shown.report, path.slice(shown.root.length), block);
+}
+
+/** The same finding in the redacted report: its evidence lines are the plain one's, in the
+ * same order, without the keys they name. */
+export function redactedFindingAt(shown: ShownReport | null, path: string, block: number): ReportBlock | null {
+  if (!shown?.redacted || !path.startsWith(shown.root)) return null;
+  return blockOf(shown.redacted, path.slice(shown.root.length), block);
 }

@@ -17,7 +17,17 @@ export interface ReportSource {
 export type ReportState =
   | { state: 'idle' }
   | { state: 'running'; read: number; total: number }
-  | { state: 'done'; report: ReportJson; markdown: string; markdownRedacted: string; damaged: boolean; storage: string | null; effects: Record<string, string> }
+  | {
+      state: 'done';
+      report: ReportJson;
+      /** Without row data: what an export with "Redact row data" on says instead. */
+      redacted: ReportJson;
+      markdown: string;
+      markdownRedacted: string;
+      damaged: boolean;
+      storage: string | null;
+      effects: Record<string, string>;
+    }
   | { state: 'error'; message: string };
 
 /** Files handed to the worker per message, and how long one task of the page may post
@@ -83,6 +93,7 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
           ? {
               state: 'done',
               report: m.report,
+              redacted: m.redacted,
               markdown: m.markdown,
               markdownRedacted: m.markdownRedacted,
               damaged: m.damaged,

@@ -29,6 +29,14 @@ describe('the picture copy', () => {
     expect(copy.textContent).toBe('x… and 9 more findings');
   });
 
+  it("says an element's redacted words while redacting, its own words otherwise", () => {
+    const el = html(
+      '<ul><li data-redacted="(2,14) holds another row\'s key than the index names">(2,14) holds key 700030 where the index names 700014</li><li>kept</li></ul>',
+    );
+    expect(copyOf(el, new Set(), true).copy.textContent).toBe("(2,14) holds another row's key than the index nameskept");
+    expect(copyOf(el, new Set()).copy.textContent).toBe('(2,14) holds key 700030 where the index names 700014kept');
+  });
+
   it('cuts a long list to its most rows and counts the rest, spacers aside', () => {
     const el = html(
       '<table><tbody data-png-most="2" data-png-total="5" data-png-noun="problem pages">' +

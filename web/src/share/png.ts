@@ -8,6 +8,7 @@
 // numbers beside its rows, and the band takes the theme's colours.
 import { BAND_LINE_PX, BAND_PAD_PX, bandHeight } from './band';
 import { plainText } from '../lib/text';
+import { redactOn } from './redact';
 import { workerForJob } from '../worker/bridge';
 import type { EncodePng, FromPng } from './png.worker';
 
@@ -37,10 +38,17 @@ function scrolledAway(el: HTMLElement): Set<Element> {
 }
 
 /** A copy of `el` without its controls and the hex rows out of sight, canvases paired with
- * the originals whose pictures they stand for. */
-export function copyOf(el: HTMLElement, away: Set<Element>): { copy: HTMLElement; canvases: Map<HTMLCanvasElement, HTMLCanvasElement> } {
+ * the originals whose pictures they stand for. With `redact`, an element whose words hold row
+ * data says its `data-redacted` words instead (the core's redacted report's, share/redact.ts). */
+export function copyOf(el: HTMLElement, away: Set<Element>, redact = false): { copy: HTMLElement; canvases: Map<HTMLCanvasElement, HTMLCanvasElement> } {
   const canvases = new Map<HTMLCanvasElement, HTMLCanvasElement>();
   const copy = (n: Node): Node | null => {
+    if (redact && n instanceof HTMLElement && n.dataset.redacted !== undefined) {
+      const c = n.cloneNode(false) as HTMLElement;
+      c.removeAttribute('id');
+      c.textContent = n.dataset.redacted;
+      return c;
+    }
     // A button styled as a link names what it opens (a file's path): its words are content;
     // so are a "show all" button's words for the picture (data-png-words: what it leaves out).
     const words = n instanceof HTMLButtonElement ? (n.dataset.pngWords ?? (n.classList.contains('link') ? n.textContent : null)) : null;
@@ -325,7 +333,7 @@ export async function renderWithBand(
 ): Promise<{ canvas: HTMLCanvasElement; slices: number; columns: DrawnColumn[]; boxes: DrawnBox[] }> {
   const away = scrolledAway(el);
   const unmark = markTableBoxes(el);
-  const { copy, canvases } = copyOf(el, away);
+  const { copy, canvases } = copyOf(el, away, redactOn());
   unmark();
   cutLongLists(copy);
   if (prepare) await prepare(copy);

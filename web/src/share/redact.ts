@@ -34,6 +34,13 @@ export function setRedact(value: boolean): void {
 /** The switch's state, re-rendering when it changes anywhere on the page. */
 export const useRedact = on.use;
 
+/** The attribute an element whose words may hold row data (a key the report names) carries:
+ * its words without them, from the core's redacted report, which the pictures paint instead
+ * while the switch is on (share/png.ts). None when the words hold no row data. */
+export function redactedAs(plain: string, without: string | undefined): { 'data-redacted'?: string } {
+  return without !== undefined && without !== plain ? { 'data-redacted': without } : {};
+}
+
 /** One page's redaction: 1 per masked byte, the counts and the note exports carry. */
 export interface Redaction {
   mask: Uint8Array;

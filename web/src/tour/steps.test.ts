@@ -51,6 +51,9 @@ describe('tour steps', () => {
     expect(status('heap', 1)).toBe('ok');
     expect(status('flipped_bit', at('flipped_bit'))).toBe('mismatch');
     expect(status('zeroed_page', at('zeroed_page'))).toBe('zero');
+    // Its step says the zeroed page lies between pages with rows, blocks 1 and 3.
+    for (const b of [1, 3]) expect(sample('zeroed_page').pages[b]).toMatchObject({ status: 'ok', upper: expect.any(Number) as number });
+    expect(Math.min(sample('zeroed_page').pages[1].upper, sample('zeroed_page').pages[3].upper)).toBeGreaterThan(24);
     expect(status('upper_zeroed', at('upper_zeroed'))).toBe('new_not_zero');
     expect(status('swapped_pages', at('swapped_pages'))).toBe('mismatch');
     expect(status('segment_2', at('segment_2'))).toBe('mismatch');

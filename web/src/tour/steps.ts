@@ -3,6 +3,7 @@
 // Text in `backticks` renders as code.
 import type { ByteRange } from '../components/HexView';
 import type { Sample, SampleManifest, SamplePage } from '../samples/samples';
+import { READ_AS_EMPTY } from '../lib/status';
 
 /** What a step's text may quote: its sample and page, and the manifest for the others. */
 export interface StepContext {
@@ -105,13 +106,13 @@ export const TOUR_STEPS: TourStep[] = [
     ],
   },
   {
-    title: 'An all-zero page is fine',
+    title: 'An all-zero page the server reads as empty',
     role: 'zeroed_page',
     block: 2,
     highlight: 'change',
     text: ({ sample }) => [
-      `Block 2 of ${sample.file} is all zeros. The server extends a relation with zeroed pages and a crash can leave one behind before it is written, so PageIsVerified() (bufpage.c) accepts a page whose every byte is zero; its first use initialises it.`,
-      `Such a page is "new": PageIsNew() is true because pd_upper is 0, and neither the server nor pg_checksums computes a checksum for it. No problem is listed.`,
+      `Block 2 of ${sample.file} is all zeros. The server extends a relation with zeroed pages and a crash can leave one behind before it is written, so PageIsVerified() (bufpage.c) accepts a page whose every byte is zero: PageIsNew() is true because pd_upper is 0, and neither the server nor pg_checksums computes a checksum for it. It is not among the problem pages, which the server refuses.`,
+      `But this one lies between pages with rows (blocks 1 and 3), where no relation extension left it: it held rows. The server reads it as empty, without an error, and its rows are gone from every query. The incident report above lists it as ${READ_AS_EMPTY.toUpperCase()}: zeroed, an all-zero page where rows were.`,
     ],
   },
   {

@@ -120,6 +120,10 @@ export interface PageFinding {
   message: string;
   /** The registry's evidence: `structural` (VACUUM or amcheck says so) or `note`. */
   evidence: string;
+  /** A note that is not routine on this page (the core's PageRow::routine_note): on a page
+   * that fails its checksum it may be the damage's trace, which the report says with the
+   * page's damage, not among its routine notes. */
+  notRoutine?: true;
   /** A structural check's finding (verify_heapam, bt_index_check...), not the maps'. */
   amcheck?: boolean;
   /** Its line pointer (OffsetNumber, from 1), as amcheck's `offset`. */

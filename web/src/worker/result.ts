@@ -41,6 +41,7 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
     v.finding_start,
     v.finding_codes,
   ];
+  const routine = v.finding_routine;
   const [sStart, sCodes, sItems, sMessages] = [v.structure_start, v.structure_codes, v.structure_items, v.structure_messages];
   v.free();
   const NONE = 0xffffffff;
@@ -72,11 +73,13 @@ export function resultOf(wasm: Wasm, v: FileVerdictJs, first: number, blocks: nu
       tupleBlock: tuple[i] === NONE ? null : tuple[i],
       findings,
     };
-    for (const code of findings) {
+    for (let k = start[i]; k < start[i + 1]; k++) {
+      const code = t.findings[codes[k]];
       const m = t.maps.get(code);
       if (!m) continue;
       const message = m.message.replace('%s', relation).replace('%u', String(abs[i]));
-      pageFindings.push({ block: block[i], absoluteBlock: abs[i], code, message, evidence: m.evidence });
+      const notRoutine = m.evidence === 'note' && routine[k] === 0;
+      pageFindings.push({ block: block[i], absoluteBlock: abs[i], code, message, evidence: m.evidence, ...(notRoutine ? { notRoutine } : {}) });
     }
     // amcheck's per-page checks, in its words with its numbers, at its block and offset.
     for (let k = sStart[i]; k < sStart[i + 1]; k++) {

@@ -40,6 +40,7 @@ mod report;
 mod report_from;
 mod report_keys;
 mod report_noise;
+mod report_samples;
 mod report_steps;
 mod rows;
 mod serve;

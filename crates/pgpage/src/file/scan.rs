@@ -249,6 +249,15 @@ impl PageRow {
     pub fn claim(&self) -> Option<Misplaced> {
         self.misplaced.filter(Misplaced::is_claim)
     }
+
+    /// Whether `f`, one of the page's findings, is a routine note, which the server needs
+    /// no help with. On a page that fails its checksum the all-visible flag without its
+    /// visibility map bit is not: it may be the damage's own trace (a torn page's older
+    /// header, whose bit later changes cleared), said with the page's damage instead.
+    pub fn routine_note(&self, f: Finding) -> bool {
+        f.evidence() == Evidence::Note
+            && !(self.status == PageStatus::Mismatch && f == Finding::PageFlagWithoutVmBit)
+    }
 }
 
 /// A finding about the whole file, with what fills its message.
@@ -1807,6 +1816,28 @@ fn btree_links(page: &[u8], endian: Endian) -> Option<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The all-visible flag without its visibility map bit is routine on a sound page, and
+    /// the damage's possible trace on one that fails its checksum; a note on the FSM stays
+    /// routine on either.
+    #[test]
+    fn a_note_on_a_page_that_fails_its_checksum_may_be_the_damage() {
+        let row = |status| PageRow {
+            block: 0,
+            absolute_block: 0,
+            status,
+            stored: 1,
+            computed: Some(2),
+            findings: Vec::new(),
+            misplaced: None,
+            tuple_block: None,
+            structure: Vec::new(),
+        };
+        assert!(row(PageStatus::Ok).routine_note(Finding::PageFlagWithoutVmBit));
+        assert!(!row(PageStatus::Mismatch).routine_note(Finding::PageFlagWithoutVmBit));
+        assert!(row(PageStatus::Mismatch).routine_note(Finding::FsmMoreThanFree));
+        assert!(!row(PageStatus::Ok).routine_note(Finding::ChecksumMismatch));
+    }
     use crate::file::{file_geometry, GeometryChoice};
 
     proptest::proptest! {

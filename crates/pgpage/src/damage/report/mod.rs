@@ -1175,12 +1175,6 @@ fn note_code(f: Finding) -> String {
     }
 }
 
-/// A routine note that, on a page failing its checksum, may be the damage's own trace: the
-/// page's all-visible flag without its visibility map bit (a torn page's older header).
-fn trace_of_damage(f: Finding) -> bool {
-    f == Finding::PageFlagWithoutVmBit
-}
-
 fn count_notes(file: &FileInput, notes: &mut BTreeMap<String, Note>) {
     let mut add = |f: Finding, message: String| {
         let n = notes.entry(note_code(f)).or_insert(Note {
@@ -1191,13 +1185,8 @@ fn count_notes(file: &FileInput, notes: &mut BTreeMap<String, Note>) {
         n.count = n.count.saturating_add(1);
     };
     for row in &file.verdict.pages {
-        // A page that fails its checksum has such a note among its evidence instead.
-        let damaged = row.status == PageStatus::Mismatch;
-        for f in row
-            .findings
-            .iter()
-            .filter(|f| f.evidence() == Evidence::Note && !(damaged && trace_of_damage(**f)))
-        {
+        // A note that is not routine on its page is among that page's evidence instead.
+        for f in row.findings.iter().filter(|f| row.routine_note(**f)) {
             add(*f, String::from(f.message()));
         }
     }
@@ -1279,7 +1268,11 @@ fn file_blocks(
             b.sector_prints = backup::sector_prints(page);
             // What would be routine on a sound page may be the damage's trace here: an
             // all-visible flag from an older header whose later changes cleared the bit.
-            for f in row.findings.iter().filter(|f| trace_of_damage(**f)) {
+            for f in row
+                .findings
+                .iter()
+                .filter(|f| f.evidence() == Evidence::Note && !row.routine_note(**f))
+            {
                 b.evidence.push(format!(
                     "on this page, which fails its checksum, not a routine note but possibly the damage's trace: {}",
                     f.message()
@@ -1716,25 +1709,53 @@ fn stale_block(
     b.damage = Damage::Stale;
     // To tell a backup's copy that is this very page.
     b.sector_prints = backup::sector_prints(page);
-    let image = changed
-        .image
-        .filter(|i| *i >= pd_lsn)
-        .map(|i| format!(", among them a full-page image of the block at {}", lsn(i)))
-        .unwrap_or_default();
-    b.evidence.push(format!(
-        "the WAL changed block {} at {}..{} ({} before the latest checkpoint's redo point {}, from {}{image}), after the page's pd_lsn {}: that checkpoint wrote every page changed before its redo point, each with its pd_lsn past the change, so the page on disk is an older version of the block (a lost write, or a stale restore)",
+    b.evidence.push(stale_words(
         row.absolute_block,
-        lsn(changed.newest),
-        lsn(changed.newest_end),
-        plural(changed.records, "record", "records"),
-        lsn(flushed.redo()),
-        lsn(changed.first),
-        lsn(pd_lsn),
+        pd_lsn,
+        changed,
+        flushed.redo(),
+        &lsn,
     ));
     b.evidence.push(String::from(
         "its checksum and header are valid, so the server reads it without a word and serves the older rows: deleted rows back, updates undone, index entries into it that lead to other rows",
     ));
     Some(b)
+}
+
+/// Why the page is older than its block, said from the page's pd_lsn forward: the WAL's
+/// last change of the block before the redo point, the checkpoint that must have written
+/// it, and the pd_lsn the page would carry then. The block's earlier records (those the page
+/// holds) are left unsaid: their count and first LSN tell the reader nothing about the page.
+fn stale_words(
+    block: u32,
+    pd_lsn: u64,
+    changed: &crate::wal::FlushedBlock,
+    redo: u64,
+    lsn: &dyn Fn(u64) -> String,
+) -> String {
+    let image = changed.image.filter(|i| *i >= pd_lsn);
+    let (same, other) = match image {
+        Some(i) if i == changed.newest => (
+            String::from(" (a full-page image of the block)"),
+            String::new(),
+        ),
+        Some(i) => (
+            String::new(),
+            format!(
+                " (a full-page image of the block at {} is among those changes)",
+                lsn(i)
+            ),
+        ),
+        None => (String::new(), String::new()),
+    };
+    format!(
+        "the page's pd_lsn is {}, but the WAL changed block {block} after it: last by the record at {}{same}, which ends at {}, before the latest checkpoint's redo point {}{other}; that checkpoint wrote every page changed before its redo point, so the block on disk should carry a pd_lsn of at least {}: this page is an older version of the block (a lost write, or a stale restore)",
+        lsn(pd_lsn),
+        lsn(changed.newest),
+        lsn(changed.newest_end),
+        lsn(redo),
+        lsn(changed.newest_end),
+    )
 }
 
 /// An older version's rows: what the records after its pd_lsn did to them is not on it.
@@ -3226,18 +3247,41 @@ pub(super) fn command_line(command: &str) -> String {
 }
 
 /// `pgpage fpi` for each relation of the blocks: its images in the data directory's WAL.
+/// A file outside a data directory does not say its database: DB stands for it, and the
+/// command names its file; commands that would read alike are given once.
 fn fpi_commands(blocks: &[(&Relation, &Block)], paths: &Paths, out: &str) -> Vec<String> {
     let relations: BTreeSet<&str> = blocks.iter().map(|(rel, _)| rel.path.as_str()).collect();
-    relations
-        .iter()
-        .map(|path| {
-            let relation = relation_arg(path).unwrap_or_else(|| String::from("DB/RELFILENODE"));
-            command_line(&format!(
-                "pgpage fpi --relation {relation}{out} {}",
-                paths.wal()
-            ))
-        })
-        .collect()
+    let mut lines: Vec<String> = Vec::new();
+    let mut db_said = false;
+    for path in relations {
+        let line = match relation_arg(path) {
+            Some(relation) => format!("pgpage fpi --relation {relation}{out} {}", paths.wal()),
+            None => {
+                let name = path.rsplit('/').next().unwrap_or(path);
+                let relfilenode = crate::file::parse_relation_file_name(name).map_or_else(
+                    || String::from("RELFILENODE"),
+                    |f| f.relfilenode.to_string(),
+                );
+                // DB said once, at the first.
+                let db = if db_said {
+                    ""
+                } else {
+                    " (DB: its database's OID, the directory under base/ that holds it)"
+                };
+                db_said = true;
+                format!(
+                    "pgpage fpi --relation DB/{relfilenode}{out} {}  # {}{db}",
+                    paths.wal(),
+                    paths.file(path)
+                )
+            }
+        };
+        let line = command_line(&line);
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines
 }
 
 /// `pgpage repair --from` for each block.
@@ -3586,28 +3630,22 @@ fn steps(r: &Report) -> Vec<String> {
             Some(d) => format!("pgpage report --wal {} {}", paths.wal(), shell_word(d)),
             None => String::from("pgpage report --wal WAL FILE..."),
         };
-        let flipped: Vec<u32> = all
+        // Named with their relations: several files may each have a block 1.
+        let flipped: Vec<(&Relation, &Block)> = all
             .iter()
             .filter(|(_, b)| b.damage == Damage::BitFlip)
-            .map(|(_, b)| b.block)
+            .copied()
             .collect();
         // A torn page that loses no row is rebuilt whole by a step below.
-        let torn_whole: Vec<u32> = all
+        let torn_whole: Vec<(&Relation, &Block)> = all
             .iter()
             .filter(|(_, b)| {
                 !b.torn_sectors.is_empty()
                     && b.torn_refused.is_none()
                     && b.rows.as_ref().is_some_and(|x| x.lost == Some(0))
             })
-            .map(|(_, b)| b.block)
+            .copied()
             .collect();
-        let which = |blocks: &[u32]| match blocks {
-            [one] => format!("block {one}"),
-            more => format!(
-                "blocks {}",
-                crate::words::and_list(&more.iter().map(|b| b.to_string()).collect::<Vec<_>>())
-            ),
-        };
         let mut first = format!(
             "Get a good copy of each damaged page ({}).",
             blocks_words(&all)
@@ -3615,13 +3653,13 @@ fn steps(r: &Report) -> Vec<String> {
         if !flipped.is_empty() {
             first.push_str(&format!(
                 " For {}, only if no flip above is the damage: an older copy brings back row versions updated since.",
-                which(&flipped)
+                blocks_words(&flipped)
             ));
         }
         if !torn_whole.is_empty() {
             first.push_str(&format!(
                 " For {}, torn without a row lost, only if the rebuild below is not enough.",
-                which(&torn_whole)
+                blocks_words(&torn_whole)
             ));
         }
         let mut lines = alloc::vec![first,
@@ -3738,10 +3776,10 @@ fn steps(r: &Report) -> Vec<String> {
             commands.join("\n")
         ));
     }
-    let refused: Vec<String> = r
+    // Named with their relations: several files may each have a block 1.
+    let refused: Vec<(&Relation, &Block)> = r
         .blocks()
         .filter(|(_, b)| b.server.is_some() && b.rows.is_some())
-        .map(|(_, b)| b.block.to_string())
         .collect();
     if !refused.is_empty() {
         // A torn page read through its own line pointers: what the server did with the one
@@ -3750,8 +3788,8 @@ fn steps(r: &Report) -> Vec<String> {
             .blocks()
             .any(|(_, b)| b.server.is_some() && b.rows.is_some() && !b.torn_sectors.is_empty());
         out.push(format!(
-            "On the copy only, the server's own ways past the refused blocks ({}):\nzero_damaged_pages = on: the server zeroes each of them in memory as it reads it, and VACUUM writes the zeros. Every row on them is gone for good.\nignore_checksum_failure = on: the server reads a page whose header is sane despite its checksum, its bytes as they are: a flipped bit's value comes back wrong.{} Aggregates such as count(*) over the table are then wrong too. It does nothing for a page whose header is not sane.",
-            refused.join(", "),
+            "On the copy only, the server's own ways past the pages it refuses ({}):\nzero_damaged_pages = on: the server zeroes each of them in memory as it reads it, and VACUUM writes the zeros. Every row on them is gone for good.\nignore_checksum_failure = on: the server reads a page whose header is sane despite its checksum, its bytes as they are: a flipped bit's value comes back wrong.{} Aggregates such as count(*) over the table are then wrong too. It does nothing for a page whose header is not sane.",
+            blocks_words(&refused),
             if torn_refused {
                 " A torn page's rows come back twice, under other ctids, or after their deletion, and a query that meets a line pointer inside another tuple fails (\"compressed pglz data is corrupt\", \"invalid memory alloc request size\") or crashes its backend, which restarts every session: only on a copy no one else uses."
             } else {
@@ -3835,7 +3873,8 @@ fn chain(steps: &mut [String]) {
         // another block of the same file is one more repair: it reads the first one's NEW.
         let mut block_input: BTreeMap<(String, String), String> = BTreeMap::new();
         let mut last_block: BTreeMap<String, String> = BTreeMap::new();
-        let mut goes_on: Vec<(String, String)> = Vec::new();
+        // (placeholder, file, its block before, the block that goes on from it).
+        let mut goes_on: Vec<(String, String, String, String)> = Vec::new();
         let lines: Vec<String> = step
             .split('\n')
             .map(|line| {
@@ -3859,8 +3898,26 @@ fn chain(steps: &mut [String]) {
                     None => {
                         let input = match (last_block.get(&file), newest.get(&file)) {
                             (Some(prev), _) => {
-                                goes_on.push((prev.clone(), block.clone()));
-                                format!("NEW_OF_BLOCK_{prev}")
+                                // Two files of the step may both go on from their block 1:
+                                // the second's placeholder names its file.
+                                let plain = format!("NEW_OF_BLOCK_{prev}");
+                                let taken =
+                                    goes_on.iter().any(|(p, f, ..)| *p == plain && *f != file);
+                                let placeholder = if taken {
+                                    format!(
+                                        "{plain}_OF_{}",
+                                        file.rsplit('/').next().unwrap_or(&file)
+                                    )
+                                } else {
+                                    plain
+                                };
+                                goes_on.push((
+                                    placeholder.clone(),
+                                    file.clone(),
+                                    prev.clone(),
+                                    block.clone(),
+                                ));
+                                placeholder
                             }
                             (None, Some(&from)) => {
                                 if !reads.iter().any(|(f, _)| *f == file) {
@@ -3883,9 +3940,9 @@ fn chain(steps: &mut [String]) {
             continue;
         }
         let mut text = lines.join("\n");
-        for (prev, block) in &goes_on {
+        for (placeholder, file, prev, block) in &goes_on {
             text.push_str(&format!(
-                "\nNEW_OF_BLOCK_{prev}: the NEW made for block {prev} above (the command you kept). Block {block} is in the same file and goes on from it, keeping that repair."
+                "\n{placeholder}: the NEW made for block {prev} of {file} above (the command you kept). Block {block} is in the same file and goes on from it, keeping that repair."
             ));
         }
         for (file, from) in &reads {
@@ -4038,6 +4095,39 @@ mod tests {
         })
     }
 
+    /// A stale page is said from its pd_lsn forward: the last change it lacks, where that
+    /// record ends (the pd_lsn a page written since would carry) and the redo point; not
+    /// how many records changed the block since the WAL read began, which the page holds
+    /// most of.
+    #[test]
+    fn a_stale_page_says_the_change_it_lacks() {
+        let changed = crate::wal::FlushedBlock {
+            first: 0x1AC_51E0,
+            newest: 0x1D3_3618,
+            newest_end: 0x1D3_4BA8,
+            records: 111,
+            image: Some(0x1D3_3618),
+        };
+        let lsn = |l: u64| crate::page::lsn::lsn_text(Some(14), l);
+        let words = stale_words(50, 0x1C2_BF50, &changed, 0x1D7_B5E8, &lsn);
+        assert_eq!(
+            words,
+            "the page's pd_lsn is 0/1C2BF50, but the WAL changed block 50 after it: last by the record at 0/1D33618 (a full-page image of the block), which ends at 0/1D34BA8, before the latest checkpoint's redo point 0/1D7B5E8; that checkpoint wrote every page changed before its redo point, so the block on disk should carry a pd_lsn of at least 0/1D34BA8: this page is an older version of the block (a lost write, or a stale restore)"
+        );
+        // An image older than the page is none of the changes it lacks.
+        let older_image = crate::wal::FlushedBlock {
+            image: Some(0x1B0_0000),
+            ..changed
+        };
+        assert!(!stale_words(50, 0x1C2_BF50, &older_image, 0x1D7_B5E8, &lsn).contains("image"));
+        let earlier_image = crate::wal::FlushedBlock {
+            image: Some(0x1D0_0000),
+            ..changed
+        };
+        assert!(stale_words(50, 0x1C2_BF50, &earlier_image, 0x1D7_B5E8, &lsn)
+            .contains("redo point 0/1D7B5E8 (a full-page image of the block at 0/1D00000 is among those changes);"));
+    }
+
     /// Two blocks of one file in one step are two repairs, the second on the first's NEW;
     /// a block's flip candidates stay alternatives on the same input; a later step on the
     /// file reads the step's copy.
@@ -4065,9 +4155,31 @@ mod tests {
             first[4],
             "  pgpage repair --block 1 --flip 7:0 --out NEW d/base/5/2"
         );
-        assert!(steps[0].contains("NEW_OF_BLOCK_20: the NEW made for block 20 above"));
+        assert!(steps[0].contains("NEW_OF_BLOCK_20: the NEW made for block 20 of d/base/5/1 above"));
         assert!(steps[0].ends_with("Run this step before step 2: it goes on from its NEW."));
         assert!(steps[1].contains("--from BACKUP_FILE --out NEW NEW_FROM_STEP_1"));
+    }
+
+    /// Two files that each go on from their block 1 in one step: each placeholder stands
+    /// for one file's copy, and says which.
+    #[test]
+    fn steps_chain_two_files_with_the_same_blocks() {
+        let mut steps = alloc::vec![String::from(
+            "Backup:\n  pgpage repair --block 1 --from BACKUP_FILE --out NEW s/16427.2\n  pgpage repair --block 2 --from BACKUP_FILE --out NEW s/16427.2\n  pgpage repair --block 1 --from BACKUP_FILE --out NEW s/90004\n  pgpage repair --block 2 --from BACKUP_FILE --out NEW s/90004"
+        )];
+        chain(&mut steps);
+        let lines: Vec<&str> = steps[0].lines().collect();
+        assert_eq!(
+            lines[2],
+            "  pgpage repair --block 2 --from BACKUP_FILE --out NEW NEW_OF_BLOCK_1"
+        );
+        assert_eq!(
+            lines[4],
+            "  pgpage repair --block 2 --from BACKUP_FILE --out NEW NEW_OF_BLOCK_1_OF_90004"
+        );
+        assert!(steps[0].contains("\nNEW_OF_BLOCK_1: the NEW made for block 1 of s/16427.2 above"));
+        assert!(steps[0]
+            .contains("\nNEW_OF_BLOCK_1_OF_90004: the NEW made for block 1 of s/90004 above"));
     }
 
     #[test]
