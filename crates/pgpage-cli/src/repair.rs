@@ -543,8 +543,20 @@ fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
                 .filter(|v| **v != value)
                 .map(u16::to_string)
                 .collect();
+            let which = if f.confirmed && f.value == value {
+                format!("the line pointers give {value}, so the others are chance matches")
+            } else if f.confirmed {
+                format!(
+                    "the line pointers give {}, so {value} is likely a chance match",
+                    f.value
+                )
+            } else {
+                String::from(
+                    "all but one are chance matches, and the rows the page gives tell which",
+                )
+            };
             eprintln!(
-                "pgpage: note: the stored checksum verifies with {} = {} too: one of them is a chance match, and the rows the page gives tell which",
+                "pgpage: note: the stored checksum verifies with {} = {} too: {which}",
                 field.name(),
                 pgpage::words::and_list(&others)
             );

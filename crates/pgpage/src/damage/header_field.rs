@@ -70,7 +70,9 @@ pub struct FieldFix {
     /// The value to set: the one the stored checksum verifies with, else the line pointers'.
     pub value: u16,
     /// The stored pd_checksum verifies with `value`, and with no other value of the field
-    /// that fits the page's line pointers: the page with it is the page the server wrote.
+    /// that fits the page's line pointers, or with others too of which `value` alone is
+    /// what the line pointers give (the others chance matches): the page with it is the
+    /// page the server wrote.
     pub confirmed: bool,
     /// Every value that fits the line pointers and that the stored checksum verifies with
     /// (more than one: none is confirmed).
@@ -310,11 +312,21 @@ pub fn one_field(page: &[u8], blkno: u32, endian: Endian) -> Option<FieldFix> {
             Vec::new()
         };
         let from_line_pointers = implied(field, page, endian).filter(|v| values.contains(v));
-        let value = match verifying.as_slice() {
-            [one] => Some(*one),
-            _ => from_line_pointers
-                .filter(|&v| fits(v).is_some())
-                .or_else(|| verifying.first().copied()),
+        // Of several values the checksum verifies with, the one the line pointers give is the
+        // field's: another matching it too is a chance the odds of `tried` make rare.
+        let agreed: Vec<u16> = verifying
+            .iter()
+            .copied()
+            .filter(|v| Some(*v) == from_line_pointers)
+            .collect();
+        let (value, confirmed) = match (verifying.as_slice(), agreed.as_slice()) {
+            ([one], _) | (_, [one]) => (Some(*one), true),
+            _ => (
+                from_line_pointers
+                    .filter(|&v| fits(v).is_some())
+                    .or_else(|| verifying.first().copied()),
+                false,
+            ),
         };
         let Some(value) = value else { continue };
         let Some(items) = fits(value) else { continue };
@@ -322,7 +334,7 @@ pub fn one_field(page: &[u8], blkno: u32, endian: Endian) -> Option<FieldFix> {
             field,
             stored,
             value,
-            confirmed: verifying.len() == 1,
+            confirmed,
             tried: if has_checksum {
                 u32::try_from(values.len()).unwrap_or(u32::MAX)
             } else {
@@ -400,6 +412,26 @@ mod tests {
         // The line pointers say the same where they can.
         let fix = one_field(&set(&good, HeaderField::PdUpper, 0), BLOCK, Endian::Little);
         assert_eq!(fix.and_then(|f| f.from_line_pointers), Some(upper));
+    }
+
+    #[test]
+    fn a_chance_match_beside_the_value_the_line_pointers_give_is_named_and_ruled_out() {
+        // Pages that differ in pd_prune_xid only, until one whose stored checksum verifies
+        // with a second value of pd_upper that fits its line pointers (about 1 in 65535 / 1000
+        // values): the line pointers' value is still the field's.
+        let good = heap_page(20);
+        let upper = 8192 - 20 * 64;
+        let found = (1u32..20_000).find_map(|xid| {
+            let mut p = good.clone();
+            p[20..24].copy_from_slice(&xid.to_le_bytes());
+            let sum = pg_checksum_page(&p, BLOCK, Endian::Little);
+            p[8..10].copy_from_slice(&sum.to_le_bytes());
+            let fix = one_field(&set(&p, HeaderField::PdUpper, 0), BLOCK, Endian::Little)?;
+            (fix.verifying.len() > 1).then_some(fix)
+        });
+        let fix = found.expect("a page with a chance match among 20000");
+        assert!(fix.confirmed && fix.value == upper, "{fix:?}");
+        assert!(fix.verifying.contains(&upper));
     }
 
     #[test]

@@ -2398,10 +2398,28 @@ fn header_field_evidence(
             "{name} is {}; the stored checksum verifies with {name} = {}: the header's one field is damaged, its {intact} are intact",
             fix.stored, fix.value
         ));
-        out.push(format!(
-            "of the {} values {name} can take, this one alone fits the line pointers and makes the stored checksum verify (a chance match has odds of about {} in 65535){agree}",
-            fix.tried, fix.tried
-        ));
+        if fix.verifying.len() > 1 {
+            let others: Vec<String> = fix
+                .verifying
+                .iter()
+                .filter(|v| **v != fix.value)
+                .map(u16::to_string)
+                .collect();
+            out.push(format!(
+                "of the {} values {name} can take, the stored checksum also verifies with {} ({} that fit the line pointers too), but the line pointers give {} ({lp_words}): {} chance, as about {} in 65535 values are",
+                fix.tried,
+                crate::words::and_list(&others),
+                if others.len() == 1 { "one" } else { "values" },
+                fix.value,
+                if others.len() == 1 { "that match is" } else { "those matches are" },
+                fix.tried
+            ));
+        } else {
+            out.push(format!(
+                "of the {} values {name} can take, this one alone fits the line pointers and makes the stored checksum verify (a chance match has odds of about {} in 65535){agree}",
+                fix.tried, fix.tried
+            ));
+        }
     } else if !fix.has_checksum {
         out.push(format!(
             "{name} is {}; the page has no checksum to confirm a value (pd_checksum is 0: data checksums were off when it was written), and its line pointers give {name} = {} ({lp_words}), a candidate, not confirmed: the header's one field is damaged, its {intact} read through it",
