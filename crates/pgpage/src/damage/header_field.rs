@@ -75,7 +75,7 @@ pub struct FieldFix {
     /// page the server wrote.
     pub confirmed: bool,
     /// Every value that fits the line pointers and that the stored checksum verifies with
-    /// (more than one: none is confirmed).
+    /// (more than one: confirmed only where the line pointers give one of them).
     pub verifying: Vec<u16>,
     /// How many values were tried against the checksum: a chance match among them has odds
     /// of about `tried` in 65535.
