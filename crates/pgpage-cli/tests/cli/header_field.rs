@@ -2,10 +2,10 @@
 //! pd_upper, pd_special 0), on PostgreSQL 13 to 19: the server refuses each, and the report
 //! calls each `header_field`, not noise. It names the value the stored checksum verifies
 //! with, which must be the one the server wrote (read before the damage), and counts as
-//! readable the rows the server's COPY gave for that block. The step's `repair --set` gives
-//! each file byte for byte as the server left it, and the server then reads every table as
-//! before. Without data checksums the line pointers' value is a candidate, which the step
-//! writes with --force.
+//! readable the rows the server's COPY gave for that block; `rows --include-damaged` prints
+//! them as COPY did. The step's `repair --set` gives each file byte for byte as the server
+//! left it, and the server then reads every table as before. Without data checksums the line
+//! pointers' value is a candidate, which the step writes with --force.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -166,6 +166,25 @@ fn one_field(version: u32) {
         !text.contains("not a PostgreSQL page") && !text.contains("zero_damaged_pages"),
         "no page is called noise, nor zeroing offered for it: {text}"
     );
+
+    // rows reads the pages through the field set back: with --include-damaged, every row as
+    // the server's COPY gave it before the damage.
+    for (i, (t, ..)) in CASES.iter().enumerate() {
+        let rows = pgpage(&[
+            "rows",
+            "--include-damaged",
+            "--database",
+            "postgres",
+            data,
+            t,
+        ]);
+        assert_eq!(
+            String::from_utf8_lossy(&rows.stdout),
+            before[i],
+            "PostgreSQL {version}, {t}: {}",
+            String::from_utf8_lossy(&rows.stderr)
+        );
+    }
 
     // Without a source, repair says the same of the page, and names the command.
     let (file, value) = (files[0].to_str().unwrap(), wrote[0]);
