@@ -246,6 +246,9 @@ pub struct PageRows {
     /// The page verifies but is older than the WAL shows (`RowWriter::with_flushed`): its
     /// rows are left out, or printed and flagged, as a damaged page's.
     pub older: bool,
+    /// The page's one wrong header field, set back to read it
+    /// (`crate::damage::header_field`): its rows are what `repair --set` gives the server.
+    pub field_set: Option<crate::damage::header_field::FieldFix>,
 }
 
 /// A printed live row's unique key: its text (None for no NULL key column, as the index
@@ -692,6 +695,7 @@ impl RowWriter {
             let fix = crate::damage::header_field::one_field(page, absolute, e).filter(|_| !older);
             let fixed = fix.as_ref().map(|f| f.apply(page, e));
             let page: &[u8] = fixed.as_deref().unwrap_or(page);
+            got.field_set.clone_from(&fix);
             let why = match &fix {
                 Some(f) => format!(
                     "{why}; only its {} is wrong ({}, {} {}): its rows read with it set back",
