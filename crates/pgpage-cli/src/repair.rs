@@ -1,6 +1,6 @@
 //! `pgpage repair`: a new file that is a copy of a relation file with one block replaced (a
-//! good copy's page, a page file such as `pg_waldump --save-fullpage` writes, or one bit
-//! flipped back) and its checksum recomputed; the input is only read. Without a source it
+//! good copy's page, a page file such as `pg_waldump --save-fullpage` writes, one bit
+//! flipped back, or one header field set back) and its checksum recomputed; the input is only read. Without a source it
 //! prints what PostgreSQL's own tools would do with the page instead: pg_surgery SQL and the
 //! settings `zero_damaged_pages` and `ignore_checksum_failure`, in words. The rules are the
 //! core's (`pgpage::repair`); this module reads, writes and prints.
@@ -13,10 +13,12 @@ use std::path::{Path, PathBuf};
 use pgpage::am::decoded::DecodeOptions;
 use pgpage::am::kind::file_kind;
 use pgpage::damage::bitflip::PageBit;
+use pgpage::damage::header_field::HeaderField;
 use pgpage::damage::repair::{
     advise, quote_qualified, repair_page, PageAdvice, PageSource, Repaired,
 };
 use pgpage::file::{file_geometry, parse_relation_file_name, Geometry, RelationFileName};
+use pgpage::page::geometry::read_u16;
 use pgpage::page::kind::{Fork, PageKind};
 use pgpage::wal::{
     lsn_text, parse_fullpage_name, record_type, restoring_after, rmgr_name, BlockHistory,
@@ -29,9 +31,10 @@ use crate::args::{io_reason, ReadAs};
 use crate::input::{open_regular, read_full_at, read_head};
 
 #[derive(clap::Args, Clone, Debug)]
-#[command(group(clap::ArgGroup::new("source").args(["from", "flip", "page", "torn"])))]
+#[command(group(clap::ArgGroup::new("source").args(["from", "flip", "page", "torn", "set"])))]
+#[command(group(clap::ArgGroup::new("unchecked").args(["flip", "set"])))]
 #[command(
-    override_usage = "pgpage repair [--json] --block N (--from GOOD_COPY | --flip BYTE_OFFSET:BIT | --page PAGE_FILE | --torn) --out NEW FILE; several blocks from one good copy: --block N --block M ... --from GOOD_COPY; without a source and --out, what the server's tools would do with the page: pgpage repair [--json] --block N [--table NAME] FILE"
+    override_usage = "pgpage repair [--json] --block N (--from GOOD_COPY | --flip BYTE_OFFSET:BIT [--force] | --set FIELD=VALUE [--force] | --page PAGE_FILE | --torn) --out NEW FILE; several blocks from one good copy: --block N --block M ... --from GOOD_COPY; without a source and --out, what the server's tools would do with the page: pgpage repair [--json] --block N [--table NAME] FILE"
 )]
 pub struct RepairArgs {
     /// Print JSON.
@@ -60,9 +63,14 @@ pub struct RepairArgs {
     /// directory, as the incident report finds them, from the table's indexes too).
     #[arg(long)]
     pub torn: bool,
-    /// With --flip: write the flipped page even when the flip does not make the stored
+    /// Set one header field (pd_lower, pd_upper or pd_special) to VALUE: the value the
+    /// incident report (or the advice, without a source) finds the stored checksum verifies
+    /// with.
+    #[arg(long, value_name = "FIELD=VALUE", value_parser = parse_set)]
+    pub set: Option<(HeaderField, u16)>,
+    /// With --flip or --set: write the page even when the change does not make the stored
     /// checksum valid (its checksum is then recomputed over bytes nothing checked).
-    #[arg(long, requires = "flip")]
+    #[arg(long, requires = "unchecked")]
     pub force: bool,
     /// The repaired copy to create; never the input, never a file that exists.
     #[arg(long, value_name = "NEW", requires = "source")]
@@ -89,6 +97,15 @@ fn parse_flip(s: &str) -> Result<PageBit, String> {
     Ok(PageBit { offset, bit })
 }
 
+fn parse_set(s: &str) -> Result<(HeaderField, u16), String> {
+    let bad =
+        || format!("{s} is not FIELD=VALUE (pd_lower, pd_upper or pd_special, a value 0-65535)");
+    let (name, value) = s.split_once('=').ok_or_else(bad)?;
+    let field = HeaderField::from_name(name.trim()).ok_or_else(bad)?;
+    let value = value.trim().parse::<u16>().map_err(|_| bad())?;
+    Ok((field, value))
+}
+
 /// Why the command cannot run (exit status 2): the one line for stderr.
 struct Fatal(String);
 
@@ -100,7 +117,12 @@ pub fn run(args: &RepairArgs) -> i32 {
                 block: *one,
                 ..args.clone()
             };
-            if args.from.is_some() || args.flip.is_some() || args.page.is_some() || args.torn {
+            if args.from.is_some()
+                || args.flip.is_some()
+                || args.page.is_some()
+                || args.torn
+                || args.set.is_some()
+            {
                 repair(&one, true)
             } else {
                 advice(&one)
@@ -140,7 +162,7 @@ pub fn run(args: &RepairArgs) -> i32 {
             result.map(|_| status)
         }
         _ => Err(Fatal(String::from(
-            "several --block are repaired together only from a good copy (--from); --flip, --page, --torn and the advice take one block",
+            "several --block are repaired together only from a good copy (--from); --flip, --set, --page, --torn and the advice take one block",
         ))),
     };
     match result {
@@ -438,19 +460,29 @@ fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
     }
     let d = open_damaged(args)?;
     let endian = d.geometry.endian;
-    let (source, words, replacement) = match (source_page(args, &d)?, args.flip) {
-        (Some((page, words)), _) => (None, words, Some(page)),
-        (None, Some(bit)) => (
+    let (source, words, replacement) = match (source_page(args, &d)?, args.flip, args.set) {
+        (Some((page, words)), _, _) => (None, words, Some(page)),
+        (None, Some(bit), _) => (
             Some(bit),
             format!("bit {} of byte {} flipped", bit.bit, bit.offset),
             None,
         ),
-        (None, None) => return Err(Fatal(String::from("no source given"))),
+        (None, None, Some((field, value))) => (
+            None,
+            format!(
+                "{} set from {} to {value}",
+                field.name(),
+                read_u16(&d.page, field.offset(), endian).unwrap_or(0)
+            ),
+            None,
+        ),
+        (None, None, None) => return Err(Fatal(String::from("no source given"))),
     };
-    let src = match (&replacement, source) {
-        (Some(p), _) => PageSource::Page(p),
-        (None, Some(bit)) => PageSource::Flip(bit),
-        (None, None) => return Err(Fatal(String::from("no source given"))),
+    let src = match (&replacement, source, args.set) {
+        (Some(p), _, _) => PageSource::Page(p),
+        (None, Some(bit), _) => PageSource::Flip(bit),
+        (None, None, Some((field, value))) => PageSource::Field(field, value),
+        (None, None, None) => return Err(Fatal(String::from("no source given"))),
     };
     let repaired = repair_page(&d.page, src, d.absolute, endian).map_err(|why| {
         Fatal(format!(
@@ -474,6 +506,61 @@ fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
         eprintln!(
             "pgpage: warning: flipping bit {bit} of byte {offset} does not make the stored checksum valid (not a bit-flip candidate): written as --force asks, with the checksum recomputed, so it no longer vouches for the rest of the page"
         );
+    }
+    // A value the checksum does not verify with gives a page that passes every check with
+    // whatever else is wrong in it: the checksum, rewritten, no longer vouches for it.
+    if let (Some(false), Some((field, value))) = (repaired.field_verified, args.set) {
+        let why = if repaired.checksum_damaged == 0 {
+            String::from(
+                "the page has no checksum (pd_checksum 0: data checksums were off when it was written) to confirm it",
+            )
+        } else {
+            format!(
+                "the stored checksum {} does not verify with it",
+                repaired.checksum_damaged
+            )
+        };
+        if !args.force {
+            return Err(Fatal(format!(
+                "setting {} to {value}: {why}; nothing written. --force writes it anyway, with the checksum recomputed over bytes nothing checked (pgpage repair --block {} \"{}\" says what the line pointers give)",
+                field.name(),
+                args.block,
+                d.display
+            )));
+        }
+        eprintln!(
+            "pgpage: warning: setting {} to {value}: {why}; written as --force asks, with the checksum recomputed, so it no longer vouches for the rest of the page",
+            field.name()
+        );
+    }
+    // The checksum verifies with this value, and maybe with others: the search names them.
+    if let (Some(true), Some((field, value))) = (repaired.field_verified, args.set) {
+        let fix = pgpage::damage::header_field::one_field(&d.page, d.absolute, endian);
+        if let Some(f) = fix.filter(|f| f.field == field && f.verifying.len() > 1) {
+            let others: Vec<String> = f
+                .verifying
+                .iter()
+                .filter(|v| **v != value)
+                .map(u16::to_string)
+                .collect();
+            let which = if f.confirmed && f.value == value {
+                format!("the line pointers give {value}, so the others are chance matches")
+            } else if f.confirmed {
+                format!(
+                    "the line pointers give {}, so {value} is likely a chance match",
+                    f.value
+                )
+            } else {
+                String::from(
+                    "all but one are chance matches, and the rows the page gives tell which",
+                )
+            };
+            eprintln!(
+                "pgpage: note: the stored checksum verifies with {} = {} too: {which}",
+                field.name(),
+                pgpage::words::and_list(&others)
+            );
+        }
     }
     if let Some(bit) = source {
         let columns = catalog_columns(&args.path, d.name);
@@ -1014,10 +1101,39 @@ fn print_advice(
             writeln!(w, "  {line}")?;
         }
     }
-    writeln!(
-        w,
-        "A good copy of the page is better than either: pgpage repair --block {block} --from GOOD_COPY (or --page PAGE_FILE, --flip BYTE_OFFSET:BIT) --out NEW"
-    )?;
+    match &a.header_field {
+        Some(f) if f.confirmed => writeln!(
+            w,
+            "{name} is {}; the stored checksum verifies with {name} = {} (of the {} values it can take, that one alone): the header's one field is damaged, the rest of the page is its own. Better than either, and than any copy: pgpage repair --block {block} --set {name}={} --out NEW \"{}\" writes the page as the server wrote it",
+            f.stored,
+            f.value,
+            f.tried,
+            f.value,
+            d.display,
+            name = f.field.name(),
+        )?,
+        Some(f) => writeln!(
+            w,
+            "{name} is {}; its line pointers give {name} = {} ({}), a candidate, not confirmed: the header's one field is damaged. pgpage repair --block {block} --set {name}={}{} --out NEW \"{}\" writes the page with it; a good copy of the page is surer: pgpage repair --block {block} --from GOOD_COPY (or --page PAGE_FILE) --out NEW",
+            f.stored,
+            f.value,
+            if !f.has_checksum {
+                "the page has no checksum to confirm it"
+            } else if f.verifying.len() > 1 {
+                "the stored checksum verifies with other values too"
+            } else {
+                "no value makes the stored checksum verify: more bytes than this field changed"
+            },
+            f.value,
+            if f.verifying.contains(&f.value) { "" } else { " --force" },
+            d.display,
+            name = f.field.name(),
+        )?,
+        None => writeln!(
+            w,
+            "A good copy of the page is better than either: pgpage repair --block {block} --from GOOD_COPY (or --page PAGE_FILE, --flip BYTE_OFFSET:BIT) --out NEW"
+        )?,
+    }
     if let Some(why) = &a.torn_refused {
         writeln!(
             w,

@@ -736,6 +736,8 @@ fn chunk(
                         "as the server returns them"
                     } else if rows.torn {
                         "read where the rows' own t_ctid finds their tuples (as pgpage repair --torn rebuilds the page)"
+                    } else if rows.field_set.is_some() {
+                        "read as the server reads them once pgpage repair --set gives the page back"
                     } else {
                         "read as SET ignore_checksum_failure = on lets the server read them"
                     },

@@ -173,6 +173,37 @@ pub fn repair_page(
         .map_err(|why| JsError::new(&why.to_string()))
 }
 
+/// `damaged` with one header field (`pd_lower`, `pd_upper` or `pd_special`) set to `value`
+/// and its checksum recomputed (`pgpage repair --set`), as the page advice's `header_field`
+/// names them. Throws when the field is not one of those, when the server would still refuse
+/// the page, or, unless `force`, when the stored checksum does not verify with the value.
+#[wasm_bindgen]
+pub fn set_header_field(
+    damaged: &[u8],
+    field: &str,
+    value: u16,
+    force: bool,
+    absolute_block: u32,
+    big_endian: bool,
+) -> Result<Vec<u8>, JsError> {
+    let f = pgpage::damage::header_field::HeaderField::from_name(field)
+        .ok_or_else(|| JsError::new(&format!("{field} is not pd_lower, pd_upper or pd_special")))?;
+    let e = endian(big_endian);
+    let r = pgpage::damage::repair::repair_page(
+        damaged,
+        PageSource::Field(f, value),
+        absolute_block,
+        e,
+    )
+    .map_err(|why| JsError::new(&why.to_string()))?;
+    if r.field_verified == Some(false) && !force {
+        return Err(JsError::new(&format!(
+            "the stored checksum does not verify with {field} = {value}: nothing to vouch for the page"
+        )));
+    }
+    Ok(r.page)
+}
+
 /// A torn page rebuilt as its rows read (`pgpage repair --torn`), from the incident report's
 /// finding on its block: `sectors` (`torn_sectors`), `items` (`torn_items`), `moved`
 /// (`torn_moved` as pairs: line pointer, offset of its tuple) and `newest` (`torn_newest` as

@@ -166,7 +166,7 @@ const ProblemRow = memo(function ProblemRow(p: {
 });
 
 /** The report's damage classes as a person reads them. */
-const DAMAGE_NAMES: Record<string, string> = { bit_flip: 'bit flip', checksum: 'checksum mismatch' };
+const DAMAGE_NAMES: Record<string, string> = { bit_flip: 'bit flip', checksum: 'checksum mismatch', header_field: 'header field' };
 
 /** What corroborates a claimed block, by the core's finding. */
 const CLAIMED_BY: Record<string, string> = {

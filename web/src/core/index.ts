@@ -15,6 +15,7 @@ import type {
 } from '../../pkg/pgpage_wasm.js';
 import type {
   ChunkComparison,
+  FieldFix,
   FindingRow,
   FlipsRanked,
   FsmPage,
@@ -219,6 +220,14 @@ export function tornRebuilt(w: Wasm, page: Uint8Array, absoluteBlock: number, bi
     Uint16Array.from((told.torn_rebuilt ?? []).flatMap((i) => [i.lp, i.lp_off, i.lp_flags, i.lp_len])),
     told.torn_refused,
   );
+}
+
+/** The page with its one wrong header field set to the value the core names (`pgpage repair
+ * --set`), its checksum recomputed for `absoluteBlock`; throws the core's reason when the server
+ * would still refuse the page, or, unless `force`, when the stored checksum does not verify
+ * with the value. */
+export function setHeaderField(w: Wasm, page: Uint8Array, absoluteBlock: number, bigEndian: boolean, fix: FieldFix, force: boolean): Uint8Array {
+  return w.set_header_field(page, fix.field, fix.value, force, absoluteBlock, bigEndian);
 }
 
 /** Numbers (line pointers, blocks) as the core lists them: consecutive ones as runs, `6-36, 43, 46`. */

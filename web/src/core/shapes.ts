@@ -3,7 +3,7 @@
 // the one TypeScript copy of each, here beside the door that parses it.
 import type { StatusCounts } from '../lib/status';
 import type { Chance, ChecksumCounts, FileFinding } from '../worker/protocol';
-import type { NotTuple } from './generated';
+import type { FieldFix, NotTuple } from './generated';
 
 /** `FileVerdictJs.json`: what the verdict of a file says beside its typed arrays. */
 export interface FileVerdictDetails {
@@ -78,9 +78,11 @@ export interface ReportBlock {
   server: string | null;
   holds_block?: number;
   /** The one way the core's steps recommend for the block (`Route` in the core). */
-  route: 'reindex' | 'confirmed_flip' | 'recover' | 'backup_same' | 'flip' | 'torn_whole' | 'backup_older' | 'none';
+  route: 'reindex' | 'confirmed_flip' | 'confirmed_field' | 'recover' | 'backup_same' | 'flip' | 'field' | 'torn_whole' | 'backup_older' | 'none';
   /** The block in one line: what happened, its rows, the way back. */
   headline: string;
+  /** `header_field`: the one wrong header field, as stored, and the value to set back. */
+  header_field?: FieldFix;
   /** `overwritten` over part of a page whose header is sane: the runs of random bytes, page offsets. */
   noise?: { start: number; end: number }[];
   torn_sectors?: number[];

@@ -8,7 +8,7 @@ import { namesOf } from '../files';
 import { fileGeometry, headBytes } from '../lib/geometry';
 import type { LoadedPage } from '../lib/pageVerdict';
 import { download, spliceEdits } from '../lab/splice';
-import { loadWasm, pageAdvice, pageAdviceWith, runTexts, tornRebuilt, type ReportBlock, type Wasm } from '../core';
+import { loadWasm, pageAdvice, pageAdviceWith, runTexts, setHeaderField, tornRebuilt, type FieldFix, type ReportBlock, type Wasm } from '../core';
 import type { BitFlips, FlipCandidate, PageDiff } from './protocol';
 import { clearComparison, damageWorker, putKitPage, startComparison, useDamageState, type Comparison, type KitPage } from './store';
 import { PagePair } from './PagePair';
@@ -616,7 +616,21 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
   }, [problem, wasm, page.bytes, page.absoluteBlock, page.bigEndian, entry, page.decoded.kind, table, torn]);
   const [copied, setCopied] = useState(false);
   const [tornError, setTornError] = useState<string | null>(null);
+  const [fieldError, setFieldError] = useState<string | null>(null);
+  // One header field out of range on a page that is otherwise its own: the core names the
+  // value, which its stored checksum confirms where it has one.
+  const fix = advice?.header_field ?? told?.header_field ?? null;
   if (kit.size === 0 && !advice && !torn) return null;
+  const setField = (f: FieldFix) => {
+    const force = !f.verifying.includes(f.value);
+    try {
+      const fixed = setHeaderField(wasm, page.bytes, page.absoluteBlock >>> 0, page.bigEndian, f, force);
+      putKitPage(entry.id, page.block, { page: fixed, from: `${f.field} set back to ${f.value} (as pgpage repair --set${force ? ' --force' : ''})` });
+      setFieldError(null);
+    } catch (e) {
+      setFieldError(e instanceof Error ? e.message : String(e));
+    }
+  };
   const rebuild = (t: ReportBlock) => {
     try {
       const rebuilt = tornRebuilt(wasm, page.bytes, page.absoluteBlock >>> 0, page.bigEndian, t);
@@ -657,6 +671,28 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
             <span className="error" role="alert">
               {' '}
               {tornError}
+            </span>
+          )}
+        </p>
+      )}
+      {fix && (
+        <p data-testid="kit-field" data-field={fix.field} data-value={fix.value} data-confirmed={fix.confirmed}>
+          {fix.confirmed
+            ? `${fix.field} is ${fix.stored}; the stored checksum verifies with ${fix.field} = ${fix.value}: the header's one field is damaged, the rest of the page is its own. Set back, the page is exactly as the server wrote it, every row kept, which no older copy of it gives. `
+            : `${fix.field} is ${fix.stored}; its line pointers give ${fix.field} = ${fix.value}, a candidate no checksum confirms (${
+                !fix.has_checksum
+                  ? 'the page has no checksum'
+                  : fix.verifying.length > 1
+                    ? 'the stored checksum verifies with several values of it'
+                    : 'the stored checksum verifies with no value of it: more bytes than this field changed'
+              }). Set, the server reads the page through it: check the rows it gives before putting the copy in place. `}
+          <button type="button" data-testid="kit-add-field" onClick={() => setField(fix)}>
+            Set {fix.field} back to {fix.value} (as pgpage repair --set{fix.verifying.includes(fix.value) ? '' : ' --force'})
+          </button>
+          {fieldError && (
+            <span className="error" role="alert">
+              {' '}
+              {fieldError}
             </span>
           )}
         </p>

@@ -71,6 +71,8 @@ export const DAMAGE: Record<string, string> = {
   bit_flip: 'bit flip: flipping a single bit makes the checksum valid',
   checksum: 'checksum mismatch with no single explanation',
   header: 'header: the checksum is valid but the page header is not',
+  // One field out of PageIsVerified's range; the line pointers and tuples are the page's own.
+  header_field: 'header field: one field of the page header is wrong, the rest of the page is its own',
   structure: 'structure: amcheck finds the page wrong although its checksum is valid',
 };
 

@@ -25,6 +25,7 @@ mod checksum_change;
 mod diff;
 mod fpi;
 mod gin_opclass_keys;
+mod header_field;
 mod index_reads;
 mod lost_write;
 mod ls;

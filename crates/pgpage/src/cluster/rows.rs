@@ -246,6 +246,9 @@ pub struct PageRows {
     /// The page verifies but is older than the WAL shows (`RowWriter::with_flushed`): its
     /// rows are left out, or printed and flagged, as a damaged page's.
     pub older: bool,
+    /// The page's one wrong header field, set back to read it
+    /// (`crate::damage::header_field`): its rows are what `repair --set` gives the server.
+    pub field_set: Option<crate::damage::header_field::FieldFix>,
 }
 
 /// A printed live row's unique key: its text (None for no NULL key column, as the index
@@ -687,10 +690,30 @@ impl RowWriter {
         };
         if let Some((why, older)) = self.problem_of(page, absolute, checksums) {
             got.older = older;
+            // A page one header field away from the server's (the incident report's
+            // header_field) reads through that field set back: its tuples are its own.
+            let fix = crate::damage::header_field::one_field(page, absolute, e).filter(|_| !older);
+            let fixed = fix.as_ref().map(|f| f.apply(page, e));
+            let page: &[u8] = fixed.as_deref().unwrap_or(page);
+            got.field_set.clone_from(&fix);
+            let why = match &fix {
+                Some(f) => format!(
+                    "{why}; only its {} is wrong ({}, {} {}): its rows read with it set back",
+                    f.field.name(),
+                    f.stored,
+                    if f.confirmed {
+                        "the stored checksum verifies with"
+                    } else {
+                        "its line pointers give"
+                    },
+                    f.value
+                ),
+                None => why,
+            };
             // How a printed row of the page is flagged in JSON.
             let tag = Some(if older { "stale" } else { "checksum" });
             let mismatch = verify_page(page, absolute, e).status == PageStatus::Mismatch;
-            let readable = if got.older {
+            let readable = if got.older || fix.is_some() {
                 Ok(())
             } else if mismatch {
                 // A torn page's line pointers into the older write's sectors meet bytes that

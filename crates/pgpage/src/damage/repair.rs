@@ -1,5 +1,5 @@
-//! The repair kit: a damaged page replaced by a good copy's page or by a chosen single-bit
-//! flip, its checksum recomputed for its block (the one rule the CLI and the browser share),
+//! The repair kit: a damaged page replaced by a good copy's page, by a chosen single-bit
+//! flip or by one header field set back, its checksum recomputed for its block (the one rule the CLI and the browser share),
 //! and what PostgreSQL's own tools do with the page as it is: `pg_surgery` for the tuples
 //! that cannot be saved, `zero_damaged_pages` and `ignore_checksum_failure` in words.
 
@@ -38,6 +38,9 @@ pub enum PageSource<'a> {
     Page(&'a [u8]),
     /// The damaged page with one bit flipped back.
     Flip(PageBit),
+    /// The damaged page with one header field set to a value
+    /// (`crate::damage::header_field`).
+    Field(crate::damage::header_field::HeaderField, u16),
 }
 
 /// Why a page cannot be made.
@@ -193,6 +196,11 @@ pub struct Repaired {
     /// rewritten: then the checksum no longer says anything about the rest of the page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flip_was_candidate: Option<bool>,
+    /// A field set: whether the stored checksum verifies with it (the page is then the one
+    /// the server wrote). When not, the page still passes, its checksum rewritten over bytes
+    /// nothing checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field_verified: Option<bool>,
     /// pd_checksum as the damaged block stored it.
     pub checksum_damaged: u16,
     /// pd_lsn of the damaged page and of the repaired one: a good copy older than the damaged
@@ -219,14 +227,14 @@ pub fn repair_page(
     blkno: u32,
     endian: Endian,
 ) -> Result<Repaired, RepairRefusal> {
-    let (mut page, flip_was_candidate) = match source {
+    let (mut page, flip_was_candidate, field_verified) = match source {
         PageSource::Page(p) if p.len() != damaged.len() => {
             return Err(RepairRefusal::WrongSize {
                 expected: damaged.len(),
                 got: p.len(),
             })
         }
-        PageSource::Page(p) => (Vec::from(p), None),
+        PageSource::Page(p) => (Vec::from(p), None, None),
         PageSource::Flip(bit) => {
             if usize::try_from(bit.offset).map_or(true, |o| o >= damaged.len()) {
                 return Err(RepairRefusal::FlipOutsidePage {
@@ -236,7 +244,12 @@ pub fn repair_page(
             }
             let flipped = bit.apply(damaged);
             let valid = verify_page(&flipped, blkno, endian).status == PageStatus::Ok;
-            (flipped, Some(valid))
+            (flipped, Some(valid), None)
+        }
+        PageSource::Field(field, value) => {
+            let set = crate::damage::header_field::with_field(damaged, field, value, endian);
+            let valid = verify_page(&set, blkno, endian).status == PageStatus::Ok;
+            (set, None, Some(valid))
         }
     };
     let checksum_before = read_u16(&page, PD_CHECKSUM_OFFSET, endian).unwrap_or(0);
@@ -257,6 +270,7 @@ pub fn repair_page(
         checksum,
         checksum_before,
         flip_was_candidate,
+        field_verified,
     })
 }
 
@@ -334,6 +348,11 @@ pub struct PageAdvice {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub surgery_sql: Option<String>,
+    /// A header one field away from the server's (`crate::damage::header_field`): the
+    /// field and the value to set back. `tuples` and the rest are read through it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub header_field: Option<crate::damage::header_field::FieldFix>,
 }
 
 /// The catalogs' name for a table, as SQL: `"Odd Schema"."t"` quoted where the server would.
@@ -392,7 +411,11 @@ pub fn advise(
         heap,
         ..Hints::default()
     };
-    let decoded = decode_page_with(page, blkno, opts, &hints);
+    // A page one header field away from the server's is read through that field set back:
+    // its line pointers and tuples are its own.
+    let header_field = crate::damage::header_field::one_field(page, blkno, opts.endian);
+    let fixed = header_field.as_ref().map(|f| f.apply(page, opts.endian));
+    let decoded = decode_page_with(fixed.as_deref().unwrap_or(page), blkno, opts, &hints);
     let heap = matches!(decoded.items, Items::Heap(_));
     let known = decoded.items_counted;
     let used: Vec<u16> = match &decoded.items {
@@ -696,8 +719,12 @@ pub fn advise(
             header(14),
             header(16),
         ),
-        PageStatus::Mismatch | PageStatus::BadHeader | PageStatus::NewNotZero => String::from(
-            "ignore_checksum_failure = on does not help: the page's header breaks PageIsVerified's rules, which the setting does not skip (ERROR: invalid page in block), so only zero_damaged_pages or a good copy gets past it",
+        PageStatus::Mismatch | PageStatus::BadHeader | PageStatus::NewNotZero => format!(
+            "ignore_checksum_failure = on does not help: the page's header breaks PageIsVerified's rules, which the setting does not skip (ERROR: invalid page in block), so only zero_damaged_pages or a good copy gets past it{}",
+            match &header_field {
+                Some(f) => format!(", or {} set back (pgpage repair --set)", f.field.name()),
+                None => String::new(),
+            }
         ),
         PageStatus::Ok | PageStatus::Zero => String::from(
             "ignore_checksum_failure = on does nothing to this page: its checksum matches",
@@ -732,6 +759,7 @@ pub fn advise(
         noise: older.is_some_and(|t| t.noise),
         moved,
         copy_of,
+        field: header_field.as_ref(),
     };
     let surgery_sql = heap.then(|| surgery_sql(&surgery, verdict.status, table, relfilenode));
     PageAdvice {
@@ -755,6 +783,7 @@ pub fn advise(
         ignore_checksum_failure,
         bit_flips,
         surgery_sql,
+        header_field,
     }
 }
 
@@ -813,6 +842,8 @@ struct Surgery<'a> {
     moved: usize,
     /// The page is this other block's copy.
     copy_of: Option<u32>,
+    /// The page's one wrong header field, and the value to set it back to.
+    field: Option<&'a crate::damage::header_field::FieldFix>,
 }
 
 fn surgery_sql(
@@ -848,6 +879,18 @@ fn surgery_sql(
     };
     if status == PageStatus::Mismatch && s.header_sane {
         out.push_str("-- The page fails its checksum: let this session read it (heap_force_* rewrites it with a new checksum).\nSET ignore_checksum_failure = on;\n");
+    } else if let (true, Some(f)) = (status.is_problem(), s.field) {
+        out.push_str(&format!(
+            "-- The page's header fails PageIsVerified: the server reads no tuple of it, so pg_surgery cannot reach them.\n-- {} of it is wrong, the rest of the page its own: pgpage repair --set {}={} lets the server read it with every tuple{}.\n",
+            f.field.name(),
+            f.field.name(),
+            f.value,
+            if f.confirmed {
+                " (the stored checksum verifies with that value)"
+            } else {
+                " (the line pointers' candidate: no checksum confirms it)"
+            }
+        ));
     } else if status.is_problem() {
         out.push_str("-- The page's header fails PageIsVerified: the server reads no tuple of it, so pg_surgery cannot reach them;\n-- zero_damaged_pages (all tuples lost) or a good copy are the ways past it.\n");
     }
@@ -943,6 +986,8 @@ SELECT heap_force_kill({lit}::regclass, {});
 ");
     } else if tuples.is_empty() {
         out.push_str("-- No tuple on this page: nothing for pg_surgery to do.\n");
+    } else if s.field.is_some() {
+        out.push_str("-- No tuple is damaged, only the header field above: nothing for pg_surgery to do once it is set back.\n");
     } else if s.flips > 0 {
         out.push_str(&format!(
             "-- No tuple's structure is damaged, but {} the stored checksum valid (the candidates\n-- listed with this advice): flipping the right bit back restores the page exactly,\n-- which pg_surgery never does. Only if none of them is the damage and the page cannot be trusted, its {}:\n-- SELECT heap_force_kill({lit}::regclass, {});\n",

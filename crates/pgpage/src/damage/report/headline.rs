@@ -90,6 +90,31 @@ fn what(b: &Block) -> String {
         Damage::Stale => {
             String::from("an older version of the page, which the server reads without an error")
         }
+        Damage::HeaderField => match &b.header_field {
+            Some(f) => {
+                let name = f.field.name();
+                let said = format!("{name} is {}", f.stored);
+                if f.confirmed {
+                    format!(
+                        "{said}; the stored checksum verifies with {name} = {}: one header field is damaged, the rest of the page is its own",
+                        f.value
+                    )
+                } else {
+                    let why = if !f.has_checksum {
+                        "the page has no checksum"
+                    } else if f.verifying.len() > 1 {
+                        "the stored checksum verifies with several values"
+                    } else {
+                        "no value makes the stored checksum verify"
+                    };
+                    format!(
+                        "{said}; its line pointers give {name} = {} (a candidate: {why}): one header field is damaged",
+                        f.value
+                    )
+                }
+            }
+            None => String::from("one header field is damaged"),
+        },
     }
 }
 
@@ -105,13 +130,52 @@ fn rows(b: &Block) -> Option<String> {
     Some(match (r.readable, b.damage) {
         // A page the server reads whole loses no row to a reader, but its rows are wrong.
         (_, Damage::Stale) => String::from("its rows are older versions"),
+        // Its rows all read once the field is set back: said, beside none lost.
+        (Some(n), Damage::HeaderField) if n > 0 => format!("{lost}, {n} readable"),
         (Some(n), _) if n > 0 && r.lost != Some(0) => format!("{lost}, {n} readable"),
         _ => lost,
     })
 }
 
 /// The way back the steps take for it.
-fn way(route: &str) -> &'static str {
+fn way(b: &Block) -> String {
+    let set = |force: &str| {
+        b.header_field.as_ref().map(|f| {
+            format!(
+                "set {} back to {} (pgpage repair --set{force})",
+                f.field.name(),
+                f.value
+            )
+        })
+    };
+    match b.route {
+        r if r == Route::ConfirmedField.as_str() => {
+            return format!(
+                "way back: {}",
+                set("").unwrap_or_else(|| String::from("set the field back"))
+            );
+        }
+        r if r == Route::Field.as_str() => {
+            let force = if b
+                .header_field
+                .as_ref()
+                .is_some_and(|f| f.verifying.contains(&f.value))
+            {
+                ""
+            } else {
+                " --force"
+            };
+            return format!(
+                "way back: {}, if the line pointers' candidate is right",
+                set(force).unwrap_or_else(|| String::from("set the field back"))
+            );
+        }
+        _ => {}
+    }
+    String::from(way_of(b.route))
+}
+
+fn way_of(route: &str) -> &'static str {
     match route {
         r if r == Route::Reindex.as_str() => "way back: REINDEX",
         r if r == Route::ConfirmedFlip.as_str() => {
@@ -135,6 +199,6 @@ pub(super) fn headline(b: &Block) -> String {
     let mut parts: Vec<String> = Vec::with_capacity(3);
     parts.push(what(b));
     parts.extend(rows(b));
-    parts.push(String::from(way(b.route)));
+    parts.push(way(b));
     parts.join("; ")
 }

@@ -76,6 +76,9 @@ pub enum Damage {
     /// An older valid version of the block: the WAL changed it after its pd_lsn, before
     /// the checkpoint that wrote every such change (a lost write, or a stale restore).
     Stale,
+    /// One header field out of PageIsVerified's range on a page whose line pointers and
+    /// tuples are its own (`crate::damage::header_field`): its value named in `header_field`.
+    HeaderField,
 }
 
 impl Damage {
@@ -90,6 +93,7 @@ impl Damage {
             Damage::Header => "header",
             Damage::Structure => "structure",
             Damage::Stale => "stale",
+            Damage::HeaderField => "header_field",
         }
     }
 }
@@ -256,6 +260,10 @@ pub struct Block {
     pub torn_refused: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bit_flips: Vec<BitFlip>,
+    /// `header_field`: the field, as stored, and the value to set it back to, confirmed by
+    /// the stored checksum or the line pointers' candidate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header_field: Option<crate::damage::header_field::FieldFix>,
     /// A heap block's rows (None for an index's block).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<Rows>,
@@ -315,6 +323,7 @@ impl Block {
             torn_refused: None,
             sector_prints: Vec::new(),
             bit_flips: Vec::new(),
+            header_field: None,
             rows: None,
             wal_image: None,
             backup: None,
@@ -684,10 +693,12 @@ impl Report {
                         | Damage::Misplaced
                         | Damage::BitFlip
                         | Damage::Checksum
+                        | Damage::HeaderField
                 )
             })
             .map(|(_, b)| match b.damage {
                 Damage::Zeroed => "zeroed pages",
+                Damage::HeaderField => "overwritten header fields",
                 Damage::Torn => "torn pages",
                 Damage::Overwritten => "overwritten pages",
                 Damage::Misplaced => "misplaced pages",
@@ -1294,7 +1305,21 @@ fn file_blocks(
                 major,
             ));
         }
+        // A page one header field away from the server's reads through that field set back:
+        // its kind, its rows and the index entries into them are the fixed page's.
+        let fixed = b.header_field.as_ref().map(|f| f.apply(page, endian));
+        let (rows_kind, held) = match &fixed {
+            Some(p) if holds_rows(rel.relkind, p, endian) => {
+                (true, held_for(&rel.indexes, absolute))
+            }
+            Some(_) => (false, None),
+            None => (rows_kind, held),
+        };
         if rows_kind {
+            let page: &[u8] = match &fixed {
+                Some(p) => p,
+                None => page,
+            };
             // A heap-only tuple nothing leads to is sound bytes: the newest version of a row
             // whose chain start is wrong, readable by a sequential scan.
             let structure_wrong: BTreeSet<u16> = row
@@ -1543,6 +1568,10 @@ fn file_blocks(
                 b.torn_refused =
                     crate::damage::repair::torn_rebuilt(page, endian, &b.torn_write()).err();
             }
+        }
+        if let Some(fix) = &b.header_field {
+            let words = header_field_evidence(fix, b.rows.as_ref());
+            b.evidence.splice(0..0, words);
         }
         out.push(b);
     }
@@ -2371,6 +2400,10 @@ fn classify(
             return Some(b);
         }
         PageStatus::NewNotZero => {
+            if let Some(fix) = crate::damage::header_field::one_field(page, absolute, endian) {
+                header_field_block(&mut b, fix, page, endian);
+                return Some(b);
+            }
             b.damage = Damage::Overwritten;
             b.evidence.push(String::from(
                 "pd_upper is 0, which only a new (all-zero) page has, but the page is not all zeros: not a PostgreSQL page",
@@ -2487,6 +2520,10 @@ fn classify(
         ));
         return Some(b);
     }
+    if let Some(fix) = crate::damage::header_field::one_field(page, absolute, endian) {
+        header_field_block(&mut b, fix, page, endian);
+        return Some(b);
+    }
     b.damage = Damage::Overwritten;
     let words: Vec<&str> = crate::page::verify::header_check(page, endian)
         .findings()
@@ -2497,6 +2534,106 @@ fn classify(
         words.join("; ")
     ));
     Some(b)
+}
+
+/// A page one header field away from the one the server wrote: its class, the fix, and its
+/// pd_lsn read through the fixed header. The evidence waits for the rows
+/// ([`header_field_evidence`]).
+fn header_field_block(
+    b: &mut Block,
+    fix: crate::damage::header_field::FieldFix,
+    page: &[u8],
+    endian: Endian,
+) {
+    b.damage = Damage::HeaderField;
+    b.page_lsn = crate::damage::diff::page_lsn(&fix.apply(page, endian), endian);
+    b.header_field = Some(fix);
+}
+
+/// What a `header_field` block's evidence says: the field, the value the checksum (or the
+/// line pointers) give it, and what is intact, counted as the rows count it (`rows`) or, on
+/// an index's page, as entries.
+fn header_field_evidence(
+    fix: &crate::damage::header_field::FieldFix,
+    rows: Option<&Rows>,
+) -> Vec<String> {
+    use crate::damage::header_field::HeaderField;
+    let name = fix.field.name();
+    let intact = match rows.and_then(|r| r.readable) {
+        Some(n) => plural(n, "row", "rows"),
+        None if rows.is_some() => String::from("rows"),
+        None => plural(fix.items, "entry", "entries"),
+    };
+    let lp_words = match fix.field {
+        HeaderField::PdUpper => "the lowest tuple's offset",
+        HeaderField::PdLower => "the end of its line pointer array",
+        HeaderField::PdSpecial => "the end of its highest tuple, MAXALIGNed",
+    };
+    let agree = match fix.from_line_pointers {
+        Some(v) if v == fix.value => format!("; its line pointers agree ({lp_words} is {v})"),
+        Some(v) => format!("; its line pointers would give {v} ({lp_words})"),
+        None => String::new(),
+    };
+    let refused = if fix.field == HeaderField::PdUpper && fix.stored == 0 {
+        String::from(
+            "with pd_upper 0 the server takes the page for a new one, which must be all zeros, and this one is not: it refuses it (the checksum is not even looked at)",
+        )
+    } else {
+        format!(
+            "{name} {} breaks PageIsVerified's rule pd_lower <= pd_upper <= pd_special <= the block size, pd_special MAXALIGNed: the server refuses the page",
+            fix.stored
+        )
+    };
+    let mut out = Vec::new();
+    if fix.confirmed {
+        out.push(format!(
+            "{name} is {}; the stored checksum verifies with {name} = {}: the header's one field is damaged, its {intact} are intact",
+            fix.stored, fix.value
+        ));
+        if fix.verifying.len() > 1 {
+            let others: Vec<String> = fix
+                .verifying
+                .iter()
+                .filter(|v| **v != fix.value)
+                .map(u16::to_string)
+                .collect();
+            out.push(format!(
+                "of the {} values {name} can take, the stored checksum also verifies with {} ({} that fit the line pointers too), but the line pointers give {} ({lp_words}): {} chance, as about {} in 65535 values are",
+                fix.tried,
+                crate::words::and_list(&others),
+                if others.len() == 1 { "one" } else { "values" },
+                fix.value,
+                if others.len() == 1 { "that match is" } else { "those matches are" },
+                fix.tried
+            ));
+        } else {
+            out.push(format!(
+                "of the {} values {name} can take, this one alone fits the line pointers and makes the stored checksum verify (a chance match has odds of about {} in 65535){agree}",
+                fix.tried, fix.tried
+            ));
+        }
+    } else if !fix.has_checksum {
+        out.push(format!(
+            "{name} is {}; the page has no checksum to confirm a value (pd_checksum is 0: data checksums were off when it was written), and its line pointers give {name} = {} ({lp_words}), a candidate, not confirmed: the header's one field is damaged, its {intact} read through it",
+            fix.stored, fix.value
+        ));
+    } else if fix.verifying.len() > 1 {
+        let values: Vec<String> = fix.verifying.iter().map(u16::to_string).collect();
+        out.push(format!(
+            "{name} is {}; the stored checksum verifies with {} values of it ({}), so it confirms none; {name} = {} is a candidate ({lp_words}): the header's one field is damaged, its {intact} read through it",
+            fix.stored,
+            values.len(),
+            crate::words::and_list(&values),
+            fix.value
+        ));
+    } else {
+        out.push(format!(
+            "{name} is {}; its line pointers give {name} = {} ({lp_words}), a candidate, not confirmed: no value of {name} makes the stored checksum verify, so more bytes than this field changed, and its {intact} read through it without the checksum vouching for them",
+            fix.stored, fix.value
+        ));
+    }
+    out.push(refused);
+    out
 }
 
 /// Why an index count is an upper bound.
@@ -3161,8 +3298,22 @@ fn verdict(r: &Report) -> String {
                 "{bound}{} lost, and more in blocks that cannot say",
                 plural(n, "row", "rows")
             ),
+            (0, false) => String::from("no row lost"),
             (n, false) => format!("{bound}{} lost", plural(n, "row", "rows")),
         });
+    }
+    // A page whose one wrong header field its checksum names loses nothing: the field set
+    // back is the page the server wrote.
+    let fields = r
+        .blocks()
+        .filter(|(_, b)| b.route == Route::ConfirmedField.as_str())
+        .count() as u64;
+    if fields > 0 {
+        parts.push(format!(
+            "{} one header field wrong, which the steps set back to the value {} stored checksum verifies with",
+            if fields == 1 { String::from("1 page has") } else { format!("{fields} pages have") },
+            if fields == 1 { "its" } else { "each one's" }
+        ));
     }
     // Rows on blocks whose one way restores the page exactly (the WAL's replay or image, the
     // backup's unchanged page, the flip the backup confirms) are lost only until it is taken.
@@ -3349,6 +3500,9 @@ pub(super) enum Route {
     /// A flip back that the backup's page confirms: the page exactly as it was, hint bits
     /// set since included.
     ConfirmedFlip,
+    /// One header field set back to the value the stored checksum verifies with: the page
+    /// exactly as the server wrote it, hint bits included, which no image or backup is.
+    ConfirmedField,
     /// The WAL's full-page image with every record after it replayed (pgpage recover), or
     /// with none after it: recover writes it as the server's recovery does, pd_lsn the
     /// record's end, which the image taken alone lacks (and so reads as stale again).
@@ -3357,6 +3511,9 @@ pub(super) enum Route {
     BackupSame,
     /// Single-bit flips, one of which may be the damage.
     Flip,
+    /// One header field set to the value its line pointers imply, which no checksum
+    /// confirms (the page has none, or it verifies with that value among others).
+    Field,
     /// The torn page rebuilt as its rows read, every row kept.
     TornWhole,
     /// The backup's older page.
@@ -3370,9 +3527,11 @@ impl Route {
         match self {
             Route::Reindex => "reindex",
             Route::ConfirmedFlip => "confirmed_flip",
+            Route::ConfirmedField => "confirmed_field",
             Route::Recover => "recover",
             Route::BackupSame => "backup_same",
             Route::Flip => "flip",
+            Route::Field => "field",
             Route::TornWhole => "torn_whole",
             Route::BackupOlder => "backup_older",
             Route::None => "none",
@@ -3390,6 +3549,13 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
         && !b.bit_flips.is_empty()
     {
         return Route::ConfirmedFlip;
+    }
+    let fix = b
+        .header_field
+        .as_ref()
+        .filter(|_| b.damage == Damage::HeaderField);
+    if fix.is_some_and(|f| f.confirmed) {
+        return Route::ConfirmedField;
     }
     match b.wal_image.as_ref() {
         Some(w) if w.init => {}
@@ -3415,6 +3581,11 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
     if b.damage == Damage::BitFlip && !b.bit_flips.is_empty() {
         return Route::Flip;
     }
+    // A candidate only where nothing can check it, or where the checksum checks it among
+    // others; where the checksum rules every value out, more than the field changed.
+    if fix.is_some_and(|f| !f.has_checksum || f.verifying.contains(&f.value)) {
+        return Route::Field;
+    }
     let readable = b.rows.as_ref().and_then(|x| x.readable).unwrap_or(0) > 0;
     if !b.torn_sectors.is_empty()
         && readable
@@ -3430,6 +3601,69 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
         return Route::BackupOlder;
     }
     Route::None
+}
+
+/// The step that sets a wrong header field back (`repair --set`): the value the stored
+/// checksum verifies with, which gives the page the server wrote, or the line pointers'
+/// candidate where no checksum confirms one (`--force` where the checksum rules it out).
+/// An index's page is named too, beside the REINDEX its route takes.
+fn field_step(r: &Report, paths: &Paths) -> Option<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut candidates = false;
+    for (rel, b) in r.blocks() {
+        let Some(f) = b
+            .header_field
+            .as_ref()
+            .filter(|_| b.damage == Damage::HeaderField)
+        else {
+            continue;
+        };
+        let name = rel.relation.as_deref().unwrap_or(&rel.path);
+        let (force, note) = match route(rel, b) {
+            Route::ConfirmedField => ("", String::from("the stored checksum verifies with it")),
+            Route::Reindex if f.confirmed => (
+                "",
+                String::from("the stored checksum verifies with it; or simply REINDEX the index, a step below"),
+            ),
+            Route::Field if f.verifying.contains(&f.value) => (
+                "",
+                String::from("the line pointers' candidate, one of the values the stored checksum verifies with"),
+            ),
+            Route::Field => (
+                " --force",
+                String::from("the line pointers' candidate: the page has no checksum to confirm it"),
+            ),
+            _ => continue,
+        };
+        candidates |= !f.confirmed;
+        lines.push(format!(
+            "Block {} of {name}: {} from {} back to {}:",
+            b.block,
+            f.field.name(),
+            f.stored,
+            f.value
+        ));
+        lines.push(command_line(&format!(
+            "pgpage repair --block {} --set {}={}{force} --out NEW {}  # {note}",
+            b.block_in_file,
+            f.field.name(),
+            f.value,
+            paths.file(&b.file)
+        )));
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Where one header field is wrong and the rest of the page is its own, setting that field back gives the page {}, with its checksum recomputed ({NEW_WORDS}).{}\n{}",
+        if candidates { "back (where the stored checksum verifies with the value, exactly as the server wrote it)" } else { "exactly as the server wrote it, hint bits included" },
+        if candidates {
+            " A candidate no checksum confirms is the line pointers' value: check the rows the repaired page gives (pgpage rows) before putting it in place."
+        } else {
+            ""
+        },
+        lines.join("\n")
+    ))
 }
 
 /// The step that rebuilds blocks from their full-page image with every record after it
@@ -3527,7 +3761,11 @@ fn steps(r: &Report) -> Vec<String> {
     let damage: BTreeSet<&'static str> = r.blocks().map(|(_, b)| b.damage.as_str()).collect();
     out.push(format!(
         "Check the storage before trusting it again: the kernel log (dmesg) for I/O errors, the disks' SMART data, the controller's cache and battery.{}",
-        if damage.contains("zeroed") || damage.contains("torn") || damage.contains("overwritten") {
+        if damage.contains("zeroed")
+            || damage.contains("torn")
+            || damage.contains("overwritten")
+            || damage.contains("header_field")
+        {
             " Zeroed, torn or overwritten pages point at writes the storage lost, cut short or garbled."
         } else if damage.contains("misplaced") {
             " A page written at the wrong place points at the storage layer or a file copy."
@@ -3538,6 +3776,7 @@ fn steps(r: &Report) -> Vec<String> {
     if r.wal_searched {
         out.extend(replay_step(r, &paths));
     }
+    out.extend(field_step(r, &paths));
     // An exact repair first: a flipped bit put back restores the page as it was, while a
     // good copy is as old as its image or backup.
     let mut flips: Vec<String> = Vec::new();
@@ -3621,10 +3860,12 @@ fn steps(r: &Report) -> Vec<String> {
             out.push(lines.join("\n"));
         }
     } else {
-        // An index's page needs no copy: the REINDEX step below rebuilds it.
+        // An index's page needs no copy: the REINDEX step below rebuilds it. Nor does a page
+        // whose one wrong header field the checksum confirms: its step restores it exactly.
         let all: Vec<(&Relation, &Block)> = r
             .blocks()
             .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
+            .filter(|(rel, b)| route(rel, b) != Route::ConfirmedField)
             .collect();
         let report_wal = match paths.dir {
             Some(d) => format!("pgpage report --wal {} {}", paths.wal(), shell_word(d)),
@@ -3634,6 +3875,11 @@ fn steps(r: &Report) -> Vec<String> {
         let flipped: Vec<(&Relation, &Block)> = all
             .iter()
             .filter(|(_, b)| b.damage == Damage::BitFlip)
+            .copied()
+            .collect();
+        let field_set: Vec<(&Relation, &Block)> = all
+            .iter()
+            .filter(|(rel, b)| route(rel, b) == Route::Field)
             .copied()
             .collect();
         // A torn page that loses no row is rebuilt whole by a step below.
@@ -3660,6 +3906,12 @@ fn steps(r: &Report) -> Vec<String> {
             first.push_str(&format!(
                 " For {}, torn without a row lost, only if the rebuild below is not enough.",
                 blocks_words(&torn_whole)
+            ));
+        }
+        if !field_set.is_empty() {
+            first.push_str(&format!(
+                " For {}, only if the header field set above does not give a page whose rows read right.",
+                blocks_words(&field_set)
             ));
         }
         let mut lines = alloc::vec![first,
@@ -3780,6 +4032,8 @@ fn steps(r: &Report) -> Vec<String> {
     let refused: Vec<(&Relation, &Block)> = r
         .blocks()
         .filter(|(_, b)| b.server.is_some() && b.rows.is_some())
+        // Its step restores the page exactly; zeroing it would lose every row.
+        .filter(|(rel, b)| route(rel, b) != Route::ConfirmedField)
         .collect();
     if !refused.is_empty() {
         // A torn page read through its own line pointers: what the server did with the one

@@ -52,3 +52,19 @@ pub fn checksum_fold(page: &[u8], endian: Endian) -> u32 {
     }
     result
 }
+
+/// Lane `lane` of pg_checksum_block after the two rounds of zeros, with the lane's word of
+/// row 0 taken as `first` instead of the page's: a value of row 0 enters that lane alone, so
+/// a search over one header field recomputes one lane (64 steps on an 8 kB page), not the
+/// page. `lane` 2 (pd_checksum's) is not masked here.
+pub fn lane_with_first(page: &[u8], endian: Endian, lane: usize, first: u32) -> u32 {
+    let mut s = BASE_OFFSETS.get(lane).copied().unwrap_or(0);
+    comp(&mut s, first);
+    for row in page.chunks_exact(ROW_BYTES).skip(1) {
+        let at = lane.saturating_mul(4);
+        comp(&mut s, word(row.get(at..).unwrap_or_default(), endian));
+    }
+    comp(&mut s, 0);
+    comp(&mut s, 0);
+    s
+}
