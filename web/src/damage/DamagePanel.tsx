@@ -31,7 +31,7 @@ function useReportBlock(entry: FileEntry, block: number): ReportBlock | null {
   }, [report, entry.path, block]);
 }
 
-/** The report finds the page torn: some of its sectors from an older write. */
+/** The report finds the page torn: some of its sectors from another write than its header's. */
 const tornAt = (told: ReportBlock | null): boolean => (told?.torn_sectors?.length ?? 0) > 0;
 
 /** The candidates in the core's rank order, each with its rank and reason; the report's ranks
@@ -652,8 +652,8 @@ function RepairKit(p: DamagePanelProps & { wasm: Wasm }) {
             </strong>
           )}
           {(torn.noise?.length ?? 0) > 0
-            ? `The incident report finds random bytes written over ${torn.noise!.map((r) => `about bytes ${r.start}-${r.end - 1}`).join(', ')} of this page. Rebuilt, the line pointers whose tuples the bytes cover are made dead and every other leads to its row`
-            : `The incident report finds this page torn (sectors ${runTexts(wasm, torn.torn_sectors!)} from an older write). Rebuilt, each line pointer leads to its row where the page still holds it and those whose tuple the tear took are made dead`}
+            ? `The incident report finds random bytes written over ${torn.noise!.map((r) => `about bytes ${r.start}-${r.end - 1}`).join(', ')} of this page. Rebuilt, the line pointers whose tuples the bytes cover are made dead, but for rows the page holds elsewhere, and every other leads to its row`
+            : `The incident report finds this page torn (sectors ${runTexts(wasm, torn.torn_sectors!)} from another write than sector 0, its header and line pointers). Rebuilt, each line pointer leads to its row where the page still holds it and those whose tuple the tear took are made dead`}
           : the server then reads the {typeof torn.rows?.readable === 'number' ? `${torn.rows.readable} rows` : 'rows'} the report counts readable, and the rows
           it counts lost stay lost. The rebuilt page is not marked all-visible: if the table&apos;s visibility map still marks the block so, delete its _vm file
           before starting the server, or run VACUUM (DISABLE_PAGE_SKIPPING) on the table, or index-only scans return rows the page no longer has.{' '}
