@@ -3,7 +3,7 @@
 // scripts for hot reload.
 import react from '@vitejs/plugin-react';
 import { readdirSync, readFileSync } from 'node:fs';
-import { defineConfig, type Plugin } from 'vite';
+import { createLogger, defineConfig, type Plugin } from 'vite';
 
 /** No connection beyond the page's own origin; wasm may compile; workers only from self. */
 export const CSP = [
@@ -61,7 +61,22 @@ function precacheList(): Plugin {
 /** package.json's version, burned into exported pictures and reports. */
 const version = (JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
+/**
+ * PGlite's own bundle, which the playground loads: its direct `eval` (Emscripten's) and its
+ * `node:module` import (for Node, never taken in a browser) are how it is built, not anything
+ * this project can change, so the build does not print them on every run. Every other
+ * warning, from our code or another package, is printed.
+ */
+const PGLITE = '@electric-sql/pglite';
+const logger = createLogger();
+const warn = logger.warn.bind(logger);
+logger.warn = (msg, options) => {
+  if (msg.includes('Module "node:module" has been externalized for browser compatibility') && msg.includes(PGLITE)) return;
+  warn(msg, options);
+};
+
 export default defineConfig({
+  customLogger: logger,
   root: 'web',
   base: './',
   // Static files (icon, web manifest, service worker, samples) live in the repository's public/.
@@ -74,6 +89,12 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     assetsInlineLimit: 0,
+    rolldownOptions: {
+      onLog(level, log, handler) {
+        if (log.code === 'EVAL' && (log.id ?? '').includes(PGLITE)) return;
+        handler(level, log);
+      },
+    },
   },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true },
   server: { host: '127.0.0.1' },
