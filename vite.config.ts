@@ -2,6 +2,7 @@
 // The Content-Security-Policy goes into the built page only: the dev server needs inline
 // scripts for hot reload.
 import react from '@vitejs/plugin-react';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createLogger, defineConfig, type Plugin } from 'vite';
 
@@ -58,8 +59,19 @@ function precacheList(): Plugin {
   };
 }
 
-/** package.json's version, burned into exported pictures and reports. */
-const version = (JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/**
+ * package.json's version and the commit it was built from, as `pgpage --version` says them
+ * (crates/pgpage-cli/build.rs asks git the same way), burned into the footer, exported
+ * pictures and reports.
+ */
+const commit = (() => {
+  try {
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || 'unknown';
+  } catch {
+    return 'unknown';
+  }
+})();
+const version = `${(JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string }).version} (commit ${commit})`;
 
 /**
  * PGlite's own bundle, which the playground loads: its direct `eval` (Emscripten's) and its

@@ -15,6 +15,9 @@ import { concat, heapPage, rng, seal } from '../oracle/pgchecksum';
 import { damaged, makeDir, problemsOf, sparse, write, type Made } from './files';
 import { shots } from './shots';
 
+/** `pgpage --version` of the CLI built from this tree: the app names the same version and commit. */
+const BUILT = execFileSync(fileURLToPath(new URL('../../crates/target/release/pgpage', import.meta.url)), ['--version'], { encoding: 'utf8' }).trim();
+
 const dir = makeDir();
 const seg0 = damaged(dir, '16385', 12, 0, 1);
 const seg2 = damaged(dir, '16385.2', 9, 2, 2);
@@ -156,7 +159,9 @@ test('PNG of the page view, page map and problem list: the content with a band s
     if (c.button === 'png-problems') expect(notes, 'seg0 has a zero page between rows').toBe(1);
     expect(caption, c.name).toHaveLength(BAND_LINES + notes);
     if (notes > 0) expect(caption[2]).toMatch(/^16385 block \d+: all-zero page between pages with rows: rows stored there would be gone$/);
-    expect(caption[2 + notes]).toMatch(/^pgpage \d+\.\d+\.\d+ — made locally, nothing uploaded$/);
+    expect(BUILT).toMatch(/^pgpage \d+\.\d+\.\d+ \(commit [0-9a-f]{12}\)$/);
+    expect(caption[2 + notes]).toBe(`${BUILT} — made locally, nothing uploaded`);
+    await expect(page.getByTestId('build-version')).toHaveText(BUILT);
     const band = Math.round(bandHeight(caption.length) * dpr);
     const body = png.height - band;
     // The element's width (the map adds a gutter of block numbers; the page view's card as
@@ -337,7 +342,7 @@ test('one Markdown report of every problem page of every file: a summary, pages 
   expect(md.split('\n')[0]).toBe(
     `# pgpage checksum inventory: ${want.length} problem pages and ${zeros} all-zero page${zeros === 1 ? '' : 's'} read as empty in 2 files`,
   );
-  expect(md).toMatch(/^Made by pgpage \d+\.\d+\.\d+\. PostgreSQL version unknown \(no PG_VERSION dropped\), little-endian, 8192-byte pages\.$/m);
+  expect(md.split('\n')).toContain(`Made by ${BUILT}. PostgreSQL version unknown (no PG_VERSION dropped), little-endian, 8192-byte pages.`);
   // The first five pages in full, then one appendix row per problem page.
   const sections = md.split(/^### /m).slice(1);
   expect(sections.map((x) => x.split('\n')[0])).toEqual(want.slice(0, 5).map(({ f, e }) => `\`${f.name}\`, block ${e.block}`));

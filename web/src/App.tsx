@@ -30,6 +30,7 @@ import { databaseOf, qualified } from './app/catalog';
 import { blocksPerSegmentFor } from './app/control';
 import { bySeverity, ReportPanel } from './report/ReportPanel';
 import { shownReport } from './report/shown';
+import { VERSION } from './share/version';
 
 type Theme = 'auto' | 'light' | 'dark';
 
@@ -498,6 +499,10 @@ export function App() {
       <footer className="keys">
         Keys: <kbd>[</kbd> <kbd>]</kbd> previous/next page, <kbd>n</kbd>/<kbd>N</kbd> next/previous problem, <kbd>Ctrl</kbd>+<kbd>G</kbd> go to block, arrows in
         the hex view.
+        <span className="build" data-testid="build-version">
+          {' '}
+          pgpage {VERSION}
+        </span>
       </footer>
     </main>
   );

@@ -27,7 +27,7 @@ use clap::{Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(
     name = "pgpage",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("PGPAGE_COMMIT"), ")"),
     about = "Verify and inspect PostgreSQL relation files"
 )]
 struct Cli {

@@ -203,3 +203,20 @@ fn serve_refuses_a_port_in_use() {
         "{err}"
     );
 }
+
+/// `pgpage --version` names the commit the binary was built from, as the served app's footer
+/// does: a report pasted into a ticket says which build made it.
+#[test]
+fn version_names_the_commit() {
+    let out = crate::common::pgpage(&["--version"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .unwrap();
+    let head = String::from_utf8_lossy(&head.stdout).trim().to_owned();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("pgpage {} (commit {head})", env!("CARGO_PKG_VERSION"))
+    );
+}
