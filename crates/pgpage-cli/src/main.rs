@@ -8,6 +8,7 @@ mod control;
 mod diff;
 mod fail;
 mod fpi;
+mod generate;
 mod heapctx;
 mod input;
 mod inspect;
@@ -67,6 +68,8 @@ enum Command {
     /// Serve the browser app this binary carries on 127.0.0.1, offline; the files opened in it
     /// stay in the browser.
     Serve(serve::ServeArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish) or the man page.
+    Generate(generate::GenerateArgs),
 }
 
 fn main() {
@@ -97,6 +100,7 @@ fn main() {
         Command::Wal(args) => wal::run(args),
         Command::Recover(args) => recover::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Generate(args) => generate::run::<Cli>(args),
     };
     std::process::exit(status);
 }

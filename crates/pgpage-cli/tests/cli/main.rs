@@ -24,6 +24,7 @@ mod btparent;
 mod checksum_change;
 mod diff;
 mod fpi;
+mod generate;
 mod gin_opclass_keys;
 mod header_field;
 mod index_reads;
