@@ -13,12 +13,12 @@ use std::path::{Path, PathBuf};
 use pgpage::am::decoded::DecodeOptions;
 use pgpage::am::kind::file_kind;
 use pgpage::damage::bitflip::PageBit;
-use pgpage::damage::header_field::HeaderField;
 use pgpage::damage::repair::{
     advise, quote_qualified, repair_page, PageAdvice, PageSource, Repaired,
 };
 use pgpage::file::{file_geometry, parse_relation_file_name, Geometry, RelationFileName};
 use pgpage::page::geometry::read_u16;
+use pgpage::page::header_field::HeaderField;
 use pgpage::page::kind::{Fork, PageKind};
 use pgpage::wal::{
     lsn_text, parse_fullpage_name, record_type, restoring_after, rmgr_name, BlockHistory,
@@ -535,7 +535,7 @@ fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
     }
     // The checksum verifies with this value, and maybe with others: the search names them.
     if let (Some(true), Some((field, value))) = (repaired.field_verified, args.set) {
-        let fix = pgpage::damage::header_field::one_field(&d.page, d.absolute, endian);
+        let fix = pgpage::page::header_field::one_field(&d.page, d.absolute, endian);
         if let Some(f) = fix.filter(|f| f.field == field && f.verifying.len() > 1) {
             let others: Vec<String> = f
                 .verifying

@@ -186,7 +186,7 @@ pub fn set_header_field(
     absolute_block: u32,
     big_endian: bool,
 ) -> Result<Vec<u8>, JsError> {
-    let f = pgpage::damage::header_field::HeaderField::from_name(field)
+    let f = pgpage::page::header_field::HeaderField::from_name(field)
         .ok_or_else(|| JsError::new(&format!("{field} is not pd_lower, pd_upper or pd_special")))?;
     let e = endian(big_endian);
     let r = pgpage::damage::repair::repair_page(

@@ -247,8 +247,8 @@ pub struct PageRows {
     /// rows are left out, or printed and flagged, as a damaged page's.
     pub older: bool,
     /// The page's one wrong header field, set back to read it
-    /// (`crate::damage::header_field`): its rows are what `repair --set` gives the server.
-    pub field_set: Option<crate::damage::header_field::FieldFix>,
+    /// (`crate::page::header_field`): its rows are what `repair --set` gives the server.
+    pub field_set: Option<crate::page::header_field::FieldFix>,
 }
 
 /// A printed live row's unique key: its text (None for no NULL key column, as the index
@@ -692,7 +692,7 @@ impl RowWriter {
             got.older = older;
             // A page one header field away from the server's (the incident report's
             // header_field) reads through that field set back: its tuples are its own.
-            let fix = crate::damage::header_field::one_field(page, absolute, e).filter(|_| !older);
+            let fix = crate::page::header_field::one_field(page, absolute, e).filter(|_| !older);
             let fixed = fix.as_ref().map(|f| f.apply(page, e));
             let page: &[u8] = fixed.as_deref().unwrap_or(page);
             got.field_set.clone_from(&fix);

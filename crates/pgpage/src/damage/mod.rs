@@ -6,7 +6,6 @@
 pub mod bitflip;
 pub mod diff;
 pub mod flips;
-pub mod header_field;
 pub mod messages;
 pub mod noise;
 pub mod recover;

@@ -39,8 +39,8 @@ pub enum PageSource<'a> {
     /// The damaged page with one bit flipped back.
     Flip(PageBit),
     /// The damaged page with one header field set to a value
-    /// (`crate::damage::header_field`).
-    Field(crate::damage::header_field::HeaderField, u16),
+    /// (`crate::page::header_field`).
+    Field(crate::page::header_field::HeaderField, u16),
 }
 
 /// Why a page cannot be made.
@@ -247,7 +247,7 @@ pub fn repair_page(
             (flipped, Some(valid), None)
         }
         PageSource::Field(field, value) => {
-            let set = crate::damage::header_field::with_field(damaged, field, value, endian);
+            let set = crate::page::header_field::with_field(damaged, field, value, endian);
             let valid = verify_page(&set, blkno, endian).status == PageStatus::Ok;
             (set, None, Some(valid))
         }
@@ -348,11 +348,11 @@ pub struct PageAdvice {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub surgery_sql: Option<String>,
-    /// A header one field away from the server's (`crate::damage::header_field`): the
+    /// A header one field away from the server's (`crate::page::header_field`): the
     /// field and the value to set back. `tuples` and the rest are read through it.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub header_field: Option<crate::damage::header_field::FieldFix>,
+    pub header_field: Option<crate::page::header_field::FieldFix>,
 }
 
 /// The catalogs' name for a table, as SQL: `"Odd Schema"."t"` quoted where the server would.
@@ -413,7 +413,7 @@ pub fn advise(
     };
     // A page one header field away from the server's is read through that field set back:
     // its line pointers and tuples are its own.
-    let header_field = crate::damage::header_field::one_field(page, blkno, opts.endian);
+    let header_field = crate::page::header_field::one_field(page, blkno, opts.endian);
     let fixed = header_field.as_ref().map(|f| f.apply(page, opts.endian));
     let decoded = decode_page_with(fixed.as_deref().unwrap_or(page), blkno, opts, &hints);
     let heap = matches!(decoded.items, Items::Heap(_));
@@ -843,7 +843,7 @@ struct Surgery<'a> {
     /// The page is this other block's copy.
     copy_of: Option<u32>,
     /// The page's one wrong header field, and the value to set it back to.
-    field: Option<&'a crate::damage::header_field::FieldFix>,
+    field: Option<&'a crate::page::header_field::FieldFix>,
 }
 
 fn surgery_sql(

@@ -6,6 +6,7 @@ pub mod bufpage;
 pub mod checksum;
 pub mod fields;
 pub mod geometry;
+pub mod header_field;
 pub mod itup;
 pub mod kind;
 pub mod lsn;

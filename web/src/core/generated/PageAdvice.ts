@@ -86,7 +86,7 @@ bit_flips?: ToldFlips,
  */
 surgery_sql?: string, 
 /**
- * A header one field away from the server's (`crate::damage::header_field`): the
+ * A header one field away from the server's (`crate::page::header_field`): the
  * field and the value to set back. `tuples` and the rest are read through it.
  */
 header_field?: FieldFix, };

@@ -77,7 +77,7 @@ pub enum Damage {
     /// the checkpoint that wrote every such change (a lost write, or a stale restore).
     Stale,
     /// One header field out of PageIsVerified's range on a page whose line pointers and
-    /// tuples are its own (`crate::damage::header_field`): its value named in `header_field`.
+    /// tuples are its own (`crate::page::header_field`): its value named in `header_field`.
     HeaderField,
 }
 
@@ -263,7 +263,7 @@ pub struct Block {
     /// `header_field`: the field, as stored, and the value to set it back to, confirmed by
     /// the stored checksum or the line pointers' candidate.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub header_field: Option<crate::damage::header_field::FieldFix>,
+    pub header_field: Option<crate::page::header_field::FieldFix>,
     /// A heap block's rows (None for an index's block).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<Rows>,
@@ -2400,7 +2400,7 @@ fn classify(
             return Some(b);
         }
         PageStatus::NewNotZero => {
-            if let Some(fix) = crate::damage::header_field::one_field(page, absolute, endian) {
+            if let Some(fix) = crate::page::header_field::one_field(page, absolute, endian) {
                 header_field_block(&mut b, fix, page, endian);
                 return Some(b);
             }
@@ -2520,7 +2520,7 @@ fn classify(
         ));
         return Some(b);
     }
-    if let Some(fix) = crate::damage::header_field::one_field(page, absolute, endian) {
+    if let Some(fix) = crate::page::header_field::one_field(page, absolute, endian) {
         header_field_block(&mut b, fix, page, endian);
         return Some(b);
     }
@@ -2541,7 +2541,7 @@ fn classify(
 /// ([`header_field_evidence`]).
 fn header_field_block(
     b: &mut Block,
-    fix: crate::damage::header_field::FieldFix,
+    fix: crate::page::header_field::FieldFix,
     page: &[u8],
     endian: Endian,
 ) {
@@ -2554,10 +2554,10 @@ fn header_field_block(
 /// line pointers) give it, and what is intact, counted as the rows count it (`rows`) or, on
 /// an index's page, as entries.
 fn header_field_evidence(
-    fix: &crate::damage::header_field::FieldFix,
+    fix: &crate::page::header_field::FieldFix,
     rows: Option<&Rows>,
 ) -> Vec<String> {
-    use crate::damage::header_field::HeaderField;
+    use crate::page::header_field::HeaderField;
     let name = fix.field.name();
     let intact = match rows.and_then(|r| r.readable) {
         Some(n) => plural(n, "row", "rows"),
