@@ -253,17 +253,17 @@ fn lost_write(version: u32) {
     let pd_lsn = (pd_lsn & 0xffff_ffff) << 32 | pd_lsn >> 32;
     assert!(
         evidence.contains(&format!(
-            "after the page's pd_lsn {}",
+            "the page's pd_lsn is {}, but the WAL changed block 5 after it",
             lsn_text(version, pd_lsn)
         )),
         "{evidence}"
     );
     if let Some((start, end)) = newest {
         let said = if end == u64::MAX {
-            format!("at {}..", lsn_text(version, start))
+            format!("last by the record at {}", lsn_text(version, start))
         } else {
             format!(
-                "at {}..{}",
+                "last by the record at {}, which ends at {}",
                 lsn_text(version, start),
                 lsn_text(version, end)
             )
