@@ -15,7 +15,7 @@ use crate::common::page::{u16_at, BLCKSZ};
 use crate::common::{block_of, copy_dir, json, pgpage, run_copy, write_block, Cluster};
 
 /// `id,v` lines (COPY's CSV, or psql's unaligned output with a comma separator) by id.
-fn by_id(text: &str) -> BTreeMap<i64, String> {
+pub(crate) fn by_id(text: &str) -> BTreeMap<i64, String> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {

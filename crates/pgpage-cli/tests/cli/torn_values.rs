@@ -7,18 +7,12 @@
 //! input), the block holds exactly that many rows, each as the undamaged table had it, and
 //! each row neither printed nor served is named lost by its key.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fs;
 
 use crate::common::page::BLCKSZ;
 use crate::common::{block_of, copy_dir, json, pgpage, run_copy, write_block, Cluster};
-
-fn csv_by_id(text: &str) -> BTreeMap<i64, String> {
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| (l.split(',').next().unwrap().parse().unwrap(), l.to_owned()))
-        .collect()
-}
+use crate::torn_reused::by_id;
 
 fn torn_values_decode(version: u32) {
     let mut c = Cluster::start(version);
@@ -53,7 +47,7 @@ fn torn_values_decode(version: u32) {
         "update orders set note = 'touched after vacuum' where id % 50 = 1",
         "checkpoint",
     ]);
-    let truth = csv_by_id(&c.psql(&["copy orders to stdout with (format csv)"]));
+    let truth = by_id(&c.psql(&["copy orders to stdout with (format csv)"]));
     let on_block: BTreeSet<i64> = c
         .psql(&[&format!(
             "select string_agg(id::text, ',') from orders where (ctid::text::point)[0] = {block}"
@@ -110,7 +104,7 @@ fn torn_values_decode(version: u32) {
             &format!("copy (select * from orders where (ctid::text::point)[0] = {block}) to stdout with (format csv)"),
         ],
     );
-    let served = csv_by_id(&served);
+    let served = by_id(&served);
     // What the server serves of the block is the table's rows as they were, and as many as
     // the report counted readable.
     for (id, line) in &served {

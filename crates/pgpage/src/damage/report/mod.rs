@@ -1875,16 +1875,17 @@ fn rebuild_header_older(
         endian,
         rel.columns.as_deref(),
     );
+    let made_dead = |lp: u16| crate::page::bufpage::LinePointer {
+        lp,
+        lp_off: 0,
+        lp_flags: LP_DEAD,
+        lp_len: 0,
+    };
     for i in items
         .iter_mut()
         .filter(|i| i.lp_flags == LP_NORMAL && garbled.contains(&i.lp))
     {
-        *i = crate::page::bufpage::LinePointer {
-            lp: i.lp,
-            lp_off: 0,
-            lp_flags: LP_DEAD,
-            lp_len: 0,
-        };
+        *i = made_dead(i.lp);
     }
     // A redirect to a tuple so left dead leads to no row either.
     let gone: BTreeSet<u16> = items
@@ -1896,12 +1897,7 @@ fn rebuild_header_older(
         .iter_mut()
         .filter(|i| i.lp_flags == LP_REDIRECT && gone.contains(&i.lp_off))
     {
-        *i = crate::page::bufpage::LinePointer {
-            lp: i.lp,
-            lp_off: 0,
-            lp_flags: LP_DEAD,
-            lp_len: 0,
-        };
+        *i = made_dead(i.lp);
     }
     let count = |flags: u8| items.iter().filter(|i| i.lp_flags == flags).count() as u64;
     let dead: BTreeSet<u16> = items
