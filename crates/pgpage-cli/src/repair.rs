@@ -577,6 +577,12 @@ fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
                     .and_then(|s| s.context())
                     .map(|c| c.relfrozenxid),
                 flagged: &[],
+                next_xid: source
+                    .as_ref()
+                    .and_then(|s| s.context())
+                    .filter(|c| c.next_known)
+                    .map(|c| (c.next_full_xid & 0xFFFF_FFFF) as u32),
+                index: None,
             },
         );
         // A candidate whose flipped-back page breaks a rule PostgreSQL keeps matches the

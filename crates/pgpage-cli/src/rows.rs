@@ -443,7 +443,10 @@ pub fn stream_rows(
     } else {
         Default::default()
     };
-    writer = writer.with_torn(hints.torn).with_suspects(hints.suspects);
+    writer = writer
+        .with_torn(hints.torn)
+        .with_suspects(hints.suspects)
+        .with_header_flips(hints.header_flips);
     if let Some(key) = relation.row_key {
         writer = writer.with_unique_key(key);
     }

@@ -304,7 +304,8 @@ impl RowsReader {
         }
         writer = writer
             .with_torn(self.hints.torn.clone())
-            .with_suspects(self.hints.suspects.clone());
+            .with_suspects(self.hints.suspects.clone())
+            .with_header_flips(self.hints.header_flips.clone());
         if let Some(key) = self.row_key.as_deref() {
             writer = writer.with_unique_key(key);
         }

@@ -166,7 +166,12 @@ const ProblemRow = memo(function ProblemRow(p: {
 });
 
 /** The report's damage classes as a person reads them. */
-const DAMAGE_NAMES: Record<string, string> = { bit_flip: 'bit flip', checksum: 'checksum mismatch', header_field: 'header field' };
+const DAMAGE_NAMES: Record<string, string> = {
+  bit_flip: 'bit flip',
+  checksum: 'checksum mismatch',
+  header_field: 'header field',
+  key_mismatch: 'key mismatch',
+};
 
 /** What corroborates a claimed block, by the core's finding. */
 const CLAIMED_BY: Record<string, string> = {

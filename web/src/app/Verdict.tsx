@@ -66,7 +66,9 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
       <p className={`verdict verdict-line ${ok ? 'ok' : 'bad'}`} data-testid="verdict">
         {ok
           ? `No problem pages in ${verified} verified files.`
-          : `${plural(p.problems.length, 'problem page')}${short > 0 ? ` and ${plural(short, 'file')} that end in a partial page` : ''} in ${plural(problemFiles, 'file')} of the ${plural(files.length, 'file')} verified: the server would refuse to read them.`}
+          : p.problems.length === 0
+            ? `${plural(short, 'file')} of the ${plural(files.length, 'file')} verified ${short === 1 ? 'ends' : 'end'} in a partial page: the server would refuse to read ${short === 1 ? 'it' : 'them'}.`
+            : `${plural(p.problems.length, 'problem page')}${short > 0 ? ` and ${plural(short, 'file')} that ${short === 1 ? 'ends' : 'end'} in a partial page` : ''} in ${plural(problemFiles, 'file')} of the ${plural(files.length, 'file')} verified: the server would refuse to read them.`}
       </p>
       {!ok && <AffectedRelations files={files} />}
       {zeros.length > 0 && (

@@ -55,6 +55,9 @@ export interface ReportJson {
   steps: string[];
   /** WAL was read for the damaged blocks (`report --wal`). */
   wal_searched?: boolean;
+  /** Rows on pages that verify held against their tables' B-tree indexes, and the indexes. */
+  rows_held: number;
+  indexes_held: number;
 }
 
 export interface ReportRelation {
@@ -78,11 +81,36 @@ export interface ReportBlock {
   server: string | null;
   holds_block?: number;
   /** The one way the core's steps recommend for the block (`Route` in the core). */
-  route: 'reindex' | 'confirmed_flip' | 'confirmed_field' | 'recover' | 'backup_same' | 'flip' | 'field' | 'torn_whole' | 'backup_older' | 'none';
+  route:
+    | 'reindex'
+    | 'confirmed_flip'
+    | 'confirmed_field'
+    | 'recover'
+    | 'backup_same'
+    | 'flip'
+    | 'field'
+    | 'torn_whole'
+    | 'backup_older'
+    | 'key'
+    | 'key_reindex'
+    | 'none';
   /** The block in one line: what happened, its rows, the way back. */
   headline: string;
   /** `header_field`: the one wrong header field, as stored, and the value to set back. */
   header_field?: FieldFix;
+  /** `key_mismatch`: each row whose key an index does not hold at its TID (`root`: its HOT
+   * chain's root, the TID the entry names; `index_keys` empty: no entry there). */
+  key_mismatches?: {
+    index: string;
+    sql_index: string;
+    lp: number;
+    root: number;
+    keys: (string | null)[];
+    columns: string[];
+    index_keys: (string | null)[][];
+    twins: string[];
+    unique: boolean;
+  }[];
   /** `overwritten` over part of a page whose header is sane: the runs of random bytes, page offsets. */
   noise?: { start: number; end: number }[];
   torn_sectors?: number[];

@@ -74,6 +74,8 @@ export const DAMAGE: Record<string, string> = {
   // One field out of PageIsVerified's range; the line pointers and tuples are the page's own.
   header_field: 'header field: one field of the page header is wrong, the rest of the page is its own',
   structure: 'structure: amcheck finds the page wrong although its checksum is valid',
+  // A page that verifies whose rows disagree with the table's B-tree indexes (heapallindexed).
+  key_mismatch: "key mismatch: the page passes its checksum, but a row's key is not the one its index entry holds",
 };
 
 /** The core's lines as whole sentences: a capital first letter (unless the first word is a

@@ -39,6 +39,7 @@ mod redact;
 mod repair;
 mod repair_flips;
 mod report;
+mod report_allindexed;
 mod report_from;
 mod report_keys;
 mod report_noise;

@@ -368,6 +368,8 @@ pub struct RowWriter {
     /// Torn blocks' older writes as the incident report found them, by relation-wide block.
     torn: alloc::collections::BTreeMap<u32, crate::am::TornWrite>,
     suspects: alloc::collections::BTreeMap<u32, Vec<(u16, String)>>,
+    /// Pages whose header the report's first-ranked flip mends: (byte, bit).
+    header_flips: alloc::collections::BTreeMap<u32, (u32, u8)>,
     /// The keys of the live rows on pages that verify: a damaged page's live row with one of
     /// them is a stale version, left out.
     row_keys: Option<RowKeys>,
@@ -468,6 +470,7 @@ impl RowWriter {
             include_damaged: false,
             torn: alloc::collections::BTreeMap::new(),
             suspects: alloc::collections::BTreeMap::new(),
+            header_flips: alloc::collections::BTreeMap::new(),
             row_keys: None,
             unique: None,
             flushed: alloc::collections::BTreeMap::new(),
@@ -625,6 +628,16 @@ impl RowWriter {
         self
     }
 
+    /// Pages whose header the report's first-ranked bit flip mends, by relation-wide block:
+    /// their rows read through the header flipped back (`RowHints::header_flips`).
+    pub fn with_header_flips(
+        mut self,
+        flips: alloc::collections::BTreeMap<u32, (u32, u8)>,
+    ) -> RowWriter {
+        self.header_flips = flips;
+        self
+    }
+
     pub fn with_torn(
         mut self,
         torn: alloc::collections::BTreeMap<u32, crate::am::TornWrite>,
@@ -693,9 +706,26 @@ impl RowWriter {
             // A page one header field away from the server's (the incident report's
             // header_field) reads through that field set back: its tuples are its own.
             let fix = crate::page::header_field::one_field(page, absolute, e).filter(|_| !older);
-            let fixed = fix.as_ref().map(|f| f.apply(page, e));
+            let flip = self
+                .header_flips
+                .get(&absolute)
+                .filter(|_| fix.is_none() && !older)
+                .copied();
+            let fixed = fix.as_ref().map(|f| f.apply(page, e)).or_else(|| {
+                let (offset, bit) = flip?;
+                let mut p = page.to_vec();
+                let byte = p.get_mut(usize::try_from(offset).ok()?)?;
+                *byte ^= 1u8.checked_shl(u32::from(bit))?;
+                Some(p)
+            });
             let page: &[u8] = fixed.as_deref().unwrap_or(page);
             got.field_set.clone_from(&fix);
+            let why = match (&fix, flip) {
+                (None, Some((offset, bit))) => format!(
+                    "{why}; one bit of its header is wrong (the report's first-ranked flip, byte {offset} bit {bit}; pgpage repair --flip {offset}:{bit} restores the page): its rows read with it flipped back"
+                ),
+                _ => why,
+            };
             let why = match &fix {
                 Some(f) => format!(
                     "{why}; only its {} is wrong ({}, {} {}): its rows read with it set back",
@@ -713,7 +743,7 @@ impl RowWriter {
             // How a printed row of the page is flagged in JSON.
             let tag = Some(if older { "stale" } else { "checksum" });
             let mismatch = verify_page(page, absolute, e).status == PageStatus::Mismatch;
-            let readable = if got.older || fix.is_some() {
+            let readable = if got.older || fix.is_some() || flip.is_some() {
                 Ok(())
             } else if mismatch {
                 // A torn page's line pointers into the older write's sectors meet bytes that

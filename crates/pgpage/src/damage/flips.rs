@@ -120,6 +120,9 @@ pub fn visible(s: &str) -> String {
 /// How a candidate's value reads once flipped back, for the ranking.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Tier {
+    /// Flipped back, a row's key is the one the index holds for it, which it is not as
+    /// stored.
+    Indexed,
     /// The flip makes a page the decoder finds broken structurally sound.
     Heals,
     /// The flip lies in an item amcheck's checks find wrong.
@@ -130,6 +133,8 @@ enum Tier {
     NoisesFreeSpace,
     /// The flipped-back value has more control characters than the stored one.
     AddsControl,
+    /// As stored, a row's key is the one the index holds for it; flipped back, it is not.
+    Unindexed,
     /// The flipped-back tuple no longer decodes, or its value breaks its type's rules.
     Undecodable,
     /// The page is still (or newly) structurally broken after the flip.
@@ -273,6 +278,20 @@ pub struct Known<'a> {
     pub relfrozenxid: Option<u32>,
     /// The items (line pointers) amcheck's checks of the page find wrong.
     pub flagged: &'a [u16],
+    /// pg_control's next xid of a cluster shut down cleanly: every xid in the table
+    /// precedes it.
+    pub next_xid: Option<u32>,
+    /// What a B-tree index of the table holds for the page's line pointers: the index's name,
+    /// where its key columns stand among `columns`, and each (line pointer, key) entry.
+    pub index: Option<IndexKeys<'a>>,
+}
+
+/// A unique B-tree index's entries into one heap page (`Known::index`).
+#[derive(Clone, Copy, Debug)]
+pub struct IndexKeys<'a> {
+    pub name: &'a str,
+    pub positions: &'a [usize],
+    pub entries: &'a [(u16, Vec<Option<String>>)],
 }
 
 /// Whether `offset` lies in the page's free space (between pd_lower and pd_upper) and every
@@ -340,6 +359,123 @@ fn xid_rule(
             false,
             format!(
                 "flipped back, t_{name} {flipped} would precede the table's relfrozenxid {relfrozenxid}, which PostgreSQL never leaves in a table (VACUUM would stop with \"found {name} {flipped} from before relfrozenxid {relfrozenxid}\")"
+            ),
+        )),
+        _ => None,
+    }
+}
+
+/// What the cluster's next xid says of a flip in a tuple's t_xmin or t_xmax: every xid a
+/// table holds was assigned, so it precedes the next xid of a cluster shut down cleanly
+/// (amcheck: "xmin %u equals or exceeds next valid transaction ID"). Some((true, why)): the
+/// stored value breaks the rule and the flipped one keeps it; Some((false, why)): the other
+/// way round.
+fn next_xid_rule(
+    page: &[u8],
+    tuple_off: usize,
+    offset: u32,
+    bit: u8,
+    endian: Endian,
+    next_xid: u32,
+) -> Option<(bool, String)> {
+    use crate::page::fields::{HEAP_XMAX_IS_MULTI, HEAP_XMIN_FROZEN};
+    use crate::page::geometry::{read_u16, read_u32};
+    let at = usize::try_from(offset).ok()?.checked_sub(tuple_off)?;
+    let (name, field) = match at {
+        0..=3 => ("xmin", 0usize),
+        4..=7 => ("xmax", 4usize),
+        _ => return None,
+    };
+    let infomask = read_u16(page, tuple_off.checked_add(20)?, endian)?;
+    if (field == 0 && infomask & HEAP_XMIN_FROZEN == HEAP_XMIN_FROZEN)
+        || (field == 4 && infomask & HEAP_XMAX_IS_MULTI != 0)
+    {
+        return None;
+    }
+    let stored = read_u32(page, tuple_off.checked_add(field)?, endian)?;
+    let flipped_page = PageBit { offset, bit }.apply(page);
+    let flipped = read_u32(&flipped_page, tuple_off.checked_add(field)?, endian)?;
+    // A normal xid not preceding the next one (modulo 2^32): never assigned.
+    let unassigned = |x: u32| {
+        x >= crate::am::heap::layout::FIRST_NORMAL_TRANSACTION_ID
+            && i32::from_ne_bytes(x.wrapping_sub(next_xid).to_ne_bytes()) >= 0
+    };
+    match (unassigned(stored), unassigned(flipped)) {
+        (true, false) => Some((
+            true,
+            format!(
+                "as stored, t_{name} {stored} is not before the cluster's next transaction ID {next_xid} (pg_control, shut down cleanly): no transaction had that ID; flipped back, it is {flipped}"
+            ),
+        )),
+        (false, true) => Some((
+            false,
+            format!(
+                "flipped back, t_{name} {flipped} would not be before the cluster's next transaction ID {next_xid} (pg_control, shut down cleanly): no transaction had that ID (amcheck: \"{name} {flipped} equals or exceeds next valid transaction ID\")"
+            ),
+        )),
+        _ => None,
+    }
+}
+
+/// A key as the report writes it: one column's value alone, several in parentheses.
+fn key_words(key: &[Option<String>]) -> String {
+    let v: Vec<String> = key
+        .iter()
+        .map(|k| k.as_deref().map_or_else(|| String::from("NULL"), visible))
+        .collect();
+    if v.len() == 1 {
+        v.concat()
+    } else {
+        format!("({})", v.join(", "))
+    }
+}
+
+/// What the index says of a flip in a tuple: its entry for the tuple's line pointer holds
+/// the key the row had when it was inserted or last updated. Some((true, why)): flipped back,
+/// the tuple's key is that one and as stored it is not; Some((false, why)): the other way.
+fn index_rule(
+    page: &[u8],
+    item: (usize, usize, u16),
+    blkno: u32,
+    c: PageBit,
+    writer: &RowWriter,
+    index: &IndexKeys<'_>,
+) -> Option<(bool, String)> {
+    let (off, len, lp) = item;
+    let keys: Vec<&Vec<Option<String>>> = index
+        .entries
+        .iter()
+        .filter(|(l, _)| *l == lp)
+        .map(|(_, k)| k)
+        .collect();
+    if keys.is_empty() {
+        return None;
+    }
+    let end = off.checked_add(len)?;
+    let stored = writer.column_texts(page.get(off..end)?, index.positions)?;
+    let flipped_page = c.apply(page);
+    let flipped = writer.column_texts(flipped_page.get(off..end)?, index.positions)?;
+    if stored == flipped {
+        return None;
+    }
+    let (has_stored, has_flipped) = (keys.contains(&&stored), keys.contains(&&flipped));
+    match (has_stored, has_flipped) {
+        (false, true) => Some((
+            true,
+            format!(
+                "flipped back, the row's key is {}, the key {} holds for ({blkno},{lp}); as stored it is {}, which the index does not hold there",
+                key_words(&flipped),
+                index.name,
+                key_words(&stored)
+            ),
+        )),
+        (true, false) => Some((
+            false,
+            format!(
+                "as stored, the row's key is {}, the key {} holds for ({blkno},{lp}); flipped back it would be {}",
+                key_words(&stored),
+                index.name,
+                key_words(&flipped)
             ),
         )),
         _ => None,
@@ -496,18 +632,70 @@ pub fn tell_with(page: &[u8], blkno: u32, endian: Endian, known: &Known<'_>) -> 
             breaks_rule: false,
         };
         let mut gain = 0isize;
+        let bit = PageBit {
+            offset: c.offset,
+            bit: c.bit,
+        };
+        let indexed = match (&item, &writer, &known.index) {
+            (Some(i), Some(w), Some(ix)) if c.structurally_valid => {
+                index_rule(page, (i.off, i.len, i.lp), blkno, bit, w, ix)
+            }
+            _ => None,
+        };
         let rule = match (&item, relfrozenxid) {
             (Some(i), Some(rf)) if c.structurally_valid => {
                 xid_rule(page, i.off, c.offset, c.bit, endian, rf)
             }
             _ => None,
         }
+        .or_else(|| match (&item, known.next_xid) {
+            (Some(i), Some(next)) if c.structurally_valid => {
+                next_xid_rule(page, i.off, c.offset, c.bit, endian, next)
+            }
+            _ => None,
+        })
         .or_else(|| {
             let i = item.as_ref().filter(|_| c.structurally_valid)?;
             ctid_rule(page, (i.off, i.lp), blkno, c.offset, c.bit, endian)
                 .or_else(|| infomask2_rule(page, i.off, c.offset, c.bit, endian))
         });
-        let tier = if let Some((keeps, why)) = rule {
+        let tier = if let Some((keeps, why)) = rule.as_ref().filter(|(keeps, _)| !keeps) {
+            // A rule PostgreSQL keeps outweighs what an index says.
+            t.why = why.clone();
+            let _ = keeps;
+            t.structurally_valid = false;
+            t.breaks_rule = true;
+            Tier::Undecodable
+        } else if let Some((confirms, why)) = indexed {
+            t.why = why;
+            // The value the flip changes, named as for any candidate in tuple data.
+            if let (Some(i), Some(w)) = (&item, &writer) {
+                let flipped_page = bit.apply(page);
+                let end = i.off.saturating_add(i.len);
+                let before = i.tuple.and_then(|s| w.values(s, &mut no_toast).ok());
+                let after = flipped_page
+                    .get(i.off..end)
+                    .and_then(|s| w.values(s, &mut no_toast).ok());
+                if let (Some(b), Some(a)) = (before, after) {
+                    if let Some(((x, y), col)) = b
+                        .texts
+                        .iter()
+                        .zip(&a.texts)
+                        .zip(&names)
+                        .find(|((x, y), _)| x != y)
+                    {
+                        t.column = Some(col.name.clone());
+                        t.stored = Some(visible(x.as_deref().unwrap_or("NULL")));
+                        t.flipped = Some(visible(y.as_deref().unwrap_or("NULL")));
+                    }
+                }
+            }
+            if confirms {
+                Tier::Indexed
+            } else {
+                Tier::Unindexed
+            }
+        } else if let Some((keeps, why)) = rule {
             t.why = why;
             if keeps {
                 Tier::Heals

@@ -407,6 +407,10 @@ pub fn advise(
 ) -> PageAdvice {
     let verdict = verify_page(page, blkno, opts.endian);
     let relfrozenxid = heap.map(|h| h.relfrozenxid).filter(|&x| x != 0);
+    // The low 32 bits: a tuple's xids are those of the next xid's epoch or the one before.
+    let next_xid = heap
+        .filter(|h| h.next_known)
+        .map(|h| (h.next_full_xid & 0xFFFF_FFFF) as u32);
     let hints = Hints {
         heap,
         ..Hints::default()
@@ -743,6 +747,8 @@ pub fn advise(
                     columns,
                     relfrozenxid,
                     flagged: &flagged_items,
+                    next_xid,
+                    index: None,
                 },
             )
         })

@@ -379,6 +379,7 @@ pub fn go_to(
     let relation_block = |block: u32| segno.wrapping_mul(per_segment).wrapping_add(block);
     let last = || match blocks {
         0 => alloc::string::String::from("the file has no blocks"),
+        1 => alloc::string::String::from("the file has 1 block (block 0)"),
         n => format!("the file has {n} blocks (0 to {})", n.saturating_sub(1)),
     };
     let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"));

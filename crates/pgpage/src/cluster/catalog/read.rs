@@ -417,6 +417,9 @@ pub struct IndexRow {
     pub indkey: Vec<i16>,
     /// indpred is set: the index holds only the rows its predicate admits.
     pub partial: bool,
+    /// indisvalid, indisready and indislive: the index holds an entry for every row (one
+    /// CREATE INDEX CONCURRENTLY left unfinished does not).
+    pub complete: bool,
 }
 
 /// The elements of an int2vector or oidvector column (array.h: a one-dimensional
@@ -468,6 +471,9 @@ pub fn index_rows(
                 .map(|v| v as u16 as i16)
                 .collect(),
             partial: r.bytes("indpred").is_some(),
+            complete: r.bool("indisvalid").unwrap_or(false)
+                && r.bool("indisready").unwrap_or(false)
+                && r.bool("indislive").unwrap_or(false),
         })
     })
 }

@@ -125,6 +125,92 @@ pub struct CatalogListing {
     /// the table, its primary key's, else those of a unique index on plain columns that is
     /// not partial: at most one live version per key.
     pub row_keys: BTreeMap<(u32, u32), Vec<i16>>,
+    /// With `read_index_keys`: each index that holds one entry per row of its table,
+    /// keyed on plain columns whose values pgpage prints (not partial, not left unfinished),
+    /// by (database oid, index oid): its table's columns, to find a row's key in a heap tuple.
+    #[serde(skip)]
+    pub heap_keys: BTreeMap<(u32, u32), HeapKeys>,
+}
+
+/// A table's columns laid out as heap_deform_tuple walks them (pg_attribute's attlen,
+/// attalign and missing values), the index's key columns printed with the index's own
+/// output types, and where those keys stand among the columns.
+#[derive(Clone, Debug)]
+pub struct HeapKeys {
+    pub columns: Vec<Column>,
+    pub positions: Vec<usize>,
+}
+
+/// The `HeapKeys` of `index` over its table's pg_attribute rows (`table`, any order), or
+/// None when a key is an expression, an attribute is missing, or a key is not printed.
+fn heap_keys(
+    index: &IndexRow,
+    table: &[&AttributeRow],
+    key_output: &[Column],
+    endian: Endian,
+) -> Option<HeapKeys> {
+    if index.partial || !index.complete {
+        return None;
+    }
+    let keys: Vec<i16> = index
+        .indkey
+        .iter()
+        .copied()
+        .take(usize::try_from(index.indnkeyatts).ok()?)
+        .collect();
+    if keys.is_empty() || keys.len() != key_output.len() || keys.iter().any(|&k| k <= 0) {
+        return None;
+    }
+    let mut atts: Vec<&AttributeRow> = table.iter().copied().filter(|a| a.attnum > 0).collect();
+    atts.sort_by_key(|a| a.attnum);
+    atts.dedup_by_key(|a| a.attnum);
+    // A gap in attnum: a row of pg_attribute is missing, and every later column would be
+    // read at the wrong place.
+    if atts
+        .iter()
+        .enumerate()
+        .any(|(i, a)| usize::try_from(a.attnum).ok() != Some(i.saturating_add(1)))
+    {
+        return None;
+    }
+    let columns = atts
+        .iter()
+        .map(|a| {
+            let attalign = Align::from_typalign(a.attalign)?;
+            let ty = match keys.iter().position(|&k| k == a.attnum) {
+                Some(k) => key_output.get(k)?.ty.clone(),
+                None => Type::Unknown {
+                    name: format!("type {}", a.atttypid),
+                    attlen: a.attlen,
+                    attalign,
+                },
+            };
+            let missing = a
+                .attmissingval
+                .as_deref()
+                .filter(|_| a.atthasmissing && !a.attisdropped)
+                .and_then(|v| super::columns::missing_value(v, a.attlen, endian));
+            Some(Column {
+                name: a.attname.clone(),
+                ty,
+                attribute: Attribute {
+                    attlen: a.attlen,
+                    attalign,
+                    attbyval: a.attbyval,
+                    attisdropped: a.attisdropped,
+                    missing,
+                },
+            })
+        })
+        .collect::<Option<Vec<Column>>>()?;
+    let positions = keys
+        .iter()
+        .map(|&k| usize::try_from(k).ok()?.checked_sub(1))
+        .collect::<Option<Vec<usize>>>()?;
+    positions
+        .iter()
+        .all(|&p| columns.get(p).is_some_and(|c| !c.attribute.attisdropped))
+        .then_some(HeapKeys { columns, positions })
 }
 
 /// pg_collation_d.h: C_COLLATION_OID and POSIX_COLLATION_OID, the collations whose text
@@ -717,6 +803,7 @@ impl CatalogReader {
         let mut relations = Vec::new();
         let mut index_keys = BTreeMap::new();
         let mut index_key_output_map = BTreeMap::new();
+        let mut heap_keys_map = BTreeMap::new();
         let mut unique_indexes = BTreeMap::new();
         let mut row_keys: BTreeMap<(u32, u32), (bool, Vec<i16>)> = BTreeMap::new();
         let mut shared_seen = BTreeSet::new();
@@ -779,9 +866,10 @@ impl CatalogReader {
             }
             if let Some(attributes) = &state.attributes {
                 let mut of: BTreeMap<u32, Vec<&AttributeRow>> = BTreeMap::new();
+                let tables: BTreeSet<u32> = index_of.values().copied().collect();
                 for a in attributes
                     .iter()
-                    .filter(|a| index_of.contains_key(&a.attrelid))
+                    .filter(|a| index_of.contains_key(&a.attrelid) || tables.contains(&a.attrelid))
                 {
                     of.entry(a.attrelid).or_default().push(a);
                 }
@@ -795,6 +883,10 @@ impl CatalogReader {
                     );
                     index_keys.insert((db.oid, i.indexrelid), keys);
                     if let Some(out) = index_key_output(i, atts) {
+                        let table = of.get(&i.indrelid).map(Vec::as_slice).unwrap_or_default();
+                        if let Some(h) = heap_keys(i, table, &out, self.with.endian) {
+                            heap_keys_map.insert((db.oid, i.indexrelid), h);
+                        }
                         index_key_output_map.insert((db.oid, i.indexrelid), out);
                     }
                 }
@@ -833,6 +925,7 @@ impl CatalogReader {
             index_key_output: index_key_output_map,
             unique_indexes,
             row_keys: row_keys.into_iter().map(|(k, (_, v))| (k, v)).collect(),
+            heap_keys: heap_keys_map,
         }
     }
 }

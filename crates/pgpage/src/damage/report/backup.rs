@@ -591,8 +591,10 @@ pub(super) fn step(r: &Report) -> Option<String> {
     let mut exact: Vec<(&'static str, String, u32)> = Vec::new();
     for (rel, b) in r.blocks() {
         let Some(p) = &b.backup else { continue };
-        // An index's page is rebuilt by REINDEX (its own step), never spliced in.
-        if super::index_block(rel.relkind.as_deref(), b) {
+        // An index's page is rebuilt by REINDEX (its own step), never spliced in; a page
+        // that verifies but disagrees with its indexes has its own step, which no older
+        // copy serves.
+        if super::index_block(rel.relkind.as_deref(), b) || b.damage == super::Damage::KeyMismatch {
             continue;
         }
         // A page its own repair restores with every row needs no older copy: the flip back

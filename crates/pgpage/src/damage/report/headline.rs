@@ -90,6 +90,7 @@ fn what(b: &Block) -> String {
         Damage::Stale => {
             String::from("an older version of the page, which the server reads without an error")
         }
+        Damage::KeyMismatch => super::keyrows::what(b),
         Damage::HeaderField => match &b.header_field {
             Some(f) => {
                 let name = f.field.name();
@@ -187,6 +188,10 @@ fn way_of(route: &str) -> &'static str {
         r if r == Route::TornWhole.as_str() => {
             "way back: rebuild it from its own sectors (pgpage repair --torn)"
         }
+        r if r == Route::Key.as_str() => {
+            "way back: the true key set by SQL, or the index rebuilt (the steps say which)"
+        }
+        r if r == Route::KeyReindex.as_str() => "way back: REINDEX the index",
         r if r == Route::BackupOlder.as_str() => {
             "way back: the backup's older page, losing the changes since"
         }

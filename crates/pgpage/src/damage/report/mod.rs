@@ -4,8 +4,10 @@
 //! B-tree leaf entries of the table's indexes), so the CLI and the browser build the same report;
 //! `render` prints it as text or Markdown.
 
+mod allindexed;
 mod backup;
 mod headline;
+mod keyrows;
 mod keys;
 mod leaves;
 mod reader;
@@ -30,7 +32,9 @@ use crate::page::verify::{header_is_sane, PageStatus};
 use crate::tuple::visibility::TransactionLog;
 use crate::tuple::{heap_items, TupleHeader};
 
+pub use allindexed::KeyMismatch;
 pub use backup::{BackupInput, BackupPage};
+use keyrows::{key_blocks, key_step};
 pub use leaves::{leaf_entries, LeafEntry};
 pub use reader::{flushed_redo, ReportReader, Request};
 pub use render::{markdown, text};
@@ -79,6 +83,10 @@ pub enum Damage {
     /// One header field out of PageIsVerified's range on a page whose line pointers and
     /// tuples are its own (`crate::page::header_field`): its value named in `header_field`.
     HeaderField,
+    /// A page that verifies whose rows disagree with the table's B-tree indexes: a row's
+    /// key is not the one its index entry holds, or no entry leads to the row
+    /// (`key_mismatches`). The bytes changed before the page was checksummed.
+    KeyMismatch,
 }
 
 impl Damage {
@@ -94,6 +102,7 @@ impl Damage {
             Damage::Structure => "structure",
             Damage::Stale => "stale",
             Damage::HeaderField => "header_field",
+            Damage::KeyMismatch => "key_mismatch",
         }
     }
 }
@@ -148,6 +157,10 @@ pub struct Rows {
     /// name are lost (or live elsewhere).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reused: Vec<ReusedRow>,
+    /// Tuples whose key is not the one the index holds for them, which the first-ranked bit
+    /// flip gives back: rows of this line pointer, counted readable.
+    #[serde(skip)]
+    pub flipped: Vec<ReusedRow>,
 }
 
 /// A tuple a damaged page shows under a line pointer the naming index gives to another
@@ -264,6 +277,9 @@ pub struct Block {
     /// the stored checksum or the line pointers' candidate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub header_field: Option<crate::page::header_field::FieldFix>,
+    /// `key_mismatch`: each row whose key an index does not hold at its TID.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub key_mismatches: Vec<allindexed::KeyMismatch>,
     /// A heap block's rows (None for an index's block).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<Rows>,
@@ -303,13 +319,27 @@ pub struct Block {
 impl Block {
     /// A damaged block of the class `checksum` and nothing said yet, for the classes to fill.
     fn blank(page: &[u8], row: &PageRow, endian: Endian) -> Block {
-        let absolute = row.absolute_block;
+        let mut b = Block::blank_at(
+            row.absolute_block,
+            String::new(),
+            row.block,
+            row.status.as_str(),
+        );
+        b.page_lsn = header_is_sane(page, endian)
+            .then(|| crate::damage::diff::page_lsn(page, endian))
+            .flatten();
+        b
+    }
+
+    /// A block of the class `checksum` with nothing said yet: relation-wide `block`, its
+    /// segment `file` and the block in it, its page status.
+    fn blank_at(block: u32, file: String, block_in_file: u32, status: &'static str) -> Block {
         Block {
-            block: absolute,
-            file: String::new(),
-            block_in_file: row.block,
+            block,
+            file,
+            block_in_file,
             severity: Severity::Error,
-            status: row.status.as_str(),
+            status,
             damage: Damage::Checksum,
             evidence: Vec::new(),
             server: None,
@@ -324,6 +354,7 @@ impl Block {
             sector_prints: Vec::new(),
             bit_flips: Vec::new(),
             header_field: None,
+            key_mismatches: Vec::new(),
             rows: None,
             wal_image: None,
             backup: None,
@@ -333,9 +364,7 @@ impl Block {
             noise: Vec::new(),
             headline: String::new(),
             said_keys: Vec::new(),
-            page_lsn: header_is_sane(page, endian)
-                .then(|| crate::damage::diff::page_lsn(page, endian))
-                .flatten(),
+            page_lsn: None,
         }
     }
 
@@ -365,6 +394,10 @@ impl Block {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct RowHints {
     pub torn: BTreeMap<u32, crate::am::TornWrite>,
+    /// Pages whose first-ranked bit flip lies in the page header and makes it structurally
+    /// sound: their rows read through the header flipped back, (byte, bit).
+    #[serde(default)]
+    pub header_flips: BTreeMap<u32, (u32, u8)>,
     /// (line pointer, what to say of its printed row).
     pub suspects: BTreeMap<u32, Vec<(u16, String)>>,
 }
@@ -456,6 +489,10 @@ pub struct Report {
     /// lost and stale rows' keys (each key an empty array, so that they are still counted).
     #[serde(skip_serializing_if = "core::ops::Not::not")]
     pub redacted: bool,
+    /// Rows on pages that verify held against their tables' B-tree indexes, and those
+    /// indexes (`key_mismatch`; amcheck's heapallindexed).
+    pub rows_held: u64,
+    pub indexes_held: u64,
     pub steps: Vec<String>,
     /// The data directory as the user named it, for the steps' commands.
     #[serde(skip)]
@@ -490,6 +527,10 @@ impl Report {
                 for e in &mut b.evidence {
                     *e = e.replace(plain.as_str(), redacted);
                 }
+            }
+            for m in &mut b.key_mismatches {
+                m.keys.clear();
+                blank(&mut m.index_keys);
             }
             if let Some(p) = b.backup.as_mut() {
                 blank(&mut p.recovers);
@@ -551,6 +592,9 @@ impl Report {
                 let Some(f) = b.bit_flips.first() else {
                     continue;
                 };
+                if let Some(at) = header_flip(b) {
+                    hints.header_flips.insert(b.block, (at.offset, at.bit));
+                }
                 let (Some(lp), Some(column), Some(stored), Some(flipped)) =
                     (f.item, &f.column, &f.stored, &f.flipped)
                 else {
@@ -819,6 +863,14 @@ pub struct RelationInput {
     /// page's live tuple has another index entry (`twin_blocks`): whether a live version
     /// stands there tells a stale copy from the row's one live version.
     pub sound_pages: BTreeMap<u32, Vec<u8>>,
+    /// Rows on pages that verify whose key a B-tree index does not hold at their TID, by
+    /// relation-wide block (`allindexed`).
+    pub key_mismatches: BTreeMap<u32, Vec<allindexed::KeyMismatch>>,
+    /// pg_control's next xid (its low 32 bits) when the cluster was shut down cleanly.
+    pub next_xid: Option<u32>,
+    /// Rows held against their B-tree indexes, and the indexes (`allindexed`).
+    pub rows_held: u64,
+    pub indexes_held: u64,
     /// pg_class.relfrozenxid (None without catalogs): no xid in the table precedes it.
     pub relfrozenxid: Option<u32>,
 }
@@ -1119,6 +1171,7 @@ pub fn build(input: &Input) -> Report {
     let mut notes: BTreeMap<String, Note> = BTreeMap::new();
     let mut files = 0u64;
     let mut pages = 0u64;
+    let (mut rows_held, mut indexes_held) = (0u64, 0u64);
     for rel in &input.relations {
         let mut blocks = Vec::new();
         let segment0 = rel
@@ -1138,6 +1191,9 @@ pub fn build(input: &Input) -> Report {
                 input.flushed.as_deref(),
             ));
         }
+        rows_held = rows_held.saturating_add(rel.rows_held);
+        indexes_held = indexes_held.saturating_add(rel.indexes_held);
+        blocks.extend(key_blocks(rel));
         if blocks.is_empty() {
             continue;
         }
@@ -1171,6 +1227,8 @@ pub fn build(input: &Input) -> Report {
         redacted: false,
         backup_searched: false,
         older_pages_checked: input.flushed.is_some(),
+        rows_held,
+        indexes_held,
         steps: Vec::new(),
         data_directory: input.data_directory.clone(),
     };
@@ -1243,7 +1301,30 @@ fn file_blocks(
             None
         };
         let index_holds = held.as_ref().is_some_and(|h| !h.offsets.is_empty());
+        // What the naming index holds for each line pointer of the block: a flip that gives
+        // a row back the key the index holds for it is the likeliest.
+        let naming = naming_index(&rel.indexes);
+        let positions = naming
+            .zip(rel.columns.as_deref())
+            .and_then(|(ix, columns)| key_positions(ix, columns));
+        let entries: Vec<(u16, Vec<Option<String>>)> = naming
+            .map(|ix| {
+                ix.entries
+                    .iter()
+                    .filter(|e| e.block == absolute && !e.dead)
+                    .filter_map(|e| Some((e.offset, e.keys.clone()?)))
+                    .collect()
+            })
+            .unwrap_or_default();
         let table = Table {
+            next_xid: rel.next_xid,
+            index: naming.zip(positions.as_deref()).map(|(ix, positions)| {
+                crate::damage::flips::IndexKeys {
+                    name: &ix.name,
+                    positions,
+                    entries: &entries,
+                }
+            }),
             columns: rel.columns.as_deref(),
             relation: rel
                 .relname
@@ -1306,8 +1387,15 @@ fn file_blocks(
             ));
         }
         // A page one header field away from the server's reads through that field set back:
-        // its kind, its rows and the index entries into them are the fixed page's.
-        let fixed = b.header_field.as_ref().map(|f| f.apply(page, endian));
+        // its kind, its rows and the index entries into them are the fixed page's. So does
+        // one whose first-ranked flip mends its header: the line pointers and tuples are the
+        // page's own, and the server reads them all under ignore_checksum_failure.
+        let flipped_header = header_flip(&b).map(|at| at.apply(page));
+        let fixed = b
+            .header_field
+            .as_ref()
+            .map(|f| f.apply(page, endian))
+            .or_else(|| flipped_header.clone());
         let (rows_kind, held) = match &fixed {
             Some(p) if holds_rows(rel.relkind, p, endian) => {
                 (true, held_for(&rel.indexes, absolute))
@@ -1326,6 +1414,7 @@ fn file_blocks(
                 .structure
                 .iter()
                 .filter(|f| f.finding != Finding::HeapRootIsHeapOnly)
+                .filter(|_| flipped_header.is_none())
                 .filter_map(|f| f.item)
                 .collect();
             // A tuple whose values are not values of the table's columns (bytes no column
@@ -1805,6 +1894,7 @@ fn stale_rows() -> Rows {
         stale_rows: Vec::new(),
         elsewhere: Vec::new(),
         reused: Vec::new(),
+        flipped: Vec::new(),
     }
 }
 
@@ -2034,8 +2124,52 @@ fn keys_at(rows: &[StaleRow]) -> String {
     }
 }
 
+/// The block's first-ranked bit flip when it lies in the page header (PageHeaderData) and
+/// makes the page structurally sound: the page's rows are then read through it.
+fn header_flip(b: &Block) -> Option<crate::damage::bitflip::PageBit> {
+    let c = b
+        .bit_flips
+        .first()
+        .filter(|_| b.damage == Damage::BitFlip)?;
+    (usize::try_from(c.byte).ok()? < crate::page::bufpage::SIZE_OF_PAGE_HEADER_DATA
+        && c.structurally_valid
+        && c.item.is_none())
+    .then_some(crate::damage::bitflip::PageBit {
+        offset: c.byte,
+        bit: c.bit,
+    })
+}
+
+/// Whether the block's first-ranked bit flip, in line pointer `lp`'s tuple, gives it the
+/// key `index_key` the index holds for it (a one-column key: the flip changes one value).
+fn flip_gives_back(b: &Block, lp: u16, index_key: &[Option<String>]) -> bool {
+    b.damage == Damage::BitFlip
+        && b.bit_flips.first().is_some_and(|c| {
+            c.item == Some(lp)
+                && c.flipped.is_some()
+                && index_key.len() == 1
+                && index_key.first().and_then(|k| k.as_deref()) == c.flipped.as_deref()
+        })
+}
+
 /// What stale versions on a page say: each key live elsewhere.
 fn reused_evidence(b: &mut Block, rows: &Rows) {
+    for r in &rows.flipped {
+        let plain = format!(
+            "{} holds key {} where the index names {}: the first-ranked flip gives it that key back, so the row is this line pointer's, one bit of its key changed; it counts as readable, its key as the flip gives it",
+            r.ctid,
+            keys::key_text(&r.keys),
+            keys::key_text(&r.index_keys)
+        );
+        b.said_keys.push((
+            plain.clone(),
+            format!(
+                "{} holds another key than the index names: the first-ranked flip gives it that key back, so the row is this line pointer's, one bit of its key changed; it counts as readable, its key as the flip gives it",
+                r.ctid
+            ),
+        ));
+        b.evidence.push(plain);
+    }
     // A line pointer that leads to another one's tuple is itself damaged: said as such, and
     // not as an older write's tuple.
     for r in rows.reused.iter().filter(|r| r.shares.is_some()) {
@@ -2297,6 +2431,9 @@ struct Table<'a> {
     columns: Option<&'a [Column]>,
     relation: &'a str,
     relfrozenxid: Option<u32>,
+    next_xid: Option<u32>,
+    /// The naming index's entries into the block (`flips::IndexKeys`).
+    index: Option<crate::damage::flips::IndexKeys<'a>>,
 }
 
 fn classify(
@@ -2445,6 +2582,8 @@ fn classify(
                 columns,
                 relfrozenxid,
                 flagged: &flagged,
+                next_xid: table.next_xid,
+                index: table.index,
             },
         );
         // Sectors of another version are not undone by one bit: with them, a flip counts
@@ -2732,99 +2871,113 @@ fn rows_of(
     // write, or a page from an older copy) under a line pointer given to another row since.
     // So is a tuple a whole primary key has no entry for, nor a chain from one leads to
     // (a row deleted and vacuumed since); a partial unique index may leave rows out.
-    let reused: Vec<ReusedRow> = match (&own, naming_index(&rel.indexes), rel.columns.as_ref()) {
-        (Some(o), Some(ix), Some(cols)) if b.status == PageStatus::Mismatch.as_str() => {
-            let live: Vec<&LeafEntry> = ix
-                .entries
-                .iter()
-                .filter(|e| e.block == absolute && !e.dead)
-                .filter(|e| {
-                    e.keys
-                        .as_ref()
-                        .is_some_and(|k| k.iter().all(Option::is_some))
-                })
-                .collect();
-            // Only a tuple at the entry's own line pointer is weighed against its key: a
-            // chain followed through a torn page's line pointers may end in another row's
-            // bytes for reasons the key cannot tell apart.
-            let roots: BTreeMap<u16, u16> = live
-                .iter()
-                .filter(|e| reached_own(e.offset) == Ok(Some(e.offset)))
-                .map(|e| (e.offset, e.offset))
-                .collect();
-            let whole = ix.uniqueness == 2 && ix.unreadable_pages == 0;
-            // A redirect or HOT link into a tuple that is not heap-only leads to no row.
-            let heads: BTreeSet<u16> = if whole {
-                heap_items(page, endian)
-                    .filter(|i| o.contains(&i.lp))
-                    .filter(|i| {
-                        i.tuple
-                            .and_then(|t| TupleHeader::read(t, endian))
-                            .is_some_and(|h| {
-                                h.t_infomask2 & crate::am::heap::layout::HEAP_ONLY_TUPLE == 0
-                            })
-                    })
-                    .filter(|i| !roots.contains_key(&i.lp))
-                    .filter(|i| {
-                        !ix.entries
-                            .iter()
-                            .any(|e| e.block == absolute && e.offset == i.lp)
-                    })
-                    .map(|i| i.lp)
-                    .collect()
-            } else {
-                BTreeSet::new()
-            };
-            let keys = tuple_keys(page, endian, ix, cols, |i| {
-                roots.contains_key(&i.lp) || heads.contains(&i.lp)
-            });
-            let normal: Vec<(u16, u16)> = crate::am::page_line_pointers(page, endian)
-                .iter()
-                .filter(|id| id.flags == crate::page::fields::LP_NORMAL && id.len > 0)
-                .map(|id| (id.lp, id.off))
-                .collect();
-            let shares = |lp: u16| {
-                let off = normal.iter().find(|(l, _)| *l == lp)?.1;
-                normal
+    let (reused, flipped): (Vec<ReusedRow>, Vec<ReusedRow>) =
+        match (&own, naming_index(&rel.indexes), rel.columns.as_ref()) {
+            (Some(o), Some(ix), Some(cols)) if b.status == PageStatus::Mismatch.as_str() => {
+                let live: Vec<&LeafEntry> = ix
+                    .entries
                     .iter()
-                    .find(|(l, o)| *l != lp && *o == off)
-                    .map(|(l, _)| *l)
-            };
-            let mut out: Vec<ReusedRow> = Vec::new();
-            for (lp, key) in keys {
-                let Some(&root) = roots.get(&lp) else {
-                    if key.iter().all(Option::is_some) {
-                        out.push(ReusedRow {
-                            keys: key,
-                            ctid: format!("({absolute},{lp})"),
-                            index_keys: Vec::new(),
-                            lp,
-                            shares: shares(lp),
-                        });
-                    }
-                    continue;
-                };
-                let at_root: Vec<&Vec<Option<String>>> = live
-                    .iter()
-                    .filter(|e| e.offset == root)
-                    .filter_map(|e| e.keys.as_ref())
+                    .filter(|e| e.block == absolute && !e.dead)
+                    .filter(|e| {
+                        e.keys
+                            .as_ref()
+                            .is_some_and(|k| k.iter().all(Option::is_some))
+                    })
                     .collect();
-                if key.iter().all(Option::is_some) && !at_root.contains(&&key) {
-                    if let Some(first) = at_root.first() {
-                        out.push(ReusedRow {
-                            keys: key,
-                            ctid: format!("({absolute},{root})"),
-                            index_keys: (*first).clone(),
-                            lp,
-                            shares: shares(lp),
-                        });
+                // Only a tuple at the entry's own line pointer is weighed against its key: a
+                // chain followed through a torn page's line pointers may end in another row's
+                // bytes for reasons the key cannot tell apart.
+                let roots: BTreeMap<u16, u16> = live
+                    .iter()
+                    .filter(|e| reached_own(e.offset) == Ok(Some(e.offset)))
+                    .map(|e| (e.offset, e.offset))
+                    .collect();
+                let whole = ix.uniqueness == 2 && ix.unreadable_pages == 0;
+                // A redirect or HOT link into a tuple that is not heap-only leads to no row.
+                let heads: BTreeSet<u16> = if whole {
+                    heap_items(page, endian)
+                        .filter(|i| o.contains(&i.lp))
+                        .filter(|i| {
+                            i.tuple
+                                .and_then(|t| TupleHeader::read(t, endian))
+                                .is_some_and(|h| {
+                                    h.t_infomask2 & crate::am::heap::layout::HEAP_ONLY_TUPLE == 0
+                                })
+                        })
+                        .filter(|i| !roots.contains_key(&i.lp))
+                        .filter(|i| {
+                            !ix.entries
+                                .iter()
+                                .any(|e| e.block == absolute && e.offset == i.lp)
+                        })
+                        .map(|i| i.lp)
+                        .collect()
+                } else {
+                    BTreeSet::new()
+                };
+                let keys = tuple_keys(page, endian, ix, cols, |i| {
+                    roots.contains_key(&i.lp) || heads.contains(&i.lp)
+                });
+                let normal: Vec<(u16, u16)> = crate::am::page_line_pointers(page, endian)
+                    .iter()
+                    .filter(|id| id.flags == crate::page::fields::LP_NORMAL && id.len > 0)
+                    .map(|id| (id.lp, id.off))
+                    .collect();
+                let shares = |lp: u16| {
+                    let off = normal.iter().find(|(l, _)| *l == lp)?.1;
+                    normal
+                        .iter()
+                        .find(|(l, o)| *l != lp && *o == off)
+                        .map(|(l, _)| *l)
+                };
+                let mut out: Vec<ReusedRow> = Vec::new();
+                let mut flipped_keys = Vec::new();
+                for (lp, key) in keys {
+                    let Some(&root) = roots.get(&lp) else {
+                        if key.iter().all(Option::is_some) {
+                            out.push(ReusedRow {
+                                keys: key,
+                                ctid: format!("({absolute},{lp})"),
+                                index_keys: Vec::new(),
+                                lp,
+                                shares: shares(lp),
+                            });
+                        }
+                        continue;
+                    };
+                    let at_root: Vec<&Vec<Option<String>>> = live
+                        .iter()
+                        .filter(|e| e.offset == root)
+                        .filter_map(|e| e.keys.as_ref())
+                        .collect();
+                    if key.iter().all(Option::is_some) && !at_root.contains(&&key) {
+                        if let Some(first) = at_root.first() {
+                            // The first-ranked flip gives this tuple the key the index holds
+                            // for it: the row is this line pointer's, one bit changed.
+                            if flip_gives_back(b, lp, first) {
+                                flipped_keys.push(ReusedRow {
+                                    keys: key,
+                                    ctid: format!("({absolute},{root})"),
+                                    index_keys: (*first).clone(),
+                                    lp,
+                                    shares: None,
+                                });
+                                continue;
+                            }
+                            out.push(ReusedRow {
+                                keys: key,
+                                ctid: format!("({absolute},{root})"),
+                                index_keys: (*first).clone(),
+                                lp,
+                                shares: shares(lp),
+                            });
+                        }
                     }
                 }
+                (out, flipped_keys)
             }
-            out
-        }
-        _ => Vec::new(),
-    };
+            _ => (Vec::new(), Vec::new()),
+        };
     let reached = |root: u16| -> Result<Option<u16>, ()> {
         match reached_own(root) {
             Ok(Some(lp)) if reused.iter().any(|r| r.lp == lp) => Err(()),
@@ -3012,11 +3165,16 @@ fn rows_of(
                     .filter(|_| !keys.is_empty())
                     .map(|ix| ix.name.clone()),
                 keys,
-                upper_bound: true,
-                bound: Some(if partial {
-                    format!("{INDEX_BOUND}; some index pages could not be read, so rows may be missing from the count too")
-                } else {
-                    String::from(INDEX_BOUND)
+                // No row lost needs no bound: the count cannot be lower.
+                upper_bound: lost_rows > 0,
+                bound: (lost_rows > 0 || partial).then(|| {
+                    if lost_rows == 0 {
+                        String::from("some index pages could not be read, so rows may be missing from the count")
+                    } else if partial {
+                        format!("{INDEX_BOUND}; some index pages could not be read, so rows may be missing from the count too")
+                    } else {
+                        String::from(INDEX_BOUND)
+                    }
                 }),
                 index_entries: entries,
                 repeated,
@@ -3024,6 +3182,7 @@ fn rows_of(
                 stale_rows,
                 elsewhere,
                 reused,
+                flipped: flipped.clone(),
             }
         }
         None => {
@@ -3051,6 +3210,7 @@ fn rows_of(
                     stale_rows,
                     elsewhere: Vec::new(),
                     reused,
+                    flipped: flipped.clone(),
                 }
             }
             None => Rows {
@@ -3069,6 +3229,7 @@ fn rows_of(
                 stale_rows,
                 elsewhere: Vec::new(),
                 reused,
+                flipped: flipped.clone(),
             },
         }
         }
@@ -3200,8 +3361,17 @@ fn verdict(r: &Report) -> String {
         ""
     };
     if r.relations.is_empty() {
+        let held = if r.indexes_held > 0 {
+            format!(
+                "; every row on them held against its table's B-tree indexes ({} in {}), as amcheck's heapallindexed does",
+                plural(r.rows_held, "row", "rows"),
+                plural(r.indexes_held, "index", "indexes")
+            )
+        } else {
+            String::new()
+        };
         return format!(
-            "no damage found in {} of {}{unchecked}",
+            "no damage found in {} of {}{held}{unchecked}",
             plural(r.pages, "page", "pages"),
             plural(r.files, "relation file", "relation files")
         );
@@ -3250,6 +3420,32 @@ fn verdict(r: &Report) -> String {
         parts.push(format!(
             "{} wrong but readable",
             plural(warnings, "page", "pages")
+        ));
+    }
+    let (changed, unled) =
+        r.blocks()
+            .flat_map(|(_, b)| &b.key_mismatches)
+            .fold((0u64, 0u64), |(c, u), m| {
+                if m.index_keys.is_empty() {
+                    (c, u.saturating_add(1))
+                } else {
+                    (c.saturating_add(1), u)
+                }
+            });
+    if changed > 0 {
+        parts.push(format!(
+            "{} on pages that pass their checksum {} another key than {} index entry names",
+            plural(changed, "row", "rows"),
+            if changed == 1 { "holds" } else { "hold" },
+            if changed == 1 { "its" } else { "their" }
+        ));
+    }
+    if unled > 0 {
+        parts.push(format!(
+            "{} on pages that pass their checksum {} no entry in an index of {} table",
+            plural(unled, "row", "rows"),
+            if unled == 1 { "has" } else { "have" },
+            if unled == 1 { "its" } else { "their" }
         ));
     }
     let lost: Vec<&Rows> = r.blocks().filter_map(|(_, b)| b.rows.as_ref()).collect();
@@ -3514,6 +3710,10 @@ pub(super) enum Route {
     TornWhole,
     /// The backup's older page.
     BackupOlder,
+    /// Rows whose key an index does not hold: the true one set by SQL, or the index rebuilt.
+    Key,
+    /// Rows that have no entry in an index: the index rebuilt from the table.
+    KeyReindex,
     /// Nothing restores the page: its rows are salvaged, rebuilt in part or lost.
     None,
 }
@@ -3530,12 +3730,21 @@ impl Route {
             Route::Field => "field",
             Route::TornWhole => "torn_whole",
             Route::BackupOlder => "backup_older",
+            Route::Key => "key",
+            Route::KeyReindex => "key_reindex",
             Route::None => "none",
         }
     }
 }
 
 pub(super) fn route(rel: &Relation, b: &Block) -> Route {
+    if b.damage == Damage::KeyMismatch {
+        return if b.key_mismatches.iter().any(|m| !m.index_keys.is_empty()) {
+            Route::Key
+        } else {
+            Route::KeyReindex
+        };
+    }
     if index_block(rel.relkind.as_deref(), b) {
         return Route::Reindex;
     }
@@ -3861,7 +4070,9 @@ fn steps(r: &Report) -> Vec<String> {
         let all: Vec<(&Relation, &Block)> = r
             .blocks()
             .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
-            .filter(|(rel, b)| route(rel, b) != Route::ConfirmedField)
+            .filter(|(rel, b)| {
+                route(rel, b) != Route::ConfirmedField && b.damage != Damage::KeyMismatch
+            })
             .collect();
         let report_wal = match paths.dir {
             Some(d) => format!("pgpage report --wal {} {}", paths.wal(), shell_word(d)),
@@ -4050,6 +4261,14 @@ fn steps(r: &Report) -> Vec<String> {
             "pg_surgery's heap_force_kill(rel, ARRAY[tids]) marks rows dead without reading them; heap_force_freeze makes rows visible to all. Both need a page the server can read: use them after a repair or under ignore_checksum_failure, to remove or keep single rows the damage left wrong.",
         ));
     }
+    // The repaired copies go in place before the steps on the running server.
+    if out.iter().any(|s| s.contains("--out NEW")) {
+        out.push(String::from(
+            "Put each repaired copy in place, on the copy of the data directory first: stop the server, keep the damaged file aside (mv FILE FILE.damaged), copy the last NEW of that file over it with the server's owner and mode (cp NEW FILE; chown postgres: FILE; chmod 600 FILE), check it with pg_checksums --check (the server stopped), then start the server.",
+        ));
+    }
+    // Before any REINDEX: rebuilding an index from the rows erases what it says of them.
+    out.extend(key_step(r, &paths));
     for rel in &r.relations {
         let zeroed: Vec<String> = rel
             .blocks
@@ -4100,9 +4319,15 @@ fn steps(r: &Report) -> Vec<String> {
             reindex.join("; ")
         ));
     }
-    out.push(String::from(
-        "Afterwards, on the running server, before any REINDEX of the damaged tables' indexes: check them with pg_amcheck --heapallindexed. A row it finds without its index entry, or under another key, may be damage no checksum saw (a value changed in memory before the page was written and checksummed), and a REINDEX rebuilds the index from the changed rows and erases that trace. Then REINDEX those indexes (and every damaged index), check again, and take a new base backup. pgpage verify --amcheck checks each page and index offline, but not that every row has its index entry.",
-    ));
+    out.push(if r.indexes_held > 0 {
+        String::from(
+            "Afterwards, on the running server: check the damaged tables and their indexes with pg_amcheck --heapallindexed before the REINDEX of an index that is not damaged itself (a damaged index cannot be checked: REINDEX it first). This report held the rows of the pages that verify against their B-tree indexes as the files were; the server's check covers the pages repaired since, and a REINDEX rebuilds an index from the rows as they are, erasing the trace of a value changed in memory before its page was checksummed. Then REINDEX the tables' indexes, check again, and take a new base backup.",
+        )
+    } else {
+        String::from(
+            "Afterwards, on the running server, before any REINDEX of the damaged tables' indexes: check them with pg_amcheck --heapallindexed. A row it finds without its index entry, or under another key, may be damage no checksum saw (a value changed in memory before the page was written and checksummed), and a REINDEX rebuilds the index from the changed rows and erases that trace. Then REINDEX those indexes (and every damaged index), check again, and take a new base backup. pgpage report holds rows against their indexes only when it reads a data directory (its catalogs name the indexes).",
+        )
+    });
     chain(&mut out);
     out
 }
@@ -4339,6 +4564,10 @@ mod tests {
                 log: None,
                 indexes,
                 sound_pages: BTreeMap::new(),
+                key_mismatches: BTreeMap::new(),
+                next_xid: None,
+                rows_held: 0,
+                indexes_held: 0,
                 relfrozenxid: None,
             }],
             unknown: Vec::new(),

@@ -12,6 +12,7 @@ use alloc::string::{String, ToString};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
+use super::allindexed::IndexPrints;
 use super::{
     build, is_stale, leaf_entries, stale_candidates, wanted_blocks, ClusterFacts, FileInput,
     IndexInput, Input, RelationInput, Report,
@@ -62,6 +63,8 @@ struct Scanning {
 /// (segno, path) of its segments.
 #[derive(Clone)]
 struct IndexPlan {
+    /// (database oid, index oid).
+    oid: (u32, u32),
     name: String,
     sql_name: String,
     uniqueness: u8,
@@ -90,6 +93,12 @@ enum Step {
     Sound(usize),
     /// Group `g`: the table's columns.
     Columns(usize, Box<TableReader>),
+    /// Group `g` (a table), before its pages: its B-tree index `i`'s entries, segment `s`
+    /// from block `b`, for the rows the pages will show (`allindexed`).
+    Prints(usize, usize, usize, u32),
+    /// Group `g`, after its pages: index `i` read again for what it holds where rows were
+    /// not found.
+    Names(usize, usize, usize, u32),
     Done,
 }
 
@@ -120,6 +129,9 @@ pub struct ReportReader {
     /// The naming index's place in `indexes` and the keys whose other entries are sought.
     twins: Option<(usize, BTreeSet<Vec<Option<String>>>)>,
     sound_pages: BTreeMap<u32, Vec<u8>>,
+    /// The table's B-tree indexes whose entries its rows are held against, with their
+    /// (segno, path) segments.
+    prints: Vec<(IndexPrints, Vec<(u32, String)>)>,
     relations: Vec<RelationInput>,
     cluster: ClusterFacts,
     unknown: Vec<String>,
@@ -179,6 +191,7 @@ impl ReportReader {
             index_plan: Vec::new(),
             twins: None,
             sound_pages: BTreeMap::new(),
+            prints: Vec::new(),
             relations: Vec::new(),
             cluster: ClusterFacts {
                 data_checksums: String::from("unknown"),
@@ -318,7 +331,8 @@ impl ReportReader {
                     bytes.get(&fsm).map(Vec::as_slice),
                     self.choice.block_size.unwrap_or(BlockSize::DEFAULT),
                 ));
-                Ok(Step::Head(g, 0))
+                self.prints = self.plan_prints(g);
+                Ok(Step::Prints(g, 0, 0, 0))
             }
             Step::Head(g, s) => {
                 let Some((segno, path)) = self.segment(g, s) else {
@@ -393,7 +407,7 @@ impl ReportReader {
                 ))
             }
             Step::Scan(g, s, mut sc) => {
-                let Some((_, path)) = self.segment(g, s) else {
+                let Some((segno, path)) = self.segment(g, s) else {
                     return Ok(self.after_scan(g));
                 };
                 let blocks = sc.scan.extent().blocks;
@@ -432,13 +446,40 @@ impl ReportReader {
                 let first = sc.next_block;
                 let mut i = first;
                 let zero = &mut sc.zero_blocks;
+                let mut sound = Vec::new();
                 sc.scan
                     .chunk_statuses(chunk.get(..whole).unwrap_or_default(), first, |st| {
                         if st == PageStatus::Zero {
                             zero.push(i);
                         }
+                        if st == PageStatus::Ok {
+                            sound.push(i);
+                        }
                         i = i.saturating_add(1);
                     });
+                if !self.prints.is_empty() {
+                    let geometry = sc.scan.geometry();
+                    let empty;
+                    let log = match self.log.as_deref() {
+                        Some(l) => l,
+                        None => {
+                            empty = TransactionLog::new(bs_usize, geometry.endian);
+                            &empty
+                        }
+                    };
+                    for b in sound {
+                        let at = usize::try_from(b.saturating_sub(first))
+                            .unwrap_or(usize::MAX)
+                            .saturating_mul(bs_usize);
+                        let Some(page) = chunk.get(at..at.saturating_add(bs_usize)) else {
+                            continue;
+                        };
+                        let absolute = geometry.block_size.absolute_block(segno, b);
+                        for (p, _) in &mut self.prints {
+                            p.check_heap_page(page, absolute, geometry.endian, log);
+                        }
+                    }
+                }
                 let got = u32::try_from(whole.checked_div(bs_usize).unwrap_or(0)).unwrap_or(0);
                 // A short read (the file shrank): what was read is the file.
                 sc.next_block = if got == 0 {
@@ -509,6 +550,8 @@ impl ReportReader {
                 Ok(Step::Head(g, s.saturating_add(1)))
             }
             Step::Indexes(g, i, s, block) => self.read_indexes(g, i, s, block),
+            Step::Prints(g, i, s, block) => self.read_prints(g, i, s, block, false),
+            Step::Names(g, i, s, block) => self.read_prints(g, i, s, block, true),
             Step::Twins(g, s, block) => self.read_twins(g, s, block),
             Step::Sound(g) => self.read_sound(g),
             Step::Columns(g, mut reader) => {
@@ -575,6 +618,7 @@ impl ReportReader {
         self.indexes = Vec::new();
         self.twins = None;
         self.sound_pages = BTreeMap::new();
+        self.prints = Vec::new();
         if g >= self.groups.len() {
             return Step::Done;
         }
@@ -585,14 +629,189 @@ impl ReportReader {
         }
     }
 
-    /// After a group's segments: its indexes and columns when it is a damaged table.
+    /// After a group's segments: its indexes read again where rows were not found in them,
+    /// then its indexes and columns when it is a damaged table.
     fn after_scan(&mut self, g: usize) -> Step {
+        if let Some(i) = self.prints.iter().position(|(p, _)| p.missed()) {
+            return Step::Names(g, i, 0, 0);
+        }
+        self.after_names(g)
+    }
+
+    fn after_names(&mut self, g: usize) -> Step {
         let damaged = self.files.iter().any(FileInput::has_wanted);
         if !damaged || !self.is_heap(g) {
             return self.relation_done(g, None);
         }
         self.index_plan = self.plan_indexes(g);
         Step::Indexes(g, 0, 0, 0)
+    }
+
+    /// The B-tree indexes of group `g`'s table whose keys its rows can be held against
+    /// (`CatalogListing::heap_keys`), with their segments.
+    fn plan_prints(&self, g: usize) -> Vec<(IndexPrints, Vec<(u32, String)>)> {
+        let Some(listing) = self.listing.as_ref() else {
+            return Vec::new();
+        };
+        let endian = self.endian_of_choice();
+        self.plan_indexes(g)
+            .into_iter()
+            .filter_map(|plan| {
+                let heap = listing.heap_keys.get(&plan.oid)?;
+                let keys = plan.keys.clone()?;
+                Some((
+                    IndexPrints::new(
+                        plan.name,
+                        plan.sql_name,
+                        plan.uniqueness > 0,
+                        keys,
+                        heap.columns.clone(),
+                        heap.positions.clone(),
+                        endian,
+                    ),
+                    plan.segments,
+                ))
+            })
+            .collect()
+    }
+
+    /// pg_control's next xid (low 32 bits), when the cluster was shut down cleanly: every xid
+    /// its tables hold precedes it.
+    fn next_xid(&self) -> Option<u32> {
+        let c = self.control.as_ref()?;
+        if c.state != crate::cluster::control::DB_SHUTDOWNED {
+            return None;
+        }
+        match c.get("next_xid") {
+            Some(ControlValue::Text(t)) => t.split_once(':')?.1.parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// The endianness pg_control gives, before any file of the group is read.
+    fn endian_of_choice(&self) -> Endian {
+        self.choice.endian.unwrap_or(Endian::Little)
+    }
+
+    /// Index `i` of `prints`, segment `s`, from block `block`: each page's entries
+    /// fingerprinted (`names` false), or read for what they hold where rows were not
+    /// found (`names` true).
+    fn read_prints(
+        &mut self,
+        g: usize,
+        i: usize,
+        s: usize,
+        block: u32,
+        names: bool,
+    ) -> Result<Step, (Vec<Request>, Step)> {
+        let step = |i, s, b| {
+            if names {
+                Step::Names(g, i, s, b)
+            } else {
+                Step::Prints(g, i, s, b)
+            }
+        };
+        let Some((_, segments)) = self.prints.get(i) else {
+            return Ok(if names {
+                self.after_names(g)
+            } else {
+                Step::Head(g, 0)
+            });
+        };
+        let next_index = if names {
+            self.prints
+                .iter()
+                .skip(i.saturating_add(1))
+                .position(|(p, _)| p.missed())
+                .map_or(self.prints.len(), |k| k.saturating_add(i).saturating_add(1))
+        } else {
+            i.saturating_add(1)
+        };
+        let Some((segno, path)) = segments.get(s).cloned() else {
+            if !names {
+                if let Some((p, _)) = self.prints.get_mut(i) {
+                    p.index_read();
+                }
+            }
+            return Ok(step(next_index, 0, 0));
+        };
+        let bs = self.choice.block_size.unwrap_or(BlockSize::DEFAULT);
+        let endian = self.endian_of_choice();
+        let size = u64::from(bs.bytes());
+        let blocks = self.len(&path).checked_div(size).unwrap_or(0);
+        if u64::from(block) >= blocks {
+            return Ok(step(i, s.saturating_add(1), 0));
+        }
+        let n = blocks.saturating_sub(u64::from(block)).min(CHUNK_PAGES);
+        let want = Request {
+            path,
+            offset: u64::from(block).saturating_mul(size),
+            len: n.saturating_mul(size),
+        };
+        let chunk = match self.take(&want) {
+            None => return Err((alloc::vec![want], step(i, s, block))),
+            Some(Err(_)) => {
+                // Said when the index itself is read; its entries are not all known.
+                if let Some((p, _)) = self.prints.get_mut(i) {
+                    p.damaged_pages = p.damaged_pages.saturating_add(n);
+                }
+                return Ok(step(i, s.saturating_add(1), 0));
+            }
+            Some(Ok(c)) => c,
+        };
+        let checksums = self.checksums.verified_on_read();
+        let older = self.older_pages(&want.path, segno, block, &chunk, bs);
+        let others: usize = self
+            .prints
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != i)
+            .map(|(_, (p, _))| p.entries())
+            .sum();
+        let limit = super::allindexed::MAX_ENTRIES.saturating_sub(others);
+        if let Some((p, _)) = self.prints.get_mut(i) {
+            for (k, page) in chunk.chunks_exact(bs.len()).enumerate() {
+                let absolute = bs.absolute_block(segno, block.saturating_add(k as u32));
+                let older = older.contains(&absolute);
+                if names {
+                    // An older version of a leaf names what the index no longer holds.
+                    if !older {
+                        p.name_page(page, absolute, endian, checksums);
+                    }
+                } else {
+                    p.add_index_page(page, absolute, endian, checksums, older, limit);
+                }
+            }
+        }
+        Ok(step(i, s, block.saturating_add(n as u32)))
+    }
+
+    /// The relation-wide blocks of an index's `chunk` (segment `segno` from `block`) that are
+    /// older than the data directory's WAL says (`stale`): a leaf put back from an older
+    /// copy, or whose last write was lost, names TIDs and keys the index no longer holds,
+    /// and is no witness to what a heap page held.
+    fn older_pages(
+        &self,
+        path: &str,
+        segno: u32,
+        block: u32,
+        chunk: &[u8],
+        bs: BlockSize,
+    ) -> BTreeSet<u32> {
+        let (Some(f), Some(l)) = (self.flushed.as_deref(), super::main_fork_locator(path)) else {
+            return BTreeSet::new();
+        };
+        let endian = self.endian_of_choice();
+        chunk
+            .chunks_exact(bs.len())
+            .enumerate()
+            .filter_map(|(k, page)| {
+                let absolute = bs.absolute_block(segno, block.saturating_add(k as u32));
+                f.block(&l, absolute)
+                    .and_then(|c| c.older_page(page, absolute, endian))
+                    .map(|_| absolute)
+            })
+            .collect()
     }
 
     /// The B-tree indexes of group `g`'s table, with their segments.
@@ -635,6 +854,7 @@ impl ReportReader {
                 None => 0,
             };
             out.push(IndexPlan {
+                oid: (rel.database_oid, rel.oid),
                 name: qualified(ix),
                 sql_name: sql_name(ix),
                 uniqueness,
@@ -660,6 +880,7 @@ impl ReportReader {
             uniqueness,
             keys,
             segments,
+            ..
         }) = self.index_plan.get(i).cloned()
         else {
             return Ok(self.twins_step(g));
@@ -719,10 +940,15 @@ impl ReportReader {
             })
             .collect();
         let checksums = self.checksums.verified_on_read();
+        let older = self.older_pages(&want.path, segno, block, &chunk, bs);
         let mut unreadable = 0u64;
         let mut entries = Vec::new();
         for (k, page) in chunk.chunks_exact(bs.len()).enumerate() {
             let absolute = bs.absolute_block(segno, block.saturating_add(k as u32));
+            if older.contains(&absolute) {
+                unreadable = unreadable.saturating_add(1);
+                continue;
+            }
             let e = leaf_entries(page, absolute, endian, checksums, keys.as_deref());
             if e.is_empty()
                 && crate::page::verify::verify_page(page, absolute, endian).status != PageStatus::Ok
@@ -818,9 +1044,13 @@ impl ReportReader {
         };
         let (wanted, _) = self.damaged_blocks();
         let checksums = self.checksums.verified_on_read();
+        let older = self.older_pages(&want.path, segno, block, &chunk, bs);
         let mut found = Vec::new();
         for (k, page) in chunk.chunks_exact(bs.len()).enumerate() {
             let absolute = bs.absolute_block(segno, block.saturating_add(k as u32));
+            if older.contains(&absolute) {
+                continue;
+            }
             found.extend(
                 leaf_entries(page, absolute, endian, checksums, plan.keys.as_deref())
                     .into_iter()
@@ -932,6 +1162,38 @@ impl ReportReader {
     ) -> Step {
         let listed = self.groups.get(g).and_then(|x| x.listed.clone());
         let endian = self.endian();
+        // The rows not found in an index, but on pages the report judges already (an older
+        // write's rows lack the entries of rows changed since).
+        let judged: BTreeSet<u32> = self
+            .files
+            .iter()
+            .flat_map(|f| {
+                let bs = f.verdict.geometry.block_size;
+                let segno = f.verdict.segno;
+                f.pages.keys().map(move |&b| bs.absolute_block(segno, b))
+            })
+            .collect();
+        let mut key_mismatches: BTreeMap<u32, Vec<super::allindexed::KeyMismatch>> =
+            BTreeMap::new();
+        let (mut rows_held, mut indexes_held) = (0u64, 0u64);
+        for (p, _) in &self.prints {
+            if p.too_many {
+                self.unknown.push(format!(
+                    "the rows of {} were not held against its index {}: its indexes hold more than {} entries, more than pgpage keeps in memory",
+                    self.group_name(g),
+                    p.name,
+                    super::allindexed::MAX_ENTRIES
+                ));
+                continue;
+            }
+            indexes_held = indexes_held.saturating_add(1);
+            rows_held = rows_held.max(p.checked);
+            for (block, m) in p.mismatches() {
+                if !judged.contains(&block) {
+                    key_mismatches.entry(block).or_default().extend(m);
+                }
+            }
+        }
         self.relations.push(RelationInput {
             database: listed.as_ref().and_then(|l| l.database.clone()),
             relation: listed.as_ref().map(qualified),
@@ -944,6 +1206,10 @@ impl ReportReader {
             log: self.log.clone(),
             indexes: core::mem::take(&mut self.indexes),
             sound_pages: core::mem::take(&mut self.sound_pages),
+            key_mismatches,
+            next_xid: self.next_xid(),
+            rows_held,
+            indexes_held,
             relfrozenxid: listed
                 .as_ref()
                 .map(|l| l.relation.relfrozenxid)

@@ -1,0 +1,295 @@
+//! The blocks `allindexed` finds: pages that verify whose rows disagree with their indexes,
+//! told as a DBA needs it (which row, which key each side holds, what the server answers),
+//! and the step that settles each one.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::allindexed::KeyMismatch;
+use super::keys::key_text;
+use super::{command_line, Block, Damage, Paths, Relation, RelationInput, Report, Route, Severity};
+use crate::cluster::catalog::table::quote_ident;
+use crate::page::verify::PageStatus;
+use crate::words::plural;
+
+/// At most this many rows named in a block's evidence; the rest are counted.
+const NAMED: usize = 5;
+
+/// One block for each page that verifies whose rows disagree with an index.
+pub(super) fn key_blocks(rel: &RelationInput) -> Vec<Block> {
+    let mut out = Vec::new();
+    for (&block, ms) in &rel.key_mismatches {
+        if ms.is_empty() {
+            continue;
+        }
+        let Some(file) = rel.files.iter().find(|f| {
+            let per = f.verdict.geometry.block_size.blocks_per_segment().max(1);
+            block.checked_div(per) == Some(f.verdict.segno)
+        }) else {
+            continue;
+        };
+        let per = file.verdict.geometry.block_size.blocks_per_segment().max(1);
+        let changed = ms.iter().any(|m| !m.index_keys.is_empty());
+        let mut b = Block::blank_at(
+            block,
+            file.path.clone(),
+            block.checked_rem(per).unwrap_or(block),
+            PageStatus::Ok.as_str(),
+        );
+        b.damage = Damage::KeyMismatch;
+        // A key the server answers with another row is rows gone; a row no entry leads to
+        // is a row index scans miss.
+        b.severity = if changed {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        b.key_mismatches = ms.clone();
+        evidence(&mut b, rel);
+        out.push(b);
+    }
+    out
+}
+
+/// A key with its columns' names: `id 4601`, `(a, b) (1, x)`.
+fn named_key(m: &KeyMismatch, key: &[Option<String>]) -> String {
+    if m.columns.len() == 1 {
+        format!("{} {}", m.columns.join(""), key_text(key))
+    } else {
+        format!("({}) {}", m.columns.join(", "), key_text(key))
+    }
+}
+
+fn columns_eq(m: &KeyMismatch, key: &[Option<String>]) -> String {
+    let pairs: Vec<String> = m
+        .columns
+        .iter()
+        .zip(key)
+        .map(|(c, v)| match v {
+            Some(v) => format!("{c} = {v}"),
+            None => format!("{c} IS NULL"),
+        })
+        .collect();
+    pairs.join(" AND ")
+}
+
+fn evidence(b: &mut Block, rel: &RelationInput) {
+    let block = b.block;
+    let table = rel.relation.clone().unwrap_or_default();
+    let ms = b.key_mismatches.clone();
+    for m in ms.iter().take(NAMED) {
+        let tid = format!("({block},{})", m.root);
+        let at = if m.root == m.lp {
+            format!("the row at ({block},{})", m.lp)
+        } else {
+            format!(
+                "the row at ({block},{}), the newest version of the HOT chain from line pointer {} (the TID its index entries name),",
+                m.lp, m.root
+            )
+        };
+        let (plain, redacted) = if m.index_keys.is_empty() {
+            (
+                format!(
+                    "{at} holds {}, and {} has no entry at {tid}",
+                    named_key(m, &m.keys),
+                    m.index
+                ),
+                format!("{at} has no entry in {} at {tid}", m.index),
+            )
+        } else {
+            let named: Vec<String> = m.index_keys.iter().map(|k| named_key(m, k)).collect();
+            (
+                format!(
+                    "{at} holds {} where {} names {} at {tid}",
+                    named_key(m, &m.keys),
+                    m.index,
+                    named.join(" and ")
+                ),
+                format!("{at} holds another key than {} names at {tid}", m.index),
+            )
+        };
+        b.said_keys.push((plain.clone(), redacted));
+        let mut line = plain;
+        if !m.twins.is_empty() {
+            let twins = format!("{} holds that key at {} too", m.index, m.twins.join(", "));
+            line.push_str(&format!(
+                "; {twins}{}",
+                if m.unique {
+                    ": two rows now hold one key of a unique index, so the row's own value is the one that changed"
+                } else {
+                    ""
+                }
+            ));
+            b.said_keys.push((
+                format!("; {twins}"),
+                format!("; {} holds its key at another TID too", m.index),
+            ));
+        }
+        if !m.index_keys.is_empty() {
+            let asked = m
+                .index_keys
+                .first()
+                .map(|k| columns_eq(m, k))
+                .unwrap_or_default();
+            let named = m
+                .index_keys
+                .first()
+                .map(|k| named_key(m, k))
+                .unwrap_or_default();
+            let plain = format!(
+                "the server answers WHERE {asked} with this row (a B-tree scan does not compare the key again at the heap): an index scan shows it as {}, an index-only scan as {}, and a sequential scan never shows {}",
+                named_key(m, &m.keys),
+                named,
+                named
+            );
+            b.said_keys.push((
+                plain.clone(),
+                String::from(
+                    "the server answers a lookup of the index's key with this row (a B-tree scan does not compare the key again at the heap): an index scan shows the row's own key, an index-only scan the index's, and a sequential scan never shows the index's",
+                ),
+            ));
+            line.push_str(&format!("; {plain}"));
+        } else {
+            line.push_str("; an index scan for the row's key finds nothing");
+        }
+        b.evidence.push(line);
+    }
+    let more = b.key_mismatches.len().saturating_sub(NAMED);
+    if more > 0 {
+        b.evidence
+            .push(format!("and {} more", plural(more as u64, "row", "rows")));
+    }
+    b.evidence.push(format!(
+        "the page passes its checksum and PageIsVerified: its bytes are as they were when the page was written, so the change came before that, in memory or from software, and the storage wrote what it was given. pgpage holds every row on a page of {table} that verifies against each B-tree index of the table, as amcheck's heapallindexed does; only that comparison sees this"
+    ));
+}
+
+/// `key_mismatch`'s headline words: what happened.
+pub(super) fn what(b: &Block) -> String {
+    let changed = b
+        .key_mismatches
+        .iter()
+        .filter(|m| !m.index_keys.is_empty())
+        .count() as u64;
+    let unled = (b.key_mismatches.len() as u64).saturating_sub(changed);
+    let index = |f: &dyn Fn(&KeyMismatch) -> bool| {
+        let mut names: Vec<&str> = b
+            .key_mismatches
+            .iter()
+            .filter(|m| f(m))
+            .map(|m| m.index.as_str())
+            .collect();
+        names.dedup();
+        names.join(", ")
+    };
+    let mut parts = Vec::new();
+    if changed > 0 {
+        parts.push(format!(
+            "{} another key than {} names",
+            if changed == 1 {
+                String::from("1 row holds")
+            } else {
+                format!("{changed} rows hold")
+            },
+            index(&|m| !m.index_keys.is_empty())
+        ));
+    }
+    if unled > 0 {
+        parts.push(format!(
+            "{} no entry in {}",
+            if unled == 1 {
+                String::from("1 row has")
+            } else {
+                format!("{unled} rows have")
+            },
+            index(&|m| m.index_keys.is_empty())
+        ));
+    }
+    format!("passes its checksum, but {}", parts.join(", and "))
+}
+
+/// A SQL literal: the text in single quotes, each quote doubled; NULL for a NULL.
+fn literal(v: &Option<String>) -> String {
+    match v {
+        Some(t) => format!("'{}'", t.replace('\'', "''")),
+        None => String::from("NULL"),
+    }
+}
+
+/// The step for rows whose key an index does not hold: which value is true is the
+/// application's to say; each way is given as SQL on the running server.
+pub(super) fn key_step(r: &Report, paths: &Paths) -> Option<String> {
+    let blocks: Vec<(&Relation, &Block)> = r
+        .blocks()
+        .filter(|(_, b)| b.damage == Damage::KeyMismatch)
+        .collect();
+    let changed = blocks
+        .iter()
+        .any(|(rel, b)| super::route(rel, b) == Route::Key);
+    if blocks.is_empty() {
+        return None;
+    }
+    let mut lines = alloc::vec![String::from(if changed {
+        "Rows whose key disagrees with an index, on pages that pass their checksum: no copy of the page is better (a backup or a WAL image may hold the same bytes), so settle each row on the running server, once the pages above are repaired. The index entry was made from the row as it was inserted or last updated; which of the two is true, the row's value or the index's, the application's data or a replica says."
+    } else {
+        "Rows that have no entry in an index, on pages that pass their checksum: the index lost those entries (an index page older than its table, or one whose write was lost), and index scans miss the rows."
+    })];
+    let mut reindex: BTreeMap<String, ()> = BTreeMap::new();
+    for (rel, b) in &blocks {
+        let table = rel
+            .sql_name
+            .clone()
+            .or_else(|| rel.relation.clone())
+            .unwrap_or_else(|| paths.file(&rel.path));
+        for m in &b.key_mismatches {
+            let ctid = format!("'({},{})'", b.block, m.lp);
+            reindex.insert(m.sql_index.clone(), ());
+            if m.index_keys.is_empty() {
+                continue;
+            }
+            let set: Vec<String> = match m.index_keys.first() {
+                Some(k) if !r.redacted => m
+                    .columns
+                    .iter()
+                    .zip(k)
+                    .map(|(c, v)| format!("{} = {}", quote_ident(c), literal(v)))
+                    .collect(),
+                _ => m
+                    .columns
+                    .iter()
+                    .map(|c| format!("{} = VALUE", quote_ident(c)))
+                    .collect(),
+            };
+            lines.push(format!(
+                "Block {}, line pointer {}: if {} holds the true key, set the row back to it{}:",
+                b.block,
+                m.lp,
+                m.index,
+                if r.redacted {
+                    " (VALUE: the index's key, left out of this redacted report)"
+                } else {
+                    ""
+                }
+            ));
+            lines.push(command_line(&format!(
+                "UPDATE {table} SET {} WHERE ctid = {ctid};",
+                set.join(", ")
+            )));
+        }
+    }
+    let names: Vec<String> = reindex.into_keys().collect();
+    lines.push(if changed {
+        format!(
+            "If the row's value is the true one, or for a row that has no entry: rebuild the index from the table (REINDEX INDEX {}), which gives each row the entry of its own key. Where the UPDATE fails on a unique key, two rows hold it: decide which one to keep first.",
+            names.join("; REINDEX INDEX ")
+        )
+    } else {
+        format!(
+            "Rebuild the index from the table, which gives each row its entry: REINDEX INDEX {}",
+            names.join("; REINDEX INDEX ")
+        )
+    });
+    Some(lines.join("\n"))
+}
