@@ -29,7 +29,7 @@ import { READ_AS_EMPTY, READ_AS_EMPTY_WORDS, ZERO_NOTE_WORDS } from './lib/statu
 import { databaseOf, qualified } from './app/catalog';
 import { blocksPerSegmentFor } from './app/control';
 import { bySeverity, ReportPanel } from './report/ReportPanel';
-import { shownReport } from './report/shown';
+import { shownReport, toldButOk } from './report/shown';
 import { VERSION } from './share/version';
 
 type Theme = 'auto' | 'light' | 'dark';
@@ -438,6 +438,7 @@ export function App() {
             // pg_control said so: the chunks' mismatches are no problem while the verdict is due.
             checksumsDisabled={selFile.checksumsDisabled || selFile.checksums === 2}
             noted={zeroRuns(selFile).flatMap((x) => (x.block === undefined ? [] : [{ block: x.block, pages: x.pages ?? 1 }]))}
+            told={toldButOk(report, selFile.path)}
             onPick={jumpBlock}
           />
         </section>

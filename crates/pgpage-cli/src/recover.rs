@@ -242,6 +242,11 @@ struct Summary {
     recovered: usize,
     not_recovered: usize,
     records_applied: usize,
+    /// The end of the last WAL record read.
+    wal_end: Option<String>,
+    /// The data directory's latest checkpoint, when the WAL read ends before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    short_of_checkpoint: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -390,10 +395,19 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
         Some(page)
     };
     recovery.prepare(&mut disk);
+    let mut wal_end = 0u64;
     let version = read_records(&wal, &mut |rec: &WalRecord<'_>| {
+        wal_end = wal_end.max(rec.end_lsn);
         recovery.observe(rec, &mut disk)
     })
     .map_err(Fail::Input)?;
+    // The data directory's latest checkpoint: every change before it is on its pages, so a
+    // replay that stops short of it writes blocks older than the directory's other pages.
+    let checkpoint = match cf.get("checkpoint_lsn") {
+        Some(ControlValue::Text(t)) => parse_lsn(t).ok(),
+        _ => None,
+    };
+    let short = checkpoint.filter(|&c| wal_end < c);
     let version = version.unwrap_or(recovery.version());
     let mut results = recovery.finish(checksums);
     if let (true, Some(f)) = (args.all, &file) {
@@ -406,8 +420,21 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
             recovered: 0,
             not_recovered: 0,
             records_applied: 0,
+            wal_end: (wal_end > 0).then(|| lsn_text_for(version, wal_end)),
+            short_of_checkpoint: short.map(|c| lsn_text_for(version, c)),
         },
     };
+    if let Some(c) = short {
+        eprintln!(
+            "pgpage: warning: the WAL read ends at {}, before the data directory's latest checkpoint at {} (pg_control): the changes made between are not replayed, so the blocks written are older than the directory's other pages (stale). Give the WAL up to that checkpoint (the directory's pg_wal, or the archive) with --wal",
+            if wal_end > 0 {
+                lsn_text_for(version, wal_end)
+            } else {
+                String::from("its start (no record read)")
+            },
+            lsn_text_for(version, c)
+        );
+    }
     let mut writes: BTreeMap<RelFile, Vec<(u32, Vec<u8>)>> = BTreeMap::new();
     for r in results {
         let (f, b) = split(&r.key);

@@ -56,8 +56,8 @@ export interface ReportJson {
   /** WAL was read for the damaged blocks (`report --wal`). */
   wal_searched?: boolean;
   /** Rows on pages that verify held against their tables' B-tree indexes, and the indexes. */
-  rows_held: number;
-  indexes_held: number;
+  rows_held?: number;
+  indexes_held?: number;
 }
 
 export interface ReportRelation {

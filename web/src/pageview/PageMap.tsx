@@ -20,8 +20,14 @@ export interface PageMapProps {
   /** Runs of all-zero pages the core notes between pages with rows (zero_page_between_rows):
    * drawn with a mark and named so, not as fine new pages. */
   noted?: readonly { block: number; pages: number }[];
+  /** Blocks that verify but the incident report finds wrong (a stale page, a key mismatch):
+   * drawn with the mismatch colour's frame and named with the report's class. */
+  told?: readonly { block: number; damage: string }[];
   onPick(block: number): void;
 }
+
+/** The page map's words for a block the report finds wrong though it verifies. */
+export const TOLD_WORDS = 'verifies, but the incident report finds it wrong';
 
 const isNoted = (noted: PageMapProps['noted'], b: number) => (noted ?? []).some((r) => b >= r.block && b < r.block + r.pages);
 
@@ -187,6 +193,20 @@ export function PageMap(p: PageMapProps) {
         }
       }
     }
+    // A page that verifies but the report finds wrong: its status colour inside a frame of the
+    // mismatch colour, so the picture of the map shows it as damage too.
+    for (const t of p.told ?? []) {
+      if (t.block >= p.blocks) continue;
+      const x0 = (t.block % cols) * cell;
+      const y0 = Math.floor(t.block / cols) * cell;
+      const inner = cell - gap;
+      const frame = Math.max(1, Math.floor(inner / 4));
+      ctx.fillStyle = style.getPropertyValue('--status-mismatch').trim() || '#c00';
+      ctx.fillRect(x0, y0, inner, frame);
+      ctx.fillRect(x0, y0 + inner - frame, inner, frame);
+      ctx.fillRect(x0, y0, frame, inner);
+      ctx.fillRect(x0 + inner - frame, y0, frame, inner);
+    }
     if (p.selected !== null && p.selected < p.blocks) {
       ctx.strokeStyle = style.getPropertyValue('--fg').trim() || '#000';
       ctx.lineWidth = 2;
@@ -200,7 +220,7 @@ export function PageMap(p: PageMapProps) {
       ctx.strokeRect((cursor % cols) * cell - 2, Math.floor(cursor / cols) * cell - 2, cell + 3, cell + 3);
       ctx.setLineDash([]);
     }
-  }, [p.statuses, p.blocks, p.version, p.selected, p.checksumsDisabled, p.noted, cell, cols, cursor]);
+  }, [p.statuses, p.blocks, p.version, p.selected, p.checksumsDisabled, p.noted, p.told, cell, cols, cursor]);
 
   // Labels every `colStep` columns and `rowStep` rows, placed in percent of the drawn canvas
   // so they stay on their cells when a narrow screen scales it down.
@@ -218,7 +238,11 @@ export function PageMap(p: PageMapProps) {
     const b = blockAt(e.clientX - r.left, e.clientY - r.top, r, e.currentTarget, cell, cols);
     return b >= 0 && b < p.blocks ? b : -1;
   };
-  const words = (b: number) => blockWords(b, b < p.statuses.length ? p.statuses[b] : undefined, p.checksumsDisabled, names, isNoted(p.noted, b));
+  const words = (b: number) => {
+    const said = blockWords(b, b < p.statuses.length ? p.statuses[b] : undefined, p.checksumsDisabled, names, isNoted(p.noted, b));
+    const t = (p.told ?? []).find((x) => x.block === b);
+    return t ? `${said}; ${TOLD_WORDS}: ${t.damage.replace(/_/g, ' ')}` : said;
+  };
   // The tooltip at the highlighted cell's lower right, in the drawn canvas's pixels.
   const tipAtCell = (b: number) => {
     const k = drawnCell;
@@ -319,6 +343,11 @@ export function PageMap(p: PageMapProps) {
         {(p.noted ?? []).length > 0 && (
           <span className="legend-item" data-testid="legend-zero-note">
             <span className="swatch status-zero noted">{STATUS_LETTER.zero}</span> {ZERO_NOTE_WORDS}
+          </span>
+        )}
+        {(p.told ?? []).length > 0 && (
+          <span className="legend-item" data-testid="legend-told">
+            <span className="swatch status-ok told">{STATUS_LETTER.ok}</span> {TOLD_WORDS}
           </span>
         )}
         <span className="legend-item">

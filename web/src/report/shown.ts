@@ -24,6 +24,16 @@ export function findingAt(shown: ShownReport | null, path: string, block: number
   return blockOf(shown.report, path.slice(shown.root.length), block);
 }
 
+/** The blocks of the dropped file at `path` that the report finds wrong though they verify
+ * (a stale page, rows that disagree with their index): the page map marks them. */
+export function toldButOk(shown: ShownReport | null, path: string): { block: number; damage: string }[] {
+  if (!shown || !path.startsWith(shown.root)) return [];
+  const file = path.slice(shown.root.length);
+  return shown.report.relations.flatMap((rel) =>
+    rel.blocks.filter((b) => b.file === file && b.status === 'ok').map((b) => ({ block: b.block_in_file, damage: b.damage })),
+  );
+}
+
 /** The same finding in the redacted report: its evidence lines are the plain one's, in the
  * same order, without the keys they name. */
 export function redactedFindingAt(shown: ShownReport | null, path: string, block: number): ReportBlock | null {

@@ -318,6 +318,16 @@ pub fn run_steps(
         else {
             continue;
         };
+        // A recover step reads its file in place: the copy a step before made goes there first.
+        for l in step
+            .lines()
+            .filter(|l| l.starts_with("First put the copy step "))
+        {
+            let rest = &l["First put the copy step ".len()..];
+            let (k, rest) = rest.split_once(" made of ").unwrap();
+            let file = rest.split(" (its NEW").next().unwrap();
+            std::fs::copy(&made[&k.parse::<usize>().unwrap()], file).unwrap();
+        }
         let out = dir.join(format!("step{n}"));
         let args: Vec<String> = line
             .split_whitespace()

@@ -232,7 +232,7 @@ pub(super) fn key_step(r: &Report, paths: &Paths) -> Option<String> {
         return None;
     }
     let mut lines = alloc::vec![String::from(if changed {
-        "Rows whose key disagrees with an index, on pages that pass their checksum: no copy of the page is better (a backup or a WAL image may hold the same bytes), so settle each row on the running server, once the pages above are repaired. The index entry was made from the row as it was inserted or last updated; which of the two is true, the row's value or the index's, the application's data or a replica says."
+        "Rows whose key disagrees with an index, on pages that pass their checksum: no copy of the page is better (a backup or a WAL image may hold the same bytes), so settle each row on the running server, after any repair of the pages above. The index entry was made from the row as it was inserted or last updated; which of the two is true, the row's value or the index's, the application's data or a replica says."
     } else {
         "Rows that have no entry in an index, on pages that pass their checksum: the index lost those entries (an index page older than its table, or one whose write was lost), and index scans miss the rows."
     })];

@@ -4343,6 +4343,7 @@ fn chain(steps: &mut [String]) {
     for (i, step) in steps.iter_mut().enumerate() {
         let n = i.saturating_add(1);
         let mut reads: Vec<(String, usize)> = Vec::new();
+        let mut in_place: Vec<(String, usize)> = Vec::new();
         let mut wrote: Vec<String> = Vec::new();
         // Within a step, the lines for one block are alternatives (flip candidates), while
         // another block of the same file is one more repair: it reads the first one's NEW.
@@ -4353,8 +4354,8 @@ fn chain(steps: &mut [String]) {
         let lines: Vec<String> = step
             .split('\n')
             .map(|line| {
-                let repair =
-                    line.starts_with("  pgpage repair ") || line.starts_with("  pgpage recover ");
+                let recover = line.starts_with("  pgpage recover ");
+                let repair = line.starts_with("  pgpage repair ") || recover;
                 let Some((head, tail)) = line.split_once(" --out NEW ").filter(|_| repair) else {
                     return String::from(line);
                 };
@@ -4394,6 +4395,14 @@ fn chain(steps: &mut [String]) {
                                 ));
                                 placeholder
                             }
+                            // recover reads its file in place, beside the data directory's
+                            // pg_control and WAL: the copy the step before made goes there.
+                            (None, Some(&from)) if recover => {
+                                if !in_place.iter().any(|(f, _)| *f == file) {
+                                    in_place.push((file.clone(), from));
+                                }
+                                file.clone()
+                            }
                             (None, Some(&from)) => {
                                 if !reads.iter().any(|(f, _)| *f == file) {
                                     reads.push((file.clone(), from));
@@ -4415,6 +4424,12 @@ fn chain(steps: &mut [String]) {
             continue;
         }
         let mut text = lines.join("\n");
+        for (file, from) in &in_place {
+            text.push_str(&format!(
+                "\nFirst put the copy step {from} made of {file} (its NEW, the last one where it made several) in place of {file} in the copy of the data directory: recover reads the file in place, beside the directory's pg_control and WAL. This step goes on from it, keeping that repair."
+            ));
+            read_later.entry(*from).or_default().push(n);
+        }
         for (placeholder, file, prev, block) in &goes_on {
             text.push_str(&format!(
                 "\n{placeholder}: the NEW made for block {prev} of {file} above (the command you kept). Block {block} is in the same file and goes on from it, keeping that repair."
