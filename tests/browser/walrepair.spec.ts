@@ -122,6 +122,15 @@ test('a torn page of a dropped data directory: the newest image in its pg_wal, t
   await expect(view).toHaveAttribute('data-state', 'done');
   // The torn sector differs, byte for byte.
   await expect(view.locator('[data-side=a] [data-changed=true]')).not.toHaveCount(0);
+  // The image carries no hole: no byte between its pd_lower and pd_upper is compared.
+  const holeNote = view.getByTestId('image-hole');
+  await expect(holeNote).toContainText('does not carry its hole');
+  const [lo, hi] = (await holeNote.textContent())!
+    .match(/bytes (\d+) to (\d+)/)!
+    .slice(1)
+    .map(Number);
+  const offs = await view.locator('[data-side=a] [data-changed=true]').evaluateAll((es) => es.map((e) => Number(e.getAttribute('data-off'))));
+  expect(offs.filter((o) => o >= lo && o <= hi)).toEqual([]);
   await page.getByTestId('wal-use').click();
   await expect(page.getByTestId('kit-pages').locator('li')).toHaveCount(1);
   await expect(page.getByTestId('kit-pages')).toContainText(`full-page image at LSN ${lsn}`);

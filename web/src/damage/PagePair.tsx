@@ -12,10 +12,39 @@ const CONTEXT_ROWS = 1;
 /** The open page (A) beside another page of the same block (B: a copy's, a WAL image's): the
  * decoded fields that differ, the changed bytes with a row of context, and a button that puts
  * B in the repair kit (its checksum recomputed for the block). */
+/** The bytes a full-page image leaves out: its hole, pd_lower to pd_upper of its own header
+ * (XLogRecordBlockImageHeader's hole_offset and hole_length); null when the header gives none. */
+export function imageHole(b: Uint8Array, bigEndian: boolean): [number, number] | null {
+  if (b.length < 24) return null;
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const lower = v.getUint16(12, !bigEndian);
+  const upper = v.getUint16(14, !bigEndian);
+  return lower >= 24 && upper > lower && upper <= b.length ? [lower, upper] : null;
+}
+
 export function PagePair(
-  p: DamagePanelProps & { wasm: Wasm; b: Uint8Array; other: string; from: string; viewId: string; takeId: string; take?: string; children?: ReactNode },
+  p: DamagePanelProps & {
+    wasm: Wasm;
+    b: Uint8Array;
+    other: string;
+    from: string;
+    viewId: string;
+    takeId: string;
+    take?: string;
+    /** B is a full-page image: its hole is not compared (the image does not carry it). */
+    image?: boolean;
+    children?: ReactNode;
+  },
 ) {
-  const { page, wasm, entry, b } = p;
+  const { page, wasm, entry } = p;
+  const hole = p.image ? imageHole(p.b, page.bigEndian) : null;
+  // Compared: B with its hole taken from A, so that only what the image carries differs.
+  const b = useMemo(() => {
+    if (!hole) return p.b;
+    const c = p.b.slice();
+    c.set(page.bytes.subarray(hole[0], hole[1]), hole[0]);
+    return c;
+  }, [p.b, page.bytes, hole?.[0], hole?.[1]]);
   const [error, setError] = useState<string | null>(null);
   const { kits } = useDamageState();
   const inKit = kits.get(entry.id)?.get(page.block);
@@ -25,14 +54,14 @@ export function PagePair(
   );
   const copyVerdict = useMemo(
     () =>
-      pageVerdict(wasm, b, {
+      pageVerdict(wasm, p.b, {
         block: page.block,
         blockSize: page.blockSize,
         segment: entry.segment,
         blocks: Math.floor(entry.size / page.blockSize),
         bigEndian: page.bigEndian,
       }),
-    [b, wasm, page.block, page.blockSize, page.bigEndian, entry.segment, entry.size],
+    [p.b, wasm, page.block, page.blockSize, page.bigEndian, entry.segment, entry.size],
   );
   const changed = new Uint8Array(page.bytes.length);
   for (let i = 0; i < changed.length; i++) changed[i] = page.bytes[i] !== b[i] ? 1 : 0;
@@ -47,7 +76,7 @@ export function PagePair(
   const base = page.block * page.blockSize;
   const take = () => {
     try {
-      const fixed = wasm.repair_page(page.bytes, b, 0, 0, page.absoluteBlock >>> 0, page.bigEndian);
+      const fixed = wasm.repair_page(page.bytes, p.b, 0, 0, page.absoluteBlock >>> 0, page.bigEndian);
       putKitPage(entry.id, page.block, { page: fixed, from: p.from });
       setError(null);
     } catch (e) {
@@ -59,6 +88,11 @@ export function PagePair(
       <h4>
         Block {page.block}: A (this file, {page.status}) beside B ({p.other}, {copyVerdict.status})
       </h4>
+      {hole && (
+        <p className="note" data-testid="image-hole">
+          B is a full-page image: it does not carry its hole, bytes {hole[0]} to {hole[1] - 1} (pd_lower to pd_upper, free space), which are not compared.
+        </p>
+      )}
       {compared.fields.length > 0 && (
         <table className="diff-fields" data-testid="diff-fields">
           <thead>
@@ -85,7 +119,7 @@ export function PagePair(
         {rows.map((r, i) => (
           <div key={r} className={i > 0 && rows[i - 1] !== r - 1 ? 'gap hexrow' : 'hexrow'}>
             <span className="hexoff">{(base + r * 16).toString(16).padStart(8, '0')}</span>
-            {[page.bytes, b].map((bytes, side) => (
+            {[page.bytes, p.b].map((bytes, side) => (
               <span key={side} className="hexbytes" data-side={side === 0 ? 'a' : 'b'}>
                 {Array.from(bytes.subarray(r * 16, r * 16 + 16), (x, k) => (
                   <span

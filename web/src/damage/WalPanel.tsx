@@ -267,6 +267,7 @@ function NewestImage(p: DamagePanelProps & { wasm: Wasm; newest: Newest; scan: W
           {...p}
           b={ready.bytes}
           other={`the image at ${newest.lsn}`}
+          image
           from={`full-page image at LSN ${newest.lsn}`}
           viewId="wal-diff-view"
           takeId="wal-use"
