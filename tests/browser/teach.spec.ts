@@ -39,6 +39,9 @@ async function lessonStep(page: Page, went?: { say: string; failed: number }): P
   await expect(page.getByTestId('playground')).toHaveAttribute('data-state', 'ready', { timeout: 90_000 });
   await expect(page.getByTestId('lesson-said')).toHaveAttribute('data-step', String(i + 1));
   await expect(page.getByTestId('lesson-say')).toHaveText((went?.say ?? step.say).replaceAll('`', ''));
+  // What happened stays where the reader is: the step's outline of the page does not scroll it
+  // away. (On a phone, reaching the step's button scrolls the page as a reader's thumb would.)
+  if ((page.viewportSize()?.width ?? 0) >= 1000) await expect(page.getByTestId('lesson-say')).toBeInViewport();
   if (i + 1 < current.steps.length) {
     await expect(upcoming).toHaveAttribute('data-step', String(i + 2));
     await expect(page.getByTestId('lesson-next-sql')).toHaveText(current.steps[i + 1].sql);

@@ -291,8 +291,9 @@ export function ReadWithoutError({ files, problems, onPick }: { files: readonly 
   const rows = shown.report.relations.flatMap((rel) =>
     rel.blocks.flatMap((b) => {
       const f = byPath.get(shown.root + b.file);
-      // The all-zero pages have their own section; problem pages their row above.
-      if (!f || b.damage === 'zeroed' || listed.has(`${f.path}\u0000${b.block_in_file}`)) return [];
+      // The all-zero pages have their own section; problem pages their row above, and the
+      // report's own status says which those are while the inventory is still verifying.
+      if (!f || b.damage === 'zeroed' || b.status !== 'ok' || listed.has(`${f.path}\u0000${b.block_in_file}`)) return [];
       return [{ rel, b, f }];
     }),
   );

@@ -159,6 +159,9 @@ function HexViewImpl(p: HexViewProps) {
     const top = pad + Math.floor(revealAt / 16) * rowH;
     if (top < el.scrollTop || top + rowH > el.scrollTop + el.clientHeight) el.scrollTop = Math.max(0, top - el.clientHeight / 3);
     // On a narrow screen the dump may be above the view: bring it in, the window only as far as needed.
+    // Not while the playground is open: a lesson's step outlines bytes here, and its own text
+    // (what happened, the next step) is what the reader looks at.
+    if (document.querySelector('[data-testid=playground]')) return;
     const r = el.getBoundingClientRect();
     if (r.bottom < 0 || r.top > window.innerHeight) el.scrollIntoView({ block: 'nearest' });
   }, [revealAt, revealN]);
