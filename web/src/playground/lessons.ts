@@ -446,7 +446,7 @@ export const LESSONS: Lesson[] = [
       ),
       step(
         'create index places_id_brin on places using brin (id) with (pages_per_range = 4)',
-        'A BRIN index: a metapage, a revmap of TIDs (one per range of 4 heap pages) and regular pages of summaries (min and max id per range).',
+        "A BRIN index: a metapage, a revmap of TIDs (one per range of 4 heap pages) and regular pages of summaries (min and max id per range): as many summaries as ranges, the heap's pages divided by 4 and rounded up (brin_page_items on block 2 lists them). Of the four, hash, GIN and BRIN start with a metapage; GiST does not.",
         {
           predict: '5000 rows, 4 heap pages to a range: how many summaries?',
           show: { relation: 'places_id_brin', block: 1 },

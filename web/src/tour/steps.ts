@@ -90,7 +90,7 @@ export const TOUR_STEPS: TourStep[] = [
     highlight: { start: 8, end: 10 },
     header: true,
     text: ({ page }) => [
-      `With data checksums on (initdb -k), pg_checksum_page() (checksum_impl.h) runs on every page written and read. It reads the page as 32 parallel lanes of 4-byte words, each lane starting from its own fixed offset and mixing in its words FNV-1a style: \`tmp = sum ^ word; sum = tmp * 16777619 ^ (tmp >> 17)\`.`,
+      `With data checksums on (initdb -k), pg_checksum_page() (checksum_impl.h) runs on every page written and read. It reads the page as 32 parallel lanes of 4-byte words, each lane's sum starting from its own fixed base value (checksumBaseOffsets, a constant, not a place in the page) and mixing in its words FNV-1a style: \`tmp = sum ^ word; sum = tmp * 16777619 ^ (tmp >> 17)\`.`,
       `Two more rounds of zero words follow, the 32 lane sums are XOR-folded into one 32-bit value, the block number is XORed in, and \`(sum % 65535) + 1\` makes it 16 bits and never 0.`,
       `The result goes into pd_checksum, outlined. While computing, pd_checksum counts as zero: a checksum cannot cover itself. This page stores ${page.stored}; PostgreSQL computes ${page.computed} for block ${page.absolute_block}.`,
     ],
@@ -112,7 +112,7 @@ export const TOUR_STEPS: TourStep[] = [
     highlight: 'change',
     text: ({ sample }) => [
       `Block 2 of ${sample.file} is all zeros. The server extends a relation with zeroed pages and a crash can leave one behind before it is written, so PageIsVerified() (bufpage.c) accepts a page whose every byte is zero: PageIsNew() is true because pd_upper is 0, and neither the server nor pg_checksums computes a checksum for it. It is not among the problem pages, which the server refuses.`,
-      `But this one lies between pages with rows (blocks 1 and 3), where no relation extension left it: it held rows. The server reads it as empty, without an error, and its rows are gone from every query. The incident report above lists it as ${READ_AS_EMPTY.toUpperCase()}: zeroed, an all-zero page where rows were.`,
+      `But this one lies between pages with rows (blocks 1 and 3). A relation extension cut short by a crash can leave such a page too, and the page alone cannot say which it is; zeros written over a page of rows look the same. The incident report above lists it as ${READ_AS_EMPTY.toUpperCase()}: where it held rows, the server reads it as empty, without an error, and those rows are gone from every query.`,
     ],
   },
   {
