@@ -35,6 +35,8 @@ test.beforeAll(() => {
     const [at] = c.rows<{ b: number; lp: number }>(`select (ctid::text::point)[0]::int as b, (ctid::text::point)[1]::int as lp from orders where id = ${KEY}`);
     const heapAbs = c.relationPath('orders');
     c.stop();
+    // The undamaged cluster as a base backup, beside the damaged one in a folder of its own.
+    cpSync(c.dataDir, join(out, 'pair', 'backup'), { recursive: true, filter: (src) => !/postmaster\.pid$/.test(src) });
     const file = readFileSync(heapAbs);
     const page = file.subarray(at.b * BS, (at.b + 1) * BS);
     const off = page.readUInt32LE(24 + 4 * (at.lp - 1)) & 0x7fff;
@@ -48,6 +50,7 @@ test.beforeAll(() => {
     c.stop();
     const dir = join(out, 'dmg');
     cpSync(c.dataDir, dir, { recursive: true, filter: (src) => !/postmaster\.pid$/.test(src) });
+    cpSync(dir, join(out, 'pair', 'dmg'), { recursive: true });
     made = { dir, heap: relative(c.dataDir, heapAbs), block: at.b, lp: at.lp, note: `note-${KEY}` };
   } finally {
     c.destroy();
@@ -82,3 +85,14 @@ for (const [name, viewport] of [
     expect(l.scrollWidth, `nothing scrolls sideways: ${l.wide.join(', ')}`).toBeLessThanOrEqual(l.innerWidth);
   });
 }
+
+test('a drop of two data directories says which one the report is of, and how to hold the other against it', async ({ page }) => {
+  await page.goto('/');
+  await page.getByTestId('folder-input').setInputFiles(join(out, 'pair'));
+  await expect(page.getByTestId('incident-report')).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
+  const note = page.getByTestId('report-others');
+  await expect(note).toContainText('This report is of');
+  await expect(note).toContainText('pgpage report --from');
+  const text = (await note.textContent()) ?? '';
+  expect(text.includes('pair/dmg/') && text.includes('pair/backup/')).toBe(true);
+});

@@ -40,6 +40,8 @@ interface Made {
   flippedNote: string;
   json: { verdict: string; relations: { relation: string | null; blocks: Block[] }[]; notes: { code: string; count: number }[] };
   markdown: string;
+  /** `pgpage report --summary` of the same files. */
+  summary: string;
   /** `pgpage report --markdown --redact` of the same files. */
   redacted: string;
 }
@@ -96,6 +98,8 @@ test.beforeAll(() => {
     expect(md.status, md.stderr).toBe(1);
     const redacted = spawnSync(CLI, ['report', '--markdown', '--redact', 'bad'], { cwd: out, encoding: 'utf8' });
     expect(redacted.status, redacted.stderr).toBe(1);
+    const summary = spawnSync(CLI, ['report', '--summary', 'bad'], { cwd: out, encoding: 'utf8' });
+    expect(summary.status, summary.stderr).toBe(1);
     const cleanJson = spawnSync(CLI, ['report', '--json', 'clean'], { cwd: out, encoding: 'utf8' });
     expect(cleanJson.status, cleanJson.stderr).toBe(0);
     made = {
@@ -109,6 +113,7 @@ test.beforeAll(() => {
       json: JSON.parse(json.stdout) as Made['json'],
       markdown: md.stdout,
       redacted: redacted.stdout,
+      summary: summary.stdout,
     };
   } finally {
     c.destroy();
@@ -196,6 +201,11 @@ for (const size of [
       expect(keyLines.length).toBeGreaterThan(0);
       for (const l of keyLines) expect(shared).not.toContain(l);
       await page.getByTestId('report-redact').uncheck();
+      // The summary for a mailing list is the CLI's --summary, copied.
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+      await page.getByTestId('report-summary').click();
+      await expect(page.getByTestId('report-summary-status')).toContainText('copied the summary');
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(made.summary);
 
       // The pgsql-bugs message: the version, pg_control's summary, the filled field, the evidence.
       await page.getByTestId('report-bugs').locator('summary').click();

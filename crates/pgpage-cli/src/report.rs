@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pgpage::damage::report::{
-    flushed_redo, markdown, text, BackupInput, Report, ReportReader, Request,
+    flushed_redo, markdown, summary, text, BackupInput, Report, ReportReader, Request,
 };
 use pgpage::wal::{BlockHistory, FlushedChanges};
 
@@ -22,8 +22,12 @@ use crate::ls::Ls;
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
     /// Print the report as JSON (docs/contracts.md, "report, the incident report").
-    #[arg(long, conflicts_with = "markdown")]
+    #[arg(long, conflicts_with_all = ["markdown", "summary"])]
     pub json: bool,
+    /// Print a summary in Markdown, short enough for a mailing-list post: the verdict, the
+    /// cluster, the damaged blocks' table and each block's one line (attach the whole report).
+    #[arg(long, conflicts_with = "markdown")]
+    pub summary: bool,
     /// Print the report as Markdown, to paste into a mailing-list post or a ticket.
     #[arg(long)]
     pub markdown: bool,
@@ -90,6 +94,8 @@ pub fn run(args: &ReportArgs) -> i32 {
                 }
             } else if args.markdown {
                 markdown(&report)
+            } else if args.summary {
+                summary(&report)
             } else {
                 text(&report)
             };

@@ -4,7 +4,7 @@
 //! the same files. Given the dropped WAL read by a `WalScanner` watching its `wal_blocks`,
 //! `set_wal` makes it the CLI's `report --wal`.
 
-use pgpage::damage::report::{markdown, text, Report, Request};
+use pgpage::damage::report::{markdown, summary, text, Report, Request};
 use wasm_bindgen::prelude::*;
 
 /// The report's reader (see the module's doc).
@@ -23,6 +23,9 @@ pub struct ReportOutput {
     markdown: String,
     /// `report --markdown --redact`.
     markdown_redacted: String,
+    /// `report --summary`, and with `--redact`.
+    summary: String,
+    summary_redacted: String,
     text: String,
     damaged: bool,
     storage_damage: Option<String>,
@@ -54,6 +57,18 @@ impl ReportOutput {
     #[wasm_bindgen(getter)]
     pub fn markdown_redacted(&self) -> String {
         self.markdown_redacted.clone()
+    }
+
+    /// `report --summary`: a few lines for a mailing-list post.
+    #[wasm_bindgen(getter)]
+    pub fn summary(&self) -> String {
+        self.summary.clone()
+    }
+
+    /// `report --summary --redact`.
+    #[wasm_bindgen(getter)]
+    pub fn summary_redacted(&self) -> String {
+        self.summary_redacted.clone()
     }
 
     #[wasm_bindgen(getter)]
@@ -102,6 +117,8 @@ impl ReportOutput {
             serde_json::to_string_pretty(&redacted).map_err(crate::serialize_error)?;
         self.markdown = markdown(&self.report);
         self.markdown_redacted = markdown(&redacted);
+        self.summary = summary(&self.report);
+        self.summary_redacted = summary(&redacted);
         self.text = text(&self.report);
         Ok(())
     }
@@ -212,6 +229,8 @@ impl ReportReader {
                 .map_err(crate::serialize_error)?,
             markdown: markdown(&report),
             markdown_redacted: markdown(&without),
+            summary: summary(&report),
+            summary_redacted: summary(&without),
             text: text(&report),
             damaged: report.damaged(),
             storage_damage: report.storage_damage(),

@@ -12,6 +12,7 @@ import type { ReportBlock, ReportJson, ReportRelation, Severity } from './protoc
 import { useReport } from './useReport';
 import { setRedact, useRedact } from '../share/redact';
 import { shownReport } from './shown';
+import { clipboardWrite, textBlob } from '../share/Share';
 import { isReadAsEmpty, READ_AS_EMPTY, READ_AS_EMPTY_WORDS, severityBadge } from '../lib/status';
 import './report.css';
 
@@ -522,6 +523,22 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
   return (
     <section className="incident" data-testid="incident-report" data-state={report.state} aria-labelledby="report-title">
       <h2 id="report-title">Incident report</h2>
+      {source.others && source.others.length > 0 && (
+        <p className="note" data-testid="report-others">
+          This report is of <code>{source.root}</code>. The drop holds {source.others.length === 1 ? 'another data directory' : 'other data directories'} too (
+          {source.others.map((o, i) => (
+            <span key={o}>
+              {i > 0 ? ', ' : ''}
+              <code>{o}</code>
+            </span>
+          ))}
+          ), whose pages are in the inventory below but not in this report. To hold a base backup's pages against the damaged ones, run{' '}
+          <code>
+            pgpage report --from {source.others[0].replace(/\/$/, '')} {source.root.replace(/\/$/, '')}
+          </code>
+          .
+        </p>
+      )}
       {report.state === 'running' && (
         <p role="status" data-testid="report-progress">
           Reading the {source.root ? 'data directory' : 'files'} for the report:{' '}
@@ -542,6 +559,8 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
           r={report.report}
           markdown={report.markdown}
           markdownRedacted={report.markdownRedacted}
+          summary={report.summary}
+          summaryRedacted={report.summaryRedacted}
           storage={report.storage}
           effects={report.effects}
           root={source.root}
@@ -558,6 +577,8 @@ function ReportBody({
   r,
   markdown,
   markdownRedacted,
+  summary,
+  summaryRedacted,
   storage,
   effects,
   root,
@@ -568,6 +589,8 @@ function ReportBody({
   r: ReportJson;
   markdown: string;
   markdownRedacted: string;
+  summary: string;
+  summaryRedacted: string;
   storage: string | null;
   effects: Record<string, string>;
   root: string;
@@ -587,6 +610,7 @@ function ReportBody({
   // is the core's redacted report (pgpage report --markdown --redact).
   const redacted = useRedact();
   const shared = redacted ? markdownRedacted : markdown;
+  const [summaryMsg, setSummaryMsg] = useState<string | null>(null);
   const bugs = <BugTemplate r={r} markdown={shared} storage={storage} controldata={controldata} name={name} />;
   return (
     <>
@@ -605,7 +629,26 @@ function ReportBody({
       <div className="report-actions">
         <button type="button" data-testid="report-markdown" onClick={() => download(shared, `${name}.md`)}>
           Download the report (Markdown{redacted ? ', row data redacted' : ''})
+        </button>{' '}
+        <button
+          type="button"
+          data-testid="report-summary"
+          title="The verdict, the damaged blocks and each one's line: short enough for a mailing-list post (attach the whole report). As pgpage report --summary"
+          onClick={() => {
+            const text = redacted ? summaryRedacted : summary;
+            void clipboardWrite('text/plain', Promise.resolve(textBlob(text))).then((ok) =>
+              setSummaryMsg(ok ? 'copied the summary' : 'the browser did not allow copying the summary: download the report instead'),
+            );
+          }}
+        >
+          Copy a summary for a mailing list
         </button>
+        {summaryMsg && (
+          <span role="status" data-testid="report-summary-status">
+            {' '}
+            {summaryMsg}
+          </span>
+        )}
         <label
           className="redact-switch"
           data-testid="report-redact-switch"

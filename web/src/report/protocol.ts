@@ -24,6 +24,9 @@ export type FromReport =
       redacted: ReportJson;
       markdown: string;
       markdownRedacted: string;
+      /** `report --summary`, and with `--redact`: a few lines for a mailing-list post. */
+      summary: string;
+      summaryRedacted: string;
       damaged: boolean;
       storage: string | null;
       effects: Record<string, string>;

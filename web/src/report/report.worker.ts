@@ -96,6 +96,8 @@ async function run(held: ReportFile[], shown: string, { job, post }: Job<ToRepor
       redacted: redactedReportOf(out),
       markdown: out.markdown,
       markdownRedacted: out.markdown_redacted,
+      summary: out.summary,
+      summaryRedacted: out.summary_redacted,
       damaged: out.damaged,
       storage: out.storage_damage ?? null,
       effects: rowEffectWords(w),

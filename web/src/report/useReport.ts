@@ -12,6 +12,9 @@ export interface ReportSource {
   /** The data directory's path prefix as dropped (`pgdata/`), '' for loose files. */
   root: string;
   files: ReportFile[];
+  /** The other data directories of the drop (a base backup beside the damaged one): not
+   * reported on, and said so. */
+  others?: string[];
 }
 
 export type ReportState =
@@ -24,6 +27,8 @@ export type ReportState =
       redacted: ReportJson;
       markdown: string;
       markdownRedacted: string;
+      summary: string;
+      summaryRedacted: string;
       damaged: boolean;
       storage: string | null;
       effects: Record<string, string>;
@@ -45,14 +50,23 @@ export function reportSource(files: readonly FileEntry[]): ReportSource | null {
   const dropped = droppedFiles().filter((d) => ours(d.path));
   const paths = new Set(dropped.map((d) => d.path));
   let root: string | null = null;
+  const roots: string[] = [];
   for (const d of dropped) {
     if (d.path !== 'PG_VERSION' && !d.path.endsWith('/PG_VERSION')) continue;
     const r = d.path.slice(0, d.path.length - 'PG_VERSION'.length);
-    if (paths.has(`${r}global/pg_control`)) root = r;
+    if (paths.has(`${r}global/pg_control`)) {
+      root = r;
+      roots.push(r);
+    }
   }
   if (root !== null) {
     const r = root;
-    return { root: r, files: dropped.filter((d) => d.path.startsWith(r)).map((d) => ({ path: d.path.slice(r.length), file: d.file })) };
+    const others = roots.filter((x) => x !== r);
+    return {
+      root: r,
+      files: dropped.filter((d) => d.path.startsWith(r)).map((d) => ({ path: d.path.slice(r.length), file: d.file })),
+      ...(others.length > 0 ? { others } : {}),
+    };
   }
   const loose = files.filter((f) => f.rel !== null && ours(f.path)).map((f) => ({ path: f.path, file: f.file }));
   return loose.length > 0 ? { root: '', files: loose } : null;
@@ -60,7 +74,12 @@ export function reportSource(files: readonly FileEntry[]): ReportSource | null {
 
 function sameSource(a: ReportSource | null, b: ReportSource | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.root === b.root && a.files.length === b.files.length && a.files.every((f, i) => f.path === b.files[i].path && f.file === b.files[i].file);
+  return (
+    a.root === b.root &&
+    (a.others ?? []).join('\u0000') === (b.others ?? []).join('\u0000') &&
+    a.files.length === b.files.length &&
+    a.files.every((f, i) => f.path === b.files[i].path && f.file === b.files[i].file)
+  );
 }
 
 export function useReport(files: readonly FileEntry[]): { source: ReportSource | null; report: ReportState } {
@@ -96,6 +115,8 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
               redacted: m.redacted,
               markdown: m.markdown,
               markdownRedacted: m.markdownRedacted,
+              summary: m.summary,
+              summaryRedacted: m.summaryRedacted,
               damaged: m.damaged,
               storage: m.storage,
               effects: m.effects,

@@ -25,7 +25,7 @@ export interface SharedPage {
 }
 
 /** Writes to the clipboard, starting inside the click even while `data` is still coming: some browsers allow no later start. */
-function clipboardWrite(type: string, data: Promise<Blob>): Promise<boolean> {
+export function clipboardWrite(type: string, data: Promise<Blob>): Promise<boolean> {
   try {
     return navigator.clipboard.write([new ClipboardItem({ [type]: data })]).then(
       () => true,
@@ -36,7 +36,7 @@ function clipboardWrite(type: string, data: Promise<Blob>): Promise<boolean> {
   }
 }
 
-const textBlob = (t: string) => new Blob([t], { type: 'text/plain' });
+export const textBlob = (t: string) => new Blob([t], { type: 'text/plain' });
 
 /** The band's lines for what the picture shows: the page, the file's map, or the list. */
 function captionOf(

@@ -565,6 +565,33 @@ fn check(version: u32) {
     no_holes(&md, "markdown");
     no_holes(&report.to_string(), "json");
 
+    // The summary for a mailing-list post: the verdict and every damaged block's one line
+    // (its headline, as the JSON gives it), the table, and none of the evidence or keys.
+    let summary = String::from_utf8(pgpage(&["report", "--summary", d]).stdout).unwrap();
+    assert!(summary.contains(verdict), "{summary}");
+    for rel in report["relations"].as_array().unwrap() {
+        for b in rel["blocks"].as_array().unwrap() {
+            let line = format!(
+                "- {} block {}: {}",
+                rel["relation"].as_str().unwrap(),
+                b["block"],
+                b["headline"].as_str().unwrap()
+            );
+            assert!(summary.contains(&line), "{line} in {summary}");
+        }
+    }
+    assert!(
+        md.contains("- lost keys (") && !summary.contains("lost keys"),
+        "{summary}"
+    );
+    assert!(
+        summary.len() * 3 < md.len(),
+        "a summary: {} of {} bytes",
+        summary.len(),
+        md.len()
+    );
+    no_holes(&summary, "summary");
+
     // Redacted, for sharing: no value the damaged rows hold (the flip's note as stored and
     // flipped back, the lost ids), every count kept, the keys counted.
     let red = String::from_utf8(pgpage(&["report", "--markdown", "--redact", d]).stdout).unwrap();
@@ -575,6 +602,14 @@ fn check(version: u32) {
         assert!(md.contains(v) && !red.contains(v), "{v} in {red}");
     }
     assert!(red.contains(verdict), "{red}");
+    let red_summary =
+        String::from_utf8(pgpage(&["report", "--summary", "--redact", d]).stdout).unwrap();
+    for v in [
+        candidate["stored"].as_str().unwrap(),
+        original_note.as_str(),
+    ] {
+        assert!(!red_summary.contains(v), "{v} in {red_summary}");
+    }
     for line in md.lines().filter(|l| l.starts_with("- lost keys (")) {
         assert!(!red.contains(line), "{line} in {red}");
     }

@@ -37,7 +37,7 @@ pub use backup::{BackupInput, BackupPage};
 use keyrows::{key_blocks, key_step};
 pub use leaves::{leaf_entries, LeafEntry};
 pub use reader::{flushed_redo, ReportReader, Request};
-pub use render::{markdown, text};
+pub use render::{markdown, summary, text};
 
 /// What the cluster says of itself (PG_VERSION, pg_control); None where it cannot say.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -3169,9 +3169,9 @@ fn rows_of(
                 upper_bound: lost_rows > 0,
                 bound: (lost_rows > 0 || partial).then(|| {
                     if lost_rows == 0 {
-                        String::from("some index pages could not be read, so rows may be missing from the count")
+                        String::from("some index pages could not be read or are older than the WAL, so rows may be missing from the count")
                     } else if partial {
-                        format!("{INDEX_BOUND}; some index pages could not be read, so rows may be missing from the count too")
+                        format!("{INDEX_BOUND}; some index pages could not be read or are older than the WAL, so rows may be missing from the count too")
                     } else {
                         String::from(INDEX_BOUND)
                     }

@@ -388,60 +388,7 @@ pub fn markdown(r: &Report) -> String {
     );
     if r.damaged() {
         let _ = writeln!(out, "\n## Damaged blocks\n");
-        let _ = writeln!(
-            out,
-            "| severity | relation | file | block | status | damage | rows lost | rows readable | known from |"
-        );
-        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
-        let blocks: Vec<(&Relation, &Block)> = ranked(r, Severity::Error)
-            .into_iter()
-            .chain(ranked(r, Severity::Warning))
-            .collect();
-        for (rel, b) in &blocks {
-            // A block without rows of its own (an index's) says why its row columns are empty.
-            let no_rows = if super::index_block(rel.relkind.as_deref(), b) {
-                "index: no rows"
-            } else {
-                "no rows: not a table's page"
-            };
-            let (lost, readable, from) = b.rows.as_ref().map_or(
-                (String::from(no_rows), String::from("-"), String::from("-")),
-                |x| {
-                    (
-                        match (x.lost, x.upper_bound) {
-                            (Some(n), true) if n > 0 => format!("at most {n}"),
-                            (n, _) => count(n),
-                        },
-                        match altered(b) {
-                            Some(_) => format!("{} (1 value probably altered)", count(x.readable)),
-                            None => count(x.readable),
-                        },
-                        String::from(match x.known_from {
-                            KnownFrom::Index => "index",
-                            KnownFrom::Header => "header",
-                            KnownFrom::Unknown => "unknown",
-                        }),
-                    )
-                },
-            );
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {lost} | {readable} | {from} |",
-                match b.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                },
-                cell(&rel.relation.clone().unwrap_or_default()),
-                cell(&b.file),
-                b.block,
-                b.status,
-                if read_as_empty(b) {
-                    "zeroed (read as empty)"
-                } else {
-                    b.damage.as_str()
-                }
-            );
-        }
+        let blocks = blocks_table(&mut out, r);
         let _ = writeln!(out, "\n## Evidence\n");
         for (rel, b) in &blocks {
             let _ = writeln!(
@@ -509,4 +456,110 @@ pub fn markdown(r: &Report) -> String {
         step_markdown(&mut out, i.saturating_add(1), s);
     }
     out
+}
+
+/// The report in a few lines for a mailing-list post or a ticket's first comment: the
+/// verdict, the cluster in one line, the damaged blocks' table and each block's headline
+/// (no evidence, keys or steps: the whole Markdown report goes beside it, as a file).
+pub fn summary(r: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# pgpage incident report (summary)\n");
+    let _ = writeln!(out, "**{}**\n", r.verdict);
+    if r.redacted {
+        let _ = writeln!(out, "{REDACTED_WORDS}\n");
+    }
+    let c = &r.cluster;
+    let opt = |v: Option<String>| v.unwrap_or_else(|| String::from("unknown"));
+    let _ = writeln!(
+        out,
+        "PostgreSQL {}, system identifier {}, {}, data checksums {}, block size {}; {} main-fork pages in {} relation files read.",
+        opt(c.pg_version.map(|v| v.to_string())),
+        opt(c.system_identifier.clone()),
+        opt(c.state.clone()),
+        c.data_checksums,
+        opt(c.block_size.map(|v| v.to_string())),
+        r.pages,
+        r.files
+    );
+    if r.damaged() {
+        let _ = writeln!(out);
+        let blocks = blocks_table(&mut out, r);
+        let _ = writeln!(out);
+        for (rel, b) in &blocks {
+            let _ = writeln!(
+                out,
+                "- {} block {}: {}",
+                rel.relation.as_deref().unwrap_or(&rel.path),
+                b.block,
+                b.headline
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nThe evidence, the rows lost by key and the steps are in the whole report (pgpage report --markdown{}).",
+        if r.redacted { " --redact" } else { "" }
+    );
+    out
+}
+
+/// The damaged blocks' table, the worst first; the blocks in its order.
+fn blocks_table<'r>(out: &mut String, r: &'r Report) -> Vec<(&'r Relation, &'r Block)> {
+    let _ = writeln!(
+        out,
+        "| severity | relation | file | block | status | damage | rows lost | rows readable | known from |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
+    let blocks: Vec<(&Relation, &Block)> = ranked(r, Severity::Error)
+        .into_iter()
+        .chain(ranked(r, Severity::Warning))
+        .collect();
+    {
+        for (rel, b) in &blocks {
+            // A block without rows of its own (an index's) says why its row columns are empty.
+            let no_rows = if super::index_block(rel.relkind.as_deref(), b) {
+                "index: no rows"
+            } else {
+                "no rows: not a table's page"
+            };
+            let (lost, readable, from) = b.rows.as_ref().map_or(
+                (String::from(no_rows), String::from("-"), String::from("-")),
+                |x| {
+                    (
+                        match (x.lost, x.upper_bound) {
+                            (Some(n), true) if n > 0 => format!("at most {n}"),
+                            (n, _) => count(n),
+                        },
+                        match altered(b) {
+                            Some(_) => format!("{} (1 value probably altered)", count(x.readable)),
+                            None => count(x.readable),
+                        },
+                        String::from(match x.known_from {
+                            KnownFrom::Index => "index",
+                            KnownFrom::Header => "header",
+                            KnownFrom::Unknown => "unknown",
+                        }),
+                    )
+                },
+            );
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {lost} | {readable} | {from} |",
+                match b.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                },
+                cell(&rel.relation.clone().unwrap_or_default()),
+                cell(&b.file),
+                b.block,
+                b.status,
+                if read_as_empty(b) {
+                    "zeroed (read as empty)"
+                } else {
+                    b.damage.as_str()
+                }
+            );
+        }
+    }
+    blocks
 }
