@@ -58,7 +58,14 @@ pub struct IndexPrints {
     keys: Vec<Column>,
     writer: RowWriter,
     positions: Vec<usize>,
+    /// The table's attributes up to the last key column: all a key's place needs.
+    attrs: Vec<crate::tuple::Attribute>,
     prints: Vec<u64>,
+    /// Where each run of `prints` sharing its top `bucket_bits` bits starts (and one past the
+    /// last): a lookup reads one short run instead of binary-searching 2^20 entries across
+    /// memory, since the fingerprints are uniform.
+    buckets: Vec<u32>,
+    bucket_bits: u32,
     /// Index pages that could not be read (a damaged leaf's entries are not there).
     pub damaged_pages: u64,
     pub too_many: bool,
@@ -73,8 +80,15 @@ pub struct IndexPrints {
     twins: BTreeMap<Vec<Option<String>>, Vec<(u32, u16)>>,
 }
 
-/// (TID, key text) as 64 bits: the TID, then each column's NULL flag, length and text.
-fn fingerprint(block: u32, offset: u16, key: &[Option<String>]) -> u64 {
+/// The top `bits` bits of a fingerprint (1 to 24).
+fn top_bits(fp: u64, bits: u32) -> u64 {
+    fp.checked_shr(64u32.saturating_sub(bits)).unwrap_or(0)
+}
+
+/// (TID, key) as 64 bits: the TID, then each column's NULL flag, length and bytes (the
+/// type's own bytes, [`super::leaves::payload`]: the same value in a heap tuple and an index
+/// tuple gives the same bytes, however each stores its header).
+fn fingerprint<K: AsRef<[u8]>>(block: u32, offset: u16, key: &[Option<K>]) -> u64 {
     use core::hash::Hasher;
     let mut h = siphasher::sip::SipHasher13::new_with_keys(0x7067_7061_6765, 0x6865_6170);
     h.write_u32(block);
@@ -83,9 +97,10 @@ fn fingerprint(block: u32, offset: u16, key: &[Option<String>]) -> u64 {
         match k {
             None => h.write_u8(0),
             Some(t) => {
+                let t = t.as_ref();
                 h.write_u8(1);
                 h.write_u64(t.len() as u64);
-                h.write(t.as_bytes());
+                h.write(t);
             }
         }
     }
@@ -104,6 +119,12 @@ impl IndexPrints {
         positions: Vec<usize>,
         endian: Endian,
     ) -> IndexPrints {
+        let last = positions.iter().max().map_or(0, |&p| p.saturating_add(1));
+        let attrs = heap_columns
+            .iter()
+            .take(last)
+            .map(|c| c.attribute.clone())
+            .collect();
         IndexPrints {
             name,
             sql_name,
@@ -111,7 +132,10 @@ impl IndexPrints {
             keys,
             writer: RowWriter::new(heap_columns, RowFormat::Json, endian, false),
             positions,
+            attrs,
             prints: Vec::new(),
+            buckets: Vec::new(),
+            bucket_bits: 0,
             damaged_pages: 0,
             too_many: false,
             checked: 0,
@@ -140,18 +164,30 @@ impl IndexPrints {
             return;
         }
         let status = crate::page::verify::verify_page(page, absolute, endian).status;
-        let entries = leaf_entries(page, absolute, endian, checksums, Some(&self.keys));
         if status != crate::page::verify::PageStatus::Ok || older {
             self.damaged_pages = self.damaged_pages.saturating_add(1);
         }
-        for e in entries {
-            let Some(k) = e.keys else {
-                // A key that does not print: the entry cannot be compared, and the check
-                // of this index says nothing rather than name rows it has.
-                self.damaged_pages = self.damaged_pages.saturating_add(1);
-                continue;
-            };
-            self.prints.push(fingerprint(e.block, e.offset, &k));
+        let (keys, prints) = (&self.keys, &mut self.prints);
+        let mut unread = false;
+        super::leaves::walk_leaf(
+            page,
+            absolute,
+            endian,
+            checksums,
+            &mut |data, nulls, _, tids| {
+                let Some(k) = super::leaves::key_payloads(data, nulls, keys, endian) else {
+                    // A key that does not read: the entry cannot be compared, and the check of
+                    // this index says nothing rather than name rows it has.
+                    unread = true;
+                    return;
+                };
+                for &(block, offset) in tids {
+                    prints.push(fingerprint(block, offset, &k));
+                }
+            },
+        );
+        if unread {
+            self.damaged_pages = self.damaged_pages.saturating_add(1);
         }
         if self.prints.len() > limit {
             self.too_many = true;
@@ -159,10 +195,44 @@ impl IndexPrints {
         }
     }
 
-    /// Every entry read: sorted for lookups.
+    /// Every entry read: sorted, and the runs of each top-bits bucket found, for lookups.
     pub fn index_read(&mut self) {
         self.prints.sort_unstable();
         self.prints.dedup();
+        // About 8 entries a bucket, at most 2^24 buckets (64 MiB of u32 for 2^27 entries).
+        let n = self.prints.len();
+        let bits = usize::BITS
+            .saturating_sub((n / 8).max(1).leading_zeros())
+            .clamp(1, 24);
+        self.bucket_bits = bits;
+        let count = 1usize << bits;
+        let mut buckets = Vec::with_capacity(count.saturating_add(1));
+        let mut at = 0usize;
+        for b in 0..count {
+            while self
+                .prints
+                .get(at)
+                .is_some_and(|&fp| top_bits(fp, bits) < b as u64)
+            {
+                at = at.saturating_add(1);
+            }
+            buckets.push(u32::try_from(at).unwrap_or(u32::MAX));
+        }
+        buckets.push(u32::try_from(n).unwrap_or(u32::MAX));
+        self.buckets = buckets;
+    }
+
+    /// Whether the index holds fingerprint `fp`.
+    fn holds(&self, fp: u64) -> bool {
+        let b = usize::try_from(top_bits(fp, self.bucket_bits)).unwrap_or(usize::MAX);
+        let (Some(&from), Some(&to)) = (self.buckets.get(b), self.buckets.get(b.saturating_add(1)))
+        else {
+            return self.prints.binary_search(&fp).is_ok();
+        };
+        let (from, to) = (from as usize, to as usize);
+        self.prints
+            .get(from..to)
+            .is_some_and(|run| run.binary_search(&fp).is_ok())
     }
 
     /// A heap page that verifies (relation-wide block `block`): each tuple a new snapshot
@@ -177,10 +247,7 @@ impl IndexPrints {
         if self.too_many {
             return;
         }
-        let Some(lines) = crate::damage::story::heap_lines(page, block, endian) else {
-            return;
-        };
-        let roots = chain_roots(&lines);
+        let roots = chain_roots(page, block, endian);
         for item in crate::tuple::heap_items(page, endian) {
             let Some(tuple) = item.tuple else {
                 continue;
@@ -192,19 +259,19 @@ impl IndexPrints {
                 continue;
             }
             // A heap-only tuple no chain reaches: no entry can name it.
-            let Some(&root) = roots.get(&item.lp) else {
+            let root = roots.get(usize::from(item.lp)).copied().unwrap_or(0);
+            if root == 0 {
                 continue;
-            };
-            let Some(key) = self.writer.column_texts(tuple, &self.positions) else {
+            }
+            let Some(print) = self.tuple_print(tuple, block, root, endian) else {
                 self.unread = self.unread.saturating_add(1);
                 continue;
             };
             self.checked = self.checked.saturating_add(1);
-            if self
-                .prints
-                .binary_search(&fingerprint(block, root, &key))
-                .is_err()
-            {
+            if !self.holds(print) {
+                let Some(key) = self.writer.column_texts(tuple, &self.positions) else {
+                    continue;
+                };
                 if self.misses.len() < MAX_MISSES {
                     self.misses.push((block, item.lp, root, key));
                 } else {
@@ -217,6 +284,25 @@ impl IndexPrints {
     /// Entries kept.
     pub fn entries(&self) -> usize {
         self.prints.len()
+    }
+
+    /// A heap tuple's fingerprint at TID (block, root) with its key columns' bytes; None when
+    /// one cannot be read (a value stored out of line, in TOAST: no key is that long).
+    fn tuple_print(&self, tuple: &[u8], block: u32, root: u16, endian: Endian) -> Option<u64> {
+        let mut values = Vec::with_capacity(self.attrs.len());
+        crate::tuple::deform(tuple, &self.attrs, endian, &mut values).ok()?;
+        let key: Vec<Option<alloc::borrow::Cow<'_, [u8]>>> = self
+            .positions
+            .iter()
+            .map(|&p| {
+                let attlen = self.attrs.get(p)?.attlen;
+                match values.get(p)? {
+                    None => Some(None),
+                    Some(v) => super::leaves::payload(v, attlen, endian).map(Some),
+                }
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(fingerprint(block, root, &key))
     }
 
     /// Whether the index must be read again (some row was not found).
@@ -285,32 +371,84 @@ impl IndexPrints {
     }
 }
 
-/// Each tuple's HOT chain root: a redirect or a tuple that is not heap-only starts a chain,
-/// and every tuple reached from it (redirect, then t_ctid on the page) has that root.
-fn chain_roots(lines: &crate::damage::story::HeapLines) -> BTreeMap<u16, u16> {
-    let by_lp: BTreeMap<u16, &crate::damage::story::LineItem> =
-        lines.items.iter().map(|i| (i.lp, i)).collect();
-    let mut roots = BTreeMap::new();
-    for start in lines
-        .items
-        .iter()
-        .filter(|i| i.redirect_to.is_some() || (i.t_xmin.is_some() && !i.heap_only))
-    {
-        let mut lp = start.lp;
-        // A chain visits each line pointer once; more steps than line pointers is a loop.
-        for _ in 0..=by_lp.len() {
-            if roots.insert(lp, start.lp).is_some() && lp != start.lp {
-                break;
+/// Each line pointer's HOT chain root, indexed by line pointer (0: none): a redirect or a
+/// tuple that is not heap-only starts a chain, and every heap-only tuple reached from it
+/// (redirect, then a HEAP_HOT_UPDATED tuple's t_ctid on the same page) has that root. Read
+/// straight from the line pointers and tuple headers: this runs for every page of a table.
+fn chain_roots(page: &[u8], block: u32, endian: Endian) -> Vec<u16> {
+    use crate::am::heap::layout::{HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE};
+    use crate::page::geometry::{read_u16, read_u32};
+    let lower = usize::from(read_u16(page, 12, endian).unwrap_or(0));
+    let count = lower.saturating_sub(24) / 4;
+    // (next on the chain, heap-only, starts a chain) by line pointer.
+    let mut next = alloc::vec![0u16; count.saturating_add(1)];
+    let mut heap_only = alloc::vec![false; count.saturating_add(1)];
+    let mut starts: Vec<u16> = Vec::new();
+    for lp in 1..=count {
+        let at = lp.saturating_sub(1).saturating_mul(4).saturating_add(24);
+        let Some(w) = read_u32(page, at, endian) else {
+            break;
+        };
+        let (off, flags, len) = match endian {
+            Endian::Little => (w & 0x7FFF, (w >> 15) & 3, w >> 17),
+            Endian::Big => (w >> 17, (w >> 15) & 3, w & 0x7FFF),
+        };
+        let lp16 = u16::try_from(lp).unwrap_or(0);
+        match flags {
+            // LP_REDIRECT: lp_off names the chain's next line pointer.
+            2 => {
+                if let Some(n) = next.get_mut(lp) {
+                    *n = u16::try_from(off).unwrap_or(0);
+                }
+                starts.push(lp16);
             }
-            let Some(item) = by_lp.get(&lp) else { break };
-            let Some(next) = item.redirect_to.or(item.hot_next) else {
+            // LP_NORMAL.
+            1 => {
+                let (off, len) = (off as usize, len as usize);
+                let Some(h) = page
+                    .get(off..off.saturating_add(len))
+                    .filter(|_| off >= 24)
+                    .and_then(|t| TupleHeader::read(t, endian))
+                else {
+                    continue;
+                };
+                let only = h.t_infomask2 & HEAP_ONLY_TUPLE != 0;
+                if let Some(x) = heap_only.get_mut(lp) {
+                    *x = only;
+                }
+                if !only {
+                    starts.push(lp16);
+                }
+                if h.t_infomask2 & HEAP_HOT_UPDATED != 0
+                    && h.t_ctid_block == block
+                    && h.t_ctid_offset != lp16
+                {
+                    if let Some(n) = next.get_mut(lp) {
+                        *n = h.t_ctid_offset;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut roots = alloc::vec![0u16; count.saturating_add(1)];
+    for start in starts {
+        let mut lp = start;
+        // A chain visits each line pointer once; more steps than line pointers is a loop.
+        for _ in 0..=count {
+            let Some(r) = roots.get_mut(usize::from(lp)) else {
                 break;
             };
-            // Only a heap-only tuple continues a chain.
-            if !by_lp.get(&next).is_some_and(|n| n.heap_only) {
+            if *r != 0 {
                 break;
             }
-            lp = next;
+            *r = start;
+            let n = next.get(usize::from(lp)).copied().unwrap_or(0);
+            // Only a heap-only tuple continues a chain.
+            if n == 0 || !heap_only.get(usize::from(n)).copied().unwrap_or(false) {
+                break;
+            }
+            lp = n;
         }
     }
     roots

@@ -57,15 +57,16 @@ fn readable(page: &[u8], absolute_block: u32, endian: Endian, checksums: bool) -
     }
 }
 
-/// The output text of each key column of an index tuple's data (`data`, starting at the
-/// tuple's data offset, `nulls` its null bitmap), laid out as index_deform_tuple reads it,
-/// or None when a column cannot be read.
-fn key_texts(
-    data: &[u8],
+/// Each key column's value of an index tuple's data (`data`, starting at the tuple's data
+/// offset, `nulls` its null bitmap), laid out as index_deform_tuple reads it, as the type's
+/// bytes (a varlena's without its header, decompressed; a cstring's without its NUL), or
+/// None when a column cannot be read. The same value a heap tuple holds gives the same bytes.
+pub(super) fn key_payloads<'a>(
+    data: &'a [u8],
     nulls: Option<&[u8]>,
     keys: &[Column],
     endian: Endian,
-) -> Option<Vec<Option<String>>> {
+) -> Option<Vec<Option<Cow<'a, [u8]>>>> {
     let mut out = Vec::with_capacity(keys.len());
     let mut off = 0usize;
     for (i, k) in keys.iter().enumerate() {
@@ -86,21 +87,45 @@ fn key_texts(
         let len = datum_len(data.get(off..)?, att.attlen, endian).ok()?;
         let end = off.checked_add(len)?;
         let stored = data.get(off..end)?;
-        // An index tuple never points into TOAST: its values are inline, at most compressed.
-        let payload = match att.attlen {
-            -1 => detoast(stored, endian, &mut |_| {
-                Err(ValueProblem::from(Finding::ValueInvalid))
-            })
-            .ok()?,
-            -2 => Cow::Borrowed(stored.strip_suffix(&[0]).unwrap_or(stored)),
-            _ => Cow::Borrowed(stored),
-        };
-        let mut text = String::new();
-        output(&k.ty, &payload, endian, &mut text).ok()?;
-        out.push(Some(text));
+        out.push(Some(payload(stored, att.attlen, endian)?));
         off = end;
     }
     Some(out)
+}
+
+/// A stored datum's bytes as its type reads them: a varlena's payload (an index tuple never
+/// points into TOAST; a heap tuple's value out of line gives None), a cstring without its
+/// NUL, a fixed-length value as it is.
+pub(super) fn payload(stored: &[u8], attlen: i16, endian: Endian) -> Option<Cow<'_, [u8]>> {
+    Some(match attlen {
+        -1 => detoast(stored, endian, &mut |_| {
+            Err(ValueProblem::from(Finding::ValueInvalid))
+        })
+        .ok()?,
+        -2 => Cow::Borrowed(stored.strip_suffix(&[0]).unwrap_or(stored)),
+        _ => Cow::Borrowed(stored),
+    })
+}
+
+/// The output text of each key column of an index tuple's data ([`key_payloads`]).
+fn key_texts(
+    data: &[u8],
+    nulls: Option<&[u8]>,
+    keys: &[Column],
+    endian: Endian,
+) -> Option<Vec<Option<String>>> {
+    key_payloads(data, nulls, keys, endian)?
+        .into_iter()
+        .zip(keys)
+        .map(|(p, k)| match p {
+            None => Some(None),
+            Some(p) => {
+                let mut text = String::new();
+                output(&k.ty, &p, endian, &mut text).ok()?;
+                Some(Some(text))
+            }
+        })
+        .collect()
 }
 
 /// Every heap TID of a B-tree leaf page (relation-wide block `absolute_block`), with its key
@@ -116,16 +141,48 @@ pub fn leaf_entries(
     keys: Option<&[Column]>,
 ) -> Vec<LeafEntry> {
     let mut out = Vec::new();
+    walk_leaf(
+        page,
+        absolute_block,
+        endian,
+        checksums,
+        &mut |data, nulls, dead, tids| {
+            let text = keys.and_then(|k| key_texts(data, nulls, k, endian));
+            for &(block, offset) in tids {
+                out.push(LeafEntry {
+                    block,
+                    offset,
+                    dead,
+                    keys: text.clone(),
+                });
+            }
+        },
+    );
+    out
+}
+
+/// What [`walk_leaf`] hands each index tuple to: its key data, null bitmap, LP_DEAD, TIDs.
+pub(super) type LeafVisit<'v> = dyn FnMut(&[u8], Option<&[u8]>, bool, &[(u32, u16)]) + 'v;
+
+/// Each index tuple of a readable leaf ([`leaf_entries`]'s pages): its key data, null
+/// bitmap, whether its line pointer is LP_DEAD, and its heap TIDs (a posting list's all).
+pub(super) fn walk_leaf(
+    page: &[u8],
+    absolute_block: u32,
+    endian: Endian,
+    checksums: bool,
+    visit: &mut LeafVisit<'_>,
+) {
     if !readable(page, absolute_block, endian, checksums) {
-        return out;
+        return;
     }
     let r = Reader { b: page, e: endian };
     let Some(special) = r.field(0, &page_header_data::PD_SPECIAL) else {
-        return out;
+        return;
     };
     let special = usize::try_from(special).unwrap_or(usize::MAX);
     let Some(flags) = r.field(special, &bt_page_opaque_data::BTPO_FLAGS) else {
-        return out;
+        return;
     };
     let next = r
         .field(special, &bt_page_opaque_data::BTPO_NEXT)
@@ -133,7 +190,7 @@ pub fn leaf_entries(
     if flags & u32::from(BTP_LEAF) == 0
         || flags & u32::from(BTP_DELETED | BTP_HALF_DEAD | BTP_META) != 0
     {
-        return out;
+        return;
     }
     let lower = r.field(0, &page_header_data::PD_LOWER).unwrap_or(0);
     let count = usize::try_from(lower).unwrap_or(0).saturating_sub(24) / 4;
@@ -166,17 +223,11 @@ pub fn leaf_entries(
             .flatten();
         let posting = info & INDEX_ALT_TID_MASK != 0 && posid & BT_IS_POSTING != 0;
         let data_end = if posting { list_at } else { size };
-        let text = keys.and_then(|k| {
-            key_texts(
-                tuple.get(data_offset..data_end).unwrap_or_default(),
-                nulls,
-                k,
-                endian,
-            )
-        });
+        let data = tuple.get(data_offset..data_end).unwrap_or_default();
         let dead = lp_flags == u32::from(LP_DEAD);
         if posting {
             let n = usize::from(posid & BT_OFFSET_MASK);
+            let mut tids = Vec::with_capacity(n);
             for i in 0..n {
                 let at = off
                     .saturating_add(list_at)
@@ -184,21 +235,11 @@ pub fn leaf_entries(
                 let Some(tid) = r.tid(at) else {
                     break;
                 };
-                out.push(LeafEntry {
-                    block: tid.block,
-                    offset: tid.offset,
-                    dead,
-                    keys: text.clone(),
-                });
+                tids.push((tid.block, tid.offset));
             }
+            visit(data, nulls, dead, &tids);
         } else if info & INDEX_ALT_TID_MASK == 0 {
-            out.push(LeafEntry {
-                block: t_tid.block,
-                offset: posid,
-                dead,
-                keys: text,
-            });
+            visit(data, nulls, dead, &[(t_tid.block, posid)]);
         }
     }
-    out
 }
