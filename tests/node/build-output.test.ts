@@ -14,7 +14,7 @@ test('the app builds without printing PGlite warnings, and still prints the othe
     expect(printed).not.toMatch(/\[EVAL\]|direct `eval`/);
     expect(printed).not.toContain('node:module');
     // A warning of another kind, from a config that breaks a rule on purpose, is printed.
-    const config = join(out, 'warn.config.ts');
+    const config = join(out, 'warn.config.mts');
     writeFileSync(
       config,
       `import base from '${join(process.cwd(), 'vite.config.ts')}';\nexport default { ...base, root: '${join(process.cwd(), 'web')}', build: { ...base.build, chunkSizeWarningLimit: 1 } };\n`,
