@@ -112,7 +112,7 @@ export const TOUR_STEPS: TourStep[] = [
     highlight: 'change',
     text: ({ sample }) => [
       `Block 2 of ${sample.file} is all zeros. The server extends a relation with zeroed pages and a crash can leave one behind before it is written, so PageIsVerified() (bufpage.c) accepts a page whose every byte is zero: PageIsNew() is true because pd_upper is 0, and neither the server nor pg_checksums computes a checksum for it. It is not among the problem pages, which the server refuses.`,
-      `But this one lies between pages with rows (blocks 1 and 3). A relation extension cut short by a crash can leave such a page too, and the page alone cannot say which it is; zeros written over a page of rows look the same. The incident report above lists it as ${READ_AS_EMPTY.toUpperCase()}: where it held rows, the server reads it as empty, without an error, and those rows are gone from every query.`,
+      `But this one lies between pages with rows (blocks 1 and 3). A relation extension cut short by a crash can leave such a page too, and the page alone cannot say which it is. The incident report above lists it as ${READ_AS_EMPTY.toUpperCase()}: zeroed, an all-zero page where rows were. The server reads it as empty, without an error, and its rows are gone from every query.`,
     ],
   },
   {
