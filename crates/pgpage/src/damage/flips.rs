@@ -313,19 +313,16 @@ fn in_zero_free_space(page: &[u8], offset: u32, endian: Endian) -> Option<bool> 
     others_zero.then(|| page.get(at).is_some_and(|&b| b == 0))
 }
 
-/// What VACUUM's freezing (heap_prepare_freeze_tuple) says of a flip in a tuple's t_xmin or
-/// t_xmax, given the table's relfrozenxid: no xid in the table precedes it (VACUUM errors
-/// "found xmin/xmax %u from before relfrozenxid %u" on one that does), whatever the hint
-/// bits say. Some((true, why)): the stored value breaks the rule and the flipped one keeps
-/// it; Some((false, why)): the other way round.
-fn xid_rule(
+/// A flip in a tuple's t_xmin or t_xmax, for the xid rules: the field's name and its value
+/// as stored and flipped back; None for another field, a frozen xmin or a multixact xmax
+/// (neither is an xid the rules judge).
+fn xid_flip(
     page: &[u8],
     tuple_off: usize,
     offset: u32,
     bit: u8,
     endian: Endian,
-    relfrozenxid: u32,
-) -> Option<(bool, String)> {
+) -> Option<(&'static str, u32, u32)> {
     use crate::page::fields::{HEAP_XMAX_IS_MULTI, HEAP_XMIN_FROZEN};
     use crate::page::geometry::{read_u16, read_u32};
     let at = usize::try_from(offset).ok()?.checked_sub(tuple_off)?;
@@ -343,6 +340,23 @@ fn xid_rule(
     let stored = read_u32(page, tuple_off.checked_add(field)?, endian)?;
     let flipped_page = PageBit { offset, bit }.apply(page);
     let flipped = read_u32(&flipped_page, tuple_off.checked_add(field)?, endian)?;
+    Some((name, stored, flipped))
+}
+
+/// What VACUUM's freezing (heap_prepare_freeze_tuple) says of a flip in a tuple's t_xmin or
+/// t_xmax, given the table's relfrozenxid: no xid in the table precedes it (VACUUM errors
+/// "found xmin/xmax %u from before relfrozenxid %u" on one that does), whatever the hint
+/// bits say. Some((true, why)): the stored value breaks the rule and the flipped one keeps
+/// it; Some((false, why)): the other way round.
+fn xid_rule(
+    page: &[u8],
+    tuple_off: usize,
+    offset: u32,
+    bit: u8,
+    endian: Endian,
+    relfrozenxid: u32,
+) -> Option<(bool, String)> {
+    let (name, stored, flipped) = xid_flip(page, tuple_off, offset, bit, endian)?;
     // TransactionIdPrecedes for normal xids: modulo-2^32 comparison.
     let precedes = |x: u32| {
         x >= crate::am::heap::layout::FIRST_NORMAL_TRANSACTION_ID
@@ -378,23 +392,7 @@ fn next_xid_rule(
     endian: Endian,
     next_xid: u32,
 ) -> Option<(bool, String)> {
-    use crate::page::fields::{HEAP_XMAX_IS_MULTI, HEAP_XMIN_FROZEN};
-    use crate::page::geometry::{read_u16, read_u32};
-    let at = usize::try_from(offset).ok()?.checked_sub(tuple_off)?;
-    let (name, field) = match at {
-        0..=3 => ("xmin", 0usize),
-        4..=7 => ("xmax", 4usize),
-        _ => return None,
-    };
-    let infomask = read_u16(page, tuple_off.checked_add(20)?, endian)?;
-    if (field == 0 && infomask & HEAP_XMIN_FROZEN == HEAP_XMIN_FROZEN)
-        || (field == 4 && infomask & HEAP_XMAX_IS_MULTI != 0)
-    {
-        return None;
-    }
-    let stored = read_u32(page, tuple_off.checked_add(field)?, endian)?;
-    let flipped_page = PageBit { offset, bit }.apply(page);
-    let flipped = read_u32(&flipped_page, tuple_off.checked_add(field)?, endian)?;
+    let (name, stored, flipped) = xid_flip(page, tuple_off, offset, bit, endian)?;
     // A normal xid not preceding the next one (modulo 2^32): never assigned.
     let unassigned = |x: u32| {
         x >= crate::am::heap::layout::FIRST_NORMAL_TRANSACTION_ID
