@@ -14,6 +14,8 @@ export default defineConfig({
   test: {
     projects: [
       {
+        // The app's build stamps its version in (vite.config.ts); units read a fixed one.
+        define: { __PGPAGE_VERSION__: JSON.stringify('0.0.0 (unit tests)') },
         test: {
           name: 'web',
           include: ['web/**/*.test.{ts,tsx}'],
