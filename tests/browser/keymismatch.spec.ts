@@ -86,13 +86,34 @@ for (const [name, viewport] of [
   });
 }
 
-test('a drop of two data directories says which one the report is of, and how to hold the other against it', async ({ page }) => {
+test('a drop of two data directories says which one the report is of, and holds the other against it as a base backup', async ({ page }) => {
   await page.goto('/');
   await page.getByTestId('folder-input').setInputFiles(join(out, 'pair'));
-  await expect(page.getByTestId('incident-report')).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
+  const report = page.getByTestId('incident-report');
+  await expect(report).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
   const note = page.getByTestId('report-others');
   await expect(note).toContainText('This report is of');
-  await expect(note).toContainText('pgpage report --from');
-  const text = (await note.textContent()) ?? '';
-  expect(text.includes('pair/dmg/') && text.includes('pair/backup/')).toBe(true);
+  // Whichever directory the report began with, it is turned to the damaged one.
+  const other = note.locator('li', { hasText: 'pair/dmg/' });
+  if ((await other.count()) > 0) {
+    await other.getByTestId('report-switch').click();
+    await expect(report).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
+  }
+  await expect(note).toContainText('This report is of pair/dmg/');
+  await expect(page.getByTestId('report-verdict')).toContainText('1 row on pages that pass their checksum holds another key than its index entry names');
+  await note.locator('li', { hasText: 'pair/backup/' }).getByTestId('report-backup').click();
+  await expect(report).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
+  await expect(note).toContainText('held against the base backup pair/backup/');
+  await expect(note).toContainText('pgpage report --from pair/backup pair/dmg');
+  // The backup's page holds the row's version (same t_xmin, same line pointer): its key
+  // settles which is the row's true one, though the server's reads moved the page's pd_lsn.
+  const finding = page.locator(`[data-testid=finding][data-file="${made.heap}"][data-block="${made.block}"]`);
+  await expect(finding).toContainText(`backup's page (pair/backup/${made.heap}) holds the same row version at (${made.block},${made.lp}) (t_xmin `);
+  await expect(finding).toContainText(`it holds id ${KEY}, the key public.orders_pkey names`);
+  await expect(page.getByTestId('report-steps')).toContainText(`UPDATE public.orders SET id = '${KEY}' WHERE ctid = '(${made.block},${made.lp})';`);
+  // And back: the backup is left out again.
+  await note.getByTestId('report-backup-off').click();
+  await expect(report).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
+  await expect(note).toContainText('but not in this report');
+  await expect(finding).not.toContainText("backup's page");
 });

@@ -484,11 +484,20 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
     }
     match &file {
         Some(f) if !args.all || writes.len() <= 1 => {
-            let mut bytes = fs::read(&abs)?;
-            for (b, page) in writes.remove(f).unwrap_or_default() {
-                place(&mut bytes, b, &page, block_size);
+            let pages = writes.remove(f).unwrap_or_default();
+            if pages.is_empty() {
+                // A copy of the damaged file under a new name would pass for a repair.
+                eprintln!(
+                    "pgpage: note: \"{}\" not written: no block was recovered",
+                    args.out.display()
+                );
+            } else {
+                let mut bytes = fs::read(&abs)?;
+                for (b, page) in pages {
+                    place(&mut bytes, b, &page, block_size);
+                }
+                fs::write(&args.out, bytes)?;
             }
-            fs::write(&args.out, bytes)?;
         }
         _ => {
             for (f, pages) in writes {

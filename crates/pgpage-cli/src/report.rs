@@ -50,7 +50,7 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: &ReportArgs) -> i32 {
-    let gathered = gather(&args.paths, true).and_then(|(mut report, root)| {
+    let gathered = gather(&args.paths, true, &args.wal).and_then(|(mut report, root)| {
         if let Some(from) = &args.from {
             let pages = read_backup(from, &report, root.as_deref())?;
             report.set_backup(&pages);
@@ -58,6 +58,7 @@ pub fn run(args: &ReportArgs) -> i32 {
         if !args.wal.is_empty() {
             let mut history = BlockHistory::of_blocks(report.wal_blocks());
             let version = read_history(&args.wal, &mut history)?;
+            report.wal_given = args.wal.iter().map(|w| w.display().to_string()).collect();
             report.set_wal(&history, version);
         } else if let Some(own) = root
             .as_deref()
@@ -117,10 +118,12 @@ pub fn run(args: &ReportArgs) -> i32 {
 
 /// The report of the paths given, read by the core's `ReportReader` from disk, and the data
 /// directory the paths in it are relative to (None for relation files outside any).
-/// `own_wal`: hold the data directory's pages against its own WAL (`flushed`).
+/// `own_wal`: hold the data directory's pages against its own WAL (`flushed`), and `wal`
+/// (an archive given beside it).
 pub(crate) fn gather(
     paths: &[PathBuf],
     own_wal: bool,
+    wal: &[PathBuf],
 ) -> Result<(Report, Option<PathBuf>), String> {
     let mut dirs: BTreeMap<PathBuf, Option<Vec<String>>> = BTreeMap::new();
     let mut loose: Vec<PathBuf> = Vec::new();
@@ -169,7 +172,7 @@ pub(crate) fn gather(
                 .collect();
             let mut reader = ReportReader::new(listed, only, &format!("{}/", ls.display));
             if own_wal {
-                if let Some(f) = flushed(&root) {
+                if let Some(f) = flushed(&root, wal) {
                     reader.set_flushed(Arc::new(f));
                 }
             }
@@ -199,23 +202,29 @@ pub(crate) fn gather(
     Ok((reader.run()?, root))
 }
 
-/// What the data directory's own WAL says its latest checkpoint wrote, for the pages older
-/// than that (`stale`); None without pg_wal or where the core's `flushed_redo` refuses.
-/// WAL that cannot be read is said and the report goes on without it.
-pub(crate) fn flushed(root: &Path) -> Option<FlushedChanges> {
-    let wal = root.join("pg_wal");
-    if !wal.is_dir() {
+/// What the data directory's own WAL, with any archive given (`extra`: after a clean stop
+/// pg_wal holds little more than the last checkpoint), says its latest checkpoint wrote, for
+/// the pages older than that (`stale`); None without WAL or where the core's `flushed_redo`
+/// refuses. WAL that cannot be read is said and the report goes on without it.
+pub(crate) fn flushed(root: &Path, extra: &[PathBuf]) -> Option<FlushedChanges> {
+    let own = root.join("pg_wal");
+    let mut wal: Vec<PathBuf> = extra.to_vec();
+    if own.is_dir() {
+        wal.push(own);
+    }
+    if wal.is_empty() {
         return None;
     }
     let control = fs::read(root.join("global/pg_control")).ok()?;
     let redo = flushed_redo(&control, root.join("backup_label").exists())?;
     let mut changes = FlushedChanges::new(redo);
-    match read_records(std::slice::from_ref(&wal), &mut |rec| changes.observe(rec)) {
+    match read_records(&wal, &mut |rec| changes.observe(rec)) {
         Ok(_) => Some(changes),
         Err(e) => {
+            let shown: Vec<String> = wal.iter().map(|w| w.display().to_string()).collect();
             eprintln!(
-                "pgpage: note: the data directory's WAL ({}) was not read for pages older than its latest checkpoint: {e}",
-                wal.display()
+                "pgpage: note: the WAL ({}) was not read for pages older than the data directory's latest checkpoint: {e}",
+                shown.join(", ")
             );
             None
         }

@@ -362,7 +362,7 @@ fn report_hints(paths: &[PathBuf]) -> pgpage::damage::report::RowHints {
     else {
         return Default::default();
     };
-    match crate::report::gather(paths, false) {
+    match crate::report::gather(paths, false, &[]) {
         // The report names each relation by its segment 0's path inside the data directory.
         Ok((report, _)) => report.row_hints(&inside.to_string_lossy()),
         Err(e) => {
@@ -381,7 +381,7 @@ type Flushed = (BTreeMap<u32, pgpage::wal::FlushedBlock>, u64, Option<u32>);
 
 fn flushed_blocks(paths: &[PathBuf]) -> Option<Flushed> {
     let (root, inside) = crate::heapctx::data_directory(paths.first()?)?;
-    let flushed = crate::report::flushed(&root)?;
+    let flushed = crate::report::flushed(&root, &[])?;
     let (spc_oid, db_oid, rel_number) =
         pgpage::file::datadir::locator_of(&inside.to_string_lossy())?;
     let blocks = flushed.relation_blocks(pgpage::wal::RelFileLocator {

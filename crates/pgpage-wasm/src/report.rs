@@ -4,7 +4,7 @@
 //! the same files. Given the dropped WAL read by a `WalScanner` watching its `wal_blocks`,
 //! `set_wal` makes it the CLI's `report --wal`.
 
-use pgpage::damage::report::{markdown, summary, text, Report, Request};
+use pgpage::damage::report::{markdown, summary, text, BackupInput, Report, Request};
 use wasm_bindgen::prelude::*;
 
 /// The report's reader (see the module's doc).
@@ -105,12 +105,82 @@ impl ReportOutput {
             .collect()
     }
 
+    /// Before `set_wal`: how the steps' `pgpage recover` names the WAL dropped beside the data
+    /// directory (an archive's folder), as `report --wal` names what it was given.
+    pub fn set_wal_given(&mut self, names: Vec<String>) {
+        self.report.wal_given = names;
+    }
+
     /// The report with what `scanner` (finished, watching `wal_blocks`) read: each damaged
     /// block's newest full-page image and the records after it, as `report --wal` says them.
     pub fn set_wal(&mut self, scanner: &crate::wal::WalScanner) -> Result<(), JsError> {
         let (history, version) = scanner.history_and_version();
         let history = history.ok_or_else(|| JsError::new("the WAL scanner watched no blocks"))?;
         self.report.set_wal(history, version);
+        self.render()
+    }
+
+    /// The damaged blocks a base backup's page may stand in for, as JSON
+    /// `[["base/5/16384", 3], ...]`: each one's segment file (relative to the data directory)
+    /// and block within that file.
+    pub fn backup_blocks(&self) -> Result<String, JsError> {
+        serde_json::to_string(&self.report.backup_blocks()).map_err(crate::serialize_error)
+    }
+
+    /// The report with a base backup's pages of the damaged blocks, as `report --from` says
+    /// them. `found`: JSON `[{"file", "block_in_file", "shown", "state", "error"}]`, one per
+    /// block `backup_blocks` named, `state` one of `page` (its bytes are the next `block_size`
+    /// bytes of `pages`), `short` (the backup's file does not reach the block), `absent` (the
+    /// backup has no such file) or `error` (with why it could not be read).
+    pub fn set_backup(&mut self, found: &str, pages: &[u8]) -> Result<(), JsError> {
+        #[derive(serde::Deserialize)]
+        struct Found {
+            file: String,
+            block_in_file: u32,
+            shown: String,
+            state: String,
+            error: Option<String>,
+        }
+        let found: Vec<Found> = serde_json::from_str(found)
+            .map_err(|e| JsError::new(&format!("the backup's pages: {e}")))?;
+        let size = self.report.cluster.block_size.unwrap_or(8192) as usize;
+        let mut at = 0usize;
+        let mut inputs = Vec::with_capacity(found.len());
+        for f in found {
+            let page = match f.state.as_str() {
+                "page" => {
+                    let bytes = pages.get(at..at + size).ok_or_else(|| {
+                        JsError::new("the backup's pages end before the pages named")
+                    })?;
+                    at += size;
+                    Ok(Some(bytes.to_vec()))
+                }
+                "short" | "absent" => Ok(None),
+                "error" => Err(f
+                    .error
+                    .unwrap_or_else(|| format!("could not read file \"{}\"", f.shown))),
+                other => {
+                    return Err(JsError::new(&format!(
+                        "unknown backup page state {other:?}"
+                    )))
+                }
+            };
+            inputs.push(BackupInput {
+                absent: f.state == "absent",
+                file: f.file,
+                block_in_file: f.block_in_file,
+                shown: f.shown,
+                page,
+            });
+        }
+        self.report.set_backup(&inputs);
+        self.render()
+    }
+}
+
+impl ReportOutput {
+    /// Every form of the report again, after the WAL or a backup added to it.
+    fn render(&mut self) -> Result<(), JsError> {
         self.json = serde_json::to_string_pretty(&self.report).map_err(crate::serialize_error)?;
         let redacted = redacted(&self.report);
         self.json_redacted =
@@ -120,6 +190,8 @@ impl ReportOutput {
         self.summary = summary(&self.report);
         self.summary_redacted = summary(&redacted);
         self.text = text(&self.report);
+        self.damaged = self.report.damaged();
+        self.storage_damage = self.report.storage_damage();
         Ok(())
     }
 }

@@ -93,6 +93,7 @@ export interface ReportBlock {
     | 'backup_older'
     | 'key'
     | 'key_reindex'
+    | 'key_older'
     | 'none';
   /** The block in one line: what happened, its rows, the way back. */
   headline: string;

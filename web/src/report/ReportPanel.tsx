@@ -487,7 +487,7 @@ function BugTemplate({
 }
 
 export function ReportPanel({ files, controls, onPick }: { files: readonly FileEntry[]; controls: readonly ClusterControl[]; onPick: (s: Selection) => void }) {
-  const { source, report } = useReport(files);
+  const { source, report, choose } = useReport(files);
   useEffect(() => {
     shownReport.set(source && report.state === 'done' ? { root: source.root, report: report.report, redacted: report.redacted } : null);
     return () => shownReport.set(null);
@@ -524,20 +524,41 @@ export function ReportPanel({ files, controls, onPick }: { files: readonly FileE
     <section className="incident" data-testid="incident-report" data-state={report.state} aria-labelledby="report-title">
       <h2 id="report-title">Incident report</h2>
       {source.others && source.others.length > 0 && (
-        <p className="note" data-testid="report-others">
-          This report is of <code>{source.root}</code>. The drop holds {source.others.length === 1 ? 'another data directory' : 'other data directories'} too (
-          {source.others.map((o, i) => (
-            <span key={o}>
-              {i > 0 ? ', ' : ''}
-              <code>{o}</code>
-            </span>
-          ))}
-          ), whose pages are in the inventory below but not in this report. To hold a base backup's pages against the damaged ones, run{' '}
-          <code>
-            pgpage report --from {source.others[0].replace(/\/$/, '')} {source.root.replace(/\/$/, '')}
-          </code>
-          .
-        </p>
+        <div className="note" data-testid="report-others">
+          <p>
+            This report is of <code>{source.root}</code>
+            {source.backup ? (
+              <>
+                , its damaged blocks held against the base backup <code>{source.backup.root}</code>, as{' '}
+                <code>
+                  pgpage report --from {source.backup.root.replace(/\/$/, '')} {source.root.replace(/\/$/, '')}
+                </code>{' '}
+                does
+              </>
+            ) : null}
+            . The drop holds {source.others.length === 1 ? 'another data directory' : 'other data directories'} too, whose pages are in the inventory below
+            {source.backup ? '' : ' but not in this report'}:
+          </p>
+          <ul>
+            {source.others.map((o) => (
+              <li key={o}>
+                <code>{o}</code>{' '}
+                {source.backup?.root === o ? (
+                  <button type="button" data-testid="report-backup-off" onClick={() => choose({ root: source.root })}>
+                    Stop using it as the base backup
+                  </button>
+                ) : (
+                  <button type="button" data-testid="report-backup" onClick={() => choose({ root: source.root, backup: o })}>
+                    Use it as the base backup
+                  </button>
+                )}{' '}
+                <button type="button" data-testid="report-switch" onClick={() => choose({ root: o })}>
+                  Report on it instead
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
       {report.state === 'running' && (
         <p role="status" data-testid="report-progress">

@@ -6,12 +6,19 @@ import type { ReportJson } from '../core';
 export interface ReportFile {
   path: string;
   file: File;
+  /** A file of the base backup the damaged blocks' pages are held against (`report --from`),
+   * by its path relative to the backup's data directory. */
+  backup?: boolean;
+  /** A WAL segment or history file dropped outside any data directory (an archive), read with
+   * the directory's own pg_wal as `pgpage report --wal ARCHIVE DIR` reads it. */
+  wal?: boolean;
 }
 
 export type ToReport =
   /** Some of the files; `last` on the final chunk starts the report. `shown`: how messages
-   * name the directory (its name and a `/`, or '' for files dropped loose). */
-  { type: 'files'; job: number; files: ReportFile[]; last: boolean; shown: string };
+   * name the directory (its name and a `/`, or '' for files dropped loose); `backup` how they
+   * name the base backup's directory, when its files are among them. */
+  { type: 'files'; job: number; files: ReportFile[]; last: boolean; shown: string; backup?: string };
 
 export type FromReport =
   | { type: 'progress'; job: number; read: number; total: number }

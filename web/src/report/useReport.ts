@@ -15,6 +15,21 @@ export interface ReportSource {
   /** The other data directories of the drop (a base backup beside the damaged one): not
    * reported on, and said so. */
   others?: string[];
+  /** One of `others` chosen as the base backup whose pages the damaged blocks are held
+   * against, as `pgpage report --from BACKUP` does, with its files. */
+  backup?: { root: string; files: ReportFile[] };
+  /** WAL files dropped outside every data directory (an archive), by their paths as dropped. */
+  archive?: ReportFile[];
+}
+
+/** A WAL segment (or its `.partial`) or timeline history file name, as an archive holds them. */
+const WAL_NAME = /^(?:[0-9A-F]{24}(?:\.partial)?|[0-9A-F]{8}\.history)$/;
+
+/** Which of the dropped data directories the report is of, and which one is its base backup:
+ * by default the last one dropped, and none. */
+export interface ReportChoice {
+  root?: string;
+  backup?: string;
 }
 
 export type ReportState =
@@ -46,26 +61,32 @@ const SLICE_MS = 10;
 /** The playground's snapshots are the playground's own, not a drop to report on. */
 const ours = (path: string) => !path.startsWith('playground/');
 
-export function reportSource(files: readonly FileEntry[]): ReportSource | null {
+export function reportSource(files: readonly FileEntry[], choice: ReportChoice = {}): ReportSource | null {
   const dropped = droppedFiles().filter((d) => ours(d.path));
   const paths = new Set(dropped.map((d) => d.path));
-  let root: string | null = null;
   const roots: string[] = [];
   for (const d of dropped) {
     if (d.path !== 'PG_VERSION' && !d.path.endsWith('/PG_VERSION')) continue;
     const r = d.path.slice(0, d.path.length - 'PG_VERSION'.length);
-    if (paths.has(`${r}global/pg_control`)) {
-      root = r;
-      roots.push(r);
-    }
+    if (paths.has(`${r}global/pg_control`) && !roots.includes(r)) roots.push(r);
   }
-  if (root !== null) {
-    const r = root;
+  if (roots.length > 0) {
+    const r = choice.root !== undefined && roots.includes(choice.root) ? choice.root : roots[roots.length - 1];
     const others = roots.filter((x) => x !== r);
+    // A directory nested in another (a backup kept inside the dropped folder) is not the
+    // outer one's files.
+    const inside = (path: string, root: string) => path.startsWith(root) && !roots.some((o) => o !== root && o.startsWith(root) && path.startsWith(o));
+    const filesOf = (root: string) => dropped.filter((d) => inside(d.path, root)).map((d) => ({ path: d.path.slice(root.length), file: d.file }));
+    const b = choice.backup;
+    const archive = dropped
+      .filter((d) => !roots.some((root) => d.path.startsWith(root)) && WAL_NAME.test(d.path.slice(d.path.lastIndexOf('/') + 1)))
+      .map((d) => ({ path: d.path, file: d.file, wal: true }));
     return {
       root: r,
-      files: dropped.filter((d) => d.path.startsWith(r)).map((d) => ({ path: d.path.slice(r.length), file: d.file })),
+      files: filesOf(r),
       ...(others.length > 0 ? { others } : {}),
+      ...(b !== undefined && others.includes(b) ? { backup: { root: b, files: filesOf(b) } } : {}),
+      ...(archive.length > 0 ? { archive } : {}),
     };
   }
   const loose = files.filter((f) => f.rel !== null && ours(f.path)).map((f) => ({ path: f.path, file: f.file }));
@@ -76,16 +97,23 @@ function sameSource(a: ReportSource | null, b: ReportSource | null): boolean {
   if (a === null || b === null) return a === b;
   return (
     a.root === b.root &&
+    a.backup?.root === b.backup?.root &&
+    (a.archive?.length ?? 0) === (b.archive?.length ?? 0) &&
     (a.others ?? []).join('\u0000') === (b.others ?? []).join('\u0000') &&
     a.files.length === b.files.length &&
     a.files.every((f, i) => f.path === b.files[i].path && f.file === b.files[i].file)
   );
 }
 
-export function useReport(files: readonly FileEntry[]): { source: ReportSource | null; report: ReportState } {
+export function useReport(files: readonly FileEntry[]): {
+  source: ReportSource | null;
+  report: ReportState;
+  choose: (choice: ReportChoice) => void;
+} {
   // A drop adds entries (ids only grow); a file's progress changes neither.
   const lastId = files.length > 0 ? files[files.length - 1].id : -1;
-  const computed = useMemo(() => reportSource(files), [files.length, lastId]);
+  const [choice, choose] = useState<ReportChoice>({});
+  const computed = useMemo(() => reportSource(files, choice), [files.length, lastId, choice]);
   // The same files (the playground's snapshots added beside them): the report stands.
   const kept = useRef<ReportSource | null>(null);
   if (!sameSource(kept.current, computed)) kept.current = computed;
@@ -127,13 +155,15 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
     let i = 0;
     let timer = 0;
     const shown = source.root;
+    const all: ReportFile[] = [...source.files, ...(source.backup?.files.map((f) => ({ ...f, backup: true })) ?? []), ...(source.archive ?? [])];
+    const backup = source.backup?.root;
     const next = () => {
       const start = performance.now();
       for (;;) {
-        const part = source.files.slice(i, i + CHUNK);
+        const part = all.slice(i, i + CHUNK);
         i += CHUNK;
-        const last = i >= source.files.length;
-        worker.post({ type: 'files', job: JOB, files: part, last, shown });
+        const last = i >= all.length;
+        worker.post({ type: 'files', job: JOB, files: part, last, shown, ...(backup !== undefined ? { backup } : {}) });
         if (last) return;
         if (performance.now() - start > SLICE_MS) break;
       }
@@ -146,5 +176,5 @@ export function useReport(files: readonly FileEntry[]): { source: ReportSource |
     };
   }, [source]);
 
-  return { source, report };
+  return { source, report, choose };
 }

@@ -7,7 +7,7 @@
 use std::fs;
 
 use crate::common::page::{seal, u16_at, u32_at, BLCKSZ};
-use crate::common::{json, pgpage, steps_of, Cluster};
+use crate::common::{copy_dir, json, pgpage, steps_of, Cluster};
 
 /// (block, line pointer) of a ctid as the server prints it, `(70,5)`.
 fn tid(text: &str) -> (usize, usize) {
@@ -71,6 +71,10 @@ fn changed_keys(version: u32) {
             && clean_report["rows_held"].as_u64().unwrap() >= 2800,
         "PostgreSQL {version}: {verdict}"
     );
+
+    // The cluster before the change, as a base backup: its pages have the damaged ones' pd_lsn.
+    let backup = c.root.join("backup");
+    copy_dir(&c.data, &backup);
 
     let mut bytes = fs::read(&file).unwrap();
     set_id(&mut bytes, hot.0, hot.1, 990_000);
@@ -170,9 +174,48 @@ fn changed_keys(version: u32) {
         verdict.contains("2 rows on pages that pass their checksum hold another key than their index entry names"),
         "{verdict}"
     );
+    // The backup's page holds each row's version (its t_xmin at the same line pointer) with
+    // the key the index holds: that settles which of the two keys is the true one, though the
+    // server's reads since the damage set hint bits and moved the page's pd_lsn.
+    let from = json(&pgpage(&[
+        "report",
+        "--json",
+        "--from",
+        backup.to_str().unwrap(),
+        data,
+    ]));
+    for (at, key) in [(hot, 1000), (plain, 1501)] {
+        let b = from["relations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r["blocks"].as_array().unwrap())
+            .find(|b| b["block"] == at.0 as u64)
+            .unwrap();
+        let said = format!("holds the same row version at ({},{}) (t_xmin ", at.0, at.1);
+        let key = format!("it holds id {key}, the key public.t_pkey names");
+        assert!(
+            b["evidence"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e.as_str().unwrap().contains(&said) && e.as_str().unwrap().contains(&key)),
+            "PostgreSQL {version}: {said} … {key}: {b:#}"
+        );
+        assert_eq!(b["route"], "key", "{b:#}");
+    }
     // No value of the rows in the redacted report.
-    let redacted =
-        String::from_utf8_lossy(&pgpage(&["report", "--redact", data]).stdout).into_owned();
+    let redacted = String::from_utf8_lossy(
+        &pgpage(&[
+            "report",
+            "--redact",
+            "--from",
+            backup.to_str().unwrap(),
+            data,
+        ])
+        .stdout,
+    )
+    .into_owned();
     assert!(
         !redacted.contains("990000")
             && !redacted.contains("1501")

@@ -20,7 +20,7 @@ use crate::tuple::{self, heap_items, Attribute, ToastPointer, TupleHeader};
 
 /// One column of the relation, in attribute number order; dropped ones are kept (their
 /// bytes still take room in old tuples) and left out of the output.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Column {
     pub name: String,
     pub ty: Type,

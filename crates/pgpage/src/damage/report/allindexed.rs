@@ -47,6 +47,19 @@ pub struct KeyMismatch {
     pub twins: Vec<String>,
     /// The index is unique (its key names one row).
     pub unique: bool,
+    /// The row version's t_xmin: another copy of the page holding a tuple of this xmin at the
+    /// same line pointer holds the same version, whose data never changes.
+    #[serde(skip)]
+    pub xmin: u32,
+    /// The page's pd_lsn (it verifies: its header is sane).
+    #[serde(skip)]
+    pub page_lsn: Option<u64>,
+    /// The table's columns up to the last key column, and the key columns' places among
+    /// them: how to read the key off another copy of the page.
+    #[serde(skip)]
+    pub heap_columns: Vec<Column>,
+    #[serde(skip)]
+    pub positions: Vec<usize>,
 }
 
 /// One index's fingerprints, and what the table's pages said against them.
@@ -57,6 +70,8 @@ pub struct IndexPrints {
     /// The index's key columns, as its leaves print them.
     keys: Vec<Column>,
     writer: RowWriter,
+    /// The table's columns the writer reads, up to the last key column.
+    heap_columns: Vec<Column>,
     positions: Vec<usize>,
     /// The table's attributes up to the last key column: all a key's place needs.
     attrs: Vec<crate::tuple::Attribute>,
@@ -73,7 +88,7 @@ pub struct IndexPrints {
     pub checked: u64,
     pub unread: u64,
     /// (block, lp, root, key) of each row not found, at most MAX_MISSES.
-    misses: Vec<(u32, u16, u16, Vec<Option<String>>)>,
+    misses: Vec<(u32, u16, u16, Vec<Option<String>>, u32, Option<u64>)>,
     pub more_misses: u64,
     /// The second reading: entries at the missed TIDs, and other TIDs of their keys.
     at_tid: BTreeMap<(u32, u16), Vec<Vec<Option<String>>>>,
@@ -125,12 +140,14 @@ impl IndexPrints {
             .take(last)
             .map(|c| c.attribute.clone())
             .collect();
+        let heap_columns: Vec<Column> = heap_columns.into_iter().take(last).collect();
         IndexPrints {
             name,
             sql_name,
             unique,
             keys,
-            writer: RowWriter::new(heap_columns, RowFormat::Json, endian, false),
+            writer: RowWriter::new(heap_columns.clone(), RowFormat::Json, endian, false),
+            heap_columns,
             positions,
             attrs,
             prints: Vec::new(),
@@ -273,7 +290,14 @@ impl IndexPrints {
                     continue;
                 };
                 if self.misses.len() < MAX_MISSES {
-                    self.misses.push((block, item.lp, root, key));
+                    self.misses.push((
+                        block,
+                        item.lp,
+                        root,
+                        key,
+                        header.t_xmin,
+                        crate::damage::diff::page_lsn(page, endian),
+                    ));
                 } else {
                     self.more_misses = self.more_misses.saturating_add(1);
                 }
@@ -338,7 +362,7 @@ impl IndexPrints {
     /// is left out when the index has damaged pages: those name it already.
     pub fn mismatches(&self) -> BTreeMap<u32, Vec<KeyMismatch>> {
         let mut out: BTreeMap<u32, Vec<KeyMismatch>> = BTreeMap::new();
-        for (block, lp, root, key) in &self.misses {
+        for (block, lp, root, key, xmin, page_lsn) in &self.misses {
             let index_keys = self
                 .at_tid
                 .get(&(*block, *root))
@@ -365,6 +389,10 @@ impl IndexPrints {
                 index_keys,
                 twins,
                 unique: self.unique,
+                xmin: *xmin,
+                page_lsn: *page_lsn,
+                heap_columns: self.heap_columns.clone(),
+                positions: self.positions.clone(),
             });
         }
         out

@@ -13,6 +13,7 @@ use super::{readable_offsets, Block, Damage, Relation, Report};
 use crate::damage::diff::page_lsn;
 use crate::page::geometry::Endian;
 use crate::page::verify::{header_is_sane, verify_page, PageStatus};
+use crate::tuple::TupleHeader;
 
 /// A damaged block's page in the backup given.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -160,6 +161,12 @@ impl Report {
                         {
                             account(&mut page, reader, bytes, b, endian);
                         }
+                        if let (Ok(Some(bytes)), true) = (
+                            &p.page,
+                            page.status == "ok" && b.damage == Damage::KeyMismatch,
+                        ) {
+                            key_witness(b, bytes, &p.shown, endian);
+                        }
                         if index && page.status == "ok" {
                             page.note.push_str(
                                 "; an index's page is not taken from a backup: REINDEX rebuilds the index from the table (its step below)",
@@ -181,6 +188,62 @@ impl Report {
             }
         }
         self.restep();
+    }
+}
+
+/// What a backup's page holds at each row whose key an index does not hold, where it holds
+/// the same row version: a tuple of the same t_xmin at the same line pointer. A version's data
+/// never changes once written (an UPDATE writes a new one; hint bits and xmax are not data),
+/// whatever else changed on the page since the backup. The index's key there says the row's
+/// value changed afterwards (its UPDATE step sets it back); the row's own key there says the
+/// change is older than the backup, which then cannot tell which of the two is true.
+fn key_witness(b: &mut Block, page: &[u8], shown: &str, endian: Endian) {
+    let block = b.block;
+    for m in b.key_mismatches.clone().iter().take(super::keyrows::NAMED) {
+        // A frozen or bootstrap xmin names no one version.
+        if m.xmin < 3 || m.positions.is_empty() {
+            continue;
+        }
+        let writer = crate::cluster::rows::RowWriter::new(
+            m.heap_columns.clone(),
+            crate::cluster::rows::RowFormat::Json,
+            endian,
+            false,
+        );
+        let which = &m.positions;
+        let Some(held) = crate::tuple::heap_items(page, endian)
+            .find(|i| i.lp == m.lp)
+            .and_then(|i| i.tuple)
+            .filter(|t| TupleHeader::read(t, endian).is_some_and(|h| h.t_xmin == m.xmin))
+            .and_then(|t| writer.column_texts(t, which))
+        else {
+            continue;
+        };
+        let at = format!(
+            "the backup's page ({shown}) holds the same row version at ({block},{}) (t_xmin {}), whose data never changes once written",
+            m.lp, m.xmin
+        );
+        let said = super::keyrows::named_key(m, &held);
+        let (plain, redacted) = if m.index_keys.contains(&held) {
+            let then = "so the row's value changed after it was written (no SQL changes a row version in place), and setting the index's key back is right";
+            (
+                format!("{at}: it holds {said}, the key {} names, {then}", m.index),
+                format!("{at}: it holds the key {} names, {then}", m.index),
+            )
+        } else if held == m.keys {
+            let then = "the change is older than the backup, which cannot tell which of the two keys is the true one";
+            (
+                format!("{at}: it holds {said} too: {then}"),
+                format!("{at}: it holds the row's key too: {then}"),
+            )
+        } else {
+            (
+                format!("{at}: it holds {said}, neither the row's key nor the index's"),
+                format!("{at}: it holds a third key, neither the row's nor the index's"),
+            )
+        };
+        b.said_keys.push((plain.clone(), redacted));
+        b.evidence.push(plain);
     }
 }
 

@@ -192,6 +192,9 @@ fn way_of(route: &str) -> &'static str {
             "way back: the true key set by SQL, or the index rebuilt (the steps say which)"
         }
         r if r == Route::KeyReindex.as_str() => "way back: REINDEX the index",
+        r if r == Route::KeyOlder.as_str() => {
+            "way back: the page from a later copy or the WAL (its rows look older than the table's), not REINDEX"
+        }
         r if r == Route::BackupOlder.as_str() => {
             "way back: the backup's older page, losing the changes since"
         }

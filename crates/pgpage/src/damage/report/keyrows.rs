@@ -15,7 +15,7 @@ use crate::page::verify::PageStatus;
 use crate::words::plural;
 
 /// At most this many rows named in a block's evidence; the rest are counted.
-const NAMED: usize = 5;
+pub(super) const NAMED: usize = 5;
 
 /// One block for each page that verifies whose rows disagree with an index.
 pub(super) fn key_blocks(rel: &RelationInput) -> Vec<Block> {
@@ -47,14 +47,22 @@ pub(super) fn key_blocks(rel: &RelationInput) -> Vec<Block> {
             Severity::Warning
         };
         b.key_mismatches = ms.clone();
+        b.page_lsn = ms.iter().find_map(|m| m.page_lsn);
         evidence(&mut b, rel);
         out.push(b);
     }
     out
 }
 
+/// A row with no entry in a unique index that holds its key at another TID: an older version
+/// of that row, whose own entry VACUUM removed once a newer version was written, on a page
+/// older than its rows (a lost write, or an older copy put back).
+pub(super) fn older_version(m: &KeyMismatch) -> bool {
+    m.unique && m.index_keys.is_empty() && !m.twins.is_empty()
+}
+
 /// A key with its columns' names: `id 4601`, `(a, b) (1, x)`.
-fn named_key(m: &KeyMismatch, key: &[Option<String>]) -> String {
+pub(super) fn named_key(m: &KeyMismatch, key: &[Option<String>]) -> String {
     if m.columns.len() == 1 {
         format!("{} {}", m.columns.join(""), key_text(key))
     } else {
@@ -116,7 +124,9 @@ fn evidence(b: &mut Block, rel: &RelationInput) {
             let twins = format!("{} holds that key at {} too", m.index, m.twins.join(", "));
             line.push_str(&format!(
                 "; {twins}{}",
-                if m.unique {
+                if older_version(m) {
+                    ": this row is likely an older version of that one, whose entry VACUUM removed after the row was updated, so the page looks older than its rows (a write lost, or an older copy put back)"
+                } else if m.unique {
                     ": two rows now hold one key of a unique index, so the row's own value is the one that changed"
                 } else {
                     ""
@@ -231,13 +241,39 @@ pub(super) fn key_step(r: &Report, paths: &Paths) -> Option<String> {
     if blocks.is_empty() {
         return None;
     }
-    let mut lines = alloc::vec![String::from(if changed {
-        "Rows whose key disagrees with an index, on pages that pass their checksum: no copy of the page is better (a backup or a WAL image may hold the same bytes), so settle each row on the running server, after any repair of the pages above. The index entry was made from the row as it was inserted or last updated; which of the two is true, the row's value or the index's, the application's data or a replica says."
-    } else {
-        "Rows that have no entry in an index, on pages that pass their checksum: the index lost those entries (an index page older than its table, or one whose write was lost), and index scans miss the rows."
-    })];
+    let all_older = blocks
+        .iter()
+        .all(|(rel, b)| super::route(rel, b) == Route::KeyOlder);
+    let mut lines = Vec::new();
+    if changed {
+        lines.push(String::from("Rows whose key disagrees with an index, on pages that pass their checksum: no copy of the page is better (a backup or a WAL image may hold the same bytes), so settle each row on the running server, after any repair of the pages above. The index entry was made from the row as it was inserted or last updated; which of the two is true, the row's value or the index's, the application's data or a replica says."));
+    } else if !all_older {
+        lines.push(String::from("Rows that have no entry in an index, on pages that pass their checksum: the index lost those entries (an index page older than its table, or one whose write was lost), and index scans miss the rows."));
+    }
+    let older: Vec<&(&Relation, &Block)> = blocks
+        .iter()
+        .filter(|(rel, b)| super::route(rel, b) == Route::KeyOlder)
+        .collect();
+    if !older.is_empty() {
+        let tids: Vec<String> = older
+            .iter()
+            .flat_map(|(_, b)| {
+                b.key_mismatches
+                    .iter()
+                    .filter(|m| older_version(m))
+                    .map(move |m| format!("({},{})", b.block, m.lp))
+            })
+            .collect();
+        lines.push(format!(
+            "Rows with no entry in a unique index that holds their keys at other TIDs ({}): they look like older versions of rows that live elsewhere, on a page older than its table (a write lost, or an older copy put back). Do not REINDEX that index: it fails on the duplicate key (could not create unique index), and the older versions also show in sequential scans beside the live ones. Give pgpage the WAL since the page's pd_lsn (pgpage report --wal ARCHIVE DATADIR): it then names the page stale, and pgpage recover rebuilds it. Without that WAL, save the older versions (SELECT * FROM the table WHERE ctid = ANY (...)), then remove them with pg_surgery's heap_force_kill on those TIDs; their newer versions stay.",
+            tids.join(", ")
+        ));
+    }
     let mut reindex: BTreeMap<String, ()> = BTreeMap::new();
     for (rel, b) in &blocks {
+        if super::route(rel, b) == Route::KeyOlder {
+            continue;
+        }
         let table = rel
             .sql_name
             .clone()
@@ -280,6 +316,9 @@ pub(super) fn key_step(r: &Report, paths: &Paths) -> Option<String> {
         }
     }
     let names: Vec<String> = reindex.into_keys().collect();
+    if names.is_empty() {
+        return Some(lines.join("\n"));
+    }
     lines.push(if changed {
         format!(
             "If the row's value is the true one, or for a row that has no entry: rebuild the index from the table (REINDEX INDEX {}), which gives each row the entry of its own key. Where the UPDATE fails on a unique key, two rows hold it: decide which one to keep first.",

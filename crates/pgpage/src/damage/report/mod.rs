@@ -497,6 +497,10 @@ pub struct Report {
     /// The data directory as the user named it, for the steps' commands.
     #[serde(skip)]
     pub data_directory: Option<String>,
+    /// The WAL given beside the data directory (`--wal`), as the user named it: the steps'
+    /// `pgpage recover` reads it too.
+    #[serde(skip)]
+    pub wal_given: Vec<String>,
 }
 
 impl Report {
@@ -1231,6 +1235,7 @@ pub fn build(input: &Input) -> Report {
         indexes_held,
         steps: Vec::new(),
         data_directory: input.data_directory.clone(),
+        wal_given: Vec::new(),
     };
     report.restep();
     report
@@ -3714,6 +3719,9 @@ pub(super) enum Route {
     Key,
     /// Rows that have no entry in an index: the index rebuilt from the table.
     KeyReindex,
+    /// Rows without an entry in a unique index that holds their keys at other TIDs: the page
+    /// looks older than its rows, and REINDEX would fail on the duplicates.
+    KeyOlder,
     /// Nothing restores the page: its rows are salvaged, rebuilt in part or lost.
     None,
 }
@@ -3732,6 +3740,7 @@ impl Route {
             Route::BackupOlder => "backup_older",
             Route::Key => "key",
             Route::KeyReindex => "key_reindex",
+            Route::KeyOlder => "key_older",
             Route::None => "none",
         }
     }
@@ -3739,7 +3748,12 @@ impl Route {
 
 pub(super) fn route(rel: &Relation, b: &Block) -> Route {
     if b.damage == Damage::KeyMismatch {
-        return if b.key_mismatches.iter().any(|m| !m.index_keys.is_empty()) {
+        // Older versions of rows that live elsewhere make the whole page older than its
+        // table: the keys the index names at its other TIDs are then newer rows' (the line
+        // pointers reused since), and no UPDATE of this page's rows is right.
+        return if b.key_mismatches.iter().any(keyrows::older_version) {
+            Route::KeyOlder
+        } else if b.key_mismatches.iter().any(|m| !m.index_keys.is_empty()) {
             Route::Key
         } else {
             Route::KeyReindex
@@ -3871,6 +3885,21 @@ fn field_step(r: &Report, paths: &Paths) -> Option<String> {
     ))
 }
 
+/// The WAL a step's `pgpage recover` reads: what the report was given (`--wal`), else the
+/// data directory's own pg_wal, which it reads unasked; for files outside one, a placeholder.
+fn recover_wal(r: &Report, paths: &Paths) -> String {
+    if !r.wal_given.is_empty() {
+        r.wal_given
+            .iter()
+            .map(|w| format!(" --wal {}", shell_word(w)))
+            .collect()
+    } else if paths.dir.is_some() {
+        String::new()
+    } else {
+        String::from(" --wal WAL")
+    }
+}
+
 /// The step that rebuilds blocks from their full-page image with every record after it
 /// replayed (pgpage recover), as the server's recovery does. It comes before every other
 /// repair: recover reads its file in place in the data directory, and the later steps go on
@@ -3898,11 +3927,7 @@ fn replay_step(r: &Report, paths: &Paths) -> Option<String> {
         )];
     for (file, blocks) in files {
         let blocks: Vec<String> = blocks.iter().map(|b| format!("--block {b}")).collect();
-        let wal = if paths.dir.is_some() {
-            String::new()
-        } else {
-            String::from(" --wal WAL")
-        };
+        let wal = recover_wal(r, paths);
         lines.push(command_line(&format!(
             "pgpage recover {}{wal} --out NEW {}",
             blocks.join(" "),
@@ -4166,8 +4191,9 @@ fn steps(r: &Report) -> Vec<String> {
             b.block,
             b.torn_refused.as_deref().unwrap_or_default(),
             command_line(&format!(
-                "pgpage recover --block {} --out NEW {}",
+                "pgpage recover --block {}{} --out NEW {}",
                 b.block_in_file,
+                recover_wal(r, &paths),
                 paths.file(&b.file)
             ))
             .trim(),
@@ -4560,6 +4586,7 @@ mod tests {
             .collect();
         build(&Input {
             data_directory: None,
+            wal_given: Vec::new(),
             flushed: None,
             cluster: ClusterFacts::default(),
             relations: alloc::vec![RelationInput {

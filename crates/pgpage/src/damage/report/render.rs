@@ -522,26 +522,36 @@ fn blocks_table<'r>(out: &mut String, r: &'r Report) -> Vec<(&'r Relation, &'r B
             } else {
                 "no rows: not a table's page"
             };
-            let (lost, readable, from) = b.rows.as_ref().map_or(
-                (String::from(no_rows), String::from("-"), String::from("-")),
-                |x| {
-                    (
-                        match (x.lost, x.upper_bound) {
-                            (Some(n), true) if n > 0 => format!("at most {n}"),
-                            (n, _) => count(n),
-                        },
-                        match altered(b) {
-                            Some(_) => format!("{} (1 value probably altered)", count(x.readable)),
-                            None => count(x.readable),
-                        },
-                        String::from(match x.known_from {
-                            KnownFrom::Index => "index",
-                            KnownFrom::Header => "header",
-                            KnownFrom::Unknown => "unknown",
-                        }),
-                    )
-                },
-            );
+            // A page that verifies but disagrees with an index reads whole: its rows are there.
+            let unread = if b.damage == super::Damage::KeyMismatch {
+                (
+                    String::from("none: the page reads whole"),
+                    format!(
+                        "all ({} against an index)",
+                        crate::words::plural(b.key_mismatches.len() as u64, "row", "rows")
+                    ),
+                    String::from("its indexes"),
+                )
+            } else {
+                (String::from(no_rows), String::from("-"), String::from("-"))
+            };
+            let (lost, readable, from) = b.rows.as_ref().map_or(unread, |x| {
+                (
+                    match (x.lost, x.upper_bound) {
+                        (Some(n), true) if n > 0 => format!("at most {n}"),
+                        (n, _) => count(n),
+                    },
+                    match altered(b) {
+                        Some(_) => format!("{} (1 value probably altered)", count(x.readable)),
+                        None => count(x.readable),
+                    },
+                    String::from(match x.known_from {
+                        KnownFrom::Index => "index",
+                        KnownFrom::Header => "header",
+                        KnownFrom::Unknown => "unknown",
+                    }),
+                )
+            });
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} | {lost} | {readable} | {from} |",
