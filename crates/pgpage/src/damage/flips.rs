@@ -131,6 +131,9 @@ enum Tier {
     Plain,
     /// Flipped back, free space that is all zeros would hold one set bit.
     NoisesFreeSpace,
+    /// Flipped back, a byte of a row's data that no value covers (alignment padding), which
+    /// PostgreSQL writes as zeros, would hold a set bit.
+    NoisesPadding,
     /// The flipped-back value has more control characters than the stored one.
     AddsControl,
     /// As stored, a row's key is the one the index holds for it; flipped back, it is not.
@@ -816,10 +819,34 @@ pub fn tell_with(page: &[u8], blkno: u32, endian: Endian, known: &Known<'_>) -> 
                             }
                         }
                         None => {
-                            t.why = String::from(
-                                "the flip changes no column's value (a header or padding bit): nothing speaks for or against it",
-                            );
-                            Tier::Plain
+                            // Bytes of t_data that no value shows are alignment padding or a
+                            // name's tail past its NUL, which heap_form_tuple and namein leave
+                            // as the zeroed memory they start from: a set bit there is not
+                            // PostgreSQL's.
+                            let data_from = i
+                                .tuple
+                                .and_then(|s| crate::tuple::TupleHeader::read(s, endian))
+                                .map(|h| i.off.saturating_add(usize::from(h.t_hoff)));
+                            let at = usize::try_from(c.offset).unwrap_or(usize::MAX);
+                            let padding = data_from.is_some_and(|d| at >= d && at < end);
+                            let stored = page.get(at).copied().unwrap_or(0);
+                            if padding && stored == 0 {
+                                t.why = String::from(
+                                    "the flip changes no column's value: it lies in bytes of the row's data that no value shows (alignment padding, or a name's unused tail), which PostgreSQL writes as zeros, so flipped back they would hold a set bit: this speaks against it",
+                                );
+                                Tier::NoisesPadding
+                            } else if padding && u32::from(stored) == 1u32 << c.bit {
+                                t.why = String::from(
+                                    "the flip changes no column's value: it lies in bytes of the row's data that no value shows (alignment padding, or a name's unused tail), which PostgreSQL writes as zeros; as stored the byte holds this one set bit, flipped back it is zero: this speaks for it",
+                                );
+                                gain = gain.saturating_add(2000);
+                                Tier::Plain
+                            } else {
+                                t.why = String::from(
+                                    "the flip changes no column's value (a header or padding bit): nothing speaks for or against it",
+                                );
+                                Tier::Plain
+                            }
                         }
                     }
                 }
