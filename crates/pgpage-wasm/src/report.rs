@@ -149,10 +149,11 @@ impl ReportOutput {
         for f in found {
             let page = match f.state.as_str() {
                 "page" => {
-                    let bytes = pages.get(at..at + size).ok_or_else(|| {
+                    let next = at.saturating_add(size);
+                    let bytes = pages.get(at..next).ok_or_else(|| {
                         JsError::new("the backup's pages end before the pages named")
                     })?;
-                    at += size;
+                    at = next;
                     Ok(Some(bytes.to_vec()))
                 }
                 "short" | "absent" => Ok(None),

@@ -27,6 +27,9 @@ pub const MAX_ENTRIES: usize = 8 << 20;
 /// Rows without their entry named one by one, per index; the rest are counted.
 const MAX_MISSES: usize = 1000;
 
+/// A row not found: (relation-wide block, line pointer, chain root, key, t_xmin, pd_lsn).
+type Miss = (u32, u16, u16, Vec<Option<String>>, u32, Option<u64>);
+
 /// One key a row holds and its index does not have at the row's TID.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct KeyMismatch {
@@ -88,7 +91,7 @@ pub struct IndexPrints {
     pub checked: u64,
     pub unread: u64,
     /// (block, lp, root, key) of each row not found, at most MAX_MISSES.
-    misses: Vec<(u32, u16, u16, Vec<Option<String>>, u32, Option<u64>)>,
+    misses: Vec<Miss>,
     pub more_misses: u64,
     /// The second reading: entries at the missed TIDs, and other TIDs of their keys.
     at_tid: BTreeMap<(u32, u16), Vec<Vec<Option<String>>>>,

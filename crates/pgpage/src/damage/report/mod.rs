@@ -4586,7 +4586,6 @@ mod tests {
             .collect();
         build(&Input {
             data_directory: None,
-            wal_given: Vec::new(),
             flushed: None,
             cluster: ClusterFacts::default(),
             relations: alloc::vec![RelationInput {
