@@ -40,6 +40,7 @@ mod repair;
 mod repair_flips;
 mod report;
 mod report_allindexed;
+mod report_catalog;
 mod report_flip_rows;
 mod report_from;
 mod report_keys;

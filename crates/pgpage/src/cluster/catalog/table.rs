@@ -582,7 +582,7 @@ impl TableReader {
         // rows with the others would print every value after a gap under the wrong column.
         if columns.len() != usize::try_from(class.relnatts).unwrap_or(0) {
             return Err(format!(
-                "relation {shown}: pg_attribute has {} of its {} columns (see the damage named above): its rows cannot be split",
+                "relation {shown}: pg_attribute has {} of its {} columns (see the damage named above): its rows cannot be split by the catalogs; give its columns' types in order instead (pgpage rows --types int4,text,... with the table's files, or the type list of the browser's rows panel)",
                 columns.len(),
                 class.relnatts
             ));

@@ -1201,6 +1201,7 @@ pub fn build(input: &Input) -> Report {
         if blocks.is_empty() {
             continue;
         }
+        catalog_sessions(rel, &mut blocks);
         blocks.sort_by_key(|b| (b.severity, b.block));
         relations.push(Relation {
             database: rel.database.clone(),
@@ -1239,6 +1240,32 @@ pub fn build(input: &Input) -> Report {
     };
     report.restep();
     report
+}
+
+/// A system catalog's page the server refuses stops every session that reads it, and the
+/// relation cache reads some catalogs (pg_class, pg_attribute, ...) as a session starts: that
+/// is what such damage costs, more than the catalog's own rows.
+fn catalog_sessions(rel: &RelationInput, blocks: &mut [Block]) {
+    let Some(name) = rel.relation.as_deref() else {
+        return;
+    };
+    if !name.starts_with("pg_catalog.") {
+        return;
+    }
+    let shared = rel
+        .files
+        .first()
+        .is_some_and(|f| f.path.starts_with("global/"));
+    let scope = match (&rel.database, shared) {
+        (_, true) => String::from("in every database (a shared catalog)"),
+        (Some(db), false) => format!("of database {db}"),
+        (None, false) => String::from("of its database"),
+    };
+    for b in blocks.iter_mut().filter(|b| b.server.is_some()) {
+        b.evidence.push(format!(
+            "a system catalog's page the server refuses: every session {scope} that reads it fails with that error, and since the relation cache reads catalogs such as pg_class and pg_attribute as a session starts, connecting may fail too (FATAL); repair this page first"
+        ));
+    }
 }
 
 /// The contract's code for a routine note where it names one otherwise than the registry.
