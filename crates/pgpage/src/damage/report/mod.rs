@@ -2443,8 +2443,10 @@ fn header_older_words(older: &crate::am::HeaderOlder) -> String {
 
 fn torn_words(sectors: &[u32], found: &str) -> String {
     // Tuples that are not what the line pointers describe say two writes met on the page,
-    // not which was the older; older versions of rows live elsewhere say it.
-    if found == TORN_BY_TUPLES {
+    // not which was the older; older versions of rows live elsewhere say it, but only where
+    // the line pointers lead to nothing else: an older header's line pointers into a newer
+    // write's tuples (moved by pruning since) show the same mix.
+    if found == TORN_BY_TUPLES || found == TORN_BY_BOTH {
         return format!(
             "{} of the page hold another write of it than sector 0, its header and line pointers (a torn write, or a copy of another version of the page): {found}; which of the two writes is the older the page does not show",
             sector_list(sectors),
