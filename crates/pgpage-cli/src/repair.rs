@@ -333,11 +333,18 @@ fn source_page(args: &RepairArgs, d: &Damaged) -> Result<Option<(Vec<u8>, String
                     args.block, d.display, args.block
                 ))
             })?;
+        let redirected = |n: u64| {
+            if n == 1 {
+                String::from("1 root redirected to its row's newest version")
+            } else {
+                format!("{n} roots redirected to their rows' newest versions")
+            }
+        };
         let words = if torn.rebuilt.is_empty() {
             format!(
-                "the page rebuilt as its rows read ({} moved, {} redirected to their newest versions, {} made LP_DEAD)",
+                "the page rebuilt as its rows read ({} moved, {}, {} made LP_DEAD)",
                 plural(torn.moved.len() as u64, "row", "rows"),
-                plural(torn.newest.len() as u64, "root", "roots"),
+                redirected(torn.newest.len() as u64),
                 plural(
                     torn.items.len().saturating_sub(torn.newest.len()) as u64,
                     "line pointer",
@@ -348,9 +355,9 @@ fn source_page(args: &RepairArgs, d: &Damaged) -> Result<Option<(Vec<u8>, String
             let count =
                 |flags: u8| torn.rebuilt.iter().filter(|i| i.lp_flags == flags).count() as u64;
             format!(
-                "the torn page rebuilt with the newer write's line pointers, from its tuples ({}, {} redirected to their newest versions, {} made LP_DEAD)",
+                "the torn page rebuilt with the newer write's line pointers, from its tuples ({}, {}, {} made LP_DEAD)",
                 plural(count(pgpage::page::fields::LP_NORMAL), "tuple", "tuples"),
-                plural(count(pgpage::page::fields::LP_REDIRECT), "root", "roots"),
+                redirected(count(pgpage::page::fields::LP_REDIRECT)),
                 plural(count(pgpage::page::fields::LP_DEAD), "line pointer", "line pointers"),
             )
         };

@@ -458,6 +458,16 @@ pub fn torn_with(
 /// marked as heap-only tuple"). Each is the newest version of a row whose chain start is
 /// wrong, as a torn write leaves a HOT root from before its update.
 pub fn unreached_heap_only(page: &[u8], absolute_block: u32, endian: Endian) -> Vec<u16> {
+    unreached(page, Some(absolute_block), endian)
+}
+
+/// [`unreached_heap_only`] where the page's block number is not known: a HOT update's
+/// t_ctid names the same page, so a HOT-updated tuple's t_ctid is taken as this page's.
+pub fn unreached_heap_only_here(page: &[u8], endian: Endian) -> Vec<u16> {
+    unreached(page, None, endian)
+}
+
+fn unreached(page: &[u8], absolute_block: Option<u32>, endian: Endian) -> Vec<u16> {
     use crate::am::heap::layout::{HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE};
     use crate::page::fields::{LP_NORMAL, LP_REDIRECT};
     use crate::tuple::TupleHeader;
@@ -473,7 +483,9 @@ pub fn unreached_heap_only(page: &[u8], absolute_block: u32, endian: Endian) -> 
             led_to.push(id.off);
         } else if id.flags == LP_NORMAL {
             if let Some(h) = header_of(id) {
-                if h.t_infomask2 & HEAP_HOT_UPDATED != 0 && h.t_ctid_block == absolute_block {
+                if h.t_infomask2 & HEAP_HOT_UPDATED != 0
+                    && absolute_block.is_none_or(|b| h.t_ctid_block == b)
+                {
                     led_to.push(h.t_ctid_offset);
                 }
             }

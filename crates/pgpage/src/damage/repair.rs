@@ -88,6 +88,7 @@ impl core::fmt::Display for RepairRefusal {
 /// A torn page rebuilt as pgpage reads its rows (`repair --torn`): each row the older write
 /// holds at another place is pointed at there, each HOT chain root whose newest version is a
 /// heap-only tuple nothing leads to becomes an LP_REDIRECT to it (as pruning leaves a chain),
+/// a heap-only tuple still left without a root becomes an ordinary tuple (its chain's root),
 /// and every other line pointer whose tuple the tear took (an older version, or bytes that
 /// are no row) becomes LP_DEAD, as pruning leaves a dead tuple's: index entries into it then
 /// find nothing, and VACUUM removes them; so does a redirect whose target that leaves dead. pd_upper is lowered to the lowest tuple where a
@@ -140,6 +141,24 @@ pub fn torn_rebuilt(
         .collect();
     for lp in dead {
         set_item_id(&mut out, endian, lp, 0, LP_DEAD, 0);
+    }
+    // A heap-only tuple that nothing leads to still (its root taken, and not known by key)
+    // makes REINDEX fail ("failed to find parent tuple for heap-only tuple"): it becomes its
+    // own chain's root, an ordinary tuple, which the REINDEX the steps give then indexes.
+    if !torn.items.is_empty() || !torn.rebuilt.is_empty() {
+        for lp in crate::am::unreached_heap_only_here(&out, endian) {
+            let Some(off) = crate::tuple::heap_items(&out, endian)
+                .find(|i| i.lp == lp)
+                .map(|i| i.off)
+            else {
+                continue;
+            };
+            let at = off.saturating_add(18);
+            if let Some(mask2) = read_u16(&out, at, endian) {
+                let cleared = mask2 & !crate::am::heap::layout::HEAP_ONLY_TUPLE;
+                crate::page::geometry::write_u16(&mut out, at, endian, cleared);
+            }
+        }
     }
     let mut tuples: Vec<(usize, usize, u16)> = crate::tuple::heap_items(&out, endian)
         .map(|i| (i.off, i.off.saturating_add(i.len), i.lp))

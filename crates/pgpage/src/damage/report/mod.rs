@@ -161,6 +161,11 @@ pub struct Rows {
     /// flip gives back: rows of this line pointer, counted readable.
     #[serde(skip)]
     pub flipped: Vec<ReusedRow>,
+    /// Line pointers the damage took whose row's newest version is a heap-only tuple here
+    /// that nothing leads to (root, that tuple's line pointer), found by the row's key: the
+    /// pairs a rebuilt page redirects, so that no heap-only tuple is left without its root.
+    #[serde(skip)]
+    pub orphan_roots: Vec<(u16, u16)>,
 }
 
 /// A tuple a damaged page shows under a line pointer the naming index gives to another
@@ -1476,6 +1481,7 @@ fn file_blocks(
                 .stale_rows
                 .iter()
                 .filter_map(|r| Some((r.lp, r.same_page?)))
+                .chain(rows.orphan_roots.iter().copied())
                 .collect();
             // One flipped bit changes one tuple: older versions of two rows are an older
             // write, and a flip that makes the checksum valid a chance match.
@@ -1927,6 +1933,7 @@ fn stale_rows() -> Rows {
         elsewhere: Vec::new(),
         reused: Vec::new(),
         flipped: Vec::new(),
+        orphan_roots: Vec::new(),
     }
 }
 
@@ -3078,6 +3085,7 @@ fn rows_of(
         Some(h) => {
             let mut lost: Vec<u16> = Vec::new();
             let mut elsewhere: Vec<StaleRow> = Vec::new();
+            let mut orphan_roots: Vec<(u16, u16)> = Vec::new();
             for lp in h.offsets.iter().copied().filter(|&lp| reached(lp).is_err()) {
                 let key = naming_index(&rel.indexes).and_then(|ix| {
                     let e = ix
@@ -3088,7 +3096,15 @@ fn rows_of(
                 });
                 match key {
                     // The row's newest version is a heap-only tuple that reads.
-                    Some((_, k)) if orphans.contains_key(&k) => {}
+                    Some((_, k)) if orphans.contains_key(&k) => {
+                        // One root per tuple: the first entry's (an older version's
+                        // entry of the same key may still name another line pointer).
+                        if let Some(&o) = orphans.get(&k) {
+                            if !orphan_roots.iter().any(|&(_, t)| t == o) {
+                                orphan_roots.push((lp, o));
+                            }
+                        }
+                    }
                     // An older version's entry (an update without HOT): the row reads
                     // through the entry of its newer version on this page.
                     Some((ix, k))
@@ -3217,6 +3233,7 @@ fn rows_of(
                 elsewhere,
                 reused,
                 flipped: flipped.clone(),
+                orphan_roots,
             }
         }
         None => {
@@ -3245,6 +3262,7 @@ fn rows_of(
                     elsewhere: Vec::new(),
                     reused,
                     flipped: flipped.clone(),
+                    orphan_roots: Vec::new(),
                 }
             }
             None => Rows {
@@ -3264,6 +3282,7 @@ fn rows_of(
                 elsewhere: Vec::new(),
                 reused,
                 flipped: flipped.clone(),
+                orphan_roots: Vec::new(),
             },
         }
         }
