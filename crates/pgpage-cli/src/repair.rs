@@ -1041,7 +1041,7 @@ fn advice(args: &RepairArgs) -> Result<i32, Fatal> {
 /// ones, which the page alone cannot); None when it finds no tear.
 fn older_write(path: &Path, absolute: u32) -> Option<pgpage::am::TornWrite> {
     crate::heapctx::data_directory(path)?;
-    let (report, _) = crate::report::gather(&[path.to_path_buf()], false, &[]).ok()?;
+    let (report, _) = crate::report::gather(&[path.to_path_buf()], true, &[]).ok()?;
     report
         .torn_writes()
         .into_iter()
