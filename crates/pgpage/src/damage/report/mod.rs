@@ -3936,8 +3936,18 @@ fn field_step(r: &Report, paths: &Paths) -> Option<String> {
 /// The WAL a step's `pgpage recover` reads: what the report was given (`--wal`), else the
 /// data directory's own pg_wal, which it reads unasked; for files outside one, a placeholder.
 fn recover_wal(r: &Report, paths: &Paths) -> String {
-    if !r.wal_given.is_empty() {
-        r.wal_given
+    // The data directory's own pg_wal, given as --wal too, recover reads unasked.
+    let own = r
+        .data_directory
+        .as_deref()
+        .map(|d| format!("{}/pg_wal", d.trim_end_matches('/')));
+    let extra: Vec<&String> = r
+        .wal_given
+        .iter()
+        .filter(|w| Some(w.trim_end_matches('/')) != own.as_deref())
+        .collect();
+    if !extra.is_empty() {
+        extra
             .iter()
             .map(|w| format!(" --wal {}", shell_word(w)))
             .collect()
