@@ -146,14 +146,13 @@ pub fn torn_rebuilt(
     // makes REINDEX fail ("failed to find parent tuple for heap-only tuple"): it becomes its
     // own chain's root, an ordinary tuple, which the REINDEX the steps give then indexes.
     if !torn.items.is_empty() || !torn.rebuilt.is_empty() {
-        for lp in crate::am::unreached_heap_only_here(&out, endian) {
-            let Some(off) = crate::tuple::heap_items(&out, endian)
-                .find(|i| i.lp == lp)
-                .map(|i| i.off)
-            else {
-                continue;
-            };
-            let at = off.saturating_add(18);
+        use crate::page::fields::heap_tuple_header_data as htup;
+        let unreached = crate::am::unreached_heap_only_here(&out, endian);
+        let at: Vec<usize> = crate::tuple::heap_items(&out, endian)
+            .filter(|i| unreached.contains(&i.lp))
+            .map(|i| i.off.saturating_add(usize::from(htup::T_INFOMASK2.offset)))
+            .collect();
+        for at in at {
             if let Some(mask2) = read_u16(&out, at, endian) {
                 let cleared = mask2 & !crate::am::heap::layout::HEAP_ONLY_TUPLE;
                 crate::page::geometry::write_u16(&mut out, at, endian, cleared);

@@ -11,6 +11,7 @@
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use serde::Serialize;
@@ -60,7 +61,7 @@ pub struct KeyMismatch {
     /// The table's columns up to the last key column, and the key columns' places among
     /// them: how to read the key off another copy of the page.
     #[serde(skip)]
-    pub heap_columns: Vec<Column>,
+    pub heap_columns: Arc<[Column]>,
     #[serde(skip)]
     pub positions: Vec<usize>,
 }
@@ -73,8 +74,9 @@ pub struct IndexPrints {
     /// The index's key columns, as its leaves print them.
     keys: Vec<Column>,
     writer: RowWriter,
-    /// The table's columns the writer reads, up to the last key column.
-    heap_columns: Vec<Column>,
+    /// The table's columns the writer reads, up to the last key column: shared by every
+    /// mismatch this index names.
+    heap_columns: Arc<[Column]>,
     positions: Vec<usize>,
     /// The table's attributes up to the last key column: all a key's place needs.
     attrs: Vec<crate::tuple::Attribute>,
@@ -150,7 +152,7 @@ impl IndexPrints {
             unique,
             keys,
             writer: RowWriter::new(heap_columns.clone(), RowFormat::Json, endian, false),
-            heap_columns,
+            heap_columns: heap_columns.into(),
             positions,
             attrs,
             prints: Vec::new(),
@@ -394,7 +396,7 @@ impl IndexPrints {
                 unique: self.unique,
                 xmin: *xmin,
                 page_lsn: *page_lsn,
-                heap_columns: self.heap_columns.clone(),
+                heap_columns: Arc::clone(&self.heap_columns),
                 positions: self.positions.clone(),
             });
         }

@@ -205,7 +205,7 @@ fn key_witness(b: &mut Block, page: &[u8], shown: &str, endian: Endian) {
             continue;
         }
         let writer = crate::cluster::rows::RowWriter::new(
-            m.heap_columns.clone(),
+            m.heap_columns.to_vec(),
             crate::cluster::rows::RowFormat::Json,
             endian,
             false,
