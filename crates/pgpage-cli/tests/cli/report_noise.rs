@@ -11,7 +11,9 @@ use std::fs;
 
 use crate::common::page::from_hex as hex;
 use crate::common::page::{u16_at, BLCKSZ};
-use crate::common::{block_of, copy_dir, json, pgpage, run_copy, write_block, Cluster};
+use crate::common::{
+    block_of, copy_dir, json, pgpage, repair_torn_in_place, run_copy, write_block, Cluster,
+};
 
 /// Deterministic noise (xorshift), not a rule of anything.
 fn noise(n: usize, seed: u64) -> Vec<u8> {
@@ -128,17 +130,7 @@ fn overwritten_in_part(version: u32) {
     // Rebuilt as their rows read: the server reads every other row, and none of the covered.
     for (i, b) in [block, block2].into_iter().enumerate() {
         let fixed = c.root.join(format!("fixed{i}"));
-        let out = pgpage(&[
-            "repair",
-            "--block",
-            &b.to_string(),
-            "--torn",
-            "--out",
-            fixed.to_str().unwrap(),
-            file.to_str().unwrap(),
-        ]);
-        assert_eq!(out.status.code(), Some(0), "{version}: {out:?}");
-        fs::copy(&fixed, &file).unwrap();
+        repair_torn_in_place(&file, b, &fixed, &version.to_string());
     }
     let read = ids(&run_copy(
         &c,
@@ -229,18 +221,7 @@ fn overwritten_hot_root(version: u32) {
     page[from..to].copy_from_slice(&noise(to - from, u64::from(version) + 7));
     write_block(&file, b, &page);
 
-    let fixed = c.root.join("fixed");
-    let out = pgpage(&[
-        "repair",
-        "--block",
-        &b.to_string(),
-        "--torn",
-        "--out",
-        fixed.to_str().unwrap(),
-        file.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{version}: {out:?}");
-    fs::copy(&fixed, &file).unwrap();
+    repair_torn_in_place(&file, b, &c.root.join("fixed"), &version.to_string());
     let mut sql = vec!["create extension if not exists amcheck", "reindex table t"];
     if version >= 14 {
         sql.push("select count(*) from verify_heapam('t')");

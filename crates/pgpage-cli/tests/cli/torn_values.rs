@@ -11,7 +11,9 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use crate::common::page::BLCKSZ;
-use crate::common::{block_of, copy_dir, json, pgpage, run_copy, write_block, Cluster};
+use crate::common::{
+    block_of, copy_dir, json, pgpage, repair_torn_in_place, run_copy, write_block, Cluster,
+};
 use crate::torn_reused::by_id;
 
 fn torn_values_decode(version: u32) {
@@ -83,18 +85,7 @@ fn torn_values_decode(version: u32) {
         .map(|k| k[0].as_str().unwrap().parse().unwrap())
         .collect();
 
-    let fixed = c.root.join("fixed");
-    let out = pgpage(&[
-        "repair",
-        "--block",
-        &block.to_string(),
-        "--torn",
-        "--out",
-        fixed.to_str().unwrap(),
-        file.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{version}: {out:?}");
-    fs::copy(&fixed, &file).unwrap();
+    repair_torn_in_place(&file, block, &c.root.join("fixed"), &version.to_string());
     let served = run_copy(
         &c,
         &damaged,

@@ -409,6 +409,22 @@ pub fn copy_dir(from: &Path, to: &Path) {
     );
 }
 
+/// `repair --torn --block BLOCK` of `file` into `scratch`, then put in place of `file` as the
+/// report's steps do; panics, naming `what`, unless repair exits 0.
+pub fn repair_torn_in_place(file: &Path, block: usize, scratch: &Path, what: &str) {
+    let out = pgpage(&[
+        "repair",
+        "--block",
+        &block.to_string(),
+        "--torn",
+        "--out",
+        scratch.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{what}: {out:?}");
+    std::fs::copy(scratch, file).unwrap();
+}
+
 /// Block `block` of an 8 kB-page relation file overwritten with `page`.
 pub fn write_block(file: &Path, block: usize, page: &[u8]) {
     let mut bytes = std::fs::read(file).unwrap();
