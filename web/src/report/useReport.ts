@@ -93,15 +93,18 @@ export function reportSource(files: readonly FileEntry[], choice: ReportChoice =
   return loose.length > 0 ? { root: '', files: loose } : null;
 }
 
+function sameFiles(a: readonly ReportFile[], b: readonly ReportFile[]): boolean {
+  return a.length === b.length && a.every((f, i) => f.path === b[i].path && f.file === b[i].file);
+}
+
 function sameSource(a: ReportSource | null, b: ReportSource | null): boolean {
   if (a === null || b === null) return a === b;
   return (
     a.root === b.root &&
     a.backup?.root === b.backup?.root &&
-    (a.archive?.length ?? 0) === (b.archive?.length ?? 0) &&
+    sameFiles(a.archive ?? [], b.archive ?? []) &&
     (a.others ?? []).join('\u0000') === (b.others ?? []).join('\u0000') &&
-    a.files.length === b.files.length &&
-    a.files.every((f, i) => f.path === b.files[i].path && f.file === b.files[i].file)
+    sameFiles(a.files, b.files)
   );
 }
 
