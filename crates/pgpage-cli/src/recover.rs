@@ -247,6 +247,9 @@ struct Summary {
     /// The data directory's latest checkpoint, when the WAL read ends before it.
     #[serde(skip_serializing_if = "Option::is_none")]
     short_of_checkpoint: Option<String>,
+    /// Each gap met in the WAL read, in words.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    gaps: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -409,6 +412,7 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
     };
     let short = checkpoint.filter(|&c| wal_end < c);
     let version = version.unwrap_or(recovery.version());
+    let gaps = recovery.gaps().to_vec();
     let mut results = recovery.finish(checksums);
     if let (true, Some(f)) = (args.all, &file) {
         results.retain(|r| split(&r.key).0 == *f);
@@ -422,8 +426,16 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
             records_applied: 0,
             wal_end: (wal_end > 0).then(|| lsn_text_for(version, wal_end)),
             short_of_checkpoint: short.map(|c| lsn_text_for(version, c)),
+            gaps: gaps.clone(),
         },
     };
+    for gap in &gaps {
+        // A block recovered across it was started again by a full-page image after it, so
+        // no record it needed was in the gap; a block that was not names the gap as its reason.
+        eprintln!(
+            "pgpage: warning: {gap}. Each block recovered below started again from a full-page image after it; each block the gap breaks is not recovered"
+        );
+    }
     if let Some(c) = short {
         eprintln!(
             "pgpage: warning: the WAL read ends at {}, before the data directory's latest checkpoint at {} (pg_control): the changes made between are not replayed, so the blocks written are older than the directory's other pages (stale). Give the WAL up to that checkpoint (the directory's pg_wal, or the archive) with --wal",

@@ -52,12 +52,25 @@ export interface ReportJson {
   pages: number;
   notes: { code: string; count: number; message: string }[];
   unknown: string[];
+  /** Visibility-map and free-space-map pages the server zeroes as it reads them. */
+  map_pages?: ReportMapPage[];
   steps: string[];
   /** WAL was read for the damaged blocks (`report --wal`). */
   wal_searched?: boolean;
   /** Rows on pages that verify held against their tables' B-tree indexes, and the indexes. */
   rows_held?: number;
   indexes_held?: number;
+}
+
+export interface ReportMapPage {
+  relation?: string;
+  file: string;
+  fork: 'vm' | 'fsm';
+  block: number;
+  status: string;
+  server: string;
+  /** The page in one sentence, the core's. */
+  line: string;
 }
 
 export interface ReportRelation {

@@ -620,6 +620,7 @@ function ReportBody({
   onOpen: Opener;
 }) {
   const blocks = ranked(r);
+  const maps = r.map_pages ?? [];
   const name = reportName(r, root);
   const control = controls.find((c) => c.root === root)?.control;
   const controldata = typeof control?.text === 'string' ? control.text : null;
@@ -679,9 +680,9 @@ function ReportBody({
           data in the download (the screen keeps it)
         </label>
       </div>
-      <div className={`report-main${r.steps.length > 0 && (blocks.length > 0 || r.notes.length > 0) ? ' with-steps' : ''}`}>
+      <div className={`report-main${r.steps.length > 0 && (blocks.length > 0 || r.notes.length > 0 || maps.length > 0) ? ' with-steps' : ''}`}>
         <div className="report-findings">
-          {(blocks.length > 0 || r.notes.length > 0) && (
+          {(blocks.length > 0 || r.notes.length > 0 || maps.length > 0) && (
             <ol className="findings" aria-label="findings, the worst first">
               {blocks.map(({ rel, b }, i) => (
                 // The same reason under every block would bury the blocks: said at its first.
@@ -695,6 +696,20 @@ function ReportBody({
                   onOpen={onOpen}
                   sayBound={!blocks.slice(0, i).some((x) => x.b.rows?.bound === b.rows?.bound)}
                 />
+              ))}
+              {maps.map((m) => (
+                <li
+                  key={`${m.file}:${m.block}`}
+                  className="finding severity-warning"
+                  data-testid="finding"
+                  data-severity="warning"
+                  data-code="map_page"
+                  data-file={m.file}
+                  data-block={m.block}
+                >
+                  <span className="severity">warning</span> {sentence(m.line)}
+                  <pre className="incident-server">{m.server}</pre>
+                </li>
               ))}
               {r.notes.map((n) => (
                 <li key={n.code} className="finding severity-note" data-testid="finding" data-severity="note" data-code={n.code} data-count={n.count}>

@@ -44,6 +44,7 @@ mod report_catalog;
 mod report_flip_rows;
 mod report_from;
 mod report_keys;
+mod report_maps;
 mod report_noise;
 mod report_samples;
 mod report_steps;

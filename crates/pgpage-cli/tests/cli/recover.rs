@@ -1089,6 +1089,13 @@ fn recover_from_backup_matches_the_servers_recovery_of_it(version: u32) {
                 &page(&server, z1),
             );
             assert!(diff.is_empty(), "{}", diff.join("\n"));
+            // Recovered, but the WAL was not whole: that is said, not left out.
+            let gaps = json(&late_run)["summary"]["gaps"].clone();
+            assert!(
+                said.contains("warning: the WAL given starts at")
+                    && gaps.as_array().is_some_and(|g| g.len() == 1),
+                "{said} {gaps}"
+            );
         }
         Some(1) => assert!(
             said.contains("the WAL given starts at")

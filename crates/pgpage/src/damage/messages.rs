@@ -47,6 +47,24 @@ pub fn server_read_lines(
     out
 }
 
+/// The server reading a page it may zero (a visibility or free space map page, read with
+/// RBM_ZERO_ON_ERROR; any page under zero_damaged_pages): bufmgr.c's WARNING in place of
+/// the ERROR, the page zeroed in memory.
+pub fn server_zero_lines(
+    relpath: &str,
+    absolute_block: u32,
+    status: PageStatus,
+    computed: Option<u16>,
+    stored: u16,
+    major: Option<u32>,
+) -> String {
+    let lines = server_read_lines(relpath, absolute_block, status, computed, stored, major);
+    match lines.rsplit_once("ERROR:  ") {
+        Some((before, error)) => format!("{before}WARNING:  {error}; zeroing out page"),
+        None => lines,
+    }
+}
+
 /// Whether a client reading a page with a checksum mismatch gets PageIsVerified's WARNING
 /// with both checksums in decimal: before 18's AIO path logs it at LOG level instead.
 pub fn server_warns_checksums(major: Option<u32>) -> bool {

@@ -172,6 +172,9 @@ pub struct Recovery {
     /// WAL missing from the replayed range (a segment not given, a record unread): every
     /// block met after it, without an image, is not recovered, for this reason.
     broken: Option<NotRecovered>,
+    /// Every gap met in the WAL read, in words: a block recovered across one started again
+    /// from an image after it, but the user is told the WAL was not whole.
+    gaps: Vec<String>,
     /// A record past `--upto` was read: the WAL reaches it.
     beyond: bool,
     /// A record at or after the start of the replay from disk pages was read.
@@ -207,6 +210,7 @@ impl Recovery {
             blocks,
             last: None,
             broken: None,
+            gaps: Vec::new(),
             beyond: false,
             reached: false,
         }
@@ -257,6 +261,7 @@ impl Recovery {
         let Some(reason) = missing else {
             return;
         };
+        self.gaps.push(reason.clone());
         let failure = NotRecovered {
             lsn: Some(rec.lsn),
             reason,
@@ -586,6 +591,11 @@ impl Recovery {
 
     /// Every block's outcome, with the checksum set for its relation-wide number when the
     /// cluster has checksums.
+    /// The gaps met in the WAL read so far, each in words.
+    pub fn gaps(&self) -> &[String] {
+        &self.gaps
+    }
+
     pub fn finish(self, checksums: bool) -> Vec<BlockResult> {
         // WAL that ends before --upto cannot say what the blocks were there.
         let short = self.opts.upto.filter(|_| !self.beyond).and_then(|u| {

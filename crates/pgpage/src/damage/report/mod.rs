@@ -469,6 +469,27 @@ pub struct Note {
     pub message: String,
 }
 
+/// A visibility-map or free-space-map page the server cannot verify. The server reads the
+/// maps with ReadBufferExtended's RBM_ZERO_ON_ERROR: it zeroes such a page in memory with a
+/// WARNING instead of refusing it, and VACUUM sets the map again; no row is on it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MapPage {
+    /// The table whose map it is, where the catalogs name it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relation: Option<String>,
+    /// The fork's file (`base/16384/16460_vm`).
+    pub file: String,
+    /// `vm` or `fsm`.
+    pub fork: &'static str,
+    pub block: u32,
+    /// The page's status as PageIsVerified decides it (`mismatch`, `bad_header`, `new_not_zero`).
+    pub status: PageStatus,
+    /// What the server logs as it reads the page.
+    pub server: String,
+    /// The page in one sentence, as the report says it.
+    pub line: String,
+}
+
 /// The report.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
@@ -490,6 +511,9 @@ pub struct Report {
     /// The data directory's WAL was read for pages older than its latest checkpoint (lost
     /// writes, stale restores): without it such a page passes every other check.
     pub older_pages_checked: bool,
+    /// Map pages the server zeroes as it reads them: damage to the storage, not to rows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub map_pages: Vec<MapPage>,
     /// Row data left out ([`Report::redact`]): the values of bit-flip candidates, and the
     /// lost and stale rows' keys (each key an empty array, so that they are still counted).
     #[serde(skip_serializing_if = "core::ops::Not::not")]
@@ -727,7 +751,7 @@ impl Report {
 
     /// Exit status: 0 nothing damaged, 1 damage found.
     pub fn damaged(&self) -> bool {
-        !self.relations.is_empty()
+        !self.relations.is_empty() || !self.map_pages.is_empty()
     }
 
     /// Where to ask about this damage, when it is storage damage: pages zeroed, torn,
@@ -896,6 +920,7 @@ pub struct Input {
     /// What the latest checkpoint must have written, from the data directory's WAL: each
     /// page older than that is `stale`. None: no WAL read.
     pub flushed: Option<Arc<crate::wal::FlushedChanges>>,
+    pub map_pages: Vec<MapPage>,
 }
 
 /// The blocks (within the file) whose bytes `FileInput::pages` must hold: every page the
@@ -1237,6 +1262,14 @@ pub fn build(input: &Input) -> Report {
         redacted: false,
         backup_searched: false,
         older_pages_checked: input.flushed.is_some(),
+        map_pages: input
+            .map_pages
+            .iter()
+            .map(|m| MapPage {
+                line: render::map_line(m),
+                ..m.clone()
+            })
+            .collect(),
         rows_held,
         indexes_held,
         steps: Vec::new(),
@@ -3413,7 +3446,25 @@ fn verdict(r: &Report) -> String {
     } else {
         ""
     };
+    let maps = (!r.map_pages.is_empty()).then(|| {
+        format!(
+            "{} that the server zeroes as it reads {} (no row is lost: VACUUM sets the map again)",
+            plural(
+                r.map_pages.len() as u64,
+                "visibility or free space map page",
+                "visibility or free space map pages"
+            ),
+            if r.map_pages.len() == 1 { "it" } else { "them" }
+        )
+    });
     if r.relations.is_empty() {
+        if let Some(maps) = maps {
+            return format!(
+                "{maps}; no other damage found in {} of {}{unchecked}",
+                plural(r.pages, "page", "pages"),
+                plural(r.files, "relation file", "relation files")
+            );
+        }
         let held = if r.indexes_held > 0 {
             format!(
                 "; every row on them held against its table's B-tree indexes ({} in {}), as amcheck's heapallindexed does",
@@ -3591,6 +3642,7 @@ fn verdict(r: &Report) -> String {
             plural(stale, "stale row version", "stale row versions")
         ));
     }
+    parts.extend(maps);
     format!("{}{unchecked}", parts.join("; "))
 }
 
@@ -4120,6 +4172,62 @@ fn steps(r: &Report) -> Vec<String> {
             flips.join("\n")
         ));
     }
+    // A torn page rebuilt as its rows read: the rows it still holds. It comes before the
+    // step that looks for a good copy, so that the copy, if found, replaces the rebuilt
+    // page: the other order would rebuild the good copy's page.
+    let torn_heaps: Vec<&Block> = r
+        .blocks()
+        .filter(|(rel, b)| !b.torn_sectors.is_empty() && !index_block(rel.relkind.as_deref(), b))
+        // A block whose backup page the backup step offers gets its rebuild named there,
+        // as the other way for that block: a step here would go on from the backup's page.
+        .filter(|(rel, b)| match route(rel, b) {
+            Route::TornWhole | Route::None => true,
+            Route::BackupOlder => !r.backup_searched,
+            _ => false,
+        })
+        .filter(|(_, b)| b.rows.as_ref().is_some_and(|x| x.readable.unwrap_or(0) > 0))
+        .map(|(_, b)| b)
+        .collect();
+    // Offered only where the rebuild, called, builds a page; elsewhere the ways left.
+    for b in torn_heaps.iter().filter(|b| b.torn_refused.is_some()) {
+        out.push(format!(
+            "Block {} cannot be rebuilt as its rows read ({}). The ways left: {} (the page as the WAL makes it), or {} to save the rows that read.",
+            b.block,
+            b.torn_refused.as_deref().unwrap_or_default(),
+            command_line(&format!(
+                "pgpage recover --block {}{} --out NEW {}",
+                b.block_in_file,
+                recover_wal(r, &paths),
+                paths.file(&b.file)
+            ))
+            .trim(),
+            "pgpage rows --include-damaged"
+        ));
+    }
+    // Without a backup given, the next step looks for a copy of every damaged page.
+    let good_copy_later = !r.backup_searched;
+    let torn: Vec<String> = torn_heaps
+        .iter()
+        .filter(|b| b.torn_refused.is_none())
+        .map(|b| {
+            command_line(&format!(
+                "pgpage repair --block {} --torn --out NEW {}",
+                b.block_in_file,
+                paths.file(&b.file)
+            ))
+        })
+        .collect();
+    if !torn.is_empty() {
+        out.push(format!(
+            "Rebuild each torn page as its rows read ({NEW_WORDS}). The rows the older write holds at other places are pointed at there. A HOT root whose newest version nothing reached is redirected to it. Each line pointer whose row the tear took becomes dead: its keys are the lost keys listed above. The server then reads exactly the rows counted readable.{}\n{}",
+            if good_copy_later {
+                " A good copy found later replaces the rebuilt page: the next step says where to look."
+            } else {
+                ""
+            },
+            torn.join("\n")
+        ));
+    }
     if r.wal_searched {
         let tables: Vec<(&Relation, &Block)> = r
             .blocks()
@@ -4194,7 +4302,7 @@ fn steps(r: &Report) -> Vec<String> {
         }
         if !torn_whole.is_empty() {
             first.push_str(&format!(
-                " For {}, torn without a row lost, only if the rebuild below is not enough.",
+                " For {}, torn without a row lost, only if the rebuild above is not enough.",
                 blocks_words(&torn_whole)
             ));
         }
@@ -4227,53 +4335,6 @@ fn steps(r: &Report) -> Vec<String> {
     }
     if r.backup_searched {
         out.extend(backup::step(r));
-    }
-    // A torn page rebuilt as its rows read: the rows it still holds, without a good copy.
-    let torn_heaps: Vec<&Block> = r
-        .blocks()
-        .filter(|(rel, b)| !b.torn_sectors.is_empty() && !index_block(rel.relkind.as_deref(), b))
-        // A block whose backup page the backup step offers gets its rebuild named there,
-        // as the other way for that block: a step here would go on from the backup's page.
-        .filter(|(rel, b)| match route(rel, b) {
-            Route::TornWhole | Route::None => true,
-            Route::BackupOlder => !r.backup_searched,
-            _ => false,
-        })
-        .filter(|(_, b)| b.rows.as_ref().is_some_and(|x| x.readable.unwrap_or(0) > 0))
-        .map(|(_, b)| b)
-        .collect();
-    // Offered only where the rebuild, called, builds a page; elsewhere the ways left.
-    for b in torn_heaps.iter().filter(|b| b.torn_refused.is_some()) {
-        out.push(format!(
-            "Block {} cannot be rebuilt as its rows read ({}). The ways left: {} (the page as the WAL makes it), or {} to save the rows that read.",
-            b.block,
-            b.torn_refused.as_deref().unwrap_or_default(),
-            command_line(&format!(
-                "pgpage recover --block {}{} --out NEW {}",
-                b.block_in_file,
-                recover_wal(r, &paths),
-                paths.file(&b.file)
-            ))
-            .trim(),
-            "pgpage rows --include-damaged"
-        ));
-    }
-    let torn: Vec<String> = torn_heaps
-        .iter()
-        .filter(|b| b.torn_refused.is_none())
-        .map(|b| {
-            command_line(&format!(
-                "pgpage repair --block {} --torn --out NEW {}",
-                b.block_in_file,
-                paths.file(&b.file)
-            ))
-        })
-        .collect();
-    if !torn.is_empty() {
-        out.push(format!(
-            "Without a good copy, a torn page can be rebuilt as its rows read ({NEW_WORDS}): the rows the older write holds at other places are pointed at there (where the header is the older write, the newer write's line pointers are rebuilt from its tuples), a HOT root whose newest version nothing reached is redirected to it, and every line pointer whose row the tear took becomes dead (its index entries then find nothing: those rows are the lost keys listed above). The server then reads exactly the rows counted readable:\n{}",
-            torn.join("\n")
-        ));
     }
     let heaps: Vec<&Relation> = r
         .relations
@@ -4403,6 +4464,7 @@ fn steps(r: &Report) -> Vec<String> {
             reindex.join("; ")
         ));
     }
+    out.extend(map_step(r));
     out.push(if r.indexes_held > 0 {
         String::from(
             "Afterwards, on the running server: check the damaged tables and their indexes with pg_amcheck --heapallindexed before the REINDEX of an index that is not damaged itself (a damaged index cannot be checked: REINDEX it first). This report held the rows of the pages that verify against their B-tree indexes as the files were; the server's check covers the pages repaired since, and a REINDEX rebuilds an index from the rows as they are, erasing the trace of a value changed in memory before its page was checksummed. Then REINDEX the tables' indexes, check again, and take a new base backup.",
@@ -4414,6 +4476,41 @@ fn steps(r: &Report) -> Vec<String> {
     });
     chain(&mut out);
     out
+}
+
+/// The maps' pages the server zeroes: VACUUM writes them anew. Until then every read of
+/// such a page logs the WARNING again, and a zeroed visibility map page sends index-only
+/// scans to the heap and VACUUM to every page it covers.
+fn map_step(r: &Report) -> Option<String> {
+    if r.map_pages.is_empty() {
+        return None;
+    }
+    let mut tables: Vec<String> = Vec::new();
+    let mut pages: Vec<String> = Vec::new();
+    for m in &r.map_pages {
+        pages.push(format!("{} block {}", m.file, m.block));
+        let table = m
+            .relation
+            .clone()
+            .unwrap_or_else(|| String::from("its table"));
+        if !tables.contains(&table) {
+            tables.push(table);
+        }
+    }
+    let vm = r.map_pages.iter().any(|m| m.fork == "vm");
+    Some(format!(
+        "The map {} {} cannot be verified: the server zeroes {} in memory each time it reads {}, with a WARNING, and goes on; no row is lost. Nothing to copy or repair: on the running server, VACUUM {} sets the map again, which writes the page anew.{}",
+        if pages.len() == 1 { "page" } else { "pages" },
+        crate::words::and_list(&pages),
+        if pages.len() == 1 { "it" } else { "each" },
+        if pages.len() == 1 { "it" } else { "one" },
+        crate::words::and_list(&tables),
+        if vm {
+            " Until then, the heap blocks that visibility map page covers count as neither all-visible nor all-frozen: index-only scans read the heap for them and VACUUM reads every one."
+        } else {
+            ""
+        }
+    ))
 }
 
 /// Steps that repair the same file one after another: each later step's command reads the

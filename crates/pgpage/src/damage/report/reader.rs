@@ -139,6 +139,7 @@ pub struct ReportReader {
     fatal: Option<String>,
     /// What the latest checkpoint must have written (`set_flushed`).
     flushed: Option<Arc<crate::wal::FlushedChanges>>,
+    map_pages: Vec<super::MapPage>,
 }
 
 /// Where a data directory's own WAL starts telling which pages its latest checkpoint wrote
@@ -200,6 +201,7 @@ impl ReportReader {
             unknown: Vec::new(),
             fatal: None,
             flushed: None,
+            map_pages: Vec::new(),
             lengths,
         };
         if !datadir {
@@ -324,6 +326,21 @@ impl ReportReader {
                 for w in &want {
                     if let Some(Ok(b)) = self.take(w) {
                         bytes.insert(w.path.clone(), b);
+                    }
+                }
+                // The map as the server reads it: each page it cannot verify as zeros.
+                let size = self.choice.block_size.unwrap_or(BlockSize::DEFAULT).len();
+                for (path, fork) in [(&vm, "vm"), (&fsm, "fsm")] {
+                    if let Some(b) = bytes.get_mut(path) {
+                        for block in self.map_problems(g, path, fork, b) {
+                            let at = usize::try_from(block).unwrap_or(usize::MAX);
+                            let page = at
+                                .checked_mul(size)
+                                .and_then(|start| b.get_mut(start..start.checked_add(size)?));
+                            if let Some(page) = page {
+                                page.fill(0);
+                            }
+                        }
                     }
                 }
                 self.maps = Some(ForkMaps::new(
@@ -596,6 +613,54 @@ impl ReportReader {
 
     fn segment(&self, g: usize, s: usize) -> Option<(u32, String)> {
         self.groups.get(g)?.segments.get(s).cloned()
+    }
+
+    /// The pages of a table's map fork (`fork`: vm or fsm) that PageIsVerified fails: the
+    /// server zeroes them as it reads them. A checksum counts only where the cluster has them.
+    fn map_problems(&mut self, g: usize, path: &str, fork: &'static str, bytes: &[u8]) -> Vec<u32> {
+        let mut zeroed = Vec::new();
+        let size = self.choice.block_size.unwrap_or(BlockSize::DEFAULT).len();
+        let endian = self.endian_of_choice();
+        let relation = self
+            .groups
+            .get(g)
+            .and_then(|x| x.listed.as_ref())
+            .map(qualified);
+        let major = self.cluster.pg_version;
+        for (block, page) in bytes.chunks_exact(size).enumerate() {
+            let Ok(block) = u32::try_from(block) else {
+                break;
+            };
+            let v = crate::page::verify::verify_page(page, block, endian);
+            let checksums = match self.checksums {
+                ChecksumsKnown::On => true,
+                ChecksumsKnown::Unknown => v.stored != 0,
+                _ => false,
+            };
+            let status = match v.status {
+                PageStatus::Mismatch if !checksums => {
+                    if crate::page::verify::header_is_sane(page, endian) {
+                        continue;
+                    }
+                    PageStatus::BadHeader
+                }
+                s if s.is_problem() => s,
+                _ => continue,
+            };
+            zeroed.push(block);
+            self.map_pages.push(super::MapPage {
+                relation: relation.clone(),
+                file: String::from(path),
+                fork,
+                block,
+                status,
+                server: crate::damage::messages::server_zero_lines(
+                    path, block, status, v.computed, v.stored, major,
+                ),
+                line: String::new(),
+            });
+        }
+        zeroed
     }
 
     fn group_name(&self, g: usize) -> String {
@@ -1351,6 +1416,7 @@ impl ReportReader {
             relations: self.relations,
             unknown: self.unknown,
             flushed: self.flushed,
+            map_pages: self.map_pages,
         }))
     }
 }

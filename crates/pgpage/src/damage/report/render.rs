@@ -7,6 +7,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt::Write;
 
+use crate::page::verify::PageStatus;
 use crate::words::plural;
 
 use super::keys::{key_text, keys_text};
@@ -304,6 +305,31 @@ fn step_markdown(out: &mut String, n: usize, step: &str) {
     }
 }
 
+/// A map page the server zeroes, in one line (its server lines apart).
+pub(super) fn map_line(m: &super::MapPage) -> String {
+    let map = if m.fork == "vm" {
+        "visibility map"
+    } else {
+        "free space map"
+    };
+    let of = m
+        .relation
+        .as_deref()
+        .map(|t| format!(" of {t}"))
+        .unwrap_or_default();
+    let why = match m.status {
+        PageStatus::Mismatch => "fails its checksum",
+        PageStatus::NewNotZero => "has pd_upper 0 but is not all zeros",
+        _ => "has a header PageIsVerified refuses",
+    };
+    format!(
+        "the {map}{of}, block {} (file {}), {why}: the server zeroes it as it reads it and goes on; no row is on it",
+        m.block, m.file
+    )
+}
+
+const MAPS_TITLE: &str = "Map pages the server zeroes (no row lost)";
+
 /// The report for a terminal.
 pub fn text(r: &Report) -> String {
     let mut out = String::new();
@@ -325,6 +351,15 @@ pub fn text(r: &Report) -> String {
                 last = Some(rel);
             }
             block_text(&mut out, b, &mut said);
+        }
+    }
+    if !r.map_pages.is_empty() {
+        let _ = writeln!(out, "\n{MAPS_TITLE}:");
+        for m in &r.map_pages {
+            let _ = writeln!(out, "  {}", capital(&m.line));
+            for line in m.server.lines() {
+                let _ = writeln!(out, "    server: {line}");
+            }
         }
     }
     if !r.unknown.is_empty() {
@@ -386,7 +421,7 @@ pub fn markdown(r: &Report) -> String {
         "| read | {} main-fork pages in {} relation files (pgpage verify counts every file and fork) |",
         r.pages, r.files
     );
-    if r.damaged() {
+    if !r.relations.is_empty() {
         let _ = writeln!(out, "\n## Damaged blocks\n");
         let blocks = blocks_table(&mut out, r);
         let _ = writeln!(out, "\n## Evidence\n");
@@ -437,6 +472,17 @@ pub fn markdown(r: &Report) -> String {
             let _ = writeln!(out);
         }
     }
+    if !r.map_pages.is_empty() {
+        let _ = writeln!(out, "## {MAPS_TITLE}\n");
+        for m in &r.map_pages {
+            let _ = writeln!(
+                out,
+                "- {}\n\n  ```\n  {}\n  ```\n",
+                capital(&m.line),
+                m.server.replace('\n', "\n  ")
+            );
+        }
+    }
     if !r.unknown.is_empty() {
         let _ = writeln!(out, "## Not known\n");
         for u in &r.unknown {
@@ -481,7 +527,7 @@ pub fn summary(r: &Report) -> String {
         r.pages,
         r.files
     );
-    if r.damaged() {
+    if !r.relations.is_empty() {
         let _ = writeln!(out);
         let blocks = blocks_table(&mut out, r);
         let _ = writeln!(out);
@@ -494,6 +540,9 @@ pub fn summary(r: &Report) -> String {
                 b.headline
             );
         }
+    }
+    for m in &r.map_pages {
+        let _ = writeln!(out, "- {}", capital(&m.line));
     }
     let _ = writeln!(
         out,
