@@ -467,7 +467,8 @@ function FileMessages({ f }: { f: FileEntry }) {
         )}
         {!f.rel && (
           <p className="warn" data-testid="not-relation-name">
-            {f.name}: not a relation file name (like 16385, 16385.2 or 16385_fsm); segment 0 and the main fork are assumed.
+            {f.name}: the name is not a relation file's (like 16385, 16385.2 or 16385_fsm), so its pages are read as segment 0 of a main fork and judged as the
+            server would judge them.
           </p>
         )}
       </td>

@@ -41,6 +41,8 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
   const short = files.filter((f) => f.findings.some((x) => x.code === 'read_short')).length;
   const zeros = files.filter((f) => zeroRuns(f).length > 0);
   const ok = p.problems.length === 0 && short === 0;
+  // The server reads the maps zeroing what fails (RBM_ZERO_ON_ERROR): not a refusal.
+  const mapProblems = p.problems.filter((x) => x.f.rel?.fork === 'vm' || x.f.rel?.fork === 'fsm').length;
   const verified = files.filter((f) => f.state === 'done').length;
   const pagesOfZeros = zeros.reduce((n, f) => n + zeroPages(f), 0);
   // What a heap's _vm says wrong of its pages (the FSM's notes the server corrects itself).
@@ -68,7 +70,13 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
           ? `No problem pages in ${verified} verified files.`
           : p.problems.length === 0
             ? `${plural(short, 'file')} of the ${plural(files.length, 'file')} verified ${short === 1 ? 'ends' : 'end'} in a partial page: the server would refuse to read ${short === 1 ? 'it' : 'them'}.`
-            : `${plural(p.problems.length, 'problem page')}${short > 0 ? ` and ${plural(short, 'file')} that ${short === 1 ? 'ends' : 'end'} in a partial page` : ''} in ${plural(problemFiles, 'file')} of the ${plural(files.length, 'file')} verified: the server would refuse to read them.`}
+            : `${plural(p.problems.length, 'problem page')}${short > 0 ? ` and ${plural(short, 'file')} that ${short === 1 ? 'ends' : 'end'} in a partial page` : ''} in ${plural(problemFiles, 'file')} of the ${plural(files.length, 'file')} verified: ${
+                mapProblems === 0
+                  ? 'the server would refuse to read them.'
+                  : mapProblems === p.problems.length
+                    ? `${mapProblems === 1 ? 'a visibility or free space map page, which the server zeroes' : 'visibility or free space map pages, which the server zeroes'} as it reads ${mapProblems === 1 ? 'it' : 'them'} (no row is lost).`
+                    : `the server would refuse to read ${p.problems.length - mapProblems} of them, and zeroes the ${plural(mapProblems, 'visibility or free space map page', 'visibility or free space map pages')} as it reads ${mapProblems === 1 ? 'it' : 'them'} (no row is lost).`
+              }`}
       </p>
       {!ok && <AffectedRelations files={files} />}
       {zeros.length > 0 && (

@@ -1844,7 +1844,7 @@ fn noise_over(
     let spans: Vec<String> = runs.iter().map(Run::text).collect();
     b.noise = runs;
     b.evidence.push(format!(
-        "about bytes {} of the page are random bytes: in every 64 of them nearly each byte value differs, as in noise, while a page's own bytes (tuple headers, numbers, text) repeat values far more; no write of the page holds them, so it is not a torn write but bytes written over the page (a fault of the storage, its controller or memory, or a stray write); its header is its own",
+        "about bytes {} of the page are random bytes written over it (by the storage, its controller, memory or a stray write). In each 64 of them nearly every byte value differs, as in noise, where a page's own bytes repeat values far more, and no write of the page holds them: this is not a torn write. The page's header is its own",
         crate::words::and_list(&spans)
     ));
     let lps = |set: &BTreeSet<u16>| {
@@ -2151,7 +2151,7 @@ fn moved_evidence(b: &mut Block) {
         .collect();
     let more = b.torn_moved.len().saturating_sub(shown.len());
     b.evidence.push(format!(
-        "{} lie at other places on the page, found by the t_ctid each tuple keeps ({}{}): pruning compacts a page by copying its tuples and leaves the old bytes behind, in the free space or in the sectors of an older write of the page; pgpage reads them there",
+        "{} lie at other places on the page, found by the t_ctid each tuple keeps ({}{}). Pruning compacts a page by copying its tuples and leaves the old bytes behind; pgpage reads the rows there",
         if b.torn_moved.len() == 1 {
             String::from("the tuple of 1 row")
         } else {
@@ -2161,7 +2161,7 @@ fn moved_evidence(b: &mut Block) {
         if more > 0 { format!(", and {more} more") } else { String::new() },
     ));
     b.evidence.push(String::from(
-        "under ignore_checksum_failure the server reads every line pointer at its own place: a sequential scan returns those rows under other ctids (and versions the newer write had removed), and an index scan for one of them returns another row or none",
+        "under ignore_checksum_failure the server reads each line pointer where it points: a sequential scan returns those rows under other ctids (and versions the newer write had removed), and an index scan for one of them returns another row or none",
     ));
 }
 
@@ -2337,11 +2337,11 @@ fn reused_evidence(b: &mut Block, rows: &Rows) {
     let list = parts.join("; ");
     b.evidence.push(if n == 1 {
         format!(
-            "1 tuple is no row the server still has ({list}): it is an older write's, a row deleted or moved since (VACUUM removed its index entry, and a newer write may have given its line pointer to another row); it counts as neither readable nor lost, and rows and repair --torn leave it out"
+            "1 tuple is an older write's row, deleted or moved since ({list}): VACUUM removed its index entry, and a newer write may have given its line pointer to another row. It counts as neither readable nor lost; rows and repair --torn leave it out"
         )
     } else {
         format!(
-            "{n} tuples are no rows the server still has ({list}): they are an older write's, rows deleted or moved since (VACUUM removed their index entries, and a newer write may have given their line pointers to other rows); they count as neither readable nor lost, and rows and repair --torn leave them out"
+            "{n} tuples are an older write's rows, deleted or moved since ({list}): VACUUM removed their index entries, and a newer write may have given their line pointers to other rows. They count as neither readable nor lost; rows and repair --torn leave them out"
         )
     });
 }
@@ -2394,7 +2394,7 @@ const TORN_BY_STALE: &str =
 const TORN_BY_BOTH: &str = "line pointers point there at tuples that are not the ones they describe, or at older versions of rows that read elsewhere (listed above)";
 
 /// What a tuple in a torn page's older sectors is worth, and the heap-only tuples outside.
-const TORN_TRUST: &str = "how its rows are counted: a tuple in those sectors is the older write's, and counts as lost even when it reads whole at its own place, since the newer write may have deleted or updated it there (so the count is an upper bound); a row whose tuple the older write holds at another place, named by its own t_ctid, reads there unless the table's unique index knows a newer version of it or has no entry for it; a heap-only tuple outside them that nothing leads to is its row's newest version (a sequential scan returns it, an index scan does not); later sectors may be older too";
+const TORN_TRUST: &str = "how its rows are counted: a tuple in those sectors counts as lost even when it reads whole, since the newer write may have deleted or updated it (so the count is an upper bound). A row the older write holds at another place, found by its own t_ctid, reads there, unless the table's unique index knows a newer version of it or has no entry for it. A heap-only tuple outside those sectors that nothing leads to is its row's newest version: a sequential scan returns it, an index scan does not. Later sectors may be older too";
 
 /// The sentence naming a torn page's older sectors.
 /// The kinds of records after an image, each with its count where it repeats and what it did
@@ -2488,7 +2488,7 @@ fn torn_words(sectors: &[u32], found: &str) -> String {
     // write's tuples (moved by pruning since) show the same mix.
     if found == TORN_BY_TUPLES || found == TORN_BY_BOTH {
         return format!(
-            "{} of the page hold another write of it than sector 0, its header and line pointers (a torn write, or a copy of another version of the page): {found}; which of the two writes is the older the page does not show",
+            "{} of the page hold another write of it than sector 0, which holds the header and line pointers: a torn write, or a copy of another version of the page. The evidence: {found}. Which of the two writes is the older, the page does not show",
             sector_list(sectors),
         );
     }
@@ -4742,6 +4742,7 @@ mod tests {
         build(&Input {
             data_directory: None,
             flushed: None,
+            map_pages: Vec::new(),
             cluster: ClusterFacts::default(),
             relations: alloc::vec![RelationInput {
                 database: None,

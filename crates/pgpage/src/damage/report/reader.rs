@@ -328,19 +328,14 @@ impl ReportReader {
                         bytes.insert(w.path.clone(), b);
                     }
                 }
-                // The map as the server reads it: each page it cannot verify as zeros.
-                let size = self.choice.block_size.unwrap_or(BlockSize::DEFAULT).len();
+                // A map with a page the server zeroes judges nothing: read as zeros, it would
+                // make every all-visible heap page it covers a finding of its own.
                 for (path, fork) in [(&vm, "vm"), (&fsm, "fsm")] {
-                    if let Some(b) = bytes.get_mut(path) {
-                        for block in self.map_problems(g, path, fork, b) {
-                            let at = usize::try_from(block).unwrap_or(usize::MAX);
-                            let page = at
-                                .checked_mul(size)
-                                .and_then(|start| b.get_mut(start..start.checked_add(size)?));
-                            if let Some(page) = page {
-                                page.fill(0);
-                            }
-                        }
+                    let failed = bytes
+                        .get(path)
+                        .is_some_and(|b| self.map_problems(g, path, fork, b) > 0);
+                    if failed {
+                        bytes.remove(path);
                     }
                 }
                 self.maps = Some(ForkMaps::new(
@@ -617,8 +612,8 @@ impl ReportReader {
 
     /// The pages of a table's map fork (`fork`: vm or fsm) that PageIsVerified fails: the
     /// server zeroes them as it reads them. A checksum counts only where the cluster has them.
-    fn map_problems(&mut self, g: usize, path: &str, fork: &'static str, bytes: &[u8]) -> Vec<u32> {
-        let mut zeroed = Vec::new();
+    fn map_problems(&mut self, g: usize, path: &str, fork: &'static str, bytes: &[u8]) -> usize {
+        let mut zeroed = 0usize;
         let size = self.choice.block_size.unwrap_or(BlockSize::DEFAULT).len();
         let endian = self.endian_of_choice();
         let relation = self
@@ -647,7 +642,7 @@ impl ReportReader {
                 s if s.is_problem() => s,
                 _ => continue,
             };
-            zeroed.push(block);
+            zeroed = zeroed.saturating_add(1);
             self.map_pages.push(super::MapPage {
                 relation: relation.clone(),
                 file: String::from(path),
