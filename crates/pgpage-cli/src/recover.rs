@@ -24,7 +24,8 @@ pub struct RecoverArgs {
     /// Print JSON (docs/contracts.md, "Recovery").
     #[arg(long)]
     pub json: bool,
-    /// WAL segment files, a pg_wal directory or an archive folder (default: PATH's pg_wal).
+    /// WAL segment files, a pg_wal directory or an archive folder, read with PATH's own
+    /// pg_wal.
     #[arg(long, value_name = "WAL")]
     pub wal: Vec<PathBuf>,
     /// Start from a base backup's pages, replayed from the backup's start (its backup_label's
@@ -362,11 +363,20 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
             None => Chosen::Blocks(set),
         }
     };
-    let wal = if args.wal.is_empty() {
-        vec![datadir.join("pg_wal")]
-    } else {
-        args.wal.clone()
+    // The WAL given and PATH's own pg_wal: an archive ends where the segments not yet
+    // archived begin, and the replay must reach the directory's latest checkpoint.
+    let own = datadir.join("pg_wal");
+    let mut wal = args.wal.clone();
+    let same = |a: &Path, b: &Path| match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
     };
+    if own.is_dir() && !wal.iter().any(|w| same(w, &own)) {
+        wal.push(own);
+    }
+    if wal.is_empty() {
+        wal.push(datadir.join("pg_wal"));
+    }
     let mut recovery = Recovery::new(chosen, options);
     let split = |key: &BlockKey| -> (RelFile, u32) {
         (

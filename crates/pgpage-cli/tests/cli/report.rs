@@ -1861,7 +1861,7 @@ fn loose_segment_numbering() {
     assert_eq!(named, bad, "{report:#}");
 }
 
-/// A report on a running server's data directory says so before anything else it cannot
+/// A report on a running server's data directory says so first, in its verdict and before anything else it cannot
 /// know (pg_checksums refuses such a directory); once the server is stopped cleanly, nothing.
 #[test]
 fn a_running_server_is_said() {
@@ -1879,10 +1879,24 @@ fn a_running_server_is_said() {
             .is_some_and(|u| u.starts_with("the server looks running (postmaster.pid is there and pg_control says \"in production\")")),
         "{running:#}"
     );
+    // The verdict, the first line a reader sees, says it before any finding.
+    assert!(
+        running["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("NOT RELIABLE: the server is running")
+            && running["cluster"]["running"] == true,
+        "{running:#}"
+    );
     c.stop();
     let stopped = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
     assert!(
-        !stopped["unknown"].to_string().contains("looks running"),
+        !stopped["unknown"].to_string().contains("looks running")
+            && !stopped["verdict"]
+                .as_str()
+                .unwrap()
+                .contains("NOT RELIABLE")
+            && stopped["cluster"].get("running").is_none(),
         "{stopped:#}"
     );
 }

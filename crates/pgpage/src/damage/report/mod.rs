@@ -53,6 +53,10 @@ pub struct ClusterFacts {
     /// prove that nothing changed the block since.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoint_lsn: Option<String>,
+    /// The server looks running (postmaster.pid beside a pg_control not shut down): every
+    /// finding may be the reading's, not the storage's.
+    #[serde(skip_serializing_if = "core::ops::Not::not")]
+    pub running: bool,
 }
 
 /// How bad a damaged block is.
@@ -210,6 +214,11 @@ pub struct StaleRow {
     /// nothing leads to: the newest version of the row this copy is the chain's root of).
     #[serde(skip)]
     pub same_page: Option<u16>,
+    /// The key's newest version is not live but lost: an entry into a line pointer the
+    /// page's header does not have (a torn page whose header is the older write), at
+    /// `live_at`. This copy is all that reads of the row, and it is older.
+    #[serde(skip_serializing_if = "core::ops::Not::not")]
+    pub newest_lost: bool,
 }
 
 /// A row of a torn page whose tuple lies at another place in the older write.
@@ -2369,22 +2378,38 @@ fn stale_evidence(b: &mut Block, rows: &Rows) {
             )
         });
     }
-    if rows.stale_rows.is_empty() {
-        return;
+    let (lost, live): (Vec<StaleRow>, Vec<StaleRow>) =
+        rows.stale_rows.iter().cloned().partition(|r| r.newest_lost);
+    if !live.is_empty() {
+        let n = live.len();
+        b.evidence.push(if n == 1 {
+            format!(
+                "the row at {} is an older version of a row live elsewhere ({}), as a torn write or a page from an older copy leaves it: it counts as neither readable nor lost",
+                live.first().map(|r| r.ctid.as_str()).unwrap_or_default(),
+                keys_at(&live)
+            )
+        } else {
+            format!(
+                "{n} rows here are older versions of rows live elsewhere ({}), as a torn write or a page from an older copy leaves them: they count as neither readable nor lost",
+                keys_at(&live)
+            )
+        });
     }
-    let n = rows.stale_rows.len();
-    b.evidence.push(if n == 1 {
-        format!(
-            "the row at {} is an older version of a row live elsewhere ({}), as a torn write or a page from an older copy leaves it: it counts as neither readable nor lost",
-            rows.stale_rows.first().map(|r| r.ctid.as_str()).unwrap_or_default(),
-            keys_at(&rows.stale_rows)
-        )
-    } else {
-        format!(
-            "{n} rows here are older versions of rows live elsewhere ({}), as a torn write or a page from an older copy leaves them: they count as neither readable nor lost",
-            keys_at(&rows.stale_rows)
-        )
-    });
+    if !lost.is_empty() {
+        let n = lost.len();
+        let at: Vec<String> = lost.iter().map(|r| r.ctid.clone()).collect();
+        b.evidence.push(format!(
+            "{} an older version of a lost row ({}): the index leads to a newer version at a line pointer this page's header does not have, which the damage took. {} not counted readable; rows --include-damaged gives the older {}, not the row as it was",
+            if n == 1 {
+                format!("the row at {} is", crate::words::and_list(&at))
+            } else {
+                format!("the rows at {} are", crate::words::and_list(&at))
+            },
+            keys_at(&lost),
+            if n == 1 { "It is" } else { "They are" },
+            if n == 1 { "version" } else { "versions" },
+        ));
+    }
 }
 
 /// How the first older sector of a torn page was found.
@@ -3101,8 +3126,47 @@ fn rows_of(
                             live_at: format!("({ob},{olp})"),
                             lp,
                             same_page: (ob == absolute).then_some(olp),
+                            newest_lost: false,
                         },
                     ));
+                }
+            }
+        }
+    }
+    // An entry into a line pointer an older header does not have names a version written
+    // after that header: where another entry of the same key leads to a tuple that reads,
+    // that tuple is an older version of a row whose newest version the damage took.
+    let newer_entry = |lp: u16| header_may_be_older && !in_use.contains(&lp);
+    if b.status == PageStatus::Mismatch.as_str() && own.is_some() {
+        if let Some(ix) = naming_index(&rel.indexes) {
+            for e in ix
+                .entries
+                .iter()
+                .filter(|e| e.block == absolute && !e.dead && newer_entry(e.offset))
+            {
+                let Some(key) = e.keys.as_ref().filter(|k| k.iter().all(Option::is_some)) else {
+                    continue;
+                };
+                let older = ix
+                    .entries
+                    .iter()
+                    .filter(|o| o.block == absolute && !o.dead && o.offset != e.offset)
+                    .filter(|o| o.keys.as_ref() == Some(key))
+                    .find_map(|o| reached(o.offset).ok().flatten());
+                if let Some(lp) = older {
+                    if !stale_rows.iter().any(|(l, _)| *l == lp) {
+                        stale_rows.push((
+                            lp,
+                            StaleRow {
+                                keys: key.clone(),
+                                ctid: format!("({absolute},{lp})"),
+                                live_at: format!("({absolute},{})", e.offset),
+                                lp,
+                                same_page: None,
+                                newest_lost: true,
+                            },
+                        ));
+                    }
                 }
             }
         }
@@ -3141,13 +3205,14 @@ fn rows_of(
                     // An older version's entry (an update without HOT): the row reads
                     // through the entry of its newer version on this page.
                     Some((ix, k))
-                        if ix.entries.iter().any(|e| {
-                            e.block == absolute
-                                && e.offset != lp
-                                && !e.dead
-                                && e.keys.as_ref() == Some(&k)
-                                && matches!(reached(e.offset), Ok(Some(_)))
-                        }) => {}
+                        if !newer_entry(lp)
+                            && ix.entries.iter().any(|e| {
+                                e.block == absolute
+                                    && e.offset != lp
+                                    && !e.dead
+                                    && e.keys.as_ref() == Some(&k)
+                                    && matches!(reached(e.offset), Ok(Some(_)))
+                            }) => {}
                     Some((ix, k)) if k.iter().all(Option::is_some) => {
                         match live_elsewhere(ix, &k, absolute, rel) {
                             // An entry into a page that gives no rows: its row lives on.
@@ -3157,6 +3222,7 @@ fn rows_of(
                                 live_at: format!("({ob},{olp})"),
                                 lp,
                                 same_page: None,
+                                newest_lost: false,
                             }),
                             // An older version of a row live on a sound page.
                             Some((ob, olp)) => {
@@ -3169,6 +3235,7 @@ fn rows_of(
                                             live_at: format!("({ob},{olp})"),
                                             lp,
                                             same_page: None,
+                                            newest_lost: false,
                                         },
                                     ));
                                 }
@@ -3179,7 +3246,8 @@ fn rows_of(
                     _ => lost.push(lp),
                 }
             }
-            let stale = stale_rows.len() as u64;
+            // An older version of a lost row is counted with the lost row, not here.
+            let stale = stale_rows.iter().filter(|(_, r)| !r.newest_lost).count() as u64;
             let mut stale_rows: Vec<StaleRow> = stale_rows.into_iter().map(|(_, r)| r).collect();
             if let Some(ix) = naming_index(&rel.indexes) {
                 stale_rows.sort_by(|a, b| key_order(&ix.key_types, &a.keys, &b.keys));
@@ -3270,7 +3338,8 @@ fn rows_of(
             }
         }
         None => {
-            let stale = stale_rows.len() as u64;
+            // An older version of a lost row is counted with the lost row, not here.
+            let stale = stale_rows.iter().filter(|(_, r)| !r.newest_lost).count() as u64;
             let mut stale_rows: Vec<StaleRow> = stale_rows.into_iter().map(|(_, r)| r).collect();
             if let Some(ix) = naming_index(&rel.indexes) {
                 stale_rows.sort_by(|a, b| key_order(&ix.key_types, &a.keys, &b.keys));
@@ -3440,6 +3509,16 @@ fn tuple_keys(
 }
 
 fn verdict(r: &Report) -> String {
+    let found = found_words(r);
+    if r.cluster.running {
+        return format!(
+            "NOT RELIABLE: the server is running, so its pages changed while they were read and its newest changes may be only in its memory; every finding below may be the reading's, not damage. Stop the server cleanly (or report on a copy pg_basebackup made) and run the report again. As read: {found}"
+        );
+    }
+    found
+}
+
+fn found_words(r: &Report) -> String {
     // A page older than the WAL verifies and reads: only the WAL shows it.
     let unchecked = if r.data_directory.is_some() && !r.older_pages_checked {
         "; pages older than the WAL (a lost write, a stale restore) not checked: the data directory's WAL was not read"
@@ -3741,6 +3820,29 @@ fn backup_commands(blocks: &[(&Relation, &Block)], paths: &Paths) -> Vec<String>
                 "pgpage repair --block {} --from BACKUP_FILE --out NEW {}",
                 b.block_in_file,
                 paths.file(&b.file)
+            ))
+        })
+        .collect()
+}
+
+/// `pgpage recover --from BACKUP_DIR` for blocks, one command per file: each block rebuilt
+/// from the backup's page with the WAL since the backup replayed onto it, as the server's
+/// recovery of the backup would. `wal`: the command's --wal words.
+fn recover_from_commands(blocks: &[(&Relation, &Block)], paths: &Paths, wal: &str) -> Vec<String> {
+    let mut by_file: Vec<(&str, Vec<u32>)> = Vec::new();
+    for (_, b) in blocks {
+        match by_file.iter_mut().find(|(f, _)| *f == b.file.as_str()) {
+            Some((_, list)) => list.push(b.block_in_file),
+            None => by_file.push((b.file.as_str(), alloc::vec![b.block_in_file])),
+        }
+    }
+    by_file
+        .into_iter()
+        .map(|(file, list)| {
+            let blocks: String = list.iter().map(|n| format!(" --block {n}")).collect();
+            command_line(&format!(
+                "pgpage recover --from BACKUP_DIR{wal}{blocks} --out NEW {}",
+                paths.file(file)
             ))
         })
         .collect()
@@ -4246,9 +4348,17 @@ fn steps(r: &Report) -> Vec<String> {
             .collect();
         if !without.is_empty() {
             let mut lines = alloc::vec![format!(
-                "The WAL given holds no full-page image of {}. Take the block from a base backup ({BACKUP_WORDS}):",
+                "The WAL given holds no full-page image of {}. Rebuild it from a base backup's page with the WAL since that backup replayed onto it, as the server's recovery of the backup would (BACKUP_DIR: the base backup's data directory, whose start the WAL given must reach back to):",
                 blocks_words(&without)
             )];
+            lines.extend(recover_from_commands(
+                &without,
+                &paths,
+                &recover_wal(r, &paths),
+            ));
+            lines.push(format!(
+                "Or, only where that WAL is gone, the backup's page alone ({BACKUP_WORDS}): rows deleted since come back and changes since are lost."
+            ));
             lines.extend(backup_commands(&without, &paths));
             lines.push(String::from(
                 "Such a page lacks every change since the backup, unless the server's own recovery replays the WAL onto a restored copy of that backup.",
@@ -4321,7 +4431,13 @@ fn steps(r: &Report) -> Vec<String> {
         lines.extend(fpi_commands(&all, &paths, ""));
         // The backup given has its own step below, with its own files.
         if !r.backup_searched {
-            lines.push(format!("Or the block from a base backup ({BACKUP_WORDS}):"));
+            lines.push(String::from(
+                "Better, a base backup's page with the WAL archived since that backup replayed onto it, as the server's recovery of the backup would (BACKUP_DIR: the base backup's data directory; ARCHIVE: the WAL archive):",
+            ));
+            lines.extend(recover_from_commands(&all, &paths, " --wal ARCHIVE"));
+            lines.push(format!(
+                "Or, only where that WAL is gone, the backup's page alone ({BACKUP_WORDS}): rows deleted since come back and changes since are lost."
+            ));
             lines.extend(backup_commands(&all, &paths));
         }
         lines.push(String::from(if r.backup_searched {
@@ -4409,7 +4525,7 @@ fn steps(r: &Report) -> Vec<String> {
     // The repaired copies go in place before the steps on the running server.
     if out.iter().any(|s| s.contains("--out NEW")) {
         out.push(String::from(
-            "Put each repaired copy in place, on the copy of the data directory first: stop the server, keep the damaged file aside (mv FILE FILE.damaged), copy the last NEW of that file over it with the server's owner and mode (cp NEW FILE; chown postgres: FILE; chmod 600 FILE), check it with pg_checksums --check (the server stopped), then start the server.",
+            "Put each repaired copy in place, on the copy of the data directory first: stop the server; keep the damaged file outside the data directory (mv FILE SAFE_DIR/: a stray file inside it stops pg_checksums and goes into every base backup); copy the last NEW of that file to its place with the server's owner and mode (cp NEW FILE; chown postgres: FILE; chmod 600 FILE); check it with pg_checksums --check (the server stopped); then start the server.",
         ));
     }
     // Before any REINDEX: rebuilding an index from the rows erases what it says of them.
@@ -4532,10 +4648,15 @@ fn chain(steps: &mut [String]) {
         let mut last_block: BTreeMap<String, String> = BTreeMap::new();
         // (placeholder, file, its block before, the block that goes on from it).
         let mut goes_on: Vec<(String, String, String, String)> = Vec::new();
+        // (file, its block before, the in-place block that goes on from it).
+        let mut placed: Vec<(String, String, String)> = Vec::new();
         let lines: Vec<String> = step
             .split('\n')
             .map(|line| {
-                let recover = line.starts_with("  pgpage recover ");
+                // recover and repair --torn read their file in place: recover beside the
+                // directory's pg_control and WAL, --torn beside its catalogs.
+                let recover = line.starts_with("  pgpage recover ")
+                    || (line.starts_with("  pgpage repair ") && line.contains(" --torn "));
                 let repair = line.starts_with("  pgpage repair ") || recover;
                 let Some((head, tail)) = line.split_once(" --out NEW ").filter(|_| repair) else {
                     return String::from(line);
@@ -4554,6 +4675,12 @@ fn chain(steps: &mut [String]) {
                     Some(input) => input.clone(),
                     None => {
                         let input = match (last_block.get(&file), newest.get(&file)) {
+                            // An in-place command goes on from the block before's NEW put
+                            // in place of the file.
+                            (Some(prev), _) if recover => {
+                                placed.push((file.clone(), prev.clone(), block.clone()));
+                                file.clone()
+                            }
                             (Some(prev), _) => {
                                 // Two files of the step may both go on from their block 1:
                                 // the second's placeholder names its file.
@@ -4607,9 +4734,14 @@ fn chain(steps: &mut [String]) {
         let mut text = lines.join("\n");
         for (file, from) in &in_place {
             text.push_str(&format!(
-                "\nFirst put the copy step {from} made of {file} (its NEW, the last one where it made several) in place of {file} in the copy of the data directory: recover reads the file in place, beside the directory's pg_control and WAL. This step goes on from it, keeping that repair."
+                "\nFirst put the copy step {from} made of {file} (its NEW, the last one where it made several) in place of {file} in the copy of the data directory: this step reads the file in place, beside the directory's catalogs, pg_control and WAL. It goes on from that copy, keeping its repair."
             ));
             read_later.entry(*from).or_default().push(n);
+        }
+        for (file, prev, block) in &placed {
+            text.push_str(&format!(
+                "\nBlock {block}'s command reads {file} in place too: first put the NEW made for block {prev} above in place of {file}, keeping that repair."
+            ));
         }
         for (placeholder, file, prev, block) in &goes_on {
             text.push_str(&format!(

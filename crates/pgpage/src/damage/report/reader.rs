@@ -1330,6 +1330,7 @@ impl ReportReader {
             // pg_checksums refuses a running cluster; a report on one is read as the bytes
             // fall, and says so first.
             if self.lengths.contains_key("postmaster.pid") && !matches!(c.state, 1 | 2) {
+                self.cluster.running = true;
                 self.unknown.push(format!(
                     "the server looks running (postmaster.pid is there and pg_control says \"{}\"): its pages change while they are read and its newest changes may be only in its memory, so a page here can look torn, stale or sound when it is not; stop the server cleanly (or report on a copy pg_basebackup made) and run the report again",
                     state_words(c.state)
