@@ -171,6 +171,7 @@ const DAMAGE_NAMES: Record<string, string> = {
   checksum: 'checksum mismatch',
   header_field: 'header field',
   key_mismatch: 'key mismatch',
+  missing: "missing: past the file's end",
 };
 
 /** What corroborates a claimed block, by the core's finding. */

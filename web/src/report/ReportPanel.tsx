@@ -76,7 +76,10 @@ export const DAMAGE: Record<string, string> = {
   header_field: 'header field: one field of the page header is wrong, the rest of the page is its own',
   structure: 'structure: amcheck finds the page wrong although its checksum is valid',
   // A page that verifies whose rows disagree with the table's B-tree indexes (heapallindexed).
-  key_mismatch: "key mismatch: the page passes its checksum, but a row's key is not the one its index entry holds",
+  key_mismatch:
+    'key mismatch: the page passes its checksum, but its rows and the index entries disagree (a key not the one its entry holds, or no entry at all)',
+  // A block past the end of the table's file that its indexes still point into.
+  missing: "missing: past the end of the table's file, though its indexes point into it; sequential scans miss its rows without a word",
 };
 
 /** The core's lines as whole sentences: a capital first letter (unless the first word is a

@@ -48,6 +48,7 @@ mod report_maps;
 mod report_noise;
 mod report_samples;
 mod report_steps;
+mod report_truncated;
 mod rows;
 mod serve;
 mod stale;

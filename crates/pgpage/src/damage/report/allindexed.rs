@@ -98,6 +98,10 @@ pub struct IndexPrints {
     /// The second reading: entries at the missed TIDs, and other TIDs of their keys.
     at_tid: BTreeMap<(u32, u16), Vec<Vec<Option<String>>>>,
     twins: BTreeMap<Vec<Option<String>>, Vec<(u32, u16)>>,
+    /// The table's length in blocks, where known: an entry past it names a block the file
+    /// no longer has (a truncated file, a lost segment).
+    heap_blocks: Option<u32>,
+    past_end: BTreeSet<u32>,
 }
 
 /// The top `bits` bits of a fingerprint (1 to 24).
@@ -166,7 +170,19 @@ impl IndexPrints {
             more_misses: 0,
             at_tid: BTreeMap::new(),
             twins: BTreeMap::new(),
+            heap_blocks: None,
+            past_end: BTreeSet::new(),
         }
+    }
+
+    /// The table's length in blocks (None: not known), for the entries past its end.
+    pub fn set_heap_blocks(&mut self, blocks: Option<u32>) {
+        self.heap_blocks = blocks;
+    }
+
+    /// The heap blocks past the table's end that the index's entries lead into.
+    pub fn past_end(&self) -> &BTreeSet<u32> {
+        &self.past_end
     }
 
     /// One page of the index: its leaf entries' fingerprints. A page that does not verify
@@ -189,7 +205,8 @@ impl IndexPrints {
         if status != crate::page::verify::PageStatus::Ok || older {
             self.damaged_pages = self.damaged_pages.saturating_add(1);
         }
-        let (keys, prints) = (&self.keys, &mut self.prints);
+        let (keys, prints, past_end) = (&self.keys, &mut self.prints, &mut self.past_end);
+        let end = self.heap_blocks;
         let mut unread = false;
         super::leaves::walk_leaf(
             page,
@@ -205,6 +222,9 @@ impl IndexPrints {
                 };
                 for &(block, offset) in tids {
                     prints.push(fingerprint(block, offset, &k));
+                    if end.is_some_and(|n| block >= n) && past_end.len() < 1 << 16 {
+                        past_end.insert(block);
+                    }
                 }
             },
         );

@@ -64,6 +64,9 @@ fn what(b: &Block) -> String {
             )
         }
         Damage::Torn => String::from("its 512-byte sectors are from two writes"),
+        Damage::Missing => String::from(
+            "past the end of the table's file, though its indexes point into it",
+        ),
         Damage::Misplaced => match b.holds_block {
             Some(n) => format!("it holds block {n}'s page"),
             None => String::from("it holds another block's page"),
@@ -191,7 +194,9 @@ fn way_of(route: &str) -> &'static str {
         r if r == Route::Key.as_str() => {
             "way back: the true key set by SQL, or the index rebuilt (the steps say which)"
         }
-        r if r == Route::KeyReindex.as_str() => "way back: REINDEX the index",
+        r if r == Route::KeyReindex.as_str() => {
+            "way back: REINDEX the index, once the WAL or a backup shows the page is not older than its table"
+        }
         r if r == Route::KeyOlder.as_str() => {
             "way back: the page from a later copy or the WAL (its rows look older than the table's), not REINDEX"
         }

@@ -61,6 +61,28 @@ pub(super) fn older_version(m: &KeyMismatch) -> bool {
     m.unique && m.index_keys.is_empty() && !m.twins.is_empty()
 }
 
+/// Line pointers of a block whose rows have no entry in any of their table's B-tree indexes,
+/// where it has two or more: the mark of rows deleted and vacuumed since, on a heap page
+/// older than its table (a write lost, or an older copy put back). VACUUM removes a dead
+/// row's entries from every index; lost index writes would have to lose the same rows'
+/// entries in each index at once.
+pub(super) fn absent_everywhere(rel: &Relation, b: &Block) -> Vec<u16> {
+    if rel.indexes.len() < 2 {
+        return Vec::new();
+    }
+    let mut lps: Vec<u16> = b.key_mismatches.iter().map(|m| m.lp).collect();
+    lps.sort_unstable();
+    lps.dedup();
+    lps.retain(|&lp| {
+        rel.indexes.iter().all(|(name, sql)| {
+            b.key_mismatches.iter().any(|m| {
+                m.lp == lp && m.index_keys.is_empty() && (m.index == *name || m.sql_index == *sql)
+            })
+        })
+    });
+    lps
+}
+
 /// A key with its columns' names: `id 4601`, `(a, b) (1, x)`.
 pub(super) fn named_key(m: &KeyMismatch, key: &[Option<String>]) -> String {
     if m.columns.len() == 1 {
@@ -248,7 +270,7 @@ pub(super) fn key_step(r: &Report, paths: &Paths) -> Option<String> {
     if changed {
         lines.push(String::from("Rows whose key disagrees with an index, on pages that pass their checksum: no copy of the page is better (a backup or a WAL image may hold the same bytes), so settle each row on the running server, after any repair of the pages above. The index entry was made from the row as it was inserted or last updated; which of the two is true, the row's value or the index's, the application's data or a replica says."));
     } else if !all_older {
-        lines.push(String::from("Rows that have no entry in an index, on pages that pass their checksum: the index lost those entries (an index page older than its table, or one whose write was lost), and index scans miss the rows."));
+        lines.push(String::from("Rows that have no entry in an index, on pages that pass their checksum: index scans miss them. Either the index lost those entries (an index page older than its table, or one whose write was lost), or the heap page is older than its table (a write lost, or an older copy put back) and holds rows deleted since, whose entries VACUUM removed. First tell the two apart: give pgpage the WAL since the page's pd_lsn or a base backup (pgpage report --wal ARCHIVE --from BACKUP_DIR DATADIR); an older page is then named stale, and pgpage recover rebuilds it. Do not REINDEX before: on an older heap page it gives the deleted rows their entries back, for good, and no check finds them after."));
     }
     let older: Vec<&(&Relation, &Block)> = blocks
         .iter()
@@ -264,10 +286,26 @@ pub(super) fn key_step(r: &Report, paths: &Paths) -> Option<String> {
                     .map(move |m| format!("({},{})", b.block, m.lp))
             })
             .collect();
-        lines.push(format!(
+        let absent: Vec<String> = older
+            .iter()
+            .flat_map(|(rel, b)| {
+                absent_everywhere(rel, b)
+                    .into_iter()
+                    .map(move |lp| format!("({},{lp})", b.block))
+            })
+            .collect();
+        if !absent.is_empty() {
+            lines.push(format!(
+                "Rows with no entry in any of their table's indexes ({}): VACUUM removes a deleted row's entries from every index, so these look like rows deleted since, on a page older than its table (a write lost, or an older copy put back). Do not REINDEX: it would give those deleted rows their entries back, for good, and no check would find them after. Give pgpage the WAL since the page's pd_lsn (pgpage report --wal ARCHIVE DATADIR) or a base backup (--from BACKUP_DIR): it then names the page stale, and pgpage recover rebuilds it. Without either, save those rows (SELECT * FROM the table WHERE ctid = ANY (...)), then remove them with pg_surgery's heap_force_kill on those TIDs.",
+                absent.join(", ")
+            ));
+        }
+        if !tids.is_empty() {
+            lines.push(format!(
             "Rows with no entry in a unique index that holds their keys at other TIDs ({}): they look like older versions of rows that live elsewhere, on a page older than its table (a write lost, or an older copy put back). Do not REINDEX that index: it fails on the duplicate key (could not create unique index), and the older versions also show in sequential scans beside the live ones. Give pgpage the WAL since the page's pd_lsn (pgpage report --wal ARCHIVE DATADIR): it then names the page stale, and pgpage recover rebuilds it. Without that WAL, save the older versions (SELECT * FROM the table WHERE ctid = ANY (...)), then remove them with pg_surgery's heap_force_kill on those TIDs; their newer versions stay.",
             tids.join(", ")
         ));
+        }
     }
     let mut reindex: BTreeMap<String, ()> = BTreeMap::new();
     for (rel, b) in &blocks {

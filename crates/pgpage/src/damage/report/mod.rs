@@ -91,6 +91,9 @@ pub enum Damage {
     /// key is not the one its index entry holds, or no entry leads to the row
     /// (`key_mismatches`). The bytes changed before the page was checksummed.
     KeyMismatch,
+    /// A block past the end of the table's file that its indexes still point into: the file
+    /// was cut short or a segment lost. Sequential scans end before it without a word.
+    Missing,
 }
 
 impl Damage {
@@ -107,6 +110,7 @@ impl Damage {
             Damage::Stale => "stale",
             Damage::HeaderField => "header_field",
             Damage::KeyMismatch => "key_mismatch",
+            Damage::Missing => "missing",
         }
     }
 }
@@ -886,6 +890,8 @@ pub struct IndexInput {
 /// A relation as the caller read it.
 #[derive(Clone, Debug)]
 pub struct RelationInput {
+    /// Blocks past the end of the table's file that its indexes point into.
+    pub missing_blocks: Vec<u32>,
     pub database: Option<String>,
     pub relation: Option<String>,
     /// pg_class.relname alone, as the server's messages quote it (RelationGetRelationName).
@@ -1237,6 +1243,7 @@ pub fn build(input: &Input) -> Report {
         rows_held = rows_held.saturating_add(rel.rows_held);
         indexes_held = indexes_held.saturating_add(rel.indexes_held);
         blocks.extend(key_blocks(rel));
+        blocks.extend(missing_blocks(rel, segment0));
         if blocks.is_empty() {
             continue;
         }
@@ -1287,6 +1294,49 @@ pub fn build(input: &Input) -> Report {
     };
     report.restep();
     report
+}
+
+/// The blocks past the end of a table's file that its indexes point into: each one's rows,
+/// by the indexes' entries, are lost (the file was cut short, or a segment lost).
+fn missing_blocks(rel: &RelationInput, segment0: Option<&FileInput>) -> Vec<Block> {
+    let Some(first) = rel.missing_blocks.first() else {
+        return Vec::new();
+    };
+    let path = segment0.map(|f| f.path.clone()).unwrap_or_default();
+    let per = segment0
+        .map(|f| f.verdict.geometry.block_size.blocks_per_segment().max(1))
+        .unwrap_or(131_072);
+    let end = *first;
+    let mut out = Vec::new();
+    for &block in &rel.missing_blocks {
+        // The segment file the block would be in, named as the server names it.
+        let segno = block / per;
+        let file = if segno == 0 {
+            path.clone()
+        } else {
+            format!("{path}.{segno}")
+        };
+        let mut b = Block::blank_at(block, file.clone(), block % per, "missing");
+        b.damage = Damage::Missing;
+        b.severity = Severity::Error;
+        b.evidence.push(format!(
+            "the table's file ends before this block (its last whole block is {}), but the table's indexes still point at rows in it: the file was cut short or a segment file lost (an operator, a file copy, the file system). Sequential scans and count(*) end at the file's end without a word; an index scan that reaches one of these rows fails (could not read block {block} in file \"{file}\": read only 0 of 8192 bytes)",
+            end.saturating_sub(1)
+        ));
+        let zero = alloc::vec![0u8; 8192];
+        let held = held_for(&rel.indexes, block);
+        b.rows = Some(rows_of(
+            &zero,
+            &b,
+            &BTreeSet::new(),
+            block,
+            rel.endian,
+            rel,
+            held.as_ref(),
+        ));
+        out.push(b);
+    }
+    out
 }
 
 /// A system catalog's page the server refuses stops every session that reads it, and the
@@ -2887,7 +2937,11 @@ fn rows_of(
         Damage::Overwritten if !b.noise.is_empty() => {
             Some(readable_offsets(page, absolute, endian, rel.log.as_deref()))
         }
-        Damage::Zeroed | Damage::Overwritten | Damage::Misplaced | Damage::Header => None,
+        Damage::Zeroed
+        | Damage::Overwritten
+        | Damage::Misplaced
+        | Damage::Header
+        | Damage::Missing => None,
         _ if header_is_sane(page, endian) => {
             Some(readable_offsets(page, absolute, endian, rel.log.as_deref()))
         }
@@ -3586,6 +3640,16 @@ fn found_words(r: &Report) -> String {
             plural(older, "page", "pages")
         ));
     }
+    let missing = r
+        .blocks()
+        .filter(|(_, b)| b.damage == Damage::Missing)
+        .count() as u64;
+    if missing > 0 {
+        parts.push(format!(
+            "{} past the end of a table's file that its indexes still point into (the file cut short, or a segment lost): sequential scans miss their rows without a word",
+            plural(missing, "block", "blocks")
+        ));
+    }
     if refused > 0 {
         parts.push(format!(
             "{} in {} that the server refuses to read",
@@ -3953,7 +4017,9 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
         // Older versions of rows that live elsewhere make the whole page older than its
         // table: the keys the index names at its other TIDs are then newer rows' (the line
         // pointers reused since), and no UPDATE of this page's rows is right.
-        return if b.key_mismatches.iter().any(keyrows::older_version) {
+        return if b.key_mismatches.iter().any(keyrows::older_version)
+            || !keyrows::absent_everywhere(rel, b).is_empty()
+        {
             Route::KeyOlder
         } else if b.key_mismatches.iter().any(|m| !m.index_keys.is_empty()) {
             Route::Key

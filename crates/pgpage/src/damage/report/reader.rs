@@ -344,6 +344,28 @@ impl ReportReader {
                     self.choice.block_size.unwrap_or(BlockSize::DEFAULT),
                 ));
                 self.prints = self.plan_prints(g);
+                // An index without its file: the server fails every query that opens it, and
+                // the table's rows cannot be held against it.
+                if self.datadir {
+                    for plan in self
+                        .plan_indexes(g)
+                        .iter()
+                        .filter(|p| p.segments.is_empty())
+                    {
+                        self.unknown.push(format!(
+                            "the index {} of {} has no file in the data directory: the server fails every query that opens it (could not open file ...: No such file or directory), a sequential scan of the table included where the planner opens its indexes; REINDEX INDEX {} makes it anew from the table",
+                            plan.name,
+                            self.group_name(g),
+                            plan.sql_name
+                        ));
+                    }
+                }
+                // Where the table's file ends: an index entry past it names a row whose
+                // block is gone.
+                let blocks = self.heap_blocks(g);
+                for (p, _) in &mut self.prints {
+                    p.set_heap_blocks(blocks);
+                }
                 Ok(Step::Prints(g, 0, 0, 0))
             }
             Step::Head(g, s) => {
@@ -699,12 +721,40 @@ impl ReportReader {
     }
 
     fn after_names(&mut self, g: usize) -> Step {
-        let damaged = self.files.iter().any(FileInput::has_wanted);
+        let damaged = self.files.iter().any(FileInput::has_wanted)
+            || self.prints.iter().any(|(p, _)| !p.past_end().is_empty());
         if !damaged || !self.is_heap(g) {
             return self.relation_done(g, None);
         }
         self.index_plan = self.plan_indexes(g);
         Step::Indexes(g, 0, 0, 0)
+    }
+
+    /// The table's length in blocks, its segments' lengths added (None where a segment
+    /// before the last is short: the blocks then are not numbered by the lengths alone).
+    fn heap_blocks(&self, g: usize) -> Option<u32> {
+        let size =
+            u64::try_from(self.choice.block_size.unwrap_or(BlockSize::DEFAULT).len()).ok()?;
+        let group = self.groups.get(g)?;
+        let per = self
+            .choice
+            .block_size
+            .unwrap_or(BlockSize::DEFAULT)
+            .blocks_per_segment();
+        let mut segments: Vec<&(u32, String)> = group.segments.iter().collect();
+        segments.sort_by_key(|(n, _)| *n);
+        let mut total: u64 = 0;
+        for (i, (segno, path)) in segments.iter().enumerate() {
+            if u64::from(*segno) != i as u64 {
+                return None;
+            }
+            let blocks = self.len(path) / size;
+            if i + 1 < segments.len() && blocks != u64::from(per) {
+                return None;
+            }
+            total = total.saturating_add(blocks);
+        }
+        u32::try_from(total).ok()
     }
 
     /// The B-tree indexes of group `g`'s table whose keys its rows can be held against
@@ -716,6 +766,7 @@ impl ReportReader {
         let endian = self.endian_of_choice();
         self.plan_indexes(g)
             .into_iter()
+            .filter(|plan| !plan.segments.is_empty())
             .filter_map(|plan| {
                 let heap = listing.heap_keys.get(&plan.oid)?;
                 let keys = plan.keys.clone()?;
@@ -987,7 +1038,7 @@ impl ReportReader {
             }
             Some(Ok(c)) => c,
         };
-        let wanted: BTreeSet<u32> = self
+        let mut wanted: BTreeSet<u32> = self
             .files
             .iter()
             .flat_map(|f| {
@@ -999,6 +1050,10 @@ impl ReportReader {
                 })
             })
             .collect();
+        // Blocks past the file's end: their entries name the rows they held.
+        for (p, _) in &self.prints {
+            wanted.extend(p.past_end().iter().copied());
+        }
         let checksums = self.checksums.verified_on_read();
         let older = self.older_pages(&want.path, segno, block, &chunk, bs);
         let mut unreadable = 0u64;
@@ -1044,6 +1099,9 @@ impl ReportReader {
                     sane.insert(absolute);
                 }
             }
+        }
+        for (p, _) in &self.prints {
+            all.extend(p.past_end().iter().copied());
         }
         (all, sane)
     }
@@ -1254,7 +1312,15 @@ impl ReportReader {
                 }
             }
         }
+        let missing_blocks: Vec<u32> = self
+            .prints
+            .iter()
+            .flat_map(|(p, _)| p.past_end().iter().copied())
+            .collect::<BTreeSet<u32>>()
+            .into_iter()
+            .collect();
         self.relations.push(RelationInput {
+            missing_blocks,
             database: listed.as_ref().and_then(|l| l.database.clone()),
             relation: listed.as_ref().map(qualified),
             relname: listed.as_ref().map(|l| l.relation.name.clone()),

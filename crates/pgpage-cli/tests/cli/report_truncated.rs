@@ -1,0 +1,93 @@
+//! A table's file cut short, held against PostgreSQL 13 to 19: the server's sequential scans
+//! end at the file's end without a word, while an index lookup of a row that was past it
+//! fails. The report must name each block past the end that the indexes point into, with
+//! the keys of the rows they held (the server's own ctids before the cut).
+
+use std::collections::BTreeSet;
+use std::fs;
+
+use crate::common::{json, pgpage, Cluster};
+
+fn truncated(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create table t (id int primary key, v text)",
+        "create index on t (v)",
+        "insert into t select g, 'value ' || g from generate_series(1, 3000) g",
+        "checkpoint",
+    ]);
+    let path = c
+        .data
+        .join(c.psql(&["select pg_relation_filepath('t')"]).trim());
+    let blocks = fs::metadata(&path).unwrap().len() / 8192;
+    assert!(blocks > 5, "PostgreSQL {version}: {blocks} blocks");
+    let cut = blocks - 2;
+    let lost: BTreeSet<String> = c
+        .psql(&[&format!(
+            "select id from t where (ctid::text::point)[0] >= {cut} order by 1"
+        )])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert!(!lost.is_empty());
+    c.stop();
+    let f = fs::OpenOptions::new().write(true).open(&path).unwrap();
+    f.set_len(cut * 8192).unwrap();
+    drop(f);
+
+    let report = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
+    let rel = report["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["relation"] == "public.t")
+        .unwrap_or_else(|| panic!("PostgreSQL {version}: {report:#}"));
+    let missing: Vec<u64> = rel["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["damage"] == "missing")
+        .map(|b| b["block"].as_u64().unwrap())
+        .collect();
+    assert_eq!(missing, [cut, cut + 1], "PostgreSQL {version}: {report:#}");
+    let keys: BTreeSet<String> = rel["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["damage"] == "missing")
+        .flat_map(|b| b["rows"]["keys"].as_array().unwrap().clone())
+        .map(|k| k[0].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        keys, lost,
+        "PostgreSQL {version}: the lost keys are the rows past the cut"
+    );
+    assert!(
+        report["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("2 blocks past the end of a table's file"),
+        "PostgreSQL {version}: {}",
+        report["verdict"]
+    );
+
+    // The server: the rows are gone from a sequential scan, and an index lookup fails.
+    c.restart();
+    let count: usize = c.psql(&["select count(*) from t"]).trim().parse().unwrap();
+    assert_eq!(count, 3000 - lost.len(), "PostgreSQL {version}");
+    let key = lost.iter().next().unwrap();
+    let out = c.psql_output(
+        "postgres",
+        &[
+            "set enable_seqscan = off",
+            &format!("select * from t where id = {key}"),
+        ],
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && said.contains(&format!("could not read block")),
+        "PostgreSQL {version}: {said}"
+    );
+}
+
+each_version!(truncated);
