@@ -892,6 +892,8 @@ pub struct IndexInput {
 pub struct RelationInput {
     /// Blocks past the end of the table's file that its indexes point into.
     pub missing_blocks: Vec<u32>,
+    /// Damaged blocks that hold another block's page byte for byte (block, the other).
+    pub copies: BTreeMap<u32, u32>,
     pub database: Option<String>,
     pub relation: Option<String>,
     /// pg_class.relname alone, as the server's messages quote it (RelationGetRelationName).
@@ -1484,6 +1486,17 @@ fn file_blocks(
             continue;
         };
         b.file = file.path.clone();
+        // Another block's page byte for byte, whose checksum is valid there: a misdirected
+        // write, whatever else one flipped bit or sector might explain.
+        if let Some(&source) = rel.copies.get(&absolute) {
+            b.damage = Damage::Misplaced;
+            b.holds_block = Some(source);
+            b.bit_flips.clear();
+            b.torn_sectors.clear();
+            b.evidence = alloc::vec![format!(
+                "the page holds block {source}: it is block {source}'s page byte for byte, and its checksum is valid for that block (a write sent to the wrong block, or a copy put at the wrong place)"
+            )];
+        }
         b.flip_bits = backup::stored_bits(&b.bit_flips, page);
         if row.status == PageStatus::Mismatch {
             b.sector_prints = backup::sector_prints(page);
@@ -4943,6 +4956,8 @@ mod tests {
             map_pages: Vec::new(),
             cluster: ClusterFacts::default(),
             relations: alloc::vec![RelationInput {
+                missing_blocks: Vec::new(),
+                copies: BTreeMap::new(),
                 database: None,
                 relation: Some(String::from("public.t")),
                 relname: Some(String::from("t")),

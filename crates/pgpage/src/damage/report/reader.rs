@@ -91,6 +91,9 @@ enum Step {
     Twins(usize, usize, u32),
     /// Group `g`: the heap pages those entries point at.
     Sound(usize),
+    /// Group `g`: the pages whose checksum is valid at another block, and those blocks'
+    /// pages, for a copy byte for byte.
+    Copies(usize),
     /// Group `g`: the table's columns.
     Columns(usize, Box<TableReader>),
     /// Group `g` (a table), before its pages: its B-tree index `i`'s entries, segment `s`
@@ -140,6 +143,9 @@ pub struct ReportReader {
     /// What the latest checkpoint must have written (`set_flushed`).
     flushed: Option<Arc<crate::wal::FlushedChanges>>,
     map_pages: Vec<super::MapPage>,
+    /// The group's damaged blocks that are byte for byte another block's page (damaged
+    /// block, the block it copies); None until read for the group.
+    copies: Option<BTreeMap<u32, u32>>,
 }
 
 /// Where a data directory's own WAL starts telling which pages its latest checkpoint wrote
@@ -202,6 +208,7 @@ impl ReportReader {
             fatal: None,
             flushed: None,
             map_pages: Vec::new(),
+            copies: None,
             lengths,
         };
         if !datadir {
@@ -588,6 +595,7 @@ impl ReportReader {
             Step::Names(g, i, s, block) => self.read_prints(g, i, s, block, true),
             Step::Twins(g, s, block) => self.read_twins(g, s, block),
             Step::Sound(g) => self.read_sound(g),
+            Step::Copies(g) => self.read_copies(g),
             Step::Columns(g, mut reader) => {
                 let want = reader.wanted();
                 if want.is_empty() {
@@ -696,6 +704,7 @@ impl ReportReader {
 
     fn first_group_step(&mut self, g: usize) -> Step {
         self.files = Vec::new();
+        self.copies = None;
         self.maps = None;
         self.indexes = Vec::new();
         self.twins = None;
@@ -720,7 +729,71 @@ impl ReportReader {
         self.after_names(g)
     }
 
+    /// The pages a damaged page's stored checksum is valid for, in the same file, read and
+    /// held against it: a page that is another block's byte for byte was written at the
+    /// wrong place (a misdirected write), whatever its siblings or tuples say.
+    fn read_copies(&mut self, g: usize) -> Result<Step, (Vec<Request>, Step)> {
+        let endian = self.endian();
+        let mut pairs: Vec<(u32, u32, Request)> = Vec::new();
+        for f in &self.files {
+            let bs = f.verdict.geometry.block_size;
+            let size = u64::from(bs.bytes());
+            let first = bs.absolute_block(f.verdict.segno, 0);
+            let count = u32::try_from(self.len(&f.path) / size.max(1)).unwrap_or(0);
+            for (&b, page) in &f.pages {
+                let absolute = bs.absolute_block(f.verdict.segno, b);
+                let v = crate::page::verify::verify_page(page, absolute, endian);
+                if v.status != PageStatus::Mismatch {
+                    continue;
+                }
+                // The blocks of this file whose checksum the stored one is: a few at most.
+                let sources: Vec<u32> =
+                    crate::page::checksum::blocks_matching(v.fold, v.stored, first, count)
+                        .filter(|&o| o != absolute)
+                        .take(4)
+                        .collect();
+                for source in sources {
+                    pairs.push((
+                        absolute,
+                        source,
+                        Request {
+                            path: f.path.clone(),
+                            offset: u64::from(source.saturating_sub(first)).saturating_mul(size),
+                            len: size,
+                        },
+                    ));
+                }
+            }
+        }
+        if pairs.iter().any(|(_, _, w)| !self.given.contains_key(w)) {
+            return Err((
+                pairs.into_iter().map(|(_, _, w)| w).collect(),
+                Step::Copies(g),
+            ));
+        }
+        let mut copies = BTreeMap::new();
+        for (damaged, source, w) in &pairs {
+            let Some(Ok(other)) = self.take(w) else {
+                continue;
+            };
+            let same = self.files.iter().any(|f| {
+                let bs = f.verdict.geometry.block_size;
+                f.pages.iter().any(|(&b, page)| {
+                    bs.absolute_block(f.verdict.segno, b) == *damaged && *page == other
+                })
+            });
+            if same {
+                copies.insert(*damaged, *source);
+            }
+        }
+        self.copies = Some(copies);
+        Ok(self.after_names(g))
+    }
+
     fn after_names(&mut self, g: usize) -> Step {
+        if self.copies.is_none() {
+            return Step::Copies(g);
+        }
         let damaged = self.files.iter().any(FileInput::has_wanted)
             || self.prints.iter().any(|(p, _)| !p.past_end().is_empty());
         if !damaged || !self.is_heap(g) {
@@ -1321,6 +1394,7 @@ impl ReportReader {
             .collect();
         self.relations.push(RelationInput {
             missing_blocks,
+            copies: self.copies.take().unwrap_or_default(),
             database: listed.as_ref().and_then(|l| l.database.clone()),
             relation: listed.as_ref().map(qualified),
             relname: listed.as_ref().map(|l| l.relation.name.clone()),
