@@ -71,13 +71,19 @@ export function reportSource(files: readonly FileEntry[], choice: ReportChoice =
     if (paths.has(`${r}global/pg_control`) && !roots.includes(r)) roots.push(r);
   }
   if (roots.length > 0) {
-    const r = choice.root !== undefined && roots.includes(choice.root) ? choice.root : roots[roots.length - 1];
+    // A directory with a backup_label is a base backup not yet recovered: the damaged
+    // directory is the other one, and, until the user chooses, the backup is its --from.
+    const isBackup = (root: string) => paths.has(`${root}backup_label`);
+    const live = roots.filter((x) => !isBackup(x));
+    const chosen = choice.root !== undefined && roots.includes(choice.root);
+    const r = chosen ? (choice.root as string) : (live[live.length - 1] ?? roots[roots.length - 1]);
     const others = roots.filter((x) => x !== r);
+    const backups = others.filter(isBackup);
+    const b = chosen ? choice.backup : backups.length === 1 ? backups[0] : undefined;
     // A directory nested in another (a backup kept inside the dropped folder) is not the
     // outer one's files.
     const inside = (path: string, root: string) => path.startsWith(root) && !roots.some((o) => o !== root && o.startsWith(root) && path.startsWith(o));
     const filesOf = (root: string) => dropped.filter((d) => inside(d.path, root)).map((d) => ({ path: d.path.slice(root.length), file: d.file }));
-    const b = choice.backup;
     const archive = dropped
       .filter((d) => !roots.some((root) => d.path.startsWith(root)) && WAL_NAME.test(d.path.slice(d.path.lastIndexOf('/') + 1)))
       .map((d) => ({ path: d.path, file: d.file, wal: true }));

@@ -138,3 +138,46 @@ fn index_page_copied(version: u32) {
 }
 
 each_version!(index_page_copied);
+
+/// An index whose file is gone: the server fails the queries that open it; the report says
+/// so and holds no row against it (every row would lack its entry).
+fn index_file_removed(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create table t (id int primary key, v text)",
+        "create index t_v on t (v)",
+        "insert into t select g, 'value ' || g from generate_series(1, 3000) g",
+        "checkpoint",
+    ]);
+    let path = c
+        .data
+        .join(c.psql(&["select pg_relation_filepath('t_v')"]).trim());
+    c.stop();
+    fs::remove_file(&path).unwrap();
+
+    let report = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
+    assert!(
+        report["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 index without its file (public.t_v)")
+            && report["missing_indexes"][0]["sql_index"] == "public.t_v"
+            && report["relations"].as_array().unwrap().is_empty(),
+        "PostgreSQL {version}: {report:#}"
+    );
+    c.restart();
+    let out = c.psql_output(
+        "postgres",
+        &[
+            "set enable_seqscan = off",
+            "select * from t where v = 'value 7'",
+        ],
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && said.contains("could not open file"),
+        "PostgreSQL {version}: {said}"
+    );
+}
+
+each_version!(index_file_removed);

@@ -503,6 +503,14 @@ pub struct MapPage {
     pub line: String,
 }
 
+/// An index the catalogs list whose file the data directory lacks.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MissingIndex {
+    pub index: String,
+    pub sql_index: String,
+    pub table: String,
+}
+
 /// The report.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
@@ -527,6 +535,9 @@ pub struct Report {
     /// Map pages the server zeroes as it reads them: damage to the storage, not to rows.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub map_pages: Vec<MapPage>,
+    /// Indexes without their file: the server fails every query that opens them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing_indexes: Vec<MissingIndex>,
     /// Row data left out ([`Report::redact`]): the values of bit-flip candidates, and the
     /// lost and stale rows' keys (each key an empty array, so that they are still counted).
     #[serde(skip_serializing_if = "core::ops::Not::not")]
@@ -764,7 +775,7 @@ impl Report {
 
     /// Exit status: 0 nothing damaged, 1 damage found.
     pub fn damaged(&self) -> bool {
-        !self.relations.is_empty() || !self.map_pages.is_empty()
+        !self.relations.is_empty() || !self.map_pages.is_empty() || !self.missing_indexes.is_empty()
     }
 
     /// Where to ask about this damage, when it is storage damage: pages zeroed, torn,
@@ -938,6 +949,7 @@ pub struct Input {
     /// page older than that is `stale`. None: no WAL read.
     pub flushed: Option<Arc<crate::wal::FlushedChanges>>,
     pub map_pages: Vec<MapPage>,
+    pub missing_indexes: Vec<MissingIndex>,
 }
 
 /// The blocks (within the file) whose bytes `FileInput::pages` must hold: every page the
@@ -1288,6 +1300,7 @@ pub fn build(input: &Input) -> Report {
                 ..m.clone()
             })
             .collect(),
+        missing_indexes: input.missing_indexes.clone(),
         rows_held,
         indexes_held,
         steps: Vec::new(),
@@ -3603,6 +3616,28 @@ fn found_words(r: &Report) -> String {
             if r.map_pages.len() == 1 { "it" } else { "them" }
         )
     });
+    let lacking = (!r.missing_indexes.is_empty()).then(|| {
+        let names: Vec<String> = r.missing_indexes.iter().map(|m| m.index.clone()).collect();
+        format!(
+            "{} without {} file ({}): the server fails every query that opens {}",
+            plural(r.missing_indexes.len() as u64, "index", "indexes"),
+            if r.missing_indexes.len() == 1 {
+                "its"
+            } else {
+                "their"
+            },
+            crate::words::and_list(&names),
+            if r.missing_indexes.len() == 1 {
+                "it"
+            } else {
+                "them"
+            }
+        )
+    });
+    let maps = match (lacking, maps) {
+        (Some(l), Some(m)) => Some(format!("{l}; {m}")),
+        (l, m) => l.or(m),
+    };
     if r.relations.is_empty() {
         if let Some(maps) = maps {
             return format!(
@@ -4659,6 +4694,27 @@ fn steps(r: &Report) -> Vec<String> {
             reindex.join("; ")
         ));
     }
+    if !r.missing_indexes.is_empty() {
+        let reindex: Vec<String> = r
+            .missing_indexes
+            .iter()
+            .map(|m| format!("REINDEX INDEX {}", m.sql_index))
+            .collect();
+        let names: Vec<String> = r
+            .missing_indexes
+            .iter()
+            .map(|m| format!("{} of {}", m.index, m.table))
+            .collect();
+        let one = r.missing_indexes.len() == 1;
+        out.push(format!(
+            "The {} {} {} no file in the data directory, so the server fails every query that opens {} (could not open file ...: No such file or directory), a query on the table too where the planner opens its indexes. Nothing is lost: an index is made from its table. On the running server: {}",
+            if one { "index" } else { "indexes" },
+            crate::words::and_list(&names),
+            if one { "has" } else { "have" },
+            if one { "it" } else { "them" },
+            reindex.join("; ")
+        ));
+    }
     out.extend(map_step(r));
     out.push(if r.indexes_held > 0 {
         String::from(
@@ -4954,6 +5010,7 @@ mod tests {
             data_directory: None,
             flushed: None,
             map_pages: Vec::new(),
+            missing_indexes: Vec::new(),
             cluster: ClusterFacts::default(),
             relations: alloc::vec![RelationInput {
                 missing_blocks: Vec::new(),

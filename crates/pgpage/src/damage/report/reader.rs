@@ -146,6 +146,7 @@ pub struct ReportReader {
     /// The group's damaged blocks that are byte for byte another block's page (damaged
     /// block, the block it copies); None until read for the group.
     copies: Option<BTreeMap<u32, u32>>,
+    missing_indexes: Vec<super::MissingIndex>,
 }
 
 /// Where a data directory's own WAL starts telling which pages its latest checkpoint wrote
@@ -209,6 +210,7 @@ impl ReportReader {
             flushed: None,
             map_pages: Vec::new(),
             copies: None,
+            missing_indexes: Vec::new(),
             lengths,
         };
         if !datadir {
@@ -354,17 +356,17 @@ impl ReportReader {
                 // An index without its file: the server fails every query that opens it, and
                 // the table's rows cannot be held against it.
                 if self.datadir {
+                    let table = self.group_name(g);
                     for plan in self
                         .plan_indexes(g)
                         .iter()
                         .filter(|p| p.segments.is_empty())
                     {
-                        self.unknown.push(format!(
-                            "the index {} of {} has no file in the data directory: the server fails every query that opens it (could not open file ...: No such file or directory), a sequential scan of the table included where the planner opens its indexes; REINDEX INDEX {} makes it anew from the table",
-                            plan.name,
-                            self.group_name(g),
-                            plan.sql_name
-                        ));
+                        self.missing_indexes.push(super::MissingIndex {
+                            index: plan.name.clone(),
+                            sql_index: plan.sql_name.clone(),
+                            table: table.clone(),
+                        });
                     }
                 }
                 // Where the table's file ends: an index entry past it names a row whose
@@ -1553,6 +1555,7 @@ impl ReportReader {
             unknown: self.unknown,
             flushed: self.flushed,
             map_pages: self.map_pages,
+            missing_indexes: self.missing_indexes,
         }))
     }
 }
