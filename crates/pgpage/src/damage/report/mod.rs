@@ -2491,8 +2491,8 @@ fn stale_evidence(b: &mut Block, rows: &Rows) {
 /// How the first older sector of a torn page was found.
 const TORN_BY_TUPLES: &str = "line pointers point there at tuples that are not the ones they describe (zeros, a header that breaks t_hoff's rule, or a t_ctid that is not the tuple's own although nothing updated it)";
 const TORN_BY_STALE: &str =
-    "tuples there are older versions of rows that read elsewhere (listed above)";
-const TORN_BY_BOTH: &str = "line pointers point there at tuples that are not the ones they describe, or at older versions of rows that read elsewhere (listed above)";
+    "tuples there are older versions of rows that read elsewhere (each named in this block's evidence)";
+const TORN_BY_BOTH: &str = "line pointers point there at tuples that are not the ones they describe, or at older versions of rows that read elsewhere (each named in this block's evidence)";
 
 /// What a tuple in a torn page's older sectors is worth, and the heap-only tuples outside.
 const TORN_TRUST: &str = "how its rows are counted: a tuple in those sectors counts as lost even when it reads whole, since the newer write may have deleted or updated it (so the count is an upper bound). A row the older write holds at another place, found by its own t_ctid, reads there, unless the table's unique index knows a newer version of it or has no entry for it. A heap-only tuple outside those sectors that nothing leads to is its row's newest version: a sequential scan returns it, an index scan does not. Later sectors may be older too";
