@@ -85,7 +85,7 @@ fn truncated(version: u32) {
     );
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(
-        !out.status.success() && said.contains(&format!("could not read block")),
+        !out.status.success() && said.contains("could not read block"),
         "PostgreSQL {version}: {said}"
     );
 }

@@ -1325,13 +1325,18 @@ fn missing_blocks(rel: &RelationInput, segment0: Option<&FileInput>) -> Vec<Bloc
     let mut out = Vec::new();
     for &block in &rel.missing_blocks {
         // The segment file the block would be in, named as the server names it.
-        let segno = block / per;
+        let segno = block.checked_div(per).unwrap_or(0);
         let file = if segno == 0 {
             path.clone()
         } else {
             format!("{path}.{segno}")
         };
-        let mut b = Block::blank_at(block, file.clone(), block % per, "missing");
+        let mut b = Block::blank_at(
+            block,
+            file.clone(),
+            block.checked_rem(per).unwrap_or(block),
+            "missing",
+        );
         b.damage = Damage::Missing;
         b.severity = Severity::Error;
         b.evidence.push(format!(

@@ -741,7 +741,8 @@ impl ReportReader {
             let bs = f.verdict.geometry.block_size;
             let size = u64::from(bs.bytes());
             let first = bs.absolute_block(f.verdict.segno, 0);
-            let count = u32::try_from(self.len(&f.path) / size.max(1)).unwrap_or(0);
+            let count =
+                u32::try_from(self.len(&f.path).checked_div(size).unwrap_or(0)).unwrap_or(0);
             for (&b, page) in &f.pages {
                 let absolute = bs.absolute_block(f.verdict.segno, b);
                 let v = crate::page::verify::verify_page(page, absolute, endian);
@@ -823,8 +824,8 @@ impl ReportReader {
             if u64::from(*segno) != i as u64 {
                 return None;
             }
-            let blocks = self.len(path) / size;
-            if i + 1 < segments.len() && blocks != u64::from(per) {
+            let blocks = self.len(path).checked_div(size).unwrap_or(0);
+            if i.saturating_add(1) < segments.len() && blocks != u64::from(per) {
                 return None;
             }
             total = total.saturating_add(blocks);
