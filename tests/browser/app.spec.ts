@@ -613,5 +613,7 @@ test('the request recorder fails a test whose page sends a request with a body',
   await page.goto('/');
   await expect(page.getByTestId('summary')).toHaveAttribute('data-state', 'idle');
   expect(requests[0]).toBe(`GET ${baseURL}`);
-  await page.evaluate(() => fetch('/collect', { method: 'POST', body: 'rows' }).catch(() => null));
+  // Waited for: the recorder must have seen the request before the test ends, or the test
+  // passes by a race and the expected failure does not come.
+  await Promise.all([page.waitForRequest('**/collect'), page.evaluate(() => fetch('/collect', { method: 'POST', body: 'rows' }).catch(() => null))]);
 });
