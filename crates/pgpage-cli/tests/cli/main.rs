@@ -48,7 +48,7 @@ mod report_maps;
 mod report_noise;
 mod report_samples;
 mod report_steps;
-mod report_truncated;
+mod report_storage;
 mod rows;
 mod serve;
 mod stale;

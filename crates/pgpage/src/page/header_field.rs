@@ -270,6 +270,27 @@ fn checksums_with<'a>(
 /// checksum verifies as it is (the checksum vouches for that header), or whose header is
 /// more than one field away from one PostgreSQL writes (noise, another file's bytes).
 pub fn one_field(page: &[u8], blkno: u32, endian: Endian) -> Option<FieldFix> {
+    search(page, blkno, endian, false)
+}
+
+/// The page's one wrong header field where its header still passes PageIsVerified's rules
+/// but its checksum fails: a field set to another value in range. Only a value the stored
+/// checksum verifies with that is also the one the line pointers give counts: among the
+/// thousands of values a field can take in range, a chance match of the checksum alone is
+/// likely enough (about one in twenty pages) to be no evidence.
+pub fn one_field_in_range(page: &[u8], blkno: u32, endian: Endian) -> Option<FieldFix> {
+    if !header_is_sane(page, endian) {
+        return None;
+    }
+    search(page, blkno, endian, true).filter(|f| {
+        f.has_checksum
+            && f.confirmed
+            && f.value != f.stored
+            && f.from_line_pointers == Some(f.value)
+    })
+}
+
+fn search(page: &[u8], blkno: u32, endian: Endian, in_range: bool) -> Option<FieldFix> {
     let len = page.len();
     if len < SIZE_OF_PAGE_HEADER_DATA
         || !len.is_multiple_of(ROW_BYTES)
@@ -278,7 +299,7 @@ pub fn one_field(page: &[u8], blkno: u32, endian: Endian) -> Option<FieldFix> {
         return None;
     }
     let (_, upper, _) = bounds(page, endian)?;
-    if upper != 0 && header_is_sane(page, endian) {
+    if upper != 0 && header_is_sane(page, endian) && !in_range {
         return None;
     }
     let flags = read_u16(page, 10, endian)?;

@@ -49,10 +49,37 @@ pub(super) fn key_blocks(rel: &RelationInput) -> Vec<Block> {
         b.key_mismatches = ms.clone();
         b.page_lsn = ms.iter().find_map(|m| m.page_lsn);
         evidence(&mut b, rel);
+        // One flipped bit, or one value changed in memory, alters one row. Rows that hold
+        // other keys than the indexes name at their TIDs, several of them, are not this
+        // block's rows: a page written at the wrong place (another relation's block, or
+        // another block of this one) whose checksum was computed for this block.
+        let mut other: Vec<u16> = ms
+            .iter()
+            .filter(|m| !m.index_keys.is_empty())
+            .map(|m| m.lp)
+            .collect();
+        other.sort_unstable();
+        other.dedup();
+        if other.len() >= OTHER_ROWS {
+            b.damage = Damage::Misplaced;
+            b.severity = Severity::Error;
+            b.evidence.insert(
+                0,
+                format!(
+                    "{} rows here hold other keys than the table's indexes name at their TIDs: a flipped bit or a value changed in memory alters one row, not {}. The page holds other rows than this block's: a page written at the wrong place (another relation's block, or another block of this table), or an older copy, whose checksum is valid here. The indexes' entries into this block name the rows it should hold",
+                    other.len(),
+                    other.len()
+                ),
+            );
+        }
         out.push(b);
     }
     out
 }
+
+/// Rows holding other keys than their index entries name, from which a page is taken for
+/// another page rather than for rows changed one by one.
+const OTHER_ROWS: usize = 3;
 
 /// A row with no entry in a unique index that holds its key at another TID: an older version
 /// of that row, whose own entry VACUUM removed once a newer version was written, on a page

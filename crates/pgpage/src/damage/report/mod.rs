@@ -1820,7 +1820,7 @@ fn file_blocks(
             }
         }
         if let Some(fix) = &b.header_field {
-            let words = header_field_evidence(fix, b.rows.as_ref());
+            let words = header_field_evidence(fix, b.rows.as_ref(), header_is_sane(page, endian));
             b.evidence.splice(0..0, words);
         }
         out.push(b);
@@ -2752,6 +2752,12 @@ fn classify(
         }
     }
     let sane = header_is_sane(page, endian);
+    // A header field set to another value still in range: the checksum and the line pointers
+    // both name the value it had.
+    if let Some(fix) = crate::page::header_field::one_field_in_range(page, absolute, endian) {
+        header_field_block(&mut b, fix, page, endian);
+        return Some(b);
+    }
     if sane {
         let flagged: Vec<u16> = row.structure.iter().filter_map(|f| f.item).collect();
         let told = crate::damage::flips::tell_with(
@@ -2871,6 +2877,7 @@ fn header_field_block(
 fn header_field_evidence(
     fix: &crate::page::header_field::FieldFix,
     rows: Option<&Rows>,
+    in_range: bool,
 ) -> Vec<String> {
     use crate::page::header_field::HeaderField;
     let name = fix.field.name();
@@ -2889,7 +2896,12 @@ fn header_field_evidence(
         Some(v) => format!("; its line pointers would give {v} ({lp_words})"),
         None => String::new(),
     };
-    let refused = if fix.field == HeaderField::PdUpper && fix.stored == 0 {
+    let refused = if in_range {
+        format!(
+            "{name} {} is within PageIsVerified's range, so the header looks sane: the server refuses the page for its checksum, which the field's change broke",
+            fix.stored
+        )
+    } else if fix.field == HeaderField::PdUpper && fix.stored == 0 {
         String::from(
             "with pd_upper 0 the server takes the page for a new one, which must be all zeros, and this one is not: it refuses it (the checksum is not even looked at)",
         )

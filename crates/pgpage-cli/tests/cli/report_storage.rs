@@ -1,5 +1,5 @@
-//! A table's file cut short, held against PostgreSQL 13 to 19: the server's sequential scans
-//! end at the file's end without a word, while an index lookup of a row that was past it
+//! Damage around a table's pages, held against PostgreSQL 13 to 19. A table's file cut
+//! short: the server's sequential scans end at the file's end without a word, while an index lookup of a row that was past it
 //! fails. The report must name each block past the end that the indexes point into, with
 //! the keys of the rows they held (the server's own ctids before the cut).
 
@@ -181,3 +181,105 @@ fn index_file_removed(version: u32) {
 }
 
 each_version!(index_file_removed);
+
+/// Another table's block written over a table's block of the same number: its checksum is
+/// valid there, and the server reads its rows as the table's. The report names the page as
+/// holding other rows (misplaced), not as rows changed in memory, and its way back is the
+/// WAL's replay, since the WAL holds the block.
+fn other_tables_page(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create table a (id int primary key, v text, w int)",
+        "create index on a (w)",
+        "insert into a select g, 'a value ' || g, g from generate_series(1, 3000) g",
+        "checkpoint",
+        "update a set w = w + 1",
+        // b's pages are newer than every record of a's block: no older version of a's.
+        "create table b (x int primary key, y text)",
+        "insert into b select g + 100000, 'b value ' || g from generate_series(1, 3000) g",
+    ]);
+    let pa = c
+        .data
+        .join(c.psql(&["select pg_relation_filepath('a')"]).trim());
+    let pb = c
+        .data
+        .join(c.psql(&["select pg_relation_filepath('b')"]).trim());
+    c.stop();
+    let from = fs::read(&pb).unwrap();
+    let mut bytes = fs::read(&pa).unwrap();
+    bytes[3 * 8192..4 * 8192].copy_from_slice(&from[3 * 8192..4 * 8192]);
+    fs::write(&pa, &bytes).unwrap();
+
+    let report = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
+    let b = crate::common::block_of(&report, "public.a", 3);
+    assert!(
+        b["damage"] == "misplaced" && b["route"] == "recover" && b["status"] == "ok",
+        "PostgreSQL {version}: {b:#}"
+    );
+    assert!(
+        !report["steps"]
+            .to_string()
+            .contains("heap_force_kill(public.a"),
+        "PostgreSQL {version}: no row of the page is removed one by one"
+    );
+}
+
+each_version!(other_tables_page);
+
+/// One header field set to another value still in PageIsVerified's range, the checksum left
+/// as written: the report names the field and the value the stored checksum and the line
+/// pointers agree on, and `repair --set` with it gives back the page the server wrote.
+fn header_field_in_range(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create table t (id int primary key, v text)",
+        "insert into t select g, 'value ' || g from generate_series(1, 3000) g",
+        "checkpoint",
+    ]);
+    let path = c
+        .data
+        .join(c.psql(&["select pg_relation_filepath('t')"]).trim());
+    c.stop();
+    let mut bytes = fs::read(&path).unwrap();
+    let original = bytes[4 * 8192..5 * 8192].to_vec();
+    let upper = u16::from_le_bytes([original[14], original[15]]);
+    let lower = u16::from_le_bytes([original[12], original[13]]);
+    let scribbled = lower + (upper - lower) / 2 / 8 * 8;
+    assert!(scribbled > lower && scribbled < upper);
+    bytes[4 * 8192 + 14..4 * 8192 + 16].copy_from_slice(&scribbled.to_le_bytes());
+    fs::write(&path, &bytes).unwrap();
+
+    let report = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
+    let b = crate::common::block_of(&report, "public.t", 4);
+    assert!(
+        b["damage"] == "header_field"
+            && b["header_field"]["field"] == "pd_upper"
+            && b["header_field"]["value"] == u64::from(upper)
+            && b["route"] == "confirmed_field",
+        "PostgreSQL {version}: {b:#}"
+    );
+    let out = c.root.join("fixed");
+    let set = format!("pd_upper={upper}");
+    let run = pgpage(&[
+        "repair",
+        "--block",
+        "4",
+        "--set",
+        &set,
+        "--out",
+        out.to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(
+        fs::read(&out).unwrap()[4 * 8192..5 * 8192],
+        original[..],
+        "PostgreSQL {version}: the page as the server wrote it"
+    );
+}
+
+each_version!(header_field_in_range);
