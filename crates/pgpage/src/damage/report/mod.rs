@@ -1311,6 +1311,15 @@ pub fn build(input: &Input) -> Report {
     report
 }
 
+/// amcheck findings that mark a tuple as older than the table's last freezing VACUUM, on a
+/// page that is otherwise whole: its rows read, as they were.
+fn older_page_finding(f: Finding) -> bool {
+    matches!(
+        f,
+        Finding::HeapXminBeforeRelfrozenxid | Finding::HeapXmaxBeforeRelfrozenxid
+    )
+}
+
 /// The blocks past the end of a table's file that its indexes point into: each one's rows,
 /// by the indexes' entries, are lost (the file was cut short, or a segment lost).
 fn missing_blocks(rel: &RelationInput, segment0: Option<&FileInput>) -> Vec<Block> {
@@ -1574,6 +1583,8 @@ fn file_blocks(
                 .structure
                 .iter()
                 .filter(|f| f.finding != Finding::HeapRootIsHeapOnly)
+                // An xid older than relfrozenxid is an older page's tuple, which reads.
+                .filter(|f| !older_page_finding(f.finding))
                 .filter(|_| flipped_header.is_none())
                 .filter_map(|f| f.item)
                 .collect();
@@ -2695,6 +2706,14 @@ fn classify(
                     f.message_at(absolute, relation),
                     rule.file,
                     rule.function
+                ));
+            }
+            // Unfrozen xids older than the table's relfrozenxid: VACUUM froze or removed
+            // these tuples since (it advances relfrozenxid only past every xid it leaves),
+            // so the page predates that VACUUM. The server still reads them.
+            if row.structure.iter().all(|f| older_page_finding(f.finding)) {
+                b.evidence.push(String::from(
+                    "every finding is an xid older than the table's relfrozenxid: VACUUM advances relfrozenxid only once no tuple keeps an older unfrozen xid, so this page is older than that VACUUM (a lost write, or an older copy put back), not garbled. The server reads its rows as they were then: rows changed or deleted since come back as they were. Give pgpage the WAL (--wal ARCHIVE) or a base backup (--from BACKUP_DIR) to rebuild it",
                 ));
             }
             return Some(b);
