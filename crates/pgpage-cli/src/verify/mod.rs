@@ -72,6 +72,23 @@ pub fn run(args: &VerifyArgs) -> i32 {
         },
     );
     let (items, clusters) = (&walked.items, &walked.clusters);
+    // pg_checksums refuses a running cluster: its pages change while they are read.
+    for c in clusters {
+        let running = std::path::Path::new(&c.display)
+            .join("postmaster.pid")
+            .is_file();
+        if let Some(control) = c.trusted().filter(|c| running && !matches!(c.state, 1 | 2)) {
+            eprintln!(
+                "pgpage: warning: the server of \"{}\" looks running (postmaster.pid is there and \
+                 pg_control says \"{}\"): its pages change while they are read and its newest \
+                 changes may be only in its memory, so a failure below may be a page being \
+                 written, and a pass is no proof; stop the server cleanly (or verify a copy \
+                 pg_basebackup made) and verify again",
+                c.display,
+                state_words(control.state)
+            );
+        }
+    }
     let mut plan = Plan::new(items, clusters, args.read_as.geometry_choice(), args.all);
     if args.amcheck {
         plan.checked = amcheck::relations(items);

@@ -1879,6 +1879,15 @@ fn a_running_server_is_said() {
             .is_some_and(|u| u.starts_with("the server looks running (postmaster.pid is there and pg_control says \"in production\")")),
         "{running:#}"
     );
+    // verify says it too, as pg_checksums refuses such a directory.
+    let verify = pgpage(&["verify", c.data.to_str().unwrap()]);
+    assert!(
+        String::from_utf8_lossy(&verify.stderr).contains(
+            "looks running (postmaster.pid is there and pg_control says \"in production\")"
+        ),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
     // The verdict, the first line a reader sees, says it before any finding.
     assert!(
         running["verdict"]
@@ -1890,6 +1899,8 @@ fn a_running_server_is_said() {
     );
     c.stop();
     let stopped = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
+    let verify = pgpage(&["verify", c.data.to_str().unwrap()]);
+    assert!(!String::from_utf8_lossy(&verify.stderr).contains("looks running"));
     assert!(
         !stopped["unknown"].to_string().contains("looks running")
             && !stopped["verdict"]
