@@ -29,6 +29,28 @@ pub fn server_read_lines(
     stored: u16,
     major: Option<u32>,
 ) -> String {
+    server_lines(
+        relpath,
+        absolute_block,
+        status,
+        computed,
+        stored,
+        major,
+        false,
+    )
+}
+
+/// Both the refusal and the zeroing: the same checksum WARNING before, then bufmgr.c's line
+/// (`zeroed`: its WARNING with "; zeroing out page", else its ERROR).
+fn server_lines(
+    relpath: &str,
+    absolute_block: u32,
+    status: PageStatus,
+    computed: Option<u16>,
+    stored: u16,
+    major: Option<u32>,
+    zeroed: bool,
+) -> String {
     let aio = !server_warns_checksums(major);
     let mut out = String::new();
     if let (PageStatus::Mismatch, Some(computed), false) = (status, computed, aio) {
@@ -41,9 +63,15 @@ pub fn server_read_lines(
     } else {
         String::from(relpath)
     };
-    out.push_str(&format!(
-        "ERROR:  invalid page in block {absolute_block} of relation {rel}"
-    ));
+    if zeroed {
+        out.push_str(&format!(
+            "WARNING:  invalid page in block {absolute_block} of relation {rel}; zeroing out page"
+        ));
+    } else {
+        out.push_str(&format!(
+            "ERROR:  invalid page in block {absolute_block} of relation {rel}"
+        ));
+    }
     out
 }
 
@@ -58,11 +86,15 @@ pub fn server_zero_lines(
     stored: u16,
     major: Option<u32>,
 ) -> String {
-    let lines = server_read_lines(relpath, absolute_block, status, computed, stored, major);
-    match lines.rsplit_once("ERROR:  ") {
-        Some((before, error)) => format!("{before}WARNING:  {error}; zeroing out page"),
-        None => lines,
-    }
+    server_lines(
+        relpath,
+        absolute_block,
+        status,
+        computed,
+        stored,
+        major,
+        true,
+    )
 }
 
 /// Whether a client reading a page with a checksum mismatch gets PageIsVerified's WARNING
