@@ -797,13 +797,20 @@ impl ReportReader {
         if self.copies.is_none() {
             return Step::Copies(g);
         }
-        let damaged = self.files.iter().any(FileInput::has_wanted)
-            || self.prints.iter().any(|(p, _)| !p.past_end().is_empty());
+        let damaged = self.files.iter().any(FileInput::has_wanted) || !self.past_end().is_empty();
         if !damaged || !self.is_heap(g) {
             return self.relation_done(g, None);
         }
         self.index_plan = self.plan_indexes(g);
         Step::Indexes(g, 0, 0, 0)
+    }
+
+    /// The table's blocks past its file's end that any of its indexes point into.
+    fn past_end(&self) -> BTreeSet<u32> {
+        self.prints
+            .iter()
+            .flat_map(|(p, _)| p.past_end().iter().copied())
+            .collect()
     }
 
     /// The table's length in blocks, its segments' lengths added (None where a segment
@@ -1127,9 +1134,7 @@ impl ReportReader {
             })
             .collect();
         // Blocks past the file's end: their entries name the rows they held.
-        for (p, _) in &self.prints {
-            wanted.extend(p.past_end().iter().copied());
-        }
+        wanted.extend(self.past_end());
         let checksums = self.checksums.verified_on_read();
         let older = self.older_pages(&want.path, segno, block, &chunk, bs);
         let mut unreadable = 0u64;
@@ -1176,9 +1181,7 @@ impl ReportReader {
                 }
             }
         }
-        for (p, _) in &self.prints {
-            all.extend(p.past_end().iter().copied());
-        }
+        all.extend(self.past_end());
         (all, sane)
     }
 
@@ -1388,13 +1391,7 @@ impl ReportReader {
                 }
             }
         }
-        let missing_blocks: Vec<u32> = self
-            .prints
-            .iter()
-            .flat_map(|(p, _)| p.past_end().iter().copied())
-            .collect::<BTreeSet<u32>>()
-            .into_iter()
-            .collect();
+        let missing_blocks: Vec<u32> = self.past_end().into_iter().collect();
         self.relations.push(RelationInput {
             missing_blocks,
             copies: self.copies.take().unwrap_or_default(),
