@@ -277,7 +277,8 @@ pub fn one_field(page: &[u8], blkno: u32, endian: Endian) -> Option<FieldFix> {
 /// but its checksum fails: a field set to another value in range. Only a value the stored
 /// checksum verifies with that is also the one the line pointers give counts: among the
 /// thousands of values a field can take in range, a chance match of the checksum alone is
-/// likely enough (about one in twenty pages) to be no evidence.
+/// likely enough (about one in twenty pages) to be no evidence. A value one bit away from the
+/// stored one is left to the search for flipped bits, which names the byte and the bit.
 pub fn one_field_in_range(page: &[u8], blkno: u32, endian: Endian) -> Option<FieldFix> {
     if !header_is_sane(page, endian) {
         return None;
@@ -287,6 +288,7 @@ pub fn one_field_in_range(page: &[u8], blkno: u32, endian: Endian) -> Option<Fie
             && f.confirmed
             && f.value != f.stored
             && f.from_line_pointers == Some(f.value)
+            && (f.value ^ f.stored).count_ones() != 1
     })
 }
 
