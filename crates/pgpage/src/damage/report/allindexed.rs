@@ -64,6 +64,10 @@ pub struct KeyMismatch {
     pub heap_columns: Arc<[Column]>,
     #[serde(skip)]
     pub positions: Vec<usize>,
+    /// Rows of the same page this index holds as they are: a page whose rows all disagree
+    /// is not this block's, one with some rows as the index has them is.
+    #[serde(skip)]
+    pub rows_agreeing: u32,
 }
 
 /// One index's fingerprints, and what the table's pages said against them.
@@ -98,6 +102,8 @@ pub struct IndexPrints {
     /// The second reading: entries at the missed TIDs, and other TIDs of their keys.
     at_tid: BTreeMap<(u32, u16), Vec<Vec<Option<String>>>>,
     twins: BTreeMap<Vec<Option<String>>, Vec<(u32, u16)>>,
+    /// Rows found as the index holds them, on each block where some were not.
+    agreeing: BTreeMap<u32, u32>,
     /// The table's length in blocks, where known: an entry past it names a block the file
     /// no longer has (a truncated file, a lost segment).
     heap_blocks: Option<u32>,
@@ -170,6 +176,7 @@ impl IndexPrints {
             more_misses: 0,
             at_tid: BTreeMap::new(),
             twins: BTreeMap::new(),
+            agreeing: BTreeMap::new(),
             heap_blocks: None,
             past_end: BTreeSet::new(),
         }
@@ -290,6 +297,7 @@ impl IndexPrints {
             return;
         }
         let roots = chain_roots(page, block, endian);
+        let (mut agreeing, mut missed) = (0u32, false);
         for item in crate::tuple::heap_items(page, endian) {
             let Some(tuple) = item.tuple else {
                 continue;
@@ -310,7 +318,10 @@ impl IndexPrints {
                 continue;
             };
             self.checked = self.checked.saturating_add(1);
-            if !self.holds(print) {
+            if self.holds(print) {
+                agreeing = agreeing.saturating_add(1);
+            } else {
+                missed = true;
                 let Some(key) = self.writer.column_texts(tuple, &self.positions) else {
                     continue;
                 };
@@ -327,6 +338,9 @@ impl IndexPrints {
                     self.more_misses = self.more_misses.saturating_add(1);
                 }
             }
+        }
+        if missed {
+            self.agreeing.insert(block, agreeing);
         }
     }
 
@@ -418,6 +432,7 @@ impl IndexPrints {
                 page_lsn: *page_lsn,
                 heap_columns: Arc::clone(&self.heap_columns),
                 positions: self.positions.clone(),
+                rows_agreeing: self.agreeing.get(block).copied().unwrap_or(0),
             });
         }
         out

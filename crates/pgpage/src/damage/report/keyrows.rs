@@ -81,13 +81,15 @@ pub(super) fn key_blocks(rel: &RelationInput) -> Vec<Block> {
 /// another page rather than for rows changed one by one.
 const OTHER_ROWS: usize = 3;
 
-/// The rows are this block's own, older: some hold keys a unique index names elsewhere and
-/// nowhere here (versions updated since, their entries vacuumed), and those keys are not
-/// each at the same line pointer of one other block, as a copy of that block would hold
-/// them. Such a page is this block's older copy (a write lost, or a backup's page put back),
-/// which the WAL or a backup settles, not a page written at the wrong place.
+/// The rows are this block's own, older: some are as the indexes hold them (rows not changed
+/// since), some hold keys a unique index names elsewhere and nowhere here (versions updated
+/// since, their entries vacuumed), and those keys are not each at the same line pointer of
+/// one other block, as a copy of that block would hold them. Such a page is this block's
+/// older copy (a write lost, or a backup's page put back), which the WAL or a backup
+/// settles. Another relation's page agrees with no entry but by chance, though its keys
+/// may well be held elsewhere in this table.
 fn older_copy(ms: &[KeyMismatch]) -> bool {
-    if !ms.iter().any(older_version) {
+    if !ms.iter().any(older_version) || !ms.iter().any(|m| m.rows_agreeing > 0) {
         return false;
     }
     let mut blocks: Option<Vec<String>> = None;
