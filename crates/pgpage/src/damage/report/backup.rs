@@ -402,11 +402,12 @@ fn unknown_age(why: &str) -> String {
 /// Why the damaged page has no pd_lsn of its block's own.
 pub(super) fn no_pd_lsn(b: &Block) -> String {
     match b.damage {
-        Damage::Misplaced => format!(
-            "the damaged page is block {}'s (its pd_lsn is that block's)",
-            b.holds_block
-                .map_or_else(|| String::from("another"), |n| format!("{n}"))
-        ),
+        Damage::Misplaced => match b.holds_block {
+            Some(n) => format!("the damaged page is block {n}'s (its pd_lsn is that block's)"),
+            None => String::from(
+                "the damaged page is another page than this block's (its pd_lsn is that page's)",
+            ),
+        },
         Damage::Torn if !b.torn_rebuilt.is_empty() || b.torn_sectors.contains(&0) => String::from(
             "the damaged page is torn with its header in the older write, so its pd_lsn is not the block's newest",
         ),

@@ -69,7 +69,9 @@ fn what(b: &Block) -> String {
         ),
         Damage::Misplaced => match b.holds_block {
             Some(n) => format!("it holds block {n}'s page"),
-            None => String::from("it holds another block's page"),
+            None => String::from(
+                "it holds another page than this block's (another relation's block, or another block of this table)",
+            ),
         },
         Damage::BitFlip => match b.bit_flips.first() {
             Some(f) => {

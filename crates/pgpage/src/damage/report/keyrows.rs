@@ -48,11 +48,9 @@ pub(super) fn key_blocks(rel: &RelationInput) -> Vec<Block> {
         };
         b.key_mismatches = ms.clone();
         b.page_lsn = ms.iter().find_map(|m| m.page_lsn);
-        evidence(&mut b, rel);
         // One flipped bit, or one value changed in memory, alters one row. Rows that hold
         // other keys than the indexes name at their TIDs, several of them, are not this
-        // block's rows: a page written at the wrong place (another relation's block, or
-        // another block of this one) whose checksum was computed for this block.
+        // block's rows: a page that verifies here though written for another relation.
         let mut other: Vec<u16> = ms
             .iter()
             .filter(|m| !m.index_keys.is_empty())
@@ -60,15 +58,22 @@ pub(super) fn key_blocks(rel: &RelationInput) -> Vec<Block> {
             .collect();
         other.sort_unstable();
         other.dedup();
-        if other.len() >= OTHER_ROWS && !older_copy(ms) {
+        let foreign = other.len() >= OTHER_ROWS && !older_copy(ms);
+        evidence(&mut b, rel, foreign);
+        if foreign {
             b.damage = Damage::Misplaced;
             b.severity = Severity::Error;
             b.evidence.insert(
                 0,
                 format!(
-                    "{} rows here hold other keys than the table's indexes name at their TIDs: a flipped bit or a value changed in memory alters one row, not {}. The page holds other rows than this block's: a page written at the wrong place (another relation's block, or another block of this table), or an older copy, whose checksum is valid here. The indexes' entries into this block name the rows it should hold",
+                    "{} rows here hold other keys than the table's indexes name at their TIDs: a flipped bit or a value changed in memory alters one row, not {}. {}t holds other rows than this block's, likely another relation's block of the same number written here (a checksum covers the block number, not the relation). The indexes' entries into this block name the rows it should hold",
                     other.len(),
-                    other.len()
+                    other.len(),
+                    if ms.iter().all(|m| m.rows_agreeing == 0) {
+                        "No row on the page is as the indexes hold it: i"
+                    } else {
+                        "I"
+                    }
                 ),
             );
         }
@@ -165,7 +170,9 @@ fn columns_eq(m: &KeyMismatch, key: &[Option<String>]) -> String {
     pairs.join(" AND ")
 }
 
-fn evidence(b: &mut Block, rel: &RelationInput) {
+/// `foreign`: the page is not this block's, so a row's key held elsewhere says nothing of
+/// that row's history.
+fn evidence(b: &mut Block, rel: &RelationInput, foreign: bool) {
     let block = b.block;
     let table = rel.relation.clone().unwrap_or_default();
     let ms = b.key_mismatches.clone();
@@ -206,7 +213,9 @@ fn evidence(b: &mut Block, rel: &RelationInput) {
             let twins = format!("{} holds that key at {} too", m.index, m.twins.join(", "));
             line.push_str(&format!(
                 "; {twins}{}",
-                if older_version(m) {
+                if foreign {
+                    ""
+                } else if older_version(m) {
                     ": this row is likely an older version of that one, whose entry VACUUM removed after the row was updated, so the page looks older than its rows (a write lost, or an older copy put back)"
                 } else if m.unique {
                     ": two rows now hold one key of a unique index, so the row's own value is the one that changed"
@@ -253,8 +262,13 @@ fn evidence(b: &mut Block, rel: &RelationInput) {
         b.evidence
             .push(format!("and {} more", plural(more as u64, "row", "rows")));
     }
+    let why = if foreign {
+        "the page passes its checksum and PageIsVerified, so the server reads its rows as this table's without a word"
+    } else {
+        "the page passes its checksum and PageIsVerified: its bytes are as they were when the page was written, so the change came before that, in memory or from software, and the storage wrote what it was given"
+    };
     b.evidence.push(format!(
-        "the page passes its checksum and PageIsVerified: its bytes are as they were when the page was written, so the change came before that, in memory or from software, and the storage wrote what it was given. pgpage holds every row on a page of {table} that verifies against each B-tree index of the table, as amcheck's heapallindexed does; only that comparison sees this"
+        "{why}. pgpage holds every row on a page of {table} that verifies against each B-tree index of the table, as amcheck's heapallindexed does; only that comparison sees this"
     ));
 }
 
