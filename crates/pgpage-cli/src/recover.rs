@@ -251,6 +251,9 @@ struct Summary {
     /// Each gap met in the WAL read, in words.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     gaps: Vec<String>,
+    /// Records past a cleanly shut down cluster's last checkpoint, left out, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    other_history: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -409,8 +412,11 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
     };
     recovery.prepare(&mut disk);
     let mut wal_end = 0u64;
+    let history_end = options.history_end;
     let version = read_records(&wal, &mut |rec: &WalRecord<'_>| {
-        wal_end = wal_end.max(rec.end_lsn);
+        if history_end.is_none_or(|e| rec.lsn <= e) {
+            wal_end = wal_end.max(rec.end_lsn);
+        }
         recovery.observe(rec, &mut disk)
     })
     .map_err(Fail::Input)?;
@@ -423,6 +429,20 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
     let short = checkpoint.filter(|&c| wal_end < c);
     let version = version.unwrap_or(recovery.version());
     let gaps = recovery.gaps().to_vec();
+    let other_history = recovery
+        .other_history()
+        .zip(history_end)
+        .map(|((count, first), end)| {
+            format!(
+                "the WAL read holds {count} record{} past the data directory's shutdown checkpoint at {} (pg_control says \"shut down\"), the first at {}: WAL of another history (a copy of the cluster started since, archiving to the same place?), not replayed. Keep that WAL apart from this cluster's archive",
+                if count == 1 { "" } else { "s" },
+                lsn_text_for(version, end),
+                lsn_text_for(version, first)
+            )
+        });
+    if let Some(words) = &other_history {
+        eprintln!("pgpage: warning: {words}");
+    }
     let mut results = recovery.finish(checksums);
     if let (true, Some(f)) = (args.all, &file) {
         results.retain(|r| split(&r.key).0 == *f);
@@ -437,6 +457,7 @@ fn recover(args: &RecoverArgs, out: &mut dyn Write) -> Result<i32, Fail> {
             wal_end: (wal_end > 0).then(|| lsn_text_for(version, wal_end)),
             short_of_checkpoint: short.map(|c| lsn_text_for(version, c)),
             gaps: gaps.clone(),
+            other_history,
         },
     };
     for gap in &gaps {

@@ -62,6 +62,7 @@ mod verify_contrib_am;
 mod verify_standby;
 mod versions;
 mod vmfsm;
+mod wal_history;
 mod walcmd;
 mod walnames;
 mod zero_index_page;

@@ -118,6 +118,10 @@ pub struct RecoverOptions {
     pub block_size: usize,
     /// Replay records that start at or before this LSN only.
     pub upto: Option<u64>,
+    /// A cluster shut down cleanly ends its history at its shutdown checkpoint: records past
+    /// it are another history's (a copy started since, archiving to the same place), left
+    /// out and counted ([`Recovery::other_history`]).
+    pub history_end: Option<u64>,
 }
 
 /// What a cluster's pg_control decides of its replay: the block size, whether hint bits are
@@ -144,9 +148,23 @@ pub fn recover_settings(
             hint_bits_logged: checksums || cf.extra.wal_log_hints,
             block_size,
             upto,
+            history_end: shutdown_checkpoint(cf),
         },
         checksums,
     ))
+}
+
+/// pg_control's latest checkpoint, where it says the cluster was shut down cleanly: the end
+/// of its history. None for a cluster that crashed, runs or was a standby, whose WAL goes on
+/// past its latest checkpoint.
+pub fn shutdown_checkpoint(cf: &ControlFile) -> Option<u64> {
+    if cf.state != crate::cluster::control::DB_SHUTDOWNED {
+        return None;
+    }
+    match cf.get("checkpoint_lsn") {
+        Some(crate::cluster::control::ControlValue::Text(t)) => crate::wal::parse_lsn(t),
+        _ => None,
+    }
 }
 
 /// A block's outcome.
@@ -177,6 +195,8 @@ pub struct Recovery {
     gaps: Vec<String>,
     /// A record past `--upto` was read: the WAL reaches it.
     beyond: bool,
+    /// Records past `history_end` left out: how many, and the first one's LSN.
+    other_history: (u64, Option<u64>),
     /// A record at or after the start of the replay from disk pages was read.
     reached: bool,
 }
@@ -212,6 +232,7 @@ impl Recovery {
             broken: None,
             gaps: Vec::new(),
             beyond: false,
+            other_history: (0, None),
             reached: false,
         }
     }
@@ -342,6 +363,11 @@ impl Recovery {
         disk: &mut dyn FnMut(&BlockKey) -> Option<Vec<u8>>,
     ) {
         self.version = rec.version;
+        if self.opts.history_end.is_some_and(|e| rec.lsn > e) {
+            let (count, first) = self.other_history;
+            self.other_history = (count.saturating_add(1), first.or(Some(rec.lsn)));
+            return;
+        }
         if self.opts.upto.is_some_and(|u| rec.lsn > u) {
             self.beyond = true;
             return;
@@ -589,13 +615,20 @@ impl Recovery {
         }
     }
 
-    /// Every block's outcome, with the checksum set for its relation-wide number when the
-    /// cluster has checksums.
     /// The gaps met in the WAL read so far, each in words.
     pub fn gaps(&self) -> &[String] {
         &self.gaps
     }
 
+    /// The records left out past the cluster's shutdown checkpoint (another history's): how
+    /// many, and the first one's LSN; None when there were none.
+    pub fn other_history(&self) -> Option<(u64, u64)> {
+        let (count, first) = self.other_history;
+        Some((count, first?)).filter(|_| count > 0)
+    }
+
+    /// Every block's outcome, with the checksum set for its relation-wide number when the
+    /// cluster has checksums.
     pub fn finish(self, checksums: bool) -> Vec<BlockResult> {
         // WAL that ends before --upto cannot say what the blocks were there.
         let short = self.opts.upto.filter(|_| !self.beyond).and_then(|u| {
@@ -772,6 +805,7 @@ mod tests {
                     hint_bits_logged: true,
                     block_size: 8192,
                     upto: None,
+                    history_end: None,
                 },
             );
             r.observe(&rec, &mut |_| Some(empty.clone()));

@@ -72,7 +72,10 @@ pub struct Coverage {
 #[derive(Debug)]
 pub struct BlockHistory {
     watch: Watch,
-    blocks: BTreeMap<BlockKey, (Option<Touch>, Vec<Touch>)>,
+    /// Every record that touched each watched block, in the order observed (LSN order): the
+    /// newest image is picked at reading, under a bound the caller may set then
+    /// ([`BlockHistory::until`]).
+    blocks: BTreeMap<BlockKey, Vec<Touch>>,
     coverage: Coverage,
     /// The start LSN of the record observed last, which the next one's xl_prev must name.
     last: Option<u64>,
@@ -125,12 +128,7 @@ impl BlockHistory {
                 image: b.image.is_some(),
                 will_init: b.will_init,
             };
-            let entry = self.blocks.entry(key).or_default();
-            if touch.image {
-                *entry = (Some(touch), Vec::new());
-            } else {
-                entry.1.push(touch);
-            }
+            self.blocks.entry(key).or_default().push(touch);
         }
     }
 
@@ -156,9 +154,36 @@ impl BlockHistory {
 
     /// Each block seen: its newest image's record (if any), and the records after it.
     pub fn blocks(&self) -> impl Iterator<Item = (&BlockKey, Option<&Touch>, &[Touch])> {
-        self.blocks
-            .iter()
-            .map(|(k, (image, after))| (k, image.as_ref(), after.as_slice()))
+        self.until(None)
+    }
+
+    /// As [`BlockHistory::blocks`], of the records that start at or before `end` only (all
+    /// of them for None): WAL past a cluster's shutdown checkpoint is another history's.
+    pub fn until(
+        &self,
+        end: Option<u64>,
+    ) -> impl Iterator<Item = (&BlockKey, Option<&Touch>, &[Touch])> {
+        self.blocks.iter().filter_map(move |(k, all)| {
+            let kept = all.get(..all.partition_point(|t| end.is_none_or(|e| t.lsn <= e)))?;
+            if kept.is_empty() {
+                return None;
+            }
+            Some(match kept.iter().rposition(|t| t.image) {
+                Some(i) => (
+                    k,
+                    kept.get(i),
+                    kept.get(i.saturating_add(1)..).unwrap_or(&[]),
+                ),
+                None => (k, None, kept),
+            })
+        })
+    }
+
+    /// The records past `end` that touched a watched block: how many, and the first's LSN.
+    pub fn past(&self, end: u64) -> (u64, Option<u64>) {
+        let past = self.blocks.values().flatten().filter(|t| t.lsn > end);
+        let first = past.clone().map(|t| t.lsn).min();
+        (past.count() as u64, first)
     }
 }
 
@@ -209,6 +234,19 @@ mod tests {
                 (7, None, alloc::vec![500])
             ]
         );
+        // Bounded at 350, the image at 400 and what followed are another history's.
+        let bounded: Vec<(u32, Option<u64>, Vec<u64>)> = h
+            .until(Some(350))
+            .map(|(k, image, after)| {
+                (
+                    k.locator.db_oid,
+                    image.map(|t| t.lsn),
+                    after.iter().map(|t| t.lsn).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(bounded, [(5, Some(200), alloc::vec![300])]);
+        assert_eq!(h.past(350), (3, Some(400)));
     }
 
     /// Records linked by xl_prev cover the WAL from the first to the last; a record that

@@ -116,7 +116,7 @@ fn older_copy(ms: &[KeyMismatch]) -> bool {
         });
     }
     // Every twin at the same line pointer of one block: that block's copy.
-    !blocks.is_some_and(|b| !b.is_empty())
+    blocks.is_none_or(|b| b.is_empty())
 }
 
 /// A row with no entry in a unique index that holds its key at another TID: an older version

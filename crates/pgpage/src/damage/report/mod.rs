@@ -538,6 +538,9 @@ pub struct Report {
     /// Indexes without their file: the server fails every query that opens them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub missing_indexes: Vec<MissingIndex>,
+    /// WAL given past a cleanly shut down cluster's last checkpoint, left out: said first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_history: Option<String>,
     /// Row data left out ([`Report::redact`]): the values of bit-flip candidates, and the
     /// lost and stale rows' keys (each key an empty array, so that they are still counted).
     #[serde(skip_serializing_if = "core::ops::Not::not")]
@@ -696,18 +699,34 @@ impl Report {
         // WAL that shows no page magic is still the cluster's: its LSNs print as its release's.
         let lsn_version = version.or(self.cluster.pg_version);
         let lsn_text = |lsn: u64| crate::page::lsn::lsn_text(lsn_version, lsn);
-        let coverage = history.coverage();
         let checkpoint = self
             .cluster
             .checkpoint_lsn
             .as_deref()
             .and_then(crate::wal::parse_lsn);
+        // A cluster shut down cleanly wrote nothing after its shutdown checkpoint: records
+        // past it come from another history (a copy started since, archiving to the same
+        // place), whose pages are not this cluster's.
+        let end = self.wal_end();
+        let mut coverage = history.coverage();
+        if let Some(end) = end {
+            let (count, first) = history.past(end);
+            if count > 0 {
+                coverage.end = coverage.end.map(|e| e.min(end));
+                self.other_history = Some(format!(
+                    "the WAL given holds {} past this cluster's shutdown checkpoint at {} (pg_control says \"shut down\"), the first at {}: WAL of another history (a copy of the cluster started since, archiving to the same place?); pgpage leaves them out, and so does every step's pgpage recover. Keep that WAL apart from this cluster's archive",
+                    crate::words::plural(count, "record that changes a damaged block", "records that change damaged blocks"),
+                    lsn_text(end),
+                    first.map_or_else(|| String::from("unknown"), lsn_text),
+                ));
+            }
+        }
         for rel in &mut self.relations {
             let Some((spc, db, relnode)) = crate::file::datadir::locator_of(&rel.path) else {
                 continue;
             };
             for b in &mut rel.blocks {
-                let seen = history.blocks().find(|(k, _, _)| {
+                let seen = history.until(end).find(|(k, _, _)| {
                     k.fork == 0
                         && k.block == b.block
                         && (k.locator.spc_oid, k.locator.db_oid, k.locator.rel_number)
@@ -771,6 +790,23 @@ impl Report {
             }
         }
         self.restep();
+    }
+
+    /// The last LSN of this cluster's history where pg_control says it was shut down cleanly:
+    /// its shutdown checkpoint's. None otherwise (a crash, a running server, a standby,
+    /// whose WAL goes on past their latest checkpoint).
+    pub fn wal_end(&self) -> Option<u64> {
+        if self.cluster.state.as_deref()
+            != Some(crate::cluster::control::state_words(
+                crate::cluster::control::DB_SHUTDOWNED,
+            ))
+        {
+            return None;
+        }
+        self.cluster
+            .checkpoint_lsn
+            .as_deref()
+            .and_then(crate::wal::parse_lsn)
     }
 
     /// Exit status: 0 nothing damaged, 1 damage found.
@@ -1301,6 +1337,7 @@ pub fn build(input: &Input) -> Report {
             })
             .collect(),
         missing_indexes: input.missing_indexes.clone(),
+        other_history: None,
         rows_held,
         indexes_held,
         steps: Vec::new(),
@@ -3625,7 +3662,10 @@ fn tuple_keys(
 }
 
 fn verdict(r: &Report) -> String {
-    let found = found_words(r);
+    let mut found = found_words(r);
+    if let Some(h) = &r.other_history {
+        found = format!("{found}. Note: {h}");
+    }
     if r.cluster.running {
         return format!(
             "NOT RELIABLE: the server is running, so its pages changed while they were read and its newest changes may be only in its memory; every finding below may be the reading's, not damage. Stop the server cleanly (or report on a copy pg_basebackup made) and run the report again. As read: {found}"
