@@ -92,6 +92,8 @@ export interface ReportBlock {
   damage: string;
   evidence: string[];
   server: string | null;
+  /** An error the server raises none for: what it does instead, in a few words. */
+  silent?: string;
   holds_block?: number;
   /** The one way the core's steps recommend for the block (`Route` in the core). */
   route:

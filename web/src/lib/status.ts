@@ -52,8 +52,8 @@ export const READ_AS_EMPTY_WORDS =
  * is an error the server raises, with its words in `server`). */
 export const isReadAsEmpty = (b: { damage: string; server?: string | null }): boolean => b.damage === 'zeroed' && !b.server;
 
-/** A report block's badge: what the server does with the page where that is the danger (it
- * reads a zeroed page as empty, an older copy as if current, both without an error), else
- * the block's severity. */
-export const severityBadge = (b: { damage: string; server?: string | null; severity: string }): string =>
-  isReadAsEmpty(b) ? READ_AS_EMPTY : b.damage === 'stale' ? 'older, read without an error' : b.severity;
+/** A report block's badge: what the server does with the page where it raises no error
+ * (the core's `silent`: it reads a zeroed page as empty, an older copy or another relation's
+ * page as if current), else the block's severity. */
+export const severityBadge = (b: { damage: string; server?: string | null; severity: string; silent?: string }): string =>
+  isReadAsEmpty(b) ? READ_AS_EMPTY : (b.silent?.split(':')[0] ?? b.severity);

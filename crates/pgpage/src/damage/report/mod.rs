@@ -255,6 +255,10 @@ pub struct Block {
     pub evidence: Vec<String>,
     /// What the server says when it reads the block (None: it reads it).
     pub server: Option<String>,
+    /// An error-severity block the server reads without an error: what it does instead, in
+    /// a few words (a badge where `error` would read as the server's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub silent: Option<&'static str>,
     /// `misplaced`: the relation-wide block the page was written for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub holds_block: Option<u32>,
@@ -361,6 +365,7 @@ impl Block {
             damage: Damage::Checksum,
             evidence: Vec::new(),
             server: None,
+            silent: None,
             holds_block: None,
             torn_sectors: Vec::new(),
             torn_items: Vec::new(),
@@ -614,6 +619,7 @@ impl Report {
             for (b, r) in rel.blocks.iter_mut().zip(routes) {
                 b.route = r;
                 b.headline = headline::headline(b);
+                b.silent = silent(b);
             }
         }
         self.verdict = verdict(self);
@@ -3659,6 +3665,19 @@ fn tuple_keys(
         .filter(|i| take(i))
         .filter_map(|i| Some((i.lp, writer.column_texts(i.tuple?, &which)?)))
         .collect()
+}
+
+/// What the server does with an error-severity block it reads without an error.
+fn silent(b: &Block) -> Option<&'static str> {
+    if b.severity != Severity::Error || b.server.is_some() {
+        return None;
+    }
+    Some(match b.damage {
+        Damage::Zeroed => "read as empty: rows lost, no error from the server",
+        Damage::Stale => "older, read without an error",
+        Damage::Missing => "past the file's end: sequential scans skip it without an error",
+        _ => "read without an error",
+    })
 }
 
 fn verdict(r: &Report) -> String {

@@ -113,14 +113,11 @@ fn relation_name(rel: &Relation) -> String {
 /// loses rows although the server reads it without an error (the browser's badge says
 /// "read as empty" too).
 fn damage_words(b: &Block) -> String {
-    if read_as_empty(b) {
-        format!("{} [{ZEROED_TAG}]", b.damage.as_str())
-    } else {
-        String::from(b.damage.as_str())
+    match b.silent {
+        Some(tag) => format!("{} [{tag}]", b.damage.as_str()),
+        None => String::from(b.damage.as_str()),
     }
 }
-
-const ZEROED_TAG: &str = "read as empty: rows lost, no error from the server";
 
 /// A zeroed page the server reads without an error (an index page it refuses as an
 /// unexpected zero page is zeroed too, but refused, with the server's words).
