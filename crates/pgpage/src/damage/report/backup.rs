@@ -667,6 +667,9 @@ pub(super) fn step(r: &Report) -> Option<String> {
             super::Route::ConfirmedFlip => Some(
                 "the flip the backup confirms, flipped back: the same page, with the hint bits set since",
             ),
+            super::Route::ConfirmedField => {
+                Some("its one wrong header field set back: the page exactly as the server wrote it")
+            }
             super::Route::Flip => Some("its bit flip, flipped back: the page as it was, newer than the backup's"),
             super::Route::Recover => {
                 Some("pgpage recover: the page with every change the WAL holds since its image")
@@ -768,7 +771,10 @@ pub(super) fn step(r: &Report) -> Option<String> {
             ));
         }
     }
-    if !exact.is_empty() {
+    // Said only beside a page the backup does serve: alone, it would be a step that does
+    // nothing.
+    let served = !same.is_empty() || !older.is_empty();
+    if !exact.is_empty() && served {
         let mut groups: Vec<(&'static str, String, Vec<String>)> = Vec::new();
         for (how, rel, block) in exact {
             match groups.iter_mut().find(|(h, r, _)| *h == how && *r == rel) {
@@ -815,7 +821,8 @@ pub(super) fn step(r: &Report) -> Option<String> {
             )));
         }
     }
-    if !rows_from.is_empty() {
+    // Every page the backup could serve has a way back with all its rows: no row to take.
+    if !rows_from.is_empty() && (served || !not.is_empty()) {
         parts.push(format!(
             "Or take the lost rows rather than whole pages: the backup holds rows with lost keys (named per block above, as of the backup). This prints the backup's rows as COPY does; keep those with the lost keys it holds:\n{}",
             rows_from.join("\n")
