@@ -2,10 +2,10 @@
 // visibility map page that fails its checksum (the server zeroes it as it reads it, with a
 // WARNING) and a heap file cut two blocks short (sequential scans miss those rows without a
 // word; the indexes still point at them). The first screen names both, the cut blocks with
-// the keys they held. A drop of that directory beside a base backup (backup_label) reports on
+// the keys they held, and an index whose file is gone (every query that opens it fails). A drop of that directory beside a base backup (backup_label) reports on
 // the damaged one and holds the backup against it, without a choice made.
 import { expect, test } from './test';
-import { cpSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cluster } from '../pg/cluster';
 import { makeDir } from './files';
@@ -21,9 +21,11 @@ test.beforeAll(() => {
   try {
     c.sql(`create table orders (id int primary key, note text not null) with (autovacuum_enabled = off);
       insert into orders select g, 'note-' || g from generate_series(1, 3000) g;
+      create index orders_note on orders (note);
       vacuum orders;
       checkpoint;`);
     const heapAbs = c.relationPath('orders');
+    const noteIndex = c.relationPath('orders_note');
     heap = heapAbs.slice(c.dataDir.length + 1);
     const blocks = readFileSync(heapAbs).length / BS;
     cut = blocks - 2;
@@ -36,6 +38,7 @@ test.beforeAll(() => {
     vm[27] ^= 0x10;
     writeFileSync(`${heapAbs}_vm`, vm);
     truncateSync(heapAbs, cut * BS);
+    rmSync(noteIndex);
     cpSync(c.dataDir, join(out, 'pair', 'zdmg'), { recursive: true, filter: (src) => !/postmaster\.pid$/.test(src) });
     cpSync(c.dataDir, join(out, 'dmg'), { recursive: true, filter: (src) => !/postmaster\.pid$/.test(src) });
   } finally {
@@ -60,6 +63,10 @@ test('a map page the server zeroes and blocks past the file end are on the first
   const texts = await missing.evaluateAll((els) => els.map((e) => e.textContent ?? ''));
   const counted = texts.map((t) => Number(/(\d+) rows? lost/.exec(t)?.[1] ?? NaN)).reduce((a, b) => a + b, 0);
   expect(counted).toBe(lostKeys);
+  // The index without its file is a finding of its own, not only a clause of the verdict.
+  const gone = page.locator('[data-testid=finding][data-code=missing_index][data-index="public.orders_note"]');
+  await expect(gone).toContainText('has no file');
+  await expect(gone).toContainText('REINDEX INDEX public.orders_note');
 });
 
 test('beside a base backup, the report is of the damaged directory and holds the backup against it', async ({ page }) => {

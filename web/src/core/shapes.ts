@@ -54,6 +54,8 @@ export interface ReportJson {
   unknown: string[];
   /** Visibility-map and free-space-map pages the server zeroes as it reads them. */
   map_pages?: ReportMapPage[];
+  /** Indexes the catalogs list whose file is gone: every query that opens one fails. */
+  missing_indexes?: { index: string; sql_index: string; table: string; line: string }[];
   steps: string[];
   /** WAL was read for the damaged blocks (`report --wal`). */
   wal_searched?: boolean;

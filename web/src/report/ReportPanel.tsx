@@ -624,6 +624,7 @@ function ReportBody({
 }) {
   const blocks = ranked(r);
   const maps = r.map_pages ?? [];
+  const missing = r.missing_indexes ?? [];
   const name = reportName(r, root);
   const control = controls.find((c) => c.root === root)?.control;
   const controldata = typeof control?.text === 'string' ? control.text : null;
@@ -683,9 +684,11 @@ function ReportBody({
           data in the download (the screen keeps it)
         </label>
       </div>
-      <div className={`report-main${r.steps.length > 0 && (blocks.length > 0 || r.notes.length > 0 || maps.length > 0) ? ' with-steps' : ''}`}>
+      <div
+        className={`report-main${r.steps.length > 0 && (blocks.length > 0 || r.notes.length > 0 || maps.length > 0 || missing.length > 0) ? ' with-steps' : ''}`}
+      >
         <div className="report-findings">
-          {(blocks.length > 0 || r.notes.length > 0 || maps.length > 0) && (
+          {(blocks.length > 0 || r.notes.length > 0 || maps.length > 0 || missing.length > 0) && (
             <ol className="findings" aria-label="findings, the worst first">
               {blocks.map(({ rel, b }, i) => (
                 // The same reason under every block would bury the blocks: said at its first.
@@ -699,6 +702,18 @@ function ReportBody({
                   onOpen={onOpen}
                   sayBound={!blocks.slice(0, i).some((x) => x.b.rows?.bound === b.rows?.bound)}
                 />
+              ))}
+              {missing.map((m) => (
+                <li
+                  key={m.sql_index}
+                  className="finding severity-error"
+                  data-testid="finding"
+                  data-severity="error"
+                  data-code="missing_index"
+                  data-index={m.sql_index}
+                >
+                  <span className="severity">error</span> {sentence(m.line)}
+                </li>
               ))}
               {maps.map((m) => (
                 <li

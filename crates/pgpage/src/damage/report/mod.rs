@@ -514,6 +514,8 @@ pub struct MissingIndex {
     pub index: String,
     pub sql_index: String,
     pub table: String,
+    /// The index in one sentence, as the report says it.
+    pub line: String,
 }
 
 /// The report.
@@ -3789,7 +3791,7 @@ fn found_words(r: &Report) -> String {
         .count() as u64;
     if missing > 0 {
         parts.push(format!(
-            "{} past the end of a table's file that its indexes still point into (the file cut short, or a segment lost): sequential scans miss their rows without a word",
+            "{} past the end of a table's file that its indexes point into: sequential scans miss their rows without a word",
             plural(missing, "block", "blocks")
         ));
     }
@@ -3806,22 +3808,35 @@ fn found_words(r: &Report) -> String {
             plural(zeroed, "zeroed page", "zeroed pages")
         ));
     }
+    // Pages of another relation the server takes for the table's: their rows are not
+    // counted one by one below.
+    let foreign = r
+        .blocks()
+        .filter(|(_, b)| b.damage == Damage::Misplaced && b.server.is_none())
+        .count() as u64;
+    if foreign > 0 {
+        parts.push(format!(
+            "{} other rows than the block's (another relation's page) that the server reads as the table's without a word",
+            plural(foreign, "page holds", "pages hold")
+        ));
+    }
     if warnings > 0 {
         parts.push(format!(
             "{} wrong but readable",
             plural(warnings, "page", "pages")
         ));
     }
-    let (changed, unled) =
-        r.blocks()
-            .flat_map(|(_, b)| &b.key_mismatches)
-            .fold((0u64, 0u64), |(c, u), m| {
-                if m.index_keys.is_empty() {
-                    (c, u.saturating_add(1))
-                } else {
-                    (c.saturating_add(1), u)
-                }
-            });
+    let (changed, unled) = r
+        .blocks()
+        .filter(|(_, b)| b.damage == Damage::KeyMismatch)
+        .flat_map(|(_, b)| &b.key_mismatches)
+        .fold((0u64, 0u64), |(c, u), m| {
+            if m.index_keys.is_empty() {
+                (c, u.saturating_add(1))
+            } else {
+                (c.saturating_add(1), u)
+            }
+        });
     if changed > 0 {
         parts.push(format!(
             "{} on pages that pass their checksum {} another key than {} index entry names",
@@ -3892,9 +3907,12 @@ fn found_words(r: &Report) -> String {
         .count() as u64;
     if fields > 0 {
         parts.push(format!(
-            "{} one header field wrong, which the steps set back to the value {} stored checksum verifies with",
-            if fields == 1 { String::from("1 page has") } else { format!("{fields} pages have") },
-            if fields == 1 { "its" } else { "each one's" }
+            "{} one header field wrong, which the steps set back exactly",
+            if fields == 1 {
+                String::from("1 page has")
+            } else {
+                format!("{fields} pages have")
+            },
         ));
     }
     // Rows on blocks whose one way restores the page exactly (the WAL's replay or image, the
@@ -4395,6 +4413,19 @@ fn replay_step(r: &Report, paths: &Paths) -> Option<String> {
     Some(lines.join("\n"))
 }
 
+/// A heap block whose step gives back the page with every row: the server's ways past a
+/// damaged page, and what to do while it stays damaged, are then beside the point.
+pub(super) fn restored_whole(rel: &Relation, b: &Block) -> bool {
+    matches!(
+        route(rel, b),
+        Route::Recover
+            | Route::ConfirmedFlip
+            | Route::ConfirmedField
+            | Route::BackupSame
+            | Route::TornWhole
+    )
+}
+
 fn steps(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
     if !r.damaged() {
@@ -4431,29 +4462,23 @@ fn steps(r: &Report) -> Vec<String> {
     // An exact repair first: a flipped bit put back restores the page as it was, while a
     // good copy is as old as its image or backup.
     let mut flips: Vec<String> = Vec::new();
+    // An index's page is rebuilt by REINDEX (its step below), which needs no pick and loses
+    // nothing: a second way to the same end would only lengthen the steps.
     for (rel, b) in r.blocks().filter(|(rel, b)| {
         b.damage == Damage::BitFlip
-            && matches!(
-                route(rel, b),
-                Route::Reindex | Route::ConfirmedFlip | Route::Flip
-            )
+            && !index_block(rel.relkind.as_deref(), b)
+            && matches!(route(rel, b), Route::ConfirmedFlip | Route::Flip)
     }) {
         let name = rel.relation.as_deref().unwrap_or(&rel.path);
         let confirmed = b.backup.as_ref().and_then(|p| p.confirms_flip.as_deref());
-        // An index's page is as well rebuilt by REINDEX (its step below), which needs no pick.
-        let or_reindex = if index_block(rel.relkind.as_deref(), b) {
-            " (or simply REINDEX it, a step below: that needs no pick)"
-        } else {
-            ""
-        };
         flips.push(match b.bit_flips.len() {
             _ if confirmed.is_some() => format!(
                 "Block {} of {name}: the flip the backup's page confirms (the only candidate where the two pages differ):",
                 b.block
             ),
-            1 => format!("Block {} of {name}{or_reindex}:", b.block),
+            1 => format!("Block {} of {name}:", b.block),
             n => format!(
-                "Block {} of {name}{or_reindex}: {n} flips each make the page valid. Only what they restore tells them apart, and the first is the most likely by the evidence above (at most one is the damage):",
+                "Block {} of {name}: {n} flips each make the page valid. Only what they restore tells them apart, and the first is the most likely by the evidence above (at most one is the damage):",
                 b.block
             ),
         });
@@ -4709,8 +4734,8 @@ fn steps(r: &Report) -> Vec<String> {
     let refused: Vec<(&Relation, &Block)> = r
         .blocks()
         .filter(|(_, b)| b.server.is_some() && b.rows.is_some())
-        // Its step restores the page exactly; zeroing it would lose every row.
-        .filter(|(rel, b)| route(rel, b) != Route::ConfirmedField)
+        // Its step restores the page with every row; zeroing it would lose them.
+        .filter(|(rel, b)| !restored_whole(rel, b))
         .collect();
     if !refused.is_empty() {
         // A torn page read through its own line pointers: what the server did with the one
@@ -4743,7 +4768,7 @@ fn steps(r: &Report) -> Vec<String> {
         let zeroed: Vec<String> = rel
             .blocks
             .iter()
-            .filter(|b| b.damage == Damage::Zeroed && b.rows.is_some())
+            .filter(|b| b.damage == Damage::Zeroed && b.rows.is_some() && !restored_whole(rel, b))
             .map(|b| b.block.to_string())
             .collect();
         if !zeroed.is_empty() {

@@ -363,6 +363,10 @@ impl ReportReader {
                         .filter(|p| p.segments.is_empty())
                     {
                         self.missing_indexes.push(super::MissingIndex {
+                            line: format!(
+                                "index {} of table {table} has no file in the data directory: the server fails every query that opens it (could not open file ...: No such file or directory); nothing is lost, REINDEX INDEX {} makes it again from the table",
+                                plan.name, plan.sql_name
+                            ),
                             index: plan.name.clone(),
                             sql_index: plan.sql_name.clone(),
                             table: table.clone(),

@@ -326,6 +326,7 @@ pub(super) fn map_line(m: &super::MapPage) -> String {
 }
 
 const MAPS_TITLE: &str = "Map pages the server zeroes (no row lost)";
+const MISSING_TITLE: &str = "Indexes without their file (no row lost)";
 
 /// The report for a terminal.
 pub fn text(r: &Report) -> String {
@@ -348,6 +349,12 @@ pub fn text(r: &Report) -> String {
                 last = Some(rel);
             }
             block_text(&mut out, b, &mut said);
+        }
+    }
+    if !r.missing_indexes.is_empty() {
+        let _ = writeln!(out, "\n{MISSING_TITLE}:");
+        for m in &r.missing_indexes {
+            let _ = writeln!(out, "  {}", capital(&m.line));
         }
     }
     if !r.map_pages.is_empty() {
@@ -468,6 +475,13 @@ pub fn markdown(r: &Report) -> String {
             }
             let _ = writeln!(out);
         }
+    }
+    if !r.missing_indexes.is_empty() {
+        let _ = writeln!(out, "## {MISSING_TITLE}\n");
+        for m in &r.missing_indexes {
+            let _ = writeln!(out, "- {}", capital(&m.line));
+        }
+        let _ = writeln!(out);
     }
     if !r.map_pages.is_empty() {
         let _ = writeln!(out, "## {MAPS_TITLE}\n");
