@@ -3695,6 +3695,15 @@ fn verdict(r: &Report) -> String {
     found
 }
 
+/// The files a report reads, as counted: the tables' and indexes' own data, which is fewer
+/// than `pgpage verify` and pg_checksums count.
+fn main_fork_files(n: u64) -> String {
+    format!(
+        "{} (the tables' and indexes' own data; verify counts their free space and visibility map files too)",
+        plural(n, "main-fork file", "main-fork files")
+    )
+}
+
 fn found_words(r: &Report) -> String {
     // A page older than the WAL verifies and reads: only the WAL shows it.
     let unchecked = if r.data_directory.is_some() && !r.older_pages_checked {
@@ -3740,7 +3749,7 @@ fn found_words(r: &Report) -> String {
             return format!(
                 "{maps}; no other damage found in {} of {}{unchecked}",
                 plural(r.pages, "page", "pages"),
-                plural(r.files, "relation file", "relation files")
+                main_fork_files(r.files)
             );
         }
         let held = if r.indexes_held > 0 {
@@ -3755,7 +3764,7 @@ fn found_words(r: &Report) -> String {
         return format!(
             "no damage found in {} of {}{held}{unchecked}",
             plural(r.pages, "page", "pages"),
-            plural(r.files, "relation file", "relation files")
+            main_fork_files(r.files)
         );
     }
     let refused = r.blocks().filter(|(_, b)| b.server.is_some()).count() as u64;
