@@ -4443,12 +4443,12 @@ fn steps(r: &Report) -> Vec<String> {
         ));
         return out;
     }
-    out.push(String::from(
-        "Stop the server (or leave it stopped) and copy the whole data directory, WAL included, before anything else. Try every later step on the copy.",
-    ));
     let paths = Paths {
         dir: r.data_directory.as_deref(),
     };
+    out.push(String::from(
+        "Stop the server (or leave it stopped) and copy the whole data directory, WAL included, before anything else. Try every later step on the copy.",
+    ));
     let damage: BTreeSet<&'static str> = r.blocks().map(|(_, b)| b.damage.as_str()).collect();
     out.push(format!(
         "Check the storage before trusting it again: the kernel log (dmesg) for I/O errors, the disks' SMART data, the controller's cache and battery.{}",
@@ -4767,6 +4767,12 @@ fn steps(r: &Report) -> Vec<String> {
     }
     // The repaired copies go in place before the steps on the running server.
     if out.iter().any(|s| s.contains("--out NEW")) {
+        if let (Some(first), Some(d)) = (out.first_mut(), paths.dir) {
+            first.push_str(&format!(
+                " The pgpage commands below name {} as given: they only read it, and write each repair to a new file (NEW), which a later step puts in place in the copy.",
+                shell_word(d)
+            ));
+        }
         out.push(String::from(
             "Put each repaired copy in place, on the copy of the data directory first: stop the server; keep the damaged file outside the data directory (mv FILE SAFE_DIR/: a stray file inside it stops pg_checksums and goes into every base backup); copy the last NEW of that file to its place with the server's owner and mode (cp NEW FILE; chown postgres: FILE; chmod 600 FILE); check it with pg_checksums --check (the server stopped); then start the server.",
         ));
