@@ -66,13 +66,13 @@ pub(super) fn key_blocks(rel: &RelationInput) -> Vec<Block> {
             b.evidence.insert(
                 0,
                 format!(
-                    "{} rows here hold other keys than the table's indexes name at their TIDs: a flipped bit or a value changed in memory alters one row, not {}. {}t holds other rows than this block's, likely another relation's block of the same number written here (a checksum covers the block number, not the relation). The indexes' entries into this block name the rows it should hold",
+                    "{} rows here hold other keys than the table's indexes name at their TIDs: a flipped bit or a value changed in memory alters one row, not {}. {}The page holds other rows than this block's, likely another relation's block of the same number written here (a checksum covers the block number, not the relation). The indexes' entries into this block name the rows it should hold",
                     other.len(),
                     other.len(),
                     if ms.iter().all(|m| m.rows_agreeing == 0) {
-                        "No row on the page is as the indexes hold it: i"
+                        "No row on the page is as the indexes hold it. "
                     } else {
-                        "I"
+                        ""
                     }
                 ),
             );
