@@ -102,7 +102,8 @@ pub fn run(args: &ReportArgs) -> i32 {
             };
             // A reader that stops early (`| head`) closes the pipe: as every command, the
             // report then stops without a word (run_to_stdout), never with a panic.
-            let status = i32::from(report.damaged());
+            // A report read while the server runs is not the storage's word: never "all is well".
+            let status = i32::from(report.damaged() || report.cluster.running);
             crate::fail::run_to_stdout("", |w| {
                 std::io::Write::write_all(w, out.as_bytes())
                     .map(|()| status)

@@ -1870,7 +1870,10 @@ fn a_running_server_is_said() {
         "create table t (id int)",
         "insert into t select generate_series(1, 100)",
     ]);
-    let running = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
+    let out = pgpage(&["report", "--json", c.data.to_str().unwrap()]);
+    // Never exit 0, "nothing damaged", for what a running server's files say.
+    assert_eq!(out.status.code(), Some(1));
+    let running = json(&out);
     let unknown = running["unknown"].as_array().unwrap();
     assert!(
         unknown
@@ -1898,7 +1901,9 @@ fn a_running_server_is_said() {
         "{running:#}"
     );
     c.stop();
-    let stopped = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
+    let out = pgpage(&["report", "--json", c.data.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let stopped = json(&out);
     let verify = pgpage(&["verify", c.data.to_str().unwrap()]);
     assert!(!String::from_utf8_lossy(&verify.stderr).contains("looks running"));
     assert!(

@@ -274,20 +274,27 @@ fn evidence(b: &mut Block, rel: &RelationInput, foreign: bool) {
 
 /// `key_mismatch`'s headline words: what happened.
 pub(super) fn what(b: &Block) -> String {
-    let changed = b
-        .key_mismatches
-        .iter()
-        .filter(|m| !m.index_keys.is_empty())
-        .count() as u64;
-    let unled = (b.key_mismatches.len() as u64).saturating_sub(changed);
-    let index = |f: &dyn Fn(&KeyMismatch) -> bool| {
-        let mut names: Vec<&str> = b
+    // Rows, not entries: a row missing from two indexes is one row.
+    let rows = |f: &dyn Fn(&KeyMismatch) -> bool| -> u64 {
+        let mut lps: Vec<u16> = b
             .key_mismatches
             .iter()
             .filter(|m| f(m))
-            .map(|m| m.index.as_str())
+            .map(|m| m.lp)
             .collect();
-        names.dedup();
+        lps.sort_unstable();
+        lps.dedup();
+        lps.len() as u64
+    };
+    let changed = rows(&|m| !m.index_keys.is_empty());
+    let unled = rows(&|m| m.index_keys.is_empty());
+    let index = |f: &dyn Fn(&KeyMismatch) -> bool| {
+        let mut names: Vec<&str> = Vec::new();
+        for m in b.key_mismatches.iter().filter(|m| f(m)) {
+            if !names.contains(&m.index.as_str()) {
+                names.push(m.index.as_str());
+            }
+        }
         names.join(", ")
     };
     let mut parts = Vec::new();

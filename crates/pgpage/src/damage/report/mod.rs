@@ -3835,17 +3835,20 @@ fn found_words(r: &Report) -> String {
             plural(warnings, "page", "pages")
         ));
     }
-    let (changed, unled) = r
-        .blocks()
-        .filter(|(_, b)| b.damage == Damage::KeyMismatch)
-        .flat_map(|(_, b)| &b.key_mismatches)
-        .fold((0u64, 0u64), |(c, u), m| {
+    // Rows, not entries: a row missing from two indexes is one row.
+    let mut changed_rows: BTreeSet<(&str, u32, u16)> = BTreeSet::new();
+    let mut unled_rows: BTreeSet<(&str, u32, u16)> = BTreeSet::new();
+    for (rel, b) in r.blocks().filter(|(_, b)| b.damage == Damage::KeyMismatch) {
+        for m in &b.key_mismatches {
+            let row = (rel.path.as_str(), b.block, m.lp);
             if m.index_keys.is_empty() {
-                (c, u.saturating_add(1))
+                unled_rows.insert(row);
             } else {
-                (c.saturating_add(1), u)
+                changed_rows.insert(row);
             }
-        });
+        }
+    }
+    let (changed, unled) = (changed_rows.len() as u64, unled_rows.len() as u64);
     if changed > 0 {
         parts.push(format!(
             "{} on pages that pass their checksum {} another key than {} index entry names",
