@@ -261,6 +261,16 @@ impl Cluster {
         }
     }
 
+    /// A crash: the server stopped at once (pg_ctl -m immediate), its buffers not written,
+    /// pg_control left "in production"; the next start runs crash recovery.
+    pub fn crash(&mut self) {
+        ok(
+            self.pg_ctl(&["-m", "immediate", "-w", "stop"]),
+            "pg_ctl stop -m immediate",
+        );
+        self.stopped = true;
+    }
+
     /// A clean shutdown, leaving the files for the test to read or damage.
     pub fn stop(&mut self) {
         ok(self.pg_ctl(&["-m", "fast", "-w", "stop"]), "pg_ctl stop");

@@ -57,6 +57,13 @@ pub struct ClusterFacts {
     /// finding may be the reading's, not the storage's.
     #[serde(skip_serializing_if = "core::ops::Not::not")]
     pub running: bool,
+    /// pg_control's latest checkpoint's redo point: where crash recovery starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redo_lsn: Option<String>,
+    /// pg_control says the server did not shut down (a crash, a power loss, an immediate
+    /// stop) and it is not running: starting it runs crash recovery first.
+    #[serde(skip_serializing_if = "core::ops::Not::not")]
+    pub crashed: bool,
 }
 
 /// How bad a damaged block is.
@@ -255,6 +262,11 @@ pub struct Block {
     pub evidence: Vec<String>,
     /// What the server says when it reads the block (None: it reads it).
     pub server: Option<String>,
+    /// A cluster that crashed: the full-page image (or the record that builds the page) at
+    /// or after the redo point from which crash recovery rewrites the block without reading
+    /// it, so that the server never reads these bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crash_rewrites: Option<String>,
     /// An error-severity block the server reads without an error: what it does instead, in
     /// a few words (a badge where `error` would read as the server's).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -365,6 +377,7 @@ impl Block {
             damage: Damage::Checksum,
             evidence: Vec::new(),
             server: None,
+            crash_rewrites: None,
             silent: None,
             holds_block: None,
             torn_sectors: Vec::new(),
@@ -716,6 +729,12 @@ impl Report {
         // past it come from another history (a copy started since, archiving to the same
         // place), whose pages are not this cluster's.
         let end = self.wal_end();
+        let crash_redo = self
+            .cluster
+            .redo_lsn
+            .as_deref()
+            .and_then(crate::wal::parse_lsn)
+            .filter(|_| self.cluster.crashed);
         let mut coverage = history.coverage();
         if let Some(end) = end {
             let (count, first) = history.past(end);
@@ -784,6 +803,34 @@ impl Report {
                         init,
                     })
                 });
+                // Crash recovery writes a block from its image (or the record that builds
+                // it) without reading it: after the next start, the server never reads the
+                // damaged bytes, and raises no error for them.
+                let start = seen.and_then(|(_, image, after)| {
+                    match after.iter().rposition(|t| t.will_init) {
+                        Some(i) => after.get(i).map(|t| t.lsn),
+                        None => image.map(|t| t.lsn),
+                    }
+                });
+                if let (Some(redo), Some(start)) = (crash_redo, start) {
+                    if start >= redo {
+                        b.crash_rewrites = Some(lsn_text(start));
+                        let before = b
+                            .server
+                            .take()
+                            .map(|s| format!(" Read before that, the server would say: {s}."))
+                            .unwrap_or_default();
+                        b.evidence.insert(
+                            0,
+                            format!(
+                                "the cluster was not shut down cleanly, and the WAL holds this block's {} at {} after the redo point {}: starting the server runs crash recovery, which writes the block from it without reading the damaged page and replays the records after it, so the server raises no error for it and the page comes back as it was.{before}",
+                                if after_init(seen) { "record that builds the page" } else { "full-page image" },
+                                lsn_text(start),
+                                lsn_text(redo)
+                            ),
+                        );
+                    }
+                }
                 let facts = backup::WalFacts {
                     touches: &touches,
                     coverage,
@@ -3669,6 +3716,18 @@ fn tuple_keys(
         .collect()
 }
 
+/// Whether the block's newest start in the WAL is a record that builds the page rather than
+/// an image.
+fn after_init(
+    seen: Option<(
+        &crate::wal::BlockKey,
+        Option<&crate::wal::Touch>,
+        &[crate::wal::Touch],
+    )>,
+) -> bool {
+    seen.is_some_and(|(_, _, after)| after.iter().any(|t| t.will_init))
+}
+
 /// What the server does with an error-severity block it reads without an error.
 fn silent(b: &Block) -> Option<&'static str> {
     if b.severity != Severity::Error || b.server.is_some() {
@@ -3682,8 +3741,31 @@ fn silent(b: &Block) -> Option<&'static str> {
     })
 }
 
+/// The blocks crash recovery rewrites from the WAL, in words; None when none.
+fn crash_blocks(r: &Report) -> Option<String> {
+    let blocks: Vec<(&Relation, &Block)> = r
+        .blocks()
+        .filter(|(_, b)| b.crash_rewrites.is_some())
+        .collect();
+    (!blocks.is_empty()).then(|| blocks_words(&blocks))
+}
+
 fn verdict(r: &Report) -> String {
     let mut found = found_words(r);
+    if r.cluster.crashed && !r.relations.is_empty() {
+        found = format!(
+            "NOT SHUT DOWN CLEANLY (pg_control says \"{}\"): the next start runs crash recovery before any query, {}. As read: {found}",
+            r.cluster.state.as_deref().unwrap_or("unknown"),
+            match crash_blocks(r) {
+                Some(words) => format!(
+                    "which writes {words} from the WAL without reading the damaged bytes; report again on a copy once crash recovery has run"
+                ),
+                None => String::from(
+                    "which changes pages from the WAL before they are read; report again on a copy once crash recovery has run",
+                ),
+            }
+        );
+    }
     if let Some(h) = &r.other_history {
         found = format!("{found}. Note: {h}");
     }
@@ -4452,6 +4534,19 @@ fn steps(r: &Report) -> Vec<String> {
     out.push(String::from(
         "Stop the server (or leave it stopped) and copy the whole data directory, WAL included, before anything else. Try every later step on the copy.",
     ));
+    if r.cluster.crashed {
+        out.push(format!(
+            "The cluster was not shut down cleanly: start the copy and let crash recovery run (pg_ctl start; the log says \"redo done\"), then stop it cleanly (pg_ctl stop -m fast). Recovery replays the WAL from the redo point{}{}. Then run pgpage report on the stopped copy: what it still finds is the damage recovery does not mend, and the steps below are for that.",
+            r.cluster
+                .redo_lsn
+                .as_deref()
+                .map(|l| format!(" {l}"))
+                .unwrap_or_default(),
+            crash_blocks(r)
+                .map(|w| format!(", writing {w} from the WAL without reading the damaged bytes"))
+                .unwrap_or_default()
+        ));
+    }
     let damage: BTreeSet<&'static str> = r.blocks().map(|(_, b)| b.damage.as_str()).collect();
     out.push(format!(
         "Check the storage before trusting it again: the kernel log (dmesg) for I/O errors, the disks' SMART data, the controller's cache and battery.{}",

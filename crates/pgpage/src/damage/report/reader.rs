@@ -1484,6 +1484,13 @@ impl ReportReader {
                 Some(ControlValue::Text(t)) => Some(t.clone()),
                 _ => None,
             };
+            self.cluster.redo_lsn = match c.get("redo_lsn") {
+                Some(ControlValue::Text(t)) => Some(t.clone()),
+                _ => None,
+            };
+            // Not shut down, and no server running on it: the next start replays the WAL
+            // from the redo point before it reads a page.
+            self.cluster.crashed = !matches!(c.state, 1 | 2) && !self.cluster.running;
             self.cluster.block_size = c.block_size();
             self.checksums = ChecksumsKnown::of_version(c.data_page_checksum_version());
             self.choice = GeometryChoice {
