@@ -79,5 +79,10 @@ test('beside a base backup, the report is of the damaged directory and holds the
   await expect(note).toContainText('This report is of pair/zdmg/');
   await expect(note).toContainText('held against the base backup pair/backup/');
   await expect(page.getByTestId('report-verdict')).toContainText("past the end of a table's file");
+  // Two pg_control files, each named by its directory: the backup's is never read as the
+  // damaged one's.
+  const dirs = page.getByTestId('control-dir');
+  await expect(dirs).toHaveCount(2);
+  expect((await dirs.allTextContents()).map((t) => t.replace(/ \(.*$/, '')).sort()).toEqual(['pair/backup/global/pg_control', 'pair/zdmg/global/pg_control']);
   expect(heap).not.toBe('');
 });

@@ -482,7 +482,7 @@ export function App() {
         <RowsPanel key={`rows-${selFile.id}`} entry={selFile} files={files} />
       )}
       {/* After the damaged page and its rows: pg_control is the cluster's background. */}
-      {controls.length > 0 && <ControlPanel controls={controls} />}
+      {controls.length > 0 && <ControlPanel controls={controls} open={selFile?.path} />}
       {goTo && selFile && (
         <GoToDialog
           files={files}

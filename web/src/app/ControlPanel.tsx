@@ -6,18 +6,23 @@ import { plainText } from '../lib/text';
 
 const str = (v: unknown): string => (v === null || v === undefined ? '—' : plainText(v));
 
-export function ControlPanel({ controls }: { controls: readonly ClusterControl[] }) {
+/** Each dropped directory's pg_control, the one of the file open (`open`, its path) first: a
+ * drop of a damaged directory beside its base backup holds two, and each is named by its
+ * directory, so that the backup's is never read as the damaged one's. */
+export function ControlPanel({ controls, open }: { controls: readonly ClusterControl[]; open?: string }) {
+  const mine = (c: ClusterControl) => open !== undefined && c.root !== '' && open.startsWith(c.root);
+  const ordered = [...controls].sort((a, b) => Number(mine(b)) - Number(mine(a)));
   return (
     <section className="control" data-testid="control-panel">
-      <h2>Cluster control file</h2>
-      {controls.map((c) => (
-        <Control key={c.path} c={c} />
+      <h2>Cluster control file{controls.length > 1 ? 's' : ''}</h2>
+      {ordered.map((c) => (
+        <Control key={c.path} c={c} named={controls.length > 1} mine={mine(c)} />
       ))}
     </section>
   );
 }
 
-function Control({ c }: { c: ClusterControl }) {
+function Control({ c, named, mine }: { c: ClusterControl; named: boolean; mine: boolean }) {
   if (!c.control) {
     return (
       <p className="error" role="alert" data-testid="control-error">
@@ -33,6 +38,12 @@ function Control({ c }: { c: ClusterControl }) {
   const crcOk = k.crc_ok === true;
   return (
     <div data-testid="control" data-path={c.path} data-checksums={checksums} data-crc-ok={String(crcOk)}>
+      {named && (
+        <h3 data-testid="control-dir">
+          {c.path}
+          {mine ? ' (the directory of the file open)' : ''}
+        </h3>
+      )}
       <dl className="control-fields">
         <dt>PostgreSQL</dt>
         <dd data-testid="control-version">
