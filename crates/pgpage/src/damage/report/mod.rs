@@ -4698,7 +4698,7 @@ fn steps(r: &Report) -> Vec<String> {
                 &recover_wal(r, &paths),
             ));
             lines.push(format!(
-                "Or, only where that WAL is gone, the backup's page alone ({BACKUP_WORDS}): rows deleted since come back and changes since are lost."
+                "Or, only where that WAL is gone, the backup's page alone ({BACKUP_WORDS}): rows deleted since come back and changes since are lost, and rows updated since come back beside their newer versions, two rows with one key (REINDEX of a unique index then fails; find them with pg_amcheck --heapallindexed first)."
             ));
             lines.extend(backup_commands(&without, &paths));
             lines.push(String::from(
@@ -4777,7 +4777,7 @@ fn steps(r: &Report) -> Vec<String> {
             ));
             lines.extend(recover_from_commands(&all, &paths, " --wal ARCHIVE"));
             lines.push(format!(
-                "Or, only where that WAL is gone, the backup's page alone ({BACKUP_WORDS}): rows deleted since come back and changes since are lost."
+                "Or, only where that WAL is gone, the backup's page alone ({BACKUP_WORDS}): rows deleted since come back and changes since are lost, and rows updated since come back beside their newer versions, two rows with one key (REINDEX of a unique index then fails; find them with pg_amcheck --heapallindexed first)."
             ));
             lines.extend(backup_commands(&all, &paths));
         }
