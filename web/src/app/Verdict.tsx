@@ -69,7 +69,7 @@ export function Verdict(p: { files: readonly FileEntry[]; problems: readonly Pro
         {ok
           ? `No problem pages in ${verified} verified files.`
           : p.problems.length === 0
-            ? `${plural(short, 'file')} of the ${plural(files.length, 'file')} verified ${short === 1 ? 'ends' : 'end'} in a partial page: the server would refuse to read ${short === 1 ? 'it' : 'them'}.`
+            ? `${plural(short, 'file')} of the ${plural(files.length, 'file')} verified ${short === 1 ? 'ends' : 'end'} in a partial page: the server counts whole pages only and never reads ${short === 1 ? 'it' : 'them'}, but pg_checksums fails on ${short === 1 ? 'that file' : 'those files'}.`
             : `${plural(p.problems.length, 'problem page')}${short > 0 ? ` and ${plural(short, 'file')} that ${short === 1 ? 'ends' : 'end'} in a partial page` : ''} in ${plural(problemFiles, 'file')} of the ${plural(files.length, 'file')} verified: ${
                 mapProblems === 0
                   ? 'the server would refuse to read them.'

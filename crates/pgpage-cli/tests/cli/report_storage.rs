@@ -285,3 +285,39 @@ fn header_field_in_range(version: u32) {
 }
 
 each_version!(header_field_in_range);
+
+/// A table's file that ends in a partial page: the server counts whole blocks only, so it
+/// reads every row of the whole pages without an error, while the report names the partial
+/// page rather than finding no damage.
+fn partial_page(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create table t (id int primary key, v text)",
+        "insert into t select g, 'value ' || g from generate_series(1, 3000) g",
+        "checkpoint",
+    ]);
+    let path = c
+        .data
+        .join(c.psql(&["select pg_relation_filepath('t')"]).trim());
+    let count = c.psql(&["select count(*) from t"]).trim().to_owned();
+    c.stop();
+    let mut bytes = fs::read(&path).unwrap();
+    let blocks = bytes.len() / 8192;
+    bytes.extend(std::iter::repeat_n(0x5a, 3000));
+    fs::write(&path, &bytes).unwrap();
+
+    let out = pgpage(&["report", "--json", c.data.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "PostgreSQL {version}");
+    let report = json(&out);
+    let said = report["partial_pages"][0].as_str().unwrap_or_default();
+    assert!(
+        said.contains(&format!(
+            "ends 3000 bytes into block {blocks} (a partial page)"
+        )) && report["verdict"].as_str().unwrap().contains(said),
+        "PostgreSQL {version}: {report:#}"
+    );
+    c.restart();
+    assert_eq!(c.psql(&["select count(*) from t"]).trim(), count);
+}
+
+each_version!(partial_page);

@@ -558,6 +558,10 @@ pub struct Report {
     /// Indexes without their file: the server fails every query that opens them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub missing_indexes: Vec<MissingIndex>,
+    /// Files that end in a partial page, in words: the server's size of a relation counts
+    /// whole blocks only, so it never reads them, but pg_checksums fails on the file.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub partial_pages: Vec<String>,
     /// WAL given past a cleanly shut down cluster's last checkpoint, left out: said first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other_history: Option<String>,
@@ -866,7 +870,10 @@ impl Report {
 
     /// Exit status: 0 nothing damaged, 1 damage found.
     pub fn damaged(&self) -> bool {
-        !self.relations.is_empty() || !self.map_pages.is_empty() || !self.missing_indexes.is_empty()
+        !self.relations.is_empty()
+            || !self.map_pages.is_empty()
+            || !self.missing_indexes.is_empty()
+            || !self.partial_pages.is_empty()
     }
 
     /// Where to ask about this damage, when it is storage damage: pages zeroed, torn,
@@ -1325,6 +1332,7 @@ pub fn build(input: &Input) -> Report {
     let mut notes: BTreeMap<String, Note> = BTreeMap::new();
     let mut files = 0u64;
     let mut pages = 0u64;
+    let mut partial_pages = Vec::new();
     let (mut rows_held, mut indexes_held) = (0u64, 0u64);
     for rel in &input.relations {
         let mut blocks = Vec::new();
@@ -1335,6 +1343,14 @@ pub fn build(input: &Input) -> Report {
             .or_else(|| rel.files.first());
         for file in &rel.files {
             files = files.saturating_add(1);
+            if file.verdict.trailing_bytes > 0 {
+                partial_pages.push(format!(
+                    "{} ends {} bytes into block {} (a partial page): the server counts whole blocks only, so it never reads those bytes (a sequential scan ends before them, and the table's next extension writes over them), while pg_checksums --check fails on the file (a short read); what they held is unknown",
+                    file.path,
+                    file.verdict.trailing_bytes,
+                    file.verdict.blocks
+                ));
+            }
             pages = pages.saturating_add(u64::from(file.verdict.blocks));
             count_notes(file, &mut notes);
             blocks.extend(file_blocks(
@@ -1392,6 +1408,7 @@ pub fn build(input: &Input) -> Report {
             })
             .collect(),
         missing_indexes: input.missing_indexes.clone(),
+        partial_pages,
         other_history: None,
         rows_held,
         indexes_held,
@@ -3825,6 +3842,11 @@ fn found_words(r: &Report) -> String {
     let maps = match (lacking, maps) {
         (Some(l), Some(m)) => Some(format!("{l}; {m}")),
         (l, m) => l.or(m),
+    };
+    let partial = (!r.partial_pages.is_empty()).then(|| r.partial_pages.join("; "));
+    let maps = match (partial, maps) {
+        (Some(p), Some(m)) => Some(format!("{p}; {m}")),
+        (p, m) => p.or(m),
     };
     if r.relations.is_empty() {
         if let Some(maps) = maps {
