@@ -64,6 +64,10 @@ pub struct ClusterFacts {
     /// stop) and it is not running: starting it runs crash recovery first.
     #[serde(skip_serializing_if = "core::ops::Not::not")]
     pub crashed: bool,
+    /// Where the cluster's history ends, for one shut down cleanly (`recover`'s rule,
+    /// `shutdown_checkpoint`): WAL past it is another history's.
+    #[serde(skip)]
+    pub history_end: Option<u64>,
 }
 
 /// How bad a damaged block is.
@@ -855,17 +859,7 @@ impl Report {
     /// its shutdown checkpoint's. None otherwise (a crash, a running server, a standby,
     /// whose WAL goes on past their latest checkpoint).
     pub fn wal_end(&self) -> Option<u64> {
-        if self.cluster.state.as_deref()
-            != Some(crate::cluster::control::state_words(
-                crate::cluster::control::DB_SHUTDOWNED,
-            ))
-        {
-            return None;
-        }
-        self.cluster
-            .checkpoint_lsn
-            .as_deref()
-            .and_then(crate::wal::parse_lsn)
+        self.cluster.history_end
     }
 
     /// Exit status: 0 nothing damaged, 1 damage found.

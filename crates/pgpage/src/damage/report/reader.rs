@@ -1491,6 +1491,7 @@ impl ReportReader {
             // Not shut down, and no server running on it: the next start replays the WAL
             // from the redo point before it reads a page.
             self.cluster.crashed = !matches!(c.state, 1 | 2) && !self.cluster.running;
+            self.cluster.history_end = crate::damage::recover::shutdown_checkpoint(c);
             self.cluster.block_size = c.block_size();
             self.checksums = ChecksumsKnown::of_version(c.data_page_checksum_version());
             self.choice = GeometryChoice {
