@@ -185,6 +185,8 @@ struct Damaged {
     head: Vec<u8>,
     absolute: u32,
     page: Vec<u8>,
+    /// The block lies past the file's end: the file never held it (its page reads as zeros).
+    past_end: bool,
 }
 
 fn failed(what: &str, shown: &str, e: &io::Error) -> Fatal {
@@ -213,22 +215,44 @@ fn open_damaged(args: &RepairArgs) -> Result<Damaged, Fatal> {
         .map_err(|why| Fatal(format!("file \"{display}\" is {why}")))?;
     let size = geometry.block_size.len();
     let blocks = len.checked_div(size as u64).unwrap_or(0);
-    if u64::from(args.block) >= blocks {
+    // A block past the file's end (a file cut short) is written from a good copy when every
+    // block from the end up to it is given too: the new file then has no hole, which the
+    // server would read as empty pages and lose those blocks' rows without an error.
+    let past_end = u64::from(args.block) >= blocks
+        && args.from.is_some()
+        && blocks > 0
+        && (blocks..=u64::from(args.block)).all(|b| args.blocks.iter().any(|&g| u64::from(g) == b));
+    if u64::from(args.block) >= blocks && !past_end {
+        let given: String = (blocks..=u64::from(args.block))
+            .take(64)
+            .map(|b| format!(" --block {b}"))
+            .collect();
+        let fill = if args.from.is_some() && blocks > 0 {
+            format!(
+                "; blocks past the end are written from the good copy when every block from {blocks} to {} is given ({}), so that the new file has no hole the server would read as empty pages",
+                args.block,
+                given.trim_start()
+            )
+        } else {
+            String::new()
+        };
         return Err(Fatal(match blocks {
             0 => format!(
                 "block {} out of range: file \"{display}\" has no whole block",
                 args.block
             ),
             n => format!(
-                "block {} out of range: file \"{display}\" has {n} blocks (0..{})",
+                "block {} out of range: file \"{display}\" has {n} blocks (0..{}){fill}",
                 args.block,
                 n.saturating_sub(1)
             ),
         }));
     }
     let mut page = vec![0u8; size];
-    file.read_exact_at(&mut page, u64::from(args.block).saturating_mul(size as u64))
-        .map_err(|e| failed("read", &display, &e))?;
+    if !past_end {
+        file.read_exact_at(&mut page, u64::from(args.block).saturating_mul(size as u64))
+            .map_err(|e| failed("read", &display, &e))?;
+    }
     let segment = args.read_as.segment.unwrap_or(name.map_or(0, |n| n.segno));
     Ok(Damaged {
         absolute: geometry.block_size.absolute_block(segment, args.block),
@@ -240,6 +264,7 @@ fn open_damaged(args: &RepairArgs) -> Result<Damaged, Fatal> {
         geometry,
         head,
         page,
+        past_end,
     })
 }
 
@@ -698,9 +723,13 @@ fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
         let sum = repaired.checksum.map_or_else(
             || String::from("none (an all-zero page)"),
             |c| {
+                let damaged = if d.past_end {
+                    format!("the file ended before block {}", args.block)
+                } else {
+                    format!("the damaged block stored {}", repaired.checksum_damaged)
+                };
                 format!(
-                    "{c} (0x{c:04X}); the damaged block stored {}{}",
-                    repaired.checksum_damaged,
+                    "{c} (0x{c:04X}); {damaged}{}",
                     if replacement.is_some() {
                         format!(", the replacement carried {}", repaired.checksum_before)
                     } else {

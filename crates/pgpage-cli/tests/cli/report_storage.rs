@@ -31,6 +31,7 @@ fn truncated(version: u32) {
         .collect();
     assert!(!lost.is_empty());
     c.stop();
+    let whole = fs::read(&path).unwrap();
     let f = fs::OpenOptions::new().write(true).open(&path).unwrap();
     f.set_len(cut * 8192).unwrap();
     drop(f);
@@ -69,6 +70,77 @@ fn truncated(version: u32) {
             .contains("2 blocks past the end of a table's file"),
         "PostgreSQL {version}: {}",
         report["verdict"]
+    );
+
+    // The backup's pages, where no WAL is left: blocks past the end are written together
+    // with every block before them, giving the file as it was before the cut.
+    let scratch = crate::common::pg_tempdir();
+    // A copy without its WAL: the backup's pages are the way the steps give, one command
+    // for the file with both blocks.
+    let nowal = scratch.path().join("nowal");
+    crate::common::copy_dir(&c.data, &nowal);
+    for seg in fs::read_dir(nowal.join("pg_wal")).unwrap() {
+        let seg = seg.unwrap().path();
+        if seg.is_file() {
+            fs::remove_file(seg).unwrap();
+        }
+    }
+    let without = json(&pgpage(&["report", "--json", nowal.to_str().unwrap()]));
+    let steps = crate::common::steps_of(&without).join("\n");
+    let inside = path.strip_prefix(&c.data).unwrap();
+    assert!(
+        steps.contains(&format!(
+            "pgpage repair --block {cut} --block {} --from BACKUP_FILE --out NEW {}",
+            cut + 1,
+            nowal.join(inside).display()
+        )),
+        "PostgreSQL {version}: {steps}"
+    );
+    let backup = scratch.path().join("backup");
+    fs::write(&backup, &whole).unwrap();
+    let alone = pgpage(&[
+        "repair",
+        "--block",
+        &(cut + 1).to_string(),
+        "--from",
+        backup.to_str().unwrap(),
+        "--out",
+        scratch.path().join("alone").to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&alone.stderr);
+    assert!(
+        alone.status.code() == Some(2)
+            && said.contains(&format!("--block {cut} --block {}", cut + 1))
+            && !scratch.path().join("alone").exists(),
+        "PostgreSQL {version}: a block past the end alone would leave a hole: {said}"
+    );
+    let new = scratch.path().join("new");
+    let both = pgpage(&[
+        "repair",
+        "--block",
+        &cut.to_string(),
+        "--block",
+        &(cut + 1).to_string(),
+        "--from",
+        backup.to_str().unwrap(),
+        "--out",
+        new.to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        both.status.success(),
+        "PostgreSQL {version}: {}",
+        String::from_utf8_lossy(&both.stderr)
+    );
+    assert!(
+        fs::read(&new).unwrap() == whole,
+        "PostgreSQL {version}: the new file is the file before the cut"
+    );
+    assert_eq!(
+        fs::metadata(&path).unwrap().len(),
+        cut * 8192,
+        "the input is never written"
     );
 
     // The server: the rows are gone from a sequential scan, and an index lookup fails.
@@ -321,3 +393,103 @@ fn partial_page(version: u32) {
 }
 
 each_version!(partial_page);
+
+/// A page put back from an older copy after some of its rows were updated elsewhere: each
+/// of those rows is then held twice, the older version on the page and the newer one where
+/// the update put it. The report names each key's two TIDs under the unique index, as the
+/// server's own ctids give them, and says REINDEX fails on them, which the server confirms.
+fn duplicate_keys(version: u32) {
+    let mut c = Cluster::start(version);
+    c.psql(&[
+        "create table t (id int primary key, v text) with (fillfactor = 100, autovacuum_enabled = off)",
+        "insert into t select g, 'value ' || g from generate_series(1, 3000) g",
+        "checkpoint",
+    ]);
+    let path = c
+        .data
+        .join(c.psql(&["select pg_relation_filepath('t')"]).trim());
+    let older = fs::read(&path).unwrap()[8192..2 * 8192].to_vec();
+    let moved: Vec<String> = c
+        .psql(&["select id from t where (ctid::text::point)[0] = 1 and id % 10 = 0 order by 1"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert!(moved.len() > 3, "PostgreSQL {version}: {moved:?}");
+    // A full page: each update puts the new version on another page.
+    c.psql(&[
+        "update t set v = 'moved' where (ctid::text::point)[0] = 1 and id % 10 = 0",
+        "vacuum t",
+        "checkpoint",
+    ]);
+    let expected: BTreeSet<Vec<String>> = c
+        .psql(&[&format!(
+            "select id || ' ' || ctid from t where id in ({}) order by id",
+            moved.join(",")
+        )])
+        .lines()
+        .map(|l| {
+            let (id, ctid) = l.split_once(' ').unwrap();
+            vec![id.to_owned(), ctid.to_owned()]
+        })
+        .collect();
+    assert!(
+        expected.iter().all(|e| !e[1].starts_with("(1,")),
+        "PostgreSQL {version}: {expected:?}"
+    );
+    c.stop();
+    crate::common::write_block(&path, 1, &older);
+
+    let report = json(&pgpage(&["report", "--json", c.data.to_str().unwrap()]));
+    let dup = report["duplicate_keys"]
+        .as_array()
+        .and_then(|d| d.iter().find(|d| d["index"] == "public.t_pkey"))
+        .unwrap_or_else(|| panic!("PostgreSQL {version}: {report:#}"));
+    // Each key: its older version on block 1, its newer one where the server put it.
+    let newer: BTreeSet<String> = expected.iter().map(|e| e[1].clone()).collect();
+    let groups = dup["tids"].as_array().unwrap();
+    assert_eq!(groups.len(), moved.len(), "PostgreSQL {version}: {dup:#}");
+    for g in groups {
+        let tids: Vec<&str> = g
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        assert!(
+            tids.len() == 2
+                && tids.iter().filter(|t| t.starts_with("(1,")).count() == 1
+                && tids.iter().any(|t| newer.contains(*t)),
+            "PostgreSQL {version}: {tids:?} against {newer:?}"
+        );
+    }
+    let steps = crate::common::steps_of(&report).join("\n");
+    assert!(
+        steps.contains("SELECT ctid, xmin, * FROM public.t WHERE ctid = ANY ('{")
+            && report["verdict"]
+                .as_str()
+                .unwrap()
+                .contains("REINDEX fails on them"),
+        "PostgreSQL {version}: {steps}"
+    );
+
+    // The server: both versions read, and the index cannot be rebuilt.
+    c.restart();
+    let both = c.psql(&[
+        "set enable_indexscan = off",
+        "set enable_bitmapscan = off",
+        &format!("select count(*) from t where id in ({})", moved.join(",")),
+    ]);
+    assert_eq!(
+        both.trim(),
+        (2 * moved.len()).to_string(),
+        "PostgreSQL {version}"
+    );
+    let out = c.psql_output("postgres", &["reindex index t_pkey"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && said.contains("could not create unique index"),
+        "PostgreSQL {version}: {said}"
+    );
+}
+
+each_version!(duplicate_keys);

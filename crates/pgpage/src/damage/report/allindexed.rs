@@ -108,6 +108,24 @@ pub struct IndexPrints {
     /// no longer has (a truncated file, a lost segment).
     heap_blocks: Option<u32>,
     past_end: BTreeSet<u32>,
+    /// A unique index's: each row a new snapshot sees, its key's fingerprint without the TID
+    /// (a key with a NULL left out: NULLs repeat) and its TID, to find a key two rows hold,
+    /// which the index cannot be rebuilt over.
+    keyed: Vec<(u64, u32, u16)>,
+    /// More rows than [`MAX_KEYED`]: the keys past it were not held against each other.
+    pub keyed_partly: bool,
+}
+
+/// Rows whose keys are held against each other for keys two rows hold, per unique index
+/// (16 bytes each: 64 MiB).
+const MAX_KEYED: usize = 4 << 20;
+
+/// Keys held by more than one row named, per index; the rest are counted.
+const MAX_DUPLICATES: usize = 100;
+
+/// The fingerprint of a key alone: the same key at any TID gives it.
+fn key_print<K: AsRef<[u8]>>(key: &[Option<K>]) -> u64 {
+    fingerprint(u32::MAX, u16::MAX, key)
 }
 
 /// The top `bits` bits of a fingerprint (1 to 24).
@@ -179,6 +197,8 @@ impl IndexPrints {
             agreeing: BTreeMap::new(),
             heap_blocks: None,
             past_end: BTreeSet::new(),
+            keyed: Vec::new(),
+            keyed_partly: false,
         }
     }
 
@@ -313,10 +333,17 @@ impl IndexPrints {
             if root == 0 {
                 continue;
             }
-            let Some(print) = self.tuple_print(tuple, block, root, endian) else {
+            let Some((print, alone)) = self.tuple_prints(tuple, block, root, endian) else {
                 self.unread = self.unread.saturating_add(1);
                 continue;
             };
+            if let Some(alone) = alone.filter(|_| self.unique) {
+                if self.keyed.len() < MAX_KEYED {
+                    self.keyed.push((alone, block, item.lp));
+                } else {
+                    self.keyed_partly = true;
+                }
+            }
             self.checked = self.checked.saturating_add(1);
             if self.holds(print) {
                 agreeing = agreeing.saturating_add(1);
@@ -349,9 +376,16 @@ impl IndexPrints {
         self.prints.len()
     }
 
-    /// A heap tuple's fingerprint at TID (block, root) with its key columns' bytes; None when
-    /// one cannot be read (a value stored out of line, in TOAST: no key is that long).
-    fn tuple_print(&self, tuple: &[u8], block: u32, root: u16, endian: Endian) -> Option<u64> {
+    /// A heap tuple's fingerprint at TID (block, root) with its key columns' bytes, and its
+    /// key's alone when no key column is NULL; None when one cannot be read (a value stored
+    /// out of line, in TOAST: no key is that long).
+    fn tuple_prints(
+        &self,
+        tuple: &[u8],
+        block: u32,
+        root: u16,
+        endian: Endian,
+    ) -> Option<(u64, Option<u64>)> {
         let mut values = Vec::with_capacity(self.attrs.len());
         crate::tuple::deform(tuple, &self.attrs, endian, &mut values).ok()?;
         let key: Vec<Option<alloc::borrow::Cow<'_, [u8]>>> = self
@@ -365,7 +399,28 @@ impl IndexPrints {
                 }
             })
             .collect::<Option<Vec<_>>>()?;
-        Some(fingerprint(block, root, &key))
+        let alone = key.iter().all(Option::is_some).then(|| key_print(&key));
+        Some((fingerprint(block, root, &key), alone))
+    }
+
+    /// A unique index's keys that more than one row a new snapshot sees holds: each key's
+    /// TIDs (block, line pointer), in order, at most [`MAX_DUPLICATES`] keys, and how many
+    /// more. REINDEX fails on any of them ("could not create unique index").
+    pub fn duplicates(&self) -> (Vec<Vec<(u32, u16)>>, u64) {
+        let mut keyed = self.keyed.clone();
+        keyed.sort_unstable();
+        let (mut out, mut more) = (Vec::new(), 0u64);
+        for run in keyed.chunk_by(|a, b| a.0 == b.0) {
+            if run.len() < 2 {
+                continue;
+            }
+            if out.len() < MAX_DUPLICATES {
+                out.push(run.iter().map(|&(_, b, lp)| (b, lp)).collect());
+            } else {
+                more = more.saturating_add(1);
+            }
+        }
+        (out, more)
     }
 
     /// Whether the index must be read again (some row was not found).

@@ -535,6 +535,23 @@ pub struct MissingIndex {
     pub line: String,
 }
 
+/// A unique index's keys that more than one row of its table holds, among the rows a new
+/// snapshot sees: the index cannot be rebuilt over them ("could not create unique index"),
+/// and the server, reading through the index, returns one of each.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DuplicateKeys {
+    pub index: String,
+    pub sql_index: String,
+    pub table: String,
+    pub sql_table: String,
+    /// Each key's rows, `(block,offset)` as ctid prints them.
+    pub tids: Vec<Vec<String>>,
+    /// Keys held twice beyond those named.
+    pub more: u64,
+    /// The index and its keys in one sentence, as the report says it.
+    pub line: String,
+}
+
 /// The report.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
@@ -562,6 +579,9 @@ pub struct Report {
     /// Indexes without their file: the server fails every query that opens them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub missing_indexes: Vec<MissingIndex>,
+    /// Unique indexes whose key more than one row holds: a REINDEX of them fails.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub duplicate_keys: Vec<DuplicateKeys>,
     /// Files that end in a partial page, in words: the server's size of a relation counts
     /// whole blocks only, so it never reads them, but pg_checksums fails on the file.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -867,6 +887,7 @@ impl Report {
         !self.relations.is_empty()
             || !self.map_pages.is_empty()
             || !self.missing_indexes.is_empty()
+            || !self.duplicate_keys.is_empty()
             || !self.partial_pages.is_empty()
     }
 
@@ -1042,6 +1063,7 @@ pub struct Input {
     pub flushed: Option<Arc<crate::wal::FlushedChanges>>,
     pub map_pages: Vec<MapPage>,
     pub missing_indexes: Vec<MissingIndex>,
+    pub duplicate_keys: Vec<DuplicateKeys>,
 }
 
 /// The blocks (within the file) whose bytes `FileInput::pages` must hold: every page the
@@ -1402,6 +1424,7 @@ pub fn build(input: &Input) -> Report {
             })
             .collect(),
         missing_indexes: input.missing_indexes.clone(),
+        duplicate_keys: input.duplicate_keys.clone(),
         partial_pages,
         other_history: None,
         rows_held,
@@ -3833,6 +3856,10 @@ fn found_words(r: &Report) -> String {
             }
         )
     });
+    let lacking = match (lacking, duplicates_clause(r)) {
+        (Some(l), Some(d)) => Some(format!("{l}; {d}")),
+        (l, d) => l.or(d),
+    };
     let maps = match (lacking, maps) {
         (Some(l), Some(m)) => Some(format!("{l}; {m}")),
         (l, m) => l.or(m),
@@ -4146,15 +4173,26 @@ fn fpi_commands(blocks: &[(&Relation, &Block)], paths: &Paths, out: &str) -> Vec
     lines
 }
 
-/// `pgpage repair --from` for each block.
+/// `pgpage repair --from`, one command per file with each of its blocks: one NEW holds
+/// every block the backup gives, and blocks past a cut-short file's end are written only
+/// together with the blocks before them.
 fn backup_commands(blocks: &[(&Relation, &Block)], paths: &Paths) -> Vec<String> {
-    blocks
-        .iter()
-        .map(|(_, b)| {
+    let mut by_file: Vec<(&str, Vec<u32>)> = Vec::new();
+    for (_, b) in blocks {
+        match by_file.iter_mut().find(|(f, _)| *f == b.file.as_str()) {
+            Some((_, list)) => list.push(b.block_in_file),
+            None => by_file.push((b.file.as_str(), alloc::vec![b.block_in_file])),
+        }
+    }
+    by_file
+        .into_iter()
+        .map(|(file, mut list)| {
+            list.sort_unstable();
+            list.dedup();
+            let blocks: String = list.iter().map(|n| format!(" --block {n}")).collect();
             command_line(&format!(
-                "pgpage repair --block {} --from BACKUP_FILE --out NEW {}",
-                b.block_in_file,
-                paths.file(&b.file)
+                "pgpage repair{blocks} --from BACKUP_FILE --out NEW {}",
+                paths.file(file)
             ))
         })
         .collect()
@@ -4904,6 +4942,7 @@ fn steps(r: &Report) -> Vec<String> {
             out.push(zeroed_heap_step(r, rel, &zeroed));
         }
     }
+    out.extend(r.duplicate_keys.iter().map(duplicate_step));
     let damaged_indexes: Vec<&Relation> = r
         .relations
         .iter()
@@ -4976,6 +5015,105 @@ fn steps(r: &Report) -> Vec<String> {
     });
     chain(&mut out);
     out
+}
+
+/// The verdict's clause for unique keys held twice: how many, and that REINDEX fails.
+fn duplicates_clause(r: &Report) -> Option<String> {
+    if r.duplicate_keys.is_empty() {
+        return None;
+    }
+    let keys: u64 = r
+        .duplicate_keys
+        .iter()
+        .map(|d| (d.tids.len() as u64).saturating_add(d.more))
+        .fold(0, u64::saturating_add);
+    let names: Vec<String> = r.duplicate_keys.iter().map(|d| d.index.clone()).collect();
+    Some(format!(
+        "{} of unique {} {} held by more than one row: the server reads them without a word, and REINDEX fails on them",
+        plural(keys, "key", "keys"),
+        if names.len() == 1 { "index" } else { "indexes" },
+        crate::words::and_list(&names),
+    ))
+}
+
+/// Key groups named in a line; the rest are counted.
+const DUPLICATES_SHOWN: usize = 10;
+
+/// Each key's rows as `(60,3) and (61,3)`, groups separated by semicolons, the first
+/// [`DUPLICATES_SHOWN`] of them.
+fn duplicate_tids(tids: &[Vec<String>]) -> String {
+    let shown: Vec<String> = tids
+        .iter()
+        .take(DUPLICATES_SHOWN)
+        .map(|g| crate::words::and_list(g))
+        .collect();
+    shown.join("; ")
+}
+
+/// The finding for a unique index whose key more than one row holds (`tids`: each key's
+/// rows, (block, line pointer); `more`: keys past those).
+pub(super) fn duplicate_keys(
+    index: &str,
+    sql_index: &str,
+    table: String,
+    sql_table: String,
+    tids: &[Vec<(u32, u16)>],
+    more: u64,
+) -> DuplicateKeys {
+    let tids: Vec<Vec<String>> = tids
+        .iter()
+        .map(|g| g.iter().map(|(b, o)| format!("({b},{o})")).collect())
+        .collect();
+    let keys = (tids.len() as u64).saturating_add(more);
+    let unnamed = keys.saturating_sub(tids.len().min(DUPLICATES_SHOWN) as u64);
+    let line = format!(
+        "unique index {index} of table {table}: {} held by more than one row a new snapshot sees ({}{}). One row of each is an older version of its row (a page restored from an older copy, or a write that was lost) or a duplicate the index let in; the server returns one or the other depending on the plan, and REINDEX INDEX {sql_index} fails on them (could not create unique index ... is duplicated) until one row of each key is gone",
+        plural(keys, "key is", "keys are"),
+        duplicate_tids(&tids),
+        if unnamed > 0 {
+            format!("; {unnamed} more")
+        } else {
+            String::new()
+        }
+    );
+    DuplicateKeys {
+        index: String::from(index),
+        sql_index: String::from(sql_index),
+        table,
+        sql_table,
+        tids,
+        more,
+        line,
+    }
+}
+
+/// The step for a unique index's keys held twice: which rows, how to look at them, and that
+/// one of each goes before the index is rebuilt.
+fn duplicate_step(d: &DuplicateKeys) -> String {
+    let all: Vec<String> = d
+        .tids
+        .iter()
+        .take(DUPLICATES_SHOWN)
+        .flatten()
+        .map(|t| format!("\"{t}\""))
+        .collect();
+    format!(
+        "Before any REINDEX of {}: the rows of {} hold {} twice among the rows a new snapshot sees ({}), and the REINDEX fails on them. On the running server, look at each pair (a TID scan reads the table without the index):\n{}\nKeep the row whose values are current (the application's records say which; of two versions of one row, the older one's columns are those of before its last update), delete the other by its ctid (BLOCK,OFFSET), then rebuild the index:\n{}\n{}",
+        d.index,
+        d.table,
+        plural((d.tids.len() as u64).saturating_add(d.more), "key", "keys"),
+        duplicate_tids(&d.tids),
+        command_line(&format!(
+            "SELECT ctid, xmin, * FROM {} WHERE ctid = ANY ('{{{}}}'::tid[]);",
+            d.sql_table,
+            all.join(",")
+        )),
+        command_line(&format!(
+            "DELETE FROM {} WHERE ctid = '(BLOCK,OFFSET)';",
+            d.sql_table
+        )),
+        command_line(&format!("REINDEX INDEX {};", d.sql_index))
+    )
 }
 
 /// The maps' pages the server zeroes: VACUUM writes them anew. Until then every read of
@@ -5260,6 +5398,7 @@ mod tests {
             flushed: None,
             map_pages: Vec::new(),
             missing_indexes: Vec::new(),
+            duplicate_keys: Vec::new(),
             cluster: ClusterFacts::default(),
             relations: alloc::vec![RelationInput {
                 missing_blocks: Vec::new(),

@@ -147,6 +147,7 @@ pub struct ReportReader {
     /// block, the block it copies); None until read for the group.
     copies: Option<BTreeMap<u32, u32>>,
     missing_indexes: Vec<super::MissingIndex>,
+    duplicate_keys: Vec<super::DuplicateKeys>,
 }
 
 /// Where a data directory's own WAL starts telling which pages its latest checkpoint wrote
@@ -211,6 +212,7 @@ impl ReportReader {
             map_pages: Vec::new(),
             copies: None,
             missing_indexes: Vec::new(),
+            duplicate_keys: Vec::new(),
             lengths,
         };
         if !datadir {
@@ -1389,6 +1391,27 @@ impl ReportReader {
             }
             indexes_held = indexes_held.saturating_add(1);
             rows_held = rows_held.max(p.checked);
+            if p.keyed_partly {
+                self.unknown.push(format!(
+                    "the rows of {} were held against each other for keys its unique index {} allows once only as far as {} rows: more than pgpage keeps in memory",
+                    self.group_name(g),
+                    p.name,
+                    p.checked
+                ));
+            }
+            let (tids, more) = p.duplicates();
+            if !tids.is_empty() {
+                let table = self.group_name(g);
+                let sql_table = listed.as_ref().map_or_else(|| table.clone(), sql_name);
+                self.duplicate_keys.push(super::duplicate_keys(
+                    &p.name,
+                    &p.sql_name,
+                    table,
+                    sql_table,
+                    &tids,
+                    more,
+                ));
+            }
             for (block, m) in p.mismatches() {
                 if !judged.contains(&block) {
                     key_mismatches.entry(block).or_default().extend(m);
@@ -1566,6 +1589,7 @@ impl ReportReader {
             flushed: self.flushed,
             map_pages: self.map_pages,
             missing_indexes: self.missing_indexes,
+            duplicate_keys: self.duplicate_keys,
         }))
     }
 }

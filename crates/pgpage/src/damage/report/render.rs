@@ -327,6 +327,7 @@ pub(super) fn map_line(m: &super::MapPage) -> String {
 
 const MAPS_TITLE: &str = "Map pages the server zeroes (no row lost)";
 const MISSING_TITLE: &str = "Indexes without their file (no row lost)";
+const DUPLICATES_TITLE: &str = "Keys a unique index allows once, held by more than one row";
 
 /// The report for a terminal.
 pub fn text(r: &Report) -> String {
@@ -355,6 +356,12 @@ pub fn text(r: &Report) -> String {
         let _ = writeln!(out, "\n{MISSING_TITLE}:");
         for m in &r.missing_indexes {
             let _ = writeln!(out, "  {}", capital(&m.line));
+        }
+    }
+    if !r.duplicate_keys.is_empty() {
+        let _ = writeln!(out, "\n{DUPLICATES_TITLE}:");
+        for d in &r.duplicate_keys {
+            let _ = writeln!(out, "  {}", capital(&d.line));
         }
     }
     if !r.map_pages.is_empty() {
@@ -480,6 +487,13 @@ pub fn markdown(r: &Report) -> String {
         let _ = writeln!(out, "## {MISSING_TITLE}\n");
         for m in &r.missing_indexes {
             let _ = writeln!(out, "- {}", capital(&m.line));
+        }
+        let _ = writeln!(out);
+    }
+    if !r.duplicate_keys.is_empty() {
+        let _ = writeln!(out, "## {DUPLICATES_TITLE}\n");
+        for d in &r.duplicate_keys {
+            let _ = writeln!(out, "- {}", capital(&d.line));
         }
         let _ = writeln!(out);
     }
