@@ -171,6 +171,7 @@ const DAMAGE_NAMES: Record<string, string> = {
   checksum: 'checksum mismatch',
   header_field: 'header field',
   key_mismatch: 'key mismatch',
+  older: 'older than its table',
   missing: "missing: past the file's end",
 };
 

@@ -56,6 +56,8 @@ export interface ReportJson {
   map_pages?: ReportMapPage[];
   /** Indexes the catalogs list whose file is gone: every query that opens one fails. */
   missing_indexes?: { index: string; sql_index: string; table: string; line: string }[];
+  /** Unique indexes whose key more than one visible row holds: their REINDEX fails. */
+  duplicate_keys?: { index: string; sql_index: string; table: string; sql_table: string; tids: string[][]; more: number; line: string }[];
   steps: string[];
   /** WAL was read for the damaged blocks (`report --wal`). */
   wal_searched?: boolean;

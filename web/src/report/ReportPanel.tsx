@@ -78,6 +78,9 @@ export const DAMAGE: Record<string, string> = {
   // A page that verifies whose rows disagree with the table's B-tree indexes (heapallindexed).
   key_mismatch:
     'key mismatch: the page passes its checksum, but its rows and the index entries disagree (a key not the one its entry holds, or no entry at all)',
+  // A page that verifies whose rows look older than its table's by the table's indexes.
+  older:
+    "older: the page passes its checksum, but its rows look older than its table's: rows its indexes have no entry for (deleted or updated since) are back, and the server reads them without a word",
   // A block past the end of the table's file that its indexes still point into.
   missing: "missing: past the end of the table's file, though its indexes point into it; sequential scans miss its rows without a word",
 };
@@ -625,6 +628,7 @@ function ReportBody({
   const blocks = ranked(r);
   const maps = r.map_pages ?? [];
   const missing = r.missing_indexes ?? [];
+  const duplicates = r.duplicate_keys ?? [];
   const name = reportName(r, root);
   const control = controls.find((c) => c.root === root)?.control;
   const controldata = typeof control?.text === 'string' ? control.text : null;
@@ -685,10 +689,10 @@ function ReportBody({
         </label>
       </div>
       <div
-        className={`report-main${r.steps.length > 0 && (blocks.length > 0 || r.notes.length > 0 || maps.length > 0 || missing.length > 0) ? ' with-steps' : ''}`}
+        className={`report-main${r.steps.length > 0 && (blocks.length > 0 || r.notes.length > 0 || maps.length > 0 || missing.length > 0 || duplicates.length > 0) ? ' with-steps' : ''}`}
       >
         <div className="report-findings">
-          {(blocks.length > 0 || r.notes.length > 0 || maps.length > 0 || missing.length > 0) && (
+          {(blocks.length > 0 || r.notes.length > 0 || maps.length > 0 || missing.length > 0 || duplicates.length > 0) && (
             <ol className="findings" aria-label="findings, the worst first">
               {blocks.map(({ rel, b }, i) => (
                 // The same reason under every block would bury the blocks: said at its first.
@@ -713,6 +717,18 @@ function ReportBody({
                   data-index={m.sql_index}
                 >
                   <span className="severity">error</span> {sentence(m.line)}
+                </li>
+              ))}
+              {duplicates.map((d) => (
+                <li
+                  key={`dup:${d.sql_index}`}
+                  className="finding severity-error"
+                  data-testid="finding"
+                  data-severity="error"
+                  data-code="duplicate_keys"
+                  data-index={d.sql_index}
+                >
+                  <span className="severity">error</span> {sentence(d.line)}
                 </li>
               ))}
               {maps.map((m) => (

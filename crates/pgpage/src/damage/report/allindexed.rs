@@ -414,11 +414,15 @@ impl IndexPrints {
             if run.len() < 2 {
                 continue;
             }
-            if out.len() < MAX_DUPLICATES {
-                out.push(run.iter().map(|&(_, b, lp)| (b, lp)).collect());
-            } else {
-                more = more.saturating_add(1);
-            }
+            let mut tids: Vec<(u32, u16)> = run.iter().map(|&(_, b, lp)| (b, lp)).collect();
+            tids.sort_unstable();
+            out.push(tids);
+        }
+        // In table order, the first named.
+        out.sort_unstable();
+        if out.len() > MAX_DUPLICATES {
+            more = (out.len().saturating_sub(MAX_DUPLICATES)) as u64;
+            out.truncate(MAX_DUPLICATES);
         }
         (out, more)
     }

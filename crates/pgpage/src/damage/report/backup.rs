@@ -163,7 +163,7 @@ impl Report {
                         }
                         if let (Ok(Some(bytes)), true) = (
                             &p.page,
-                            page.status == "ok" && b.damage == Damage::KeyMismatch,
+                            page.status == "ok" && b.damage.is_key(),
                         ) {
                             key_witness(b, bytes, &p.shown, endian);
                         }
@@ -658,7 +658,7 @@ pub(super) fn step(r: &Report) -> Option<String> {
         // An index's page is rebuilt by REINDEX (its own step), never spliced in; a page
         // that verifies but disagrees with its indexes has its own step, which no older
         // copy serves.
-        if super::index_block(rel.relkind.as_deref(), b) || b.damage == super::Damage::KeyMismatch {
+        if super::index_block(rel.relkind.as_deref(), b) || b.damage.is_key() {
             continue;
         }
         // A page its own repair restores with every row needs no older copy: the flip back

@@ -95,7 +95,7 @@ fn what(b: &Block) -> String {
         Damage::Stale => {
             String::from("an older version of the page, which the server reads without an error")
         }
-        Damage::KeyMismatch => super::keyrows::what(b),
+        Damage::KeyMismatch | Damage::Older => super::keyrows::what(b),
         Damage::HeaderField => match &b.header_field {
             Some(f) => {
                 let name = f.field.name();

@@ -59,7 +59,14 @@ pub(super) fn key_blocks(rel: &RelationInput) -> Vec<Block> {
         other.sort_unstable();
         other.dedup();
         let foreign = other.len() >= OTHER_ROWS && !older_copy(ms);
-        evidence(&mut b, rel, foreign);
+        let older = !foreign && looks_older(&rel.whole_indexes, ms);
+        evidence(&mut b, rel, foreign, older);
+        if older {
+            // Rows deleted or updated since are back, and the server returns them without a
+            // word: rows wrong, whatever the index scans miss.
+            b.damage = Damage::Older;
+            b.severity = Severity::Error;
+        }
         if foreign {
             b.damage = Damage::Misplaced;
             b.severity = Severity::Error;
@@ -132,20 +139,31 @@ pub(super) fn older_version(m: &KeyMismatch) -> bool {
 /// row's entries from every index; lost index writes would have to lose the same rows'
 /// entries in each index at once.
 pub(super) fn absent_everywhere(rel: &Relation, b: &Block) -> Vec<u16> {
-    if rel.indexes.len() < 2 {
+    absent_in(&rel.whole_indexes, &b.key_mismatches)
+}
+
+/// [`absent_everywhere`] over the indexes `whole` (those whose every page verified: a
+/// damaged index's missing entries are its own damage) and a block's rows `ms`.
+fn absent_in(whole: &[String], ms: &[KeyMismatch]) -> Vec<u16> {
+    if whole.len() < 2 {
         return Vec::new();
     }
-    let mut lps: Vec<u16> = b.key_mismatches.iter().map(|m| m.lp).collect();
+    let mut lps: Vec<u16> = ms.iter().map(|m| m.lp).collect();
     lps.sort_unstable();
     lps.dedup();
     lps.retain(|&lp| {
-        rel.indexes.iter().all(|(name, sql)| {
-            b.key_mismatches.iter().any(|m| {
-                m.lp == lp && m.index_keys.is_empty() && (m.index == *name || m.sql_index == *sql)
-            })
+        whole.iter().all(|name| {
+            ms.iter()
+                .any(|m| m.lp == lp && m.index_keys.is_empty() && m.index == *name)
         })
     });
     lps
+}
+
+/// The page's rows look older than its table's: older versions of rows updated since, or
+/// rows deleted since whose entries VACUUM removed from every index.
+pub(super) fn looks_older(whole: &[String], ms: &[KeyMismatch]) -> bool {
+    ms.iter().any(older_version) || !absent_in(whole, ms).is_empty()
 }
 
 /// A key with its columns' names: `id 4601`, `(a, b) (1, x)`.
@@ -172,7 +190,7 @@ fn columns_eq(m: &KeyMismatch, key: &[Option<String>]) -> String {
 
 /// `foreign`: the page is not this block's, so a row's key held elsewhere says nothing of
 /// that row's history.
-fn evidence(b: &mut Block, rel: &RelationInput, foreign: bool) {
+fn evidence(b: &mut Block, rel: &RelationInput, foreign: bool, older: bool) {
     let block = b.block;
     let table = rel.relation.clone().unwrap_or_default();
     let ms = b.key_mismatches.clone();
@@ -264,6 +282,8 @@ fn evidence(b: &mut Block, rel: &RelationInput, foreign: bool) {
     }
     let why = if foreign {
         "the page passes its checksum and PageIsVerified, so the server reads its rows as this table's without a word"
+    } else if older {
+        "the page passes its checksum and PageIsVerified, so the server reads it without a word: the whole page is older than its table (a write the storage lost, or an older copy put back), not a value changed on it; the data directory's WAL since the page's pd_lsn, or a base backup with its WAL, says which changes it lacks"
     } else {
         "the page passes its checksum and PageIsVerified: its bytes are as they were when the page was written, so the change came before that, in memory or from software, and the storage wrote what it was given"
     };
@@ -320,7 +340,45 @@ pub(super) fn what(b: &Block) -> String {
             index(&|m| m.index_keys.is_empty())
         ));
     }
+    if b.damage == Damage::Older {
+        return format!(
+            "passes its checksum, but looks older than its table: {} no entry in {}, as rows deleted or updated since do once VACUUM removed their entries{}",
+            if unled == 1 {
+                String::from("1 row has")
+            } else {
+                format!("{unled} rows have")
+            },
+            index(&|m| m.index_keys.is_empty()),
+            if changed > 0 {
+                format!(
+                    ", and {} another key than {} names",
+                    if changed == 1 {
+                        String::from("1 row holds")
+                    } else {
+                        format!("{changed} rows hold")
+                    },
+                    index(&|m| !m.index_keys.is_empty())
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
     format!("passes its checksum, but {}", parts.join(", and "))
+}
+
+/// The rows of an `older` page that no index leads to: rows deleted or updated since,
+/// back on the page the server reads.
+pub(super) fn rows_back(b: &Block) -> u64 {
+    let mut lps: Vec<u16> = b
+        .key_mismatches
+        .iter()
+        .filter(|m| m.index_keys.is_empty())
+        .map(|m| m.lp)
+        .collect();
+    lps.sort_unstable();
+    lps.dedup();
+    lps.len() as u64
 }
 
 /// A SQL literal: the text in single quotes, each quote doubled; NULL for a NULL.
@@ -334,10 +392,7 @@ fn literal(v: &Option<String>) -> String {
 /// The step for rows whose key an index does not hold: which value is true is the
 /// application's to say; each way is given as SQL on the running server.
 pub(super) fn key_step(r: &Report, paths: &Paths) -> Option<String> {
-    let blocks: Vec<(&Relation, &Block)> = r
-        .blocks()
-        .filter(|(_, b)| b.damage == Damage::KeyMismatch)
-        .collect();
+    let blocks: Vec<(&Relation, &Block)> = r.blocks().filter(|(_, b)| b.damage.is_key()).collect();
     let changed = blocks
         .iter()
         .any(|(rel, b)| super::route(rel, b) == Route::Key);
@@ -445,7 +500,7 @@ pub(super) fn key_step(r: &Report, paths: &Paths) -> Option<String> {
         )
     } else {
         format!(
-            "Rebuild the index from the table, which gives each row its entry: REINDEX INDEX {}",
+            "Only once the WAL or a backup shows the heap page is not older than its table (the index lost those entries, the table did not gain them): rebuild the index from the table, which gives each row its entry: REINDEX INDEX {}",
             names.join("; REINDEX INDEX ")
         )
     });

@@ -105,6 +105,12 @@ pub enum Damage {
     /// A block past the end of the table's file that its indexes still point into: the file
     /// was cut short or a segment lost. Sequential scans end before it without a word.
     Missing,
+    /// A page that verifies whose rows look older than its table's, by the table's B-tree
+    /// indexes: rows none of the indexes has an entry for (deleted since, their entries
+    /// vacuumed) or older versions of rows a unique index names elsewhere (updated since).
+    /// A write lost or an older copy put back; the WAL, when it reaches back, makes it
+    /// `stale`.
+    Older,
 }
 
 impl Damage {
@@ -122,7 +128,13 @@ impl Damage {
             Damage::HeaderField => "header_field",
             Damage::KeyMismatch => "key_mismatch",
             Damage::Missing => "missing",
+            Damage::Older => "older",
         }
+    }
+
+    /// A page that verifies, found by holding its rows against the table's indexes.
+    pub fn is_key(self) -> bool {
+        matches!(self, Damage::KeyMismatch | Damage::Older)
     }
 }
 
@@ -490,6 +502,9 @@ pub struct Relation {
     /// zeroed page lead nowhere.
     #[serde(skip)]
     pub indexes: Vec<(String, String)>,
+    /// The indexes the rows were held against whose every page verified (`schema.name`).
+    #[serde(skip)]
+    pub whole_indexes: Vec<String>,
     /// How to read a row's key off a heap tuple (the naming index's key columns), to tell
     /// which lost keys another copy of a page holds.
     #[serde(skip)]
@@ -1045,6 +1060,9 @@ pub struct RelationInput {
     /// Rows held against their B-tree indexes, and the indexes (`allindexed`).
     pub rows_held: u64,
     pub indexes_held: u64,
+    /// The indexes (`schema.name`) whose every page was read and verified when the rows
+    /// were held against them: a row none of them has an entry for was not indexed since.
+    pub whole_indexes: Vec<String>,
     /// pg_class.relfrozenxid (None without catalogs): no xid in the table precedes it.
     pub relfrozenxid: Option<u32>,
 }
@@ -1399,6 +1417,7 @@ pub fn build(input: &Input) -> Report {
                 .iter()
                 .map(|ix| (ix.name.clone(), ix.sql_name.clone()))
                 .collect(),
+            whole_indexes: rel.whole_indexes.clone(),
             keys: backup::KeyReader::of(rel),
         });
     }
@@ -3770,6 +3789,7 @@ fn silent(b: &Block) -> Option<&'static str> {
     Some(match b.damage {
         Damage::Zeroed => "read as empty: rows lost, no error from the server",
         Damage::Stale => "older, read without an error",
+        Damage::Older => "older by its indexes, read without an error",
         Damage::Missing => "past the file's end: sequential scans skip it without an error",
         _ => "read without an error",
     })
@@ -3952,6 +3972,20 @@ fn found_words(r: &Report) -> String {
         parts.push(format!(
             "{} other rows than the block's (another relation's page) that the server reads as the table's without a word",
             plural(foreign, "page holds", "pages hold")
+        ));
+    }
+    let by_indexes = r
+        .blocks()
+        .filter(|(_, b)| b.damage == Damage::Older)
+        .count() as u64;
+    if by_indexes > 0 {
+        parts.push(format!(
+            "{} that {} {} checksum but {} older than {} table by its indexes (rows deleted or updated since are back), read without a word",
+            plural(by_indexes, "page", "pages"),
+            if by_indexes == 1 { "passes" } else { "pass" },
+            if by_indexes == 1 { "its" } else { "their" },
+            if by_indexes == 1 { "looks" } else { "look" },
+            if by_indexes == 1 { "its" } else { "their" },
         ));
     }
     if warnings > 0 {
@@ -4322,7 +4356,7 @@ impl Route {
 }
 
 pub(super) fn route(rel: &Relation, b: &Block) -> Route {
-    if b.damage == Damage::KeyMismatch {
+    if b.damage.is_key() {
         // Older versions of rows that live elsewhere make the whole page older than its
         // table: the keys the index names at its other TIDs are then newer rows' (the line
         // pointers reused since), and no UPDATE of this page's rows is right.
@@ -4766,9 +4800,7 @@ fn steps(r: &Report) -> Vec<String> {
         let all: Vec<(&Relation, &Block)> = r
             .blocks()
             .filter(|(rel, b)| !index_block(rel.relkind.as_deref(), b))
-            .filter(|(rel, b)| {
-                route(rel, b) != Route::ConfirmedField && b.damage != Damage::KeyMismatch
-            })
+            .filter(|(rel, b)| route(rel, b) != Route::ConfirmedField && !b.damage.is_key())
             .collect();
         let report_wal = match paths.dir {
             Some(d) => format!("pgpage report --wal {} {}", paths.wal(), shell_word(d)),
@@ -4942,7 +4974,20 @@ fn steps(r: &Report) -> Vec<String> {
             out.push(zeroed_heap_step(r, rel, &zeroed));
         }
     }
-    out.extend(r.duplicate_keys.iter().map(duplicate_step));
+    // Keys held twice because a damaged page holds older versions: that page's own step
+    // settles them (the WAL's page, or the older versions removed); the others get theirs.
+    out.extend(
+        r.duplicate_keys
+            .iter()
+            .filter(|d| {
+                d.more > 0
+                    || !d
+                        .tids
+                        .iter()
+                        .all(|g| g.iter().any(|t| on_damaged_block(r, &d.table, t)))
+            })
+            .map(duplicate_step),
+    );
     let damaged_indexes: Vec<&Relation> = r
         .relations
         .iter()
@@ -5034,6 +5079,20 @@ fn duplicates_clause(r: &Report) -> Option<String> {
         if names.len() == 1 { "index" } else { "indexes" },
         crate::words::and_list(&names),
     ))
+}
+
+/// Whether `tid` (`(block,offset)`) lies on a block of `table` that the report names.
+fn on_damaged_block(r: &Report, table: &str, tid: &str) -> bool {
+    let block = tid
+        .trim_start_matches('(')
+        .split(',')
+        .next()
+        .and_then(|b| b.parse::<u32>().ok());
+    r.relations
+        .iter()
+        .filter(|rel| rel.relation.as_deref() == Some(table))
+        .flat_map(|rel| &rel.blocks)
+        .any(|b| Some(b.block) == block)
 }
 
 /// Key groups named in a line; the rest are counted.
@@ -5422,6 +5481,7 @@ mod tests {
                 key_mismatches: BTreeMap::new(),
                 next_xid: None,
                 rows_held: 0,
+                whole_indexes: Vec::new(),
                 indexes_held: 0,
                 relfrozenxid: None,
             }],

@@ -1379,6 +1379,7 @@ impl ReportReader {
         let mut key_mismatches: BTreeMap<u32, Vec<super::allindexed::KeyMismatch>> =
             BTreeMap::new();
         let (mut rows_held, mut indexes_held) = (0u64, 0u64);
+        let mut whole_indexes = Vec::new();
         for (p, _) in &self.prints {
             if p.too_many {
                 self.unknown.push(format!(
@@ -1391,6 +1392,9 @@ impl ReportReader {
             }
             indexes_held = indexes_held.saturating_add(1);
             rows_held = rows_held.max(p.checked);
+            if p.damaged_pages == 0 {
+                whole_indexes.push(p.name.clone());
+            }
             if p.keyed_partly {
                 self.unknown.push(format!(
                     "the rows of {} were held against each other for keys its unique index {} allows once only as far as {} rows: more than pgpage keeps in memory",
@@ -1437,6 +1441,7 @@ impl ReportReader {
             next_xid: self.next_xid(),
             rows_held,
             indexes_held,
+            whole_indexes,
             relfrozenxid: listed
                 .as_ref()
                 .map(|l| l.relation.relfrozenxid)

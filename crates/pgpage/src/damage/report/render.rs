@@ -597,7 +597,17 @@ fn blocks_table<'r>(out: &mut String, r: &'r Report) -> Vec<(&'r Relation, &'r B
                 "no rows: not a table's page"
             };
             // A page that verifies but disagrees with an index reads whole: its rows are there.
-            let unread = if b.damage == super::Damage::KeyMismatch {
+            let unread = if b.damage == super::Damage::Older {
+                let back = super::keyrows::rows_back(b);
+                (
+                    String::from("unknown: the changes since the older copy"),
+                    format!(
+                        "all, {} deleted or updated since among them",
+                        crate::words::plural(back, "row", "rows")
+                    ),
+                    String::from("its indexes"),
+                )
+            } else if b.damage == super::Damage::KeyMismatch {
                 (
                     String::from("none: the page reads whole"),
                     format!(
