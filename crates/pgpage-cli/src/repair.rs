@@ -542,7 +542,17 @@ fn repair(args: &RepairArgs, first: bool) -> Result<i32, Fatal> {
     // A value the checksum does not verify with gives a page that passes every check with
     // whatever else is wrong in it: the checksum, rewritten, no longer vouches for it.
     if let (Some(false), Some((field, value))) = (repaired.field_verified, args.set) {
-        let why = if repaired.checksum_damaged == 0 {
+        let fix = pgpage::page::header_field::one_field(&d.page, d.absolute, endian)
+            .filter(|f| f.field == field);
+        let why = if let Some(f) = fix.as_ref().filter(|f| f.checksummed_wrong) {
+            format!(
+                "the stored checksum {} was computed over {} {} (it verifies with that value), so it confirms no other; the line pointers give {}",
+                repaired.checksum_damaged,
+                field.name(),
+                f.stored,
+                f.value
+            )
+        } else if repaired.checksum_damaged == 0 {
             String::from(
                 "the page has no checksum (pd_checksum 0: data checksums were off when it was written) to confirm it",
             )
@@ -1159,7 +1169,9 @@ fn print_advice(
             "{name} is {}; its line pointers give {name} = {} ({}), a candidate, not confirmed: the header's one field is damaged. pgpage repair --block {block} --set {name}={}{} --out NEW \"{}\" writes the page with it; a good copy of the page is surer: pgpage repair --block {block} --from GOOD_COPY (or --page PAGE_FILE) --out NEW",
             f.stored,
             f.value,
-            if !f.has_checksum {
+            if f.checksummed_wrong {
+                "the stored checksum was computed over the wrong value, so it confirms none"
+            } else if !f.has_checksum {
                 "the page has no checksum to confirm it"
             } else if f.verifying.len() > 1 {
                 "the stored checksum verifies with other values too"

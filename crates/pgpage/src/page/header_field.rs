@@ -89,6 +89,11 @@ pub struct FieldFix {
     pub has_checksum: bool,
     /// Line pointers in use (LP_NORMAL) on the page with the field set.
     pub items: u16,
+    /// The stored pd_checksum is valid with the stored, wrong value: the page was
+    /// checksummed after the field went wrong (software wrote it so, or the checksum was
+    /// recomputed since), so the checksum confirms nothing and the line pointers' value is
+    /// the candidate.
+    pub checksummed_wrong: bool,
 }
 
 impl FieldFix {
@@ -314,7 +319,10 @@ fn search(page: &[u8], blkno: u32, endian: Endian, in_range: bool) -> Option<Fie
     }
     let stored_sum = read_u16(page, PD_CHECKSUM_OFFSET, endian)?;
     let has_checksum = stored_sum != 0;
-    if has_checksum && pg_checksum_page(page, blkno, endian) == stored_sum {
+    // A checksum valid over the wrong field vouches for the page as it is: no other value
+    // verifies with it, and only the line pointers can name the field's.
+    let checksummed_wrong = has_checksum && pg_checksum_page(page, blkno, endian) == stored_sum;
+    if checksummed_wrong && in_range {
         return None;
     }
     let mut fixes: Vec<FieldFix> = Vec::new();
@@ -325,7 +333,7 @@ fn search(page: &[u8], blkno: u32, endian: Endian, in_range: bool) -> Option<Fie
         }
         let stored = read_u16(page, field.offset(), endian)?;
         let fits = |v: u16| coherent(&with_field(page, field, v, endian), endian);
-        let verifying: Vec<u16> = if has_checksum {
+        let verifying: Vec<u16> = if has_checksum && !checksummed_wrong {
             checksums_with(page, blkno, endian, field, &values)
                 .filter(|&(_, sum)| sum == stored_sum)
                 .map(|(v, _)| v)
@@ -358,7 +366,7 @@ fn search(page: &[u8], blkno: u32, endian: Endian, in_range: bool) -> Option<Fie
             stored,
             value,
             confirmed,
-            tried: if has_checksum {
+            tried: if has_checksum && !checksummed_wrong {
                 u32::try_from(values.len()).unwrap_or(u32::MAX)
             } else {
                 0
@@ -367,6 +375,7 @@ fn search(page: &[u8], blkno: u32, endian: Endian, in_range: bool) -> Option<Fie
             from_line_pointers,
             has_checksum,
             items,
+            checksummed_wrong,
         });
     }
     // The checksum names the field; without it, only a field no other one could stand for.
@@ -483,11 +492,23 @@ mod tests {
         let mut flipped = good.clone();
         flipped[8000] ^= 1;
         assert_eq!(one_field(&flipped, BLOCK, Endian::Little), None);
-        // The checksum computed over the bad header vouches for it.
-        let mut vouched = set(&good, HeaderField::PdUpper, 0);
+        // The checksum computed over the bad header confirms no value: the line pointers'
+        // is a candidate, said to be one.
+        let mut vouched = set(&good, HeaderField::PdLower, 16383);
         let sum = pg_checksum_page(&vouched, BLOCK, Endian::Little);
         vouched[8..10].copy_from_slice(&sum.to_le_bytes());
-        assert_eq!(one_field(&vouched, BLOCK, Endian::Little), None);
+        let fix = one_field(&vouched, BLOCK, Endian::Little).unwrap();
+        assert_eq!(
+            (
+                fix.field,
+                fix.value,
+                fix.confirmed,
+                fix.checksummed_wrong,
+                fix.verifying.len()
+            ),
+            (HeaderField::PdLower, 24 + 4 * 10, false, true, 0)
+        );
+        assert_eq!(one_field_in_range(&vouched, BLOCK, Endian::Little), None);
         // Two fields wrong: no one value makes the header pass.
         let two = set(
             &set(&good, HeaderField::PdUpper, 0),

@@ -44,4 +44,11 @@ has_checksum: boolean,
 /**
  * Line pointers in use (LP_NORMAL) on the page with the field set.
  */
-items: number, };
+items: number, 
+/**
+ * The stored pd_checksum is valid with the stored, wrong value: the page was
+ * checksummed after the field went wrong (software wrote it so, or the checksum was
+ * recomputed since), so the checksum confirms nothing and the line pointers' value is
+ * the candidate.
+ */
+checksummed_wrong: boolean, };

@@ -106,7 +106,9 @@ fn what(b: &Block) -> String {
                         f.value
                     )
                 } else {
-                    let why = if !f.has_checksum {
+                    let why = if f.checksummed_wrong {
+                        "the stored checksum was computed over the wrong value"
+                    } else if !f.has_checksum {
                         "the page has no checksum"
                     } else if f.verifying.len() > 1 {
                         "the stored checksum verifies with several values"

@@ -2864,6 +2864,11 @@ fn classify(
             return Some(b);
         }
         PageStatus::BadHeader => {
+            // A checksum computed over one wrong field: the line pointers may still give it.
+            if let Some(fix) = crate::page::header_field::one_field(page, absolute, endian) {
+                header_field_block(&mut b, fix, page, endian);
+                return Some(b);
+            }
             b.damage = Damage::Header;
             let words: Vec<&str> = crate::page::verify::header_check(page, endian)
                 .findings()
@@ -3103,6 +3108,11 @@ fn header_field_evidence(
                 fix.tried, fix.tried
             ));
         }
+    } else if fix.checksummed_wrong {
+        out.push(format!(
+            "{name} is {}; the stored checksum is valid with that value, so the page was checksummed after the field went wrong (software wrote it so, or the checksum was recomputed since) and the checksum confirms nothing; its line pointers give {name} = {} ({lp_words}), a candidate: the header's one field is damaged, its {intact} read through it",
+            fix.stored, fix.value
+        ));
     } else if !fix.has_checksum {
         out.push(format!(
             "{name} is {}; the page has no checksum to confirm a value (pd_checksum is 0: data checksums were off when it was written), and its line pointers give {name} = {} ({lp_words}), a candidate, not confirmed: the header's one field is damaged, its {intact} read through it",
@@ -4411,9 +4421,11 @@ pub(super) fn route(rel: &Relation, b: &Block) -> Route {
     if b.damage == Damage::BitFlip && !b.bit_flips.is_empty() {
         return Route::Flip;
     }
-    // A candidate only where nothing can check it, or where the checksum checks it among
-    // others; where the checksum rules every value out, more than the field changed.
-    if fix.is_some_and(|f| !f.has_checksum || f.verifying.contains(&f.value)) {
+    // A candidate only where nothing can check it (no checksum, or one computed over the
+    // wrong value), or where the checksum checks it among others; where the checksum rules
+    // every value out, more than the field changed.
+    if fix.is_some_and(|f| !f.has_checksum || f.checksummed_wrong || f.verifying.contains(&f.value))
+    {
         return Route::Field;
     }
     let readable = b.rows.as_ref().and_then(|x| x.readable).unwrap_or(0) > 0;
