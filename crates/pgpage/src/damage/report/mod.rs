@@ -4217,10 +4217,8 @@ fn fpi_commands(blocks: &[(&Relation, &Block)], paths: &Paths, out: &str) -> Vec
     lines
 }
 
-/// `pgpage repair --from`, one command per file with each of its blocks: one NEW holds
-/// every block the backup gives, and blocks past a cut-short file's end are written only
-/// together with the blocks before them.
-fn backup_commands(blocks: &[(&Relation, &Block)], paths: &Paths) -> Vec<String> {
+/// The blocks (within their files) of each file, files in the order first named.
+fn blocks_by_file<'a>(blocks: &[(&Relation, &'a Block)]) -> Vec<(&'a str, Vec<u32>)> {
     let mut by_file: Vec<(&str, Vec<u32>)> = Vec::new();
     for (_, b) in blocks {
         match by_file.iter_mut().find(|(f, _)| *f == b.file.as_str()) {
@@ -4229,6 +4227,13 @@ fn backup_commands(blocks: &[(&Relation, &Block)], paths: &Paths) -> Vec<String>
         }
     }
     by_file
+}
+
+/// `pgpage repair --from`, one command per file with each of its blocks: one NEW holds
+/// every block the backup gives, and blocks past a cut-short file's end are written only
+/// together with the blocks before them.
+fn backup_commands(blocks: &[(&Relation, &Block)], paths: &Paths) -> Vec<String> {
+    blocks_by_file(blocks)
         .into_iter()
         .map(|(file, mut list)| {
             list.sort_unstable();
@@ -4246,14 +4251,7 @@ fn backup_commands(blocks: &[(&Relation, &Block)], paths: &Paths) -> Vec<String>
 /// from the backup's page with the WAL since the backup replayed onto it, as the server's
 /// recovery of the backup would. `wal`: the command's --wal words.
 fn recover_from_commands(blocks: &[(&Relation, &Block)], paths: &Paths, wal: &str) -> Vec<String> {
-    let mut by_file: Vec<(&str, Vec<u32>)> = Vec::new();
-    for (_, b) in blocks {
-        match by_file.iter_mut().find(|(f, _)| *f == b.file.as_str()) {
-            Some((_, list)) => list.push(b.block_in_file),
-            None => by_file.push((b.file.as_str(), alloc::vec![b.block_in_file])),
-        }
-    }
-    by_file
+    blocks_by_file(blocks)
         .into_iter()
         .map(|(file, list)| {
             let blocks: String = list.iter().map(|n| format!(" --block {n}")).collect();
